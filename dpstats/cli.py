@@ -1,0 +1,190 @@
+"""The ``dpstats`` command line.
+
+    dpstats run METHOD --data FILE.csv|.parquet --formula "y ~ ." --eps 1 [--delta D]
+                [--bounds FILE.json] [--seed N] [--arg key=value ...] --report out.html [--json out.json]
+    dpstats demo [--out DIR] [--quick]
+    dpstats simulate NAME [--arg key=value ...] [--json out.json]
+    dpstats party ...            (vertical GLM parties; see ``dpstats party --help``)
+
+Exit codes: 0 success; 2 bad input (message on stderr, no output files left
+behind half-written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from .errors import DPStatsError
+
+METHODS = {"sis": "dp_sis", "knockoff": "dp_knockoff", "two_stage": "dp_two_stage",
+           "gmm": "dp_gmm", "felp": "dp_felp", "vertical_glm": "vertical_glm"}
+
+
+class CLIError(Exception):
+    """Bad command-line input: exit code 2."""
+
+
+def _parse_value(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _extra_args(pairs: list[str] | None) -> dict:
+    out = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise CLIError(f"--arg expects key=value, got '{pair}'")
+        key, value = pair.split("=", 1)
+        out[key.strip()] = _parse_value(value.strip())
+    return out
+
+
+def _read_data(path: str):
+    import pandas as pd
+
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"data file '{path}' does not exist")
+    if p.suffix.lower() == ".parquet":
+        return pd.read_parquet(p)
+    if p.suffix.lower() in (".csv", ".txt"):
+        return pd.read_csv(p)
+    raise CLIError(f"data file '{path}' must end in .csv or .parquet")
+
+
+def _read_bounds(path: str | None):
+    if path is None:
+        return None
+    try:
+        value = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CLIError(f"cannot read bounds file '{path}': {exc}") from None
+    if isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, dict):
+        return {k: tuple(v) for k, v in value.items()}
+    raise CLIError("bounds file must hold [lo, hi] or {\"column\": [lo, hi], ...}")
+
+
+def _progress_env(quiet: bool) -> None:
+    import os
+
+    if quiet:
+        os.environ["TQDM_DISABLE"] = "1"
+
+
+def cmd_run(args) -> int:
+    import dpstats
+
+    if args.method not in METHODS:
+        raise CLIError(f"unknown method '{args.method}'; choose one of {sorted(METHODS)}")
+    func = getattr(dpstats, METHODS[args.method])
+    kwargs = {"data": _read_data(args.data), "eps": args.eps}
+    if args.formula is None:
+        raise CLIError("--formula is required, e.g. --formula 'y ~ .'")
+    if args.delta is not None:
+        kwargs["delta"] = args.delta
+    bounds = _read_bounds(args.bounds)
+    if bounds is not None:
+        kwargs["bounds"] = bounds
+    if args.seed is not None:
+        kwargs["random_state"] = args.seed
+    kwargs.update(_extra_args(args.arg))
+    result = func(args.formula, **kwargs)
+    if not args.quiet:
+        print(result)
+    if args.report:
+        result.report(args.report)
+    if args.json:
+        result.to_json(args.json)
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .demos import run_all
+
+    paths = run_all(args.out, quick=args.quick)
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
+
+
+def cmd_simulate(args) -> int:
+    import dpstats
+
+    name = f"simulate_{args.name}"
+    try:
+        func = getattr(dpstats, name)
+    except AttributeError:
+        raise CLIError(f"unknown simulation '{args.name}'") from None
+    out = func(**_extra_args(args.arg))
+    table = out if hasattr(out, "to_string") else getattr(out, "table", lambda: out)()
+    print(table.to_string() if hasattr(table, "to_string") else table)
+    if args.json:
+        from .results.base import _atomic_write, _jsonable
+
+        data = table.to_dict(orient="list") if hasattr(table, "to_dict") else table
+        _atomic_write(args.json, json.dumps(_jsonable(data), indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dpstats", description="Differentially private statistics.")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars or printed results")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run one method on a data file")
+    run.add_argument("method", help=f"one of {sorted(METHODS)}")
+    run.add_argument("--data", required=True)
+    run.add_argument("--formula")
+    run.add_argument("--eps", type=float, required=True)
+    run.add_argument("--delta", type=float)
+    run.add_argument("--bounds", help="JSON file: [lo, hi] or {column: [lo, hi]}")
+    run.add_argument("--seed", type=int)
+    run.add_argument("--arg", action="append", help="extra argument key=value (repeatable)")
+    run.add_argument("--report", help="write an HTML report here")
+    run.add_argument("--json", help="write the result as JSON here")
+    run.add_argument("--quiet", action="store_true")
+    run.set_defaults(func=cmd_run)
+
+    demo = sub.add_parser("demo", help="analyse bundled data and write HTML reports")
+    demo.add_argument("--out", default="reports")
+    demo.add_argument("--quick", action="store_true", help="fewer simulation trials")
+    demo.set_defaults(func=cmd_demo)
+
+    sim = sub.add_parser("simulate", help="run a simulation (e.g. knockoff)")
+    sim.add_argument("name")
+    sim.add_argument("--arg", action="append")
+    sim.add_argument("--json")
+    sim.set_defaults(func=cmd_simulate)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "party":
+        from .vertical import party_main
+
+        return party_main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _progress_env(getattr(args, "quiet", False))
+    try:
+        with warnings.catch_warnings():
+            if getattr(args, "quiet", False):
+                warnings.simplefilter("ignore")
+            return args.func(args)
+    except (CLIError, DPStatsError) as exc:
+        print(f"dpstats: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

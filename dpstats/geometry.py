@@ -1,0 +1,132 @@
+"""Declared public bounds, clipping and scaling (DESIGN §2.3, §3).
+
+Bounds are declared, never guessed silently: ``bounds=(lo, hi)`` for every
+variable, or ``bounds={"x1": (lo, hi), ...}`` per variable (data column or
+design column name).  Dummy columns of factors are bounded by (0, 1) without a
+declaration.  Values outside are clipped; how many were clipped is not released.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import PrivacyParameterError
+
+BoundsSpec = tuple[float, float] | Mapping[str, tuple[float, float]] | None
+
+
+@dataclass
+class Box:
+    """Per-column public bounds ``lo <= x <= hi`` as arrays."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+
+    @property
+    def center(self) -> np.ndarray:
+        return (self.lo + self.hi) / 2
+
+    @property
+    def halfwidth(self) -> np.ndarray:
+        return (self.hi - self.lo) / 2
+
+
+def _pair(name: str, value) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise PrivacyParameterError(
+            f"bounds for '{name}' must be a pair (lo, hi) of numbers, got {value!r}."
+        ) from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+        raise PrivacyParameterError(
+            f"bounds for '{name}' must be finite with lo < hi, got ({lo}, {hi})."
+        )
+    return lo, hi
+
+
+def resolve_box(
+    bounds: BoundsSpec,
+    names: list[str],
+    *,
+    dummies: set[str] = frozenset(),
+    aliases: Mapping[str, str] | None = None,
+) -> Box | None:
+    """Turn a ``bounds`` argument into a :class:`Box` over ``names``.
+
+    Parameters
+    ----------
+    bounds : pair, mapping or None
+        ``None`` means no declared bounds (the caller decides whether a
+        data-dependent step is allowed).
+    names : list of str
+        Columns to bound, in order.
+    dummies : set of str
+        Columns that are 0/1 indicators; bounded by (0, 1) automatically.
+    aliases : mapping, optional
+        Design column name -> data column name, so that ``bounds={"x": ...}``
+        also covers a column named differently in the design.
+
+    Examples
+    --------
+    >>> resolve_box((-1, 1), ["a", "b"]).hi
+    array([1., 1.])
+    """
+    if bounds is None:
+        return None
+    if isinstance(bounds, Mapping):
+        lo, hi, missing = [], [], []
+        for nm in names:
+            key = nm if nm in bounds else (aliases or {}).get(nm, nm)
+            if key in bounds:
+                pair = _pair(nm, bounds[key])
+            elif nm in dummies:
+                pair = (0.0, 1.0)
+            else:
+                missing.append(nm)
+                continue
+            lo.append(pair[0])
+            hi.append(pair[1])
+        if missing:
+            shown = ", ".join(repr(m) for m in missing[:5])
+            raise PrivacyParameterError(
+                f"bounds are missing for {len(missing)} column(s): {shown}"
+                + (" ..." if len(missing) > 5 else "")
+                + ". Declare a public (lo, hi) for each, or one pair for all columns."
+            )
+        return Box(np.array(lo), np.array(hi))
+    lo, hi = _pair("all columns", bounds)
+    lo_arr = np.full(len(names), lo)
+    hi_arr = np.full(len(names), hi)
+    for j, nm in enumerate(names):
+        if nm in dummies:
+            lo_arr[j], hi_arr[j] = min(lo, 0.0), max(hi, 1.0)
+    return Box(lo_arr, hi_arr)
+
+
+def to_unit_interval(values: np.ndarray, box: Box, out: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """Map each column affinely from [lo, hi] onto [-1, 1], clipping outside values.
+
+    Returns the mapped array and the number of clipped values (not private).
+    """
+    out = np.subtract(values, box.center, out=out)
+    out /= box.halfwidth
+    n_clipped = int(np.count_nonzero(np.abs(out) > 1))
+    if n_clipped:
+        np.clip(out, -1.0, 1.0, out=out)
+    return out, n_clipped
+
+
+def clip_rows_l2(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
+    """Scale rows with l2 norm above ``radius`` back onto the ball; count them."""
+    norms = np.linalg.norm(X, axis=1)
+    over = norms > radius
+    if not over.any():
+        return X, 0
+    X = X.copy()
+    X[over] *= (radius / norms[over])[:, None]
+    return X, int(over.sum())

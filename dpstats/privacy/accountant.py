@@ -1,0 +1,141 @@
+"""Budget accounting (DESIGN §2.5, §3).
+
+An :class:`Accountant` holds an (eps, delta) budget under basic sequential
+composition.  A front door plans its steps as :class:`LedgerEntry` records,
+asks the accountant to :meth:`Accountant.spend` their sum *before* touching the
+data, and the accountant refuses — atomically, under a lock — a spend that
+would exceed the budget.  The ledger of every charge is kept.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import asdict, dataclass, field
+
+from ..errors import BudgetExceededError, PrivacyParameterError
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One privacy-consuming step of an analysis.
+
+    Parameters
+    ----------
+    step : str
+        What the step releases, e.g. ``"top-k selection of |x_j' y|"``.
+    mechanism : str
+        The mechanism, e.g. ``"canonical Lipschitz top-k"``.
+    eps, delta : float
+        Its share of the budget.
+    sensitivity : str
+        The sensitivity used, with the neighbouring relation it holds for.
+    """
+
+    step: str
+    mechanism: str
+    eps: float
+    delta: float = 0.0
+    sensitivity: str = ""
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def total_eps(entries: list[LedgerEntry]) -> float:
+    """Sum of the eps of ``entries`` (exactly rounded, :func:`math.fsum`)."""
+    return math.fsum(e.eps for e in entries)
+
+
+def total_delta(entries: list[LedgerEntry]) -> float:
+    """Sum of the delta of ``entries`` (exactly rounded, :func:`math.fsum`)."""
+    return math.fsum(e.delta for e in entries)
+
+
+@dataclass
+class Charge:
+    """One accepted spend: a label and the entries whose sum was charged."""
+
+    label: str
+    entries: list[LedgerEntry]
+
+    @property
+    def eps(self) -> float:
+        return total_eps(self.entries)
+
+    @property
+    def delta(self) -> float:
+        return total_delta(self.entries)
+
+
+@dataclass
+class Accountant:
+    """An (eps, delta) budget under basic composition, shared across calls.
+
+    Parameters
+    ----------
+    eps : float
+        Total eps budget (``math.inf`` for no limit).
+    delta : float
+        Total delta budget.
+
+    Examples
+    --------
+    >>> acc = Accountant(eps=1.0)
+    >>> _ = acc.spend([LedgerEntry("a count", "Laplace", 0.4)], label="first")
+    >>> round(acc.remaining_eps, 10)
+    0.6
+    """
+
+    eps: float = math.inf
+    delta: float = 0.0
+    charges: list[Charge] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not (self.eps > 0) or math.isnan(self.eps):
+            raise PrivacyParameterError(f"Accountant eps must be > 0, got {self.eps}.")
+        if not (0 <= self.delta < 1):
+            raise PrivacyParameterError(f"Accountant delta must be in [0, 1), got {self.delta}.")
+
+    @property
+    def spent_eps(self) -> float:
+        return math.fsum(c.eps for c in self.charges)
+
+    @property
+    def spent_delta(self) -> float:
+        return math.fsum(c.delta for c in self.charges)
+
+    @property
+    def remaining_eps(self) -> float:
+        return self.eps - self.spent_eps
+
+    @property
+    def remaining_delta(self) -> float:
+        return self.delta - self.spent_delta
+
+    @property
+    def ledger(self) -> list[LedgerEntry]:
+        """Every entry of every accepted charge, in order."""
+        return [e for c in self.charges for e in c.entries]
+
+    def check(self, eps: float, delta: float) -> None:
+        """Raise :class:`BudgetExceededError` if (eps, delta) does not fit."""
+        tol = 1e-12
+        if self.spent_eps + eps > self.eps * (1 + tol) or self.spent_delta + delta > self.delta + tol * max(self.delta, 1e-300):
+            raise BudgetExceededError(
+                f"this analysis needs (eps={eps:g}, delta={delta:g}) but the accountant has "
+                f"(eps={self.remaining_eps:g}, delta={self.remaining_delta:g}) left of "
+                f"(eps={self.eps:g}, delta={self.delta:g}). Nothing was spent; lower eps/delta "
+                "or use a new Accountant."
+            )
+
+    def spend(self, entries: list[LedgerEntry], label: str = "") -> Charge:
+        """Charge the sum of ``entries`` atomically, or refuse without spending."""
+        eps, delta = total_eps(entries), total_delta(entries)
+        with self._lock:
+            self.check(eps, delta)
+            charge = Charge(label=label, entries=list(entries))
+            self.charges.append(charge)
+        return charge

@@ -1,0 +1,148 @@
+"""The privacy statement attached to every result (DESIGN §5).
+
+It records what was bought — (eps, delta), the neighbouring relation, the
+mechanisms and their sensitivities, the ledger — and what the guarantee does
+*not* cover: data-dependent calibration steps, assumptions, and whether the run
+was seeded.  :class:`DataDependence` collects the data-dependent steps while a
+front door validates its inputs, so that ``strict=True`` refuses before any
+budget is spent.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+from ..errors import NonPrivateWarning, PrivacyParameterError
+from .accountant import LedgerEntry, total_delta, total_eps
+
+NEIGHBOURING_TEXT = {
+    "replace": "replacing one row with another (the number of rows n is public)",
+    "add_remove": "adding or removing one row",
+}
+
+
+class DataDependence:
+    """Collects data-dependent calibration steps; refuses them under ``strict``.
+
+    Examples
+    --------
+    >>> dd = DataDependence(strict=False)
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     dd.add("max-abs scaling", fix="declare bounds=")
+    >>> dd.steps
+    ['max-abs scaling']
+    """
+
+    def __init__(self, strict: bool) -> None:
+        self.strict = bool(strict)
+        self.steps: list[str] = []
+
+    def add(self, step: str, fix: str) -> None:
+        if self.strict:
+            raise PrivacyParameterError(
+                f"strict=True refuses the data-dependent step '{step}': it is not covered by "
+                f"the privacy guarantee. To fix: {fix}"
+            )
+        self.steps.append(step)
+        warnings.warn(
+            f"data-dependent step not covered by the privacy guarantee: {step}. {fix}",
+            NonPrivateWarning,
+            stacklevel=3,
+        )
+
+
+@dataclass
+class PrivacyStatement:
+    """What privacy an analysis bought, and what its guarantee does not cover."""
+
+    method: str
+    eps: float
+    delta: float
+    neighbouring: str
+    ledger: list[LedgerEntry]
+    mechanisms: list[str] = field(default_factory=list)
+    sensitivities: dict[str, str] = field(default_factory=dict)
+    assumptions: list[str] = field(default_factory=list)
+    data_dependent_steps: list[str] = field(default_factory=list)
+    seeded: bool = False
+    samplers: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        ledger_eps, ledger_delta = total_eps(self.ledger), total_delta(self.ledger)
+        if not (math.isclose(ledger_eps, self.eps, rel_tol=1e-12, abs_tol=0)
+                or (math.isinf(ledger_eps) and math.isinf(self.eps))):
+            raise AssertionError(f"ledger eps {ledger_eps} != statement eps {self.eps}")
+        if not math.isclose(ledger_delta, self.delta, rel_tol=1e-12, abs_tol=1e-300):
+            raise AssertionError(f"ledger delta {ledger_delta} != statement delta {self.delta}")
+        if not self.mechanisms:
+            self.mechanisms = list(dict.fromkeys(e.mechanism for e in self.ledger))
+
+    @property
+    def pure(self) -> bool:
+        return self.delta == 0
+
+    @property
+    def covered(self) -> bool:
+        """True when no data-dependent step weakens the guarantee."""
+        return not self.data_dependent_steps
+
+    def budget_text(self) -> str:
+        return f"({_fmt(self.eps)}, {_fmt(self.delta)})"
+
+    def plain_language(self) -> str:
+        """A paragraph a non-specialist can read."""
+        if math.isinf(self.eps):
+            text = (
+                f"This {self.method} analysis is NOT differentially private: it was run with "
+                "eps = inf, as a non-private reference."
+            )
+        else:
+            text = (
+                f"This {self.method} analysis is {self.budget_text()}-differentially private "
+                f"with respect to {NEIGHBOURING_TEXT[self.neighbouring]}: whether or not any one "
+                f"person's row is changed, the probability of any output changes by at most a "
+                f"factor of e^{_fmt(self.eps)}"
+                + (f" (plus {_fmt(self.delta)})" if self.delta else "")
+                + "."
+            )
+        if self.data_dependent_steps:
+            text += (
+                " The guarantee does not cover these data-dependent steps, which make it local to "
+                "the observed data: " + "; ".join(self.data_dependent_steps) + "."
+            )
+        if self.assumptions:
+            text += " It rests on these assumptions: " + "; ".join(self.assumptions) + "."
+        if self.seeded:
+            text += (
+                " The run was seeded: it is for reproduction, not for release, because a known "
+                "seed makes the noise predictable."
+            )
+        return text
+
+    def to_dict(self) -> dict:
+        return {
+            "method": self.method,
+            "eps": self.eps,
+            "delta": self.delta,
+            "neighbouring": self.neighbouring,
+            "mechanisms": list(self.mechanisms),
+            "sensitivities": dict(self.sensitivities),
+            "ledger": [e.to_dict() for e in self.ledger],
+            "assumptions": list(self.assumptions),
+            "data_dependent_steps": list(self.data_dependent_steps),
+            "seeded": self.seeded,
+            "samplers": sorted(self.samplers),
+            "notes": list(self.notes),
+            "statement": self.plain_language(),
+        }
+
+
+def _fmt(x: float) -> str:
+    if math.isinf(x):
+        return "inf"
+    return f"{x:.6g}"

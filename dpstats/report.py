@@ -1,0 +1,114 @@
+"""Self-contained HTML reports rendered with jinja2 (DESIGN §6).
+
+Templates live in ``dpstats/templates`` and ship inside the wheel: a shared
+base, a per-result block, and one small block per method
+(``templates/methods/<method>.html.j2``).  No network assets: styles are
+inline and plots are inline SVG.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import platform
+import sys
+from collections.abc import Sequence
+
+import jinja2
+
+from .results.base import DPResult, _atomic_write
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("dpstats", "templates"),
+    autoescape=jinja2.select_autoescape(["html", "j2"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_ENV.filters["num"] = lambda v, digits=4: _num(v, digits)
+
+
+def _num(v, digits: int = 4) -> str:
+    if v is None:
+        return "NA"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int,)):
+        return str(v)
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isnan(x):
+        return "NA"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return f"{x:.{digits}g}"
+
+
+def _versions() -> dict[str, str]:
+    import numpy
+    import pandas
+    import scipy
+
+    from . import __version__
+
+    return {"dpstats": __version__, "python": sys.version.split()[0], "numpy": numpy.__version__,
+            "scipy": scipy.__version__, "pandas": pandas.__version__, "platform": platform.platform()}
+
+
+def _context(result: DPResult, include_diagnostics: bool) -> dict:
+    method_template = f"methods/{result.method}.html.j2"
+    try:
+        _ENV.get_template(method_template)
+    except jinja2.TemplateNotFound:
+        method_template = None
+    tidy = result.report_table()
+    return {
+        "r": result, "st": result.privacy, "ledger": [e.to_dict() for e in result.privacy.ledger],
+        "tidy_columns": list(tidy.columns), "tidy_rows": tidy.head(500).to_dict(orient="records"),
+        "tidy_truncated": len(tidy) > 500, "n_tidy": len(tidy),
+        "plots": result.plots(), "sections": result.report_sections(),
+        "oc": result.operating_characteristics, "method_template": method_template,
+        "include_diagnostics": include_diagnostics,
+    }
+
+
+def render_report(results: Sequence[DPResult], *, include_diagnostics: bool = False,
+                  title: str | None = None) -> str:
+    """Render one result, or a comparison of several, as a complete HTML page."""
+    results = list(results)
+    if not results:
+        raise ValueError("render_report needs at least one result")
+    items = [_context(r, include_diagnostics) for r in results]
+    total_eps = math.fsum(r.privacy.eps for r in results)
+    total_delta = math.fsum(r.privacy.delta for r in results)
+    page_title = title or (results[0].title if len(results) == 1 else f"Comparison of {len(results)} analyses")
+    return _ENV.get_template("base.html.j2").render(
+        title=page_title, items=items, comparison=len(results) > 1,
+        total_eps=total_eps, total_delta=total_delta,
+        any_seeded=any(r.privacy.seeded for r in results),
+        versions=_versions(), generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def render_fragment(result: DPResult) -> str:
+    """The result block alone, for notebooks (``_repr_html_``)."""
+    return _ENV.get_template("fragment.html.j2").render(item=_context(result, False))
+
+
+def report(results: DPResult | Sequence[DPResult], path: str, *, include_diagnostics: bool = False,
+           title: str | None = None) -> str:
+    """Write a report for one result or a comparison of several to ``path``.
+
+    Examples
+    --------
+    >>> import dpstats as dp, tempfile, os
+    >>> df = dp.datasets.fan_lv(n=50, d=20, random_state=1)
+    >>> fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=1)
+    >>> path = dp.report([fit, fit], os.path.join(tempfile.mkdtemp(), "cmp.html"))
+    """
+    if isinstance(results, DPResult):
+        results = [results]
+    html = render_report(results, include_diagnostics=include_diagnostics, title=title)
+    _atomic_write(path, html)
+    return path

@@ -1,0 +1,298 @@
+"""The result object every method returns (DESIGN §5, §8).
+
+:class:`DPResult` carries the call, sizes, outputs, the privacy statement,
+operating characteristics and (non-private, opt-in) diagnostics, and renders
+itself as R-like text (``print``, ``summary()``), broom-style tables
+(``tidy()``, ``glance()``), plain JSON-able types (``to_dict()``) and a
+self-contained HTML report (``report(path)``).  A subclass per method supplies
+only what differs: its outputs, its table, its plots.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..privacy.statement import PrivacyStatement
+
+
+@dataclass
+class OperatingCharacteristics:
+    """Estimated error rates of a private procedure, from released quantities only.
+
+    ``rows`` hold ``quantity``, ``estimate`` and ``std_error`` (Monte Carlo);
+    ``model`` says which data-generating model the estimates assume.
+    """
+
+    rows: list[dict[str, Any]]
+    model: str
+    trials: int
+    note: str = "computed from released quantities only (post-processing, no privacy cost)"
+
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows, columns=["quantity", "estimate", "std_error"])
+
+    def to_dict(self) -> dict:
+        return {"rows": _jsonable(self.rows), "model": self.model, "trials": self.trials, "note": self.note}
+
+
+@dataclass
+class Plot:
+    """An inline SVG figure with an accessible title and description."""
+
+    title: str
+    alt: str
+    svg: str
+
+
+@dataclass
+class DPResult:
+    """Base class of all dpstats results.
+
+    Subclasses set :attr:`title`, fill :attr:`outputs` and override
+    :meth:`_body_lines`, :meth:`tidy`, :meth:`_glance_extra` and :meth:`plots`.
+    """
+
+    method: str
+    call: dict[str, Any]
+    n: int
+    p: int
+    terms: list[str]
+    privacy: PrivacyStatement
+    operating_characteristics: OperatingCharacteristics | None = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+
+    title = "Differentially private analysis"
+
+    # ------------------------------------------------------------------ text
+    def call_text(self) -> str:
+        args = ", ".join(f"{k} = {_r_value(v)}" for k, v in self.call.items() if v is not None)
+        return f"{self.method}({args})"
+
+    def privacy_line(self) -> str:
+        st = self.privacy
+        bits = [f"{st.budget_text()}-DP" if not math.isinf(st.eps) else "NOT private (eps = inf)",
+                f"neighbouring: {st.neighbouring.replace('_', '/')} one row",
+                ", ".join(st.mechanisms)]
+        if st.data_dependent_steps:
+            bits.append(f"{len(st.data_dependent_steps)} data-dependent step(s) not covered")
+        if st.seeded:
+            bits.append("seeded: for reproduction, not for release")
+        return "Privacy: " + "; ".join(bits)
+
+    def _body_lines(self) -> list[str]:
+        return []
+
+    def __str__(self) -> str:
+        lines = [self.title, "", "Call:", self.call_text(), ""]
+        lines += self._body_lines()
+        lines += ["", self.privacy_line()]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+    def summary(self) -> Summary:
+        """A full summary: outputs, privacy statement, ledger, characteristics."""
+        return Summary(self)
+
+    # ------------------------------------------------------------------ tables
+    def tidy(self) -> pd.DataFrame:
+        """One row per term (broom's ``tidy``)."""
+        return pd.DataFrame({"term": self.terms})
+
+    def report_table(self) -> pd.DataFrame:
+        """The table shown in the report's results section (default: ``tidy()``)."""
+        return self.tidy()
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return {}
+
+    def glance(self) -> pd.DataFrame:
+        """One row per model (broom's ``glance``)."""
+        row = {"method": self.method, "n": self.n, "p": self.p, "eps": self.privacy.eps,
+               "delta": self.privacy.delta, "neighbouring": self.privacy.neighbouring}
+        row.update(self._glance_extra())
+        row.update({"seeded": self.privacy.seeded,
+                    "data_dependent_steps": len(self.privacy.data_dependent_steps)})
+        return pd.DataFrame([row])
+
+    def ledger(self) -> pd.DataFrame:
+        """The privacy ledger as a table (one row per step)."""
+        return pd.DataFrame([e.to_dict() for e in self.privacy.ledger])
+
+    def outputs(self) -> dict[str, Any]:
+        """Method outputs as plain types (override)."""
+        return {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able types (the R wrapper and the command line use this)."""
+        out = {
+            "class": type(self).__name__, "method": self.method, "title": self.title,
+            "call": _jsonable(self.call), "n": self.n, "p": self.p, "terms": list(self.terms),
+            "outputs": _jsonable(self.outputs()),
+            "tidy": _jsonable(self.tidy().to_dict(orient="list")),
+            "glance": _jsonable(self.glance().iloc[0].to_dict()),
+            "privacy": self.privacy.to_dict(),
+            "operating_characteristics": (self.operating_characteristics.to_dict()
+                                          if self.operating_characteristics else None),
+            "diagnostics": _jsonable(self.diagnostics),
+            "warnings": list(self.warnings), "created": self.created,
+        }
+        return out
+
+    def to_json(self, path: str | None = None) -> str:
+        text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
+        if path:
+            _atomic_write(path, text)
+        return text
+
+    # ------------------------------------------------------------------ report
+    def plots(self) -> list[Plot]:
+        """Figures for the report (override)."""
+        return []
+
+    def report_sections(self) -> list[dict[str, Any]]:
+        """Extra report sections: dicts with ``heading`` and ``html`` (override)."""
+        return []
+
+    def report(self, path: str, *, include_diagnostics: bool = False) -> str:
+        """Write a self-contained HTML report to ``path`` and return the path."""
+        from ..report import render_report
+
+        html = render_report([self], include_diagnostics=include_diagnostics)
+        _atomic_write(path, html)
+        return path
+
+    def _repr_html_(self) -> str:
+        from ..report import render_fragment
+
+        return render_fragment(self)
+
+
+class Summary:
+    """The text (and HTML) summary of a result, like R's ``summary()``."""
+
+    def __init__(self, result: DPResult) -> None:
+        self.result = result
+
+    def __str__(self) -> str:
+        r = self.result
+        st = r.privacy
+        lines = [r.title, "", "Call:", r.call_text(), "", f"n = {r.n}, p = {r.p}", ""]
+        lines += r._body_lines()
+        lines += ["", "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
+        lines += _indent(r.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False))
+        if st.sensitivities:
+            lines += ["", "Sensitivities:"] + [f"  {k}: {v}" for k, v in st.sensitivities.items()]
+        if st.data_dependent_steps:
+            lines += ["", "Data-dependent steps (NOT covered by the guarantee):"]
+            lines += [f"  - {s}" for s in st.data_dependent_steps]
+        if st.assumptions:
+            lines += ["", "Assumptions:"] + [f"  - {a}" for a in st.assumptions]
+        if st.samplers:
+            lines += ["", "Noise samplers: " + "; ".join(sorted(st.samplers))]
+        oc = r.operating_characteristics
+        if oc is not None:
+            lines += ["", f"Operating characteristics ({oc.trials} simulated trials; {oc.note}):"]
+            lines += _indent(oc.table().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+            lines += ["  Model: " + oc.model]
+        if r.diagnostics:
+            lines += ["", "Diagnostics (NOT private; from user-supplied truth):"]
+            lines += [f"  {k}: {_short(v)}" for k, v in r.diagnostics.items()]
+        if r.warnings:
+            lines += ["", "Warnings:"] + [f"  - {w}" for w in r.warnings]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        from ..report import render_fragment
+
+        return render_fragment(self.result)
+
+
+# ---------------------------------------------------------------------- helpers
+def _r_value(v: Any) -> str:
+    if isinstance(v, str):
+        return f'"{v}"'
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, float):
+        return "Inf" if math.isinf(v) else f"{v:g}"
+    if isinstance(v, (list, tuple)):
+        if len(v) > 6:
+            return f"c({', '.join(_r_value(x) for x in v[:6])}, ...)"
+        return f"c({', '.join(_r_value(x) for x in v)})"
+    if isinstance(v, dict):
+        return "list(" + ", ".join(f"{k} = {_r_value(x)}" for k, x in list(v.items())[:6]) + ")"
+    return str(v)
+
+
+def _wrap(text: str, width: int = 88) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width=width, initial_indent="  ", subsequent_indent="  ")
+
+
+def _indent(text: str) -> list[str]:
+    return ["  " + line for line in text.splitlines()]
+
+
+def _short(v: Any) -> str:
+    s = str(_jsonable(v))
+    return s if len(s) < 200 else s[:197] + "..."
+
+
+def _jsonable(obj: Any) -> Any:
+    """Convert numpy/pandas values to plain Python types; non-finite floats to None/str."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "Inf" if x > 0 else "-Inf"
+        return x
+    if isinstance(obj, pd.DataFrame):
+        return _jsonable(obj.to_dict(orient="list"))
+    if obj is None or isinstance(obj, (str, int, bool)):
+        return obj
+    return str(obj)
+
+
+def _atomic_write(path: str, text: str) -> None:
+    """Write via a temporary file so no half-written output is left behind."""
+    import os
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".dpstats-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,136 @@
+"""Sufficient statistics in one chunked pass (DESIGN §2.4).
+
+Most methods need only n, Xᵀy, XᵀX, column sums, yᵀy and max-abs values.
+:func:`cross_products` computes them in a single pass over row chunks, each
+chunk small enough to stay in cache, so that the affine map onto declared
+bounds, the clipping, the sums and the products cost one read of the data.
+Engines for data that does not fit in memory feed the same accumulator
+(:class:`CrossProductAccumulator`) chunk by chunk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .geometry import Box, to_unit_interval
+
+CHUNK_BYTES = 4 * 2**20
+
+
+@dataclass
+class CrossStats:
+    """Sufficient statistics of (X, y) on the scale they were computed on."""
+
+    n: int
+    xty: np.ndarray
+    x_sum: np.ndarray
+    y_sum: float
+    yty: float
+    x_maxabs: np.ndarray
+    y_maxabs: float
+    xtx: np.ndarray | None = None
+    n_clipped: int = 0
+
+    @property
+    def x_mean(self) -> np.ndarray:
+        return self.x_sum / self.n
+
+    @property
+    def y_mean(self) -> float:
+        return self.y_sum / self.n
+
+
+@dataclass
+class CrossProductAccumulator:
+    """Accumulates :class:`CrossStats` over row chunks.
+
+    Parameters
+    ----------
+    p : int
+        Number of columns.
+    x_box, y_box : Box or None
+        When given, chunks are mapped onto [-1, 1] (clipped) before use.
+    gram : bool
+        Also accumulate XᵀX.
+    """
+
+    p: int
+    x_box: Box | None = None
+    y_box: Box | None = None
+    gram: bool = False
+    n: int = 0
+    n_clipped: int = 0
+    xty: np.ndarray = field(init=False)
+    x_sum: np.ndarray = field(init=False)
+    x_maxabs: np.ndarray = field(init=False)
+    xtx: np.ndarray | None = field(init=False)
+    y_sum: float = 0.0
+    yty: float = 0.0
+    y_maxabs: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.xty = np.zeros(self.p)
+        self.x_sum = np.zeros(self.p)
+        self.x_maxabs = np.zeros(self.p)
+        self.xtx = np.zeros((self.p, self.p)) if self.gram else None
+        self._buf: np.ndarray | None = None
+
+    def add(self, X: np.ndarray, y: np.ndarray) -> None:
+        rows = X.shape[0]
+        if rows == 0:
+            return
+        if self.x_box is not None:
+            if self._buf is None or self._buf.shape[0] < rows:
+                self._buf = np.empty((rows, self.p))
+            X, clipped = to_unit_interval(X, self.x_box, out=self._buf[:rows])
+            self.n_clipped += clipped
+        if self.y_box is not None:
+            y, clipped = to_unit_interval(y, self.y_box)
+            self.n_clipped += clipped
+        self.n += rows
+        self.xty += X.T @ y
+        self.x_sum += X.sum(axis=0)
+        np.maximum(self.x_maxabs, np.maximum(X.max(axis=0), -X.min(axis=0)), out=self.x_maxabs)
+        self.y_sum += float(y.sum())
+        self.yty += float(y @ y)
+        self.y_maxabs = max(self.y_maxabs, float(np.abs(y).max()))
+        if self.xtx is not None:
+            self.xtx += X.T @ X
+
+    def result(self) -> CrossStats:
+        return CrossStats(
+            n=self.n, xty=self.xty, x_sum=self.x_sum, y_sum=self.y_sum, yty=self.yty,
+            x_maxabs=self.x_maxabs, y_maxabs=self.y_maxabs, xtx=self.xtx, n_clipped=self.n_clipped,
+        )
+
+
+def chunk_rows(p: int, itemsize: int = 8) -> int:
+    """Rows per chunk so that one chunk of p columns is about CHUNK_BYTES."""
+    return max(64, CHUNK_BYTES // max(1, p * itemsize))
+
+
+def cross_products(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    x_box: Box | None = None,
+    y_box: Box | None = None,
+    gram: bool = False,
+    rows_per_chunk: int | None = None,
+) -> CrossStats:
+    """Xᵀy, column sums, max-abs values (and XᵀX) in one pass over row chunks.
+
+    Examples
+    --------
+    >>> X = np.array([[1., 2.], [3., 4.]]); y = np.array([1., -1.])
+    >>> cross_products(X, y).xty
+    array([-2., -2.])
+    """
+    n, p = X.shape
+    acc = CrossProductAccumulator(p=p, x_box=x_box, y_box=y_box, gram=gram)
+    step = rows_per_chunk or chunk_rows(p)
+    for start in range(0, n, step):
+        acc.add(X[start:start + step], y[start:start + step])
+    return acc.result()

@@ -1,0 +1,98 @@
+"""Cheap argument checks shared by the front doors (DESIGN §1, §4).
+
+Each check raises a :class:`~dpstats.errors.DPStatsError` subclass that names
+the argument, the value and the fix.  Front doors call these before they build
+a model frame or charge an accountant.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+from .errors import DataError, PrivacyParameterError
+from .privacy.accountant import Accountant
+
+NEIGHBOURING = ("replace", "add_remove")
+
+
+def check_eps(eps, name: str = "eps", allow_inf: bool = False) -> float:
+    """eps must be a positive finite number (or inf where a method allows it)."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise PrivacyParameterError(f"{name} must be a positive number, got {eps!r}.")
+    eps = float(eps)
+    if math.isnan(eps) or eps <= 0 or (math.isinf(eps) and not allow_inf):
+        hint = "" if allow_inf else " (eps = inf is not private; use a finite budget such as 1.0)"
+        raise PrivacyParameterError(f"{name} must be a positive finite number, got {eps}{hint}.")
+    return eps
+
+
+def check_delta(delta, n: int | None = None, name: str = "delta", allow_zero: bool = True) -> float:
+    """delta must lie in [0, 1) (or (0, 1)); delta >= 1/n is warned about."""
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or math.isnan(float(delta)):
+        raise PrivacyParameterError(f"{name} must be a number in [0, 1), got {delta!r}.")
+    delta = float(delta)
+    low_ok = delta >= 0 if allow_zero else delta > 0
+    if not (low_ok and delta < 1):
+        rng = "[0, 1)" if allow_zero else "(0, 1)"
+        raise PrivacyParameterError(
+            f"{name} must be in {rng}, got {delta}; a typical choice is 1/n² or 1e-6."
+        )
+    if n and delta >= 1 / n:
+        warnings.warn(
+            f"{name} = {delta:g} is at least 1/n = {1 / n:g}: such a delta allows releasing a "
+            "whole row; choose delta much smaller than 1/n.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return delta
+
+
+def check_neighbouring(neighbouring: str, supported=NEIGHBOURING) -> str:
+    if neighbouring not in supported:
+        raise PrivacyParameterError(
+            f"neighbouring must be one of {list(supported)}, got {neighbouring!r}."
+        )
+    return neighbouring
+
+
+def check_fraction(value, name: str, low: float = 0.0, high: float = 1.0,
+                   low_open: bool = False, high_open: bool = True) -> float:
+    """A number in an interval, e.g. gamma in [0, 1) or fdr in (0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(float(value)):
+        raise PrivacyParameterError(f"{name} must be a number, got {value!r}.")
+    value = float(value)
+    ok_low = value > low if low_open else value >= low
+    ok_high = value < high if high_open else value <= high
+    if not (ok_low and ok_high):
+        lb, hb = ("(" if low_open else "["), (")" if high_open else "]")
+        raise PrivacyParameterError(f"{name} must be in {lb}{low}, {high}{hb}, got {value}.")
+    return value
+
+
+def check_k(k, d: int, name: str = "k") -> int:
+    """1 <= k < d."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise DataError(f"{name} must be a whole number with 1 <= {name} < d = {d}, got {k!r}.")
+    k = int(k)
+    if not 1 <= k < d:
+        raise DataError(
+            f"{name} = {k} is out of range: it must satisfy 1 <= {name} < d, where d = {d} is the "
+            "number of candidate columns. Choose a smaller k or add columns."
+        )
+    return k
+
+
+def check_accountant(accountant) -> Accountant | None:
+    if accountant is not None and not isinstance(accountant, Accountant):
+        raise PrivacyParameterError(
+            f"accountant must be a dpstats Accountant or None, got {type(accountant).__name__}."
+        )
+    return accountant
+
+
+def check_strict(strict) -> bool:
+    if not isinstance(strict, bool):
+        raise PrivacyParameterError(f"strict must be True or False, got {strict!r}.")
+    return strict
