@@ -167,6 +167,48 @@ def exact_recovery_bound(gap: np.ndarray, d: int, k: int, eps: float, gamma: flo
     return np.clip(1 - np.exp(np.minimum(log_miss, 0.0)), 0.0, 1.0)
 
 
+
+def canonical_lipschitz_distribution(scores: np.ndarray, k: int, eps: float, gamma: float = 0.5,
+                                     grid: int = 200_001) -> dict[tuple[int, ...], float]:
+    """Exact output distribution of :func:`canonical_lipschitz` (small d only).
+
+    P(class c wins) = ∫ g_c(v) Π_{c'≠c} G_{c'}(v) dv, with G_c(v) = (1 − e^{−(v−u_c)})^{m_c}
+    the CDF of the class's noisy utility, integrated numerically (trapezoid on
+    ``grid`` points); a set's probability sums P(c)/m_c over the classes that
+    contain it.  Returns {sorted index tuple: probability}.
+    """
+    from itertools import combinations
+
+    d = scores.size
+    order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
+    x = np.asarray(scores, dtype=float)[order]
+    util = class_utilities(x, k, (1 - gamma) * eps, gamma * eps)
+    logm = class_log_sizes(d, k)
+    cells = [(h, t) for h in range(k) for t in range(k, d + 1) if np.isfinite(logm[h, t - k])]
+    u = np.array([util[h, t - k] for h, t in cells])
+    m = np.exp(np.array([logm[h, t - k] for h, t in cells]))
+    v = np.linspace(u.min(), u.max() + 60.0, grid)
+    xs = v[None, :] - u[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_cdf = np.where(xs > 0, m[:, None] * np.log1p(-np.exp(-np.maximum(xs, 1e-300))), -np.inf)
+        log_dens = np.where(xs > 0, np.log(m)[:, None] - xs
+                            + (m[:, None] - 1) * np.log1p(-np.exp(-np.maximum(xs, 1e-300))), -np.inf)
+    total = log_cdf.sum(axis=0)
+    probs = {}
+    for i, (h, t) in enumerate(cells):
+        with np.errstate(invalid="ignore"):
+            others = np.where(np.isfinite(log_cdf[i]), total - log_cdf[i], _others_excluding(log_cdf, i))
+        p_class = float(np.trapezoid(np.exp(log_dens[i] + others), v))
+        for body in combinations(range(h, t - 1), k - h - 1):
+            member = tuple(sorted(int(order[j]) for j in (*range(h), *body, t - 1)))
+            probs[member] = probs.get(member, 0.0) + p_class / m[i]
+    return probs
+
+
+def _others_excluding(log_cdf: np.ndarray, i: int) -> np.ndarray:
+    return np.delete(log_cdf, i, axis=0).sum(axis=0)
+
+
 register(Selector(
     name="canonical_lipschitz",
     select=canonical_lipschitz,
