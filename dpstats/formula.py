@@ -204,7 +204,7 @@ def _rhs_tokens(rhs: str) -> list[tuple[str, str]] | None:
 
 
 def _close(name: str, data: pd.DataFrame) -> str:
-    near = difflib.get_close_matches(name, [str(c) for c in data.columns[:50000]], n=3)
+    near = difflib.get_close_matches(name, [str(c) for c in data.columns[:50000]], n=3, cutoff=0.5)
     return f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
 
 

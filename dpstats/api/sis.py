@@ -38,6 +38,7 @@ def dp_sis(
     neighbouring: str = "replace",
     truth: Sequence[str] | None = None,
     oc_trials: int = 50,
+    diagnostics: bool = False,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
     strict: bool = False,
@@ -81,6 +82,9 @@ def dp_sis(
         Sensitivity 2 under replace-one-row, 1 under add/remove-one-row.
     truth : list of str, optional
         True support or true ranking (simulations): adds non-private diagnostics.
+    diagnostics : bool
+        Attach non-private diagnostics (rows dropped, values clipped, the
+        non-private selection).  Off by default: they are not private.
     oc_trials : int
         Trials for the operating characteristics simulation (0 to skip).
     random_state, accountant, strict, progress
@@ -167,7 +171,8 @@ def dp_sis(
         n=mf.n, p=d, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
         selected=selected, k=k, gamma=gamma, topk=topk, sensitivity=sensitivity, scaling=scaling,
         noise_log_m=logm, noise_expected_max=harmonic, recovery_curve=curve)
-    result.diagnostics = _diagnostics(truth, selected, scores, mf, k, n_clipped)
+    if diagnostics or truth is not None:
+        result.diagnostics = _diagnostics(truth, selected, scores, mf, k, n_clipped)
     return result
 
 
@@ -215,19 +220,19 @@ def _operating_characteristics(n, d, k, eps, sensitivity, gamma, topk, trials, n
 
 
 def _diagnostics(truth, selected, scores, mf, k, n_clipped) -> dict:
-    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "values_clipped": n_clipped}
+    order = np.argsort(-scores, kind="stable")
+    nonprivate = [mf.names[j] for j in order[:k]]
+    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "values_clipped": n_clipped,
+            "nonprivate_sis_selected": sorted(nonprivate)}
     if truth is None:
         return diag
     truth = list(truth)
     unknown = [t for t in truth if t not in set(mf.names)]
     if unknown:
         raise DataError(f"truth names {unknown[:5]} are not terms of the model; terms look like {mf.names[:3]}.")
-    order = np.argsort(-scores, kind="stable")
-    nonprivate = [mf.names[j] for j in order[:k]]
     diag.update({
         "topk_accuracy_vs_truth": m.topk_accuracy(selected, truth[:k] if len(truth) >= k else truth),
         "utility_class_vs_truth": m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
-        "nonprivate_sis_selected": sorted(nonprivate),
         "nonprivate_sis_accuracy_vs_truth": m.topk_accuracy(nonprivate, truth[:k] if len(truth) >= k else truth),
     })
     return diag

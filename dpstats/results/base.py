@@ -206,7 +206,7 @@ class Summary:
             lines += _indent(oc.table().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
             lines += ["  Model: " + oc.model]
         if r.diagnostics:
-            lines += ["", "Diagnostics (NOT private; from user-supplied truth):"]
+            lines += ["", "Diagnostics (NOT private: requested by the user; do not release):"]
             lines += [f"  {k}: {_short(v)}" for k, v in r.diagnostics.items()]
         if r.warnings:
             lines += ["", "Warnings:"] + [f"  - {w}" for w in r.warnings]

@@ -1,0 +1,114 @@
+"""Privacy core: accountant, ledger, statement, randomness policy."""
+
+import math
+import threading
+
+import numpy as np
+import pytest
+
+from dpstats.errors import BudgetExceededError, NonPrivateWarning, PrivacyParameterError
+from dpstats.privacy.accountant import Accountant, LedgerEntry
+from dpstats.privacy.randomness import NoiseSource, make_generator
+from dpstats.privacy.statement import DataDependence, PrivacyStatement
+
+
+def test_accountant_spends_and_refuses_atomically():
+    acc = Accountant(eps=1.0, delta=1e-6)
+    acc.spend([LedgerEntry("a", "Laplace", 0.3), LedgerEntry("b", "Gaussian", 0.2, 5e-7)], "first")
+    assert acc.spent_eps == pytest.approx(0.5) and acc.spent_delta == pytest.approx(5e-7)
+    with pytest.raises(BudgetExceededError, match="Nothing was spent"):
+        acc.spend([LedgerEntry("c", "Laplace", 0.6)], "too much")
+    assert len(acc.charges) == 1 and acc.remaining_eps == pytest.approx(0.5)
+    with pytest.raises(BudgetExceededError):
+        acc.spend([LedgerEntry("d", "Gaussian", 0.1, 6e-7)], "delta too much")
+    acc.spend([LedgerEntry("e", "Laplace", 0.5)], "exactly the rest")
+    assert acc.remaining_eps == pytest.approx(0.0, abs=1e-12)
+    assert [e.step for e in acc.ledger] == ["a", "b", "e"]
+
+
+def test_ledger_sums_exactly_with_many_small_steps():
+    entries = [LedgerEntry(f"s{i}", "Laplace", 0.1) for i in range(10)]
+    acc = Accountant(eps=1.0)
+    acc.spend(entries)  # fsum: ten 0.1 steps make exactly 1.0
+    assert acc.spent_eps == 1.0
+
+
+def test_concurrent_spends_never_overspend():
+    acc = Accountant(eps=1.0)
+    accepted = []
+
+    def worker():
+        for _ in range(50):
+            try:
+                acc.spend([LedgerEntry("x", "Laplace", 0.013)])
+                accepted.append(1)
+            except BudgetExceededError:
+                pass
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(accepted) == int(1.0 // 0.013)
+    assert acc.spent_eps <= 1.0 + 1e-12
+
+
+def test_accountant_rejects_bad_budgets():
+    with pytest.raises(PrivacyParameterError):
+        Accountant(eps=0)
+    with pytest.raises(PrivacyParameterError):
+        Accountant(eps=1, delta=1.0)
+
+
+def test_statement_checks_ledger_sum_and_speaks_plainly():
+    entries = [LedgerEntry("a", "Laplace", 0.25, sensitivity="Δ1 = 2"), LedgerEntry("b", "Gaussian", 0.75, 1e-6)]
+    st = PrivacyStatement("test", 1.0, 1e-6, "replace", entries, data_dependent_steps=["max-abs scaling"],
+                          seeded=True)
+    text = st.plain_language()
+    assert "(1, 1e-06)-differentially private" in text and "replacing one row" in text
+    assert "max-abs scaling" in text and "not for release" in text
+    assert st.mechanisms == ["Laplace", "Gaussian"]
+    with pytest.raises(AssertionError):
+        PrivacyStatement("test", 2.0, 1e-6, "replace", entries)
+
+
+def test_data_dependence_warns_or_refuses():
+    dd = DataDependence(strict=False)
+    with pytest.warns(NonPrivateWarning, match="max-abs"):
+        dd.add("max-abs scaling", fix="declare bounds")
+    assert dd.steps == ["max-abs scaling"]
+    with pytest.raises(PrivacyParameterError, match="strict=True refuses.*declare bounds"):
+        DataDependence(strict=True).add("max-abs scaling", fix="declare bounds")
+
+
+def test_seeded_runs_reproduce_and_say_so():
+    a, b = NoiseSource(random_state=7), NoiseSource(random_state=7)
+    np.testing.assert_array_equal(a.laplace(np.zeros(5), 1.0), b.laplace(np.zeros(5), 1.0))
+    assert a.seeded and any("numpy" in s for s in a.samplers)
+
+
+def test_unseeded_runs_use_opendp_samplers():
+    src = NoiseSource(random_state=None)
+    out = src.laplace(np.zeros(2000), 2.0)
+    assert not src.seeded and any("OpenDP" in s for s in src.samplers)
+    assert np.std(out) == pytest.approx(2.0 * math.sqrt(2), rel=0.1)
+    g = src.gaussian(np.zeros(2000), 3.0)
+    assert np.std(g) == pytest.approx(3.0, rel=0.1)
+
+
+def test_l2_laplace_norm_is_gamma():
+    from scipy import stats
+
+    src = NoiseSource(random_state=3)
+    d, scale = 5, 0.7
+    norms = np.array([np.linalg.norm(src.l2_laplace(np.zeros(d), scale)) for _ in range(3000)])
+    assert stats.kstest(norms, stats.gamma(a=d, scale=scale).cdf).pvalue > 0.001
+
+
+def test_make_generator_validates():
+    assert make_generator(None)[1] is False
+    with pytest.raises(PrivacyParameterError):
+        make_generator(-1)
+    with pytest.raises(PrivacyParameterError):
+        make_generator("seed")

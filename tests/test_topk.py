@@ -1,0 +1,102 @@
+"""Canonical Lipschitz top-k: exact output distribution, numerics, bounds."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpstats.privacy.topk import (canonical_lipschitz, canonical_lipschitz_distribution,
+                                  class_log_sizes, exact_recovery_bound, largest_class_noise,
+                                  max_exponential_noise)
+
+
+def literal_canonical_lipschitz(scores, k, eps, rng, gamma=0.5):
+    """The paper's Algorithm 2 written as a literal double loop (reference)."""
+    d = len(scores)
+    order = sorted(range(d), key=lambda j: -scores[j])
+    x = [scores[j] for j in order]
+    eps1, eps2 = (1 - gamma) * eps, gamma * eps
+    best, best_val = None, -math.inf
+    for h in range(k):
+        for t in range(k, d + 1):
+            if t == k and h != k - 1:
+                continue
+            m = math.comb(t - h - 1, k - h - 1)
+            u = rng.random()
+            noise = -math.log(1 - u ** (1 / m))
+            val = (eps2 / 2) * x[t - 1] - (eps1 / 2) * x[h] + noise
+            if val > best_val:
+                best, best_val = (h, t), val
+    h, t = best
+    body = list(rng.choice(range(h, t - 1), size=k - h - 1, replace=False)) if k - h - 1 else []
+    return tuple(sorted(order[j] for j in [*range(h), *body, t - 1]))
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_output_distribution_matches_exact(k):
+    """Chi-square goodness of fit, seed 20261121, 60 000 draws, alpha = 0.001."""
+    scores = np.array([4.0, 3.2, 3.0, 1.5, 0.7, 0.0])
+    exact = canonical_lipschitz_distribution(scores, k, eps=1.5)
+    assert sum(exact.values()) == pytest.approx(1.0, abs=1e-6)
+    rng = np.random.default_rng(20261121)
+    draws = 60_000
+    counts = Counter(tuple(int(i) for i in canonical_lipschitz(scores, k, 1.5, rng)) for _ in range(draws))
+    keys = sorted(exact)
+    assert set(counts) <= set(keys)
+    observed = np.array([counts.get(s, 0) for s in keys])
+    expected = np.array([exact[s] for s in keys]) * draws
+    res = stats.chisquare(observed, expected * observed.sum() / expected.sum())
+    assert res.pvalue > 1e-3, res
+
+
+def test_literal_loop_matches_exact_distribution():
+    scores = np.array([2.0, 1.5, 1.0, 0.0, -1.0])
+    exact = canonical_lipschitz_distribution(scores, 2, eps=2.0)
+    rng = np.random.default_rng(5)
+    draws = 20_000
+    counts = Counter(literal_canonical_lipschitz(list(scores), 2, 2.0, rng) for _ in range(draws))
+    keys = sorted(exact)
+    observed = np.array([counts.get(s, 0) for s in keys])
+    expected = np.array([exact[s] for s in keys]) * draws
+    assert stats.chisquare(observed, expected * observed.sum() / expected.sum()).pvalue > 1e-3
+
+
+def test_huge_classes_stay_finite():
+    rng = np.random.default_rng(0)
+    logm = class_log_sizes(22283, 100)
+    assert np.nanmax(logm[np.isfinite(logm)]) == pytest.approx(math.log(math.comb(22282, 99)), rel=1e-12)
+    noise = max_exponential_noise(logm, rng)
+    assert np.isfinite(noise).all()
+    out = canonical_lipschitz(rng.normal(size=22283), 100, 1.0, rng)
+    assert len(set(out.tolist())) == 100 and np.all(np.diff(out) > 0)
+
+
+def test_asymptotic_noise_matches_exact_distribution():
+    """Max of m exponentials has CDF (1 − e^{−x})^m; KS test for log m = 50 (asymptote branch)."""
+    rng = np.random.default_rng(11)
+    logm = np.full(20_000, 50.0)
+    draws = max_exponential_noise(logm, rng) - 50.0  # Gumbel in the limit
+    assert stats.kstest(draws, stats.gumbel_r.cdf).pvalue > 1e-3
+    draws_small = max_exponential_noise(np.full(20_000, math.log(3.0)), rng)
+    assert stats.kstest(draws_small, lambda x: (1 - np.exp(-np.maximum(x, 0))) ** 3).pvalue > 1e-3
+
+
+def test_large_gap_recovers_exact_top_k_and_bound_is_valid():
+    rng = np.random.default_rng(1)
+    scores = np.concatenate([np.full(5, 100.0), np.zeros(45)])
+    assert all(canonical_lipschitz(scores, 5, 2.0, rng).tolist() == [0, 1, 2, 3, 4] for _ in range(50))
+    gaps = np.linspace(0, 200, 50)
+    bound = exact_recovery_bound(gaps, 50, 5, 2.0)
+    assert np.all(np.diff(bound) >= 0) and bound[0] == 0 and bound[-1] > 0.99
+    # the bound is a lower bound: check it against simulation at a moderate gap
+    gap = float(gaps[np.argmax(bound > 0.5)])
+    scores = np.concatenate([np.full(5, gap), np.zeros(45)])
+    hits = np.mean([canonical_lipschitz(scores, 5, 2.0, rng).tolist() == [0, 1, 2, 3, 4] for _ in range(2000)])
+    assert hits >= exact_recovery_bound(np.array([gap]), 50, 5, 2.0)[0] - 0.03
+
+
+def test_largest_class_noise_is_harmonic_number():
+    logm, h = largest_class_noise(6, 2)
+    assert math.exp(logm) == pytest.approx(5) and h == pytest.approx(1 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5)
