@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import digamma, gammaln, logsumexp
@@ -66,16 +67,24 @@ def select_topk(
 
 
 # --------------------------------------------------------------------------- canonical Lipschitz
-def class_log_sizes(d: int, k: int) -> np.ndarray:
-    """log |C(h, t)| = log C(t-h-1, k-h-1) on the grid h = 0..k-1, t = k..d.
-
-    Invalid cells (t = k with h < k-1) are -inf.
-    """
+@lru_cache(maxsize=4)
+def _class_log_sizes(d: int, k: int) -> np.ndarray:
     h = np.arange(k)[:, None]
     t = np.arange(k, d + 1)[None, :]
     logm = gammaln(t - h) - gammaln(k - h) - gammaln(t - k + 1)
     valid = (t > k) | (h == k - 1)
-    return np.where(valid, logm, -np.inf)
+    out = np.where(valid, logm, -np.inf)
+    out.setflags(write=False)
+    return out
+
+
+def class_log_sizes(d: int, k: int) -> np.ndarray:
+    """log |C(h, t)| = log C(t-h-1, k-h-1) on the grid h = 0..k-1, t = k..d.
+
+    Invalid cells (t = k with h < k-1) are -inf.  Cached: the grid depends only
+    on (d, k), which are public.
+    """
+    return _class_log_sizes(int(d), int(k)).copy()
 
 
 def class_utilities(x_sorted: np.ndarray, k: int, eps1: float, eps2: float) -> np.ndarray:
@@ -94,9 +103,12 @@ def max_exponential_noise(logm: np.ndarray, rng: np.random.Generator) -> np.ndar
     no m is ever formed (log C(22282, 99) ≈ 636 overflows a double).
     """
     e = np.maximum(rng.standard_exponential(logm.shape), np.finfo(float).tiny)
-    small = logm < _ASYMPTOTE_LOG_M
-    exact = -np.log(-np.expm1(-e * np.exp(-np.where(small, logm, 0.0))))
-    return np.where(small, exact, logm - np.log(e))
+    out = logm - np.log(e)  # -inf stays -inf: invalid classes never win
+    small = np.isfinite(logm) & (logm < _ASYMPTOTE_LOG_M)
+    if small.any():
+        es, ls = e[small], logm[small]
+        out[small] = -np.log(-np.expm1(-es * np.exp(-ls)))
+    return out
 
 
 def canonical_lipschitz(
@@ -126,9 +138,9 @@ def canonical_lipschitz(
     order = np.argsort(-scores, kind="stable")
     x = scores[order]
     eps1, eps2 = (1 - gamma) * eps, gamma * eps
-    logm = class_log_sizes(d, k)
-    noisy = class_utilities(x, k, eps1, eps2) + max_exponential_noise(logm, rng)
-    noisy[~np.isfinite(logm)] = -np.inf
+    logm = _class_log_sizes(d, k)
+    noisy = class_utilities(x, k, eps1, eps2)
+    noisy += max_exponential_noise(logm, rng)
     h, t_index = np.unravel_index(int(np.argmax(noisy)), noisy.shape)
     return np.sort(order[_class_member(int(h), int(t_index) + k, k, rng)])
 
@@ -142,7 +154,7 @@ def _class_member(h: int, t: int, k: int, rng: np.random.Generator) -> np.ndarra
 
 def largest_class_noise(d: int, k: int) -> tuple[float, float]:
     """(log m, H_m) for the largest class: E[max of m Exp(1)] = H_m (Theorem A.3)."""
-    logm = float(np.max(class_log_sizes(d, k)))
+    logm = float(np.max(_class_log_sizes(d, k)))
     if logm < _ASYMPTOTE_LOG_M:
         harmonic = float(digamma(np.exp(logm) + 1) + np.euler_gamma)
     else:
@@ -214,3 +226,4 @@ register(Selector(
     select=canonical_lipschitz,
     accounting="eps-DP for the whole set in one shot (Lipschitz mechanism, no composition over the k picks)",
 ))
+from . import topk_family as _topk_family  # noqa: E402,F401  (registers peeling, oneshot_gumbel, joint)
