@@ -350,6 +350,10 @@ def _direct_design(tokens, frame: pd.DataFrame, lhs: str):
             X = np.column_stack([np.ones(len(frame)), X])
             names, terms = [INTERCEPT] + names, [INTERCEPT] + terms
         return np.ascontiguousarray(X), names, terms, intercept, {}
+    if any(isinstance(frame[c].dtype, pd.CategoricalDtype) and frame[c].dtype.ordered for c in factors):
+        # R codes ordered factors by polynomial contrasts: the general builder does that
+        return _patsy_design(" + ".join(["1" if intercept else "0"] + [_patsy_name(c) for c in order]),
+                             frame, lhs)
     return _mixed_design(order, frame, intercept)
 
 
@@ -394,45 +398,131 @@ def _mixed_design(order: list[str], frame: pd.DataFrame, intercept: bool):
     return np.ascontiguousarray(X), names, terms, intercept, levels
 
 
-# --------------------------------------------------------------------------- patsy design
+# --------------------------------------------------------------------------- general design
 def _patsy_design(rhs: str, frame: pd.DataFrame, lhs: str):
+    """R's model.matrix for a general formula: patsy parses the terms and evaluates each
+    factor; the columns are coded by R's rule (below), in R's term order (by degree, then
+    as written), so names, order and values equal ``model.matrix``."""
     import patsy
 
-    expanded = _expand_dot(rhs, frame, lhs)
-    expanded = _r_to_patsy(expanded)
+    expanded = _r_to_patsy(_expand_dot(rhs, frame, lhs))
+    pframe = _patsy_frame(frame)
+    try:
+        desc = patsy.ModelDesc.from_formula(expanded)
+        intercept = any(not t.factors for t in desc.rhs_termlist)
+        ordered = sorted((t for t in desc.rhs_termlist if t.factors), key=lambda t: len(t.factors))
+        coded = {f: _eval_factor(f, pframe, frame) for t in ordered for f in t.factors}
+    except RecursionError:
+        raise FormulaError(
+            "the formula is too long for patsy; use 'y ~ .' with main effects only, or select "
+            "columns in the data frame first."
+        ) from None
+    except FormulaError:
+        raise
+    except Exception as exc:
+        raise FormulaError(f"cannot build the design for '~ {rhs}': {exc}") from None
+    if not ordered and not intercept:
+        raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
+    codings = _r_codings(ordered, coded, intercept)
+    blocks, names, terms = [], [], []
+    if intercept:
+        blocks, names, terms = [np.ones((len(frame), 1))], [INTERCEPT], [INTERCEPT]
+    for term, coding in zip(ordered, codings):
+        cols, labels = np.ones((len(frame), 1)), [""]
+        for f, how in zip(term.factors, coding):
+            fcols, flabels = _factor_columns(coded[f], how)
+            # R: the first factor of a term varies fastest
+            cols = np.hstack([cols * fcols[:, [j]] for j in range(fcols.shape[1])])
+            labels = [f"{a}:{b}" if a else b for b in flabels for a in labels]
+        blocks.append(cols)
+        names += labels
+        terms += [":".join(coded[f]["name"] for f in term.factors)] * len(labels)
+    levels = {v["name"]: v["levels"] for v in coded.values() if v["kind"] == "factor"}
+    X = np.hstack(blocks) if blocks else np.empty((len(frame), 0))
+    return np.ascontiguousarray(X, dtype=float), names, terms, intercept, levels
+
+
+def _patsy_frame(frame: pd.DataFrame) -> pd.DataFrame:
     pframe = frame.copy()
     for c in pframe.columns:
         if pd.api.types.is_bool_dtype(pframe[c]):
             pframe[c] = pd.Categorical(pframe[c], categories=[False, True])
         elif _is_factor(pframe[c]) and not isinstance(pframe[c].dtype, pd.CategoricalDtype):
             pframe[c] = pd.Categorical(pframe[c].astype(object), categories=_levels(pframe[c]))
-    try:
-        mat = patsy.dmatrix(expanded, pframe, eval_env=_env(), NA_action="raise")
-    except RecursionError:
-        raise FormulaError(
-            "the formula is too long for patsy; use 'y ~ .' with main effects only, or select "
-            "columns in the data frame first."
-        ) from None
-    except Exception as exc:
-        raise FormulaError(f"cannot build the design for '~ {rhs}': {exc}") from None
-    info = mat.design_info
-    names = [_r_name(nm) for nm in info.column_names]
-    terms = [""] * len(names)
-    for term, sl in info.term_slices.items():
-        label = _r_name(term.name())
-        for i in range(sl.start, sl.stop):
-            terms[i] = INTERCEPT if label == "Intercept" else label
-    intercept = INTERCEPT in names
-    levels = {
-        f.name(): list(info.factor_infos[f].categories)
-        for f in info.factor_infos
-        if info.factor_infos[f].type == "categorical"
-    }
-    return np.ascontiguousarray(np.asarray(mat, dtype=float)), names, terms, intercept, levels
+    return pframe
+
+
+def _eval_factor(factor, pframe: pd.DataFrame, frame: pd.DataFrame) -> dict:
+    """One variable of a term: numeric columns, or a factor's codes and levels."""
+    import patsy
+
+    code = factor.code
+    name = _unpatsy(code)
+    mat = patsy.dmatrix("0 + " + code, pframe, eval_env=_env(), NA_action="raise")
+    infos = list(mat.design_info.factor_infos.values())
+    if infos and infos[0].type == "categorical":
+        lev = list(infos[0].categories)
+        col = name if name in frame.columns else None
+        is_ordered = col is not None and isinstance(frame[col].dtype, pd.CategoricalDtype) \
+            and frame[col].dtype.ordered
+        return {"kind": "factor", "name": name, "onehot": np.asarray(mat, dtype=float),
+                "levels": lev, "ordered": is_ordered}
+    values = np.asarray(mat, dtype=float)
+    labels = [name] if values.shape[1] == 1 else [f"{name}{j + 1}" for j in range(values.shape[1])]
+    return {"kind": "numeric", "name": name, "values": values, "labels": labels}
+
+
+def _r_codings(ordered_terms, coded: dict, intercept: bool) -> list[list[str]]:
+    """R's rule (``TermCode`` in R's model.c): a factor of term T is coded by contrasts
+    when T without it is an earlier term (the empty term counts as present), otherwise
+    by indicators of all its levels; without an intercept the first factor of the first
+    term holding one is coded by indicators."""
+    seen: set[frozenset] = {frozenset()}
+    out = []
+    for term in ordered_terms:
+        row = []
+        for f in term.factors:
+            if coded[f]["kind"] != "factor":
+                row.append("numeric")
+            else:
+                margin = frozenset(term.factors) - {f}
+                row.append("contrasts" if margin in seen else "indicators")
+        seen.add(frozenset(term.factors))
+        out.append(row)
+    if not intercept:
+        done = False
+        for term, row in zip(ordered_terms, out):
+            for i, f in enumerate(term.factors):
+                if coded[f]["kind"] == "factor":
+                    row[i], done = "indicators", True
+                    break
+            if done:
+                break
+    return out
+
+
+def _factor_columns(v: dict, how: str) -> tuple[np.ndarray, list[str]]:
+    if how == "numeric":
+        return v["values"], v["labels"]
+    name, lev, onehot = v["name"], v["levels"], v["onehot"]
+    if how == "indicators":
+        return onehot, [f"{name}{_level_name(x)}" for x in lev]
+    if v["ordered"]:
+        poly = _contr_poly(len(lev))
+        suffix = [".L", ".Q", ".C"] + [f"^{j}" for j in range(4, len(lev))]
+        return onehot @ poly, [f"{name}{s}" for s in suffix[: len(lev) - 1]]
+    return onehot[:, 1:], [f"{name}{_level_name(x)}" for x in lev[1:]]
+
+
+def _contr_poly(k: int) -> np.ndarray:
+    """R's ``contr.poly(k)``: orthonormal polynomial contrasts on 1..k (ordered factors)."""
+    x = np.arange(1, k + 1, dtype=float)
+    q, r = np.linalg.qr(np.vander(x - x.mean(), k, increasing=True))
+    return (q * np.sign(np.diag(r)))[:, 1:]
 
 
 def _r_to_patsy(expr: str) -> str:
-    """R spellings patsy does not know: ``x^2`` inside ``I()`` and backticks."""
+    """R spellings patsy does not know: ``^`` (patsy's ``**``) and backticks."""
     expr = re.sub(r"`([^`]+)`", lambda m: _patsy_name(m.group(1)), expr)
     out, depth_i, i = [], [], 0
     while i < len(expr):
@@ -450,8 +540,8 @@ def _r_to_patsy(expr: str) -> str:
                     depth_i.pop()
                 else:
                     depth_i[-1] -= 1
-            elif ch == "^":
-                ch = "**"
+        if ch == "^":
+            ch = "**"  # R's power: arithmetic inside I(), crossing of terms outside
         out.append(ch)
         i += 1
     return "".join(out)
