@@ -1,0 +1,154 @@
+# Crossing to Python and back: data frames as a "transport" (plain vectors and raw
+# bytes, see dpstats/rbridge.py), results as JSON from to_dict(), errors and
+# warnings as classed R conditions.
+
+.column_kind <- function(x, name) {
+  if (is.ordered(x)) "ordered"
+  else if (is.factor(x)) "factor"
+  else if (is.logical(x)) "logical"
+  else if (is.integer(x)) "integer"
+  else if (is.numeric(x)) "double"
+  else if (is.character(x)) "character"
+  else .dp_abort(sprintf("column '%s' has class '%s'; dpstats needs numeric, integer, logical, factor or character columns (convert it first).",
+                         name, class(x)[1]), c("dpstats_data_error"))
+}
+
+.as_bytes <- function(x) writeBin(as.double(x), raw(), endian = "little")
+
+.dp_encode_frame <- function(df, arg = "data") {
+  if (is.matrix(df)) df <- as.data.frame(df, optional = TRUE)
+  if (!is.data.frame(df)) {
+    .dp_abort(sprintf("%s must be a data.frame, got an object of class '%s'.", arg, class(df)[1]),
+              "dpstats_data_error")
+  }
+  nm <- names(df)
+  kinds <- vapply(seq_along(df), function(j) .column_kind(df[[j]], nm[j]), character(1))
+  num <- kinds %in% c("double", "integer")
+  coded <- lapply(which(!num), function(j) {
+    x <- df[[j]]
+    if (is.logical(x)) return(list(codes = as.double(x), levels = list()))
+    f <- if (is.factor(x)) x else factor(x)
+    list(codes = as.double(as.integer(f)), levels = as.list(levels(f)))
+  })
+  list(names = as.list(nm), n = nrow(df), kinds = as.list(kinds),
+       numeric = .as_bytes(unlist(df[num], use.names = FALSE)),
+       codes = .as_bytes(unlist(lapply(coded, `[[`, "codes"), use.names = FALSE)),
+       levels = lapply(coded, `[[`, "levels"))
+}
+
+.is_frame_list <- function(x) {
+  is.list(x) && !is.data.frame(x) && length(x) > 0 && all(vapply(x, is.data.frame, logical(1)))
+}
+
+# Convert one R argument into what Python should receive.
+.py_value <- function(x) {
+  if (inherits(x, "formula")) return(paste(deparse(x, width.cutoff = 500L), collapse = " "))
+  if (is.factor(x)) return(as.character(x))
+  x
+}
+
+# Call dpstats.<name>(...) (or a method of `target`) with R values.
+.dp_invoke <- function(name, args, target = NULL, call = NULL) {
+  .dp_ensure()
+  nms <- names(args)
+  if (is.null(nms)) nms <- rep("", length(args))
+  positional <- list()
+  kwargs <- list()
+  frames <- list()
+  for (i in seq_along(args)) {
+    x <- args[[i]]
+    if (is.null(x) && nzchar(nms[i])) next
+    if (is.data.frame(x) || .is_frame_list(x)) {
+      if (!nzchar(nms[i])) .dp_abort("data frames must be passed by name (data = df).", "dpstats_data_error", call)
+      frames[[nms[i]]] <- if (is.data.frame(x)) .dp_encode_frame(x, nms[i])
+                          else unname(lapply(x, .dp_encode_frame, arg = nms[i]))
+    } else if (nzchar(nms[i])) {
+      kwargs[nms[i]] <- list(.py_value(x))
+    } else {
+      positional[[length(positional) + 1]] <- .py_value(x)
+    }
+  }
+  res <- .dp_env$bridge$call_from_r(name, positional, kwargs, frames, target)
+  .dp_signal(res, call)
+  .dp_convert(res$json, res$object)
+}
+
+.dp_signal <- function(res, call) {
+  for (w in res$warnings) {
+    warning(warningCondition(w[[2]], class = unique(c(w[[1]], "dpstats_warning")), call = call))
+  }
+  if (!isTRUE(res$ok)) {
+    stop(errorCondition(res$error_message, class = unlist(res$error_classes), call = call))
+  }
+}
+
+.simplify_frame <- function(x) {
+  if (is.null(x) || is.data.frame(x)) return(x)
+  x <- lapply(x, function(col) if (is.list(col) && all(lengths(col) == 1L)) unlist(col) else col)
+  tryCatch(as.data.frame(x, stringsAsFactors = FALSE, optional = TRUE),
+           error = function(e) x)
+}
+
+.dp_convert <- function(json, object) {
+  p <- jsonlite::fromJSON(json, simplifyVector = TRUE)
+  switch(p$kind,
+    result = .dp_result(p, object),
+    data.frame = {
+      cols <- p$frame$columns
+      for (nm in names(p$frame$levels)) {
+        cols[[nm]] <- factor(cols[[nm]], levels = unlist(p$frame$levels[[nm]]))
+      }
+      .simplify_frame(cols[unlist(p$frame$names)])
+    },
+    vector = stats::setNames(p$value, p$names),
+    array = {
+      v <- p$value
+      if (length(p$dim) == 2L && !is.matrix(v)) v <- matrix(unlist(v), nrow = p$dim[1], byrow = TRUE)
+      v
+    },
+    p$value)
+}
+
+.dp_result <- function(p, object) {
+  out <- p$result
+  out$tidy <- .simplify_frame(out$tidy)
+  out$glance <- .simplify_frame(lapply(out$glance, function(v) if (is.null(v)) NA else v))
+  out$text <- p$text
+  out$summary_text <- p$summary
+  out$coef <- if (!is.null(p$coef)) {
+    v <- unlist(lapply(p$coef$values, function(z) if (is.null(z)) NA else z))
+    if (!is.null(p$coef$names)) stats::setNames(v, unlist(p$coef$names)) else v
+  }
+  attr(out, "py") <- object
+  class(out) <- unlist(p$class)
+  out
+}
+
+.dp_pyref <- function(x) {
+  ref <- attr(x, "py", exact = TRUE)
+  if (is.null(ref) || (inherits(ref, "python.builtin.object") && reticulate::py_is_null_xptr(ref))) {
+    .dp_abort("this fit's Python object is gone (the fit was saved and reloaded, or R restarted); refit to use predict() or report().",
+              "dpstats_stale_error")
+  }
+  ref
+}
+
+# Build the argument list of a wrapper from its formals: missing arguments are left out,
+# so Python's own defaults apply.
+.wrapper_args <- function(env, names) {
+  out <- list()
+  for (nm in names) {
+    is_missing <- eval(call("missing", as.name(nm)), env)
+    if (!is_missing) out[nm] <- list(get(nm, envir = env))
+  }
+  out
+}
+
+.seed_arg <- function(seed) {
+  if (is.null(seed)) return(list())
+  if (!is.numeric(seed) || length(seed) != 1L || is.na(seed) || seed != round(seed) || seed < 0) {
+    .dp_abort(sprintf("seed must be one whole number >= 0 (or NULL for fresh randomness), got %s.",
+                      paste(format(seed), collapse = ", ")), "dpstats_privacy_parameter_error")
+  }
+  list(random_state = as.integer(seed))
+}

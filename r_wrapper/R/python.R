@@ -1,0 +1,141 @@
+# Finding Python and the dpstats module; classed errors when either is missing.
+
+.dp_env <- new.env(parent = emptyenv())
+
+.onLoad <- function(libname, pkgname) {
+  # Nothing is started here: the module is imported on first use, so that
+  # library(dpstats) works (and explains itself later) without Python.
+  .dp_env$dpstats <- reticulate::import("dpstats", delay_load = TRUE)
+  .dp_env$ready <- FALSE
+  .register_broom_methods()
+}
+
+.dp_abort <- function(message, class, call = NULL) {
+  stop(errorCondition(message, class = unique(c(class, "dpstats_error")), call = call))
+}
+
+# absolute, but symlinks kept: a venv's bin/python is a symlink to the base interpreter
+.absolute <- function(p) {
+  if (grepl("^(/|[A-Za-z]:)", p)) p else file.path(getwd(), p)
+}
+
+.venv_python <- function(venv) {
+  for (rel in c("bin/python", "Scripts/python.exe")) {
+    p <- file.path(venv, rel)
+    if (file.exists(p)) return(.absolute(p))
+  }
+  NULL
+}
+
+# The Python interpreter dpstats will use.
+dpstats_python <- function() {
+  opt <- getOption("dpstats.python")
+  for (src in list(list("option dpstats.python", opt),
+                   list("DPSTATS_PYTHON", Sys.getenv("DPSTATS_PYTHON")),
+                   list("RETICULATE_PYTHON", Sys.getenv("RETICULATE_PYTHON")))) {
+    value <- src[[2]]
+    if (!is.null(value) && nzchar(value)) {
+      if (!file.exists(value)) {
+        .dp_abort(sprintf("%s is set to '%s', which does not exist; point it to a Python that has dpstats (e.g. the project's .venv/bin/python).",
+                          src[[1]], value), "dpstats_python_missing_error")
+      }
+      return(.absolute(value))
+    }
+  }
+  # the package installed inside a virtual environment (scripts/dpstats.sh: .venv/R-library)
+  lib <- dirname(dirname(system.file(package = "dpstats")))
+  p <- .venv_python(dirname(lib))
+  if (!is.null(p)) return(p)
+  # a .venv in the working directory or above
+  dir <- normalizePath(getwd(), mustWork = FALSE)
+  repeat {
+    p <- .venv_python(file.path(dir, ".venv"))
+    if (!is.null(p)) return(p)
+    parent <- dirname(dir)
+    if (identical(parent, dir)) break
+    dir <- parent
+  }
+  p <- Sys.which(c("python3", "python"))
+  p <- p[nzchar(p)]
+  if (length(p)) return(unname(p[[1]]))
+  NULL
+}
+
+.dp_ensure <- function() {
+  if (isTRUE(.dp_env$ready)) return(invisible(TRUE))
+  if (!reticulate::py_available(initialize = FALSE)) {
+    py <- dpstats_python()
+    if (is.null(py)) {
+      .dp_abort("no Python interpreter found: set DPSTATS_PYTHON to a Python (>= 3.10) that has dpstats, or run install_dpstats().",
+                "dpstats_python_missing_error")
+    }
+    err <- tryCatch(withCallingHandlers({
+      reticulate::use_python(py, required = TRUE)
+      reticulate::py_config()
+      NULL
+    }, warning = function(w) {
+      # reticulate looks for Poetry when a pyproject.toml is in the working directory;
+      # the interpreter is already chosen, so that hint does not apply
+      if (grepl("Poetry", conditionMessage(w), fixed = TRUE)) invokeRestart("muffleWarning")
+    }), error = function(e) conditionMessage(e))
+    if (!is.null(err)) {
+      .dp_abort(sprintf("Python at '%s' cannot be started from R: %s", py, err),
+                "dpstats_python_missing_error")
+    }
+  }
+  if (!reticulate::py_module_available("dpstats")) {
+    .dp_abort(sprintf("the Python package 'dpstats' is not installed for %s; run install_dpstats() or set DPSTATS_PYTHON to a Python that has it.",
+                      reticulate::py_config()$python), "dpstats_missing_error")
+  }
+  .dp_env$bridge <- reticulate::import("dpstats.rbridge")
+  .dp_env$ready <- TRUE
+  invisible(TRUE)
+}
+
+dpstats_available <- function() {
+  tryCatch(isTRUE(.dp_ensure()), dpstats_error = function(e) FALSE)
+}
+
+dpstats_has <- function(name) {
+  .dp_ensure()
+  isTRUE(.dp_env$bridge$has_function(name))
+}
+
+install_dpstats <- function(path = NULL, python = NULL, venv = NULL, editable = FALSE,
+                            dry_run = FALSE) {
+  if (is.null(python)) python <- dpstats_python()
+  if (is.null(python)) {
+    .dp_abort("no Python found: pass python = '/path/to/python3'.", "dpstats_python_missing_error")
+  }
+  steps <- list()
+  if (!is.null(venv)) {
+    steps[[length(steps) + 1]] <- c(python, "-m", "venv", venv)
+    python <- file.path(venv, "bin", "python")
+  }
+  if (is.null(path)) path <- .find_source()
+  target <- if (is.null(path)) "dpstats" else normalizePath(path, mustWork = TRUE)
+  pip <- c(python, "-m", "pip", "install", "--quiet")
+  if (editable && !is.null(path)) pip <- c(pip, "-e")
+  steps[[length(steps) + 1]] <- c(pip, target)
+  if (dry_run) return(steps)
+  for (cmd in steps) {
+    status <- system2(cmd[1], shQuote(cmd[-1]))
+    if (!identical(status, 0L)) {
+      .dp_abort(sprintf("command failed (status %s): %s", status, paste(cmd, collapse = " ")),
+                "dpstats_install_error")
+    }
+  }
+  message("dpstats installed for ", python, "; restart R, or set DPSTATS_PYTHON = \"", python, "\".")
+  invisible(python)
+}
+
+.find_source <- function() {
+  dir <- normalizePath(getwd(), mustWork = FALSE)
+  repeat {
+    f <- file.path(dir, "pyproject.toml")
+    if (file.exists(f) && any(grepl('^name = "dpstats"', readLines(f, warn = FALSE)))) return(dir)
+    parent <- dirname(dir)
+    if (identical(parent, dir)) return(NULL)
+    dir <- parent
+  }
+}
