@@ -1,0 +1,143 @@
+"""Vertically partitioned GLMs with real parties over a network.
+
+:class:`Party` runs one data holder per process; the parties talk over TCP
+with AES-256-GCM frames keyed from a pre-shared key (see
+:mod:`dpstats.vertical.channel`).  ``dpstats party`` starts one from the
+command line::
+
+    dpstats party keygen --out psk.hex
+    dpstats party lead --data a.csv --formula "y ~ x1 + x2" --parties 3 \\
+        --listen 127.0.0.1:7000 --key-file psk.hex --row-id id --family binomial
+    dpstats party join --data b.csv --formula "~ x3 + x4" --name B \\
+        --connect 127.0.0.1:7000 --key-file psk.hex --row-id id
+
+Exit codes: 0 success, 2 bad input (data, formula, arguments), 3 a network or
+protocol failure (a party disconnected, timed out, or sent a message that
+failed authentication).  No partial result is written on failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..errors import DPStatsError
+from .channel import PeerDisconnected, ProtocolError, SecureChannel, load_key
+from .party import Party
+
+__all__ = ["Party", "ProtocolError", "PeerDisconnected", "SecureChannel", "party_main", "load_key"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dpstats party",
+                                     description="One party of a vertically partitioned GLM fit.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    kg = sub.add_parser("keygen", help="write a fresh 256-bit pre-shared key (hex) to a file")
+    kg.add_argument("--out", required=True)
+
+    for action, helptext in (("lead", "hold y, listen, and run the fit"),
+                             ("join", "connect to the leader and contribute a column block")):
+        p = sub.add_parser(action, help=helptext)
+        p.add_argument("--data", required=True, help="this party's CSV or Parquet file")
+        p.add_argument("--formula", help="leader: 'y ~ x1 + x2'; member: '~ x3 + x4' (default: all columns)")
+        p.add_argument("--name", default="leader" if action == "lead" else None, required=action == "join")
+        p.add_argument("--key-file", help="file with the pre-shared key (hex); or set DPSTATS_PARTY_KEY")
+        p.add_argument("--row-id", help="column with the shared row ids (default: row order)")
+        p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for any message")
+        p.add_argument("--json", help="write the released result as JSON here")
+        p.add_argument("--verbose", action="store_true", help="log every sweep on stderr")
+        if action == "lead":
+            p.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (port 0: any free port)")
+            p.add_argument("--port-file", help="write the port actually bound to this file")
+            p.add_argument("--parties", type=int, required=True, help="number of parties, leader included")
+            p.add_argument("--family", default="gaussian", choices=["gaussian", "binomial", "poisson"])
+            p.add_argument("--penalty", choices=["ridge", "lasso"])
+            p.add_argument("--lam", type=float, default=0.0)
+            p.add_argument("--tol", type=float, default=1e-8)
+            p.add_argument("--max-iter", type=int, default=10_000)
+            p.add_argument("--se", default="history", choices=["history", "conditional", "none"])
+            p.add_argument("--report", help="write an HTML report here")
+            p.add_argument("--round-delay", type=float, default=0.0,
+                           help="sleep this many seconds per sweep (demonstrations and tests)")
+        else:
+            p.add_argument("--connect", required=True, help="the leader's HOST:PORT")
+            p.add_argument("--retry-for", type=float, default=10.0,
+                           help="keep trying to connect for this many seconds")
+    return parser
+
+
+def _read(path: str):
+    import pandas as pd
+
+    p = Path(path)
+    if not p.exists():
+        raise DPStatsError(f"data file '{path}' does not exist")
+    return pd.read_parquet(p) if p.suffix.lower() == ".parquet" else pd.read_csv(p)
+
+
+def _key(args) -> bytes:
+    if args.key_file:
+        try:
+            text = Path(args.key_file).read_text().strip()
+        except OSError as exc:
+            raise ProtocolError(f"cannot read the key file '{args.key_file}': {exc}") from None
+        return load_key(text)
+    env = os.environ.get("DPSTATS_PARTY_KEY")
+    if env:
+        return load_key(env)
+    raise ProtocolError("no pre-shared key: give --key-file FILE or set DPSTATS_PARTY_KEY (hex).")
+
+
+def _hostport(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise DPStatsError(f"expected HOST:PORT, got {text!r}")
+    return host, int(port)
+
+
+def _run(args) -> int:
+    if args.action == "keygen":
+        fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(os.urandom(32).hex() + "\n")
+        print(f"wrote a 256-bit key to {args.out} (share it with the other parties over a secure channel)")
+        return 0
+    party = Party(_read(args.data), _key(args), name=args.name, formula=args.formula, row_id=args.row_id,
+                  timeout=args.timeout)
+    if args.action == "lead":
+        host, port = _hostport(args.listen)
+
+        def announce(bound: int) -> None:
+            if args.port_file:
+                tmp = args.port_file + ".tmp"
+                Path(tmp).write_text(str(bound))
+                os.replace(tmp, args.port_file)
+            print(f"[{args.name}] listening on {host}:{bound}", file=sys.stderr, flush=True)
+
+        result = party.serve(host, port, n_parties=args.parties, family=args.family, penalty=args.penalty,
+                             lam=args.lam, tol=args.tol, max_iter=args.max_iter, se=args.se,
+                             on_listening=announce, verbose=args.verbose, round_delay=args.round_delay)
+        if args.report:
+            result.report(args.report)
+    else:
+        host, port = _hostport(args.connect)
+        result = party.connect(host, port, retry_for=args.retry_for, verbose=args.verbose)
+    print(result)
+    if args.json:
+        result.to_json(args.json)
+    return 0
+
+
+def party_main(argv: list[str] | None = None) -> int:
+    """Entry point of ``dpstats party``; returns the exit code (0, 2 bad input, 3 network/protocol)."""
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return _run(args)
+    except ProtocolError as exc:
+        print(f"dpstats party: error: {exc}", file=sys.stderr)
+        return 3
+    except (DPStatsError, FileExistsError) as exc:
+        print(f"dpstats party: error: {exc}", file=sys.stderr)
+        return 2

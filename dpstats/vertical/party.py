@@ -1,0 +1,359 @@
+"""One party of a vertically partitioned GLM fit, in its own process, over TCP.
+
+Topology: a star.  The leader holds y, the intercept and its own columns; it
+listens (:meth:`Party.serve`), and every other party (a member) connects to it
+(:meth:`Party.connect`).  The leader runs the sweeps of
+:func:`dpstats.methods.vertical.block_coordinate_descent`: it sends each
+member the sum of the other parties' current linear predictors, and the
+member answers with its own linear predictor and Σ|Δβ_k|.  At the end each
+member sends its coefficients and standard errors, and the leader sends the
+full coefficient table to everyone.  Any failure (a party disconnects, times
+out, sends a tampered frame, or has bad data) stops the fit everywhere with
+a :class:`ProtocolError` or :class:`~dpstats.errors.DataError`; no partial
+result is returned.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..api import vertical as api
+from ..errors import DataError, DPStatsError
+from ..formula import model_frame
+from ..methods import vertical as m
+from ..privacy.randomness import NoiseSource
+from ..privacy.statement import DataDependence
+from ..results.vertical import VerticalGLMResult, coefficient_table
+from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
+
+
+class Party:
+    """One data holder in a vertically partitioned GLM.
+
+    Parameters
+    ----------
+    data : DataFrame
+        This party's columns (and, for the leader, the response), one row per
+        shared row id.
+    key : bytes or hex str
+        Pre-shared key (≥ 32 bytes), the same for all parties.
+    name : str
+        This party's name (unique).
+    formula : str, optional
+        Leader: two-sided, e.g. ``"y ~ x1 + x2"`` (its own columns; the
+        intercept goes here).  Member: one-sided, e.g. ``"~ x3 + x4"``
+        (no intercept).  Default: all columns except ``row_id`` (the leader
+        needs ``response=`` then).
+    row_id : str, optional
+        Column with the shared row ids (default: the index).  Only a hash of
+        the ordered ids is sent.
+    timeout : float
+        Seconds to wait for a connection or a message.
+    max_message_bytes : int
+        Largest accepted message.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> p = Party(pd.DataFrame({"x": [1.0, 2.0, 4.0]}), key="00" * 32, name="B")
+    >>> p.name
+    'B'
+    """
+
+    def __init__(self, data: pd.DataFrame, key: bytes | str, *, name: str, formula: str | None = None,
+                 response: str | None = None, row_id: str | None = None, timeout: float = 60.0,
+                 max_message_bytes: int = DEFAULT_MAX_MESSAGE) -> None:
+        if not isinstance(data, pd.DataFrame):
+            raise DataError("Party data must be a pandas DataFrame.")
+        if row_id is not None and row_id not in data.columns:
+            raise DataError(f"row_id {row_id!r} is not a column of party {name!r}'s data.")
+        if not (isinstance(timeout, (int, float)) and timeout > 0):
+            raise DataError(f"timeout must be a positive number of seconds, got {timeout!r}.")
+        self.data, self.name, self.row_id = data, str(name), row_id
+        self.formula, self.response = formula, response
+        self.key = load_key(key)
+        self.timeout, self.max_message = float(timeout), int(max_message_bytes)
+        ids = data[row_id].tolist() if row_id is not None else data.index.tolist()
+        self.row_hash = api.row_id_hash(ids)
+
+    # ------------------------------------------------------------------ model frames
+    def _frame(self, leader: bool):
+        data = self.data.drop(columns=[self.row_id]) if self.row_id is not None else self.data
+        if leader:
+            formula = self.formula or (f"{self.response} ~ ." if self.response else None)
+            if formula is None or "~" not in formula or formula.strip().startswith("~"):
+                raise DataError("the leader needs a two-sided formula such as 'y ~ x1 + x2' "
+                                "(or response='y'): it holds the outcome.")
+            mf = model_frame(formula, data, min_rows=2)
+        else:
+            mf = model_frame(self.formula or "~ .", data, one_sided=True, drop_intercept=True)
+        if mf.n_dropped:
+            raise DataError(f"party {self.name!r}: {mf.n_dropped} rows have missing values; every party "
+                            "must keep all shared rows (impute or remove them from all parties first).")
+        return mf
+
+    # ------------------------------------------------------------------ leader
+    def serve(self, host: str = "127.0.0.1", port: int = 0, *, n_parties: int, family: str = "gaussian",
+              penalty: str | None = None, lam: float = 0.0, tol: float = 1e-8, max_iter: int = 10_000,
+              se: str = "history", conf_level: float = 0.95, on_listening: Callable[[int], None] | None = None,
+              verbose: bool = False, round_delay: float = 0.0) -> VerticalGLMResult:
+        """Lead the fit: listen, admit ``n_parties − 1`` members, run the sweeps, release the table.
+
+        ``round_delay`` (seconds) slows each sweep down, for demonstrations and tests.
+        """
+        if se == "pooled":
+            raise DataError("se='pooled' needs all columns in one process; use 'history' or 'conditional'.")
+        spec = api.validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, None, None, 1,
+                                      4.0, 0.1, "replace", False, None)
+        if not isinstance(n_parties, int) or n_parties < 2:
+            raise DataError(f"n_parties must be an integer >= 2 (leader included), got {n_parties!r}.")
+        mf = self._frame(leader=True)
+        api.check_response(mf.y, family, mf.response)
+        listener = socket.create_server((host, port))
+        listener.settimeout(self.timeout)
+        channels: list[tuple[str, SecureChannel]] = []
+        try:
+            if on_listening is not None:
+                on_listening(listener.getsockname()[1])
+            hellos = self._admit(listener, n_parties - 1, channels, mf.n)
+            return self._lead(mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se,
+                              verbose, round_delay)
+        except BaseException as exc:
+            _abort_all(channels, exc)
+            raise
+        finally:
+            listener.close()
+            for _, ch in channels:
+                ch.close()
+
+    def _admit(self, listener, count: int, channels, n: int) -> list[dict]:
+        hellos = []
+        deadline = time.monotonic() + self.timeout
+        while len(hellos) < count:
+            listener.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                sock, addr = listener.accept()
+            except TimeoutError:
+                raise ProtocolError(f"timed out after {self.timeout:g} s: {len(hellos)} of {count} "
+                                    "members connected") from None
+            ch = SecureChannel(sock, self.key, "leader", timeout=self.timeout,
+                               max_message=self.max_message, peer=f"member at {addr[0]}:{addr[1]}")
+            channels.append((f"{addr[0]}:{addr[1]}", ch))
+            ch.handshake()
+            hello = _expect(ch.recv("the member's hello"), "hello", ch.peer)
+            name = str(hello.get("name"))
+            if name == self.name or any(h["name"] == name for h in hellos):
+                raise DataError(f"two parties are named {name!r}; party names must be unique.")
+            ch.peer = f"party {name!r}"
+            channels[-1] = (name, ch)
+            hellos.append(hello)
+        names = [self.name] + [h["name"] for h in hellos]
+        api.check_rows([self.row_hash] + [h["row_hash"] for h in hellos],
+                       [n] + [int(h["n"]) for h in hellos], names)
+        return hellos
+
+    def _lead(self, mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se, verbose,
+              round_delay) -> VerticalGLMResult:
+        fam = m.FAMILIES[family]
+        pen = m.Penalty(penalty, float(lam))
+        terms = list(mf.names) + [t for h in hellos for t in h["terms"]]
+        if len(set(terms)) != len(terms):
+            dup = next(t for t in terms if terms.count(t) > 1)
+            raise DataError(f"term {dup!r} is held by more than one party: column sets must not overlap.")
+        p = len(terms)
+        names = [self.name] + [h["name"] for h in hellos]
+        sizes = [mf.p] + [len(h["terms"]) for h in hellos]
+        for name, ch in channels:
+            k = names.index(name)
+            ch.send({"type": "setup", "y": mf.y, "family": family, "penalty": penalty, "lam": lam,
+                     "se": se, "p_other": p - sizes[k]})
+        mask = np.array([0.0 if t == "(Intercept)" else 1.0 for t in mf.names])
+        own = m.LocalBlock(mf.X, mf.y, fam, pen, mask, p - mf.p, se=se)
+        blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)]) for nm, ch in channels]
+
+        def log(row):
+            if verbose:
+                print(f"[{self.name}] sweep {row['iteration']}: sum|dbeta| = {row['sum_abs_change']:.3e}, "
+                      f"deviance = {row['deviance']:.10g}", file=sys.stderr, flush=True)
+            if round_delay:
+                time.sleep(round_delay)
+
+        out = m.block_coordinate_descent(blocks, mf.y, fam, tol=tol, max_iter=max_iter,
+                                         check_separation=penalty is None, on_round=log)
+        finals = api.finish_blocks(blocks, out, fam, mf.y, p, None)
+        index, start = [], 0
+        for s in sizes:
+            index.append(np.arange(start, start + s))
+            start += s
+        noise = NoiseSource(None)
+        entries, _ = api._plan(spec, mf.n, len(names), None)
+        statement = api.privacy_statement(spec, entries, DataDependence(False), noise, len(names),
+                                          simulated=False)
+        call = api._call(mf.formula, names, family, penalty, lam, tol, max_iter, se, None, None, 1)
+        result = api.assemble_result(call, terms, mf.n, names, index, finals, out, fam, mf.y, spec,
+                                     statement, se)
+        message = result_message(result)
+        for _, ch in channels:
+            ch.send(message)
+        return result
+
+    # ------------------------------------------------------------------ member
+    def connect(self, host: str = "127.0.0.1", port: int = 0, *, retry_for: float = 10.0,
+                verbose: bool = False) -> VerticalGLMResult:
+        """Join the leader's fit; answer its requests; return the released coefficient table."""
+        sock = _connect_retry(host, port, retry_for, self.timeout)
+        ch = SecureChannel(sock, self.key, "member", timeout=self.timeout, max_message=self.max_message,
+                           peer=f"leader at {host}:{port}")
+        try:
+            ch.handshake()
+            mf = self._frame(leader=False)
+            ch.send({"type": "hello", "name": self.name, "n": mf.n, "row_hash": self.row_hash,
+                     "terms": list(mf.names)})
+            setup = _expect(ch.recv("the setup"), "setup", ch.peer)
+            y = _vector(setup["y"], mf.n, "y")
+            fam = m.FAMILIES[setup["family"]]
+            block = m.LocalBlock(mf.X, y, fam, m.Penalty(setup["penalty"], float(setup["lam"])),
+                                 np.ones(mf.p), int(setup["p_other"]), se=setup["se"])
+            return self._serve_requests(ch, block, mf.n, verbose)
+        except DPStatsError as exc:
+            if not isinstance(exc, ProtocolError):
+                _try_send(ch, {"type": "error", "reason": f"party {self.name!r}: {exc}"})
+            raise
+        finally:
+            ch.close()
+
+    def _serve_requests(self, ch: SecureChannel, block, n: int, verbose: bool) -> VerticalGLMResult:
+        sweeps = 0
+        while True:
+            msg = ch.recv("the leader's next request")
+            kind = msg.get("type")
+            if kind == "update":
+                eta, change = block.update(_vector(msg["offset"], n, "offset"))
+                ch.send({"type": "eta", "eta": eta, "change": change})
+                sweeps += 1
+                if verbose:
+                    print(f"[{self.name}] update {sweeps}", file=sys.stderr, flush=True)
+            elif kind == "finish":
+                fin = block.finish(_vector(msg["eta"], n, "eta"), float(msg["dispersion"]))
+                reply = {"type": "final", "beta": fin.beta, "rank": fin.rank, "p_other": fin.p_other}
+                if fin.cov is not None:
+                    reply["cov"] = fin.cov
+                ch.send(reply)
+            elif kind == "result":
+                return result_from_message(msg)
+            elif kind == "abort":
+                raise ProtocolError(f"the leader stopped the fit: {msg.get('reason')}")
+            else:
+                raise ProtocolError(f"unexpected message {kind!r} from the leader")
+
+
+class RemoteBlock:
+    """The leader's proxy of a member's block: update/finish over the channel."""
+
+    def __init__(self, ch: SecureChannel, n: int, p: int) -> None:
+        self.ch, self.n, self.p = ch, n, p
+
+    def update(self, offset: np.ndarray):
+        self.ch.send({"type": "update", "offset": offset})
+        msg = _expect(self.ch.recv("its linear predictor"), "eta", self.ch.peer)
+        change = msg.get("change")
+        return _vector(msg["eta"], self.n, "eta"), (float(change) if change is not None else None)
+
+    def finish(self, eta_total, dispersion, sigma_beta=0.0) -> m.BlockFinal:
+        self.ch.send({"type": "finish", "eta": eta_total, "dispersion": dispersion})
+        msg = _expect(self.ch.recv("its coefficients"), "final", self.ch.peer)
+        beta = _vector(msg["beta"], self.p, "beta")
+        cov = msg.get("cov")
+        if cov is not None and np.shape(cov) != (self.p, self.p):
+            raise ProtocolError(f"{self.ch.peer} sent a covariance of shape {np.shape(cov)}")
+        return m.BlockFinal(beta, cov, int(msg["rank"]), int(msg["p_other"]))
+
+
+# --------------------------------------------------------------------------- messages
+def result_message(result: VerticalGLMResult) -> dict:
+    """The released coefficient table and convergence trace, as a protocol message."""
+    c = result.coefficients
+    return {"type": "result", "terms": list(c["term"]), "party": list(c["party"]),
+            "beta": c["estimate"].to_numpy(), "se": c["std_error"].to_numpy(),
+            "trace": result.trace.to_numpy(dtype=float), "meta": {
+                "family": result.family, "n": result.n, "iterations": result.iterations,
+                "converged": result.converged, "tol": result.tol, "dispersion": result.dispersion,
+                "df_residual": result.df_residual, "deviance": result.deviance, "penalty": result.penalty,
+                "lam": result.lam, "se_method": result.se_method, "se_blocks": result.se_blocks,
+                "parties": result.parties, "party_terms": result.party_terms,
+                "conf_level": result.conf_level, "call": result.call}}
+
+
+def result_from_message(msg: dict) -> VerticalGLMResult:
+    """Rebuild the released result on a member."""
+    meta = msg["meta"]
+    spec = {"eps": None, "delta": 0.0, "neighbouring": "replace", "conf_level": meta["conf_level"]}
+    entries, _ = api._plan(spec, meta["n"], len(meta["parties"]), None)
+    statement = api.privacy_statement(spec, entries, DataDependence(False), NoiseSource(None),
+                                      len(meta["parties"]), simulated=False)
+    table = coefficient_table(msg["terms"], msg["party"], np.asarray(msg["beta"]), np.asarray(msg["se"]),
+                              meta["family"], meta["df_residual"], meta["conf_level"])
+    trace = pd.DataFrame(np.asarray(msg["trace"]).reshape(-1, 3),
+                         columns=["iteration", "sum_abs_change", "deviance"])
+    trace["iteration"] = trace["iteration"].astype(int)
+    return VerticalGLMResult(
+        method="vertical_glm", call=meta["call"], n=meta["n"], p=len(msg["terms"]), terms=msg["terms"],
+        privacy=statement, family=meta["family"], coefficients=table, trace=trace,
+        iterations=meta["iterations"], converged=meta["converged"], tol=meta["tol"],
+        dispersion=meta["dispersion"], df_residual=meta["df_residual"], deviance=meta["deviance"],
+        penalty=meta["penalty"], lam=meta["lam"], se_method=meta["se_method"], se_blocks=meta["se_blocks"],
+        parties=meta["parties"], party_terms=meta["party_terms"], conf_level=meta["conf_level"],
+        disclosure=statement.notes)
+
+
+def _expect(msg: dict, kind: str, peer: str) -> dict:
+    got = msg.get("type")
+    if got == kind:
+        return msg
+    if got in ("abort", "error"):
+        raise ProtocolError(f"{peer} stopped the fit: {msg.get('reason')}")
+    raise ProtocolError(f"expected a {kind!r} message from {peer}, got {got!r}")
+
+
+def _vector(v, n: int, what: str) -> np.ndarray:
+    a = np.asarray(v, dtype=float)
+    if a.shape != (n,):
+        raise ProtocolError(f"received {what} of shape {a.shape}, expected ({n},)")
+    if not np.all(np.isfinite(a)):
+        raise ProtocolError(f"received {what} with non-finite values")
+    return a
+
+
+def _try_send(ch: SecureChannel, msg: dict) -> None:
+    try:
+        ch.send(msg)
+    except (DPStatsError, OSError):
+        pass
+
+
+def _abort_all(channels, exc: BaseException) -> None:
+    reason = str(exc) or type(exc).__name__
+    for _, ch in channels:
+        if ch._send is not None:
+            _try_send(ch, {"type": "abort", "reason": reason})
+
+
+def _connect_retry(host: str, port: int, retry_for: float, timeout: float) -> socket.socket:
+    deadline = time.monotonic() + max(retry_for, 0.0)
+    while True:
+        try:
+            return socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            if time.monotonic() >= deadline:
+                raise ProtocolError(f"cannot connect to the leader at {host}:{port} ({exc}); is it "
+                                    "running and listening there?") from None
+            time.sleep(0.1)
+
+
+__all__ = ["Party", "RemoteBlock", "result_message", "result_from_message"]
