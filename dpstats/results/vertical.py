@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from .base import DPResult, Plot
+from .base import DPResult, Plot, _jsonable
 
 
 @dataclass
@@ -122,6 +122,11 @@ class VerticalGLMResult(DPResult):
                 "lam": self.lam, "se_method": self.se_method, "se_blocks": self.se_blocks,
                 "parties": self.parties, "party_terms": self.party_terms,
                 "conf_level": self.conf_level, "disclosure": self.disclosure}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["privacy"] = _jsonable(out["privacy"])  # eps = inf (not private) becomes "Inf"
+        return out
 
     # ------------------------------------------------------------------ report
     def plots(self) -> list[Plot]:
