@@ -1,0 +1,592 @@
+"""Front door of the DP fixed-X knockoff filter (Pournaderi & Xiang) and its simulation."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError
+from ..formula import model_frame
+from ..geometry import clip_rows_l2
+from ..methods import knockoff as ko
+from ..methods import knockoff_dp as kd
+from ..methods import knockoff_sim as ks
+from ..privacy.accountant import Accountant, LedgerEntry, total_delta, total_eps
+from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.base import OperatingCharacteristics
+from ..results.knockoff import KnockoffResult
+from ..stats import CrossProductAccumulator, chunk_rows
+from ..validation import (check_accountant, check_delta, check_eps, check_fraction,
+                          check_neighbouring, check_strict)
+from ._common import charge, missing_rows_step
+
+ROUTES = ("shortcut", "materialise", "materialize")
+GRAM_KEY = "Delta Sigma' (Frobenius)"
+
+
+def dp_knockoff(
+    formula: str,
+    data: pd.DataFrame,
+    eps: float,
+    delta: float,
+    fdr: float = 0.1,
+    method: str = "II",
+    statistic: str = "csm",
+    *,
+    bounds: float | None = None,
+    sigma: float | None = None,
+    beta_norm: float | None = None,
+    c_min: float | None = None,
+    lambda_min: float | None = None,
+    ridge: float = 0.0,
+    s: str = "lambda_min",
+    offset: int = 1,
+    knockoffs: str = "shortcut",
+    eps_split: tuple[float, float, float] = (0.5, 0.25, 0.25),
+    delta_split: Sequence[float] | None = None,
+    neighbouring: str = "replace",
+    truth: Sequence[str] | None = None,
+    oc_trials: int = 100,
+    random_state: RandomState = None,
+    accountant: Accountant | None = None,
+    strict: bool = False,
+    progress: bool = False,
+) -> KnockoffResult:
+    """Differentially private fixed-X knockoff filter (Methods I and II of Pournaderi & Xiang).
+
+    Model y = Xβ + w, w ~ N(0, σ²I), no intercept.  Columns are normalised to unit
+    norm, fixed-X knockoffs X̃′ are built with S = sI, and the OLS coefficients b of
+    y on [X′ X̃′] are released with noise: **Method II** (default, Theorem 5) adds
+    N(0, κ²I) to b; **Method I** (Theorem 3) adds noise to the Gram matrix G and to
+    [X′ X̃′]ᵀy and solves.  The W statistics (CSM, eq. 7, or LCD, eq. 6) and the
+    knockoff+ threshold are post-processing.  Everything is computed from n, XᵀX,
+    Xᵀy and yᵀy: Ũᵀy is sampled in O(p) (Haar trick), so no n × n matrix is formed.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ ."`` or any R-style formula; the intercept is dropped.
+    data : pandas.DataFrame
+    eps : float
+        Total eps.  Method I splits it by ``eps_split`` into (cross-products,
+        λ_min, Σ′); Method II spends it on the coefficients.  ``math.inf`` runs the
+        ordinary (non-private) fixed-X knockoff filter.
+    delta : float in (0, 1)
+        Total delta: Method I δ + δ₁ + δ₂ (cross-products, Σ′, sensitivity-bound
+        failure), Method II δ₁ + δ₂; equal shares unless ``delta_split``.
+    fdr : float in (0, 1)
+        Target FDR q.
+    method : {"II", "I"}
+    statistic : {"csm", "lcd"}
+    bounds : float, optional
+        Public bound B on the l2 norm of each row of the design (Assumption 3);
+        rows are clipped to it.  Without it, B = the largest row norm of the data
+        (a data-dependent step).
+    sigma, beta_norm : float, optional
+        Declared upper bounds on the noise sd σ and on ‖β‖ (Remark 2).  If not
+        given they are estimated from the data (OLS), a data-dependent step.
+    c_min, lambda_min : float, optional
+        Declared public lower bounds on the smallest column norm and on
+        λ_min(Σ′).  Given, the sensitivities use them with the public bounds
+        ‖Σ′‖_F, λ_max ≤ p and C_max ≤ √n·B (and s = ``lambda_min``); not given,
+        the data's values are used, as in the paper (data-dependent).
+    ridge : float
+        Ridge stabiliser ω² >= 0 (Remark 2): b = (G + ω²I)⁻¹[X′ X̃′]ᵀy; it relaxes
+        Theorem 5's condition to (1 − η²)λ_min − η² + ω² > 0.
+    s : {"lambda_min", "equi"}
+        s = λ_min(Σ′) (the paper, Lemma 1) or min(2λ_min, 1) (equicorrelated;
+        Method II with ridge > 0 only, since G is then singular).
+    offset : {1, 0}
+        1: knockoff+ (FDR control); 0: knockoff (modified FDR).
+    knockoffs : {"shortcut", "materialise"}
+        Sample Ũᵀy in O(p) (default), or build X̃′ by QR (memory O(np)); the
+        matrix is kept in ``result.knockoffs_nonprivate`` (not private).
+    eps_split : 3 fractions summing to 1
+        Method I's split; default (0.5, 0.25, 0.25) is the paper's (0.1, 0.05, 0.05).
+    delta_split : fractions summing to 1, optional
+    neighbouring : {"replace"}
+        The paper's analysis is for replacing one row.
+    truth : list of str, optional
+        True support (simulations): adds non-private diagnostics.
+    oc_trials : int
+        Trials of the operating-characteristics simulation (0 to skip).
+    random_state, accountant, strict, progress
+        See DESIGN §1.
+
+    Returns
+    -------
+    KnockoffResult
+
+    Notes
+    -----
+    n ≤ p is refused (screen first with :func:`dpstats.dp_sis` on a data split);
+    for p < n < 2p the rows are augmented to 2p as R's ``knockoff`` package does
+    (zero rows of X, responses drawn from N(0, σ̂²)), a data-dependent step.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> df = dp.datasets.fan_lv(n=400, d=10, random_state=0)
+    >>> fit = dp.dp_knockoff("y ~ .", data=df, eps=math.inf, delta=1e-6, fdr=0.2,
+    ...                      random_state=1, oc_trials=0)  # doctest: +SKIP
+    >>> fit.variant  # doctest: +SKIP
+    'non-private'
+    """
+    args = _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_min, lambda_min,
+                     ridge, s, offset, knockoffs, eps_split, delta_split, neighbouring, oc_trials,
+                     strict, accountant)
+    nonprivate = math.isinf(eps)
+    if nonprivate:
+        if strict:
+            raise PrivacyParameterError("strict=True refuses eps = inf (a non-private analysis).")
+        warnings.warn("eps = inf: the ordinary fixed-X knockoff filter, NOT private.",
+                      NonPrivateWarning, stacklevel=2)
+    if accountant is not None:
+        accountant.check(eps, 0.0 if nonprivate else delta)
+
+    mf = model_frame(formula, data, drop_intercept=True)
+    n, p = mf.n, mf.p
+    if p < 2:
+        raise DataError(f"dp_knockoff needs at least 2 candidate columns; '{formula}' gives {p}.")
+    if n <= p:
+        raise AssumptionError(
+            f"fixed-X knockoffs need more rows than columns, but n = {n} <= p = {p}. Screen first: "
+            "split the rows, run dp_sis on one part to keep fewer than n/2 terms, then dp_knockoff "
+            "with those terms on the other part (the budgets of disjoint parts do not add).")
+    if not nonprivate and delta >= 1 / n:
+        warnings.warn(f"delta = {delta:g} is at least 1/n = {1 / n:g}; the paper's experiments use "
+                      "delta = 2p/n, but a delta this large allows releasing a whole row.",
+                      UserWarning, stacklevel=2)
+
+    dd = DataDependence(strict)
+    missing_rows_step(dd, mf)
+    noise = NoiseSource(random_state)
+    B = _row_bound(mf.X, bounds, dd)
+    xtx, xty, yty, n_clipped = _sufficient_statistics(mf.X, mf.y, B)
+    st = ko.normalise(n, xtx, xty, yty, names=list(mf.names))
+    sigma_hat = math.sqrt(st.rss / (n - p))
+    sigma_used, beta_used = _remark_2(st, sigma, beta_norm, sigma_hat, dd)
+    st_aug, _ = ko.augment_rows(st, noise.generator)
+    if st_aug.n != n:
+        dd.add(f"rows augmented from n = {n} to 2p = {2 * p} with responses drawn from N(0, sigma_hat^2), "
+               "sigma_hat from the residuals (as R's create.fixed does)",
+               fix="use at least 2p rows")
+    cal, s_value = _calibration(st, B, sigma_used, beta_used, c_min, lambda_min, args["s"], dd)
+
+    parts = _budget(eps, delta, args["eps_split"], args["delta_split"], method)
+    scales = _scales(cal, parts, method, ridge, args["s"], s_value, st.lambda_min, nonprivate)
+    entries = _ledger(method, parts, scales, p, nonprivate)
+    charge(accountant, entries, "dp_knockoff")
+
+    v, Xk = None, None
+    if knockoffs != "shortcut":
+        Xk, v = _materialise(mf.X, mf.y, B, st, st_aug, s_value, noise.generator)
+    rel = kd.run_mechanism(st_aug, s_value, scales, noise, statistic=statistic, ridge=ridge, v=v)
+    T = ko.knockoff_threshold(rel.W, fdr, offset)
+    chosen = ko.select(rel.W, T)
+    selected = [mf.names[j] for j in chosen]
+    signs = [int(np.sign(rel.coefficients[j])) for j in chosen]
+
+    statement = _statement(method, entries, scales, dd, noise, B, cal, sigma, beta_norm, knockoffs, nonprivate)
+    oc = _operating_characteristics(rel, chosen, sigma_used, scales, statistic, fdr, offset, ridge,
+                                    oc_trials, noise.generator)
+    result = KnockoffResult(
+        method="dp_knockoff", call=_call(formula, eps, delta, fdr, method, statistic, bounds, ridge, s,
+                                         offset, knockoffs, strict),
+        n=n, p=p, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
+        selected=selected, signs=signs, W=rel.W, threshold=T, fdr=fdr, offset=offset,
+        coefficients=rel.coefficients, variant="non-private" if nonprivate else method,
+        statistic=statistic, s=s_value, ridge=ridge, row_bound=B,
+        knockoff_route="materialised X~ (QR)" if Xk is not None else "sufficient-statistics (Haar)",
+        noise=_noise_table(scales), released_gram=rel.gram, knockoffs_nonprivate=Xk,
+        empty_reason="" if selected else ko.empty_selection_reason(p, fdr, offset))
+    if not selected:
+        result.warnings.append(result.empty_reason)
+    result.diagnostics = _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic, fdr,
+                                      offset, ridge, noise.generator)
+    return result
+
+
+# --------------------------------------------------------------------- validation
+
+
+def _positive(value, name: str, allow_none: bool = True) -> float | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+        raise PrivacyParameterError(f"{name} must be a positive finite number, got {value!r}.")
+    return float(value)
+
+
+def _fractions(values, count: int, name: str) -> tuple[float, ...]:
+    try:
+        vals = tuple(float(v) for v in values)
+    except (TypeError, ValueError):
+        raise PrivacyParameterError(f"{name} must be {count} fractions summing to 1, got {values!r}.") from None
+    if len(vals) != count or any(not (0 < v < 1) for v in vals) or not math.isclose(sum(vals), 1.0, rel_tol=1e-9):
+        raise PrivacyParameterError(f"{name} must be {count} fractions in (0, 1) summing to 1, got {values!r}.")
+    return vals
+
+
+def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_min, lambda_min, ridge, s,
+              offset, knockoffs, eps_split, delta_split, neighbouring, oc_trials, strict, accountant) -> dict:
+    check_eps(eps, allow_inf=True)
+    check_delta(delta, allow_zero=False)
+    check_fraction(fdr, "fdr", 0.0, 1.0, low_open=True)
+    if method not in ("I", "II"):
+        raise PrivacyParameterError(f"method must be 'I' or 'II' (the paper's Methods), got {method!r}.")
+    if statistic not in ko.STATISTICS:
+        raise PrivacyParameterError(f"statistic must be one of {sorted(ko.STATISTICS)}, got {statistic!r}.")
+    if bounds is not None and not isinstance(bounds, numbers.Real):
+        raise PrivacyParameterError(
+            "bounds for dp_knockoff is one number B, the public bound on the l2 norm of each row of the "
+            f"design (Assumption 3), e.g. bounds=10.0; got {bounds!r}.")
+    _positive(bounds, "bounds (the row-norm bound B)")
+    _positive(sigma, "sigma")
+    _positive(beta_norm, "beta_norm")
+    _positive(c_min, "c_min")
+    if lambda_min is not None and (_positive(lambda_min, "lambda_min") > 1):
+        raise PrivacyParameterError(f"lambda_min is a lower bound on λ_min(Σ′) <= 1, got {lambda_min}.")
+    if isinstance(ridge, bool) or not isinstance(ridge, numbers.Real) or not (math.isfinite(ridge) and ridge >= 0):
+        raise PrivacyParameterError(f"ridge (omega^2) must be a finite number >= 0, got {ridge!r}.")
+    if s not in ko.S_CHOICES:
+        raise PrivacyParameterError(f"s must be one of {list(ko.S_CHOICES)}, got {s!r}.")
+    if s == "equi" and (method == "I" or ridge <= 0):
+        raise AssumptionError(
+            "s='equi' makes the augmented Gram matrix G singular (lambda_min(G) = 0), so OLS on "
+            "[X' X~'] and the sensitivity bounds fail. Use s='lambda_min' (the paper), or Method II "
+            "with a ridge stabiliser ridge > 0.")
+    if offset not in (0, 1) or isinstance(offset, bool):
+        raise PrivacyParameterError(f"offset must be 1 (knockoff+) or 0 (knockoff), got {offset!r}.")
+    if knockoffs not in ROUTES:
+        raise PrivacyParameterError(f"knockoffs must be 'shortcut' or 'materialise', got {knockoffs!r}.")
+    check_neighbouring(neighbouring, supported=("replace",))
+    if isinstance(oc_trials, bool) or not isinstance(oc_trials, numbers.Integral) or oc_trials < 0:
+        raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
+    check_strict(strict)
+    check_accountant(accountant)
+    split = _fractions(eps_split, 3, "eps_split")
+    dsplit = _fractions(delta_split, 3 if method == "I" else 2, "delta_split") if delta_split is not None \
+        else ((1 / 3,) * 3 if method == "I" else (0.5, 0.5))
+    return {"eps_split": split, "delta_split": dsplit, "s": s}
+
+
+# --------------------------------------------------------------------- data and calibration
+
+
+def _row_bound(X: np.ndarray, bounds, dd: DataDependence) -> float:
+    if bounds is None:
+        dd.add("row-norm bound B set to the largest row norm of the data",
+               fix="declare a public bound on the row norms, e.g. bounds=10.0")
+        return float(np.sqrt((X ** 2).sum(axis=1).max()))
+    return float(bounds)
+
+
+def _sufficient_statistics(X: np.ndarray, y: np.ndarray, B: float):
+    """One chunked pass: rows clipped to norm B, then XᵀX, Xᵀy, yᵀy and the clip count."""
+    n, p = X.shape
+    acc = CrossProductAccumulator(p=p, gram=True)
+    clipped = 0
+    step = chunk_rows(p)
+    for start in range(0, n, step):
+        chunk, c = clip_rows_l2(X[start:start + step], B)
+        clipped += c
+        acc.add(chunk, y[start:start + step])
+    st = acc.result()
+    return st.xtx, st.xty, st.yty, clipped
+
+
+def _remark_2(st: ko.Normalised, sigma, beta_norm, sigma_hat: float, dd: DataDependence):
+    if sigma is None:
+        dd.add(f"noise level sigma estimated from the OLS residuals (sigma_hat = {sigma_hat:.4g}) to set "
+               "the sensitivity (Remark 2)", fix="declare an upper bound sigma=")
+        sigma = sigma_hat
+    if beta_norm is None:
+        est = float(np.linalg.norm(st.ols / st.col_norms))
+        dd.add(f"||beta|| estimated by OLS (= {est:.4g}) to set the sensitivity (Remark 2)",
+               fix="declare an upper bound beta_norm=")
+        beta_norm = est
+    return sigma, beta_norm
+
+
+def _calibration(st: ko.Normalised, B: float, sigma: float, beta_norm: float, c_min, lambda_min,
+                 s_kind: str, dd: DataDependence) -> tuple[kd.Calibration, float]:
+    cal = kd.calibration_from_data(st, B, sigma, beta_norm)
+    data_cmin = float(st.col_norms.min())
+    if c_min is not None:
+        if data_cmin < c_min:
+            raise AssumptionError(
+                f"the declared c_min = {c_min:g} exceeds the smallest column norm of the data "
+                f"({data_cmin:.4g}); declare a smaller c_min or leave it to the data.")
+        cal.c_min, cal.c_max = c_min, math.sqrt(st.n) * B
+    else:
+        dd.add("smallest and largest column norms C_min, C_max taken from the data for the sensitivity",
+               fix="declare a public lower bound c_min=")
+    if lambda_min is not None:
+        if st.lambda_min < lambda_min:
+            raise AssumptionError(
+                f"the declared lambda_min = {lambda_min:g} exceeds lambda_min(Sigma') = "
+                f"{st.lambda_min:.4g} of the data; declare a smaller lambda_min or use ridge=.")
+        cal.lambda_min, cal.lambda_min_upper, cal.lambda_max, cal.fro = lambda_min, 1.0, st.p, st.p
+        s_value = float(lambda_min) if s_kind == "lambda_min" else ko.knockoff_s(lambda_min, s_kind)
+    else:
+        dd.add("lambda_min, lambda_max and ||Sigma'||_F of the normalised Gram matrix taken from the data "
+               "for the sensitivity (and s)", fix="declare a public lower bound lambda_min=")
+        s_value = ko.knockoff_s(st.lambda_min, s_kind)
+    kd.check_assumption_3(B, cal.c_min)
+    return cal, s_value
+
+
+def _budget(eps, delta, eps_split, delta_split, method) -> dict[str, float]:
+    if math.isinf(eps):
+        return {}
+    if method == "I":
+        e = [eps * eps_split[0], eps * eps_split[1]]
+        d = [delta * delta_split[0], delta * delta_split[1]]
+        return {"eps": e[0], "eps1": e[1], "eps2": eps - e[0] - e[1],
+                "delta": d[0], "delta1": d[1], "delta2": delta - d[0] - d[1]}
+    d1 = delta * delta_split[0]
+    return {"eps": eps, "delta1": d1, "delta2": delta - d1}
+
+
+def _scales(cal, parts, method, ridge, s_kind, s_value, data_lambda_min, nonprivate) -> kd.Scales:
+    if nonprivate:
+        return kd.Scales("none")
+    if method == "I":
+        return kd.scales_method_one(cal, parts["eps"], parts["eps1"], parts["eps2"], parts["delta"],
+                                    parts["delta1"], parts["delta2"])
+    lam_g = ko.gram_lambda_min(cal.lambda_min, s_value) if s_kind == "equi" else None
+    return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], ridge, lam_g)
+
+
+def _ledger(method, parts, scales: kd.Scales, p: int, nonprivate: bool) -> list[LedgerEntry]:
+    if nonprivate:
+        return [LedgerEntry("ordinary fixed-X knockoff filter (no noise)", "none (eps = inf)", math.inf, 0.0,
+                            sensitivity="not applicable")]
+    sens = scales.sensitivities
+    failure = LedgerEntry("sensitivity bound: ||P w||^2 <= zeta fails with probability delta2",
+                          "high-probability bound (chi-square tail)", 0.0, parts["delta2"],
+                          sensitivity=f"zeta = {sens['zeta']:.4g}")
+    if method == "II":
+        return [LedgerEntry(f"OLS coefficients on [X' X~'] ({2 * p} values)", "Gaussian", parts["eps"],
+                            parts["delta1"], sensitivity=f"l2 Delta2 = {sens['Delta2 (coefficients, l2)']:.4g} "
+                            "(Theorem 5, replace one row)", note=f"kappa = {scales.kappa:.4g}"), failure]
+    return [
+        LedgerEntry(f"cross-products [X' X~']'y ({2 * p} values)", "Gaussian", parts["eps"], parts["delta"],
+                    sensitivity=f"l2 {sens['Delta cross-products (l2)']:.4g} (replace one row)",
+                    note=f"kappa2 = {scales.kappa2:.4g}"),
+        LedgerEntry("lambda_min(Sigma') = s in the Gram matrix (theta1)", "Laplace", parts["eps1"], 0.0,
+                    sensitivity=f"{sens['Delta lambda_min (Laplace)']:.4g} = eta^2 (1 + lambda_min)",
+                    note=f"scale = {scales.laplace_s:.4g}"),
+        LedgerEntry(f"off-diagonal of Sigma' ({p * (p - 1) // 2} values, theta2)", "Gaussian", parts["eps2"],
+                    parts["delta1"], sensitivity=f"Frobenius {sens[GRAM_KEY]:.4g} = "
+                    "eta^2 (sqrt 2 + ||Sigma'||_F)", note=f"kappa1 = {scales.kappa1:.4g}"),
+        failure]
+
+
+def _materialise(X, y, B: float, st: ko.Normalised, st_aug: ko.Normalised, s_value: float, gen):
+    """X̃′ by QR on the clipped, normalised design (augmented by zero rows when n < 2p)."""
+    Xn = clip_rows_l2(X, B)[0] / st.col_norms
+    yy = y
+    if st_aug.n > st.n:
+        extra = st_aug.n - st.n
+        Xn = np.vstack([Xn, np.zeros((extra, st.p))])
+        yy = np.concatenate([y, gen.normal(0.0, math.sqrt(st.rss / (st.n - st.p)), extra)])
+    Xk, _ = ko.materialise_knockoffs(Xn, s_value, gen)
+    return Xk, np.concatenate([st.xty, Xk.T @ yy])
+
+
+def _statement(method, entries, scales, dd, noise, B, cal, sigma, beta_norm, knockoffs, nonprivate):
+    variant = "non-private" if nonprivate else f"Method {method}"
+    assumptions = [
+        f"rows of the design have l2 norm <= B = {B:.4g} (rows beyond are clipped to it)",
+        f"Assumption 3: the smallest column norm C_min = {cal.c_min:.4g} exceeds B",
+        "linear model y = X beta + w with w ~ N(0, sigma^2 I) and no intercept; the sensitivity uses "
+        f"sigma <= {cal.sigma:.4g} and ||beta|| <= {cal.beta_norm:.4g} "
+        f"({'declared' if sigma is not None and beta_norm is not None else 'partly estimated'})",
+    ]
+    sens = {k: f"{v:.6g}" for k, v in scales.sensitivities.items()}
+    notes = ["The W statistics, threshold and selection are post-processing of the released coefficients.",
+             "Both noises are invariant under swapping a column with its knockoff, so W stays antisymmetric "
+             "and knockoff+ keeps FDR control (Theorems 4 and 6).",
+             "The number of clipped rows is not released."]
+    if scales.calibrations:
+        notes.append("Gaussian calibration: " + "; ".join(dict.fromkeys(scales.calibrations)) + ".")
+    notes.append("Knockoffs: " + ("materialised by QR" if knockoffs != "shortcut"
+                                  else "U~'y sampled from sufficient statistics (Haar shortcut)") + ".")
+    return PrivacyStatement(
+        method=f"DP knockoff filter ({variant})", eps=total_eps(entries), delta=total_delta(entries),
+        neighbouring="replace", ledger=entries, sensitivities=sens, assumptions=assumptions,
+        data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers), notes=notes)
+
+
+def _noise_table(scales: kd.Scales) -> dict[str, float]:
+    out = dict(scales.sensitivities)
+    if scales.method == "II":
+        out["kappa (coefficient noise sd)"] = scales.kappa
+    elif scales.method == "I":
+        out.update({"theta1 Laplace scale": scales.laplace_s, "kappa1 (Gram noise sd)": scales.kappa1,
+                    "kappa2 (cross-product noise sd)": scales.kappa2})
+    return out
+
+
+def _operating_characteristics(rel, chosen, sigma, scales, statistic, fdr, offset, ridge, trials, gen):
+    if not trials:
+        return None
+    p = rel.W.size
+    mu = np.zeros(p)
+    mu[chosen] = rel.coefficients[chosen]
+    rows = []
+    if chosen.size:
+        est = ks.operating_characteristics(mu, sigma, scales, statistic=statistic, fdr=fdr, offset=offset,
+                                           ridge=ridge, trials=trials, gen=gen)
+        rows = [{"quantity": f"FDR (target {fdr:g})", "estimate": est["fdr"][0], "std_error": est["fdr"][1]},
+                {"quantity": f"power (share of the {chosen.size} model signals selected)",
+                 "estimate": est["power"][0], "std_error": est["power"][1]}]
+    else:
+        rows = [{"quantity": f"FDR (target {fdr:g})", "estimate": 0.0, "std_error": 0.0},
+                {"quantity": "power (no released signal to simulate)", "estimate": math.nan,
+                 "std_error": math.nan}]
+    model = ("orthonormal design (Sigma' = I, s = 1) with p = "
+             f"{p}; effects = the released coefficients of the {chosen.size} selected terms (unit-norm "
+             f"scale; selection makes them optimistic), zero elsewhere; noise sd {sigma:.4g}; the same "
+             "mechanism and noise scales as this release")
+    return OperatingCharacteristics(rows=rows, model=model, trials=trials)
+
+
+def _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic, fdr, offset, ridge, gen) -> dict:
+    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "rows_clipped_to_B": n_clipped}
+    if truth is None:
+        return diag
+    truth = list(truth)
+    unknown = [t for t in truth if t not in set(mf.names)]
+    if unknown:
+        raise DataError(f"truth names {unknown[:5]} are not terms of the model; terms look like {mf.names[:3]}.")
+    nonnull = np.array([mf.names.index(t) for t in truth], dtype=int)
+    fdp, tpp = ks.fdp_tpp(np.array([mf.names.index(t) for t in selected], dtype=int), nonnull)
+    plain = kd.run_mechanism(st_aug, s_value, kd.Scales("none"), kd.FastNoise(gen), statistic=statistic,
+                             ridge=ridge)
+    np_sel = ko.select(plain.W, ko.knockoff_threshold(plain.W, fdr, offset))
+    diag.update({"fdp_vs_truth": fdp, "tpp_vs_truth": tpp,
+                 "nonprivate_knockoff_selected": [mf.names[j] for j in np_sel],
+                 "nonprivate_fdp_tpp_vs_truth": list(ks.fdp_tpp(np_sel, nonnull))})
+    return diag
+
+
+def _call(formula, eps, delta, fdr, method, statistic, bounds, ridge, s, offset, knockoffs, strict) -> dict:
+    call = {"formula": formula, "eps": eps, "delta": delta, "fdr": fdr, "method": method}
+    if statistic != "csm":
+        call["statistic"] = statistic
+    if bounds is not None:
+        call["bounds"] = bounds
+    if ridge:
+        call["ridge"] = ridge
+    if s != "lambda_min":
+        call["s"] = s
+    if offset != 1:
+        call["offset"] = offset
+    if knockoffs != "shortcut":
+        call["knockoffs"] = knockoffs
+    if strict:
+        call["strict"] = True
+    return call
+
+
+# --------------------------------------------------------------------- simulation
+
+FIGURE1_NS = tuple(int(round(10 ** e)) for e in np.linspace(3.0, 6.6, 12))
+
+
+def simulate_knockoff(
+    n: int | Sequence[int] | None = None,
+    p: int = 50,
+    k: int = 15,
+    amplitude: float = 4.5,
+    sigma: float = 1.0,
+    eps: float = 0.2,
+    delta: float | None = None,
+    method: str | Sequence[str] = ("I", "II"),
+    trials: int = 250,
+    *,
+    fdr: float = 0.2,
+    statistic: str = "csm",
+    offset: int = 1,
+    ridge: float = 0.0,
+    bounds: float | None = None,
+    eps_split: tuple[float, float, float] = (0.5, 0.25, 0.25),
+    route: str = "shortcut",
+    random_state: RandomState = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """The paper's experiment (Figure 1): FDR and power of DP knockoffs across n.
+
+    X has iid N(0, 1) entries, β has ``k`` nonzero entries equal to ``amplitude``
+    (random positions), y = Xβ + N(0, σ²).  Each trial is (eps, delta)-DP with
+    delta = 2p/n by default; Method I splits eps by ``eps_split`` and delta in three
+    equal parts, Method II delta in two.  The sensitivities use the true σ and ‖β‖
+    and the data's λ_min and column norms, as in the paper.  ``route="shortcut"``
+    samples the sufficient statistics directly (Wishart XᵀX, Xᵀw | X, χ² residual;
+    O(p³) per trial whatever n); ``"materialise"`` draws the n × p data and builds X̃
+    by QR (for validating the shortcut at small n).
+
+    Parameters
+    ----------
+    n : int or sequence of int, optional
+        Sample sizes; default the 12-point grid 10^3 ... 10^6.6 (``FIGURE1_NS``).
+    p, k, amplitude, sigma : model.
+    eps, delta : per-trial budget (delta default 2p/n).
+    method : "I", "II" or a sequence of them.
+    trials : int
+        Monte Carlo trials per (n, method).
+    fdr, statistic, offset, ridge, eps_split : as in :func:`dp_knockoff`.
+    bounds : float, optional
+        Row-norm bound B; default: the (1 − 0.001/n) quantile of √χ²_p.
+    route : {"shortcut", "materialise"}
+    random_state, progress : see DESIGN §1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, n): ``fdr``, ``fdr_se``, ``power``, ``power_se``
+        (Monte Carlo standard errors), ``refused`` (trials where an assumption of
+        the sensitivity bound failed) and ``seconds``.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> tab = dp.simulate_knockoff(n=[10**5], method="II", trials=20, random_state=0)
+    >>> list(tab.columns[:4])
+    ['n', 'method', 'trials', 'eps']
+    """
+    ns = list(FIGURE1_NS) if n is None else ([n] if isinstance(n, numbers.Integral) else list(n))
+    methods = [method] if isinstance(method, str) else list(method)
+    for m in methods:
+        if m not in ("I", "II", "none"):
+            raise PrivacyParameterError(f"method must be 'I', 'II' or 'none', got {m!r}.")
+    if not (isinstance(p, numbers.Integral) and isinstance(k, numbers.Integral) and 1 <= k < p):
+        raise DataError(f"need whole numbers 1 <= k < p, got k = {k!r}, p = {p!r}.")
+    for size in ns:
+        if not isinstance(size, numbers.Integral) or size < 2 * p:
+            raise AssumptionError(f"each n must be a whole number >= 2p = {2 * p}, got {size!r}.")
+    if not isinstance(trials, numbers.Integral) or trials < 2:
+        raise DataError(f"trials must be a whole number >= 2, got {trials!r}.")
+    check_eps(eps, allow_inf=True)
+    check_fraction(fdr, "fdr", 0.0, 1.0, low_open=True)
+    if delta is not None:
+        check_delta(delta, allow_zero=False)
+    if route not in ROUTES:
+        raise PrivacyParameterError(f"route must be 'shortcut' or 'materialise', got {route!r}.")
+    _positive(bounds, "bounds (the row-norm bound B)")
+    gen = NoiseSource(random_state).generator
+    return ks.simulate_grid(
+        ns, methods, p=int(p), k=int(k), amplitude=float(amplitude), sigma=float(sigma), eps=float(eps),
+        delta=(lambda size: 2.0 * p / size) if delta is None else float(delta), trials=int(trials),
+        fdr=float(fdr), statistic=statistic, offset=offset, ridge=float(ridge), B=bounds,
+        eps_split=_fractions(eps_split, 3, "eps_split"), gen=gen,
+        route="shortcut" if route == "shortcut" else "materialise", progress=progress)
