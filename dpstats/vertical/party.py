@@ -153,6 +153,8 @@ class Party:
             ch.peer = f"party {name!r}"
             channels[-1] = (name, ch)
             hellos.append(hello)
+        hellos.sort(key=lambda h: h["name"])  # a fixed order, whatever the order of arrival
+        channels.sort(key=lambda nc: nc[0])
         names = [self.name] + [h["name"] for h in hellos]
         api.check_rows([self.row_hash] + [h["row_hash"] for h in hellos],
                        [n] + [int(h["n"]) for h in hellos], names)
