@@ -68,6 +68,7 @@ class ModelFrame:
     variables: list[str]
     classes: list | None = None
     factor_levels: dict[str, list] = field(default_factory=dict)
+    checked: bool = True
 
     @property
     def n(self) -> int:
@@ -87,6 +88,7 @@ def model_frame(
     response: str = "numeric",
     min_rows: int = 2,
     check_constant: bool = True,
+    defer_checks: bool = False,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``.
 
@@ -106,6 +108,11 @@ def model_frame(
         Fewer complete rows than this is a :class:`DataError`.
     check_constant : bool
         A constant predictor column is a :class:`DataError`.
+    defer_checks : bool
+        For designs of plain numeric columns only: skip the scan for
+        non-finite values and constant columns and return ``checked=False``
+        with X a view of the data where possible; the caller finishes the
+        checks from one fused statistics pass (:func:`finish_checks`).
 
     Returns
     -------
@@ -125,7 +132,10 @@ def model_frame(
     used = ([lhs] if lhs and lhs in data.columns else []) + [v for v in variables_rhs if v != lhs]
     if lhs and lhs not in data.columns:
         used = _expression_variables(lhs, data) + used
-    frame, n_dropped = _complete_rows(data, list(dict.fromkeys(used)), formula)
+    used = list(dict.fromkeys(used))
+    if defer_checks and _deferrable(rhs_tokens, data, used, lhs, response):
+        return _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows)
+    frame, n_dropped = _complete_rows(data, used, formula)
     if len(frame) < min_rows:
         raise DataError(
             f"only {len(frame)} complete row(s) remain for formula '{formula}' "
@@ -133,7 +143,7 @@ def model_frame(
         )
     y, classes = _response(lhs, frame, response) if lhs else (None, None)
     if rhs_tokens is not None:
-        X, names, terms, intercept, levels = _direct_design(rhs_tokens, frame, lhs)
+        X, names, terms, intercept, levels = _direct_design(rhs_tokens, frame, lhs, add_intercept=not drop_intercept)
     else:
         X, names, terms, intercept, levels = _patsy_design(rhs, frame, lhs)
     if drop_intercept and intercept:
@@ -144,9 +154,42 @@ def model_frame(
         _check_constant(X, names)
     return ModelFrame(
         formula=formula, X=X, names=names, terms=terms, y=y, response=lhs or None,
-        intercept=intercept, n_dropped=n_dropped, variables=list(dict.fromkeys(used)),
+        intercept=intercept, n_dropped=n_dropped, variables=used,
         classes=classes, factor_levels=levels,
     )
+
+
+def _deferrable(rhs_tokens, data: pd.DataFrame, used: list[str], lhs: str, response: str) -> bool:
+    if rhs_tokens is None or response != "numeric" or (lhs and lhs not in data.columns):
+        return False
+    return not any(_factor_flags(data, used).values())
+
+
+def _deferred_frame(formula, data, tokens, lhs, used, drop_intercept, min_rows) -> ModelFrame:
+    """Plain numeric columns, no scan: X is a view of the data where pandas allows."""
+    if len(data) < min_rows:
+        raise DataError(f"data has {len(data)} row(s); at least {min_rows} are needed for '{formula}'.")
+    y = data[lhs].to_numpy(dtype=float) if lhs else None
+    if y is not None and not np.isfinite(y).all():
+        return model_frame(formula, data, drop_intercept=drop_intercept, min_rows=min_rows)
+    X, names, terms, intercept, _ = _direct_design(tokens, data, lhs, add_intercept=not drop_intercept)
+    return ModelFrame(formula=formula, X=X, names=names, terms=terms, y=y, response=lhs or None,
+                      intercept=intercept, n_dropped=0, variables=used, checked=False)
+
+
+def finish_checks(mf: ModelFrame, x_min: np.ndarray, x_max: np.ndarray, finite: bool) -> bool:
+    """Complete the deferred checks from per-column ranges of one statistics pass.
+
+    Returns False when non-finite values were seen (rebuild the frame with
+    ``defer_checks=False`` to drop and count those rows); raises
+    :class:`DataError` for constant columns.
+    """
+    if not finite:
+        return False
+    constant = np.flatnonzero(x_min == x_max)
+    _raise_constant([mf.names[j] for j in constant if mf.names[j] != INTERCEPT])
+    mf.checked = True
+    return True
 
 
 # --------------------------------------------------------------------------- parsing
@@ -264,18 +307,34 @@ def _is_factor(s: pd.Series) -> bool:
 
 
 def _is_factor_dtype(dtype) -> bool:
+    if isinstance(dtype, np.dtype):
+        return dtype.kind not in "iuf"
     return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
 
 
+def _factor_flags(frame: pd.DataFrame, columns: list[str]) -> dict[str, bool]:
+    """Which of ``columns`` are factors, classifying each distinct dtype once."""
+    by_dtype: dict = {}
+    dtypes = dict(zip(frame.columns, frame.dtypes))
+    out = {}
+    for c in columns:
+        dt = dtypes[c]
+        key = id(dt)
+        if key not in by_dtype:
+            by_dtype[key] = _is_factor_dtype(dt)
+        out[c] = by_dtype[key]
+    return out
+
+
 def _complete_rows(data: pd.DataFrame, used: list[str], formula: str) -> tuple[pd.DataFrame, int]:
-    dtypes = data.dtypes
+    flags = _factor_flags(data, used)
     bad = np.zeros(len(data), dtype=bool)
-    numeric = [c for c in used if not _is_factor_dtype(dtypes[c])]
+    numeric = [c for c in used if not flags[c]]
     if numeric:
         values = data[numeric].to_numpy(dtype=float, na_value=np.nan)
         bad |= ~np.isfinite(values).all(axis=1)
     for c in used:
-        if _is_factor_dtype(dtypes[c]):
+        if flags[c]:
             bad |= data[c].isna().to_numpy()
     n_dropped = int(bad.sum())
     if n_dropped:
@@ -326,7 +385,7 @@ def _env():
 
 
 # --------------------------------------------------------------------------- direct design
-def _direct_design(tokens, frame: pd.DataFrame, lhs: str):
+def _direct_design(tokens, frame: pd.DataFrame, lhs: str, add_intercept: bool = True):
     intercept, order = True, []
     for sign, tok in tokens:
         if tok in ("0", "1"):
@@ -341,15 +400,15 @@ def _direct_design(tokens, frame: pd.DataFrame, lhs: str):
     order = list(dict.fromkeys(order))
     if not order and not intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
-    dtypes = frame.dtypes
-    factors = [c for c in order if _is_factor_dtype(dtypes[c])]
+    flags = _factor_flags(frame, order)
+    factors = [c for c in order if flags[c]]
     if not factors:
         X = frame[order].to_numpy(dtype=float) if order else np.empty((len(frame), 0))
         names, terms = list(order), list(order)
-        if intercept:
+        if intercept and add_intercept:
             X = np.column_stack([np.ones(len(frame)), X])
             names, terms = [INTERCEPT] + names, [INTERCEPT] + terms
-        return np.ascontiguousarray(X), names, terms, intercept, {}
+        return X, names, terms, intercept and add_intercept, {}
     if any(isinstance(frame[c].dtype, pd.CategoricalDtype) and frame[c].dtype.ordered for c in factors):
         # R codes ordered factors by polynomial contrasts: the general builder does that
         return _patsy_design(" + ".join(["1" if intercept else "0"] + [_patsy_name(c) for c in order]),
@@ -573,7 +632,10 @@ def _check_constant(X: np.ndarray, names: list[str]) -> None:
     if X.shape[0] == 0 or X.shape[1] == 0:
         return
     constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
-    bad = [names[j] for j in constant if names[j] != INTERCEPT]
+    _raise_constant([names[j] for j in constant if names[j] != INTERCEPT])
+
+
+def _raise_constant(bad: list[str]) -> None:
     if bad:
         shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
         raise DataError(

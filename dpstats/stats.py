@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._kernels import HAVE_NUMBA, fused_cross
 from .geometry import Box, to_unit_interval
 
 CHUNK_BYTES = 4 * 2**20
+# Inputs with at least this many values use the fused one-pass kernel.
+FUSED_MIN_VALUES = 2**22
 
 
 @dataclass
@@ -32,6 +35,9 @@ class CrossStats:
     y_maxabs: float
     xtx: np.ndarray | None = None
     n_clipped: int = 0
+    x_min: np.ndarray | None = None
+    x_max: np.ndarray | None = None
+    finite: bool = True
 
     @property
     def x_mean(self) -> np.ndarray:
@@ -69,11 +75,14 @@ class CrossProductAccumulator:
     y_sum: float = 0.0
     yty: float = 0.0
     y_maxabs: float = 0.0
+    finite: bool = True
 
     def __post_init__(self) -> None:
         self.xty = np.zeros(self.p)
         self.x_sum = np.zeros(self.p)
         self.x_maxabs = np.zeros(self.p)
+        self.x_min = np.full(self.p, np.inf)
+        self.x_max = np.full(self.p, -np.inf)
         self.xtx = np.zeros((self.p, self.p)) if self.gram else None
         self._buf: np.ndarray | None = None
 
@@ -81,6 +90,10 @@ class CrossProductAccumulator:
         rows = X.shape[0]
         if rows == 0:
             return
+        raw_sum = X.sum(axis=0)
+        self.finite = self.finite and bool(np.isfinite(raw_sum).all()) and bool(np.isfinite(y).all())
+        np.minimum(self.x_min, X.min(axis=0), out=self.x_min)
+        np.maximum(self.x_max, X.max(axis=0), out=self.x_max)
         if self.x_box is not None:
             if self._buf is None or self._buf.shape[0] < rows:
                 self._buf = np.empty((rows, self.p))
@@ -103,6 +116,7 @@ class CrossProductAccumulator:
         return CrossStats(
             n=self.n, xty=self.xty, x_sum=self.x_sum, y_sum=self.y_sum, yty=self.yty,
             x_maxabs=self.x_maxabs, y_maxabs=self.y_maxabs, xtx=self.xtx, n_clipped=self.n_clipped,
+            x_min=self.x_min, x_max=self.x_max, finite=self.finite,
         )
 
 
@@ -129,8 +143,33 @@ def cross_products(
     array([-2., -2.])
     """
     n, p = X.shape
+    if not gram and n * p >= FUSED_MIN_VALUES and HAVE_NUMBA:
+        return _fused_cross_products(X, y, x_box, y_box)
     acc = CrossProductAccumulator(p=p, x_box=x_box, y_box=y_box, gram=gram)
     step = rows_per_chunk or chunk_rows(p)
     for start in range(0, n, step):
         acc.add(X[start:start + step], y[start:start + step])
     return acc.result()
+
+
+def _fused_cross_products(X: np.ndarray, y: np.ndarray, x_box: Box | None, y_box: Box | None) -> CrossStats:
+    """:func:`cross_products` through the fused kernel (one read of X)."""
+    y = np.asarray(y, dtype=float)
+    finite_y = bool(np.isfinite(y).all())
+    n_clipped = 0
+    if y_box is not None:
+        y, n_clipped = to_unit_interval(y, y_box)
+    out = fused_cross(X, y, None if x_box is None else x_box.center,
+                      None if x_box is None else x_box.halfwidth)
+    lo, hi = out["x_min"], out["x_max"]
+    if x_box is not None:
+        lo_t = np.clip((lo - x_box.center) / x_box.halfwidth, -1, 1)
+        hi_t = np.clip((hi - x_box.center) / x_box.halfwidth, -1, 1)
+        maxabs = np.maximum(np.abs(lo_t), np.abs(hi_t))
+    else:
+        maxabs = np.maximum(np.abs(lo), np.abs(hi))
+    return CrossStats(
+        n=X.shape[0], xty=out["xty"], x_sum=out["x_sum"], y_sum=float(y.sum()), yty=float(y @ y),
+        x_maxabs=maxabs, y_maxabs=float(np.abs(y).max()), n_clipped=n_clipped + out["n_clipped"],
+        x_min=lo, x_max=hi, finite=finite_y and bool(np.isfinite(out["raw_sum"]).all()),
+    )

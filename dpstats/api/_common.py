@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from ..formula import ModelFrame
+from collections.abc import Callable
+
+from ..formula import ModelFrame, finish_checks, model_frame
+from ..geometry import Box
+from ..stats import CrossStats, cross_products
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.statement import DataDependence
 
@@ -24,3 +28,27 @@ def charge(accountant: Accountant | None, entries: list[LedgerEntry], label: str
     """Charge the planned ledger to the accountant (if any), or refuse without spending."""
     if accountant is not None:
         accountant.spend(entries, label=label)
+
+
+BoxFn = Callable[[ModelFrame], tuple[Box | None, Box | None]]
+
+
+def frame_and_cross_products(formula: str, data, boxes: BoxFn, *, drop_intercept: bool = True,
+                             gram: bool = False) -> tuple[ModelFrame, Box | None, Box | None, CrossStats]:
+    """Model frame and its sufficient statistics, with the data scanned once.
+
+    Plain numeric designs defer the scan for non-finite values and constant
+    columns to the statistics pass itself (:func:`dpstats.formula.finish_checks`);
+    when a non-finite value turns up, the frame is rebuilt the careful way
+    (rows dropped and counted) and the statistics recomputed.  ``boxes(mf)``
+    resolves the declared bounds for the frame's columns (it may raise).
+    Nothing here is released; the caller charges the budget afterwards.
+    """
+    mf = model_frame(formula, data, drop_intercept=drop_intercept, defer_checks=True)
+    x_box, y_box = boxes(mf)
+    stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
+    if not mf.checked and not finish_checks(mf, stats.x_min, stats.x_max, stats.finite):
+        mf = model_frame(formula, data, drop_intercept=drop_intercept)
+        x_box, y_box = boxes(mf)
+        stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
+    return mf, x_box, y_box, stats

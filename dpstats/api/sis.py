@@ -17,10 +17,9 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS, exact_recovery_bound, largest_class_noise
 from ..results.base import OperatingCharacteristics
 from ..results.sis import SISResult, recovery_table
-from ..stats import cross_products
 from ..validation import (check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
-from ._common import charge, dummy_columns, missing_rows_step
+from ._common import charge, dummy_columns, frame_and_cross_products, missing_rows_step
 
 
 def dp_sis(
@@ -115,15 +114,26 @@ def dp_sis(
     if accountant is not None:
         accountant.check(eps, 0.0)
 
-    mf = model_frame(formula, data, drop_intercept=True)
+    def plan(mf):
+        """Checks that need only the frame's names, then the declared bounds."""
+        if mf.p < 2:
+            raise DataError(f"dp_sis needs at least 2 candidate columns, the formula '{formula}' gives {mf.p}.")
+        check_k(k if k is not None else m.default_k(mf.p), mf.p)
+        if score is not None or bounds is None:
+            return None, None
+        return (resolve_box(bounds, mf.names, dummies=dummy_columns(mf)),
+                resolve_box(bounds, [mf.response]))
+
+    if score is None:
+        mf, x_box, y_box, stats = frame_and_cross_products(formula, data, plan)
+    else:
+        mf = model_frame(formula, data, drop_intercept=True)
+        (x_box, _), stats = plan(mf), None
     d = mf.p
-    if d < 2:
-        raise DataError(f"dp_sis needs at least 2 candidate columns, the formula '{formula}' gives {d}.")
     k = m.default_k(d) if k is None else check_k(k, d)
 
     dd = DataDependence(strict)
     missing_rows_step(dd, mf)
-    x_box = y_box = None
     if score is not None:
         scaling = "user-supplied score with declared sensitivity"
     elif bounds is None:
@@ -132,15 +142,12 @@ def dp_sis(
         dd.add("columns centered by their data means",
                fix="declare public bounds; the midpoint of the bounds is then used")
         scaling = "max-abs scaled and mean-centered (data-dependent)"
+    elif center == "data":
+        dd.add("columns centered by their data means after mapping onto [-1, 1]",
+               fix="use center='bounds' (the default with bounds)")
+        scaling = "bounds mapped onto [-1, 1], clipped, centered by data means (data-dependent)"
     else:
-        x_box = resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
-        y_box = resolve_box(bounds, [mf.response])
-        if center == "data":
-            dd.add("columns centered by their data means after mapping onto [-1, 1]",
-                   fix="use center='bounds' (the default with bounds)")
-            scaling = "bounds mapped onto [-1, 1], clipped, centered by data means (data-dependent)"
-        else:
-            scaling = "declared bounds mapped onto [-1, 1] (midpoint-centered), values clipped"
+        scaling = "declared bounds mapped onto [-1, 1] (midpoint-centered), values clipped"
 
     selector = SELECTORS[topk]
     entries = [LedgerEntry(
@@ -151,7 +158,7 @@ def dp_sis(
     charge(accountant, entries, "dp_sis")
 
     noise = NoiseSource(random_state)
-    scores, n_clipped = _scores(mf, score, x_box, y_box, center)
+    scores, n_clipped = _scores(mf, score, stats, x_box is not None, center)
     chosen = m.private_top_k(scores, k, eps, sensitivity, noise.generator, topk=topk, gamma=gamma)
     selected = [mf.names[j] for j in chosen]
 
@@ -190,14 +197,13 @@ def _sensitivity(score, score_sensitivity, neighbouring: str) -> float:
     return check_eps(score_sensitivity, name="score_sensitivity")
 
 
-def _scores(mf, score, x_box, y_box, center) -> tuple[np.ndarray, int]:
+def _scores(mf, score, stats, bounded: bool, center) -> tuple[np.ndarray, int]:
     if score is not None:
         values = np.asarray(score(mf.X, mf.y), dtype=float)
         if values.shape != (mf.p,) or not np.all(np.isfinite(values)):
             raise DataError(f"score() must return {mf.p} finite numbers, got shape {values.shape}.")
         return values, 0
-    stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box)
-    if x_box is None:
+    if not bounded:
         return m.scores_maxabs_centered(stats), 0
     if center == "data":
         return m.scores_midpoint_then_data_centered(stats), stats.n_clipped

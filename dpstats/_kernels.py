@@ -1,0 +1,118 @@
+"""Fused one-pass kernels for sufficient statistics (numba; numpy fallback).
+
+numpy needs one pass over the data per operation (affine map, clip, product,
+sum, min, max), and on large matrices those passes, not arithmetic, dominate.
+These kernels read each value once and update every accumulator, in parallel
+over row blocks (C order) or columns (Fortran order, e.g. a pandas frame's
+block).  Used by :mod:`dpstats.stats` for large inputs; small inputs take the
+numpy path, whose results the tests compare against these.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:  # numba is a dependency, but the package stays usable without it
+    from numba import njit, prange
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised only without numba
+    HAVE_NUMBA = False
+
+
+if HAVE_NUMBA:
+
+    @njit(parallel=True, cache=True)
+    def _fused_rows(X, y, center, halfwidth, use_box, nblocks):  # pragma: no cover - compiled
+        n, p = X.shape
+        xty = np.zeros((nblocks, p))
+        xsum = np.zeros((nblocks, p))
+        raw_sum = np.zeros((nblocks, p))
+        xmin = np.full((nblocks, p), np.inf)
+        xmax = np.full((nblocks, p), -np.inf)
+        clipped = np.zeros(nblocks, np.int64)
+        rows = (n + nblocks - 1) // nblocks
+        for b in prange(nblocks):
+            stop = min(n, (b + 1) * rows)
+            for i in range(b * rows, stop):
+                yi = y[i]
+                for j in range(p):
+                    v = X[i, j]
+                    raw_sum[b, j] += v
+                    if v < xmin[b, j]:
+                        xmin[b, j] = v
+                    if v > xmax[b, j]:
+                        xmax[b, j] = v
+                    if use_box:
+                        v = (v - center[j]) / halfwidth[j]
+                        if v > 1.0:
+                            v = 1.0
+                            clipped[b] += 1
+                        elif v < -1.0:
+                            v = -1.0
+                            clipped[b] += 1
+                    xty[b, j] += v * yi
+                    xsum[b, j] += v
+        return xty, xsum, raw_sum, xmin, xmax, clipped
+
+    @njit(parallel=True, cache=True, fastmath={"reassoc", "contract"})
+    def _fused_columns(XT, y, center, halfwidth, use_box):  # pragma: no cover - compiled
+        p, n = XT.shape
+        xty = np.zeros(p)
+        xsum = np.zeros(p)
+        raw_sum = np.zeros(p)
+        xmin = np.full(p, np.inf)
+        xmax = np.full(p, -np.inf)
+        clipped = np.zeros(p, np.int64)
+        for j in prange(p):
+            a = 0.0
+            s = 0.0
+            r = 0.0
+            lo = np.inf
+            hi = -np.inf
+            c = 0
+            mid = center[j]
+            inv = 1.0 / halfwidth[j]
+            for i in range(n):
+                v = XT[j, i]
+                r += v
+                lo = min(lo, v)
+                hi = max(hi, v)
+                if use_box:
+                    t = (v - mid) * inv
+                    c += (t > 1.0) + (t < -1.0)
+                    v = min(max(t, -1.0), 1.0)
+                a += v * y[i]
+                s += v
+            xty[j] = a
+            xsum[j] = s
+            raw_sum[j] = r
+            xmin[j] = lo
+            xmax[j] = hi
+            clipped[j] = c
+        return xty, xsum, raw_sum, xmin, xmax, clipped
+
+
+def fused_cross(X: np.ndarray, y: np.ndarray, center: np.ndarray | None = None,
+                halfwidth: np.ndarray | None = None) -> dict:
+    """One pass: Xᵀy and column sums (after the optional affine map and clip to [−1, 1]),
+    raw column sums (non-finite if any value is NaN/inf), raw min/max, clipped count.
+
+    ``y`` must already be on its final scale.  Requires numba.
+    """
+    p = X.shape[1]
+    use_box = center is not None
+    c = np.ascontiguousarray(center if use_box else np.zeros(p), dtype=float)
+    h = np.ascontiguousarray(halfwidth if use_box else np.ones(p), dtype=float)
+    y = np.ascontiguousarray(y, dtype=float)
+    if X.flags.f_contiguous and not X.flags.c_contiguous:
+        xty, xsum, raw, lo, hi, clipped = _fused_columns(X.T, y, c, h, use_box)
+    else:
+        from numba import get_num_threads
+
+        blocks = 4 * get_num_threads()
+        parts = _fused_rows(np.ascontiguousarray(X), y, c, h, use_box, blocks)
+        xty, xsum, raw = (a.sum(axis=0) for a in parts[:3])
+        lo, hi, clipped = parts[3].min(axis=0), parts[4].max(axis=0), parts[5]
+    return {"xty": xty, "x_sum": xsum, "raw_sum": raw, "x_min": lo, "x_max": hi,
+            "n_clipped": int(clipped.sum())}

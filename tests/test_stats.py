@@ -1,0 +1,54 @@
+"""Sufficient statistics: the fused one-pass kernel equals the numpy path."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats import stats as st
+from dpstats._kernels import HAVE_NUMBA
+from dpstats.geometry import resolve_box
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is a declared dependency; fallback path only")
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("bounded", [False, True])
+def test_fused_kernel_equals_numpy_path(order, bounded, monkeypatch):
+    rng = np.random.default_rng(0)
+    X = np.asarray(rng.normal(size=(30_000, 150)) * 2, order=order)
+    y = rng.normal(size=30_000) * 3
+    xb = resolve_box((-3, 3), [f"c{j}" for j in range(150)]) if bounded else None
+    yb = resolve_box((-4, 4), ["y"]) if bounded else None
+    fused = st.cross_products(X, y, x_box=xb, y_box=yb)
+    monkeypatch.setattr(st, "FUSED_MIN_VALUES", 10**12)
+    plain = st.cross_products(X, y, x_box=xb, y_box=yb)
+    for name in ("xty", "x_sum", "x_maxabs", "x_min", "x_max"):
+        np.testing.assert_allclose(getattr(fused, name), getattr(plain, name), rtol=1e-10, atol=1e-8)
+    assert fused.n_clipped == plain.n_clipped and fused.finite and plain.finite
+    assert fused.y_sum == pytest.approx(plain.y_sum) and fused.yty == pytest.approx(plain.yty)
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_non_finite_values_are_found_in_the_statistics_pass(big):
+    rng = np.random.default_rng(1)
+    n = 30_000 if big else 50
+    df = pd.DataFrame(rng.normal(size=(n, 150)), columns=[f"x{j}" for j in range(150)])
+    df.insert(0, "y", rng.normal(size=n))
+    df.iloc[3, 7] = np.nan
+    df.iloc[9, 100] = np.inf
+    with pytest.warns(UserWarning, match="2 of"):
+        fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-5, 5), random_state=0, oc_trials=0)
+    assert fit.n == n - 2
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_constant_columns_found_in_the_statistics_pass(big):
+    rng = np.random.default_rng(2)
+    n = 30_000 if big else 50
+    df = pd.DataFrame(rng.normal(size=(n, 150)), columns=[f"x{j}" for j in range(150)])
+    df.insert(0, "y", rng.normal(size=n))
+    df["x20"] = 1.5
+    acc = dp.Accountant(eps=2)
+    with pytest.raises(dp.DataError, match="x20"):
+        dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-5, 5), accountant=acc)
+    assert acc.charges == []
