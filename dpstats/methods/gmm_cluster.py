@@ -1,0 +1,203 @@
+"""Private clustering in the projected space: k rounds of "locate one cluster".
+
+Kamath, Sheffet, Singhal & Ullman (2019), Phase I uses a private 1-cluster
+algorithm (Nissim, Stemmer & Vadhan 2016) to find a small ball holding many
+projected points, removes its points and repeats k times.  This module is a
+grid version of that locate step, with practical constants:
+
+1. AboveThreshold over cube sides s_1 < s_2 < ... (a public geometric grid):
+   query i is the largest count of active points in one cell of a grid of side
+   s_i with a public random offset.  Moving one point changes every cell count
+   by at most 1, so the largest count changes by at most 1 (sensitivity 1).
+   The threshold is a fraction ``alpha`` of the (noisy) number of active points
+   divided by the number of components still to find: the largest remaining
+   component reaches it, and at the first side where it does, a cell holds
+   the core of one component, not a union of two (separation assumption).
+2. The exponential mechanism picks a cell of that grid, score = its count
+   (sensitivity 1), over every cell of the bounded domain; empty cells are
+   handled in closed form (their total mass, then a uniform empty cell).
+3. A noisy mean of the active points within r = s·√q of the cell's centre
+   (sum of deviations: sensitivity 2r under replace-one, r under add/remove;
+   count: sensitivity 1) refines the centre.
+4. The points within r of the refined centre are removed; the next round
+   runs on the rest (adaptive composition, accounted in zCDP).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..privacy.randomness import NoiseSource
+from .gmm_budget import em_eps, gaussian_sigma, svt_eps
+from .gmm_svt import above_threshold
+
+#: shares of one round's ρ: active count, AboveThreshold, exponential mechanism, refinement
+ROUND_SPLIT = {"count": 0.1, "svt": 0.5, "em": 0.15, "refine": 0.25}
+REFINE_SUM_SENSITIVITY = {"replace": 2.0, "add_remove": 1.0}
+
+
+@dataclass
+class Located:
+    """One located cluster: centre (projected space), side and ball radius, noisy size."""
+
+    centre: np.ndarray
+    side: float
+    radius: float
+    noisy_size: float
+    fired: bool
+
+
+def cell_index(Y: np.ndarray, side: float, offset: np.ndarray, half_width: float) -> tuple[np.ndarray, int]:
+    """Integer cell coordinates of rows of ``Y`` (inside [−half_width, half_width]^q)."""
+    base = int(math.ceil(2 * half_width / side)) + 2
+    idx = np.floor((Y + half_width + offset) / side).astype(np.int64)
+    np.clip(idx, 0, base - 1, out=idx)
+    return idx, base
+
+
+def cell_keys(idx: np.ndarray, base: int) -> np.ndarray:
+    """One integer key per row's cell (exact; mixed radix, or ranks when that overflows)."""
+    q = idx.shape[1]
+    if q * math.log2(base) < 62:
+        weights = base ** np.arange(q, dtype=np.int64)
+        return idx @ weights
+    return np.unique(idx, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+
+
+def max_cell_count(Y: np.ndarray, side: float, offset: np.ndarray, half_width: float) -> int:
+    """Largest number of rows of ``Y`` in one cell of the grid and of its half-shifted twin.
+
+    The maximum of sensitivity-1 counts is a sensitivity-1 query; the twin grid
+    (offset + side/2 in every coordinate) keeps a cluster's core from being cut
+    by the cell boundaries of both grids at once.
+    """
+    if len(Y) == 0:
+        return 0
+    best = 0
+    for shift in (offset, offset + side / 2):
+        idx, base = cell_index(Y, side, shift, half_width)
+        keys = np.sort(cell_keys(idx, base))
+        bounds = np.flatnonzero(np.diff(keys)) + 1
+        runs = np.diff(np.concatenate(([0], bounds, [len(keys)])))
+        best = max(best, int(runs.max()))
+    return best
+
+
+def exponential_cell(Y: np.ndarray, side: float, offset: np.ndarray, half_width: float, eps: float,
+                     gen: np.random.Generator) -> np.ndarray:
+    """Centre of a cell drawn with probability ∝ exp(ε·count/2) over ALL cells of both grids.
+
+    The candidates are every cell of the grid and of its half-shifted twin
+    (as in :func:`max_cell_count`); a row's count changes by at most 1 in
+    every cell.  Occupied cells get Gumbel-max scores; the empty cells of a
+    grid share the score 0, so their best Gumbel is log(#empty) + Gumbel (the
+    exponential mechanism exactly, McSherry & Talwar 2007).
+    """
+    q = Y.shape[1]
+    best_score, best_centre = -math.inf, None
+    for shift in (offset, offset + side / 2):
+        idx, base = cell_index(Y, side, shift, half_width)
+        cells, counts = np.unique(idx, axis=0, return_counts=True)
+        scores = eps * counts / 2.0 + gen.gumbel(size=len(counts))
+        log_total = q * math.log(base)
+        occupied_frac = len(counts) / math.exp(min(log_total, 700.0))
+        if scores.size and scores.max() > best_score:
+            best_score, best_centre = scores.max(), (cells[int(scores.argmax())], shift)
+        if occupied_frac < 1:
+            empty_score = log_total + math.log1p(-occupied_frac) + gen.gumbel()
+            if empty_score > best_score:
+                best_score, best_centre = empty_score, (_uniform_empty_cell(cells, base, q, gen), shift)
+    chosen, shift = best_centre
+    return (chosen + 0.5) * side - half_width - shift
+
+
+def _uniform_empty_cell(cells: np.ndarray, base: int, q: int, gen: np.random.Generator) -> np.ndarray:
+    occupied = {tuple(c) for c in cells}
+    for _ in range(10000):
+        cand = gen.integers(0, base, size=q)
+        if tuple(cand) not in occupied:
+            return cand
+    return gen.integers(0, base, size=q)  # pragma: no cover - the grid is almost full
+
+
+def locate_one(Y: np.ndarray, target: float, sides: np.ndarray, half_width: float, rho: float,
+               neighbouring: str, noise: NoiseSource) -> Located:
+    """Steps 1–3 of the module docstring on the active points ``Y`` (ρ-zCDP).
+
+    ``rho`` is the round's budget minus its active-count share.
+    """
+    gen = noise.generator
+    q = Y.shape[1]
+    total = sum(ROUND_SPLIT[s] for s in ("svt", "em", "refine"))
+    rho_svt, rho_em, rho_ref = (rho * ROUND_SPLIT[s] / total for s in ("svt", "em", "refine"))
+    offsets = gen.uniform(0.0, 1.0, size=(len(sides), q)) * sides[:, None] / 2
+    hit = above_threshold(lambda i: max_cell_count(Y, sides[i], offsets[i], half_width),
+                          len(sides), target, svt_eps(rho_svt), gen)
+    i = len(sides) - 1 if hit is None else hit
+    side = float(sides[i])
+    z = exponential_cell(Y, side, offsets[i], half_width, em_eps(rho_em), gen)
+    radius = side * math.sqrt(q)
+    inside = np.linalg.norm(Y - z, axis=1) <= radius
+    dev_sum = (Y[inside] - z).sum(axis=0)
+    # refinement: half of its ρ to the count (Δ = 1), half to the sum (Δ = 2r or r)
+    n_noisy = float(noise.gaussian(np.array([inside.sum()], dtype=float), gaussian_sigma(1.0, rho_ref / 2))[0])
+    s_noisy = noise.gaussian(dev_sum, gaussian_sigma(REFINE_SUM_SENSITIVITY[neighbouring] * radius, rho_ref / 2))
+    centre = z + s_noisy / n_noisy if n_noisy > max(1.0, 0.05 * target) else z
+    if np.linalg.norm(centre - z) > radius:  # a noisy shift beyond the ball is not trusted
+        centre = z
+    return Located(centre=centre, side=side, radius=radius, noisy_size=n_noisy, fired=hit is not None)
+
+
+def private_clusters(Y: np.ndarray, k: int, half_width: float, sides: np.ndarray, rho_rounds: list[float],
+                     neighbouring: str, noise: NoiseSource, alpha: float = 0.5,
+                     n_public: float | None = None) -> list[Located]:
+    """k rounds of locate-and-remove (module docstring); ρ_j-zCDP in round j.
+
+    Parameters
+    ----------
+    Y : ndarray (n, q)
+        Projected rows, inside the ball of radius ``half_width``.
+    k : int
+    half_width : float
+        Public bound on every coordinate (the clipping radius).
+    sides : ndarray
+        Public ascending cube sides.
+    rho_rounds : list of float
+        zCDP budget of each round.
+    alpha : float
+        Threshold = alpha × (noisy active count) / (components left).
+    n_public : float, optional
+        The public n (replace-one); the first round then needs no noisy count.
+
+    Examples
+    --------
+    >>> gen = np.random.default_rng(0)
+    >>> Y = np.r_[gen.normal(-5, 1, (3000, 2)), gen.normal(5, 1, (3000, 2))]
+    >>> from dpstats.methods.gmm_svt import geometric_grid
+    >>> found = private_clusters(Y, 2, 20.0, geometric_grid(0.1, 40.0), [0.5, 0.5], "replace",
+    ...                          NoiseSource(1))
+    >>> sorted(round(float(f.centre[0])) for f in found)
+    [-5, 5]
+    """
+    active = np.ones(len(Y), dtype=bool)
+    found: list[Located] = []
+    for j in range(k):
+        rho_count = rho_rounds[j] * ROUND_SPLIT["count"]
+        m = int(active.sum())
+        m_noisy = float(noise.gaussian(np.array([m], dtype=float), gaussian_sigma(1.0, rho_count))[0])
+        if j == 0 and n_public is not None:
+            m_noisy = float(n_public)
+        target = alpha * max(m_noisy, 1.0) / (k - j)
+        loc = locate_one(Y[active], target, sides, half_width, rho_rounds[j] - rho_count, neighbouring, noise)
+        found.append(loc)
+        active &= np.linalg.norm(Y - loc.centre, axis=1) > loc.radius
+    return found
+
+
+def nearest(Y: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Index of the nearest centre for each row (post-processing)."""
+    d2 = (Y ** 2).sum(1)[:, None] - 2 * Y @ centres.T + (centres ** 2).sum(1)[None, :]
+    return d2.argmin(axis=1)

@@ -1,0 +1,83 @@
+"""Private PCA by "Analyze Gauss" (Dwork, Talwar, Thakurta & Zhang 2014).
+
+Kamath, Sheffet, Singhal & Ullman (2019), Phase I: project the data onto the
+top-k subspace of a noisy second-moment matrix; for separated components this
+subspace nearly contains the component means (their Lemma 3.4 / §3.2).
+
+The rows are first centred at a public point and shrunk onto a ball of
+radius C (``clip_rows_l2``).  A = Σ xxᵀ then changes, in Frobenius norm, by
+at most ‖xxᵀ − yyᵀ‖_F ≤ √2·C² when one row is replaced (‖xxᵀ − yyᵀ‖²_F =
+‖x‖⁴ + ‖y‖⁴ − 2(xᵀy)²) and by ‖xxᵀ‖_F ≤ C² when one is added or removed.
+Symmetric noise (iid Gaussian on the upper triangle, mirrored) is added.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..privacy.randomness import NoiseSource
+from .gmm_budget import gaussian_sigma
+
+PCA_SENSITIVITY = {"replace": math.sqrt(2.0), "add_remove": 1.0}
+
+
+@dataclass
+class PrivatePCA:
+    """The released subspace: basis (d × q, orthonormal) and noisy eigenvalues."""
+
+    basis: np.ndarray
+    eigenvalues: np.ndarray
+    noise_sd: float
+
+    def project(self, X: np.ndarray) -> np.ndarray:
+        return X @ self.basis
+
+
+def second_moment_sensitivity(radius: float, neighbouring: str) -> float:
+    """Frobenius sensitivity of Σ xxᵀ for rows in a ball of ``radius``."""
+    return PCA_SENSITIVITY[neighbouring] * radius ** 2
+
+
+def private_pca(X: np.ndarray, q: int, radius: float, rho: float, neighbouring: str,
+                noise: NoiseSource) -> PrivatePCA:
+    """Top-``q`` subspace of Σ xxᵀ + E, E symmetric Gaussian (ρ-zCDP).
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        Rows already centred at a public point and inside the ball of ``radius``.
+    q : int
+        Dimension of the subspace (k, or d when k >= d).
+    radius : float
+        Public (or privately chosen) clipping radius C.
+    rho : float
+        zCDP budget of this step.
+    neighbouring : {"replace", "add_remove"}
+    noise : NoiseSource
+
+    Examples
+    --------
+    >>> gen = np.random.default_rng(0)
+    >>> X = np.c_[gen.normal(0, 3, 2000), gen.normal(0, 0.1, 2000)]
+    >>> pca = private_pca(X, 1, 10.0, 1.0, "replace", NoiseSource(0))
+    >>> abs(pca.basis[0, 0]) > 0.99
+    True
+    """
+    d = X.shape[1]
+    gram = X.T @ X
+    sigma = gaussian_sigma(second_moment_sensitivity(radius, neighbouring), rho)
+    iu = np.triu_indices(d)
+    upper = noise.gaussian(gram[iu], sigma)
+    noisy = np.zeros((d, d))
+    noisy[iu] = upper
+    noisy = noisy + np.triu(noisy, 1).T
+    values, vectors = np.linalg.eigh(noisy)
+    order = np.argsort(values)[::-1][:q]
+    basis = vectors[:, order]
+    # a deterministic sign convention (post-processing): largest entry positive
+    signs = np.sign(basis[np.abs(basis).argmax(axis=0), np.arange(q)])
+    signs[signs == 0] = 1.0
+    return PrivatePCA(basis=basis * signs, eigenvalues=values[order], noise_sd=sigma)

@@ -1,0 +1,200 @@
+"""Result of :func:`dpstats.dp_gmm`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+from ..methods.gmm_model import ellipse_points, log_joint, map_assign, posterior
+from .base import DPResult, OperatingCharacteristics, Plot
+
+
+@dataclass
+class GMMResult(DPResult):
+    """A privately learned Gaussian mixture.
+
+    Attributes
+    ----------
+    weights : ndarray (k,)
+    means : ndarray (k, d)
+        In the original coordinates of the design columns (``terms``).
+    covariances : ndarray (k, d, d)
+        Positive definite (projected and shrunk: post-processing).
+    basis : ndarray (d, q) or None
+        The private PCA basis (None when k >= d: no projection).
+    clip_radius : float
+        The private clipping radius C around the centre of the bounds.
+    """
+
+    formula: str = ""
+    k: int = 1
+    fit_method: str = "pca_cluster"
+    weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    means: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    covariances: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0)))
+    centre: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    basis: np.ndarray | None = None
+    clip_radius: float = 0.0
+    located_sides: list[float] = field(default_factory=list)
+    mean_noise_sd: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    groups: int | None = None
+
+    title = "DP Gaussian mixture (Kamath, Sheffet, Singhal & Ullman 2019)"
+
+    # ------------------------------------------------------------- prediction
+    def _design(self, newdata) -> np.ndarray:
+        if isinstance(newdata, np.ndarray):
+            X = np.asarray(newdata, dtype=float)
+            if X.ndim != 2 or X.shape[1] != self.p:
+                raise DataError(f"newdata must have {self.p} columns ({', '.join(self.terms[:5])}...), "
+                                f"got shape {X.shape}.")
+            return X
+        from ..formula import model_frame
+
+        mf = model_frame(self.formula, newdata, one_sided=True, drop_intercept=True, min_rows=1,
+                         check_constant=False)
+        if mf.n_dropped:
+            raise DataError(f"newdata has {mf.n_dropped} row(s) with missing values; drop or impute them "
+                            "before predict().")
+        if mf.names != self.terms:
+            raise DataError(f"newdata gives columns {mf.names[:5]}, the fit used {self.terms[:5]}; "
+                            "supply the same variables (and factor levels).")
+        return mf.X
+
+    def predict(self, newdata) -> np.ndarray:
+        """Most probable component (1..k) of each row of ``newdata`` (post-processing).
+
+        ``newdata`` is a DataFrame with the formula's variables, or an array
+        with the design's columns.
+        """
+        return map_assign(self._design(newdata), self.weights, self.means, self.covariances) + 1
+
+    def predict_proba(self, newdata) -> np.ndarray:
+        """Posterior probability of each component, shape (n, k)."""
+        return posterior(self._design(newdata), self.weights, self.means, self.covariances)
+
+    def log_density(self, newdata) -> np.ndarray:
+        """Log-density of each row under the released mixture."""
+        from scipy.special import logsumexp
+
+        return logsumexp(log_joint(self._design(newdata), self.weights, self.means, self.covariances), axis=1)
+
+    # ------------------------------------------------------------- text/tables
+    def _body_lines(self) -> list[str]:
+        lines = [f"Mixture of k = {self.k} Gaussians in d = {self.p} dimensions "
+                 f"(method: {self.fit_method}" + (f", m = {self.groups} groups" if self.groups else "") + ")",
+                 "", "Component weights and means (noisy):"]
+        table = self.report_table()
+        lines += ["  " + ln for ln in table.to_string(index=False, float_format=lambda v: f"{v:.3f}").splitlines()]
+        lines += ["", f"Private clipping radius C = {self.clip_radius:.3g}; located grid sides "
+                  + ", ".join(f"{s:.3g}" for s in self.located_sides)]
+        return lines
+
+    def tidy(self) -> pd.DataFrame:
+        """One row per (component, term): weight, mean, standard deviation."""
+        rows = []
+        for j in range(self.k):
+            sd = np.sqrt(np.diag(self.covariances[j]))
+            for t, term in enumerate(self.terms):
+                rows.append({"component": j + 1, "term": term, "weight": self.weights[j],
+                             "mean": self.means[j, t], "sd": sd[t]})
+        return pd.DataFrame(rows, columns=["component", "term", "weight", "mean", "sd"])
+
+    def report_table(self) -> pd.DataFrame:
+        shown = self.terms[:6]
+        data: dict[str, Any] = {"component": np.arange(1, self.k + 1), "weight": self.weights}
+        for t, term in enumerate(shown):
+            data[f"mean[{term}]"] = self.means[:, t]
+        data["sd (avg)"] = np.sqrt(np.trace(self.covariances, axis1=1, axis2=2) / self.p)
+        return pd.DataFrame(data)
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return {"k": self.k, "fit_method": self.fit_method, "clip_radius": self.clip_radius}
+
+    def outputs(self) -> dict[str, Any]:
+        return {"k": self.k, "fit_method": self.fit_method, "weights": self.weights, "means": self.means,
+                "covariances": self.covariances, "centre": self.centre,
+                "basis": None if self.basis is None else self.basis, "clip_radius": self.clip_radius,
+                "located_sides": self.located_sides, "mean_noise_sd": self.mean_noise_sd,
+                "groups": self.groups}
+
+    # ------------------------------------------------------------- report
+    def plane(self) -> np.ndarray:
+        """A d × 2 basis of the plane the report draws in (private PCA, or PCA of the released means)."""
+        if self.basis is not None and self.basis.shape[1] >= 2:
+            return self.basis[:, :2]
+        if self.p == 1:
+            return np.ones((1, 1))
+        spread = np.cov(self.means.T) if self.k > 1 else np.zeros((self.p, self.p))
+        spread = spread + np.mean(self.covariances, axis=0)
+        vecs = np.linalg.eigh(spread)[1]
+        return vecs[:, ::-1][:, :2]
+
+    def plots(self) -> list[Plot]:
+        from ..plotting import new_figure, to_plot
+
+        B = self.plane()
+        fig, ax = new_figure(6.4, 4.8)
+        colours = ["#3b6fd8", "#d48a00", "#2a9d5b", "#b23a48", "#7b52ab", "#6b6b6b"]
+        for j in range(self.k):
+            c = colours[j % len(colours)]
+            mu2 = (self.means[j] - self.centre) @ B
+            if B.shape[1] == 2:
+                cov2 = B.T @ self.covariances[j] @ B
+                pts = ellipse_points(mu2, cov2, 2.0)
+                ax.plot(pts[:, 0], pts[:, 1], color=c, lw=2)
+                ax.plot(*mu2, marker="+", color=c, ms=10)
+                ax.annotate(f"{j + 1}: w = {self.weights[j]:.2f}", mu2, textcoords="offset points",
+                            xytext=(6, 6), color=c)
+        ax.set_xlabel("private PC 1" if self.basis is not None else "plane axis 1")
+        ax.set_ylabel("private PC 2" if self.basis is not None else "plane axis 2")
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_title("Released components: 2-sd ellipses (no data points shown)")
+        alt = (f"{self.k} ellipses, one per released component, in the private PCA plane; weights "
+               + ", ".join(f"{w:.2f}" for w in self.weights) + ". Raw data are not drawn.")
+        plots = [to_plot(fig, "Mixture components in the private PCA plane", alt)]
+        fig, ax = new_figure(6.4, 2.8)
+        ax.bar(np.arange(1, self.k + 1), self.weights, color=[colours[j % 6] for j in range(self.k)])
+        ax.set_xlabel("component")
+        ax.set_ylabel("weight (noisy)")
+        ax.set_xticks(np.arange(1, self.k + 1))
+        plots.append(to_plot(fig, "Component weights", "Bar chart of the released weights."))
+        return plots
+
+    def report_sections(self) -> list[dict[str, Any]]:
+        sides = ", ".join(f"{s:.3g}" for s in self.located_sides)
+        html = (f"<p>Rows were clipped to the declared box and to a ball of private radius "
+                f"C = {self.clip_radius:.3g} around its centre before private PCA; the clustering "
+                f"located one grid cell per component (sides {sides}). Means carry Gaussian noise of "
+                f"about {float(np.mean(self.mean_noise_sd)) * np.sqrt(self.p):.3g} in l2 norm.</p>")
+        return [{"heading": "How the components were found", "html": html}]
+
+
+def mixture_oc(result: GMMResult, trials: int, gen: np.random.Generator) -> OperatingCharacteristics | None:
+    """Misclassification rate and mean noise of the released mixture, by simulation from it.
+
+    Post-processing: draws ``trials`` points from the released mixture and
+    classifies them by the released mixture (the Bayes rate if it were true).
+    """
+    if not trials:
+        return None
+    k = result.k
+    comp = gen.choice(k, size=trials, p=result.weights)
+    X = np.empty((trials, result.p))
+    for j in range(k):
+        idx = np.flatnonzero(comp == j)
+        X[idx] = gen.multivariate_normal(result.means[j], result.covariances[j], size=len(idx))
+    err = float(np.mean(result.predict(X) - 1 != comp))
+    se = float(np.sqrt(max(err * (1 - err), 1.0 / trials) / trials))
+    sd = np.sqrt(np.trace(result.covariances, axis1=1, axis2=2) / result.p)
+    noise = result.mean_noise_sd * np.sqrt(result.p) / sd
+    rows = [{"quantity": "misclassification rate if the released mixture were true", "estimate": err,
+             "std_error": se},
+            {"quantity": "l2 noise in each released mean, in component-sd units (average)",
+             "estimate": float(np.mean(noise)), "std_error": 0.0}]
+    return OperatingCharacteristics(rows=rows, model="the released mixture itself (weights, means, "
+                                    "covariances as released)", trials=trials)
