@@ -1,0 +1,254 @@
+"""dp_two_stage: blocks, votes, sensitivity, front door, second stage, report, §3 experiment."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats.errors import (BudgetExceededError, DataError, FormulaError, NonPrivateWarning,
+                            PrivacyParameterError)
+from dpstats.methods import sis as sis_m
+from dpstats.methods import two_stage as m
+from dpstats.privacy.accountant import Accountant, total_eps
+from dpstats.stats import cross_products
+
+
+def _strong(n=120, d=40, seed=0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = 3 * X[:, 0] - 3 * X[:, 1] + 3 * X[:, 2] + rng.normal(0, 0.5, n)
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(d)])
+    df.insert(0, "y", y)
+    return df
+
+
+# ----------------------------------------------------------------------------- blocks and votes
+def test_block_labels_replace_partition():
+    labels = m.block_labels(103, 10, "replace", np.random.default_rng(0))
+    sizes = np.bincount(labels, minlength=10)
+    assert sizes.sum() == 103 and sizes.max() - sizes.min() <= 1
+    assert m.block_labels(20, 4, "replace", np.random.default_rng(0), shuffle=False).tolist() == \
+        [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5
+
+
+def test_block_labels_ignore_values_and_add_remove_iid():
+    a = m.block_labels(50, 7, "add_remove", np.random.default_rng(3))
+    b = m.block_labels(51, 7, "add_remove", np.random.default_rng(3))
+    # adding a row (the last) leaves every other row's block unchanged
+    assert np.array_equal(a, b[:50])
+
+
+def test_vote_counts_topk_and_support():
+    coefs = np.array([[0.0, 2.0, -3.0, 0.0], [1.0, 0.0, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0]])
+    assert m.vote_counts(coefs, 1).tolist() == [1, 0, 1, 0]
+    assert m.vote_counts(coefs, 2).tolist() == [1, 1, 1, 1]
+    assert m.vote_counts(coefs, 3, vote="support").tolist() == [1, 1, 1, 1]
+    assert m.vote_counts(coefs, 3).sum() == 4   # blocks vote only for nonzero coefficients
+
+
+def test_block_lasso_solvers_agree():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((12, 200))
+    y = X[:, :3] @ [3.0, -2.0, 2.0] + rng.normal(0, 0.3, 12)
+    lars = m.block_lasso(X, y, 0.1, solver="lars")
+    cd = m.block_lasso(X, y, 0.1, solver="cd", tol=1e-10, max_iter=200_000)
+    assert np.max(np.abs(lars - cd)) < 1e-3
+    assert set(np.flatnonzero(lars)) == set(np.flatnonzero(cd))
+
+
+@pytest.mark.parametrize("neighbouring", ["replace", "add_remove"])
+def test_vote_count_sensitivity_is_one(neighbouring):
+    """Replacing (or adding) one row moves each count by <= 1, over 40 random neighbours."""
+    worst = 0.0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((64, 30))
+        y = X[:, 0] - X[:, 1] + rng.normal(0, 0.5, 64)
+        X2, y2 = X.copy(), y.copy()
+        if neighbouring == "replace":
+            i = int(rng.integers(64))
+            X2[i], y2[i] = rng.standard_normal(30) * 5, 40.0
+        else:
+            X2, y2 = np.vstack([X, rng.standard_normal(30) * 5]), np.append(y, 40.0)
+        c1 = m.two_stage_counts(X, y, 4, blocks=8, neighbouring=neighbouring,
+                                rng=np.random.default_rng(100 + seed))
+        c2 = m.two_stage_counts(X2, y2, 4, blocks=8, neighbouring=neighbouring,
+                                rng=np.random.default_rng(100 + seed))
+        worst = max(worst, float(np.max(np.abs(c1 - c2))))
+    assert worst <= 1.0
+    assert worst == 1.0          # the bound is attained: the argument is not loose
+
+
+# ----------------------------------------------------------------------------- front door
+def test_front_door_selects_and_states_privacy():
+    df = _strong()
+    acc = Accountant(eps=10.0)
+    fit = dp.dp_two_stage("y ~ .", df, eps=8.0, k=3, random_state=1, accountant=acc, oc_trials=20)
+    assert sorted(fit.selected) == ["g0", "g1", "g2"]
+    assert acc.spent_eps == pytest.approx(8.0)
+    assert total_eps(fit.privacy.ledger) == pytest.approx(8.0)
+    sens = " ".join(fit.privacy.sensitivities.values())
+    assert "Δ∞ = 1" in sens and "not monotone" in sens
+    text = str(fit.summary())
+    assert "(8, 0)-differentially private" in text and "LassoLars" in text
+    assert fit.blocks == 10 and fit.block_sizes == (12, 12)
+    tidy = fit.tidy()
+    assert tidy["selected"].sum() == 3 and len(tidy) == 40
+    assert fit.glance()["blocks"].iloc[0] == 10
+    oc = fit.operating_characteristics.table()
+    assert oc["estimate"].is_monotonic_increasing or oc["estimate"].iloc[-1] >= oc["estimate"].iloc[0]
+    fit.to_json()
+
+
+def test_add_remove_needs_public_blocks():
+    df = _strong()
+    with pytest.warns(NonPrivateWarning, match="private under add/remove"):
+        fit = dp.dp_two_stage("y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", random_state=0,
+                              oc_trials=0)
+    assert fit.privacy.data_dependent_steps
+    with pytest.raises(PrivacyParameterError, match="strict=True"):
+        dp.dp_two_stage("y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateWarning)
+        fit = dp.dp_two_stage("y ~ .", df, eps=5.0, k=3, blocks=10, neighbouring="add_remove",
+                              strict=True, random_state=0, oc_trials=0)
+    assert not fit.privacy.data_dependent_steps
+    assert "adding or removing" in fit.privacy.plain_language()
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"eps": 0.0}, PrivacyParameterError, "eps"),
+    ({"lam": -1.0}, PrivacyParameterError, "lam"),
+    ({"blocks": 1}, DataError, "blocks"),
+    ({"blocks": 61}, DataError, "fewer than 2 rows"),
+    ({"k": 40}, DataError, "k = 40"),
+    ({"vote": "all"}, PrivacyParameterError, "vote"),
+    ({"topk": "nope"}, PrivacyParameterError, "topk"),
+    ({"second_stage": "private_ols"}, PrivacyParameterError, "bounds"),
+    ({"second_stage": "lasso"}, PrivacyParameterError, "second_stage"),
+    ({"stage_fraction": 1.0}, PrivacyParameterError, "stage_fraction"),
+    ({"solver": "admm"}, PrivacyParameterError, "solver"),
+    ({"formula": "y ~ nothere"}, FormulaError, "nothere"),
+])
+def test_bad_input_spends_nothing(kwargs, error, match):
+    df = _strong()
+    acc = Accountant(eps=10.0)
+    args = {"formula": "y ~ .", "eps": 1.0, "k": 3, "accountant": acc, "oc_trials": 0}
+    args.update(kwargs)
+    with pytest.raises(error, match=match):
+        dp.dp_two_stage(data=df, **args)
+    assert acc.spent_eps == 0
+
+
+def test_budget_exceeded_before_any_work():
+    acc = Accountant(eps=1.0)
+    with pytest.raises(BudgetExceededError):
+        dp.dp_two_stage("y ~ .", _strong(), eps=2.0, k=3, accountant=acc)
+    assert acc.spent_eps == 0
+
+
+@pytest.mark.parametrize("topk", ["peeling", "oneshot_gumbel", "joint", "canonical_lipschitz"])
+def test_every_selector_plugs_in(topk):
+    fit = dp.dp_two_stage("y ~ .", _strong(), eps=20.0, k=3, topk=topk, random_state=2, oc_trials=0)
+    assert sorted(fit.selected) == ["g0", "g1", "g2"]
+    assert topk in fit.privacy.ledger[0].mechanism
+
+
+def test_dp_sis_accepts_family_selectors():
+    df = _strong()
+    for topk in ("peeling", "oneshot_gumbel", "joint"):
+        bounds = {c: (-4.0, 4.0) for c in df.columns}
+        bounds["y"] = (-15.0, 15.0)
+        fit = dp.dp_sis("y ~ .", df, eps=200.0, k=3, bounds=bounds, topk=topk, random_state=0,
+                        oc_trials=0)
+        assert sorted(fit.selected) == ["g0", "g1", "g2"]
+
+
+# ----------------------------------------------------------------------------- second stage
+def test_private_second_stage_close_to_ols_at_high_eps():
+    """At eps = 1e5 the noisy-statistics fit is within 0.05 of OLS (bounds cover the data)."""
+    df = _strong(n=400, d=10, seed=4)
+    fit = dp.dp_two_stage("y ~ .", df, eps=1e5, k=3, second_stage="private_ols", bounds=(-25, 25),
+                          random_state=3, oc_trials=0)
+    assert len(fit.privacy.ledger) == 2
+    assert total_eps(fit.privacy.ledger) == pytest.approx(1e5)
+    X = np.column_stack([np.ones(400), df[["g0", "g1", "g2"]].to_numpy()])
+    ols = np.linalg.lstsq(X, df["y"].to_numpy(), rcond=None)[0]
+    est = fit.second_stage.set_index("term")["estimate"]
+    assert np.allclose(est[["(Intercept)", "g0", "g1", "g2"]].to_numpy(), ols, atol=0.05)
+    assert (fit.second_stage["label"].str.startswith("private")).all()
+    assert fit.tidy()["estimate_label"].iloc[0] == "private"
+
+
+def test_nonprivate_second_stage_is_labelled_and_refused_under_strict():
+    df = _strong()
+    with pytest.warns(NonPrivateWarning, match="NOT private"):
+        fit = dp.dp_two_stage("y ~ .", df, eps=8.0, k=3, second_stage="ols", random_state=1,
+                              oc_trials=0)
+    assert "NOT PRIVATE" in str(fit)
+    assert (fit.second_stage["label"].str.startswith("NOT private")).all()
+    with pytest.raises(PrivacyParameterError):
+        dp.dp_two_stage("y ~ .", df, eps=8.0, k=3, second_stage="ols", strict=True)
+
+
+# ----------------------------------------------------------------------------- report
+def test_report_renders(tmp_path):
+    df = _strong()
+    fit = dp.dp_two_stage("y ~ .", df, eps=8.0, k=3, random_state=1, oc_trials=10,
+                          truth=["g0", "g1", "g2"])
+    assert fit.diagnostics["topk_accuracy_vs_truth"] == 1.0
+    html = open(fit.report(str(tmp_path / "ts.html")), encoding="utf-8").read()
+    assert "differentially private" in html and "How the selection was made" in html
+    assert "<svg" in html and "LassoLars" in html
+
+
+# ----------------------------------------------------------------------------- §3 instability
+def _instability(design: str, reps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Share of the top-5 that are features 1–5: SIS vs two-stage, non-private selection step."""
+    rng = np.random.default_rng(seed)
+    sis, ts = np.empty(reps), np.empty(reps)
+    for r in range(reps):
+        X, y = m.instability_data(design, rng)
+        scores = sis_m.scores_maxabs_centered(cross_products(X, y))
+        sis[r] = np.mean(m.nonprivate_topk(scores, 5, rng) < 5)
+        counts = m.two_stage_counts(X, y, 5, shuffle=False, rng=rng)
+        ts[r] = np.mean(m.nonprivate_topk(counts, 5, rng) < 5)
+    return sis, ts
+
+
+def test_instability_data_layout():
+    X, y = m.instability_data("W1W2", np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    X0 = rng.standard_normal((100, 100))
+    w2_rows = np.arange(9, 100, 10)
+    assert np.allclose(X, X0)
+    resid = y - X[:, :5].sum(1)
+    assert np.all(np.abs(resid[np.setdiff1d(np.arange(100), w2_rows)]) < 2)   # noise sd 0.32
+    assert np.abs(resid[w2_rows]).max() > 2                                  # w2 rows differ
+
+
+def test_instability_quick():
+    """100 repetitions (fast version): SIS ahead by a margin of 0.15 in both designs."""
+    for design in ("W1", "W1W2"):
+        sis, ts = _instability(design, 100, seed=11)
+        assert sis.mean() - ts.mean() > 0.15, design
+
+
+@pytest.mark.slow
+def test_instability_paper_figure_1():
+    """The paper's §3 experiment, 1000 repetitions, non-private selection step (Figure 1).
+
+    Margin: SIS's mean share of features 1–5 among its top 5 exceeds the two-stage
+    method's by at least 0.2 in W1 and in W1/W2 (measured with seed 2024: 0.94 vs 0.48
+    and 0.90 vs 0.38; paired standard error about 0.007).
+    """
+    for design in ("W1", "W1W2"):
+        sis, ts = _instability(design, 1000, seed=2024)
+        diff = sis - ts
+        se = diff.std(ddof=1) / np.sqrt(diff.size)
+        assert diff.mean() > 0.2, (design, sis.mean(), ts.mean())
+        assert diff.mean() - 3 * se > 0.2
