@@ -24,7 +24,8 @@ error class chain and message of a :class:`~dpstats.errors.DPStatsError`.
 
 *For Python users* (rpy2 3.5): :func:`to_pandas` and :func:`to_r` convert
 data frames (factors <-> categoricals, ``NA`` <-> NaN), :func:`result_to_r`
-turns a result into an R list with S3 class ``c("dp_<method>", "dp_result")``,
+turns a result into an R list with S3 class ``c("dp_<method>", "dp_result")``
+(``dp_`` is not doubled: ``dp_sis`` gives ``dp_sis``),
 and :func:`load_r_dataset` loads a data set shipped by an R package (e.g.
 ``ALL``, ``mlbench``'s ``BreastCancer``) as a pandas DataFrame.
 """
@@ -189,10 +190,10 @@ def result_payload(obj) -> dict:
     from .results.base import DPResult, _jsonable
 
     if isinstance(obj, DPResult) or hasattr(obj, "to_dict") and hasattr(obj, "privacy"):
-        method = str(getattr(obj, "method", "") or "dp_result")
+        method = str(getattr(obj, "method", "") or "result")
         coef = obj.coef() if callable(getattr(obj, "coef", None)) else None
         return {
-            "kind": "result", "class": [method, "dp_result"] if method != "dp_result" else ["dp_result"],
+            "kind": "result", "class": [s3_class(method), "dp_result"],
             "result": obj.to_dict(), "text": str(obj), "summary": str(obj.summary()),
             "coef": _jsonable(_coef_plain(coef)),
         }
@@ -203,6 +204,18 @@ def result_payload(obj) -> dict:
     if isinstance(obj, np.ndarray):
         return {"kind": "array", "value": _jsonable(obj.tolist()), "dim": list(obj.shape)}
     return {"kind": "value", "value": _jsonable(obj)}
+
+
+def s3_class(method: str) -> str:
+    """The R class of a result: ``dp_sis`` stays, ``vertical_glm`` becomes ``dp_vertical_glm``.
+
+    Examples
+    --------
+    >>> s3_class("dp_knockoff"), s3_class("vertical_glm")
+    ('dp_knockoff', 'dp_vertical_glm')
+    """
+    name = re.sub(r"[^A-Za-z0-9_.]", "_", method)
+    return name if name.startswith("dp_") else "dp_" + name
 
 
 def _coef_plain(coef):

@@ -27,6 +27,8 @@ dp_felp <- function(formula, data, eps, ..., seed = NULL) {
 }
 
 vertical_glm <- function(formula, data, parties, family = "gaussian", ..., seed = NULL) {
+  # each party's columns as a Python list, even a single one (list(a = c("x1", "x2"), b = "x3"))
+  if (!missing(parties) && is.list(parties)) parties <- lapply(parties, function(p) as.list(as.character(p)))
   .dp_fit("vertical_glm", environment(), c("formula", "data", "parties", "family"), list(...), seed,
           sys.call())
 }

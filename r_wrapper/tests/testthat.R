@@ -1,0 +1,4 @@
+library(testthat)
+library(dpstats)
+
+test_check("dpstats")

@@ -1,0 +1,29 @@
+# Under DPSTATS_REQUIRE_PYTHON=true (set by the pytest runner and under CI) a missing
+# Python side is a failure; otherwise the tests that need it are skipped.
+skip_if_no_dpstats <- function() {
+  if (dpstats_available()) return(invisible(TRUE))
+  if (tolower(Sys.getenv("DPSTATS_REQUIRE_PYTHON")) %in% c("1", "true", "yes")) {
+    stop("Python with dpstats is required (DPSTATS_REQUIRE_PYTHON is set) but is not available")
+  }
+  skip("Python with dpstats is not available")
+}
+
+sim_data <- function(n = 120, d = 12, seed = 1) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * d), n, d, dimnames = list(NULL, paste0("x", seq_len(d))))
+  df <- as.data.frame(x)
+  df$g <- factor(sample(c("lo", "mid", "hi"), n, replace = TRUE), levels = c("lo", "mid", "hi"))
+  df$y <- 3 * df$x1 - 3 * df$x2 + rnorm(n)
+  df
+}
+
+# The message Python itself gives for the same call on the same data (pandas built by the bridge).
+python_message <- function(fun, formula, data, ...) {
+  bridge <- reticulate::import("dpstats.rbridge", convert = FALSE)
+  dp <- reticulate::import("dpstats", convert = FALSE)
+  pdf <- bridge$frame_from_transport(dpstats:::.dp_encode_frame(data))
+  f <- paste(deparse(formula), collapse = " ")
+  out <- tryCatch({ dp[[fun]](f, pdf, ...); NA_character_ },
+                  error = function(e) conditionMessage(e))
+  out
+}

@@ -1,0 +1,37 @@
+# The other front doors are wrapped generically; each is exercised when this dpstats has it.
+
+test_that("every public Python function has an R wrapper", {
+  for (f in c("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_call")) {
+    expect_true(is.function(getExportedValue("dpstats", f)), info = f)
+  }
+})
+
+test_that("vertical_glm: coef, tidy and predict through the Python object", {
+  skip_if_no_dpstats()
+  skip_if_not(dpstats_has("vertical_glm"), "dpstats.vertical_glm is not in this dpstats yet")
+  df <- sim_data()
+  fit <- vertical_glm(y ~ x1 + x2 + x3, data = df, parties = list(a = c("x1", "x2"), b = "x3"),
+                      family = "gaussian")
+  expect_s3_class(fit, c("dp_vertical_glm", "dp_result"), exact = TRUE)
+  ref <- coef(lm(y ~ x1 + x2 + x3, data = df))
+  cf <- coef(fit)
+  expect_equal(unname(cf[names(ref)]), unname(ref), tolerance = 1e-5)
+  if (reticulate::py_has_attr(attr(fit, "py"), "predict")) {
+    p <- predict(fit, newdata = df[1:5, ])
+    expect_equal(as.numeric(unlist(p)), unname(predict(lm(y ~ x1 + x2 + x3, data = df), df[1:5, ])),
+                 tolerance = 1e-4)
+  }
+})
+
+test_that("dp_gmm: fit and predict when available", {
+  skip_if_no_dpstats()
+  skip_if_not(dpstats_has("dp_gmm"), "dpstats.dp_gmm is not in this dpstats yet")
+  set.seed(4)
+  centers <- rbind(c(-6, -6), c(6, 6), c(6, -6))
+  X <- do.call(rbind, lapply(1:3, function(j) sweep(matrix(rnorm(2 * 600), ncol = 2), 2, -centers[j, ])))
+  X <- as.data.frame(X)
+  gm <- dp_gmm(~ ., data = X, k = 3, eps = 4, delta = 1e-6, bounds = c(-12, 12), seed = 1)
+  expect_s3_class(gm, c("dp_gmm", "dp_result"), exact = TRUE)
+  cl <- unlist(predict(gm, newdata = X))
+  expect_length(cl, nrow(X))
+})

@@ -1,0 +1,109 @@
+"""The R package in r_wrapper/: installed into a temporary library, then its testthat
+suite, an Rscript fitting every available method, the vignette and R CMD check.
+
+Each test runs R in a subprocess with DPSTATS_PYTHON pointing to this interpreter and
+DPSTATS_REQUIRE_PYTHON=true, so a missing Python side fails instead of skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.r
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "r_wrapper"
+
+
+def _env(lib: Path) -> dict:
+    env = dict(os.environ)
+    env.update({"DPSTATS_PYTHON": sys.executable, "DPSTATS_REQUIRE_PYTHON": "true",
+                "R_LIBS": f"{lib}{os.pathsep}{env['R_LIBS']}" if env.get("R_LIBS") else str(lib),
+                "NOT_CRAN": "true", "LC_ALL": env.get("LC_ALL", "C.UTF-8")})
+    env.pop("RETICULATE_PYTHON", None)
+    return env
+
+
+def _run(cmd: list[str], env: dict, cwd: Path, timeout: int = 240) -> subprocess.CompletedProcess:
+    res = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if res.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({res.returncode}):\n{res.stdout[-6000:]}\n{res.stderr[-6000:]}")
+    return res
+
+
+@pytest.fixture(scope="module")
+def rlib(rscript, tmp_path_factory) -> Path:
+    """The package installed into a fresh library (what scripts/dpstats.sh does with .venv/R-library)."""
+    for pkg in ("reticulate", "jsonlite", "testthat"):
+        ok = subprocess.run([rscript, "-e", f"quit(status = !requireNamespace('{pkg}', quietly = TRUE))"],
+                            capture_output=True)
+        if ok.returncode != 0:
+            pytest.fail(f"R package {pkg} is missing (Debian: r-cran-{pkg})")
+    lib = tmp_path_factory.mktemp("Rlib")
+    r = shutil.which("R")
+    _run([r, "CMD", "INSTALL", "--no-test-load", "-l", str(lib), str(PKG)], _env(lib), ROOT)
+    return lib
+
+
+def test_testthat_suite(rscript, rlib, tmp_path):
+    code = ("library(testthat); library(dpstats); "
+            "res <- as.data.frame(test_dir('testthat', reporter = 'summary', stop_on_failure = TRUE)); "
+            "cat(sprintf('\\nR-TESTS %d passed, %d failed, %d skipped\\n', "
+            "sum(res$nb - res$failed - res$skipped), sum(res$failed), sum(res$skipped)))")
+    res = _run([rscript, "-e", code], _env(rlib), PKG / "tests")
+    line = [ln for ln in res.stdout.splitlines() if ln.startswith("R-TESTS")][-1]
+    passed, failed = int(line.split()[1]), int(line.split()[3])
+    assert failed == 0 and passed >= 40, res.stdout[-3000:]
+
+
+def test_rscript_fits_each_available_method(rscript, rlib, tmp_path):
+    script = PKG / "inst" / "scripts" / "fit_all.R"
+    res = _run([rscript, str(script), str(tmp_path)], _env(rlib), tmp_path)
+    out = res.stdout
+    import dpstats
+    from dpstats.rbridge import has_function
+
+    expected = [m for m in ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm")
+                if has_function(m)]
+    assert "dp_sis" in expected, dpstats.__version__
+    for m in expected:
+        assert f"FITTED {m}" in out, out[-3000:]
+        html = (tmp_path / f"{m}.html").read_text(encoding="utf-8")
+        assert "<html" in html.lower() and len(html) > 2000
+    assert "Privacy" in out and "Ledger" in out  # print() and summary() output
+
+
+def test_vignette_renders(rscript, rlib, tmp_path):
+    if shutil.which("pandoc") is None:
+        pytest.fail("pandoc is needed to render the vignette (Debian: pandoc)")
+    src = PKG / "vignettes" / "dpstats.Rmd"
+    code = (f"rmarkdown::render('{src}', output_dir = '{tmp_path}', intermediates_dir = '{tmp_path}', "
+            "quiet = TRUE, envir = new.env())")
+    _run([rscript, "-e", code], _env(rlib), tmp_path)
+    html = (tmp_path / "dpstats.html").read_text(encoding="utf-8")
+    assert "DP sure independence screening" in html        # the fit printed: chunks were evaluated
+    assert "dpstats_formula_error" in html                 # the classed error was shown
+    assert "Error" not in html.split("Errors are R conditions")[0]
+
+
+@pytest.mark.slow
+def test_r_cmd_check(rlib, tmp_path):
+    """R CMD check: no ERROR or WARNING. NOTEs allowed, explained in r_wrapper/README.md."""
+    r = shutil.which("R")
+    build = _run([r, "CMD", "build", "--no-build-vignettes", "--no-manual", str(PKG)], _env(rlib), tmp_path)
+    tarball = next(tmp_path.glob("dpstats_*.tar.gz")), build
+    env = _env(rlib)
+    env["_R_CHECK_FORCE_SUGGESTS_"] = "false"
+    res = subprocess.run([r, "CMD", "check", "--no-manual", "--no-build-vignettes", "--ignore-vignettes",
+                          "--no-tests", str(tarball[0])], env=env, cwd=tmp_path, capture_output=True,
+                         text=True, timeout=180)
+    out = res.stdout
+    assert res.returncode == 0, out[-5000:] + res.stderr[-2000:]
+    status = [ln for ln in out.splitlines() if ln.startswith("Status:")]
+    assert status and "ERROR" not in status[0] and "WARNING" not in status[0], out[-5000:]
