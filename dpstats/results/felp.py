@@ -1,0 +1,139 @@
+"""Result of :func:`dpstats.dp_felp`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .base import DPResult, Plot
+
+
+@dataclass
+class FELPResult(DPResult):
+    """DP-FELP: released feature weights and the top ``select`` features by weight.
+
+    Attributes
+    ----------
+    weights : ndarray
+        The released (noisy) average weight vector, one weight per term.
+    selected : list of str
+        The ``select`` terms with the largest released weights, largest first
+        (the order is post-processing of the released weights).
+    variant : {"paper", "strict"}
+    lam, lam_source : the ridge parameter and where it came from
+        ("fixed default", "user" or "cv" — the last is data-dependent).
+    sensitivity, noise_scale : float
+        ℓ2 sensitivity Δ of the average and the L2-Laplace scale Δ/eps.
+    clip_norm : float or None
+        C of the strict variant.
+    """
+
+    weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    selected: list[str] = field(default_factory=list)
+    select: int = 0
+    variant: str = "paper"
+    lam: float = 1.0
+    lam_source: str = "fixed default"
+    n_estimators: int = 20
+    sample_ratio: float = 0.9
+    sensitivity: float = 0.0
+    noise_scale: float = 0.0
+    clip_norm: float | None = None
+    classes: list[str] = field(default_factory=list)
+    scaling: str = ""
+
+    title = "DP ensemble feature weighting by local learning (FELP)"
+
+    def _body_lines(self) -> list[str]:
+        ranks = self.ranks()
+        lines = [f"Selected the top {self.select} of {self.p} features by released weight "
+                 f"({len(self.classes)} classes: {', '.join(self.classes[:6])}"
+                 + (", ..." if len(self.classes) > 6 else "") + "):"]
+        table = self.tidy().sort_values("rank").head(max(self.select, 10))
+        for _, row in table.iterrows():
+            mark = "*" if row["selected"] else " "
+            lines.append(f"  {mark} {int(row['rank']):>4d}  {row['term']:<28s} {row['weight']: .4g}")
+        if self.p > len(table):
+            lines.append(f"    ... {self.p - len(table)} more (see tidy())")
+        lines += ["",
+                  f"Variant: {self.variant}; k = {self.n_estimators} learners"
+                  + (f" on bootstrap samples of ⌈{self.sample_ratio:g}n⌉ rows" if self.variant == "paper"
+                     else f" on disjoint subsets, weights clipped to ‖w‖ <= C = {self.clip_norm:.4g}"),
+                  f"lambda = {self.lam:g} ({self.lam_source}); sensitivity = {self.sensitivity:.4g}; "
+                  f"noise scale = {self.noise_scale:.4g} (noise s.d. per weight "
+                  f"{self.noise_scale * math.sqrt(self.p + 1):.4g})",
+                  f"Scaling: {self.scaling}"]
+        del ranks
+        return lines
+
+    def ranks(self) -> np.ndarray:
+        """Rank (1 = largest released weight) of every term."""
+        order = np.argsort(-self.weights, kind="stable")
+        ranks = np.empty(self.p, dtype=int)
+        ranks[order] = np.arange(1, self.p + 1)
+        return ranks
+
+    def tidy(self) -> pd.DataFrame:
+        chosen = set(self.selected)
+        return pd.DataFrame({"term": self.terms, "weight": self.weights, "rank": self.ranks(),
+                             "selected": [t in chosen for t in self.terms]})
+
+    def report_table(self) -> pd.DataFrame:
+        return self.tidy().sort_values("rank").head(max(self.select, 20)).reset_index(drop=True)
+
+    def coef(self) -> dict[str, float]:
+        """Released weight per term (what ``coef()`` gives in R)."""
+        return dict(zip(self.terms, self.weights.tolist()))
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return {"variant": self.variant, "select": self.select, "lam": self.lam,
+                "lam_source": self.lam_source, "n_estimators": self.n_estimators,
+                "sensitivity": self.sensitivity, "noise_scale": self.noise_scale}
+
+    def outputs(self) -> dict[str, Any]:
+        return {"weights": self.weights.tolist(), "selected": list(self.selected), "select": self.select,
+                "variant": self.variant, "lam": self.lam, "lam_source": self.lam_source,
+                "n_estimators": self.n_estimators, "sample_ratio": self.sample_ratio,
+                "sensitivity": self.sensitivity, "noise_scale": self.noise_scale,
+                "clip_norm": self.clip_norm, "classes": list(self.classes), "scaling": self.scaling}
+
+    def plots(self) -> list[Plot]:
+        from ..plotting import new_figure, to_plot
+
+        order = np.argsort(-self.weights, kind="stable")
+        shown = order[:min(self.p, 60)]
+        w = self.weights[shown]
+        fig, ax = new_figure(width=7.0, height=3.8)
+        colors = ["#3b6fd8" if i < self.select else "#9aa5b1" for i in range(len(shown))]
+        ax.bar(np.arange(1, len(shown) + 1), w, color=colors)
+        ax.axvline(self.select + 0.5, color="#d48a00", ls="--", label=f"cut: top {self.select} selected")
+        sd = self.noise_scale * math.sqrt(self.p + 1)
+        if sd > 0:
+            ax.axhspan(-sd, sd, color="#d48a00", alpha=0.12, label=f"± noise s.d. per weight ({sd:.3g})")
+        ax.axhline(0, color="black", lw=0.6)
+        if len(shown) <= 30:
+            ax.set_xticks(np.arange(1, len(shown) + 1))
+            ax.set_xticklabels([self.terms[j] for j in shown], rotation=70, ha="right", fontsize=7)
+        ax.set_xlabel("features ranked by released weight" + (" (top 60)" if self.p > 60 else ""))
+        ax.set_ylabel("released weight")
+        ax.legend(frameon=False, loc="upper right")
+        ax.set_title(f"Released FELP weights, {self.variant} variant, eps = {self.privacy.eps:g}")
+        alt = (f"Bar chart of the {len(shown)} largest released weights in decreasing order; the first "
+               f"{self.select} ({', '.join(self.selected[:5])}{', ...' if self.select > 5 else ''}) are "
+               f"selected, the noise s.d. per weight is {sd:.3g}.")
+        return [to_plot(fig, "Released weights ranked, with the selection cut", alt)]
+
+    def report_sections(self) -> list[dict[str, Any]]:
+        items = "".join(f"<li>{_escape(s)}</li>" for s in self.selected)
+        html = (f"<p>The {self.select} features with the largest released weights, largest first. "
+                "The order is derived from the released weights (post-processing).</p>"
+                f"<ol class='selected-list'>{items}</ol>")
+        return [{"heading": "Selected features", "html": html}]
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
