@@ -34,7 +34,7 @@ from ..validation import (check_accountant, check_delta, check_eps, check_fracti
                           check_neighbouring, check_strict)
 from ._common import charge, dummy_columns, missing_rows_step
 
-SE_METHODS = ("history", "conditional", "pooled", "none")
+SE_METHODS = ("exact", "history", "conditional", "pooled", "none")
 PENALTIES = (None, "ridge", "lasso")
 _IDENT = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*")
 
@@ -50,7 +50,7 @@ def vertical_glm(
     lam: float = 0.0,
     tol: float = 1e-8,
     max_iter: int = 10_000,
-    se: str = "history",
+    se: str = "exact",
     conf_level: float = 0.95,
     eps: float | None = None,
     delta: float | None = None,
@@ -95,10 +95,13 @@ def vertical_glm(
         Objective (1/2n)·deviance + lam·(½‖β‖² or ‖β‖₁), intercept unpenalized.
     tol, max_iter : float, int
         Stop when Σ|Δβ| over a sweep < tol (privreg: 1e-8, 10 000 sweeps).
-    se : {"history", "conditional", "pooled", "none"}
-        Standard errors: "history" is the protocol's (see
-        :mod:`dpstats.methods.vertical`); "pooled" uses all columns at once
-        (simulation reference only).
+    se : {"exact", "history", "conditional", "pooled", "none"}
+        Standard errors (see :mod:`dpstats.methods.vertical`): "exact" shares
+        each party's column-space basis after convergence (equal to the pooled
+        Fisher-information SEs; discloses the column spaces); "history" uses
+        only the offsets received during the sweeps (privreg; exact when their
+        span reaches p_{-k}); "conditional" treats the other blocks as fixed;
+        "pooled" uses all columns at once (simulation reference only).
     conf_level : float
         Level of the Wald confidence intervals.
     eps, delta : float, optional
@@ -151,7 +154,7 @@ def vertical_glm(
     pen = m.Penalty(penalty, float(lam))
     index = [np.flatnonzero(owner == k) for k in range(len(names))]
     blocks = [m.LocalBlock(X[:, ix], mf.y, fam, pen, _mask(mf.names, ix, dp), mf.p - len(ix),
-                           se="none" if dp else ("history" if se == "history" else "conditional"),
+                           se="none" if dp else (se if se in ("exact", "history") else "conditional"),
                            sigma_eta=sigmas[0][k] if dp else 0.0, eta_clip=eta_clip, noise=noise)
               for k, ix in enumerate(index)]
     out = m.block_coordinate_descent(blocks, mf.y, fam, tol=tol, max_iter=rounds if dp else max_iter,
@@ -396,7 +399,12 @@ def _plan(spec: dict, n: int, K: int, radius) -> tuple[list[LedgerEntry], tuple]
 def finish_blocks(blocks, out: m.BCDOutcome, fam: m.Family, y: np.ndarray, p: int, sig_beta):
     """Ask every block for its final coefficients (and covariance)."""
     disp = m.dispersion_estimate(fam, y, out.eta, y.shape[0] - p)
-    return [b.finish(out.eta, disp, sig_beta[k] if sig_beta else 0.0) for k, b in enumerate(blocks)]
+    others = [None] * len(blocks)
+    if getattr(blocks[0], "se", None) == "exact" and blocks[0].penalty.kind is None:
+        bases = [b.column_basis() for b in blocks]
+        others = [np.column_stack([q for j, q in enumerate(bases) if j != k]) for k in range(len(blocks))]
+    return [b.finish(out.eta, disp, sig_beta[k] if sig_beta else 0.0, others[k])
+            for k, b in enumerate(blocks)]
 
 
 def disclosure_text(K: int, dp: bool, simulated: bool) -> list[str]:
@@ -415,6 +423,9 @@ def disclosure_text(K: int, dp: bool, simulated: bool) -> list[str]:
                   "the sweeps these vectors span (up to) the other parties' column spaces: the other "
                   "parties learn each party's columns up to an unknown linear transform. This protocol "
                   "gives NO formal privacy guarantee.",
+                  "With se='exact' (the default) each party also shares an orthonormal basis of its "
+                  "column space after convergence, so that the standard errors are exact: its columns "
+                  "are then known up to an unknown invertible linear transform.",
                   "Each party also reveals the scalar Σ|Δβ_k| every sweep (the stopping rule), and at the "
                   "end its coefficients and standard errors."]
     if K > 2 and not dp:
@@ -486,7 +497,7 @@ def _call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, r
         call["tol"] = tol
     if max_iter != 10_000:
         call["max_iter"] = max_iter
-    if se != "history":
+    if se != "exact":
         call["se"] = se
     if eps is not None:
         call.update(eps=eps, delta=delta, rounds=rounds)

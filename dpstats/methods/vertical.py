@@ -24,8 +24,14 @@ W^{1/2}·col(X_{-k}).  Party k never sees X_{-k}, but every offset it received
 lies in col(X_{-k}); an orthonormal basis U of the span of the received
 offsets replaces X_{-k}.  The result is exact when that span has the full
 dimension p_{-k} (reported per block as ``exact``), and otherwise misses only
-directions the iterations never excited.  ``se="conditional"`` uses
-(X_kᵀWX_k)⁻¹ (the other blocks held fixed; too small when blocks correlate).
+directions the iterations never excited; the rank is at most the number of
+sweeps, so a fit that converges in fewer sweeps than p_{-k} is not exact.
+``se="exact"`` (default): after convergence every party shares an orthonormal
+basis Q_j of its column space col(X_j) (X_j = Q_j R_j, R_j kept secret), so
+U spans col(X_{-k}) exactly and the standard errors equal the pooled ones.
+This discloses the column spaces — what the history approaches anyway — and
+says so.  ``se="conditional"`` uses (X_kᵀWX_k)⁻¹ (the other blocks held
+fixed; too small when blocks correlate).
 """
 
 from __future__ import annotations
@@ -230,6 +236,15 @@ class SpanBasis:
             self.U = np.column_stack([self.U, r / rn])
 
 
+def orthonormal(B: np.ndarray) -> np.ndarray:
+    """Orthonormal basis of the column span of B (rank-revealing by the QR diagonal)."""
+    if B.shape[1] == 0:
+        return B
+    q, r = np.linalg.qr(B)
+    d = np.abs(np.diag(r))
+    return q[:, d > 1e-10 * max(1.0, float(d.max()))]
+
+
 def block_covariance(X: np.ndarray, w: np.ndarray, U: np.ndarray | None, dispersion: float) -> np.ndarray:
     """φ·[(Z W Z)⁻¹]_kk with Z = [X_k, U]: the inverse Schur complement.
 
@@ -305,8 +320,18 @@ class LocalBlock:
             return self.noise.gaussian(np.clip(eta, -self.eta_clip, self.eta_clip), self.sigma_eta), None
         return eta, change
 
-    def finish(self, eta_total: np.ndarray, dispersion: float, sigma_beta: float = 0.0) -> BlockFinal:
-        """Release β_k (noised in DP mode) and its covariance (not in DP mode)."""
+    def column_basis(self) -> np.ndarray:
+        """Orthonormal basis Q_k of col(X_k) (X_k = Q_k R_k; R_k is not shared)."""
+        q, r = np.linalg.qr(self.X)
+        keep = np.abs(np.diag(r)) > 1e-10 * max(1.0, float(np.max(np.abs(np.diag(r)))))
+        return q[:, keep]
+
+    def finish(self, eta_total: np.ndarray, dispersion: float, sigma_beta: float = 0.0,
+               other_basis: np.ndarray | None = None) -> BlockFinal:
+        """Release β_k (noised in DP mode) and its covariance (not in DP mode).
+
+        ``other_basis`` (se="exact"): the other parties' column-space bases, side by side.
+        """
         if sigma_beta > 0:
             return BlockFinal(self.noise.gaussian(self.beta, sigma_beta), None, 0, self.p_other)
         if self.penalty.kind is not None or self.se == "none":
@@ -315,6 +340,11 @@ class LocalBlock:
         w = np.maximum(self.family.variance(mu), _W_MIN)
         U = self.basis.U if self.basis is not None else None
         rank = self.basis.rank if self.basis is not None else 0
+        if self.se == "exact":
+            if other_basis is None:
+                raise ValueError("se='exact' needs the other parties' column bases")
+            U = orthonormal(other_basis)
+            rank = U.shape[1]
         try:
             cov = block_covariance(self.X, w, U, dispersion)
         except np.linalg.LinAlgError:

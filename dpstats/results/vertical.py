@@ -44,7 +44,7 @@ class VerticalGLMResult(DPResult):
     deviance: float = math.nan
     penalty: str | None = None
     lam: float = 0.0
-    se_method: str = "history"
+    se_method: str = "exact"
     se_blocks: list[dict] = field(default_factory=list)
     parties: list[str] = field(default_factory=list)
     party_terms: dict[str, list[str]] = field(default_factory=dict)
@@ -101,6 +101,9 @@ class VerticalGLMResult(DPResult):
             bits = [f"{b['party']}: rank {b['rank']}/{b['p_other']}{' exact' if b['exact'] else ''}"
                     for b in self.se_blocks]
             return "Schur complement on the span of received offsets (" + "; ".join(bits) + ")"
+        if self.se_method == "exact":
+            return ("exact: Schur complement on the other parties' shared column-space bases "
+                    "(equals the pooled Fisher information)")
         return {"conditional": "conditional on the other blocks (too small when blocks correlate)",
                 "pooled": "pooled Fisher information (all columns in one process; simulation only)",
                 "none": "not computed"}.get(self.se_method, self.se_method)

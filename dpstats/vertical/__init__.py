@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--lam", type=float, default=0.0)
             p.add_argument("--tol", type=float, default=1e-8)
             p.add_argument("--max-iter", type=int, default=10_000)
-            p.add_argument("--se", default="history", choices=["history", "conditional", "none"])
+            p.add_argument("--se", default="exact", choices=["exact", "history", "conditional", "none"])
             p.add_argument("--report", help="write an HTML report here")
             p.add_argument("--round-delay", type=float, default=0.0,
                            help="sleep this many seconds per sweep (demonstrations and tests)")

@@ -101,14 +101,14 @@ class Party:
     # ------------------------------------------------------------------ leader
     def serve(self, host: str = "127.0.0.1", port: int = 0, *, n_parties: int, family: str = "gaussian",
               penalty: str | None = None, lam: float = 0.0, tol: float = 1e-8, max_iter: int = 10_000,
-              se: str = "history", conf_level: float = 0.95, on_listening: Callable[[int], None] | None = None,
+              se: str = "exact", conf_level: float = 0.95, on_listening: Callable[[int], None] | None = None,
               verbose: bool = False, round_delay: float = 0.0) -> VerticalGLMResult:
         """Lead the fit: listen, admit ``n_parties − 1`` members, run the sweeps, release the table.
 
         ``round_delay`` (seconds) slows each sweep down, for demonstrations and tests.
         """
         if se == "pooled":
-            raise DataError("se='pooled' needs all columns in one process; use 'history' or 'conditional'.")
+            raise DataError("se='pooled' needs all columns in one process; use 'exact', 'history' or 'conditional'.")
         spec = api.validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, None, None, 1,
                                       4.0, 0.1, "replace", False, None)
         if not isinstance(n_parties, int) or n_parties < 2:
@@ -177,7 +177,7 @@ class Party:
                      "se": se, "p_other": p - sizes[k]})
         mask = np.array([0.0 if t == "(Intercept)" else 1.0 for t in mf.names])
         own = m.LocalBlock(mf.X, mf.y, fam, pen, mask, p - mf.p, se=se)
-        blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)]) for nm, ch in channels]
+        blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen) for nm, ch in channels]
 
         def log(row):
             if verbose:
@@ -188,7 +188,7 @@ class Party:
 
         out = m.block_coordinate_descent(blocks, mf.y, fam, tol=tol, max_iter=max_iter,
                                          check_separation=penalty is None, on_round=log)
-        finals = api.finish_blocks(blocks, out, fam, mf.y, p, None)
+        finals = api.finish_blocks(blocks, out, fam, mf.y, p, None)  # RemoteBlock.column_basis asks
         index, start = [], 0
         for s in sizes:
             index.append(np.arange(start, start + s))
@@ -241,8 +241,14 @@ class Party:
                 sweeps += 1
                 if verbose:
                     print(f"[{self.name}] update {sweeps}", file=sys.stderr, flush=True)
+            elif kind == "basis":
+                ch.send({"type": "basis", "q": block.column_basis()})
             elif kind == "finish":
-                fin = block.finish(_vector(msg["eta"], n, "eta"), float(msg["dispersion"]))
+                other = msg.get("other_basis")
+                if other is not None and (other.ndim != 2 or other.shape[0] != n):
+                    raise ProtocolError(f"received a basis of shape {other.shape}, expected ({n}, k)")
+                fin = block.finish(_vector(msg["eta"], n, "eta"), float(msg["dispersion"]),
+                                   other_basis=other)
                 reply = {"type": "final", "beta": fin.beta, "rank": fin.rank, "p_other": fin.p_other}
                 if fin.cov is not None:
                     reply["cov"] = fin.cov
@@ -258,8 +264,15 @@ class Party:
 class RemoteBlock:
     """The leader's proxy of a member's block: update/finish over the channel."""
 
-    def __init__(self, ch: SecureChannel, n: int, p: int) -> None:
-        self.ch, self.n, self.p = ch, n, p
+    def __init__(self, ch: SecureChannel, n: int, p: int, se: str, penalty: m.Penalty) -> None:
+        self.ch, self.n, self.p, self.se, self.penalty = ch, n, p, se, penalty
+
+    def column_basis(self) -> np.ndarray:
+        self.ch.send({"type": "basis"})
+        q = _expect(self.ch.recv("its column basis"), "basis", self.ch.peer)["q"]
+        if q.ndim != 2 or q.shape[0] != self.n or q.shape[1] > self.p:
+            raise ProtocolError(f"{self.ch.peer} sent a basis of shape {q.shape}")
+        return q
 
     def update(self, offset: np.ndarray):
         self.ch.send({"type": "update", "offset": offset})
@@ -267,8 +280,11 @@ class RemoteBlock:
         change = msg.get("change")
         return _vector(msg["eta"], self.n, "eta"), (float(change) if change is not None else None)
 
-    def finish(self, eta_total, dispersion, sigma_beta=0.0) -> m.BlockFinal:
-        self.ch.send({"type": "finish", "eta": eta_total, "dispersion": dispersion})
+    def finish(self, eta_total, dispersion, sigma_beta=0.0, other_basis=None) -> m.BlockFinal:
+        msg = {"type": "finish", "eta": eta_total, "dispersion": dispersion}
+        if other_basis is not None:
+            msg["other_basis"] = other_basis
+        self.ch.send(msg)
         msg = _expect(self.ch.recv("its coefficients"), "final", self.ch.peer)
         beta = _vector(msg["beta"], self.p, "beta")
         cov = msg.get("cov")
