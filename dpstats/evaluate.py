@@ -375,6 +375,58 @@ seeded randomness: for evaluation, not for release.</p>
     return path
 
 
+# ----------------------------------------------------------------------------- real data
+def chiaretti_all() -> pd.DataFrame:
+    """Chiaretti et al. (2004) ALL microarrays: 128 patients × 12 625 probes (Bioconductor ``ALL``).
+
+    Loaded through rpy2 from the R package ``ALL`` (Debian ``r-bioc-all``).
+    Response ``y``: the leukaemia's cell lineage from ``ALL$BT``, 1 for T-cell
+    (33 patients) and 0 for B-cell (95); predictors are the RMA expression
+    values, one column per probe (names such as ``1000_at``).
+
+    Examples
+    --------
+    >>> df = chiaretti_all()            # doctest: +SKIP
+    >>> df.shape                         # doctest: +SKIP
+    (128, 12626)
+    """
+    ro = _r("suppressPackageStartupMessages({library(ALL); library(Biobase)}); data(ALL)")
+    genes = list(ro.r("featureNames(ALL)"))
+    X = np.asarray(ro.r("as.vector(exprs(ALL))"), dtype=float).reshape(-1, len(genes))
+    lineage = [str(v) for v in ro.r("as.character(ALL$BT)")]
+    return _frame(X, genes, [1.0 if v.startswith("T") else 0.0 for v in lineage],
+                  "Chiaretti ALL (Bioconductor ALL); y = 1 for T-cell, 0 for B-cell lineage")
+
+
+def golub() -> pd.DataFrame:
+    """Golub et al. (1999) leukaemia microarrays: 38 patients × 3 051 genes (``multtest``).
+
+    Loaded through rpy2 from the R package ``multtest`` (Debian
+    ``r-bioc-multtest``).  Response ``y = golub.cl``: 1 for AML (11 patients),
+    0 for ALL (27).  Columns are named ``g1 … g3051`` (row order of ``golub``).
+    """
+    ro = _r("suppressPackageStartupMessages(library(multtest)); data(golub)")
+    # R stores golub (genes × samples) column-major: each block of 3051 values is one sample
+    X = np.asarray(ro.r("as.vector(golub)"), dtype=float).reshape(38, -1)
+    y = np.asarray(ro.r("golub.cl"), dtype=float)
+    return _frame(X, [f"g{j + 1}" for j in range(X.shape[1])], y,
+                  "Golub leukaemia (multtest golub); y = 1 for AML, 0 for ALL")
+
+
+def _r(code: str):
+    import rpy2.robjects as ro
+
+    ro.r(code)
+    return ro
+
+
+def _frame(X: np.ndarray, names: list[str], y, description: str) -> pd.DataFrame:
+    df = pd.DataFrame(X, columns=names)
+    df.insert(0, "y", np.asarray(y, dtype=float))
+    df.attrs["description"] = description
+    return df
+
+
 # ----------------------------------------------------------------------------- command
 def main(argv: list[str] | None = None) -> int:
     """``python -m dpstats.evaluate``: compare selectors on the synthetic model and write a report."""
