@@ -24,7 +24,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import dpstats as dp
 from dpstats.errors import BudgetExceededError
 from dpstats.privacy.accountant import Accountant, LedgerEntry
 
