@@ -167,17 +167,21 @@ def dp_knockoff(
     dd = DataDependence(strict)
     missing_rows_step(dd, mf)
     noise = NoiseSource(random_state)
-    B = _row_bound(mf.X, bounds, dd)
+    B = _row_bound(mf.X, bounds, DataDependence(False) if nonprivate else dd)
     xtx, xty, yty, n_clipped = _sufficient_statistics(mf.X, mf.y, B)
     st = ko.normalise(n, xtx, xty, yty, names=list(mf.names))
     sigma_hat = math.sqrt(st.rss / (n - p))
-    sigma_used, beta_used = _remark_2(st, sigma, beta_norm, sigma_hat, dd)
+    sigma_used, beta_used = ((sigma or sigma_hat, beta_norm or 0.0) if nonprivate
+                             else _remark_2(st, sigma, beta_norm, sigma_hat, dd))
     st_aug, _ = ko.augment_rows(st, noise.generator)
     if st_aug.n != n:
         dd.add(f"rows augmented from n = {n} to 2p = {2 * p} with responses drawn from N(0, sigma_hat^2), "
                "sigma_hat from the residuals (as R's create.fixed does)",
                fix="use at least 2p rows")
-    cal, s_value = _calibration(st, B, sigma_used, beta_used, c_min, lambda_min, args["s"], dd)
+    if nonprivate:      # no noise to calibrate: the ordinary filter on the (clipped) data
+        cal, s_value = kd.calibration_from_data(st, B, sigma_used, beta_used), ko.knockoff_s(st.lambda_min, s)
+    else:
+        cal, s_value = _calibration(st, B, sigma_used, beta_used, c_min, lambda_min, args["s"], dd)
 
     parts = _budget(eps, delta, args["eps_split"], args["delta_split"], method)
     scales = _scales(cal, parts, method, ridge, args["s"], s_value, st.lambda_min, nonprivate)

@@ -166,9 +166,18 @@ def gram_lambda_min(lambda_min: float, s: float) -> float:
 
 
 def psd_factor(M: np.ndarray) -> np.ndarray:
-    """C with CᵀC = M for a symmetric positive semi-definite M (eigen route, tiny negatives clipped)."""
-    w, v = np.linalg.eigh((M + M.T) / 2)
-    return np.sqrt(np.clip(w, 0.0, None))[:, None] * v.T
+    """C with CᵀC = M for symmetric positive semi-definite M.
+
+    The Cholesky factor (C upper triangular with positive diagonal, unique) when M
+    is positive definite, as for s = λ_min; otherwise the eigen route with tiny
+    negative eigenvalues clipped.
+    """
+    M = (M + M.T) / 2
+    try:
+        return np.linalg.cholesky(M).T
+    except np.linalg.LinAlgError:
+        w, v = np.linalg.eigh(M)
+        return np.sqrt(np.clip(w, 0.0, None))[:, None] * v.T
 
 
 def knockoff_parts(sigma: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -222,9 +231,12 @@ def materialise_knockoffs(Xn: np.ndarray, s: float, gen: np.random.Generator
     """
     n, p = Xn.shape
     q, _ = np.linalg.qr(Xn)
-    z = gen.standard_normal((n, p))
-    z -= q @ (q.T @ z)
-    u, r = np.linalg.qr(z)
+    for _ in range(5):   # redraw in the (probability-0) event that Z is nearly inside span(X′)
+        z = gen.standard_normal((n, p))
+        z -= q @ (q.T @ z)
+        u, r = np.linalg.qr(z)
+        if np.abs(np.diag(r)).min() > 1e-8 * math.sqrt(n):
+            break
     u *= np.sign(np.diag(r))
     sigma = Xn.T @ Xn
     a, c = knockoff_parts(sigma, s)
