@@ -215,7 +215,12 @@ def compare_selectors(data_or_generator, methods: Sequence[str | Method] = ("dp_
                            "accuracy": accuracy(chosen.tolist(), truth_set, kk)}
                     row.update(_classes(chosen.tolist(), ranking, kk))
                     rows.append(row)
-    return pd.DataFrame(rows, columns=["method", "eps", "k", "trial", "accuracy", "TOP", "GREAT", "GOOD"])
+    out = pd.DataFrame(rows, columns=["method", "eps", "k", "trial", "accuracy", "TOP", "GREAT", "GOOD"])
+    out.attrs.update({"neighbouring": neighbouring,
+                      "sensitivity": {mm.name: mm.sensitivity[neighbouring] for mm in specs
+                                      if mm.selector is not None},
+                      "selector": {mm.name: mm.selector or "none (non-private)" for mm in specs}})
+    return out
 
 
 def _select(method: Method, scores, k, eps, neighbouring, rng) -> np.ndarray:
@@ -269,7 +274,8 @@ def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
     """Wide table: one row per (k, eps), one 'mean (se)' column per method."""
     s = summarise(results)
     s["cell"] = [f"{a:.3f} ({e:.3f})" for a, e in zip(s["accuracy"], s["accuracy_se"])]
-    return s.pivot(index=["k", "eps"], columns="method", values="cell").reset_index()
+    wide = s.pivot(index=["k", "eps"], columns="method", values="cell")
+    return wide.rename_axis(columns=None).reset_index()
 
 
 # ----------------------------------------------------------------------------- report
@@ -359,6 +365,7 @@ figure{{margin:1.5rem 0}}figcaption{{font-size:.9rem;color:#444}}.note{{color:#5
 <body><main>
 <h1>{_html.escape(title)}</h1>
 <p>{_html.escape(description)}</p>
+<section class="privacy"><h2>Privacy</h2><p class="privacy-statement">{_html.escape(_privacy_text(results))}</p></section>
 <p class="note">Accuracy = |selected ∩ truth| / min(k, |truth|); TOP/GREAT/GOOD as in the DP-SIS paper.
 Standard errors are Monte Carlo standard errors over trials. These are simulation results with
 seeded randomness: for evaluation, not for release.</p>
@@ -425,6 +432,21 @@ def _frame(X: np.ndarray, names: list[str], y, description: str) -> pd.DataFrame
     df.insert(0, "y", np.asarray(y, dtype=float))
     df.attrs["description"] = description
     return df
+
+
+def _privacy_text(results: pd.DataFrame) -> str:
+    relation = results.attrs.get("neighbouring", "replace").replace("_", "/")
+    sens = results.attrs.get("sensitivity", {})
+    sel = results.attrs.get("selector", {})
+    parts = [f"{m}: {sel.get(m, '?')} top-k, score sensitivity {s:g}" for m, s in sens.items()]
+    text = (f"Each private selection in this comparison is eps-differentially private, for the eps "
+            f"of its row, with respect to {relation} one row ({'; '.join(parts) or 'no private methods'}). "
+            "The comparison itself is NOT private: the truth, the non-private references and the "
+            "accuracies use the data directly, so this report is for method evaluation, not release.")
+    nonprivate = [m for m, s in sel.items() if s.startswith("none")]
+    if nonprivate:
+        text += f" Non-private references: {', '.join(nonprivate)}."
+    return text
 
 
 # ----------------------------------------------------------------------------- command
