@@ -83,6 +83,7 @@ dpstats_python <- function() {
                 "dpstats_python_missing_error")
     }
   }
+  .drop_shadowing_dir()
   if (!reticulate::py_module_available("dpstats")) {
     .dp_abort(sprintf("the Python package 'dpstats' is not installed for %s; run install_dpstats() or set DPSTATS_PYTHON to a Python that has it.",
                       reticulate::py_config()$python), "dpstats_missing_error")
@@ -138,4 +139,19 @@ install_dpstats <- function(path = NULL, python = NULL, venv = NULL, editable = 
     if (identical(parent, dir)) return(NULL)
     dir <- parent
   }
+}
+
+# A directory called "dpstats" in the working directory (e.g. R CMD check's installed
+# copy of this package) would be imported by Python as an empty namespace package.
+.drop_shadowing_dir <- function() {
+  reticulate::py_run_string(paste(
+    "import importlib.util as _u, os as _os, sys as _s",
+    "_spec = _u.find_spec('dpstats')",
+    "if _spec is not None and _spec.origin in (None, 'namespace'):",
+    "    _cwd = _os.getcwd()",
+    "    _s.path[:] = [p for p in _s.path if p not in ('', '.', _cwd)]",
+    "    for _k in [k for k in _s.modules if k == 'dpstats' or k.startswith('dpstats.')]:",
+    "        del _s.modules[_k]",
+    sep = "\n"))
+  invisible(NULL)
 }

@@ -9,8 +9,8 @@ n <- 300
 df <- as.data.frame(matrix(rnorm(n * 10), n, dimnames = list(NULL, paste0("x", 1:10))))
 df$g <- factor(sample(c("a", "b", "c"), n, replace = TRUE))
 df$y <- 2 * df$x1 - 2 * df$x2 + rnorm(n)
-dfk <- as.data.frame(matrix(rnorm(400 * 40), 400))  # knockoffs: p > 2 log(2/delta) and n > 2p
-dfk$y <- 2 * dfk$V1 - 2 * dfk$V2 + rnorm(400)
+dfk <- as.data.frame(matrix(rnorm(2000 * 40), 2000))  # knockoffs: p > 2 log(2/delta) and n > 2p
+dfk$y <- 2 * dfk$V1 - 2 * dfk$V2 + rnorm(2000)
 X <- as.data.frame(rbind(matrix(rnorm(400, -5), ncol = 2), matrix(rnorm(400, 5), ncol = 2)))
 fits <- list(
   dp_sis = function() dp_sis(y ~ ., data = df, eps = 2, k = 3, bounds = c(-6, 6), seed = 1),
