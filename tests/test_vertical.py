@@ -288,3 +288,13 @@ def test_strict_refuses_dropped_rows():
         dp.vertical_glm("y ~ .", df, parties=PARTIES[2])
     with pytest.raises(PrivacyParameterError, match="strict"):
         dp.vertical_glm("y ~ .", df, parties=PARTIES[2], strict=True)
+
+
+def test_two_level_factor_response_is_coded_like_r():
+    df = make_data("binomial", n=300)
+    df["outcome"] = np.where(df.y == 1, "yes", "no")
+    fit = dp.vertical_glm("outcome ~ x1 + x2 + x3 + x4 + x5 + x6", df.drop(columns="y"),
+                          parties=PARTIES[2], family="binomial")
+    ref = pooled(df, "binomial")
+    np.testing.assert_allclose(fit.coefficients["estimate"], ref.params, rtol=1e-6)
+    assert "P(outcome = 'yes')" in str(fit)

@@ -136,7 +136,7 @@ def vertical_glm(
                               rounds, eta_clip, coef_share, neighbouring, strict, accountant)
     names, columns = _parties(parties)
     frame = _combine(data, columns, names, row_id)
-    mf = model_frame(formula, frame)
+    mf, response_note = response_frame(formula, frame, family)
     owner = assign_terms(mf, columns, names)
     check_response(mf.y, family, mf.response)
     dd = DataDependence(spec["strict"])
@@ -169,7 +169,23 @@ def vertical_glm(
     call = _call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds)
     result = assemble_result(call, mf.names, mf.n, names, index, finals, out, fam, mf.y, spec,
                              statement, se, pooled, simulated=True)
+    result.response_note = response_note
     return result
+
+
+def response_frame(formula: str, frame: pd.DataFrame, family: str) -> tuple[ModelFrame, str]:
+    """Model frame; a two-level factor response is coded 0/1 for the binomial family (as R's glm)."""
+    try:
+        return model_frame(formula, frame), ""
+    except DataError as exc:
+        if family != "binomial" or "numeric response is needed" not in str(exc):
+            raise
+    mf = model_frame(formula, frame, response="factor")
+    if len(mf.classes) != 2:
+        raise DataError(f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has "
+                        f"{len(mf.classes)} levels.")
+    mf.y = mf.y.astype(float)
+    return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
 
 
 # --------------------------------------------------------------------------- validation

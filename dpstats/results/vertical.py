@@ -50,6 +50,7 @@ class VerticalGLMResult(DPResult):
     party_terms: dict[str, list[str]] = field(default_factory=dict)
     conf_level: float = 0.95
     disclosure: list[str] = field(default_factory=list)
+    response_note: str = ""
 
     title = "Generalized linear model on vertically partitioned data (block coordinate descent)"
 
@@ -82,7 +83,8 @@ class VerticalGLMResult(DPResult):
                       "Terms held by each party:"] + held
 
     def _body_lines(self) -> list[str]:
-        lines = ["Coefficients:"] + self._coef_lines() + [""]
+        lines = ([self.response_note, ""] if self.response_note else []) + ["Coefficients:"]
+        lines += self._coef_lines() + [""]
         lines.append(f"(Dispersion parameter for {self.family} family taken to be {self.dispersion:.6g})")
         if self.penalty:
             lines.append(f"Penalty: {self.penalty}, lam = {self.lam:g} (standard errors not available "
@@ -124,7 +126,8 @@ class VerticalGLMResult(DPResult):
                 "df_residual": self.df_residual, "deviance": self.deviance, "penalty": self.penalty,
                 "lam": self.lam, "se_method": self.se_method, "se_blocks": self.se_blocks,
                 "parties": self.parties, "party_terms": self.party_terms,
-                "conf_level": self.conf_level, "disclosure": self.disclosure}
+                "conf_level": self.conf_level, "disclosure": self.disclosure,
+                "response_note": self.response_note}
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
