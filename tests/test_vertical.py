@@ -298,3 +298,19 @@ def test_two_level_factor_response_is_coded_like_r():
     ref = pooled(df, "binomial")
     np.testing.assert_allclose(fit.coefficients["estimate"], ref.params, rtol=1e-6)
     assert "P(outcome = 'yes')" in str(fit)
+
+
+def test_cli_run_vertical_glm_with_eps_inf(tmp_path):
+    import json
+
+    from dpstats.cli import main
+
+    df = make_data("poisson", n=200)
+    df.to_csv(tmp_path / "d.csv", index=False)
+    rc = main(["run", "vertical_glm", "--data", str(tmp_path / "d.csv"), "--formula", "y ~ .", "--eps", "inf",
+               "--arg", f"parties={PARTIES[3]!r}", "--arg", "family='poisson'", "--quiet",
+               "--json", str(tmp_path / "o.json")])
+    assert rc == 0
+    out = json.loads((tmp_path / "o.json").read_text())
+    np.testing.assert_allclose(out["tidy"]["estimate"], pooled(df, "poisson").params, rtol=1e-6)
+    assert out["privacy"]["eps"] == "Inf"

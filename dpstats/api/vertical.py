@@ -105,7 +105,7 @@ def vertical_glm(
     conf_level : float
         Level of the Wald confidence intervals.
     eps, delta : float, optional
-        DP mode (binomial family with ``penalty="ridge"``, ``lam > 0``): the
+        ``None`` or ``inf``: the exact (non-private) protocol.  Otherwise DP mode (binomial family with ``penalty="ridge"``, ``lam > 0``): the
         budget for all releases, protecting covariates given y.
     bounds : (lo, hi) or dict
         Public covariate bounds (DP mode): values are clipped to them.
@@ -208,6 +208,8 @@ def validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, eps,
     if se not in SE_METHODS:
         raise PrivacyParameterError(f"se must be one of {list(SE_METHODS)}, got {se!r}.")
     conf_level = check_fraction(conf_level, "conf_level", 0.0, 1.0)
+    if _real(eps) and math.isinf(eps) and eps > 0:
+        eps = None  # eps = inf: the non-private protocol (what `dpstats run --eps inf` gives)
     spec = {"strict": check_strict(strict), "accountant": check_accountant(accountant),
             "conf_level": conf_level, "eps": None, "delta": 0.0, "neighbouring": "replace",
             "rounds": int(rounds), "eta_clip": float(eta_clip), "coef_share": coef_share,
@@ -515,6 +517,6 @@ def _call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, r
         call["max_iter"] = max_iter
     if se != "exact":
         call["se"] = se
-    if eps is not None:
+    if eps is not None and math.isfinite(eps):
         call.update(eps=eps, delta=delta, rounds=rounds)
     return call
