@@ -282,3 +282,19 @@ def test_killing_a_party_mid_fit_stops_the_others(tmp_path):
                                                                   or "lost" in lead_err)
     assert members["C"].returncode == 3 and "stopped the fit" in c_err and "'B'" in c_err
     assert not (tmp_path / "a.json").exists() and not (tmp_path / "c.json").exists()
+
+
+def test_member_with_bad_data_stops_the_leader_and_no_leader_is_clear():
+    df = data(n=60)
+    bad = df[["id", "x3"]].copy()
+    bad.loc[5, "x3"] = np.nan
+    parties = [Party(df[["id", "y", "x1"]], KEY, name="A", formula="y ~ x1", row_id="id", timeout=5),
+               Party(bad, KEY, name="B", row_id="id", timeout=5)]
+    results, errors = run_threads(parties, {"family": "binomial"})
+    assert not results
+    assert "missing values" in str(errors["A"]) and isinstance(errors["B"], DataError)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    with pytest.raises(ProtocolError, match="cannot connect to the leader"):
+        parties[1].connect("127.0.0.1", free, retry_for=0.3)
