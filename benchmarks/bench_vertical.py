@@ -103,7 +103,7 @@ def main() -> None:
             net = network_fit(df, parties, family)
             t_net = time.perf_counter() - t0
             est = net.coefficients["estimate"].to_numpy()
-            rows.append({"family": family, "mode": "3 processes' protocol over TCP (threads)",
+            rows.append({"family": family, "mode": "3 parties, loopback TCP (threads)",
                          "sweeps": net.iterations, "converged": net.converged, "time_s": t_net,
                          "pooled_time_s": t_pooled, "ratio": t_net / t_pooled,
                          "max_rel_coef_diff": float(np.max(np.abs(est - ref.params) / np.abs(ref.params))),
