@@ -17,6 +17,8 @@ def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
         dd.add(f"{mf.n_dropped} rows with missing or non-finite values were dropped, so the number "
                "of rows used depends on the data",
                fix="remove or impute missing values before the analysis")
+    for step, fix in getattr(mf, "engine_steps", ()):  # e.g. factor levels read by a first pass
+        dd.add(step, fix=fix)
 
 
 def dummy_columns(mf: ModelFrame) -> set[str]:
@@ -43,7 +45,13 @@ def frame_and_cross_products(formula: str, data, boxes: BoxFn, *, drop_intercept
     (rows dropped and counted) and the statistics recomputed.  ``boxes(mf)``
     resolves the declared bounds for the frame's columns (it may raise).
     Nothing here is released; the caller charges the budget afterwards.
+    Streamed and Dask data (:mod:`dpstats.engines`) get the same statistics
+    from a chunked pass, with a frame that holds no rows.
     """
+    from .. import engines
+
+    if engines.is_engine_input(data):
+        return engines.frame_and_cross_products(formula, data, boxes, drop_intercept=drop_intercept, gram=gram)
     mf = model_frame(formula, data, drop_intercept=drop_intercept, defer_checks=True)
     x_box, y_box = boxes(mf)
     stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)

@@ -1,0 +1,222 @@
+"""Engines: the sufficient-statistics pass over data in memory, in files, or on Dask.
+
+The methods of dpstats consume sufficient statistics — n, Xᵀy, XᵀX, column
+sums, yᵀy, max-abs values (DESIGN §2.4) — so data that does not fit in memory
+needs only a different way of computing them, never a different method.  One
+interface, three engines:
+
+``data=<pandas DataFrame>``
+    In memory (the default): :func:`dpstats.formula.model_frame` on the whole
+    frame, then one chunked pass (:func:`dpstats.stats.cross_products`).
+``data=dpstats.engines.stream("file.parquet", chunk_rows=100_000)``
+    Streaming: Parquet or CSV files read with pyarrow in chunks, memory bounded
+    by the chunk size (:func:`stream`).  A bare path is *not* accepted as data:
+    the ``stream()`` call is where chunk size and factor levels are declared.
+``data=<dask DataFrame>`` or ``data=dpstats.engines.on_dask(df, client=client)``
+    Dask: one task per partition on a ``distributed`` cluster or the local
+    scheduler (:func:`on_dask`).
+
+Every engine applies the formula chunk by chunk with the same terms, names and
+factor levels as the whole frame would give (levels declared with ``levels=``
+or read in a first pass, a named data-dependent step), drops and counts rows
+with missing values, refuses a chunk whose schema differs from the first
+(:class:`~dpstats.errors.DataError`), and merges chunk statistics in a fixed
+order, so results equal the in-memory engine's up to floating-point summation
+order.  Front doors get all of this through :func:`sufficient_statistics`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+from ..formula import INTERCEPT, ModelFrame, _raise_constant, model_frame
+from ..geometry import Box
+from .accumulate import EngineStats, Transform, array_statistics, merge, warn_dropped
+from .dask_engine import DaskSource, is_dask_collection, on_dask
+from .layout import Layout, build_layout
+from .stream import Stream, stream
+
+__all__ = ["stream", "on_dask", "as_source", "is_engine_input", "sufficient_statistics",
+           "frame_and_cross_products", "ChunkedModelFrame", "EngineStats", "Stream", "DaskSource", "merge"]
+
+
+@dataclass(repr=False, eq=False)
+class ChunkedModelFrame(ModelFrame):
+    """A model frame whose rows were never held in memory together.
+
+    It has the names, terms, factor levels, response, n and rows dropped of the
+    whole data, but no design matrix: reading ``.X`` or ``.y`` raises a
+    :class:`~dpstats.errors.DataError` (the method needs raw rows, which the
+    engine does not keep).
+    """
+
+    n_rows: int = 0
+    engine: str = "stream"
+    engine_steps: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def X(self) -> np.ndarray:
+        raise DataError(f"this analysis needs the rows of the design, but the data come from the "
+                        f"{self.engine} engine, which keeps only sufficient statistics; load the data "
+                        "into a pandas DataFrame, or use a method that works from statistics.")
+
+    @X.setter
+    def X(self, value: np.ndarray) -> None:
+        self._p = value.shape[1]
+
+    @property
+    def y(self):
+        if self.response is None:
+            return None
+        return self.X  # raises: the response rows are not kept either
+
+    @y.setter
+    def y(self, value) -> None:
+        pass
+
+    @property
+    def n(self) -> int:
+        return self.n_rows
+
+    @property
+    def p(self) -> int:
+        return self._p
+
+    def __repr__(self) -> str:
+        return (f"ChunkedModelFrame(formula={self.formula!r}, engine={self.engine!r}, n={self.n_rows}, "
+                f"p={self._p}, n_dropped={self.n_dropped})")
+
+
+def is_engine_input(data) -> bool:
+    """True for data an engine other than in-memory must read (stream, Dask, a path)."""
+    return isinstance(data, (Stream, DaskSource, str, os.PathLike)) or is_dask_collection(data)
+
+
+def as_source(data):
+    """The engine source for ``data``: a Stream or a DaskSource (a Dask collection is wrapped)."""
+    if isinstance(data, (Stream, DaskSource)):
+        return data
+    if is_dask_collection(data):
+        return on_dask(data)
+    if isinstance(data, (str, os.PathLike)):
+        raise DataError(
+            f"data is a path ({str(data)!r}); to read a file in chunks pass "
+            f"data=dpstats.engines.stream({str(data)!r}, chunk_rows=100_000), or load it with "
+            "pandas.read_parquet / read_csv if it fits in memory.")
+    raise DataError(f"data must be a pandas DataFrame, dpstats.engines.stream(...), or a Dask DataFrame; "
+                    f"got {type(data).__name__}.")
+
+
+BoxArg = Box | None | Callable[[ModelFrame], tuple[Box | None, Box | None]]
+
+
+def sufficient_statistics(
+    formula: str,
+    data,
+    *,
+    boxes: Callable[[ModelFrame], tuple[Box | None, Box | None]] | None = None,
+    gram: bool = True,
+    row_bound: float | None = None,
+    row_norms: bool = False,
+    drop_intercept: bool = True,
+    one_sided: bool = False,
+    min_rows: int = 2,
+    check_constant: bool = True,
+) -> tuple[ModelFrame, EngineStats]:
+    """Model frame and sufficient statistics of ``formula`` on any data, in one pass.
+
+    Parameters
+    ----------
+    formula : str
+        R-style formula, as for :func:`dpstats.formula.model_frame`.
+    data : pandas.DataFrame, Stream, DaskSource or dask DataFrame
+        In-memory data, :func:`stream` or :func:`on_dask` sources.
+    boxes : callable, optional
+        ``boxes(mf) -> (x_box, y_box)``: declared bounds resolved for the
+        frame's columns (called before the pass; it may raise).  Columns and y
+        are then mapped onto [−1, 1] and clipped.
+    gram : bool
+        Also compute XᵀX.
+    row_bound : float, optional
+        Rows of the (mapped) design with l2 norm above it are scaled back onto
+        the ball before summing (the knockoff filter's Assumption 3).
+    row_norms : bool
+        Record the largest row norm (``EngineStats.row_norm_max``).
+    drop_intercept, one_sided : bool
+        As for ``model_frame``.
+    min_rows : int
+        Fewer complete rows is a :class:`~dpstats.errors.DataError`.
+    check_constant : bool
+        A constant design column is a :class:`~dpstats.errors.DataError`.
+
+    Returns
+    -------
+    mf : ModelFrame
+        The whole frame for in-memory data; a :class:`ChunkedModelFrame`
+        (names, terms, n, rows dropped, data-dependent steps, no rows) otherwise.
+    stats : EngineStats
+        ``stats.cross`` holds n, Xᵀy, XᵀX, sums, yᵀy, max-abs, raw min/max.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> df = dp.datasets.fan_lv(n=200, d=10, random_state=0)
+    >>> mf, st = dp.engines.sufficient_statistics("y ~ .", df)
+    >>> st.cross.xtx.shape, st.n
+    ((10, 10), 200)
+    """
+    transform = Transform(gram=gram, row_bound=row_bound, row_norms=row_norms)
+    if isinstance(data, (pd.DataFrame, dict)):
+        mf = model_frame(formula, data, drop_intercept=drop_intercept, one_sided=one_sided,
+                         min_rows=min_rows, check_constant=check_constant)
+        transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
+        stats = array_statistics(mf.X, mf.y, transform)
+        stats.n_dropped = mf.n_dropped
+        return mf, stats
+    source = as_source(data)
+    layout = build_layout(formula, source.schema_frame(), drop_intercept=drop_intercept, one_sided=one_sided,
+                          declared=source.levels, first_pass=source.distinct_values, what=source.what)
+    mf = _chunked_frame(layout, source, n_rows=0, n_dropped=0)
+    transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
+    stats = source.statistics(layout, transform)
+    warn_dropped(stats.n_dropped, stats.n + stats.n_dropped, formula, source.what)
+    if stats.n < min_rows:
+        raise DataError(f"only {stats.n} complete row(s) remain for formula '{formula}' in {source.what} "
+                        f"({stats.n_dropped} dropped for missing values); at least {min_rows} are needed.")
+    if check_constant:
+        constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)
+        _raise_constant([layout.names[j] for j in constant if layout.names[j] != INTERCEPT])
+    mf.n_rows, mf.n_dropped = stats.n, stats.n_dropped
+    return mf, stats
+
+
+def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> ChunkedModelFrame:
+    proto = layout.prototype
+    return ChunkedModelFrame(
+        formula=layout.formula, X=proto.X, names=list(proto.names), terms=list(proto.terms), y=None,
+        response=proto.response, intercept=proto.intercept, n_dropped=n_dropped,
+        variables=list(layout.variables), classes=None, factor_levels=dict(proto.factor_levels),
+        n_rows=n_rows, engine=source.engine, engine_steps=list(layout.steps))
+
+
+def frame_and_cross_products(formula: str, data, boxes, *, drop_intercept: bool = True, gram: bool = False):
+    """:func:`dpstats.api._common.frame_and_cross_products` for engine inputs.
+
+    Returns ``(mf, x_box, y_box, cross)`` like the in-memory version, with
+    ``mf`` a :class:`ChunkedModelFrame`.
+    """
+    resolved = {}
+
+    def remember(mf):
+        resolved["boxes"] = boxes(mf)
+        return resolved["boxes"]
+
+    mf, stats = sufficient_statistics(formula, data, boxes=remember, gram=gram, drop_intercept=drop_intercept)
+    x_box, y_box = resolved["boxes"]
+    return mf, x_box, y_box, stats.cross

@@ -1,0 +1,177 @@
+"""Sufficient statistics of one chunk, and the merge of chunks (DESIGN §2.4).
+
+Every engine reduces its chunks with the same two functions:
+:func:`chunk_statistics` turns one chunk of rows into an :class:`EngineStats`
+(the fused kernel of :mod:`dpstats._kernels` or
+:class:`~dpstats.stats.CrossProductAccumulator`, as
+:func:`dpstats.stats.cross_products` chooses), and :func:`merge` adds two of
+them.  Sums add, extremes take the extreme, so the merged statistics equal the
+in-memory ones up to the order of floating-point summation.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataWarning
+from ..geometry import Box, to_unit_interval
+from ..stats import CrossProductAccumulator, CrossStats, chunk_rows, cross_products
+from .layout import Layout
+
+
+@dataclass
+class Transform:
+    """What is done to each row before it is summed.
+
+    ``x_box``/``y_box`` map columns from declared bounds onto [−1, 1] (clipped);
+    ``row_bound`` then scales rows of the design with l2 norm above it back onto
+    the ball (knockoff Assumption 3); ``row_norms`` records the largest row norm
+    (before clipping).  ``gram`` asks for XᵀX.
+    """
+
+    x_box: Box | None = None
+    y_box: Box | None = None
+    gram: bool = False
+    row_bound: float | None = None
+    row_norms: bool = False
+
+
+@dataclass
+class EngineStats:
+    """Statistics of a pass: the cross products plus what the engines count.
+
+    Attributes
+    ----------
+    cross : CrossStats
+        n, Xᵀy, column sums, yᵀy, max-abs, XᵀX (if asked), raw per-column min/max.
+    n_dropped : int
+        Rows dropped for missing or non-finite values (not private).
+    row_norm_max : float
+        Largest l2 row norm of the (box-mapped) design before row clipping
+        (0 when not asked for).
+    n_rows_clipped : int
+        Rows scaled back onto the ``row_bound`` ball (not private).
+    chunks : int
+        Number of chunks reduced.
+    """
+
+    cross: CrossStats
+    n_dropped: int = 0
+    row_norm_max: float = 0.0
+    n_rows_clipped: int = 0
+    chunks: int = 1
+
+    @property
+    def n(self) -> int:
+        return self.cross.n
+
+
+def empty_stats(p: int, gram: bool) -> EngineStats:
+    """The statistics of no rows (the identity of :func:`merge`)."""
+    acc = CrossProductAccumulator(p=p, gram=gram)
+    return EngineStats(acc.result(), chunks=0)
+
+
+def merge(a: EngineStats, b: EngineStats) -> EngineStats:
+    """Statistics of the union of two disjoint sets of rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpstats.stats import cross_products
+    >>> X, y = np.arange(8.).reshape(4, 2), np.array([1., -1, 2, 0])
+    >>> parts = [EngineStats(cross_products(X[:2], y[:2])), EngineStats(cross_products(X[2:], y[2:]))]
+    >>> merge(*parts).cross.xty.tolist() == cross_products(X, y).xty.tolist()
+    True
+    """
+    x, z = a.cross, b.cross
+    if x.n == 0:
+        return replace(b, n_dropped=a.n_dropped + b.n_dropped, chunks=a.chunks + b.chunks)
+    if z.n == 0:
+        return replace(a, n_dropped=a.n_dropped + b.n_dropped, chunks=a.chunks + b.chunks)
+    cross = CrossStats(
+        n=x.n + z.n, xty=x.xty + z.xty, x_sum=x.x_sum + z.x_sum, y_sum=x.y_sum + z.y_sum,
+        yty=x.yty + z.yty, x_maxabs=np.maximum(x.x_maxabs, z.x_maxabs),
+        y_maxabs=max(x.y_maxabs, z.y_maxabs),
+        xtx=None if x.xtx is None else x.xtx + z.xtx, n_clipped=x.n_clipped + z.n_clipped,
+        x_min=np.minimum(x.x_min, z.x_min), x_max=np.maximum(x.x_max, z.x_max),
+        finite=x.finite and z.finite)
+    return EngineStats(cross, n_dropped=a.n_dropped + b.n_dropped,
+                       row_norm_max=max(a.row_norm_max, b.row_norm_max),
+                       n_rows_clipped=a.n_rows_clipped + b.n_rows_clipped, chunks=a.chunks + b.chunks)
+
+
+def merge_all(parts, p: int, gram: bool) -> EngineStats:
+    """Merge statistics in the order given (a fixed order makes the sums reproducible)."""
+    total = empty_stats(p, gram)
+    for part in parts:
+        total = merge(total, part)
+    return total
+
+
+def array_statistics(X: np.ndarray, y: np.ndarray | None, t: Transform) -> EngineStats:
+    """Statistics of one block of rows of a design already built."""
+    y0 = np.zeros(X.shape[0]) if y is None else y
+    if t.row_bound is None and not t.row_norms:
+        return EngineStats(cross_products(X, y0, x_box=t.x_box, y_box=t.y_box, gram=t.gram))
+    return _row_clipped(X, y0, t)
+
+
+def _row_clipped(X: np.ndarray, y: np.ndarray, t: Transform) -> EngineStats:
+    """Box map, then rows onto the l2 ball of radius ``row_bound``, then the sums."""
+    p = X.shape[1]
+    acc = CrossProductAccumulator(p=p, y_box=t.y_box, gram=t.gram)
+    raw_min, raw_max = np.full(p, np.inf), np.full(p, -np.inf)
+    norm_max, rows_clipped, n_clipped = 0.0, 0, 0
+    step = chunk_rows(p)
+    for start in range(0, X.shape[0], step):
+        block = X[start:start + step]
+        np.minimum(raw_min, block.min(axis=0), out=raw_min)
+        np.maximum(raw_max, block.max(axis=0), out=raw_max)
+        if t.x_box is not None:
+            block, c = to_unit_interval(block, t.x_box)
+            n_clipped += c
+        norms = np.sqrt(np.einsum("ij,ij->i", block, block))
+        norm_max = max(norm_max, float(norms.max())) if norms.size else norm_max
+        if t.row_bound is not None:
+            over = norms > t.row_bound
+            if over.any():
+                block = block.copy() if t.x_box is None else block
+                block[over] *= (t.row_bound / norms[over])[:, None]
+                rows_clipped += int(over.sum())
+        acc.add(block, y[start:start + step])
+    cross = acc.result()
+    cross.x_min, cross.x_max = raw_min, raw_max
+    cross.n_clipped += n_clipped
+    return EngineStats(cross, row_norm_max=norm_max, n_rows_clipped=rows_clipped)
+
+
+def frame_statistics(layout: Layout, chunk: pd.DataFrame, t: Transform, where: str) -> EngineStats:
+    """Statistics of one chunk of raw rows: formula, dropped rows, transform, sums.
+
+    Plain numeric designs take the deferred route of ``model_frame`` (X a view
+    of the chunk); a chunk found to hold a non-finite value is rebuilt the
+    careful way, its incomplete rows dropped and counted.
+    """
+    layout.check_columns(chunk, where)
+    mf = layout.frame(chunk, where, deferred=True)
+    stats = array_statistics(mf.X, mf.y, t) if mf.n else empty_stats(layout.p, t.gram)
+    if not mf.checked and not stats.cross.finite:
+        mf = layout.frame(chunk, where, deferred=False)
+        stats = array_statistics(mf.X, mf.y, t) if mf.n else empty_stats(layout.p, t.gram)
+    stats.n_dropped = mf.n_dropped
+    if mf.y is None:
+        stats.cross.y_sum = stats.cross.yty = stats.cross.y_maxabs = 0.0
+    return stats
+
+
+def warn_dropped(n_dropped: int, n_total: int, formula: str, what: str) -> None:
+    """One warning per pass for rows dropped in any chunk (R's na.omit)."""
+    if n_dropped:
+        warnings.warn(
+            f"{n_dropped} of {n_total} rows of {what} dropped for missing or non-finite values in the "
+            f"variables of '{formula}' (R's na.omit). The count is not private.", DataWarning, stacklevel=4)

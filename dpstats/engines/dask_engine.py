@@ -1,0 +1,190 @@
+"""Dask engine: the statistics pass as one task per partition, merged in partition order.
+
+Each partition is reduced where it lives (a worker of a ``distributed``
+cluster, or a thread of the local scheduler) by the same function the
+streaming engine uses per chunk; only p×p statistics travel.  The partial
+results are merged in partition order, so a run is reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import DataError
+from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .layout import Layout
+
+
+class DaskSource:
+    """A Dask DataFrame (and optionally a ``distributed.Client``) as data.
+
+    Create it with :func:`on_dask`, or pass a ``dask.dataframe.DataFrame``
+    directly as ``data=`` (the current client, if any, runs it).
+    """
+
+    engine = "dask"
+
+    def __init__(self, frame, client=None, levels: dict | None = None, progress: bool = False) -> None:
+        self.frame, self.client, self.levels, self.progress = frame, client, levels, progress
+
+    def __repr__(self) -> str:
+        return f"<dpstats dask source: {self.frame.npartitions} partitions, {len(self.frame.columns)} columns>"
+
+    @property
+    def what(self) -> str:
+        return f"the Dask DataFrame ({self.frame.npartitions} partitions)"
+
+    def schema_frame(self) -> pd.DataFrame:
+        meta = self.frame._meta
+        return meta.iloc[:0]
+
+    def _compute(self, tasks: list, desc: str) -> list:
+        """Compute delayed tasks on the client (or the default scheduler), in order."""
+        import dask
+
+        if self.client is not None:
+            futures = self.client.compute(tasks)
+            if self.progress:
+                from distributed import as_completed
+                from tqdm.auto import tqdm
+
+                for _ in tqdm(as_completed(futures), total=len(futures), desc=desc, unit="partition",
+                              leave=False):
+                    pass
+            return self.client.gather(futures)
+        if self.progress:
+            with _TqdmCallback(desc):
+                return list(dask.compute(*tasks))
+        return list(dask.compute(*tasks))
+
+    def distinct_values(self, columns: list[str]) -> dict[str, list]:
+        from dask import delayed
+
+        tasks = [delayed(_distinct)(part, columns) for part in self.frame.to_delayed()]
+        found: dict[str, set] = {c: set() for c in columns}
+        for part in self._compute(tasks, "first pass (levels)"):
+            for c in columns:
+                found[c].update(part[c])
+        return {c: list(v) for c, v in found.items()}
+
+    def statistics(self, layout: Layout, transform: Transform) -> EngineStats:
+        from dask import delayed
+
+        parts = self.frame.to_delayed()
+        tasks = [delayed(_partition_statistics)(part, layout, transform, f"partition {i + 1}")
+                 for i, part in enumerate(parts)]
+        return merge_all(self._compute(tasks, "pass over partitions"), layout.p, transform.gram)
+
+
+def _distinct(part: pd.DataFrame, columns: list[str]) -> dict[str, list]:
+    return {c: part[c].dropna().unique().tolist() for c in columns}
+
+
+def _partition_statistics(part: pd.DataFrame, layout: Layout, transform: Transform, where: str) -> EngineStats:
+    return frame_statistics(layout, part, transform, where)
+
+
+class _TqdmCallback:
+    """tqdm over the tasks of the local scheduler."""
+
+    def __init__(self, desc: str) -> None:
+        self.desc = desc
+
+    def __enter__(self):
+        from dask.callbacks import Callback
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc=self.desc, unit="task", leave=False)
+
+        def start_state(_dsk, state):
+            bar.total = sum(len(state[k]) for k in ("ready", "waiting", "running", "finished"))
+            bar.refresh()
+
+        self._bar = bar
+        self._cb = Callback(start_state=start_state, posttask=lambda *a: bar.update(1))
+        self._cb.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._cb.__exit__(*exc)
+        self._bar.close()
+
+
+def is_dask_collection(data) -> bool:
+    """A Dask DataFrame or Array, recognised without importing Dask."""
+    return type(data).__module__.split(".")[0] == "dask" and hasattr(data, "to_delayed")
+
+
+def on_dask(data, *, client=None, npartitions: int | None = None, columns=None,
+            levels: dict | None = None, progress: bool = False) -> DaskSource:
+    """Run the statistics pass on Dask (the Dask engine).
+
+    Parameters
+    ----------
+    data : dask DataFrame, dask Array, pandas DataFrame, or path
+        A Dask collection is used as it is; a pandas frame is split into
+        ``npartitions``; a ``.parquet``/``.csv`` path (or glob, or folder) is
+        read by ``dask.dataframe`` on the workers.  A Dask Array needs
+        ``columns=`` (its column names).
+    client : distributed.Client, optional
+        The cluster to run on; default the current client if one exists,
+        otherwise Dask's local threaded scheduler.
+    npartitions : int, optional
+        Partitions for a pandas frame (default: 2 per worker, at least 2).
+    columns : list of str, optional
+        Column names of a Dask Array.
+    levels : dict, optional
+        Declared factor levels, as for :func:`dpstats.engines.stream`.
+    progress : bool
+        A tqdm bar over partitions.
+
+    Returns
+    -------
+    DaskSource
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> df = dp.datasets.fan_lv(n=300, d=20, random_state=0)
+    >>> src = dp.engines.on_dask(df, npartitions=3)
+    >>> fit = dp.dp_sis("y ~ .", data=src, eps=2.0, k=3, bounds=(-6, 6), random_state=1, oc_trials=0)
+    >>> fit.n
+    300
+    """
+    import dask.dataframe as dd
+
+    if client is None:
+        client = _current_client()
+    if isinstance(data, (str, os.PathLike)):
+        path = str(data)
+        if Path(path).is_dir() or path.endswith((".parquet", ".pq")):
+            data = dd.read_parquet(path)
+        elif path.endswith(".csv"):
+            data = dd.read_csv(path)
+        else:
+            raise DataError(f"cannot tell the format of {path!r}; give a .parquet or .csv path.")
+    elif isinstance(data, pd.DataFrame):
+        if npartitions is None:
+            workers = len(client.scheduler_info()["workers"]) if client is not None else 1
+            npartitions = max(2, 2 * workers)
+        data = dd.from_pandas(data, npartitions=npartitions)
+    elif is_dask_collection(data) and not hasattr(data, "columns"):
+        if columns is None or len(columns) != data.shape[1]:
+            raise DataError(f"a Dask Array needs columns= with {data.shape[1]} names.")
+        data = dd.from_dask_array(data, columns=list(columns))
+    elif not is_dask_collection(data):
+        raise DataError(f"on_dask needs a Dask DataFrame or Array, a pandas DataFrame or a path; "
+                        f"got {type(data).__name__}.")
+    return DaskSource(data, client=client, levels=levels, progress=bool(progress))
+
+
+def _current_client():
+    try:
+        from distributed import default_client
+
+        return default_client()
+    except (ImportError, ValueError):
+        return None

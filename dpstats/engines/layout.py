@@ -1,0 +1,240 @@
+"""The formula on chunks: one design layout fixed before the pass, applied to every chunk.
+
+A chunk of rows must give the same terms and column names as
+:func:`dpstats.formula.model_frame` gives on the whole frame.  Two things in a
+model frame depend on more than one row: the levels of a factor (which
+dummies exist) and stateful transforms (``center()``, ``scale()``, splines).
+Levels are fixed before the pass — declared by the user (``levels=``) or read
+in a first pass over the factor columns, which is a *data-dependent step*
+(the set of levels present is a function of the data) and is named as such;
+stateful transforms are refused.  Every chunk's factor columns are then coded
+as categoricals with exactly those levels, and ``model_frame`` runs on the
+chunk with the constant-column check postponed to the end of the pass.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, FormulaError
+from ..formula import ModelFrame, _expression_variables, _is_factor_dtype, _rhs_tokens, _rhs_variables, _split
+from ..formula import model_frame
+
+# patsy transforms whose value on a row depends on other rows (means, quantiles, knots)
+_STATEFUL = re.compile(r"(?<![A-Za-z0-9_.])(center|standardize|scale|bs|cr|cc|te)\s*\(")
+
+
+@dataclass
+class Layout:
+    """What every chunk must agree on: formula, schema and factor levels.
+
+    Attributes
+    ----------
+    formula : str
+    drop_intercept, one_sided : bool
+    columns : list of str
+        Columns of the first chunk, in order.
+    factor_kinds : dict
+        ``column -> "bool" | "factor" | "ordered"`` for the non-numeric columns.
+    levels : dict
+        ``column -> list of levels`` for every factor the formula uses.
+    names, terms : list of str
+        Design column names and terms (equal to ``model_frame`` on the whole data).
+    steps : list of (str, str)
+        Data-dependent steps taken to fix the layout (step, how to avoid it).
+    """
+
+    formula: str
+    drop_intercept: bool
+    one_sided: bool
+    columns: list[str]
+    factor_kinds: dict[str, str]
+    variables: list[str]
+    levels: dict[str, list] = field(default_factory=dict)
+    steps: list[tuple[str, str]] = field(default_factory=list)
+    prototype: ModelFrame | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.prototype.names)
+
+    @property
+    def terms(self) -> list[str]:
+        return list(self.prototype.terms)
+
+    @property
+    def p(self) -> int:
+        return len(self.prototype.names)
+
+    @property
+    def numeric_only(self) -> bool:
+        return not any(v in self.factor_kinds for v in self.variables)
+
+    # ------------------------------------------------------------------ chunks
+    def check_columns(self, frame: pd.DataFrame, where: str) -> None:
+        """A chunk must have the first chunk's columns, with factors still factors."""
+        cols = [str(c) for c in frame.columns]
+        missing = [c for c in self.columns if c not in set(cols)]
+        extra = [c for c in cols if c not in set(self.columns)]
+        if missing or extra:
+            raise schema_error(where, missing=missing, extra=extra)
+        for c in self.variables:
+            now = _is_factor_dtype(frame[c].dtype)
+            if now != (c in self.factor_kinds):
+                was = "non-numeric (a factor)" if c in self.factor_kinds else "numeric"
+                raise schema_error(where, changed=[(c, was, str(frame[c].dtype))])
+
+    def code(self, frame: pd.DataFrame, where: str) -> pd.DataFrame:
+        """The chunk with every used factor coded by the fixed levels."""
+        frame = frame.copy(deep=False) if self.levels else frame
+        for col, lev in self.levels.items():
+            values = frame[col]
+            if self.factor_kinds[col] == "bool" or isinstance(values.dtype, pd.CategoricalDtype):
+                values = values.astype(object)
+            unknown = (values.notna() & ~values.isin(lev)).to_numpy()
+            if unknown.any():
+                seen = pd.unique(values[unknown])[:5].tolist()
+                raise DataError(
+                    f"column '{col}' has value(s) {seen} in {where} that are not among its levels "
+                    f"{lev[:10]}; add them to levels={{'{col}': [...]}} (declared levels must list "
+                    "every value the data can take).")
+            frame[col] = pd.Categorical(values, categories=lev, ordered=self.factor_kinds[col] == "ordered")
+        return frame
+
+    def frame(self, chunk: pd.DataFrame, where: str, deferred: bool) -> ModelFrame:
+        """``model_frame`` on one chunk, its incomplete rows dropped and counted.
+
+        Rows are dropped here, on the variables the formula uses (the rule of
+        ``model_frame``), so that no per-chunk warning is raised (warning
+        filters are process-wide and not thread-safe; the pass warns once).
+        ``deferred`` (plain numeric designs only) skips the scan: X is then a
+        view of the chunk and the caller checks finiteness from its statistics.
+        """
+        chunk = self.code(chunk, where)
+        deferred = deferred and self.numeric_only and self._response_finite(chunk)
+        n_dropped = 0
+        if not deferred:
+            chunk, n_dropped = self.complete_rows(chunk)
+        mf = model_frame(self.formula, chunk, drop_intercept=self.drop_intercept, one_sided=self.one_sided,
+                         min_rows=0, check_constant=False, defer_checks=deferred)
+        if mf.names != self.prototype.names:
+            raise DataError(f"{where} gives design columns {mf.names[:5]}... instead of "
+                            f"{self.prototype.names[:5]}...; declare levels= for the factors.")
+        mf.n_dropped = n_dropped
+        return mf
+
+    def _response_finite(self, chunk: pd.DataFrame) -> bool:
+        lhs = self.prototype.response
+        if not lhs:
+            return True
+        if lhs not in chunk.columns:
+            return False  # an expression: take the careful route
+        return bool(np.isfinite(chunk[lhs].to_numpy(dtype=float, na_value=np.nan)).all())
+
+    def complete_rows(self, chunk: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+        """Rows with every used variable present and finite (R's na.omit), and the count dropped."""
+        numeric = [c for c in self.variables if c not in self.factor_kinds]
+        bad = np.zeros(len(chunk), dtype=bool)
+        if numeric:
+            bad |= ~np.isfinite(chunk[numeric].to_numpy(dtype=float, na_value=np.nan)).all(axis=1)
+        for c in self.variables:
+            if c in self.factor_kinds:
+                bad |= chunk[c].isna().to_numpy()
+        n_bad = int(bad.sum())
+        return (chunk.loc[~bad].reset_index(drop=True), n_bad) if n_bad else (chunk, 0)
+
+
+def schema_error(where: str, missing=(), extra=(), changed=()) -> DataError:
+    """A chunk whose schema differs from the first chunk's."""
+    parts = []
+    if missing:
+        parts.append(f"lacks column(s) {list(missing)[:10]}")
+    if extra:
+        parts.append(f"has column(s) {list(extra)[:10]} that the first chunk does not have")
+    for col, was, now in changed:
+        parts.append(f"has column '{col}' of type {now} where the first chunk had {was}")
+    return DataError(f"{where} {'; '.join(parts)}. Every chunk (file, row group, partition) must have "
+                     "the same columns with the same types: rewrite the odd file, or cast the column "
+                     "to one type in all files.")
+
+
+# ---------------------------------------------------------------------------- building
+def used_variables(formula: str, schema: pd.DataFrame, one_sided: bool) -> list[str]:
+    """Columns of ``schema`` that ``formula`` uses (the rule of ``model_frame``)."""
+    lhs, rhs = _split(formula, one_sided)
+    if _STATEFUL.search(rhs) or _STATEFUL.search(lhs):
+        raise FormulaError(
+            f"formula '{formula}' uses a stateful transform (center, standardize, scale or a spline), "
+            "whose value on one row depends on all rows; chunked engines cannot apply it chunk by chunk. "
+            "Transform the columns before the analysis, or use in-memory data.")
+    tokens = _rhs_tokens(rhs)
+    used = ([lhs] if lhs and lhs in schema.columns else [])
+    if lhs and lhs not in schema.columns:
+        used += _expression_variables(lhs, schema)
+    used += [v for v in _rhs_variables(tokens, rhs, schema, lhs) if v != lhs]
+    return list(dict.fromkeys(used))
+
+
+def factor_kind(dtype) -> str | None:
+    """"bool", "ordered" or "factor" for non-numeric dtypes, None for numeric ones."""
+    if not _is_factor_dtype(dtype):
+        return None
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
+        return "ordered"
+    return "factor"
+
+
+def sort_levels(values) -> list:
+    """Levels as ``model_frame`` orders the values of a string column (by their text)."""
+    return sorted(set(values), key=str)
+
+
+def build_layout(formula: str, schema: pd.DataFrame, *, drop_intercept: bool, one_sided: bool,
+                 declared: dict | None, first_pass, what: str) -> Layout:
+    """Fix the design layout from the schema (an empty frame with the data's dtypes).
+
+    ``first_pass(columns) -> {column: values}`` reads the distinct values of
+    factor columns without declared levels; ``what`` names the data in messages.
+    """
+    schema = schema.rename(columns=str)
+    used = used_variables(formula, schema, one_sided)
+    kinds = {c: k for c in schema.columns if (k := factor_kind(schema[c].dtype)) is not None}
+    layout = Layout(formula, drop_intercept, one_sided, list(schema.columns), kinds, used)
+    declared = dict(declared or {})
+    unknown = [c for c in declared if c not in schema.columns]
+    if unknown:
+        raise DataError(f"levels= names column(s) {unknown} that are not in {what}.")
+    for col, lev in declared.items():
+        if not isinstance(lev, (list, tuple)) or not lev or len(set(lev)) != len(lev):
+            raise DataError(f"levels['{col}'] must be a non-empty list of distinct levels, got {lev!r}.")
+        if col not in kinds:
+            raise DataError(f"levels= declares column '{col}', which is numeric in {what}; "
+                            "levels are for non-numeric (factor) columns.")
+    factors = [c for c in used if c in kinds]
+    for col in factors:
+        if col in declared:
+            layout.levels[col] = list(declared[col])
+        elif kinds[col] == "bool":
+            layout.levels[col] = [False, True]
+    todo = [c for c in factors if c not in layout.levels]
+    if todo:
+        found = first_pass(todo)
+        for col in todo:
+            if not len(found[col]):
+                raise DataError(f"factor column '{col}' has no non-missing value in {what}.")
+            layout.levels[col] = sort_levels(found[col])
+        layout.steps.append((
+            f"levels of factor(s) {', '.join(repr(c) for c in todo)} read from the data in a first pass "
+            "(which levels occur, hence which dummy columns exist, depends on the data)",
+            "declare the levels, e.g. data=dpstats.engines.stream(path, levels={"
+            f"'{todo[0]}': [...]}})"))
+    empty = layout.code(schema.iloc[:0], what)
+    layout.prototype = model_frame(formula, empty, drop_intercept=drop_intercept, one_sided=one_sided,
+                                   min_rows=0, check_constant=False)
+    return layout

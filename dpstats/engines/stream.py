@@ -1,0 +1,294 @@
+"""Streaming engine: one bounded-memory pass over Parquet or CSV files with pyarrow.
+
+Rows are read ``chunk_rows`` at a time (Parquet: record batches of a row
+group; CSV: blocks of the file), each chunk's schema is checked against the
+first chunk's, the chunk goes through the formula and is reduced to
+sufficient statistics, and only the statistics are kept.  Peak memory is
+about one row group plus a few copies of one chunk, whatever the number of
+rows.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import DataError
+from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .layout import Layout, schema_error
+
+FORMATS = ("parquet", "csv")
+
+
+class Stream:
+    """Data read in chunks from one or more Parquet or CSV files.
+
+    Create it with :func:`stream`; pass it as ``data=`` to a front door.
+    """
+
+    engine = "stream"
+
+    def __init__(self, paths: list[Path], fmt: str, chunk_rows: int, levels: dict | None,
+                 progress: bool, csv_options: dict | None = None) -> None:
+        self.paths, self.format, self.chunk_rows = paths, fmt, chunk_rows
+        self.levels, self.progress = levels, progress
+        self.csv_options = dict(csv_options or {})
+        self._schema = None
+
+    def __repr__(self) -> str:
+        files = self.paths[0].name + (f" and {len(self.paths) - 1} more" if len(self.paths) > 1 else "")
+        return f"<dpstats stream: {self.format} {files}, chunks of {self.chunk_rows} rows>"
+
+    @property
+    def what(self) -> str:
+        return f"{self.format} data {self.paths[0].name}" + (
+            f" (+{len(self.paths) - 1} files)" if len(self.paths) > 1 else "")
+
+    # ------------------------------------------------------------------ schema
+    def arrow_schema(self):
+        """The first file's schema (every chunk must match it)."""
+        if self._schema is None:
+            self._schema = self._file_schema(self.paths[0])
+        return self._schema
+
+    def _file_schema(self, path: Path):
+        if self.format == "parquet":
+            import pyarrow.parquet as pq
+
+            return pq.ParquetFile(path).schema_arrow
+        with self._csv_reader(path, None) as reader:
+            return reader.schema
+
+    def schema_frame(self) -> pd.DataFrame:
+        """An empty frame with the data's columns and pandas dtypes."""
+        return self.arrow_schema().empty_table().to_pandas()
+
+    def total_rows(self) -> int | None:
+        if self.format != "parquet":
+            return None
+        import pyarrow.parquet as pq
+
+        return sum(pq.ParquetFile(p).metadata.num_rows for p in self.paths)
+
+    # ------------------------------------------------------------------ reading
+    def _csv_reader(self, path: Path, schema):
+        from pyarrow import csv
+
+        opts = dict(self.csv_options)
+        read = csv.ReadOptions(block_size=self._csv_block_size(path), **opts.pop("read_options", {}))
+        # empty fields are missing, as pandas.read_csv reads them
+        conv = {"strings_can_be_null": True, **opts.pop("convert_options", {})}
+        if schema is not None:
+            conv["column_types"] = schema
+        convert = csv.ConvertOptions(**conv)
+        return csv.open_csv(path, read_options=read, convert_options=convert,
+                            parse_options=csv.ParseOptions(**opts.pop("parse_options", {})))
+
+    def _csv_block_size(self, path: Path) -> int:
+        """Bytes per block so that a block holds about ``chunk_rows`` rows."""
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+        rows = max(1, head.count(b"\n") - 1)
+        per_row = max(1, len(head) // rows)
+        return int(min(max(per_row * self.chunk_rows, 1 << 16), 1 << 30))
+
+    def batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[object, str]]:
+        """Record batches in file order, each with a description for messages."""
+        first = self.arrow_schema()
+        for path in self.paths:
+            schema = self._file_schema(path) if path != self.paths[0] else first
+            self._check(first, schema, f"file {path.name}", columns)
+            for i, batch in enumerate(self._file_batches(path, columns, first)):
+                where = f"chunk {i + 1} of {path.name}"
+                self._check(first, batch.schema, where, columns)
+                yield batch, where
+
+    def _file_batches(self, path: Path, columns, first):
+        if self.format == "parquet":
+            import pyarrow.parquet as pq
+
+            yield from pq.ParquetFile(path).iter_batches(batch_size=self.chunk_rows, columns=columns)
+            return
+        import pyarrow as pa
+
+        schema = first if columns is None else pa.schema([first.field(c) for c in columns])
+        with self._csv_reader(path, schema) as reader:
+            try:
+                for batch in reader:
+                    batch = batch.select(columns) if columns is not None else batch
+                    for start in range(0, batch.num_rows, self.chunk_rows):
+                        yield batch.slice(start, self.chunk_rows)
+            except pa.ArrowInvalid as exc:
+                raise DataError(f"{path.name}: a value does not have the type of its column in the first "
+                                f"chunk ({exc}). Make the column one type throughout the file, or declare "
+                                "its type with csv_options={'convert_options': {'column_types': ...}}.") from None
+
+    @staticmethod
+    def _check(first, schema, where: str, columns) -> None:
+        want = list(first.names) if columns is None else list(columns)
+        have = list(schema.names)
+        missing = [c for c in want if c not in have]
+        extra = [c for c in have if c not in want] if columns is None else []
+        if missing or extra:
+            raise schema_error(where, missing=missing, extra=extra)
+        changed = [(c, str(first.field(c).type), str(schema.field(c).type)) for c in want
+                   if _kind(schema.field(c).type) != _kind(first.field(c).type)]
+        if changed:
+            raise schema_error(where, changed=[(c, w, n) for c, w, n in changed])
+
+    # ------------------------------------------------------------------ passes
+    def distinct_values(self, columns: list[str]) -> dict[str, list]:
+        """First pass over the factor columns only: their distinct non-missing values."""
+        import pyarrow.compute as pc
+
+        seen: dict[str, set] = {c: set() for c in columns}
+        with _bar(self.progress, self.total_rows(), f"first pass (levels) over {self.what}") as bar:
+            for batch, _ in self.batches(columns):
+                for c in columns:
+                    seen[c].update(v for v in pc.unique(batch.column(c)).to_pylist() if v is not None)
+                bar.update(batch.num_rows)
+        return {c: list(v) for c, v in seen.items()}
+
+    def statistics(self, layout: Layout, transform: Transform) -> EngineStats:
+        """The pass: every chunk through the formula, reduced to statistics."""
+        columns = None if len(layout.variables) == len(layout.columns) else list(layout.variables)
+        if columns is not None:
+            layout = _project(layout, columns)
+        with _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar:
+            def parts():
+                for batch, where in self.batches(columns):
+                    bar.update(batch.num_rows)
+                    yield frame_statistics(layout, batch.to_pandas(), transform, where)
+            return merge_all(parts(), layout.p, transform.gram)
+
+
+def _kind(arrow_type) -> str:
+    """What a column is to the formula: numbers, logicals or labels (int32 and int64 agree;
+    a number turned into text does not)."""
+    import pyarrow.types as pt
+
+    if pt.is_integer(arrow_type) or pt.is_floating(arrow_type) or pt.is_decimal(arrow_type) \
+            or pt.is_null(arrow_type):
+        return "numeric"
+    if pt.is_boolean(arrow_type):
+        return "logical"
+    if pt.is_dictionary(arrow_type):
+        return _kind(arrow_type.value_type)
+    if pt.is_string(arrow_type) or pt.is_large_string(arrow_type) or pt.is_string_view(arrow_type):
+        return "text"
+    return str(arrow_type)
+
+
+def _project(layout: Layout, columns: list[str]) -> Layout:
+    """The layout restricted to the columns the formula reads (projection pushdown)."""
+    from dataclasses import replace
+
+    return replace(layout, columns=list(columns))
+
+
+class _NoBar:
+    def update(self, _n) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def _bar(progress: bool, total: int | None, desc: str):
+    if not progress:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, leave=False)
+
+
+def stream(path, *, chunk_rows: int = 100_000, levels: dict | None = None, progress: bool = False,
+           format: str | None = None, csv_options: dict | None = None) -> Stream:
+    """Read data in bounded-memory chunks from Parquet or CSV files (the streaming engine).
+
+    Pass the result as ``data=`` to :func:`dpstats.dp_sis` (and the other
+    front doors that accept engines): the formula is applied chunk by chunk and
+    only sufficient statistics are kept, so peak memory does not grow with the
+    number of rows.
+
+    Parameters
+    ----------
+    path : str, Path, or list of them
+        A ``.parquet`` / ``.csv`` file, a list of files, or a folder of files
+        of one format (read in name order).  Every file must have the same
+        columns and types (a :class:`~dpstats.errors.DataError` says which
+        chunk differs).
+    chunk_rows : int
+        Rows per chunk (CSV: about that many).  Memory is about one Parquet
+        row group plus a few copies of one chunk.
+    levels : dict, optional
+        Declared levels of factor (string, categorical) columns,
+        ``{"g": ["a", "b", "c"]}``.  Factors without declared levels are
+        read in a first pass: a data-dependent step named in the privacy
+        statement (``strict=True`` refuses it).  Logical columns need none.
+    progress : bool
+        tqdm progress bars during the passes.
+    format : {"parquet", "csv"}, optional
+        Default: from the file extension.
+    csv_options : dict, optional
+        ``{"read_options": {...}, "parse_options": {...}, "convert_options": {...}}``
+        passed to ``pyarrow.csv``.
+
+    Returns
+    -------
+    Stream
+
+    Examples
+    --------
+    >>> import tempfile, os, numpy as np, pandas as pd, dpstats as dp
+    >>> df = dp.datasets.fan_lv(n=300, d=20, random_state=0)
+    >>> path = os.path.join(tempfile.mkdtemp(), "fan_lv.parquet")
+    >>> df.to_parquet(path)
+    >>> src = dp.engines.stream(path, chunk_rows=100)
+    >>> fit = dp.dp_sis("y ~ .", data=src, eps=2.0, k=3, bounds=(-6, 6), random_state=1, oc_trials=0)
+    >>> fit.n
+    300
+    """
+    paths = _paths(path)
+    fmt = format or _format(paths)
+    if fmt not in FORMATS:
+        raise DataError(f"format must be one of {FORMATS}, got {fmt!r}.")
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
+        raise DataError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
+    if levels is not None and not isinstance(levels, dict):
+        raise DataError(f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type(levels).__name__}.")
+    return Stream(paths, fmt, chunk_rows, levels, bool(progress), csv_options)
+
+
+def _paths(path) -> list[Path]:
+    items = list(path) if isinstance(path, (list, tuple)) else [path]
+    out: list[Path] = []
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise DataError(f"path must be a file name, a folder or a list of file names, got {item!r}.")
+        p = Path(item)
+        if p.is_dir():
+            files = sorted(f for f in p.iterdir() if f.suffix.lower() in (".parquet", ".csv", ".pq"))
+            if not files:
+                raise DataError(f"folder {p} holds no .parquet or .csv file.")
+            out.extend(files)
+        elif not p.exists():
+            raise DataError(f"file {p} does not exist; check the path.")
+        else:
+            out.append(p)
+    return out
+
+
+def _format(paths: list[Path]) -> str:
+    kinds = {"parquet" if p.suffix.lower() in (".parquet", ".pq") else
+             "csv" if p.suffix.lower() in (".csv", ".gz", ".bz2") else p.suffix for p in paths}
+    if len(kinds) != 1 or not kinds <= set(FORMATS):
+        raise DataError(f"cannot tell the format of {[p.name for p in paths][:3]} (extensions {sorted(kinds)}); "
+                        "give format='parquet' or format='csv', with one format for all files.")
+    return kinds.pop()

@@ -1,0 +1,258 @@
+"""Engines: streamed (Parquet/CSV) and Dask passes equal the in-memory engine.
+
+Equality is to floating-point summation order: statistics are compared with
+relative tolerance 1e-10 (sums of 10^3–10^4 terms of size <= 10 in float64
+differ between summation orders by far less), selections and counts exactly.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats import engines
+from dpstats.errors import DataError, DataWarning, FormulaError, NonPrivateWarning, PrivacyParameterError
+from dpstats.formula import model_frame
+
+RTOL = 1e-10
+SIS = dict(eps=3.0, k=4, bounds=(-6, 6), random_state=7, oc_trials=0)
+
+
+def _mixed(n: int = 3000, seed: int = 0) -> pd.DataFrame:
+    """Numeric and factor columns, sorted so that early chunks miss some levels."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.standard_normal((n, 6)), columns=[f"x{j}" for j in range(1, 7)])
+    df["g"] = rng.choice(["lo", "mid", "hi", "top"], size=n)
+    df["t"] = rng.random(n) < 0.3
+    df["y"] = df.x1 - 2 * df.x3 + (df.g == "hi") + rng.standard_normal(n)
+    return df.sort_values("g", kind="stable").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def numeric(tmp_path_factory):
+    df = dp.datasets.fan_lv(n=3000, d=40, random_state=3)
+    root = tmp_path_factory.mktemp("numeric")
+    df.to_parquet(root / "d.parquet", row_group_size=700)
+    df.to_csv(root / "d.csv", index=False)
+    return df, root
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    df = _mixed()
+    root = tmp_path_factory.mktemp("mixed")
+    df.to_parquet(root / "m.parquet", row_group_size=500)
+    return df, root
+
+
+def _same_stats(a, b) -> None:
+    for name in ("xty", "x_sum", "x_maxabs", "x_min", "x_max"):
+        np.testing.assert_allclose(getattr(b.cross, name), getattr(a.cross, name), rtol=RTOL, atol=1e-9)
+    np.testing.assert_allclose(b.cross.xtx, a.cross.xtx, rtol=RTOL, atol=1e-9)
+    assert (b.n, b.n_dropped) == (a.n, a.n_dropped)
+    assert np.isclose(b.cross.yty, a.cross.yty, rtol=RTOL) and np.isclose(b.cross.y_sum, a.cross.y_sum, rtol=RTOL)
+
+
+def _sources(df, root, name, **kw):
+    out = {"parquet": engines.stream(root / f"{name}.parquet", chunk_rows=450, **kw),
+           "dask": engines.on_dask(df, npartitions=5, **kw)}
+    if (root / f"{name}.csv").exists():
+        out["csv"] = engines.stream(root / f"{name}.csv", chunk_rows=450, **kw)
+    return out
+
+
+def test_dp_sis_identical_across_engines(numeric):
+    df, root = numeric
+    ref = dp.dp_sis("y ~ .", data=df, diagnostics=True, **SIS)
+    for name, src in _sources(df, root, "d").items():
+        fit = dp.dp_sis("y ~ .", data=src, diagnostics=True, **SIS)
+        assert fit.selected == ref.selected, name
+        assert fit.diagnostics["nonprivate_sis_selected"] == ref.diagnostics["nonprivate_sis_selected"], name
+        assert (fit.n, fit.p, fit.terms) == (ref.n, ref.p, ref.terms), name
+        assert fit.privacy.to_dict() == ref.privacy.to_dict(), name
+
+
+def test_dp_sis_without_bounds_names_the_same_steps(numeric):
+    df, root = numeric
+    kw = dict(eps=3.0, k=4, random_state=2, oc_trials=0)
+    with pytest.warns(NonPrivateWarning):
+        ref = dp.dp_sis("y ~ .", data=df, **kw)
+    with pytest.warns(NonPrivateWarning):
+        fit = dp.dp_sis("y ~ .", data=engines.stream(root / "d.parquet", chunk_rows=1000), **kw)
+    assert fit.selected == ref.selected
+    assert fit.privacy.data_dependent_steps == ref.privacy.data_dependent_steps
+
+
+def test_statistics_equal_for_factors_interactions_and_functions(mixed):
+    df, root = mixed
+    levels = {"g": ["hi", "lo", "mid", "top"]}
+    for formula in ("y ~ .", "y ~ x1 * g + log(x2 + 10) + t", "y ~ x1:g + I(x4^2) - 1"):
+        ref_mf, ref = engines.sufficient_statistics(formula, df)
+        assert ref_mf.names == model_frame(formula, df, drop_intercept=True).names
+        for name, src in _sources(df, root, "m", levels=levels).items():
+            mf, st = engines.sufficient_statistics(formula, src)
+            assert mf.names == ref_mf.names and mf.terms == ref_mf.terms, (formula, name)
+            assert mf.factor_levels == ref_mf.factor_levels
+            _same_stats(ref, st)
+
+
+def test_first_pass_levels_are_a_named_data_dependent_step(mixed):
+    df, root = mixed
+    src = engines.stream(root / "m.parquet", chunk_rows=450)
+    mf, st = engines.sufficient_statistics("y ~ x1 + g", src)
+    assert mf.names == ["x1", "glo", "gmid", "gtop"]  # levels sorted as model_frame sorts them
+    assert any("first pass" in step for step, _ in mf.engine_steps)
+    with pytest.warns(NonPrivateWarning, match="first pass"):
+        fit = dp.dp_sis("y ~ x1 + x2 + g", data=src, **SIS)
+    assert any("first pass" in s for s in fit.privacy.data_dependent_steps)
+    with pytest.raises(PrivacyParameterError, match="first pass"):
+        dp.dp_sis("y ~ x1 + x2 + g", data=src, strict=True, **SIS)
+    declared = engines.stream(root / "m.parquet", chunk_rows=450, levels={"g": ["hi", "lo", "mid", "top"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateWarning)
+        fit = dp.dp_sis("y ~ x1 + x2 + g", data=declared, strict=True, **SIS)
+    assert not fit.privacy.data_dependent_steps
+
+
+def test_value_outside_declared_levels_is_refused(mixed):
+    df, root = mixed
+    src = engines.stream(root / "m.parquet", chunk_rows=450, levels={"g": ["hi", "lo", "mid"]})
+    with pytest.raises(DataError, match=r"column 'g' has value\(s\) \['top'\]"):
+        engines.sufficient_statistics("y ~ x1 + g", src)
+    with pytest.raises(DataError, match="numeric"):
+        engines.sufficient_statistics("y ~ x1", engines.stream(root / "m.parquet", levels={"x1": [1, 2]}))
+
+
+def test_missing_rows_dropped_and_counted_across_chunks(tmp_path):
+    df = _mixed(seed=4)
+    rng = np.random.default_rng(5)
+    for col in ("x1", "x5", "y", "g"):
+        df.loc[rng.random(len(df)) < 0.02, col] = None
+    df.loc[7, "x2"] = np.inf
+    df.to_parquet(tmp_path / "na.parquet", row_group_size=400)
+    df.to_csv(tmp_path / "na.csv", index=False)
+    with pytest.warns(DataWarning):
+        ref_mf, ref = engines.sufficient_statistics("y ~ .", df)
+    assert ref.n_dropped > 100
+    for src in _sources(df, tmp_path, "na", levels={"g": ["hi", "lo", "mid", "top"]}).values():
+        with pytest.warns(DataWarning, match=f"{ref.n_dropped} of {len(df)} rows"):
+            mf, st = engines.sufficient_statistics("y ~ .", src)
+        _same_stats(ref, st)
+        assert (mf.n, mf.n_dropped) == (ref_mf.n, ref_mf.n_dropped)
+
+
+def test_chunk_with_other_schema_is_a_clear_error(tmp_path):
+    df = dp.datasets.fan_lv(n=400, d=8, random_state=0)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    df.iloc[:200].to_parquet(folder / "a.parquet")
+    df.iloc[200:].drop(columns="x3").to_parquet(folder / "b.parquet")
+    with pytest.raises(DataError, match=r"b\.parquet lacks column\(s\) \['x3'\]"):
+        engines.sufficient_statistics("y ~ .", engines.stream(folder))
+    changed = df.iloc[200:].assign(x2=df.x2.iloc[200:].astype(str))
+    changed.to_parquet(folder / "b.parquet")
+    with pytest.raises(DataError, match="column 'x2' of type (large_)?string where the first chunk had double"):
+        engines.sufficient_statistics("y ~ .", engines.stream(folder))
+    bad = dp.datasets.fan_lv(n=3000, d=8, random_state=0).astype({"x1": object})
+    bad.loc[2900, "x1"] = "n/a?"  # far beyond the first CSV block, whose types are inferred
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(DataError, match="bad.csv: a value does not have the type"):
+        engines.sufficient_statistics("y ~ .", engines.stream(tmp_path / "bad.csv", chunk_rows=50))
+
+
+def test_dask_partition_with_other_schema_is_a_clear_error():
+    dd = pytest.importorskip("dask.dataframe")
+    from dask import delayed
+
+    df = dp.datasets.fan_lv(n=400, d=8, random_state=0)
+    parts = [delayed(df.iloc[:200]), delayed(df.iloc[200:].drop(columns="x4"))]
+    ddf = dd.from_delayed(parts, meta=df.iloc[:0], verify_meta=False)
+    with pytest.raises(DataError, match=r"partition 2 lacks column\(s\) \['x4'\]"):
+        engines.sufficient_statistics("y ~ .", ddf)
+
+
+def test_dask_on_a_distributed_cluster_equals_in_memory(numeric):
+    distributed = pytest.importorskip("distributed")
+    df, _ = numeric
+    ref = dp.dp_sis("y ~ .", data=df, **SIS)
+    _, ref_st = engines.sufficient_statistics("y ~ . - x5", df)
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
+                            dashboard_address=None) as client:
+        src = engines.on_dask(df, client=client, progress=True)
+        assert src.frame.npartitions == 4
+        fit = dp.dp_sis("y ~ .", data=src, **SIS)
+        _, st = engines.sufficient_statistics("y ~ . - x5", src)
+    assert fit.selected == ref.selected and fit.n == ref.n
+    _same_stats(ref_st, st)
+
+
+def test_knockoff_style_pass_row_clipping_equals_in_memory(numeric):
+    df, root = numeric
+    kw = dict(gram=True, row_bound=6.0, row_norms=True)
+    _, ref = engines.sufficient_statistics("y ~ .", df, **kw)
+    _, st = engines.sufficient_statistics("y ~ .", engines.stream(root / "d.parquet", chunk_rows=333), **kw)
+    _same_stats(ref, st)
+    assert 0 < st.n_rows_clipped == ref.n_rows_clipped
+    assert st.row_norm_max == pytest.approx(ref.row_norm_max, rel=RTOL)
+    X = df.drop(columns="y").to_numpy()
+    assert ref.row_norm_max == pytest.approx(np.linalg.norm(X, axis=1).max(), rel=1e-12)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    Xc = X * np.minimum(1.0, 6.0 / norms)
+    np.testing.assert_allclose(ref.cross.xtx, Xc.T @ Xc, rtol=1e-10)
+
+
+def test_one_sided_formula_and_boxes(numeric):
+    df, root = numeric
+    from dpstats.geometry import resolve_box
+
+    def boxes(mf):
+        return resolve_box((-3, 3), mf.names), None
+
+    _, ref = engines.sufficient_statistics("~ x1 + x2 + x3", df, boxes=boxes, one_sided=True)
+    mf, st = engines.sufficient_statistics("~ x1 + x2 + x3", engines.stream(root / "d.csv", chunk_rows=256),
+                                           boxes=boxes, one_sided=True)
+    assert mf.response is None and mf.names == ["x1", "x2", "x3"]
+    _same_stats(ref, st)
+    assert st.cross.n_clipped == ref.cross.n_clipped > 0
+
+
+def test_chunked_frame_has_no_rows_and_constant_columns_are_found(tmp_path):
+    df = dp.datasets.fan_lv(n=600, d=8, random_state=1)
+    df["c"] = 1.5
+    df["half"] = np.r_[np.zeros(300), np.ones(300)]  # constant within each chunk, not overall
+    df.to_parquet(tmp_path / "c.parquet")
+    src = engines.stream(tmp_path / "c.parquet", chunk_rows=300)
+    with pytest.raises(DataError, match="constant column"):
+        engines.sufficient_statistics("y ~ .", src)
+    mf, st = engines.sufficient_statistics("y ~ . - c", src)
+    assert "half" in mf.names and st.n == 600
+    with pytest.raises(DataError, match="keeps only sufficient statistics"):
+        mf.X  # noqa: B018
+    with pytest.raises(DataError, match="custom|pandas DataFrame"):
+        dp.dp_sis("y ~ . - c", data=src, eps=1.0, k=2, bounds=(-9, 9), oc_trials=0,
+                  score=lambda X, y: np.abs(X.T @ y), score_sensitivity=2.0)
+
+
+def test_bad_inputs_give_errors_that_say_what_to_do(numeric, tmp_path):
+    df, root = numeric
+    with pytest.raises(DataError, match=r"engines\.stream"):
+        dp.dp_sis("y ~ .", data=str(root / "d.parquet"), **SIS)
+    with pytest.raises(FormulaError, match="stateful transform"):
+        engines.sufficient_statistics("y ~ center(x1) + x2", engines.stream(root / "d.parquet"))
+    with pytest.raises(DataError, match="does not exist"):
+        engines.stream(tmp_path / "nope.parquet")
+    with pytest.raises(DataError, match="chunk_rows"):
+        engines.stream(root / "d.parquet", chunk_rows=0)
+    (tmp_path / "d.txt").write_text("x")
+    with pytest.raises(DataError, match="format"):
+        engines.stream(tmp_path / "d.txt")
+
+
+def test_progress_bars_are_drawn(numeric, capsys):
+    df, root = numeric
+    engines.sufficient_statistics("y ~ .", engines.stream(root / "d.parquet", chunk_rows=500, progress=True))
+    assert "pass over" in capsys.readouterr().err
