@@ -93,9 +93,10 @@ def plan_budget(plan: BudgetPlan, method: str, k: int, use_pca: bool, neighbouri
         rho["agg_radius"] = plan.add(
             "aggregation clipping radii (AboveThreshold over groups' distances to the coarse fit)",
             "Laplace AboveThreshold", f["agg_radius"], "Δ = 1 (one row changes one group)")
-        rho["agg_means"] = plan.add("aggregated means (average of m clipped group means)", "Gaussian",
-                                    f["agg_means"], "Δ₂ = 2·r_μ·√k / m (one group's k means move)")
-        rho["agg_covs"] = plan.add("aggregated covariances (average of m clipped group covariances)",
+        rho["agg_means"] = plan.add("aggregated means (average of m clipped, whitened group means)",
+                                    "Gaussian", f["agg_means"],
+                                    "Δ₂ = 2·r_μ·√k / m (one group's k whitened means move)")
+        rho["agg_covs"] = plan.add("aggregated covariances (average of m clipped, whitened group covariances)",
                                    "Gaussian", f["agg_covs"], "Δ_F = 2·r_Σ·√k / m")
         rho["agg_weights"] = plan.add(
             "weights: noisy counts of the most probable aggregated component", "Gaussian", f["agg_weights"],
@@ -179,10 +180,13 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
     (replaced, or added/removed) changes one group's fit.  Each group's fit is
     initialised at the released coarse fit and its components are matched to
     the coarse ones by the Hungarian method (post-processing of released
-    values and the group's own rows).  Group means are clipped to a ball of
-    radius r_μ around the coarse means, covariances to a Frobenius ball r_Σ
-    around the coarse covariances; r_μ and r_Σ are chosen by AboveThreshold
-    (90 % of groups inside, times 1.5).
+    values and the group's own rows).  Each component is expressed in the
+    whitened coordinates of its coarse fit (μ̄_j, Σ̄_j = L_j L_jᵀ): the group
+    mean as L_j⁻¹(μ − μ̄_j), clipped to l2 radius r_μ; the group covariance
+    as L_j⁻¹ Σ L_j⁻ᵀ − I, clipped to Frobenius radius r_Σ; r_μ and r_Σ are
+    chosen by AboveThreshold (90 % of groups inside, times 1.5).  One group's
+    k clipped blocks move by at most 2r√k in l2, so the averages over m
+    groups have sensitivity 2r√k/m.
     """
     from scipy.optimize import linear_sum_assignment
     from sklearn.exceptions import ConvergenceWarning
@@ -208,28 +212,32 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
         cost = ((gm.means_[:, None, :] - coarse.means[None]) ** 2).sum(-1)
         _, perm = linear_sum_assignment(cost.T)
         W[g], M[g], S[g] = gm.weights_[perm], gm.means_[perm], gm.covariances_[perm]
-    dist_mu = np.sqrt(((M - coarse.means[None]) ** 2).sum(-1)).max(axis=1)
-    dist_cov = np.sqrt(((S - coarse.covariances[None]) ** 2).sum((-1, -2))).max(axis=1)
-    scale_mu = float(np.sqrt(np.trace(coarse.covariances, axis1=1, axis2=2).max()))
+    # work in each coarse component's whitened coordinates: z = L_j⁻¹(μ − μ̄_j), L_j⁻¹ Σ L_j⁻ᵀ − I
+    chol = np.linalg.cholesky(coarse.covariances)
+    inv = np.linalg.inv(chol)
+    dM = np.einsum("jab,gjb->gja", inv, M - coarse.means[None])
+    dS = np.einsum("jab,gjbc,jdc->gjad", inv, S, inv) - np.eye(d)
+    dist_mu = np.sqrt((dM ** 2).sum(-1)).max(axis=1)
+    dist_cov = np.sqrt((dS ** 2).sum((-1, -2))).max(axis=1)
     eps_r = svt_eps(rho["agg_radius"] / 2)
-    grid_mu = geometric_grid(scale_mu / 1000, 10 * scale_mu, 2 ** 0.25)
-    grid_cov = geometric_grid(scale_mu ** 2 / 1000, 10 * scale_mu ** 2, 2 ** 0.25)
-    r_mu = 1.5 * private_radius(dist_mu, grid_mu, 0.9 * m, eps_r, gen)
-    r_cov = 1.5 * private_radius(dist_cov, grid_cov, 0.9 * m, eps_r, gen)
-    dM = _clip_norm(M - coarse.means[None], r_mu, axes=(-1,))
-    dS = _clip_norm(S - coarse.covariances[None], r_cov, axes=(-1, -2))
+    grid = geometric_grid(1e-3, 1e2, 2 ** 0.25)
+    r_mu = 1.5 * private_radius(dist_mu, grid, 0.9 * m, eps_r, gen)
+    r_cov = 1.5 * private_radius(dist_cov, grid, 0.9 * m, eps_r, gen)
+    dM = _clip_norm(dM, r_mu, axes=(-1,))
+    dS = _clip_norm(dS, r_cov, axes=(-1, -2))
     sd_mu = gaussian_sigma(2 * r_mu * math.sqrt(k) / m, rho["agg_means"])
     sd_cov = gaussian_sigma(2 * r_cov * math.sqrt(k) / m, rho["agg_covs"])
     sd_w = gaussian_sigma(COUNT_SENS[neighbouring], rho["agg_weights"])
-    means = coarse.means + noise.gaussian(dM.mean(0), sd_mu)
+    means = coarse.means + np.einsum("jab,jb->ja", chol, noise.gaussian(dM.mean(0), sd_mu))
     iu = np.triu_indices(d)
     covs = np.empty((k, d, d))
     for j in range(k):
         upper = noise.gaussian(dS[:, j].mean(0)[iu], sd_cov)
-        delta = np.zeros((d, d))
-        delta[iu] = upper
-        delta = delta + np.triu(delta, 1).T
-        covs[j] = shrink_to_pd(coarse.covariances[j] + delta, sd_cov, var_floor)
+        white = np.zeros((d, d))
+        white[iu] = upper
+        white = white + np.triu(white, 1).T + np.eye(d)
+        white = shrink_to_pd(white, sd_cov, 1e-3)
+        covs[j] = shrink_to_pd(chol[j] @ white @ chol[j].T, 0.0, var_floor)
     # weights: noisy counts of the most probable component under the aggregated
     # means and covariances (a partition: l2 sensitivity √2 replace-one, 1 add/remove)
     labels = map_assign(Xc, coarse.weights, means, covs)
@@ -237,7 +245,8 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
     weights = np.clip(counts, 1.0, None)
     return Components(weights=weights / weights.sum(), means=means, covariances=covs,
                       counts=counts, radii=np.full(k, r_mu),
-                      mean_noise_sd=np.full(k, sd_mu), cov_noise_sd=np.full(k, sd_cov))
+                      mean_noise_sd=sd_mu * np.sqrt(np.trace(coarse.covariances, axis1=1, axis2=2) / d),
+                      cov_noise_sd=np.full(k, sd_cov))
 
 
 def _clip_norm(A: np.ndarray, radius: float, axes: tuple[int, ...]) -> np.ndarray:
