@@ -9,6 +9,16 @@ add/remove-one-row (the paper's "1").  Both tables are printed, with the gap
 to non-private SIS measured in the same run.
 
     python benchmarks/bench_sis_accuracy.py [--trials 100] [--seed 0]
+
+Measured (seed 0, 100 runs; mean accuracy (s.e.)):
+
+    eps    replace: DP-SIS   add/remove: DP-SIS   non-private SIS
+      1    0.005 (0.003)     0.001 (0.001)        0.530 (0.011)
+      5    0.005 (0.002)     0.005 (0.002)        0.530
+     10    0.010 (0.003)     0.024 (0.005)        0.530
+     20    0.026 (0.006)     0.094 (0.012)        0.530
+    100    0.510 (0.013)     0.532 (0.012)        0.530
+   1000    0.530 (0.011)     0.532 (0.012)        0.530
 """
 
 from __future__ import annotations
