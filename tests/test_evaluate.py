@@ -80,6 +80,19 @@ def test_comparison_report(results, tmp_path):
     assert html.count("<svg") == 3          # two accuracy curves (k = 5, 8) and one heatmap
     assert "Difference heatmap: dp_sis − dp_two_stage" in html
     assert "Mean accuracy (standard error)" in html
+    # privacy first: the statement precedes the results, and says the comparison is not private
+    assert html.index('class="privacy-statement"') < html.index('class="results"')
+    assert "eps-differentially private" in html and "NOT private" in html
+
+
+@pytest.mark.browser
+def test_comparison_report_renders_in_chromium(results, tmp_path, chromium):
+    import subprocess
+
+    path = ev.comparison_report(results, str(tmp_path / "cmp.html"))
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                          f"file://{path}"], capture_output=True, text=True, timeout=120).stdout
+    assert dom.count("<svg") == 3 and "Difference heatmap" in dom
 
 
 def test_command_line(tmp_path, capsys):
