@@ -236,7 +236,8 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
         white = np.zeros((d, d))
         white[iu] = upper
         white = white + np.triu(white, 1).T + np.eye(d)
-        white = shrink_to_pd(white, sd_cov, 1e-3)
+        # towards the coarse fit, and no direction below a quarter of its variance (post-processing)
+        white = shrink_to_pd(white, sd_cov, 0.25, target=np.eye(d))
         covs[j] = shrink_to_pd(chol[j] @ white @ chol[j].T, 0.0, var_floor)
     # weights: noisy counts of the most probable component under the aggregated
     # means and covariances (a partition: l2 sensitivity √2 replace-one, 1 add/remove)

@@ -146,12 +146,16 @@ def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho
                       radii=radii, mean_noise_sd=mean_sd, cov_noise_sd=cov_sd)
 
 
-def shrink_to_pd(cov: np.ndarray, noise_sd: float, var_floor: float) -> np.ndarray:
-    """Shrink a noisy covariance towards (tr/d)·I by its known noise level, then make it PD.
+def shrink_to_pd(cov: np.ndarray, noise_sd: float, var_floor: float,
+                 target: np.ndarray | None = None) -> np.ndarray:
+    """Shrink a noisy covariance towards ``target`` by its known noise level, then make it PD.
 
-    λ = min(1, E‖N‖²_F / ‖Ĉ − (tr Ĉ/d) I‖²_F) with E‖N‖²_F = d²·noise_sd² (the
-    Ledoit–Wolf weight when the noise variance is known); eigenvalues below
-    ``max(var_floor, 1e-3·tr/d)`` are raised to it.  Post-processing.
+    ``target`` defaults to (tr Ĉ/d)·I.  λ = min(1, E‖N‖²_F / ‖Ĉ − target‖²_F)
+    with E‖N‖²_F = d²·noise_sd² (the Ledoit–Wolf weight when the noise
+    variance is known); eigenvalues below
+    ``max(var_floor, 1e-3·tr/d, 2·noise_sd·√d)`` (the last is the noise's
+    spectral scale: smaller eigenvalues are not resolved) are raised to it.
+    Post-processing.
 
     Examples
     --------
@@ -162,10 +166,12 @@ def shrink_to_pd(cov: np.ndarray, noise_sd: float, var_floor: float) -> np.ndarr
     d = cov.shape[0]
     cov = (cov + cov.T) / 2
     level = max(np.trace(cov) / d, var_floor)
-    target = level * np.eye(d)
+    if target is None:
+        target = level * np.eye(d)
     dist2 = float(((cov - target) ** 2).sum())
     lam = 1.0 if dist2 <= 0 else min(1.0, d * d * noise_sd ** 2 / dist2)
     shrunk = lam * target + (1 - lam) * cov
     vals, vecs = np.linalg.eigh(shrunk)
-    vals = np.maximum(vals, max(var_floor, 1e-3 * level))
+    # eigenvalues below the noise's spectral scale (≈ 2·sd·√d) are not resolved: raise them to it
+    vals = np.maximum(vals, max(var_floor, 1e-3 * level, 2 * noise_sd * math.sqrt(d)))
     return (vecs * vals) @ vecs.T
