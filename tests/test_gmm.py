@@ -249,3 +249,14 @@ def test_frame_with_factor_column_is_usable():
     res = dp.dp_gmm("~ x1 + x2 + x3", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=0,
                     oc_trials=0)
     assert res.p == 3
+
+
+@pytest.mark.browser
+def test_report_renders_in_chromium(tmp_path, bench_data, chromium):
+    import subprocess
+
+    df, _ = bench_data
+    path = fit(df).report(str(tmp_path / "gmm.html"))
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                          f"file://{path}"], capture_output=True, text=True, timeout=120).stdout
+    assert dom.count("<svg") == 2 and "private PCA plane" in dom and "Ledger" in dom
