@@ -260,3 +260,29 @@ def test_report_renders_in_chromium(tmp_path, bench_data, chromium):
     dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
                           f"file://{path}"], capture_output=True, text=True, timeout=120).stdout
     assert dom.count("<svg") == 2 and "private PCA plane" in dom and "Ledger" in dom
+
+
+@pytest.mark.slow
+def test_clustering_round_passes_empirical_audit():
+    """One locate-one-cluster round on neighbouring data (one row moved far away): the
+    auditor's lower bound on eps (chosen side; centre coordinate) stays below the round's claim."""
+    from dpstats.audit import audit_outputs
+    from dpstats.methods.gmm_cluster import locate_one
+    from dpstats.privacy.randomness import NoiseSource
+
+    gen = np.random.default_rng(5)
+    Y1 = np.r_[gen.normal(0, 0.3, (40, 2)), gen.uniform(-8, 8, (40, 2))]
+    Y2 = Y1.copy()
+    Y2[0] = [9.5, -9.5]
+    eps, delta = 1.0, 1e-5
+    rho = rho_from_eps_delta(eps, delta)
+    sides = 10.0 * 2.0 ** -np.arange(8)[::-1]
+    src = NoiseSource(np.random.default_rng(17))
+    runs = 3000
+    outs = [[locate_one(Y, 20.0, sides, 10.0, rho, "replace", src) for _ in range(runs)] for Y in (Y1, Y2)]
+    side = audit_outputs([o.side for o in outs[0]], [o.side for o in outs[1]], eps=eps, delta=delta,
+                         kind="category", name="grid side")
+    centre = audit_outputs([o.centre[0] for o in outs[0]], [o.centre[0] for o in outs[1]], eps=eps,
+                           delta=delta, name="centre")
+    assert side.passed and centre.passed
+    assert side.eps_lb <= eps and centre.eps_lb <= eps
