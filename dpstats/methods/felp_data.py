@@ -28,3 +28,36 @@ def planted(n: int = 200, d: int = 100, s: int = 10, shift: float = 1.5, n_class
     df = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(d)])
     df.insert(0, "class", pd.Categorical.from_codes(y, [f"c{k}" for k in range(n_classes)]))
     return df
+
+
+def mlbench_frame(name: str) -> tuple[pd.DataFrame, dict[str, tuple[float, float]]]:
+    """R's ``mlbench`` ``Soybean`` or ``BreastCancer`` as numeric codes, via rpy2.
+
+    Every feature is an R factor; it is replaced by its integer level code
+    (1 … number of levels), ``Id`` is dropped, rows with a missing value are
+    dropped (R's ``complete.cases``) and the response is ``Class``.  The
+    returned bounds, (1, number of levels) per feature, are public metadata.
+    Needs R with the ``mlbench`` package and rpy2.
+
+    Examples
+    --------
+    >>> df, bounds = mlbench_frame("BreastCancer")  # doctest: +SKIP
+    >>> df.shape  # doctest: +SKIP
+    (683, 10)
+    """
+    if name not in ("Soybean", "BreastCancer"):
+        raise ValueError(f"name must be 'Soybean' or 'BreastCancer', got {name!r}.")
+    import rpy2.robjects as ro
+    from rpy2.robjects import pandas2ri
+    from rpy2.robjects.conversion import localconverter
+
+    ro.r(f"library(mlbench); data({name}); d <- {name}; if ('Id' %in% names(d)) d$Id <- NULL; "
+         "y <- d$Class; d$Class <- NULL; nl <- sapply(d, nlevels); "
+         "d[] <- lapply(d, function(v) as.numeric(as.integer(v))); d$Class <- y; "
+         "d <- d[complete.cases(d), ]")
+    with localconverter(ro.default_converter + pandas2ri.converter) as conversion:
+        df = conversion.rpy2py(ro.r("d"))
+    levels = dict(zip(ro.r("names(nl)"), (float(v) for v in ro.r("nl"))))
+    df = df.reset_index(drop=True)
+    df["Class"] = df["Class"].cat.remove_unused_categories()
+    return df, {c: (1.0, max(n, 2.0)) for c, n in levels.items()}
