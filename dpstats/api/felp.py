@@ -121,10 +121,9 @@ def dp_felp(
     Examples
     --------
     >>> import dpstats as dp
-    >>> df = dp.datasets.breast_cancer()
-    >>> fit = dp.dp_felp("diagnosis ~ .", df, eps=1.0, n_estimators=5, select=3,
-    ...                  bounds={c: (0, float(df[c].max()) * 1.5) for c in df.columns[:-1]},
-    ...                  random_state=1)
+    >>> from dpstats.methods.felp_data import planted
+    >>> df = planted(n=100, d=30, s=3, shift=2.0, random_state=0)
+    >>> fit = dp.dp_felp("class ~ .", df, eps=1.0, n_estimators=5, bounds=(-6, 6), random_state=1)
     >>> len(fit.selected)
     3
     """
