@@ -171,7 +171,16 @@ def sufficient_statistics(
     >>> st.cross.xtx.shape, st.n
     ((10, 10), 200)
     """
-    transform = Transform(gram=gram, row_bound=row_bound, row_norms=row_norms)
+    from threadpoolctl import threadpool_limits
+
+    # chunk-sized products (XᵀX of 10^5 × p) are fastest on one BLAS thread; more threads
+    # contend with the reader's and the fused kernel's threads
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _sufficient_statistics(formula, data, boxes, Transform(gram=gram, row_bound=row_bound,
+                                      row_norms=row_norms), drop_intercept, one_sided, min_rows, check_constant)
+
+
+def _sufficient_statistics(formula, data, boxes, transform, drop_intercept, one_sided, min_rows, check_constant):
     if isinstance(data, (pd.DataFrame, dict)):
         mf = model_frame(formula, data, drop_intercept=drop_intercept, one_sided=one_sided,
                          min_rows=min_rows, check_constant=check_constant)

@@ -20,6 +20,7 @@ import pandas as pd
 from ..errors import DataWarning
 from ..geometry import Box, to_unit_interval
 from ..stats import CrossProductAccumulator, CrossStats, chunk_rows, cross_products
+from ._columns import column_statistics
 from .layout import Layout
 
 
@@ -150,13 +151,21 @@ def _row_clipped(X: np.ndarray, y: np.ndarray, t: Transform) -> EngineStats:
     return EngineStats(cross, row_norm_max=norm_max, n_rows_clipped=rows_clipped)
 
 
-def frame_statistics(layout: Layout, chunk: pd.DataFrame, t: Transform, where: str) -> EngineStats:
+def frame_statistics(layout: Layout, chunk, t: Transform, where: str) -> EngineStats:
     """Statistics of one chunk of raw rows: formula, dropped rows, transform, sums.
 
-    Plain numeric designs take the deferred route of ``model_frame`` (X a view
-    of the chunk); a chunk found to hold a non-finite value is rebuilt the
-    careful way, its incomplete rows dropped and counted.
+    ``chunk`` is a pandas DataFrame or a pyarrow RecordBatch.  A batch of a
+    plain numeric design with no missing value goes straight from Arrow to
+    one column-major array (no pandas frame); otherwise plain numeric designs
+    take the deferred route of ``model_frame`` (X a view of the chunk), and a
+    chunk found to hold a non-finite value is rebuilt the careful way, its
+    incomplete rows dropped and counted.
     """
+    if not isinstance(chunk, pd.DataFrame):
+        stats = _arrow_statistics(layout, chunk, t)
+        if stats is not None:
+            return stats
+        chunk = chunk.to_pandas(split_blocks=True)
     layout.check_columns(chunk, where)
     mf = layout.frame(chunk, where, deferred=True)
     stats = array_statistics(mf.X, mf.y, t) if mf.n else empty_stats(layout.p, t.gram)
@@ -165,6 +174,38 @@ def frame_statistics(layout: Layout, chunk: pd.DataFrame, t: Transform, where: s
         stats = array_statistics(mf.X, mf.y, t) if mf.n else empty_stats(layout.p, t.gram)
     stats.n_dropped = mf.n_dropped
     if mf.y is None:
+        stats.cross.y_sum = stats.cross.yty = stats.cross.y_maxabs = 0.0
+    return stats
+
+
+def _arrow_statistics(layout: Layout, batch, t: Transform) -> EngineStats | None:
+    """The fast route for a plain float64 design without nulls; None if it does not apply.
+
+    Non-finite values (inf, NaN stored as a value) make it give up too, and the
+    careful route drops those rows.
+    """
+    import pyarrow as pa
+
+    if not layout.plain or batch.num_rows == 0:
+        return None
+    names = layout.prototype.names
+    response = layout.prototype.response
+    cols = names + ([response] if response else [])
+    if any(batch.schema.field(c).type != pa.float64() or batch.column(c).null_count for c in cols):
+        return None
+    y = batch.column(response).to_numpy() if response else None
+    cross = None
+    if not t.gram and t.row_bound is None and not t.row_norms:  # column by column, no copy
+        cross = column_statistics([batch.column(c).to_numpy() for c in names],
+                                  np.zeros(batch.num_rows) if y is None else y, t.x_box, t.y_box)
+    if cross is not None:
+        stats = EngineStats(cross)
+    else:
+        X = np.asarray(batch.select(names).to_tensor(row_major=True))  # one copy, row-major
+        stats = array_statistics(X, y, t)
+    if not stats.cross.finite:
+        return None
+    if y is None:
         stats.cross.y_sum = stats.cross.yty = stats.cross.y_maxabs = 0.0
     return stats
 

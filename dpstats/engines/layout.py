@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, FormulaError
-from ..formula import ModelFrame, _expression_variables, _is_factor_dtype, _rhs_tokens, _rhs_variables, _split
+from ..formula import INTERCEPT, ModelFrame, _expression_variables, _is_factor_dtype, _rhs_tokens, _rhs_variables, _split
 from ..formula import model_frame
 
 # patsy transforms whose value on a row depends on other rows (means, quantiles, knots)
@@ -73,6 +73,14 @@ class Layout:
     @property
     def numeric_only(self) -> bool:
         return not any(v in self.factor_kinds for v in self.variables)
+
+    @property
+    def plain(self) -> bool:
+        """Every design column is a numeric data column as it is (no intercept, no transform)."""
+        proto = self.prototype
+        response_ok = proto.response is None or proto.response in self.columns
+        return (self.numeric_only and response_ok and INTERCEPT not in proto.names
+                and all(nm in self.columns for nm in proto.names))
 
     # ------------------------------------------------------------------ chunks
     def check_columns(self, frame: pd.DataFrame, where: str) -> None:

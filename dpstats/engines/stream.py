@@ -4,8 +4,9 @@ Rows are read ``chunk_rows`` at a time (Parquet: record batches of a row
 group; CSV: blocks of the file), each chunk's schema is checked against the
 first chunk's, the chunk goes through the formula and is reduced to
 sufficient statistics, and only the statistics are kept.  Peak memory is
-about one row group plus a few copies of one chunk, whatever the number of
-rows.
+about one Parquet row group (compressed and decoded) plus a few copies of one
+chunk, whatever the number of rows: write files with row groups of 10^5–10^6
+rows (``pyarrow.parquet.write_table(..., row_group_size=...)``).
 """
 
 from __future__ import annotations
@@ -96,7 +97,14 @@ class Stream:
         return int(min(max(per_row * self.chunk_rows, 1 << 16), 1 << 30))
 
     def batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[object, str]]:
-        """Record batches in file order, each with a description for messages."""
+        """Record batches in file order, each with a description for messages.
+
+        One batch is read ahead in a background thread, so that decoding the
+        next chunk overlaps the statistics of this one (memory: two chunks).
+        """
+        return _read_ahead(self._batches(columns))
+
+    def _batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[object, str]]:
         first = self.arrow_schema()
         for path in self.paths:
             schema = self._file_schema(path) if path != self.paths[0] else first
@@ -110,7 +118,11 @@ class Stream:
         if self.format == "parquet":
             import pyarrow.parquet as pq
 
-            yield from pq.ParquetFile(path).iter_batches(batch_size=self.chunk_rows, columns=columns)
+            # pre_buffer=False: pyarrow's default pre-buffers the column chunks of every row group
+            # it will read, so its memory grows with the file (measured: 1.0 GB at 10^6 x 51,
+            # 1.4 GB at 2*10^6 x 51); without it memory is bounded by one row group
+            with pq.ParquetFile(path, pre_buffer=False) as pf:
+                yield from pf.iter_batches(batch_size=self.chunk_rows, columns=columns)
             return
         import pyarrow as pa
 
@@ -161,8 +173,47 @@ class Stream:
             def parts():
                 for batch, where in self.batches(columns):
                     bar.update(batch.num_rows)
-                    yield frame_statistics(layout, batch.to_pandas(), transform, where)
+                    yield frame_statistics(layout, batch, transform, where)
             return merge_all(parts(), layout.p, transform.gram)
+
+
+def _read_ahead(items: Iterator) -> Iterator:
+    """Iterate ``items`` with the next one produced in a background thread (errors re-raised here)."""
+    import queue
+    import threading
+
+    slot: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    done = object()
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                slot.put((item, None))
+            slot.put((done, None))
+        except BaseException as exc:  # handed to the consumer
+            slot.put((done, exc))
+
+    worker = threading.Thread(target=produce, daemon=True, name="dpstats-read-ahead")
+    worker.start()
+    try:
+        while True:
+            item, exc = slot.get()
+            if exc is not None:
+                raise exc
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full slot
+            try:
+                slot.get_nowait()
+            except queue.Empty:
+                pass
+            worker.join(timeout=0.01)
 
 
 def _kind(arrow_type) -> str:
