@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpstats.errors import BudgetExceededError
+from dpstats.errors import BudgetExceededError, PrivacyParameterError
 from dpstats.privacy.accountant import Accountant, LedgerEntry
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -182,6 +182,23 @@ def test_sequential_calls_stop_at_the_budget():
     with pytest.raises(BudgetExceededError, match="Nothing was spent"):
         _call("dp_sis", df, acc)             # 2.1 > 2.0
     assert acc.spent_eps == pytest.approx(1.4) and len(acc.charges) == 2
+
+
+def test_nan_or_negative_spends_are_refused():
+    # a NaN entry used to poison spent_eps (every later check compared NaN and passed) and a
+    # negative entry refunded budget; both must be refused without spending
+    acc = Accountant(eps=1.0)
+    for entries in ([LedgerEntry("a", "Laplace", math.nan)], [LedgerEntry("a", "Laplace", -0.5)],
+                    [LedgerEntry("a", "Laplace", 0.9), LedgerEntry("b", "Laplace", -0.5)],
+                    [LedgerEntry("a", "Gaussian", 0.1, math.nan)]):
+        with pytest.raises(PrivacyParameterError):
+            acc.spend(entries)
+    with pytest.raises(PrivacyParameterError):
+        acc.check(math.nan, 0.0)
+    assert acc.charges == [] and acc.spent_eps == 0
+    acc.spend([LedgerEntry("a", "Laplace", 0.9)])
+    with pytest.raises(BudgetExceededError):
+        acc.spend([LedgerEntry("b", "Laplace", 0.2)])
 
 
 # ----------------------------------------------------------------------------- threads

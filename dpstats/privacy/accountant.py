@@ -10,6 +10,7 @@ would exceed the budget.  The ledger of every charge is kept.
 from __future__ import annotations
 
 import math
+import numbers
 import threading
 from dataclasses import asdict, dataclass, field
 
@@ -94,6 +95,9 @@ class Accountant:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        for name, value in (("eps", self.eps), ("delta", self.delta)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise PrivacyParameterError(f"Accountant {name} must be a number, got {value!r}.")
         if not (self.eps > 0) or math.isnan(self.eps):
             raise PrivacyParameterError(f"Accountant eps must be > 0, got {self.eps}.")
         if not (0 <= self.delta < 1):
@@ -123,6 +127,9 @@ class Accountant:
     def check(self, eps: float, delta: float) -> None:
         """Raise :class:`BudgetExceededError` if (eps, delta) does not fit."""
         tol = 1e-12
+        if not (eps >= 0 and delta >= 0):  # NaN or negative would disable or refund the budget
+            raise PrivacyParameterError(
+                f"a spend must have eps >= 0 and delta >= 0, got (eps={eps}, delta={delta}); nothing was spent.")
         if self.spent_eps + eps > self.eps * (1 + tol) or self.spent_delta + delta > self.delta + tol * max(self.delta, 1e-300):
             raise BudgetExceededError(
                 f"this analysis needs (eps={eps:g}, delta={delta:g}) but the accountant has "
@@ -134,6 +141,11 @@ class Accountant:
     def spend(self, entries: list[LedgerEntry], label: str = "") -> Charge:
         """Charge the sum of ``entries`` atomically, or refuse without spending."""
         eps, delta = total_eps(entries), total_delta(entries)
+        for e in entries:
+            if not (e.eps >= 0 and e.delta >= 0):
+                raise PrivacyParameterError(
+                    f"ledger entry '{e.step}' has eps={e.eps}, delta={e.delta}; both must be >= 0. "
+                    "Nothing was spent.")
         with self._lock:
             self.check(eps, delta)
             charge = Charge(label=label, entries=list(entries))
