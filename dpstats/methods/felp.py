@@ -37,6 +37,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
 from scipy.special import expit
+from threadpoolctl import threadpool_limits
 
 from ..geometry import Box, to_unit_interval
 
@@ -231,6 +232,13 @@ def logo(U: np.ndarray, y: np.ndarray, lam: float, *, ids: np.ndarray | None = N
     >>> int(np.argmax(fit.w))
     0
     """
+    # single-threaded BLAS: the solver's many small mat-vecs are 10-100x slower when OpenBLAS
+    # threads compete for busy cores, and the one large product loses little
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _logo(U, y, lam, ids, n_neighbors, tol, max_iter, exact_limit)
+
+
+def _logo(U, y, lam, ids, n_neighbors, tol, max_iter, exact_limit) -> LogoFit:
     d = U.shape[1]
     w = np.ones(d)
     previous = None
