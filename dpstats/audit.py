@@ -705,6 +705,127 @@ def method_cases(eps: float = 1.0) -> list[AuditCase]:
 _METHOD_CASES: dict[str, Callable[[float], list[AuditCase]]] = {}
 
 
+def two_stage_case(eps: float = 1.0, topk: str = "canonical_lipschitz", k: int = 2) -> AuditCase:
+    """dp_two_stage's private step: top-k of lasso vote counts, on neighbouring block coefficients.
+
+    Six blocks' lasso coefficients over d = 5 features; replacing one row
+    changes one block's fit, which here moves its vote from features {0, 1}
+    to {2, 3} (the change that moves the most counts, by 1 each in opposite
+    directions).  Counts come from ``methods.two_stage.vote_counts``, scaled by
+    ``methods.two_stage.SENSITIVITY``, and the selector is the front door's
+    (``SELECTORS[topk].select``); the lasso fits themselves are deterministic
+    functions of the blocks and are not re-run.
+    """
+    from .methods import two_stage as ts
+    from .privacy.topk import SELECTORS
+
+    base = np.array([[3.0, 2, 1, 0, 0], [0, 2, 3, 1, 0], [1, 0, 0, 3, 2], [2, 3, 0, 0, 1],
+                     [0, 0, 2, 1, 3]])
+    coefs1 = np.vstack([base, [3.0, 2, 0, 0, 0]])
+    coefs2 = np.vstack([base, [0.0, 0, 3, 2, 0]])
+    sens = ts.SENSITIVITY["replace"]
+    c1, c2 = ts.vote_counts(coefs1, k) / sens, ts.vote_counts(coefs2, k) / sens
+    options = {"gamma": 0.5} if topk == "canonical_lipschitz" else {}
+
+    def single(counts, rng):
+        return tuple(np.sort(SELECTORS[topk].select(counts, k, eps, rng, **options)).tolist())
+
+    dist = exact_distribution(topk)
+    case = AuditCase(
+        name=f"two-stage vote top-k ({topk}, d=5, k={k}, 6 blocks)", run=repeat(single), d1=c1, d2=c2,
+        eps=eps, kind="category", n_events=6,
+        neighbours=f"one block's vote moves from {{0,1}} to {{2,3}}: counts {c1.tolist()} vs {c2.tolist()}",
+        exercised="methods.two_stage.vote_counts + SELECTORS[topk].select, seeded numpy generator")
+    if dist is not None:
+        case.exact_eps = exact_pair_eps(dist(c1, k, eps), dist(c2, k, eps))
+    return case
+
+
+def felp_frames(n: int = 40, d: int = 4, seed: int = 0) -> tuple:
+    """Neighbouring FELP inputs on the unit box: the last row moves to the opposite corner, label flipped."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    U = rng.uniform(0, 1, (n, d)) * 0.5
+    U[:, 0] = (y + rng.uniform(0, 1, n)) / 2          # one informative feature
+    U1, U2 = U.copy(), U.copy()
+    y1, y2 = y.copy(), y.copy()
+    U1[-1], y1[-1] = 1.0, 1
+    U2[-1], y2[-1] = 0.0, 0
+    return (U1, y1), (U2, y2)
+
+
+def felp_sensitivity_check(variant: str = "strict", lam: float = 0.1, n_estimators: int = 5,
+                           draws: int = 20, n: int = 40, d: int = 4, random_state: int = 0) -> dict:
+    """Largest ‖w̄(D1) − w̄(D2)‖₂ over coupled subset draws, against the sensitivity FELP claims.
+
+    The ensemble average w̄ is computed with ``methods.felp.ensemble`` on the
+    neighbouring inputs of :func:`felp_frames` with the *same* subset draw
+    (coupled randomness: for the strict variant the bound 2C/k holds for every
+    partition, so the coupled maximum must stay below it).  The claimed
+    sensitivity is ``strict_sensitivity(C, k)`` or the paper's Lemma 1,
+    ``paper_sensitivity(n, lam)``.  The ratio observed/claimed is the factor by
+    which the claimed eps understates the true eps of the L2-Laplace release
+    (its privacy loss is eps·‖Δw̄‖/Δ).
+    """
+    from .methods import felp as fm
+
+    (U1, y1), (U2, y2) = felp_frames(n, d)
+    C = fm.default_clip_norm(lam)
+    claimed = fm.strict_sensitivity(C, n_estimators) if variant == "strict" else fm.paper_sensitivity(n, lam)
+    worst = 0.0
+    for i in range(draws):
+        seed = np.random.SeedSequence([random_state, i])
+        w1 = fm.ensemble(U1, y1, lam, n_estimators=n_estimators, variant=variant,
+                         gen=np.random.default_rng(seed)).w_mean
+        w2 = fm.ensemble(U2, y2, lam, n_estimators=n_estimators, variant=variant,
+                         gen=np.random.default_rng(seed)).w_mean
+        worst = max(worst, float(np.linalg.norm(w1 - w2)))
+    return {"variant": variant, "claimed_sensitivity": claimed, "observed": worst, "ratio": worst / claimed}
+
+
+def felp_case(eps: float = 1.0, variant: str = "strict", lam: float = 0.1, n_estimators: int = 5,
+              random_state: int = 0) -> AuditCase:
+    """FELP's release w̄ + L2-Laplace(Δ/eps) on one coupled subset draw of :func:`felp_frames`.
+
+    The ensemble (about 0.1 s) is fitted once per neighbour with the same
+    subset draw; the runs redraw only the L2-Laplace noise (``NoiseSource.l2_laplace``),
+    reduced to the log-likelihood-ratio statistic.  Conditional on the draw
+    this is the released mechanism; with the paper variant's sensitivity it
+    shows what the unverified Lemma 1 costs when the observed change exceeds it.
+    """
+    from .methods import felp as fm
+
+    (U1, y1), (U2, y2) = felp_frames()
+    C = fm.default_clip_norm(lam)
+    sens = fm.strict_sensitivity(C, n_estimators) if variant == "strict" else fm.paper_sensitivity(len(y1), lam)
+    scale = sens / eps
+    seed = np.random.SeedSequence([random_state, 99])
+    w1 = fm.ensemble(U1, y1, lam, n_estimators=n_estimators, variant=variant,
+                     gen=np.random.default_rng(seed)).w_mean
+    w2 = fm.ensemble(U2, y2, lam, n_estimators=n_estimators, variant=variant,
+                     gen=np.random.default_rng(seed)).w_mean
+
+    def single(centre, rng):
+        return _numpy_noise(rng).l2_laplace(centre, scale)
+
+    def statistic(outputs):
+        x = np.asarray(outputs, float)
+        return (np.linalg.norm(x - w2, axis=1) - np.linalg.norm(x - w1, axis=1)) / scale
+
+    return AuditCase(
+        name=f"FELP {variant} (k={n_estimators}, λ={lam:g}, coupled draw)", run=repeat(single), d1=w1,
+        d2=w2, eps=eps, statistic=statistic,
+        neighbours="last row moved to the opposite corner of the box with its label flipped",
+        exercised="methods.felp.ensemble once per neighbour + NoiseSource.l2_laplace per run",
+        exact_eps=eps * float(np.linalg.norm(w1 - w2)) / sens)
+
+
+_METHOD_CASES.update({
+    "two-stage": lambda eps: [two_stage_case(eps), two_stage_case(eps, topk="joint")],
+    "FELP": lambda eps: [felp_case(eps, "strict"), felp_case(eps, "paper")],
+})
+
+
 def format_table(results: Sequence[AuditResult]) -> str:
     """A plain-text table of claimed eps vs audited eps_lb (and the pair's exact eps if known)."""
     head = (f"{'mechanism':54s} {'claimed':>8s} {'delta':>7s} {'exact':>7s} {'eps_lb':>7s} "
