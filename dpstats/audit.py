@@ -820,9 +820,80 @@ def felp_case(eps: float = 1.0, variant: str = "strict", lam: float = 0.1, n_est
         exact_eps=eps * float(np.linalg.norm(w1 - w2)) / sens)
 
 
+def knockoff_frames(n: int = 2000, p: int = 16, B: float = 1.0, sigma: float = 0.5, seed: int = 0) -> tuple:
+    """Neighbouring frames for dp_knockoff: rows of norm <= B, y = Xβ + N(0, σ²) with ‖β‖ = 1.
+
+    The replaced (last) row is at the row-norm bound along x1 with y three
+    noise s.d. above its mean in D1 and three below in D2: the largest change
+    the model (the paper's Remark 2 assumptions) makes plausible.
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    X *= 0.9 * B / np.linalg.norm(X, axis=1, keepdims=True)   # every row at 0.9·B
+    beta = np.zeros(p)
+    beta[:3] = 1 / np.sqrt(3)
+    y = X @ beta + sigma * rng.standard_normal(n)
+    frames = []
+    for sign in (1.0, -1.0):
+        Xc, yc = X.copy(), y.copy()
+        Xc[-1] = 0.0
+        Xc[-1, 0] = B
+        yc[-1] = B * beta[0] + sign * 3 * sigma
+        frame = pd.DataFrame(Xc, columns=[f"x{j + 1}" for j in range(p)])
+        frame.insert(0, "y", yc)
+        frames.append(frame)
+    return frames[0], frames[1]
+
+
+def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II") -> AuditCase:
+    """dp_knockoff's release (Method I or II), audited on the released W statistic of x1.
+
+    One front-door call per neighbour (declared bounds, sigma, beta_norm,
+    c_min, lambda_min, so the noise scales are data-independent) captures the
+    arguments the front door passes to ``methods.knockoff_dp.run_mechanism``;
+    each run then calls ``run_mechanism`` with a fresh seeded numpy
+    ``NoiseSource`` (the knockoff's Haar draw and the DP noise are redrawn),
+    and the output is reduced to W₁, the statistic of the feature the
+    replaced row moves.
+    """
+    from .api.knockoff import dp_knockoff
+    from .methods import knockoff_dp as kd
+
+    d1, d2 = knockoff_frames()
+    captured = []
+    original = kd.run_mechanism
+
+    def spy(st, s, scales, noise, **kwargs):
+        captured.append((st, s, scales, kwargs))
+        return original(st, s, scales, noise, **kwargs)
+
+    kwargs = dict(eps=eps, delta=delta, method=method, bounds=1.0, sigma=0.5, beta_norm=1.0, c_min=8.0,
+                  lambda_min=0.5, random_state=0, oc_trials=0, strict=True)
+    kd.run_mechanism = spy
+    try:
+        for frame in (d1, d2):
+            dp_knockoff("y ~ .", frame, **kwargs)
+    finally:
+        kd.run_mechanism = original
+    (st1, s1, scales1, kw1), (st2, s2, scales2, _) = captured
+    if s1 != s2 or scales1 != scales2:
+        raise AssertionError("knockoff noise scales depend on the data although every calibration was declared")
+
+    def single(st, rng):
+        return float(original(st, s1, scales1, _numpy_noise(rng), **kw1).W[0])
+
+    return AuditCase(
+        name=f"knockoff Method {method} (p=16, W of x1)", run=repeat(single), d1=st1, d2=st2, eps=eps,
+        delta=delta, neighbours="last row at the row-norm bound along x1, y at +3σ vs −3σ",
+        exercised="dp_knockoff calibration (captured) + methods.knockoff_dp.run_mechanism per run")
+
+
 _METHOD_CASES.update({
     "two-stage": lambda eps: [two_stage_case(eps), two_stage_case(eps, topk="joint")],
     "FELP": lambda eps: [felp_case(eps, "strict"), felp_case(eps, "paper")],
+    "knockoff": lambda eps: [knockoff_case(eps, method="I"), knockoff_case(eps, method="II")],
 })
 
 
