@@ -256,3 +256,37 @@ def test_progress_bars_are_drawn(numeric, capsys):
     df, root = numeric
     engines.sufficient_statistics("y ~ .", engines.stream(root / "d.parquet", chunk_rows=500, progress=True))
     assert "pass over" in capsys.readouterr().err
+
+
+def test_regression_design_with_intercept_and_pca_gram(mixed):
+    """The Gaussian vertical GLM's statistics (intercept kept) and private PCA's box Gram matrix."""
+    df, root = mixed
+    from dpstats.geometry import resolve_box
+
+    src = engines.stream(root / "m.parquet", chunk_rows=450, levels={"g": ["hi", "lo", "mid", "top"]})
+    ref_mf, ref = engines.sufficient_statistics("y ~ x1 + x2 + g", df, drop_intercept=False)
+    mf, st = engines.sufficient_statistics("y ~ x1 + x2 + g", src, drop_intercept=False, progress=False)
+    assert mf.names[0] == "(Intercept)" and mf.names == ref_mf.names
+    _same_stats(ref, st)
+    beta = np.linalg.solve(st.cross.xtx, st.cross.xty)
+    X = model_frame("y ~ x1 + x2 + g", df).X
+    np.testing.assert_allclose(beta, np.linalg.lstsq(X, df.y.to_numpy(), rcond=None)[0], rtol=1e-8)
+
+    def boxes(mf):
+        return resolve_box((-2, 2), mf.names), None
+
+    mf, st = engines.sufficient_statistics("~ x1 + x2 + x3", src, one_sided=True, boxes=boxes)
+    box = resolve_box((-2, 2), mf.names)
+    Xc = np.clip(df[["x1", "x2", "x3"]].to_numpy(), box.lo, box.hi) - box.center
+    np.testing.assert_allclose(st.box_gram(box), Xc.T @ Xc, rtol=1e-10)
+
+
+def test_dask_array_with_column_names(numeric):
+    da = pytest.importorskip("dask.array")
+    df, _ = numeric
+    arr = da.from_array(df.to_numpy(), chunks=(700, df.shape[1]))
+    _, ref = engines.sufficient_statistics("y ~ .", df)
+    _, st = engines.sufficient_statistics("y ~ .", engines.on_dask(arr, columns=list(df.columns)))
+    _same_stats(ref, st)
+    with pytest.raises(DataError, match="columns="):
+        engines.on_dask(arr)

@@ -70,6 +70,17 @@ class EngineStats:
     def n(self) -> int:
         return self.cross.n
 
+    def box_gram(self, x_box: Box) -> np.ndarray:
+        """XᵀX of the rows clipped to the box and centred at its midpoint (private PCA's input).
+
+        The pass maps columns onto [−1, 1] by (x − c)/h; the clipped, centred rows
+        are h·(that), so their Gram matrix is diag(h)·XᵀX·diag(h).
+        """
+        if self.cross.xtx is None:
+            raise ValueError("box_gram needs a pass with gram=True.")
+        h = np.asarray(x_box.halfwidth, dtype=float)
+        return self.cross.xtx * np.outer(h, h)
+
 
 def empty_stats(p: int, gram: bool) -> EngineStats:
     """The statistics of no rows (the identity of :func:`merge`)."""
