@@ -19,7 +19,13 @@ learning based feature selection for high-dimensional data analysis"):
   FELP paper uses); strongly convex, solved by L-BFGS-B with bounds.
 * :func:`logo` alternates neighbour search and the convex solve until the
   relative change ``‖w_t − w_{t−1}‖₂ / ‖w_{t−1}‖₂`` is below ``tol`` (0.01)
-  or the neighbours stop changing, at most ``max_iter`` (10) rounds.
+  or the neighbours stop changing, at most ``max_iter`` (10) rounds.  With a
+  single hard nearest hit/miss the re-assignment falls into 2-cycles (we saw
+  a constant 20–30% change on Wdbc); averaging over K = 10 neighbours and the
+  relaxation ``w_t = ½ w_{t−1} + ½ solve(z(w_{t−1}))`` (same fixed points)
+  make Wdbc converge in 4–5 rounds.  On wide synthetic data the change
+  levels off near 2% and the cap ends the loop; how many learners
+  converged is reported as a (non-private) diagnostic.
 * :func:`ensemble` averages ``k`` learners: on bootstrap samples of ⌈βn⌉ rows
   (``variant="paper"``) or on ``k`` disjoint subsets with each weight vector
   clipped to ℓ2 norm ``C`` (``variant="strict"``).
@@ -219,7 +225,8 @@ def logo(U: np.ndarray, y: np.ndarray, lam: float, *, ids: np.ndarray | None = N
     """Logo local-learning feature weights (Sun, Todorovic & Goodison 2010, Alg. 1).
 
     Start from uniform weights; repeat: nearest hits and misses under the
-    current weights, margins, convex solve.  Stop when the relative change of
+    current weights, margins, convex solve, relaxed step (``RELAX``).  Stop
+    when the relative change of
     w is below ``tol`` or the neighbours did not change (then w cannot change),
     after at most ``max_iter`` rounds.
 
