@@ -890,10 +890,115 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II") -> 
         exercised="dp_knockoff calibration (captured) + methods.knockoff_dp.run_mechanism per run")
 
 
+def gmm_radius_case(eps: float = 1.0) -> AuditCase:
+    """dp_gmm's private clipping radius (AboveThreshold over a public radius grid).
+
+    Neighbours: 200 points at distances 1..200 from the public centre; the
+    replaced point sits at distance 0 in D1 and beyond the largest radius in
+    D2, so every query count drops by 1 (the sensitivity).  Output: the chosen
+    radius (a category).  Runs ``methods.gmm_svt.private_radius``.
+    """
+    from .methods.gmm_svt import geometric_grid, private_radius
+
+    base = np.arange(1.0, 200.0)
+    d1, d2 = np.append(base, 0.0), np.append(base, 1e9)
+    radii = geometric_grid(8.0, 256.0, 2.0)
+
+    def single(distances, rng):
+        return private_radius(distances, radii, 60.0, eps, rng)
+
+    return AuditCase(
+        name="dp_gmm step: private radius (AboveThreshold)", run=repeat(single), d1=d1, d2=d2, eps=eps,
+        kind="category", n_events=6,
+        neighbours="one point inside every radius vs outside every radius: all counts move by 1",
+        exercised="methods.gmm_svt.private_radius, seeded numpy generator")
+
+
+def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> AuditCase:
+    """dp_gmm's private PCA (Gaussian noise on Σ xxᵀ, ρ-zCDP) at the (eps, delta) its ρ implies.
+
+    ρ = ``rho_from_eps_delta(eps, delta)`` (Bun & Steinke); rows in the ball of
+    ``radius``; the replaced row is radius·e₁ in D1 and radius·e₂ in D2 (the
+    Frobenius change √2·radius², the replace-one sensitivity).  With q = d = 2
+    the released basis and eigenvalues give back the noisy second moment M;
+    the statistic M₁₁ − M₂₂ is the most powerful reduction.
+    """
+    from .methods.gmm_budget import rho_from_eps_delta
+    from .methods.gmm_pca import private_pca
+
+    rho = rho_from_eps_delta(eps, delta)
+    rng0 = np.random.default_rng(0)
+    base = rng0.uniform(-0.5, 0.5, (50, 2)) * radius
+    d1, d2 = np.vstack([base, [radius, 0.0]]), np.vstack([base, [0.0, radius]])
+
+    def single(X, rng):
+        pca = private_pca(X, 2, radius, rho, "replace", _numpy_noise(rng))
+        M = pca.basis @ np.diag(pca.eigenvalues) @ pca.basis.T
+        return M[0, 0] - M[1, 1]
+
+    return AuditCase(
+        name=f"dp_gmm step: private PCA (ρ={rho:.3g} zCDP as ({eps:g}, {delta:g}))", run=repeat(single),
+        d1=d1, d2=d2, eps=eps, delta=delta,
+        neighbours="replaced row radius·e1 vs radius·e2 (Frobenius change √2·radius²)",
+        exercised="methods.gmm_pca.private_pca with NoiseSource on seeded numpy")
+
+
+def vertical_frames(n: int = 50, seed: int = 0) -> tuple:
+    """One party's block for vertical_glm's DP mode: intercept + one covariate in [−1, 1], y ∈ {0, 1}.
+
+    The replaced row is (1, 1) with y = 1 in D1 and (1, −1) with y = 0 in D2.
+    Returns ((X1, y1), (X2, y2), R) with R = √2 the block's row-norm bound.
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-x))).astype(float)
+    X = np.column_stack([np.ones(n), x])
+    X1, X2, y1, y2 = X.copy(), X.copy(), y.copy(), y.copy()
+    X1[-1, 1], y1[-1] = 1.0, 1.0
+    X2[-1, 1], y2[-1] = -1.0, 0.0
+    return (X1, y1), (X2, y2), math.sqrt(2.0)
+
+
+def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float = 5.0) -> AuditCase:
+    """vertical_glm's DP coefficient release for one party: ridge-logistic block + Gaussian noise.
+
+    The block is fitted once per neighbour with ``methods.vertical.fit_block``
+    (fixed offset, as in the sensitivity argument); Δ₂(β) from
+    ``methods.vertical.binomial_ridge_sensitivities``; σ = Δ₂/√(2ρ) with
+    ρ = ``rho_from_eps_delta(eps, delta)`` (the whole budget on this one
+    release, so the claim is (eps, delta)); runs draw the Gaussian noise
+    vectorised through ``NoiseSource.gaussian``; the statistic is the
+    projection on β(D2) − β(D1).  The measured ‖β(D1) − β(D2)‖ relative to
+    Δ₂(β) is written into ``neighbours``.
+    """
+    from .methods import vertical as vm
+
+    (X1, y1), (X2, y2), R = vertical_frames()
+    fam, pen, mask = vm.FAMILIES["binomial"], vm.Penalty("ridge", lam), np.ones(2)
+    offset = np.zeros(len(y1))
+    b1 = vm.fit_block(X1, y1, offset, np.zeros(2), fam, pen, mask)
+    b2 = vm.fit_block(X2, y2, offset, np.zeros(2), fam, pen, mask)
+    _, d_beta = vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)
+    sigma = d_beta / math.sqrt(2 * vm.rho_from_eps_delta(eps, delta))
+    direction = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-300)
+
+    def run(beta, n_runs, rng):
+        return _numpy_noise(rng).gaussian(np.tile(beta, (n_runs, 1)), sigma) @ direction
+
+    return AuditCase(
+        name=f"vertical GLM coefficient release (ridge logistic, λ={lam:g})", run=run, d1=b1, d2=b2,
+        eps=eps, delta=delta,
+        neighbours=("replaced row (1, 1, y=1) vs (1, −1, y=0): ‖β(D1) − β(D2)‖ = "
+                    f"{np.linalg.norm(b2 - b1) / d_beta:.3f}·Δ₂(β)"),
+        exercised="methods.vertical.fit_block once per neighbour + NoiseSource.gaussian, vectorised")
+
+
 _METHOD_CASES.update({
     "two-stage": lambda eps: [two_stage_case(eps), two_stage_case(eps, topk="joint")],
     "FELP": lambda eps: [felp_case(eps, "strict"), felp_case(eps, "paper")],
     "knockoff": lambda eps: [knockoff_case(eps, method="I"), knockoff_case(eps, method="II")],
+    "dp_gmm": lambda eps: [gmm_radius_case(eps), gmm_pca_case(eps)],
+    "vertical GLM": lambda eps: [vertical_coefficient_case(eps)],
 })
 
 

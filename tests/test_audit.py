@@ -226,3 +226,26 @@ def test_knockoff_release_audit(method):
     _need("dpstats.api.knockoff")
     res = A.audit(A.knockoff_case(1.0, method=method), n_runs=3_000, random_state=7)
     assert res.passed, res
+
+
+def test_gmm_steps_audit():
+    # AboveThreshold radius (pure eps) and private PCA (rho-zCDP read as (1, 1e-6)) on worst neighbours
+    _need("dpstats.api.gmm")
+    for case in (A.gmm_radius_case(1.0), A.gmm_pca_case(1.0)):
+        res = A.audit(case, n_runs=5_000, random_state=8)
+        assert res.passed, res
+
+
+def test_vertical_coefficient_sensitivity_and_audit():
+    # the block's coefficient change on the worst replaced row stays within 2R/(n·lam), and the
+    # Gaussian release calibrated from it is consistent with (1, 1e-6) at 2·10^4 runs
+    _need("dpstats.api.vertical")
+    from dpstats.methods import vertical as vm
+    for lam in (0.1, 1.0, 5.0):
+        (X1, y1), (X2, y2), R = A.vertical_frames()
+        args = (vm.FAMILIES["binomial"], vm.Penalty("ridge", lam), np.ones(2))
+        b1 = vm.fit_block(X1, y1, np.zeros(len(y1)), np.zeros(2), *args)
+        b2 = vm.fit_block(X2, y2, np.zeros(len(y2)), np.zeros(2), *args)
+        assert np.linalg.norm(b1 - b2) <= vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)[1]
+    res = A.audit(A.vertical_coefficient_case(1.0), n_runs=20_000, random_state=9)
+    assert res.passed, res
