@@ -46,6 +46,7 @@ def mixed(tmp_path_factory):
     df = _mixed()
     root = tmp_path_factory.mktemp("mixed")
     df.to_parquet(root / "m.parquet", row_group_size=500)
+    df.to_csv(root / "m.csv", index=False)
     return df, root
 
 
@@ -102,10 +103,13 @@ def test_statistics_equal_for_factors_interactions_and_functions(mixed):
 
 def test_first_pass_levels_are_a_named_data_dependent_step(mixed):
     df, root = mixed
+    ref_mf, ref = engines.sufficient_statistics("y ~ x1 + g + t", df)
+    for src in _sources(df, root, "m").values():  # parquet, csv and dask, levels undeclared
+        mf, st = engines.sufficient_statistics("y ~ x1 + g + t", src)
+        assert mf.names == ref_mf.names == ["x1", "glo", "gmid", "gtop", "tTRUE"]  # sorted as model_frame sorts
+        assert any("first pass" in step and "'g'" in step for step, _ in mf.engine_steps)
+        _same_stats(ref, st)
     src = engines.stream(root / "m.parquet", chunk_rows=450)
-    mf, st = engines.sufficient_statistics("y ~ x1 + g", src)
-    assert mf.names == ["x1", "glo", "gmid", "gtop"]  # levels sorted as model_frame sorts them
-    assert any("first pass" in step for step, _ in mf.engine_steps)
     with pytest.warns(NonPrivateWarning, match="first pass"):
         fit = dp.dp_sis("y ~ x1 + x2 + g", data=src, **SIS)
     assert any("first pass" in s for s in fit.privacy.data_dependent_steps)
