@@ -47,8 +47,8 @@ def test_ledger_sums_to_budget_and_accountant_is_charged_exactly(bench_data):
     assert math.isclose(math.fsum(ledger["eps"]), 0.7, rel_tol=1e-12)
     assert math.isclose(math.fsum(ledger["delta"]), 3e-7, rel_tol=1e-12)
     assert math.isclose(acc.spent_eps, 0.7, rel_tol=1e-12)
-    # radius, PCA, 3 clustering rounds, 2 estimation passes; every row names its sensitivity
-    assert len(ledger) == 7 and all(ledger["sensitivity"].str.len() > 0)
+    # radius, PCA, 3 clustering rounds, 1 spherical + 3 full estimation passes; each names its sensitivity
+    assert len(ledger) == 9 and all(ledger["sensitivity"].str.len() > 0)
     assert all("zCDP" in note for note in ledger["note"])
 
 
@@ -156,6 +156,7 @@ def test_formula_selects_columns():
     ({"eps": -1.0}, PrivacyParameterError, "eps"),
     ({"method": "em"}, PrivacyParameterError, "method"),
     ({"alpha": 1.5}, PrivacyParameterError, "alpha"),
+    ({"refine": 0}, PrivacyParameterError, "refine"),
     ({"groups": 5}, PrivacyParameterError, "sample_aggregate"),
     ({"method": "sample_aggregate", "groups": 3}, AssumptionError, "10 groups"),
     ({"bounds": None, "strict": True}, PrivacyParameterError, "strict=True"),
@@ -286,3 +287,12 @@ def test_clustering_round_passes_empirical_audit():
                            delta=delta, name="centre")
     assert side.passed and centre.passed
     assert side.eps_lb <= eps and centre.eps_lb <= eps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["pca_cluster", "sample_aggregate"])
+def test_non_spherical_components_of_different_scales(method):
+    """Scales 0.5/1/2 with axis ratio 4 (d = 5, k = 3), n = 5e4, eps = 1: ARI >= 0.95 on a fixed seed."""
+    df, truth = simulate_gmm(50_000, d=5, k=3, scales=[0.5, 1.0, 2.0], anisotropy=4.0, random_state=31)
+    res = fit(df, method=method, truth=truth, oc_trials=0)
+    assert res.diagnostics["ari_vs_truth"] >= 0.95

@@ -54,6 +54,7 @@ def dp_gmm(
     method: str = "pca_cluster",
     groups: int | None = None,
     alpha: float = 0.5,
+    refine: int = 3,
     min_weight: float | None = None,
     var_floor: float = 1e-6,
     neighbouring: str = "replace",
@@ -86,6 +87,11 @@ def dp_gmm(
     alpha : float in (0, 1)
         Clustering threshold: a located cell must hold alpha × (active rows) /
         (components left).
+    refine : int
+        Number of full-covariance estimation passes (private hard-EM steps),
+        each on the most probable partition under the previous pass; they
+        share one budget fraction.  More passes help components of different
+        scales, fewer keep more budget per pass.
     min_weight : float, optional
         A released component with noisy weight below this has collapsed and
         raises :class:`~dpstats.errors.AssumptionError`; default 1/(20k).
@@ -123,6 +129,8 @@ def dp_gmm(
     if method not in METHODS:
         raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {method!r}.")
     alpha = check_fraction(alpha, "alpha", 0.0, 1.0, low_open=True)
+    if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or not 1 <= refine <= 10:
+        raise PrivacyParameterError(f"refine must be a whole number of passes from 1 to 10, got {refine!r}.")
     if not (isinstance(var_floor, numbers.Real) and var_floor > 0 and math.isfinite(var_floor)):
         raise PrivacyParameterError(f"var_floor must be a positive number, got {var_floor!r}.")
     mf = model_frame(formula, data, one_sided=True, drop_intercept=True)
@@ -141,7 +149,7 @@ def dp_gmm(
     box = _box(bounds, mf, dd)
 
     plan = BudgetPlan(eps, delta)
-    rho = m.plan_budget(plan, method, k, use_pca=k < d, neighbouring=neighbouring)
+    rho = m.plan_budget(plan, method, k, use_pca=k < d, neighbouring=neighbouring, refine=refine)
     entries = plan.entries()
     charge(accountant, entries, "dp_gmm")
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..privacy.randomness import NoiseSource
 from .gmm_budget import BudgetPlan, gaussian_sigma, svt_eps
-from .gmm_cluster import Located, nearest, private_clusters
+from .gmm_cluster import Located, private_clusters
 from .gmm_estimate import COUNT_SENS, Components, estimate_components, shrink_to_pd
 from .gmm_model import map_assign
 from .gmm_pca import PrivatePCA, private_pca
@@ -52,8 +52,13 @@ def _sens(neighbouring: str, replace: str, add_remove: str) -> str:
     return replace if neighbouring == "replace" else add_remove
 
 
-def plan_budget(plan: BudgetPlan, method: str, k: int, use_pca: bool, neighbouring: str) -> dict:
-    """Reserve each step's ρ in ``plan`` (which records the ledger); return the ρ by step."""
+def plan_budget(plan: BudgetPlan, method: str, k: int, use_pca: bool, neighbouring: str,
+                refine: int = 1) -> dict:
+    """Reserve each step's ρ in ``plan`` (which records the ledger); return the ρ by step.
+
+    ``refine`` full-covariance estimation passes share the "pass2" fraction,
+    the last (released) pass twice as much as each earlier one.
+    """
     split = dict(SPLIT if method == "pca_cluster" else SA_SPLIT)
     if not use_pca:
         split.pop("pca")
@@ -84,11 +89,15 @@ def plan_budget(plan: BudgetPlan, method: str, k: int, use_pca: bool, neighbouri
         "AboveThreshold", f["pass1"],
         _sens(neighbouring, "counts Δ₂ = √2; sums Δ₂ = 2·r_j; Σ‖u‖² Δ₂ = √2·r_j² (per-cluster scaled); "
               "radius queries Δ = 1 in 2 clusters", "counts Δ₂ = 1; sums r_j; Σ‖u‖² r_j²; radius queries Δ = 1"))
-    rho["pass2"] = plan.add(
-        "estimation pass 2 (full covariance, MAP partition of pass 1): counts, radii, sums, Σuuᵀ",
-        "Gaussian; Laplace AboveThreshold", f["pass2"],
-        _sens(neighbouring, "counts Δ₂ = √2; sums Δ₂ = 2·r_j; Σuuᵀ Δ_F = √2·r_j²; radius queries Δ = 1 in 2 "
-              "clusters", "counts Δ₂ = 1; sums r_j; Σuuᵀ r_j²; radius queries Δ = 1"))
+    rho["pass2"] = []
+    # the last pass is the one released: it gets twice the share of each earlier pass
+    weights = [1.0] * (refine - 1) + [2.0 if refine > 1 else 1.0]
+    for i in range(refine):
+        rho["pass2"].append(plan.add(
+            f"estimation pass {i + 2} (full covariance, MAP partition of pass {i + 1}): counts, radii, sums, "
+            "Σuuᵀ", "Gaussian; Laplace AboveThreshold", f["pass2"] * weights[i] / sum(weights),
+            _sens(neighbouring, "counts Δ₂ = √2; sums Δ₂ = 2·r_j; Σuuᵀ Δ_F = √2·r_j²; radius queries Δ = 1 "
+                  "in 2 clusters", "counts Δ₂ = 1; sums r_j; Σuuᵀ r_j²; radius queries Δ = 1")))
     if method == "sample_aggregate":
         rho["agg_radius"] = plan.add(
             "aggregation clipping radii (AboveThreshold over groups' distances to the coarse fit)",
@@ -152,19 +161,31 @@ def phase_one(Xc: np.ndarray, k: int, max_radius: float, rho: dict, neighbouring
     located = private_clusters(Y, k, C, sides, rho["cluster"], neighbouring, noise, alpha=alpha,
                                n_public=n if neighbouring == "replace" else None)
     centres = np.array([loc.centre for loc in located])
-    labels0 = nearest(Y, centres)
-    # pass 1: radii in units of each cluster's located grid side; pass 2: of its pass-1 σ̂·√d
     sides_found = np.array([loc.side for loc in located])
+    # partition by a spherical MAP rule whose scale is each cluster's located side
+    # (post-processing; with equal sides it is the Voronoi partition of the centres)
+    labels0 = scaled_nearest(Y, centres, sides_found)
+    # pass 1: radii in units of each cluster's located grid side; pass 2: of its pass-1 σ̂·√d
     grid = geometric_grid(max_radius / 1024 / sides_found.min(), 4 * max_radius / sides_found.min(), 2 ** 0.125)
     pass1 = estimate_components(Xc, labels0, centres @ basis.T, rho["pass1"], neighbouring, noise, grid,
                                 full_cov=False, var_floor=var_floor, scales=sides_found)
-    labels1 = map_assign(Xc, pass1.weights, pass1.means, pass1.covariances)
-    spread = np.sqrt(np.trace(pass1.covariances, axis1=1, axis2=2))
-    grid = geometric_grid(max_radius / 1024 / spread.max(), 4 * max_radius / spread.min(), 2 ** 0.125)
-    final = estimate_components(Xc, labels1, pass1.means, rho["pass2"], neighbouring, noise, grid,
-                                full_cov=True, var_floor=var_floor, scales=spread)
+    current = pass1
+    for rho_pass in rho["pass2"]:
+        labels = map_assign(Xc, current.weights, current.means, current.covariances)
+        spread = np.sqrt(np.trace(current.covariances, axis1=1, axis2=2))
+        grid = geometric_grid(max_radius / 1024 / spread.max(), 4 * max_radius / spread.min(), 2 ** 0.125)
+        current = estimate_components(Xc, labels, current.means, rho_pass, neighbouring, noise, grid,
+                                      full_cov=True, var_floor=var_floor, scales=spread)
+    final = current
     return PhaseOne(clip_radius=C, pca=pca, located=located, centres_projected=centres, pass1=pass1,
                     final=final)
+
+
+def scaled_nearest(Y: np.ndarray, centres: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """argmin_j ‖y − c_j‖²/s_j² + q·log s_j²: the MAP rule of spherical N(c_j, s_j² I), equal weights."""
+    q = Y.shape[1]
+    d2 = ((Y[:, None, :] - centres[None]) ** 2).sum(-1)
+    return (d2 / scales ** 2 + q * np.log(scales ** 2)).argmin(axis=1)
 
 
 def default_groups(n: int, k: int, d: int) -> int:
