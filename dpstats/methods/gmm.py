@@ -197,7 +197,7 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
                      noise: NoiseSource, var_floor: float = 1e-6, progress: bool = False) -> Components:
     """The paper's §6: EM on m disjoint groups, aligned to ``coarse``, privately averaged.
 
-    Groups are a public random partition of the row positions, so one row
+    Each row gets an iid uniform group label (public randomness), so one row
     (replaced, or added/removed) changes one group's fit.  Each group's fit is
     initialised at the released coarse fit and its components are matched to
     the coarse ones by the Hungarian method (post-processing of released
@@ -217,7 +217,11 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
     n, d = Xc.shape
     k = len(coarse.weights)
     gen = noise.generator
-    groups = np.array_split(gen.permutation(n), m)
+    # iid uniform group labels (public randomness): adding, removing or replacing one row
+    # changes exactly one group and leaves every other row's group as it was
+    label = gen.integers(0, m, size=n)
+    order = np.argsort(label, kind="stable")
+    groups = np.split(order, np.cumsum(np.bincount(label, minlength=m))[:-1])
     precisions = np.linalg.inv(coarse.covariances)
     W, M, S = np.empty((m, k)), np.empty((m, k, d)), np.empty((m, k, d, d))
     iterator = groups
