@@ -20,7 +20,8 @@ import argparse
 import time
 import warnings
 
-from dpstats.audit import audit, format_table, method_cases, standard_cases
+from dpstats.audit import (OPTIONAL_MODULES, audit, available, felp_sensitivity_check, format_table,
+                           method_cases, standard_cases)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,6 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'mechanism':54s} {'eps_lb/eps':>10s} {'time s':>7s} {'time/Laplace':>12s}")
     for r, t in zip(results, times):
         print(f"{r.name[:54]:54s} {r.eps_lb / r.claimed_eps:10.3f} {t:7.2f} {t / base:12.1f}")
+    if available(OPTIONAL_MODULES["FELP"]):
+        print("\nFELP sensitivity on coupled subset draws (observed max ||w(D1) - w(D2)|| vs claimed):")
+        for variant in ("strict", "paper"):
+            c = felp_sensitivity_check(variant, draws=10 if args.quick else 30)
+            print(f"  {variant:6s} claimed {c['claimed_sensitivity']:.4f}  observed {c['observed']:.4f}  "
+                  f"ratio {c['ratio']:.3f}")
+    missing = [label for label, module in OPTIONAL_MODULES.items() if not available(module)]
+    print(f"\nmethods not audited (module missing): {', '.join(missing) or 'none'}")
     print(f"\ntotal {time.perf_counter() - t0:.1f} s; alpha = {results[0].alpha}, Bonferroni over "
           "events x directions x the two one-sided bounds")
     return 0
