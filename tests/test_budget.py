@@ -174,6 +174,21 @@ def test_exhausted_accountant_refuses_before_any_data_access(name):
     assert probe._access_log, "the recording frame saw no access: the probe is broken"
 
 
+@pytest.mark.parametrize("name", list(MODULES))
+@pytest.mark.parametrize("bad_seed", [-1, "seed", 1.5])
+def test_invalid_random_state_spends_nothing(name, bad_seed):
+    # bad input is rejected before the charge (DESIGN §4); found by the fuzz suite for several doors
+    acc = Accountant(eps=10.0, delta=1e-2)
+    fn = front_door(name)
+    args, kwargs = CALLS[name](_data(name))
+    kwargs = {**kwargs, "random_state": bad_seed}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(PrivacyParameterError, match="random_state"):
+            fn(*args, **kwargs, accountant=acc)
+    assert acc.charges == [] and acc.spent_eps == 0, f"{name} charged {acc.spent_eps} for a bad random_state"
+
+
 def test_sequential_calls_stop_at_the_budget():
     acc = Accountant(eps=2.0)
     df = _data("dp_sis")
