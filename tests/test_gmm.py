@@ -12,7 +12,7 @@ from scipy.stats import beta
 from sklearn.metrics import adjusted_rand_score
 
 import dpstats as dp
-from dpstats.errors import (AssumptionError, BudgetExceededError, DataError, FormulaError,
+from dpstats.errors import (AssumptionError, BudgetExceededError, DataError, DataWarning, FormulaError,
                             NonPrivateWarning, PrivacyParameterError)
 from dpstats.methods.gmm_budget import BudgetPlan, rho_from_eps_delta
 from dpstats.methods.gmm_cluster import max_cell_count
@@ -190,13 +190,23 @@ def test_missing_bounds_is_a_named_data_dependent_step():
 
 
 def test_collapsed_component_is_a_clear_failure():
-    """A 1 % component with min_weight = 0.2: it cannot be released as a component of that size."""
+    """A 1 % component with min_weight = 0.2 cannot be released as a component of that size: the
+    result is flagged as failed, loudly; the budget was spent (the data were used)."""
     df, _ = simulate_gmm(10_000, d=3, k=2, weights=[0.99, 0.01], random_state=2)
     acc = dp.Accountant(eps=5.0, delta=1e-5)
-    with pytest.raises(AssumptionError, match="collapsed"):
-        dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), min_weight=0.2,
-                  random_state=0, accountant=acc)
-    assert acc.spent_eps == pytest.approx(1.0)  # the data were used: the message says the budget was spent
+    with pytest.warns(DataWarning, match="FIT FAILED"):
+        res = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), min_weight=0.2,
+                        random_state=0, accountant=acc, oc_trials=0)
+    assert res.collapsed and "FIT FAILED" in str(res) and res.glance()["collapsed_components"].iloc[0] >= 1
+    assert acc.spent_eps == pytest.approx(1.0)
+
+
+def test_invalid_random_state_and_exhausted_accountant_spend_nothing():
+    df, _ = simulate_gmm(2000, d=3, k=2, random_state=1)
+    acc = dp.Accountant(eps=5.0, delta=1e-5)
+    with pytest.raises(PrivacyParameterError, match="random_state"):
+        fit(df, k=2, random_state=-1, accountant=acc)
+    assert not acc.charges
 
 
 # ------------------------------------------------------------------ presentation

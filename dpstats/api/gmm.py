@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 
-from ..errors import AssumptionError, DataError, PrivacyParameterError
+from ..errors import AssumptionError, DataError, DataWarning, PrivacyParameterError
 from ..formula import model_frame
 from ..geometry import Box, resolve_box
 from ..methods import gmm as m
@@ -93,8 +94,11 @@ def dp_gmm(
         share one budget fraction.  More passes help components of different
         scales, fewer keep more budget per pass.
     min_weight : float, optional
-        A released component with noisy weight below this has collapsed and
-        raises :class:`~dpstats.errors.AssumptionError`; default 1/(20k).
+        A released component with noisy weight below this has collapsed: the
+        fit is flagged as failed (``result.collapsed`` lists such components,
+        a :class:`~dpstats.errors.DataWarning` is raised and the summary says
+        so; the budget was spent, so the noisy release is still returned);
+        default 1/(20k).
     var_floor : float
         Smallest eigenvalue of a released covariance (public).
     neighbouring : {"replace", "add_remove"}
@@ -133,9 +137,15 @@ def dp_gmm(
         raise PrivacyParameterError(f"refine must be a whole number of passes from 1 to 10, got {refine!r}.")
     if not (isinstance(var_floor, numbers.Real) and var_floor > 0 and math.isfinite(var_floor)):
         raise PrivacyParameterError(f"var_floor must be a positive number, got {var_floor!r}.")
+    delta = check_delta(delta, allow_zero=False)
+    if not isinstance(oc_trials, numbers.Integral) or isinstance(oc_trials, bool) or oc_trials < 0:
+        raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
+    if accountant is not None:
+        accountant.check(eps, delta)  # refuse before touching the data
     mf = model_frame(formula, data, one_sided=True, drop_intercept=True)
     n, d = mf.n, mf.p
-    delta = check_delta(delta, n, allow_zero=False)
+    check_delta(delta, n, allow_zero=False)  # warns when delta >= 1/n
     k = _check_k(k, n)
     if min_weight is None:
         min_weight = 1.0 / (20 * k)
@@ -153,7 +163,6 @@ def dp_gmm(
     entries = plan.entries()
     charge(accountant, entries, "dp_gmm")
 
-    noise = NoiseSource(random_state)
     centre = box.center
     Xc = np.clip(mf.X, box.lo, box.hi) - centre
     max_radius = float(np.linalg.norm(box.halfwidth))
@@ -161,7 +170,7 @@ def dp_gmm(
     comps = p1.final
     if method == "sample_aggregate":
         comps = m.sample_aggregate(Xc, comps, m_groups, rho, neighbouring, noise, var_floor=var_floor, progress=progress)
-    _check_collapse(comps, n, min_weight)
+    collapsed = _collapsed(comps, min_weight)
 
     statement = _statement(plan, entries, neighbouring, dd, noise, method, k, d)
     basis = p1.pca.basis if p1.pca is not None else None
@@ -172,6 +181,11 @@ def dp_gmm(
         covariances=comps.covariances, centre=centre, basis=basis, clip_radius=p1.clip_radius,
         located_sides=[loc.side for loc in p1.located], mean_noise_sd=comps.mean_noise_sd,
         groups=m_groups)
+    if collapsed:
+        result.collapsed = [j + 1 for j in collapsed]
+        message = _collapse_message(comps, collapsed, min_weight)
+        result.warnings.append(message)
+        warnings.warn(message, DataWarning, stacklevel=2)
     result.operating_characteristics = mixture_oc(result, oc_trials, noise.generator)
     result.diagnostics = _diagnostics(truth, result, mf)
     return result
@@ -212,15 +226,17 @@ def _box(bounds, mf, dd: DataDependence) -> Box:
     return resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
 
 
-def _check_collapse(comps, n: int, min_weight: float) -> None:
-    small = np.flatnonzero(comps.weights < min_weight)
-    if small.size:
-        raise AssumptionError(
-            f"component(s) {', '.join(str(j + 1) for j in small)} collapsed: noisy weight "
-            f"{', '.join(f'{comps.weights[j]:.3g}' for j in small)} < min_weight = {min_weight:.3g}. "
-            "The budget of this call was spent (the data were used). Likely causes: k larger than the "
-            "number of separated components, components that overlap, or a budget too small for n. "
-            "Try a smaller k, a larger eps, or lower min_weight if small components are expected.")
+def _collapsed(comps, min_weight: float) -> list[int]:
+    return [int(j) for j in np.flatnonzero(comps.weights < min_weight)]
+
+
+def _collapse_message(comps, collapsed: list[int], min_weight: float) -> str:
+    return (f"FIT FAILED: component(s) {', '.join(str(j + 1) for j in collapsed)} collapsed (noisy weight "
+            f"{', '.join(f'{comps.weights[j]:.3g}' for j in collapsed)} < min_weight = {min_weight:.3g}); "
+            "the released mixture should not be used as a k-component fit. The budget of this call was "
+            "spent. Likely causes: k larger than the number of separated components, components that "
+            "overlap, or a budget too small for n. Try a smaller k, a larger eps, or lower min_weight if "
+            "small components are expected.")
 
 
 def _statement(plan: BudgetPlan, entries, neighbouring, dd, noise, method, k, d) -> PrivacyStatement:

@@ -42,6 +42,7 @@ class GMMResult(DPResult):
     located_sides: list[float] = field(default_factory=list)
     mean_noise_sd: np.ndarray = field(default_factory=lambda: np.zeros(0))
     groups: int | None = None
+    collapsed: list[int] = field(default_factory=list)
 
     title = "DP Gaussian mixture (Kamath, Sheffet, Singhal & Ullman 2019)"
 
@@ -85,7 +86,8 @@ class GMMResult(DPResult):
 
     # ------------------------------------------------------------- text/tables
     def _body_lines(self) -> list[str]:
-        lines = [f"Mixture of k = {self.k} Gaussians in d = {self.p} dimensions "
+        lines = [f"FIT FAILED: component(s) {self.collapsed} collapsed (see warnings)", ""] if self.collapsed else []
+        lines += [f"Mixture of k = {self.k} Gaussians in d = {self.p} dimensions "
                  f"(method: {self.fit_method}" + (f", m = {self.groups} groups" if self.groups else "") + ")",
                  "", "Component weights and means (noisy):"]
         table = self.report_table()
@@ -113,14 +115,15 @@ class GMMResult(DPResult):
         return pd.DataFrame(data)
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {"k": self.k, "fit_method": self.fit_method, "clip_radius": self.clip_radius}
+        return {"k": self.k, "fit_method": self.fit_method, "clip_radius": self.clip_radius,
+                "collapsed_components": len(self.collapsed)}
 
     def outputs(self) -> dict[str, Any]:
         return {"k": self.k, "fit_method": self.fit_method, "weights": self.weights, "means": self.means,
                 "covariances": self.covariances, "centre": self.centre,
                 "basis": None if self.basis is None else self.basis, "clip_radius": self.clip_radius,
                 "located_sides": self.located_sides, "mean_noise_sd": self.mean_noise_sd,
-                "groups": self.groups}
+                "groups": self.groups, "collapsed": list(self.collapsed)}
 
     # ------------------------------------------------------------- report
     def plane(self) -> np.ndarray:
