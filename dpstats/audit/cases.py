@@ -1,0 +1,314 @@
+"""Audit cases for the privacy core's mechanisms, every top-k selector and DP-SIS.
+
+Each case pairs a mechanism run through its plain functions (seeded numpy noise,
+vectorised over runs where the sampler allows) with worst-case neighbouring inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+
+from ..privacy.calibration import analytic_gaussian_sigma, classic_gaussian_sigma
+from ..privacy.randomness import NoiseSource
+from .auditor import AuditCase, repeat
+
+# --------------------------------------------------------------------------- standard cases
+
+
+def _numpy_noise(rng: np.random.Generator) -> NoiseSource:
+    """The privacy core's noise source on a seeded numpy generator (not OpenDP)."""
+    return NoiseSource(random_state=rng, secure=False)
+
+
+def laplace_case(eps: float = 1.0, sensitivity: float = 1.0, broken: bool = False) -> AuditCase:
+    """Laplace mechanism f + Lap(Δ₁/eps) through :meth:`NoiseSource.laplace`, vectorised.
+
+    Neighbours: f(D1) = 0, f(D2) = Δ₁ — a count or bounded sum whose changed row
+    moves it by the full sensitivity.  ``broken=True`` calibrates with Δ₁/2
+    (the deliberately broken mechanism the auditor must refute).
+    """
+    scale = (sensitivity / 2 if broken else sensitivity) / eps
+
+    def run(f: float, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+        return _numpy_noise(rng).laplace(np.full(n_runs, f), scale)
+
+    return AuditCase(
+        name=f"Laplace (Δ₁={sensitivity:g}{', sensitivity halved: BROKEN' if broken else ''})",
+        run=run, d1=0.0, d2=float(sensitivity), eps=eps,
+        neighbours="f(D1) = 0, f(D2) = Δ₁: the changed row moves f by its full sensitivity",
+        exercised="NoiseSource.laplace, seeded numpy, all runs in one vector")
+
+
+def gaussian_case(eps: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0,
+                  calibration: str = "analytic", broken: bool = False) -> AuditCase:
+    """Gaussian mechanism through :meth:`NoiseSource.gaussian`, vectorised.
+
+    sigma from :func:`~dpstats.privacy.calibration.analytic_gaussian_sigma`
+    (Balle & Wang 2018) or the classic bound; neighbours f(D1) = 0, f(D2) = Δ₂.
+    """
+    sens = sensitivity / 2 if broken else sensitivity
+    sigma = (analytic_gaussian_sigma(eps, delta, sens) if calibration == "analytic"
+             else classic_gaussian_sigma(eps, delta, sens))
+
+    def run(f: float, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+        return _numpy_noise(rng).gaussian(np.full(n_runs, f), sigma)
+
+    return AuditCase(
+        name=f"Gaussian ({calibration} σ={sigma:.3g}{', sensitivity halved: BROKEN' if broken else ''})",
+        run=run, d1=0.0, d2=float(sensitivity), eps=eps, delta=delta,
+        neighbours="f(D1) = 0, f(D2) = Δ₂", exercised="NoiseSource.gaussian, seeded numpy, vectorised")
+
+
+def l2_laplace_case(eps: float = 1.0, sensitivity: float = 1.0, dim: int = 3,
+                    broken: bool = False) -> AuditCase:
+    """Multivariate L2-Laplace (density ∝ exp(−eps‖b‖₂/Δ₂)) via :meth:`NoiseSource.l2_laplace`.
+
+    Neighbours f(D1) = 0 and f(D2) = Δ₂·e₁ in ``dim`` dimensions.  Each output
+    is reduced to its log-likelihood-ratio statistic (‖x − f(D2)‖ − ‖x − f(D1)‖)/Δ₂
+    ∈ [−1, 1], the most powerful scalar reduction (Neyman–Pearson).  The
+    sampler draws one vector per call, so runs are a loop.
+    """
+    scale = (sensitivity / 2 if broken else sensitivity) / eps
+    c1, c2 = np.zeros(dim), np.eye(dim)[0] * sensitivity
+
+    def single(centre: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return _numpy_noise(rng).l2_laplace(centre, scale)
+
+    def statistic(outputs) -> np.ndarray:
+        x = np.asarray(outputs, float)
+        return (np.linalg.norm(x - c2, axis=1) - np.linalg.norm(x - c1, axis=1)) / sensitivity
+
+    return AuditCase(
+        name=f"L2-Laplace (d={dim}{', sensitivity halved: BROKEN' if broken else ''})",
+        run=repeat(single), d1=c1, d2=c2, eps=eps, statistic=statistic,
+        neighbours="f(D1) = 0, f(D2) = Δ₂·e₁ (the full l2 sensitivity)",
+        exercised="NoiseSource.l2_laplace, seeded numpy, one call per run")
+
+
+def shift_pair(d: int = 4, k: int = 2, level: float = 3.0) -> tuple[np.ndarray, np.ndarray]:
+    """Sensitivity-1 score vectors that differ by exactly 1 in every coordinate.
+
+    D1 favours the first k items by one unit and D2 the last d − k: every score
+    moves by the full sensitivity, in opposite directions.
+
+    Examples
+    --------
+    >>> shift_pair(3, 1)
+    (array([3.5, 2.5, 2.5]), array([2.5, 3.5, 3.5]))
+    """
+    s1 = np.full(d, level)
+    s1[:k] += 0.5
+    s1[k:] -= 0.5
+    return s1, 2 * level - s1
+
+
+def exact_distribution(selector: str) -> Callable[[np.ndarray, int, float], dict] | None:
+    """The exact set distribution of a registered top-k selector, if dpstats has one."""
+    if selector == "canonical_lipschitz":
+        from ..privacy.topk import canonical_lipschitz_distribution
+        return lambda s, k, eps: canonical_lipschitz_distribution(s, k, eps, grid=20_001)
+    try:
+        from ..privacy.topk_family import exact_set_distribution
+    except ImportError:  # pragma: no cover - the family module is part of the core
+        return None
+    if selector in ("peeling", "oneshot_gumbel", "joint"):
+        return lambda s, k, eps: exact_set_distribution(s, k, eps, selector)
+    return None
+
+
+def exact_pair_eps(pmf1: dict, pmf2: dict) -> float:
+    """max over sets S of |ln P1(S)/P2(S)|: the exact eps of a set-valued mechanism on one pair.
+
+    Examples
+    --------
+    >>> round(exact_pair_eps({(0,): 0.5, (1,): 0.5}, {(0,): 0.25, (1,): 0.75}), 4)
+    0.6931
+    """
+    worst = 0.0
+    for s in set(pmf1) | set(pmf2):
+        p, q = pmf1.get(s, 0.0), pmf2.get(s, 0.0)
+        if p > 0 or q > 0:
+            worst = max(worst, math.inf if min(p, q) <= 0 else abs(math.log(p / q)))
+    return worst
+
+
+def worst_topk_pair(selector: str, d: int, k: int, eps: float, n_pairs: int = 200,
+                    random_state: int = 0) -> tuple[np.ndarray, np.ndarray, float]:
+    """Search sensitivity-1 neighbouring score pairs for the largest exact eps (cached).
+
+    Scores s1 on the integer grid 1..4, s2 = s1 + a vector in {−1, 0, 1}^d
+    (one neighbouring change moves each score by at most the sensitivity);
+    the exact distributions of :func:`exact_distribution` give each pair's
+    exact eps.  The :func:`shift_pair` is always a candidate.  Returns
+    ``(s1, s2, exact eps)`` of the worst pair found.
+
+    Examples
+    --------
+    >>> s1, s2, exact = worst_topk_pair("joint", 3, 1, 1.0, n_pairs=5)
+    >>> bool(np.max(np.abs(s1 - s2)) <= 1 and exact <= 1.0)
+    True
+    """
+    s1, s2, exact = _worst_topk_pair(selector, int(d), int(k), float(eps), int(n_pairs), int(random_state))
+    return s1.copy(), s2.copy(), exact
+
+
+@lru_cache(maxsize=64)
+def _worst_topk_pair(selector: str, d: int, k: int, eps: float, n_pairs: int,
+                     random_state: int) -> tuple[np.ndarray, np.ndarray, float]:
+    dist = exact_distribution(selector)
+    if dist is None:
+        raise ValueError(f"no exact distribution for selector {selector!r}")
+    rng = np.random.default_rng(random_state)
+    candidates = [shift_pair(d, k)]
+    for _ in range(n_pairs):
+        s1 = rng.integers(1, 5, d).astype(float)
+        candidates.append((s1, s1 + rng.choice([-1.0, 0.0, 1.0], d)))
+    best = (candidates[0][0], candidates[0][1], -1.0)
+    for s1, s2 in candidates:
+        e = exact_pair_eps(dist(s1, k, eps), dist(s2, k, eps))
+        if e > best[2]:
+            best = (s1, s2, e)
+    return best
+
+
+def topk_case(eps: float = 1.0, d: int = 4, k: int = 2, selector: str = "canonical_lipschitz",
+              broken: bool = False, pair: tuple[np.ndarray, np.ndarray] | None = None,
+              **options) -> AuditCase:
+    """A top-k selector from :data:`dpstats.privacy.SELECTORS` on neighbouring scores.
+
+    ``pair`` defaults to the :func:`shift_pair`; pass the result of
+    :func:`worst_topk_pair` to audit the exact-worst pair.  The output is the
+    selected set (a category).  ``broken=True`` runs the selector with 2·eps
+    (sensitivity halved).
+    """
+    from ..privacy.topk import select_topk
+
+    s1, s2 = shift_pair(d, k) if pair is None else (np.asarray(pair[0], float), np.asarray(pair[1], float))
+    run_eps = 2 * eps if broken else eps
+
+    def single(scores: np.ndarray, rng: np.random.Generator) -> tuple:
+        return tuple(select_topk(scores, k, run_eps, rng, method=selector, **options).tolist())
+
+    return AuditCase(
+        name=f"top-k {selector} (d={s1.size}, k={k}{', sensitivity halved: BROKEN' if broken else ''})",
+        run=repeat(single), d1=s1, d2=s2, eps=eps, kind="category", n_events=6,
+        neighbours=f"scores {s1.tolist()} vs {s2.tolist()} (every score moves by at most the sensitivity)",
+        exercised="privacy.topk.select_topk, seeded numpy generator, one call per run")
+
+
+def sis_frames(s1: np.ndarray, s2: np.ndarray) -> tuple:
+    """Neighbouring data frames (bounds (−1, 1), replace one row) whose DP-SIS scores are 2·s1, 2·s2.
+
+    ``s1, s2`` are non-negative score vectors in sensitivity units with
+    ‖s1 − s2‖∞ <= 1.  y = 1 in every row; the replaced row is −(s2 − s1) in
+    D1 and +(s2 − s1) in D2 (a change of 2·(s2 − s1), the full replace-one
+    sensitivity where |s2 − s1| = 1); the shared rows sum to s1 + s2, split
+    into two alternating values so that no column is constant.
+    """
+    import pandas as pd
+
+    s1, s2 = np.asarray(s1, float), np.asarray(s2, float)
+    diff = s2 - s1
+    base_sum = s1 + s2
+    n_base = 2 * int(math.ceil(np.max(np.abs(base_sum)))) + 4
+    base = np.tile(base_sum / n_base, (n_base, 1))
+    base[0::2] += 0.25
+    base[1::2] -= 0.25
+    cols = [f"x{j + 1}" for j in range(s1.size)]
+    frames = []
+    for row in (-diff, diff):
+        frame = pd.DataFrame(np.vstack([base, row]), columns=cols)
+        frame.insert(0, "y", 1.0)
+        frames.append(frame)
+    return frames[0], frames[1]
+
+
+def sis_case(eps: float = 1.0, pair: tuple[np.ndarray, np.ndarray] | None = None, k: int = 2,
+             topk: str = "canonical_lipschitz", front_door: bool = False,
+             broken: bool = False) -> AuditCase:
+    """DP-SIS on the neighbouring frames of :func:`sis_frames` (replace-one, bounds (−1, 1)).
+
+    ``front_door=False`` computes each frame's scores once with the method's
+    plain functions (``stats.cross_products``, ``methods.sis.scores_on_unit_scale``)
+    and repeats only ``methods.sis.private_top_k``; ``front_door=True`` calls
+    :func:`dpstats.dp_sis` for every run (about 1 ms per run).  ``broken=True``
+    divides the scores by half the replace-one sensitivity.
+    """
+    from ..methods import sis as m
+
+    s1, s2 = shift_pair(4, k) if pair is None else pair
+    d1, d2 = sis_frames(s1, s2)
+    sensitivity = m.SENSITIVITY["replace"] / (2 if broken else 1)
+    if front_door:
+        from ..api.sis import dp_sis
+
+        def single(frame, rng):
+            fit = dp_sis("y ~ .", frame, eps, k=k, bounds=(-1, 1), topk=topk, random_state=rng,
+                         oc_trials=0)
+            names = list(frame.columns[1:])
+            return tuple(sorted(names.index(nm) for nm in fit.selected))
+        exercised = "dpstats.dp_sis front door per run, seeded numpy generator"
+    else:
+        from ..geometry import resolve_box
+        from ..stats import cross_products
+
+        def scores_of(frame):
+            names = [c for c in frame.columns if c != "y"]
+            stats = cross_products(frame[names].to_numpy(), frame["y"].to_numpy(),
+                                   x_box=resolve_box((-1, 1), names), y_box=resolve_box((-1, 1), ["y"]))
+            return m.scores_on_unit_scale(stats)
+
+        d1, d2 = scores_of(d1), scores_of(d2)
+
+        def single(scores, rng):
+            return tuple(m.private_top_k(scores, k, eps, sensitivity, rng, topk=topk).tolist())
+        exercised = "stats.cross_products + methods.sis.private_top_k, seeded numpy generator"
+    return AuditCase(
+        name=f"DP-SIS {'front door' if front_door else 'plain'} ({topk}, d={len(s1)}, k={k}"
+             f"{', sensitivity halved: BROKEN' if broken else ''})",
+        run=repeat(single), d1=d1, d2=d2, eps=eps, kind="category", n_events=6,
+        neighbours="one row replaced at the bounds, moving each |x_j'y| by up to 2 (the sensitivity)",
+        exercised=exercised)
+
+
+
+def standard_cases(eps: float = 1.0, n_pairs: int = 150) -> list[AuditCase]:
+    """The audit table's mechanisms: core noise, every top-k selector, DP-SIS, broken controls.
+
+    Top-k selectors and DP-SIS are audited on the neighbouring pair with the
+    largest exact eps found by :func:`worst_topk_pair` (``n_pairs`` random
+    candidates); canonical Lipschitz at d = 5, k = 3, the others at d = 5, k = 2.
+    """
+    from ..privacy.topk import SELECTORS
+
+    cases = [laplace_case(eps), gaussian_case(eps, 1e-5, calibration="analytic"),
+             gaussian_case(min(eps, 0.9), 1e-5, calibration="classic"),
+             gaussian_case(2 * eps, 1e-5, calibration="analytic"), l2_laplace_case(eps)]
+    sis_pair = None
+    for selector in SELECTORS:
+        k = 3 if selector == "canonical_lipschitz" else 2
+        if exact_distribution(selector) is None:
+            cases.append(topk_case(eps, d=5, k=k, selector=selector))
+            continue
+        s1, s2, exact = worst_topk_pair(selector, 5, k, eps, n_pairs=n_pairs)
+        case = topk_case(eps, k=k, selector=selector, pair=(s1, s2))
+        case.exact_eps = exact
+        cases.append(case)
+        if selector == "canonical_lipschitz":
+            sis_pair = (s1, s2, exact)
+    for front_door in (False, True):
+        sis = sis_case(eps, pair=sis_pair[:2], k=3, front_door=front_door)
+        sis.exact_eps = sis_pair[2]
+        sis.max_runs = 5_000 if front_door else None
+        cases.append(sis)
+    broken_pair = worst_topk_pair("peeling", 5, 2, 2 * eps, n_pairs=n_pairs)
+    broken_topk = topk_case(eps, k=2, selector="peeling", broken=True, pair=broken_pair[:2])
+    broken_topk.exact_eps = broken_pair[2]
+    # the broken Gaussian is audited at 2·eps: at eps = 1 its excess lives in events too rare for 10^5 runs
+    cases += [laplace_case(eps, broken=True), gaussian_case(2 * eps, 1e-5, broken=True),
+              l2_laplace_case(eps, broken=True), broken_topk]
+    return cases

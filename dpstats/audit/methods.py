@@ -1,0 +1,346 @@
+"""Audit cases for the methods whose front doors were written in parallel.
+
+Each factory is used only when its module has landed (:func:`available`), so
+the benchmark and the tests extend themselves as methods arrive.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from .auditor import AuditCase, repeat
+from .cases import _numpy_noise, exact_distribution, exact_pair_eps
+
+# --------------------------------------------------------------------------- catalogue
+
+#: Front doors being written in parallel, audited once their modules exist.
+OPTIONAL_MODULES = {
+    "two-stage": "dpstats.api.two_stage",
+    "knockoff": "dpstats.api.knockoff",
+    "dp_gmm": "dpstats.api.gmm",
+    "FELP": "dpstats.api.felp",
+    "vertical GLM": "dpstats.api.vertical",
+}
+
+
+def available(module: str) -> bool:
+    """True when ``module`` can be imported (its file has landed)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+
+def method_cases(eps: float = 1.0) -> list[AuditCase]:
+    """Audits of the methods in :data:`OPTIONAL_MODULES` whose modules have landed."""
+    cases: list[AuditCase] = []
+    for label, module in OPTIONAL_MODULES.items():
+        if available(module) and label in _METHOD_CASES:
+            cases += _METHOD_CASES[label](eps)
+    return cases
+
+
+#: label -> factory of audit cases, for the methods written in parallel.
+_METHOD_CASES: dict[str, Callable[[float], list[AuditCase]]] = {}
+
+
+def two_stage_case(eps: float = 1.0, topk: str = "canonical_lipschitz", k: int = 2) -> AuditCase:
+    """dp_two_stage's private step: top-k of lasso vote counts, on neighbouring block coefficients.
+
+    Six blocks' lasso coefficients over d = 5 features; replacing one row
+    changes one block's fit, which here moves its vote from features {0, 1}
+    to {2, 3} (the change that moves the most counts, by 1 each in opposite
+    directions).  Counts come from ``methods.two_stage.vote_counts``, scaled by
+    ``methods.two_stage.SENSITIVITY``, and the selector is the front door's
+    (``SELECTORS[topk].select``); the lasso fits themselves are deterministic
+    functions of the blocks and are not re-run.
+    """
+    from ..methods import two_stage as ts
+    from ..privacy.topk import SELECTORS
+
+    base = np.array([[3.0, 2, 1, 0, 0], [0, 2, 3, 1, 0], [1, 0, 0, 3, 2], [2, 3, 0, 0, 1],
+                     [0, 0, 2, 1, 3]])
+    coefs1 = np.vstack([base, [3.0, 2, 0, 0, 0]])
+    coefs2 = np.vstack([base, [0.0, 0, 3, 2, 0]])
+    sens = ts.SENSITIVITY["replace"]
+    c1, c2 = ts.vote_counts(coefs1, k) / sens, ts.vote_counts(coefs2, k) / sens
+    options = {"gamma": 0.5} if topk == "canonical_lipschitz" else {}
+
+    def single(counts, rng):
+        return tuple(np.sort(SELECTORS[topk].select(counts, k, eps, rng, **options)).tolist())
+
+    dist = exact_distribution(topk)
+    case = AuditCase(
+        name=f"two-stage vote top-k ({topk}, d=5, k={k}, 6 blocks)", run=repeat(single), d1=c1, d2=c2,
+        eps=eps, kind="category", n_events=6,
+        neighbours=f"one block's vote moves from {{0,1}} to {{2,3}}: counts {c1.tolist()} vs {c2.tolist()}",
+        exercised="methods.two_stage.vote_counts + SELECTORS[topk].select, seeded numpy generator")
+    if dist is not None:
+        case.exact_eps = exact_pair_eps(dist(c1, k, eps), dist(c2, k, eps))
+    return case
+
+
+def felp_frames(n: int = 40, d: int = 4, seed: int = 0) -> tuple:
+    """Neighbouring FELP inputs on the unit box: the last row moves to the opposite corner, label flipped."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    U = rng.uniform(0, 1, (n, d)) * 0.5
+    U[:, 0] = (y + rng.uniform(0, 1, n)) / 2          # one informative feature
+    U1, U2 = U.copy(), U.copy()
+    y1, y2 = y.copy(), y.copy()
+    U1[-1], y1[-1] = 1.0, 1
+    U2[-1], y2[-1] = 0.0, 0
+    return (U1, y1), (U2, y2)
+
+
+def felp_sensitivity_check(variant: str = "strict", lam: float = 0.1, n_estimators: int = 5,
+                           draws: int = 20, n: int = 40, d: int = 4, random_state: int = 0) -> dict:
+    """Largest ‖w̄(D1) − w̄(D2)‖₂ over coupled subset draws, against the sensitivity FELP claims.
+
+    The ensemble average w̄ is computed with ``methods.felp.ensemble`` on the
+    neighbouring inputs of :func:`felp_frames` with the *same* subset draw
+    (coupled randomness: for the strict variant the bound 2C/k holds for every
+    partition, so the coupled maximum must stay below it).  The claimed
+    sensitivity is ``strict_sensitivity(C, k)`` or the paper's Lemma 1,
+    ``paper_sensitivity(n, lam)``.  The ratio observed/claimed is the factor by
+    which the claimed eps understates the true eps of the L2-Laplace release
+    (its privacy loss is eps·‖Δw̄‖/Δ).
+    """
+    from ..methods import felp as fm
+
+    (U1, y1), (U2, y2) = felp_frames(n, d)
+    C = fm.default_clip_norm(lam)
+    claimed = fm.strict_sensitivity(C, n_estimators) if variant == "strict" else fm.paper_sensitivity(n, lam)
+    worst = 0.0
+    for i in range(draws):
+        seed = np.random.SeedSequence([random_state, i])
+        w1 = fm.ensemble(U1, y1, lam, n_estimators=n_estimators, variant=variant,
+                         gen=np.random.default_rng(seed)).w_mean
+        w2 = fm.ensemble(U2, y2, lam, n_estimators=n_estimators, variant=variant,
+                         gen=np.random.default_rng(seed)).w_mean
+        worst = max(worst, float(np.linalg.norm(w1 - w2)))
+    return {"variant": variant, "claimed_sensitivity": claimed, "observed": worst, "ratio": worst / claimed}
+
+
+def felp_case(eps: float = 1.0, variant: str = "strict", lam: float = 0.1, n_estimators: int = 5,
+              random_state: int = 0) -> AuditCase:
+    """FELP's release w̄ + L2-Laplace(Δ/eps) on one coupled subset draw of :func:`felp_frames`.
+
+    The ensemble (about 0.1 s) is fitted once per neighbour with the same
+    subset draw; the runs redraw only the L2-Laplace noise (``NoiseSource.l2_laplace``),
+    reduced to the log-likelihood-ratio statistic.  Conditional on the draw
+    this is the released mechanism; with the paper variant's sensitivity it
+    shows what the unverified Lemma 1 costs when the observed change exceeds it.
+    """
+    from ..methods import felp as fm
+
+    (U1, y1), (U2, y2) = felp_frames()
+    C = fm.default_clip_norm(lam)
+    sens = fm.strict_sensitivity(C, n_estimators) if variant == "strict" else fm.paper_sensitivity(len(y1), lam)
+    scale = sens / eps
+    seed = np.random.SeedSequence([random_state, 99])
+    w1 = fm.ensemble(U1, y1, lam, n_estimators=n_estimators, variant=variant,
+                     gen=np.random.default_rng(seed)).w_mean
+    w2 = fm.ensemble(U2, y2, lam, n_estimators=n_estimators, variant=variant,
+                     gen=np.random.default_rng(seed)).w_mean
+
+    def single(centre, rng):
+        return _numpy_noise(rng).l2_laplace(centre, scale)
+
+    def statistic(outputs):
+        x = np.asarray(outputs, float)
+        return (np.linalg.norm(x - w2, axis=1) - np.linalg.norm(x - w1, axis=1)) / scale
+
+    return AuditCase(
+        name=f"FELP {variant} (k={n_estimators}, λ={lam:g}, coupled draw)", run=repeat(single), d1=w1,
+        d2=w2, eps=eps, statistic=statistic,
+        neighbours="last row moved to the opposite corner of the box with its label flipped",
+        exercised="methods.felp.ensemble once per neighbour + NoiseSource.l2_laplace per run",
+        exact_eps=eps * float(np.linalg.norm(w1 - w2)) / sens)
+
+
+def knockoff_frames(n: int = 2000, p: int = 16, B: float = 1.0, sigma: float = 0.5, seed: int = 0) -> tuple:
+    """Neighbouring frames for dp_knockoff: rows of norm <= B, y = Xβ + N(0, σ²) with ‖β‖ = 1.
+
+    The replaced (last) row is at the row-norm bound along x1 with y three
+    noise s.d. above its mean in D1 and three below in D2: the largest change
+    the model (the paper's Remark 2 assumptions) makes plausible.
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    X *= 0.9 * B / np.linalg.norm(X, axis=1, keepdims=True)   # every row at 0.9·B
+    beta = np.zeros(p)
+    beta[:3] = 1 / np.sqrt(3)
+    y = X @ beta + sigma * rng.standard_normal(n)
+    frames = []
+    for sign in (1.0, -1.0):
+        Xc, yc = X.copy(), y.copy()
+        Xc[-1] = 0.0
+        Xc[-1, 0] = B
+        yc[-1] = B * beta[0] + sign * 3 * sigma
+        frame = pd.DataFrame(Xc, columns=[f"x{j + 1}" for j in range(p)])
+        frame.insert(0, "y", yc)
+        frames.append(frame)
+    return frames[0], frames[1]
+
+
+def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II") -> AuditCase:
+    """dp_knockoff's release (Method I or II), audited on the released W statistic of x1.
+
+    One front-door call per neighbour (declared bounds, sigma, beta_norm,
+    c_min, lambda_min, so the noise scales are data-independent) captures the
+    arguments the front door passes to ``methods.knockoff_dp.run_mechanism``;
+    each run then calls ``run_mechanism`` with a fresh seeded numpy
+    ``NoiseSource`` (the knockoff's Haar draw and the DP noise are redrawn),
+    and the output is reduced to W₁, the statistic of the feature the
+    replaced row moves.
+    """
+    from ..api.knockoff import dp_knockoff
+    from ..methods import knockoff_dp as kd
+
+    d1, d2 = knockoff_frames()
+    captured = []
+    original = kd.run_mechanism
+
+    def spy(st, s, scales, noise, **kwargs):
+        captured.append((st, s, scales, kwargs))
+        return original(st, s, scales, noise, **kwargs)
+
+    kwargs = dict(eps=eps, delta=delta, method=method, bounds=1.0, sigma=0.5, beta_norm=1.0, c_min=8.0,
+                  lambda_min=0.5, random_state=0, oc_trials=0, strict=True)
+    kd.run_mechanism = spy
+    try:
+        for frame in (d1, d2):
+            dp_knockoff("y ~ .", frame, **kwargs)
+    finally:
+        kd.run_mechanism = original
+    (st1, s1, scales1, kw1), (st2, s2, scales2, _) = captured
+    if s1 != s2 or scales1 != scales2:
+        raise AssertionError("knockoff noise scales depend on the data although every calibration was declared")
+
+    def single(st, rng):
+        return float(original(st, s1, scales1, _numpy_noise(rng), **kw1).W[0])
+
+    return AuditCase(
+        name=f"knockoff Method {method} (p=16, W of x1)", run=repeat(single), d1=st1, d2=st2, eps=eps,
+        delta=delta, neighbours="last row at the row-norm bound along x1, y at +3σ vs −3σ",
+        exercised="dp_knockoff calibration (captured) + methods.knockoff_dp.run_mechanism per run")
+
+
+def gmm_radius_case(eps: float = 1.0) -> AuditCase:
+    """dp_gmm's private clipping radius (AboveThreshold over a public radius grid).
+
+    Neighbours: 200 points at distances 1..200 from the public centre; the
+    replaced point sits at distance 0 in D1 and beyond the largest radius in
+    D2, so every query count drops by 1 (the sensitivity).  Output: the chosen
+    radius (a category).  Runs ``methods.gmm_svt.private_radius``.
+    """
+    from ..methods.gmm_svt import geometric_grid, private_radius
+
+    base = np.arange(1.0, 200.0)
+    d1, d2 = np.append(base, 0.0), np.append(base, 1e9)
+    radii = geometric_grid(8.0, 256.0, 2.0)
+
+    def single(distances, rng):
+        return private_radius(distances, radii, 60.0, eps, rng)
+
+    return AuditCase(
+        name="dp_gmm step: private radius (AboveThreshold)", run=repeat(single), d1=d1, d2=d2, eps=eps,
+        kind="category", n_events=6,
+        neighbours="one point inside every radius vs outside every radius: all counts move by 1",
+        exercised="methods.gmm_svt.private_radius, seeded numpy generator")
+
+
+def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> AuditCase:
+    """dp_gmm's private PCA (Gaussian noise on Σ xxᵀ, ρ-zCDP) at the (eps, delta) its ρ implies.
+
+    ρ = ``rho_from_eps_delta(eps, delta)`` (Bun & Steinke); rows in the ball of
+    ``radius``; the replaced row is radius·e₁ in D1 and radius·e₂ in D2 (the
+    Frobenius change √2·radius², the replace-one sensitivity).  With q = d = 2
+    the released basis and eigenvalues give back the noisy second moment M;
+    the statistic M₁₁ − M₂₂ is the most powerful reduction.
+    """
+    from ..methods.gmm_budget import rho_from_eps_delta
+    from ..methods.gmm_pca import private_pca
+
+    rho = rho_from_eps_delta(eps, delta)
+    rng0 = np.random.default_rng(0)
+    base = rng0.uniform(-0.5, 0.5, (50, 2)) * radius
+    d1, d2 = np.vstack([base, [radius, 0.0]]), np.vstack([base, [0.0, radius]])
+
+    def single(X, rng):
+        pca = private_pca(X, 2, radius, rho, "replace", _numpy_noise(rng))
+        M = pca.basis @ np.diag(pca.eigenvalues) @ pca.basis.T
+        return M[0, 0] - M[1, 1]
+
+    return AuditCase(
+        name=f"dp_gmm step: private PCA (ρ={rho:.3g} zCDP as ({eps:g}, {delta:g}))", run=repeat(single),
+        d1=d1, d2=d2, eps=eps, delta=delta,
+        neighbours="replaced row radius·e1 vs radius·e2 (Frobenius change √2·radius²)",
+        exercised="methods.gmm_pca.private_pca with NoiseSource on seeded numpy")
+
+
+def vertical_frames(n: int = 50, seed: int = 0) -> tuple:
+    """One party's block for vertical_glm's DP mode: intercept + one covariate in [−1, 1], y ∈ {0, 1}.
+
+    The replaced row is (1, 1) with y = 1 in D1 and (1, −1) with y = 0 in D2.
+    Returns ((X1, y1), (X2, y2), R) with R = √2 the block's row-norm bound.
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-x))).astype(float)
+    X = np.column_stack([np.ones(n), x])
+    X1, X2, y1, y2 = X.copy(), X.copy(), y.copy(), y.copy()
+    X1[-1, 1], y1[-1] = 1.0, 1.0
+    X2[-1, 1], y2[-1] = -1.0, 0.0
+    return (X1, y1), (X2, y2), math.sqrt(2.0)
+
+
+def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float = 5.0) -> AuditCase:
+    """vertical_glm's DP coefficient release for one party: ridge-logistic block + Gaussian noise.
+
+    The block is fitted once per neighbour with ``methods.vertical.fit_block``
+    (fixed offset, as in the sensitivity argument); Δ₂(β) from
+    ``methods.vertical.binomial_ridge_sensitivities``; σ = Δ₂/√(2ρ) with
+    ρ = ``rho_from_eps_delta(eps, delta)`` (the whole budget on this one
+    release, so the claim is (eps, delta)); runs draw the Gaussian noise
+    vectorised through ``NoiseSource.gaussian``; the statistic is the
+    projection on β(D2) − β(D1).  The measured ‖β(D1) − β(D2)‖ relative to
+    Δ₂(β) is written into ``neighbours``.
+    """
+    from ..methods import vertical as vm
+
+    (X1, y1), (X2, y2), R = vertical_frames()
+    fam, pen, mask = vm.FAMILIES["binomial"], vm.Penalty("ridge", lam), np.ones(2)
+    offset = np.zeros(len(y1))
+    b1 = vm.fit_block(X1, y1, offset, np.zeros(2), fam, pen, mask)
+    b2 = vm.fit_block(X2, y2, offset, np.zeros(2), fam, pen, mask)
+    _, d_beta = vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)
+    sigma = d_beta / math.sqrt(2 * vm.rho_from_eps_delta(eps, delta))
+    direction = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-300)
+
+    def run(beta, n_runs, rng):
+        return _numpy_noise(rng).gaussian(np.tile(beta, (n_runs, 1)), sigma) @ direction
+
+    return AuditCase(
+        name=f"vertical GLM coefficient release (ridge logistic, λ={lam:g})", run=run, d1=b1, d2=b2,
+        eps=eps, delta=delta,
+        neighbours=("replaced row (1, 1, y=1) vs (1, −1, y=0): ‖β(D1) − β(D2)‖ = "
+                    f"{np.linalg.norm(b2 - b1) / d_beta:.3f}·Δ₂(β)"),
+        exercised="methods.vertical.fit_block once per neighbour + NoiseSource.gaussian, vectorised")
+
+
+_METHOD_CASES.update({
+    "two-stage": lambda eps: [two_stage_case(eps), two_stage_case(eps, topk="joint")],
+    "FELP": lambda eps: [felp_case(eps, "strict"), felp_case(eps, "paper")],
+    "knockoff": lambda eps: [knockoff_case(eps, method="I"), knockoff_case(eps, method="II")],
+    "dp_gmm": lambda eps: [gmm_radius_case(eps), gmm_pca_case(eps)],
+    "vertical GLM": lambda eps: [vertical_coefficient_case(eps)],
+})
