@@ -13,27 +13,31 @@ from dpstats.privacy.topk import (canonical_lipschitz, canonical_lipschitz_distr
 
 
 def literal_canonical_lipschitz(scores, k, eps, rng, gamma=0.5):
-    """The paper's Algorithm 2 written as a literal double loop (reference)."""
+    """Algorithm 2 written as a literal double loop over the classes (reference).
+
+    Classes partition the k-subsets: head ranks 1..h, rank h+1 excluded, tail rank t > k,
+    body from ranks h+2..t-1; the exact top k is its own class (see dpstats.privacy.topk).
+    """
     d = len(scores)
     order = sorted(range(d), key=lambda j: -scores[j])
     x = [scores[j] for j in order]
     eps1, eps2 = (1 - gamma) * eps, gamma * eps
-    best, best_val = None, -math.inf
+    best, best_val = (k - 1, k), (eps2 / 2) * x[k - 1] - (eps1 / 2) * x[k] + rng.standard_exponential()
     for h in range(k):
-        for t in range(k, d + 1):
-            if t == k and h != k - 1:
-                continue
-            logm = math.lgamma(t - h) - math.lgamma(k - h) - math.lgamma(t - k + 1)
+        for t in range(k + 1, d + 1):
+            logm = math.lgamma(t - h - 1) - math.lgamma(k - h) - math.lgamma(t - k)
             e = -math.log(1.0 - rng.random())  # -log U, U uniform on (0, 1]
             if logm < 40:  # F^-1(U^(1/m)) = -log(1 - U^(1/m))
-                noise = -math.log(-math.expm1(-e / math.comb(t - h - 1, k - h - 1)))
+                noise = -math.log(-math.expm1(-e / math.comb(t - h - 2, k - h - 1)))
             else:  # its asymptote log m - log(-log U); U^(1/m) rounds to 1 in doubles
                 noise = logm - math.log(e)
             val = (eps2 / 2) * x[t - 1] - (eps1 / 2) * x[h] + noise
             if val > best_val:
                 best, best_val = (h, t), val
     h, t = best
-    body = list(rng.choice(range(h, t - 1), size=k - h - 1, replace=False)) if k - h - 1 else []
+    if t == k:
+        return tuple(sorted(order[:k]))
+    body = list(rng.choice(range(h + 1, t - 1), size=k - h - 1, replace=False)) if k - h - 1 else []
     return tuple(sorted(order[j] for j in [*range(h), *body, t - 1]))
 
 
@@ -69,7 +73,7 @@ def test_literal_loop_matches_exact_distribution():
 def test_huge_classes_stay_finite():
     rng = np.random.default_rng(0)
     logm = class_log_sizes(22283, 100)
-    assert np.nanmax(logm[np.isfinite(logm)]) == pytest.approx(math.log(math.comb(22282, 99)), rel=1e-12)
+    assert np.nanmax(logm[np.isfinite(logm)]) == pytest.approx(math.log(math.comb(22281, 99)), rel=1e-12)
     noise = max_exponential_noise(logm, rng)
     assert np.array_equal(np.isfinite(noise), np.isfinite(logm))  # invalid classes stay -inf
     assert not np.isnan(noise).any()
@@ -102,5 +106,29 @@ def test_large_gap_recovers_exact_top_k_and_bound_is_valid():
 
 
 def test_largest_class_noise_is_harmonic_number():
-    logm, h = largest_class_noise(6, 2)
-    assert math.exp(logm) == pytest.approx(5) and h == pytest.approx(1 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5)
+    logm, h = largest_class_noise(6, 2)  # h = 0, t = 6: C(4, 1) = 4 members
+    assert math.exp(logm) == pytest.approx(4) and h == pytest.approx(1 + 1 / 2 + 1 / 3 + 1 / 4)
+
+
+def test_classes_partition_the_k_subsets():
+    from dpstats.privacy.topk import class_members
+
+    for d, k in [(6, 1), (6, 2), (7, 3), (8, 5)]:
+        logm = class_log_sizes(d, k)
+        members = [m for h in range(k) for t in range(k, d + 1) if np.isfinite(logm[h, t - k])
+                   for m in class_members(h, t, k)]
+        assert len(members) == len(set(members)) == math.comb(d, k)
+        assert np.exp(logm[np.isfinite(logm)]).sum() == pytest.approx(math.comb(d, k))
+
+
+def test_exact_eps_within_claim_on_neighbouring_scores():
+    """Exact law on pairs of score vectors that differ by at most 1 per coordinate."""
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for _ in range(40):
+        a = rng.uniform(0, 4, size=5)
+        b = a + rng.uniform(-1, 1, size=5)
+        pa = canonical_lipschitz_distribution(a, 3, 1.0, grid=40_001)
+        pb = canonical_lipschitz_distribution(b, 3, 1.0, grid=40_001)
+        worst = max(worst, max(abs(math.log(pa[s] / pb[s])) for s in pa))
+    assert worst <= 1.0 + 1e-3, worst

@@ -67,32 +67,48 @@ def select_topk(
 
 
 # --------------------------------------------------------------------------- canonical Lipschitz
+# Classes partition the k-subsets by (head, tail) of their ranks (1-indexed, scores sorted
+# descending): a subset other than the top k holds ranks 1..h, not rank h+1 (h < k), its
+# lowest rank is t (t > k), and the other k-h-1 come from ranks h+2..t-1.  The exact top k
+# is a class of its own, stored in cell (h = k-1, t = k).  The appendix of the DP-SIS paper,
+# as restated in our issue, lets the body also use rank h+1, so classes overlap and a set
+# collects probability from several of them; our exact audit measured eps = 1.58 for a
+# claimed 1 (d = 5, k = 3).  With the partition every subset has one utility and the
+# mechanism is report-noisy-max over subsets with a Lipschitz utility.
+
 @lru_cache(maxsize=4)
 def _class_log_sizes(d: int, k: int) -> np.ndarray:
     h = np.arange(k)[:, None]
     t = np.arange(k, d + 1)[None, :]
-    logm = gammaln(t - h) - gammaln(k - h) - gammaln(t - k + 1)
-    valid = (t > k) | (h == k - 1)
-    out = np.where(valid, logm, -np.inf)
-    out.setflags(write=False)
-    return out
+    with np.errstate(invalid="ignore"):
+        logm = gammaln(t - h - 1) - gammaln(k - h) - gammaln(t - k)
+    logm = np.where(t == k, np.where(h == k - 1, 0.0, -np.inf), logm)
+    logm.setflags(write=False)
+    return logm
 
 
 def class_log_sizes(d: int, k: int) -> np.ndarray:
-    """log |C(h, t)| = log C(t-h-1, k-h-1) on the grid h = 0..k-1, t = k..d.
+    """log |C(h, t)| on the grid h = 0..k-1, t = k..d.
 
-    Invalid cells (t = k with h < k-1) are -inf.  Cached: the grid depends only
-    on (d, k), which are public.
+    |C(h, t)| = C(t−h−2, k−h−1) for t > k; the exact top k is the single member
+    of cell (k−1, k); the other cells with t = k are empty (−inf).  Cached: the
+    grid depends only on (d, k), which are public.
     """
     return _class_log_sizes(int(d), int(k)).copy()
 
 
 def class_utilities(x_sorted: np.ndarray, k: int, eps1: float, eps2: float) -> np.ndarray:
-    """L(h, t) = (eps2/2)·x[t] − (eps1/2)·x[h+1] (1-indexed, x sorted descending)."""
+    """L(h, t) = (eps2/2)·x[t] − (eps1/2)·x[h+1] (1-indexed, x sorted descending).
+
+    The exact top-k cell (k−1, k) gets (eps2/2)·x[k] − (eps1/2)·x[k+1]: its tail
+    is rank k and its first excluded rank is k+1.
+    """
     d = x_sorted.size
     tail = x_sorted[k - 1:d]          # x[t], t = k..d
     first_out = x_sorted[:k]          # x[h+1], h = 0..k-1
-    return (eps2 / 2) * tail[None, :] - (eps1 / 2) * first_out[:, None]
+    util = (eps2 / 2) * tail[None, :] - (eps1 / 2) * first_out[:, None]
+    util[k - 1, 0] = (eps2 / 2) * x_sorted[k - 1] - (eps1 / 2) * x_sorted[k]
+    return util
 
 
 def max_exponential_noise(logm: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -100,10 +116,11 @@ def max_exponential_noise(logm: np.ndarray, rng: np.random.Generator) -> np.ndar
 
     F⁻¹(U^{1/m}) = −log(1 − U^{1/m}) = −log(−expm1(−E/m)) with E = −log U ~ Exp(1);
     for huge m it tends to log m − log E, which is used past log m = 40 so that
-    no m is ever formed (log C(22282, 99) ≈ 636 overflows a double).
+    no m is ever formed (log C(22282, 99) ≈ 632 overflows a double).  Empty
+    classes (log m = −inf) get −inf.
     """
     e = np.maximum(rng.standard_exponential(logm.shape), np.finfo(float).tiny)
-    out = logm - np.log(e)  # -inf stays -inf: invalid classes never win
+    out = logm - np.log(e)  # -inf stays -inf: empty classes never win
     small = np.isfinite(logm) & (logm < _ASYMPTOTE_LOG_M)
     if small.any():
         es, ls = e[small], logm[small]
@@ -129,27 +146,39 @@ def canonical_lipschitz(
 
     Notes
     -----
-    Classes C(h, t): the top h items, k−h−1 items from ranks h+1..t−1, and the
-    item of rank t; utility L(h, t) as in :func:`class_utilities`; class noise
-    is the max of |C(h, t)| exponentials; the winning class's member is drawn
-    uniformly.
+    Each class C(h, t) (see the comment above :func:`class_log_sizes`) gets its
+    utility plus the max of |C(h, t)| standard exponentials; the winning class's
+    member is drawn uniformly.  This is report-noisy-max with exponential noise
+    over all k-subsets, grouped by class so that the work is O(dk).
     """
     d = scores.size
     order = np.argsort(-scores, kind="stable")
     x = scores[order]
     eps1, eps2 = (1 - gamma) * eps, gamma * eps
-    logm = _class_log_sizes(d, k)
     noisy = class_utilities(x, k, eps1, eps2)
-    noisy += max_exponential_noise(logm, rng)
+    noisy += max_exponential_noise(_class_log_sizes(d, k), rng)
     h, t_index = np.unravel_index(int(np.argmax(noisy)), noisy.shape)
     return np.sort(order[_class_member(int(h), int(t_index) + k, k, rng)])
 
 
 def _class_member(h: int, t: int, k: int, rng: np.random.Generator) -> np.ndarray:
     """Sorted-rank positions (0-indexed) of a uniform member of C(h, t)."""
-    head = np.arange(h)
-    body = h + rng.choice(t - h - 1, size=k - h - 1, replace=False) if k - h - 1 > 0 else np.empty(0, int)
-    return np.concatenate([head, body, [t - 1]]).astype(int)
+    if t == k:
+        return np.arange(k)
+    body_size = k - h - 1
+    body = h + 1 + rng.choice(t - h - 2, size=body_size, replace=False) if body_size else np.empty(0, int)
+    return np.concatenate([np.arange(h), body, [t - 1]]).astype(int)
+
+
+def class_members(h: int, t: int, k: int):
+    """Every member of C(h, t) as a tuple of 0-indexed rank positions (small d only)."""
+    from itertools import combinations
+
+    if t == k:
+        yield tuple(range(k))
+        return
+    for body in combinations(range(h + 1, t - 1), k - h - 1):
+        yield (*range(h), *body, t - 1)
 
 
 def largest_class_noise(d: int, k: int) -> tuple[float, float]:
@@ -165,19 +194,19 @@ def largest_class_noise(d: int, k: int) -> tuple[float, float]:
 def exact_recovery_bound(gap: np.ndarray, d: int, k: int, eps: float, gamma: float = 0.5) -> np.ndarray:
     """Lower bound on P(output = exact top-k) as a function of the score gap.
 
-    ``gap`` = x[k] − x[k+1] in sensitivity units.  Only the class C(k−1, k) holds
-    the exact top-k, and every other class's utility is at least eps2·gap/2
-    lower, so a union bound over the other classes' members gives
-    P(miss) ≤ ½ · Σ_{(h,t) ≠ (k−1,k)} |C(h,t)| · exp(−eps2·gap/2)
+    ``gap`` = x[k] − x[k+1] in sensitivity units.  The exact top k is the single
+    member of its class, with utility (eps2/2)x[k] − (eps1/2)x[k+1]; every other
+    class has t ≥ k+1 and h+1 ≤ k, so its utility is lower by
+    (eps2/2)(x[k] − x[t]) + (eps1/2)(x[h+1] − x[k+1]) ≥ eps·gap/2.  A union bound
+    over the other members gives P(miss) ≤ ½ · Σ_{other classes} |C(h,t)| · e^{−eps·gap/2}
     (P(E − E' > a) = e^{−a}/2 for independent standard exponentials).  This is
     our derivation of the paper's Theorem 4.1-type statement.
     """
     logm = class_log_sizes(d, k)
     logm[k - 1, 0] = -np.inf
     log_others = logsumexp(logm[np.isfinite(logm)])
-    log_miss = np.log(0.5) + log_others - gamma * eps * np.asarray(gap, dtype=float) / 2
+    log_miss = np.log(0.5) + log_others - eps * np.asarray(gap, dtype=float) / 2
     return np.clip(1 - np.exp(np.minimum(log_miss, 0.0)), 0.0, 1.0)
-
 
 
 def canonical_lipschitz_distribution(scores: np.ndarray, k: int, eps: float, gamma: float = 0.5,
@@ -186,11 +215,9 @@ def canonical_lipschitz_distribution(scores: np.ndarray, k: int, eps: float, gam
 
     P(class c wins) = ∫ g_c(v) Π_{c'≠c} G_{c'}(v) dv, with G_c(v) = (1 − e^{−(v−u_c)})^{m_c}
     the CDF of the class's noisy utility, integrated numerically (trapezoid on
-    ``grid`` points); a set's probability sums P(c)/m_c over the classes that
-    contain it.  Returns {sorted index tuple: probability}.
+    ``grid`` points); each member of the winning class is equally likely.
+    Returns {sorted index tuple: probability}.
     """
-    from itertools import combinations
-
     d = scores.size
     order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
     x = np.asarray(scores, dtype=float)[order]
@@ -211,8 +238,8 @@ def canonical_lipschitz_distribution(scores: np.ndarray, k: int, eps: float, gam
         with np.errstate(invalid="ignore"):
             others = np.where(np.isfinite(log_cdf[i]), total - log_cdf[i], _others_excluding(log_cdf, i))
         p_class = float(np.trapezoid(np.exp(log_dens[i] + others), v))
-        for body in combinations(range(h, t - 1), k - h - 1):
-            member = tuple(sorted(int(order[j]) for j in (*range(h), *body, t - 1)))
+        for ranks in class_members(h, t, k):
+            member = tuple(sorted(int(order[j]) for j in ranks))
             probs[member] = probs.get(member, 0.0) + p_class / m[i]
     return probs
 
