@@ -146,6 +146,10 @@ def model_frame(
         X, names, terms, intercept, levels = _direct_design(rhs_tokens, frame, lhs, add_intercept=not drop_intercept)
     else:
         X, names, terms, intercept, levels = _patsy_design(rhs, frame, lhs)
+    X, y, n_dropped = _drop_nonfinite_design_rows(X, y, n_dropped, formula)
+    if len(y if y is not None else X) < min_rows:
+        raise DataError(f"only {X.shape[0]} complete row(s) remain for formula '{formula}'; "
+                        f"at least {min_rows} are needed.")
     if drop_intercept and intercept:
         keep = [i for i, nm in enumerate(names) if nm != INTERCEPT]
         X, names, terms = X[:, keep], [names[i] for i in keep], [terms[i] for i in keep]
@@ -157,6 +161,22 @@ def model_frame(
         intercept=intercept, n_dropped=n_dropped, variables=used,
         classes=classes, factor_levels=levels,
     )
+
+
+def _drop_nonfinite_design_rows(X, y, n_dropped: int, formula: str):
+    """Rows where a transformation (log, sqrt, I(1/x)) gave NaN or inf are dropped and counted."""
+    finite_y = y is None or np.isfinite(y).all()
+    if (X.size == 0 or np.isfinite(X).all()) and finite_y:
+        return X, y, n_dropped
+    good = np.isfinite(X).all(axis=1) if X.size else np.ones(X.shape[0], dtype=bool)
+    if not finite_y:
+        good &= np.isfinite(y)
+    bad = int((~good).sum())
+    warnings.warn(
+        f"{bad} row(s) dropped because a transformation in '{formula}' gave NaN or inf "
+        "(e.g. log of a non-positive value). The count is not private.",
+        DataWarning, stacklevel=4)
+    return X[good], (y[good] if y is not None else None), n_dropped + bad
 
 
 def _deferrable(rhs_tokens, data: pd.DataFrame, used: list[str], lhs: str, response: str) -> bool:
@@ -370,7 +390,9 @@ def _evaluate(expr: str, frame: pd.DataFrame) -> np.ndarray:
     import patsy
 
     try:
-        mat = patsy.dmatrix("0 + " + expr, frame, eval_env=_env(), NA_action="raise")
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mat = patsy.dmatrix("0 + " + expr, frame, eval_env=_env(), NA_action="raise")
     except Exception as exc:  # patsy raises many types
         raise FormulaError(f"cannot evaluate '{expr}': {exc}") from None
     if mat.shape[1] != 1:
@@ -470,7 +492,11 @@ def _patsy_design(rhs: str, frame: pd.DataFrame, lhs: str):
         desc = patsy.ModelDesc.from_formula(expanded)
         intercept = any(not t.factors for t in desc.rhs_termlist)
         ordered = sorted((t for t in desc.rhs_termlist if t.factors), key=lambda t: len(t.factors))
-        coded = {f: _eval_factor(f, pframe, frame) for t in ordered for f in t.factors}
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            # log() of a non-positive value gives NaN/inf, as R does; those rows are
+            # dropped and counted by model_frame instead of leaking numpy warnings
+            warnings.simplefilter("ignore", RuntimeWarning)
+            coded = {f: _eval_factor(f, pframe, frame) for t in ordered for f in t.factors}
     except RecursionError:
         raise FormulaError(
             "the formula is too long for patsy; use 'y ~ .' with main effects only, or select "

@@ -181,9 +181,9 @@ def dp_felp(
     entries = [LedgerEntry(step=f"release of the average of {n_estimators} Logo weight vectors ({d} weights)",
                            mechanism="L2-Laplace output perturbation", eps=eps, sensitivity=sens_text,
                            note="selection of the top weights is post-processing")]
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(accountant, entries, "dp_felp")
 
-    noise = NoiseSource(random_state)
     X = mf.X
     U, n_clipped = m.scale_features(X, box if box is not None else m.data_box(X))
     if box is None:

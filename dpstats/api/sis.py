@@ -155,9 +155,9 @@ def dp_sis(
         eps=eps, sensitivity=(f"user-declared Δ∞ = {sensitivity:g}" if score is not None
                               else m.SENSITIVITY_TEXT[neighbouring]),
         note=selector.accounting)]
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(accountant, entries, "dp_sis")
 
-    noise = NoiseSource(random_state)
     scores, n_clipped = _scores(mf, score, stats, x_box is not None, center)
     chosen = m.private_top_k(scores, k, eps, sensitivity, noise.generator, topk=topk, gamma=gamma)
     selected = [mf.names[j] for j in chosen]

@@ -171,9 +171,9 @@ def dp_two_stage(
         y_box = resolve_box(bounds, [mf.response])
 
     entries = _ledger(eps, k, d, n_blocks, topk, second_stage, stage_fraction, neighbouring)
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(accountant, entries, "dp_two_stage")
 
-    noise = NoiseSource(random_state)
     rng = noise.generator
     labels = m.block_labels(n, n_blocks, neighbouring, rng, shuffle=shuffle)
     coefs = m.block_coefficients(mf.X, mf.y, labels, n_blocks, lam, standardize=standardize,

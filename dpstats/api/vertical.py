@@ -147,9 +147,9 @@ def vertical_glm(
     if dp:
         X, radius = _clip_for_dp(mf, owner, len(names), bounds)
     entries, sigmas = _plan(spec, mf.n, len(names), radius)
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(spec["accountant"], entries, "vertical_glm")
 
-    noise = NoiseSource(random_state)
     fam = m.FAMILIES[family]
     pen = m.Penalty(penalty, float(lam))
     index = [np.flatnonzero(owner == k) for k in range(len(names))]
