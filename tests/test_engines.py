@@ -149,6 +149,21 @@ def test_missing_rows_dropped_and_counted_across_chunks(tmp_path):
         assert (mf.n, mf.n_dropped) == (ref_mf.n, ref_mf.n_dropped)
 
 
+def test_rows_a_transformation_makes_non_finite_are_dropped_and_counted(mixed, tmp_path):
+    df, _ = mixed
+    df = df.assign(z=np.round(df.x1))  # log(|z|) = -inf where z == 0
+    df.to_parquet(tmp_path / "z.parquet", row_group_size=500)
+    formula = "y ~ log(abs(z)) + sqrt(x2 + 9) + g"
+    with pytest.warns(DataWarning):
+        ref_mf, ref = engines.sufficient_statistics(formula, df)
+    assert ref.n_dropped > 100
+    for name, src in _sources(df, tmp_path, "z", levels={"g": ["hi", "lo", "mid", "top"]}).items():
+        with pytest.warns(DataWarning, match=f"{ref.n_dropped} of {len(df)} rows"):
+            mf, st = engines.sufficient_statistics(formula, src)
+        assert mf.names == ref_mf.names, name
+        _same_stats(ref, st)
+
+
 def test_chunk_with_other_schema_is_a_clear_error(tmp_path):
     df = dp.datasets.fan_lv(n=400, d=8, random_state=0)
     folder = tmp_path / "parts"

@@ -132,7 +132,7 @@ class Layout:
         if mf.names != self.prototype.names:
             raise DataError(f"{where} gives design columns {mf.names[:5]}... instead of "
                             f"{self.prototype.names[:5]}...; declare levels= for the factors.")
-        mf.n_dropped = n_dropped
+        mf.n_dropped += n_dropped  # model_frame counts rows a transformation made non-finite
         return mf
 
     def _response_finite(self, chunk: pd.DataFrame) -> bool:

@@ -12,12 +12,13 @@ rows (``pyarrow.parquet.write_table(..., row_group_size=...)``).
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, DataWarning
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .layout import Layout, schema_error
 
@@ -169,7 +170,12 @@ class Stream:
         columns = None if len(layout.variables) == len(layout.columns) else list(layout.variables)
         if columns is not None:
             layout = _project(layout, columns)
-        with _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar:
+        with _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar, \
+                warnings.catch_warnings():
+            # rows dropped in a chunk are counted and warned about once, after the pass
+            # (this loop runs in the calling thread, so the filter is safe here)
+            warnings.simplefilter("ignore", DataWarning)
+
             def parts():
                 for batch, where in self.batches(columns):
                     bar.update(batch.num_rows)
