@@ -16,7 +16,7 @@ grid version of that locate step, with practical constants:
 2. The exponential mechanism picks a cell of that grid, score = its count
    (sensitivity 1), over every cell of the bounded domain; empty cells are
    handled in closed form (their total mass, then a uniform empty cell).
-3. A noisy mean of the active points within r = s·√q of the cell's centre
+3. A noisy mean of the active points within r = s(√q + 1)/2 of the cell's centre
    (sum of deviations: sensitivity 2r under replace-one, r under add/remove;
    count: sensitivity 1) refines the centre.
 4. The points within r of the refined centre are removed; the next round
@@ -35,7 +35,7 @@ from .gmm_budget import em_eps, gaussian_sigma, svt_eps
 from .gmm_svt import above_threshold
 
 #: shares of one round's ρ: active count, AboveThreshold, exponential mechanism, refinement
-ROUND_SPLIT = {"count": 0.1, "svt": 0.5, "em": 0.15, "refine": 0.25}
+ROUND_SPLIT = {"count": 0.05, "svt": 0.45, "em": 0.3, "refine": 0.2}
 REFINE_SUM_SENSITIVITY = {"replace": 2.0, "add_remove": 1.0}
 
 
@@ -139,7 +139,9 @@ def locate_one(Y: np.ndarray, target: float, sides: np.ndarray, half_width: floa
     i = len(sides) - 1 if hit is None else hit
     side = float(sides[i])
     z = exponential_cell(Y, side, offsets[i], half_width, em_eps(rho_em), gen)
-    radius = side * math.sqrt(q)
+    # the cell's circumradius plus half a side: holds the core of the component whose cell was
+    # chosen, and stays below the separation of components (unlike the full diagonal in q >= 4)
+    radius = side * (math.sqrt(q) + 1) / 2
     inside = np.linalg.norm(Y - z, axis=1) <= radius
     dev_sum = (Y[inside] - z).sum(axis=0)
     # refinement: half of its ρ to the count (Δ = 1), half to the sum (Δ = 2r or r)

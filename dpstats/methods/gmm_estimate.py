@@ -128,6 +128,8 @@ def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho
         U[big] *= (r / nrm[big])[:, None]
         n_j = max(counts[j], 1.0)
         m = noise.gaussian(U.sum(axis=0), r * sd_sum) / n_j
+        # the mean of deviations clipped to norm r has norm <= r (post-processing clamp)
+        m *= min(1.0, r / max(float(np.linalg.norm(m)), 1e-300))
         means[j] = refs[j] + m
         mean_sd[j], cov_sd[j] = r * sd_sum / n_j, r * r * sd_second / n_j
         if full_cov:
@@ -136,7 +138,7 @@ def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho
             second = np.zeros((d, d))
             second[iu] = upper
             second = second + np.triu(second, 1).T
-            covs[j] = shrink_to_pd(second / n_j - np.outer(m, m), cov_sd[j], var_floor)
+            covs[j] = shrink_to_pd(second / n_j - np.outer(m, m), cov_sd[j], var_floor, cap=r * r)
         else:
             total = float(noise.gaussian(np.array([(nrm.clip(max=r) ** 2).sum()]), r * r * sd_second)[0])
             var = max(total / n_j - m @ m, 0.0) / d
@@ -147,15 +149,16 @@ def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho
 
 
 def shrink_to_pd(cov: np.ndarray, noise_sd: float, var_floor: float,
-                 target: np.ndarray | None = None) -> np.ndarray:
+                 target: np.ndarray | None = None, cap: float = np.inf) -> np.ndarray:
     """Shrink a noisy covariance towards ``target`` by its known noise level, then make it PD.
 
     ``target`` defaults to (tr Ĉ/d)·I.  λ = min(1, E‖N‖²_F / ‖Ĉ − target‖²_F)
     with E‖N‖²_F = d²·noise_sd² (the Ledoit–Wolf weight when the noise
     variance is known); eigenvalues below
     ``max(var_floor, 1e-3·tr/d, 2·noise_sd·√d)`` (the last is the noise's
-    spectral scale: smaller eigenvalues are not resolved) are raised to it.
-    Post-processing.
+    spectral scale: smaller eigenvalues are not resolved) are raised to it,
+    and eigenvalues above ``cap`` (r² for deviations clipped to norm r) are
+    lowered to it.  Post-processing.
 
     Examples
     --------
@@ -165,7 +168,7 @@ def shrink_to_pd(cov: np.ndarray, noise_sd: float, var_floor: float,
     """
     d = cov.shape[0]
     cov = (cov + cov.T) / 2
-    level = max(np.trace(cov) / d, var_floor)
+    level = min(max(np.trace(cov) / d, var_floor), cap)
     if target is None:
         target = level * np.eye(d)
     dist2 = float(((cov - target) ** 2).sum())
@@ -173,5 +176,5 @@ def shrink_to_pd(cov: np.ndarray, noise_sd: float, var_floor: float,
     shrunk = lam * target + (1 - lam) * cov
     vals, vecs = np.linalg.eigh(shrunk)
     # eigenvalues below the noise's spectral scale (≈ 2·sd·√d) are not resolved: raise them to it
-    vals = np.maximum(vals, max(var_floor, 1e-3 * level, 2 * noise_sd * math.sqrt(d)))
+    vals = np.clip(vals, min(max(var_floor, 1e-3 * level, 2 * noise_sd * math.sqrt(d)), cap), cap)
     return (vecs * vals) @ vecs.T
