@@ -13,9 +13,12 @@ After Kamath, Sheffet, Singhal & Ullman (2019).  What is implemented:
   clipping to a private radius.
 
 Not implemented: Phase II, the recursive "terrific ball" split for components
-of very different scales.  Mixtures whose components differ in scale by a
-large factor or overlap in the private PCA plane are outside what is shown to
-work here (see ``benchmarks/bench_gmm.py`` for the non-spherical case).
+of very different scales.  In its place, components of different scales are
+handled by partitioning with each located cluster's scale and by ``refine``
+private hard-EM passes (shown for scales 0.25/1/4 with axis ratio 8 in
+``benchmarks/bench_gmm.py``); mixtures whose components overlap in the
+private PCA plane, or differ in scale by much more, are outside what is shown
+to work here.
 """
 
 from __future__ import annotations
