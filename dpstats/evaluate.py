@@ -423,7 +423,9 @@ def golub() -> pd.DataFrame:
 
 
 def _r(code: str):
-    import rpy2.robjects as ro
+    from .rbridge import import_robjects
+
+    ro = import_robjects()
 
     ro.r(code)
     return ro

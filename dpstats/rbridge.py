@@ -32,6 +32,8 @@ and :func:`load_r_dataset` loads a data set shipped by an R package (e.g.
 
 from __future__ import annotations
 
+import os
+
 import inspect
 import json
 import math
@@ -457,11 +459,29 @@ function(names, n, kinds, numeric, codes, levels) {
 
 def _ro():
     try:
-        import rpy2.robjects as ro
+        return import_robjects()
     except Exception as exc:  # pragma: no cover - environment
         raise DPStatsError(
             f"rpy2 with R is needed for this function ({exc}); install R and `pip install 'rpy2>=3.5,<3.6'`."
         ) from None
+
+
+def import_robjects():
+    """Import ``rpy2.robjects`` without leaving R's library folders in LD_LIBRARY_PATH.
+
+    rpy2 prepends R's and the system's library folders to ``LD_LIBRARY_PATH`` when R
+    starts; Python subprocesses started afterwards (vertical GLM parties, Dask workers)
+    would then load the system's shared libraries instead of their own interpreter's
+    and fail.  R itself is loaded by then and does not need the variable.
+    """
+    saved = os.environ.get("LD_LIBRARY_PATH")
+    try:
+        import rpy2.robjects as ro
+    finally:
+        if saved is None:
+            os.environ.pop("LD_LIBRARY_PATH", None)
+        else:
+            os.environ["LD_LIBRARY_PATH"] = saved
     return ro
 
 

@@ -27,7 +27,9 @@ def rpy2_robjects():
     if shutil.which("R") is None:
         _missing("R")
     try:
-        import rpy2.robjects as ro
+        from dpstats.rbridge import import_robjects
+
+        ro = import_robjects()
     except Exception as exc:  # pragma: no cover - environment
         _missing(f"rpy2 ({exc})")
     return ro

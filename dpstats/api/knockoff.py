@@ -89,8 +89,9 @@ def dp_knockoff(
         rows are clipped to it.  Without it, B = the largest row norm of the data
         (a data-dependent step).
     sigma, beta_norm : float, optional
-        Declared upper bounds on the noise sd σ and on ‖β‖ (Remark 2).  If not
-        given they are estimated from the data (OLS), a data-dependent step.
+        Declared upper bounds on the noise sd σ and on ‖β‖ (Remark 2), β on the
+        scale of the original columns (as written in the formula).  If not given
+        they are estimated from the data (OLS), a data-dependent step.
     c_min, lambda_min : float, optional
         Declared public lower bounds on the smallest column norm and on
         λ_min(Σ′).  Given, the sensitivities use them with the public bounds

@@ -129,8 +129,8 @@ def vertical_glm(
     >>> df = pd.DataFrame(rng.standard_normal((200, 4)), columns=["x1", "x2", "x3", "x4"])
     >>> df["y"] = df.x1 - df.x3 + rng.standard_normal(200)
     >>> fit = dp.vertical_glm("y ~ .", df, parties=[["x1", "x2"], ["x3", "x4"]])
-    >>> fit.converged, round(fit.coef()["x1"], 1)
-    (True, 1.0)
+    >>> fit.converged, abs(fit.coef()["x1"] - 1) < 0.2
+    (True, True)
     """
     spec = validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta,
                               rounds, eta_clip, coef_share, neighbouring, strict, accountant)

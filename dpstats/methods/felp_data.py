@@ -47,7 +47,9 @@ def mlbench_frame(name: str) -> tuple[pd.DataFrame, dict[str, tuple[float, float
     """
     if name not in ("Soybean", "BreastCancer"):
         raise ValueError(f"name must be 'Soybean' or 'BreastCancer', got {name!r}.")
-    import rpy2.robjects as ro
+    from ..rbridge import import_robjects
+
+    ro = import_robjects()
     from rpy2.robjects import pandas2ri
     from rpy2.robjects.conversion import localconverter
 
