@@ -197,8 +197,8 @@ def _deferred_frame(formula, data, tokens, lhs, used, drop_intercept, min_rows) 
                       intercept=intercept, n_dropped=0, variables=used, checked=False)
 
 
-def finish_checks(mf: ModelFrame, x_min: np.ndarray, x_max: np.ndarray, finite: bool) -> bool:
-    """Complete the deferred checks from per-column ranges of one statistics pass.
+def finish_checks(mf: ModelFrame, constant_mask: np.ndarray, finite: bool) -> bool:
+    """Complete the deferred checks from one statistics pass.
 
     Returns False when non-finite values were seen (rebuild the frame with
     ``defer_checks=False`` to drop and count those rows); raises
@@ -206,7 +206,7 @@ def finish_checks(mf: ModelFrame, x_min: np.ndarray, x_max: np.ndarray, finite: 
     """
     if not finite:
         return False
-    constant = np.flatnonzero(x_min == x_max)
+    constant = np.flatnonzero(constant_mask)
     _raise_constant([mf.names[j] for j in constant if mf.names[j] != INTERCEPT])
     mf.checked = True
     return True

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels import HAVE_NUMBA, fused_cross
+from ._kernels import HAVE_NUMBA, fused_cross, fused_cross_bounded_columns
 from .geometry import Box, to_unit_interval
 
 CHUNK_BYTES = 4 * 2**20
@@ -31,13 +31,20 @@ class CrossStats:
     x_sum: np.ndarray
     y_sum: float
     yty: float
-    x_maxabs: np.ndarray
+    x_maxabs: np.ndarray | None  # None on a declared-bounds fused pass (not needed there)
     y_maxabs: float
     xtx: np.ndarray | None = None
     n_clipped: int = 0
     x_min: np.ndarray | None = None
     x_max: np.ndarray | None = None
     finite: bool = True
+    constant: np.ndarray | None = None
+
+    def constant_columns(self) -> np.ndarray:
+        """Boolean mask of columns whose values are all equal."""
+        if self.constant is not None:
+            return self.constant
+        return self.x_min == self.x_max
 
     @property
     def x_mean(self) -> np.ndarray:
@@ -133,6 +140,7 @@ def cross_products(
     y_box: Box | None = None,
     gram: bool = False,
     rows_per_chunk: int | None = None,
+    ranges: bool = True,
 ) -> CrossStats:
     """Xᵀy, column sums, max-abs values (and XᵀX) in one pass over row chunks.
 
@@ -144,7 +152,7 @@ def cross_products(
     """
     n, p = X.shape
     if not gram and n * p >= FUSED_MIN_VALUES and HAVE_NUMBA:
-        return _fused_cross_products(X, y, x_box, y_box)
+        return _fused_cross_products(X, y, x_box, y_box, ranges)
     acc = CrossProductAccumulator(p=p, x_box=x_box, y_box=y_box, gram=gram)
     step = rows_per_chunk or chunk_rows(p)
     for start in range(0, n, step):
@@ -152,13 +160,25 @@ def cross_products(
     return acc.result()
 
 
-def _fused_cross_products(X: np.ndarray, y: np.ndarray, x_box: Box | None, y_box: Box | None) -> CrossStats:
-    """:func:`cross_products` through the fused kernel (one read of X)."""
+def _fused_cross_products(X: np.ndarray, y: np.ndarray, x_box: Box | None, y_box: Box | None,
+                          ranges: bool = True) -> CrossStats:
+    """:func:`cross_products` through the fused kernel (one read of X).
+
+    With ``ranges=False`` and declared bounds, per-column min/max/max-abs are not
+    computed (a constant-column mask is), which lets the kernel run at memory speed.
+    """
     y = np.asarray(y, dtype=float)
     finite_y = bool(np.isfinite(y).all())
     n_clipped = 0
     if y_box is not None:
         y, n_clipped = to_unit_interval(y, y_box)
+    if not ranges and x_box is not None and X.flags.f_contiguous and not X.flags.c_contiguous:
+        out = fused_cross_bounded_columns(X, y, x_box.center, x_box.halfwidth)
+        return CrossStats(
+            n=X.shape[0], xty=out["xty"], x_sum=out["x_sum"], y_sum=float(y.sum()), yty=float(y @ y),
+            x_maxabs=None, y_maxabs=float(np.abs(y).max()), n_clipped=n_clipped + out["n_clipped"],
+            finite=finite_y and bool(np.isfinite(out["raw_sum"]).all()), constant=out["constant"],
+        )
     out = fused_cross(X, y, None if x_box is None else x_box.center,
                       None if x_box is None else x_box.halfwidth)
     lo, hi = out["x_min"], out["x_max"]

@@ -28,6 +28,26 @@ def test_fused_kernel_equals_numpy_path(order, bounded, monkeypatch):
     assert fused.y_sum == pytest.approx(plain.y_sum) and fused.yty == pytest.approx(plain.yty)
 
 
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is a declared dependency; fallback path only")
+def test_bounded_pass_without_ranges_equals_numpy_path(monkeypatch):
+    rng = np.random.default_rng(3)
+    X = np.asarray(rng.normal(size=(30_000, 150)) * 2, order="F")
+    X[:, 7] = 2.5  # constant
+    X[:, 8] = 2.5
+    X[17, 8] = 2.5 + 1e-7  # nearly constant: flagged by the screen, cleared exactly
+    y = rng.normal(size=30_000) * 3
+    xb = resolve_box((-3, 3), [f"c{j}" for j in range(150)])
+    yb = resolve_box((-4, 4), ["y"])
+    fast = st.cross_products(X, y, x_box=xb, y_box=yb, ranges=False)
+    monkeypatch.setattr(st, "FUSED_MIN_VALUES", 10**12)
+    plain = st.cross_products(X, y, x_box=xb, y_box=yb)
+    np.testing.assert_allclose(fast.xty, plain.xty, rtol=1e-10, atol=1e-8)
+    np.testing.assert_allclose(fast.x_sum, plain.x_sum, rtol=1e-10, atol=1e-8)
+    assert fast.n_clipped == plain.n_clipped and fast.x_maxabs is None
+    np.testing.assert_array_equal(fast.constant_columns(), plain.constant_columns())
+    assert fast.constant_columns()[7] and not fast.constant_columns()[8]
+
+
 @pytest.mark.parametrize("big", [False, True])
 def test_non_finite_values_are_found_in_the_statistics_pass(big):
     rng = np.random.default_rng(1)

@@ -54,8 +54,8 @@ def frame_and_cross_products(formula: str, data, boxes: BoxFn, *, drop_intercept
         return engines.frame_and_cross_products(formula, data, boxes, drop_intercept=drop_intercept, gram=gram)
     mf = model_frame(formula, data, drop_intercept=drop_intercept, defer_checks=True)
     x_box, y_box = boxes(mf)
-    stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
-    if not mf.checked and not finish_checks(mf, stats.x_min, stats.x_max, stats.finite):
+    stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram, ranges=False)
+    if not mf.checked and not finish_checks(mf, stats.constant_columns(), stats.finite):
         mf = model_frame(formula, data, drop_intercept=drop_intercept)
         x_box, y_box = boxes(mf)
         stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
