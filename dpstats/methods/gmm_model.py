@@ -17,7 +17,7 @@ def log_joint(X: np.ndarray, weights: np.ndarray, means: np.ndarray, covs: np.nd
     Examples
     --------
     >>> lj = log_joint(np.zeros((1, 2)), np.array([1.0]), np.zeros((1, 2)), np.eye(2)[None])
-    >>> round(float(lj[0, 0]), 4) == round(-np.log(2 * np.pi), 4)
+    >>> round(float(lj[0, 0]), 4) == round(float(-np.log(2 * np.pi)), 4)
     True
     """
     n, d = X.shape
