@@ -233,7 +233,8 @@ def _r_value(v: Any) -> str:
             return f"c({', '.join(_r_value(x) for x in v[:6])}, ...)"
         return f"c({', '.join(_r_value(x) for x in v)})"
     if isinstance(v, dict):
-        return "list(" + ", ".join(f"{k} = {_r_value(x)}" for k, x in list(v.items())[:6]) + ")"
+        shown = ", ".join(f"{k} = {_r_value(x)}" for k, x in list(v.items())[:6])
+        return "list(" + shown + (", ..." if len(v) > 6 else "") + ")"
     return str(v)
 
 
