@@ -96,3 +96,18 @@ def check_strict(strict) -> bool:
     if not isinstance(strict, bool):
         raise PrivacyParameterError(f"strict must be True or False, got {strict!r}.")
     return strict
+
+
+def check_truth(truth, names: list[str]) -> list[str] | None:
+    """User-supplied truth (simulations) must name terms of the model; checked before charging."""
+    if truth is None:
+        return None
+    if isinstance(truth, str):
+        truth = [truth]
+    truth = list(truth)
+    known = set(names)
+    unknown = [t for t in truth if t not in known]
+    if unknown:
+        raise DataError(f"truth names {unknown[:5]} are not terms of the model; terms look like "
+                        f"{names[:3]}. Use the design's column names (see result.terms).")
+    return truth

@@ -132,6 +132,8 @@ BAD_INPUTS = [
     (dict(bounds=(1, -1)), PrivacyParameterError, "lo < hi"),
     (dict(bounds={"x1": (0, 1)}), PrivacyParameterError, "bounds are missing"),
     (dict(topk="nonsense"), PrivacyParameterError, "topk"),
+    (dict(truth=["x1", "not_a_term"]), DataError, "not_a_term"),
+    (dict(random_state=-3), PrivacyParameterError, "random_state"),
 ]
 
 

@@ -19,7 +19,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import OperatingCharacteristics
 from ..results.felp import FELPResult
-from ..validation import (check_accountant, check_eps, check_fraction, check_neighbouring,
+from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_neighbouring,
                           check_strict)
 from ._common import charge, missing_rows_step
 
@@ -181,6 +181,7 @@ def dp_felp(
     entries = [LedgerEntry(step=f"release of the average of {n_estimators} Logo weight vectors ({d} weights)",
                            mechanism="L2-Laplace output perturbation", eps=eps, sensitivity=sens_text,
                            note="selection of the top weights is post-processing")]
+    truth = check_truth(truth, mf.names)
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(accountant, entries, "dp_felp")
 
@@ -351,10 +352,6 @@ def _diagnostics(fit, n_clipped, mf, truth, selected, counts) -> dict:
             "learners_clipped_to_C": fit.n_clipped,
             "class_counts": dict(zip([str(c) for c in mf.classes], counts.tolist()))}
     if truth is not None:
-        truth = list(truth)
-        unknown = [t for t in truth if t not in set(mf.names)]
-        if unknown:
-            raise DataError(f"truth names {unknown[:5]} are not features; features look like {mf.names[:3]}.")
         nonprivate = [mf.names[j] for j in m.rank_features(fit.w_mean)[:len(selected)]]
         diag.update({"selected_true_share": len(set(selected) & set(truth)) / len(selected),
                      "nonprivate_selected": nonprivate,

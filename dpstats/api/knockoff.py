@@ -22,7 +22,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import OperatingCharacteristics
 from ..results.knockoff import KnockoffResult
 from ..stats import CrossProductAccumulator, chunk_rows
-from ..validation import (check_accountant, check_delta, check_eps, check_fraction,
+from ..validation import (check_truth, check_accountant, check_delta, check_eps, check_fraction,
                           check_neighbouring, check_strict)
 from ._common import charge, missing_rows_step
 
@@ -187,6 +187,7 @@ def dp_knockoff(
     parts = _budget(eps, delta, args["eps_split"], args["delta_split"], method)
     scales = _scales(cal, parts, method, ridge, args["s"], s_value, st.lambda_min, nonprivate)
     entries = _ledger(method, parts, scales, p, nonprivate)
+    truth = check_truth(truth, mf.names)
     charge(accountant, entries, "dp_knockoff")
 
     v, Xk = None, None
@@ -469,10 +470,6 @@ def _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic, fdr
     diag = {"rows_dropped_for_missing_values": mf.n_dropped, "rows_clipped_to_B": n_clipped}
     if truth is None:
         return diag
-    truth = list(truth)
-    unknown = [t for t in truth if t not in set(mf.names)]
-    if unknown:
-        raise DataError(f"truth names {unknown[:5]} are not terms of the model; terms look like {mf.names[:3]}.")
     nonnull = np.array([mf.names.index(t) for t in truth], dtype=int)
     fdp, tpp = ks.fdp_tpp(np.array([mf.names.index(t) for t in selected], dtype=int), nonnull)
     plain = kd.run_mechanism(st_aug, s_value, kd.Scales("none"), kd.FastNoise(gen), statistic=statistic,

@@ -17,7 +17,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS, exact_recovery_bound, largest_class_noise
 from ..results.base import OperatingCharacteristics
 from ..results.sis import SISResult, recovery_table
-from ..validation import (check_accountant, check_eps, check_fraction, check_k,
+from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
 from ._common import charge, dummy_columns, frame_and_cross_products, missing_rows_step
 
@@ -155,6 +155,7 @@ def dp_sis(
         eps=eps, sensitivity=(f"user-declared Δ∞ = {sensitivity:g}" if score is not None
                               else m.SENSITIVITY_TEXT[neighbouring]),
         note=selector.accounting)]
+    truth = check_truth(truth, mf.names)
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(accountant, entries, "dp_sis")
 
@@ -232,10 +233,6 @@ def _diagnostics(truth, selected, scores, mf, k, n_clipped) -> dict:
             "nonprivate_sis_selected": sorted(nonprivate)}
     if truth is None:
         return diag
-    truth = list(truth)
-    unknown = [t for t in truth if t not in set(mf.names)]
-    if unknown:
-        raise DataError(f"truth names {unknown[:5]} are not terms of the model; terms look like {mf.names[:3]}.")
     diag.update({
         "topk_accuracy_vs_truth": m.topk_accuracy(selected, truth[:k] if len(truth) >= k else truth),
         "utility_class_vs_truth": m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",

@@ -20,7 +20,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS
 from ..results.base import OperatingCharacteristics
 from ..results.two_stage import TwoStageResult
-from ..validation import (check_accountant, check_eps, check_fraction, check_k,
+from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
 from ._common import charge, dummy_columns, missing_rows_step
 
@@ -171,6 +171,7 @@ def dp_two_stage(
         y_box = resolve_box(bounds, [mf.response])
 
     entries = _ledger(eps, k, d, n_blocks, topk, second_stage, stage_fraction, neighbouring)
+    truth = check_truth(truth, mf.names)
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(accountant, entries, "dp_two_stage")
 
@@ -319,11 +320,6 @@ def _operating_characteristics(d, k, eps_select, n_blocks, topk, gamma, trials, 
 
 
 def _diagnostics(truth, selected, counts, mf, k, n_clipped, rng) -> dict:
-    truth = list(truth)
-    unknown = [t for t in truth if t not in set(mf.names)]
-    if unknown:
-        raise DataError(f"truth names {unknown[:5]} are not terms of the model; "
-                        f"terms look like {mf.names[:3]}.")
     nonprivate = [mf.names[j] for j in m.nonprivate_topk(counts, k, rng)]
     head = truth[:k] if len(truth) >= k else truth
     return {"rows_dropped_for_missing_values": mf.n_dropped, "values_clipped": n_clipped,
