@@ -33,6 +33,11 @@ for (m in names(fits)) {
   print(summary(fit))
   print(head(tidy(fit)))
   print(glance(fit))
+  if (m == "dp_gmm") {  # predict(gm, newdata): the most probable released component of each row
+    cl <- predict(fit, X)
+    stopifnot(length(cl) == nrow(X), all(cl %in% 1:2))
+    print(table(component = cl))
+  }
   path <- file.path(out, paste0(m, ".html"))
   report(fit, path)
   stopifnot(file.exists(path), inherits(fit, "dp_result"))

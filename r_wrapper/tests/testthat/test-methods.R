@@ -23,15 +23,27 @@ test_that("vertical_glm: coef, tidy and predict through the Python object", {
   }
 })
 
-test_that("dp_gmm: fit and predict when available", {
+test_that("dp_gmm: fit and predict(gm, newdata) when available", {
   skip_if_no_dpstats()
   skip_if_not(dpstats_has("dp_gmm"), "dpstats.dp_gmm is not in this dpstats yet")
   set.seed(4)
   centers <- rbind(c(-6, -6), c(6, 6), c(6, -6))
+  truth <- rep(1:3, each = 600)
   X <- do.call(rbind, lapply(1:3, function(j) sweep(matrix(rnorm(2 * 600), ncol = 2), 2, -centers[j, ])))
   X <- as.data.frame(X)
   gm <- dp_gmm(~ ., data = X, k = 3, eps = 4, delta = 1e-6, bounds = c(-12, 12), seed = 1)
   expect_s3_class(gm, c("dp_gmm", "dp_result"), exact = TRUE)
-  cl <- unlist(predict(gm, newdata = X))
+  cl <- predict(gm, X)  # positional newdata, as in predict(gm, newdata)
   expect_length(cl, nrow(X))
+  expect_true(all(cl %in% 1:3))
+  # components 6 sd apart: each true cluster goes to one released component (label switching aside)
+  tab <- table(truth, cl)
+  expect_gte(sum(apply(tab, 1, max)) / nrow(X), 0.99)
+  expect_identical(length(unique(apply(tab, 1, which.max))), 3L)
+  expect_identical(as.vector(predict(gm, newdata = X[c(1, 601, 1201), ])), as.vector(cl[c(1, 601, 1201)]))
+  # sample-and-aggregate arguments by their Python names
+  gs <- dp_gmm(~ V1 + V2, data = X, k = 3, eps = 4, delta = 1e-6, bounds = c(-12, 12),
+               method = "sample_aggregate", groups = 10, refine = 2, seed = 2)
+  expect_gte(sum(apply(table(truth, predict(gs, X)), 1, max)) / nrow(X), 0.99)
+  expect_error(predict(gm, data.frame(a = 1)), class = "dpstats_error")
 })

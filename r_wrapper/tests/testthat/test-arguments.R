@@ -1,0 +1,56 @@
+# The R wrappers use the Python functions' argument names (issue 9): every named formal
+# of a wrapper (other than `...` and `seed`, which is Python's `random_state`) is a
+# parameter of the Python function of the same name, in the same order.
+
+python_parameters <- function(name) {
+  code <- sprintf("list(__import__('inspect').signature(__import__('dpstats').%s).parameters)", name)
+  unlist(reticulate::py_eval(code))
+}
+
+test_that("wrapper formals are the Python parameter names, in order", {
+  skip_if_no_dpstats()
+  for (f in c("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm")) {
+    if (!dpstats_has(f)) next
+    py <- python_parameters(f)
+    r <- setdiff(names(formals(getExportedValue("dpstats", f))), c("...", "seed"))
+    expect_true(all(r %in% py), info = paste(f, ": not in Python:", paste(setdiff(r, py), collapse = ", ")))
+    expect_identical(r, py[py %in% r], info = f)
+    expect_true("random_state" %in% py, info = f)
+  }
+})
+
+test_that("dp_gmm and dp_felp take their current Python arguments by name", {
+  skip_if_no_dpstats()
+  expect_identical(python_parameters("dp_gmm")[1:5], c("formula", "data", "k", "eps", "delta"))
+  expect_identical(python_parameters("dp_felp")[1:3], c("formula", "data", "eps"))
+  # the names man/dp_sis.Rd lists for each
+  for (a in c("bounds", "method", "groups", "alpha", "refine", "min_weight", "var_floor",
+              "neighbouring", "truth", "oc_trials", "strict")) {
+    expect_true(a %in% python_parameters("dp_gmm"), info = a)
+  }
+  for (a in c("lam", "n_estimators", "sample_ratio", "select", "variant", "bounds", "clip_norm",
+              "n_neighbors", "tol", "max_iter", "lam_grid", "neighbouring", "truth", "oc_trials",
+              "strict")) {
+    expect_true(a %in% python_parameters("dp_felp"), info = a)
+  }
+})
+
+test_that("dp_felp: its own arguments reach Python and come back in the call", {
+  skip_if_no_dpstats()
+  set.seed(3)
+  X <- data.frame(x1 = rnorm(300), x2 = rnorm(300), x3 = rnorm(300))
+  df <- transform(X, y = factor(x1 + 0.2 * rnorm(300) > 0))
+  fe <- dp_felp(y ~ ., data = df, eps = 4, lam = 0.1, n_estimators = 5, sample_ratio = 0.8,
+                select = 1, variant = "paper", bounds = c(-5, 5), seed = 1)
+  expect_s3_class(fe, c("dp_felp", "dp_result"), exact = TRUE)
+  expect_equal(fe$call$lam, 0.1)
+  expect_equal(fe$call$n_estimators, 5)
+  expect_equal(fe$call$sample_ratio, 0.8)
+  expect_equal(fe$call$select, 1)
+  cf <- coef(fe)
+  expect_setequal(names(cf), c("x1", "x2", "x3"))
+  expect_identical(names(which.max(cf)), "x1")  # the only informative feature
+  # a misspelt argument is refused by Python, with its name, as an R condition
+  expect_error(dp_felp(y ~ ., data = df, eps = 1, n_estimator = 5), "n_estimator",
+               class = "dpstats_python_error")
+})
