@@ -111,6 +111,9 @@ def block_lasso(X: np.ndarray, y: np.ndarray, lam: float, *, standardize: bool =
         warnings.simplefilter("ignore", RuntimeWarning)
         model.fit(Xc[:, live] / scale[live], y - y.mean())
     coef[live] = model.coef_
+    # LARS can leave round-off (~1e-17) on a variable that is exactly 0 at the optimum
+    # (glmnet gives 0): it must not count as a support vote
+    coef[np.abs(coef) <= 1e-12] = 0.0
     return coef
 
 
