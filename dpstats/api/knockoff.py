@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError
+from .. import engines
 from ..formula import model_frame
 from ..geometry import clip_rows_l2
 from ..methods import knockoff as ko
@@ -72,7 +73,9 @@ def dp_knockoff(
     ----------
     formula : str
         ``"y ~ ."`` or any R-style formula; the intercept is dropped.
-    data : pandas.DataFrame
+    data : pandas.DataFrame, or a source of :mod:`dpstats.engines`
+        In memory, or streamed (``dpstats.engines.stream("file.parquet")``) or on
+        Dask: the statistics then come from one chunked pass.
     eps : float
         Total eps.  Method I splits it by ``eps_split`` into (cross-products,
         λ_min, Σ′); Method II spends it on the coefficients.  ``math.inf`` runs the
@@ -151,7 +154,16 @@ def dp_knockoff(
     if accountant is not None:
         accountant.check(eps, 0.0 if nonprivate else delta)
 
-    mf = model_frame(formula, data, drop_intercept=True)
+    streamed = engines.is_engine_input(data)
+    if streamed and knockoffs != "shortcut":
+        raise PrivacyParameterError(
+            "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "
+            "in memory; use the default knockoffs='shortcut' (same distribution, from statistics).")
+    if streamed:  # one chunked pass gives the frame's names and n and the statistics (dpstats.engines)
+        mf, pass_stats = engines.sufficient_statistics(formula, data, gram=True, row_bound=bounds,
+                                                       row_norms=bounds is None, progress=progress)
+    else:
+        mf = model_frame(formula, data, drop_intercept=True)
     n, p = mf.n, mf.p
     if p < 2:
         raise DataError(f"dp_knockoff needs at least 2 candidate columns; '{formula}' gives {p}.")
@@ -168,8 +180,10 @@ def dp_knockoff(
     dd = DataDependence(strict)
     missing_rows_step(dd, mf)
     noise = NoiseSource(random_state)
-    B = _row_bound(mf.X, bounds, DataDependence(False) if nonprivate else dd)
-    xtx, xty, yty, n_clipped = _sufficient_statistics(mf.X, mf.y, B)
+    B = _row_bound(pass_stats.row_norm_max if streamed else mf.X, bounds,
+                   DataDependence(False) if nonprivate else dd)
+    xtx, xty, yty, n_clipped = ((pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty,
+                                 pass_stats.n_rows_clipped) if streamed else _sufficient_statistics(mf.X, mf.y, B))
     st = ko.normalise(n, xtx, xty, yty, names=list(mf.names))
     sigma_hat = math.sqrt(st.rss / (n - p))
     sigma_used, beta_used = ((sigma or sigma_hat, beta_norm or 0.0) if nonprivate
@@ -286,11 +300,12 @@ def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_mi
 # --------------------------------------------------------------------- data and calibration
 
 
-def _row_bound(X: np.ndarray, bounds, dd: DataDependence) -> float:
+def _row_bound(X: np.ndarray | float, bounds, dd: DataDependence) -> float:
+    """B: declared, or the largest row norm of X (given as a number by a streamed pass)."""
     if bounds is None:
         dd.add("row-norm bound B set to the largest row norm of the data",
                fix="declare a public bound on the row norms, e.g. bounds=10.0")
-        return float(np.sqrt((X ** 2).sum(axis=1).max()))
+        return float(X) if np.ndim(X) == 0 else float(np.sqrt((X ** 2).sum(axis=1).max()))
     return float(bounds)
 
 
