@@ -81,3 +81,15 @@ def test_materialised_knockoffs_refused_before_spending(data):
         dp.dp_knockoff("y ~ .", data=engines.stream(root / "k.parquet"), eps=1.0, delta=1e-6,
                        bounds=8.0, knockoffs="materialise", accountant=budget, oc_trials=0)
     assert budget.spent_eps == 0
+
+
+def test_front_doors_that_need_rows_refuse_streams_clearly(data):
+    """vertical_glm exchanges linear predictors row by row; dp_gmm clusters rows: both need rows."""
+    df, root = data
+    src = engines.stream(root / "k.parquet")
+    budget = dp.Accountant(eps=5.0, delta=1e-3)
+    with pytest.raises(dp.DataError, match="Streamed and Dask data are not supported"):
+        dp.vertical_glm("y ~ x1 + x2 + x3", src, parties=[["x1", "x2"], ["x3"]])
+    with pytest.raises(dp.DataError, match="pandas DataFrame"):
+        dp.dp_gmm("~ x1 + x2", src, k=2, eps=1.0, delta=1e-6, bounds=(-5, 5), accountant=budget)
+    assert budget.spent_eps == 0

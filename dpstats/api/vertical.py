@@ -301,6 +301,10 @@ def _combine(data, columns, names, row_id) -> pd.DataFrame:
             n, c = missing[0]
             raise DataError(f"party {n!r} lists column {c!r}, which is not in data.")
         return data
+    if not isinstance(data, (list, tuple)):  # e.g. a dpstats.engines stream or a Dask frame
+        raise DataError(f"data must be one DataFrame or a list of {len(columns)} DataFrames, one per party; "
+                        f"got {type(data).__name__}. Streamed and Dask data are not supported: the parties "
+                        "exchange linear predictors row by row, so each party's rows must be in memory.")
     frames = list(data)
     if len(frames) != len(columns) or not all(isinstance(f, pd.DataFrame) for f in frames):
         raise DataError(f"data must be one DataFrame or a list of {len(columns)} DataFrames, one per party.")
