@@ -1,7 +1,7 @@
 """The ``dpstats`` command line.
 
     dpstats run METHOD --data FILE.csv|.parquet --formula "y ~ ." --eps 1 [--delta D]
-                [--bounds FILE.json] [--seed N] [--arg key=value ...] --report out.html [--json out.json]
+                [--bounds FILE.json] [--seed N] [--stream] [--arg key=value ...] --report out.html [--json out.json]
     dpstats demo [--out DIR] [--quick]
     dpstats simulate NAME [--arg key=value ...] [--json out.json]
     dpstats party ...            (vertical GLM parties; see ``dpstats party --help``)
@@ -59,6 +59,15 @@ def _read_data(path: str):
     raise CLIError(f"data file '{path}' must end in .csv or .parquet")
 
 
+def _stream_data(path: str, quiet: bool):
+    """A chunked pass over the file instead of loading it (dp_sis and dp_knockoff accept it)."""
+    from .engines import stream
+
+    if not Path(path).exists():
+        raise CLIError(f"data file '{path}' does not exist")
+    return stream(path, progress=not quiet)
+
+
 def _read_bounds(path: str | None):
     if path is None:
         return None
@@ -86,7 +95,8 @@ def cmd_run(args) -> int:
     if args.method not in METHODS:
         raise CLIError(f"unknown method '{args.method}'; choose one of {sorted(METHODS)}")
     func = getattr(dpstats, METHODS[args.method])
-    kwargs = {"data": _read_data(args.data), "eps": args.eps}
+    kwargs = {"data": _stream_data(args.data, args.quiet) if args.stream else _read_data(args.data),
+              "eps": args.eps}
     if args.formula is None:
         raise CLIError("--formula is required, e.g. --formula 'y ~ .'")
     if args.delta is not None:
@@ -149,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--bounds", help="JSON file: [lo, hi] or {column: [lo, hi]}")
     run.add_argument("--seed", type=int)
     run.add_argument("--arg", action="append", help="extra argument key=value (repeatable)")
+    run.add_argument("--stream", action="store_true",
+                     help="read the file in chunks instead of loading it (sis, knockoff)")
     run.add_argument("--report", help="write an HTML report here")
     run.add_argument("--json", help="write the result as JSON here")
     run.add_argument("--quiet", action="store_true")

@@ -67,3 +67,18 @@ def test_parquet_input(tmp_path):
                "--arg", "k=3", "--arg", "oc_trials=0", "--json", str(tmp_path / "o.json"))
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "o.json").read_text())["privacy"]["data_dependent_steps"]
+
+
+def test_streamed_parquet_equals_in_memory(tmp_path):
+    df = dp.datasets.fan_lv(n=300, d=30, random_state=5)
+    path = tmp_path / "data.parquet"
+    df.to_parquet(path)
+    outs = []
+    for extra in ([], ["--stream"]):
+        out = tmp_path / f"o{len(outs)}.json"
+        proc = run("--quiet", "run", "sis", "--data", str(path), "--formula", "y ~ .", "--eps", "5",
+                   "--arg", "k=4", "--arg", "oc_trials=0", "--arg", "bounds=(-4.5, 4.5)", "--seed", "2",
+                   *extra, "--json", str(out))
+        assert proc.returncode == 0, proc.stderr
+        outs.append(json.loads(out.read_text()))
+    assert outs[0]["outputs"]["selected"] == outs[1]["outputs"]["selected"]
