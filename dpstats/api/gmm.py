@@ -143,6 +143,7 @@ def dp_gmm(
     delta = check_delta(delta, allow_zero=False)
     if not isinstance(oc_trials, numbers.Integral) or isinstance(oc_trials, bool) or oc_trials < 0:
         raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
+    _refuse_engine_input(data)
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if accountant is not None:
         accountant.check(eps, delta)  # refuse before touching the data
@@ -192,6 +193,19 @@ def dp_gmm(
     result.operating_characteristics = mixture_oc(result, oc_trials, noise.generator)
     result.diagnostics = _diagnostics(truth, result, mf)
     return result
+
+
+def _refuse_engine_input(data) -> None:
+    """Streamed and Dask data: clustering needs the rows; the private PCA step alone does not."""
+    from .. import engines
+
+    if engines.is_engine_input(data):
+        raise DataError(
+            f"dp_gmm needs the rows in memory (clustering and per-component estimation visit each row), but data "
+            f"is a {type(data).__name__} read by the streaming/Dask engine, which keeps only sufficient "
+            "statistics. Load the data into a pandas DataFrame (a random subsample if it does not fit), or run "
+            "only the private PCA step from one pass: dpstats.api.pca.dp_pca(formula, data, k, eps, delta, "
+            "bounds=...).")
 
 
 def _check_k(k, n: int) -> int:

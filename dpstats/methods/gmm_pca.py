@@ -66,8 +66,25 @@ def private_pca(X: np.ndarray, q: int, radius: float, rho: float, neighbouring: 
     >>> bool(abs(pca.basis[0, 0]) > 0.99)
     True
     """
-    d = X.shape[1]
-    gram = X.T @ X
+    return private_pca_gram(X.T @ X, q, radius, rho, neighbouring, noise)
+
+
+def private_pca_gram(gram: np.ndarray, q: int, radius: float, rho: float, neighbouring: str,
+                     noise: NoiseSource) -> PrivatePCA:
+    """:func:`private_pca` from the second-moment matrix Σ xxᵀ of the clipped rows.
+
+    The same noise and post-processing as :func:`private_pca`, for callers that
+    computed Σ xxᵀ in a streamed or distributed pass (:mod:`dpstats.engines`).
+
+    Examples
+    --------
+    >>> gen = np.random.default_rng(0)
+    >>> X = np.c_[gen.normal(0, 3, 2000), gen.normal(0, 0.1, 2000)]
+    >>> a = private_pca_gram(X.T @ X, 1, 10.0, 1.0, "replace", NoiseSource(0))
+    >>> bool(abs(a.basis[0, 0]) > 0.99)
+    True
+    """
+    d = gram.shape[0]
     sigma = gaussian_sigma(second_moment_sensitivity(radius, neighbouring), rho)
     iu = np.triu_indices(d)
     upper = noise.gaussian(gram[iu], sigma)

@@ -1,0 +1,251 @@
+"""Front door of private PCA (Analyze Gauss) from sufficient statistics, on any engine.
+
+The private PCA step of :func:`dpstats.dp_gmm` (Dwork, Talwar, Thakurta &
+Zhang 2014; Kamath et al. 2019, Phase I) needs only Σ xxᵀ of the rows clipped
+to a public box, centred at its midpoint and shrunk onto a ball of radius C.
+That matrix is a sufficient statistic, so :func:`dp_pca` computes it in one
+pass over in-memory, streamed (:func:`dpstats.engines.stream`) or Dask data
+(:func:`dpstats.engines.on_dask`) and releases the top-k subspace of
+Σ xxᵀ + E, E symmetric Gaussian, exactly as ``dp_gmm`` does
+(:func:`dpstats.methods.gmm_pca.private_pca_gram`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, PrivacyParameterError
+from ..geometry import Box, resolve_box
+from ..methods.gmm_budget import rho_from_eps_delta
+from ..methods.gmm_pca import private_pca_gram
+from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.base import DPResult
+from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
+from ._common import charge, dummy_columns, missing_rows_step
+
+_SENS_TEXT = {"replace": "Δ_F = √2·C² (replace-one; rows in the ball of radius C)",
+              "add_remove": "Δ_F = C² (add/remove-one; rows in the ball of radius C)"}
+
+
+@dataclass(repr=False)
+class PCAResult(DPResult):
+    """A released private principal subspace.
+
+    Attributes
+    ----------
+    basis : ndarray (d, k)
+        Orthonormal basis of the released subspace (columns ordered by noisy eigenvalue).
+    eigenvalues : ndarray (k,)
+        Noisy eigenvalues of Σ xxᵀ (of the clipped, centred rows).
+    centre : ndarray (d,)
+        Public centre (midpoint of the box); project new rows as ``(x - centre) @ basis``.
+    radius : float
+        The clipping radius C.
+    noise_sd : float
+        Standard deviation of the Gaussian noise on each entry of Σ xxᵀ.
+    """
+
+    basis: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
+    eigenvalues: np.ndarray = field(default_factory=lambda: np.empty(0))
+    centre: np.ndarray = field(default_factory=lambda: np.empty(0))
+    radius: float = 0.0
+    noise_sd: float = 0.0
+    engine: str = "memory"
+
+    title = "Differentially private principal components (Analyze Gauss)"
+
+    def project(self, X: np.ndarray) -> np.ndarray:
+        """Coordinates of rows ``X`` (n × d, original units) in the released subspace."""
+        return (np.asarray(X, dtype=float) - self.centre) @ self.basis
+
+    def _body_lines(self) -> list[str]:
+        lines = [f"Rows: {self.n} (engine: {self.engine}); clipping radius C = {self.radius:.4g}; "
+                 f"noise sd per entry of Σxxᵀ = {self.noise_sd:.4g}", "", "Loadings:"]
+        lines += self.tidy().pivot(index="term", columns="component", values="loading").loc[self.terms] \
+            .to_string(float_format=lambda v: f"{v:.4f}").splitlines()
+        lines += ["", "Noisy eigenvalues: " + ", ".join(f"{v:.4g}" for v in self.eigenvalues)]
+        return lines
+
+    def tidy(self) -> pd.DataFrame:
+        rows = [{"term": t, "component": f"PC{j + 1}", "loading": float(self.basis[i, j])}
+                for j in range(self.basis.shape[1]) for i, t in enumerate(self.terms)]
+        return pd.DataFrame(rows, columns=["term", "component", "loading"])
+
+    def report_table(self) -> pd.DataFrame:
+        return self.tidy()
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return {"k": int(self.basis.shape[1]), "radius": self.radius, "noise_sd": self.noise_sd}
+
+    def outputs(self) -> dict[str, Any]:
+        return {"basis": self.basis.tolist(), "eigenvalues": self.eigenvalues.tolist(),
+                "centre": self.centre.tolist(), "radius": self.radius, "noise_sd": self.noise_sd}
+
+
+def dp_pca(
+    formula: str,
+    data,
+    k: int,
+    eps: float,
+    delta: float,
+    *,
+    bounds=None,
+    radius: float | None = None,
+    neighbouring: str = "replace",
+    random_state: RandomState = None,
+    accountant: Accountant | None = None,
+    strict: bool = False,
+    progress: bool | None = None,
+) -> PCAResult:
+    """Private top-k principal subspace (Analyze Gauss), from one pass over any data source.
+
+    Rows are clipped to the public box ``bounds``, centred at its midpoint and
+    shrunk onto the l2 ball of radius C; the top-k eigenvectors of
+    Σ xxᵀ + E are released, E symmetric with iid N(0, σ²) entries on and above
+    the diagonal, σ = Δ_F/√(2ρ), Δ_F = √2·C² (replace-one) or C²
+    (add/remove-one), ρ the zCDP budget with ρ + 2√(ρ log 1/δ) = eps (Bun &
+    Steinke 2016, Prop. 1.3).  This is the private PCA step of
+    :func:`dpstats.dp_gmm` (same noise for the same seed), computable from a
+    stream or a Dask frame, where ``dp_gmm`` itself needs the rows.
+
+    Parameters
+    ----------
+    formula : str
+        One-sided formula, e.g. ``"~ ."`` or ``"~ x1 + x2"``.
+    data : pandas.DataFrame, dpstats.engines.stream(...), Dask DataFrame or on_dask(...)
+    k : int
+        Dimension of the subspace, 1 <= k <= number of design columns.
+    eps, delta : float
+        Budget; delta > 0 (Gaussian noise).
+    bounds : (lo, hi) or dict
+        Public box of the columns.  Without it the data's min/max are used
+        (a first pass; a data-dependent step: NonPrivateWarning, refused under strict).
+    radius : float, optional
+        Public clipping radius C; default the box's half-diagonal ‖h‖ (no row is
+        shrunk).  A smaller C needs equal half-widths for every column (the
+        engine shrinks rows in the box's unit coordinates).
+    neighbouring : {"replace", "add_remove"}
+    random_state, accountant, strict, progress
+        See DESIGN §1.
+
+    Returns
+    -------
+    PCAResult
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> from dpstats.api.pca import dp_pca
+    >>> from dpstats.methods.gmm_dgp import simulate_gmm
+    >>> df, _ = simulate_gmm(4000, d=4, k=2, random_state=0)
+    >>> fit = dp_pca("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)
+    >>> fit.basis.shape
+    (4, 2)
+    """
+    from .. import engines
+
+    eps = check_eps(eps)
+    if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
+        raise PrivacyParameterError("dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6.")
+    delta = check_delta(delta, allow_zero=False)
+    neighbouring = check_neighbouring(neighbouring)
+    strict = check_strict(strict)
+    accountant = check_accountant(accountant)
+    if radius is not None and not (isinstance(radius, numbers.Real) and not isinstance(radius, bool)
+                                   and math.isfinite(radius) and radius > 0):
+        raise PrivacyParameterError(f"radius must be a positive number (public clipping radius), got {radius!r}.")
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
+    if accountant is not None:
+        accountant.check(eps, delta)
+    if not isinstance(data, (pd.DataFrame, dict)) and not engines.is_engine_input(data):
+        raise DataError(f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
+                        f"got {type(data).__name__}.")
+
+    dd = DataDependence(strict)
+    if bounds is None:
+        dd.add("the box that clips and centres the rows is the data's per-column min and max (a first pass)",
+               fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}")
+        mf0, st0 = engines.sufficient_statistics(formula, data, gram=False, one_sided=True, progress=progress)
+        lo, hi = st0.cross.x_min, st0.cross.x_max
+        data_box = Box(lo, np.where(hi > lo, hi, lo + 1.0))
+    row_bound = _row_bound(bounds, radius)
+    resolved: dict = {}
+
+    def plan(mf):
+        """Checks that need only the frame's names (run before the pass), then the box."""
+        _check_k(k, mf.p)
+        box = data_box if bounds is None else resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
+        h = np.asarray(box.halfwidth, dtype=float)
+        if row_bound is not None and not np.allclose(h, h[0], rtol=1e-12, atol=0.0):
+            raise PrivacyParameterError(
+                f"radius = {radius:g} needs every design column to have bounds of the same width, but "
+                f"{[mf.names[j] for j in np.flatnonzero(h != h[0])][:3]} differ (0/1 dummies are bounded "
+                "by (0, 1)); declare equal-width bounds or omit radius (then C = the box's half-diagonal).")
+        resolved["box"] = box
+        return box, None
+
+    mf, stats = engines.sufficient_statistics(formula, data, boxes=plan, gram=True, one_sided=True,
+                                              row_bound=row_bound, progress=progress)
+    missing_rows_step(dd, mf)
+    check_delta(delta, mf.n, allow_zero=False)  # warns when delta >= 1/n
+    box = resolved["box"]
+    C = float(np.linalg.norm(box.halfwidth)) if radius is None else float(radius)
+
+    entries = [LedgerEntry(step=f"private PCA: top-{k} subspace of Σ xxᵀ + symmetric Gaussian noise (Analyze Gauss)",
+                           mechanism="Gaussian (zCDP)", eps=eps, delta=delta,
+                           sensitivity=_SENS_TEXT[neighbouring],
+                           note="ρ-zCDP converted once: ρ + 2√(ρ log 1/δ) = eps")]
+    charge(accountant, entries, "dp_pca")
+
+    rho = rho_from_eps_delta(eps, delta)
+    pca = private_pca_gram(stats.box_gram(box), int(k), C, rho, neighbouring, noise)
+    statement = PrivacyStatement(
+        method="DP PCA (Analyze Gauss)", eps=eps, delta=delta, neighbouring=neighbouring, ledger=entries,
+        mechanisms=["Gaussian (zCDP)"],
+        sensitivities={"Σ xxᵀ (Frobenius)": _SENS_TEXT[neighbouring].replace("C", f"C (C = {C:.4g})", 1)},
+        data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers),
+        notes=[f"Rows clipped to the box, centred at its midpoint and shrunk onto the ball of radius C = {C:.4g}; "
+               f"Σ xxᵀ computed in one pass by the {getattr(mf, 'engine', 'in-memory')} engine.",
+               "The numbers of clipped values and shrunk rows are not released.",
+               "Eigenvectors, their order and sign convention are post-processing of the noisy matrix."])
+    call = {"formula": formula, "k": int(k), "eps": eps, "delta": delta,
+            "bounds": None if bounds is None else (dict(bounds) if isinstance(bounds, dict) else list(bounds)),
+            "radius": radius, "neighbouring": None if neighbouring == "replace" else neighbouring}
+    return PCAResult(method="dp_pca", call=call, n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement,
+                     basis=pca.basis, eigenvalues=pca.eigenvalues, centre=box.center, radius=C,
+                     noise_sd=pca.noise_sd, engine=getattr(mf, "engine", "memory"),
+                     diagnostics={"rows_dropped_for_missing_values": mf.n_dropped,
+                                  "rows_shrunk_onto_ball": stats.n_rows_clipped})
+
+
+def _check_k(k, d: int) -> None:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
+        raise DataError(f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}.")
+
+
+def _row_bound(bounds, radius: float | None) -> float | None:
+    """The engine's row bound C/h in the box's unit coordinates (all half-widths h equal).
+
+    The pass maps each column by (x − c)/h, so a row of norm C in original
+    units has norm C/h there when every column has half-width h.
+    """
+    if radius is None:
+        return None  # C = ‖h‖: rows clipped to the box already lie in the ball
+    if bounds is None:
+        raise PrivacyParameterError("radius= needs declared bounds (the box sets the units of the ball); "
+                                    "give bounds=(lo, hi) or omit radius.")
+    pairs = list(bounds.values()) if isinstance(bounds, dict) else [bounds]
+    widths = {float(hi) - float(lo) for lo, hi in pairs}
+    if len(widths) != 1 or not next(iter(widths)) > 0:
+        raise PrivacyParameterError(
+            f"radius = {radius:g} needs bounds of the same positive width for every column, got widths "
+            f"{sorted(widths)}; declare equal-width bounds, e.g. bounds=(-12, 12), or omit radius.")
+    return float(radius) / (widths.pop() / 2.0)
