@@ -99,3 +99,73 @@ def test_dp_gmm_refuses_engine_input_and_points_to_dp_pca(gmm_data):
     for src in _sources(df, root, "g").values():
         with pytest.raises(DataError, match="dp_pca"):
             dp.dp_gmm("~ .", src, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12))
+
+
+# --------------------------------------------------------------------------- Gaussian vertical GLM
+# Coefficients equal the in-memory (row-based) fit to relative 1e-8 and SEs to 1e-6: both paths run the
+# same sweeps (same blocks, order, tol 1e-8 and stopping rule), so they stop at the same sweep and differ
+# only by floating-point summation order (~1e-13, amplified by cond(XᵀX) < 10^2 here).
+PARTIES = [["x1", "x2", "g"], ["x3", "x4"], ["x5"]]
+
+
+@pytest.fixture(scope="module")
+def glm_data(tmp_path_factory):
+    import pandas as pd
+
+    gen = np.random.default_rng(21)
+    n = 5000
+    X = gen.standard_normal((n, 5)) + 0.5 * gen.standard_normal((n, 1))  # correlated across parties
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 6)])
+    df["g"] = pd.Categorical(gen.choice(["a", "b", "c"], n))
+    df["y"] = 1.0 + df.x1 - 0.5 * df.x3 + 0.25 * df.x5 + (df.g == "b") + gen.standard_normal(n)
+    root = tmp_path_factory.mktemp("vglm")
+    df.to_parquet(root / "v.parquet", row_group_size=1200)
+    return df, root
+
+
+def test_gaussian_vertical_glm_from_statistics_equals_row_based_fit(glm_data):
+    import dpstats as dp
+
+    df, root = glm_data
+    ref = dp.vertical_glm("y ~ .", df, parties=PARTIES)
+    assert ref.converged and ref.iterations > 3  # a real multi-sweep descent, not one solve
+    srcs = {"parquet": engines.stream(root / "v.parquet", chunk_rows=900, levels={"g": ["a", "b", "c"]}),
+            "dask": engines.on_dask(df, npartitions=4)}
+    for label, src in srcs.items():
+        fit = dp.vertical_glm("y ~ .", src, parties=PARTIES)
+        assert fit.terms == ref.terms and fit.n == ref.n, label
+        assert fit.iterations == ref.iterations and fit.converged, label
+        np.testing.assert_allclose(fit.coefficients["estimate"], ref.coefficients["estimate"], rtol=1e-8,
+                                   atol=1e-12, err_msg=label)
+        np.testing.assert_allclose(fit.coefficients["std_error"], ref.coefficients["std_error"], rtol=1e-6,
+                                   err_msg=label)
+        assert fit.dispersion == pytest.approx(ref.dispersion, rel=1e-8)
+        assert fit.deviance == pytest.approx(ref.deviance, rel=1e-8)
+        assert "SIMULATED FROM POOLED SUFFICIENT STATISTICS" in fit.privacy.notes[0]
+        assert "not the networked protocol" in fit.diagnostics["mode"]
+        assert "SIMULATED FROM POOLED SUFFICIENT STATISTICS" in str(fit.summary())
+    # the pooled and conditional SE options also come from the statistics
+    for se in ("pooled", "conditional"):
+        a = dp.vertical_glm("y ~ .", df, parties=PARTIES, se=se)
+        b = dp.vertical_glm("y ~ .", srcs["parquet"], parties=PARTIES, se=se)
+        np.testing.assert_allclose(b.coefficients["std_error"], a.coefficients["std_error"], rtol=1e-6, err_msg=se)
+
+
+def test_vertical_glm_stream_refused_for_other_families_penalties_and_dp(glm_data):
+    import dpstats as dp
+
+    df, root = glm_data
+    src = engines.stream(root / "v.parquet", levels={"g": ["a", "b", "c"]})
+    with pytest.raises(DataError, match="only for family='gaussian' without penalty"):
+        dp.vertical_glm("y ~ x1 + x3", src, parties=[["x1"], ["x3"]], family="poisson")
+    with pytest.raises(DataError, match="only for family='gaussian' without penalty"):
+        dp.vertical_glm("y ~ x1 + x3", src, parties=[["x1"], ["x3"]], penalty="ridge", lam=0.1)
+    acc = Accountant(eps=5.0, delta=1e-3)
+    with pytest.raises(DataError, match="only for family='gaussian' without penalty"):
+        dp.vertical_glm("y ~ x1 + x3", src, parties=[["x1"], ["x3"]], family="binomial", penalty="ridge",
+                        lam=0.1, eps=1.0, delta=1e-6, bounds=(-5, 5), accountant=acc)
+    assert acc.spent_eps == 0.0
+    with pytest.raises(DataError, match="se='history'"):
+        dp.vertical_glm("y ~ x1 + x3", src, parties=[["x1"], ["x3"]], se="history")
+    with pytest.raises(DataError, match="'x9'"):
+        dp.vertical_glm("y ~ x1 + x3", src, parties=[["x1", "x9"], ["x3"]])

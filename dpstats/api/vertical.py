@@ -135,6 +135,11 @@ def vertical_glm(
     spec = validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta,
                               rounds, eta_clip, coef_share, neighbouring, strict, accountant)
     names, columns = _parties(parties)
+    from .. import engines
+
+    if engines.is_engine_input(data):  # streamed / Dask: the Gaussian fit from sufficient statistics
+        return _gaussian_from_statistics(formula, data, names, columns, spec, penalty, row_id, tol, max_iter,
+                                         se, random_state, progress)
     frame = _combine(data, columns, names, row_id)
     mf, response_note = response_frame(formula, frame, family)
     owner = assign_terms(mf, columns, names)
@@ -186,6 +191,89 @@ def response_frame(formula: str, frame: pd.DataFrame, family: str) -> tuple[Mode
                         f"{len(mf.classes)} levels.")
     mf.y = mf.y.astype(float)
     return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
+
+
+# --------------------------------------------------------------------------- streamed / Dask data
+STATISTICS_MODE_NOTE = (
+    "SIMULATED FROM POOLED SUFFICIENT STATISTICS: the data came from the streaming/Dask engine, so XᵀX, Xᵀy "
+    "and yᵀy of all parties' columns were computed together in one pass and the parties' block coordinate "
+    "descent was run on them (block update β_k = (X_kᵀX_k)⁻¹(X_kᵀy − Σ_(j≠k) X_kᵀX_jβ_j), the same sweeps "
+    "and stopping rule). This is not the networked protocol: no linear predictors were exchanged; the "
+    "disclosure notes below describe what that protocol would reveal.")
+
+
+def _gaussian_from_statistics(formula, data, names, columns, spec, penalty, row_id, tol, max_iter, se,
+                              random_state, progress) -> VerticalGLMResult:
+    """vertical_glm for engine inputs: Gaussian, unpenalized, exact (non-DP) mode only."""
+    from .. import engines
+
+    family = spec["family"]
+    if family != "gaussian" or penalty is not None or spec["eps"] is not None:
+        raise DataError(
+            "streamed and Dask data are supported by vertical_glm only for family='gaussian' without penalty "
+            f"and without eps (got family={family!r}, penalty={penalty!r}, eps={spec['eps']!r}): only that fit is "
+            "a function of the sufficient statistics XᵀX, Xᵀy, yᵀy; the others exchange linear predictors row "
+            "by row, so load each party's rows into a pandas DataFrame.")
+    if row_id is not None:
+        raise DataError("row_id is for a list of per-party DataFrames; a stream or Dask frame already holds "
+                        "all parties' columns in one table. Drop row_id.")
+    if se == "history":
+        raise DataError("se='history' needs the linear predictors exchanged during the sweeps, which the "
+                        "statistics mode does not simulate; use se='exact' (the default, equal to the pooled "
+                        "SEs), 'conditional', 'pooled' or 'none'.")
+    available = set(engines.as_source(data).schema_frame().columns)
+    missing = [(n, c) for n, cs in zip(names, columns) for c in cs if c not in available]
+    if missing:
+        raise DataError(f"party {missing[0][0]!r} lists column {missing[0][1]!r}, which is not in data.")
+    owner_box: dict = {}
+
+    def check_parties(mf):  # before the pass: terms, owners and response from the names alone
+        if mf.response is None:
+            raise DataError("the formula needs a response, e.g. 'y ~ .'.")
+        owner_box["owner"] = assign_terms(mf, columns, names)
+        return None, None
+
+    mf, stats = engines.sufficient_statistics(formula, data, boxes=check_parties, gram=True, drop_intercept=False,
+                                              progress=progress or None)
+    owner = owner_box["owner"]
+    dd = DataDependence(spec["strict"])
+    missing_rows_step(dd, mf)
+    K = len(names)
+    entries, _ = _plan(spec, mf.n, K, None)
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
+    charge(spec["accountant"], entries, "vertical_glm")
+
+    cross = stats.cross
+    index = [np.flatnonzero(owner == k) for k in range(K)]
+    beta, out, rss = m.gaussian_bcd_statistics(cross.xtx, cross.xty, cross.yty, index, tol=tol,
+                                               max_iter=max_iter, progress=progress)
+    finals, pooled = _statistics_finals(cross.xtx, beta, rss, mf.n, index, se)
+    statement = privacy_statement(spec, entries, dd, noise, K, simulated=True)
+    statement.notes.insert(0, STATISTICS_MODE_NOTE)
+    call = _call(formula, names, family, penalty, 0.0, tol, max_iter, se, None, None, spec["rounds"])
+    result = assemble_result(call, mf.names, mf.n, names, index, finals, out, m.FAMILIES[family], None, spec,
+                             statement, se, pooled, simulated=True, rss=rss)
+    result.response_note = ""
+    result.diagnostics["mode"] = "simulated from pooled sufficient statistics (engine: " \
+        f"{getattr(mf, 'engine', '?')}); not the networked protocol"
+    return result
+
+
+def _statistics_finals(xtx: np.ndarray, beta: np.ndarray, rss: float, n: int, index, se: str):
+    """Block results with SEs from σ̂²(XᵀX)⁻¹, σ̂² = RSS/(n − p) (R's summary.lm)."""
+    p = xtx.shape[0]
+    disp = rss / (n - p) if n > p else math.nan
+    cov = disp * np.linalg.inv(xtx)
+    finals = []
+    for ix in index:
+        p_other = p - len(ix)
+        if se == "exact":  # the Schur complement of the exact bases is the pooled block
+            finals.append(m.BlockFinal(beta[ix].copy(), cov[np.ix_(ix, ix)], p_other, p_other))
+        elif se == "conditional":
+            finals.append(m.BlockFinal(beta[ix].copy(), disp * np.linalg.inv(xtx[np.ix_(ix, ix)]), 0, p_other))
+        else:
+            finals.append(m.BlockFinal(beta[ix].copy(), None, 0, p_other))
+    return finals, (cov if se == "pooled" else None)
 
 
 # --------------------------------------------------------------------------- validation
@@ -302,9 +390,8 @@ def _combine(data, columns, names, row_id) -> pd.DataFrame:
             raise DataError(f"party {n!r} lists column {c!r}, which is not in data.")
         return data
     if not isinstance(data, (list, tuple)):  # e.g. a dpstats.engines stream or a Dask frame
-        raise DataError(f"data must be one DataFrame or a list of {len(columns)} DataFrames, one per party; "
-                        f"got {type(data).__name__}. Streamed and Dask data are not supported: the parties "
-                        "exchange linear predictors row by row, so each party's rows must be in memory.")
+        raise DataError(f"data must be one DataFrame, a list of {len(columns)} DataFrames (one per party), "
+                        f"dpstats.engines.stream(...) or a Dask DataFrame; got {type(data).__name__}.")
     frames = list(data)
     if len(frames) != len(columns) or not all(isinstance(f, pd.DataFrame) for f in frames):
         raise DataError(f"data must be one DataFrame or a list of {len(columns)} DataFrames, one per party.")
@@ -477,8 +564,11 @@ def privacy_statement(spec: dict, entries, dd: DataDependence, noise: NoiseSourc
 
 
 def assemble_result(call, terms, n, names, index, finals, out, fam, y, spec, statement, se,
-                    pooled=None, simulated=False) -> VerticalGLMResult:
-    """Coefficient table, trace and metadata from the released block results."""
+                    pooled=None, simulated=False, rss: float | None = None) -> VerticalGLMResult:
+    """Coefficient table, trace and metadata from the released block results.
+
+    ``rss`` (Gaussian, from sufficient statistics): the residual sum of squares, used instead of y and η.
+    """
     p = len(terms)
     beta = np.empty(p)
     sd = np.full(p, np.nan)
@@ -502,8 +592,10 @@ def assemble_result(call, terms, n, names, index, finals, out, fam, y, spec, sta
     return VerticalGLMResult(
         method="vertical_glm", call=call, n=n, p=p, terms=list(terms), privacy=statement,
         family=fam.name, coefficients=table, trace=trace, iterations=out.iterations,
-        converged=out.converged, tol=call.get("tol", 1e-8), dispersion=m.dispersion_estimate(fam, y, out.eta, df_resid),
-        df_residual=df_resid, deviance=fam.deviance(y, out.eta), penalty=call.get("penalty"),
+        converged=out.converged, tol=call.get("tol", 1e-8),
+        dispersion=(m.dispersion_estimate(fam, y, out.eta, df_resid) if rss is None
+                    else (rss / df_resid if df_resid > 0 else math.nan)),
+        df_residual=df_resid, deviance=fam.deviance(y, out.eta) if rss is None else rss, penalty=call.get("penalty"),
         lam=float(call.get("lam", 0.0)), se_method=se_method, se_blocks=blocks, parties=list(names),
         party_terms={names[k]: [terms[j] for j in ix] for k, ix in enumerate(index)},
         conf_level=spec["conf_level"], disclosure=statement.notes,
