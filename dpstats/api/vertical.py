@@ -83,7 +83,11 @@ def vertical_glm(
     data : DataFrame or list of DataFrame
         One frame with all columns, or one frame per party (aligned with
         ``parties``), whose rows are matched by ``row_id`` (checked by a hash
-        of the row ids, never the data).
+        of the row ids, never the data).  Streamed or Dask data
+        (:mod:`dpstats.engines`) are accepted for ``family="gaussian"``
+        without penalty or eps: the parties are then simulated from the
+        pooled sufficient statistics XᵀX, Xᵀy, yᵀy (one pass; not the
+        networked protocol, as the result states).
     parties : list of lists of column names, or dict name -> list
         Which data columns each party holds.  The first party is the leader:
         it holds y (shared with all parties, as in privreg) and the intercept.
