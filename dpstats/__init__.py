@@ -29,6 +29,7 @@ _LAZY = {
     "dp_gmm": "dpstats.api.gmm",
     "dp_felp": "dpstats.api.felp",
     "vertical_glm": "dpstats.api.vertical",
+    "dp_pca": "dpstats.api.pca",
 }
 _LAZY_MODULES = ("evaluate", "vertical", "audit", "rbridge", "engines", "simulate")
 

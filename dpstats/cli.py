@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -22,7 +24,7 @@ from pathlib import Path
 from .errors import DPStatsError
 
 METHODS = {"sis": "dp_sis", "knockoff": "dp_knockoff", "two_stage": "dp_two_stage",
-           "gmm": "dp_gmm", "felp": "dp_felp", "vertical_glm": "vertical_glm"}
+           "gmm": "dp_gmm", "felp": "dp_felp", "vertical_glm": "vertical_glm", "pca": "dp_pca"}
 
 
 class CLIError(Exception):
@@ -82,11 +84,21 @@ def _read_bounds(path: str | None):
     raise CLIError("bounds file must hold [lo, hi] or {\"column\": [lo, hi], ...}")
 
 
-def _progress_env(quiet: bool) -> None:
-    import os
-
-    if quiet:
-        os.environ["TQDM_DISABLE"] = "1"
+@contextlib.contextmanager
+def _progress_env(quiet: bool):
+    """Silence tqdm for this command only (main() may be called in-process)."""
+    if not quiet:
+        yield
+        return
+    saved = os.environ.get("TQDM_DISABLE")
+    os.environ["TQDM_DISABLE"] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("TQDM_DISABLE", None)
+        else:
+            os.environ["TQDM_DISABLE"] = saved
 
 
 def cmd_run(args) -> int:
@@ -187,9 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         return party_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    _progress_env(getattr(args, "quiet", False))
     try:
-        with warnings.catch_warnings():
+        with _progress_env(getattr(args, "quiet", False)), warnings.catch_warnings():
             if getattr(args, "quiet", False):
                 warnings.simplefilter("ignore")
             return args.func(args)
