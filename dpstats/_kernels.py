@@ -55,42 +55,42 @@ if HAVE_NUMBA:
                     xsum[b, j] += v
         return xty, xsum, raw_sum, xmin, xmax, clipped
 
-    @njit(parallel=True, cache=True, fastmath=True)
+    @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+    def fused_column(x, y, mid, half, use_box):  # pragma: no cover - compiled
+        """One column: (xᵀy, sum, raw sum, raw min, raw max, clipped count) in one read."""
+        raw = 0.0
+        a = 0.0
+        s = 0.0
+        lo = np.inf
+        hi = -np.inf
+        c = 0
+        inv = 1.0 / half
+        for i in range(x.size):
+            v = x[i]
+            raw += v
+            lo = min(lo, v)
+            hi = max(hi, v)
+            if use_box:
+                t = (v - mid) * inv
+                c += (t > 1.0) + (t < -1.0)
+                v = min(max(t, -1.0), 1.0)
+            a += v * y[i]
+            s += v
+        return a, s, raw, lo, hi, c
+
+    @njit(parallel=True, cache=True)
     def _fused_columns(XT, y, center, halfwidth, use_box):  # pragma: no cover - compiled
-        p, n = XT.shape
-        xty = np.zeros(p)
-        xsum = np.zeros(p)
-        raw_sum = np.zeros(p)
-        xmin = np.full(p, np.inf)
-        xmax = np.full(p, -np.inf)
-        clipped = np.zeros(p, np.int64)
+        p = XT.shape[0]
+        out = np.empty((6, p))
         for j in prange(p):
-            a = 0.0
-            s = 0.0
-            r = 0.0
-            lo = np.inf
-            hi = -np.inf
-            c = 0
-            mid = center[j]
-            inv = 1.0 / halfwidth[j]
-            for i in range(n):
-                v = XT[j, i]
-                r += v
-                lo = min(lo, v)
-                hi = max(hi, v)
-                if use_box:
-                    t = (v - mid) * inv
-                    c += (t > 1.0) + (t < -1.0)
-                    v = min(max(t, -1.0), 1.0)
-                a += v * y[i]
-                s += v
-            xty[j] = a
-            xsum[j] = s
-            raw_sum[j] = r
-            xmin[j] = lo
-            xmax[j] = hi
-            clipped[j] = c
-        return xty, xsum, raw_sum, xmin, xmax, clipped
+            a, s, r, lo, hi, c = fused_column(XT[j], y, center[j], halfwidth[j], use_box)
+            out[0, j] = a
+            out[1, j] = s
+            out[2, j] = r
+            out[3, j] = lo
+            out[4, j] = hi
+            out[5, j] = c
+        return out[0], out[1], out[2], out[3], out[4], out[5].astype(np.int64)
 
 
 if HAVE_NUMBA:

@@ -182,14 +182,22 @@ def _fused_cross_products(X: np.ndarray, y: np.ndarray, x_box: Box | None, y_box
     out = fused_cross(X, y, None if x_box is None else x_box.center,
                       None if x_box is None else x_box.halfwidth)
     lo, hi = out["x_min"], out["x_max"]
-    if x_box is not None:
-        lo_t = np.clip((lo - x_box.center) / x_box.halfwidth, -1, 1)
-        hi_t = np.clip((hi - x_box.center) / x_box.halfwidth, -1, 1)
-        maxabs = np.maximum(np.abs(lo_t), np.abs(hi_t))
-    else:
-        maxabs = np.maximum(np.abs(lo), np.abs(hi))
+    maxabs = maxabs_from_range(lo, hi, x_box)
     return CrossStats(
         n=X.shape[0], xty=out["xty"], x_sum=out["x_sum"], y_sum=float(y.sum()), yty=float(y @ y),
         x_maxabs=maxabs, y_maxabs=float(np.abs(y).max()), n_clipped=n_clipped + out["n_clipped"],
         x_min=lo, x_max=hi, finite=finite_y and bool(np.isfinite(out["raw_sum"]).all()),
     )
+
+
+def maxabs_from_range(lo: np.ndarray, hi: np.ndarray, box: Box | None) -> np.ndarray:
+    """Column max-abs on the computation scale from raw per-column min and max.
+
+    With a box, the affine map onto [−1, 1] is monotone, so the extremes map to
+    the extremes (then clipped).
+    """
+    if box is None:
+        return np.maximum(np.abs(lo), np.abs(hi))
+    lo_t = np.clip((lo - box.center) / box.halfwidth, -1, 1)
+    hi_t = np.clip((hi - box.center) / box.halfwidth, -1, 1)
+    return np.maximum(np.abs(lo_t), np.abs(hi_t))

@@ -12,39 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..geometry import Box, to_unit_interval
-from ..stats import CrossStats
+from ..stats import CrossStats, maxabs_from_range
 
-try:
-    from numba import njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - numba is a dependency
-    HAVE_NUMBA = False
-
+from .._kernels import HAVE_NUMBA
 
 if HAVE_NUMBA:
-
-    @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-    def _column(x, y, mid, half, use_box):  # pragma: no cover - compiled
-        raw = 0.0
-        a = 0.0
-        s = 0.0
-        lo = np.inf
-        hi = -np.inf
-        c = 0
-        inv = 1.0 / half
-        for i in range(x.size):  # branch-free so that the loop vectorises
-            v = x[i]
-            raw += v
-            lo = min(lo, v)
-            hi = max(hi, v)
-            if use_box:
-                t = (v - mid) * inv
-                c += (t > 1.0) + (t < -1.0)
-                v = min(max(t, -1.0), 1.0)
-            a += v * y[i]
-            s += v
-        return a, s, raw, lo, hi, c
+    from .._kernels import fused_column as _column
 
 
 def column_statistics(columns: list[np.ndarray], y: np.ndarray, x_box: Box | None,
@@ -65,12 +38,7 @@ def column_statistics(columns: list[np.ndarray], y: np.ndarray, x_box: Box | Non
         half = float(x_box.halfwidth[j]) if use_box else 1.0
         out[j] = _column(x, y, mid, half, use_box)
     lo, hi = out[:, 3].copy(), out[:, 4].copy()
-    if use_box:
-        lo_t = np.clip((lo - x_box.center) / x_box.halfwidth, -1, 1)
-        hi_t = np.clip((hi - x_box.center) / x_box.halfwidth, -1, 1)
-        maxabs = np.maximum(np.abs(lo_t), np.abs(hi_t))
-    else:
-        maxabs = np.maximum(np.abs(lo), np.abs(hi))
+    maxabs = maxabs_from_range(lo, hi, x_box)
     return CrossStats(
         n=y.size, xty=out[:, 0].copy(), x_sum=out[:, 1].copy(), y_sum=float(y.sum()), yty=float(y @ y),
         x_maxabs=maxabs, y_maxabs=float(np.abs(y).max()), n_clipped=n_clipped + int(out[:, 5].sum()),
