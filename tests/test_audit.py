@@ -222,7 +222,7 @@ def test_felp_strict_sensitivity_holds_on_coupled_draws():
 @pytest.mark.parametrize("method", ["I", "II"])
 def test_knockoff_release_audit(method):
     # the front door's own (declared, data-independent) calibration, captured; 3 000 runs of
-    # run_mechanism per neighbour, W of the moved feature: consistent with (1, 0.01)
+    # run_mechanism per neighbour, released b on the worst pair: consistent with (1, 0.01)
     _need("dpstats.api.knockoff")
     res = A.audit(A.knockoff_case(1.0, method=method), n_runs=3_000, random_state=7)
     assert res.passed, res

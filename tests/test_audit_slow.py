@@ -94,3 +94,10 @@ def test_method_audits_at_2e4_runs():
     for case in cases:
         res = A.audit(case, n_runs=20_000, random_state=18)
         assert res.passed, res
+
+
+def test_knockoff_method_two_worst_pair_has_power():
+    # the worst pair (row B·e_p, y at Theorem 5's residual bound) moves b by ~0.4·Δ₂ and gives
+    # eps_lb ≈ 0.16 at 2·10^4 runs (the earlier x1/±3σ pair moved b by 0.014·Δ₂: eps_lb ≈ 0)
+    res = A.audit(A.knockoff_case(1.0, method="II"), n_runs=20_000, random_state=18)
+    assert res.passed and res.eps_lb > 0.08, res
