@@ -109,10 +109,15 @@ def vertical_glm(
     conf_level : float
         Level of the Wald confidence intervals.
     eps, delta : float, optional
-        ``None`` or ``inf``: the exact (non-private) protocol.  Otherwise DP mode (binomial family with ``penalty="ridge"``, ``lam > 0``): the
-        budget for all releases, protecting covariates given y.
+        ``None`` or ``inf``: the exact (non-private) protocol.  Otherwise DP mode (binomial or gaussian
+        family with ``penalty="ridge"``, ``lam > 0``; poisson is refused: its log-link gradient is
+        unbounded): the budget for all releases, protecting covariates given y.  Sensitivities:
+        :func:`dpstats.methods.vertical.binomial_ridge_sensitivities` and
+        :func:`dpstats.methods.vertical.gaussian_ridge_sensitivities`.
     bounds : (lo, hi) or dict
-        Public covariate bounds (DP mode): values are clipped to them.
+        Public covariate bounds (DP mode): values are clipped to them.  Gaussian DP mode also needs
+        bounds on the response (a pair applies to y too; a dict needs the response's name), and y
+        is clipped to them.
     rounds : int
         DP mode: fixed number of sweeps (no data-dependent stopping).
     eta_clip : float
@@ -151,32 +156,36 @@ def vertical_glm(
     dd = DataDependence(spec["strict"])
     missing_rows_step(dd, mf)
     dp = spec["eps"] is not None
-    X = mf.X
-    radius = None
+    X, y = mf.X, mf.y
+    radius = y_bound = None
     if dp:
         X, radius = _clip_for_dp(mf, owner, len(names), bounds)
-    entries, sigmas = _plan(spec, mf.n, len(names), radius)
+        if family == "gaussian":
+            y, y_bound = _clip_response_for_dp(mf, bounds)
+    entries, sigmas = _plan(spec, mf.n, len(names), radius, y_bound=y_bound)
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(spec["accountant"], entries, "vertical_glm")
 
     fam = m.FAMILIES[family]
     pen = m.Penalty(penalty, float(lam))
     index = [np.flatnonzero(owner == k) for k in range(len(names))]
-    blocks = [m.LocalBlock(X[:, ix], mf.y, fam, pen, _mask(mf.names, ix, dp), mf.p - len(ix),
+    offset_clip = (len(names) - 1) * float(eta_clip) if y_bound is not None else math.inf
+    blocks = [m.LocalBlock(X[:, ix], y, fam, pen, _mask(mf.names, ix, dp), mf.p - len(ix),
                            se="none" if dp else (se if se in ("exact", "history") else "conditional"),
-                           sigma_eta=sigmas[0][k] if dp else 0.0, eta_clip=eta_clip, noise=noise)
+                           sigma_eta=sigmas[0][k] if dp else 0.0, eta_clip=eta_clip, noise=noise,
+                           offset_clip=offset_clip)
               for k, ix in enumerate(index)]
-    out = m.block_coordinate_descent(blocks, mf.y, fam, tol=tol, max_iter=rounds if dp else max_iter,
+    out = m.block_coordinate_descent(blocks, y, fam, tol=tol, max_iter=rounds if dp else max_iter,
                                      fixed_rounds=dp, check_separation=(penalty is None and not dp),
                                      progress=progress)
-    finals = finish_blocks(blocks, out, fam, mf.y, mf.p, sigmas[1] if dp else None)
+    finals = finish_blocks(blocks, out, fam, y, mf.p, sigmas[1] if dp else None)
     pooled = None
     if se == "pooled" and not dp and penalty is None:
         disp = m.dispersion_estimate(fam, mf.y, out.eta, mf.n - mf.p)
         pooled = m.pooled_covariance(X, fam, out.eta, disp)
     statement = privacy_statement(spec, entries, dd, noise, len(names), simulated=True)
     call = _call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds)
-    result = assemble_result(call, mf.names, mf.n, names, index, finals, out, fam, mf.y, spec,
+    result = assemble_result(call, mf.names, mf.n, names, index, finals, out, fam, y, spec,
                              statement, se, pooled, simulated=True)
     result.response_note = response_note
     return result
@@ -314,11 +323,17 @@ def validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, eps,
     spec["eps"] = check_eps(eps)
     spec["delta"] = check_delta(1e-6 if delta is None else delta, allow_zero=False)
     spec["neighbouring"] = check_neighbouring(neighbouring, supported=("replace",))
-    if family != "binomial" or penalty != "ridge":
+    if family == "poisson":
         raise PrivacyParameterError(
-            "DP mode (eps=) is available for family='binomial' with penalty='ridge' and lam > 0: "
-            "only there is a sensitivity of the block estimator derived (1-Lipschitz loss, "
-            f"lam-strongly convex objective). Got family={family!r}, penalty={penalty!r}.")
+            "DP mode (eps=) is not available for family='poisson': the gradient of the Poisson loss "
+            "under the log link, (exp(η) − y)·x, is unbounded in η, so no sensitivity of the block "
+            "estimator can be derived from bounds on the data. Use family='gaussian' or 'binomial' "
+            "with penalty='ridge', or drop eps.")
+    if penalty != "ridge":
+        raise PrivacyParameterError(
+            "DP mode (eps=) needs penalty='ridge' with lam > 0 (family='binomial' or 'gaussian'): the "
+            "sensitivity of the block estimator is derived from the lam-strong convexity of the ridge "
+            f"objective and a bounded loss gradient. Got family={family!r}, penalty={penalty!r}.")
     if not _real(eta_clip) or not (0 < eta_clip < math.inf):
         raise PrivacyParameterError(f"eta_clip must be a positive finite number, got {eta_clip!r}.")
     spec["coef_share"] = check_fraction(coef_share, "coef_share", 0.0, 1.0)
@@ -480,7 +495,19 @@ def _clip_for_dp(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[np.
     return X, [math.sqrt(s) for s in sq]
 
 
-def _plan(spec: dict, n: int, K: int, radius) -> tuple[list[LedgerEntry], tuple]:
+def _clip_response_for_dp(mf: ModelFrame, bounds) -> tuple[np.ndarray, float]:
+    """Gaussian DP mode: clip y to its declared bounds; return (clipped y, B_y = max |bound|)."""
+    name = mf.response
+    if isinstance(bounds, Mapping) and name not in bounds:
+        raise PrivacyParameterError(
+            f"family='gaussian' in DP mode needs public bounds on the response {name!r} too: add "
+            f"bounds={{..., {name!r}: (lo, hi)}} (y is clipped to them; they bound the loss gradient).")
+    box = resolve_box({name: bounds[name]} if isinstance(bounds, Mapping) else bounds, [name])
+    lo, hi = float(box.lo[0]), float(box.hi[0])
+    return np.clip(mf.y, lo, hi), max(abs(lo), abs(hi))
+
+
+def _plan(spec: dict, n: int, K: int, radius, y_bound: float | None = None) -> tuple[list[LedgerEntry], tuple]:
     if spec["eps"] is None:
         entry = LedgerEntry(step=f"block coordinate descent over {K} parties: exact linear predictors "
                                  "shared every sweep, coefficients and standard errors released",
@@ -492,11 +519,18 @@ def _plan(spec: dict, n: int, K: int, radius) -> tuple[list[LedgerEntry], tuple]
     rho_eta = (1 - share) * rho / (K * T)
     rho_beta = share * rho / K
     sig_eta, sig_beta, sens = [], [], []
+    gaussian = spec["family"] == "gaussian"
     for R in radius:
-        d_eta, d_beta = m.binomial_ridge_sensitivities(n, R, lam, C)
+        if gaussian:  # squared loss: gradient bounded via |y| ≤ B_y, |offset| ≤ (K−1)C, ‖β̂‖ ≤ (B_y+O)/√λ
+            d_eta, d_beta = m.gaussian_ridge_sensitivities(n, R, lam, C, y_bound, (K - 1) * C)
+        else:
+            d_eta, d_beta = m.binomial_ridge_sensitivities(n, R, lam, C)
         sig_eta.append(d_eta / math.sqrt(2 * rho_eta))
         sig_beta.append(d_beta / math.sqrt(2 * rho_beta))
         sens.append(f"Δ₂(η)={d_eta:.4g}, Δ₂(β)={d_beta:.4g} (R={R:.4g})")
+    if gaussian:
+        sens.append(f"squared loss with |y| ≤ B_y={y_bound:.4g}, received offsets clipped to "
+                    f"±(K−1)·eta_clip={(K - 1) * C:.4g}, Δ₂(β) = 2R(B_y+O)(1+R/√λ)/(nλ)")
     entry = LedgerEntry(
         step=f"{K}×{T} clipped linear predictors (n-vectors) and {K} coefficient blocks",
         mechanism="Gaussian mechanism, zCDP composition",
@@ -558,6 +592,9 @@ def privacy_statement(spec: dict, entries, dd: DataDependence, noise: NoiseSourc
         assumptions = ["the outcome y is public to the parties (the guarantee holds for every fixed y)",
                        "covariates clipped to the declared bounds; every block is solved to its exact "
                        "minimizer (the inner solver stops at 1e-12)",
+                       *(["gaussian family: y clipped to its declared bounds and every received offset "
+                          "clipped to ±(K−1)·eta_clip before the block fit"]
+                         if spec["family"] == "gaussian" else []),
                        "the number of sweeps is fixed in advance"]
     return PrivacyStatement(
         method="vertical GLM (block coordinate descent)", eps=math.inf if not dp else spec["eps"],

@@ -282,7 +282,9 @@ class LocalBlock:
     """One party's block: its columns, the shared y, and the update rule.
 
     ``sigma_eta`` > 0 adds N(0, σ²) noise to every released linear predictor
-    after clipping it to [−eta_clip, eta_clip] (DP mode).
+    after clipping it to [−eta_clip, eta_clip] (DP mode).  ``offset_clip``
+    (Gaussian DP mode) clips the received offset to [−offset_clip, offset_clip]
+    before the block fit (post-processing of released values).
     """
 
     X: np.ndarray
@@ -295,6 +297,7 @@ class LocalBlock:
     sigma_eta: float = 0.0
     eta_clip: float = math.inf
     noise: object = None
+    offset_clip: float = math.inf
     beta: np.ndarray = field(init=False)
     basis: SpanBasis | None = field(init=False, default=None)
 
@@ -310,6 +313,8 @@ class LocalBlock:
         """Fit the block given the others' linear predictor; return (shared η_k, Σ|Δβ_k|)."""
         if self.basis is not None:
             self.basis.add(offset)
+        if math.isfinite(self.offset_clip):  # Gaussian DP mode: bounded offsets bound the residuals
+            offset = np.clip(offset, -self.offset_clip, self.offset_clip)
         new = fit_block(self.X, self.y, offset, self.beta, self.family, self.penalty, self.mask,
                         chol=self._chol)
         change = float(np.sum(np.abs(new - self.beta)))
@@ -523,5 +528,40 @@ def binomial_ridge_sensitivities(n: int, radius: float, lam: float, eta_clip: fl
     row's clipped entry by at most 2C: Δ₂(η) ≤ √(4C² + 4R⁴/(nλ²)).
     """
     d_beta = 2.0 * radius / (n * lam)
+    d_eta = math.sqrt(4.0 * eta_clip ** 2 + n * (radius * d_beta) ** 2)
+    return d_eta, d_beta
+
+
+def gaussian_ridge_sensitivities(n: int, radius: float, lam: float, eta_clip: float, y_bound: float,
+                                 offset_bound: float) -> tuple[float, float]:
+    """(Δ₂ of a released clipped linear predictor, Δ₂ of a block's coefficients), Gaussian family.
+
+    Same argument as :func:`binomial_ridge_sensitivities` (replace one row,
+    offsets fixed by adaptive composition), with the gradient bound of the
+    squared loss in place of the logistic one.  The block objective is
+    F(β) = (1/n)Σ_i ½(y_i − o_i − x_iᵀβ)² + (λ/2)‖β‖² with |y_i| ≤ B_y (y
+    clipped to its bounds), |o_i| ≤ O (the received offset clipped to
+    O = (K−1)·eta_clip) and ‖x_i‖ ≤ R (covariates clipped; intercept counts 1).
+
+    1. Norm of the minimizer: (λ/2)‖β̂‖² ≤ F(β̂) ≤ F(0) ≤ (B_y + O)²/2, so
+       ‖β̂‖ ≤ (B_y + O)/√λ.
+    2. Row gradient: ∇_β ℓ_i = −(y_i − o_i − x_iᵀβ̂)·x_i, so
+       ‖∇ℓ_i‖ ≤ G = R·(B_y + O)·(1 + R/√λ) at β̂, for any row within the bounds.
+    3. F is λ-strongly convex; for the neighbour F' (row i replaced),
+       ∇F'(β̂) = (∇ℓ'_i(β̂) − ∇ℓ_i(β̂))/n, hence
+       λ‖β̂ − β̂'‖² ≤ ⟨∇F'(β̂) − ∇F'(β̂'), β̂ − β̂'⟩ ≤ (2G/n)‖β̂ − β̂'‖ and
+       Δ₂(β) = 2G/(nλ) (Chaudhuri, Monteleoni & Sarwate 2011, Cor. 8 form;
+       the binomial case has G = R since the logistic loss is 1-Lipschitz).
+    4. Released η = clip(Xβ̂, ±C): each unchanged row moves ≤ R·Δ₂(β), the
+       replaced row ≤ 2C, so Δ₂(η) ≤ √(4C² + n·R²·Δ₂(β)²) (as in the binomial case).
+
+    Examples
+    --------
+    >>> d_eta, d_beta = gaussian_ridge_sensitivities(1000, 1.0, 1.0, 1.0, 1.0, 0.0)
+    >>> round(d_beta, 6)   # 2·1·1·(1 + 1)/(1000·1)
+    0.004
+    """
+    grad = radius * (y_bound + offset_bound) * (1.0 + radius / math.sqrt(lam))
+    d_beta = 2.0 * grad / (n * lam)
     d_eta = math.sqrt(4.0 * eta_clip ** 2 + n * (radius * d_beta) ** 2)
     return d_eta, d_beta
