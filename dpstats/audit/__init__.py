@@ -52,7 +52,7 @@ from .cases import (exact_distribution, exact_pair_eps, gaussian_case, l2_laplac
                     shift_pair, sis_case, sis_frames, standard_cases, topk_case, worst_topk_pair)
 from .methods import (OPTIONAL_MODULES, available, felp_case, felp_frames, felp_sensitivity_check,
                       gmm_pca_case, gmm_radius_case, knockoff_case, knockoff_frames, method_cases,
-                      two_stage_case, vertical_coefficient_case, vertical_frames)
+                      two_stage_case, vertical_coefficient_case, vertical_frames, vertical_worst_frames)
 
 __all__ = [
     "AuditCase", "AuditResult", "Event", "Runner", "audit", "audit_outputs", "candidate_events",
@@ -61,4 +61,5 @@ __all__ = [
     "standard_cases", "topk_case", "worst_topk_pair", "OPTIONAL_MODULES", "available", "felp_case",
     "felp_frames", "felp_sensitivity_check", "gmm_pca_case", "gmm_radius_case", "knockoff_case",
     "knockoff_frames", "method_cases", "two_stage_case", "vertical_coefficient_case", "vertical_frames",
+    "vertical_worst_frames",
 ]

@@ -336,7 +336,28 @@ def vertical_frames(n: int = 50, seed: int = 0) -> tuple:
     return (X1, y1), (X2, y2), math.sqrt(2.0)
 
 
-def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float = 5.0) -> AuditCase:
+def vertical_worst_frames(n: int = 50, seed: int = 0, offset: float = 10.0) -> tuple:
+    """The worst pair for a binomial block: the replaced row's loss gradient flips at full norm R.
+
+    Shared rows as in :func:`vertical_frames` (offset 0).  The replaced row is
+    x = (1, 1) (norm R = √2) in both datasets, with the other parties' offset
+    +``offset`` and y = 0 in D1, −``offset`` and y = 1 in D2 (a replaced row
+    changes every party's features, hence its offset).  Its gradient
+    (σ(o + xᵀβ) − y)·x is then ≈ +x in D1 and ≈ −x in D2: a change of ≈ 2R,
+    the bound behind Δ₂(β) = 2R/(nλ).  Returns ((X1, y1, o1), (X2, y2, o2), R).
+    """
+    (X1, y1), (X2, _), R = vertical_frames(n, seed)
+    X1[-1, 1] = 1.0
+    X2 = X1.copy()
+    y2 = y1.copy()
+    y1[-1], y2[-1] = 0.0, 1.0
+    o1, o2 = np.zeros(n), np.zeros(n)
+    o1[-1], o2[-1] = offset, -offset
+    return (X1, y1, o1), (X2, y2, o2), R
+
+
+def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float = 5.0,
+                              worst: bool = True) -> AuditCase:
     """vertical_glm's DP coefficient release for one party: ridge-logistic block + Gaussian noise.
 
     The block is fitted once per neighbour with ``methods.vertical.fit_block``
@@ -346,15 +367,20 @@ def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float 
     release, so the claim is (eps, delta)); runs draw the Gaussian noise
     vectorised through ``NoiseSource.gaussian``; the statistic is the
     projection on β(D2) − β(D1).  The measured ‖β(D1) − β(D2)‖ relative to
-    Δ₂(β) is written into ``neighbours``.
+    Δ₂(β) is written into ``neighbours``.  ``worst=True`` uses
+    :func:`vertical_worst_frames` (≈ 0.95·Δ₂(β)); ``False`` the milder
+    :func:`vertical_frames` pair (≈ 0.33·Δ₂(β)).
     """
     from ..methods import vertical as vm
 
-    (X1, y1), (X2, y2), R = vertical_frames()
+    if worst:
+        (X1, y1, o1), (X2, y2, o2), R = vertical_worst_frames()
+    else:
+        (X1, y1), (X2, y2), R = vertical_frames()
+        o1 = o2 = np.zeros(len(y1))
     fam, pen, mask = vm.FAMILIES["binomial"], vm.Penalty("ridge", lam), np.ones(2)
-    offset = np.zeros(len(y1))
-    b1 = vm.fit_block(X1, y1, offset, np.zeros(2), fam, pen, mask)
-    b2 = vm.fit_block(X2, y2, offset, np.zeros(2), fam, pen, mask)
+    b1 = vm.fit_block(X1, y1, o1, np.zeros(2), fam, pen, mask)
+    b2 = vm.fit_block(X2, y2, o2, np.zeros(2), fam, pen, mask)
     _, d_beta = vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)
     sigma = d_beta / math.sqrt(2 * vm.rho_from_eps_delta(eps, delta))
     direction = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-300)
@@ -365,7 +391,8 @@ def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float 
     return AuditCase(
         name=f"vertical GLM coefficient release (ridge logistic, λ={lam:g})", run=run, d1=b1, d2=b2,
         eps=eps, delta=delta,
-        neighbours=("replaced row (1, 1, y=1) vs (1, −1, y=0): ‖β(D1) − β(D2)‖ = "
+        neighbours=(("replaced row (1, 1), offset +10, y=0 vs offset −10, y=1" if worst else
+                     "replaced row (1, 1, y=1) vs (1, −1, y=0)") + ": ‖β(D1) − β(D2)‖ = "
                     f"{np.linalg.norm(b2 - b1) / d_beta:.3f}·Δ₂(β)"),
         exercised="methods.vertical.fit_block once per neighbour + NoiseSource.gaussian, vectorised")
 
