@@ -101,3 +101,10 @@ def test_knockoff_method_two_worst_pair_has_power():
     # eps_lb ≈ 0.16 at 2·10^4 runs (the earlier x1/±3σ pair moved b by 0.014·Δ₂: eps_lb ≈ 0)
     res = A.audit(A.knockoff_case(1.0, method="II"), n_runs=20_000, random_state=18)
     assert res.passed and res.eps_lb > 0.08, res
+
+
+def test_dp_gmm_end_to_end_at_3000_runs():
+    # the whole dp_gmm pipeline (k=2, d=2, n=41), one corner row moved across the box, 3 000
+    # front-door calls per neighbour (~10 s): consistent with (1, 1e-3); eps_lb ≈ 0 (weak power)
+    res = A.audit(A.gmm_end_to_end_case(1.0, 1e-3), n_runs=3_000, random_state=19)
+    assert res.passed, res

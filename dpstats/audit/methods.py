@@ -320,6 +320,45 @@ def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> 
         exercised="methods.gmm_pca.private_pca with NoiseSource on seeded numpy")
 
 
+def gmm_frames(n: int = 40, seed: int = 0) -> tuple:
+    """Neighbouring frames for an end-to-end dp_gmm audit: d = 2, two tight clusters in (−1, 1)².
+
+    n points split between clusters at (−0.5, −0.5) and (0.5, 0.5) (s.d. 0.1);
+    one more row sits at the corner (−1, −1) in D1 and at (1, 1) in D2 (the
+    replaced row moves the full diameter of the declared box).
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(-0.5, 0.1, (n // 2, 2)), rng.normal(0.5, 0.1, (n - n // 2, 2))])
+    return tuple(pd.DataFrame(np.vstack([X, [corner, corner]]), columns=["a", "b"]) for corner in (-1.0, 1.0))
+
+
+def gmm_end_to_end_case(eps: float = 1.0, delta: float = 1e-3) -> AuditCase:
+    """The whole dp_gmm pipeline (k = 2, d = 2, bounds (−1, 1)) called once per run.
+
+    Each run calls :func:`dpstats.dp_gmm` on a :func:`gmm_frames` neighbour
+    with a seeded numpy generator; components are ordered by their released
+    first mean coordinate and the output is |b-mean| of the upper component
+    (on pilot runs its spread differs most between the neighbours).  About
+    10–15 ms a run.
+    """
+    from ..api.gmm import dp_gmm
+
+    d1, d2 = gmm_frames()
+
+    def single(frame, rng):
+        fit = dp_gmm("~ a + b", frame, 2, eps, delta, bounds=(-1, 1), oc_trials=0, random_state=rng)
+        upper = int(np.argmax(fit.means[:, 0]))
+        return abs(float(fit.means[upper, 1]))
+
+    return AuditCase(
+        name="dp_gmm end to end (k=2, d=2, n=41, |released b-mean|)", run=repeat(single), d1=d1, d2=d2,
+        eps=eps, delta=delta,
+        neighbours="one row at the corner (−1, −1) vs (1, 1) of the declared box",
+        exercised="dpstats.dp_gmm front door per run (PCA, radius, clusters, estimates), seeded numpy")
+
+
 def vertical_frames(n: int = 50, seed: int = 0) -> tuple:
     """One party's block for vertical_glm's DP mode: intercept + one covariate in [−1, 1], y ∈ {0, 1}.
 
