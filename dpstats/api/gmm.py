@@ -179,7 +179,8 @@ def dp_gmm(
     statement = _statement(plan, entries, neighbouring, dd, noise, method, k, d)
     basis = p1.pca.basis if p1.pca is not None else None
     result = GMMResult(
-        method="dp_gmm", call=_call(formula, k, eps, delta, bounds, method, neighbouring, strict),
+        method="dp_gmm", call=_call(formula, k, eps, delta, bounds, method, neighbouring, strict,
+                                    groups, refine),
         n=n, p=d, terms=list(mf.names), privacy=statement, formula=formula,
         k=k, fit_method=method, weights=comps.weights, means=comps.means + centre,
         covariances=comps.covariances, centre=centre, basis=basis, clip_radius=p1.clip_radius,
@@ -301,12 +302,16 @@ def _diagnostics(truth, result: GMMResult, mf) -> dict:
     return diag
 
 
-def _call(formula, k, eps, delta, bounds, method, neighbouring, strict) -> dict:
+def _call(formula, k, eps, delta, bounds, method, neighbouring, strict, groups=None, refine=3) -> dict:
     call = {"formula": formula, "k": k, "eps": eps, "delta": delta}
     if bounds is not None:
         call["bounds"] = dict(bounds) if isinstance(bounds, dict) else list(bounds)
     if method != "pca_cluster":
         call["method"] = method
+    if groups is not None:
+        call["groups"] = groups
+    if refine != 3:
+        call["refine"] = refine
     if neighbouring != "replace":
         call["neighbouring"] = neighbouring
     if strict:
