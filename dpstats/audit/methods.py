@@ -86,7 +86,13 @@ def two_stage_case(eps: float = 1.0, topk: str = "canonical_lipschitz", k: int =
 
 
 def felp_frames(n: int = 40, d: int = 4, seed: int = 0) -> tuple:
-    """Neighbouring FELP inputs on the unit box: the last row moves to the opposite corner, label flipped."""
+    """Neighbouring FELP inputs on the unit box: the last row moves to the opposite corner, label flipped.
+
+    A mild pair: it moves the strict ensemble average by about 0.03·(2C/k)
+    and the paper variant's by about 0.003·(2/(nλ)), so audits on it give
+    eps_lb ≈ 0.  See :func:`felp_strict_worst_frames` and
+    :func:`felp_overreach_frames` for the pairs that move them most.
+    """
     rng = np.random.default_rng(seed)
     y = np.repeat([0, 1], n // 2)
     U = rng.uniform(0, 1, (n, d)) * 0.5
@@ -98,50 +104,143 @@ def felp_frames(n: int = 40, d: int = 4, seed: int = 0) -> tuple:
     return (U1, y1), (U2, y2)
 
 
+def _two_clusters(n: int, d: int, n_minority: int, seed: int, jitter: float = 0.02) -> tuple:
+    """Class 0 near the origin, class 1 near e₁ (feature 0 separates them), scaled by 1/√d.
+
+    Coordinates lie in [0, 1/√d], as after ``methods.felp.scale_features``, so
+    every margin vector has ‖z_i‖₂ <= 1 (the paper's Lemma 1 assumption).
+    """
+    rng = np.random.default_rng(seed)
+    y = (np.arange(n) >= n - n_minority).astype(int)
+    U = np.zeros((n, d))
+    U[:, 0] = y
+    U += rng.uniform(0.0, jitter, (n, d))
+    return np.clip(U, 0.0, 1.0) / math.sqrt(d), y
+
+
+def felp_overreach_frames(n: int = 200, d: int = 2, n_minority: int = 20, seed: int = 0) -> tuple:
+    """A pair on which the paper variant's ensemble moves by more than its Lemma 1 bound 2/(nλ).
+
+    ``n − n_minority`` rows of class 0 sit in a tight cluster near the origin
+    and ``n_minority`` rows of class 1 near e₁ (all coordinates in [0, 1/√d],
+    so ‖z_i‖₂ <= 1 as the paper requires).  The replaced (last) row is a
+    class-1 row: in D2 it sits in its own cluster; in D1 it sits *on* the
+    first class-0 row.  In D1 it is then one of the K nearest misses of
+    every class-0 row, so one row changes the margin z_i of ~90% of the rows
+    — Lemma 1's proof treats z_i as a function of x_i alone, which fails here.
+    """
+    U, y = _two_clusters(n, d, n_minority, seed)
+    U1, y1 = U.copy(), y.copy()
+    U1[-1], y1[-1] = U[0], 1
+    return (U1, y1), (U.copy(), y.copy())
+
+
+def felp_strict_worst_frames(n: int = 20, d: int = 2, seed: int = 0) -> tuple:
+    """A pair that moves one strict-variant learner by about a tenth of 2C, i.e. 0.21·(2C/k) at k = 5.
+
+    Classes alternate, class 0 near the origin and class 1 near e₁ (scaled
+    by 1/√d).  The replaced (last, class-1) row sits at the origin in D1 —
+    among the class-0 rows, destroying its small subset's margins (weights
+    ≈ 0) — and at (1, ½)/√d in D2, where its subset's learner has its
+    largest weights.  Found by a search over labels and grid positions of
+    the replaced row for the draw used by :func:`felp_case`; the exact
+    minimiser has λ‖w‖² < log 2, so ‖w‖ stays well below C and no pair
+    reaches 2C/k.
+    """
+    U, y = _two_clusters(n, d, 0, seed)
+    y = np.arange(n) % 2
+    U[:, 0] = np.clip(y + U[:, 0] * math.sqrt(d), 0.0, 1.0) / math.sqrt(d)
+    U1, U2 = U.copy(), U.copy()
+    y1, y2 = y.copy(), y.copy()
+    U1[-1], y1[-1] = 0.0, 1
+    U2[-1], y2[-1] = np.array([1.0, 0.5] + [0.0] * (d - 2)) / math.sqrt(d), 1
+    return (U1, y1), (U2, y2)
+
+
+_FELP_PAIRS = {"corner": felp_frames, "worst": felp_strict_worst_frames, "overreach": felp_overreach_frames}
+
+
+def _felp_pair(pair: str) -> tuple:
+    if pair not in _FELP_PAIRS:
+        raise ValueError(f"pair must be one of {sorted(_FELP_PAIRS)}, got {pair!r}")
+    return _FELP_PAIRS[pair]()
+
+
+def _felp_claim(variant: str, n: int, lam: float, n_estimators: int) -> float:
+    from ..methods import felp as fm
+
+    if variant == "strict":
+        return fm.strict_sensitivity(fm.default_clip_norm(lam), n_estimators)
+    return fm.paper_sensitivity(n, lam)
+
+
 def felp_sensitivity_check(variant: str = "strict", lam: float = 0.1, n_estimators: int = 5,
-                           draws: int = 20, n: int = 40, d: int = 4, random_state: int = 0) -> dict:
+                           draws: int = 20, n: int = 40, d: int = 4, random_state: int = 0,
+                           pair: str | None = None) -> dict:
     """Largest ‖w̄(D1) − w̄(D2)‖₂ over coupled subset draws, against the sensitivity FELP claims.
 
     The ensemble average w̄ is computed with ``methods.felp.ensemble`` on the
-    neighbouring inputs of :func:`felp_frames` with the *same* subset draw
-    (coupled randomness: for the strict variant the bound 2C/k holds for every
-    partition, so the coupled maximum must stay below it).  The claimed
-    sensitivity is ``strict_sensitivity(C, k)`` or the paper's Lemma 1,
-    ``paper_sensitivity(n, lam)``.  The ratio observed/claimed is the factor by
-    which the claimed eps understates the true eps of the L2-Laplace release
-    (its privacy loss is eps·‖Δw̄‖/Δ).
+    neighbouring inputs of :func:`felp_frames` (``n``, ``d``), or of the named
+    ``pair`` ("corner", "worst" or "overreach" at its default size), with the
+    *same* subset draw (coupled randomness: for the strict variant the bound
+    2C/k holds for every partition, so the coupled maximum must stay below
+    it).  The claimed sensitivity is ``strict_sensitivity(C, k)`` or the
+    paper's Lemma 1, ``paper_sensitivity(n, lam)``.  The ratio
+    observed/claimed is the factor by which the claimed eps understates the
+    true eps of the L2-Laplace release (its privacy loss is eps·‖Δw̄‖/Δ);
+    ``ratios`` lists it per draw.
     """
     from ..methods import felp as fm
 
-    (U1, y1), (U2, y2) = felp_frames(n, d)
-    C = fm.default_clip_norm(lam)
-    claimed = fm.strict_sensitivity(C, n_estimators) if variant == "strict" else fm.paper_sensitivity(n, lam)
-    worst = 0.0
+    (U1, y1), (U2, y2) = felp_frames(n, d) if pair is None else _felp_pair(pair)
+    claimed = _felp_claim(variant, len(y1), lam, n_estimators)
+    ratios = []
     for i in range(draws):
         seed = np.random.SeedSequence([random_state, i])
         w1 = fm.ensemble(U1, y1, lam, n_estimators=n_estimators, variant=variant,
                          gen=np.random.default_rng(seed)).w_mean
         w2 = fm.ensemble(U2, y2, lam, n_estimators=n_estimators, variant=variant,
                          gen=np.random.default_rng(seed)).w_mean
-        worst = max(worst, float(np.linalg.norm(w1 - w2)))
-    return {"variant": variant, "claimed_sensitivity": claimed, "observed": worst, "ratio": worst / claimed}
+        ratios.append(float(np.linalg.norm(w1 - w2)) / claimed)
+    worst = max(ratios) * claimed
+    return {"variant": variant, "claimed_sensitivity": claimed, "observed": worst, "ratio": worst / claimed,
+            "ratios": ratios}
 
 
 def felp_case(eps: float = 1.0, variant: str = "strict", lam: float = 0.1, n_estimators: int = 5,
-              random_state: int = 0) -> AuditCase:
-    """FELP's release w̄ + L2-Laplace(Δ/eps) on one coupled subset draw of :func:`felp_frames`.
+              random_state: int = 0, pair: str = "corner") -> AuditCase:
+    """FELP's release w̄ + L2-Laplace(Δ/eps) on one coupled subset draw of a neighbouring pair.
 
     The ensemble (about 0.1 s) is fitted once per neighbour with the same
     subset draw; the runs redraw only the L2-Laplace noise (``NoiseSource.l2_laplace``),
     reduced to the log-likelihood-ratio statistic.  Conditional on the draw
-    this is the released mechanism; with the paper variant's sensitivity it
-    shows what the unverified Lemma 1 costs when the observed change exceeds it.
+    this is the released mechanism, and ``exact_eps`` = eps·‖Δw̄‖/Δ is its
+    exact privacy loss on the pair.
+
+    ``pair``: "corner" (:func:`felp_frames`, mild), "worst"
+    (:func:`felp_strict_worst_frames`: 0.21·(2C/k) for the strict variant
+    at λ = 0.1, k = 5) or "overreach" (:func:`felp_overreach_frames`).
+
+    What the paper variant's assumption costs
+    -----------------------------------------
+    ``variant="paper"`` calibrates to Lemma 1's 2/(nλ), whose proof takes
+    each margin z_i to depend on row i alone.  In fact z_i is built from
+    row i's nearest hits and misses, so one replaced row can change the
+    margins of many rows.  On :func:`felp_overreach_frames` (n = 200, λ = 1,
+    k = 20, K = 10, the front door's defaults but n) the coupled ensemble
+    average moves by up to ~2.2× the claimed 2/(nλ)
+    (``tests/test_audit_felp.py::test_paper_variant_sensitivity_can_exceed_its_claim``),
+    so the release's true privacy loss on that pair is up to ~2.2·eps: the
+    stated eps of the paper variant is *not* a guarantee on such data
+    (``felp_case(..., "paper", pair="overreach")`` has ``exact_eps`` > eps).  The loss grows with the share of rows whose
+    neighbours the replaced row can enter, i.e. with n/K.  The strict
+    variant (disjoint subsets, norms clipped at C, Δ = 2C/k) holds on the
+    same pair.
     """
     from ..methods import felp as fm
 
-    (U1, y1), (U2, y2) = felp_frames()
-    C = fm.default_clip_norm(lam)
-    sens = fm.strict_sensitivity(C, n_estimators) if variant == "strict" else fm.paper_sensitivity(len(y1), lam)
+    (U1, y1), (U2, y2) = _felp_pair(pair)
+    sens = _felp_claim(variant, len(y1), lam, n_estimators)
     scale = sens / eps
     seed = np.random.SeedSequence([random_state, 99])
     w1 = fm.ensemble(U1, y1, lam, n_estimators=n_estimators, variant=variant,
@@ -156,12 +255,16 @@ def felp_case(eps: float = 1.0, variant: str = "strict", lam: float = 0.1, n_est
         x = np.asarray(outputs, float)
         return (np.linalg.norm(x - w2, axis=1) - np.linalg.norm(x - w1, axis=1)) / scale
 
+    described = {"corner": "last row moved to the opposite corner of the box with its label flipped",
+                 "worst": "class-1 row at the origin (inside class 0) vs at (1, ½)/√d",
+                 "overreach": "class-1 row on a class-0 row (a nearest miss of all class 0) vs in its cluster"}
+    ratio = float(np.linalg.norm(w1 - w2)) / sens
     return AuditCase(
-        name=f"FELP {variant} (k={n_estimators}, λ={lam:g}, coupled draw)", run=repeat(single), d1=w1,
-        d2=w2, eps=eps, statistic=statistic,
-        neighbours="last row moved to the opposite corner of the box with its label flipped",
+        name=f"FELP {variant} (k={n_estimators}, λ={lam:g}, {pair} pair, coupled draw)", run=repeat(single),
+        d1=w1, d2=w2, eps=eps, statistic=statistic,
+        neighbours=f"{described[pair]}: ‖Δw̄‖ = {ratio:.3f}·Δ",
         exercised="methods.felp.ensemble once per neighbour + NoiseSource.l2_laplace per run",
-        exact_eps=eps * float(np.linalg.norm(w1 - w2)) / sens)
+        exact_eps=eps * ratio)
 
 
 def knockoff_frames(n: int = 2000, p: int = 16, B: float = 1.0, sigma: float = 0.5, seed: int = 0,
@@ -438,7 +541,7 @@ def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float 
 
 _METHOD_CASES.update({
     "two-stage": lambda eps: [two_stage_case(eps), two_stage_case(eps, topk="joint")],
-    "FELP": lambda eps: [felp_case(eps, "strict"), felp_case(eps, "paper")],
+    "FELP": lambda eps: [felp_case(eps, "strict", pair="worst"), felp_case(eps, "paper")],
     "knockoff": lambda eps: [knockoff_case(eps, method="I"), knockoff_case(eps, method="II")],
     "dp_gmm": lambda eps: [gmm_radius_case(eps), gmm_pca_case(eps)],
     "vertical GLM": lambda eps: [vertical_coefficient_case(eps)],
