@@ -237,3 +237,15 @@ def test_report_has_ranked_weights_plot(small, tmp_path):
     assert "Selected the top 2 of 20" in str(fit)
     d = fit.to_dict()
     assert len(d["outputs"]["weights"]) == 20 and d["outputs"]["variant"] == "paper"
+
+
+def test_paper_variant_is_warned_and_refused_under_strict(small):
+    """The audit (tests/test_audit_felp.py) refutes Lemma 1's 2/(nλ); a release must use 'strict'."""
+    with pytest.warns(NonPrivateWarning, match="not a valid bound"):
+        fit = dp.dp_felp("class ~ .", small, eps=1.0, bounds=(-6, 6), n_estimators=2, random_state=0,
+                         oc_trials=0)
+    assert any("refutes" in note for note in fit.privacy.notes)
+    acc = dp.Accountant(eps=5)
+    with pytest.raises(PrivacyParameterError, match="variant='strict'"):
+        dp.dp_felp("class ~ .", small, eps=1.0, bounds=(-6, 6), strict=True, accountant=acc)
+    assert acc.charges == []

@@ -161,6 +161,7 @@ def dp_felp(
 
     dd = DataDependence(strict)
     missing_rows_step(dd, mf)
+    _paper_variant_check(variant, strict)
     if bounds is None:
         dd.add("features mapped onto [0, 1] by their data minima and maxima (needed for ‖z_i‖ <= 1)",
                fix="declare public bounds, e.g. bounds=(0, 1) or bounds={'x1': (0, 10), ...}")
@@ -271,6 +272,22 @@ def _check_classes(mf) -> np.ndarray:
     return counts
 
 
+PAPER_VARIANT_REFUTED = (
+    "variant='paper' uses FELP's Lemma 1 sensitivity 2/(nλ), which is not a valid bound: on a constructed "
+    "pair of neighbouring data sets the ensemble average moves by up to 2.2 times it and the empirical "
+    "auditor refutes the stated eps (tests/test_audit_felp.py)")
+
+
+def _paper_variant_check(variant: str, strict: bool) -> None:
+    """The paper variant reproduces the paper; strict=True refuses it, otherwise it is warned."""
+    if variant != "paper":
+        return
+    if strict:
+        raise PrivacyParameterError(f"strict=True refuses: {PAPER_VARIANT_REFUTED}. Use variant='strict'.")
+    warnings.warn(f"{PAPER_VARIANT_REFUTED}; use variant='strict' for a release.", NonPrivateWarning,
+                  stacklevel=3)
+
+
 # ---------------------------------------------------------------------- privacy text
 def _sensitivity_text(variant, n, lam, C, k, lam_source) -> str:
     lam_txt = "λ tuned by CV (value known after fitting)" if lam_source == "cv" else f"λ = {lam:g}"
@@ -297,7 +314,8 @@ def _statement(variant, eps, entries, sens_text, dd, noise, bounded, n, k, beta,
             "each learner's weights are the exact minimiser of its strongly convex objective (the "
             "neighbour re-computation loop and the numerical solver only approximate it)",
         ]
-        notes = ["For a guarantee that does not rest on these assumptions use variant='strict'."]
+        notes = [PAPER_VARIANT_REFUTED + ".",
+                 "For a guarantee that does not rest on these assumptions use variant='strict'."]
     else:
         assumptions = []
         notes = [f"Rows are split into k = {k} disjoint subsets by a random permutation drawn independently "
