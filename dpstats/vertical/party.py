@@ -15,6 +15,7 @@ result is returned.
 
 from __future__ import annotations
 
+import math
 import socket
 import sys
 import time
@@ -24,11 +25,12 @@ import numpy as np
 import pandas as pd
 
 from ..api import vertical as api
-from ..errors import DataError, DPStatsError
+from ..errors import DataError, DPStatsError, PrivacyParameterError
 from ..formula import model_frame
 from ..methods import vertical as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
+from ..validation import check_delta, check_eps
 from ..results.vertical import VerticalGLMResult, coefficient_table
 from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
 
@@ -102,19 +104,26 @@ class Party:
     def serve(self, host: str = "127.0.0.1", port: int = 0, *, n_parties: int, family: str = "gaussian",
               penalty: str | None = None, lam: float = 0.0, tol: float = 1e-8, max_iter: int = 10_000,
               se: str = "exact", conf_level: float = 0.95, on_listening: Callable[[int], None] | None = None,
-              verbose: bool = False, round_delay: float = 0.0) -> VerticalGLMResult:
+              verbose: bool = False, round_delay: float = 0.0, eps: float | None = None,
+              delta: float | None = None, bounds=None, rounds: int = 10, eta_clip: float = 4.0,
+              coef_share: float = 0.1, random_state=None) -> VerticalGLMResult:
         """Lead the fit: listen, admit ``n_parties − 1`` members, run the sweeps, release the table.
 
         ``round_delay`` (seconds) slows each sweep down, for demonstrations and tests.
+        ``eps``/``delta`` (with ``bounds``, ``rounds``, ``eta_clip``, ``coef_share``, ``random_state``)
+        start the DP mode of :func:`dpstats.vertical_glm`: every party clips and noises its own
+        linear predictor before sending it; every member must declare the same eps and delta
+        (a mismatch stops the fit before any data is sent).
         """
         if se == "pooled":
             raise DataError("se='pooled' needs all columns in one process; use 'exact', 'history' or 'conditional'.")
-        spec = api.validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, None, None, 1,
-                                      4.0, 0.1, "replace", False, None)
+        spec = api.validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta, rounds,
+                                      eta_clip, coef_share, "replace", False, None)
         if not isinstance(n_parties, int) or n_parties < 2:
             raise DataError(f"n_parties must be an integer >= 2 (leader included), got {n_parties!r}.")
         mf = self._frame(leader=True)
         api.check_response(mf.y, family, mf.response)
+        dp = _LocalDP.leader(mf, spec, bounds, random_state) if spec["eps"] is not None else None
         listener = socket.create_server((host, port))
         listener.settimeout(self.timeout)
         channels: list[tuple[str, SecureChannel]] = []
@@ -123,7 +132,7 @@ class Party:
                 on_listening(listener.getsockname()[1])
             hellos = self._admit(listener, n_parties - 1, channels, mf.n)
             return self._lead(mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se,
-                              verbose, round_delay)
+                              verbose, round_delay, dp)
         except BaseException as exc:
             _abort_all(channels, exc)
             raise
@@ -161,7 +170,8 @@ class Party:
         return hellos
 
     def _lead(self, mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se, verbose,
-              round_delay) -> VerticalGLMResult:
+              round_delay, dp=None) -> VerticalGLMResult:
+        check_agreement(spec, hellos)  # before y or any linear predictor leaves this party
         fam = m.FAMILIES[family]
         pen = m.Penalty(penalty, float(lam))
         terms = list(mf.names) + [t for h in hellos for t in h["terms"]]
@@ -171,12 +181,25 @@ class Party:
         p = len(terms)
         names = [self.name] + [h["name"] for h in hellos]
         sizes = [mf.p] + [len(h["terms"]) for h in hellos]
+        radius = sigmas = None
+        y = mf.y if dp is None else dp.y
+        if dp is not None:
+            radius = [dp.radius] + [float(h["dp"]["radius"]) for h in hellos]
+            entries, sigmas = api._plan(spec, mf.n, len(names), radius, y_bound=dp.y_bound)
+        else:
+            entries, _ = api._plan(spec, mf.n, len(names), None)
         for name, ch in channels:
             k = names.index(name)
-            ch.send({"type": "setup", "y": mf.y, "family": family, "penalty": penalty, "lam": lam,
-                     "se": se, "p_other": p - sizes[k]})
-        mask = np.array([0.0 if t == "(Intercept)" else 1.0 for t in mf.names])
-        own = m.LocalBlock(mf.X, mf.y, fam, pen, mask, p - mf.p, se=se)
+            setup = {"type": "setup", "y": y, "family": family, "penalty": penalty, "lam": lam,
+                     "se": se, "p_other": p - sizes[k]}
+            if dp is not None:
+                setup["dp"] = dp_setup(spec, radius, dp.y_bound, len(names))
+            ch.send(setup)
+        if dp is None:
+            mask = np.array([0.0 if t == "(Intercept)" else 1.0 for t in mf.names])
+            own = m.LocalBlock(mf.X, mf.y, fam, pen, mask, p - mf.p, se=se)
+        else:
+            own = dp.block(fam, pen, p - mf.p, sigmas[0][0], spec, len(names))
         blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen) for nm, ch in channels]
 
         def log(row):
@@ -186,43 +209,71 @@ class Party:
             if round_delay:
                 time.sleep(round_delay)
 
-        out = m.block_coordinate_descent(blocks, mf.y, fam, tol=tol, max_iter=max_iter,
-                                         check_separation=penalty is None, on_round=log)
-        finals = api.finish_blocks(blocks, out, fam, mf.y, p, None)  # RemoteBlock.column_basis asks
+        dp_on = dp is not None
+        out = m.block_coordinate_descent(blocks, y, fam, tol=tol, max_iter=spec["rounds"] if dp_on else max_iter,
+                                         fixed_rounds=dp_on, check_separation=penalty is None and not dp_on,
+                                         on_round=log)
+        # DP mode: each member noises its own coefficients with its own σ_β (RemoteBlock ignores the scale)
+        finals = api.finish_blocks(blocks, out, fam, y, p, sigmas[1] if dp_on else None)
         index, start = [], 0
         for s in sizes:
             index.append(np.arange(start, start + s))
             start += s
-        noise = NoiseSource(None)
-        entries, _ = api._plan(spec, mf.n, len(names), None)
+        noise = dp.noise if dp_on else NoiseSource(None)
         statement = api.privacy_statement(spec, entries, DataDependence(False), noise, len(names),
                                           simulated=False)
-        call = api._call(mf.formula, names, family, penalty, lam, tol, max_iter, se, None, None, 1)
-        result = api.assemble_result(call, terms, mf.n, names, index, finals, out, fam, mf.y, spec,
+        call = api._call(mf.formula, names, family, penalty, lam, tol, max_iter, se, spec["eps"],
+                         spec["delta"], spec["rounds"])
+        result = api.assemble_result(call, terms, mf.n, names, index, finals, out, fam, y, spec,
                                      statement, se)
         message = result_message(result)
+        if dp_on:
+            message["meta"]["dp"] = dp_setup(spec, radius, dp.y_bound, len(names))
         for _, ch in channels:
             ch.send(message)
         return result
 
     # ------------------------------------------------------------------ member
     def connect(self, host: str = "127.0.0.1", port: int = 0, *, retry_for: float = 10.0,
-                verbose: bool = False) -> VerticalGLMResult:
-        """Join the leader's fit; answer its requests; return the released coefficient table."""
+                verbose: bool = False, eps: float | None = None, delta: float | None = None,
+                bounds=None, random_state=None) -> VerticalGLMResult:
+        """Join the leader's fit; answer its requests; return the released coefficient table.
+
+        ``eps``/``delta`` and ``bounds`` (this party's columns): DP mode.  The leader must have
+        started the fit with the same eps and delta, or the fit stops before any data is sent.
+        This party clips its columns to ``bounds``, clips and noises its linear predictor
+        itself (σ derived locally from the public plan) and answers at most ``rounds`` updates.
+        """
+        own = member_spec(eps, delta)
+        if own is not None and bounds is None:
+            raise PrivacyParameterError("DP mode needs public bounds on this party's columns, e.g. "
+                                        "bounds=(-3, 3) or bounds={'x3': (0, 1), ...}.")
+        noise = NoiseSource(random_state) if own is not None else None
         sock = _connect_retry(host, port, retry_for, self.timeout)
         ch = SecureChannel(sock, self.key, "member", timeout=self.timeout, max_message=self.max_message,
                            peer=f"leader at {host}:{port}")
         try:
             ch.handshake()
             mf = self._frame(leader=False)
-            ch.send({"type": "hello", "name": self.name, "n": mf.n, "row_hash": self.row_hash,
-                     "terms": list(mf.names)})
+            X, radius = mf.X, None
+            if own is not None:
+                X, (radius,) = api._clip_for_dp(mf, np.zeros(mf.p, dtype=int), 1, bounds)
+            hello = {"type": "hello", "name": self.name, "n": mf.n, "row_hash": self.row_hash,
+                     "terms": list(mf.names)}
+            hello["dp"] = None if own is None else {**own, "radius": radius}
+            ch.send(hello)
             setup = _expect(ch.recv("the setup"), "setup", ch.peer)
             y = _vector(setup["y"], mf.n, "y")
             fam = m.FAMILIES[setup["family"]]
-            block = m.LocalBlock(mf.X, y, fam, m.Penalty(setup["penalty"], float(setup["lam"])),
-                                 np.ones(mf.p), int(setup["p_other"]), se=setup["se"])
-            return self._serve_requests(ch, block, mf.n, verbose)
+            pen = m.Penalty(setup["penalty"], float(setup["lam"]))
+            if own is None:
+                if setup.get("dp") is not None:
+                    raise PrivacyParameterError("the leader started a DP fit but this party gave no eps; "
+                                                "give the same eps and delta as the leader.")
+                block = m.LocalBlock(mf.X, y, fam, pen, np.ones(mf.p), int(setup["p_other"]), se=setup["se"])
+                return self._serve_requests(ch, block, mf.n, verbose)
+            sig_eta, sig_beta, rounds, block = self._dp_block(setup, own, radius, X, y, fam, pen, mf, noise)
+            return self._serve_requests(ch, block, mf.n, verbose, rounds=rounds, sigma_beta=sig_beta)
         except DPStatsError as exc:
             if not isinstance(exc, ProtocolError):
                 _try_send(ch, {"type": "error", "reason": f"party {self.name!r}: {exc}"})
@@ -230,11 +281,38 @@ class Party:
         finally:
             ch.close()
 
-    def _serve_requests(self, ch: SecureChannel, block, n: int, verbose: bool) -> VerticalGLMResult:
-        sweeps = 0
+    def _dp_block(self, setup, own, radius, X, y, fam, pen, mf, noise):
+        """Member in DP mode: check the leader's plan against this party's own, derive its σs locally."""
+        plan = setup.get("dp")
+        if plan is None or plan["eps"] != own["eps"] or plan["delta"] != own["delta"]:
+            got = "no DP" if plan is None else f"eps={plan['eps']!r}, delta={plan['delta']!r}"
+            raise PrivacyParameterError(f"party {self.name!r} agreed to eps={own['eps']!r}, "
+                                        f"delta={own['delta']!r} but the leader started {got}.")
+        K = int(plan["K"])
+        names_radius = [float(r) for r in plan["radius"]]
+        if radius not in names_radius:
+            raise ProtocolError("the leader's DP plan does not contain this party's row-norm bound")
+        spec = api.validate_arguments(setup["family"], setup["penalty"], float(setup["lam"]), 0.5, 1, "none",
+                                      0.95, own["eps"], own["delta"], int(plan["rounds"]),
+                                      float(plan["eta_clip"]), float(plan["coef_share"]), "replace", False, None)
+        _, (sig_eta, sig_beta) = api._plan(spec, mf.n, K, [radius], y_bound=plan["y_bound"])
+        offset_clip = (K - 1) * spec["eta_clip"] if plan["y_bound"] is not None else math.inf
+        block = m.LocalBlock(X, y, fam, pen, np.ones(mf.p), int(setup["p_other"]), se="none",
+                             sigma_eta=sig_eta[0], eta_clip=spec["eta_clip"], noise=noise,
+                             offset_clip=offset_clip)
+        return sig_eta[0], sig_beta[0], spec["rounds"], block
+
+    def _serve_requests(self, ch: SecureChannel, block, n: int, verbose: bool, rounds: int | None = None,
+                        sigma_beta: float = 0.0) -> VerticalGLMResult:
+        sweeps, finished = 0, False
         while True:
             msg = ch.recv("the leader's next request")
             kind = msg.get("type")
+            if rounds is not None and (  # DP mode: never release more than the plan allows
+                    (kind == "update" and sweeps >= rounds) or kind == "basis"
+                    or (kind == "finish" and finished)):
+                raise PrivacyParameterError(f"the leader asked for a {kind!r} release beyond the agreed DP plan "
+                                    f"({rounds} sweeps, one coefficient release); refused")
             if kind == "update":
                 eta, change = block.update(_vector(msg["offset"], n, "offset"))
                 ch.send({"type": "eta", "eta": eta, "change": change})
@@ -248,7 +326,8 @@ class Party:
                 if other is not None and (other.ndim != 2 or other.shape[0] != n):
                     raise ProtocolError(f"received a basis of shape {other.shape}, expected ({n}, k)")
                 fin = block.finish(_vector(msg["eta"], n, "eta"), float(msg["dispersion"]),
-                                   other_basis=other)
+                                   sigma_beta=sigma_beta, other_basis=other)
+                finished = True
                 reply = {"type": "final", "beta": fin.beta, "rank": fin.rank, "p_other": fin.p_other}
                 if fin.cov is not None:
                     reply["cov"] = fin.cov
@@ -293,6 +372,60 @@ class RemoteBlock:
         return m.BlockFinal(beta, cov, int(msg["rank"]), int(msg["p_other"]))
 
 
+# --------------------------------------------------------------------------- DP mode
+class _LocalDP:
+    """The leader's own DP state: clipped X and y, row-norm bound R, noise source."""
+
+    def __init__(self, mf, X, y, radius: float, y_bound, noise: NoiseSource) -> None:
+        self.mf, self.X, self.y, self.radius, self.y_bound, self.noise = mf, X, y, radius, y_bound, noise
+
+    @classmethod
+    def leader(cls, mf, spec: dict, bounds, random_state) -> _LocalDP:
+        X, (radius,) = api._clip_for_dp(mf, np.zeros(mf.p, dtype=int), 1, bounds)
+        y, y_bound = mf.y, None
+        if spec["family"] == "gaussian":
+            y, y_bound = api._clip_response_for_dp(mf, bounds)
+        return cls(mf, X, y, radius, y_bound, NoiseSource(random_state))
+
+    def block(self, fam, pen, p_other: int, sigma_eta: float, spec: dict, K: int) -> m.LocalBlock:
+        offset_clip = (K - 1) * spec["eta_clip"] if self.y_bound is not None else math.inf
+        return m.LocalBlock(self.X, self.y, fam, pen, np.ones(self.mf.p), p_other, se="none",
+                            sigma_eta=sigma_eta, eta_clip=spec["eta_clip"], noise=self.noise,
+                            offset_clip=offset_clip)
+
+
+def member_spec(eps, delta) -> dict | None:
+    """A member's declared budget (validated as the front door does); None without eps."""
+    if eps is None or (isinstance(eps, (int, float)) and math.isinf(eps) and eps > 0):
+        if delta is not None:
+            raise PrivacyParameterError("delta was given without eps; give both for DP mode.")
+        return None
+    return {"eps": check_eps(eps), "delta": check_delta(1e-6 if delta is None else delta, allow_zero=False)}
+
+
+def check_agreement(spec: dict, hellos: list[dict]) -> None:
+    """Every member must declare the leader's (eps, delta), or none when the leader has none."""
+    want = None if spec["eps"] is None else (spec["eps"], spec["delta"])
+    for h in hellos:
+        d = h.get("dp")
+        got = None if d is None else (d["eps"], d["delta"])
+        if got != want:
+            raise PrivacyParameterError(
+                f"the parties disagree on the privacy budget: the leader has {_say(want)}, party "
+                f"{h['name']!r} has {_say(got)}. Every party must start the fit with the same eps and delta; "
+                "no data was sent.")
+
+
+def _say(v) -> str:
+    return "no DP (eps=None)" if v is None else f"eps={v[0]!r}, delta={v[1]!r}"
+
+
+def dp_setup(spec: dict, radius, y_bound, K: int) -> dict:
+    """The public DP plan the leader sends: budget, sweeps, clip, split, row-norm bounds."""
+    return {"eps": spec["eps"], "delta": spec["delta"], "rounds": spec["rounds"], "eta_clip": spec["eta_clip"],
+            "coef_share": spec["coef_share"], "radius": [float(r) for r in radius], "y_bound": y_bound, "K": K}
+
+
 # --------------------------------------------------------------------------- messages
 def result_message(result: VerticalGLMResult) -> dict:
     """The released coefficient table and convergence trace, as a protocol message."""
@@ -312,7 +445,14 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
     """Rebuild the released result on a member."""
     meta = msg["meta"]
     spec = {"eps": None, "delta": 0.0, "neighbouring": "replace", "conf_level": meta["conf_level"]}
-    entries, _ = api._plan(spec, meta["n"], len(meta["parties"]), None)
+    radius = y_bound = None
+    plan = meta.get("dp")
+    if plan is not None:
+        spec.update(eps=plan["eps"], delta=plan["delta"], rounds=int(plan["rounds"]),
+                    eta_clip=float(plan["eta_clip"]), coef_share=float(plan["coef_share"]),
+                    lam=float(meta["lam"]), family=meta["family"])
+        radius, y_bound = [float(r) for r in plan["radius"]], plan["y_bound"]
+    entries, _ = api._plan(spec, meta["n"], len(meta["parties"]), radius, y_bound=y_bound)
     statement = api.privacy_statement(spec, entries, DataDependence(False), NoiseSource(None),
                                       len(meta["parties"]), simulated=False)
     table = coefficient_table(msg["terms"], msg["party"], np.asarray(msg["beta"]), np.asarray(msg["se"]),

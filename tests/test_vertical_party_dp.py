@@ -1,0 +1,204 @@
+"""DP mode of the networked vertical GLM (dpstats.vertical.Party) on 127.0.0.1, parties in threads.
+
+Every party clips and noises its own linear predictor; the plan (ledger, σs) must be the in-process
+``vertical_glm`` DP mode's.  Per-party noise sources cannot reproduce the single in-process noise stream,
+so equality of the fits is checked at eps = 1e9 (noise σ ~ 1e-8) against the in-process fit and the
+closed-form ridge fit, to 1e-3.  Every network wait is bounded (socket timeouts of 5 s, joins of 20 s).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats.errors import PrivacyParameterError
+from dpstats.methods import vertical as m
+from dpstats.privacy.randomness import NoiseSource
+from dpstats.vertical import Party, ProtocolError, SecureChannel
+
+KEY = "5a" * 32
+BOUNDS = {"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "x4": (-1, 1), "x5": (-1, 1), "x6": (-1, 1),
+          "y": (-3, 3)}
+
+
+def make_data(n: int = 1500, seed: int = 0, binary: bool = False) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.uniform(-1.2, 1.2, (n, 6)), columns=[f"x{i}" for i in range(1, 7)])
+    lin = 0.3 + df.x1 - df.x3 + 0.5 * df.x2 + 0.4 * df.x6
+    df["y"] = rng.binomial(1, 1 / (1 + np.exp(-lin))).astype(float) if binary else lin + 0.5 * rng.standard_normal(n)
+    df["id"] = [f"r{i}" for i in range(n)]
+    return df
+
+
+def two_parties(df):
+    return [Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
+            Party(df[["id", "x3", "x4"]], KEY, name="B", formula="~ x3 + x4", row_id="id", timeout=5)]
+
+
+def run(parties, lead_kwargs, member_kwargs, timeout=20):
+    """Leader and members in threads; returns (results, errors) by party name."""
+    leader, members = parties[0], parties[1:]
+    port, ready, results, errors = {}, threading.Event(), {}, {}
+
+    def lead():
+        try:
+            results[leader.name] = leader.serve(
+                "127.0.0.1", 0, n_parties=len(parties),
+                on_listening=lambda p: (port.setdefault("p", p), ready.set()), **lead_kwargs)
+        except Exception as exc:  # noqa: BLE001 - recorded for the test
+            errors[leader.name] = exc
+            ready.set()
+
+    def join(party):
+        try:
+            results[party.name] = party.connect("127.0.0.1", port["p"], retry_for=3, **member_kwargs[party.name])
+        except Exception as exc:  # noqa: BLE001
+            errors[party.name] = exc
+
+    threads = [threading.Thread(target=lead)]
+    threads[0].start()
+    assert ready.wait(timeout)
+    threads += [threading.Thread(target=join, args=(p,)) for p in members]
+    for t in threads[1:]:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+        assert not t.is_alive()
+    return results, errors
+
+
+DP = dict(family="gaussian", penalty="ridge", lam=0.1, rounds=5, eta_clip=2.0, coef_share=0.2)
+
+
+def test_ledger_and_statement_equal_the_in_process_dp_fit():
+    df = make_data()
+    results, errors = run(two_parties(df), dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=1),
+                          {"B": dict(eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=2)})
+    assert not errors, errors
+    ref = dp.vertical_glm("y ~ x1 + x2 + x3 + x4", df, parties=[["x1", "x2"], ["x3", "x4"]], eps=1.0, delta=1e-6,
+                          bounds=BOUNDS, random_state=3, **DP)
+    for name in "AB":
+        st = results[name].privacy
+        assert math.isclose(sum(e.eps for e in st.ledger), 1.0)
+        assert math.isclose(sum(e.delta for e in st.ledger), 1e-6)
+        assert [vars(e) for e in st.ledger] == [vars(e) for e in ref.privacy.ledger]
+        assert (st.eps, st.delta, st.neighbouring) == (1.0, 1e-6, "replace")
+        assert st.assumptions == ref.privacy.assumptions and st.sensitivities == ref.privacy.sensitivities
+        # the same disclosure notes, minus the in-process "simulated" sentence
+        assert st.notes == [s for s in ref.privacy.notes if "simulated" not in s]
+        assert "clipped and with Gaussian noise" in " ".join(st.notes)
+        assert results[name].iterations == 5 and results[name].coefficients["std_error"].isna().all()
+    assert results["A"].coef() == results["B"].coef()
+
+
+def test_noise_scales_are_the_derived_sigmas(monkeypatch):
+    """Three parties, binomial: each party's Gaussian releases use σ = Δ₂/√(2ρ_release) (to 1e-12)."""
+    scales: list[float] = []
+    lock = threading.Lock()
+    orig = NoiseSource.gaussian
+
+    def spy(self, value, scale):
+        with lock:
+            scales.append(float(scale))
+        return orig(self, value, scale)
+
+    monkeypatch.setattr(NoiseSource, "gaussian", spy)
+    df = make_data(binary=True)
+    parties = two_parties(df) + [Party(df[["id", "x5", "x6"]], KEY, name="C", formula="~ x5 + x6",
+                                       row_id="id", timeout=5)]
+    T, K, share, lam, C, n = 3, 3, 0.25, 0.5, 1.5, len(df)
+    kw = dict(eps=2.0, delta=1e-5, bounds=BOUNDS)
+    results, errors = run(parties, dict(kw, family="binomial", penalty="ridge", lam=lam, rounds=T, eta_clip=C,
+                                        coef_share=share, random_state=1),
+                          {"B": dict(kw, random_state=2), "C": dict(kw, random_state=3)})
+    assert not errors, errors
+    rho = m.rho_from_eps_delta(2.0, 1e-5)
+    want = []
+    for R in (math.sqrt(3.0), math.sqrt(2.0), math.sqrt(2.0)):  # the leader's row also holds the intercept
+        d_eta, d_beta = m.binomial_ridge_sensitivities(n, R, lam, C)
+        want += [d_eta / math.sqrt(2 * (1 - share) * rho / (K * T))] * T + [d_beta / math.sqrt(2 * share * rho / K)]
+    np.testing.assert_allclose(sorted(scales), sorted(want), rtol=1e-12)
+    sens = results["C"].privacy.ledger[0].sensitivity
+    for R in (math.sqrt(3.0), math.sqrt(2.0)):
+        d_eta, d_beta = m.binomial_ridge_sensitivities(n, R, lam, C)
+        assert f"Δ₂(η)={d_eta:.4g}, Δ₂(β)={d_beta:.4g}" in sens
+
+
+def test_huge_eps_equals_in_process_and_ridge_fit():
+    """eps = 1e9: networked = in-process DP fit = closed-form ridge on the clipped data, to 1e-3."""
+    df = make_data()
+    kw = dict(DP, rounds=40, eta_clip=4.0)
+    results, errors = run(two_parties(df), dict(kw, eps=1e9, delta=1e-6, bounds=BOUNDS, random_state=1),
+                          {"B": dict(eps=1e9, delta=1e-6, bounds=BOUNDS, random_state=2)})
+    assert not errors, errors
+    cols = ["x1", "x2", "x3", "x4"]
+    ref = dp.vertical_glm("y ~ x1 + x2 + x3 + x4", df, parties=[cols[:2], cols[2:]], eps=1e9, delta=1e-6,
+                          bounds=BOUNDS, random_state=3, **kw)
+    X = np.column_stack([np.ones(len(df)), df[cols].clip(-1, 1).to_numpy()])
+    y, n = df.y.clip(-3, 3).to_numpy(), len(df)
+    # (1/2n)·‖y − Xβ‖² + λ/2·‖β‖² (intercept penalized in DP mode): β = (XᵀX/n + λI)⁻¹Xᵀy/n
+    ridge = np.linalg.solve(X.T @ X / n + 0.1 * np.eye(5), X.T @ y / n)
+    terms = ["(Intercept)"] + cols
+    net = np.array([results["A"].coef()[t] for t in terms])
+    np.testing.assert_allclose(net, [ref.coef()[t] for t in terms], atol=1e-3)
+    np.testing.assert_allclose(net, ridge, atol=1e-3)
+
+
+def test_mismatched_eps_is_refused_before_any_data_is_sent(monkeypatch):
+    sent: list[str] = []
+    orig = SecureChannel.send
+
+    def spy(self, msg):
+        sent.append(msg.get("type"))
+        return orig(self, msg)
+
+    monkeypatch.setattr(SecureChannel, "send", spy)
+    df = make_data(n=200)
+    results, errors = run(two_parties(df), dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS),
+                          {"B": dict(eps=2.0, delta=1e-6, bounds=BOUNDS)})
+    assert not results
+    assert isinstance(errors["A"], PrivacyParameterError)
+    assert "disagree on the privacy budget" in str(errors["A"]) and "eps=2.0" in str(errors["A"])
+    assert isinstance(errors["B"], ProtocolError) and "disagree on the privacy budget" in str(errors["B"])
+    assert set(sent) == {"hello", "abort"}  # no setup (y), no linear predictor, no coefficient
+    # a member that gives no eps to a DP leader is refused the same way
+    sent.clear()
+    results, errors = run(two_parties(df), dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS), {"B": {}})
+    assert not results and "no DP (eps=None)" in str(errors["A"]) and set(sent) == {"hello", "abort"}
+
+
+def test_unnoised_network_fit_keeps_its_leak_statement():
+    df = make_data(n=300)
+    results, errors = run(two_parties(df), dict(family="gaussian"), {"B": {}})
+    assert not errors, errors
+    st = results["B"].privacy
+    assert math.isinf(st.eps) and "NO formal privacy guarantee" in " ".join(st.notes)
+    assert "exact linear predictors shared every sweep" in st.ledger[0].step
+
+
+def test_member_without_bounds_is_refused_before_connecting():
+    with pytest.raises(PrivacyParameterError, match="bounds"):
+        two_parties(make_data(n=50))[1].connect("127.0.0.1", 1, eps=1.0, delta=1e-6)
+
+
+def test_member_refuses_a_sweep_beyond_the_agreed_plan(monkeypatch):
+    """A leader that asks for one more sweep than the plan gets a refusal, not an extra release."""
+    from dpstats.vertical import party as party_module
+
+    orig = m.block_coordinate_descent
+
+    def greedy(*args, **kwargs):
+        kwargs["max_iter"] += 1
+        return orig(*args, **kwargs)
+
+    monkeypatch.setattr(party_module.m, "block_coordinate_descent", greedy)
+    results, errors = run(two_parties(make_data(n=200)), dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS),
+                          {"B": dict(eps=1.0, delta=1e-6, bounds=BOUNDS)})
+    assert not results
+    assert isinstance(errors["B"], PrivacyParameterError) and "beyond the agreed DP plan" in str(errors["B"])
+    assert isinstance(errors["A"], ProtocolError) and "beyond the agreed DP plan" in str(errors["A"])
