@@ -202,3 +202,65 @@ def test_member_refuses_a_sweep_beyond_the_agreed_plan(monkeypatch):
     assert not results
     assert isinstance(errors["B"], PrivacyParameterError) and "beyond the agreed DP plan" in str(errors["B"])
     assert isinstance(errors["A"], ProtocolError) and "beyond the agreed DP plan" in str(errors["A"])
+
+
+# --------------------------------------------------------------------------- `dpstats party` processes
+def _party_processes(tmp_path, member_eps: str):
+    """Leader and one member as real `dpstats party` processes in DP mode on 127.0.0.1."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from test_vertical_network import data
+
+    df = data(n=400, seed=4)
+    df[["id", "y", "x1", "x2"]].to_csv(tmp_path / "a.csv", index=False)
+    df[["id", "x3", "x4"]].to_csv(tmp_path / "b.csv", index=False)
+    (tmp_path / "bounds.json").write_text("[-4, 4]")
+    cli = [sys.executable, "-m", "dpstats.cli", "party"]
+    key = tmp_path / "psk.hex"
+    subprocess.run([*cli, "keygen", "--out", str(key)], check=True, timeout=60, capture_output=True)
+    env = dict(os.environ, TQDM_DISABLE="1")
+    common = ["--key-file", str(key), "--row-id", "id", "--timeout", "20", "--delta", "1e-6",
+              "--bounds", str(tmp_path / "bounds.json")]
+    port_file = tmp_path / "port"
+    lead = subprocess.Popen([*cli, "lead", "--data", str(tmp_path / "a.csv"), "--formula", "y ~ x1 + x2",
+                             "--parties", "2", "--port-file", str(port_file), "--family", "binomial",
+                             "--penalty", "ridge", "--lam", "5", "--eps", "1", "--seed", "1", "--rounds", "6",
+                             "--json", str(tmp_path / "a.json"), *common],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not port_file.exists():
+        assert time.monotonic() < deadline and lead.poll() is None, lead.stderr.read() if lead.poll() else ""
+        time.sleep(0.05)
+    member = subprocess.Popen([*cli, "join", "--data", str(tmp_path / "b.csv"), "--name", "B", "--connect",
+                               f"127.0.0.1:{port_file.read_text()}", "--eps", member_eps, "--seed", "2",
+                               "--json", str(tmp_path / "b.json"), *common],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return [lead.communicate(timeout=90) + (lead.returncode,),
+            member.communicate(timeout=90) + (member.returncode,)]
+
+
+@pytest.mark.slow
+def test_dp_fit_between_dpstats_party_processes(tmp_path):
+    import json
+    import math
+
+    (lead_out, lead_err, lead_rc), (_, member_err, member_rc) = _party_processes(tmp_path, "1")
+    assert lead_rc == 0 and member_rc == 0, lead_err + member_err
+    for name in ("a", "b"):
+        res = json.loads((tmp_path / f"{name}.json").read_text())
+        privacy = res["privacy"]
+        assert privacy["eps"] == 1 and privacy["delta"] == 1e-6
+        assert math.isclose(sum(e["eps"] for e in privacy["ledger"]), 1.0, rel_tol=1e-12)
+        assert privacy["seeded"] is True
+    assert "(1, 1e-06)-DP" in lead_out
+
+
+@pytest.mark.slow
+def test_dpstats_party_processes_with_different_eps_stop_before_sending_data(tmp_path):
+    (_, lead_err, lead_rc), (_, member_err, member_rc) = _party_processes(tmp_path, "2")
+    assert lead_rc != 0 and member_rc != 0
+    assert "disagree on the privacy budget" in lead_err + member_err
+    assert not (tmp_path / "a.json").exists() and not (tmp_path / "b.json").exists()

@@ -19,6 +19,7 @@ failed authentication).  No partial result is written on failure.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -48,7 +49,13 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for any message")
         p.add_argument("--json", help="write the released result as JSON here")
         p.add_argument("--verbose", action="store_true", help="log every sweep on stderr")
+        p.add_argument("--eps", type=float, help="DP mode: total eps (every party must give the same)")
+        p.add_argument("--delta", type=float, help="DP mode: total delta (every party must give the same)")
+        p.add_argument("--bounds", help="DP mode: JSON file with [lo, hi] or {column: [lo, hi]} for this "
+                                        "party's columns (the leader's also bounds y)")
+        p.add_argument("--seed", type=int, help="seed for this party's noise (reproduction, not release)")
         if action == "lead":
+            p.add_argument("--rounds", type=int, default=10, help="DP mode: number of sweeps")
             p.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (port 0: any free port)")
             p.add_argument("--port-file", help="write the port actually bound to this file")
             p.add_argument("--parties", type=int, required=True, help="number of parties, leader included")
@@ -90,6 +97,26 @@ def _key(args) -> bytes:
     raise ProtocolError("no pre-shared key: give --key-file FILE or set DPSTATS_PARTY_KEY (hex).")
 
 
+def _dp_options(args, leader: bool) -> dict:
+    """Keyword arguments of the DP mode from the command line (empty when --eps is not given)."""
+    if args.eps is None:
+        if args.delta is not None or args.bounds is not None:
+            raise DPStatsError("--delta and --bounds are used only with --eps (the DP mode).")
+        return {}
+    if args.bounds is None:
+        raise DPStatsError("the DP mode needs --bounds FILE.json with public bounds for this party's columns.")
+    try:
+        value = json.loads(Path(args.bounds).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DPStatsError(f"cannot read the bounds file '{args.bounds}': {exc}") from None
+    bounds = tuple(value) if isinstance(value, list) else {k: tuple(v) for k, v in value.items()}
+    out = {"eps": args.eps, "delta": args.delta if args.delta is not None else 0.0, "bounds": bounds,
+           "random_state": args.seed}
+    if leader:
+        out["rounds"] = args.rounds
+    return out
+
+
 def _hostport(text: str) -> tuple[str, int]:
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit():
@@ -118,12 +145,14 @@ def _run(args) -> int:
 
         result = party.serve(host, port, n_parties=args.parties, family=args.family, penalty=args.penalty,
                              lam=args.lam, tol=args.tol, max_iter=args.max_iter, se=args.se,
-                             on_listening=announce, verbose=args.verbose, round_delay=args.round_delay)
+                             on_listening=announce, verbose=args.verbose, round_delay=args.round_delay,
+                             **_dp_options(args, leader=True))
         if args.report:
             result.report(args.report)
     else:
         host, port = _hostport(args.connect)
-        result = party.connect(host, port, retry_for=args.retry_for, verbose=args.verbose)
+        result = party.connect(host, port, retry_for=args.retry_for, verbose=args.verbose,
+                               **_dp_options(args, leader=False))
     print(result)
     if args.json:
         result.to_json(args.json)

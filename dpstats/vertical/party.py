@@ -222,13 +222,16 @@ class Party:
         noise = dp.noise if dp_on else NoiseSource(None)
         statement = api.privacy_statement(spec, entries, DataDependence(False), noise, len(names),
                                           simulated=False)
+        # a seed at any party makes the whole release predictable to whoever knows it
+        statement.seeded = bool(noise.seeded) or any(bool((h.get("dp") or {}).get("seeded")) for h in hellos)
         call = api._call(mf.formula, names, family, penalty, lam, tol, max_iter, se, spec["eps"],
                          spec["delta"], spec["rounds"])
         result = api.assemble_result(call, terms, mf.n, names, index, finals, out, fam, y, spec,
                                      statement, se)
         message = result_message(result)
         if dp_on:
-            message["meta"]["dp"] = dp_setup(spec, radius, dp.y_bound, len(names))
+            message["meta"]["dp"] = {**dp_setup(spec, radius, dp.y_bound, len(names)),
+                                     "seeded": statement.seeded}
         for _, ch in channels:
             ch.send(message)
         return result
@@ -260,7 +263,7 @@ class Party:
                 X, (radius,) = api._clip_for_dp(mf, np.zeros(mf.p, dtype=int), 1, bounds)
             hello = {"type": "hello", "name": self.name, "n": mf.n, "row_hash": self.row_hash,
                      "terms": list(mf.names)}
-            hello["dp"] = None if own is None else {**own, "radius": radius}
+            hello["dp"] = None if own is None else {**own, "radius": radius, "seeded": bool(noise.seeded)}
             ch.send(hello)
             setup = _expect(ch.recv("the setup"), "setup", ch.peer)
             y = _vector(setup["y"], mf.n, "y")
@@ -455,6 +458,7 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
     entries, _ = api._plan(spec, meta["n"], len(meta["parties"]), radius, y_bound=y_bound)
     statement = api.privacy_statement(spec, entries, DataDependence(False), NoiseSource(None),
                                       len(meta["parties"]), simulated=False)
+    statement.seeded = bool((plan or {}).get("seeded", False))
     table = coefficient_table(msg["terms"], msg["party"], np.asarray(msg["beta"]), np.asarray(msg["se"]),
                               meta["family"], meta["df_residual"], meta["conf_level"])
     trace = pd.DataFrame(np.asarray(msg["trace"]).reshape(-1, 3),
