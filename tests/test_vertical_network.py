@@ -128,8 +128,10 @@ def data(n=300, seed=1):
     return df
 
 
-def run_threads(parties, lead_kwargs, timeout=20):
+def run_threads(parties, lead_kwargs, timeout=20, member_kwargs=None):
+    """Leader and members in threads; returns (results, errors) by party name."""
     leader, members = parties[0], parties[1:]
+    member_kwargs = member_kwargs or {}
     port, ready, results, errors = {}, threading.Event(), {}, {}
 
     def lead():
@@ -143,7 +145,8 @@ def run_threads(parties, lead_kwargs, timeout=20):
 
     def join(party):
         try:
-            results[party.name] = party.connect("127.0.0.1", port["p"], retry_for=3)
+            results[party.name] = party.connect("127.0.0.1", port["p"], retry_for=3,
+                                                **member_kwargs.get(party.name, {}))
         except Exception as exc:  # noqa: BLE001
             errors[party.name] = exc
 

@@ -42,34 +42,9 @@ def two_parties(df):
 
 def run(parties, lead_kwargs, member_kwargs, timeout=20):
     """Leader and members in threads; returns (results, errors) by party name."""
-    leader, members = parties[0], parties[1:]
-    port, ready, results, errors = {}, threading.Event(), {}, {}
+    from test_vertical_network import run_threads
 
-    def lead():
-        try:
-            results[leader.name] = leader.serve(
-                "127.0.0.1", 0, n_parties=len(parties),
-                on_listening=lambda p: (port.setdefault("p", p), ready.set()), **lead_kwargs)
-        except Exception as exc:  # noqa: BLE001 - recorded for the test
-            errors[leader.name] = exc
-            ready.set()
-
-    def join(party):
-        try:
-            results[party.name] = party.connect("127.0.0.1", port["p"], retry_for=3, **member_kwargs[party.name])
-        except Exception as exc:  # noqa: BLE001
-            errors[party.name] = exc
-
-    threads = [threading.Thread(target=lead)]
-    threads[0].start()
-    assert ready.wait(timeout)
-    threads += [threading.Thread(target=join, args=(p,)) for p in members]
-    for t in threads[1:]:
-        t.start()
-    for t in threads:
-        t.join(timeout)
-        assert not t.is_alive()
-    return results, errors
+    return run_threads(parties, lead_kwargs, timeout=timeout, member_kwargs=member_kwargs)
 
 
 DP = dict(family="gaussian", penalty="ridge", lam=0.1, rounds=5, eta_clip=2.0, coef_share=0.2)
