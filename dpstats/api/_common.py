@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..formula import ModelFrame, finish_checks, model_frame
 from ..geometry import Box
@@ -60,3 +61,27 @@ def frame_and_cross_products(formula: str, data, boxes: BoxFn, *, drop_intercept
         x_box, y_box = boxes(mf)
         stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
     return mf, x_box, y_box, stats
+
+
+def call_record(required: dict[str, Any], optional: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
+    """The arguments a result's ``call`` shows, R-style.
+
+    ``required`` are always shown, in order; ``optional`` maps a name to
+    ``(value, default)`` and is shown when the value differs from its default
+    (for a default of None: when it is given).  ``bounds`` are recorded as plain
+    lists or dicts so that the call prints and serialises.
+    """
+    call = dict(required)
+    for name, (value, default) in optional.items():
+        shown = value is not None if default is None else value != default
+        if shown:
+            call[name] = _plain_bounds(value) if name == "bounds" else value
+    return call
+
+
+def _plain_bounds(bounds):
+    if isinstance(bounds, Mapping):
+        return dict(bounds)
+    if isinstance(bounds, (list, tuple)):
+        return list(bounds)
+    return bounds

@@ -21,7 +21,7 @@ from ..results.base import OperatingCharacteristics
 from ..results.felp import FELPResult
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_neighbouring,
                           check_strict)
-from ._common import charge, missing_rows_step
+from ._common import call_record, charge, missing_rows_step
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -378,20 +378,8 @@ def _diagnostics(fit, n_clipped, mf, truth, selected, counts) -> dict:
 
 
 def _call(formula, eps, lam, k, beta, select, variant, bounds, clip_norm, strict) -> dict:
-    call = {"formula": formula, "eps": eps}
-    if lam is not None:
-        call["lam"] = lam
-    if k != 20:
-        call["n_estimators"] = k
-    if beta != 0.9:
-        call["sample_ratio"] = beta
-    if select is not None:
-        call["select"] = select
-    call["variant"] = variant
-    if bounds is not None:
-        call["bounds"] = dict(bounds) if isinstance(bounds, dict) else list(bounds)
-    if clip_norm is not None:
-        call["clip_norm"] = clip_norm
-    if strict:
-        call["strict"] = True
-    return call
+    # variant is always shown (a default of None shows every given value)
+    return call_record({"formula": formula, "eps": eps},
+                       {"lam": (lam, None), "n_estimators": (k, 20), "sample_ratio": (beta, 0.9),
+                        "select": (select, None), "variant": (variant, None), "bounds": (bounds, None),
+                        "clip_norm": (clip_norm, None), "strict": (strict, False)})

@@ -42,7 +42,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.gmm import GMMResult, mixture_oc
 from ..validation import (check_accountant, check_delta, check_eps, check_fraction, check_neighbouring,
                           check_strict)
-from ._common import charge, dummy_columns, missing_rows_step
+from ._common import call_record, charge, dummy_columns, missing_rows_step
 
 METHODS = ("pca_cluster", "sample_aggregate")
 
@@ -303,17 +303,7 @@ def _diagnostics(truth, result: GMMResult, mf) -> dict:
 
 
 def _call(formula, k, eps, delta, bounds, method, neighbouring, strict, groups=None, refine=3) -> dict:
-    call = {"formula": formula, "k": k, "eps": eps, "delta": delta}
-    if bounds is not None:
-        call["bounds"] = dict(bounds) if isinstance(bounds, dict) else list(bounds)
-    if method != "pca_cluster":
-        call["method"] = method
-    if groups is not None:
-        call["groups"] = groups
-    if refine != 3:
-        call["refine"] = refine
-    if neighbouring != "replace":
-        call["neighbouring"] = neighbouring
-    if strict:
-        call["strict"] = True
-    return call
+    return call_record({"formula": formula, "k": k, "eps": eps, "delta": delta},
+                       {"bounds": (bounds, None), "method": (method, "pca_cluster"), "groups": (groups, None),
+                        "refine": (refine, 3), "neighbouring": (neighbouring, "replace"),
+                        "strict": (strict, False)})

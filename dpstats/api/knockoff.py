@@ -25,7 +25,7 @@ from ..results.knockoff import KnockoffResult
 from ..stats import CrossProductAccumulator, chunk_rows
 from ..validation import (check_truth, check_accountant, check_delta, check_eps, check_fraction,
                           check_neighbouring, check_strict)
-from ._common import charge, missing_rows_step
+from ._common import call_record, charge, missing_rows_step
 
 ROUTES = ("shortcut", "materialise", "materialize")
 GRAM_KEY = "Delta Sigma' (Frobenius)"
@@ -497,22 +497,10 @@ def _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic, fdr
 
 
 def _call(formula, eps, delta, fdr, method, statistic, bounds, ridge, s, offset, knockoffs, strict) -> dict:
-    call = {"formula": formula, "eps": eps, "delta": delta, "fdr": fdr, "method": method}
-    if statistic != "csm":
-        call["statistic"] = statistic
-    if bounds is not None:
-        call["bounds"] = bounds
-    if ridge:
-        call["ridge"] = ridge
-    if s != "lambda_min":
-        call["s"] = s
-    if offset != 1:
-        call["offset"] = offset
-    if knockoffs != "shortcut":
-        call["knockoffs"] = knockoffs
-    if strict:
-        call["strict"] = True
-    return call
+    return call_record({"formula": formula, "eps": eps, "delta": delta, "fdr": fdr, "method": method},
+                       {"statistic": (statistic, "csm"), "bounds": (bounds, None), "ridge": (ridge, 0),
+                        "s": (s, "lambda_min"), "offset": (offset, 1), "knockoffs": (knockoffs, "shortcut"),
+                        "strict": (strict, False)})
 
 
 # --------------------------------------------------------------------- simulation

@@ -19,7 +19,7 @@ from ..results.base import OperatingCharacteristics
 from ..results.sis import SISResult, recovery_table
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
-from ._common import charge, dummy_columns, frame_and_cross_products, missing_rows_step
+from ._common import call_record, charge, dummy_columns, frame_and_cross_products, missing_rows_step
 
 
 def dp_sis(
@@ -242,16 +242,8 @@ def _diagnostics(truth, selected, scores, mf, k, n_clipped) -> dict:
 
 
 def _call(formula, eps, k, bounds, gamma, topk, neighbouring, strict) -> dict:
-    call = {"formula": formula, "eps": eps, "k": k}
-    if bounds is not None:
-        call["bounds"] = dict(bounds) if isinstance(bounds, dict) else list(bounds)
-    if gamma != 0.5:
-        call["gamma"] = gamma
-    if topk != "canonical_lipschitz":
-        call["topk"] = topk
-    if neighbouring != "replace":
-        call["neighbouring"] = neighbouring
-    if strict:
-        call["strict"] = True
-    return call
+    return call_record({"formula": formula, "eps": eps, "k": k},
+                       {"bounds": (bounds, None), "gamma": (gamma, 0.5),
+                        "topk": (topk, "canonical_lipschitz"), "neighbouring": (neighbouring, "replace"),
+                        "strict": (strict, False)})
 

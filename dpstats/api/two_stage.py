@@ -22,7 +22,7 @@ from ..results.base import OperatingCharacteristics
 from ..results.two_stage import TwoStageResult
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
-from ._common import charge, dummy_columns, missing_rows_step
+from ._common import call_record, charge, dummy_columns, missing_rows_step
 
 SECOND_STAGES = (None, "private_ols", "ols")
 
@@ -330,17 +330,7 @@ def _diagnostics(truth, selected, counts, mf, k, n_clipped, rng) -> dict:
 
 
 def _call(formula, eps, k, lam, blocks, vote, topk, second_stage, neighbouring, strict) -> dict:
-    call = {"formula": formula, "eps": eps, "k": k, "lam": lam}
-    if blocks is not None:
-        call["blocks"] = blocks
-    if vote != "topk":
-        call["vote"] = vote
-    if topk != "canonical_lipschitz":
-        call["topk"] = topk
-    if second_stage is not None:
-        call["second_stage"] = second_stage
-    if neighbouring != "replace":
-        call["neighbouring"] = neighbouring
-    if strict:
-        call["strict"] = True
-    return call
+    return call_record({"formula": formula, "eps": eps, "k": k, "lam": lam},
+                       {"blocks": (blocks, None), "vote": (vote, "topk"), "topk": (topk, "canonical_lipschitz"),
+                        "second_stage": (second_stage, None), "neighbouring": (neighbouring, "replace"),
+                        "strict": (strict, False)})
