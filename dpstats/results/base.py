@@ -221,6 +221,18 @@ class Summary:
 
 
 # ---------------------------------------------------------------------- helpers
+def escape_text(text: str) -> str:
+    """Escape text for an HTML element's content (report sections written in Python)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def selected_section(heading: str, intro: str, names: list[str], *, ordered: bool = False) -> dict[str, Any]:
+    """A report section listing selected names (``ordered`` when the order is itself released)."""
+    tag = "ol" if ordered else "ul"
+    items = "".join(f"<li>{escape_text(n)}</li>" for n in names)
+    return {"heading": heading, "html": f"<p>{intro}</p><{tag} class='selected-list'>{items}</{tag}>"}
+
+
 def _r_value(v: Any) -> str:
     if isinstance(v, str):
         return f'"{v}"'

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .base import DPResult, Plot
+from .base import DPResult, Plot, selected_section
 
 
 @dataclass
@@ -128,12 +128,7 @@ class FELPResult(DPResult):
         return [to_plot(fig, "Released weights ranked, with the selection cut", alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
-        items = "".join(f"<li>{_escape(s)}</li>" for s in self.selected)
-        html = (f"<p>The {self.select} features with the largest released weights, largest first. "
-                "The order is derived from the released weights (post-processing).</p>"
-                f"<ol class='selected-list'>{items}</ol>")
-        return [{"heading": "Selected features", "html": html}]
+        return [selected_section("Selected features", f"The {self.select} features with the largest released "
+                                 "weights, largest first. The order is derived from the released weights "
+                                 "(post-processing).", self.selected, ordered=True)]
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

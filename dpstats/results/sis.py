@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .base import DPResult, Plot
+from .base import DPResult, Plot, selected_section
 
 
 @dataclass
@@ -104,16 +104,10 @@ class SISResult(DPResult):
         return [to_plot(fig, "Exact-recovery bound against the score gap", alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
-        items = "".join(f"<li>{_escape(s)}</li>" for s in self.selected)
-        html = (f"<p>The mechanism released this set of {len(self.selected)} terms. "
-                "Their order is not released.</p>"
-                f"<ul class='selected-list'>{items}</ul>")
-        return [{"heading": "Selected terms", "html": html}]
+        return [selected_section("Selected terms", f"The mechanism released this set of {len(self.selected)} "
+                                 "terms. Their order is not released.", self.selected)]
 
 
 def recovery_table(gaps: np.ndarray, bound: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"gap": gaps, "bound": bound})
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .base import DPResult, Plot
+from .base import DPResult, Plot, selected_section
 
 
 @dataclass
@@ -124,12 +124,6 @@ class TwoStageResult(DPResult):
         return [to_plot(fig, "Recovery against the vote margin", alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
-        items = "".join(f"<li>{_escape(s)}</li>" for s in self.selected)
-        html = (f"<p>The mechanism released this set of {len(self.selected)} terms. Their order "
-                "and their vote counts are not released.</p>"
-                f"<ul class='selected-list'>{items}</ul>")
-        return [{"heading": "Selected terms", "html": html}]
+        return [selected_section("Selected terms", f"The mechanism released this set of {len(self.selected)} "
+                                 "terms. Their order and their vote counts are not released.", self.selected)]
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from .base import DPResult, Plot, _jsonable
+from .base import DPResult, Plot, _jsonable, escape_text
 
 
 @dataclass
@@ -152,12 +152,12 @@ class VerticalGLMResult(DPResult):
         return [to_plot(fig, "Convergence trace", alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
-        items = "".join(f"<li>{_escape(s)}</li>" for s in self.disclosure)
-        owners = "".join(f"<li><strong>{_escape(p)}</strong>: {_escape(', '.join(t))}</li>"
+        items = "".join(f"<li>{escape_text(s)}</li>" for s in self.disclosure)
+        owners = "".join(f"<li><strong>{escape_text(p)}</strong>: {escape_text(', '.join(t))}</li>"
                          for p, t in self.party_terms.items())
         return [{"heading": "What the protocol reveals", "html": f"<ul>{items}</ul>"},
                 {"heading": "Parties and their terms", "html": f"<ul>{owners}</ul>"
-                 f"<p>Standard errors: {_escape(self._se_text())}.</p>"}]
+                 f"<p>Standard errors: {escape_text(self._se_text())}.</p>"}]
 
 
 def coefficient_table(terms: list[str], party: list[str], beta: np.ndarray, se: np.ndarray,
@@ -184,6 +184,3 @@ def _stars(p: float) -> str:
             return s
     return ""
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
