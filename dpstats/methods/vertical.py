@@ -382,34 +382,58 @@ def block_coordinate_descent(blocks: Sequence, y: np.ndarray, family: Family, *,
     """
     n = y.shape[0]
     etas = [np.zeros(n) for _ in blocks]
-    total = np.zeros(n)
-    trace: list[dict] = []
-    converged = False
-    bar = _bar(max_iter, progress)
-    it = 0
-    for it in range(1, max_iter + 1):
-        change = 0.0
+    state = {"total": np.zeros(n)}
+
+    def sweep() -> tuple[float, float]:
+        total, change = state["total"], 0.0
         for k, block in enumerate(blocks):
             offset = total - etas[k]
             eta_k, ch = block.update(offset)
             total = offset + eta_k
             etas[k] = eta_k
             change += ch if ch is not None else math.nan
-        total = np.sum(etas, axis=0)
-        row = {"iteration": it, "sum_abs_change": change, "deviance": family.deviance(y, total)}
-        trace.append(row)
+        state["total"] = np.sum(etas, axis=0)
+        return change, family.deviance(y, state["total"])
+
+    def after(row: dict) -> None:
         if on_round is not None:
             on_round(row)
-        if bar is not None:
-            bar.update(1)
         if check_separation:
-            check_no_separation(family, total)
-        if not fixed_rounds and change < tol:
-            converged = True
-            break
-    if bar is not None:
-        bar.close()
+            check_no_separation(family, state["total"])
+
+    it, converged, trace = run_sweeps(sweep, tol=tol, max_iter=max_iter, fixed_rounds=fixed_rounds,
+                                      progress=progress, after=after)
     return BCDOutcome(etas=etas, iterations=it, converged=converged or fixed_rounds, trace=trace)
+
+
+def run_sweeps(sweep: Callable[[], tuple[float, float]], *, tol: float, max_iter: int,
+               fixed_rounds: bool = False, progress: bool = False,
+               after: Callable[[dict], None] | None = None) -> tuple[int, bool, list[dict]]:
+    """Repeat ``sweep() -> (Σ|Δβ|, deviance)`` until Σ|Δβ| < ``tol`` (or ``max_iter`` sweeps).
+
+    With ``fixed_rounds`` exactly ``max_iter`` sweeps run.  Each sweep's trace row
+    goes to ``after`` (which may raise to stop the fit).  Returns (sweeps run,
+    converged, trace).
+    """
+    trace: list[dict] = []
+    bar = _bar(max_iter, progress)
+    it, converged = 0, False
+    try:
+        for it in range(1, max_iter + 1):
+            change, deviance = sweep()
+            row = {"iteration": it, "sum_abs_change": change, "deviance": deviance}
+            trace.append(row)
+            if after is not None:
+                after(row)
+            if bar is not None:
+                bar.update(1)
+            if not fixed_rounds and change < tol:
+                converged = True
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    return it, converged, trace
 
 
 def gaussian_bcd_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, index: Sequence[np.ndarray], *,
@@ -442,11 +466,11 @@ def gaussian_bcd_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, index:
             "a party's design block is rank deficient (collinear columns): XᵀX is singular. "
             "Remove the redundant column(s) or use penalty='ridge'.") from None
     beta = np.zeros(xtx.shape[0])
-    trace: list[dict] = []
-    converged = False
-    bar = _bar(max_iter, progress)
-    it = 0
-    for it in range(1, max_iter + 1):
+
+    def rss() -> float:
+        return float(yty - 2.0 * beta @ xty + beta @ xtx @ beta)
+
+    def sweep() -> tuple[float, float]:
         change = 0.0
         for ix, chol in zip(index, chols):
             own = beta[ix]
@@ -455,17 +479,10 @@ def gaussian_bcd_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, index:
             new = cho_solve(chol, rhs)
             change += float(np.sum(np.abs(new - own)))
             beta[ix] = new
-        rss = float(yty - 2.0 * beta @ xty + beta @ xtx @ beta)
-        trace.append({"iteration": it, "sum_abs_change": change, "deviance": rss})
-        if bar is not None:
-            bar.update(1)
-        if change < tol:
-            converged = True
-            break
-    if bar is not None:
-        bar.close()
-    rss = float(yty - 2.0 * beta @ xty + beta @ xtx @ beta)
-    return beta, BCDOutcome(etas=[], iterations=it, converged=converged, trace=trace), rss
+        return change, rss()
+
+    it, converged, trace = run_sweeps(sweep, tol=tol, max_iter=max_iter, progress=progress)
+    return beta, BCDOutcome(etas=[], iterations=it, converged=converged, trace=trace), rss()
 
 
 def _bar(total: int, progress: bool):
