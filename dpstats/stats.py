@@ -77,7 +77,6 @@ class CrossProductAccumulator:
     n_clipped: int = 0
     xty: np.ndarray = field(init=False)
     x_sum: np.ndarray = field(init=False)
-    x_maxabs: np.ndarray = field(init=False)
     xtx: np.ndarray | None = field(init=False)
     y_sum: float = 0.0
     yty: float = 0.0
@@ -87,7 +86,6 @@ class CrossProductAccumulator:
     def __post_init__(self) -> None:
         self.xty = np.zeros(self.p)
         self.x_sum = np.zeros(self.p)
-        self.x_maxabs = np.zeros(self.p)
         self.x_min = np.full(self.p, np.inf)
         self.x_max = np.full(self.p, -np.inf)
         self.xtx = np.zeros((self.p, self.p)) if self.gram else None
@@ -97,8 +95,8 @@ class CrossProductAccumulator:
         rows = X.shape[0]
         if rows == 0:
             return
-        raw_sum = X.sum(axis=0)
-        self.finite = self.finite and bool(np.isfinite(raw_sum).all()) and bool(np.isfinite(y).all())
+        col_sum = X.sum(axis=0)  # raw sums: non-finite if any value is NaN/inf
+        self.finite = self.finite and bool(np.isfinite(col_sum).all()) and bool(np.isfinite(y).all())
         np.minimum(self.x_min, X.min(axis=0), out=self.x_min)
         np.maximum(self.x_max, X.max(axis=0), out=self.x_max)
         if self.x_box is not None:
@@ -106,13 +104,13 @@ class CrossProductAccumulator:
                 self._buf = np.empty((rows, self.p))
             X, clipped = to_unit_interval(X, self.x_box, out=self._buf[:rows])
             self.n_clipped += clipped
+            col_sum = X.sum(axis=0)
         if self.y_box is not None:
             y, clipped = to_unit_interval(y, self.y_box)
             self.n_clipped += clipped
         self.n += rows
         self.xty += X.T @ y
-        self.x_sum += X.sum(axis=0)
-        np.maximum(self.x_maxabs, np.maximum(X.max(axis=0), -X.min(axis=0)), out=self.x_maxabs)
+        self.x_sum += col_sum
         self.y_sum += float(y.sum())
         self.yty += float(y @ y)
         self.y_maxabs = max(self.y_maxabs, float(np.abs(y).max()))
@@ -120,9 +118,11 @@ class CrossProductAccumulator:
             self.xtx += X.T @ X
 
     def result(self) -> CrossStats:
+        # max-abs on the computation scale follows from the raw ranges (the map is monotone)
+        maxabs = maxabs_from_range(self.x_min, self.x_max, self.x_box) if self.n else np.zeros(self.p)
         return CrossStats(
             n=self.n, xty=self.xty, x_sum=self.x_sum, y_sum=self.y_sum, yty=self.yty,
-            x_maxabs=self.x_maxabs, y_maxabs=self.y_maxabs, xtx=self.xtx, n_clipped=self.n_clipped,
+            x_maxabs=maxabs, y_maxabs=self.y_maxabs, xtx=self.xtx, n_clipped=self.n_clipped,
             x_min=self.x_min, x_max=self.x_max, finite=self.finite,
         )
 
