@@ -28,7 +28,6 @@ from .errors import DataError, DataWarning, FormulaError
 INTERCEPT = "(Intercept)"
 _IDENT = re.compile(r"^[A-Za-z_.][A-Za-z0-9_.]*$")
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|[A-Za-z_.][A-Za-z0-9_.]*|`[^`]+`)$")
-_PATSY_LEVEL = re.compile(r"^(.*)\[(?:T\.)?(.*)\]$")
 _FUNCTIONS = {
     "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
     "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "sin": np.sin, "cos": np.cos,
@@ -630,23 +629,6 @@ def _r_to_patsy(expr: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
-
-
-def _r_name(name: str) -> str:
-    """Translate a patsy column name to R's ``model.matrix`` name."""
-    if name == "Intercept":
-        return INTERCEPT
-    parts = []
-    for part in name.split(":"):
-        m = _PATSY_LEVEL.match(part)
-        if m:
-            var, level = m.group(1), m.group(2)
-            level = {"True": "TRUE", "False": "FALSE"}.get(level, level)
-            part = _unpatsy(var) + level
-        else:
-            part = _unpatsy(part)
-        parts.append(part)
-    return ":".join(parts)
 
 
 def _unpatsy(code: str) -> str:
