@@ -6,17 +6,11 @@
   budget before any data access (a data frame that records every access shows
   none) and spends nothing.
 * Concurrent calls on one accountant from threads never overspend.
-
-A front door whose module has not landed fails under CI=true (the package
-exports its name, so a missing module is a broken public function) and is
-skipped otherwise.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
-import os
 import threading
 import warnings
 
@@ -24,25 +18,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dpstats
+
 from dpstats.errors import BudgetExceededError, PrivacyParameterError
 from dpstats.privacy.accountant import Accountant, LedgerEntry
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-MODULES = {"dp_sis": "dpstats.api.sis", "dp_two_stage": "dpstats.api.two_stage",
-           "dp_knockoff": "dpstats.api.knockoff", "dp_gmm": "dpstats.api.gmm",
-           "dp_felp": "dpstats.api.felp", "vertical_glm": "dpstats.api.vertical"}
-
-
-def front_door(name: str):
-    """The public function, or fail (CI) / skip (local) when its module is missing."""
-    try:
-        module = importlib.import_module(MODULES[name])
-    except ModuleNotFoundError:
-        if IN_CI:
-            pytest.fail(f"{MODULES[name]} is missing: dpstats.{name} is exported but cannot be imported")
-        pytest.skip(f"{MODULES[name]} has not landed yet")
-    return getattr(module, name)
+FRONT_DOORS = ["dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm"]
 
 
 def _gaussian_frame(n: int, p: int, seed: int = 0, signal: int = 3) -> pd.DataFrame:
@@ -92,7 +73,7 @@ def _data(name: str) -> pd.DataFrame:
 
 
 def _call(name: str, df, accountant):
-    fn = front_door(name)
+    fn = getattr(dpstats, name)
     args, kwargs = CALLS[name](df)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -100,7 +81,7 @@ def _call(name: str, df, accountant):
 
 
 # ----------------------------------------------------------------------------- ledger exactness
-@pytest.mark.parametrize("name", list(MODULES))
+@pytest.mark.parametrize("name", FRONT_DOORS)
 def test_charge_equals_ledger_exactly(name):
     acc = Accountant(eps=10.0, delta=1e-2)
     fit, kwargs = _call(name, _data(name), acc)
@@ -157,7 +138,7 @@ def recording(df: pd.DataFrame) -> RecordingFrame:
     return frame
 
 
-@pytest.mark.parametrize("name", list(MODULES))
+@pytest.mark.parametrize("name", FRONT_DOORS)
 def test_exhausted_accountant_refuses_before_any_data_access(name):
     df = _data(name)
     acc = Accountant(eps=1.0, delta=1e-2)
@@ -174,12 +155,12 @@ def test_exhausted_accountant_refuses_before_any_data_access(name):
     assert probe._access_log, "the recording frame saw no access: the probe is broken"
 
 
-@pytest.mark.parametrize("name", list(MODULES))
+@pytest.mark.parametrize("name", FRONT_DOORS)
 @pytest.mark.parametrize("bad_seed", [-1, "seed", 1.5])
 def test_invalid_random_state_spends_nothing(name, bad_seed):
     # bad input is rejected before the charge (DESIGN §4); found by the fuzz suite for several doors
     acc = Accountant(eps=10.0, delta=1e-2)
-    fn = front_door(name)
+    fn = getattr(dpstats, name)
     args, kwargs = CALLS[name](_data(name))
     kwargs = {**kwargs, "random_state": bad_seed}
     with warnings.catch_warnings():
@@ -244,7 +225,6 @@ def test_concurrent_front_door_calls_never_overspend(name):
     # 8 threads call the front door (eps = 0.7 each) on one accountant of eps = 2.2: exactly 3 fit
     acc = Accountant(eps=2.2, delta=1e-3)
     df = _data(name)
-    front_door(name)
     barrier = threading.Barrier(8)
     results, errors = [], []
 
