@@ -3,8 +3,8 @@
 Runs every case of :func:`dpstats.audit.standard_cases` (core noise mechanisms,
 every registered top-k selector on its exact-worst neighbouring pair, DP-SIS,
 and deliberately broken controls with halved sensitivity) N times on each
-neighbour (N >= 10^5 by default), plus audits of the methods whose front doors
-have landed (see ``dpstats.audit.OPTIONAL_MODULES``).  Prints the table and,
+neighbour (N >= 10^5 by default), plus the methods' audits
+(``dpstats.audit.METHOD_LABELS``).  Prints the table and,
 as the baseline measured in the same run, the ratio eps_lb / claimed eps and
 the ratio of each audit's time to the Laplace audit's time.
 
@@ -20,8 +20,7 @@ import argparse
 import time
 import warnings
 
-from dpstats.audit import (OPTIONAL_MODULES, audit, available, felp_sensitivity_check, format_table,
-                           method_cases, standard_cases)
+from dpstats.audit import audit, felp_sensitivity_check, format_table, method_cases, standard_cases
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,14 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'mechanism':54s} {'eps_lb/eps':>10s} {'time s':>7s} {'time/Laplace':>12s}")
     for r, t in zip(results, times):
         print(f"{r.name[:54]:54s} {r.eps_lb / r.claimed_eps:10.3f} {t:7.2f} {t / base:12.1f}")
-    if available(OPTIONAL_MODULES["FELP"]):
-        print("\nFELP sensitivity on coupled subset draws (observed max ||w(D1) - w(D2)|| vs claimed):")
-        for variant in ("strict", "paper"):
-            c = felp_sensitivity_check(variant, draws=10 if args.quick else 30)
-            print(f"  {variant:6s} claimed {c['claimed_sensitivity']:.4f}  observed {c['observed']:.4f}  "
-                  f"ratio {c['ratio']:.3f}")
-    missing = [label for label, module in OPTIONAL_MODULES.items() if not available(module)]
-    print(f"\nmethods not audited (module missing): {', '.join(missing) or 'none'}")
+    print("\nFELP sensitivity on coupled subset draws (observed max ||w(D1) - w(D2)|| vs claimed):")
+    for variant in ("strict", "paper"):
+        c = felp_sensitivity_check(variant, draws=10 if args.quick else 30)
+        print(f"  {variant:6s} claimed {c['claimed_sensitivity']:.4f}  observed {c['observed']:.4f}  "
+              f"ratio {c['ratio']:.3f}")
     print(f"\ntotal {time.perf_counter() - t0:.1f} s; alpha = {results[0].alpha}, Bonferroni over "
           "events x directions x the two one-sided bounds")
     return 0

@@ -181,27 +181,19 @@ def test_sis_front_door_equals_plain_path_run_for_run():
         assert a == b
 
 
-def test_optional_method_registry_points_at_front_doors():
-    assert set(A.OPTIONAL_MODULES.values()) == {
-        "dpstats.api.two_stage", "dpstats.api.knockoff", "dpstats.api.gmm",
-        "dpstats.api.felp", "dpstats.api.vertical"}
-    assert A.available("dpstats.api.sis") and not A.available("dpstats.api.no_such_module")
+def test_every_method_has_audit_cases():
+    assert A.METHOD_LABELS == ("two-stage", "knockoff", "dp_gmm", "FELP", "vertical GLM")
+    for label in A.METHOD_LABELS:
+        assert A.methods._METHOD_CASES[label](1.0), label
 
 
-# ----------------------------------------------------------------------------- methods written in parallel
-def _need(module: str) -> None:
-    import os
-    if not A.available(module):
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"{module} is missing under CI=true")
-        pytest.skip(f"{module} has not landed yet")
+# ----------------------------------------------------------------------------- methods
 
 
 @pytest.mark.parametrize("topk", ["joint", "peeling", "canonical_lipschitz"])
 def test_two_stage_vote_selection_audit(topk):
     # the exact eps of the vote-count pair must be within the claim (FAILS for canonical_lipschitz at
     # the time of writing: the selector's defect), and the empirical audit must agree
-    _need("dpstats.api.two_stage")
     case = A.two_stage_case(1.0, topk=topk)
     assert np.max(np.abs(case.d1 - case.d2)) == 1.0        # one block's vote moves every count by <= 1
     assert case.exact_eps <= 1.0 + 1e-6, f"{topk}: exact eps {case.exact_eps:.3f} on the vote pair"
@@ -212,7 +204,6 @@ def test_two_stage_vote_selection_audit(topk):
 def test_felp_strict_sensitivity_holds_on_coupled_draws():
     # strict variant: for every partition the average moves by <= 2C/k; 10 coupled draws of the
     # worst-corner neighbours stay below it, and the audited release is consistent with eps = 1
-    _need("dpstats.api.felp")
     check = A.felp_sensitivity_check("strict", draws=10)
     assert check["observed"] <= check["claimed_sensitivity"], check
     res = A.audit(A.felp_case(1.0, "strict"), n_runs=3_000, random_state=6)
@@ -223,14 +214,12 @@ def test_felp_strict_sensitivity_holds_on_coupled_draws():
 def test_knockoff_release_audit(method):
     # the front door's own (declared, data-independent) calibration, captured; 3 000 runs of
     # run_mechanism per neighbour, released b on the worst pair: consistent with (1, 0.01)
-    _need("dpstats.api.knockoff")
     res = A.audit(A.knockoff_case(1.0, method=method), n_runs=3_000, random_state=7)
     assert res.passed, res
 
 
 def test_gmm_steps_audit():
     # AboveThreshold radius (pure eps) and private PCA (rho-zCDP read as (1, 1e-6)) on worst neighbours
-    _need("dpstats.api.gmm")
     for case in (A.gmm_radius_case(1.0), A.gmm_pca_case(1.0)):
         res = A.audit(case, n_runs=5_000, random_state=8)
         assert res.passed, res
@@ -240,7 +229,6 @@ def test_vertical_coefficient_sensitivity_and_audit():
     # the block's coefficient change on both replaced-row pairs stays within 2R/(n·lam), the worst
     # pair (offset ±10, y flipped) reaches > 0.9 of it, and the Gaussian release calibrated from it
     # is consistent with (1, 1e-6) and has power at 10^5 runs (eps_lb ≈ 0.31; the milder pair ≈ 0.07)
-    _need("dpstats.api.vertical")
     from dpstats.methods import vertical as vm
     for lam in (0.1, 1.0, 5.0):
         (X1, y1), (X2, y2), R = A.vertical_frames()

@@ -22,7 +22,6 @@ import pytest
 
 from dpstats import audit as A
 
-pytestmark = pytest.mark.skipif(not A.available("dpstats.api.felp"), reason="FELP not landed")
 
 
 def test_paper_variant_sensitivity_can_exceed_its_claim():

@@ -1,12 +1,11 @@
-"""Audit cases for the methods whose front doors were written in parallel.
+"""Audit cases for the methods (two-stage, knockoff, dp_gmm, FELP, vertical GLM).
 
-Each factory is used only when its module has landed (:func:`available`), so
-the benchmark and the tests extend themselves as methods arrive.
+Each method registers a factory of :class:`AuditCase` objects; :func:`method_cases`
+collects them for the benchmark and the tests.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from collections.abc import Callable
 
@@ -17,35 +16,16 @@ from .cases import _numpy_noise, exact_distribution, exact_pair_eps
 
 # --------------------------------------------------------------------------- catalogue
 
-#: Front doors being written in parallel, audited once their modules exist.
-OPTIONAL_MODULES = {
-    "two-stage": "dpstats.api.two_stage",
-    "knockoff": "dpstats.api.knockoff",
-    "dp_gmm": "dpstats.api.gmm",
-    "FELP": "dpstats.api.felp",
-    "vertical GLM": "dpstats.api.vertical",
-}
-
-
-def available(module: str) -> bool:
-    """True when ``module`` can be imported (its file has landed)."""
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
+#: The methods audited by :func:`method_cases`, beside the core mechanisms.
+METHOD_LABELS = ("two-stage", "knockoff", "dp_gmm", "FELP", "vertical GLM")
 
 
 def method_cases(eps: float = 1.0) -> list[AuditCase]:
-    """Audits of the methods in :data:`OPTIONAL_MODULES` whose modules have landed."""
-    cases: list[AuditCase] = []
-    for label, module in OPTIONAL_MODULES.items():
-        if available(module) and label in _METHOD_CASES:
-            cases += _METHOD_CASES[label](eps)
-    return cases
+    """Audit cases of every method in :data:`METHOD_LABELS`."""
+    return [case for label in METHOD_LABELS for case in _METHOD_CASES[label](eps)]
 
 
-#: label -> factory of audit cases, for the methods written in parallel.
+#: label -> factory of audit cases.
 _METHOD_CASES: dict[str, Callable[[float], list[AuditCase]]] = {}
 
 
