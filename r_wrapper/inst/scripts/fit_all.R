@@ -24,10 +24,6 @@ fits <- list(
 )
 done <- character()
 for (m in names(fits)) {
-  if (!dpstats_has(m)) {
-    cat(sprintf("SKIPPED %s: not in this dpstats\n", m))
-    next
-  }
   fit <- suppressWarnings(fits[[m]]())
   print(fit)
   print(summary(fit))

@@ -8,7 +8,6 @@ test_that("every public Python function has an R wrapper", {
 
 test_that("vertical_glm: coef, tidy and predict through the Python object", {
   skip_if_no_dpstats()
-  skip_if_not(dpstats_has("vertical_glm"), "dpstats.vertical_glm is not in this dpstats yet")
   df <- sim_data()
   fit <- vertical_glm(y ~ x1 + x2 + x3, data = df, parties = list(a = c("x1", "x2"), b = "x3"),
                       family = "gaussian")
@@ -23,9 +22,8 @@ test_that("vertical_glm: coef, tidy and predict through the Python object", {
   }
 })
 
-test_that("dp_gmm: fit and predict(gm, newdata) when available", {
+test_that("dp_gmm: fit and predict(gm, newdata)", {
   skip_if_no_dpstats()
-  skip_if_not(dpstats_has("dp_gmm"), "dpstats.dp_gmm is not in this dpstats yet")
   set.seed(4)
   centers <- rbind(c(-6, -6), c(6, 6), c(6, -6))
   truth <- rep(1:3, each = 600)
