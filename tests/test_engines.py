@@ -184,7 +184,7 @@ def test_chunk_with_other_schema_is_a_clear_error(tmp_path):
 
 
 def test_dask_partition_with_other_schema_is_a_clear_error():
-    dd = pytest.importorskip("dask.dataframe")
+    import dask.dataframe as dd
     from dask import delayed
 
     df = dp.datasets.fan_lv(n=400, d=8, random_state=0)
@@ -195,7 +195,7 @@ def test_dask_partition_with_other_schema_is_a_clear_error():
 
 
 def test_dask_on_a_distributed_cluster_equals_in_memory(numeric):
-    distributed = pytest.importorskip("distributed")
+    import distributed
     df, _ = numeric
     ref = dp.dp_sis("y ~ .", data=df, **SIS)
     _, ref_st = engines.sufficient_statistics("y ~ . - x5", df)
@@ -301,7 +301,7 @@ def test_regression_design_with_intercept_and_pca_gram(mixed):
 
 
 def test_dask_array_with_column_names(numeric):
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
     df, _ = numeric
     arr = da.from_array(df.to_numpy(), chunks=(700, df.shape[1]))
     _, ref = engines.sufficient_statistics("y ~ .", df)
