@@ -12,7 +12,6 @@ AES-256-GCM frames).  Also prints the convergence trace of the binomial fit.
 from __future__ import annotations
 
 import argparse
-import threading
 import time
 
 import numpy as np
@@ -20,7 +19,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 import dpstats as dp
-from dpstats.vertical import Party
+from dpstats.vertical import Party, run_on_loopback
 
 SM = {"gaussian": sm.families.Gaussian(), "binomial": sm.families.Binomial(), "poisson": sm.families.Poisson()}
 
@@ -57,21 +56,10 @@ def network_fit(df: pd.DataFrame, parties: list[list[str]], family: str):
                  row_id="id", timeout=120)
     members = [Party(df[["id", *cols]], key, name=nm, row_id="id", timeout=120)
                for nm, cols in zip("BC", parties[1:])]
-    port, ready, out = {}, threading.Event(), {}
-
-    def run_lead():
-        out["fit"] = lead.serve("127.0.0.1", 0, n_parties=3, family=family,
-                                on_listening=lambda q: (port.setdefault("p", q), ready.set()))
-
-    t = threading.Thread(target=run_lead)
-    t.start()
-    ready.wait(60)
-    ts = [threading.Thread(target=mem.connect, args=("127.0.0.1", port["p"])) for mem in members]
-    for x in ts:
-        x.start()
-    for x in [t, *ts]:
-        x.join(600)
-    return out["fit"]
+    results, errors = run_on_loopback([lead, *members], timeout=600, family=family)
+    if errors:
+        raise next(iter(errors.values()))
+    return results["A"]
 
 
 def main() -> None:

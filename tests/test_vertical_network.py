@@ -22,7 +22,7 @@ import pytest
 import statsmodels.api as sm
 
 from dpstats.errors import DataError
-from dpstats.vertical import Party, ProtocolError, SecureChannel
+from dpstats.vertical import Party, ProtocolError, SecureChannel, run_on_loopback
 from dpstats.vertical.channel import decode, encode
 
 KEY = "5a" * 32
@@ -130,36 +130,7 @@ def data(n=300, seed=1):
 
 def run_threads(parties, lead_kwargs, timeout=20, member_kwargs=None):
     """Leader and members in threads; returns (results, errors) by party name."""
-    leader, members = parties[0], parties[1:]
-    member_kwargs = member_kwargs or {}
-    port, ready, results, errors = {}, threading.Event(), {}, {}
-
-    def lead():
-        try:
-            results[leader.name] = leader.serve(
-                "127.0.0.1", 0, n_parties=len(parties), on_listening=lambda p: (port.setdefault("p", p),
-                                                                               ready.set()), **lead_kwargs)
-        except Exception as exc:  # noqa: BLE001 - recorded for the test
-            errors[leader.name] = exc
-            ready.set()
-
-    def join(party):
-        try:
-            results[party.name] = party.connect("127.0.0.1", port["p"], retry_for=3,
-                                                **member_kwargs.get(party.name, {}))
-        except Exception as exc:  # noqa: BLE001
-            errors[party.name] = exc
-
-    threads = [threading.Thread(target=lead)]
-    threads[0].start()
-    assert ready.wait(timeout)
-    threads += [threading.Thread(target=join, args=(p,)) for p in members]
-    for t in threads[1:]:
-        t.start()
-    for t in threads:
-        t.join(timeout)
-        assert not t.is_alive()
-    return results, errors
+    return run_on_loopback(parties, timeout=timeout, member_kwargs=member_kwargs, **lead_kwargs)
 
 
 def test_three_parties_in_threads_equal_pooled_fit():

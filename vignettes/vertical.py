@@ -10,14 +10,13 @@
 # Run it with `python vignettes/vertical.py`; it writes an HTML report.
 
 # %%
-import threading
 
 import numpy as np
 import statsmodels.api as sm
 from _common import OUT
 
 import dpstats as dp
-from dpstats.vertical import Party
+from dpstats.vertical import Party, run_on_loopback
 
 df = dp.datasets.diabetes()
 parties = {"registry": ["age", "sex", "bmi", "bp"], "lab": ["s1", "s2", "s3"], "clinic": ["s4", "s5", "s6"]}
@@ -61,15 +60,7 @@ leader = Party(df[["id", "y", "age", "sex", "bmi", "bp"]], key, name="registry",
                row_id="id", timeout=30)
 members = [Party(df[["id", "s1", "s2", "s3"]], key, name="lab", row_id="id", timeout=30),
            Party(df[["id", "s4", "s5", "s6"]], key, name="clinic", row_id="id", timeout=30)]
-port, ready, out = {}, threading.Event(), {}
-t = threading.Thread(target=lambda: out.setdefault("fit", leader.serve(
-    "127.0.0.1", 0, n_parties=3, on_listening=lambda p: (port.setdefault("p", p), ready.set()))))
-t.start()
-ready.wait(30)
-threads = [threading.Thread(target=m.connect, args=("127.0.0.1", port["p"])) for m in members]
-for th in threads:
-    th.start()
-for th in [t, *threads]:
-    th.join(60)
-print(out["fit"].coefficients[["term", "party", "estimate", "std_error"]])
+results, errors = run_on_loopback([leader, *members], timeout=60)
+assert not errors, errors
+print(results["registry"].coefficients[["term", "party", "estimate", "std_error"]])
 print("report:", fit.report(str(OUT / "vertical_diabetes.html")))

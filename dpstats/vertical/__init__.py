@@ -26,9 +26,11 @@ from pathlib import Path
 
 from ..errors import DPStatsError
 from .channel import PeerDisconnected, ProtocolError, SecureChannel, load_key
+from .local import run_on_loopback
 from .party import Party
 
-__all__ = ["Party", "ProtocolError", "PeerDisconnected", "SecureChannel", "party_main", "load_key"]
+__all__ = ["Party", "ProtocolError", "PeerDisconnected", "SecureChannel", "party_main", "load_key",
+           "run_on_loopback"]
 
 
 def _parser() -> argparse.ArgumentParser:
