@@ -330,12 +330,12 @@ def _sufficient_statistics(X: np.ndarray, y: np.ndarray, B: float):
 
 def _remark_2(st: ko.Normalised, sigma, beta_norm, sigma_hat: float, dd: DataDependence):
     if sigma is None:
-        dd.add(f"noise level sigma estimated from the OLS residuals (sigma_hat = {sigma_hat:.4g}) to set "
-               "the sensitivity (Remark 2)", fix="declare an upper bound sigma=")
+        dd.add("noise level sigma estimated from the OLS residuals to set the sensitivity (Remark 2)",
+               fix="declare an upper bound sigma=")
         sigma = sigma_hat
     if beta_norm is None:
         est = float(np.linalg.norm(st.ols / st.col_norms))
-        dd.add(f"||beta|| estimated by OLS (= {est:.4g}) to set the sensitivity (Remark 2)",
+        dd.add("||beta|| estimated by OLS to set the sensitivity (Remark 2)",
                fix="declare an upper bound beta_norm=")
         beta_norm = est
     return sigma, beta_norm
