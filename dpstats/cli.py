@@ -2,12 +2,18 @@
 
     dpstats run METHOD --data FILE.csv|.parquet --formula "y ~ ." --eps 1 [--delta D]
                 [--bounds FILE.json] [--seed N] [--stream] [--arg key=value ...] --report out.html [--json out.json]
+                [--diagnostics]
     dpstats demo [--out DIR] [--quick]
     dpstats simulate NAME [--arg key=value ...] [--json out.json]
     dpstats party ...            (vertical GLM parties; see ``dpstats party --help``)
 
 Exit codes: 0 success; 2 bad input (message on stderr, no output files left
 behind half-written).
+
+Non-private diagnostics (rows dropped, values clipped, class counts, ...) are
+in no output unless ``--diagnostics`` is given; it then asks the method for them
+and fences them off as "not private" in the printed summary, ``--json`` and
+``--report``.
 """
 
 from __future__ import annotations
@@ -77,11 +83,13 @@ def _read_bounds(path: str | None):
         value = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise CLIError(f"cannot read bounds file '{path}': {exc}") from None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)  # dp_knockoff's row-norm bound B
     if isinstance(value, list):
         return tuple(value)
     if isinstance(value, dict):
         return {k: tuple(v) for k, v in value.items()}
-    raise CLIError("bounds file must hold [lo, hi] or {\"column\": [lo, hi], ...}")
+    raise CLIError("bounds file must hold [lo, hi], {\"column\": [lo, hi], ...} or a number (knockoff's B)")
 
 
 @contextlib.contextmanager
@@ -118,12 +126,14 @@ def cmd_run(args) -> int:
         kwargs["bounds"] = bounds
     if args.seed is not None:
         kwargs["random_state"] = args.seed
+    if args.diagnostics:
+        kwargs["diagnostics"] = True
     kwargs.update(_extra_args(args.arg))
     result = func(args.formula, **kwargs)
     if not args.quiet:
-        print(result)
+        print(result.summary() if args.diagnostics else result)
     if args.report:
-        result.report(args.report)
+        result.report(args.report, include_diagnostics=args.diagnostics)
     if args.json:
         result.to_json(args.json)
     return 0
@@ -175,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="read the file in chunks instead of loading it (sis, knockoff)")
     run.add_argument("--report", help="write an HTML report here")
     run.add_argument("--json", help="write the result as JSON here")
+    run.add_argument("--diagnostics", action="store_true",
+                     help="also compute and show NON-PRIVATE diagnostics (not for release)")
     run.add_argument("--quiet", action="store_true")
     run.set_defaults(func=cmd_run)
 

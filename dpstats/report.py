@@ -70,6 +70,7 @@ def _context(result: DPResult, include_diagnostics: bool) -> dict:
         "plots": result.plots(), "sections": result.report_sections(),
         "oc": result.operating_characteristics, "method_template": method_template,
         "include_diagnostics": include_diagnostics,
+        "diagnostics": result.shown_diagnostics() if include_diagnostics else {},
     }
 
 

@@ -142,7 +142,7 @@ def test_gaussian_vertical_glm_from_statistics_equals_row_based_fit(glm_data):
         assert fit.dispersion == pytest.approx(ref.dispersion, rel=1e-8)
         assert fit.deviance == pytest.approx(ref.deviance, rel=1e-8)
         assert "SIMULATED FROM POOLED SUFFICIENT STATISTICS" in fit.privacy.notes[0]
-        assert "not the networked protocol" in fit.diagnostics["mode"]
+        assert "not the networked protocol" in fit.privacy.notes[0]
         assert "SIMULATED FROM POOLED SUFFICIENT STATISTICS" in str(fit.summary())
     # the pooled and conditional SE options also come from the statistics
     for se in ("pooled", "conditional"):

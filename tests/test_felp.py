@@ -148,7 +148,7 @@ def test_strict_variant_average_moves_at_most_2c_over_k():
 
 def test_default_clip_norm_never_binds(small):
     fit = dp.dp_felp("class ~ .", small, eps=1.0, variant="strict", n_estimators=4, bounds=(-6, 6),
-                     random_state=2, oc_trials=0)
+                     random_state=2, oc_trials=0, diagnostics=True)
     assert fit.diagnostics["learners_clipped_to_C"] == 0
     assert fit.clip_norm == pytest.approx(math.sqrt(math.log(2)))
     assert fit.sensitivity == pytest.approx(2 * fit.clip_norm / 4)

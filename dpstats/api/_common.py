@@ -13,10 +13,14 @@ from ..privacy.statement import DataDependence
 
 
 def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
-    """Dropping incomplete rows makes n data-dependent: name it (strict refuses)."""
+    """Dropping incomplete rows makes n data-dependent: name it (strict refuses).
+
+    The step is named without its count: how many rows were dropped is not
+    released (it appears only in requested diagnostics).
+    """
     if mf.n_dropped:
-        dd.add(f"{mf.n_dropped} rows with missing or non-finite values were dropped, so the number "
-               "of rows used depends on the data",
+        dd.add("rows with missing or non-finite values were dropped, so the number of rows used (n) "
+               "depends on the data",
                fix="remove or impute missing values before the analysis")
     for step, fix in getattr(mf, "engine_steps", ()):  # e.g. factor levels read by a first pass
         dd.add(step, fix=fix)

@@ -17,7 +17,7 @@ from ..methods import felp as m
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import OperatingCharacteristics
+from ..results.base import OperatingCharacteristics, attach_diagnostics
 from ..results.felp import FELPResult
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_neighbouring,
                           check_strict)
@@ -44,6 +44,7 @@ def dp_felp(
     lam_grid: Sequence[float] = LAM_GRID,
     neighbouring: str = "replace",
     truth: Sequence[str] | None = None,
+    diagnostics: bool = False,
     oc_trials: int = 200,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -109,6 +110,10 @@ def dp_felp(
         Only replace-one-row is supported: both sensitivities use a public n.
     truth : list of str, optional
         Relevant features (simulations): adds non-private diagnostics.
+    diagnostics : bool
+        Attach non-private diagnostics (rows dropped, values clipped, class counts, learner convergence, the
+        non-private selection).  Off by default: they are
+        not private and no output shows them unless asked (``truth=`` implies it).
     oc_trials : int
         Monte Carlo trials of the plug-in selection stability (0 to skip).
     random_state, accountant, strict, progress
@@ -215,8 +220,8 @@ def dp_felp(
         sensitivity=sensitivity, noise_scale=scale, clip_norm=C, classes=[str(c) for c in mf.classes],
         scaling=("declared bounds mapped onto [0, 1], clipped, divided by √d" if box is not None
                  else "data min/max mapped onto [0, 1], divided by √d (data-dependent)"))
-    result.diagnostics = _diagnostics(fit, n_clipped, mf, truth, selected, counts)
-    return result
+    return attach_diagnostics(result, diagnostics or truth is not None,
+                              lambda: _diagnostics(fit, n_clipped, mf, truth, selected, counts))
 
 
 # ---------------------------------------------------------------------- validation

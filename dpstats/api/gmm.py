@@ -39,6 +39,7 @@ from ..methods.gmm_dgp import MixtureTruth
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.base import attach_diagnostics
 from ..results.gmm import GMMResult, mixture_oc
 from ..validation import (check_accountant, check_delta, check_eps, check_fraction, check_neighbouring,
                           check_strict)
@@ -63,6 +64,7 @@ def dp_gmm(
     var_floor: float = 1e-6,
     neighbouring: str = "replace",
     truth: MixtureTruth | np.ndarray | None = None,
+    diagnostics: bool = False,
     oc_trials: int = 2000,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -107,6 +109,9 @@ def dp_gmm(
     neighbouring : {"replace", "add_remove"}
     truth : MixtureTruth or array of labels, optional
         Simulation truth: adds non-private diagnostics (ARI, mean error).
+    diagnostics : bool
+        Attach non-private diagnostics (rows dropped; with truth, ARI and mean error).  Off by default: they are
+        not private and no output shows them unless asked (``truth=`` implies it).
     oc_trials : int
         Draws from the released mixture for its operating characteristics.
     random_state, accountant, strict, progress
@@ -192,8 +197,7 @@ def dp_gmm(
         result.warnings.append(message)
         warnings.warn(message, DataWarning, stacklevel=2)
     result.operating_characteristics = mixture_oc(result, oc_trials, noise.generator)
-    result.diagnostics = _diagnostics(truth, result, mf)
-    return result
+    return attach_diagnostics(result, diagnostics or truth is not None, lambda: _diagnostics(truth, result, mf))
 
 
 def _refuse_engine_input(data) -> None:

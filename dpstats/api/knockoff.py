@@ -20,7 +20,7 @@ from ..methods import knockoff_sim as ks
 from ..privacy.accountant import Accountant, LedgerEntry, total_delta, total_eps
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import OperatingCharacteristics
+from ..results.base import OperatingCharacteristics, attach_diagnostics
 from ..results.knockoff import KnockoffResult
 from ..stats import CrossProductAccumulator, chunk_rows
 from ..validation import (check_truth, check_accountant, check_delta, check_eps, check_fraction,
@@ -53,6 +53,7 @@ def dp_knockoff(
     delta_split: Sequence[float] | None = None,
     neighbouring: str = "replace",
     truth: Sequence[str] | None = None,
+    diagnostics: bool = False,
     oc_trials: int = 100,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -118,6 +119,10 @@ def dp_knockoff(
         The paper's analysis is for replacing one row.
     truth : list of str, optional
         True support (simulations): adds non-private diagnostics.
+    diagnostics : bool
+        Attach non-private diagnostics (rows dropped, rows clipped to B; with truth, FDP/TPP and the
+        non-private selection).  Off by default: they are
+        not private and no output shows them unless asked (``truth=`` implies it).
     oc_trials : int
         Trials of the operating-characteristics simulation (0 to skip).
     random_state, accountant, strict, progress
@@ -228,9 +233,9 @@ def dp_knockoff(
         empty_reason="" if selected else ko.empty_selection_reason(p, fdr, offset))
     if not selected:
         result.warnings.append(result.empty_reason)
-    result.diagnostics = _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic, fdr,
-                                      offset, ridge, noise.generator)
-    return result
+    return attach_diagnostics(result, diagnostics or truth is not None,
+                              lambda: _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic,
+                                                   fdr, offset, ridge, noise.generator))
 
 
 # --------------------------------------------------------------------- validation
@@ -325,12 +330,12 @@ def _sufficient_statistics(X: np.ndarray, y: np.ndarray, B: float):
 
 def _remark_2(st: ko.Normalised, sigma, beta_norm, sigma_hat: float, dd: DataDependence):
     if sigma is None:
-        dd.add(f"noise level sigma estimated from the OLS residuals (sigma_hat = {sigma_hat:.4g}) to set "
-               "the sensitivity (Remark 2)", fix="declare an upper bound sigma=")
+        dd.add("noise level sigma estimated from the OLS residuals to set the sensitivity (Remark 2)",
+               fix="declare an upper bound sigma=")
         sigma = sigma_hat
     if beta_norm is None:
         est = float(np.linalg.norm(st.ols / st.col_norms))
-        dd.add(f"||beta|| estimated by OLS (= {est:.4g}) to set the sensitivity (Remark 2)",
+        dd.add("||beta|| estimated by OLS to set the sensitivity (Remark 2)",
                fix="declare an upper bound beta_norm=")
         beta_norm = est
     return sigma, beta_norm

@@ -27,7 +27,7 @@ from ..methods.gmm_pca import private_pca_gram
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import DPResult
+from ..results.base import DPResult, attach_diagnostics
 from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
 from ._common import charge, dummy_columns, missing_rows_step
 
@@ -100,6 +100,7 @@ def dp_pca(
     bounds=None,
     radius: float | None = None,
     neighbouring: str = "replace",
+    diagnostics: bool = False,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
     strict: bool = False,
@@ -133,6 +134,9 @@ def dp_pca(
         shrunk).  A smaller C needs equal half-widths for every column (the
         engine shrinks rows in the box's unit coordinates).
     neighbouring : {"replace", "add_remove"}
+    diagnostics : bool
+        Attach non-private diagnostics (rows dropped, rows shrunk onto the
+        ball).  Off by default: no output shows them unless asked.
     random_state, accountant, strict, progress
         See DESIGN §1.
 
@@ -219,11 +223,11 @@ def dp_pca(
     call = {"formula": formula, "k": int(k), "eps": eps, "delta": delta,
             "bounds": None if bounds is None else (dict(bounds) if isinstance(bounds, dict) else list(bounds)),
             "radius": radius, "neighbouring": None if neighbouring == "replace" else neighbouring}
-    return PCAResult(method="dp_pca", call=call, n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement,
-                     basis=pca.basis, eigenvalues=pca.eigenvalues, centre=box.center, radius=C,
-                     noise_sd=pca.noise_sd, engine=getattr(mf, "engine", "memory"),
-                     diagnostics={"rows_dropped_for_missing_values": mf.n_dropped,
-                                  "rows_shrunk_onto_ball": stats.n_rows_clipped})
+    result = PCAResult(method="dp_pca", call=call, n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement,
+                       basis=pca.basis, eigenvalues=pca.eigenvalues, centre=box.center, radius=C,
+                       noise_sd=pca.noise_sd, engine=getattr(mf, "engine", "memory"))
+    return attach_diagnostics(result, diagnostics, lambda: {"rows_dropped_for_missing_values": mf.n_dropped,
+                                                            "rows_shrunk_onto_ball": stats.n_rows_clipped})
 
 
 def _check_k(k, d: int) -> None:

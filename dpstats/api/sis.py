@@ -15,7 +15,7 @@ from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS, exact_recovery_bound, largest_class_noise
-from ..results.base import OperatingCharacteristics
+from ..results.base import OperatingCharacteristics, attach_diagnostics
 from ..results.sis import SISResult, recovery_table
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
@@ -179,9 +179,8 @@ def dp_sis(
         n=mf.n, p=d, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
         selected=selected, k=k, gamma=gamma, topk=topk, sensitivity=sensitivity, scaling=scaling,
         noise_log_m=logm, noise_expected_max=harmonic, recovery_curve=curve)
-    if diagnostics or truth is not None:
-        result.diagnostics = _diagnostics(truth, selected, scores, mf, k, n_clipped)
-    return result
+    return attach_diagnostics(result, diagnostics or truth is not None,
+                              lambda: _diagnostics(truth, selected, scores, mf, k, n_clipped))
 
 
 def _sensitivity(score, score_sensitivity, neighbouring: str) -> float:

@@ -18,7 +18,7 @@ from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS
-from ..results.base import OperatingCharacteristics
+from ..results.base import OperatingCharacteristics, attach_diagnostics
 from ..results.two_stage import TwoStageResult
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
@@ -47,6 +47,7 @@ def dp_two_stage(
     bounds=None,
     neighbouring: str = "replace",
     truth: Sequence[str] | None = None,
+    diagnostics: bool = False,
     oc_trials: int = 50,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -118,6 +119,10 @@ def dp_two_stage(
     neighbouring : {"replace", "add_remove"}
     truth : list of str, optional
         True support or ranking (simulations): non-private diagnostics.
+    diagnostics : bool
+        Attach non-private diagnostics (rows dropped, values clipped, the non-private selection; with truth,
+        accuracies against it).  Off by default: they are
+        not private and no output shows them unless asked (``truth=`` implies it).
     oc_trials : int
         Trials per vote margin for the operating characteristics (0 skips).
     random_state, accountant, strict, progress
@@ -200,9 +205,8 @@ def dp_two_stage(
         block_sizes=(int(sizes.min()), int(sizes.max())), vote=vote, topk=topk, gamma=gamma,
         lasso=m.solver_text(solver, tol),
         second_stage=table, second_stage_kind=second_stage)
-    if truth is not None:
-        result.diagnostics = _diagnostics(truth, selected, counts, mf, k, n_clipped, rng)
-    return result
+    return attach_diagnostics(result, diagnostics or truth is not None,
+                              lambda: _diagnostics(truth, selected, counts, mf, k, n_clipped, rng))
 
 
 # ----------------------------------------------------------------------------- validation
@@ -321,12 +325,15 @@ def _operating_characteristics(d, k, eps_select, n_blocks, topk, gamma, trials, 
 
 def _diagnostics(truth, selected, counts, mf, k, n_clipped, rng) -> dict:
     nonprivate = [mf.names[j] for j in m.nonprivate_topk(counts, k, rng)]
+    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "values_clipped": n_clipped,
+            "nonprivate_two_stage_selected": sorted(nonprivate)}
+    if truth is None:
+        return diag
     head = truth[:k] if len(truth) >= k else truth
-    return {"rows_dropped_for_missing_values": mf.n_dropped, "values_clipped": n_clipped,
-            "topk_accuracy_vs_truth": sis_m.topk_accuracy(selected, head),
-            "utility_class_vs_truth": sis_m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
-            "nonprivate_two_stage_selected": sorted(nonprivate),
-            "nonprivate_two_stage_accuracy_vs_truth": sis_m.topk_accuracy(nonprivate, head)}
+    diag.update({"topk_accuracy_vs_truth": sis_m.topk_accuracy(selected, head),
+                 "utility_class_vs_truth": sis_m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
+                 "nonprivate_two_stage_accuracy_vs_truth": sis_m.topk_accuracy(nonprivate, head)})
+    return diag
 
 
 def _call(formula, eps, k, lam, blocks, vote, topk, second_stage, neighbouring, strict) -> dict:

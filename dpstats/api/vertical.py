@@ -29,6 +29,7 @@ from ..methods import vertical as m
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.base import attach_diagnostics
 from ..results.vertical import VerticalGLMResult, coefficient_table
 from ..validation import (check_accountant, check_delta, check_eps, check_fraction,
                           check_neighbouring, check_strict)
@@ -59,6 +60,7 @@ def vertical_glm(
     eta_clip: float = 4.0,
     coef_share: float = 0.1,
     neighbouring: str = "replace",
+    diagnostics: bool = False,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
     strict: bool = False,
@@ -124,6 +126,9 @@ def vertical_glm(
         DP mode: released linear predictors are clipped to [−eta_clip, eta_clip].
     coef_share : float in (0, 1)
         DP mode: share of the zCDP budget ρ spent on the final coefficients.
+    diagnostics : bool
+        Attach non-private diagnostics (rows dropped for missing values).
+        Off by default: no output shows them unless asked.
     neighbouring, random_state, accountant, strict, progress
         See DESIGN §1 (DP mode supports ``neighbouring="replace"`` only).
 
@@ -143,6 +148,7 @@ def vertical_glm(
     """
     spec = validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta,
                               rounds, eta_clip, coef_share, neighbouring, strict, accountant)
+    spec["diagnostics"] = diagnostics
     names, columns = _parties(parties)
     from .. import engines
 
@@ -188,7 +194,7 @@ def vertical_glm(
     result = assemble_result(call, mf.names, mf.n, names, index, finals, out, fam, y, spec,
                              statement, se, pooled, simulated=True)
     result.response_note = response_note
-    return result
+    return attach_diagnostics(result, spec.get("diagnostics", False), lambda: _diagnostics(mf))
 
 
 def response_frame(formula: str, frame: pd.DataFrame, family: str) -> tuple[ModelFrame, str]:
@@ -267,9 +273,11 @@ def _gaussian_from_statistics(formula, data, names, columns, spec, penalty, row_
     result = assemble_result(call, mf.names, mf.n, names, index, finals, out, m.FAMILIES[family], None, spec,
                              statement, se, pooled, simulated=True, rss=rss)
     result.response_note = ""
-    result.diagnostics["mode"] = "simulated from pooled sufficient statistics (engine: " \
-        f"{getattr(mf, 'engine', '?')}); not the networked protocol"
-    return result
+    return attach_diagnostics(result, spec.get("diagnostics", False), lambda: _diagnostics(mf))
+
+
+def _diagnostics(mf) -> dict:
+    return {"rows_dropped_for_missing_values": mf.n_dropped}
 
 
 def _statistics_finals(xtx: np.ndarray, beta: np.ndarray, rss: float, n: int, index, se: str):

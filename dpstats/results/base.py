@@ -6,6 +6,20 @@ itself as R-like text (``print``, ``summary()``), broom-style tables
 (``tidy()``, ``glance()``), plain JSON-able types (``to_dict()``) and a
 self-contained HTML report (``report(path)``).  A subclass per method supplies
 only what differs: its outputs, its table, its plots.
+
+The diagnostics rule
+--------------------
+A value computed from the raw data that is not part of the release (rows
+dropped, values clipped, class sizes, the non-private selection, comparisons
+with a simulation's truth) reaches no output channel unless the user asked.
+Front doors take ``diagnostics: bool = False`` (``truth=`` implies it) and
+attach diagnostics only through :func:`attach_diagnostics`, which builds them
+lazily, after the release, and only when requested.  Every channel reads them
+through :meth:`DPResult.shown_diagnostics`: ``str``/``repr`` (never),
+``summary()``, ``to_dict()``/``to_json()`` (hence the command line's ``--json``
+and the R package's ``print``/``summary``/``tidy``), ``_repr_html_`` (never)
+and ``report()`` (only with ``include_diagnostics=True`` as well).  The privacy
+statement may *name* a data-dependent step but does not print its value.
 """
 
 from __future__ import annotations
@@ -14,6 +28,7 @@ import datetime as _dt
 import json
 import math
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -67,6 +82,7 @@ class DPResult:
     privacy: PrivacyStatement
     operating_characteristics: OperatingCharacteristics | None = None
     diagnostics: dict[str, Any] = field(default_factory=dict)
+    diagnostics_requested: bool = False
     warnings: list[str] = field(default_factory=list)
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
@@ -99,6 +115,10 @@ class DPResult:
 
     def __repr__(self) -> str:
         return self.__str__()
+
+    def shown_diagnostics(self) -> dict[str, Any]:
+        """The non-private diagnostics every output channel may show: empty unless requested."""
+        return self.diagnostics if self.diagnostics_requested else {}
 
     def summary(self) -> Summary:
         """A full summary: outputs, privacy statement, ledger, characteristics."""
@@ -144,7 +164,7 @@ class DPResult:
             "privacy": self.privacy.to_dict(),
             "operating_characteristics": (self.operating_characteristics.to_dict()
                                           if self.operating_characteristics else None),
-            "diagnostics": _jsonable(self.diagnostics),
+            "diagnostics": _jsonable(self.shown_diagnostics()),
             "warnings": list(self.warnings), "created": self.created,
         }
         return out
@@ -205,9 +225,10 @@ class Summary:
             lines += ["", f"Operating characteristics ({oc.trials} simulated trials; {oc.note}):"]
             lines += _indent(oc.table().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
             lines += ["  Model: " + oc.model]
-        if r.diagnostics:
+        shown = r.shown_diagnostics()
+        if shown:
             lines += ["", "Diagnostics (NOT private: requested by the user; do not release):"]
-            lines += [f"  {k}: {_short(v)}" for k, v in r.diagnostics.items()]
+            lines += [f"  {k}: {_short(v)}" for k, v in shown.items()]
         if r.warnings:
             lines += ["", "Warnings:"] + [f"  - {w}" for w in r.warnings]
         return "\n".join(lines)
@@ -221,6 +242,31 @@ class Summary:
 
 
 # ---------------------------------------------------------------------- helpers
+def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], dict[str, Any]]) -> DPResult:
+    """Attach non-private diagnostics to ``result`` only when the user asked for them.
+
+    ``build`` is called (after everything released has been computed) only
+    when ``requested``; otherwise no diagnostic is computed and every output
+    channel shows none (:meth:`DPResult.shown_diagnostics`).
+
+    Examples
+    --------
+    >>> from dpstats.privacy.accountant import LedgerEntry
+    >>> from dpstats.privacy.statement import PrivacyStatement
+    >>> entry = LedgerEntry(step="a count", mechanism="Laplace", eps=1.0)
+    >>> st = PrivacyStatement(method="demo", eps=1.0, delta=0.0, neighbouring="replace", ledger=[entry])
+    >>> r = DPResult(method="demo", call={}, n=10, p=1, terms=["x"], privacy=st)
+    >>> attach_diagnostics(r, False, lambda: {"rows_dropped": 3}).shown_diagnostics()
+    {}
+    >>> attach_diagnostics(r, True, lambda: {"rows_dropped": 3}).shown_diagnostics()
+    {'rows_dropped': 3}
+    """
+    if requested:
+        result.diagnostics = dict(build())
+        result.diagnostics_requested = True
+    return result
+
+
 def escape_text(text: str) -> str:
     """Escape text for an HTML element's content (report sections written in Python)."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -12,7 +12,7 @@ import pandas as pd
 from .base import DPResult, Plot, selected_section
 
 
-@dataclass
+@dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
 class FELPResult(DPResult):
     """DP-FELP: released feature weights and the top ``select`` features by weight.
 

@@ -13,7 +13,7 @@ from ..methods.gmm_model import ellipse_points, log_joint, map_assign, posterior
 from .base import DPResult, OperatingCharacteristics, Plot
 
 
-@dataclass
+@dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
 class GMMResult(DPResult):
     """A privately learned Gaussian mixture.
 

@@ -12,7 +12,7 @@ import pandas as pd
 from .base import DPResult, Plot
 
 
-@dataclass
+@dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
 class KnockoffResult(DPResult):
     """DP fixed-X knockoff filter: released W statistics, threshold and selection.
 

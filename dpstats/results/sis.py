@@ -12,7 +12,7 @@ import pandas as pd
 from .base import DPResult, Plot, selected_section
 
 
-@dataclass
+@dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
 class SISResult(DPResult):
     """DP-SIS: a privately selected, unordered set of k terms.
 

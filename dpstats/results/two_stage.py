@@ -10,7 +10,7 @@ import pandas as pd
 from .base import DPResult, Plot, selected_section
 
 
-@dataclass
+@dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
 class TwoStageResult(DPResult):
     """Two-stage selection: lasso votes on disjoint blocks, then a private top-k.
 

@@ -13,7 +13,7 @@ from scipy import stats as sps
 from .base import DPResult, Plot, _jsonable, escape_text
 
 
-@dataclass
+@dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
 class VerticalGLMResult(DPResult):
     """A GLM fitted by block coordinate descent across parties.
 

@@ -1,0 +1,226 @@
+"""Nothing computed from the raw data reaches any output unless the user asked (issue 15, part 1).
+
+The data set's private counts are distinctive whole numbers: two classes of 613 and 624 rows
+(after dropping), 17 rows with a missing value (1254 rows read), 29 values outside the declared
+bounds (also 29 rows beyond the knockoff row bound).  For every front door and every channel
+(str/repr, summary(), tidy(), glance(), to_dict() and its JSON, _repr_html_, report(), the CLI's
+printed result, --json and --report, R's print/summary/tidy) none of them may appear; with
+``diagnostics=True`` (and ``include_diagnostics=True`` for reports) they must.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats import cli
+from dpstats.api.pca import dp_pca
+from dpstats.errors import NonPrivateWarning
+import test_r_package as r_package
+
+CLASS_A, CLASS_B, MISSING, OUTSIDE = 613, 624, 17, 29
+READ = CLASS_A + CLASS_B + MISSING
+SECRETS = (CLASS_A, CLASS_B, MISSING, OUTSIDE, READ)
+D = 25
+NAMES = [f"x{j}" for j in range(1, D + 1)]
+FEW = " + ".join(NAMES[:5])
+ALL = " + ".join(NAMES)
+BOUNDS = (-3, 3)
+
+
+rlib = r_package.rlib  # the R package installed into a temporary library (shared fixture)
+
+
+def _data() -> pd.DataFrame:
+    """Features in [-1, 1]; 29 values x1 = 7.5 lie outside (-3, 3) and make rows of norm > 6.5."""
+    rng = np.random.default_rng(20240615)
+    X = rng.uniform(-1, 1, size=(READ, D))
+    cls = np.array(["a"] * (CLASS_A + MISSING) + ["b"] * CLASS_B)
+    X[cls == "b", 2] += 0.6
+    df = pd.DataFrame(X, columns=NAMES)
+    df["y"] = 0.8 * X[:, 0] + 0.6 * X[:, 2] + rng.uniform(-0.5, 0.5, READ)
+    df["class"] = cls
+    df.loc[rng.choice(np.flatnonzero(cls == "a"), MISSING, replace=False), "x2"] = np.nan
+    complete = np.flatnonzero(df["x2"].notna())
+    df.loc[rng.choice(complete, OUTSIDE, replace=False), "x1"] = 7.5
+    return df.sample(frac=1.0, random_state=1).reset_index(drop=True)
+
+
+# name -> (front door, formula, arguments, the secrets its diagnostics must show when asked)
+FRONT_DOORS = {
+    "dp_sis": (dp.dp_sis, f"y ~ {FEW}", {"eps": 2.0, "k": 2, "bounds": BOUNDS},  # default oc_trials
+               (MISSING, OUTSIDE)),
+    "dp_two_stage": (dp.dp_two_stage, f"y ~ {FEW}", {"eps": 2.0, "k": 2, "second_stage": "private_ols",
+                                                    "bounds": BOUNDS, "oc_trials": 0}, (MISSING,)),
+    "dp_knockoff": (dp.dp_knockoff, f"y ~ {ALL}", {"eps": 2.0, "delta": 1e-4, "bounds": 6.5, "oc_trials": 0},
+                    (MISSING, OUTSIDE)),
+    "dp_gmm": (dp.dp_gmm, f"~ {FEW}", {"k": 2, "eps": 2.0, "delta": 1e-4, "bounds": BOUNDS, "oc_trials": 0},
+               (MISSING,)),
+    "dp_felp": (dp.dp_felp, f"class ~ {FEW}", {"eps": 1.0, "n_estimators": 2, "variant": "strict",
+                                              "bounds": BOUNDS, "oc_trials": 0},
+                (MISSING, OUTSIDE, CLASS_A, CLASS_B)),
+    "vertical_glm": (dp.vertical_glm, f"class ~ {FEW}",
+                     {"parties": [NAMES[:2], NAMES[2:5]], "family": "binomial", "penalty": "ridge", "lam": 0.1,
+                      "eps": 1.0, "delta": 1e-5, "bounds": BOUNDS, "rounds": 3}, (MISSING,)),
+    "dp_pca": (dp_pca, f"~ {FEW}", {"k": 2, "eps": 1.0, "delta": 1e-5, "bounds": BOUNDS}, (MISSING,)),
+}
+CLI_NAMES = {"dp_sis": "sis", "dp_two_stage": "two_stage", "dp_knockoff": "knockoff", "dp_gmm": "gmm",
+             "dp_felp": "felp", "vertical_glm": "vertical_glm", "dp_pca": "pca"}
+
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^\s\"<]*")
+_MARKUP = re.compile(r"<(svg|style)\b.*?</\1>", re.S)
+
+
+def found(text: str) -> set[int]:
+    """The secrets that occur in ``text`` as whole numbers (not digits of a longer number or name)."""
+    text = _MARKUP.sub(" ", _TIMESTAMP.sub(" ", text))  # plot coordinates and clock times are not data
+    return {s for s in SECRETS if re.search(rf"(?<![\w.:\-]){s}(?![\w:\-]|\.\d)", text)}
+
+
+@pytest.fixture(scope="module")
+def data() -> pd.DataFrame:
+    return _data()
+
+
+def _fit(name: str, data: pd.DataFrame, **extra):
+    func, formula, args, _ = FRONT_DOORS[name]
+    with pytest.warns(NonPrivateWarning):  # the dropped rows are a data-dependent step
+        return func(formula, data, random_state=3, **args, **extra)
+
+
+def _channels(fit, tmp_path: Path, include_diagnostics: bool = False) -> dict[str, str]:
+    path = fit.report(str(tmp_path / f"{fit.method}-{include_diagnostics}.html"),
+                      include_diagnostics=include_diagnostics)
+    return {"str": str(fit), "repr": repr(fit), "summary": str(fit.summary()),
+            "tidy": fit.tidy().to_string(index=False) + fit.tidy().to_json(orient="records"), "glance": fit.glance().to_json(orient="records"),
+            "to_dict": json.dumps(fit.to_dict(), default=str), "to_json": fit.to_json(),
+            "_repr_html_": fit._repr_html_(), "summary_html": fit.summary()._repr_html_(),
+            "report": Path(path).read_text(encoding="utf-8")}
+
+
+def test_secrets_are_found_only_as_whole_numbers():
+    assert found("class a: 613 rows, 17 dropped") == {613, 17}
+    assert found("0.613 6130 x17 29.5 2024-06-17T17:29:01 Linux-6.1.0-17-amd64 1254.") == {1254}
+
+
+@pytest.mark.parametrize("name", list(FRONT_DOORS))
+def test_no_channel_shows_a_private_count_unless_asked(name, data, tmp_path):
+    fit = _fit(name, data)
+    assert fit.diagnostics == {} and not fit.diagnostics_requested
+    leaks = {ch: found(text) for ch, text in _channels(fit, tmp_path).items()}
+    assert not any(leaks.values()), {ch: s for ch, s in leaks.items() if s}
+
+
+@pytest.mark.parametrize("name", list(FRONT_DOORS))
+def test_asked_diagnostics_show_the_private_counts(name, data, tmp_path):
+    fit = _fit(name, data, diagnostics=True)
+    expected = set(FRONT_DOORS[name][3])
+    shown = _channels(fit, tmp_path, include_diagnostics=True)
+    for channel in ("summary", "to_dict", "to_json", "report"):
+        assert expected <= found(shown[channel]), (channel, expected, found(shown[channel]))
+    for channel in ("str", "repr", "tidy", "glance", "_repr_html_"):  # never, even when asked
+        assert not found(shown[channel]), (channel, found(shown[channel]))
+    # a report of a result with diagnostics still needs include_diagnostics=True
+    plain = Path(fit.report(str(tmp_path / "plain.html"))).read_text(encoding="utf-8")
+    assert not found(plain)
+
+
+def _cli_args(name: str, data_path: Path, bounds_path: Path, out: Path) -> list[str]:
+    _, formula, args, _ = FRONT_DOORS[name]
+    argv = ["run", CLI_NAMES[name], "--data", str(data_path), "--formula", formula, "--seed", "3",
+            "--json", str(out / "fit.json"), "--report", str(out / "fit.html")]
+    for key, value in args.items():
+        if key == "bounds":
+            bounds_path.write_text(json.dumps(value if isinstance(value, float) else list(value)))
+            argv += ["--bounds", str(bounds_path)]
+        elif key in ("eps", "delta"):
+            argv += [f"--{key}", str(value)]
+        else:
+            argv += ["--arg", f"{key}={value!r}"]
+    return argv
+
+
+@pytest.fixture(scope="module")
+def csv_path(data, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("leakdata") / "data.csv"
+    data.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("name", list(FRONT_DOORS))
+def test_cli_outputs_show_no_private_count_unless_asked(name, csv_path, tmp_path, capsys):
+    for asked in (False, True):
+        out = tmp_path / str(asked)
+        out.mkdir()
+        argv = _cli_args(name, csv_path, tmp_path / "bounds.json", out) + (["--diagnostics"] if asked else [])
+        capsys.readouterr()
+        with pytest.warns(NonPrivateWarning):
+            assert cli.main(argv) == 0
+        outputs = {"stdout": capsys.readouterr().out, "json": (out / "fit.json").read_text(encoding="utf-8"),
+                   "report": (out / "fit.html").read_text(encoding="utf-8")}
+        for channel, text in outputs.items():
+            if asked:
+                assert set(FRONT_DOORS[name][3]) <= found(text), (name, channel, found(text))
+            else:
+                assert not found(text), (name, channel, found(text))
+
+
+@pytest.mark.parametrize("name", ["dp_felp", "dp_knockoff"])
+def test_cli_as_a_program(name, csv_path, tmp_path):
+    """``python -m dpstats.cli run ...`` in its own process: --json and --report, then --diagnostics."""
+    for asked in (False, True):
+        out = tmp_path / str(asked)
+        out.mkdir()
+        argv = _cli_args(name, csv_path, tmp_path / "bounds.json", out) + (["--diagnostics"] if asked else [])
+        res = subprocess.run([sys.executable, "-m", "dpstats.cli", "--quiet", *argv], capture_output=True,
+                             text=True, timeout=120)
+        assert res.returncode == 0, res.stderr[-3000:]
+        for file in ("fit.json", "fit.html"):
+            text = (out / file).read_text(encoding="utf-8")
+            if asked:
+                assert set(FRONT_DOORS[name][3]) <= found(text), (file, found(text))
+            else:
+                assert not found(text), (file, found(text))
+
+
+R_SCRIPT = """
+suppressPackageStartupMessages(library(dpstats))
+df <- read.csv(commandArgs(TRUE)[[1]])
+few <- as.formula("class ~ x1 + x2 + x3 + x4 + x5")
+all <- as.formula(paste("y ~", paste0("x", 1:25, collapse = " + ")))
+show <- function(label, fit) {
+  cat("=== ", label, "\\n", sep = "")
+  print(fit); print(summary(fit)); print(tidy(fit), digits = 10, row.names = FALSE)
+}
+for (asked in c(FALSE, TRUE)) {
+  suppressWarnings({
+    felp <- dp_felp(few, df, eps = 1, n_estimators = 2L, variant = "strict", bounds = c(-3, 3),
+                    oc_trials = 0L, diagnostics = asked, seed = 3L)
+    ko <- dp_knockoff(all, df, eps = 2, delta = 1e-4, bounds = 6.5, oc_trials = 0L,
+                      diagnostics = asked, seed = 3L)
+  })
+  show(paste("dp_felp", asked), felp)
+  show(paste("dp_knockoff", asked), ko)
+}
+"""
+
+
+@pytest.mark.r
+def test_r_print_summary_tidy_show_no_private_count_unless_asked(rscript, rlib, csv_path, tmp_path):
+    script = tmp_path / "leaks.R"
+    script.write_text(R_SCRIPT)
+    out = r_package._run([rscript, str(script), str(csv_path)], r_package._env(rlib), tmp_path).stdout
+    blocks = dict(re.findall(r"=== (\S+ (?:TRUE|FALSE))\n(.*?)(?==== |\Z)", out, re.S))
+    assert set(blocks) == {f"{m} {a}" for m in ("dp_felp", "dp_knockoff") for a in ("FALSE", "TRUE")}, out[:2000]
+    for method, name in (("dp_felp", "dp_felp"), ("dp_knockoff", "dp_knockoff")):
+        assert not found(blocks[f"{method} FALSE"]), (method, found(blocks[f"{method} FALSE"]))
+        assert set(FRONT_DOORS[name][3]) <= found(blocks[f"{method} TRUE"]), method
+
