@@ -17,6 +17,8 @@ from dpstats.methods.felp_data import planted
 from dpstats.privacy.accountant import Accountant, total_eps
 from dpstats.privacy.randomness import NoiseSource
 
+PAPER_WARNING = "variant='paper' uses FELP's Lemma 1 sensitivity"
+
 
 def _arrays(df):
     X = df.drop(columns="class").to_numpy()
@@ -60,7 +62,8 @@ def test_released_noise_through_the_front_door_has_gamma_norm():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ref = dp.dp_felp("class ~ .", df, eps=math.inf, **kw)
-        fit = dp.dp_felp("class ~ .", df, eps=2.0, **kw)
+        with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
+            fit = dp.dp_felp("class ~ .", df, eps=2.0, **kw)
         norms.append(np.linalg.norm(fit.weights - ref.weights))
     scale = 2 / (30 * 1.0 * 2.0)
     assert fit.noise_scale == pytest.approx(scale)
@@ -156,8 +159,9 @@ def test_default_clip_norm_never_binds(small):
 
 def test_statement_ledger_and_sensitivities(small):
     acc = Accountant(eps=3.0)
-    fit = dp.dp_felp("class ~ .", small, eps=1.0, lam=0.5, n_estimators=4, bounds=(-6, 6),
-                     random_state=0, accountant=acc, oc_trials=20)
+    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
+        fit = dp.dp_felp("class ~ .", small, eps=1.0, lam=0.5, n_estimators=4, bounds=(-6, 6),
+                         random_state=0, accountant=acc, oc_trials=20)
     assert total_eps(fit.privacy.ledger) == 1.0 and acc.spent_eps == 1.0
     assert fit.sensitivity == pytest.approx(2 / (80 * 0.5))
     assert fit.noise_scale == pytest.approx(fit.sensitivity / 1.0)
@@ -173,7 +177,8 @@ def test_statement_ledger_and_sensitivities(small):
 
 
 def test_data_dependent_steps_are_named_and_strict_refuses(small):
-    with pytest.warns(NonPrivateWarning, match="data minima"):
+    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING), \
+            pytest.warns(NonPrivateWarning, match="data minima"):
         fit = dp.dp_felp("class ~ .", small, eps=1.0, n_estimators=2, random_state=0, oc_trials=0)
     assert not fit.privacy.covered
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
@@ -182,7 +187,8 @@ def test_data_dependent_steps_are_named_and_strict_refuses(small):
         dp.dp_felp("class ~ .", small, eps=1.0, lam="cv", bounds=(-6, 6), strict=True)
     with pytest.raises(PrivacyParameterError, match="inf"):
         dp.dp_felp("class ~ .", small, eps=math.inf, bounds=(-6, 6), strict=True)
-    with pytest.warns(NonPrivateWarning, match="cross-validation"):
+    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING), \
+            pytest.warns(NonPrivateWarning, match="cross-validation"):
         cv = dp.dp_felp("class ~ .", small, eps=1.0, lam="cv", lam_grid=(0.1, 1.0), n_estimators=2,
                         bounds=(-6, 6), random_state=0, oc_trials=0)
     assert cv.lam_source == "cv" and cv.lam in (0.1, 1.0)
@@ -228,8 +234,9 @@ def test_bad_data_spends_nothing(small):
 
 
 def test_report_has_ranked_weights_plot(small, tmp_path):
-    fit = dp.dp_felp("class ~ .", small, eps=5.0, n_estimators=3, bounds=(-6, 6), random_state=0,
-                     oc_trials=10)
+    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
+        fit = dp.dp_felp("class ~ .", small, eps=5.0, n_estimators=3, bounds=(-6, 6), random_state=0,
+                         oc_trials=10)
     html = open(fit.report(str(tmp_path / "felp.html")), encoding="utf-8").read()
     assert "Released weights ranked, with the selection cut" in html
     assert "privacy-statement" in html and "paper variant" in html
