@@ -182,3 +182,13 @@ def test_two_stage_selection_needs_no_bounds_and_its_data_dependent_options_are_
         with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
             dp.dp_two_stage("y ~ .", df, eps=2.0, k=3, strict=True, accountant=acc, **option)
         assert acc.spent_eps == 0 and acc.charges == []
+
+
+def test_knockoff_at_eps_inf_warns_only_that_it_is_not_private():
+    """eps = inf calibrates no noise, so B from the data is no extra (spurious) data-dependent warning."""
+    df = dp.datasets.fan_lv(n=400, d=10, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = dp.dp_knockoff("y ~ .", df, eps=float("inf"), delta=1e-6, random_state=1, oc_trials=0)
+    assert [str(w.message) for w in caught] == ["eps = inf: the ordinary fixed-X knockoff filter, NOT private."]
+    assert fit.variant == "non-private" and fit.privacy.data_dependent_steps == []
