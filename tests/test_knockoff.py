@@ -210,9 +210,9 @@ def test_strict_refuses_data_dependence_and_accepts_declared_bounds():
     df = _frame(n=30000, p=40, k=5, amp=0.5)
     acc = dp.Accountant(eps=1.0, delta=1e-3)
     with pytest.raises(PrivacyParameterError, match="strict"):
-        dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-4, bounds=12.0, strict=True, accountant=acc)
+        dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-5, bounds=12.0, strict=True, accountant=acc)
     assert acc.spent_eps == 0
-    fit = dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-4, bounds=12.0, sigma=1.0, beta_norm=1.5,
+    fit = dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-5, bounds=12.0, sigma=1.0, beta_norm=1.5,
                          c_min=150.0, lambda_min=0.5, strict=True, random_state=0, oc_trials=0,
                          accountant=acc)
     assert fit.privacy.covered and acc.spent_eps == pytest.approx(0.5)
