@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -59,8 +58,7 @@ def test_released_noise_through_the_front_door_has_gamma_norm():
     norms = []
     for seed in range(150):
         kw = dict(n_estimators=1, bounds=bounds, random_state=seed, oc_trials=0, max_iter=2)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'"):
             ref = dp.dp_felp("class ~ .", df, eps=math.inf, **kw)
         with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
             fit = dp.dp_felp("class ~ .", df, eps=2.0, **kw)
@@ -125,8 +123,7 @@ def test_logo_converges_within_the_cap_on_wdbc():
 def test_nonprivate_recovers_planted_features_binary_and_multiclass():
     for n_classes in (2, 3):
         df = planted(n=150, d=40, s=4, shift=2.0, n_classes=n_classes, random_state=10 + n_classes)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'|data minima"):
             fit = dp.dp_felp("class ~ .", df, eps=math.inf, select=4, n_estimators=5,
                              random_state=1, oc_trials=0)
         assert set(fit.selected) == {"x1", "x2", "x3", "x4"}, (n_classes, fit.selected)
