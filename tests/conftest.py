@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import warnings
 
 import pytest
 
@@ -50,10 +49,3 @@ def chromium():
         if path:
             return path
     _missing("Chromium")
-
-
-@pytest.fixture(autouse=True)
-def _quiet_nonprivate():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", category=UserWarning)
-        yield

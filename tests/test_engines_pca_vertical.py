@@ -130,7 +130,7 @@ def test_gaussian_vertical_glm_from_statistics_equals_row_based_fit(glm_data):
     ref = dp.vertical_glm("y ~ .", df, parties=PARTIES)
     assert ref.converged and ref.iterations > 3  # a real multi-sweep descent, not one solve
     srcs = {"parquet": engines.stream(root / "v.parquet", chunk_rows=900, levels={"g": ["a", "b", "c"]}),
-            "dask": engines.on_dask(df, npartitions=4)}
+            "dask": engines.on_dask(df, npartitions=4, levels={"g": ["a", "b", "c"]})}
     for label, src in srcs.items():
         fit = dp.vertical_glm("y ~ .", src, parties=PARTIES)
         assert fit.terms == ref.terms and fit.n == ref.n, label

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,6 +15,8 @@ from dpstats.methods import felp as m
 from dpstats.methods.felp_data import planted
 from dpstats.privacy.accountant import Accountant, total_eps
 from dpstats.privacy.randomness import NoiseSource
+
+PAPER_WARNING = "variant='paper' uses FELP's Lemma 1 sensitivity"
 
 
 def _arrays(df):
@@ -57,10 +58,10 @@ def test_released_noise_through_the_front_door_has_gamma_norm():
     norms = []
     for seed in range(150):
         kw = dict(n_estimators=1, bounds=bounds, random_state=seed, oc_trials=0, max_iter=2)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'"):
             ref = dp.dp_felp("class ~ .", df, eps=math.inf, **kw)
-        fit = dp.dp_felp("class ~ .", df, eps=2.0, **kw)
+        with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
+            fit = dp.dp_felp("class ~ .", df, eps=2.0, **kw)
         norms.append(np.linalg.norm(fit.weights - ref.weights))
     scale = 2 / (30 * 1.0 * 2.0)
     assert fit.noise_scale == pytest.approx(scale)
@@ -122,8 +123,7 @@ def test_logo_converges_within_the_cap_on_wdbc():
 def test_nonprivate_recovers_planted_features_binary_and_multiclass():
     for n_classes in (2, 3):
         df = planted(n=150, d=40, s=4, shift=2.0, n_classes=n_classes, random_state=10 + n_classes)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'|data minima"):
             fit = dp.dp_felp("class ~ .", df, eps=math.inf, select=4, n_estimators=5,
                              random_state=1, oc_trials=0)
         assert set(fit.selected) == {"x1", "x2", "x3", "x4"}, (n_classes, fit.selected)
@@ -156,8 +156,9 @@ def test_default_clip_norm_never_binds(small):
 
 def test_statement_ledger_and_sensitivities(small):
     acc = Accountant(eps=3.0)
-    fit = dp.dp_felp("class ~ .", small, eps=1.0, lam=0.5, n_estimators=4, bounds=(-6, 6),
-                     random_state=0, accountant=acc, oc_trials=20)
+    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
+        fit = dp.dp_felp("class ~ .", small, eps=1.0, lam=0.5, n_estimators=4, bounds=(-6, 6),
+                         random_state=0, accountant=acc, oc_trials=20)
     assert total_eps(fit.privacy.ledger) == 1.0 and acc.spent_eps == 1.0
     assert fit.sensitivity == pytest.approx(2 / (80 * 0.5))
     assert fit.noise_scale == pytest.approx(fit.sensitivity / 1.0)
@@ -173,7 +174,8 @@ def test_statement_ledger_and_sensitivities(small):
 
 
 def test_data_dependent_steps_are_named_and_strict_refuses(small):
-    with pytest.warns(NonPrivateWarning, match="data minima"):
+    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING), \
+            pytest.warns(NonPrivateWarning, match="data minima"):
         fit = dp.dp_felp("class ~ .", small, eps=1.0, n_estimators=2, random_state=0, oc_trials=0)
     assert not fit.privacy.covered
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
@@ -182,7 +184,8 @@ def test_data_dependent_steps_are_named_and_strict_refuses(small):
         dp.dp_felp("class ~ .", small, eps=1.0, lam="cv", bounds=(-6, 6), strict=True)
     with pytest.raises(PrivacyParameterError, match="inf"):
         dp.dp_felp("class ~ .", small, eps=math.inf, bounds=(-6, 6), strict=True)
-    with pytest.warns(NonPrivateWarning, match="cross-validation"):
+    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING), \
+            pytest.warns(NonPrivateWarning, match="cross-validation"):
         cv = dp.dp_felp("class ~ .", small, eps=1.0, lam="cv", lam_grid=(0.1, 1.0), n_estimators=2,
                         bounds=(-6, 6), random_state=0, oc_trials=0)
     assert cv.lam_source == "cv" and cv.lam in (0.1, 1.0)
@@ -228,8 +231,9 @@ def test_bad_data_spends_nothing(small):
 
 
 def test_report_has_ranked_weights_plot(small, tmp_path):
-    fit = dp.dp_felp("class ~ .", small, eps=5.0, n_estimators=3, bounds=(-6, 6), random_state=0,
-                     oc_trials=10)
+    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
+        fit = dp.dp_felp("class ~ .", small, eps=5.0, n_estimators=3, bounds=(-6, 6), random_state=0,
+                         oc_trials=10)
     html = open(fit.report(str(tmp_path / "felp.html")), encoding="utf-8").read()
     assert "Released weights ranked, with the selection cut" in html
     assert "privacy-statement" in html and "paper variant" in html

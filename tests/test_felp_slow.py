@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import pytest
 
 import dpstats as dp
+from dpstats.errors import NonPrivateWarning
 from dpstats.methods.felp_data import planted
 
 pytestmark = pytest.mark.slow
@@ -20,8 +20,7 @@ def test_nonprivate_ensemble_recovers_planted_features_in_95_percent_of_seeds():
     hits = 0
     for seed in range(20):
         df = planted(n=200, d=100, s=10, shift=1.5, random_state=100 + seed)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'"):
             fit = dp.dp_felp("class ~ .", df, eps=math.inf, bounds=(-6, 6), random_state=seed,
                              oc_trials=0)
         hits += set(fit.selected) == truth

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -237,9 +236,7 @@ def test_plot_draws_no_data_points(bench_data):
 
 def test_unseeded_release_uses_opendp_samplers():
     df, _ = simulate_gmm(3000, d=3, k=2, random_state=9)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), oc_trials=0)
+    res = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), oc_trials=0)
     assert not res.privacy.seeded
     assert any("OpenDP" in s for s in res.privacy.samplers)
 

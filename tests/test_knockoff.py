@@ -12,7 +12,7 @@ import pytest
 from scipy import stats as sps
 
 import dpstats as dp
-from dpstats.errors import AssumptionError, PrivacyParameterError
+from dpstats.errors import AssumptionError, NonPrivateWarning, PrivacyParameterError
 from dpstats.methods import knockoff as ko
 from dpstats.methods import knockoff_dp as kd
 from dpstats.methods import knockoff_sim as ks
@@ -125,8 +125,7 @@ def _direct_fixed_x_knockoff(X, y, q, seed):
 def test_eps_inf_equals_ordinary_fixed_x_knockoff(seed):
     df = _frame(n=600, p=10, k=4, amp=0.25, seed=seed)
     X = df.drop(columns="y").to_numpy()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with pytest.warns(NonPrivateWarning, match="NOT private"):
         fit = dp.dp_knockoff("y ~ . - 1", df, eps=math.inf, delta=1e-3, fdr=0.2,
                              knockoffs="materialise", random_state=seed + 100, oc_trials=0)
     W, chosen = _direct_fixed_x_knockoff(X, df["y"].to_numpy(), 0.2, seed + 100)
@@ -193,8 +192,7 @@ def test_null_signs_are_fair_coins():
 def test_ledger_sums_to_budget_and_accountant_charged(method):
     df = _frame(n=30000, p=40, k=5, amp=0.5)
     acc = dp.Accountant(eps=1.0, delta=1e-3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with pytest.warns(NonPrivateWarning, match="C_min|lambda_min"):
         fit = dp.dp_knockoff("y ~ .", df, eps=0.6, delta=5e-4, method=method, bounds=12.0, sigma=1.0,
                              beta_norm=1.5, random_state=3, accountant=acc, oc_trials=20)
     assert fit.privacy.eps == pytest.approx(0.6, rel=1e-12)
@@ -210,9 +208,9 @@ def test_strict_refuses_data_dependence_and_accepts_declared_bounds():
     df = _frame(n=30000, p=40, k=5, amp=0.5)
     acc = dp.Accountant(eps=1.0, delta=1e-3)
     with pytest.raises(PrivacyParameterError, match="strict"):
-        dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-4, bounds=12.0, strict=True, accountant=acc)
+        dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-5, bounds=12.0, strict=True, accountant=acc)
     assert acc.spent_eps == 0
-    fit = dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-4, bounds=12.0, sigma=1.0, beta_norm=1.5,
+    fit = dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-5, bounds=12.0, sigma=1.0, beta_norm=1.5,
                          c_min=150.0, lambda_min=0.5, strict=True, random_state=0, oc_trials=0,
                          accountant=acc)
     assert fit.privacy.covered and acc.spent_eps == pytest.approx(0.5)
@@ -220,8 +218,7 @@ def test_strict_refuses_data_dependence_and_accepts_declared_bounds():
 
 def test_report_renders_with_w_plot(tmp_path):
     df = _frame(n=60000, p=40, k=8, amp=0.5, seed=4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with pytest.warns(NonPrivateWarning, match="C_min|lambda_min"):
         fit = dp.dp_knockoff("y ~ .", df, eps=1.0, delta=1e-5, fdr=0.2, bounds=12.0, sigma=1.0,
                              beta_norm=1.0, random_state=2, oc_trials=30)
     html = open(fit.report(str(tmp_path / "k.html")), encoding="utf-8").read()
@@ -265,8 +262,7 @@ def test_theorem5_condition_message_and_ridge_fix():
     kw = dict(bounds=40.0, sigma=1.0, beta_norm=1.0, oc_trials=0, random_state=0)
     _bad(lambda a: dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, accountant=a, **kw), AssumptionError,
          r"lambda_min\(Sigma'\) > eta\^2/\(1 - eta\^2\).*ridge")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with pytest.warns(NonPrivateWarning, match="C_min|lambda_min"):
         fit = dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, ridge=1.0, **kw)
     assert fit.ridge == 1.0
 

@@ -71,7 +71,8 @@ def test_clipping_bounds_each_product():
 
 
 def test_no_bounds_is_data_dependent_and_strict_refuses(synthetic):
-    with pytest.warns(NonPrivateWarning, match="max-abs"):
+    with pytest.warns(NonPrivateWarning, match="max-abs"), \
+            pytest.warns(NonPrivateWarning, match="centered by their data means"):
         fit = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, random_state=0, oc_trials=0)
     assert len(fit.privacy.data_dependent_steps) == 2
     assert "does not cover" in fit.privacy.plain_language()
@@ -167,12 +168,14 @@ def test_bad_data_is_refused_without_spending():
 def test_missing_values_dropped_counted_and_named(synthetic):
     df = synthetic.copy()
     df.iloc[[0, 5], 3] = np.nan
-    with pytest.warns(UserWarning, match="2 of 100 rows dropped"):
+    with pytest.warns(UserWarning, match="2 of 100 rows dropped"), \
+            pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"):
         fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0)
     assert fit.n == 98 and any("dropped" in s for s in fit.privacy.data_dependent_steps)
     assert fit.diagnostics == {}
-    fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
-                    diagnostics=True)
+    with pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"):
+        fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
+                        diagnostics=True)
     assert fit.diagnostics["rows_dropped_for_missing_values"] == 2
     with pytest.raises(PrivacyParameterError, match="missing"):
         dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), strict=True)

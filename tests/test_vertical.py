@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -11,7 +10,7 @@ import pytest
 import statsmodels.api as sm
 
 import dpstats as dp
-from dpstats.errors import AssumptionError, BudgetExceededError, DataError, PrivacyParameterError
+from dpstats.errors import AssumptionError, BudgetExceededError, DataError, NonPrivateWarning, PrivacyParameterError
 from dpstats.methods import vertical as m
 
 SM_FAMILY = {"gaussian": sm.families.Gaussian(), "binomial": sm.families.Binomial(),
@@ -283,8 +282,7 @@ def test_dp_mode_requires_bounds_and_replace():
 def test_strict_refuses_dropped_rows():
     df = make_data("gaussian", n=60)
     df.loc[3, "x5"] = np.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"):
         dp.vertical_glm("y ~ .", df, parties=PARTIES[2])
     with pytest.raises(PrivacyParameterError, match="strict"):
         dp.vertical_glm("y ~ .", df, parties=PARTIES[2], strict=True)

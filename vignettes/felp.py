@@ -19,7 +19,7 @@ import math
 import warnings
 
 import pandas as pd
-from _common import OUT, QUICK, scale
+from _common import OUT, QUICK, scale, shown_warnings
 
 import dpstats as dp
 from dpstats.methods import felp_protocol
@@ -43,7 +43,8 @@ from dpstats.demos.felp import _PUBLISHED_MAX  # noqa: E402
 
 bounds = {c: (0.0, 1.5 * hi) for c, hi in _PUBLISHED_MAX.items()}
 k = scale(20, 3)
-fit = dp.dp_felp("diagnosis ~ .", wdbc, eps=1.0, bounds=bounds, n_estimators=k)
+with shown_warnings():  # the paper variant (the default) is warned about: see the next section
+    fit = dp.dp_felp("diagnosis ~ .", wdbc, eps=1.0, bounds=bounds, n_estimators=k)
 print(fit)
 
 # %% [markdown]
@@ -92,8 +93,7 @@ print(tuned.lam, tuned.privacy.data_dependent_steps)
 
 # %%
 sim = planted(n=scale(200, 100), d=100, s=10, shift=scale(1.5, 2.0), random_state=7)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
+with shown_warnings():  # eps = inf and the paper variant: NonPrivateWarning, shown
     ref = dp.dp_felp("class ~ .", sim, eps=math.inf, bounds=(-6, 6), n_estimators=k, oc_trials=0)
 print(sorted(ref.selected, key=lambda s: int(s[1:])))
 

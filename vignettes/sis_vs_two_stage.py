@@ -15,7 +15,6 @@
 
 # %%
 import math
-import warnings
 
 from _common import OUT, scale
 
@@ -37,12 +36,10 @@ print(df.shape, "T-cell patients:", int(df["y"].sum()), "| k = floor(log d) =", 
 # %%
 bounds = {name: (0.0, 16.0) for name in df.columns if name != "y"}
 bounds["y"] = (0.0, 1.0)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    sis = dp.dp_sis("y ~ .", data=df, eps=5.0, k=k_log, bounds=bounds,
-                    oc_trials=scale(50, 5), random_state=1)
-    two = dp.dp_two_stage("y ~ .", data=df, eps=5.0, k=k_log, oc_trials=scale(50, 5),
-                          random_state=1)
+sis = dp.dp_sis("y ~ .", data=df, eps=5.0, k=k_log, bounds=bounds,
+                oc_trials=scale(50, 5), random_state=1)
+two = dp.dp_two_stage("y ~ .", data=df, eps=5.0, k=k_log, oc_trials=scale(50, 5),
+                      random_state=1)
 print(sis)
 print(two.summary())
 dp.report([sis, two], str(OUT / "chiaretti_sis_and_two_stage.html"),

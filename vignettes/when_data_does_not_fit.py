@@ -18,17 +18,15 @@ import atexit
 import shutil
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from _common import OUT, scale
+from _common import OUT, scale, shown_warnings
 
 import dpstats as dp
-from dpstats.errors import DataWarning
 from dpstats import engines
 
 ROWS = scale(2_000_000, 20_000)
@@ -73,8 +71,7 @@ print(f"{ROWS:,} rows, {path.stat().st_size / 2**20:.0f} MB on disk")
 source = engines.stream(path, chunk_rows=100_000, levels={"region": REGIONS}, progress=False)
 kw = dict(eps=2.0, k=4, bounds=(-6, 6), random_state=11, oc_trials=0)
 start = time.perf_counter()
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DataWarning)  # rows with a missing lab50 are dropped
+with shown_warnings():  # rows with a missing lab50 are dropped: a DataWarning and a NonPrivateWarning
     streamed = dp.dp_sis("y ~ .", data=source, **kw)
 print(f"streamed in {time.perf_counter() - start:.1f} s")
 print(streamed)
@@ -84,8 +81,7 @@ print(streamed)
 # dropped rows, also data-dependent), and the strict mode refuses it.
 
 # %%
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
+with shown_warnings():  # NonPrivateWarning for the first pass over the levels, shown
     undeclared = dp.dp_sis("y ~ .", data=engines.stream(path, chunk_rows=100_000), **kw)
 print(undeclared.privacy.data_dependent_steps)
 try:
@@ -103,15 +99,13 @@ except dp.PrivacyParameterError as err:
 # %%
 frame = pd.read_parquet(path)
 frame["region"] = pd.Categorical(frame["region"], categories=REGIONS)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DataWarning)
+with shown_warnings():
     in_memory = dp.dp_sis("y ~ .", data=frame, **kw)
 
 from distributed import Client  # noqa: E402
 
 with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DataWarning)
+    with shown_warnings():
         on_dask = dp.dp_sis("y ~ .", data=engines.on_dask(str(path), client=client,
                                                           levels={"region": REGIONS}), **kw)
 for label, fit in [("in memory", in_memory), ("streamed", streamed), ("dask", on_dask)]:
@@ -127,8 +121,7 @@ assert sorted(in_memory.selected) == sorted(streamed.selected) == sorted(on_dask
 # says why.
 
 # %%
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
+with shown_warnings():  # NonPrivateWarning for each data-dependent calibration step, shown
     knock = dp.dp_knockoff("y ~ .", data=source, eps=2.0, delta=1e-6, fdr=0.2, bounds=12.0,
                            random_state=3, oc_trials=0)
 print("knockoff selected:", knock.selected or knock.empty_reason)

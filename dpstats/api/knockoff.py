@@ -142,8 +142,13 @@ def dp_knockoff(
     --------
     >>> import dpstats as dp
     >>> df = dp.datasets.fan_lv(n=400, d=10, random_state=0)
-    >>> fit = dp.dp_knockoff("y ~ .", data=df, eps=math.inf, delta=1e-6, fdr=0.2,
-    ...                      random_state=1, oc_trials=0)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:  # eps = inf: not private, and warned
+    ...     warnings.simplefilter("always")
+    ...     fit = dp.dp_knockoff("y ~ .", data=df, eps=math.inf, delta=1e-6, fdr=0.2,
+    ...                          random_state=1, oc_trials=0)
+    >>> [str(w.message) for w in caught]
+    ['eps = inf: the ordinary fixed-X knockoff filter, NOT private.']
     >>> fit.variant
     'non-private'
     """
@@ -185,8 +190,7 @@ def dp_knockoff(
     dd = DataDependence(strict)
     missing_rows_step(dd, mf)
     noise = NoiseSource(random_state)
-    B = _row_bound(pass_stats.row_norm_max if streamed else mf.X, bounds,
-                   DataDependence(False) if nonprivate else dd)
+    B = _row_bound(pass_stats.row_norm_max if streamed else mf.X, bounds, None if nonprivate else dd)
     xtx, xty, yty, n_clipped = ((pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty,
                                  pass_stats.n_rows_clipped) if streamed else _sufficient_statistics(mf.X, mf.y, B))
     st = ko.normalise(n, xtx, xty, yty, names=list(mf.names))
@@ -305,11 +309,15 @@ def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_mi
 # --------------------------------------------------------------------- data and calibration
 
 
-def _row_bound(X: np.ndarray | float, bounds, dd: DataDependence) -> float:
-    """B: declared, or the largest row norm of X (given as a number by a streamed pass)."""
+def _row_bound(X: np.ndarray | float, bounds, dd: DataDependence | None) -> float:
+    """B: declared, or the largest row norm of X (given as a number by a streamed pass).
+
+    ``dd`` is None for eps = inf: no noise is calibrated, so B from the data is no extra step.
+    """
     if bounds is None:
-        dd.add("row-norm bound B set to the largest row norm of the data",
-               fix="declare a public bound on the row norms, e.g. bounds=10.0")
+        if dd is not None:
+            dd.add("row-norm bound B set to the largest row norm of the data",
+                   fix="declare a public bound on the row norms, e.g. bounds=10.0")
         return float(X) if np.ndim(X) == 0 else float(np.sqrt((X ** 2).sum(axis=1).max()))
     return float(bounds)
 

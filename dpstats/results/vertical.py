@@ -139,8 +139,10 @@ class VerticalGLMResult(DPResult):
         from ..plotting import new_figure, to_plot
 
         tr = self.trace
-        fig, ax = new_figure()
         change = np.maximum(tr["sum_abs_change"].to_numpy(), 1e-300)
+        if not np.isfinite(change).any():  # DP mode: the changes are not released, nothing to draw
+            return []
+        fig, ax = new_figure()
         ax.semilogy(tr["iteration"], change, color="#3b6fd8", lw=2, label="Σ|Δβ| per sweep")
         ax.axhline(self.tol, color="#d48a00", ls="--", label=f"tol = {self.tol:g}")
         ax.set_xlabel("sweep")
