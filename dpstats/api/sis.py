@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Sequence
 
@@ -257,9 +258,9 @@ def _operating_characteristics(n, d, k, eps, sensitivity, gamma, topk, trials, a
     logm, harmonic = largest_class_noise(d, k)
     rows = [_exact_row("expected largest noise term (score units): 2·Δ·H_m/(gamma·eps)",
                        2 * sensitivity * harmonic / max(gamma * eps, 1e-300))]
-    for prob in (0.5, 0.9):
+    for prob, gap in zip((0.5, 0.9), recovery_gaps((0.5, 0.9), d, k, eps, gamma)):
         rows.append(_exact_row(f"score gap x(k) - x(k+1) giving exact top-{k} recovery with prob >= {prob:g} "
-                               "(score units)", sensitivity * recovery_gap(prob, d, k, eps, gamma)))
+                               "(score units)", sensitivity * gap))
     model = (f"exact, from n = {n}, d = {d}, k = {k}, eps = {eps:g}, sensitivity {sensitivity:g} and the "
              "canonical Lipschitz recovery bound (dpstats.privacy.topk.exact_recovery_bound); no data model")
     if assume is None:
@@ -280,15 +281,23 @@ def _exact_row(quantity: str, value: float) -> dict:
     return {"quantity": quantity, "estimate": float(value), "std_error": 0.0, "basis": BASIS_RELEASED}
 
 
-def recovery_gap(prob: float, d: int, k: int, eps: float, gamma: float = 0.5) -> float:
-    """Smallest gap (sensitivity units) at which the exact-recovery bound reaches ``prob``."""
-    from scipy.optimize import brentq
+def recovery_gaps(probs: Sequence[float], d: int, k: int, eps: float, gamma: float = 0.5) -> list[float]:
+    """Smallest gaps (sensitivity units) at which the exact-recovery bound reaches each of ``probs``.
 
-    hi = 1.0
-    while exact_recovery_bound(np.array([hi]), d, k, eps, gamma)[0] < prob:
-        hi *= 2
-    return float(brentq(lambda g: exact_recovery_bound(np.array([g]), d, k, eps, gamma)[0] - prob, 0.0, hi,
-                        xtol=1e-10 * hi))
+    The bound is evaluated on a geometric grid, then on a fine grid between
+    the bracketing points (relative accuracy about 1e-5); three vectorised calls.
+    """
+    coarse = np.geomspace(1e-8, 1e8, 2001) / eps
+    bound = exact_recovery_bound(coarse, d, k, eps, gamma)
+    fine = []
+    for prob in probs:
+        i = int(np.argmax(bound >= prob))
+        if bound[i] < prob:
+            fine.append(math.inf)
+            continue
+        grid = np.linspace(coarse[max(i - 1, 0)] if i else 0.0, coarse[i], 4001)
+        fine.append(float(grid[np.argmax(exact_recovery_bound(grid, d, k, eps, gamma) >= prob)]))
+    return fine
 
 
 def _diagnostics(truth, selected, scores, mf, k, n_clipped) -> dict:
