@@ -78,3 +78,9 @@ def test_assume_validates_and_coerces():
     assert isinstance(a.strength, float) and "2 true signals" in a.describe()
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.signals = 3
+
+
+def test_assume_accepts_whole_doubles_from_r():
+    assert Assume.coerce({"signals": 8.0, "strength": 1.0}).signals == 8
+    with pytest.raises(PrivacyParameterError):
+        Assume(signals=2.5, strength=1.0)

@@ -58,7 +58,9 @@ class Assume:
     bound_sds: float = 3.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.signals, bool) or not isinstance(self.signals, numbers.Integral) or self.signals < 1:
+        whole = isinstance(self.signals, numbers.Integral) or (   # R sends 8 as 8.0
+            isinstance(self.signals, float) and self.signals.is_integer())
+        if isinstance(self.signals, bool) or not whole or self.signals < 1:
             raise PrivacyParameterError(f"assume: signals must be a whole number >= 1, got {self.signals!r}.")
         for name in ("strength", "noise", "bound_sds"):
             _positive(getattr(self, name), name)
