@@ -222,8 +222,11 @@ def test_outputs_tables_and_report(tmp_path, bench_data):
     html = open(res.report(str(tmp_path / "gmm.html")), encoding="utf-8").read()
     assert "private PCA plane" in html and "<svg" in html and "Phase II" in html
     assert "Diagnostics — not private" not in html  # truth-based numbers only on request
-    oc = res.operating_characteristics.table()
-    assert oc["estimate"].iloc[0] < 0.01  # released mixture is well separated
+    oc = res.operating_characteristics.table().set_index("quantity")["estimate"]
+    assert not oc.index.str.contains("misclassification").any()  # error rates only under assume=
+    assert oc.filter(like="released weight").sum() == pytest.approx(1.0)
+    plug_in = fit(df, assume="released").operating_characteristics.table().set_index("quantity")["estimate"]
+    assert plug_in["misclassification rate"] < 0.01  # released mixture is well separated
 
 
 def test_plot_draws_no_data_points(bench_data):

@@ -191,9 +191,12 @@ def test_factor_columns_enter_as_dummies_with_automatic_bounds():
 
 
 def test_operating_characteristics_rise_with_eps():
-    low = sis_methods.simulate_precision_recall(100, 500, 8, 1.0, 2.0, np.random.default_rng(0), trials=40)
-    high = sis_methods.simulate_precision_recall(100, 500, 8, 1000.0, 2.0, np.random.default_rng(0), trials=40)
-    assert high["recall"][0] > low["recall"][0] + 2 * max(high["recall"][1], low["recall"][1])
+    from dpstats.simulate import Assume, mean_and_se, sis_trials
+
+    model = Assume(signals=8, strength=0.4)
+    low, high = (mean_and_se(sis_trials(100, 500, 8, e, model, np.random.default_rng(0), trials=40,
+                                        sensitivity=2.0)["recall"]) for e in (1.0, 1000.0))
+    assert high[0] > low[0] + 2 * max(high[1], low[1])
 
 
 def test_utility_classes():

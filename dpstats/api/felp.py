@@ -17,7 +17,8 @@ from ..methods import felp as m
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import OperatingCharacteristics, attach_diagnostics
+from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics, attach_diagnostics
+from ..simulate import Assume, describe
 from ..results.felp import FELPResult
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_neighbouring,
                           check_strict)
@@ -45,6 +46,7 @@ def dp_felp(
     neighbouring: str = "replace",
     truth: Sequence[str] | None = None,
     diagnostics: bool = False,
+    assume: str | None = None,
     oc_trials: int = 200,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -114,8 +116,16 @@ def dp_felp(
         Attach non-private diagnostics (rows dropped, values clipped, class counts, learner convergence, the
         non-private selection).  Off by default: they are
         not private and no output shows them unless asked (``truth=`` implies it).
+    assume : "released", optional
+        Only with ``assume="released"`` (the plug-in model: the released weights
+        are the true weights) is the selection stability reported: the share of
+        the top set kept under fresh noise of the same scale, labelled "under
+        the assumed model: ..." in every output.  Without it the operating
+        characteristics hold the exact noise s.d. per weight and the spread of
+        the released weights.
     oc_trials : int
-        Monte Carlo trials of the plug-in selection stability (0 to skip).
+        Trials of the ``assume="released"`` simulation; 0 leaves out the
+        operating characteristics altogether.
     random_state, accountant, strict, progress
         See DESIGN §1.
 
@@ -132,6 +142,8 @@ def dp_felp(
     ...                  random_state=1)
     >>> len(fit.selected)
     3
+    >>> fit.operating_characteristics.assumption is None
+    True
     """
     eps = check_eps(eps, allow_inf=True)
     strict = check_strict(strict)
@@ -144,6 +156,11 @@ def dp_felp(
     n_neighbors = _check_int(n_neighbors, "n_neighbors", 1)
     max_iter = _check_int(max_iter, "max_iter", 1)
     oc_trials = _check_int(oc_trials, "oc_trials", 0)
+    assume = Assume.coerce(assume, released=True)
+    if isinstance(assume, Assume):
+        raise PrivacyParameterError("dp_felp simulates only the plug-in model: use assume='released'.")
+    if assume is not None and oc_trials < 2:
+        raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated trials.")
     sample_ratio = check_fraction(sample_ratio, "sample_ratio", 0.0, 1.0, low_open=True, high_open=False)
     tol = check_eps(tol, name="tol")
     if clip_norm is not None:
@@ -211,7 +228,7 @@ def dp_felp(
 
     statement = _statement(variant, eps, entries, sens_text, dd, noise, box is not None, mf.n,
                            n_estimators, sample_ratio, C)
-    oc = _operating_characteristics(released, select, scale, oc_trials, noise.generator)
+    oc = _operating_characteristics(released, select, scale, oc_trials, assume, noise.generator)
     result = FELPResult(
         method="dp_felp", call=_call(formula, eps, lam, n_estimators, sample_ratio, select_arg, variant,
                                      bounds, clip_norm, strict),
@@ -355,19 +372,24 @@ def _tune_lam(U, y, grid, select, gen) -> float:
     return float(best)
 
 
-def _operating_characteristics(released, select, scale, trials, gen):
+def _operating_characteristics(released, select, scale, trials, assume, gen):
+    """Exact noise s.d. and spread of the released weights; plug-in stability only under ``assume``."""
+    if not trials:
+        return None
     d = released.size
     rows = [{"quantity": "noise s.d. per weight (scale·√(d+1), exact)",
-             "estimate": m.noise_coordinate_sd(scale, d), "std_error": 0.0},
+             "estimate": m.noise_coordinate_sd(scale, d), "std_error": 0.0, "basis": BASIS_RELEASED},
             {"quantity": "spread (s.d.) of the released weights",
-             "estimate": float(np.std(released, ddof=1)), "std_error": float("nan")}]
-    if trials:
-        share, se = m.selection_stability(released, select, scale, gen, trials)
-        rows.append({"quantity": f"plug-in stability: share of the top {select} kept under fresh noise",
-                     "estimate": share, "std_error": se})
-    model = ("the released weights taken as the true weights; fresh L2-Laplace noise of the same scale "
-             "is added and the top set recomputed")
-    return OperatingCharacteristics(rows=rows, model=model, trials=trials)
+             "estimate": float(np.std(released, ddof=1)), "std_error": 0.0, "basis": BASIS_RELEASED}]
+    model = "exact, from the released weights and the public noise scale; no data model"
+    if assume is None:
+        return OperatingCharacteristics(rows=rows, model=model)
+    share, se = m.selection_stability(released, select, scale, gen, trials)
+    rows.append({"quantity": f"stability: share of the top {select} kept under fresh noise",
+                 "estimate": share, "std_error": se, "basis": BASIS_ASSUMED})
+    model += ("; stability simulated by adding fresh L2-Laplace noise of the same scale to the released "
+              "weights and recomputing the top set")
+    return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=describe(assume))
 
 
 def _diagnostics(fit, n_clipped, mf, truth, selected, counts) -> dict:

@@ -41,6 +41,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import attach_diagnostics
 from ..results.gmm import GMMResult, mixture_oc
+from ..simulate import Assume
 from ..validation import (check_accountant, check_delta, check_eps, check_fraction, check_neighbouring,
                           check_strict)
 from ._common import call_record, charge, dummy_columns, missing_rows_step
@@ -65,6 +66,7 @@ def dp_gmm(
     neighbouring: str = "replace",
     truth: MixtureTruth | np.ndarray | None = None,
     diagnostics: bool = False,
+    assume: str | None = None,
     oc_trials: int = 2000,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -112,8 +114,17 @@ def dp_gmm(
     diagnostics : bool
         Attach non-private diagnostics (rows dropped; with truth, ARI and mean error).  Off by default: they are
         not private and no output shows them unless asked (``truth=`` implies it).
+    assume : "released", optional
+        Only with ``assume="released"`` (the plug-in model: the released mixture
+        is the truth) is a misclassification rate reported, from ``oc_trials``
+        draws of the released mixture, labelled "under the assumed model: ..."
+        in every output.  Without it the operating characteristics hold the
+        released weights, the mean-noise scale and the accuracy rate of the
+        paper's Theorem 1.1 at this n, eps, delta
+        (:func:`dpstats.results.gmm.theorem_accuracy`).
     oc_trials : int
-        Draws from the released mixture for its operating characteristics.
+        Draws for the ``assume="released"`` simulation; 0 leaves out the
+        operating characteristics altogether.
     random_state, accountant, strict, progress
         See DESIGN §1.
 
@@ -129,6 +140,8 @@ def dp_gmm(
     >>> fit = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)
     >>> fit.weights.round(1).tolist()
     [0.5, 0.5]
+    >>> fit.operating_characteristics.assumption is None
+    True
     """
     eps = check_eps(eps)
     if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
@@ -148,6 +161,11 @@ def dp_gmm(
     delta = check_delta(delta, allow_zero=False)
     if not isinstance(oc_trials, numbers.Integral) or isinstance(oc_trials, bool) or oc_trials < 0:
         raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
+    assume = Assume.coerce(assume, released=True)
+    if isinstance(assume, Assume):
+        raise PrivacyParameterError("dp_gmm simulates only the plug-in model: use assume='released'.")
+    if assume is not None and oc_trials < 2:
+        raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated draws.")
     _refuse_engine_input(data)
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if accountant is not None:
@@ -196,7 +214,7 @@ def dp_gmm(
         message = _collapse_message(comps, collapsed, min_weight)
         result.warnings.append(message)
         warnings.warn(message, DataWarning, stacklevel=2)
-    result.operating_characteristics = mixture_oc(result, oc_trials, noise.generator)
+    result.operating_characteristics = mixture_oc(result, oc_trials, noise.generator, assume)
     return attach_diagnostics(result, diagnostics or truth is not None, lambda: _diagnostics(truth, result, mf))
 
 

@@ -20,7 +20,8 @@ from ..methods import knockoff_sim as ks
 from ..privacy.accountant import Accountant, LedgerEntry, total_delta, total_eps
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import OperatingCharacteristics, attach_diagnostics
+from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics, attach_diagnostics
+from ..simulate import RELEASED, Assume, describe
 from ..results.knockoff import KnockoffResult
 from ..stats import CrossProductAccumulator, chunk_rows
 from ..validation import (check_truth, check_accountant, check_delta, check_eps, check_fraction,
@@ -54,6 +55,7 @@ def dp_knockoff(
     neighbouring: str = "replace",
     truth: Sequence[str] | None = None,
     diagnostics: bool = False,
+    assume: Assume | dict | str | None = None,
     oc_trials: int = 100,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -123,8 +125,21 @@ def dp_knockoff(
         Attach non-private diagnostics (rows dropped, rows clipped to B; with truth, FDP/TPP and the
         non-private selection).  Off by default: they are
         not private and no output shows them unless asked (``truth=`` implies it).
+    assume : dpstats.simulate.Assume, dict or "released", optional
+        A model you state; only then are FDR and power reported, simulated at
+        the level of the statistics (orthonormal design, O(p²) per trial,
+        independent of n; :func:`dpstats.methods.knockoff_sim.operating_characteristics`)
+        with this release's noise scales, and labelled "under the assumed
+        model: ..." in every output.  ``Assume(signals=s, strength=b, noise=σ)``:
+        s effects b·√n on the unit-norm column scale (standardized features),
+        noise sd σ; correlation must be 0.  ``"released"``: the released
+        coefficients of the selected terms are the truth (optimistic).
+        Without it, the operating characteristics hold only what the released
+        W imply: the threshold, the number selected, the knockoff(+) estimate
+        of the FDP at the threshold, and the noise scales.
     oc_trials : int
-        Trials of the operating-characteristics simulation (0 to skip).
+        Trials of the ``assume=`` simulation; 0 leaves out the operating
+        characteristics altogether.
     random_state, accountant, strict, progress
         See DESIGN §1.
 
@@ -151,10 +166,20 @@ def dp_knockoff(
     ['eps = inf: the ordinary fixed-X knockoff filter, NOT private.']
     >>> fit.variant
     'non-private'
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", dp.NonPrivateWarning)  # the same non-private call, warned above
+    ...     fit = dp.dp_knockoff("y ~ .", data=df, eps=math.inf, delta=1e-6, fdr=0.2, random_state=1,
+    ...                          assume=dp.simulate.Assume(signals=3, strength=0.5), oc_trials=20)
+    >>> fit.operating_characteristics.assumption_label[:24]
+    'under the assumed model:'
     """
     args = _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_min, lambda_min,
                      ridge, s, offset, knockoffs, eps_split, delta_split, neighbouring, oc_trials,
                      strict, accountant)
+    assume = Assume.coerce(assume, released=True)
+    if assume is not None and (oc_trials < 2 or (assume != RELEASED and assume.correlation != 0)):
+        raise PrivacyParameterError("assume= needs oc_trials >= 2, and the knockoff simulation an orthonormal "
+                                    "design (correlation = 0).")
     nonprivate = math.isinf(eps)
     if nonprivate:
         if strict:
@@ -223,7 +248,8 @@ def dp_knockoff(
     signs = [int(np.sign(rel.coefficients[j])) for j in chosen]
 
     statement = _statement(method, entries, scales, dd, noise, B, cal, sigma, beta_norm, knockoffs, nonprivate)
-    oc = _operating_characteristics(rel, chosen, sigma_used, scales, statistic, fdr, offset, ridge,
+    oc = _operating_characteristics(rel, chosen, T, _noise_table(scales), assume, n, sigma_used, scales,
+                                    dict(statistic=statistic, fdr=fdr, offset=offset, ridge=ridge),
                                     oc_trials, noise.generator)
     result = KnockoffResult(
         method="dp_knockoff", call=_call(formula, eps, delta, fdr, method, statistic, bounds, ridge, s,
@@ -470,28 +496,51 @@ def _noise_table(scales: kd.Scales) -> dict[str, float]:
     return out
 
 
-def _operating_characteristics(rel, chosen, sigma, scales, statistic, fdr, offset, ridge, trials, gen):
+def _operating_characteristics(rel, chosen, T, noise_table, assume, n, sigma, scales, filter_args, trials, gen):
+    """What the released W imply; FDR and power only under ``assume``."""
     if not trials:
         return None
-    p = rel.W.size
-    mu = np.zeros(p)
-    mu[chosen] = rel.coefficients[chosen]
-    rows = []
-    if chosen.size:
-        est = ks.operating_characteristics(mu, sigma, scales, statistic=statistic, fdr=fdr, offset=offset,
-                                           ridge=ridge, trials=trials, gen=gen)
-        rows = [{"quantity": f"FDR (target {fdr:g})", "estimate": est["fdr"][0], "std_error": est["fdr"][1]},
-                {"quantity": f"power (share of the {chosen.size} model signals selected)",
-                 "estimate": est["power"][0], "std_error": est["power"][1]}]
+    fdr, offset = filter_args["fdr"], filter_args["offset"]
+    rows = [_exact("knockoff threshold T (released W)", T), _exact("number selected", chosen.size)]
+    W = rel.W
+    if math.isfinite(T):
+        fdp_hat = (offset + np.count_nonzero(W <= -T)) / max(1, np.count_nonzero(W >= T))
+        rows.append(_exact(f"knockoff{'+' if offset else ''} estimate of the FDP at T "
+                           "((offset + #{W <= -T}) / #{W >= T})", fdp_hat))
     else:
-        rows = [{"quantity": f"FDR (target {fdr:g})", "estimate": 0.0, "std_error": 0.0},
-                {"quantity": "power (no released signal to simulate)", "estimate": math.nan,
-                 "std_error": math.nan}]
-    model = ("orthonormal design (Sigma' = I, s = 1) with p = "
-             f"{p}; effects = the released coefficients of the {chosen.size} selected terms (unit-norm "
-             f"scale; selection makes them optimistic), zero elsewhere; noise sd {sigma:.4g}; the same "
-             "mechanism and noise scales as this release")
-    return OperatingCharacteristics(rows=rows, model=model, trials=trials)
+        ts = np.unique(np.abs(W[W != 0]))
+        best = min(((offset + np.count_nonzero(W <= -t)) / max(1, np.count_nonzero(W >= t)) for t in ts),
+                   default=math.nan)
+        rows.append(_exact(f"smallest knockoff{'+' if offset else ''} FDP estimate over thresholds "
+                           f"(none reaches q = {fdr:g})", best))
+    rows += [_exact(f"noise: {name}", value) for name, value in noise_table.items()]
+    model = "exact, from the released W, the target q and the noise scales of this release; no data model"
+    if assume is None:
+        return OperatingCharacteristics(rows=rows, model=model)
+    p = W.size
+    mu = np.zeros(p)
+    if assume == RELEASED:
+        mu[chosen] = rel.coefficients[chosen]
+        how = (f"released coefficients of the {chosen.size} selected terms as the effects, noise sd {sigma:.4g}")
+    else:
+        mu[:min(assume.signals, p)] = assume.strength * math.sqrt(n)
+        sigma = assume.noise
+        how = "effects strength·√n on the unit-norm column scale"
+    if mu.any():
+        est = ks.operating_characteristics(mu, sigma, scales, trials=trials, gen=gen, **filter_args)
+    else:
+        est = {"fdr": (0.0, 0.0), "power": (math.nan, math.nan)}
+    rows += [{"quantity": f"FDR (target {fdr:g})", "estimate": est["fdr"][0], "std_error": est["fdr"][1],
+              "basis": BASIS_ASSUMED},
+             {"quantity": f"power (share of the {np.count_nonzero(mu)} assumed signals selected)",
+              "estimate": est["power"][0], "std_error": est["power"][1], "basis": BASIS_ASSUMED}]
+    model += (f"; FDR and power simulated at the level of the statistics: orthonormal design (Sigma' = I, s = 1), "
+              f"p = {p}, {how}, the same mechanism and noise scales as this release")
+    return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=describe(assume))
+
+
+def _exact(quantity: str, value) -> dict:
+    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0, "basis": BASIS_RELEASED}
 
 
 def _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic, fdr, offset, ridge, gen) -> dict:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -15,8 +17,9 @@ from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS, exact_recovery_bound, largest_class_noise
-from ..results.base import OperatingCharacteristics, attach_diagnostics
+from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics, attach_diagnostics
 from ..results.sis import SISResult, recovery_table
+from ..simulate import Assume, mean_and_se, sis_trials
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
 from ._common import call_record, charge, dummy_columns, frame_and_cross_products, missing_rows_step
@@ -36,7 +39,8 @@ def dp_sis(
     topk: str = "canonical_lipschitz",
     neighbouring: str = "replace",
     truth: Sequence[str] | None = None,
-    oc_trials: int = 50,
+    assume: Assume | dict | None = None,
+    oc_trials: int = 200,
     diagnostics: bool = False,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -84,8 +88,18 @@ def dp_sis(
     diagnostics : bool
         Attach non-private diagnostics (rows dropped, values clipped, the
         non-private selection).  Off by default: they are not private.
+    assume : dpstats.simulate.Assume or dict, optional
+        A model you state (number of true signals, their standardized strength,
+        noise sd, feature correlation).  Only then are precision and recall
+        reported, simulated from the scores' sampling law at this n (cost
+        independent of n; :func:`dpstats.simulate.sis_trials`) and labelled
+        "under the assumed model: ..." in every output.  Without it, the
+        operating characteristics hold only what follows from n, d, k, eps and
+        the sensitivity: the noise scale and the score gaps needed for exact
+        recovery.
     oc_trials : int
-        Trials for the operating characteristics simulation (0 to skip).
+        Trials of the ``assume=`` simulation; 0 leaves out the operating
+        characteristics altogether.
     random_state, accountant, strict, progress
         See DESIGN §1.
 
@@ -100,6 +114,12 @@ def dp_sis(
     >>> fit = dp.dp_sis("y ~ .", data=df, eps=5.0, k=8, bounds=(-5, 5), random_state=1)
     >>> len(fit.selected)
     8
+    >>> fit.operating_characteristics.assumption is None   # no error rates without assume=
+    True
+    >>> fit = dp.dp_sis("y ~ .", data=df, eps=5.0, k=8, bounds=(-5, 5), random_state=1,
+    ...                 assume=dp.simulate.Assume(signals=8, strength=0.5), oc_trials=20)
+    >>> fit.operating_characteristics.assumption_label.startswith("under the assumed model: 8 true")
+    True
     """
     eps = check_eps(eps)
     neighbouring = check_neighbouring(neighbouring)
@@ -111,6 +131,8 @@ def dp_sis(
     if center not in (None, "bounds", "data"):
         raise PrivacyParameterError(f"center must be 'bounds' or 'data', got {center!r}.")
     sensitivity = _sensitivity(score, score_sensitivity, neighbouring)
+    assume = Assume.coerce(assume)
+    oc_trials = _check_oc_trials(oc_trials, assume, score)
     if accountant is not None:
         accountant.check(eps, 0.0)
 
@@ -173,7 +195,8 @@ def dp_sis(
         data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers),
         notes=["The selected set is released without an order.",
                "The number of clipped values is not released."])
-    oc = _operating_characteristics(mf.n, d, k, eps, sensitivity, gamma, topk, oc_trials, noise, progress)
+    oc = _operating_characteristics(mf.n, d, k, eps, sensitivity, gamma, topk, oc_trials, assume,
+                                    _score_kind(x_box is not None, center), noise.generator)
     result = SISResult(
         method="dp_sis", call=_call(formula, eps, k, bounds, gamma, topk, neighbouring, strict),
         n=mf.n, p=d, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
@@ -210,19 +233,70 @@ def _scores(mf, score, stats, bounded: bool, center) -> tuple[np.ndarray, int]:
     return m.scores_on_unit_scale(stats), stats.n_clipped
 
 
-def _operating_characteristics(n, d, k, eps, sensitivity, gamma, topk, trials, noise, progress):
+def _check_oc_trials(oc_trials, assume, score) -> int:
+    if isinstance(oc_trials, bool) or not isinstance(oc_trials, numbers.Integral) or oc_trials < 0:
+        raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
+    if assume is not None and oc_trials < 2:
+        raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated trials.")
+    if assume is not None and score is not None:
+        raise PrivacyParameterError("assume= simulates the built-in score; it cannot simulate a custom score=.")
+    return int(oc_trials)
+
+
+def _score_kind(bounded: bool, center) -> str:
+    """The score the front door computed, in :data:`dpstats.simulate.SCORES` terms."""
+    if not bounded:
+        return "maxabs"
+    return "centred" if center in ("data", "mean") else "midpoint"
+
+
+def _operating_characteristics(n, d, k, eps, sensitivity, gamma, topk, trials, assume, score_kind, gen):
+    """Noise scale and recovery gaps from public inputs; precision/recall only under ``assume``."""
     if not trials:
         return None
-    sim = m.simulate_precision_recall(n, d, k, eps, sensitivity, noise.generator, trials=trials,
-                                      gamma=gamma, topk=topk, progress=progress)
-    rows = [{"quantity": f"precision (share of the {k} selected that are true)",
-             "estimate": sim["precision"][0], "std_error": sim["precision"][1]},
-            {"quantity": f"recall (share of the {sim['s']} true features selected)",
-             "estimate": sim["recall"][0], "std_error": sim["recall"][1]}]
-    model = (f"the paper's synthetic model at the same n = {n}, d = {d}: X ~ N(0, I), "
-             f"{sim['s']} nonzero coefficients (Fan & Lv 2008 §3.3.1), noise N(0, 1.5), max-abs "
-             "scaling; null scores drawn from their normal approximation given y")
-    return OperatingCharacteristics(rows=rows, model=model, trials=trials)
+    logm, harmonic = largest_class_noise(d, k)
+    rows = [_exact_row("expected largest noise term (score units): 2·Δ·H_m/(gamma·eps)",
+                       2 * sensitivity * harmonic / max(gamma * eps, 1e-300))]
+    for prob, gap in zip((0.5, 0.9), recovery_gaps((0.5, 0.9), d, k, eps, gamma)):
+        rows.append(_exact_row(f"score gap x(k) - x(k+1) giving exact top-{k} recovery with prob >= {prob:g} "
+                               "(score units)", sensitivity * gap))
+    model = (f"exact, from n = {n}, d = {d}, k = {k}, eps = {eps:g}, sensitivity {sensitivity:g} and the "
+             "canonical Lipschitz recovery bound (dpstats.privacy.topk.exact_recovery_bound); no data model")
+    if assume is None:
+        return OperatingCharacteristics(rows=rows, model=model)
+    sim = sis_trials(n, d, k, eps, assume, gen, trials=trials, sensitivity=sensitivity, score=score_kind,
+                     topk=topk, gamma=gamma)
+    s = min(assume.signals, d)
+    for name, text in (("precision", f"precision (share of the {k} selected that are true)"),
+                       ("recall", f"recall (share of the {s} true signals selected)")):
+        est, se = mean_and_se(sim[name])
+        rows.append({"quantity": text, "estimate": est, "std_error": se, "basis": BASIS_ASSUMED})
+    model += (f"; precision and recall simulated from the sampling law of the {score_kind} scores at n = {n} "
+              "(dpstats.simulate.sis_trials; clipping ignored)")
+    return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=assume.describe())
+
+
+def _exact_row(quantity: str, value: float) -> dict:
+    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0, "basis": BASIS_RELEASED}
+
+
+def recovery_gaps(probs: Sequence[float], d: int, k: int, eps: float, gamma: float = 0.5) -> list[float]:
+    """Smallest gaps (sensitivity units) at which the exact-recovery bound reaches each of ``probs``.
+
+    The bound is evaluated on a geometric grid, then on a fine grid between
+    the bracketing points (relative accuracy about 1e-5); three vectorised calls.
+    """
+    coarse = np.geomspace(1e-8, 1e8, 2001) / eps
+    bound = exact_recovery_bound(coarse, d, k, eps, gamma)
+    fine = []
+    for prob in probs:
+        i = int(np.argmax(bound >= prob))
+        if bound[i] < prob:
+            fine.append(math.inf)
+            continue
+        grid = np.linspace(coarse[max(i - 1, 0)] if i else 0.0, coarse[i], 4001)
+        fine.append(float(grid[np.argmax(exact_recovery_bound(grid, d, k, eps, gamma) >= prob)]))
+    return fine
 
 
 def _diagnostics(truth, selected, scores, mf, k, n_clipped) -> dict:

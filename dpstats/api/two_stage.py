@@ -318,8 +318,8 @@ def _operating_characteristics(d, k, eps_select, n_blocks, topk, gamma, trials, 
         se = float(hits.std(ddof=1) / math.sqrt(trials)) if trials > 1 else float("nan")
         rows.append({"quantity": f"share of {k} recovered when each gets {g} of {n_blocks} votes",
                      "estimate": float(hits.mean()), "std_error": se, "gap": g})
-    model = (f"stylised vote counts: k = {k} features with g votes each, the other {d - k} with "
-             f"none; {topk} at eps = {eps_select:g}")
+    model = (f"public inputs only, no data model: hypothetical vote counts (k = {k} features with g votes "
+             f"each, the other {d - k} with none) run through {topk} at eps = {eps_select:g}")
     return OperatingCharacteristics(rows=rows, model=model, trials=trials)
 
 

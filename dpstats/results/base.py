@@ -39,22 +39,48 @@ from ..privacy.statement import PrivacyStatement
 
 @dataclass
 class OperatingCharacteristics:
-    """Estimated error rates of a private procedure, from released quantities only.
+    """What a release implies about its own accuracy (DESIGN §5).
 
-    ``rows`` hold ``quantity``, ``estimate`` and ``std_error`` (Monte Carlo);
-    ``model`` says which data-generating model the estimates assume.
+    ``rows`` hold ``quantity``, ``estimate``, ``std_error`` (Monte Carlo; 0 for
+    exact values) and ``basis``: :data:`BASIS_RELEASED` for values that follow
+    from released quantities and public inputs alone, :data:`BASIS_ASSUMED` for
+    error rates simulated under the model the user stated with ``assume=``.
+    ``model`` says how the figures were obtained; ``assumption`` is that model's
+    ``describe()`` (``None`` when nothing was assumed); ``trials`` counts the
+    simulated trials (0 when nothing was simulated).
     """
 
     rows: list[dict[str, Any]]
     model: str
-    trials: int
-    note: str = "computed from released quantities only (post-processing, no privacy cost)"
+    trials: int = 0
+    assumption: str | None = None
+    note: str = "computed from released quantities and public inputs only (post-processing, no privacy cost)"
+
+    def __post_init__(self) -> None:
+        if self.assumption is not None and self.note == _NOTE_RELEASED:
+            self.note = ("exact rows from released quantities and public inputs, simulated rows only under "
+                         "the assumed model; post-processing, no privacy cost")
+        for row in self.rows:
+            row.setdefault("basis", BASIS_RELEASED)
+            if row["basis"] == BASIS_ASSUMED and self.assumption is None:
+                raise ValueError("a row simulated under an assumed model needs the assumption stated")
+
+    @property
+    def assumption_label(self) -> str | None:
+        """The label every channel prints next to simulated error rates."""
+        return None if self.assumption is None else f"under the assumed model: {self.assumption}"
 
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame(self.rows, columns=["quantity", "estimate", "std_error"])
+        return pd.DataFrame(self.rows, columns=["quantity", "estimate", "std_error", "basis"])
 
     def to_dict(self) -> dict:
-        return {"rows": _jsonable(self.rows), "model": self.model, "trials": self.trials, "note": self.note}
+        return {"rows": _jsonable(self.rows), "model": self.model, "trials": self.trials,
+                "assumption": self.assumption_label, "note": self.note}
+
+
+_NOTE_RELEASED = OperatingCharacteristics.note
+BASIS_RELEASED = "released quantities and public inputs"
+BASIS_ASSUMED = "under the assumed model"
 
 
 @dataclass
@@ -222,9 +248,12 @@ class Summary:
             lines += ["", "Noise samplers: " + "; ".join(sorted(st.samplers))]
         oc = r.operating_characteristics
         if oc is not None:
-            lines += ["", f"Operating characteristics ({oc.trials} simulated trials; {oc.note}):"]
+            lines += ["", f"Operating characteristics ({oc.note}):"]
             lines += _indent(oc.table().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-            lines += ["  Model: " + oc.model]
+            lines += ["  How obtained: " + oc.model]
+            if oc.assumption_label:
+                lines += [f"  Rows marked '{BASIS_ASSUMED}' ({oc.trials} simulated trials) hold only "
+                          f"{oc.assumption_label}"]
         shown = r.shown_diagnostics()
         if shown:
             lines += ["", "Diagnostics (NOT private: requested by the user; do not release):"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +12,8 @@ import pandas as pd
 
 from ..errors import DataError
 from ..methods.gmm_model import ellipse_points, log_joint, map_assign, posterior
-from .base import DPResult, OperatingCharacteristics, Plot
+from ..simulate.assume import describe
+from .base import BASIS_ASSUMED, BASIS_RELEASED, DPResult, OperatingCharacteristics, Plot
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -177,14 +180,31 @@ class GMMResult(DPResult):
         return [{"heading": "How the components were found", "html": html}]
 
 
-def mixture_oc(result: GMMResult, trials: int, gen: np.random.Generator) -> OperatingCharacteristics | None:
-    """Misclassification rate and mean noise of the released mixture, by simulation from it.
+def mixture_oc(result: GMMResult, trials: int, gen: np.random.Generator,
+               assume: str | None = None) -> OperatingCharacteristics | None:
+    """Released weights, mean noise and the paper's accuracy rate; misclassification only under ``assume``.
 
-    Post-processing: draws ``trials`` points from the released mixture and
-    classifies them by the released mixture (the Bayes rate if it were true).
+    Without ``assume`` every row is a function of released quantities and public
+    inputs.  With ``assume="released"`` (the plug-in model: the released mixture
+    is the truth), ``trials`` points are drawn from the released mixture and
+    classified by it (the Bayes rate if it were true).
     """
     if not trials:
         return None
+    rows = [_exact(f"released weight of component {j + 1}", w) for j, w in enumerate(result.weights)]
+    sd = np.sqrt(np.trace(result.covariances, axis1=1, axis2=2) / result.p)
+    noise = result.mean_noise_sd * np.sqrt(result.p) / sd
+    rows.append(_exact("l2 noise in each released mean, in component-sd units (average)", float(np.mean(noise))))
+    delta = result.privacy.delta
+    rows.append(_exact("accuracy alpha (total variation) of Theorem 1.1's rate at this n, eps, delta",
+                       theorem_accuracy(result.n, result.p, result.k, result.privacy.eps, delta,
+                                        float(np.min(result.weights)))))
+    model = ("exact, from the released weights, covariances and mean-noise scales and the public n, d, k, eps, "
+             "delta; no data model. alpha: Kamath et al. (2019) Theorem 1.1 solved for alpha with w_min = the "
+             "smallest released weight, constants 1, poly(k) = k, polylog = log(1/delta): an order of "
+             "magnitude, not a guarantee (>= 1 is vacuous)")
+    if assume is None:
+        return OperatingCharacteristics(rows=rows, model=model)
     k = result.k
     comp = gen.choice(k, size=trials, p=result.weights)
     X = np.empty((trials, result.p))
@@ -193,11 +213,33 @@ def mixture_oc(result: GMMResult, trials: int, gen: np.random.Generator) -> Oper
         X[idx] = gen.multivariate_normal(result.means[j], result.covariances[j], size=len(idx))
     err = float(np.mean(result.predict(X) - 1 != comp))
     se = float(np.sqrt(max(err * (1 - err), 1.0 / trials) / trials))
-    sd = np.sqrt(np.trace(result.covariances, axis1=1, axis2=2) / result.p)
-    noise = result.mean_noise_sd * np.sqrt(result.p) / sd
-    rows = [{"quantity": "misclassification rate if the released mixture were true", "estimate": err,
-             "std_error": se},
-            {"quantity": "l2 noise in each released mean, in component-sd units (average)",
-             "estimate": float(np.mean(noise)), "std_error": 0.0}]
-    return OperatingCharacteristics(rows=rows, model="the released mixture itself (weights, means, "
-                                    "covariances as released)", trials=trials)
+    rows.append({"quantity": "misclassification rate", "estimate": err, "std_error": se,
+                 "basis": BASIS_ASSUMED})
+    model += "; misclassification simulated by drawing points from the released mixture and classifying them by it"
+    return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=describe(assume))
+
+
+def theorem_accuracy(n: int, d: int, k: int, eps: float, delta: float, w_min: float) -> float:
+    """Accuracy alpha at which Theorem 1.1 of Kamath, Sheffet, Singhal & Ullman (2019) is met with n samples.
+
+    The theorem's sample size is
+    n = (d²/(α² w_min) + d²/(α w_min eps) + poly(k)·d^{3/2}/(w_min eps)) · polylog(…)
+    (Theorem 1.1, "Main, Informal"; the plain-text copy of the paper in
+    /work/shared/papers lost its formulas, the form is the published statement's).
+    Constants we had to fix: every absolute constant is 1, poly(k) = k and the
+    polylog factor is log(1/δ) (its δ part; the other logarithms are dropped), so
+    the result is an order of magnitude, not a guarantee.  Solving
+    A α² − (d²/eps) α − d² = 0 with A = n·w_min/log(1/δ) − k d^{3/2}/eps gives α;
+    ``inf`` when A <= 0 (n below the theorem's requirement).
+    """
+    if w_min <= 0 or not np.isfinite(eps):
+        return math.inf if w_min <= 0 else 0.0
+    A = n * w_min / math.log(1 / delta) - k * d ** 1.5 / eps
+    if A <= 0:
+        return math.inf
+    b = d * d / eps
+    return float((b + math.sqrt(b * b + 4 * A * d * d)) / (2 * A))
+
+
+def _exact(quantity: str, value: float) -> dict:
+    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0, "basis": BASIS_RELEASED}

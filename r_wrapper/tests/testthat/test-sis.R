@@ -67,3 +67,16 @@ test_that("tidy() and glance() serve broom's generics when broom is installed", 
   expect_equal(broom::tidy(fit), tidy(fit))
   expect_equal(broom::glance(fit), glance(fit))
 })
+
+test_that("dp_sis error rates appear only under assume= and are labelled", {
+  skip_if_no_dpstats()
+  df <- sim_data(n = 400)
+  plain <- capture.output(print(summary(dp_sis(y ~ ., data = df, eps = 8, k = 2, bounds = c(-6, 6), seed = 3))))
+  expect_false(any(grepl("recall (", plain, fixed = TRUE)))
+  expect_false(any(grepl("under the assumed model", plain, fixed = TRUE)))
+  fit <- dp_sis(y ~ ., data = df, eps = 8, k = 2, bounds = c(-6, 6), seed = 3,
+                assume = list(signals = 2, strength = 1), oc_trials = 20)
+  out <- capture.output(print(summary(fit)))
+  expect_true(any(grepl("recall (", out, fixed = TRUE)))
+  expect_true(any(grepl("under the assumed model: 2 true signals", out, fixed = TRUE)))
+})
