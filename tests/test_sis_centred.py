@@ -96,6 +96,9 @@ def test_ledger_and_statement_state_the_centred_sensitivity(synthetic, neighbour
     summary = " ".join(str(fit.summary()).split())
     assert text in summary
     assert fit.privacy.data_dependent_steps == [] and fit.privacy.covered
+    assert m.CENTRED_NOTE in fit.privacy.notes
+    assert m.CENTRED_NOTE not in dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-5, 5),
+                                           center="midpoint", random_state=0, oc_trials=0).privacy.notes
 
 
 def test_old_center_names_are_aliases_and_data_is_no_longer_data_dependent(synthetic):

@@ -68,6 +68,11 @@ CENTERS = {"mean": "mean", "midpoint": "midpoint", "data": "mean", "bounds": "mi
 """Accepted ``center=`` values; "data" and "bounds" are the former names."""
 
 
+CENTRED_NOTE = ("Scores are centred cross-products sum_i (x_ij - mean_j)(y_i - mean_y) of the values "
+                "mapped onto [-1, 1] by the declared bounds; the means are part of the score, are not "
+                "released, and are covered by the stated sensitivity (no data-dependent step).")
+
+
 def centred_sensitivity(neighbouring: str, n: int) -> float:
     """l∞ sensitivity of |Σ_i (x_ij − x̄_j)(y_i − ȳ)| on [−1, 1] data (module docstring).
 
