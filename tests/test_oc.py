@@ -32,8 +32,8 @@ def _bounds(d, assume):
 
 
 @pytest.mark.parametrize("n, d, k, eps, model", [
-    (400, 50, 3, 2.0, Assume(signals=3, strength=1.0)),
-    (300, 40, 4, 3.0, Assume(signals=4, strength=0.6, noise=1.5, correlation=0.3)),
+    (400, 50, 3, 4.0, Assume(signals=3, strength=1.0)),
+    (300, 40, 4, 6.0, Assume(signals=4, strength=0.6, noise=1.5, correlation=0.3)),
 ])
 def test_sis_assumed_recall_matches_front_door_on_model_data(n, d, k, eps, model):
     # seeds 21 (data and mechanism) and 22 (simulation); 250 front-door runs on fresh data sets

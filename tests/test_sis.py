@@ -38,12 +38,21 @@ def test_user_story(synthetic, tmp_path):
 
 
 def test_sensitivity_written_for_each_relation(synthetic):
+    # the default (centred) score: 4(1 − 1/n) under replace, 4 under add/remove (methods/sis.py)
     replace = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0)
     addrm = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
                       neighbouring="add_remove")
+    assert "Δ∞ = 4(1 − 1/n) = 3.96 (n = 100)" in replace.privacy.ledger[0].sensitivity
+    assert replace.sensitivity == pytest.approx(3.96, abs=1e-12)
+    assert "Δ∞ = 4:" in addrm.privacy.ledger[0].sensitivity and addrm.sensitivity == 4.0
+    assert "adding or removing one row" in addrm.privacy.plain_language()
+    # the paper's midpoint score: 2 and 1
+    replace = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
+                        center="midpoint")
+    addrm = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
+                      neighbouring="add_remove", center="midpoint")
     assert "Δ∞ = 2" in replace.privacy.ledger[0].sensitivity and replace.sensitivity == 2.0
     assert "Δ∞ = 1" in addrm.privacy.ledger[0].sensitivity and addrm.sensitivity == 1.0
-    assert "adding or removing one row" in addrm.privacy.plain_language()
 
 
 def test_bounded_scores_are_the_papers_scores():

@@ -31,8 +31,9 @@ print([(e.step, e.eps) for e in budget.ledger])
 # %% [markdown]
 # ## Reading the statement
 # - **(eps, delta)** and the **neighbouring relation**: replacing one row (n public, the
-#   default) or adding/removing one. The sensitivity of DP-SIS's scores is 2 under the first
-#   and 1 under the second, so the same eps buys less noise under add/remove.
+#   default) or adding/removing one. The sensitivity of DP-SIS's default (centred) scores is
+#   4(1 − 1/n) under the first and 4 under the second (n is not public there); the paper's
+#   midpoint score (`center="midpoint"`) has 2 and 1.
 # - **Data-dependent steps**: anything computed from the data to calibrate noise. None here,
 #   because the bounds were declared.
 # - **Seeded**: an integer `random_state` makes a run reproducible and *not* releasable.

@@ -47,12 +47,15 @@ def dp_sis(
     strict: bool = False,
     progress: bool = False,
 ) -> SISResult:
-    """DP sure independence screening: a private top-k of absolute correlations.
+    """DP sure independence screening: a private top-k of absolute covariances.
 
     Algorithm 1 of Swope et al., "Feature Selection from Differentially Private
-    Correlations": score_j = |x_jᵀ y| after every column and y are mapped into
-    [−1, 1], then a private top-k of the scores (canonical Lipschitz mechanism
-    by default).  The intercept is dropped; factors enter as treatment dummies.
+    Correlations", with a centred score: every column and y are mapped from
+    their declared bounds onto [−1, 1] (clipped), score_j = |Σ_i (x_ij − x̄_j)
+    (y_i − ȳ)|, then a private top-k of the scores (canonical Lipschitz
+    mechanism by default).  ``center="midpoint"`` gives the paper's score
+    |x_jᵀ y|, which ranks offsets from the bounds' midpoints rather than
+    correlations.  The intercept is dropped; factors enter as treatment dummies.
 
     Parameters
     ----------
@@ -65,24 +68,29 @@ def dp_sis(
         Number of terms to select; default ⌊log d⌋ (at least 1); 1 <= k < d.
     bounds : (lo, hi) or dict, optional
         Public bounds for every variable including the response, or per
-        variable.  Values are mapped from [lo, hi] onto [−1, 1] (centering at
-        the midpoint, a public constant) and clipped: pure eps-DP.  Without
+        variable.  Values are mapped from [lo, hi] onto [−1, 1] and clipped:
+        pure eps-DP with either ``center``.  Without
         bounds, columns and y are scaled by their max-abs and centered by their
         means, as in the paper's experiments: data-dependent steps that raise
         :class:`~dpstats.errors.NonPrivateWarning` (refused under ``strict``).
     gamma : float in [0, 1)
         Canonical Lipschitz split: eps1 = (1 − gamma)·eps, eps2 = gamma·eps.
-    center : {"bounds", "data"}, optional
-        With bounds: center at the midpoint of the bounds (default, private) or
-        at the data means (a data-dependent step).
+    center : {"mean", "midpoint"}, optional
+        With bounds: ``"mean"`` (default) scores the centred cross-product
+        Σ_i (x_ij − x̄_j)(y_i − ȳ) of the mapped values, l∞ sensitivity
+        4(1 − 1/n) under replace-one-row and 4 under add/remove-one-row;
+        ``"midpoint"`` scores the paper's |x_jᵀ y| (centred at the bounds'
+        midpoints), sensitivity 2 and 1.  Both are pure eps-DP (derivations in
+        :mod:`dpstats.methods.sis`).  The former names ``"data"`` (= "mean")
+        and ``"bounds"`` (= "midpoint") are accepted.  Ignored without bounds.
     score : callable, optional
         ``score(X, y) -> ndarray`` of d scores on the model frame's design, to
-        replace |x_jᵀ y|; requires ``score_sensitivity`` (its l∞ sensitivity
+        replace the built-in score; requires ``score_sensitivity`` (its l∞ sensitivity
         under the neighbouring relation in force, declared by you).
     topk : str
         Top-k selector: one of ``dpstats.privacy.SELECTORS``.
     neighbouring : {"replace", "add_remove"}
-        Sensitivity 2 under replace-one-row, 1 under add/remove-one-row.
+        The neighbouring relation; it sets the score's sensitivity (see ``center``).
     truth : list of str, optional
         True support or true ranking (simulations): adds non-private diagnostics.
     diagnostics : bool
@@ -114,6 +122,8 @@ def dp_sis(
     >>> fit = dp.dp_sis("y ~ .", data=df, eps=5.0, k=8, bounds=(-5, 5), random_state=1)
     >>> len(fit.selected)
     8
+    >>> fit.privacy.ledger[0].sensitivity.startswith("Δ∞ = 4(1 − 1/n)")
+    True
     >>> fit.operating_characteristics.assumption is None   # no error rates without assume=
     True
     >>> fit = dp.dp_sis("y ~ .", data=df, eps=5.0, k=8, bounds=(-5, 5), random_state=1,
@@ -128,8 +138,9 @@ def dp_sis(
     accountant = check_accountant(accountant)
     if topk not in SELECTORS:
         raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
-    if center not in (None, "bounds", "data"):
-        raise PrivacyParameterError(f"center must be 'bounds' or 'data', got {center!r}.")
+    if center is not None and center not in m.CENTERS:
+        raise PrivacyParameterError(f"center must be 'mean' or 'midpoint', got {center!r}.")
+    center = m.CENTERS.get(center, "mean")
     sensitivity = _sensitivity(score, score_sensitivity, neighbouring)
     assume = Assume.coerce(assume)
     oc_trials = _check_oc_trials(oc_trials, assume, score)
@@ -164,24 +175,26 @@ def dp_sis(
         dd.add("columns centered by their data means",
                fix="declare public bounds; the midpoint of the bounds is then used")
         scaling = "max-abs scaled and mean-centered (data-dependent)"
-    elif center == "data":
-        dd.add("columns centered by their data means after mapping onto [-1, 1]",
-               fix="use center='bounds' (the default with bounds)")
-        scaling = "bounds mapped onto [-1, 1], clipped, centered by data means (data-dependent)"
+    elif center == "mean":
+        scaling = "declared bounds mapped onto [-1, 1], values clipped, centred cross-product"
     else:
         scaling = "declared bounds mapped onto [-1, 1] (midpoint-centered), values clipped"
+    centred = score is None and bounds is not None and center == "mean"
+    if centred:
+        sensitivity = m.centred_sensitivity(neighbouring, stats.n)
 
     selector = SELECTORS[topk]
+    score_name = "|sum_i (x_ij - mean_j)(y_i - mean_y)|" if centred else "|x_j'y|"
     entries = [LedgerEntry(
-        step=f"private top-{k} of |x_j'y| over {d} columns", mechanism=f"{topk} top-k",
-        eps=eps, sensitivity=(f"user-declared Δ∞ = {sensitivity:g}" if score is not None
-                              else m.SENSITIVITY_TEXT[neighbouring]),
+        step=f"private top-{k} of {score_name} over {d} columns", mechanism=f"{topk} top-k",
+        eps=eps, sensitivity=_sensitivity_text(score, centred, sensitivity, neighbouring,
+                                                stats.n if centred else mf.n),
         note=selector.accounting)]
     truth = check_truth(truth, mf.names)
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     charge(accountant, entries, "dp_sis")
 
-    scores, n_clipped = _scores(mf, score, stats, x_box is not None, center)
+    scores, n_clipped = _scores(mf, score, stats, x_box is not None, centred)
     chosen = m.private_top_k(scores, k, eps, sensitivity, noise.generator, topk=topk, gamma=gamma)
     selected = [mf.names[j] for j in chosen]
 
@@ -191,14 +204,15 @@ def dp_sis(
 
     statement = PrivacyStatement(
         method="DP-SIS", eps=eps, delta=0.0, neighbouring=neighbouring, ledger=entries,
-        sensitivities={"score |x_j'y| (l-infinity over j)": entries[0].sensitivity},
+        sensitivities={f"score {score_name} (l-infinity over j)": entries[0].sensitivity},
         data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers),
         notes=["The selected set is released without an order.",
-               "The number of clipped values is not released."])
+               "The number of clipped values is not released."] + ([m.CENTRED_NOTE] if centred else []))
     oc = _operating_characteristics(mf.n, d, k, eps, sensitivity, gamma, topk, oc_trials, assume,
                                     _score_kind(x_box is not None, center), noise.generator)
     result = SISResult(
-        method="dp_sis", call=_call(formula, eps, k, bounds, gamma, topk, neighbouring, strict),
+        method="dp_sis", call=_call(formula, eps, k, bounds, gamma, topk, neighbouring, strict,
+                                    center if bounds is not None and score is None else "mean"),
         n=mf.n, p=d, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
         selected=selected, k=k, gamma=gamma, topk=topk, sensitivity=sensitivity, scaling=scaling,
         noise_log_m=logm, noise_expected_max=harmonic, recovery_curve=curve)
@@ -220,7 +234,15 @@ def _sensitivity(score, score_sensitivity, neighbouring: str) -> float:
     return check_eps(score_sensitivity, name="score_sensitivity")
 
 
-def _scores(mf, score, stats, bounded: bool, center) -> tuple[np.ndarray, int]:
+def _sensitivity_text(score, centred: bool, sensitivity: float, neighbouring: str, n: int) -> str:
+    if score is not None:
+        return f"user-declared Δ∞ = {sensitivity:g}"
+    if centred:
+        return m.centred_sensitivity_text(neighbouring, n)
+    return m.SENSITIVITY_TEXT[neighbouring]
+
+
+def _scores(mf, score, stats, bounded: bool, centred: bool) -> tuple[np.ndarray, int]:
     if score is not None:
         values = np.asarray(score(mf.X, mf.y), dtype=float)
         if values.shape != (mf.p,) or not np.all(np.isfinite(values)):
@@ -228,8 +250,8 @@ def _scores(mf, score, stats, bounded: bool, center) -> tuple[np.ndarray, int]:
         return values, 0
     if not bounded:
         return m.scores_maxabs_centered(stats), 0
-    if center == "data":
-        return m.scores_midpoint_then_data_centered(stats), stats.n_clipped
+    if centred:
+        return m.scores_centred_on_unit_scale(stats), stats.n_clipped
     return m.scores_on_unit_scale(stats), stats.n_clipped
 
 
@@ -314,9 +336,9 @@ def _diagnostics(truth, selected, scores, mf, k, n_clipped) -> dict:
     return diag
 
 
-def _call(formula, eps, k, bounds, gamma, topk, neighbouring, strict) -> dict:
+def _call(formula, eps, k, bounds, gamma, topk, neighbouring, strict, center) -> dict:
     return call_record({"formula": formula, "eps": eps, "k": k},
-                       {"bounds": (bounds, None), "gamma": (gamma, 0.5),
+                       {"bounds": (bounds, None), "center": (center, "mean"), "gamma": (gamma, 0.5),
                         "topk": (topk, "canonical_lipschitz"), "neighbouring": (neighbouring, "replace"),
                         "strict": (strict, False)})
 

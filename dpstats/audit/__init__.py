@@ -49,7 +49,8 @@ Examples
 from .auditor import (AuditCase, AuditResult, Event, Runner, audit, audit_outputs, candidate_events,
                       clopper_pearson, format_table, repeat)
 from .cases import (exact_distribution, exact_pair_eps, gaussian_case, l2_laplace_case, laplace_case,
-                    shift_pair, sis_case, sis_frames, standard_cases, topk_case, worst_topk_pair)
+                    shift_pair, sis_case, sis_centred_case, sis_centred_frames, sis_frames, standard_cases,
+                    topk_case, worst_binary_pair, worst_topk_pair)
 from .methods import (METHOD_LABELS, felp_case, felp_frames, felp_overreach_frames,
                       felp_sensitivity_check, felp_strict_worst_frames,
                       gmm_end_to_end_case, gmm_frames, gmm_pca_case, gmm_radius_case, knockoff_case, knockoff_frames, method_cases,
@@ -58,7 +59,8 @@ from .methods import (METHOD_LABELS, felp_case, felp_frames, felp_overreach_fram
 __all__ = [
     "AuditCase", "AuditResult", "Event", "Runner", "audit", "audit_outputs", "candidate_events",
     "clopper_pearson", "format_table", "repeat", "exact_distribution", "exact_pair_eps",
-    "gaussian_case", "l2_laplace_case", "laplace_case", "shift_pair", "sis_case", "sis_frames",
+    "gaussian_case", "l2_laplace_case", "laplace_case", "shift_pair", "sis_case", "sis_centred_case",
+    "sis_centred_frames", "sis_frames", "worst_binary_pair",
     "standard_cases", "topk_case", "worst_topk_pair", "METHOD_LABELS", "felp_case",
     "felp_frames", "felp_overreach_frames", "felp_sensitivity_check", "felp_strict_worst_frames", "gmm_end_to_end_case", "gmm_frames", "gmm_pca_case", "gmm_radius_case", "knockoff_case",
     "knockoff_frames", "method_cases", "two_stage_case", "vertical_coefficient_case", "vertical_frames",

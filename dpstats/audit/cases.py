@@ -230,7 +230,7 @@ def sis_frames(s1: np.ndarray, s2: np.ndarray) -> tuple:
 def sis_case(eps: float = 1.0, pair: tuple[np.ndarray, np.ndarray] | None = None, k: int = 2,
              topk: str = "canonical_lipschitz", front_door: bool = False,
              broken: bool = False) -> AuditCase:
-    """DP-SIS on the neighbouring frames of :func:`sis_frames` (replace-one, bounds (−1, 1)).
+    """DP-SIS's midpoint score on the frames of :func:`sis_frames` (replace-one, bounds (−1, 1)).
 
     ``front_door=False`` computes each frame's scores once with the method's
     plain functions (``stats.cross_products``, ``methods.sis.scores_on_unit_scale``)
@@ -247,8 +247,8 @@ def sis_case(eps: float = 1.0, pair: tuple[np.ndarray, np.ndarray] | None = None
         from ..api.sis import dp_sis
 
         def single(frame, rng):
-            fit = dp_sis("y ~ .", frame, eps, k=k, bounds=(-1, 1), topk=topk, random_state=rng,
-                         oc_trials=0)
+            fit = dp_sis("y ~ .", frame, eps, k=k, bounds=(-1, 1), center="midpoint", topk=topk,
+                         random_state=rng, oc_trials=0)
             names = list(frame.columns[1:])
             return tuple(sorted(names.index(nm) for nm in fit.selected))
         exercised = "dpstats.dp_sis front door per run, seeded numpy generator"
@@ -274,6 +274,100 @@ def sis_case(eps: float = 1.0, pair: tuple[np.ndarray, np.ndarray] | None = None
         neighbours="one row replaced at the bounds, moving each |x_j'y| by up to 2 (the sensitivity)",
         exercised=exercised)
 
+
+
+def sis_centred_frames(s1: np.ndarray, s2: np.ndarray, n: int = 4) -> tuple:
+    """Neighbouring frames (bounds (−1, 1), replace one row) whose centred DP-SIS scores are Δ·s1, Δ·s2.
+
+    ``s1, s2`` are 0/1 vectors and Δ = 4(1 − 1/n) the replace-one sensitivity of
+    the centred score.  The n − 1 kept rows are all −1 (x and y); the replaced
+    row has y = 1 and x_j = 2·s_j − 1.  Then C_j = 2(1 − 1/n)(x_j − (−1)) is Δ
+    where x_j = 1 and 0 (a constant column) where x_j = −1: the corner pair on
+    which the exhaustive search (tests/test_sis_centred.py) attains Δ, applied
+    to every column at once.
+    """
+    import pandas as pd
+
+    frames = []
+    for s in (np.asarray(s1, float), np.asarray(s2, float)):
+        if not np.isin(s, (0.0, 1.0)).all():
+            raise ValueError("sis_centred_frames takes 0/1 score vectors")
+        x = np.vstack([-np.ones((n - 1, s.size)), 2 * s - 1])
+        frame = pd.DataFrame(x, columns=[f"x{j + 1}" for j in range(s.size)])
+        frame.insert(0, "y", np.r_[-np.ones(n - 1), 1.0])
+        frames.append(frame)
+    return frames[0], frames[1]
+
+
+@lru_cache(maxsize=16)
+def _worst_binary_pair(selector: str, d: int, k: int, eps: float) -> tuple[np.ndarray, np.ndarray, float]:
+    dist = exact_distribution(selector)
+    if dist is None:
+        raise ValueError(f"no exact distribution for selector {selector!r}")
+    vectors = [np.array(bits, float) for bits in np.ndindex(*(2,) * d)]
+    laws = [dist(v, k, eps) for v in vectors]
+    best = (vectors[0], vectors[0], -1.0)
+    for i, j in np.ndindex(len(vectors), len(vectors)):
+        if i < j:
+            e = exact_pair_eps(laws[i], laws[j])
+            if e > best[2]:
+                best = (vectors[i], vectors[j], e)
+    return best
+
+
+def worst_binary_pair(selector: str, d: int, k: int, eps: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """The 0/1 score pair (in sensitivity units) with the largest exact eps, by enumeration.
+
+    Examples
+    --------
+    >>> s1, s2, exact = worst_binary_pair("peeling", 3, 1, 1.0)
+    >>> bool(exact <= 1.0), int(np.abs(s1 - s2).sum())
+    (True, 3)
+    """
+    s1, s2, exact = _worst_binary_pair(selector, int(d), int(k), float(eps))
+    return s1.copy(), s2.copy(), exact
+
+
+def sis_centred_case(eps: float = 1.0, d: int = 5, k: int = 1, topk: str = "peeling", n: int = 4,
+                     broken: bool = False) -> AuditCase:
+    """DP-SIS with the centred score on its worst neighbouring frames (replace one row).
+
+    The frames come from :func:`sis_centred_frames` on the 0/1 pair of
+    :func:`worst_binary_pair` for ``topk``: every centred score moves by the
+    full sensitivity 4(1 − 1/n), in opposite directions.  Each frame's scores
+    are computed once with ``stats.cross_products`` and
+    ``methods.sis.scores_centred_on_unit_scale``; runs repeat
+    ``methods.sis.private_top_k`` with ``methods.sis.centred_sensitivity``
+    (halved with ``broken=True``).  The default selector is the peeling
+    exponential mechanism, whose exact law is known, so that the case tests the
+    score's sensitivity and not the canonical Lipschitz selector.
+    """
+    from ..geometry import resolve_box
+    from ..methods import sis as m
+    from ..stats import cross_products
+
+    s1, s2, exact = worst_binary_pair(topk, d, k, eps)
+    frames = sis_centred_frames(s1, s2, n)
+    sensitivity = m.centred_sensitivity("replace", n) / (2 if broken else 1)
+
+    def scores_of(frame):
+        names = [c for c in frame.columns if c != "y"]
+        stats = cross_products(frame[names].to_numpy(), frame["y"].to_numpy(),
+                               x_box=resolve_box((-1, 1), names), y_box=resolve_box((-1, 1), ["y"]))
+        return m.scores_centred_on_unit_scale(stats)
+
+    def single(scores, rng):
+        return tuple(m.private_top_k(scores, k, eps, sensitivity, rng, topk=topk).tolist())
+
+    case = AuditCase(
+        name=f"DP-SIS centred score ({topk}, d={d}, k={k}, n={n}"
+             f"{', sensitivity halved: BROKEN' if broken else ''})",
+        run=repeat(single), d1=scores_of(frames[0]), d2=scores_of(frames[1]), eps=eps, kind="category",
+        n_events=6,
+        neighbours=f"corner rows: scores {s1.tolist()} vs {s2.tolist()} times 4(1 − 1/n) (the sensitivity)",
+        exercised="stats.cross_products + methods.sis.scores_centred_on_unit_scale + private_top_k, seeded numpy")
+    case.exact_eps = None if broken else exact
+    return case
 
 
 def standard_cases(eps: float = 1.0, n_pairs: int = 150) -> list[AuditCase]:
@@ -305,6 +399,7 @@ def standard_cases(eps: float = 1.0, n_pairs: int = 150) -> list[AuditCase]:
         sis.exact_eps = sis_pair[2]
         sis.max_runs = 5_000 if front_door else None
         cases.append(sis)
+    cases.append(sis_centred_case(eps))
     broken_pair = worst_topk_pair("peeling", 5, 2, 2 * eps, n_pairs=n_pairs)
     broken_topk = topk_case(eps, k=2, selector="peeling", broken=True, pair=broken_pair[:2])
     broken_topk.exact_eps = broken_pair[2]

@@ -1,9 +1,50 @@
-"""DP sure independence screening (Swope et al., Algorithm 1).
+"""DP sure independence screening (Swope et al., Algorithm 1), with a centred score.
 
-score_j = |x_jᵀ y| with every column and y mapped into [−1, 1]; a private
-top-k of the scores.  Each product x_ij·y_i lies in [−1, 1], so one row moves
-each score by at most 2 when it is replaced and by at most 1 when it is added
-or removed (:data:`SENSITIVITY`).
+Every column and y are mapped from their declared bounds onto [−1, 1] and
+clipped; then a private top-k of one of two scores.
+
+``center="mean"`` (the default with bounds): the centred cross-product
+``C_j = Σ_i (x_ij − x̄_j)(y_i − ȳ) = x_jᵀy − (Σ_i x_ij)(Σ_i y_i)/n``, score
+``|C_j|``, computed from the one-pass sufficient statistics.  It ranks columns
+by |covariance| with y, whatever the position of the data inside the bounds.
+
+``center="midpoint"``: the paper's score ``|x_jᵀ y|``, i.e. the columns
+centred at the (public) midpoints of their bounds.  It ranks offsets from the
+midpoints: a column far from its midpoint scores high even if uncorrelated.
+
+Sensitivities (l∞ over j; every value lies in [−1, 1] after clipping):
+
+Midpoint score.  Each product x_ij·y_i lies in [−1, 1]: replacing a row moves
+each score by at most 2, adding or removing one by at most 1.
+
+Centred score, replace one row (n fixed and public).  Let A = Σ x_ij and
+B = Σ y_i over the n − 1 rows kept (|A|, |B| <= n − 1) and S their Σ x_ij·y_i.
+As a function of the replaced row (x, y) ∈ [−1, 1]²,
+
+    C_j(x, y) = S + x·y − (A + x)(B + y)/n
+              = (1 − 1/n)·x·y − (B/n)·x − (A/n)·y + (S − A·B/n),
+
+a bilinear function, so its extremes over the square are at the corners, and
+the difference between two corners is 2|a ± b|, 2|a ± c| or 2|b ± c| with
+a = 1 − 1/n, |b| = |B|/n <= a, |c| = |A|/n <= a.  Hence
+
+    Δ_replace = max |C_j(D) − C_j(D')| <= 4(1 − 1/n),
+
+attained: the n − 1 kept rows all (x, y) = (−1, −1), the replaced row (1, 1)
+in D (C_j = 4(1 − 1/n)) and (1, −1) in D' (y constant, C_j = 0).
+
+Centred score, add or remove one row.  Welford's update, with x̄, ȳ the means
+of the n − 1 rows of the smaller data set and n the larger size,
+
+    C_n = C_{n−1} + ((n − 1)/n)·(x − x̄)(y − ȳ),
+
+and |x − x̄|, |y − ȳ| <= 2 give |C_n − C_{n−1}| <= 4(1 − 1/n) < 4, attained
+in the limit (the same corner rows as above).  Under add/remove n is not
+public, so the bound used is its supremum over n: Δ_add_remove = 4.
+
+In every case | |C| − |C'| | <= |C − C'|, so the absolute value does not
+increase the sensitivity.  Clipping to declared bounds is a fixed map applied
+row by row, so no step depends on the data: pure eps-DP.
 """
 
 from __future__ import annotations
@@ -16,11 +57,43 @@ from ..privacy.topk import select_topk
 from ..stats import CrossStats
 
 SENSITIVITY = {"replace": 2.0, "add_remove": 1.0}
+"""l∞ sensitivity of the midpoint (paper's) score |x_jᵀ y|."""
 
 SENSITIVITY_TEXT = {
     "replace": "Δ∞ = 2: replacing one row changes x_ij·y_i ∈ [−1, 1] by at most 2 in each score",
     "add_remove": "Δ∞ = 1: adding or removing one row adds or removes one x_ij·y_i ∈ [−1, 1]",
 }
+
+CENTERS = {"mean": "mean", "midpoint": "midpoint", "data": "mean", "bounds": "midpoint"}
+"""Accepted ``center=`` values; "data" and "bounds" are the former names."""
+
+
+CENTRED_NOTE = ("Scores are centred cross-products sum_i (x_ij - mean_j)(y_i - mean_y) of the values "
+                "mapped onto [-1, 1] by the declared bounds; the means are part of the score, are not "
+                "released, and are covered by the stated sensitivity (no data-dependent step).")
+
+
+def centred_sensitivity(neighbouring: str, n: int) -> float:
+    """l∞ sensitivity of |Σ_i (x_ij − x̄_j)(y_i − ȳ)| on [−1, 1] data (module docstring).
+
+    Examples
+    --------
+    >>> centred_sensitivity("replace", 4), centred_sensitivity("add_remove", 4)
+    (3.0, 4.0)
+    """
+    if neighbouring == "replace":
+        return 4.0 * (1.0 - 1.0 / n)
+    return 4.0
+
+
+def centred_sensitivity_text(neighbouring: str, n: int) -> str:
+    """Ledger wording of :func:`centred_sensitivity`, with its derivation in one line."""
+    if neighbouring == "replace":
+        return (f"Δ∞ = 4(1 − 1/n) = {centred_sensitivity('replace', n):.6g} (n = {n}): the centred "
+                "cross-product is bilinear in the replaced row (x, y) ∈ [−1, 1]², range at most "
+                "4(1 − 1/n), attained")
+    return ("Δ∞ = 4: adding or removing one row changes the centred cross-product by "
+            "((n − 1)/n)(x − x̄)(y − ȳ), at most 4(1 − 1/n) < 4 for every n (n is not public)")
 
 
 def default_k(d: int) -> int:
@@ -46,9 +119,21 @@ def scores_maxabs_centered(stats: CrossStats) -> np.ndarray:
     return np.where(scale > 0, out, 0.0)
 
 
-def scores_midpoint_then_data_centered(stats: CrossStats) -> np.ndarray:
-    """Scores on the [−1, 1] scale, then centered by the data's column means."""
+def scores_centred_on_unit_scale(stats: CrossStats) -> np.ndarray:
+    """|Σ_i (x_ij − x̄_j)(y_i − ȳ)| = |x_jᵀy − (Σx_j)(Σy)/n| on data mapped into [−1, 1].
+
+    Examples
+    --------
+    >>> from dpstats.stats import cross_products
+    >>> X = np.array([[0.5, -1.0], [1.0, -1.0], [0.0, 1.0]]); y = np.array([0.2, 0.4, 0.0])
+    >>> bool(np.allclose(scores_centred_on_unit_scale(cross_products(X, y)),
+    ...                  np.abs((X - X.mean(0)).T @ (y - y.mean()))))
+    True
+    """
     return np.abs(stats.xty - stats.x_sum * stats.y_sum / stats.n)
+
+
+scores_midpoint_then_data_centered = scores_centred_on_unit_scale  # the former name
 
 
 def private_top_k(scores: np.ndarray, k: int, eps: float, sensitivity: float,
