@@ -172,7 +172,8 @@ def dp_sis(
         sensitivities={"score |x_j'y| (l-infinity over j)": entries[0].sensitivity},
         data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers),
         notes=["The selected set is released without an order.",
-               "The number of clipped values is not released."])
+               "The number of clipped values is not released.",
+               *filter(None, [selector.statement_note])])
     oc = _operating_characteristics(mf.n, d, k, eps, sensitivity, gamma, topk, oc_trials, noise, progress)
     result = SISResult(
         method="dp_sis", call=_call(formula, eps, k, bounds, gamma, topk, neighbouring, strict),
