@@ -109,3 +109,19 @@ def test_overlapping_classes_exceed_the_claim():
     assert worst > EPS + 0.8, worst
     assert worst == pytest.approx(1.8252, abs=1e-3)
     assert math.isfinite(worst)
+
+
+def test_dp_sis_privacy_statement_states_the_exact_top_utility():
+    import pandas as pd
+
+    import dpstats as dp
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.uniform(-1, 1, size=(40, 6)), columns=[f"x{i}" for i in range(6)])
+    df["y"] = df["x0"] + rng.uniform(-0.1, 0.1, 40)
+    df["y"] = df["y"].clip(-1, 1)
+    fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=2, bounds=(-1, 1), random_state=0, oc_trials=0)
+    assert any("line 7" in note and "tight" in note for note in fit.privacy.notes), fit.privacy.notes
+    joint = dp.dp_sis("y ~ .", data=df, eps=1.0, k=2, bounds=(-1, 1), random_state=0, oc_trials=0,
+                      topk="joint")
+    assert not any("line 7" in note for note in joint.privacy.notes)

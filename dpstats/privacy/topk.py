@@ -18,7 +18,7 @@ utility moves by at most eps/2 when every score moves by at most 1.  Both are
 eps-DP; an independent exact computation of the output law
 (``tests/test_topk_exact_eps.py``: every 3-subset of 7 items, adversarial
 search over neighbouring score vectors) finds the worst log-ratio equal to eps
-for ours to within 1e-9 (tight), and at most 0.895·eps for line 7's, which
+for ours to within 1e-9 (tight), and no more than 0.895·eps for line 7's, which
 spends less of the budget and recovers the exact top k less often
 (``benchmarks/bench_topk_line7.py``).  Line 7's utility is available as
 ``exact_top_utility="paper"``.
