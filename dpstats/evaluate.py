@@ -9,11 +9,18 @@ standard errors, :func:`difference_table` pairs two methods trial by trial and
 against eps with standard errors, and a difference heatmap like the paper's
 Figures 6–7).
 
-Truth.  For a generator (synthetic data), the true support; the ranking used
-for GREAT/GOOD puts the support first (by |β| when known) and the remaining
-features by their non-private |x_jᵀy|.  For a fixed data set, as in the
-paper: the top-k of a non-private lasso (λ = 0.1, standardized columns) on
-the full data, ranked by |coefficient| and then by |x_jᵀy|.
+Truth.  For a generator (synthetic data), the true support; for a fixed data
+set, as in the paper: the top-k of a non-private lasso (λ = 0.1, standardized
+columns) on the full data, ranked by |coefficient| and then by |x_jᵀy|.
+Accuracy is measured against that truth.
+
+TOP / GREAT / GOOD (:func:`dpstats.methods.sis.utility_class`).  As in the
+paper (Swope et al. §5, Figure 8) they are measured against the order
+statistics of each method's own NON-PRIVATE scores on the same data
+(``classes_against="scores"``, the default): they say how well the private
+selector recovers the ranking it was given.  ``classes_against="truth"`` ranks
+the true support (or the lasso truth) first and then the remaining features
+by their non-private |x_jᵀy|, as dpstats did before.
 
 Run from a shell: ``python -m dpstats.evaluate --help``.
 """
@@ -139,6 +146,17 @@ def accuracy(selected: Iterable[int], truth_set: Sequence[int], k: int) -> float
     return len(set(selected) & set(truth_set)) / max(1, min(k, len(truth_set)))
 
 
+def score_ranking(scores: np.ndarray) -> list[int]:
+    """Items by descending non-private score, ties by index: the paper's order statistics.
+
+    Examples
+    --------
+    >>> score_ranking(np.array([0.5, 2.0, 0.5, 1.0]))
+    [1, 3, 0, 2]
+    """
+    return np.argsort(-np.asarray(scores, dtype=float), kind="stable").tolist()
+
+
 def _classes(selected, ranking, k) -> dict[str, bool]:
     cls = sis_m.utility_class(list(selected), ranking, k)
     return {"TOP": cls == "TOP", "GREAT": cls in ("TOP", "GREAT"),
@@ -149,7 +167,7 @@ def compare_selectors(data_or_generator, methods: Sequence[str | Method] = ("dp_
                       eps_grid: Sequence[float] = DEFAULT_EPS, k: int | Sequence[int] = 8,
                       trials: int = 100, *, response: str = "y", neighbouring: str = "replace",
                       lam: float = 0.1, random_state: int | None = None,
-                      progress: bool = False) -> pd.DataFrame:
+                      progress: bool = False, classes_against: str = "scores") -> pd.DataFrame:
     """Accuracy of private selectors across eps and k, on shared data draws.
 
     Parameters
@@ -172,6 +190,10 @@ def compare_selectors(data_or_generator, methods: Sequence[str | Method] = ("dp_
         Lasso penalty of the truth for fixed data.
     random_state : int, optional
         Seed for the whole experiment (not for release).
+    classes_against : {"scores", "truth"}
+        Ranking for TOP/GREAT/GOOD: ``"scores"`` (default, the paper's
+        definition) the order of the method's non-private scores on the same
+        data; ``"truth"`` the true support (or lasso truth) first.
 
     Returns
     -------
@@ -185,6 +207,8 @@ def compare_selectors(data_or_generator, methods: Sequence[str | Method] = ("dp_
     >>> sorted(df.columns)
     ['GOOD', 'GREAT', 'TOP', 'accuracy', 'eps', 'k', 'method', 'trial']
     """
+    if classes_against not in ("scores", "truth"):
+        raise ValueError(f"classes_against must be 'scores' or 'truth', got {classes_against!r}")
     ks = [int(k)] if isinstance(k, (int, np.integer)) else [int(v) for v in k]
     specs = [resolve_method(mm) for mm in methods]
     rng = np.random.default_rng(random_state)
@@ -209,14 +233,15 @@ def compare_selectors(data_or_generator, methods: Sequence[str | Method] = ("dp_
             scores = method.scores(X, y, ks, rng)
             for kk in ks:
                 truth_set = sup if sup is not None else ranking[:kk]
+                order = score_ranking(scores[kk]) if classes_against == "scores" else ranking
                 for eps in eps_grid:
                     chosen = _select(method, scores[kk], kk, eps, neighbouring, rng)
                     row = {"method": method.name, "eps": float(eps), "k": kk, "trial": t,
                            "accuracy": accuracy(chosen.tolist(), truth_set, kk)}
-                    row.update(_classes(chosen.tolist(), ranking, kk))
+                    row.update(_classes(chosen.tolist(), order, kk))
                     rows.append(row)
     out = pd.DataFrame(rows, columns=["method", "eps", "k", "trial", "accuracy", "TOP", "GREAT", "GOOD"])
-    out.attrs.update({"neighbouring": neighbouring,
+    out.attrs.update({"neighbouring": neighbouring, "classes_against": classes_against,
                       "sensitivity": {mm.name: mm.sensitivity[neighbouring] for mm in specs
                                       if mm.selector is not None},
                       "selector": {mm.name: mm.selector or "none (non-private)" for mm in specs}})

@@ -213,5 +213,6 @@ def test_utility_classes():
     assert sis_methods.utility_class(ranking[:10], ranking, 10) == "TOP"
     assert sis_methods.utility_class(ranking[:9] + ["x10"], ranking, 10) == "GREAT"
     assert sis_methods.utility_class(["x0"] + ranking[5:14], ranking, 10) == "GOOD"
-    assert sis_methods.utility_class(ranking[1:11], ranking, 10) == "NONE"
+    assert sis_methods.utility_class(ranking[1:11], ranking, 10) == "GOOD"    # top k//100 = 0 required
+    assert sis_methods.utility_class(ranking[1:10] + ["x15"], ranking, 10) == "NONE"   # rank 16 > 3k/2
     assert sis_methods.topk_accuracy(["a", "b", "c"], ["a", "c", "d"]) == pytest.approx(2 / 3)

@@ -207,7 +207,8 @@ def dp_sis(
         sensitivities={f"score {score_name} (l-infinity over j)": entries[0].sensitivity},
         data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers),
         notes=["The selected set is released without an order.",
-               "The number of clipped values is not released."] + ([m.CENTRED_NOTE] if centred else []))
+               "The number of clipped values is not released.",
+               *filter(None, [selector.statement_note]), *([m.CENTRED_NOTE] if centred else [])])
     oc = _operating_characteristics(mf.n, d, k, eps, sensitivity, gamma, topk, oc_trials, assume,
                                     _score_kind(x_box is not None, center), noise.generator)
     result = SISResult(

@@ -152,18 +152,34 @@ def topk_accuracy(selected, truth) -> float:
 
 
 def utility_class(selected, ranking, k: int) -> str:
-    """TOP, GREAT, GOOD or NONE for a selected set, given the true ranking.
+    """TOP, GREAT, GOOD or NONE for a selected set, given a ranking of the items.
 
-    TOP: exactly the true top k.  GREAT: all of the true top ⌈k/10⌉ and the
-    rest within the top ⌈1.1k⌉.  GOOD: all of the true top ⌈k/100⌉ and the rest
-    within the top ⌈1.5k⌉.  ``ranking`` lists items best first.
+    The definitions of Swope et al. §5 (after Shekelyan & Loukides 2022; the
+    text's second "GREAT" is GOOD): TOP selects all of the top k; GREAT selects
+    all of the top k/10 and the rest come from the top 11k/10; GOOD selects all
+    of the top k/100 and the rest come from the top 3k/2.  The paper states the
+    fractions without rounding ("the top 20 ... from the top 220" at k = 200);
+    "the top x" is read as the ranks r ≤ x, i.e. ⌊x⌋, in integer arithmetic
+    (k // 10, 11k // 10, k // 100, 3k // 2).  At k = 10: GREAT needs rank 1
+    and ranks ≤ 11; GOOD needs ranks ≤ 15 (k // 100 = 0).
+
+    ``ranking`` lists items best first.  The paper ranks by the order statistics
+    of the non-private scores (:func:`dpstats.evaluate.compare_selectors`'s
+    default ``classes_against="scores"``); a ranking that puts the true support
+    first measures something else (``classes_against="truth"``).
+
+    Examples
+    --------
+    >>> utility_class([0, 1, 2, 3, 4, 5, 6, 7, 8, 10], list(range(30)), 10)
+    'GREAT'
+    >>> utility_class([1, 2, 3, 4, 5, 6, 7, 8, 9, 14], list(range(30)), 10)
+    'GOOD'
     """
     rank = {item: r for r, item in enumerate(ranking)}
     ranks = sorted(rank.get(s, len(ranking)) for s in selected)
     if ranks == list(range(k)):
         return "TOP"
-    for label, head_frac, tail_mult in (("GREAT", 10, 1.1), ("GOOD", 100, 1.5)):
-        head = math.ceil(k / head_frac)
-        if set(range(head)) <= set(ranks) and max(ranks) < math.ceil(tail_mult * k):
+    for label, head, tail in (("GREAT", k // 10, 11 * k // 10), ("GOOD", k // 100, 3 * k // 2)):
+        if set(range(head)) <= set(ranks) and max(ranks) < tail:
             return label
     return "NONE"
