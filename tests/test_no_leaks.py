@@ -224,3 +224,29 @@ def test_r_print_summary_tidy_show_no_private_count_unless_asked(rscript, rlib, 
         assert not found(blocks[f"{method} FALSE"]), (method, found(blocks[f"{method} FALSE"]))
         assert set(FRONT_DOORS[name][3]) <= found(blocks[f"{method} TRUE"]), method
 
+
+
+# Under add/remove-one-row privacy the number of rows is itself private: not shown unless asked.
+ADD_REMOVE = {
+    "dp_sis": {"eps": 2.0, "k": 2},
+    "dp_two_stage": {"eps": 2.0, "k": 2, "blocks": 10, "oc_trials": 0},
+    "dp_gmm": {"k": 2, "eps": 2.0, "delta": 1e-4, "oc_trials": 0},
+    "dp_pca": {"k": 2, "eps": 1.0, "delta": 1e-5},
+}
+
+
+@pytest.mark.parametrize("name", list(ADD_REMOVE))
+def test_add_remove_results_do_not_show_n(name, data, tmp_path):
+    complete = data.dropna().reset_index(drop=True)           # n = 1237: no data-dependent step
+    n = len(complete)
+    func, formula, _, _ = FRONT_DOORS[name]
+    kwargs = dict(ADD_REMOVE[name], bounds=BOUNDS, neighbouring="add_remove", random_state=3)
+    shows_n = re.compile(rf"(?<![\w.:\-]){n}(?![\w:\-]|\.\d)")
+    fit = func(formula, complete, **kwargs)
+    assert fit.glance()["n"].isna().all() and fit.to_dict()["n"] is None
+    assert "n not released" in str(fit.summary())
+    leaks = [ch for ch, text in _channels(fit, tmp_path).items() if shows_n.search(_MARKUP.sub(" ", text))]
+    assert leaks == []
+    asked = func(formula, complete, diagnostics=True, **kwargs)
+    assert asked.to_dict()["diagnostics"]["rows_used_n"] == n
+    assert shows_n.search(str(asked.summary()))

@@ -67,7 +67,7 @@ class PCAResult(DPResult):
         return (np.asarray(X, dtype=float) - self.centre) @ self.basis
 
     def _body_lines(self) -> list[str]:
-        lines = [f"Rows: {self.n} (engine: {self.engine}); clipping radius C = {self.radius:.4g}; "
+        lines = [f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}; "
                  f"noise sd per entry of Σxxᵀ = {self.noise_sd:.4g}", "", "Loadings:"]
         lines += self.tidy().pivot(index="term", columns="component", values="loading").loc[self.terms] \
             .to_string(float_format=lambda v: f"{v:.4f}").splitlines()

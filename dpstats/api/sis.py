@@ -144,6 +144,10 @@ def dp_sis(
     sensitivity = _sensitivity(score, score_sensitivity, neighbouring)
     assume = Assume.coerce(assume)
     oc_trials = _check_oc_trials(oc_trials, assume, score)
+    if assume is not None and neighbouring == "add_remove":
+        raise PrivacyParameterError(
+            "assume= simulates at the number of rows, which is private under neighbouring='add_remove'; "
+            "simulate at a public n instead with dpstats.simulate.sis_trials(n, d, k, eps, assume, rng).")
     if accountant is not None:
         accountant.check(eps, 0.0)
 
@@ -209,7 +213,7 @@ def dp_sis(
         notes=["The selected set is released without an order.",
                "The number of clipped values is not released.",
                *filter(None, [selector.statement_note]), *([m.CENTRED_NOTE] if centred else [])])
-    oc = _operating_characteristics(mf.n, d, k, eps, sensitivity, gamma, topk, oc_trials, assume,
+    oc = _operating_characteristics(mf.n if neighbouring == "replace" else None, d, k, eps, sensitivity, gamma, topk, oc_trials, assume,
                                     _score_kind(x_box is not None, center), noise.generator)
     result = SISResult(
         method="dp_sis", call=_call(formula, eps, k, bounds, gamma, topk, neighbouring, strict,
@@ -283,7 +287,8 @@ def _operating_characteristics(n, d, k, eps, sensitivity, gamma, topk, trials, a
     for prob, gap in zip((0.5, 0.9), recovery_gaps((0.5, 0.9), d, k, eps, gamma)):
         rows.append(_exact_row(f"score gap x(k) - x(k+1) giving exact top-{k} recovery with prob >= {prob:g} "
                                "(score units)", sensitivity * gap))
-    model = (f"exact, from n = {n}, d = {d}, k = {k}, eps = {eps:g}, sensitivity {sensitivity:g} and the "
+    sizes = f"n = {n}, " if n is not None else ""  # n is private under add/remove
+    model = (f"exact, from {sizes}d = {d}, k = {k}, eps = {eps:g}, sensitivity {sensitivity:g} and the "
              "canonical Lipschitz recovery bound (dpstats.privacy.topk.exact_recovery_bound); no data model")
     if assume is None:
         return OperatingCharacteristics(rows=rows, model=model)

@@ -142,6 +142,19 @@ class DPResult:
     def __repr__(self) -> str:
         return self.__str__()
 
+    def released_n(self) -> int | None:
+        """n as every output channel shows it: None under add/remove-one-row privacy.
+
+        Under add/remove neighbouring the number of rows is itself private, so it
+        is not printed (it is a diagnostic, shown only on request).
+        """
+        return None if self.privacy.neighbouring == "add_remove" else self.n
+
+    def n_text(self) -> str:
+        """``"n = 100"``, or why n is not shown."""
+        n = self.released_n()
+        return f"n = {n}" if n is not None else "n not released (add/remove one row: the number of rows is private)"
+
     def shown_diagnostics(self) -> dict[str, Any]:
         """The non-private diagnostics every output channel may show: empty unless requested."""
         return self.diagnostics if self.diagnostics_requested else {}
@@ -164,7 +177,7 @@ class DPResult:
 
     def glance(self) -> pd.DataFrame:
         """One row per model (broom's ``glance``)."""
-        row = {"method": self.method, "n": self.n, "p": self.p, "eps": self.privacy.eps,
+        row = {"method": self.method, "n": self.released_n(), "p": self.p, "eps": self.privacy.eps,
                "delta": self.privacy.delta, "neighbouring": self.privacy.neighbouring}
         row.update(self._glance_extra())
         row.update({"seeded": self.privacy.seeded,
@@ -183,7 +196,7 @@ class DPResult:
         """Plain JSON-able types (the R wrapper and the command line use this)."""
         out = {
             "class": type(self).__name__, "method": self.method, "title": self.title,
-            "call": _jsonable(self.call), "n": self.n, "p": self.p, "terms": list(self.terms),
+            "call": _jsonable(self.call), "n": self.released_n(), "p": self.p, "terms": list(self.terms),
             "outputs": _jsonable(self.outputs()),
             "tidy": _jsonable(self.tidy().to_dict(orient="list")),
             "glance": _jsonable(self.glance().iloc[0].to_dict()),
@@ -233,7 +246,7 @@ class Summary:
     def __str__(self) -> str:
         r = self.result
         st = r.privacy
-        lines = [r.title, "", "Call:", r.call_text(), "", f"n = {r.n}, p = {r.p}", ""]
+        lines = [r.title, "", "Call:", r.call_text(), "", f"{r.n_text()}, p = {r.p}", ""]
         lines += r._body_lines()
         lines += ["", "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
         lines += _indent(r.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False))
@@ -292,6 +305,8 @@ def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], di
     """
     if requested:
         result.diagnostics = dict(build())
+        if result.released_n() is None:
+            result.diagnostics["rows_used_n"] = result.n
         result.diagnostics_requested = True
     return result
 

@@ -196,9 +196,10 @@ def mixture_oc(result: GMMResult, trials: int, gen: np.random.Generator,
     noise = result.mean_noise_sd * np.sqrt(result.p) / sd
     rows.append(_exact("l2 noise in each released mean, in component-sd units (average)", float(np.mean(noise))))
     delta = result.privacy.delta
-    rows.append(_exact("accuracy alpha (total variation) of Theorem 1.1's rate at this n, eps, delta",
-                       theorem_accuracy(result.n, result.p, result.k, result.privacy.eps, delta,
-                                        float(np.min(result.weights)))))
+    if result.released_n() is not None:  # a function of n, which is private under add/remove
+        rows.append(_exact("accuracy alpha (total variation) of Theorem 1.1's rate at this n, eps, delta",
+                           theorem_accuracy(result.n, result.p, result.k, result.privacy.eps, delta,
+                                            float(np.min(result.weights)))))
     model = ("exact, from the released weights, covariances and mean-noise scales and the public n, d, k, eps, "
              "delta; no data model. alpha: Kamath et al. (2019) Theorem 1.1 solved for alpha with w_min = the "
              "smallest released weight, constants 1, poly(k) = k, polylog = log(1/delta): an order of "

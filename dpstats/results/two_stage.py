@@ -44,6 +44,11 @@ class TwoStageResult(DPResult):
 
     title = "Two-stage private selection (subsample-and-aggregate lasso votes)"
 
+    def _block_size_text(self, lo: int, hi: int) -> str:
+        if self.released_n() is None:  # sizes follow from n, private under add/remove
+            return ""
+        return f" of {lo}" + (f"-{hi}" if hi != lo else "") + " rows"
+
     def _body_lines(self) -> list[str]:
         shown = self.selected if len(self.selected) <= 40 else self.selected[:40] + ["..."]
         lo, hi = self.block_sizes
@@ -54,8 +59,8 @@ class TwoStageResult(DPResult):
         for i in range(0, len(shown), per_line):
             lines.append("  " + "".join(s.ljust(width) for s in shown[i:i + per_line]).rstrip())
         lines += ["",
-                  f"Stage 1: {self.blocks} disjoint blocks of {lo}" + (f"-{hi}" if hi != lo else "")
-                  + f" rows; lasso (lambda = {self.lam:g}) on each; "
+                  f"Stage 1: {self.blocks} disjoint blocks" + self._block_size_text(lo, hi)
+                  + f"; lasso (lambda = {self.lam:g}) on each; "
                   + ("each block votes for its top-k |coef|" if self.vote == "topk"
                      else "each block votes for its whole support"),
                   f"  solver: {self.lasso}",
@@ -89,7 +94,9 @@ class TwoStageResult(DPResult):
 
     def outputs(self) -> dict[str, Any]:
         return {"selected": list(self.selected), "k": self.k, "lam": self.lam,
-                "blocks": self.blocks, "block_sizes": list(self.block_sizes), "vote": self.vote,
+                "blocks": self.blocks,
+                "block_sizes": list(self.block_sizes) if self.released_n() is not None else None,
+                "vote": self.vote,
                 "topk": self.topk, "gamma": self.gamma, "lasso": self.lasso,
                 "second_stage_kind": self.second_stage_kind,
                 "second_stage": (None if self.second_stage is None
