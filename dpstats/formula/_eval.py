@@ -279,7 +279,7 @@ _FORMALS = {
     "log": ["x", "base"], "poly": ["x", "degree", "raw"], "scale": ["x", "center", "scale"],
     "ns": ["x", "df", "knots", "intercept", "Boundary.knots"],
     "bs": ["x", "df", "knots", "degree", "intercept", "Boundary.knots"],
-    "factor": ["x", "levels"], "ordered": ["x", "levels"], "C": ["object", "contr"],
+    "factor": ["x", "levels", "ordered"], "ordered": ["x", "levels"], "C": ["object", "contr"],
     "relevel": ["x", "ref"], "round": ["x", "digits"],
     "mean": ["x", "na.rm"], "median": ["x", "na.rm"], "sd": ["x", "na.rm"], "var": ["x", "na.rm"],
     "min": ["x", "na.rm"], "max": ["x", "na.rm"],
@@ -368,7 +368,8 @@ def _factor(ordered: bool):
         elif call_name(node) == "factor":  # R's factor() keeps only the levels that occur
             present = np.unique(f.codes[f.codes >= 0])
             f = _with_levels(f, [f.levels[i] for i in present]) if len(present) < len(f.levels) else f
-        return Fac(f.codes, f.levels, ordered=ordered or f.ordered)
+        as_ordered = ctx.literal(args.get("ordered"), "ordered=", None)
+        return Fac(f.codes, f.levels, ordered=ordered or (f.ordered if as_ordered is None else bool(as_ordered)))
     return impl
 
 

@@ -122,6 +122,12 @@ class _Parser:
             if lbp is None or lbp <= rbp:
                 return left
             self.take()
+            if tok == "::":  # pkg::fun binds tighter than the call that follows
+                kind, name = self.take()
+                if kind not in ("name", "tick"):
+                    raise self.fail(f"expected a function name after '::', found '{name}'")
+                left = Node("binary", tok, (left, Node("name", name.strip("`"))))
+                continue
             right = self.expr(lbp - 1 if tok == "^" else lbp)  # '^' is right-associative
             left = Node("binary", tok, (left, right))
 
