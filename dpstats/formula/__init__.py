@@ -154,7 +154,7 @@ def model_frame(
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
         used = _direct_variables(rhs_tokens, rhs, data, lhs)
         if not any(_factor_flags(data, used).values()):
-            if defer_checks and _deferrable(rhs_tokens, response):
+            if defer_checks and _deferrable(rhs_tokens, response) and not (lhs and _is_factor(data[lhs])):
                 return _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows)
             return _direct_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, response, min_rows,
                                  check_constant)

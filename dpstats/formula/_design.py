@@ -45,7 +45,7 @@ def codings(t: Terms, values: list) -> list[list[str]]:
 def variable_columns(value, label: str, how: str, n: int) -> tuple[np.ndarray, list[str]]:
     """The columns one variable contributes to a term, and their name suffixes."""
     if how == "numeric":
-        x = value.values if value.values.ndim == 2 else value.values.reshape(n, -1)
+        x = value.values if value.values.ndim == 2 else value.values[:, None]
         if x.shape[1] == 1:
             return x, [label]
         names = value.colnames or [str(j) for j in range(1, x.shape[1] + 1)]
