@@ -290,7 +290,8 @@ def bind(name: str, node: Node) -> dict[str, Node]:
     """R's argument matching: exact names first, then positions."""
     formals = _FORMALS.get(name, ["x"])
     args = list(node.args)
-    if name == "poly" and len([a for n, a in args if n is None]) > 2:
+    unnamed = [a for n, a in args if n is None]
+    if name == "poly" and (len(unnamed) > 2 or (len(unnamed) == 2 and unnamed[1].kind != "num")):
         raise FormulaError(f"'{deparse(node)}': poly() of several variables is not supported; "
                            "use poly(x, degree) of one variable.")
     out: dict[str, Node] = {}
