@@ -260,7 +260,9 @@ def test_bad_inputs_give_errors_that_say_what_to_do(numeric, tmp_path):
     df, root = numeric
     with pytest.raises(DataError, match=r"engines\.stream"):
         dp.dp_sis("y ~ .", data=str(root / "d.parquet"), **SIS)
-    with pytest.raises(FormulaError, match="stateful transform"):
+    with pytest.raises(FormulaError, match=r"scale\(x1\).*depends on all rows"):
+        engines.sufficient_statistics("y ~ scale(x1) + x2", engines.stream(root / "d.parquet"))
+    with pytest.raises(FormulaError, match=r"'center\(\)'.*not supported"):  # patsy's, not R's
         engines.sufficient_statistics("y ~ center(x1) + x2", engines.stream(root / "d.parquet"))
     with pytest.raises(DataError, match="does not exist"):
         engines.stream(tmp_path / "nope.parquet")

@@ -114,4 +114,5 @@ def test_wide_dot_is_direct_and_fast():
 
 def test_backticks_for_non_syntactic_names():
     frame = pd.DataFrame({"y": [1.0, 2, 3, 5], "my x": [0.0, 1, 3, 2]})
-    assert model_frame("y ~ `my x`", frame).names == ["(Intercept)", "my x"]
+    # R keeps the backticks: model.matrix(~ `my x`) names the column "`my x`"
+    assert model_frame("y ~ `my x`", frame).names == ["(Intercept)", "`my x`"]

@@ -24,6 +24,8 @@ def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
                fix="remove or impute missing values before the analysis")
     for step, fix in getattr(mf, "engine_steps", ()):  # e.g. factor levels read by a first pass
         dd.add(step, fix=fix)
+    for step, fix in mf.data_dependent_terms:  # e.g. scale(), orthogonal poly(), spline knots at quantiles
+        dd.add(step, fix=fix)
 
 
 def dummy_columns(mf: ModelFrame) -> set[str]:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, NonPrivateWarning, PrivacyParameterError
-from ..formula import model_frame
+from ..formula import model_frame, refuse_offset
 from ..geometry import resolve_box
 from ..methods import felp as m
 from ..privacy.accountant import Accountant, LedgerEntry
@@ -183,6 +183,7 @@ def dp_felp(
                         f"{n_estimators} disjoint subsets, fewer than 2 rows each; lower n_estimators.")
 
     dd = DataDependence(strict)
+    refuse_offset(mf, "dp_felp")
     missing_rows_step(dd, mf)
     _paper_variant_check(variant, strict)
     if bounds is None:

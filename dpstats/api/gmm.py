@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import AssumptionError, DataError, DataWarning, PrivacyParameterError
-from ..formula import model_frame
+from ..formula import model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import gmm as m
 from ..methods.gmm_budget import BudgetPlan
@@ -182,6 +182,7 @@ def dp_gmm(
         accountant.check(eps, delta)
 
     dd = DataDependence(strict)
+    refuse_offset(mf, "dp_gmm")
     missing_rows_step(dd, mf)
     box = _box(bounds, mf, dd)
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError
 from .. import engines
-from ..formula import model_frame
+from ..formula import model_frame, refuse_offset
 from ..geometry import clip_rows_l2
 from ..methods import knockoff as ko
 from ..methods import knockoff_dp as kd
@@ -213,6 +213,7 @@ def dp_knockoff(
                       UserWarning, stacklevel=2)
 
     dd = DataDependence(strict)
+    refuse_offset(mf, "dp_knockoff")
     missing_rows_step(dd, mf)
     noise = NoiseSource(random_state)
     B = _row_bound(pass_stats.row_norm_max if streamed else mf.X, bounds, None if nonprivate else dd)

@@ -29,6 +29,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import DPResult, attach_diagnostics
 from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
+from ..formula import refuse_offset
 from ._common import charge, dummy_columns, missing_rows_step
 
 _SENS_TEXT = {"replace": "Δ_F = √2·C² (replace-one; rows in the ball of radius C)",
@@ -198,6 +199,7 @@ def dp_pca(
 
     mf, stats = engines.sufficient_statistics(formula, data, boxes=plan, gram=True, one_sided=True,
                                               row_bound=row_bound, progress=progress)
+    refuse_offset(mf, "dp_pca")
     missing_rows_step(dd, mf)
     check_delta(delta, mf.n, allow_zero=False)  # warns when delta >= 1/n
     box = resolved["box"]

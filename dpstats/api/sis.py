@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import model_frame
+from ..formula import model_frame, refuse_offset
 from ..geometry import resolve_box
 from ..methods import sis as m
 from ..privacy.accountant import Accountant, LedgerEntry
@@ -170,6 +170,7 @@ def dp_sis(
     k = m.default_k(d) if k is None else check_k(k, d)
 
     dd = DataDependence(strict)
+    refuse_offset(mf, "dp_sis")
     missing_rows_step(dd, mf)
     if score is not None:
         scaling = "user-supplied score with declared sensitivity"

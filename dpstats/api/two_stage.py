@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import model_frame
+from ..formula import model_frame, refuse_offset
 from ..geometry import resolve_box, to_unit_interval
 from ..methods import sis as sis_m
 from ..methods import two_stage as m
@@ -163,6 +163,7 @@ def dp_two_stage(
                         f"use blocks <= {n // 2}.")
 
     dd = DataDependence(strict)
+    refuse_offset(mf, "dp_two_stage")
     missing_rows_step(dd, mf)
     if neighbouring == "add_remove" and blocks is None:
         dd.add(f"the number of blocks ⌊√n⌋ = {n_blocks} uses n, which is private under "

@@ -14,7 +14,6 @@ chunk with the constant-column check postponed to the end of the pass.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,10 +21,7 @@ import pandas as pd
 
 from ..errors import DataError, FormulaError
 from ..formula import INTERCEPT, ModelFrame, _expression_variables, _is_factor_dtype, _rhs_tokens, _rhs_variables, _split
-from ..formula import model_frame
-
-# patsy transforms whose value on a row depends on other rows (means, quantiles, knots)
-_STATEFUL = re.compile(r"(?<![A-Za-z0-9_.])(center|standardize|scale|bs|cr|cc|te)\s*\(")
+from ..formula import chunk_unsafe_terms, model_frame
 
 
 @dataclass
@@ -174,11 +170,13 @@ def schema_error(where: str, missing=(), extra=(), changed=()) -> DataError:
 def used_variables(formula: str, schema: pd.DataFrame, one_sided: bool) -> list[str]:
     """Columns of ``schema`` that ``formula`` uses (the rule of ``model_frame``)."""
     lhs, rhs = _split(formula, one_sided)
-    if _STATEFUL.search(rhs) or _STATEFUL.search(lhs):
+    unsafe = chunk_unsafe_terms(formula, list(schema.columns))
+    if unsafe:
         raise FormulaError(
-            f"formula '{formula}' uses a stateful transform (center, standardize, scale or a spline), "
-            "whose value on one row depends on all rows; chunked engines cannot apply it chunk by chunk. "
-            "Transform the columns before the analysis, or use in-memory data.")
+            f"formula '{formula}' uses {', '.join(unsafe)}, whose value on one row depends on all rows "
+            "(means, quantiles, knots or the levels that occur); chunked engines cannot apply it chunk by "
+            "chunk. Use public constants (poly(x, 2, raw = TRUE), ns(x, knots = ..., Boundary.knots = ...), "
+            "factor(x, levels = ...)), transform the columns before the analysis, or use in-memory data.")
     tokens = _rhs_tokens(rhs)
     used = ([lhs] if lhs and lhs in schema.columns else [])
     if lhs and lhs not in schema.columns:

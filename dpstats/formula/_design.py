@@ -1,0 +1,106 @@
+"""R's ``model.matrix``: coding each term's factors and naming the columns.
+
+A factor in a term is coded by contrasts when the term without it is an
+earlier term (or empty), otherwise by indicators of all its levels; without an
+intercept the first factor of the first term holding one is coded by
+indicators (``TermCode`` in R's ``model.c``).  The first variable of a term
+varies fastest, and columns are named ``<variable><level or contrast>``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError
+from . import _bases
+from ._eval import Chr, Fac, Num
+from ._terms import Terms
+
+INTERCEPT = "(Intercept)"
+
+
+def codings(t: Terms, values: list) -> list[list[str]]:
+    """For each term, how each of its variables is coded: numeric, contrasts or indicators."""
+    seen: set = set()
+    out = []
+    for term in t.terms:
+        row = []
+        for v in sorted(term):
+            if not isinstance(values[v], Fac):
+                row.append("numeric")
+            else:
+                margin = term - {v}
+                row.append("contrasts" if not margin or margin in seen else "indicators")
+        seen.add(term)
+        out.append(row)
+    if not t.intercept:
+        for term, row in zip(t.terms, out):
+            factor_at = [i for i, v in enumerate(sorted(term)) if isinstance(values[v], Fac)]
+            if factor_at:
+                row[factor_at[0]] = "indicators"
+                break
+    return out
+
+
+def variable_columns(value, label: str, how: str, n: int) -> tuple[np.ndarray, list[str]]:
+    """The columns one variable contributes to a term, and their name suffixes."""
+    if how == "numeric":
+        x = value.values if value.values.ndim == 2 else value.values[:, None]
+        if x.shape[1] == 1:
+            return x, [label]
+        names = value.colnames or [str(j) for j in range(1, x.shape[1] + 1)]
+        return x, [label + nm for nm in names]
+    onehot = np.zeros((n, len(value.levels)))
+    ok = value.codes >= 0
+    onehot[np.flatnonzero(ok), value.codes[ok]] = 1.0
+    if how == "indicators":
+        return onehot, [label + lev for lev in value.levels]
+    if len(value.levels) < 2:
+        if n == 0:
+            return onehot[:, :0], []
+        raise DataError(f"factor '{label}' has {len(value.levels)} level(s); contrasts need at least 2 "
+                        "(as in R). Remove it from the formula or check the rows kept.")
+    matrix, names = contrast_matrix(value)
+    names = names if names is not None else [str(j) for j in range(1, matrix.shape[1] + 1)]
+    return onehot @ matrix, [label + nm for nm in names]
+
+
+def contrast_matrix(f: Fac) -> tuple[np.ndarray, list[str] | None]:
+    """The factor's contrasts: set by C(), else treatment (unordered) or polynomial (ordered)."""
+    how, name = f.contrasts or ("levels", "contr.poly" if f.ordered else "contr.treatment")
+    labels = f.levels if how == "levels" else [str(j) for j in range(1, len(f.levels) + 1)]
+    return _bases.contrast_matrix(name, labels)
+
+
+def design(t: Terms, values: list, n: int):
+    """Design matrix, column names, the term of each column, and the factors' levels."""
+    blocks, names, terms = [], [], []
+    if t.intercept:
+        blocks, names, terms = [np.ones((n, 1))], [INTERCEPT], [INTERCEPT]
+    for term, coding in zip(t.terms, codings(t, values)):
+        cols, labels = np.ones((n, 1)), [""]
+        for v, how in zip(sorted(term), coding):
+            vcols, vlabels = variable_columns(values[v], t.labels[v], how, n)
+            cols = np.hstack([cols * vcols[:, [j]] for j in range(vcols.shape[1])]) if vcols.shape[1] \
+                else np.empty((n, 0))
+            labels = [f"{a}:{b}" if a else b for b in vlabels for a in labels]
+        blocks.append(cols)
+        names += labels
+        terms += [t.label(term)] * len(labels)
+    levels = {t.labels[i]: list(v.levels) for i, v in enumerate(values)
+              if isinstance(v, Fac) and any(i in term for term in t.terms)}
+    X = np.hstack(blocks) if blocks else np.empty((n, 0))
+    return np.ascontiguousarray(X, dtype=float), names, terms, levels
+
+
+def subset(value, keep: np.ndarray):
+    """The value on the rows kept (scalars are broadcast)."""
+    if isinstance(value, Fac):
+        return Fac(value.codes[keep], value.levels, value.ordered, value.contrasts)
+    if isinstance(value, Num):
+        if value.values.ndim == 0:
+            return Num(np.full(int(keep.sum()), float(value.values)), value.colnames, value.logical)
+        return Num(value.values[keep], value.colnames, value.logical)
+    if isinstance(value, Chr) and len(value.values) == len(keep):
+        return Chr(value.values[keep])
+    return value
