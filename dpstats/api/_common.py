@@ -1,15 +1,69 @@
-"""Steps every front door shares: data-dependence of the model frame, charging."""
+"""The one front-door skeleton, and the steps every front door shares.
+
+Every public function of :mod:`dpstats.api` is a thin door over :func:`run`:
+it validates its arguments (cheap checks, clear errors, the accountant's
+balance), then hands a :class:`FrontDoor` to :func:`run`, which always takes
+the same steps in the same order (``docs/architecture.md``, "One call, step
+by step"):
+
+1. ``frame(dd)`` reads the data (model frame, sufficient statistics) and names
+   its data-dependent steps in ``dd``; nothing is released;
+2. ``plan(frame, dd)`` computes the privacy plan (ledger, sensitivities) from
+   public inputs and named data-dependent values — the method's ``plan`` in
+   :mod:`dpstats.methods`;
+3. the noise source is made and the plan's ledger charged to the accountant
+   (refused without spending when it would exceed the budget);
+4. ``release(frame, plan, noise)`` runs the method's ``release``;
+5. ``result(frame, plan, released, statement, noise)`` builds the result;
+6. non-private diagnostics are attached only when the user asked.
+
+Under ``strict=True`` a data-dependent step raises in step 1 or 2, before
+any budget is spent.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from ..formula import ModelFrame, finish_checks, model_frame
 from ..geometry import Box
 from ..stats import CrossStats, cross_products
 from ..privacy.accountant import Accountant, LedgerEntry
-from ..privacy.statement import DataDependence
+from ..privacy.plan import Plan
+from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.base import DPResult, attach_diagnostics
+
+
+class FrontDoor(Protocol):
+    """What a method supplies to :func:`run`: its frame, plan, release and result."""
+
+    label: str
+
+    def frame(self, dd: DataDependence) -> Any: ...
+
+    def plan(self, frame: Any, dd: DataDependence) -> Plan: ...
+
+    def release(self, frame: Any, plan: Plan, noise: NoiseSource) -> Any: ...
+
+    def result(self, frame: Any, plan: Plan, released: Any, statement: PrivacyStatement,
+               noise: NoiseSource) -> DPResult: ...
+
+    def diagnostics(self, frame: Any, released: Any) -> dict[str, Any]: ...
+
+
+def run(door: FrontDoor, *, strict: bool, random_state: RandomState, accountant: Accountant | None,
+        diagnostics: bool) -> DPResult:
+    """Run one analysis through the shared steps (see the module docstring)."""
+    dd = DataDependence(strict)
+    frame = door.frame(dd)
+    plan = door.plan(frame, dd)
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
+    charge(accountant, plan.entries, door.label)
+    released = door.release(frame, plan, noise)
+    result = door.result(frame, plan, released, plan.statement(dd, noise), noise)
+    return attach_diagnostics(result, diagnostics, lambda: door.diagnostics(frame, released))
 
 
 def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:

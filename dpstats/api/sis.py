@@ -5,24 +5,28 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import model_frame, refuse_offset
+from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import resolve_box
 from ..methods import sis as m
-from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.accountant import Accountant
+from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS, exact_recovery_bound, largest_class_noise
-from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics, attach_diagnostics
+from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics
 from ..results.sis import SISResult, recovery_table
 from ..simulate import Assume, mean_and_se, sis_trials
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
-from ._common import call_record, charge, dummy_columns, frame_and_cross_products, missing_rows_step
+from ..stats import CrossStats
+from ._common import call_record, dummy_columns, frame_and_cross_products, missing_rows_step, run
 
 
 def dp_sis(
@@ -141,7 +145,7 @@ def dp_sis(
     if center is not None and center not in m.CENTERS:
         raise PrivacyParameterError(f"center must be 'mean' or 'midpoint', got {center!r}.")
     center = m.CENTERS.get(center, "mean")
-    sensitivity = _sensitivity(score, score_sensitivity, neighbouring)
+    score_sensitivity = _check_custom_score(score, score_sensitivity, neighbouring)
     assume = Assume.coerce(assume)
     oc_trials = _check_oc_trials(oc_trials, assume, score)
     if assume is not None and neighbouring == "add_remove":
@@ -150,87 +154,134 @@ def dp_sis(
             "simulate at a public n instead with dpstats.simulate.sis_trials(n, d, k, eps, assume, rng).")
     if accountant is not None:
         accountant.check(eps, 0.0)
-
-    def plan(mf):
-        """Checks that need only the frame's names, then the declared bounds."""
-        if mf.p < 2:
-            raise DataError(f"dp_sis needs at least 2 candidate columns, the formula '{formula}' gives {mf.p}.")
-        check_k(k if k is not None else m.default_k(mf.p), mf.p)
-        if score is not None or bounds is None:
-            return None, None
-        return (resolve_box(bounds, mf.names, dummies=dummy_columns(mf)),
-                resolve_box(bounds, [mf.response]))
-
-    if score is None:
-        mf, x_box, y_box, stats = frame_and_cross_products(formula, data, plan)
-    else:
-        mf = model_frame(formula, data, drop_intercept=True)
-        (x_box, _), stats = plan(mf), None
-    d = mf.p
-    k = m.default_k(d) if k is None else check_k(k, d)
-
-    dd = DataDependence(strict)
-    refuse_offset(mf, "dp_sis")
-    missing_rows_step(dd, mf)
-    if score is not None:
-        scaling = "user-supplied score with declared sensitivity"
-    elif bounds is None:
-        dd.add("each column and y scaled by its max-abs value (the paper's experiments)",
-               fix="declare public bounds, e.g. bounds=(-1, 1) or bounds={'y': (0, 10), ...}")
-        dd.add("columns centered by their data means",
-               fix="declare public bounds; the midpoint of the bounds is then used")
-        scaling = "max-abs scaled and mean-centered (data-dependent)"
-    elif center == "mean":
-        scaling = "declared bounds mapped onto [-1, 1], values clipped, centred cross-product"
-    else:
-        scaling = "declared bounds mapped onto [-1, 1] (midpoint-centered), values clipped"
-    centred = score is None and bounds is not None and center == "mean"
-    if centred:
-        sensitivity = m.centred_sensitivity(neighbouring, stats.n)
-
-    selector = SELECTORS[topk]
-    score_name = "|sum_i (x_ij - mean_j)(y_i - mean_y)|" if centred else "|x_j'y|"
-    entries = [LedgerEntry(
-        step=f"private top-{k} of {score_name} over {d} columns", mechanism=f"{topk} top-k",
-        eps=eps, sensitivity=_sensitivity_text(score, centred, sensitivity, neighbouring,
-                                                stats.n if centred else mf.n),
-        note=selector.accounting)]
-    truth = check_truth(truth, mf.names)
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
-    charge(accountant, entries, "dp_sis")
-
-    scores, n_clipped = _scores(mf, score, stats, x_box is not None, centred)
-    chosen = m.private_top_k(scores, k, eps, sensitivity, noise.generator, topk=topk, gamma=gamma)
-    selected = [mf.names[j] for j in chosen]
-
-    logm, harmonic = largest_class_noise(d, k)
-    gaps = np.linspace(0.0, 2 * 2 * sensitivity * (logm + 10) / max(gamma * eps, 1e-12), 200)
-    curve = recovery_table(gaps, exact_recovery_bound(gaps / sensitivity, d, k, eps, gamma))
-
-    statement = PrivacyStatement(
-        method="DP-SIS", eps=eps, delta=0.0, neighbouring=neighbouring, ledger=entries,
-        sensitivities={f"score {score_name} (l-infinity over j)": entries[0].sensitivity},
-        data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers),
-        notes=["The selected set is released without an order.",
-               "The number of clipped values is not released.",
-               *filter(None, [selector.statement_note]), *([m.CENTRED_NOTE] if centred else [])])
-    oc = _operating_characteristics(mf.n if neighbouring == "replace" else None, d, k, eps, sensitivity, gamma, topk, oc_trials, assume,
-                                    _score_kind(x_box is not None, center), noise.generator)
-    result = SISResult(
-        method="dp_sis", call=_call(formula, eps, k, bounds, gamma, topk, neighbouring, strict,
-                                    center if bounds is not None and score is None else "mean"),
-        n=mf.n, p=d, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
-        selected=selected, k=k, gamma=gamma, topk=topk, sensitivity=sensitivity, scaling=scaling,
-        noise_log_m=logm, noise_expected_max=harmonic, recovery_curve=curve)
-    return attach_diagnostics(result, diagnostics or truth is not None,
-                              lambda: _diagnostics(truth, selected, scores, mf, k, n_clipped))
+    door = _SIS(formula=formula, data=data, eps=eps, k=k, bounds=bounds, gamma=gamma, center=center,
+                score=score, score_sensitivity=score_sensitivity, topk=topk, neighbouring=neighbouring,
+                truth=truth, oc_trials=oc_trials, assume=assume, strict=strict)
+    return run(door, strict=strict, random_state=random_state, accountant=accountant,
+               diagnostics=diagnostics or truth is not None)
 
 
-def _sensitivity(score, score_sensitivity, neighbouring: str) -> float:
+@dataclass
+class _Frame:
+    mf: ModelFrame
+    stats: CrossStats | None
+    bounded: bool
+    k: int
+    score_kind: str
+    scaling: str
+    truth: list[str] | None
+
+
+@dataclass
+class _Released:
+    scores: np.ndarray
+    n_clipped: int
+    selected: list[str]
+    sensitivity: float
+
+
+@dataclass
+class _SIS:
+    """dp_sis's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    formula: str
+    data: Any
+    eps: float
+    k: int | None
+    bounds: Any
+    gamma: float
+    center: str
+    score: Callable | None
+    score_sensitivity: float | None
+    topk: str
+    neighbouring: str
+    truth: Sequence[str] | None
+    oc_trials: int
+    assume: Assume | None
+    strict: bool
+    label: str = "dp_sis"
+
+    def frame(self, dd: DataDependence) -> _Frame:
+        def boxes(mf):
+            """Checks that need only the frame's names, then the declared bounds."""
+            if mf.p < 2:
+                raise DataError(f"dp_sis needs at least 2 candidate columns, the formula '{self.formula}' "
+                                f"gives {mf.p}.")
+            check_k(self.k if self.k is not None else m.default_k(mf.p), mf.p)
+            if self.score is not None or self.bounds is None:
+                return None, None
+            return (resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf)),
+                    resolve_box(self.bounds, [mf.response]))
+
+        if self.score is None:
+            mf, x_box, _, stats = frame_and_cross_products(self.formula, self.data, boxes)
+        else:
+            mf = model_frame(self.formula, self.data, drop_intercept=True)
+            (x_box, _), stats = boxes(mf), None
+        k = m.default_k(mf.p) if self.k is None else check_k(self.k, mf.p)
+        refuse_offset(mf, "dp_sis")
+        missing_rows_step(dd, mf)
+        score_kind, scaling = self._score(dd)
+        return _Frame(mf=mf, stats=stats, bounded=x_box is not None, k=k, score_kind=score_kind,
+                      scaling=scaling, truth=check_truth(self.truth, mf.names))
+
+    def _score(self, dd: DataDependence) -> tuple[str, str]:
+        """Which score is computed, and its data-dependent steps (none with bounds)."""
+        if self.score is not None:
+            return "custom", "user-supplied score with declared sensitivity"
+        if self.bounds is None:
+            dd.add("each column and y scaled by its max-abs value (the paper's experiments)",
+                   fix="declare public bounds, e.g. bounds=(-1, 1) or bounds={'y': (0, 10), ...}")
+            dd.add("columns centered by their data means",
+                   fix="declare public bounds; the midpoint of the bounds is then used")
+            return "maxabs", "max-abs scaled and mean-centered (data-dependent)"
+        if self.center == "mean":
+            return "centred", "declared bounds mapped onto [-1, 1], values clipped, centred cross-product"
+        return "midpoint", "declared bounds mapped onto [-1, 1] (midpoint-centered), values clipped"
+
+    def _n(self, frame: _Frame) -> int:
+        return frame.stats.n if frame.score_kind == "centred" else frame.mf.n
+
+    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
+        return m.plan(d=frame.mf.p, k=frame.k, eps=self.eps, neighbouring=self.neighbouring, topk=self.topk,
+                      score=frame.score_kind, n=self._n(frame), declared_sensitivity=self.score_sensitivity)
+
+    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> _Released:
+        sensitivity = m.sensitivity(frame.score_kind, self.neighbouring, self._n(frame), self.score_sensitivity)
+        scores, n_clipped = _scores(frame.mf, self.score, frame.stats, frame.bounded,
+                                    frame.score_kind == "centred")
+        chosen = m.private_top_k(scores, frame.k, self.eps, sensitivity, noise.generator, topk=self.topk,
+                                 gamma=self.gamma)
+        return _Released(scores=scores, n_clipped=n_clipped, selected=[frame.mf.names[j] for j in chosen],
+                         sensitivity=sensitivity)
+
+    def result(self, frame: _Frame, plan: Plan, released: _Released, statement: PrivacyStatement,
+               noise: NoiseSource) -> SISResult:
+        mf, k, d, sensitivity = frame.mf, frame.k, frame.mf.p, released.sensitivity
+        logm, harmonic = largest_class_noise(d, k)
+        gaps = np.linspace(0.0, 2 * 2 * sensitivity * (logm + 10) / max(self.gamma * self.eps, 1e-12), 200)
+        curve = recovery_table(gaps, exact_recovery_bound(gaps / sensitivity, d, k, self.eps, self.gamma))
+        oc = _operating_characteristics(mf.n if self.neighbouring == "replace" else None, d, k, self.eps,
+                                        sensitivity, self.gamma, self.topk, self.oc_trials, self.assume,
+                                        _score_kind(frame.bounded, self.center), noise.generator)
+        return SISResult(
+            method="dp_sis", call=_call(self.formula, self.eps, self.k, self.bounds, self.gamma, self.topk,
+                                        self.neighbouring, self.strict,
+                                        self.center if self.bounds is not None and self.score is None else "mean"),
+            n=mf.n, p=d, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
+            selected=released.selected, k=k, gamma=self.gamma, topk=self.topk, sensitivity=sensitivity,
+            scaling=frame.scaling, noise_log_m=logm, noise_expected_max=harmonic, recovery_curve=curve)
+
+    def diagnostics(self, frame: _Frame, released: _Released) -> dict:
+        return _diagnostics(frame.truth, released.selected, released.scores, frame.mf, frame.k, released.n_clipped)
+
+
+def _check_custom_score(score, score_sensitivity, neighbouring: str) -> float | None:
+    """The declared sensitivity of a custom score, validated (None for the built-in scores)."""
     if score is None:
         if score_sensitivity is not None:
             raise PrivacyParameterError("score_sensitivity is only used with a custom score=.")
-        return m.SENSITIVITY[neighbouring]
+        return None
     if not callable(score):
         raise PrivacyParameterError("score must be a callable score(X, y) -> array of d scores.")
     if score_sensitivity is None:
@@ -238,14 +289,6 @@ def _sensitivity(score, score_sensitivity, neighbouring: str) -> float:
             "a custom score= needs score_sensitivity=: the largest change of any score when one "
             f"row is {'replaced' if neighbouring == 'replace' else 'added or removed'}.")
     return check_eps(score_sensitivity, name="score_sensitivity")
-
-
-def _sensitivity_text(score, centred: bool, sensitivity: float, neighbouring: str, n: int) -> str:
-    if score is not None:
-        return f"user-declared Δ∞ = {sensitivity:g}"
-    if centred:
-        return m.centred_sensitivity_text(neighbouring, n)
-    return m.SENSITIVITY_TEXT[neighbouring]
 
 
 def _scores(mf, score, stats, bounded: bool, centred: bool) -> tuple[np.ndarray, int]:

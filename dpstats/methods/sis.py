@@ -53,7 +53,9 @@ import math
 
 import numpy as np
 
-from ..privacy.topk import select_topk
+from ..privacy.accountant import LedgerEntry
+from ..privacy.plan import Plan
+from ..privacy.topk import SELECTORS, select_topk
 from ..stats import CrossStats
 
 SENSITIVITY = {"replace": 2.0, "add_remove": 1.0}
@@ -134,6 +136,45 @@ def scores_centred_on_unit_scale(stats: CrossStats) -> np.ndarray:
 
 
 scores_midpoint_then_data_centered = scores_centred_on_unit_scale  # the former name
+
+
+def plan(*, d: int, k: int, eps: float, neighbouring: str, topk: str, score: str, n: int,
+         declared_sensitivity: float | None = None) -> Plan:
+    """The privacy plan of Algorithm 1: one private top-k of the d scores, all of eps.
+
+    ``score`` is ``"centred"`` (the default with bounds, Δ∞ = 4(1 − 1/n) or 4),
+    ``"midpoint"`` or ``"maxabs"`` (Δ∞ = 2 or 1), or ``"custom"`` with a
+    ``declared_sensitivity``.  ``n`` enters only the centred score's replace-one
+    sensitivity, where n is public.
+
+    Examples
+    --------
+    >>> p = plan(d=50, k=3, eps=1.0, neighbouring="replace", topk="canonical_lipschitz", score="centred", n=100)
+    >>> p.entries[0].sensitivity[:15], p.eps
+    ('Δ∞ = 4(1 − 1/n)', 1.0)
+    """
+    selector = SELECTORS[topk]
+    centred = score == "centred"
+    if score == "custom":
+        text = f"user-declared Δ∞ = {declared_sensitivity:g}"
+    else:
+        text = centred_sensitivity_text(neighbouring, n) if centred else SENSITIVITY_TEXT[neighbouring]
+    name = "|sum_i (x_ij - mean_j)(y_i - mean_y)|" if centred else "|x_j'y|"
+    entry = LedgerEntry(step=f"private top-{k} of {name} over {d} columns", mechanism=f"{topk} top-k",
+                        eps=eps, sensitivity=text, note=selector.accounting)
+    notes = ["The selected set is released without an order.", "The number of clipped values is not released.",
+             *filter(None, [selector.statement_note]), *([CENTRED_NOTE] if centred else [])]
+    return Plan(method="DP-SIS", neighbouring=neighbouring, entries=[entry],
+                sensitivities={f"score {name} (l-infinity over j)": text}, notes=notes)
+
+
+def sensitivity(score: str, neighbouring: str, n: int, declared: float | None = None) -> float:
+    """The l∞ sensitivity of the scores in use (module docstring; ``declared`` for a custom score)."""
+    if score == "custom":
+        return float(declared)
+    if score == "centred":
+        return centred_sensitivity(neighbouring, n)
+    return SENSITIVITY[neighbouring]
 
 
 def private_top_k(scores: np.ndarray, k: int, eps: float, sensitivity: float,
