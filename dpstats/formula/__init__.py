@@ -539,6 +539,10 @@ def _direct_design(tokens, frame: pd.DataFrame, lhs: str, add_intercept: bool = 
             intercept = (tok == "1") == (sign == "+")
             continue
         cols = [c for c in frame.columns if c != lhs] if tok == "." else [tok]
+        if lhs and tok == lhs:
+            warnings.warn(f"the response '{lhs}' appeared on the right-hand side and was dropped (as R does).",
+                          DataWarning, stacklevel=4)
+            continue
         if sign == "+":
             order.extend(cols)
         else:
