@@ -136,7 +136,7 @@ def dp_felp(
     Examples
     --------
     >>> import dpstats as dp
-    >>> from dpstats.methods.felp_data import planted
+    >>> from dpstats.simulate import planted
     >>> df = planted(n=100, d=30, s=3, shift=2.0, random_state=0)
     >>> fit = dp.dp_felp("class ~ .", df, eps=1.0, n_estimators=5, bounds=(-6, 6), variant="strict",
     ...                  random_state=1)
