@@ -1,4 +1,4 @@
-"""Front door of DP ensemble feature weighting by local learning (FELP; DESIGN §1, §2.1)."""
+"""Front door of DP ensemble feature weighting by local learning (FELP; docs/architecture.md, "Layers")."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def dp_felp(
         Trials of the ``assume="released"`` simulation; 0 leaves out the
         operating characteristics altogether.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Front door of DP learning of a mixture of separated Gaussians (DESIGN §1, §2.1).
+"""Front door of DP learning of a mixture of separated Gaussians (docs/architecture.md, "Layers").
 
 After Kamath, Sheffet, Singhal & Ullman (2019).  What is implemented:
 
@@ -126,7 +126,7 @@ def dp_gmm(
         Draws for the ``assume="released"`` simulation; 0 leaves out the
         operating characteristics altogether.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------

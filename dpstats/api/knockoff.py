@@ -141,7 +141,7 @@ def dp_knockoff(
         Trials of the ``assume=`` simulation; 0 leaves out the operating
         characteristics altogether.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------
@@ -616,7 +616,7 @@ def simulate_knockoff(
     bounds : float, optional
         Row-norm bound B; default: the (1 − 0.001/n) quantile of √χ²_p.
     route : {"shortcut", "materialise"}
-    random_state, progress : see DESIGN §1.
+    random_state, progress : see docs/architecture.md, "Privacy conventions".
 
     Returns
     -------

@@ -139,7 +139,7 @@ def dp_pca(
         Attach non-private diagnostics (rows dropped, rows shrunk onto the
         ball).  Off by default: no output shows them unless asked.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------
