@@ -22,8 +22,8 @@ import pandas as pd
 
 from dpstats import datasets
 from dpstats.methods import felp as m
-from dpstats.methods import felp_protocol as protocol
-from dpstats.methods.felp_data import planted
+from dpstats.simulate import felp as protocol
+from dpstats.simulate.felp import planted
 
 EPS_GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
 
@@ -93,7 +93,7 @@ def main(argv=None) -> None:
         return
     tables = [accuracy("Wdbc", *_xy(datasets.breast_cancer(), "diagnosis"), args.quick)]
     if args.r:
-        from dpstats.methods.felp_data import mlbench_frame
+        from dpstats.datasets import mlbench_frame
 
         for name in ("BreastCancer", "Soybean"):
             df, _ = mlbench_frame(name)

@@ -32,7 +32,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.mixture import GaussianMixture
 
 import dpstats as dp
-from dpstats.methods.gmm_dgp import simulate_gmm
+from dpstats.simulate.gmm import simulate_gmm
 
 ISSUE_DIFFPRIVLIB = {(10_000, 1.0): "median 1.000, min 0.000", (100_000, 1.0): "median 0.574",
                      (10_000, 0.5): "median 0.57", (100_000, 0.5): "median 0.57"}

@@ -1,56 +1,21 @@
-"""Data for tests, demos and simulations (the knockpy ``dgp`` idea).
+"""Real data for tests, demos and vignettes, and the names of the synthetic generators.
 
-Generators return pandas DataFrames with a response column ``y`` and
-predictors ``x1 .. xd``; the true support is in ``df.attrs["support"]``
-(names) and coefficients in ``df.attrs["beta"]``.  Bundled real data come from
-packages that ship them (scikit-learn) so nothing is downloaded.
+Bundled real data come from packages that ship them (scikit-learn, R's
+``mlbench`` through :mod:`dpstats.rbridge`) so nothing is downloaded.  The
+data-generating processes of the papers live in :mod:`dpstats.simulate`;
+:func:`fan_lv` and :func:`fan_lv_coefficients` stay importable from here as
+aliases of :func:`dpstats.simulate.fan_lv` and
+:func:`dpstats.simulate.fan_lv_coefficients` (``dp.datasets.fan_lv`` is used
+throughout the documentation).
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from .privacy.randomness import RandomState, make_generator
+from .simulate.fan_lv import fan_lv, fan_lv_coefficients
 
-
-def fan_lv_coefficients(d: int, s: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Fan & Lv (2008) §3.3.1 coefficients: s nonzero at random positions.
-
-    w_i = (−1)^u (a + |z|), u ~ Bernoulli(0.4), z ~ N(0, 1), a = 4 log n / √n.
-    """
-    beta = np.zeros(d)
-    support = rng.choice(d, size=s, replace=False)
-    a = 4 * np.log(n) / np.sqrt(n)
-    u = rng.random(s) < 0.4
-    z = rng.standard_normal(s)
-    beta[support] = np.where(u, -1.0, 1.0) * (a + np.abs(z))
-    return beta
-
-
-def fan_lv(n: int = 100, d: int = 2000, s: int = 8, noise_var: float = 1.5,
-           random_state: RandomState = None) -> pd.DataFrame:
-    """The DP-SIS paper's synthetic model (Fan & Lv 2008, §3.3.1).
-
-    X ~ N(0, I_d), s = 8 nonzero coefficients at random positions (see
-    :func:`fan_lv_coefficients`), y = Xβ + N(0, ``noise_var``).
-
-    Examples
-    --------
-    >>> df = fan_lv(n=20, d=50, random_state=0)
-    >>> df.shape, len(df.attrs["support"])
-    ((20, 51), 8)
-    """
-    rng, _ = make_generator(random_state)
-    X = rng.standard_normal((n, d))
-    beta = fan_lv_coefficients(d, s, n, rng)
-    y = X @ beta + rng.normal(0.0, np.sqrt(noise_var), n)
-    cols = [f"x{j + 1}" for j in range(d)]
-    df = pd.DataFrame(X, columns=cols)
-    df.insert(0, "y", y)
-    df.attrs["support"] = [cols[j] for j in np.flatnonzero(beta)]
-    df.attrs["beta"] = dict(zip(cols, beta.tolist()))
-    return df
+__all__ = ["fan_lv", "fan_lv_coefficients", "diabetes", "breast_cancer", "mlbench_frame"]
 
 
 def diabetes() -> pd.DataFrame:
@@ -75,3 +40,38 @@ def breast_cancer() -> pd.DataFrame:
     df.columns = [c.replace(" ", "_") for c in df.columns]
     df["diagnosis"] = pd.Categorical.from_codes(df.pop("target"), ["malignant", "benign"])
     return df
+
+
+def mlbench_frame(name: str) -> tuple[pd.DataFrame, dict[str, tuple[float, float]]]:
+    """R's ``mlbench`` ``Soybean`` or ``BreastCancer`` as numeric codes, via rpy2.
+
+    Every feature is an R factor; it is replaced by its integer level code
+    (1 … number of levels), ``Id`` is dropped, rows with a missing value are
+    dropped (R's ``complete.cases``) and the response is ``Class``.  The
+    returned bounds, (1, number of levels) per feature, are public metadata.
+    Needs R with the ``mlbench`` package and rpy2.
+
+    Examples
+    --------
+    >>> df, bounds = mlbench_frame("BreastCancer")  # doctest: +SKIP
+    >>> df.shape  # doctest: +SKIP
+    (683, 10)
+    """
+    if name not in ("Soybean", "BreastCancer"):
+        raise ValueError(f"name must be 'Soybean' or 'BreastCancer', got {name!r}.")
+    from .rbridge import import_robjects
+
+    ro = import_robjects()
+    from rpy2.robjects import pandas2ri
+    from rpy2.robjects.conversion import localconverter
+
+    ro.r(f"library(mlbench); data({name}); d <- {name}; if ('Id' %in% names(d)) d$Id <- NULL; "
+         "y <- d$Class; d$Class <- NULL; nl <- sapply(d, nlevels); "
+         "d[] <- lapply(d, function(v) as.numeric(as.integer(v))); d$Class <- y; "
+         "d <- d[complete.cases(d), ]")
+    with localconverter(ro.default_converter + pandas2ri.converter) as conversion:
+        df = conversion.rpy2py(ro.r("d"))
+    levels = dict(zip(ro.r("names(nl)"), (float(v) for v in ro.r("nl"))))
+    df = df.reset_index(drop=True)
+    df["Class"] = df["Class"].cat.remove_unused_categories()
+    return df, {c: (1.0, max(n, 2.0)) for c, n in levels.items()}

@@ -465,7 +465,7 @@ def _privacy_text(results: pd.DataFrame) -> str:
 # ----------------------------------------------------------------------------- command
 def main(argv: list[str] | None = None) -> int:
     """``python -m dpstats.evaluate``: compare selectors on the synthetic model and write a report."""
-    from .datasets import fan_lv
+    from .simulate import fan_lv
 
     ap = argparse.ArgumentParser(prog="python -m dpstats.evaluate", description=main.__doc__)
     ap.add_argument("--methods", default="dp_sis,dp_two_stage")

@@ -36,7 +36,7 @@ def _gaussian_frame(n: int, p: int, seed: int = 0, signal: int = 3) -> pd.DataFr
 
 
 def _mixture_frame(n: int = 10_000, seed: int = 1) -> pd.DataFrame:
-    from dpstats.methods.gmm_dgp import simulate_gmm
+    from dpstats.simulate.gmm import simulate_gmm
     return simulate_gmm(n, d=3, k=2, random_state=seed)[0]
 
 

@@ -12,7 +12,7 @@ from scipy import stats
 import dpstats as dp
 from dpstats.errors import DataError, NonPrivateWarning, PrivacyParameterError
 from dpstats.methods import felp as m
-from dpstats.methods.felp_data import planted
+from dpstats.simulate.felp import planted
 from dpstats.privacy.accountant import Accountant, total_eps
 from dpstats.privacy.randomness import NoiseSource
 

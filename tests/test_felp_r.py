@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import dpstats as dp
+from dpstats.datasets import mlbench_frame
 from dpstats.errors import NonPrivateWarning
-from dpstats.methods import felp_protocol as protocol
-from dpstats.methods.felp_data import mlbench_frame
+from dpstats.simulate import felp as protocol
 
 pytestmark = [pytest.mark.r, pytest.mark.slow]
 

@@ -8,7 +8,7 @@ import pytest
 
 import dpstats as dp
 from dpstats.errors import NonPrivateWarning
-from dpstats.methods.felp_data import planted
+from dpstats.simulate.felp import planted
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from dpstats.errors import (AssumptionError, BudgetExceededError, DataError, Dat
                             NonPrivateWarning, PrivacyParameterError)
 from dpstats.methods.gmm_budget import BudgetPlan, rho_from_eps_delta
 from dpstats.methods.gmm_cluster import max_cell_count
-from dpstats.methods.gmm_dgp import simulate_gmm
+from dpstats.simulate.gmm import simulate_gmm
 from dpstats.methods.gmm_estimate import shrink_to_pd
 from dpstats.methods.gmm_svt import private_radius
 

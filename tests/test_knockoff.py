@@ -15,7 +15,7 @@ import dpstats as dp
 from dpstats.errors import AssumptionError, NonPrivateWarning, PrivacyParameterError
 from dpstats.methods import knockoff as ko
 from dpstats.methods import knockoff_dp as kd
-from dpstats.methods import knockoff_sim as ks
+from dpstats.simulate import knockoff as ks
 
 
 def _frame(n=4000, p=12, k=4, amp=0.3, seed=0, rho=0.0):

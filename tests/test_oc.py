@@ -76,8 +76,8 @@ def test_assume_requires_trials_and_builtin_score():
 
 # ---------------------------------------------------------------- every channel, every front door
 def _fits(assume):
-    from dpstats.methods.felp_data import planted
-    from dpstats.methods.gmm_dgp import simulate_gmm
+    from dpstats.simulate.felp import planted
+    from dpstats.simulate.gmm import simulate_gmm
 
     sis_df = _model_frame(200, 20, Assume(signals=2, strength=1.0), np.random.default_rng(2))
     ko_df = _model_frame(2000, 30, Assume(signals=3, strength=0.5), np.random.default_rng(3))

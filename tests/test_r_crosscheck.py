@@ -22,7 +22,7 @@ from sklearn.metrics import adjusted_rand_score
 
 import dpstats as dp
 from dpstats.methods import two_stage as ts
-from dpstats.methods.gmm_dgp import simulate_gmm
+from dpstats.simulate.gmm import simulate_gmm
 
 pytestmark = pytest.mark.r
 

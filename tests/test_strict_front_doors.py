@@ -28,8 +28,8 @@ import pytest
 import dpstats as dp
 from dpstats.api.pca import dp_pca
 from dpstats.errors import NonPrivateWarning, PrivacyParameterError
-from dpstats.methods.felp_data import planted
-from dpstats.methods.gmm_dgp import simulate_gmm
+from dpstats.simulate.felp import planted
+from dpstats.simulate.gmm import simulate_gmm
 
 # how each text channel shows data-dependent steps (asserted present by the converse test)
 MARKERS = {

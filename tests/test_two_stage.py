@@ -14,6 +14,7 @@ from dpstats.errors import (BudgetExceededError, DataError, FormulaError, NonPri
 from dpstats.methods import sis as sis_m
 from dpstats.methods import two_stage as m
 from dpstats.privacy.accountant import Accountant, total_eps
+from dpstats.simulate.two_stage import instability_data
 from dpstats.stats import cross_products
 
 
@@ -212,7 +213,7 @@ def _instability(design: str, reps: int, seed: int) -> tuple[np.ndarray, np.ndar
     rng = np.random.default_rng(seed)
     sis, ts = np.empty(reps), np.empty(reps)
     for r in range(reps):
-        X, y = m.instability_data(design, rng)
+        X, y = instability_data(design, rng)
         scores = sis_m.scores_maxabs_centered(cross_products(X, y))
         sis[r] = np.mean(m.nonprivate_topk(scores, 5, rng) < 5)
         counts = m.two_stage_counts(X, y, 5, shuffle=False, rng=rng)
@@ -221,7 +222,7 @@ def _instability(design: str, reps: int, seed: int) -> tuple[np.ndarray, np.ndar
 
 
 def test_instability_data_layout():
-    X, y = m.instability_data("W1W2", np.random.default_rng(0))
+    X, y = instability_data("W1W2", np.random.default_rng(0))
     rng = np.random.default_rng(0)
     X0 = rng.standard_normal((100, 100))
     w2_rows = np.arange(9, 100, 10)

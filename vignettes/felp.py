@@ -22,8 +22,7 @@ import pandas as pd
 from _common import OUT, QUICK, scale, shown_warnings
 
 import dpstats as dp
-from dpstats.methods import felp_protocol
-from dpstats.methods.felp_data import planted
+from dpstats.simulate.felp import accuracy_vs_eps, planted, wide_table
 
 pd.set_option("display.width", 160)
 wdbc = dp.datasets.breast_cancer()
@@ -128,11 +127,11 @@ print(sorted(ref.selected, key=lambda s: int(s[1:])))
 # `bench_felp.py --r`.
 
 # %%
-tab = felp_protocol.accuracy_vs_eps(
+tab = accuracy_vs_eps(
     wdbc.drop(columns="diagnosis").to_numpy(), wdbc["diagnosis"].cat.codes.to_numpy(),
     [0.1, 10.0] if QUICK else [0.01, 0.1, 1.0, 10.0, 100.0], folds=scale(10, 2),
     n_estimators=k, noise_reps=scale(5, 1))
-print(felp_protocol.wide_table(tab).round(3).to_string(index=False))
+print(wide_table(tab).round(3).to_string(index=False))
 
 # %% [markdown]
 # ## The report

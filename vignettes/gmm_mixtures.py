@@ -17,7 +17,7 @@ from _common import OUT, scale
 from sklearn.metrics import adjusted_rand_score
 
 import dpstats as dp
-from dpstats.methods.gmm_dgp import simulate_gmm
+from dpstats.simulate import simulate_gmm
 
 # %% [markdown]
 # ## The model

@@ -1,4 +1,4 @@
-"""Front door of DP ensemble feature weighting by local learning (FELP; DESIGN §1, §2.1)."""
+"""Front door of DP ensemble feature weighting by local learning (FELP; docs/architecture.md, "Layers")."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def dp_felp(
         Trials of the ``assume="released"`` simulation; 0 leaves out the
         operating characteristics altogether.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------
@@ -136,7 +136,7 @@ def dp_felp(
     Examples
     --------
     >>> import dpstats as dp
-    >>> from dpstats.methods.felp_data import planted
+    >>> from dpstats.simulate import planted
     >>> df = planted(n=100, d=30, s=3, shift=2.0, random_state=0)
     >>> fit = dp.dp_felp("class ~ .", df, eps=1.0, n_estimators=5, bounds=(-6, 6), variant="strict",
     ...                  random_state=1)

@@ -1,4 +1,4 @@
-"""Front door of DP learning of a mixture of separated Gaussians (DESIGN §1, §2.1).
+"""Front door of DP learning of a mixture of separated Gaussians (docs/architecture.md, "Layers").
 
 After Kamath, Sheffet, Singhal & Ullman (2019).  What is implemented:
 
@@ -35,7 +35,7 @@ from ..formula import model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import gmm as m
 from ..methods.gmm_budget import BudgetPlan
-from ..methods.gmm_dgp import MixtureTruth
+from ..simulate.gmm import MixtureTruth
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -126,7 +126,7 @@ def dp_gmm(
         Draws for the ``assume="released"`` simulation; 0 leaves out the
         operating characteristics altogether.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------
@@ -135,7 +135,7 @@ def dp_gmm(
     Examples
     --------
     >>> import dpstats as dp
-    >>> from dpstats.methods.gmm_dgp import simulate_gmm
+    >>> from dpstats.simulate import simulate_gmm
     >>> df, truth = simulate_gmm(6000, d=4, k=2, random_state=0)
     >>> fit = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)
     >>> fit.weights.round(1).tolist()

@@ -16,7 +16,7 @@ from ..formula import model_frame, refuse_offset
 from ..geometry import clip_rows_l2
 from ..methods import knockoff as ko
 from ..methods import knockoff_dp as kd
-from ..methods import knockoff_sim as ks
+from ..simulate import knockoff as ks
 from ..privacy.accountant import Accountant, LedgerEntry, total_delta, total_eps
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -128,7 +128,7 @@ def dp_knockoff(
     assume : dpstats.simulate.Assume, dict or "released", optional
         A model you state; only then are FDR and power reported, simulated at
         the level of the statistics (orthonormal design, O(p²) per trial,
-        independent of n; :func:`dpstats.methods.knockoff_sim.operating_characteristics`)
+        independent of n; :func:`dpstats.simulate.knockoff.operating_characteristics`)
         with this release's noise scales, and labelled "under the assumed
         model: ..." in every output.  ``Assume(signals=s, strength=b, noise=σ)``:
         s effects b·√n on the unit-norm column scale (standardized features),
@@ -141,7 +141,7 @@ def dp_knockoff(
         Trials of the ``assume=`` simulation; 0 leaves out the operating
         characteristics altogether.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------
@@ -616,7 +616,7 @@ def simulate_knockoff(
     bounds : float, optional
         Row-norm bound B; default: the (1 − 0.001/n) quantile of √χ²_p.
     route : {"shortcut", "materialise"}
-    random_state, progress : see DESIGN §1.
+    random_state, progress : see docs/architecture.md, "Privacy conventions".
 
     Returns
     -------

@@ -139,7 +139,7 @@ def dp_pca(
         Attach non-private diagnostics (rows dropped, rows shrunk onto the
         ball).  Off by default: no output shows them unless asked.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------
@@ -149,7 +149,7 @@ def dp_pca(
     --------
     >>> import dpstats as dp
     >>> from dpstats.api.pca import dp_pca
-    >>> from dpstats.methods.gmm_dgp import simulate_gmm
+    >>> from dpstats.simulate import simulate_gmm
     >>> df, _ = simulate_gmm(4000, d=4, k=2, random_state=0)
     >>> fit = dp_pca("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)
     >>> fit.basis.shape

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..api.gmm import dp_gmm
-from ..methods.gmm_dgp import simulate_gmm
+from ..simulate.gmm import simulate_gmm
 from ..report import report
 
 

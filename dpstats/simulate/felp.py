@@ -1,4 +1,8 @@
-"""The FELP paper's evaluation protocol: accuracy against eps (a simulation, not a release).
+"""FELP simulations: planted-feature data and the paper's evaluation protocol (accuracy against eps).
+
+:func:`planted` draws classes separated along a few planted features, the
+synthetic data of the FELP tests, vignette and benchmark.  :func:`accuracy_vs_eps`
+is the evaluation protocol of the paper (a simulation, not a release):
 
 Liu (2018) evaluates selected features by 10-fold cross-validation: on each
 training fold the ensemble weights are computed and perturbed, the top 10% of
@@ -18,9 +22,33 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import felp as m
+from ..methods import felp as m
 
 EPS_GRID = (0.01, 0.1, 1.0, 10.0)
+
+
+def planted(n: int = 200, d: int = 100, s: int = 10, shift: float = 1.5, n_classes: int = 2,
+            random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+    """Classes separated along ``s`` planted features; the other ``d − s`` are noise.
+
+    Rows get class labels ``c0, c1, …`` in equal shares; feature ``x_j`` is
+    N(0, 1) plus, for the planted j <= s, the class mean ``shift · (c − (K−1)/2)``
+    (K classes).  The planted features are ``x1 … xs``.
+
+    Examples
+    --------
+    >>> df = planted(n=40, d=12, s=3, random_state=0)
+    >>> df.shape, sorted(df["class"].unique())
+    ((40, 13), ['c0', 'c1'])
+    """
+    rng = np.random.default_rng(random_state)
+    y = np.arange(n) % n_classes
+    rng.shuffle(y)
+    X = rng.standard_normal((n, d))
+    X[:, :s] += (shift * (y - (n_classes - 1) / 2))[:, None]
+    df = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(d)])
+    df.insert(0, "class", pd.Categorical.from_codes(y, [f"c{k}" for k in range(n_classes)]))
+    return df
 
 
 def accuracy_vs_eps(X: np.ndarray, y: np.ndarray, eps_grid=EPS_GRID, *, folds: int = 10,
@@ -35,7 +63,7 @@ def accuracy_vs_eps(X: np.ndarray, y: np.ndarray, eps_grid=EPS_GRID, *, folds: i
 
     Examples
     --------
-    >>> from dpstats.methods.felp_data import planted
+    >>> from dpstats.simulate.felp import planted
     >>> df = planted(n=60, d=10, s=2, shift=3.0, random_state=0)
     >>> X = df.drop(columns="class").to_numpy(); y = df["class"].cat.codes.to_numpy()
     >>> tab = accuracy_vs_eps(X, y, [1.0], folds=3, n_estimators=3, noise_reps=1, select=2)

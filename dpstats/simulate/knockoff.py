@@ -29,8 +29,8 @@ from scipy import stats as sps
 
 from ..errors import AssumptionError
 from ..geometry import clip_rows_l2
-from . import knockoff as ko
-from . import knockoff_dp as kd
+from ..methods import knockoff as ko
+from ..methods import knockoff_dp as kd
 
 
 def default_row_bound(n: int, p: int) -> float:
@@ -39,7 +39,14 @@ def default_row_bound(n: int, p: int) -> float:
 
 
 def paper_beta(p: int, k: int, amplitude: float, gen: np.random.Generator) -> np.ndarray:
-    """k nonzero coefficients of the same sign and size at random positions."""
+    """k nonzero coefficients of the same sign and size at random positions (the paper's Figure 1).
+
+    Examples
+    --------
+    >>> beta = paper_beta(10, 3, 3.5, np.random.default_rng(0))
+    >>> sorted(set(beta.tolist())), int(np.count_nonzero(beta))
+    ([0.0, 3.5], 3)
+    """
     beta = np.zeros(p)
     beta[gen.choice(p, size=k, replace=False)] = amplitude
     return beta
@@ -47,7 +54,15 @@ def paper_beta(p: int, k: int, amplitude: float, gen: np.random.Generator) -> np
 
 def sample_stats(n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.Generator
                  ) -> tuple[np.ndarray, np.ndarray, float]:
-    """(XᵀX, Xᵀy, RSS) of the paper's model, in O(p²) draws (module docstring)."""
+    """(XᵀX, Xᵀy, RSS) of the paper's model, in O(p²) draws (module docstring).
+
+    Examples
+    --------
+    >>> gen = np.random.default_rng(0)
+    >>> xtx, xty, rss = sample_stats(200, 10, paper_beta(10, 3, 3.5, gen), 1.0, gen)
+    >>> xtx.shape, xty.shape, bool(np.allclose(xtx, xtx.T)), rss > 0
+    ((10, 10), (10,), True, True)
+    """
     A = np.tril(gen.standard_normal((p, p)), -1)
     A[np.diag_indices(p)] = np.sqrt(gen.chisquare(n - np.arange(p)))
     xtx = A @ A.T
@@ -58,7 +73,15 @@ def sample_stats(n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.
 
 def sample_data(n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.Generator,
                 B: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Materialised (X, y) of the paper's model; rows of X clipped to norm B when given."""
+    """Materialised (X, y) of the paper's model; rows of X clipped to norm B when given.
+
+    Examples
+    --------
+    >>> gen = np.random.default_rng(0)
+    >>> X, y = sample_data(200, 10, paper_beta(10, 3, 3.5, gen), 1.0, gen, B=5.0)
+    >>> X.shape, bool(np.linalg.norm(X, axis=1).max() <= 5.0 + 1e-12)
+    ((200, 10), True)
+    """
     X = gen.standard_normal((n, p))
     y = X @ beta + sigma * gen.standard_normal(n)
     if B is not None:
@@ -154,7 +177,18 @@ def simulate_grid(ns: Sequence[int], methods: Sequence[str], *, p: int, k: int, 
                   fdr: float, statistic: str, offset: int, ridge: float, B: float | None,
                   eps_split: tuple[float, float, float], gen: np.random.Generator,
                   route: str = "shortcut", progress: bool = False) -> pd.DataFrame:
-    """FDR and power (with Monte Carlo SEs) of each method at each n."""
+    """FDR and power (with Monte Carlo SEs) of each method at each n (the paper's Figure 1).
+
+    ``dpstats.simulate_knockoff`` is the front door with defaults and checks.
+
+    Examples
+    --------
+    >>> tab = simulate_grid([1000], ["II"], p=10, k=3, amplitude=3.5, sigma=1.0, eps=1.0,
+    ...                     delta=1e-3, trials=5, fdr=0.2, statistic="csm", offset=1, ridge=0.0,
+    ...                     B=None, eps_split=(0.5, 0.25, 0.25), gen=np.random.default_rng(0))
+    >>> tab[["n", "method", "trials"]].to_dict("records")
+    [{'n': 1000, 'method': 'II', 'trials': 5}]
+    """
     from threadpoolctl import threadpool_limits
     from tqdm.auto import tqdm
 
