@@ -49,6 +49,11 @@ def _pair(name: str, value) -> tuple[float, float]:
     return lo, hi
 
 
+def _unquoted(name: str) -> str:
+    """A data column's own name for a design name R writes in backticks (`` `1000_at` `` -> ``1000_at``)."""
+    return name[1:-1] if len(name) > 2 and name[0] == name[-1] == "`" else name
+
+
 def resolve_box(
     bounds: BoundsSpec,
     names: list[str],
@@ -69,7 +74,9 @@ def resolve_box(
         Columns that are 0/1 indicators; bounded by (0, 1) automatically.
     aliases : mapping, optional
         Design column name -> data column name, so that ``bounds={"x": ...}``
-        also covers a column named differently in the design.
+        also covers a column named differently in the design.  A design name
+        in backticks (R's name for a non-syntactic column) is also looked up
+        by the column's own name.
 
     Examples
     --------
@@ -81,7 +88,7 @@ def resolve_box(
     if isinstance(bounds, Mapping):
         lo, hi, missing = [], [], []
         for nm in names:
-            key = nm if nm in bounds else (aliases or {}).get(nm, nm)
+            key = nm if nm in bounds else (aliases or {}).get(nm, _unquoted(nm))
             if key in bounds:
                 pair = _pair(nm, bounds[key])
             elif nm in dummies:
