@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
-
-from . import datasets
-from .api import dp_sis
+from ._version import __version__ as __version__
 from .errors import (AssumptionError, BudgetExceededError, DataError, DPStatsError,
                      FormulaError, NonPrivateWarning, PrivacyParameterError)
-from .privacy.accountant import Accountant
+# Bound here, eagerly, so that ``dpstats.report`` is the function: the module
+# ``dpstats.report`` is then already loaded and later imports of it (by results)
+# do not rebind the package attribute to the module.  report.py is cheap to import.
 from .report import report
 
-# Public names whose modules are imported on first use (keeps `import dpstats` fast,
-# and lets each method live in its own module).
+# Public names whose modules are imported on first use (keeps `import dpstats` fast:
+# numpy, pandas, scipy, numba and the methods load with the first call, and lets each
+# method live in its own module).  See benchmarks/bench_import.py.
 _LAZY = {
+    "dp_sis": "dpstats.api.sis",
     "dp_knockoff": "dpstats.api.knockoff",
     "simulate_knockoff": "dpstats.api.knockoff",
     "dp_two_stage": "dpstats.api.two_stage",
@@ -30,8 +31,11 @@ _LAZY = {
     "dp_felp": "dpstats.api.felp",
     "vertical_glm": "dpstats.api.vertical",
     "dp_pca": "dpstats.api.pca",
+    "Accountant": "dpstats.privacy.accountant",
 }
-_LAZY_MODULES = ("evaluate", "vertical", "audit", "rbridge", "engines", "simulate")
+_LAZY_MODULES = ("datasets", "evaluate", "vertical", "audit", "rbridge", "engines", "simulate",
+                 "api", "privacy", "results", "methods", "formula", "stats", "geometry",
+                 "validation", "plotting", "demos", "cli", "_kernels")
 
 
 def __getattr__(name: str):
@@ -42,8 +46,13 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'dpstats' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_MODULES))
+
+
 __all__ = [
     "dp_sis", "report", "datasets", "Accountant",
     "DPStatsError", "FormulaError", "DataError", "PrivacyParameterError",
-    "BudgetExceededError", "AssumptionError", "NonPrivateWarning", *_LAZY,
+    "BudgetExceededError", "AssumptionError", "NonPrivateWarning",
+    "dp_knockoff", "simulate_knockoff", "dp_two_stage", "dp_gmm", "dp_felp", "vertical_glm", "dp_pca",
 ]

@@ -160,10 +160,10 @@ def cmd_simulate(args) -> int:
     table = out if hasattr(out, "to_string") else getattr(out, "table", lambda: out)()
     print(table.to_string() if hasattr(table, "to_string") else table)
     if args.json:
-        from .results.base import _atomic_write, _jsonable
+        from ._io import atomic_write, jsonable
 
         data = table.to_dict(orient="list") if hasattr(table, "to_dict") else table
-        _atomic_write(args.json, json.dumps(_jsonable(data), indent=2))
+        atomic_write(args.json, json.dumps(jsonable(data), indent=2))
     return 0
 
 

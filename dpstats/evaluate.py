@@ -366,7 +366,8 @@ def comparison_report(results: pd.DataFrame, path: str, *, title: str = "Compari
     """
     import datetime as _dt
 
-    from .report import _ENV, _versions
+    from ._io import atomic_write
+    from .report import software_versions, template_environment
 
     summary = summarise(results)
     methods = list(dict.fromkeys(results["method"]))
@@ -383,13 +384,11 @@ def comparison_report(results: pd.DataFrame, path: str, *, title: str = "Compari
         plots.append(_heatmap(diff, *pair))
         tables.append({"heading": f"Paired differences ({pair[0]} − {pair[1]})",
                        "html": diff.to_html(index=False, float_format=fmt, classes="results-table", border=0)})
-    page = _ENV.get_template("comparison.html.j2").render(
+    page = template_environment().get_template("comparison.html.j2").render(
         title=title, description=description, privacy_text=_privacy_text(results), plots=plots,
-        tables=tables, versions=_versions(),
+        tables=tables, versions=software_versions(),
         generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-    from .results.base import _atomic_write
-
-    _atomic_write(path, page)
+    atomic_write(path, page)
     return path
 
 

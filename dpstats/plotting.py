@@ -1,27 +1,46 @@
-"""Matplotlib figures rendered as inline SVG (DESIGN §6).
+"""Matplotlib figures rendered as inline SVG (``docs/architecture.md``, "Layers").
 
 Figures are drawn with the non-interactive Agg backend, saved as SVG text with
-no external references, and carry an accessible title.
+no external references, and carry an accessible title.  :class:`Plot` is the
+figure record results hand to the report.
+
+This module imports nothing of dpstats (results import it, never the reverse),
+and matplotlib only when the first figure is drawn, so ``import dpstats`` and
+results that are never plotted do not pay for it.
 """
 
 from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
-import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+@dataclass
+class Plot:
+    """An inline SVG figure with an accessible title and description."""
 
-from .results.base import Plot  # noqa: E402
+    title: str
+    alt: str
+    svg: str
 
-matplotlib.rcParams.update({"svg.fonttype": "path", "figure.dpi": 100, "font.size": 10})
+
+@lru_cache(maxsize=1)
+def _pyplot():
+    """matplotlib.pyplot on the Agg backend with dpstats' rcParams (set once, on first use)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams.update({"svg.fonttype": "path", "figure.dpi": 100, "font.size": 10})
+    return plt
 
 
 def new_figure(width: float = 6.4, height: float = 3.6):
     """A figure and axes with dpstats' house style."""
-    fig, ax = plt.subplots(figsize=(width, height))
+    fig, ax = _pyplot().subplots(figsize=(width, height))
     ax.spines[["top", "right"]].set_visible(False)
     return fig, ax
 
@@ -30,7 +49,7 @@ def to_plot(fig, title: str, alt: str) -> Plot:
     """Close ``fig`` and return it as an inline-SVG :class:`Plot`."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-    plt.close(fig)
+    _pyplot().close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]
     svg = re.sub(r"<svg ", f'<svg role="img" aria-label="{_escape(alt)}" ', svg, count=1)

@@ -1,4 +1,4 @@
-"""Bridges between R and dpstats (DESIGN §2.9).
+"""Bridges between R and dpstats (``docs/architecture.md``, "Layers").
 
 Two directions share one *transport* format for data frames, chosen so that
 nothing depends on how a particular bridge converts numpy arrays or pandas
@@ -45,6 +45,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._io import jsonable
+from ._version import __version__
 from .errors import DataError, DPStatsError
 
 NUMERIC_KINDS = ("double", "integer")
@@ -189,23 +191,21 @@ def result_payload(obj) -> dict:
     A dpstats result gives ``to_dict()``, its printed text, its summary text,
     ``coef()`` where the result defines one, and its S3 class vector.
     """
-    from .results.base import DPResult, _jsonable
-
-    if isinstance(obj, DPResult) or hasattr(obj, "to_dict") and hasattr(obj, "privacy"):
+    if hasattr(obj, "to_dict") and hasattr(obj, "privacy"):  # a DPResult (duck-typed: no import of results)
         method = str(getattr(obj, "method", "") or "result")
         coef = obj.coef() if callable(getattr(obj, "coef", None)) else None
         return {
             "kind": "result", "class": [s3_class(method), "dp_result"],
             "result": obj.to_dict(), "text": str(obj), "summary": str(obj.summary()),
-            "coef": _jsonable(_coef_plain(coef)),
+            "coef": jsonable(_coef_plain(coef)),
         }
     if isinstance(obj, pd.DataFrame):
         return {"kind": "data.frame", "frame": _frame_payload(obj)}
     if isinstance(obj, pd.Series):
-        return {"kind": "vector", "value": _jsonable(obj.tolist()), "names": [str(i) for i in obj.index]}
+        return {"kind": "vector", "value": jsonable(obj.tolist()), "names": [str(i) for i in obj.index]}
     if isinstance(obj, np.ndarray):
-        return {"kind": "array", "value": _jsonable(obj.tolist()), "dim": list(obj.shape)}
-    return {"kind": "value", "value": _jsonable(obj)}
+        return {"kind": "array", "value": jsonable(obj.tolist()), "dim": list(obj.shape)}
+    return {"kind": "value", "value": jsonable(obj)}
 
 
 def s3_class(method: str) -> str:
@@ -232,15 +232,13 @@ def _coef_plain(coef):
 
 
 def _frame_payload(df: pd.DataFrame) -> dict:
-    from .results.base import _jsonable
-
     cols, levels = {}, {}
     for c in df.columns:
         s = df[c]
         if isinstance(s.dtype, pd.CategoricalDtype):
             levels[str(c)] = [str(x) for x in s.cat.categories]
             s = s.astype(object)
-        cols[str(c)] = _jsonable(s.tolist())
+        cols[str(c)] = jsonable(s.tolist())
     return {"names": [str(c) for c in df.columns], "columns": cols, "levels": levels}
 
 
@@ -299,7 +297,7 @@ def _resolve(name: str):
     except (AttributeError, ImportError, ModuleNotFoundError):
         raise _Unavailable(
             f"dpstats.{name} is not available in this installation of dpstats "
-            f"(version {dpstats.__version__}); update dpstats or choose another method."
+            f"(version {__version__}); update dpstats or choose another method."
         ) from None
     if not callable(fn):
         raise DPStatsError(f"dpstats.{name} is not a function.")

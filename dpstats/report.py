@@ -1,9 +1,14 @@
-"""Self-contained HTML reports rendered with jinja2 (DESIGN §6).
+"""Self-contained HTML reports rendered with jinja2 (``docs/architecture.md``, "Layers").
 
 Templates live in ``dpstats/templates`` and ship inside the wheel: a shared
 base, a per-result block, and one small block per method
 (``templates/methods/<method>.html.j2``).  No network assets: styles are
 inline and plots are inline SVG.
+
+This module imports nothing of :mod:`dpstats.results`: results import it and call
+:func:`render_report` / :func:`render_fragment` with themselves, and it reads them
+through the :class:`ReportableResult` protocol (duck typing).  jinja2 is imported
+when the first report is rendered, so ``import dpstats`` does not pay for it.
 """
 
 from __future__ import annotations
@@ -13,18 +18,60 @@ import math
 import platform
 import sys
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol
 
-import jinja2
+from ._io import atomic_write
+from ._version import __version__
 
-from .results.base import DPResult, _atomic_write
+if TYPE_CHECKING:
+    import jinja2
+    import pandas as pd
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("dpstats", "templates"),
-    autoescape=jinja2.select_autoescape(["html", "j2"]),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_ENV.filters["num"] = lambda v, digits=4: _num(v, digits)
+    from .plotting import Plot
+
+
+class ReportableResult(Protocol):
+    """What a report reads from a result (:class:`dpstats.results.DPResult` provides it all)."""
+
+    method: str
+    title: str
+    privacy: Any
+    operating_characteristics: Any
+
+    def report_table(self) -> pd.DataFrame: ...
+
+    def plots(self) -> list[Plot]: ...
+
+    def report_sections(self) -> list[dict[str, Any]]: ...
+
+    def shown_diagnostics(self) -> dict[str, Any]: ...
+
+
+def _is_result(obj: Any) -> bool:
+    """One result (rather than a sequence of them), recognised by what a report reads."""
+    return hasattr(obj, "privacy") and hasattr(obj, "report_table")
+
+
+@lru_cache(maxsize=1)
+def template_environment() -> jinja2.Environment:
+    """The jinja2 environment of dpstats' packaged templates (built once, on first use).
+
+    Examples
+    --------
+    >>> template_environment().filters["num"](0.123456)
+    '0.1235'
+    """
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("dpstats", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = lambda v, digits=4: _num(v, digits)
+    return env
 
 
 def _num(v, digits: int = 4) -> str:
@@ -45,21 +92,28 @@ def _num(v, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
-def _versions() -> dict[str, str]:
+def software_versions() -> dict[str, str]:
+    """Versions of dpstats, Python, numpy, scipy, pandas and the platform, printed in every report.
+
+    Examples
+    --------
+    >>> sorted(software_versions())
+    ['dpstats', 'numpy', 'pandas', 'platform', 'python', 'scipy']
+    """
     import numpy
     import pandas
     import scipy
-
-    from . import __version__
 
     return {"dpstats": __version__, "python": sys.version.split()[0], "numpy": numpy.__version__,
             "scipy": scipy.__version__, "pandas": pandas.__version__, "platform": platform.platform()}
 
 
-def _context(result: DPResult, include_diagnostics: bool) -> dict:
+def _context(result: ReportableResult, include_diagnostics: bool) -> dict:
+    import jinja2
+
     method_template = f"methods/{result.method}.html.j2"
     try:
-        _ENV.get_template(method_template)
+        template_environment().get_template(method_template)
     except jinja2.TemplateNotFound:
         method_template = None
     tidy = result.report_table()
@@ -74,7 +128,7 @@ def _context(result: DPResult, include_diagnostics: bool) -> dict:
     }
 
 
-def render_report(results: Sequence[DPResult], *, include_diagnostics: bool = False,
+def render_report(results: Sequence[ReportableResult], *, include_diagnostics: bool = False,
                   title: str | None = None) -> str:
     """Render one result, or a comparison of several, as a complete HTML page."""
     results = list(results)
@@ -84,20 +138,20 @@ def render_report(results: Sequence[DPResult], *, include_diagnostics: bool = Fa
     total_eps = math.fsum(r.privacy.eps for r in results)
     total_delta = math.fsum(r.privacy.delta for r in results)
     page_title = title or (results[0].title if len(results) == 1 else f"Comparison of {len(results)} analyses")
-    return _ENV.get_template("base.html.j2").render(
+    return template_environment().get_template("base.html.j2").render(
         title=page_title, items=items, comparison=len(results) > 1,
         total_eps=total_eps, total_delta=total_delta,
         any_seeded=any(r.privacy.seeded for r in results),
-        versions=_versions(), generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        versions=software_versions(), generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
 
 
-def render_fragment(result: DPResult) -> str:
+def render_fragment(result: ReportableResult) -> str:
     """The result block alone, for notebooks (``_repr_html_``)."""
-    return _ENV.get_template("fragment.html.j2").render(item=_context(result, False))
+    return template_environment().get_template("fragment.html.j2").render(item=_context(result, False))
 
 
-def report(results: DPResult | Sequence[DPResult], path: str, *, include_diagnostics: bool = False,
+def report(results: ReportableResult | Sequence[ReportableResult], path: str, *, include_diagnostics: bool = False,
            title: str | None = None) -> str:
     """Write a report for one result or a comparison of several to ``path``.
 
@@ -108,8 +162,8 @@ def report(results: DPResult | Sequence[DPResult], path: str, *, include_diagnos
     >>> fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=1)
     >>> path = dp.report([fit, fit], os.path.join(tempfile.mkdtemp(), "cmp.html"))
     """
-    if isinstance(results, DPResult):
+    if _is_result(results):
         results = [results]
     html = render_report(results, include_diagnostics=include_diagnostics, title=title)
-    _atomic_write(path, html)
+    atomic_write(path, html)
     return path

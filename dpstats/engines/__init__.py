@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..formula import INTERCEPT, ModelFrame, _raise_constant, model_frame
+from ..formula import INTERCEPT, ModelFrame, raise_constant, model_frame
 from ..geometry import Box
 from .accumulate import EngineStats, Transform, array_statistics, merge, warn_dropped
 from .dask_engine import DaskSource, is_dask_collection, on_dask
@@ -211,7 +211,7 @@ def _sufficient_statistics(formula, data, boxes, transform, drop_intercept, one_
                         f"({stats.n_dropped} dropped for missing values); at least {min_rows} are needed.")
     if check_constant:
         constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)
-        _raise_constant([layout.names[j] for j in constant if layout.names[j] != INTERCEPT])
+        raise_constant([layout.names[j] for j in constant if layout.names[j] != INTERCEPT])
     mf.n_rows, mf.n_dropped = stats.n, stats.n_dropped
     return mf, stats
 

@@ -14,10 +14,7 @@ import numpy as np
 from ..geometry import Box, to_unit_interval
 from ..stats import CrossStats, maxabs_from_range
 
-from .._kernels import HAVE_NUMBA
-
-if HAVE_NUMBA:
-    from .._kernels import fused_column as _column
+from .._kernels import HAVE_NUMBA, column_kernel
 
 
 def column_statistics(columns: list[np.ndarray], y: np.ndarray, x_box: Box | None,
@@ -33,6 +30,7 @@ def column_statistics(columns: list[np.ndarray], y: np.ndarray, x_box: Box | Non
     y = np.ascontiguousarray(y, dtype=float)
     out = np.empty((p, 6))
     use_box = x_box is not None
+    _column = column_kernel()
     for j, x in enumerate(columns):
         mid = float(x_box.center[j]) if use_box else 0.0
         half = float(x_box.halfwidth[j]) if use_box else 1.0

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, FormulaError
-from ..formula import INTERCEPT, ModelFrame, _expression_variables, _is_factor_dtype, _rhs_tokens, _rhs_variables, _split
-from ..formula import chunk_unsafe_terms, model_frame
+from ..formula import (INTERCEPT, ModelFrame, chunk_unsafe_terms, expression_variables, is_factor_dtype,
+                       model_frame, rhs_variables, simple_rhs_tokens, split_formula)
 
 
 @dataclass
@@ -87,7 +87,7 @@ class Layout:
         if missing or extra:
             raise schema_error(where, missing=missing, extra=extra)
         for c in self.variables:
-            now = _is_factor_dtype(frame[c].dtype)
+            now = is_factor_dtype(frame[c].dtype)
             if now != (c in self.factor_kinds):
                 was = "non-numeric (a factor)" if c in self.factor_kinds else "numeric"
                 raise schema_error(where, changed=[(c, was, str(frame[c].dtype))])
@@ -169,7 +169,7 @@ def schema_error(where: str, missing=(), extra=(), changed=()) -> DataError:
 # ---------------------------------------------------------------------------- building
 def used_variables(formula: str, schema: pd.DataFrame, one_sided: bool) -> list[str]:
     """Columns of ``schema`` that ``formula`` uses (the rule of ``model_frame``)."""
-    lhs, rhs = _split(formula, one_sided)
+    lhs, rhs = split_formula(formula, one_sided)
     unsafe = chunk_unsafe_terms(formula, list(schema.columns))
     if unsafe:
         raise FormulaError(
@@ -177,17 +177,17 @@ def used_variables(formula: str, schema: pd.DataFrame, one_sided: bool) -> list[
             "(means, quantiles, knots or the levels that occur); chunked engines cannot apply it chunk by "
             "chunk. Use public constants (poly(x, 2, raw = TRUE), ns(x, knots = ..., Boundary.knots = ...), "
             "factor(x, levels = ...)), transform the columns before the analysis, or use in-memory data.")
-    tokens = _rhs_tokens(rhs)
+    tokens = simple_rhs_tokens(rhs)
     used = ([lhs] if lhs and lhs in schema.columns else [])
     if lhs and lhs not in schema.columns:
-        used += _expression_variables(lhs, schema)
-    used += [v for v in _rhs_variables(tokens, rhs, schema, lhs) if v != lhs]
+        used += expression_variables(lhs, schema)
+    used += [v for v in rhs_variables(tokens, rhs, schema, lhs) if v != lhs]
     return list(dict.fromkeys(used))
 
 
 def factor_kind(dtype) -> str | None:
     """"bool", "ordered" or "factor" for non-numeric dtypes, None for numeric ones."""
-    if not _is_factor_dtype(dtype):
+    if not is_factor_dtype(dtype):
         return None
     if pd.api.types.is_bool_dtype(dtype):
         return "bool"

@@ -35,6 +35,7 @@ import difflib
 import re
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,7 +46,10 @@ from ._eval import Chr, Context, Fac, Num, as_factor, referenced_columns
 from ._parse import Node, call_name, deparse, parse, r_name
 from ._terms import build_terms
 
-__all__ = ["model_frame", "ModelFrame", "finish_checks", "refuse_offset", "chunk_unsafe_terms", "INTERCEPT"]
+__all__ = ["model_frame", "ModelFrame", "finish_checks", "refuse_offset", "chunk_unsafe_terms", "INTERCEPT",
+           # used by the chunked engines (dpstats.engines) to lay out columns before reading rows
+           "split_formula", "simple_rhs_tokens", "rhs_variables", "expression_variables",
+           "is_factor_dtype", "raise_constant"]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
 
@@ -149,8 +153,8 @@ def model_frame(
     ['x.1:gb', 'x.1:gc']
     """
     data = _as_frame(data)
-    lhs, rhs = _split(formula, one_sided)
-    rhs_tokens = _rhs_tokens(rhs)
+    lhs, rhs = split_formula(formula, one_sided)
+    rhs_tokens = simple_rhs_tokens(rhs)
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
         used = _direct_variables(rhs_tokens, rhs, data, lhs)
         if not any(_factor_flags(data, used).values()):
@@ -187,7 +191,7 @@ def chunk_unsafe_terms(formula: str, columns: list[str]) -> list[str]:
     >>> chunk_unsafe_terms("y ~ scale(x) + poly(x, 2, raw = TRUE) + factor(g)", ["y", "x", "g"])
     ['scale(x)', 'factor(g)']
     """
-    lhs, rhs = _split(formula, one_sided=formula.lstrip().startswith("~"))
+    lhs, rhs = split_formula(formula, one_sided=formula.lstrip().startswith("~"))
     nodes = [parse(rhs)] + ([parse(_raw_lhs(formula))] if lhs else [])
     out: list[str] = []
     for node in nodes:
@@ -360,7 +364,7 @@ def finish_checks(mf: ModelFrame, constant_mask: np.ndarray, finite: bool) -> bo
     if not finite:
         return False
     constant = np.flatnonzero(constant_mask)
-    _raise_constant([mf.names[j] for j in constant if mf.names[j] != INTERCEPT])
+    raise_constant([mf.names[j] for j in constant if mf.names[j] != INTERCEPT])
     mf.checked = True
     return True
 
@@ -385,7 +389,32 @@ def _as_frame(data) -> pd.DataFrame:
     return data
 
 
-def _split(formula: str, one_sided: bool) -> tuple[str, str]:
+def split_formula(formula: str, one_sided: bool) -> tuple[str, str]:
+    """Split a formula at ``~`` into response and right-hand side, with R's checks.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ ..."``, or ``"~ ..."`` when ``one_sided``.
+    one_sided : bool
+        Whether the formula must have no response.
+
+    Returns
+    -------
+    tuple of str
+        The response (backquotes removed; ``""`` when one-sided) and the right-hand side.
+
+    Raises
+    ------
+    FormulaError
+        Not a string, not exactly one ``~``, a response where none is allowed (or
+        none where one is needed), or an empty right-hand side.
+
+    Examples
+    --------
+    >>> split_formula("`log y` ~ x1 + x2", one_sided=False)
+    ('log y', 'x1 + x2')
+    """
     if not isinstance(formula, str):
         raise FormulaError(f"formula must be a string such as 'y ~ .', got {type(formula).__name__}.")
     if formula.count("~") != 1:
@@ -406,8 +435,29 @@ def _unquote(name: str) -> str:
     return name[1:-1] if name.startswith("`") and name.endswith("`") else name
 
 
-def _rhs_tokens(rhs: str) -> list[tuple[str, str]] | None:
-    """Signed tokens of a simple right-hand side, or None if patsy is needed."""
+def simple_rhs_tokens(rhs: str) -> list[tuple[str, str]] | None:
+    """Signed tokens of a simple right-hand side (names, ``.``, ``0``, ``1`` joined by ``+``/``-``).
+
+    Such a right-hand side is looked up column by column, never through the general
+    formula machinery (the wide ``y ~ .`` case).
+
+    Parameters
+    ----------
+    rhs : str
+        The right-hand side of a formula.
+
+    Returns
+    -------
+    list of (str, str) or None
+        ``(sign, name)`` pairs, or ``None`` when the right-hand side has any other term.
+
+    Examples
+    --------
+    >>> simple_rhs_tokens(". - x2")
+    [('+', '.'), ('-', 'x2')]
+    >>> simple_rhs_tokens("log(x1)") is None
+    True
+    """
     tokens: list[tuple[str, str]] = []
     for sign, body in re.findall(r"([+-]?)\s*(`[^`]+`|[^+\-`]+)", rhs.strip()):
         body = body.strip()
@@ -446,8 +496,39 @@ def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[st
     return [c for c in dict.fromkeys(out) if c != lhs]
 
 
-def _rhs_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[str]:
-    """Data columns the right-hand side uses (for the chunked engines' layout)."""
+def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataFrame,
+                  lhs: str) -> list[str]:
+    """Data columns the right-hand side uses (for the chunked engines' layout).
+
+    Parameters
+    ----------
+    tokens : list of (str, str) or None
+        :func:`simple_rhs_tokens` of ``rhs``.
+    rhs : str
+        The right-hand side.
+    data : pandas.DataFrame
+        The data (only its columns and dtypes are read; a zero-row frame will do).
+    lhs : str
+        The response (excluded from the result), or ``""``.
+
+    Returns
+    -------
+    list of str
+        Column names in first-use order, removed terms included (R keeps them in the model frame).
+
+    Raises
+    ------
+    FormulaError
+        A name that is not a column of ``data`` or an unknown function.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"y": [1.0], "a": [2.0], "b": [3.0]})
+    >>> rhs_variables(simple_rhs_tokens(". - b"), ". - b", df, "y")
+    ['a', 'b']
+    >>> rhs_variables(None, "log(a) + a:b", df, "y")
+    ['a', 'b']
+    """
     if tokens is not None and (not lhs or lhs in data.columns):
         return _direct_variables(tokens, rhs, data, lhs)
     lhs_node = parse(lhs) if lhs and lhs not in data.columns else (Node("name", lhs) if lhs else None)
@@ -456,8 +537,26 @@ def _rhs_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[str]:
     return _checked_columns(rhs_nodes, data, "~ " + rhs)
 
 
-def _expression_variables(expr: str, data: pd.DataFrame) -> list[str]:
-    """Data columns an expression (e.g. a response ``log(y)``) uses; unknown names are errors."""
+def expression_variables(expr: str, data: pd.DataFrame) -> list[str]:
+    """Data columns an expression (e.g. a response ``log(y)``) uses; unknown names are errors.
+
+    Parameters
+    ----------
+    expr : str
+        An R expression such as ``"log(y)"``.
+    data : pandas.DataFrame
+        The data (a zero-row frame will do).
+
+    Returns
+    -------
+    list of str
+        The columns ``expr`` reads.
+
+    Examples
+    --------
+    >>> expression_variables("log(y + x)", pd.DataFrame({"y": [1.0], "x": [2.0]}))
+    ['y', 'x']
+    """
     return _checked_columns([parse(expr)], data, expr)
 
 
@@ -470,10 +569,17 @@ def _checked_columns(nodes, data: pd.DataFrame, where: str) -> list[str]:
 
 # --------------------------------------------------------------------------- rows
 def _is_factor(s: pd.Series) -> bool:
-    return _is_factor_dtype(s.dtype)
+    return is_factor_dtype(s.dtype)
 
 
-def _is_factor_dtype(dtype) -> bool:
+def is_factor_dtype(dtype: Any) -> bool:
+    """Whether a column of this dtype is a factor in R's sense (not numeric, or logical).
+
+    Examples
+    --------
+    >>> is_factor_dtype(np.dtype("float64")), is_factor_dtype(np.dtype("bool")), is_factor_dtype(np.dtype("O"))
+    (False, True, True)
+    """
     if isinstance(dtype, np.dtype):
         return dtype.kind not in "iuf"
     return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
@@ -488,7 +594,7 @@ def _factor_flags(frame: pd.DataFrame, columns: list[str]) -> dict[str, bool]:
         dt = dtypes[c]
         key = id(dt)
         if key not in by_dtype:
-            by_dtype[key] = _is_factor_dtype(dt)
+            by_dtype[key] = is_factor_dtype(dt)
         out[c] = by_dtype[key]
     return out
 
@@ -564,10 +670,20 @@ def _check_constant(X: np.ndarray, names: list[str]) -> None:
     if X.shape[0] == 0 or X.shape[1] == 0:
         return
     constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
-    _raise_constant([names[j] for j in constant if names[j] != INTERCEPT])
+    raise_constant([names[j] for j in constant if names[j] != INTERCEPT])
 
 
-def _raise_constant(bad: list[str]) -> None:
+def raise_constant(bad: list[str]) -> None:
+    """Raise a :class:`~dpstats.errors.DataError` naming the constant columns ``bad`` (none: do nothing).
+
+    Examples
+    --------
+    >>> raise_constant([])
+    >>> raise_constant(["x3"])
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.DataError: constant column(s) 'x3' carry no information; ...
+    """
     if bad:
         shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
         raise DataError(

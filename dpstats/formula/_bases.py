@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.interpolate import BSpline
 
 from ..errors import DataError
 
@@ -27,6 +26,8 @@ def poly(x: np.ndarray, degree: int, raw: bool) -> np.ndarray:
 
 def _design(knots: np.ndarray, x: np.ndarray, ord_: int, deriv: int = 0) -> np.ndarray:
     """R's ``splines::splineDesign(knots, x, ord, derivs)`` for x within the boundary knots."""
+    from scipy.interpolate import BSpline  # ~0.7 s to import: only formulas with bs()/ns() pay it
+
     nb = len(knots) - ord_
     spline = BSpline(knots, np.eye(nb), ord_ - 1, extrapolate=True)
     return spline(x, nu=deriv) if len(x) else np.empty((0, nb))

@@ -1,5 +1,6 @@
-"""Result classes: one base class and one subclass per method (DESIGN §2.7)."""
+"""Result classes: one base class and one subclass per method (``docs/architecture.md``, "Layers")."""
 
-from .base import DPResult, OperatingCharacteristics, Plot, Summary
+from ..plotting import Plot
+from .base import DPResult, OperatingCharacteristics, Summary
 
 __all__ = ["DPResult", "OperatingCharacteristics", "Plot", "Summary"]

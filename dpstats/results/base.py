@@ -1,4 +1,4 @@
-"""The result object every method returns (DESIGN §5, §8).
+"""The result object every method returns (``docs/architecture.md``, "Layers").
 
 :class:`DPResult` carries the call, sizes, outputs, the privacy statement,
 operating characteristics and (non-private, opt-in) diagnostics, and renders
@@ -31,15 +31,17 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from .._io import atomic_write, jsonable
+from ..plotting import Plot
 from ..privacy.statement import PrivacyStatement
+from ..report import render_fragment, render_report
 
 
 @dataclass
 class OperatingCharacteristics:
-    """What a release implies about its own accuracy (DESIGN §5).
+    """What a release implies about its own accuracy (``docs/architecture.md``, "Layers").
 
     ``rows`` hold ``quantity``, ``estimate``, ``std_error`` (Monte Carlo; 0 for
     exact values) and ``basis``: :data:`BASIS_RELEASED` for values that follow
@@ -74,22 +76,13 @@ class OperatingCharacteristics:
         return pd.DataFrame(self.rows, columns=["quantity", "estimate", "std_error", "basis"])
 
     def to_dict(self) -> dict:
-        return {"rows": _jsonable(self.rows), "model": self.model, "trials": self.trials,
+        return {"rows": jsonable(self.rows), "model": self.model, "trials": self.trials,
                 "assumption": self.assumption_label, "note": self.note}
 
 
 _NOTE_RELEASED = OperatingCharacteristics.note
 BASIS_RELEASED = "released quantities and public inputs"
 BASIS_ASSUMED = "under the assumed model"
-
-
-@dataclass
-class Plot:
-    """An inline SVG figure with an accessible title and description."""
-
-    title: str
-    alt: str
-    svg: str
 
 
 @dataclass
@@ -196,14 +189,14 @@ class DPResult:
         """Plain JSON-able types (the R wrapper and the command line use this)."""
         out = {
             "class": type(self).__name__, "method": self.method, "title": self.title,
-            "call": _jsonable(self.call), "n": self.released_n(), "p": self.p, "terms": list(self.terms),
-            "outputs": _jsonable(self.outputs()),
-            "tidy": _jsonable(self.tidy().to_dict(orient="list")),
-            "glance": _jsonable(self.glance().iloc[0].to_dict()),
+            "call": jsonable(self.call), "n": self.released_n(), "p": self.p, "terms": list(self.terms),
+            "outputs": jsonable(self.outputs()),
+            "tidy": jsonable(self.tidy().to_dict(orient="list")),
+            "glance": jsonable(self.glance().iloc[0].to_dict()),
             "privacy": self.privacy.to_dict(),
             "operating_characteristics": (self.operating_characteristics.to_dict()
                                           if self.operating_characteristics else None),
-            "diagnostics": _jsonable(self.shown_diagnostics()),
+            "diagnostics": jsonable(self.shown_diagnostics()),
             "warnings": list(self.warnings), "created": self.created,
         }
         return out
@@ -211,7 +204,7 @@ class DPResult:
     def to_json(self, path: str | None = None) -> str:
         text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
         if path:
-            _atomic_write(path, text)
+            atomic_write(path, text)
         return text
 
     # ------------------------------------------------------------------ report
@@ -225,15 +218,11 @@ class DPResult:
 
     def report(self, path: str, *, include_diagnostics: bool = False) -> str:
         """Write a self-contained HTML report to ``path`` and return the path."""
-        from ..report import render_report
-
         html = render_report([self], include_diagnostics=include_diagnostics)
-        _atomic_write(path, html)
+        atomic_write(path, html)
         return path
 
     def _repr_html_(self) -> str:
-        from ..report import render_fragment
-
         return render_fragment(self)
 
 
@@ -278,8 +267,6 @@ class Summary:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        from ..report import render_fragment
-
         return render_fragment(self.result)
 
 
@@ -351,51 +338,5 @@ def _indent(text: str) -> list[str]:
 
 
 def _short(v: Any) -> str:
-    s = str(_jsonable(v))
+    s = str(jsonable(v))
     return s if len(s) < 200 else s[:197] + "..."
-
-
-def _jsonable(obj: Any) -> Any:
-    """Convert numpy/pandas values to plain Python types; non-finite floats to None/str."""
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        if math.isnan(x):
-            return None
-        if math.isinf(x):
-            return "Inf" if x > 0 else "-Inf"
-        return x
-    if isinstance(obj, pd.DataFrame):
-        return _jsonable(obj.to_dict(orient="list"))
-    if obj is None or isinstance(obj, (str, int, bool)):
-        return obj
-    return str(obj)
-
-
-def _atomic_write(path: str, text: str) -> None:
-    """Write via a temporary file so no half-written output is left behind."""
-    import os
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".dpstats-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

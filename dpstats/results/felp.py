@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .base import DPResult, Plot, selected_section
+from ..plotting import Plot, new_figure, to_plot
+from .base import DPResult, selected_section
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -102,8 +103,6 @@ class FELPResult(DPResult):
                 "clip_norm": self.clip_norm, "classes": list(self.classes), "scaling": self.scaling}
 
     def plots(self) -> list[Plot]:
-        from ..plotting import new_figure, to_plot
-
         order = np.argsort(-self.weights, kind="stable")
         shown = order[:min(self.p, 60)]
         w = self.weights[shown]

@@ -13,7 +13,8 @@ import pandas as pd
 from ..errors import DataError
 from ..methods.gmm_model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import describe
-from .base import BASIS_ASSUMED, BASIS_RELEASED, DPResult, OperatingCharacteristics, Plot
+from ..plotting import Plot, new_figure, to_plot
+from .base import BASIS_ASSUMED, BASIS_RELEASED, DPResult, OperatingCharacteristics
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -141,8 +142,6 @@ class GMMResult(DPResult):
         return vecs[:, ::-1][:, :2]
 
     def plots(self) -> list[Plot]:
-        from ..plotting import new_figure, to_plot
-
         B = self.plane()
         fig, ax = new_figure(6.4, 4.8)
         colours = ["#3b6fd8", "#d48a00", "#2a9d5b", "#b23a48", "#7b52ab", "#6b6b6b"]

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .base import DPResult, Plot
+from ..plotting import Plot, new_figure, to_plot
+from .base import DPResult
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -115,8 +116,6 @@ class KnockoffResult(DPResult):
         return plots
 
     def _w_plot(self) -> Plot:
-        from ..plotting import new_figure, to_plot
-
         order = np.argsort(-self.W, kind="stable")
         w = self.W[order]
         chosen = set(self.selected)
@@ -140,8 +139,6 @@ class KnockoffResult(DPResult):
         return to_plot(fig, "Knockoff W statistics with the threshold", alt)
 
     def _oc_plot(self) -> Plot:
-        from ..plotting import new_figure, to_plot
-
         oc = self.operating_characteristics.table()
         fig, ax = new_figure(5.0, 3.0)
         y = np.arange(len(oc))

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .base import DPResult, Plot, selected_section
+from ..plotting import Plot, new_figure, to_plot
+from .base import DPResult, selected_section
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -85,8 +86,6 @@ class SISResult(DPResult):
         return dict(zip(self.tidy()["term"], self.tidy()["selected"]))
 
     def plots(self) -> list[Plot]:
-        from ..plotting import new_figure, to_plot
-
         curve = self.recovery_curve
         fig, ax = new_figure()
         ax.plot(curve["gap"], curve["bound"], color="#3b6fd8", lw=2,

@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from .base import DPResult, Plot, selected_section
+from ..plotting import Plot, new_figure, to_plot
+from .base import DPResult, selected_section
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -112,8 +113,6 @@ class TwoStageResult(DPResult):
         oc = self.operating_characteristics
         if oc is None or not oc.rows:
             return []
-        from ..plotting import new_figure, to_plot
-
         table = oc.table()
         gaps = [r["gap"] for r in oc.rows]
         fig, ax = new_figure()

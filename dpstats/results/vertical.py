@@ -10,7 +10,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from .base import DPResult, Plot, _jsonable, escape_text
+from .._io import jsonable
+from ..plotting import Plot, new_figure, to_plot
+from .base import DPResult, escape_text
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -131,13 +133,11 @@ class VerticalGLMResult(DPResult):
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        out["privacy"] = _jsonable(out["privacy"])  # eps = inf (not private) becomes "Inf"
+        out["privacy"] = jsonable(out["privacy"])  # eps = inf (not private) becomes "Inf"
         return out
 
     # ------------------------------------------------------------------ report
     def plots(self) -> list[Plot]:
-        from ..plotting import new_figure, to_plot
-
         tr = self.trace
         change = np.maximum(tr["sum_abs_change"].to_numpy(), 1e-300)
         if not np.isfinite(change).any():  # DP mode: the changes are not released, nothing to draw
