@@ -1,28 +1,36 @@
-"""Front door of the two-stage selection baseline (DESIGN §1, §2.1)."""
+"""Front door of the two-stage selection baseline (docs/architecture.md, "Layers").
+
+The method, its plan and its release are in :mod:`dpstats.methods.two_stage`;
+this door validates, reads the frame, and builds the result.
+"""
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import model_frame, refuse_offset
-from ..geometry import resolve_box, to_unit_interval
+from ..formula import ModelFrame, model_frame, refuse_offset
+from ..geometry import Box, resolve_box
 from ..methods import sis as sis_m
 from ..methods import two_stage as m
-from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.accountant import Accountant
+from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS
-from ..results.base import OperatingCharacteristics, attach_diagnostics
+from ..results.base import OperatingCharacteristics
 from ..results.two_stage import TwoStageResult
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
-from ._common import call_record, charge, dummy_columns, missing_rows_step
+from ._common import call_record, dummy_columns, missing_rows_step, run
 
 SECOND_STAGES = (None, "private_ols", "ols")
 
@@ -126,7 +134,7 @@ def dp_two_stage(
     oc_trials : int
         Trials per vote margin for the operating characteristics (0 skips).
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------
@@ -152,62 +160,110 @@ def dp_two_stage(
             "second_stage='private_ols' needs public bounds= for the selected columns and the "
             "response, e.g. bounds=(-5, 5); or use second_stage=None.")
 
-    mf = model_frame(formula, data, drop_intercept=True)
-    d, n = mf.p, mf.n
-    if d < 2:
-        raise DataError(f"dp_two_stage needs at least 2 candidate columns, '{formula}' gives {d}.")
-    k = sis_m.default_k(d) if k is None else check_k(k, d)
-    n_blocks = m.default_blocks(n) if blocks is None else blocks
-    if n_blocks > n // 2:
-        raise DataError(f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; "
-                        f"use blocks <= {n // 2}.")
+    door = _TwoStage(formula=formula, data=data, eps=eps, k=k, lam=lam, blocks=blocks, vote=vote, topk=topk,
+                     gamma=gamma, shuffle=shuffle, standardize=standardize, solver=solver, tol=tol,
+                     second_stage=second_stage, stage_fraction=stage_fraction, bounds=bounds,
+                     neighbouring=neighbouring, truth=truth, oc_trials=oc_trials, strict=strict, progress=progress)
+    return run(door, strict=strict, random_state=random_state, accountant=accountant,
+               diagnostics=diagnostics or truth is not None)
 
-    dd = DataDependence(strict)
-    refuse_offset(mf, "dp_two_stage")
-    missing_rows_step(dd, mf)
-    if neighbouring == "add_remove" and blocks is None:
-        dd.add(f"the number of blocks ⌊√n⌋ = {n_blocks} uses n, which is private under "
-               "add/remove-one-row", fix="pass a public blocks= (e.g. blocks=10)")
-    x_box = y_box = None
-    if second_stage == "ols":
-        dd.add("second stage: ordinary least squares on the selected columns of the raw data "
-               "(NOT private)", fix="use second_stage='private_ols' with bounds=, or None")
-    elif second_stage == "private_ols":
-        x_box = resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
-        y_box = resolve_box(bounds, [mf.response])
 
-    entries = _ledger(eps, k, d, n_blocks, topk, second_stage, stage_fraction, neighbouring)
-    truth = check_truth(truth, mf.names)
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
-    charge(accountant, entries, "dp_two_stage")
+@dataclass
+class _Frame:
+    mf: ModelFrame
+    k: int
+    n_blocks: int
+    x_box: Box | None
+    y_box: Box | None
+    truth: list[str] | None
 
-    rng = noise.generator
-    labels = m.block_labels(n, n_blocks, neighbouring, rng, shuffle=shuffle)
-    coefs = m.block_coefficients(mf.X, mf.y, labels, n_blocks, lam, standardize=standardize,
-                                 solver=solver, tol=tol, progress=progress)
-    counts = m.vote_counts(coefs, k, vote)
-    options = {"gamma": gamma} if topk == "canonical_lipschitz" else {}
-    chosen = SELECTORS[topk].select(counts, k, entries[0].eps, rng, **options)
-    selected = [mf.names[j] for j in chosen]
 
-    table, n_clipped = None, 0
-    if second_stage is not None:
-        table, n_clipped = _second_stage(second_stage, mf, chosen, x_box, y_box,
-                                         entries[-1].eps, neighbouring, noise)
-    sizes = np.bincount(labels, minlength=n_blocks)
-    statement = _statement(entries, eps, neighbouring, dd, noise, second_stage, k)
-    result = TwoStageResult(
-        method="dp_two_stage",
-        call=_call(formula, eps, k, lam, blocks, vote, topk, second_stage, neighbouring, strict),
-        n=n, p=d, terms=list(mf.names), privacy=statement,
-        operating_characteristics=_operating_characteristics(
-            d, k, entries[0].eps, n_blocks, topk, gamma, oc_trials, rng),
-        selected=selected, k=k, lam=lam, blocks=n_blocks,
-        block_sizes=(int(sizes.min()), int(sizes.max())), vote=vote, topk=topk, gamma=gamma,
-        lasso=m.solver_text(solver, tol),
-        second_stage=table, second_stage_kind=second_stage)
-    return attach_diagnostics(result, diagnostics or truth is not None,
-                              lambda: _diagnostics(truth, selected, counts, mf, k, n_clipped, rng))
+@dataclass
+class _TwoStage:
+    """dp_two_stage's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    formula: str
+    data: Any
+    eps: float
+    k: int | None
+    lam: float
+    blocks: int | None
+    vote: str
+    topk: str
+    gamma: float
+    shuffle: bool
+    standardize: bool
+    solver: str
+    tol: float
+    second_stage: str | None
+    stage_fraction: float
+    bounds: Any
+    neighbouring: str
+    truth: Sequence[str] | None
+    oc_trials: int
+    strict: bool
+    progress: bool
+    label: str = "dp_two_stage"
+    # the release's generator: the diagnostics' non-private top-k breaks its ties with it
+    _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
+
+    def frame(self, dd: DataDependence) -> _Frame:
+        mf = model_frame(self.formula, self.data, drop_intercept=True)
+        d, n = mf.p, mf.n
+        if d < 2:
+            raise DataError(f"dp_two_stage needs at least 2 candidate columns, '{self.formula}' gives {d}.")
+        k = sis_m.default_k(d) if self.k is None else check_k(self.k, d)
+        n_blocks = m.default_blocks(n) if self.blocks is None else self.blocks
+        if n_blocks > n // 2:
+            raise DataError(f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; "
+                            f"use blocks <= {n // 2}.")
+        refuse_offset(mf, "dp_two_stage")
+        missing_rows_step(dd, mf)
+        m.name_data_dependent_steps(dd, neighbouring=self.neighbouring, n_blocks=n_blocks,
+                                    blocks_given=self.blocks is not None, second_stage=self.second_stage)
+        x_box = y_box = None
+        if self.second_stage == "private_ols":
+            x_box = resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf))
+            y_box = resolve_box(self.bounds, [mf.response])
+        return _Frame(mf=mf, k=k, n_blocks=n_blocks, x_box=x_box, y_box=y_box,
+                      truth=check_truth(self.truth, mf.names))
+
+    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
+        return m.plan(d=frame.mf.p, k=frame.k, eps=self.eps, n_blocks=frame.n_blocks, topk=self.topk,
+                      neighbouring=self.neighbouring, second_stage=self.second_stage,
+                      stage_fraction=self.stage_fraction)
+
+    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Release:
+        self._generator = noise.generator
+        with _bar(self.progress, frame.n_blocks, "block lasso fits") as progress:
+            return m.release(frame.mf.X, frame.mf.y, plan, noise, k=frame.k, n_blocks=frame.n_blocks,
+                             lam=self.lam, vote=self.vote, topk=self.topk, gamma=self.gamma,
+                             neighbouring=self.neighbouring, shuffle=self.shuffle, standardize=self.standardize,
+                             solver=self.solver, tol=self.tol, second_stage=self.second_stage,
+                             x_box=frame.x_box, y_box=frame.y_box, progress=progress)
+
+    def result(self, frame: _Frame, plan: Plan, released: m.Release, statement: PrivacyStatement,
+               noise: NoiseSource) -> TwoStageResult:
+        mf, k, n_blocks = frame.mf, frame.k, frame.n_blocks
+        # the statement states the eps asked for: the ledger's exactly rounded sum
+        # (1 − f)·eps + (eps − (1 − f)·eps) can be one ulp off when stage_fraction > 1/2
+        statement.eps = self.eps
+        sizes = np.bincount(released.labels, minlength=n_blocks)
+        oc = _operating_characteristics(mf.p, k, plan.entries[0].eps, n_blocks, self.topk, self.gamma,
+                                        self.oc_trials, noise.generator)
+        return TwoStageResult(
+            method="dp_two_stage",
+            call=_call(self.formula, self.eps, self.k, self.lam, self.blocks, self.vote, self.topk,
+                       self.second_stage, self.neighbouring, self.strict),
+            n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
+            selected=_selected(mf, released), k=k, lam=self.lam, blocks=n_blocks,
+            block_sizes=(int(sizes.min()), int(sizes.max())), vote=self.vote, topk=self.topk, gamma=self.gamma,
+            lasso=m.solver_text(self.solver, self.tol),
+            second_stage=_second_stage_table(self.second_stage, mf, released), second_stage_kind=self.second_stage)
+
+    def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
+        return _diagnostics(frame.truth, _selected(frame.mf, released), released.counts, frame.mf, frame.k,
+                            released.n_clipped, self._generator)
 
 
 # ----------------------------------------------------------------------------- validation
@@ -238,66 +294,32 @@ def _check_options(eps, lam, blocks, vote, topk, gamma, shuffle, standardize, to
     return out
 
 
-# ----------------------------------------------------------------------------- privacy
-def _ledger(eps, k, d, n_blocks, topk, second_stage, stage_fraction, neighbouring) -> list[LedgerEntry]:
-    eps_select = eps if second_stage != "private_ols" else eps * (1 - stage_fraction)
-    entries = [LedgerEntry(
-        step=f"private top-{k} of lasso vote counts over {d} columns ({n_blocks} blocks)",
-        mechanism=f"{topk} top-k", eps=eps_select, sensitivity=m.SENSITIVITY_TEXT[neighbouring],
-        note=SELECTORS[topk].accounting)]
-    if second_stage == "private_ols":
-        q = k + 1
-        entries.append(LedgerEntry(
-            step=f"second stage: noisy sufficient statistics (ZᵀZ upper triangle, Zᵀy) for "
-                 f"{k} selected terms + intercept",
-            mechanism="Laplace (sufficient-statistics perturbation)", eps=eps - eps_select,
-            sensitivity=(f"Δ₁ = {m.ssp_sensitivity(q, neighbouring):g}: {m.ssp_dimension(q)} "
-                         f"entries, each a sum of products in [−1, 1], moved by at most "
-                         f"{2 if neighbouring == 'replace' else 1} per row"),
-            note="basic composition with the selection step"))
-    return entries
+# ----------------------------------------------------------------------------- result
+@contextmanager
+def _bar(progress: bool, total: int, desc: str) -> Iterator[Callable[[int], None] | None]:
+    """A tqdm bar's ``update`` as the method's progress callback (None without progress)."""
+    if not progress:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, desc=desc, leave=False) as bar:
+        yield bar.update
 
 
-def _statement(entries, eps, neighbouring, dd, noise, second_stage, k) -> PrivacyStatement:
-    notes = ["The selected set is released without an order; vote counts are not released.",
-             "Rows are assigned to blocks without looking at the data; the lasso fits inside a "
-             "block are not private by themselves and need no bounds."]
-    if second_stage == "private_ols":
-        notes.append("Second-stage estimates come from noisy sufficient statistics of the "
-                     "bounded, clipped data; the number of clipped values is not released.")
-    if second_stage == "ols":
-        notes.append("Second-stage estimates are NOT private (ordinary least squares).")
-    return PrivacyStatement(
-        method="two-stage selection", eps=eps, delta=0.0, neighbouring=neighbouring,
-        ledger=entries, sensitivities={"vote counts (l-infinity over features)": entries[0].sensitivity},
-        data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers),
-        notes=notes)
+def _selected(mf: ModelFrame, released: m.Release) -> list[str]:
+    return [mf.names[j] for j in released.chosen]
 
 
-# ----------------------------------------------------------------------------- second stage
-def _second_stage(kind, mf, chosen, x_box, y_box, eps2, neighbouring, noise):
-    names = [mf.names[j] for j in chosen]
-    Xs = mf.X[:, chosen]
-    if kind == "ols":
-        Z = np.column_stack([np.ones(mf.n), Xs])
-        beta = np.linalg.lstsq(Z, mf.y, rcond=None)[0]
-        label = "NOT private (ordinary least squares)"
-        return _coef_table(names, beta, label), 0
-    xb = type(x_box)(x_box.lo[chosen], x_box.hi[chosen])
-    Xu, c1 = to_unit_interval(Xs.astype(float, copy=True), xb)
-    yu, c2 = to_unit_interval(mf.y.astype(float, copy=True)[:, None], y_box)
-    Z = np.column_stack([np.ones(mf.n), Xu])
-    b, _ = m.private_ols(Z, yu[:, 0], eps2, neighbouring, noise.laplace)
-    # back to the original units: y = cy + hy·(b0 + Σ b_j (x_j − c_j)/h_j)
-    cy, hy = float(y_box.center[0]), float(y_box.halfwidth[0])
-    slopes = hy * b[1:] / xb.halfwidth
-    intercept = cy + hy * b[0] - float(np.sum(slopes * xb.center))
-    label = "private (Laplace sufficient statistics)"
-    return _coef_table(names, np.concatenate([[intercept], slopes]), label), c1 + c2
+SECOND_STAGE_LABELS = {"ols": "NOT private (ordinary least squares)",
+                       "private_ols": "private (Laplace sufficient statistics)"}
 
 
-def _coef_table(names, beta, label) -> pd.DataFrame:
-    return pd.DataFrame({"term": ["(Intercept)"] + list(names), "estimate": beta, "label": label})
+def _second_stage_table(kind: str | None, mf: ModelFrame, released: m.Release) -> pd.DataFrame | None:
+    if kind is None:
+        return None
+    return pd.DataFrame({"term": ["(Intercept)"] + _selected(mf, released), "estimate": released.beta,
+                         "label": SECOND_STAGE_LABELS[kind]})
 
 
 # ----------------------------------------------------------------------------- characteristics

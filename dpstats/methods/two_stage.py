@@ -1,10 +1,24 @@
 """Two-stage private support selection (Kifer, Smith & Thakurta 2012), as a plain algorithm.
 
-Subsample and aggregate: the rows are split into m disjoint blocks (default
-m = ⌊√n⌋, blocks of about √n rows, as in the DP-SIS paper's comparison), a
-non-private lasso is fitted on each block, every block casts one vote for
-each feature it selects (its top-k |coefficients|, or its whole support), and
-a private top-k of the d vote counts picks the features.
+The baseline of Swope et al. ("Feature Selection from Differentially Private
+Correlations", §2 and §3): subsample and aggregate.  The steps, as the
+functions below implement them:
+
+1. Split the rows into m disjoint blocks without looking at the data
+   (default m = ⌊√n⌋, blocks of about √n rows, as in the paper's comparison):
+   :func:`block_labels`.
+2. Fit a non-private lasso on each block: :func:`block_lasso`,
+   :func:`block_coefficients`.
+3. Every block casts one vote for each feature it selects (its top-k
+   |coefficients|, or its whole support): :func:`vote_counts`.
+4. A private top-k of the d vote counts picks the features (in
+   :func:`release`).
+5. Optionally, a fit on the selected features (Kifer et al.'s second stage):
+   least squares from Laplace-noised sufficient statistics,
+   :func:`private_ols`, or ordinary least squares (not private).
+
+:func:`plan` gives the ledger of steps 4 and 5 from public inputs before any
+data is touched; :func:`release` runs steps 1–5.
 
 Sensitivity of the vote counts.  The assignment of rows to blocks never looks
 at the data.  Replace-one-row: the changed row sits in one block, whose votes
@@ -25,8 +39,17 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+
+from ..geometry import Box, to_unit_interval
+from ..privacy.accountant import LedgerEntry
+from ..privacy.plan import Plan
+from ..privacy.randomness import NoiseSource
+from ..privacy.statement import DataDependence
+from ..privacy.topk import SELECTORS
 
 SENSITIVITY = {"replace": 1.0, "add_remove": 1.0}
 
@@ -41,6 +64,71 @@ LASSO_SOLVERS = {
     "lars": "scikit-learn LassoLars (LARS-lasso homotopy: exact solution, machine-precision tolerance)",
     "cd": "scikit-learn Lasso (cyclic coordinate descent, duality-gap tolerance tol)",
 }
+
+
+NOTES = ["The selected set is released without an order; vote counts are not released.",
+         "Rows are assigned to blocks without looking at the data; the lasso fits inside a "
+         "block are not private by themselves and need no bounds."]
+SECOND_STAGE_NOTES = {
+    "private_ols": "Second-stage estimates come from noisy sufficient statistics of the "
+                   "bounded, clipped data; the number of clipped values is not released.",
+    "ols": "Second-stage estimates are NOT private (ordinary least squares).",
+}
+
+
+def plan(*, d: int, k: int, eps: float, n_blocks: int, topk: str, neighbouring: str,
+         second_stage: str | None = None, stage_fraction: float = 0.5) -> Plan:
+    """The privacy plan of steps 4 and 5, from public inputs only.
+
+    Step 4, the private top-k of the vote counts (Δ∞ = 1, module docstring),
+    gets all of eps, or (1 − stage_fraction)·eps when step 5 is
+    ``"private_ols"``, which gets the rest (basic composition).
+
+    Examples
+    --------
+    >>> p = plan(d=50, k=3, eps=2.0, n_blocks=10, topk="canonical_lipschitz", neighbouring="replace",
+    ...          second_stage="private_ols", stage_fraction=0.25)
+    >>> [e.eps for e in p.entries], p.entries[1].sensitivity.split(":")[0]
+    ([1.5, 0.5], 'Δ₁ = 28')
+    """
+    eps_select = eps if second_stage != "private_ols" else eps * (1 - stage_fraction)
+    entries = [LedgerEntry(
+        step=f"private top-{k} of lasso vote counts over {d} columns ({n_blocks} blocks)",
+        mechanism=f"{topk} top-k", eps=eps_select, sensitivity=SENSITIVITY_TEXT[neighbouring],
+        note=SELECTORS[topk].accounting)]
+    if second_stage == "private_ols":
+        entries.append(_second_stage_entry(k, eps - eps_select, neighbouring))
+    notes = NOTES + ([SECOND_STAGE_NOTES[second_stage]] if second_stage else [])
+    return Plan(method="two-stage selection", neighbouring=neighbouring, entries=entries,
+                sensitivities={"vote counts (l-infinity over features)": entries[0].sensitivity}, notes=notes)
+
+
+def _second_stage_entry(k: int, eps: float, neighbouring: str) -> LedgerEntry:
+    """Step 5's ledger entry: Laplace noise on the sufficient statistics of k terms + intercept."""
+    q = k + 1
+    return LedgerEntry(
+        step=f"second stage: noisy sufficient statistics (ZᵀZ upper triangle, Zᵀy) for "
+             f"{k} selected terms + intercept",
+        mechanism="Laplace (sufficient-statistics perturbation)", eps=eps,
+        sensitivity=(f"Δ₁ = {ssp_sensitivity(q, neighbouring):g}: {ssp_dimension(q)} "
+                     f"entries, each a sum of products in [−1, 1], moved by at most "
+                     f"{2 if neighbouring == 'replace' else 1} per row"),
+        note="basic composition with the selection step")
+
+
+def name_data_dependent_steps(dd: DataDependence, *, neighbouring: str, n_blocks: int, blocks_given: bool,
+                              second_stage: str | None) -> None:
+    """The method's own data-dependent steps (refused under ``strict``).
+
+    Under add/remove-one-row n is private, so the default ⌊√n⌋ blocks of step
+    1 depend on the data; an ordinary least-squares step 5 is not private.
+    """
+    if neighbouring == "add_remove" and not blocks_given:
+        dd.add(f"the number of blocks ⌊√n⌋ = {n_blocks} uses n, which is private under "
+               "add/remove-one-row", fix="pass a public blocks= (e.g. blocks=10)")
+    if second_stage == "ols":
+        dd.add("second stage: ordinary least squares on the selected columns of the raw data "
+               "(NOT private)", fix="use second_stage='private_ols' with bounds=, or None")
 
 
 def solver_text(solver: str, tol: float) -> str:
@@ -119,18 +207,19 @@ def block_lasso(X: np.ndarray, y: np.ndarray, lam: float, *, standardize: bool =
 
 def block_coefficients(X: np.ndarray, y: np.ndarray, labels: np.ndarray, m: int, lam: float, *,
                        standardize: bool = True, solver: str = "lars", tol: float = 1e-4,
-                       max_iter: int = 10_000, progress: bool = False) -> np.ndarray:
-    """An (m, d) array: the lasso coefficients of every block (empty blocks give zeros)."""
+                       max_iter: int = 10_000, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """An (m, d) array: the lasso coefficients of every block (empty blocks give zeros).
+
+    ``progress``, if given, is called with 1 after each block (e.g. a tqdm bar's ``update``).
+    """
     out = np.zeros((m, X.shape[1]))
-    iterator = range(m)
-    if progress:
-        from tqdm.auto import tqdm
-        iterator = tqdm(iterator, desc="block lasso fits", leave=False)
-    for b in iterator:
+    for b in range(m):
         rows = labels == b
         if rows.sum() >= 2:
             out[b] = block_lasso(X[rows], y[rows], lam, standardize=standardize, solver=solver,
                                  tol=tol, max_iter=max_iter)
+        if progress is not None:
+            progress(1)
     return out
 
 
@@ -226,3 +315,62 @@ def private_ols(Z: np.ndarray, y: np.ndarray, eps: float, neighbouring: str,
     w, V = np.linalg.eigh(G)
     G_psd = (V * np.maximum(w, 1e-3 * n_noisy)) @ V.T
     return np.linalg.solve(G_psd, b), np.diag(G_psd)
+
+
+# --------------------------------------------------------------------- release: steps 1-5
+@dataclass
+class Release:
+    """What :func:`release` computed: block labels, vote counts, the private selection, step 5's fit.
+
+    ``beta`` (intercept first, original units) and ``n_clipped`` are None
+    and 0 without a second stage.
+    """
+
+    labels: np.ndarray
+    counts: np.ndarray
+    chosen: np.ndarray
+    beta: np.ndarray | None = None
+    n_clipped: int = 0
+
+
+def release(X: np.ndarray, y: np.ndarray, plan: Plan, noise: NoiseSource, *, k: int, n_blocks: int,
+            lam: float, vote: str, topk: str, gamma: float, neighbouring: str, shuffle: bool = True,
+            standardize: bool = True, solver: str = "lars", tol: float = 1e-4,
+            second_stage: str | None = None, x_box: Box | None = None, y_box: Box | None = None,
+            progress: Callable[[int], None] | None = None) -> Release:
+    """Steps 1–5 (module docstring), spending exactly the eps of ``plan``'s ledger.
+
+    ``x_box`` and ``y_box`` are the public bounds of the columns of ``X`` and
+    of ``y``, needed by ``second_stage="private_ols"`` only.
+    """
+    rng = noise.generator
+    labels = block_labels(X.shape[0], n_blocks, neighbouring, rng, shuffle=shuffle)  # step 1
+    coefs = block_coefficients(X, y, labels, n_blocks, lam, standardize=standardize,  # step 2
+                               solver=solver, tol=tol, progress=progress)
+    counts = vote_counts(coefs, k, vote)  # step 3
+    options = {"gamma": gamma} if topk == "canonical_lipschitz" else {}
+    chosen = SELECTORS[topk].select(counts, k, plan.entries[0].eps, rng, **options)  # step 4
+    out = Release(labels=labels, counts=counts, chosen=chosen)
+    if second_stage == "ols":  # step 5, not private
+        out.beta = np.linalg.lstsq(np.column_stack([np.ones(X.shape[0]), X[:, chosen]]), y, rcond=None)[0]
+    elif second_stage == "private_ols":
+        out.beta, out.n_clipped = second_stage_private_ols(X[:, chosen], y, Box(x_box.lo[chosen], x_box.hi[chosen]),
+                                                           y_box, plan.entries[-1].eps, neighbouring, noise)
+    return out
+
+
+def second_stage_private_ols(Xs: np.ndarray, y: np.ndarray, x_box: Box, y_box: Box, eps: float,
+                             neighbouring: str, noise: NoiseSource) -> tuple[np.ndarray, int]:
+    """Step 5, private: :func:`private_ols` on the selected columns mapped onto [−1, 1] by their bounds.
+
+    Returns the intercept and slopes in the original units, and the number
+    of clipped values (not private).
+    """
+    Xu, c1 = to_unit_interval(Xs.astype(float, copy=True), x_box)
+    yu, c2 = to_unit_interval(y.astype(float, copy=True)[:, None], y_box)
+    b, _ = private_ols(np.column_stack([np.ones(Xs.shape[0]), Xu]), yu[:, 0], eps, neighbouring, noise.laplace)
+    # back to the original units: y = cy + hy·(b0 + Σ b_j (x_j − c_j)/h_j)
+    cy, hy = float(y_box.center[0]), float(y_box.halfwidth[0])
+    slopes = hy * b[1:] / x_box.halfwidth
+    intercept = cy + hy * b[0] - float(np.sum(slopes * x_box.center))
+    return np.concatenate([[intercept], slopes]), c1 + c2
