@@ -186,7 +186,8 @@ print.dp_accountant <- function(x, ...) {
   led <- ledger(x)
   if (nrow(led)) {
     cat("Ledger:\n")
-    print(led, row.names = FALSE)
+    cat(sprintf("  %d. %s: eps = %s, delta = %s  [%s] %s\n", seq_len(nrow(led)), led$analysis,
+                format(led$eps, digits = 6), format(led$delta, digits = 6), led$mechanism, led$step), sep = "")
   } else {
     cat("Ledger: nothing spent yet\n")
   }

@@ -1,12 +1,21 @@
 # S3 methods of dp_result (every class c("dp_<method>", "dp_result")).
 
 print.dp_result <- function(x, ...) {
-  cat(x$text, "\n", sep = "")
+  cat(.with_r_call(x$text, x$call), "\n", sep = "")
   invisible(x)
 }
 
+# Python's text shows the call as Python recorded it; R users see their own call (as lm prints it).
+.with_r_call <- function(text, call) {
+  if (!is.call(call) || is.null(text)) return(text)
+  lines <- strsplit(text, "\n", fixed = TRUE)[[1]]
+  i <- match("Call:", lines)
+  if (is.na(i) || i >= length(lines)) return(text)
+  paste(c(lines[seq_len(i)], paste(deparse(call), collapse = "\n"), lines[-seq_len(i + 1)]), collapse = "\n")
+}
+
 summary.dp_result <- function(object, ...) {
-  structure(list(text = object$summary_text, method = object$method, tidy = tidy(object),
+  structure(list(text = .with_r_call(object$summary_text, object$call), method = object$method, tidy = tidy(object),
                  glance = glance(object), ledger = ledger(object), privacy = object$privacy),
             class = "summary.dp_result")
 }
