@@ -308,6 +308,45 @@ class _Unavailable(DPStatsError):
     """The requested function does not exist in this dpstats."""
 
 
+class ArgumentError(DPStatsError):
+    """An argument R passed is unknown to the function, or a required one is missing (R: ``dpstats_argument_error``)."""
+
+
+def check_arguments(fn, name: str, args: list, kwargs: dict) -> None:
+    """Bind the R call's arguments to ``fn``'s signature; a mismatch is an :class:`ArgumentError`.
+
+    Examples
+    --------
+    >>> def f(formula, data, eps, *, bounds=None): ...
+    >>> check_arguments(f, "f", [], {"formula": "y ~ x", "data": None, "eps": 1, "bound": (0, 1)})
+    Traceback (most recent call last):
+    ...
+    dpstats.rbridge.ArgumentError: f() has no argument 'bound' (did you mean 'bounds'?). Its arguments: formula, data, eps, bounds.
+    """
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        params = [p for p in sig.parameters if p not in ("self", "args", "kwargs")]
+        unknown = [k for k in kwargs if k not in sig.parameters]
+        listing = f"Its arguments: {', '.join(params)}."
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], params, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ArgumentError(f"{name}() has no argument '{unknown[0]}'{hint}. {listing}") from None
+        missing = [p.name for p in sig.parameters.values()
+                   if p.default is inspect.Parameter.empty and p.name not in kwargs
+                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][len(args):]
+        if missing:
+            raise ArgumentError(f"argument '{missing[0]}' of {name}() is missing, with no default. {listing}") from None
+        raise ArgumentError(f"{name}(): {exc}. {listing}") from None
+
+
 def has_function(name: str) -> bool:
     """True when ``dpstats.<name>`` exists and is callable (R: ``dpstats_has()``)."""
     try:
@@ -375,6 +414,7 @@ def call_from_r(name: str, args: list | None = None, kwargs: dict | None = None,
             for key, transport in (frames or {}).items():
                 kwargs[key] = frame_from_transport(transport)
             fn = _resolve(name) if target is None else _method(target, name)
+            check_arguments(fn, name, args, kwargs)
             kwargs = coerce_arguments(fn, kwargs)
             value = fn(*args, **kwargs)
             text = json.dumps(result_payload(value), allow_nan=False)
@@ -406,6 +446,39 @@ def _warning_list(caught) -> list[list[str]]:
             seen.add(key)
             out.append([key[0], key[1]])
     return out
+
+
+def new_accountant(eps: float, delta: float = 0.0):
+    """An :class:`~dpstats.privacy.accountant.Accountant` for R's ``dp_accountant()``."""
+    from .privacy.accountant import Accountant
+
+    return Accountant(eps=float(eps), delta=float(delta))
+
+
+def accountant_state(acc) -> dict:
+    """Budget, spent, remaining and ledger of an Accountant, as plain values (R's print)."""
+    rows = [{"analysis": c.label, "step": e.step, "mechanism": e.mechanism, "eps": e.eps, "delta": e.delta}
+            for c in acc.charges for e in c.entries]
+    return {"eps": acc.eps, "delta": acc.delta, "spent_eps": acc.spent_eps, "spent_delta": acc.spent_delta,
+            "remaining_eps": acc.remaining_eps, "remaining_delta": acc.remaining_delta, "ledger": rows}
+
+
+def design_for_r(formula: str, data: pd.DataFrame) -> dict:
+    """R's ``dp_model_matrix()``: the design matrix the formula layer builds (row-major values).
+
+    ``assign`` numbers each column's term as R's ``model.matrix`` does (0 for the intercept).
+    """
+    from .formula import INTERCEPT, model_frame
+
+    mf = model_frame(formula, data, min_rows=1, check_constant=False)
+    order: list[str] = []
+    for t, nm in zip(mf.terms, mf.names):
+        if nm != INTERCEPT and t not in order:
+            order.append(t)
+    assign = [0 if nm == INTERCEPT else order.index(t) + 1 for t, nm in zip(mf.terms, mf.names)]
+    return {"values": mf.X.ravel().tolist(), "dim": [mf.n, mf.p], "names": list(mf.names), "assign": assign,
+            "n_dropped": int(mf.n_dropped),
+            "data_dependent": [str(t) for t, _ in mf.data_dependent_terms]}
 
 
 # =========================================================================== rpy2 side

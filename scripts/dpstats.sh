@@ -14,7 +14,8 @@ system_packages() {
     command -v Rscript >/dev/null 2>&1 || need+=(r-base-core r-base-dev)
     command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
     for pkg in r-cran-reticulate r-cran-testthat r-cran-mlbench r-bioc-all r-bioc-multtest \
-               r-cran-glmnet r-cran-mclust r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc; do
+               r-cran-glmnet r-cran-mclust r-cran-jsonlite r-cran-knitr r-cran-rmarkdown r-cran-broom \
+               r-cran-generics pandoc; do
         dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
     done
     if [ "${#need[@]}" -eq 0 ]; then return 0; fi

@@ -76,3 +76,15 @@ def test_call_from_r_returns_classed_errors_and_results():
     payload = json.loads(good.json)
     assert payload["class"] == ["dp_sis", "dp_result"] and payload["result"]["call"]["k"] == 1
     assert any(w[0] == "dpstats_non_private_warning" for w in good.warnings)
+
+
+def test_unknown_or_missing_argument_is_a_classed_argument_error():
+    from dpstats.rbridge import call_from_r
+
+    t = {"names": ["y", "a", "b"], "n": 4, "kinds": ["double"] * 3,
+         "numeric": [1., 2, 3, 4, 1, 0, 1, 0, 3, 1, 4, 1], "codes": [], "levels": []}
+    out = call_from_r("dp_sis", kwargs={"formula": "y ~ .", "eps": 1, "bound": [-1, 1]}, frames={"data": t})
+    assert out.error_classes == ["dpstats_argument_error", "dpstats_error"]
+    assert "did you mean 'bounds'" in out.error_message
+    out = call_from_r("dp_sis", kwargs={"formula": "y ~ ."}, frames={"data": t})
+    assert out.error_classes[0] == "dpstats_argument_error" and "'eps'" in out.error_message

@@ -312,3 +312,31 @@ def test_cli_run_vertical_glm_with_eps_inf(tmp_path):
     out = json.loads((tmp_path / "o.json").read_text())
     np.testing.assert_allclose(out["tidy"]["estimate"], pooled(df, "poisson").params, rtol=1e-6)
     assert out["privacy"]["eps"] == "Inf"
+
+
+def test_model_methods_and_their_refusals():
+    """vcov/loglik/predict of the pooled fit; per-row values only on request; DP fits refuse with the reason."""
+    import json
+
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame(rng.standard_normal((120, 3)), columns=["x1", "x2", "x3"])
+    df["y"] = 1.0 * (df.x1 - df.x2 + rng.standard_normal(120) > 0)
+    fit = dp.vertical_glm("y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], family="binomial")
+    X = np.column_stack([np.ones(120), df[["x1", "x2", "x3"]].to_numpy()])
+    beta = fit.coefficients["estimate"].to_numpy()
+    mu = m.FAMILIES["binomial"].linkinv(X @ beta)
+    np.testing.assert_allclose(fit.vcov().to_numpy(), np.linalg.inv((X.T * (mu * (1 - mu))) @ X), rtol=1e-6)
+    np.testing.assert_allclose(np.sqrt(np.diag(fit.vcov())), fit.coefficients["std_error"], rtol=1e-8)
+    assert fit.loglik()["df"] == 4 and abs(fit.loglik()["loglik"] + fit.deviance / 2) < 1e-9
+    np.testing.assert_allclose(fit.predict(df.head(5), type="response"), mu[:5], rtol=1e-10)
+    with pytest.raises(DataError, match="diagnostics=True"):
+        fit.fitted()
+    diag = dp.vertical_glm("y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], family="binomial",
+                           diagnostics=True)
+    np.testing.assert_allclose(diag.residuals("response"), df.y - mu, atol=1e-6)
+    priv = dp.vertical_glm("y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], family="binomial", eps=1,
+                           delta=1e-6, penalty="ridge", lam=0.1, bounds=(-4, 4), random_state=1)
+    for method in (priv.vcov, priv.loglik):
+        with pytest.raises(DataError, match="DP fit"):
+            method()
+    assert "covariance" not in json.dumps(priv.to_dict())  # nothing new in the released record

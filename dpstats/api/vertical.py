@@ -190,6 +190,7 @@ def vertical_glm(
     result = assemble_result(call, mf.names, mf.n, names, index, finals, out, fam, y, spec,
                              statement, se, pooled, simulated=True)
     result.response_note = response_note
+    result.set_model_summaries(mf, mf.y, out.eta, dp=dp, se=se, pooled=pooled, rows=spec["diagnostics"])
     return attach_diagnostics(result, spec.get("diagnostics", False), lambda: _diagnostics(mf))
 
 

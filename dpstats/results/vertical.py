@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,8 +12,11 @@ import pandas as pd
 from scipy import stats as sps
 
 from .._io import jsonable
+from ..errors import DataError
 from ..plotting import Plot, new_figure, to_plot
 from .base import DPResult, escape_text
+
+_LINKS = {"gaussian": "identity", "binomial": "logit", "poisson": "log"}
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -53,6 +57,16 @@ class VerticalGLMResult(DPResult):
     conf_level: float = 0.95
     disclosure: list[str] = field(default_factory=list)
     response_note: str = ""
+    # what predict(), vcov(), logLik() and, with diagnostics=True, fitted()/residuals() need;
+    # set by set_model_summaries(), kept out of to_dict() (the R package asks the object)
+    formula: str = ""
+    data_dependent_terms: list[str] = field(default_factory=list)
+    factor_levels: dict[str, list] = field(default_factory=dict)
+    covariance: np.ndarray | None = field(default=None, repr=False)
+    covariance_note: str = ""
+    loglik_value: float = math.nan
+    loglik_note: str = ""
+    rows: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     title = "Generalized linear model on vertically partitioned data (block coordinate descent)"
 
@@ -66,6 +80,150 @@ class VerticalGLMResult(DPResult):
 
     def vcov_diag(self) -> np.ndarray:
         return self.coefficients["std_error"].to_numpy() ** 2
+
+    # ------------------------------------------------------------------ R's model methods
+    def vcov(self) -> pd.DataFrame:
+        """Covariance of the estimates (R's ``vcov()``): φ (XᵀWX)⁻¹ at the fit.
+
+        Defined for unpenalized non-private fits with ``se="exact"`` (or
+        ``"pooled"``), whose standard errors are its diagonal.  Each party's own
+        block is what that party computes in the protocol; the blocks between
+        parties come from the pooled Fisher information of this one-process
+        simulation (the networked protocol does not release them).  Otherwise a
+        :class:`DataError` says why there is none.
+        """
+        if self.covariance is None:
+            raise DataError(self.covariance_note or "no covariance matrix was computed for this fit.")
+        return pd.DataFrame(self.covariance, index=self.terms, columns=self.terms)
+
+    def loglik(self) -> dict[str, Any]:
+        """Log-likelihood at the fit with its degrees of freedom and n (R's ``logLik()``).
+
+        As R's ``logLik.glm``: Gaussian −n/2·(log(2π·RSS/n) + 1) with df = p + 1
+        (σ² counts); binomial (0/1 response) −deviance/2; Poisson Σ log dpois(y, μ);
+        df = p.  Refused (``DataError``) for DP and penalized fits.
+        """
+        if not math.isfinite(self.loglik_value):
+            raise DataError(self.loglik_note or "the log-likelihood is not available for this fit.")
+        df = self.p + (1 if self.family == "gaussian" else 0)
+        return {"loglik": self.loglik_value, "df": df, "nobs": self.n}
+
+    def predict(self, newdata, type: str = "link") -> np.ndarray:
+        """Linear predictor (``type="link"``) or mean (``"response"``) for the rows of ``newdata``.
+
+        Post-processing of the released coefficients on data the user supplies.
+        Factors are coded with the training levels; formula terms whose values
+        depend on the training data as a whole (orthogonal ``poly()``,
+        ``scale()``, spline knots at quantiles) are refused: recomputed on
+        ``newdata`` they would give a different design.
+        """
+        if type not in ("link", "response"):
+            raise DataError(f"type must be 'link' or 'response', got {type!r}.")
+        if self.data_dependent_terms:
+            raise DataError(
+                f"predict() on new data is refused for this fit: the term(s) {', '.join(self.data_dependent_terms)} "
+                "depend on the training data as a whole and would be recomputed from newdata, giving a different "
+                "design. Refit with raw polynomials (poly(x, 2, raw = TRUE)), fixed knots or public centring.")
+        eta = self._eta(newdata)
+        return eta if type == "link" else m_family(self.family).linkinv(eta)
+
+    def _eta(self, newdata) -> np.ndarray:
+        from ..formula import model_frame
+
+        if not isinstance(newdata, pd.DataFrame):
+            raise DataError(f"newdata must be a data frame, got {type(newdata).__name__}.")
+        lhs, rhs = self.formula.split("~", 1)
+        used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs))
+        frame = newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs])
+        for name, levels in self.factor_levels.items():  # code factors with the training levels (R's xlev)
+            if name in frame.columns:
+                values = frame[name].astype(object).where(frame[name].notna(), None)
+                bad = sorted({str(v) for v in values if v is not None and str(v) not in map(str, levels)})
+                if bad:
+                    raise DataError(f"newdata column {name!r} has level(s) {bad} not seen in the fit "
+                                    f"(levels: {[str(x) for x in levels]}).")
+                ordered = isinstance(frame[name].dtype, pd.CategoricalDtype) and frame[name].cat.ordered
+                frame[name] = pd.Categorical([None if v is None else str(v) for v in values],
+                                             categories=[str(x) for x in levels], ordered=ordered)
+        mf = model_frame("~" + rhs, frame, one_sided=True, min_rows=1, check_constant=False)
+        if mf.n_dropped:
+            raise DataError(f"newdata has {mf.n_dropped} row(s) with missing values in the formula's variables; "
+                            "drop or impute them before predict().")
+        if mf.names != self.terms:
+            raise DataError(f"newdata gives the columns {mf.names[:6]}, the fit used {self.terms[:6]}; supply the "
+                            "formula's variables with the training factor levels.")
+        eta = mf.X @ self.coefficients["estimate"].to_numpy()
+        return eta if mf.offset is None else eta + mf.offset
+
+    def fitted(self, type: str = "response") -> np.ndarray:
+        """Fitted values of the rows used (non-private): needs ``diagnostics=True``."""
+        rows = self._rows("fitted values")
+        if type not in ("link", "response"):
+            raise DataError(f"type must be 'link' or 'response', got {type!r}.")
+        return rows["eta"] if type == "link" else m_family(self.family).linkinv(rows["eta"])
+
+    def residuals(self, type: str = "deviance") -> np.ndarray:
+        """Residuals of the rows used, as R's ``residuals.glm`` (non-private): needs ``diagnostics=True``.
+
+        ``type``: "deviance" (R's default), "pearson", "response" or "working".
+        """
+        rows = self._rows("residuals")
+        fam = m_family(self.family)
+        y, mu = rows["y"], fam.linkinv(rows["eta"])
+        if type == "response":
+            return y - mu
+        if type == "deviance":
+            return np.sign(y - mu) * np.sqrt(np.maximum(fam.unit_deviance(y, mu), 0.0))
+        var = fam.variance(mu)
+        if type == "pearson":
+            return (y - mu) / np.sqrt(var)
+        if type == "working":  # canonical links: dμ/dη = V(μ)
+            return (y - mu) / var
+        raise DataError(f"type must be 'deviance', 'pearson', 'response' or 'working', got {type!r}.")
+
+    def _rows(self, what: str) -> dict[str, np.ndarray]:
+        if not self.diagnostics_requested or self.rows is None:
+            raise DataError(
+                f"{what} are per-row values computed from the raw data, which no output shows unless asked: "
+                "refit with diagnostics=True (they are then labelled not private), or call "
+                "predict(fit, newdata = <your data>) on data you hold.")
+        return self.rows
+
+    def set_model_summaries(self, mf, y: np.ndarray, eta: np.ndarray, *, dp: bool, se: str,
+                            pooled: np.ndarray | None = None, rows: bool = False) -> None:
+        """Record what predict/vcov/logLik (and fitted/residuals on request) need.
+
+        ``mf`` is the model frame (unclipped), ``y`` and ``eta`` the response and linear
+        predictor the fit used.  Nothing here is released by to_dict() or print.
+        """
+        fam = m_family(self.family)
+        self.formula = mf.formula
+        self.data_dependent_terms = [str(t) for t, _ in mf.data_dependent_terms]
+        self.factor_levels = {k: list(v) for k, v in mf.factor_levels.items()}
+        if dp:
+            self.covariance_note = ("this is a DP fit: only the noised coefficients are released; their covariance "
+                                    "(and standard errors) would need the raw data and are not released.")
+            self.loglik_note = ("this is a DP fit: the log-likelihood, deviance, AIC and BIC are functions of the raw "
+                                "data and are not released.")
+        elif self.penalty:
+            self.covariance_note = (f"penalized fit ({self.penalty}): no covariance matrix, as no standard errors "
+                                    "(the penalized estimator's sampling covariance is not the inverse Fisher "
+                                    "information).")
+            self.loglik_note = (f"penalized fit ({self.penalty}): logLik/AIC/BIC are not defined (the effective "
+                                "degrees of freedom of a penalized fit are not p).")
+        else:
+            if se in ("exact", "pooled"):
+                disp = self.dispersion
+                w = np.maximum(fam.variance(fam.linkinv(eta)), 1e-10)
+                self.covariance = pooled if pooled is not None else disp * np.linalg.inv((mf.X.T * w) @ mf.X)
+            else:
+                self.covariance_note = (f"se={se!r} gives standard errors only, no covariances between parties' "
+                                        "coefficients; refit with se='exact' (the default) for vcov().")
+            self.loglik_value = _loglik(self.family, y, fam.linkinv(eta), self.deviance)
+        if rows:
+            beta = self.coefficients["estimate"].to_numpy()
+            fit_eta = mf.X @ beta + (0.0 if mf.offset is None else mf.offset)
+            self.rows = {"y": np.asarray(y, dtype=float), "eta": fit_eta}
 
     # ------------------------------------------------------------------ text
     def _coef_lines(self) -> list[str]:
@@ -160,6 +318,22 @@ class VerticalGLMResult(DPResult):
         return [{"heading": "What the protocol reveals", "html": f"<ul>{items}</ul>"},
                 {"heading": "Parties and their terms", "html": f"<ul>{owners}</ul>"
                  f"<p>Standard errors: {escape_text(self._se_text())}.</p>"}]
+
+
+def m_family(name: str):
+    from ..methods.vertical import FAMILIES
+
+    return FAMILIES[name]
+
+
+def _loglik(family: str, y: np.ndarray, mu: np.ndarray, deviance: float) -> float:
+    """R's logLik.glm for unit weights."""
+    n = y.shape[0]
+    if family == "gaussian":
+        return -0.5 * n * (math.log(2 * math.pi * deviance / n) + 1)
+    if family == "binomial":
+        return float(np.sum(sps.binom.logpmf(y, 1, mu)))
+    return float(np.sum(sps.poisson.logpmf(y, mu)))
 
 
 def coefficient_table(terms: list[str], party: list[str], beta: np.ndarray, se: np.ndarray,

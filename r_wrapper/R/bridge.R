@@ -7,22 +7,43 @@
   else if (is.factor(x)) "factor"
   else if (is.logical(x)) "logical"
   else if (is.integer(x)) "integer"
-  else if (is.numeric(x)) "double"
+  else if (is.numeric(x) && is.null(oldClass(x))) "double"
   else if (is.character(x)) "character"
-  else .dp_abort(sprintf("column '%s' has class '%s'; dpstats needs numeric, integer, logical, factor or character columns (convert it first).",
-                         name, class(x)[1]), c("dpstats_data_error"))
+  else NA_character_
 }
 
 .as_bytes <- function(x) writeBin(as.double(x), raw(), endian = "little")
 
-.dp_encode_frame <- function(df, arg = "data") {
-  if (is.matrix(df)) df <- as.data.frame(df, optional = TRUE)
+# A matrix as data: its columns become the data frame's (V1, V2, ... when it has no column names).
+.matrix_frame <- function(m) {
+  if (is.null(colnames(m))) colnames(m) <- paste0("V", seq_len(ncol(m)))
+  as.data.frame(m, stringsAsFactors = FALSE, optional = TRUE)
+}
+
+# `vars`: the variables the formula names (all.vars), or NULL. A column of another class (Date,
+# POSIXct, list...) that the formula does not use is left out; one it uses is an error saying how
+# to convert it.
+.dp_encode_frame <- function(df, arg = "data", vars = NULL) {
+  if (is.matrix(df)) df <- .matrix_frame(df)
   if (!is.data.frame(df)) {
-    .dp_abort(sprintf("%s must be a data.frame, got an object of class '%s'.", arg, class(df)[1]),
-              "dpstats_data_error")
+    .dp_abort(sprintf("%s must be a data.frame (or a numeric matrix), got an object of class '%s'.", arg,
+                      class(df)[1]), "dpstats_data_error")
   }
   nm <- names(df)
   kinds <- vapply(seq_along(df), function(j) .column_kind(df[[j]], nm[j]), character(1))
+  odd <- which(is.na(kinds))
+  if (length(odd)) {
+    used <- is.null(vars) || "." %in% vars | nm[odd] %in% vars
+    if (any(used)) {
+      j <- odd[used][1]
+      .dp_abort(sprintf(paste("column '%s' of %s has class '%s', which dpstats cannot use as it stands;",
+                              "convert it, e.g. %s$%s <- as.numeric(%s$%s), or leave it out of the formula."),
+                        nm[j], arg, class(df[[j]])[1], arg, nm[j], arg, nm[j]), c("dpstats_data_error"))
+    }
+    df <- df[-odd]
+    nm <- names(df)
+    kinds <- kinds[-odd]
+  }
   num <- kinds %in% c("double", "integer")
   coded <- lapply(which(!num), function(j) {
     x <- df[[j]]
@@ -31,7 +52,7 @@
     list(codes = as.double(as.integer(f)), levels = as.list(levels(f)))
   })
   list(names = as.list(nm), n = nrow(df), kinds = as.list(kinds),
-       numeric = .as_bytes(unlist(df[num], use.names = FALSE)),
+       numeric = .as_bytes(unlist(lapply(df[num], as.double), use.names = FALSE)),
        codes = .as_bytes(unlist(lapply(coded, `[[`, "codes"), use.names = FALSE)),
        levels = lapply(coded, `[[`, "levels"))
 }
@@ -43,9 +64,14 @@
 # Convert one R argument into what Python should receive.
 .py_value <- function(x) {
   if (inherits(x, "formula")) return(paste(deparse(x, width.cutoff = 500L), collapse = " "))
+  if (inherits(x, "dp_accountant")) return(x$py)
   if (is.factor(x)) return(as.character(x))
+  if (is.list(x) && !is.null(names(x))) return(lapply(x, .py_value))  # bounds = list(y = c(0, 10))
+  if (is.matrix(x)) return(lapply(seq_len(nrow(x)), function(i) as.vector(x[i, ])))  # rows as lists
   x
 }
+
+.frame_args <- c("data", "newdata")
 
 # Call dpstats.<name>(...) (or a method of `target`) with R values.
 .dp_invoke <- function(name, args, target = NULL, call = NULL) {
@@ -55,13 +81,18 @@
   positional <- list()
   kwargs <- list()
   frames <- list()
+  formula <- Filter(function(a) inherits(a, "formula"), args)
+  vars <- if (length(formula)) all.vars(formula[[1]]) else NULL
+  data_expr <- if (is.call(call) && !is.null(call$data)) paste(deparse(call$data), collapse = "") else "df"
   for (i in seq_along(args)) {
     x <- args[[i]]
     if (is.null(x) && nzchar(nms[i])) next
+    if (is.matrix(x) && nms[i] %in% .frame_args) x <- .matrix_frame(x)
     if (is.data.frame(x) || .is_frame_list(x)) {
       if (!nzchar(nms[i])) .dp_abort("data frames must be passed by name (data = df).", "dpstats_data_error", call)
-      frames[[nms[i]]] <- if (is.data.frame(x)) .dp_encode_frame(x, nms[i])
-                          else unname(lapply(x, .dp_encode_frame, arg = nms[i]))
+      arg <- if (nms[i] == "data") data_expr else nms[i]
+      frames[[nms[i]]] <- if (is.data.frame(x)) .dp_encode_frame(x, arg, vars)
+                          else unname(lapply(x, .dp_encode_frame, arg = arg, vars = vars))
     } else if (nzchar(nms[i])) {
       kwargs[nms[i]] <- list(.py_value(x))
     } else {
@@ -69,17 +100,29 @@
     }
   }
   res <- .dp_env$bridge$call_from_r(name, positional, kwargs, frames, target)
-  .dp_signal(res, call)
+  .dp_signal(res, call, data_expr)
   .dp_convert(res$json, res$object)
 }
 
-.dp_signal <- function(res, call) {
+.dp_signal <- function(res, call, data_expr = "df") {
   for (w in res$warnings) {
-    warning(warningCondition(w[[2]], class = unique(c(w[[1]], "dpstats_warning")), call = call))
+    warning(warningCondition(.r_words(w[[2]], data_expr), class = unique(c(w[[1]], "dpstats_warning")),
+                             call = call))
   }
   if (!isTRUE(res$ok)) {
-    stop(errorCondition(res$error_message, class = unlist(res$error_classes), call = call))
+    stop(errorCondition(.r_words(res$error_message, data_expr), class = unlist(res$error_classes), call = call))
   }
+}
+
+# Python's advice in R's words: df['x'].astype(float) -> as.numeric(<data>$x), keyword spellings.
+.r_words <- function(msg, data_expr = "df") {
+  msg <- gsub("df\\[['\"]([^'\"]+)['\"]\\]\\.astype\\(float\\)", paste0("as.numeric(", data_expr, "$\\1)"), msg)
+  msg <- gsub("bounds=\\((-?[0-9.]+), (-?[0-9.]+)\\)", "bounds = c(\\1, \\2)", msg)
+  msg <- gsub(" is str ", " is character ", msg, fixed = TRUE)
+  msg <- gsub("\\bNone\\b", "NULL", msg)
+  msg <- gsub("\\bTrue\\b", "TRUE", msg)
+  msg <- gsub("\\bFalse\\b", "FALSE", msg)
+  msg
 }
 
 .simplify_frame <- function(x) {

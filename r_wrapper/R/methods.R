@@ -1,36 +1,147 @@
 # The public functions: thin wrappers with Python's names and arguments.
 # `seed` is Python's `random_state`; every other argument is passed by its name.
+# Each wrapper hands its own match.call() to .dp_fit(), which
+#   - refuses a missing required argument and NA scalars with R-worded, classed errors;
+#   - applies `subset =` as lm() does, refuses `weights =` and na.action other than na.omit by name;
+#   - keeps the call (formula unquoted, data named by the expression passed) as fit$call, like lm.
 
-.dp_fit <- function(method, env, formals_used, dots, seed, call) {
-  args <- c(.wrapper_args(env, formals_used), dots, .seed_arg(seed))
-  .dp_invoke(method, args, call = call)
+.required <- list(dp_sis = c("formula", "data", "eps"), dp_two_stage = c("formula", "data", "eps", "k"),
+                  dp_knockoff = c("formula", "data", "eps", "delta"),
+                  dp_gmm = c("formula", "data", "k", "eps", "delta"), dp_felp = c("formula", "data", "eps"),
+                  vertical_glm = c("formula", "data", "parties"))
+
+.lm_arguments <- c("subset", "weights", "na.action")
+
+.dp_fit <- function(method, mc, env, formals_used, caller) {
+  for (nm in .required[[method]]) {
+    if (eval(call("missing", as.name(nm)), env)) {
+      .dp_abort(sprintf("argument \"%s\" is missing, with no default: %s() needs %s.", nm, method,
+                        paste(.required[[method]], collapse = ", ")),
+                c("dpstats_argument_error"))
+    }
+  }
+  args <- .wrapper_args(env, formals_used)
+  exprs <- as.list(mc)[-1]
+  if (is.null(names(exprs))) names(exprs) <- rep("", length(exprs))
+  extra <- exprs[!names(exprs) %in% c(names(formals(sys.function(sys.parent()))))]
+  if (any(!nzchar(names(extra)))) {
+    .dp_abort(sprintf("%s(): pass extra arguments by name (e.g. bounds = c(-1, 1)); %d unnamed argument(s) left over.",
+                      method, sum(!nzchar(names(extra)))), "dpstats_argument_error")
+  }
+  lm_args <- extra[names(extra) %in% .lm_arguments]
+  dots <- lapply(extra[!names(extra) %in% .lm_arguments], eval, envir = caller)
+  args$data <- .lm_style(lm_args, args$data, caller, method)
+  args <- c(args, dots)
+  .check_scalars(args)
+  seed <- get("seed", envir = env)
+  res <- .dp_invoke(method, c(args, .seed_arg(seed)), call = mc)
+  if (inherits(res, "dp_result")) {
+    res$py_call <- res$call
+    res$call <- mc
+  }
+  res
+}
+
+# subset = works as in lm (evaluated in data, NA taken as FALSE); weights = and na.action other than
+# na.omit are refused by name.
+.lm_style <- function(lm_args, data, caller, method) {
+  if (!is.null(lm_args$weights)) {
+    .dp_abort(sprintf(paste("%s() does not take weights =: the privacy unit is one row, and case weights change",
+                            "how much one row can move the result (the sensitivity). Replicate rows or drop",
+                            "the argument."), method), "dpstats_argument_error")
+  }
+  if (!is.null(lm_args$na.action)) {
+    na <- lm_args$na.action
+    ok <- (is.character(na) && identical(na, "na.omit")) || identical(na, quote(na.omit)) ||
+      identical(na, quote(stats::na.omit))
+    if (!ok) {
+      .dp_abort(sprintf(paste("%s(): na.action = %s is not supported; rows with a missing value in a variable",
+                              "the formula uses are always dropped (na.omit, as lm's default). Remove the argument",
+                              "or handle the NAs first."), method, paste(deparse(na), collapse = " ")),
+                "dpstats_argument_error")
+    }
+  }
+  if (!is.null(lm_args$subset)) {
+    if (is.matrix(data)) data <- .matrix_frame(data)
+    if (!is.data.frame(data)) {
+      .dp_abort(sprintf("%s(): subset = needs data to be a data.frame.", method), "dpstats_argument_error")
+    }
+    keep <- eval(lm_args$subset, data, caller)
+    if (is.logical(keep)) {
+      if (length(keep) != nrow(data)) {
+        .dp_abort(sprintf("subset = gives %d values for %d rows of data.", length(keep), nrow(data)),
+                  "dpstats_argument_error")
+      }
+      keep <- keep & !is.na(keep)
+    } else if (!is.numeric(keep)) {
+      .dp_abort("subset = must be a logical condition or row numbers, e.g. subset = cyl == 4.",
+                "dpstats_argument_error")
+    }
+    data <- data[keep, , drop = FALSE]
+  }
+  data
+}
+
+.check_scalars <- function(args) {
+  for (nm in names(args)) {
+    x <- args[[nm]]
+    if (is.atomic(x) && length(x) == 1L && !is.factor(x) && is.na(x)) {
+      cls <- if (nm %in% c("eps", "delta")) "dpstats_privacy_parameter_error" else "dpstats_argument_error"
+      .dp_abort(sprintf("%s is NA; give %s.", nm,
+                        switch(nm, eps = "a positive number such as eps = 1",
+                               delta = "a number in (0, 1) such as delta = 1e-6",
+                               "a value, or leave the argument out for its default")), cls)
+    }
+  }
 }
 
 dp_sis <- function(formula, data, eps, k = NULL, ..., seed = NULL) {
-  .dp_fit("dp_sis", environment(), c("formula", "data", "eps", "k"), list(...), seed, sys.call())
+  .dp_fit("dp_sis", match.call(), environment(), c("formula", "data", "eps", "k"), parent.frame())
 }
 
 dp_two_stage <- function(formula, data, eps, k, ..., seed = NULL) {
-  .dp_fit("dp_two_stage", environment(), c("formula", "data", "eps", "k"), list(...), seed, sys.call())
+  .dp_fit("dp_two_stage", match.call(), environment(), c("formula", "data", "eps", "k"), parent.frame())
 }
 
 dp_knockoff <- function(formula, data, eps, delta, ..., seed = NULL) {
-  .dp_fit("dp_knockoff", environment(), c("formula", "data", "eps", "delta"), list(...), seed, sys.call())
+  .dp_fit("dp_knockoff", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
 }
 
 dp_gmm <- function(formula, data, k, eps, delta, ..., seed = NULL) {
-  .dp_fit("dp_gmm", environment(), c("formula", "data", "k", "eps", "delta"), list(...), seed, sys.call())
+  .dp_fit("dp_gmm", match.call(), environment(), c("formula", "data", "k", "eps", "delta"), parent.frame())
 }
 
 dp_felp <- function(formula, data, eps, ..., seed = NULL) {
-  .dp_fit("dp_felp", environment(), c("formula", "data", "eps"), list(...), seed, sys.call())
+  .dp_fit("dp_felp", match.call(), environment(), c("formula", "data", "eps"), parent.frame())
 }
 
 vertical_glm <- function(formula, data, parties, family = "gaussian", ..., seed = NULL) {
   # each party's columns as a Python list, even a single one (list(a = c("x1", "x2"), b = "x3"))
   if (!missing(parties) && is.list(parties)) parties <- lapply(parties, function(p) as.list(as.character(p)))
-  .dp_fit("vertical_glm", environment(), c("formula", "data", "parties", "family"), list(...), seed,
-          sys.call())
+  family <- .family_name(family)
+  .dp_fit("vertical_glm", match.call(), environment(), c("formula", "data", "parties", "family"), parent.frame())
+}
+
+# family = binomial, binomial() and "binomial" (and gaussian, poisson) all name the family;
+# only the canonical links are fitted.
+.family_name <- function(family) {
+  canonical <- c(gaussian = "identity", binomial = "logit", poisson = "log")
+  if (is.function(family)) family <- tryCatch(family(), error = function(e) NULL)
+  if (inherits(family, "family")) {
+    if (!family$family %in% names(canonical)) {
+      .dp_abort(sprintf("family %s is not supported; use gaussian, binomial or poisson.", family$family),
+                "dpstats_argument_error")
+    }
+    if (!identical(family$link, canonical[[family$family]])) {
+      .dp_abort(sprintf("%s(link = \"%s\") is not supported: vertical_glm fits the canonical link (%s(link = \"%s\")).",
+                        family$family, family$link, family$family, canonical[[family$family]]),
+                "dpstats_argument_error")
+    }
+    return(family$family)
+  }
+  if (is.character(family) && length(family) == 1L && !is.na(family)) return(family)
+  .dp_abort("family must be gaussian, binomial or poisson: a family object (binomial()), the function (binomial) or its name (\"binomial\").",
+            "dpstats_argument_error")
 }
 
 dp_call <- function(name, ..., seed = NULL) {
@@ -39,4 +150,81 @@ dp_call <- function(name, ..., seed = NULL) {
               "dpstats_error")
   }
   .dp_invoke(name, c(list(...), .seed_arg(seed)), call = sys.call())
+}
+
+# A privacy budget shared across calls: the Python Accountant itself, so that every function given
+# accountant = acc charges the same ledger (and refuses a spend that does not fit before touching data).
+dp_accountant <- function(eps, delta = 0) {
+  if (missing(eps)) .dp_abort("argument \"eps\" is missing: dp_accountant(eps = 1, delta = 1e-6).", "dpstats_argument_error")
+  .check_scalars(list(eps = eps, delta = delta))
+  if (!is.numeric(eps) || length(eps) != 1L || !is.numeric(delta) || length(delta) != 1L) {
+    .dp_abort("eps and delta must be single numbers, e.g. dp_accountant(eps = 1, delta = 1e-6).",
+              "dpstats_privacy_parameter_error")
+  }
+  .dp_ensure()
+  res <- .dp_env$bridge$call_from_r("new_accountant", list(), list(eps = eps, delta = delta), list(),
+                                    .dp_env$bridge)
+  .dp_signal(res, sys.call())
+  structure(list(py = res$object), class = "dp_accountant")
+}
+
+.accountant_state <- function(acc) {
+  ref <- acc$py
+  if (is.null(ref) || reticulate::py_is_null_xptr(ref)) {
+    .dp_abort("this accountant's Python object is gone (saved and reloaded, or R restarted).", "dpstats_stale_error")
+  }
+  .dp_invoke("accountant_state", list(acc = ref), target = .dp_env$bridge)
+}
+
+print.dp_accountant <- function(x, ...) {
+  s <- .accountant_state(x)
+  fmt <- function(e, d) sprintf("eps = %s, delta = %s", format(e, digits = 6), format(d, digits = 6))
+  cat("dpstats privacy accountant (basic composition)\n")
+  cat("  budget:    ", fmt(s$eps, s$delta), "\n", sep = "")
+  cat("  spent:     ", fmt(s$spent_eps, s$spent_delta), "\n", sep = "")
+  cat("  remaining: ", fmt(s$remaining_eps, s$remaining_delta), "\n", sep = "")
+  led <- ledger(x)
+  if (nrow(led)) {
+    cat("Ledger:\n")
+    cat(sprintf("  %d. %s: eps = %s, delta = %s  [%s] %s\n", seq_len(nrow(led)), led$analysis,
+                format(led$eps, digits = 6), format(led$delta, digits = 6), led$mechanism, led$step), sep = "")
+  } else {
+    cat("Ledger: nothing spent yet\n")
+  }
+  invisible(x)
+}
+
+ledger.dp_accountant <- function(x, ...) {
+  rows <- .accountant_state(x)$ledger
+  if (is.null(rows) || length(rows) == 0L) {
+    return(data.frame(analysis = character(), step = character(), mechanism = character(),
+                      eps = numeric(), delta = numeric()))
+  }
+  if (is.data.frame(rows)) rows else .simplify_frame(rows)
+}
+
+# The design matrix the Python formula layer builds for formula and data: a numeric matrix with
+# model.matrix's column names (and its "assign" attribute), rows named as the data's kept rows.
+dp_model_matrix <- function(formula, data) {
+  if (missing(formula) || missing(data)) {
+    .dp_abort("dp_model_matrix(formula, data) needs both arguments.", "dpstats_argument_error")
+  }
+  d <- .dp_invoke("design_for_r", list(formula = formula, data = data), target = .dp_ensure_bridge(),
+                  call = sys.call())
+  X <- matrix(as.numeric(unlist(d$values)), nrow = d$dim[1], ncol = d$dim[2], byrow = TRUE)
+  rn <- NULL
+  if (is.data.frame(data)) {
+    rn <- if (d$n_dropped == 0) rownames(data)
+          else tryCatch(rownames(stats::model.frame(formula, data)), error = function(e) NULL)
+    if (length(rn) != nrow(X)) rn <- NULL
+  }
+  dimnames(X) <- list(rn, unlist(d$names))
+  attr(X, "assign") <- as.integer(unlist(d$assign))
+  if (length(d$data_dependent)) attr(X, "data_dependent_terms") <- unlist(d$data_dependent)
+  X
+}
+
+.dp_ensure_bridge <- function() {
+  .dp_ensure()
+  .dp_env$bridge
 }

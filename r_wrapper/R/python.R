@@ -7,7 +7,6 @@
   # library(dpstats) works (and explains itself later) without Python.
   .dp_env$dpstats <- reticulate::import("dpstats", delay_load = TRUE)
   .dp_env$ready <- FALSE
-  .register_broom_methods()
 }
 
 .dp_abort <- function(message, class, call = NULL) {

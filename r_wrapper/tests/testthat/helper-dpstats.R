@@ -1,3 +1,8 @@
+# Attach the package when the suite is run on its own, e.g. from the repository root:
+#   Rscript -e 'testthat::test_dir("r_wrapper/tests/testthat")'
+# (R CMD check and tests/testthat.R attach it already.)
+if (!"package:dpstats" %in% search()) suppressPackageStartupMessages(library(dpstats))
+
 # Under DPSTATS_REQUIRE_PYTHON=true (set by the pytest runner and under CI) a missing
 # Python side is a failure; otherwise the tests that need it are skipped.
 skip_if_no_dpstats <- function() {

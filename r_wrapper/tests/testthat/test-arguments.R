@@ -49,7 +49,7 @@ test_that("dp_felp: its own arguments reach Python and come back in the call", {
   cf <- coef(fe)
   expect_setequal(names(cf), c("x1", "x2", "x3"))
   expect_identical(names(which.max(cf)), "x1")  # the only informative feature
-  # a misspelt argument is refused by Python, with its name, as an R condition
-  expect_error(dp_felp(y ~ ., data = df, eps = 1, n_estimator = 5), "n_estimator",
-               class = "dpstats_python_error")
+  # a misspelt argument is refused with its name and the likely one, as a classed R condition
+  expect_error(dp_felp(y ~ ., data = df, eps = 1, n_estimator = 5), "did you mean 'n_estimators'",
+               class = "dpstats_argument_error")
 })

@@ -11,7 +11,7 @@ test_that("bad input gives Python's message as a classed R condition", {
     err <- tryCatch(dp_sis(case$f, data = df, eps = case$eps, k = 2), error = function(e) e)
     expect_s3_class(err, c(case$class, "dpstats_error", "error", "condition"), exact = TRUE)
     py <- python_message("dp_sis", case$f, df, eps = case$eps, k = 2L)
-    expect_true(grepl(conditionMessage(err), py, fixed = TRUE),
+    expect_true(grepl(conditionMessage(err), dpstats:::.r_words(py), fixed = TRUE),
                 info = paste("R:", conditionMessage(err), "| Python:", py))
   }
   expect_match(conditionMessage(tryCatch(dp_sis(y ~ x1 + nope, data = df, eps = 1), error = identity)),
@@ -22,10 +22,71 @@ test_that("R-side input errors are classed too", {
   skip_if_no_dpstats()
   expect_error(dp_sis(y ~ ., data = list(1, 2), eps = 1), class = "dpstats_data_error")
   df <- data.frame(y = rnorm(5), when = Sys.Date() + 1:5)
-  expect_error(dp_sis(y ~ ., data = df, eps = 1), class = "dpstats_data_error")
+  expect_error(dp_sis(y ~ ., data = df, eps = 1), "as.numeric(df$when)", fixed = TRUE,
+               class = "dpstats_data_error")
   expect_error(dp_call("no_such_function"), class = "dpstats_error")
-  expect_error(dp_sis(y ~ ., data = sim_data(), eps = 1, no_such_argument = 2),
-               class = "dpstats_python_error")
+  expect_error(dp_sis(y ~ ., data = sim_data(), eps = 1, no_such_argument = 2), "no_such_argument",
+               class = "dpstats_argument_error")
+})
+
+test_that("errors are worded for R users and classed dpstats_error", {
+  skip_if_no_dpstats()
+  df <- sim_data()
+  expect_error(dp_sis(y ~ ., data = df), "argument \"eps\" is missing", class = "dpstats_argument_error")
+  expect_error(dp_knockoff(y ~ ., data = df, eps = 1), "\"delta\" is missing", class = "dpstats_error")
+  expect_error(dp_sis(y ~ ., data = df, eps = NA), "eps is NA", class = "dpstats_privacy_parameter_error")
+  expect_error(dp_sis(y ~ ., data = df, eps = NA_real_, k = 2), "eps is NA", class = "dpstats_error")
+  expect_error(dp_sis(y ~ ., data = df, eps = 1, bound = c(-1, 1)), "did you mean 'bounds'",
+               class = "dpstats_argument_error")
+  expect_error(dp_sis(y ~ x1, df, 1, 2, 3), "by name", class = "dpstats_argument_error")
+  # a character column where a number is needed: R's conversion is suggested, with the data's name
+  cars <- data.frame(mpg = as.character(mtcars$mpg), wt = mtcars$wt, hp = mtcars$hp)
+  expect_error(dp_sis(mpg ~ wt + hp, data = cars, eps = 1, bounds = c(-1, 1)), "as.numeric(cars$mpg)",
+               fixed = TRUE, class = "dpstats_data_error")
+  # weights = and na.action = are refused by name; na.action = na.omit is what happens anyway
+  expect_error(dp_sis(y ~ ., data = df, eps = 1, weights = x1), "weights", class = "dpstats_argument_error")
+  expect_error(dp_sis(y ~ ., data = df, eps = 1, na.action = na.exclude), "na.action",
+               class = "dpstats_argument_error")
+  fit <- suppressWarnings(dp_sis(y ~ x1 + x2, data = df, eps = 1, k = 1, bounds = c(-6, 6), na.action = na.omit,
+                                 seed = 1, oc_trials = 0L))
+  expect_equal(fit$n, nrow(df))
+})
+
+test_that("bounds as c(lo, hi) or a named list are accepted", {
+  skip_if_no_dpstats()
+  cars <- mtcars
+  a <- vertical_glm(mpg ~ wt + hp, data = cars, parties = list(a = "wt", b = "hp"), eps = 1, delta = 1e-6,
+                    penalty = "ridge", lam = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)),
+                    seed = 1)
+  expect_length(coef(a), 3)
+  s <- suppressWarnings(dp_sis(y ~ x1 + x2, data = sim_data(), eps = 1, k = 1, bounds = c(-1, 1), seed = 1,
+                               oc_trials = 0L))
+  expect_s3_class(s, "dp_sis")
+  s <- suppressWarnings(dp_sis(y ~ x1 + x2, data = sim_data(), eps = 1, k = 1, seed = 1, oc_trials = 0L,
+                               bounds = list(y = c(-10, 10), x1 = c(-3, 3), x2 = c(-3, 3))))
+  expect_s3_class(s, "dp_sis")
+})
+
+test_that("subset = works as in lm; a numeric matrix and unused Date columns are accepted as data", {
+  skip_if_no_dpstats()
+  cars <- mtcars
+  a <- vertical_glm(mpg ~ wt + hp, data = cars, parties = list(a = "wt", b = "hp"), subset = cyl > 4)
+  expect_equal(coef(a), coef(lm(mpg ~ wt + hp, data = cars, subset = cyl > 4)), tolerance = 1e-6)
+  expect_identical(a$call$subset, quote(cyl > 4))
+  b <- vertical_glm(mpg ~ wt + hp, data = cars, parties = list(a = "wt", b = "hp"), subset = 1:20)
+  expect_equal(coef(b), coef(lm(mpg ~ wt + hp, data = cars, subset = 1:20)), tolerance = 1e-6)
+  m <- as.matrix(cars)
+  fm <- vertical_glm(mpg ~ wt + hp, data = m, parties = list(a = "wt", b = "hp"))
+  expect_equal(coef(fm), coef(lm(mpg ~ wt + hp, data = cars)), tolerance = 1e-6)
+  expect_equal(predict(fm, m[1:3, ]), predict(lm(mpg ~ wt + hp, data = cars), cars[1:3, ]), tolerance = 1e-6)
+  unnamed <- unname(m[, c("mpg", "wt", "hp")])
+  fu <- vertical_glm(V1 ~ V2 + V3, data = unnamed, parties = list(a = "V2", b = "V3"))
+  expect_equal(unname(coef(fu)), unname(coef(lm(mpg ~ wt + hp, data = cars))), tolerance = 1e-6)
+  dated <- transform(cars, when = as.Date("2024-01-01") + seq_len(nrow(cars)))
+  fd <- vertical_glm(mpg ~ wt + hp, data = dated, parties = list(a = "wt", b = "hp"))
+  expect_equal(coef(fd), coef(fm))
+  expect_error(vertical_glm(mpg ~ wt + when, data = dated, parties = list(a = "wt", b = "when")),
+               "as.numeric(dated$when)", fixed = TRUE, class = "dpstats_data_error")
 })
 
 test_that("data-dependent steps arrive as classed warnings", {

@@ -44,4 +44,12 @@ test_that("dp_gmm: fit and predict(gm, newdata)", {
                method = "sample_aggregate", groups = 10, refine = 2, seed = 2)
   expect_gte(sum(apply(table(truth, predict(gs, X)), 1, max)) / nrow(X), 0.99)
   expect_error(predict(gm, data.frame(a = 1)), class = "dpstats_error")
+  # coef(): weights with unique names and a means matrix (components x variables)
+  cf <- coef(gm)
+  expect_identical(names(cf$weights), c("comp1", "comp2", "comp3"))
+  expect_equal(sum(cf$weights), 1, tolerance = 1e-8)
+  expect_identical(dimnames(cf$means), list(c("comp1", "comp2", "comp3"), c("V1", "V2")))
+  expect_equal(unname(sort(round(cf$means[, "V1"]))), c(-6, 6, 6))
+  # predict() without newdata: the fit keeps no rows
+  expect_error(predict(gm), "keeps no rows", class = "dpstats_error")
 })

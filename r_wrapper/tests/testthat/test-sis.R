@@ -66,6 +66,18 @@ test_that("tidy() and glance() serve broom's generics when broom is installed", 
   fit <- dp_sis(y ~ ., data = sim_data(), eps = 2, k = 2, bounds = c(-6, 6), seed = 1, oc_trials = 0L)
   expect_equal(broom::tidy(fit), tidy(fit))
   expect_equal(broom::glance(fit), glance(fit))
+  expect_equal(generics::tidy(fit), tidy(fit))
+  expect_equal(generics::glance(fit), glance(fit))
+  # registered in NAMESPACE: the methods are found by the generics' own dispatch
+  expect_true(is.function(utils::getS3method("tidy", "dp_result", envir = asNamespace("generics"))))
+  # with broom attached (masking dpstats' tidy), tidy(fit) still works
+  res <- local({
+    suppressPackageStartupMessages(library(broom))
+    on.exit(detach("package:broom"))
+    list(tidy = tidy(fit), glance = glance(fit))
+  })
+  expect_equal(res$tidy, tidy(fit))
+  expect_equal(res$glance, glance(fit))
 })
 
 test_that("dp_sis error rates appear only under assume= and are labelled", {

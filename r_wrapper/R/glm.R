@@ -1,0 +1,85 @@
+# lm/glm-style methods of vertical_glm results.
+#
+# Non-private fits (no eps) are the pooled GLM: coef, vcov, confint, deviance, logLik/AIC/BIC and
+# predict equal R's glm()/lm() on the same data. DP fits release only noised coefficients:
+#   - predict(fit, newdata) is post-processing of them (allowed);
+#   - vcov/confint (no standard errors are released) and deviance/logLik/AIC/BIC (functions of the
+#     raw data) are refused with the reason;
+#   - fitted()/residuals() are per-row values computed from the raw data: for every fit, DP or not,
+#     they need diagnostics = TRUE at fit time (DESIGN: no output shows per-row values unless the
+#     user asks for non-private diagnostics); otherwise predict(fit, newdata = df) on data you hold.
+# confint() gives Wald intervals: t quantiles with the residual df for the gaussian family (as
+# confint.lm), normal quantiles otherwise (as confint.default; R's confint.glm profiles instead).
+
+.py_method <- function(object, name, args = list(), call = NULL) {
+  .dp_invoke(name, args, target = .dp_pyref(object), call = call)
+}
+
+.is_dp_fit <- function(object) {
+  e <- object$privacy$eps
+  !is.null(e) && !identical(e, "Inf") && is.numeric(e) && is.finite(e)
+}
+
+predict.dp_vertical_glm <- function(object, newdata, type = c("link", "response"), ...) {
+  type <- match.arg(type)
+  if (missing(newdata) || is.null(newdata)) return(fitted(object, type = type))
+  if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
+  out <- .py_method(object, "predict", list(newdata = newdata, type = type), sys.call())
+  stats::setNames(as.numeric(out), rownames(newdata))
+}
+
+fitted.dp_vertical_glm <- function(object, type = c("response", "link"), ...) {
+  type <- match.arg(type)
+  as.numeric(.py_method(object, "fitted", list(type = type), sys.call()))
+}
+
+residuals.dp_vertical_glm <- function(object, type = c("deviance", "pearson", "response", "working"), ...) {
+  type <- match.arg(type)
+  as.numeric(.py_method(object, "residuals", list(type = type), sys.call()))
+}
+
+vcov.dp_vertical_glm <- function(object, ...) {
+  v <- .py_method(object, "vcov", call = sys.call())
+  terms <- names(coef(object))
+  m <- as.matrix(v[, terms, drop = FALSE])
+  dimnames(m) <- list(terms, terms)
+  m
+}
+
+confint.dp_vertical_glm <- function(object, parm, level = 0.95, ...) {
+  cf <- coef(object)
+  pnames <- names(cf)
+  if (missing(parm)) parm <- pnames else if (is.numeric(parm)) parm <- pnames[parm]
+  se <- sqrt(diag(vcov(object)))[parm]
+  a <- (1 - level) / 2
+  a <- c(a, 1 - a)
+  gaussian <- identical(object$outputs$family, "gaussian")
+  q <- if (gaussian) stats::qt(a, object$outputs$df_residual) else stats::qnorm(a)
+  ci <- cbind(cf[parm] + q[1] * se, cf[parm] + q[2] * se)
+  dimnames(ci) <- list(parm, paste(format(100 * a, trim = TRUE, scientific = FALSE, digits = 3), "%"))
+  attr(ci, "method") <- if (gaussian) "Wald, t quantiles with the residual df (as confint.lm)"
+                        else "Wald, normal quantiles (as confint.default; not profiled as confint.glm)"
+  ci
+}
+
+nobs.dp_result <- function(object, ...) {
+  n <- object$n
+  if (is.null(n) || length(n) != 1L || is.na(n)) {
+    .dp_abort("nobs() is not available: under add/remove-one-row privacy the number of rows is private and not released.",
+              "dpstats_error")
+  }
+  as.integer(n)
+}
+
+deviance.dp_vertical_glm <- function(object, ...) {
+  if (.is_dp_fit(object)) {
+    .dp_abort("deviance() is not available for a DP fit: the deviance is a function of the raw data and is not released.",
+              "dpstats_error")
+  }
+  as.numeric(object$outputs$deviance)
+}
+
+logLik.dp_vertical_glm <- function(object, ...) {
+  ll <- .py_method(object, "loglik", call = sys.call())
+  structure(ll$loglik, df = as.integer(ll$df), nobs = as.integer(ll$nobs), class = "logLik")
+}
