@@ -32,6 +32,24 @@ U spans col(X_{-k}) exactly and the standard errors equal the pooled ones.
 This discloses the column spaces — what the history approaches anyway — and
 says so.  ``se="conditional"`` uses (X_kᵀWX_k)⁻¹ (the other blocks held
 fixed; too small when blocks correlate).
+
+DP mode (``eps``/``delta``; binomial or Gaussian family, ridge penalty):
+covariates (and, for the Gaussian family, y) are clipped to declared bounds,
+every shared η_k is clipped to [−eta_clip, eta_clip] and noised, the final β_k
+are noised, and a fixed number of sweeps runs.  The zCDP budget is split over
+the K·T linear-predictor releases and the K coefficient releases
+(:func:`noise_scales`, sensitivities :func:`binomial_ridge_sensitivities`,
+:func:`gaussian_ridge_sensitivities`).
+
+The two verbs every front door uses (``docs/architecture.md``, "Adding a
+method"): :func:`plan` (the ledger, sensitivities, assumptions and what the
+protocol discloses, from public inputs: n, K, the settings of
+:func:`settings`, the row-norm bounds of :func:`clip_covariates`) and
+:func:`release` (the slides' block coordinate descent, steps 1–3, with the
+parties simulated in one process; :func:`release_from_statistics` for the
+Gaussian fit from pooled sufficient statistics).  The networked protocol
+(:class:`dpstats.vertical.Party`) uses the same settings, plan, noise scales,
+row-id checks and :func:`block_coordinate_descent`.
 """
 
 from __future__ import annotations
@@ -581,7 +599,8 @@ SE_METHODS = ("exact", "history", "conditional", "pooled", "none")
 PENALTIES = (None, "ridge", "lasso")
 
 
-def check_fit(family, penalty, lam, tol, max_iter, rounds, se, conf_level) -> float:
+def check_fit(family: str, penalty: str | None, lam: float, tol: float, max_iter: int, rounds: int, se: str,
+              conf_level: float) -> float:
     """Cheap checks of the fit's arguments (no data touched); returns the validated ``conf_level``.
 
     Examples
@@ -607,8 +626,8 @@ def check_fit(family, penalty, lam, tol, max_iter, rounds, se, conf_level) -> fl
     return check_fraction(conf_level, "conf_level", 0.0, 1.0)
 
 
-def settings(family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coef_share,
-             neighbouring) -> dict:
+def settings(family: str, penalty: str | None, lam: float, conf_level: float, eps: float | None,
+             delta: float | None, rounds: int, eta_clip: float, coef_share: float, neighbouring: str) -> dict:
     """The fit's settings, read by :func:`plan`, :func:`noise_scales` and :func:`release`.
 
     ``eps`` None or inf gives the exact (non-private) protocol (``"eps": None``);
@@ -641,9 +660,16 @@ def settings(family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coe
     return spec
 
 
-def fit_settings(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta, rounds, eta_clip,
-                 coef_share, neighbouring="replace") -> dict:
-    """:func:`check_fit` then :func:`settings` (a party of the networked protocol checks both at once)."""
+def fit_settings(family: str, penalty: str | None, lam: float, tol: float, max_iter: int, se: str,
+                 conf_level: float, eps: float | None, delta: float | None, rounds: int, eta_clip: float,
+                 coef_share: float, neighbouring: str = "replace") -> dict:
+    """:func:`check_fit` then :func:`settings` (a party of the networked protocol checks both at once).
+
+    Examples
+    --------
+    >>> fit_settings("gaussian", None, 0.0, 1e-8, 100, "exact", 0.95, None, None, 10, 4.0, 0.1)["eps"] is None
+    True
+    """
     conf_level = check_fit(family, penalty, lam, tol, max_iter, rounds, se, conf_level)
     return settings(family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coef_share, neighbouring)
 
@@ -685,7 +711,12 @@ def row_id_hash(ids, salt: bytes = b"") -> str:
 
 
 def check_rows(hashes: Sequence[str], counts: Sequence[int], names: Sequence[str]) -> None:
-    """Raise a DataError naming the first party whose row count or row-id hash differs."""
+    """Raise a DataError naming the first party whose row count or row-id hash differs.
+
+    Examples
+    --------
+    >>> check_rows([row_id_hash([1, 2])] * 2, [2, 2], ["A", "B"])   # the same rows: no error
+    """
     for name, c, h in zip(names[1:], counts[1:], hashes[1:]):
         if c != counts[0]:
             raise DataError(f"party {name!r} has {c} rows but {names[0]!r} has {counts[0]}: parties "
@@ -727,6 +758,15 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
 
     R_k² = Σ over party k's columns of max(|lo|, |hi|)² (the intercept counts 1):
     a public bound on ‖x_ik‖ from the declared bounds alone.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> mf = model_frame("y ~ a + b", pd.DataFrame({"y": [0., 1, 1], "a": [5., 0, 1], "b": [0., 1, 2]}))
+    >>> X, radius = clip_covariates(mf, np.array([0, 0, 1]), 2, (-3, 4))
+    >>> X[:, 1].tolist(), radius
+    ([4.0, 0.0, 1.0], [4.123105625617661, 4.0])
     """
     if bounds is None:
         raise PrivacyParameterError(
@@ -924,7 +964,19 @@ def release(X: np.ndarray, y: np.ndarray, owner: np.ndarray, terms: Sequence[str
     minimizer given it; 3. repeat until Σ|Δβ| < ``tol`` — in DP mode exactly
     ``spec["rounds"]`` sweeps, each shared η_k clipped and noised with
     ``sigmas[0][k]`` and the final β_k with ``sigmas[1][k]``
-    (:func:`noise_scales`).  ``owner[j]`` is the party of design column j.
+    (:func:`noise_scales`).  ``owner[j]`` is the party of design column j
+    (every party owns at least one).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.column_stack([np.ones(50), rng.standard_normal((50, 2))])
+    >>> y = X @ np.array([1.0, 2.0, -1.0]) + rng.standard_normal(50)
+    >>> s = settings("gaussian", None, 0.0, 0.95, None, None, 10, 4.0, 0.1, "replace")
+    >>> r = release(X, y, np.array([0, 0, 1]), ["(Intercept)", "a", "b"], s, se="exact", tol=1e-10,
+    ...             max_iter=1000, sigmas=None, noise=None)
+    >>> bool(np.allclose(np.concatenate([f.beta for f in r.finals]), np.linalg.lstsq(X, y, rcond=None)[0]))
+    True
     """
     dp, fam, K = spec["eps"] is not None, FAMILIES[spec["family"]], int(owner.max()) + 1
     pen = Penalty(spec["penalty"], spec["lam"])
