@@ -1,9 +1,11 @@
-"""Front door of GLMs on vertically partitioned data (DESIGN §1, §2.1; privreg).
+"""Front door of GLMs on vertically partitioned data (privreg).
 
 ``vertical_glm`` simulates the parties in one process (for analysts and
 tests); :class:`dpstats.vertical.Party` runs the same protocol with one party
-per process over authenticated, encrypted TCP.  Both use
-:func:`dpstats.methods.vertical.block_coordinate_descent`.
+per process over authenticated, encrypted TCP.  Both use the plan and the
+release of :mod:`dpstats.methods.vertical`; this door validates, builds the
+frame and hands them to the shared skeleton (``docs/architecture.md``, "One
+call, step by step").
 
 Design (stated, as privreg): the outcome y is held by the first party (the
 leader, which also holds the intercept) and shared with every party; the
@@ -13,25 +15,25 @@ covariate columns never leave their party; only linear predictors X_kβ_k
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..formula import INTERCEPT, ModelFrame, model_frame
+from ..formula import INTERCEPT, ModelFrame
 from ..methods import vertical as m
 from ..privacy.accountant import Accountant
+from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
-from ..privacy.statement import DataDependence
-from ..results.base import attach_diagnostics
-from ..results.vertical import VerticalGLMResult
-from ._common import charge, missing_rows_step
-from .vertical_steps import (assemble_result, call_record, check_response, check_rows, clip_for_dp,
-                             clip_response_for_dp, finish_blocks, plan_releases, privacy_statement,
-                             row_id_hash, validate_arguments)
+from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.vertical import VerticalGLMResult, assemble_result, vertical_call
+from ..validation import check_accountant, check_strict
+from ._common import missing_rows_step, run
 
 _IDENT = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*")
 
@@ -126,7 +128,8 @@ def vertical_glm(
         Attach non-private diagnostics (rows dropped for missing values).
         Off by default: no output shows them unless asked.
     neighbouring, random_state, accountant, strict, progress
-        See DESIGN §1 (DP mode supports ``neighbouring="replace"`` only).
+        See ``docs/architecture.md``, "Privacy conventions" (DP mode supports
+        ``neighbouring="replace"`` only).
 
     Returns
     -------
@@ -142,88 +145,148 @@ def vertical_glm(
     >>> fit.converged, abs(fit.coef()["x1"] - 1) < 0.2
     (True, True)
     """
-    spec = validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta,
-                              rounds, eta_clip, coef_share, neighbouring, strict, accountant)
-    spec["diagnostics"] = diagnostics
+    conf_level = m.check_fit(family, penalty, lam, tol, max_iter, rounds, se, conf_level)
+    strict, accountant = check_strict(strict), check_accountant(accountant)
+    spec = m.settings(family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coef_share, neighbouring)
+    if spec["eps"] is not None and accountant is not None:
+        accountant.check(spec["eps"], spec["delta"])
     names, columns = _parties(parties)
     from .. import engines
 
+    fit = dict(formula=formula, data=data, names=names, columns=columns, spec=spec, se=se, tol=tol,
+               max_iter=max_iter, progress=progress, rows_requested=bool(diagnostics),
+               call=vertical_call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds))
     if engines.is_engine_input(data):  # streamed / Dask: the Gaussian fit from sufficient statistics
-        return _gaussian_from_statistics(formula, data, names, columns, spec, penalty, row_id, tol, max_iter,
-                                         se, random_state, progress)
-    frame = _combine(data, columns, names, row_id)
-    mf, response_note = response_frame(formula, frame, family)
-    owner = assign_terms(mf, columns, names)
-    check_response(mf.y, family, mf.response)
-    dd = DataDependence(spec["strict"])
-    missing_rows_step(dd, mf)
-    dp = spec["eps"] is not None
-    X, y = mf.X, mf.y
-    radius = y_bound = None
-    if dp:
-        X, radius = clip_for_dp(mf, owner, len(names), bounds)
-        if family == "gaussian":
-            y, y_bound = clip_response_for_dp(mf, bounds)
-    entries, sigmas = plan_releases(spec, mf.n, len(names), radius, y_bound=y_bound)
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
-    charge(spec["accountant"], entries, "vertical_glm")
-
-    fam = m.FAMILIES[family]
-    pen = m.Penalty(penalty, float(lam))
-    index = [np.flatnonzero(owner == k) for k in range(len(names))]
-    offset_clip = (len(names) - 1) * float(eta_clip) if y_bound is not None else math.inf
-    blocks = [m.LocalBlock(X[:, ix], y, fam, pen, _mask(mf.names, ix, dp), mf.p - len(ix),
-                           se="none" if dp else (se if se in ("exact", "history") else "conditional"),
-                           sigma_eta=sigmas[0][k] if dp else 0.0, eta_clip=eta_clip, noise=noise,
-                           offset_clip=offset_clip)
-              for k, ix in enumerate(index)]
-    out = m.block_coordinate_descent(blocks, y, fam, tol=tol, max_iter=rounds if dp else max_iter,
-                                     fixed_rounds=dp, check_separation=(penalty is None and not dp),
-                                     progress=progress)
-    finals = finish_blocks(blocks, out, fam, y, mf.p, sigmas[1] if dp else None)
-    pooled = None
-    if se == "pooled" and not dp and penalty is None:
-        disp = m.dispersion_estimate(fam, mf.y, out.eta, mf.n - mf.p)
-        pooled = m.pooled_covariance(X, fam, out.eta, disp)
-    statement = privacy_statement(spec, entries, dd, noise, len(names), simulated=True)
-    call = call_record(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds)
-    result = assemble_result(call, mf.names, mf.n, names, index, finals, out, fam, y, spec,
-                             statement, se, pooled, simulated=True)
-    result.response_note = response_note
-    result.set_model_summaries(mf, mf.y, out.eta, dp=dp, se=se, pooled=pooled, rows=spec["diagnostics"])
-    return attach_diagnostics(result, spec.get("diagnostics", False), lambda: _diagnostics(mf))
+        _check_statistics_mode(data, names, columns, spec, row_id, se)
+        door = _FromStatistics(**fit)
+    else:
+        door = _Vertical(**fit, row_id=row_id, bounds=bounds)
+    return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics)
 
 
-def response_frame(formula: str, frame: pd.DataFrame, family: str) -> tuple[ModelFrame, str]:
-    """Model frame; a two-level factor response is coded 0/1 for the binomial family (as R's glm)."""
+@dataclass
+class _Frame:
+    mf: ModelFrame
+    owner: np.ndarray
+    X: np.ndarray | None = None
+    y: np.ndarray | None = None
+    radius: list[float] | None = None
+    y_bound: float | None = None
+    response_note: str = ""
+    stats: Any = None
+
+
+@dataclass
+class _Vertical:
+    """vertical_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    formula: str
+    data: Any
+    names: list[str]
+    columns: list[list[str]]
+    spec: dict
+    se: str
+    tol: float
+    max_iter: int
+    progress: bool
+    call: dict
+    rows_requested: bool = False  # diagnostics=True: per-row fitted values and residuals may be shown
+    row_id: str | None = None
+    bounds: Any = None
+    label: str = "vertical_glm"
+
+    @property
+    def dp(self) -> bool:
+        return self.spec["eps"] is not None
+
+    def frame(self, dd: DataDependence) -> _Frame:
+        frame = _combine(self.data, self.columns, self.names, self.row_id)
+        mf, response_note = m.response_frame(self.formula, frame, self.spec["family"])
+        owner = assign_terms(mf, self.columns, self.names)
+        m.check_response(mf.y, self.spec["family"], mf.response)
+        missing_rows_step(dd, mf)
+        out = _Frame(mf=mf, owner=owner, X=mf.X, y=mf.y, response_note=response_note)
+        if self.dp:  # public bounds: every party's row-norm bound R_k, and B_y for the Gaussian family
+            out.X, out.radius = m.clip_covariates(mf, owner, len(self.names), self.bounds)
+            if self.spec["family"] == "gaussian":
+                out.y, out.y_bound = m.clip_response(mf, self.bounds)
+        return out
+
+    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
+        return m.plan(self.spec, frame.mf.n, len(self.names), frame.radius, frame.y_bound, simulated=True)
+
+    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Released:
+        sigmas = (m.noise_scales(self.spec, frame.mf.n, len(self.names), frame.radius, frame.y_bound)
+                  if self.dp else None)
+        with _sweep_bar(self.spec["rounds"] if self.dp else self.max_iter, self.progress) as on_round:
+            return m.release(frame.X, frame.y, frame.owner, frame.mf.names, self.spec, se=self.se, tol=self.tol,
+                             max_iter=self.max_iter, sigmas=sigmas, noise=noise, on_round=on_round)
+
+    def result(self, frame: _Frame, plan: Plan, released: m.Released, statement: PrivacyStatement,
+               noise: NoiseSource) -> VerticalGLMResult:
+        result = assemble_result(self.call, frame.mf.names, frame.mf.n, self.names, released, self.spec,
+                                 statement, self.se)
+        result.response_note = frame.response_note
+        if frame.y is not None:  # streamed/Dask fits keep no rows: no vcov/logLik/predict summaries
+            result.set_model_summaries(frame.mf, frame.mf.y, released.out.eta, dp=self.dp, se=self.se,
+                                       pooled=released.pooled, rows=self.rows_requested)
+        return result
+
+    def diagnostics(self, frame: _Frame, released: m.Released) -> dict:
+        return {"rows_dropped_for_missing_values": frame.mf.n_dropped}
+
+
+@dataclass
+class _FromStatistics(_Vertical):
+    """Streamed or Dask data: the Gaussian exact fit from the pooled sufficient statistics."""
+
+    def frame(self, dd: DataDependence) -> _Frame:
+        from .. import engines
+
+        owner_box: dict = {}
+
+        def check_parties(mf):  # before the pass: terms, owners and response from the names alone
+            if mf.response is None:
+                raise DataError("the formula needs a response, e.g. 'y ~ .'.")
+            owner_box["owner"] = assign_terms(mf, self.columns, self.names)
+            return None, None
+
+        mf, stats = engines.sufficient_statistics(self.formula, self.data, boxes=check_parties, gram=True,
+                                                  drop_intercept=False, progress=self.progress or None)
+        missing_rows_step(dd, mf)
+        return _Frame(mf=mf, owner=owner_box["owner"], stats=stats.cross)
+
+    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
+        return m.plan(self.spec, frame.mf.n, len(self.names), simulated=True, statistics=True)
+
+    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Released:
+        cross = frame.stats
+        with _sweep_bar(self.max_iter, self.progress) as on_round:
+            return m.release_from_statistics(cross.xtx, cross.xty, cross.yty, frame.owner, frame.mf.n, se=self.se,
+                                             tol=self.tol, max_iter=self.max_iter, on_round=on_round)
+
+
+@contextmanager
+def _sweep_bar(total: int, progress: bool) -> Iterator[Callable[[dict], None] | None]:
+    """A tqdm bar over the sweeps when ``progress`` is asked for; yields the per-sweep callback."""
+    if not progress:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc="block coordinate descent", unit="sweep")
     try:
-        return model_frame(formula, frame), ""
-    except DataError as exc:
-        if family != "binomial" or "numeric response is needed" not in str(exc):
-            raise
-    mf = model_frame(formula, frame, response="factor")
-    if len(mf.classes) != 2:
-        raise DataError(f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has "
-                        f"{len(mf.classes)} levels.")
-    mf.y = mf.y.astype(float)
-    return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
+        yield lambda row: bar.update(1)
+    finally:
+        bar.close()
 
 
 # --------------------------------------------------------------------------- streamed / Dask data
-STATISTICS_MODE_NOTE = (
-    "SIMULATED FROM POOLED SUFFICIENT STATISTICS: the data came from the streaming/Dask engine, so XᵀX, Xᵀy "
-    "and yᵀy of all parties' columns were computed together in one pass and the parties' block coordinate "
-    "descent was run on them (block update β_k = (X_kᵀX_k)⁻¹(X_kᵀy − Σ_(j≠k) X_kᵀX_jβ_j), the same sweeps "
-    "and stopping rule). This is not the networked protocol: no linear predictors were exchanged; the "
-    "disclosure notes below describe what that protocol would reveal.")
-
-
-def _gaussian_from_statistics(formula, data, names, columns, spec, penalty, row_id, tol, max_iter, se,
-                              random_state, progress) -> VerticalGLMResult:
+def _check_statistics_mode(data, names, columns, spec: dict, row_id, se: str) -> None:
     """vertical_glm for engine inputs: Gaussian, unpenalized, exact (non-DP) mode only."""
     from .. import engines
 
-    family = spec["family"]
+    family, penalty = spec["family"], spec["penalty"]
     if family != "gaussian" or penalty is not None or spec["eps"] is not None:
         raise DataError(
             "streamed and Dask data are supported by vertical_glm only for family='gaussian' without penalty "
@@ -241,62 +304,9 @@ def _gaussian_from_statistics(formula, data, names, columns, spec, penalty, row_
     missing = [(n, c) for n, cs in zip(names, columns) for c in cs if c not in available]
     if missing:
         raise DataError(f"party {missing[0][0]!r} lists column {missing[0][1]!r}, which is not in data.")
-    owner_box: dict = {}
-
-    def check_parties(mf):  # before the pass: terms, owners and response from the names alone
-        if mf.response is None:
-            raise DataError("the formula needs a response, e.g. 'y ~ .'.")
-        owner_box["owner"] = assign_terms(mf, columns, names)
-        return None, None
-
-    mf, stats = engines.sufficient_statistics(formula, data, boxes=check_parties, gram=True, drop_intercept=False,
-                                              progress=progress or None)
-    owner = owner_box["owner"]
-    dd = DataDependence(spec["strict"])
-    missing_rows_step(dd, mf)
-    K = len(names)
-    entries, _ = plan_releases(spec, mf.n, K, None)
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
-    charge(spec["accountant"], entries, "vertical_glm")
-
-    cross = stats.cross
-    index = [np.flatnonzero(owner == k) for k in range(K)]
-    beta, out, rss = m.gaussian_bcd_statistics(cross.xtx, cross.xty, cross.yty, index, tol=tol,
-                                               max_iter=max_iter, progress=progress)
-    finals, pooled = _statistics_finals(cross.xtx, beta, rss, mf.n, index, se)
-    statement = privacy_statement(spec, entries, dd, noise, K, simulated=True)
-    statement.notes.insert(0, STATISTICS_MODE_NOTE)
-    call = call_record(formula, names, family, penalty, 0.0, tol, max_iter, se, None, None, spec["rounds"])
-    result = assemble_result(call, mf.names, mf.n, names, index, finals, out, m.FAMILIES[family], None, spec,
-                             statement, se, pooled, simulated=True, rss=rss)
-    result.response_note = ""
-    return attach_diagnostics(result, spec.get("diagnostics", False), lambda: _diagnostics(mf))
 
 
-def _diagnostics(mf) -> dict:
-    return {"rows_dropped_for_missing_values": mf.n_dropped}
-
-
-def _statistics_finals(xtx: np.ndarray, beta: np.ndarray, rss: float, n: int, index, se: str):
-    """Block results with SEs from σ̂²(XᵀX)⁻¹, σ̂² = RSS/(n − p) (R's summary.lm)."""
-    p = xtx.shape[0]
-    disp = rss / (n - p) if n > p else math.nan
-    cov = disp * np.linalg.inv(xtx)
-    finals = []
-    for ix in index:
-        p_other = p - len(ix)
-        if se == "exact":  # the Schur complement of the exact bases is the pooled block
-            finals.append(m.BlockFinal(beta[ix].copy(), cov[np.ix_(ix, ix)], p_other, p_other))
-        elif se == "conditional":
-            finals.append(m.BlockFinal(beta[ix].copy(), disp * np.linalg.inv(xtx[np.ix_(ix, ix)]), 0, p_other))
-        else:
-            finals.append(m.BlockFinal(beta[ix].copy(), None, 0, p_other))
-    return finals, (cov if se == "pooled" else None)
-
-
-# --------------------------------------------------------------------------- parties and rows
-
-
+# --------------------------------------------------------------------------- parties and their columns
 def _parties(parties) -> tuple[list[str], list[list[str]]]:
     if isinstance(parties, Mapping):
         names, cols = [str(k) for k in parties], [list(v) for v in parties.values()]
@@ -339,7 +349,7 @@ def _combine(data, columns, names, row_id) -> pd.DataFrame:
     ids = [f[row_id].tolist() if row_id is not None else f.index.tolist() for f in frames]
     if row_id is not None and not all(row_id in f.columns for f in frames):
         raise DataError(f"row_id {row_id!r} must be a column of every party's data frame.")
-    check_rows([row_id_hash(i) for i in ids], [len(i) for i in ids], names)
+    m.check_rows([m.row_id_hash(i) for i in ids], [len(i) for i in ids], names)
     parts = []
     for name, f, cs in zip(names, frames, columns):
         absent = [c for c in cs if c not in f.columns]
@@ -378,9 +388,3 @@ def assign_terms(mf: ModelFrame, columns: list[list[str]], names: list[str]) -> 
         if not np.any(owner == k):
             raise DataError(f"party {name!r} holds no column of the model '{mf.formula}'.")
     return owner
-
-
-def _mask(names: list[str], ix: np.ndarray, dp: bool) -> np.ndarray:
-    if dp:
-        return np.ones(len(ix))
-    return np.array([0.0 if names[j] == INTERCEPT else 1.0 for j in ix])

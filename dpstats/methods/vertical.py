@@ -32,17 +32,42 @@ U spans col(X_{-k}) exactly and the standard errors equal the pooled ones.
 This discloses the column spaces — what the history approaches anyway — and
 says so.  ``se="conditional"`` uses (X_kᵀWX_k)⁻¹ (the other blocks held
 fixed; too small when blocks correlate).
+
+DP mode (``eps``/``delta``; binomial or Gaussian family, ridge penalty):
+covariates (and, for the Gaussian family, y) are clipped to declared bounds,
+every shared η_k is clipped to [−eta_clip, eta_clip] and noised, the final β_k
+are noised, and a fixed number of sweeps runs.  The zCDP budget is split over
+the K·T linear-predictor releases and the K coefficient releases
+(:func:`noise_scales`, sensitivities :func:`binomial_ridge_sensitivities`,
+:func:`gaussian_ridge_sensitivities`).
+
+The two verbs every front door uses (``docs/architecture.md``, "Adding a
+method"): :func:`plan` (the ledger, sensitivities, assumptions and what the
+protocol discloses, from public inputs: n, K, the settings of
+:func:`settings`, the row-norm bounds of :func:`clip_covariates`) and
+:func:`release` (the slides' block coordinate descent, steps 1–3, with the
+parties simulated in one process; :func:`release_from_statistics` for the
+Gaussian fit from pooled sufficient statistics).  The networked protocol
+(:class:`dpstats.vertical.Party`) uses the same settings, plan, noise scales,
+row-id checks and :func:`block_coordinate_descent`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Callable, Sequence
+import numbers
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import AssumptionError
+from ..errors import AssumptionError, DataError, PrivacyParameterError
+from ..formula import INTERCEPT, ModelFrame, model_frame
+from ..geometry import resolve_box
+from ..privacy.accountant import LedgerEntry
+from ..privacy.plan import Plan
+from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
 
 _W_MIN = 1e-12
 
@@ -372,13 +397,14 @@ class BCDOutcome:
 
 def block_coordinate_descent(blocks: Sequence, y: np.ndarray, family: Family, *, tol: float = 1e-8,
                              max_iter: int = 10_000, fixed_rounds: bool = False,
-                             check_separation: bool = True, progress: bool = False,
+                             check_separation: bool = True,
                              on_round: Callable[[dict], None] | None = None) -> BCDOutcome:
     """Sweep over the blocks until Σ|Δβ| < tol (or exactly ``max_iter`` sweeps if ``fixed_rounds``).
 
     ``blocks`` are objects with ``update(offset) -> (eta_k, change_k)``: local
     blocks or network proxies of remote parties.  Only their linear predictors
-    (and the scalar Σ|Δβ_k|) reach this loop.
+    (and the scalar Σ|Δβ_k|) reach this loop.  ``on_round`` receives each
+    sweep's trace row (progress, logging).
     """
     n = y.shape[0]
     etas = [np.zeros(n) for _ in blocks]
@@ -401,13 +427,12 @@ def block_coordinate_descent(blocks: Sequence, y: np.ndarray, family: Family, *,
         if check_separation:
             check_no_separation(family, state["total"])
 
-    it, converged, trace = run_sweeps(sweep, tol=tol, max_iter=max_iter, fixed_rounds=fixed_rounds,
-                                      progress=progress, after=after)
+    it, converged, trace = run_sweeps(sweep, tol=tol, max_iter=max_iter, fixed_rounds=fixed_rounds, after=after)
     return BCDOutcome(etas=etas, iterations=it, converged=converged or fixed_rounds, trace=trace)
 
 
 def run_sweeps(sweep: Callable[[], tuple[float, float]], *, tol: float, max_iter: int,
-               fixed_rounds: bool = False, progress: bool = False,
+               fixed_rounds: bool = False,
                after: Callable[[dict], None] | None = None) -> tuple[int, bool, list[dict]]:
     """Repeat ``sweep() -> (Σ|Δβ|, deviance)`` until Σ|Δβ| < ``tol`` (or ``max_iter`` sweeps).
 
@@ -416,29 +441,22 @@ def run_sweeps(sweep: Callable[[], tuple[float, float]], *, tol: float, max_iter
     converged, trace).
     """
     trace: list[dict] = []
-    bar = _bar(max_iter, progress)
     it, converged = 0, False
-    try:
-        for it in range(1, max_iter + 1):
-            change, deviance = sweep()
-            row = {"iteration": it, "sum_abs_change": change, "deviance": deviance}
-            trace.append(row)
-            if after is not None:
-                after(row)
-            if bar is not None:
-                bar.update(1)
-            if not fixed_rounds and change < tol:
-                converged = True
-                break
-    finally:
-        if bar is not None:
-            bar.close()
+    for it in range(1, max_iter + 1):
+        change, deviance = sweep()
+        row = {"iteration": it, "sum_abs_change": change, "deviance": deviance}
+        trace.append(row)
+        if after is not None:
+            after(row)
+        if not fixed_rounds and change < tol:
+            converged = True
+            break
     return it, converged, trace
 
 
 def gaussian_bcd_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, index: Sequence[np.ndarray], *,
                             tol: float = 1e-8, max_iter: int = 10_000,
-                            progress: bool = False) -> tuple[np.ndarray, BCDOutcome, float]:
+                            on_round: Callable[[dict], None] | None = None) -> tuple[np.ndarray, BCDOutcome, float]:
     """Gaussian block coordinate descent on the sufficient statistics XᵀX, Xᵀy, yᵀy.
 
     The sweeps of :func:`block_coordinate_descent` with :class:`LocalBlock`
@@ -447,7 +465,7 @@ def gaussian_bcd_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, index:
     offset = Σ_{j≠k} X_jβ_j), blocks in order, each using the others' latest
     β; stop when Σ|Δβ| over a sweep < ``tol``.  The trace's deviance is
     RSS = yᵀy − 2βᵀXᵀy + βᵀXᵀXβ.  Returns (β, outcome without linear
-    predictors, RSS).
+    predictors, RSS).  ``on_round`` receives each sweep's trace row.
 
     Examples
     --------
@@ -481,16 +499,8 @@ def gaussian_bcd_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, index:
             beta[ix] = new
         return change, rss()
 
-    it, converged, trace = run_sweeps(sweep, tol=tol, max_iter=max_iter, progress=progress)
+    it, converged, trace = run_sweeps(sweep, tol=tol, max_iter=max_iter, after=on_round)
     return beta, BCDOutcome(etas=[], iterations=it, converged=converged, trace=trace), rss()
-
-
-def _bar(total: int, progress: bool):
-    if not progress:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="block coordinate descent", unit="sweep")
 
 
 def check_no_separation(family: Family, eta: np.ndarray) -> None:
@@ -582,3 +592,463 @@ def gaussian_ridge_sensitivities(n: int, radius: float, lam: float, eta_clip: fl
     d_beta = 2.0 * grad / (n * lam)
     d_eta = math.sqrt(4.0 * eta_clip ** 2 + n * (radius * d_beta) ** 2)
     return d_eta, d_beta
+
+
+# --------------------------------------------------------------------------- settings
+SE_METHODS = ("exact", "history", "conditional", "pooled", "none")
+PENALTIES = (None, "ridge", "lasso")
+
+
+def check_fit(family: str, penalty: str | None, lam: float, tol: float, max_iter: int, rounds: int, se: str,
+              conf_level: float) -> float:
+    """Cheap checks of the fit's arguments (no data touched); returns the validated ``conf_level``.
+
+    Examples
+    --------
+    >>> check_fit("gaussian", None, 0.0, 1e-8, 100, 10, "exact", 0.95)
+    0.95
+    """
+    if family not in FAMILIES:
+        raise DataError(f"family must be one of {sorted(FAMILIES)}, got {family!r}.")
+    if penalty not in PENALTIES:
+        raise PrivacyParameterError(f"penalty must be None, 'ridge' or 'lasso', got {penalty!r}.")
+    if not _real(lam) or lam < 0 or not math.isfinite(lam):
+        raise PrivacyParameterError(f"lam must be a finite number >= 0, got {lam!r}.")
+    if penalty is not None and lam <= 0:
+        raise PrivacyParameterError(f"penalty={penalty!r} needs lam > 0, got lam={lam!r}.")
+    if not _real(tol) or not (0 < tol < 1):
+        raise PrivacyParameterError(f"tol must be in (0, 1), got {tol!r}; privreg uses 1e-8.")
+    for name, value in (("max_iter", max_iter), ("rounds", rounds)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise PrivacyParameterError(f"{name} must be a positive integer, got {value!r}.")
+    if se not in SE_METHODS:
+        raise PrivacyParameterError(f"se must be one of {list(SE_METHODS)}, got {se!r}.")
+    return check_fraction(conf_level, "conf_level", 0.0, 1.0)
+
+
+def settings(family: str, penalty: str | None, lam: float, conf_level: float, eps: float | None,
+             delta: float | None, rounds: int, eta_clip: float, coef_share: float, neighbouring: str) -> dict:
+    """The fit's settings, read by :func:`plan`, :func:`noise_scales` and :func:`release`.
+
+    ``eps`` None or inf gives the exact (non-private) protocol (``"eps": None``);
+    otherwise the DP mode's arguments are checked: binomial or Gaussian family,
+    ridge penalty with lam > 0, replace-one-row, delta in (0, 1) (default 1e-6).
+
+    Examples
+    --------
+    >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, None, 10, 4.0, 0.1, "replace")
+    >>> s["eps"], s["delta"], s["rounds"]
+    (1.0, 1e-06, 10)
+    """
+    if _real(eps) and math.isinf(eps) and eps > 0:
+        eps = None  # eps = inf: the non-private protocol (what `dpstats run --eps inf` gives)
+    spec = {"conf_level": conf_level, "eps": None, "delta": 0.0, "neighbouring": "replace",
+            "rounds": int(rounds), "eta_clip": float(eta_clip), "coef_share": coef_share,
+            "lam": float(lam), "family": family, "penalty": penalty}
+    if eps is None:
+        if delta is not None:
+            raise PrivacyParameterError("delta was given without eps; give both for DP mode.")
+        spec["neighbouring"] = check_neighbouring(neighbouring)
+        return spec
+    spec["eps"] = check_eps(eps)
+    spec["delta"] = check_delta(1e-6 if delta is None else delta, allow_zero=False)
+    spec["neighbouring"] = check_neighbouring(neighbouring, supported=("replace",))
+    _check_dp_mode(family, penalty, eta_clip)
+    spec["coef_share"] = check_fraction(coef_share, "coef_share", 0.0, 1.0)
+    if not 0 < spec["coef_share"] < 1:
+        raise PrivacyParameterError(f"coef_share must be strictly between 0 and 1, got {coef_share!r}.")
+    return spec
+
+
+def fit_settings(family: str, penalty: str | None, lam: float, tol: float, max_iter: int, se: str,
+                 conf_level: float, eps: float | None, delta: float | None, rounds: int, eta_clip: float,
+                 coef_share: float, neighbouring: str = "replace") -> dict:
+    """:func:`check_fit` then :func:`settings` (a party of the networked protocol checks both at once).
+
+    Examples
+    --------
+    >>> fit_settings("gaussian", None, 0.0, 1e-8, 100, "exact", 0.95, None, None, 10, 4.0, 0.1)["eps"] is None
+    True
+    """
+    conf_level = check_fit(family, penalty, lam, tol, max_iter, rounds, se, conf_level)
+    return settings(family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coef_share, neighbouring)
+
+
+def _check_dp_mode(family, penalty, eta_clip) -> None:
+    if family == "poisson":
+        raise PrivacyParameterError(
+            "DP mode (eps=) is not available for family='poisson': the gradient of the Poisson loss "
+            "under the log link, (exp(η) − y)·x, is unbounded in η, so no sensitivity of the block "
+            "estimator can be derived from bounds on the data. Use family='gaussian' or 'binomial' "
+            "with penalty='ridge', or drop eps.")
+    if penalty != "ridge":
+        raise PrivacyParameterError(
+            "DP mode (eps=) needs penalty='ridge' with lam > 0 (family='binomial' or 'gaussian'): the "
+            "sensitivity of the block estimator is derived from the lam-strong convexity of the ridge "
+            f"objective and a bounded loss gradient. Got family={family!r}, penalty={penalty!r}.")
+    if not _real(eta_clip) or not (0 < eta_clip < math.inf):
+        raise PrivacyParameterError(f"eta_clip must be a positive finite number, got {eta_clip!r}.")
+
+
+def _real(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and not math.isnan(float(x))
+
+
+# --------------------------------------------------------------------------- rows and response
+def row_id_hash(ids, salt: bytes = b"") -> str:
+    """SHA-256 of the ordered row ids (never the data): parties compare it to agree on rows.
+
+    Examples
+    --------
+    >>> row_id_hash([1, 2, 3]) == row_id_hash([1, 2, 3]) != row_id_hash([1, 3, 2])
+    True
+    """
+    h = hashlib.sha256(b"dpstats-vertical-row-ids\x00" + salt)
+    for v in ids:
+        b = str(v).encode("utf-8")
+        h.update(len(b).to_bytes(4, "big") + b)
+    return h.hexdigest()
+
+
+def check_rows(hashes: Sequence[str], counts: Sequence[int], names: Sequence[str]) -> None:
+    """Raise a DataError naming the first party whose row count or row-id hash differs.
+
+    Examples
+    --------
+    >>> check_rows([row_id_hash([1, 2])] * 2, [2, 2], ["A", "B"])   # the same rows: no error
+    """
+    for name, c, h in zip(names[1:], counts[1:], hashes[1:]):
+        if c != counts[0]:
+            raise DataError(f"party {name!r} has {c} rows but {names[0]!r} has {counts[0]}: parties "
+                            "must hold the same rows. Align the data sets on a common row id.")
+        if h != hashes[0]:
+            raise DataError(f"party {name!r} holds different row ids, or the same ids in a different "
+                            f"order, than {names[0]!r} (row-id hashes differ). Sort every party's "
+                            "data by the shared row id.")
+
+
+def response_frame(formula: str, frame, family: str) -> tuple[ModelFrame, str]:
+    """Model frame; a two-level factor response is coded 0/1 for the binomial family (as R's glm)."""
+    try:
+        return model_frame(formula, frame), ""
+    except DataError as exc:
+        if family != "binomial" or "numeric response is needed" not in str(exc):
+            raise
+    mf = model_frame(formula, frame, response="factor")
+    if len(mf.classes) != 2:
+        raise DataError(f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has "
+                        f"{len(mf.classes)} levels.")
+    mf.y = mf.y.astype(float)
+    return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
+
+
+def check_response(y: np.ndarray, family: str, name: str | None) -> None:
+    """The response must suit the family: 0/1 for binomial, counts >= 0 for Poisson."""
+    if y is None:
+        raise DataError("the formula needs a response, e.g. 'y ~ .'.")
+    if family == "binomial" and not np.all((y == 0) | (y == 1)):
+        raise DataError(f"family='binomial' needs a 0/1 response; {name!r} has other values.")
+    if family == "poisson" and np.any(y < 0):
+        raise DataError(f"family='poisson' needs a non-negative count response; {name!r} has negatives.")
+
+
+# --------------------------------------------------------------------------- DP mode: clipping
+def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[np.ndarray, list[float]]:
+    """Covariates clipped to their declared bounds, and each party's row-norm bound R_k.
+
+    R_k² = Σ over party k's columns of max(|lo|, |hi|)² (the intercept counts 1):
+    a public bound on ‖x_ik‖ from the declared bounds alone.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> mf = model_frame("y ~ a + b", pd.DataFrame({"y": [0., 1, 1], "a": [5., 0, 1], "b": [0., 1, 2]}))
+    >>> X, radius = clip_covariates(mf, np.array([0, 0, 1]), 2, (-3, 4))
+    >>> X[:, 1].tolist(), radius
+    ([4.0, 0.0, 1.0], [4.123105625617661, 4.0])
+    """
+    if bounds is None:
+        raise PrivacyParameterError(
+            "DP mode needs public bounds on the covariates, e.g. bounds=(-3, 3) or "
+            "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k.")
+    cols = [nm for nm in mf.names if nm != INTERCEPT]
+    dummies = {nm for nm, term in zip(mf.names, mf.terms) if term in mf.factor_levels}
+    box = resolve_box(bounds, cols, dummies=dummies)
+    X = mf.X.copy()
+    big = np.maximum(np.abs(box.lo), np.abs(box.hi))
+    sq = np.zeros(K)
+    for j, nm in enumerate(mf.names):
+        if nm == INTERCEPT:
+            sq[owner[j]] += 1.0
+            continue
+        i = cols.index(nm)
+        X[:, j] = np.clip(X[:, j], box.lo[i], box.hi[i])
+        sq[owner[j]] += big[i] ** 2
+    return X, [math.sqrt(s) for s in sq]
+
+
+def clip_response(mf: ModelFrame, bounds) -> tuple[np.ndarray, float]:
+    """Gaussian DP mode: clip y to its declared bounds; return (clipped y, B_y = max |bound|)."""
+    name = mf.response
+    if isinstance(bounds, Mapping) and name not in bounds:
+        raise PrivacyParameterError(
+            f"family='gaussian' in DP mode needs public bounds on the response {name!r} too: add "
+            f"bounds={{..., {name!r}: (lo, hi)}} (y is clipped to them; they bound the loss gradient).")
+    box = resolve_box({name: bounds[name]} if isinstance(bounds, Mapping) else bounds, [name])
+    lo, hi = float(box.lo[0]), float(box.hi[0])
+    return np.clip(mf.y, lo, hi), max(abs(lo), abs(hi))
+
+
+# --------------------------------------------------------------------------- the plan
+METHOD = "vertical GLM (block coordinate descent)"
+
+STATISTICS_MODE_NOTE = (
+    "SIMULATED FROM POOLED SUFFICIENT STATISTICS: the data came from the streaming/Dask engine, so XᵀX, Xᵀy "
+    "and yᵀy of all parties' columns were computed together in one pass and the parties' block coordinate "
+    "descent was run on them (block update β_k = (X_kᵀX_k)⁻¹(X_kᵀy − Σ_(j≠k) X_kᵀX_jβ_j), the same sweeps "
+    "and stopping rule). This is not the networked protocol: no linear predictors were exchanged; the "
+    "disclosure notes below describe what that protocol would reveal.")
+
+
+def plan(spec: dict, n: int, K: int, radius: Sequence[float] | None = None, y_bound: float | None = None, *,
+         simulated: bool, statistics: bool = False) -> Plan:
+    """The privacy plan of the fit, from public inputs: n, K, the settings and the row-norm bounds.
+
+    Exact mode: one ledger entry with eps = inf (linear predictors shared
+    exactly; no guarantee) and notes saying what the protocol reveals.  DP mode
+    (``spec["eps"]`` set): K·T clipped, noised linear predictors and K noised
+    coefficient blocks under zCDP composition (:func:`noise_scales`).
+    ``radius`` lists every party's row-norm bound R_k; ``y_bound`` is B_y
+    (Gaussian DP mode).  ``simulated``: the parties ran in one process;
+    ``statistics``: from pooled sufficient statistics (streamed/Dask data).
+
+    Examples
+    --------
+    >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, 1e-6, 10, 4.0, 0.1, "replace")
+    >>> p = plan(s, 1000, 2, [2.0, 1.5], simulated=True)
+    >>> p.eps, p.delta, p.entries[0].mechanism
+    (1.0, 1e-06, 'Gaussian mechanism, zCDP composition')
+    """
+    dp = spec["eps"] is not None
+    entry = _dp_entry(spec, n, K, radius, y_bound) if dp else _exact_entry(K)
+    notes = ([STATISTICS_MODE_NOTE] if statistics else []) + disclosure_text(K, dp, simulated)
+    return Plan(method=METHOD, neighbouring=spec["neighbouring"], entries=[entry],
+                sensitivities={"per release": entry.sensitivity},
+                assumptions=_dp_assumptions(spec["family"]) if dp else [], notes=notes)
+
+
+def noise_scales(spec: dict, n: int, K: int, radius: Sequence[float],
+                 y_bound: float | None = None) -> tuple[list[float], list[float]]:
+    """(σ_η, σ_β) of each party listed in ``radius``: σ = Δ₂/√(2ρ_release).
+
+    The zCDP budget ρ (Bun & Steinke 2016, Prop. 1.3, from eps and delta) is
+    split: (1 − coef_share)·ρ over the K·T linear-predictor releases and
+    coef_share·ρ over the K coefficient releases; a Gaussian release with
+    sensitivity Δ₂ and scale σ costs Δ₂²/(2σ²).
+
+    Examples
+    --------
+    >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, 1e-6, 10, 4.0, 0.1, "replace")
+    >>> sig_eta, sig_beta = noise_scales(s, 1000, 2, [2.0])
+    >>> len(sig_eta), sig_eta[0] > sig_beta[0]
+    (1, True)
+    """
+    rho_eta, rho_beta = _rho_shares(spec, K)
+    deltas = [_sensitivities(spec, n, K, R, y_bound) for R in radius]
+    return ([d_eta / math.sqrt(2 * rho_eta) for d_eta, _ in deltas],
+            [d_beta / math.sqrt(2 * rho_beta) for _, d_beta in deltas])
+
+
+def _rho_shares(spec: dict, K: int) -> tuple[float, float]:
+    """ρ of one linear-predictor release and of one coefficient release."""
+    rho = rho_from_eps_delta(spec["eps"], spec["delta"])
+    T, share = spec["rounds"], spec["coef_share"]
+    return (1 - share) * rho / (K * T), share * rho / K
+
+
+def _sensitivities(spec: dict, n: int, K: int, R: float, y_bound: float | None) -> tuple[float, float]:
+    """(Δ₂(η), Δ₂(β)) of a party with row-norm bound R, replace one row."""
+    lam, C = spec["lam"], spec["eta_clip"]
+    if spec["family"] == "gaussian":  # squared loss: gradient bounded via |y| ≤ B_y, |offset| ≤ (K−1)C
+        return gaussian_ridge_sensitivities(n, R, lam, C, y_bound, (K - 1) * C)
+    return binomial_ridge_sensitivities(n, R, lam, C)
+
+
+def _exact_entry(K: int) -> LedgerEntry:
+    return LedgerEntry(step=f"block coordinate descent over {K} parties: exact linear predictors "
+                            "shared every sweep, coefficients and standard errors released",
+                       mechanism="none (not differentially private)", eps=math.inf,
+                       sensitivity="not bounded: exact values are shared")
+
+
+def _dp_entry(spec: dict, n: int, K: int, radius, y_bound) -> LedgerEntry:
+    T, share, C = spec["rounds"], spec["coef_share"], spec["eta_clip"]
+    sens = []
+    for R in radius:
+        d_eta, d_beta = _sensitivities(spec, n, K, R, y_bound)
+        sens.append(f"Δ₂(η)={d_eta:.4g}, Δ₂(β)={d_beta:.4g} (R={R:.4g})")
+    if spec["family"] == "gaussian":
+        sens.append(f"squared loss with |y| ≤ B_y={y_bound:.4g}, received offsets clipped to "
+                    f"±(K−1)·eta_clip={(K - 1) * C:.4g}, Δ₂(β) = 2R(B_y+O)(1+R/√λ)/(nλ)")
+    rho = rho_from_eps_delta(spec["eps"], spec["delta"])
+    return LedgerEntry(
+        step=f"{K}×{T} clipped linear predictors (n-vectors) and {K} coefficient blocks",
+        mechanism="Gaussian mechanism, zCDP composition",
+        eps=spec["eps"], delta=spec["delta"],
+        sensitivity="replace one row, per party: " + "; ".join(sens),
+        note=(f"total rho = {rho:.6g} (Bun & Steinke Prop. 1.3 from eps, delta); "
+              f"{1 - share:g} of rho over {K * T} linear-predictor releases, {share:g} over {K} "
+              "coefficient releases; each Gaussian release costs Δ²/(2σ²)"))
+
+
+def _dp_assumptions(family: str) -> list[str]:
+    return ["the outcome y is public to the parties (the guarantee holds for every fixed y)",
+            "covariates clipped to the declared bounds; every block is solved to its exact "
+            "minimizer (the inner solver stops at 1e-12)",
+            *(["gaussian family: y clipped to its declared bounds and every received offset "
+               "clipped to ±(K−1)·eta_clip before the block fit"] if family == "gaussian" else []),
+            "the number of sweeps is fixed in advance"]
+
+
+def disclosure_text(K: int, dp: bool, simulated: bool) -> list[str]:
+    """What the protocol reveals, in plain words."""
+    lines = ["The outcome y is held by the first party and sent to every party in the clear "
+             "(as in privreg); it is not protected."]
+    if dp:
+        lines += ["Every sweep each party reveals its linear predictor X_kβ_k clipped and with Gaussian "
+                  "noise; the stopping rule is a fixed number of sweeps (no data-dependent stopping).",
+                  "Final coefficients are released with Gaussian noise; standard errors are not released.",
+                  "The guarantee protects each party's covariates against the other parties and anyone "
+                  "who sees the messages, for every value of the shared y."]
+    else:
+        lines += ["Every sweep each party reveals its exact linear predictor η_k = X_kβ_k (an n-vector) to "
+                  "the leader, and receives the exact sum of the other parties' linear predictors. Over "
+                  "the sweeps these vectors span (up to) the other parties' column spaces: the other "
+                  "parties learn each party's columns up to an unknown linear transform. This protocol "
+                  "gives NO formal privacy guarantee.",
+                  "With se='exact' (the default) each party also shares an orthonormal basis of its "
+                  "column space after convergence, so that the standard errors are exact: its columns "
+                  "are then known up to an unknown invertible linear transform.",
+                  "Each party also reveals the scalar Σ|Δβ_k| every sweep (the stopping rule), and at the "
+                  "end its coefficients and standard errors."]
+    if K > 2 and not dp:
+        lines.append(f"With {K} parties a member receives only the sum of the others' linear predictors; "
+                     "the leader receives each one separately.")
+    if simulated:
+        lines.append("This fit simulated the parties in one process; the deployment with one process per "
+                     "party over encrypted TCP is dpstats.vertical.Party.")
+    return lines
+
+
+# --------------------------------------------------------------------------- the release
+@dataclass
+class Released:
+    """What a fit releases: the sweeps' outcome, every block's final coefficients, the fit's summaries."""
+
+    out: BCDOutcome
+    finals: list[BlockFinal]
+    index: list[np.ndarray]
+    dispersion: float
+    deviance: float
+    pooled: np.ndarray | None = None
+
+
+def release(X: np.ndarray, y: np.ndarray, owner: np.ndarray, terms: Sequence[str], spec: dict, *, se: str,
+            tol: float, max_iter: int, sigmas: tuple | None, noise,
+            on_round: Callable[[dict], None] | None = None) -> Released:
+    """Block coordinate descent with the parties simulated in one process (the slides' steps 1–3).
+
+    1. β ← 0; 2. for each party k: the offset is the others' linear predictors
+    (y_res^k = y − Σ_{j≠k} X_jβ_j) and β_k is the block's (penalized GLM)
+    minimizer given it; 3. repeat until Σ|Δβ| < ``tol`` — in DP mode exactly
+    ``spec["rounds"]`` sweeps, each shared η_k clipped and noised with
+    ``sigmas[0][k]`` and the final β_k with ``sigmas[1][k]``
+    (:func:`noise_scales`).  ``owner[j]`` is the party of design column j
+    (every party owns at least one).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.column_stack([np.ones(50), rng.standard_normal((50, 2))])
+    >>> y = X @ np.array([1.0, 2.0, -1.0]) + rng.standard_normal(50)
+    >>> s = settings("gaussian", None, 0.0, 0.95, None, None, 10, 4.0, 0.1, "replace")
+    >>> r = release(X, y, np.array([0, 0, 1]), ["(Intercept)", "a", "b"], s, se="exact", tol=1e-10,
+    ...             max_iter=1000, sigmas=None, noise=None)
+    >>> bool(np.allclose(np.concatenate([f.beta for f in r.finals]), np.linalg.lstsq(X, y, rcond=None)[0]))
+    True
+    """
+    dp, fam, K = spec["eps"] is not None, FAMILIES[spec["family"]], int(owner.max()) + 1
+    pen = Penalty(spec["penalty"], spec["lam"])
+    index = [np.flatnonzero(owner == k) for k in range(K)]
+    offset_clip = (K - 1) * spec["eta_clip"] if dp and spec["family"] == "gaussian" else math.inf
+    blocks = [LocalBlock(X[:, ix], y, fam, pen, _mask(terms, ix, dp), X.shape[1] - len(ix),
+                         se="none" if dp else (se if se in ("exact", "history") else "conditional"),
+                         sigma_eta=sigmas[0][k] if dp else 0.0, eta_clip=spec["eta_clip"], noise=noise,
+                         offset_clip=offset_clip)
+              for k, ix in enumerate(index)]
+    out = block_coordinate_descent(blocks, y, fam, tol=tol, max_iter=spec["rounds"] if dp else max_iter,
+                                   fixed_rounds=dp, check_separation=(spec["penalty"] is None and not dp),
+                                   on_round=on_round)
+    finals = finish_blocks(blocks, out, fam, y, X.shape[1], sigmas[1] if dp else None)
+    pooled = None
+    if se == "pooled" and not dp and spec["penalty"] is None:
+        disp = dispersion_estimate(fam, y, out.eta, X.shape[0] - X.shape[1])
+        pooled = pooled_covariance(X, fam, out.eta, disp)
+    return Released(out, finals, index, *dispersion_and_deviance(fam, y, out.eta, X.shape[0] - X.shape[1]),
+                    pooled=pooled)
+
+
+def release_from_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, owner: np.ndarray, n: int, *,
+                            se: str, tol: float, max_iter: int,
+                            on_round: Callable[[dict], None] | None = None) -> Released:
+    """The Gaussian, unpenalized, exact fit from pooled sufficient statistics (streamed/Dask data).
+
+    The sweeps of :func:`gaussian_bcd_statistics`; standard errors from
+    σ̂²(XᵀX)⁻¹, σ̂² = RSS/(n − p) (R's summary.lm).
+    """
+    index = [np.flatnonzero(owner == k) for k in range(int(owner.max()) + 1)]
+    beta, out, rss = gaussian_bcd_statistics(xtx, xty, yty, index, tol=tol, max_iter=max_iter, on_round=on_round)
+    finals, pooled = statistics_finals(xtx, beta, rss, n, index, se)
+    df_resid = n - xtx.shape[0]
+    return Released(out, finals, index, rss / df_resid if df_resid > 0 else math.nan, rss, pooled=pooled)
+
+
+def _mask(terms: Sequence[str], ix: np.ndarray, dp: bool) -> np.ndarray:
+    """Penalized columns: all in DP mode (strong convexity), all but the intercept otherwise."""
+    if dp:
+        return np.ones(len(ix))
+    return np.array([0.0 if terms[j] == INTERCEPT else 1.0 for j in ix])
+
+
+def finish_blocks(blocks, out: BCDOutcome, fam: Family, y: np.ndarray, p: int, sig_beta) -> list[BlockFinal]:
+    """Ask every block for its final coefficients (and covariance)."""
+    disp = dispersion_estimate(fam, y, out.eta, y.shape[0] - p)
+    others = [None] * len(blocks)
+    if getattr(blocks[0], "se", None) == "exact" and blocks[0].penalty.kind is None:
+        bases = [b.column_basis() for b in blocks]
+        others = [np.column_stack([q for j, q in enumerate(bases) if j != k]) for k in range(len(blocks))]
+    return [b.finish(out.eta, disp, sig_beta[k] if sig_beta else 0.0, others[k])
+            for k, b in enumerate(blocks)]
+
+
+def dispersion_and_deviance(fam: Family, y: np.ndarray, eta: np.ndarray, df_resid: int) -> tuple[float, float]:
+    """The fit's dispersion estimate and deviance, from y and the final linear predictor."""
+    return dispersion_estimate(fam, y, eta, df_resid), fam.deviance(y, eta)
+
+
+def statistics_finals(xtx: np.ndarray, beta: np.ndarray, rss: float, n: int, index, se: str):
+    """Block results with SEs from σ̂²(XᵀX)⁻¹, σ̂² = RSS/(n − p) (R's summary.lm)."""
+    p = xtx.shape[0]
+    disp = rss / (n - p) if n > p else math.nan
+    cov = disp * np.linalg.inv(xtx)
+    finals = []
+    for ix in index:
+        p_other = p - len(ix)
+        if se == "exact":  # the Schur complement of the exact bases is the pooled block
+            finals.append(BlockFinal(beta[ix].copy(), cov[np.ix_(ix, ix)], p_other, p_other))
+        elif se == "conditional":
+            finals.append(BlockFinal(beta[ix].copy(), disp * np.linalg.inv(xtx[np.ix_(ix, ix)]), 0, p_other))
+        else:
+            finals.append(BlockFinal(beta[ix].copy(), None, 0, p_other))
+    return finals, (cov if se == "pooled" else None)

@@ -352,6 +352,64 @@ def coefficient_table(terms: list[str], party: list[str], beta: np.ndarray, se: 
                          "conf_high": beta + q * se})
 
 
+def assemble_result(call: dict, terms: list[str], n: int, names: list[str], released, spec: dict,
+                    statement, se: str) -> VerticalGLMResult:
+    """The result of a fit from what it released (:class:`dpstats.methods.vertical.Released`).
+
+    ``released`` carries the sweeps' outcome, every party's final block
+    (coefficients, covariance), the design columns of each party, the
+    dispersion and deviance, and the pooled covariance where asked for;
+    ``spec`` the fit's settings (:func:`dpstats.methods.vertical.settings`).
+    """
+    p = len(terms)
+    beta = np.empty(p)
+    sd = np.full(p, np.nan)
+    party = [""] * p
+    blocks = []
+    for k, (ix, fin) in enumerate(zip(released.index, released.finals)):
+        beta[ix] = fin.beta
+        if fin.cov is not None:
+            sd[ix] = np.sqrt(np.diag(fin.cov))
+        for j in ix:
+            party[j] = names[k]
+        blocks.append({"party": names[k], "rank": int(fin.rank), "p_other": int(fin.p_other),
+                       "exact": bool(fin.exact)})
+    if released.pooled is not None:
+        sd = np.sqrt(np.diag(released.pooled))
+    df_resid = n - p
+    out = released.out
+    table = coefficient_table(list(terms), party, beta, sd, spec["family"], df_resid, spec["conf_level"])
+    trace = pd.DataFrame(out.trace, columns=["iteration", "sum_abs_change", "deviance"])
+    dp = spec["eps"] is not None
+    se_method = "none" if dp or call.get("penalty") else ("pooled" if released.pooled is not None else se)
+    return VerticalGLMResult(
+        method="vertical_glm", call=call, n=n, p=p, terms=list(terms), privacy=statement,
+        family=spec["family"], coefficients=table, trace=trace, iterations=out.iterations,
+        converged=out.converged, tol=call.get("tol", 1e-8), dispersion=released.dispersion,
+        df_residual=df_resid, deviance=released.deviance, penalty=call.get("penalty"),
+        lam=float(call.get("lam", 0.0)), se_method=se_method, se_blocks=blocks, parties=list(names),
+        party_terms={names[k]: [terms[j] for j in ix] for k, ix in enumerate(released.index)},
+        conf_level=spec["conf_level"], disclosure=statement.notes,
+        warnings=[] if out.converged else [f"block coordinate descent did not converge in "
+                                           f"{out.iterations} sweeps; raise max_iter"])
+
+
+def vertical_call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds) -> dict:
+    """The arguments a vertical fit's ``call`` shows (defaults left out, eps only when finite)."""
+    call = {"formula": formula, "parties": list(names), "family": family}
+    if penalty is not None:
+        call.update(penalty=penalty, lam=lam)
+    if tol != 1e-8:
+        call["tol"] = tol
+    if max_iter != 10_000:
+        call["max_iter"] = max_iter
+    if se != "exact":
+        call["se"] = se
+    if eps is not None and math.isfinite(eps):
+        call.update(eps=eps, delta=delta, rounds=rounds)
+    return call
+
+
 def _stars(p: float) -> str:
     if p is None or not np.isfinite(p):
         return ""

@@ -24,14 +24,13 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ..api import vertical_steps as steps
 from ..errors import DataError, DPStatsError, PrivacyParameterError
 from ..formula import model_frame
 from ..methods import vertical as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..validation import check_delta, check_eps
-from ..results.vertical import VerticalGLMResult, coefficient_table
+from ..results.vertical import VerticalGLMResult, assemble_result, coefficient_table, vertical_call
 from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
 
 
@@ -82,7 +81,7 @@ class Party:
         self.key = load_key(key)
         self.timeout, self.max_message = float(timeout), int(max_message_bytes)
         ids = data[row_id].tolist() if row_id is not None else data.index.tolist()
-        self.row_hash = steps.row_id_hash(ids)
+        self.row_hash = m.row_id_hash(ids)
 
     # ------------------------------------------------------------------ model frames
     def _frame(self, leader: bool):
@@ -117,12 +116,12 @@ class Party:
         """
         if se == "pooled":
             raise DataError("se='pooled' needs all columns in one process; use 'exact', 'history' or 'conditional'.")
-        spec = steps.validate_arguments(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta, rounds,
-                                      eta_clip, coef_share, "replace", False, None)
+        spec = m.fit_settings(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta, rounds,
+                              eta_clip, coef_share)
         if not isinstance(n_parties, int) or n_parties < 2:
             raise DataError(f"n_parties must be an integer >= 2 (leader included), got {n_parties!r}.")
         mf = self._frame(leader=True)
-        steps.check_response(mf.y, family, mf.response)
+        m.check_response(mf.y, family, mf.response)
         dp = _LocalDP.leader(mf, spec, bounds, random_state) if spec["eps"] is not None else None
         listener = socket.create_server((host, port))
         listener.settimeout(self.timeout)
@@ -165,7 +164,7 @@ class Party:
         hellos.sort(key=lambda h: h["name"])  # a fixed order, whatever the order of arrival
         channels.sort(key=lambda nc: nc[0])
         names = [self.name] + [h["name"] for h in hellos]
-        steps.check_rows([self.row_hash] + [h["row_hash"] for h in hellos],
+        m.check_rows([self.row_hash] + [h["row_hash"] for h in hellos],
                        [n] + [int(h["n"]) for h in hellos], names)
         return hellos
 
@@ -185,9 +184,8 @@ class Party:
         y = mf.y if dp is None else dp.y
         if dp is not None:
             radius = [dp.radius] + [float(h["dp"]["radius"]) for h in hellos]
-            entries, sigmas = steps.plan_releases(spec, mf.n, len(names), radius, y_bound=dp.y_bound)
-        else:
-            entries, _ = steps.plan_releases(spec, mf.n, len(names), None)
+            sigmas = m.noise_scales(spec, mf.n, len(names), radius, y_bound=dp.y_bound)
+        plan = m.plan(spec, mf.n, len(names), radius, None if dp is None else dp.y_bound, simulated=False)
         for name, ch in channels:
             k = names.index(name)
             setup = {"type": "setup", "y": y, "family": family, "penalty": penalty, "lam": lam,
@@ -214,20 +212,19 @@ class Party:
                                          fixed_rounds=dp_on, check_separation=penalty is None and not dp_on,
                                          on_round=log)
         # DP mode: each member noises its own coefficients with its own σ_β (RemoteBlock ignores the scale)
-        finals = steps.finish_blocks(blocks, out, fam, y, p, sigmas[1] if dp_on else None)
+        finals = m.finish_blocks(blocks, out, fam, y, p, sigmas[1] if dp_on else None)
         index, start = [], 0
         for s in sizes:
             index.append(np.arange(start, start + s))
             start += s
         noise = dp.noise if dp_on else NoiseSource(None)
-        statement = steps.privacy_statement(spec, entries, DataDependence(False), noise, len(names),
-                                          simulated=False)
+        statement = plan.statement(DataDependence(False), noise)
         # a seed at any party makes the whole release predictable to whoever knows it
         statement.seeded = bool(noise.seeded) or any(bool((h.get("dp") or {}).get("seeded")) for h in hellos)
-        call = steps.call_record(mf.formula, names, family, penalty, lam, tol, max_iter, se, spec["eps"],
-                         spec["delta"], spec["rounds"])
-        result = steps.assemble_result(call, terms, mf.n, names, index, finals, out, fam, y, spec,
-                                     statement, se)
+        call = vertical_call(mf.formula, names, family, penalty, lam, tol, max_iter, se, spec["eps"],
+                             spec["delta"], spec["rounds"])
+        released = m.Released(out, finals, index, *m.dispersion_and_deviance(fam, y, out.eta, mf.n - p))
+        result = assemble_result(call, terms, mf.n, names, released, spec, statement, se)
         message = result_message(result)
         if dp_on:
             message["meta"]["dp"] = {**dp_setup(spec, radius, dp.y_bound, len(names)),
@@ -260,7 +257,7 @@ class Party:
             mf = self._frame(leader=False)
             X, radius = mf.X, None
             if own is not None:
-                X, (radius,) = steps.clip_for_dp(mf, np.zeros(mf.p, dtype=int), 1, bounds)
+                X, (radius,) = m.clip_covariates(mf, np.zeros(mf.p, dtype=int), 1, bounds)
             hello = {"type": "hello", "name": self.name, "n": mf.n, "row_hash": self.row_hash,
                      "terms": list(mf.names)}
             hello["dp"] = None if own is None else {**own, "radius": radius, "seeded": bool(noise.seeded)}
@@ -295,10 +292,10 @@ class Party:
         names_radius = [float(r) for r in plan["radius"]]
         if radius not in names_radius:
             raise ProtocolError("the leader's DP plan does not contain this party's row-norm bound")
-        spec = steps.validate_arguments(setup["family"], setup["penalty"], float(setup["lam"]), 0.5, 1, "none",
-                                      0.95, own["eps"], own["delta"], int(plan["rounds"]),
-                                      float(plan["eta_clip"]), float(plan["coef_share"]), "replace", False, None)
-        _, (sig_eta, sig_beta) = steps.plan_releases(spec, mf.n, K, [radius], y_bound=plan["y_bound"])
+        spec = m.fit_settings(setup["family"], setup["penalty"], float(setup["lam"]), 0.5, 1, "none",
+                              0.95, own["eps"], own["delta"], int(plan["rounds"]),
+                              float(plan["eta_clip"]), float(plan["coef_share"]))
+        sig_eta, sig_beta = m.noise_scales(spec, mf.n, K, [radius], y_bound=plan["y_bound"])
         offset_clip = (K - 1) * spec["eta_clip"] if plan["y_bound"] is not None else math.inf
         block = m.LocalBlock(X, y, fam, pen, np.ones(mf.p), int(setup["p_other"]), se="none",
                              sigma_eta=sig_eta[0], eta_clip=spec["eta_clip"], noise=noise,
@@ -384,10 +381,10 @@ class _LocalDP:
 
     @classmethod
     def leader(cls, mf, spec: dict, bounds, random_state) -> _LocalDP:
-        X, (radius,) = steps.clip_for_dp(mf, np.zeros(mf.p, dtype=int), 1, bounds)
+        X, (radius,) = m.clip_covariates(mf, np.zeros(mf.p, dtype=int), 1, bounds)
         y, y_bound = mf.y, None
         if spec["family"] == "gaussian":
-            y, y_bound = steps.clip_response_for_dp(mf, bounds)
+            y, y_bound = m.clip_response(mf, bounds)
         return cls(mf, X, y, radius, y_bound, NoiseSource(random_state))
 
     def block(self, fam, pen, p_other: int, sigma_eta: float, spec: dict, K: int) -> m.LocalBlock:
@@ -455,9 +452,8 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
                     eta_clip=float(plan["eta_clip"]), coef_share=float(plan["coef_share"]),
                     lam=float(meta["lam"]), family=meta["family"])
         radius, y_bound = [float(r) for r in plan["radius"]], plan["y_bound"]
-    entries, _ = steps.plan_releases(spec, meta["n"], len(meta["parties"]), radius, y_bound=y_bound)
-    statement = steps.privacy_statement(spec, entries, DataDependence(False), NoiseSource(None),
-                                      len(meta["parties"]), simulated=False)
+    statement = m.plan(spec, meta["n"], len(meta["parties"]), radius, y_bound,
+                       simulated=False).statement(DataDependence(False), NoiseSource(None))
     statement.seeded = bool((plan or {}).get("seeded", False))
     table = coefficient_table(msg["terms"], msg["party"], np.asarray(msg["beta"]), np.asarray(msg["se"]),
                               meta["family"], meta["df_residual"], meta["conf_level"])
