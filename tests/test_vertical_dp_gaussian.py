@@ -162,3 +162,16 @@ def test_refusals_poisson_missing_y_bounds_and_no_ridge():
     no_y = {k: v for k, v in BOUNDS.items() if k != "y"}
     with pytest.raises(PrivacyParameterError, match="response 'y'"):
         dp.vertical_glm("y ~ .", df, parties=PARTIES, penalty="ridge", lam=0.1, eps=1.0, delta=1e-6, bounds=no_y)
+
+
+def test_dp_fit_releases_no_deviance_or_dispersion_from_the_raw_response():
+    # the deviance and the Gaussian dispersion are functions of the raw y: a DP fit shows neither
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (400, 4))
+    df = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"])
+    df["y"] = X @ [1.0, -0.5, 0.25, 0.0] + 0.3 * rng.standard_normal(400)
+    fit = dp.vertical_glm("y ~ .", df, parties=[["x1", "x2"], ["x3", "x4"]], eps=1.0, delta=1e-6,
+                          penalty="ridge", lam=0.1, bounds=(-2, 2), random_state=1)
+    assert math.isnan(fit.deviance) and math.isnan(fit.dispersion)
+    assert "not released" in str(fit) and "Dispersion parameter" not in str(fit)
+    assert fit.glance()["deviance"].isna().all()

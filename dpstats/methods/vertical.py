@@ -995,8 +995,9 @@ def release(X: np.ndarray, y: np.ndarray, owner: np.ndarray, terms: Sequence[str
     if se == "pooled" and not dp and spec["penalty"] is None:
         disp = dispersion_estimate(fam, y, out.eta, X.shape[0] - X.shape[1])
         pooled = pooled_covariance(X, fam, out.eta, disp)
-    return Released(out, finals, index, *dispersion_and_deviance(fam, y, out.eta, X.shape[0] - X.shape[1]),
-                    pooled=pooled)
+    summaries = (not_released_summaries(fam) if dp
+                 else dispersion_and_deviance(fam, y, out.eta, X.shape[0] - X.shape[1]))
+    return Released(out, finals, index, *summaries, pooled=pooled)
 
 
 def release_from_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, owner: np.ndarray, n: int, *,
@@ -1030,6 +1031,11 @@ def finish_blocks(blocks, out: BCDOutcome, fam: Family, y: np.ndarray, p: int, s
         others = [np.column_stack([q for j, q in enumerate(bases) if j != k]) for k in range(len(blocks))]
     return [b.finish(out.eta, disp, sig_beta[k] if sig_beta else 0.0, others[k])
             for k, b in enumerate(blocks)]
+
+
+def not_released_summaries(fam: Family) -> tuple[float, float]:
+    """A DP fit's dispersion and deviance: functions of the raw y, so not released (NaN; 1 where fixed)."""
+    return (1.0 if fam.fixed_dispersion else math.nan), math.nan
 
 
 def dispersion_and_deviance(fam: Family, y: np.ndarray, eta: np.ndarray, df_resid: int) -> tuple[float, float]:

@@ -245,11 +245,14 @@ class VerticalGLMResult(DPResult):
     def _body_lines(self) -> list[str]:
         lines = ([self.response_note, ""] if self.response_note else []) + ["Coefficients:"]
         lines += self._coef_lines() + [""]
-        lines.append(f"(Dispersion parameter for {self.family} family taken to be {self.dispersion:.6g})")
+        if not math.isnan(self.dispersion):
+            lines.append(f"(Dispersion parameter for {self.family} family taken to be {self.dispersion:.6g})")
         if self.penalty:
             lines.append(f"Penalty: {self.penalty}, lam = {self.lam:g} (standard errors not available "
                          "for penalized fits)")
-        lines.append(f"Residual deviance: {self.deviance:.6g} on {self.df_residual} degrees of freedom")
+        lines.append(f"Residual deviance: {self.deviance:.6g} on {self.df_residual} degrees of freedom"
+                     if not math.isnan(self.deviance) else
+                     "Residual deviance: not released (a function of the raw response)")
         state = "converged" if self.converged else "did NOT converge"
         last = self.trace["sum_abs_change"].iloc[-1] if self.trace is not None and len(self.trace) else math.nan
         lines.append(f"Block coordinate descent over {len(self.parties)} parties {state} in "
