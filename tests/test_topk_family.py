@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from dpstats.privacy.topk import SELECTORS, select_topk
-from dpstats.privacy.topk_family import exact_set_distribution
+from dpstats.privacy.topk import SELECTORS, exact_set_distribution, select_topk
 
 FAMILY = ["peeling", "oneshot_gumbel", "joint"]
 DRAWS = 20_000
