@@ -27,6 +27,7 @@ from ..formula import INTERCEPT, ModelFrame, model_frame
 from ..geometry import resolve_box
 from ..methods import vertical as m
 from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.calibration import rho_from_eps_delta
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import attach_diagnostics
@@ -522,7 +523,7 @@ def _plan(spec: dict, n: int, K: int, radius, y_bound: float | None = None) -> t
                             mechanism="none (not differentially private)", eps=math.inf,
                             sensitivity="not bounded: exact values are shared")
         return [entry], ((), ())
-    rho = m.rho_from_eps_delta(spec["eps"], spec["delta"])
+    rho = rho_from_eps_delta(spec["eps"], spec["delta"])
     T, share, lam, C = spec["rounds"], spec["coef_share"], spec["lam"], spec["eta_clip"]
     rho_eta = (1 - share) * rho / (K * T)
     rho_beta = share * rho / K

@@ -356,9 +356,9 @@ def gmm_radius_case(eps: float = 1.0) -> AuditCase:
     Neighbours: 200 points at distances 1..200 from the public centre; the
     replaced point sits at distance 0 in D1 and beyond the largest radius in
     D2, so every query count drops by 1 (the sensitivity).  Output: the chosen
-    radius (a category).  Runs ``methods.gmm_svt.private_radius``.
+    radius (a category).  Runs ``privacy.sparse_vector.private_radius``.
     """
-    from ..methods.gmm_svt import geometric_grid, private_radius
+    from ..privacy.sparse_vector import geometric_grid, private_radius
 
     base = np.arange(1.0, 200.0)
     d1, d2 = np.append(base, 0.0), np.append(base, 1e9)
@@ -371,7 +371,7 @@ def gmm_radius_case(eps: float = 1.0) -> AuditCase:
         name="dp_gmm step: private radius (AboveThreshold)", run=repeat(single), d1=d1, d2=d2, eps=eps,
         kind="category", n_events=6,
         neighbours="one point inside every radius vs outside every radius: all counts move by 1",
-        exercised="methods.gmm_svt.private_radius, seeded numpy generator")
+        exercised="privacy.sparse_vector.private_radius, seeded numpy generator")
 
 
 def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> AuditCase:
@@ -383,8 +383,8 @@ def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> 
     the released basis and eigenvalues give back the noisy second moment M;
     the statistic M₁₁ − M₂₂ is the most powerful reduction.
     """
-    from ..methods.gmm_budget import rho_from_eps_delta
-    from ..methods.gmm_pca import private_pca
+    from ..privacy.calibration import rho_from_eps_delta
+    from ..privacy.pca import private_pca
 
     rho = rho_from_eps_delta(eps, delta)
     rng0 = np.random.default_rng(0)
@@ -400,7 +400,7 @@ def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> 
         name=f"dp_gmm step: private PCA (ρ={rho:.3g} zCDP as ({eps:g}, {delta:g}))", run=repeat(single),
         d1=d1, d2=d2, eps=eps, delta=delta,
         neighbours="replaced row radius·e1 vs radius·e2 (Frobenius change √2·radius²)",
-        exercised="methods.gmm_pca.private_pca with NoiseSource on seeded numpy")
+        exercised="privacy.pca.private_pca with NoiseSource on seeded numpy")
 
 
 def gmm_frames(n: int = 40, seed: int = 0) -> tuple:
@@ -494,6 +494,7 @@ def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float 
     :func:`vertical_frames` pair (≈ 0.33·Δ₂(β)).
     """
     from ..methods import vertical as vm
+    from ..privacy.calibration import rho_from_eps_delta
 
     if worst:
         (X1, y1, o1), (X2, y2, o2), R = vertical_worst_frames()
@@ -504,7 +505,7 @@ def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float 
     b1 = vm.fit_block(X1, y1, o1, np.zeros(2), fam, pen, mask)
     b2 = vm.fit_block(X2, y2, o2, np.zeros(2), fam, pen, mask)
     _, d_beta = vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)
-    sigma = d_beta / math.sqrt(2 * vm.rho_from_eps_delta(eps, delta))
+    sigma = d_beta / math.sqrt(2 * rho_from_eps_delta(eps, delta))
     direction = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-300)
 
     def run(beta, n_runs, rng):
