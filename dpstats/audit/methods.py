@@ -305,6 +305,7 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
 
     from ..api.knockoff import dp_knockoff
     from ..methods import knockoff_dp as kd
+    from ..privacy.randomness import FastNoise
 
     d1, d2 = knockoff_frames(worst=worst, delta2=delta / 2)
     captured = []
@@ -326,7 +327,7 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
     if s1 != s2 or scales1 != scales2:
         raise AssertionError("knockoff noise scales depend on the data although every calibration was declared")
     quiet = dataclasses.replace(scales1, kappa=0.0, kappa1=0.0, kappa2=0.0, laplace_s=0.0)
-    means = [np.mean([original(st, s1, quiet, kd.FastNoise(np.random.default_rng([7, i])), **kw1).coefficients
+    means = [np.mean([original(st, s1, quiet, FastNoise(np.random.default_rng([7, i])), **kw1).coefficients
                       for i in range(20)], axis=0) for st in (st1, st2)]
     shift = means[0] - means[1]
     direction = shift / max(float(np.linalg.norm(shift)), 1e-300)

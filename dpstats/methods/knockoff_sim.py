@@ -29,6 +29,7 @@ from scipy import stats as sps
 
 from ..errors import AssumptionError
 from ..geometry import clip_rows_l2
+from ..privacy.randomness import FastNoise
 from . import knockoff as ko
 from . import knockoff_dp as kd
 
@@ -135,7 +136,7 @@ def one_trial(n: int, p: int, k: int, amplitude: float, sigma: float, B: float, 
     if route != "shortcut":
         Xk, _ = ko.materialise_knockoffs(X / st.col_norms, s, gen)
         v = np.concatenate([st.xty, Xk.T @ y])
-    rel = kd.run_mechanism(st, s, scales, kd.FastNoise(gen), statistic=cfg.statistic,
+    rel = kd.run_mechanism(st, s, scales, FastNoise(gen), statistic=cfg.statistic,
                            ridge=cfg.ridge, v=v)
     T = ko.knockoff_threshold(rel.W, cfg.fdr, cfg.offset)
     fdp, tpp = fdp_tpp(ko.select(rel.W, T), np.flatnonzero(beta))
@@ -197,7 +198,7 @@ def operating_characteristics(mu: np.ndarray, sigma: float, scales: kd.Scales, *
     """
     p = mu.size
     st = ko.Normalised(n=2 * p, p=p, sigma=np.eye(p), xty=mu.copy(), rss=0.0, col_norms=np.ones(p))
-    noise = kd.FastNoise(gen)
+    noise = FastNoise(gen)
     nonnull = np.flatnonzero(mu)
     fdps, tpps = np.empty(trials), np.empty(trials)
     from threadpoolctl import threadpool_limits
