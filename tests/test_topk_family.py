@@ -47,6 +47,15 @@ def _chi2_pvalue(method: str, scores: np.ndarray, k: int, eps: float, seed: int,
     return float(chisquare(observed, expected).pvalue)
 
 
+def test_selectors_are_listed_explicitly():
+    # SELECTORS is built in dpstats/privacy/topk/__init__.py, not by import side effects
+    from dpstats.privacy.topk import canonical, family
+
+    assert list(SELECTORS) == ["canonical_lipschitz", *FAMILY]
+    assert SELECTORS["canonical_lipschitz"].select is canonical.canonical_lipschitz
+    assert [SELECTORS[name].select for name in FAMILY] == [family.peeling, family.oneshot_gumbel, family.joint]
+
+
 def test_registered():
     assert {"canonical_lipschitz", *FAMILY} <= set(SELECTORS)
     for name in FAMILY:

@@ -1,6 +1,6 @@
 """FELP: ensemble feature weighting by local learning, with output perturbation.
 
-Plain functions of arrays (DESIGN §2.6).  The pieces, after Liu (2018),
+Plain functions of arrays (docs/architecture.md, "Layers").  The pieces, after Liu (2018),
 "Differentially private ensemble feature selection based on local learning"
 (FELP), whose base learner is Logo (Sun, Todorovic & Goodison 2010, "Local
 learning based feature selection for high-dimensional data analysis"):
