@@ -15,10 +15,10 @@ import pytest
 from dpstats import engines
 from dpstats.api.pca import dp_pca
 from dpstats.errors import BudgetExceededError, DataError, NonPrivateWarning, PrivacyParameterError
-from dpstats.methods.gmm_budget import rho_from_eps_delta
 from dpstats.simulate.gmm import simulate_gmm
-from dpstats.methods.gmm_pca import private_pca
 from dpstats.privacy.accountant import Accountant
+from dpstats.privacy.calibration import rho_from_eps_delta
+from dpstats.privacy.pca import private_pca
 from dpstats.privacy.randomness import NoiseSource
 
 RTOL = 1e-8

@@ -13,11 +13,12 @@ from sklearn.metrics import adjusted_rand_score
 import dpstats as dp
 from dpstats.errors import (AssumptionError, BudgetExceededError, DataError, DataWarning, FormulaError,
                             NonPrivateWarning, PrivacyParameterError)
-from dpstats.methods.gmm_budget import BudgetPlan, rho_from_eps_delta
 from dpstats.methods.gmm_cluster import max_cell_count
 from dpstats.simulate.gmm import simulate_gmm
 from dpstats.methods.gmm_estimate import shrink_to_pd
-from dpstats.methods.gmm_svt import private_radius
+from dpstats.privacy.accountant import BudgetPlan
+from dpstats.privacy.calibration import rho_from_eps_delta
+from dpstats.privacy.sparse_vector import private_radius
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from dpstats.errors import AssumptionError, NonPrivateWarning, PrivacyParameterE
 from dpstats.methods import knockoff as ko
 from dpstats.methods import knockoff_dp as kd
 from dpstats.simulate import knockoff as ks
+from dpstats.privacy.randomness import FastNoise
 
 
 def _frame(n=4000, p=12, k=4, amp=0.3, seed=0, rho=0.0):
@@ -91,7 +92,7 @@ def test_haar_shortcut_matches_materialised_in_distribution():
                 st = ko.normalise(n, X.T @ X, X.T @ y, float(y @ y))
                 Xk, _ = ko.materialise_knockoffs(X / st.col_norms, st.lambda_min, rng)
                 v = np.concatenate([st.xty, Xk.T @ y])
-            rel = kd.run_mechanism(st, st.lambda_min, kd.Scales("none"), kd.FastNoise(rng), v=v)
+            rel = kd.run_mechanism(st, st.lambda_min, kd.Scales("none"), FastNoise(rng), v=v)
             out[route].append(rel.W[[0, p - 1]])
     a, b = np.array(out["shortcut"]), np.array(out["materialise"])
     for j in range(2):
@@ -161,7 +162,7 @@ def test_method_one_noise_is_swap_invariant():
     p = 5
     st = ko.Normalised(n=100, p=p, sigma=np.eye(p), xty=np.ones(p), rss=50.0, col_norms=np.ones(p) * 10)
     scales = kd.Scales("I", laplace_s=0.3, kappa1=0.2, kappa2=1.0)
-    rel = kd.run_mechanism(st, 1.0, scales, kd.FastNoise(rng))
+    rel = kd.run_mechanism(st, 1.0, scales, FastNoise(rng))
     for j in range(p):
         perm = np.arange(2 * p)
         perm[[j, j + p]] = perm[[j + p, j]]
@@ -179,7 +180,7 @@ def test_null_signs_are_fair_coins():
         xtx, xty, rss = ks.sample_stats(n, p, beta, 1.0, rng)
         st = ko.normalise(n, xtx, xty, rss=rss)
         cal = kd.calibration_from_data(st, 11.0, 1.0, float(np.linalg.norm(beta)))
-        rel = kd.run_mechanism(st, st.lambda_min, ks.scales_for(cal, cfg), kd.FastNoise(rng))
+        rel = kd.run_mechanism(st, st.lambda_min, ks.scales_for(cal, cfg), FastNoise(rng))
         null = rel.W[beta == 0]
         positives += int((null > 0).sum())
         total += int((null != 0).sum())

@@ -8,7 +8,7 @@ import pytest
 
 from dpstats.errors import BudgetExceededError, NonPrivateWarning, PrivacyParameterError
 from dpstats.privacy.accountant import Accountant, LedgerEntry
-from dpstats.privacy.randomness import NoiseSource, make_generator
+from dpstats.privacy.randomness import FastNoise, NoiseSource, make_generator
 from dpstats.privacy.statement import DataDependence, PrivacyStatement
 
 
@@ -104,6 +104,24 @@ def test_l2_laplace_norm_is_gamma():
     d, scale = 5, 0.7
     norms = np.array([np.linalg.norm(src.l2_laplace(np.zeros(d), scale)) for _ in range(3000)])
     assert stats.kstest(norms, stats.gamma(a=d, scale=scale).cdf).pvalue > 0.001
+
+
+def test_fast_noise_draws_what_a_seeded_noise_source_draws():
+    # simulations (FastNoise) and seeded releases (NoiseSource) share the numpy samplers
+    fast, src = FastNoise(np.random.default_rng(11)), NoiseSource(np.random.default_rng(11))
+    for name, scale in (("laplace", 0.5), ("gaussian", 2.0), ("l2_laplace", 0.7), ("gaussian", 0.0)):
+        a = getattr(fast, name)(np.arange(6.0).reshape(2, 3), scale)
+        b = getattr(src, name)(np.arange(6.0).reshape(2, 3), scale)
+        assert np.array_equal(a, b), name
+    assert fast.generator.random() == src.generator.random()
+
+
+def test_calibrate_gaussian_is_classic_below_one_and_analytic_above():
+    from dpstats.privacy.calibration import analytic_gaussian_sigma, calibrate_gaussian, classic_gaussian_sigma
+
+    assert calibrate_gaussian(0.5, 1e-5, 2.0)[0] == classic_gaussian_sigma(0.5, 1e-5, 2.0)
+    assert calibrate_gaussian(1.5, 1e-5, 2.0)[0] == analytic_gaussian_sigma(1.5, 1e-5, 2.0)
+    assert calibrate_gaussian(math.inf, 1e-5, 2.0) == (0.0, "none (eps = inf)")
 
 
 def test_make_generator_validates():

@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from dpstats.privacy.topk import SELECTORS, select_topk
-from dpstats.privacy.topk_family import exact_set_distribution
+from dpstats.privacy.topk import SELECTORS, exact_set_distribution, select_topk
 
 FAMILY = ["peeling", "oneshot_gumbel", "joint"]
 DRAWS = 20_000
@@ -46,6 +45,15 @@ def _chi2_pvalue(method: str, scores: np.ndarray, k: int, eps: float, seed: int,
         expected = np.append(expected[~small], expected[small].sum())
         observed = np.append(observed[~small], observed[small].sum())
     return float(chisquare(observed, expected).pvalue)
+
+
+def test_selectors_are_listed_explicitly():
+    # SELECTORS is built in dpstats/privacy/topk/__init__.py, not by import side effects
+    from dpstats.privacy.topk import canonical, family
+
+    assert list(SELECTORS) == ["canonical_lipschitz", *FAMILY]
+    assert SELECTORS["canonical_lipschitz"].select is canonical.canonical_lipschitz
+    assert [SELECTORS[name].select for name in FAMILY] == [family.peeling, family.oneshot_gumbel, family.joint]
 
 
 def test_registered():

@@ -12,6 +12,7 @@ import statsmodels.api as sm
 import dpstats as dp
 from dpstats.errors import AssumptionError, BudgetExceededError, DataError, NonPrivateWarning, PrivacyParameterError
 from dpstats.methods import vertical as m
+from dpstats.privacy.calibration import rho_from_eps_delta
 
 SM_FAMILY = {"gaussian": sm.families.Gaussian(), "binomial": sm.families.Binomial(),
              "poisson": sm.families.Poisson()}
@@ -246,7 +247,7 @@ def test_dp_mode_ledger_noise_scale_and_budget():
         dp.vertical_glm("y ~ .", df, eps=1.0, delta=1e-6, accountant=acc, **kwargs)
     assert math.isclose(acc.spent_eps, 1.0)
     # zCDP conversion and per-release sigma: rho from (eps, delta); Δ from the derivation
-    rho = m.rho_from_eps_delta(1.0, 1e-6)
+    rho = rho_from_eps_delta(1.0, 1e-6)
     assert math.isclose(rho + 2 * math.sqrt(rho * math.log(1e6)), 1.0, rel_tol=1e-12)
     d_eta, d_beta = m.binomial_ridge_sensitivities(2000, math.sqrt(1 + 2 * 16), 0.1, 4.0)
     assert math.isclose(d_beta, 2 * math.sqrt(33) / (2000 * 0.1))

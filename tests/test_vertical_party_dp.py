@@ -18,6 +18,7 @@ import pytest
 import dpstats as dp
 from dpstats.errors import PrivacyParameterError
 from dpstats.methods import vertical as m
+from dpstats.privacy.calibration import rho_from_eps_delta
 from dpstats.privacy.randomness import NoiseSource
 from dpstats.vertical import Party, ProtocolError, SecureChannel
 
@@ -92,7 +93,7 @@ def test_noise_scales_are_the_derived_sigmas(monkeypatch):
                                         coef_share=share, random_state=1),
                           {"B": dict(kw, random_state=2), "C": dict(kw, random_state=3)})
     assert not errors, errors
-    rho = m.rho_from_eps_delta(2.0, 1e-5)
+    rho = rho_from_eps_delta(2.0, 1e-5)
     want = []
     for R in (math.sqrt(3.0), math.sqrt(2.0), math.sqrt(2.0)):  # the leader's row also holds the intercept
         d_eta, d_beta = m.binomial_ridge_sensitivities(n, R, lam, C)

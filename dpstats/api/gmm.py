@@ -34,9 +34,8 @@ from ..errors import AssumptionError, DataError, DataWarning, PrivacyParameterEr
 from ..formula import model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import gmm as m
-from ..methods.gmm_budget import BudgetPlan
 from ..simulate.gmm import MixtureTruth
-from ..privacy.accountant import Accountant
+from ..privacy.accountant import Accountant, BudgetPlan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import attach_diagnostics

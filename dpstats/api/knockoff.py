@@ -18,7 +18,7 @@ from ..methods import knockoff as ko
 from ..methods import knockoff_dp as kd
 from ..simulate import knockoff as ks
 from ..privacy.accountant import Accountant, LedgerEntry, total_delta, total_eps
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import FastNoise, NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics, attach_diagnostics
 from ..simulate import RELEASED, Assume, describe
@@ -550,7 +550,7 @@ def _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic, fdr
         return diag
     nonnull = np.array([mf.names.index(t) for t in truth], dtype=int)
     fdp, tpp = ks.fdp_tpp(np.array([mf.names.index(t) for t in selected], dtype=int), nonnull)
-    plain = kd.run_mechanism(st_aug, s_value, kd.Scales("none"), kd.FastNoise(gen), statistic=statistic,
+    plain = kd.run_mechanism(st_aug, s_value, kd.Scales("none"), FastNoise(gen), statistic=statistic,
                              ridge=ridge)
     np_sel = ko.select(plain.W, ko.knockoff_threshold(plain.W, fdr, offset))
     diag.update({"fdp_vs_truth": fdp, "tpp_vs_truth": tpp,

@@ -7,7 +7,7 @@ That matrix is a sufficient statistic, so :func:`dp_pca` computes it in one
 pass over in-memory, streamed (:func:`dpstats.engines.stream`) or Dask data
 (:func:`dpstats.engines.on_dask`) and releases the top-k subspace of
 Σ xxᵀ + E, E symmetric Gaussian, exactly as ``dp_gmm`` does
-(:func:`dpstats.methods.gmm_pca.private_pca_gram`).
+(:func:`dpstats.privacy.pca.private_pca_gram`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
 from ..geometry import Box, resolve_box
-from ..methods.gmm_budget import rho_from_eps_delta
-from ..methods.gmm_pca import private_pca_gram
 from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.calibration import rho_from_eps_delta
+from ..privacy.pca import private_pca_gram
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import DPResult, attach_diagnostics

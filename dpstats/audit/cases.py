@@ -108,13 +108,10 @@ def shift_pair(d: int = 4, k: int = 2, level: float = 3.0) -> tuple[np.ndarray, 
 
 def exact_distribution(selector: str) -> Callable[[np.ndarray, int, float], dict] | None:
     """The exact set distribution of a registered top-k selector, if dpstats has one."""
+    from ..privacy.topk.laws import canonical_lipschitz_distribution, exact_set_distribution
+
     if selector == "canonical_lipschitz":
-        from ..privacy.topk import canonical_lipschitz_distribution
         return lambda s, k, eps: canonical_lipschitz_distribution(s, k, eps, grid=20_001)
-    try:
-        from ..privacy.topk_family import exact_set_distribution
-    except ImportError:  # pragma: no cover - the family module is part of the core
-        return None
     if selector in ("peeling", "oneshot_gumbel", "joint"):
         return lambda s, k, eps: exact_set_distribution(s, k, eps, selector)
     return None

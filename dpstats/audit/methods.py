@@ -305,6 +305,7 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
 
     from ..api.knockoff import dp_knockoff
     from ..methods import knockoff_dp as kd
+    from ..privacy.randomness import FastNoise
 
     d1, d2 = knockoff_frames(worst=worst, delta2=delta / 2)
     captured = []
@@ -326,7 +327,7 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
     if s1 != s2 or scales1 != scales2:
         raise AssertionError("knockoff noise scales depend on the data although every calibration was declared")
     quiet = dataclasses.replace(scales1, kappa=0.0, kappa1=0.0, kappa2=0.0, laplace_s=0.0)
-    means = [np.mean([original(st, s1, quiet, kd.FastNoise(np.random.default_rng([7, i])), **kw1).coefficients
+    means = [np.mean([original(st, s1, quiet, FastNoise(np.random.default_rng([7, i])), **kw1).coefficients
                       for i in range(20)], axis=0) for st in (st1, st2)]
     shift = means[0] - means[1]
     direction = shift / max(float(np.linalg.norm(shift)), 1e-300)
@@ -356,9 +357,9 @@ def gmm_radius_case(eps: float = 1.0) -> AuditCase:
     Neighbours: 200 points at distances 1..200 from the public centre; the
     replaced point sits at distance 0 in D1 and beyond the largest radius in
     D2, so every query count drops by 1 (the sensitivity).  Output: the chosen
-    radius (a category).  Runs ``methods.gmm_svt.private_radius``.
+    radius (a category).  Runs ``privacy.sparse_vector.private_radius``.
     """
-    from ..methods.gmm_svt import geometric_grid, private_radius
+    from ..privacy.sparse_vector import geometric_grid, private_radius
 
     base = np.arange(1.0, 200.0)
     d1, d2 = np.append(base, 0.0), np.append(base, 1e9)
@@ -371,7 +372,7 @@ def gmm_radius_case(eps: float = 1.0) -> AuditCase:
         name="dp_gmm step: private radius (AboveThreshold)", run=repeat(single), d1=d1, d2=d2, eps=eps,
         kind="category", n_events=6,
         neighbours="one point inside every radius vs outside every radius: all counts move by 1",
-        exercised="methods.gmm_svt.private_radius, seeded numpy generator")
+        exercised="privacy.sparse_vector.private_radius, seeded numpy generator")
 
 
 def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> AuditCase:
@@ -383,8 +384,8 @@ def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> 
     the released basis and eigenvalues give back the noisy second moment M;
     the statistic M₁₁ − M₂₂ is the most powerful reduction.
     """
-    from ..methods.gmm_budget import rho_from_eps_delta
-    from ..methods.gmm_pca import private_pca
+    from ..privacy.calibration import rho_from_eps_delta
+    from ..privacy.pca import private_pca
 
     rho = rho_from_eps_delta(eps, delta)
     rng0 = np.random.default_rng(0)
@@ -400,7 +401,7 @@ def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> 
         name=f"dp_gmm step: private PCA (ρ={rho:.3g} zCDP as ({eps:g}, {delta:g}))", run=repeat(single),
         d1=d1, d2=d2, eps=eps, delta=delta,
         neighbours="replaced row radius·e1 vs radius·e2 (Frobenius change √2·radius²)",
-        exercised="methods.gmm_pca.private_pca with NoiseSource on seeded numpy")
+        exercised="privacy.pca.private_pca with NoiseSource on seeded numpy")
 
 
 def gmm_frames(n: int = 40, seed: int = 0) -> tuple:
@@ -494,6 +495,7 @@ def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float 
     :func:`vertical_frames` pair (≈ 0.33·Δ₂(β)).
     """
     from ..methods import vertical as vm
+    from ..privacy.calibration import rho_from_eps_delta
 
     if worst:
         (X1, y1, o1), (X2, y2, o2), R = vertical_worst_frames()
@@ -504,7 +506,7 @@ def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float 
     b1 = vm.fit_block(X1, y1, o1, np.zeros(2), fam, pen, mask)
     b2 = vm.fit_block(X2, y2, o2, np.zeros(2), fam, pen, mask)
     _, d_beta = vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)
-    sigma = d_beta / math.sqrt(2 * vm.rho_from_eps_delta(eps, delta))
+    sigma = d_beta / math.sqrt(2 * rho_from_eps_delta(eps, delta))
     direction = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-300)
 
     def run(beta, n_runs, rng):

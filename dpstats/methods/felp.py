@@ -1,6 +1,6 @@
 """FELP: ensemble feature weighting by local learning, with output perturbation.
 
-Plain functions of arrays (DESIGN §2.6).  The pieces, after Liu (2018),
+Plain functions of arrays (docs/architecture.md, "Layers").  The pieces, after Liu (2018),
 "Differentially private ensemble feature selection based on local learning"
 (FELP), whose base learner is Logo (Sun, Todorovic & Goodison 2010, "Local
 learning based feature selection for high-dimensional data analysis"):
@@ -46,6 +46,7 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from ..geometry import Box, to_unit_interval
+from ..privacy.randomness import FastNoise
 
 TOL = 1e-2
 MAX_ITER = 10
@@ -377,11 +378,9 @@ def selection_stability(w: np.ndarray, select: int, scale: float, gen: np.random
     keeps, with its Monte Carlo standard error.
     """
     top = set(rank_features(w)[:select].tolist())
-    d = w.size
+    noise = FastNoise(gen)
     shares = np.empty(trials)
     for t in range(trials):
-        direction = gen.standard_normal(d)
-        direction /= np.linalg.norm(direction)
-        noisy = w + gen.gamma(d, scale) * direction if scale > 0 else w
+        noisy = noise.l2_laplace(w, scale) if scale > 0 else w
         shares[t] = len(top & set(rank_features(noisy)[:select].tolist())) / select
     return float(shares.mean()), float(shares.std(ddof=1) / math.sqrt(trials))

@@ -4,7 +4,7 @@ Kamath, Sheffet, Singhal & Ullman (2019), "Differentially Private Algorithms
 for Learning Mixtures of Separated Gaussians":
 
 * ``pca_cluster`` — their Phase I ("easy case"): a private clipping radius,
-  private PCA (:mod:`.gmm_pca`), private clustering in the projected space
+  private PCA (:mod:`dpstats.privacy.pca`), private clustering in the projected space
   (:mod:`.gmm_cluster`), then private estimation per component
   (:mod:`.gmm_estimate`) in two passes: a spherical pass on the Voronoi
   partition of the located centres, and a full-covariance pass on the
@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..privacy.accountant import BudgetPlan
+from ..privacy.calibration import svt_eps, zcdp_gaussian_sigma
+from ..privacy.pca import PrivatePCA, private_pca
 from ..privacy.randomness import NoiseSource
-from .gmm_budget import BudgetPlan, gaussian_sigma, svt_eps
+from ..privacy.sparse_vector import geometric_grid, private_radius
 from .gmm_cluster import Located, private_clusters
 from .gmm_estimate import COUNT_SENS, Components, estimate_components, shrink_to_pd
 from .gmm_model import map_assign
-from .gmm_pca import PrivatePCA, private_pca
-from .gmm_svt import geometric_grid, private_radius
 
 #: default shares of ρ (Phase I)
 SPLIT = {"radius": 0.04, "pca": 0.16, "cluster": 0.30, "pass1": 0.15, "pass2": 0.35}
@@ -132,7 +133,7 @@ def private_clip_radius(Xc: np.ndarray, max_radius: float, rho: float, neighbour
     norms = np.linalg.norm(Xc, axis=1)
     n = float(len(Xc))
     if neighbouring == "add_remove":
-        n = float(noise.gaussian(np.array([n]), gaussian_sigma(1.0, rho / 2))[0])
+        n = float(noise.gaussian(np.array([n]), zcdp_gaussian_sigma(1.0, rho / 2))[0])
         rho = rho / 2
     grid = geometric_grid(max_radius / 1024, max_radius, 2 ** 0.25)
     eps = svt_eps(rho)
@@ -250,9 +251,9 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
     r_cov = 1.5 * private_radius(dist_cov, grid, 0.9 * m, eps_r, gen)
     dM = _clip_norm(dM, r_mu, axes=(-1,))
     dS = _clip_norm(dS, r_cov, axes=(-1, -2))
-    sd_mu = gaussian_sigma(2 * r_mu * math.sqrt(k) / m, rho["agg_means"])
-    sd_cov = gaussian_sigma(2 * r_cov * math.sqrt(k) / m, rho["agg_covs"])
-    sd_w = gaussian_sigma(COUNT_SENS[neighbouring], rho["agg_weights"])
+    sd_mu = zcdp_gaussian_sigma(2 * r_mu * math.sqrt(k) / m, rho["agg_means"])
+    sd_cov = zcdp_gaussian_sigma(2 * r_cov * math.sqrt(k) / m, rho["agg_covs"])
+    sd_w = zcdp_gaussian_sigma(COUNT_SENS[neighbouring], rho["agg_weights"])
     means = coarse.means + np.einsum("jab,jb->ja", chol, noise.gaussian(dM.mean(0), sd_mu))
     iu = np.triu_indices(d)
     covs = np.empty((k, d, d))

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..privacy.calibration import em_eps, svt_eps, zcdp_gaussian_sigma
 from ..privacy.randomness import NoiseSource
-from .gmm_budget import em_eps, gaussian_sigma, svt_eps
-from .gmm_svt import above_threshold
+from ..privacy.sparse_vector import above_threshold
 
 #: shares of one round's ρ: active count, AboveThreshold, exponential mechanism, refinement
 ROUND_SPLIT = {"count": 0.05, "svt": 0.45, "em": 0.3, "refine": 0.2}
@@ -145,8 +145,8 @@ def locate_one(Y: np.ndarray, target: float, sides: np.ndarray, half_width: floa
     inside = np.linalg.norm(Y - z, axis=1) <= radius
     dev_sum = (Y[inside] - z).sum(axis=0)
     # refinement: half of its ρ to the count (Δ = 1), half to the sum (Δ = 2r or r)
-    n_noisy = float(noise.gaussian(np.array([inside.sum()], dtype=float), gaussian_sigma(1.0, rho_ref / 2))[0])
-    s_noisy = noise.gaussian(dev_sum, gaussian_sigma(REFINE_SUM_SENSITIVITY[neighbouring] * radius, rho_ref / 2))
+    n_noisy = float(noise.gaussian(np.array([inside.sum()], dtype=float), zcdp_gaussian_sigma(1.0, rho_ref / 2))[0])
+    s_noisy = noise.gaussian(dev_sum, zcdp_gaussian_sigma(REFINE_SUM_SENSITIVITY[neighbouring] * radius, rho_ref / 2))
     centre = z + s_noisy / n_noisy if n_noisy > max(1.0, 0.05 * target) else z
     if np.linalg.norm(centre - z) > radius:  # a noisy shift beyond the ball is not trusted
         centre = z
@@ -178,7 +178,7 @@ def private_clusters(Y: np.ndarray, k: int, half_width: float, sides: np.ndarray
     --------
     >>> gen = np.random.default_rng(0)
     >>> Y = np.r_[gen.normal(-5, 1, (3000, 2)), gen.normal(5, 1, (3000, 2))]
-    >>> from dpstats.methods.gmm_svt import geometric_grid
+    >>> from dpstats.privacy.sparse_vector import geometric_grid
     >>> found = private_clusters(Y, 2, 20.0, geometric_grid(0.1, 40.0), [0.5, 0.5], "replace",
     ...                          NoiseSource(1))
     >>> sorted(round(float(f.centre[0])) for f in found)
@@ -189,7 +189,7 @@ def private_clusters(Y: np.ndarray, k: int, half_width: float, sides: np.ndarray
     for j in range(k):
         rho_count = rho_rounds[j] * ROUND_SPLIT["count"]
         m = int(active.sum())
-        m_noisy = float(noise.gaussian(np.array([m], dtype=float), gaussian_sigma(1.0, rho_count))[0])
+        m_noisy = float(noise.gaussian(np.array([m], dtype=float), zcdp_gaussian_sigma(1.0, rho_count))[0])
         if j == 0 and n_public is not None:
             m_noisy = float(n_public)
         target = alpha * max(m_noisy, 1.0) / (k - j)

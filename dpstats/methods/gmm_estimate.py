@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..privacy.calibration import svt_eps, zcdp_gaussian_sigma
 from ..privacy.randomness import NoiseSource
-from .gmm_budget import gaussian_sigma, svt_eps
-from .gmm_svt import private_radius
+from ..privacy.sparse_vector import private_radius
 
 PASS_SPLIT = {"count": 0.1, "radius": 0.15, "sum": 0.35, "second": 0.4}
 QUANTILE = 0.98
@@ -101,7 +101,7 @@ def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho
     >>> gen = np.random.default_rng(0)
     >>> X = np.r_[gen.normal(-4, 1, (4000, 2)), gen.normal(4, 1, (4000, 2))]
     >>> lab = (X[:, 0] > 0).astype(int)
-    >>> from dpstats.methods.gmm_svt import geometric_grid
+    >>> from dpstats.privacy.sparse_vector import geometric_grid
     >>> c = estimate_components(X, lab, np.array([[-4., -4.], [4., 4.]]), 1.0, "replace",
     ...                         NoiseSource(2), geometric_grid(0.1, 50.0))
     >>> np.round(c.means).tolist()
@@ -110,15 +110,15 @@ def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho
     k, d = refs.shape
     rho_c, rho_r, rho_s, rho_m = (rho * PASS_SPLIT[s] for s in ("count", "radius", "sum", "second"))
     raw_counts = np.bincount(labels, minlength=k).astype(float)
-    counts = noise.gaussian(raw_counts, gaussian_sigma(COUNT_SENS[neighbouring], rho_c))
+    counts = noise.gaussian(raw_counts, zcdp_gaussian_sigma(COUNT_SENS[neighbouring], rho_c))
     scales = np.ones(k) if scales is None else np.asarray(scales, dtype=float)
     dev = X - refs[labels]
     norms = np.linalg.norm(dev, axis=1)
     t = joint_radius(norms / scales[labels], radii_grid, float(np.clip(counts, 0, None).sum()), rho_r,
                      noise.generator)
     radii = RADIUS_FACTOR * t * scales
-    sd_sum = gaussian_sigma(SUM_SENS[neighbouring], rho_s)
-    sd_second = gaussian_sigma(SECOND_SENS[neighbouring], rho_m)
+    sd_sum = zcdp_gaussian_sigma(SUM_SENS[neighbouring], rho_s)
+    sd_second = zcdp_gaussian_sigma(SECOND_SENS[neighbouring], rho_m)
     means, covs = np.empty((k, d)), np.empty((k, d, d))
     mean_sd, cov_sd = np.empty(k), np.empty(k)
     for j in range(k):

@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import AssumptionError, PrivacyParameterError
+from ..errors import AssumptionError
+from ..privacy.calibration import calibrate_gaussian
 from . import knockoff as ko
 
 
@@ -144,25 +145,6 @@ def cross_product_sensitivity(cal: Calibration, zeta_value: float) -> float:
     return gamma * d2 + d_gram * b_norm
 
 
-def gaussian_scale(eps: float, delta: float, sensitivity: float) -> tuple[float, str]:
-    """Gaussian noise sd for (eps, delta) and l2 sensitivity; returns (sd, calibration used).
-
-    The paper's κ² = 2 ln(1.25/δ)Δ²/ε² (valid for ε < 1); for ε >= 1 the analytic
-    calibration of Balle & Wang (2018), valid for every ε.
-    """
-    if math.isinf(eps):
-        return 0.0, "none (eps = inf)"
-    if eps < 1:
-        return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / eps, "classic sqrt(2 ln(1.25/delta))/eps"
-    try:
-        from ..privacy.calibration import analytic_gaussian_sigma
-    except ImportError:  # pragma: no cover - depends on the privacy core
-        raise PrivacyParameterError(
-            f"eps = {eps:g} >= 1 for a Gaussian step needs the analytic calibration, which is not "
-            "available; split the budget so that every Gaussian step has eps < 1.") from None
-    return analytic_gaussian_sigma(eps, delta, sensitivity), "analytic (Balle & Wang 2018)"
-
-
 # --------------------------------------------------------------------- noise scales
 
 
@@ -184,7 +166,7 @@ def scales_method_two(cal: Calibration, eps: float, delta1: float, delta2: float
     """κ for Method II (Theorem 5)."""
     z = zeta(cal.p, cal.sigma, delta2)
     d2 = ols_sensitivity(cal, z, ridge, lambda_g)
-    kappa, how = gaussian_scale(eps, delta1, d2)
+    kappa, how = calibrate_gaussian(eps, delta1, d2)
     return Scales("II", {"zeta": z, "Delta2 (coefficients, l2)": d2, "eta^2": cal.eta2},
                   kappa=kappa, calibrations=[how])
 
@@ -195,8 +177,8 @@ def scales_method_one(cal: Calibration, eps: float, eps1: float, eps2: float,
     z = zeta(cal.p, cal.sigma, delta2)
     d_lam, d_gram = lambda_sensitivity(cal), gram_sensitivity(cal)
     d_v = cross_product_sensitivity(cal, z)
-    kappa1, how1 = gaussian_scale(eps2, delta1, d_gram)
-    kappa2, how2 = gaussian_scale(eps, delta, d_v)
+    kappa1, how1 = calibrate_gaussian(eps2, delta1, d_gram)
+    kappa2, how2 = calibrate_gaussian(eps, delta, d_v)
     lap = 0.0 if math.isinf(eps1) else d_lam / eps1
     return Scales("I", {"zeta": z, "eta^2": cal.eta2, "Delta lambda_min (Laplace)": d_lam,
                         "Delta Sigma' (Frobenius)": d_gram, "Delta cross-products (l2)": d_v},
@@ -204,21 +186,6 @@ def scales_method_one(cal: Calibration, eps: float, eps1: float, eps2: float,
 
 
 # --------------------------------------------------------------------- mechanisms
-
-
-class FastNoise:
-    """numpy noise with :class:`~dpstats.privacy.randomness.NoiseSource`'s interface (simulations only)."""
-
-    def __init__(self, generator: np.random.Generator) -> None:
-        self.generator = generator
-
-    def gaussian(self, values, sigma: float) -> np.ndarray:
-        values = np.asarray(values, dtype=float)
-        return values + self.generator.normal(0.0, sigma, values.shape) if sigma else values.copy()
-
-    def laplace(self, values, scale: float) -> np.ndarray:
-        values = np.asarray(values, dtype=float)
-        return values + self.generator.laplace(0.0, scale, values.shape) if scale else values.copy()
 
 
 @dataclass

@@ -66,6 +66,7 @@ from ..errors import AssumptionError, DataError, PrivacyParameterError
 from ..formula import INTERCEPT, ModelFrame, model_frame
 from ..geometry import resolve_box
 from ..privacy.accountant import LedgerEntry
+from ..privacy.calibration import rho_from_eps_delta
 from ..privacy.plan import Plan
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
 
@@ -531,20 +532,6 @@ def pooled_covariance(X: np.ndarray, family: Family, eta: np.ndarray, dispersion
 
 
 # --------------------------------------------------------------------------- DP calibration
-def rho_from_eps_delta(eps: float, delta: float) -> float:
-    """Largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ eps (Bun & Steinke 2016, Prop. 1.3).
-
-    Examples
-    --------
-    >>> r = rho_from_eps_delta(1.0, 1e-6)
-    >>> round(r + 2 * math.sqrt(r * math.log(1e6)), 12)
-    1.0
-    """
-    L = math.log(1.0 / delta)
-    root = -math.sqrt(L) + math.sqrt(L + eps)
-    return root * root
-
-
 def binomial_ridge_sensitivities(n: int, radius: float, lam: float, eta_clip: float) -> tuple[float, float]:
     """(Δ₂ of a released clipped linear predictor, Δ₂ of a block's coefficients).
 

@@ -1,9 +1,27 @@
-"""The privacy core (DESIGN §2.5): noise, top-k selectors, accountant, statement."""
+"""The privacy core: every mechanism and accounting primitive of dpstats, once.
+
+Modules (each docstring names its mechanism, guarantee and source):
+
+* :mod:`.randomness` — randomness policy and every noise sampler
+  (:class:`NoiseSource` for releases, :class:`~.randomness.FastNoise` for
+  simulations).
+* :mod:`.calibration` — every Gaussian-mechanism and zCDP conversion.
+* :mod:`.accountant` — the (eps, delta) :class:`Accountant`, its ledger, and
+  zCDP budget plans.
+* :mod:`.statement` — the :class:`PrivacyStatement` attached to every result.
+* :mod:`.topk` — private top-k selectors, listed in :data:`SELECTORS`, and
+  their exact output laws.
+* :mod:`.sparse_vector` — AboveThreshold and the private radius.
+* :mod:`.pca` — private PCA ("Analyze Gauss").
+
+Methods (:mod:`dpstats.methods`) call these; nothing here imports a method.
+See docs/architecture.md, "Layers" and "Privacy conventions".
+"""
 
 from .accountant import Accountant, LedgerEntry
 from .randomness import NoiseSource, make_generator
 from .statement import DataDependence, PrivacyStatement
-from .topk import SELECTORS, select_topk
+from .topk import SELECTORS, exact_recovery_bound, select_topk
 
 __all__ = ["Accountant", "LedgerEntry", "NoiseSource", "make_generator", "DataDependence",
-           "PrivacyStatement", "SELECTORS", "select_topk"]
+           "PrivacyStatement", "SELECTORS", "select_topk", "exact_recovery_bound"]

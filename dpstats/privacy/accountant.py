@@ -1,10 +1,17 @@
-"""Budget accounting (DESIGN §2.5, §3).
+"""Budget accounting: the accountant, its ledger, and zCDP budget plans.
 
 An :class:`Accountant` holds an (eps, delta) budget under basic sequential
-composition.  A front door plans its steps as :class:`LedgerEntry` records,
-asks the accountant to :meth:`Accountant.spend` their sum *before* touching the
-data, and the accountant refuses — atomically, under a lock — a spend that
-would exceed the budget.  The ledger of every charge is kept.
+composition (Dwork & Roth 2014, Theorem 3.16): the (eps, delta) of steps add
+up.  A front door plans its steps as :class:`LedgerEntry` records, asks the
+accountant to :meth:`Accountant.spend` their sum *before* touching the data,
+and the accountant refuses — atomically, under a lock — a spend that would
+exceed the budget.  The ledger of every charge is kept.
+
+A :class:`BudgetPlan` accounts a pipeline of Gaussian and pure-DP steps in
+zero-concentrated DP instead (Bun & Steinke 2016; conversions in
+:mod:`.calibration`): the budget becomes one ρ, split across the steps by
+public fractions, and the ledger shows each step's share of (eps, delta).
+Conventions: docs/architecture.md, "Privacy conventions".
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 
 from ..errors import BudgetExceededError, PrivacyParameterError
+from .calibration import rho_from_eps_delta
 
 
 @dataclass(frozen=True)
@@ -151,3 +159,56 @@ class Accountant:
             charge = Charge(label=label, entries=list(entries))
             self.charges.append(charge)
         return charge
+
+
+@dataclass
+class BudgetPlan:
+    """ρ for each named step, and the ledger entries that apportion (eps, delta).
+
+    Every step is a Gaussian mechanism or a pure-DP selection, accounted in
+    zCDP (Bun & Steinke 2016) and converted to (eps, delta) once: the budget
+    (eps, delta) becomes ρ by :func:`~dpstats.privacy.calibration.rho_from_eps_delta`,
+    ρ is split across steps by fixed public fractions (zCDP composes additively,
+    also adaptively: Lemma 2.3), and the ledger shows each step's share of
+    (eps, delta) in proportion to its ρ (the shares sum exactly to (eps, delta);
+    the guarantee is that of the composition, not of any step alone).
+
+    Examples
+    --------
+    >>> plan = BudgetPlan(eps=1.0, delta=1e-6)
+    >>> r = plan.add("a count", "Gaussian", 0.5, "Δ₂ = 1")
+    >>> r2 = plan.add("a mean", "Gaussian", 0.5, "Δ₂ = 2")
+    >>> round(sum(e.eps for e in plan.entries()), 12)
+    1.0
+    """
+
+    eps: float
+    delta: float
+    rho: float = field(init=False)
+    steps: list[tuple[str, str, float, str, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rho = rho_from_eps_delta(self.eps, self.delta)
+
+    def add(self, step: str, mechanism: str, fraction: float, sensitivity: str, note: str = "") -> float:
+        """Reserve ``fraction`` of ρ for ``step``; return that step's ρ."""
+        self.steps.append((step, mechanism, float(fraction), sensitivity, note))
+        return fraction * self.rho
+
+    def entries(self) -> list[LedgerEntry]:
+        """Ledger entries whose eps and delta sum exactly (fsum) to the budget."""
+        total = math.fsum(s[2] for s in self.steps)
+        if total > 1 + 1e-9:
+            raise AssertionError(f"budget fractions sum to {total} > 1")
+        out: list[LedgerEntry] = []
+        for i, (step, mech, frac, sens, note) in enumerate(self.steps):
+            share = frac / total
+            if i == len(self.steps) - 1:
+                eps_i = self.eps - math.fsum(e.eps for e in out)
+                delta_i = self.delta - math.fsum(e.delta for e in out)
+            else:
+                eps_i, delta_i = self.eps * share, self.delta * share
+            text = f"ρ = {frac * self.rho:.4g}-zCDP" + (f"; {note}" if note else "")
+            out.append(LedgerEntry(step=step, mechanism=mech, eps=eps_i, delta=delta_i,
+                                   sensitivity=sens, note=text))
+        return out

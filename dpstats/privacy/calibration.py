@@ -1,7 +1,7 @@
-"""Noise calibration for the Gaussian mechanism (DESIGN §2.5).
+"""Noise calibration: every Gaussian-mechanism and zCDP conversion of dpstats.
 
-Two calibrations of sigma for releasing f(D) + N(0, sigma² I) with l2
-sensitivity ``sensitivity``:
+The (eps, delta) Gaussian mechanism releases f(D) + N(0, sigma² I) for an f of
+l2 sensitivity ``sensitivity``; two calibrations of sigma:
 
 * :func:`classic_gaussian_sigma` — sigma = Δ₂·sqrt(2 ln(1.25/δ))/ε, the textbook
   bound (Dwork & Roth 2014, Theorem A.1), proven only for ε < 1.
@@ -15,6 +15,24 @@ sensitivity ``sensitivity``:
   :func:`gaussian_delta` evaluates the left side; sigma is found by bisection
   on it (it decreases in σ).  Valid for every ε > 0, and never larger than the
   classic sigma.
+* :func:`calibrate_gaussian` — the classic sigma where it is proven (ε < 1, the
+  calibration papers state) and the analytic one beyond.
+
+Zero-concentrated DP (Bun & Steinke 2016, "Concentrated Differential Privacy:
+Simplifications, Extensions, and Lower Bounds"), for pipelines accounted in
+zCDP and converted to (eps, delta) once (dp_gmm, dp_pca, vertical_glm):
+
+* ρ-zCDP implies (ρ + 2√(ρ log(1/δ)), δ)-DP (Prop. 1.3);
+  :func:`rho_from_eps_delta` inverts it.
+* The Gaussian mechanism with noise N(0, σ²) is (Δ²/2σ²)-zCDP (Prop. 1.6):
+  :func:`zcdp_gaussian_sigma`, σ = Δ/√(2ρ).
+* An ε-DP mechanism (e.g. Laplace AboveThreshold) is ε²/2-zCDP (Prop. 1.4):
+  :func:`svt_eps`.
+* The exponential mechanism (ε-DP) is ε²/8-zCDP (Cesar & Rogers 2021,
+  bounded range): :func:`em_eps`.
+* zCDP composes additively, also adaptively (Lemma 2.3).
+
+Conventions: docs/architecture.md, "Privacy conventions".
 """
 
 from __future__ import annotations
@@ -54,6 +72,11 @@ def classic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -
         raise PrivacyParameterError(
             f"the classic Gaussian calibration is proven only for eps < 1, got eps = {eps}; "
             "use analytic_gaussian_sigma (Balle & Wang 2018), valid for every eps.")
+    return _classic_sigma(eps, delta, sensitivity)
+
+
+def _classic_sigma(eps: float, delta: float, sensitivity: float) -> float:
+    """Δ₂·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1), unchecked."""
     return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / eps
 
 
@@ -108,3 +131,86 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0,
     while excess(sigma) > 0:  # guard against the root landing a hair below
         sigma *= 1 + 1e-9
     return float(sigma)
+
+
+def calibrate_gaussian(eps: float, delta: float, sensitivity: float) -> tuple[float, str]:
+    """Gaussian sigma for (eps, delta)-DP at l2 ``sensitivity``, and the calibration used.
+
+    The classic sigma Δ₂·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1) where
+    it is proven, ε < 1 (the calibration papers state, e.g. Pournaderi & Xiang's
+    κ); the analytic sigma of Balle & Wang (2018, Theorem 8) for ε >= 1; no
+    noise (0) for ε = inf.  The classic branch computes the formula as given
+    (the caller has validated eps and delta).
+
+    Returns
+    -------
+    (float, str)
+        sigma, and a label of the calibration for the privacy statement.
+
+    Examples
+    --------
+    >>> sigma, how = calibrate_gaussian(0.5, 1e-5, 1.0)
+    >>> round(sigma, 4), how
+    (9.6896, 'classic sqrt(2 ln(1.25/delta))/eps')
+    >>> calibrate_gaussian(2.0, 1e-5, 1.0)[1]
+    'analytic (Balle & Wang 2018)'
+    """
+    if math.isinf(eps):
+        return 0.0, "none (eps = inf)"
+    if eps < 1:
+        return _classic_sigma(eps, delta, sensitivity), "classic sqrt(2 ln(1.25/delta))/eps"
+    return analytic_gaussian_sigma(eps, delta, sensitivity), "analytic (Balle & Wang 2018)"
+
+
+# --------------------------------------------------------------------------- zCDP
+def rho_from_eps_delta(eps: float, delta: float) -> float:
+    """Largest ρ with ρ + 2√(ρ log(1/δ)) <= eps (Bun & Steinke 2016, Prop. 1.3).
+
+    ρ = (√(log(1/δ) + ε) − √(log(1/δ)))², the positive root of the quadratic in √ρ.
+
+    Examples
+    --------
+    >>> rho = rho_from_eps_delta(1.0, 1e-6)
+    >>> round(rho + 2 * math.sqrt(rho * math.log(1e6)), 12)
+    1.0
+    """
+    log_term = math.log(1.0 / delta)
+    root = math.sqrt(log_term + eps) - math.sqrt(log_term)
+    return root * root
+
+
+def zcdp_gaussian_sigma(sensitivity: float, rho: float) -> float:
+    """Noise standard deviation of a ρ-zCDP Gaussian mechanism: Δ₂/√(2ρ) (Bun & Steinke, Prop. 1.6).
+
+    Examples
+    --------
+    >>> zcdp_gaussian_sigma(1.0, 0.5)
+    1.0
+    """
+    return sensitivity / math.sqrt(2.0 * rho)
+
+
+def svt_eps(rho: float, copies: int = 1) -> float:
+    """ε of an ε-DP mechanism (Laplace AboveThreshold) worth ρ when ``copies`` runs see one row.
+
+    ε-DP gives ε²/2-zCDP (Bun & Steinke, Prop. 1.4); ``copies`` parallel runs
+    on a partition that one replaced row can touch (2 under replace-one) cost
+    copies·ε²/2.
+
+    Examples
+    --------
+    >>> svt_eps(0.5)
+    1.0
+    """
+    return math.sqrt(2.0 * rho / copies)
+
+
+def em_eps(rho: float) -> float:
+    """ε of an exponential mechanism worth ρ-zCDP (ε²/8, Cesar & Rogers 2021, bounded range).
+
+    Examples
+    --------
+    >>> em_eps(0.125)
+    1.0
+    """
+    return math.sqrt(8.0 * rho)

@@ -1,4 +1,4 @@
-"""The privacy statement attached to every result (DESIGN §5).
+"""The privacy statement attached to every result (docs/architecture.md, "Privacy conventions").
 
 It records what was bought — (eps, delta), the neighbouring relation, the
 mechanisms and their sensitivities, the ledger — and what the guarantee does

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..methods import felp as m
+from ..privacy.randomness import FastNoise
 
 EPS_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -95,15 +96,10 @@ def accuracy_vs_eps(X: np.ndarray, y: np.ndarray, eps_grid=EPS_GRID, *, folds: i
                     else m.strict_sensitivity(m.default_clip_norm(lam), n_estimators))
             for eps in eps_grid:
                 for _ in range(noise_reps):
-                    noisy = fit.w_mean + _l2_laplace(d, sens / eps, gen)
+                    noisy = FastNoise(gen).l2_laplace(fit.w_mean, sens / eps)
                     cols = m.rank_features(noisy)[:select]
                     records += _score_all(U_tr, y[train], U_te, y[test], fold, variant, eps, cols)
     return _summarise(pd.DataFrame.from_records(records), eps_grid)
-
-
-def _l2_laplace(d: int, scale: float, gen: np.random.Generator) -> np.ndarray:
-    direction = gen.standard_normal(d)
-    return gen.gamma(d, scale) * direction / np.linalg.norm(direction)
 
 
 def _score_all(U_tr, y_tr, U_te, y_te, fold, selection, eps, cols) -> list[dict]:

@@ -31,6 +31,7 @@ from ..errors import AssumptionError
 from ..geometry import clip_rows_l2
 from ..methods import knockoff as ko
 from ..methods import knockoff_dp as kd
+from ..privacy.randomness import FastNoise
 
 
 def default_row_bound(n: int, p: int) -> float:
@@ -158,7 +159,7 @@ def one_trial(n: int, p: int, k: int, amplitude: float, sigma: float, B: float, 
     if route != "shortcut":
         Xk, _ = ko.materialise_knockoffs(X / st.col_norms, s, gen)
         v = np.concatenate([st.xty, Xk.T @ y])
-    rel = kd.run_mechanism(st, s, scales, kd.FastNoise(gen), statistic=cfg.statistic,
+    rel = kd.run_mechanism(st, s, scales, FastNoise(gen), statistic=cfg.statistic,
                            ridge=cfg.ridge, v=v)
     T = ko.knockoff_threshold(rel.W, cfg.fdr, cfg.offset)
     fdp, tpp = fdp_tpp(ko.select(rel.W, T), np.flatnonzero(beta))
@@ -231,7 +232,7 @@ def operating_characteristics(mu: np.ndarray, sigma: float, scales: kd.Scales, *
     """
     p = mu.size
     st = ko.Normalised(n=2 * p, p=p, sigma=np.eye(p), xty=mu.copy(), rss=0.0, col_norms=np.ones(p))
-    noise = kd.FastNoise(gen)
+    noise = FastNoise(gen)
     nonnull = np.flatnonzero(mu)
     fdps, tpps = np.empty(trials), np.empty(trials)
     from threadpoolctl import threadpool_limits

@@ -1,11 +1,20 @@
-"""AboveThreshold (sparse vector) and the private radius it gives.
+"""Sparse vector technique: AboveThreshold, and the private radius it gives.
 
-dp_gmm chooses every scale it needs — the clipping radius of the data, the
-side of the grid in which a cluster is located, the clipping radius of each
-component — by asking a sequence of sensitivity-1 counting queries "how many
-points lie within scale r?" for increasing r and stopping at the first one
-that exceeds a threshold.  AboveThreshold answers that for a cost that does
-not grow with the number of queries.
+Mechanism: :func:`above_threshold` is Lyu, Su & Li (2017, "Understanding the
+Sparse Vector Technique for Differential Privacy"), Algorithm 1 with one
+positive answer: Laplace noise on the threshold and on every query, release of
+the index of the first noisy query above the noisy threshold.  Guarantee:
+ε-DP for queries of sensitivity Δ, whatever their number (with c = 1 this is
+Dwork & Roth 2014's AboveThreshold, Theorem 3.23).
+Only an index is released, so numpy's generator is used (docs/architecture.md,
+"Privacy conventions": a choice, not a released real number).
+
+:func:`private_radius` applies it to nested counting queries "how many points
+lie within radius r?" over a public ascending grid of radii
+(:func:`geometric_grid`): the smallest radius holding at least a threshold
+number of points, ε-DP.  dp_gmm chooses every scale it needs this way (the
+clipping radius of the data, the side of the grid in which a cluster is
+located, the clipping radius of each component).
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ def above_threshold(query: Callable[[int], float], n_queries: int, threshold: fl
     Lyu, Su & Li (2017), Algorithm 1 with one positive answer: threshold
     noise Lap(2Δ/ε), query noise Lap(4Δ/ε); ε-DP for queries of sensitivity
     Δ, whatever their number.  Only the index is released, so numpy's
-    generator is used (DESIGN §2.5: a choice, not a released real number).
+    generator is used (a choice, not a released real number).
 
     Parameters
     ----------

@@ -1,8 +1,11 @@
-"""The exponential-mechanism family of private top-k selectors (DESIGN §2.5).
+"""The exponential-mechanism family of private top-k selectors.
 
-Three selectors join the canonical Lipschitz mechanism of :mod:`.topk` in
-:data:`~dpstats.privacy.topk.SELECTORS`, so that ``dp_sis(..., topk=...)`` and
-``dp_two_stage(..., topk=...)`` can swap them:
+Three selectors listed next to the canonical Lipschitz mechanism of
+:mod:`.canonical` in :data:`~dpstats.privacy.topk.SELECTORS`, so that
+``dp_sis(..., topk=...)`` and ``dp_two_stage(..., topk=...)`` can swap them;
+each is eps-DP (guarantees and sources below).  Their exact output laws, used
+by the audits and tests, are in :mod:`.laws`.  Conventions:
+docs/architecture.md, "Privacy conventions".
 
 ``"peeling"``
     k rounds of the exponential mechanism, eps/k each, each round choosing
@@ -32,9 +35,8 @@ never do, because their scores (|x_jᵀy|, vote counts) are not monotone.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
-from .topk import Selector, register
+from .selector import Selector
 
 
 def _em_scale(eps_step: float, sensitivity: float, monotone: bool) -> float:
@@ -208,66 +210,24 @@ def _fill_sequence(pos: np.ndarray, rank: np.ndarray, r: int, k: int,
     return seq
 
 
-def exact_set_distribution(scores: np.ndarray, k: int, eps: float, method: str,
-                           monotone: bool = False) -> dict[tuple[int, ...], float]:
-    """Exact output distribution over index sets by enumeration (small d only).
-
-    For ``"peeling"``/``"oneshot_gumbel"``: Σ over orderings of the product of
-    the per-round exponential-mechanism probabilities.  For ``"joint"``: the
-    exponential mechanism over all ordered sequences, summed to sets.  Used by
-    the tests to check the samplers.
-
-    Examples
-    --------
-    >>> dist = exact_set_distribution(np.array([3., 2, 0]), 2, 1.0, "joint")
-    >>> round(sum(dist.values()), 12)
-    1.0
-    """
-    from itertools import permutations
-
-    x = np.asarray(scores, dtype=float)
-    seqs = list(permutations(range(x.size), k))
-    if method == "joint":
-        xs = np.sort(x)[::-1]
-        a = eps / (2.0 * _joint_sensitivity(monotone))
-        logp = np.array([-a * max(xs[i] - x[s] for i, s in enumerate(seq)) for seq in seqs])
-        logp -= logsumexp(logp)
-    elif method in ("peeling", "oneshot_gumbel"):
-        a = _em_scale(eps / k, 1.0, monotone)
-        logp = np.empty(len(seqs))
-        for t, seq in enumerate(seqs):
-            rest, lp = list(range(x.size)), 0.0
-            for s in seq:
-                lp += a * x[s] - logsumexp(a * x[rest])
-                rest.remove(s)
-            logp[t] = lp
-    else:
-        raise ValueError(f"no exact enumeration for selector {method!r}")
-    out: dict[tuple[int, ...], float] = {}
-    for seq, lp in zip(seqs, logp):
-        key = tuple(sorted(seq))
-        out[key] = out.get(key, 0.0) + float(np.exp(lp))
-    return out
-
-
-register(Selector(
+PEELING = Selector(
     name="peeling",
     select=peeling,
     accounting=("eps-DP by basic composition of k exponential mechanisms with eps/k each "
                 "(P ∝ exp(eps·score/(2k·Δ∞)))"),
     monotone_note="with monotone scores each round may use exp(eps·score/(k·Δ∞))",
-))
-register(Selector(
+)
+ONESHOT_GUMBEL = Selector(
     name="oneshot_gumbel",
     select=oneshot_gumbel,
     accounting=("eps-DP: Gumbel noise of scale 2k·Δ∞/eps added once, top k reported; the output "
                 "has the law of peeling with eps/k per round (Durfee & Rogers 2019, Lemma 4.2)"),
     monotone_note="with monotone scores the Gumbel scale may be k·Δ∞/eps",
-))
-register(Selector(
+)
+JOINT = Selector(
     name="joint",
     select=joint,
     accounting=("eps-DP in one shot: exponential mechanism over ordered k-sequences with utility "
                 "−max_i (x_(i) − x_{s_i}) of sensitivity 2Δ∞ (Gillenwater et al. 2022)"),
     monotone_note="with monotone scores the utility's sensitivity is Δ∞, halving the noise",
-))
+)

@@ -1,8 +1,15 @@
 """Private PCA by "Analyze Gauss" (Dwork, Talwar, Thakurta & Zhang 2014).
 
-Kamath, Sheffet, Singhal & Ullman (2019), Phase I: project the data onto the
-top-k subspace of a noisy second-moment matrix; for separated components this
-subspace nearly contains the component means (their Lemma 3.4 / §3.2).
+Mechanism: release the top-q eigenvectors of Σ xxᵀ + E, E a symmetric matrix
+of iid Gaussian entries (upper triangle, mirrored).  Guarantee: ρ-zCDP with
+σ = Δ_F/√(2ρ) (the Gaussian mechanism on the upper triangle, whose l2 norm is
+at most the Frobenius norm; Bun & Steinke 2016, Prop. 1.6); the eigenvectors
+are post-processing.  Used by dp_pca (from a Gram matrix computed by any
+engine, :func:`private_pca_gram`) and by dp_gmm: Kamath, Sheffet, Singhal &
+Ullman (2019), Phase I projects the data onto the top-k subspace of the noisy
+second-moment matrix; for separated components this subspace nearly contains
+the component means (their Lemma 3.4 / §3.2; Lemma 4.8, Theorem 9 of Dwork
+et al., bounds the effect of the noise).
 
 The rows are first centred at a public point and shrunk onto a ball of
 radius C (``clip_rows_l2``).  A = Σ xxᵀ then changes, in Frobenius norm, by
@@ -18,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy.randomness import NoiseSource
-from .gmm_budget import gaussian_sigma
+from .calibration import zcdp_gaussian_sigma
+from .randomness import NoiseSource
 
 PCA_SENSITIVITY = {"replace": math.sqrt(2.0), "add_remove": 1.0}
 
@@ -85,7 +92,7 @@ def private_pca_gram(gram: np.ndarray, q: int, radius: float, rho: float, neighb
     True
     """
     d = gram.shape[0]
-    sigma = gaussian_sigma(second_moment_sensitivity(radius, neighbouring), rho)
+    sigma = zcdp_gaussian_sigma(second_moment_sensitivity(radius, neighbouring), rho)
     iu = np.triu_indices(d)
     upper = noise.gaussian(gram[iu], sigma)
     noisy = np.zeros((d, d))

@@ -1,14 +1,12 @@
-"""Private top-k selectors (DESIGN §2.5).
+"""Canonical Lipschitz private top-k (Shekelyan & Loukides 2022).
 
-Each selector takes scores already divided by their sensitivity (so that one
-neighbouring change moves every score by at most 1), k, eps and a numpy
-generator, and returns the selected indices as a sorted array: the output is a
-*set*; its internal order is not released.
-
-The canonical Lipschitz mechanism (Shekelyan & Loukides 2022; Algorithm 2 in
-the appendix of Swope et al., "Feature Selection from Differentially Private
-Correlations") is implemented here.  Other selectors register themselves in
-:data:`SELECTORS` under their public name.
+Mechanism: report-noisy-max with exponential noise over all k-subsets, grouped
+into O(dk) classes by (head, tail) of their ranks (Algorithm 2 in the appendix
+of Swope et al., "Feature Selection from Differentially Private
+Correlations").  Guarantee: eps-DP for the whole set in one shot, for scores
+already divided by their sensitivity (one neighbouring change moves every score
+by at most 1); the output is a *set*, returned sorted, its internal order not
+released.  Conventions: docs/architecture.md, "Privacy conventions".
 
 Utility of the exact top k.  Algorithm 2 line 7 gives the class of the exact top
 k the utility (eps2 − eps1)/2·x[k] (line 17's formula at h = k−1, t = k).  We use
@@ -21,63 +19,21 @@ search over neighbouring score vectors) finds the worst log-ratio equal to eps
 for ours to within 1e-9 (tight), and no more than 0.895·eps for line 7's, which
 spends less of the budget and recovers the exact top k less often
 (``benchmarks/bench_topk_line7.py``).  Line 7's utility is available as
-``exact_top_utility="paper"``.
+``exact_top_utility="paper"``.  The exact output law is in :mod:`.laws`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from scipy.special import digamma, gammaln, logsumexp
 
+from .selector import Selector
+
 # log m above which -log(1 - U^(1/m)) is replaced by its asymptote
 # log m - log(-log U); the relative error is below m^-1 < 1e-17 there.
 _ASYMPTOTE_LOG_M = 40.0
-
-
-@dataclass(frozen=True)
-class Selector:
-    """A private top-k selector and the accounting that makes it eps-DP."""
-
-    name: str
-    select: Callable[..., np.ndarray]
-    accounting: str
-    monotone_note: str = ""
-    statement_note: str = ""
-
-
-SELECTORS: dict[str, Selector] = {}
-
-
-def register(selector: Selector) -> Selector:
-    SELECTORS[selector.name] = selector
-    return selector
-
-
-def select_topk(
-    scores: np.ndarray,
-    k: int,
-    eps: float,
-    rng: np.random.Generator,
-    method: str = "canonical_lipschitz",
-    **options,
-) -> np.ndarray:
-    """Select k indices privately; ``scores`` must have sensitivity 1.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> select_topk(np.array([100., 0, 0, 90]), 2, 10.0, rng)
-    array([0, 3])
-    """
-    try:
-        selector = SELECTORS[method]
-    except KeyError:
-        raise ValueError(f"unknown top-k selector '{method}'; choose one of {sorted(SELECTORS)}") from None
-    return selector.select(np.asarray(scores, dtype=float), int(k), float(eps), rng, **options)
 
 
 # --------------------------------------------------------------------------- canonical Lipschitz
@@ -249,52 +205,11 @@ def exact_recovery_bound(gap: np.ndarray, d: int, k: int, eps: float, gamma: flo
     return np.clip(1 - np.exp(np.minimum(log_miss, 0.0)), 0.0, 1.0)
 
 
-def canonical_lipschitz_distribution(scores: np.ndarray, k: int, eps: float, gamma: float = 0.5,
-                                     grid: int = 200_001,
-                                     exact_top_utility: str = "margin") -> dict[tuple[int, ...], float]:
-    """Exact output distribution of :func:`canonical_lipschitz` (small d only).
-
-    P(class c wins) = ∫ g_c(v) Π_{c'≠c} G_{c'}(v) dv, with G_c(v) = (1 − e^{−(v−u_c)})^{m_c}
-    the CDF of the class's noisy utility, integrated numerically (trapezoid on
-    ``grid`` points); each member of the winning class is equally likely.
-    Returns {sorted index tuple: probability}.
-    """
-    d = scores.size
-    order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
-    x = np.asarray(scores, dtype=float)[order]
-    util = class_utilities(x, k, (1 - gamma) * eps, gamma * eps, exact_top_utility)
-    logm = class_log_sizes(d, k)
-    cells = [(h, t) for h in range(k) for t in range(k, d + 1) if np.isfinite(logm[h, t - k])]
-    u = np.array([util[h, t - k] for h, t in cells])
-    m = np.exp(np.array([logm[h, t - k] for h, t in cells]))
-    v = np.linspace(u.min(), u.max() + 60.0, grid)
-    xs = v[None, :] - u[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_cdf = np.where(xs > 0, m[:, None] * np.log1p(-np.exp(-np.maximum(xs, 1e-300))), -np.inf)
-        log_dens = np.where(xs > 0, np.log(m)[:, None] - xs
-                            + (m[:, None] - 1) * np.log1p(-np.exp(-np.maximum(xs, 1e-300))), -np.inf)
-    total = log_cdf.sum(axis=0)
-    probs = {}
-    for i, (h, t) in enumerate(cells):
-        with np.errstate(invalid="ignore"):
-            others = np.where(np.isfinite(log_cdf[i]), total - log_cdf[i], _others_excluding(log_cdf, i))
-        p_class = float(np.trapezoid(np.exp(log_dens[i] + others), v))
-        for ranks in class_members(h, t, k):
-            member = tuple(sorted(int(order[j]) for j in ranks))
-            probs[member] = probs.get(member, 0.0) + p_class / m[i]
-    return probs
-
-
-def _others_excluding(log_cdf: np.ndarray, i: int) -> np.ndarray:
-    return np.delete(log_cdf, i, axis=0).sum(axis=0)
-
-
-register(Selector(
+CANONICAL_LIPSCHITZ = Selector(
     name="canonical_lipschitz",
     select=canonical_lipschitz,
     accounting="eps-DP for the whole set in one shot (Lipschitz mechanism, no composition over the k picks)",
     statement_note=("Canonical Lipschitz top-k: the exact top k has utility (eps2/2)x[k] - (eps1/2)x[k+1] "
                     "instead of Algorithm 2 line 7's (eps2 - eps1)/2 x[k]; an exact check finds both eps-DP, "
                     "ours tight (worst privacy loss = eps), line 7's at most about 0.895 eps."),
-))
-from . import topk_family as _topk_family  # noqa: E402,F401  (registers peeling, oneshot_gumbel, joint)
+)
