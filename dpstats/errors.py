@@ -1,4 +1,4 @@
-"""Error and warning classes (DESIGN §4).
+"""Error and warning classes (docs/architecture.md, "Privacy conventions").
 
 Every error says what is wrong, names the offending argument or value, and says
 how to fix it.  Bad input never spends budget: front doors validate before they

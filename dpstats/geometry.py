@@ -1,4 +1,4 @@
-"""Declared public bounds, clipping and scaling (DESIGN §2.3, §3).
+"""Declared public bounds, clipping and scaling (docs/architecture.md, "Privacy conventions").
 
 Bounds are declared, never guessed silently: ``bounds=(lo, hi)`` for every
 variable, or ``bounds={"x1": (lo, hi), ...}`` per variable (data column or

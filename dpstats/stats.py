@@ -1,4 +1,4 @@
-"""Sufficient statistics in one chunked pass (DESIGN §2.4).
+"""Sufficient statistics in one chunked pass (docs/architecture.md, "Layers": data).
 
 Most methods need only n, Xᵀy, XᵀX, column sums, yᵀy and max-abs values.
 :func:`cross_products` computes them in a single pass over row chunks, each

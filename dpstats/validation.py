@@ -1,4 +1,4 @@
-"""Cheap argument checks shared by the front doors (DESIGN §1, §4).
+"""Cheap argument checks shared by the front doors (docs/architecture.md, "One call, step by step").
 
 Each check raises a :class:`~dpstats.errors.DPStatsError` subclass that names
 the argument, the value and the fix.  Front doors call these before they build

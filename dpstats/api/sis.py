@@ -1,4 +1,4 @@
-"""Front door of DP sure independence screening (DESIGN §1, §2.1)."""
+"""Front door of DP sure independence screening (docs/architecture.md, "One call, step by step")."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def dp_sis(
         Trials of the ``assume=`` simulation; 0 leaves out the operating
         characteristics altogether.
     random_state, accountant, strict, progress
-        See DESIGN §1.
+        See docs/architecture.md, "Privacy conventions".
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Empirical privacy auditing (DESIGN §7): a statistical lower bound on eps.
+"""Empirical privacy auditing (docs/architecture.md, "Testing"): a statistical lower bound on eps.
 
 A mechanism claims (eps, delta)-DP.  The auditor runs it N times on each of two
 neighbouring datasets D1, D2 (chosen by the caller to be worst-case: rows at the

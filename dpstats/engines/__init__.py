@@ -1,7 +1,7 @@
 """Engines: the sufficient-statistics pass over data in memory, in files, or on Dask.
 
 The methods of dpstats consume sufficient statistics — n, Xᵀy, XᵀX, column
-sums, yᵀy, max-abs values (DESIGN §2.4) — so data that does not fit in memory
+sums, yᵀy, max-abs values (docs/architecture.md, "One call, step by step") — so data that does not fit in memory
 needs only a different way of computing them, never a different method.  One
 interface, three engines:
 

@@ -1,4 +1,4 @@
-"""Sufficient statistics of one chunk, and the merge of chunks (DESIGN §2.4).
+"""Sufficient statistics of one chunk, and the merge of chunks (docs/architecture.md, "Layers": data).
 
 Every engine reduces its chunks with the same two functions:
 :func:`chunk_statistics` turns one chunk of rows into an :class:`EngineStats`

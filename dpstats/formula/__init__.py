@@ -1,4 +1,4 @@
-"""Model frames: formula + data -> response, design matrix, names (DESIGN §2.2).
+"""Model frames: formula + data -> response, design matrix, names (docs/architecture.md, "Layers": data).
 
 R is the reference: for a formula and a data frame, the design's column names,
 their order, its values and the rows dropped equal R's
