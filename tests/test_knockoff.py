@@ -278,3 +278,11 @@ def test_simulation_fdr_controlled_and_power_ordering():
     assert big.loc["II", "power"] >= big.loc["I", "power"]
     ii = tab[tab["method"] == "II"].sort_values("n")
     assert ii["power"].iloc[1] > ii["power"].iloc[0]
+
+
+def test_nonprivate_reference_serialises_to_json():
+    # eps = inf (the non-private reference) must survive to_json(), as every channel does
+    df = dp.datasets.fan_lv(n=400, d=10, random_state=0)
+    with pytest.warns(NonPrivateWarning):
+        fit = dp.dp_knockoff("y ~ .", data=df, eps=math.inf, delta=1e-6, fdr=0.2, random_state=1, oc_trials=0)
+    assert json.loads(fit.to_json())["privacy"]["eps"] == "Inf"

@@ -193,7 +193,7 @@ class DPResult:
             "outputs": jsonable(self.outputs()),
             "tidy": jsonable(self.tidy().to_dict(orient="list")),
             "glance": jsonable(self.glance().iloc[0].to_dict()),
-            "privacy": self.privacy.to_dict(),
+            "privacy": jsonable(self.privacy.to_dict()),
             "operating_characteristics": (self.operating_characteristics.to_dict()
                                           if self.operating_characteristics else None),
             "diagnostics": jsonable(self.shown_diagnostics()),
