@@ -13,9 +13,9 @@ from sklearn.metrics import adjusted_rand_score
 import dpstats as dp
 from dpstats.errors import (AssumptionError, BudgetExceededError, DataError, DataWarning, FormulaError,
                             NonPrivateWarning, PrivacyParameterError)
-from dpstats.methods.gmm_cluster import max_cell_count
+from dpstats.methods.gmm.cluster import max_cell_count
 from dpstats.simulate.gmm import simulate_gmm
-from dpstats.methods.gmm_estimate import shrink_to_pd
+from dpstats.methods.gmm.estimate import shrink_to_pd
 from dpstats.privacy.accountant import BudgetPlan
 from dpstats.privacy.calibration import rho_from_eps_delta
 from dpstats.privacy.sparse_vector import private_radius
@@ -279,7 +279,7 @@ def test_clustering_round_passes_empirical_audit():
     """One locate-one-cluster round on neighbouring data (one row moved far away): the
     auditor's lower bound on eps (chosen side; centre coordinate) stays below the round's claim."""
     from dpstats.audit import audit_outputs
-    from dpstats.methods.gmm_cluster import locate_one
+    from dpstats.methods.gmm.cluster import locate_one
     from dpstats.privacy.randomness import NoiseSource
 
     gen = np.random.default_rng(5)

@@ -23,7 +23,8 @@ any budget is spent.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from ..formula import ModelFrame, finish_checks, model_frame
@@ -91,6 +92,22 @@ def charge(accountant: Accountant | None, entries: list[LedgerEntry], label: str
     """Charge the planned ledger to the accountant (if any), or refuse without spending."""
     if accountant is not None:
         accountant.spend(entries, label=label)
+
+
+@contextmanager
+def progress_bar(show: bool, total: int | None, desc: str) -> Iterator[Callable[[int], None] | None]:
+    """A tqdm bar's ``update`` as a method's ``progress`` callback (None when not shown).
+
+    Methods report progress through a callback and never print; the bar is
+    made here, in the front door.
+    """
+    if not show:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, desc=desc, leave=False) as bar:
+        yield bar.update
 
 
 BoxFn = Callable[[ModelFrame], tuple[Box | None, Box | None]]

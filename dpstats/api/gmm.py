@@ -26,24 +26,27 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import AssumptionError, DataError, DataWarning, PrivacyParameterError
-from ..formula import model_frame, refuse_offset
+from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import gmm as m
+from ..methods.gmm.model import map_assign
 from ..simulate.gmm import MixtureTruth
-from ..privacy.accountant import Accountant, BudgetPlan
+from ..privacy.accountant import Accountant
+from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import attach_diagnostics
 from ..results.gmm import GMMResult, mixture_oc
 from ..simulate import Assume
 from ..validation import (check_accountant, check_delta, check_eps, check_fraction, check_neighbouring,
                           check_strict)
-from ._common import call_record, charge, dummy_columns, missing_rows_step
+from ._common import call_record, dummy_columns, missing_rows_step, progress_bar, run
 
 METHODS = ("pca_cluster", "sample_aggregate")
 
@@ -166,56 +169,94 @@ def dp_gmm(
     if assume is not None and oc_trials < 2:
         raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated draws.")
     _refuse_engine_input(data)
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if accountant is not None:
         accountant.check(eps, delta)  # refuse before touching the data
-    mf = model_frame(formula, data, one_sided=True, drop_intercept=True)
-    n, d = mf.n, mf.p
-    check_delta(delta, n, allow_zero=False)  # warns when delta >= 1/n
-    k = _check_k(k, n)
-    if min_weight is None:
-        min_weight = 1.0 / (20 * k)
-    min_weight = check_fraction(min_weight, "min_weight", 0.0, 1.0)
-    m_groups = _check_groups(groups, method, n, k, d)
-    if accountant is not None:
-        accountant.check(eps, delta)
+    door = _GMM(formula=formula, data=data, k=k, eps=eps, delta=delta, bounds=bounds, method=method, groups=groups,
+                alpha=alpha, refine=refine, min_weight=min_weight, var_floor=var_floor, neighbouring=neighbouring,
+                truth=truth, assume=assume, oc_trials=oc_trials, strict=strict, progress=progress)
+    return run(door, strict=strict, random_state=random_state, accountant=accountant,
+               diagnostics=diagnostics or truth is not None)
 
-    dd = DataDependence(strict)
-    refuse_offset(mf, "dp_gmm")
-    missing_rows_step(dd, mf)
-    box = _box(bounds, mf, dd)
 
-    plan = BudgetPlan(eps, delta)
-    rho = m.plan_budget(plan, method, k, use_pca=k < d, neighbouring=neighbouring, refine=refine)
-    entries = plan.entries()
-    charge(accountant, entries, "dp_gmm")
+@dataclass
+class _Frame:
+    mf: ModelFrame
+    k: int
+    min_weight: float
+    groups: int | None
+    box: Box
 
-    centre = box.center
-    Xc = np.clip(mf.X, box.lo, box.hi) - centre
-    max_radius = float(np.linalg.norm(box.halfwidth))
-    p1 = m.phase_one(Xc, k, max_radius, rho, neighbouring, noise, alpha=alpha, var_floor=var_floor)
-    comps = p1.final
-    if method == "sample_aggregate":
-        comps = m.sample_aggregate(Xc, comps, m_groups, rho, neighbouring, noise, var_floor=var_floor, progress=progress)
-    collapsed = _collapsed(comps, min_weight)
 
-    statement = _statement(plan, entries, neighbouring, dd, noise, method, k, d)
-    basis = p1.pca.basis if p1.pca is not None else None
-    result = GMMResult(
-        method="dp_gmm", call=_call(formula, k, eps, delta, bounds, method, neighbouring, strict,
-                                    groups, refine),
-        n=n, p=d, terms=list(mf.names), privacy=statement, formula=formula,
-        k=k, fit_method=method, weights=comps.weights, means=comps.means + centre,
-        covariances=comps.covariances, centre=centre, basis=basis, clip_radius=p1.clip_radius,
-        located_sides=[loc.side for loc in p1.located], mean_noise_sd=comps.mean_noise_sd,
-        groups=m_groups)
-    if collapsed:
-        result.collapsed = [j + 1 for j in collapsed]
-        message = _collapse_message(comps, collapsed, min_weight)
-        result.warnings.append(message)
-        warnings.warn(message, DataWarning, stacklevel=2)
-    result.operating_characteristics = mixture_oc(result, oc_trials, noise.generator, assume)
-    return attach_diagnostics(result, diagnostics or truth is not None, lambda: _diagnostics(truth, result, mf))
+@dataclass
+class _GMM:
+    """dp_gmm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    formula: str
+    data: Any
+    k: Any
+    eps: float
+    delta: float
+    bounds: Any
+    method: str
+    groups: Any
+    alpha: float
+    refine: int
+    min_weight: Any
+    var_floor: float
+    neighbouring: str
+    truth: Any
+    assume: Any
+    oc_trials: int
+    strict: bool
+    progress: bool
+    label: str = "dp_gmm"
+
+    def frame(self, dd: DataDependence) -> _Frame:
+        mf = model_frame(self.formula, self.data, one_sided=True, drop_intercept=True)
+        n, d = mf.n, mf.p
+        check_delta(self.delta, n, allow_zero=False)  # warns when delta >= 1/n
+        k = _check_k(self.k, n)
+        min_weight = check_fraction(1.0 / (20 * k) if self.min_weight is None else self.min_weight,
+                                    "min_weight", 0.0, 1.0)
+        groups = _check_groups(self.groups, self.method, n, k, d)
+        refuse_offset(mf, "dp_gmm")
+        missing_rows_step(dd, mf)
+        return _Frame(mf=mf, k=k, min_weight=min_weight, groups=groups, box=_box(self.bounds, mf, dd))
+
+    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
+        return m.plan(eps=self.eps, delta=self.delta, method=self.method, k=frame.k, d=frame.mf.p,
+                      neighbouring=self.neighbouring, refine=self.refine)
+
+    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Released:
+        with progress_bar(self.progress and self.method == "sample_aggregate", frame.groups,
+                          "group EM fits") as progress:
+            return m.release(frame.mf.X, frame.box, plan, k=frame.k, method=self.method, groups=frame.groups,
+                             alpha=self.alpha, var_floor=self.var_floor, noise=noise, progress=progress)
+
+    def result(self, frame: _Frame, plan: Plan, released: m.Released, statement: PrivacyStatement,
+               noise: NoiseSource) -> GMMResult:
+        mf, p1, comps, centre = frame.mf, released.phase_one, released.components, frame.box.center
+        result = GMMResult(
+            method="dp_gmm", call=_call(self.formula, frame.k, self.eps, self.delta, self.bounds, self.method,
+                                        self.neighbouring, self.strict, self.groups, self.refine),
+            n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement, formula=self.formula,
+            k=frame.k, fit_method=self.method, weights=comps.weights, means=comps.means + centre,
+            covariances=comps.covariances, centre=centre, basis=p1.pca.basis if p1.pca is not None else None,
+            clip_radius=p1.clip_radius, located_sides=[loc.side for loc in p1.located],
+            mean_noise_sd=comps.mean_noise_sd, groups=frame.groups)
+        collapsed = _collapsed(comps, frame.min_weight)
+        if collapsed:
+            result.collapsed = [j + 1 for j in collapsed]
+            message = _collapse_message(comps, collapsed, frame.min_weight)
+            result.warnings.append(message)
+            warnings.warn(message, DataWarning, stacklevel=4)  # result <- run <- dp_gmm <- the caller
+        result.operating_characteristics = mixture_oc(result, self.oc_trials, noise.generator, self.assume)
+        return result
+
+    def diagnostics(self, frame: _Frame, released: m.Released) -> dict:
+        comps = released.components
+        labels = map_assign(frame.mf.X, comps.weights, comps.means + frame.box.center, comps.covariances) + 1
+        return _diagnostics(self.truth, labels, comps.means + frame.box.center, frame.mf)
 
 
 def _refuse_engine_input(data) -> None:
@@ -279,33 +320,8 @@ def _collapse_message(comps, collapsed: list[int], min_weight: float) -> str:
             "small components are expected.")
 
 
-def _statement(plan: BudgetPlan, entries, neighbouring, dd, noise, method, k, d) -> PrivacyStatement:
-    sens = {e.step.split(":")[0]: e.sensitivity for e in entries}
-    assumptions = [
-        "accuracy (not privacy) assumes k well-separated Gaussian components (means apart by several "
-        "component standard deviations, Kamath et al. 2019 Thm 1.1) whose means lie in the declared box",
-        "accuracy assumes components of comparable scale; Phase II (terrific-ball recursion) is not "
-        "implemented",
-    ]
-    if method == "sample_aggregate":
-        assumptions.append("sample-and-aggregate accuracy assumes each group's EM fit finds the k "
-                           "components (groups large enough, EM started at the private coarse fit)")
-    notes = [
-        f"Composition in zCDP: total ρ = {plan.rho:.5g}, converted once to (eps, delta) by "
-        "ρ + 2√(ρ log(1/δ)) (Bun & Steinke 2016, Prop. 1.3); each ledger row shows its share of "
-        "(eps, delta) in proportion to its ρ.",
-        "Weights, means and covariances are released with noise; predict() is post-processing.",
-        "Grid offsets, group partitions and AboveThreshold/exponential-mechanism choices use numpy's "
-        "generator (they release choices, not real numbers).",
-        "The numbers of clipped rows are not released.",
-    ]
-    return PrivacyStatement(
-        method="DP Gaussian mixture", eps=plan.eps, delta=plan.delta, neighbouring=neighbouring,
-        ledger=entries, mechanisms=["Gaussian (zCDP)", "Laplace AboveThreshold", "exponential mechanism"], sensitivities=sens, assumptions=assumptions, data_dependent_steps=dd.steps,
-        seeded=noise.seeded, samplers=sorted(noise.samplers), notes=notes)
-
-
-def _diagnostics(truth, result: GMMResult, mf) -> dict:
+def _diagnostics(truth, predicted: np.ndarray, means: np.ndarray, mf: ModelFrame) -> dict:
+    """Rows dropped; with ``truth``, the ARI of the released mixture's assignments and the mean error."""
     diag = {"rows_dropped_for_missing_values": mf.n_dropped}
     if truth is None:
         return diag
@@ -315,9 +331,9 @@ def _diagnostics(truth, result: GMMResult, mf) -> dict:
     labels = truth.labels if isinstance(truth, MixtureTruth) else np.asarray(truth)
     if labels.shape != (mf.n,):
         raise DataError(f"truth must give one label per used row ({mf.n}), got shape {labels.shape}.")
-    diag["ari_vs_truth"] = float(adjusted_rand_score(labels, result.predict(mf.X)))
-    if isinstance(truth, MixtureTruth) and truth.means.shape == result.means.shape:
-        cost = ((result.means[:, None] - truth.means[None]) ** 2).sum(-1)
+    diag["ari_vs_truth"] = float(adjusted_rand_score(labels, predicted))
+    if isinstance(truth, MixtureTruth) and truth.means.shape == means.shape:
+        cost = ((means[:, None] - truth.means[None]) ** 2).sum(-1)
         rows, cols = linear_sum_assignment(cost)
         sd = np.sqrt([np.linalg.eigvalsh(truth.covariances[c]).max() for c in cols])
         diag["mean_error_sigma_units"] = float(np.mean(np.sqrt(cost[rows, cols]) / sd))

@@ -7,7 +7,8 @@ That matrix is a sufficient statistic, so :func:`dp_pca` computes it in one
 pass over in-memory, streamed (:func:`dpstats.engines.stream`) or Dask data
 (:func:`dpstats.engines.on_dask`) and releases the top-k subspace of
 Σ xxᵀ + E, E symmetric Gaussian, exactly as ``dp_gmm`` does
-(:func:`dpstats.privacy.pca.private_pca_gram`).
+(:func:`dpstats.privacy.pca.private_pca_gram`); its plan and release are
+:mod:`dpstats.methods.pca`.
 """
 
 from __future__ import annotations
@@ -21,19 +22,17 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
+from ..formula import refuse_offset
 from ..geometry import Box, resolve_box
-from ..privacy.accountant import Accountant, LedgerEntry
-from ..privacy.calibration import rho_from_eps_delta
-from ..privacy.pca import private_pca_gram
+from ..methods import pca as m
+from ..privacy.accountant import Accountant
+from ..privacy.pca import PrivatePCA
+from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import DPResult, attach_diagnostics
+from ..results.base import DPResult
 from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
-from ..formula import refuse_offset
-from ._common import charge, dummy_columns, missing_rows_step
-
-_SENS_TEXT = {"replace": "Δ_F = √2·C² (replace-one; rows in the ball of radius C)",
-              "add_remove": "Δ_F = C² (add/remove-one; rows in the ball of radius C)"}
+from ._common import dummy_columns, missing_rows_step, run
 
 
 @dataclass(repr=False)
@@ -167,69 +166,107 @@ def dp_pca(
     if radius is not None and not (isinstance(radius, numbers.Real) and not isinstance(radius, bool)
                                    and math.isfinite(radius) and radius > 0):
         raise PrivacyParameterError(f"radius must be a positive number (public clipping radius), got {radius!r}.")
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if accountant is not None:
         accountant.check(eps, delta)
     if not isinstance(data, (pd.DataFrame, dict)) and not engines.is_engine_input(data):
         raise DataError(f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
                         f"got {type(data).__name__}.")
+    door = _PCA(formula=formula, data=data, k=k, eps=eps, delta=delta, bounds=bounds, radius=radius,
+                neighbouring=neighbouring, progress=progress)
+    return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics)
 
-    dd = DataDependence(strict)
-    if bounds is None:
+
+@dataclass
+class _Frame:
+    mf: Any
+    stats: Any
+    box: Box
+    radius: float
+    engine: str
+
+
+@dataclass
+class _PCA:
+    """dp_pca's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    formula: str
+    data: Any
+    k: Any
+    eps: float
+    delta: float
+    bounds: Any
+    radius: float | None
+    neighbouring: str
+    progress: bool | None
+    label: str = "dp_pca"
+
+    def frame(self, dd: DataDependence) -> _Frame:
+        """One pass for Σ xxᵀ of the clipped rows (two without bounds: the box is then the data's range)."""
+        from .. import engines
+
+        data_box = self._data_box(dd) if self.bounds is None else None
+        row_bound = _row_bound(self.bounds, self.radius)
+        resolved: dict = {}
+
+        def boxes(mf):
+            """Checks that need only the frame's names (run before the pass), then the box."""
+            _check_k(self.k, mf.p)
+            box = data_box if self.bounds is None else resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf))
+            _check_equal_widths(box, mf, self.radius, row_bound)
+            resolved["box"] = box
+            return box, None
+
+        mf, stats = engines.sufficient_statistics(self.formula, self.data, boxes=boxes, gram=True, one_sided=True,
+                                                  row_bound=row_bound, progress=self.progress)
+        refuse_offset(mf, "dp_pca")
+        missing_rows_step(dd, mf)
+        check_delta(self.delta, mf.n, allow_zero=False)  # warns when delta >= 1/n
+        box = resolved["box"]
+        C = float(np.linalg.norm(box.halfwidth)) if self.radius is None else float(self.radius)
+        return _Frame(mf=mf, stats=stats, box=box, radius=C, engine=getattr(mf, "engine", "memory"))
+
+    def _data_box(self, dd: DataDependence) -> Box:
+        from .. import engines
+
         dd.add("the box that clips and centres the rows is the data's per-column min and max (a first pass)",
                fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}")
-        mf0, st0 = engines.sufficient_statistics(formula, data, gram=False, one_sided=True, progress=progress)
+        _, st0 = engines.sufficient_statistics(self.formula, self.data, gram=False, one_sided=True,
+                                               progress=self.progress)
         lo, hi = st0.cross.x_min, st0.cross.x_max
-        data_box = Box(lo, np.where(hi > lo, hi, lo + 1.0))
-    row_bound = _row_bound(bounds, radius)
-    resolved: dict = {}
+        return Box(lo, np.where(hi > lo, hi, lo + 1.0))
 
-    def plan(mf):
-        """Checks that need only the frame's names (run before the pass), then the box."""
-        _check_k(k, mf.p)
-        box = data_box if bounds is None else resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
-        h = np.asarray(box.halfwidth, dtype=float)
-        if row_bound is not None and not np.allclose(h, h[0], rtol=1e-12, atol=0.0):
-            raise PrivacyParameterError(
-                f"radius = {radius:g} needs every design column to have bounds of the same width, but "
-                f"{[mf.names[j] for j in np.flatnonzero(h != h[0])][:3]} differ (0/1 dummies are bounded "
-                "by (0, 1)); declare equal-width bounds or omit radius (then C = the box's half-diagonal).")
-        resolved["box"] = box
-        return box, None
+    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
+        return m.plan(k=self.k, eps=self.eps, delta=self.delta, neighbouring=self.neighbouring, radius=frame.radius,
+                      engine=getattr(frame.mf, "engine", "in-memory"))
 
-    mf, stats = engines.sufficient_statistics(formula, data, boxes=plan, gram=True, one_sided=True,
-                                              row_bound=row_bound, progress=progress)
-    refuse_offset(mf, "dp_pca")
-    missing_rows_step(dd, mf)
-    check_delta(delta, mf.n, allow_zero=False)  # warns when delta >= 1/n
-    box = resolved["box"]
-    C = float(np.linalg.norm(box.halfwidth)) if radius is None else float(radius)
+    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> PrivatePCA:
+        return m.release(frame.stats.box_gram(frame.box), self.k, frame.radius, self.eps, self.delta,
+                         self.neighbouring, noise)
 
-    entries = [LedgerEntry(step=f"private PCA: top-{k} subspace of Σ xxᵀ + symmetric Gaussian noise (Analyze Gauss)",
-                           mechanism="Gaussian (zCDP)", eps=eps, delta=delta,
-                           sensitivity=_SENS_TEXT[neighbouring],
-                           note="ρ-zCDP converted once: ρ + 2√(ρ log 1/δ) = eps")]
-    charge(accountant, entries, "dp_pca")
+    def result(self, frame: _Frame, plan: Plan, released: PrivatePCA, statement: PrivacyStatement,
+               noise: NoiseSource) -> PCAResult:
+        call = {"formula": self.formula, "k": int(self.k), "eps": self.eps, "delta": self.delta,
+                "bounds": None if self.bounds is None else (dict(self.bounds) if isinstance(self.bounds, dict)
+                                                            else list(self.bounds)),
+                "radius": self.radius, "neighbouring": None if self.neighbouring == "replace" else self.neighbouring}
+        return PCAResult(method="dp_pca", call=call, n=frame.mf.n, p=frame.mf.p, terms=list(frame.mf.names),
+                         privacy=statement, basis=released.basis, eigenvalues=released.eigenvalues,
+                         centre=frame.box.center, radius=frame.radius, noise_sd=released.noise_sd,
+                         engine=frame.engine)
 
-    rho = rho_from_eps_delta(eps, delta)
-    pca = private_pca_gram(stats.box_gram(box), int(k), C, rho, neighbouring, noise)
-    statement = PrivacyStatement(
-        method="DP PCA (Analyze Gauss)", eps=eps, delta=delta, neighbouring=neighbouring, ledger=entries,
-        mechanisms=["Gaussian (zCDP)"],
-        sensitivities={"Σ xxᵀ (Frobenius)": _SENS_TEXT[neighbouring].replace("C", f"C (C = {C:.4g})", 1)},
-        data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers),
-        notes=[f"Rows clipped to the box, centred at its midpoint and shrunk onto the ball of radius C = {C:.4g}; "
-               f"Σ xxᵀ computed in one pass by the {getattr(mf, 'engine', 'in-memory')} engine.",
-               "The numbers of clipped values and shrunk rows are not released.",
-               "Eigenvectors, their order and sign convention are post-processing of the noisy matrix."])
-    call = {"formula": formula, "k": int(k), "eps": eps, "delta": delta,
-            "bounds": None if bounds is None else (dict(bounds) if isinstance(bounds, dict) else list(bounds)),
-            "radius": radius, "neighbouring": None if neighbouring == "replace" else neighbouring}
-    result = PCAResult(method="dp_pca", call=call, n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement,
-                       basis=pca.basis, eigenvalues=pca.eigenvalues, centre=box.center, radius=C,
-                       noise_sd=pca.noise_sd, engine=getattr(mf, "engine", "memory"))
-    return attach_diagnostics(result, diagnostics, lambda: {"rows_dropped_for_missing_values": mf.n_dropped,
-                                                            "rows_shrunk_onto_ball": stats.n_rows_clipped})
+    def diagnostics(self, frame: _Frame, released: PrivatePCA) -> dict:
+        return {"rows_dropped_for_missing_values": frame.mf.n_dropped,
+                "rows_shrunk_onto_ball": frame.stats.n_rows_clipped}
+
+
+def _check_equal_widths(box: Box, mf, radius: float | None, row_bound: float | None) -> None:
+    """A declared radius needs every design column to have the same half-width (the engine's unit ball)."""
+    h = np.asarray(box.halfwidth, dtype=float)
+    if row_bound is not None and not np.allclose(h, h[0], rtol=1e-12, atol=0.0):
+        raise PrivacyParameterError(
+            f"radius = {radius:g} needs every design column to have bounds of the same width, but "
+            f"{[mf.names[j] for j in np.flatnonzero(h != h[0])][:3]} differ (0/1 dummies are bounded "
+            "by (0, 1)); declare equal-width bounds or omit radius (then C = the box's half-diagonal).")
 
 
 def _check_k(k, d: int) -> None:

@@ -23,6 +23,9 @@ from .statement import DataDependence, PrivacyStatement
 class Plan:
     """The ledger, sensitivities, assumptions and notes of one release.
 
+    ``mechanisms`` names the mechanisms for the statement; left empty, they
+    are read off the ledger entries.
+
     Examples
     --------
     >>> entry = LedgerEntry(step="private top-3 of |x_j'y|", mechanism="canonical_lipschitz top-k",
@@ -40,6 +43,7 @@ class Plan:
     sensitivities: dict[str, str] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    mechanisms: list[str] = field(default_factory=list)
 
     @property
     def eps(self) -> float:
@@ -53,6 +57,6 @@ class Plan:
         """The privacy statement of the release this plan describes."""
         return PrivacyStatement(
             method=self.method, eps=self.eps, delta=self.delta, neighbouring=self.neighbouring,
-            ledger=self.entries, sensitivities=dict(self.sensitivities), assumptions=list(self.assumptions),
-            data_dependent_steps=list(dd.steps), seeded=noise.seeded, samplers=sorted(noise.samplers),
-            notes=list(self.notes))
+            ledger=self.entries, mechanisms=list(self.mechanisms), sensitivities=dict(self.sensitivities),
+            assumptions=list(self.assumptions), data_dependent_steps=list(dd.steps), seeded=noise.seeded,
+            samplers=sorted(noise.samplers), notes=list(self.notes))

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..methods.gmm_model import ellipse_points, log_joint, map_assign, posterior
+from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import describe
 from ..plotting import Plot, new_figure, to_plot
 from .base import BASIS_ASSUMED, BASIS_RELEASED, DPResult, OperatingCharacteristics

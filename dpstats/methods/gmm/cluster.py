@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy.calibration import em_eps, svt_eps, zcdp_gaussian_sigma
-from ..privacy.randomness import NoiseSource
-from ..privacy.sparse_vector import above_threshold
+from ...privacy.calibration import em_eps, svt_eps, zcdp_gaussian_sigma
+from ...privacy.randomness import NoiseSource
+from ...privacy.sparse_vector import above_threshold
 
 #: shares of one round's ρ: active count, AboveThreshold, exponential mechanism, refinement
 ROUND_SPLIT = {"count": 0.05, "svt": 0.45, "em": 0.3, "refine": 0.2}

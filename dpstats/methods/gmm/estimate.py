@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy.calibration import svt_eps, zcdp_gaussian_sigma
-from ..privacy.randomness import NoiseSource
-from ..privacy.sparse_vector import private_radius
+from ...privacy.calibration import svt_eps, zcdp_gaussian_sigma
+from ...privacy.randomness import NoiseSource
+from ...privacy.sparse_vector import private_radius
 
 PASS_SPLIT = {"count": 0.1, "radius": 0.15, "sum": 0.35, "second": 0.4}
 QUANTILE = 0.98

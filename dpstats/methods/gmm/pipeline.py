@@ -1,0 +1,270 @@
+"""dp_gmm's release: Phase I ("pca_cluster") and sample-and-aggregate.
+
+Kamath, Sheffet, Singhal & Ullman (2019), "Differentially Private Algorithms
+for Learning Mixtures of Separated Gaussians", with the ρ of each step from
+:func:`.budget.plan`:
+
+* ``pca_cluster`` — their Algorithm 1 (§4, the "easy case" of Phase I):
+
+  0. rows clipped to the public box and centred at its midpoint; a private
+     clipping radius C (AboveThreshold, :func:`private_clip_radius`) and the
+     rows shrunk onto the ball of radius C (the paper assumes the ball);
+  1. private PCA: the top-k subspace of Σ xxᵀ + symmetric Gaussian noise
+     (§4.1, §4.2.2, Lemma 3.1; :mod:`dpstats.privacy.pca`), skipped when k >= d;
+  2. k rounds of PGLoc, locate a small ball holding many projected points and
+     remove it (§4.2.3, Algorithm 5, Theorem 4.11; :mod:`.cluster`);
+  3. PSGE on each cluster (§4.2.4, Algorithm 6, Theorem 4.16;
+     :mod:`.estimate`) in two kinds of passes: a spherical pass on the
+     partition by the located centres and sides, then ``refine``
+     full-covariance passes on the partition by the most probable component of
+     the previous pass (private hard-EM steps, which make different scales
+     workable; not in the paper, whose Algorithm 1 assumes equal scales).
+
+* ``sample_aggregate`` — their §6 (Theorem 6.1): the rows are split into m
+  groups, a non-private EM fit (scikit-learn) runs on each, components are
+  aligned to a private coarse fit (Algorithm 1 above with part of the
+  budget), and the aligned means and covariances are averaged with Gaussian
+  noise after clipping to a private radius around the coarse fit (the
+  paper's "locate a small ball, then average privately", Theorem 6.2, with
+  the coarse fit as the located centre and AboveThreshold for the radius);
+  weights are noisy counts of the most probable aggregated component.
+
+Phase II (the recursive "terrific ball" split of §5, Algorithms 2–4, for
+components of very different scales) is NOT implemented; see the module
+docstring of :mod:`dpstats.api.gmm`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...geometry import Box
+from ...privacy.calibration import svt_eps, zcdp_gaussian_sigma
+from ...privacy.pca import PrivatePCA, private_pca
+from ...privacy.randomness import NoiseSource
+from ...privacy.sparse_vector import geometric_grid, private_radius
+from .budget import RADIUS_FACTOR, RADIUS_QUANTILE, GMMPlan
+from .cluster import Located, private_clusters
+from .estimate import COUNT_SENS, Components, estimate_components, shrink_to_pd
+from .model import map_assign
+
+
+@dataclass
+class PhaseOne:
+    """Everything Phase I released (plus the non-released partition, for later steps)."""
+
+    clip_radius: float
+    pca: PrivatePCA | None
+    located: list[Located]
+    centres_projected: np.ndarray
+    pass1: Components
+    final: Components
+
+
+@dataclass
+class Released:
+    """What :func:`release` released: Phase I, and the components returned (after §6 if asked)."""
+
+    phase_one: PhaseOne
+    components: Components
+
+
+def release(X: np.ndarray, box: Box, plan: GMMPlan, *, k: int, method: str, groups: int | None,
+            alpha: float, var_floor: float, noise: NoiseSource,
+            progress: Callable[[int], None] | None = None) -> Released:
+    """Algorithm 1 (and §6 for ``method="sample_aggregate"``) with the ρ of ``plan``.
+
+    Step 0: the rows are clipped to the public ``box`` and centred at its
+    midpoint; C is searched for up to the box's half-diagonal.  ``progress``
+    is called with 1 after each group's EM fit (sample-and-aggregate).
+    """
+    Xc = np.clip(X, box.lo, box.hi) - box.center
+    max_radius = float(np.linalg.norm(box.halfwidth))
+    p1 = phase_one(Xc, k, max_radius, plan.rho, plan.neighbouring, noise, alpha=alpha, var_floor=var_floor)
+    comps = p1.final
+    if method == "sample_aggregate":
+        comps = sample_aggregate(Xc, comps, groups, plan.rho, plan.neighbouring, noise, var_floor=var_floor,
+                                 progress=progress)
+    return Released(phase_one=p1, components=comps)
+
+
+def private_clip_radius(Xc: np.ndarray, max_radius: float, rho: float, neighbouring: str,
+                        noise: NoiseSource) -> float:
+    """C = 1.1 × (private radius holding 98 % of the rows), at most ``max_radius`` (step 0)."""
+    norms = np.linalg.norm(Xc, axis=1)
+    n = float(len(Xc))
+    if neighbouring == "add_remove":
+        n = float(noise.gaussian(np.array([n]), zcdp_gaussian_sigma(1.0, rho / 2))[0])
+        rho = rho / 2
+    grid = geometric_grid(max_radius / 1024, max_radius, 2 ** 0.25)
+    eps = svt_eps(rho)
+    # aim below n by five noise scales of the queries (public), so that the noise
+    # rarely pushes the answer past the radius holding (almost) every row
+    threshold = max(0.5 * n, min(RADIUS_QUANTILE * n, n - 5 * 4 / eps))
+    r = private_radius(norms, grid, threshold, eps, noise.generator)
+    return min(max_radius, RADIUS_FACTOR * r)
+
+
+def phase_one(Xc: np.ndarray, k: int, max_radius: float, rho: dict, neighbouring: str, noise: NoiseSource,
+              alpha: float = 0.5, var_floor: float = 1e-6) -> PhaseOne:
+    """Run Algorithm 1 on centred, box-clipped rows ``Xc`` with the ρ of :func:`.budget.plan_budget`."""
+    n, d = Xc.shape
+    # step 0: private radius C, rows shrunk onto the ball of radius C
+    C = private_clip_radius(Xc, max_radius, rho["radius"], neighbouring, noise)
+    norms = np.linalg.norm(Xc, axis=1)
+    Xb = Xc * np.minimum(1.0, C / np.maximum(norms, 1e-300))[:, None]
+    # step 1: private PCA (when k < d), projection onto the released subspace
+    if "pca" in rho:
+        pca = private_pca(Xb, min(k, d), C, rho["pca"], neighbouring, noise)
+        Y, basis = pca.project(Xb), pca.basis
+    else:
+        pca, Y, basis = None, Xb, np.eye(d)
+    # step 2: k rounds of PGLoc in the projected space
+    sides = geometric_grid(C / 512, 2 * C, 2 ** 0.25)
+    located = private_clusters(Y, k, C, sides, rho["cluster"], neighbouring, noise, alpha=alpha,
+                               n_public=n if neighbouring == "replace" else None)
+    centres = np.array([loc.centre for loc in located])
+    # step 3: PSGE on each cluster
+    pass1, final = _estimate(Xc, Y, centres @ basis.T, centres, np.array([loc.side for loc in located]),
+                             max_radius, rho, neighbouring, noise, var_floor)
+    return PhaseOne(clip_radius=C, pca=pca, located=located, centres_projected=centres, pass1=pass1,
+                    final=final)
+
+
+def _estimate(Xc, Y, refs, centres, sides_found, max_radius, rho, neighbouring, noise,
+              var_floor) -> tuple[Components, Components]:
+    """Step 3: a spherical pass, then the full-covariance (private hard-EM) passes; (pass 1, last pass)."""
+    # partition by a spherical MAP rule whose scale is each cluster's located side
+    # (post-processing; with equal sides it is the Voronoi partition of the centres)
+    labels0 = scaled_nearest(Y, centres, sides_found)
+    # pass 1: radii in units of each cluster's located grid side; pass 2: of its pass-1 σ̂·√d
+    grid = geometric_grid(max_radius / 1024 / sides_found.min(), 4 * max_radius / sides_found.min(), 2 ** 0.125)
+    pass1 = estimate_components(Xc, labels0, refs, rho["pass1"], neighbouring, noise, grid,
+                                full_cov=False, var_floor=var_floor, scales=sides_found)
+    current = pass1
+    for rho_pass in rho["pass2"]:
+        labels = map_assign(Xc, current.weights, current.means, current.covariances)
+        spread = np.sqrt(np.trace(current.covariances, axis1=1, axis2=2))
+        grid = geometric_grid(max_radius / 1024 / spread.max(), 4 * max_radius / spread.min(), 2 ** 0.125)
+        current = estimate_components(Xc, labels, current.means, rho_pass, neighbouring, noise, grid,
+                                      full_cov=True, var_floor=var_floor, scales=spread)
+    return pass1, current
+
+
+def scaled_nearest(Y: np.ndarray, centres: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """argmin_j ‖y − c_j‖²/s_j² + q·log s_j²: the MAP rule of spherical N(c_j, s_j² I), equal weights."""
+    q = Y.shape[1]
+    d2 = ((Y[:, None, :] - centres[None]) ** 2).sum(-1)
+    return (d2 / scales ** 2 + q * np.log(scales ** 2)).argmin(axis=1)
+
+
+def default_groups(n: int, k: int, d: int) -> int:
+    """m = n / (group size), group size max(200, 25·k·(d+1)) rows."""
+    return n // max(200, 25 * k * (d + 1))
+
+
+def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neighbouring: str,
+                     noise: NoiseSource, var_floor: float = 1e-6,
+                     progress: Callable[[int], None] | None = None) -> Components:
+    """The paper's §6: EM on m disjoint groups, aligned to ``coarse``, privately averaged.
+
+    Each row gets an iid uniform group label (public randomness), so one row
+    (replaced, or added/removed) changes one group's fit.  Each group's fit is
+    initialised at the released coarse fit and its components are matched to
+    the coarse ones by the Hungarian method (post-processing of released
+    values and the group's own rows).  Each component is expressed in the
+    whitened coordinates of its coarse fit (μ̄_j, Σ̄_j = L_j L_jᵀ): the group
+    mean as L_j⁻¹(μ − μ̄_j), clipped to l2 radius r_μ; the group covariance
+    as L_j⁻¹ Σ L_j⁻ᵀ − I, clipped to Frobenius radius r_Σ; r_μ and r_Σ are
+    chosen by AboveThreshold (90 % of groups inside, times 1.5).  One group's
+    k clipped blocks move by at most 2r√k in l2, so the averages over m
+    groups have sensitivity 2r√k/m.
+    """
+    k, d = len(coarse.weights), Xc.shape[1]
+    gen = noise.generator
+    M, S = _group_fits(Xc, coarse, m, gen, var_floor, progress)
+    # work in each coarse component's whitened coordinates: z = L_j⁻¹(μ − μ̄_j), L_j⁻¹ Σ L_j⁻ᵀ − I
+    chol = np.linalg.cholesky(coarse.covariances)
+    inv = np.linalg.inv(chol)
+    dM = np.einsum("jab,gjb->gja", inv, M - coarse.means[None])
+    dS = np.einsum("jab,gjbc,jdc->gjad", inv, S, inv) - np.eye(d)
+    dist_mu = np.sqrt((dM ** 2).sum(-1)).max(axis=1)
+    dist_cov = np.sqrt((dS ** 2).sum((-1, -2))).max(axis=1)
+    eps_r = svt_eps(rho["agg_radius"] / 2)
+    grid = geometric_grid(1e-3, 1e2, 2 ** 0.25)
+    r_mu = 1.5 * private_radius(dist_mu, grid, 0.9 * m, eps_r, gen)
+    r_cov = 1.5 * private_radius(dist_cov, grid, 0.9 * m, eps_r, gen)
+    dM = _clip_norm(dM, r_mu, axes=(-1,))
+    dS = _clip_norm(dS, r_cov, axes=(-1, -2))
+    sd_mu = zcdp_gaussian_sigma(2 * r_mu * math.sqrt(k) / m, rho["agg_means"])
+    sd_cov = zcdp_gaussian_sigma(2 * r_cov * math.sqrt(k) / m, rho["agg_covs"])
+    means = coarse.means + np.einsum("jab,jb->ja", chol, noise.gaussian(dM.mean(0), sd_mu))
+    covs = _aggregate_covariances(dS, chol, sd_cov, var_floor, noise)
+    # weights: noisy counts of the most probable component under the aggregated
+    # means and covariances (a partition: l2 sensitivity √2 replace-one, 1 add/remove)
+    labels = map_assign(Xc, coarse.weights, means, covs)
+    sd_w = zcdp_gaussian_sigma(COUNT_SENS[neighbouring], rho["agg_weights"])
+    counts = noise.gaussian(np.bincount(labels, minlength=k).astype(float), sd_w)
+    weights = np.clip(counts, 1.0, None)
+    return Components(weights=weights / weights.sum(), means=means, covariances=covs,
+                      counts=counts, radii=np.full(k, r_mu),
+                      mean_noise_sd=sd_mu * np.sqrt(np.trace(coarse.covariances, axis1=1, axis2=2) / d),
+                      cov_noise_sd=np.full(k, sd_cov))
+
+
+def _group_fits(Xc: np.ndarray, coarse: Components, m: int, gen: np.random.Generator, var_floor: float,
+                progress: Callable[[int], None] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Means and covariances (m, k, ...) of the non-private EM fit on each of m random groups, aligned."""
+    import warnings
+
+    from scipy.optimize import linear_sum_assignment
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.mixture import GaussianMixture
+
+    n, d = Xc.shape
+    k = len(coarse.weights)
+    # iid uniform group labels (public randomness): adding, removing or replacing one row
+    # changes exactly one group and leaves every other row's group as it was
+    label = gen.integers(0, m, size=n)
+    order = np.argsort(label, kind="stable")
+    groups = np.split(order, np.cumsum(np.bincount(label, minlength=m))[:-1])
+    precisions = np.linalg.inv(coarse.covariances)
+    M, S = np.empty((m, k, d)), np.empty((m, k, d, d))
+    for g, rows in enumerate(groups):
+        gm = GaussianMixture(k, covariance_type="full", weights_init=coarse.weights, means_init=coarse.means,
+                             precisions_init=precisions, reg_covar=max(var_floor, 1e-6), max_iter=50)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            gm.fit(Xc[rows])
+        cost = ((gm.means_[:, None, :] - coarse.means[None]) ** 2).sum(-1)
+        _, perm = linear_sum_assignment(cost.T)
+        M[g], S[g] = gm.means_[perm], gm.covariances_[perm]
+        if progress is not None:
+            progress(1)
+    return M, S
+
+
+def _aggregate_covariances(dS: np.ndarray, chol: np.ndarray, sd_cov: float, var_floor: float,
+                           noise: NoiseSource) -> np.ndarray:
+    """Noisy average of the clipped, whitened group covariances, mapped back and made PD."""
+    k, d = chol.shape[0], chol.shape[1]
+    iu = np.triu_indices(d)
+    covs = np.empty((k, d, d))
+    for j in range(k):
+        upper = noise.gaussian(dS[:, j].mean(0)[iu], sd_cov)
+        white = np.zeros((d, d))
+        white[iu] = upper
+        white = white + np.triu(white, 1).T + np.eye(d)
+        # towards the coarse fit, and no direction below a quarter of its variance (post-processing)
+        white = shrink_to_pd(white, sd_cov, 0.25, target=np.eye(d))
+        covs[j] = shrink_to_pd(chol[j] @ white @ chol[j].T, 0.0, var_floor)
+    return covs
+
+
+def _clip_norm(A: np.ndarray, radius: float, axes: tuple[int, ...]) -> np.ndarray:
+    norms = np.sqrt((A ** 2).sum(axis=axes, keepdims=True))
+    return A * np.minimum(1.0, radius / np.maximum(norms, 1e-300))
