@@ -389,7 +389,7 @@ def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_mi
     split = _fractions(eps_split, 3, "eps_split")
     dsplit = _fractions(delta_split, 3 if method == "I" else 2, "delta_split") if delta_split is not None \
         else ((1 / 3,) * 3 if method == "I" else (0.5, 0.5))
-    return {"eps_split": split, "delta_split": dsplit, "s": s}
+    return {"eps_split": split, "delta_split": dsplit}
 
 
 # --------------------------------------------------------------------- data
