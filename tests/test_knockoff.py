@@ -13,8 +13,8 @@ from scipy import stats as sps
 
 import dpstats as dp
 from dpstats.errors import AssumptionError, NonPrivateWarning, PrivacyParameterError
-from dpstats.methods import knockoff as ko
-from dpstats.methods import knockoff_dp as kd
+from dpstats.methods.knockoff import filter as ko
+from dpstats.methods.knockoff import mechanism as kd
 from dpstats.simulate import knockoff as ks
 from dpstats.privacy.randomness import FastNoise
 
@@ -286,3 +286,35 @@ def test_nonprivate_reference_serialises_to_json():
     with pytest.warns(NonPrivateWarning):
         fit = dp.dp_knockoff("y ~ .", data=df, eps=math.inf, delta=1e-6, fdr=0.2, random_state=1, oc_trials=0)
     assert json.loads(fit.to_json())["privacy"]["eps"] == "Inf"
+
+
+def test_default_row_bound_uses_chdtri_equal_to_chi2_isf():
+    """simulate.knockoff takes chdtri(df, q) (scipy.special) for chi2.isf(q, df) (scipy.stats): the same values."""
+    from scipy import special, stats
+
+    for n in (200, 10 ** 4, 10 ** 6, 10 ** 7):
+        for p in (2, 10, 50, 200):
+            q = 1e-3 / n
+            assert special.chdtri(p, q) == pytest.approx(stats.chi2.isf(q, p), rel=1e-12)
+            assert ks.default_row_bound(n, p) == pytest.approx(math.sqrt(stats.chi2.isf(q, p)), rel=1e-12)
+
+
+def test_plan_is_computed_before_noise_and_matches_the_charged_ledger():
+    """methods.knockoff.plan gives the ledger dp_knockoff charges, from statistics and declared bounds."""
+    from dpstats.methods.knockoff import plan
+    from dpstats.privacy.statement import DataDependence
+
+    df = _frame(n=30000, p=40, k=5, amp=0.5)
+    kw = dict(bounds=12.0, sigma=1.0, beta_norm=1.5, c_min=150.0, lambda_min=0.5)
+    fit = dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-5, strict=True, random_state=0, oc_trials=0, **kw)
+    X = df.drop(columns="y").to_numpy()
+    X = X * np.minimum(1.0, 12.0 / np.linalg.norm(X, axis=1))[:, None]   # rows clipped to B = 12
+    y = df["y"].to_numpy()
+    st = ko.normalise(len(y), X.T @ X, X.T @ y, float(y @ y))
+    pl = plan(st, B=12.0, eps=0.5, delta=1e-5, method="II", s="lambda_min", ridge=0.0,
+              eps_split=(0.5, 0.25, 0.25), delta_split=(0.5, 0.5), sigma=1.0, beta_norm=1.5, c_min=150.0,
+              lambda_min=0.5, knockoffs="shortcut", dd=DataDependence(strict=True))
+    assert pl.entries == fit.privacy.ledger
+    assert (pl.sensitivities, pl.assumptions, pl.notes) == \
+        (fit.privacy.sensitivities, fit.privacy.assumptions, fit.privacy.notes)
+    assert (pl.eps, pl.delta) == (fit.privacy.eps, fit.privacy.delta)

@@ -1,4 +1,10 @@
-"""Front door of the DP fixed-X knockoff filter (Pournaderi & Xiang) and its simulation."""
+"""Front door of the DP fixed-X knockoff filter (Pournaderi & Xiang) and its simulation.
+
+The method, its plan and its release are in :mod:`dpstats.methods.knockoff`;
+this door validates, reads the frame (rows clipped to the bound B, the
+normalised sufficient statistics), and builds the result.  ``simulate_knockoff``
+is a thin checked door over :func:`dpstats.simulate.knockoff.simulate_grid`.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +12,32 @@ import math
 import numbers
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError
 from .. import engines
-from ..formula import model_frame, refuse_offset
+from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import clip_rows_l2
-from ..methods import knockoff as ko
-from ..methods import knockoff_dp as kd
+from ..methods.knockoff import filter as ko
+from ..methods.knockoff import mechanism as kd
+from ..methods.knockoff import planning as kp
 from ..simulate import knockoff as ks
-from ..privacy.accountant import Accountant, LedgerEntry, total_delta, total_eps
+from ..privacy.accountant import Accountant
 from ..privacy.randomness import FastNoise, NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics, attach_diagnostics
+from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics
 from ..simulate import RELEASED, Assume, describe
 from ..results.knockoff import KnockoffResult
 from ..stats import CrossProductAccumulator, chunk_rows
 from ..validation import (check_truth, check_accountant, check_delta, check_eps, check_fraction,
                           check_neighbouring, check_strict)
-from ._common import call_record, charge, missing_rows_step
+from ._common import call_record, missing_rows_step, run
 
 ROUTES = ("shortcut", "materialise", "materialize")
-GRAM_KEY = "Delta Sigma' (Frobenius)"
 
 
 def dp_knockoff(
@@ -180,93 +188,144 @@ def dp_knockoff(
     if assume is not None and (oc_trials < 2 or (assume != RELEASED and assume.correlation != 0)):
         raise PrivacyParameterError("assume= needs oc_trials >= 2, and the knockoff simulation an orthonormal "
                                     "design (correlation = 0).")
-    nonprivate = math.isinf(eps)
-    if nonprivate:
+    if math.isinf(eps):
         if strict:
             raise PrivacyParameterError("strict=True refuses eps = inf (a non-private analysis).")
         warnings.warn("eps = inf: the ordinary fixed-X knockoff filter, NOT private.",
                       NonPrivateWarning, stacklevel=2)
     if accountant is not None:
-        accountant.check(eps, 0.0 if nonprivate else delta)
-
-    streamed = engines.is_engine_input(data)
-    if streamed and knockoffs != "shortcut":
+        accountant.check(eps, 0.0 if math.isinf(eps) else delta)
+    if engines.is_engine_input(data) and knockoffs != "shortcut":
         raise PrivacyParameterError(
             "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "
             "in memory; use the default knockoffs='shortcut' (same distribution, from statistics).")
-    if streamed:  # one chunked pass gives the frame's names and n and the statistics (dpstats.engines)
-        mf, pass_stats = engines.sufficient_statistics(formula, data, gram=True, row_bound=bounds,
-                                                       row_norms=bounds is None, progress=progress)
-    else:
-        mf = model_frame(formula, data, drop_intercept=True)
-    n, p = mf.n, mf.p
-    if p < 2:
-        raise DataError(f"dp_knockoff needs at least 2 candidate columns; '{formula}' gives {p}.")
-    if n <= p:
-        raise AssumptionError(
-            f"fixed-X knockoffs need more rows than columns, but n = {n} <= p = {p}. Screen first: "
-            "split the rows, run dp_sis on one part to keep fewer than n/2 terms, then dp_knockoff "
-            "with those terms on the other part (the budgets of disjoint parts do not add).")
-    if not nonprivate and delta >= 1 / n:
-        warnings.warn(f"delta = {delta:g} is at least 1/n = {1 / n:g}; the paper's experiments use "
-                      "delta = 2p/n, but a delta this large allows releasing a whole row.",
-                      UserWarning, stacklevel=2)
+    door = _Knockoff(formula=formula, data=data, eps=eps, delta=delta, fdr=fdr, method=method,
+                     statistic=statistic, bounds=bounds, sigma=sigma, beta_norm=beta_norm, c_min=c_min,
+                     lambda_min=lambda_min, ridge=ridge, s=s, offset=offset, knockoffs=knockoffs,
+                     eps_split=args["eps_split"], delta_split=args["delta_split"], truth=truth,
+                     assume=assume, oc_trials=oc_trials, strict=strict, progress=progress)
+    return run(door, strict=strict, random_state=random_state, accountant=accountant,
+               diagnostics=diagnostics or truth is not None)
 
-    dd = DataDependence(strict)
-    refuse_offset(mf, "dp_knockoff")
-    missing_rows_step(dd, mf)
-    noise = NoiseSource(random_state)
-    B = _row_bound(pass_stats.row_norm_max if streamed else mf.X, bounds, None if nonprivate else dd)
-    xtx, xty, yty, n_clipped = ((pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty,
-                                 pass_stats.n_rows_clipped) if streamed else _sufficient_statistics(mf.X, mf.y, B))
-    st = ko.normalise(n, xtx, xty, yty, names=list(mf.names))
-    sigma_hat = math.sqrt(st.rss / (n - p))
-    sigma_used, beta_used = ((sigma or sigma_hat, beta_norm or 0.0) if nonprivate
-                             else _remark_2(st, sigma, beta_norm, sigma_hat, dd))
-    st_aug, _ = ko.augment_rows(st, noise.generator)
-    if st_aug.n != n:
-        dd.add(f"rows augmented from n = {n} to 2p = {2 * p} with responses drawn from N(0, sigma_hat^2), "
-               "sigma_hat from the residuals (as R's create.fixed does)",
-               fix="use at least 2p rows")
-    if nonprivate:      # no noise to calibrate: the ordinary filter on the (clipped) data
-        cal, s_value = kd.calibration_from_data(st, B, sigma_used, beta_used), ko.knockoff_s(st.lambda_min, s)
-    else:
-        cal, s_value = _calibration(st, B, sigma_used, beta_used, c_min, lambda_min, args["s"], dd)
 
-    parts = _budget(eps, delta, args["eps_split"], args["delta_split"], method)
-    scales = _scales(cal, parts, method, ridge, args["s"], s_value, st.lambda_min, nonprivate)
-    entries = _ledger(method, parts, scales, p, nonprivate)
-    truth = check_truth(truth, mf.names)
-    charge(accountant, entries, "dp_knockoff")
+@dataclass
+class _Frame:
+    mf: ModelFrame
+    B: float
+    st: ko.Normalised           # normalised statistics of the design clipped to row norm B
+    n_clipped: int
+    truth: list[str] | None = None
 
-    v, Xk = None, None
-    if knockoffs != "shortcut":
-        Xk, v = _materialise(mf.X, mf.y, B, st, st_aug, s_value, noise.generator)
-    rel = kd.run_mechanism(st_aug, s_value, scales, noise, statistic=statistic, ridge=ridge, v=v)
-    T = ko.knockoff_threshold(rel.W, fdr, offset)
-    chosen = ko.select(rel.W, T)
-    selected = [mf.names[j] for j in chosen]
-    signs = [int(np.sign(rel.coefficients[j])) for j in chosen]
 
-    statement = _statement(method, entries, scales, dd, noise, B, cal, sigma, beta_norm, knockoffs, nonprivate)
-    oc = _operating_characteristics(rel, chosen, T, _noise_table(scales), assume, n, sigma_used, scales,
-                                    dict(statistic=statistic, fdr=fdr, offset=offset, ridge=ridge),
-                                    oc_trials, noise.generator)
-    result = KnockoffResult(
-        method="dp_knockoff", call=_call(formula, eps, delta, fdr, method, statistic, bounds, ridge, s,
-                                         offset, knockoffs, strict),
-        n=n, p=p, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
-        selected=selected, signs=signs, W=rel.W, threshold=T, fdr=fdr, offset=offset,
-        coefficients=rel.coefficients, variant="non-private" if nonprivate else method,
-        statistic=statistic, s=s_value, ridge=ridge, row_bound=B,
-        knockoff_route="materialised X~ (QR)" if Xk is not None else "sufficient-statistics (Haar)",
-        noise=_noise_table(scales), released_gram=rel.gram, knockoffs_nonprivate=Xk,
-        empty_reason="" if selected else ko.empty_selection_reason(p, fdr, offset))
-    if not selected:
-        result.warnings.append(result.empty_reason)
-    return attach_diagnostics(result, diagnostics or truth is not None,
-                              lambda: _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic,
-                                                   fdr, offset, ridge, noise.generator))
+@dataclass
+class _Knockoff:
+    """dp_knockoff's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    formula: str
+    data: Any
+    eps: float
+    delta: float
+    fdr: float
+    method: str
+    statistic: str
+    bounds: float | None
+    sigma: float | None
+    beta_norm: float | None
+    c_min: float | None
+    lambda_min: float | None
+    ridge: float
+    s: str
+    offset: int
+    knockoffs: str
+    eps_split: tuple[float, ...]
+    delta_split: tuple[float, ...]
+    truth: Sequence[str] | None
+    assume: Assume | None
+    oc_trials: int
+    strict: bool
+    progress: bool
+    label: str = "dp_knockoff"
+    # the release's generator: the operating characteristics and diagnostics draw from it afterwards
+    _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
+
+    @property
+    def nonprivate(self) -> bool:
+        return math.isinf(self.eps)
+
+    def frame(self, dd: DataDependence) -> _Frame:
+        streamed = engines.is_engine_input(self.data)
+        if streamed:  # one chunked pass gives the frame's names and n and the statistics (dpstats.engines)
+            mf, pass_stats = engines.sufficient_statistics(self.formula, self.data, gram=True, row_bound=self.bounds,
+                                                           row_norms=self.bounds is None, progress=self.progress)
+        else:
+            mf = model_frame(self.formula, self.data, drop_intercept=True)
+        self._check_shape(mf)
+        refuse_offset(mf, "dp_knockoff")
+        missing_rows_step(dd, mf)
+        B = kp.row_bound(pass_stats.row_norm_max if streamed else mf.X, self.bounds, None if self.nonprivate else dd)
+        xtx, xty, yty, n_clipped = ((pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty,
+                                     pass_stats.n_rows_clipped) if streamed
+                                    else _sufficient_statistics(mf.X, mf.y, B))
+        return _Frame(mf=mf, B=B, st=ko.normalise(mf.n, xtx, xty, yty, names=list(mf.names)), n_clipped=n_clipped)
+
+    def _check_shape(self, mf: ModelFrame) -> None:
+        n, p = mf.n, mf.p
+        if p < 2:
+            raise DataError(f"dp_knockoff needs at least 2 candidate columns; '{self.formula}' gives {p}.")
+        if n <= p:
+            raise AssumptionError(
+                f"fixed-X knockoffs need more rows than columns, but n = {n} <= p = {p}. Screen first: "
+                "split the rows, run dp_sis on one part to keep fewer than n/2 terms, then dp_knockoff "
+                "with those terms on the other part (the budgets of disjoint parts do not add).")
+        if not self.nonprivate and self.delta >= 1 / n:
+            warnings.warn(f"delta = {self.delta:g} is at least 1/n = {1 / n:g}; the paper's experiments use "
+                          "delta = 2p/n, but a delta this large allows releasing a whole row.",
+                          UserWarning, stacklevel=5)   # dp_knockoff <- run <- frame <- here
+
+    def plan(self, frame: _Frame, dd: DataDependence) -> kp.KnockoffPlan:
+        plan = kp.plan(frame.st, B=frame.B, eps=self.eps, delta=self.delta, method=self.method, s=self.s,
+                       ridge=self.ridge, eps_split=self.eps_split, delta_split=self.delta_split, sigma=self.sigma,
+                       beta_norm=self.beta_norm, c_min=self.c_min, lambda_min=self.lambda_min,
+                       knockoffs=self.knockoffs, dd=dd)
+        frame.truth = check_truth(self.truth, frame.mf.names)   # after the plan's checks, as before the move
+        return plan
+
+    def release(self, frame: _Frame, plan: kp.KnockoffPlan, noise: NoiseSource) -> kd.Released:
+        self._generator = noise.generator
+        design = (frame.mf.X, frame.mf.y) if self.knockoffs != "shortcut" else None
+        return kd.release(frame.st, plan, noise, statistic=self.statistic, fdr=self.fdr, offset=self.offset,
+                          ridge=self.ridge, design=design)
+
+    def result(self, frame: _Frame, plan: kp.KnockoffPlan, released: kd.Released, statement: PrivacyStatement,
+               noise: NoiseSource) -> KnockoffResult:
+        mf, rel, chosen = frame.mf, released.mechanism, released.chosen
+        selected = [mf.names[j] for j in chosen]
+        oc = _operating_characteristics(rel, chosen, released.threshold, _noise_table(plan.scales), self.assume,
+                                        mf.n, plan.sigma, plan.scales, self._filter_args(), self.oc_trials,
+                                        noise.generator)
+        result = KnockoffResult(
+            method="dp_knockoff", call=_call(self.formula, self.eps, self.delta, self.fdr, self.method,
+                                             self.statistic, self.bounds, self.ridge, self.s, self.offset,
+                                             self.knockoffs, self.strict),
+            n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
+            selected=selected, signs=[int(np.sign(rel.coefficients[j])) for j in chosen], W=rel.W,
+            threshold=released.threshold, fdr=self.fdr, offset=self.offset, coefficients=rel.coefficients,
+            variant="non-private" if self.nonprivate else self.method, statistic=self.statistic,
+            s=plan.s_value, ridge=self.ridge, row_bound=frame.B,
+            knockoff_route=("materialised X~ (QR)" if released.knockoffs is not None
+                            else "sufficient-statistics (Haar)"),
+            noise=_noise_table(plan.scales), released_gram=rel.gram, knockoffs_nonprivate=released.knockoffs,
+            empty_reason="" if selected else ko.empty_selection_reason(mf.p, self.fdr, self.offset))
+        if not selected:
+            result.warnings.append(result.empty_reason)
+        return result
+
+    def _filter_args(self) -> dict:
+        return dict(statistic=self.statistic, fdr=self.fdr, offset=self.offset, ridge=self.ridge)
+
+    def diagnostics(self, frame: _Frame, released: kd.Released) -> dict:
+        return _diagnostics(frame.truth, frame.mf, [frame.mf.names[j] for j in released.chosen], frame.n_clipped,
+                            released.augmented, released.s_value, self._generator, **self._filter_args())
 
 
 # --------------------------------------------------------------------- validation
@@ -330,23 +389,10 @@ def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_mi
     split = _fractions(eps_split, 3, "eps_split")
     dsplit = _fractions(delta_split, 3 if method == "I" else 2, "delta_split") if delta_split is not None \
         else ((1 / 3,) * 3 if method == "I" else (0.5, 0.5))
-    return {"eps_split": split, "delta_split": dsplit, "s": s}
+    return {"eps_split": split, "delta_split": dsplit}
 
 
-# --------------------------------------------------------------------- data and calibration
-
-
-def _row_bound(X: np.ndarray | float, bounds, dd: DataDependence | None) -> float:
-    """B: declared, or the largest row norm of X (given as a number by a streamed pass).
-
-    ``dd`` is None for eps = inf: no noise is calibrated, so B from the data is no extra step.
-    """
-    if bounds is None:
-        if dd is not None:
-            dd.add("row-norm bound B set to the largest row norm of the data",
-                   fix="declare a public bound on the row norms, e.g. bounds=10.0")
-        return float(X) if np.ndim(X) == 0 else float(np.sqrt((X ** 2).sum(axis=1).max()))
-    return float(bounds)
+# --------------------------------------------------------------------- data
 
 
 def _sufficient_statistics(X: np.ndarray, y: np.ndarray, B: float):
@@ -361,130 +407,6 @@ def _sufficient_statistics(X: np.ndarray, y: np.ndarray, B: float):
         acc.add(chunk, y[start:start + step])
     st = acc.result()
     return st.xtx, st.xty, st.yty, clipped
-
-
-def _remark_2(st: ko.Normalised, sigma, beta_norm, sigma_hat: float, dd: DataDependence):
-    if sigma is None:
-        dd.add("noise level sigma estimated from the OLS residuals to set the sensitivity (Remark 2)",
-               fix="declare an upper bound sigma=")
-        sigma = sigma_hat
-    if beta_norm is None:
-        est = float(np.linalg.norm(st.ols / st.col_norms))
-        dd.add("||beta|| estimated by OLS to set the sensitivity (Remark 2)",
-               fix="declare an upper bound beta_norm=")
-        beta_norm = est
-    return sigma, beta_norm
-
-
-def _calibration(st: ko.Normalised, B: float, sigma: float, beta_norm: float, c_min, lambda_min,
-                 s_kind: str, dd: DataDependence) -> tuple[kd.Calibration, float]:
-    cal = kd.calibration_from_data(st, B, sigma, beta_norm)
-    data_cmin = float(st.col_norms.min())
-    if c_min is not None:
-        if data_cmin < c_min:
-            raise AssumptionError(
-                f"the declared c_min = {c_min:g} exceeds the smallest column norm of the data "
-                f"({data_cmin:.4g}); declare a smaller c_min or leave it to the data.")
-        cal.c_min, cal.c_max = c_min, math.sqrt(st.n) * B
-    else:
-        dd.add("smallest and largest column norms C_min, C_max taken from the data for the sensitivity",
-               fix="declare a public lower bound c_min=")
-    if lambda_min is not None:
-        if st.lambda_min < lambda_min:
-            raise AssumptionError(
-                f"the declared lambda_min = {lambda_min:g} exceeds lambda_min(Sigma') = "
-                f"{st.lambda_min:.4g} of the data; declare a smaller lambda_min or use ridge=.")
-        cal.lambda_min, cal.lambda_min_upper, cal.lambda_max, cal.fro = lambda_min, 1.0, st.p, st.p
-        s_value = float(lambda_min) if s_kind == "lambda_min" else ko.knockoff_s(lambda_min, s_kind)
-    else:
-        dd.add("lambda_min, lambda_max and ||Sigma'||_F of the normalised Gram matrix taken from the data "
-               "for the sensitivity (and s)", fix="declare a public lower bound lambda_min=")
-        s_value = ko.knockoff_s(st.lambda_min, s_kind)
-    kd.check_assumption_3(B, cal.c_min)
-    return cal, s_value
-
-
-def _budget(eps, delta, eps_split, delta_split, method) -> dict[str, float]:
-    if math.isinf(eps):
-        return {}
-    if method == "I":
-        e = [eps * eps_split[0], eps * eps_split[1]]
-        d = [delta * delta_split[0], delta * delta_split[1]]
-        return {"eps": e[0], "eps1": e[1], "eps2": eps - e[0] - e[1],
-                "delta": d[0], "delta1": d[1], "delta2": delta - d[0] - d[1]}
-    d1 = delta * delta_split[0]
-    return {"eps": eps, "delta1": d1, "delta2": delta - d1}
-
-
-def _scales(cal, parts, method, ridge, s_kind, s_value, data_lambda_min, nonprivate) -> kd.Scales:
-    if nonprivate:
-        return kd.Scales("none")
-    if method == "I":
-        return kd.scales_method_one(cal, parts["eps"], parts["eps1"], parts["eps2"], parts["delta"],
-                                    parts["delta1"], parts["delta2"])
-    lam_g = ko.gram_lambda_min(cal.lambda_min, s_value) if s_kind == "equi" else None
-    return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], ridge, lam_g)
-
-
-def _ledger(method, parts, scales: kd.Scales, p: int, nonprivate: bool) -> list[LedgerEntry]:
-    if nonprivate:
-        return [LedgerEntry("ordinary fixed-X knockoff filter (no noise)", "none (eps = inf)", math.inf, 0.0,
-                            sensitivity="not applicable")]
-    sens = scales.sensitivities
-    failure = LedgerEntry("sensitivity bound: ||P w||^2 <= zeta fails with probability delta2",
-                          "high-probability bound (chi-square tail)", 0.0, parts["delta2"],
-                          sensitivity=f"zeta = {sens['zeta']:.4g}")
-    if method == "II":
-        return [LedgerEntry(f"OLS coefficients on [X' X~'] ({2 * p} values)", "Gaussian", parts["eps"],
-                            parts["delta1"], sensitivity=f"l2 Delta2 = {sens['Delta2 (coefficients, l2)']:.4g} "
-                            "(Theorem 5, replace one row)", note=f"kappa = {scales.kappa:.4g}"), failure]
-    return [
-        LedgerEntry(f"cross-products [X' X~']'y ({2 * p} values)", "Gaussian", parts["eps"], parts["delta"],
-                    sensitivity=f"l2 {sens['Delta cross-products (l2)']:.4g} (replace one row)",
-                    note=f"kappa2 = {scales.kappa2:.4g}"),
-        LedgerEntry("lambda_min(Sigma') = s in the Gram matrix (theta1)", "Laplace", parts["eps1"], 0.0,
-                    sensitivity=f"{sens['Delta lambda_min (Laplace)']:.4g} = eta^2 (1 + lambda_min)",
-                    note=f"scale = {scales.laplace_s:.4g}"),
-        LedgerEntry(f"off-diagonal of Sigma' ({p * (p - 1) // 2} values, theta2)", "Gaussian", parts["eps2"],
-                    parts["delta1"], sensitivity=f"Frobenius {sens[GRAM_KEY]:.4g} = "
-                    "eta^2 (sqrt 2 + ||Sigma'||_F)", note=f"kappa1 = {scales.kappa1:.4g}"),
-        failure]
-
-
-def _materialise(X, y, B: float, st: ko.Normalised, st_aug: ko.Normalised, s_value: float, gen):
-    """X̃′ by QR on the clipped, normalised design (augmented by zero rows when n < 2p)."""
-    Xn = clip_rows_l2(X, B)[0] / st.col_norms
-    yy = y
-    if st_aug.n > st.n:
-        extra = st_aug.n - st.n
-        Xn = np.vstack([Xn, np.zeros((extra, st.p))])
-        yy = np.concatenate([y, gen.normal(0.0, math.sqrt(st.rss / (st.n - st.p)), extra)])
-    Xk, _ = ko.materialise_knockoffs(Xn, s_value, gen)
-    return Xk, np.concatenate([st.xty, Xk.T @ yy])
-
-
-def _statement(method, entries, scales, dd, noise, B, cal, sigma, beta_norm, knockoffs, nonprivate):
-    variant = "non-private" if nonprivate else f"Method {method}"
-    assumptions = [
-        f"rows of the design have l2 norm <= B = {B:.4g} (rows beyond are clipped to it)",
-        f"Assumption 3: the smallest column norm C_min = {cal.c_min:.4g} exceeds B",
-        "linear model y = X beta + w with w ~ N(0, sigma^2 I) and no intercept; the sensitivity uses "
-        f"sigma <= {cal.sigma:.4g} and ||beta|| <= {cal.beta_norm:.4g} "
-        f"({'declared' if sigma is not None and beta_norm is not None else 'partly estimated'})",
-    ]
-    sens = {k: f"{v:.6g}" for k, v in scales.sensitivities.items()}
-    notes = ["The W statistics, threshold and selection are post-processing of the released coefficients.",
-             "Both noises are invariant under swapping a column with its knockoff, so W stays antisymmetric "
-             "and knockoff+ keeps FDR control (Theorems 4 and 6).",
-             "The number of clipped rows is not released."]
-    if scales.calibrations:
-        notes.append("Gaussian calibration: " + "; ".join(dict.fromkeys(scales.calibrations)) + ".")
-    notes.append("Knockoffs: " + ("materialised by QR" if knockoffs != "shortcut"
-                                  else "U~'y sampled from sufficient statistics (Haar shortcut)") + ".")
-    return PrivacyStatement(
-        method=f"DP knockoff filter ({variant})", eps=total_eps(entries), delta=total_delta(entries),
-        neighbouring="replace", ledger=entries, sensitivities=sens, assumptions=assumptions,
-        data_dependent_steps=dd.steps, seeded=noise.seeded, samplers=sorted(noise.samplers), notes=notes)
 
 
 def _noise_table(scales: kd.Scales) -> dict[str, float]:
@@ -544,7 +466,7 @@ def _exact(quantity: str, value) -> dict:
     return {"quantity": quantity, "estimate": float(value), "std_error": 0.0, "basis": BASIS_RELEASED}
 
 
-def _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, statistic, fdr, offset, ridge, gen) -> dict:
+def _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, gen, *, statistic, fdr, offset, ridge) -> dict:
     diag = {"rows_dropped_for_missing_values": mf.n_dropped, "rows_clipped_to_B": n_clipped}
     if truth is None:
         return diag

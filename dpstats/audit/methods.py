@@ -256,7 +256,7 @@ def knockoff_frames(n: int = 2000, p: int = 16, B: float = 1.0, sigma: float = 0
 
     ``worst=True`` (the pair that moves the release most): the shared rows have
     y = Xβ exactly and the replaced row is B·e_p (a null column) with
-    y = ±Y, Y = 0.95·√(ζ/(h + 2p/n)) where ζ = ``knockoff_dp.zeta(p, sigma, delta2)``
+    y = ±Y, Y = 0.95·√(ζ/(h + 2p/n)) where ζ = ``methods.knockoff.mechanism.zeta(p, sigma, delta2)``
     and h is the row's leverage.  The projected residual of [X′ X̃′] is then
     within Theorem 5's bound √ζ in both datasets (2p/n allows for the knockoff
     part Ũ), so the claimed guarantee must hold without the δ₂ failure event,
@@ -264,7 +264,7 @@ def knockoff_frames(n: int = 2000, p: int = 16, B: float = 1.0, sigma: float = 0
     """
     import pandas as pd
 
-    from ..methods import knockoff_dp as kd
+    from ..methods.knockoff import mechanism as kd
 
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p))
@@ -294,7 +294,7 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
     One front-door call per neighbour of :func:`knockoff_frames` (declared
     bounds, sigma, beta_norm, c_min, lambda_min, so the noise scales are
     data-independent) captures the arguments the front door passes to
-    ``methods.knockoff_dp.run_mechanism``; each run then calls
+    ``methods.knockoff.mechanism.run_mechanism``; each run then calls
     ``run_mechanism`` with a fresh seeded numpy ``NoiseSource`` (the
     knockoff's Haar draw and the DP noise are redrawn).  The released b (W is
     a function of it) is reduced to its projection on the mean difference
@@ -304,7 +304,7 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
     import dataclasses
 
     from ..api.knockoff import dp_knockoff
-    from ..methods import knockoff_dp as kd
+    from ..methods.knockoff import mechanism as kd
     from ..privacy.randomness import FastNoise
 
     d1, d2 = knockoff_frames(worst=worst, delta2=delta / 2)
@@ -348,7 +348,7 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
         run=repeat(single), d1=st1, d2=st2, eps=eps, delta=delta, statistic=statistic,
         neighbours=(f"{pair}: mean ‖Δb‖ = {np.linalg.norm(shift):.3g} (Δ = {sens:.3g}, "
                     f"noise sd {noise_sd:.3g})"),
-        exercised="dp_knockoff calibration (captured) + methods.knockoff_dp.run_mechanism per run")
+        exercised="dp_knockoff calibration (captured) + methods.knockoff.mechanism.run_mechanism per run")
 
 
 def gmm_radius_case(eps: float = 1.0) -> AuditCase:

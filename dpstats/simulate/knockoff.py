@@ -25,18 +25,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+from scipy.special import chdtri
 
 from ..errors import AssumptionError
 from ..geometry import clip_rows_l2
-from ..methods import knockoff as ko
-from ..methods import knockoff_dp as kd
+from ..methods.knockoff import filter as ko
+from ..methods.knockoff import mechanism as kd
 from ..privacy.randomness import FastNoise
 
 
 def default_row_bound(n: int, p: int) -> float:
     """√ of the (1 − 0.001/n) quantile of χ²_p: P(any of n Gaussian rows is clipped) <= 0.001."""
-    return float(math.sqrt(sps.chi2.isf(1e-3 / n, p)))
+    return float(math.sqrt(chdtri(p, 1e-3 / n)))  # chdtri(df, q) = chi2.isf(q, df)
 
 
 def paper_beta(p: int, k: int, amplitude: float, gen: np.random.Generator) -> np.ndarray:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import AssumptionError
+from ...errors import AssumptionError
 
 # --------------------------------------------------------------------- sufficient statistics
 

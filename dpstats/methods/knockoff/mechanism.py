@@ -34,7 +34,12 @@ column with its knockoff, so W stays antisymmetric and FDR control holds
 Remark 2: the sensitivities involve λ_min, ‖Σ′‖_F, λ_max, C_min, C_max of the data
 and σ, ‖β‖ of the model.  :class:`Calibration` holds them; the front door says
 which came from the data (a guarantee local to the observed data) and which were
-declared.
+declared (:mod:`dpstats.methods.knockoff.planning`).
+
+:func:`release` is one whole release: rows augmented to 2p when p < n < 2p,
+knockoffs (Ũᵀy sampled, or X̃′ materialised by QR), the noisy release of
+eq. (9) or Theorem 5 (:func:`run_mechanism`), then the knockoff(+) threshold
+and selection as post-processing.
 """
 
 from __future__ import annotations
@@ -44,9 +49,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import AssumptionError
-from ..privacy.calibration import calibrate_gaussian
-from . import knockoff as ko
+from ...errors import AssumptionError
+from ...geometry import clip_rows_l2
+from ...privacy.calibration import calibrate_gaussian
+from . import filter as ko
 
 
 @dataclass
@@ -231,3 +237,50 @@ def run_mechanism(st: ko.Normalised, s: float, scales: Scales, noise, *, statist
         return Release(b, ko.STATISTICS[statistic](b), gram=G_rel, cross_products=v_rel)
     b = noise.gaussian(_solve(G + ridge * np.eye(p2), v), scales.kappa)
     return Release(b, ko.STATISTICS[statistic](b))
+
+
+# --------------------------------------------------------------------- one release
+
+
+@dataclass
+class Released:
+    """One release: the mechanism's output, its threshold and selection, and what was built for it."""
+
+    mechanism: Release
+    threshold: float
+    chosen: np.ndarray                  # indices with W_j >= T
+    augmented: ko.Normalised            # the statistics the mechanism ran on (2p rows when n < 2p)
+    s_value: float                      # the s of S = sI the knockoffs were built with
+    knockoffs: np.ndarray | None = None    # X̃′ when materialised (not private)
+
+
+def release(st: ko.Normalised, plan, noise, *, statistic: str, fdr: float, offset: int, ridge: float,
+            design: tuple[np.ndarray, np.ndarray] | None = None) -> Released:
+    """Run Method I or II as planned (``plan``: a :class:`~dpstats.methods.knockoff.planning.KnockoffPlan`).
+
+    The draws, in order: the augmented responses (p < n < 2p), then either X̃′
+    by QR (when the raw ``design`` (X, y) is given) or Ũᵀy, then the noise of
+    eq. (9) or Theorem 5.  The threshold T and the selection W_j ≥ T are
+    post-processing (Theorems 4 and 6).
+    """
+    st_aug, _ = ko.augment_rows(st, noise.generator)
+    Xk = v = None
+    if design is not None:
+        Xk, v = materialise(design[0], design[1], plan.row_bound, st, st_aug, plan.s_value, noise.generator)
+    rel = run_mechanism(st_aug, plan.s_value, plan.scales, noise, statistic=statistic, ridge=ridge, v=v)
+    T = ko.knockoff_threshold(rel.W, fdr, offset)
+    return Released(mechanism=rel, threshold=T, chosen=ko.select(rel.W, T), augmented=st_aug,
+                    s_value=plan.s_value, knockoffs=Xk)
+
+
+def materialise(X: np.ndarray, y: np.ndarray, B: float, st: ko.Normalised, st_aug: ko.Normalised,
+                s_value: float, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """X̃′ by QR on the clipped, normalised design (augmented by zero rows when n < 2p), and [X′ X̃′]ᵀy."""
+    Xn = clip_rows_l2(X, B)[0] / st.col_norms
+    yy = y
+    if st_aug.n > st.n:
+        extra = st_aug.n - st.n
+        Xn = np.vstack([Xn, np.zeros((extra, st.p))])
+        yy = np.concatenate([y, gen.normal(0.0, math.sqrt(st.rss / (st.n - st.p)), extra)])
+    Xk, _ = ko.materialise_knockoffs(Xn, s_value, gen)
+    return Xk, np.concatenate([st.xty, Xk.T @ yy])

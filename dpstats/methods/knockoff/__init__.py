@@ -1,0 +1,25 @@
+"""DP fixed-X knockoff filter: Methods I and II of Pournaderi & Xiang.
+
+The paper (``/work/shared/papers/dp_knockoff_pournaderi_xiang.txt``),
+"Differentially Private Variable Selection via the Knockoff Filter", read in
+three modules:
+
+* :mod:`~dpstats.methods.knockoff.filter`: the fixed-X knockoff filter of
+  Section 2 from sufficient statistics: column normalisation (X′, Σ′),
+  knockoffs with S = sI (eq. (4), Lemma 1, Remark 1), the statistics LCD
+  (eq. (6)) and CSM (eq. (7)), the knockoff(+) threshold;
+* :mod:`~dpstats.methods.knockoff.planning`: the privacy plan, computed before any
+  noise is drawn: Assumption 3's row bound, Remark 2's σ and ‖β‖, the design
+  quantities of the sensitivities, the budget split of Theorem 3 (Method I) or
+  Theorem 5 (Method II), the noise scales and the ledger;
+* :mod:`~dpstats.methods.knockoff.mechanism`: the sensitivities (Theorem 5,
+  eq. (10)) and the release: the noisy Gram matrix and cross-products of
+  eq. (9) (Method I) or the noisy OLS coefficients (Method II).
+
+The two verbs every method exposes are :func:`plan` and :func:`release`.
+"""
+
+from .mechanism import release
+from .planning import KnockoffPlan, plan
+
+__all__ = ["KnockoffPlan", "plan", "release"]
