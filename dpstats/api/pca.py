@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,64 +30,9 @@ from ..privacy.pca import PrivatePCA
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import DPResult
+from ..results.pca import PCAResult
 from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
 from ._common import dummy_columns, missing_rows_step, run
-
-
-@dataclass(repr=False)
-class PCAResult(DPResult):
-    """A released private principal subspace.
-
-    Attributes
-    ----------
-    basis : ndarray (d, k)
-        Orthonormal basis of the released subspace (columns ordered by noisy eigenvalue).
-    eigenvalues : ndarray (k,)
-        Noisy eigenvalues of Σ xxᵀ (of the clipped, centred rows).
-    centre : ndarray (d,)
-        Public centre (midpoint of the box); project new rows as ``(x - centre) @ basis``.
-    radius : float
-        The clipping radius C.
-    noise_sd : float
-        Standard deviation of the Gaussian noise on each entry of Σ xxᵀ.
-    """
-
-    basis: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
-    eigenvalues: np.ndarray = field(default_factory=lambda: np.empty(0))
-    centre: np.ndarray = field(default_factory=lambda: np.empty(0))
-    radius: float = 0.0
-    noise_sd: float = 0.0
-    engine: str = "memory"
-
-    title = "Differentially private principal components (Analyze Gauss)"
-
-    def project(self, X: np.ndarray) -> np.ndarray:
-        """Coordinates of rows ``X`` (n × d, original units) in the released subspace."""
-        return (np.asarray(X, dtype=float) - self.centre) @ self.basis
-
-    def _body_lines(self) -> list[str]:
-        lines = [f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}; "
-                 f"noise sd per entry of Σxxᵀ = {self.noise_sd:.4g}", "", "Loadings:"]
-        lines += self.tidy().pivot(index="term", columns="component", values="loading").loc[self.terms] \
-            .to_string(float_format=lambda v: f"{v:.4f}").splitlines()
-        lines += ["", "Noisy eigenvalues: " + ", ".join(f"{v:.4g}" for v in self.eigenvalues)]
-        return lines
-
-    def tidy(self) -> pd.DataFrame:
-        rows = [{"term": t, "component": f"PC{j + 1}", "loading": float(self.basis[i, j])}
-                for j in range(self.basis.shape[1]) for i, t in enumerate(self.terms)]
-        return pd.DataFrame(rows, columns=["term", "component", "loading"])
-
-    def report_table(self) -> pd.DataFrame:
-        return self.tidy()
-
-    def _glance_extra(self) -> dict[str, Any]:
-        return {"k": int(self.basis.shape[1]), "radius": self.radius, "noise_sd": self.noise_sd}
-
-    def outputs(self) -> dict[str, Any]:
-        return {"basis": self.basis.tolist(), "eigenvalues": self.eigenvalues.tolist(),
-                "centre": self.centre.tolist(), "radius": self.radius, "noise_sd": self.noise_sd}
 
 
 def dp_pca(
