@@ -5,24 +5,28 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, NonPrivateWarning, PrivacyParameterError
-from ..formula import model_frame, refuse_offset
-from ..geometry import resolve_box
+from ..formula import ModelFrame, model_frame, refuse_offset
+from ..geometry import Box, resolve_box
 from ..methods import felp as m
-from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.accountant import Accountant
+from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics, attach_diagnostics
-from ..simulate import Assume, describe
+from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics
 from ..results.felp import FELPResult
-from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_neighbouring,
-                          check_strict)
-from ._common import call_record, charge, missing_rows_step
+from ..simulate import Assume, describe
+from ..validation import (check_accountant, check_eps, check_fraction, check_neighbouring, check_strict,
+                          check_truth)
+from ._common import call_record, missing_rows_step, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -171,76 +175,123 @@ def dp_felp(
         raise PrivacyParameterError("strict=True refuses eps = inf (not private); give a finite eps.")
     if accountant is not None:
         accountant.check(eps, 0.0)
+    door = _FELP(formula=formula, data=data, eps=eps, lam=lam, lam_value=lam_value, lam_source=lam_source,
+                 n_estimators=n_estimators, sample_ratio=sample_ratio, select=select, variant=variant,
+                 bounds=bounds, clip_norm=clip_norm, n_neighbors=n_neighbors, tol=tol, max_iter=max_iter,
+                 lam_grid=lam_grid, truth=truth, assume=assume, oc_trials=oc_trials, strict=strict,
+                 progress=progress)
+    return run(door, strict=strict, random_state=random_state, accountant=accountant,
+               diagnostics=diagnostics or truth is not None)
 
-    mf = model_frame(formula, data, drop_intercept=True, response="factor")
-    _check_features(mf, formula)
-    counts = _check_classes(mf)
-    d = mf.p
-    select_arg = select
-    select = m.default_select(d) if select is None else _check_select(select, d)
-    if variant == "strict" and mf.n // n_estimators < 2:
-        raise DataError(f"variant='strict' splits the n = {mf.n} rows into n_estimators = "
-                        f"{n_estimators} disjoint subsets, fewer than 2 rows each; lower n_estimators.")
 
-    dd = DataDependence(strict)
-    refuse_offset(mf, "dp_felp")
-    missing_rows_step(dd, mf)
-    _paper_variant_check(variant, strict)
-    if bounds is None:
-        dd.add("features mapped onto [0, 1] by their data minima and maxima (needed for ‖z_i‖ <= 1)",
-               fix="declare public bounds, e.g. bounds=(0, 1) or bounds={'x1': (0, 10), ...}")
-        box = None
-    else:
-        box = resolve_box(bounds, mf.names)
-    if lam_source == "cv":
-        dd.add(f"λ tuned by 5-fold cross-validation on the private data over {list(lam_grid)}; the "
-               "noise scale depends on λ", fix="pass a fixed lam= chosen on public data (default 1.0)")
-    if math.isinf(eps):
-        warnings.warn("eps = inf: the weights are released without noise (a non-private reference).",
-                      NonPrivateWarning, stacklevel=2)
+@dataclass
+class _Frame:
+    mf: ModelFrame
+    counts: np.ndarray
+    select: int
+    box: Box | None
+    C: float | None  # the strict variant's clip norm: public (a function of λ or of its grid)
+    truth: list[str] | None
 
-    # with lam="cv" the default C covers every λ of the grid, so it is fixed before the charge
-    lam_for_c = min(lam_grid) if lam_source == "cv" else lam_value
-    C = (clip_norm or m.default_clip_norm(lam_for_c)) if variant == "strict" else None
-    sens_text = _sensitivity_text(variant, mf.n, lam_value, C, n_estimators, lam_source)
-    entries = [LedgerEntry(step=f"release of the average of {n_estimators} Logo weight vectors ({d} weights)",
-                           mechanism="L2-Laplace output perturbation", eps=eps, sensitivity=sens_text,
-                           note="selection of the top weights is post-processing")]
-    truth = check_truth(truth, mf.names)
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
-    charge(accountant, entries, "dp_felp")
 
-    X = mf.X
-    U, n_clipped = m.scale_features(X, box if box is not None else m.data_box(X))
-    if box is None:
-        n_clipped = 0       # the data's own min/max: any count is floating-point rounding
-    y = np.asarray(mf.y)
-    if lam_source == "cv":
-        lam_value = _tune_lam(U, y, lam_grid, select, noise.generator)
-    fit = m.ensemble(U, y, lam_value, n_estimators=n_estimators, sample_ratio=sample_ratio,
-                     variant=variant, clip_norm=C, gen=noise.generator, tol=tol, max_iter=max_iter,
-                     n_neighbors=n_neighbors, progress=progress)
-    sensitivity = (m.paper_sensitivity(mf.n, lam_value) if variant == "paper"
-                   else m.strict_sensitivity(C, n_estimators))
-    scale = 0.0 if math.isinf(eps) else sensitivity / eps
-    released = fit.w_mean.copy() if scale == 0 else noise.l2_laplace(fit.w_mean, scale)
-    order = m.rank_features(released)
-    selected = [mf.names[j] for j in order[:select]]
+@dataclass
+class _FELP:
+    """dp_felp's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
-    statement = _statement(variant, eps, entries, sens_text, dd, noise, box is not None, mf.n,
-                           n_estimators, sample_ratio, C)
-    oc = _operating_characteristics(released, select, scale, oc_trials, assume, noise.generator)
-    result = FELPResult(
-        method="dp_felp", call=_call(formula, eps, lam, n_estimators, sample_ratio, select_arg, variant,
-                                     bounds, clip_norm, strict),
-        n=mf.n, p=d, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
-        weights=released, selected=selected, select=select, variant=variant, lam=lam_value,
-        lam_source=lam_source, n_estimators=n_estimators, sample_ratio=sample_ratio,
-        sensitivity=sensitivity, noise_scale=scale, clip_norm=C, classes=[str(c) for c in mf.classes],
-        scaling=("declared bounds mapped onto [0, 1], clipped, divided by √d" if box is not None
-                 else "data min/max mapped onto [0, 1], divided by √d (data-dependent)"))
-    return attach_diagnostics(result, diagnostics or truth is not None,
-                              lambda: _diagnostics(fit, n_clipped, mf, truth, selected, counts))
+    formula: str
+    data: Any
+    eps: float
+    lam: Any
+    lam_value: float
+    lam_source: str
+    n_estimators: int
+    sample_ratio: float
+    select: int | None
+    variant: str
+    bounds: Any
+    clip_norm: float | None
+    n_neighbors: int
+    tol: float
+    max_iter: int
+    lam_grid: Sequence[float]
+    truth: Sequence[str] | None
+    assume: str | None
+    oc_trials: int
+    strict: bool
+    progress: bool
+    label: str = "dp_felp"
+
+    def frame(self, dd: DataDependence) -> _Frame:
+        mf = model_frame(self.formula, self.data, drop_intercept=True, response="factor")
+        _check_features(mf, self.formula)
+        counts = _check_classes(mf)
+        select = m.default_select(mf.p) if self.select is None else _check_select(self.select, mf.p)
+        if self.variant == "strict" and mf.n // self.n_estimators < 2:
+            raise DataError(f"variant='strict' splits the n = {mf.n} rows into n_estimators = "
+                            f"{self.n_estimators} disjoint subsets, fewer than 2 rows each; lower n_estimators.")
+        refuse_offset(mf, "dp_felp")
+        missing_rows_step(dd, mf)
+        m.check_paper_variant(self.variant, self.strict, stacklevel=4)  # points at the caller of dp_felp
+        box = None if self.bounds is None else resolve_box(self.bounds, mf.names)
+        m.name_data_dependent_steps(dd, bounded=box is not None, lam_source=self.lam_source,
+                                    lam_grid=self.lam_grid)
+        if math.isinf(self.eps):
+            warnings.warn("eps = inf: the weights are released without noise (a non-private reference).",
+                          NonPrivateWarning, stacklevel=4)
+        C = m.clip_norm(self.variant, self.clip_norm, self.lam_value, self.lam_source, self.lam_grid)
+        return _Frame(mf=mf, counts=counts, select=select, box=box, C=C,
+                      truth=check_truth(self.truth, mf.names))
+
+    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
+        return m.plan(variant=self.variant, eps=self.eps, n=frame.mf.n, d=frame.mf.p,
+                      n_estimators=self.n_estimators, lam=self.lam_value, lam_source=self.lam_source,
+                      clip_norm=frame.C, sample_ratio=self.sample_ratio, bounded=frame.box is not None)
+
+    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Release:
+        with _bar(self.progress, self.n_estimators, "FELP learners") as progress:
+            return m.release(frame.mf.X, np.asarray(frame.mf.y), plan, noise, box=frame.box,
+                             lam=self.lam_value, lam_source=self.lam_source, lam_grid=self.lam_grid,
+                             select=frame.select, n_estimators=self.n_estimators,
+                             sample_ratio=self.sample_ratio, variant=self.variant, clip_norm=frame.C,
+                             tol=self.tol, max_iter=self.max_iter, n_neighbors=self.n_neighbors,
+                             progress=progress)
+
+    def result(self, frame: _Frame, plan: Plan, released: m.Release, statement: PrivacyStatement,
+               noise: NoiseSource) -> FELPResult:
+        mf = frame.mf
+        statement.samplers = statement.samplers or ["none (eps = inf)"]
+        oc = _operating_characteristics(released.weights, frame.select, released.scale, self.oc_trials,
+                                        self.assume, noise.generator)
+        return FELPResult(
+            method="dp_felp", call=_call(self.formula, self.eps, self.lam, self.n_estimators, self.sample_ratio,
+                                         self.select, self.variant, self.bounds, self.clip_norm, self.strict),
+            n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
+            weights=released.weights, selected=_selected(frame, released), select=frame.select,
+            variant=self.variant, lam=released.lam, lam_source=self.lam_source,
+            n_estimators=self.n_estimators, sample_ratio=self.sample_ratio, sensitivity=released.sensitivity,
+            noise_scale=released.scale, clip_norm=frame.C, classes=[str(c) for c in mf.classes],
+            scaling=("declared bounds mapped onto [0, 1], clipped, divided by √d" if frame.box is not None
+                     else "data min/max mapped onto [0, 1], divided by √d (data-dependent)"))
+
+    def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
+        return _diagnostics(released.fit, released.n_clipped, frame.mf, frame.truth,
+                            _selected(frame, released), frame.counts)
+
+
+def _selected(frame: _Frame, released: m.Release) -> list[str]:
+    return [frame.mf.names[j] for j in released.order[:frame.select]]
+
+
+@contextmanager
+def _bar(progress: bool, total: int, desc: str) -> Iterator[Callable[[int], None] | None]:
+    """A tqdm bar's ``update`` as the method's progress callback (None without progress)."""
+    if not progress:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, desc=desc) as bar:
+        yield bar.update
 
 
 # ---------------------------------------------------------------------- validation
@@ -296,83 +347,7 @@ def _check_classes(mf) -> np.ndarray:
     return counts
 
 
-PAPER_VARIANT_REFUTED = (
-    "variant='paper' uses FELP's Lemma 1 sensitivity 2/(nλ), which is not a valid bound: on a constructed "
-    "pair of neighbouring data sets the ensemble average moves by up to 2.2 times it and the empirical "
-    "auditor refutes the stated eps (tests/test_audit_felp.py)")
-
-
-def _paper_variant_check(variant: str, strict: bool) -> None:
-    """The paper variant reproduces the paper; strict=True refuses it, otherwise it is warned."""
-    if variant != "paper":
-        return
-    if strict:
-        raise PrivacyParameterError(f"strict=True refuses: {PAPER_VARIANT_REFUTED}. Use variant='strict'.")
-    warnings.warn(f"{PAPER_VARIANT_REFUTED}; use variant='strict' for a release.", NonPrivateWarning,
-                  stacklevel=3)
-
-
-# ---------------------------------------------------------------------- privacy text
-def _sensitivity_text(variant, n, lam, C, k, lam_source) -> str:
-    lam_txt = "λ tuned by CV (value known after fitting)" if lam_source == "cv" else f"λ = {lam:g}"
-    if variant == "paper":
-        base = "‖Δw‖₂ <= 2/(nλ)"
-        if lam_source != "cv":
-            base += f" = {m.paper_sensitivity(n, lam):.4g}"
-        return f"{base}, replace one row, n = {n}, {lam_txt} (FELP Lemma 1; rests on the stated assumptions)"
-    return (f"‖Δw̄‖₂ <= 2C/k = {m.strict_sensitivity(C, k):.4g}, replace one row changes one of k = {k} "
-            f"disjoint subsets, each weight vector clipped to ‖w‖₂ <= C = {C:.4g}")
-
-
-def _statement(variant, eps, entries, sens_text, dd, noise, bounded, n, k, beta, C) -> PrivacyStatement:
-    common = ("every margin vector satisfies ‖z_i‖₂ <= 1, because features are mapped onto [0, 1] "
-              + ("by the declared bounds" if bounded else "by data minima and maxima") + " and divided by √d")
-    if variant == "paper":
-        assumptions = [
-            "each margin vector z_i is treated as a function of row i alone (FELP Lemma 1); in fact z_i "
-            "depends on other rows through their roles as nearest hits and misses, so replacing one row "
-            "can change the margins of many rows, and the 2/(nλ) bound is not proven for the algorithm as run",
-            common,
-            f"the average of k = {k} learners on bootstrap samples of ⌈{beta:g}n⌉ rows is given the "
-            "sensitivity of one learner on all n rows, although one row can enter every sample, several times",
-            "each learner's weights are the exact minimiser of its strongly convex objective (the "
-            "neighbour re-computation loop and the numerical solver only approximate it)",
-        ]
-        notes = [PAPER_VARIANT_REFUTED + ".",
-                 "For a guarantee that does not rest on these assumptions use variant='strict'."]
-    else:
-        assumptions = []
-        notes = [f"Rows are split into k = {k} disjoint subsets by a random permutation drawn independently "
-                 f"of the data; each subset's weight vector is clipped to ℓ2 norm C = {C:.4g}, so the "
-                 "guarantee holds whatever the local-learning step computes.",
-                 "How many weight vectors were clipped is not released."]
-    notes.append("The released weights determine the selection and its order; both are post-processing.")
-    return PrivacyStatement(
-        method=f"DP-FELP ({variant} variant)", eps=eps, delta=0.0, neighbouring="replace", ledger=entries,
-        sensitivities={"average weight vector (ℓ2)": sens_text}, assumptions=assumptions,
-        data_dependent_steps=dd.steps, seeded=noise.seeded,
-        samplers=sorted(noise.samplers) or ["none (eps = inf)"], notes=notes)
-
-
-# ---------------------------------------------------------------------- steps after the charge
-def _tune_lam(U, y, grid, select, gen) -> float:
-    """5-fold CV of 3-NN accuracy on the top features of a 5-learner ensemble (data-dependent)."""
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
-    from sklearn.neighbors import KNeighborsClassifier
-
-    best, best_acc = grid[0], -1.0
-    min_count = int(np.bincount(y).min())
-    folds = max(2, min(5, min_count))
-    for lam in grid:
-        w = m.ensemble(U, y, lam, n_estimators=5, gen=gen).w_mean
-        cols = m.rank_features(w)[:select]
-        acc = cross_val_score(KNeighborsClassifier(3), U[:, cols], y,
-                              cv=StratifiedKFold(folds, shuffle=True, random_state=0)).mean()
-        if acc > best_acc + 1e-12:
-            best, best_acc = lam, acc
-    return float(best)
-
-
+# ---------------------------------------------------------------------- result
 def _operating_characteristics(released, select, scale, trials, assume, gen):
     """Exact noise s.d. and spread of the released weights; plug-in stability only under ``assume``."""
     if not trials:

@@ -1,9 +1,10 @@
-"""FELP: ensemble feature weighting by local learning, with output perturbation.
+"""FELP's base learner: local-learning feature weights (Liu 2018, §1.1; Logo).
 
-Plain functions of arrays (docs/architecture.md, "Layers").  The pieces, after Liu (2018),
-"Differentially private ensemble feature selection based on local learning"
-(FELP), whose base learner is Logo (Sun, Todorovic & Goodison 2010, "Local
-learning based feature selection for high-dimensional data analysis"):
+Liu (2018), "Differentially private ensemble feature selection based on
+local learning" (FELP), §1.1, takes its base learner FWELL from Li, Yang &
+Ji (2016) and Logo (Sun, Todorovic & Goodison 2010, "Local learning based
+feature selection for high-dimensional data analysis").  Plain functions of
+arrays (docs/architecture.md, "Layers"), in the order a learner runs them:
 
 * :func:`scale_features` maps every feature onto [0, 1] and divides by √d, so
   that each margin vector has ``‖z_i‖₂ <= 1`` (the norm bound the paper's
@@ -12,11 +13,13 @@ learning based feature selection for high-dimensional data analysis"):
   and nearest miss (any other class) in the weighted L1 metric
   ``d_w(a, b) = Σ_k w_k |a_k − b_k|``; vectorised (one C-level distance matrix,
   or a BLAS pre-filter plus exact re-ranking for large subsets).
-* :func:`margins` gives ``z_i = |x_i − NM(x_i)| − |x_i − NH(x_i)|`` so that the
-  hypothesis margin is ``d_w(x_i, NM) − d_w(x_i, NH) = wᵀ z_i``.
-* :func:`solve_weights` minimises ``(1/m) Σ log(1 + exp(−wᵀ z_i)) + λ‖w‖²``
-  over ``w >= 0`` (Logo's objective, Sun et al. eq. 7, with the ℓ2 penalty the
-  FELP paper uses); strongly convex, solved by L-BFGS-B with bounds.
+* :func:`margins` gives ``z_i = |x_i − NM(x_i)| − |x_i − NH(x_i)|`` (the
+  paper's definition under eq. 1) so that the hypothesis margin is
+  ``d_w(x_i, NM) − d_w(x_i, NH) = wᵀ z_i``.
+* :func:`solve_weights` minimises eq. (2), ``(1/m) Σ l(wᵀ z_i) + λ‖w‖²`` with
+  the logistic loss of eq. (1), ``l(t) = log(1 + exp(−t))``, over ``w >= 0``
+  (Logo's objective, Sun et al. eq. 7); strongly convex, solved by L-BFGS-B
+  with bounds.
 * :func:`logo` alternates neighbour search and the convex solve until the
   relative change ``‖w_t − w_{t−1}‖₂ / ‖w_{t−1}‖₂`` is below ``tol`` (0.01)
   or the neighbours stop changing, at most ``max_iter`` (10) rounds.  With a
@@ -26,18 +29,12 @@ learning based feature selection for high-dimensional data analysis"):
   make Wdbc converge in 4–5 rounds.  On wide synthetic data the change
   levels off near 2% and the cap ends the loop; how many learners
   converged is reported as a (non-private) diagnostic.
-* :func:`ensemble` averages ``k`` learners: on bootstrap samples of ⌈βn⌉ rows
-  (``variant="paper"``) or on ``k`` disjoint subsets with each weight vector
-  clipped to ℓ2 norm ``C`` (``variant="strict"``).
-* Sensitivities: :func:`paper_sensitivity` (Lemma 1: 2/(nλ)) and
-  :func:`strict_sensitivity` (2C/k), released with the L2-Laplace mechanism
-  (density ∝ exp(−ε‖b‖₂/Δ): ‖b‖ ~ Gamma(d, Δ/ε), uniform direction).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
@@ -45,8 +42,7 @@ from scipy.spatial.distance import cdist
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
-from ..geometry import Box, to_unit_interval
-from ..privacy.randomness import FastNoise
+from ...geometry import Box, to_unit_interval
 
 TOL = 1e-2
 MAX_ITER = 10
@@ -54,8 +50,6 @@ RELAX = 0.5                # w_t = (1 − RELAX) w_{t−1} + RELAX · solve(z(w_
 EXACT_LIMIT = 2e8          # m * m * d above this: BLAS pre-filter + exact re-ranking
 N_NEIGHBORS = 10           # K nearest hits and misses averaged in the margins
 CANDIDATE_FACTOR = 2       # pre-filter keeps CANDIDATE_FACTOR * K candidates per side
-DEFAULT_LAM = 1.0
-VARIANTS = ("paper", "strict")
 
 
 # ---------------------------------------------------------------------- scaling
@@ -183,7 +177,7 @@ def _mean_abs_diff(U: np.ndarray, nb: np.ndarray, ok: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- convex step
 def solve_weights(Z: np.ndarray, lam: float, w0: np.ndarray | None = None) -> np.ndarray:
-    """argmin over w >= 0 of (1/m) Σ log(1 + exp(−wᵀ z_i)) + λ‖w‖².
+    """argmin over w >= 0 of (1/m) Σ log(1 + exp(−wᵀ z_i)) + λ‖w‖² (FELP eq. 2 with the loss of eq. 1).
 
     The objective is 2λ-strongly convex, so the minimiser is unique; L-BFGS-B
     with bound constraints finds it (projected-gradient norm below 1e-10).
@@ -265,122 +259,3 @@ def _logo(U, y, lam, ids, n_neighbors, tol, max_iter, exact_limit) -> LogoFit:
         if change < tol:
             return LogoFit(w, it, True)
     return LogoFit(w, max_iter, False)
-
-
-# ---------------------------------------------------------------------- ensemble
-@dataclass
-class EnsembleFit:
-    """The k base learners and their average (before any noise)."""
-
-    weights: np.ndarray                 # (k, d), after clipping in the strict variant
-    w_mean: np.ndarray
-    n_iter: list[int] = field(default_factory=list)
-    converged: list[bool] = field(default_factory=list)
-    n_clipped: int = 0                  # learners whose norm exceeded C (not private)
-
-
-def subsets(n: int, k: int, sample_ratio: float, variant: str, gen: np.random.Generator) -> list[np.ndarray]:
-    """Row indices of the k subsets: bootstrap samples of ⌈βn⌉ rows, or a random partition.
-
-    Examples
-    --------
-    >>> parts = subsets(10, 3, 0.9, "strict", np.random.default_rng(0))
-    >>> sorted(np.concatenate(parts).tolist()) == list(range(10))
-    True
-    """
-    if variant == "paper":
-        m = math.ceil(sample_ratio * n)
-        return [gen.integers(0, n, size=m) for _ in range(k)]
-    return [np.sort(part) for part in np.array_split(gen.permutation(n), k)]
-
-
-def ensemble(U: np.ndarray, y: np.ndarray, lam: float, *, n_estimators: int = 20,
-             sample_ratio: float = 0.9, variant: str = "paper", clip_norm: float | None = None,
-             gen: np.random.Generator, tol: float = TOL, max_iter: int = MAX_ITER,
-             n_neighbors: int = N_NEIGHBORS, progress: bool = False) -> EnsembleFit:
-    """Average of ``n_estimators`` Logo learners (FELP, Liu 2018, Alg. 2).
-
-    ``variant="paper"``: bootstrap samples (with replacement) of ⌈βn⌉ rows.
-    ``variant="strict"``: a random partition into ``n_estimators`` disjoint
-    subsets; each learner's weight vector is scaled back onto the ℓ2 ball of
-    radius ``clip_norm`` (default :func:`default_clip_norm`).
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(1)
-    >>> y = np.repeat([0, 1], 40); U = rng.uniform(size=(80, 4)) / 2
-    >>> U[:, 2] = (y + rng.uniform(size=80)) / 4
-    >>> fit = ensemble(U, y, 0.01, n_estimators=5, gen=rng)
-    >>> int(np.argmax(fit.w_mean))
-    2
-    """
-    from tqdm.auto import tqdm
-
-    parts = subsets(len(y), n_estimators, sample_ratio, variant, gen)
-    C = default_clip_norm(lam) if clip_norm is None else clip_norm
-    out = EnsembleFit(weights=np.zeros((n_estimators, U.shape[1])), w_mean=np.zeros(U.shape[1]))
-    for b, idx in enumerate(tqdm(parts, disable=not progress, desc="FELP learners")):
-        fit = logo(U[idx], y[idx], lam, ids=idx, n_neighbors=n_neighbors, tol=tol, max_iter=max_iter)
-        w = fit.w
-        if variant == "strict":
-            norm = np.linalg.norm(w)
-            if norm > C:
-                w = w * (C / norm)
-                out.n_clipped += 1
-        out.weights[b] = w
-        out.n_iter.append(fit.n_iter)
-        out.converged.append(fit.converged)
-    out.w_mean = out.weights.mean(axis=0)
-    return out
-
-
-# ---------------------------------------------------------------------- privacy
-def default_clip_norm(lam: float) -> float:
-    """C = √(log 2 / λ): the exact minimiser always satisfies λ‖w‖² <= f(0) = log 2.
-
-    So clipping at this C only guards against an inexact solve; it is a public
-    function of λ.
-    """
-    return math.sqrt(math.log(2.0) / lam)
-
-
-def paper_sensitivity(n: int, lam: float) -> float:
-    """Lemma 1 of the FELP paper: ‖w_D − w_D'‖₂ <= 2/(nλ) (under its assumptions)."""
-    return 2.0 / (n * lam)
-
-
-def strict_sensitivity(clip_norm: float, k: int) -> float:
-    """Replacing one row changes one of k disjoint subsets: the average moves <= 2C/k."""
-    return 2.0 * clip_norm / k
-
-
-def noise_coordinate_sd(scale: float, d: int) -> float:
-    """Per-coordinate s.d. of L2-Laplace noise: E‖b‖² = scale² d(d+1), so scale·√(d+1)."""
-    return scale * math.sqrt(d + 1)
-
-
-def default_select(d: int) -> int:
-    """The paper selects 10% of the features (at least one)."""
-    return max(1, int(round(0.1 * d)))
-
-
-def rank_features(w: np.ndarray) -> np.ndarray:
-    """Feature indices by decreasing weight (stable for ties)."""
-    return np.argsort(-np.asarray(w), kind="stable")
-
-
-def selection_stability(w: np.ndarray, select: int, scale: float, gen: np.random.Generator,
-                        trials: int = 200) -> tuple[float, float]:
-    """Plug-in stability of the top-``select`` set: mean overlap when fresh noise is added.
-
-    Treats the released weights as the truth (post-processing only) and
-    returns the mean share of the top-``select`` set that a re-noised vector
-    keeps, with its Monte Carlo standard error.
-    """
-    top = set(rank_features(w)[:select].tolist())
-    noise = FastNoise(gen)
-    shares = np.empty(trials)
-    for t in range(trials):
-        noisy = noise.l2_laplace(w, scale) if scale > 0 else w
-        shares[t] = len(top & set(rank_features(noisy)[:select].tolist())) / select
-    return float(shares.mean()), float(shares.std(ddof=1) / math.sqrt(trials))
