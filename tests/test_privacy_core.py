@@ -130,3 +130,14 @@ def test_make_generator_validates():
         make_generator(-1)
     with pytest.raises(PrivacyParameterError):
         make_generator("seed")
+
+
+def test_data_dependent_step_warnings_point_at_the_users_call():
+    # every front door reaches DataDependence.add through the skeleton; the warning names the caller's line
+    import dpstats as dp
+    from dpstats.errors import NonPrivateWarning
+
+    df = dp.datasets.fan_lv(n=100, d=20, random_state=0)
+    with pytest.warns(NonPrivateWarning) as caught:
+        dp.dp_sis("y ~ .", df, eps=1.0, random_state=0)
+    assert {w.filename for w in caught} == {__file__}

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +25,7 @@ from ..results.felp import FELPResult
 from ..simulate import Assume, describe
 from ..validation import (check_accountant, check_eps, check_fraction, check_neighbouring, check_strict,
                           check_truth)
-from ._common import call_record, missing_rows_step, run
+from ._common import call_record, missing_rows_step, progress_bar, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -248,7 +247,7 @@ class _FELP:
                       clip_norm=frame.C, sample_ratio=self.sample_ratio, bounded=frame.box is not None)
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Release:
-        with _bar(self.progress, self.n_estimators, "FELP learners") as progress:
+        with progress_bar(self.progress, self.n_estimators, "FELP learners") as progress:
             return m.release(frame.mf.X, np.asarray(frame.mf.y), plan, noise, box=frame.box,
                              lam=self.lam_value, lam_source=self.lam_source, lam_grid=self.lam_grid,
                              select=frame.select, n_estimators=self.n_estimators,
@@ -280,18 +279,6 @@ class _FELP:
 
 def _selected(frame: _Frame, released: m.Release) -> list[str]:
     return [frame.mf.names[j] for j in released.order[:frame.select]]
-
-
-@contextmanager
-def _bar(progress: bool, total: int, desc: str) -> Iterator[Callable[[int], None] | None]:
-    """A tqdm bar's ``update`` as the method's progress callback (None without progress)."""
-    if not progress:
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    with tqdm(total=total, desc=desc) as bar:
-        yield bar.update
 
 
 # ---------------------------------------------------------------------- validation

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,7 @@ from ..results.base import OperatingCharacteristics
 from ..results.two_stage import TwoStageResult
 from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
                           check_neighbouring, check_strict)
-from ._common import call_record, dummy_columns, missing_rows_step, run
+from ._common import call_record, dummy_columns, missing_rows_step, progress_bar, run
 
 SECOND_STAGES = (None, "private_ols", "ols")
 
@@ -235,7 +234,7 @@ class _TwoStage:
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Release:
         self._generator = noise.generator
-        with _bar(self.progress, frame.n_blocks, "block lasso fits") as progress:
+        with progress_bar(self.progress, frame.n_blocks, "block lasso fits") as progress:
             return m.release(frame.mf.X, frame.mf.y, plan, noise, k=frame.k, n_blocks=frame.n_blocks,
                              lam=self.lam, vote=self.vote, topk=self.topk, gamma=self.gamma,
                              neighbouring=self.neighbouring, shuffle=self.shuffle, standardize=self.standardize,
@@ -295,18 +294,6 @@ def _check_options(eps, lam, blocks, vote, topk, gamma, shuffle, standardize, to
 
 
 # ----------------------------------------------------------------------------- result
-@contextmanager
-def _bar(progress: bool, total: int, desc: str) -> Iterator[Callable[[int], None] | None]:
-    """A tqdm bar's ``update`` as the method's progress callback (None without progress)."""
-    if not progress:
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    with tqdm(total=total, desc=desc, leave=False) as bar:
-        yield bar.update
-
-
 def _selected(mf: ModelFrame, released: m.Release) -> list[str]:
     return [mf.names[j] for j in released.chosen]
 
