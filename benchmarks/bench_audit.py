@@ -49,10 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     print("\nFELP sensitivity on coupled subset draws (observed max ||w(D1) - w(D2)|| vs claimed):")
     for variant in ("strict", "paper"):
         c = felp_sensitivity_check(variant, draws=10 if args.quick else 30)
-        print(f"  {variant:6s} claimed {c['claimed_sensitivity']:.4f}  observed {c['observed']:.4f}  "
-              f"ratio {c['ratio']:.3f}")
-    print(f"\ntotal {time.perf_counter() - t0:.1f} s; alpha = {results[0].alpha}, Bonferroni over "
-          "events x directions x the two one-sided bounds")
+        print(
+            f"  {variant:6s} claimed {c['claimed_sensitivity']:.4f}  observed {c['observed']:.4f}  "
+            f"ratio {c['ratio']:.3f}"
+        )
+    print(
+        f"\ntotal {time.perf_counter() - t0:.1f} s; alpha = {results[0].alpha}, Bonferroni over "
+        "events x directions x the two one-sided bounds"
+    )
     return 0
 
 

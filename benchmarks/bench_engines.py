@@ -80,7 +80,9 @@ def stream_pass(path: Path):
     def boxes(mf):
         return resolve_box((-6, 6), mf.names), resolve_box((-6, 6), ["y"])
 
-    return engines.sufficient_statistics("y ~ .", engines.stream(path, chunk_rows=CHUNK), boxes=boxes, gram=False)
+    return engines.sufficient_statistics(
+        "y ~ .", engines.stream(path, chunk_rows=CHUNK), boxes=boxes, gram=False
+    )
 
 
 def memory_pass(path: Path):
@@ -102,8 +104,9 @@ def dask_pass(path: Path, client):
     def boxes(mf):
         return resolve_box((-6, 6), mf.names), resolve_box((-6, 6), ["y"])
 
-    return engines.sufficient_statistics("y ~ .", engines.on_dask(str(path), client=client), boxes=boxes,
-                                         gram=False)
+    return engines.sufficient_statistics(
+        "y ~ .", engines.on_dask(str(path), client=client), boxes=boxes, gram=False
+    )
 
 
 def paired_best(base, ours, repeat: int) -> tuple[float, float]:
@@ -123,15 +126,21 @@ def bench_stream(path: Path, repeat: int) -> list[tuple]:
 
     base, ours = paired_best(lambda: pyarrow_read(path), lambda: stream_pass(path), repeat)
     table, ours2 = paired_best(lambda: pq.read_table(path), lambda: stream_pass(path), repeat)
-    return [("stream: dp_sis statistics pass", ours, "pyarrow iter_batches alone", base, 1.5),
-            ("stream: dp_sis statistics pass", ours2, "pyarrow read_table (reference)", table, None)]
+    return [
+        ("stream: dp_sis statistics pass", ours, "pyarrow iter_batches alone", base, 1.5),
+        ("stream: dp_sis statistics pass", ours2, "pyarrow read_table (reference)", table, None),
+    ]
 
 
 def bench_dask(path: Path, repeat: int) -> tuple:
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      memory_limit="3GiB") as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="3GiB"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         mem, ours = paired_best(lambda: memory_pass(path), lambda: dask_pass(path, client), repeat)
     return ("dask (2 local workers): read + pass", ours, "in memory: read_parquet + pass", mem, 2.0)
 
@@ -185,8 +194,9 @@ def knockoff_takes_streams() -> bool:
 
 
 def child_peak(path: Path, mode: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(path), mode], capture_output=True, text=True,
-                          timeout=3600)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), mode], capture_output=True, text=True, timeout=3600
+    )
     if proc.returncode:
         raise RuntimeError(proc.stderr[-3000:])
     out = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -204,7 +214,9 @@ def bench_memory(path: Path) -> dict:
 
 # ----------------------------------------------------------------------------- main
 def print_speed(rows: list[tuple]) -> None:
-    print(f"{'measurement':40s} {'seconds':>9s}   {'baseline':34s} {'seconds':>9s} {'ratio':>7s} {'target':>7s}")
+    print(
+        f"{'measurement':40s} {'seconds':>9s}   {'baseline':34s} {'seconds':>9s} {'ratio':>7s} {'target':>7s}"
+    )
     for name, ours, base_name, base, target in rows:
         ratio = ours / base
         flag = "" if target is None else "ok" if ratio <= target else "MISSED"
@@ -213,24 +225,36 @@ def print_speed(rows: list[tuple]) -> None:
 
 
 def print_memory(mem: dict, rows: int) -> None:
-    gb = 1024 ** 3
+    gb = 1024**3
     run, base = mem["run"], mem["baseline"]
-    print(f"\nmemory: {rows:,} x {COLS} (+ y) Parquet, {mem['file_bytes'] / gb:.2f} GB on disk, "
-          f"{rows * (COLS + 1) * 8 / gb:.2f} GB as float64; processed by "
-          f"{'dp_knockoff' if mem['mode'] == 'knockoff' else 'the dp_knockoff statistics pass (XtX, Xty, yty, rows clipped to B)'}"
-          f" in {run['seconds']:.1f} s (n = {run['n']:,})")
+    print(
+        f"\nmemory: {rows:,} x {COLS} (+ y) Parquet, {mem['file_bytes'] / gb:.2f} GB on disk, "
+        f"{rows * (COLS + 1) * 8 / gb:.2f} GB as float64; processed by "
+        f"{'dp_knockoff' if mem['mode'] == 'knockoff' else 'the dp_knockoff statistics pass (XtX, Xty, yty, rows clipped to B)'}"
+        f" in {run['seconds']:.1f} s (n = {run['n']:,})"
+    )
     if "selected" in run:
-        print(f"  dp_knockoff (Method II, eps = 10, delta = 1e-9, declared bounds; true support x1..x10) selected {run['selected']}")
-    print(f"  peak resident memory of the child process (VmHWM): {run['vmhwm'] / gb:.3f} GB; target < 1 GB: "
-          f"{'ok' if run['vmhwm'] < gb else 'MISSED'}")
-    print(f"  for comparison: imports alone {base['vmhwm'] / gb:.3f} GB; imports + pyarrow reading the file in "
-          f"the same chunks (pre_buffer=False) {mem['pyarrow']['vmhwm'] / gb:.3f} GB")
-    print(f"  (ru_maxrss {run['ru_maxrss'] / gb:.3f} GB: Linux keeps the larger of the forking parent's RSS "
-          "and the child's across exec, so VmHWM is the figure)")
+        print(
+            f"  dp_knockoff (Method II, eps = 10, delta = 1e-9, declared bounds; true support x1..x10) selected {run['selected']}"
+        )
+    print(
+        f"  peak resident memory of the child process (VmHWM): {run['vmhwm'] / gb:.3f} GB; target < 1 GB: "
+        f"{'ok' if run['vmhwm'] < gb else 'MISSED'}"
+    )
+    print(
+        f"  for comparison: imports alone {base['vmhwm'] / gb:.3f} GB; imports + pyarrow reading the file in "
+        f"the same chunks (pre_buffer=False) {mem['pyarrow']['vmhwm'] / gb:.3f} GB"
+    )
+    print(
+        f"  (ru_maxrss {run['ru_maxrss'] / gb:.3f} GB: Linux keeps the larger of the forking parent's RSS "
+        "and the child's across exec, so VmHWM is the figure)"
+    )
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=1_000_000, help="rows of the speed benchmark file")
     parser.add_argument("--full", action="store_true", help="memory run on 10^7 x 50 (about 4 GB on /tmp)")
     parser.add_argument("--skip-dask", action="store_true")
@@ -241,8 +265,10 @@ def main(argv=None) -> None:
     try:
         small = folder / "speed.parquet"
         secs = write_parquet(small, args.rows)
-        print(f"speed file: {args.rows:,} x {COLS} (+ y), {small.stat().st_size / 2**20:.0f} MB, "
-              f"written in {secs:.1f} s; best of {args.repeat}, 2 CPU cores shared\n")
+        print(
+            f"speed file: {args.rows:,} x {COLS} (+ y), {small.stat().st_size / 2**20:.0f} MB, "
+            f"written in {secs:.1f} s; best of {args.repeat}, 2 CPU cores shared\n"
+        )
         big, n_big = small, args.rows
         if args.full:
             big, n_big = folder / "big.parquet", 10_000_000

@@ -42,7 +42,9 @@ def speed(quick: bool) -> pd.DataFrame:
     rows = []
     sets = [("Wdbc 569 x 30", *_xy(datasets.breast_cancer(), "diagnosis"))]
     if not quick:
-        sets.append(("synthetic 2000 x 500", *_xy(planted(2000, 500, 10, shift=1.0, random_state=0), "class")))
+        sets.append(
+            ("synthetic 2000 x 500", *_xy(planted(2000, 500, 10, shift=1.0, random_state=0), "class"))
+        )
     for name, X, y in sets:
         U, _ = m.scale_features(X, m.data_box(X))
         t_search, _ = _timed(m.nearest_hit_miss, U, y, np.ones(U.shape[1]), exact_limit=np.inf)
@@ -50,19 +52,33 @@ def speed(quick: bool) -> pd.DataFrame:
         t_one, one = _timed(m.logo, U, y, 1.0)
         for variant in ("paper", "strict"):
             t_ens, fit = _timed(m.ensemble, U, y, 1.0, variant=variant, gen=np.random.default_rng(0))
-            rows.append({"data": name, "variant": variant, "ensemble_s": t_ens, "one_learner_s": t_one,
-                         "ratio_ens_to_one": t_ens / t_one,
-                         "rounds_mean": float(np.mean(fit.n_iter)),
-                         "converged": f"{sum(fit.converged)}/{len(fit.converged)}",
-                         "search_exact_s": t_search, "search_used_s": t_fast,
-                         "ratio_search": t_fast / t_search})
+            rows.append(
+                {
+                    "data": name,
+                    "variant": variant,
+                    "ensemble_s": t_ens,
+                    "one_learner_s": t_one,
+                    "ratio_ens_to_one": t_ens / t_one,
+                    "rounds_mean": float(np.mean(fit.n_iter)),
+                    "converged": f"{sum(fit.converged)}/{len(fit.converged)}",
+                    "search_exact_s": t_search,
+                    "search_used_s": t_fast,
+                    "ratio_search": t_fast / t_search,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def accuracy(name: str, X, y, quick: bool) -> pd.DataFrame:
-    tab = protocol.accuracy_vs_eps(X, y, EPS_GRID if not quick else [0.1, 10.0],
-                                   folds=10 if not quick else 3, n_estimators=20 if not quick else 5,
-                                   noise_reps=5 if not quick else 1, random_state=0)
+    tab = protocol.accuracy_vs_eps(
+        X,
+        y,
+        EPS_GRID if not quick else [0.1, 10.0],
+        folds=10 if not quick else 3,
+        n_estimators=20 if not quick else 5,
+        noise_reps=5 if not quick else 1,
+        random_state=0,
+    )
     wide = protocol.wide_table(tab)
     wide.insert(0, "data", name)
     return wide

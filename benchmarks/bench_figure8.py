@@ -42,16 +42,19 @@ EPS = (5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 80.0, 100.0, 200.0)
 
 
 def table(data, neighbouring: str, trials: int, seed: int) -> None:
-    res = compare_selectors(data, ["dp_sis"], EPS, k=10, trials=trials, neighbouring=neighbouring,
-                            random_state=seed)
+    res = compare_selectors(
+        data, ["dp_sis"], EPS, k=10, trials=trials, neighbouring=neighbouring, random_state=seed
+    )
     s = summarise(res)
     sens = 2 if neighbouring == "replace" else 1
     print(f"\nneighbouring = {neighbouring} (score sensitivity {sens}), {trials} draws, k = 10")
     print(f"{'eps':>6} {'TOP':>13} {'GREAT':>13} {'GOOD':>13} {'accuracy vs lasso':>19}")
     for r in s.itertuples():
         cells = [f"{p:.3f} ({np.sqrt(p * (1 - p) / r.trials):.3f})" for p in (r.TOP, r.GREAT, r.GOOD)]
-        print(f"{r.eps:>6g} {cells[0]:>13} {cells[1]:>13} {cells[2]:>13} "
-              f"{r.accuracy:>10.3f} ({r.accuracy_se:.3f})")
+        print(
+            f"{r.eps:>6g} {cells[0]:>13} {cells[1]:>13} {cells[2]:>13} "
+            f"{r.accuracy:>10.3f} ({r.accuracy_se:.3f})"
+        )
 
 
 def main() -> None:

@@ -34,8 +34,12 @@ from sklearn.mixture import GaussianMixture
 import dpstats as dp
 from dpstats.simulate.gmm import simulate_gmm
 
-ISSUE_DIFFPRIVLIB = {(10_000, 1.0): "median 1.000, min 0.000", (100_000, 1.0): "median 0.574",
-                     (10_000, 0.5): "median 0.57", (100_000, 0.5): "median 0.57"}
+ISSUE_DIFFPRIVLIB = {
+    (10_000, 1.0): "median 1.000, min 0.000",
+    (100_000, 1.0): "median 0.574",
+    (10_000, 0.5): "median 0.57",
+    (100_000, 0.5): "median 0.57",
+}
 
 
 def mean_error(means, truth) -> float:
@@ -48,8 +52,17 @@ def mean_error(means, truth) -> float:
 def ours(df, truth, k, eps, seed, method="pca_cluster"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a collapsed fit warns; its ARI is counted as it is
-        fit = dp.dp_gmm("~ .", df, k=k, eps=eps, delta=1e-6, bounds=(-12, 12), method=method,
-                        random_state=seed, oc_trials=0)
+        fit = dp.dp_gmm(
+            "~ .",
+            df,
+            k=k,
+            eps=eps,
+            delta=1e-6,
+            bounds=(-12, 12),
+            method=method,
+            random_state=seed,
+            oc_trials=0,
+        )
     return adjusted_rand_score(truth.labels, fit.predict(df.to_numpy()) - 1), mean_error(fit.means, truth)
 
 
@@ -66,8 +79,9 @@ def diffprivlib_kmeans(X, truth, k, eps, seed):
     d = X.shape[1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        km = KMeans(n_clusters=k, epsilon=eps, bounds=(-12 * np.ones(d), 12 * np.ones(d)),
-                    random_state=seed).fit(X)
+        km = KMeans(
+            n_clusters=k, epsilon=eps, bounds=(-12 * np.ones(d), 12 * np.ones(d)), random_state=seed
+        ).fit(X)
     return adjusted_rand_score(truth.labels, km.predict(X))
 
 
@@ -79,8 +93,10 @@ def summarise(aris, errs) -> str:
 
 def part_one(seeds) -> None:
     print("Part 1: issue setting (d=10, k=3, unit spherical, |mu|=8, bounds ±12, delta=1e-6)")
-    print(f"{'n':>7} {'eps':>4} | {'dp_gmm: medARI minARI meanErr':>29} | {'sklearn GMM (non-private)':>26} | "
-          f"{'diffprivlib KMeans med/min':>26} | time dp_gmm / sklearn")
+    print(
+        f"{'n':>7} {'eps':>4} | {'dp_gmm: medARI minARI meanErr':>29} | {'sklearn GMM (non-private)':>26} | "
+        f"{'diffprivlib KMeans med/min':>26} | time dp_gmm / sklearn"
+    )
     for n in (10_000, 100_000):
         data = [simulate_gmm(n, d=10, k=3, random_state=1000 + s) for s in seeds]
         t0 = time.perf_counter()
@@ -91,20 +107,28 @@ def part_one(seeds) -> None:
             res = [ours(df, tr, 3, eps, s) for s, (df, tr) in zip(seeds, data)]
             t_ours = (time.perf_counter() - t0) / len(seeds)
             dpl = [diffprivlib_kmeans(df.to_numpy(), tr, 3, eps, s) for s, (df, tr) in zip(seeds, data)]
-            dpl_text = (f"{np.median(dpl):6.3f} / {min(dpl):6.3f} (run)" if dpl[0] is not None
-                        else f"issue: {ISSUE_DIFFPRIVLIB[(n, eps)]}")
-            print(f"{n:>7} {eps:>4} | {summarise(*zip(*res)):>29} | {summarise(*zip(*sk)):>26} | "
-                  f"{dpl_text:>26} | {t_ours:.2f}s / {t_sk:.2f}s = {t_ours / t_sk:.2f}")
+            dpl_text = (
+                f"{np.median(dpl):6.3f} / {min(dpl):6.3f} (run)"
+                if dpl[0] is not None
+                else f"issue: {ISSUE_DIFFPRIVLIB[(n, eps)]}"
+            )
+            print(
+                f"{n:>7} {eps:>4} | {summarise(*zip(*res)):>29} | {summarise(*zip(*sk)):>26} | "
+                f"{dpl_text:>26} | {t_ours:.2f}s / {t_sk:.2f}s = {t_ours / t_sk:.2f}"
+            )
             sys.stdout.flush()
 
 
 def part_two(seeds) -> None:
     for scales, ratio in (((0.5, 1.0, 2.0), 4.0), ((0.25, 1.0, 4.0), 8.0)):
-        print(f"\nPart 2: non-spherical (d=5, k=3, scales {scales}, axis ratio {ratio:g}, |mu|=8), "
-              "n=1e5, eps=1")
+        print(
+            f"\nPart 2: non-spherical (d=5, k=3, scales {scales}, axis ratio {ratio:g}, |mu|=8), n=1e5, eps=1"
+        )
         print(f"{'method':>28} | medARI minARI meanErr")
-        data = [simulate_gmm(100_000, d=5, k=3, scales=list(scales), anisotropy=ratio, random_state=2000 + s)
-                for s in seeds]
+        data = [
+            simulate_gmm(100_000, d=5, k=3, scales=list(scales), anisotropy=ratio, random_state=2000 + s)
+            for s in seeds
+        ]
         for label, fn in [
             ("dp_gmm pca_cluster", lambda df, tr, s: ours(df, tr, 3, 1.0, s)),
             ("dp_gmm sample_aggregate", lambda df, tr, s: ours(df, tr, 3, 1.0, s, "sample_aggregate")),
@@ -126,8 +150,10 @@ def part_three() -> None:
     fit = dp.dp_gmm("~ .", df, k=5, eps=1.0, delta=1e-8, bounds=(-12, 12), random_state=0, oc_trials=0)
     t_fit = time.perf_counter() - t0
     ari = adjusted_rand_score(truth.labels, fit.predict(X) - 1)
-    print(f"dp_gmm: {t_fit:.1f} s (target < 60 s), ARI {ari:.4f}, mean error {mean_error(fit.means, truth):.3f} σ; "
-          f"one XᵀX pass {t_gram:.2f} s; ratio {t_fit / t_gram:.0f}×")
+    print(
+        f"dp_gmm: {t_fit:.1f} s (target < 60 s), ARI {ari:.4f}, mean error {mean_error(fit.means, truth):.3f} σ; "
+        f"one XᵀX pass {t_gram:.2f} s; ratio {t_fit / t_gram:.0f}×"
+    )
 
 
 def main() -> None:

@@ -68,8 +68,9 @@ def _wall(code: str) -> float:
 
 
 def _json(code: str, stdin: str | None = None) -> dict:
-    out = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True,
-                         input=stdin).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True, input=stdin
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -86,11 +87,15 @@ def main(repeat: int = 7) -> None:
     base = _wall("pass")
     print(f"medians of {repeat} fresh processes each (python startup alone: {base:.3f} s)")
     print(f"  python -c 'import pandas'   {med(pandas):.3f} s")
-    print(f"  python -c 'import dpstats'  {med(dpstats_):.3f} s   (target <= 0.6 s; "
-          f"ratio to pandas {med(dpstats_) / med(pandas):.2f})")
+    print(
+        f"  python -c 'import dpstats'  {med(dpstats_):.3f} s   (target <= 0.6 s; "
+        f"ratio to pandas {med(dpstats_) / med(pandas):.2f})"
+    )
     computing = [f - i for f, i in zip(first, imports)]
-    print(f"  first dp_knockoff call      {med(first):.3f} s = importing {med(imports):.3f} s "
-          f"(target <= 0.3 s; {len(run['modules'])} modules) + computing {med(computing):.3f} s")
+    print(
+        f"  first dp_knockoff call      {med(first):.3f} s = importing {med(imports):.3f} s "
+        f"(target <= 0.3 s; {len(run['modules'])} modules) + computing {med(computing):.3f} s"
+    )
     print(f"  second dp_knockoff call     {med(second):.3f} s")
     print(f"  importing / first call      {med(imports) / med(first):.2f}")
 

@@ -50,7 +50,9 @@ def bench_default(quick: bool) -> tuple:
     frame.insert(0, "y", X[:, :5].sum(axis=1) + rng.normal(size=200))
     repeat = 3 if quick else 7
     default = best_time(lambda: dp.dp_sis("y ~ .", data=frame, eps=1.0, bounds=(-6, 6)), repeat=repeat)
-    off = best_time(lambda: dp.dp_sis("y ~ .", data=frame, eps=1.0, bounds=(-6, 6), oc_trials=0), repeat=repeat)
+    off = best_time(
+        lambda: dp.dp_sis("y ~ .", data=frame, eps=1.0, bounds=(-6, 6), oc_trials=0), repeat=repeat
+    )
     return default, off
 
 
@@ -59,9 +61,19 @@ def bench_n_independence(quick: bool) -> tuple:
     model = Assume(signals=8, strength=0.3)
 
     def run(n):
-        return lambda: sis_trials(n, 22_283, 10, 1.0, model, np.random.default_rng(0), trials=trials,
-                                  sensitivity=2.0, score="midpoint")
-    return best_time(run(200), repeat=3), best_time(run(10 ** 6), repeat=3), trials
+        return lambda: sis_trials(
+            n,
+            22_283,
+            10,
+            1.0,
+            model,
+            np.random.default_rng(0),
+            trials=trials,
+            sensitivity=2.0,
+            score="midpoint",
+        )
+
+    return best_time(run(200), repeat=3), best_time(run(10**6), repeat=3), trials
 
 
 def write_parquet(path: Path, n: int, p: int) -> None:
@@ -82,8 +94,12 @@ def write_parquet(path: Path, n: int, p: int) -> None:
 
 
 def peak_mb(path: Path, oc_trials: int) -> float:
-    out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(path), str(oc_trials)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", MEMORY_CHILD, str(path), str(oc_trials)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -100,14 +116,20 @@ def bench_memory(quick: bool) -> tuple:
 def main() -> None:
     quick = "--quick" in sys.argv
     default, off = bench_default(quick)
-    print(f"1. dp_sis n=200 d=22283: default {default:.3f}s vs oc_trials=0 {off:.3f}s: "
-          f"ratio {default / off:.2f}x (target <= 1.3x)")
+    print(
+        f"1. dp_sis n=200 d=22283: default {default:.3f}s vs oc_trials=0 {off:.3f}s: "
+        f"ratio {default / off:.2f}x (target <= 1.3x)"
+    )
     small, large, trials = bench_n_independence(quick)
-    print(f"2. assume= simulation, d=22283, {trials} trials: n=200 {small:.3f}s vs n=10^6 {large:.3f}s: "
-          f"ratio {large / small:.2f}x (target about 1)")
+    print(
+        f"2. assume= simulation, d=22283, {trials} trials: n=200 {small:.3f}s vs n=10^6 {large:.3f}s: "
+        f"ratio {large / small:.2f}x (target about 1)"
+    )
     n, mem_default, mem_off = bench_memory(quick)
-    print(f"3. streamed dp_sis on {n} x 50 Parquet: peak RSS default {mem_default:.0f} MB vs oc_trials=0 "
-          f"{mem_off:.0f} MB: difference {mem_default - mem_off:+.0f} MB (target within 50 MB)")
+    print(
+        f"3. streamed dp_sis on {n} x 50 Parquet: peak RSS default {mem_default:.0f} MB vs oc_trials=0 "
+        f"{mem_off:.0f} MB: difference {mem_default - mem_off:+.0f} MB (target within 50 MB)"
+    )
 
 
 if __name__ == "__main__":

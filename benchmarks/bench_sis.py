@@ -61,8 +61,15 @@ def bench_wide() -> list[tuple]:
     start = time.perf_counter()
     patsy.dmatrices(formula, frame.iloc[:, : terms + 1])
     patsy_time = (time.perf_counter() - start) * 22_283 / terms
-    return [("dp_sis y~. n=200 d=22283 (pandas)", ours, "patsy design, extrapolated from 400 terms",
-             patsy_time, 0.5)]
+    return [
+        (
+            "dp_sis y~. n=200 d=22283 (pandas)",
+            ours,
+            "patsy design, extrapolated from 400 terms",
+            patsy_time,
+            0.5,
+        )
+    ]
 
 
 def bench_tall(n: int) -> list[tuple]:
@@ -81,9 +88,12 @@ def main(quick: bool = False) -> None:
     print(f"{'benchmark':44s} {'ours (s)':>9s}  {'baseline':44s} {'base (s)':>9s} {'ratio':>7s}  target")
     for name, ours, base_name, base, target in rows:
         ok = "ok" if ours <= target else "MISSED"
-        print(f"{name:44s} {ours:9.3f}  {base_name:44s} {base:9.3f} {ours / base:7.2f}  "
-              f"<= {target:.3g} s {ok}")
-    print(f"(2 cores; numba threads: {_threads()}; log C(22282, 99) = {math.lgamma(22283) - math.lgamma(100) - math.lgamma(22184):.1f})")
+        print(
+            f"{name:44s} {ours:9.3f}  {base_name:44s} {base:9.3f} {ours / base:7.2f}  <= {target:.3g} s {ok}"
+        )
+    print(
+        f"(2 cores; numba threads: {_threads()}; log C(22282, 99) = {math.lgamma(22283) - math.lgamma(100) - math.lgamma(22184):.1f})"
+    )
 
 
 def _threads() -> str:

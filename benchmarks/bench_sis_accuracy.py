@@ -36,22 +36,32 @@ EPS = [1.0, 5.0, 10.0, 20.0, 100.0, 1000.0]
 
 
 def table(neighbouring: str, trials: int, seed: int) -> None:
-    res = compare_selectors(lambda rng: dp.datasets.fan_lv(n=100, d=2000, random_state=rng),
-                            ["dp_sis", "sis_nonprivate"], EPS, k=8, trials=trials,
-                            neighbouring=neighbouring, random_state=seed)
+    res = compare_selectors(
+        lambda rng: dp.datasets.fan_lv(n=100, d=2000, random_state=rng),
+        ["dp_sis", "sis_nonprivate"],
+        EPS,
+        k=8,
+        trials=trials,
+        neighbouring=neighbouring,
+        random_state=seed,
+    )
     s = summarise(res).set_index(["method", "eps"])
     sens = 2 if neighbouring == "replace" else 1
     print(f"\nneighbouring = {neighbouring} (score sensitivity {sens}), {trials} runs, k = 8")
     print(f"{'eps':>8} {'DP-SIS':>16} {'non-private SIS':>16} {'gap':>8} {'TOP':>5} {'GOOD':>5}")
     for eps in EPS:
         a, b = s.loc[("dp_sis", eps)], s.loc[("sis_nonprivate", eps)]
-        print(f"{eps:>8g} {a.accuracy:>9.3f} ({a.accuracy_se:.3f}) {b.accuracy:>9.3f} "
-              f"({b.accuracy_se:.3f}) {a.accuracy - b.accuracy:>+8.3f} {a.TOP:>5.2f} {a.GOOD:>5.2f}")
+        print(
+            f"{eps:>8g} {a.accuracy:>9.3f} ({a.accuracy_se:.3f}) {b.accuracy:>9.3f} "
+            f"({b.accuracy_se:.3f}) {a.accuracy - b.accuracy:>+8.3f} {a.TOP:>5.2f} {a.GOOD:>5.2f}"
+        )
     acc = [s.loc[("dp_sis", e)].accuracy for e in EPS]
     gap = abs(acc[-1] - s.loc[("sis_nonprivate", 1000.0)].accuracy)
     rises = bool(np.all(np.diff(acc) >= -0.02))
-    print(f"rises with eps (allowing 0.02 Monte Carlo dips): {rises}; "
-          f"|DP-SIS − SIS| at eps = 1000: {gap:.3f} (target <= 0.05)")
+    print(
+        f"rises with eps (allowing 0.02 Monte Carlo dips): {rises}; "
+        f"|DP-SIS − SIS| at eps = 1000: {gap:.3f} (target <= 0.05)"
+    )
 
 
 def main() -> None:

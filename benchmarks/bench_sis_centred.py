@@ -62,9 +62,12 @@ def bounds_for(names: list[str]) -> dict:
 
 def one_run(rng: np.random.Generator, shifted: bool, check: bool) -> dict:
     df, names, truth = design(rng, shifted)
-    stats = dp.stats.cross_products(df[names].to_numpy(), df["y"].to_numpy(),
-                                    x_box=resolve_box((-X_BOUND, X_BOUND), names),
-                                    y_box=resolve_box((-Y_BOUND, Y_BOUND), ["y"]))
+    stats = dp.stats.cross_products(
+        df[names].to_numpy(),
+        df["y"].to_numpy(),
+        x_box=resolve_box((-X_BOUND, X_BOUND), names),
+        y_box=resolve_box((-Y_BOUND, Y_BOUND), ["y"]),
+    )
     sens = {"mean": m.centred_sensitivity("replace", N), "midpoint": m.SENSITIVITY["replace"]}
     out = {}
     for center, score_fn in SCORES.items():
@@ -75,8 +78,16 @@ def one_run(rng: np.random.Generator, shifted: bool, check: bool) -> dict:
             chosen = m.private_top_k(scores, K, eps, sens[center], NoiseSource(seed).generator)
             out[(center, eps)] = len(truth & set(chosen.tolist())) / K
             if check and eps == EPS[0]:
-                fit = dp.dp_sis("y ~ .", data=df, eps=eps, k=K, bounds=bounds_for(names), center=center,
-                                random_state=seed, oc_trials=0)
+                fit = dp.dp_sis(
+                    "y ~ .",
+                    data=df,
+                    eps=eps,
+                    k=K,
+                    bounds=bounds_for(names),
+                    center=center,
+                    random_state=seed,
+                    oc_trials=0,
+                )
                 assert sorted(fit.selected) == sorted(names[j] for j in chosen), (center, eps)
     return out
 

@@ -52,7 +52,7 @@ def trial(rng: np.random.Generator, k: int) -> dict:
     cols = [c for c in df.columns if c != "y"]
     X, y = df[cols].to_numpy(), df["y"].to_numpy()
     support = {cols.index(s) for s in df.attrs["support"]}
-    scores = scores_maxabs_centered(cross_products(X, y)) / 2.0     # sensitivity units (replace)
+    scores = scores_maxabs_centered(cross_products(X, y)) / 2.0  # sensitivity units (replace)
     top = set(np.argsort(-scores, kind="stable")[:k].tolist())
     out = {}
     for eps in EPS:
@@ -70,14 +70,18 @@ def accuracy_table(trials: int, seed: int, k: int = 8) -> None:
     rng = np.random.default_rng(seed)
     runs = [trial(rng, k) for _ in range(trials)]
     print(f"Fan-Lv n = 100, d = 2000, k = {k}, {trials} paired trials; mean (s.e.)")
-    print(f"{'eps':>5} | {'accuracy ours':>14} {'line 7':>14} {'diff':>15} | "
-          f"{'exact top-k ours':>16} {'line 7':>14} {'diff':>15}")
+    print(
+        f"{'eps':>5} | {'accuracy ours':>14} {'line 7':>14} {'diff':>15} | "
+        f"{'exact top-k ours':>16} {'line 7':>14} {'diff':>15}"
+    )
     for eps in EPS:
         acc = {v: np.array([r[(eps, v)][0] for r in runs]) for v in VARIANTS}
         top = {v: np.array([r[(eps, v)][1] for r in runs]) for v in VARIANTS}
-        print(f"{eps:>5g} | {mean_se(acc['margin']):>14} {mean_se(acc['paper']):>14} "
-              f"{mean_se(acc['margin'] - acc['paper']):>15} | {mean_se(top['margin']):>16} "
-              f"{mean_se(top['paper']):>14} {mean_se(top['margin'] - top['paper']):>15}")
+        print(
+            f"{eps:>5g} | {mean_se(acc['margin']):>14} {mean_se(acc['paper']):>14} "
+            f"{mean_se(acc['margin'] - acc['paper']):>15} | {mean_se(top['margin']):>16} "
+            f"{mean_se(top['paper']):>14} {mean_se(top['margin'] - top['paper']):>15}"
+        )
 
 
 def privacy_loss() -> None:
@@ -85,9 +89,11 @@ def privacy_loss() -> None:
     from exact_topk_law import adversarial_search
 
     print("\nworst privacy loss found by the exact adversarial search (claimed eps = 1):")
-    for variant, d, kw in (("margin", 7, {"scales": (100.0,), "starts": 3, "steps": 10}),
-                           ("paper", 7, {"scales": (3.0, 10.0, 30.0), "starts": 10, "steps": 30}),
-                           ("overlap", 5, {"starts": 30, "steps": 60})):
+    for variant, d, kw in (
+        ("margin", 7, {"scales": (100.0,), "starts": 3, "steps": 10}),
+        ("paper", 7, {"scales": (3.0, 10.0, 30.0), "starts": 10, "steps": 30}),
+        ("overlap", 5, {"starts": 30, "steps": 60}),
+    ):
         worst, base, nb = adversarial_search(d, 3, 1.0, variant, seed=0, **kw)
         print(f"  {variant:>8} (d = {d}, k = 3): {worst:.6f}   at {np.round(base, 3)} vs {np.round(nb, 3)}")
 

@@ -21,7 +21,11 @@ import statsmodels.api as sm
 import dpstats as dp
 from dpstats.vertical import Party, run_on_loopback
 
-SM = {"gaussian": sm.families.Gaussian(), "binomial": sm.families.Binomial(), "poisson": sm.families.Poisson()}
+SM = {
+    "gaussian": sm.families.Gaussian(),
+    "binomial": sm.families.Binomial(),
+    "poisson": sm.families.Poisson(),
+}
 
 
 def make(n: int, p: int, rho: float, family: str, seed: int = 0) -> pd.DataFrame:
@@ -31,7 +35,7 @@ def make(n: int, p: int, rho: float, family: str, seed: int = 0) -> pd.DataFrame
     X = np.empty_like(Z)
     X[:, 0] = Z[:, 0]
     for j in range(1, p):
-        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho ** 2) * Z[:, j]
+        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * Z[:, j]
     beta = rng.uniform(-0.3, 0.3, p) / np.sqrt(p / 10)
     eta = 0.1 + X @ beta
     df = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(p)])
@@ -52,10 +56,18 @@ def split(p: int, k: int = 3) -> list[list[str]]:
 def network_fit(df: pd.DataFrame, parties: list[list[str]], family: str):
     key = "7e" * 32
     df = df.assign(id=np.arange(len(df)))
-    lead = Party(df[["id", "y", *parties[0]]], key, name="A", formula="y ~ " + " + ".join(parties[0]),
-                 row_id="id", timeout=120)
-    members = [Party(df[["id", *cols]], key, name=nm, row_id="id", timeout=120)
-               for nm, cols in zip("BC", parties[1:])]
+    lead = Party(
+        df[["id", "y", *parties[0]]],
+        key,
+        name="A",
+        formula="y ~ " + " + ".join(parties[0]),
+        row_id="id",
+        timeout=120,
+    )
+    members = [
+        Party(df[["id", *cols]], key, name=nm, row_id="id", timeout=120)
+        for nm, cols in zip("BC", parties[1:])
+    ]
     results, errors = run_on_loopback([lead, *members], timeout=600, family=family)
     if errors:
         raise next(iter(errors.values()))
@@ -81,24 +93,43 @@ def main() -> None:
         t_bcd = time.perf_counter() - t0
         traces[family] = fit.trace
         est = fit.coefficients["estimate"].to_numpy()
-        rows.append({"family": family, "mode": "in-process", "sweeps": fit.iterations,
-                     "converged": fit.converged, "time_s": t_bcd, "pooled_time_s": t_pooled,
-                     "ratio": t_bcd / t_pooled,
-                     "max_rel_coef_diff": float(np.max(np.abs(est - ref.params) / np.abs(ref.params))),
-                     "max_rel_se_diff": float(np.max(np.abs(fit.coefficients["std_error"] - ref.bse) / ref.bse))})
+        rows.append(
+            {
+                "family": family,
+                "mode": "in-process",
+                "sweeps": fit.iterations,
+                "converged": fit.converged,
+                "time_s": t_bcd,
+                "pooled_time_s": t_pooled,
+                "ratio": t_bcd / t_pooled,
+                "max_rel_coef_diff": float(np.max(np.abs(est - ref.params) / np.abs(ref.params))),
+                "max_rel_se_diff": float(np.max(np.abs(fit.coefficients["std_error"] - ref.bse) / ref.bse)),
+            }
+        )
         if family == "gaussian":
             t0 = time.perf_counter()
             net = network_fit(df, parties, family)
             t_net = time.perf_counter() - t0
             est = net.coefficients["estimate"].to_numpy()
-            rows.append({"family": family, "mode": "3 parties, loopback TCP (threads)",
-                         "sweeps": net.iterations, "converged": net.converged, "time_s": t_net,
-                         "pooled_time_s": t_pooled, "ratio": t_net / t_pooled,
-                         "max_rel_coef_diff": float(np.max(np.abs(est - ref.params) / np.abs(ref.params))),
-                         "max_rel_se_diff": float(np.max(np.abs(net.coefficients["std_error"] - ref.bse)
-                                                         / ref.bse))})
-    print(f"vertical_glm benchmark: n = {args.n}, p = {args.p} (+ intercept) over 3 parties, "
-          f"AR(1) rho = {args.rho}; baseline = pooled statsmodels GLM in the same run")
+            rows.append(
+                {
+                    "family": family,
+                    "mode": "3 parties, loopback TCP (threads)",
+                    "sweeps": net.iterations,
+                    "converged": net.converged,
+                    "time_s": t_net,
+                    "pooled_time_s": t_pooled,
+                    "ratio": t_net / t_pooled,
+                    "max_rel_coef_diff": float(np.max(np.abs(est - ref.params) / np.abs(ref.params))),
+                    "max_rel_se_diff": float(
+                        np.max(np.abs(net.coefficients["std_error"] - ref.bse) / ref.bse)
+                    ),
+                }
+            )
+    print(
+        f"vertical_glm benchmark: n = {args.n}, p = {args.p} (+ intercept) over 3 parties, "
+        f"AR(1) rho = {args.rho}; baseline = pooled statsmodels GLM in the same run"
+    )
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     tr = traces["binomial"]
     show = tr if len(tr) <= 12 else pd.concat([tr.head(6), tr.tail(6)])

@@ -12,8 +12,16 @@ from __future__ import annotations
 import importlib
 
 from ._version import __version__ as __version__
-from .errors import (AssumptionError, BudgetExceededError, DataError, DPStatsError,
-                     FormulaError, NonPrivateWarning, PrivacyParameterError)
+from .errors import (
+    AssumptionError,
+    BudgetExceededError,
+    DataError,
+    DPStatsError,
+    FormulaError,
+    NonPrivateWarning,
+    PrivacyParameterError,
+)
+
 # Bound here, eagerly, so that ``dpstats.report`` is the function: the module
 # ``dpstats.report`` is then already loaded and later imports of it (by results)
 # do not rebind the package attribute to the module.  report.py is cheap to import.
@@ -33,9 +41,27 @@ _LAZY = {
     "dp_pca": "dpstats.api.pca",
     "Accountant": "dpstats.privacy.accountant",
 }
-_LAZY_MODULES = ("datasets", "evaluate", "vertical", "audit", "rbridge", "engines", "simulate",
-                 "api", "privacy", "results", "methods", "formula", "stats", "geometry",
-                 "validation", "plotting", "demos", "cli", "_kernels")
+_LAZY_MODULES = (
+    "datasets",
+    "evaluate",
+    "vertical",
+    "audit",
+    "rbridge",
+    "engines",
+    "simulate",
+    "api",
+    "privacy",
+    "results",
+    "methods",
+    "formula",
+    "stats",
+    "geometry",
+    "validation",
+    "plotting",
+    "demos",
+    "cli",
+    "_kernels",
+)
 
 
 def __getattr__(name: str):
@@ -51,8 +77,22 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "dp_sis", "report", "datasets", "Accountant",
-    "DPStatsError", "FormulaError", "DataError", "PrivacyParameterError",
-    "BudgetExceededError", "AssumptionError", "NonPrivateWarning",
-    "dp_knockoff", "simulate_knockoff", "dp_two_stage", "dp_gmm", "dp_felp", "vertical_glm", "dp_pca",
+    "dp_sis",
+    "report",
+    "datasets",
+    "Accountant",
+    "DPStatsError",
+    "FormulaError",
+    "DataError",
+    "PrivacyParameterError",
+    "BudgetExceededError",
+    "AssumptionError",
+    "NonPrivateWarning",
+    "dp_knockoff",
+    "simulate_knockoff",
+    "dp_two_stage",
+    "dp_gmm",
+    "dp_felp",
+    "vertical_glm",
+    "dp_pca",
 ]

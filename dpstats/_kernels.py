@@ -28,9 +28,11 @@ _READY = False
 
 def _kernel(**options):
     """Register a kernel for :func:`_compiled` to wrap with ``numba.njit(**options)``."""
+
     def register(fn):
         _KERNELS[fn.__name__] = options
         return fn
+
     return register
 
 
@@ -95,6 +97,7 @@ def _fused_rows(X, y, center, halfwidth, use_box, nblocks):  # pragma: no cover 
                 xsum[b, j] += v
     return xty, xsum, raw_sum, xmin, xmax, clipped
 
+
 @_kernel(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def fused_column(x, y, mid, half, use_box):  # pragma: no cover - compiled
     """One column: (xᵀy, sum, raw sum, raw min, raw max, clipped count) in one read."""
@@ -117,6 +120,7 @@ def fused_column(x, y, mid, half, use_box):  # pragma: no cover - compiled
         a += v * y[i]
         s += v
     return a, s, raw, lo, hi, c
+
 
 @_kernel(parallel=True, cache=True)
 def _fused_columns(XT, y, center, halfwidth, use_box):  # pragma: no cover - compiled
@@ -166,8 +170,9 @@ def _fused_columns_box(XT, y, center, halfwidth):  # pragma: no cover - compiled
     return out, clipped
 
 
-def fused_cross_bounded_columns(X: np.ndarray, y: np.ndarray, center: np.ndarray,
-                                halfwidth: np.ndarray) -> dict:
+def fused_cross_bounded_columns(
+    X: np.ndarray, y: np.ndarray, center: np.ndarray, halfwidth: np.ndarray
+) -> dict:
     """Declared-bounds pass over a Fortran-ordered X at memory speed.
 
     Returns Xᵀy and column sums on the [−1, 1] scale, raw column sums (non-finite
@@ -176,9 +181,12 @@ def fused_cross_bounded_columns(X: np.ndarray, y: np.ndarray, center: np.ndarray
     """
     _compiled()
     n = X.shape[0]
-    out, clipped = _fused_columns_box(X.T, np.ascontiguousarray(y, dtype=float),
-                                      np.ascontiguousarray(center, dtype=float),
-                                      np.ascontiguousarray(halfwidth, dtype=float))
+    out, clipped = _fused_columns_box(
+        X.T,
+        np.ascontiguousarray(y, dtype=float),
+        np.ascontiguousarray(center, dtype=float),
+        np.ascontiguousarray(halfwidth, dtype=float),
+    )
     raw, sq = out[2], out[3]
     with np.errstate(invalid="ignore", over="ignore"):
         mean_sq = sq / n
@@ -188,12 +196,18 @@ def fused_cross_bounded_columns(X: np.ndarray, y: np.ndarray, center: np.ndarray
     for j in flagged:
         column = X[:, j]
         constant[j] = bool(column.min() == column.max())
-    return {"xty": out[0], "x_sum": out[1], "raw_sum": raw, "n_clipped": int(clipped.sum()),
-            "constant": constant}
+    return {
+        "xty": out[0],
+        "x_sum": out[1],
+        "raw_sum": raw,
+        "n_clipped": int(clipped.sum()),
+        "constant": constant,
+    }
 
 
-def fused_cross(X: np.ndarray, y: np.ndarray, center: np.ndarray | None = None,
-                halfwidth: np.ndarray | None = None) -> dict:
+def fused_cross(
+    X: np.ndarray, y: np.ndarray, center: np.ndarray | None = None, halfwidth: np.ndarray | None = None
+) -> dict:
     """One pass: Xᵀy and column sums (after the optional affine map and clip to [−1, 1]),
     raw column sums (non-finite if any value is NaN/inf), raw min/max, clipped count.
 
@@ -214,5 +228,11 @@ def fused_cross(X: np.ndarray, y: np.ndarray, center: np.ndarray | None = None,
         parts = _fused_rows(np.ascontiguousarray(X), y, c, h, use_box, blocks)
         xty, xsum, raw = (a.sum(axis=0) for a in parts[:3])
         lo, hi, clipped = parts[3].min(axis=0), parts[4].max(axis=0), parts[5]
-    return {"xty": xty, "x_sum": xsum, "raw_sum": raw, "x_min": lo, "x_max": hi,
-            "n_clipped": int(clipped.sum())}
+    return {
+        "xty": xty,
+        "x_sum": xsum,
+        "raw_sum": raw,
+        "x_min": lo,
+        "x_max": hi,
+        "n_clipped": int(clipped.sum()),
+    }

@@ -29,8 +29,15 @@ from pathlib import Path
 
 from .errors import DPStatsError
 
-METHODS = {"sis": "dp_sis", "knockoff": "dp_knockoff", "two_stage": "dp_two_stage",
-           "gmm": "dp_gmm", "felp": "dp_felp", "vertical_glm": "vertical_glm", "pca": "dp_pca"}
+METHODS = {
+    "sis": "dp_sis",
+    "knockoff": "dp_knockoff",
+    "two_stage": "dp_two_stage",
+    "gmm": "dp_gmm",
+    "felp": "dp_felp",
+    "vertical_glm": "vertical_glm",
+    "pca": "dp_pca",
+}
 
 
 class CLIError(Exception):
@@ -89,7 +96,7 @@ def _read_bounds(path: str | None):
         return tuple(value)
     if isinstance(value, dict):
         return {k: tuple(v) for k, v in value.items()}
-    raise CLIError("bounds file must hold [lo, hi], {\"column\": [lo, hi], ...} or a number (knockoff's B)")
+    raise CLIError('bounds file must hold [lo, hi], {"column": [lo, hi], ...} or a number (knockoff\'s B)')
 
 
 @contextlib.contextmanager
@@ -115,8 +122,10 @@ def cmd_run(args) -> int:
     if args.method not in METHODS:
         raise CLIError(f"unknown method '{args.method}'; choose one of {sorted(METHODS)}")
     func = getattr(dpstats, METHODS[args.method])
-    kwargs = {"data": _stream_data(args.data, args.quiet) if args.stream else _read_data(args.data),
-              "eps": args.eps}
+    kwargs = {
+        "data": _stream_data(args.data, args.quiet) if args.stream else _read_data(args.data),
+        "eps": args.eps,
+    }
     if args.formula is None:
         raise CLIError("--formula is required, e.g. --formula 'y ~ .'")
     if args.delta is not None:
@@ -181,12 +190,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--bounds", help="JSON file: [lo, hi] or {column: [lo, hi]}")
     run.add_argument("--seed", type=int)
     run.add_argument("--arg", action="append", help="extra argument key=value (repeatable)")
-    run.add_argument("--stream", action="store_true",
-                     help="read the file in chunks instead of loading it (sis, knockoff)")
+    run.add_argument(
+        "--stream", action="store_true", help="read the file in chunks instead of loading it (sis, knockoff)"
+    )
     run.add_argument("--report", help="write an HTML report here")
     run.add_argument("--json", help="write the result as JSON here")
-    run.add_argument("--diagnostics", action="store_true",
-                     help="also compute and show NON-PRIVATE diagnostics (not for release)")
+    run.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="also compute and show NON-PRIVATE diagnostics (not for release)",
+    )
     run.add_argument("--quiet", action="store_true")
     run.set_defaults(func=cmd_run)
 

@@ -65,10 +65,12 @@ def mlbench_frame(name: str) -> tuple[pd.DataFrame, dict[str, tuple[float, float
     from rpy2.robjects import pandas2ri
     from rpy2.robjects.conversion import localconverter
 
-    ro.r(f"library(mlbench); data({name}); d <- {name}; if ('Id' %in% names(d)) d$Id <- NULL; "
-         "y <- d$Class; d$Class <- NULL; nl <- sapply(d, nlevels); "
-         "d[] <- lapply(d, function(v) as.numeric(as.integer(v))); d$Class <- y; "
-         "d <- d[complete.cases(d), ]")
+    ro.r(
+        f"library(mlbench); data({name}); d <- {name}; if ('Id' %in% names(d)) d$Id <- NULL; "
+        "y <- d$Class; d$Class <- NULL; nl <- sapply(d, nlevels); "
+        "d[] <- lapply(d, function(v) as.numeric(as.integer(v))); d$Class <- y; "
+        "d <- d[complete.cases(d), ]"
+    )
     with localconverter(ro.default_converter + pandas2ri.converter) as conversion:
         df = conversion.rpy2py(ro.r("d"))
     levels = dict(zip(ro.r("names(nl)"), (float(v) for v in ro.r("nl"))))

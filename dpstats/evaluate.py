@@ -66,6 +66,7 @@ def _sis_scores(X, y, ks, rng):
 def _two_stage_scores(lam: float = 0.1):
     def scores(X, y, ks, rng):
         return ts_m.two_stage_counts(X, y, list(ks), lam, rng=rng)
+
     return scores
 
 
@@ -94,8 +95,10 @@ def resolve_method(spec: str | Method) -> Method:
         return Method(spec, fn, sens, selector=None)
     base, _, selector = spec.partition(":")
     if base not in BASE_METHODS:
-        raise ValueError(f"unknown method {spec!r}; use one of {sorted(BASE_METHODS)}, "
-                         "optionally with ':<selector>', or '<sis|two_stage>_nonprivate'")
+        raise ValueError(
+            f"unknown method {spec!r}; use one of {sorted(BASE_METHODS)}, "
+            "optionally with ':<selector>', or '<sis|two_stage>_nonprivate'"
+        )
     selector = selector or "canonical_lipschitz"
     if selector not in SELECTORS:
         raise ValueError(f"unknown selector {selector!r} in {spec!r}; use one of {sorted(SELECTORS)}")
@@ -111,8 +114,9 @@ def lasso_truth(X: np.ndarray, y: np.ndarray, lam: float = 0.1) -> list[int]:
     return np.lexsort((-sis, -coef)).tolist()
 
 
-def support_truth(X: np.ndarray, y: np.ndarray, support: Sequence[int],
-                  beta: np.ndarray | None = None) -> list[int]:
+def support_truth(
+    X: np.ndarray, y: np.ndarray, support: Sequence[int], beta: np.ndarray | None = None
+) -> list[int]:
     """Support first (by |β| if given), then the other features by |x_jᵀy|."""
     support = list(support)
     if beta is not None:
@@ -122,7 +126,9 @@ def support_truth(X: np.ndarray, y: np.ndarray, support: Sequence[int],
     return support + rest
 
 
-def _draw(data_or_generator, response: str, rng) -> tuple[np.ndarray, np.ndarray, list[int] | None, np.ndarray | None]:
+def _draw(
+    data_or_generator, response: str, rng
+) -> tuple[np.ndarray, np.ndarray, list[int] | None, np.ndarray | None]:
     """(X, y, support or None, beta or None) from a frame, an (X, y[, support]) tuple or a generator."""
     obj = data_or_generator(rng) if callable(data_or_generator) else data_or_generator
     if isinstance(obj, pd.DataFrame):
@@ -159,15 +165,23 @@ def score_ranking(scores: np.ndarray) -> list[int]:
 
 def _classes(selected, ranking, k) -> dict[str, bool]:
     cls = sis_m.utility_class(list(selected), ranking, k)
-    return {"TOP": cls == "TOP", "GREAT": cls in ("TOP", "GREAT"),
-            "GOOD": cls in ("TOP", "GREAT", "GOOD")}
+    return {"TOP": cls == "TOP", "GREAT": cls in ("TOP", "GREAT"), "GOOD": cls in ("TOP", "GREAT", "GOOD")}
 
 
-def compare_selectors(data_or_generator, methods: Sequence[str | Method] = ("dp_sis", "dp_two_stage"),
-                      eps_grid: Sequence[float] = DEFAULT_EPS, k: int | Sequence[int] = 8,
-                      trials: int = 100, *, response: str = "y", neighbouring: str = "replace",
-                      lam: float = 0.1, random_state: int | None = None,
-                      progress: bool = False, classes_against: str = "scores") -> pd.DataFrame:
+def compare_selectors(
+    data_or_generator,
+    methods: Sequence[str | Method] = ("dp_sis", "dp_two_stage"),
+    eps_grid: Sequence[float] = DEFAULT_EPS,
+    k: int | Sequence[int] = 8,
+    trials: int = 100,
+    *,
+    response: str = "y",
+    neighbouring: str = "replace",
+    lam: float = 0.1,
+    random_state: int | None = None,
+    progress: bool = False,
+    classes_against: str = "scores",
+) -> pd.DataFrame:
     """Accuracy of private selectors across eps and k, on shared data draws.
 
     Parameters
@@ -220,6 +234,7 @@ def compare_selectors(data_or_generator, methods: Sequence[str | Method] = ("dp_
     iterator = range(trials)
     if progress:
         from tqdm.auto import tqdm
+
         iterator = tqdm(iterator, desc="compare_selectors")
     for t in iterator:
         if fixed is None:
@@ -236,15 +251,24 @@ def compare_selectors(data_or_generator, methods: Sequence[str | Method] = ("dp_
                 order = score_ranking(scores[kk]) if classes_against == "scores" else ranking
                 for eps in eps_grid:
                     chosen = _select(method, scores[kk], kk, eps, neighbouring, rng)
-                    row = {"method": method.name, "eps": float(eps), "k": kk, "trial": t,
-                           "accuracy": accuracy(chosen.tolist(), truth_set, kk)}
+                    row = {
+                        "method": method.name,
+                        "eps": float(eps),
+                        "k": kk,
+                        "trial": t,
+                        "accuracy": accuracy(chosen.tolist(), truth_set, kk),
+                    }
                     row.update(_classes(chosen.tolist(), order, kk))
                     rows.append(row)
     out = pd.DataFrame(rows, columns=["method", "eps", "k", "trial", "accuracy", "TOP", "GREAT", "GOOD"])
-    out.attrs.update({"neighbouring": neighbouring, "classes_against": classes_against,
-                      "sensitivity": {mm.name: mm.sensitivity[neighbouring] for mm in specs
-                                      if mm.selector is not None},
-                      "selector": {mm.name: mm.selector or "none (non-private)" for mm in specs}})
+    out.attrs.update(
+        {
+            "neighbouring": neighbouring,
+            "classes_against": classes_against,
+            "sensitivity": {mm.name: mm.sensitivity[neighbouring] for mm in specs if mm.selector is not None},
+            "selector": {mm.name: mm.selector or "none (non-private)" for mm in specs},
+        }
+    )
     return out
 
 
@@ -252,8 +276,9 @@ def _select(method: Method, scores, k, eps, neighbouring, rng) -> np.ndarray:
     if method.selector is None:
         return ts_m.nonprivate_topk(scores, k, rng)
     options = {"gamma": 0.5} if method.selector == "canonical_lipschitz" else {}
-    return SELECTORS[method.selector].select(np.asarray(scores) / method.sensitivity[neighbouring],
-                                             k, float(eps), rng, **options)
+    return SELECTORS[method.selector].select(
+        np.asarray(scores) / method.sensitivity[neighbouring], k, float(eps), rng, **options
+    )
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -268,9 +293,14 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     0.1
     """
     g = results.groupby(["method", "k", "eps"], sort=True)
-    out = g.agg(accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"),
-                trials=("accuracy", "size"), TOP=("TOP", "mean"), GREAT=("GREAT", "mean"),
-                GOOD=("GOOD", "mean")).reset_index()
+    out = g.agg(
+        accuracy=("accuracy", "mean"),
+        accuracy_sd=("accuracy", "std"),
+        trials=("accuracy", "size"),
+        TOP=("TOP", "mean"),
+        GREAT=("GREAT", "mean"),
+        GOOD=("GOOD", "mean"),
+    ).reset_index()
     out["accuracy_se"] = out["accuracy_sd"] / np.sqrt(out["trials"])
     return out[["method", "k", "eps", "trials", "accuracy", "accuracy_se", "TOP", "GREAT", "GOOD"]]
 
@@ -289,10 +319,10 @@ def difference_table(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     out = g.agg(["mean", "std", "size"]).reset_index()
     out["se"] = out["std"] / np.sqrt(out["size"])
     with np.errstate(divide="ignore", invalid="ignore"):
-        out["z"] = np.where(out["se"] > 0, out["mean"] / out["se"],
-                            np.sign(out["mean"]) * np.inf)
+        out["z"] = np.where(out["se"] > 0, out["mean"] / out["se"], np.sign(out["mean"]) * np.inf)
     return out.rename(columns={"mean": "difference", "size": "trials"})[
-        ["k", "eps", "trials", "difference", "se", "z"]]
+        ["k", "eps", "trials", "difference", "se", "z"]
+    ]
 
 
 def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -310,8 +340,9 @@ def _accuracy_plot(summary: pd.DataFrame, k: int):
     fig, ax = new_figure()
     sub = summary[summary["k"] == k]
     for method, part in sub.groupby("method"):
-        ax.errorbar(part["eps"], part["accuracy"], yerr=2 * part["accuracy_se"], marker="o",
-                    capsize=3, label=method)
+        ax.errorbar(
+            part["eps"], part["accuracy"], yerr=2 * part["accuracy_se"], marker="o", capsize=3, label=method
+        )
     ax.set_xscale("log")
     ax.set_xlabel("eps (log scale)")
     ax.set_ylabel("mean top-k accuracy (± 2 s.e.)")
@@ -319,8 +350,11 @@ def _accuracy_plot(summary: pd.DataFrame, k: int):
     ax.legend(frameon=False)
     ax.set_title(f"Accuracy against eps, k = {k}")
     best = sub.loc[sub.groupby("method")["accuracy"].idxmax()]
-    alt = "Accuracy rises with eps; highest values: " + ", ".join(
-        f"{r.method} {r.accuracy:.2f} at eps {r.eps:g}" for r in best.itertuples()) + "."
+    alt = (
+        "Accuracy rises with eps; highest values: "
+        + ", ".join(f"{r.method} {r.accuracy:.2f} at eps {r.eps:g}" for r in best.itertuples())
+        + "."
+    )
     return to_plot(fig, f"Accuracy against eps (k = {k})", alt)
 
 
@@ -347,14 +381,22 @@ def _heatmap(diff: pd.DataFrame, a: str, b: str):
     ax.set_ylabel("k")
     fig.colorbar(im, ax=ax, label=f"accuracy({a}) − accuracy({b})")
     ax.set_title(f"{a} minus {b} (* : |difference| > 2 paired s.e.)")
-    alt = (f"Mean paired accuracy difference {a} minus {b}; positive in "
-           f"{int(np.sum(grid > 0))} of {grid.size} cells, significant (|z| > 2) in "
-           f"{int(np.sum(np.abs(z) > 2))}.")
+    alt = (
+        f"Mean paired accuracy difference {a} minus {b}; positive in "
+        f"{int(np.sum(grid > 0))} of {grid.size} cells, significant (|z| > 2) in "
+        f"{int(np.sum(np.abs(z) > 2))}."
+    )
     return to_plot(fig, f"Difference heatmap: {a} − {b}", alt)
 
 
-def comparison_report(results: pd.DataFrame, path: str, *, title: str = "Comparison of private selectors",
-                      description: str = "", pair: tuple[str, str] | None = None) -> str:
+def comparison_report(
+    results: pd.DataFrame,
+    path: str,
+    *,
+    title: str = "Comparison of private selectors",
+    description: str = "",
+    pair: tuple[str, str] | None = None,
+) -> str:
     """Write an HTML report: accuracy-vs-eps curves per k, a difference heatmap, tables.
 
     Examples
@@ -373,21 +415,40 @@ def comparison_report(results: pd.DataFrame, path: str, *, title: str = "Compari
     methods = list(dict.fromkeys(results["method"]))
     plots = [_accuracy_plot(summary, int(k)) for k in sorted(summary["k"].unique())]
     fmt = lambda v: f"{v:.3f}"  # noqa: E731
-    tables = [{"heading": "Mean accuracy (standard error)",
-               "html": accuracy_table(results).to_html(index=False, classes="results-table", border=0)},
-              {"heading": "Summary",
-               "html": summary.to_html(index=False, float_format=fmt, classes="results-table", border=0)}]
+    tables = [
+        {
+            "heading": "Mean accuracy (standard error)",
+            "html": accuracy_table(results).to_html(index=False, classes="results-table", border=0),
+        },
+        {
+            "heading": "Summary",
+            "html": summary.to_html(index=False, float_format=fmt, classes="results-table", border=0),
+        },
+    ]
     if pair is None and len(methods) >= 2:
         pair = (methods[0], methods[1])
     if pair is not None:
         diff = difference_table(results, *pair)
         plots.append(_heatmap(diff, *pair))
-        tables.append({"heading": f"Paired differences ({pair[0]} − {pair[1]})",
-                       "html": diff.to_html(index=False, float_format=fmt, classes="results-table", border=0)})
-    page = template_environment().get_template("comparison.html.j2").render(
-        title=title, description=description, privacy_text=_privacy_text(results), plots=plots,
-        tables=tables, versions=software_versions(),
-        generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        tables.append(
+            {
+                "heading": f"Paired differences ({pair[0]} − {pair[1]})",
+                "html": diff.to_html(index=False, float_format=fmt, classes="results-table", border=0),
+            }
+        )
+    page = (
+        template_environment()
+        .get_template("comparison.html.j2")
+        .render(
+            title=title,
+            description=description,
+            privacy_text=_privacy_text(results),
+            plots=plots,
+            tables=tables,
+            versions=software_versions(),
+            generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        )
+    )
     atomic_write(path, page)
     return path
 
@@ -411,8 +472,12 @@ def chiaretti_all() -> pd.DataFrame:
     genes = list(ro.r("featureNames(ALL)"))
     X = np.asarray(ro.r("as.vector(exprs(ALL))"), dtype=float).reshape(-1, len(genes))
     lineage = [str(v) for v in ro.r("as.character(ALL$BT)")]
-    return _frame(X, genes, [1.0 if v.startswith("T") else 0.0 for v in lineage],
-                  "Chiaretti ALL (Bioconductor ALL); y = 1 for T-cell, 0 for B-cell lineage")
+    return _frame(
+        X,
+        genes,
+        [1.0 if v.startswith("T") else 0.0 for v in lineage],
+        "Chiaretti ALL (Bioconductor ALL); y = 1 for T-cell, 0 for B-cell lineage",
+    )
 
 
 def golub() -> pd.DataFrame:
@@ -426,8 +491,12 @@ def golub() -> pd.DataFrame:
     # R stores golub (genes × samples) column-major: each block of 3051 values is one sample
     X = np.asarray(ro.r("as.vector(golub)"), dtype=float).reshape(38, -1)
     y = np.asarray(ro.r("golub.cl"), dtype=float)
-    return _frame(X, [f"g{j + 1}" for j in range(X.shape[1])], y,
-                  "Golub leukaemia (multtest golub); y = 1 for AML, 0 for ALL")
+    return _frame(
+        X,
+        [f"g{j + 1}" for j in range(X.shape[1])],
+        y,
+        "Golub leukaemia (multtest golub); y = 1 for AML, 0 for ALL",
+    )
 
 
 def _r(code: str):
@@ -451,10 +520,12 @@ def _privacy_text(results: pd.DataFrame) -> str:
     sens = results.attrs.get("sensitivity", {})
     sel = results.attrs.get("selector", {})
     parts = [f"{m}: {sel.get(m, '?')} top-k, score sensitivity {s:g}" for m, s in sens.items()]
-    text = (f"Each private selection in this comparison is eps-differentially private, for the eps "
-            f"of its row, with respect to {relation} one row ({'; '.join(parts) or 'no private methods'}). "
-            "The comparison itself is NOT private: the truth, the non-private references and the "
-            "accuracies use the data directly, so this report is for method evaluation, not release.")
+    text = (
+        f"Each private selection in this comparison is eps-differentially private, for the eps "
+        f"of its row, with respect to {relation} one row ({'; '.join(parts) or 'no private methods'}). "
+        "The comparison itself is NOT private: the truth, the non-private references and the "
+        "accuracies use the data directly, so this report is for method evaluation, not release."
+    )
     nonprivate = [m for m, s in sel.items() if s.startswith("none")]
     if nonprivate:
         text += f" Non-private references: {', '.join(nonprivate)}."
@@ -477,10 +548,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="compare_selectors.html")
     args = ap.parse_args(argv)
-    res = compare_selectors(lambda rng: fan_lv(n=args.n, d=args.d, random_state=rng),
-                            args.methods.split(","), [float(e) for e in args.eps.split(",")],
-                            [int(v) for v in args.k.split(",")], args.trials,
-                            neighbouring=args.neighbouring, random_state=args.seed, progress=True)
+    res = compare_selectors(
+        lambda rng: fan_lv(n=args.n, d=args.d, random_state=rng),
+        args.methods.split(","),
+        [float(e) for e in args.eps.split(",")],
+        [int(v) for v in args.k.split(",")],
+        args.trials,
+        neighbouring=args.neighbouring,
+        random_state=args.seed,
+        progress=True,
+    )
     print(accuracy_table(res).to_string(index=False))
     comparison_report(res, args.out, title=f"Selectors on the Fan-Lv model (n={args.n}, d={args.d})")
     print(f"report: {args.out}")

@@ -51,12 +51,11 @@ def to_plot(fig, title: str, alt: str) -> Plot:
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     _pyplot().close(fig)
     svg = buf.getvalue()
-    svg = svg[svg.index("<svg"):]
+    svg = svg[svg.index("<svg") :]
     svg = re.sub(r"<svg ", f'<svg role="img" aria-label="{_escape(alt)}" ', svg, count=1)
     svg = re.sub(r"(<svg[^>]*>)", rf"\1<title>{_escape(title)}</title>", svg, count=1)
     return Plot(title=title, alt=alt, svg=svg)
 
 
 def _escape(text: str) -> str:
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")

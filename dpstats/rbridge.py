@@ -155,7 +155,9 @@ def transport_from_frame(data: pd.DataFrame) -> dict:
             levels.append(lev)
     n = len(data)
     return {
-        "names": [str(c) for c in data.columns], "n": n, "kinds": kinds,
+        "names": [str(c) for c in data.columns],
+        "n": n,
+        "kinds": kinds,
         "numeric": np.concatenate(numeric) if numeric else np.empty(0),
         "codes": np.concatenate(codes) if codes else np.empty(0),
         "levels": levels,
@@ -195,8 +197,11 @@ def result_payload(obj) -> dict:
         method = str(getattr(obj, "method", "") or "result")
         coef = obj.coef() if callable(getattr(obj, "coef", None)) else None
         return {
-            "kind": "result", "class": [s3_class(method), "dp_result"],
-            "result": obj.to_dict(), "text": str(obj), "summary": str(obj.summary()),
+            "kind": "result",
+            "class": [s3_class(method), "dp_result"],
+            "result": obj.to_dict(),
+            "text": str(obj),
+            "summary": str(obj.summary()),
             "coef": jsonable(_coef_plain(coef)),
         }
     if isinstance(obj, pd.DataFrame):
@@ -339,11 +344,17 @@ def check_arguments(fn, name: str, args: list, kwargs: dict) -> None:
             close = difflib.get_close_matches(unknown[0], params, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise ArgumentError(f"{name}() has no argument '{unknown[0]}'{hint}. {listing}") from None
-        missing = [p.name for p in sig.parameters.values()
-                   if p.default is inspect.Parameter.empty and p.name not in kwargs
-                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][len(args):]
+        missing = [
+            p.name
+            for p in sig.parameters.values()
+            if p.default is inspect.Parameter.empty
+            and p.name not in kwargs
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        ][len(args) :]
         if missing:
-            raise ArgumentError(f"argument '{missing[0]}' of {name}() is missing, with no default. {listing}") from None
+            raise ArgumentError(
+                f"argument '{missing[0]}' of {name}() is missing, with no default. {listing}"
+            ) from None
         raise ArgumentError(f"{name}(): {exc}. {listing}") from None
 
 
@@ -372,7 +383,11 @@ def coerce_arguments(fn, kwargs: dict) -> dict:
         p = params.get(key)
         if p is None:
             continue
-        ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", str(p.annotation))
+        ann = (
+            p.annotation
+            if isinstance(p.annotation, str)
+            else getattr(p.annotation, "__name__", str(p.annotation))
+        )
         words = set(re.findall(r"[A-Za-z_]+", str(ann)))
         if "int" not in words or "float" in words or "Real" in words:
             continue
@@ -383,14 +398,22 @@ def coerce_arguments(fn, kwargs: dict) -> dict:
 def _intify(value):
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
-    if isinstance(value, list) and value and all(isinstance(v, float) and math.isfinite(v)
-                                                   and v.is_integer() for v in value):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, float) and math.isfinite(v) and v.is_integer() for v in value)
+    ):
         return [int(v) for v in value]
     return value
 
 
-def call_from_r(name: str, args: list | None = None, kwargs: dict | None = None,
-                frames: dict | None = None, target: Any = None) -> RCall:
+def call_from_r(
+    name: str,
+    args: list | None = None,
+    kwargs: dict | None = None,
+    frames: dict | None = None,
+    target: Any = None,
+) -> RCall:
     """Call ``dpstats.<name>`` (or the method ``name`` of ``target``) for the R package.
 
     ``frames`` maps argument names (``data``, ``newdata``, ...) to transports,
@@ -419,8 +442,12 @@ def call_from_r(name: str, args: list | None = None, kwargs: dict | None = None,
             value = fn(*args, **kwargs)
             text = json.dumps(result_payload(value), allow_nan=False)
         except Exception as exc:  # every failure crosses to R as a condition
-            return RCall(ok=False, warnings=_warning_list(caught), error_classes=condition_classes(exc),
-                         error_message=_message(exc))
+            return RCall(
+                ok=False,
+                warnings=_warning_list(caught),
+                error_classes=condition_classes(exc),
+                error_message=_message(exc),
+            )
     return RCall(ok=True, json=text, object=value, warnings=_warning_list(caught))
 
 
@@ -457,10 +484,20 @@ def new_accountant(eps: float, delta: float = 0.0):
 
 def accountant_state(acc) -> dict:
     """Budget, spent, remaining and ledger of an Accountant, as plain values (R's print)."""
-    rows = [{"analysis": c.label, "step": e.step, "mechanism": e.mechanism, "eps": e.eps, "delta": e.delta}
-            for c in acc.charges for e in c.entries]
-    return {"eps": acc.eps, "delta": acc.delta, "spent_eps": acc.spent_eps, "spent_delta": acc.spent_delta,
-            "remaining_eps": acc.remaining_eps, "remaining_delta": acc.remaining_delta, "ledger": rows}
+    rows = [
+        {"analysis": c.label, "step": e.step, "mechanism": e.mechanism, "eps": e.eps, "delta": e.delta}
+        for c in acc.charges
+        for e in c.entries
+    ]
+    return {
+        "eps": acc.eps,
+        "delta": acc.delta,
+        "spent_eps": acc.spent_eps,
+        "spent_delta": acc.spent_delta,
+        "remaining_eps": acc.remaining_eps,
+        "remaining_delta": acc.remaining_delta,
+        "ledger": rows,
+    }
 
 
 def design_for_r(formula: str, data: pd.DataFrame) -> dict:
@@ -476,9 +513,14 @@ def design_for_r(formula: str, data: pd.DataFrame) -> dict:
         if nm != INTERCEPT and t not in order:
             order.append(t)
     assign = [0 if nm == INTERCEPT else order.index(t) + 1 for t, nm in zip(mf.terms, mf.names)]
-    return {"values": mf.X.ravel().tolist(), "dim": [mf.n, mf.p], "names": list(mf.names), "assign": assign,
-            "n_dropped": int(mf.n_dropped),
-            "data_dependent": [str(t) for t, _ in mf.data_dependent_terms]}
+    return {
+        "values": mf.X.ravel().tolist(),
+        "dim": [mf.n, mf.p],
+        "names": list(mf.names),
+        "assign": assign,
+        "n_dropped": int(mf.n_dropped),
+        "data_dependent": [str(t) for t, _ in mf.data_dependent_terms],
+    }
 
 
 # =========================================================================== rpy2 side
@@ -584,9 +626,14 @@ def to_pandas(r_data) -> pd.DataFrame:
     t = _rfunc("encode", _R_ENCODE)(obj)
     parts = dict(zip(t.names, t))
     levels = [list(lv) for lv in parts["levels"]]
-    transport = {"names": list(parts["names"]), "n": int(parts["n"][0]), "kinds": list(parts["kinds"]),
-                 "numeric": np.asarray(parts["numeric"]), "codes": np.asarray(parts["codes"]),
-                 "levels": levels}
+    transport = {
+        "names": list(parts["names"]),
+        "n": int(parts["n"][0]),
+        "kinds": list(parts["kinds"]),
+        "numeric": np.asarray(parts["numeric"]),
+        "codes": np.asarray(parts["codes"]),
+        "levels": levels,
+    }
     return frame_from_transport(transport)
 
 
@@ -606,8 +653,13 @@ def to_r(data: pd.DataFrame):
     for i, lev in enumerate(t["levels"]):
         levels[i] = ro.StrVector(lev)
     return _rfunc("decode", _R_DECODE)(
-        ro.StrVector(t["names"]), t["n"], ro.StrVector(t["kinds"]),
-        ro.FloatVector(t["numeric"]), ro.FloatVector(t["codes"]), levels)
+        ro.StrVector(t["names"]),
+        t["n"],
+        ro.StrVector(t["kinds"]),
+        ro.FloatVector(t["numeric"]),
+        ro.FloatVector(t["codes"]),
+        levels,
+    )
 
 
 def result_to_r(result):
@@ -621,7 +673,9 @@ def result_to_r(result):
     payload = result_payload(result)
     if payload["kind"] != "result":
         raise DPStatsError(f"result_to_r needs a dpstats result, got {type(result).__name__}.")
-    build = _rfunc("result", r"""
+    build = _rfunc(
+        "result",
+        r"""
     function(txt) {
       if (!requireNamespace("jsonlite", quietly = TRUE))
         stop("the R package 'jsonlite' is needed (Debian: r-cran-jsonlite)")
@@ -631,7 +685,8 @@ def result_to_r(result):
       out$coef <- if (!is.null(p$coef)) stats::setNames(p$coef$values, p$coef$names)
       class(out) <- p$class
       out
-    }""")
+    }""",
+    )
     return build(json.dumps(payload, allow_nan=False))
 
 
@@ -664,7 +719,9 @@ def load_r_dataset(name: str, package: str, *, expression: str = "samples") -> p
             raise DataError(f"{label} must be an R name such as 'ALL' or 'mlbench', got {value!r}.")
     if expression not in ("samples", "features"):
         raise DataError(f"expression must be 'samples' or 'features', got {expression!r}.")
-    load = _rfunc("load", r"""
+    load = _rfunc(
+        "load",
+        r"""
     function(name, package, expression) {
       if (!requireNamespace(package, quietly = TRUE))
         stop(sprintf("the R package '%s' is not installed; install it (e.g. Debian r-cran-%s or r-bioc-%s)",
@@ -685,7 +742,8 @@ def load_r_dataset(name: str, package: str, *, expression: str = "samples") -> p
       if (is.matrix(x) || is.table(x)) x <- as.data.frame(unclass(x), optional = TRUE)
       if (!is.data.frame(x)) stop(sprintf("'%s' is a %s, not a data frame", name, class(x)[1]))
       x
-    }""")
+    }""",
+    )
     try:
         obj = load(name, package, expression)
     except Exception as exc:

@@ -104,8 +104,14 @@ def software_versions() -> dict[str, str]:
     import pandas
     import scipy
 
-    return {"dpstats": __version__, "python": sys.version.split()[0], "numpy": numpy.__version__,
-            "scipy": scipy.__version__, "pandas": pandas.__version__, "platform": platform.platform()}
+    return {
+        "dpstats": __version__,
+        "python": sys.version.split()[0],
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "pandas": pandas.__version__,
+        "platform": platform.platform(),
+    }
 
 
 def _context(result: ReportableResult, include_diagnostics: bool) -> dict:
@@ -118,18 +124,25 @@ def _context(result: ReportableResult, include_diagnostics: bool) -> dict:
         method_template = None
     tidy = result.report_table()
     return {
-        "r": result, "st": result.privacy, "ledger": [e.to_dict() for e in result.privacy.ledger],
-        "tidy_columns": list(tidy.columns), "tidy_rows": tidy.head(500).to_dict(orient="records"),
-        "tidy_truncated": len(tidy) > 500, "n_tidy": len(tidy),
-        "plots": result.plots(), "sections": result.report_sections(),
-        "oc": result.operating_characteristics, "method_template": method_template,
+        "r": result,
+        "st": result.privacy,
+        "ledger": [e.to_dict() for e in result.privacy.ledger],
+        "tidy_columns": list(tidy.columns),
+        "tidy_rows": tidy.head(500).to_dict(orient="records"),
+        "tidy_truncated": len(tidy) > 500,
+        "n_tidy": len(tidy),
+        "plots": result.plots(),
+        "sections": result.report_sections(),
+        "oc": result.operating_characteristics,
+        "method_template": method_template,
         "include_diagnostics": include_diagnostics,
         "diagnostics": result.shown_diagnostics() if include_diagnostics else {},
     }
 
 
-def render_report(results: Sequence[ReportableResult], *, include_diagnostics: bool = False,
-                  title: str | None = None) -> str:
+def render_report(
+    results: Sequence[ReportableResult], *, include_diagnostics: bool = False, title: str | None = None
+) -> str:
     """Render one result, or a comparison of several, as a complete HTML page."""
     results = list(results)
     if not results:
@@ -137,12 +150,22 @@ def render_report(results: Sequence[ReportableResult], *, include_diagnostics: b
     items = [_context(r, include_diagnostics) for r in results]
     total_eps = math.fsum(r.privacy.eps for r in results)
     total_delta = math.fsum(r.privacy.delta for r in results)
-    page_title = title or (results[0].title if len(results) == 1 else f"Comparison of {len(results)} analyses")
-    return template_environment().get_template("base.html.j2").render(
-        title=page_title, items=items, comparison=len(results) > 1,
-        total_eps=total_eps, total_delta=total_delta,
-        any_seeded=any(r.privacy.seeded for r in results),
-        versions=software_versions(), generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    page_title = title or (
+        results[0].title if len(results) == 1 else f"Comparison of {len(results)} analyses"
+    )
+    return (
+        template_environment()
+        .get_template("base.html.j2")
+        .render(
+            title=page_title,
+            items=items,
+            comparison=len(results) > 1,
+            total_eps=total_eps,
+            total_delta=total_delta,
+            any_seeded=any(r.privacy.seeded for r in results),
+            versions=software_versions(),
+            generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        )
     )
 
 
@@ -151,8 +174,13 @@ def render_fragment(result: ReportableResult) -> str:
     return template_environment().get_template("fragment.html.j2").render(item=_context(result, False))
 
 
-def report(results: ReportableResult | Sequence[ReportableResult], path: str, *, include_diagnostics: bool = False,
-           title: str | None = None) -> str:
+def report(
+    results: ReportableResult | Sequence[ReportableResult],
+    path: str,
+    *,
+    include_diagnostics: bool = False,
+    title: str | None = None,
+) -> str:
     """Write a report for one result or a comparison of several to ``path``.
 
     Examples

@@ -121,9 +121,18 @@ class CrossProductAccumulator:
         # max-abs on the computation scale follows from the raw ranges (the map is monotone)
         maxabs = maxabs_from_range(self.x_min, self.x_max, self.x_box) if self.n else np.zeros(self.p)
         return CrossStats(
-            n=self.n, xty=self.xty, x_sum=self.x_sum, y_sum=self.y_sum, yty=self.yty,
-            x_maxabs=maxabs, y_maxabs=self.y_maxabs, xtx=self.xtx, n_clipped=self.n_clipped,
-            x_min=self.x_min, x_max=self.x_max, finite=self.finite,
+            n=self.n,
+            xty=self.xty,
+            x_sum=self.x_sum,
+            y_sum=self.y_sum,
+            yty=self.yty,
+            x_maxabs=maxabs,
+            y_maxabs=self.y_maxabs,
+            xtx=self.xtx,
+            n_clipped=self.n_clipped,
+            x_min=self.x_min,
+            x_max=self.x_max,
+            finite=self.finite,
         )
 
 
@@ -156,12 +165,13 @@ def cross_products(
     acc = CrossProductAccumulator(p=p, x_box=x_box, y_box=y_box, gram=gram)
     step = rows_per_chunk or chunk_rows(p)
     for start in range(0, n, step):
-        acc.add(X[start:start + step], y[start:start + step])
+        acc.add(X[start : start + step], y[start : start + step])
     return acc.result()
 
 
-def _fused_cross_products(X: np.ndarray, y: np.ndarray, x_box: Box | None, y_box: Box | None,
-                          ranges: bool = True) -> CrossStats:
+def _fused_cross_products(
+    X: np.ndarray, y: np.ndarray, x_box: Box | None, y_box: Box | None, ranges: bool = True
+) -> CrossStats:
     """:func:`cross_products` through the fused kernel (one read of X).
 
     With ``ranges=False`` and declared bounds, per-column min/max/max-abs are not
@@ -175,18 +185,34 @@ def _fused_cross_products(X: np.ndarray, y: np.ndarray, x_box: Box | None, y_box
     if not ranges and x_box is not None and X.flags.f_contiguous and not X.flags.c_contiguous:
         out = fused_cross_bounded_columns(X, y, x_box.center, x_box.halfwidth)
         return CrossStats(
-            n=X.shape[0], xty=out["xty"], x_sum=out["x_sum"], y_sum=float(y.sum()), yty=float(y @ y),
-            x_maxabs=None, y_maxabs=float(np.abs(y).max()), n_clipped=n_clipped + out["n_clipped"],
-            finite=finite_y and bool(np.isfinite(out["raw_sum"]).all()), constant=out["constant"],
+            n=X.shape[0],
+            xty=out["xty"],
+            x_sum=out["x_sum"],
+            y_sum=float(y.sum()),
+            yty=float(y @ y),
+            x_maxabs=None,
+            y_maxabs=float(np.abs(y).max()),
+            n_clipped=n_clipped + out["n_clipped"],
+            finite=finite_y and bool(np.isfinite(out["raw_sum"]).all()),
+            constant=out["constant"],
         )
-    out = fused_cross(X, y, None if x_box is None else x_box.center,
-                      None if x_box is None else x_box.halfwidth)
+    out = fused_cross(
+        X, y, None if x_box is None else x_box.center, None if x_box is None else x_box.halfwidth
+    )
     lo, hi = out["x_min"], out["x_max"]
     maxabs = maxabs_from_range(lo, hi, x_box)
     return CrossStats(
-        n=X.shape[0], xty=out["xty"], x_sum=out["x_sum"], y_sum=float(y.sum()), yty=float(y @ y),
-        x_maxabs=maxabs, y_maxabs=float(np.abs(y).max()), n_clipped=n_clipped + out["n_clipped"],
-        x_min=lo, x_max=hi, finite=finite_y and bool(np.isfinite(out["raw_sum"]).all()),
+        n=X.shape[0],
+        xty=out["xty"],
+        x_sum=out["x_sum"],
+        y_sum=float(y.sum()),
+        yty=float(y @ y),
+        x_maxabs=maxabs,
+        y_maxabs=float(np.abs(y).max()),
+        n_clipped=n_clipped + out["n_clipped"],
+        x_min=lo,
+        x_max=hi,
+        finite=finite_y and bool(np.isfinite(out["raw_sum"]).all()),
     )
 
 

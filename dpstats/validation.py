@@ -51,14 +51,13 @@ def check_delta(delta, n: int | None = None, name: str = "delta", allow_zero: bo
 
 def check_neighbouring(neighbouring: str, supported=NEIGHBOURING) -> str:
     if neighbouring not in supported:
-        raise PrivacyParameterError(
-            f"neighbouring must be one of {list(supported)}, got {neighbouring!r}."
-        )
+        raise PrivacyParameterError(f"neighbouring must be one of {list(supported)}, got {neighbouring!r}.")
     return neighbouring
 
 
-def check_fraction(value, name: str, low: float = 0.0, high: float = 1.0,
-                   low_open: bool = False, high_open: bool = True) -> float:
+def check_fraction(
+    value, name: str, low: float = 0.0, high: float = 1.0, low_open: bool = False, high_open: bool = True
+) -> float:
     """A number in an interval, e.g. gamma in [0, 1) or fdr in (0, 1)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(float(value)):
         raise PrivacyParameterError(f"{name} must be a number, got {value!r}.")
@@ -108,6 +107,8 @@ def check_truth(truth, names: list[str]) -> list[str] | None:
     known = set(names)
     unknown = [t for t in truth if t not in known]
     if unknown:
-        raise DataError(f"truth names {unknown[:5]} are not terms of the model; terms look like "
-                        f"{names[:3]}. Use the design's column names (see result.terms).")
+        raise DataError(
+            f"truth names {unknown[:5]} are not terms of the model; terms look like "
+            f"{names[:3]}. Use the design's column names (see result.terms)."
+        )
     return truth

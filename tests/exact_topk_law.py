@@ -36,7 +36,7 @@ import numpy as np
 
 VARIANTS = ("margin", "paper", "overlap")
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(96)
-_S = (_NODES + 1) / 2            # nodes on [0, 1]
+_S = (_NODES + 1) / 2  # nodes on [0, 1]
 _W = _WEIGHTS / 2
 
 
@@ -62,15 +62,16 @@ def candidates(d: int, k: int, variant: str) -> tuple[list[tuple[int, ...]], np.
             tails.append(k - 1)
             heads.append(k if variant == "margin" else k - 1)
         else:
-            h = next(i for i in range(k) if ranks[i] != i)   # ranks 0..h-1 held, rank h missed
+            h = next(i for i in range(k) if ranks[i] != i)  # ranks 0..h-1 held, rank h missed
             tails.append(ranks[-1])
             heads.append(h)
         sets.append(ranks)
     return sets, np.array(tails), np.array(heads)
 
 
-def output_law(scores: np.ndarray, k: int, eps: float, variant: str = "margin",
-               gamma: float = 0.5) -> dict[tuple[int, ...], float]:
+def output_law(
+    scores: np.ndarray, k: int, eps: float, variant: str = "margin", gamma: float = 0.5
+) -> dict[tuple[int, ...], float]:
     """Exact P(output = S) for every k-subset S of item indices (one score vector)."""
     return dict(zip(subset_keys(scores.size, k), output_laws(scores[None, :], k, eps, variant, gamma)[0]))
 
@@ -79,22 +80,23 @@ def subset_keys(d: int, k: int) -> list[tuple[int, ...]]:
     return list(combinations(range(d), k))
 
 
-def output_laws(scores: np.ndarray, k: int, eps: float, variant: str = "margin",
-                gamma: float = 0.5) -> np.ndarray:
+def output_laws(
+    scores: np.ndarray, k: int, eps: float, variant: str = "margin", gamma: float = 0.5
+) -> np.ndarray:
     """log-free law for many score vectors: array (M, C(d, k)) in :func:`subset_keys` order."""
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
     m, d = scores.shape
     sets, tails, heads = candidates(d, k, variant)
-    order = np.lexsort((np.broadcast_to(np.arange(d), (m, d)), -scores), axis=1)   # descending, stable
+    order = np.lexsort((np.broadcast_to(np.arange(d), (m, d)), -scores), axis=1)  # descending, stable
     x = np.take_along_axis(scores, order, axis=1)
     eps1, eps2 = (1 - gamma) * eps, gamma * eps
-    u = eps2 / 2 * x[:, tails] - eps1 / 2 * x[:, heads]                 # (M, N)
+    u = eps2 / 2 * x[:, tails] - eps1 / 2 * x[:, heads]  # (M, N)
     a = np.exp(u - u.max(axis=1, keepdims=True))
-    log_factors = np.log1p(-_S[None, None, :] * a[:, :, None])          # (M, N, nodes)
+    log_factors = np.log1p(-_S[None, None, :] * a[:, :, None])  # (M, N, nodes)
     others = log_factors.sum(axis=1, keepdims=True) - log_factors
-    p_cand = a * (np.exp(others) @ _W)                                    # (M, N)
+    p_cand = a * (np.exp(others) @ _W)  # (M, N)
     keys = {key: i for i, key in enumerate(subset_keys(d, k))}
-    items = np.stack([order[:, list(s)] for s in sets], axis=1)           # (M, N, k) item indices
+    items = np.stack([order[:, list(s)] for s in sets], axis=1)  # (M, N, k) item indices
     items.sort(axis=2)
     code = (items * d ** np.arange(k - 1, -1, -1)).sum(axis=2)
     code_of = {sum(v * d ** (k - 1 - i) for i, v in enumerate(key)): j for key, j in keys.items()}
@@ -109,8 +111,9 @@ def corners(d: int) -> np.ndarray:
     return np.array(list(product((-1.0, 0.0, 1.0), repeat=d)))
 
 
-def worst_log_ratio(base: np.ndarray, offsets: np.ndarray, k: int, eps: float,
-                    variant: str) -> tuple[float, np.ndarray]:
+def worst_log_ratio(
+    base: np.ndarray, offsets: np.ndarray, k: int, eps: float, variant: str
+) -> tuple[float, np.ndarray]:
     """max over offsets and subsets of |log P(S | base) − log P(S | base + offset)|."""
     laws = output_laws(np.vstack([base, base + offsets]), k, eps, variant)
     with np.errstate(divide="ignore"):
@@ -120,9 +123,17 @@ def worst_log_ratio(base: np.ndarray, offsets: np.ndarray, k: int, eps: float,
     return float(ratio[i]), base + offsets[i]
 
 
-def adversarial_search(d: int, k: int, eps: float, variant: str, *, seed: int = 0,
-                       starts: int = 30, steps: int = 60,
-                       scales=(1.0, 3.0, 10.0, 30.0, 100.0)) -> tuple[float, np.ndarray, np.ndarray]:
+def adversarial_search(
+    d: int,
+    k: int,
+    eps: float,
+    variant: str,
+    *,
+    seed: int = 0,
+    starts: int = 30,
+    steps: int = 60,
+    scales=(1.0, 3.0, 10.0, 30.0, 100.0),
+) -> tuple[float, np.ndarray, np.ndarray]:
     """Worst |log-ratio| over neighbouring score vectors (every score moves by at most 1).
 
     Random starts (uniform scores at several spreads) against every corner of the

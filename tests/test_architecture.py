@@ -25,17 +25,32 @@ def test_import_contracts_hold(capsys):
     assert code == 0, "import-linter: a layer contract is broken\n" + report
 
 
-HEAVY = ("numpy", "pandas", "scipy", "numba", "jinja2", "matplotlib", "sklearn", "dask", "statsmodels",
-         "opendp", "pyarrow", "patsy")
+HEAVY = (
+    "numpy",
+    "pandas",
+    "scipy",
+    "numba",
+    "jinja2",
+    "matplotlib",
+    "sklearn",
+    "dask",
+    "statsmodels",
+    "opendp",
+    "pyarrow",
+    "patsy",
+)
 
 
 def test_import_dpstats_loads_no_heavy_module():
-    code = ("import sys, json, dpstats\n"
-            f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
-            "print(json.dumps({'heavy': heavy, 'report': callable(dpstats.report),\n"
-            "                  'version': dpstats.__version__}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=ROOT).stdout
+    code = (
+        "import sys, json, dpstats\n"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "print(json.dumps({'heavy': heavy, 'report': callable(dpstats.report),\n"
+        "                  'version': dpstats.__version__}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
     seen = json.loads(out.strip().splitlines()[-1])
     assert seen["heavy"] == [], f"import dpstats loaded {seen['heavy']}: make them lazy"
     assert seen["report"] and seen["version"]

@@ -19,8 +19,7 @@ from scipy.stats import binomtest, norm
 
 from dpstats import audit as A
 from dpstats.errors import PrivacyParameterError
-from dpstats.privacy.calibration import (analytic_gaussian_sigma, classic_gaussian_sigma,
-                                         gaussian_delta)
+from dpstats.privacy.calibration import analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta
 
 
 # ----------------------------------------------------------------------------- Clopper–Pearson
@@ -117,7 +116,7 @@ def test_gaussian_delta_matches_privacy_loss_integral():
     eps, sigma, sens = 0.7, 1.3, 1.0
 
     def integrand(x):
-        loss = (sens ** 2 / 2 - x * sens) / sigma ** 2   # log p0(x)/p1(x)
+        loss = (sens**2 / 2 - x * sens) / sigma**2  # log p0(x)/p1(x)
         return norm.pdf(x, 0, sigma) * max(0.0, 1 - math.exp(eps - loss))
 
     numeric = integrate.quad(integrand, -40, 40, points=[0.0], limit=200)[0]
@@ -143,8 +142,7 @@ def test_family_exact_eps_within_claim_on_random_pairs(selector):
 @pytest.mark.parametrize("selector", ["peeling", "oneshot_gumbel", "joint"])
 def test_family_audit_on_exact_worst_pair(selector):
     s1, s2, exact = A.worst_topk_pair(selector, 4, 2, 1.0, n_pairs=40, random_state=7)
-    res = A.audit(A.topk_case(1.0, k=2, selector=selector, pair=(s1, s2)), n_runs=4_000,
-                  random_state=1)
+    res = A.audit(A.topk_case(1.0, k=2, selector=selector, pair=(s1, s2)), n_runs=4_000, random_state=1)
     # eps_lb is a 95% lower bound on the pair's exact eps; allow 0.02 for integration error
     assert res.passed and res.eps_lb <= exact + 0.02, (res, exact)
 
@@ -163,8 +161,8 @@ def test_shift_pair_and_sis_frames_have_the_intended_scores():
     s1, s2 = A.shift_pair(4, 2)
     assert np.max(np.abs(s1 - s2)) == 1.0
     d1, d2 = A.sis_frames(np.array([3.0, 3, 1, 2, 4]), np.array([3.0, 4, 2, 1, 4]))
-    assert len(d1) == len(d2) and (d1.iloc[:-1] == d2.iloc[:-1]).all().all()   # one row replaced
-    assert d1.abs().max().max() <= 1 and d2.abs().max().max() <= 1            # inside the bounds
+    assert len(d1) == len(d2) and (d1.iloc[:-1] == d2.iloc[:-1]).all().all()  # one row replaced
+    assert d1.abs().max().max() <= 1 and d2.abs().max().max() <= 1  # inside the bounds
     assert np.allclose(np.abs(d1.iloc[:, 1:].sum()), 2 * np.array([3.0, 3, 1, 2, 4]))
     assert np.allclose(np.abs(d2.iloc[:, 1:].sum()), 2 * np.array([3.0, 4, 2, 1, 4]))
 
@@ -195,7 +193,7 @@ def test_two_stage_vote_selection_audit(topk):
     # the exact eps of the vote-count pair must be within the claim (FAILS for canonical_lipschitz at
     # the time of writing: the selector's defect), and the empirical audit must agree
     case = A.two_stage_case(1.0, topk=topk)
-    assert np.max(np.abs(case.d1 - case.d2)) == 1.0        # one block's vote moves every count by <= 1
+    assert np.max(np.abs(case.d1 - case.d2)) == 1.0  # one block's vote moves every count by <= 1
     assert case.exact_eps <= 1.0 + 1e-6, f"{topk}: exact eps {case.exact_eps:.3f} on the vote pair"
     res = A.audit(case, n_runs=4_000, random_state=5)
     assert res.passed and res.eps_lb <= case.exact_eps + 0.02, res
@@ -230,6 +228,7 @@ def test_vertical_coefficient_sensitivity_and_audit():
     # pair (offset ±10, y flipped) reaches > 0.9 of it, and the Gaussian release calibrated from it
     # is consistent with (1, 1e-6) and has power at 10^5 runs (eps_lb ≈ 0.31; the milder pair ≈ 0.07)
     from dpstats.methods import vertical as vm
+
     for lam in (0.1, 1.0, 5.0):
         (X1, y1), (X2, y2), R = A.vertical_frames()
         (W1, z1, o1), (W2, z2, o2), _ = A.vertical_worst_frames()
@@ -241,6 +240,6 @@ def test_vertical_coefficient_sensitivity_and_audit():
         w1 = vm.fit_block(W1, z1, o1, np.zeros(2), *args)
         w2 = vm.fit_block(W2, z2, o2, np.zeros(2), *args)
         assert np.linalg.norm(w1 - w2) <= bound
-    assert np.linalg.norm(w1 - w2) > 0.9 * bound          # lam = 5: the bound is nearly attained
+    assert np.linalg.norm(w1 - w2) > 0.9 * bound  # lam = 5: the bound is nearly attained
     res = A.audit(A.vertical_coefficient_case(1.0), n_runs=100_000, random_state=9)
     assert res.passed and res.eps_lb > 0.2, res

@@ -23,7 +23,6 @@ import pytest
 from dpstats import audit as A
 
 
-
 def test_paper_variant_sensitivity_can_exceed_its_claim():
     # five coupled bootstrap draws (same subsets on both neighbours), front-door defaults λ=1, k=20, K=10
     paper = A.felp_sensitivity_check("paper", lam=1.0, n_estimators=20, draws=5, pair="overreach")
@@ -35,7 +34,7 @@ def test_paper_variant_sensitivity_can_exceed_its_claim():
     # the margin bound the paper assumes holds on this data: coordinates in [0, 1/√d]
     (U1, _), (U2, _) = A.felp_overreach_frames()
     assert U1.min() >= 0 and U1.max() <= 1 / np.sqrt(U1.shape[1]) + 1e-12
-    assert np.count_nonzero(np.any(U1 != U2, axis=1)) == 1          # a replace-one neighbour
+    assert np.count_nonzero(np.any(U1 != U2, axis=1)) == 1  # a replace-one neighbour
     # the strict variant on the same pair and draws stays within 2C/k
     strict = A.felp_sensitivity_check("strict", lam=1.0, n_estimators=20, draws=5, pair="overreach")
     assert strict["ratio"] <= 1.0, strict

@@ -16,13 +16,16 @@ from dpstats import audit as A
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("case,low", [
-    (lambda: A.laplace_case(1.0), 0.93),                       # resolution ±0.05 at 10^5 runs
-    (lambda: A.laplace_case(0.3, sensitivity=2.0), 0.25),
-    (lambda: A.gaussian_case(1.0, 1e-5), 0.3),
-    (lambda: A.gaussian_case(2.0, 1e-5), 1.0),
-    (lambda: A.gaussian_case(0.9, 1e-5, calibration="classic"), 0.15),
-])
+@pytest.mark.parametrize(
+    "case,low",
+    [
+        (lambda: A.laplace_case(1.0), 0.93),  # resolution ±0.05 at 10^5 runs
+        (lambda: A.laplace_case(0.3, sensitivity=2.0), 0.25),
+        (lambda: A.gaussian_case(1.0, 1e-5), 0.3),
+        (lambda: A.gaussian_case(2.0, 1e-5), 1.0),
+        (lambda: A.gaussian_case(0.9, 1e-5, calibration="classic"), 0.15),
+    ],
+)
 def test_noise_mechanisms_at_1e5_runs(case, low):
     # claim holds (eps_lb <= eps, delta_lb <= delta) and the audit has power (eps_lb > low)
     res = A.audit(case(), n_runs=100_000, random_state=10)
@@ -42,9 +45,8 @@ def test_broken_gaussian_caught_at_1e5_runs():
 @pytest.mark.parametrize("selector", ["peeling", "oneshot_gumbel", "joint"])
 def test_topk_family_on_exact_worst_pair_at_5e4_runs(selector):
     s1, s2, exact = A.worst_topk_pair(selector, 5, 2, 1.0, n_pairs=60, random_state=0)
-    n_runs = 25_000 if selector == "joint" else 50_000   # the joint sampler is ~3x slower
-    res = A.audit(A.topk_case(1.0, k=2, selector=selector, pair=(s1, s2)), n_runs=n_runs,
-                  random_state=13)
+    n_runs = 25_000 if selector == "joint" else 50_000  # the joint sampler is ~3x slower
+    res = A.audit(A.topk_case(1.0, k=2, selector=selector, pair=(s1, s2)), n_runs=n_runs, random_state=13)
     # a valid lower bound on the pair's exact eps (0.02 allowed for quadrature error)
     assert res.passed and res.eps_lb <= exact + 0.02, (res, exact)
     assert res.eps_lb > 0.6 * exact, (res, exact)
@@ -54,7 +56,7 @@ def test_canonical_lipschitz_on_exact_worst_pair_at_5e4_runs():
     # FAILS at the time of writing: eps_lb ≈ 1.4 > claimed 1 (exact pair eps ≈ 1.58).
     s1, s2, exact = A.worst_topk_pair("canonical_lipschitz", 5, 3, 1.0, n_pairs=60, random_state=0)
     res = A.audit(A.topk_case(1.0, k=3, pair=(s1, s2)), n_runs=50_000, random_state=14)
-    assert res.eps_lb <= exact + 0.02, (res, exact)   # the auditor is sound
+    assert res.eps_lb <= exact + 0.02, (res, exact)  # the auditor is sound
     assert res.passed, f"canonical Lipschitz refuted: {res}"
 
 
@@ -70,8 +72,7 @@ def test_dp_sis_plain_on_worst_frames_at_25e3_runs(topk):
 def test_dp_sis_front_door_end_to_end():
     # 1 500 calls of dp_sis per neighbouring frame; FAILS at the time of writing (canonical Lipschitz)
     s1, s2, _ = A.worst_topk_pair("canonical_lipschitz", 5, 3, 1.0, n_pairs=60, random_state=0)
-    res = A.audit(A.sis_case(1.0, pair=(s1, s2), k=3, front_door=True), n_runs=1_500,
-                  random_state=16)
+    res = A.audit(A.sis_case(1.0, pair=(s1, s2), k=3, front_door=True), n_runs=1_500, random_state=16)
     assert res.passed, res
 
 

@@ -37,6 +37,7 @@ def _gaussian_frame(n: int, p: int, seed: int = 0, signal: int = 3) -> pd.DataFr
 
 def _mixture_frame(n: int = 10_000, seed: int = 1) -> pd.DataFrame:
     from dpstats.simulate.gmm import simulate_gmm
+
     return simulate_gmm(n, d=3, k=2, random_state=seed)[0]
 
 
@@ -49,23 +50,53 @@ def _binary_frame(n: int = 400, p: int = 6, seed: int = 2, labels=(0.0, 1.0)) ->
 # A valid call per front door: (args, kwargs) given a data frame; eps/delta are what is charged.
 CALLS = {
     "dp_sis": lambda df: (("y ~ .", df), dict(eps=0.7, k=2, bounds=(-1, 1), random_state=0, oc_trials=0)),
-    "dp_two_stage": lambda df: (("y ~ .", df), dict(eps=0.7, k=2, bounds=(-1, 1), random_state=0,
-                                                    oc_trials=0)),
-    "dp_knockoff": lambda df: (("y ~ .", df), dict(eps=0.7, delta=1e-3, bounds=1.0, sigma=0.3,
-                                                   beta_norm=1.0, c_min=5.0, lambda_min=0.5,
-                                                   random_state=0, oc_trials=0)),
-    "dp_gmm": lambda df: (("~ .", df), dict(k=2, eps=0.7, delta=1e-6, bounds=(-12, 12), random_state=0,
-                                            oc_trials=0)),
-    "dp_felp": lambda df: (("y ~ .", df), dict(eps=0.7, bounds=(-1, 1), n_estimators=5, oc_trials=0,
-                                               random_state=0)),
-    "vertical_glm": lambda df: (("y ~ .", df), dict(parties=[["x1", "x2"], ["x3", "x4", "x5", "x6"]],
-                                                    family="binomial", penalty="ridge", lam=0.1,
-                                                    eps=0.7, delta=1e-6, bounds=(-1, 1), rounds=3,
-                                                    random_state=0)),
+    "dp_two_stage": lambda df: (
+        ("y ~ .", df),
+        dict(eps=0.7, k=2, bounds=(-1, 1), random_state=0, oc_trials=0),
+    ),
+    "dp_knockoff": lambda df: (
+        ("y ~ .", df),
+        dict(
+            eps=0.7,
+            delta=1e-3,
+            bounds=1.0,
+            sigma=0.3,
+            beta_norm=1.0,
+            c_min=5.0,
+            lambda_min=0.5,
+            random_state=0,
+            oc_trials=0,
+        ),
+    ),
+    "dp_gmm": lambda df: (
+        ("~ .", df),
+        dict(k=2, eps=0.7, delta=1e-6, bounds=(-12, 12), random_state=0, oc_trials=0),
+    ),
+    "dp_felp": lambda df: (
+        ("y ~ .", df),
+        dict(eps=0.7, bounds=(-1, 1), n_estimators=5, oc_trials=0, random_state=0),
+    ),
+    "vertical_glm": lambda df: (
+        ("y ~ .", df),
+        dict(
+            parties=[["x1", "x2"], ["x3", "x4", "x5", "x6"]],
+            family="binomial",
+            penalty="ridge",
+            lam=0.1,
+            eps=0.7,
+            delta=1e-6,
+            bounds=(-1, 1),
+            rounds=3,
+            random_state=0,
+        ),
+    ),
 }
-DATA = {"dp_gmm": lambda: _mixture_frame(), "vertical_glm": lambda: _binary_frame(),
-        "dp_felp": lambda: _binary_frame(200, 8, labels=("no", "yes")),
-        "dp_knockoff": lambda: _gaussian_frame(3000, 20)}
+DATA = {
+    "dp_gmm": lambda: _mixture_frame(),
+    "vertical_glm": lambda: _binary_frame(),
+    "dp_felp": lambda: _binary_frame(200, 8, labels=("no", "yes")),
+    "dp_knockoff": lambda: _gaussian_frame(3000, 20),
+}
 
 
 def _data(name: str) -> pd.DataFrame:
@@ -103,7 +134,7 @@ class RecordingFrame(pd.DataFrame):
 
     @property
     def _constructor(self):
-        return pd.DataFrame        # derived frames are plain: only direct accesses are logged
+        return pd.DataFrame  # derived frames are plain: only direct accesses are logged
 
     def _log(self, what: str) -> None:
         log = self.__dict__.get("_access_log")
@@ -146,7 +177,7 @@ def test_exhausted_accountant_refuses_before_any_data_access(name):
     before = (acc.spent_eps, acc.spent_delta, len(acc.charges))
     frame = recording(df)
     with pytest.raises(BudgetExceededError):
-        _call(name, frame, acc)            # needs eps = 0.7 > 0.5 left
+        _call(name, frame, acc)  # needs eps = 0.7 > 0.5 left
     assert frame._access_log == [], f"{name} touched the data before refusing: {frame._access_log[:8]}"
     assert (acc.spent_eps, acc.spent_delta, len(acc.charges)) == before
     # control: the probe does see access when the call goes ahead
@@ -174,9 +205,9 @@ def test_sequential_calls_stop_at_the_budget():
     acc = Accountant(eps=2.0)
     df = _data("dp_sis")
     for _ in range(2):
-        _call("dp_sis", df, acc)             # 0.7 each -> 1.4
+        _call("dp_sis", df, acc)  # 0.7 each -> 1.4
     with pytest.raises(BudgetExceededError, match="Nothing was spent"):
-        _call("dp_sis", df, acc)             # 2.1 > 2.0
+        _call("dp_sis", df, acc)  # 2.1 > 2.0
     assert acc.spent_eps == pytest.approx(1.4) and len(acc.charges) == 2
 
 
@@ -184,9 +215,12 @@ def test_nan_or_negative_spends_are_refused():
     # a NaN entry used to poison spent_eps (every later check compared NaN and passed) and a
     # negative entry refunded budget; both must be refused without spending
     acc = Accountant(eps=1.0)
-    for entries in ([LedgerEntry("a", "Laplace", math.nan)], [LedgerEntry("a", "Laplace", -0.5)],
-                    [LedgerEntry("a", "Laplace", 0.9), LedgerEntry("b", "Laplace", -0.5)],
-                    [LedgerEntry("a", "Gaussian", 0.1, math.nan)]):
+    for entries in (
+        [LedgerEntry("a", "Laplace", math.nan)],
+        [LedgerEntry("a", "Laplace", -0.5)],
+        [LedgerEntry("a", "Laplace", 0.9), LedgerEntry("b", "Laplace", -0.5)],
+        [LedgerEntry("a", "Gaussian", 0.1, math.nan)],
+    ):
         with pytest.raises(PrivacyParameterError):
             acc.spend(entries)
     with pytest.raises(PrivacyParameterError):

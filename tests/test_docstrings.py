@@ -13,8 +13,11 @@ import dpstats
 from dpstats.errors import NonPrivateWarning
 
 SKIP = {"dpstats.cli"}  # argparse entry point; covered by tests/test_cli.py
-MODULES = sorted(m.name for m in pkgutil.walk_packages(dpstats.__path__, "dpstats.")
-                 if m.name not in SKIP and not m.name.startswith("dpstats.demos"))
+MODULES = sorted(
+    m.name
+    for m in pkgutil.walk_packages(dpstats.__path__, "dpstats.")
+    if m.name not in SKIP and not m.name.startswith("dpstats.demos")
+)
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -22,6 +25,7 @@ def test_docstring_examples_run(name):
     module = importlib.import_module(name)  # every dependency is declared: no skip
     with warnings.catch_warnings():
         warnings.simplefilter("error", NonPrivateWarning)  # an example with a data-dependent step shows it
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-                                 verbose=False)
+        result = doctest.testmod(
+            module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+        )
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"

@@ -55,12 +55,16 @@ def _same_stats(a, b) -> None:
         np.testing.assert_allclose(getattr(b.cross, name), getattr(a.cross, name), rtol=RTOL, atol=1e-9)
     np.testing.assert_allclose(b.cross.xtx, a.cross.xtx, rtol=RTOL, atol=1e-9)
     assert (b.n, b.n_dropped) == (a.n, a.n_dropped)
-    assert np.isclose(b.cross.yty, a.cross.yty, rtol=RTOL) and np.isclose(b.cross.y_sum, a.cross.y_sum, rtol=RTOL)
+    assert np.isclose(b.cross.yty, a.cross.yty, rtol=RTOL) and np.isclose(
+        b.cross.y_sum, a.cross.y_sum, rtol=RTOL
+    )
 
 
 def _sources(df, root, name, **kw):
-    out = {"parquet": engines.stream(root / f"{name}.parquet", chunk_rows=450, **kw),
-           "dask": engines.on_dask(df, npartitions=5, **kw)}
+    out = {
+        "parquet": engines.stream(root / f"{name}.parquet", chunk_rows=450, **kw),
+        "dask": engines.on_dask(df, npartitions=5, **kw),
+    }
     if (root / f"{name}.csv").exists():
         out["csv"] = engines.stream(root / f"{name}.csv", chunk_rows=450, **kw)
     return out
@@ -106,7 +110,9 @@ def test_first_pass_levels_are_a_named_data_dependent_step(mixed):
     ref_mf, ref = engines.sufficient_statistics("y ~ x1 + g + t", df)
     for src in _sources(df, root, "m").values():  # parquet, csv and dask, levels undeclared
         mf, st = engines.sufficient_statistics("y ~ x1 + g + t", src)
-        assert mf.names == ref_mf.names == ["x1", "glo", "gmid", "gtop", "tTRUE"]  # sorted as model_frame sorts
+        assert (
+            mf.names == ref_mf.names == ["x1", "glo", "gmid", "gtop", "tTRUE"]
+        )  # sorted as model_frame sorts
         assert any("first pass" in step and "'g'" in step for step, _ in mf.engine_steps)
         _same_stats(ref, st)
     src = engines.stream(root / "m.parquet", chunk_rows=450)
@@ -174,7 +180,9 @@ def test_chunk_with_other_schema_is_a_clear_error(tmp_path):
         engines.sufficient_statistics("y ~ .", engines.stream(folder))
     changed = df.iloc[200:].assign(x2=df.x2.iloc[200:].astype(str))
     changed.to_parquet(folder / "b.parquet")
-    with pytest.raises(DataError, match="column 'x2' of type (large_)?string where the first chunk had double"):
+    with pytest.raises(
+        DataError, match="column 'x2' of type (large_)?string where the first chunk had double"
+    ):
         engines.sufficient_statistics("y ~ .", engines.stream(folder))
     bad = dp.datasets.fan_lv(n=3000, d=8, random_state=0).astype({"x1": object})
     bad.loc[2900, "x1"] = "n/a?"  # far beyond the first CSV block, whose types are inferred
@@ -196,11 +204,13 @@ def test_dask_partition_with_other_schema_is_a_clear_error():
 
 def test_dask_on_a_distributed_cluster_equals_in_memory(numeric):
     import distributed
+
     df, _ = numeric
     ref = dp.dp_sis("y ~ .", data=df, **SIS)
     _, ref_st = engines.sufficient_statistics("y ~ . - x5", df)
-    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
-                            dashboard_address=None) as client:
+    with distributed.Client(
+        processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None
+    ) as client:
         src = engines.on_dask(df, client=client, progress=True)
         assert src.frame.npartitions == 4
         fit = dp.dp_sis("y ~ .", data=src, **SIS)
@@ -232,8 +242,9 @@ def test_one_sided_formula_and_boxes(numeric):
         return resolve_box((-3, 3), mf.names), None
 
     _, ref = engines.sufficient_statistics("~ x1 + x2 + x3", df, boxes=boxes, one_sided=True)
-    mf, st = engines.sufficient_statistics("~ x1 + x2 + x3", engines.stream(root / "d.csv", chunk_rows=256),
-                                           boxes=boxes, one_sided=True)
+    mf, st = engines.sufficient_statistics(
+        "~ x1 + x2 + x3", engines.stream(root / "d.csv", chunk_rows=256), boxes=boxes, one_sided=True
+    )
     assert mf.response is None and mf.names == ["x1", "x2", "x3"]
     _same_stats(ref, st)
     assert st.cross.n_clipped == ref.cross.n_clipped > 0
@@ -252,8 +263,16 @@ def test_chunked_frame_has_no_rows_and_constant_columns_are_found(tmp_path):
     with pytest.raises(DataError, match="keeps only sufficient statistics"):
         mf.X  # noqa: B018
     with pytest.raises(DataError, match="custom|pandas DataFrame"):
-        dp.dp_sis("y ~ . - c", data=src, eps=1.0, k=2, bounds=(-9, 9), oc_trials=0,
-                  score=lambda X, y: np.abs(X.T @ y), score_sensitivity=2.0)
+        dp.dp_sis(
+            "y ~ . - c",
+            data=src,
+            eps=1.0,
+            k=2,
+            bounds=(-9, 9),
+            oc_trials=0,
+            score=lambda X, y: np.abs(X.T @ y),
+            score_sensitivity=2.0,
+        )
 
 
 def test_bad_inputs_give_errors_that_say_what_to_do(numeric, tmp_path):
@@ -304,6 +323,7 @@ def test_regression_design_with_intercept_and_pca_gram(mixed):
 
 def test_dask_array_with_column_names(numeric):
     import dask.array as da
+
     df, _ = numeric
     arr = da.from_array(df.to_numpy(), chunks=(700, df.shape[1]))
     _, ref = engines.sufficient_statistics("y ~ .", df)

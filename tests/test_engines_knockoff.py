@@ -30,9 +30,11 @@ def data(tmp_path_factory):
 
 
 def _sources(df, root):
-    return {"parquet": engines.stream(root / "k.parquet", chunk_rows=1500),
-            "csv": engines.stream(root / "k.csv", chunk_rows=1500),
-            "dask": engines.on_dask(df, npartitions=3)}
+    return {
+        "parquet": engines.stream(root / "k.parquet", chunk_rows=1500),
+        "csv": engines.stream(root / "k.csv", chunk_rows=1500),
+        "dask": engines.on_dask(df, npartitions=3),
+    }
 
 
 def _same_fit(ref, fit, label):
@@ -48,8 +50,19 @@ def _same_fit(ref, fit, label):
 @pytest.mark.parametrize("method", ["II", "I"])
 def test_dp_knockoff_identical_across_engines(data, method):
     df, root = data
-    kw = dict(eps=5.0, delta=1e-6, fdr=0.2, method=method, bounds=8.0, sigma=1.5, beta_norm=4.0,
-              c_min=80.0, lambda_min=0.5, random_state=5, oc_trials=0)
+    kw = dict(
+        eps=5.0,
+        delta=1e-6,
+        fdr=0.2,
+        method=method,
+        bounds=8.0,
+        sigma=1.5,
+        beta_norm=4.0,
+        c_min=80.0,
+        lambda_min=0.5,
+        random_state=5,
+        oc_trials=0,
+    )
     ref = dp.dp_knockoff("y ~ .", data=df, **kw)
     assert method == "I" or len(ref.selected) >= 3  # a selection to compare, not an empty one
     for label, src in _sources(df, root).items():
@@ -68,8 +81,9 @@ def test_dp_knockoff_data_dependent_bound_and_nonprivate_reference(data):
     with pytest.warns(NonPrivateWarning):
         ref = dp.dp_knockoff("y ~ .", data=df, eps=1.0, delta=1e-6, random_state=3, oc_trials=0)
     with pytest.warns(NonPrivateWarning):
-        fit = dp.dp_knockoff("y ~ .", data=engines.stream(root / "k.parquet"), eps=1.0, delta=1e-6,
-                             random_state=3, oc_trials=0)
+        fit = dp.dp_knockoff(
+            "y ~ .", data=engines.stream(root / "k.parquet"), eps=1.0, delta=1e-6, random_state=3, oc_trials=0
+        )
     _same_fit(ref, fit, "private, data-dependent calibration")
     assert fit.privacy.data_dependent_steps == ref.privacy.data_dependent_steps
 
@@ -78,8 +92,16 @@ def test_materialised_knockoffs_refused_before_spending(data):
     df, root = data
     budget = dp.Accountant(eps=5.0, delta=1e-3)
     with pytest.raises(PrivacyParameterError, match="shortcut"):
-        dp.dp_knockoff("y ~ .", data=engines.stream(root / "k.parquet"), eps=1.0, delta=1e-6,
-                       bounds=8.0, knockoffs="materialise", accountant=budget, oc_trials=0)
+        dp.dp_knockoff(
+            "y ~ .",
+            data=engines.stream(root / "k.parquet"),
+            eps=1.0,
+            delta=1e-6,
+            bounds=8.0,
+            knockoffs="materialise",
+            accountant=budget,
+            oc_trials=0,
+        )
     assert budget.spent_eps == 0
 
 

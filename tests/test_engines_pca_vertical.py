@@ -34,9 +34,11 @@ def gmm_data(tmp_path_factory):
 
 
 def _sources(df, root, name):
-    return {"parquet": engines.stream(root / f"{name}.parquet", chunk_rows=1100),
-            "csv": engines.stream(root / f"{name}.csv", chunk_rows=1100),
-            "dask": engines.on_dask(df, npartitions=3)}
+    return {
+        "parquet": engines.stream(root / f"{name}.parquet", chunk_rows=1100),
+        "csv": engines.stream(root / f"{name}.csv", chunk_rows=1100),
+        "dask": engines.on_dask(df, npartitions=3),
+    }
 
 
 def _in_memory_step(df, lo, hi, C, k, eps, delta, seed):
@@ -56,9 +58,13 @@ def test_dp_pca_equals_in_memory_step_on_every_engine(gmm_data, radius):
     ref = _in_memory_step(df, lo, hi, C, k, 1.0, 1e-6, 7)
     if radius is not None:  # the ball really clips some rows, so the row bound is exercised
         assert (np.linalg.norm(np.clip(df.to_numpy(), lo, hi), axis=1) > radius).sum() > 50
-    fits = {"memory": dp_pca("~ .", df, k=k, eps=1.0, delta=1e-6, bounds=(lo, hi), radius=radius, random_state=7)}
+    fits = {
+        "memory": dp_pca("~ .", df, k=k, eps=1.0, delta=1e-6, bounds=(lo, hi), radius=radius, random_state=7)
+    }
     for label, src in _sources(df, root, "g").items():
-        fits[label] = dp_pca("~ .", src, k=k, eps=1.0, delta=1e-6, bounds=(lo, hi), radius=radius, random_state=7)
+        fits[label] = dp_pca(
+            "~ .", src, k=k, eps=1.0, delta=1e-6, bounds=(lo, hi), radius=radius, random_state=7
+        )
     for label, fit in fits.items():
         np.testing.assert_allclose(fit.basis, ref.basis, rtol=RTOL, atol=1e-10, err_msg=label)
         np.testing.assert_allclose(fit.eigenvalues, ref.eigenvalues, rtol=RTOL, err_msg=label)
@@ -78,8 +84,16 @@ def test_dp_pca_validates_before_spending_and_names_data_dependence(gmm_data):
     with pytest.raises(PrivacyParameterError, match="delta > 0"):
         dp_pca("~ .", src, k=2, eps=1.0, delta=0, bounds=(-12, 12), accountant=acc)
     with pytest.raises(PrivacyParameterError, match="same positive width"):
-        dp_pca("~ .", src, k=2, eps=1.0, delta=1e-6, bounds={"x1": (0, 1), "x2": (0, 2)}, radius=1.0,
-               accountant=acc)
+        dp_pca(
+            "~ .",
+            src,
+            k=2,
+            eps=1.0,
+            delta=1e-6,
+            bounds={"x1": (0, 1), "x2": (0, 2)},
+            radius=1.0,
+            accountant=acc,
+        )
     assert acc.spent_eps == 0.0
     dp_pca("~ .", src, k=2, eps=1.5, delta=1e-6, bounds=(-12, 12), accountant=acc, random_state=1)
     assert acc.spent_eps == pytest.approx(1.5)
@@ -129,16 +143,20 @@ def test_gaussian_vertical_glm_from_statistics_equals_row_based_fit(glm_data):
     df, root = glm_data
     ref = dp.vertical_glm("y ~ .", df, parties=PARTIES)
     assert ref.converged and ref.iterations > 3  # a real multi-sweep descent, not one solve
-    srcs = {"parquet": engines.stream(root / "v.parquet", chunk_rows=900, levels={"g": ["a", "b", "c"]}),
-            "dask": engines.on_dask(df, npartitions=4, levels={"g": ["a", "b", "c"]})}
+    srcs = {
+        "parquet": engines.stream(root / "v.parquet", chunk_rows=900, levels={"g": ["a", "b", "c"]}),
+        "dask": engines.on_dask(df, npartitions=4, levels={"g": ["a", "b", "c"]}),
+    }
     for label, src in srcs.items():
         fit = dp.vertical_glm("y ~ .", src, parties=PARTIES)
         assert fit.terms == ref.terms and fit.n == ref.n, label
         assert fit.iterations == ref.iterations and fit.converged, label
-        np.testing.assert_allclose(fit.coefficients["estimate"], ref.coefficients["estimate"], rtol=1e-8,
-                                   atol=1e-12, err_msg=label)
-        np.testing.assert_allclose(fit.coefficients["std_error"], ref.coefficients["std_error"], rtol=1e-6,
-                                   err_msg=label)
+        np.testing.assert_allclose(
+            fit.coefficients["estimate"], ref.coefficients["estimate"], rtol=1e-8, atol=1e-12, err_msg=label
+        )
+        np.testing.assert_allclose(
+            fit.coefficients["std_error"], ref.coefficients["std_error"], rtol=1e-6, err_msg=label
+        )
         assert fit.dispersion == pytest.approx(ref.dispersion, rel=1e-8)
         assert fit.deviance == pytest.approx(ref.deviance, rel=1e-8)
         assert "SIMULATED FROM POOLED SUFFICIENT STATISTICS" in fit.privacy.notes[0]
@@ -148,7 +166,9 @@ def test_gaussian_vertical_glm_from_statistics_equals_row_based_fit(glm_data):
     for se in ("pooled", "conditional"):
         a = dp.vertical_glm("y ~ .", df, parties=PARTIES, se=se)
         b = dp.vertical_glm("y ~ .", srcs["parquet"], parties=PARTIES, se=se)
-        np.testing.assert_allclose(b.coefficients["std_error"], a.coefficients["std_error"], rtol=1e-6, err_msg=se)
+        np.testing.assert_allclose(
+            b.coefficients["std_error"], a.coefficients["std_error"], rtol=1e-6, err_msg=se
+        )
 
 
 def test_vertical_glm_stream_refused_for_other_families_penalties_and_dp(glm_data):
@@ -162,8 +182,18 @@ def test_vertical_glm_stream_refused_for_other_families_penalties_and_dp(glm_dat
         dp.vertical_glm("y ~ x1 + x3", src, parties=[["x1"], ["x3"]], penalty="ridge", lam=0.1)
     acc = Accountant(eps=5.0, delta=1e-3)
     with pytest.raises(DataError, match="only for family='gaussian' without penalty"):
-        dp.vertical_glm("y ~ x1 + x3", src, parties=[["x1"], ["x3"]], family="binomial", penalty="ridge",
-                        lam=0.1, eps=1.0, delta=1e-6, bounds=(-5, 5), accountant=acc)
+        dp.vertical_glm(
+            "y ~ x1 + x3",
+            src,
+            parties=[["x1"], ["x3"]],
+            family="binomial",
+            penalty="ridge",
+            lam=0.1,
+            eps=1.0,
+            delta=1e-6,
+            bounds=(-5, 5),
+            accountant=acc,
+        )
     assert acc.spent_eps == 0.0
     with pytest.raises(DataError, match="se='history'"):
         dp.vertical_glm("y ~ x1 + x3", src, parties=[["x1"], ["x3"]], se="history")

@@ -16,8 +16,14 @@ def _gen(rng):
 
 @pytest.fixture(scope="module")
 def results() -> pd.DataFrame:
-    return ev.compare_selectors(_gen, ["dp_sis", "dp_two_stage", "sis_nonprivate"],
-                                [1.0, 30.0, 1000.0], k=[5, 8], trials=30, random_state=7)
+    return ev.compare_selectors(
+        _gen,
+        ["dp_sis", "dp_two_stage", "sis_nonprivate"],
+        [1.0, 30.0, 1000.0],
+        k=[5, 8],
+        trials=30,
+        random_state=7,
+    )
 
 
 def test_tidy_shape_and_columns(results):
@@ -45,7 +51,7 @@ def test_difference_table_is_paired(results):
     a = results[(results.method == "dp_sis") & (results.k == 8) & (results.eps == 1000.0)]["accuracy"]
     b = results[(results.method == "dp_two_stage") & (results.k == 8) & (results.eps == 1000.0)]["accuracy"]
     assert row.difference == pytest.approx(a.mean() - b.mean())
-    assert row.z > 2      # DP-SIS beats two-stage at eps = 1000 on this model
+    assert row.z > 2  # DP-SIS beats two-stage at eps = 1000 on this model
 
 
 def test_fixed_data_truth_is_nonprivate_lasso():
@@ -55,15 +61,16 @@ def test_fixed_data_truth_is_nonprivate_lasso():
     ranking = ev.lasso_truth(X, y)
     assert set(ranking[:3]) == {3, 7, 11} and sorted(ranking) == list(range(30))
     df = pd.DataFrame(X, columns=[f"v{j}" for j in range(30)]).assign(y=y)
-    res = ev.compare_selectors(df, ["dp_sis:joint", "dp_two_stage:peeling"], [100.0], k=3,
-                               trials=5, random_state=1)
+    res = ev.compare_selectors(
+        df, ["dp_sis:joint", "dp_two_stage:peeling"], [100.0], k=3, trials=5, random_state=1
+    )
     assert set(res["method"]) == {"dp_sis:joint", "dp_two_stage:peeling"}
     assert res.loc[res.method == "dp_sis:joint", "accuracy"].mean() == 1.0
 
 
 def test_accuracy_definition():
-    assert ev.accuracy([1, 2, 3, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8], 5) == 0.6   # k < |support|
-    assert ev.accuracy([1, 2, 3], [1, 2], 3) == 1.0                             # k > |support|
+    assert ev.accuracy([1, 2, 3, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8], 5) == 0.6  # k < |support|
+    assert ev.accuracy([1, 2, 3], [1, 2], 3) == 1.0  # k > |support|
 
 
 def test_resolve_method_errors():
@@ -77,7 +84,7 @@ def test_resolve_method_errors():
 def test_comparison_report(results, tmp_path):
     path = ev.comparison_report(results, str(tmp_path / "cmp.html"), title="test comparison")
     html = open(path, encoding="utf-8").read()
-    assert html.count("<svg") == 3          # two accuracy curves (k = 5, 8) and one heatmap
+    assert html.count("<svg") == 3  # two accuracy curves (k = 5, 8) and one heatmap
     assert "Difference heatmap: dp_sis − dp_two_stage" in html
     assert "Mean accuracy (standard error)" in html
     # privacy first: the statement precedes the results, and says the comparison is not private
@@ -90,8 +97,12 @@ def test_comparison_report_renders_in_chromium(results, tmp_path, chromium):
     import subprocess
 
     path = ev.comparison_report(results, str(tmp_path / "cmp.html"))
-    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-                          f"file://{path}"], capture_output=True, text=True, timeout=120).stdout
+    dom = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", f"file://{path}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     assert dom.count("<svg") == 3 and "Difference heatmap" in dom
 
 

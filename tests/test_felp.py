@@ -72,7 +72,7 @@ def test_released_noise_through_the_front_door_has_gamma_norm():
 def test_neighbour_search_excludes_self_and_copies():
     U = np.array([[0.0], [0.0], [0.2], [1.0], [0.9]])
     y = np.array([0, 0, 0, 1, 1])
-    ids = np.array([7, 7, 8, 9, 10])            # rows 0 and 1 are copies of one original row
+    ids = np.array([7, 7, 8, 9, 10])  # rows 0 and 1 are copies of one original row
     hit, miss = m.nearest_hit_miss(U, y, np.ones(1), ids=ids, n_neighbors=1)
     assert hit[:, 0].tolist() == [2, 2, 0, 4, 3]
     assert miss[:, 0].tolist() == [4, 4, 4, 2, 2]
@@ -106,9 +106,9 @@ def test_solve_weights_meets_kkt_conditions():
     w = m.solve_weights(Z, lam)
     grad = -(Z.T @ (1 / (1 + np.exp(Z @ w)))) / len(Z) + 2 * lam * w
     assert np.all(w >= 0)
-    np.testing.assert_allclose(grad[w > 0], 0, atol=1e-6)      # stationarity on the support
-    assert np.all(grad[w == 0] >= -1e-6)                       # complementary slackness
-    assert lam * w @ w <= math.log(2) + 1e-12                  # so ‖w‖ <= default_clip_norm(λ)
+    np.testing.assert_allclose(grad[w > 0], 0, atol=1e-6)  # stationarity on the support
+    assert np.all(grad[w == 0] >= -1e-6)  # complementary slackness
+    assert lam * w @ w <= math.log(2) + 1e-12  # so ‖w‖ <= default_clip_norm(λ)
 
 
 def test_logo_converges_within_the_cap_on_wdbc():
@@ -124,8 +124,9 @@ def test_nonprivate_recovers_planted_features_binary_and_multiclass():
     for n_classes in (2, 3):
         df = planted(n=150, d=40, s=4, shift=2.0, n_classes=n_classes, random_state=10 + n_classes)
         with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'|data minima"):
-            fit = dp.dp_felp("class ~ .", df, eps=math.inf, select=4, n_estimators=5,
-                             random_state=1, oc_trials=0)
+            fit = dp.dp_felp(
+                "class ~ .", df, eps=math.inf, select=4, n_estimators=5, random_state=1, oc_trials=0
+            )
         assert set(fit.selected) == {"x1", "x2", "x3", "x4"}, (n_classes, fit.selected)
 
 
@@ -133,22 +134,31 @@ def test_strict_variant_average_moves_at_most_2c_over_k():
     """Replacing one row (same partition) moves the clipped average by <= 2C/k, with C binding."""
     U, y = _arrays(planted(n=60, d=8, s=2, shift=2.0, random_state=6))
     k, C = 4, 0.05
-    base = m.ensemble(U, y, 0.1, n_estimators=k, variant="strict", clip_norm=C,
-                      gen=np.random.default_rng(9))
+    base = m.ensemble(U, y, 0.1, n_estimators=k, variant="strict", clip_norm=C, gen=np.random.default_rng(9))
     assert base.n_clipped > 0 and np.all(np.linalg.norm(base.weights, axis=1) <= C * (1 + 1e-12))
     worst = 0.0
     for i in range(0, 60, 7):
         U2 = U.copy()
-        U2[i] = np.sqrt(1 / 8) * (1 - U[i] * np.sqrt(8))   # reflect the row inside the box
-        other = m.ensemble(U2, y, 0.1, n_estimators=k, variant="strict", clip_norm=C,
-                           gen=np.random.default_rng(9))
+        U2[i] = np.sqrt(1 / 8) * (1 - U[i] * np.sqrt(8))  # reflect the row inside the box
+        other = m.ensemble(
+            U2, y, 0.1, n_estimators=k, variant="strict", clip_norm=C, gen=np.random.default_rng(9)
+        )
         worst = max(worst, np.linalg.norm(other.w_mean - base.w_mean))
     assert 0 < worst <= m.strict_sensitivity(C, k) + 1e-12
 
 
 def test_default_clip_norm_never_binds(small):
-    fit = dp.dp_felp("class ~ .", small, eps=1.0, variant="strict", n_estimators=4, bounds=(-6, 6),
-                     random_state=2, oc_trials=0, diagnostics=True)
+    fit = dp.dp_felp(
+        "class ~ .",
+        small,
+        eps=1.0,
+        variant="strict",
+        n_estimators=4,
+        bounds=(-6, 6),
+        random_state=2,
+        oc_trials=0,
+        diagnostics=True,
+    )
     assert fit.diagnostics["learners_clipped_to_C"] == 0
     assert fit.clip_norm == pytest.approx(math.sqrt(math.log(2)))
     assert fit.sensitivity == pytest.approx(2 * fit.clip_norm / 4)
@@ -157,16 +167,34 @@ def test_default_clip_norm_never_binds(small):
 def test_statement_ledger_and_sensitivities(small):
     acc = Accountant(eps=3.0)
     with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
-        fit = dp.dp_felp("class ~ .", small, eps=1.0, lam=0.5, n_estimators=4, bounds=(-6, 6),
-                         random_state=0, accountant=acc, oc_trials=20)
+        fit = dp.dp_felp(
+            "class ~ .",
+            small,
+            eps=1.0,
+            lam=0.5,
+            n_estimators=4,
+            bounds=(-6, 6),
+            random_state=0,
+            accountant=acc,
+            oc_trials=20,
+        )
     assert total_eps(fit.privacy.ledger) == 1.0 and acc.spent_eps == 1.0
     assert fit.sensitivity == pytest.approx(2 / (80 * 0.5))
     assert fit.noise_scale == pytest.approx(fit.sensitivity / 1.0)
     assert any("function of row i alone" in a for a in fit.privacy.assumptions)
     assert any("bootstrap" in a for a in fit.privacy.assumptions)
     assert fit.privacy.covered and fit.privacy.seeded
-    strict_fit = dp.dp_felp("class ~ .", small, eps=1.0, variant="strict", n_estimators=4,
-                            bounds=(-6, 6), random_state=0, oc_trials=0, strict=True)
+    strict_fit = dp.dp_felp(
+        "class ~ .",
+        small,
+        eps=1.0,
+        variant="strict",
+        n_estimators=4,
+        bounds=(-6, 6),
+        random_state=0,
+        oc_trials=0,
+        strict=True,
+    )
     assert strict_fit.privacy.assumptions == []
     assert "2C/k" in strict_fit.privacy.sensitivities["average weight vector (ℓ2)"]
     assert fit.tidy().shape == (20, 4) and fit.tidy()["selected"].sum() == fit.select == 2
@@ -174,8 +202,10 @@ def test_statement_ledger_and_sensitivities(small):
 
 
 def test_data_dependent_steps_are_named_and_strict_refuses(small):
-    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING), \
-            pytest.warns(NonPrivateWarning, match="data minima"):
+    with (
+        pytest.warns(NonPrivateWarning, match=PAPER_WARNING),
+        pytest.warns(NonPrivateWarning, match="data minima"),
+    ):
         fit = dp.dp_felp("class ~ .", small, eps=1.0, n_estimators=2, random_state=0, oc_trials=0)
     assert not fit.privacy.covered
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
@@ -184,28 +214,42 @@ def test_data_dependent_steps_are_named_and_strict_refuses(small):
         dp.dp_felp("class ~ .", small, eps=1.0, lam="cv", bounds=(-6, 6), strict=True)
     with pytest.raises(PrivacyParameterError, match="inf"):
         dp.dp_felp("class ~ .", small, eps=math.inf, bounds=(-6, 6), strict=True)
-    with pytest.warns(NonPrivateWarning, match=PAPER_WARNING), \
-            pytest.warns(NonPrivateWarning, match="cross-validation"):
-        cv = dp.dp_felp("class ~ .", small, eps=1.0, lam="cv", lam_grid=(0.1, 1.0), n_estimators=2,
-                        bounds=(-6, 6), random_state=0, oc_trials=0)
+    with (
+        pytest.warns(NonPrivateWarning, match=PAPER_WARNING),
+        pytest.warns(NonPrivateWarning, match="cross-validation"),
+    ):
+        cv = dp.dp_felp(
+            "class ~ .",
+            small,
+            eps=1.0,
+            lam="cv",
+            lam_grid=(0.1, 1.0),
+            n_estimators=2,
+            bounds=(-6, 6),
+            random_state=0,
+            oc_trials=0,
+        )
     assert cv.lam_source == "cv" and cv.lam in (0.1, 1.0)
     assert any("cross-validation" in s for s in cv.privacy.data_dependent_steps)
 
 
 # ---------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"lam": 0.0}, PrivacyParameterError, "lam must be a positive"),
-    ({"lam": -1.0}, PrivacyParameterError, "lam must be a positive"),
-    ({"lam": "gcv"}, PrivacyParameterError, "lam must be"),
-    ({"variant": "loose"}, PrivacyParameterError, "variant"),
-    ({"eps": 0}, PrivacyParameterError, "eps"),
-    ({"neighbouring": "add_remove"}, PrivacyParameterError, "neighbouring"),
-    ({"clip_norm": 1.0}, PrivacyParameterError, "clip_norm"),
-    ({"sample_ratio": 0.0}, PrivacyParameterError, "sample_ratio"),
-    ({"n_estimators": 0}, PrivacyParameterError, "n_estimators"),
-    ({"select": 21}, DataError, "select"),
-    ({"variant": "strict", "n_estimators": 50}, DataError, "n_estimators"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"lam": 0.0}, PrivacyParameterError, "lam must be a positive"),
+        ({"lam": -1.0}, PrivacyParameterError, "lam must be a positive"),
+        ({"lam": "gcv"}, PrivacyParameterError, "lam must be"),
+        ({"variant": "loose"}, PrivacyParameterError, "variant"),
+        ({"eps": 0}, PrivacyParameterError, "eps"),
+        ({"neighbouring": "add_remove"}, PrivacyParameterError, "neighbouring"),
+        ({"clip_norm": 1.0}, PrivacyParameterError, "clip_norm"),
+        ({"sample_ratio": 0.0}, PrivacyParameterError, "sample_ratio"),
+        ({"n_estimators": 0}, PrivacyParameterError, "n_estimators"),
+        ({"select": 21}, DataError, "select"),
+        ({"variant": "strict", "n_estimators": 50}, DataError, "n_estimators"),
+    ],
+)
 def test_bad_arguments_spend_nothing(small, kwargs, error, match):
     acc = Accountant(eps=5.0)
     args = {"eps": 1.0, "bounds": (-6, 6), "accountant": acc} | kwargs
@@ -232,12 +276,13 @@ def test_bad_data_spends_nothing(small):
 
 def test_report_has_ranked_weights_plot(small, tmp_path):
     with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
-        fit = dp.dp_felp("class ~ .", small, eps=5.0, n_estimators=3, bounds=(-6, 6), random_state=0,
-                         oc_trials=10)
+        fit = dp.dp_felp(
+            "class ~ .", small, eps=5.0, n_estimators=3, bounds=(-6, 6), random_state=0, oc_trials=10
+        )
     html = open(fit.report(str(tmp_path / "felp.html")), encoding="utf-8").read()
     assert "Released weights ranked, with the selection cut" in html
     assert "privacy-statement" in html and "paper variant" in html
-    assert "strict" in html     # the method template points to the strict variant
+    assert "strict" in html  # the method template points to the strict variant
     assert "Selected the top 2 of 20" in str(fit)
     d = fit.to_dict()
     assert len(d["outputs"]["weights"]) == 20 and d["outputs"]["variant"] == "paper"
@@ -246,8 +291,9 @@ def test_report_has_ranked_weights_plot(small, tmp_path):
 def test_paper_variant_is_warned_and_refused_under_strict(small):
     """The audit (tests/test_audit_felp.py) refutes Lemma 1's 2/(nλ); a release must use 'strict'."""
     with pytest.warns(NonPrivateWarning, match="not a valid bound"):
-        fit = dp.dp_felp("class ~ .", small, eps=1.0, bounds=(-6, 6), n_estimators=2, random_state=0,
-                         oc_trials=0)
+        fit = dp.dp_felp(
+            "class ~ .", small, eps=1.0, bounds=(-6, 6), n_estimators=2, random_state=0, oc_trials=0
+        )
     assert any("refutes" in note for note in fit.privacy.notes)
     acc = dp.Accountant(eps=5)
     with pytest.raises(PrivacyParameterError, match="variant='strict'"):

@@ -35,11 +35,23 @@ def test_mlbench_frame_matches_r(mlbench, rpy2_robjects):
 def test_front_door_with_public_bounds_is_strictly_covered(mlbench):
     name, df, bounds = mlbench
     for variant in ("paper", "strict"):
-        refuted = (pytest.warns(NonPrivateWarning, match="variant='paper' uses FELP's Lemma 1")
-                   if variant == "paper" else contextlib.nullcontext())
+        refuted = (
+            pytest.warns(NonPrivateWarning, match="variant='paper' uses FELP's Lemma 1")
+            if variant == "paper"
+            else contextlib.nullcontext()
+        )
         with refuted:
-            fit = dp.dp_felp("Class ~ .", df, eps=1.0, bounds=bounds, variant=variant, n_estimators=5,
-                             random_state=0, strict=variant == "strict", oc_trials=0)
+            fit = dp.dp_felp(
+                "Class ~ .",
+                df,
+                eps=1.0,
+                bounds=bounds,
+                variant=variant,
+                n_estimators=5,
+                random_state=0,
+                strict=variant == "strict",
+                oc_trials=0,
+            )
         assert fit.privacy.covered and len(fit.selected) == max(1, round(0.1 * (df.shape[1] - 1)))
         assert (variant == "paper") == bool(fit.privacy.assumptions)
 
@@ -55,4 +67,4 @@ def test_paper_protocol_selected_features_beat_chance(mlbench):
     majority = np.bincount(y).max() / len(y)
     assert svm["non-private"] >= majority + 0.15, (name, svm.to_dict(), majority)
     assert svm["paper"] >= svm["non-private"] - 0.15, (name, svm.to_dict())
-    assert svm["all features"] >= svm["non-private"] - 0.02    # 10% of the features loses accuracy
+    assert svm["all features"] >= svm["non-private"] - 0.02  # 10% of the features loses accuracy

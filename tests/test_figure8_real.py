@@ -39,7 +39,7 @@ def test_classes_are_nested_and_rise_with_eps(summary):
     assert (summary["TOP"] <= summary["GREAT"]).all() and (summary["GREAT"] <= summary["GOOD"]).all()
     for label in ("TOP", "GREAT", "GOOD"):
         p = summary[label].to_numpy()
-        se = np.sqrt(np.maximum(p * (1 - p), 1 / TRIALS) / TRIALS)   # floor: a rate of 0 or 1 still has noise
+        se = np.sqrt(np.maximum(p * (1 - p), 1 / TRIALS) / TRIALS)  # floor: a rate of 0 or 1 still has noise
         for i in range(len(p) - 1):
             assert p[i + 1] >= p[i] - 2 * np.hypot(se[i], se[i + 1]), (label, EPS[i], p)
 

@@ -39,13 +39,13 @@ from scipy.stats import chi2_contingency
 from dpstats.audit.auditor import clopper_pearson
 from dpstats.privacy.randomness import NoiseSource
 
-N = 20_000          # outputs per input
-B = 1.0             # Laplace scale; sensitivity 1 between x0 and x1, so eps = 1
-X0, X1 = 0.0, 1.0   # neighbouring inputs
+N = 20_000  # outputs per input
+B = 1.0  # Laplace scale; sensitivity 1 between x0 and x1, so eps = 1
+X0, X1 = 0.0, 1.0  # neighbouring inputs
 EPS = 1.0 / B
-SEARCH = 3          # neighbouring k values tried by the oracle (±SEARCH)
-P_FLOOR = 1e-3      # chi-square p-value below which low bits are "input-dependent"
-ALPHA = 1e-3        # family-wise level of the Clopper–Pearson eps lower bound
+SEARCH = 3  # neighbouring k values tried by the oracle (±SEARCH)
+P_FLOOR = 1e-3  # chi-square p-value below which low bits are "input-dependent"
+ALPHA = 1e-3  # family-wise level of the Clopper–Pearson eps lower bound
 TWO53 = 2**53
 
 
@@ -119,8 +119,7 @@ def low_bits(y: np.ndarray, bits: int = 8) -> np.ndarray:
 
 def low_bit_pvalue(y0: np.ndarray, y1: np.ndarray) -> float:
     """Chi-square test that the last 8 mantissa bits have one distribution for x0 and x1."""
-    table = np.vstack([np.bincount(low_bits(y0), minlength=256),
-                       np.bincount(low_bits(y1), minlength=256)])
+    table = np.vstack([np.bincount(low_bits(y0), minlength=256), np.bincount(low_bits(y1), minlength=256)])
     table = table[:, table.sum(axis=0) > 0]
     return float(chi2_contingency(table)[1])
 

@@ -12,14 +12,16 @@ from dpstats.formula import model_frame
 def df():
     rng = np.random.default_rng(0)
     n = 12
-    return pd.DataFrame({
-        "y": rng.normal(size=n),
-        "x1": rng.normal(size=n),
-        "x2": rng.uniform(1, 2, size=n),
-        "g": pd.Categorical(list("abc") * 4),
-        "s": ["u", "v"] * 6,
-        "t": [True, False, False] * 4,
-    })
+    return pd.DataFrame(
+        {
+            "y": rng.normal(size=n),
+            "x1": rng.normal(size=n),
+            "x2": rng.uniform(1, 2, size=n),
+            "g": pd.Categorical(list("abc") * 4),
+            "s": ["u", "v"] * 6,
+            "t": [True, False, False] * 4,
+        }
+    )
 
 
 def test_dot_expands_in_column_order_with_treatment_dummies(df):

@@ -29,8 +29,12 @@ with TABLE.open(newline="") as fh:
 # every formula the issue names (on the data set with such names)
 ISSUE_FORMULAS = [
     ("iris", "Sepal.Length ~ Petal.Length * Species"),
-    ("named", "y ~ log(a.b + 5)"), ("named", "y ~ x1:a.b"), ("named", "y ~ I(a.b^2)"),
-    ("named", "y ~ f * a.b"), ("named", "y ~ `a b` + x1"), ("named", "y ~ . - `a b`"),
+    ("named", "y ~ log(a.b + 5)"),
+    ("named", "y ~ x1:a.b"),
+    ("named", "y ~ I(a.b^2)"),
+    ("named", "y ~ f * a.b"),
+    ("named", "y ~ `a b` + x1"),
+    ("named", "y ~ . - `a b`"),
     ("named", "y ~ `1000_at`"),
 ]
 
@@ -84,7 +88,15 @@ def test_the_table_has_at_least_80_formulas_and_every_formula_of_the_issue():
     assert len(set(CASES)) == len(CASES), "duplicate rows in r_formulas.tsv"
     missing = [c for c in ISSUE_FORMULAS if c not in CASES]
     assert not missing
-    assert {d for d, _ in CASES} >= {"iris", "mtcars", "ToothGrowth", "warpbreaks", "esoph", "airquality", "CO2"}
+    assert {d for d, _ in CASES} >= {
+        "iris",
+        "mtcars",
+        "ToothGrowth",
+        "warpbreaks",
+        "esoph",
+        "airquality",
+        "CO2",
+    }
 
 
 @pytest.mark.parametrize(("dataset", "formula"), CASES, ids=[f"{d}: {f}" for d, f in CASES])

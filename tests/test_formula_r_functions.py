@@ -28,19 +28,30 @@ def df():
     return frame
 
 
-DATA_DEPENDENT = [("scale(x1)", "scale(x1)"), ("poly(x1, 2)", "poly(x1, 2)"),
-                  ("splines::ns(x1, df = 3)", "ns(x1, df = 3)"), ("splines::bs(x1)", "bs(x1)"),
-                  ("splines::ns(x1, knots = 0)", "ns(x1, knots = 0)"), ("I(x1 - mean(x1))", "mean(x1)"),
-                  ("scale(x1, center = FALSE)", "scale(x1, center = FALSE)")]
-ROW_WISE = ["poly(x1, 2, raw = TRUE)", "splines::ns(x1, knots = 0, Boundary.knots = c(-4, 4))",
-            "splines::bs(x1, knots = c(-1, 1), Boundary.knots = c(-4, 4))", "scale(x1, center = 1, scale = 2)",
-            "splines::ns(x1, Boundary.knots = c(-4, 4))", "log(a.b, base = 2)", "C(f, contr.sum)"]
+DATA_DEPENDENT = [
+    ("scale(x1)", "scale(x1)"),
+    ("poly(x1, 2)", "poly(x1, 2)"),
+    ("splines::ns(x1, df = 3)", "ns(x1, df = 3)"),
+    ("splines::bs(x1)", "bs(x1)"),
+    ("splines::ns(x1, knots = 0)", "ns(x1, knots = 0)"),
+    ("I(x1 - mean(x1))", "mean(x1)"),
+    ("scale(x1, center = FALSE)", "scale(x1, center = FALSE)"),
+]
+ROW_WISE = [
+    "poly(x1, 2, raw = TRUE)",
+    "splines::ns(x1, knots = 0, Boundary.knots = c(-4, 4))",
+    "splines::bs(x1, knots = c(-1, 1), Boundary.knots = c(-4, 4))",
+    "scale(x1, center = 1, scale = 2)",
+    "splines::ns(x1, Boundary.knots = c(-4, 4))",
+    "log(a.b, base = 2)",
+    "C(f, contr.sum)",
+]
 
 
 @pytest.mark.parametrize(("term", "named"), DATA_DEPENDENT)
 def test_terms_from_the_data_as_a_whole_are_recorded(df, term, named):
     mf = model_frame(f"y ~ {term} + x2", df)
-    (step, fix), = mf.data_dependent_terms
+    ((step, fix),) = mf.data_dependent_terms
     assert named in step and fix
 
 
@@ -57,8 +68,12 @@ def test_the_textbook_iris_formula_and_dotted_names(df):
 
 def test_keyword_arguments_are_arguments_not_columns(df):
     mf = model_frame("y ~ log(a.b, base = 2) + poly(x1, degree = 2, raw = TRUE)", df)
-    assert mf.names == ["(Intercept)", "log(a.b, base = 2)", "poly(x1, degree = 2, raw = TRUE)1",
-                        "poly(x1, degree = 2, raw = TRUE)2"]
+    assert mf.names == [
+        "(Intercept)",
+        "log(a.b, base = 2)",
+        "poly(x1, degree = 2, raw = TRUE)1",
+        "poly(x1, degree = 2, raw = TRUE)2",
+    ]
     np.testing.assert_allclose(mf.X[:, 1], np.log2(df["a.b"]))
     assert mf.variables == ["y", "a.b", "x1"]
 
@@ -79,19 +94,22 @@ def test_selection_methods_refuse_offset_by_name(df):
         dp.dp_knockoff("y ~ x1 + x2 + x3 + offset(x6)", df, eps=0.5, delta=1e-5, bounds=12.0)
 
 
-@pytest.mark.parametrize("formula, message", [
-    ("y ~ center(x1)", r"function 'center\(\)'.*not supported.*Supported functions: I\(\), log\(\)"),
-    ("y ~ cut(x1, 3)", r"function 'cut\(\)'.*not supported.*poly\(\).*ns\(\)"),
-    ("y ~ x1 + x9", r"column 'x9'.*not in the data.*Did you mean"),
-    ("y ~ log(x1, bas = 2)", r"log\(\) has no argument 'bas'.*x, base"),
-    ("y ~ poly(x1, x2, degree = 2)", r"poly\(\) of several variables is not supported"),
-    ("y ~ C(f, contr.foo)", r"contrasts must be one of contr.treatment"),
-    ("y ~ relevel(f, ref = \"z\")", r"'z' is not a level.*\['u', 'v', 'w'\]"),
-    ("y ~ x1 + (x2", r"expected '\)'"),
-    ("y ~ df$x1", r"'\$'.*name the column directly"),
-    ("y ~ x1 + 2", r"'2'.*is not a term"),
-    ("y ~ stats4::foo(x1)", r"only base, stats and splines"),
-])
+@pytest.mark.parametrize(
+    "formula, message",
+    [
+        ("y ~ center(x1)", r"function 'center\(\)'.*not supported.*Supported functions: I\(\), log\(\)"),
+        ("y ~ cut(x1, 3)", r"function 'cut\(\)'.*not supported.*poly\(\).*ns\(\)"),
+        ("y ~ x1 + x9", r"column 'x9'.*not in the data.*Did you mean"),
+        ("y ~ log(x1, bas = 2)", r"log\(\) has no argument 'bas'.*x, base"),
+        ("y ~ poly(x1, x2, degree = 2)", r"poly\(\) of several variables is not supported"),
+        ("y ~ C(f, contr.foo)", r"contrasts must be one of contr.treatment"),
+        ('y ~ relevel(f, ref = "z")', r"'z' is not a level.*\['u', 'v', 'w'\]"),
+        ("y ~ x1 + (x2", r"expected '\)'"),
+        ("y ~ df$x1", r"'\$'.*name the column directly"),
+        ("y ~ x1 + 2", r"'2'.*is not a term"),
+        ("y ~ stats4::foo(x1)", r"only base, stats and splines"),
+    ],
+)
 def test_errors_name_the_problem_and_the_fix(df, formula, message):
     with pytest.raises(FormulaError, match=message):
         model_frame(formula, df)
@@ -100,33 +118,76 @@ def test_errors_name_the_problem_and_the_fix(df, formula, message):
 def test_chunked_engines_refuse_exactly_the_terms_that_need_all_rows():
     cols = ["y", "x", "g"]
     assert chunk_unsafe_terms("y ~ scale(x) + poly(x, 2) + splines::ns(x, df = 3) + mean(x)", cols) == [
-        "scale(x)", "poly(x, 2)", "splines::ns(x, df = 3)", "mean(x)"]
-    assert chunk_unsafe_terms("y ~ poly(x, 2, raw = TRUE) + ns(x, knots = 1, Boundary.knots = c(0, 2)) "
-                              "+ factor(g, levels = c(\"a\", \"b\")) + log(x)", cols) == []
+        "scale(x)",
+        "poly(x, 2)",
+        "splines::ns(x, df = 3)",
+        "mean(x)",
+    ]
+    assert (
+        chunk_unsafe_terms(
+            "y ~ poly(x, 2, raw = TRUE) + ns(x, knots = 1, Boundary.knots = c(0, 2)) "
+            '+ factor(g, levels = c("a", "b")) + log(x)',
+            cols,
+        )
+        == []
+    )
 
 
 # ---------------------------------------------------------------- front doors
 def test_dp_sis_names_warns_and_strict_refuses_scale(df):
     data = df.drop(columns=["f"])
     with pytest.warns(NonPrivateWarning, match=r"scale\(x1\)"):
-        fit = dp.dp_sis("y ~ scale(x1) + x2 + x3 + x4", data=data, eps=1.0, k=2, bounds=(-5, 5),
-                        random_state=0, oc_trials=0)
+        fit = dp.dp_sis(
+            "y ~ scale(x1) + x2 + x3 + x4",
+            data=data,
+            eps=1.0,
+            k=2,
+            bounds=(-5, 5),
+            random_state=0,
+            oc_trials=0,
+        )
     assert any("scale(x1)" in s for s in fit.privacy.data_dependent_steps)
     acc = dp.Accountant(eps=5)
     with pytest.raises(PrivacyParameterError, match=r"strict=True refuses.*scale\(x1\)"):
-        dp.dp_sis("y ~ scale(x1) + x2 + x3 + x4", data=data, eps=1.0, k=2, bounds=(-5, 5), strict=True,
-                  accountant=acc)
+        dp.dp_sis(
+            "y ~ scale(x1) + x2 + x3 + x4",
+            data=data,
+            eps=1.0,
+            k=2,
+            bounds=(-5, 5),
+            strict=True,
+            accountant=acc,
+        )
     assert acc.spent_eps == 0
-    ok = dp.dp_sis("y ~ poly(x1, 2, raw = TRUE) + x2 + x3", data=data, eps=1.0, k=2, bounds=(-30, 30),
-                   strict=True, random_state=0, oc_trials=0)
+    ok = dp.dp_sis(
+        "y ~ poly(x1, 2, raw = TRUE) + x2 + x3",
+        data=data,
+        eps=1.0,
+        k=2,
+        bounds=(-30, 30),
+        strict=True,
+        random_state=0,
+        oc_trials=0,
+    )
     assert ok.privacy.data_dependent_steps == []
 
 
 def test_dp_knockoff_strict_refuses_orthogonal_poly_before_spending(df):
     acc = dp.Accountant(eps=1.0, delta=1e-3)
     with pytest.raises(PrivacyParameterError, match=r"strict=True refuses.*poly\(x1, 2\)"):
-        dp.dp_knockoff("y ~ poly(x1, 2) + x2 + x3 + x4", df, eps=0.5, delta=1e-4, bounds=12.0, sigma=1.0,
-                       beta_norm=1.5, c_min=150.0, lambda_min=0.5, strict=True, accountant=acc)
+        dp.dp_knockoff(
+            "y ~ poly(x1, 2) + x2 + x3 + x4",
+            df,
+            eps=0.5,
+            delta=1e-4,
+            bounds=12.0,
+            sigma=1.0,
+            beta_norm=1.5,
+            c_min=150.0,
+            lambda_min=0.5,
+            strict=True,
+            accountant=acc,
+        )
     assert acc.spent_eps == 0 and acc.spent_delta == 0
 
 

@@ -30,9 +30,14 @@ from dpstats.errors import DataWarning, DPStatsError, NonPrivateWarning, Privacy
 from dpstats.privacy.accountant import Accountant, LedgerEntry
 
 FRONT_DOORS = ["dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm"]
-EXAMPLES = {"dp_sis": 120, "dp_two_stage": 40, "dp_knockoff": 50, "dp_gmm": 50, "dp_felp": 30,
-            "vertical_glm": 60}
-
+EXAMPLES = {
+    "dp_sis": 120,
+    "dp_two_stage": 40,
+    "dp_knockoff": 50,
+    "dp_gmm": 50,
+    "dp_felp": 30,
+    "vertical_glm": 60,
+}
 
 
 # ----------------------------------------------------------------------------- strategies
@@ -40,8 +45,15 @@ EXAMPLES = {"dp_sis": 120, "dp_two_stage": 40, "dp_knockoff": 50, "dp_gmm": 50, 
 # reach the deep code paths, and otherwise one of many malformed variants.
 NAMES = ["y", "x1", "x2", "x3", "g", "é", "x y", "日本", "a.b", "1x", "y"]
 finite = st.floats(-1e3, 1e3, allow_nan=False)
-wild = st.one_of(finite, st.just(math.nan), st.just(math.inf), st.just(-math.inf), st.just(1e308),
-                 st.just(-1e300), st.just(0.0))
+wild = st.one_of(
+    finite,
+    st.just(math.nan),
+    st.just(math.inf),
+    st.just(-math.inf),
+    st.just(1e308),
+    st.just(-1e300),
+    st.just(0.0),
+)
 
 
 def mostly(valid, invalid):
@@ -108,30 +120,69 @@ def formulas(draw, frame: pd.DataFrame, one_sided: bool = False):
     cols = [str(c) for c in frame.columns] or ["x"]
     a, b = draw(st.sampled_from(cols)), draw(st.sampled_from(cols))
     lhs = "" if one_sided else "y"
-    good = [f"{lhs} ~ .", f"{lhs} ~ {a} + {b}", f"{lhs} ~ . - {a}", f"{lhs} ~ {a}*{b}",
-            f"{lhs} ~ log({a})", f"{lhs} ~ I({a}^2) + {b}", f"{lhs} ~ 0 + {a} + {b}"]
-    bad = ["", "~", "y ~", "y ~ nonexistent", "~ ~", "y ~ (", f"{a} ~ .", "text", f"{lhs} ~ C({a})",
-           "y ~ ." if one_sided else "~ ."]
+    good = [
+        f"{lhs} ~ .",
+        f"{lhs} ~ {a} + {b}",
+        f"{lhs} ~ . - {a}",
+        f"{lhs} ~ {a}*{b}",
+        f"{lhs} ~ log({a})",
+        f"{lhs} ~ I({a}^2) + {b}",
+        f"{lhs} ~ 0 + {a} + {b}",
+    ]
+    bad = [
+        "",
+        "~",
+        "y ~",
+        "y ~ nonexistent",
+        "~ ~",
+        "y ~ (",
+        f"{a} ~ .",
+        "text",
+        f"{lhs} ~ C({a})",
+        "y ~ ." if one_sided else "~ .",
+    ]
     choice = draw(mostly(st.sampled_from([good[0], good[0], *good]), st.sampled_from(bad)))
     if draw(st.integers(0, 19)) == 0:
         return draw(st.one_of(st.none(), st.integers(), st.text(max_size=8)))
     return choice
 
 
-eps_values = mostly(st.sampled_from([0.5, 1.0, 3.0, 8.0]),
-                    st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-2, 10),
-                              st.just("1"), st.none(), st.booleans(), st.just(0.0), st.just(math.inf)))
-delta_values = mostly(st.sampled_from([1e-6, 1e-3, 0.01]),
-                      st.one_of(st.floats(-1, 2), st.just(math.nan), st.none(), st.just("x"), st.just(0.0)))
-bounds_values = mostly(st.sampled_from([None, (-1, 1), (-5.0, 5.0), {"x1": (-1, 1), "y": (-2, 2)}]),
-                       st.one_of(st.tuples(wild, wild), st.just((1, -1)), st.just("wide"), st.just((0,)),
-                                 st.just({"nope": (0, 1), "y": (-1, 1)}), st.floats(-3, 20)))
-seeds = mostly(st.integers(0, 2**32), st.one_of(st.integers(-5, -1), st.just("seed"), st.just(1.5),
-                                                  st.booleans()))
+eps_values = mostly(
+    st.sampled_from([0.5, 1.0, 3.0, 8.0]),
+    st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(-2, 10),
+        st.just("1"),
+        st.none(),
+        st.booleans(),
+        st.just(0.0),
+        st.just(math.inf),
+    ),
+)
+delta_values = mostly(
+    st.sampled_from([1e-6, 1e-3, 0.01]),
+    st.one_of(st.floats(-1, 2), st.just(math.nan), st.none(), st.just("x"), st.just(0.0)),
+)
+bounds_values = mostly(
+    st.sampled_from([None, (-1, 1), (-5.0, 5.0), {"x1": (-1, 1), "y": (-2, 2)}]),
+    st.one_of(
+        st.tuples(wild, wild),
+        st.just((1, -1)),
+        st.just("wide"),
+        st.just((0,)),
+        st.just({"nope": (0, 1), "y": (-1, 1)}),
+        st.floats(-3, 20),
+    ),
+)
+seeds = mostly(
+    st.integers(0, 2**32), st.one_of(st.integers(-5, -1), st.just("seed"), st.just(1.5), st.booleans())
+)
 small_k = mostly(st.integers(1, 3), st.one_of(st.none(), st.integers(-1, 9), st.just(2.5), st.just("2")))
-common = dict(neighbouring=mostly(st.sampled_from(["replace", "add_remove"]), st.sampled_from(["swap", None, 1])),
-              replace_only=mostly(st.just("replace"), st.sampled_from(["add_remove", "swap", None])),
-              strict=mostly(st.booleans(), st.sampled_from(["yes", None, 1])))
+common = dict(
+    neighbouring=mostly(st.sampled_from(["replace", "add_remove"]), st.sampled_from(["swap", None, 1])),
+    replace_only=mostly(st.just("replace"), st.sampled_from(["add_remove", "swap", None])),
+    strict=mostly(st.booleans(), st.sampled_from(["yes", None, 1])),
+)
 
 
 # ----------------------------------------------------------------------------- the property
@@ -148,8 +199,9 @@ def check_call(fn, args: tuple, kwargs: dict) -> str:
             result = fn(*args, **kwargs, accountant=acc)
         except DPStatsError as exc:
             assert str(exc).strip(), f"{type(exc).__name__} without a message"
-            assert acc.charges == [] and acc.spent_eps == 0 and acc.spent_delta == 0, \
+            assert acc.charges == [] and acc.spent_eps == 0 and acc.spent_delta == 0, (
                 f"budget spent on error {type(exc).__name__}: {exc}"
+            )
             outcome = "error"
         else:
             assert acc.spent_eps == pytest.approx(result.privacy.eps, rel=1e-12)
@@ -161,24 +213,34 @@ def check_call(fn, args: tuple, kwargs: dict) -> str:
 
 
 # no shrinking phase: a failing example is reported as found, which keeps the suite's time bounded
-SETTINGS = dict(deadline=None, derandomize=True, database=None,
-                phases=[Phase.explicit, Phase.generate],
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                       HealthCheck.filter_too_much])
+SETTINGS = dict(
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 
 
 # Budget exceptions are refused "without spending" by design and may be legitimately raised after an
 # earlier data-dependent error path, so the one exception a *successful* run may not raise is covered
 # by check_call's exact-charge assertion.
 
+
 @settings(max_examples=EXAMPLES["dp_sis"], **SETTINGS)
 @given(data=st.data())
 def test_fuzz_dp_sis(data):
     fn = dpstats.dp_sis
     frame = data.draw(frames())
-    kwargs = dict(eps=data.draw(eps_values), k=data.draw(small_k),
-                  bounds=data.draw(bounds_values), random_state=data.draw(seeds), oc_trials=0,
-                  neighbouring=data.draw(common["neighbouring"]), strict=data.draw(common["strict"]))
+    kwargs = dict(
+        eps=data.draw(eps_values),
+        k=data.draw(small_k),
+        bounds=data.draw(bounds_values),
+        random_state=data.draw(seeds),
+        oc_trials=0,
+        neighbouring=data.draw(common["neighbouring"]),
+        strict=data.draw(common["strict"]),
+    )
     check_call(fn, (data.draw(formulas(frame)), frame), kwargs)
 
 
@@ -187,11 +249,17 @@ def test_fuzz_dp_sis(data):
 def test_fuzz_dp_two_stage(data):
     fn = dpstats.dp_two_stage
     frame = data.draw(frames())
-    kwargs = dict(eps=data.draw(eps_values), k=data.draw(small_k),
-                  blocks=data.draw(mostly(st.sampled_from([None, 3, 5]), st.integers(-1, 1))),
-                  lam=data.draw(mostly(st.just(0.1), st.floats(-1, 2))),
-                  bounds=data.draw(bounds_values), random_state=data.draw(seeds), oc_trials=0,
-                  neighbouring=data.draw(common["neighbouring"]), strict=data.draw(common["strict"]))
+    kwargs = dict(
+        eps=data.draw(eps_values),
+        k=data.draw(small_k),
+        blocks=data.draw(mostly(st.sampled_from([None, 3, 5]), st.integers(-1, 1))),
+        lam=data.draw(mostly(st.just(0.1), st.floats(-1, 2))),
+        bounds=data.draw(bounds_values),
+        random_state=data.draw(seeds),
+        oc_trials=0,
+        neighbouring=data.draw(common["neighbouring"]),
+        strict=data.draw(common["strict"]),
+    )
     check_call(fn, (data.draw(formulas(frame)), frame), kwargs)
 
 
@@ -199,14 +267,20 @@ def test_fuzz_dp_two_stage(data):
 @given(data=st.data())
 def test_fuzz_dp_knockoff(data):
     fn = dpstats.dp_knockoff
-    frame = data.draw(frames(p_range=(14, 24)))       # Method II needs p > 2 ln(2/delta_2)
-    kwargs = dict(eps=data.draw(eps_values), delta=data.draw(mostly(st.just(0.01), delta_values)),
-                  fdr=data.draw(mostly(st.just(0.2), st.floats(-1, 2))),
-                  method=data.draw(mostly(st.sampled_from(["I", "II"]), st.sampled_from(["III", 2]))),
-                  bounds=data.draw(mostly(st.sampled_from([None, 2.0, 10.0]), st.one_of(st.floats(-2, 50),
-                                                                                     st.just(math.inf)))),
-                  random_state=data.draw(seeds), oc_trials=0,
-                  neighbouring=data.draw(common["replace_only"]), strict=data.draw(common["strict"]))
+    frame = data.draw(frames(p_range=(14, 24)))  # Method II needs p > 2 ln(2/delta_2)
+    kwargs = dict(
+        eps=data.draw(eps_values),
+        delta=data.draw(mostly(st.just(0.01), delta_values)),
+        fdr=data.draw(mostly(st.just(0.2), st.floats(-1, 2))),
+        method=data.draw(mostly(st.sampled_from(["I", "II"]), st.sampled_from(["III", 2]))),
+        bounds=data.draw(
+            mostly(st.sampled_from([None, 2.0, 10.0]), st.one_of(st.floats(-2, 50), st.just(math.inf)))
+        ),
+        random_state=data.draw(seeds),
+        oc_trials=0,
+        neighbouring=data.draw(common["replace_only"]),
+        strict=data.draw(common["strict"]),
+    )
     check_call(fn, (data.draw(formulas(frame)), frame), kwargs)
 
 
@@ -215,10 +289,16 @@ def test_fuzz_dp_knockoff(data):
 def test_fuzz_dp_gmm(data):
     fn = dpstats.dp_gmm
     frame = data.draw(frames())
-    kwargs = dict(k=data.draw(small_k), eps=data.draw(eps_values),
-                  delta=data.draw(delta_values), bounds=data.draw(bounds_values),
-                  random_state=data.draw(seeds), oc_trials=0,
-                  neighbouring=data.draw(common["neighbouring"]), strict=data.draw(common["strict"]))
+    kwargs = dict(
+        k=data.draw(small_k),
+        eps=data.draw(eps_values),
+        delta=data.draw(delta_values),
+        bounds=data.draw(bounds_values),
+        random_state=data.draw(seeds),
+        oc_trials=0,
+        neighbouring=data.draw(common["neighbouring"]),
+        strict=data.draw(common["strict"]),
+    )
     check_call(fn, (data.draw(formulas(frame, one_sided=True)), frame), kwargs)
 
 
@@ -227,10 +307,16 @@ def test_fuzz_dp_gmm(data):
 def test_fuzz_dp_felp(data):
     fn = dpstats.dp_felp
     frame = data.draw(frames(response="factor"))
-    kwargs = dict(eps=data.draw(eps_values), n_estimators=data.draw(mostly(st.integers(1, 3), st.integers(-1, 0))),
-                  variant=data.draw(mostly(st.sampled_from(["paper", "strict"]), st.just("other"))),
-                  bounds=data.draw(bounds_values), random_state=data.draw(seeds), oc_trials=0,
-                  neighbouring=data.draw(common["replace_only"]), strict=data.draw(common["strict"]))
+    kwargs = dict(
+        eps=data.draw(eps_values),
+        n_estimators=data.draw(mostly(st.integers(1, 3), st.integers(-1, 0))),
+        variant=data.draw(mostly(st.sampled_from(["paper", "strict"]), st.just("other"))),
+        bounds=data.draw(bounds_values),
+        random_state=data.draw(seeds),
+        oc_trials=0,
+        neighbouring=data.draw(common["replace_only"]),
+        strict=data.draw(common["strict"]),
+    )
     check_call(fn, (data.draw(formulas(frame)), frame), kwargs)
 
 
@@ -239,29 +325,47 @@ def test_fuzz_dp_felp(data):
 def test_fuzz_vertical_glm(data):
     fn = dpstats.vertical_glm
     dp_mode = data.draw(st.booleans())
-    frame = data.draw(frames(response="binary" if dp_mode else data.draw(st.sampled_from(["numeric", "binary"]))))
+    frame = data.draw(
+        frames(response="binary" if dp_mode else data.draw(st.sampled_from(["numeric", "binary"])))
+    )
     cols = [str(c) for c in frame.columns if str(c) != "y"]
     split = data.draw(st.integers(1, max(1, len(cols) - 1)))
-    parties = data.draw(mostly(st.just([cols[:split], cols[split:]]),
-                               st.sampled_from([[cols], {"A": cols[:1], "B": ["zz"]}, "x1"])))
-    families = ["binomial"] if dp_mode else ["gaussian", "binomial", "poisson"]   # DP mode: binomial ridge
+    parties = data.draw(
+        mostly(
+            st.just([cols[:split], cols[split:]]),
+            st.sampled_from([[cols], {"A": cols[:1], "B": ["zz"]}, "x1"]),
+        )
+    )
+    families = ["binomial"] if dp_mode else ["gaussian", "binomial", "poisson"]  # DP mode: binomial ridge
     penalties = ["ridge"] if dp_mode else [None, "ridge", "lasso"]
-    kwargs = dict(parties=parties, family=data.draw(mostly(st.sampled_from(families), st.just("gamma"))),
-                  penalty=data.draw(mostly(st.sampled_from(penalties), st.just("elastic"))),
-                  lam=data.draw(mostly(st.just(0.1), st.floats(-1, 2))), max_iter=50,
-                  eps=data.draw(eps_values) if dp_mode else None,
-                  delta=data.draw(delta_values) if dp_mode else None,
-                  bounds=data.draw(bounds_values), rounds=data.draw(mostly(st.integers(1, 3), st.integers(-1, 0))),
-                  random_state=data.draw(seeds), strict=data.draw(common["strict"]))
+    kwargs = dict(
+        parties=parties,
+        family=data.draw(mostly(st.sampled_from(families), st.just("gamma"))),
+        penalty=data.draw(mostly(st.sampled_from(penalties), st.just("elastic"))),
+        lam=data.draw(mostly(st.just(0.1), st.floats(-1, 2))),
+        max_iter=50,
+        eps=data.draw(eps_values) if dp_mode else None,
+        delta=data.draw(delta_values) if dp_mode else None,
+        bounds=data.draw(bounds_values),
+        rounds=data.draw(mostly(st.integers(1, 3), st.integers(-1, 0))),
+        random_state=data.draw(seeds),
+        strict=data.draw(common["strict"]),
+    )
     check_call(fn, (data.draw(formulas(frame)), frame), kwargs)
 
 
 # ----------------------------------------------------------------------------- accountant
 @settings(max_examples=200, **SETTINGS)
-@given(total=st.tuples(eps_values, delta_values),
-       spends=st.lists(st.tuples(st.one_of(st.floats(0, 3), st.floats(allow_nan=True, allow_infinity=True)),
-                                 st.one_of(st.floats(0, 0.02), st.floats(-1, 1), st.just(math.nan))),
-                       max_size=6))
+@given(
+    total=st.tuples(eps_values, delta_values),
+    spends=st.lists(
+        st.tuples(
+            st.one_of(st.floats(0, 3), st.floats(allow_nan=True, allow_infinity=True)),
+            st.one_of(st.floats(0, 0.02), st.floats(-1, 1), st.just(math.nan)),
+        ),
+        max_size=6,
+    ),
+)
 def test_fuzz_accountant(total, spends):
     # constructing fails only with PrivacyParameterError; a spend (NaN, negative, inf, or too large)
     # either fits or is refused with a DPStatsError and leaves the accountant unchanged; the spent

@@ -11,8 +11,15 @@ from scipy.stats import beta
 from sklearn.metrics import adjusted_rand_score
 
 import dpstats as dp
-from dpstats.errors import (AssumptionError, BudgetExceededError, DataError, DataWarning, FormulaError,
-                            NonPrivateWarning, PrivacyParameterError)
+from dpstats.errors import (
+    AssumptionError,
+    BudgetExceededError,
+    DataError,
+    DataWarning,
+    FormulaError,
+    NonPrivateWarning,
+    PrivacyParameterError,
+)
 from dpstats.methods.gmm.cluster import max_cell_count
 from dpstats.simulate.gmm import simulate_gmm
 from dpstats.methods.gmm.estimate import shrink_to_pd
@@ -148,20 +155,23 @@ def test_formula_selects_columns():
 
 
 # ------------------------------------------------------------------ bad input spends nothing
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"k": 0}, DataError, "1 <= k"),
-    ({"k": 1001}, DataError, "n/10"),
-    ({"k": 2.5}, DataError, "whole number"),
-    ({"delta": 0.0}, PrivacyParameterError, "delta > 0"),
-    ({"eps": -1.0}, PrivacyParameterError, "eps"),
-    ({"method": "em"}, PrivacyParameterError, "method"),
-    ({"alpha": 1.5}, PrivacyParameterError, "alpha"),
-    ({"refine": 0}, PrivacyParameterError, "refine"),
-    ({"groups": 5}, PrivacyParameterError, "sample_aggregate"),
-    ({"method": "sample_aggregate", "groups": 3}, AssumptionError, "10 groups"),
-    ({"bounds": None, "strict": True}, PrivacyParameterError, "strict=True"),
-    ({"neighbouring": "swap"}, PrivacyParameterError, "neighbouring"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"k": 0}, DataError, "1 <= k"),
+        ({"k": 1001}, DataError, "n/10"),
+        ({"k": 2.5}, DataError, "whole number"),
+        ({"delta": 0.0}, PrivacyParameterError, "delta > 0"),
+        ({"eps": -1.0}, PrivacyParameterError, "eps"),
+        ({"method": "em"}, PrivacyParameterError, "method"),
+        ({"alpha": 1.5}, PrivacyParameterError, "alpha"),
+        ({"refine": 0}, PrivacyParameterError, "refine"),
+        ({"groups": 5}, PrivacyParameterError, "sample_aggregate"),
+        ({"method": "sample_aggregate", "groups": 3}, AssumptionError, "10 groups"),
+        ({"bounds": None, "strict": True}, PrivacyParameterError, "strict=True"),
+        ({"neighbouring": "swap"}, PrivacyParameterError, "neighbouring"),
+    ],
+)
 def test_bad_input_raises_before_spending(kwargs, error, match):
     df, _ = simulate_gmm(10_000, d=3, k=3, random_state=1)
     acc = dp.Accountant(eps=10.0, delta=1e-4)
@@ -195,8 +205,18 @@ def test_collapsed_component_is_a_clear_failure():
     df, _ = simulate_gmm(10_000, d=3, k=2, weights=[0.99, 0.01], random_state=2)
     acc = dp.Accountant(eps=5.0, delta=1e-5)
     with pytest.warns(DataWarning, match="FIT FAILED"):
-        res = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), min_weight=0.2,
-                        random_state=0, accountant=acc, oc_trials=0)
+        res = dp.dp_gmm(
+            "~ .",
+            df,
+            k=2,
+            eps=1.0,
+            delta=1e-6,
+            bounds=(-12, 12),
+            min_weight=0.2,
+            random_state=0,
+            accountant=acc,
+            oc_trials=0,
+        )
     assert res.collapsed and "FIT FAILED" in str(res) and res.glance()["collapsed_components"].iloc[0] >= 1
     assert acc.spent_eps == pytest.approx(1.0)
 
@@ -258,8 +278,9 @@ def test_mean_error_target_at_n_1e5():
 def test_frame_with_factor_column_is_usable():
     df, _ = simulate_gmm(4000, d=3, k=2, random_state=6)
     df["g"] = pd.Categorical(np.where(np.arange(4000) % 2 == 0, "a", "b"))
-    res = dp.dp_gmm("~ x1 + x2 + x3", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=0,
-                    oc_trials=0)
+    res = dp.dp_gmm(
+        "~ x1 + x2 + x3", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=0, oc_trials=0
+    )
     assert res.p == 3
 
 
@@ -269,8 +290,12 @@ def test_report_renders_in_chromium(tmp_path, bench_data, chromium):
 
     df, _ = bench_data
     path = fit(df).report(str(tmp_path / "gmm.html"))
-    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-                          f"file://{path}"], capture_output=True, text=True, timeout=120).stdout
+    dom = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", f"file://{path}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     assert dom.count("<svg") == 2 and "private PCA plane" in dom and "Ledger" in dom
 
 
@@ -292,10 +317,17 @@ def test_clustering_round_passes_empirical_audit():
     src = NoiseSource(np.random.default_rng(17))
     runs = 3000
     outs = [[locate_one(Y, 20.0, sides, 10.0, rho, "replace", src) for _ in range(runs)] for Y in (Y1, Y2)]
-    side = audit_outputs([o.side for o in outs[0]], [o.side for o in outs[1]], eps=eps, delta=delta,
-                         kind="category", name="grid side")
-    centre = audit_outputs([o.centre[0] for o in outs[0]], [o.centre[0] for o in outs[1]], eps=eps,
-                           delta=delta, name="centre")
+    side = audit_outputs(
+        [o.side for o in outs[0]],
+        [o.side for o in outs[1]],
+        eps=eps,
+        delta=delta,
+        kind="category",
+        name="grid side",
+    )
+    centre = audit_outputs(
+        [o.centre[0] for o in outs[0]], [o.centre[0] for o in outs[1]], eps=eps, delta=delta, name="centre"
+    )
     assert side.passed and centre.passed
     assert side.eps_lb <= eps and centre.eps_lb <= eps
 

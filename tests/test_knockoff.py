@@ -42,6 +42,7 @@ def _threshold_by_definition(W, q, offset=1):
 
 # ------------------------------------------------------------------ construction
 
+
 def test_threshold_equals_definition():
     rng = np.random.default_rng(1)
     for _ in range(300):
@@ -101,6 +102,7 @@ def test_haar_shortcut_matches_materialised_in_distribution():
 
 # ------------------------------------------------------------------ non-private equivalence
 
+
 def _direct_fixed_x_knockoff(X, y, q, seed):
     """An independent, textbook fixed-X knockoff filter (OLS coefficients, CSM, knockoff+)."""
     gen = np.random.default_rng(seed)
@@ -114,7 +116,7 @@ def _direct_fixed_x_knockoff(X, y, q, seed):
     U, R = np.linalg.qr(Z)
     U = U * np.sign(np.diag(R))
     Sinv = np.linalg.inv(Sigma)
-    C = np.linalg.cholesky(2 * s * np.eye(p) - s * s * Sinv).T     # CᵀC = 2S − SΣ⁻¹S
+    C = np.linalg.cholesky(2 * s * np.eye(p) - s * s * Sinv).T  # CᵀC = 2S − SΣ⁻¹S
     Xk = Xn @ (np.eye(p) - s * Sinv) + U @ C
     b = np.linalg.lstsq(np.hstack([Xn, Xk]), y, rcond=None)[0]
     W = np.sign(np.abs(b[:p]) - np.abs(b[p:])) * np.maximum(np.abs(b[:p]), np.abs(b[p:]))
@@ -127,8 +129,16 @@ def test_eps_inf_equals_ordinary_fixed_x_knockoff(seed):
     df = _frame(n=600, p=10, k=4, amp=0.25, seed=seed)
     X = df.drop(columns="y").to_numpy()
     with pytest.warns(NonPrivateWarning, match="NOT private"):
-        fit = dp.dp_knockoff("y ~ . - 1", df, eps=math.inf, delta=1e-3, fdr=0.2,
-                             knockoffs="materialise", random_state=seed + 100, oc_trials=0)
+        fit = dp.dp_knockoff(
+            "y ~ . - 1",
+            df,
+            eps=math.inf,
+            delta=1e-3,
+            fdr=0.2,
+            knockoffs="materialise",
+            random_state=seed + 100,
+            oc_trials=0,
+        )
     W, chosen = _direct_fixed_x_knockoff(X, df["y"].to_numpy(), 0.2, seed + 100)
     assert np.allclose(fit.W, W, rtol=1e-7, atol=1e-9)
     assert set(fit.selected) == chosen
@@ -136,6 +146,7 @@ def test_eps_inf_equals_ordinary_fixed_x_knockoff(seed):
 
 
 # ------------------------------------------------------------------ antisymmetry and null signs
+
 
 def test_swapping_null_column_with_knockoff_flips_its_sign():
     rng = np.random.default_rng(5)
@@ -148,7 +159,7 @@ def test_swapping_null_column_with_knockoff_flips_its_sign():
     A = np.hstack([Xn, Xk])
     for stat in ko.STATISTICS.values():
         W = stat(np.linalg.lstsq(A, y, rcond=None)[0])
-        for j in (5, 6, 7):          # null columns
+        for j in (5, 6, 7):  # null columns
             swapped = A.copy()
             swapped[:, [j, j + p]] = swapped[:, [j + p, j]]
             Ws = stat(np.linalg.lstsq(swapped, y, rcond=None)[0])
@@ -189,13 +200,25 @@ def test_null_signs_are_fair_coins():
 
 # ------------------------------------------------------------------ privacy plumbing
 
+
 @pytest.mark.parametrize("method", ["I", "II"])
 def test_ledger_sums_to_budget_and_accountant_charged(method):
     df = _frame(n=30000, p=40, k=5, amp=0.5)
     acc = dp.Accountant(eps=1.0, delta=1e-3)
     with pytest.warns(NonPrivateWarning, match="C_min|lambda_min"):
-        fit = dp.dp_knockoff("y ~ .", df, eps=0.6, delta=5e-4, method=method, bounds=12.0, sigma=1.0,
-                             beta_norm=1.5, random_state=3, accountant=acc, oc_trials=20)
+        fit = dp.dp_knockoff(
+            "y ~ .",
+            df,
+            eps=0.6,
+            delta=5e-4,
+            method=method,
+            bounds=12.0,
+            sigma=1.0,
+            beta_norm=1.5,
+            random_state=3,
+            accountant=acc,
+            oc_trials=20,
+        )
     assert fit.privacy.eps == pytest.approx(0.6, rel=1e-12)
     assert fit.privacy.delta == pytest.approx(5e-4, rel=1e-12)
     assert acc.spent_eps == pytest.approx(0.6) and acc.spent_delta == pytest.approx(5e-4)
@@ -211,17 +234,39 @@ def test_strict_refuses_data_dependence_and_accepts_declared_bounds():
     with pytest.raises(PrivacyParameterError, match="strict"):
         dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-5, bounds=12.0, strict=True, accountant=acc)
     assert acc.spent_eps == 0
-    fit = dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-5, bounds=12.0, sigma=1.0, beta_norm=1.5,
-                         c_min=150.0, lambda_min=0.5, strict=True, random_state=0, oc_trials=0,
-                         accountant=acc)
+    fit = dp.dp_knockoff(
+        "y ~ .",
+        df,
+        eps=0.5,
+        delta=1e-5,
+        bounds=12.0,
+        sigma=1.0,
+        beta_norm=1.5,
+        c_min=150.0,
+        lambda_min=0.5,
+        strict=True,
+        random_state=0,
+        oc_trials=0,
+        accountant=acc,
+    )
     assert fit.privacy.covered and acc.spent_eps == pytest.approx(0.5)
 
 
 def test_report_renders_with_w_plot(tmp_path):
     df = _frame(n=60000, p=40, k=8, amp=0.5, seed=4)
     with pytest.warns(NonPrivateWarning, match="C_min|lambda_min"):
-        fit = dp.dp_knockoff("y ~ .", df, eps=1.0, delta=1e-5, fdr=0.2, bounds=12.0, sigma=1.0,
-                             beta_norm=1.0, random_state=2, oc_trials=30)
+        fit = dp.dp_knockoff(
+            "y ~ .",
+            df,
+            eps=1.0,
+            delta=1e-5,
+            fdr=0.2,
+            bounds=12.0,
+            sigma=1.0,
+            beta_norm=1.0,
+            random_state=2,
+            oc_trials=30,
+        )
     html = open(fit.report(str(tmp_path / "k.html")), encoding="utf-8").read()
     assert "Knockoff selection" in html and html.count("<svg") >= 2
     assert "Knockoff W statistics with the threshold" in html
@@ -231,6 +276,7 @@ def test_report_renders_with_w_plot(tmp_path):
 
 
 # ------------------------------------------------------------------ bad input: clear errors, nothing spent
+
 
 def _bad(call, exc, match):
     acc = dp.Accountant(eps=10.0, delta=0.5)
@@ -245,14 +291,21 @@ def test_bad_inputs_raise_and_spend_nothing():
     small = _frame(n=10, p=12)
     _bad(lambda a: dp.dp_knockoff("y ~ .", small, 1.0, 1e-3, accountant=a), AssumptionError, "dp_sis")
     df = _frame(n=200, p=5)
-    _bad(lambda a: dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, bounds=50.0, accountant=a),
-         AssumptionError, "C_min")
+    _bad(
+        lambda a: dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, bounds=50.0, accountant=a), AssumptionError, "C_min"
+    )
     for fdr in (0.0, 1.0, -0.1, 1.5):
-        _bad(lambda a, f=fdr: dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, fdr=f, accountant=a),
-             PrivacyParameterError, "fdr")
+        _bad(
+            lambda a, f=fdr: dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, fdr=f, accountant=a),
+            PrivacyParameterError,
+            "fdr",
+        )
     for delta in (0.0, 1.0, -1e-3, 2.0):
-        _bad(lambda a, d=delta: dp.dp_knockoff("y ~ .", df, 1.0, d, accountant=a),
-             PrivacyParameterError, "delta")
+        _bad(
+            lambda a, d=delta: dp.dp_knockoff("y ~ .", df, 1.0, d, accountant=a),
+            PrivacyParameterError,
+            "delta",
+        )
     dup = df.assign(x6=df["x1"])
     _bad(lambda a: dp.dp_knockoff("y ~ .", dup, 1.0, 1e-3, accountant=a), AssumptionError, "rank deficient")
     _bad(lambda a: dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, s="equi", accountant=a), AssumptionError, "equi")
@@ -261,8 +314,11 @@ def test_bad_inputs_raise_and_spend_nothing():
 def test_theorem5_condition_message_and_ridge_fix():
     df = _frame(n=2000, p=40, k=3, amp=0.3, seed=9, rho=3.0)
     kw = dict(bounds=40.0, sigma=1.0, beta_norm=1.0, oc_trials=0, random_state=0)
-    _bad(lambda a: dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, accountant=a, **kw), AssumptionError,
-         r"lambda_min\(Sigma'\) > eta\^2/\(1 - eta\^2\).*ridge")
+    _bad(
+        lambda a: dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, accountant=a, **kw),
+        AssumptionError,
+        r"lambda_min\(Sigma'\) > eta\^2/\(1 - eta\^2\).*ridge",
+    )
     with pytest.warns(NonPrivateWarning, match="C_min|lambda_min"):
         fit = dp.dp_knockoff("y ~ .", df, 1.0, 1e-3, ridge=1.0, **kw)
     assert fit.ridge == 1.0
@@ -270,10 +326,11 @@ def test_theorem5_condition_message_and_ridge_fix():
 
 # ------------------------------------------------------------------ the paper's experiment, small scale
 
+
 def test_simulation_fdr_controlled_and_power_ordering():
-    tab = dp.simulate_knockoff(n=[10 ** 4, 10 ** 6], method=("I", "II"), trials=120, random_state=11)
+    tab = dp.simulate_knockoff(n=[10**4, 10**6], method=("I", "II"), trials=120, random_state=11)
     assert (tab["fdr"] <= 0.2 + 2 * tab["fdr_se"]).all(), tab
-    big = tab[tab["n"] == 10 ** 6].set_index("method")
+    big = tab[tab["n"] == 10**6].set_index("method")
     assert big.loc["II", "power"] >= 0.9
     assert big.loc["II", "power"] >= big.loc["I", "power"]
     ii = tab[tab["method"] == "II"].sort_values("n")
@@ -292,7 +349,7 @@ def test_default_row_bound_uses_chdtri_equal_to_chi2_isf():
     """simulate.knockoff takes chdtri(df, q) (scipy.special) for chi2.isf(q, df) (scipy.stats): the same values."""
     from scipy import special, stats
 
-    for n in (200, 10 ** 4, 10 ** 6, 10 ** 7):
+    for n in (200, 10**4, 10**6, 10**7):
         for p in (2, 10, 50, 200):
             q = 1e-3 / n
             assert special.chdtri(p, q) == pytest.approx(stats.chi2.isf(q, p), rel=1e-12)
@@ -308,13 +365,30 @@ def test_plan_is_computed_before_noise_and_matches_the_charged_ledger():
     kw = dict(bounds=12.0, sigma=1.0, beta_norm=1.5, c_min=150.0, lambda_min=0.5)
     fit = dp.dp_knockoff("y ~ .", df, eps=0.5, delta=1e-5, strict=True, random_state=0, oc_trials=0, **kw)
     X = df.drop(columns="y").to_numpy()
-    X = X * np.minimum(1.0, 12.0 / np.linalg.norm(X, axis=1))[:, None]   # rows clipped to B = 12
+    X = X * np.minimum(1.0, 12.0 / np.linalg.norm(X, axis=1))[:, None]  # rows clipped to B = 12
     y = df["y"].to_numpy()
     st = ko.normalise(len(y), X.T @ X, X.T @ y, float(y @ y))
-    pl = plan(st, B=12.0, eps=0.5, delta=1e-5, method="II", s="lambda_min", ridge=0.0,
-              eps_split=(0.5, 0.25, 0.25), delta_split=(0.5, 0.5), sigma=1.0, beta_norm=1.5, c_min=150.0,
-              lambda_min=0.5, knockoffs="shortcut", dd=DataDependence(strict=True))
+    pl = plan(
+        st,
+        B=12.0,
+        eps=0.5,
+        delta=1e-5,
+        method="II",
+        s="lambda_min",
+        ridge=0.0,
+        eps_split=(0.5, 0.25, 0.25),
+        delta_split=(0.5, 0.5),
+        sigma=1.0,
+        beta_norm=1.5,
+        c_min=150.0,
+        lambda_min=0.5,
+        knockoffs="shortcut",
+        dd=DataDependence(strict=True),
+    )
     assert pl.entries == fit.privacy.ledger
-    assert (pl.sensitivities, pl.assumptions, pl.notes) == \
-        (fit.privacy.sensitivities, fit.privacy.assumptions, fit.privacy.notes)
+    assert (pl.sensitivities, pl.assumptions, pl.notes) == (
+        fit.privacy.sensitivities,
+        fit.privacy.assumptions,
+        fit.privacy.notes,
+    )
     assert (pl.eps, pl.delta) == (fit.privacy.eps, fit.privacy.delta)

@@ -11,7 +11,7 @@ VIGNETTE = Path(__file__).resolve().parents[1] / "vignettes" / "knockoff_fdr_pow
 def test_vignette_runs_and_reproduces_figure_1_shape(tmp_path):
     module = runpy.run_path(str(VIGNETTE))
     out = tmp_path / "fig1.svg"
-    tab = module["run"](trials=60, ns=[10 ** 3, 10 ** 5, 3_000_000], out=str(out), random_state=5)
+    tab = module["run"](trials=60, ns=[10**3, 10**5, 3_000_000], out=str(out), random_state=5)
     tab["n"] = tab["n"].astype(int)
     assert out.exists() and out.read_text().lstrip().startswith("<?xml")
     # FDR within 2 Monte Carlo s.e. of the target or below it, at every n, both methods

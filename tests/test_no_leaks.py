@@ -56,24 +56,62 @@ def _data() -> pd.DataFrame:
 
 # name -> (front door, formula, arguments, the secrets its diagnostics must show when asked)
 FRONT_DOORS = {
-    "dp_sis": (dp.dp_sis, f"y ~ {FEW}", {"eps": 2.0, "k": 2, "bounds": BOUNDS},  # default oc_trials
-               (MISSING, OUTSIDE)),
-    "dp_two_stage": (dp.dp_two_stage, f"y ~ {FEW}", {"eps": 2.0, "k": 2, "second_stage": "private_ols",
-                                                    "bounds": BOUNDS, "oc_trials": 0}, (MISSING,)),
-    "dp_knockoff": (dp.dp_knockoff, f"y ~ {ALL}", {"eps": 2.0, "delta": 1e-4, "bounds": 6.5, "oc_trials": 0},
-                    (MISSING, OUTSIDE)),
-    "dp_gmm": (dp.dp_gmm, f"~ {FEW}", {"k": 2, "eps": 2.0, "delta": 1e-4, "bounds": BOUNDS, "oc_trials": 0},
-               (MISSING,)),
-    "dp_felp": (dp.dp_felp, f"class ~ {FEW}", {"eps": 1.0, "n_estimators": 2, "variant": "strict",
-                                              "bounds": BOUNDS, "oc_trials": 0},
-                (MISSING, OUTSIDE, CLASS_A, CLASS_B)),
-    "vertical_glm": (dp.vertical_glm, f"class ~ {FEW}",
-                     {"parties": [NAMES[:2], NAMES[2:5]], "family": "binomial", "penalty": "ridge", "lam": 0.1,
-                      "eps": 1.0, "delta": 1e-5, "bounds": BOUNDS, "rounds": 3}, (MISSING,)),
+    "dp_sis": (
+        dp.dp_sis,
+        f"y ~ {FEW}",
+        {"eps": 2.0, "k": 2, "bounds": BOUNDS},  # default oc_trials
+        (MISSING, OUTSIDE),
+    ),
+    "dp_two_stage": (
+        dp.dp_two_stage,
+        f"y ~ {FEW}",
+        {"eps": 2.0, "k": 2, "second_stage": "private_ols", "bounds": BOUNDS, "oc_trials": 0},
+        (MISSING,),
+    ),
+    "dp_knockoff": (
+        dp.dp_knockoff,
+        f"y ~ {ALL}",
+        {"eps": 2.0, "delta": 1e-4, "bounds": 6.5, "oc_trials": 0},
+        (MISSING, OUTSIDE),
+    ),
+    "dp_gmm": (
+        dp.dp_gmm,
+        f"~ {FEW}",
+        {"k": 2, "eps": 2.0, "delta": 1e-4, "bounds": BOUNDS, "oc_trials": 0},
+        (MISSING,),
+    ),
+    "dp_felp": (
+        dp.dp_felp,
+        f"class ~ {FEW}",
+        {"eps": 1.0, "n_estimators": 2, "variant": "strict", "bounds": BOUNDS, "oc_trials": 0},
+        (MISSING, OUTSIDE, CLASS_A, CLASS_B),
+    ),
+    "vertical_glm": (
+        dp.vertical_glm,
+        f"class ~ {FEW}",
+        {
+            "parties": [NAMES[:2], NAMES[2:5]],
+            "family": "binomial",
+            "penalty": "ridge",
+            "lam": 0.1,
+            "eps": 1.0,
+            "delta": 1e-5,
+            "bounds": BOUNDS,
+            "rounds": 3,
+        },
+        (MISSING,),
+    ),
     "dp_pca": (dp_pca, f"~ {FEW}", {"k": 2, "eps": 1.0, "delta": 1e-5, "bounds": BOUNDS}, (MISSING,)),
 }
-CLI_NAMES = {"dp_sis": "sis", "dp_two_stage": "two_stage", "dp_knockoff": "knockoff", "dp_gmm": "gmm",
-             "dp_felp": "felp", "vertical_glm": "vertical_glm", "dp_pca": "pca"}
+CLI_NAMES = {
+    "dp_sis": "sis",
+    "dp_two_stage": "two_stage",
+    "dp_knockoff": "knockoff",
+    "dp_gmm": "gmm",
+    "dp_felp": "felp",
+    "vertical_glm": "vertical_glm",
+    "dp_pca": "pca",
+}
 
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^\s\"<]*")
 _MARKUP = re.compile(r"<(svg|style)\b.*?</\1>", re.S)
@@ -97,13 +135,21 @@ def _fit(name: str, data: pd.DataFrame, **extra):
 
 
 def _channels(fit, tmp_path: Path, include_diagnostics: bool = False) -> dict[str, str]:
-    path = fit.report(str(tmp_path / f"{fit.method}-{include_diagnostics}.html"),
-                      include_diagnostics=include_diagnostics)
-    return {"str": str(fit), "repr": repr(fit), "summary": str(fit.summary()),
-            "tidy": fit.tidy().to_string(index=False) + fit.tidy().to_json(orient="records"), "glance": fit.glance().to_json(orient="records"),
-            "to_dict": json.dumps(fit.to_dict(), default=str), "to_json": fit.to_json(),
-            "_repr_html_": fit._repr_html_(), "summary_html": fit.summary()._repr_html_(),
-            "report": Path(path).read_text(encoding="utf-8")}
+    path = fit.report(
+        str(tmp_path / f"{fit.method}-{include_diagnostics}.html"), include_diagnostics=include_diagnostics
+    )
+    return {
+        "str": str(fit),
+        "repr": repr(fit),
+        "summary": str(fit.summary()),
+        "tidy": fit.tidy().to_string(index=False) + fit.tidy().to_json(orient="records"),
+        "glance": fit.glance().to_json(orient="records"),
+        "to_dict": json.dumps(fit.to_dict(), default=str),
+        "to_json": fit.to_json(),
+        "_repr_html_": fit._repr_html_(),
+        "summary_html": fit.summary()._repr_html_(),
+        "report": Path(path).read_text(encoding="utf-8"),
+    }
 
 
 def test_secrets_are_found_only_as_whole_numbers():
@@ -135,8 +181,20 @@ def test_asked_diagnostics_show_the_private_counts(name, data, tmp_path):
 
 def _cli_args(name: str, data_path: Path, bounds_path: Path, out: Path) -> list[str]:
     _, formula, args, _ = FRONT_DOORS[name]
-    argv = ["run", CLI_NAMES[name], "--data", str(data_path), "--formula", formula, "--seed", "3",
-            "--json", str(out / "fit.json"), "--report", str(out / "fit.html")]
+    argv = [
+        "run",
+        CLI_NAMES[name],
+        "--data",
+        str(data_path),
+        "--formula",
+        formula,
+        "--seed",
+        "3",
+        "--json",
+        str(out / "fit.json"),
+        "--report",
+        str(out / "fit.html"),
+    ]
     for key, value in args.items():
         if key == "bounds":
             bounds_path.write_text(json.dumps(value if isinstance(value, float) else list(value)))
@@ -164,8 +222,11 @@ def test_cli_outputs_show_no_private_count_unless_asked(name, csv_path, tmp_path
         capsys.readouterr()
         with pytest.warns(NonPrivateWarning):
             assert cli.main(argv) == 0
-        outputs = {"stdout": capsys.readouterr().out, "json": (out / "fit.json").read_text(encoding="utf-8"),
-                   "report": (out / "fit.html").read_text(encoding="utf-8")}
+        outputs = {
+            "stdout": capsys.readouterr().out,
+            "json": (out / "fit.json").read_text(encoding="utf-8"),
+            "report": (out / "fit.html").read_text(encoding="utf-8"),
+        }
         for channel, text in outputs.items():
             if asked:
                 assert set(FRONT_DOORS[name][3]) <= found(text), (name, channel, found(text))
@@ -180,8 +241,12 @@ def test_cli_as_a_program(name, csv_path, tmp_path):
         out = tmp_path / str(asked)
         out.mkdir()
         argv = _cli_args(name, csv_path, tmp_path / "bounds.json", out) + (["--diagnostics"] if asked else [])
-        res = subprocess.run([sys.executable, "-m", "dpstats.cli", "--quiet", *argv], capture_output=True,
-                             text=True, timeout=120)
+        res = subprocess.run(
+            [sys.executable, "-m", "dpstats.cli", "--quiet", *argv],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert res.returncode == 0, res.stderr[-3000:]
         for file in ("fit.json", "fit.html"):
             text = (out / file).read_text(encoding="utf-8")
@@ -219,11 +284,12 @@ def test_r_print_summary_tidy_show_no_private_count_unless_asked(rscript, rlib, 
     script.write_text(R_SCRIPT)
     out = r_package._run([rscript, str(script), str(csv_path)], r_package._env(rlib), tmp_path).stdout
     blocks = dict(re.findall(r"=== (\S+ (?:TRUE|FALSE))\n(.*?)(?==== |\Z)", out, re.S))
-    assert set(blocks) == {f"{m} {a}" for m in ("dp_felp", "dp_knockoff") for a in ("FALSE", "TRUE")}, out[:2000]
+    assert set(blocks) == {f"{m} {a}" for m in ("dp_felp", "dp_knockoff") for a in ("FALSE", "TRUE")}, out[
+        :2000
+    ]
     for method, name in (("dp_felp", "dp_felp"), ("dp_knockoff", "dp_knockoff")):
         assert not found(blocks[f"{method} FALSE"]), (method, found(blocks[f"{method} FALSE"]))
         assert set(FRONT_DOORS[name][3]) <= found(blocks[f"{method} TRUE"]), method
-
 
 
 # Under add/remove-one-row privacy the number of rows is itself private: not shown unless asked.
@@ -237,7 +303,7 @@ ADD_REMOVE = {
 
 @pytest.mark.parametrize("name", list(ADD_REMOVE))
 def test_add_remove_results_do_not_show_n(name, data, tmp_path):
-    complete = data.dropna().reset_index(drop=True)           # n = 1237: no data-dependent step
+    complete = data.dropna().reset_index(drop=True)  # n = 1237: no data-dependent step
     n = len(complete)
     func, formula, _, _ = FRONT_DOORS[name]
     kwargs = dict(ADD_REMOVE[name], bounds=BOUNDS, neighbouring="add_remove", random_state=3)

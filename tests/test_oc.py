@@ -14,7 +14,14 @@ from dpstats.errors import PrivacyParameterError
 from dpstats.simulate import Assume
 
 # the quantity names of simulated error-rate rows (the knockoff call itself legitimately names its target FDR)
-ERROR_RATE_WORDS = ("precision (", "recall (", "fdr (target", "power (", "misclassification rate", "stability:")
+ERROR_RATE_WORDS = (
+    "precision (",
+    "recall (",
+    "fdr (target",
+    "power (",
+    "misclassification rate",
+    "stability:",
+)
 
 
 def _model_frame(n, d, assume, rng):
@@ -28,13 +35,19 @@ def _model_frame(n, d, assume, rng):
 
 def _bounds(d, assume):
     c = assume.bound_sds
-    return {"y": (-c * assume.response_sd(), c * assume.response_sd()), **{f"x{j}": (-c, c) for j in range(d)}}
+    return {
+        "y": (-c * assume.response_sd(), c * assume.response_sd()),
+        **{f"x{j}": (-c, c) for j in range(d)},
+    }
 
 
-@pytest.mark.parametrize("n, d, k, eps, model", [
-    (400, 50, 3, 4.0, Assume(signals=3, strength=1.0)),
-    (300, 40, 4, 6.0, Assume(signals=4, strength=0.6, noise=1.5, correlation=0.3)),
-])
+@pytest.mark.parametrize(
+    "n, d, k, eps, model",
+    [
+        (400, 50, 3, 4.0, Assume(signals=3, strength=1.0)),
+        (300, 40, 4, 6.0, Assume(signals=4, strength=0.6, noise=1.5, correlation=0.3)),
+    ],
+)
 def test_sis_assumed_recall_matches_front_door_on_model_data(n, d, k, eps, model):
     # seeds 21 (data and mechanism) and 22 (simulation); 250 front-door runs on fresh data sets
     # versus 600 simulated trials; agreement within 2 combined standard errors.
@@ -42,13 +55,16 @@ def test_sis_assumed_recall_matches_front_door_on_model_data(n, d, k, eps, model
     measured = []
     for _ in range(250):
         df = _model_frame(n, d, model, rng)
-        fit = dp.dp_sis("y ~ .", data=df, eps=eps, k=k, bounds=_bounds(d, model), random_state=rng, oc_trials=0)
-        measured.append(sum(t in fit.selected for t in df.columns[1:model.signals + 1]) / model.signals)
-    fit = dp.dp_sis("y ~ .", data=df, eps=eps, k=k, bounds=_bounds(d, model), random_state=22,
-                    assume=model, oc_trials=600)
+        fit = dp.dp_sis(
+            "y ~ .", data=df, eps=eps, k=k, bounds=_bounds(d, model), random_state=rng, oc_trials=0
+        )
+        measured.append(sum(t in fit.selected for t in df.columns[1 : model.signals + 1]) / model.signals)
+    fit = dp.dp_sis(
+        "y ~ .", data=df, eps=eps, k=k, bounds=_bounds(d, model), random_state=22, assume=model, oc_trials=600
+    )
     row = fit.operating_characteristics.table().set_index("quantity").filter(like="recall", axis=0).iloc[0]
     m, se = np.mean(measured), np.std(measured, ddof=1) / math.sqrt(len(measured))
-    assert 0.1 < m < 0.95                       # a setting where recall is informative
+    assert 0.1 < m < 0.95  # a setting where recall is informative
     assert abs(row["estimate"] - m) <= 2 * math.hypot(row["std_error"], se)
 
 
@@ -62,14 +78,20 @@ def test_sis_default_has_exact_rows_only():
     assert 0 < g50 < g90
     # the gap for probability 0.5 is where the tabulated recovery curve reaches 0.5
     assert fit.gap_for_recovery(0.5) == pytest.approx(g50, rel=0.02)
-    assert dp.dp_sis("y ~ .", data=df, eps=2.0, k=3, bounds=(-6, 6), random_state=0,
-                     oc_trials=0).operating_characteristics is None
+    assert (
+        dp.dp_sis(
+            "y ~ .", data=df, eps=2.0, k=3, bounds=(-6, 6), random_state=0, oc_trials=0
+        ).operating_characteristics
+        is None
+    )
 
 
 def test_assume_requires_trials_and_builtin_score():
     df = _model_frame(60, 10, Assume(signals=2, strength=1.0), np.random.default_rng(1))
     with pytest.raises(PrivacyParameterError):
-        dp.dp_sis("y ~ .", data=df, eps=1.0, k=2, bounds=(-6, 6), assume={"signals": 2, "strength": 1}, oc_trials=0)
+        dp.dp_sis(
+            "y ~ .", data=df, eps=1.0, k=2, bounds=(-6, 6), assume={"signals": 2, "strength": 1}, oc_trials=0
+        )
     with pytest.raises(PrivacyParameterError):
         dp.dp_sis("y ~ .", data=df, eps=1.0, k=2, bounds=(-6, 6), assume={"signals": 2, "strenght": 1})
 
@@ -86,21 +108,54 @@ def _fits(assume):
     model = Assume(signals=2, strength=0.5) if assume else None
     plug_in = "released" if assume else None
     return {
-        "dp_sis": dp.dp_sis("y ~ .", sis_df, eps=2.0, k=2, bounds=(-8, 8), random_state=0, assume=model,
-                            oc_trials=20),
-        "dp_knockoff": dp.dp_knockoff("y ~ .", ko_df, eps=1.0, delta=1e-4, bounds=12.0, sigma=1.0,
-                                      beta_norm=2.0, random_state=0, assume=model, oc_trials=20),
-        "dp_gmm": dp.dp_gmm("~ .", gmm_df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=0,
-                            assume=plug_in, oc_trials=200),
-        "dp_felp": dp.dp_felp("class ~ .", felp_df, eps=1.0, n_estimators=3, bounds=(-6, 6), random_state=0,
-                              assume=plug_in, oc_trials=20),
+        "dp_sis": dp.dp_sis(
+            "y ~ .", sis_df, eps=2.0, k=2, bounds=(-8, 8), random_state=0, assume=model, oc_trials=20
+        ),
+        "dp_knockoff": dp.dp_knockoff(
+            "y ~ .",
+            ko_df,
+            eps=1.0,
+            delta=1e-4,
+            bounds=12.0,
+            sigma=1.0,
+            beta_norm=2.0,
+            random_state=0,
+            assume=model,
+            oc_trials=20,
+        ),
+        "dp_gmm": dp.dp_gmm(
+            "~ .",
+            gmm_df,
+            k=2,
+            eps=1.0,
+            delta=1e-6,
+            bounds=(-12, 12),
+            random_state=0,
+            assume=plug_in,
+            oc_trials=200,
+        ),
+        "dp_felp": dp.dp_felp(
+            "class ~ .",
+            felp_df,
+            eps=1.0,
+            n_estimators=3,
+            bounds=(-6, 6),
+            random_state=0,
+            assume=plug_in,
+            oc_trials=20,
+        ),
     }
 
 
 def _channels(fit, tmp_path):
     html = open(fit.report(str(tmp_path / f"{fit.method}.html")), encoding="utf-8").read()
-    return {"summary": str(fit.summary()), "json": fit.to_json(), "report": html,
-            "glance": fit.glance().to_string(), "tidy": fit.tidy().to_string()}
+    return {
+        "summary": str(fit.summary()),
+        "json": fit.to_json(),
+        "report": html,
+        "glance": fit.glance().to_string(),
+        "tidy": fit.tidy().to_string(),
+    }
 
 
 @pytest.mark.filterwarnings("ignore::dpstats.errors.NonPrivateWarning")
@@ -132,14 +187,15 @@ def test_error_rates_under_assume_are_labelled_in_every_channel(tmp_path):
 def test_theorem_accuracy_falls_with_n_and_eps():
     from dpstats.results.gmm import theorem_accuracy
 
-    a = [theorem_accuracy(n, 4, 2, 1.0, 1e-6, 0.5) for n in (10 ** 4, 10 ** 5, 10 ** 6)]
+    a = [theorem_accuracy(n, 4, 2, 1.0, 1e-6, 0.5) for n in (10**4, 10**5, 10**6)]
     assert a[0] > a[1] > a[2] > 0
-    assert theorem_accuracy(10 ** 5, 4, 2, 10.0, 1e-6, 0.5) < a[1]
-    assert theorem_accuracy(50, 4, 2, 1.0, 1e-6, 0.5) == math.inf        # n below the theorem's requirement
+    assert theorem_accuracy(10**5, 4, 2, 10.0, 1e-6, 0.5) < a[1]
+    assert theorem_accuracy(50, 4, 2, 1.0, 1e-6, 0.5) == math.inf  # n below the theorem's requirement
     # at large n the rate is the non-private d/sqrt(n w_min / log(1/delta))
-    n = 10 ** 12
-    assert theorem_accuracy(n, 4, 2, 1.0, 1e-6, 0.5) == pytest.approx(4 / math.sqrt(n * 0.5 / math.log(1e6)),
-                                                                       rel=1e-3)
+    n = 10**12
+    assert theorem_accuracy(n, 4, 2, 1.0, 1e-6, 0.5) == pytest.approx(
+        4 / math.sqrt(n * 0.5 / math.log(1e6)), rel=1e-3
+    )
 
 
 def test_knockoff_released_plug_in_and_default_rows():
@@ -150,6 +206,7 @@ def test_knockoff_released_plug_in_and_default_rows():
     assert q["number selected"] == len(fit.selected)
     assert q["knockoff threshold T (released W)"] == fit.threshold
     with pytest.warns(dp.NonPrivateWarning):
-        plug = dp.dp_knockoff("y ~ .", df, eps=math.inf, delta=1e-6, random_state=0, assume="released",
-                              oc_trials=30)
+        plug = dp.dp_knockoff(
+            "y ~ .", df, eps=math.inf, delta=1e-6, random_state=0, assume="released", oc_trials=30
+        )
     assert plug.operating_characteristics.assumption_label.endswith("(plug-in)")

@@ -62,9 +62,13 @@ def test_accountant_rejects_bad_budgets():
 
 
 def test_statement_checks_ledger_sum_and_speaks_plainly():
-    entries = [LedgerEntry("a", "Laplace", 0.25, sensitivity="Δ1 = 2"), LedgerEntry("b", "Gaussian", 0.75, 1e-6)]
-    st = PrivacyStatement("test", 1.0, 1e-6, "replace", entries, data_dependent_steps=["max-abs scaling"],
-                          seeded=True)
+    entries = [
+        LedgerEntry("a", "Laplace", 0.25, sensitivity="Δ1 = 2"),
+        LedgerEntry("b", "Gaussian", 0.75, 1e-6),
+    ]
+    st = PrivacyStatement(
+        "test", 1.0, 1e-6, "replace", entries, data_dependent_steps=["max-abs scaling"], seeded=True
+    )
     text = st.plain_language()
     assert "(1, 1e-06)-differentially private" in text and "replacing one row" in text
     assert "max-abs scaling" in text and "not for release" in text
@@ -117,7 +121,11 @@ def test_fast_noise_draws_what_a_seeded_noise_source_draws():
 
 
 def test_calibrate_gaussian_is_classic_below_one_and_analytic_above():
-    from dpstats.privacy.calibration import analytic_gaussian_sigma, calibrate_gaussian, classic_gaussian_sigma
+    from dpstats.privacy.calibration import (
+        analytic_gaussian_sigma,
+        calibrate_gaussian,
+        classic_gaussian_sigma,
+    )
 
     assert calibrate_gaussian(0.5, 1e-5, 2.0)[0] == classic_gaussian_sigma(0.5, 1e-5, 2.0)
     assert calibrate_gaussian(1.5, 1e-5, 2.0)[0] == analytic_gaussian_sigma(1.5, 1e-5, 2.0)

@@ -52,8 +52,9 @@ def _r_function(ro, code: str):
 
 def _glmnet_std(ro, X: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
     """glmnet's lasso at ``lam``, its coefficients moved to the unit-sd scale (× sd_j, 1/n sd)."""
-    beta = np.asarray(_r_function(ro, GLMNET)(ro.FloatVector(X.ravel(order="F")), X.shape[0],
-                                              ro.FloatVector(y), lam))
+    beta = np.asarray(
+        _r_function(ro, GLMNET)(ro.FloatVector(X.ravel(order="F")), X.shape[0], ro.FloatVector(y), lam)
+    )
     return beta * X.std(axis=0)
 
 
@@ -82,8 +83,9 @@ def _compare_blocks(ro, X, y, labels, m_blocks, solver):
             assert not ours.any()
             continue
         theirs = _glmnet_std(ro, X[rows], y[rows], LAM)
-        out.append((ours, theirs, _objective(X[rows], y[rows], ours, LAM),
-                    _objective(X[rows], y[rows], theirs, LAM)))
+        out.append(
+            (ours, theirs, _objective(X[rows], y[rows], ours, LAM), _objective(X[rows], y[rows], theirs, LAM))
+        )
     return out
 
 
@@ -151,8 +153,9 @@ def test_vote_counts_match_glmnet_votes(rpy2_robjects):
         for k in (1, 3, 5):
             np.testing.assert_array_equal(ts.vote_counts(ours, k), ts.vote_counts(theirs, k))
         cleaned = np.where(np.abs(ours) > ZERO, ours, 0.0)
-        np.testing.assert_array_equal(ts.vote_counts(cleaned, 0, "support"),
-                                      ts.vote_counts(theirs, 0, "support"))
+        np.testing.assert_array_equal(
+            ts.vote_counts(cleaned, 0, "support"), ts.vote_counts(theirs, 0, "support")
+        )
 
 
 def test_dp_two_stage_huge_eps_selects_glmnet_topk(rpy2_robjects):
@@ -174,8 +177,9 @@ def test_dp_two_stage_huge_eps_selects_glmnet_topk(rpy2_robjects):
     assert counts[top[k - 1]] > counts[top[k]], counts
     expected = sorted(f"x{j + 1}" for j in top[:k])
     for seed in (1, 2):
-        fit = dp.dp_two_stage("y ~ .", df, eps=1e6, k=k, blocks=n_blocks, shuffle=False,
-                              random_state=seed, oc_trials=0)
+        fit = dp.dp_two_stage(
+            "y ~ .", df, eps=1e6, k=k, blocks=n_blocks, shuffle=False, random_state=seed, oc_trials=0
+        )
         assert sorted(fit.selected) == expected
 
 
@@ -218,8 +222,17 @@ def test_dp_gmm_huge_eps_matches_mclust(rpy2_robjects, method, case):
     w_r, mu_r, cov_r, cl_r = _mclust(ro, X, k)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = dp.dp_gmm("~ .", df, k=k, eps=1e6, delta=1e-6, bounds=(-20, 20), method=method,
-                        random_state=seed, oc_trials=0)
+        fit = dp.dp_gmm(
+            "~ .",
+            df,
+            k=k,
+            eps=1e6,
+            delta=1e-6,
+            bounds=(-20, 20),
+            method=method,
+            random_state=seed,
+            oc_trials=0,
+        )
     cost = ((fit.means[:, None] - mu_r[None]) ** 2).sum(-1)
     rows, cols = linear_sum_assignment(cost)
     sd = np.sqrt([np.linalg.eigvalsh(c).max() for c in cov_r[cols]])
@@ -227,4 +240,4 @@ def test_dp_gmm_huge_eps_matches_mclust(rpy2_robjects, method, case):
     assert np.all(np.sqrt(cost[rows, cols]) <= 0.03 * sd)
     assert np.all(np.abs(fit.weights[rows] - w_r[cols]) <= 0.005)
     for i, j, s in zip(rows, cols, sd):
-        assert np.abs(fit.covariances[i] - cov_r[j]).max() <= 0.05 * s ** 2
+        assert np.abs(fit.covariances[i] - cov_r[j]).max() <= 0.05 * s**2

@@ -25,9 +25,15 @@ def _env(lib: Path) -> dict:
     env = dict(os.environ)
     # the Python side is this checkout's dpstats, whatever the interpreter has installed
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    env.update({"DPSTATS_PYTHON": sys.executable, "DPSTATS_REQUIRE_PYTHON": "true",
-                "R_LIBS": f"{lib}{os.pathsep}{env['R_LIBS']}" if env.get("R_LIBS") else str(lib),
-                "NOT_CRAN": "true", "LC_ALL": env.get("LC_ALL", "C.UTF-8")})
+    env.update(
+        {
+            "DPSTATS_PYTHON": sys.executable,
+            "DPSTATS_REQUIRE_PYTHON": "true",
+            "R_LIBS": f"{lib}{os.pathsep}{env['R_LIBS']}" if env.get("R_LIBS") else str(lib),
+            "NOT_CRAN": "true",
+            "LC_ALL": env.get("LC_ALL", "C.UTF-8"),
+        }
+    )
     env.pop("RETICULATE_PYTHON", None)
     return env
 
@@ -35,7 +41,9 @@ def _env(lib: Path) -> dict:
 def _run(cmd: list[str], env: dict, cwd: Path, timeout: int = 240) -> subprocess.CompletedProcess:
     res = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     if res.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({res.returncode}):\n{res.stdout[-6000:]}\n{res.stderr[-6000:]}")
+        raise AssertionError(
+            f"{' '.join(cmd)} failed ({res.returncode}):\n{res.stdout[-6000:]}\n{res.stderr[-6000:]}"
+        )
     return res
 
 
@@ -43,8 +51,9 @@ def _run(cmd: list[str], env: dict, cwd: Path, timeout: int = 240) -> subprocess
 def rlib(rscript, tmp_path_factory) -> Path:
     """The package installed into a fresh library (what scripts/dpstats.sh does with .venv/R-library)."""
     for pkg in ("reticulate", "jsonlite", "testthat", "generics", "broom"):
-        ok = subprocess.run([rscript, "-e", f"quit(status = !requireNamespace('{pkg}', quietly = TRUE))"],
-                            capture_output=True)
+        ok = subprocess.run(
+            [rscript, "-e", f"quit(status = !requireNamespace('{pkg}', quietly = TRUE))"], capture_output=True
+        )
         if ok.returncode != 0:
             pytest.fail(f"R package {pkg} is missing (Debian: r-cran-{pkg})")
     lib = tmp_path_factory.mktemp("Rlib")
@@ -57,10 +66,12 @@ def test_testthat_suite(rscript, rlib, tmp_path):
     """The testthat suite run on its own from the repository root, as a developer would:
     ``Rscript -e 'testthat::test_dir("r_wrapper/tests/testthat")'`` with no library() call
     (the helper attaches the package)."""
-    code = ("res <- as.data.frame(testthat::test_dir('r_wrapper/tests/testthat', reporter = 'summary', "
-            "stop_on_failure = TRUE)); "
-            "cat(sprintf('\\nR-TESTS %d passed, %d failed, %d skipped\\n', "
-            "sum(res$nb - res$failed - res$skipped), sum(res$failed), sum(res$skipped)))")
+    code = (
+        "res <- as.data.frame(testthat::test_dir('r_wrapper/tests/testthat', reporter = 'summary', "
+        "stop_on_failure = TRUE)); "
+        "cat(sprintf('\\nR-TESTS %d passed, %d failed, %d skipped\\n', "
+        "sum(res$nb - res$failed - res$skipped), sum(res$failed), sum(res$skipped)))"
+    )
     assert "library(" not in code
     res = _run([rscript, "-e", code], _env(rlib), ROOT, timeout=600)
     line = [ln for ln in res.stdout.splitlines() if ln.startswith("R-TESTS")][-1]
@@ -75,8 +86,11 @@ def test_rscript_fits_each_available_method(rscript, rlib, tmp_path):
     import dpstats
     from dpstats.rbridge import has_function
 
-    expected = [m for m in ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm")
-                if has_function(m)]
+    expected = [
+        m
+        for m in ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm")
+        if has_function(m)
+    ]
     assert "dp_sis" in expected, dpstats.__version__
     for m in expected:
         assert f"FITTED {m}" in out, out[-3000:]
@@ -89,21 +103,30 @@ def test_vignette_renders(rscript, rlib, tmp_path):
     if shutil.which("pandoc") is None:
         pytest.fail("pandoc is needed to render the vignette (Debian: pandoc)")
     src = PKG / "vignettes" / "dpstats.Rmd"
-    code = (f"rmarkdown::render('{src}', output_dir = '{tmp_path}', intermediates_dir = '{tmp_path}', "
-            "quiet = TRUE, envir = new.env())")
+    code = (
+        f"rmarkdown::render('{src}', output_dir = '{tmp_path}', intermediates_dir = '{tmp_path}', "
+        "quiet = TRUE, envir = new.env())"
+    )
     _run([rscript, "-e", code], _env(rlib), tmp_path)
     html = (tmp_path / "dpstats.html").read_text(encoding="utf-8")
-    assert "DP sure independence screening" in html        # the fit printed: chunks were evaluated
-    assert "dpstats_formula_error" in html                 # the classed error was shown
+    assert "DP sure independence screening" in html  # the fit printed: chunks were evaluated
+    assert "dpstats_formula_error" in html  # the classed error was shown
     assert "dpstats_privacy_parameter_error" not in html or "must be a positive" in html
     # R's data sets analysed with R's formulas: iris and mtcars, the design previewed, glm-like methods
     import html as _html
     import re
 
     text_only = _html.unescape(re.sub(r"<[^>]+>", "", html))
-    for text in ("Sepal.Length ~ Petal.Length * Species", "mpg ~ log(hp) + wt", "poly(wt, 2, raw = TRUE)",
-                 "Speciesversicolor", "Wald, t quantiles", "dpstats_assumption_error",
-                 "dpstats privacy accountant", "Selected 3 of 10 candidate terms"):
+    for text in (
+        "Sepal.Length ~ Petal.Length * Species",
+        "mpg ~ log(hp) + wt",
+        "poly(wt, 2, raw = TRUE)",
+        "Speciesversicolor",
+        "Wald, t quantiles",
+        "dpstats_assumption_error",
+        "dpstats privacy accountant",
+        "Selected 3 of 10 candidate terms",
+    ):
         assert text in text_only, text
     assert "Error in" not in text_only
 
@@ -116,9 +139,23 @@ def test_r_cmd_check(rlib, tmp_path):
     tarball = next(tmp_path.glob("dpstats_*.tar.gz")), build
     env = _env(rlib)
     env["_R_CHECK_FORCE_SUGGESTS_"] = "false"
-    res = subprocess.run([r, "CMD", "check", "--no-manual", "--no-build-vignettes", "--ignore-vignettes",
-                          "--no-tests", str(tarball[0])], env=env, cwd=tmp_path, capture_output=True,
-                         text=True, timeout=180)
+    res = subprocess.run(
+        [
+            r,
+            "CMD",
+            "check",
+            "--no-manual",
+            "--no-build-vignettes",
+            "--ignore-vignettes",
+            "--no-tests",
+            str(tarball[0]),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     out = res.stdout
     assert res.returncode == 0, out[-5000:] + res.stderr[-2000:]
     status = [ln for ln in out.splitlines() if ln.startswith("Status:")]

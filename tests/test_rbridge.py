@@ -20,19 +20,39 @@ def ro(rpy2_robjects):
 
 
 def test_r_frame_roundtrip_keeps_types_levels_and_na(ro):
-    df = rb.to_pandas('data.frame(x = c(1.5, NA, 3), i = c(1L, NA, 3L), j = 1:3, t = c(TRUE, NA, FALSE), '
-                      'g = factor(c("b", "a", NA), levels = c("b", "a", "c")), '
-                      'o = factor(c("lo", "hi", "lo"), levels = c("lo", "hi"), ordered = TRUE), '
-                      's = c("z", NA, "a"), stringsAsFactors = FALSE)')
-    assert [str(t) for t in df.dtypes] == ["float64", "float64", "int64", "boolean", "category",
-                                           "category", "str"]
+    df = rb.to_pandas(
+        "data.frame(x = c(1.5, NA, 3), i = c(1L, NA, 3L), j = 1:3, t = c(TRUE, NA, FALSE), "
+        'g = factor(c("b", "a", NA), levels = c("b", "a", "c")), '
+        'o = factor(c("lo", "hi", "lo"), levels = c("lo", "hi"), ordered = TRUE), '
+        's = c("z", NA, "a"), stringsAsFactors = FALSE)'
+    )
+    assert [str(t) for t in df.dtypes] == [
+        "float64",
+        "float64",
+        "int64",
+        "boolean",
+        "category",
+        "category",
+        "str",
+    ]
     assert df["g"].cat.categories.tolist() == ["b", "a", "c"] and df["o"].cat.ordered
-    assert np.isnan(df.loc[1, "x"]) and np.isnan(df.loc[1, "i"]) and df["s"].isna().tolist() == [False, True, False]
+    assert (
+        np.isnan(df.loc[1, "x"])
+        and np.isnan(df.loc[1, "i"])
+        and df["s"].isna().tolist() == [False, True, False]
+    )
     back = rb.to_pandas(rb.to_r(df))
     pd.testing.assert_frame_equal(back, df)
     ro.globalenv["rt"] = rb.to_r(df)
     assert list(ro.r("sapply(rt, function(x) class(x)[1])")) == [
-        "numeric", "numeric", "integer", "logical", "factor", "ordered", "character"]
+        "numeric",
+        "numeric",
+        "integer",
+        "logical",
+        "factor",
+        "ordered",
+        "character",
+    ]
     assert list(ro.r("levels(rt$g)")) == ["b", "a", "c"]
     assert int(ro.r("sum(is.na(rt))")[0]) == 5
 
@@ -63,15 +83,26 @@ def test_load_r_datasets():
 
 
 def test_call_from_r_returns_classed_errors_and_results():
-    t = rb.transport_from_frame(pd.DataFrame({"y": [1.0, 2, 3, 4, 5, 6], "a": [1.0, 0, 1, 0, 1, 1],
-                                              "b": [0.0, 1, 1, 0, 0, 1], "s": list("uvuvuv")}))
+    t = rb.transport_from_frame(
+        pd.DataFrame(
+            {
+                "y": [1.0, 2, 3, 4, 5, 6],
+                "a": [1.0, 0, 1, 0, 1, 1],
+                "b": [0.0, 1, 1, 0, 0, 1],
+                "s": list("uvuvuv"),
+            }
+        )
+    )
     bad = rb.call_from_r("dp_sis", kwargs={"formula": "s ~ a + b", "eps": 1.0}, frames={"data": t})
     assert not bad.ok and bad.error_classes == ["dpstats_data_error", "dpstats_error"]
     assert "response 's'" in bad.error_message
     missing = rb.call_from_r("dp_nothing", kwargs={})
     assert not missing.ok and missing.error_classes[-1] == "dpstats_error"
-    good = rb.call_from_r("dp_sis", kwargs={"formula": "y ~ a + b", "eps": 1.0, "k": 1.0,
-                                            "random_state": 1, "oc_trials": 0.0}, frames={"data": t})
+    good = rb.call_from_r(
+        "dp_sis",
+        kwargs={"formula": "y ~ a + b", "eps": 1.0, "k": 1.0, "random_state": 1, "oc_trials": 0.0},
+        frames={"data": t},
+    )
     assert good.ok, good.error_message
     payload = json.loads(good.json)
     assert payload["class"] == ["dp_sis", "dp_result"] and payload["result"]["call"]["k"] == 1
@@ -81,8 +112,14 @@ def test_call_from_r_returns_classed_errors_and_results():
 def test_unknown_or_missing_argument_is_a_classed_argument_error():
     from dpstats.rbridge import call_from_r
 
-    t = {"names": ["y", "a", "b"], "n": 4, "kinds": ["double"] * 3,
-         "numeric": [1., 2, 3, 4, 1, 0, 1, 0, 3, 1, 4, 1], "codes": [], "levels": []}
+    t = {
+        "names": ["y", "a", "b"],
+        "n": 4,
+        "kinds": ["double"] * 3,
+        "numeric": [1.0, 2, 3, 4, 1, 0, 1, 0, 3, 1, 4, 1],
+        "codes": [],
+        "levels": [],
+    }
     out = call_from_r("dp_sis", kwargs={"formula": "y ~ .", "eps": 1, "bound": [-1, 1]}, frames={"data": t})
     assert out.error_classes == ["dpstats_argument_error", "dpstats_error"]
     assert "did you mean 'bounds'" in out.error_message

@@ -16,15 +16,21 @@ import pytest
 
 import dpstats as dp
 
-EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""",
-                      re.IGNORECASE)
+EXTERNAL = re.compile(
+    r"""(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""",
+    re.IGNORECASE,
+)
 
 
 @pytest.fixture(scope="session")
 def demo_reports(tmp_path_factory) -> list[Path]:
     out = tmp_path_factory.mktemp("demo")
-    proc = subprocess.run([sys.executable, "-m", "dpstats.cli", "--quiet", "demo", "--quick", "--out", str(out)],
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpstats.cli", "--quiet", "demo", "--quick", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     paths = sorted(out.glob("*.html"))
     assert paths, "the demo wrote no reports"
@@ -56,8 +62,9 @@ def test_reports_lead_with_the_privacy_statement(demo_reports):
 
 def test_diagnostics_only_on_request(tmp_path):
     df = dp.datasets.fan_lv(n=60, d=40, random_state=2)
-    fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=4, bounds=(-4, 4), random_state=1, oc_trials=0,
-                    truth=df.attrs["support"])
+    fit = dp.dp_sis(
+        "y ~ .", data=df, eps=1.0, k=4, bounds=(-4, 4), random_state=1, oc_trials=0, truth=df.attrs["support"]
+    )
     plain = Path(fit.report(str(tmp_path / "a.html"))).read_text(encoding="utf-8")
     assert "Diagnostics — not private" not in plain and "nonprivate_sis_selected" not in plain
     fenced = Path(fit.report(str(tmp_path / "b.html"), include_diagnostics=True)).read_text(encoding="utf-8")
@@ -66,8 +73,10 @@ def test_diagnostics_only_on_request(tmp_path):
 
 def test_comparison_report_totals_the_budget(tmp_path):
     df = dp.datasets.fan_lv(n=60, d=40, random_state=2)
-    fits = [dp.dp_sis("y ~ .", data=df, eps=e, k=4, bounds=(-4, 4), random_state=1, oc_trials=0)
-            for e in (0.5, 1.5)]
+    fits = [
+        dp.dp_sis("y ~ .", data=df, eps=e, k=4, bounds=(-4, 4), random_state=1, oc_trials=0)
+        for e in (0.5, 1.5)
+    ]
     html = Path(dp.report(fits, str(tmp_path / "cmp.html"))).read_text(encoding="utf-8")
     assert "eps = 2" in html and html.count('class="result"') == 2
     assert "Seeded run" in html
@@ -95,9 +104,18 @@ def browser(chromium):
 
         _missing("chromedriver")
     opts = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--window-size=1280,1800"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1800",
+    ):
         opts.add_argument(arg)
     opts.binary_location = chromium
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})

@@ -44,7 +44,9 @@ def test_ks_check_has_power_against_a_wrong_model():
     n, d, reps = 25, 6, 1500
     rng = np.random.default_rng(12)
     sim = np.array([sis_scores(n, d, Assume(signals=2, strength=0.6), rng) for _ in range(reps)])
-    rows = np.array([_rows_scores(n, d, Assume(signals=2, strength=0.9), rng, "centred") for _ in range(reps)])
+    rows = np.array(
+        [_rows_scores(n, d, Assume(signals=2, strength=0.9), rng, "centred") for _ in range(reps)]
+    )
     assert stats.ks_2samp(sim[:, 0], rows[:, 0]).pvalue < 1e-3
 
 
@@ -52,7 +54,7 @@ def test_cost_does_not_depend_on_n():
     # the draw count is the same at n = 50 and n = 10**9: the generator ends in the same state
     a, b = np.random.default_rng(3), np.random.default_rng(3)
     sis_scores(50, 1000, Assume(signals=4, strength=0.3), a)
-    sis_scores(10 ** 9, 1000, Assume(signals=4, strength=0.3), b)
+    sis_scores(10**9, 1000, Assume(signals=4, strength=0.3), b)
     assert a.bit_generator.state == b.bit_generator.state
 
 

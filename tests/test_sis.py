@@ -8,8 +8,13 @@ import pandas as pd
 import pytest
 
 import dpstats as dp
-from dpstats.errors import (BudgetExceededError, DataError, FormulaError, NonPrivateWarning,
-                            PrivacyParameterError)
+from dpstats.errors import (
+    BudgetExceededError,
+    DataError,
+    FormulaError,
+    NonPrivateWarning,
+    PrivacyParameterError,
+)
 from dpstats.methods import sis as sis_methods
 
 
@@ -21,7 +26,7 @@ def synthetic():
 def test_user_story(synthetic, tmp_path):
     fit = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=5, bounds=(-1, 1), random_state=1)
     text = str(fit)
-    assert "dp_sis(formula = \"y ~ .\", eps = 1, k = 5, bounds = c(-1, 1))" in text
+    assert 'dp_sis(formula = "y ~ .", eps = 1, k = 5, bounds = c(-1, 1))' in text
     assert "Selected 5 of 300" in text and "Privacy: (1, 0)-DP" in text
     summary = " ".join(str(fit.summary()).split())
     assert "Diagnostics" not in summary and fit.diagnostics == {}
@@ -40,17 +45,35 @@ def test_user_story(synthetic, tmp_path):
 def test_sensitivity_written_for_each_relation(synthetic):
     # the default (centred) score: 4(1 − 1/n) under replace, 4 under add/remove (methods/sis.py)
     replace = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0)
-    addrm = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
-                      neighbouring="add_remove")
+    addrm = dp.dp_sis(
+        "y ~ .",
+        data=synthetic,
+        eps=1.0,
+        k=3,
+        bounds=(-4, 4),
+        random_state=0,
+        oc_trials=0,
+        neighbouring="add_remove",
+    )
     assert "Δ∞ = 4(1 − 1/n) = 3.96 (n = 100)" in replace.privacy.ledger[0].sensitivity
     assert replace.sensitivity == pytest.approx(3.96, abs=1e-12)
     assert "Δ∞ = 4:" in addrm.privacy.ledger[0].sensitivity and addrm.sensitivity == 4.0
     assert "adding or removing one row" in addrm.privacy.plain_language()
     # the paper's midpoint score: 2 and 1
-    replace = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
-                        center="midpoint")
-    addrm = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
-                      neighbouring="add_remove", center="midpoint")
+    replace = dp.dp_sis(
+        "y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0, center="midpoint"
+    )
+    addrm = dp.dp_sis(
+        "y ~ .",
+        data=synthetic,
+        eps=1.0,
+        k=3,
+        bounds=(-4, 4),
+        random_state=0,
+        oc_trials=0,
+        neighbouring="add_remove",
+        center="midpoint",
+    )
     assert "Δ∞ = 2" in replace.privacy.ledger[0].sensitivity and replace.sensitivity == 2.0
     assert "Δ∞ = 1" in addrm.privacy.ledger[0].sensitivity and addrm.sensitivity == 1.0
 
@@ -59,8 +82,12 @@ def test_bounded_scores_are_the_papers_scores():
     rng = np.random.default_rng(2)
     X = rng.uniform(-3, 5, size=(40, 6))
     y = rng.uniform(0, 10, size=40)
-    stats = dp.stats.cross_products(X, y, x_box=dp.geometry.resolve_box((-3, 5), list("abcdef")),
-                                    y_box=dp.geometry.resolve_box((0, 10), ["y"]))
+    stats = dp.stats.cross_products(
+        X,
+        y,
+        x_box=dp.geometry.resolve_box((-3, 5), list("abcdef")),
+        y_box=dp.geometry.resolve_box((0, 10), ["y"]),
+    )
     manual = np.abs(((X - 1) / 4).T @ ((y - 5) / 5))
     np.testing.assert_allclose(sis_methods.scores_on_unit_scale(stats), manual, rtol=1e-12)
     # max-abs + centering (paper experiments)
@@ -80,8 +107,10 @@ def test_clipping_bounds_each_product():
 
 
 def test_no_bounds_is_data_dependent_and_strict_refuses(synthetic):
-    with pytest.warns(NonPrivateWarning, match="max-abs"), \
-            pytest.warns(NonPrivateWarning, match="centered by their data means"):
+    with (
+        pytest.warns(NonPrivateWarning, match="max-abs"),
+        pytest.warns(NonPrivateWarning, match="centered by their data means"),
+    ):
         fit = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, random_state=0, oc_trials=0)
     assert len(fit.privacy.data_dependent_steps) == 2
     assert "does not cover" in fit.privacy.plain_language()
@@ -89,8 +118,9 @@ def test_no_bounds_is_data_dependent_and_strict_refuses(synthetic):
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
         dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, strict=True, accountant=acc)
     assert acc.spent_eps == 0
-    bounded = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), strict=True,
-                        random_state=0, oc_trials=0)
+    bounded = dp.dp_sis(
+        "y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), strict=True, random_state=0, oc_trials=0
+    )
     assert bounded.privacy.data_dependent_steps == [] and bounded.privacy.covered
 
 
@@ -104,15 +134,24 @@ def test_defaults_and_reproducibility(synthetic):
 
 
 def test_high_eps_recovers_the_nonprivate_top_k(synthetic):
-    fit = dp.dp_sis("y ~ .", data=synthetic, eps=1e6, k=8, bounds=(-4.5, 4.5), random_state=0,
-                    oc_trials=0, truth=synthetic.attrs["support"])
+    fit = dp.dp_sis(
+        "y ~ .",
+        data=synthetic,
+        eps=1e6,
+        k=8,
+        bounds=(-4.5, 4.5),
+        random_state=0,
+        oc_trials=0,
+        truth=synthetic.attrs["support"],
+    )
     assert sorted(fit.selected) == fit.diagnostics["nonprivate_sis_selected"]
 
 
 def test_custom_score_with_declared_sensitivity(synthetic):
     score = lambda X, y: np.abs(np.corrcoef(X.T, y)[-1, :-1])  # noqa: E731
-    fit = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=4, score=score, score_sensitivity=0.5,
-                    random_state=0, oc_trials=0)
+    fit = dp.dp_sis(
+        "y ~ .", data=synthetic, eps=1.0, k=4, score=score, score_sensitivity=0.5, random_state=0, oc_trials=0
+    )
     assert "user-declared" in fit.privacy.ledger[0].sensitivity
     with pytest.raises(PrivacyParameterError, match="score_sensitivity"):
         dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=4, score=score)
@@ -120,8 +159,9 @@ def test_custom_score_with_declared_sensitivity(synthetic):
 
 def test_accountant_charged_exactly_and_refuses(synthetic):
     acc = dp.Accountant(eps=1.5)
-    dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), accountant=acc, random_state=0,
-              oc_trials=0)
+    dp.dp_sis(
+        "y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), accountant=acc, random_state=0, oc_trials=0
+    )
     assert acc.spent_eps == 1.0 and acc.ledger[0].eps == 1.0
     with pytest.raises(BudgetExceededError):
         dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, bounds=(-4, 4), accountant=acc)
@@ -159,8 +199,9 @@ def test_bad_input_is_refused_without_spending(synthetic, change, error, message
 
 def test_bad_data_is_refused_without_spending():
     acc = dp.Accountant(eps=10)
-    df = pd.DataFrame({"y": [1.0, 2, 3, 4], "x": ["a", "b", "a", "b"], "z": [1.0, 1, 1, 1],
-                       "w": [0.1, 0.5, 0.2, 0.3]})
+    df = pd.DataFrame(
+        {"y": [1.0, 2, 3, 4], "x": ["a", "b", "a", "b"], "z": [1.0, 1, 1, 1], "w": [0.1, 0.5, 0.2, 0.3]}
+    )
     with pytest.raises(DataError, match="constant"):
         dp.dp_sis("y ~ z + w", data=df, eps=1, k=1, bounds=(-5, 5), accountant=acc)
     with pytest.raises(DataError, match="at least 2 candidate"):
@@ -177,14 +218,17 @@ def test_bad_data_is_refused_without_spending():
 def test_missing_values_dropped_counted_and_named(synthetic):
     df = synthetic.copy()
     df.iloc[[0, 5], 3] = np.nan
-    with pytest.warns(UserWarning, match="2 of 100 rows dropped"), \
-            pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"):
+    with (
+        pytest.warns(UserWarning, match="2 of 100 rows dropped"),
+        pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"),
+    ):
         fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0)
     assert fit.n == 98 and any("dropped" in s for s in fit.privacy.data_dependent_steps)
     assert fit.diagnostics == {}
     with pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"):
-        fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0,
-                        diagnostics=True)
+        fit = dp.dp_sis(
+            "y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0, diagnostics=True
+        )
     assert fit.diagnostics["rows_dropped_for_missing_values"] == 2
     with pytest.raises(PrivacyParameterError, match="missing"):
         dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), strict=True)
@@ -192,10 +236,12 @@ def test_missing_values_dropped_counted_and_named(synthetic):
 
 def test_factor_columns_enter_as_dummies_with_automatic_bounds():
     rng = np.random.default_rng(4)
-    df = pd.DataFrame({"y": rng.normal(size=60), "x": rng.normal(size=60),
-                       "g": rng.choice(["a", "b", "c"], size=60)})
-    fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=2, bounds={"y": (-3, 3), "x": (-3, 3)},
-                    random_state=0, oc_trials=0)
+    df = pd.DataFrame(
+        {"y": rng.normal(size=60), "x": rng.normal(size=60), "g": rng.choice(["a", "b", "c"], size=60)}
+    )
+    fit = dp.dp_sis(
+        "y ~ .", data=df, eps=1.0, k=2, bounds={"y": (-3, 3), "x": (-3, 3)}, random_state=0, oc_trials=0
+    )
     assert fit.terms == ["x", "gb", "gc"]
 
 
@@ -203,8 +249,12 @@ def test_operating_characteristics_rise_with_eps():
     from dpstats.simulate import Assume, mean_and_se, sis_trials
 
     model = Assume(signals=8, strength=0.4)
-    low, high = (mean_and_se(sis_trials(100, 500, 8, e, model, np.random.default_rng(0), trials=40,
-                                        sensitivity=2.0)["recall"]) for e in (1.0, 1000.0))
+    low, high = (
+        mean_and_se(
+            sis_trials(100, 500, 8, e, model, np.random.default_rng(0), trials=40, sensitivity=2.0)["recall"]
+        )
+        for e in (1.0, 1000.0)
+    )
     assert high[0] > low[0] + 2 * max(high[1], low[1])
 
 
@@ -213,6 +263,6 @@ def test_utility_classes():
     assert sis_methods.utility_class(ranking[:10], ranking, 10) == "TOP"
     assert sis_methods.utility_class(ranking[:9] + ["x10"], ranking, 10) == "GREAT"
     assert sis_methods.utility_class(["x0"] + ranking[5:14], ranking, 10) == "GOOD"
-    assert sis_methods.utility_class(ranking[1:11], ranking, 10) == "GOOD"    # top k//100 = 0 required
-    assert sis_methods.utility_class(ranking[1:10] + ["x15"], ranking, 10) == "NONE"   # rank 16 > 3k/2
+    assert sis_methods.utility_class(ranking[1:11], ranking, 10) == "GOOD"  # top k//100 = 0 required
+    assert sis_methods.utility_class(ranking[1:10] + ["x15"], ranking, 10) == "NONE"  # rank 16 > 3k/2
     assert sis_methods.topk_accuracy(["a", "b", "c"], ["a", "c", "d"]) == pytest.approx(2 / 3)

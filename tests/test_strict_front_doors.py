@@ -63,30 +63,53 @@ def _mixture() -> pd.DataFrame:
     return simulate_gmm(6000, d=4, k=2, random_state=0)[0]
 
 
-KNOCKOFF = dict(eps=0.7, delta=1e-4, bounds=6.5, sigma=0.3, beta_norm=1.0, c_min=35.0, lambda_min=0.5,
-                oc_trials=0)
-VERTICAL = dict(parties=[["x1", "x2"], ["x3", "x4", "x5", "x6"]], penalty="ridge", lam=0.1,
-                eps=0.7, delta=1e-6, rounds=3)
+KNOCKOFF = dict(
+    eps=0.7, delta=1e-4, bounds=6.5, sigma=0.3, beta_norm=1.0, c_min=35.0, lambda_min=0.5, oc_trials=0
+)
+VERTICAL = dict(
+    parties=[["x1", "x2"], ["x3", "x4", "x5", "x6"]], penalty="ridge", lam=0.1, eps=0.7, delta=1e-6, rounds=3
+)
 
 # name -> (front door, data, args, keyword arguments of the pure path; "bounds" is the declared bound)
 PURE = {
     "dp_sis": (dp.dp_sis, _fan_lv, ("y ~ .",), dict(eps=2.0, k=3, bounds=(-5, 5), oc_trials=0)),
-    "dp_two_stage private_ols": (dp.dp_two_stage, _fan_lv, ("y ~ .",),
-                                 dict(eps=2.0, k=3, second_stage="private_ols", bounds=(-5, 5),
-                                      oc_trials=0)),
-    "dp_knockoff I": (dp.dp_knockoff, lambda: _uniform_frame(6000, 40, 1), ("y ~ .",),
-                      dict(KNOCKOFF, method="I")),
-    "dp_knockoff II": (dp.dp_knockoff, lambda: _uniform_frame(6000, 40, 1), ("y ~ .",),
-                       dict(KNOCKOFF, method="II")),
-    "dp_gmm": (dp.dp_gmm, _mixture, ("~ .",), dict(k=2, eps=1.0, delta=1e-6, bounds=(-12, 12),
-                                                  oc_trials=10)),
-    "dp_felp strict": (dp.dp_felp, lambda: planted(n=100, d=20, s=3, shift=2.0, random_state=0),
-                       ("class ~ .",), dict(eps=1.0, variant="strict", n_estimators=5, bounds=(-6, 6),
-                                            oc_trials=0)),
-    "vertical_glm binomial DP": (dp.vertical_glm, _binary_frame, ("y ~ .",),
-                                 dict(VERTICAL, family="binomial", bounds=(-1, 1))),
-    "vertical_glm gaussian DP": (dp.vertical_glm, lambda: _uniform_frame(400, 6, 3), ("y ~ .",),
-                                 dict(VERTICAL, family="gaussian", bounds=(-1, 1))),
+    "dp_two_stage private_ols": (
+        dp.dp_two_stage,
+        _fan_lv,
+        ("y ~ .",),
+        dict(eps=2.0, k=3, second_stage="private_ols", bounds=(-5, 5), oc_trials=0),
+    ),
+    "dp_knockoff I": (
+        dp.dp_knockoff,
+        lambda: _uniform_frame(6000, 40, 1),
+        ("y ~ .",),
+        dict(KNOCKOFF, method="I"),
+    ),
+    "dp_knockoff II": (
+        dp.dp_knockoff,
+        lambda: _uniform_frame(6000, 40, 1),
+        ("y ~ .",),
+        dict(KNOCKOFF, method="II"),
+    ),
+    "dp_gmm": (dp.dp_gmm, _mixture, ("~ .",), dict(k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), oc_trials=10)),
+    "dp_felp strict": (
+        dp.dp_felp,
+        lambda: planted(n=100, d=20, s=3, shift=2.0, random_state=0),
+        ("class ~ .",),
+        dict(eps=1.0, variant="strict", n_estimators=5, bounds=(-6, 6), oc_trials=0),
+    ),
+    "vertical_glm binomial DP": (
+        dp.vertical_glm,
+        _binary_frame,
+        ("y ~ .",),
+        dict(VERTICAL, family="binomial", bounds=(-1, 1)),
+    ),
+    "vertical_glm gaussian DP": (
+        dp.vertical_glm,
+        lambda: _uniform_frame(400, 6, 3),
+        ("y ~ .",),
+        dict(VERTICAL, family="gaussian", bounds=(-1, 1)),
+    ),
     "dp_pca": (dp_pca, _mixture, ("~ .",), dict(k=2, eps=1.0, delta=1e-6, bounds=(-12, 12))),
 }
 
@@ -104,8 +127,12 @@ def _budget() -> dp.Accountant:
 
 
 def _texts(fit) -> dict[str, str]:
-    return {"str": str(fit), "summary": str(fit.summary()), "plain language": fit.privacy.plain_language(),
-            "html": fit._repr_html_()}
+    return {
+        "str": str(fit),
+        "summary": str(fit.summary()),
+        "plain language": fit.privacy.plain_language(),
+        "html": fit._repr_html_(),
+    }
 
 
 @pytest.mark.parametrize("name", list(PURE))
@@ -152,8 +179,9 @@ def test_without_bounds_strict_refuses_before_spending(name):
     assert acc.spent_eps == 0 and acc.spent_delta == 0 and acc.charges == []
 
 
-@pytest.mark.parametrize("name", ["vertical_glm binomial DP", "vertical_glm gaussian DP",
-                                  "dp_two_stage private_ols"])
+@pytest.mark.parametrize(
+    "name", ["vertical_glm binomial DP", "vertical_glm gaussian DP", "dp_two_stage private_ols"]
+)
 def test_without_bounds_is_refused_even_when_not_strict(name):
     """Where bounds are the only way to a finite sensitivity, a missing bound is an error, not a warning."""
     acc = _budget()
@@ -173,8 +201,10 @@ def test_two_stage_selection_needs_no_bounds_and_its_data_dependent_options_are_
         warnings.simplefilter("error", NonPrivateWarning)
         fit = dp.dp_two_stage("y ~ .", df, eps=2.0, k=3, strict=True, random_state=0, oc_trials=0)
     assert fit.privacy.data_dependent_steps == []
-    for option, match in [({"neighbouring": "add_remove"}, "private under add/remove"),
-                          ({"second_stage": "ols"}, "NOT private")]:
+    for option, match in [
+        ({"neighbouring": "add_remove"}, "private under add/remove"),
+        ({"second_stage": "ols"}, "NOT private"),
+    ]:
         with pytest.warns(NonPrivateWarning, match=match):
             loose = dp.dp_two_stage("y ~ .", df, eps=2.0, k=3, random_state=0, oc_trials=0, **option)
         assert loose.privacy.data_dependent_steps
@@ -190,5 +220,7 @@ def test_knockoff_at_eps_inf_warns_only_that_it_is_not_private():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = dp.dp_knockoff("y ~ .", df, eps=float("inf"), delta=1e-6, random_state=1, oc_trials=0)
-    assert [str(w.message) for w in caught] == ["eps = inf: the ordinary fixed-X knockoff filter, NOT private."]
+    assert [str(w.message) for w in caught] == [
+        "eps = inf: the ordinary fixed-X knockoff filter, NOT private."
+    ]
     assert fit.variant == "non-private" and fit.privacy.data_dependent_steps == []

@@ -7,9 +7,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpstats.privacy.topk import (canonical_lipschitz, canonical_lipschitz_distribution,
-                                  class_log_sizes, exact_recovery_bound, largest_class_noise,
-                                  max_exponential_noise)
+from dpstats.privacy.topk import (
+    canonical_lipschitz,
+    canonical_lipschitz_distribution,
+    class_log_sizes,
+    exact_recovery_bound,
+    largest_class_noise,
+    max_exponential_noise,
+)
 
 
 def literal_canonical_lipschitz(scores, k, eps, rng, gamma=0.5):
@@ -101,7 +106,9 @@ def test_large_gap_recovers_exact_top_k_and_bound_is_valid():
     # the bound is a lower bound: check it against simulation at a moderate gap
     gap = float(gaps[np.argmax(bound > 0.5)])
     scores = np.concatenate([np.full(5, gap), np.zeros(45)])
-    hits = np.mean([canonical_lipschitz(scores, 5, 2.0, rng).tolist() == [0, 1, 2, 3, 4] for _ in range(2000)])
+    hits = np.mean(
+        [canonical_lipschitz(scores, 5, 2.0, rng).tolist() == [0, 1, 2, 3, 4] for _ in range(2000)]
+    )
     assert hits >= exact_recovery_bound(np.array([gap]), 50, 5, 2.0)[0] - 0.03
 
 
@@ -115,8 +122,13 @@ def test_classes_partition_the_k_subsets():
 
     for d, k in [(6, 1), (6, 2), (7, 3), (8, 5)]:
         logm = class_log_sizes(d, k)
-        members = [m for h in range(k) for t in range(k, d + 1) if np.isfinite(logm[h, t - k])
-                   for m in class_members(h, t, k)]
+        members = [
+            m
+            for h in range(k)
+            for t in range(k, d + 1)
+            if np.isfinite(logm[h, t - k])
+            for m in class_members(h, t, k)
+        ]
         assert len(members) == len(set(members)) == math.comb(d, k)
         assert np.exp(logm[np.isfinite(logm)]).sum() == pytest.approx(math.comb(d, k))
 

@@ -45,8 +45,10 @@ def test_paper_option_samples_line7_law():
     assert other[(0, 1)] - law[(0, 1)] > 0.05
     rng = np.random.default_rng(3)
     draws = 40_000
-    counts = Counter(tuple(int(i) for i in canonical_lipschitz(scores, 2, 2.0, rng, exact_top_utility="paper"))
-                     for _ in range(draws))
+    counts = Counter(
+        tuple(int(i) for i in canonical_lipschitz(scores, 2, 2.0, rng, exact_top_utility="paper"))
+        for _ in range(draws)
+    )
     keys = sorted(law)
     observed = np.array([counts.get(s, 0) for s in keys])
     expected = np.array([law[s] for s in keys]) * draws
@@ -60,8 +62,9 @@ def test_unknown_exact_top_utility_is_refused():
 
 def test_margin_utility_is_eps_dp_and_tight_at_d7_k3():
     # the worst log-ratio found equals eps: within 1e-7 below, and never above by more than rounding
-    worst, base, neighbour = adversarial_search(7, 3, EPS, "margin", seed=1, starts=2, steps=4,
-                                                scales=(100.0,))
+    worst, base, neighbour = adversarial_search(
+        7, 3, EPS, "margin", seed=1, starts=2, steps=4, scales=(100.0,)
+    )
     assert np.max(np.abs(base - neighbour)) <= 1.0
     assert EPS - 1e-7 <= worst <= EPS + 1e-9, worst
 
@@ -76,8 +79,9 @@ def test_margin_worst_case_is_the_top_against_its_swap():
 def test_line7_utility_is_eps_dp_with_slack():
     # Algorithm 2 line 7: the same search finds the worst log-ratio well below eps
     # (0.8949 with starts=10, steps=30, seed 0; benchmarks/bench_topk_line7.py prints it)
-    worst, base, neighbour = adversarial_search(7, 3, EPS, "paper", seed=0, starts=3, steps=10,
-                                                scales=(10.0, 30.0, 3.0))
+    worst, base, neighbour = adversarial_search(
+        7, 3, EPS, "paper", seed=0, starts=3, steps=10, scales=(10.0, 30.0, 3.0)
+    )
     assert 0.8 * EPS < worst < 0.9 * EPS, worst
 
 
@@ -122,6 +126,7 @@ def test_dp_sis_privacy_statement_states_the_exact_top_utility():
     df["y"] = df["y"].clip(-1, 1)
     fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=2, bounds=(-1, 1), random_state=0, oc_trials=0)
     assert any("line 7" in note and "tight" in note for note in fit.privacy.notes), fit.privacy.notes
-    joint = dp.dp_sis("y ~ .", data=df, eps=1.0, k=2, bounds=(-1, 1), random_state=0, oc_trials=0,
-                      topk="joint")
+    joint = dp.dp_sis(
+        "y ~ .", data=df, eps=1.0, k=2, bounds=(-1, 1), random_state=0, oc_trials=0, topk="joint"
+    )
     assert not any("line 7" in note for note in joint.privacy.notes)

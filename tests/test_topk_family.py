@@ -24,17 +24,19 @@ ALPHA = 1e-3
 
 CASES = [
     (np.array([3.0, 2.5, 2.0, 1.0, 0.5, 0.0]), 2, 2.0),
-    (np.array([3.0, 2.5, 2.5, 1.0, 0.5, 0.0]), 3, 4.0),   # ties
-    (np.array([0.0, 4.0, 1.0, 4.0, 2.0, 3.0]), 3, 1.0),    # unsorted input, ties
+    (np.array([3.0, 2.5, 2.5, 1.0, 0.5, 0.0]), 3, 4.0),  # ties
+    (np.array([0.0, 4.0, 1.0, 4.0, 2.0, 3.0]), 3, 1.0),  # unsorted input, ties
 ]
 
 
-def _chi2_pvalue(method: str, scores: np.ndarray, k: int, eps: float, seed: int,
-                 monotone: bool = False) -> float:
+def _chi2_pvalue(
+    method: str, scores: np.ndarray, k: int, eps: float, seed: int, monotone: bool = False
+) -> float:
     exact = exact_set_distribution(scores, k, eps, method, monotone=monotone)
     rng = np.random.default_rng(seed)
-    counts = Counter(tuple(select_topk(scores, k, eps, rng, method=method, monotone=monotone))
-                     for _ in range(DRAWS))
+    counts = Counter(
+        tuple(select_topk(scores, k, eps, rng, method=method, monotone=monotone)) for _ in range(DRAWS)
+    )
     assert set(counts) <= set(exact), "sampler produced a set outside the support"
     keys = sorted(exact)
     expected = np.array([exact[s] for s in keys]) * DRAWS
@@ -53,7 +55,11 @@ def test_selectors_are_listed_explicitly():
 
     assert list(SELECTORS) == ["canonical_lipschitz", *FAMILY]
     assert SELECTORS["canonical_lipschitz"].select is canonical.canonical_lipschitz
-    assert [SELECTORS[name].select for name in FAMILY] == [family.peeling, family.oneshot_gumbel, family.joint]
+    assert [SELECTORS[name].select for name in FAMILY] == [
+        family.peeling,
+        family.oneshot_gumbel,
+        family.joint,
+    ]
 
 
 def test_registered():
@@ -73,8 +79,7 @@ def test_exact_output_distribution(method, case):
 
 @pytest.mark.parametrize("method", FAMILY)
 def test_exact_output_distribution_monotone(method):
-    p = _chi2_pvalue(method, np.array([2.0, 1.5, 1.0, 0.5, 0.0, 0.0]), 2, 1.5, seed=7,
-                     monotone=True)
+    p = _chi2_pvalue(method, np.array([2.0, 1.5, 1.0, 0.5, 0.0, 0.0]), 2, 1.5, seed=7, monotone=True)
     assert p > ALPHA
 
 
@@ -119,7 +124,7 @@ def test_joint_accounting_is_tight_enough_to_matter():
     # found by a seeded search over small integer score vectors
     x = np.array([2.0, 2.0, 0.0, 3.0, 2.0])
     y = x + np.array([-1.0, -1.0, 1.0, 1.0, -1.0])
-    p = exact_set_distribution(x, 2, 1.0, "joint", monotone=True)   # a = eps/2 (Δu = 1)
+    p = exact_set_distribution(x, 2, 1.0, "joint", monotone=True)  # a = eps/2 (Δu = 1)
     q = exact_set_distribution(y, 2, 1.0, "joint", monotone=True)
     assert max(abs(math.log(p[s]) - math.log(q[s])) for s in p) > 1.0
 

@@ -9,8 +9,13 @@ import pandas as pd
 import pytest
 
 import dpstats as dp
-from dpstats.errors import (BudgetExceededError, DataError, FormulaError, NonPrivateWarning,
-                            PrivacyParameterError)
+from dpstats.errors import (
+    BudgetExceededError,
+    DataError,
+    FormulaError,
+    NonPrivateWarning,
+    PrivacyParameterError,
+)
 from dpstats.methods import sis as sis_m
 from dpstats.methods import two_stage as m
 from dpstats.privacy.accountant import Accountant, total_eps
@@ -32,8 +37,10 @@ def test_block_labels_replace_partition():
     labels = m.block_labels(103, 10, "replace", np.random.default_rng(0))
     sizes = np.bincount(labels, minlength=10)
     assert sizes.sum() == 103 and sizes.max() - sizes.min() <= 1
-    assert m.block_labels(20, 4, "replace", np.random.default_rng(0), shuffle=False).tolist() == \
-        [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5
+    assert (
+        m.block_labels(20, 4, "replace", np.random.default_rng(0), shuffle=False).tolist()
+        == [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5
+    )
 
 
 def test_block_labels_ignore_values_and_add_remove_iid():
@@ -48,7 +55,7 @@ def test_vote_counts_topk_and_support():
     assert m.vote_counts(coefs, 1).tolist() == [1, 0, 1, 0]
     assert m.vote_counts(coefs, 2).tolist() == [1, 1, 1, 1]
     assert m.vote_counts(coefs, 3, vote="support").tolist() == [1, 1, 1, 1]
-    assert m.vote_counts(coefs, 3).sum() == 4   # blocks vote only for nonzero coefficients
+    assert m.vote_counts(coefs, 3).sum() == 4  # blocks vote only for nonzero coefficients
 
 
 def test_block_lasso_solvers_agree():
@@ -75,13 +82,15 @@ def test_vote_count_sensitivity_is_one(neighbouring):
             X2[i], y2[i] = rng.standard_normal(30) * 5, 40.0
         else:
             X2, y2 = np.vstack([X, rng.standard_normal(30) * 5]), np.append(y, 40.0)
-        c1 = m.two_stage_counts(X, y, 4, blocks=8, neighbouring=neighbouring,
-                                rng=np.random.default_rng(100 + seed))
-        c2 = m.two_stage_counts(X2, y2, 4, blocks=8, neighbouring=neighbouring,
-                                rng=np.random.default_rng(100 + seed))
+        c1 = m.two_stage_counts(
+            X, y, 4, blocks=8, neighbouring=neighbouring, rng=np.random.default_rng(100 + seed)
+        )
+        c2 = m.two_stage_counts(
+            X2, y2, 4, blocks=8, neighbouring=neighbouring, rng=np.random.default_rng(100 + seed)
+        )
         worst = max(worst, float(np.max(np.abs(c1 - c2))))
     assert worst <= 1.0
-    assert worst == 1.0          # the bound is attained: the argument is not loose
+    assert worst == 1.0  # the bound is attained: the argument is not loose
 
 
 # ----------------------------------------------------------------------------- front door
@@ -108,33 +117,46 @@ def test_front_door_selects_and_states_privacy():
 def test_add_remove_needs_public_blocks():
     df = _strong()
     with pytest.warns(NonPrivateWarning, match="private under add/remove"):
-        fit = dp.dp_two_stage("y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", random_state=0,
-                              oc_trials=0)
+        fit = dp.dp_two_stage(
+            "y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", random_state=0, oc_trials=0
+        )
     assert fit.privacy.data_dependent_steps
     with pytest.raises(PrivacyParameterError, match="strict=True"):
         dp.dp_two_stage("y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", strict=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NonPrivateWarning)
-        fit = dp.dp_two_stage("y ~ .", df, eps=5.0, k=3, blocks=10, neighbouring="add_remove",
-                              strict=True, random_state=0, oc_trials=0)
+        fit = dp.dp_two_stage(
+            "y ~ .",
+            df,
+            eps=5.0,
+            k=3,
+            blocks=10,
+            neighbouring="add_remove",
+            strict=True,
+            random_state=0,
+            oc_trials=0,
+        )
     assert not fit.privacy.data_dependent_steps
     assert "adding or removing" in fit.privacy.plain_language()
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"eps": 0.0}, PrivacyParameterError, "eps"),
-    ({"lam": -1.0}, PrivacyParameterError, "lam"),
-    ({"blocks": 1}, DataError, "blocks"),
-    ({"blocks": 61}, DataError, "fewer than 2 rows"),
-    ({"k": 40}, DataError, "k = 40"),
-    ({"vote": "all"}, PrivacyParameterError, "vote"),
-    ({"topk": "nope"}, PrivacyParameterError, "topk"),
-    ({"second_stage": "private_ols"}, PrivacyParameterError, "bounds"),
-    ({"second_stage": "lasso"}, PrivacyParameterError, "second_stage"),
-    ({"stage_fraction": 1.0}, PrivacyParameterError, "stage_fraction"),
-    ({"solver": "admm"}, PrivacyParameterError, "solver"),
-    ({"formula": "y ~ nothere"}, FormulaError, "nothere"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"eps": 0.0}, PrivacyParameterError, "eps"),
+        ({"lam": -1.0}, PrivacyParameterError, "lam"),
+        ({"blocks": 1}, DataError, "blocks"),
+        ({"blocks": 61}, DataError, "fewer than 2 rows"),
+        ({"k": 40}, DataError, "k = 40"),
+        ({"vote": "all"}, PrivacyParameterError, "vote"),
+        ({"topk": "nope"}, PrivacyParameterError, "topk"),
+        ({"second_stage": "private_ols"}, PrivacyParameterError, "bounds"),
+        ({"second_stage": "lasso"}, PrivacyParameterError, "second_stage"),
+        ({"stage_fraction": 1.0}, PrivacyParameterError, "stage_fraction"),
+        ({"solver": "admm"}, PrivacyParameterError, "solver"),
+        ({"formula": "y ~ nothere"}, FormulaError, "nothere"),
+    ],
+)
 def test_bad_input_spends_nothing(kwargs, error, match):
     df = _strong()
     acc = Accountant(eps=10.0)
@@ -164,8 +186,7 @@ def test_dp_sis_accepts_family_selectors():
     for topk in ("peeling", "oneshot_gumbel", "joint"):
         bounds = {c: (-4.0, 4.0) for c in df.columns}
         bounds["y"] = (-15.0, 15.0)
-        fit = dp.dp_sis("y ~ .", df, eps=200.0, k=3, bounds=bounds, topk=topk, random_state=0,
-                        oc_trials=0)
+        fit = dp.dp_sis("y ~ .", df, eps=200.0, k=3, bounds=bounds, topk=topk, random_state=0, oc_trials=0)
         assert sorted(fit.selected) == ["g0", "g1", "g2"]
 
 
@@ -173,8 +194,9 @@ def test_dp_sis_accepts_family_selectors():
 def test_private_second_stage_close_to_ols_at_high_eps():
     """At eps = 1e5 the noisy-statistics fit is within 0.05 of OLS (bounds cover the data)."""
     df = _strong(n=400, d=10, seed=4)
-    fit = dp.dp_two_stage("y ~ .", df, eps=1e5, k=3, second_stage="private_ols", bounds=(-25, 25),
-                          random_state=3, oc_trials=0)
+    fit = dp.dp_two_stage(
+        "y ~ .", df, eps=1e5, k=3, second_stage="private_ols", bounds=(-25, 25), random_state=3, oc_trials=0
+    )
     assert len(fit.privacy.ledger) == 2
     assert total_eps(fit.privacy.ledger) == pytest.approx(1e5)
     X = np.column_stack([np.ones(400), df[["g0", "g1", "g2"]].to_numpy()])
@@ -188,8 +210,7 @@ def test_private_second_stage_close_to_ols_at_high_eps():
 def test_nonprivate_second_stage_is_labelled_and_refused_under_strict():
     df = _strong()
     with pytest.warns(NonPrivateWarning, match="NOT private"):
-        fit = dp.dp_two_stage("y ~ .", df, eps=8.0, k=3, second_stage="ols", random_state=1,
-                              oc_trials=0)
+        fit = dp.dp_two_stage("y ~ .", df, eps=8.0, k=3, second_stage="ols", random_state=1, oc_trials=0)
     assert "NOT PRIVATE" in str(fit)
     assert (fit.second_stage["label"].str.startswith("NOT private")).all()
     with pytest.raises(PrivacyParameterError):
@@ -199,8 +220,7 @@ def test_nonprivate_second_stage_is_labelled_and_refused_under_strict():
 # ----------------------------------------------------------------------------- report
 def test_report_renders(tmp_path):
     df = _strong()
-    fit = dp.dp_two_stage("y ~ .", df, eps=8.0, k=3, random_state=1, oc_trials=10,
-                          truth=["g0", "g1", "g2"])
+    fit = dp.dp_two_stage("y ~ .", df, eps=8.0, k=3, random_state=1, oc_trials=10, truth=["g0", "g1", "g2"])
     assert fit.diagnostics["topk_accuracy_vs_truth"] == 1.0
     html = open(fit.report(str(tmp_path / "ts.html")), encoding="utf-8").read()
     assert "differentially private" in html and "How the selection was made" in html
@@ -228,8 +248,8 @@ def test_instability_data_layout():
     w2_rows = np.arange(9, 100, 10)
     assert np.allclose(X, X0)
     resid = y - X[:, :5].sum(1)
-    assert np.all(np.abs(resid[np.setdiff1d(np.arange(100), w2_rows)]) < 2)   # noise sd 0.32
-    assert np.abs(resid[w2_rows]).max() > 2                                  # w2 rows differ
+    assert np.all(np.abs(resid[np.setdiff1d(np.arange(100), w2_rows)]) < 2)  # noise sd 0.32
+    assert np.abs(resid[w2_rows]).max() > 2  # w2 rows differ
 
 
 def test_instability_quick():

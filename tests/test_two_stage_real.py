@@ -26,7 +26,7 @@ def chiaretti(rpy2_robjects):
 def test_chiaretti_matches_r(chiaretti, rpy2_robjects):
     ro = rpy2_robjects
     assert chiaretti.shape == (128, 12626)
-    assert int(chiaretti["y"].sum()) == 33                      # 33 T-cell patients
+    assert int(chiaretti["y"].sum()) == 33  # 33 T-cell patients
     # spot-check values and names against R's exprs(ALL)
     assert list(chiaretti.columns[1:4]) == ["1000_at", "1001_at", "1002_f_at"]
     r_val = float(ro.r("exprs(ALL)[5, 17]")[0])
@@ -57,8 +57,9 @@ def test_two_stage_at_huge_eps_equals_nonprivate_votes(chiaretti):
     X = chiaretti.drop(columns="y").to_numpy()
     y = chiaretti["y"].to_numpy()
     counts = m.two_stage_counts(X, y, 5, rng=np.random.default_rng(9))
-    fit = dp.dp_two_stage("y ~ .", chiaretti, eps=1e6, k=5, random_state=np.random.default_rng(9),
-                          oc_trials=0)
+    fit = dp.dp_two_stage(
+        "y ~ .", chiaretti, eps=1e6, k=5, random_state=np.random.default_rng(9), oc_trials=0
+    )
     # same seed, same block split: the selection is a top-5 of these counts (ties allowed)
     kth = np.sort(counts)[::-1][4]
     chosen = {chiaretti.columns.get_loc(t.strip("`")) - 1 for t in fit.selected}  # R writes `33039_at`
@@ -72,10 +73,16 @@ def test_compare_selectors_on_chiaretti(chiaretti):
     trials is within 0.05 of non-private SIS (whose scores do not vary between trials)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = ev.compare_selectors(chiaretti, ["dp_sis", "sis_nonprivate", "dp_two_stage",
-                                               "two_stage_nonprivate"], [1e4], k=[5, 9], trials=5,
-                                   neighbouring="add_remove", random_state=2)
+        res = ev.compare_selectors(
+            chiaretti,
+            ["dp_sis", "sis_nonprivate", "dp_two_stage", "two_stage_nonprivate"],
+            [1e4],
+            k=[5, 9],
+            trials=5,
+            neighbouring="add_remove",
+            random_state=2,
+        )
     s = ev.summarise(res).set_index(["method", "k"])
     for k in (5, 9):
         assert abs(s.loc[("dp_sis", k)].accuracy - s.loc[("sis_nonprivate", k)].accuracy) < 0.05
-        assert s.loc[("dp_two_stage", k)].accuracy > 0.2     # measured 0.4-0.6 (lasso truth)
+        assert s.loc[("dp_two_stage", k)].accuracy > 0.2  # measured 0.4-0.6 (lasso truth)

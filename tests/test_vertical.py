@@ -10,14 +10,22 @@ import pytest
 import statsmodels.api as sm
 
 import dpstats as dp
-from dpstats.errors import AssumptionError, BudgetExceededError, DataError, NonPrivateWarning, PrivacyParameterError
+from dpstats.errors import (
+    AssumptionError,
+    BudgetExceededError,
+    DataError,
+    NonPrivateWarning,
+    PrivacyParameterError,
+)
 from dpstats.methods import vertical as m
 from dpstats.privacy.calibration import rho_from_eps_delta
 
-SM_FAMILY = {"gaussian": sm.families.Gaussian(), "binomial": sm.families.Binomial(),
-             "poisson": sm.families.Poisson()}
-PARTIES = {2: [["x1", "x2", "x3"], ["x4", "x5", "x6"]],
-           3: [["x1", "x2"], ["x3", "x4"], ["x5", "x6"]]}
+SM_FAMILY = {
+    "gaussian": sm.families.Gaussian(),
+    "binomial": sm.families.Binomial(),
+    "poisson": sm.families.Poisson(),
+}
+PARTIES = {2: [["x1", "x2", "x3"], ["x4", "x5", "x6"]], 3: [["x1", "x2"], ["x3", "x4"], ["x5", "x6"]]}
 
 
 def make_data(family: str, n: int = 600, seed: int = 0) -> pd.DataFrame:
@@ -77,12 +85,19 @@ def test_summary_table_matches_r_glm_conventions():
     fit = dp.vertical_glm("y ~ .", df, parties=PARTIES[2], conf_level=0.9)
     ref = pooled(df, "gaussian")
     tab = fit.tidy()
-    assert list(tab.columns) == ["term", "party", "estimate", "std_error", "statistic", "p_value",
-                                 "conf_low", "conf_high"]
+    assert list(tab.columns) == [
+        "term",
+        "party",
+        "estimate",
+        "std_error",
+        "statistic",
+        "p_value",
+        "conf_low",
+        "conf_high",
+    ]
     np.testing.assert_allclose(tab["statistic"], ref.tvalues, rtol=1e-4)
     np.testing.assert_allclose(tab["p_value"], ref.pvalues, rtol=1e-3, atol=1e-12)
-    np.testing.assert_allclose(tab[["conf_low", "conf_high"]].to_numpy(), ref.conf_int(alpha=0.1),
-                               rtol=1e-4)
+    np.testing.assert_allclose(tab[["conf_low", "conf_high"]].to_numpy(), ref.conf_int(alpha=0.1), rtol=1e-4)
     np.testing.assert_allclose(fit.dispersion, ref.scale, rtol=1e-8)
     text = str(fit)
     assert "t value" in text and "Pr(>|t|)" in text and "(Intercept)" in text
@@ -105,11 +120,21 @@ def test_pooled_se_reference_and_conditional_se_is_smaller():
 def test_factors_interactions_and_named_parties():
     df = make_data("poisson", n=400)
     df["g"] = np.random.default_rng(3).choice(["a", "b", "c"], len(df))
-    fit = dp.vertical_glm("y ~ x1 + x2*x3 + g + x5", df, family="poisson",
-                          parties={"bank": ["x1", "x2", "x3"], "clinic": ["g", "x5"]})
-    ref = sm.GLM(df["y"], sm.add_constant(np.column_stack(
-        [df.x1, df.x2, df.x3, df.g == "b", df.g == "c", df.x5, df.x2 * df.x3]).astype(float)),
-        family=sm.families.Poisson()).fit(tol=1e-14)
+    fit = dp.vertical_glm(
+        "y ~ x1 + x2*x3 + g + x5",
+        df,
+        family="poisson",
+        parties={"bank": ["x1", "x2", "x3"], "clinic": ["g", "x5"]},
+    )
+    ref = sm.GLM(
+        df["y"],
+        sm.add_constant(
+            np.column_stack([df.x1, df.x2, df.x3, df.g == "b", df.g == "c", df.x5, df.x2 * df.x3]).astype(
+                float
+            )
+        ),
+        family=sm.families.Poisson(),
+    ).fit(tol=1e-14)
     order = ["(Intercept)", "x1", "x2", "x3", "gb", "gc", "x5", "x2:x3"]
     est = fit.coefficients.set_index("term").loc[order, "estimate"].to_numpy()
     np.testing.assert_allclose(est, ref.params, rtol=1e-6)
@@ -177,14 +202,17 @@ def test_report_renders(tmp_path):
 
 
 # --------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("parties, match", [
-    ([["x1", "x2"], ["x2", "x3"]], "held by both"),
-    ([["x1", "x2"], ["x3", "x4", "x5"]], "held by no party"),
-    ([["x1", "x2", "x3"], ["x4", "x5", "x6", "nope"]], "not in data"),
-    ([["x1", "x2", "x3", "y"], ["x4", "x5", "x6"]], "response"),
-    ([["x1", "x2", "x3", "x4", "x5", "x6"]], "at least 2 parties"),
-    ([["x1", "x2", "x3", "x4", "x5", "x6"], []], "holds no columns"),
-])
+@pytest.mark.parametrize(
+    "parties, match",
+    [
+        ([["x1", "x2"], ["x2", "x3"]], "held by both"),
+        ([["x1", "x2"], ["x3", "x4", "x5"]], "held by no party"),
+        ([["x1", "x2", "x3"], ["x4", "x5", "x6", "nope"]], "not in data"),
+        ([["x1", "x2", "x3", "y"], ["x4", "x5", "x6"]], "response"),
+        ([["x1", "x2", "x3", "x4", "x5", "x6"]], "at least 2 parties"),
+        ([["x1", "x2", "x3", "x4", "x5", "x6"], []], "holds no columns"),
+    ],
+)
 def test_bad_party_columns(parties, match):
     with pytest.raises(DataError, match=match):
         dp.vertical_glm("y ~ .", make_data("gaussian", n=50), parties=parties)
@@ -214,13 +242,19 @@ def test_perfect_separation_is_refused_and_ridge_fixes_it():
     assert fit.converged
 
 
-@pytest.mark.parametrize("kwargs, err", [
-    ({"family": "gamma"}, DataError), ({"penalty": "elastic"}, PrivacyParameterError),
-    ({"penalty": "ridge"}, PrivacyParameterError), ({"tol": 0}, PrivacyParameterError),
-    ({"max_iter": 0}, PrivacyParameterError), ({"se": "bootstrap"}, PrivacyParameterError),
-    ({"eps": 1.0}, PrivacyParameterError),  # DP mode needs binomial + ridge
-    ({"delta": 1e-6}, PrivacyParameterError),
-])
+@pytest.mark.parametrize(
+    "kwargs, err",
+    [
+        ({"family": "gamma"}, DataError),
+        ({"penalty": "elastic"}, PrivacyParameterError),
+        ({"penalty": "ridge"}, PrivacyParameterError),
+        ({"tol": 0}, PrivacyParameterError),
+        ({"max_iter": 0}, PrivacyParameterError),
+        ({"se": "bootstrap"}, PrivacyParameterError),
+        ({"eps": 1.0}, PrivacyParameterError),  # DP mode needs binomial + ridge
+        ({"delta": 1e-6}, PrivacyParameterError),
+    ],
+)
 def test_bad_arguments(kwargs, err):
     with pytest.raises(err):
         dp.vertical_glm("y ~ .", make_data("gaussian", n=50), parties=PARTIES[2], **kwargs)
@@ -235,8 +269,15 @@ def test_bad_response_for_family():
 def test_dp_mode_ledger_noise_scale_and_budget():
     df = make_data("binomial", n=2000)
     acc = dp.Accountant(eps=1.5, delta=1e-5)
-    kwargs = dict(parties=PARTIES[3], family="binomial", penalty="ridge", lam=0.1, bounds=(-4, 4),
-                  rounds=4, random_state=5)
+    kwargs = dict(
+        parties=PARTIES[3],
+        family="binomial",
+        penalty="ridge",
+        lam=0.1,
+        bounds=(-4, 4),
+        rounds=4,
+        random_state=5,
+    )
     fit = dp.vertical_glm("y ~ .", df, eps=1.0, delta=1e-6, accountant=acc, **kwargs)
     assert math.isclose(acc.spent_eps, 1.0) and math.isclose(acc.spent_delta, 1e-6)
     assert fit.privacy.eps == 1.0 and fit.privacy.delta == 1e-6 and fit.privacy.seeded
@@ -261,8 +302,18 @@ def test_dp_mode_noise_is_gaussian_with_planned_sigma():
 
     df = make_data("binomial", n=4000)
     X = np.column_stack([np.ones(4000), df[["x1", "x2"]].to_numpy()])
-    block = m.LocalBlock(X, df.y.to_numpy(), m.FAMILIES["binomial"], m.Penalty("ridge", 0.1), np.ones(3),
-                         4, se="none", sigma_eta=2.0, eta_clip=0.25, noise=NoiseSource(11))
+    block = m.LocalBlock(
+        X,
+        df.y.to_numpy(),
+        m.FAMILIES["binomial"],
+        m.Penalty("ridge", 0.1),
+        np.ones(3),
+        4,
+        se="none",
+        sigma_eta=2.0,
+        eta_clip=0.25,
+        noise=NoiseSource(11),
+    )
     shared, change = block.update(np.zeros(4000))
     assert change is None  # the stopping statistic is not shared in DP mode
     resid = shared - np.clip(X @ block.beta, -0.25, 0.25)
@@ -292,8 +343,9 @@ def test_strict_refuses_dropped_rows():
 def test_two_level_factor_response_is_coded_like_r():
     df = make_data("binomial", n=300)
     df["outcome"] = np.where(df.y == 1, "yes", "no")
-    fit = dp.vertical_glm("outcome ~ x1 + x2 + x3 + x4 + x5 + x6", df.drop(columns="y"),
-                          parties=PARTIES[2], family="binomial")
+    fit = dp.vertical_glm(
+        "outcome ~ x1 + x2 + x3 + x4 + x5 + x6", df.drop(columns="y"), parties=PARTIES[2], family="binomial"
+    )
     ref = pooled(df, "binomial")
     np.testing.assert_allclose(fit.coefficients["estimate"], ref.params, rtol=1e-6)
     assert "P(outcome = 'yes')" in str(fit)
@@ -306,9 +358,25 @@ def test_cli_run_vertical_glm_with_eps_inf(tmp_path):
 
     df = make_data("poisson", n=200)
     df.to_csv(tmp_path / "d.csv", index=False)
-    rc = main(["run", "vertical_glm", "--data", str(tmp_path / "d.csv"), "--formula", "y ~ .", "--eps", "inf",
-               "--arg", f"parties={PARTIES[3]!r}", "--arg", "family='poisson'", "--quiet",
-               "--json", str(tmp_path / "o.json")])
+    rc = main(
+        [
+            "run",
+            "vertical_glm",
+            "--data",
+            str(tmp_path / "d.csv"),
+            "--formula",
+            "y ~ .",
+            "--eps",
+            "inf",
+            "--arg",
+            f"parties={PARTIES[3]!r}",
+            "--arg",
+            "family='poisson'",
+            "--quiet",
+            "--json",
+            str(tmp_path / "o.json"),
+        ]
+    )
     assert rc == 0
     out = json.loads((tmp_path / "o.json").read_text())
     np.testing.assert_allclose(out["tidy"]["estimate"], pooled(df, "poisson").params, rtol=1e-6)
@@ -332,11 +400,22 @@ def test_model_methods_and_their_refusals():
     np.testing.assert_allclose(fit.predict(df.head(5), type="response"), mu[:5], rtol=1e-10)
     with pytest.raises(DataError, match="diagnostics=True"):
         fit.fitted()
-    diag = dp.vertical_glm("y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], family="binomial",
-                           diagnostics=True)
+    diag = dp.vertical_glm(
+        "y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], family="binomial", diagnostics=True
+    )
     np.testing.assert_allclose(diag.residuals("response"), df.y - mu, atol=1e-6)
-    priv = dp.vertical_glm("y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], family="binomial", eps=1,
-                           delta=1e-6, penalty="ridge", lam=0.1, bounds=(-4, 4), random_state=1)
+    priv = dp.vertical_glm(
+        "y ~ x1 + x2 + x3",
+        df,
+        parties=[["x1"], ["x2", "x3"]],
+        family="binomial",
+        eps=1,
+        delta=1e-6,
+        penalty="ridge",
+        lam=0.1,
+        bounds=(-4, 4),
+        random_state=1,
+    )
     for method in (priv.vcov, priv.loglik):
         with pytest.raises(DataError, match="DP fit"):
             method()

@@ -32,14 +32,16 @@ def expected(n: int, lam: float, C: float, K: int = 2) -> list[tuple[float, floa
     for R in (math.sqrt(3.0), math.sqrt(2.0)):
         G = R * (3.0 + (K - 1) * C) * (1 + R / math.sqrt(lam))
         d_beta = 2 * G / (n * lam)
-        out.append((math.sqrt(4 * C ** 2 + n * (R * d_beta) ** 2), d_beta))
+        out.append((math.sqrt(4 * C**2 + n * (R * d_beta) ** 2), d_beta))
     return out
 
 
 def test_ledger_sums_to_budget_and_states_the_sensitivity():
     df = make_data()
     acc = dp.Accountant(eps=1.5, delta=1e-5)
-    kw = dict(parties=PARTIES, penalty="ridge", lam=0.1, bounds=BOUNDS, rounds=5, eta_clip=2.0, random_state=3)
+    kw = dict(
+        parties=PARTIES, penalty="ridge", lam=0.1, bounds=BOUNDS, rounds=5, eta_clip=2.0, random_state=3
+    )
     fit = dp.vertical_glm("y ~ .", df, eps=1.0, delta=1e-6, accountant=acc, **kw)
     led = fit.privacy.ledger
     assert math.isclose(sum(e.eps for e in led), 1.0) and math.isclose(sum(e.delta for e in led), 1e-6)
@@ -65,16 +67,32 @@ def test_front_door_noise_scales_are_the_derived_ones(monkeypatch):
 
     monkeypatch.setattr(NoiseSource, "gaussian", spy)
     T, K, share, lam, C = 3, 2, 0.2, 0.5, 1.5
-    dp.vertical_glm("y ~ .", make_data(), parties=PARTIES, penalty="ridge", lam=lam, bounds=BOUNDS,
-                    rounds=T, eta_clip=C, coef_share=share, eps=2.0, delta=1e-6, random_state=1)
+    dp.vertical_glm(
+        "y ~ .",
+        make_data(),
+        parties=PARTIES,
+        penalty="ridge",
+        lam=lam,
+        bounds=BOUNDS,
+        rounds=T,
+        eta_clip=C,
+        coef_share=share,
+        eps=2.0,
+        delta=1e-6,
+        random_state=1,
+    )
     rho = rho_from_eps_delta(2.0, 1e-6)
     sens = expected(2000, lam, C)
     want_eta = [sens[k][0] / math.sqrt(2 * (1 - share) * rho / (K * T)) for k in range(K)] * T
     want_beta = [sens[k][1] / math.sqrt(2 * share * rho / K) for k in range(K)]
     np.testing.assert_allclose(scales, want_eta + want_beta, rtol=1e-12)
     # zCDP composition: the releases' ρ = Δ²/(2σ²) add up to the total ρ
-    assert math.isclose(sum(d[0] ** 2 / (2 * s ** 2) for d, s in zip(sens * T, want_eta))
-                        + sum(d[1] ** 2 / (2 * s ** 2) for d, s in zip(sens, want_beta)), rho, rel_tol=1e-12)
+    assert math.isclose(
+        sum(d[0] ** 2 / (2 * s**2) for d, s in zip(sens * T, want_eta))
+        + sum(d[1] ** 2 / (2 * s**2) for d, s in zip(sens, want_beta)),
+        rho,
+        rel_tol=1e-12,
+    )
 
 
 def test_released_noise_sample_sd_matches_sigma():
@@ -82,13 +100,31 @@ def test_released_noise_sample_sd_matches_sigma():
     df = make_data(n=4000)
     X = np.column_stack([np.ones(4000), df[["x1", "x2"]].clip(-1, 1).to_numpy()])
     y = df.y.clip(-3, 3).to_numpy()
-    block = m.LocalBlock(X, y, m.FAMILIES["gaussian"], m.Penalty("ridge", 0.1), np.ones(3), 2, se="none",
-                         sigma_eta=1.7, eta_clip=0.5, noise=NoiseSource(21), offset_clip=0.5)
+    block = m.LocalBlock(
+        X,
+        y,
+        m.FAMILIES["gaussian"],
+        m.Penalty("ridge", 0.1),
+        np.ones(3),
+        2,
+        se="none",
+        sigma_eta=1.7,
+        eta_clip=0.5,
+        noise=NoiseSource(21),
+        offset_clip=0.5,
+    )
     offset = np.random.default_rng(2).normal(0, 3, 4000)  # noisy offsets are clipped before the fit
     shared, change = block.update(offset)
     assert change is None
-    ref = m.fit_block(X, y, np.clip(offset, -0.5, 0.5), np.zeros(3), m.FAMILIES["gaussian"],
-                      m.Penalty("ridge", 0.1), np.ones(3))
+    ref = m.fit_block(
+        X,
+        y,
+        np.clip(offset, -0.5, 0.5),
+        np.zeros(3),
+        m.FAMILIES["gaussian"],
+        m.Penalty("ridge", 0.1),
+        np.ones(3),
+    )
     np.testing.assert_allclose(block.beta, ref, rtol=1e-10)
     resid = shared - np.clip(X @ block.beta, -0.5, 0.5)
     assert abs(resid.std() / 1.7 - 1) < 0.05 and abs(resid.mean()) < 0.1
@@ -129,10 +165,20 @@ def test_audit_coefficient_and_predictor_release_on_row_at_bounds(lam):
         direction = (v2 - v1) / np.linalg.norm(v2 - v1)
 
         def run(v, n_runs, rng, sigma=sigma, direction=direction):
-            return NoiseSource(random_state=rng, secure=False).gaussian(np.tile(v, (n_runs, 1)), sigma) @ direction
+            return (
+                NoiseSource(random_state=rng, secure=False).gaussian(np.tile(v, (n_runs, 1)), sigma)
+                @ direction
+            )
 
-        case = A.AuditCase(name=f"vertical gaussian ridge {name} release (λ={lam:g})", run=run, d1=v1, d2=v2,
-                           eps=eps, delta=delta, neighbours="replaced row (1, 1, y=B) vs (1, −1, y=−B)")
+        case = A.AuditCase(
+            name=f"vertical gaussian ridge {name} release (λ={lam:g})",
+            run=run,
+            d1=v1,
+            d2=v2,
+            eps=eps,
+            delta=delta,
+            neighbours="replaced row (1, 1, y=B) vs (1, −1, y=−B)",
+        )
         res = A.audit(case, n_runs=20_000, random_state=9)
         assert res.passed, res
 
@@ -145,8 +191,16 @@ def test_large_eps_approaches_nonprivate_ridge_fit():
     Xc = np.column_stack([np.ones(len(df)), df[["x1", "x2", "x3", "x4"]].clip(-1, 1).to_numpy()])
     yc = df.y.clip(-3, 3).to_numpy()
     ridge = np.linalg.solve(Xc.T @ Xc + len(df) * lam * np.eye(5), Xc.T @ yc)
-    kw = dict(parties=PARTIES, penalty="ridge", lam=lam, bounds=BOUNDS, rounds=60, eta_clip=3.0,
-              delta=1e-6, random_state=4)
+    kw = dict(
+        parties=PARTIES,
+        penalty="ridge",
+        lam=lam,
+        bounds=BOUNDS,
+        rounds=60,
+        eta_clip=3.0,
+        delta=1e-6,
+        random_state=4,
+    )
     hi = dp.vertical_glm("y ~ .", df, eps=1e9, **kw).coefficients["estimate"].to_numpy()
     lo = dp.vertical_glm("y ~ .", df, eps=1.0, **kw).coefficients["estimate"].to_numpy()
     assert np.max(np.abs(hi - ridge)) < 0.01
@@ -162,7 +216,9 @@ def test_refusals_poisson_missing_y_bounds_and_no_ridge():
         dp.vertical_glm("y ~ .", df, **kw)
     no_y = {k: v for k, v in BOUNDS.items() if k != "y"}
     with pytest.raises(PrivacyParameterError, match="response 'y'"):
-        dp.vertical_glm("y ~ .", df, parties=PARTIES, penalty="ridge", lam=0.1, eps=1.0, delta=1e-6, bounds=no_y)
+        dp.vertical_glm(
+            "y ~ .", df, parties=PARTIES, penalty="ridge", lam=0.1, eps=1.0, delta=1e-6, bounds=no_y
+        )
 
 
 def test_dp_fit_releases_no_deviance_or_dispersion_from_the_raw_response():
@@ -171,8 +227,17 @@ def test_dp_fit_releases_no_deviance_or_dispersion_from_the_raw_response():
     X = rng.uniform(-1, 1, (400, 4))
     df = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"])
     df["y"] = X @ [1.0, -0.5, 0.25, 0.0] + 0.3 * rng.standard_normal(400)
-    fit = dp.vertical_glm("y ~ .", df, parties=[["x1", "x2"], ["x3", "x4"]], eps=1.0, delta=1e-6,
-                          penalty="ridge", lam=0.1, bounds=(-2, 2), random_state=1)
+    fit = dp.vertical_glm(
+        "y ~ .",
+        df,
+        parties=[["x1", "x2"], ["x3", "x4"]],
+        eps=1.0,
+        delta=1e-6,
+        penalty="ridge",
+        lam=0.1,
+        bounds=(-2, 2),
+        random_state=1,
+    )
     assert math.isnan(fit.deviance) and math.isnan(fit.dispersion)
     assert "not released" in str(fit) and "Dispersion parameter" not in str(fit)
     assert fit.glance()["deviance"].isna().all()

@@ -95,7 +95,7 @@ def test_wrong_key_and_oversized_frame_and_garbage_are_rejected():
     leader, member = channel_pair(max_message=1000)
     with pytest.raises(ProtocolError, match="exceeds the limit"):
         leader.send({"type": "update", "offset": np.ones(1000)})
-    leader.sock.sendall(struct.pack(">IQ", 10 ** 9, 0))
+    leader.sock.sendall(struct.pack(">IQ", 10**9, 0))
     with pytest.raises(ProtocolError, match="above the limit"):
         member.recv()
     with pytest.raises(ProtocolError, match="malformed"):
@@ -135,15 +135,22 @@ def run_threads(parties, lead_kwargs, timeout=20, member_kwargs=None):
 
 def test_three_parties_in_threads_equal_pooled_fit():
     df = data()
-    parties = [Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
-               Party(df[["id", "x3", "x4"]], KEY, name="B", row_id="id", timeout=5),
-               Party(df[["id", "x5", "x6"]], KEY, name="C", formula="~ x5 + x6", row_id="id", timeout=5)]
+    parties = [
+        Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
+        Party(df[["id", "x3", "x4"]], KEY, name="B", row_id="id", timeout=5),
+        Party(df[["id", "x5", "x6"]], KEY, name="C", formula="~ x5 + x6", row_id="id", timeout=5),
+    ]
     results, errors = run_threads(parties, {"family": "binomial"})
     assert not errors
-    ref = sm.GLM(df.y, sm.add_constant(df[[f"x{i}" for i in range(1, 7)]]),
-                 family=sm.families.Binomial()).fit(tol=1e-14)
+    ref = sm.GLM(
+        df.y, sm.add_constant(df[[f"x{i}" for i in range(1, 7)]]), family=sm.families.Binomial()
+    ).fit(tol=1e-14)
     for name in "ABC":
-        tab = results[name].coefficients.set_index("term").loc[ref.params.index.str.replace("const", "(Intercept)")]
+        tab = (
+            results[name]
+            .coefficients.set_index("term")
+            .loc[ref.params.index.str.replace("const", "(Intercept)")]
+        )
         np.testing.assert_allclose(tab["estimate"], ref.params, rtol=1e-6)
     assert results["C"].parties == ["A", "B", "C"]  # members ordered by name, not arrival
     se = results["B"].coefficients["std_error"].to_numpy()
@@ -154,8 +161,10 @@ def test_three_parties_in_threads_equal_pooled_fit():
 def test_shuffled_rows_stop_every_party():
     df = data(n=100)
     other = df[["id", "x3", "x4", "x5", "x6"]].iloc[np.r_[1, 0, 2:100]]
-    parties = [Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
-               Party(other, KEY, name="B", row_id="id", timeout=5)]
+    parties = [
+        Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
+        Party(other, KEY, name="B", row_id="id", timeout=5),
+    ]
     results, errors = run_threads(parties, {"family": "binomial"})
     assert not results
     assert isinstance(errors["A"], DataError) and "different order" in str(errors["A"])
@@ -164,8 +173,10 @@ def test_shuffled_rows_stop_every_party():
 
 def test_overlapping_columns_and_wrong_key_stop_the_fit():
     df = data(n=80)
-    parties = [Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
-               Party(df[["id", "x2", "x3"]], KEY, name="B", row_id="id", timeout=5)]
+    parties = [
+        Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
+        Party(df[["id", "x2", "x3"]], KEY, name="B", row_id="id", timeout=5),
+    ]
     _, errors = run_threads(parties, {"family": "binomial"})
     assert "'x2' is held by more than one party" in str(errors["A"]) and "B" in errors
     parties[1] = Party(df[["id", "x3"]], "a5" * 32, name="B", row_id="id", timeout=5)
@@ -177,8 +188,10 @@ def test_overlapping_columns_and_wrong_key_stop_the_fit():
 def test_perfect_separation_over_network_stops_everyone():
     df = data(n=80)
     df["y"] = (df.x3 > 0).astype(float)
-    parties = [Party(df[["id", "y", "x1"]], KEY, name="A", formula="y ~ x1", row_id="id", timeout=5),
-               Party(df[["id", "x3"]], KEY, name="B", row_id="id", timeout=5)]
+    parties = [
+        Party(df[["id", "y", "x1"]], KEY, name="A", formula="y ~ x1", row_id="id", timeout=5),
+        Party(df[["id", "x3"]], KEY, name="B", row_id="id", timeout=5),
+    ]
     _, errors = run_threads(parties, {"family": "binomial"})
     assert "separation" in str(errors["A"]) and "separation" in str(errors["B"])
 
@@ -200,22 +213,67 @@ def _write_parties(tmp_path: Path, df: pd.DataFrame):
 def _start(tmp_path, key, extra_lead=(), n_parties=3):
     env = dict(os.environ, TQDM_DISABLE="1")
     port_file = tmp_path / "port"
-    lead = subprocess.Popen(_cli("lead", "--data", str(tmp_path / "a.csv"), "--formula", "y ~ x1 + x2",
-                                 "--parties", str(n_parties), "--listen", "127.0.0.1:0", "--port-file",
-                                 str(port_file), "--key-file", str(key), "--row-id", "id", "--family",
-                                 "binomial", "--timeout", "20", "--json", str(tmp_path / "a.json"),
-                                 *extra_lead),
-                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    lead = subprocess.Popen(
+        _cli(
+            "lead",
+            "--data",
+            str(tmp_path / "a.csv"),
+            "--formula",
+            "y ~ x1 + x2",
+            "--parties",
+            str(n_parties),
+            "--listen",
+            "127.0.0.1:0",
+            "--port-file",
+            str(port_file),
+            "--key-file",
+            str(key),
+            "--row-id",
+            "id",
+            "--family",
+            "binomial",
+            "--timeout",
+            "20",
+            "--json",
+            str(tmp_path / "a.json"),
+            *extra_lead,
+        ),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     deadline = time.monotonic() + 60
     while not port_file.exists():
         assert time.monotonic() < deadline and lead.poll() is None, "leader did not start"
         time.sleep(0.05)
     port = port_file.read_text()
-    members = {name: subprocess.Popen(
-        _cli("join", "--data", str(tmp_path / f"{name.lower()}.csv"), "--name", name, "--connect",
-             f"127.0.0.1:{port}", "--key-file", str(key), "--row-id", "id", "--timeout", "20",
-             "--json", str(tmp_path / f"{name.lower()}.json")),
-        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env) for name in ("B", "C")}
+    members = {
+        name: subprocess.Popen(
+            _cli(
+                "join",
+                "--data",
+                str(tmp_path / f"{name.lower()}.csv"),
+                "--name",
+                name,
+                "--connect",
+                f"127.0.0.1:{port}",
+                "--key-file",
+                str(key),
+                "--row-id",
+                "id",
+                "--timeout",
+                "20",
+                "--json",
+                str(tmp_path / f"{name.lower()}.json"),
+            ),
+            stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for name in ("B", "C")
+    }
     return lead, members
 
 
@@ -227,8 +285,9 @@ def test_three_party_processes_agree_with_pooled_fit(tmp_path):
     for proc in [lead, *members.values()]:
         out, err = proc.communicate(timeout=90)
         assert proc.returncode == 0, err
-    ref = sm.GLM(df.y, sm.add_constant(df[[f"x{i}" for i in range(1, 7)]]),
-                 family=sm.families.Binomial()).fit(tol=1e-14)
+    ref = sm.GLM(
+        df.y, sm.add_constant(df[[f"x{i}" for i in range(1, 7)]]), family=sm.families.Binomial()
+    ).fit(tol=1e-14)
     for name in "abc":
         res = json.loads((tmp_path / f"{name}.json").read_text())
         est = np.array(res["tidy"]["estimate"])
@@ -252,8 +311,11 @@ def test_killing_a_party_mid_fit_stops_the_others(tmp_path):
     members["B"].wait(timeout=30)
     _, lead_err = lead.communicate(timeout=60)
     _, c_err = members["C"].communicate(timeout=60)
-    assert lead.returncode == 3 and "party 'B'" in lead_err and ("disconnected" in lead_err
-                                                                  or "lost" in lead_err)
+    assert (
+        lead.returncode == 3
+        and "party 'B'" in lead_err
+        and ("disconnected" in lead_err or "lost" in lead_err)
+    )
     assert members["C"].returncode == 3 and "stopped the fit" in c_err and "'B'" in c_err
     assert not (tmp_path / "a.json").exists() and not (tmp_path / "c.json").exists()
 
@@ -262,8 +324,10 @@ def test_member_with_bad_data_stops_the_leader_and_no_leader_is_clear():
     df = data(n=60)
     bad = df[["id", "x3"]].copy()
     bad.loc[5, "x3"] = np.nan
-    parties = [Party(df[["id", "y", "x1"]], KEY, name="A", formula="y ~ x1", row_id="id", timeout=5),
-               Party(bad, KEY, name="B", row_id="id", timeout=5)]
+    parties = [
+        Party(df[["id", "y", "x1"]], KEY, name="A", formula="y ~ x1", row_id="id", timeout=5),
+        Party(bad, KEY, name="B", row_id="id", timeout=5),
+    ]
     results, errors = run_threads(parties, {"family": "binomial"})
     assert not results
     assert "missing values" in str(errors["A"]) and isinstance(errors["B"], DataError)

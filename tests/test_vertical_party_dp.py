@@ -23,22 +23,35 @@ from dpstats.privacy.randomness import NoiseSource
 from dpstats.vertical import Party, ProtocolError, SecureChannel
 
 KEY = "5a" * 32
-BOUNDS = {"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "x4": (-1, 1), "x5": (-1, 1), "x6": (-1, 1),
-          "y": (-3, 3)}
+BOUNDS = {
+    "x1": (-1, 1),
+    "x2": (-1, 1),
+    "x3": (-1, 1),
+    "x4": (-1, 1),
+    "x5": (-1, 1),
+    "x6": (-1, 1),
+    "y": (-3, 3),
+}
 
 
 def make_data(n: int = 1500, seed: int = 0, binary: bool = False) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     df = pd.DataFrame(rng.uniform(-1.2, 1.2, (n, 6)), columns=[f"x{i}" for i in range(1, 7)])
     lin = 0.3 + df.x1 - df.x3 + 0.5 * df.x2 + 0.4 * df.x6
-    df["y"] = rng.binomial(1, 1 / (1 + np.exp(-lin))).astype(float) if binary else lin + 0.5 * rng.standard_normal(n)
+    df["y"] = (
+        rng.binomial(1, 1 / (1 + np.exp(-lin))).astype(float)
+        if binary
+        else lin + 0.5 * rng.standard_normal(n)
+    )
     df["id"] = [f"r{i}" for i in range(n)]
     return df
 
 
 def two_parties(df):
-    return [Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
-            Party(df[["id", "x3", "x4"]], KEY, name="B", formula="~ x3 + x4", row_id="id", timeout=5)]
+    return [
+        Party(df[["id", "y", "x1", "x2"]], KEY, name="A", formula="y ~ x1 + x2", row_id="id", timeout=5),
+        Party(df[["id", "x3", "x4"]], KEY, name="B", formula="~ x3 + x4", row_id="id", timeout=5),
+    ]
 
 
 def run(parties, lead_kwargs, member_kwargs, timeout=20):
@@ -53,11 +66,22 @@ DP = dict(family="gaussian", penalty="ridge", lam=0.1, rounds=5, eta_clip=2.0, c
 
 def test_ledger_and_statement_equal_the_in_process_dp_fit():
     df = make_data()
-    results, errors = run(two_parties(df), dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=1),
-                          {"B": dict(eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=2)})
+    results, errors = run(
+        two_parties(df),
+        dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=1),
+        {"B": dict(eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=2)},
+    )
     assert not errors, errors
-    ref = dp.vertical_glm("y ~ x1 + x2 + x3 + x4", df, parties=[["x1", "x2"], ["x3", "x4"]], eps=1.0, delta=1e-6,
-                          bounds=BOUNDS, random_state=3, **DP)
+    ref = dp.vertical_glm(
+        "y ~ x1 + x2 + x3 + x4",
+        df,
+        parties=[["x1", "x2"], ["x3", "x4"]],
+        eps=1.0,
+        delta=1e-6,
+        bounds=BOUNDS,
+        random_state=3,
+        **DP,
+    )
     for name in "AB":
         st = results[name].privacy
         assert math.isclose(sum(e.eps for e in st.ledger), 1.0)
@@ -85,19 +109,33 @@ def test_noise_scales_are_the_derived_sigmas(monkeypatch):
 
     monkeypatch.setattr(NoiseSource, "gaussian", spy)
     df = make_data(binary=True)
-    parties = two_parties(df) + [Party(df[["id", "x5", "x6"]], KEY, name="C", formula="~ x5 + x6",
-                                       row_id="id", timeout=5)]
+    parties = two_parties(df) + [
+        Party(df[["id", "x5", "x6"]], KEY, name="C", formula="~ x5 + x6", row_id="id", timeout=5)
+    ]
     T, K, share, lam, C, n = 3, 3, 0.25, 0.5, 1.5, len(df)
     kw = dict(eps=2.0, delta=1e-5, bounds=BOUNDS)
-    results, errors = run(parties, dict(kw, family="binomial", penalty="ridge", lam=lam, rounds=T, eta_clip=C,
-                                        coef_share=share, random_state=1),
-                          {"B": dict(kw, random_state=2), "C": dict(kw, random_state=3)})
+    results, errors = run(
+        parties,
+        dict(
+            kw,
+            family="binomial",
+            penalty="ridge",
+            lam=lam,
+            rounds=T,
+            eta_clip=C,
+            coef_share=share,
+            random_state=1,
+        ),
+        {"B": dict(kw, random_state=2), "C": dict(kw, random_state=3)},
+    )
     assert not errors, errors
     rho = rho_from_eps_delta(2.0, 1e-5)
     want = []
     for R in (math.sqrt(3.0), math.sqrt(2.0), math.sqrt(2.0)):  # the leader's row also holds the intercept
         d_eta, d_beta = m.binomial_ridge_sensitivities(n, R, lam, C)
-        want += [d_eta / math.sqrt(2 * (1 - share) * rho / (K * T))] * T + [d_beta / math.sqrt(2 * share * rho / K)]
+        want += [d_eta / math.sqrt(2 * (1 - share) * rho / (K * T))] * T + [
+            d_beta / math.sqrt(2 * share * rho / K)
+        ]
     np.testing.assert_allclose(sorted(scales), sorted(want), rtol=1e-12)
     sens = results["C"].privacy.ledger[0].sensitivity
     for R in (math.sqrt(3.0), math.sqrt(2.0)):
@@ -109,12 +147,23 @@ def test_huge_eps_equals_in_process_and_ridge_fit():
     """eps = 1e9: networked = in-process DP fit = closed-form ridge on the clipped data, to 1e-3."""
     df = make_data()
     kw = dict(DP, rounds=40, eta_clip=4.0)
-    results, errors = run(two_parties(df), dict(kw, eps=1e9, delta=1e-6, bounds=BOUNDS, random_state=1),
-                          {"B": dict(eps=1e9, delta=1e-6, bounds=BOUNDS, random_state=2)})
+    results, errors = run(
+        two_parties(df),
+        dict(kw, eps=1e9, delta=1e-6, bounds=BOUNDS, random_state=1),
+        {"B": dict(eps=1e9, delta=1e-6, bounds=BOUNDS, random_state=2)},
+    )
     assert not errors, errors
     cols = ["x1", "x2", "x3", "x4"]
-    ref = dp.vertical_glm("y ~ x1 + x2 + x3 + x4", df, parties=[cols[:2], cols[2:]], eps=1e9, delta=1e-6,
-                          bounds=BOUNDS, random_state=3, **kw)
+    ref = dp.vertical_glm(
+        "y ~ x1 + x2 + x3 + x4",
+        df,
+        parties=[cols[:2], cols[2:]],
+        eps=1e9,
+        delta=1e-6,
+        bounds=BOUNDS,
+        random_state=3,
+        **kw,
+    )
     X = np.column_stack([np.ones(len(df)), df[cols].clip(-1, 1).to_numpy()])
     y, n = df.y.clip(-3, 3).to_numpy(), len(df)
     # (1/2n)·‖y − Xβ‖² + λ/2·‖β‖² (intercept penalized in DP mode): β = (XᵀX/n + λI)⁻¹Xᵀy/n
@@ -135,8 +184,11 @@ def test_mismatched_eps_is_refused_before_any_data_is_sent(monkeypatch):
 
     monkeypatch.setattr(SecureChannel, "send", spy)
     df = make_data(n=200)
-    results, errors = run(two_parties(df), dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS),
-                          {"B": dict(eps=2.0, delta=1e-6, bounds=BOUNDS)})
+    results, errors = run(
+        two_parties(df),
+        dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS),
+        {"B": dict(eps=2.0, delta=1e-6, bounds=BOUNDS)},
+    )
     assert not results
     assert isinstance(errors["A"], PrivacyParameterError)
     assert "disagree on the privacy budget" in str(errors["A"]) and "eps=2.0" in str(errors["A"])
@@ -173,8 +225,11 @@ def test_member_refuses_a_sweep_beyond_the_agreed_plan(monkeypatch):
         return orig(*args, **kwargs)
 
     monkeypatch.setattr(party_module.m, "block_coordinate_descent", greedy)
-    results, errors = run(two_parties(make_data(n=200)), dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS),
-                          {"B": dict(eps=1.0, delta=1e-6, bounds=BOUNDS)})
+    results, errors = run(
+        two_parties(make_data(n=200)),
+        dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS),
+        {"B": dict(eps=1.0, delta=1e-6, bounds=BOUNDS)},
+    )
     assert not results
     assert isinstance(errors["B"], PrivacyParameterError) and "beyond the agreed DP plan" in str(errors["B"])
     assert isinstance(errors["A"], ProtocolError) and "beyond the agreed DP plan" in str(errors["A"])
@@ -198,24 +253,83 @@ def _party_processes(tmp_path, member_eps: str):
     key = tmp_path / "psk.hex"
     subprocess.run([*cli, "keygen", "--out", str(key)], check=True, timeout=60, capture_output=True)
     env = dict(os.environ, TQDM_DISABLE="1")
-    common = ["--key-file", str(key), "--row-id", "id", "--timeout", "20", "--delta", "1e-6",
-              "--bounds", str(tmp_path / "bounds.json")]
+    common = [
+        "--key-file",
+        str(key),
+        "--row-id",
+        "id",
+        "--timeout",
+        "20",
+        "--delta",
+        "1e-6",
+        "--bounds",
+        str(tmp_path / "bounds.json"),
+    ]
     port_file = tmp_path / "port"
-    lead = subprocess.Popen([*cli, "lead", "--data", str(tmp_path / "a.csv"), "--formula", "y ~ x1 + x2",
-                             "--parties", "2", "--port-file", str(port_file), "--family", "binomial",
-                             "--penalty", "ridge", "--lam", "5", "--eps", "1", "--seed", "1", "--rounds", "6",
-                             "--json", str(tmp_path / "a.json"), *common],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    lead = subprocess.Popen(
+        [
+            *cli,
+            "lead",
+            "--data",
+            str(tmp_path / "a.csv"),
+            "--formula",
+            "y ~ x1 + x2",
+            "--parties",
+            "2",
+            "--port-file",
+            str(port_file),
+            "--family",
+            "binomial",
+            "--penalty",
+            "ridge",
+            "--lam",
+            "5",
+            "--eps",
+            "1",
+            "--seed",
+            "1",
+            "--rounds",
+            "6",
+            "--json",
+            str(tmp_path / "a.json"),
+            *common,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     deadline = time.monotonic() + 60
     while not port_file.exists():
         assert time.monotonic() < deadline and lead.poll() is None, lead.stderr.read() if lead.poll() else ""
         time.sleep(0.05)
-    member = subprocess.Popen([*cli, "join", "--data", str(tmp_path / "b.csv"), "--name", "B", "--connect",
-                               f"127.0.0.1:{port_file.read_text()}", "--eps", member_eps, "--seed", "2",
-                               "--json", str(tmp_path / "b.json"), *common],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    return [lead.communicate(timeout=90) + (lead.returncode,),
-            member.communicate(timeout=90) + (member.returncode,)]
+    member = subprocess.Popen(
+        [
+            *cli,
+            "join",
+            "--data",
+            str(tmp_path / "b.csv"),
+            "--name",
+            "B",
+            "--connect",
+            f"127.0.0.1:{port_file.read_text()}",
+            "--eps",
+            member_eps,
+            "--seed",
+            "2",
+            "--json",
+            str(tmp_path / "b.json"),
+            *common,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    return [
+        lead.communicate(timeout=90) + (lead.returncode,),
+        member.communicate(timeout=90) + (member.returncode,),
+    ]
 
 
 @pytest.mark.slow

@@ -66,8 +66,9 @@ for a in fit.privacy.assumptions:
 # (here about 24 times the paper variant's scale).
 
 # %%
-strict_fit = dp.dp_felp("diagnosis ~ .", wdbc, eps=1.0, bounds=bounds, n_estimators=k,
-                        variant="strict", strict=True)
+strict_fit = dp.dp_felp(
+    "diagnosis ~ .", wdbc, eps=1.0, bounds=bounds, n_estimators=k, variant="strict", strict=True
+)
 print(strict_fit.privacy.assumptions, strict_fit.noise_scale / fit.noise_scale)
 print(strict_fit.tidy().sort_values("rank").head(6))
 
@@ -80,8 +81,15 @@ print(strict_fit.tidy().sort_values("rank").head(6))
 # %%
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    tuned = dp.dp_felp("diagnosis ~ .", wdbc, eps=1.0, bounds=bounds, n_estimators=scale(10, 2),
-                       lam="cv", lam_grid=(0.1, 1.0))
+    tuned = dp.dp_felp(
+        "diagnosis ~ .",
+        wdbc,
+        eps=1.0,
+        bounds=bounds,
+        n_estimators=scale(10, 2),
+        lam="cv",
+        lam_grid=(0.1, 1.0),
+    )
 print(tuned.lam, tuned.privacy.data_dependent_steps)
 
 # %% [markdown]
@@ -128,9 +136,13 @@ print(sorted(ref.selected, key=lambda s: int(s[1:])))
 
 # %%
 tab = accuracy_vs_eps(
-    wdbc.drop(columns="diagnosis").to_numpy(), wdbc["diagnosis"].cat.codes.to_numpy(),
-    [0.1, 10.0] if QUICK else [0.01, 0.1, 1.0, 10.0, 100.0], folds=scale(10, 2),
-    n_estimators=k, noise_reps=scale(5, 1))
+    wdbc.drop(columns="diagnosis").to_numpy(),
+    wdbc["diagnosis"].cat.codes.to_numpy(),
+    [0.1, 10.0] if QUICK else [0.01, 0.1, 1.0, 10.0, 100.0],
+    folds=scale(10, 2),
+    n_estimators=k,
+    noise_reps=scale(5, 1),
+)
 print(wide_table(tab).round(3).to_string(index=False))
 
 # %% [markdown]
@@ -139,6 +151,7 @@ print(wide_table(tab).round(3).to_string(index=False))
 # ranked with the selection cut, and the plug-in stability of the selection.
 
 # %%
-path = dp.report([fit, strict_fit], str(OUT / "felp_wdbc.html"),
-                 title="DP-FELP on Wdbc: paper and strict variants")
+path = dp.report(
+    [fit, strict_fit], str(OUT / "felp_wdbc.html"), title="DP-FELP on Wdbc: paper and strict variants"
+)
 print("wrote", path)

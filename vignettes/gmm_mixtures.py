@@ -57,10 +57,16 @@ print("sum:", fit.ledger()["eps"].sum(), fit.ledger()["delta"].sum())
 ns, ns_truth = simulate_gmm(n, d=5, k=3, scales=[0.5, 1.0, 2.0], anisotropy=4.0, random_state=3)
 fits = []
 for method in ("pca_cluster", "sample_aggregate"):
-    f = dp.dp_gmm("~ .", ns, k=3, eps=1.0, delta=1e-6, bounds=(-12, 12), method=method,
-                  random_state=2, truth=ns_truth)
-    print(method, "ARI:", round(f.diagnostics["ari_vs_truth"], 4),
-          "mean error (sd units):", round(f.diagnostics["mean_error_sigma_units"], 3))
+    f = dp.dp_gmm(
+        "~ .", ns, k=3, eps=1.0, delta=1e-6, bounds=(-12, 12), method=method, random_state=2, truth=ns_truth
+    )
+    print(
+        method,
+        "ARI:",
+        round(f.diagnostics["ari_vs_truth"], 4),
+        "mean error (sd units):",
+        round(f.diagnostics["mean_error_sigma_units"], 3),
+    )
     fits.append(f)
 dp.report(fits, str(OUT / "gmm_nonspherical.html"), title="dp_gmm: Phase I and sample-and-aggregate")
 print("mean weights:", np.round(fits[0].weights, 3))

@@ -37,8 +37,12 @@ def run(trials: int = 250, ns=FIGURE1_NS, out: str | None = None, random_state: 
         ax_fdr, ax_pow = fig.subplots(1, 2)
         for method, colour in (("I", "#d48a00"), ("II", "#3b6fd8")):
             part = tab[tab.method == method]
-            ax_fdr.errorbar(part.n, part.fdr, yerr=2 * part.fdr_se, color=colour, marker="o", label=f"Method {method}")
-            ax_pow.errorbar(part.n, part.power, yerr=2 * part.power_se, color=colour, marker="o", label=f"Method {method}")
+            ax_fdr.errorbar(
+                part.n, part.fdr, yerr=2 * part.fdr_se, color=colour, marker="o", label=f"Method {method}"
+            )
+            ax_pow.errorbar(
+                part.n, part.power, yerr=2 * part.power_se, color=colour, marker="o", label=f"Method {method}"
+            )
         ax_fdr.axhline(0.2, color="black", ls="--", lw=0.8, label="target q = 0.2")
         for ax, name in ((ax_fdr, "FDR"), (ax_pow, "power")):
             ax.set_xscale("log")
@@ -67,8 +71,17 @@ def fit_one(out_dir, random_state: int = 7):
     from _common import shown_warnings
 
     with shown_warnings():  # a NonPrivateWarning per data-dependent step, printed
-        fit = dp.dp_knockoff("y ~ .", data=df, eps=0.2, delta=2 * p / n, fdr=0.2, method="II",
-                             bounds=12.0, random_state=random_state, oc_trials=20)
+        fit = dp.dp_knockoff(
+            "y ~ .",
+            data=df,
+            eps=0.2,
+            delta=2 * p / n,
+            fdr=0.2,
+            method="II",
+            bounds=12.0,
+            random_state=random_state,
+            oc_trials=20,
+        )
     print(fit)
     return fit.report(str(out_dir / "knockoff_fit.html"))
 
@@ -77,7 +90,7 @@ if __name__ == "__main__":
     from _common import OUT, QUICK
 
     if QUICK:
-        run(trials=20, ns=[10 ** 3, 10 ** 5, 3_000_000], out=str(OUT / "knockoff_figure1.svg"))
+        run(trials=20, ns=[10**3, 10**5, 3_000_000], out=str(OUT / "knockoff_figure1.svg"))
     else:
         run(out=str(OUT / "knockoff_figure1.svg"))
     print("wrote", fit_one(OUT))

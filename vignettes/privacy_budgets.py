@@ -40,8 +40,9 @@ print([(e.step, e.eps) for e in budget.ledger])
 
 # %%
 print(first.privacy.plain_language())
-addrm = dp.dp_sis("y ~ .", data=df, eps=1.5, k=5, bounds=(-4.5, 4.5), neighbouring="add_remove",
-                  random_state=1)
+addrm = dp.dp_sis(
+    "y ~ .", data=df, eps=1.5, k=5, bounds=(-4.5, 4.5), neighbouring="add_remove", random_state=1
+)
 print(addrm.privacy.ledger[0].sensitivity)
 print(addrm.privacy.plain_language())
 

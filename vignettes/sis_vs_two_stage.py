@@ -36,14 +36,15 @@ print(df.shape, "T-cell patients:", int(df["y"].sum()), "| k = floor(log d) =", 
 # %%
 bounds = {name: (0.0, 16.0) for name in df.columns if name != "y"}
 bounds["y"] = (0.0, 1.0)
-sis = dp.dp_sis("y ~ .", data=df, eps=5.0, k=k_log, bounds=bounds,
-                oc_trials=scale(50, 5), random_state=1)
-two = dp.dp_two_stage("y ~ .", data=df, eps=5.0, k=k_log, oc_trials=scale(50, 5),
-                      random_state=1)
+sis = dp.dp_sis("y ~ .", data=df, eps=5.0, k=k_log, bounds=bounds, oc_trials=scale(50, 5), random_state=1)
+two = dp.dp_two_stage("y ~ .", data=df, eps=5.0, k=k_log, oc_trials=scale(50, 5), random_state=1)
 print(sis)
 print(two.summary())
-dp.report([sis, two], str(OUT / "chiaretti_sis_and_two_stage.html"),
-          title="DP-SIS and two-stage selection on Chiaretti ALL (T vs B lineage)")
+dp.report(
+    [sis, two],
+    str(OUT / "chiaretti_sis_and_two_stage.html"),
+    title="DP-SIS and two-stage selection on Chiaretti ALL (T vs B lineage)",
+)
 
 # %% [markdown]
 # ## Accuracy across eps
@@ -54,17 +55,24 @@ dp.report([sis, two], str(OUT / "chiaretti_sis_and_two_stage.html"),
 # the mechanisms' randomness (and the two-stage block split) on the same data.
 
 # %%
-results = ev.compare_selectors(df, ["dp_sis", "dp_two_stage", "sis_nonprivate",
-                                    "two_stage_nonprivate"],
-                               eps_grid=[0.1, 1.0, 5.0, 10.0, 20.0, 100.0], k=[5, k_log],
-                               trials=scale(100, 3), neighbouring="add_remove", random_state=3)
+results = ev.compare_selectors(
+    df,
+    ["dp_sis", "dp_two_stage", "sis_nonprivate", "two_stage_nonprivate"],
+    eps_grid=[0.1, 1.0, 5.0, 10.0, 20.0, 100.0],
+    k=[5, k_log],
+    trials=scale(100, 3),
+    neighbouring="add_remove",
+    random_state=3,
+)
 print(ev.accuracy_table(results).to_string(index=False))
 print(ev.difference_table(results, "dp_sis", "dp_two_stage").to_string(index=False))
-ev.comparison_report(results, str(OUT / "chiaretti_compare_selectors.html"),
-                     title="DP-SIS vs two-stage on Chiaretti ALL",
-                     description="y = T- vs B-cell lineage; truth = top-k of a non-private "
-                                 "lasso (lambda = 0.1) on all rows.",
-                     pair=("dp_sis", "dp_two_stage"))
+ev.comparison_report(
+    results,
+    str(OUT / "chiaretti_compare_selectors.html"),
+    title="DP-SIS vs two-stage on Chiaretti ALL",
+    description="y = T- vs B-cell lineage; truth = top-k of a non-private lasso (lambda = 0.1) on all rows.",
+    pair=("dp_sis", "dp_two_stage"),
+)
 
 # %% [markdown]
 # ## A second data set: Golub's leukaemia data
@@ -73,12 +81,21 @@ ev.comparison_report(results, str(OUT / "chiaretti_compare_selectors.html"),
 
 # %%
 golub = ev.golub()
-res_g = ev.compare_selectors(golub, ["dp_sis", "dp_two_stage"], eps_grid=[1.0, 10.0, 100.0],
-                             k=[5, int(math.log(golub.shape[1] - 1))], trials=scale(100, 3),
-                             neighbouring="add_remove", random_state=4)
+res_g = ev.compare_selectors(
+    golub,
+    ["dp_sis", "dp_two_stage"],
+    eps_grid=[1.0, 10.0, 100.0],
+    k=[5, int(math.log(golub.shape[1] - 1))],
+    trials=scale(100, 3),
+    neighbouring="add_remove",
+    random_state=4,
+)
 print(ev.accuracy_table(res_g).to_string(index=False))
-ev.comparison_report(res_g, str(OUT / "golub_compare_selectors.html"),
-                     title="DP-SIS vs two-stage on Golub leukaemia (AML vs ALL)")
+ev.comparison_report(
+    res_g,
+    str(OUT / "golub_compare_selectors.html"),
+    title="DP-SIS vs two-stage on Golub leukaemia (AML vs ALL)",
+)
 
 # %% [markdown]
 # ## Reading the results

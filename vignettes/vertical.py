@@ -32,7 +32,10 @@ print(fit)
 # %%
 ref = sm.GLM(df.y, sm.add_constant(df.drop(columns="y")), family=sm.families.Gaussian()).fit()
 print("max |coef difference|:", np.max(np.abs(fit.coefficients.estimate.to_numpy() - ref.params.to_numpy())))
-print("max relative SE difference:", np.max(np.abs(fit.coefficients.std_error.to_numpy() / ref.bse.to_numpy() - 1)))
+print(
+    "max relative SE difference:",
+    np.max(np.abs(fit.coefficients.std_error.to_numpy() / ref.bse.to_numpy() - 1)),
+)
 print(fit.trace.tail())
 
 # %% [markdown]
@@ -56,10 +59,18 @@ for line in fit.disclosure:
 # %%
 df["id"] = np.arange(len(df))
 key = "3c" * 32
-leader = Party(df[["id", "y", "age", "sex", "bmi", "bp"]], key, name="registry", formula="y ~ age + sex + bmi + bp",
-               row_id="id", timeout=30)
-members = [Party(df[["id", "s1", "s2", "s3"]], key, name="lab", row_id="id", timeout=30),
-           Party(df[["id", "s4", "s5", "s6"]], key, name="clinic", row_id="id", timeout=30)]
+leader = Party(
+    df[["id", "y", "age", "sex", "bmi", "bp"]],
+    key,
+    name="registry",
+    formula="y ~ age + sex + bmi + bp",
+    row_id="id",
+    timeout=30,
+)
+members = [
+    Party(df[["id", "s1", "s2", "s3"]], key, name="lab", row_id="id", timeout=30),
+    Party(df[["id", "s4", "s5", "s6"]], key, name="clinic", row_id="id", timeout=30),
+]
 results, errors = run_on_loopback([leader, *members], timeout=60)
 assert not errors, errors
 print(results["registry"].coefficients[["term", "party", "estimate", "std_error"]])

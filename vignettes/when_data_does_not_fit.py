@@ -55,8 +55,9 @@ with pq.ParquetWriter(path, schema) as writer:
         region = rng.choice(REGIONS, size=m)
         y = X[:, :8] @ BETA + 0.5 * (region == "east") + rng.standard_normal(m)
         frame = pd.DataFrame(X, columns=names).assign(region=region, y=np.clip(y, -6, 6))
-        writer.write_table(pa.Table.from_pandas(frame, schema=schema, preserve_index=False),
-                           row_group_size=100_000)
+        writer.write_table(
+            pa.Table.from_pandas(frame, schema=schema, preserve_index=False), row_group_size=100_000
+        )
 print(f"{ROWS:,} rows, {path.stat().st_size / 2**20:.0f} MB on disk")
 
 # %% [markdown]
@@ -106,8 +107,9 @@ from distributed import Client  # noqa: E402
 
 with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
     with shown_warnings():
-        on_dask = dp.dp_sis("y ~ .", data=engines.on_dask(str(path), client=client,
-                                                          levels={"region": REGIONS}), **kw)
+        on_dask = dp.dp_sis(
+            "y ~ .", data=engines.on_dask(str(path), client=client, levels={"region": REGIONS}), **kw
+        )
 for label, fit in [("in memory", in_memory), ("streamed", streamed), ("dask", on_dask)]:
     print(f"{label:10s} n = {fit.n:,}  selected: {sorted(fit.selected)}")
 assert sorted(in_memory.selected) == sorted(streamed.selected) == sorted(on_dask.selected)
@@ -122,8 +124,9 @@ assert sorted(in_memory.selected) == sorted(streamed.selected) == sorted(on_dask
 
 # %%
 with shown_warnings():  # NonPrivateWarning for each data-dependent calibration step, shown
-    knock = dp.dp_knockoff("y ~ .", data=source, eps=2.0, delta=1e-6, fdr=0.2, bounds=12.0,
-                           random_state=3, oc_trials=0)
+    knock = dp.dp_knockoff(
+        "y ~ .", data=source, eps=2.0, delta=1e-6, fdr=0.2, bounds=12.0, random_state=3, oc_trials=0
+    )
 print("knockoff selected:", knock.selected or knock.empty_reason)
 
 # %% [markdown]
@@ -153,7 +156,10 @@ except dp.DataError as err:
 # system: 0.76 GB when measured (the ten true columns selected).
 
 # %%
-out = dp.report([streamed, in_memory, on_dask], str(OUT / "when_data_does_not_fit.html"),
-                title="The same DP-SIS analysis streamed, in memory and on Dask")
+out = dp.report(
+    [streamed, in_memory, on_dask],
+    str(OUT / "when_data_does_not_fit.html"),
+    title="The same DP-SIS analysis streamed, in memory and on Dask",
+)
 print("wrote", knock.report(str(OUT / "when_data_does_not_fit_knockoff.html")))
 print("wrote", out)

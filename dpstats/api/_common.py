@@ -48,14 +48,21 @@ class FrontDoor(Protocol):
 
     def release(self, frame: Any, plan: Plan, noise: NoiseSource) -> Any: ...
 
-    def result(self, frame: Any, plan: Plan, released: Any, statement: PrivacyStatement,
-               noise: NoiseSource) -> DPResult: ...
+    def result(
+        self, frame: Any, plan: Plan, released: Any, statement: PrivacyStatement, noise: NoiseSource
+    ) -> DPResult: ...
 
     def diagnostics(self, frame: Any, released: Any) -> dict[str, Any]: ...
 
 
-def run(door: FrontDoor, *, strict: bool, random_state: RandomState, accountant: Accountant | None,
-        diagnostics: bool) -> DPResult:
+def run(
+    door: FrontDoor,
+    *,
+    strict: bool,
+    random_state: RandomState,
+    accountant: Accountant | None,
+    diagnostics: bool,
+) -> DPResult:
     """Run one analysis through the shared steps (see the module docstring)."""
     dd = DataDependence(strict)
     frame = door.frame(dd)
@@ -74,9 +81,11 @@ def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
     released (it appears only in requested diagnostics).
     """
     if mf.n_dropped:
-        dd.add("rows with missing or non-finite values were dropped, so the number of rows used (n) "
-               "depends on the data",
-               fix="remove or impute missing values before the analysis")
+        dd.add(
+            "rows with missing or non-finite values were dropped, so the number of rows used (n) "
+            "depends on the data",
+            fix="remove or impute missing values before the analysis",
+        )
     for step, fix in getattr(mf, "engine_steps", ()):  # e.g. factor levels read by a first pass
         dd.add(step, fix=fix)
     for step, fix in mf.data_dependent_terms:  # e.g. scale(), orthogonal poly(), spline knots at quantiles
@@ -113,8 +122,9 @@ def progress_bar(show: bool, total: int | None, desc: str) -> Iterator[Callable[
 BoxFn = Callable[[ModelFrame], tuple[Box | None, Box | None]]
 
 
-def frame_and_cross_products(formula: str, data, boxes: BoxFn, *, drop_intercept: bool = True,
-                             gram: bool = False) -> tuple[ModelFrame, Box | None, Box | None, CrossStats]:
+def frame_and_cross_products(
+    formula: str, data, boxes: BoxFn, *, drop_intercept: bool = True, gram: bool = False
+) -> tuple[ModelFrame, Box | None, Box | None, CrossStats]:
     """Model frame and its sufficient statistics, with the data scanned once.
 
     Plain numeric designs defer the scan for non-finite values and constant
@@ -129,7 +139,9 @@ def frame_and_cross_products(formula: str, data, boxes: BoxFn, *, drop_intercept
     from .. import engines
 
     if engines.is_engine_input(data):
-        return engines.frame_and_cross_products(formula, data, boxes, drop_intercept=drop_intercept, gram=gram)
+        return engines.frame_and_cross_products(
+            formula, data, boxes, drop_intercept=drop_intercept, gram=gram
+        )
     mf = model_frame(formula, data, drop_intercept=drop_intercept, defer_checks=True)
     x_box, y_box = boxes(mf)
     stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram, ranges=False)

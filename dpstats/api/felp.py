@@ -23,8 +23,14 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics
 from ..results.felp import FELPResult
 from ..simulate import Assume, describe
-from ..validation import (check_accountant, check_eps, check_fraction, check_neighbouring, check_strict,
-                          check_truth)
+from ..validation import (
+    check_accountant,
+    check_eps,
+    check_fraction,
+    check_neighbouring,
+    check_strict,
+    check_truth,
+)
 from ._common import call_record, missing_rows_step, progress_bar, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
@@ -174,13 +180,36 @@ def dp_felp(
         raise PrivacyParameterError("strict=True refuses eps = inf (not private); give a finite eps.")
     if accountant is not None:
         accountant.check(eps, 0.0)
-    door = _FELP(formula=formula, data=data, eps=eps, lam=lam, lam_value=lam_value, lam_source=lam_source,
-                 n_estimators=n_estimators, sample_ratio=sample_ratio, select=select, variant=variant,
-                 bounds=bounds, clip_norm=clip_norm, n_neighbors=n_neighbors, tol=tol, max_iter=max_iter,
-                 lam_grid=lam_grid, truth=truth, assume=assume, oc_trials=oc_trials, strict=strict,
-                 progress=progress)
-    return run(door, strict=strict, random_state=random_state, accountant=accountant,
-               diagnostics=diagnostics or truth is not None)
+    door = _FELP(
+        formula=formula,
+        data=data,
+        eps=eps,
+        lam=lam,
+        lam_value=lam_value,
+        lam_source=lam_source,
+        n_estimators=n_estimators,
+        sample_ratio=sample_ratio,
+        select=select,
+        variant=variant,
+        bounds=bounds,
+        clip_norm=clip_norm,
+        n_neighbors=n_neighbors,
+        tol=tol,
+        max_iter=max_iter,
+        lam_grid=lam_grid,
+        truth=truth,
+        assume=assume,
+        oc_trials=oc_trials,
+        strict=strict,
+        progress=progress,
+    )
+    return run(
+        door,
+        strict=strict,
+        random_state=random_state,
+        accountant=accountant,
+        diagnostics=diagnostics or truth is not None,
+    )
 
 
 @dataclass
@@ -226,59 +255,118 @@ class _FELP:
         counts = _check_classes(mf)
         select = m.default_select(mf.p) if self.select is None else _check_select(self.select, mf.p)
         if self.variant == "strict" and mf.n // self.n_estimators < 2:
-            raise DataError(f"variant='strict' splits the n = {mf.n} rows into n_estimators = "
-                            f"{self.n_estimators} disjoint subsets, fewer than 2 rows each; lower n_estimators.")
+            raise DataError(
+                f"variant='strict' splits the n = {mf.n} rows into n_estimators = "
+                f"{self.n_estimators} disjoint subsets, fewer than 2 rows each; lower n_estimators."
+            )
         refuse_offset(mf, "dp_felp")
         missing_rows_step(dd, mf)
         m.check_paper_variant(self.variant, self.strict, stacklevel=4)  # points at the caller of dp_felp
         box = None if self.bounds is None else resolve_box(self.bounds, mf.names)
-        m.name_data_dependent_steps(dd, bounded=box is not None, lam_source=self.lam_source,
-                                    lam_grid=self.lam_grid)
+        m.name_data_dependent_steps(
+            dd, bounded=box is not None, lam_source=self.lam_source, lam_grid=self.lam_grid
+        )
         if math.isinf(self.eps):
-            warnings.warn("eps = inf: the weights are released without noise (a non-private reference).",
-                          NonPrivateWarning, stacklevel=4)
+            warnings.warn(
+                "eps = inf: the weights are released without noise (a non-private reference).",
+                NonPrivateWarning,
+                stacklevel=4,
+            )
         C = m.clip_norm(self.variant, self.clip_norm, self.lam_value, self.lam_source, self.lam_grid)
-        return _Frame(mf=mf, counts=counts, select=select, box=box, C=C,
-                      truth=check_truth(self.truth, mf.names))
+        return _Frame(
+            mf=mf, counts=counts, select=select, box=box, C=C, truth=check_truth(self.truth, mf.names)
+        )
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
-        return m.plan(variant=self.variant, eps=self.eps, n=frame.mf.n, d=frame.mf.p,
-                      n_estimators=self.n_estimators, lam=self.lam_value, lam_source=self.lam_source,
-                      clip_norm=frame.C, sample_ratio=self.sample_ratio, bounded=frame.box is not None)
+        return m.plan(
+            variant=self.variant,
+            eps=self.eps,
+            n=frame.mf.n,
+            d=frame.mf.p,
+            n_estimators=self.n_estimators,
+            lam=self.lam_value,
+            lam_source=self.lam_source,
+            clip_norm=frame.C,
+            sample_ratio=self.sample_ratio,
+            bounded=frame.box is not None,
+        )
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Release:
         with progress_bar(self.progress, self.n_estimators, "FELP learners") as progress:
-            return m.release(frame.mf.X, np.asarray(frame.mf.y), plan, noise, box=frame.box,
-                             lam=self.lam_value, lam_source=self.lam_source, lam_grid=self.lam_grid,
-                             select=frame.select, n_estimators=self.n_estimators,
-                             sample_ratio=self.sample_ratio, variant=self.variant, clip_norm=frame.C,
-                             tol=self.tol, max_iter=self.max_iter, n_neighbors=self.n_neighbors,
-                             progress=progress)
+            return m.release(
+                frame.mf.X,
+                np.asarray(frame.mf.y),
+                plan,
+                noise,
+                box=frame.box,
+                lam=self.lam_value,
+                lam_source=self.lam_source,
+                lam_grid=self.lam_grid,
+                select=frame.select,
+                n_estimators=self.n_estimators,
+                sample_ratio=self.sample_ratio,
+                variant=self.variant,
+                clip_norm=frame.C,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                n_neighbors=self.n_neighbors,
+                progress=progress,
+            )
 
-    def result(self, frame: _Frame, plan: Plan, released: m.Release, statement: PrivacyStatement,
-               noise: NoiseSource) -> FELPResult:
+    def result(
+        self, frame: _Frame, plan: Plan, released: m.Release, statement: PrivacyStatement, noise: NoiseSource
+    ) -> FELPResult:
         mf = frame.mf
         statement.samplers = statement.samplers or ["none (eps = inf)"]
-        oc = _operating_characteristics(released.weights, frame.select, released.scale, self.oc_trials,
-                                        self.assume, noise.generator)
+        oc = _operating_characteristics(
+            released.weights, frame.select, released.scale, self.oc_trials, self.assume, noise.generator
+        )
         return FELPResult(
-            method="dp_felp", call=_call(self.formula, self.eps, self.lam, self.n_estimators, self.sample_ratio,
-                                         self.select, self.variant, self.bounds, self.clip_norm, self.strict),
-            n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
-            weights=released.weights, selected=_selected(frame, released), select=frame.select,
-            variant=self.variant, lam=released.lam, lam_source=self.lam_source,
-            n_estimators=self.n_estimators, sample_ratio=self.sample_ratio, sensitivity=released.sensitivity,
-            noise_scale=released.scale, clip_norm=frame.C, classes=[str(c) for c in mf.classes],
-            scaling=("declared bounds mapped onto [0, 1], clipped, divided by √d" if frame.box is not None
-                     else "data min/max mapped onto [0, 1], divided by √d (data-dependent)"))
+            method="dp_felp",
+            call=_call(
+                self.formula,
+                self.eps,
+                self.lam,
+                self.n_estimators,
+                self.sample_ratio,
+                self.select,
+                self.variant,
+                self.bounds,
+                self.clip_norm,
+                self.strict,
+            ),
+            n=mf.n,
+            p=mf.p,
+            terms=list(mf.names),
+            privacy=statement,
+            operating_characteristics=oc,
+            weights=released.weights,
+            selected=_selected(frame, released),
+            select=frame.select,
+            variant=self.variant,
+            lam=released.lam,
+            lam_source=self.lam_source,
+            n_estimators=self.n_estimators,
+            sample_ratio=self.sample_ratio,
+            sensitivity=released.sensitivity,
+            noise_scale=released.scale,
+            clip_norm=frame.C,
+            classes=[str(c) for c in mf.classes],
+            scaling=(
+                "declared bounds mapped onto [0, 1], clipped, divided by √d"
+                if frame.box is not None
+                else "data min/max mapped onto [0, 1], divided by √d (data-dependent)"
+            ),
+        )
 
     def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
-        return _diagnostics(released.fit, released.n_clipped, frame.mf, frame.truth,
-                            _selected(frame, released), frame.counts)
+        return _diagnostics(
+            released.fit, released.n_clipped, frame.mf, frame.truth, _selected(frame, released), frame.counts
+        )
 
 
 def _selected(frame: _Frame, released: m.Release) -> list[str]:
-    return [frame.mf.names[j] for j in released.order[:frame.select]]
+    return [frame.mf.names[j] for j in released.order[: frame.select]]
 
 
 # ---------------------------------------------------------------------- validation
@@ -294,7 +382,8 @@ def _check_lam(lam, grid) -> tuple[float, str]:
         return values[0], "cv"
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not (lam > 0) or not math.isfinite(lam):
         raise PrivacyParameterError(
-            f"lam must be a positive finite number (the ridge parameter λ; default 1.0), got {lam!r}.")
+            f"lam must be a positive finite number (the ridge parameter λ; default 1.0), got {lam!r}."
+        )
     return float(lam), "user"
 
 
@@ -316,7 +405,8 @@ def _check_features(mf, formula: str) -> None:
         raise DataError(
             f"dp_felp weights numeric features, but {names[:5]} in '{formula}' are not numeric. "
             "Convert them (ordered codes, e.g. df[c].cat.codes, or 0/1 indicators with "
-            "pandas.get_dummies) or drop them from the formula.")
+            "pandas.get_dummies) or drop them from the formula."
+        )
     if mf.p < 2:
         raise DataError(f"dp_felp needs at least 2 features; '{formula}' gives {mf.p}.")
 
@@ -325,12 +415,16 @@ def _check_classes(mf) -> np.ndarray:
     counts = np.bincount(np.asarray(mf.y), minlength=len(mf.classes))
     present = counts > 0
     if present.sum() < 2:
-        raise DataError(f"the response '{mf.response}' has a single class; dp_felp needs at least two "
-                        "classes (nearest misses do not exist otherwise).")
+        raise DataError(
+            f"the response '{mf.response}' has a single class; dp_felp needs at least two "
+            "classes (nearest misses do not exist otherwise)."
+        )
     lonely = [str(c) for c, k in zip(mf.classes, counts) if k == 1]
     if lonely:
-        raise DataError(f"class(es) {lonely} of '{mf.response}' have a single row, which has no nearest "
-                        "hit; drop those rows or merge the class with another.")
+        raise DataError(
+            f"class(es) {lonely} of '{mf.response}' have a single row, which has no nearest "
+            "hit; drop those rows or merge the class with another."
+        )
     return counts
 
 
@@ -340,37 +434,72 @@ def _operating_characteristics(released, select, scale, trials, assume, gen):
     if not trials:
         return None
     d = released.size
-    rows = [{"quantity": "noise s.d. per weight (scale·√(d+1), exact)",
-             "estimate": m.noise_coordinate_sd(scale, d), "std_error": 0.0, "basis": BASIS_RELEASED},
-            {"quantity": "spread (s.d.) of the released weights",
-             "estimate": float(np.std(released, ddof=1)), "std_error": 0.0, "basis": BASIS_RELEASED}]
+    rows = [
+        {
+            "quantity": "noise s.d. per weight (scale·√(d+1), exact)",
+            "estimate": m.noise_coordinate_sd(scale, d),
+            "std_error": 0.0,
+            "basis": BASIS_RELEASED,
+        },
+        {
+            "quantity": "spread (s.d.) of the released weights",
+            "estimate": float(np.std(released, ddof=1)),
+            "std_error": 0.0,
+            "basis": BASIS_RELEASED,
+        },
+    ]
     model = "exact, from the released weights and the public noise scale; no data model"
     if assume is None:
         return OperatingCharacteristics(rows=rows, model=model)
     share, se = m.selection_stability(released, select, scale, gen, trials)
-    rows.append({"quantity": f"stability: share of the top {select} kept under fresh noise",
-                 "estimate": share, "std_error": se, "basis": BASIS_ASSUMED})
-    model += ("; stability simulated by adding fresh L2-Laplace noise of the same scale to the released "
-              "weights and recomputing the top set")
+    rows.append(
+        {
+            "quantity": f"stability: share of the top {select} kept under fresh noise",
+            "estimate": share,
+            "std_error": se,
+            "basis": BASIS_ASSUMED,
+        }
+    )
+    model += (
+        "; stability simulated by adding fresh L2-Laplace noise of the same scale to the released "
+        "weights and recomputing the top set"
+    )
     return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=describe(assume))
 
 
 def _diagnostics(fit, n_clipped, mf, truth, selected, counts) -> dict:
-    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "values_clipped": n_clipped,
-            "learners_converged": int(sum(fit.converged)), "learner_rounds": list(fit.n_iter),
-            "learners_clipped_to_C": fit.n_clipped,
-            "class_counts": dict(zip([str(c) for c in mf.classes], counts.tolist()))}
+    diag = {
+        "rows_dropped_for_missing_values": mf.n_dropped,
+        "values_clipped": n_clipped,
+        "learners_converged": int(sum(fit.converged)),
+        "learner_rounds": list(fit.n_iter),
+        "learners_clipped_to_C": fit.n_clipped,
+        "class_counts": dict(zip([str(c) for c in mf.classes], counts.tolist())),
+    }
     if truth is not None:
-        nonprivate = [mf.names[j] for j in m.rank_features(fit.w_mean)[:len(selected)]]
-        diag.update({"selected_true_share": len(set(selected) & set(truth)) / len(selected),
-                     "nonprivate_selected": nonprivate,
-                     "nonprivate_true_share": len(set(nonprivate) & set(truth)) / len(selected)})
+        nonprivate = [mf.names[j] for j in m.rank_features(fit.w_mean)[: len(selected)]]
+        diag.update(
+            {
+                "selected_true_share": len(set(selected) & set(truth)) / len(selected),
+                "nonprivate_selected": nonprivate,
+                "nonprivate_true_share": len(set(nonprivate) & set(truth)) / len(selected),
+            }
+        )
     return diag
 
 
 def _call(formula, eps, lam, k, beta, select, variant, bounds, clip_norm, strict) -> dict:
     # variant is always shown (a default of None shows every given value)
-    return call_record({"formula": formula, "eps": eps},
-                       {"lam": (lam, None), "n_estimators": (k, 20), "sample_ratio": (beta, 0.9),
-                        "select": (select, None), "variant": (variant, None), "bounds": (bounds, None),
-                        "clip_norm": (clip_norm, None), "strict": (strict, False)})
+    return call_record(
+        {"formula": formula, "eps": eps},
+        {
+            "lam": (lam, None),
+            "n_estimators": (k, 20),
+            "sample_ratio": (beta, 0.9),
+            "select": (select, None),
+            "variant": (variant, None),
+            "bounds": (bounds, None),
+            "clip_norm": (clip_norm, None),
+            "strict": (strict, False),
+        },
+    )

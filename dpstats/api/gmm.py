@@ -44,8 +44,14 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.gmm import GMMResult, mixture_oc
 from ..simulate import Assume
-from ..validation import (check_accountant, check_delta, check_eps, check_fraction, check_neighbouring,
-                          check_strict)
+from ..validation import (
+    check_accountant,
+    check_delta,
+    check_eps,
+    check_fraction,
+    check_neighbouring,
+    check_strict,
+)
 from ._common import call_record, dummy_columns, missing_rows_step, progress_bar, run
 
 METHODS = ("pca_cluster", "sample_aggregate")
@@ -149,7 +155,8 @@ def dp_gmm(
     if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
         raise PrivacyParameterError(
             "dp_gmm needs delta > 0: its steps add Gaussian noise and are accounted in zCDP. "
-            "Use a small delta such as 1e-6 (much smaller than 1/n).")
+            "Use a small delta such as 1e-6 (much smaller than 1/n)."
+        )
     neighbouring = check_neighbouring(neighbouring)
     strict = check_strict(strict)
     accountant = check_accountant(accountant)
@@ -171,11 +178,33 @@ def dp_gmm(
     _refuse_engine_input(data)
     if accountant is not None:
         accountant.check(eps, delta)  # refuse before touching the data
-    door = _GMM(formula=formula, data=data, k=k, eps=eps, delta=delta, bounds=bounds, method=method, groups=groups,
-                alpha=alpha, refine=refine, min_weight=min_weight, var_floor=var_floor, neighbouring=neighbouring,
-                truth=truth, assume=assume, oc_trials=oc_trials, strict=strict, progress=progress)
-    return run(door, strict=strict, random_state=random_state, accountant=accountant,
-               diagnostics=diagnostics or truth is not None)
+    door = _GMM(
+        formula=formula,
+        data=data,
+        k=k,
+        eps=eps,
+        delta=delta,
+        bounds=bounds,
+        method=method,
+        groups=groups,
+        alpha=alpha,
+        refine=refine,
+        min_weight=min_weight,
+        var_floor=var_floor,
+        neighbouring=neighbouring,
+        truth=truth,
+        assume=assume,
+        oc_trials=oc_trials,
+        strict=strict,
+        progress=progress,
+    )
+    return run(
+        door,
+        strict=strict,
+        random_state=random_state,
+        accountant=accountant,
+        diagnostics=diagnostics or truth is not None,
+    )
 
 
 @dataclass
@@ -216,34 +245,77 @@ class _GMM:
         n, d = mf.n, mf.p
         check_delta(self.delta, n, allow_zero=False)  # warns when delta >= 1/n
         k = _check_k(self.k, n)
-        min_weight = check_fraction(1.0 / (20 * k) if self.min_weight is None else self.min_weight,
-                                    "min_weight", 0.0, 1.0)
+        min_weight = check_fraction(
+            1.0 / (20 * k) if self.min_weight is None else self.min_weight, "min_weight", 0.0, 1.0
+        )
         groups = _check_groups(self.groups, self.method, n, k, d)
         refuse_offset(mf, "dp_gmm")
         missing_rows_step(dd, mf)
         return _Frame(mf=mf, k=k, min_weight=min_weight, groups=groups, box=_box(self.bounds, mf, dd))
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
-        return m.plan(eps=self.eps, delta=self.delta, method=self.method, k=frame.k, d=frame.mf.p,
-                      neighbouring=self.neighbouring, refine=self.refine)
+        return m.plan(
+            eps=self.eps,
+            delta=self.delta,
+            method=self.method,
+            k=frame.k,
+            d=frame.mf.p,
+            neighbouring=self.neighbouring,
+            refine=self.refine,
+        )
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Released:
-        with progress_bar(self.progress and self.method == "sample_aggregate", frame.groups,
-                          "group EM fits") as progress:
-            return m.release(frame.mf.X, frame.box, plan, k=frame.k, method=self.method, groups=frame.groups,
-                             alpha=self.alpha, var_floor=self.var_floor, noise=noise, progress=progress)
+        with progress_bar(
+            self.progress and self.method == "sample_aggregate", frame.groups, "group EM fits"
+        ) as progress:
+            return m.release(
+                frame.mf.X,
+                frame.box,
+                plan,
+                k=frame.k,
+                method=self.method,
+                groups=frame.groups,
+                alpha=self.alpha,
+                var_floor=self.var_floor,
+                noise=noise,
+                progress=progress,
+            )
 
-    def result(self, frame: _Frame, plan: Plan, released: m.Released, statement: PrivacyStatement,
-               noise: NoiseSource) -> GMMResult:
+    def result(
+        self, frame: _Frame, plan: Plan, released: m.Released, statement: PrivacyStatement, noise: NoiseSource
+    ) -> GMMResult:
         mf, p1, comps, centre = frame.mf, released.phase_one, released.components, frame.box.center
         result = GMMResult(
-            method="dp_gmm", call=_call(self.formula, frame.k, self.eps, self.delta, self.bounds, self.method,
-                                        self.neighbouring, self.strict, self.groups, self.refine),
-            n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement, formula=self.formula,
-            k=frame.k, fit_method=self.method, weights=comps.weights, means=comps.means + centre,
-            covariances=comps.covariances, centre=centre, basis=p1.pca.basis if p1.pca is not None else None,
-            clip_radius=p1.clip_radius, located_sides=[loc.side for loc in p1.located],
-            mean_noise_sd=comps.mean_noise_sd, groups=frame.groups)
+            method="dp_gmm",
+            call=_call(
+                self.formula,
+                frame.k,
+                self.eps,
+                self.delta,
+                self.bounds,
+                self.method,
+                self.neighbouring,
+                self.strict,
+                self.groups,
+                self.refine,
+            ),
+            n=mf.n,
+            p=mf.p,
+            terms=list(mf.names),
+            privacy=statement,
+            formula=self.formula,
+            k=frame.k,
+            fit_method=self.method,
+            weights=comps.weights,
+            means=comps.means + centre,
+            covariances=comps.covariances,
+            centre=centre,
+            basis=p1.pca.basis if p1.pca is not None else None,
+            clip_radius=p1.clip_radius,
+            located_sides=[loc.side for loc in p1.located],
+            mean_noise_sd=comps.mean_noise_sd,
+            groups=frame.groups,
+        )
         collapsed = _collapsed(comps, frame.min_weight)
         if collapsed:
             result.collapsed = [j + 1 for j in collapsed]
@@ -269,7 +341,8 @@ def _refuse_engine_input(data) -> None:
             f"is a {type(data).__name__} read by the streaming/Dask engine, which keeps only sufficient "
             "statistics. Load the data into a pandas DataFrame (a random subsample if it does not fit), or run "
             "only the private PCA step from one pass: dpstats.api.pca.dp_pca(formula, data, k, eps, delta, "
-            "bounds=...).")
+            "bounds=...)."
+        )
 
 
 def _check_k(k, n: int) -> int:
@@ -277,8 +350,10 @@ def _check_k(k, n: int) -> int:
         raise DataError(f"k must be a whole number of components with 1 <= k <= n/10, got {k!r}.")
     k = int(k)
     if not 1 <= k <= n / 10:
-        raise DataError(f"k = {k} is out of range: dp_gmm needs 1 <= k <= n/10 = {n / 10:g} (at least "
-                        "10 rows per component). Choose a smaller k or use more rows.")
+        raise DataError(
+            f"k = {k} is out of range: dp_gmm needs 1 <= k <= n/10 = {n / 10:g} (at least "
+            "10 rows per component). Choose a smaller k or use more rows."
+        )
     return k
 
 
@@ -294,14 +369,17 @@ def _check_groups(groups, method: str, n: int, k: int, d: int) -> int | None:
     if m_groups < 10 or n // m_groups < 5 * k * (d + 1):
         raise AssumptionError(
             f"sample_aggregate needs at least 10 groups of at least 5·k·(d+1) = {5 * k * (d + 1)} rows; "
-            f"n = {n} with groups = {m_groups} does not allow that. Use method='pca_cluster' or more rows.")
+            f"n = {n} with groups = {m_groups} does not allow that. Use method='pca_cluster' or more rows."
+        )
     return m_groups
 
 
 def _box(bounds, mf, dd: DataDependence) -> Box:
     if bounds is None:
-        dd.add("the box that clips and centres the rows is the data's per-column min and max",
-               fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}")
+        dd.add(
+            "the box that clips and centres the rows is the data's per-column min and max",
+            fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
+        )
         lo, hi = mf.X.min(axis=0), mf.X.max(axis=0)
         return Box(lo, np.where(hi > lo, hi, lo + 1.0))
     return resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
@@ -312,12 +390,14 @@ def _collapsed(comps, min_weight: float) -> list[int]:
 
 
 def _collapse_message(comps, collapsed: list[int], min_weight: float) -> str:
-    return (f"FIT FAILED: component(s) {', '.join(str(j + 1) for j in collapsed)} collapsed (noisy weight "
-            f"{', '.join(f'{comps.weights[j]:.3g}' for j in collapsed)} < min_weight = {min_weight:.3g}); "
-            "the released mixture should not be used as a k-component fit. The budget of this call was "
-            "spent. Likely causes: k larger than the number of separated components, components that "
-            "overlap, or a budget too small for n. Try a smaller k, a larger eps, or lower min_weight if "
-            "small components are expected.")
+    return (
+        f"FIT FAILED: component(s) {', '.join(str(j + 1) for j in collapsed)} collapsed (noisy weight "
+        f"{', '.join(f'{comps.weights[j]:.3g}' for j in collapsed)} < min_weight = {min_weight:.3g}); "
+        "the released mixture should not be used as a k-component fit. The budget of this call was "
+        "spent. Likely causes: k larger than the number of separated components, components that "
+        "overlap, or a budget too small for n. Try a smaller k, a larger eps, or lower min_weight if "
+        "small components are expected."
+    )
 
 
 def _diagnostics(truth, predicted: np.ndarray, means: np.ndarray, mf: ModelFrame) -> dict:
@@ -341,7 +421,14 @@ def _diagnostics(truth, predicted: np.ndarray, means: np.ndarray, mf: ModelFrame
 
 
 def _call(formula, k, eps, delta, bounds, method, neighbouring, strict, groups=None, refine=3) -> dict:
-    return call_record({"formula": formula, "k": k, "eps": eps, "delta": delta},
-                       {"bounds": (bounds, None), "method": (method, "pca_cluster"), "groups": (groups, None),
-                        "refine": (refine, 3), "neighbouring": (neighbouring, "replace"),
-                        "strict": (strict, False)})
+    return call_record(
+        {"formula": formula, "k": k, "eps": eps, "delta": delta},
+        {
+            "bounds": (bounds, None),
+            "method": (method, "pca_cluster"),
+            "groups": (groups, None),
+            "refine": (refine, 3),
+            "neighbouring": (neighbouring, "replace"),
+            "strict": (strict, False),
+        },
+    )

@@ -33,8 +33,15 @@ from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristi
 from ..simulate import RELEASED, Assume, describe
 from ..results.knockoff import KnockoffResult
 from ..stats import CrossProductAccumulator, chunk_rows
-from ..validation import (check_truth, check_accountant, check_delta, check_eps, check_fraction,
-                          check_neighbouring, check_strict)
+from ..validation import (
+    check_truth,
+    check_accountant,
+    check_delta,
+    check_eps,
+    check_fraction,
+    check_neighbouring,
+    check_strict,
+)
 from ._common import call_record, missing_rows_step, run
 
 ROUTES = ("shortcut", "materialise", "materialize")
@@ -181,38 +188,86 @@ def dp_knockoff(
     >>> fit.operating_characteristics.assumption_label[:24]
     'under the assumed model:'
     """
-    args = _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_min, lambda_min,
-                     ridge, s, offset, knockoffs, eps_split, delta_split, neighbouring, oc_trials,
-                     strict, accountant)
+    args = _validate(
+        eps,
+        delta,
+        fdr,
+        method,
+        statistic,
+        bounds,
+        sigma,
+        beta_norm,
+        c_min,
+        lambda_min,
+        ridge,
+        s,
+        offset,
+        knockoffs,
+        eps_split,
+        delta_split,
+        neighbouring,
+        oc_trials,
+        strict,
+        accountant,
+    )
     assume = Assume.coerce(assume, released=True)
     if assume is not None and (oc_trials < 2 or (assume != RELEASED and assume.correlation != 0)):
-        raise PrivacyParameterError("assume= needs oc_trials >= 2, and the knockoff simulation an orthonormal "
-                                    "design (correlation = 0).")
+        raise PrivacyParameterError(
+            "assume= needs oc_trials >= 2, and the knockoff simulation an orthonormal "
+            "design (correlation = 0)."
+        )
     if math.isinf(eps):
         if strict:
             raise PrivacyParameterError("strict=True refuses eps = inf (a non-private analysis).")
-        warnings.warn("eps = inf: the ordinary fixed-X knockoff filter, NOT private.",
-                      NonPrivateWarning, stacklevel=2)
+        warnings.warn(
+            "eps = inf: the ordinary fixed-X knockoff filter, NOT private.", NonPrivateWarning, stacklevel=2
+        )
     if accountant is not None:
         accountant.check(eps, 0.0 if math.isinf(eps) else delta)
     if engines.is_engine_input(data) and knockoffs != "shortcut":
         raise PrivacyParameterError(
             "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "
-            "in memory; use the default knockoffs='shortcut' (same distribution, from statistics).")
-    door = _Knockoff(formula=formula, data=data, eps=eps, delta=delta, fdr=fdr, method=method,
-                     statistic=statistic, bounds=bounds, sigma=sigma, beta_norm=beta_norm, c_min=c_min,
-                     lambda_min=lambda_min, ridge=ridge, s=s, offset=offset, knockoffs=knockoffs,
-                     eps_split=args["eps_split"], delta_split=args["delta_split"], truth=truth,
-                     assume=assume, oc_trials=oc_trials, strict=strict, progress=progress)
-    return run(door, strict=strict, random_state=random_state, accountant=accountant,
-               diagnostics=diagnostics or truth is not None)
+            "in memory; use the default knockoffs='shortcut' (same distribution, from statistics)."
+        )
+    door = _Knockoff(
+        formula=formula,
+        data=data,
+        eps=eps,
+        delta=delta,
+        fdr=fdr,
+        method=method,
+        statistic=statistic,
+        bounds=bounds,
+        sigma=sigma,
+        beta_norm=beta_norm,
+        c_min=c_min,
+        lambda_min=lambda_min,
+        ridge=ridge,
+        s=s,
+        offset=offset,
+        knockoffs=knockoffs,
+        eps_split=args["eps_split"],
+        delta_split=args["delta_split"],
+        truth=truth,
+        assume=assume,
+        oc_trials=oc_trials,
+        strict=strict,
+        progress=progress,
+    )
+    return run(
+        door,
+        strict=strict,
+        random_state=random_state,
+        accountant=accountant,
+        diagnostics=diagnostics or truth is not None,
+    )
 
 
 @dataclass
 class _Frame:
     mf: ModelFrame
     B: float
-    st: ko.Normalised           # normalised statistics of the design clipped to row norm B
+    st: ko.Normalised  # normalised statistics of the design clipped to row norm B
     n_clipped: int
     truth: list[str] | None = None
 
@@ -255,18 +310,30 @@ class _Knockoff:
     def frame(self, dd: DataDependence) -> _Frame:
         streamed = engines.is_engine_input(self.data)
         if streamed:  # one chunked pass gives the frame's names and n and the statistics (dpstats.engines)
-            mf, pass_stats = engines.sufficient_statistics(self.formula, self.data, gram=True, row_bound=self.bounds,
-                                                           row_norms=self.bounds is None, progress=self.progress)
+            mf, pass_stats = engines.sufficient_statistics(
+                self.formula,
+                self.data,
+                gram=True,
+                row_bound=self.bounds,
+                row_norms=self.bounds is None,
+                progress=self.progress,
+            )
         else:
             mf = model_frame(self.formula, self.data, drop_intercept=True)
         self._check_shape(mf)
         refuse_offset(mf, "dp_knockoff")
         missing_rows_step(dd, mf)
-        B = kp.row_bound(pass_stats.row_norm_max if streamed else mf.X, self.bounds, None if self.nonprivate else dd)
-        xtx, xty, yty, n_clipped = ((pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty,
-                                     pass_stats.n_rows_clipped) if streamed
-                                    else _sufficient_statistics(mf.X, mf.y, B))
-        return _Frame(mf=mf, B=B, st=ko.normalise(mf.n, xtx, xty, yty, names=list(mf.names)), n_clipped=n_clipped)
+        B = kp.row_bound(
+            pass_stats.row_norm_max if streamed else mf.X, self.bounds, None if self.nonprivate else dd
+        )
+        xtx, xty, yty, n_clipped = (
+            (pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty, pass_stats.n_rows_clipped)
+            if streamed
+            else _sufficient_statistics(mf.X, mf.y, B)
+        )
+        return _Frame(
+            mf=mf, B=B, st=ko.normalise(mf.n, xtx, xty, yty, names=list(mf.names)), n_clipped=n_clipped
+        )
 
     def _check_shape(self, mf: ModelFrame) -> None:
         n, p = mf.n, mf.p
@@ -276,46 +343,115 @@ class _Knockoff:
             raise AssumptionError(
                 f"fixed-X knockoffs need more rows than columns, but n = {n} <= p = {p}. Screen first: "
                 "split the rows, run dp_sis on one part to keep fewer than n/2 terms, then dp_knockoff "
-                "with those terms on the other part (the budgets of disjoint parts do not add).")
+                "with those terms on the other part (the budgets of disjoint parts do not add)."
+            )
         if not self.nonprivate and self.delta >= 1 / n:
-            warnings.warn(f"delta = {self.delta:g} is at least 1/n = {1 / n:g}; the paper's experiments use "
-                          "delta = 2p/n, but a delta this large allows releasing a whole row.",
-                          UserWarning, stacklevel=5)   # dp_knockoff <- run <- frame <- here
+            warnings.warn(
+                f"delta = {self.delta:g} is at least 1/n = {1 / n:g}; the paper's experiments use "
+                "delta = 2p/n, but a delta this large allows releasing a whole row.",
+                UserWarning,
+                stacklevel=5,
+            )  # dp_knockoff <- run <- frame <- here
 
     def plan(self, frame: _Frame, dd: DataDependence) -> kp.KnockoffPlan:
-        plan = kp.plan(frame.st, B=frame.B, eps=self.eps, delta=self.delta, method=self.method, s=self.s,
-                       ridge=self.ridge, eps_split=self.eps_split, delta_split=self.delta_split, sigma=self.sigma,
-                       beta_norm=self.beta_norm, c_min=self.c_min, lambda_min=self.lambda_min,
-                       knockoffs=self.knockoffs, dd=dd)
-        frame.truth = check_truth(self.truth, frame.mf.names)   # after the plan's checks, as before the move
+        plan = kp.plan(
+            frame.st,
+            B=frame.B,
+            eps=self.eps,
+            delta=self.delta,
+            method=self.method,
+            s=self.s,
+            ridge=self.ridge,
+            eps_split=self.eps_split,
+            delta_split=self.delta_split,
+            sigma=self.sigma,
+            beta_norm=self.beta_norm,
+            c_min=self.c_min,
+            lambda_min=self.lambda_min,
+            knockoffs=self.knockoffs,
+            dd=dd,
+        )
+        frame.truth = check_truth(self.truth, frame.mf.names)  # after the plan's checks, as before the move
         return plan
 
     def release(self, frame: _Frame, plan: kp.KnockoffPlan, noise: NoiseSource) -> kd.Released:
         self._generator = noise.generator
         design = (frame.mf.X, frame.mf.y) if self.knockoffs != "shortcut" else None
-        return kd.release(frame.st, plan, noise, statistic=self.statistic, fdr=self.fdr, offset=self.offset,
-                          ridge=self.ridge, design=design)
+        return kd.release(
+            frame.st,
+            plan,
+            noise,
+            statistic=self.statistic,
+            fdr=self.fdr,
+            offset=self.offset,
+            ridge=self.ridge,
+            design=design,
+        )
 
-    def result(self, frame: _Frame, plan: kp.KnockoffPlan, released: kd.Released, statement: PrivacyStatement,
-               noise: NoiseSource) -> KnockoffResult:
+    def result(
+        self,
+        frame: _Frame,
+        plan: kp.KnockoffPlan,
+        released: kd.Released,
+        statement: PrivacyStatement,
+        noise: NoiseSource,
+    ) -> KnockoffResult:
         mf, rel, chosen = frame.mf, released.mechanism, released.chosen
         selected = [mf.names[j] for j in chosen]
-        oc = _operating_characteristics(rel, chosen, released.threshold, _noise_table(plan.scales), self.assume,
-                                        mf.n, plan.sigma, plan.scales, self._filter_args(), self.oc_trials,
-                                        noise.generator)
+        oc = _operating_characteristics(
+            rel,
+            chosen,
+            released.threshold,
+            _noise_table(plan.scales),
+            self.assume,
+            mf.n,
+            plan.sigma,
+            plan.scales,
+            self._filter_args(),
+            self.oc_trials,
+            noise.generator,
+        )
         result = KnockoffResult(
-            method="dp_knockoff", call=_call(self.formula, self.eps, self.delta, self.fdr, self.method,
-                                             self.statistic, self.bounds, self.ridge, self.s, self.offset,
-                                             self.knockoffs, self.strict),
-            n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
-            selected=selected, signs=[int(np.sign(rel.coefficients[j])) for j in chosen], W=rel.W,
-            threshold=released.threshold, fdr=self.fdr, offset=self.offset, coefficients=rel.coefficients,
-            variant="non-private" if self.nonprivate else self.method, statistic=self.statistic,
-            s=plan.s_value, ridge=self.ridge, row_bound=frame.B,
-            knockoff_route=("materialised X~ (QR)" if released.knockoffs is not None
-                            else "sufficient-statistics (Haar)"),
-            noise=_noise_table(plan.scales), released_gram=rel.gram, knockoffs_nonprivate=released.knockoffs,
-            empty_reason="" if selected else ko.empty_selection_reason(mf.p, self.fdr, self.offset))
+            method="dp_knockoff",
+            call=_call(
+                self.formula,
+                self.eps,
+                self.delta,
+                self.fdr,
+                self.method,
+                self.statistic,
+                self.bounds,
+                self.ridge,
+                self.s,
+                self.offset,
+                self.knockoffs,
+                self.strict,
+            ),
+            n=mf.n,
+            p=mf.p,
+            terms=list(mf.names),
+            privacy=statement,
+            operating_characteristics=oc,
+            selected=selected,
+            signs=[int(np.sign(rel.coefficients[j])) for j in chosen],
+            W=rel.W,
+            threshold=released.threshold,
+            fdr=self.fdr,
+            offset=self.offset,
+            coefficients=rel.coefficients,
+            variant="non-private" if self.nonprivate else self.method,
+            statistic=self.statistic,
+            s=plan.s_value,
+            ridge=self.ridge,
+            row_bound=frame.B,
+            knockoff_route=(
+                "materialised X~ (QR)" if released.knockoffs is not None else "sufficient-statistics (Haar)"
+            ),
+            noise=_noise_table(plan.scales),
+            released_gram=rel.gram,
+            knockoffs_nonprivate=released.knockoffs,
+            empty_reason="" if selected else ko.empty_selection_reason(mf.p, self.fdr, self.offset),
+        )
         if not selected:
             result.warnings.append(result.empty_reason)
         return result
@@ -324,8 +460,16 @@ class _Knockoff:
         return dict(statistic=self.statistic, fdr=self.fdr, offset=self.offset, ridge=self.ridge)
 
     def diagnostics(self, frame: _Frame, released: kd.Released) -> dict:
-        return _diagnostics(frame.truth, frame.mf, [frame.mf.names[j] for j in released.chosen], frame.n_clipped,
-                            released.augmented, released.s_value, self._generator, **self._filter_args())
+        return _diagnostics(
+            frame.truth,
+            frame.mf,
+            [frame.mf.names[j] for j in released.chosen],
+            frame.n_clipped,
+            released.augmented,
+            released.s_value,
+            self._generator,
+            **self._filter_args(),
+        )
 
 
 # --------------------------------------------------------------------- validation
@@ -334,7 +478,12 @@ class _Knockoff:
 def _positive(value, name: str, allow_none: bool = True) -> float | None:
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise PrivacyParameterError(f"{name} must be a positive finite number, got {value!r}.")
     return float(value)
 
@@ -343,14 +492,42 @@ def _fractions(values, count: int, name: str) -> tuple[float, ...]:
     try:
         vals = tuple(float(v) for v in values)
     except (TypeError, ValueError):
-        raise PrivacyParameterError(f"{name} must be {count} fractions summing to 1, got {values!r}.") from None
-    if len(vals) != count or any(not (0 < v < 1) for v in vals) or not math.isclose(sum(vals), 1.0, rel_tol=1e-9):
-        raise PrivacyParameterError(f"{name} must be {count} fractions in (0, 1) summing to 1, got {values!r}.")
+        raise PrivacyParameterError(
+            f"{name} must be {count} fractions summing to 1, got {values!r}."
+        ) from None
+    if (
+        len(vals) != count
+        or any(not (0 < v < 1) for v in vals)
+        or not math.isclose(sum(vals), 1.0, rel_tol=1e-9)
+    ):
+        raise PrivacyParameterError(
+            f"{name} must be {count} fractions in (0, 1) summing to 1, got {values!r}."
+        )
     return vals
 
 
-def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_min, lambda_min, ridge, s,
-              offset, knockoffs, eps_split, delta_split, neighbouring, oc_trials, strict, accountant) -> dict:
+def _validate(
+    eps,
+    delta,
+    fdr,
+    method,
+    statistic,
+    bounds,
+    sigma,
+    beta_norm,
+    c_min,
+    lambda_min,
+    ridge,
+    s,
+    offset,
+    knockoffs,
+    eps_split,
+    delta_split,
+    neighbouring,
+    oc_trials,
+    strict,
+    accountant,
+) -> dict:
     check_eps(eps, allow_inf=True)
     check_delta(delta, allow_zero=False)
     check_fraction(fdr, "fdr", 0.0, 1.0, low_open=True)
@@ -361,14 +538,19 @@ def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_mi
     if bounds is not None and not isinstance(bounds, numbers.Real):
         raise PrivacyParameterError(
             "bounds for dp_knockoff is one number B, the public bound on the l2 norm of each row of the "
-            f"design (Assumption 3), e.g. bounds=10.0; got {bounds!r}.")
+            f"design (Assumption 3), e.g. bounds=10.0; got {bounds!r}."
+        )
     _positive(bounds, "bounds (the row-norm bound B)")
     _positive(sigma, "sigma")
     _positive(beta_norm, "beta_norm")
     _positive(c_min, "c_min")
     if lambda_min is not None and (_positive(lambda_min, "lambda_min") > 1):
         raise PrivacyParameterError(f"lambda_min is a lower bound on λ_min(Σ′) <= 1, got {lambda_min}.")
-    if isinstance(ridge, bool) or not isinstance(ridge, numbers.Real) or not (math.isfinite(ridge) and ridge >= 0):
+    if (
+        isinstance(ridge, bool)
+        or not isinstance(ridge, numbers.Real)
+        or not (math.isfinite(ridge) and ridge >= 0)
+    ):
         raise PrivacyParameterError(f"ridge (omega^2) must be a finite number >= 0, got {ridge!r}.")
     if s not in ko.S_CHOICES:
         raise PrivacyParameterError(f"s must be one of {list(ko.S_CHOICES)}, got {s!r}.")
@@ -376,7 +558,8 @@ def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_mi
         raise AssumptionError(
             "s='equi' makes the augmented Gram matrix G singular (lambda_min(G) = 0), so OLS on "
             "[X' X~'] and the sensitivity bounds fail. Use s='lambda_min' (the paper), or Method II "
-            "with a ridge stabiliser ridge > 0.")
+            "with a ridge stabiliser ridge > 0."
+        )
     if offset not in (0, 1) or isinstance(offset, bool):
         raise PrivacyParameterError(f"offset must be 1 (knockoff+) or 0 (knockoff), got {offset!r}.")
     if knockoffs not in ROUTES:
@@ -387,8 +570,11 @@ def _validate(eps, delta, fdr, method, statistic, bounds, sigma, beta_norm, c_mi
     check_strict(strict)
     check_accountant(accountant)
     split = _fractions(eps_split, 3, "eps_split")
-    dsplit = _fractions(delta_split, 3 if method == "I" else 2, "delta_split") if delta_split is not None \
+    dsplit = (
+        _fractions(delta_split, 3 if method == "I" else 2, "delta_split")
+        if delta_split is not None
         else ((1 / 3,) * 3 if method == "I" else (0.5, 0.5))
+    )
     return {"eps_split": split, "delta_split": dsplit}
 
 
@@ -402,9 +588,9 @@ def _sufficient_statistics(X: np.ndarray, y: np.ndarray, B: float):
     clipped = 0
     step = chunk_rows(p)
     for start in range(0, n, step):
-        chunk, c = clip_rows_l2(X[start:start + step], B)
+        chunk, c = clip_rows_l2(X[start : start + step], B)
         clipped += c
-        acc.add(chunk, y[start:start + step])
+        acc.add(chunk, y[start : start + step])
     st = acc.result()
     return st.xtx, st.xty, st.yty, clipped
 
@@ -414,12 +600,19 @@ def _noise_table(scales: kd.Scales) -> dict[str, float]:
     if scales.method == "II":
         out["kappa (coefficient noise sd)"] = scales.kappa
     elif scales.method == "I":
-        out.update({"theta1 Laplace scale": scales.laplace_s, "kappa1 (Gram noise sd)": scales.kappa1,
-                    "kappa2 (cross-product noise sd)": scales.kappa2})
+        out.update(
+            {
+                "theta1 Laplace scale": scales.laplace_s,
+                "kappa1 (Gram noise sd)": scales.kappa1,
+                "kappa2 (cross-product noise sd)": scales.kappa2,
+            }
+        )
     return out
 
 
-def _operating_characteristics(rel, chosen, T, noise_table, assume, n, sigma, scales, filter_args, trials, gen):
+def _operating_characteristics(
+    rel, chosen, T, noise_table, assume, n, sigma, scales, filter_args, trials, gen
+):
     """What the released W imply; FDR and power only under ``assume``."""
     if not trials:
         return None
@@ -428,14 +621,26 @@ def _operating_characteristics(rel, chosen, T, noise_table, assume, n, sigma, sc
     W = rel.W
     if math.isfinite(T):
         fdp_hat = (offset + np.count_nonzero(W <= -T)) / max(1, np.count_nonzero(W >= T))
-        rows.append(_exact(f"knockoff{'+' if offset else ''} estimate of the FDP at T "
-                           "((offset + #{W <= -T}) / #{W >= T})", fdp_hat))
+        rows.append(
+            _exact(
+                f"knockoff{'+' if offset else ''} estimate of the FDP at T "
+                "((offset + #{W <= -T}) / #{W >= T})",
+                fdp_hat,
+            )
+        )
     else:
         ts = np.unique(np.abs(W[W != 0]))
-        best = min(((offset + np.count_nonzero(W <= -t)) / max(1, np.count_nonzero(W >= t)) for t in ts),
-                   default=math.nan)
-        rows.append(_exact(f"smallest knockoff{'+' if offset else ''} FDP estimate over thresholds "
-                           f"(none reaches q = {fdr:g})", best))
+        best = min(
+            ((offset + np.count_nonzero(W <= -t)) / max(1, np.count_nonzero(W >= t)) for t in ts),
+            default=math.nan,
+        )
+        rows.append(
+            _exact(
+                f"smallest knockoff{'+' if offset else ''} FDP estimate over thresholds "
+                f"(none reaches q = {fdr:g})",
+                best,
+            )
+        )
     rows += [_exact(f"noise: {name}", value) for name, value in noise_table.items()]
     model = "exact, from the released W, the target q and the noise scales of this release; no data model"
     if assume is None:
@@ -444,21 +649,35 @@ def _operating_characteristics(rel, chosen, T, noise_table, assume, n, sigma, sc
     mu = np.zeros(p)
     if assume == RELEASED:
         mu[chosen] = rel.coefficients[chosen]
-        how = (f"released coefficients of the {chosen.size} selected terms as the effects, noise sd {sigma:.4g}")
+        how = (
+            f"released coefficients of the {chosen.size} selected terms as the effects, noise sd {sigma:.4g}"
+        )
     else:
-        mu[:min(assume.signals, p)] = assume.strength * math.sqrt(n)
+        mu[: min(assume.signals, p)] = assume.strength * math.sqrt(n)
         sigma = assume.noise
         how = "effects strength·√n on the unit-norm column scale"
     if mu.any():
         est = ks.operating_characteristics(mu, sigma, scales, trials=trials, gen=gen, **filter_args)
     else:
         est = {"fdr": (0.0, 0.0), "power": (math.nan, math.nan)}
-    rows += [{"quantity": f"FDR (target {fdr:g})", "estimate": est["fdr"][0], "std_error": est["fdr"][1],
-              "basis": BASIS_ASSUMED},
-             {"quantity": f"power (share of the {np.count_nonzero(mu)} assumed signals selected)",
-              "estimate": est["power"][0], "std_error": est["power"][1], "basis": BASIS_ASSUMED}]
-    model += (f"; FDR and power simulated at the level of the statistics: orthonormal design (Sigma' = I, s = 1), "
-              f"p = {p}, {how}, the same mechanism and noise scales as this release")
+    rows += [
+        {
+            "quantity": f"FDR (target {fdr:g})",
+            "estimate": est["fdr"][0],
+            "std_error": est["fdr"][1],
+            "basis": BASIS_ASSUMED,
+        },
+        {
+            "quantity": f"power (share of the {np.count_nonzero(mu)} assumed signals selected)",
+            "estimate": est["power"][0],
+            "std_error": est["power"][1],
+            "basis": BASIS_ASSUMED,
+        },
+    ]
+    model += (
+        f"; FDR and power simulated at the level of the statistics: orthonormal design (Sigma' = I, s = 1), "
+        f"p = {p}, {how}, the same mechanism and noise scales as this release"
+    )
     return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=describe(assume))
 
 
@@ -466,31 +685,47 @@ def _exact(quantity: str, value) -> dict:
     return {"quantity": quantity, "estimate": float(value), "std_error": 0.0, "basis": BASIS_RELEASED}
 
 
-def _diagnostics(truth, mf, selected, n_clipped, st_aug, s_value, gen, *, statistic, fdr, offset, ridge) -> dict:
+def _diagnostics(
+    truth, mf, selected, n_clipped, st_aug, s_value, gen, *, statistic, fdr, offset, ridge
+) -> dict:
     diag = {"rows_dropped_for_missing_values": mf.n_dropped, "rows_clipped_to_B": n_clipped}
     if truth is None:
         return diag
     nonnull = np.array([mf.names.index(t) for t in truth], dtype=int)
     fdp, tpp = ks.fdp_tpp(np.array([mf.names.index(t) for t in selected], dtype=int), nonnull)
-    plain = kd.run_mechanism(st_aug, s_value, kd.Scales("none"), FastNoise(gen), statistic=statistic,
-                             ridge=ridge)
+    plain = kd.run_mechanism(
+        st_aug, s_value, kd.Scales("none"), FastNoise(gen), statistic=statistic, ridge=ridge
+    )
     np_sel = ko.select(plain.W, ko.knockoff_threshold(plain.W, fdr, offset))
-    diag.update({"fdp_vs_truth": fdp, "tpp_vs_truth": tpp,
-                 "nonprivate_knockoff_selected": [mf.names[j] for j in np_sel],
-                 "nonprivate_fdp_tpp_vs_truth": list(ks.fdp_tpp(np_sel, nonnull))})
+    diag.update(
+        {
+            "fdp_vs_truth": fdp,
+            "tpp_vs_truth": tpp,
+            "nonprivate_knockoff_selected": [mf.names[j] for j in np_sel],
+            "nonprivate_fdp_tpp_vs_truth": list(ks.fdp_tpp(np_sel, nonnull)),
+        }
+    )
     return diag
 
 
 def _call(formula, eps, delta, fdr, method, statistic, bounds, ridge, s, offset, knockoffs, strict) -> dict:
-    return call_record({"formula": formula, "eps": eps, "delta": delta, "fdr": fdr, "method": method},
-                       {"statistic": (statistic, "csm"), "bounds": (bounds, None), "ridge": (ridge, 0),
-                        "s": (s, "lambda_min"), "offset": (offset, 1), "knockoffs": (knockoffs, "shortcut"),
-                        "strict": (strict, False)})
+    return call_record(
+        {"formula": formula, "eps": eps, "delta": delta, "fdr": fdr, "method": method},
+        {
+            "statistic": (statistic, "csm"),
+            "bounds": (bounds, None),
+            "ridge": (ridge, 0),
+            "s": (s, "lambda_min"),
+            "offset": (offset, 1),
+            "knockoffs": (knockoffs, "shortcut"),
+            "strict": (strict, False),
+        },
+    )
 
 
 # --------------------------------------------------------------------- simulation
 
-FIGURE1_NS = tuple(int(round(10 ** e)) for e in np.linspace(3.0, 6.6, 12))
+FIGURE1_NS = tuple(int(round(10**e)) for e in np.linspace(3.0, 6.6, 12))
 
 
 def simulate_knockoff(
@@ -575,8 +810,22 @@ def simulate_knockoff(
     _positive(bounds, "bounds (the row-norm bound B)")
     gen = NoiseSource(random_state).generator
     return ks.simulate_grid(
-        ns, methods, p=int(p), k=int(k), amplitude=float(amplitude), sigma=float(sigma), eps=float(eps),
-        delta=(lambda size: 2.0 * p / size) if delta is None else float(delta), trials=int(trials),
-        fdr=float(fdr), statistic=statistic, offset=offset, ridge=float(ridge), B=bounds,
-        eps_split=_fractions(eps_split, 3, "eps_split"), gen=gen,
-        route="shortcut" if route == "shortcut" else "materialise", progress=progress)
+        ns,
+        methods,
+        p=int(p),
+        k=int(k),
+        amplitude=float(amplitude),
+        sigma=float(sigma),
+        eps=float(eps),
+        delta=(lambda size: 2.0 * p / size) if delta is None else float(delta),
+        trials=int(trials),
+        fdr=float(fdr),
+        statistic=statistic,
+        offset=offset,
+        ridge=float(ridge),
+        B=bounds,
+        eps_split=_fractions(eps_split, 3, "eps_split"),
+        gen=gen,
+        route="shortcut" if route == "shortcut" else "materialise",
+        progress=progress,
+    )

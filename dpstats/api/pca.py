@@ -103,21 +103,40 @@ def dp_pca(
 
     eps = check_eps(eps)
     if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
-        raise PrivacyParameterError("dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6.")
+        raise PrivacyParameterError(
+            "dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6."
+        )
     delta = check_delta(delta, allow_zero=False)
     neighbouring = check_neighbouring(neighbouring)
     strict = check_strict(strict)
     accountant = check_accountant(accountant)
-    if radius is not None and not (isinstance(radius, numbers.Real) and not isinstance(radius, bool)
-                                   and math.isfinite(radius) and radius > 0):
-        raise PrivacyParameterError(f"radius must be a positive number (public clipping radius), got {radius!r}.")
+    if radius is not None and not (
+        isinstance(radius, numbers.Real)
+        and not isinstance(radius, bool)
+        and math.isfinite(radius)
+        and radius > 0
+    ):
+        raise PrivacyParameterError(
+            f"radius must be a positive number (public clipping radius), got {radius!r}."
+        )
     if accountant is not None:
         accountant.check(eps, delta)
     if not isinstance(data, (pd.DataFrame, dict)) and not engines.is_engine_input(data):
-        raise DataError(f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
-                        f"got {type(data).__name__}.")
-    door = _PCA(formula=formula, data=data, k=k, eps=eps, delta=delta, bounds=bounds, radius=radius,
-                neighbouring=neighbouring, progress=progress)
+        raise DataError(
+            f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
+            f"got {type(data).__name__}."
+        )
+    door = _PCA(
+        formula=formula,
+        data=data,
+        k=k,
+        eps=eps,
+        delta=delta,
+        bounds=bounds,
+        radius=radius,
+        neighbouring=neighbouring,
+        progress=progress,
+    )
     return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics)
 
 
@@ -156,13 +175,24 @@ class _PCA:
         def boxes(mf):
             """Checks that need only the frame's names (run before the pass), then the box."""
             _check_k(self.k, mf.p)
-            box = data_box if self.bounds is None else resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf))
+            box = (
+                data_box
+                if self.bounds is None
+                else resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf))
+            )
             _check_equal_widths(box, mf, self.radius, row_bound)
             resolved["box"] = box
             return box, None
 
-        mf, stats = engines.sufficient_statistics(self.formula, self.data, boxes=boxes, gram=True, one_sided=True,
-                                                  row_bound=row_bound, progress=self.progress)
+        mf, stats = engines.sufficient_statistics(
+            self.formula,
+            self.data,
+            boxes=boxes,
+            gram=True,
+            one_sided=True,
+            row_bound=row_bound,
+            progress=self.progress,
+        )
         refuse_offset(mf, "dp_pca")
         missing_rows_step(dd, mf)
         check_delta(self.delta, mf.n, allow_zero=False)  # warns when delta >= 1/n
@@ -173,35 +203,71 @@ class _PCA:
     def _data_box(self, dd: DataDependence) -> Box:
         from .. import engines
 
-        dd.add("the box that clips and centres the rows is the data's per-column min and max (a first pass)",
-               fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}")
-        _, st0 = engines.sufficient_statistics(self.formula, self.data, gram=False, one_sided=True,
-                                               progress=self.progress)
+        dd.add(
+            "the box that clips and centres the rows is the data's per-column min and max (a first pass)",
+            fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
+        )
+        _, st0 = engines.sufficient_statistics(
+            self.formula, self.data, gram=False, one_sided=True, progress=self.progress
+        )
         lo, hi = st0.cross.x_min, st0.cross.x_max
         return Box(lo, np.where(hi > lo, hi, lo + 1.0))
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
-        return m.plan(k=self.k, eps=self.eps, delta=self.delta, neighbouring=self.neighbouring, radius=frame.radius,
-                      engine=getattr(frame.mf, "engine", "in-memory"))
+        return m.plan(
+            k=self.k,
+            eps=self.eps,
+            delta=self.delta,
+            neighbouring=self.neighbouring,
+            radius=frame.radius,
+            engine=getattr(frame.mf, "engine", "in-memory"),
+        )
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> PrivatePCA:
-        return m.release(frame.stats.box_gram(frame.box), self.k, frame.radius, self.eps, self.delta,
-                         self.neighbouring, noise)
+        return m.release(
+            frame.stats.box_gram(frame.box),
+            self.k,
+            frame.radius,
+            self.eps,
+            self.delta,
+            self.neighbouring,
+            noise,
+        )
 
-    def result(self, frame: _Frame, plan: Plan, released: PrivatePCA, statement: PrivacyStatement,
-               noise: NoiseSource) -> PCAResult:
-        call = {"formula": self.formula, "k": int(self.k), "eps": self.eps, "delta": self.delta,
-                "bounds": None if self.bounds is None else (dict(self.bounds) if isinstance(self.bounds, dict)
-                                                            else list(self.bounds)),
-                "radius": self.radius, "neighbouring": None if self.neighbouring == "replace" else self.neighbouring}
-        return PCAResult(method="dp_pca", call=call, n=frame.mf.n, p=frame.mf.p, terms=list(frame.mf.names),
-                         privacy=statement, basis=released.basis, eigenvalues=released.eigenvalues,
-                         centre=frame.box.center, radius=frame.radius, noise_sd=released.noise_sd,
-                         engine=frame.engine)
+    def result(
+        self, frame: _Frame, plan: Plan, released: PrivatePCA, statement: PrivacyStatement, noise: NoiseSource
+    ) -> PCAResult:
+        call = {
+            "formula": self.formula,
+            "k": int(self.k),
+            "eps": self.eps,
+            "delta": self.delta,
+            "bounds": None
+            if self.bounds is None
+            else (dict(self.bounds) if isinstance(self.bounds, dict) else list(self.bounds)),
+            "radius": self.radius,
+            "neighbouring": None if self.neighbouring == "replace" else self.neighbouring,
+        }
+        return PCAResult(
+            method="dp_pca",
+            call=call,
+            n=frame.mf.n,
+            p=frame.mf.p,
+            terms=list(frame.mf.names),
+            privacy=statement,
+            basis=released.basis,
+            eigenvalues=released.eigenvalues,
+            centre=frame.box.center,
+            radius=frame.radius,
+            noise_sd=released.noise_sd,
+            engine=frame.engine,
+        )
 
     def diagnostics(self, frame: _Frame, released: PrivatePCA) -> dict:
-        return {"rows_dropped_for_missing_values": frame.mf.n_dropped,
-                "rows_shrunk_onto_ball": frame.stats.n_rows_clipped}
+        return {
+            "rows_dropped_for_missing_values": frame.mf.n_dropped,
+            "rows_shrunk_onto_ball": frame.stats.n_rows_clipped,
+        }
 
 
 def _check_equal_widths(box: Box, mf, radius: float | None, row_bound: float | None) -> None:
@@ -211,12 +277,15 @@ def _check_equal_widths(box: Box, mf, radius: float | None, row_bound: float | N
         raise PrivacyParameterError(
             f"radius = {radius:g} needs every design column to have bounds of the same width, but "
             f"{[mf.names[j] for j in np.flatnonzero(h != h[0])][:3]} differ (0/1 dummies are bounded "
-            "by (0, 1)); declare equal-width bounds or omit radius (then C = the box's half-diagonal).")
+            "by (0, 1)); declare equal-width bounds or omit radius (then C = the box's half-diagonal)."
+        )
 
 
 def _check_k(k, d: int) -> None:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
-        raise DataError(f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}.")
+        raise DataError(
+            f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}."
+        )
 
 
 def _row_bound(bounds, radius: float | None) -> float | None:
@@ -228,12 +297,15 @@ def _row_bound(bounds, radius: float | None) -> float | None:
     if radius is None:
         return None  # C = ‖h‖: rows clipped to the box already lie in the ball
     if bounds is None:
-        raise PrivacyParameterError("radius= needs declared bounds (the box sets the units of the ball); "
-                                    "give bounds=(lo, hi) or omit radius.")
+        raise PrivacyParameterError(
+            "radius= needs declared bounds (the box sets the units of the ball); "
+            "give bounds=(lo, hi) or omit radius."
+        )
     pairs = list(bounds.values()) if isinstance(bounds, dict) else [bounds]
     widths = {float(hi) - float(lo) for lo, hi in pairs}
     if len(widths) != 1 or not next(iter(widths)) > 0:
         raise PrivacyParameterError(
             f"radius = {radius:g} needs bounds of the same positive width for every column, got widths "
-            f"{sorted(widths)}; declare equal-width bounds, e.g. bounds=(-12, 12), or omit radius.")
+            f"{sorted(widths)}; declare equal-width bounds, e.g. bounds=(-12, 12), or omit radius."
+        )
     return float(radius) / (widths.pop() / 2.0)

@@ -23,8 +23,15 @@ from ..privacy.topk import SELECTORS, exact_recovery_bound, largest_class_noise
 from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics
 from ..results.sis import SISResult, recovery_table
 from ..simulate import Assume, mean_and_se, sis_trials
-from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
-                          check_neighbouring, check_strict)
+from ..validation import (
+    check_truth,
+    check_accountant,
+    check_eps,
+    check_fraction,
+    check_k,
+    check_neighbouring,
+    check_strict,
+)
 from ..stats import CrossStats
 from ._common import call_record, dummy_columns, frame_and_cross_products, missing_rows_step, run
 
@@ -151,14 +158,34 @@ def dp_sis(
     if assume is not None and neighbouring == "add_remove":
         raise PrivacyParameterError(
             "assume= simulates at the number of rows, which is private under neighbouring='add_remove'; "
-            "simulate at a public n instead with dpstats.simulate.sis_trials(n, d, k, eps, assume, rng).")
+            "simulate at a public n instead with dpstats.simulate.sis_trials(n, d, k, eps, assume, rng)."
+        )
     if accountant is not None:
         accountant.check(eps, 0.0)
-    door = _SIS(formula=formula, data=data, eps=eps, k=k, bounds=bounds, gamma=gamma, center=center,
-                score=score, score_sensitivity=score_sensitivity, topk=topk, neighbouring=neighbouring,
-                truth=truth, oc_trials=oc_trials, assume=assume, strict=strict)
-    return run(door, strict=strict, random_state=random_state, accountant=accountant,
-               diagnostics=diagnostics or truth is not None)
+    door = _SIS(
+        formula=formula,
+        data=data,
+        eps=eps,
+        k=k,
+        bounds=bounds,
+        gamma=gamma,
+        center=center,
+        score=score,
+        score_sensitivity=score_sensitivity,
+        topk=topk,
+        neighbouring=neighbouring,
+        truth=truth,
+        oc_trials=oc_trials,
+        assume=assume,
+        strict=strict,
+    )
+    return run(
+        door,
+        strict=strict,
+        random_state=random_state,
+        accountant=accountant,
+        diagnostics=diagnostics or truth is not None,
+    )
 
 
 @dataclass
@@ -205,13 +232,16 @@ class _SIS:
         def boxes(mf):
             """Checks that need only the frame's names, then the declared bounds."""
             if mf.p < 2:
-                raise DataError(f"dp_sis needs at least 2 candidate columns, the formula '{self.formula}' "
-                                f"gives {mf.p}.")
+                raise DataError(
+                    f"dp_sis needs at least 2 candidate columns, the formula '{self.formula}' gives {mf.p}."
+                )
             check_k(self.k if self.k is not None else m.default_k(mf.p), mf.p)
             if self.score is not None or self.bounds is None:
                 return None, None
-            return (resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf)),
-                    resolve_box(self.bounds, [mf.response]))
+            return (
+                resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf)),
+                resolve_box(self.bounds, [mf.response]),
+            )
 
         if self.score is None:
             mf, x_box, _, stats = frame_and_cross_products(self.formula, self.data, boxes)
@@ -222,18 +252,29 @@ class _SIS:
         refuse_offset(mf, "dp_sis")
         missing_rows_step(dd, mf)
         score_kind, scaling = self._score(dd)
-        return _Frame(mf=mf, stats=stats, bounded=x_box is not None, k=k, score_kind=score_kind,
-                      scaling=scaling, truth=check_truth(self.truth, mf.names))
+        return _Frame(
+            mf=mf,
+            stats=stats,
+            bounded=x_box is not None,
+            k=k,
+            score_kind=score_kind,
+            scaling=scaling,
+            truth=check_truth(self.truth, mf.names),
+        )
 
     def _score(self, dd: DataDependence) -> tuple[str, str]:
         """Which score is computed, and its data-dependent steps (none with bounds)."""
         if self.score is not None:
             return "custom", "user-supplied score with declared sensitivity"
         if self.bounds is None:
-            dd.add("each column and y scaled by its max-abs value (the paper's experiments)",
-                   fix="declare public bounds, e.g. bounds=(-1, 1) or bounds={'y': (0, 10), ...}")
-            dd.add("columns centered by their data means",
-                   fix="declare public bounds; the midpoint of the bounds is then used")
+            dd.add(
+                "each column and y scaled by its max-abs value (the paper's experiments)",
+                fix="declare public bounds, e.g. bounds=(-1, 1) or bounds={'y': (0, 10), ...}",
+            )
+            dd.add(
+                "columns centered by their data means",
+                fix="declare public bounds; the midpoint of the bounds is then used",
+            )
             return "maxabs", "max-abs scaled and mean-centered (data-dependent)"
         if self.center == "mean":
             return "centred", "declared bounds mapped onto [-1, 1], values clipped, centred cross-product"
@@ -243,37 +284,87 @@ class _SIS:
         return frame.stats.n if frame.score_kind == "centred" else frame.mf.n
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
-        return m.plan(d=frame.mf.p, k=frame.k, eps=self.eps, neighbouring=self.neighbouring, topk=self.topk,
-                      score=frame.score_kind, n=self._n(frame), declared_sensitivity=self.score_sensitivity)
+        return m.plan(
+            d=frame.mf.p,
+            k=frame.k,
+            eps=self.eps,
+            neighbouring=self.neighbouring,
+            topk=self.topk,
+            score=frame.score_kind,
+            n=self._n(frame),
+            declared_sensitivity=self.score_sensitivity,
+        )
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> _Released:
-        sensitivity = m.sensitivity(frame.score_kind, self.neighbouring, self._n(frame), self.score_sensitivity)
-        scores, n_clipped = _scores(frame.mf, self.score, frame.stats, frame.bounded,
-                                    frame.score_kind == "centred")
-        chosen = m.private_top_k(scores, frame.k, self.eps, sensitivity, noise.generator, topk=self.topk,
-                                 gamma=self.gamma)
-        return _Released(scores=scores, n_clipped=n_clipped, selected=[frame.mf.names[j] for j in chosen],
-                         sensitivity=sensitivity)
+        sensitivity = m.sensitivity(
+            frame.score_kind, self.neighbouring, self._n(frame), self.score_sensitivity
+        )
+        scores, n_clipped = _scores(
+            frame.mf, self.score, frame.stats, frame.bounded, frame.score_kind == "centred"
+        )
+        chosen = m.private_top_k(
+            scores, frame.k, self.eps, sensitivity, noise.generator, topk=self.topk, gamma=self.gamma
+        )
+        return _Released(
+            scores=scores,
+            n_clipped=n_clipped,
+            selected=[frame.mf.names[j] for j in chosen],
+            sensitivity=sensitivity,
+        )
 
-    def result(self, frame: _Frame, plan: Plan, released: _Released, statement: PrivacyStatement,
-               noise: NoiseSource) -> SISResult:
+    def result(
+        self, frame: _Frame, plan: Plan, released: _Released, statement: PrivacyStatement, noise: NoiseSource
+    ) -> SISResult:
         mf, k, d, sensitivity = frame.mf, frame.k, frame.mf.p, released.sensitivity
         logm, harmonic = largest_class_noise(d, k)
         gaps = np.linspace(0.0, 2 * 2 * sensitivity * (logm + 10) / max(self.gamma * self.eps, 1e-12), 200)
         curve = recovery_table(gaps, exact_recovery_bound(gaps / sensitivity, d, k, self.eps, self.gamma))
-        oc = _operating_characteristics(mf.n if self.neighbouring == "replace" else None, d, k, self.eps,
-                                        sensitivity, self.gamma, self.topk, self.oc_trials, self.assume,
-                                        _score_kind(frame.bounded, self.center), noise.generator)
+        oc = _operating_characteristics(
+            mf.n if self.neighbouring == "replace" else None,
+            d,
+            k,
+            self.eps,
+            sensitivity,
+            self.gamma,
+            self.topk,
+            self.oc_trials,
+            self.assume,
+            _score_kind(frame.bounded, self.center),
+            noise.generator,
+        )
         return SISResult(
-            method="dp_sis", call=_call(self.formula, self.eps, self.k, self.bounds, self.gamma, self.topk,
-                                        self.neighbouring, self.strict,
-                                        self.center if self.bounds is not None and self.score is None else "mean"),
-            n=mf.n, p=d, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
-            selected=released.selected, k=k, gamma=self.gamma, topk=self.topk, sensitivity=sensitivity,
-            scaling=frame.scaling, noise_log_m=logm, noise_expected_max=harmonic, recovery_curve=curve)
+            method="dp_sis",
+            call=_call(
+                self.formula,
+                self.eps,
+                self.k,
+                self.bounds,
+                self.gamma,
+                self.topk,
+                self.neighbouring,
+                self.strict,
+                self.center if self.bounds is not None and self.score is None else "mean",
+            ),
+            n=mf.n,
+            p=d,
+            terms=list(mf.names),
+            privacy=statement,
+            operating_characteristics=oc,
+            selected=released.selected,
+            k=k,
+            gamma=self.gamma,
+            topk=self.topk,
+            sensitivity=sensitivity,
+            scaling=frame.scaling,
+            noise_log_m=logm,
+            noise_expected_max=harmonic,
+            recovery_curve=curve,
+        )
 
     def diagnostics(self, frame: _Frame, released: _Released) -> dict:
-        return _diagnostics(frame.truth, released.selected, released.scores, frame.mf, frame.k, released.n_clipped)
+        return _diagnostics(
+            frame.truth, released.selected, released.scores, frame.mf, frame.k, released.n_clipped
+        )
 
 
 def _check_custom_score(score, score_sensitivity, neighbouring: str) -> float | None:
@@ -287,7 +378,8 @@ def _check_custom_score(score, score_sensitivity, neighbouring: str) -> float | 
     if score_sensitivity is None:
         raise PrivacyParameterError(
             "a custom score= needs score_sensitivity=: the largest change of any score when one "
-            f"row is {'replaced' if neighbouring == 'replace' else 'added or removed'}.")
+            f"row is {'replaced' if neighbouring == 'replace' else 'added or removed'}."
+        )
     return check_eps(score_sensitivity, name="score_sensitivity")
 
 
@@ -310,7 +402,9 @@ def _check_oc_trials(oc_trials, assume, score) -> int:
     if assume is not None and oc_trials < 2:
         raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated trials.")
     if assume is not None and score is not None:
-        raise PrivacyParameterError("assume= simulates the built-in score; it cannot simulate a custom score=.")
+        raise PrivacyParameterError(
+            "assume= simulates the built-in score; it cannot simulate a custom score=."
+        )
     return int(oc_trials)
 
 
@@ -326,25 +420,50 @@ def _operating_characteristics(n, d, k, eps, sensitivity, gamma, topk, trials, a
     if not trials:
         return None
     logm, harmonic = largest_class_noise(d, k)
-    rows = [_exact_row("expected largest noise term (score units): 2·Δ·H_m/(gamma·eps)",
-                       2 * sensitivity * harmonic / max(gamma * eps, 1e-300))]
+    rows = [
+        _exact_row(
+            "expected largest noise term (score units): 2·Δ·H_m/(gamma·eps)",
+            2 * sensitivity * harmonic / max(gamma * eps, 1e-300),
+        )
+    ]
     for prob, gap in zip((0.5, 0.9), recovery_gaps((0.5, 0.9), d, k, eps, gamma)):
-        rows.append(_exact_row(f"score gap x(k) - x(k+1) giving exact top-{k} recovery with prob >= {prob:g} "
-                               "(score units)", sensitivity * gap))
+        rows.append(
+            _exact_row(
+                f"score gap x(k) - x(k+1) giving exact top-{k} recovery with prob >= {prob:g} (score units)",
+                sensitivity * gap,
+            )
+        )
     sizes = f"n = {n}, " if n is not None else ""  # n is private under add/remove
-    model = (f"exact, from {sizes}d = {d}, k = {k}, eps = {eps:g}, sensitivity {sensitivity:g} and the "
-             "canonical Lipschitz recovery bound (dpstats.privacy.topk.exact_recovery_bound); no data model")
+    model = (
+        f"exact, from {sizes}d = {d}, k = {k}, eps = {eps:g}, sensitivity {sensitivity:g} and the "
+        "canonical Lipschitz recovery bound (dpstats.privacy.topk.exact_recovery_bound); no data model"
+    )
     if assume is None:
         return OperatingCharacteristics(rows=rows, model=model)
-    sim = sis_trials(n, d, k, eps, assume, gen, trials=trials, sensitivity=sensitivity, score=score_kind,
-                     topk=topk, gamma=gamma)
+    sim = sis_trials(
+        n,
+        d,
+        k,
+        eps,
+        assume,
+        gen,
+        trials=trials,
+        sensitivity=sensitivity,
+        score=score_kind,
+        topk=topk,
+        gamma=gamma,
+    )
     s = min(assume.signals, d)
-    for name, text in (("precision", f"precision (share of the {k} selected that are true)"),
-                       ("recall", f"recall (share of the {s} true signals selected)")):
+    for name, text in (
+        ("precision", f"precision (share of the {k} selected that are true)"),
+        ("recall", f"recall (share of the {s} true signals selected)"),
+    ):
         est, se = mean_and_se(sim[name])
         rows.append({"quantity": text, "estimate": est, "std_error": se, "basis": BASIS_ASSUMED})
-    model += (f"; precision and recall simulated from the sampling law of the {score_kind} scores at n = {n} "
-              "(dpstats.simulate.sis_trials; clipping ignored)")
+    model += (
+        f"; precision and recall simulated from the sampling law of the {score_kind} scores at n = {n} "
+        "(dpstats.simulate.sis_trials; clipping ignored)"
+    )
     return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=assume.describe())
 
 
@@ -374,21 +493,34 @@ def recovery_gaps(probs: Sequence[float], d: int, k: int, eps: float, gamma: flo
 def _diagnostics(truth, selected, scores, mf, k, n_clipped) -> dict:
     order = np.argsort(-scores, kind="stable")
     nonprivate = [mf.names[j] for j in order[:k]]
-    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "values_clipped": n_clipped,
-            "nonprivate_sis_selected": sorted(nonprivate)}
+    diag = {
+        "rows_dropped_for_missing_values": mf.n_dropped,
+        "values_clipped": n_clipped,
+        "nonprivate_sis_selected": sorted(nonprivate),
+    }
     if truth is None:
         return diag
-    diag.update({
-        "topk_accuracy_vs_truth": m.topk_accuracy(selected, truth[:k] if len(truth) >= k else truth),
-        "utility_class_vs_truth": m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
-        "nonprivate_sis_accuracy_vs_truth": m.topk_accuracy(nonprivate, truth[:k] if len(truth) >= k else truth),
-    })
+    diag.update(
+        {
+            "topk_accuracy_vs_truth": m.topk_accuracy(selected, truth[:k] if len(truth) >= k else truth),
+            "utility_class_vs_truth": m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
+            "nonprivate_sis_accuracy_vs_truth": m.topk_accuracy(
+                nonprivate, truth[:k] if len(truth) >= k else truth
+            ),
+        }
+    )
     return diag
 
 
 def _call(formula, eps, k, bounds, gamma, topk, neighbouring, strict, center) -> dict:
-    return call_record({"formula": formula, "eps": eps, "k": k},
-                       {"bounds": (bounds, None), "center": (center, "mean"), "gamma": (gamma, 0.5),
-                        "topk": (topk, "canonical_lipschitz"), "neighbouring": (neighbouring, "replace"),
-                        "strict": (strict, False)})
-
+    return call_record(
+        {"formula": formula, "eps": eps, "k": k},
+        {
+            "bounds": (bounds, None),
+            "center": (center, "mean"),
+            "gamma": (gamma, 0.5),
+            "topk": (topk, "canonical_lipschitz"),
+            "neighbouring": (neighbouring, "replace"),
+            "strict": (strict, False),
+        },
+    )

@@ -27,8 +27,15 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import SELECTORS
 from ..results.base import OperatingCharacteristics
 from ..results.two_stage import TwoStageResult
-from ..validation import (check_truth, check_accountant, check_eps, check_fraction, check_k,
-                          check_neighbouring, check_strict)
+from ..validation import (
+    check_truth,
+    check_accountant,
+    check_eps,
+    check_fraction,
+    check_k,
+    check_neighbouring,
+    check_strict,
+)
 from ._common import call_record, dummy_columns, missing_rows_step, progress_bar, run
 
 SECOND_STAGES = (None, "private_ols", "ols")
@@ -149,22 +156,62 @@ def dp_two_stage(
     """
     if solver not in m.LASSO_SOLVERS:
         raise PrivacyParameterError(f"solver must be 'lars' or 'cd', got {solver!r}.")
-    opts = _check_options(eps, lam, blocks, vote, topk, gamma, shuffle, standardize, tol,
-                          second_stage, stage_fraction, neighbouring, oc_trials, strict, accountant)
+    opts = _check_options(
+        eps,
+        lam,
+        blocks,
+        vote,
+        topk,
+        gamma,
+        shuffle,
+        standardize,
+        tol,
+        second_stage,
+        stage_fraction,
+        neighbouring,
+        oc_trials,
+        strict,
+        accountant,
+    )
     eps, neighbouring, strict = opts["eps"], opts["neighbouring"], opts["strict"]
     if accountant is not None:
         accountant.check(eps, 0.0)
     if second_stage == "private_ols" and bounds is None:
         raise PrivacyParameterError(
             "second_stage='private_ols' needs public bounds= for the selected columns and the "
-            "response, e.g. bounds=(-5, 5); or use second_stage=None.")
+            "response, e.g. bounds=(-5, 5); or use second_stage=None."
+        )
 
-    door = _TwoStage(formula=formula, data=data, eps=eps, k=k, lam=lam, blocks=blocks, vote=vote, topk=topk,
-                     gamma=gamma, shuffle=shuffle, standardize=standardize, solver=solver, tol=tol,
-                     second_stage=second_stage, stage_fraction=stage_fraction, bounds=bounds,
-                     neighbouring=neighbouring, truth=truth, oc_trials=oc_trials, strict=strict, progress=progress)
-    return run(door, strict=strict, random_state=random_state, accountant=accountant,
-               diagnostics=diagnostics or truth is not None)
+    door = _TwoStage(
+        formula=formula,
+        data=data,
+        eps=eps,
+        k=k,
+        lam=lam,
+        blocks=blocks,
+        vote=vote,
+        topk=topk,
+        gamma=gamma,
+        shuffle=shuffle,
+        standardize=standardize,
+        solver=solver,
+        tol=tol,
+        second_stage=second_stage,
+        stage_fraction=stage_fraction,
+        bounds=bounds,
+        neighbouring=neighbouring,
+        truth=truth,
+        oc_trials=oc_trials,
+        strict=strict,
+        progress=progress,
+    )
+    return run(
+        door,
+        strict=strict,
+        random_state=random_state,
+        accountant=accountant,
+        diagnostics=diagnostics or truth is not None,
+    )
 
 
 @dataclass
@@ -214,68 +261,148 @@ class _TwoStage:
         k = sis_m.default_k(d) if self.k is None else check_k(self.k, d)
         n_blocks = m.default_blocks(n) if self.blocks is None else self.blocks
         if n_blocks > n // 2:
-            raise DataError(f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; "
-                            f"use blocks <= {n // 2}.")
+            raise DataError(
+                f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; use blocks <= {n // 2}."
+            )
         refuse_offset(mf, "dp_two_stage")
         missing_rows_step(dd, mf)
-        m.name_data_dependent_steps(dd, neighbouring=self.neighbouring, n_blocks=n_blocks,
-                                    blocks_given=self.blocks is not None, second_stage=self.second_stage)
+        m.name_data_dependent_steps(
+            dd,
+            neighbouring=self.neighbouring,
+            n_blocks=n_blocks,
+            blocks_given=self.blocks is not None,
+            second_stage=self.second_stage,
+        )
         x_box = y_box = None
         if self.second_stage == "private_ols":
             x_box = resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf))
             y_box = resolve_box(self.bounds, [mf.response])
-        return _Frame(mf=mf, k=k, n_blocks=n_blocks, x_box=x_box, y_box=y_box,
-                      truth=check_truth(self.truth, mf.names))
+        return _Frame(
+            mf=mf, k=k, n_blocks=n_blocks, x_box=x_box, y_box=y_box, truth=check_truth(self.truth, mf.names)
+        )
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
-        return m.plan(d=frame.mf.p, k=frame.k, eps=self.eps, n_blocks=frame.n_blocks, topk=self.topk,
-                      neighbouring=self.neighbouring, second_stage=self.second_stage,
-                      stage_fraction=self.stage_fraction)
+        return m.plan(
+            d=frame.mf.p,
+            k=frame.k,
+            eps=self.eps,
+            n_blocks=frame.n_blocks,
+            topk=self.topk,
+            neighbouring=self.neighbouring,
+            second_stage=self.second_stage,
+            stage_fraction=self.stage_fraction,
+        )
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Release:
         self._generator = noise.generator
         with progress_bar(self.progress, frame.n_blocks, "block lasso fits") as progress:
-            return m.release(frame.mf.X, frame.mf.y, plan, noise, k=frame.k, n_blocks=frame.n_blocks,
-                             lam=self.lam, vote=self.vote, topk=self.topk, gamma=self.gamma,
-                             neighbouring=self.neighbouring, shuffle=self.shuffle, standardize=self.standardize,
-                             solver=self.solver, tol=self.tol, second_stage=self.second_stage,
-                             x_box=frame.x_box, y_box=frame.y_box, progress=progress)
+            return m.release(
+                frame.mf.X,
+                frame.mf.y,
+                plan,
+                noise,
+                k=frame.k,
+                n_blocks=frame.n_blocks,
+                lam=self.lam,
+                vote=self.vote,
+                topk=self.topk,
+                gamma=self.gamma,
+                neighbouring=self.neighbouring,
+                shuffle=self.shuffle,
+                standardize=self.standardize,
+                solver=self.solver,
+                tol=self.tol,
+                second_stage=self.second_stage,
+                x_box=frame.x_box,
+                y_box=frame.y_box,
+                progress=progress,
+            )
 
-    def result(self, frame: _Frame, plan: Plan, released: m.Release, statement: PrivacyStatement,
-               noise: NoiseSource) -> TwoStageResult:
+    def result(
+        self, frame: _Frame, plan: Plan, released: m.Release, statement: PrivacyStatement, noise: NoiseSource
+    ) -> TwoStageResult:
         mf, k, n_blocks = frame.mf, frame.k, frame.n_blocks
         # the statement states the eps asked for: the ledger's exactly rounded sum
         # (1 − f)·eps + (eps − (1 − f)·eps) can be one ulp off when stage_fraction > 1/2
         statement.eps = self.eps
         sizes = np.bincount(released.labels, minlength=n_blocks)
-        oc = _operating_characteristics(mf.p, k, plan.entries[0].eps, n_blocks, self.topk, self.gamma,
-                                        self.oc_trials, noise.generator)
+        oc = _operating_characteristics(
+            mf.p, k, plan.entries[0].eps, n_blocks, self.topk, self.gamma, self.oc_trials, noise.generator
+        )
         return TwoStageResult(
             method="dp_two_stage",
-            call=_call(self.formula, self.eps, self.k, self.lam, self.blocks, self.vote, self.topk,
-                       self.second_stage, self.neighbouring, self.strict),
-            n=mf.n, p=mf.p, terms=list(mf.names), privacy=statement, operating_characteristics=oc,
-            selected=_selected(mf, released), k=k, lam=self.lam, blocks=n_blocks,
-            block_sizes=(int(sizes.min()), int(sizes.max())), vote=self.vote, topk=self.topk, gamma=self.gamma,
+            call=_call(
+                self.formula,
+                self.eps,
+                self.k,
+                self.lam,
+                self.blocks,
+                self.vote,
+                self.topk,
+                self.second_stage,
+                self.neighbouring,
+                self.strict,
+            ),
+            n=mf.n,
+            p=mf.p,
+            terms=list(mf.names),
+            privacy=statement,
+            operating_characteristics=oc,
+            selected=_selected(mf, released),
+            k=k,
+            lam=self.lam,
+            blocks=n_blocks,
+            block_sizes=(int(sizes.min()), int(sizes.max())),
+            vote=self.vote,
+            topk=self.topk,
+            gamma=self.gamma,
             lasso=m.solver_text(self.solver, self.tol),
-            second_stage=_second_stage_table(self.second_stage, mf, released), second_stage_kind=self.second_stage)
+            second_stage=_second_stage_table(self.second_stage, mf, released),
+            second_stage_kind=self.second_stage,
+        )
 
     def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
-        return _diagnostics(frame.truth, _selected(frame.mf, released), released.counts, frame.mf, frame.k,
-                            released.n_clipped, self._generator)
+        return _diagnostics(
+            frame.truth,
+            _selected(frame.mf, released),
+            released.counts,
+            frame.mf,
+            frame.k,
+            released.n_clipped,
+            self._generator,
+        )
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_options(eps, lam, blocks, vote, topk, gamma, shuffle, standardize, tol, second_stage,
-                   stage_fraction, neighbouring, oc_trials, strict, accountant) -> dict:
-    out = {"eps": check_eps(eps), "neighbouring": check_neighbouring(neighbouring),
-           "strict": check_strict(strict)}
+def _check_options(
+    eps,
+    lam,
+    blocks,
+    vote,
+    topk,
+    gamma,
+    shuffle,
+    standardize,
+    tol,
+    second_stage,
+    stage_fraction,
+    neighbouring,
+    oc_trials,
+    strict,
+    accountant,
+) -> dict:
+    out = {
+        "eps": check_eps(eps),
+        "neighbouring": check_neighbouring(neighbouring),
+        "strict": check_strict(strict),
+    }
     check_eps(lam, name="lam")
     check_eps(tol, name="tol")
     check_fraction(gamma, "gamma", 0.0, 1.0)
     check_accountant(accountant)
-    if blocks is not None and (isinstance(blocks, bool) or not isinstance(blocks, numbers.Integral)
-                               or blocks < 2):
+    if blocks is not None and (
+        isinstance(blocks, bool) or not isinstance(blocks, numbers.Integral) or blocks < 2
+    ):
         raise DataError(f"blocks must be a whole number >= 2 (or None for ⌊√n⌋), got {blocks!r}.")
     if vote not in ("topk", "support"):
         raise PrivacyParameterError(f"vote must be 'topk' or 'support', got {vote!r}.")
@@ -283,7 +410,8 @@ def _check_options(eps, lam, blocks, vote, topk, gamma, shuffle, standardize, to
         raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
     if second_stage not in SECOND_STAGES:
         raise PrivacyParameterError(
-            f"second_stage must be None, 'private_ols' or 'ols', got {second_stage!r}.")
+            f"second_stage must be None, 'private_ols' or 'ols', got {second_stage!r}."
+        )
     check_fraction(stage_fraction, "stage_fraction", 0.0, 1.0, low_open=True)
     for name, flag in (("shuffle", shuffle), ("standardize", standardize)):
         if not isinstance(flag, bool):
@@ -298,15 +426,22 @@ def _selected(mf: ModelFrame, released: m.Release) -> list[str]:
     return [mf.names[j] for j in released.chosen]
 
 
-SECOND_STAGE_LABELS = {"ols": "NOT private (ordinary least squares)",
-                       "private_ols": "private (Laplace sufficient statistics)"}
+SECOND_STAGE_LABELS = {
+    "ols": "NOT private (ordinary least squares)",
+    "private_ols": "private (Laplace sufficient statistics)",
+}
 
 
 def _second_stage_table(kind: str | None, mf: ModelFrame, released: m.Release) -> pd.DataFrame | None:
     if kind is None:
         return None
-    return pd.DataFrame({"term": ["(Intercept)"] + _selected(mf, released), "estimate": released.beta,
-                         "label": SECOND_STAGE_LABELS[kind]})
+    return pd.DataFrame(
+        {
+            "term": ["(Intercept)"] + _selected(mf, released),
+            "estimate": released.beta,
+            "label": SECOND_STAGE_LABELS[kind],
+        }
+    )
 
 
 # ----------------------------------------------------------------------------- characteristics
@@ -323,31 +458,61 @@ def _operating_characteristics(d, k, eps_select, n_blocks, topk, gamma, trials, 
     for g in gaps:
         scores = np.zeros(d)
         scores[:k] = g
-        hits = np.array([np.count_nonzero(SELECTORS[topk].select(scores, k, eps_select, rng, **options) < k)
-                         for _ in range(trials)], dtype=float) / k
+        hits = (
+            np.array(
+                [
+                    np.count_nonzero(SELECTORS[topk].select(scores, k, eps_select, rng, **options) < k)
+                    for _ in range(trials)
+                ],
+                dtype=float,
+            )
+            / k
+        )
         se = float(hits.std(ddof=1) / math.sqrt(trials)) if trials > 1 else float("nan")
-        rows.append({"quantity": f"share of {k} recovered when each gets {g} of {n_blocks} votes",
-                     "estimate": float(hits.mean()), "std_error": se, "gap": g})
-    model = (f"public inputs only, no data model: hypothetical vote counts (k = {k} features with g votes "
-             f"each, the other {d - k} with none) run through {topk} at eps = {eps_select:g}")
+        rows.append(
+            {
+                "quantity": f"share of {k} recovered when each gets {g} of {n_blocks} votes",
+                "estimate": float(hits.mean()),
+                "std_error": se,
+                "gap": g,
+            }
+        )
+    model = (
+        f"public inputs only, no data model: hypothetical vote counts (k = {k} features with g votes "
+        f"each, the other {d - k} with none) run through {topk} at eps = {eps_select:g}"
+    )
     return OperatingCharacteristics(rows=rows, model=model, trials=trials)
 
 
 def _diagnostics(truth, selected, counts, mf, k, n_clipped, rng) -> dict:
     nonprivate = [mf.names[j] for j in m.nonprivate_topk(counts, k, rng)]
-    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "values_clipped": n_clipped,
-            "nonprivate_two_stage_selected": sorted(nonprivate)}
+    diag = {
+        "rows_dropped_for_missing_values": mf.n_dropped,
+        "values_clipped": n_clipped,
+        "nonprivate_two_stage_selected": sorted(nonprivate),
+    }
     if truth is None:
         return diag
     head = truth[:k] if len(truth) >= k else truth
-    diag.update({"topk_accuracy_vs_truth": sis_m.topk_accuracy(selected, head),
-                 "utility_class_vs_truth": sis_m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
-                 "nonprivate_two_stage_accuracy_vs_truth": sis_m.topk_accuracy(nonprivate, head)})
+    diag.update(
+        {
+            "topk_accuracy_vs_truth": sis_m.topk_accuracy(selected, head),
+            "utility_class_vs_truth": sis_m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
+            "nonprivate_two_stage_accuracy_vs_truth": sis_m.topk_accuracy(nonprivate, head),
+        }
+    )
     return diag
 
 
 def _call(formula, eps, k, lam, blocks, vote, topk, second_stage, neighbouring, strict) -> dict:
-    return call_record({"formula": formula, "eps": eps, "k": k, "lam": lam},
-                       {"blocks": (blocks, None), "vote": (vote, "topk"), "topk": (topk, "canonical_lipschitz"),
-                        "second_stage": (second_stage, None), "neighbouring": (neighbouring, "replace"),
-                        "strict": (strict, False)})
+    return call_record(
+        {"formula": formula, "eps": eps, "k": k, "lam": lam},
+        {
+            "blocks": (blocks, None),
+            "vote": (vote, "topk"),
+            "topk": (topk, "canonical_lipschitz"),
+            "second_stage": (second_stage, None),
+            "neighbouring": (neighbouring, "replace"),
+            "strict": (strict, False),
+        },
+    )

@@ -147,15 +147,27 @@ def vertical_glm(
     """
     conf_level = m.check_fit(family, penalty, lam, tol, max_iter, rounds, se, conf_level)
     strict, accountant = check_strict(strict), check_accountant(accountant)
-    spec = m.settings(family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coef_share, neighbouring)
+    spec = m.settings(
+        family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coef_share, neighbouring
+    )
     if spec["eps"] is not None and accountant is not None:
         accountant.check(spec["eps"], spec["delta"])
     names, columns = _parties(parties)
     from .. import engines
 
-    fit = dict(formula=formula, data=data, names=names, columns=columns, spec=spec, se=se, tol=tol,
-               max_iter=max_iter, progress=progress, rows_requested=bool(diagnostics),
-               call=vertical_call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds))
+    fit = dict(
+        formula=formula,
+        data=data,
+        names=names,
+        columns=columns,
+        spec=spec,
+        se=se,
+        tol=tol,
+        max_iter=max_iter,
+        progress=progress,
+        rows_requested=bool(diagnostics),
+        call=vertical_call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds),
+    )
     if engines.is_engine_input(data):  # streamed / Dask: the Gaussian fit from sufficient statistics
         _check_statistics_mode(data, names, columns, spec, row_id, se)
         door = _FromStatistics(**fit)
@@ -216,20 +228,43 @@ class _Vertical:
         return m.plan(self.spec, frame.mf.n, len(self.names), frame.radius, frame.y_bound, simulated=True)
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Released:
-        sigmas = (m.noise_scales(self.spec, frame.mf.n, len(self.names), frame.radius, frame.y_bound)
-                  if self.dp else None)
+        sigmas = (
+            m.noise_scales(self.spec, frame.mf.n, len(self.names), frame.radius, frame.y_bound)
+            if self.dp
+            else None
+        )
         with _sweep_bar(self.spec["rounds"] if self.dp else self.max_iter, self.progress) as on_round:
-            return m.release(frame.X, frame.y, frame.owner, frame.mf.names, self.spec, se=self.se, tol=self.tol,
-                             max_iter=self.max_iter, sigmas=sigmas, noise=noise, on_round=on_round)
+            return m.release(
+                frame.X,
+                frame.y,
+                frame.owner,
+                frame.mf.names,
+                self.spec,
+                se=self.se,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                sigmas=sigmas,
+                noise=noise,
+                on_round=on_round,
+            )
 
-    def result(self, frame: _Frame, plan: Plan, released: m.Released, statement: PrivacyStatement,
-               noise: NoiseSource) -> VerticalGLMResult:
-        result = assemble_result(self.call, frame.mf.names, frame.mf.n, self.names, released, self.spec,
-                                 statement, self.se)
+    def result(
+        self, frame: _Frame, plan: Plan, released: m.Released, statement: PrivacyStatement, noise: NoiseSource
+    ) -> VerticalGLMResult:
+        result = assemble_result(
+            self.call, frame.mf.names, frame.mf.n, self.names, released, self.spec, statement, self.se
+        )
         result.response_note = frame.response_note
         if frame.y is not None:  # streamed/Dask fits keep no rows: no vcov/logLik/predict summaries
-            result.set_model_summaries(frame.mf, frame.mf.y, released.out.eta, dp=self.dp, se=self.se,
-                                       pooled=released.pooled, rows=self.rows_requested)
+            result.set_model_summaries(
+                frame.mf,
+                frame.mf.y,
+                released.out.eta,
+                dp=self.dp,
+                se=self.se,
+                pooled=released.pooled,
+                rows=self.rows_requested,
+            )
         return result
 
     def diagnostics(self, frame: _Frame, released: m.Released) -> dict:
@@ -251,8 +286,14 @@ class _FromStatistics(_Vertical):
             owner_box["owner"] = assign_terms(mf, self.columns, self.names)
             return None, None
 
-        mf, stats = engines.sufficient_statistics(self.formula, self.data, boxes=check_parties, gram=True,
-                                                  drop_intercept=False, progress=self.progress or None)
+        mf, stats = engines.sufficient_statistics(
+            self.formula,
+            self.data,
+            boxes=check_parties,
+            gram=True,
+            drop_intercept=False,
+            progress=self.progress or None,
+        )
         missing_rows_step(dd, mf)
         return _Frame(mf=mf, owner=owner_box["owner"], stats=stats.cross)
 
@@ -262,8 +303,17 @@ class _FromStatistics(_Vertical):
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Released:
         cross = frame.stats
         with _sweep_bar(self.max_iter, self.progress) as on_round:
-            return m.release_from_statistics(cross.xtx, cross.xty, cross.yty, frame.owner, frame.mf.n, se=self.se,
-                                             tol=self.tol, max_iter=self.max_iter, on_round=on_round)
+            return m.release_from_statistics(
+                cross.xtx,
+                cross.xty,
+                cross.yty,
+                frame.owner,
+                frame.mf.n,
+                se=self.se,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                on_round=on_round,
+            )
 
 
 @contextmanager
@@ -292,14 +342,19 @@ def _check_statistics_mode(data, names, columns, spec: dict, row_id, se: str) ->
             "streamed and Dask data are supported by vertical_glm only for family='gaussian' without penalty "
             f"and without eps (got family={family!r}, penalty={penalty!r}, eps={spec['eps']!r}): only that fit is "
             "a function of the sufficient statistics XᵀX, Xᵀy, yᵀy; the others exchange linear predictors row "
-            "by row, so load each party's rows into a pandas DataFrame.")
+            "by row, so load each party's rows into a pandas DataFrame."
+        )
     if row_id is not None:
-        raise DataError("row_id is for a list of per-party DataFrames; a stream or Dask frame already holds "
-                        "all parties' columns in one table. Drop row_id.")
+        raise DataError(
+            "row_id is for a list of per-party DataFrames; a stream or Dask frame already holds "
+            "all parties' columns in one table. Drop row_id."
+        )
     if se == "history":
-        raise DataError("se='history' needs the linear predictors exchanged during the sweeps, which the "
-                        "statistics mode does not simulate; use se='exact' (the default, equal to the pooled "
-                        "SEs), 'conditional', 'pooled' or 'none'.")
+        raise DataError(
+            "se='history' needs the linear predictors exchanged during the sweeps, which the "
+            "statistics mode does not simulate; use se='exact' (the default, equal to the pooled "
+            "SEs), 'conditional', 'pooled' or 'none'."
+        )
     available = set(engines.as_source(data).schema_frame().columns)
     missing = [(n, c) for n, cs in zip(names, columns) for c in cs if c not in available]
     if missing:
@@ -327,8 +382,10 @@ def _parties(parties) -> tuple[list[str], list[list[str]]]:
             if not isinstance(c, str):
                 raise DataError(f"party {name!r}: column names must be strings, got {c!r}.")
             if c in seen:
-                raise DataError(f"column {c!r} is held by both {seen[c]!r} and {name!r}: column sets "
-                                "must not overlap. Give each column to exactly one party.")
+                raise DataError(
+                    f"column {c!r} is held by both {seen[c]!r} and {name!r}: column sets "
+                    "must not overlap. Give each column to exactly one party."
+                )
             seen[c] = name
     return names, cols
 
@@ -341,8 +398,10 @@ def _combine(data, columns, names, row_id) -> pd.DataFrame:
             raise DataError(f"party {n!r} lists column {c!r}, which is not in data.")
         return data
     if not isinstance(data, (list, tuple)):  # e.g. a dpstats.engines stream or a Dask frame
-        raise DataError(f"data must be one DataFrame, a list of {len(columns)} DataFrames (one per party), "
-                        f"dpstats.engines.stream(...) or a Dask DataFrame; got {type(data).__name__}.")
+        raise DataError(
+            f"data must be one DataFrame, a list of {len(columns)} DataFrames (one per party), "
+            f"dpstats.engines.stream(...) or a Dask DataFrame; got {type(data).__name__}."
+        )
     frames = list(data)
     if len(frames) != len(columns) or not all(isinstance(f, pd.DataFrame) for f in frames):
         raise DataError(f"data must be one DataFrame or a list of {len(columns)} DataFrames, one per party.")
@@ -356,8 +415,9 @@ def _combine(data, columns, names, row_id) -> pd.DataFrame:
         if absent:
             raise DataError(f"party {name!r} lists column {absent[0]!r}, which is not in its data frame.")
         parts.append(f.reset_index(drop=True))
-    out = pd.concat([parts[0]] + [p[[c for c in p.columns if c not in parts[0].columns]] for p in parts[1:]],
-                    axis=1)
+    out = pd.concat(
+        [parts[0]] + [p[[c for c in p.columns if c not in parts[0].columns]] for p in parts[1:]], axis=1
+    )
     return out
 
 
@@ -365,13 +425,17 @@ def assign_terms(mf: ModelFrame, columns: list[list[str]], names: list[str]) -> 
     """Party index of each design column; errors for unowned or mixed terms."""
     holder = {c: k for k, cs in enumerate(columns) for c in cs}
     if mf.response in holder:
-        raise DataError(f"the response {mf.response!r} is listed as a party's column; remove it: "
-                        "y is held by the first party and shared with all.")
+        raise DataError(
+            f"the response {mf.response!r} is listed as a party's column; remove it: "
+            "y is held by the first party and shared with all."
+        )
     used = [v for v in mf.variables if v != mf.response]
     orphans = [v for v in used if v not in holder]
     if orphans:
-        raise DataError(f"column {orphans[0]!r} is used by the formula but held by no party; add it "
-                        "to one party's column list or drop it from the formula.")
+        raise DataError(
+            f"column {orphans[0]!r} is used by the formula but held by no party; add it "
+            "to one party's column list or drop it from the formula."
+        )
     owner = np.empty(mf.p, dtype=int)
     for j, (nm, term) in enumerate(zip(mf.names, mf.terms)):
         if nm == INTERCEPT:
@@ -380,8 +444,11 @@ def assign_terms(mf: ModelFrame, columns: list[list[str]], names: list[str]) -> 
         ks = {holder[v] for v in _IDENT.findall(term) if v in holder}
         ks |= {holder[term]} if term in holder else set()
         if len(ks) != 1:
-            why = "uses no party's column" if not ks else \
-                f"mixes columns of {', '.join(repr(names[k]) for k in sorted(ks))}"
+            why = (
+                "uses no party's column"
+                if not ks
+                else f"mixes columns of {', '.join(repr(names[k]) for k in sorted(ks))}"
+            )
             raise DataError(f"term {term!r} {why}; a term must be computable by one party.")
         owner[j] = ks.pop()
     for k, name in enumerate(names):

@@ -39,7 +39,7 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
 class Event:
     """An event on outputs: a threshold on a scalar or one category."""
 
-    kind: str          # "le", "gt" or "eq"
+    kind: str  # "le", "gt" or "eq"
     value: Any
 
     def indicator(self, outputs) -> np.ndarray:
@@ -96,19 +96,27 @@ class AuditResult:
 
     def row(self) -> dict:
         """One row of the audit table (plain types)."""
-        return {"mechanism": self.name, "claimed_eps": self.claimed_eps,
-                "claimed_delta": self.claimed_delta, "exact_pair_eps": self.exact_eps,
-                "eps_lb": self.eps_lb,
-                "delta_lb": self.delta_lb, "runs_per_dataset": self.n_runs,
-                "events_tested": self.n_events, "best_event": f"{self.event} ({self.direction})",
-                "verdict": "pass" if self.passed else "FAIL"}
+        return {
+            "mechanism": self.name,
+            "claimed_eps": self.claimed_eps,
+            "claimed_delta": self.claimed_delta,
+            "exact_pair_eps": self.exact_eps,
+            "eps_lb": self.eps_lb,
+            "delta_lb": self.delta_lb,
+            "runs_per_dataset": self.n_runs,
+            "events_tested": self.n_events,
+            "best_event": f"{self.event} ({self.direction})",
+            "verdict": "pass" if self.passed else "FAIL",
+        }
 
     def __str__(self) -> str:
         verdict = "consistent with" if self.passed else "REFUTES"
-        return (f"audit of {self.name}: eps_lb = {self.eps_lb:.4f} (claimed {self.claimed_eps:g}), "
-                f"delta_lb = {self.delta_lb:.3g} (claimed {self.claimed_delta:g}); {verdict} the "
-                f"claim at level {self.alpha:g} [{self.n_runs} runs per dataset, {self.n_events} events, "
-                f"best: {self.event}, {self.direction}]")
+        return (
+            f"audit of {self.name}: eps_lb = {self.eps_lb:.4f} (claimed {self.claimed_eps:g}), "
+            f"delta_lb = {self.delta_lb:.3g} (claimed {self.claimed_delta:g}); {verdict} the "
+            f"claim at level {self.alpha:g} [{self.n_runs} runs per dataset, {self.n_events} events, "
+            f"best: {self.event}, {self.direction}]"
+        )
 
 
 def _as_keys(outputs) -> list[Hashable]:
@@ -141,8 +149,9 @@ def candidate_events(held1, held2, kind: str, n_thresholds: int = 64) -> list[Ev
     raise ValueError(f"kind must be 'scalar' or 'category', got {kind!r}")
 
 
-def _directional_bounds(c1: int, n1: int, c2: int, n2: int, level: float, eps: float,
-                        delta: float) -> tuple[float, float, float, float, float]:
+def _directional_bounds(
+    c1: int, n1: int, c2: int, n2: int, level: float, eps: float, delta: float
+) -> tuple[float, float, float, float, float]:
     """(eps_lb, delta_lb, eps_lb_pure, p1⁻, p2⁺) for P1(E) vs P2(E) at one-sided ``level``."""
     p1_lo, _ = clopper_pearson(c1, n1, level)
     _, p2_hi = clopper_pearson(c2, n2, level)
@@ -172,11 +181,22 @@ def _held_out_scores(events: list[Event], a, b, eps: float, delta: float) -> np.
     return np.maximum(adjusted(c1, n1, c2, n2), adjusted(c2, n2, c1, n1))
 
 
-def audit_outputs(out1: Sequence, out2: Sequence, *, eps: float, delta: float = 0.0,
-                  kind: str = "scalar", alpha: float = 0.05, n_events: int = 4,
-                  n_thresholds: int = 64, held_out: float = 0.2, name: str = "mechanism",
-                  neighbours: str = "", exercised: str = "",
-                  exact_eps: float | None = None) -> AuditResult:
+def audit_outputs(
+    out1: Sequence,
+    out2: Sequence,
+    *,
+    eps: float,
+    delta: float = 0.0,
+    kind: str = "scalar",
+    alpha: float = 0.05,
+    n_events: int = 4,
+    n_thresholds: int = 64,
+    held_out: float = 0.2,
+    name: str = "mechanism",
+    neighbours: str = "",
+    exercised: str = "",
+    exact_eps: float | None = None,
+) -> AuditResult:
     """Audit two samples of outputs, from D1 and from D2, against a claimed (eps, delta).
 
     Parameters
@@ -220,17 +240,33 @@ def audit_outputs(out1: Sequence, out2: Sequence, *, eps: float, delta: float = 
     hold1, hold2, test1, test2 = out1[:h], out2[:h], out1[h:n], out2[h:n]
     candidates = candidate_events(hold1, hold2, kind, n_thresholds)
     scores = _held_out_scores(candidates, hold1, hold2, eps, delta)
-    chosen = [candidates[i] for i in np.argsort(-scores, kind="stable")[:max(1, n_events)]]
+    chosen = [candidates[i] for i in np.argsort(-scores, kind="stable")[: max(1, n_events)]]
     level = alpha / (4 * len(chosen))
-    tests = [(event, direction, _directional_bounds(*counts, level, eps, delta))
-             for event in chosen
-             for direction, counts in zip(("D1 vs D2", "D2 vs D1"), _counts_both(event, test1, test2))]
+    tests = [
+        (event, direction, _directional_bounds(*counts, level, eps, delta))
+        for event in chosen
+        for direction, counts in zip(("D1 vs D2", "D2 vs D1"), _counts_both(event, test1, test2))
+    ]
     event, direction, (adj, _, _, p_lo, p_hi) = max(tests, key=lambda t: (t[2][0], t[2][1]))
-    return AuditResult(name=name, claimed_eps=eps, claimed_delta=delta, eps_lb=adj,
-                       delta_lb=max(t[2][1] for t in tests), eps_lb_pure=max(t[2][2] for t in tests),
-                       n_runs=n, n_test=n - h, n_events=len(chosen), alpha=alpha, event=str(event),
-                       direction=direction, p_lower=p_lo, p_upper=p_hi, neighbours=neighbours,
-                       exercised=exercised, exact_eps=exact_eps)
+    return AuditResult(
+        name=name,
+        claimed_eps=eps,
+        claimed_delta=delta,
+        eps_lb=adj,
+        delta_lb=max(t[2][1] for t in tests),
+        eps_lb_pure=max(t[2][2] for t in tests),
+        n_runs=n,
+        n_test=n - h,
+        n_events=len(chosen),
+        alpha=alpha,
+        event=str(event),
+        direction=direction,
+        p_lower=p_lo,
+        p_upper=p_hi,
+        neighbours=neighbours,
+        exercised=exercised,
+        exact_eps=exact_eps,
+    )
 
 
 def _counts_both(event: Event, test1, test2):
@@ -255,12 +291,15 @@ def repeat(single: Callable[[Any, np.random.Generator], Any], progress: bool = F
     >>> len(run(0.0, 5, np.random.default_rng(0)))
     5
     """
+
     def run(data, n_runs: int, rng: np.random.Generator) -> list:
         iterator = range(n_runs)
         if progress:
             from tqdm.auto import tqdm
+
             iterator = tqdm(iterator, desc="audit runs", leave=False)
         return [single(data, rng) for _ in iterator]
+
     return run
 
 
@@ -306,8 +345,14 @@ class AuditCase:
     max_runs: int | None = None
 
 
-def audit(case: AuditCase, n_runs: int = 100_000, *, random_state: int = 0, alpha: float = 0.05,
-          held_out: float = 0.2) -> AuditResult:
+def audit(
+    case: AuditCase,
+    n_runs: int = 100_000,
+    *,
+    random_state: int = 0,
+    alpha: float = 0.05,
+    held_out: float = 0.2,
+) -> AuditResult:
     """Run ``case`` ``n_runs`` times on each neighbour and audit the outputs.
 
     D1 and D2 get independent generators spawned from ``random_state``.
@@ -324,20 +369,34 @@ def audit(case: AuditCase, n_runs: int = 100_000, *, random_state: int = 0, alph
     out2 = case.run(case.d2, n_runs, np.random.default_rng(seq2))
     if case.statistic is not None:
         out1, out2 = case.statistic(out1), case.statistic(out2)
-    return audit_outputs(out1, out2, eps=case.eps, delta=case.delta, kind=case.kind, alpha=alpha,
-                         n_events=case.n_events, held_out=held_out, name=case.name,
-                         neighbours=case.neighbours, exercised=case.exercised, exact_eps=case.exact_eps)
-
+    return audit_outputs(
+        out1,
+        out2,
+        eps=case.eps,
+        delta=case.delta,
+        kind=case.kind,
+        alpha=alpha,
+        n_events=case.n_events,
+        held_out=held_out,
+        name=case.name,
+        neighbours=case.neighbours,
+        exercised=case.exercised,
+        exact_eps=case.exact_eps,
+    )
 
 
 def format_table(results: Sequence[AuditResult]) -> str:
     """A plain-text table of claimed eps vs audited eps_lb (and the pair's exact eps if known)."""
-    head = (f"{'mechanism':54s} {'claimed':>8s} {'delta':>7s} {'exact':>7s} {'eps_lb':>7s} "
-            f"{'delta_lb':>8s} {'runs':>7s}  verdict")
+    head = (
+        f"{'mechanism':54s} {'claimed':>8s} {'delta':>7s} {'exact':>7s} {'eps_lb':>7s} "
+        f"{'delta_lb':>8s} {'runs':>7s}  verdict"
+    )
     lines = [head, "-" * len(head)]
     for r in results:
         exact = "" if r.exact_eps is None else f"{r.exact_eps:.3f}"
-        lines.append(f"{r.name[:54]:54s} {r.claimed_eps:8.3g} {r.claimed_delta:7.0g} {exact:>7s} "
-                     f"{r.eps_lb:7.3f} {r.delta_lb:8.2g} {r.n_runs:7d}  "
-                     f"{'pass' if r.passed else 'FAIL (claim refuted)'}")
+        lines.append(
+            f"{r.name[:54]:54s} {r.claimed_eps:8.3g} {r.claimed_delta:7.0g} {exact:>7s} "
+            f"{r.eps_lb:7.3f} {r.delta_lb:8.2g} {r.n_runs:7d}  "
+            f"{'pass' if r.passed else 'FAIL (claim refuted)'}"
+        )
     return "\n".join(lines)

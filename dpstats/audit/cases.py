@@ -38,33 +38,52 @@ def laplace_case(eps: float = 1.0, sensitivity: float = 1.0, broken: bool = Fals
 
     return AuditCase(
         name=f"Laplace (Δ₁={sensitivity:g}{', sensitivity halved: BROKEN' if broken else ''})",
-        run=run, d1=0.0, d2=float(sensitivity), eps=eps,
+        run=run,
+        d1=0.0,
+        d2=float(sensitivity),
+        eps=eps,
         neighbours="f(D1) = 0, f(D2) = Δ₁: the changed row moves f by its full sensitivity",
-        exercised="NoiseSource.laplace, seeded numpy, all runs in one vector")
+        exercised="NoiseSource.laplace, seeded numpy, all runs in one vector",
+    )
 
 
-def gaussian_case(eps: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0,
-                  calibration: str = "analytic", broken: bool = False) -> AuditCase:
+def gaussian_case(
+    eps: float = 1.0,
+    delta: float = 1e-5,
+    sensitivity: float = 1.0,
+    calibration: str = "analytic",
+    broken: bool = False,
+) -> AuditCase:
     """Gaussian mechanism through :meth:`NoiseSource.gaussian`, vectorised.
 
     sigma from :func:`~dpstats.privacy.calibration.analytic_gaussian_sigma`
     (Balle & Wang 2018) or the classic bound; neighbours f(D1) = 0, f(D2) = Δ₂.
     """
     sens = sensitivity / 2 if broken else sensitivity
-    sigma = (analytic_gaussian_sigma(eps, delta, sens) if calibration == "analytic"
-             else classic_gaussian_sigma(eps, delta, sens))
+    sigma = (
+        analytic_gaussian_sigma(eps, delta, sens)
+        if calibration == "analytic"
+        else classic_gaussian_sigma(eps, delta, sens)
+    )
 
     def run(f: float, n_runs: int, rng: np.random.Generator) -> np.ndarray:
         return _numpy_noise(rng).gaussian(np.full(n_runs, f), sigma)
 
     return AuditCase(
         name=f"Gaussian ({calibration} σ={sigma:.3g}{', sensitivity halved: BROKEN' if broken else ''})",
-        run=run, d1=0.0, d2=float(sensitivity), eps=eps, delta=delta,
-        neighbours="f(D1) = 0, f(D2) = Δ₂", exercised="NoiseSource.gaussian, seeded numpy, vectorised")
+        run=run,
+        d1=0.0,
+        d2=float(sensitivity),
+        eps=eps,
+        delta=delta,
+        neighbours="f(D1) = 0, f(D2) = Δ₂",
+        exercised="NoiseSource.gaussian, seeded numpy, vectorised",
+    )
 
 
-def l2_laplace_case(eps: float = 1.0, sensitivity: float = 1.0, dim: int = 3,
-                    broken: bool = False) -> AuditCase:
+def l2_laplace_case(
+    eps: float = 1.0, sensitivity: float = 1.0, dim: int = 3, broken: bool = False
+) -> AuditCase:
     """Multivariate L2-Laplace (density ∝ exp(−eps‖b‖₂/Δ₂)) via :meth:`NoiseSource.l2_laplace`.
 
     Neighbours f(D1) = 0 and f(D2) = Δ₂·e₁ in ``dim`` dimensions.  Each output
@@ -84,9 +103,14 @@ def l2_laplace_case(eps: float = 1.0, sensitivity: float = 1.0, dim: int = 3,
 
     return AuditCase(
         name=f"L2-Laplace (d={dim}{', sensitivity halved: BROKEN' if broken else ''})",
-        run=repeat(single), d1=c1, d2=c2, eps=eps, statistic=statistic,
+        run=repeat(single),
+        d1=c1,
+        d2=c2,
+        eps=eps,
+        statistic=statistic,
         neighbours="f(D1) = 0, f(D2) = Δ₂·e₁ (the full l2 sensitivity)",
-        exercised="NoiseSource.l2_laplace, seeded numpy, one call per run")
+        exercised="NoiseSource.l2_laplace, seeded numpy, one call per run",
+    )
 
 
 def shift_pair(d: int = 4, k: int = 2, level: float = 3.0) -> tuple[np.ndarray, np.ndarray]:
@@ -133,8 +157,9 @@ def exact_pair_eps(pmf1: dict, pmf2: dict) -> float:
     return worst
 
 
-def worst_topk_pair(selector: str, d: int, k: int, eps: float, n_pairs: int = 200,
-                    random_state: int = 0) -> tuple[np.ndarray, np.ndarray, float]:
+def worst_topk_pair(
+    selector: str, d: int, k: int, eps: float, n_pairs: int = 200, random_state: int = 0
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Search sensitivity-1 neighbouring score pairs for the largest exact eps (cached).
 
     Scores s1 on the integer grid 1..4, s2 = s1 + a vector in {−1, 0, 1}^d
@@ -154,8 +179,9 @@ def worst_topk_pair(selector: str, d: int, k: int, eps: float, n_pairs: int = 20
 
 
 @lru_cache(maxsize=64)
-def _worst_topk_pair(selector: str, d: int, k: int, eps: float, n_pairs: int,
-                     random_state: int) -> tuple[np.ndarray, np.ndarray, float]:
+def _worst_topk_pair(
+    selector: str, d: int, k: int, eps: float, n_pairs: int, random_state: int
+) -> tuple[np.ndarray, np.ndarray, float]:
     dist = exact_distribution(selector)
     if dist is None:
         raise ValueError(f"no exact distribution for selector {selector!r}")
@@ -172,9 +198,15 @@ def _worst_topk_pair(selector: str, d: int, k: int, eps: float, n_pairs: int,
     return best
 
 
-def topk_case(eps: float = 1.0, d: int = 4, k: int = 2, selector: str = "canonical_lipschitz",
-              broken: bool = False, pair: tuple[np.ndarray, np.ndarray] | None = None,
-              **options) -> AuditCase:
+def topk_case(
+    eps: float = 1.0,
+    d: int = 4,
+    k: int = 2,
+    selector: str = "canonical_lipschitz",
+    broken: bool = False,
+    pair: tuple[np.ndarray, np.ndarray] | None = None,
+    **options,
+) -> AuditCase:
     """A top-k selector from :data:`dpstats.privacy.SELECTORS` on neighbouring scores.
 
     ``pair`` defaults to the :func:`shift_pair`; pass the result of
@@ -192,9 +224,15 @@ def topk_case(eps: float = 1.0, d: int = 4, k: int = 2, selector: str = "canonic
 
     return AuditCase(
         name=f"top-k {selector} (d={s1.size}, k={k}{', sensitivity halved: BROKEN' if broken else ''})",
-        run=repeat(single), d1=s1, d2=s2, eps=eps, kind="category", n_events=6,
+        run=repeat(single),
+        d1=s1,
+        d2=s2,
+        eps=eps,
+        kind="category",
+        n_events=6,
         neighbours=f"scores {s1.tolist()} vs {s2.tolist()} (every score moves by at most the sensitivity)",
-        exercised="privacy.topk.select_topk, seeded numpy generator, one call per run")
+        exercised="privacy.topk.select_topk, seeded numpy generator, one call per run",
+    )
 
 
 def sis_frames(s1: np.ndarray, s2: np.ndarray) -> tuple:
@@ -224,9 +262,14 @@ def sis_frames(s1: np.ndarray, s2: np.ndarray) -> tuple:
     return frames[0], frames[1]
 
 
-def sis_case(eps: float = 1.0, pair: tuple[np.ndarray, np.ndarray] | None = None, k: int = 2,
-             topk: str = "canonical_lipschitz", front_door: bool = False,
-             broken: bool = False) -> AuditCase:
+def sis_case(
+    eps: float = 1.0,
+    pair: tuple[np.ndarray, np.ndarray] | None = None,
+    k: int = 2,
+    topk: str = "canonical_lipschitz",
+    front_door: bool = False,
+    broken: bool = False,
+) -> AuditCase:
     """DP-SIS's midpoint score on the frames of :func:`sis_frames` (replace-one, bounds (−1, 1)).
 
     ``front_door=False`` computes each frame's scores once with the method's
@@ -244,10 +287,20 @@ def sis_case(eps: float = 1.0, pair: tuple[np.ndarray, np.ndarray] | None = None
         from ..api.sis import dp_sis
 
         def single(frame, rng):
-            fit = dp_sis("y ~ .", frame, eps, k=k, bounds=(-1, 1), center="midpoint", topk=topk,
-                         random_state=rng, oc_trials=0)
+            fit = dp_sis(
+                "y ~ .",
+                frame,
+                eps,
+                k=k,
+                bounds=(-1, 1),
+                center="midpoint",
+                topk=topk,
+                random_state=rng,
+                oc_trials=0,
+            )
             names = list(frame.columns[1:])
             return tuple(sorted(names.index(nm) for nm in fit.selected))
+
         exercised = "dpstats.dp_sis front door per run, seeded numpy generator"
     else:
         from ..geometry import resolve_box
@@ -255,22 +308,32 @@ def sis_case(eps: float = 1.0, pair: tuple[np.ndarray, np.ndarray] | None = None
 
         def scores_of(frame):
             names = [c for c in frame.columns if c != "y"]
-            stats = cross_products(frame[names].to_numpy(), frame["y"].to_numpy(),
-                                   x_box=resolve_box((-1, 1), names), y_box=resolve_box((-1, 1), ["y"]))
+            stats = cross_products(
+                frame[names].to_numpy(),
+                frame["y"].to_numpy(),
+                x_box=resolve_box((-1, 1), names),
+                y_box=resolve_box((-1, 1), ["y"]),
+            )
             return m.scores_on_unit_scale(stats)
 
         d1, d2 = scores_of(d1), scores_of(d2)
 
         def single(scores, rng):
             return tuple(m.private_top_k(scores, k, eps, sensitivity, rng, topk=topk).tolist())
+
         exercised = "stats.cross_products + methods.sis.private_top_k, seeded numpy generator"
     return AuditCase(
         name=f"DP-SIS {'front door' if front_door else 'plain'} ({topk}, d={len(s1)}, k={k}"
-             f"{', sensitivity halved: BROKEN' if broken else ''})",
-        run=repeat(single), d1=d1, d2=d2, eps=eps, kind="category", n_events=6,
+        f"{', sensitivity halved: BROKEN' if broken else ''})",
+        run=repeat(single),
+        d1=d1,
+        d2=d2,
+        eps=eps,
+        kind="category",
+        n_events=6,
         neighbours="one row replaced at the bounds, moving each |x_j'y| by up to 2 (the sensitivity)",
-        exercised=exercised)
-
+        exercised=exercised,
+    )
 
 
 def sis_centred_frames(s1: np.ndarray, s2: np.ndarray, n: int = 4) -> tuple:
@@ -325,8 +388,9 @@ def worst_binary_pair(selector: str, d: int, k: int, eps: float) -> tuple[np.nda
     return s1.copy(), s2.copy(), exact
 
 
-def sis_centred_case(eps: float = 1.0, d: int = 5, k: int = 1, topk: str = "peeling", n: int = 4,
-                     broken: bool = False) -> AuditCase:
+def sis_centred_case(
+    eps: float = 1.0, d: int = 5, k: int = 1, topk: str = "peeling", n: int = 4, broken: bool = False
+) -> AuditCase:
     """DP-SIS with the centred score on its worst neighbouring frames (replace one row).
 
     The frames come from :func:`sis_centred_frames` on the 0/1 pair of
@@ -349,8 +413,12 @@ def sis_centred_case(eps: float = 1.0, d: int = 5, k: int = 1, topk: str = "peel
 
     def scores_of(frame):
         names = [c for c in frame.columns if c != "y"]
-        stats = cross_products(frame[names].to_numpy(), frame["y"].to_numpy(),
-                               x_box=resolve_box((-1, 1), names), y_box=resolve_box((-1, 1), ["y"]))
+        stats = cross_products(
+            frame[names].to_numpy(),
+            frame["y"].to_numpy(),
+            x_box=resolve_box((-1, 1), names),
+            y_box=resolve_box((-1, 1), ["y"]),
+        )
         return m.scores_centred_on_unit_scale(stats)
 
     def single(scores, rng):
@@ -358,11 +426,16 @@ def sis_centred_case(eps: float = 1.0, d: int = 5, k: int = 1, topk: str = "peel
 
     case = AuditCase(
         name=f"DP-SIS centred score ({topk}, d={d}, k={k}, n={n}"
-             f"{', sensitivity halved: BROKEN' if broken else ''})",
-        run=repeat(single), d1=scores_of(frames[0]), d2=scores_of(frames[1]), eps=eps, kind="category",
+        f"{', sensitivity halved: BROKEN' if broken else ''})",
+        run=repeat(single),
+        d1=scores_of(frames[0]),
+        d2=scores_of(frames[1]),
+        eps=eps,
+        kind="category",
         n_events=6,
         neighbours=f"corner rows: scores {s1.tolist()} vs {s2.tolist()} times 4(1 − 1/n) (the sensitivity)",
-        exercised="stats.cross_products + methods.sis.scores_centred_on_unit_scale + private_top_k, seeded numpy")
+        exercised="stats.cross_products + methods.sis.scores_centred_on_unit_scale + private_top_k, seeded numpy",
+    )
     case.exact_eps = None if broken else exact
     return case
 
@@ -376,9 +449,13 @@ def standard_cases(eps: float = 1.0, n_pairs: int = 150) -> list[AuditCase]:
     """
     from ..privacy.topk import SELECTORS
 
-    cases = [laplace_case(eps), gaussian_case(eps, 1e-5, calibration="analytic"),
-             gaussian_case(min(eps, 0.9), 1e-5, calibration="classic"),
-             gaussian_case(2 * eps, 1e-5, calibration="analytic"), l2_laplace_case(eps)]
+    cases = [
+        laplace_case(eps),
+        gaussian_case(eps, 1e-5, calibration="analytic"),
+        gaussian_case(min(eps, 0.9), 1e-5, calibration="classic"),
+        gaussian_case(2 * eps, 1e-5, calibration="analytic"),
+        l2_laplace_case(eps),
+    ]
     sis_pair = None
     for selector in SELECTORS:
         k = 3 if selector == "canonical_lipschitz" else 2
@@ -401,6 +478,10 @@ def standard_cases(eps: float = 1.0, n_pairs: int = 150) -> list[AuditCase]:
     broken_topk = topk_case(eps, k=2, selector="peeling", broken=True, pair=broken_pair[:2])
     broken_topk.exact_eps = broken_pair[2]
     # the broken Gaussian is audited at 2·eps: at eps = 1 its excess lives in events too rare for 10^5 runs
-    cases += [laplace_case(eps, broken=True), gaussian_case(2 * eps, 1e-5, broken=True),
-              l2_laplace_case(eps, broken=True), broken_topk]
+    cases += [
+        laplace_case(eps, broken=True),
+        gaussian_case(2 * eps, 1e-5, broken=True),
+        l2_laplace_case(eps, broken=True),
+        broken_topk,
+    ]
     return cases

@@ -43,8 +43,7 @@ def two_stage_case(eps: float = 1.0, topk: str = "canonical_lipschitz", k: int =
     from ..methods import two_stage as ts
     from ..privacy.topk import SELECTORS
 
-    base = np.array([[3.0, 2, 1, 0, 0], [0, 2, 3, 1, 0], [1, 0, 0, 3, 2], [2, 3, 0, 0, 1],
-                     [0, 0, 2, 1, 3]])
+    base = np.array([[3.0, 2, 1, 0, 0], [0, 2, 3, 1, 0], [1, 0, 0, 3, 2], [2, 3, 0, 0, 1], [0, 0, 2, 1, 3]])
     coefs1 = np.vstack([base, [3.0, 2, 0, 0, 0]])
     coefs2 = np.vstack([base, [0.0, 0, 3, 2, 0]])
     sens = ts.SENSITIVITY["replace"]
@@ -56,10 +55,16 @@ def two_stage_case(eps: float = 1.0, topk: str = "canonical_lipschitz", k: int =
 
     dist = exact_distribution(topk)
     case = AuditCase(
-        name=f"two-stage vote top-k ({topk}, d=5, k={k}, 6 blocks)", run=repeat(single), d1=c1, d2=c2,
-        eps=eps, kind="category", n_events=6,
+        name=f"two-stage vote top-k ({topk}, d=5, k={k}, 6 blocks)",
+        run=repeat(single),
+        d1=c1,
+        d2=c2,
+        eps=eps,
+        kind="category",
+        n_events=6,
         neighbours=f"one block's vote moves from {{0,1}} to {{2,3}}: counts {c1.tolist()} vs {c2.tolist()}",
-        exercised="methods.two_stage.vote_counts + SELECTORS[topk].select, seeded numpy generator")
+        exercised="methods.two_stage.vote_counts + SELECTORS[topk].select, seeded numpy generator",
+    )
     if dist is not None:
         case.exact_eps = exact_pair_eps(dist(c1, k, eps), dist(c2, k, eps))
     return case
@@ -76,7 +81,7 @@ def felp_frames(n: int = 40, d: int = 4, seed: int = 0) -> tuple:
     rng = np.random.default_rng(seed)
     y = np.repeat([0, 1], n // 2)
     U = rng.uniform(0, 1, (n, d)) * 0.5
-    U[:, 0] = (y + rng.uniform(0, 1, n)) / 2          # one informative feature
+    U[:, 0] = (y + rng.uniform(0, 1, n)) / 2  # one informative feature
     U1, U2 = U.copy(), U.copy()
     y1, y2 = y.copy(), y.copy()
     U1[-1], y1[-1] = 1.0, 1
@@ -154,9 +159,16 @@ def _felp_claim(variant: str, n: int, lam: float, n_estimators: int) -> float:
     return fm.paper_sensitivity(n, lam)
 
 
-def felp_sensitivity_check(variant: str = "strict", lam: float = 0.1, n_estimators: int = 5,
-                           draws: int = 20, n: int = 40, d: int = 4, random_state: int = 0,
-                           pair: str | None = None) -> dict:
+def felp_sensitivity_check(
+    variant: str = "strict",
+    lam: float = 0.1,
+    n_estimators: int = 5,
+    draws: int = 20,
+    n: int = 40,
+    d: int = 4,
+    random_state: int = 0,
+    pair: str | None = None,
+) -> dict:
     """Largest ‖w̄(D1) − w̄(D2)‖₂ over coupled subset draws, against the sensitivity FELP claims.
 
     The ensemble average w̄ is computed with ``methods.felp.ensemble`` on the
@@ -177,18 +189,31 @@ def felp_sensitivity_check(variant: str = "strict", lam: float = 0.1, n_estimato
     ratios = []
     for i in range(draws):
         seed = np.random.SeedSequence([random_state, i])
-        w1 = fm.ensemble(U1, y1, lam, n_estimators=n_estimators, variant=variant,
-                         gen=np.random.default_rng(seed)).w_mean
-        w2 = fm.ensemble(U2, y2, lam, n_estimators=n_estimators, variant=variant,
-                         gen=np.random.default_rng(seed)).w_mean
+        w1 = fm.ensemble(
+            U1, y1, lam, n_estimators=n_estimators, variant=variant, gen=np.random.default_rng(seed)
+        ).w_mean
+        w2 = fm.ensemble(
+            U2, y2, lam, n_estimators=n_estimators, variant=variant, gen=np.random.default_rng(seed)
+        ).w_mean
         ratios.append(float(np.linalg.norm(w1 - w2)) / claimed)
     worst = max(ratios) * claimed
-    return {"variant": variant, "claimed_sensitivity": claimed, "observed": worst, "ratio": worst / claimed,
-            "ratios": ratios}
+    return {
+        "variant": variant,
+        "claimed_sensitivity": claimed,
+        "observed": worst,
+        "ratio": worst / claimed,
+        "ratios": ratios,
+    }
 
 
-def felp_case(eps: float = 1.0, variant: str = "strict", lam: float = 0.1, n_estimators: int = 5,
-              random_state: int = 0, pair: str = "corner") -> AuditCase:
+def felp_case(
+    eps: float = 1.0,
+    variant: str = "strict",
+    lam: float = 0.1,
+    n_estimators: int = 5,
+    random_state: int = 0,
+    pair: str = "corner",
+) -> AuditCase:
     """FELP's release w̄ + L2-Laplace(Δ/eps) on one coupled subset draw of a neighbouring pair.
 
     The ensemble (about 0.1 s) is fitted once per neighbour with the same
@@ -223,10 +248,12 @@ def felp_case(eps: float = 1.0, variant: str = "strict", lam: float = 0.1, n_est
     sens = _felp_claim(variant, len(y1), lam, n_estimators)
     scale = sens / eps
     seed = np.random.SeedSequence([random_state, 99])
-    w1 = fm.ensemble(U1, y1, lam, n_estimators=n_estimators, variant=variant,
-                     gen=np.random.default_rng(seed)).w_mean
-    w2 = fm.ensemble(U2, y2, lam, n_estimators=n_estimators, variant=variant,
-                     gen=np.random.default_rng(seed)).w_mean
+    w1 = fm.ensemble(
+        U1, y1, lam, n_estimators=n_estimators, variant=variant, gen=np.random.default_rng(seed)
+    ).w_mean
+    w2 = fm.ensemble(
+        U2, y2, lam, n_estimators=n_estimators, variant=variant, gen=np.random.default_rng(seed)
+    ).w_mean
 
     def single(centre, rng):
         return _numpy_noise(rng).l2_laplace(centre, scale)
@@ -235,20 +262,34 @@ def felp_case(eps: float = 1.0, variant: str = "strict", lam: float = 0.1, n_est
         x = np.asarray(outputs, float)
         return (np.linalg.norm(x - w2, axis=1) - np.linalg.norm(x - w1, axis=1)) / scale
 
-    described = {"corner": "last row moved to the opposite corner of the box with its label flipped",
-                 "worst": "class-1 row at the origin (inside class 0) vs at (1, ½)/√d",
-                 "overreach": "class-1 row on a class-0 row (a nearest miss of all class 0) vs in its cluster"}
+    described = {
+        "corner": "last row moved to the opposite corner of the box with its label flipped",
+        "worst": "class-1 row at the origin (inside class 0) vs at (1, ½)/√d",
+        "overreach": "class-1 row on a class-0 row (a nearest miss of all class 0) vs in its cluster",
+    }
     ratio = float(np.linalg.norm(w1 - w2)) / sens
     return AuditCase(
-        name=f"FELP {variant} (k={n_estimators}, λ={lam:g}, {pair} pair, coupled draw)", run=repeat(single),
-        d1=w1, d2=w2, eps=eps, statistic=statistic,
+        name=f"FELP {variant} (k={n_estimators}, λ={lam:g}, {pair} pair, coupled draw)",
+        run=repeat(single),
+        d1=w1,
+        d2=w2,
+        eps=eps,
+        statistic=statistic,
         neighbours=f"{described[pair]}: ‖Δw̄‖ = {ratio:.3f}·Δ",
         exercised="methods.felp.ensemble once per neighbour + NoiseSource.l2_laplace per run",
-        exact_eps=eps * ratio)
+        exact_eps=eps * ratio,
+    )
 
 
-def knockoff_frames(n: int = 2000, p: int = 16, B: float = 1.0, sigma: float = 0.5, seed: int = 0,
-                    worst: bool = False, delta2: float = 5e-3) -> tuple:
+def knockoff_frames(
+    n: int = 2000,
+    p: int = 16,
+    B: float = 1.0,
+    sigma: float = 0.5,
+    seed: int = 0,
+    worst: bool = False,
+    delta2: float = 5e-3,
+) -> tuple:
     """Neighbouring frames for dp_knockoff: rows of norm <= B, y = Xβ (+ noise) with ‖β‖ = 1.
 
     ``worst=False``: the replaced (last) row is at the row-norm bound along x1
@@ -268,13 +309,13 @@ def knockoff_frames(n: int = 2000, p: int = 16, B: float = 1.0, sigma: float = 0
 
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p))
-    X *= 0.9 * B / np.linalg.norm(X, axis=1, keepdims=True)   # every row at 0.9·B
+    X *= 0.9 * B / np.linalg.norm(X, axis=1, keepdims=True)  # every row at 0.9·B
     beta = np.zeros(p)
     beta[:3] = 1 / np.sqrt(3)
     y = X @ beta + (0.0 if worst else sigma * rng.standard_normal(n))
     col = p - 1 if worst else 0
     if worst:
-        h = B ** 2 * float(np.linalg.inv(X.T @ X)[col, col])
+        h = B**2 * float(np.linalg.inv(X.T @ X)[col, col])
         level = 0.95 * math.sqrt(kd.zeta(p, sigma, delta2) / (h + 2 * p / n))
     frames = []
     for sign in (1.0, -1.0):
@@ -315,8 +356,19 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
         captured.append((st, s, scales, kwargs))
         return original(st, s, scales, noise, **kwargs)
 
-    kwargs = dict(eps=eps, delta=delta, method=method, bounds=1.0, sigma=0.5, beta_norm=1.0, c_min=8.0,
-                  lambda_min=0.5, random_state=0, oc_trials=0, strict=True)
+    kwargs = dict(
+        eps=eps,
+        delta=delta,
+        method=method,
+        bounds=1.0,
+        sigma=0.5,
+        beta_norm=1.0,
+        c_min=8.0,
+        lambda_min=0.5,
+        random_state=0,
+        oc_trials=0,
+        strict=True,
+    )
     kd.run_mechanism = spy
     try:
         for frame in (d1, d2):
@@ -325,15 +377,26 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
         kd.run_mechanism = original
     (st1, s1, scales1, kw1), (st2, s2, scales2, _) = captured
     if s1 != s2 or scales1 != scales2:
-        raise AssertionError("knockoff noise scales depend on the data although every calibration was declared")
+        raise AssertionError(
+            "knockoff noise scales depend on the data although every calibration was declared"
+        )
     quiet = dataclasses.replace(scales1, kappa=0.0, kappa1=0.0, kappa2=0.0, laplace_s=0.0)
-    means = [np.mean([original(st, s1, quiet, FastNoise(np.random.default_rng([7, i])), **kw1).coefficients
-                      for i in range(20)], axis=0) for st in (st1, st2)]
+    means = [
+        np.mean(
+            [
+                original(st, s1, quiet, FastNoise(np.random.default_rng([7, i])), **kw1).coefficients
+                for i in range(20)
+            ],
+            axis=0,
+        )
+        for st in (st1, st2)
+    ]
     shift = means[0] - means[1]
     direction = shift / max(float(np.linalg.norm(shift)), 1e-300)
     noise_sd = scales1.kappa if method == "II" else scales1.kappa2
-    sens = scales1.sensitivities.get("Delta2 (coefficients, l2)",
-                                     scales1.sensitivities.get("Delta cross-products (l2)"))
+    sens = scales1.sensitivities.get(
+        "Delta2 (coefficients, l2)", scales1.sensitivities.get("Delta cross-products (l2)")
+    )
 
     def single(st, rng):
         return original(st, s1, scales1, _numpy_noise(rng), **kw1).coefficients
@@ -341,14 +404,24 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
     def statistic(outputs):
         return np.asarray(outputs, float) @ direction
 
-    pair = ("B·e_p (null column), y = ±Y at Theorem 5's residual bound" if worst
-            else "last row at the row-norm bound along x1, y at +3σ vs −3σ")
+    pair = (
+        "B·e_p (null column), y = ±Y at Theorem 5's residual bound"
+        if worst
+        else "last row at the row-norm bound along x1, y at +3σ vs −3σ"
+    )
     return AuditCase(
         name=f"knockoff Method {method} (p=16, {'worst pair, ' if worst else ''}released b)",
-        run=repeat(single), d1=st1, d2=st2, eps=eps, delta=delta, statistic=statistic,
-        neighbours=(f"{pair}: mean ‖Δb‖ = {np.linalg.norm(shift):.3g} (Δ = {sens:.3g}, "
-                    f"noise sd {noise_sd:.3g})"),
-        exercised="dp_knockoff calibration (captured) + methods.knockoff.mechanism.run_mechanism per run")
+        run=repeat(single),
+        d1=st1,
+        d2=st2,
+        eps=eps,
+        delta=delta,
+        statistic=statistic,
+        neighbours=(
+            f"{pair}: mean ‖Δb‖ = {np.linalg.norm(shift):.3g} (Δ = {sens:.3g}, noise sd {noise_sd:.3g})"
+        ),
+        exercised="dp_knockoff calibration (captured) + methods.knockoff.mechanism.run_mechanism per run",
+    )
 
 
 def gmm_radius_case(eps: float = 1.0) -> AuditCase:
@@ -369,10 +442,16 @@ def gmm_radius_case(eps: float = 1.0) -> AuditCase:
         return private_radius(distances, radii, 60.0, eps, rng)
 
     return AuditCase(
-        name="dp_gmm step: private radius (AboveThreshold)", run=repeat(single), d1=d1, d2=d2, eps=eps,
-        kind="category", n_events=6,
+        name="dp_gmm step: private radius (AboveThreshold)",
+        run=repeat(single),
+        d1=d1,
+        d2=d2,
+        eps=eps,
+        kind="category",
+        n_events=6,
         neighbours="one point inside every radius vs outside every radius: all counts move by 1",
-        exercised="privacy.sparse_vector.private_radius, seeded numpy generator")
+        exercised="privacy.sparse_vector.private_radius, seeded numpy generator",
+    )
 
 
 def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> AuditCase:
@@ -398,10 +477,15 @@ def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> 
         return M[0, 0] - M[1, 1]
 
     return AuditCase(
-        name=f"dp_gmm step: private PCA (ρ={rho:.3g} zCDP as ({eps:g}, {delta:g}))", run=repeat(single),
-        d1=d1, d2=d2, eps=eps, delta=delta,
+        name=f"dp_gmm step: private PCA (ρ={rho:.3g} zCDP as ({eps:g}, {delta:g}))",
+        run=repeat(single),
+        d1=d1,
+        d2=d2,
+        eps=eps,
+        delta=delta,
         neighbours="replaced row radius·e1 vs radius·e2 (Frobenius change √2·radius²)",
-        exercised="privacy.pca.private_pca with NoiseSource on seeded numpy")
+        exercised="privacy.pca.private_pca with NoiseSource on seeded numpy",
+    )
 
 
 def gmm_frames(n: int = 40, seed: int = 0) -> tuple:
@@ -437,10 +521,15 @@ def gmm_end_to_end_case(eps: float = 1.0, delta: float = 1e-3) -> AuditCase:
         return abs(float(fit.means[upper, 1]))
 
     return AuditCase(
-        name="dp_gmm end to end (k=2, d=2, n=41, |released b-mean|)", run=repeat(single), d1=d1, d2=d2,
-        eps=eps, delta=delta,
+        name="dp_gmm end to end (k=2, d=2, n=41, |released b-mean|)",
+        run=repeat(single),
+        d1=d1,
+        d2=d2,
+        eps=eps,
+        delta=delta,
         neighbours="one row at the corner (−1, −1) vs (1, 1) of the declared box",
-        exercised="dpstats.dp_gmm front door per run (PCA, radius, clusters, estimates), seeded numpy")
+        exercised="dpstats.dp_gmm front door per run (PCA, radius, clusters, estimates), seeded numpy",
+    )
 
 
 def vertical_frames(n: int = 50, seed: int = 0) -> tuple:
@@ -479,8 +568,9 @@ def vertical_worst_frames(n: int = 50, seed: int = 0, offset: float = 10.0) -> t
     return (X1, y1, o1), (X2, y2, o2), R
 
 
-def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float = 5.0,
-                              worst: bool = True) -> AuditCase:
+def vertical_coefficient_case(
+    eps: float = 1.0, delta: float = 1e-6, lam: float = 5.0, worst: bool = True
+) -> AuditCase:
     """vertical_glm's DP coefficient release for one party: ridge-logistic block + Gaussian noise.
 
     The block is fitted once per neighbour with ``methods.vertical.fit_block``
@@ -513,18 +603,31 @@ def vertical_coefficient_case(eps: float = 1.0, delta: float = 1e-6, lam: float 
         return _numpy_noise(rng).gaussian(np.tile(beta, (n_runs, 1)), sigma) @ direction
 
     return AuditCase(
-        name=f"vertical GLM coefficient release (ridge logistic, λ={lam:g})", run=run, d1=b1, d2=b2,
-        eps=eps, delta=delta,
-        neighbours=(("replaced row (1, 1), offset +10, y=0 vs offset −10, y=1" if worst else
-                     "replaced row (1, 1, y=1) vs (1, −1, y=0)") + ": ‖β(D1) − β(D2)‖ = "
-                    f"{np.linalg.norm(b2 - b1) / d_beta:.3f}·Δ₂(β)"),
-        exercised="methods.vertical.fit_block once per neighbour + NoiseSource.gaussian, vectorised")
+        name=f"vertical GLM coefficient release (ridge logistic, λ={lam:g})",
+        run=run,
+        d1=b1,
+        d2=b2,
+        eps=eps,
+        delta=delta,
+        neighbours=(
+            (
+                "replaced row (1, 1), offset +10, y=0 vs offset −10, y=1"
+                if worst
+                else "replaced row (1, 1, y=1) vs (1, −1, y=0)"
+            )
+            + ": ‖β(D1) − β(D2)‖ = "
+            f"{np.linalg.norm(b2 - b1) / d_beta:.3f}·Δ₂(β)"
+        ),
+        exercised="methods.vertical.fit_block once per neighbour + NoiseSource.gaussian, vectorised",
+    )
 
 
-_METHOD_CASES.update({
-    "two-stage": lambda eps: [two_stage_case(eps), two_stage_case(eps, topk="joint")],
-    "FELP": lambda eps: [felp_case(eps, "strict", pair="worst"), felp_case(eps, "paper")],
-    "knockoff": lambda eps: [knockoff_case(eps, method="I"), knockoff_case(eps, method="II")],
-    "dp_gmm": lambda eps: [gmm_radius_case(eps), gmm_pca_case(eps)],
-    "vertical GLM": lambda eps: [vertical_coefficient_case(eps)],
-})
+_METHOD_CASES.update(
+    {
+        "two-stage": lambda eps: [two_stage_case(eps), two_stage_case(eps, topk="joint")],
+        "FELP": lambda eps: [felp_case(eps, "strict", pair="worst"), felp_case(eps, "paper")],
+        "knockoff": lambda eps: [knockoff_case(eps, method="I"), knockoff_case(eps, method="II")],
+        "dp_gmm": lambda eps: [gmm_radius_case(eps), gmm_pca_case(eps)],
+        "vertical GLM": lambda eps: [vertical_coefficient_case(eps)],
+    }
+)

@@ -17,23 +17,58 @@ def run(out: Path, quick: bool) -> list[Path]:
     bounds = {c: (0.0, 1.5 * float(hi)) for c, hi in _PUBLISHED_MAX.items()}
     k = 5 if quick else 20
     # selection stability only under the plug-in model "the released weights are the truth"
-    fits = [dp_felp("diagnosis ~ .", df, eps=eps, variant=variant, bounds=bounds, n_estimators=k,
-                    assume="released", oc_trials=20 if quick else 200)
-            for variant in ("paper", "strict") for eps in (0.1, 1.0)]
-    path = report(fits, str(out / "felp_wdbc.html"),
-                  title="DP-FELP on Wdbc: paper and strict variants at eps = 0.1 and 1")
+    fits = [
+        dp_felp(
+            "diagnosis ~ .",
+            df,
+            eps=eps,
+            variant=variant,
+            bounds=bounds,
+            n_estimators=k,
+            assume="released",
+            oc_trials=20 if quick else 200,
+        )
+        for variant in ("paper", "strict")
+        for eps in (0.1, 1.0)
+    ]
+    path = report(
+        fits,
+        str(out / "felp_wdbc.html"),
+        title="DP-FELP on Wdbc: paper and strict variants at eps = 0.1 and 1",
+    )
     return [Path(path)]
 
 
 # maxima listed in the UCI/scikit-learn description of the data set (public documentation)
 _PUBLISHED_MAX = {
-    "mean_radius": 28.11, "mean_texture": 39.28, "mean_perimeter": 188.5, "mean_area": 2501.0,
-    "mean_smoothness": 0.163, "mean_compactness": 0.345, "mean_concavity": 0.427,
-    "mean_concave_points": 0.201, "mean_symmetry": 0.304, "mean_fractal_dimension": 0.097,
-    "radius_error": 2.873, "texture_error": 4.885, "perimeter_error": 21.98, "area_error": 542.2,
-    "smoothness_error": 0.031, "compactness_error": 0.135, "concavity_error": 0.396,
-    "concave_points_error": 0.053, "symmetry_error": 0.079, "fractal_dimension_error": 0.03,
-    "worst_radius": 36.04, "worst_texture": 49.54, "worst_perimeter": 251.2, "worst_area": 4254.0,
-    "worst_smoothness": 0.223, "worst_compactness": 1.058, "worst_concavity": 1.252,
-    "worst_concave_points": 0.291, "worst_symmetry": 0.664, "worst_fractal_dimension": 0.208,
+    "mean_radius": 28.11,
+    "mean_texture": 39.28,
+    "mean_perimeter": 188.5,
+    "mean_area": 2501.0,
+    "mean_smoothness": 0.163,
+    "mean_compactness": 0.345,
+    "mean_concavity": 0.427,
+    "mean_concave_points": 0.201,
+    "mean_symmetry": 0.304,
+    "mean_fractal_dimension": 0.097,
+    "radius_error": 2.873,
+    "texture_error": 4.885,
+    "perimeter_error": 21.98,
+    "area_error": 542.2,
+    "smoothness_error": 0.031,
+    "compactness_error": 0.135,
+    "concavity_error": 0.396,
+    "concave_points_error": 0.053,
+    "symmetry_error": 0.079,
+    "fractal_dimension_error": 0.03,
+    "worst_radius": 36.04,
+    "worst_texture": 49.54,
+    "worst_perimeter": 251.2,
+    "worst_area": 4254.0,
+    "worst_smoothness": 0.223,
+    "worst_compactness": 1.058,
+    "worst_concavity": 1.252,
+    "worst_concave_points": 0.291,
+    "worst_symmetry": 0.664,
+    "worst_fractal_dimension": 0.208,
 }

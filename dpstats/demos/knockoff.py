@@ -27,12 +27,25 @@ def run(out: Path, quick: bool) -> list[Path]:
     n = 100_000 if quick else 400_000
     df = _paper_data(n)
     # FDR and power only under a stated model: the paper's 15 signals of amplitude 0.1
-    common = dict(fdr=0.2, bounds=12.0, sigma=1.0, beta_norm=0.1 * math.sqrt(15),
-                  assume=Assume(signals=15, strength=0.1), oc_trials=30 if quick else 200)
+    common = dict(
+        fdr=0.2,
+        bounds=12.0,
+        sigma=1.0,
+        beta_norm=0.1 * math.sqrt(15),
+        assume=Assume(signals=15, strength=0.1),
+        oc_trials=30 if quick else 200,
+    )
     fit2 = dp_knockoff("y ~ .", df, eps=1.0, delta=1e-6, method="II", **common)
     paths = [Path(fit2.report(str(out / "knockoff_method_II.html")))]
     fit1 = dp_knockoff("y ~ .", df, eps=1.0, delta=1e-6, method="I", **common)
     ref = dp_knockoff("y ~ .", df, eps=math.inf, delta=1e-6, **common)
-    paths.append(Path(report([fit2, fit1, ref], str(out / "knockoff_methods_compared.html"),
-                             title="DP knockoffs: Method II, Method I and the non-private filter")))
+    paths.append(
+        Path(
+            report(
+                [fit2, fit1, ref],
+                str(out / "knockoff_methods_compared.html"),
+                title="DP knockoffs: Method II, Method I and the non-private filter",
+            )
+        )
+    )
     return paths

@@ -19,10 +19,27 @@ def run(out: Path, quick: bool) -> list[Path]:
     paths = [Path(fit.report(str(out / "sis_diabetes.html")))]
     synthetic = datasets.fan_lv(n=100, d=2000, random_state=2024)
     # precision/recall only under a stated model: 8 signals of about the Fan-Lv size at n = 100
-    model = Assume(signals=8, strength=2.0, noise=1.5 ** 0.5, bound_sds=4.5)
-    fits = [dp_sis("y ~ .", data=synthetic, eps=eps, k=8, bounds=(-4.5, 4.5), random_state=i,
-                   assume=model, oc_trials=50 if quick else 200)
-            for i, eps in enumerate([1.0, 10.0, 100.0])]
-    paths.append(Path(report(fits, str(out / "sis_synthetic_eps_sweep.html"),
-                             title="DP-SIS on the Fan-Lv synthetic model across eps")))
+    model = Assume(signals=8, strength=2.0, noise=1.5**0.5, bound_sds=4.5)
+    fits = [
+        dp_sis(
+            "y ~ .",
+            data=synthetic,
+            eps=eps,
+            k=8,
+            bounds=(-4.5, 4.5),
+            random_state=i,
+            assume=model,
+            oc_trials=50 if quick else 200,
+        )
+        for i, eps in enumerate([1.0, 10.0, 100.0])
+    ]
+    paths.append(
+        Path(
+            report(
+                fits,
+                str(out / "sis_synthetic_eps_sweep.html"),
+                title="DP-SIS on the Fan-Lv synthetic model across eps",
+            )
+        )
+    )
     return paths

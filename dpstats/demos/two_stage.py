@@ -14,22 +14,50 @@ from ..report import report
 def run(out: Path, quick: bool) -> list[Path]:
     cancer = datasets.breast_cancer()
     cancer["malignant"] = (cancer.pop("diagnosis") == "malignant").astype(float)
-    fits = [dp_two_stage("malignant ~ .", data=cancer, eps=2.0, k=5, random_state=None,
-                         oc_trials=10 if quick else 50),
-            dp_two_stage("malignant ~ .", data=cancer, eps=2.0, k=5, topk="joint",
-                         oc_trials=10 if quick else 50)]
-    paths = [Path(report(fits, str(out / "two_stage_breast_cancer.html"),
-                         title="Two-stage selection of 5 of 30 tumour features (canonical "
-                               "Lipschitz and joint top-k)"))]
+    fits = [
+        dp_two_stage(
+            "malignant ~ .", data=cancer, eps=2.0, k=5, random_state=None, oc_trials=10 if quick else 50
+        ),
+        dp_two_stage("malignant ~ .", data=cancer, eps=2.0, k=5, topk="joint", oc_trials=10 if quick else 50),
+    ]
+    paths = [
+        Path(
+            report(
+                fits,
+                str(out / "two_stage_breast_cancer.html"),
+                title="Two-stage selection of 5 of 30 tumour features (canonical Lipschitz and joint top-k)",
+            )
+        )
+    ]
     synthetic = datasets.fan_lv(n=100, d=2000, random_state=2024)
-    both = [dp_sis("y ~ .", data=synthetic, eps=20.0, k=8, bounds=(-4.5, 4.5),
-                   oc_trials=5 if quick else 50),
-            dp_two_stage("y ~ .", data=synthetic, eps=20.0, k=8, oc_trials=5 if quick else 50)]
-    paths.append(Path(report(both, str(out / "sis_vs_two_stage_one_run.html"),
-                             title="DP-SIS and two-stage on one draw of the synthetic model")))
-    results = compare_selectors(lambda rng: datasets.fan_lv(n=100, d=2000, random_state=rng),
-                                ["dp_sis", "dp_two_stage"], [1.0, 10.0, 20.0, 100.0], k=[5, 8],
-                                trials=5 if quick else 50, random_state=0)
-    paths.append(Path(comparison_report(results, str(out / "compare_selectors_synthetic.html"),
-                                        title="DP-SIS vs two-stage on the synthetic model")))
+    both = [
+        dp_sis("y ~ .", data=synthetic, eps=20.0, k=8, bounds=(-4.5, 4.5), oc_trials=5 if quick else 50),
+        dp_two_stage("y ~ .", data=synthetic, eps=20.0, k=8, oc_trials=5 if quick else 50),
+    ]
+    paths.append(
+        Path(
+            report(
+                both,
+                str(out / "sis_vs_two_stage_one_run.html"),
+                title="DP-SIS and two-stage on one draw of the synthetic model",
+            )
+        )
+    )
+    results = compare_selectors(
+        lambda rng: datasets.fan_lv(n=100, d=2000, random_state=rng),
+        ["dp_sis", "dp_two_stage"],
+        [1.0, 10.0, 20.0, 100.0],
+        k=[5, 8],
+        trials=5 if quick else 50,
+        random_state=0,
+    )
+    paths.append(
+        Path(
+            comparison_report(
+                results,
+                str(out / "compare_selectors_synthetic.html"),
+                title="DP-SIS vs two-stage on the synthetic model",
+            )
+        )
+    )
     return paths

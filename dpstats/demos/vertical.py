@@ -11,15 +11,27 @@ from ..api.vertical import vertical_glm
 def run(out: Path, quick: bool) -> list[Path]:
     """Diabetes (Gaussian, 3 parties) and breast cancer (binomial, 3 parties), in-process parties."""
     diabetes = datasets.diabetes()
-    fit = vertical_glm("y ~ .", diabetes, family="gaussian",
-                       parties={"registry": ["age", "sex", "bmi", "bp"], "lab": ["s1", "s2", "s3"],
-                                "clinic": ["s4", "s5", "s6"]})
+    fit = vertical_glm(
+        "y ~ .",
+        diabetes,
+        family="gaussian",
+        parties={
+            "registry": ["age", "sex", "bmi", "bp"],
+            "lab": ["s1", "s2", "s3"],
+            "clinic": ["s4", "s5", "s6"],
+        },
+    )
     paths = [Path(fit.report(str(out / "vertical_diabetes.html")))]
     cancer = datasets.breast_cancer()
-    fit = vertical_glm("diagnosis ~ mean_radius + mean_texture + mean_smoothness + mean_concave_points"
-                       " + worst_symmetry", cancer, family="binomial",
-                       parties={"imaging": ["mean_radius", "mean_texture"],
-                                "pathology": ["mean_smoothness", "mean_concave_points"],
-                                "lab": ["worst_symmetry"]})
+    fit = vertical_glm(
+        "diagnosis ~ mean_radius + mean_texture + mean_smoothness + mean_concave_points + worst_symmetry",
+        cancer,
+        family="binomial",
+        parties={
+            "imaging": ["mean_radius", "mean_texture"],
+            "pathology": ["mean_smoothness", "mean_concave_points"],
+            "lab": ["worst_symmetry"],
+        },
+    )
     paths.append(Path(fit.report(str(out / "vertical_breast_cancer.html"))))
     return paths

@@ -43,8 +43,19 @@ from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .layout import Layout, build_layout
 from .stream import Stream, stream
 
-__all__ = ["stream", "on_dask", "as_source", "is_engine_input", "sufficient_statistics",
-           "frame_and_cross_products", "ChunkedModelFrame", "EngineStats", "Stream", "DaskSource", "merge"]
+__all__ = [
+    "stream",
+    "on_dask",
+    "as_source",
+    "is_engine_input",
+    "sufficient_statistics",
+    "frame_and_cross_products",
+    "ChunkedModelFrame",
+    "EngineStats",
+    "Stream",
+    "DaskSource",
+    "merge",
+]
 
 
 @dataclass(repr=False, eq=False)
@@ -63,9 +74,11 @@ class ChunkedModelFrame(ModelFrame):
 
     @property
     def X(self) -> np.ndarray:
-        raise DataError(f"this analysis needs the rows of the design, but the data come from the "
-                        f"{self.engine} engine, which keeps only sufficient statistics; load the data "
-                        "into a pandas DataFrame, or use a method that works from statistics.")
+        raise DataError(
+            f"this analysis needs the rows of the design, but the data come from the "
+            f"{self.engine} engine, which keeps only sufficient statistics; load the data "
+            "into a pandas DataFrame, or use a method that works from statistics."
+        )
 
     @X.setter
     def X(self, value: np.ndarray) -> None:
@@ -90,8 +103,10 @@ class ChunkedModelFrame(ModelFrame):
         return self._p
 
     def __repr__(self) -> str:
-        return (f"ChunkedModelFrame(formula={self.formula!r}, engine={self.engine!r}, n={self.n_rows}, "
-                f"p={self._p}, n_dropped={self.n_dropped})")
+        return (
+            f"ChunkedModelFrame(formula={self.formula!r}, engine={self.engine!r}, n={self.n_rows}, "
+            f"p={self._p}, n_dropped={self.n_dropped})"
+        )
 
 
 def is_engine_input(data) -> bool:
@@ -109,9 +124,12 @@ def as_source(data):
         raise DataError(
             f"data is a path ({str(data)!r}); to read a file in chunks pass "
             f"data=dpstats.engines.stream({str(data)!r}, chunk_rows=100_000), or load it with "
-            "pandas.read_parquet / read_csv if it fits in memory.")
-    raise DataError(f"data must be a pandas DataFrame, dpstats.engines.stream(...), or a Dask DataFrame; "
-                    f"got {type(data).__name__}.")
+            "pandas.read_parquet / read_csv if it fits in memory."
+        )
+    raise DataError(
+        f"data must be a pandas DataFrame, dpstats.engines.stream(...), or a Dask DataFrame; "
+        f"got {type(data).__name__}."
+    )
 
 
 BoxArg = Box | None | Callable[[ModelFrame], tuple[Box | None, Box | None]]
@@ -182,16 +200,31 @@ def sufficient_statistics(
     # chunk-sized products (XᵀX of 10^5 × p) are fastest on one BLAS thread; more threads
     # contend with the reader's and the fused kernel's threads
     with threadpool_limits(limits=1, user_api="blas"):
-        return _sufficient_statistics(formula, data, boxes, Transform(gram=gram, row_bound=row_bound,
-                                      row_norms=row_norms), drop_intercept, one_sided, min_rows, check_constant,
-                                      progress)
+        return _sufficient_statistics(
+            formula,
+            data,
+            boxes,
+            Transform(gram=gram, row_bound=row_bound, row_norms=row_norms),
+            drop_intercept,
+            one_sided,
+            min_rows,
+            check_constant,
+            progress,
+        )
 
 
-def _sufficient_statistics(formula, data, boxes, transform, drop_intercept, one_sided, min_rows, check_constant,
-                           progress):
+def _sufficient_statistics(
+    formula, data, boxes, transform, drop_intercept, one_sided, min_rows, check_constant, progress
+):
     if isinstance(data, (pd.DataFrame, dict)):
-        mf = model_frame(formula, data, drop_intercept=drop_intercept, one_sided=one_sided,
-                         min_rows=min_rows, check_constant=check_constant)
+        mf = model_frame(
+            formula,
+            data,
+            drop_intercept=drop_intercept,
+            one_sided=one_sided,
+            min_rows=min_rows,
+            check_constant=check_constant,
+        )
         transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
         stats = array_statistics(mf.X, mf.y, transform)
         stats.n_dropped = mf.n_dropped
@@ -200,15 +233,24 @@ def _sufficient_statistics(formula, data, boxes, transform, drop_intercept, one_
     if progress is not None and bool(progress) != source.progress:
         source = copy.copy(source)
         source.progress = bool(progress)
-    layout = build_layout(formula, source.schema_frame(), drop_intercept=drop_intercept, one_sided=one_sided,
-                          declared=source.levels, first_pass=source.distinct_values, what=source.what)
+    layout = build_layout(
+        formula,
+        source.schema_frame(),
+        drop_intercept=drop_intercept,
+        one_sided=one_sided,
+        declared=source.levels,
+        first_pass=source.distinct_values,
+        what=source.what,
+    )
     mf = _chunked_frame(layout, source, n_rows=0, n_dropped=0)
     transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
     stats = source.statistics(layout, transform)
     warn_dropped(stats.n_dropped, stats.n + stats.n_dropped, formula, source.what)
     if stats.n < min_rows:
-        raise DataError(f"only {stats.n} complete row(s) remain for formula '{formula}' in {source.what} "
-                        f"({stats.n_dropped} dropped for missing values); at least {min_rows} are needed.")
+        raise DataError(
+            f"only {stats.n} complete row(s) remain for formula '{formula}' in {source.what} "
+            f"({stats.n_dropped} dropped for missing values); at least {min_rows} are needed."
+        )
     if check_constant:
         constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)
         raise_constant([layout.names[j] for j in constant if layout.names[j] != INTERCEPT])
@@ -219,10 +261,21 @@ def _sufficient_statistics(formula, data, boxes, transform, drop_intercept, one_
 def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> ChunkedModelFrame:
     proto = layout.prototype
     return ChunkedModelFrame(
-        formula=layout.formula, X=proto.X, names=list(proto.names), terms=list(proto.terms), y=None,
-        response=proto.response, intercept=proto.intercept, n_dropped=n_dropped,
-        variables=list(layout.variables), classes=None, factor_levels=dict(proto.factor_levels),
-        n_rows=n_rows, engine=source.engine, engine_steps=list(layout.steps))
+        formula=layout.formula,
+        X=proto.X,
+        names=list(proto.names),
+        terms=list(proto.terms),
+        y=None,
+        response=proto.response,
+        intercept=proto.intercept,
+        n_dropped=n_dropped,
+        variables=list(layout.variables),
+        classes=None,
+        factor_levels=dict(proto.factor_levels),
+        n_rows=n_rows,
+        engine=source.engine,
+        engine_steps=list(layout.steps),
+    )
 
 
 def frame_and_cross_products(formula: str, data, boxes, *, drop_intercept: bool = True, gram: bool = False):

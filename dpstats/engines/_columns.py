@@ -17,8 +17,9 @@ from ..stats import CrossStats, maxabs_from_range
 from .._kernels import HAVE_NUMBA, column_kernel
 
 
-def column_statistics(columns: list[np.ndarray], y: np.ndarray, x_box: Box | None,
-                      y_box: Box | None) -> CrossStats | None:
+def column_statistics(
+    columns: list[np.ndarray], y: np.ndarray, x_box: Box | None, y_box: Box | None
+) -> CrossStats | None:
     """:class:`CrossStats` (no XᵀX) of the design whose columns are ``columns``; None without numba."""
     if not HAVE_NUMBA:
         return None
@@ -38,6 +39,15 @@ def column_statistics(columns: list[np.ndarray], y: np.ndarray, x_box: Box | Non
     lo, hi = out[:, 3].copy(), out[:, 4].copy()
     maxabs = maxabs_from_range(lo, hi, x_box)
     return CrossStats(
-        n=y.size, xty=out[:, 0].copy(), x_sum=out[:, 1].copy(), y_sum=float(y.sum()), yty=float(y @ y),
-        x_maxabs=maxabs, y_maxabs=float(np.abs(y).max()), n_clipped=n_clipped + int(out[:, 5].sum()),
-        x_min=lo, x_max=hi, finite=finite_y and bool(np.isfinite(out[:, 2]).all()))
+        n=y.size,
+        xty=out[:, 0].copy(),
+        x_sum=out[:, 1].copy(),
+        y_sum=float(y.sum()),
+        yty=float(y @ y),
+        x_maxabs=maxabs,
+        y_maxabs=float(np.abs(y).max()),
+        n_clipped=n_clipped + int(out[:, 5].sum()),
+        x_min=lo,
+        x_max=hi,
+        finite=finite_y and bool(np.isfinite(out[:, 2]).all()),
+    )

@@ -106,15 +106,26 @@ def merge(a: EngineStats, b: EngineStats) -> EngineStats:
     if z.n == 0:
         return replace(a, n_dropped=a.n_dropped + b.n_dropped, chunks=a.chunks + b.chunks)
     cross = CrossStats(
-        n=x.n + z.n, xty=x.xty + z.xty, x_sum=x.x_sum + z.x_sum, y_sum=x.y_sum + z.y_sum,
-        yty=x.yty + z.yty, x_maxabs=np.maximum(x.x_maxabs, z.x_maxabs),
+        n=x.n + z.n,
+        xty=x.xty + z.xty,
+        x_sum=x.x_sum + z.x_sum,
+        y_sum=x.y_sum + z.y_sum,
+        yty=x.yty + z.yty,
+        x_maxabs=np.maximum(x.x_maxabs, z.x_maxabs),
         y_maxabs=max(x.y_maxabs, z.y_maxabs),
-        xtx=None if x.xtx is None else x.xtx + z.xtx, n_clipped=x.n_clipped + z.n_clipped,
-        x_min=np.minimum(x.x_min, z.x_min), x_max=np.maximum(x.x_max, z.x_max),
-        finite=x.finite and z.finite)
-    return EngineStats(cross, n_dropped=a.n_dropped + b.n_dropped,
-                       row_norm_max=max(a.row_norm_max, b.row_norm_max),
-                       n_rows_clipped=a.n_rows_clipped + b.n_rows_clipped, chunks=a.chunks + b.chunks)
+        xtx=None if x.xtx is None else x.xtx + z.xtx,
+        n_clipped=x.n_clipped + z.n_clipped,
+        x_min=np.minimum(x.x_min, z.x_min),
+        x_max=np.maximum(x.x_max, z.x_max),
+        finite=x.finite and z.finite,
+    )
+    return EngineStats(
+        cross,
+        n_dropped=a.n_dropped + b.n_dropped,
+        row_norm_max=max(a.row_norm_max, b.row_norm_max),
+        n_rows_clipped=a.n_rows_clipped + b.n_rows_clipped,
+        chunks=a.chunks + b.chunks,
+    )
 
 
 def merge_all(parts, p: int, gram: bool) -> EngineStats:
@@ -141,7 +152,7 @@ def _row_clipped(X: np.ndarray, y: np.ndarray, t: Transform) -> EngineStats:
     norm_max, rows_clipped, n_clipped = 0.0, 0, 0
     step = chunk_rows(p)
     for start in range(0, X.shape[0], step):
-        block = X[start:start + step]
+        block = X[start : start + step]
         np.minimum(raw_min, block.min(axis=0), out=raw_min)
         np.maximum(raw_max, block.max(axis=0), out=raw_max)
         if t.x_box is not None:
@@ -155,7 +166,7 @@ def _row_clipped(X: np.ndarray, y: np.ndarray, t: Transform) -> EngineStats:
                 block = block.copy() if t.x_box is None else block
                 block[over] *= (t.row_bound / norms[over])[:, None]
                 rows_clipped += int(over.sum())
-        acc.add(block, y[start:start + step])
+        acc.add(block, y[start : start + step])
     cross = acc.result()
     cross.x_min, cross.x_max = raw_min, raw_max
     cross.n_clipped += n_clipped
@@ -207,8 +218,12 @@ def _arrow_statistics(layout: Layout, batch, t: Transform) -> EngineStats | None
     y = batch.column(response).to_numpy() if response else None
     cross = None
     if not t.gram and t.row_bound is None and not t.row_norms:  # column by column, no copy
-        cross = column_statistics([batch.column(c).to_numpy() for c in names],
-                                  np.zeros(batch.num_rows) if y is None else y, t.x_box, t.y_box)
+        cross = column_statistics(
+            [batch.column(c).to_numpy() for c in names],
+            np.zeros(batch.num_rows) if y is None else y,
+            t.x_box,
+            t.y_box,
+        )
     if cross is not None:
         stats = EngineStats(cross)
     else:
@@ -226,4 +241,7 @@ def warn_dropped(n_dropped: int, n_total: int, formula: str, what: str) -> None:
     if n_dropped:
         warnings.warn(
             f"{n_dropped} of {n_total} rows of {what} dropped for missing or non-finite values in the "
-            f"variables of '{formula}' (R's na.omit). The count is not private.", DataWarning, stacklevel=4)
+            f"variables of '{formula}' (R's na.omit). The count is not private.",
+            DataWarning,
+            stacklevel=4,
+        )

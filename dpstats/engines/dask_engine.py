@@ -31,7 +31,9 @@ class DaskSource:
         self.frame, self.client, self.levels, self.progress = frame, client, levels, progress
 
     def __repr__(self) -> str:
-        return f"<dpstats dask source: {self.frame.npartitions} partitions, {len(self.frame.columns)} columns>"
+        return (
+            f"<dpstats dask source: {self.frame.npartitions} partitions, {len(self.frame.columns)} columns>"
+        )
 
     @property
     def what(self) -> str:
@@ -51,8 +53,9 @@ class DaskSource:
                 from distributed import as_completed
                 from tqdm.auto import tqdm
 
-                for _ in tqdm(as_completed(futures), total=len(futures), desc=desc, unit="partition",
-                              leave=False):
+                for _ in tqdm(
+                    as_completed(futures), total=len(futures), desc=desc, unit="partition", leave=False
+                ):
                     pass
             return self.client.gather(futures)
         if self.progress:
@@ -74,8 +77,10 @@ class DaskSource:
         from dask import delayed
 
         parts = self.frame.to_delayed()
-        tasks = [delayed(_partition_statistics)(part, layout, transform, f"partition {i + 1}")
-                 for i, part in enumerate(parts)]
+        tasks = [
+            delayed(_partition_statistics)(part, layout, transform, f"partition {i + 1}")
+            for i, part in enumerate(parts)
+        ]
         return merge_all(self._compute(tasks, "pass over partitions"), layout.p, transform.gram)
 
 
@@ -83,7 +88,9 @@ def _distinct(part: pd.DataFrame, columns: list[str]) -> dict[str, list]:
     return {c: part[c].dropna().unique().tolist() for c in columns}
 
 
-def _partition_statistics(part: pd.DataFrame, layout: Layout, transform: Transform, where: str) -> EngineStats:
+def _partition_statistics(
+    part: pd.DataFrame, layout: Layout, transform: Transform, where: str
+) -> EngineStats:
     return frame_statistics(layout, part, transform, where)
 
 
@@ -118,8 +125,15 @@ def is_dask_collection(data) -> bool:
     return type(data).__module__.split(".")[0] == "dask" and hasattr(data, "to_delayed")
 
 
-def on_dask(data, *, client=None, npartitions: int | None = None, columns=None,
-            levels: dict | None = None, progress: bool = False) -> DaskSource:
+def on_dask(
+    data,
+    *,
+    client=None,
+    npartitions: int | None = None,
+    columns=None,
+    levels: dict | None = None,
+    progress: bool = False,
+) -> DaskSource:
     """Run the statistics pass on Dask (the Dask engine).
 
     Parameters
@@ -176,8 +190,10 @@ def on_dask(data, *, client=None, npartitions: int | None = None, columns=None,
             raise DataError(f"a Dask Array needs columns= with {data.shape[1]} names.")
         data = dd.from_dask_array(data, columns=list(columns))
     elif not is_dask_collection(data):
-        raise DataError(f"on_dask needs a Dask DataFrame or Array, a pandas DataFrame or a path; "
-                        f"got {type(data).__name__}.")
+        raise DataError(
+            f"on_dask needs a Dask DataFrame or Array, a pandas DataFrame or a path; "
+            f"got {type(data).__name__}."
+        )
     return DaskSource(data, client=client, levels=levels, progress=bool(progress))
 
 

@@ -20,8 +20,17 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, FormulaError
-from ..formula import (INTERCEPT, ModelFrame, chunk_unsafe_terms, expression_variables, is_factor_dtype,
-                       model_frame, rhs_variables, simple_rhs_tokens, split_formula)
+from ..formula import (
+    INTERCEPT,
+    ModelFrame,
+    chunk_unsafe_terms,
+    expression_variables,
+    is_factor_dtype,
+    model_frame,
+    rhs_variables,
+    simple_rhs_tokens,
+    split_formula,
+)
 
 
 @dataclass
@@ -75,8 +84,12 @@ class Layout:
         """Every design column is a numeric data column as it is (no intercept, no transform)."""
         proto = self.prototype
         response_ok = proto.response is None or proto.response in self.columns
-        return (self.numeric_only and response_ok and INTERCEPT not in proto.names
-                and all(nm in self.columns for nm in proto.names))
+        return (
+            self.numeric_only
+            and response_ok
+            and INTERCEPT not in proto.names
+            and all(nm in self.columns for nm in proto.names)
+        )
 
     # ------------------------------------------------------------------ chunks
     def check_columns(self, frame: pd.DataFrame, where: str) -> None:
@@ -105,7 +118,8 @@ class Layout:
                 raise DataError(
                     f"column '{col}' has value(s) {seen} in {where} that are not among its levels "
                     f"{lev[:10]}; add them to levels={{'{col}': [...]}} (declared levels must list "
-                    "every value the data can take).")
+                    "every value the data can take)."
+                )
             frame[col] = pd.Categorical(values, categories=lev, ordered=self.factor_kinds[col] == "ordered")
         return frame
 
@@ -123,11 +137,20 @@ class Layout:
         n_dropped = 0
         if not deferred:
             chunk, n_dropped = self.complete_rows(chunk)
-        mf = model_frame(self.formula, chunk, drop_intercept=self.drop_intercept, one_sided=self.one_sided,
-                         min_rows=0, check_constant=False, defer_checks=deferred)
+        mf = model_frame(
+            self.formula,
+            chunk,
+            drop_intercept=self.drop_intercept,
+            one_sided=self.one_sided,
+            min_rows=0,
+            check_constant=False,
+            defer_checks=deferred,
+        )
         if mf.names != self.prototype.names:
-            raise DataError(f"{where} gives design columns {mf.names[:5]}... instead of "
-                            f"{self.prototype.names[:5]}...; declare levels= for the factors.")
+            raise DataError(
+                f"{where} gives design columns {mf.names[:5]}... instead of "
+                f"{self.prototype.names[:5]}...; declare levels= for the factors."
+            )
         mf.n_dropped += n_dropped  # model_frame counts rows a transformation made non-finite
         return mf
 
@@ -161,9 +184,11 @@ def schema_error(where: str, missing=(), extra=(), changed=()) -> DataError:
         parts.append(f"has column(s) {list(extra)[:10]} that the first chunk does not have")
     for col, was, now in changed:
         parts.append(f"has column '{col}' of type {now} where the first chunk had {was}")
-    return DataError(f"{where} {'; '.join(parts)}. Every chunk (file, row group, partition) must have "
-                     "the same columns with the same types: rewrite the odd file, or cast the column "
-                     "to one type in all files.")
+    return DataError(
+        f"{where} {'; '.join(parts)}. Every chunk (file, row group, partition) must have "
+        "the same columns with the same types: rewrite the odd file, or cast the column "
+        "to one type in all files."
+    )
 
 
 # ---------------------------------------------------------------------------- building
@@ -176,9 +201,10 @@ def used_variables(formula: str, schema: pd.DataFrame, one_sided: bool) -> list[
             f"formula '{formula}' uses {', '.join(unsafe)}, whose value on one row depends on all rows "
             "(means, quantiles, knots or the levels that occur); chunked engines cannot apply it chunk by "
             "chunk. Use public constants (poly(x, 2, raw = TRUE), ns(x, knots = ..., Boundary.knots = ...), "
-            "factor(x, levels = ...)), transform the columns before the analysis, or use in-memory data.")
+            "factor(x, levels = ...)), transform the columns before the analysis, or use in-memory data."
+        )
     tokens = simple_rhs_tokens(rhs)
-    used = ([lhs] if lhs and lhs in schema.columns else [])
+    used = [lhs] if lhs and lhs in schema.columns else []
     if lhs and lhs not in schema.columns:
         used += expression_variables(lhs, schema)
     used += [v for v in rhs_variables(tokens, rhs, schema, lhs) if v != lhs]
@@ -186,7 +212,7 @@ def used_variables(formula: str, schema: pd.DataFrame, one_sided: bool) -> list[
 
 
 def factor_kind(dtype) -> str | None:
-    """"bool", "ordered" or "factor" for non-numeric dtypes, None for numeric ones."""
+    """ "bool", "ordered" or "factor" for non-numeric dtypes, None for numeric ones."""
     if not is_factor_dtype(dtype):
         return None
     if pd.api.types.is_bool_dtype(dtype):
@@ -201,8 +227,16 @@ def sort_levels(values) -> list:
     return sorted(set(values), key=str)
 
 
-def build_layout(formula: str, schema: pd.DataFrame, *, drop_intercept: bool, one_sided: bool,
-                 declared: dict | None, first_pass, what: str) -> Layout:
+def build_layout(
+    formula: str,
+    schema: pd.DataFrame,
+    *,
+    drop_intercept: bool,
+    one_sided: bool,
+    declared: dict | None,
+    first_pass,
+    what: str,
+) -> Layout:
     """Fix the design layout from the schema (an empty frame with the data's dtypes).
 
     ``first_pass(columns) -> {column: values}`` reads the distinct values of
@@ -220,8 +254,10 @@ def build_layout(formula: str, schema: pd.DataFrame, *, drop_intercept: bool, on
         if not isinstance(lev, (list, tuple)) or not lev or len(set(lev)) != len(lev):
             raise DataError(f"levels['{col}'] must be a non-empty list of distinct levels, got {lev!r}.")
         if col not in kinds:
-            raise DataError(f"levels= declares column '{col}', which is numeric in {what}; "
-                            "levels are for non-numeric (factor) columns.")
+            raise DataError(
+                f"levels= declares column '{col}', which is numeric in {what}; "
+                "levels are for non-numeric (factor) columns."
+            )
     factors = [c for c in used if c in kinds]
     for col in factors:
         if col in declared:
@@ -235,12 +271,15 @@ def build_layout(formula: str, schema: pd.DataFrame, *, drop_intercept: bool, on
             if not len(found[col]):
                 raise DataError(f"factor column '{col}' has no non-missing value in {what}.")
             layout.levels[col] = sort_levels(found[col])
-        layout.steps.append((
-            f"levels of factor(s) {', '.join(repr(c) for c in todo)} read from the data in a first pass "
-            "(which levels occur, hence which dummy columns exist, depends on the data)",
-            "declare the levels, e.g. data=dpstats.engines.stream(path, levels={"
-            f"'{todo[0]}': [...]}})"))
+        layout.steps.append(
+            (
+                f"levels of factor(s) {', '.join(repr(c) for c in todo)} read from the data in a first pass "
+                "(which levels occur, hence which dummy columns exist, depends on the data)",
+                f"declare the levels, e.g. data=dpstats.engines.stream(path, levels={{'{todo[0]}': [...]}})",
+            )
+        )
     empty = layout.code(schema.iloc[:0], what)
-    layout.prototype = model_frame(formula, empty, drop_intercept=drop_intercept, one_sided=one_sided,
-                                   min_rows=0, check_constant=False)
+    layout.prototype = model_frame(
+        formula, empty, drop_intercept=drop_intercept, one_sided=one_sided, min_rows=0, check_constant=False
+    )
     return layout

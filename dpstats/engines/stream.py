@@ -33,8 +33,15 @@ class Stream:
 
     engine = "stream"
 
-    def __init__(self, paths: list[Path], fmt: str, chunk_rows: int, levels: dict | None,
-                 progress: bool, csv_options: dict | None = None) -> None:
+    def __init__(
+        self,
+        paths: list[Path],
+        fmt: str,
+        chunk_rows: int,
+        levels: dict | None,
+        progress: bool,
+        csv_options: dict | None = None,
+    ) -> None:
         self.paths, self.format, self.chunk_rows = paths, fmt, chunk_rows
         self.levels, self.progress = levels, progress
         self.csv_options = dict(csv_options or {})
@@ -47,7 +54,8 @@ class Stream:
     @property
     def what(self) -> str:
         return f"{self.format} data {self.paths[0].name}" + (
-            f" (+{len(self.paths) - 1} files)" if len(self.paths) > 1 else "")
+            f" (+{len(self.paths) - 1} files)" if len(self.paths) > 1 else ""
+        )
 
     # ------------------------------------------------------------------ schema
     def arrow_schema(self):
@@ -86,8 +94,12 @@ class Stream:
         if schema is not None:
             conv["column_types"] = schema
         convert = csv.ConvertOptions(**conv)
-        return csv.open_csv(path, read_options=read, convert_options=convert,
-                            parse_options=csv.ParseOptions(**opts.pop("parse_options", {})))
+        return csv.open_csv(
+            path,
+            read_options=read,
+            convert_options=convert,
+            parse_options=csv.ParseOptions(**opts.pop("parse_options", {})),
+        )
 
     def _csv_block_size(self, path: Path) -> int:
         """Bytes per block so that a block holds about ``chunk_rows`` rows."""
@@ -135,9 +147,11 @@ class Stream:
                     for start in range(0, batch.num_rows, self.chunk_rows):
                         yield batch.slice(start, self.chunk_rows)
             except pa.ArrowInvalid as exc:
-                raise DataError(f"{path.name}: a value does not have the type of its column in the first "
-                                f"chunk ({exc}). Make the column one type throughout the file, or declare "
-                                "its type with csv_options={'convert_options': {'column_types': ...}}.") from None
+                raise DataError(
+                    f"{path.name}: a value does not have the type of its column in the first "
+                    f"chunk ({exc}). Make the column one type throughout the file, or declare "
+                    "its type with csv_options={'convert_options': {'column_types': ...}}."
+                ) from None
 
     @staticmethod
     def _check(first, schema, where: str, columns) -> None:
@@ -147,8 +161,11 @@ class Stream:
         extra = [c for c in have if c not in want] if columns is None else []
         if missing or extra:
             raise schema_error(where, missing=missing, extra=extra)
-        changed = [(c, str(first.field(c).type), str(schema.field(c).type)) for c in want
-                   if _kind(schema.field(c).type) != _kind(first.field(c).type)]
+        changed = [
+            (c, str(first.field(c).type), str(schema.field(c).type))
+            for c in want
+            if _kind(schema.field(c).type) != _kind(first.field(c).type)
+        ]
         if changed:
             raise schema_error(where, changed=[(c, w, n) for c, w, n in changed])
 
@@ -170,8 +187,10 @@ class Stream:
         columns = None if len(layout.variables) == len(layout.columns) else list(layout.variables)
         if columns is not None:
             layout = _project(layout, columns)
-        with _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar, \
-                warnings.catch_warnings():
+        with (
+            _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar,
+            warnings.catch_warnings(),
+        ):
             # rows dropped in a chunk are counted and warned about once, after the pass
             # (this loop runs in the calling thread, so the filter is safe here)
             warnings.simplefilter("ignore", DataWarning)
@@ -180,6 +199,7 @@ class Stream:
                 for batch, where in self.batches(columns):
                     bar.update(batch.num_rows)
                     yield frame_statistics(layout, batch, transform, where)
+
             return merge_all(parts(), layout.p, transform.gram)
 
 
@@ -227,8 +247,12 @@ def _kind(arrow_type) -> str:
     a number turned into text does not)."""
     import pyarrow.types as pt
 
-    if pt.is_integer(arrow_type) or pt.is_floating(arrow_type) or pt.is_decimal(arrow_type) \
-            or pt.is_null(arrow_type):
+    if (
+        pt.is_integer(arrow_type)
+        or pt.is_floating(arrow_type)
+        or pt.is_decimal(arrow_type)
+        or pt.is_null(arrow_type)
+    ):
         return "numeric"
     if pt.is_boolean(arrow_type):
         return "logical"
@@ -265,8 +289,15 @@ def _bar(progress: bool, total: int | None, desc: str):
     return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, leave=False)
 
 
-def stream(path, *, chunk_rows: int = 100_000, levels: dict | None = None, progress: bool = False,
-           format: str | None = None, csv_options: dict | None = None) -> Stream:
+def stream(
+    path,
+    *,
+    chunk_rows: int = 100_000,
+    levels: dict | None = None,
+    progress: bool = False,
+    format: str | None = None,
+    csv_options: dict | None = None,
+) -> Stream:
     """Read data in bounded-memory chunks from Parquet or CSV files (the streaming engine).
 
     Pass the result as ``data=`` to :func:`dpstats.dp_sis` (and the other
@@ -343,9 +374,17 @@ def _paths(path) -> list[Path]:
 
 
 def _format(paths: list[Path]) -> str:
-    kinds = {"parquet" if p.suffix.lower() in (".parquet", ".pq") else
-             "csv" if p.suffix.lower() in (".csv", ".gz", ".bz2") else p.suffix for p in paths}
+    kinds = {
+        "parquet"
+        if p.suffix.lower() in (".parquet", ".pq")
+        else "csv"
+        if p.suffix.lower() in (".csv", ".gz", ".bz2")
+        else p.suffix
+        for p in paths
+    }
     if len(kinds) != 1 or not kinds <= set(FORMATS):
-        raise DataError(f"cannot tell the format of {[p.name for p in paths][:3]} (extensions {sorted(kinds)}); "
-                        "give format='parquet' or format='csv', with one format for all files.")
+        raise DataError(
+            f"cannot tell the format of {[p.name for p in paths][:3]} (extensions {sorted(kinds)}); "
+            "give format='parquet' or format='csv', with one format for all files."
+        )
     return kinds.pop()

@@ -46,10 +46,21 @@ from ._eval import Chr, Context, Fac, Num, as_factor, referenced_columns
 from ._parse import Node, call_name, deparse, parse, r_name
 from ._terms import build_terms
 
-__all__ = ["model_frame", "ModelFrame", "finish_checks", "refuse_offset", "chunk_unsafe_terms", "INTERCEPT",
-           # used by the chunked engines (dpstats.engines) to lay out columns before reading rows
-           "split_formula", "simple_rhs_tokens", "rhs_variables", "expression_variables",
-           "is_factor_dtype", "raise_constant"]
+__all__ = [
+    "model_frame",
+    "ModelFrame",
+    "finish_checks",
+    "refuse_offset",
+    "chunk_unsafe_terms",
+    "INTERCEPT",
+    # used by the chunked engines (dpstats.engines) to lay out columns before reading rows
+    "split_formula",
+    "simple_rhs_tokens",
+    "rhs_variables",
+    "expression_variables",
+    "is_factor_dtype",
+    "raise_constant",
+]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
 
@@ -160,8 +171,9 @@ def model_frame(
         if not any(_factor_flags(data, used).values()):
             if defer_checks and _deferrable(rhs_tokens, response) and not (lhs and _is_factor(data[lhs])):
                 return _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows)
-            return _direct_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, response, min_rows,
-                                 check_constant)
+            return _direct_frame(
+                formula, data, rhs_tokens, lhs, used, drop_intercept, response, min_rows, check_constant
+            )
     return _general_frame(formula, data, one_sided, drop_intercept, response, min_rows, check_constant)
 
 
@@ -180,7 +192,8 @@ def refuse_offset(mf: ModelFrame, method: str) -> None:
     if mf.offset is not None:
         raise FormulaError(
             f"{method} does not support offset() in a formula ('{mf.formula}'): it would be ignored. "
-            "Remove the offset() term, or use vertical_glm, which honours offsets.")
+            "Remove the offset() term, or use vertical_glm, which honours offsets."
+        )
 
 
 def chunk_unsafe_terms(formula: str, columns: list[str]) -> list[str]:
@@ -226,7 +239,9 @@ def _raw_lhs(formula: str) -> str:
     return formula.split("~", 1)[0].strip()
 
 
-def _general_frame(formula, data, one_sided, drop_intercept, response, min_rows, check_constant) -> ModelFrame:
+def _general_frame(
+    formula, data, one_sided, drop_intercept, response, min_rows, check_constant
+) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
     rhs_node = parse(formula.split("~", 1)[1])
@@ -237,8 +252,10 @@ def _general_frame(formula, data, one_sided, drop_intercept, response, min_rows,
     keep, n_dropped = _complete_cases(values, data, used, formula)
     n = int(keep.sum())
     if n < min_rows:
-        raise DataError(f"only {n} complete row(s) remain for formula '{formula}' ({n_dropped} dropped for "
-                        f"missing or non-finite values); at least {min_rows} are needed.")
+        raise DataError(
+            f"only {n} complete row(s) remain for formula '{formula}' ({n_dropped} dropped for "
+            f"missing or non-finite values); at least {min_rows} are needed."
+        )
     values = [subset(v, keep) for v in values]
     y, classes = None, None
     if t.response is not None:
@@ -254,9 +271,20 @@ def _general_frame(formula, data, one_sided, drop_intercept, response, min_rows,
         _check_constant(X, names)
     offset = sum(values[i].values for i in t.offsets) if t.offsets else None
     return ModelFrame(
-        formula=formula, X=X, names=names, terms=terms, y=y, response=_unquote(lhs_text) or None,
-        intercept=intercept, n_dropped=n_dropped, variables=used, classes=classes, factor_levels=levels,
-        offset=None if offset is None else np.asarray(offset, float), data_dependent_terms=ctx.steps)
+        formula=formula,
+        X=X,
+        names=names,
+        terms=terms,
+        y=y,
+        response=_unquote(lhs_text) or None,
+        intercept=intercept,
+        n_dropped=n_dropped,
+        variables=used,
+        classes=classes,
+        factor_levels=levels,
+        offset=None if offset is None else np.asarray(offset, float),
+        data_dependent_terms=ctx.steps,
+    )
 
 
 def _design_value(v):
@@ -291,11 +319,19 @@ def _complete_cases(values, data: pd.DataFrame, used: list[str], formula: str) -
         missing |= _bad_rows(_column(data, c), n)
     n_missing, n_transformed = int((bad & missing).sum()), int((bad & ~missing).sum())
     if n_missing:
-        warnings.warn(f"{n_missing} of {n} rows dropped for missing or non-finite values in the variables of "
-                      f"'{formula}' (R's na.omit). The count is not private.", DataWarning, stacklevel=5)
+        warnings.warn(
+            f"{n_missing} of {n} rows dropped for missing or non-finite values in the variables of "
+            f"'{formula}' (R's na.omit). The count is not private.",
+            DataWarning,
+            stacklevel=5,
+        )
     if n_transformed:
-        warnings.warn(f"{n_transformed} row(s) dropped because a transformation in '{formula}' gave NaN or inf "
-                      "(e.g. log of a non-positive value). The count is not private.", DataWarning, stacklevel=5)
+        warnings.warn(
+            f"{n_transformed} row(s) dropped because a transformation in '{formula}' gave NaN or inf "
+            "(e.g. log of a non-positive value). The count is not private.",
+            DataWarning,
+            stacklevel=5,
+        )
     return ~bad, n_missing + n_transformed
 
 
@@ -331,8 +367,18 @@ def _deferred_frame(formula, data, tokens, lhs, used, drop_intercept, min_rows) 
     if y is not None and not np.isfinite(y).all():
         return model_frame(formula, data, drop_intercept=drop_intercept, min_rows=min_rows)
     X, names, terms, intercept = _direct_design(tokens, data, lhs, add_intercept=not drop_intercept)
-    return ModelFrame(formula=formula, X=X, names=names, terms=terms, y=y, response=lhs or None,
-                      intercept=intercept, n_dropped=0, variables=used, checked=False)
+    return ModelFrame(
+        formula=formula,
+        X=X,
+        names=names,
+        terms=terms,
+        y=y,
+        response=lhs or None,
+        intercept=intercept,
+        n_dropped=0,
+        variables=used,
+        checked=False,
+    )
 
 
 def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, min_rows, check_constant):
@@ -348,8 +394,15 @@ def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, mi
     if check_constant:
         _check_constant(X, names)
     return ModelFrame(
-        formula=formula, X=X, names=names, terms=terms, y=y, response=lhs or None,
-        intercept=intercept, n_dropped=n_dropped, variables=list(dict.fromkeys(([lhs] if lhs else []) + used)),
+        formula=formula,
+        X=X,
+        names=names,
+        terms=terms,
+        y=y,
+        response=lhs or None,
+        intercept=intercept,
+        n_dropped=n_dropped,
+        variables=list(dict.fromkeys(([lhs] if lhs else []) + used)),
         classes=classes,
     )
 
@@ -374,9 +427,7 @@ def _as_frame(data) -> pd.DataFrame:
     if isinstance(data, dict):
         data = pd.DataFrame(data)
     if not isinstance(data, pd.DataFrame):
-        raise DataError(
-            f"data must be a pandas DataFrame (or a dict of columns), got {type(data).__name__}."
-        )
+        raise DataError(f"data must be a pandas DataFrame (or a dict of columns), got {type(data).__name__}.")
     dup = data.columns[data.columns.duplicated()].unique().tolist()
     if dup:
         raise DataError(f"data has duplicate column names {dup[:5]}; rename them to be unique.")
@@ -421,9 +472,7 @@ def split_formula(formula: str, one_sided: bool) -> tuple[str, str]:
         raise FormulaError(f"formula '{formula}' must contain exactly one '~', e.g. 'y ~ x1 + x2'.")
     lhs, rhs = (s.strip() for s in formula.split("~"))
     if one_sided and lhs:
-        raise FormulaError(
-            f"formula '{formula}' must be one-sided (no response), e.g. '~ .' or '~ x1 + x2'."
-        )
+        raise FormulaError(f"formula '{formula}' must be one-sided (no response), e.g. '~ .' or '~ x1 + x2'.")
     if not one_sided and not lhs:
         raise FormulaError(f"formula '{formula}' needs a response on the left of '~', e.g. 'y ~ .'.")
     if not rhs:
@@ -496,8 +545,7 @@ def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[st
     return [c for c in dict.fromkeys(out) if c != lhs]
 
 
-def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataFrame,
-                  lhs: str) -> list[str]:
+def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataFrame, lhs: str) -> list[str]:
     """Data columns the right-hand side uses (for the chunked engines' layout).
 
     Parameters
@@ -646,8 +694,11 @@ def _direct_design(tokens, frame: pd.DataFrame, lhs: str, add_intercept: bool = 
             continue
         cols = [c for c in frame.columns if c != lhs] if tok == "." else [tok]
         if lhs and tok == lhs:
-            warnings.warn(f"the response '{lhs}' appeared on the right-hand side and was dropped (as R does).",
-                          DataWarning, stacklevel=4)
+            warnings.warn(
+                f"the response '{lhs}' appeared on the right-hand side and was dropped (as R does).",
+                DataWarning,
+                stacklevel=4,
+            )
             continue
         if sign == "+":
             order.extend(cols)

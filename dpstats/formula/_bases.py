@@ -16,7 +16,7 @@ def poly(x: np.ndarray, degree: int, raw: bool) -> np.ndarray:
     if np.isnan(x).any():
         raise DataError("poly() does not allow missing values (nor does R); remove those rows first.")
     if raw:
-        return np.column_stack([x ** j for j in range(1, degree + 1)])
+        return np.column_stack([x**j for j in range(1, degree + 1)])
     if degree >= np.unique(x).size:
         raise DataError(f"poly(): degree {degree} must be less than the number of unique points.")
     xc = x - x.mean()
@@ -70,8 +70,10 @@ def _bs(x, df, knots, degree, intercept, boundary):
     inside = ~outside
     basis[inside] = _design(aknots, x[inside], ord_)
     scale = np.array([math.gamma(j + 1) for j in range(ord_)])
-    for side, pivot in ((x < boundary[0], 0.75 * boundary[0] + 0.25 * aknots[ord_]),
-                        (x > boundary[1], 0.75 * boundary[1] + 0.25 * aknots[-ord_ - 1])):
+    for side, pivot in (
+        (x < boundary[0], 0.75 * boundary[0] + 0.25 * aknots[ord_]),
+        (x > boundary[1], 0.75 * boundary[1] + 0.25 * aknots[-ord_ - 1]),
+    ):
         if side.any():
             tt = np.vstack([_design(aknots, np.array([pivot]), ord_, d) for d in range(ord_)])
             xs = np.column_stack([(x[side] - pivot) ** j for j in range(ord_)])

@@ -58,8 +58,10 @@ def variable_columns(value, label: str, how: str, n: int) -> tuple[np.ndarray, l
     if len(value.levels) < 2:
         if n == 0:
             return onehot[:, :0], []
-        raise DataError(f"factor '{label}' has {len(value.levels)} level(s); contrasts need at least 2 "
-                        "(as in R). Remove it from the formula or check the rows kept.")
+        raise DataError(
+            f"factor '{label}' has {len(value.levels)} level(s); contrasts need at least 2 "
+            "(as in R). Remove it from the formula or check the rows kept."
+        )
     matrix, names = contrast_matrix(value)
     names = names if names is not None else [str(j) for j in range(1, matrix.shape[1] + 1)]
     return onehot @ matrix, [label + nm for nm in names]
@@ -81,14 +83,20 @@ def design(t: Terms, values: list, n: int):
         cols, labels = np.ones((n, 1)), [""]
         for v, how in zip(sorted(term), coding):
             vcols, vlabels = variable_columns(values[v], t.labels[v], how, n)
-            cols = np.hstack([cols * vcols[:, [j]] for j in range(vcols.shape[1])]) if vcols.shape[1] \
+            cols = (
+                np.hstack([cols * vcols[:, [j]] for j in range(vcols.shape[1])])
+                if vcols.shape[1]
                 else np.empty((n, 0))
+            )
             labels = [f"{a}:{b}" if a else b for b in vlabels for a in labels]
         blocks.append(cols)
         names += labels
         terms += [t.label(term)] * len(labels)
-    levels = {t.labels[i]: list(v.levels) for i, v in enumerate(values)
-              if isinstance(v, Fac) and any(i in term for term in t.terms)}
+    levels = {
+        t.labels[i]: list(v.levels)
+        for i, v in enumerate(values)
+        if isinstance(v, Fac) and any(i in term for term in t.terms)
+    }
     X = np.hstack(blocks) if blocks else np.empty((n, 0))
     return np.ascontiguousarray(X, dtype=float), names, terms, levels
 

@@ -23,8 +23,13 @@ from . import _bases
 from ._parse import Node, call_name, deparse, format_number
 
 _NAMESPACES = {"base", "stats", "splines"}
-_SHORT_CONTRASTS = {"treatment": "contr.treatment", "sum": "contr.sum", "helmert": "contr.helmert",
-                    "poly": "contr.poly", "SAS": "contr.SAS"}
+_SHORT_CONTRASTS = {
+    "treatment": "contr.treatment",
+    "sum": "contr.sum",
+    "helmert": "contr.helmert",
+    "poly": "contr.poly",
+    "SAS": "contr.SAS",
+}
 
 
 @dataclass
@@ -135,7 +140,9 @@ class Context:
     def unary(self, node: Node):
         op, v = node.value, self.eval(node.args[0])
         if op == "~":
-            raise FormulaError(f"'{deparse(node)}' in '{self.formula}': a formula cannot contain another '~'.")
+            raise FormulaError(
+                f"'{deparse(node)}' in '{self.formula}': a formula cannot contain another '~'."
+            )
         if op == "!":
             return Num(_not(_numeric(v, deparse(node))), logical=True)
         x = _numeric(v, deparse(node))
@@ -146,7 +153,9 @@ class Context:
         if op == "::":
             raise FormulaError(f"'{deparse(node)}' is not a call; write e.g. splines::ns(x, df = 3).")
         if op in ("~",):
-            raise FormulaError(f"'{deparse(node)}' in '{self.formula}': a formula cannot contain another '~'.")
+            raise FormulaError(
+                f"'{deparse(node)}' in '{self.formula}': a formula cannot contain another '~'."
+            )
         left, right = self.eval(node.args[0]), self.eval(node.args[1])
         what = deparse(node)
         if op in ("==", "!=") and (isinstance(left, (Fac, Chr)) or isinstance(right, (Fac, Chr))):
@@ -159,22 +168,28 @@ class Context:
             return Num(_na_keep(_COMPARE[op](a, b), a, b), logical=True)
         if op in ("&", "&&", "|", "||"):
             return Num(_logic(a, b, op in ("&", "&&")), logical=True)
-        raise FormulaError(f"operator '{op}' in '{what}' is not supported inside a term; "
-                           f"supported: + - * / ^ %% %/% == != < > <= >= & | !.")
+        raise FormulaError(
+            f"operator '{op}' in '{what}' is not supported inside a term; "
+            f"supported: + - * / ^ %% %/% == != < > <= >= & | !."
+        )
 
     def call(self, node: Node):
         fn = node.value
         if fn.kind == "binary":
             ns = fn.args[0].value
             if ns not in _NAMESPACES:
-                raise FormulaError(f"'{deparse(fn)}()' in '{self.formula}' is not supported: only base, stats "
-                                   f"and splines functions are. Supported functions: {supported()}.")
+                raise FormulaError(
+                    f"'{deparse(fn)}()' in '{self.formula}' is not supported: only base, stats "
+                    f"and splines functions are. Supported functions: {supported()}."
+                )
         name = call_name(node)
         impl = FUNCTIONS.get(name)
         if impl is None:
-            raise FormulaError(f"function '{name}()' in formula '{self.formula}' is not supported. "
-                               f"Supported functions: {supported()}. Compute the column in the data frame "
-                               "first, or write the arithmetic inside I().")
+            raise FormulaError(
+                f"function '{name}()' in formula '{self.formula}' is not supported. "
+                f"Supported functions: {supported()}. Compute the column in the data frame "
+                "first, or write the arithmetic inside I()."
+            )
         return impl(self, node, bind(name, node))
 
     def literal(self, node: Node | None, what: str, default=None):
@@ -195,16 +210,21 @@ class Context:
             inner = self.literal(node.args[0], what)
             if isinstance(inner, (int, float)) and not isinstance(inner, bool):
                 return -inner
-        raise FormulaError(f"{what} must be a constant (a number, TRUE/FALSE, a string or c(...) of them), "
-                           f"got '{deparse(node)}'.")
+        raise FormulaError(
+            f"{what} must be a constant (a number, TRUE/FALSE, a string or c(...) of them), "
+            f"got '{deparse(node)}'."
+        )
 
 
 def column_value(s: pd.Series):
     """A data column as R sees it: numeric, logical, factor (categoricals) or character."""
     dtype = s.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        return Fac(np.asarray(s.cat.codes, np.int64), [level_label(c) for c in dtype.categories],
-                   ordered=bool(dtype.ordered))
+        return Fac(
+            np.asarray(s.cat.codes, np.int64),
+            [level_label(c) for c in dtype.categories],
+            ordered=bool(dtype.ordered),
+        )
     if pd.api.types.is_bool_dtype(dtype):
         return Num(s.to_numpy(dtype=float, na_value=np.nan), logical=True)
     if pd.api.types.is_numeric_dtype(dtype):
@@ -217,8 +237,10 @@ def _numeric(v, what: str) -> np.ndarray:
     if isinstance(v, Num):
         return v.values
     if isinstance(v, Fac):
-        raise FormulaError(f"'{what}' does arithmetic on a factor; use as.numeric() for its codes, or compare "
-                           "it with a level, e.g. I(f == \"a\").")
+        raise FormulaError(
+            f"'{what}' does arithmetic on a factor; use as.numeric() for its codes, or compare "
+            'it with a level, e.g. I(f == "a").'
+        )
     raise FormulaError(f"'{what}' does arithmetic on text; compare it with a value, e.g. I(s == \"a\").")
 
 
@@ -226,13 +248,28 @@ def _rmod(a, b):
     return a - np.floor(a / b) * b
 
 
-_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-          "^": np.power, "%%": _rmod, "%/%": lambda a, b: np.floor(a / b)}
-_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt,
-            "<=": operator.le, ">=": operator.ge}
+_ARITH = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "^": np.power,
+    "%%": _rmod,
+    "%/%": lambda a, b: np.floor(a / b),
+}
+_COMPARE = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+}
 _CONSTANTS_VALUE = {
-    "TRUE": lambda: Num(np.asarray(1.0), logical=True), "FALSE": lambda: Num(np.asarray(0.0), logical=True),
-    "NA": lambda: Num(np.asarray(np.nan), logical=True), "Inf": lambda: Num(np.asarray(np.inf)),
+    "TRUE": lambda: Num(np.asarray(1.0), logical=True),
+    "FALSE": lambda: Num(np.asarray(0.0), logical=True),
+    "NA": lambda: Num(np.asarray(np.nan), logical=True),
+    "Inf": lambda: Num(np.asarray(np.inf)),
     "NaN": lambda: Num(np.asarray(np.nan)),
     "NULL": lambda: (_ for _ in ()).throw(FormulaError("NULL cannot be a term of a formula.")),
 }
@@ -266,8 +303,10 @@ def _compare_text(left, right, op):
             return lev[np.where(v.codes < 0, len(v.levels), v.codes)]
         if isinstance(v, Chr):
             return v.values
-        return np.asarray([None if np.isnan(x) else format_number(float(x)) for x in np.atleast_1d(v.values)],
-                          dtype=object)
+        return np.asarray(
+            [None if np.isnan(x) else format_number(float(x)) for x in np.atleast_1d(v.values)], dtype=object
+        )
+
     a, b = labels(left), labels(right)
     missing = pd.isna(a) | pd.isna(b)
     eq = (a == b) if op == "==" else (a != b)
@@ -276,13 +315,22 @@ def _compare_text(left, right, op):
 
 # ---------------------------------------------------------------------- calls
 _FORMALS = {
-    "log": ["x", "base"], "poly": ["x", "degree", "raw"], "scale": ["x", "center", "scale"],
+    "log": ["x", "base"],
+    "poly": ["x", "degree", "raw"],
+    "scale": ["x", "center", "scale"],
     "ns": ["x", "df", "knots", "intercept", "Boundary.knots"],
     "bs": ["x", "df", "knots", "degree", "intercept", "Boundary.knots"],
-    "factor": ["x", "levels", "ordered"], "ordered": ["x", "levels"], "C": ["object", "contr"],
-    "relevel": ["x", "ref"], "round": ["x", "digits"],
-    "mean": ["x", "na.rm"], "median": ["x", "na.rm"], "sd": ["x", "na.rm"], "var": ["x", "na.rm"],
-    "min": ["x", "na.rm"], "max": ["x", "na.rm"],
+    "factor": ["x", "levels", "ordered"],
+    "ordered": ["x", "levels"],
+    "C": ["object", "contr"],
+    "relevel": ["x", "ref"],
+    "round": ["x", "digits"],
+    "mean": ["x", "na.rm"],
+    "median": ["x", "na.rm"],
+    "sd": ["x", "na.rm"],
+    "var": ["x", "na.rm"],
+    "min": ["x", "na.rm"],
+    "max": ["x", "na.rm"],
 }
 
 
@@ -292,19 +340,25 @@ def bind(name: str, node: Node) -> dict[str, Node]:
     args = list(node.args)
     unnamed = [a for n, a in args if n is None]
     if name == "poly" and (len(unnamed) > 2 or (len(unnamed) == 2 and unnamed[1].kind != "num")):
-        raise FormulaError(f"'{deparse(node)}': poly() of several variables is not supported; "
-                           "use poly(x, degree) of one variable.")
+        raise FormulaError(
+            f"'{deparse(node)}': poly() of several variables is not supported; "
+            "use poly(x, degree) of one variable."
+        )
     out: dict[str, Node] = {}
     for argname, value in args:
         if argname is not None:
             if argname not in formals:
-                raise FormulaError(f"'{deparse(node)}': {name}() has no argument '{argname}' here; "
-                                   f"supported arguments: {', '.join(formals)}.")
+                raise FormulaError(
+                    f"'{deparse(node)}': {name}() has no argument '{argname}' here; "
+                    f"supported arguments: {', '.join(formals)}."
+                )
             out[argname] = value
     free = [f for f in formals if f not in out]
     positional = [value for argname, value in args if argname is None]
     if len(positional) > len(free):
-        raise FormulaError(f"'{deparse(node)}': too many arguments for {name}(); it takes {', '.join(formals)}.")
+        raise FormulaError(
+            f"'{deparse(node)}': too many arguments for {name}(); it takes {', '.join(formals)}."
+        )
     out.update(zip(free, positional))
     if "x" in formals and "x" not in out and "object" not in formals:
         raise FormulaError(f"'{deparse(node)}': {name}() needs an argument.")
@@ -316,6 +370,7 @@ def _math(fn):
         x = _numeric(ctx.eval(args["x"]), deparse(node))
         with np.errstate(all="ignore"):
             return Num(fn(x))
+
     return impl
 
 
@@ -354,8 +409,10 @@ def _as_integer(ctx, node, args):
 def _as_logical(ctx, node, args):
     v = ctx.eval(args["x"])
     if isinstance(v, Fac):
-        raise FormulaError(f"'{deparse(node)}': as.logical() of a factor is not supported; compare it with a "
-                           "level instead, e.g. I(f == \"a\").")
+        raise FormulaError(
+            f"'{deparse(node)}': as.logical() of a factor is not supported; compare it with a "
+            'level instead, e.g. I(f == "a").'
+        )
     x = _numeric(v, deparse(node))
     return Num(np.where(np.isnan(x), np.nan, (x != 0).astype(float)), logical=True)
 
@@ -370,7 +427,10 @@ def _factor(ordered: bool):
             present = np.unique(f.codes[f.codes >= 0])
             f = _with_levels(f, [f.levels[i] for i in present]) if len(present) < len(f.levels) else f
         as_ordered = ctx.literal(args.get("ordered"), "ordered=", None)
-        return Fac(f.codes, f.levels, ordered=ordered or (f.ordered if as_ordered is None else bool(as_ordered)))
+        return Fac(
+            f.codes, f.levels, ordered=ordered or (f.ordered if as_ordered is None else bool(as_ordered))
+        )
+
     return impl
 
 
@@ -406,8 +466,10 @@ def _contrasts_arg(ctx, node, arg: Node | None):
         return ("count", arg.value)
     if arg.kind == "str" and arg.value in _bases.CONTRASTS:
         return ("levels", arg.value)
-    raise FormulaError(f"'{deparse(node)}': the contrasts must be one of {', '.join(_bases.CONTRASTS)} "
-                       f"(or treatment, sum, helmert, poly, SAS), got '{deparse(arg)}'.")
+    raise FormulaError(
+        f"'{deparse(node)}': the contrasts must be one of {', '.join(_bases.CONTRASTS)} "
+        f"(or treatment, sum, helmert, poly, SAS), got '{deparse(arg)}'."
+    )
 
 
 def _C(ctx, node, args):
@@ -425,8 +487,11 @@ def _poly(ctx, node, args):
     if not isinstance(degree, float) or degree < 1 or degree != int(degree):
         raise FormulaError(f"'{deparse(node)}': the degree must be a whole number >= 1.")
     if not raw:
-        ctx.step(node, "builds orthogonal polynomials from the data's mean and spread",
-                 f"use raw polynomials, poly({deparse(args['x'])}, {int(degree)}, raw = TRUE), or I(x^2)")
+        ctx.step(
+            node,
+            "builds orthogonal polynomials from the data's mean and spread",
+            f"use raw polynomials, poly({deparse(args['x'])}, {int(degree)}, raw = TRUE), or I(x^2)",
+        )
     values = _bases.poly(x, int(degree), raw)
     return Num(values, colnames=[str(j) for j in range(1, int(degree) + 1)])
 
@@ -442,14 +507,18 @@ def _spline(kind: str):
         if boundary is not None and np.size(boundary) != 2:
             raise FormulaError(f"'{deparse(node)}': Boundary.knots must be two numbers, c(lo, hi).")
         if boundary is None or (knots is None and df is not None):
-            ctx.step(node, "places its knots at quantiles of the data and its boundary knots at the data's range",
-                     f"declare public knots, e.g. {kind}(x, knots = c(...), Boundary.knots = c(lo, hi))")
+            ctx.step(
+                node,
+                "places its knots at quantiles of the data and its boundary knots at the data's range",
+                f"declare public knots, e.g. {kind}(x, knots = c(...), Boundary.knots = c(lo, hi))",
+            )
         if kind == "ns":
             values = _bases.ns(x, df, knots, intercept, boundary)
         else:
             degree = ctx.literal(args.get("degree"), "degree=", 3.0)
             values = _bases.bs(x, df, knots, degree, intercept, boundary)
         return Num(values, colnames=[str(j) for j in range(1, values.shape[1] + 1)])
+
     return impl
 
 
@@ -458,8 +527,11 @@ def _scale(ctx, node, args):
     center = ctx.literal(args.get("center"), "center=", True)
     scale_ = ctx.literal(args.get("scale"), "scale=", True)
     if center is True or scale_ is True:
-        ctx.step(node, "centres or scales by the data's mean and standard deviation",
-                 "centre and scale by public constants, e.g. scale(x, center = 5, scale = 2) or I((x - 5)/2)")
+        ctx.step(
+            node,
+            "centres or scales by the data's mean and standard deviation",
+            "centre and scale by public constants, e.g. scale(x, center = 5, scale = 2) or I((x - 5)/2)",
+        )
     return Num(_bases.scale(x, center, scale_))
 
 
@@ -468,9 +540,13 @@ def _summary(fn):
         x = _vector(ctx.eval(args["x"]), deparse(node))
         if bool(ctx.literal(args.get("na.rm"), "na.rm=", False)):
             x = x[~np.isnan(x)]
-        ctx.step(node, "is computed from the data as a whole (e.g. centring by the data's mean)",
-                 "use a public constant in its place")
+        ctx.step(
+            node,
+            "is computed from the data as a whole (e.g. centring by the data's mean)",
+            "use a public constant in its place",
+        )
         return Num(np.asarray(fn(x) if len(x) else np.nan))
+
     return impl
 
 
@@ -483,18 +559,51 @@ def _c(ctx, node, args):
 
 
 FUNCTIONS = {
-    "I": _identity, "log": _log, "log2": _math(np.log2), "log10": _math(np.log10), "log1p": _math(np.log1p),
-    "exp": _math(np.exp), "expm1": _math(np.expm1), "sqrt": _math(np.sqrt), "abs": _math(np.abs),
-    "sin": _math(np.sin), "cos": _math(np.cos), "tan": _math(np.tan), "asin": _math(np.arcsin),
-    "acos": _math(np.arccos), "atan": _math(np.arctan), "sinh": _math(np.sinh), "cosh": _math(np.cosh),
-    "tanh": _math(np.tanh), "floor": _math(np.floor), "ceiling": _math(np.ceil), "trunc": _math(np.trunc),
-    "sign": _math(np.sign), "round": _round,
-    "as.numeric": _as_numeric, "as.double": _as_numeric, "as.integer": _as_integer, "as.logical": _as_logical,
-    "factor": _factor(False), "as.factor": _factor(False), "ordered": _factor(True), "as.ordered": _factor(True),
-    "relevel": _relevel, "C": _C, "poly": _poly, "ns": _spline("ns"), "bs": _spline("bs"), "scale": _scale,
-    "mean": _summary(np.mean), "median": _summary(np.median), "sd": _summary(lambda v: np.std(v, ddof=1)),
-    "var": _summary(lambda v: np.var(v, ddof=1)), "min": _summary(np.min), "max": _summary(np.max),
-    "offset": _offset, "c": _c,
+    "I": _identity,
+    "log": _log,
+    "log2": _math(np.log2),
+    "log10": _math(np.log10),
+    "log1p": _math(np.log1p),
+    "exp": _math(np.exp),
+    "expm1": _math(np.expm1),
+    "sqrt": _math(np.sqrt),
+    "abs": _math(np.abs),
+    "sin": _math(np.sin),
+    "cos": _math(np.cos),
+    "tan": _math(np.tan),
+    "asin": _math(np.arcsin),
+    "acos": _math(np.arccos),
+    "atan": _math(np.arctan),
+    "sinh": _math(np.sinh),
+    "cosh": _math(np.cosh),
+    "tanh": _math(np.tanh),
+    "floor": _math(np.floor),
+    "ceiling": _math(np.ceil),
+    "trunc": _math(np.trunc),
+    "sign": _math(np.sign),
+    "round": _round,
+    "as.numeric": _as_numeric,
+    "as.double": _as_numeric,
+    "as.integer": _as_integer,
+    "as.logical": _as_logical,
+    "factor": _factor(False),
+    "as.factor": _factor(False),
+    "ordered": _factor(True),
+    "as.ordered": _factor(True),
+    "relevel": _relevel,
+    "C": _C,
+    "poly": _poly,
+    "ns": _spline("ns"),
+    "bs": _spline("bs"),
+    "scale": _scale,
+    "mean": _summary(np.mean),
+    "median": _summary(np.median),
+    "sd": _summary(lambda v: np.std(v, ddof=1)),
+    "var": _summary(lambda v: np.var(v, ddof=1)),
+    "min": _summary(np.min),
+    "max": _summary(np.max),
+    "offset": _offset,
+    "c": _c,
 }
 
 

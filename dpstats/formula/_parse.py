@@ -14,22 +14,62 @@ from dataclasses import dataclass, field
 
 from ..errors import FormulaError
 
-_RESERVED = {"if", "else", "repeat", "while", "function", "for", "next", "break", "TRUE", "FALSE", "NULL",
-             "Inf", "NaN", "NA", "NA_integer_", "NA_real_", "NA_character_", "NA_complex_", "in"}
+_RESERVED = {
+    "if",
+    "else",
+    "repeat",
+    "while",
+    "function",
+    "for",
+    "next",
+    "break",
+    "TRUE",
+    "FALSE",
+    "NULL",
+    "Inf",
+    "NaN",
+    "NA",
+    "NA_integer_",
+    "NA_real_",
+    "NA_character_",
+    "NA_complex_",
+    "in",
+}
 _CONSTANTS = {"TRUE", "FALSE", "NULL", "NA", "Inf", "NaN"}
 _SYNTACTIC = re.compile(r"^(?:(?:[^\W\d_]|\.(?![0-9]))[\w.]*|\.)$")
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<space>\s+)
   | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?L?)
   | (?P<name>(?:[^\W\d_]|\.(?![0-9]))[\w.]*|\.)
   | (?P<tick>`[^`]*`)
   | (?P<str>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
   | (?P<op>::|%[^%]*%|<=|>=|==|!=|&&|\|\||[~+\-*/^:(),=<>!&|])
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 # binding powers (R's precedence, ?Syntax): higher binds tighter
-_BINARY = {"~": 1, "||": 2, "|": 2, "&&": 3, "&": 3, "==": 5, "!=": 5, "<": 5, ">": 5, "<=": 5, ">=": 5,
-           "+": 6, "-": 6, "*": 7, "/": 7, ":": 9, "^": 11, "::": 12}
+_BINARY = {
+    "~": 1,
+    "||": 2,
+    "|": 2,
+    "&&": 3,
+    "&": 3,
+    "==": 5,
+    "!=": 5,
+    "<": 5,
+    ">": 5,
+    "<=": 5,
+    ">=": 5,
+    "+": 6,
+    "-": 6,
+    "*": 7,
+    "/": 7,
+    ":": 9,
+    "^": 11,
+    "::": 12,
+}
 _PREFIX = {"~": 1, "!": 4, "-": 10, "+": 10}
 _SPECIAL = 8  # %in%, %%, %/%, ...
 _CALL = 13

@@ -57,8 +57,10 @@ class _Builder:
             self.t.intercept = (op == 1.0) == parity
             return []
         if kind == "num":
-            raise FormulaError(f"'{deparse(node)}' in formula '{self.formula}' is not a term; "
-                               "only 0, 1 and -1 may stand alone (the intercept).")
+            raise FormulaError(
+                f"'{deparse(node)}' in formula '{self.formula}' is not a term; "
+                "only 0, 1 and -1 may stand alone (the intercept)."
+            )
         if kind == "name" and op == ".":
             return self.expand_dot()
         if kind == "unary" and op in "+-":
@@ -96,8 +98,10 @@ class _Builder:
         while exponent.kind == "paren":
             exponent = exponent.args[0]
         if exponent.kind != "num" or exponent.value < 1 or exponent.value != int(exponent.value):
-            raise FormulaError(f"the power in '{self.formula}' must be a whole number such as "
-                               f"(a + b)^2, got '{deparse(exponent)}'.")
+            raise FormulaError(
+                f"the power in '{self.formula}' must be a whole number such as "
+                f"(a + b)^2, got '{deparse(exponent)}'."
+            )
         out = list(left)
         for _ in range(int(exponent.value) - 1):
             out = _unique(out + [a | b for a in out for b in left])
@@ -132,8 +136,12 @@ def build_terms(formula: str, lhs: Node | None, rhs: Node, columns: list[str]) -
         b.t.response = b.install(lhs)
     terms = b.encode(rhs)
     if b.t.response is not None and Term({b.t.response}) in terms:
-        warnings.warn(f"the response '{b.t.labels[b.t.response]}' appeared on the right-hand side of "
-                      f"'{formula}' and was dropped (as R does).", DataWarning, stacklevel=4)
+        warnings.warn(
+            f"the response '{b.t.labels[b.t.response]}' appeared on the right-hand side of "
+            f"'{formula}' and was dropped (as R does).",
+            DataWarning,
+            stacklevel=4,
+        )
         terms = [t for t in terms if t != Term({b.t.response})]
     b.t.terms = sorted(terms, key=len)
     return b.t

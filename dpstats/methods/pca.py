@@ -24,8 +24,10 @@ from ..privacy.pca import PrivatePCA, private_pca_gram
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 
-SENSITIVITY_TEXT = {"replace": "Δ_F = √2·C² (replace-one; rows in the ball of radius C)",
-                    "add_remove": "Δ_F = C² (add/remove-one; rows in the ball of radius C)"}
+SENSITIVITY_TEXT = {
+    "replace": "Δ_F = √2·C² (replace-one; rows in the ball of radius C)",
+    "add_remove": "Δ_F = C² (add/remove-one; rows in the ball of radius C)",
+}
 
 
 def plan(*, k: int, eps: float, delta: float, neighbouring: str, radius: float, engine: str) -> Plan:
@@ -41,19 +43,32 @@ def plan(*, k: int, eps: float, delta: float, neighbouring: str, radius: float, 
     (1.0, 1e-06, 'Δ_F = √2·C')
     """
     text = SENSITIVITY_TEXT[neighbouring]
-    entry = LedgerEntry(step=f"private PCA: top-{k} subspace of Σ xxᵀ + symmetric Gaussian noise (Analyze Gauss)",
-                        mechanism="Gaussian (zCDP)", eps=eps, delta=delta, sensitivity=text,
-                        note="ρ-zCDP converted once: ρ + 2√(ρ log 1/δ) = eps")
-    notes = [f"Rows clipped to the box, centred at its midpoint and shrunk onto the ball of radius C = {radius:.4g}; "
-             f"Σ xxᵀ computed in one pass by the {engine} engine.",
-             "The numbers of clipped values and shrunk rows are not released.",
-             "Eigenvectors, their order and sign convention are post-processing of the noisy matrix."]
-    return Plan(method="DP PCA (Analyze Gauss)", neighbouring=neighbouring, entries=[entry],
-                sensitivities={"Σ xxᵀ (Frobenius)": text.replace("C", f"C (C = {radius:.4g})", 1)}, notes=notes)
+    entry = LedgerEntry(
+        step=f"private PCA: top-{k} subspace of Σ xxᵀ + symmetric Gaussian noise (Analyze Gauss)",
+        mechanism="Gaussian (zCDP)",
+        eps=eps,
+        delta=delta,
+        sensitivity=text,
+        note="ρ-zCDP converted once: ρ + 2√(ρ log 1/δ) = eps",
+    )
+    notes = [
+        f"Rows clipped to the box, centred at its midpoint and shrunk onto the ball of radius C = {radius:.4g}; "
+        f"Σ xxᵀ computed in one pass by the {engine} engine.",
+        "The numbers of clipped values and shrunk rows are not released.",
+        "Eigenvectors, their order and sign convention are post-processing of the noisy matrix.",
+    ]
+    return Plan(
+        method="DP PCA (Analyze Gauss)",
+        neighbouring=neighbouring,
+        entries=[entry],
+        sensitivities={"Σ xxᵀ (Frobenius)": text.replace("C", f"C (C = {radius:.4g})", 1)},
+        notes=notes,
+    )
 
 
-def release(gram: np.ndarray, k: int, radius: float, eps: float, delta: float, neighbouring: str,
-            noise: NoiseSource) -> PrivatePCA:
+def release(
+    gram: np.ndarray, k: int, radius: float, eps: float, delta: float, neighbouring: str, noise: NoiseSource
+) -> PrivatePCA:
     """The top-k subspace of ``gram`` (Σ xxᵀ of rows in the ball of ``radius``) + symmetric Gaussian noise.
 
     Examples

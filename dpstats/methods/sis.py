@@ -70,9 +70,11 @@ CENTERS = {"mean": "mean", "midpoint": "midpoint", "data": "mean", "bounds": "mi
 """Accepted ``center=`` values; "data" and "bounds" are the former names."""
 
 
-CENTRED_NOTE = ("Scores are centred cross-products sum_i (x_ij - mean_j)(y_i - mean_y) of the values "
-                "mapped onto [-1, 1] by the declared bounds; the means are part of the score, are not "
-                "released, and are covered by the stated sensitivity (no data-dependent step).")
+CENTRED_NOTE = (
+    "Scores are centred cross-products sum_i (x_ij - mean_j)(y_i - mean_y) of the values "
+    "mapped onto [-1, 1] by the declared bounds; the means are part of the score, are not "
+    "released, and are covered by the stated sensitivity (no data-dependent step)."
+)
 
 
 def centred_sensitivity(neighbouring: str, n: int) -> float:
@@ -91,11 +93,15 @@ def centred_sensitivity(neighbouring: str, n: int) -> float:
 def centred_sensitivity_text(neighbouring: str, n: int) -> str:
     """Ledger wording of :func:`centred_sensitivity`, with its derivation in one line."""
     if neighbouring == "replace":
-        return (f"Δ∞ = 4(1 − 1/n) = {centred_sensitivity('replace', n):.6g} (n = {n}): the centred "
-                "cross-product is bilinear in the replaced row (x, y) ∈ [−1, 1]², range at most "
-                "4(1 − 1/n), attained")
-    return ("Δ∞ = 4: adding or removing one row changes the centred cross-product by "
-            "((n − 1)/n)(x − x̄)(y − ȳ), at most 4(1 − 1/n) < 4 for every n (n is not public)")
+        return (
+            f"Δ∞ = 4(1 − 1/n) = {centred_sensitivity('replace', n):.6g} (n = {n}): the centred "
+            "cross-product is bilinear in the replaced row (x, y) ∈ [−1, 1]², range at most "
+            "4(1 − 1/n), attained"
+        )
+    return (
+        "Δ∞ = 4: adding or removing one row changes the centred cross-product by "
+        "((n − 1)/n)(x − x̄)(y − ȳ), at most 4(1 − 1/n) < 4 for every n (n is not public)"
+    )
 
 
 def default_k(d: int) -> int:
@@ -138,8 +144,17 @@ def scores_centred_on_unit_scale(stats: CrossStats) -> np.ndarray:
 scores_midpoint_then_data_centered = scores_centred_on_unit_scale  # the former name
 
 
-def plan(*, d: int, k: int, eps: float, neighbouring: str, topk: str, score: str, n: int,
-         declared_sensitivity: float | None = None) -> Plan:
+def plan(
+    *,
+    d: int,
+    k: int,
+    eps: float,
+    neighbouring: str,
+    topk: str,
+    score: str,
+    n: int,
+    declared_sensitivity: float | None = None,
+) -> Plan:
     """The privacy plan of Algorithm 1: one private top-k of the d scores, all of eps.
 
     ``score`` is ``"centred"`` (the default with bounds, Δ∞ = 4(1 − 1/n) or 4),
@@ -160,12 +175,26 @@ def plan(*, d: int, k: int, eps: float, neighbouring: str, topk: str, score: str
     else:
         text = centred_sensitivity_text(neighbouring, n) if centred else SENSITIVITY_TEXT[neighbouring]
     name = "|sum_i (x_ij - mean_j)(y_i - mean_y)|" if centred else "|x_j'y|"
-    entry = LedgerEntry(step=f"private top-{k} of {name} over {d} columns", mechanism=f"{topk} top-k",
-                        eps=eps, sensitivity=text, note=selector.accounting)
-    notes = ["The selected set is released without an order.", "The number of clipped values is not released.",
-             *filter(None, [selector.statement_note]), *([CENTRED_NOTE] if centred else [])]
-    return Plan(method="DP-SIS", neighbouring=neighbouring, entries=[entry],
-                sensitivities={f"score {name} (l-infinity over j)": text}, notes=notes)
+    entry = LedgerEntry(
+        step=f"private top-{k} of {name} over {d} columns",
+        mechanism=f"{topk} top-k",
+        eps=eps,
+        sensitivity=text,
+        note=selector.accounting,
+    )
+    notes = [
+        "The selected set is released without an order.",
+        "The number of clipped values is not released.",
+        *filter(None, [selector.statement_note]),
+        *([CENTRED_NOTE] if centred else []),
+    ]
+    return Plan(
+        method="DP-SIS",
+        neighbouring=neighbouring,
+        entries=[entry],
+        sensitivities={f"score {name} (l-infinity over j)": text},
+        notes=notes,
+    )
 
 
 def sensitivity(score: str, neighbouring: str, n: int, declared: float | None = None) -> float:
@@ -177,9 +206,15 @@ def sensitivity(score: str, neighbouring: str, n: int, declared: float | None = 
     return SENSITIVITY[neighbouring]
 
 
-def private_top_k(scores: np.ndarray, k: int, eps: float, sensitivity: float,
-                  rng: np.random.Generator, topk: str = "canonical_lipschitz",
-                  gamma: float = 0.5) -> np.ndarray:
+def private_top_k(
+    scores: np.ndarray,
+    k: int,
+    eps: float,
+    sensitivity: float,
+    rng: np.random.Generator,
+    topk: str = "canonical_lipschitz",
+    gamma: float = 0.5,
+) -> np.ndarray:
     """Select k indices of ``scores`` privately (scores are divided by their sensitivity)."""
     options = {"gamma": gamma} if topk == "canonical_lipschitz" else {}
     return select_topk(np.asarray(scores) / sensitivity, k, eps, rng, method=topk, **options)

@@ -54,10 +54,14 @@ from ..privacy.topk import SELECTORS
 SENSITIVITY = {"replace": 1.0, "add_remove": 1.0}
 
 SENSITIVITY_TEXT = {
-    "replace": ("Δ∞ = 1: replacing one row changes one block's votes, so each vote count moves by "
-                "at most 1 (not monotone: a block may move its votes between features)"),
-    "add_remove": ("Δ∞ = 1: with rows assigned to blocks independently, adding or removing one row "
-                   "changes one block's votes, so each vote count moves by at most 1 (not monotone)"),
+    "replace": (
+        "Δ∞ = 1: replacing one row changes one block's votes, so each vote count moves by "
+        "at most 1 (not monotone: a block may move its votes between features)"
+    ),
+    "add_remove": (
+        "Δ∞ = 1: with rows assigned to blocks independently, adding or removing one row "
+        "changes one block's votes, so each vote count moves by at most 1 (not monotone)"
+    ),
 }
 
 LASSO_SOLVERS = {
@@ -66,18 +70,29 @@ LASSO_SOLVERS = {
 }
 
 
-NOTES = ["The selected set is released without an order; vote counts are not released.",
-         "Rows are assigned to blocks without looking at the data; the lasso fits inside a "
-         "block are not private by themselves and need no bounds."]
+NOTES = [
+    "The selected set is released without an order; vote counts are not released.",
+    "Rows are assigned to blocks without looking at the data; the lasso fits inside a "
+    "block are not private by themselves and need no bounds.",
+]
 SECOND_STAGE_NOTES = {
     "private_ols": "Second-stage estimates come from noisy sufficient statistics of the "
-                   "bounded, clipped data; the number of clipped values is not released.",
+    "bounded, clipped data; the number of clipped values is not released.",
     "ols": "Second-stage estimates are NOT private (ordinary least squares).",
 }
 
 
-def plan(*, d: int, k: int, eps: float, n_blocks: int, topk: str, neighbouring: str,
-         second_stage: str | None = None, stage_fraction: float = 0.5) -> Plan:
+def plan(
+    *,
+    d: int,
+    k: int,
+    eps: float,
+    n_blocks: int,
+    topk: str,
+    neighbouring: str,
+    second_stage: str | None = None,
+    stage_fraction: float = 0.5,
+) -> Plan:
     """The privacy plan of steps 4 and 5, from public inputs only.
 
     Step 4, the private top-k of the vote counts (Δ∞ = 1, module docstring),
@@ -92,15 +107,25 @@ def plan(*, d: int, k: int, eps: float, n_blocks: int, topk: str, neighbouring: 
     ([1.5, 0.5], 'Δ₁ = 28')
     """
     eps_select = eps if second_stage != "private_ols" else eps * (1 - stage_fraction)
-    entries = [LedgerEntry(
-        step=f"private top-{k} of lasso vote counts over {d} columns ({n_blocks} blocks)",
-        mechanism=f"{topk} top-k", eps=eps_select, sensitivity=SENSITIVITY_TEXT[neighbouring],
-        note=SELECTORS[topk].accounting)]
+    entries = [
+        LedgerEntry(
+            step=f"private top-{k} of lasso vote counts over {d} columns ({n_blocks} blocks)",
+            mechanism=f"{topk} top-k",
+            eps=eps_select,
+            sensitivity=SENSITIVITY_TEXT[neighbouring],
+            note=SELECTORS[topk].accounting,
+        )
+    ]
     if second_stage == "private_ols":
         entries.append(_second_stage_entry(k, eps - eps_select, neighbouring))
     notes = NOTES + ([SECOND_STAGE_NOTES[second_stage]] if second_stage else [])
-    return Plan(method="two-stage selection", neighbouring=neighbouring, entries=entries,
-                sensitivities={"vote counts (l-infinity over features)": entries[0].sensitivity}, notes=notes)
+    return Plan(
+        method="two-stage selection",
+        neighbouring=neighbouring,
+        entries=entries,
+        sensitivities={"vote counts (l-infinity over features)": entries[0].sensitivity},
+        notes=notes,
+    )
 
 
 def _second_stage_entry(k: int, eps: float, neighbouring: str) -> LedgerEntry:
@@ -108,27 +133,36 @@ def _second_stage_entry(k: int, eps: float, neighbouring: str) -> LedgerEntry:
     q = k + 1
     return LedgerEntry(
         step=f"second stage: noisy sufficient statistics (ZᵀZ upper triangle, Zᵀy) for "
-             f"{k} selected terms + intercept",
-        mechanism="Laplace (sufficient-statistics perturbation)", eps=eps,
-        sensitivity=(f"Δ₁ = {ssp_sensitivity(q, neighbouring):g}: {ssp_dimension(q)} "
-                     f"entries, each a sum of products in [−1, 1], moved by at most "
-                     f"{2 if neighbouring == 'replace' else 1} per row"),
-        note="basic composition with the selection step")
+        f"{k} selected terms + intercept",
+        mechanism="Laplace (sufficient-statistics perturbation)",
+        eps=eps,
+        sensitivity=(
+            f"Δ₁ = {ssp_sensitivity(q, neighbouring):g}: {ssp_dimension(q)} "
+            f"entries, each a sum of products in [−1, 1], moved by at most "
+            f"{2 if neighbouring == 'replace' else 1} per row"
+        ),
+        note="basic composition with the selection step",
+    )
 
 
-def name_data_dependent_steps(dd: DataDependence, *, neighbouring: str, n_blocks: int, blocks_given: bool,
-                              second_stage: str | None) -> None:
+def name_data_dependent_steps(
+    dd: DataDependence, *, neighbouring: str, n_blocks: int, blocks_given: bool, second_stage: str | None
+) -> None:
     """The method's own data-dependent steps (refused under ``strict``).
 
     Under add/remove-one-row n is private, so the default ⌊√n⌋ blocks of step
     1 depend on the data; an ordinary least-squares step 5 is not private.
     """
     if neighbouring == "add_remove" and not blocks_given:
-        dd.add(f"the number of blocks ⌊√n⌋ = {n_blocks} uses n, which is private under "
-               "add/remove-one-row", fix="pass a public blocks= (e.g. blocks=10)")
+        dd.add(
+            f"the number of blocks ⌊√n⌋ = {n_blocks} uses n, which is private under add/remove-one-row",
+            fix="pass a public blocks= (e.g. blocks=10)",
+        )
     if second_stage == "ols":
-        dd.add("second stage: ordinary least squares on the selected columns of the raw data "
-               "(NOT private)", fix="use second_stage='private_ols' with bounds=, or None")
+        dd.add(
+            "second stage: ordinary least squares on the selected columns of the raw data (NOT private)",
+            fix="use second_stage='private_ols' with bounds=, or None",
+        )
 
 
 def solver_text(solver: str, tol: float) -> str:
@@ -141,8 +175,9 @@ def default_blocks(n: int) -> int:
     return max(2, int(math.isqrt(n)))
 
 
-def block_labels(n: int, m: int, neighbouring: str, rng: np.random.Generator,
-                 shuffle: bool = True) -> np.ndarray:
+def block_labels(
+    n: int, m: int, neighbouring: str, rng: np.random.Generator, shuffle: bool = True
+) -> np.ndarray:
     """Assign each of n rows to one of m blocks without looking at the data.
 
     Replace-one-row: a (random, if ``shuffle``) order of the rows cut into m
@@ -166,8 +201,16 @@ def block_labels(n: int, m: int, neighbouring: str, rng: np.random.Generator,
     return labels
 
 
-def block_lasso(X: np.ndarray, y: np.ndarray, lam: float, *, standardize: bool = True,
-                solver: str = "lars", tol: float = 1e-4, max_iter: int = 10_000) -> np.ndarray:
+def block_lasso(
+    X: np.ndarray,
+    y: np.ndarray,
+    lam: float,
+    *,
+    standardize: bool = True,
+    solver: str = "lars",
+    tol: float = 1e-4,
+    max_iter: int = 10_000,
+) -> np.ndarray:
     """Lasso coefficients on one block: min (1/2n_b)‖y − b0 − Xβ‖² + lam‖β‖₁.
 
     With ``standardize`` the columns are scaled to unit standard deviation
@@ -185,7 +228,7 @@ def block_lasso(X: np.ndarray, y: np.ndarray, lam: float, *, standardize: bool =
     from sklearn.linear_model import Lasso, LassoLars
 
     Xc = X - X.mean(axis=0)
-    scale = np.sqrt((Xc ** 2).mean(axis=0)) if standardize else np.ones(X.shape[1])
+    scale = np.sqrt((Xc**2).mean(axis=0)) if standardize else np.ones(X.shape[1])
     live = scale > 1e-12 * max(1.0, float(np.max(scale, initial=0.0)))
     coef = np.zeros(X.shape[1])
     if not live.any():
@@ -205,9 +248,19 @@ def block_lasso(X: np.ndarray, y: np.ndarray, lam: float, *, standardize: bool =
     return coef
 
 
-def block_coefficients(X: np.ndarray, y: np.ndarray, labels: np.ndarray, m: int, lam: float, *,
-                       standardize: bool = True, solver: str = "lars", tol: float = 1e-4,
-                       max_iter: int = 10_000, progress: Callable[[int], None] | None = None) -> np.ndarray:
+def block_coefficients(
+    X: np.ndarray,
+    y: np.ndarray,
+    labels: np.ndarray,
+    m: int,
+    lam: float,
+    *,
+    standardize: bool = True,
+    solver: str = "lars",
+    tol: float = 1e-4,
+    max_iter: int = 10_000,
+    progress: Callable[[int], None] | None = None,
+) -> np.ndarray:
     """An (m, d) array: the lasso coefficients of every block (empty blocks give zeros).
 
     ``progress``, if given, is called with 1 after each block (e.g. a tqdm bar's ``update``).
@@ -216,8 +269,9 @@ def block_coefficients(X: np.ndarray, y: np.ndarray, labels: np.ndarray, m: int,
     for b in range(m):
         rows = labels == b
         if rows.sum() >= 2:
-            out[b] = block_lasso(X[rows], y[rows], lam, standardize=standardize, solver=solver,
-                                 tol=tol, max_iter=max_iter)
+            out[b] = block_lasso(
+                X[rows], y[rows], lam, standardize=standardize, solver=solver, tol=tol, max_iter=max_iter
+            )
         if progress is not None:
             progress(1)
     return out
@@ -245,10 +299,21 @@ def vote_counts(coefs: np.ndarray, k: int, vote: str = "topk") -> np.ndarray:
     return counts
 
 
-def two_stage_counts(X: np.ndarray, y: np.ndarray, k: int | list[int], lam: float = 0.1, *,
-                     blocks: int | None = None, vote: str = "topk", neighbouring: str = "replace",
-                     shuffle: bool = True, standardize: bool = True, solver: str = "lars",
-                     tol: float = 1e-4, rng: np.random.Generator | None = None) -> np.ndarray | dict[int, np.ndarray]:
+def two_stage_counts(
+    X: np.ndarray,
+    y: np.ndarray,
+    k: int | list[int],
+    lam: float = 0.1,
+    *,
+    blocks: int | None = None,
+    vote: str = "topk",
+    neighbouring: str = "replace",
+    shuffle: bool = True,
+    standardize: bool = True,
+    solver: str = "lars",
+    tol: float = 1e-4,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray | dict[int, np.ndarray]:
     """Vote counts of the two-stage method (the non-private first stage).
 
     ``k`` may be a list, giving {k: counts} from one set of lasso fits.
@@ -293,8 +358,9 @@ def ssp_sensitivity(q: int, neighbouring: str) -> float:
     return ssp_dimension(q) * (2.0 if neighbouring == "replace" else 1.0)
 
 
-def private_ols(Z: np.ndarray, y: np.ndarray, eps: float, neighbouring: str,
-                laplace) -> tuple[np.ndarray, np.ndarray]:
+def private_ols(
+    Z: np.ndarray, y: np.ndarray, eps: float, neighbouring: str, laplace
+) -> tuple[np.ndarray, np.ndarray]:
     """Sufficient-statistics perturbation OLS on data already mapped into [−1, 1].
 
     Laplace noise of scale Δ₁/eps (:func:`ssp_sensitivity`) is added to the
@@ -310,7 +376,7 @@ def private_ols(Z: np.ndarray, y: np.ndarray, eps: float, neighbouring: str,
     G = np.zeros((q, q))
     G[iu] = noisy[: iu[0].size]
     G = G + np.triu(G, 1).T
-    b = noisy[iu[0].size:]
+    b = noisy[iu[0].size :]
     n_noisy = max(float(G[0, 0]), 1.0)
     w, V = np.linalg.eigh(G)
     G_psd = (V * np.maximum(w, 1e-3 * n_noisy)) @ V.T
@@ -333,11 +399,28 @@ class Release:
     n_clipped: int = 0
 
 
-def release(X: np.ndarray, y: np.ndarray, plan: Plan, noise: NoiseSource, *, k: int, n_blocks: int,
-            lam: float, vote: str, topk: str, gamma: float, neighbouring: str, shuffle: bool = True,
-            standardize: bool = True, solver: str = "lars", tol: float = 1e-4,
-            second_stage: str | None = None, x_box: Box | None = None, y_box: Box | None = None,
-            progress: Callable[[int], None] | None = None) -> Release:
+def release(
+    X: np.ndarray,
+    y: np.ndarray,
+    plan: Plan,
+    noise: NoiseSource,
+    *,
+    k: int,
+    n_blocks: int,
+    lam: float,
+    vote: str,
+    topk: str,
+    gamma: float,
+    neighbouring: str,
+    shuffle: bool = True,
+    standardize: bool = True,
+    solver: str = "lars",
+    tol: float = 1e-4,
+    second_stage: str | None = None,
+    x_box: Box | None = None,
+    y_box: Box | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Release:
     """Steps 1–5 (module docstring), spending exactly the eps of ``plan``'s ledger.
 
     ``x_box`` and ``y_box`` are the public bounds of the columns of ``X`` and
@@ -345,8 +428,17 @@ def release(X: np.ndarray, y: np.ndarray, plan: Plan, noise: NoiseSource, *, k: 
     """
     rng = noise.generator
     labels = block_labels(X.shape[0], n_blocks, neighbouring, rng, shuffle=shuffle)  # step 1
-    coefs = block_coefficients(X, y, labels, n_blocks, lam, standardize=standardize,  # step 2
-                               solver=solver, tol=tol, progress=progress)
+    coefs = block_coefficients(
+        X,
+        y,
+        labels,
+        n_blocks,
+        lam,
+        standardize=standardize,  # step 2
+        solver=solver,
+        tol=tol,
+        progress=progress,
+    )
     counts = vote_counts(coefs, k, vote)  # step 3
     options = {"gamma": gamma} if topk == "canonical_lipschitz" else {}
     chosen = SELECTORS[topk].select(counts, k, plan.entries[0].eps, rng, **options)  # step 4
@@ -354,13 +446,21 @@ def release(X: np.ndarray, y: np.ndarray, plan: Plan, noise: NoiseSource, *, k: 
     if second_stage == "ols":  # step 5, not private
         out.beta = np.linalg.lstsq(np.column_stack([np.ones(X.shape[0]), X[:, chosen]]), y, rcond=None)[0]
     elif second_stage == "private_ols":
-        out.beta, out.n_clipped = second_stage_private_ols(X[:, chosen], y, Box(x_box.lo[chosen], x_box.hi[chosen]),
-                                                           y_box, plan.entries[-1].eps, neighbouring, noise)
+        out.beta, out.n_clipped = second_stage_private_ols(
+            X[:, chosen],
+            y,
+            Box(x_box.lo[chosen], x_box.hi[chosen]),
+            y_box,
+            plan.entries[-1].eps,
+            neighbouring,
+            noise,
+        )
     return out
 
 
-def second_stage_private_ols(Xs: np.ndarray, y: np.ndarray, x_box: Box, y_box: Box, eps: float,
-                             neighbouring: str, noise: NoiseSource) -> tuple[np.ndarray, int]:
+def second_stage_private_ols(
+    Xs: np.ndarray, y: np.ndarray, x_box: Box, y_box: Box, eps: float, neighbouring: str, noise: NoiseSource
+) -> tuple[np.ndarray, int]:
     """Step 5, private: :func:`private_ols` on the selected columns mapped onto [−1, 1] by their bounds.
 
     Returns the intercept and slopes in the original units, and the number
@@ -368,7 +468,9 @@ def second_stage_private_ols(Xs: np.ndarray, y: np.ndarray, x_box: Box, y_box: B
     """
     Xu, c1 = to_unit_interval(Xs.astype(float, copy=True), x_box)
     yu, c2 = to_unit_interval(y.astype(float, copy=True)[:, None], y_box)
-    b, _ = private_ols(np.column_stack([np.ones(Xs.shape[0]), Xu]), yu[:, 0], eps, neighbouring, noise.laplace)
+    b, _ = private_ols(
+        np.column_stack([np.ones(Xs.shape[0]), Xu]), yu[:, 0], eps, neighbouring, noise.laplace
+    )
     # back to the original units: y = cy + hy·(b0 + Σ b_j (x_j − c_j)/h_j)
     cy, hy = float(y_box.center[0]), float(y_box.halfwidth[0])
     slopes = hy * b[1:] / x_box.halfwidth

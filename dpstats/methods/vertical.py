@@ -100,13 +100,25 @@ def _expit(eta: np.ndarray) -> np.ndarray:
 
 
 FAMILIES: dict[str, Family] = {
-    "gaussian": Family("gaussian", lambda e: e, lambda m: np.ones_like(m),
-                       lambda y, m: (y - m) ** 2, False, "identity"),
-    "binomial": Family("binomial", _expit, lambda m: m * (1.0 - m),
-                       lambda y, m: 2.0 * (_xlogy_ratio(y, m) + _xlogy_ratio(1.0 - y, 1.0 - m)),
-                       True, "logit"),
-    "poisson": Family("poisson", lambda e: np.exp(np.minimum(e, 700.0)), lambda m: m,
-                      lambda y, m: 2.0 * (_xlogy_ratio(y, m) - (y - m)), True, "log"),
+    "gaussian": Family(
+        "gaussian", lambda e: e, lambda m: np.ones_like(m), lambda y, m: (y - m) ** 2, False, "identity"
+    ),
+    "binomial": Family(
+        "binomial",
+        _expit,
+        lambda m: m * (1.0 - m),
+        lambda y, m: 2.0 * (_xlogy_ratio(y, m) + _xlogy_ratio(1.0 - y, 1.0 - m)),
+        True,
+        "logit",
+    ),
+    "poisson": Family(
+        "poisson",
+        lambda e: np.exp(np.minimum(e, 700.0)),
+        lambda m: m,
+        lambda y, m: 2.0 * (_xlogy_ratio(y, m) - (y - m)),
+        True,
+        "log",
+    ),
 }
 
 
@@ -130,8 +142,14 @@ def _soft(z: float, t: float) -> float:
     return math.copysign(max(abs(z) - t, 0.0), z)
 
 
-def lasso_quadratic(G: np.ndarray, c: np.ndarray, lam_vec: np.ndarray, beta: np.ndarray,
-                    tol: float = 1e-14, max_sweeps: int = 10_000) -> np.ndarray:
+def lasso_quadratic(
+    G: np.ndarray,
+    c: np.ndarray,
+    lam_vec: np.ndarray,
+    beta: np.ndarray,
+    tol: float = 1e-14,
+    max_sweeps: int = 10_000,
+) -> np.ndarray:
     """Minimize ½βᵀGβ − cᵀβ + Σ_j lam_j|β_j| by cyclic soft-thresholding.
 
     Examples
@@ -156,9 +174,19 @@ def lasso_quadratic(G: np.ndarray, c: np.ndarray, lam_vec: np.ndarray, beta: np.
 
 
 # --------------------------------------------------------------------------- one block
-def fit_block(X: np.ndarray, y: np.ndarray, offset: np.ndarray, beta0: np.ndarray, family: Family,
-              penalty: Penalty, mask: np.ndarray, *, inner_tol: float = 1e-12,
-              max_inner: int = 100, chol: tuple | None = None) -> np.ndarray:
+def fit_block(
+    X: np.ndarray,
+    y: np.ndarray,
+    offset: np.ndarray,
+    beta0: np.ndarray,
+    family: Family,
+    penalty: Penalty,
+    mask: np.ndarray,
+    *,
+    inner_tol: float = 1e-12,
+    max_inner: int = 100,
+    chol: tuple | None = None,
+) -> np.ndarray:
     """argmin over one block of the penalized GLM objective with a fixed offset.
 
     (1/2n)·deviance(y, Xβ + offset) + penalty(β).  Gaussian without lasso is
@@ -216,7 +244,8 @@ def gaussian_cholesky(X: np.ndarray, penalty: Penalty, mask: np.ndarray):
     except LinAlgError:
         raise AssumptionError(
             "a party's design block is rank deficient (collinear columns): XᵀX is singular. "
-            "Remove the redundant column(s) or use penalty='ridge'.") from None
+            "Remove the redundant column(s) or use penalty='ridge'."
+        ) from None
 
 
 def _objective(X, y, offset, beta, family, penalty, mask) -> float:
@@ -341,8 +370,9 @@ class LocalBlock:
             self.basis.add(offset)
         if math.isfinite(self.offset_clip):  # Gaussian DP mode: bounded offsets bound the residuals
             offset = np.clip(offset, -self.offset_clip, self.offset_clip)
-        new = fit_block(self.X, self.y, offset, self.beta, self.family, self.penalty, self.mask,
-                        chol=self._chol)
+        new = fit_block(
+            self.X, self.y, offset, self.beta, self.family, self.penalty, self.mask, chol=self._chol
+        )
         change = float(np.sum(np.abs(new - self.beta)))
         self.beta = new
         eta = self.X @ new
@@ -357,8 +387,13 @@ class LocalBlock:
         keep = np.abs(np.diag(r)) > 1e-10 * max(1.0, float(np.max(np.abs(np.diag(r)))))
         return q[:, keep]
 
-    def finish(self, eta_total: np.ndarray, dispersion: float, sigma_beta: float = 0.0,
-               other_basis: np.ndarray | None = None) -> BlockFinal:
+    def finish(
+        self,
+        eta_total: np.ndarray,
+        dispersion: float,
+        sigma_beta: float = 0.0,
+        other_basis: np.ndarray | None = None,
+    ) -> BlockFinal:
         """Release β_k (noised in DP mode) and its covariance (not in DP mode).
 
         ``other_basis`` (se="exact"): the other parties' column-space bases, side by side.
@@ -396,10 +431,17 @@ class BCDOutcome:
         return np.sum(self.etas, axis=0)
 
 
-def block_coordinate_descent(blocks: Sequence, y: np.ndarray, family: Family, *, tol: float = 1e-8,
-                             max_iter: int = 10_000, fixed_rounds: bool = False,
-                             check_separation: bool = True,
-                             on_round: Callable[[dict], None] | None = None) -> BCDOutcome:
+def block_coordinate_descent(
+    blocks: Sequence,
+    y: np.ndarray,
+    family: Family,
+    *,
+    tol: float = 1e-8,
+    max_iter: int = 10_000,
+    fixed_rounds: bool = False,
+    check_separation: bool = True,
+    on_round: Callable[[dict], None] | None = None,
+) -> BCDOutcome:
     """Sweep over the blocks until Σ|Δβ| < tol (or exactly ``max_iter`` sweeps if ``fixed_rounds``).
 
     ``blocks`` are objects with ``update(offset) -> (eta_k, change_k)``: local
@@ -428,13 +470,20 @@ def block_coordinate_descent(blocks: Sequence, y: np.ndarray, family: Family, *,
         if check_separation:
             check_no_separation(family, state["total"])
 
-    it, converged, trace = run_sweeps(sweep, tol=tol, max_iter=max_iter, fixed_rounds=fixed_rounds, after=after)
+    it, converged, trace = run_sweeps(
+        sweep, tol=tol, max_iter=max_iter, fixed_rounds=fixed_rounds, after=after
+    )
     return BCDOutcome(etas=etas, iterations=it, converged=converged or fixed_rounds, trace=trace)
 
 
-def run_sweeps(sweep: Callable[[], tuple[float, float]], *, tol: float, max_iter: int,
-               fixed_rounds: bool = False,
-               after: Callable[[dict], None] | None = None) -> tuple[int, bool, list[dict]]:
+def run_sweeps(
+    sweep: Callable[[], tuple[float, float]],
+    *,
+    tol: float,
+    max_iter: int,
+    fixed_rounds: bool = False,
+    after: Callable[[dict], None] | None = None,
+) -> tuple[int, bool, list[dict]]:
     """Repeat ``sweep() -> (Σ|Δβ|, deviance)`` until Σ|Δβ| < ``tol`` (or ``max_iter`` sweeps).
 
     With ``fixed_rounds`` exactly ``max_iter`` sweeps run.  Each sweep's trace row
@@ -455,9 +504,16 @@ def run_sweeps(sweep: Callable[[], tuple[float, float]], *, tol: float, max_iter
     return it, converged, trace
 
 
-def gaussian_bcd_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, index: Sequence[np.ndarray], *,
-                            tol: float = 1e-8, max_iter: int = 10_000,
-                            on_round: Callable[[dict], None] | None = None) -> tuple[np.ndarray, BCDOutcome, float]:
+def gaussian_bcd_statistics(
+    xtx: np.ndarray,
+    xty: np.ndarray,
+    yty: float,
+    index: Sequence[np.ndarray],
+    *,
+    tol: float = 1e-8,
+    max_iter: int = 10_000,
+    on_round: Callable[[dict], None] | None = None,
+) -> tuple[np.ndarray, BCDOutcome, float]:
     """Gaussian block coordinate descent on the sufficient statistics XᵀX, Xᵀy, yᵀy.
 
     The sweeps of :func:`block_coordinate_descent` with :class:`LocalBlock`
@@ -483,7 +539,8 @@ def gaussian_bcd_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, index:
     except LinAlgError:
         raise AssumptionError(
             "a party's design block is rank deficient (collinear columns): XᵀX is singular. "
-            "Remove the redundant column(s) or use penalty='ridge'.") from None
+            "Remove the redundant column(s) or use penalty='ridge'."
+        ) from None
     beta = np.zeros(xtx.shape[0])
 
     def rss() -> float:
@@ -513,7 +570,8 @@ def check_no_separation(family: Family, eta: np.ndarray) -> None:
             "perfect (or quasi-complete) separation in the binomial model: some fitted "
             "probabilities are numerically 0 or 1, so the maximum-likelihood estimate does not "
             "exist (coefficients diverge). Remove the separating column(s) or use "
-            "penalty='ridge' with lam > 0.")
+            "penalty='ridge' with lam > 0."
+        )
 
 
 def dispersion_estimate(family: Family, y: np.ndarray, eta: np.ndarray, df_resid: int) -> float:
@@ -542,12 +600,13 @@ def binomial_ridge_sensitivities(n: int, radius: float, lam: float, eta_clip: fl
     row's clipped entry by at most 2C: Δ₂(η) ≤ √(4C² + 4R⁴/(nλ²)).
     """
     d_beta = 2.0 * radius / (n * lam)
-    d_eta = math.sqrt(4.0 * eta_clip ** 2 + n * (radius * d_beta) ** 2)
+    d_eta = math.sqrt(4.0 * eta_clip**2 + n * (radius * d_beta) ** 2)
     return d_eta, d_beta
 
 
-def gaussian_ridge_sensitivities(n: int, radius: float, lam: float, eta_clip: float, y_bound: float,
-                                 offset_bound: float) -> tuple[float, float]:
+def gaussian_ridge_sensitivities(
+    n: int, radius: float, lam: float, eta_clip: float, y_bound: float, offset_bound: float
+) -> tuple[float, float]:
     """(Δ₂ of a released clipped linear predictor, Δ₂ of a block's coefficients), Gaussian family.
 
     Same argument as :func:`binomial_ridge_sensitivities` (replace one row,
@@ -577,7 +636,7 @@ def gaussian_ridge_sensitivities(n: int, radius: float, lam: float, eta_clip: fl
     """
     grad = radius * (y_bound + offset_bound) * (1.0 + radius / math.sqrt(lam))
     d_beta = 2.0 * grad / (n * lam)
-    d_eta = math.sqrt(4.0 * eta_clip ** 2 + n * (radius * d_beta) ** 2)
+    d_eta = math.sqrt(4.0 * eta_clip**2 + n * (radius * d_beta) ** 2)
     return d_eta, d_beta
 
 
@@ -586,8 +645,16 @@ SE_METHODS = ("exact", "history", "conditional", "pooled", "none")
 PENALTIES = (None, "ridge", "lasso")
 
 
-def check_fit(family: str, penalty: str | None, lam: float, tol: float, max_iter: int, rounds: int, se: str,
-              conf_level: float) -> float:
+def check_fit(
+    family: str,
+    penalty: str | None,
+    lam: float,
+    tol: float,
+    max_iter: int,
+    rounds: int,
+    se: str,
+    conf_level: float,
+) -> float:
     """Cheap checks of the fit's arguments (no data touched); returns the validated ``conf_level``.
 
     Examples
@@ -613,8 +680,18 @@ def check_fit(family: str, penalty: str | None, lam: float, tol: float, max_iter
     return check_fraction(conf_level, "conf_level", 0.0, 1.0)
 
 
-def settings(family: str, penalty: str | None, lam: float, conf_level: float, eps: float | None,
-             delta: float | None, rounds: int, eta_clip: float, coef_share: float, neighbouring: str) -> dict:
+def settings(
+    family: str,
+    penalty: str | None,
+    lam: float,
+    conf_level: float,
+    eps: float | None,
+    delta: float | None,
+    rounds: int,
+    eta_clip: float,
+    coef_share: float,
+    neighbouring: str,
+) -> dict:
     """The fit's settings, read by :func:`plan`, :func:`noise_scales` and :func:`release`.
 
     ``eps`` None or inf gives the exact (non-private) protocol (``"eps": None``);
@@ -629,9 +706,18 @@ def settings(family: str, penalty: str | None, lam: float, conf_level: float, ep
     """
     if _real(eps) and math.isinf(eps) and eps > 0:
         eps = None  # eps = inf: the non-private protocol (what `dpstats run --eps inf` gives)
-    spec = {"conf_level": conf_level, "eps": None, "delta": 0.0, "neighbouring": "replace",
-            "rounds": int(rounds), "eta_clip": float(eta_clip), "coef_share": coef_share,
-            "lam": float(lam), "family": family, "penalty": penalty}
+    spec = {
+        "conf_level": conf_level,
+        "eps": None,
+        "delta": 0.0,
+        "neighbouring": "replace",
+        "rounds": int(rounds),
+        "eta_clip": float(eta_clip),
+        "coef_share": coef_share,
+        "lam": float(lam),
+        "family": family,
+        "penalty": penalty,
+    }
     if eps is None:
         if delta is not None:
             raise PrivacyParameterError("delta was given without eps; give both for DP mode.")
@@ -647,9 +733,21 @@ def settings(family: str, penalty: str | None, lam: float, conf_level: float, ep
     return spec
 
 
-def fit_settings(family: str, penalty: str | None, lam: float, tol: float, max_iter: int, se: str,
-                 conf_level: float, eps: float | None, delta: float | None, rounds: int, eta_clip: float,
-                 coef_share: float, neighbouring: str = "replace") -> dict:
+def fit_settings(
+    family: str,
+    penalty: str | None,
+    lam: float,
+    tol: float,
+    max_iter: int,
+    se: str,
+    conf_level: float,
+    eps: float | None,
+    delta: float | None,
+    rounds: int,
+    eta_clip: float,
+    coef_share: float,
+    neighbouring: str = "replace",
+) -> dict:
     """:func:`check_fit` then :func:`settings` (a party of the networked protocol checks both at once).
 
     Examples
@@ -667,12 +765,14 @@ def _check_dp_mode(family, penalty, eta_clip) -> None:
             "DP mode (eps=) is not available for family='poisson': the gradient of the Poisson loss "
             "under the log link, (exp(η) − y)·x, is unbounded in η, so no sensitivity of the block "
             "estimator can be derived from bounds on the data. Use family='gaussian' or 'binomial' "
-            "with penalty='ridge', or drop eps.")
+            "with penalty='ridge', or drop eps."
+        )
     if penalty != "ridge":
         raise PrivacyParameterError(
             "DP mode (eps=) needs penalty='ridge' with lam > 0 (family='binomial' or 'gaussian'): the "
             "sensitivity of the block estimator is derived from the lam-strong convexity of the ridge "
-            f"objective and a bounded loss gradient. Got family={family!r}, penalty={penalty!r}.")
+            f"objective and a bounded loss gradient. Got family={family!r}, penalty={penalty!r}."
+        )
     if not _real(eta_clip) or not (0 < eta_clip < math.inf):
         raise PrivacyParameterError(f"eta_clip must be a positive finite number, got {eta_clip!r}.")
 
@@ -706,12 +806,16 @@ def check_rows(hashes: Sequence[str], counts: Sequence[int], names: Sequence[str
     """
     for name, c, h in zip(names[1:], counts[1:], hashes[1:]):
         if c != counts[0]:
-            raise DataError(f"party {name!r} has {c} rows but {names[0]!r} has {counts[0]}: parties "
-                            "must hold the same rows. Align the data sets on a common row id.")
+            raise DataError(
+                f"party {name!r} has {c} rows but {names[0]!r} has {counts[0]}: parties "
+                "must hold the same rows. Align the data sets on a common row id."
+            )
         if h != hashes[0]:
-            raise DataError(f"party {name!r} holds different row ids, or the same ids in a different "
-                            f"order, than {names[0]!r} (row-id hashes differ). Sort every party's "
-                            "data by the shared row id.")
+            raise DataError(
+                f"party {name!r} holds different row ids, or the same ids in a different "
+                f"order, than {names[0]!r} (row-id hashes differ). Sort every party's "
+                "data by the shared row id."
+            )
 
 
 def response_frame(formula: str, frame, family: str) -> tuple[ModelFrame, str]:
@@ -723,8 +827,10 @@ def response_frame(formula: str, frame, family: str) -> tuple[ModelFrame, str]:
             raise
     mf = model_frame(formula, frame, response="factor")
     if len(mf.classes) != 2:
-        raise DataError(f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has "
-                        f"{len(mf.classes)} levels.")
+        raise DataError(
+            f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has "
+            f"{len(mf.classes)} levels."
+        )
     mf.y = mf.y.astype(float)
     return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
 
@@ -758,7 +864,8 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
     if bounds is None:
         raise PrivacyParameterError(
             "DP mode needs public bounds on the covariates, e.g. bounds=(-3, 3) or "
-            "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k.")
+            "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k."
+        )
     cols = [nm for nm in mf.names if nm != INTERCEPT]
     dummies = {nm for nm, term in zip(mf.names, mf.terms) if term in mf.factor_levels}
     box = resolve_box(bounds, cols, dummies=dummies)
@@ -781,7 +888,8 @@ def clip_response(mf: ModelFrame, bounds) -> tuple[np.ndarray, float]:
     if isinstance(bounds, Mapping) and name not in bounds:
         raise PrivacyParameterError(
             f"family='gaussian' in DP mode needs public bounds on the response {name!r} too: add "
-            f"bounds={{..., {name!r}: (lo, hi)}} (y is clipped to them; they bound the loss gradient).")
+            f"bounds={{..., {name!r}: (lo, hi)}} (y is clipped to them; they bound the loss gradient)."
+        )
     box = resolve_box({name: bounds[name]} if isinstance(bounds, Mapping) else bounds, [name])
     lo, hi = float(box.lo[0]), float(box.hi[0])
     return np.clip(mf.y, lo, hi), max(abs(lo), abs(hi))
@@ -795,11 +903,20 @@ STATISTICS_MODE_NOTE = (
     "and yᵀy of all parties' columns were computed together in one pass and the parties' block coordinate "
     "descent was run on them (block update β_k = (X_kᵀX_k)⁻¹(X_kᵀy − Σ_(j≠k) X_kᵀX_jβ_j), the same sweeps "
     "and stopping rule). This is not the networked protocol: no linear predictors were exchanged; the "
-    "disclosure notes below describe what that protocol would reveal.")
+    "disclosure notes below describe what that protocol would reveal."
+)
 
 
-def plan(spec: dict, n: int, K: int, radius: Sequence[float] | None = None, y_bound: float | None = None, *,
-         simulated: bool, statistics: bool = False) -> Plan:
+def plan(
+    spec: dict,
+    n: int,
+    K: int,
+    radius: Sequence[float] | None = None,
+    y_bound: float | None = None,
+    *,
+    simulated: bool,
+    statistics: bool = False,
+) -> Plan:
     """The privacy plan of the fit, from public inputs: n, K, the settings and the row-norm bounds.
 
     Exact mode: one ledger entry with eps = inf (linear predictors shared
@@ -820,13 +937,19 @@ def plan(spec: dict, n: int, K: int, radius: Sequence[float] | None = None, y_bo
     dp = spec["eps"] is not None
     entry = _dp_entry(spec, n, K, radius, y_bound) if dp else _exact_entry(K)
     notes = ([STATISTICS_MODE_NOTE] if statistics else []) + disclosure_text(K, dp, simulated)
-    return Plan(method=METHOD, neighbouring=spec["neighbouring"], entries=[entry],
-                sensitivities={"per release": entry.sensitivity},
-                assumptions=_dp_assumptions(spec["family"]) if dp else [], notes=notes)
+    return Plan(
+        method=METHOD,
+        neighbouring=spec["neighbouring"],
+        entries=[entry],
+        sensitivities={"per release": entry.sensitivity},
+        assumptions=_dp_assumptions(spec["family"]) if dp else [],
+        notes=notes,
+    )
 
 
-def noise_scales(spec: dict, n: int, K: int, radius: Sequence[float],
-                 y_bound: float | None = None) -> tuple[list[float], list[float]]:
+def noise_scales(
+    spec: dict, n: int, K: int, radius: Sequence[float], y_bound: float | None = None
+) -> tuple[list[float], list[float]]:
     """(σ_η, σ_β) of each party listed in ``radius``: σ = Δ₂/√(2ρ_release).
 
     The zCDP budget ρ (Bun & Steinke 2016, Prop. 1.3, from eps and delta) is
@@ -843,8 +966,10 @@ def noise_scales(spec: dict, n: int, K: int, radius: Sequence[float],
     """
     rho_eta, rho_beta = _rho_shares(spec, K)
     deltas = [_sensitivities(spec, n, K, R, y_bound) for R in radius]
-    return ([d_eta / math.sqrt(2 * rho_eta) for d_eta, _ in deltas],
-            [d_beta / math.sqrt(2 * rho_beta) for _, d_beta in deltas])
+    return (
+        [d_eta / math.sqrt(2 * rho_eta) for d_eta, _ in deltas],
+        [d_beta / math.sqrt(2 * rho_beta) for _, d_beta in deltas],
+    )
 
 
 def _rho_shares(spec: dict, K: int) -> tuple[float, float]:
@@ -863,10 +988,13 @@ def _sensitivities(spec: dict, n: int, K: int, R: float, y_bound: float | None) 
 
 
 def _exact_entry(K: int) -> LedgerEntry:
-    return LedgerEntry(step=f"block coordinate descent over {K} parties: exact linear predictors "
-                            "shared every sweep, coefficients and standard errors released",
-                       mechanism="none (not differentially private)", eps=math.inf,
-                       sensitivity="not bounded: exact values are shared")
+    return LedgerEntry(
+        step=f"block coordinate descent over {K} parties: exact linear predictors "
+        "shared every sweep, coefficients and standard errors released",
+        mechanism="none (not differentially private)",
+        eps=math.inf,
+        sensitivity="not bounded: exact values are shared",
+    )
 
 
 def _dp_entry(spec: dict, n: int, K: int, radius, y_bound) -> LedgerEntry:
@@ -876,55 +1004,79 @@ def _dp_entry(spec: dict, n: int, K: int, radius, y_bound) -> LedgerEntry:
         d_eta, d_beta = _sensitivities(spec, n, K, R, y_bound)
         sens.append(f"Δ₂(η)={d_eta:.4g}, Δ₂(β)={d_beta:.4g} (R={R:.4g})")
     if spec["family"] == "gaussian":
-        sens.append(f"squared loss with |y| ≤ B_y={y_bound:.4g}, received offsets clipped to "
-                    f"±(K−1)·eta_clip={(K - 1) * C:.4g}, Δ₂(β) = 2R(B_y+O)(1+R/√λ)/(nλ)")
+        sens.append(
+            f"squared loss with |y| ≤ B_y={y_bound:.4g}, received offsets clipped to "
+            f"±(K−1)·eta_clip={(K - 1) * C:.4g}, Δ₂(β) = 2R(B_y+O)(1+R/√λ)/(nλ)"
+        )
     rho = rho_from_eps_delta(spec["eps"], spec["delta"])
     return LedgerEntry(
         step=f"{K}×{T} clipped linear predictors (n-vectors) and {K} coefficient blocks",
         mechanism="Gaussian mechanism, zCDP composition",
-        eps=spec["eps"], delta=spec["delta"],
+        eps=spec["eps"],
+        delta=spec["delta"],
         sensitivity="replace one row, per party: " + "; ".join(sens),
-        note=(f"total rho = {rho:.6g} (Bun & Steinke Prop. 1.3 from eps, delta); "
-              f"{1 - share:g} of rho over {K * T} linear-predictor releases, {share:g} over {K} "
-              "coefficient releases; each Gaussian release costs Δ²/(2σ²)"))
+        note=(
+            f"total rho = {rho:.6g} (Bun & Steinke Prop. 1.3 from eps, delta); "
+            f"{1 - share:g} of rho over {K * T} linear-predictor releases, {share:g} over {K} "
+            "coefficient releases; each Gaussian release costs Δ²/(2σ²)"
+        ),
+    )
 
 
 def _dp_assumptions(family: str) -> list[str]:
-    return ["the outcome y is public to the parties (the guarantee holds for every fixed y)",
-            "covariates clipped to the declared bounds; every block is solved to its exact "
-            "minimizer (the inner solver stops at 1e-12)",
-            *(["gaussian family: y clipped to its declared bounds and every received offset "
-               "clipped to ±(K−1)·eta_clip before the block fit"] if family == "gaussian" else []),
-            "the number of sweeps is fixed in advance"]
+    return [
+        "the outcome y is public to the parties (the guarantee holds for every fixed y)",
+        "covariates clipped to the declared bounds; every block is solved to its exact "
+        "minimizer (the inner solver stops at 1e-12)",
+        *(
+            [
+                "gaussian family: y clipped to its declared bounds and every received offset "
+                "clipped to ±(K−1)·eta_clip before the block fit"
+            ]
+            if family == "gaussian"
+            else []
+        ),
+        "the number of sweeps is fixed in advance",
+    ]
 
 
 def disclosure_text(K: int, dp: bool, simulated: bool) -> list[str]:
     """What the protocol reveals, in plain words."""
-    lines = ["The outcome y is held by the first party and sent to every party in the clear "
-             "(as in privreg); it is not protected."]
+    lines = [
+        "The outcome y is held by the first party and sent to every party in the clear "
+        "(as in privreg); it is not protected."
+    ]
     if dp:
-        lines += ["Every sweep each party reveals its linear predictor X_kβ_k clipped and with Gaussian "
-                  "noise; the stopping rule is a fixed number of sweeps (no data-dependent stopping).",
-                  "Final coefficients are released with Gaussian noise; standard errors are not released.",
-                  "The guarantee protects each party's covariates against the other parties and anyone "
-                  "who sees the messages, for every value of the shared y."]
+        lines += [
+            "Every sweep each party reveals its linear predictor X_kβ_k clipped and with Gaussian "
+            "noise; the stopping rule is a fixed number of sweeps (no data-dependent stopping).",
+            "Final coefficients are released with Gaussian noise; standard errors are not released.",
+            "The guarantee protects each party's covariates against the other parties and anyone "
+            "who sees the messages, for every value of the shared y.",
+        ]
     else:
-        lines += ["Every sweep each party reveals its exact linear predictor η_k = X_kβ_k (an n-vector) to "
-                  "the leader, and receives the exact sum of the other parties' linear predictors. Over "
-                  "the sweeps these vectors span (up to) the other parties' column spaces: the other "
-                  "parties learn each party's columns up to an unknown linear transform. This protocol "
-                  "gives NO formal privacy guarantee.",
-                  "With se='exact' (the default) each party also shares an orthonormal basis of its "
-                  "column space after convergence, so that the standard errors are exact: its columns "
-                  "are then known up to an unknown invertible linear transform.",
-                  "Each party also reveals the scalar Σ|Δβ_k| every sweep (the stopping rule), and at the "
-                  "end its coefficients and standard errors."]
+        lines += [
+            "Every sweep each party reveals its exact linear predictor η_k = X_kβ_k (an n-vector) to "
+            "the leader, and receives the exact sum of the other parties' linear predictors. Over "
+            "the sweeps these vectors span (up to) the other parties' column spaces: the other "
+            "parties learn each party's columns up to an unknown linear transform. This protocol "
+            "gives NO formal privacy guarantee.",
+            "With se='exact' (the default) each party also shares an orthonormal basis of its "
+            "column space after convergence, so that the standard errors are exact: its columns "
+            "are then known up to an unknown invertible linear transform.",
+            "Each party also reveals the scalar Σ|Δβ_k| every sweep (the stopping rule), and at the "
+            "end its coefficients and standard errors.",
+        ]
     if K > 2 and not dp:
-        lines.append(f"With {K} parties a member receives only the sum of the others' linear predictors; "
-                     "the leader receives each one separately.")
+        lines.append(
+            f"With {K} parties a member receives only the sum of the others' linear predictors; "
+            "the leader receives each one separately."
+        )
     if simulated:
-        lines.append("This fit simulated the parties in one process; the deployment with one process per "
-                     "party over encrypted TCP is dpstats.vertical.Party.")
+        lines.append(
+            "This fit simulated the parties in one process; the deployment with one process per "
+            "party over encrypted TCP is dpstats.vertical.Party."
+        )
     return lines
 
 
@@ -941,9 +1093,20 @@ class Released:
     pooled: np.ndarray | None = None
 
 
-def release(X: np.ndarray, y: np.ndarray, owner: np.ndarray, terms: Sequence[str], spec: dict, *, se: str,
-            tol: float, max_iter: int, sigmas: tuple | None, noise,
-            on_round: Callable[[dict], None] | None = None) -> Released:
+def release(
+    X: np.ndarray,
+    y: np.ndarray,
+    owner: np.ndarray,
+    terms: Sequence[str],
+    spec: dict,
+    *,
+    se: str,
+    tol: float,
+    max_iter: int,
+    sigmas: tuple | None,
+    noise,
+    on_round: Callable[[dict], None] | None = None,
+) -> Released:
     """Block coordinate descent with the parties simulated in one process (the slides' steps 1–3).
 
     1. β ← 0; 2. for each party k: the offset is the others' linear predictors
@@ -969,34 +1132,66 @@ def release(X: np.ndarray, y: np.ndarray, owner: np.ndarray, terms: Sequence[str
     pen = Penalty(spec["penalty"], spec["lam"])
     index = [np.flatnonzero(owner == k) for k in range(K)]
     offset_clip = (K - 1) * spec["eta_clip"] if dp and spec["family"] == "gaussian" else math.inf
-    blocks = [LocalBlock(X[:, ix], y, fam, pen, _mask(terms, ix, dp), X.shape[1] - len(ix),
-                         se="none" if dp else (se if se in ("exact", "history") else "conditional"),
-                         sigma_eta=sigmas[0][k] if dp else 0.0, eta_clip=spec["eta_clip"], noise=noise,
-                         offset_clip=offset_clip)
-              for k, ix in enumerate(index)]
-    out = block_coordinate_descent(blocks, y, fam, tol=tol, max_iter=spec["rounds"] if dp else max_iter,
-                                   fixed_rounds=dp, check_separation=(spec["penalty"] is None and not dp),
-                                   on_round=on_round)
+    blocks = [
+        LocalBlock(
+            X[:, ix],
+            y,
+            fam,
+            pen,
+            _mask(terms, ix, dp),
+            X.shape[1] - len(ix),
+            se="none" if dp else (se if se in ("exact", "history") else "conditional"),
+            sigma_eta=sigmas[0][k] if dp else 0.0,
+            eta_clip=spec["eta_clip"],
+            noise=noise,
+            offset_clip=offset_clip,
+        )
+        for k, ix in enumerate(index)
+    ]
+    out = block_coordinate_descent(
+        blocks,
+        y,
+        fam,
+        tol=tol,
+        max_iter=spec["rounds"] if dp else max_iter,
+        fixed_rounds=dp,
+        check_separation=(spec["penalty"] is None and not dp),
+        on_round=on_round,
+    )
     finals = finish_blocks(blocks, out, fam, y, X.shape[1], sigmas[1] if dp else None)
     pooled = None
     if se == "pooled" and not dp and spec["penalty"] is None:
         disp = dispersion_estimate(fam, y, out.eta, X.shape[0] - X.shape[1])
         pooled = pooled_covariance(X, fam, out.eta, disp)
-    summaries = (not_released_summaries(fam) if dp
-                 else dispersion_and_deviance(fam, y, out.eta, X.shape[0] - X.shape[1]))
+    summaries = (
+        not_released_summaries(fam)
+        if dp
+        else dispersion_and_deviance(fam, y, out.eta, X.shape[0] - X.shape[1])
+    )
     return Released(out, finals, index, *summaries, pooled=pooled)
 
 
-def release_from_statistics(xtx: np.ndarray, xty: np.ndarray, yty: float, owner: np.ndarray, n: int, *,
-                            se: str, tol: float, max_iter: int,
-                            on_round: Callable[[dict], None] | None = None) -> Released:
+def release_from_statistics(
+    xtx: np.ndarray,
+    xty: np.ndarray,
+    yty: float,
+    owner: np.ndarray,
+    n: int,
+    *,
+    se: str,
+    tol: float,
+    max_iter: int,
+    on_round: Callable[[dict], None] | None = None,
+) -> Released:
     """The Gaussian, unpenalized, exact fit from pooled sufficient statistics (streamed/Dask data).
 
     The sweeps of :func:`gaussian_bcd_statistics`; standard errors from
     σ̂²(XᵀX)⁻¹, σ̂² = RSS/(n − p) (R's summary.lm).
     """
     index = [np.flatnonzero(owner == k) for k in range(int(owner.max()) + 1)]
-    beta, out, rss = gaussian_bcd_statistics(xtx, xty, yty, index, tol=tol, max_iter=max_iter, on_round=on_round)
+    beta, out, rss = gaussian_bcd_statistics(
+        xtx, xty, yty, index, tol=tol, max_iter=max_iter, on_round=on_round
+    )
     finals, pooled = statistics_finals(xtx, beta, rss, n, index, se)
     df_resid = n - xtx.shape[0]
     return Released(out, finals, index, rss / df_resid if df_resid > 0 else math.nan, rss, pooled=pooled)
@@ -1016,8 +1211,9 @@ def finish_blocks(blocks, out: BCDOutcome, fam: Family, y: np.ndarray, p: int, s
     if getattr(blocks[0], "se", None) == "exact" and blocks[0].penalty.kind is None:
         bases = [b.column_basis() for b in blocks]
         others = [np.column_stack([q for j, q in enumerate(bases) if j != k]) for k in range(len(blocks))]
-    return [b.finish(out.eta, disp, sig_beta[k] if sig_beta else 0.0, others[k])
-            for k, b in enumerate(blocks)]
+    return [
+        b.finish(out.eta, disp, sig_beta[k] if sig_beta else 0.0, others[k]) for k, b in enumerate(blocks)
+    ]
 
 
 def not_released_summaries(fam: Family) -> tuple[float, float]:
@@ -1025,7 +1221,9 @@ def not_released_summaries(fam: Family) -> tuple[float, float]:
     return (1.0 if fam.fixed_dispersion else math.nan), math.nan
 
 
-def dispersion_and_deviance(fam: Family, y: np.ndarray, eta: np.ndarray, df_resid: int) -> tuple[float, float]:
+def dispersion_and_deviance(
+    fam: Family, y: np.ndarray, eta: np.ndarray, df_resid: int
+) -> tuple[float, float]:
     """The fit's dispersion estimate and deviance, from y and the final linear predictor."""
     return dispersion_estimate(fam, y, eta, df_resid), fam.deviance(y, eta)
 

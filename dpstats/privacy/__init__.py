@@ -23,5 +23,14 @@ from .randomness import NoiseSource, make_generator
 from .statement import DataDependence, PrivacyStatement
 from .topk import SELECTORS, exact_recovery_bound, select_topk
 
-__all__ = ["Accountant", "LedgerEntry", "NoiseSource", "make_generator", "DataDependence",
-           "PrivacyStatement", "SELECTORS", "select_topk", "exact_recovery_bound"]
+__all__ = [
+    "Accountant",
+    "LedgerEntry",
+    "NoiseSource",
+    "make_generator",
+    "DataDependence",
+    "PrivacyStatement",
+    "SELECTORS",
+    "select_topk",
+    "exact_recovery_bound",
+]

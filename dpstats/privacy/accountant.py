@@ -137,8 +137,11 @@ class Accountant:
         tol = 1e-12
         if not (eps >= 0 and delta >= 0):  # NaN or negative would disable or refund the budget
             raise PrivacyParameterError(
-                f"a spend must have eps >= 0 and delta >= 0, got (eps={eps}, delta={delta}); nothing was spent.")
-        if self.spent_eps + eps > self.eps * (1 + tol) or self.spent_delta + delta > self.delta + tol * max(self.delta, 1e-300):
+                f"a spend must have eps >= 0 and delta >= 0, got (eps={eps}, delta={delta}); nothing was spent."
+            )
+        if self.spent_eps + eps > self.eps * (1 + tol) or self.spent_delta + delta > self.delta + tol * max(
+            self.delta, 1e-300
+        ):
             raise BudgetExceededError(
                 f"this analysis needs (eps={eps:g}, delta={delta:g}) but the accountant has "
                 f"(eps={self.remaining_eps:g}, delta={self.remaining_delta:g}) left of "
@@ -153,7 +156,8 @@ class Accountant:
             if not (e.eps >= 0 and e.delta >= 0):
                 raise PrivacyParameterError(
                     f"ledger entry '{e.step}' has eps={e.eps}, delta={e.delta}; both must be >= 0. "
-                    "Nothing was spent.")
+                    "Nothing was spent."
+                )
         with self._lock:
             self.check(eps, delta)
             charge = Charge(label=label, entries=list(entries))
@@ -209,6 +213,7 @@ class BudgetPlan:
             else:
                 eps_i, delta_i = self.eps * share, self.delta * share
             text = f"ρ = {frac * self.rho:.4g}-zCDP" + (f"; {note}" if note else "")
-            out.append(LedgerEntry(step=step, mechanism=mech, eps=eps_i, delta=delta_i,
-                                   sensitivity=sens, note=text))
+            out.append(
+                LedgerEntry(step=step, mechanism=mech, eps=eps_i, delta=delta_i, sensitivity=sens, note=text)
+            )
         return out

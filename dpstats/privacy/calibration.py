@@ -50,10 +50,10 @@ def _check(eps: float, delta: float, sensitivity: float) -> None:
         raise PrivacyParameterError(f"eps must be a positive finite number, got {eps!r}.")
     if not (isinstance(delta, (int, float)) and 0 < delta < 1):
         raise PrivacyParameterError(
-            f"delta must be in (0, 1) for the Gaussian mechanism, got {delta!r}; try 1e-6.")
+            f"delta must be in (0, 1) for the Gaussian mechanism, got {delta!r}; try 1e-6."
+        )
     if not (isinstance(sensitivity, (int, float)) and math.isfinite(sensitivity) and sensitivity > 0):
-        raise PrivacyParameterError(
-            f"sensitivity must be a positive finite number, got {sensitivity!r}.")
+        raise PrivacyParameterError(f"sensitivity must be a positive finite number, got {sensitivity!r}.")
 
 
 def classic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -71,7 +71,8 @@ def classic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -
     if eps >= 1:
         raise PrivacyParameterError(
             f"the classic Gaussian calibration is proven only for eps < 1, got eps = {eps}; "
-            "use analytic_gaussian_sigma (Balle & Wang 2018), valid for every eps.")
+            "use analytic_gaussian_sigma (Balle & Wang 2018), valid for every eps."
+        )
     return _classic_sigma(eps, delta, sensitivity)
 
 
@@ -100,8 +101,7 @@ def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
     return max(0.0, first - second)
 
 
-def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0,
-                            rtol: float = 1e-12) -> float:
+def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, rtol: float = 1e-12) -> float:
     """Smallest σ with ``gaussian_delta(eps, σ, sensitivity) <= delta``.
 
     Balle & Wang (2018), Theorem 8, solved by bisection (Brent's method) on σ;

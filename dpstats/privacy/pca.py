@@ -45,11 +45,12 @@ class PrivatePCA:
 
 def second_moment_sensitivity(radius: float, neighbouring: str) -> float:
     """Frobenius sensitivity of Σ xxᵀ for rows in a ball of ``radius``."""
-    return PCA_SENSITIVITY[neighbouring] * radius ** 2
+    return PCA_SENSITIVITY[neighbouring] * radius**2
 
 
-def private_pca(X: np.ndarray, q: int, radius: float, rho: float, neighbouring: str,
-                noise: NoiseSource) -> PrivatePCA:
+def private_pca(
+    X: np.ndarray, q: int, radius: float, rho: float, neighbouring: str, noise: NoiseSource
+) -> PrivatePCA:
     """Top-``q`` subspace of Σ xxᵀ + E, E symmetric Gaussian (ρ-zCDP).
 
     Parameters
@@ -76,8 +77,9 @@ def private_pca(X: np.ndarray, q: int, radius: float, rho: float, neighbouring: 
     return private_pca_gram(X.T @ X, q, radius, rho, neighbouring, noise)
 
 
-def private_pca_gram(gram: np.ndarray, q: int, radius: float, rho: float, neighbouring: str,
-                     noise: NoiseSource) -> PrivatePCA:
+def private_pca_gram(
+    gram: np.ndarray, q: int, radius: float, rho: float, neighbouring: str, noise: NoiseSource
+) -> PrivatePCA:
     """:func:`private_pca` from the second-moment matrix Σ xxᵀ of the clipped rows.
 
     The same noise and post-processing as :func:`private_pca`, for callers that

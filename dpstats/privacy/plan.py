@@ -56,7 +56,16 @@ class Plan:
     def statement(self, dd: DataDependence, noise: NoiseSource) -> PrivacyStatement:
         """The privacy statement of the release this plan describes."""
         return PrivacyStatement(
-            method=self.method, eps=self.eps, delta=self.delta, neighbouring=self.neighbouring,
-            ledger=self.entries, mechanisms=list(self.mechanisms), sensitivities=dict(self.sensitivities),
-            assumptions=list(self.assumptions), data_dependent_steps=list(dd.steps), seeded=noise.seeded,
-            samplers=sorted(noise.samplers), notes=list(self.notes))
+            method=self.method,
+            eps=self.eps,
+            delta=self.delta,
+            neighbouring=self.neighbouring,
+            ledger=self.entries,
+            mechanisms=list(self.mechanisms),
+            sensitivities=dict(self.sensitivities),
+            assumptions=list(self.assumptions),
+            data_dependent_steps=list(dd.steps),
+            seeded=noise.seeded,
+            samplers=sorted(noise.samplers),
+            notes=list(self.notes),
+        )

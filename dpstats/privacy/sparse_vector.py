@@ -24,8 +24,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 
-def above_threshold(query: Callable[[int], float], n_queries: int, threshold: float, eps: float,
-                    gen: np.random.Generator, sensitivity: float = 1.0) -> int | None:
+def above_threshold(
+    query: Callable[[int], float],
+    n_queries: int,
+    threshold: float,
+    eps: float,
+    gen: np.random.Generator,
+    sensitivity: float = 1.0,
+) -> int | None:
     """Index of the first query whose noisy value exceeds the noisy threshold.
 
     Lyu, Su & Li (2017), Algorithm 1 with one positive answer: threshold
@@ -63,7 +69,7 @@ def above_threshold(query: Callable[[int], float], n_queries: int, threshold: fl
     return None
 
 
-def geometric_grid(low: float, high: float, ratio: float = 2 ** 0.5) -> np.ndarray:
+def geometric_grid(low: float, high: float, ratio: float = 2**0.5) -> np.ndarray:
     """Public scales low, low·ratio, ... up to and including one ≥ high.
 
     Examples
@@ -75,8 +81,9 @@ def geometric_grid(low: float, high: float, ratio: float = 2 ** 0.5) -> np.ndarr
     return low * ratio ** np.arange(count)
 
 
-def private_radius(distances: np.ndarray, radii: Sequence[float], threshold: float, eps: float,
-                   gen: np.random.Generator) -> float:
+def private_radius(
+    distances: np.ndarray, radii: Sequence[float], threshold: float, eps: float, gen: np.random.Generator
+) -> float:
     """Smallest public radius (from ``radii``, ascending) holding ≥ threshold points, privately.
 
     Query i is #{distances <= radii[i]}: one row changes it by at most 1 under

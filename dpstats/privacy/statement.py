@@ -92,8 +92,10 @@ class PrivacyStatement:
 
     def __post_init__(self) -> None:
         ledger_eps, ledger_delta = total_eps(self.ledger), total_delta(self.ledger)
-        if not (math.isclose(ledger_eps, self.eps, rel_tol=1e-12, abs_tol=0)
-                or (math.isinf(ledger_eps) and math.isinf(self.eps))):
+        if not (
+            math.isclose(ledger_eps, self.eps, rel_tol=1e-12, abs_tol=0)
+            or (math.isinf(ledger_eps) and math.isinf(self.eps))
+        ):
             raise AssertionError(f"ledger eps {ledger_eps} != statement eps {self.eps}")
         if not math.isclose(ledger_delta, self.delta, rel_tol=1e-12, abs_tol=1e-300):
             raise AssertionError(f"ledger delta {ledger_delta} != statement delta {self.delta}")
@@ -124,9 +126,7 @@ class PrivacyStatement:
                 f"This {self.method} analysis is {self.budget_text()}-differentially private "
                 f"with respect to {NEIGHBOURING_TEXT[self.neighbouring]}: whether or not any one "
                 f"person's row is changed, the probability of any output changes by at most a "
-                f"factor of e^{_fmt(self.eps)}"
-                + (f" (plus {_fmt(self.delta)})" if self.delta else "")
-                + "."
+                f"factor of e^{_fmt(self.eps)}" + (f" (plus {_fmt(self.delta)})" if self.delta else "") + "."
             )
         if self.data_dependent_steps:
             text += (

@@ -60,8 +60,10 @@ class OperatingCharacteristics:
 
     def __post_init__(self) -> None:
         if self.assumption is not None and self.note == _NOTE_RELEASED:
-            self.note = ("exact rows from released quantities and public inputs, simulated rows only under "
-                         "the assumed model; post-processing, no privacy cost")
+            self.note = (
+                "exact rows from released quantities and public inputs, simulated rows only under "
+                "the assumed model; post-processing, no privacy cost"
+            )
         for row in self.rows:
             row.setdefault("basis", BASIS_RELEASED)
             if row["basis"] == BASIS_ASSUMED and self.assumption is None:
@@ -76,8 +78,13 @@ class OperatingCharacteristics:
         return pd.DataFrame(self.rows, columns=["quantity", "estimate", "std_error", "basis"])
 
     def to_dict(self) -> dict:
-        return {"rows": jsonable(self.rows), "model": self.model, "trials": self.trials,
-                "assumption": self.assumption_label, "note": self.note}
+        return {
+            "rows": jsonable(self.rows),
+            "model": self.model,
+            "trials": self.trials,
+            "assumption": self.assumption_label,
+            "note": self.note,
+        }
 
 
 _NOTE_RELEASED = OperatingCharacteristics.note
@@ -103,7 +110,9 @@ class DPResult:
     diagnostics: dict[str, Any] = field(default_factory=dict)
     diagnostics_requested: bool = False
     warnings: list[str] = field(default_factory=list)
-    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    created: str = field(
+        default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    )
 
     title = "Differentially private analysis"
 
@@ -114,9 +123,11 @@ class DPResult:
 
     def privacy_line(self) -> str:
         st = self.privacy
-        bits = [f"{st.budget_text()}-DP" if not math.isinf(st.eps) else "NOT private (eps = inf)",
-                f"neighbouring: {st.neighbouring.replace('_', '/')} one row",
-                ", ".join(st.mechanisms)]
+        bits = [
+            f"{st.budget_text()}-DP" if not math.isinf(st.eps) else "NOT private (eps = inf)",
+            f"neighbouring: {st.neighbouring.replace('_', '/')} one row",
+            ", ".join(st.mechanisms),
+        ]
         if st.data_dependent_steps:
             bits.append(f"{len(st.data_dependent_steps)} data-dependent step(s) not covered")
         if st.seeded:
@@ -146,7 +157,11 @@ class DPResult:
     def n_text(self) -> str:
         """``"n = 100"``, or why n is not shown."""
         n = self.released_n()
-        return f"n = {n}" if n is not None else "n not released (add/remove one row: the number of rows is private)"
+        return (
+            f"n = {n}"
+            if n is not None
+            else "n not released (add/remove one row: the number of rows is private)"
+        )
 
     def shown_diagnostics(self) -> dict[str, Any]:
         """The non-private diagnostics every output channel may show: empty unless requested."""
@@ -170,11 +185,18 @@ class DPResult:
 
     def glance(self) -> pd.DataFrame:
         """One row per model (broom's ``glance``)."""
-        row = {"method": self.method, "n": self.released_n(), "p": self.p, "eps": self.privacy.eps,
-               "delta": self.privacy.delta, "neighbouring": self.privacy.neighbouring}
+        row = {
+            "method": self.method,
+            "n": self.released_n(),
+            "p": self.p,
+            "eps": self.privacy.eps,
+            "delta": self.privacy.delta,
+            "neighbouring": self.privacy.neighbouring,
+        }
         row.update(self._glance_extra())
-        row.update({"seeded": self.privacy.seeded,
-                    "data_dependent_steps": len(self.privacy.data_dependent_steps)})
+        row.update(
+            {"seeded": self.privacy.seeded, "data_dependent_steps": len(self.privacy.data_dependent_steps)}
+        )
         return pd.DataFrame([row])
 
     def ledger(self) -> pd.DataFrame:
@@ -188,16 +210,23 @@ class DPResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able types (the R wrapper and the command line use this)."""
         out = {
-            "class": type(self).__name__, "method": self.method, "title": self.title,
-            "call": jsonable(self.call), "n": self.released_n(), "p": self.p, "terms": list(self.terms),
+            "class": type(self).__name__,
+            "method": self.method,
+            "title": self.title,
+            "call": jsonable(self.call),
+            "n": self.released_n(),
+            "p": self.p,
+            "terms": list(self.terms),
             "outputs": jsonable(self.outputs()),
             "tidy": jsonable(self.tidy().to_dict(orient="list")),
             "glance": jsonable(self.glance().iloc[0].to_dict()),
             "privacy": jsonable(self.privacy.to_dict()),
-            "operating_characteristics": (self.operating_characteristics.to_dict()
-                                          if self.operating_characteristics else None),
+            "operating_characteristics": (
+                self.operating_characteristics.to_dict() if self.operating_characteristics else None
+            ),
             "diagnostics": jsonable(self.shown_diagnostics()),
-            "warnings": list(self.warnings), "created": self.created,
+            "warnings": list(self.warnings),
+            "created": self.created,
         }
         return out
 
@@ -254,8 +283,10 @@ class Summary:
             lines += _indent(oc.table().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
             lines += ["  How obtained: " + oc.model]
             if oc.assumption_label:
-                lines += [f"  Rows marked '{BASIS_ASSUMED}' ({oc.trials} simulated trials) hold only "
-                          f"{oc.assumption_label}"]
+                lines += [
+                    f"  Rows marked '{BASIS_ASSUMED}' ({oc.trials} simulated trials) hold only "
+                    f"{oc.assumption_label}"
+                ]
         shown = r.shown_diagnostics()
         if shown:
             lines += ["", "Diagnostics (NOT private: requested by the user; do not release):"]

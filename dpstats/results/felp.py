@@ -51,23 +51,31 @@ class FELPResult(DPResult):
 
     def _body_lines(self) -> list[str]:
         ranks = self.ranks()
-        lines = [f"Selected the top {self.select} of {self.p} features by released weight "
-                 f"({len(self.classes)} classes: {', '.join(self.classes[:6])}"
-                 + (", ..." if len(self.classes) > 6 else "") + "):"]
+        lines = [
+            f"Selected the top {self.select} of {self.p} features by released weight "
+            f"({len(self.classes)} classes: {', '.join(self.classes[:6])}"
+            + (", ..." if len(self.classes) > 6 else "")
+            + "):"
+        ]
         table = self.tidy().sort_values("rank").head(max(self.select, 10))
         for _, row in table.iterrows():
             mark = "*" if row["selected"] else " "
             lines.append(f"  {mark} {int(row['rank']):>4d}  {row['term']:<28s} {row['weight']: .4g}")
         if self.p > len(table):
             lines.append(f"    ... {self.p - len(table)} more (see tidy())")
-        lines += ["",
-                  f"Variant: {self.variant}; k = {self.n_estimators} learners"
-                  + (f" on bootstrap samples of ⌈{self.sample_ratio:g}n⌉ rows" if self.variant == "paper"
-                     else f" on disjoint subsets, weights clipped to ‖w‖ <= C = {self.clip_norm:.4g}"),
-                  f"lambda = {self.lam:g} ({self.lam_source}); sensitivity = {self.sensitivity:.4g}; "
-                  f"noise scale = {self.noise_scale:.4g} (noise s.d. per weight "
-                  f"{self.noise_scale * math.sqrt(self.p + 1):.4g})",
-                  f"Scaling: {self.scaling}"]
+        lines += [
+            "",
+            f"Variant: {self.variant}; k = {self.n_estimators} learners"
+            + (
+                f" on bootstrap samples of ⌈{self.sample_ratio:g}n⌉ rows"
+                if self.variant == "paper"
+                else f" on disjoint subsets, weights clipped to ‖w‖ <= C = {self.clip_norm:.4g}"
+            ),
+            f"lambda = {self.lam:g} ({self.lam_source}); sensitivity = {self.sensitivity:.4g}; "
+            f"noise scale = {self.noise_scale:.4g} (noise s.d. per weight "
+            f"{self.noise_scale * math.sqrt(self.p + 1):.4g})",
+            f"Scaling: {self.scaling}",
+        ]
         del ranks
         return lines
 
@@ -80,8 +88,14 @@ class FELPResult(DPResult):
 
     def tidy(self) -> pd.DataFrame:
         chosen = set(self.selected)
-        return pd.DataFrame({"term": self.terms, "weight": self.weights, "rank": self.ranks(),
-                             "selected": [t in chosen for t in self.terms]})
+        return pd.DataFrame(
+            {
+                "term": self.terms,
+                "weight": self.weights,
+                "rank": self.ranks(),
+                "selected": [t in chosen for t in self.terms],
+            }
+        )
 
     def report_table(self) -> pd.DataFrame:
         return self.tidy().sort_values("rank").head(max(self.select, 20)).reset_index(drop=True)
@@ -91,20 +105,36 @@ class FELPResult(DPResult):
         return dict(zip(self.terms, self.weights.tolist()))
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {"variant": self.variant, "select": self.select, "lam": self.lam,
-                "lam_source": self.lam_source, "n_estimators": self.n_estimators,
-                "sensitivity": self.sensitivity, "noise_scale": self.noise_scale}
+        return {
+            "variant": self.variant,
+            "select": self.select,
+            "lam": self.lam,
+            "lam_source": self.lam_source,
+            "n_estimators": self.n_estimators,
+            "sensitivity": self.sensitivity,
+            "noise_scale": self.noise_scale,
+        }
 
     def outputs(self) -> dict[str, Any]:
-        return {"weights": self.weights.tolist(), "selected": list(self.selected), "select": self.select,
-                "variant": self.variant, "lam": self.lam, "lam_source": self.lam_source,
-                "n_estimators": self.n_estimators, "sample_ratio": self.sample_ratio,
-                "sensitivity": self.sensitivity, "noise_scale": self.noise_scale,
-                "clip_norm": self.clip_norm, "classes": list(self.classes), "scaling": self.scaling}
+        return {
+            "weights": self.weights.tolist(),
+            "selected": list(self.selected),
+            "select": self.select,
+            "variant": self.variant,
+            "lam": self.lam,
+            "lam_source": self.lam_source,
+            "n_estimators": self.n_estimators,
+            "sample_ratio": self.sample_ratio,
+            "sensitivity": self.sensitivity,
+            "noise_scale": self.noise_scale,
+            "clip_norm": self.clip_norm,
+            "classes": list(self.classes),
+            "scaling": self.scaling,
+        }
 
     def plots(self) -> list[Plot]:
         order = np.argsort(-self.weights, kind="stable")
-        shown = order[:min(self.p, 60)]
+        shown = order[: min(self.p, 60)]
         w = self.weights[shown]
         fig, ax = new_figure(width=7.0, height=3.8)
         colors = ["#3b6fd8" if i < self.select else "#9aa5b1" for i in range(len(shown))]
@@ -121,13 +151,21 @@ class FELPResult(DPResult):
         ax.set_ylabel("released weight")
         ax.legend(frameon=False, loc="upper right")
         ax.set_title(f"Released FELP weights, {self.variant} variant, eps = {self.privacy.eps:g}")
-        alt = (f"Bar chart of the {len(shown)} largest released weights in decreasing order; the first "
-               f"{self.select} ({', '.join(self.selected[:5])}{', ...' if self.select > 5 else ''}) are "
-               f"selected, the noise s.d. per weight is {sd:.3g}.")
+        alt = (
+            f"Bar chart of the {len(shown)} largest released weights in decreasing order; the first "
+            f"{self.select} ({', '.join(self.selected[:5])}{', ...' if self.select > 5 else ''}) are "
+            f"selected, the noise s.d. per weight is {sd:.3g}."
+        )
         return [to_plot(fig, "Released weights ranked, with the selection cut", alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
-        return [selected_section("Selected features", f"The {self.select} features with the largest released "
-                                 "weights, largest first. The order is derived from the released weights "
-                                 "(post-processing).", self.selected, ordered=True)]
-
+        return [
+            selected_section(
+                "Selected features",
+                f"The {self.select} features with the largest released "
+                "weights, largest first. The order is derived from the released weights "
+                "(post-processing).",
+                self.selected,
+                ordered=True,
+            )
+        ]

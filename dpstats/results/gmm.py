@@ -55,19 +55,26 @@ class GMMResult(DPResult):
         if isinstance(newdata, np.ndarray):
             X = np.asarray(newdata, dtype=float)
             if X.ndim != 2 or X.shape[1] != self.p:
-                raise DataError(f"newdata must have {self.p} columns ({', '.join(self.terms[:5])}...), "
-                                f"got shape {X.shape}.")
+                raise DataError(
+                    f"newdata must have {self.p} columns ({', '.join(self.terms[:5])}...), "
+                    f"got shape {X.shape}."
+                )
             return X
         from ..formula import model_frame
 
-        mf = model_frame(self.formula, newdata, one_sided=True, drop_intercept=True, min_rows=1,
-                         check_constant=False)
+        mf = model_frame(
+            self.formula, newdata, one_sided=True, drop_intercept=True, min_rows=1, check_constant=False
+        )
         if mf.n_dropped:
-            raise DataError(f"newdata has {mf.n_dropped} row(s) with missing values; drop or impute them "
-                            "before predict().")
+            raise DataError(
+                f"newdata has {mf.n_dropped} row(s) with missing values; drop or impute them "
+                "before predict()."
+            )
         if mf.names != self.terms:
-            raise DataError(f"newdata gives columns {mf.names[:5]}, the fit used {self.terms[:5]}; "
-                            "supply the same variables (and factor levels).")
+            raise DataError(
+                f"newdata gives columns {mf.names[:5]}, the fit used {self.terms[:5]}; "
+                "supply the same variables (and factor levels)."
+            )
         return mf.X
 
     def predict(self, newdata) -> np.ndarray:
@@ -90,14 +97,26 @@ class GMMResult(DPResult):
 
     # ------------------------------------------------------------- text/tables
     def _body_lines(self) -> list[str]:
-        lines = [f"FIT FAILED: component(s) {self.collapsed} collapsed (see warnings)", ""] if self.collapsed else []
-        lines += [f"Mixture of k = {self.k} Gaussians in d = {self.p} dimensions "
-                 f"(method: {self.fit_method}" + (f", m = {self.groups} groups" if self.groups else "") + ")",
-                 "", "Component weights and means (noisy):"]
+        lines = (
+            [f"FIT FAILED: component(s) {self.collapsed} collapsed (see warnings)", ""]
+            if self.collapsed
+            else []
+        )
+        lines += [
+            f"Mixture of k = {self.k} Gaussians in d = {self.p} dimensions "
+            f"(method: {self.fit_method}" + (f", m = {self.groups} groups" if self.groups else "") + ")",
+            "",
+            "Component weights and means (noisy):",
+        ]
         table = self.report_table()
-        lines += ["  " + ln for ln in table.to_string(index=False, float_format=lambda v: f"{v:.3f}").splitlines()]
-        lines += ["", f"Private clipping radius C = {self.clip_radius:.3g}; located grid sides "
-                  + ", ".join(f"{s:.3g}" for s in self.located_sides)]
+        lines += [
+            "  " + ln for ln in table.to_string(index=False, float_format=lambda v: f"{v:.3f}").splitlines()
+        ]
+        lines += [
+            "",
+            f"Private clipping radius C = {self.clip_radius:.3g}; located grid sides "
+            + ", ".join(f"{s:.3g}" for s in self.located_sides),
+        ]
         return lines
 
     def tidy(self) -> pd.DataFrame:
@@ -106,8 +125,15 @@ class GMMResult(DPResult):
         for j in range(self.k):
             sd = np.sqrt(np.diag(self.covariances[j]))
             for t, term in enumerate(self.terms):
-                rows.append({"component": j + 1, "term": term, "weight": self.weights[j],
-                             "mean": self.means[j, t], "sd": sd[t]})
+                rows.append(
+                    {
+                        "component": j + 1,
+                        "term": term,
+                        "weight": self.weights[j],
+                        "mean": self.means[j, t],
+                        "sd": sd[t],
+                    }
+                )
         return pd.DataFrame(rows, columns=["component", "term", "weight", "mean", "sd"])
 
     def report_table(self) -> pd.DataFrame:
@@ -119,15 +145,28 @@ class GMMResult(DPResult):
         return pd.DataFrame(data)
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {"k": self.k, "fit_method": self.fit_method, "clip_radius": self.clip_radius,
-                "collapsed_components": len(self.collapsed)}
+        return {
+            "k": self.k,
+            "fit_method": self.fit_method,
+            "clip_radius": self.clip_radius,
+            "collapsed_components": len(self.collapsed),
+        }
 
     def outputs(self) -> dict[str, Any]:
-        return {"k": self.k, "fit_method": self.fit_method, "weights": self.weights, "means": self.means,
-                "covariances": self.covariances, "centre": self.centre,
-                "basis": None if self.basis is None else self.basis, "clip_radius": self.clip_radius,
-                "located_sides": self.located_sides, "mean_noise_sd": self.mean_noise_sd,
-                "groups": self.groups, "collapsed": list(self.collapsed)}
+        return {
+            "k": self.k,
+            "fit_method": self.fit_method,
+            "weights": self.weights,
+            "means": self.means,
+            "covariances": self.covariances,
+            "centre": self.centre,
+            "basis": None if self.basis is None else self.basis,
+            "clip_radius": self.clip_radius,
+            "located_sides": self.located_sides,
+            "mean_noise_sd": self.mean_noise_sd,
+            "groups": self.groups,
+            "collapsed": list(self.collapsed),
+        }
 
     # ------------------------------------------------------------- report
     def plane(self) -> np.ndarray:
@@ -153,14 +192,22 @@ class GMMResult(DPResult):
                 pts = ellipse_points(mu2, cov2, 2.0)
                 ax.plot(pts[:, 0], pts[:, 1], color=c, lw=2)
                 ax.plot(*mu2, marker="+", color=c, ms=10)
-                ax.annotate(f"{j + 1}: w = {self.weights[j]:.2f}", mu2, textcoords="offset points",
-                            xytext=(6, 6), color=c)
+                ax.annotate(
+                    f"{j + 1}: w = {self.weights[j]:.2f}",
+                    mu2,
+                    textcoords="offset points",
+                    xytext=(6, 6),
+                    color=c,
+                )
         ax.set_xlabel("private PC 1" if self.basis is not None else "plane axis 1")
         ax.set_ylabel("private PC 2" if self.basis is not None else "plane axis 2")
         ax.set_aspect("equal", adjustable="datalim")
         ax.set_title("Released components: 2-sd ellipses (no data points shown)")
-        alt = (f"{self.k} ellipses, one per released component, in the private PCA plane; weights "
-               + ", ".join(f"{w:.2f}" for w in self.weights) + ". Raw data are not drawn.")
+        alt = (
+            f"{self.k} ellipses, one per released component, in the private PCA plane; weights "
+            + ", ".join(f"{w:.2f}" for w in self.weights)
+            + ". Raw data are not drawn."
+        )
         plots = [to_plot(fig, "Mixture components in the private PCA plane", alt)]
         fig, ax = new_figure(6.4, 2.8)
         ax.bar(np.arange(1, self.k + 1), self.weights, color=[colours[j % 6] for j in range(self.k)])
@@ -172,15 +219,18 @@ class GMMResult(DPResult):
 
     def report_sections(self) -> list[dict[str, Any]]:
         sides = ", ".join(f"{s:.3g}" for s in self.located_sides)
-        html = (f"<p>Rows were clipped to the declared box and to a ball of private radius "
-                f"C = {self.clip_radius:.3g} around its centre before private PCA; the clustering "
-                f"located one grid cell per component (sides {sides}). Means carry Gaussian noise of "
-                f"about {float(np.mean(self.mean_noise_sd)) * np.sqrt(self.p):.3g} in l2 norm.</p>")
+        html = (
+            f"<p>Rows were clipped to the declared box and to a ball of private radius "
+            f"C = {self.clip_radius:.3g} around its centre before private PCA; the clustering "
+            f"located one grid cell per component (sides {sides}). Means carry Gaussian noise of "
+            f"about {float(np.mean(self.mean_noise_sd)) * np.sqrt(self.p):.3g} in l2 norm.</p>"
+        )
         return [{"heading": "How the components were found", "html": html}]
 
 
-def mixture_oc(result: GMMResult, trials: int, gen: np.random.Generator,
-               assume: str | None = None) -> OperatingCharacteristics | None:
+def mixture_oc(
+    result: GMMResult, trials: int, gen: np.random.Generator, assume: str | None = None
+) -> OperatingCharacteristics | None:
     """Released weights, mean noise and the paper's accuracy rate; misclassification only under ``assume``.
 
     Without ``assume`` every row is a function of released quantities and public
@@ -193,16 +243,25 @@ def mixture_oc(result: GMMResult, trials: int, gen: np.random.Generator,
     rows = [_exact(f"released weight of component {j + 1}", w) for j, w in enumerate(result.weights)]
     sd = np.sqrt(np.trace(result.covariances, axis1=1, axis2=2) / result.p)
     noise = result.mean_noise_sd * np.sqrt(result.p) / sd
-    rows.append(_exact("l2 noise in each released mean, in component-sd units (average)", float(np.mean(noise))))
+    rows.append(
+        _exact("l2 noise in each released mean, in component-sd units (average)", float(np.mean(noise)))
+    )
     delta = result.privacy.delta
     if result.released_n() is not None:  # a function of n, which is private under add/remove
-        rows.append(_exact("accuracy alpha (total variation) of Theorem 1.1's rate at this n, eps, delta",
-                           theorem_accuracy(result.n, result.p, result.k, result.privacy.eps, delta,
-                                            float(np.min(result.weights)))))
-    model = ("exact, from the released weights, covariances and mean-noise scales and the public n, d, k, eps, "
-             "delta; no data model. alpha: Kamath et al. (2019) Theorem 1.1 solved for alpha with w_min = the "
-             "smallest released weight, constants 1, poly(k) = k, polylog = log(1/delta): an order of "
-             "magnitude, not a guarantee (>= 1 is vacuous)")
+        rows.append(
+            _exact(
+                "accuracy alpha (total variation) of Theorem 1.1's rate at this n, eps, delta",
+                theorem_accuracy(
+                    result.n, result.p, result.k, result.privacy.eps, delta, float(np.min(result.weights))
+                ),
+            )
+        )
+    model = (
+        "exact, from the released weights, covariances and mean-noise scales and the public n, d, k, eps, "
+        "delta; no data model. alpha: Kamath et al. (2019) Theorem 1.1 solved for alpha with w_min = the "
+        "smallest released weight, constants 1, poly(k) = k, polylog = log(1/delta): an order of "
+        "magnitude, not a guarantee (>= 1 is vacuous)"
+    )
     if assume is None:
         return OperatingCharacteristics(rows=rows, model=model)
     k = result.k
@@ -213,9 +272,12 @@ def mixture_oc(result: GMMResult, trials: int, gen: np.random.Generator,
         X[idx] = gen.multivariate_normal(result.means[j], result.covariances[j], size=len(idx))
     err = float(np.mean(result.predict(X) - 1 != comp))
     se = float(np.sqrt(max(err * (1 - err), 1.0 / trials) / trials))
-    rows.append({"quantity": "misclassification rate", "estimate": err, "std_error": se,
-                 "basis": BASIS_ASSUMED})
-    model += "; misclassification simulated by drawing points from the released mixture and classifying them by it"
+    rows.append(
+        {"quantity": "misclassification rate", "estimate": err, "std_error": se, "basis": BASIS_ASSUMED}
+    )
+    model += (
+        "; misclassification simulated by drawing points from the released mixture and classifying them by it"
+    )
     return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=describe(assume))
 
 
@@ -234,7 +296,7 @@ def theorem_accuracy(n: int, d: int, k: int, eps: float, delta: float, w_min: fl
     """
     if w_min <= 0 or not np.isfinite(eps):
         return math.inf if w_min <= 0 else 0.0
-    A = n * w_min / math.log(1 / delta) - k * d ** 1.5 / eps
+    A = n * w_min / math.log(1 / delta) - k * d**1.5 / eps
     if A <= 0:
         return math.inf
     b = d * d / eps

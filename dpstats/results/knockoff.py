@@ -65,48 +65,77 @@ class KnockoffResult(DPResult):
     # ------------------------------------------------------------------ text
     def _body_lines(self) -> list[str]:
         filt = "knockoff+" if self.offset else "knockoff (offset = 0, modified FDR)"
-        lines = [f"Method {self.variant} ({'OLS' if not self.ridge else f'ridge omega^2 = {self.ridge:g}'} "
-                 f"on [X' X~'], statistic {self.statistic.upper()}), {filt} at target FDR "
-                 f"q = {self.fdr:g}",
-                 f"Threshold T = {_fmt(self.threshold)}; selected {len(self.selected)} of {self.p} terms:"]
+        lines = [
+            f"Method {self.variant} ({'OLS' if not self.ridge else f'ridge omega^2 = {self.ridge:g}'} "
+            f"on [X' X~'], statistic {self.statistic.upper()}), {filt} at target FDR "
+            f"q = {self.fdr:g}",
+            f"Threshold T = {_fmt(self.threshold)}; selected {len(self.selected)} of {self.p} terms:",
+        ]
         if self.selected:
             for name, sgn in zip(self.selected[:40], self.signs[:40]):
-                lines.append(f"  {name:<24} {'+' if sgn > 0 else '-'}  W = {self.W[self.terms.index(name)]:.4g}")
+                lines.append(
+                    f"  {name:<24} {'+' if sgn > 0 else '-'}  W = {self.W[self.terms.index(name)]:.4g}"
+                )
             if len(self.selected) > 40:
                 lines.append(f"  ... and {len(self.selected) - 40} more (see tidy())")
         else:
             lines.append("  (none) " + self.empty_reason)
-        lines += ["", f"Knockoffs: s = {self.s:.4g}, {self.knockoff_route} route; row bound B = {self.row_bound:.4g}"]
+        lines += [
+            "",
+            f"Knockoffs: s = {self.s:.4g}, {self.knockoff_route} route; row bound B = {self.row_bound:.4g}",
+        ]
         return lines
 
     # ------------------------------------------------------------------ tables
     def tidy(self) -> pd.DataFrame:
         p = self.p
         chosen = dict(zip(self.selected, self.signs))
-        return pd.DataFrame({
-            "term": self.terms, "W": self.W, "coef": self.coefficients[:p],
-            "knockoff_coef": self.coefficients[p:], "selected": [t in chosen for t in self.terms],
-            "sign": [chosen.get(t, 0) for t in self.terms]})
+        return pd.DataFrame(
+            {
+                "term": self.terms,
+                "W": self.W,
+                "coef": self.coefficients[:p],
+                "knockoff_coef": self.coefficients[p:],
+                "selected": [t in chosen for t in self.terms],
+                "sign": [chosen.get(t, 0) for t in self.terms],
+            }
+        )
 
     def report_table(self) -> pd.DataFrame:
         table = self.tidy()
         return table.iloc[np.argsort(-table["W"].to_numpy(), kind="stable")].reset_index(drop=True)
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {"variant": self.variant, "statistic": self.statistic, "fdr": self.fdr,
-                "threshold": self.threshold, "n_selected": len(self.selected)}
+        return {
+            "variant": self.variant,
+            "statistic": self.statistic,
+            "fdr": self.fdr,
+            "threshold": self.threshold,
+            "n_selected": len(self.selected),
+        }
 
     def outputs(self) -> dict[str, Any]:
-        return {"selected": list(self.selected), "signs": list(self.signs), "W": self.W,
-                "threshold": self.threshold, "fdr": self.fdr, "offset": self.offset,
-                "coefficients": self.coefficients, "variant": self.variant,
-                "statistic": self.statistic, "s": self.s, "ridge": self.ridge,
-                "row_bound": self.row_bound, "knockoff_route": self.knockoff_route,
-                "noise": dict(self.noise), "empty_reason": self.empty_reason}
+        return {
+            "selected": list(self.selected),
+            "signs": list(self.signs),
+            "W": self.W,
+            "threshold": self.threshold,
+            "fdr": self.fdr,
+            "offset": self.offset,
+            "coefficients": self.coefficients,
+            "variant": self.variant,
+            "statistic": self.statistic,
+            "s": self.s,
+            "ridge": self.ridge,
+            "row_bound": self.row_bound,
+            "knockoff_route": self.knockoff_route,
+            "noise": dict(self.noise),
+            "empty_reason": self.empty_reason,
+        }
 
     def coef(self) -> dict[str, float]:
         """Released coefficient per term (unit-norm column scale)."""
-        return dict(zip(self.terms, self.coefficients[:self.p]))
+        return dict(zip(self.terms, self.coefficients[: self.p]))
 
     # ------------------------------------------------------------------ plots
     def plots(self) -> list[Plot]:
@@ -126,32 +155,51 @@ class KnockoffResult(DPResult):
         if math.isfinite(self.threshold):
             ax.axhline(self.threshold, color="#d48a00", ls="--", label=f"threshold T = {self.threshold:.3g}")
             ax.axhline(-self.threshold, color="#d48a00", ls=":", label="−T (knockoff side)")
-        for pos, j in enumerate(order[:min(len(self.selected), 15)]):
-            ax.annotate(self.terms[j], (pos, w[pos]), rotation=90, fontsize=7, ha="center",
-                        va="bottom", xytext=(0, 2), textcoords="offset points")
+        for pos, j in enumerate(order[: min(len(self.selected), 15)]):
+            ax.annotate(
+                self.terms[j],
+                (pos, w[pos]),
+                rotation=90,
+                fontsize=7,
+                ha="center",
+                va="bottom",
+                xytext=(0, 2),
+                textcoords="offset points",
+            )
         ax.set_xlabel("terms, sorted by W (blue: selected)")
         ax.set_ylabel(f"W ({self.statistic.upper()})")
         ax.set_title(f"Released W statistics; {len(self.selected)} selected at q = {self.fdr:g}")
         if math.isfinite(self.threshold):
             ax.legend(frameon=False, loc="upper right")
-        alt = (f"{self.p} W statistics sorted from {w[0]:.3g} down to {w[-1]:.3g}; threshold "
-               f"{_fmt(self.threshold)}; selected: {', '.join(self.selected[:15]) or 'none'}.")
+        alt = (
+            f"{self.p} W statistics sorted from {w[0]:.3g} down to {w[-1]:.3g}; threshold "
+            f"{_fmt(self.threshold)}; selected: {', '.join(self.selected[:15]) or 'none'}."
+        )
         return to_plot(fig, "Knockoff W statistics with the threshold", alt)
 
     def _oc_plot(self) -> Plot:
         oc = self.operating_characteristics.table()
         fig, ax = new_figure(5.0, 3.0)
         y = np.arange(len(oc))
-        ax.errorbar(oc["estimate"], y, xerr=2 * oc["std_error"].fillna(0), fmt="o", color="#3b6fd8",
-                    capsize=4, label="estimate ± 2 Monte Carlo s.e.")
+        ax.errorbar(
+            oc["estimate"],
+            y,
+            xerr=2 * oc["std_error"].fillna(0),
+            fmt="o",
+            color="#3b6fd8",
+            capsize=4,
+            label="estimate ± 2 Monte Carlo s.e.",
+        )
         ax.axvline(self.fdr, color="#d48a00", ls="--", label=f"target FDR q = {self.fdr:g}")
         ax.set_yticks(y, [q.split(" (")[0] for q in oc["quantity"]])
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel("estimated rate")
         ax.legend(frameon=False, loc="lower right", fontsize=8)
         ax.set_title("Operating characteristics (simulated from released quantities)")
-        alt = "; ".join(f"{q}: {e:.3f} ± {2 * s:.3f}" for q, e, s in
-                        zip(oc["quantity"], oc["estimate"], oc["std_error"].fillna(0)))
+        alt = "; ".join(
+            f"{q}: {e:.3f} ± {2 * s:.3f}"
+            for q, e, s in zip(oc["quantity"], oc["estimate"], oc["std_error"].fillna(0))
+        )
         return to_plot(fig, "Estimated FDR and power with intervals", alt)
 
     def report_sections(self) -> list[dict[str, Any]]:

@@ -43,16 +43,28 @@ class PCAResult(DPResult):
         return (np.asarray(X, dtype=float) - self.centre) @ self.basis
 
     def _body_lines(self) -> list[str]:
-        lines = [f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}; "
-                 f"noise sd per entry of Σxxᵀ = {self.noise_sd:.4g}", "", "Loadings:"]
-        lines += self.tidy().pivot(index="term", columns="component", values="loading").loc[self.terms] \
-            .to_string(float_format=lambda v: f"{v:.4f}").splitlines()
+        lines = [
+            f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}; "
+            f"noise sd per entry of Σxxᵀ = {self.noise_sd:.4g}",
+            "",
+            "Loadings:",
+        ]
+        lines += (
+            self.tidy()
+            .pivot(index="term", columns="component", values="loading")
+            .loc[self.terms]
+            .to_string(float_format=lambda v: f"{v:.4f}")
+            .splitlines()
+        )
         lines += ["", "Noisy eigenvalues: " + ", ".join(f"{v:.4g}" for v in self.eigenvalues)]
         return lines
 
     def tidy(self) -> pd.DataFrame:
-        rows = [{"term": t, "component": f"PC{j + 1}", "loading": float(self.basis[i, j])}
-                for j in range(self.basis.shape[1]) for i, t in enumerate(self.terms)]
+        rows = [
+            {"term": t, "component": f"PC{j + 1}", "loading": float(self.basis[i, j])}
+            for j in range(self.basis.shape[1])
+            for i, t in enumerate(self.terms)
+        ]
         return pd.DataFrame(rows, columns=["term", "component", "loading"])
 
     def report_table(self) -> pd.DataFrame:
@@ -62,5 +74,10 @@ class PCAResult(DPResult):
         return {"k": int(self.basis.shape[1]), "radius": self.radius, "noise_sd": self.noise_sd}
 
     def outputs(self) -> dict[str, Any]:
-        return {"basis": self.basis.tolist(), "eigenvalues": self.eigenvalues.tolist(),
-                "centre": self.centre.tolist(), "radius": self.radius, "noise_sd": self.noise_sd}
+        return {
+            "basis": self.basis.tolist(),
+            "eigenvalues": self.eigenvalues.tolist(),
+            "centre": self.centre.tolist(),
+            "radius": self.radius,
+            "noise_sd": self.noise_sd,
+        }

@@ -45,17 +45,22 @@ class SISResult(DPResult):
 
     def _body_lines(self) -> list[str]:
         shown = self.selected if len(self.selected) <= 40 else self.selected[:40] + ["..."]
-        lines = [f"Selected {len(self.selected)} of {self.p} candidate terms "
-                 f"(an unordered set; no ranking is released):"]
+        lines = [
+            f"Selected {len(self.selected)} of {self.p} candidate terms "
+            f"(an unordered set; no ranking is released):"
+        ]
         width = max((len(s) for s in shown), default=1) + 2
         per_line = max(1, 80 // width)
         for i in range(0, len(shown), per_line):
-            lines.append("  " + "".join(s.ljust(width) for s in shown[i:i + per_line]).rstrip())
-        lines += ["", f"Top-k mechanism: {self.topk} (k = {self.k}, gamma = {self.gamma:g})",
-                  f"Scaling: {self.scaling}",
-                  f"Largest noise term: E = H_m = {self.noise_expected_max:.3g} utility units "
-                  f"(log m = {self.noise_log_m:.3g}); a score gap of about "
-                  f"{self.gap_for_recovery(0.5):.3g} gives exact recovery with probability >= 0.5"]
+            lines.append("  " + "".join(s.ljust(width) for s in shown[i : i + per_line]).rstrip())
+        lines += [
+            "",
+            f"Top-k mechanism: {self.topk} (k = {self.k}, gamma = {self.gamma:g})",
+            f"Scaling: {self.scaling}",
+            f"Largest noise term: E = H_m = {self.noise_expected_max:.3g} utility units "
+            f"(log m = {self.noise_log_m:.3g}); a score gap of about "
+            f"{self.gap_for_recovery(0.5):.3g} gives exact recovery with probability >= 0.5",
+        ]
         return lines
 
     def gap_for_recovery(self, prob: float) -> float:
@@ -72,14 +77,25 @@ class SISResult(DPResult):
         return pd.DataFrame({"term": self.selected, "selected": True})
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {"k": self.k, "gamma": self.gamma, "topk": self.topk,
-                "expected_max_noise": self.noise_expected_max}
+        return {
+            "k": self.k,
+            "gamma": self.gamma,
+            "topk": self.topk,
+            "expected_max_noise": self.noise_expected_max,
+        }
 
     def outputs(self) -> dict[str, Any]:
-        return {"selected": list(self.selected), "k": self.k, "gamma": self.gamma,
-                "topk": self.topk, "sensitivity": self.sensitivity, "scaling": self.scaling,
-                "noise_log_m": self.noise_log_m, "noise_expected_max": self.noise_expected_max,
-                "recovery_curve": self.recovery_curve.to_dict(orient="list")}
+        return {
+            "selected": list(self.selected),
+            "k": self.k,
+            "gamma": self.gamma,
+            "topk": self.topk,
+            "sensitivity": self.sensitivity,
+            "scaling": self.scaling,
+            "noise_log_m": self.noise_log_m,
+            "noise_expected_max": self.noise_expected_max,
+            "recovery_curve": self.recovery_curve.to_dict(orient="list"),
+        }
 
     def coef(self) -> dict[str, bool]:
         """Selection indicator per term (what ``coef()`` gives in R)."""
@@ -88,25 +104,34 @@ class SISResult(DPResult):
     def plots(self) -> list[Plot]:
         curve = self.recovery_curve
         fig, ax = new_figure()
-        ax.plot(curve["gap"], curve["bound"], color="#3b6fd8", lw=2,
-                label="lower bound on P(exact top-k)")
-        noise_gap = 2 * self.sensitivity * self.noise_expected_max / max(self.gamma * self.privacy.eps, 1e-300)
-        ax.axvline(noise_gap, color="#d48a00", ls="--",
-                   label=f"expected largest noise ≈ {noise_gap:.3g} score units")
+        ax.plot(curve["gap"], curve["bound"], color="#3b6fd8", lw=2, label="lower bound on P(exact top-k)")
+        noise_gap = (
+            2 * self.sensitivity * self.noise_expected_max / max(self.gamma * self.privacy.eps, 1e-300)
+        )
+        ax.axvline(
+            noise_gap, color="#d48a00", ls="--", label=f"expected largest noise ≈ {noise_gap:.3g} score units"
+        )
         ax.set_xlabel("gap ξ between the k-th and (k+1)-th score (score units; private, unknown)")
         ax.set_ylabel("probability")
         ax.set_ylim(-0.02, 1.02)
         ax.legend(frameon=False, loc="lower right")
         ax.set_title(f"When can k = {self.k} of {self.p} be recovered at eps = {self.privacy.eps:g}?")
-        alt = (f"Recovery bound rises from 0 to 1 as the score gap grows; it reaches 0.5 at a gap of "
-               f"{self.gap_for_recovery(0.5):.3g} and 0.95 at {self.gap_for_recovery(0.95):.3g}.")
+        alt = (
+            f"Recovery bound rises from 0 to 1 as the score gap grows; it reaches 0.5 at a gap of "
+            f"{self.gap_for_recovery(0.5):.3g} and 0.95 at {self.gap_for_recovery(0.95):.3g}."
+        )
         return [to_plot(fig, "Exact-recovery bound against the score gap", alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
-        return [selected_section("Selected terms", f"The mechanism released this set of {len(self.selected)} "
-                                 "terms. Their order is not released.", self.selected)]
+        return [
+            selected_section(
+                "Selected terms",
+                f"The mechanism released this set of {len(self.selected)} "
+                "terms. Their order is not released.",
+                self.selected,
+            )
+        ]
 
 
 def recovery_table(gaps: np.ndarray, bound: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"gap": gaps, "bound": bound})
-

@@ -53,25 +53,40 @@ class TwoStageResult(DPResult):
     def _body_lines(self) -> list[str]:
         shown = self.selected if len(self.selected) <= 40 else self.selected[:40] + ["..."]
         lo, hi = self.block_sizes
-        lines = [f"Selected {len(self.selected)} of {self.p} candidate terms "
-                 "(an unordered set; vote counts and ranking are not released):"]
+        lines = [
+            f"Selected {len(self.selected)} of {self.p} candidate terms "
+            "(an unordered set; vote counts and ranking are not released):"
+        ]
         width = max((len(s) for s in shown), default=1) + 2
         per_line = max(1, 80 // width)
         for i in range(0, len(shown), per_line):
-            lines.append("  " + "".join(s.ljust(width) for s in shown[i:i + per_line]).rstrip())
-        lines += ["",
-                  f"Stage 1: {self.blocks} disjoint blocks" + self._block_size_text(lo, hi)
-                  + f"; lasso (lambda = {self.lam:g}) on each; "
-                  + ("each block votes for its top-k |coef|" if self.vote == "topk"
-                     else "each block votes for its whole support"),
-                  f"  solver: {self.lasso}",
-                  f"Private top-k of vote counts: {self.topk} (k = {self.k})"]
+            lines.append("  " + "".join(s.ljust(width) for s in shown[i : i + per_line]).rstrip())
+        lines += [
+            "",
+            f"Stage 1: {self.blocks} disjoint blocks"
+            + self._block_size_text(lo, hi)
+            + f"; lasso (lambda = {self.lam:g}) on each; "
+            + (
+                "each block votes for its top-k |coef|"
+                if self.vote == "topk"
+                else "each block votes for its whole support"
+            ),
+            f"  solver: {self.lasso}",
+            f"Private top-k of vote counts: {self.topk} (k = {self.k})",
+        ]
         if self.second_stage is not None:
-            label = ("private (noisy sufficient statistics)" if self.second_stage_kind == "private_ols"
-                     else "NOT PRIVATE (ordinary least squares on the raw data)")
+            label = (
+                "private (noisy sufficient statistics)"
+                if self.second_stage_kind == "private_ols"
+                else "NOT PRIVATE (ordinary least squares on the raw data)"
+            )
             lines += ["", f"Stage 2 fit on the selected terms, {label}:"]
-            lines += ["  " + s for s in self.second_stage.to_string(
-                index=False, float_format=lambda v: f"{v:.4g}").splitlines()]
+            lines += [
+                "  " + s
+                for s in self.second_stage.to_string(
+                    index=False, float_format=lambda v: f"{v:.4g}"
+                ).splitlines()
+            ]
         return lines
 
     def tidy(self) -> pd.DataFrame:
@@ -80,8 +95,7 @@ class TwoStageResult(DPResult):
         if self.second_stage is not None:
             est = dict(zip(self.second_stage["term"], self.second_stage["estimate"]))
             out["estimate"] = [est.get(t, float("nan")) for t in self.terms]
-            out["estimate_label"] = ("private" if self.second_stage_kind == "private_ols"
-                                     else "NOT private")
+            out["estimate_label"] = "private" if self.second_stage_kind == "private_ols" else "NOT private"
         return out
 
     def report_table(self) -> pd.DataFrame:
@@ -90,18 +104,29 @@ class TwoStageResult(DPResult):
         return pd.DataFrame({"term": self.selected, "selected": True})
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {"k": self.k, "lam": self.lam, "blocks": self.blocks, "vote": self.vote,
-                "topk": self.topk, "second_stage": self.second_stage_kind or "none"}
+        return {
+            "k": self.k,
+            "lam": self.lam,
+            "blocks": self.blocks,
+            "vote": self.vote,
+            "topk": self.topk,
+            "second_stage": self.second_stage_kind or "none",
+        }
 
     def outputs(self) -> dict[str, Any]:
-        return {"selected": list(self.selected), "k": self.k, "lam": self.lam,
-                "blocks": self.blocks,
-                "block_sizes": list(self.block_sizes) if self.released_n() is not None else None,
-                "vote": self.vote,
-                "topk": self.topk, "gamma": self.gamma, "lasso": self.lasso,
-                "second_stage_kind": self.second_stage_kind,
-                "second_stage": (None if self.second_stage is None
-                                 else self.second_stage.to_dict(orient="list"))}
+        return {
+            "selected": list(self.selected),
+            "k": self.k,
+            "lam": self.lam,
+            "blocks": self.blocks,
+            "block_sizes": list(self.block_sizes) if self.released_n() is not None else None,
+            "vote": self.vote,
+            "topk": self.topk,
+            "gamma": self.gamma,
+            "lasso": self.lasso,
+            "second_stage_kind": self.second_stage_kind,
+            "second_stage": (None if self.second_stage is None else self.second_stage.to_dict(orient="list")),
+        }
 
     def coef(self) -> dict[str, float | bool]:
         """Second-stage estimates per selected term, else the selection indicator."""
@@ -116,20 +141,34 @@ class TwoStageResult(DPResult):
         table = oc.table()
         gaps = [r["gap"] for r in oc.rows]
         fig, ax = new_figure()
-        ax.errorbar(gaps, table["estimate"], yerr=2 * table["std_error"], marker="o",
-                    color="#3b6fd8", capsize=3, label="expected share recovered ± 2 s.e.")
+        ax.errorbar(
+            gaps,
+            table["estimate"],
+            yerr=2 * table["std_error"],
+            marker="o",
+            color="#3b6fd8",
+            capsize=3,
+            label="expected share recovered ± 2 s.e.",
+        )
         ax.set_xlabel(f"votes of each true feature (others 0), out of {self.blocks} blocks")
         ax.set_ylabel("share of the k recovered")
         ax.set_ylim(-0.02, 1.02)
         ax.legend(frameon=False, loc="lower right")
-        ax.set_title(f"How many votes does recovering k = {self.k} need at eps = "
-                     f"{self.privacy.eps:g}?")
-        alt = ("Simulated expected share of the k features that all received the given number "
-               "of votes (the others none) which the private top-k returns: "
-               + ", ".join(f"{g} votes: {e:.2f}" for g, e in zip(gaps, table["estimate"])) + ".")
+        ax.set_title(f"How many votes does recovering k = {self.k} need at eps = {self.privacy.eps:g}?")
+        alt = (
+            "Simulated expected share of the k features that all received the given number "
+            "of votes (the others none) which the private top-k returns: "
+            + ", ".join(f"{g} votes: {e:.2f}" for g, e in zip(gaps, table["estimate"]))
+            + "."
+        )
         return [to_plot(fig, "Recovery against the vote margin", alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
-        return [selected_section("Selected terms", f"The mechanism released this set of {len(self.selected)} "
-                                 "terms. Their order and their vote counts are not released.", self.selected)]
-
+        return [
+            selected_section(
+                "Selected terms",
+                f"The mechanism released this set of {len(self.selected)} "
+                "terms. Their order and their vote counts are not released.",
+                self.selected,
+            )
+        ]

@@ -123,7 +123,8 @@ class VerticalGLMResult(DPResult):
             raise DataError(
                 f"predict() on new data is refused for this fit: the term(s) {', '.join(self.data_dependent_terms)} "
                 "depend on the training data as a whole and would be recomputed from newdata, giving a different "
-                "design. Refit with raw polynomials (poly(x, 2, raw = TRUE)), fixed knots or public centring.")
+                "design. Refit with raw polynomials (poly(x, 2, raw = TRUE)), fixed knots or public centring."
+            )
         eta = self._eta(newdata)
         return eta if type == "link" else m_family(self.family).linkinv(eta)
 
@@ -140,18 +141,27 @@ class VerticalGLMResult(DPResult):
                 values = frame[name].astype(object).where(frame[name].notna(), None)
                 bad = sorted({str(v) for v in values if v is not None and str(v) not in map(str, levels)})
                 if bad:
-                    raise DataError(f"newdata column {name!r} has level(s) {bad} not seen in the fit "
-                                    f"(levels: {[str(x) for x in levels]}).")
+                    raise DataError(
+                        f"newdata column {name!r} has level(s) {bad} not seen in the fit "
+                        f"(levels: {[str(x) for x in levels]})."
+                    )
                 ordered = isinstance(frame[name].dtype, pd.CategoricalDtype) and frame[name].cat.ordered
-                frame[name] = pd.Categorical([None if v is None else str(v) for v in values],
-                                             categories=[str(x) for x in levels], ordered=ordered)
+                frame[name] = pd.Categorical(
+                    [None if v is None else str(v) for v in values],
+                    categories=[str(x) for x in levels],
+                    ordered=ordered,
+                )
         mf = model_frame("~" + rhs, frame, one_sided=True, min_rows=1, check_constant=False)
         if mf.n_dropped:
-            raise DataError(f"newdata has {mf.n_dropped} row(s) with missing values in the formula's variables; "
-                            "drop or impute them before predict().")
+            raise DataError(
+                f"newdata has {mf.n_dropped} row(s) with missing values in the formula's variables; "
+                "drop or impute them before predict()."
+            )
         if mf.names != self.terms:
-            raise DataError(f"newdata gives the columns {mf.names[:6]}, the fit used {self.terms[:6]}; supply the "
-                            "formula's variables with the training factor levels.")
+            raise DataError(
+                f"newdata gives the columns {mf.names[:6]}, the fit used {self.terms[:6]}; supply the "
+                "formula's variables with the training factor levels."
+            )
         eta = mf.X @ self.coefficients["estimate"].to_numpy()
         return eta if mf.offset is None else eta + mf.offset
 
@@ -186,11 +196,21 @@ class VerticalGLMResult(DPResult):
             raise DataError(
                 f"{what} are per-row values computed from the raw data, which no output shows unless asked: "
                 "refit with diagnostics=True (they are then labelled not private), or call "
-                "predict(fit, newdata = <your data>) on data you hold.")
+                "predict(fit, newdata = <your data>) on data you hold."
+            )
         return self.rows
 
-    def set_model_summaries(self, mf, y: np.ndarray, eta: np.ndarray, *, dp: bool, se: str,
-                            pooled: np.ndarray | None = None, rows: bool = False) -> None:
+    def set_model_summaries(
+        self,
+        mf,
+        y: np.ndarray,
+        eta: np.ndarray,
+        *,
+        dp: bool,
+        se: str,
+        pooled: np.ndarray | None = None,
+        rows: bool = False,
+    ) -> None:
         """Record what predict/vcov/logLik (and fitted/residuals on request) need.
 
         ``mf`` is the model frame (unclipped), ``y`` and ``eta`` the response and linear
@@ -201,24 +221,34 @@ class VerticalGLMResult(DPResult):
         self.data_dependent_terms = [str(t) for t, _ in mf.data_dependent_terms]
         self.factor_levels = {k: list(v) for k, v in mf.factor_levels.items()}
         if dp:
-            self.covariance_note = ("this is a DP fit: only the noised coefficients are released; their covariance "
-                                    "(and standard errors) would need the raw data and are not released.")
-            self.loglik_note = ("this is a DP fit: the log-likelihood, deviance, AIC and BIC are functions of the raw "
-                                "data and are not released.")
+            self.covariance_note = (
+                "this is a DP fit: only the noised coefficients are released; their covariance "
+                "(and standard errors) would need the raw data and are not released."
+            )
+            self.loglik_note = (
+                "this is a DP fit: the log-likelihood, deviance, AIC and BIC are functions of the raw "
+                "data and are not released."
+            )
         elif self.penalty:
-            self.covariance_note = (f"penalized fit ({self.penalty}): no covariance matrix, as no standard errors "
-                                    "(the penalized estimator's sampling covariance is not the inverse Fisher "
-                                    "information).")
-            self.loglik_note = (f"penalized fit ({self.penalty}): logLik/AIC/BIC are not defined (the effective "
-                                "degrees of freedom of a penalized fit are not p).")
+            self.covariance_note = (
+                f"penalized fit ({self.penalty}): no covariance matrix, as no standard errors "
+                "(the penalized estimator's sampling covariance is not the inverse Fisher "
+                "information)."
+            )
+            self.loglik_note = (
+                f"penalized fit ({self.penalty}): logLik/AIC/BIC are not defined (the effective "
+                "degrees of freedom of a penalized fit are not p)."
+            )
         else:
             if se in ("exact", "pooled"):
                 disp = self.dispersion
                 w = np.maximum(fam.variance(fam.linkinv(eta)), 1e-10)
                 self.covariance = pooled if pooled is not None else disp * np.linalg.inv((mf.X.T * w) @ mf.X)
             else:
-                self.covariance_note = (f"se={se!r} gives standard errors only, no covariances between parties' "
-                                        "coefficients; refit with se='exact' (the default) for vcov().")
+                self.covariance_note = (
+                    f"se={se!r} gives standard errors only, no covariances between parties' "
+                    "coefficients; refit with se='exact' (the default) for vcov()."
+                )
             self.loglik_value = _loglik(self.family, y, fam.linkinv(eta), self.deviance)
         if rows:
             beta = self.coefficients["estimate"].to_numpy()
@@ -228,19 +258,30 @@ class VerticalGLMResult(DPResult):
     # ------------------------------------------------------------------ text
     def _coef_lines(self) -> list[str]:
         s = self.statistic_name
-        tab = pd.DataFrame({
-            "Estimate": self.coefficients["estimate"].to_numpy(),
-            "Std. Error": self.coefficients["std_error"].to_numpy(),
-            f"{s} value": self.coefficients["statistic"].to_numpy(),
-            f"Pr(>|{s}|)": self.coefficients["p_value"].to_numpy(),
-        }, index=list(self.coefficients["term"]))
+        tab = pd.DataFrame(
+            {
+                "Estimate": self.coefficients["estimate"].to_numpy(),
+                "Std. Error": self.coefficients["std_error"].to_numpy(),
+                f"{s} value": self.coefficients["statistic"].to_numpy(),
+                f"Pr(>|{s}|)": self.coefficients["p_value"].to_numpy(),
+            },
+            index=list(self.coefficients["term"]),
+        )
         stars = [_stars(p) for p in tab[f"Pr(>|{s}|)"]]
         text = tab.to_string(float_format=lambda v: f"{v:.6g}", na_rep="NA")
         lines = text.splitlines()
         out = [lines[0]] + [f"{ln} {st}".rstrip() for ln, st in zip(lines[1:], stars)]
         held = [f"  {p}: {', '.join(t)}" for p, t in self.party_terms.items()]
-        return out + ["---", "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1", "",
-                      "Terms held by each party:"] + held
+        return (
+            out
+            + [
+                "---",
+                "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1",
+                "",
+                "Terms held by each party:",
+            ]
+            + held
+        )
 
     def _body_lines(self) -> list[str]:
         lines = ([self.response_note, ""] if self.response_note else []) + ["Coefficients:"]
@@ -248,49 +289,82 @@ class VerticalGLMResult(DPResult):
         if not math.isnan(self.dispersion):
             lines.append(f"(Dispersion parameter for {self.family} family taken to be {self.dispersion:.6g})")
         if self.penalty:
-            lines.append(f"Penalty: {self.penalty}, lam = {self.lam:g} (standard errors not available "
-                         "for penalized fits)")
-        lines.append(f"Residual deviance: {self.deviance:.6g} on {self.df_residual} degrees of freedom"
-                     if not math.isnan(self.deviance) else
-                     "Residual deviance: not released (a function of the raw response)")
+            lines.append(
+                f"Penalty: {self.penalty}, lam = {self.lam:g} (standard errors not available "
+                "for penalized fits)"
+            )
+        lines.append(
+            f"Residual deviance: {self.deviance:.6g} on {self.df_residual} degrees of freedom"
+            if not math.isnan(self.deviance)
+            else "Residual deviance: not released (a function of the raw response)"
+        )
         state = "converged" if self.converged else "did NOT converge"
-        last = self.trace["sum_abs_change"].iloc[-1] if self.trace is not None and len(self.trace) else math.nan
-        lines.append(f"Block coordinate descent over {len(self.parties)} parties {state} in "
-                     f"{self.iterations} sweeps (last sum|Δβ| = {last:.3g}, tol = {self.tol:g})")
+        last = (
+            self.trace["sum_abs_change"].iloc[-1] if self.trace is not None and len(self.trace) else math.nan
+        )
+        lines.append(
+            f"Block coordinate descent over {len(self.parties)} parties {state} in "
+            f"{self.iterations} sweeps (last sum|Δβ| = {last:.3g}, tol = {self.tol:g})"
+        )
         lines.append(f"Standard errors: {self._se_text()}")
         lines += ["", "What the protocol reveals:"] + [f"  - {d}" for d in self.disclosure]
         return lines
 
     def _se_text(self) -> str:
         if self.se_method == "history":
-            bits = [f"{b['party']}: rank {b['rank']}/{b['p_other']}{' exact' if b['exact'] else ''}"
-                    for b in self.se_blocks]
+            bits = [
+                f"{b['party']}: rank {b['rank']}/{b['p_other']}{' exact' if b['exact'] else ''}"
+                for b in self.se_blocks
+            ]
             return "Schur complement on the span of received offsets (" + "; ".join(bits) + ")"
         if self.se_method == "exact":
-            return ("exact: Schur complement on the other parties' shared column-space bases "
-                    "(equals the pooled Fisher information)")
-        return {"conditional": "conditional on the other blocks (too small when blocks correlate)",
-                "pooled": "pooled Fisher information (all columns in one process; simulation only)",
-                "none": "not computed"}.get(self.se_method, self.se_method)
+            return (
+                "exact: Schur complement on the other parties' shared column-space bases "
+                "(equals the pooled Fisher information)"
+            )
+        return {
+            "conditional": "conditional on the other blocks (too small when blocks correlate)",
+            "pooled": "pooled Fisher information (all columns in one process; simulation only)",
+            "none": "not computed",
+        }.get(self.se_method, self.se_method)
 
     # ------------------------------------------------------------------ tables
     def tidy(self) -> pd.DataFrame:
         return self.coefficients.copy()
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {"family": self.family, "parties": len(self.parties), "iterations": self.iterations,
-                "converged": self.converged, "deviance": self.deviance, "df_residual": self.df_residual,
-                "dispersion": self.dispersion, "se_method": self.se_method}
+        return {
+            "family": self.family,
+            "parties": len(self.parties),
+            "iterations": self.iterations,
+            "converged": self.converged,
+            "deviance": self.deviance,
+            "df_residual": self.df_residual,
+            "dispersion": self.dispersion,
+            "se_method": self.se_method,
+        }
 
     def outputs(self) -> dict[str, Any]:
-        return {"family": self.family, "coefficients": self.coefficients.to_dict(orient="list"),
-                "trace": self.trace.to_dict(orient="list"), "iterations": self.iterations,
-                "converged": self.converged, "tol": self.tol, "dispersion": self.dispersion,
-                "df_residual": self.df_residual, "deviance": self.deviance, "penalty": self.penalty,
-                "lam": self.lam, "se_method": self.se_method, "se_blocks": self.se_blocks,
-                "parties": self.parties, "party_terms": self.party_terms,
-                "conf_level": self.conf_level, "disclosure": self.disclosure,
-                "response_note": self.response_note}
+        return {
+            "family": self.family,
+            "coefficients": self.coefficients.to_dict(orient="list"),
+            "trace": self.trace.to_dict(orient="list"),
+            "iterations": self.iterations,
+            "converged": self.converged,
+            "tol": self.tol,
+            "dispersion": self.dispersion,
+            "df_residual": self.df_residual,
+            "deviance": self.deviance,
+            "penalty": self.penalty,
+            "lam": self.lam,
+            "se_method": self.se_method,
+            "se_blocks": self.se_blocks,
+            "parties": self.parties,
+            "party_terms": self.party_terms,
+            "conf_level": self.conf_level,
+            "disclosure": self.disclosure,
+            "response_note": self.response_note,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
@@ -310,17 +384,25 @@ class VerticalGLMResult(DPResult):
         ax.set_ylabel("Σ|Δβ| (log scale)")
         ax.legend(frameon=False)
         ax.set_title("Convergence of block coordinate descent")
-        alt = (f"Sum of absolute coefficient changes falls from {change[0]:.3g} to {change[-1]:.3g} "
-               f"over {len(change)} sweeps.")
+        alt = (
+            f"Sum of absolute coefficient changes falls from {change[0]:.3g} to {change[-1]:.3g} "
+            f"over {len(change)} sweeps."
+        )
         return [to_plot(fig, "Convergence trace", alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
         items = "".join(f"<li>{escape_text(s)}</li>" for s in self.disclosure)
-        owners = "".join(f"<li><strong>{escape_text(p)}</strong>: {escape_text(', '.join(t))}</li>"
-                         for p, t in self.party_terms.items())
-        return [{"heading": "What the protocol reveals", "html": f"<ul>{items}</ul>"},
-                {"heading": "Parties and their terms", "html": f"<ul>{owners}</ul>"
-                 f"<p>Standard errors: {escape_text(self._se_text())}.</p>"}]
+        owners = "".join(
+            f"<li><strong>{escape_text(p)}</strong>: {escape_text(', '.join(t))}</li>"
+            for p, t in self.party_terms.items()
+        )
+        return [
+            {"heading": "What the protocol reveals", "html": f"<ul>{items}</ul>"},
+            {
+                "heading": "Parties and their terms",
+                "html": f"<ul>{owners}</ul><p>Standard errors: {escape_text(self._se_text())}.</p>",
+            },
+        ]
 
 
 def m_family(name: str):
@@ -339,8 +421,15 @@ def _loglik(family: str, y: np.ndarray, mu: np.ndarray, deviance: float) -> floa
     return float(np.sum(sps.poisson.logpmf(y, mu)))
 
 
-def coefficient_table(terms: list[str], party: list[str], beta: np.ndarray, se: np.ndarray,
-                      family: str, df_residual: int, conf_level: float) -> pd.DataFrame:
+def coefficient_table(
+    terms: list[str],
+    party: list[str],
+    beta: np.ndarray,
+    se: np.ndarray,
+    family: str,
+    df_residual: int,
+    conf_level: float,
+) -> pd.DataFrame:
     """R's summary.glm table: t with df_residual for the Gaussian family, z otherwise."""
     with np.errstate(divide="ignore", invalid="ignore"):
         stat = beta / se
@@ -350,13 +439,23 @@ def coefficient_table(terms: list[str], party: list[str], beta: np.ndarray, se: 
     else:
         p = 2 * sps.norm.sf(np.abs(stat))
         q = sps.norm.ppf(0.5 + conf_level / 2)
-    return pd.DataFrame({"term": terms, "party": party, "estimate": beta, "std_error": se,
-                         "statistic": stat, "p_value": p, "conf_low": beta - q * se,
-                         "conf_high": beta + q * se})
+    return pd.DataFrame(
+        {
+            "term": terms,
+            "party": party,
+            "estimate": beta,
+            "std_error": se,
+            "statistic": stat,
+            "p_value": p,
+            "conf_low": beta - q * se,
+            "conf_high": beta + q * se,
+        }
+    )
 
 
-def assemble_result(call: dict, terms: list[str], n: int, names: list[str], released, spec: dict,
-                    statement, se: str) -> VerticalGLMResult:
+def assemble_result(
+    call: dict, terms: list[str], n: int, names: list[str], released, spec: dict, statement, se: str
+) -> VerticalGLMResult:
     """The result of a fit from what it released (:class:`dpstats.methods.vertical.Released`).
 
     ``released`` carries the sweeps' outcome, every party's final block
@@ -375,8 +474,9 @@ def assemble_result(call: dict, terms: list[str], n: int, names: list[str], rele
             sd[ix] = np.sqrt(np.diag(fin.cov))
         for j in ix:
             party[j] = names[k]
-        blocks.append({"party": names[k], "rank": int(fin.rank), "p_other": int(fin.p_other),
-                       "exact": bool(fin.exact)})
+        blocks.append(
+            {"party": names[k], "rank": int(fin.rank), "p_other": int(fin.p_other), "exact": bool(fin.exact)}
+        )
     if released.pooled is not None:
         sd = np.sqrt(np.diag(released.pooled))
     df_resid = n - p
@@ -386,15 +486,33 @@ def assemble_result(call: dict, terms: list[str], n: int, names: list[str], rele
     dp = spec["eps"] is not None
     se_method = "none" if dp or call.get("penalty") else ("pooled" if released.pooled is not None else se)
     return VerticalGLMResult(
-        method="vertical_glm", call=call, n=n, p=p, terms=list(terms), privacy=statement,
-        family=spec["family"], coefficients=table, trace=trace, iterations=out.iterations,
-        converged=out.converged, tol=call.get("tol", 1e-8), dispersion=released.dispersion,
-        df_residual=df_resid, deviance=released.deviance, penalty=call.get("penalty"),
-        lam=float(call.get("lam", 0.0)), se_method=se_method, se_blocks=blocks, parties=list(names),
+        method="vertical_glm",
+        call=call,
+        n=n,
+        p=p,
+        terms=list(terms),
+        privacy=statement,
+        family=spec["family"],
+        coefficients=table,
+        trace=trace,
+        iterations=out.iterations,
+        converged=out.converged,
+        tol=call.get("tol", 1e-8),
+        dispersion=released.dispersion,
+        df_residual=df_resid,
+        deviance=released.deviance,
+        penalty=call.get("penalty"),
+        lam=float(call.get("lam", 0.0)),
+        se_method=se_method,
+        se_blocks=blocks,
+        parties=list(names),
         party_terms={names[k]: [terms[j] for j in ix] for k, ix in enumerate(released.index)},
-        conf_level=spec["conf_level"], disclosure=statement.notes,
-        warnings=[] if out.converged else [f"block coordinate descent did not converge in "
-                                           f"{out.iterations} sweeps; raise max_iter"])
+        conf_level=spec["conf_level"],
+        disclosure=statement.notes,
+        warnings=[]
+        if out.converged
+        else [f"block coordinate descent did not converge in {out.iterations} sweeps; raise max_iter"],
+    )
 
 
 def vertical_call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds) -> dict:
@@ -420,4 +538,3 @@ def _stars(p: float) -> str:
         if p < cut:
             return s
     return ""
-

@@ -65,5 +65,15 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["Assume", "RELEASED", "describe", "sis_scores", "sis_trials", "mean_and_se", "SCORES",
-           "fan_lv", "fan_lv_coefficients", *_LAZY]
+__all__ = [
+    "Assume",
+    "RELEASED",
+    "describe",
+    "sis_scores",
+    "sis_trials",
+    "mean_and_se",
+    "SCORES",
+    "fan_lv",
+    "fan_lv_coefficients",
+    *_LAZY,
+]

@@ -58,8 +58,9 @@ class Assume:
     bound_sds: float = 3.0
 
     def __post_init__(self) -> None:
-        whole = isinstance(self.signals, numbers.Integral) or (   # R sends 8 as 8.0
-            isinstance(self.signals, float) and self.signals.is_integer())
+        whole = isinstance(self.signals, numbers.Integral) or (  # R sends 8 as 8.0
+            isinstance(self.signals, float) and self.signals.is_integer()
+        )
         if isinstance(self.signals, bool) or not whole or self.signals < 1:
             raise PrivacyParameterError(f"assume: signals must be a whole number >= 1, got {self.signals!r}.")
         for name in ("strength", "noise", "bound_sds"):
@@ -73,14 +74,16 @@ class Assume:
 
     def describe(self) -> str:
         """One line stating the model, printed next to every number it produces."""
-        return (f"{self.signals} true signal{'s' if self.signals != 1 else ''} of standardized coefficient "
-                f"{self.strength:g} each, residual noise sd {self.noise:g}, features N(0, 1) with pairwise "
-                f"correlation {self.correlation:g}; bounds at mean ± {self.bound_sds:g} sd")
+        return (
+            f"{self.signals} true signal{'s' if self.signals != 1 else ''} of standardized coefficient "
+            f"{self.strength:g} each, residual noise sd {self.noise:g}, features N(0, 1) with pairwise "
+            f"correlation {self.correlation:g}; bounds at mean ± {self.bound_sds:g} sd"
+        )
 
     def response_sd(self) -> float:
         """sd of y: Var y = strength²·(s + s(s − 1)·correlation) + noise²."""
         s, b, r = self.signals, self.strength, self.correlation
-        return math.sqrt(b * b * (s + s * (s - 1) * r) + self.noise ** 2)
+        return math.sqrt(b * b * (s + s * (s - 1) * r) + self.noise**2)
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -93,17 +96,21 @@ class Assume:
         if isinstance(value, str) and value == RELEASED:
             if released:
                 return RELEASED
-            raise PrivacyParameterError("assume='released' is not available for this method; pass "
-                                        "dpstats.simulate.Assume(signals=..., strength=...).")
+            raise PrivacyParameterError(
+                "assume='released' is not available for this method; pass "
+                "dpstats.simulate.Assume(signals=..., strength=...)."
+            )
         if isinstance(value, dict):
             unknown = set(value) - {f.name for f in fields(cls)}
             if unknown:
-                raise PrivacyParameterError(f"assume: unknown field(s) {sorted(unknown)}; expected "
-                                            f"{[f.name for f in fields(cls)]}.")
+                raise PrivacyParameterError(
+                    f"assume: unknown field(s) {sorted(unknown)}; expected {[f.name for f in fields(cls)]}."
+                )
             return cls(**value)
         hint = " or 'released'" if released else ""
-        raise PrivacyParameterError(f"assume must be a dpstats.simulate.Assume, a dict of its fields{hint}; "
-                                    f"got {value!r}.")
+        raise PrivacyParameterError(
+            f"assume must be a dpstats.simulate.Assume, a dict of its fields{hint}; got {value!r}."
+        )
 
 
 def describe(assume: Assume | str) -> str:
@@ -114,5 +121,10 @@ def describe(assume: Assume | str) -> str:
 
 
 def _positive(value: Any, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise PrivacyParameterError(f"assume: {name} must be a positive finite number, got {value!r}.")

@@ -35,8 +35,9 @@ def fan_lv_coefficients(d: int, s: int, n: int, rng: np.random.Generator) -> np.
     return beta
 
 
-def fan_lv(n: int = 100, d: int = 2000, s: int = 8, noise_var: float = 1.5,
-           random_state: RandomState = None) -> pd.DataFrame:
+def fan_lv(
+    n: int = 100, d: int = 2000, s: int = 8, noise_var: float = 1.5, random_state: RandomState = None
+) -> pd.DataFrame:
     """The DP-SIS paper's synthetic model (Fan & Lv 2008, §3.3.1).
 
     X ~ N(0, I_d), s = 8 nonzero coefficients at random positions (see

@@ -28,8 +28,14 @@ from ..privacy.randomness import FastNoise
 EPS_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
-def planted(n: int = 200, d: int = 100, s: int = 10, shift: float = 1.5, n_classes: int = 2,
-            random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+def planted(
+    n: int = 200,
+    d: int = 100,
+    s: int = 10,
+    shift: float = 1.5,
+    n_classes: int = 2,
+    random_state: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
     """Classes separated along ``s`` planted features; the other ``d − s`` are noise.
 
     Rows get class labels ``c0, c1, …`` in equal shares; feature ``x_j`` is
@@ -52,10 +58,21 @@ def planted(n: int = 200, d: int = 100, s: int = 10, shift: float = 1.5, n_class
     return df
 
 
-def accuracy_vs_eps(X: np.ndarray, y: np.ndarray, eps_grid=EPS_GRID, *, folds: int = 10,
-                    variants=("paper", "strict"), lam: float = m.DEFAULT_LAM, n_estimators: int = 20,
-                    sample_ratio: float = 0.9, select: int | None = None, noise_reps: int = 5,
-                    random_state: int = 0, progress: bool = False) -> pd.DataFrame:
+def accuracy_vs_eps(
+    X: np.ndarray,
+    y: np.ndarray,
+    eps_grid=EPS_GRID,
+    *,
+    folds: int = 10,
+    variants=("paper", "strict"),
+    lam: float = m.DEFAULT_LAM,
+    n_estimators: int = 20,
+    sample_ratio: float = 0.9,
+    select: int | None = None,
+    noise_reps: int = 5,
+    random_state: int = 0,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Cross-validated accuracy of SVM (C = 1) and 3-NN on the selected features.
 
     Returns a long table with columns ``selection`` (``"paper"``, ``"strict"``,
@@ -87,13 +104,23 @@ def accuracy_vs_eps(X: np.ndarray, y: np.ndarray, eps_grid=EPS_GRID, *, folds: i
         U_te, _ = m.scale_features(X[test], box)
         records += _score_all(U_tr, y[train], U_te, y[test], fold, "all features", math.inf, np.arange(d))
         for variant in variants:
-            fit = m.ensemble(U_tr, y[train], lam, n_estimators=n_estimators, sample_ratio=sample_ratio,
-                             variant=variant, gen=gen)
+            fit = m.ensemble(
+                U_tr,
+                y[train],
+                lam,
+                n_estimators=n_estimators,
+                sample_ratio=sample_ratio,
+                variant=variant,
+                gen=gen,
+            )
             if variant == variants[0]:
                 cols = m.rank_features(fit.w_mean)[:select]
                 records += _score_all(U_tr, y[train], U_te, y[test], fold, "non-private", math.inf, cols)
-            sens = (m.paper_sensitivity(len(train), lam) if variant == "paper"
-                    else m.strict_sensitivity(m.default_clip_norm(lam), n_estimators))
+            sens = (
+                m.paper_sensitivity(len(train), lam)
+                if variant == "paper"
+                else m.strict_sensitivity(m.default_clip_norm(lam), n_estimators)
+            )
             for eps in eps_grid:
                 for _ in range(noise_reps):
                     noisy = FastNoise(gen).l2_laplace(fit.w_mean, sens / eps)
@@ -109,15 +136,23 @@ def _score_all(U_tr, y_tr, U_te, y_te, fold, selection, eps, cols) -> list[dict]
     out = []
     for name, clf in (("SVM (C = 1)", SVC(C=1.0)), ("3-NN", KNeighborsClassifier(3))):
         clf.fit(U_tr[:, cols], y_tr)
-        out.append({"fold": fold, "selection": selection, "eps": eps, "classifier": name,
-                    "accuracy": float((clf.predict(U_te[:, cols]) == y_te).mean())})
+        out.append(
+            {
+                "fold": fold,
+                "selection": selection,
+                "eps": eps,
+                "classifier": name,
+                "accuracy": float((clf.predict(U_te[:, cols]) == y_te).mean()),
+            }
+        )
     return out
 
 
 def _summarise(raw: pd.DataFrame, eps_grid) -> pd.DataFrame:
     per_fold = raw.groupby(["selection", "eps", "classifier", "fold"], as_index=False)["accuracy"].mean()
     tab = per_fold.groupby(["selection", "eps", "classifier"], as_index=False).agg(
-        accuracy=("accuracy", "mean"), std_error=("accuracy", lambda a: a.std(ddof=1) / math.sqrt(len(a))))
+        accuracy=("accuracy", "mean"), std_error=("accuracy", lambda a: a.std(ddof=1) / math.sqrt(len(a)))
+    )
     return tab
 
 

@@ -18,9 +18,17 @@ class MixtureTruth:
     labels: np.ndarray
 
 
-def simulate_gmm(n: int, d: int = 10, k: int = 3, *, radius: float = 8.0, scales=None,
-                 anisotropy: float = 1.0, weights=None,
-                 random_state: int | None = None) -> tuple[pd.DataFrame, MixtureTruth]:
+def simulate_gmm(
+    n: int,
+    d: int = 10,
+    k: int = 3,
+    *,
+    radius: float = 8.0,
+    scales=None,
+    anisotropy: float = 1.0,
+    weights=None,
+    random_state: int | None = None,
+) -> tuple[pd.DataFrame, MixtureTruth]:
     """Draw n rows from a mixture of k Gaussians in d dimensions.
 
     The issue's benchmark model by default: equal weights, unit spherical
@@ -43,7 +51,7 @@ def simulate_gmm(n: int, d: int = 10, k: int = 3, *, radius: float = 8.0, scales
     covs = np.empty((k, d, d))
     for j in range(k):
         axes = np.geomspace(1.0, anisotropy, d) if anisotropy != 1 else np.ones(d)
-        axes = axes / np.sqrt(np.mean(axes ** 2))
+        axes = axes / np.sqrt(np.mean(axes**2))
         rot, _ = np.linalg.qr(gen.normal(size=(d, d)))
         covs[j] = (rot * (scales[j] * axes) ** 2) @ rot.T
     labels = gen.choice(k, size=n, p=w)

@@ -53,8 +53,9 @@ def paper_beta(p: int, k: int, amplitude: float, gen: np.random.Generator) -> np
     return beta
 
 
-def sample_stats(n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.Generator
-                 ) -> tuple[np.ndarray, np.ndarray, float]:
+def sample_stats(
+    n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, float]:
     """(XᵀX, Xᵀy, RSS) of the paper's model, in O(p²) draws (module docstring).
 
     Examples
@@ -68,12 +69,13 @@ def sample_stats(n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.
     A[np.diag_indices(p)] = np.sqrt(gen.chisquare(n - np.arange(p)))
     xtx = A @ A.T
     xty = xtx @ beta + sigma * (A @ gen.standard_normal(p))
-    rss = sigma ** 2 * gen.chisquare(n - p)
+    rss = sigma**2 * gen.chisquare(n - p)
     return xtx, xty, float(rss)
 
 
-def sample_data(n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.Generator,
-                B: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def sample_data(
+    n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.Generator, B: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Materialised (X, y) of the paper's model; rows of X clipped to norm B when given.
 
     Examples
@@ -94,7 +96,7 @@ def sample_data(n: int, p: int, beta: np.ndarray, sigma: float, gen: np.random.G
 class TrialConfig:
     """Everything one simulated analysis needs besides the data."""
 
-    method: str = "II"                  # "I", "II" or "none" (non-private)
+    method: str = "II"  # "I", "II" or "none" (non-private)
     eps: float = 0.2
     delta: float = 1e-3
     eps_split: tuple[float, float, float] = (0.5, 0.25, 0.25)
@@ -108,8 +110,14 @@ def budget_parts(cfg: TrialConfig) -> dict[str, float]:
     """Method I: eps·split and δ = δ₁ = δ₂ = delta/3; Method II: eps and δ₁ = δ₂ = delta/2."""
     if cfg.method == "I":
         a, b, c = cfg.eps_split
-        return {"eps": cfg.eps * a, "eps1": cfg.eps * b, "eps2": cfg.eps * c,
-                "delta": cfg.delta / 3, "delta1": cfg.delta / 3, "delta2": cfg.delta / 3}
+        return {
+            "eps": cfg.eps * a,
+            "eps1": cfg.eps * b,
+            "eps2": cfg.eps * c,
+            "delta": cfg.delta / 3,
+            "delta1": cfg.delta / 3,
+            "delta2": cfg.delta / 3,
+        }
     return {"eps": cfg.eps, "delta1": cfg.delta / 2, "delta2": cfg.delta / 2}
 
 
@@ -119,8 +127,9 @@ def scales_for(cal: kd.Calibration, cfg: TrialConfig) -> kd.Scales:
         return kd.Scales("none")
     parts = budget_parts(cfg)
     if cfg.method == "I":
-        return kd.scales_method_one(cal, parts["eps"], parts["eps1"], parts["eps2"],
-                                    parts["delta"], parts["delta1"], parts["delta2"])
+        return kd.scales_method_one(
+            cal, parts["eps"], parts["eps1"], parts["eps2"], parts["delta"], parts["delta1"], parts["delta2"]
+        )
     return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], cfg.ridge)
 
 
@@ -133,8 +142,17 @@ def fdp_tpp(selected: np.ndarray, nonnull: np.ndarray) -> tuple[float, float]:
     return fdp, tpp
 
 
-def one_trial(n: int, p: int, k: int, amplitude: float, sigma: float, B: float, cfg: TrialConfig,
-              gen: np.random.Generator, route: str = "shortcut") -> tuple[float, float, bool]:
+def one_trial(
+    n: int,
+    p: int,
+    k: int,
+    amplitude: float,
+    sigma: float,
+    B: float,
+    cfg: TrialConfig,
+    gen: np.random.Generator,
+    route: str = "shortcut",
+) -> tuple[float, float, bool]:
     """One data set, one private knockoff analysis: (FDP, TPP, refused).
 
     The sensitivities use the true σ and ‖β‖ and the data's λ_min, C_min, ... as
@@ -159,8 +177,7 @@ def one_trial(n: int, p: int, k: int, amplitude: float, sigma: float, B: float, 
     if route != "shortcut":
         Xk, _ = ko.materialise_knockoffs(X / st.col_norms, s, gen)
         v = np.concatenate([st.xty, Xk.T @ y])
-    rel = kd.run_mechanism(st, s, scales, FastNoise(gen), statistic=cfg.statistic,
-                           ridge=cfg.ridge, v=v)
+    rel = kd.run_mechanism(st, s, scales, FastNoise(gen), statistic=cfg.statistic, ridge=cfg.ridge, v=v)
     T = ko.knockoff_threshold(rel.W, cfg.fdr, cfg.offset)
     fdp, tpp = fdp_tpp(ko.select(rel.W, T), np.flatnonzero(beta))
     return fdp, tpp, False
@@ -173,11 +190,27 @@ def summarise(values: np.ndarray) -> tuple[float, float]:
     return float(values.mean()), se
 
 
-def simulate_grid(ns: Sequence[int], methods: Sequence[str], *, p: int, k: int, amplitude: float,
-                  sigma: float, eps: float, delta: Callable[[int], float] | float, trials: int,
-                  fdr: float, statistic: str, offset: int, ridge: float, B: float | None,
-                  eps_split: tuple[float, float, float], gen: np.random.Generator,
-                  route: str = "shortcut", progress: bool = False) -> pd.DataFrame:
+def simulate_grid(
+    ns: Sequence[int],
+    methods: Sequence[str],
+    *,
+    p: int,
+    k: int,
+    amplitude: float,
+    sigma: float,
+    eps: float,
+    delta: Callable[[int], float] | float,
+    trials: int,
+    fdr: float,
+    statistic: str,
+    offset: int,
+    ridge: float,
+    B: float | None,
+    eps_split: tuple[float, float, float],
+    gen: np.random.Generator,
+    route: str = "shortcut",
+    progress: bool = False,
+) -> pd.DataFrame:
     """FDR and power (with Monte Carlo SEs) of each method at each n (the paper's Figure 1).
 
     ``dpstats.simulate_knockoff`` is the front door with defaults and checks.
@@ -195,34 +228,95 @@ def simulate_grid(ns: Sequence[int], methods: Sequence[str], *, p: int, k: int, 
 
     rows = []
     grid = [(n, m) for m in methods for n in ns]
-    with threadpool_limits(limits=1):      # p x p algebra: threads only add overhead
+    with threadpool_limits(limits=1):  # p x p algebra: threads only add overhead
         for n, method in tqdm(grid, disable=not progress, desc="knockoff simulation"):
-            rows.append(_grid_cell(n, method, p=p, k=k, amplitude=amplitude, sigma=sigma, eps=eps,
-                                   delta=delta, trials=trials, fdr=fdr, statistic=statistic,
-                                   offset=offset, ridge=ridge, B=B, eps_split=eps_split, gen=gen,
-                                   route=route))
+            rows.append(
+                _grid_cell(
+                    n,
+                    method,
+                    p=p,
+                    k=k,
+                    amplitude=amplitude,
+                    sigma=sigma,
+                    eps=eps,
+                    delta=delta,
+                    trials=trials,
+                    fdr=fdr,
+                    statistic=statistic,
+                    offset=offset,
+                    ridge=ridge,
+                    B=B,
+                    eps_split=eps_split,
+                    gen=gen,
+                    route=route,
+                )
+            )
     return pd.DataFrame(rows)
 
 
-def _grid_cell(n, method, *, p, k, amplitude, sigma, eps, delta, trials, fdr, statistic, offset,
-               ridge, B, eps_split, gen, route) -> dict:
+def _grid_cell(
+    n,
+    method,
+    *,
+    p,
+    k,
+    amplitude,
+    sigma,
+    eps,
+    delta,
+    trials,
+    fdr,
+    statistic,
+    offset,
+    ridge,
+    B,
+    eps_split,
+    gen,
+    route,
+) -> dict:
     d = delta(n) if callable(delta) else delta
-    cfg = TrialConfig(method=method, eps=eps, delta=d, eps_split=eps_split, fdr=fdr,
-                      statistic=statistic, offset=offset, ridge=ridge)
+    cfg = TrialConfig(
+        method=method,
+        eps=eps,
+        delta=d,
+        eps_split=eps_split,
+        fdr=fdr,
+        statistic=statistic,
+        offset=offset,
+        ridge=ridge,
+    )
     bound = default_row_bound(n, p) if B is None else B
     start = time.perf_counter()
-    out = np.array([one_trial(n, p, k, amplitude, sigma, bound, cfg, gen, route)
-                    for _ in range(trials)])
+    out = np.array([one_trial(n, p, k, amplitude, sigma, bound, cfg, gen, route) for _ in range(trials)])
     fdr_hat, fdr_se = summarise(out[:, 0])
     pow_hat, pow_se = summarise(out[:, 1])
-    return {"n": int(n), "method": method, "trials": trials, "eps": eps, "delta": d,
-            "fdr": fdr_hat, "fdr_se": fdr_se, "power": pow_hat, "power_se": pow_se,
-            "refused": int(out[:, 2].sum()), "seconds": time.perf_counter() - start}
+    return {
+        "n": int(n),
+        "method": method,
+        "trials": trials,
+        "eps": eps,
+        "delta": d,
+        "fdr": fdr_hat,
+        "fdr_se": fdr_se,
+        "power": pow_hat,
+        "power_se": pow_se,
+        "refused": int(out[:, 2].sum()),
+        "seconds": time.perf_counter() - start,
+    }
 
 
-def operating_characteristics(mu: np.ndarray, sigma: float, scales: kd.Scales, *, statistic: str,
-                              fdr: float, offset: int, ridge: float, trials: int,
-                              gen: np.random.Generator) -> dict[str, tuple[float, float]]:
+def operating_characteristics(
+    mu: np.ndarray,
+    sigma: float,
+    scales: kd.Scales,
+    *,
+    statistic: str,
+    fdr: float,
+    offset: int,
+    ridge: float,
+    trials: int,
+    gen: np.random.Generator,
+) -> dict[str, tuple[float, float]]:
     """FDR and power of the same mechanism on a model built from released quantities.
 
     Model: orthonormal design (Σ′ = I, s = 1, so G = I), normalised-scale effects

@@ -39,7 +39,9 @@ from .assume import Assume
 SCORES = ("centred", "midpoint", "maxabs")
 
 
-def sis_scores(n: int, d: int, assume: Assume, rng: np.random.Generator, *, score: str = "centred") -> np.ndarray:
+def sis_scores(
+    n: int, d: int, assume: Assume, rng: np.random.Generator, *, score: str = "centred"
+) -> np.ndarray:
     """One draw of the d DP-SIS scores under ``assume``; the first ``assume.signals`` are the signals.
 
     Parameters
@@ -65,7 +67,7 @@ def sis_scores(n: int, d: int, assume: Assume, rng: np.random.Generator, *, scor
     _check_score(score)
     s, rho, b = min(assume.signals, d), assume.correlation, assume.strength
     L = _bartlett(s + 2, n - 1, rng)
-    signal_cols = math.sqrt(rho) * L[0] + math.sqrt(1 - rho) * L[1:s + 1]
+    signal_cols = math.sqrt(rho) * L[0] + math.sqrt(1 - rho) * L[1 : s + 1]
     y_c = b * signal_cols.sum(axis=0) + assume.noise * L[s + 1]
     norm_y = float(np.linalg.norm(y_c))
     xty = np.empty(d)
@@ -76,16 +78,27 @@ def sis_scores(n: int, d: int, assume: Assume, rng: np.random.Generator, *, scor
         m = _median_max_abs(n)
         return np.abs(xty) / (m * m * sd_y)
     if score == "midpoint":
-        means = rng.standard_normal(d + 2) / math.sqrt(n)          # f, z_1..z_d, e
-        x_bar = math.sqrt(rho) * means[0] + math.sqrt(1 - rho) * means[1:d + 1]
+        means = rng.standard_normal(d + 2) / math.sqrt(n)  # f, z_1..z_d, e
+        x_bar = math.sqrt(rho) * means[0] + math.sqrt(1 - rho) * means[1 : d + 1]
         y_bar = b * x_bar[:s].sum() + assume.noise * means[d + 1]
         xty = xty + n * x_bar * y_bar
-    return np.abs(xty) / (assume.bound_sds ** 2 * sd_y)
+    return np.abs(xty) / (assume.bound_sds**2 * sd_y)
 
 
-def sis_trials(n: int, d: int, k: int, eps: float, assume: Assume, rng: np.random.Generator, *,
-               trials: int, sensitivity: float, score: str = "centred", topk: str = "canonical_lipschitz",
-               gamma: float = 0.5) -> pd.DataFrame:
+def sis_trials(
+    n: int,
+    d: int,
+    k: int,
+    eps: float,
+    assume: Assume,
+    rng: np.random.Generator,
+    *,
+    trials: int,
+    sensitivity: float,
+    score: str = "centred",
+    topk: str = "canonical_lipschitz",
+    gamma: float = 0.5,
+) -> pd.DataFrame:
     """Per-trial outcomes of DP-SIS under ``assume``: public inputs + assumption + generator.
 
     Each trial draws the scores with :func:`sis_scores` and runs the same private

@@ -14,8 +14,9 @@ import math
 import numpy as np
 
 
-def instability_data(design: str, rng: np.random.Generator, n: int = 100, d: int = 100,
-                     noise_sd: float = math.sqrt(0.1)) -> tuple[np.ndarray, np.ndarray]:
+def instability_data(
+    design: str, rng: np.random.Generator, n: int = 100, d: int = 100, noise_sd: float = math.sqrt(0.1)
+) -> tuple[np.ndarray, np.ndarray]:
     """The DP-SIS paper's §3 designs W1 and W1/W2.
 
     X ~ N(0, I_d); w1 = (1,1,1,1,1,0,…,0), w2 = (0,…,0,1,1,1,1,1); noise

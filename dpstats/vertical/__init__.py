@@ -29,19 +29,29 @@ from .channel import PeerDisconnected, ProtocolError, SecureChannel, load_key
 from .local import run_on_loopback
 from .party import Party
 
-__all__ = ["Party", "ProtocolError", "PeerDisconnected", "SecureChannel", "party_main", "load_key",
-           "run_on_loopback"]
+__all__ = [
+    "Party",
+    "ProtocolError",
+    "PeerDisconnected",
+    "SecureChannel",
+    "party_main",
+    "load_key",
+    "run_on_loopback",
+]
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dpstats party",
-                                     description="One party of a vertically partitioned GLM fit.")
+    parser = argparse.ArgumentParser(
+        prog="dpstats party", description="One party of a vertically partitioned GLM fit."
+    )
     sub = parser.add_subparsers(dest="action", required=True)
     kg = sub.add_parser("keygen", help="write a fresh 256-bit pre-shared key (hex) to a file")
     kg.add_argument("--out", required=True)
 
-    for action, helptext in (("lead", "hold y, listen, and run the fit"),
-                             ("join", "connect to the leader and contribute a column block")):
+    for action, helptext in (
+        ("lead", "hold y, listen, and run the fit"),
+        ("join", "connect to the leader and contribute a column block"),
+    ):
         p = sub.add_parser(action, help=helptext)
         p.add_argument("--data", required=True, help="this party's CSV or Parquet file")
         p.add_argument("--formula", help="leader: 'y ~ x1 + x2'; member: '~ x3 + x4' (default: all columns)")
@@ -53,8 +63,11 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--verbose", action="store_true", help="log every sweep on stderr")
         p.add_argument("--eps", type=float, help="DP mode: total eps (every party must give the same)")
         p.add_argument("--delta", type=float, help="DP mode: total delta (every party must give the same)")
-        p.add_argument("--bounds", help="DP mode: JSON file with [lo, hi] or {column: [lo, hi]} for this "
-                                        "party's columns (the leader's also bounds y)")
+        p.add_argument(
+            "--bounds",
+            help="DP mode: JSON file with [lo, hi] or {column: [lo, hi]} for this "
+            "party's columns (the leader's also bounds y)",
+        )
         p.add_argument("--seed", type=int, help="seed for this party's noise (reproduction, not release)")
         if action == "lead":
             p.add_argument("--rounds", type=int, default=10, help="DP mode: number of sweeps")
@@ -68,12 +81,17 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--max-iter", type=int, default=10_000)
             p.add_argument("--se", default="exact", choices=["exact", "history", "conditional", "none"])
             p.add_argument("--report", help="write an HTML report here")
-            p.add_argument("--round-delay", type=float, default=0.0,
-                           help="sleep this many seconds per sweep (demonstrations and tests)")
+            p.add_argument(
+                "--round-delay",
+                type=float,
+                default=0.0,
+                help="sleep this many seconds per sweep (demonstrations and tests)",
+            )
         else:
             p.add_argument("--connect", required=True, help="the leader's HOST:PORT")
-            p.add_argument("--retry-for", type=float, default=10.0,
-                           help="keep trying to connect for this many seconds")
+            p.add_argument(
+                "--retry-for", type=float, default=10.0, help="keep trying to connect for this many seconds"
+            )
     return parser
 
 
@@ -106,14 +124,20 @@ def _dp_options(args, leader: bool) -> dict:
             raise DPStatsError("--delta and --bounds are used only with --eps (the DP mode).")
         return {}
     if args.bounds is None:
-        raise DPStatsError("the DP mode needs --bounds FILE.json with public bounds for this party's columns.")
+        raise DPStatsError(
+            "the DP mode needs --bounds FILE.json with public bounds for this party's columns."
+        )
     try:
         value = json.loads(Path(args.bounds).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise DPStatsError(f"cannot read the bounds file '{args.bounds}': {exc}") from None
     bounds = tuple(value) if isinstance(value, list) else {k: tuple(v) for k, v in value.items()}
-    out = {"eps": args.eps, "delta": args.delta if args.delta is not None else 0.0, "bounds": bounds,
-           "random_state": args.seed}
+    out = {
+        "eps": args.eps,
+        "delta": args.delta if args.delta is not None else 0.0,
+        "bounds": bounds,
+        "random_state": args.seed,
+    }
     if leader:
         out["rounds"] = args.rounds
     return out
@@ -133,8 +157,14 @@ def _run(args) -> int:
             fh.write(os.urandom(32).hex() + "\n")
         print(f"wrote a 256-bit key to {args.out} (share it with the other parties over a secure channel)")
         return 0
-    party = Party(_read(args.data), _key(args), name=args.name, formula=args.formula, row_id=args.row_id,
-                  timeout=args.timeout)
+    party = Party(
+        _read(args.data),
+        _key(args),
+        name=args.name,
+        formula=args.formula,
+        row_id=args.row_id,
+        timeout=args.timeout,
+    )
     if args.action == "lead":
         host, port = _hostport(args.listen)
 
@@ -145,16 +175,28 @@ def _run(args) -> int:
                 os.replace(tmp, args.port_file)
             print(f"[{args.name}] listening on {host}:{bound}", file=sys.stderr, flush=True)
 
-        result = party.serve(host, port, n_parties=args.parties, family=args.family, penalty=args.penalty,
-                             lam=args.lam, tol=args.tol, max_iter=args.max_iter, se=args.se,
-                             on_listening=announce, verbose=args.verbose, round_delay=args.round_delay,
-                             **_dp_options(args, leader=True))
+        result = party.serve(
+            host,
+            port,
+            n_parties=args.parties,
+            family=args.family,
+            penalty=args.penalty,
+            lam=args.lam,
+            tol=args.tol,
+            max_iter=args.max_iter,
+            se=args.se,
+            on_listening=announce,
+            verbose=args.verbose,
+            round_delay=args.round_delay,
+            **_dp_options(args, leader=True),
+        )
         if args.report:
             result.report(args.report)
     else:
         host, port = _hostport(args.connect)
-        result = party.connect(host, port, retry_for=args.retry_for, verbose=args.verbose,
-                               **_dp_options(args, leader=False))
+        result = party.connect(
+            host, port, retry_for=args.retry_for, verbose=args.verbose, **_dp_options(args, leader=False)
+        )
     print(result)
     if args.json:
         result.to_json(args.json)

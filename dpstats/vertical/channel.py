@@ -57,11 +57,14 @@ def load_key(key: bytes | str) -> bytes:
         try:
             key = bytes.fromhex(key.strip())
         except ValueError:
-            raise ProtocolError("the pre-shared key string must be hexadecimal "
-                                "(e.g. from `dpstats party keygen`).") from None
+            raise ProtocolError(
+                "the pre-shared key string must be hexadecimal (e.g. from `dpstats party keygen`)."
+            ) from None
     if not isinstance(key, (bytes, bytearray)) or len(key) < 32:
-        raise ProtocolError("the pre-shared key must have at least 32 bytes (256 bits); "
-                            "make one with `dpstats party keygen --out KEYFILE`.")
+        raise ProtocolError(
+            "the pre-shared key must have at least 32 bytes (256 bits); "
+            "make one with `dpstats party keygen --out KEYFILE`."
+        )
     return bytes(key)
 
 
@@ -72,8 +75,9 @@ def derive_keys(psk: bytes, salt: bytes) -> dict[str, bytes]:
 
     out = {}
     for direction in ("leader->member", "member->leader"):
-        hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=salt,
-                    info=f"dpstats-vertical v1 {direction}".encode())
+        hkdf = HKDF(
+            algorithm=hashes.SHA256(), length=32, salt=salt, info=f"dpstats-vertical v1 {direction}".encode()
+        )
         out[direction] = hkdf.derive(psk)
     return out
 
@@ -102,7 +106,7 @@ def decode(payload: bytes) -> dict:
     if 4 + hlen > len(payload):
         raise ProtocolError("malformed message: header longer than the message")
     try:
-        header = json.loads(payload[4:4 + hlen].decode("utf-8"))
+        header = json.loads(payload[4 : 4 + hlen].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ProtocolError("malformed message: header is not JSON") from None
     pos = 4 + hlen
@@ -136,8 +140,16 @@ class SecureChannel:
         Name used in error messages.
     """
 
-    def __init__(self, sock: socket.socket, psk: bytes, role: str, *, timeout: float = 60.0,
-                 max_message: int = DEFAULT_MAX_MESSAGE, peer: str = "peer") -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        psk: bytes,
+        role: str,
+        *,
+        timeout: float = 60.0,
+        max_message: int = DEFAULT_MAX_MESSAGE,
+        peer: str = "peer",
+    ) -> None:
         if role not in _ROLES:
             raise ValueError(f"role must be one of {_ROLES}")
         self.sock, self.role, self.peer = sock, role, peer
@@ -170,9 +182,9 @@ class SecureChannel:
 
     def _hello(self) -> bytes:
         data = self._recv_exact(len(MAGIC) + NONCE_BYTES, "the handshake")
-        if data[:len(MAGIC)] != MAGIC:
+        if data[: len(MAGIC)] != MAGIC:
             raise ProtocolError(f"{self.peer} does not speak the dpstats vertical protocol v1")
-        return data[len(MAGIC):]
+        return data[len(MAGIC) :]
 
     # ------------------------------------------------------------------ frames
     def send(self, message: dict) -> None:
@@ -183,7 +195,7 @@ class SecureChannel:
         if len(payload) > self.max_message:
             raise ProtocolError(f"message of {len(payload)} bytes exceeds the limit of {self.max_message}")
         seq = self._send_seq
-        if seq >= 2 ** 64 - 1:
+        if seq >= 2**64 - 1:
             raise ProtocolError("sequence numbers exhausted; start a new session")
         ct = self._send.encrypt(seq.to_bytes(12, "big"), payload, self._aad(self._out_dir, seq))
         self._sendall(struct.pack(">IQ", len(ct), seq) + ct)
@@ -195,19 +207,25 @@ class SecureChannel:
             raise ProtocolError("handshake not done")
         length, seq = struct.unpack(">IQ", self._recv_exact(12, waiting_for))
         if length > self.max_message + 16:
-            raise ProtocolError(f"{self.peer} sent a frame of {length} bytes, above the limit of "
-                                f"{self.max_message}; refusing it")
+            raise ProtocolError(
+                f"{self.peer} sent a frame of {length} bytes, above the limit of "
+                f"{self.max_message}; refusing it"
+            )
         ct = self._recv_exact(length, waiting_for)
         if seq != self._recv_seq:
-            raise ProtocolError(f"replayed or out-of-order message from {self.peer} (sequence {seq}, "
-                                f"expected {self._recv_seq}); refusing it")
+            raise ProtocolError(
+                f"replayed or out-of-order message from {self.peer} (sequence {seq}, "
+                f"expected {self._recv_seq}); refusing it"
+            )
         from cryptography.exceptions import InvalidTag
 
         try:
             payload = self._recv.decrypt(seq.to_bytes(12, "big"), ct, self._aad(self._in_dir, seq))
         except InvalidTag:
-            raise ProtocolError(f"message from {self.peer} failed authentication: it was tampered with, "
-                                "or the parties use different pre-shared keys") from None
+            raise ProtocolError(
+                f"message from {self.peer} failed authentication: it was tampered with, "
+                "or the parties use different pre-shared keys"
+            ) from None
         self._recv_seq += 1
         return decode(payload)
 
@@ -229,11 +247,13 @@ class SecureChannel:
             try:
                 chunk = self.sock.recv(min(size - len(buf), 1 << 20))
             except TimeoutError:
-                raise ProtocolError(f"timed out after {self.timeout:g} s waiting for {self.peer} "
-                                    f"({waiting_for})") from None
+                raise ProtocolError(
+                    f"timed out after {self.timeout:g} s waiting for {self.peer} ({waiting_for})"
+                ) from None
             except OSError as exc:
-                raise PeerDisconnected(f"connection to {self.peer} lost ({exc}) while waiting for "
-                                       f"{waiting_for}") from None
+                raise PeerDisconnected(
+                    f"connection to {self.peer} lost ({exc}) while waiting for {waiting_for}"
+                ) from None
             if not chunk:
                 raise PeerDisconnected(f"{self.peer} disconnected while we were waiting for {waiting_for}")
             buf += chunk

@@ -13,8 +13,9 @@ from ..errors import DPStatsError
 from .party import Party
 
 
-def run_on_loopback(parties: list[Party], *, timeout: float = 60.0, member_kwargs: dict | None = None,
-                    **lead_kwargs) -> tuple[dict, dict]:
+def run_on_loopback(
+    parties: list[Party], *, timeout: float = 60.0, member_kwargs: dict | None = None, **lead_kwargs
+) -> tuple[dict, dict]:
     """Run ``parties[0].serve`` and the others' ``connect`` in threads on 127.0.0.1.
 
     Parameters
@@ -53,16 +54,21 @@ def run_on_loopback(parties: list[Party], *, timeout: float = 60.0, member_kwarg
     def lead() -> None:
         try:
             results[leader.name] = leader.serve(
-                "127.0.0.1", 0, n_parties=len(parties),
-                on_listening=lambda p: (port.setdefault("p", p), ready.set()), **lead_kwargs)
+                "127.0.0.1",
+                0,
+                n_parties=len(parties),
+                on_listening=lambda p: (port.setdefault("p", p), ready.set()),
+                **lead_kwargs,
+            )
         except Exception as exc:  # noqa: BLE001 - reported to the caller
             errors[leader.name] = exc
             ready.set()
 
     def join(party: Party) -> None:
         try:
-            results[party.name] = party.connect("127.0.0.1", port["p"], retry_for=3,
-                                                **member_kwargs.get(party.name, {}))
+            results[party.name] = party.connect(
+                "127.0.0.1", port["p"], retry_for=3, **member_kwargs.get(party.name, {})
+            )
         except Exception as exc:  # noqa: BLE001
             errors[party.name] = exc
 

@@ -67,9 +67,18 @@ class Party:
     'B'
     """
 
-    def __init__(self, data: pd.DataFrame, key: bytes | str, *, name: str, formula: str | None = None,
-                 response: str | None = None, row_id: str | None = None, timeout: float = 60.0,
-                 max_message_bytes: int = DEFAULT_MAX_MESSAGE) -> None:
+    def __init__(
+        self,
+        data: pd.DataFrame,
+        key: bytes | str,
+        *,
+        name: str,
+        formula: str | None = None,
+        response: str | None = None,
+        row_id: str | None = None,
+        timeout: float = 60.0,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE,
+    ) -> None:
         if not isinstance(data, pd.DataFrame):
             raise DataError("Party data must be a pandas DataFrame.")
         if row_id is not None and row_id not in data.columns:
@@ -89,23 +98,45 @@ class Party:
         if leader:
             formula = self.formula or (f"{self.response} ~ ." if self.response else None)
             if formula is None or "~" not in formula or formula.strip().startswith("~"):
-                raise DataError("the leader needs a two-sided formula such as 'y ~ x1 + x2' "
-                                "(or response='y'): it holds the outcome.")
+                raise DataError(
+                    "the leader needs a two-sided formula such as 'y ~ x1 + x2' "
+                    "(or response='y'): it holds the outcome."
+                )
             mf = model_frame(formula, data, min_rows=2)
         else:
             mf = model_frame(self.formula or "~ .", data, one_sided=True, drop_intercept=True)
         if mf.n_dropped:
-            raise DataError(f"party {self.name!r}: {mf.n_dropped} rows have missing values; every party "
-                            "must keep all shared rows (impute or remove them from all parties first).")
+            raise DataError(
+                f"party {self.name!r}: {mf.n_dropped} rows have missing values; every party "
+                "must keep all shared rows (impute or remove them from all parties first)."
+            )
         return mf
 
     # ------------------------------------------------------------------ leader
-    def serve(self, host: str = "127.0.0.1", port: int = 0, *, n_parties: int, family: str = "gaussian",
-              penalty: str | None = None, lam: float = 0.0, tol: float = 1e-8, max_iter: int = 10_000,
-              se: str = "exact", conf_level: float = 0.95, on_listening: Callable[[int], None] | None = None,
-              verbose: bool = False, round_delay: float = 0.0, eps: float | None = None,
-              delta: float | None = None, bounds=None, rounds: int = 10, eta_clip: float = 4.0,
-              coef_share: float = 0.1, random_state=None) -> VerticalGLMResult:
+    def serve(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        n_parties: int,
+        family: str = "gaussian",
+        penalty: str | None = None,
+        lam: float = 0.0,
+        tol: float = 1e-8,
+        max_iter: int = 10_000,
+        se: str = "exact",
+        conf_level: float = 0.95,
+        on_listening: Callable[[int], None] | None = None,
+        verbose: bool = False,
+        round_delay: float = 0.0,
+        eps: float | None = None,
+        delta: float | None = None,
+        bounds=None,
+        rounds: int = 10,
+        eta_clip: float = 4.0,
+        coef_share: float = 0.1,
+        random_state=None,
+    ) -> VerticalGLMResult:
         """Lead the fit: listen, admit ``n_parties − 1`` members, run the sweeps, release the table.
 
         ``round_delay`` (seconds) slows each sweep down, for demonstrations and tests.
@@ -115,9 +146,12 @@ class Party:
         (a mismatch stops the fit before any data is sent).
         """
         if se == "pooled":
-            raise DataError("se='pooled' needs all columns in one process; use 'exact', 'history' or 'conditional'.")
-        spec = m.fit_settings(family, penalty, lam, tol, max_iter, se, conf_level, eps, delta, rounds,
-                              eta_clip, coef_share)
+            raise DataError(
+                "se='pooled' needs all columns in one process; use 'exact', 'history' or 'conditional'."
+            )
+        spec = m.fit_settings(
+            family, penalty, lam, tol, max_iter, se, conf_level, eps, delta, rounds, eta_clip, coef_share
+        )
         if not isinstance(n_parties, int) or n_parties < 2:
             raise DataError(f"n_parties must be an integer >= 2 (leader included), got {n_parties!r}.")
         mf = self._frame(leader=True)
@@ -130,8 +164,9 @@ class Party:
             if on_listening is not None:
                 on_listening(listener.getsockname()[1])
             hellos = self._admit(listener, n_parties - 1, channels, mf.n)
-            return self._lead(mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se,
-                              verbose, round_delay, dp)
+            return self._lead(
+                mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se, verbose, round_delay, dp
+            )
         except BaseException as exc:
             _abort_all(channels, exc)
             raise
@@ -148,10 +183,17 @@ class Party:
             try:
                 sock, addr = listener.accept()
             except TimeoutError:
-                raise ProtocolError(f"timed out after {self.timeout:g} s: {len(hellos)} of {count} "
-                                    "members connected") from None
-            ch = SecureChannel(sock, self.key, "leader", timeout=self.timeout,
-                               max_message=self.max_message, peer=f"member at {addr[0]}:{addr[1]}")
+                raise ProtocolError(
+                    f"timed out after {self.timeout:g} s: {len(hellos)} of {count} members connected"
+                ) from None
+            ch = SecureChannel(
+                sock,
+                self.key,
+                "leader",
+                timeout=self.timeout,
+                max_message=self.max_message,
+                peer=f"member at {addr[0]}:{addr[1]}",
+            )
             channels.append((f"{addr[0]}:{addr[1]}", ch))
             ch.handshake()
             hello = _expect(ch.recv("the member's hello"), "hello", ch.peer)
@@ -164,12 +206,27 @@ class Party:
         hellos.sort(key=lambda h: h["name"])  # a fixed order, whatever the order of arrival
         channels.sort(key=lambda nc: nc[0])
         names = [self.name] + [h["name"] for h in hellos]
-        m.check_rows([self.row_hash] + [h["row_hash"] for h in hellos],
-                       [n] + [int(h["n"]) for h in hellos], names)
+        m.check_rows(
+            [self.row_hash] + [h["row_hash"] for h in hellos], [n] + [int(h["n"]) for h in hellos], names
+        )
         return hellos
 
-    def _lead(self, mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se, verbose,
-              round_delay, dp=None) -> VerticalGLMResult:
+    def _lead(
+        self,
+        mf,
+        channels,
+        hellos,
+        spec,
+        family,
+        penalty,
+        lam,
+        tol,
+        max_iter,
+        se,
+        verbose,
+        round_delay,
+        dp=None,
+    ) -> VerticalGLMResult:
         check_agreement(spec, hellos)  # before y or any linear predictor leaves this party
         fam = m.FAMILIES[family]
         pen = m.Penalty(penalty, float(lam))
@@ -188,8 +245,15 @@ class Party:
         plan = m.plan(spec, mf.n, len(names), radius, None if dp is None else dp.y_bound, simulated=False)
         for name, ch in channels:
             k = names.index(name)
-            setup = {"type": "setup", "y": y, "family": family, "penalty": penalty, "lam": lam,
-                     "se": se, "p_other": p - sizes[k]}
+            setup = {
+                "type": "setup",
+                "y": y,
+                "family": family,
+                "penalty": penalty,
+                "lam": lam,
+                "se": se,
+                "p_other": p - sizes[k],
+            }
             if dp is not None:
                 setup["dp"] = dp_setup(spec, radius, dp.y_bound, len(names))
             ch.send(setup)
@@ -202,15 +266,26 @@ class Party:
 
         def log(row):
             if verbose:
-                print(f"[{self.name}] sweep {row['iteration']}: sum|dbeta| = {row['sum_abs_change']:.3e}, "
-                      f"deviance = {row['deviance']:.10g}", file=sys.stderr, flush=True)
+                print(
+                    f"[{self.name}] sweep {row['iteration']}: sum|dbeta| = {row['sum_abs_change']:.3e}, "
+                    f"deviance = {row['deviance']:.10g}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if round_delay:
                 time.sleep(round_delay)
 
         dp_on = dp is not None
-        out = m.block_coordinate_descent(blocks, y, fam, tol=tol, max_iter=spec["rounds"] if dp_on else max_iter,
-                                         fixed_rounds=dp_on, check_separation=penalty is None and not dp_on,
-                                         on_round=log)
+        out = m.block_coordinate_descent(
+            blocks,
+            y,
+            fam,
+            tol=tol,
+            max_iter=spec["rounds"] if dp_on else max_iter,
+            fixed_rounds=dp_on,
+            check_separation=penalty is None and not dp_on,
+            on_round=log,
+        )
         # DP mode: each member noises its own coefficients with its own σ_β (RemoteBlock ignores the scale)
         finals = m.finish_blocks(blocks, out, fam, y, p, sigmas[1] if dp_on else None)
         index, start = [], 0
@@ -221,22 +296,44 @@ class Party:
         statement = plan.statement(DataDependence(False), noise)
         # a seed at any party makes the whole release predictable to whoever knows it
         statement.seeded = bool(noise.seeded) or any(bool((h.get("dp") or {}).get("seeded")) for h in hellos)
-        call = vertical_call(mf.formula, names, family, penalty, lam, tol, max_iter, se, spec["eps"],
-                             spec["delta"], spec["rounds"])
+        call = vertical_call(
+            mf.formula,
+            names,
+            family,
+            penalty,
+            lam,
+            tol,
+            max_iter,
+            se,
+            spec["eps"],
+            spec["delta"],
+            spec["rounds"],
+        )
         released = m.Released(out, finals, index, *m.dispersion_and_deviance(fam, y, out.eta, mf.n - p))
         result = assemble_result(call, terms, mf.n, names, released, spec, statement, se)
         message = result_message(result)
         if dp_on:
-            message["meta"]["dp"] = {**dp_setup(spec, radius, dp.y_bound, len(names)),
-                                     "seeded": statement.seeded}
+            message["meta"]["dp"] = {
+                **dp_setup(spec, radius, dp.y_bound, len(names)),
+                "seeded": statement.seeded,
+            }
         for _, ch in channels:
             ch.send(message)
         return result
 
     # ------------------------------------------------------------------ member
-    def connect(self, host: str = "127.0.0.1", port: int = 0, *, retry_for: float = 10.0,
-                verbose: bool = False, eps: float | None = None, delta: float | None = None,
-                bounds=None, random_state=None) -> VerticalGLMResult:
+    def connect(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        retry_for: float = 10.0,
+        verbose: bool = False,
+        eps: float | None = None,
+        delta: float | None = None,
+        bounds=None,
+        random_state=None,
+    ) -> VerticalGLMResult:
         """Join the leader's fit; answer its requests; return the released coefficient table.
 
         ``eps``/``delta`` and ``bounds`` (this party's columns): DP mode.  The leader must have
@@ -246,20 +343,33 @@ class Party:
         """
         own = member_spec(eps, delta)
         if own is not None and bounds is None:
-            raise PrivacyParameterError("DP mode needs public bounds on this party's columns, e.g. "
-                                        "bounds=(-3, 3) or bounds={'x3': (0, 1), ...}.")
+            raise PrivacyParameterError(
+                "DP mode needs public bounds on this party's columns, e.g. "
+                "bounds=(-3, 3) or bounds={'x3': (0, 1), ...}."
+            )
         noise = NoiseSource(random_state) if own is not None else None
         sock = _connect_retry(host, port, retry_for, self.timeout)
-        ch = SecureChannel(sock, self.key, "member", timeout=self.timeout, max_message=self.max_message,
-                           peer=f"leader at {host}:{port}")
+        ch = SecureChannel(
+            sock,
+            self.key,
+            "member",
+            timeout=self.timeout,
+            max_message=self.max_message,
+            peer=f"leader at {host}:{port}",
+        )
         try:
             ch.handshake()
             mf = self._frame(leader=False)
             X, radius = mf.X, None
             if own is not None:
                 X, (radius,) = m.clip_covariates(mf, np.zeros(mf.p, dtype=int), 1, bounds)
-            hello = {"type": "hello", "name": self.name, "n": mf.n, "row_hash": self.row_hash,
-                     "terms": list(mf.names)}
+            hello = {
+                "type": "hello",
+                "name": self.name,
+                "n": mf.n,
+                "row_hash": self.row_hash,
+                "terms": list(mf.names),
+            }
             hello["dp"] = None if own is None else {**own, "radius": radius, "seeded": bool(noise.seeded)}
             ch.send(hello)
             setup = _expect(ch.recv("the setup"), "setup", ch.peer)
@@ -268,8 +378,10 @@ class Party:
             pen = m.Penalty(setup["penalty"], float(setup["lam"]))
             if own is None:
                 if setup.get("dp") is not None:
-                    raise PrivacyParameterError("the leader started a DP fit but this party gave no eps; "
-                                                "give the same eps and delta as the leader.")
+                    raise PrivacyParameterError(
+                        "the leader started a DP fit but this party gave no eps; "
+                        "give the same eps and delta as the leader."
+                    )
                 block = m.LocalBlock(mf.X, y, fam, pen, np.ones(mf.p), int(setup["p_other"]), se=setup["se"])
                 return self._serve_requests(ch, block, mf.n, verbose)
             sig_eta, sig_beta, rounds, block = self._dp_block(setup, own, radius, X, y, fam, pen, mf, noise)
@@ -286,33 +398,65 @@ class Party:
         plan = setup.get("dp")
         if plan is None or plan["eps"] != own["eps"] or plan["delta"] != own["delta"]:
             got = "no DP" if plan is None else f"eps={plan['eps']!r}, delta={plan['delta']!r}"
-            raise PrivacyParameterError(f"party {self.name!r} agreed to eps={own['eps']!r}, "
-                                        f"delta={own['delta']!r} but the leader started {got}.")
+            raise PrivacyParameterError(
+                f"party {self.name!r} agreed to eps={own['eps']!r}, "
+                f"delta={own['delta']!r} but the leader started {got}."
+            )
         K = int(plan["K"])
         names_radius = [float(r) for r in plan["radius"]]
         if radius not in names_radius:
             raise ProtocolError("the leader's DP plan does not contain this party's row-norm bound")
-        spec = m.fit_settings(setup["family"], setup["penalty"], float(setup["lam"]), 0.5, 1, "none",
-                              0.95, own["eps"], own["delta"], int(plan["rounds"]),
-                              float(plan["eta_clip"]), float(plan["coef_share"]))
+        spec = m.fit_settings(
+            setup["family"],
+            setup["penalty"],
+            float(setup["lam"]),
+            0.5,
+            1,
+            "none",
+            0.95,
+            own["eps"],
+            own["delta"],
+            int(plan["rounds"]),
+            float(plan["eta_clip"]),
+            float(plan["coef_share"]),
+        )
         sig_eta, sig_beta = m.noise_scales(spec, mf.n, K, [radius], y_bound=plan["y_bound"])
         offset_clip = (K - 1) * spec["eta_clip"] if plan["y_bound"] is not None else math.inf
-        block = m.LocalBlock(X, y, fam, pen, np.ones(mf.p), int(setup["p_other"]), se="none",
-                             sigma_eta=sig_eta[0], eta_clip=spec["eta_clip"], noise=noise,
-                             offset_clip=offset_clip)
+        block = m.LocalBlock(
+            X,
+            y,
+            fam,
+            pen,
+            np.ones(mf.p),
+            int(setup["p_other"]),
+            se="none",
+            sigma_eta=sig_eta[0],
+            eta_clip=spec["eta_clip"],
+            noise=noise,
+            offset_clip=offset_clip,
+        )
         return sig_eta[0], sig_beta[0], spec["rounds"], block
 
-    def _serve_requests(self, ch: SecureChannel, block, n: int, verbose: bool, rounds: int | None = None,
-                        sigma_beta: float = 0.0) -> VerticalGLMResult:
+    def _serve_requests(
+        self,
+        ch: SecureChannel,
+        block,
+        n: int,
+        verbose: bool,
+        rounds: int | None = None,
+        sigma_beta: float = 0.0,
+    ) -> VerticalGLMResult:
         sweeps, finished = 0, False
         while True:
             msg = ch.recv("the leader's next request")
             kind = msg.get("type")
             if rounds is not None and (  # DP mode: never release more than the plan allows
-                    (kind == "update" and sweeps >= rounds) or kind == "basis"
-                    or (kind == "finish" and finished)):
-                raise PrivacyParameterError(f"the leader asked for a {kind!r} release beyond the agreed DP plan "
-                                    f"({rounds} sweeps, one coefficient release); refused")
+                (kind == "update" and sweeps >= rounds) or kind == "basis" or (kind == "finish" and finished)
+            ):
+                raise PrivacyParameterError(
+                    f"the leader asked for a {kind!r} release beyond the agreed DP plan "
+                    f"({rounds} sweeps, one coefficient release); refused"
+                )
             if kind == "update":
                 eta, change = block.update(_vector(msg["offset"], n, "offset"))
                 ch.send({"type": "eta", "eta": eta, "change": change})
@@ -325,8 +469,12 @@ class Party:
                 other = msg.get("other_basis")
                 if other is not None and (other.ndim != 2 or other.shape[0] != n):
                     raise ProtocolError(f"received a basis of shape {other.shape}, expected ({n}, k)")
-                fin = block.finish(_vector(msg["eta"], n, "eta"), float(msg["dispersion"]),
-                                   sigma_beta=sigma_beta, other_basis=other)
+                fin = block.finish(
+                    _vector(msg["eta"], n, "eta"),
+                    float(msg["dispersion"]),
+                    sigma_beta=sigma_beta,
+                    other_basis=other,
+                )
                 finished = True
                 reply = {"type": "final", "beta": fin.beta, "rank": fin.rank, "p_other": fin.p_other}
                 if fin.cov is not None:
@@ -389,9 +537,19 @@ class _LocalDP:
 
     def block(self, fam, pen, p_other: int, sigma_eta: float, spec: dict, K: int) -> m.LocalBlock:
         offset_clip = (K - 1) * spec["eta_clip"] if self.y_bound is not None else math.inf
-        return m.LocalBlock(self.X, self.y, fam, pen, np.ones(self.mf.p), p_other, se="none",
-                            sigma_eta=sigma_eta, eta_clip=spec["eta_clip"], noise=self.noise,
-                            offset_clip=offset_clip)
+        return m.LocalBlock(
+            self.X,
+            self.y,
+            fam,
+            pen,
+            np.ones(self.mf.p),
+            p_other,
+            se="none",
+            sigma_eta=sigma_eta,
+            eta_clip=spec["eta_clip"],
+            noise=self.noise,
+            offset_clip=offset_clip,
+        )
 
 
 def member_spec(eps, delta) -> dict | None:
@@ -413,7 +571,8 @@ def check_agreement(spec: dict, hellos: list[dict]) -> None:
             raise PrivacyParameterError(
                 f"the parties disagree on the privacy budget: the leader has {_say(want)}, party "
                 f"{h['name']!r} has {_say(got)}. Every party must start the fit with the same eps and delta; "
-                "no data was sent.")
+                "no data was sent."
+            )
 
 
 def _say(v) -> str:
@@ -422,23 +581,48 @@ def _say(v) -> str:
 
 def dp_setup(spec: dict, radius, y_bound, K: int) -> dict:
     """The public DP plan the leader sends: budget, sweeps, clip, split, row-norm bounds."""
-    return {"eps": spec["eps"], "delta": spec["delta"], "rounds": spec["rounds"], "eta_clip": spec["eta_clip"],
-            "coef_share": spec["coef_share"], "radius": [float(r) for r in radius], "y_bound": y_bound, "K": K}
+    return {
+        "eps": spec["eps"],
+        "delta": spec["delta"],
+        "rounds": spec["rounds"],
+        "eta_clip": spec["eta_clip"],
+        "coef_share": spec["coef_share"],
+        "radius": [float(r) for r in radius],
+        "y_bound": y_bound,
+        "K": K,
+    }
 
 
 # --------------------------------------------------------------------------- messages
 def result_message(result: VerticalGLMResult) -> dict:
     """The released coefficient table and convergence trace, as a protocol message."""
     c = result.coefficients
-    return {"type": "result", "terms": list(c["term"]), "party": list(c["party"]),
-            "beta": c["estimate"].to_numpy(), "se": c["std_error"].to_numpy(),
-            "trace": result.trace.to_numpy(dtype=float), "meta": {
-                "family": result.family, "n": result.n, "iterations": result.iterations,
-                "converged": result.converged, "tol": result.tol, "dispersion": result.dispersion,
-                "df_residual": result.df_residual, "deviance": result.deviance, "penalty": result.penalty,
-                "lam": result.lam, "se_method": result.se_method, "se_blocks": result.se_blocks,
-                "parties": result.parties, "party_terms": result.party_terms,
-                "conf_level": result.conf_level, "call": result.call}}
+    return {
+        "type": "result",
+        "terms": list(c["term"]),
+        "party": list(c["party"]),
+        "beta": c["estimate"].to_numpy(),
+        "se": c["std_error"].to_numpy(),
+        "trace": result.trace.to_numpy(dtype=float),
+        "meta": {
+            "family": result.family,
+            "n": result.n,
+            "iterations": result.iterations,
+            "converged": result.converged,
+            "tol": result.tol,
+            "dispersion": result.dispersion,
+            "df_residual": result.df_residual,
+            "deviance": result.deviance,
+            "penalty": result.penalty,
+            "lam": result.lam,
+            "se_method": result.se_method,
+            "se_blocks": result.se_blocks,
+            "parties": result.parties,
+            "party_terms": result.party_terms,
+            "conf_level": result.conf_level,
+            "call": result.call,
+        },
+    }
 
 
 def result_from_message(msg: dict) -> VerticalGLMResult:
@@ -448,26 +632,58 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
     radius = y_bound = None
     plan = meta.get("dp")
     if plan is not None:
-        spec.update(eps=plan["eps"], delta=plan["delta"], rounds=int(plan["rounds"]),
-                    eta_clip=float(plan["eta_clip"]), coef_share=float(plan["coef_share"]),
-                    lam=float(meta["lam"]), family=meta["family"])
+        spec.update(
+            eps=plan["eps"],
+            delta=plan["delta"],
+            rounds=int(plan["rounds"]),
+            eta_clip=float(plan["eta_clip"]),
+            coef_share=float(plan["coef_share"]),
+            lam=float(meta["lam"]),
+            family=meta["family"],
+        )
         radius, y_bound = [float(r) for r in plan["radius"]], plan["y_bound"]
-    statement = m.plan(spec, meta["n"], len(meta["parties"]), radius, y_bound,
-                       simulated=False).statement(DataDependence(False), NoiseSource(None))
+    statement = m.plan(spec, meta["n"], len(meta["parties"]), radius, y_bound, simulated=False).statement(
+        DataDependence(False), NoiseSource(None)
+    )
     statement.seeded = bool((plan or {}).get("seeded", False))
-    table = coefficient_table(msg["terms"], msg["party"], np.asarray(msg["beta"]), np.asarray(msg["se"]),
-                              meta["family"], meta["df_residual"], meta["conf_level"])
-    trace = pd.DataFrame(np.asarray(msg["trace"]).reshape(-1, 3),
-                         columns=["iteration", "sum_abs_change", "deviance"])
+    table = coefficient_table(
+        msg["terms"],
+        msg["party"],
+        np.asarray(msg["beta"]),
+        np.asarray(msg["se"]),
+        meta["family"],
+        meta["df_residual"],
+        meta["conf_level"],
+    )
+    trace = pd.DataFrame(
+        np.asarray(msg["trace"]).reshape(-1, 3), columns=["iteration", "sum_abs_change", "deviance"]
+    )
     trace["iteration"] = trace["iteration"].astype(int)
     return VerticalGLMResult(
-        method="vertical_glm", call=meta["call"], n=meta["n"], p=len(msg["terms"]), terms=msg["terms"],
-        privacy=statement, family=meta["family"], coefficients=table, trace=trace,
-        iterations=meta["iterations"], converged=meta["converged"], tol=meta["tol"],
-        dispersion=meta["dispersion"], df_residual=meta["df_residual"], deviance=meta["deviance"],
-        penalty=meta["penalty"], lam=meta["lam"], se_method=meta["se_method"], se_blocks=meta["se_blocks"],
-        parties=meta["parties"], party_terms=meta["party_terms"], conf_level=meta["conf_level"],
-        disclosure=statement.notes)
+        method="vertical_glm",
+        call=meta["call"],
+        n=meta["n"],
+        p=len(msg["terms"]),
+        terms=msg["terms"],
+        privacy=statement,
+        family=meta["family"],
+        coefficients=table,
+        trace=trace,
+        iterations=meta["iterations"],
+        converged=meta["converged"],
+        tol=meta["tol"],
+        dispersion=meta["dispersion"],
+        df_residual=meta["df_residual"],
+        deviance=meta["deviance"],
+        penalty=meta["penalty"],
+        lam=meta["lam"],
+        se_method=meta["se_method"],
+        se_blocks=meta["se_blocks"],
+        parties=meta["parties"],
+        party_terms=meta["party_terms"],
+        conf_level=meta["conf_level"],
+        disclosure=statement.notes,
+    )
 
 
 def _expect(msg: dict, kind: str, peer: str) -> dict:
@@ -509,8 +725,10 @@ def _connect_retry(host: str, port: int, retry_for: float, timeout: float) -> so
             return socket.create_connection((host, port), timeout=timeout)
         except OSError as exc:
             if time.monotonic() >= deadline:
-                raise ProtocolError(f"cannot connect to the leader at {host}:{port} ({exc}); is it "
-                                    "running and listening there?") from None
+                raise ProtocolError(
+                    f"cannot connect to the leader at {host}:{port} ({exc}); is it "
+                    "running and listening there?"
+                ) from None
             time.sleep(0.1)
 
 

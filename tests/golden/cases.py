@@ -48,28 +48,71 @@ def _regression(n: int = 500, seed: int = 7) -> pd.DataFrame:
 
 
 CASES: dict[str, Callable[[], object]] = {
-    "dp_sis_bounds": lambda: dp.dp_sis("y ~ .", _fan_lv(100, 60, 1), eps=5.0, k=5, bounds=(-5, 5),
-                                       random_state=11),
-    "dp_sis_add_remove": lambda: dp.dp_sis("y ~ .", _fan_lv(100, 60, 1), eps=5.0, k=5, bounds=(-5, 5),
-                                           neighbouring="add_remove", random_state=12),
-    "dp_two_stage": lambda: dp.dp_two_stage("y ~ .", _fan_lv(100, 40, 2), eps=5.0, k=4, bounds=(-5, 5),
-                                            random_state=13, oc_trials=0),
-    "dp_knockoff_II": lambda: dp.dp_knockoff("y ~ .", _fan_lv(2000, 40, 3), eps=2.0, delta=1e-6, fdr=0.2,
-                                             bounds=8.0, sigma=1.0, beta_norm=5.0, lambda_min=0.5,
-                                             random_state=14, oc_trials=0),
-    "dp_knockoff_I": lambda: dp.dp_knockoff("y ~ .", _fan_lv(2000, 40, 3), eps=2.0, delta=1e-6, fdr=0.2,
-                                            method="I", bounds=8.0, sigma=1.0, beta_norm=5.0,
-                                            lambda_min=0.5, random_state=15, oc_trials=0),
-    "dp_gmm": lambda: dp.dp_gmm("~ .", _mixture(), k=2, eps=1.0, delta=1e-6, bounds=(-12, 12),
-                                random_state=16, oc_trials=0),
-    "dp_felp_strict": lambda: dp.dp_felp("class ~ .", _two_class(), eps=1.0, n_estimators=4, lam=1.0,
-                                         variant="strict", bounds=(-6, 6), random_state=17, oc_trials=0),
+    "dp_sis_bounds": lambda: dp.dp_sis(
+        "y ~ .", _fan_lv(100, 60, 1), eps=5.0, k=5, bounds=(-5, 5), random_state=11
+    ),
+    "dp_sis_add_remove": lambda: dp.dp_sis(
+        "y ~ .", _fan_lv(100, 60, 1), eps=5.0, k=5, bounds=(-5, 5), neighbouring="add_remove", random_state=12
+    ),
+    "dp_two_stage": lambda: dp.dp_two_stage(
+        "y ~ .", _fan_lv(100, 40, 2), eps=5.0, k=4, bounds=(-5, 5), random_state=13, oc_trials=0
+    ),
+    "dp_knockoff_II": lambda: dp.dp_knockoff(
+        "y ~ .",
+        _fan_lv(2000, 40, 3),
+        eps=2.0,
+        delta=1e-6,
+        fdr=0.2,
+        bounds=8.0,
+        sigma=1.0,
+        beta_norm=5.0,
+        lambda_min=0.5,
+        random_state=14,
+        oc_trials=0,
+    ),
+    "dp_knockoff_I": lambda: dp.dp_knockoff(
+        "y ~ .",
+        _fan_lv(2000, 40, 3),
+        eps=2.0,
+        delta=1e-6,
+        fdr=0.2,
+        method="I",
+        bounds=8.0,
+        sigma=1.0,
+        beta_norm=5.0,
+        lambda_min=0.5,
+        random_state=15,
+        oc_trials=0,
+    ),
+    "dp_gmm": lambda: dp.dp_gmm(
+        "~ .", _mixture(), k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=16, oc_trials=0
+    ),
+    "dp_felp_strict": lambda: dp.dp_felp(
+        "class ~ .",
+        _two_class(),
+        eps=1.0,
+        n_estimators=4,
+        lam=1.0,
+        variant="strict",
+        bounds=(-6, 6),
+        random_state=17,
+        oc_trials=0,
+    ),
     "vertical_glm": lambda: dp.vertical_glm("y ~ .", _regression(), parties=[["x1", "x2"], ["x3", "x4"]]),
-    "vertical_glm_dp": lambda: dp.vertical_glm("y ~ .", _regression(), parties=[["x1", "x2"], ["x3", "x4"]],
-                                               eps=1.0, delta=1e-6, lam=0.1, penalty="ridge",
-                                               bounds=(-2, 2), random_state=18),
-    "dp_pca": lambda: dp.dp_pca("~ .", _mixture(), k=2, eps=1.0, delta=1e-6, bounds=(-12, 12),
-                                random_state=19),
+    "vertical_glm_dp": lambda: dp.vertical_glm(
+        "y ~ .",
+        _regression(),
+        parties=[["x1", "x2"], ["x3", "x4"]],
+        eps=1.0,
+        delta=1e-6,
+        lam=0.1,
+        penalty="ridge",
+        bounds=(-2, 2),
+        random_state=18,
+    ),
+    "dp_pca": lambda: dp.dp_pca(
+        "~ .", _mixture(), k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=19
+    ),
 }
 
 
@@ -96,8 +139,12 @@ def outputs(name: str) -> dict:
         fit = CASES[name]()
     record = fit.to_dict()
     record.pop("created", None)
-    return {"to_dict": record, "print": _stable(str(fit)), "summary": _stable(str(fit.summary())),
-            "report": _stable(render_report([fit]))}
+    return {
+        "to_dict": record,
+        "print": _stable(str(fit)),
+        "summary": _stable(str(fit.summary())),
+        "report": _stable(render_report([fit])),
+    }
 
 
 def close(a, b, path: str = "") -> list[str]:

@@ -28,11 +28,11 @@ from .sensitivity import default_clip_norm
 class EnsembleFit:
     """The k base learners and their average (before any noise)."""
 
-    weights: np.ndarray                 # (k, d), after clipping in the strict variant
+    weights: np.ndarray  # (k, d), after clipping in the strict variant
     w_mean: np.ndarray
     n_iter: list[int] = field(default_factory=list)
     converged: list[bool] = field(default_factory=list)
-    n_clipped: int = 0                  # learners whose norm exceeded C (not private)
+    n_clipped: int = 0  # learners whose norm exceeded C (not private)
 
 
 def subsets(n: int, k: int, sample_ratio: float, variant: str, gen: np.random.Generator) -> list[np.ndarray]:
@@ -50,10 +50,21 @@ def subsets(n: int, k: int, sample_ratio: float, variant: str, gen: np.random.Ge
     return [np.sort(part) for part in np.array_split(gen.permutation(n), k)]
 
 
-def ensemble(U: np.ndarray, y: np.ndarray, lam: float, *, n_estimators: int = 20,
-             sample_ratio: float = 0.9, variant: str = "paper", clip_norm: float | None = None,
-             gen: np.random.Generator, tol: float = TOL, max_iter: int = MAX_ITER,
-             n_neighbors: int = N_NEIGHBORS, progress: Callable[[int], None] | None = None) -> EnsembleFit:
+def ensemble(
+    U: np.ndarray,
+    y: np.ndarray,
+    lam: float,
+    *,
+    n_estimators: int = 20,
+    sample_ratio: float = 0.9,
+    variant: str = "paper",
+    clip_norm: float | None = None,
+    gen: np.random.Generator,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
+    n_neighbors: int = N_NEIGHBORS,
+    progress: Callable[[int], None] | None = None,
+) -> EnsembleFit:
     """Steps 1–3: the average of ``n_estimators`` Logo learners (FELP, Liu 2018, §1.3).
 
     ``variant="paper"``: bootstrap samples (with replacement) of ⌈βn⌉ rows.

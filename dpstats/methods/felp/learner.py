@@ -46,10 +46,10 @@ from ...geometry import Box, to_unit_interval
 
 TOL = 1e-2
 MAX_ITER = 10
-RELAX = 0.5                # w_t = (1 − RELAX) w_{t−1} + RELAX · solve(z(w_{t−1}))
-EXACT_LIMIT = 2e8          # m * m * d above this: BLAS pre-filter + exact re-ranking
-N_NEIGHBORS = 10           # K nearest hits and misses averaged in the margins
-CANDIDATE_FACTOR = 2       # pre-filter keeps CANDIDATE_FACTOR * K candidates per side
+RELAX = 0.5  # w_t = (1 − RELAX) w_{t−1} + RELAX · solve(z(w_{t−1}))
+EXACT_LIMIT = 2e8  # m * m * d above this: BLAS pre-filter + exact re-ranking
+N_NEIGHBORS = 10  # K nearest hits and misses averaged in the margins
+CANDIDATE_FACTOR = 2  # pre-filter keeps CANDIDATE_FACTOR * K candidates per side
 
 
 # ---------------------------------------------------------------------- scaling
@@ -83,9 +83,15 @@ def data_box(X: np.ndarray) -> Box:
 
 
 # ---------------------------------------------------------------------- neighbours
-def nearest_hit_miss(U: np.ndarray, y: np.ndarray, w: np.ndarray, ids: np.ndarray | None = None,
-                     n_neighbors: int = N_NEIGHBORS, exact_limit: float = EXACT_LIMIT,
-                     masks: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def nearest_hit_miss(
+    U: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    ids: np.ndarray | None = None,
+    n_neighbors: int = N_NEIGHBORS,
+    exact_limit: float = EXACT_LIMIT,
+    masks: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest hits and misses of every row in the metric Σ_k w_k |a_k − b_k|.
 
     A row is never its own neighbour, nor is another copy of the same original
@@ -111,7 +117,7 @@ def nearest_hit_miss(U: np.ndarray, y: np.ndarray, w: np.ndarray, ids: np.ndarra
     if m * m * d <= exact_limit:
         D = cdist(U * w, U * w, metric="cityblock")
         return _k_smallest(D + hit_pen, K), _k_smallest(D + miss_pen, K)
-    V = (U * np.sqrt(w)).astype(np.float32)    # pre-filter only: single precision is enough
+    V = (U * np.sqrt(w)).astype(np.float32)  # pre-filter only: single precision is enough
     sq = np.einsum("ij,ij->i", V, V)
     D2 = sq[:, None] + sq[None, :] - 2.0 * (V @ V.T)
     return _rerank(U, w, D2 + hit_pen, K), _rerank(U, w, D2 + miss_pen, K)
@@ -131,7 +137,9 @@ def neighbour_masks(y: np.ndarray, ids: np.ndarray | None = None) -> tuple[np.nd
 def _k_smallest(Dm: np.ndarray, K: int) -> np.ndarray:
     """Column indices of the K smallest finite entries per row, sorted; −1 where none."""
     K = min(K, Dm.shape[1])
-    part = np.argpartition(Dm, K - 1, axis=1)[:, :K] if K < Dm.shape[1] else np.tile(np.arange(K), (len(Dm), 1))
+    part = (
+        np.argpartition(Dm, K - 1, axis=1)[:, :K] if K < Dm.shape[1] else np.tile(np.arange(K), (len(Dm), 1))
+    )
     vals = np.take_along_axis(Dm, part, axis=1)
     order = np.argsort(vals, axis=1, kind="stable")
     idx = np.take_along_axis(part, order, axis=1)
@@ -143,7 +151,7 @@ def _rerank(U: np.ndarray, w: np.ndarray, D2: np.ndarray, K: int) -> np.ndarray:
     kc = min(CANDIDATE_FACTOR * K, D2.shape[1])
     cand = _k_smallest(D2, kc)
     out = np.full((U.shape[0], K), -1)
-    for start in range(0, U.shape[0], 128):       # chunks bound the m × kc × d temporary
+    for start in range(0, U.shape[0], 128):  # chunks bound the m × kc × d temporary
         rows = slice(start, start + 128)
         c = cand[rows]
         l1 = np.abs(U[rows, None, :] - U[np.maximum(c, 0)]) @ w
@@ -200,8 +208,14 @@ def solve_weights(Z: np.ndarray, lam: float, w0: np.ndarray | None = None) -> np
         return np.logaddexp(0.0, -t).mean() + lam * (w @ w), grad
 
     start = np.zeros(d) if w0 is None else np.maximum(w0, 0.0)
-    res = minimize(fun, start, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * d,
-                   options={"maxiter": 1000, "gtol": 1e-10, "ftol": 1e-14})
+    res = minimize(
+        fun,
+        start,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * d,
+        options={"maxiter": 1000, "gtol": 1e-10, "ftol": 1e-14},
+    )
     return np.maximum(res.x, 0.0)
 
 
@@ -214,9 +228,17 @@ class LogoFit:
     converged: bool
 
 
-def logo(U: np.ndarray, y: np.ndarray, lam: float, *, ids: np.ndarray | None = None,
-         n_neighbors: int = N_NEIGHBORS, tol: float = TOL, max_iter: int = MAX_ITER,
-         exact_limit: float = EXACT_LIMIT) -> LogoFit:
+def logo(
+    U: np.ndarray,
+    y: np.ndarray,
+    lam: float,
+    *,
+    ids: np.ndarray | None = None,
+    n_neighbors: int = N_NEIGHBORS,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
+    exact_limit: float = EXACT_LIMIT,
+) -> LogoFit:
     """Logo local-learning feature weights (Sun, Todorovic & Goodison 2010, Alg. 1).
 
     Start from uniform weights; repeat: nearest hits and misses under the
@@ -250,7 +272,7 @@ def _logo(U, y, lam, ids, n_neighbors, tol, max_iter, exact_limit) -> LogoFit:
         if previous is not None and np.array_equal(hit, previous[0]) and np.array_equal(miss, previous[1]):
             return LogoFit(w, it - 1, True)
         w_new = solve_weights(margins(U, hit, miss), lam, w0=w if it > 1 else None)
-        if it > 1:      # relaxation: damps the 2-cycles of neighbour re-assignment; same fixed points
+        if it > 1:  # relaxation: damps the 2-cycles of neighbour re-assignment; same fixed points
             w_new = (1.0 - RELAX) * w + RELAX * w_new
         change = np.linalg.norm(w_new - w) / max(np.linalg.norm(w), 1e-300)
         w, previous = w_new, (hit, miss)

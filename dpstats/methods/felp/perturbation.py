@@ -45,10 +45,26 @@ class Release:
     n_clipped: int
 
 
-def release(X: np.ndarray, y: np.ndarray, plan: Plan, noise: NoiseSource, *, box: Box | None, lam: float,
-            lam_source: str, lam_grid: Sequence[float], select: int, n_estimators: int, sample_ratio: float,
-            variant: str, clip_norm: float | None, tol: float, max_iter: int, n_neighbors: int,
-            progress: Callable[[int], None] | None = None) -> Release:
+def release(
+    X: np.ndarray,
+    y: np.ndarray,
+    plan: Plan,
+    noise: NoiseSource,
+    *,
+    box: Box | None,
+    lam: float,
+    lam_source: str,
+    lam_grid: Sequence[float],
+    select: int,
+    n_estimators: int,
+    sample_ratio: float,
+    variant: str,
+    clip_norm: float | None,
+    tol: float,
+    max_iter: int,
+    n_neighbors: int,
+    progress: Callable[[int], None] | None = None,
+) -> Release:
     """Steps 1–4 (module docstring), spending exactly the eps of ``plan``'s ledger.
 
     ``box`` holds the public bounds of the columns of ``X`` (None: the data's
@@ -57,19 +73,38 @@ def release(X: np.ndarray, y: np.ndarray, plan: Plan, noise: NoiseSource, *, box
     """
     U, n_clipped = scale_features(X, box if box is not None else data_box(X))
     if box is None:
-        n_clipped = 0       # the data's own min/max: any count is floating-point rounding
+        n_clipped = 0  # the data's own min/max: any count is floating-point rounding
     if lam_source == "cv":
         lam = _tune_lam(U, y, lam_grid, select, noise.generator)
-    fit = ensemble(U, y, lam, n_estimators=n_estimators, sample_ratio=sample_ratio,  # steps 1-3
-                   variant=variant, clip_norm=clip_norm, gen=noise.generator, tol=tol, max_iter=max_iter,
-                   n_neighbors=n_neighbors, progress=progress)
-    sensitivity = (paper_sensitivity(len(y), lam) if variant == "paper"
-                   else strict_sensitivity(clip_norm, n_estimators))
+    fit = ensemble(
+        U,
+        y,
+        lam,
+        n_estimators=n_estimators,
+        sample_ratio=sample_ratio,  # steps 1-3
+        variant=variant,
+        clip_norm=clip_norm,
+        gen=noise.generator,
+        tol=tol,
+        max_iter=max_iter,
+        n_neighbors=n_neighbors,
+        progress=progress,
+    )
+    sensitivity = (
+        paper_sensitivity(len(y), lam) if variant == "paper" else strict_sensitivity(clip_norm, n_estimators)
+    )
     eps = plan.entries[0].eps
     scale = 0.0 if math.isinf(eps) else sensitivity / eps
     weights = fit.w_mean.copy() if scale == 0 else noise.l2_laplace(fit.w_mean, scale)  # step 4
-    return Release(weights=weights, order=rank_features(weights), lam=lam, sensitivity=sensitivity,
-                   scale=scale, fit=fit, n_clipped=n_clipped)
+    return Release(
+        weights=weights,
+        order=rank_features(weights),
+        lam=lam,
+        sensitivity=sensitivity,
+        scale=scale,
+        fit=fit,
+        n_clipped=n_clipped,
+    )
 
 
 def _tune_lam(U, y, grid, select, gen) -> float:
@@ -83,8 +118,9 @@ def _tune_lam(U, y, grid, select, gen) -> float:
     for lam in grid:
         w = ensemble(U, y, lam, n_estimators=5, gen=gen).w_mean
         cols = rank_features(w)[:select]
-        acc = cross_val_score(KNeighborsClassifier(3), U[:, cols], y,
-                              cv=StratifiedKFold(folds, shuffle=True, random_state=0)).mean()
+        acc = cross_val_score(
+            KNeighborsClassifier(3), U[:, cols], y, cv=StratifiedKFold(folds, shuffle=True, random_state=0)
+        ).mean()
         if acc > best_acc + 1e-12:
             best, best_acc = lam, acc
     return float(best)
@@ -95,8 +131,9 @@ def rank_features(w: np.ndarray) -> np.ndarray:
     return np.argsort(-np.asarray(w), kind="stable")
 
 
-def selection_stability(w: np.ndarray, select: int, scale: float, gen: np.random.Generator,
-                        trials: int = 200) -> tuple[float, float]:
+def selection_stability(
+    w: np.ndarray, select: int, scale: float, gen: np.random.Generator, trials: int = 200
+) -> tuple[float, float]:
     """Plug-in stability of the top-``select`` set: mean overlap when fresh noise is added.
 
     Treats the released weights as the truth (post-processing only) and

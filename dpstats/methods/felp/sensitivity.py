@@ -52,7 +52,8 @@ VARIANTS = ("paper", "strict")
 PAPER_VARIANT_REFUTED = (
     "variant='paper' uses FELP's Lemma 1 sensitivity 2/(nλ), which is not a valid bound: on a constructed "
     "pair of neighbouring data sets the ensemble average moves by up to 2.2 times it and the empirical "
-    "auditor refutes the stated eps (tests/test_audit_felp.py)")
+    "auditor refutes the stated eps (tests/test_audit_felp.py)"
+)
 
 
 def default_select(d: int) -> int:
@@ -69,8 +70,9 @@ def default_clip_norm(lam: float) -> float:
     return math.sqrt(math.log(2.0) / lam)
 
 
-def clip_norm(variant: str, given: float | None, lam: float, lam_source: str,
-              lam_grid: Sequence[float]) -> float | None:
+def clip_norm(
+    variant: str, given: float | None, lam: float, lam_source: str, lam_grid: Sequence[float]
+) -> float | None:
     """C of the strict variant (None for the paper variant), public: ``given`` or C(λ).
 
     With ``lam_source="cv"`` the default C covers every λ of the grid, so it
@@ -108,19 +110,28 @@ def check_paper_variant(variant: str, strict: bool, stacklevel: int = 2) -> None
         return
     if strict:
         raise PrivacyParameterError(f"strict=True refuses: {PAPER_VARIANT_REFUTED}. Use variant='strict'.")
-    warnings.warn(f"{PAPER_VARIANT_REFUTED}; use variant='strict' for a release.", NonPrivateWarning,
-                  stacklevel=stacklevel + 1)
+    warnings.warn(
+        f"{PAPER_VARIANT_REFUTED}; use variant='strict' for a release.",
+        NonPrivateWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
-def name_data_dependent_steps(dd: DataDependence, *, bounded: bool, lam_source: str,
-                              lam_grid: Sequence[float]) -> None:
+def name_data_dependent_steps(
+    dd: DataDependence, *, bounded: bool, lam_source: str, lam_grid: Sequence[float]
+) -> None:
     """Name the data-dependent steps: feature ranges without bounds, and λ by cross-validation."""
     if not bounded:
-        dd.add("features mapped onto [0, 1] by their data minima and maxima (needed for ‖z_i‖ <= 1)",
-               fix="declare public bounds, e.g. bounds=(0, 1) or bounds={'x1': (0, 10), ...}")
+        dd.add(
+            "features mapped onto [0, 1] by their data minima and maxima (needed for ‖z_i‖ <= 1)",
+            fix="declare public bounds, e.g. bounds=(0, 1) or bounds={'x1': (0, 10), ...}",
+        )
     if lam_source == "cv":
-        dd.add(f"λ tuned by 5-fold cross-validation on the private data over {list(lam_grid)}; the "
-               "noise scale depends on λ", fix="pass a fixed lam= chosen on public data (default 1.0)")
+        dd.add(
+            f"λ tuned by 5-fold cross-validation on the private data over {list(lam_grid)}; the "
+            "noise scale depends on λ",
+            fix="pass a fixed lam= chosen on public data (default 1.0)",
+        )
 
 
 def sensitivity_text(variant: str, n: int, lam: float, C: float | None, k: int, lam_source: str) -> str:
@@ -131,12 +142,25 @@ def sensitivity_text(variant: str, n: int, lam: float, C: float | None, k: int, 
         if lam_source != "cv":
             base += f" = {paper_sensitivity(n, lam):.4g}"
         return f"{base}, replace one row, n = {n}, {lam_txt} (FELP Lemma 1; rests on the stated assumptions)"
-    return (f"‖Δw̄‖₂ <= 2C/k = {strict_sensitivity(C, k):.4g}, replace one row changes one of k = {k} "
-            f"disjoint subsets, each weight vector clipped to ‖w‖₂ <= C = {C:.4g}")
+    return (
+        f"‖Δw̄‖₂ <= 2C/k = {strict_sensitivity(C, k):.4g}, replace one row changes one of k = {k} "
+        f"disjoint subsets, each weight vector clipped to ‖w‖₂ <= C = {C:.4g}"
+    )
 
 
-def plan(*, variant: str, eps: float, n: int, d: int, n_estimators: int, lam: float, lam_source: str,
-         clip_norm: float | None, sample_ratio: float, bounded: bool) -> Plan:
+def plan(
+    *,
+    variant: str,
+    eps: float,
+    n: int,
+    d: int,
+    n_estimators: int,
+    lam: float,
+    lam_source: str,
+    clip_norm: float | None,
+    sample_ratio: float,
+    bounded: bool,
+) -> Plan:
     """The privacy plan of step 4: one L2-Laplace release of the d-vector w_D, all of eps.
 
     ``lam`` is the fixed λ (with ``lam_source="cv"`` the tuned value is not
@@ -151,21 +175,32 @@ def plan(*, variant: str, eps: float, n: int, d: int, n_estimators: int, lam: fl
     (1.0, '‖Δw̄‖₂ <= 2C/k = 0.4')
     """
     text = sensitivity_text(variant, n, lam, clip_norm, n_estimators, lam_source)
-    entry = LedgerEntry(step=f"release of the average of {n_estimators} Logo weight vectors ({d} weights)",
-                        mechanism="L2-Laplace output perturbation", eps=eps, sensitivity=text,
-                        note="selection of the top weights is post-processing")
-    return Plan(method=f"DP-FELP ({variant} variant)", neighbouring="replace", entries=[entry],
-                sensitivities={"average weight vector (ℓ2)": text},
-                assumptions=_assumptions(variant, bounded, n_estimators, sample_ratio),
-                notes=_notes(variant, n_estimators, clip_norm))
+    entry = LedgerEntry(
+        step=f"release of the average of {n_estimators} Logo weight vectors ({d} weights)",
+        mechanism="L2-Laplace output perturbation",
+        eps=eps,
+        sensitivity=text,
+        note="selection of the top weights is post-processing",
+    )
+    return Plan(
+        method=f"DP-FELP ({variant} variant)",
+        neighbouring="replace",
+        entries=[entry],
+        sensitivities={"average weight vector (ℓ2)": text},
+        assumptions=_assumptions(variant, bounded, n_estimators, sample_ratio),
+        notes=_notes(variant, n_estimators, clip_norm),
+    )
 
 
 def _assumptions(variant: str, bounded: bool, k: int, beta: float) -> list[str]:
     """What the paper variant's guarantee rests on (module docstring); none for the strict variant."""
     if variant != "paper":
         return []
-    common = ("every margin vector satisfies ‖z_i‖₂ <= 1, because features are mapped onto [0, 1] "
-              + ("by the declared bounds" if bounded else "by data minima and maxima") + " and divided by √d")
+    common = (
+        "every margin vector satisfies ‖z_i‖₂ <= 1, because features are mapped onto [0, 1] "
+        + ("by the declared bounds" if bounded else "by data minima and maxima")
+        + " and divided by √d"
+    )
     return [
         "each margin vector z_i is treated as a function of row i alone (FELP Lemma 1); in fact z_i "
         "depends on other rows through their roles as nearest hits and misses, so replacing one row "
@@ -180,12 +215,16 @@ def _assumptions(variant: str, bounded: bool, k: int, beta: float) -> list[str]:
 
 def _notes(variant: str, k: int, C: float | None) -> list[str]:
     if variant == "paper":
-        notes = [PAPER_VARIANT_REFUTED + ".",
-                 "For a guarantee that does not rest on these assumptions use variant='strict'."]
+        notes = [
+            PAPER_VARIANT_REFUTED + ".",
+            "For a guarantee that does not rest on these assumptions use variant='strict'.",
+        ]
     else:
-        notes = [f"Rows are split into k = {k} disjoint subsets by a random permutation drawn independently "
-                 f"of the data; each subset's weight vector is clipped to ℓ2 norm C = {C:.4g}, so the "
-                 "guarantee holds whatever the local-learning step computes.",
-                 "How many weight vectors were clipped is not released."]
+        notes = [
+            f"Rows are split into k = {k} disjoint subsets by a random permutation drawn independently "
+            f"of the data; each subset's weight vector is clipped to ℓ2 norm C = {C:.4g}, so the "
+            "guarantee holds whatever the local-learning step computes.",
+            "How many weight vectors were clipped is not released.",
+        ]
     notes.append("The released weights determine the selection and its order; both are post-processing.")
     return notes

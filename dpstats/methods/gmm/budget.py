@@ -26,8 +26,17 @@ from ...privacy.plan import Plan
 #: default shares of ρ (Phase I)
 SPLIT = {"radius": 0.04, "pca": 0.16, "cluster": 0.30, "pass1": 0.15, "pass2": 0.35}
 #: default shares of ρ (sample and aggregate): a coarse Phase I fit, then the aggregation
-SA_SPLIT = {"radius": 0.02, "pca": 0.10, "cluster": 0.20, "pass1": 0.10, "pass2": 0.13,
-            "agg_radius": 0.05, "agg_means": 0.20, "agg_covs": 0.15, "agg_weights": 0.05}
+SA_SPLIT = {
+    "radius": 0.02,
+    "pca": 0.10,
+    "cluster": 0.20,
+    "pass1": 0.10,
+    "pass2": 0.13,
+    "agg_radius": 0.05,
+    "agg_means": 0.20,
+    "agg_covs": 0.15,
+    "agg_weights": 0.05,
+}
 RADIUS_QUANTILE = 0.98
 RADIUS_FACTOR = 1.1
 
@@ -35,11 +44,12 @@ MECHANISMS = ["Gaussian (zCDP)", "Laplace AboveThreshold", "exponential mechanis
 ASSUMPTIONS = [
     "accuracy (not privacy) assumes k well-separated Gaussian components (means apart by several "
     "component standard deviations, Kamath et al. 2019 Thm 1.1) whose means lie in the declared box",
-    "accuracy assumes components of comparable scale; Phase II (terrific-ball recursion) is not "
-    "implemented",
+    "accuracy assumes components of comparable scale; Phase II (terrific-ball recursion) is not implemented",
 ]
-SA_ASSUMPTION = ("sample-and-aggregate accuracy assumes each group's EM fit finds the k "
-                 "components (groups large enough, EM started at the private coarse fit)")
+SA_ASSUMPTION = (
+    "sample-and-aggregate accuracy assumes each group's EM fit finds the k "
+    "components (groups large enough, EM started at the private coarse fit)"
+)
 NOTES = [
     "Weights, means and covariances are released with noise; predict() is post-processing.",
     "Grid offsets, group partitions and AboveThreshold/exponential-mechanism choices use numpy's "
@@ -55,8 +65,9 @@ class GMMPlan(Plan):
     rho: dict = field(default_factory=dict)
 
 
-def plan(*, eps: float, delta: float, method: str, k: int, d: int, neighbouring: str,
-         refine: int = 1) -> GMMPlan:
+def plan(
+    *, eps: float, delta: float, method: str, k: int, d: int, neighbouring: str, refine: int = 1
+) -> GMMPlan:
     """The ledger, sensitivities, assumptions and notes of one dp_gmm release.
 
     Private PCA (Algorithm 1, step 1) is planned only when k < d; otherwise
@@ -71,21 +82,31 @@ def plan(*, eps: float, delta: float, method: str, k: int, d: int, neighbouring:
     budget = BudgetPlan(eps, delta)
     rho = plan_budget(budget, method, k, use_pca=k < d, neighbouring=neighbouring, refine=refine)
     entries = budget.entries()
-    notes = [f"Composition in zCDP: total ρ = {budget.rho:.5g}, converted once to (eps, delta) by "
-             "ρ + 2√(ρ log(1/δ)) (Bun & Steinke 2016, Prop. 1.3); each ledger row shows its share of "
-             "(eps, delta) in proportion to its ρ.", *NOTES]
-    return GMMPlan(method="DP Gaussian mixture", neighbouring=neighbouring, entries=entries,
-                   mechanisms=list(MECHANISMS), sensitivities={e.step.split(":")[0]: e.sensitivity for e in entries},
-                   assumptions=[*ASSUMPTIONS, *([SA_ASSUMPTION] if method == "sample_aggregate" else [])],
-                   notes=notes, rho=rho)
+    notes = [
+        f"Composition in zCDP: total ρ = {budget.rho:.5g}, converted once to (eps, delta) by "
+        "ρ + 2√(ρ log(1/δ)) (Bun & Steinke 2016, Prop. 1.3); each ledger row shows its share of "
+        "(eps, delta) in proportion to its ρ.",
+        *NOTES,
+    ]
+    return GMMPlan(
+        method="DP Gaussian mixture",
+        neighbouring=neighbouring,
+        entries=entries,
+        mechanisms=list(MECHANISMS),
+        sensitivities={e.step.split(":")[0]: e.sensitivity for e in entries},
+        assumptions=[*ASSUMPTIONS, *([SA_ASSUMPTION] if method == "sample_aggregate" else [])],
+        notes=notes,
+        rho=rho,
+    )
 
 
 def _sens(neighbouring: str, replace: str, add_remove: str) -> str:
     return replace if neighbouring == "replace" else add_remove
 
 
-def plan_budget(plan: BudgetPlan, method: str, k: int, use_pca: bool, neighbouring: str,
-                refine: int = 1) -> dict:
+def plan_budget(
+    plan: BudgetPlan, method: str, k: int, use_pca: bool, neighbouring: str, refine: int = 1
+) -> dict:
     """Reserve each step's ρ in ``plan`` (which records the ledger); return the ρ by step.
 
     ``refine`` full-covariance estimation passes share the "pass2" fraction,
@@ -109,41 +130,73 @@ def _reserve_phase_one(plan: BudgetPlan, f: dict, k: int, use_pca: bool, neighbo
     rho: dict = {}
     rho["radius"] = plan.add(
         "clipping radius C of the centred rows (AboveThreshold over a public radius grid, threshold "
-        f"{RADIUS_QUANTILE:.0%} of n)", "Laplace AboveThreshold", f["radius"],
-        "Δ = 1 per count #{‖x − c‖ ≤ r}" + ("" if neighbouring == "replace" else "; noisy n (Δ = 1)"))
+        f"{RADIUS_QUANTILE:.0%} of n)",
+        "Laplace AboveThreshold",
+        f["radius"],
+        "Δ = 1 per count #{‖x − c‖ ≤ r}" + ("" if neighbouring == "replace" else "; noisy n (Δ = 1)"),
+    )
     if use_pca:
         rho["pca"] = plan.add(
-            "private PCA: top-k subspace of Σ xxᵀ + symmetric noise (Analyze Gauss)", "Gaussian", f["pca"],
-            _sens(neighbouring, "Δ_F = √2·C² (replace-one; rows in the ball of radius C)",
-                  "Δ_F = C² (add/remove-one)"))
+            "private PCA: top-k subspace of Σ xxᵀ + symmetric noise (Analyze Gauss)",
+            "Gaussian",
+            f["pca"],
+            _sens(
+                neighbouring,
+                "Δ_F = √2·C² (replace-one; rows in the ball of radius C)",
+                "Δ_F = C² (add/remove-one)",
+            ),
+        )
     rho["cluster"] = []
     for j in range(k):
-        rho["cluster"].append(plan.add(
-            f"clustering round {j + 1} of {k}: active count, grid side (AboveThreshold), cell "
-            "(exponential mechanism), refined centre", "Gaussian; Laplace AboveThreshold; exponential",
-            f["cluster"] / k,
-            _sens(neighbouring, "counts Δ = 1; max cell count Δ = 1; cell score Δ = 1; ball sum Δ₂ = 2r",
-                  "counts Δ = 1; max cell count Δ = 1; cell score Δ = 1; ball sum Δ₂ = r"),
-            note=f"{rel}"))
+        rho["cluster"].append(
+            plan.add(
+                f"clustering round {j + 1} of {k}: active count, grid side (AboveThreshold), cell "
+                "(exponential mechanism), refined centre",
+                "Gaussian; Laplace AboveThreshold; exponential",
+                f["cluster"] / k,
+                _sens(
+                    neighbouring,
+                    "counts Δ = 1; max cell count Δ = 1; cell score Δ = 1; ball sum Δ₂ = 2r",
+                    "counts Δ = 1; max cell count Δ = 1; cell score Δ = 1; ball sum Δ₂ = r",
+                ),
+                note=f"{rel}",
+            )
+        )
     return rho
 
 
-def _reserve_estimation(plan: BudgetPlan, f: dict, neighbouring: str, refine: int) -> tuple[float, list[float]]:
+def _reserve_estimation(
+    plan: BudgetPlan, f: dict, neighbouring: str, refine: int
+) -> tuple[float, list[float]]:
     """PSGE on each cluster (Algorithm 1, step 3): a spherical pass, then ``refine`` full-covariance passes."""
     pass1 = plan.add(
-        "estimation pass 1 (spherical): counts, clipping radii, clipped sums, Σ‖u‖²", "Gaussian; Laplace "
-        "AboveThreshold", f["pass1"],
-        _sens(neighbouring, "counts Δ₂ = √2; sums Δ₂ = 2·r_j; Σ‖u‖² Δ₂ = √2·r_j² (per-cluster scaled); "
-              "radius queries Δ = 1 in 2 clusters", "counts Δ₂ = 1; sums r_j; Σ‖u‖² r_j²; radius queries Δ = 1"))
+        "estimation pass 1 (spherical): counts, clipping radii, clipped sums, Σ‖u‖²",
+        "Gaussian; Laplace AboveThreshold",
+        f["pass1"],
+        _sens(
+            neighbouring,
+            "counts Δ₂ = √2; sums Δ₂ = 2·r_j; Σ‖u‖² Δ₂ = √2·r_j² (per-cluster scaled); "
+            "radius queries Δ = 1 in 2 clusters",
+            "counts Δ₂ = 1; sums r_j; Σ‖u‖² r_j²; radius queries Δ = 1",
+        ),
+    )
     # the last pass is the one released: it gets twice the share of each earlier pass
     weights = [1.0] * (refine - 1) + [2.0 if refine > 1 else 1.0]
     pass2 = []
     for i in range(refine):
-        pass2.append(plan.add(
-            f"estimation pass {i + 2} (full covariance, MAP partition of pass {i + 1}): counts, radii, sums, "
-            "Σuuᵀ", "Gaussian; Laplace AboveThreshold", f["pass2"] * weights[i] / sum(weights),
-            _sens(neighbouring, "counts Δ₂ = √2; sums Δ₂ = 2·r_j; Σuuᵀ Δ_F = √2·r_j²; radius queries Δ = 1 "
-                  "in 2 clusters", "counts Δ₂ = 1; sums r_j; Σuuᵀ r_j²; radius queries Δ = 1")))
+        pass2.append(
+            plan.add(
+                f"estimation pass {i + 2} (full covariance, MAP partition of pass {i + 1}): counts, radii, sums, "
+                "Σuuᵀ",
+                "Gaussian; Laplace AboveThreshold",
+                f["pass2"] * weights[i] / sum(weights),
+                _sens(
+                    neighbouring,
+                    "counts Δ₂ = √2; sums Δ₂ = 2·r_j; Σuuᵀ Δ_F = √2·r_j²; radius queries Δ = 1 in 2 clusters",
+                    "counts Δ₂ = 1; sums r_j; Σuuᵀ r_j²; radius queries Δ = 1",
+                ),
+            )
+        )
     return pass1, pass2
 
 
@@ -152,12 +205,26 @@ def _reserve_aggregation(plan: BudgetPlan, f: dict, neighbouring: str) -> dict:
     return {
         "agg_radius": plan.add(
             "aggregation clipping radii (AboveThreshold over groups' distances to the coarse fit)",
-            "Laplace AboveThreshold", f["agg_radius"], "Δ = 1 (one row changes one group)"),
-        "agg_means": plan.add("aggregated means (average of m clipped, whitened group means)",
-                              "Gaussian", f["agg_means"], "Δ₂ = 2·r_μ·√k / m (one group's k whitened means move)"),
-        "agg_covs": plan.add("aggregated covariances (average of m clipped, whitened group covariances)",
-                             "Gaussian", f["agg_covs"], "Δ_F = 2·r_Σ·√k / m"),
+            "Laplace AboveThreshold",
+            f["agg_radius"],
+            "Δ = 1 (one row changes one group)",
+        ),
+        "agg_means": plan.add(
+            "aggregated means (average of m clipped, whitened group means)",
+            "Gaussian",
+            f["agg_means"],
+            "Δ₂ = 2·r_μ·√k / m (one group's k whitened means move)",
+        ),
+        "agg_covs": plan.add(
+            "aggregated covariances (average of m clipped, whitened group covariances)",
+            "Gaussian",
+            f["agg_covs"],
+            "Δ_F = 2·r_Σ·√k / m",
+        ),
         "agg_weights": plan.add(
-            "weights: noisy counts of the most probable aggregated component", "Gaussian", f["agg_weights"],
-            _sens(neighbouring, "Δ₂ = √2 (one row moves between two counts)", "Δ₂ = 1")),
+            "weights: noisy counts of the most probable aggregated component",
+            "Gaussian",
+            f["agg_weights"],
+            _sens(neighbouring, "Δ₂ = √2 (one row moves between two counts)", "Δ₂ = 1"),
+        ),
     }

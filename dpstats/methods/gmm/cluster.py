@@ -86,8 +86,9 @@ def max_cell_count(Y: np.ndarray, side: float, offset: np.ndarray, half_width: f
     return best
 
 
-def exponential_cell(Y: np.ndarray, side: float, offset: np.ndarray, half_width: float, eps: float,
-                     gen: np.random.Generator) -> np.ndarray:
+def exponential_cell(
+    Y: np.ndarray, side: float, offset: np.ndarray, half_width: float, eps: float, gen: np.random.Generator
+) -> np.ndarray:
     """Centre of a cell drawn with probability ∝ exp(ε·count/2) over ALL cells of both grids.
 
     The candidates are every cell of the grid and of its half-shifted twin
@@ -123,8 +124,15 @@ def _uniform_empty_cell(cells: np.ndarray, base: int, q: int, gen: np.random.Gen
     return gen.integers(0, base, size=q)  # pragma: no cover - the grid is almost full
 
 
-def locate_one(Y: np.ndarray, target: float, sides: np.ndarray, half_width: float, rho: float,
-               neighbouring: str, noise: NoiseSource) -> Located:
+def locate_one(
+    Y: np.ndarray,
+    target: float,
+    sides: np.ndarray,
+    half_width: float,
+    rho: float,
+    neighbouring: str,
+    noise: NoiseSource,
+) -> Located:
     """Steps 1–3 of the module docstring on the active points ``Y`` (ρ-zCDP).
 
     ``rho`` is the round's budget minus its active-count share.
@@ -134,8 +142,13 @@ def locate_one(Y: np.ndarray, target: float, sides: np.ndarray, half_width: floa
     total = sum(ROUND_SPLIT[s] for s in ("svt", "em", "refine"))
     rho_svt, rho_em, rho_ref = (rho * ROUND_SPLIT[s] / total for s in ("svt", "em", "refine"))
     offsets = gen.uniform(0.0, 1.0, size=(len(sides), q)) * sides[:, None] / 2
-    hit = above_threshold(lambda i: max_cell_count(Y, sides[i], offsets[i], half_width),
-                          len(sides), target, svt_eps(rho_svt), gen)
+    hit = above_threshold(
+        lambda i: max_cell_count(Y, sides[i], offsets[i], half_width),
+        len(sides),
+        target,
+        svt_eps(rho_svt),
+        gen,
+    )
     i = len(sides) - 1 if hit is None else hit
     side = float(sides[i])
     z = exponential_cell(Y, side, offsets[i], half_width, em_eps(rho_em), gen)
@@ -145,17 +158,29 @@ def locate_one(Y: np.ndarray, target: float, sides: np.ndarray, half_width: floa
     inside = np.linalg.norm(Y - z, axis=1) <= radius
     dev_sum = (Y[inside] - z).sum(axis=0)
     # refinement: half of its ρ to the count (Δ = 1), half to the sum (Δ = 2r or r)
-    n_noisy = float(noise.gaussian(np.array([inside.sum()], dtype=float), zcdp_gaussian_sigma(1.0, rho_ref / 2))[0])
-    s_noisy = noise.gaussian(dev_sum, zcdp_gaussian_sigma(REFINE_SUM_SENSITIVITY[neighbouring] * radius, rho_ref / 2))
+    n_noisy = float(
+        noise.gaussian(np.array([inside.sum()], dtype=float), zcdp_gaussian_sigma(1.0, rho_ref / 2))[0]
+    )
+    s_noisy = noise.gaussian(
+        dev_sum, zcdp_gaussian_sigma(REFINE_SUM_SENSITIVITY[neighbouring] * radius, rho_ref / 2)
+    )
     centre = z + s_noisy / n_noisy if n_noisy > max(1.0, 0.05 * target) else z
     if np.linalg.norm(centre - z) > radius:  # a noisy shift beyond the ball is not trusted
         centre = z
     return Located(centre=centre, side=side, radius=radius, noisy_size=n_noisy, fired=hit is not None)
 
 
-def private_clusters(Y: np.ndarray, k: int, half_width: float, sides: np.ndarray, rho_rounds: list[float],
-                     neighbouring: str, noise: NoiseSource, alpha: float = 0.5,
-                     n_public: float | None = None) -> list[Located]:
+def private_clusters(
+    Y: np.ndarray,
+    k: int,
+    half_width: float,
+    sides: np.ndarray,
+    rho_rounds: list[float],
+    neighbouring: str,
+    noise: NoiseSource,
+    alpha: float = 0.5,
+    n_public: float | None = None,
+) -> list[Located]:
     """k rounds of locate-and-remove (module docstring); ρ_j-zCDP in round j.
 
     Parameters
@@ -201,5 +226,5 @@ def private_clusters(Y: np.ndarray, k: int, half_width: float, sides: np.ndarray
 
 def nearest(Y: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """Index of the nearest centre for each row (post-processing)."""
-    d2 = (Y ** 2).sum(1)[:, None] - 2 * Y @ centres.T + (centres ** 2).sum(1)[None, :]
+    d2 = (Y**2).sum(1)[:, None] - 2 * Y @ centres.T + (centres**2).sum(1)[None, :]
     return d2.argmin(axis=1)

@@ -48,8 +48,9 @@ SUM_SENS = {"replace": 2.0, "add_remove": 1.0}
 SECOND_SENS = {"replace": math.sqrt(2.0), "add_remove": 1.0}
 
 
-def joint_radius(scaled_norms: np.ndarray, grid: np.ndarray, n_noisy: float, rho: float,
-                 gen: np.random.Generator) -> float:
+def joint_radius(
+    scaled_norms: np.ndarray, grid: np.ndarray, n_noisy: float, rho: float, gen: np.random.Generator
+) -> float:
     """Private t: the smallest grid value with #{scaled norm <= t} above the threshold."""
     eps = svt_eps(rho)
     threshold = max(0.5 * n_noisy, min(QUANTILE * n_noisy, n_noisy - 5 * 4 / eps))
@@ -69,10 +70,18 @@ class Components:
     cov_noise_sd: np.ndarray
 
 
-def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho: float,
-                        neighbouring: str, noise: NoiseSource, radii_grid: np.ndarray,
-                        full_cov: bool = True, var_floor: float = 1e-6,
-                        scales: np.ndarray | None = None) -> Components:
+def estimate_components(
+    X: np.ndarray,
+    labels: np.ndarray,
+    refs: np.ndarray,
+    rho: float,
+    neighbouring: str,
+    noise: NoiseSource,
+    radii_grid: np.ndarray,
+    full_cov: bool = True,
+    var_floor: float = 1e-6,
+    scales: np.ndarray | None = None,
+) -> Components:
     """One private estimation pass (module docstring); ρ-zCDP in total.
 
     Parameters
@@ -114,8 +123,9 @@ def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho
     scales = np.ones(k) if scales is None else np.asarray(scales, dtype=float)
     dev = X - refs[labels]
     norms = np.linalg.norm(dev, axis=1)
-    t = joint_radius(norms / scales[labels], radii_grid, float(np.clip(counts, 0, None).sum()), rho_r,
-                     noise.generator)
+    t = joint_radius(
+        norms / scales[labels], radii_grid, float(np.clip(counts, 0, None).sum()), rho_r, noise.generator
+    )
     radii = RADIUS_FACTOR * t * scales
     sd_sum = zcdp_gaussian_sigma(SUM_SENS[neighbouring], rho_s)
     sd_second = zcdp_gaussian_sigma(SECOND_SENS[neighbouring], rho_m)
@@ -144,12 +154,20 @@ def estimate_components(X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho
             var = max(total / n_j - m @ m, 0.0) / d
             covs[j] = np.eye(d) * max(var, var_floor, 1e-4 * (r / (math.sqrt(d) + 3)) ** 2)
     weights = np.clip(counts, 1.0, None)
-    return Components(weights=weights / weights.sum(), means=means, covariances=covs, counts=counts,
-                      radii=radii, mean_noise_sd=mean_sd, cov_noise_sd=cov_sd)
+    return Components(
+        weights=weights / weights.sum(),
+        means=means,
+        covariances=covs,
+        counts=counts,
+        radii=radii,
+        mean_noise_sd=mean_sd,
+        cov_noise_sd=cov_sd,
+    )
 
 
-def shrink_to_pd(cov: np.ndarray, noise_sd: float, var_floor: float,
-                 target: np.ndarray | None = None, cap: float = np.inf) -> np.ndarray:
+def shrink_to_pd(
+    cov: np.ndarray, noise_sd: float, var_floor: float, target: np.ndarray | None = None, cap: float = np.inf
+) -> np.ndarray:
     """Shrink a noisy covariance towards ``target`` by its known noise level, then make it PD.
 
     ``target`` defaults to (tr Ĉ/d)·I.  λ = min(1, E‖N‖²_F / ‖Ĉ − target‖²_F)
@@ -172,7 +190,7 @@ def shrink_to_pd(cov: np.ndarray, noise_sd: float, var_floor: float,
     if target is None:
         target = level * np.eye(d)
     dist2 = float(((cov - target) ** 2).sum())
-    lam = 1.0 if dist2 <= 0 else min(1.0, d * d * noise_sd ** 2 / dist2)
+    lam = 1.0 if dist2 <= 0 else min(1.0, d * d * noise_sd**2 / dist2)
     shrunk = lam * target + (1 - lam) * cov
     vals, vecs = np.linalg.eigh(shrunk)
     # eigenvalues below the noise's spectral scale (≈ 2·sd·√d) are not resolved: raise them to it

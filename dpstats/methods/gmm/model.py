@@ -26,7 +26,7 @@ def log_joint(X: np.ndarray, weights: np.ndarray, means: np.ndarray, covs: np.nd
         chol = np.linalg.cholesky(cov)
         z = solve_triangular(chol, (X - mu).T, lower=True, check_finite=False)
         logdet = 2 * np.log(np.diag(chol)).sum()
-        out[:, j] = np.log(max(w, 1e-300)) - 0.5 * (d * np.log(2 * np.pi) + logdet + (z ** 2).sum(0))
+        out[:, j] = np.log(max(w, 1e-300)) - 0.5 * (d * np.log(2 * np.pi) + logdet + (z**2).sum(0))
     return out
 
 

@@ -73,9 +73,19 @@ class Released:
     components: Components
 
 
-def release(X: np.ndarray, box: Box, plan: GMMPlan, *, k: int, method: str, groups: int | None,
-            alpha: float, var_floor: float, noise: NoiseSource,
-            progress: Callable[[int], None] | None = None) -> Released:
+def release(
+    X: np.ndarray,
+    box: Box,
+    plan: GMMPlan,
+    *,
+    k: int,
+    method: str,
+    groups: int | None,
+    alpha: float,
+    var_floor: float,
+    noise: NoiseSource,
+    progress: Callable[[int], None] | None = None,
+) -> Released:
     """Algorithm 1 (and §6 for ``method="sample_aggregate"``) with the ρ of ``plan``.
 
     Step 0: the rows are clipped to the public ``box`` and centred at its
@@ -87,20 +97,22 @@ def release(X: np.ndarray, box: Box, plan: GMMPlan, *, k: int, method: str, grou
     p1 = phase_one(Xc, k, max_radius, plan.rho, plan.neighbouring, noise, alpha=alpha, var_floor=var_floor)
     comps = p1.final
     if method == "sample_aggregate":
-        comps = sample_aggregate(Xc, comps, groups, plan.rho, plan.neighbouring, noise, var_floor=var_floor,
-                                 progress=progress)
+        comps = sample_aggregate(
+            Xc, comps, groups, plan.rho, plan.neighbouring, noise, var_floor=var_floor, progress=progress
+        )
     return Released(phase_one=p1, components=comps)
 
 
-def private_clip_radius(Xc: np.ndarray, max_radius: float, rho: float, neighbouring: str,
-                        noise: NoiseSource) -> float:
+def private_clip_radius(
+    Xc: np.ndarray, max_radius: float, rho: float, neighbouring: str, noise: NoiseSource
+) -> float:
     """C = 1.1 × (private radius holding 98 % of the rows), at most ``max_radius`` (step 0)."""
     norms = np.linalg.norm(Xc, axis=1)
     n = float(len(Xc))
     if neighbouring == "add_remove":
         n = float(noise.gaussian(np.array([n]), zcdp_gaussian_sigma(1.0, rho / 2))[0])
         rho = rho / 2
-    grid = geometric_grid(max_radius / 1024, max_radius, 2 ** 0.25)
+    grid = geometric_grid(max_radius / 1024, max_radius, 2**0.25)
     eps = svt_eps(rho)
     # aim below n by five noise scales of the queries (public), so that the noise
     # rarely pushes the answer past the radius holding (almost) every row
@@ -109,8 +121,16 @@ def private_clip_radius(Xc: np.ndarray, max_radius: float, rho: float, neighbour
     return min(max_radius, RADIUS_FACTOR * r)
 
 
-def phase_one(Xc: np.ndarray, k: int, max_radius: float, rho: dict, neighbouring: str, noise: NoiseSource,
-              alpha: float = 0.5, var_floor: float = 1e-6) -> PhaseOne:
+def phase_one(
+    Xc: np.ndarray,
+    k: int,
+    max_radius: float,
+    rho: dict,
+    neighbouring: str,
+    noise: NoiseSource,
+    alpha: float = 0.5,
+    var_floor: float = 1e-6,
+) -> PhaseOne:
     """Run Algorithm 1 on centred, box-clipped rows ``Xc`` with the ρ of :func:`.budget.plan_budget`."""
     n, d = Xc.shape
     # step 0: private radius C, rows shrunk onto the ball of radius C
@@ -124,34 +144,75 @@ def phase_one(Xc: np.ndarray, k: int, max_radius: float, rho: dict, neighbouring
     else:
         pca, Y, basis = None, Xb, np.eye(d)
     # step 2: k rounds of PGLoc in the projected space
-    sides = geometric_grid(C / 512, 2 * C, 2 ** 0.25)
-    located = private_clusters(Y, k, C, sides, rho["cluster"], neighbouring, noise, alpha=alpha,
-                               n_public=n if neighbouring == "replace" else None)
+    sides = geometric_grid(C / 512, 2 * C, 2**0.25)
+    located = private_clusters(
+        Y,
+        k,
+        C,
+        sides,
+        rho["cluster"],
+        neighbouring,
+        noise,
+        alpha=alpha,
+        n_public=n if neighbouring == "replace" else None,
+    )
     centres = np.array([loc.centre for loc in located])
     # step 3: PSGE on each cluster
-    pass1, final = _estimate(Xc, Y, centres @ basis.T, centres, np.array([loc.side for loc in located]),
-                             max_radius, rho, neighbouring, noise, var_floor)
-    return PhaseOne(clip_radius=C, pca=pca, located=located, centres_projected=centres, pass1=pass1,
-                    final=final)
+    pass1, final = _estimate(
+        Xc,
+        Y,
+        centres @ basis.T,
+        centres,
+        np.array([loc.side for loc in located]),
+        max_radius,
+        rho,
+        neighbouring,
+        noise,
+        var_floor,
+    )
+    return PhaseOne(
+        clip_radius=C, pca=pca, located=located, centres_projected=centres, pass1=pass1, final=final
+    )
 
 
-def _estimate(Xc, Y, refs, centres, sides_found, max_radius, rho, neighbouring, noise,
-              var_floor) -> tuple[Components, Components]:
+def _estimate(
+    Xc, Y, refs, centres, sides_found, max_radius, rho, neighbouring, noise, var_floor
+) -> tuple[Components, Components]:
     """Step 3: a spherical pass, then the full-covariance (private hard-EM) passes; (pass 1, last pass)."""
     # partition by a spherical MAP rule whose scale is each cluster's located side
     # (post-processing; with equal sides it is the Voronoi partition of the centres)
     labels0 = scaled_nearest(Y, centres, sides_found)
     # pass 1: radii in units of each cluster's located grid side; pass 2: of its pass-1 σ̂·√d
-    grid = geometric_grid(max_radius / 1024 / sides_found.min(), 4 * max_radius / sides_found.min(), 2 ** 0.125)
-    pass1 = estimate_components(Xc, labels0, refs, rho["pass1"], neighbouring, noise, grid,
-                                full_cov=False, var_floor=var_floor, scales=sides_found)
+    grid = geometric_grid(max_radius / 1024 / sides_found.min(), 4 * max_radius / sides_found.min(), 2**0.125)
+    pass1 = estimate_components(
+        Xc,
+        labels0,
+        refs,
+        rho["pass1"],
+        neighbouring,
+        noise,
+        grid,
+        full_cov=False,
+        var_floor=var_floor,
+        scales=sides_found,
+    )
     current = pass1
     for rho_pass in rho["pass2"]:
         labels = map_assign(Xc, current.weights, current.means, current.covariances)
         spread = np.sqrt(np.trace(current.covariances, axis1=1, axis2=2))
-        grid = geometric_grid(max_radius / 1024 / spread.max(), 4 * max_radius / spread.min(), 2 ** 0.125)
-        current = estimate_components(Xc, labels, current.means, rho_pass, neighbouring, noise, grid,
-                                      full_cov=True, var_floor=var_floor, scales=spread)
+        grid = geometric_grid(max_radius / 1024 / spread.max(), 4 * max_radius / spread.min(), 2**0.125)
+        current = estimate_components(
+            Xc,
+            labels,
+            current.means,
+            rho_pass,
+            neighbouring,
+            noise,
+            grid,
+            full_cov=True,
+            var_floor=var_floor,
+            scales=spread,
+        )
     return pass1, current
 
 
@@ -159,7 +220,7 @@ def scaled_nearest(Y: np.ndarray, centres: np.ndarray, scales: np.ndarray) -> np
     """argmin_j ‖y − c_j‖²/s_j² + q·log s_j²: the MAP rule of spherical N(c_j, s_j² I), equal weights."""
     q = Y.shape[1]
     d2 = ((Y[:, None, :] - centres[None]) ** 2).sum(-1)
-    return (d2 / scales ** 2 + q * np.log(scales ** 2)).argmin(axis=1)
+    return (d2 / scales**2 + q * np.log(scales**2)).argmin(axis=1)
 
 
 def default_groups(n: int, k: int, d: int) -> int:
@@ -167,9 +228,16 @@ def default_groups(n: int, k: int, d: int) -> int:
     return n // max(200, 25 * k * (d + 1))
 
 
-def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neighbouring: str,
-                     noise: NoiseSource, var_floor: float = 1e-6,
-                     progress: Callable[[int], None] | None = None) -> Components:
+def sample_aggregate(
+    Xc: np.ndarray,
+    coarse: Components,
+    m: int,
+    rho: dict,
+    neighbouring: str,
+    noise: NoiseSource,
+    var_floor: float = 1e-6,
+    progress: Callable[[int], None] | None = None,
+) -> Components:
     """The paper's §6: EM on m disjoint groups, aligned to ``coarse``, privately averaged.
 
     Each row gets an iid uniform group label (public randomness), so one row
@@ -192,10 +260,10 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
     inv = np.linalg.inv(chol)
     dM = np.einsum("jab,gjb->gja", inv, M - coarse.means[None])
     dS = np.einsum("jab,gjbc,jdc->gjad", inv, S, inv) - np.eye(d)
-    dist_mu = np.sqrt((dM ** 2).sum(-1)).max(axis=1)
-    dist_cov = np.sqrt((dS ** 2).sum((-1, -2))).max(axis=1)
+    dist_mu = np.sqrt((dM**2).sum(-1)).max(axis=1)
+    dist_cov = np.sqrt((dS**2).sum((-1, -2))).max(axis=1)
     eps_r = svt_eps(rho["agg_radius"] / 2)
-    grid = geometric_grid(1e-3, 1e2, 2 ** 0.25)
+    grid = geometric_grid(1e-3, 1e2, 2**0.25)
     r_mu = 1.5 * private_radius(dist_mu, grid, 0.9 * m, eps_r, gen)
     r_cov = 1.5 * private_radius(dist_cov, grid, 0.9 * m, eps_r, gen)
     dM = _clip_norm(dM, r_mu, axes=(-1,))
@@ -210,14 +278,25 @@ def sample_aggregate(Xc: np.ndarray, coarse: Components, m: int, rho: dict, neig
     sd_w = zcdp_gaussian_sigma(COUNT_SENS[neighbouring], rho["agg_weights"])
     counts = noise.gaussian(np.bincount(labels, minlength=k).astype(float), sd_w)
     weights = np.clip(counts, 1.0, None)
-    return Components(weights=weights / weights.sum(), means=means, covariances=covs,
-                      counts=counts, radii=np.full(k, r_mu),
-                      mean_noise_sd=sd_mu * np.sqrt(np.trace(coarse.covariances, axis1=1, axis2=2) / d),
-                      cov_noise_sd=np.full(k, sd_cov))
+    return Components(
+        weights=weights / weights.sum(),
+        means=means,
+        covariances=covs,
+        counts=counts,
+        radii=np.full(k, r_mu),
+        mean_noise_sd=sd_mu * np.sqrt(np.trace(coarse.covariances, axis1=1, axis2=2) / d),
+        cov_noise_sd=np.full(k, sd_cov),
+    )
 
 
-def _group_fits(Xc: np.ndarray, coarse: Components, m: int, gen: np.random.Generator, var_floor: float,
-                progress: Callable[[int], None] | None) -> tuple[np.ndarray, np.ndarray]:
+def _group_fits(
+    Xc: np.ndarray,
+    coarse: Components,
+    m: int,
+    gen: np.random.Generator,
+    var_floor: float,
+    progress: Callable[[int], None] | None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Means and covariances (m, k, ...) of the non-private EM fit on each of m random groups, aligned."""
     import warnings
 
@@ -235,8 +314,15 @@ def _group_fits(Xc: np.ndarray, coarse: Components, m: int, gen: np.random.Gener
     precisions = np.linalg.inv(coarse.covariances)
     M, S = np.empty((m, k, d)), np.empty((m, k, d, d))
     for g, rows in enumerate(groups):
-        gm = GaussianMixture(k, covariance_type="full", weights_init=coarse.weights, means_init=coarse.means,
-                             precisions_init=precisions, reg_covar=max(var_floor, 1e-6), max_iter=50)
+        gm = GaussianMixture(
+            k,
+            covariance_type="full",
+            weights_init=coarse.weights,
+            means_init=coarse.means,
+            precisions_init=precisions,
+            reg_covar=max(var_floor, 1e-6),
+            max_iter=50,
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             gm.fit(Xc[rows])
@@ -248,8 +334,9 @@ def _group_fits(Xc: np.ndarray, coarse: Components, m: int, gen: np.random.Gener
     return M, S
 
 
-def _aggregate_covariances(dS: np.ndarray, chol: np.ndarray, sd_cov: float, var_floor: float,
-                           noise: NoiseSource) -> np.ndarray:
+def _aggregate_covariances(
+    dS: np.ndarray, chol: np.ndarray, sd_cov: float, var_floor: float, noise: NoiseSource
+) -> np.ndarray:
     """Noisy average of the clipped, whitened group covariances, mapped back and made PD."""
     k, d = chol.shape[0], chol.shape[1]
     iu = np.triu_indices(d)
@@ -266,5 +353,5 @@ def _aggregate_covariances(dS: np.ndarray, chol: np.ndarray, sd_cov: float, var_
 
 
 def _clip_norm(A: np.ndarray, radius: float, axes: tuple[int, ...]) -> np.ndarray:
-    norms = np.sqrt((A ** 2).sum(axis=axes, keepdims=True))
+    norms = np.sqrt((A**2).sum(axis=axes, keepdims=True))
     return A * np.minimum(1.0, radius / np.maximum(norms, 1e-300))

@@ -78,8 +78,15 @@ class Normalised:
         return np.linalg.solve(self.sigma, self.xty)
 
 
-def normalise(n: int, xtx: np.ndarray, xty: np.ndarray, yty: float | None = None, *,
-              rss: float | None = None, names: list[str] | None = None) -> Normalised:
+def normalise(
+    n: int,
+    xtx: np.ndarray,
+    xty: np.ndarray,
+    yty: float | None = None,
+    *,
+    rss: float | None = None,
+    names: list[str] | None = None,
+) -> Normalised:
     """Normalise columns to unit norm and compute the residual sum of squares.
 
     Raises :class:`AssumptionError` when a column is zero or X is rank deficient
@@ -102,7 +109,8 @@ def normalise(n: int, xtx: np.ndarray, xty: np.ndarray, yty: float | None = None
     if zero:
         raise AssumptionError(
             f"column(s) {zero[:5]} are identically zero, so X is rank deficient and fixed-X "
-            "knockoffs cannot be built. Remove these columns from the formula.")
+            "knockoffs cannot be built. Remove these columns from the formula."
+        )
     sigma = xtx / np.outer(c, c)
     sigma = (sigma + sigma.T) / 2
     np.fill_diagonal(sigma, 1.0)
@@ -123,7 +131,8 @@ def _check_rank(sigma: np.ndarray, names: list[str], tol: float = 1e-10) -> None
         f"the design is rank deficient (smallest eigenvalue of the normalised Gram matrix "
         f"λ_min(Σ′) = {w[0]:.3g}): the columns {involved} are (nearly) linearly dependent. "
         "Fixed-X knockoffs need full column rank: drop one column of each dependent group "
-        "(e.g. a redundant dummy or a duplicated variable), or screen first with dp_sis.")
+        "(e.g. a redundant dummy or a duplicated variable), or screen first with dp_sis."
+    )
 
 
 def augment_rows(st: Normalised, gen: np.random.Generator) -> tuple[Normalised, float]:
@@ -138,8 +147,9 @@ def augment_rows(st: Normalised, gen: np.random.Generator) -> tuple[Normalised, 
         return st, math.nan
     sigma2 = st.rss / (st.n - st.p)
     extra = sigma2 * gen.chisquare(2 * st.p - st.n)
-    return Normalised(n=2 * st.p, p=st.p, sigma=st.sigma, xty=st.xty, rss=st.rss + extra,
-                      col_norms=st.col_norms), sigma2
+    return Normalised(
+        n=2 * st.p, p=st.p, sigma=st.sigma, xty=st.xty, rss=st.rss + extra, col_norms=st.col_norms
+    ), sigma2
 
 
 # --------------------------------------------------------------------- knockoff construction
@@ -201,8 +211,9 @@ def haar_uty(rss: float, n: int, p: int, gen: np.random.Generator) -> np.ndarray
     return math.sqrt(rss) * z / math.sqrt(float(z @ z) + rest)
 
 
-def knockoff_cross_products(st: Normalised, s: float, gen: np.random.Generator | None = None,
-                            uty: np.ndarray | None = None) -> np.ndarray:
+def knockoff_cross_products(
+    st: Normalised, s: float, gen: np.random.Generator | None = None, uty: np.ndarray | None = None
+) -> np.ndarray:
     """[X′ X̃′]ᵀy from sufficient statistics (length 2p).
 
     X̃′ᵀy = (I − Σ′⁻¹S)ᵀX′ᵀy + CᵀŨᵀy; Ũᵀy is sampled by :func:`haar_uty` unless given.
@@ -221,8 +232,9 @@ def knockoff_cross_products(st: Normalised, s: float, gen: np.random.Generator |
     return np.concatenate([st.xty, a.T @ st.xty + c.T @ uty])
 
 
-def materialise_knockoffs(Xn: np.ndarray, s: float, gen: np.random.Generator
-                          ) -> tuple[np.ndarray, np.ndarray]:
+def materialise_knockoffs(
+    Xn: np.ndarray, s: float, gen: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Build X̃′ itself (QR route) and return (X̃′, Ũ); memory O(np).
 
     Ũ = an orthonormal basis of (I − QQᵀ)Z for Gaussian Z (Q from the QR of X′),
@@ -231,7 +243,7 @@ def materialise_knockoffs(Xn: np.ndarray, s: float, gen: np.random.Generator
     """
     n, p = Xn.shape
     q, _ = np.linalg.qr(Xn)
-    for _ in range(5):   # redraw in the (probability-0) event that Z is nearly inside span(X′)
+    for _ in range(5):  # redraw in the (probability-0) event that Z is nearly inside span(X′)
         z = gen.standard_normal((n, p))
         z -= q @ (q.T @ z)
         u, r = np.linalg.qr(z)
@@ -278,10 +290,10 @@ def knockoff_threshold(W: np.ndarray, fdr: float, offset: int = 1) -> float:
     ts = np.unique(np.abs(W[W != 0]))
     if ts.size == 0:
         return math.inf
-    neg = np.sort(-W[W < 0])          # magnitudes of negative W
+    neg = np.sort(-W[W < 0])  # magnitudes of negative W
     pos = np.sort(W[W > 0])
-    n_neg = neg.size - np.searchsorted(neg, ts, side="left")   # #{W <= -t}
-    n_pos = pos.size - np.searchsorted(pos, ts, side="left")   # #{W >= t}
+    n_neg = neg.size - np.searchsorted(neg, ts, side="left")  # #{W <= -t}
+    n_pos = pos.size - np.searchsorted(pos, ts, side="left")  # #{W >= t}
     ok = (offset + n_neg) / np.maximum(1, n_pos) <= fdr
     return float(ts[np.argmax(ok)]) if ok.any() else math.inf
 
@@ -296,7 +308,9 @@ def select(W: np.ndarray, threshold: float) -> np.ndarray:
 def empty_selection_reason(p: int, fdr: float, offset: int) -> str:
     """Why knockoff+ can select nothing: it needs at least (offset)/q positive W's."""
     need = math.ceil(offset / fdr) if offset else 1
-    return (f"the threshold is infinite, so nothing is selected: knockoff{'+' if offset else ''} "
-            f"at target FDR q = {fdr:g} needs at least {need} statistics W_j > 0 above every "
-            f"negative one before it can select anything (p = {p}). Raise fdr, add budget "
-            "(larger eps or n), or use offset=0 (controls a modified FDR).")
+    return (
+        f"the threshold is infinite, so nothing is selected: knockoff{'+' if offset else ''} "
+        f"at target FDR q = {fdr:g} needs at least {need} statistics W_j > 0 above every "
+        f"negative one before it can select anything (p = {p}). Raise fdr, add budget "
+        "(larger eps or n), or use offset=0 (controls a modified FDR)."
+    )

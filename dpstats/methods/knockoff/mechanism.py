@@ -78,15 +78,23 @@ class Calibration:
     @property
     def eta2(self) -> float:
         """η² = B²/(C_min² − B²) (Assumption 3)."""
-        return self.B ** 2 / (self.c_min ** 2 - self.B ** 2)
+        return self.B**2 / (self.c_min**2 - self.B**2)
 
 
 def calibration_from_data(st: ko.Normalised, B: float, sigma: float, beta_norm: float) -> Calibration:
     """Calibration with every design quantity read from the data (the paper's setting)."""
-    return Calibration(p=st.p, B=B, c_min=float(st.col_norms.min()), c_max=float(st.col_norms.max()),
-                       lambda_min=st.lambda_min, lambda_min_upper=st.lambda_min,
-                       lambda_max=st.lambda_max, fro=float(np.linalg.norm(st.sigma)),
-                       sigma=sigma, beta_norm=beta_norm)
+    return Calibration(
+        p=st.p,
+        B=B,
+        c_min=float(st.col_norms.min()),
+        c_max=float(st.col_norms.max()),
+        lambda_min=st.lambda_min,
+        lambda_min_upper=st.lambda_min,
+        lambda_max=st.lambda_max,
+        fro=float(np.linalg.norm(st.sigma)),
+        sigma=sigma,
+        beta_norm=beta_norm,
+    )
 
 
 def check_assumption_3(B: float, c_min: float) -> None:
@@ -96,7 +104,8 @@ def check_assumption_3(B: float, c_min: float) -> None:
             f"Assumption 3 fails: the smallest column norm C_min = {c_min:.4g} must exceed the row "
             f"bound B = {B:.4g} (eta^2 = B^2/(C_min^2 - B^2) would be undefined). Use more rows n "
             "(column norms grow like sqrt(n)), a smaller declared bound B (bounds=), or drop "
-            "near-empty columns.")
+            "near-empty columns."
+        )
 
 
 def zeta(p: int, sigma: float, delta2: float) -> float:
@@ -106,12 +115,14 @@ def zeta(p: int, sigma: float, delta2: float) -> float:
         raise AssumptionError(
             f"zeta = 2p sigma^2/(1 - sqrt((2/p) ln(2/delta2))) is undefined for p = {p} and "
             f"delta2 = {delta2:.3g}: it needs p > 2 ln(2/delta2) = {2 * math.log(2 / delta2):.3g}. "
-            "Use a larger delta (delta_split) or more candidate columns.")
-    return 2.0 * p * sigma ** 2 / (1.0 - t)
+            "Use a larger delta (delta_split) or more candidate columns."
+        )
+    return 2.0 * p * sigma**2 / (1.0 - t)
 
 
-def ols_sensitivity(cal: Calibration, zeta_value: float, ridge: float = 0.0,
-                    lambda_g: float | None = None) -> float:
+def ols_sensitivity(
+    cal: Calibration, zeta_value: float, ridge: float = 0.0, lambda_g: float | None = None
+) -> float:
     """Δ₂ of the OLS (ridge ω²) coefficients on [X′ X̃′] (Theorem 5).
 
     Raises :class:`AssumptionError` when (1 − η²)λ − η² + ω² <= 0, i.e. the
@@ -127,8 +138,9 @@ def ols_sensitivity(cal: Calibration, zeta_value: float, ridge: float = 0.0,
             f"{lam:.4g} but eta^2/(1 - eta^2) = {need:.4g} (eta^2 = B^2/(C_min^2 - B^2) = {eta2:.4g}, "
             f"B = {cal.B:.4g}, C_min = {cal.c_min:.4g}). To fix: use more rows n (eta^2 falls like 1/n), "
             "a smaller row bound B (bounds=), or a ridge stabiliser ridge=omega^2 > "
-            f"{max(0.0, -((1.0 - eta2) * lam - eta2)):.3g} (Remark 2).")
-    shift = cal.c_min - math.sqrt(cal.c_min ** 2 - cal.B ** 2)     # C_min − B/η
+            f"{max(0.0, -((1.0 - eta2) * lam - eta2)):.3g} (Remark 2)."
+        )
+    shift = cal.c_min - math.sqrt(cal.c_min**2 - cal.B**2)  # C_min − B/η
     return 2.0 * math.sqrt(zeta_value) / math.sqrt(denom) + shift * cal.beta_norm
 
 
@@ -160,25 +172,33 @@ class Scales:
 
     method: str
     sensitivities: dict[str, float] = field(default_factory=dict)
-    laplace_s: float = 0.0          # Method I: θ₁ scale
-    kappa1: float = 0.0             # Method I: θ₂ sd
-    kappa2: float = 0.0             # Method I: e sd
-    kappa: float = 0.0              # Method II: coefficient noise sd
+    laplace_s: float = 0.0  # Method I: θ₁ scale
+    kappa1: float = 0.0  # Method I: θ₂ sd
+    kappa2: float = 0.0  # Method I: e sd
+    kappa: float = 0.0  # Method II: coefficient noise sd
     calibrations: list[str] = field(default_factory=list)
 
 
-def scales_method_two(cal: Calibration, eps: float, delta1: float, delta2: float,
-                      ridge: float = 0.0, lambda_g: float | None = None) -> Scales:
+def scales_method_two(
+    cal: Calibration,
+    eps: float,
+    delta1: float,
+    delta2: float,
+    ridge: float = 0.0,
+    lambda_g: float | None = None,
+) -> Scales:
     """κ for Method II (Theorem 5)."""
     z = zeta(cal.p, cal.sigma, delta2)
     d2 = ols_sensitivity(cal, z, ridge, lambda_g)
     kappa, how = calibrate_gaussian(eps, delta1, d2)
-    return Scales("II", {"zeta": z, "Delta2 (coefficients, l2)": d2, "eta^2": cal.eta2},
-                  kappa=kappa, calibrations=[how])
+    return Scales(
+        "II", {"zeta": z, "Delta2 (coefficients, l2)": d2, "eta^2": cal.eta2}, kappa=kappa, calibrations=[how]
+    )
 
 
-def scales_method_one(cal: Calibration, eps: float, eps1: float, eps2: float,
-                      delta: float, delta1: float, delta2: float) -> Scales:
+def scales_method_one(
+    cal: Calibration, eps: float, eps1: float, eps2: float, delta: float, delta1: float, delta2: float
+) -> Scales:
     """θ₁ scale, κ₁ and κ₂ for Method I (Theorem 3)."""
     z = zeta(cal.p, cal.sigma, delta2)
     d_lam, d_gram = lambda_sensitivity(cal), gram_sensitivity(cal)
@@ -186,9 +206,20 @@ def scales_method_one(cal: Calibration, eps: float, eps1: float, eps2: float,
     kappa1, how1 = calibrate_gaussian(eps2, delta1, d_gram)
     kappa2, how2 = calibrate_gaussian(eps, delta, d_v)
     lap = 0.0 if math.isinf(eps1) else d_lam / eps1
-    return Scales("I", {"zeta": z, "eta^2": cal.eta2, "Delta lambda_min (Laplace)": d_lam,
-                        "Delta Sigma' (Frobenius)": d_gram, "Delta cross-products (l2)": d_v},
-                  laplace_s=lap, kappa1=kappa1, kappa2=kappa2, calibrations=[how1, how2])
+    return Scales(
+        "I",
+        {
+            "zeta": z,
+            "eta^2": cal.eta2,
+            "Delta lambda_min (Laplace)": d_lam,
+            "Delta Sigma' (Frobenius)": d_gram,
+            "Delta cross-products (l2)": d_v,
+        },
+        laplace_s=lap,
+        kappa1=kappa1,
+        kappa2=kappa2,
+        calibrations=[how1, how2],
+    )
 
 
 # --------------------------------------------------------------------- mechanisms
@@ -198,10 +229,10 @@ def scales_method_one(cal: Calibration, eps: float, eps1: float, eps2: float,
 class Release:
     """What one run of the mechanism releases (and the W it implies)."""
 
-    coefficients: np.ndarray            # b, length 2p (normalised scale)
+    coefficients: np.ndarray  # b, length 2p (normalised scale)
     W: np.ndarray
-    gram: np.ndarray | None = None      # Method I: G + E
-    cross_products: np.ndarray | None = None   # Method I: [X′ X̃′]ᵀy + e
+    gram: np.ndarray | None = None  # Method I: G + E
+    cross_products: np.ndarray | None = None  # Method I: [X′ X̃′]ᵀy + e
 
 
 def _solve(A: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -211,9 +242,17 @@ def _solve(A: np.ndarray, v: np.ndarray) -> np.ndarray:
         return np.linalg.lstsq(A, v, rcond=None)[0]
 
 
-def run_mechanism(st: ko.Normalised, s: float, scales: Scales, noise, *, statistic: str = "csm",
-                  ridge: float = 0.0, uty: np.ndarray | None = None,
-                  v: np.ndarray | None = None) -> Release:
+def run_mechanism(
+    st: ko.Normalised,
+    s: float,
+    scales: Scales,
+    noise,
+    *,
+    statistic: str = "csm",
+    ridge: float = 0.0,
+    uty: np.ndarray | None = None,
+    v: np.ndarray | None = None,
+) -> Release:
     """Run Method I or II (or the non-private filter when all scales are 0).
 
     ``v`` (the cross-products [X′ X̃′]ᵀy) may be given, e.g. from a materialised
@@ -248,14 +287,23 @@ class Released:
 
     mechanism: Release
     threshold: float
-    chosen: np.ndarray                  # indices with W_j >= T
-    augmented: ko.Normalised            # the statistics the mechanism ran on (2p rows when n < 2p)
-    s_value: float                      # the s of S = sI the knockoffs were built with
-    knockoffs: np.ndarray | None = None    # X̃′ when materialised (not private)
+    chosen: np.ndarray  # indices with W_j >= T
+    augmented: ko.Normalised  # the statistics the mechanism ran on (2p rows when n < 2p)
+    s_value: float  # the s of S = sI the knockoffs were built with
+    knockoffs: np.ndarray | None = None  # X̃′ when materialised (not private)
 
 
-def release(st: ko.Normalised, plan, noise, *, statistic: str, fdr: float, offset: int, ridge: float,
-            design: tuple[np.ndarray, np.ndarray] | None = None) -> Released:
+def release(
+    st: ko.Normalised,
+    plan,
+    noise,
+    *,
+    statistic: str,
+    fdr: float,
+    offset: int,
+    ridge: float,
+    design: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Released:
     """Run Method I or II as planned (``plan``: a :class:`~dpstats.methods.knockoff.planning.KnockoffPlan`).
 
     The draws, in order: the augmented responses (p < n < 2p), then either X̃′
@@ -269,12 +317,25 @@ def release(st: ko.Normalised, plan, noise, *, statistic: str, fdr: float, offse
         Xk, v = materialise(design[0], design[1], plan.row_bound, st, st_aug, plan.s_value, noise.generator)
     rel = run_mechanism(st_aug, plan.s_value, plan.scales, noise, statistic=statistic, ridge=ridge, v=v)
     T = ko.knockoff_threshold(rel.W, fdr, offset)
-    return Released(mechanism=rel, threshold=T, chosen=ko.select(rel.W, T), augmented=st_aug,
-                    s_value=plan.s_value, knockoffs=Xk)
+    return Released(
+        mechanism=rel,
+        threshold=T,
+        chosen=ko.select(rel.W, T),
+        augmented=st_aug,
+        s_value=plan.s_value,
+        knockoffs=Xk,
+    )
 
 
-def materialise(X: np.ndarray, y: np.ndarray, B: float, st: ko.Normalised, st_aug: ko.Normalised,
-                s_value: float, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def materialise(
+    X: np.ndarray,
+    y: np.ndarray,
+    B: float,
+    st: ko.Normalised,
+    st_aug: ko.Normalised,
+    s_value: float,
+    gen: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
     """X̃′ by QR on the clipped, normalised design (augmented by zero rows when n < 2p), and [X′ X̃′]ᵀy."""
     Xn = clip_rows_l2(X, B)[0] / st.col_norms
     yy = y

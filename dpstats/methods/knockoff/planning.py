@@ -54,10 +54,24 @@ class KnockoffPlan(Plan):
     sigma: float = math.nan
 
 
-def plan(st: ko.Normalised, *, B: float, eps: float, delta: float, method: str, s: str, ridge: float,
-         eps_split: tuple[float, ...], delta_split: tuple[float, ...], sigma: float | None,
-         beta_norm: float | None, c_min: float | None, lambda_min: float | None, knockoffs: str,
-         dd: DataDependence) -> KnockoffPlan:
+def plan(
+    st: ko.Normalised,
+    *,
+    B: float,
+    eps: float,
+    delta: float,
+    method: str,
+    s: str,
+    ridge: float,
+    eps_split: tuple[float, ...],
+    delta_split: tuple[float, ...],
+    sigma: float | None,
+    beta_norm: float | None,
+    c_min: float | None,
+    lambda_min: float | None,
+    knockoffs: str,
+    dd: DataDependence,
+) -> KnockoffPlan:
     """The plan of Method I or II (``eps = inf``: the ordinary filter, no noise) on statistics ``st``.
 
     ``st`` are the normalised statistics of the clipped design (rows of norm
@@ -79,7 +93,7 @@ def plan(st: ko.Normalised, *, B: float, eps: float, delta: float, method: str, 
     """
     nonprivate = math.isinf(eps)
     sigma_hat = math.sqrt(st.rss / (st.n - st.p))
-    if nonprivate:      # no noise to calibrate: the ordinary filter on the (clipped) data
+    if nonprivate:  # no noise to calibrate: the ordinary filter on the (clipped) data
         sigma_used, beta_used = sigma or sigma_hat, beta_norm or 0.0
     else:
         sigma_used, beta_used = remark_2(st, sigma, beta_norm, sigma_hat, dd)
@@ -93,10 +107,16 @@ def plan(st: ko.Normalised, *, B: float, eps: float, delta: float, method: str, 
     declared = sigma is not None and beta_norm is not None
     return KnockoffPlan(
         method=f"DP knockoff filter ({'non-private' if nonprivate else f'Method {method}'})",
-        neighbouring="replace", entries=ledger(method, parts, noise_scales, st.p, nonprivate),
+        neighbouring="replace",
+        entries=ledger(method, parts, noise_scales, st.p, nonprivate),
         sensitivities={k: f"{v:.6g}" for k, v in noise_scales.sensitivities.items()},
-        assumptions=_assumptions(B, cal, declared), notes=_notes(noise_scales, knockoffs),
-        scales=noise_scales, s_value=s_value, row_bound=B, sigma=sigma_used)
+        assumptions=_assumptions(B, cal, declared),
+        notes=_notes(noise_scales, knockoffs),
+        scales=noise_scales,
+        s_value=s_value,
+        row_bound=B,
+        sigma=sigma_used,
+    )
 
 
 # --------------------------------------------------------------------- Assumption 3 and Remark 2
@@ -109,23 +129,30 @@ def row_bound(X: np.ndarray | float, bounds: float | None, dd: DataDependence | 
     """
     if bounds is None:
         if dd is not None:
-            dd.add("row-norm bound B set to the largest row norm of the data",
-                   fix="declare a public bound on the row norms, e.g. bounds=10.0")
-        return float(X) if np.ndim(X) == 0 else float(np.sqrt((X ** 2).sum(axis=1).max()))
+            dd.add(
+                "row-norm bound B set to the largest row norm of the data",
+                fix="declare a public bound on the row norms, e.g. bounds=10.0",
+            )
+        return float(X) if np.ndim(X) == 0 else float(np.sqrt((X**2).sum(axis=1).max()))
     return float(bounds)
 
 
-def remark_2(st: ko.Normalised, sigma: float | None, beta_norm: float | None, sigma_hat: float,
-             dd: DataDependence) -> tuple[float, float]:
+def remark_2(
+    st: ko.Normalised, sigma: float | None, beta_norm: float | None, sigma_hat: float, dd: DataDependence
+) -> tuple[float, float]:
     """σ and ‖β‖ of the sensitivities: declared upper bounds, or OLS estimates (Remark 2)."""
     if sigma is None:
-        dd.add("noise level sigma estimated from the OLS residuals to set the sensitivity (Remark 2)",
-               fix="declare an upper bound sigma=")
+        dd.add(
+            "noise level sigma estimated from the OLS residuals to set the sensitivity (Remark 2)",
+            fix="declare an upper bound sigma=",
+        )
         sigma = sigma_hat
     if beta_norm is None:
         est = float(np.linalg.norm(st.ols / st.col_norms))
-        dd.add("||beta|| estimated by OLS to set the sensitivity (Remark 2)",
-               fix="declare an upper bound beta_norm=")
+        dd.add(
+            "||beta|| estimated by OLS to set the sensitivity (Remark 2)",
+            fix="declare an upper bound beta_norm=",
+        )
         beta_norm = est
     return sigma, beta_norm
 
@@ -133,13 +160,23 @@ def remark_2(st: ko.Normalised, sigma: float | None, beta_norm: float | None, si
 def name_augmentation(st: ko.Normalised, dd: DataDependence) -> None:
     """p < n < 2p: rows are augmented to 2p (:func:`~dpstats.methods.knockoff.filter.augment_rows`)."""
     if st.n < 2 * st.p:
-        dd.add(f"rows augmented from n = {st.n} to 2p = {2 * st.p} with responses drawn from N(0, sigma_hat^2), "
-               "sigma_hat from the residuals (as R's create.fixed does)",
-               fix="use at least 2p rows")
+        dd.add(
+            f"rows augmented from n = {st.n} to 2p = {2 * st.p} with responses drawn from N(0, sigma_hat^2), "
+            "sigma_hat from the residuals (as R's create.fixed does)",
+            fix="use at least 2p rows",
+        )
 
 
-def calibration(st: ko.Normalised, B: float, sigma: float, beta_norm: float, c_min: float | None,
-                lambda_min: float | None, s_kind: str, dd: DataDependence) -> tuple[kd.Calibration, float]:
+def calibration(
+    st: ko.Normalised,
+    B: float,
+    sigma: float,
+    beta_norm: float,
+    c_min: float | None,
+    lambda_min: float | None,
+    s_kind: str,
+    dd: DataDependence,
+) -> tuple[kd.Calibration, float]:
     """The design quantities of the sensitivities, declared or from the data, and s (Lemma 1)."""
     cal = kd.calibration_from_data(st, B, sigma, beta_norm)
     data_cmin = float(st.col_norms.min())
@@ -147,21 +184,28 @@ def calibration(st: ko.Normalised, B: float, sigma: float, beta_norm: float, c_m
         if data_cmin < c_min:
             raise AssumptionError(
                 f"the declared c_min = {c_min:g} exceeds the smallest column norm of the data "
-                f"({data_cmin:.4g}); declare a smaller c_min or leave it to the data.")
+                f"({data_cmin:.4g}); declare a smaller c_min or leave it to the data."
+            )
         cal.c_min, cal.c_max = c_min, math.sqrt(st.n) * B
     else:
-        dd.add("smallest and largest column norms C_min, C_max taken from the data for the sensitivity",
-               fix="declare a public lower bound c_min=")
+        dd.add(
+            "smallest and largest column norms C_min, C_max taken from the data for the sensitivity",
+            fix="declare a public lower bound c_min=",
+        )
     if lambda_min is not None:
         if st.lambda_min < lambda_min:
             raise AssumptionError(
                 f"the declared lambda_min = {lambda_min:g} exceeds lambda_min(Sigma') = "
-                f"{st.lambda_min:.4g} of the data; declare a smaller lambda_min or use ridge=.")
+                f"{st.lambda_min:.4g} of the data; declare a smaller lambda_min or use ridge=."
+            )
         cal.lambda_min, cal.lambda_min_upper, cal.lambda_max, cal.fro = lambda_min, 1.0, st.p, st.p
         s_value = float(lambda_min) if s_kind == "lambda_min" else ko.knockoff_s(lambda_min, s_kind)
     else:
-        dd.add("lambda_min, lambda_max and ||Sigma'||_F of the normalised Gram matrix taken from the data "
-               "for the sensitivity (and s)", fix="declare a public lower bound lambda_min=")
+        dd.add(
+            "lambda_min, lambda_max and ||Sigma'||_F of the normalised Gram matrix taken from the data "
+            "for the sensitivity (and s)",
+            fix="declare a public lower bound lambda_min=",
+        )
         s_value = ko.knockoff_s(st.lambda_min, s_kind)
     kd.check_assumption_3(B, cal.c_min)
     return cal, s_value
@@ -177,49 +221,100 @@ def budget(eps: float, delta: float, eps_split, delta_split, method: str) -> dic
     if method == "I":
         e = [eps * eps_split[0], eps * eps_split[1]]
         d = [delta * delta_split[0], delta * delta_split[1]]
-        return {"eps": e[0], "eps1": e[1], "eps2": eps - e[0] - e[1],
-                "delta": d[0], "delta1": d[1], "delta2": delta - d[0] - d[1]}
+        return {
+            "eps": e[0],
+            "eps1": e[1],
+            "eps2": eps - e[0] - e[1],
+            "delta": d[0],
+            "delta1": d[1],
+            "delta2": delta - d[0] - d[1],
+        }
     d1 = delta * delta_split[0]
     return {"eps": eps, "delta1": d1, "delta2": delta - d1}
 
 
-def scales(cal: kd.Calibration, parts: dict[str, float], method: str, ridge: float, s_kind: str,
-           s_value: float, nonprivate: bool) -> kd.Scales:
+def scales(
+    cal: kd.Calibration,
+    parts: dict[str, float],
+    method: str,
+    ridge: float,
+    s_kind: str,
+    s_value: float,
+    nonprivate: bool,
+) -> kd.Scales:
     """θ₁, κ₁, κ₂ of Method I (eq. (9)) or κ of Method II (Theorem 5, ridge of Remark 2)."""
     if nonprivate:
         return kd.Scales("none")
     if method == "I":
-        return kd.scales_method_one(cal, parts["eps"], parts["eps1"], parts["eps2"], parts["delta"],
-                                    parts["delta1"], parts["delta2"])
+        return kd.scales_method_one(
+            cal, parts["eps"], parts["eps1"], parts["eps2"], parts["delta"], parts["delta1"], parts["delta2"]
+        )
     lam_g = ko.gram_lambda_min(cal.lambda_min, s_value) if s_kind == "equi" else None
     return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], ridge, lam_g)
 
 
-def ledger(method: str, parts: dict[str, float], noise_scales: kd.Scales, p: int,
-           nonprivate: bool) -> list[LedgerEntry]:
+def ledger(
+    method: str, parts: dict[str, float], noise_scales: kd.Scales, p: int, nonprivate: bool
+) -> list[LedgerEntry]:
     """One entry per noisy release of Theorem 3 or 5, and one for the δ₂ failure of ‖Pw‖² ≤ ζ."""
     if nonprivate:
-        return [LedgerEntry("ordinary fixed-X knockoff filter (no noise)", "none (eps = inf)", math.inf, 0.0,
-                            sensitivity="not applicable")]
+        return [
+            LedgerEntry(
+                "ordinary fixed-X knockoff filter (no noise)",
+                "none (eps = inf)",
+                math.inf,
+                0.0,
+                sensitivity="not applicable",
+            )
+        ]
     sens = noise_scales.sensitivities
-    failure = LedgerEntry("sensitivity bound: ||P w||^2 <= zeta fails with probability delta2",
-                          "high-probability bound (chi-square tail)", 0.0, parts["delta2"],
-                          sensitivity=f"zeta = {sens['zeta']:.4g}")
+    failure = LedgerEntry(
+        "sensitivity bound: ||P w||^2 <= zeta fails with probability delta2",
+        "high-probability bound (chi-square tail)",
+        0.0,
+        parts["delta2"],
+        sensitivity=f"zeta = {sens['zeta']:.4g}",
+    )
     if method == "II":
-        return [LedgerEntry(f"OLS coefficients on [X' X~'] ({2 * p} values)", "Gaussian", parts["eps"],
-                            parts["delta1"], sensitivity=f"l2 Delta2 = {sens['Delta2 (coefficients, l2)']:.4g} "
-                            "(Theorem 5, replace one row)", note=f"kappa = {noise_scales.kappa:.4g}"), failure]
+        return [
+            LedgerEntry(
+                f"OLS coefficients on [X' X~'] ({2 * p} values)",
+                "Gaussian",
+                parts["eps"],
+                parts["delta1"],
+                sensitivity=f"l2 Delta2 = {sens['Delta2 (coefficients, l2)']:.4g} "
+                "(Theorem 5, replace one row)",
+                note=f"kappa = {noise_scales.kappa:.4g}",
+            ),
+            failure,
+        ]
     return [
-        LedgerEntry(f"cross-products [X' X~']'y ({2 * p} values)", "Gaussian", parts["eps"], parts["delta"],
-                    sensitivity=f"l2 {sens['Delta cross-products (l2)']:.4g} (replace one row)",
-                    note=f"kappa2 = {noise_scales.kappa2:.4g}"),
-        LedgerEntry("lambda_min(Sigma') = s in the Gram matrix (theta1)", "Laplace", parts["eps1"], 0.0,
-                    sensitivity=f"{sens['Delta lambda_min (Laplace)']:.4g} = eta^2 (1 + lambda_min)",
-                    note=f"scale = {noise_scales.laplace_s:.4g}"),
-        LedgerEntry(f"off-diagonal of Sigma' ({p * (p - 1) // 2} values, theta2)", "Gaussian", parts["eps2"],
-                    parts["delta1"], sensitivity=f"Frobenius {sens[GRAM_KEY]:.4g} = "
-                    "eta^2 (sqrt 2 + ||Sigma'||_F)", note=f"kappa1 = {noise_scales.kappa1:.4g}"),
-        failure]
+        LedgerEntry(
+            f"cross-products [X' X~']'y ({2 * p} values)",
+            "Gaussian",
+            parts["eps"],
+            parts["delta"],
+            sensitivity=f"l2 {sens['Delta cross-products (l2)']:.4g} (replace one row)",
+            note=f"kappa2 = {noise_scales.kappa2:.4g}",
+        ),
+        LedgerEntry(
+            "lambda_min(Sigma') = s in the Gram matrix (theta1)",
+            "Laplace",
+            parts["eps1"],
+            0.0,
+            sensitivity=f"{sens['Delta lambda_min (Laplace)']:.4g} = eta^2 (1 + lambda_min)",
+            note=f"scale = {noise_scales.laplace_s:.4g}",
+        ),
+        LedgerEntry(
+            f"off-diagonal of Sigma' ({p * (p - 1) // 2} values, theta2)",
+            "Gaussian",
+            parts["eps2"],
+            parts["delta1"],
+            sensitivity=f"Frobenius {sens[GRAM_KEY]:.4g} = eta^2 (sqrt 2 + ||Sigma'||_F)",
+            note=f"kappa1 = {noise_scales.kappa1:.4g}",
+        ),
+        failure,
+    ]
 
 
 def _assumptions(B: float, cal: kd.Calibration, declared: bool) -> list[str]:
@@ -233,12 +328,21 @@ def _assumptions(B: float, cal: kd.Calibration, declared: bool) -> list[str]:
 
 
 def _notes(noise_scales: kd.Scales, knockoffs: str) -> list[str]:
-    notes = ["The W statistics, threshold and selection are post-processing of the released coefficients.",
-             "Both noises are invariant under swapping a column with its knockoff, so W stays antisymmetric "
-             "and knockoff+ keeps FDR control (Theorems 4 and 6).",
-             "The number of clipped rows is not released."]
+    notes = [
+        "The W statistics, threshold and selection are post-processing of the released coefficients.",
+        "Both noises are invariant under swapping a column with its knockoff, so W stays antisymmetric "
+        "and knockoff+ keeps FDR control (Theorems 4 and 6).",
+        "The number of clipped rows is not released.",
+    ]
     if noise_scales.calibrations:
         notes.append("Gaussian calibration: " + "; ".join(dict.fromkeys(noise_scales.calibrations)) + ".")
-    notes.append("Knockoffs: " + ("materialised by QR" if knockoffs != "shortcut"
-                                  else "U~'y sampled from sufficient statistics (Haar shortcut)") + ".")
+    notes.append(
+        "Knockoffs: "
+        + (
+            "materialised by QR"
+            if knockoffs != "shortcut"
+            else "U~'y sampled from sufficient statistics (Haar shortcut)"
+        )
+        + "."
+    )
     return notes

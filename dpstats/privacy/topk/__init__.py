@@ -24,9 +24,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .canonical import (CANONICAL_LIPSCHITZ, EXACT_TOP_UTILITIES, canonical_lipschitz, class_log_sizes,
-                        class_members, class_utilities, exact_recovery_bound, largest_class_noise,
-                        max_exponential_noise)
+from .canonical import (
+    CANONICAL_LIPSCHITZ,
+    EXACT_TOP_UTILITIES,
+    canonical_lipschitz,
+    class_log_sizes,
+    class_members,
+    class_utilities,
+    exact_recovery_bound,
+    largest_class_noise,
+    max_exponential_noise,
+)
 from .family import JOINT, ONESHOT_GUMBEL, PEELING, joint, oneshot_gumbel, peeling
 from .laws import canonical_lipschitz_distribution, exact_set_distribution
 from .selector import Selector
@@ -78,7 +86,20 @@ def select_topk(
 
 
 __all__ = [
-    "EXACT_TOP_UTILITIES", "SELECTORS", "Selector", "canonical_lipschitz", "canonical_lipschitz_distribution",
-    "class_log_sizes", "class_members", "class_utilities", "exact_recovery_bound", "exact_set_distribution",
-    "joint", "largest_class_noise", "max_exponential_noise", "oneshot_gumbel", "peeling", "select_topk",
+    "EXACT_TOP_UTILITIES",
+    "SELECTORS",
+    "Selector",
+    "canonical_lipschitz",
+    "canonical_lipschitz_distribution",
+    "class_log_sizes",
+    "class_members",
+    "class_utilities",
+    "exact_recovery_bound",
+    "exact_set_distribution",
+    "joint",
+    "largest_class_noise",
+    "max_exponential_noise",
+    "oneshot_gumbel",
+    "peeling",
+    "select_topk",
 ]

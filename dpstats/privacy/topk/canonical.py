@@ -46,6 +46,7 @@ _ASYMPTOTE_LOG_M = 40.0
 # claimed 1 (d = 5, k = 3).  With the partition every subset has one utility and the
 # mechanism is report-noisy-max over subsets with a Lipschitz utility.
 
+
 @lru_cache(maxsize=4)
 def _class_log_sizes(d: int, k: int) -> np.ndarray:
     h = np.arange(k)[:, None]
@@ -70,8 +71,9 @@ def class_log_sizes(d: int, k: int) -> np.ndarray:
 EXACT_TOP_UTILITIES = ("margin", "paper")
 
 
-def class_utilities(x_sorted: np.ndarray, k: int, eps1: float, eps2: float,
-                    exact_top_utility: str = "margin") -> np.ndarray:
+def class_utilities(
+    x_sorted: np.ndarray, k: int, eps1: float, eps2: float, exact_top_utility: str = "margin"
+) -> np.ndarray:
     """L(h, t) = (eps2/2)·x[t] − (eps1/2)·x[h+1] (1-indexed, x sorted descending).
 
     The exact top-k cell (k−1, k) gets (eps2/2)·x[k] − (eps1/2)·x[k+1] with
@@ -79,12 +81,12 @@ def class_utilities(x_sorted: np.ndarray, k: int, eps1: float, eps2: float,
     rank is k+1), or Algorithm 2 line 7's (eps2 − eps1)/2·x[k] with ``"paper"``.
     """
     d = x_sorted.size
-    tail = x_sorted[k - 1:d]          # x[t], t = k..d
-    first_out = x_sorted[:k]          # x[h+1], h = 0..k-1
+    tail = x_sorted[k - 1 : d]  # x[t], t = k..d
+    first_out = x_sorted[:k]  # x[h+1], h = 0..k-1
     util = (eps2 / 2) * tail[None, :] - (eps1 / 2) * first_out[:, None]
     if exact_top_utility == "margin":
         util[k - 1, 0] = (eps2 / 2) * x_sorted[k - 1] - (eps1 / 2) * x_sorted[k]
-    elif exact_top_utility != "paper":   # "paper": line 17's formula at (k−1, k) is line 7's
+    elif exact_top_utility != "paper":  # "paper": line 17's formula at (k−1, k) is line 7's
         raise ValueError(f"exact_top_utility must be one of {EXACT_TOP_UTILITIES}, got {exact_top_utility!r}")
     return util
 
@@ -107,7 +109,11 @@ def max_exponential_noise(logm: np.ndarray, rng: np.random.Generator) -> np.ndar
 
 
 def canonical_lipschitz(
-    scores: np.ndarray, k: int, eps: float, rng: np.random.Generator, gamma: float = 0.5,
+    scores: np.ndarray,
+    k: int,
+    eps: float,
+    rng: np.random.Generator,
+    gamma: float = 0.5,
     exact_top_utility: str = "margin",
 ) -> np.ndarray:
     """Canonical Lipschitz top-k (Shekelyan & Loukides 2022), vectorised O(dk).
@@ -209,7 +215,9 @@ CANONICAL_LIPSCHITZ = Selector(
     name="canonical_lipschitz",
     select=canonical_lipschitz,
     accounting="eps-DP for the whole set in one shot (Lipschitz mechanism, no composition over the k picks)",
-    statement_note=("Canonical Lipschitz top-k: the exact top k has utility (eps2/2)x[k] - (eps1/2)x[k+1] "
-                    "instead of Algorithm 2 line 7's (eps2 - eps1)/2 x[k]; an exact check finds both eps-DP, "
-                    "ours tight (worst privacy loss = eps), line 7's at most about 0.895 eps."),
+    statement_note=(
+        "Canonical Lipschitz top-k: the exact top k has utility (eps2/2)x[k] - (eps1/2)x[k+1] "
+        "instead of Algorithm 2 line 7's (eps2 - eps1)/2 x[k]; an exact check finds both eps-DP, "
+        "ours tight (worst privacy loss = eps), line 7's at most about 0.895 eps."
+    ),
 )

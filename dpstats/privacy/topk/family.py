@@ -50,8 +50,9 @@ def _em_scale(eps_step: float, sensitivity: float, monotone: bool) -> float:
 
 
 # ----------------------------------------------------------------------------- peeling
-def peeling(scores: np.ndarray, k: int, eps: float, rng: np.random.Generator,
-            monotone: bool = False) -> np.ndarray:
+def peeling(
+    scores: np.ndarray, k: int, eps: float, rng: np.random.Generator, monotone: bool = False
+) -> np.ndarray:
     """Peeling exponential mechanism: k rounds of an eps/k exponential mechanism.
 
     Round i draws one item among those not yet chosen with probability
@@ -76,8 +77,9 @@ def peeling(scores: np.ndarray, k: int, eps: float, rng: np.random.Generator,
 
 
 # ----------------------------------------------------------------------------- one-shot Gumbel
-def oneshot_gumbel(scores: np.ndarray, k: int, eps: float, rng: np.random.Generator,
-                   monotone: bool = False) -> np.ndarray:
+def oneshot_gumbel(
+    scores: np.ndarray, k: int, eps: float, rng: np.random.Generator, monotone: bool = False
+) -> np.ndarray:
     """One-shot top-k with Gumbel noise (Durfee & Rogers 2019).
 
     Adds independent Gumbel(0, 1/a) noise to every score, a = (eps/k)/2 (eps/k
@@ -97,8 +99,9 @@ def oneshot_gumbel(scores: np.ndarray, k: int, eps: float, rng: np.random.Genera
 
 
 # ----------------------------------------------------------------------------- joint EM
-def joint(scores: np.ndarray, k: int, eps: float, rng: np.random.Generator,
-          monotone: bool = False) -> np.ndarray:
+def joint(
+    scores: np.ndarray, k: int, eps: float, rng: np.random.Generator, monotone: bool = False
+) -> np.ndarray:
     """Joint exponential mechanism over ordered k-sequences (Gillenwater et al. 2022).
 
     Utility u(S) = −max_i (x_(i) − x_{s_i}), x_(i) the i-th largest score.
@@ -169,7 +172,7 @@ def _log_sequence_counts(pos: np.ndarray, rank: np.ndarray, k: int) -> np.ndarra
     The own factor j + 1 − i is >= 1 whenever all the others are positive,
     because the admitted sets are nested.
     """
-    gap = (rank - pos).astype(float)                  # j − i
+    gap = (rank - pos).astype(float)  # j − i
     with np.errstate(divide="ignore", invalid="ignore"):
         new = np.where(gap >= 0, np.log(gap + 1), 0.0)
         old = np.where(gap >= 1, np.log(np.maximum(gap, 1)), 0.0)
@@ -185,8 +188,7 @@ def _draw_log_weights(logw: np.ndarray, rng: np.random.Generator) -> int:
     return int(np.argmax(g))
 
 
-def _fill_sequence(pos: np.ndarray, rank: np.ndarray, r: int, k: int,
-                   rng: np.random.Generator) -> np.ndarray:
+def _fill_sequence(pos: np.ndarray, rank: np.ndarray, r: int, k: int, rng: np.random.Generator) -> np.ndarray:
     """A uniform sequence (ranks) whose largest pair is r: s_i = j, others uniform.
 
     Position i' draws uniformly from its admitted rank prefix 0..m_{i'}(r)−1
@@ -213,21 +215,26 @@ def _fill_sequence(pos: np.ndarray, rank: np.ndarray, r: int, k: int,
 PEELING = Selector(
     name="peeling",
     select=peeling,
-    accounting=("eps-DP by basic composition of k exponential mechanisms with eps/k each "
-                "(P ∝ exp(eps·score/(2k·Δ∞)))"),
+    accounting=(
+        "eps-DP by basic composition of k exponential mechanisms with eps/k each (P ∝ exp(eps·score/(2k·Δ∞)))"
+    ),
     monotone_note="with monotone scores each round may use exp(eps·score/(k·Δ∞))",
 )
 ONESHOT_GUMBEL = Selector(
     name="oneshot_gumbel",
     select=oneshot_gumbel,
-    accounting=("eps-DP: Gumbel noise of scale 2k·Δ∞/eps added once, top k reported; the output "
-                "has the law of peeling with eps/k per round (Durfee & Rogers 2019, Lemma 4.2)"),
+    accounting=(
+        "eps-DP: Gumbel noise of scale 2k·Δ∞/eps added once, top k reported; the output "
+        "has the law of peeling with eps/k per round (Durfee & Rogers 2019, Lemma 4.2)"
+    ),
     monotone_note="with monotone scores the Gumbel scale may be k·Δ∞/eps",
 )
 JOINT = Selector(
     name="joint",
     select=joint,
-    accounting=("eps-DP in one shot: exponential mechanism over ordered k-sequences with utility "
-                "−max_i (x_(i) − x_{s_i}) of sensitivity 2Δ∞ (Gillenwater et al. 2022)"),
+    accounting=(
+        "eps-DP in one shot: exponential mechanism over ordered k-sequences with utility "
+        "−max_i (x_(i) − x_{s_i}) of sensitivity 2Δ∞ (Gillenwater et al. 2022)"
+    ),
     monotone_note="with monotone scores the utility's sensitivity is Δ∞, halving the noise",
 )

@@ -19,9 +19,14 @@ from .canonical import class_log_sizes, class_members, class_utilities
 from .family import _em_scale, _joint_sensitivity
 
 
-def canonical_lipschitz_distribution(scores: np.ndarray, k: int, eps: float, gamma: float = 0.5,
-                                     grid: int = 200_001,
-                                     exact_top_utility: str = "margin") -> dict[tuple[int, ...], float]:
+def canonical_lipschitz_distribution(
+    scores: np.ndarray,
+    k: int,
+    eps: float,
+    gamma: float = 0.5,
+    grid: int = 200_001,
+    exact_top_utility: str = "margin",
+) -> dict[tuple[int, ...], float]:
     """Exact output distribution of :func:`~dpstats.privacy.topk.canonical_lipschitz` (small d only).
 
     P(class c wins) = ∫ g_c(v) Π_{c'≠c} G_{c'}(v) dv, with G_c(v) = (1 − e^{−(v−u_c)})^{m_c}
@@ -47,8 +52,11 @@ def canonical_lipschitz_distribution(scores: np.ndarray, k: int, eps: float, gam
     xs = v[None, :] - u[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         log_cdf = np.where(xs > 0, m[:, None] * np.log1p(-np.exp(-np.maximum(xs, 1e-300))), -np.inf)
-        log_dens = np.where(xs > 0, np.log(m)[:, None] - xs
-                            + (m[:, None] - 1) * np.log1p(-np.exp(-np.maximum(xs, 1e-300))), -np.inf)
+        log_dens = np.where(
+            xs > 0,
+            np.log(m)[:, None] - xs + (m[:, None] - 1) * np.log1p(-np.exp(-np.maximum(xs, 1e-300))),
+            -np.inf,
+        )
     total = log_cdf.sum(axis=0)
     probs = {}
     for i, (h, t) in enumerate(cells):
@@ -65,8 +73,9 @@ def _others_excluding(log_cdf: np.ndarray, i: int) -> np.ndarray:
     return np.delete(log_cdf, i, axis=0).sum(axis=0)
 
 
-def exact_set_distribution(scores: np.ndarray, k: int, eps: float, method: str,
-                           monotone: bool = False) -> dict[tuple[int, ...], float]:
+def exact_set_distribution(
+    scores: np.ndarray, k: int, eps: float, method: str, monotone: bool = False
+) -> dict[tuple[int, ...], float]:
     """Exact output distribution over index sets by enumeration (small d only).
 
     For ``"peeling"``/``"oneshot_gumbel"``: Σ over orderings of the product of
