@@ -43,9 +43,7 @@ def _pair(name: str, value) -> tuple[float, float]:
             f"bounds for '{name}' must be a pair (lo, hi) of numbers, got {value!r}."
         ) from None
     if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
-        raise PrivacyParameterError(
-            f"bounds for '{name}' must be finite with lo < hi, got ({lo}, {hi})."
-        )
+        raise PrivacyParameterError(f"bounds for '{name}' must be finite with lo < hi, got ({lo}, {hi}).")
     return lo, hi
 
 
@@ -129,11 +127,25 @@ def to_unit_interval(values: np.ndarray, box: Box, out: np.ndarray | None = None
 
 
 def clip_rows_l2(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
-    """Scale rows with l2 norm above ``radius`` back onto the ball; count them."""
-    norms = np.linalg.norm(X, axis=1)
+    """Scale rows with l2 norm above ``radius`` back onto the ball; count them.
+
+    Rows whose squared norm overflows (entries near 1e154 and beyond) are
+    scaled by their largest entry first, so they land on the ball too.
+
+    Examples
+    --------
+    >>> clip_rows_l2(np.array([[3.0, 4.0], [1e200, 1e200]]), 1.0)[0].round(4).tolist()
+    [[0.6, 0.8], [0.7071, 0.7071]]
+    """
+    with np.errstate(over="ignore"):
+        norms = np.linalg.norm(X, axis=1)
     over = norms > radius
     if not over.any():
         return X, 0
     X = X.copy()
+    huge = np.isinf(norms) & np.isfinite(X).all(axis=1)
+    if huge.any():
+        X[huge] /= np.abs(X[huge]).max(axis=1)[:, None]
+        norms[huge] = np.linalg.norm(X[huge], axis=1)
     X[over] *= (radius / norms[over])[:, None]
     return X, int(over.sum())
