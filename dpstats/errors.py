@@ -32,6 +32,10 @@ class AssumptionError(DPStatsError, ValueError):
     """A mathematical assumption of the method does not hold for these inputs."""
 
 
+class EngineError(DPStatsError, RuntimeError):
+    """A pass over the data could not finish (a Dask worker died, a cluster went away); nothing was released."""
+
+
 class NonPrivateWarning(UserWarning):
     """A data-dependent calibration step was used: it is not covered by the guarantee."""
 

@@ -10,7 +10,8 @@ interface, three engines:
     frame, then one chunked pass (:func:`dpstats.stats.cross_products`).
 ``data=dpstats.engines.stream("file.parquet", chunk_rows=100_000)``
     Streaming: Parquet or CSV files read with pyarrow in chunks, memory bounded
-    by the chunk size (:func:`stream`).  A bare path is *not* accepted as data:
+    by the chunk size: at most rows x columns x 8 bytes x 5 chunks in flight
+    (rows = max(chunk_rows, Parquet row-group rows); :func:`stream`).  A bare path is *not* accepted as data:
     the ``stream()`` call is where chunk size and factor levels are declared.
 ``data=<dask DataFrame>`` or ``data=dpstats.engines.on_dask(df, client=client)``
     Dask: one task per partition on a ``distributed`` cluster or the local
@@ -41,21 +42,11 @@ from ..geometry import Box
 from .accumulate import EngineStats, Transform, array_statistics, merge, warn_dropped
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .layout import Layout, build_layout
-from .stream import Stream, stream
+from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, Stream, stream
 
-__all__ = [
-    "stream",
-    "on_dask",
-    "as_source",
-    "is_engine_input",
-    "sufficient_statistics",
-    "frame_and_cross_products",
-    "ChunkedModelFrame",
-    "EngineStats",
-    "Stream",
-    "DaskSource",
-    "merge",
-]
+__all__ = ["stream", "on_dask", "as_source", "is_engine_input", "sufficient_statistics",
+           "frame_and_cross_products", "ChunkedModelFrame", "EngineStats", "Stream", "DaskSource", "merge",
+           "CHUNK_ROWS", "CHUNKS_IN_FLIGHT"]
 
 
 @dataclass(repr=False, eq=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, EngineError
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .layout import Layout
 
@@ -44,7 +44,31 @@ class DaskSource:
         return meta.iloc[:0]
 
     def _compute(self, tasks: list, desc: str) -> list:
-        """Compute delayed tasks on the client (or the default scheduler), in order."""
+        """Compute delayed tasks on the client (or the default scheduler), in order.
+
+        All or nothing: a worker that dies is retried by Dask (its task runs
+        again elsewhere, to the same partial result); past Dask's
+        ``distributed.scheduler.allowed-failures`` retries, or when the cluster
+        goes away, the pass fails with an :class:`~dpstats.errors.EngineError`
+        and no statistic is merged, let alone released.
+        """
+        try:
+            out = self._run(tasks, desc)
+        except Exception as exc:
+            if not _cluster_failure(exc):
+                raise
+            raise EngineError(
+                f"the {desc} on {self.what} did not finish: {type(exc).__name__}: {exc}. A Dask worker died "
+                "or the cluster could not be reached; nothing was computed from the data or released, and "
+                "no budget was spent. Check the workers' memory and logs, then run the analysis again "
+                "(Dask retries a task whose worker dies up to distributed.scheduler.allowed-failures "
+                "times).") from exc
+        if len(out) != len(tasks):  # never merge a partial set of partitions
+            raise EngineError(f"the {desc} on {self.what} returned {len(out)} of {len(tasks)} partitions; "
+                              "nothing was released.")
+        return out
+
+    def _run(self, tasks: list, desc: str) -> list:
         import dask
 
         if self.client is not None:
@@ -82,6 +106,15 @@ class DaskSource:
             for i, part in enumerate(parts)
         ]
         return merge_all(self._compute(tasks, "pass over partitions"), layout.p, transform.gram)
+
+
+def _cluster_failure(exc: BaseException) -> bool:
+    """A failure of the cluster (worker killed, connection lost, task cancelled), not of the data."""
+    import asyncio
+
+    module = type(exc).__module__ or ""
+    return (module.split(".")[0] == "distributed" or isinstance(exc, (asyncio.CancelledError, ConnectionError))
+            or type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError"))
 
 
 def _distinct(part: pd.DataFrame, columns: list[str]) -> dict[str, list]:

@@ -3,10 +3,29 @@
 Rows are read ``chunk_rows`` at a time (Parquet: record batches of a row
 group; CSV: blocks of the file), each chunk's schema is checked against the
 first chunk's, the chunk goes through the formula and is reduced to
-sufficient statistics, and only the statistics are kept.  Peak memory is
-about one Parquet row group (compressed and decoded) plus a few copies of one
-chunk, whatever the number of rows: write files with row groups of 10^5–10^6
-rows (``pyarrow.parquet.write_table(..., row_group_size=...)``).
+sufficient statistics, and only the statistics are kept.
+
+Memory bound
+------------
+Peak memory above the imports is at most
+
+    rows x columns x 8 bytes x CHUNKS_IN_FLIGHT  (= 5)
+
+where rows is the larger of ``chunk_rows`` (default ``CHUNK_ROWS`` = 100 000)
+and the rows of one Parquet row group, and columns counts the columns the
+formula reads: pyarrow holds the row group being read both as read from the
+file and decoded (two), and the pass holds one chunk being reduced, one
+waiting in the read-ahead slot and one being decoded, or a float64 copy of a
+chunk when XᵀX or row norms are needed or the chunk goes through pandas.  The
+statistics are p x p.  Measured (``benchmarks/bench_scale.py``): 2*10^6 x 50
+in row groups of 250 000, default chunks: 464 MiB above the warmed-up process
+against a bound of 486 MiB (the warmed-up process itself, imports and compiled
+kernels, is 293 MiB).  It does not grow with the number of rows, default options included
+(the operating-characteristic simulation of ``dp_sis`` draws statistics, not
+rows).  Write files with row groups of 10^5–10^6 rows
+(``pyarrow.parquet.write_table(..., row_group_size=...)``): a single row group
+of 10^7 rows is itself the unit pyarrow decodes.  ``benchmarks/bench_scale.py``
+measures the peak of a default streamed ``dp_sis`` against this bound.
 """
 
 from __future__ import annotations
@@ -23,6 +42,8 @@ from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .layout import Layout, schema_error
 
 FORMATS = ("parquet", "csv")
+CHUNK_ROWS = 100_000  # default rows per chunk
+CHUNKS_IN_FLIGHT = 5  # chunk-sized buffers alive at once (module docstring, "Memory bound")
 
 
 class Stream:
@@ -289,15 +310,8 @@ def _bar(progress: bool, total: int | None, desc: str):
     return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, leave=False)
 
 
-def stream(
-    path,
-    *,
-    chunk_rows: int = 100_000,
-    levels: dict | None = None,
-    progress: bool = False,
-    format: str | None = None,
-    csv_options: dict | None = None,
-) -> Stream:
+def stream(path, *, chunk_rows: int = CHUNK_ROWS, levels: dict | None = None, progress: bool = False,
+           format: str | None = None, csv_options: dict | None = None) -> Stream:
     """Read data in bounded-memory chunks from Parquet or CSV files (the streaming engine).
 
     Pass the result as ``data=`` to :func:`dpstats.dp_sis` (and the other
@@ -313,8 +327,9 @@ def stream(
         columns and types (a :class:`~dpstats.errors.DataError` says which
         chunk differs).
     chunk_rows : int
-        Rows per chunk (CSV: about that many).  Memory is about one Parquet
-        row group plus a few copies of one chunk.
+        Rows per chunk (CSV: about that many).  Peak memory is at most
+        max(chunk_rows, rows per row group) x columns read x 8 bytes x 5
+        (module docstring, "Memory bound"), whatever the number of rows.
     levels : dict, optional
         Declared levels of factor (string, categorical) columns,
         ``{"g": ["a", "b", "c"]}``.  Factors without declared levels are

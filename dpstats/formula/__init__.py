@@ -43,7 +43,7 @@ import pandas as pd
 from ..errors import DataError, DataWarning, FormulaError
 from ._design import INTERCEPT, design, subset
 from ._eval import Chr, Context, Fac, Num, as_factor, referenced_columns
-from ._parse import Node, call_name, deparse, parse, r_name
+from ._parse import Node, call_name, deparse, parse, r_names
 from ._terms import build_terms
 
 __all__ = [
@@ -382,15 +382,34 @@ def _deferred_frame(formula, data, tokens, lhs, used, drop_intercept, min_rows) 
 
 
 def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, min_rows, check_constant):
-    """Numeric columns only: rows with a missing value dropped, columns read as they are."""
-    frame, n_dropped = _complete_rows(data, ([lhs] if lhs else []) + used, formula)
-    if len(frame) < min_rows:
+    """Numeric columns only: rows with a missing value dropped, columns read as they are.
+
+    At memory speed: one copy of the design columns into a float64 block, then the missing-value scan
+    and the constant-column check on that block (no second copy, no loop over columns in Python).
+    """
+    X, names, terms, intercept, order = _direct_design(tokens, data, lhs, add_intercept=not drop_intercept,
+                                                       with_order=True)
+    bad = _nonfinite_rows(X)
+    in_design = set(order)
+    removed = [c for c in used if c not in in_design]  # '- x': R still drops the rows x is missing in
+    if removed:
+        bad |= ~np.isfinite(data[removed].to_numpy(dtype=float, na_value=np.nan)).all(axis=1)
+    if lhs:
+        col = data[lhs]
+        bad |= col.isna().to_numpy() if _is_factor(col) else ~np.isfinite(col.to_numpy(dtype=float,
+                                                                                        na_value=np.nan))
+    n_dropped = int(bad.sum())
+    frame = data[[lhs]] if lhs else None
+    if n_dropped:
+        _warn_rows_dropped(n_dropped, len(data), formula)
+        X = np.asfortranarray(X[~bad])
+        frame = frame.loc[~bad] if lhs else None
+    if len(X) < min_rows:
         raise DataError(
-            f"only {len(frame)} complete row(s) remain for formula '{formula}' "
+            f"only {len(X)} complete row(s) remain for formula '{formula}' "
             f"({n_dropped} dropped for missing values); at least {min_rows} are needed."
         )
     y, classes = _response(lhs, frame, response) if lhs else (None, None)
-    X, names, terms, intercept = _direct_design(tokens, frame, lhs, add_intercept=not drop_intercept)
     if check_constant:
         _check_constant(X, names)
     return ModelFrame(
@@ -435,9 +454,16 @@ def _as_frame(data) -> pd.DataFrame:
         # pandas deep-copies attrs on every column access; the model frame needs none of them
         data = data.copy(deep=False)
         data.attrs = {}
-    if not all(isinstance(c, str) for c in data.columns):
+    if not _str_labels(data.columns):
         data = data.rename(columns=str)
     return data
+
+
+def _str_labels(columns: pd.Index) -> bool:
+    """Every column label is a str (a string-dtype index is, without looking at 10^4 labels one by one)."""
+    if columns.dtype != object and pd.api.types.is_string_dtype(columns.dtype) and not columns.hasnans:
+        return True
+    return all(isinstance(c, str) for c in columns.tolist())
 
 
 def split_formula(formula: str, one_sided: bool) -> tuple[str, str]:
@@ -537,7 +563,7 @@ def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[st
         if tok in ("0", "1"):
             continue
         if tok == ".":
-            out.extend(c for c in data.columns if c != lhs)
+            out.extend(data.columns.tolist())
         elif tok not in data.columns:
             raise _unknown(tok, data, "~ " + rhs)
         else:
@@ -635,38 +661,31 @@ def is_factor_dtype(dtype: Any) -> bool:
 
 def _factor_flags(frame: pd.DataFrame, columns: list[str]) -> dict[str, bool]:
     """Which of ``columns`` are factors, classifying each distinct dtype once."""
-    by_dtype: dict = {}
-    dtypes = dict(zip(frame.columns, frame.dtypes))
-    out = {}
-    for c in columns:
-        dt = dtypes[c]
-        key = id(dt)
-        if key not in by_dtype:
-            by_dtype[key] = is_factor_dtype(dt)
-        out[c] = by_dtype[key]
-    return out
+    dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
+    by_dtype = {id(dt): is_factor_dtype(dt) for dt in {id(dt): dt for dt in dtypes.values()}.values()}
+    return {c: by_dtype[id(dtypes[c])] for c in columns}
 
 
-def _complete_rows(data: pd.DataFrame, used: list[str], formula: str) -> tuple[pd.DataFrame, int]:
-    flags = _factor_flags(data, used)
-    bad = np.zeros(len(data), dtype=bool)
-    numeric = [c for c in used if not flags[c]]
-    if numeric:
-        values = data[numeric].to_numpy(dtype=float, na_value=np.nan)
-        bad |= ~np.isfinite(values).all(axis=1)
-    for c in used:
-        if flags[c]:
-            bad |= data[c].isna().to_numpy()
-    n_dropped = int(bad.sum())
-    if n_dropped:
-        warnings.warn(
-            f"{n_dropped} of {len(data)} rows dropped for missing or non-finite values in the "
-            f"variables of '{formula}' (R's na.omit). The count is not private.",
-            DataWarning,
-            stacklevel=4,
-        )
-        return data.loc[~bad].reset_index(drop=True), n_dropped
-    return data, 0
+def _warn_rows_dropped(n_dropped: int, n: int, formula: str) -> None:
+    warnings.warn(
+        f"{n_dropped} of {n} rows dropped for missing or non-finite values in the "
+        f"variables of '{formula}' (R's na.omit). The count is not private.",
+        DataWarning,
+        stacklevel=4,
+    )
+
+
+def _nonfinite_rows(X: np.ndarray) -> np.ndarray:
+    """Rows of X holding NaN or ±inf, from one pass: a row's sum is finite iff all its values are
+    (unless finite values overflow, which the exact check of the flagged rows sorts out)."""
+    bad = np.zeros(X.shape[0], dtype=bool)
+    if X.size == 0:
+        return bad
+    with np.errstate(over="ignore", invalid="ignore"):
+        flagged = np.flatnonzero(~np.isfinite(X.sum(axis=1)))
+    if flagged.size:
+        bad[flagged] = ~np.isfinite(X[flagged]).all(axis=1)
+    return bad
 
 
 def _response(lhs: str, frame: pd.DataFrame, kind: str):
@@ -685,14 +704,14 @@ def _response(lhs: str, frame: pd.DataFrame, kind: str):
 
 
 # --------------------------------------------------------------------------- direct design
-def _direct_design(tokens, frame: pd.DataFrame, lhs: str, add_intercept: bool = True):
+def _direct_design(tokens, frame: pd.DataFrame, lhs: str, add_intercept: bool = True, with_order: bool = False):
     """Numeric columns as they are, named as R names them (backticks for non-syntactic names)."""
     intercept, order = True, []
     for sign, tok in tokens:
         if tok in ("0", "1"):
             intercept = (tok == "1") == (sign == "+")
             continue
-        cols = [c for c in frame.columns if c != lhs] if tok == "." else [tok]
+        cols = [c for c in frame.columns.tolist() if c != lhs] if tok == "." else [tok]
         if lhs and tok == lhs:
             warnings.warn(
                 f"the response '{lhs}' appeared on the right-hand side and was dropped (as R does).",
@@ -708,19 +727,71 @@ def _direct_design(tokens, frame: pd.DataFrame, lhs: str, add_intercept: bool = 
     order = list(dict.fromkeys(order))
     if not order and not intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
-    X = frame[order].to_numpy(dtype=float) if order else np.empty((len(frame), 0))
-    names = [r_name(c) for c in order]
+    with_intercept = intercept and add_intercept
+    X = _float_block(frame, order, with_intercept)
+    names = r_names(order)
     terms = list(names)
-    if intercept and add_intercept:
-        X = np.column_stack([np.ones(len(frame)), X])
+    if with_intercept:
         names, terms = [INTERCEPT] + names, [INTERCEPT] + terms
-    return X, names, terms, intercept and add_intercept
+    if with_order:
+        return X, names, terms, with_intercept, order
+    return X, names, terms, with_intercept
+
+
+_LONG_COLUMN = 20_000  # rows: copying a column of these takes longer than a Python-level call (~10 µs)
+
+
+def _float_block(frame: pd.DataFrame, order: list[str], intercept: bool) -> np.ndarray:
+    """The columns ``order`` (after a column of ones if ``intercept``) as one Fortran-ordered float64 block.
+
+    One copy: a frame held as one float64 block (what ``read_parquet`` and a 2-D array give) is read
+    through a view of that block; other frames are copied once by pandas, and the ones column added in
+    place when there is none to add.
+    """
+    n = len(frame)
+    if not order:
+        return np.ones((n, 1)) if intercept else np.empty((n, 0))
+    whole = None
+    # one float64 block iff pandas hands out a read-only view of it (probed on one row: no copy of the data)
+    if (all(dt == np.float64 for dt in set(frame.dtypes.tolist()))
+            and not frame.iloc[:1].to_numpy(dtype=np.float64, copy=False).flags.writeable):
+        whole = frame.to_numpy(dtype=np.float64, copy=False)
+        if whole.flags.writeable:  # pandas made a copy after all
+            whole = None
+    if whole is None:
+        if intercept and n >= _LONG_COLUMN:
+            # columns long enough that copying each costs more than the Python call that copies it:
+            # each goes once into its place next to the ones column
+            out = np.empty((n, len(order) + 1), order="F")
+            out[:, 0] = 1.0
+            for j, c in enumerate(order, start=1):
+                out[:, j] = frame[c].to_numpy(dtype=np.float64)
+            return out
+        block = frame[order].to_numpy(dtype=np.float64)
+        if not intercept:  # a read-only array is a view of the user's data: copy it (once)
+            return block if block.flags.writeable else np.array(block, order="F")
+        out = np.empty((n, len(order) + 1), order="F")
+        out[:, 0] = 1.0
+        out[:, 1:] = block
+        return out
+    positions = frame.columns.get_indexer(order)
+    out = np.empty((n, len(order) + int(intercept)), order="F")
+    if intercept:
+        out[:, 0] = 1.0
+    # on the transposes: whole rows (the columns of the frame, contiguous in its block) are copied
+    np.take(whole.T, positions, axis=0, out=out.T[int(intercept):], mode="clip")
+    return out
 
 
 def _check_constant(X: np.ndarray, names: list[str]) -> None:
     if X.shape[0] == 0 or X.shape[1] == 0:
         return
-    constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
+    # a constant column has the same value in the first, middle and last rows: only such columns
+    # are scanned whole
+    candidates = np.flatnonzero((X[0] == X[-1]) & (X[0] == X[X.shape[0] // 2]))
+    if not candidates.size:
+        return
+    constant = candidates[np.ptp(X[:, candidates], axis=0) == 0]
     raise_constant([names[j] for j in constant if names[j] != INTERCEPT])
 
 

@@ -105,6 +105,25 @@ def r_name(name: str) -> str:
     return name if is_syntactic(name) else f"`{name}`"
 
 
+_ONE_SYNTACTIC = r"(?:(?:[^\W\d_]|\.(?![0-9]))[\w.]*|\.)"
+_ALL_SYNTACTIC = re.compile(rf"(?:{_ONE_SYNTACTIC}\n)*{_ONE_SYNTACTIC}")
+
+
+def r_names(names: list[str]) -> list[str]:
+    """:func:`r_name` of every name; one regular-expression match for the whole list when all are syntactic.
+
+    >>> r_names(["a.b", "x1"]), r_names(["a b", "if", "x"])
+    (['a.b', 'x1'], ['`a b`', '`if`', 'x'])
+    """
+    if not names:
+        return []
+    text = "\n".join(names)
+    if (text.count("\n") == len(names) - 1 and _ALL_SYNTACTIC.fullmatch(text) is not None
+            and not _RESERVED.intersection(names) and "\n.." not in "\n" + text):
+        return list(names)
+    return [r_name(nm) for nm in names]
+
+
 def tokenize(text: str) -> list[tuple[str, str]]:
     out, pos = [], 0
     while pos < len(text):
