@@ -58,8 +58,15 @@ def front_door(folder: Path, client):
     import dpstats as dp
     from dpstats import engines
 
-    return dp.dp_sis("y ~ .", data=engines.on_dask(str(folder), client=client), eps=3.0, k=10,
-                     bounds=(-6, 6), random_state=1, oc_trials=0)
+    return dp.dp_sis(
+        "y ~ .",
+        data=engines.on_dask(str(folder), client=client),
+        eps=3.0,
+        k=10,
+        bounds=(-6, 6),
+        random_state=1,
+        oc_trials=0,
+    )
 
 
 def _one_arrow_thread() -> None:
@@ -72,8 +79,12 @@ def _one_arrow_thread() -> None:
 def on_cluster(folder: Path, workers: int, repeat: int, one_thread: bool) -> dict:
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         client.wait_for_workers(workers, timeout=120)
         if one_thread:
             client.run(_one_arrow_thread)
@@ -87,8 +98,15 @@ def on_cluster(folder: Path, workers: int, repeat: int, one_thread: bool) -> dic
         fit = front_door(folder, client)
         door = time.perf_counter() - start
         partitions = engines_partitions(folder)
-    return {"best": min(times), "times": times, "n": st.n, "xty": st.cross.xty, "selected": fit.selected,
-            "front_door": door, "partitions": partitions}
+    return {
+        "best": min(times),
+        "times": times,
+        "n": st.n,
+        "xty": st.cross.xty,
+        "selected": fit.selected,
+        "front_door": door,
+        "partitions": partitions,
+    }
 
 
 def engines_partitions(folder: Path) -> int:
@@ -100,7 +118,9 @@ def engines_partitions(folder: Path) -> int:
 def main(argv=None) -> None:
     import numpy as np
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="write (or reuse) the data set here")
@@ -113,23 +133,30 @@ def main(argv=None) -> None:
         else:
             written = "reused"
         size = sum(p.stat().st_size for p in folder.glob("*.parquet"))
-        print(f"data: {args.rows:,} x {COLS} (+ y) float64 Parquet, {size / 2**30:.2f} GB on disk "
-              f"({args.rows * (COLS + 1) * 8 / 2**30:.2f} GB as float64), {written}; "
-              f"{os.cpu_count()} CPU cores (shared)")
+        print(
+            f"data: {args.rows:,} x {COLS} (+ y) float64 Parquet, {size / 2**30:.2f} GB on disk "
+            f"({args.rows * (COLS + 1) * 8 / 2**30:.2f} GB as float64), {written}; "
+            f"{os.cpu_count()} CPU cores (shared)"
+        )
         for one_thread in (False, True):
             one = on_cluster(folder, 1, args.repeat, one_thread)
             two = on_cluster(folder, 2, args.repeat, one_thread)
             assert one["n"] == two["n"] == args.rows
             np.testing.assert_allclose(two["xty"], one["xty"], rtol=1e-10)
             assert one["selected"] == two["selected"]
-            how = ("pyarrow limited to 1 thread per worker (a worker process = a core)" if one_thread else
-                   "pyarrow's default thread pool in each worker (one worker may already use both cores)")
+            how = (
+                "pyarrow limited to 1 thread per worker (a worker process = a core)"
+                if one_thread
+                else "pyarrow's default thread pool in each worker (one worker may already use both cores)"
+            )
             print(f"\n{how}: {one['partitions']} partitions; best of {args.repeat} after a warm-up")
             print(f"{'dp_sis pass (read + statistics)':40s} {'seconds':>9s} {'front door':>11s}")
             for label, r in (("1 worker process", one), ("2 worker processes", two)):
                 print(f"{label:40s} {r['best']:9.2f} {r['front_door']:11.2f}")
-            print(f"speed-up, 2 vs 1 worker processes: {one['best'] / two['best']:.2f}x (ceiling 2.0 on 2 cores); "
-                  f"same n, Xᵀy (rtol 1e-10) and selection {two['selected']}")
+            print(
+                f"speed-up, 2 vs 1 worker processes: {one['best'] / two['best']:.2f}x (ceiling 2.0 on 2 cores); "
+                f"same n, Xᵀy (rtol 1e-10) and selection {two['selected']}"
+            )
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)

@@ -105,8 +105,12 @@ CHILD = textwrap.dedent("""
 
 
 def child(path: Path, small: Path, mode: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(path), str(small), mode], capture_output=True, text=True,
-                          timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), str(small), mode],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if proc.returncode:
         raise RuntimeError(proc.stderr[-3000:])
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -117,29 +121,35 @@ def bench_stream_memory(rows: int) -> list[str]:
 
     from dpstats.engines import CHUNK_ROWS, CHUNKS_IN_FLIGHT
 
-    mb = 2 ** 20
+    mb = 2**20
     with tempfile.TemporaryDirectory(prefix="dpstats_bench_scale_") as tmp:
         path, small = Path(tmp) / "d.parquet", Path(tmp) / "small.parquet"
         write_parquet(path, rows)
         write_parquet(small, 5000, seed=1)
         runs = {mode: child(path, small, mode) for mode in ("sis", "sis_no_oc")}
     bound = max(CHUNK_ROWS, GROUP) * (COLS + 1) * 8 * CHUNKS_IN_FLIGHT
-    lines = [f"\nstreamed dp_sis, {rows:,} x {COLS} (+ y) Parquet, default chunks of {CHUNK_ROWS:,} rows, "
-             f"row groups of {GROUP:,}; stated bound max(chunk, row group) rows x columns x 8 bytes x "
-             f"{CHUNKS_IN_FLIGHT} in flight = {bound / mb:.0f} MB above the warmed-up process; issue target: "
-             "peak at most 350 MB in all"]
+    lines = [
+        f"\nstreamed dp_sis, {rows:,} x {COLS} (+ y) Parquet, default chunks of {CHUNK_ROWS:,} rows, "
+        f"row groups of {GROUP:,}; stated bound max(chunk, row group) rows x columns x 8 bytes x "
+        f"{CHUNKS_IN_FLIGHT} in flight = {bound / mb:.0f} MB above the warmed-up process; issue target: "
+        "peak at most 350 MB in all"
+    ]
     for mode, label in (("sis", "default arguments (simulation on)"), ("sis_no_oc", "oc_trials=0")):
         r = runs[mode]
         above = r["vmhwm"] - r["warm"]
-        lines.append(f"  {label:34s} peak {r['vmhwm'] / mb:5.0f} MB = imports {r['imports'] / mb:.0f} MB, "
-                     f"warm-up to {r['warm'] / mb:.0f} MB, pass +{above / mb:.0f} MB "
-                     f"({'within' if above <= bound else 'OVER'} the bound; peak "
-                     f"{'ok' if r['vmhwm'] <= 350 * mb else 'MISSED'} against 350 MB); {r['seconds']:.1f} s")
+        lines.append(
+            f"  {label:34s} peak {r['vmhwm'] / mb:5.0f} MB = imports {r['imports'] / mb:.0f} MB, "
+            f"warm-up to {r['warm'] / mb:.0f} MB, pass +{above / mb:.0f} MB "
+            f"({'within' if above <= bound else 'OVER'} the bound; peak "
+            f"{'ok' if r['vmhwm'] <= 350 * mb else 'MISSED'} against 350 MB); {r['seconds']:.1f} s"
+        )
     return lines
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--rows-memory", type=int, default=2_000_000)
     args = parser.parse_args(argv)

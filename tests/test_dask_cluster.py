@@ -41,15 +41,28 @@ dd = pytest.importorskip("dask.dataframe")
 
 ROOT = Path(__file__).resolve().parents[1]
 SIS = dict(eps=3.0, k=4, bounds=(-6, 6), random_state=7, oc_trials=0)
-KO = dict(eps=5.0, delta=1e-6, fdr=0.2, method="II", bounds=8.0, sigma=1.5, beta_norm=4.0, c_min=80.0,
-          lambda_min=0.5, random_state=5, oc_trials=0)
+KO = dict(
+    eps=5.0,
+    delta=1e-6,
+    fdr=0.2,
+    method="II",
+    bounds=8.0,
+    sigma=1.5,
+    beta_norm=4.0,
+    c_min=80.0,
+    lambda_min=0.5,
+    random_state=5,
+    oc_trials=0,
+)
 PCA = dict(k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=7)
 START_TIMEOUT = 60  # seconds for a scheduler or worker process to come up
 
 
 def _worker_env() -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     return env
 
 
@@ -67,9 +80,11 @@ def frames():
 def in_memory(frames):
     from dpstats.api.pca import dp_pca
 
-    return {"sis": dp.dp_sis("y ~ .", data=frames["sis"], **SIS),
-            "ko": dp.dp_knockoff("y ~ .", data=frames["ko"], **KO),
-            "pca": dp_pca("~ .", frames["pca"], **PCA)}
+    return {
+        "sis": dp.dp_sis("y ~ .", data=frames["sis"], **SIS),
+        "ko": dp.dp_knockoff("y ~ .", data=frames["ko"], **KO),
+        "pca": dp_pca("~ .", frames["pca"], **PCA),
+    }
 
 
 def _run_all(frames, client, npartitions=4):
@@ -78,9 +93,11 @@ def _run_all(frames, client, npartitions=4):
     def src(name):
         return engines.on_dask(dd.from_pandas(frames[name], npartitions=npartitions), client=client)
 
-    return {"sis": dp.dp_sis("y ~ .", data=src("sis"), **SIS),
-            "ko": dp.dp_knockoff("y ~ .", data=src("ko"), **KO),
-            "pca": dp_pca("~ .", src("pca"), **PCA)}
+    return {
+        "sis": dp.dp_sis("y ~ .", data=src("sis"), **SIS),
+        "ko": dp.dp_knockoff("y ~ .", data=src("ko"), **KO),
+        "pca": dp_pca("~ .", src("pca"), **PCA),
+    }
 
 
 def _same(ref, fits):
@@ -104,8 +121,14 @@ def local_cluster():
 
     # one retry of a task whose worker died: the kill-once test recovers, the kill-always test fails fast
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        cluster = distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, host="127.0.0.1",
-                                           dashboard_address=None, env=_worker_env())
+        cluster = distributed.LocalCluster(
+            processes=True,
+            n_workers=2,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+            env=_worker_env(),
+        )
     client = distributed.Client(cluster)
     try:
         client.wait_for_workers(2, timeout=START_TIMEOUT)
@@ -147,8 +170,12 @@ def test_worker_killed_mid_pass_is_retried_to_the_same_result(local_cluster, fra
     marker = tmp_path / "killed"
     before = _worker_pids(local_cluster)
     acc = dp.Accountant(eps=10.0)
-    fit = dp.dp_sis("y ~ .", data=engines.on_dask(_frame_with_a_killer(frames["sis"], marker, always=False),
-                                                  client=local_cluster), accountant=acc, **SIS)
+    fit = dp.dp_sis(
+        "y ~ .",
+        data=engines.on_dask(_frame_with_a_killer(frames["sis"], marker, always=False), client=local_cluster),
+        accountant=acc,
+        **SIS,
+    )
     assert marker.read_text().count("\n") == 1  # the partition's first attempt killed its worker
     assert int(marker.read_text()) in before
     assert fit.selected == in_memory["sis"].selected and fit.n == in_memory["sis"].n
@@ -213,15 +240,39 @@ def test_scheduler_and_workers_as_separate_processes(frames, in_memory, tmp_path
     def start(args, name):
         log = open(tmp_path / f"{name}.log", "w")  # closed in the finally
         logs.append(log)
-        procs.insert(0, subprocess.Popen(dask + args, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                         cwd=tmp_path, start_new_session=True))
+        procs.insert(
+            0,
+            subprocess.Popen(
+                dask + args,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=tmp_path,
+                start_new_session=True,
+            ),
+        )
 
     try:
         start(["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], "scheduler")
         for i in range(2):
-            start(["worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1",
-                   "--no-dashboard", "--name", f"w{i}", "--local-directory", str(tmp_path / f"w{i}")],
-                  f"worker{i}")
+            start(
+                [
+                    "worker",
+                    address,
+                    "--host",
+                    "127.0.0.1",
+                    "--nthreads",
+                    "1",
+                    "--nworkers",
+                    "1",
+                    "--no-dashboard",
+                    "--name",
+                    f"w{i}",
+                    "--local-directory",
+                    str(tmp_path / f"w{i}"),
+                ],
+                f"worker{i}",
+            )
         deadline = time.monotonic() + START_TIMEOUT
         client = None
         while client is None:

@@ -44,9 +44,21 @@ from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .layout import Layout, build_layout
 from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, Stream, stream
 
-__all__ = ["stream", "on_dask", "as_source", "is_engine_input", "sufficient_statistics",
-           "frame_and_cross_products", "ChunkedModelFrame", "EngineStats", "Stream", "DaskSource", "merge",
-           "CHUNK_ROWS", "CHUNKS_IN_FLIGHT"]
+__all__ = [
+    "stream",
+    "on_dask",
+    "as_source",
+    "is_engine_input",
+    "sufficient_statistics",
+    "frame_and_cross_products",
+    "ChunkedModelFrame",
+    "EngineStats",
+    "Stream",
+    "DaskSource",
+    "merge",
+    "CHUNK_ROWS",
+    "CHUNKS_IN_FLIGHT",
+]
 
 
 @dataclass(repr=False, eq=False)

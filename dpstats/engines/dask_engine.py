@@ -62,10 +62,13 @@ class DaskSource:
                 "or the cluster could not be reached; nothing was computed from the data or released, and "
                 "no budget was spent. Check the workers' memory and logs, then run the analysis again "
                 "(Dask retries a task whose worker dies up to distributed.scheduler.allowed-failures "
-                "times).") from exc
+                "times)."
+            ) from exc
         if len(out) != len(tasks):  # never merge a partial set of partitions
-            raise EngineError(f"the {desc} on {self.what} returned {len(out)} of {len(tasks)} partitions; "
-                              "nothing was released.")
+            raise EngineError(
+                f"the {desc} on {self.what} returned {len(out)} of {len(tasks)} partitions; "
+                "nothing was released."
+            )
         return out
 
     def _run(self, tasks: list, desc: str) -> list:
@@ -113,8 +116,11 @@ def _cluster_failure(exc: BaseException) -> bool:
     import asyncio
 
     module = type(exc).__module__ or ""
-    return (module.split(".")[0] == "distributed" or isinstance(exc, (asyncio.CancelledError, ConnectionError))
-            or type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError"))
+    return (
+        module.split(".")[0] == "distributed"
+        or isinstance(exc, (asyncio.CancelledError, ConnectionError))
+        or type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError")
+    )
 
 
 def _distinct(part: pd.DataFrame, columns: list[str]) -> dict[str, list]:

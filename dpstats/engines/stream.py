@@ -310,8 +310,15 @@ def _bar(progress: bool, total: int | None, desc: str):
     return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, leave=False)
 
 
-def stream(path, *, chunk_rows: int = CHUNK_ROWS, levels: dict | None = None, progress: bool = False,
-           format: str | None = None, csv_options: dict | None = None) -> Stream:
+def stream(
+    path,
+    *,
+    chunk_rows: int = CHUNK_ROWS,
+    levels: dict | None = None,
+    progress: bool = False,
+    format: str | None = None,
+    csv_options: dict | None = None,
+) -> Stream:
     """Read data in bounded-memory chunks from Parquet or CSV files (the streaming engine).
 
     Pass the result as ``data=`` to :func:`dpstats.dp_sis` (and the other

@@ -387,8 +387,9 @@ def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, mi
     At memory speed: one copy of the design columns into a float64 block, then the missing-value scan
     and the constant-column check on that block (no second copy, no loop over columns in Python).
     """
-    X, names, terms, intercept, order = _direct_design(tokens, data, lhs, add_intercept=not drop_intercept,
-                                                       with_order=True)
+    X, names, terms, intercept, order = _direct_design(
+        tokens, data, lhs, add_intercept=not drop_intercept, with_order=True
+    )
     bad = _nonfinite_rows(X)
     in_design = set(order)
     removed = [c for c in used if c not in in_design]  # '- x': R still drops the rows x is missing in
@@ -396,8 +397,11 @@ def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, mi
         bad |= ~np.isfinite(data[removed].to_numpy(dtype=float, na_value=np.nan)).all(axis=1)
     if lhs:
         col = data[lhs]
-        bad |= col.isna().to_numpy() if _is_factor(col) else ~np.isfinite(col.to_numpy(dtype=float,
-                                                                                        na_value=np.nan))
+        bad |= (
+            col.isna().to_numpy()
+            if _is_factor(col)
+            else ~np.isfinite(col.to_numpy(dtype=float, na_value=np.nan))
+        )
     n_dropped = int(bad.sum())
     frame = data[[lhs]] if lhs else None
     if n_dropped:
@@ -704,7 +708,9 @@ def _response(lhs: str, frame: pd.DataFrame, kind: str):
 
 
 # --------------------------------------------------------------------------- direct design
-def _direct_design(tokens, frame: pd.DataFrame, lhs: str, add_intercept: bool = True, with_order: bool = False):
+def _direct_design(
+    tokens, frame: pd.DataFrame, lhs: str, add_intercept: bool = True, with_order: bool = False
+):
     """Numeric columns as they are, named as R names them (backticks for non-syntactic names)."""
     intercept, order = True, []
     for sign, tok in tokens:
@@ -753,8 +759,10 @@ def _float_block(frame: pd.DataFrame, order: list[str], intercept: bool) -> np.n
         return np.ones((n, 1)) if intercept else np.empty((n, 0))
     whole = None
     # one float64 block iff pandas hands out a read-only view of it (probed on one row: no copy of the data)
-    if (all(dt == np.float64 for dt in set(frame.dtypes.tolist()))
-            and not frame.iloc[:1].to_numpy(dtype=np.float64, copy=False).flags.writeable):
+    if (
+        all(dt == np.float64 for dt in set(frame.dtypes.tolist()))
+        and not frame.iloc[:1].to_numpy(dtype=np.float64, copy=False).flags.writeable
+    ):
         whole = frame.to_numpy(dtype=np.float64, copy=False)
         if whole.flags.writeable:  # pandas made a copy after all
             whole = None
@@ -779,7 +787,7 @@ def _float_block(frame: pd.DataFrame, order: list[str], intercept: bool) -> np.n
     if intercept:
         out[:, 0] = 1.0
     # on the transposes: whole rows (the columns of the frame, contiguous in its block) are copied
-    np.take(whole.T, positions, axis=0, out=out.T[int(intercept):], mode="clip")
+    np.take(whole.T, positions, axis=0, out=out.T[int(intercept) :], mode="clip")
     return out
 
 

@@ -118,8 +118,12 @@ def r_names(names: list[str]) -> list[str]:
     if not names:
         return []
     text = "\n".join(names)
-    if (text.count("\n") == len(names) - 1 and _ALL_SYNTACTIC.fullmatch(text) is not None
-            and not _RESERVED.intersection(names) and "\n.." not in "\n" + text):
+    if (
+        text.count("\n") == len(names) - 1
+        and _ALL_SYNTACTIC.fullmatch(text) is not None
+        and not _RESERVED.intersection(names)
+        and "\n.." not in "\n" + text
+    ):
         return list(names)
     return [r_name(nm) for nm in names]
 
