@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT, ModelFrame
 from ..methods import vertical as m
 from ..privacy.accountant import Accountant
@@ -217,6 +217,12 @@ class _Vertical:
         owner = assign_terms(mf, self.columns, self.names)
         m.check_response(mf.y, self.spec["family"], mf.response)
         missing_rows_step(dd, mf)
+        if self.dp and mf.offset is not None:
+            raise PrivacyParameterError(
+                "offset() is not supported in DP mode: the sensitivity derivation bounds every offset a party "
+                "receives by (K - 1) * eta_clip, which a formula offset would break. Fit without DP, or move "
+                "the offset's variable into the design with declared bounds."
+            )
         out = _Frame(mf=mf, owner=owner, X=mf.X, y=mf.y, response_note=response_note)
         if self.dp:  # public bounds: every party's row-norm bound R_k, and B_y for the Gaussian family
             out.X, out.radius = m.clip_covariates(mf, owner, len(self.names), self.bounds)
@@ -246,6 +252,7 @@ class _Vertical:
                 sigmas=sigmas,
                 noise=noise,
                 on_round=on_round,
+                offset=frame.mf.offset,
             )
 
     def result(

@@ -425,10 +425,11 @@ class BCDOutcome:
     iterations: int
     converged: bool
     trace: list[dict]
+    offset: np.ndarray | float = 0.0  # the formula's offset() (R's glm offset), not a party's predictor
 
     @property
     def eta(self) -> np.ndarray:
-        return np.sum(self.etas, axis=0)
+        return self.offset + np.sum(self.etas, axis=0)
 
 
 def block_coordinate_descent(
@@ -441,17 +442,20 @@ def block_coordinate_descent(
     fixed_rounds: bool = False,
     check_separation: bool = True,
     on_round: Callable[[dict], None] | None = None,
+    offset: np.ndarray | None = None,
 ) -> BCDOutcome:
     """Sweep over the blocks until Σ|Δβ| < tol (or exactly ``max_iter`` sweeps if ``fixed_rounds``).
 
     ``blocks`` are objects with ``update(offset) -> (eta_k, change_k)``: local
     blocks or network proxies of remote parties.  Only their linear predictors
     (and the scalar Σ|Δβ_k|) reach this loop.  ``on_round`` receives each
-    sweep's trace row (progress, logging).
+    sweep's trace row (progress, logging).  ``offset`` is the formula's
+    ``offset()`` (R's glm offset): a fixed part of every linear predictor.
     """
     n = y.shape[0]
+    base = np.zeros(n) if offset is None else np.asarray(offset, dtype=float)
     etas = [np.zeros(n) for _ in blocks]
-    state = {"total": np.zeros(n)}
+    state = {"total": base.copy()}
 
     def sweep() -> tuple[float, float]:
         total, change = state["total"], 0.0
@@ -461,7 +465,7 @@ def block_coordinate_descent(
             total = offset + eta_k
             etas[k] = eta_k
             change += ch if ch is not None else math.nan
-        state["total"] = np.sum(etas, axis=0)
+        state["total"] = base + np.sum(etas, axis=0)
         return change, family.deviance(y, state["total"])
 
     def after(row: dict) -> None:
@@ -473,7 +477,7 @@ def block_coordinate_descent(
     it, converged, trace = run_sweeps(
         sweep, tol=tol, max_iter=max_iter, fixed_rounds=fixed_rounds, after=after
     )
-    return BCDOutcome(etas=etas, iterations=it, converged=converged or fixed_rounds, trace=trace)
+    return BCDOutcome(etas=etas, iterations=it, converged=converged or fixed_rounds, trace=trace, offset=base)
 
 
 def run_sweeps(
@@ -1106,6 +1110,7 @@ def release(
     sigmas: tuple | None,
     noise,
     on_round: Callable[[dict], None] | None = None,
+    offset: np.ndarray | None = None,
 ) -> Released:
     """Block coordinate descent with the parties simulated in one process (the slides' steps 1–3).
 
@@ -1157,6 +1162,7 @@ def release(
         fixed_rounds=dp,
         check_separation=(spec["penalty"] is None and not dp),
         on_round=on_round,
+        offset=offset,
     )
     finals = finish_blocks(blocks, out, fam, y, X.shape[1], sigmas[1] if dp else None)
     pooled = None

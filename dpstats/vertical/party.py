@@ -105,6 +105,11 @@ class Party:
             mf = model_frame(formula, data, min_rows=2)
         else:
             mf = model_frame(self.formula or "~ .", data, one_sided=True, drop_intercept=True)
+        if mf.offset is not None:
+            raise DataError(
+                f"party {self.name!r}: offset() is not supported over the network yet; fit it in one process "
+                "with dpstats.vertical_glm, or drop the offset from the formula."
+            )
         if mf.n_dropped:
             raise DataError(
                 f"party {self.name!r}: {mf.n_dropped} rows have missing values; every party "
