@@ -7,6 +7,25 @@ charge an accountant.
 
 from __future__ import annotations
 
+import os
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning point at the user's line: the first frame outside dpstats.
+
+    Calls reach a warning through the front-door skeleton, the formula layer or
+    an engine at different depths; counting frames from the caller of
+    :func:`warnings.warn` keeps every warning at the user's call.  Use it as
+    ``warnings.warn(message, Category, stacklevel=caller_stacklevel())``.
+    """
+    frame, level = sys._getframe(1), 1  # the function that calls warnings.warn
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
 
 class DPStatsError(Exception):
     """Base class of every error raised by dpstats."""

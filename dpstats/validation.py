@@ -11,7 +11,7 @@ import math
 import numbers
 import warnings
 
-from .errors import DataError, PrivacyParameterError
+from .errors import DataError, PrivacyParameterError, caller_stacklevel
 from .privacy.accountant import Accountant
 
 NEIGHBOURING = ("replace", "add_remove")
@@ -44,7 +44,7 @@ def check_delta(delta, n: int | None = None, name: str = "delta", allow_zero: bo
             f"{name} = {delta:g} is at least 1/n = {1 / n:g}: such a delta allows releasing a "
             "whole row; choose delta much smaller than 1/n.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
     return delta
 
@@ -89,6 +89,15 @@ def check_accountant(accountant) -> Accountant | None:
             f"accountant must be a dpstats Accountant or None, got {type(accountant).__name__}."
         )
     return accountant
+
+
+def check_oc_trials(oc_trials, assume=None) -> int:
+    """Trials of the operating-characteristics simulation: a whole number >= 0, and >= 2 under ``assume=``."""
+    if isinstance(oc_trials, bool) or not isinstance(oc_trials, numbers.Integral) or oc_trials < 0:
+        raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
+    if assume is not None and oc_trials < 2:
+        raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated trials.")
+    return int(oc_trials)
 
 
 def check_strict(strict) -> bool:

@@ -149,3 +149,11 @@ def test_data_dependent_step_warnings_point_at_the_users_call():
     with pytest.warns(NonPrivateWarning) as caught:
         dp.dp_sis("y ~ .", df, eps=1.0, random_state=0)
     assert {w.filename for w in caught} == {__file__}
+    # the formula layer's and a method's own warnings too (rows dropped; FELP's paper variant)
+    gappy = df.copy()
+    gappy.loc[3, "x2"] = float("nan")
+    with pytest.warns(UserWarning) as caught:
+        dp.dp_sis("y ~ .", gappy, eps=1.0, bounds=(-5, 5), random_state=0)
+        labelled = df.assign(y=(df["y"] > 0).map({True: "a", False: "b"}))
+        dp.dp_felp("y ~ x1 + x3", labelled, eps=1.0, n_estimators=2, random_state=0)
+    assert len(caught) >= 3 and {w.filename for w in caught} == {__file__}

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, NonPrivateWarning, PrivacyParameterError
+from ..errors import DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import felp as m
@@ -28,6 +28,7 @@ from ..validation import (
     check_eps,
     check_fraction,
     check_neighbouring,
+    check_oc_trials,
     check_strict,
     check_truth,
 )
@@ -164,12 +165,10 @@ def dp_felp(
     n_estimators = _check_int(n_estimators, "n_estimators", 1)
     n_neighbors = _check_int(n_neighbors, "n_neighbors", 1)
     max_iter = _check_int(max_iter, "max_iter", 1)
-    oc_trials = _check_int(oc_trials, "oc_trials", 0)
     assume = Assume.coerce(assume, released=True)
     if isinstance(assume, Assume):
         raise PrivacyParameterError("dp_felp simulates only the plug-in model: use assume='released'.")
-    if assume is not None and oc_trials < 2:
-        raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated trials.")
+    oc_trials = check_oc_trials(oc_trials, assume)
     sample_ratio = check_fraction(sample_ratio, "sample_ratio", 0.0, 1.0, low_open=True, high_open=False)
     tol = check_eps(tol, name="tol")
     if clip_norm is not None:
@@ -261,7 +260,7 @@ class _FELP:
             )
         refuse_offset(mf, "dp_felp")
         missing_rows_step(dd, mf)
-        m.check_paper_variant(self.variant, self.strict, stacklevel=4)  # points at the caller of dp_felp
+        m.check_paper_variant(self.variant, self.strict)
         box = None if self.bounds is None else resolve_box(self.bounds, mf.names)
         m.name_data_dependent_steps(
             dd, bounded=box is not None, lam_source=self.lam_source, lam_grid=self.lam_grid
@@ -270,7 +269,7 @@ class _FELP:
             warnings.warn(
                 "eps = inf: the weights are released without noise (a non-private reference).",
                 NonPrivateWarning,
-                stacklevel=4,
+                stacklevel=caller_stacklevel(),
             )
         C = m.clip_norm(self.variant, self.clip_norm, self.lam_value, self.lam_source, self.lam_grid)
         return _Frame(

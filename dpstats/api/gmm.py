@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import AssumptionError, DataError, DataWarning, PrivacyParameterError
+from ..errors import AssumptionError, DataError, DataWarning, PrivacyParameterError, caller_stacklevel
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import gmm as m
@@ -50,6 +50,7 @@ from ..validation import (
     check_eps,
     check_fraction,
     check_neighbouring,
+    check_oc_trials,
     check_strict,
 )
 from ._common import call_record, dummy_columns, missing_rows_step, progress_bar, run
@@ -168,13 +169,10 @@ def dp_gmm(
     if not (isinstance(var_floor, numbers.Real) and var_floor > 0 and math.isfinite(var_floor)):
         raise PrivacyParameterError(f"var_floor must be a positive number, got {var_floor!r}.")
     delta = check_delta(delta, allow_zero=False)
-    if not isinstance(oc_trials, numbers.Integral) or isinstance(oc_trials, bool) or oc_trials < 0:
-        raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
     assume = Assume.coerce(assume, released=True)
     if isinstance(assume, Assume):
         raise PrivacyParameterError("dp_gmm simulates only the plug-in model: use assume='released'.")
-    if assume is not None and oc_trials < 2:
-        raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated draws.")
+    oc_trials = check_oc_trials(oc_trials, assume)
     _refuse_engine_input(data)
     if accountant is not None:
         accountant.check(eps, delta)  # refuse before touching the data
@@ -321,7 +319,7 @@ class _GMM:
             result.collapsed = [j + 1 for j in collapsed]
             message = _collapse_message(comps, collapsed, frame.min_weight)
             result.warnings.append(message)
-            warnings.warn(message, DataWarning, stacklevel=4)  # result <- run <- dp_gmm <- the caller
+            warnings.warn(message, DataWarning, stacklevel=caller_stacklevel())
         result.operating_characteristics = mixture_oc(result, self.oc_trials, noise.generator, self.assume)
         return result
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError
+from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .. import engines
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import clip_rows_l2
@@ -40,6 +40,7 @@ from ..validation import (
     check_eps,
     check_fraction,
     check_neighbouring,
+    check_oc_trials,
     check_strict,
 )
 from ._common import call_record, missing_rows_step, run
@@ -211,16 +212,16 @@ def dp_knockoff(
         accountant,
     )
     assume = Assume.coerce(assume, released=True)
-    if assume is not None and (oc_trials < 2 or (assume != RELEASED and assume.correlation != 0)):
-        raise PrivacyParameterError(
-            "assume= needs oc_trials >= 2, and the knockoff simulation an orthonormal "
-            "design (correlation = 0)."
-        )
+    check_oc_trials(oc_trials, assume)
+    if assume is not None and assume != RELEASED and assume.correlation != 0:
+        raise PrivacyParameterError("the knockoff simulation assumes an orthonormal design: correlation = 0.")
     if math.isinf(eps):
         if strict:
             raise PrivacyParameterError("strict=True refuses eps = inf (a non-private analysis).")
         warnings.warn(
-            "eps = inf: the ordinary fixed-X knockoff filter, NOT private.", NonPrivateWarning, stacklevel=2
+            "eps = inf: the ordinary fixed-X knockoff filter, NOT private.",
+            NonPrivateWarning,
+            stacklevel=caller_stacklevel(),
         )
     if accountant is not None:
         accountant.check(eps, 0.0 if math.isinf(eps) else delta)
@@ -350,7 +351,7 @@ class _Knockoff:
                 f"delta = {self.delta:g} is at least 1/n = {1 / n:g}; the paper's experiments use "
                 "delta = 2p/n, but a delta this large allows releasing a whole row.",
                 UserWarning,
-                stacklevel=5,
+                stacklevel=caller_stacklevel(),
             )  # dp_knockoff <- run <- frame <- here
 
     def plan(self, frame: _Frame, dd: DataDependence) -> kp.KnockoffPlan:
@@ -565,8 +566,7 @@ def _validate(
     if knockoffs not in ROUTES:
         raise PrivacyParameterError(f"knockoffs must be 'shortcut' or 'materialise', got {knockoffs!r}.")
     check_neighbouring(neighbouring, supported=("replace",))
-    if isinstance(oc_trials, bool) or not isinstance(oc_trials, numbers.Integral) or oc_trials < 0:
-        raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
+    check_oc_trials(oc_trials)
     check_strict(strict)
     check_accountant(accountant)
     split = _fractions(eps_split, 3, "eps_split")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from ..validation import (
     check_fraction,
     check_k,
     check_neighbouring,
+    check_oc_trials,
     check_strict,
 )
 from ..stats import CrossStats
@@ -397,15 +397,12 @@ def _scores(mf, score, stats, bounded: bool, centred: bool) -> tuple[np.ndarray,
 
 
 def _check_oc_trials(oc_trials, assume, score) -> int:
-    if isinstance(oc_trials, bool) or not isinstance(oc_trials, numbers.Integral) or oc_trials < 0:
-        raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
-    if assume is not None and oc_trials < 2:
-        raise PrivacyParameterError("assume= needs oc_trials >= 2 simulated trials.")
+    oc_trials = check_oc_trials(oc_trials, assume)
     if assume is not None and score is not None:
         raise PrivacyParameterError(
             "assume= simulates the built-in score; it cannot simulate a custom score=."
         )
-    return int(oc_trials)
+    return oc_trials
 
 
 def _score_kind(bounded: bool, center) -> str:

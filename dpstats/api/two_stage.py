@@ -34,6 +34,7 @@ from ..validation import (
     check_fraction,
     check_k,
     check_neighbouring,
+    check_oc_trials,
     check_strict,
 )
 from ._common import call_record, dummy_columns, missing_rows_step, progress_bar, run
@@ -416,8 +417,7 @@ def _check_options(
     for name, flag in (("shuffle", shuffle), ("standardize", standardize)):
         if not isinstance(flag, bool):
             raise PrivacyParameterError(f"{name} must be True or False, got {flag!r}.")
-    if isinstance(oc_trials, bool) or not isinstance(oc_trials, numbers.Integral) or oc_trials < 0:
-        raise PrivacyParameterError(f"oc_trials must be a whole number >= 0, got {oc_trials!r}.")
+    check_oc_trials(oc_trials)
     return out
 
 

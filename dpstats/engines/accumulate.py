@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..errors import DataWarning
+from ..errors import DataWarning, caller_stacklevel
 from ..geometry import Box, to_unit_interval
 from ..stats import CrossProductAccumulator, CrossStats, chunk_rows, cross_products
 from ._columns import column_statistics
@@ -243,5 +243,5 @@ def warn_dropped(n_dropped: int, n_total: int, formula: str, what: str) -> None:
             f"{n_dropped} of {n_total} rows of {what} dropped for missing or non-finite values in the "
             f"variables of '{formula}' (R's na.omit). The count is not private.",
             DataWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )

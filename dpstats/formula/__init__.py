@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning, FormulaError
+from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
 from ._design import INTERCEPT, design, subset
 from ._eval import Chr, Context, Fac, Num, as_factor, referenced_columns
 from ._parse import Node, call_name, deparse, parse, r_names
@@ -323,14 +323,14 @@ def _complete_cases(values, data: pd.DataFrame, used: list[str], formula: str) -
             f"{n_missing} of {n} rows dropped for missing or non-finite values in the variables of "
             f"'{formula}' (R's na.omit). The count is not private.",
             DataWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
     if n_transformed:
         warnings.warn(
             f"{n_transformed} row(s) dropped because a transformation in '{formula}' gave NaN or inf "
             "(e.g. log of a non-positive value). The count is not private.",
             DataWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
     return ~bad, n_missing + n_transformed
 
@@ -675,7 +675,7 @@ def _warn_rows_dropped(n_dropped: int, n: int, formula: str) -> None:
         f"{n_dropped} of {n} rows dropped for missing or non-finite values in the "
         f"variables of '{formula}' (R's na.omit). The count is not private.",
         DataWarning,
-        stacklevel=4,
+        stacklevel=caller_stacklevel(),
     )
 
 
@@ -722,7 +722,7 @@ def _direct_design(
             warnings.warn(
                 f"the response '{lhs}' appeared on the right-hand side and was dropped (as R does).",
                 DataWarning,
-                stacklevel=4,
+                stacklevel=caller_stacklevel(),
             )
             continue
         if sign == "+":

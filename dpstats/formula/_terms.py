@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 
-from ..errors import DataWarning, FormulaError
+from ..errors import DataWarning, FormulaError, caller_stacklevel
 from ._parse import Node, call_name, deparse, names_in
 
 Term = frozenset
@@ -140,7 +140,7 @@ def build_terms(formula: str, lhs: Node | None, rhs: Node, columns: list[str]) -
             f"the response '{b.t.labels[b.t.response]}' appeared on the right-hand side of "
             f"'{formula}' and was dropped (as R does).",
             DataWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
         terms = [t for t in terms if t != Term({b.t.response})]
     b.t.terms = sorted(terms, key=len)

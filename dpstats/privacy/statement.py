@@ -11,34 +11,16 @@ budget is spent.
 from __future__ import annotations
 
 import math
-import os
-import sys
 import warnings
 from dataclasses import dataclass, field
 
-from ..errors import NonPrivateWarning, PrivacyParameterError
+from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .accountant import LedgerEntry, total_delta, total_eps
 
 NEIGHBOURING_TEXT = {
     "replace": "replacing one row with another (the number of rows n is public)",
     "add_remove": "adding or removing one row",
 }
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def caller_stacklevel() -> int:
-    """The ``stacklevel`` that makes a warning point at the user's line, the first frame outside dpstats.
-
-    Front doors reach a warning through the shared skeleton at different
-    depths; counting frames from the caller of :func:`warnings.warn` keeps
-    the warning at the user's call wherever it is raised.
-    """
-    frame, level = sys._getframe(1), 1  # the function that calls warnings.warn
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR + os.sep):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 class DataDependence:

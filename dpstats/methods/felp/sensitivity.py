@@ -41,7 +41,7 @@ import math
 import warnings
 from collections.abc import Sequence
 
-from ...errors import NonPrivateWarning, PrivacyParameterError
+from ...errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ...privacy.accountant import LedgerEntry
 from ...privacy.plan import Plan
 from ...privacy.statement import DataDependence
@@ -104,7 +104,7 @@ def noise_coordinate_sd(scale: float, d: int) -> float:
     return scale * math.sqrt(d + 1)
 
 
-def check_paper_variant(variant: str, strict: bool, stacklevel: int = 2) -> None:
+def check_paper_variant(variant: str, strict: bool) -> None:
     """The paper variant reproduces the paper; strict=True refuses it, otherwise it is warned."""
     if variant != "paper":
         return
@@ -113,7 +113,7 @@ def check_paper_variant(variant: str, strict: bool, stacklevel: int = 2) -> None
     warnings.warn(
         f"{PAPER_VARIANT_REFUTED}; use variant='strict' for a release.",
         NonPrivateWarning,
-        stacklevel=stacklevel + 1,
+        stacklevel=caller_stacklevel(),
     )
 
 
