@@ -39,6 +39,7 @@ _LAZY = {
     "dp_felp": "dpstats.api.felp",
     "vertical_glm": "dpstats.api.vertical",
     "dp_pca": "dpstats.api.pca",
+    "dp_bh": "dpstats.api.bh",
     "Accountant": "dpstats.privacy.accountant",
 }
 _LAZY_MODULES = (
@@ -95,4 +96,5 @@ __all__ = [
     "dp_felp",
     "vertical_glm",
     "dp_pca",
+    "dp_bh",
 ]

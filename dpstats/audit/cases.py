@@ -1,4 +1,4 @@
-"""Audit cases for the privacy core's mechanisms, every top-k selector and DP-SIS.
+"""Audit cases for the privacy core's mechanisms, every top-k selector, DP-SIS and private BH.
 
 Each case pairs a mechanism run through its plain functions (seeded numpy noise,
 vectorised over runs where the sampler allows) with worst-case neighbouring inputs.
@@ -474,6 +474,7 @@ def standard_cases(eps: float = 1.0, n_pairs: int = 150) -> list[AuditCase]:
         sis.max_runs = 5_000 if front_door else None
         cases.append(sis)
     cases.append(sis_centred_case(eps))
+    cases.append(private_bh_case(eps))
     broken_pair = worst_topk_pair("peeling", 5, 2, 2 * eps, n_pairs=n_pairs)
     broken_topk = topk_case(eps, k=2, selector="peeling", broken=True, pair=broken_pair[:2])
     broken_topk.exact_eps = broken_pair[2]
@@ -483,5 +484,40 @@ def standard_cases(eps: float = 1.0, n_pairs: int = 150) -> list[AuditCase]:
         gaussian_case(2 * eps, 1e-5, broken=True),
         l2_laplace_case(eps, broken=True),
         broken_topk,
+        private_bh_case(eps, broken=True),
     ]
     return cases
+
+
+def private_bh_case(eps: float = 1.0, eta: float = 0.05, q: float = 0.1, broken: bool = False) -> AuditCase:
+    """Private BH (:func:`dpstats.privacy.fdr.private_bh`) on neighbouring log p-values, m = 2, k = 1.
+
+    D1 has log p = (c, c) and D2 has (c + η, c − η): one row moves both truncated
+    log p-values by the declared η in opposite directions (the move that shifts
+    Report Noisy Min's choice most), with c on the rank-1 cut log(q/m) − t so that
+    the rejection flips about half the time.  Output: (peeled index, rejected or
+    not).  ``broken=True`` calibrates λ for η/4 (the auditor must refute it).
+    """
+    from ..privacy.fdr import peeling_scale, private_bh, threshold_shift
+
+    m, k, truncate = 2, 1, 1e-300
+    calibration = peeling_scale(eps, 0.0, k, eta / 4 if broken else eta)
+    c = math.log(q / m) - threshold_shift(calibration.scale, k, q)
+
+    def single(p_values, rng):
+        out = private_bh(
+            p_values, q=q, k=k, truncate=truncate, calibration=calibration, noise=_numpy_noise(rng)
+        )
+        return (int(out.peeled[0]), int(out.rejected.size))
+
+    return AuditCase(
+        name=f"private BH peeling (m=2, k=1, η={eta:g}{', η quartered: BROKEN' if broken else ''})",
+        run=repeat(single),
+        d1=np.exp([c, c]),
+        d2=np.exp([c + eta, c - eta]),
+        eps=eps,
+        kind="category",
+        n_events=4,
+        neighbours="log p = (c, c) vs (c + η, c − η), c on the rank-1 cut: both move by η, in opposite directions",
+        exercised="privacy.fdr.private_bh (peeling, fresh values, step-up), seeded numpy",
+    )

@@ -1,0 +1,152 @@
+"""The result of :func:`dpstats.dp_bh`: which hypotheses private BH rejected, and at what cut.
+
+Two routes (see :mod:`dpstats.methods.bh`): ``"private"`` (raw p-values, Laplace
+peeling) releases the peeled hypotheses, their noisy p-values, the rejections and
+the noisy cut — never the raw p-values, which are diagnostics shown only on
+request; ``"post-processing"`` (a private fit's released p-values) shows those
+p-values, since they were already released.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .base import DPResult
+
+
+@dataclass(repr=False)
+class BHResult(DPResult):
+    """Rejections of private (or post-processed) Benjamini-Hochberg.
+
+    Attributes
+    ----------
+    route : {"private", "post-processing"}
+    q : float
+        Target FDR level.
+    rejected : list of str
+        Rejected hypotheses (private route: by increasing noisy p-value).
+    threshold : float
+        The p-value cut: exp(log(qJ/m) − t) on the private route (noisy values at or
+        below it are rejected), BH's q·R/m on the post-processing route; 0 when
+        nothing is rejected.
+    peeled : list of str
+        Private route: hypotheses selected by Report Noisy Min, in peeling order.
+    noisy_p_values : ndarray
+        Private route: the released noisy p-value of each peeled hypothesis
+        (may exceed 1: it is exp of a noisy log p-value).
+    released_p_values : ndarray
+        Post-processing route: the fit's released p-values, one per hypothesis.
+    """
+
+    route: str = "private"
+    q: float = 0.1
+    rejected: list[str] = field(default_factory=list)
+    threshold: float = 0.0
+    peeled: list[str] = field(default_factory=list)
+    noisy_p_values: np.ndarray = field(default_factory=lambda: np.empty(0))
+    released_p_values: np.ndarray = field(default_factory=lambda: np.empty(0))
+    max_rejections: int = 0
+    eta: float | None = None
+    truncate: float | None = None
+    noise_scale: float = 0.0
+    shift: float = 0.0
+    fdr_bound: float = 0.0
+
+    title = "Differentially private Benjamini-Hochberg (FDR control)"
+
+    def released_n(self) -> int | None:
+        return None  # the input is p-values: the number of rows behind them is not an output
+
+    def shown_diagnostics(self) -> dict[str, Any]:
+        shown = super().shown_diagnostics()
+        return {k: v for k, v in shown.items() if k != "rows_used_n"}  # no rows behind p-values here
+
+    def n_text(self) -> str:
+        return f"{self.p} hypotheses (input: p-values; n is not an output)"
+
+    def _body_lines(self) -> list[str]:
+        lines = [self._setting_line(), ""]
+        if self.rejected:
+            lines.append(f"Rejected {len(self.rejected)} of {self.p} hypotheses at q = {self.q:g}:")
+            lines.append("  " + ", ".join(self.rejected))
+        else:
+            lines.append(f"No hypothesis rejected at q = {self.q:g}.")
+        lines.append(f"p-value cut: {self.threshold:.4g}")
+        lines += ["", self._table_title()]
+        lines += self._shown_table().to_string(index=False, float_format=lambda v: f"{v:.4g}").splitlines()
+        return lines
+
+    def _setting_line(self) -> str:
+        if self.route == "post-processing":
+            return f"BH on {self.p} p-values released by a private fit (post-processing: no extra budget)"
+        return (
+            f"{self.max_rejections} of {self.p} hypotheses peeled (Report Noisy Min); η = {self.eta:g}, "
+            f"ν = {self.truncate:g}, Laplace scale λ = {self.noise_scale:.4g}, threshold shift "
+            f"t = {self.shift:.4g} (log scale); FDR bound {self.fdr_bound:.4g}"
+        )
+
+    def _table_title(self) -> str:
+        if self.route == "post-processing":
+            return "Released p-values:"
+        return "Peeled hypotheses (noisy p-values are released; raw p-values are not):"
+
+    def _shown_table(self) -> pd.DataFrame:
+        table = self.tidy()
+        return table if self.route == "post-processing" else table[table["peeled"]]
+
+    def tidy(self) -> pd.DataFrame:
+        """One row per hypothesis: rejected or not, and what was released about it."""
+        rejected = set(self.rejected)
+        if self.route == "post-processing":
+            return pd.DataFrame(
+                {
+                    "hypothesis": self.terms,
+                    "p.value": np.asarray(self.released_p_values, dtype=float),
+                    "rejected": [t in rejected for t in self.terms],
+                }
+            )
+        rank = {name: j + 1 for j, name in enumerate(self.peeled)}
+        noisy = dict(zip(self.peeled, np.asarray(self.noisy_p_values, dtype=float)))
+        return pd.DataFrame(
+            {
+                "hypothesis": self.terms,
+                "peeled": [t in rank for t in self.terms],
+                "peel_rank": pd.array([rank.get(t) for t in self.terms], dtype="Int64"),
+                "noisy_p_value": [noisy.get(t, math.nan) for t in self.terms],
+                "rejected": [t in rejected for t in self.terms],
+            }
+        )
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return {
+            "route": self.route,
+            "q": self.q,
+            "hypotheses": self.p,
+            "rejections": len(self.rejected),
+            "threshold": self.threshold,
+            "max_rejections": self.max_rejections if self.route == "private" else None,
+            "eta": self.eta,
+            "fdr_bound": self.fdr_bound,
+        }
+
+    def outputs(self) -> dict[str, Any]:
+        return {
+            "route": self.route,
+            "q": self.q,
+            "rejected": list(self.rejected),
+            "threshold": self.threshold,
+            "peeled": list(self.peeled),
+            "noisy_p_values": np.asarray(self.noisy_p_values, dtype=float).tolist(),
+            "released_p_values": np.asarray(self.released_p_values, dtype=float).tolist(),
+            "max_rejections": self.max_rejections,
+            "eta": self.eta,
+            "truncate": self.truncate,
+            "noise_scale": self.noise_scale,
+            "shift": self.shift,
+            "fdr_bound": self.fdr_bound,
+        }
