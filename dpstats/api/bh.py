@@ -87,8 +87,8 @@ def dp_bh(
     eta : float, optional
         Declared ℓ∞ sensitivity of log max(p_i, ν) under the neighbouring relation
         of the analysis that produced the p-values.  Default 0.01, e.g. two-sided
-        z-tests of means of data in [0, 1] with σ = 0.5 and n = 600 000
-        (``eta_two_sided_z(z_mean_delta(0, 1, 6e5, 0.5))``); a default is not a
+        z-tests of means of data in [0, 1] with σ = 0.5 and n = 1 750 000
+        (``eta_two_sided_z(z_mean_delta(0, 1, 1.75e6, 0.5))``); a default is not a
         derivation, so ``strict=True`` refuses it.
     truncate : float
         ν in (0, 1), default 1e-10: p-values below ν count as ν.
@@ -177,7 +177,7 @@ def _p_values(p_values) -> tuple[list[str], np.ndarray]:
         i = int(bad[0])
         label = names[i] if names else f"H{i + 1}"
         raise DataError(
-            f"p_values must lie in [0, 1] (and not be NaN): the first offending value is {p[i]!r} at "
+            f"p_values must lie in [0, 1] (and not be NaN): the first offending value is {float(p[i])!r} at "
             f"index {i} ({label}); {bad.size} value(s) in all. Fix or drop them before dp_bh."
         )
     if names is None:
