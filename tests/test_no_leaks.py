@@ -316,3 +316,32 @@ def test_add_remove_results_do_not_show_n(name, data, tmp_path):
     asked = func(formula, complete, diagnostics=True, **kwargs)
     assert asked.to_dict()["diagnostics"]["rows_used_n"] == n
     assert shows_n.search(str(asked.summary()))
+
+
+# --------------------------------------------------------------------------- dp_bh: the raw p-values are the secret
+BH_SECRETS = ("0.0123456789", "0.0456789123", "0.000789123456")
+
+
+def _bh_fit(**extra):
+    p = [float(s) for s in BH_SECRETS] + [0.5, 0.9]
+    return dp.dp_bh(p, q=0.2, eps=2.0, eta=0.01, max_rejections=3, random_state=3, **extra)
+
+
+def _bh_found(text: str) -> set[str]:
+    """Raw p-values found in ``text``: their first 8 significant digits, in any float format."""
+    digits = {s: s.replace("0.", "").lstrip("0")[:8] for s in BH_SECRETS}
+    bare = text.replace("e-0", "").replace(".", "")
+    return {s for s, d in digits.items() if d in bare}
+
+
+def test_bh_no_channel_shows_a_raw_p_value_unless_asked(tmp_path):
+    """dp_bh releases peeled hypotheses, noisy p-values and rejections; raw p-values only when asked."""
+    fit = _bh_fit()
+    leaks = {ch: _bh_found(text) for ch, text in _channels(fit, tmp_path).items()}
+    assert not any(leaks.values()), {ch: s for ch, s in leaks.items() if s}
+    asked = _bh_fit(diagnostics=True)
+    shown = _channels(asked, tmp_path, include_diagnostics=True)
+    for channel in ("summary", "to_dict", "to_json", "report"):
+        assert _bh_found(shown[channel]) == set(BH_SECRETS), channel
+    for channel in ("str", "repr", "tidy", "glance", "_repr_html_"):
+        assert not _bh_found(shown[channel]), channel

@@ -224,3 +224,22 @@ def test_knockoff_at_eps_inf_warns_only_that_it_is_not_private():
         "eps = inf: the ordinary fixed-X knockoff filter, NOT private."
     ]
     assert fit.variant == "non-private" and fit.privacy.data_dependent_steps == []
+
+
+def test_dp_bh_declared_eta_and_strict_give_no_data_dependent_step_and_the_default_is_refused():
+    """dp_bh's pure path is a declared eta (its only calibration constant): with it and strict=True
+    no channel lists a data-dependent step; without it strict=True refuses before any spend."""
+    p = [1e-8, 0.003, 0.2, 0.6, 0.9]
+    acc = _budget()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateWarning)
+        fit = dp.dp_bh(p, eps=1.0, eta=0.01, strict=True, accountant=acc, random_state=0)
+    assert fit.privacy.data_dependent_steps == [] and fit.privacy.covered
+    assert acc.spent_eps == pytest.approx(1.0)
+    for channel, text in _texts(fit).items():
+        for marker in MARKERS.values():
+            assert marker not in text, f"dp_bh: {channel} shows {marker!r}"
+    acc = _budget()
+    with pytest.raises(PrivacyParameterError, match="strict=True refuses the default eta"):
+        dp.dp_bh(p, eps=1.0, strict=True, accountant=acc)
+    assert acc.charges == []

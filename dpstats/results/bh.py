@@ -97,7 +97,9 @@ class BHResult(DPResult):
 
     def _shown_table(self) -> pd.DataFrame:
         table = self.tidy()
-        return table if self.route == "post-processing" else table[table["peeled"]]
+        if self.route == "post-processing":
+            return table
+        return table[table["peeled"]].sort_values("peel_rank")
 
     def tidy(self) -> pd.DataFrame:
         """One row per hypothesis: rejected or not, and what was released about it."""

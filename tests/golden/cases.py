@@ -47,6 +47,14 @@ def _regression(n: int = 500, seed: int = 7) -> pd.DataFrame:
     return df
 
 
+def _p_values(m: int = 40, m1: int = 6, seed: int = 9) -> pd.Series:
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(m) + np.r_[np.full(m1, 6.0), np.zeros(m - m1)]
+    return pd.Series(2 * norm.sf(np.abs(z)), index=[f"gene{j + 1}" for j in range(m)])
+
+
 CASES: dict[str, Callable[[], object]] = {
     "dp_sis_bounds": lambda: dp.dp_sis(
         "y ~ .", _fan_lv(100, 60, 1), eps=5.0, k=5, bounds=(-5, 5), random_state=11
@@ -113,6 +121,7 @@ CASES: dict[str, Callable[[], object]] = {
     "dp_pca": lambda: dp.dp_pca(
         "~ .", _mixture(), k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=19
     ),
+    "dp_bh": lambda: dp.dp_bh(_p_values(), q=0.1, eps=1.0, eta=0.01, max_rejections=8, random_state=20),
 }
 
 
