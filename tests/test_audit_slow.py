@@ -79,7 +79,7 @@ def test_dp_sis_front_door_end_to_end():
 def test_standard_table_controls_are_refuted():
     # every deliberately broken control in the benchmark's table is refuted at 3·10^4 runs
     broken = [c for c in A.standard_cases(1.0, n_pairs=40) if "BROKEN" in c.name]
-    assert len(broken) == 4
+    assert len(broken) == 5  # Laplace, Gaussian, L2-Laplace, peeling top-k, private BH
     for case in broken:
         res = A.audit(case, n_runs=30_000, random_state=17)
         assert not res.passed, res

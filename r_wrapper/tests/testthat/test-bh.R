@@ -1,0 +1,32 @@
+test_that("dp_bh: names kept, rejections, tidy, and raw p-values hidden unless asked", {
+  skip_if_no_dpstats()
+  p <- c(g1 = 1e-9, g2 = 3e-9, g3 = 0.0456789, g4 = 0.35, g5 = 0.9)
+  fit <- dp_bh(p, q = 0.1, eps = 2, eta = 0.01, max_rejections = 3, seed = 4)
+  expect_s3_class(fit, c("dp_bh", "dp_result"), exact = TRUE)
+  expect_setequal(fit$outputs$rejected, c("g1", "g2"))
+  td <- tidy(fit)
+  expect_equal(names(td), c("hypothesis", "peeled", "peel_rank", "noisy_p_value", "rejected"))
+  expect_equal(td$hypothesis, names(p))
+  expect_equal(sum(td$peeled), 3)
+  expect_equal(ledger(fit)$eps, 2)
+  shown <- c(capture.output(print(fit)), capture.output(print(summary(fit))))
+  expect_false(any(grepl("0.0456789", shown, fixed = TRUE)))
+  asked <- dp_bh(p, q = 0.1, eps = 2, eta = 0.01, max_rejections = 3, seed = 4, diagnostics = TRUE)
+  expect_true(any(grepl("0.0456789", capture.output(print(summary(asked))), fixed = TRUE)))
+})
+
+test_that("dp_bh: errors arrive as classed conditions before any spend", {
+  skip_if_no_dpstats()
+  acc <- dp_accountant(eps = 2)
+  expect_error(dp_bh(c(0.1, NA, 0.3), eps = 1, accountant = acc), "index 1", class = "dpstats_data_error")
+  expect_error(dp_bh(c(0.1, 0.2), q = 1, eps = 1, accountant = acc), "q must be in",
+               class = "dpstats_privacy_parameter_error")
+  expect_error(dp_bh(c(0.1, 0.2), eps = 1, eta = 0, accountant = acc), "eta must be a positive",
+               class = "dpstats_privacy_parameter_error")
+  expect_error(dp_bh(c(0.1, 0.2), accountant = acc), "eps is needed", class = "dpstats_privacy_parameter_error")
+  expect_error(dp_bh(c(0.1, 0.2), eps = 1, max_rejections = 3, accountant = acc), "max_rejections",
+               class = "dpstats_data_error")
+  expect_equal(ledger(acc)$eps, numeric(0))
+  one <- dp_bh(0.001, eps = 1, eta = 0.01, seed = 1)  # a single p-value stays a vector
+  expect_equal(one$p, 1)
+})
