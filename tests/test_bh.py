@@ -140,6 +140,8 @@ BAD_CALLS = [
     (dict(max_rejections=6), DataError, "1 <= max_rejections <= 5"),
     (dict(max_rejections=2.5), DataError, "whole number"),
     (dict(truncate=0.0), PrivacyParameterError, "truncate must be in"),
+    (dict(p_values={"a": 0.1, "b": 0.2}, neighbouring="row"), PrivacyParameterError, "neighbouring must be"),
+    (dict(p_values=pd.Series([0.1, 0.2], index=["a", "a"])), DataError, "must be unique"),
 ]
 
 
@@ -223,6 +225,21 @@ def test_private_fit_is_post_processed_at_no_cost_and_equals_bh():
 def test_private_fit_refuses_budget_arguments():
     with pytest.raises(PrivacyParameterError, match="post-processing"):
         dp.dp_bh(_StandInFit([0.01, 0.2]), eps=1.0)
+
+
+def test_strict_refuses_a_fit_with_uncovered_data_dependent_steps():
+    fit_in = _StandInFit([0.01, 0.2])
+    fit_in.privacy.data_dependent_steps.append("bounds from the data's range")
+    with pytest.raises(PrivacyParameterError, match="bounds from the data's range"):
+        dp.dp_bh(fit_in, strict=True)
+    assert dp.dp_bh(fit_in).privacy.data_dependent_steps == ["bounds from the data's range"]
+
+
+def test_unseeded_release_draws_values_from_opendp():
+    fit = dp.dp_bh([1e-9, 0.2, 0.7], eps=1.0, eta=0.01, max_rejections=2)
+    assert not fit.privacy.seeded
+    assert any("OpenDP laplace" in s for s in fit.privacy.samplers)
+    assert fit.rejected == ["H1"]
 
 
 def test_a_fit_without_a_privacy_statement_is_treated_as_raw_p_values():

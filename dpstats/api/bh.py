@@ -123,6 +123,7 @@ def dp_bh(
     if hasattr(p_values, "tidy") and _is_private_fit(p_values):
         names, p = _fit_p_values(p_values)
         _refuse_budget_for_post_processing(eps, eta, max_rejections)
+        _refuse_uncovered_fit_under_strict(p_values.privacy, strict)
         door = _PostProcessing(names=names, p=p, q=q, fit=p_values)
         return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=False)
     names, p = _fit_p_values(p_values) if hasattr(p_values, "tidy") else _p_values(p_values)
@@ -182,6 +183,9 @@ def _p_values(p_values) -> tuple[list[str], np.ndarray]:
         )
     if names is None:
         names = [f"H{i + 1}" for i in range(p.size)]
+    if len(set(names)) < len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})[:3]
+        raise DataError(f"p_values' names must be unique (one per hypothesis); repeated: {repeated}.")
     return names, p
 
 
@@ -209,6 +213,15 @@ def _refuse_budget_for_post_processing(eps, eta, max_rejections) -> None:
         raise PrivacyParameterError(
             f"this fit's p-values are already private, so BH on them is post-processing and spends no "
             f"budget; {', '.join(given)} would have no effect. Leave {' and '.join(given)} out."
+        )
+
+
+def _refuse_uncovered_fit_under_strict(statement: PrivacyStatement, strict: bool) -> None:
+    if strict and statement.data_dependent_steps:
+        raise PrivacyParameterError(
+            "strict=True refuses a fit whose guarantee does not cover its data-dependent steps ("
+            + "; ".join(statement.data_dependent_steps)
+            + "); refit it with strict=True (declared bounds) first."
         )
 
 
