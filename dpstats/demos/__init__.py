@@ -12,7 +12,7 @@ import pkgutil
 import warnings
 from pathlib import Path
 
-ORDER = ["sis", "two_stage", "knockoff", "gmm", "felp", "vertical"]
+ORDER = ["sis", "two_stage", "knockoff", "gmm", "felp", "vertical", "bh"]
 
 
 def available() -> list[str]:
