@@ -41,6 +41,19 @@ class DemoReport:
     p: int | None = None
 
 
+def oc_value(result: Any, prefix: str) -> float | None:
+    """The estimate of the first operating-characteristics row whose quantity starts with ``prefix``.
+
+    Operating characteristics are post-processing of released quantities and public inputs (or
+    simulated under the model the demo states), so a sentence built from them reveals nothing more.
+    """
+    if result.operating_characteristics is None:
+        return None
+    table = result.operating_characteristics.table()
+    hits = table.loc[table["quantity"].str.startswith(prefix), "estimate"]
+    return float(hits.iloc[0]) if len(hits) else None
+
+
 def available() -> list[str]:
     found = {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
     return [name for name in ORDER if name in found] + sorted(found - set(ORDER))

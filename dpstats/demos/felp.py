@@ -7,19 +7,17 @@ from pathlib import Path
 from .. import datasets
 from ..api.felp import dp_felp
 from ..report import report
-from . import DemoReport
-
-
-def _oc(result, prefix: str) -> float:
-    table = result.operating_characteristics.table()
-    return float(table.loc[table["quantity"].str.startswith(prefix), "estimate"].iloc[0])
+from . import DemoReport, oc_value
 
 
 def why(results: list) -> str:
     """How much of the released weights' spread is noise, per fit (exact noise s.d. against their spread)."""
     clauses = []
     for r in results:
-        noise, spread = _oc(r, "noise s.d. per weight"), _oc(r, "spread (s.d.) of the released weights")
+        noise, spread = (
+            oc_value(r, "noise s.d. per weight"),
+            oc_value(r, "spread (s.d.) of the released weights"),
+        )
         share = min(1.0, (noise / spread) ** 2)
         clauses.append(
             f"{r.variant} at eps = {r.privacy.eps:g}: noise s.d. {noise:.3g} per weight against a spread of "

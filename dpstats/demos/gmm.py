@@ -7,24 +7,19 @@ from pathlib import Path
 from ..api.gmm import dp_gmm
 from ..simulate.gmm import simulate_gmm
 from ..report import report
-from . import DemoReport
+from . import DemoReport, oc_value
 
 NOISE = "l2 noise in each released mean, in component-sd units"
 ALPHA = "accuracy alpha (total variation) of Theorem 1.1"
 
 
-def _oc(result, prefix: str) -> float:
-    table = result.operating_characteristics.table()
-    return float(table.loc[table["quantity"].str.startswith(prefix), "estimate"].iloc[0])
-
-
 def why(results: list) -> str:
     """Noise in the released means (component-sd units) per fit, and the theorem's accuracy at this n."""
     clauses = [
-        f"{r.glance().iloc[0]['fit_method']}: noise of {_oc(r, NOISE):.3g} component sds in each mean"
+        f"{r.glance().iloc[0]['fit_method']}: noise of {oc_value(r, NOISE):.3g} component sds in each mean"
         for r in results
     ]
-    alpha = _oc(results[0], ALPHA)
+    alpha = oc_value(results[0], ALPHA)
     return (
         "; ".join(clauses)
         + f"; Theorem 1.1's accuracy α at this n, eps, delta is {alpha:.2g} (order of magnitude)."

@@ -21,7 +21,7 @@ from ..api.knockoff import dp_knockoff
 from ..report import report
 from ..simulate import Assume
 from ..simulate.knockoff import default_row_bound, paper_beta, sample_data
-from . import DemoReport
+from . import DemoReport, oc_value
 
 N = 100_000
 P, SIGNALS, AMPLITUDE, SIGMA = 50, 15, 4.5, 1.0  # the paper's Figure 1 design
@@ -45,12 +45,6 @@ def paper_design(n: int, seed: int = 2021) -> tuple[pd.DataFrame, np.ndarray, fl
     return df, beta, bound
 
 
-def _oc(result, prefix: str) -> float | None:
-    table = result.operating_characteristics.table()
-    hits = table.loc[table["quantity"].str.startswith(prefix), "estimate"]
-    return float(hits.iloc[0]) if len(hits) else None
-
-
 def _ratio(x: float) -> str:
     return f"{x:.2f}" if x < 10 else f"{x:,.0f}"
 
@@ -66,17 +60,17 @@ def _clause(result, effect: float, truth: set[str]) -> str:
             f"at eps = {result.privacy.eps:g} Method {result.variant}'s released {what} carry noise of sd "
             f"{kappa:,.0f} ({_ratio(kappa / effect)} × an effect)"
         )
-    fdr, power = _oc(result, "FDR"), _oc(result, "power")
+    fdr, power = oc_value(result, "FDR"), oc_value(result, "power")
     model = f"; under the assumed model FDR {fdr:.2f} and power {power:.2f}" if power is not None else ""
     if result.selected:
-        fdp = _oc(result, "knockoff+ estimate of the FDP")
+        fdp = oc_value(result, "knockoff+ estimate of the FDP")
         true = len(truth.intersection(result.selected))
         return (
             f"{head}: {len(result.selected)} terms selected at threshold T = {result.threshold:.3g} "
             f"({true} of them among the simulation's {len(truth)} true signals), knockoff+ FDP estimate "
             f"{fdp:.2f} (target q = {result.fdr:g}){model}"
         )
-    smallest = _oc(result, "smallest knockoff+ FDP estimate")
+    smallest = oc_value(result, "smallest knockoff+ FDP estimate")
     return (
         f"{head}: the noise swamps the W statistics, no threshold brings the knockoff+ FDP estimate "
         f"to q = {result.fdr:g} (smallest {smallest:.2f}) and nothing is selected{model}"

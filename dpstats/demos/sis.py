@@ -15,7 +15,7 @@ from .. import datasets
 from ..api.sis import dp_sis
 from ..report import report
 from ..simulate import Assume
-from . import DemoReport
+from . import DemoReport, oc_value
 
 BOUND_SDS = 4.5
 RECOVERY_N, RECOVERY_D, SIGNALS = 3000, 2000, 8
@@ -24,17 +24,11 @@ WORKS_EPS, FAILS_EPS = 20.0, 1.0
 MODEL = Assume(signals=SIGNALS, strength=1.3, noise=1.5**0.5, bound_sds=BOUND_SDS)
 
 
-def _oc(result, prefix: str) -> float | None:
-    table = result.operating_characteristics.table()
-    hits = table.loc[table["quantity"].str.startswith(prefix), "estimate"]
-    return float(hits.iloc[0]) if len(hits) else None
-
-
 def _clause(result, truth: set[str]) -> str:
     """The noise one release carried against the score gap exact recovery needs, and what it found."""
-    noise = _oc(result, "expected largest noise term")
-    gap = _oc(result, f"score gap x(k) - x(k+1) giving exact top-{result.k} recovery with prob >= 0.9")
-    recall = _oc(result, "recall")
+    noise = oc_value(result, "expected largest noise term")
+    gap = oc_value(result, f"score gap x(k) - x(k+1) giving exact top-{result.k} recovery with prob >= 0.9")
+    recall = oc_value(result, "recall")
     found = len(truth.intersection(result.selected))
     model = f", recall {recall:.2f} under the assumed model" if recall is not None else ""
     return (
