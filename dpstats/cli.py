@@ -3,7 +3,7 @@
     dpstats run METHOD --data FILE.csv|.parquet --formula "y ~ ." --eps 1 [--delta D]
                 [--bounds FILE.json] [--seed N] [--stream] [--arg key=value ...] --report out.html [--json out.json]
                 [--diagnostics]
-    dpstats demo [--out DIR] [--quick]
+    dpstats demo [--out DIR] [--quick]   (reports, DIR/index.html, and a closing table)
     dpstats simulate NAME [--arg key=value ...] [--json out.json]
     dpstats party ...            (vertical GLM parties; see ``dpstats party --help``)
 
@@ -149,11 +149,15 @@ def cmd_run(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demos import run_all
+    from .demos import INDEX_NAME, run_all
+    from .demos._index import closing_table
 
-    paths = run_all(args.out, quick=args.quick)
-    for p in paths:
-        print(f"wrote {p}")
+    reports = run_all(args.out, quick=args.quick)
+    for r in reports:
+        print(f"wrote {r.path}")
+    print()
+    print(closing_table(reports))
+    print(f"\nindex of the reports: {Path(args.out) / INDEX_NAME}")
     return 0
 
 

@@ -1,9 +1,11 @@
 """Self-contained HTML reports rendered with jinja2 (``docs/architecture.md``, "Layers").
 
-Templates live in ``dpstats/templates`` and ship inside the wheel: a shared
-base, a per-result block, and one small block per method
-(``templates/methods/<method>.html.j2``).  No network assets: styles are
-inline and plots are inline SVG.
+Templates live in the repository's top-level ``templates/`` folder and ship
+inside the wheel as ``dpstats/templates`` (``setup.py`` maps the folder to the
+package ``dpstats.templates``): a shared base, a per-result block, and one small
+block per method (``templates/methods/<method>.html.j2``).  :func:`templates_dir`
+finds them in a source checkout and in an installed package alike.  No network
+assets: styles are inline and plots are inline SVG.
 
 This module imports nothing of :mod:`dpstats.results`: results import it and call
 :func:`render_report` / :func:`render_fragment` with themselves, and it reads them
@@ -19,6 +21,7 @@ import platform
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ._io import atomic_write
@@ -53,6 +56,25 @@ def _is_result(obj: Any) -> bool:
     return hasattr(obj, "privacy") and hasattr(obj, "report_table")
 
 
+def templates_dir() -> Path:
+    """The folder the report templates are read from.
+
+    In a source checkout (or an editable install) that is the repository's top-level
+    ``templates/`` beside the ``dpstats`` package and ``pyproject.toml``; in an installed
+    wheel it is the package data of ``dpstats.templates``.
+
+    Examples
+    --------
+    >>> (templates_dir() / "base.html.j2").is_file()
+    True
+    """
+    package = Path(__file__).resolve().parent
+    checkout = package.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "templates" / "base.html.j2").is_file():
+        return checkout / "templates"
+    return package / "templates"
+
+
 @lru_cache(maxsize=1)
 def template_environment() -> jinja2.Environment:
     """The jinja2 environment of dpstats' packaged templates (built once, on first use).
@@ -65,7 +87,7 @@ def template_environment() -> jinja2.Environment:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("dpstats", "templates"),
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         trim_blocks=True,
         lstrip_blocks=True,

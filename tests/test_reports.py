@@ -11,6 +11,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 import pytest
 
@@ -23,7 +25,8 @@ EXTERNAL = re.compile(
 
 
 @pytest.fixture(scope="session")
-def demo_reports(tmp_path_factory) -> list[Path]:
+def demo_run(tmp_path_factory) -> tuple[Path, str]:
+    """The demo's output folder and what it printed."""
     out = tmp_path_factory.mktemp("demo")
     proc = subprocess.run(
         [sys.executable, "-m", "dpstats.cli", "--quiet", "demo", "--quick", "--out", str(out)],
@@ -32,9 +35,43 @@ def demo_reports(tmp_path_factory) -> list[Path]:
         timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    paths = sorted(out.glob("*.html"))
+    return out, proc.stdout
+
+
+@pytest.fixture(scope="session")
+def demo_reports(demo_run) -> list[Path]:
+    out, _ = demo_run
+    paths = sorted(p for p in out.glob("*.html") if p.name != "index.html")
     assert paths, "the demo wrote no reports"
     return paths
+
+
+@pytest.fixture(scope="session")
+def demo_index(demo_run) -> Path:
+    index = demo_run[0] / "index.html"
+    assert index.is_file(), "the demo wrote no index.html"
+    return index
+
+
+def _links(html: str) -> list[str]:
+    return re.findall(r"""<a\s[^>]*href\s*=\s*["']([^"']+)["']""", html, flags=re.IGNORECASE)
+
+
+def test_index_links_every_report_and_nothing_else(demo_index, demo_reports):
+    html = demo_index.read_text(encoding="utf-8")
+    links = _links(html)
+    assert all((demo_index.parent / href).is_file() for href in links), links
+    assert {demo_index.parent / href for href in links} == set(demo_reports)
+    assert not EXTERNAL.findall(html) and "<script" not in html
+
+
+def test_demo_prints_a_closing_table_and_the_index_path(demo_run, demo_reports):
+    out, printed = demo_run
+    assert printed.rstrip().endswith(f"index of the reports: {out / 'index.html'}")
+    table = printed[printed.index("report  ") :].split("\n\n")[0].splitlines()
+    assert table[0].split() == ["report", "method", "what", "it", "found", "eps", "spent"]
+    named = {line.split()[0] for line in table[1:] if line and not line.startswith(" ")}
+    assert {p.name for p in demo_reports} == named
 
 
 def test_demo_writes_a_report_per_available_method(demo_reports):
@@ -143,3 +180,27 @@ def test_reports_render_in_chromium(browser, demo_reports, tmp_path):
         for svg in plots:
             assert svg.is_displayed() and svg.size["width"] > 100 and svg.size["height"] > 50, path.name
         assert browser.save_screenshot(str(shots / (path.stem + ".png")))
+
+
+@pytest.mark.browser
+def test_index_renders_in_chromium_and_every_link_opens_a_report(browser, demo_index, demo_reports):
+    from selenium.webdriver.common.by import By
+
+    browser.get(demo_index.resolve().as_uri())
+    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert not errors, f"index.html: console errors {errors}"
+    fetched = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert not fetched, f"index.html fetched resources: {fetched}"
+    table = browser.find_element(By.CSS_SELECTOR, "table.demo-index")
+    assert table.is_displayed()
+    hrefs = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "a[href]")]
+    opened = {Path(url2pathname(urlparse(h).path)) for h in hrefs}
+    assert opened == {p.resolve() for p in demo_reports}
+    for href in sorted(set(hrefs)):
+        browser.get(href)
+        assert browser.find_element(By.CSS_SELECTOR, ".privacy-statement").is_displayed(), href
+        assert not browser.execute_script("return performance.getEntriesByType('resource').length"), href
+    browser.get(demo_index.resolve().as_uri())
+    shots = Path("reports/screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(shots / "index.png"))

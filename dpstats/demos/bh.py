@@ -9,9 +9,10 @@ from scipy.stats import norm
 
 from ..api.bh import dp_bh
 from ..methods.bh import eta_two_sided_z, z_mean_delta
+from . import DemoReport
 
 
-def run(out: Path, quick: bool) -> list[Path]:
+def run(out: Path, quick: bool) -> list[DemoReport]:
     n, m, sigma, truncate = (50_000 if quick else 200_000), 30, 0.5, 1e-10
     rng = np.random.default_rng(2021)
     shifts = np.r_[np.full(5, 0.02), np.zeros(m - 5)]
@@ -21,4 +22,12 @@ def run(out: Path, quick: bool) -> list[Path]:
     eta = eta_two_sided_z(z_mean_delta(0.0, 1.0, n, sigma), truncate)
     names = [f"marker{j + 1}" for j in range(m)]
     fit = dp_bh(dict(zip(names, p)), q=0.1, eps=2.0, eta=eta, truncate=truncate, max_rejections=10)
-    return [Path(fit.report(str(out / "bh_mean_tests.html")))]
+    return [
+        DemoReport(
+            Path(fit.report(str(out / "bh_mean_tests.html"))),
+            "Private Benjamini-Hochberg over 30 z-tests of means of bounded data, eta derived from the bounds.",
+            [fit],
+            n=n,
+            p=m,
+        )
+    ]

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from .. import datasets
 from ..api.vertical import vertical_glm
+from . import DemoReport
 
 
-def run(out: Path, quick: bool) -> list[Path]:
+def run(out: Path, quick: bool) -> list[DemoReport]:
     """Diabetes (Gaussian, 3 parties) and breast cancer (binomial, 3 parties), in-process parties."""
     diabetes = datasets.diabetes()
     fit = vertical_glm(
@@ -21,7 +22,13 @@ def run(out: Path, quick: bool) -> list[Path]:
             "clinic": ["s4", "s5", "s6"],
         },
     )
-    paths = [Path(fit.report(str(out / "vertical_diabetes.html")))]
+    paths = [
+        DemoReport(
+            Path(fit.report(str(out / "vertical_diabetes.html"))),
+            "A Gaussian GLM fitted by parties that each hold some of the diabetes columns (not DP).",
+            [fit],
+        )
+    ]
     cancer = datasets.breast_cancer()
     fit = vertical_glm(
         "diagnosis ~ mean_radius + mean_texture + mean_smoothness + mean_concave_points + worst_symmetry",
@@ -33,5 +40,11 @@ def run(out: Path, quick: bool) -> list[Path]:
             "lab": ["worst_symmetry"],
         },
     )
-    paths.append(Path(fit.report(str(out / "vertical_breast_cancer.html"))))
+    paths.append(
+        DemoReport(
+            Path(fit.report(str(out / "vertical_breast_cancer.html"))),
+            "A logistic GLM of the breast-cancer diagnosis across the parties' columns (not DP).",
+            [fit],
+        )
+    )
     return paths
