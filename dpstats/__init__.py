@@ -39,6 +39,8 @@ _LAZY = {
     "dp_felp": "dpstats.api.felp",
     "vertical_glm": "dpstats.api.vertical",
     "dp_pca": "dpstats.api.pca",
+    "dp_lm": "dpstats.api.lm",
+    "dp_select_infer": "dpstats.api.select_infer",
     "Accountant": "dpstats.privacy.accountant",
 }
 _LAZY_MODULES = (
@@ -95,4 +97,6 @@ __all__ = [
     "dp_felp",
     "vertical_glm",
     "dp_pca",
+    "dp_lm",
+    "dp_select_infer",
 ]
