@@ -38,7 +38,7 @@ from ..privacy.randomness import NoiseSource, RandomState, make_generator
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..validation import check_fraction
-from ._common import call_record, run
+from ._common import call_record, missing_rows_step, run
 from .lm import check_lm_arguments, dp_lm
 
 SELECTORS = ("sis", "two_stage", "knockoff")
@@ -69,7 +69,8 @@ def dp_select_infer(
     formula : str
         ``"y ~ ."`` or any two-sided formula of numeric predictors.
     data : pandas.DataFrame
-        In memory (the split needs the rows); complete cases only.
+        In memory (the split needs the rows).  Rows with missing values are dropped
+        first (a named data-dependent step: n then depends on the data).
     eps, delta : float
         Budget of each part, and of the whole pipeline (parallel composition on
         disjoint rows, module docstring).  ``select="knockoff"`` needs delta > 0.
@@ -164,6 +165,7 @@ class SplitFrame:
     part_b: pd.DataFrame
     response: str
     names: list[str]
+    n_dropped: int = 0
 
 
 @dataclass
@@ -196,11 +198,7 @@ class SelectInferDoor:
     def frame(self, dd: DataDependence) -> SplitFrame:
         self._dd = dd
         mf = model_frame(self.formula, self.data, drop_intercept=True)
-        if mf.n_dropped:
-            raise DataError(
-                f"dp_select_infer splits complete rows; {self.formula!r} drops rows with missing values. "
-                "Remove or impute them before the analysis."
-            )
+        missing_rows_step(dd, mf)
         n = mf.n
         n_a = int(math.floor(self.split * n))
         if n_a < 2 or n - n_a < 3:
@@ -213,6 +211,7 @@ class SelectInferDoor:
         frame = SplitFrame(
             part_a.reset_index(drop=True), part_b.reset_index(drop=True), mf.response, list(mf.names)
         )
+        frame.n_dropped = mf.n_dropped
         self._check_part_b(frame)
         self._dry_run(frame)
         return frame
@@ -376,7 +375,10 @@ class SelectInferDoor:
     def diagnostics(self, frame: SplitFrame, released: Pipeline) -> dict:
         """Not private: ordinary least squares of the selected terms on part B's raw rows."""
         if not released.selected:
-            return {"ols_part_b_nonprivate": {}}
+            return {"rows_dropped_for_missing_values": frame.n_dropped, "ols_part_b_nonprivate": {}}
         X = np.c_[np.ones(len(frame.part_b)), frame.part_b[released.selected].to_numpy(dtype=float)]
         beta = np.linalg.lstsq(X, frame.part_b[frame.response].to_numpy(dtype=float), rcond=None)[0]
-        return {"ols_part_b_nonprivate": dict(zip([INTERCEPT, *released.selected], beta.tolist()))}
+        return {
+            "rows_dropped_for_missing_values": frame.n_dropped,
+            "ols_part_b_nonprivate": dict(zip([INTERCEPT, *released.selected], beta.tolist())),
+        }
