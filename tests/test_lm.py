@@ -257,3 +257,14 @@ def test_front_door_coverage_small_check():
         tab = fit.tidy()
         hits += (tab["conf.low"] <= beta) & (beta <= tab["conf.high"])
     assert np.all(np.abs(hits / trials - 0.95) <= 0.04), hits / trials
+
+
+def test_laplace_release_passes_the_empirical_audit():
+    from dpstats.audit import audit
+    from dpstats.audit.cases import lm_statistics_case
+
+    case = lm_statistics_case(1.0)
+    res = audit(case, n_runs=10_000, random_state=8)
+    # the pair moves the statistic by l1 = 5 of the claimed 8 at eps_stat = 0.9: the true eps of the pair is 0.5625
+    assert res.passed and res.eps_lb <= 0.5625 + 0.05, res
+    assert res.eps_lb > 0.2, res  # the audit has power: the release is not over-noised by a wrong scale
