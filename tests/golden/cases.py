@@ -113,6 +113,9 @@ CASES: dict[str, Callable[[], object]] = {
     "dp_pca": lambda: dp.dp_pca(
         "~ .", _mixture(), k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=19
     ),
+    "dp_lm": lambda: dp.dp_lm(
+        "y ~ .", _regression(), eps=2.0, delta=1e-6, bounds=(-3, 3), n_boot=200, random_state=21
+    ),
 }
 
 
