@@ -268,3 +268,18 @@ def test_laplace_release_passes_the_empirical_audit():
     # the pair moves the statistic by l1 = 5 of the claimed 8 at eps_stat = 0.9: the true eps of the pair is 0.5625
     assert res.passed and res.eps_lb <= 0.5625 + 0.05, res
     assert res.eps_lb > 0.2, res  # the audit has power: the release is not over-noised by a wrong scale
+
+
+def test_predict_codes_factors_with_the_training_levels():
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {"x": rng.uniform(0, 1, 60), "c": rng.choice([4, 6, 8], 60), "g": rng.choice(["a", "b"], 60)}
+    )
+    df["y"] = df.x + (df.c == 6) + rng.normal(0, 0.1, 60)
+    for formula in ("y ~ x * factor(c)", "y ~ x + g"):
+        fit = _nonprivate(formula, df)
+        full = model_frame(formula, df).X @ fit.coefficients
+        rows = [int(np.flatnonzero(df.c == 8)[0])]  # one row: a single level present in newdata
+        assert fit.predict(df.iloc[rows]) == pytest.approx(full[rows])
+    with pytest.raises(DataError, match="not seen in the fit"):
+        fit.predict(pd.DataFrame({"x": [0.5], "g": ["z"]}))

@@ -346,6 +346,8 @@ class LMDoor:
             formula=self.formula,
             intercept=frame.coords.intercept,
             engine=getattr(frame.mf, "engine", "memory"),
+            factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
+            data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
         )
 
     def diagnostics(self, frame: LMFrame, released: LMReleased) -> dict:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..errors import DataError
 from .base import DPResult, Summary, escape_text
 
 TABLE_COLUMNS = ["term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"]
@@ -55,6 +57,8 @@ class LMResult(DPResult):
     formula: str = ""
     intercept: bool = True
     engine: str = "memory"
+    factor_levels: dict[str, list] = field(default_factory=dict)
+    data_dependent_terms: list[str] = field(default_factory=list)
 
     title = "Differentially private linear regression"
 
@@ -87,17 +91,48 @@ class LMResult(DPResult):
         >>> fit.predict(pd.DataFrame({"x": [4.0]})).round(6).tolist()
         [9.0]
         """
-        from ..formula import model_frame, split_formula
-
-        rhs = split_formula(self.formula, one_sided=False)[1]
-        mf = model_frame(f"~ {rhs}", newdata, one_sided=True, min_rows=1, check_constant=False)
+        mf = self._new_design(newdata)
         names = list(mf.names)
         if names != list(self.terms):
             missing = [t for t in self.terms if t not in names]
-            raise ValueError(
+            raise DataError(
                 f"newdata gives design columns {names}, the model has {self.terms}; missing {missing}."
             )
         return mf.X @ self.coefficients
+
+    def _new_design(self, newdata):
+        """The design of ``newdata`` with the training factor levels (R's xlev); whole-data terms refused."""
+        from ..formula import model_frame, split_formula
+
+        if self.data_dependent_terms:
+            raise DataError(
+                f"predict() on new data is refused: the term(s) {', '.join(self.data_dependent_terms)} depend on "
+                "the training data as a whole and would be recomputed from newdata. Refit with raw polynomials "
+                "(poly(x, 2, raw = TRUE)), fixed knots or public centring."
+            )
+        if not isinstance(newdata, pd.DataFrame):
+            raise DataError(f"newdata must be a data frame, got {type(newdata).__name__}.")
+        frame, rhs = newdata.copy(), split_formula(self.formula, one_sided=False)[1]
+        renamed: dict[str, tuple[str, list[str]]] = {}
+        for key, levels in self.factor_levels.items():
+            inner = re.fullmatch(r"(?:factor|as\.factor)\((\w[\w.]*)\)", key)
+            name = key if key in frame.columns else (inner.group(1) if inner else None)
+            if name not in frame.columns:
+                continue
+            labels = [str(x) for x in levels]
+            values = [None if pd.isna(v) else _level(v) for v in frame[name]]
+            bad = sorted({v for v in values if v is not None and v not in labels})
+            if bad:
+                raise DataError(
+                    f"newdata column {name!r} has level(s) {bad} not seen in the fit (levels: {labels})."
+                )
+            frame[name] = pd.Categorical(values, categories=labels)  # R's xlev: the training levels
+            if inner:  # factor(v) would drop unused levels: code v itself, then name its columns as factor(v)
+                rhs = re.sub(rf"(?:factor|as\.factor)\({re.escape(name)}\)", name, rhs)
+                renamed[name] = (key, labels)
+        mf = model_frame(f"~ {rhs}", frame, one_sided=True, min_rows=1, check_constant=False)
+        mf.names = [_rename(nm, renamed) for nm in mf.names]
+        return mf
 
     # ------------------------------------------------------------------ text
     def _coef_lines(self) -> list[str]:
@@ -158,6 +193,25 @@ class LMResult(DPResult):
     def report_sections(self) -> list[dict[str, Any]]:
         text = "\n".join(self._coef_lines())
         return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
+
+
+def _rename(name: str, renamed: dict[str, tuple[str, list[str]]]) -> str:
+    """``cyl6`` back to ``factor(cyl)6`` (also inside interactions ``wt:cyl6``)."""
+    parts = []
+    for part in name.split(":"):
+        for var, (key, labels) in renamed.items():
+            if part.startswith(var) and part[len(var) :] in labels:
+                part = key + part[len(var) :]
+                break
+        parts.append(part)
+    return ":".join(parts)
+
+
+def _level(v) -> str:
+    """R's level label of a value: 4.0 is "4"."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
 
 
 def _stars(p: float) -> str:
