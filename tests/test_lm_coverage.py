@@ -10,13 +10,16 @@ cross products, χ² residual), independently of dpstats' own bootstrap code,
 so the whole grid costs well under a minute; the method itself (release,
 ridge, bootstrap) runs as in dp_lm.
 
-Claim checked: where the released λ_min bound leaves the ridge off (it is
-active in under 10% of trials), the mean coverage over the coefficients of a
-cell lies in [0.93, 0.97]; the cells where that holds are stated
-(every cell with n >= 10^4 and the cells n = 10^3, eps = 5).  At n = 10^3 with
-eps <= 1 the noise on XᵀX is as large as XᵀX itself, AdaSSP's ridge is on,
-and the pivot intervals under-cover (a known limitation, stated in the
-README); the test checks the ridge is indeed on there, so the statement stays true.
+Claim checked: in 16 of the 18 cells the mean coverage over the coefficients of a
+cell lies in [0.93, 0.97].  The two cells n = 10^3, p = 10, eps <= 1 are the
+stated exceptions: there the noise on XᵀX is as large as XᵀX itself, AdaSSP's
+ridge is on in every trial, and the calibrated bootstrap (methods.lm) widens the
+intervals by the inverse of the ridge's shrinkage: at eps = 0.5 they over-cover
+and are uninformative, at eps = 1 they cover about 0.91.  The test checks that
+the ridge is on there and that coverage stays within [0.90, 0.99], so the
+README's statement of the limitation stays true.  The README table (coverage and
+the median ratio of interval widths to non-private OLS on the same data) is
+printed by this test (``-s``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dpstats.privacy.randomness import FastNoise
 
 NS, PS, EPSS = (1_000, 10_000, 100_000), (3, 10), (0.5, 1.0, 5.0)
 TRIALS, N_BOOT, DELTA, SIGMA = 400, 200, 1e-6, 0.1
-REGULAR = {(n, p, e) for n in NS for p in PS for e in EPSS if n >= 10_000 or e == 5.0}
+EXCEPTIONS = {(1_000, 10, 0.5), (1_000, 10, 1.0)}
 
 
 def _statistics(n: int, p: int, eta: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
@@ -65,12 +68,12 @@ def run_cell(n: int, p: int, eps: float, seed: int) -> dict:
     coords = m.Coordinates(np.zeros(p), np.ones(p), 0.0, 1.0, True)
     pl = m.plan(coords, eps=eps, delta=DELTA)
     A = _statistics(n, p, eta, TRIALS, rng)
-    hits, ratio, ridge_on = np.zeros(p + 1), np.zeros(p + 1), 0
+    hits, ratios, ridge_on = np.zeros(p + 1), [], 0
     for t in range(TRIALS):
         fit = m.release(A[t], n, pl, FastNoise(rng))
         table = m.bootstrap(fit, n, pl, n_boot=N_BOOT, conf_level=0.95, rng=rng).table
         hits += (table["conf.low"] <= eta) & (eta <= table["conf.high"])
-        ratio += (table["conf.high"] - table["conf.low"]) / _ols_width(A[t], n, p)
+        ratios.append(((table["conf.high"] - table["conf.low"]) / _ols_width(A[t], n, p))[1:])
         ridge_on += fit.ridge > 0
     return {
         "n": n,
@@ -78,7 +81,7 @@ def run_cell(n: int, p: int, eps: float, seed: int) -> dict:
         "eps": eps,
         "coverage": float(np.mean(hits / TRIALS)),
         "coverage_min": float(np.min(hits / TRIALS)),
-        "width_ratio": float(np.mean(ratio[1:] / TRIALS)),
+        "width_ratio_median": float(np.median(ratios)),
         "ridge_on": ridge_on / TRIALS,
     }
 
@@ -91,10 +94,7 @@ def test_bootstrap_coverage_on_the_grid():
         print(r)
     for r in rows:
         key = (r["n"], r["p"], r["eps"])
-        if key in REGULAR:
-            assert r["ridge_on"] < 0.10, r
-            assert 0.93 <= r["coverage"] <= 0.97, r
+        if key in EXCEPTIONS:
+            assert r["ridge_on"] > 0.9 and 0.90 <= r["coverage"] <= 0.99, r
         else:
-            assert r["ridge_on"] > 0.5, (
-                r
-            )  # the documented limitation: the ridge is on, coverage below nominal
+            assert 0.93 <= r["coverage"] <= 0.97, r

@@ -175,6 +175,7 @@ class LMReleased:
     fit: m.LMFit
     table: dict[str, np.ndarray]
     inference: str
+    calibrated: np.ndarray | None = None
 
 
 @dataclass
@@ -299,8 +300,9 @@ class LMDoor:
             rng=noise.generator,
             interval=self.interval,
         )
-        how = f"parametric bootstrap, {self.interval} intervals, {self.n_boot} replicates"
-        return LMReleased(fit, bt.table, how)
+        table = dict(bt.table, statistic=fit.coefficients / bt.table["std.error"])
+        how = f"calibrated parametric bootstrap, {self.interval} intervals, 2 x {self.n_boot} replicates"
+        return LMReleased(fit, table, how, bt.centre)
 
     def result(
         self,
@@ -343,6 +345,7 @@ class LMDoor:
             ridge=fit.ridge,
             inference=released.inference,
             noise=public_inputs(plan, frame, self.eps, self.delta),
+            calibrated_estimates=released.calibrated,
             formula=self.formula,
             intercept=frame.coords.intercept,
             engine=getattr(frame.mf, "engine", "memory"),

@@ -148,6 +148,29 @@ def dp_select_infer(
     )
 
 
+def split_rows(n: int, split: float, random_state: RandomState) -> tuple[np.ndarray, np.ndarray]:
+    """The public split of dp_select_infer: row positions of part A (floor(split·n) rows) and part B.
+
+    A permutation drawn independently of the data, from ``random_state`` (an
+    integer seed gives the same split every time; None draws from the OS).
+
+    Examples
+    --------
+    >>> a, b = split_rows(10, 0.5, 3)
+    >>> len(a), len(b), sorted(np.r_[a, b].tolist()) == list(range(10))
+    (5, 5, True)
+    """
+    seed = (
+        np.random.default_rng([int(random_state), 7919])
+        if isinstance(random_state, (int, np.integer))
+        else random_state
+    )
+    gen, _ = make_generator(seed)
+    order = gen.permutation(n)
+    n_a = int(math.floor(split * n))
+    return order[:n_a], order[n_a:]
+
+
 class _Probed(Exception):
     """Raised by :class:`_ProbeAccountant` at the charge: everything before it has passed."""
 
@@ -203,11 +226,10 @@ class SelectInferDoor:
         n_a = int(math.floor(self.split * n))
         if n_a < 2 or n - n_a < 3:
             raise DataError(f"split = {self.split:g} of n = {n} rows leaves too few rows in one part.")
-        gen, _ = make_generator(self._split_seed())
-        order = gen.permutation(n)
+        idx_a, idx_b = split_rows(n, self.split, self.random_state)
         design = pd.DataFrame(mf.X, columns=mf.names)
         design[mf.response] = mf.y
-        part_a, part_b = design.iloc[order[:n_a]], design.iloc[order[n_a:]]
+        part_a, part_b = design.iloc[idx_a], design.iloc[idx_b]
         frame = SplitFrame(
             part_a.reset_index(drop=True), part_b.reset_index(drop=True), mf.response, list(mf.names)
         )
@@ -240,12 +262,6 @@ class SelectInferDoor:
         except _Probed:
             return
         raise AssertionError(f"dp_{self.select} did not charge its accountant")  # pragma: no cover
-
-    def _split_seed(self):
-        """The permutation's source: derived from random_state (independent of the data)."""
-        if isinstance(self.random_state, (int, np.integer)):
-            return np.random.default_rng([int(self.random_state), 7919])
-        return None if self.random_state is None else self.random_state
 
     def plan(self, frame: SplitFrame, dd: DataDependence) -> Plan:
         n_a, n_b = len(frame.part_a), len(frame.part_b)

@@ -42,19 +42,30 @@ Mechanisms: delta > 0 — the Gaussian mechanism accounted in zCDP (ρ from
 delta = 0 — the Laplace mechanism with scale Δ₁/eps_step.  eps = inf fits
 ordinary least squares with the classical formulas (no noise, no ridge).
 
-Intervals (post-processing, no privacy cost): the parametric bootstrap of
-Ferrando, Wang & Sheldon (2022).  From the released statistics a Gaussian
-model of the data is fitted (rows z ~ N(μ̂, Σ̂) in the unit box, u = (1, z)ᵀη̂ + e,
-e ~ N(0, σ̂²)); at the public n its data-level sufficient statistics are drawn
-from their exact sampling law (Σ z ~ N(nμ̂, nΣ̂), the centred scatter
-~ Wishart(n − 1, Σ̂), Σ (1, z)e ~ N(0, σ̂² G), Σ e² given those by the
-χ²_{n−p−1} residual), fresh privacy noise of the same scales is added, and the
-whole release (λ_min bound, ridge, fit) is rerun.  The interval is the *pivot*
-(basic) bootstrap interval [2β̂ − q_{1−α/2}, 2β̂ − q_{α/2}]: the estimator is
-biased (ridge shrinkage, noise inside the inverted Gram), and the pivot
-interval subtracts a bias that is about the same at β̂ as at β, where the
-percentile interval would add it a second time.  std.error is the bootstrap
-standard deviation; p.value inverts the same interval at 0.
+Intervals (post-processing, no privacy cost): a parametric bootstrap in the
+manner of Ferrando, Wang & Sheldon (2022).  From the released statistics a
+Gaussian model of the data is fitted (rows z ~ N(μ̂, Σ̂) in the unit box,
+u = (1, z)ᵀη + e, e ~ N(0, σ²)); at the public n its data-level sufficient
+statistics are drawn from their exact sampling law (Σ z ~ N(nμ̂, nΣ̂), the
+centred scatter ~ Wishart(n − 1, Σ̂), Σ (1, z)e ~ N(0, σ² G), Σ e² given
+those by the χ²_{n−p−1} residual), fresh privacy noise of the same scales is
+added, and the whole release (λ_min bound, ridge, fit) is rerun.
+
+The ridge shrinks: on average the release gives about Jθ + c, J = E[(F̃ + λI)⁻¹F]
+(θ* is affine in the model's θ for fixed draws, so J and c are estimated
+exactly from the draws).  Simulating at θ̂ itself would understate the bias
+by the factor J (the plain percentile and pivot intervals under-cover badly
+whenever the ridge is on).  So the bootstrap is *calibrated*: pass 1 at θ̂
+gives J and c, the calibrated θ̃ solves Jθ̃ + c = θ̂, and pass 2 at θ̃ gives
+the law of J⁻¹(θ* − E θ*), the pivot θ̂-deviation mapped to the θ scale.  The
+interval is the pivot (basic) interval θ̃ − [q_{1−α/2}, q_{α/2}] of it, so it
+widens by J⁻¹ where the privacy noise forces a strong ridge (an honest, wide
+interval); with no ridge and little noise J ≈ I and it is the usual pivot
+interval.  std.error is the standard deviation of that law; p.value inverts the
+same interval at 0; statistic is estimate/std.error.  The reported estimate is
+the AdaSSP ridge estimate θ̂ (better in mean squared error than θ̃); θ̃ is kept
+as ``calibrated_estimates``.  ``interval="percentile"`` takes the quantiles of
+θ̃ plus that law instead.
 """
 
 from __future__ import annotations
@@ -404,9 +415,10 @@ def ols_table(fit: LMFit, pl: LMPlan, conf_level: float) -> dict[str, np.ndarray
 class Bootstrap:
     """Bootstrap draws of β and the table they give."""
 
-    draws: np.ndarray  # (n_boot, k)
+    draws: np.ndarray  # (n_boot, k): the pivot's law placed at the calibrated centre
     interval: str
     table: dict[str, np.ndarray] = field(default_factory=dict)
+    centre: np.ndarray = field(default_factory=lambda: np.empty(0))  # calibrated β̃
 
 
 def data_model(
@@ -479,31 +491,64 @@ def _wishart(chol: np.ndarray, df: int, size: int, rng: np.random.Generator) -> 
     return LB @ np.swapaxes(LB, 1, 2)
 
 
-def refit_batch(A: np.ndarray, n: int, pl: LMPlan, rng: np.random.Generator) -> np.ndarray:
-    """Rerun the release on simulated statistics with fresh noise of the same scales; return β draws."""
+def _congruence(T: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """T X Tᵀ for a batch X (the identity map is skipped: the intercept model's T is I)."""
+    if T.shape[0] == T.shape[1] and np.array_equal(T, np.eye(T.shape[0])):
+        return X
+    return T @ X @ T.T
+
+
+def refit_batch(A: np.ndarray, n: int, pl: LMPlan, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Rerun the release on simulated statistics with fresh noise of the same scales.
+
+    Returns θ* (fitting coordinates, one row per draw) and M, the per-draw linear
+    map of the model's θ into θ*: θ* = M θ + c with M = (F̃ + λI)⁻¹ F, F the
+    noise-free design block of the draw (Xᵀy = F θ + noise, so θ* is affine in θ).
+    """
     size, m, _ = A.shape
     T, k = pl.coords.transform(), pl.coords.k
     draw = rng.normal if pl.noise == "gaussian" else rng.laplace
-    design = np.einsum("ij,bjl,kl->bik", T[:k], A, T[:k])
+    design = _congruence(T[:k], A)
     lam = np.linalg.eigvalsh(design)[:, 0] + draw(0.0, pl.lambda_scale, size)
     iu = np.triu_indices(m)
     E = np.zeros((size, m, m))
     E[:, iu[0], iu[1]] = draw(0.0, pl.stat_scale, (size, iu[0].size))
     E[:, 0, 0] = 0.0
     E = E + np.swapaxes(np.triu(E, 1), 1, 2)
-    F = np.einsum("ij,bjl,kl->bik", T, A + E, T)
+    F = _congruence(T, A + E)
     lam_lower = np.maximum(0.0, lam - lambda_margin(pl))
     ridge = np.maximum(0.0, spectral_bound(pl) - lam_lower)
-    M = F[:, :k, :k] + ridge[:, None, None] * np.eye(k)
-    theta = _solve_batch(M, F[:, :k, k])
-    return pl.coords.to_original(theta)
+    R = F[:, :k, :k] + ridge[:, None, None] * np.eye(k)
+    sol = _solve_batch(R, np.concatenate([design, F[:, :k, k, None]], axis=2))
+    return sol[..., k], sol[..., :k]
 
 
 def _solve_batch(M: np.ndarray, b: np.ndarray) -> np.ndarray:
     try:
-        return np.linalg.solve(M, b[..., None])[..., 0]
+        return np.linalg.solve(M, b)
     except np.linalg.LinAlgError:
-        return np.einsum("bij,bj->bi", np.linalg.pinv(M), b)
+        return np.linalg.pinv(M) @ b
+
+
+def _draws(fit: LMFit, theta: np.ndarray, n: int, pl: LMPlan, size: int, rng, batch: int) -> tuple:
+    """θ* draws and their maps M from the Gaussian data model with coefficients θ (fitting coordinates)."""
+    model = LMFit(
+        fit.coefficients, theta, 0.0, math.nan, sigma2_at(fit.noisy_gram, theta, n, pl), fit.noisy_gram, 0
+    )
+    mu, cov, eta, sigma2 = data_model(fit.noisy_gram, n, model, pl)
+    thetas, maps = [], []
+    for start in range(0, size, batch):
+        A = simulate_grams(mu, cov, eta, sigma2, n, min(batch, size - start), rng)
+        th, M = refit_batch(A, n, pl, rng)
+        thetas.append(th)
+        maps.append(M)
+    return np.concatenate(thetas), np.concatenate(maps)
+
+
+def sigma2_at(released: np.ndarray, theta: np.ndarray, n: int, pl: LMPlan) -> float:
+    """Residual variance at θ from the released statistics (fitting coordinates)."""
+    T, k = pl.coords.transform(), pl.coords.k
+    return _sigma2(T @ released @ T.T, theta, n, k)
 
 
 def bootstrap(
@@ -517,7 +562,13 @@ def bootstrap(
     interval: str = "pivot",
     batch: int = 500,
 ) -> Bootstrap:
-    """The parametric bootstrap table (module docstring): std.error, intervals, statistic, p.value, vcov.
+    """The calibrated parametric bootstrap (module docstring): std.error, intervals, statistic, p.value, vcov.
+
+    Pass 1 draws at θ̂ give J = E[M] and the mean offset c̄; the calibrated
+    coefficients θ̃ solve J θ̃ + c̄ = θ̂ (the model under which the release
+    would on average give what was released).  Pass 2 draws at θ̃; their
+    deviations, mapped back through J⁻¹, are the pivot's law: the interval is
+    θ̃ minus their quantiles (on the formula's scale).
 
     Examples
     --------
@@ -527,19 +578,22 @@ def bootstrap(
     >>> z = rng.uniform(-1, 1, 2000); u = np.clip(0.3 * z + 0.2 * rng.normal(size=2000), -1, 1)
     >>> v = np.c_[np.ones(2000), z, u]
     >>> pl = plan(c, eps=2.0, delta=1e-6)
-    >>> fit = release(v.T @ v, 2000, pl, NoiseSource(2))
+    >>> fit = release(v.T @ v, 2000, pl, NoiseSource(1))
     >>> bt = bootstrap(fit, 2000, pl, n_boot=200, conf_level=0.95, rng=np.random.default_rng(3))
     >>> bool(bt.table["conf.low"][1] < 0.3 < bt.table["conf.high"][1])
     True
     """
-    mu, cov, eta, sigma2 = data_model(fit.noisy_gram, n, fit, pl)
-    chunks = []
-    for start in range(0, n_boot, batch):
-        size = min(batch, n_boot - start)
-        A = simulate_grams(mu, cov, eta, sigma2, n, size, rng)
-        chunks.append(refit_batch(A, n, pl, rng))
-    draws = np.concatenate(chunks)
-    return Bootstrap(draws, interval, interval_table(fit.coefficients, draws, conf_level, interval))
+    th, M = _draws(fit, fit.theta, n, pl, n_boot, rng, batch)
+    J = M.mean(axis=0)
+    offset = (th - np.einsum("bij,j->bi", M, fit.theta)).mean(axis=0)
+    theta_c = _solve(J, fit.theta - offset)
+    th2, M2 = _draws(fit, theta_c, n, pl, n_boot, rng, batch)
+    deviations = (th2 - th2.mean(axis=0)) @ np.linalg.pinv(M2.mean(axis=0)).T
+    _, L = pl.coords.linear()
+    centre = pl.coords.to_original(theta_c)
+    draws = centre + deviations @ L.T
+    table = interval_table(centre, draws, conf_level, interval)
+    return Bootstrap(draws, interval, table, centre)
 
 
 def interval_table(

@@ -30,6 +30,9 @@ class LMResult(DPResult):
         p-values come from the parametric bootstrap (post-processing).
     vcov_matrix : ndarray (k, k)
         Bootstrap (or, at eps = inf, classical) covariance of the estimates.
+    calibrated_estimates : ndarray (k,) or None
+        The bootstrap's calibrated coefficients θ̃, the centre of the intervals
+        (:mod:`dpstats.methods.lm`); None at eps = inf.
     sigma : float
         Residual standard error from the released statistics (original units).
     df_residual : int
@@ -57,6 +60,7 @@ class LMResult(DPResult):
     formula: str = ""
     intercept: bool = True
     engine: str = "memory"
+    calibrated_estimates: np.ndarray | None = None
     factor_levels: dict[str, list] = field(default_factory=dict)
     data_dependent_terms: list[str] = field(default_factory=list)
 
@@ -188,6 +192,9 @@ class LMResult(DPResult):
             "ridge": self.ridge,
             "inference": self.inference,
             "noise": dict(self.noise),
+            "calibrated_estimates": None
+            if self.calibrated_estimates is None
+            else dict(zip(self.terms, self.calibrated_estimates.tolist())),
         }
 
     def report_sections(self) -> list[dict[str, Any]]:
