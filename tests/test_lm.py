@@ -268,6 +268,8 @@ def test_laplace_release_passes_the_empirical_audit():
     # the pair moves the statistic by l1 = 5 of the claimed 8 at eps_stat = 0.9: the true eps of the pair is 0.5625
     assert res.passed and res.eps_lb <= 0.5625 + 0.05, res
     assert res.eps_lb > 0.2, res  # the audit has power: the release is not over-noised by a wrong scale
+    gauss = audit(lm_statistics_case(1.0, delta=1e-5), n_runs=10_000, random_state=9)
+    assert gauss.passed, gauss
 
 
 def test_predict_codes_factors_with_the_training_levels():

@@ -25,7 +25,14 @@ from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import TABLE_COLUMNS, LMResult
-from ..validation import check_accountant, check_delta, check_eps, check_fraction, check_strict
+from ..validation import (
+    check_accountant,
+    check_delta,
+    check_eps,
+    check_fraction,
+    check_neighbouring,
+    check_strict,
+)
 from ._common import call_record, dummy_columns, missing_rows_step, run
 
 
@@ -40,6 +47,7 @@ def dp_lm(
     n_boot: int = 1000,
     interval: str = "pivot",
     lambda_share: float = m.LAMBDA_SHARE,
+    neighbouring: str = "replace",
     random_state: RandomState = None,
     strict: bool = False,
     accountant: Accountant | None = None,
@@ -77,6 +85,9 @@ def dp_lm(
         Bootstrap interval; "pivot" (default) corrects the ridge's bias.
     lambda_share : float
         Share of the budget (ρ, or eps for Laplace) spent on the λ_min bound.
+    neighbouring : {"replace"}
+        Replace-one-row only: n is public and exact in the released statistic
+        (add/remove-one-row would make it private).
     random_state, strict, accountant, diagnostics, progress
         See docs/architecture.md, "Privacy conventions".  Diagnostics (not
         private): rows dropped, values clipped, the non-private OLS estimates.
@@ -100,6 +111,7 @@ def dp_lm(
     >>> bool(abs(fit.coef()["x"] - 2) < 0.2)
     True
     """
+    check_neighbouring(neighbouring, supported=("replace",))
     args = check_lm_arguments(eps, delta, conf_level, n_boot, interval, lambda_share, strict, accountant)
     if not isinstance(data, (pd.DataFrame, dict)) and not _is_engine(data):
         raise DataError(

@@ -37,7 +37,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState, make_generator
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
-from ..validation import check_fraction
+from ..validation import check_fraction, check_neighbouring
 from ._common import call_record, missing_rows_step, run
 from .lm import check_lm_arguments, dp_lm
 
@@ -57,6 +57,7 @@ def dp_select_infer(
     select_args: dict | None = None,
     conf_level: float = 0.95,
     n_boot: int = 1000,
+    neighbouring: str = "replace",
     random_state: RandomState = None,
     strict: bool = False,
     accountant=None,
@@ -86,6 +87,8 @@ def dp_select_infer(
         Further arguments of the selector (e.g. ``{"bounds": 3.0}`` — the row-norm
         bound of dp_knockoff).
     conf_level, n_boot : as for :func:`dpstats.dp_lm`.
+    neighbouring : {"replace"}
+        Replace-one-row only: the parts' sizes are then public (parallel composition needs them fixed).
     random_state, strict, accountant, diagnostics
         See docs/architecture.md, "Privacy conventions".  The split's permutation
         is drawn from ``random_state`` too.
@@ -105,6 +108,7 @@ def dp_select_infer(
     >>> len(res.selected), res.tidy().columns[0]
     (3, 'term')
     """
+    check_neighbouring(neighbouring, supported=("replace",))
     args = check_lm_arguments(eps, delta, conf_level, n_boot, "pivot", 0.1, strict, accountant)
     if math.isinf(args["eps"]):
         raise PrivacyParameterError(
