@@ -245,7 +245,15 @@ class SelectInferDoor:
     def _check_part_b(self, frame: SplitFrame) -> None:
         """Bounds for every candidate and the response, and room for k terms in part B: before any spend."""
         if self.bounds is not None:
-            resolve_box(self.bounds, frame.names + [frame.response])
+            cols = frame.names + [frame.response]
+            box = resolve_box(self.bounds, cols)
+            values = frame.part_b[cols].to_numpy(dtype=float)
+            outside = (values.max(axis=0) < box.lo) | (values.min(axis=0) > box.hi)
+            if outside.any():
+                raise DataError(
+                    f"the declared bounds exclude every value of {[c for c, o in zip(cols, outside) if o][:5]}; "
+                    "declare bounds that cover the data's plausible range."
+                )
         if self.k is not None and self.k + 1 >= len(frame.part_b):
             raise DataError(
                 f"k = {self.k} terms need more than {self.k + 1} rows in part B; lower k or split."
