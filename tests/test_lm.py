@@ -285,3 +285,23 @@ def test_predict_codes_factors_with_the_training_levels():
         assert fit.predict(df.iloc[rows]) == pytest.approx(full[rows])
     with pytest.raises(DataError, match="not seen in the fit"):
         fit.predict(pd.DataFrame({"x": [0.5], "g": ["z"]}))
+
+
+def test_lambda_min_sensitivity_without_intercept_by_random_search():
+    """No intercept: fitting rows w_j = x_j/h_j; |Δλ_min| <= R² = Σ_j (max(|lo_j|, |hi_j|)/h_j)²."""
+    rng = np.random.default_rng(7)
+    lo, hi = np.array([0.0, -1.0]), np.array([4.0, 3.0])
+    coords = m.Coordinates((lo + hi) / 2, (hi - lo) / 2, 0.0, 1.0, False)
+    T = coords.transform()[:-1, :-1]
+    worst = 0.0
+    for _ in range(3000):
+        X = rng.uniform(lo, hi, (6, 2))
+        X2 = X.copy()
+        X2[rng.integers(6)] = np.where(rng.random(2) < 0.5, lo, hi)
+        lams = []
+        for data in (X, X2):
+            V = np.c_[np.ones(6), (data - coords.x_center) / coords.x_half]
+            lams.append(np.linalg.eigvalsh(T @ (V.T @ V) @ T.T)[0])
+        worst = max(worst, abs(lams[0] - lams[1]))
+    assert worst <= coords.row_norm_sq()
+    assert coords.row_norm_sq() == pytest.approx((4 / 2) ** 2 + (3 / 2) ** 2)
