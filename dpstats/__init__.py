@@ -40,6 +40,8 @@ _LAZY = {
     "vertical_glm": "dpstats.api.vertical",
     "dp_pca": "dpstats.api.pca",
     "dp_bh": "dpstats.api.bh",
+    "dp_lm": "dpstats.api.lm",
+    "dp_select_infer": "dpstats.api.select_infer",
     "Accountant": "dpstats.privacy.accountant",
 }
 _LAZY_MODULES = (
@@ -97,4 +99,6 @@ __all__ = [
     "vertical_glm",
     "dp_pca",
     "dp_bh",
+    "dp_lm",
+    "dp_select_infer",
 ]

@@ -37,6 +37,8 @@ METHODS = {
     "felp": "dp_felp",
     "vertical_glm": "vertical_glm",
     "pca": "dp_pca",
+    "lm": "dp_lm",
+    "select_infer": "dp_select_infer",
 }
 
 

@@ -102,6 +102,18 @@ FRONT_DOORS = {
         (MISSING,),
     ),
     "dp_pca": (dp_pca, f"~ {FEW}", {"k": 2, "eps": 1.0, "delta": 1e-5, "bounds": BOUNDS}, (MISSING,)),
+    "dp_lm": (
+        dp.dp_lm,
+        f"y ~ {FEW}",
+        {"eps": 2.0, "delta": 1e-5, "bounds": BOUNDS, "n_boot": 200},
+        (MISSING, OUTSIDE),
+    ),
+    "dp_select_infer": (
+        dp.dp_select_infer,
+        f"y ~ {FEW}",
+        {"eps": 2.0, "delta": 1e-5, "k": 2, "bounds": BOUNDS, "n_boot": 200},
+        (MISSING,),
+    ),
 }
 CLI_NAMES = {
     "dp_sis": "sis",
@@ -111,6 +123,8 @@ CLI_NAMES = {
     "dp_felp": "felp",
     "vertical_glm": "vertical_glm",
     "dp_pca": "pca",
+    "dp_lm": "lm",
+    "dp_select_infer": "select_infer",
 }
 
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^\s\"<]*")

@@ -88,7 +88,16 @@ def test_rscript_fits_each_available_method(rscript, rlib, tmp_path):
 
     expected = [
         m
-        for m in ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm")
+        for m in (
+            "dp_sis",
+            "dp_two_stage",
+            "dp_knockoff",
+            "dp_gmm",
+            "dp_felp",
+            "vertical_glm",
+            "dp_lm",
+            "dp_select_infer",
+        )
         if has_function(m)
     ]
     assert "dp_sis" in expected, dpstats.__version__

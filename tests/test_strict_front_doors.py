@@ -1,7 +1,7 @@
 """Every front door has a pure path: declared bounds and ``strict=True`` give no data-dependent step.
 
 Issue 15 part 5.  For each front door (dp_sis, dp_two_stage, dp_knockoff Methods I
-and II, dp_gmm, dp_felp with ``variant="strict"``, vertical_glm in DP mode, dp_pca)
+and II, dp_gmm, dp_felp with ``variant="strict"``, vertical_glm in DP mode, dp_pca, dp_lm, dp_select_infer)
 a call with declared public bounds (and the other declared constants its pure path
 needs: sigma, beta_norm, c_min, lambda_min for the knockoff filter) and
 ``strict=True``, run with NonPrivateWarning turned into an error, must
@@ -111,6 +111,18 @@ PURE = {
         dict(VERTICAL, family="gaussian", bounds=(-1, 1)),
     ),
     "dp_pca": (dp_pca, _mixture, ("~ .",), dict(k=2, eps=1.0, delta=1e-6, bounds=(-12, 12))),
+    "dp_lm": (
+        dp.dp_lm,
+        lambda: _uniform_frame(400, 6, 3),
+        ("y ~ .",),
+        dict(eps=1.0, delta=1e-6, bounds=(-1, 1), n_boot=200),
+    ),
+    "dp_select_infer": (
+        dp.dp_select_infer,
+        _fan_lv,
+        ("y ~ .",),
+        dict(eps=2.0, k=3, bounds=(-5, 5), n_boot=200),
+    ),
 }
 
 

@@ -122,6 +122,9 @@ CASES: dict[str, Callable[[], object]] = {
         "~ .", _mixture(), k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=19
     ),
     "dp_bh": lambda: dp.dp_bh(_p_values(), q=0.1, eps=1.0, eta=0.01, max_rejections=8, random_state=20),
+    "dp_lm": lambda: dp.dp_lm(
+        "y ~ .", _regression(), eps=2.0, delta=1e-6, bounds=(-3, 3), n_boot=200, random_state=21
+    ),
 }
 
 

@@ -20,7 +20,11 @@ fits <- list(
   dp_felp = function() dp_felp(y ~ . - g, data = transform(df, y = factor(y > 0)), eps = 2,
                                bounds = c(-6, 6), seed = 1),
   vertical_glm = function() vertical_glm(y ~ x1 + x2 + x3, data = df,
-                                         parties = list(a = c("x1", "x2"), b = "x3"))
+                                         parties = list(a = c("x1", "x2"), b = "x3")),
+  dp_lm = function() dp_lm(y ~ x1 + x2 + g, data = df, eps = 2, delta = 1e-6, bounds = c(-10, 10),
+                           n_boot = 200, seed = 1),
+  dp_select_infer = function() dp_select_infer(y ~ . - g, data = df, eps = 2, delta = 1e-6, k = 2,
+                                               bounds = c(-10, 10), n_boot = 200, seed = 1)
 )
 done <- character()
 for (m in names(fits)) {

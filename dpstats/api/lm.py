@@ -1,0 +1,424 @@
+"""Front door of private linear regression: :func:`dp_lm`.
+
+The sufficient statistics (the stacked [XᵀX, Xᵀy, yᵀy] of the bounded design
+with its intercept column) come from one pass of any engine (in memory,
+:func:`dpstats.engines.stream`, Dask); the release, its sensitivities and the
+parametric-bootstrap intervals are :mod:`dpstats.methods.lm`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..formula import INTERCEPT, refuse_offset
+from ..geometry import Box, resolve_box
+from ..methods import lm as m
+from ..privacy.accountant import Accountant
+from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.lm import TABLE_COLUMNS, LMResult
+from ..validation import (
+    check_accountant,
+    check_delta,
+    check_eps,
+    check_fraction,
+    check_neighbouring,
+    check_strict,
+)
+from ._common import call_record, dummy_columns, missing_rows_step, run
+
+
+def dp_lm(
+    formula: str,
+    data,
+    eps: float,
+    delta: float = 0.0,
+    *,
+    bounds=None,
+    conf_level: float = 0.95,
+    n_boot: int = 1000,
+    interval: str = "pivot",
+    lambda_share: float = m.LAMBDA_SHARE,
+    neighbouring: str = "replace",
+    random_state: RandomState = None,
+    strict: bool = False,
+    accountant: Accountant | None = None,
+    diagnostics: bool = False,
+    progress: bool | None = None,
+) -> LMResult:
+    """Differentially private linear regression with intervals for sampling and privacy noise.
+
+    The stacked [XᵀX, Xᵀy, yᵀy] of the design clipped to ``bounds`` is released
+    with Gaussian noise (delta > 0, zCDP) or Laplace noise (delta = 0), after a
+    private lower bound on λ_min(XᵀX) chooses a ridge as AdaSSP does (Wang
+    2018); standard errors, intervals and p-values come from a parametric
+    bootstrap of the released statistics (Ferrando, Wang & Sheldon 2022).
+    Derivations: :mod:`dpstats.methods.lm`.
+
+    Parameters
+    ----------
+    formula : str
+        Two-sided formula with a numeric response, e.g. ``"y ~ x1 + x2"``.
+    data : pandas.DataFrame, dpstats.engines.stream(...), Dask DataFrame or on_dask(...)
+    eps : float
+        Privacy budget; ``float("inf")`` fits ordinary least squares (NOT private,
+        warned; refused under ``strict``) with the classical formulas.
+    delta : float
+        0 (default): Laplace mechanism, pure eps-DP.  > 0: Gaussian mechanism (zCDP).
+    bounds : (lo, hi) or dict
+        Public bounds of every design column and of the response (dummies default
+        to (0, 1)).  Without them the data's range is used: a data-dependent step
+        (NonPrivateWarning; refused under ``strict``).
+    conf_level : float
+        Level of the intervals.
+    n_boot : int
+        Bootstrap replicates (>= 100).
+    interval : {"pivot", "percentile"}
+        Bootstrap interval; "pivot" (default) corrects the ridge's bias.
+    lambda_share : float
+        Share of the budget (ρ, or eps for Laplace) spent on the λ_min bound.
+    neighbouring : {"replace"}
+        Replace-one-row only: n is public and exact in the released statistic
+        (add/remove-one-row would make it private).
+    random_state, strict, accountant, diagnostics, progress
+        See docs/architecture.md, "Privacy conventions".  Diagnostics (not
+        private): rows dropped, values clipped, the non-private OLS estimates.
+
+    Returns
+    -------
+    LMResult
+        ``tidy()`` has term, estimate, std.error, conf.low, conf.high, statistic,
+        p.value; ``noise`` holds the public inputs of the release.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, dpstats as dp
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": rng.uniform(-1, 1, 20000)})
+    >>> df["y"] = 1 + 2 * df.x + rng.normal(0, 0.5, 20000)
+    >>> fit = dp.dp_lm("y ~ x", df, eps=1.0, delta=1e-6, bounds={"x": (-1, 1), "y": (-3, 5)},
+    ...                n_boot=200, random_state=1)
+    >>> fit.tidy()["term"].tolist()
+    ['(Intercept)', 'x']
+    >>> bool(abs(fit.coef()["x"] - 2) < 0.2)
+    True
+    """
+    check_neighbouring(neighbouring, supported=("replace",))
+    args = check_lm_arguments(eps, delta, conf_level, n_boot, interval, lambda_share, strict, accountant)
+    if not isinstance(data, (pd.DataFrame, dict)) and not _is_engine(data):
+        raise DataError(
+            f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
+            f"got {type(data).__name__}."
+        )
+    door = LMDoor(formula=formula, data=data, bounds=bounds, progress=progress, **args)
+    return run(
+        door,
+        strict=args["strict"],
+        random_state=random_state,
+        accountant=args["accountant"],
+        diagnostics=diagnostics,
+    )
+
+
+def _is_engine(data) -> bool:
+    from .. import engines
+
+    return engines.is_engine_input(data)
+
+
+def check_lm_arguments(eps, delta, conf_level, n_boot, interval, lambda_share, strict, accountant) -> dict:
+    """Cheap checks before the data is read; the accountant's balance too (nothing spent)."""
+    eps = check_eps(eps, allow_inf=True)
+    delta = check_delta(delta)
+    strict = check_strict(strict)
+    accountant = check_accountant(accountant)
+    conf_level = check_fraction(conf_level, "conf_level", low_open=True)
+    lambda_share = check_fraction(lambda_share, "lambda_share", low_open=True)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 100:
+        raise PrivacyParameterError(
+            f"n_boot must be a whole number >= 100 (bootstrap replicates), got {n_boot!r}."
+        )
+    if interval not in m.INTERVALS:
+        raise PrivacyParameterError(f"interval must be one of {list(m.INTERVALS)}, got {interval!r}.")
+    if math.isinf(eps):
+        if strict:
+            raise PrivacyParameterError(
+                "strict=True refuses eps = inf (a non-private analysis); give a finite eps."
+            )
+        warnings.warn(
+            "eps = inf: ordinary least squares, NOT private.",
+            NonPrivateWarning,
+            stacklevel=caller_stacklevel(),
+        )
+    if accountant is not None:
+        accountant.check(eps, 0.0 if math.isinf(eps) else delta)
+    return {
+        "eps": eps,
+        "delta": delta,
+        "strict": strict,
+        "accountant": accountant,
+        "conf_level": conf_level,
+        "n_boot": int(n_boot),
+        "interval": interval,
+        "lambda_share": lambda_share,
+    }
+
+
+@dataclass
+class LMFrame:
+    mf: Any
+    gram: np.ndarray  # A = Σ v vᵀ, v = (1, z, u), unit coordinates
+    coords: m.Coordinates
+    n: int
+    names: list[str]
+    n_clipped: int
+
+
+@dataclass
+class LMReleased:
+    fit: m.LMFit
+    table: dict[str, np.ndarray]
+    inference: str
+    calibrated: np.ndarray | None = None
+
+
+@dataclass
+class LMDoor:
+    """dp_lm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    formula: str
+    data: Any
+    eps: float
+    delta: float
+    bounds: Any
+    conf_level: float
+    n_boot: int
+    interval: str
+    lambda_share: float
+    strict: bool
+    accountant: Any
+    progress: bool | None = None
+    label: str = "dp_lm"
+
+    @property
+    def nonprivate(self) -> bool:
+        return math.isinf(self.eps)
+
+    def frame(self, dd: DataDependence) -> LMFrame:
+        from .. import engines
+
+        data_boxes = self._data_boxes(dd) if self.bounds is None else None
+
+        def boxes(mf):
+            if data_boxes is not None:
+                return data_boxes
+            names = [nm for nm in mf.names if nm != INTERCEPT]
+            x_box = resolve_box(self.bounds, names, dummies=dummy_columns(mf))
+            return _with_intercept(x_box, mf.names), resolve_box(self.bounds, [mf.response])
+
+        resolved = {}
+
+        def remember(mf):
+            resolved["boxes"] = boxes(mf)
+            return resolved["boxes"]
+
+        mf, stats = engines.sufficient_statistics(
+            self.formula, self.data, boxes=remember, gram=True, drop_intercept=False, progress=self.progress
+        )
+        refuse_offset(mf, "dp_lm")
+        missing_rows_step(dd, mf)
+        x_box, y_box = resolved["boxes"]
+        return self._assemble(mf, stats.cross, x_box, y_box)
+
+    def _data_boxes(self, dd: DataDependence) -> tuple[Box, Box]:
+        """The data's range as the box (a first pass): a named data-dependent step unless eps = inf."""
+        from .. import engines
+
+        if not self.nonprivate:
+            dd.add(
+                "the bounds that clip the columns and the response are the data's min and max (a first pass)",
+                fix="declare public bounds, e.g. bounds={'x': (0, 10), 'y': (-5, 5)}",
+            )
+        _, st0 = engines.sufficient_statistics(
+            self.formula, self.data, gram=False, drop_intercept=False, progress=self.progress
+        )
+        lo, hi = st0.cross.x_min, st0.cross.x_max
+        top = max(float(st0.cross.y_maxabs), 1e-12)
+        return Box(lo, np.where(hi > lo, hi, lo + 1.0)), Box(np.array([-top]), np.array([top]))
+
+    def _assemble(self, mf, cross, x_box: Box, y_box: Box) -> LMFrame:
+        names = list(mf.names)
+        keep = [j for j, nm in enumerate(names) if nm != INTERCEPT]
+        intercept = len(keep) < len(names)
+        n, p = int(cross.n), len(keep)
+        k = p + int(intercept)
+        if k >= n:
+            raise DataError(
+                f"dp_lm needs more rows than coefficients, but n = {n} <= {k} (p >= n); "
+                "screen first (dp_select_infer) or use fewer terms."
+            )
+        if p == 0:
+            raise DataError(
+                f"the formula '{self.formula}' has no predictor columns; dp_lm needs at least one."
+            )
+        if not self.nonprivate and self.delta > 0:
+            check_delta(self.delta, n)
+        _check_overlap(cross, x_box, y_box, keep, names, mf.response)
+        A = np.zeros((p + 2, p + 2))
+        A[0, 0] = n
+        A[0, 1 : p + 1] = cross.x_sum[keep]
+        A[1 : p + 1, 1 : p + 1] = cross.xtx[np.ix_(keep, keep)]
+        A[0, p + 1] = cross.y_sum
+        A[1 : p + 1, p + 1] = cross.xty[keep]
+        A[p + 1, p + 1] = cross.yty
+        A = np.triu(A) + np.triu(A, 1).T
+        coords = m.Coordinates(
+            x_box.center[keep],
+            x_box.halfwidth[keep],
+            float(y_box.center[0]),
+            float(y_box.halfwidth[0]),
+            intercept,
+        )
+        terms = ([INTERCEPT] if intercept else []) + [names[j] for j in keep]
+        return LMFrame(mf=mf, gram=A, coords=coords, n=n, names=terms, n_clipped=int(cross.n_clipped))
+
+    def plan(self, frame: LMFrame, dd: DataDependence) -> m.LMPlan:
+        return m.plan(
+            frame.coords,
+            eps=self.eps,
+            delta=self.delta,
+            lambda_share=self.lambda_share,
+            engine=getattr(frame.mf, "engine", "in-memory"),
+        )
+
+    def release(self, frame: LMFrame, plan: m.LMPlan, noise: NoiseSource) -> LMReleased:
+        fit = m.release(frame.gram, frame.n, plan, noise)
+        if plan.nonprivate:
+            return LMReleased(fit, m.ols_table(fit, plan, self.conf_level), "classical OLS (t on n - k df)")
+        bt = m.bootstrap(
+            fit,
+            frame.n,
+            plan,
+            n_boot=self.n_boot,
+            conf_level=self.conf_level,
+            rng=noise.generator,
+            interval=self.interval,
+        )
+        table = dict(bt.table, statistic=fit.coefficients / bt.table["std.error"])
+        how = f"calibrated parametric bootstrap, {self.interval} intervals, 2 x {self.n_boot} replicates"
+        return LMReleased(fit, table, how, bt.centre)
+
+    def result(
+        self,
+        frame: LMFrame,
+        plan: m.LMPlan,
+        released: LMReleased,
+        statement: PrivacyStatement,
+        noise: NoiseSource,
+    ) -> LMResult:
+        if self.nonprivate:
+            statement.samplers = statement.samplers or ["none (eps = inf)"]
+        fit, tab = released.fit, released.table
+        table = pd.DataFrame({"term": frame.names, "estimate": fit.coefficients})
+        for col in TABLE_COLUMNS[2:]:
+            table[col] = tab[col]
+        call = call_record(
+            {"formula": self.formula, "eps": self.eps},
+            {
+                "delta": (self.delta, 0.0),
+                "bounds": (self.bounds, None),
+                "conf_level": (self.conf_level, 0.95),
+                "n_boot": (self.n_boot, 1000),
+                "interval": (self.interval, "pivot"),
+                "lambda_share": (self.lambda_share, m.LAMBDA_SHARE),
+            },
+        )
+        return LMResult(
+            method="dp_lm",
+            call=call,
+            n=frame.n,
+            p=len(frame.names),
+            terms=list(frame.names),
+            privacy=statement,
+            coefficients=fit.coefficients,
+            table=table,
+            vcov_matrix=tab["vcov"],
+            sigma=frame.coords.y_half * math.sqrt(fit.sigma2),
+            df_residual=fit.df_residual,
+            conf_level=self.conf_level,
+            ridge=fit.ridge,
+            inference=released.inference,
+            noise=public_inputs(plan, frame, self.eps, self.delta),
+            calibrated_estimates=released.calibrated,
+            formula=self.formula,
+            intercept=frame.coords.intercept,
+            engine=getattr(frame.mf, "engine", "memory"),
+            factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
+            data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
+        )
+
+    def diagnostics(self, frame: LMFrame, released: LMReleased) -> dict:
+        exact = m.release(frame.gram, frame.n, m.plan(frame.coords, eps=math.inf, delta=0.0), None)
+        return {
+            "rows_dropped_for_missing_values": frame.mf.n_dropped,
+            "values_clipped": frame.n_clipped,
+            "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
+        }
+
+
+def public_inputs(plan: m.LMPlan, frame: LMFrame, eps: float, delta: float) -> dict[str, Any]:
+    """What a downstream procedure (e.g. private BH) may use: all public, nothing from the raw data."""
+    c = frame.coords
+    return {
+        "kind": plan.noise,
+        "stat_scale": plan.stat_scale,
+        "lambda_scale": plan.lambda_scale,
+        "l2_sensitivity": plan.l2_sensitivity,
+        "l1_sensitivity": plan.l1_sensitivity,
+        "lambda_sensitivity": plan.lambda_sensitivity,
+        "x_center": c.x_center.tolist(),
+        "x_half": c.x_half.tolist(),
+        "y_center": c.y_center,
+        "y_half": c.y_half,
+        "n": frame.n,
+        "eps": eps,
+        "delta": delta,
+    }
+
+
+def _with_intercept(x_box: Box, names: list[str]) -> Box:
+    """The design box with the intercept column's (0, 2): it maps the constant 1 to 0 (dropped later)."""
+    lo, hi, it = [], [], iter(range(len(x_box.lo)))
+    for nm in names:
+        if nm == INTERCEPT:
+            lo.append(0.0)
+            hi.append(2.0)
+        else:
+            j = next(it)
+            lo.append(x_box.lo[j])
+            hi.append(x_box.hi[j])
+    return Box(np.array(lo), np.array(hi))
+
+
+def _check_overlap(cross, x_box: Box, y_box: Box, keep: list[int], names: list[str], response: str) -> None:
+    """Bounds that exclude every value of a column are an error (before any spend)."""
+    if cross.x_min is not None:
+        out = [names[j] for j in keep if cross.x_max[j] < x_box.lo[j] or cross.x_min[j] > x_box.hi[j]]
+        if out:
+            raise DataError(
+                f"the declared bounds exclude every value of {out[:5]}; every value would be clipped to a bound. "
+                "Check the bounds' units and declare bounds that cover the data's plausible range."
+            )
+    if abs(abs(cross.y_sum) - cross.n) < 1e-9 * cross.n and abs(cross.yty - cross.n) < 1e-9 * cross.n:
+        raise DataError(
+            f"the declared bounds of the response '{response}' exclude (or sit at) every value of it; "
+            "declare bounds that cover its plausible range."
+        )

@@ -1,0 +1,230 @@
+"""The result of :func:`dpstats.dp_lm`: a private linear model that behaves like R's ``lm``."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+from .base import DPResult, Summary, escape_text
+
+TABLE_COLUMNS = ["term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"]
+
+
+@dataclass(repr=False)
+class LMResult(DPResult):
+    """A released linear model.
+
+    Attributes
+    ----------
+    coefficients : ndarray (k,)
+        Released estimates, one per term (intercept first when present).
+    table : pandas.DataFrame
+        The coefficient table (``tidy()``): term, estimate, std.error, conf.low,
+        conf.high, statistic, p.value.  Under eps < inf std.error, intervals and
+        p-values come from the parametric bootstrap (post-processing).
+    vcov_matrix : ndarray (k, k)
+        Bootstrap (or, at eps = inf, classical) covariance of the estimates.
+    calibrated_estimates : ndarray (k,) or None
+        The bootstrap's calibrated coefficients θ̃, the centre of the intervals
+        (:mod:`dpstats.methods.lm`); None at eps = inf.
+    sigma : float
+        Residual standard error from the released statistics (original units).
+    df_residual : int
+        n − k (n public under replace-one-row).
+    conf_level : float
+    ridge : float
+        The AdaSSP ridge λ in fitting coordinates (0 at eps = inf).
+    inference : str
+        How std.error, intervals and p-values were obtained.
+    noise : dict
+        Public inputs a downstream procedure (``dp_bh``) may need: the noise kind,
+        the per-entry scale of the stacked statistic and of the λ_min release,
+        their sensitivities, the bounds' centres and half-widths, n, eps, delta.
+    """
+
+    coefficients: np.ndarray = field(default_factory=lambda: np.empty(0))
+    table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TABLE_COLUMNS))
+    vcov_matrix: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
+    sigma: float = math.nan
+    df_residual: int = 0
+    conf_level: float = 0.95
+    ridge: float = 0.0
+    inference: str = ""
+    noise: dict[str, Any] = field(default_factory=dict)
+    formula: str = ""
+    intercept: bool = True
+    engine: str = "memory"
+    calibrated_estimates: np.ndarray | None = None
+    factor_levels: dict[str, list] = field(default_factory=dict)
+    data_dependent_terms: list[str] = field(default_factory=list)
+
+    title = "Differentially private linear regression"
+
+    # ------------------------------------------------------------------ lm-like accessors
+    def coef(self) -> pd.Series:
+        """Estimates by term, as R's ``coef()``."""
+        return pd.Series(self.coefficients, index=self.terms)
+
+    def vcov(self) -> pd.DataFrame:
+        """Covariance matrix of the estimates, as R's ``vcov()``."""
+        return pd.DataFrame(self.vcov_matrix, index=self.terms, columns=self.terms)
+
+    def confint(self) -> pd.DataFrame:
+        """Intervals at ``conf_level``, as R's ``confint()``."""
+        lo, hi = f"{50 * (1 - self.conf_level):g} %", f"{100 - 50 * (1 - self.conf_level):g} %"
+        t = self.table.set_index("term")
+        return pd.DataFrame({lo: t["conf.low"], hi: t["conf.high"]})
+
+    def predict(self, newdata) -> np.ndarray:
+        """Predictions Xβ̂ for the rows of ``newdata`` (post-processing of released estimates).
+
+        Examples
+        --------
+        >>> import dpstats as dp, pandas as pd
+        >>> df = pd.DataFrame({"x": [0.0, 1, 2, 3], "y": [1.0, 3, 5, 7]})
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     fit = dp.dp_lm("y ~ x", df, eps=float("inf"))
+        >>> fit.predict(pd.DataFrame({"x": [4.0]})).round(6).tolist()
+        [9.0]
+        """
+        mf = self._new_design(newdata)
+        names = list(mf.names)
+        if names != list(self.terms):
+            missing = [t for t in self.terms if t not in names]
+            raise DataError(
+                f"newdata gives design columns {names}, the model has {self.terms}; missing {missing}."
+            )
+        return mf.X @ self.coefficients
+
+    def _new_design(self, newdata):
+        """The design of ``newdata`` with the training factor levels (R's xlev); whole-data terms refused."""
+        from ..formula import model_frame, split_formula
+
+        if self.data_dependent_terms:
+            raise DataError(
+                f"predict() on new data is refused: the term(s) {', '.join(self.data_dependent_terms)} depend on "
+                "the training data as a whole and would be recomputed from newdata. Refit with raw polynomials "
+                "(poly(x, 2, raw = TRUE)), fixed knots or public centring."
+            )
+        if not isinstance(newdata, pd.DataFrame):
+            raise DataError(f"newdata must be a data frame, got {type(newdata).__name__}.")
+        frame, rhs = newdata.copy(), split_formula(self.formula, one_sided=False)[1]
+        renamed: dict[str, tuple[str, list[str]]] = {}
+        for key, levels in self.factor_levels.items():
+            inner = re.fullmatch(r"(?:factor|as\.factor)\((\w[\w.]*)\)", key)
+            name = key if key in frame.columns else (inner.group(1) if inner else None)
+            if name not in frame.columns:
+                continue
+            labels = [str(x) for x in levels]
+            values = [None if pd.isna(v) else _level(v) for v in frame[name]]
+            bad = sorted({v for v in values if v is not None and v not in labels})
+            if bad:
+                raise DataError(
+                    f"newdata column {name!r} has level(s) {bad} not seen in the fit (levels: {labels})."
+                )
+            frame[name] = pd.Categorical(values, categories=labels)  # R's xlev: the training levels
+            if inner:  # factor(v) would drop unused levels: code v itself, then name its columns as factor(v)
+                rhs = re.sub(rf"(?:factor|as\.factor)\({re.escape(name)}\)", name, rhs)
+                renamed[name] = (key, labels)
+        mf = model_frame(f"~ {rhs}", frame, one_sided=True, min_rows=1, check_constant=False)
+        mf.names = [_rename(nm, renamed) for nm in mf.names]
+        return mf
+
+    # ------------------------------------------------------------------ text
+    def _coef_lines(self) -> list[str]:
+        t = self.table.set_index("term")
+        t.index.name = None
+        shown = pd.DataFrame(
+            {
+                "Estimate": t["estimate"],
+                "Std. Error": t["std.error"],
+                "statistic": t["statistic"],
+                "Pr(>|t|)" if self.inference.startswith("classical") else "p (bootstrap)": t["p.value"],
+                "": [_stars(v) for v in t["p.value"]],
+            }
+        )
+        lines = ["Coefficients:"] + shown.to_string(float_format=lambda v: f"{v:.4g}").splitlines()
+        lines += ["---", "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"]
+        return lines
+
+    def _body_lines(self) -> list[str]:
+        lines = self._coef_lines()
+        lines += [
+            "",
+            f"Residual standard error: {self.sigma:.4g} on {self.df_residual} degrees of freedom"
+            + ("" if self.inference.startswith("classical") else " (from the released yᵀy)"),
+            f"{self.n_text()}; engine: {self.engine}; ridge λ = {self.ridge:.4g}",
+            f"Intervals ({self.conf_level:g}): {self.inference}",
+        ]
+        return lines
+
+    def summary(self) -> Summary:
+        """Like ``summary.lm``: call, coefficient table with stars, residual standard error, privacy statement."""
+        return Summary(self)
+
+    # ------------------------------------------------------------------ tables
+    def tidy(self) -> pd.DataFrame:
+        return self.table[TABLE_COLUMNS].reset_index(drop=True).copy()
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return {
+            "sigma": self.sigma,
+            "df.residual": self.df_residual,
+            "conf_level": self.conf_level,
+            "ridge": self.ridge,
+            "inference": self.inference,
+        }
+
+    def outputs(self) -> dict[str, Any]:
+        return {
+            "coefficients": dict(zip(self.terms, self.coefficients.tolist())),
+            "vcov": self.vcov_matrix.tolist(),
+            "sigma": self.sigma,
+            "df_residual": self.df_residual,
+            "ridge": self.ridge,
+            "inference": self.inference,
+            "noise": dict(self.noise),
+            "calibrated_estimates": None
+            if self.calibrated_estimates is None
+            else dict(zip(self.terms, self.calibrated_estimates.tolist())),
+        }
+
+    def report_sections(self) -> list[dict[str, Any]]:
+        text = "\n".join(self._coef_lines())
+        return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
+
+
+def _rename(name: str, renamed: dict[str, tuple[str, list[str]]]) -> str:
+    """``cyl6`` back to ``factor(cyl)6`` (also inside interactions ``wt:cyl6``)."""
+    parts = []
+    for part in name.split(":"):
+        for var, (key, labels) in renamed.items():
+            if part.startswith(var) and part[len(var) :] in labels:
+                part = key + part[len(var) :]
+                break
+        parts.append(part)
+    return ":".join(parts)
+
+
+def _level(v) -> str:
+    """R's level label of a value: 4.0 is "4"."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _stars(p: float) -> str:
+    if not np.isfinite(p):
+        return ""
+    for cut, mark in ((0.001, "***"), (0.01, "**"), (0.05, "*"), (0.1, ".")):
+        if p < cut:
+            return mark
+    return ""

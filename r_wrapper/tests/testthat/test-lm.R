@@ -1,0 +1,46 @@
+# dp_lm behaves like lm: at eps = Inf it is lm() itself; a private fit gives lm's accessors from
+# released quantities only. dp_select_infer returns the selected set and one ledger.
+
+test_that("dp_lm at eps = Inf equals lm() on mtcars", {
+  skip_if_no_dpstats()
+  fit <- suppressWarnings(dp_lm(mpg ~ wt + hp + factor(cyl), data = mtcars, eps = Inf))
+  ref <- lm(mpg ~ wt + hp + factor(cyl), data = mtcars)
+  expect_equal(coef(fit), coef(ref), tolerance = 1e-8)
+  expect_equal(vcov(fit), vcov(ref), tolerance = 1e-8)
+  expect_equal(confint(fit), confint(ref), tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(tidy(fit)$std.error, unname(summary(ref)$coefficients[, 2]), tolerance = 1e-8)
+  expect_equal(tidy(fit)$p.value, unname(summary(ref)$coefficients[, 4]), tolerance = 1e-6)
+  nd <- mtcars[c(2, 9), ]
+  expect_equal(as.numeric(predict(fit, newdata = nd)), unname(predict(ref, nd)), tolerance = 1e-8)
+})
+
+test_that("a private dp_lm prints like summary.lm and refuses another interval level", {
+  skip_if_no_dpstats()
+  b <- list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35))
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5, bounds = b, n_boot = 200, seed = 1)
+  expect_s3_class(fit, "dp_lm")
+  out <- paste(capture.output(summary(fit)), collapse = "\n")
+  expect_match(out, "Coefficients:")
+  expect_match(out, "Signif. codes")
+  expect_match(out, "Residual standard error")
+  expect_match(out, "differentially private")
+  expect_match(out, "dp_lm(formula = mpg ~ wt + hp", fixed = TRUE)
+  expect_identical(names(tidy(fit)), c("term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"))
+  expect_equal(dim(vcov(fit)), c(3L, 3L))
+  expect_equal(unname(confint(fit)[, 1]), tidy(fit)$conf.low)
+  expect_error(confint(fit, level = 0.9), "conf_level", class = "dpstats_argument_error")
+  expect_error(dp_lm(mpg ~ wt, data = mtcars, eps = 1, bounds = list(wt = c(20, 30), mpg = c(10, 35))),
+               "exclude", class = "dpstats_data_error")
+})
+
+test_that("dp_select_infer returns the selected set and one ledger", {
+  skip_if_no_dpstats()
+  df <- sim_data(n = 600, d = 8)
+  df$g <- NULL
+  res <- dp_select_infer(y ~ ., data = df, eps = 2, delta = 1e-6, k = 2, bounds = c(-6, 6), n_boot = 200,
+                         seed = 2)
+  expect_s3_class(res, "dp_select_infer")
+  expect_length(res$outputs$selected, 2)
+  expect_equal(nrow(ledger(res)), 1L)
+  expect_match(paste(capture.output(print(res)), collapse = "\n"), "parallel composition")
+})

@@ -1,0 +1,307 @@
+"""dp_lm: the OLS oracle at eps = inf, sensitivities by search, engines, errors before any spend.
+
+Oracles: statsmodels' OLS on the same design (R's model.matrix is the oracle for
+the design itself, tests/test_formula_r_datasets.py), on R's mtcars through
+rpy2, statsmodels' longley data and a synthetic case; tolerance 1e-8 relative
+on estimates and standard errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+
+import dpstats as dp
+from dpstats import engines
+from dpstats.errors import BudgetExceededError, DataError, NonPrivateWarning, PrivacyParameterError
+from dpstats.formula import model_frame
+from dpstats.methods import lm as m
+from dpstats.privacy.accountant import Accountant
+
+MTCARS_FORMULAS = [
+    "mpg ~ wt + hp + disp",
+    "mpg ~ wt * hp + factor(cyl)",
+    "mpg ~ wt + hp - 1",
+    "mpg ~ .",
+    "mpg ~ poly(hp, 2, raw=TRUE) + log(disp)",
+]
+
+
+def _nonprivate(formula, data, **kw):
+    with pytest.warns(NonPrivateWarning):
+        return dp.dp_lm(formula, data, eps=math.inf, **kw)
+
+
+def _assert_equals_ols(fit, formula, data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mf = model_frame(formula, data)
+    ols = sm.OLS(mf.y, mf.X).fit()
+    t = fit.tidy()
+    assert list(t.term) == mf.names
+    np.testing.assert_allclose(t.estimate, ols.params, rtol=1e-8, err_msg=formula)
+    np.testing.assert_allclose(t["std.error"], ols.bse, rtol=1e-8, err_msg=formula)
+    np.testing.assert_allclose(t["p.value"], ols.pvalues, rtol=1e-6, atol=1e-12, err_msg=formula)
+    ci = np.asarray(ols.conf_int(0.05))
+    np.testing.assert_allclose(t[["conf.low", "conf.high"]], ci, rtol=1e-8, atol=1e-10, err_msg=formula)
+    assert fit.sigma == pytest.approx(math.sqrt(ols.scale), rel=1e-8)
+    assert fit.df_residual == int(ols.df_resid)
+
+
+@pytest.mark.r
+def test_eps_inf_equals_statsmodels_ols_on_mtcars(rpy2_robjects):
+    from dpstats.rbridge import to_pandas
+
+    mt = to_pandas(rpy2_robjects.r("mtcars"))
+    for formula in MTCARS_FORMULAS:
+        _assert_equals_ols(_nonprivate(formula, mt), formula, mt)
+
+
+def test_eps_inf_equals_statsmodels_ols_on_longley_and_synthetic():
+    longley = sm.datasets.longley.load_pandas().data
+    _assert_equals_ols(
+        _nonprivate("TOTEMP ~ GNP + UNEMP + ARMED + POP", longley),
+        "TOTEMP ~ GNP + UNEMP + ARMED + POP",
+        longley,
+    )
+    rng = np.random.default_rng(11)
+    df = pd.DataFrame(rng.normal(size=(500, 4)), columns=["a", "b", "c", "d"])
+    df["g"] = rng.choice(["u", "v", "w"], 500)
+    df["y"] = 1 + df.a - 2 * df.b + 0.5 * (df.g == "v") + rng.normal(size=500)
+    formula = "y ~ a * b + c + g"
+    _assert_equals_ols(_nonprivate(formula, df), formula, df)
+    fit = _nonprivate(formula, df, bounds=(-10, 10))  # bounds that clip nothing: the same fit
+    _assert_equals_ols(fit, formula, df)
+    assert fit.predict(df.head(4)) == pytest.approx(model_frame(formula, df).X[:4] @ fit.coefficients)
+
+
+# ------------------------------------------------------------------ sensitivities
+def _phi(v):
+    iu = np.triu_indices(v.size)
+    return np.outer(v, v)[iu][1:]  # the (0, 0) entry n is public
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_stacked_sensitivity_bounds_hold_and_l2_is_nearly_tight_by_exhaustive_search(p):
+    """Every pair of rows on the grid {-1, -1/2, 0, 1/2, 1}^(p+1) (z and u), v = (1, z, u)."""
+    grid = [-1.0, -0.5, 0.0, 0.5, 1.0]
+    rows = [np.r_[1.0, np.array(c)] for c in itertools.product(grid, repeat=p + 1)]
+    phis = np.array([_phi(v) for v in rows])
+    l2, l1 = m.stacked_sensitivities(p)
+    worst2 = max(np.linalg.norm(phis - f, axis=1).max() for f in phis)
+    worst1 = max(np.abs(phis - f).sum(axis=1).max() for f in phis)
+    assert worst2 <= l2 + 1e-12 and worst1 <= l1 + 1e-12
+    assert worst2 >= 0.85 * l2  # (D + 1)... reached at orthogonal vertices: the bound is not loose
+
+
+def test_stacked_sensitivity_by_random_search_at_p5():
+    rng = np.random.default_rng(5)
+    p = 5
+    l2, l1 = m.stacked_sensitivities(p)
+    V = np.c_[np.ones(20000), rng.choice([-1.0, 1.0, 0.0, 0.3], size=(20000, p + 1))]
+    W = np.c_[np.ones(20000), rng.choice([-1.0, 1.0, 0.0, -0.3], size=(20000, p + 1))]
+    diff = np.array([_phi(a) - _phi(b) for a, b in zip(V, W)])
+    assert np.linalg.norm(diff, axis=1).max() <= l2
+    assert np.abs(diff).sum(axis=1).max() <= l1
+
+
+def test_lambda_min_sensitivity_by_random_search():
+    """|λ_min(F) − λ_min(F')| <= R² = p + 1 when one row of the unit-box design (with intercept) is replaced."""
+    rng = np.random.default_rng(6)
+    p, worst = 3, 0.0
+    for _ in range(3000):
+        W = np.c_[np.ones(8), rng.uniform(-1, 1, (8, p))]
+        W2 = W.copy()
+        W2[rng.integers(8)] = np.r_[1.0, rng.choice([-1.0, 1.0], p)]
+        worst = max(worst, abs(np.linalg.eigvalsh(W.T @ W)[0] - np.linalg.eigvalsh(W2.T @ W2)[0]))
+    assert worst <= p + 1
+
+
+# ------------------------------------------------------------------ the private fit
+@pytest.fixture(scope="module")
+def linear_data(tmp_path_factory):
+    rng = np.random.default_rng(21)
+    n = 6000
+    df = pd.DataFrame({"x1": rng.uniform(0, 10, n), "x2": rng.uniform(-1, 1, n)})
+    df["y"] = 2 + 0.5 * df.x1 - 1.5 * df.x2 + rng.normal(0, 1, n)
+    root = tmp_path_factory.mktemp("lm")
+    df.to_parquet(root / "d.parquet", row_group_size=1500)
+    df.to_csv(root / "d.csv", index=False)
+    return df, root
+
+
+BOUNDS = {"x1": (0, 10), "x2": (-1, 1), "y": (-6, 12)}
+
+
+def test_same_fit_in_memory_streamed_and_on_dask(linear_data):
+    df, root = linear_data
+    kw = dict(eps=1.0, delta=1e-6, bounds=BOUNDS, n_boot=200, random_state=3)
+    fits = {
+        "memory": dp.dp_lm("y ~ x1 + x2", df, **kw),
+        "parquet": dp.dp_lm("y ~ x1 + x2", engines.stream(root / "d.parquet", chunk_rows=1100), **kw),
+        "csv": dp.dp_lm("y ~ x1 + x2", engines.stream(root / "d.csv", chunk_rows=1100), **kw),
+        "dask": dp.dp_lm("y ~ x1 + x2", engines.on_dask(df, npartitions=3), **kw),
+    }
+    ref = fits["memory"].tidy()
+    for label, fit in fits.items():
+        t = fit.tidy()
+        cols = ["estimate", "std.error", "conf.low", "conf.high", "p.value"]
+        np.testing.assert_allclose(t[cols], ref[cols], rtol=1e-8, atol=1e-10, err_msg=label)
+    assert fits["parquet"].engine == "stream"
+
+
+def test_private_fit_ledger_statement_and_public_inputs(linear_data):
+    df, _ = linear_data
+    acc = Accountant(eps=2.0, delta=1e-5)
+    fit = dp.dp_lm(
+        "y ~ x1 + x2", df, eps=1.0, delta=1e-6, bounds=BOUNDS, n_boot=200, random_state=1, accountant=acc
+    )
+    assert acc.spent_eps == pytest.approx(1.0) and acc.spent_delta == pytest.approx(1e-6)
+    assert math.fsum(e.eps for e in fit.privacy.ledger) == pytest.approx(1.0, rel=1e-12)
+    assert fit.privacy.data_dependent_steps == [] and "Gaussian (zCDP)" in fit.privacy.mechanisms
+    assert any("λ_min" in e.step for e in fit.privacy.ledger)
+    assert any("AdaSSP" in note for note in fit.privacy.notes)
+    assert set(fit.tidy().columns) == {
+        "term",
+        "estimate",
+        "std.error",
+        "conf.low",
+        "conf.high",
+        "statistic",
+        "p.value",
+    }
+    assert fit.noise["kind"] == "gaussian" and fit.noise["n"] == len(df) and fit.noise["stat_scale"] > 0
+    lap = dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, n_boot=200, random_state=1)
+    assert lap.privacy.mechanisms == ["Laplace"] and lap.privacy.delta == 0
+    assert "Pr(>|t|)" not in str(fit.summary()) and "Residual standard error" in str(fit.summary())
+    assert fit.confint().shape == (3, 2) and fit.vcov().shape == (3, 3)
+    assert "Coefficients" in fit._repr_html_()
+
+
+def test_private_estimates_close_to_truth_at_large_n_and_eps(linear_data):
+    df, _ = linear_data
+    fit = dp.dp_lm("y ~ x1 + x2", df, eps=20.0, delta=1e-6, bounds=BOUNDS, n_boot=300, random_state=4)
+    np.testing.assert_allclose(fit.coefficients, [2, 0.5, -1.5], atol=0.15)
+    t = fit.tidy()
+    assert ((t["conf.low"] < [2, 0.5, -1.5]) & (t["conf.high"] > [2, 0.5, -1.5])).all()
+
+
+# ------------------------------------------------------------------ errors before any spend
+def test_bad_input_spends_nothing(linear_data):
+    df, _ = linear_data
+    acc = Accountant(eps=1.0, delta=1e-6)
+    bad = df.assign(g=np.where(df.y > 3, "hi", "lo"))
+    with pytest.raises(DataError, match="numeric response"):
+        dp.dp_lm("g ~ x1", bad, eps=1.0, bounds=BOUNDS, accountant=acc)
+    with pytest.raises(DataError, match="p >= n"):
+        dp.dp_lm("y ~ x1 + x2", df.head(3), eps=1.0, bounds=BOUNDS, accountant=acc)
+    with pytest.raises(DataError, match="exclude every value"):
+        dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds={**BOUNDS, "x1": (20, 30)}, accountant=acc)
+    with pytest.raises(DataError, match="response"):
+        dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds={**BOUNDS, "y": (50, 60)}, accountant=acc)
+    with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
+        dp.dp_lm("y ~ x1 + x2", df, eps=1.0, strict=True, accountant=acc)
+    with pytest.raises(PrivacyParameterError, match="eps = inf"):
+        dp.dp_lm("y ~ x1 + x2", df, eps=math.inf, strict=True, accountant=acc)
+    with pytest.raises(PrivacyParameterError, match="n_boot"):
+        dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, n_boot=10, accountant=acc)
+    with pytest.raises(PrivacyParameterError, match="bounds are missing"):
+        dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds={"x1": (0, 10)}, accountant=acc)
+    with pytest.raises(BudgetExceededError):
+        dp.dp_lm("y ~ x1 + x2", df, eps=2.0, bounds=BOUNDS, accountant=acc)
+    assert acc.spent_eps == 0 and acc.spent_delta == 0
+
+
+def test_missing_bounds_are_a_named_data_dependent_step(linear_data):
+    df, _ = linear_data
+    with pytest.warns(NonPrivateWarning, match="min and max"):
+        fit = dp.dp_lm("y ~ x1 + x2", df, eps=1.0, n_boot=200, random_state=2)
+    assert len(fit.privacy.data_dependent_steps) == 1
+
+
+def test_diagnostics_only_on_request(linear_data):
+    df, _ = linear_data
+    fit = dp.dp_lm("y ~ x1", df, eps=1.0, bounds=BOUNDS, n_boot=200, random_state=2)
+    assert fit.shown_diagnostics() == {} and "ols_estimates_nonprivate" not in fit.to_json()
+    fit = dp.dp_lm("y ~ x1", df, eps=1.0, bounds=BOUNDS, n_boot=200, random_state=2, diagnostics=True)
+    assert set(fit.shown_diagnostics()) >= {"values_clipped", "ols_estimates_nonprivate"}
+
+
+def test_front_door_coverage_small_check():
+    """Front door, rows simulated: 300 fits at n = 3000, p = 2, eps = 2, delta = 1e-6 (seed 2024).
+
+    Coverage of each 95% interval must lie within 0.95 ± 0.04 (3.2 binomial standard errors at 300 trials).
+    """
+    rng = np.random.default_rng(2024)
+    beta = np.array([1.0, 0.5, -0.5])
+    hits = np.zeros(3)
+    trials = 300
+    for t in range(trials):
+        X = rng.uniform(-1, 1, (3000, 2))
+        df = pd.DataFrame(X, columns=["a", "b"]).assign(y=beta[0] + X @ beta[1:] + rng.normal(0, 1, 3000))
+        fit = dp.dp_lm(
+            "y ~ a + b",
+            df,
+            eps=2.0,
+            delta=1e-6,
+            bounds={"a": (-1, 1), "b": (-1, 1), "y": (-6, 8)},
+            n_boot=200,
+            random_state=t,
+        )
+        tab = fit.tidy()
+        hits += (tab["conf.low"] <= beta) & (beta <= tab["conf.high"])
+    assert np.all(np.abs(hits / trials - 0.95) <= 0.04), hits / trials
+
+
+def test_laplace_release_passes_the_empirical_audit():
+    from dpstats.audit import audit
+    from dpstats.audit.cases import lm_statistics_case
+
+    case = lm_statistics_case(1.0)
+    res = audit(case, n_runs=10_000, random_state=8)
+    # the pair moves the statistic by l1 = 5 of the claimed 8 at eps_stat = 0.9: the true eps of the pair is 0.5625
+    assert res.passed and res.eps_lb <= 0.5625 + 0.05, res
+    assert res.eps_lb > 0.2, res  # the audit has power: the release is not over-noised by a wrong scale
+    gauss = audit(lm_statistics_case(1.0, delta=1e-5), n_runs=10_000, random_state=9)
+    assert gauss.passed, gauss
+
+
+def test_predict_codes_factors_with_the_training_levels():
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {"x": rng.uniform(0, 1, 60), "c": rng.choice([4, 6, 8], 60), "g": rng.choice(["a", "b"], 60)}
+    )
+    df["y"] = df.x + (df.c == 6) + rng.normal(0, 0.1, 60)
+    for formula in ("y ~ x * factor(c)", "y ~ x + g"):
+        fit = _nonprivate(formula, df)
+        full = model_frame(formula, df).X @ fit.coefficients
+        rows = [int(np.flatnonzero(df.c == 8)[0])]  # one row: a single level present in newdata
+        assert fit.predict(df.iloc[rows]) == pytest.approx(full[rows])
+    with pytest.raises(DataError, match="not seen in the fit"):
+        fit.predict(pd.DataFrame({"x": [0.5], "g": ["z"]}))
+
+
+def test_lambda_min_sensitivity_without_intercept_by_random_search():
+    """No intercept: fitting rows w_j = x_j/h_j; |Δλ_min| <= R² = Σ_j (max(|lo_j|, |hi_j|)/h_j)²."""
+    rng = np.random.default_rng(7)
+    lo, hi = np.array([0.0, -1.0]), np.array([4.0, 3.0])
+    coords = m.Coordinates((lo + hi) / 2, (hi - lo) / 2, 0.0, 1.0, False)
+    T = coords.transform()[:-1, :-1]
+    worst = 0.0
+    for _ in range(3000):
+        X = rng.uniform(lo, hi, (6, 2))
+        X2 = X.copy()
+        X2[rng.integers(6)] = np.where(rng.random(2) < 0.5, lo, hi)
+        lams = []
+        for data in (X, X2):
+            V = np.c_[np.ones(6), (data - coords.x_center) / coords.x_half]
+            lams.append(np.linalg.eigvalsh(T @ (V.T @ V) @ T.T)[0])
+        worst = max(worst, abs(lams[0] - lams[1]))
+    assert worst <= coords.row_norm_sq()
+    assert coords.row_norm_sq() == pytest.approx((4 / 2) ** 2 + (3 / 2) ** 2)
