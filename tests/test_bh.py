@@ -262,3 +262,21 @@ def test_channels_do_not_show_raw_p_values_and_report_renders(tmp_path):
         assert "1.234567e-07" not in text and "0.0456789" not in text and "0.3456789" not in text
     asked = dp.dp_bh(p, eps=1.0, eta=0.01, random_state=3, diagnostics=True)
     assert "0.0456789" in asked.to_json() and "rows_used_n" not in asked.to_json()
+
+
+def test_bh_on_a_real_dp_lm_fit_is_free_post_processing_of_its_p_values():
+    """dp_lm's released bootstrap p-values, BH'd at no extra cost, equal statsmodels' BH on them."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (5_000, 5))
+    y = np.clip(0.8 * X[:, 0] + 0.5 * X[:, 1] + rng.normal(0, 0.3, 5_000), -3, 3)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(5)]).assign(y=y)
+    acc = dp.Accountant(eps=3.0, delta=1e-5)
+    fit = dp.dp_lm(
+        "y ~ .", frame, eps=2.0, delta=1e-6, bounds=(-3, 3), n_boot=200, random_state=3, accountant=acc
+    )
+    spent = acc.spent_eps
+    out = dp.dp_bh(fit, q=0.1, accountant=acc)
+    assert acc.spent_eps == spent
+    table = fit.tidy().set_index("term").drop(index="(Intercept)")
+    expected = multipletests(table["p.value"].to_numpy(), alpha=0.1, method="fdr_bh")[0]
+    assert sorted(out.rejected) == sorted(table.index[expected])
