@@ -40,6 +40,7 @@ _LAZY = {
     "vertical_glm": "dpstats.api.vertical",
     "dp_pca": "dpstats.api.pca",
     "Accountant": "dpstats.privacy.accountant",
+    "plan": "dpstats.planner",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -61,6 +62,7 @@ _LAZY_MODULES = (
     "demos",
     "cli",
     "_kernels",
+    "planner",
 )
 
 
@@ -95,4 +97,5 @@ __all__ = [
     "dp_felp",
     "vertical_glm",
     "dp_pca",
+    "plan",
 ]

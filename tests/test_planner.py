@@ -1,0 +1,214 @@
+"""The planner (issue 19): public inputs only, predictions with Monte Carlo SEs, targets, chance warnings.
+
+Statistical checks here are fast; the agreement with the front doors on data drawn
+from the assumed model is in tests/test_planner_validation.py (slow).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import dpstats as dp
+from dpstats.errors import ChanceWarning, DataError, PrivacyParameterError
+from dpstats.planner import FanLv, KnockoffModel
+from dpstats.planner.core import Chance, Grid, Simulator, simulate_grid, solve
+from dpstats.simulate import Assume
+
+STRONG = Assume(signals=3, strength=1.0)
+
+
+def _quiet_plan(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChanceWarning)
+        return dp.plan(*args, **kwargs)
+
+
+def test_plan_states_no_data_no_budget_and_the_model_in_every_channel(tmp_path):
+    pl = _quiet_plan("dp_sis", n=200, p=100, eps=[5.0, 50.0], k=3, assume=STRONG, trials=20, random_state=0)
+    text = str(pl)
+    assert "no data was read; no budget was charged" in text
+    assert STRONG.describe() in text and STRONG.describe() in pl.summary()
+    d = json.loads(pl.to_json())
+    assert d["statement"] == "no data was read; no budget was charged"
+    assert d["assumption"] == STRONG.describe()
+    assert pl.glance().iloc[0].budget_charged == 0.0
+    html = open(pl.report(str(tmp_path / "plan.html")), encoding="utf-8").read()
+    assert "no data was read; no budget was charged" in html and STRONG.describe() in html
+    assert "<svg" in html and 'src="http' not in html and "<link" not in html  # self-contained
+
+
+def test_tidy_has_one_row_per_method_n_eps_measure():
+    pl = _quiet_plan(
+        "dp_knockoff",
+        n=[1000, 4000],
+        p=10,
+        eps=[0.5, 2.0, 8.0],
+        trials=5,
+        random_state=1,
+        assume=KnockoffModel(signals=3, amplitude=3.5),
+    )
+    tidy = pl.tidy()
+    assert len(tidy) == 2 * 2 * 3 * 2  # Methods I, II x n x eps x (power, fdr)
+    assert list(tidy.columns[:7]) == ["method", "n", "eps", "measure", "estimate", "std.error", "trials"]
+    assert not tidy.duplicated(["method", "n", "eps", "measure"]).any()
+    assert set(tidy.method) == {"dp_knockoff (Method I)", "dp_knockoff (Method II)"}
+
+
+def test_same_seed_same_plan_and_common_random_numbers_across_eps():
+    kw = dict(n=100, p=300, eps=[2.0, 20.0, 200.0], k=4, assume=Assume(signals=4, strength=0.8), trials=30)
+    a = _quiet_plan("dp_sis", random_state=5, **kw).table
+    b = _quiet_plan("dp_sis", random_state=5, **kw).table
+    assert a.equals(b)
+    prec = a[a.measure == "precision"].sort_values("eps").estimate.to_numpy()
+    assert prec[0] < prec[-1]  # more eps, more of the true signals (same data sets at every eps)
+
+
+def test_sis_at_huge_eps_matches_nonprivate_screening_on_rows():
+    """Oracle: non-private SIS on row data drawn from the model (numpy, no dpstats), 400 data sets.
+
+    At eps = 1e7 the private top-k is the exact top-k, so the planner's precision must
+    equal the non-private recovery rate within 2 combined standard errors.
+    """
+    n, d, k, s, b = 60, 40, 3, 3, 0.35
+    rng = np.random.default_rng(11)
+    hits = []
+    for _ in range(400):
+        X = rng.standard_normal((n, d))
+        y = b * X[:, :s].sum(axis=1) + rng.standard_normal(n)
+        score = np.abs((X - X.mean(0)).T @ (y - y.mean()))
+        hits.append(np.count_nonzero(np.argsort(-score)[:k] < s) / k)
+    oracle, oracle_se = np.mean(hits), np.std(hits, ddof=1) / math.sqrt(len(hits))
+    pl = dp.plan(
+        "dp_sis", n=n, p=d, eps=1e7, k=k, assume=Assume(signals=s, strength=b), trials=400, random_state=3
+    )
+    row = pl.table[pl.table.measure == "precision"].iloc[0]
+    assert 0.2 < oracle < 0.95  # neither trivial nor hopeless
+    assert abs(row.estimate - oracle) <= 2 * math.hypot(row.std_error, oracle_se)
+
+
+def test_chance_warning_on_the_dp_sis_paper_design():
+    with pytest.warns(ChanceWarning, match="cannot beat chance"):
+        pl = dp.plan("dp_sis", n=100, p=2000, eps=[1.0, 5.0], k=8, bounds=None, trials=40, random_state=0)
+    assert isinstance(pl.assumption, str) and pl.assumption.startswith("the DP-SIS paper's design")
+    assert "Warning: cannot beat chance" in str(pl)
+    assert (~pl.tidy().query("measure == 'precision'").beats_chance.astype(bool)).all()
+
+
+def test_no_chance_warning_when_the_signal_is_strong():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ChanceWarning)
+        pl = dp.plan(
+            "dp_sis",
+            n=500,
+            p=50,
+            eps=[50.0],
+            k=3,
+            assume=Assume(signals=3, strength=1.0),
+            trials=30,
+            random_state=0,
+        )
+    assert len(pl.flags) == 0 and pl.tidy().query("measure == 'precision'").beats_chance.all()
+
+
+def _toy(slope: float = 1.0) -> Simulator:
+    """A simulator whose success probability is min(1, slope·eps/10), to test the solver against arithmetic."""
+
+    def run(n, eps, rng, trials):
+        prob = np.minimum(1.0, slope * eps / 10.0)[:, None]
+        return {"acc": (rng.random((eps.size, trials)) < prob).astype(float)}
+
+    return Simulator(method="toy", measures=("acc",), primary="acc", run=run, chance={"acc": Chance(0.0, "")})
+
+
+def test_target_interpolated_on_the_grid():
+    sim = _toy()
+    grid = Grid(ns=[100], eps=[1.0, 4.0, 10.0], trials=4000, seed=0)
+    table = simulate_grid([sim], grid)
+    sol = solve(sim, "acc", 0.6, axis="eps", fixed=100, table=table, grid=grid, search=(0.01, 1000))
+    assert sol.status == "interpolated on the grid"
+    assert 4.0 < sol.value < 10.0  # true answer 6; log-linear interpolation between 4 and 10 gives ~6.3
+
+
+def test_target_beyond_the_grid_is_bracketed_and_bisected():
+    sim = _toy(slope=0.1)  # acc = eps/100: 0.6 at eps = 60
+    grid = Grid(ns=[100], eps=[1.0, 2.0, 5.0], trials=4000, seed=0)
+    table = simulate_grid([sim], grid)
+    sol = solve(sim, "acc", 0.6, axis="eps", fixed=100, table=table, grid=grid, search=(0.01, 1000))
+    assert sol.status == "found by bracketing search beyond the grid"
+    assert abs(sol.value - 60) / 60 < 0.1
+
+
+def test_unreachable_target_is_said_so():
+    sim = _toy(slope=0.001)  # acc = eps/10^4
+    grid = Grid(ns=[100], eps=[1.0, 2.0], trials=200, seed=0)
+    table = simulate_grid([sim], grid)
+    sol = solve(sim, "acc", 0.9, axis="eps", fixed=100, table=table, grid=grid, search=(0.5, 50))
+    assert sol.value is None and "not reached" in sol.status and "50" in sol.status
+    assert "not reached" in sol.text()
+
+
+def test_target_through_the_front_door_and_n_axis():
+    pl = _quiet_plan(
+        "dp_knockoff",
+        n=[2000, 8000],
+        p=10,
+        eps=1.0,
+        variant="II",
+        trials=20,
+        random_state=0,
+        assume=KnockoffModel(signals=3, amplitude=3.5),
+        target={"power": 0.5},
+    )
+    (sol,) = pl.solutions
+    assert sol.axis == "n" and sol.fixed == {"eps": 1.0}
+    assert "Target:" in str(pl)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"method": "dp_lasso"}, PrivacyParameterError, r"\['dp_sis', 'dp_knockoff'\]"),
+        ({"eps": [1.0, -1.0]}, PrivacyParameterError, "eps"),
+        ({"eps": []}, PrivacyParameterError, "eps"),
+        ({"n": 2}, DataError, "n must be a whole number >= 3"),
+        ({"p": 1}, DataError, "p must be"),
+        ({"k": 100}, DataError, "k"),
+        ({"trials": 1}, DataError, "trials"),
+        ({"target": {"power": 0.8}}, PrivacyParameterError, "unknown measure"),
+        ({"target": 1.5}, PrivacyParameterError, "target"),
+        ({"bounds": "auto"}, PrivacyParameterError, "AUTO_BOUNDS"),
+        ({"bounds": (-1, 1)}, PrivacyParameterError, "bounds must be one of"),
+        ({"assume": {"signals": 0, "strength": 1.0}}, PrivacyParameterError, "signals"),
+    ],
+)
+def test_bad_input_names_the_argument(kwargs, error, match):
+    base = {"method": "dp_sis", "n": 100, "p": 50, "eps": [1.0], "k": 3, "trials": 5, "random_state": 0}
+    base.update(kwargs)
+    with pytest.raises(error, match=match):
+        dp.plan(base.pop("method"), **base)
+
+
+def test_knockoff_needs_n_at_least_2p_and_fewer_signals_than_p():
+    with pytest.raises(DataError, match="n >= 2p"):
+        dp.plan("dp_knockoff", n=30, p=20, eps=1.0)
+    with pytest.raises(DataError, match="signals must be < p"):
+        dp.plan("dp_knockoff", n=100, p=10, eps=1.0, assume=KnockoffModel(signals=10))
+
+
+def test_fan_lv_model_accepts_a_dict_and_states_itself():
+    pl = _quiet_plan(
+        "dp_sis",
+        n=100,
+        p=100,
+        eps=[10.0],
+        k=8,
+        assume={"model": "fan_lv", "signals": 8},
+        trials=5,
+        random_state=0,
+    )
+    assert pl.assumption == FanLv().describe()
