@@ -15,7 +15,6 @@ delta = 2p/n, q = 0.2) against n.
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import numpy as np
