@@ -212,3 +212,48 @@ def test_fan_lv_model_accepts_a_dict_and_states_itself():
         random_state=0,
     )
     assert pl.assumption == FanLv().describe()
+
+
+def test_cli_plan_prints_the_plan_and_writes_json(tmp_path, capsys):
+    from dpstats.cli import main
+
+    out = tmp_path / "plan.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChanceWarning)
+        code = main(
+            [
+                "plan",
+                "sis",
+                "--n",
+                "200",
+                "--p",
+                "100",
+                "--eps",
+                "5,50",
+                "--signals",
+                "3",
+                "--strength",
+                "1",
+                "--arg",
+                "k=3",
+                "--trials",
+                "10",
+                "--seed",
+                "0",
+                "--target",
+                "0.5",
+                "--json",
+                str(out),
+            ]
+        )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "no data was read; no budget was charged" in printed and "Target: dp_sis" in printed
+    assert json.loads(out.read_text())["assumption"] == Assume(signals=3, strength=1.0).describe()
+
+
+def test_cli_plan_bad_method_exits_2(capsys):
+    from dpstats.cli import main
+
+    assert main(["plan", "lasso", "--n", "100", "--p", "20", "--eps", "1"]) == 2
+    assert "method must be one of" in capsys.readouterr().err

@@ -45,7 +45,7 @@ BOUNDS = ("declared", "midpoint", None, "auto")
 #: Filled by the private-bounds feature (issue 19, "Private bounds"); empty means "auto" cannot be planned yet.
 AUTO_BOUNDS: dict[str, Callable] = {}
 
-__all__ = ["plan", "METHODS", "AUTO_BOUNDS", "FanLv", "KnockoffModel", "MixtureModel"]
+__all__ = ["plan", "assume_from_options", "METHODS", "AUTO_BOUNDS", "FanLv", "KnockoffModel", "MixtureModel"]
 
 
 def plan(
@@ -165,6 +165,34 @@ def plan(
     if len(flags):
         warnings.warn(result.chance_text(), ChanceWarning, stacklevel=caller_stacklevel())
     return result
+
+
+def assume_from_options(method: str, **options: float | None) -> Any:
+    """The model from flat options (the command line, R): None leaves the method's paper default.
+
+    dp_sis: ``signals`` alone gives :class:`FanLv` (the paper's design with that many
+    signals); with ``strength`` an :class:`~dpstats.simulate.Assume` (``noise``,
+    ``correlation`` optional).  dp_knockoff: :class:`KnockoffModel` from ``signals``,
+    ``amplitude`` (or ``strength``) and ``noise``.
+
+    Examples
+    --------
+    >>> assume_from_options("dp_sis", signals=8, strength=None).describe()[:26]
+    "the DP-SIS paper's design "
+    """
+    given = {k: v for k, v in options.items() if v is not None}
+    if not given:
+        return None
+    if method in ("dp_knockoff", "knockoff"):
+        if "strength" in given:
+            given.setdefault("amplitude", given.pop("strength"))
+        given.pop("correlation", None)
+        return KnockoffModel(**given)
+    if "amplitude" in given:
+        given.setdefault("strength", given.pop("amplitude"))
+    if "strength" not in given:
+        return FanLv(**{k: v for k, v in given.items() if k == "signals"})
+    return selection_model(given)
 
 
 # ----------------------------------------------------------------------------- checks
