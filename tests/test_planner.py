@@ -172,7 +172,7 @@ def test_target_through_the_front_door_and_n_axis():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"method": "dp_lasso"}, PrivacyParameterError, r"\['dp_sis', 'dp_knockoff'\]"),
+        ({"method": "dp_lasso"}, PrivacyParameterError, r"\['dp_sis', 'dp_two_stage', 'dp_knockoff'\]"),
         ({"eps": [1.0, -1.0]}, PrivacyParameterError, "eps"),
         ({"eps": []}, PrivacyParameterError, "eps"),
         ({"n": 2}, DataError, "n must be a whole number >= 3"),
@@ -257,3 +257,20 @@ def test_cli_plan_bad_method_exits_2(capsys):
 
     assert main(["plan", "lasso", "--n", "100", "--p", "20", "--eps", "1"]) == 2
     assert "method must be one of" in capsys.readouterr().err
+
+
+def test_two_stage_plan_has_the_front_doors_ledger_and_rises_with_eps():
+    pl = _quiet_plan(
+        "dp_two_stage",
+        n=400,
+        p=60,
+        eps=[1.0, 50.0],
+        k=2,
+        assume=Assume(signals=2, strength=0.8),
+        trials=15,
+        random_state=0,
+    )
+    (entry,) = pl.ledger["dp_two_stage"]
+    assert entry["sensitivity"].startswith("Δ∞ = 1") and "20 blocks" in entry["step"]
+    prec = pl.table[pl.table.measure == "precision"].sort_values("eps").estimate.to_numpy()
+    assert prec[-1] > prec[0]

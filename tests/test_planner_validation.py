@@ -161,3 +161,35 @@ def test_dp_knockoff_agrees_with_the_front_door(variant, n, p, model, eps, seed,
     for measure, measured in (("power", tpp), ("fdr", fdp)):
         row = pl.table[pl.table.measure == measure].iloc[0]
         _agree(float(row.estimate), float(row.std_error), measured)
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "k", "assume", "eps", "seed"),
+    [
+        (400, 100, 3, Assume(signals=3, strength=0.5), 5.0, 8),
+        (300, 60, 2, Assume(signals=2, strength=0.6, correlation=0.2), 8.0, 9),
+        (100, 200, 5, FanLv(signals=5), 50.0, 10),
+    ],
+)
+def test_dp_two_stage_agrees_with_the_front_door(n, d, k, assume, eps, seed):
+    """Block lassos (lambda 0.1, ⌊√n⌋ blocks) and the private top-k of the votes; precision; 200 and 150 data sets."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChanceWarning)
+        pl = dp.plan("dp_two_stage", n=n, p=d, k=k, eps=eps, assume=assume, trials=200, random_state=seed)
+    row = pl.table[pl.table.measure == "precision"].iloc[0]
+    rng = np.random.default_rng(3000 + seed)
+    measured = []
+    for t in range(FRONT):
+        if isinstance(assume, FanLv):
+            X = rng.standard_normal((n, d))
+            beta = np.zeros(d)
+            beta[: assume.signals] = fan_lv_coefficients(assume.signals, assume.signals, n, rng)
+            y = X @ beta + rng.normal(0.0, math.sqrt(assume.noise_var), n)
+            df = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(d)])
+            df.insert(0, "y", y)
+        else:
+            df = _assume_rows(n, d, assume, rng)
+        fit = dp.dp_two_stage("y ~ .", data=df, eps=eps, k=k, random_state=seed * 10_000 + t, oc_trials=0)
+        truth = {f"x{j + 1}" for j in range(assume.signals)}
+        measured.append(len(truth & set(fit.selected)) / k)
+    _agree(float(row.estimate), float(row.std_error), measured)

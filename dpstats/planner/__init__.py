@@ -38,7 +38,7 @@ from ..validation import check_delta, check_eps, check_fraction, check_k
 from . import core
 from .models import FanLv, KnockoffModel, MixtureModel, knockoff_model, selection_model
 
-METHODS = ("dp_sis", "dp_knockoff")
+METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff")
 BOUNDS = ("declared", "midpoint", None, "auto")
 
 #: method -> predictor(n, p, eps, model) -> (eps left for the analysis, model under the private bounds, note).
@@ -66,12 +66,13 @@ def plan(
     topk: str = "canonical_lipschitz",
     gamma: float = 0.5,
     search: tuple[float, float] | None = None,
+    lam: float = 0.1,
 ) -> PlanResult:
     """Predict a private analysis's accuracy over an eps (and n) grid, before any data is read.
 
     Parameters
     ----------
-    method : {"dp_sis", "dp_knockoff"}
+    method : {"dp_sis", "dp_two_stage", "dp_knockoff"}
         The front door to plan.
     n : int or sequence of int
         Public number of rows (a grid to plan over several).
@@ -109,6 +110,8 @@ def plan(
         dp_knockoff's target FDR q (the front door's default 0.1).
     topk, gamma
         dp_sis's selector and canonical Lipschitz split, as at the front door.
+    lam : float
+        dp_two_stage's block lasso penalty (the front door's default 0.1).
     search : (low, high), optional
         The range the target search may explore; default eps in [min/256, max·256], n in [3, max·256].
 
@@ -132,7 +135,7 @@ def plan(
     trials = _check_trials(trials)
     seed = _seed(random_state)
     options = {"k": k, "bounds": bounds, "assume": assume, "delta": delta, "variant": variant, "fdr": fdr}
-    options.update({"topk": topk, "gamma": gamma})
+    options.update({"topk": topk, "gamma": gamma, "lam": lam})
     sims, model, settings = _simulators(method, p, options)
     measure, level = _check_target(target, sims[0])
     grid = core.Grid(ns=ns, eps=eps_grid, trials=trials, seed=seed)
@@ -199,7 +202,7 @@ def assume_from_options(method: str, **options: float | None) -> Any:
 
 
 def _check_method(method: Any) -> str:
-    if method in ("sis", "knockoff"):
+    if method in ("sis", "knockoff", "two_stage"):
         method = f"dp_{method}"
     if method not in METHODS:
         raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {method!r}.")
@@ -274,6 +277,9 @@ def _simulators(method: str, p: int, options: dict):
     if method == "dp_sis":
         keys = ("k", "bounds", "assume", "topk", "gamma")
         return _sis(p, **{key: options[key] for key in keys})
+    if method == "dp_two_stage":
+        keys = ("k", "lam", "assume", "topk", "gamma")
+        return _two_stage(p, **{key: options[key] for key in keys})
     keys = ("bounds", "assume", "delta", "variant", "fdr")
     return _knockoff(p, **{key: options[key] for key in keys})
 
@@ -290,6 +296,20 @@ def _sis(p, k, bounds, assume, topk, gamma):
     _check_bounds(bounds, "dp_sis", SCORE_FOR_BOUNDS)
     sim = sis_simulator(p=p, k=k, model=model, bounds=bounds, topk=topk, gamma=gamma)
     return [sim], model, {"k": k, "bounds": bounds, "topk": topk, "gamma": gamma}
+
+
+def _two_stage(p, k, lam, assume, topk, gamma):
+    from ..privacy.topk import SELECTORS
+    from .two_stage import two_stage_simulator
+
+    if topk not in SELECTORS:
+        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
+    gamma = check_fraction(gamma, "gamma", 0.0, 1.0)
+    lam = check_eps(lam, name="lam")
+    k = sis_method.default_k(p) if k is None else check_k(k, p)
+    model = selection_model(assume)
+    sim = two_stage_simulator(p=p, k=k, model=model, lam=lam, topk=topk, gamma=gamma)
+    return [sim], model, {"k": k, "lam": lam, "topk": topk, "gamma": gamma}
 
 
 def _knockoff(p, bounds, assume, delta, variant, fdr):
