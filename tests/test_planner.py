@@ -274,3 +274,49 @@ def test_two_stage_plan_has_the_front_doors_ledger_and_rises_with_eps():
     assert entry["sensitivity"].startswith("Δ∞ = 1") and "20 blocks" in entry["step"]
     prec = pl.table[pl.table.measure == "precision"].sort_values("eps").estimate.to_numpy()
     assert prec[-1] > prec[0]
+
+
+def test_gmm_plan_reaches_the_bayes_accuracy_and_the_sampling_error_at_huge_eps():
+    """Oracles: two unit spherical components 5 sd apart, equal weights: the Bayes rule classifies
+    a share Φ(5/2) = 0.9938 correctly, and a component mean estimated from n/2 rows misses by
+    E‖N(0, I₂·2/n)‖ = √(π/2)·√(2/n).  At eps = 1000 the plan must match both (tolerances 0.005
+    and 20%; seed 0, 40 data sets)."""
+    from scipy.stats import norm
+
+    from dpstats.planner import MixtureModel
+
+    n = 3000
+    pl = _quiet_plan(
+        "dp_gmm",
+        n=n,
+        p=2,
+        eps=[1000.0],
+        delta=1e-6,
+        trials=40,
+        random_state=0,
+        assume=MixtureModel(k=2, separation=5.0),
+    )
+    got = pl.table.set_index("measure").estimate
+    assert abs(got["accuracy"] - norm.cdf(2.5)) <= 0.005
+    expected_error = math.sqrt(math.pi / 2) * math.sqrt(2 / n)
+    assert abs(got["mean_error"] - expected_error) <= 0.2 * expected_error
+
+
+def test_gmm_plan_warns_at_chance_and_improves_with_eps():
+    from dpstats.planner import MixtureModel
+
+    with pytest.warns(ChanceWarning, match="largest component"):
+        pl = dp.plan(
+            "dp_gmm",
+            n=2000,
+            p=2,
+            eps=[0.01, 100.0],
+            delta=1e-6,
+            trials=8,
+            random_state=1,
+            assume=MixtureModel(k=2, separation=6.0),
+        )
+    acc = pl.table[pl.table.measure == "accuracy"].sort_values("eps").estimate.to_numpy()
+    assert acc[1] > acc[0] + 0.2
+    with pytest.raises(PrivacyParameterError, match="delta"):
+        dp.plan("dp_gmm", n=2000, p=2, eps=1.0)

@@ -36,9 +36,9 @@ from ..methods import sis as sis_method
 from ..results.plan import PlanResult
 from ..validation import check_delta, check_eps, check_fraction, check_k
 from . import core
-from .models import FanLv, KnockoffModel, MixtureModel, knockoff_model, selection_model
+from .models import FanLv, KnockoffModel, MixtureModel, knockoff_model, mixture_model, selection_model
 
-METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff")
+METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm")
 BOUNDS = ("declared", "midpoint", None, "auto")
 
 #: method -> predictor(n, p, eps, model) -> (eps left for the analysis, model under the private bounds, note).
@@ -72,7 +72,7 @@ def plan(
 
     Parameters
     ----------
-    method : {"dp_sis", "dp_two_stage", "dp_knockoff"}
+    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm"}
         The front door to plan.
     n : int or sequence of int
         Public number of rows (a grid to plan over several).
@@ -81,9 +81,11 @@ def plan(
     eps : float or sequence of float
         The eps grid (positive, finite).
     delta : float, optional
-        dp_knockoff's delta; default 2p/n (the knockoff paper's experiment), stated in the output.
+        dp_knockoff's delta, default 2p/n (the knockoff paper's experiment), stated in the output;
+        dp_gmm's delta (required).
     k : int, optional
-        dp_sis: number selected, 1 <= k < p; default the front door's ⌊log p⌋.
+        dp_sis, dp_two_stage: number selected, 1 <= k < p; default the front door's ⌊log p⌋.
+        dp_gmm: number of components (default the model's).
     bounds : {"declared", "midpoint", None, "auto"}
         How the front door will be given bounds.  ``"declared"`` (default): declared bounds at
         mean ± ``bound_sds`` sd of each variable as the model states (dp_sis's centred score);
@@ -95,6 +97,7 @@ def plan(
         The stated model of the data, printed with every number.  dp_sis:
         :class:`dpstats.simulate.Assume` or :class:`FanLv` (default: the DP-SIS paper's design).
         dp_knockoff: :class:`KnockoffModel` or an uncorrelated Assume (default: the paper's Figure 1).
+        dp_gmm: :class:`MixtureModel` or a dict of its fields (default: k components 8 sd apart).
     target : float or dict, optional
         ``{"power": 0.8}`` (a measure and the level it must reach; ``fdr`` must fall to it) or a
         number for the method's main measure (dp_sis precision, dp_knockoff power).  Solved along eps
@@ -202,7 +205,7 @@ def assume_from_options(method: str, **options: float | None) -> Any:
 
 
 def _check_method(method: Any) -> str:
-    if method in ("sis", "knockoff", "two_stage"):
+    if method in ("sis", "knockoff", "two_stage", "gmm"):
         method = f"dp_{method}"
     if method not in METHODS:
         raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {method!r}.")
@@ -280,6 +283,8 @@ def _simulators(method: str, p: int, options: dict):
     if method == "dp_two_stage":
         keys = ("k", "lam", "assume", "topk", "gamma")
         return _two_stage(p, **{key: options[key] for key in keys})
+    if method == "dp_gmm":
+        return _gmm(p, options["k"], options["assume"], options["delta"])
     keys = ("bounds", "assume", "delta", "variant", "fdr")
     return _knockoff(p, **{key: options[key] for key in keys})
 
@@ -310,6 +315,19 @@ def _two_stage(p, k, lam, assume, topk, gamma):
     model = selection_model(assume)
     sim = two_stage_simulator(p=p, k=k, model=model, lam=lam, topk=topk, gamma=gamma)
     return [sim], model, {"k": k, "lam": lam, "topk": topk, "gamma": gamma}
+
+
+def _gmm(p, k, assume, delta):
+    from .gmm import gmm_simulator
+
+    if delta is None:
+        raise PrivacyParameterError("dp_gmm needs delta (> 0), e.g. delta=1e-6.")
+    delta = check_delta(delta, allow_zero=False)
+    model = mixture_model(assume, k)
+    if k is not None and model.k != k:
+        raise PrivacyParameterError(f"k = {k} differs from the assumed model's k = {model.k}.")
+    sim = gmm_simulator(p=p, model=model, delta=delta)
+    return [sim], model, {"k": model.k, "delta": delta}
 
 
 def _knockoff(p, bounds, assume, delta, variant, fdr):
