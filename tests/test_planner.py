@@ -320,3 +320,24 @@ def test_gmm_plan_warns_at_chance_and_improves_with_eps():
     assert acc[1] > acc[0] + 0.2
     with pytest.raises(PrivacyParameterError, match="delta"):
         dp.plan("dp_gmm", n=2000, p=2, eps=1.0)
+
+
+def test_auto_bounds_hook_spends_the_predicted_share_first(monkeypatch):
+    """A registered predictor that spends half of eps on bounds: the plan at eps equals the declared plan at eps/2."""
+    import dpstats.planner as planner
+
+    calls = []
+
+    def half(*, n, p, eps, model):
+        calls.append(eps)
+        return eps / 2, model, "half of eps on private bounds"
+
+    monkeypatch.setitem(planner.AUTO_BOUNDS, "dp_sis", half)
+    kw = dict(n=200, p=60, k=2, assume=Assume(signals=2, strength=0.3), trials=300, random_state=2)
+    auto = _quiet_plan("dp_sis", eps=[40.0], bounds="auto", **kw).table
+    declared = _quiet_plan("dp_sis", eps=[20.0], **kw).table
+    a = auto[auto.measure == "precision"].iloc[0]
+    d = declared[declared.measure == "precision"].iloc[0]
+    assert calls == [40.0]
+    assert 0.1 < d.estimate < 0.9
+    assert abs(a.estimate - d.estimate) <= 2 * math.hypot(a.std_error, d.std_error)

@@ -41,8 +41,9 @@ from .models import FanLv, KnockoffModel, MixtureModel, knockoff_model, mixture_
 METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm")
 BOUNDS = ("declared", "midpoint", None, "auto")
 
-#: method -> predictor(n, p, eps, model) -> (eps left for the analysis, model under the private bounds, note).
-#: Filled by the private-bounds feature (issue 19, "Private bounds"); empty means "auto" cannot be planned yet.
+#: method -> predictor(n=, p=, eps=, model=) -> (eps left for the analysis, the model as the analysis sees it
+#: under the private bounds (e.g. a wider bound_sds), a note for the plan).  Filled by the private-bounds
+#: feature (issue 19, "Private bounds"); a method missing here cannot plan bounds="auto" yet.
 AUTO_BOUNDS: dict[str, Callable] = {}
 
 __all__ = ["plan", "assume_from_options", "METHODS", "AUTO_BOUNDS", "FanLv", "KnockoffModel", "MixtureModel"]
@@ -299,7 +300,14 @@ def _sis(p, k, bounds, assume, topk, gamma):
     k = sis_method.default_k(p) if k is None else check_k(k, p)
     model = selection_model(assume)
     _check_bounds(bounds, "dp_sis", SCORE_FOR_BOUNDS)
-    sim = sis_simulator(p=p, k=k, model=model, bounds=bounds, topk=topk, gamma=gamma)
+    if bounds == "auto":
+
+        def make(seen):
+            return sis_simulator(p=p, k=k, model=seen, bounds="declared", topk=topk, gamma=gamma)
+
+        sim = core.auto_bounds_simulator(make, AUTO_BOUNDS["dp_sis"], model, p)
+    else:
+        sim = sis_simulator(p=p, k=k, model=model, bounds=bounds, topk=topk, gamma=gamma)
     return [sim], model, {"k": k, "bounds": bounds, "topk": topk, "gamma": gamma}
 
 
@@ -374,7 +382,7 @@ def _check_bounds(bounds: Any, method: str, allowed: dict) -> None:
                 f"bounds='auto' cannot be planned for {method} yet: no private-bounds predictor is registered "
                 "in dpstats.planner.AUTO_BOUNDS. Plan with bounds='declared' (the model's bounds) instead."
             )
-        raise NotImplementedError("private bounds predictors are wired in by the private-bounds feature")
+        return
     if bounds not in allowed:
         raise PrivacyParameterError(f"bounds must be one of {list(BOUNDS)}, got {bounds!r}.")
 

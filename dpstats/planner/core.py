@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -58,6 +59,39 @@ class Grid:
     eps: list[float]
     trials: int
     seed: int
+
+
+def auto_bounds_simulator(
+    make: Callable[[Any], Simulator], predictor: Callable, model: Any, p: int
+) -> Simulator:
+    """A simulator for ``bounds="auto"``: at each eps the private bounds take their share first.
+
+    ``predictor(n=, p=, eps=, model=)`` returns (eps left for the analysis, the model as the
+    analysis sees it under the private bounds, a note); ``make(model)`` is the method's
+    simulator with declared bounds.  The same data sets are not shared across eps here,
+    since the model seen may differ at each eps.
+    """
+    template = make(model)
+
+    def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
+        out = {m: np.empty((eps.size, trials)) for m in template.measures}
+        for i, e in enumerate(eps):
+            eps_left, seen, _ = predictor(n=n, p=p, eps=float(e), model=model)
+            part = make(seen).run(n, np.array([eps_left]), rng, trials)
+            for m in template.measures:
+                out[m][i] = part[m][0]
+        return out
+
+    return Simulator(
+        method=template.method,
+        measures=template.measures,
+        primary=template.primary,
+        run=run,
+        lower_is_better=template.lower_is_better,
+        chance=template.chance,
+        ledger=template.ledger,
+        notes=[*template.notes, "bounds='auto': private bounds spend part of each eps first (AUTO_BOUNDS)"],
+    )
 
 
 def simulate_grid(sims: Sequence[Simulator], grid: Grid) -> pd.DataFrame:
