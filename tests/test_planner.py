@@ -172,7 +172,7 @@ def test_target_through_the_front_door_and_n_axis():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"method": "dp_lasso"}, PrivacyParameterError, r"\['dp_sis', 'dp_two_stage', 'dp_knockoff'\]"),
+        ({"method": "dp_lasso"}, PrivacyParameterError, r"\['dp_sis', 'dp_two_stage', 'dp_knockoff', 'dp_gmm'\]"),
         ({"eps": [1.0, -1.0]}, PrivacyParameterError, "eps"),
         ({"eps": []}, PrivacyParameterError, "eps"),
         ({"n": 2}, DataError, "n must be a whole number >= 3"),
