@@ -11,6 +11,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dpstats as dp
@@ -172,7 +173,11 @@ def test_target_through_the_front_door_and_n_axis():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"method": "dp_lasso"}, PrivacyParameterError, r"\['dp_sis', 'dp_two_stage', 'dp_knockoff', 'dp_gmm'\]"),
+        (
+            {"method": "dp_lasso"},
+            PrivacyParameterError,
+            r"\['dp_sis', 'dp_two_stage', 'dp_knockoff', 'dp_gmm', 'vertical_glm'\]",
+        ),
         ({"eps": [1.0, -1.0]}, PrivacyParameterError, "eps"),
         ({"eps": []}, PrivacyParameterError, "eps"),
         ({"n": 2}, DataError, "n must be a whole number >= 3"),
@@ -341,3 +346,36 @@ def test_auto_bounds_hook_spends_the_predicted_share_first(monkeypatch):
     assert calls == [40.0]
     assert 0.1 < d.estimate < 0.9
     assert abs(a.estimate - d.estimate) <= 2 * math.hypot(a.std_error, d.std_error)
+
+
+def test_vertical_glm_plan_tends_to_the_nonprivate_ridge_error_and_warns_at_low_eps():
+    """At eps = 1e8 the DP-mode plan's relative error must match the non-private ridge fit's
+    (vertical_glm without eps, on 30 numpy-drawn data sets from the same model) within 2
+    combined SEs; at eps = 1 the release is no better than reporting 0 and the plan warns."""
+    n, beta = 2000, np.array([0.5, 0.5, 0.0, 0.0])
+    with pytest.warns(ChanceWarning, match="reporting all slopes as 0"):
+        pl = dp.plan(
+            "vertical_glm",
+            n=n,
+            p=4,
+            eps=[1.0, 1e8],
+            delta=1e-6,
+            lam=0.1,
+            trials=30,
+            random_state=0,
+            assume=Assume(signals=2, strength=0.5),
+        )
+    rel = pl.table[pl.table.measure == "rel_error"].set_index("eps")
+    rng = np.random.default_rng(5)
+    errors = []
+    for _ in range(30):
+        X = rng.standard_normal((n, 4))
+        df = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"])
+        df.insert(0, "y", X @ beta + rng.standard_normal(n))
+        coef = dp.vertical_glm(
+            "y ~ .", data=df, parties=[["x1", "x2"], ["x3", "x4"]], penalty="ridge", lam=0.1
+        ).coef()
+        errors.append(np.linalg.norm([coef[f"x{j + 1}"] - beta[j] for j in range(4)]) / np.linalg.norm(beta))
+    oracle, oracle_se = np.mean(errors), np.std(errors, ddof=1) / math.sqrt(len(errors))
+    assert abs(rel.loc[1e8, "estimate"] - oracle) <= 2 * math.hypot(rel.loc[1e8, "std_error"], oracle_se)
+    assert rel.loc[1.0, "estimate"] > 1.0

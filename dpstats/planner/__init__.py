@@ -34,11 +34,12 @@ import numpy as np
 from ..errors import ChanceWarning, DataError, PrivacyParameterError, caller_stacklevel
 from ..methods import sis as sis_method
 from ..results.plan import PlanResult
+from ..simulate import Assume
 from ..validation import check_delta, check_eps, check_fraction, check_k
 from . import core
 from .models import FanLv, KnockoffModel, MixtureModel, knockoff_model, mixture_model, selection_model
 
-METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm")
+METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "vertical_glm")
 BOUNDS = ("declared", "midpoint", None, "auto")
 
 #: method -> predictor(n=, p=, eps=, model=) -> (eps left for the analysis, the model as the analysis sees it
@@ -68,12 +69,13 @@ def plan(
     gamma: float = 0.5,
     search: tuple[float, float] | None = None,
     lam: float = 0.1,
+    parties: int = 2,
 ) -> PlanResult:
     """Predict a private analysis's accuracy over an eps (and n) grid, before any data is read.
 
     Parameters
     ----------
-    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm"}
+    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "vertical_glm"}
         The front door to plan.
     n : int or sequence of int
         Public number of rows (a grid to plan over several).
@@ -83,7 +85,7 @@ def plan(
         The eps grid (positive, finite).
     delta : float, optional
         dp_knockoff's delta, default 2p/n (the knockoff paper's experiment), stated in the output;
-        dp_gmm's delta (required).
+        dp_gmm's and vertical_glm's delta (required).
     k : int, optional
         dp_sis, dp_two_stage: number selected, 1 <= k < p; default the front door's ⌊log p⌋.
         dp_gmm: number of components (default the model's).
@@ -115,7 +117,9 @@ def plan(
     topk, gamma
         dp_sis's selector and canonical Lipschitz split, as at the front door.
     lam : float
-        dp_two_stage's block lasso penalty (the front door's default 0.1).
+        dp_two_stage's block lasso penalty (the front door's default 0.1); vertical_glm's ridge penalty.
+    parties : int
+        vertical_glm: number of parties, holding the columns in order (default 2).
     search : (low, high), optional
         The range the target search may explore; default eps in [min/256, max·256], n in [3, max·256].
 
@@ -139,7 +143,7 @@ def plan(
     trials = _check_trials(trials)
     seed = _seed(random_state)
     options = {"k": k, "bounds": bounds, "assume": assume, "delta": delta, "variant": variant, "fdr": fdr}
-    options.update({"topk": topk, "gamma": gamma, "lam": lam})
+    options.update({"topk": topk, "gamma": gamma, "lam": lam, "parties": parties})
     sims, model, settings = _simulators(method, p, options)
     measure, level = _check_target(target, sims[0])
     grid = core.Grid(ns=ns, eps=eps_grid, trials=trials, seed=seed)
@@ -286,6 +290,8 @@ def _simulators(method: str, p: int, options: dict):
         return _two_stage(p, **{key: options[key] for key in keys})
     if method == "dp_gmm":
         return _gmm(p, options["k"], options["assume"], options["delta"])
+    if method == "vertical_glm":
+        return _vertical(p, options["assume"], options["delta"], options["lam"], options["parties"])
     keys = ("bounds", "assume", "delta", "variant", "fdr")
     return _knockoff(p, **{key: options[key] for key in keys})
 
@@ -336,6 +342,20 @@ def _gmm(p, k, assume, delta):
         raise PrivacyParameterError(f"k = {k} differs from the assumed model's k = {model.k}.")
     sim = gmm_simulator(p=p, model=model, delta=delta)
     return [sim], model, {"k": model.k, "delta": delta}
+
+
+def _vertical(p, assume, delta, lam, parties):
+    from .vertical import vertical_simulator
+
+    if delta is None:
+        raise PrivacyParameterError("vertical_glm's DP mode needs delta (> 0), e.g. delta=1e-6.")
+    delta = check_delta(delta, allow_zero=False)
+    lam = check_eps(lam, name="lam")
+    if isinstance(parties, bool) or not isinstance(parties, numbers.Integral) or not 2 <= parties <= p:
+        raise DataError(f"parties must be a whole number with 2 <= parties <= p = {p}, got {parties!r}.")
+    model = Assume.coerce(assume) if assume is not None else Assume(signals=min(2, p), strength=0.5)
+    sim = vertical_simulator(p=p, model=model, parties=int(parties), lam=lam, delta=delta)
+    return [sim], model, {"delta": delta, "lam": lam, "parties": int(parties)}
 
 
 def _knockoff(p, bounds, assume, delta, variant, fdr):

@@ -135,7 +135,10 @@ def chance_flags(sims: Sequence[Simulator], table: pd.DataFrame) -> pd.DataFrame
         for measure, chance in sim.chance.items():
             part = table[(table.method == sim.method) & (table.measure == measure)]
             se = part.std_error.fillna(0.0)
-            bad = part[part.estimate <= chance.level + 2 * se]
+            if measure in sim.lower_is_better:
+                bad = part[part.estimate >= chance.level - 2 * se]
+            else:
+                bad = part[part.estimate <= chance.level + 2 * se]
             for row in bad.itertuples():
                 flagged.append(
                     {
