@@ -117,6 +117,9 @@ def test_dp_sis_paper_design_maxabs_agrees_with_the_front_door():
         ("II", 5000, 30, KnockoffModel(signals=8, amplitude=3.0), 0.7, 7, 300),
     ],
 )
+@pytest.mark.filterwarnings(
+    "ignore:delta = .* is at least 1/n:UserWarning"
+)  # the paper's delta = 2p/n, on purpose
 def test_dp_knockoff_agrees_with_the_front_door(variant, n, p, model, eps, seed, front):
     """Front door with declared sigma, beta_norm and B = the planner's; lambda_min and C_min from the data.
 
