@@ -43,6 +43,7 @@ _LAZY = {
     "dp_lm": "dpstats.api.lm",
     "dp_select_infer": "dpstats.api.select_infer",
     "Accountant": "dpstats.privacy.accountant",
+    "plan": "dpstats.planner",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -64,6 +65,7 @@ _LAZY_MODULES = (
     "demos",
     "cli",
     "_kernels",
+    "planner",
 )
 
 
@@ -101,4 +103,5 @@ __all__ = [
     "dp_bh",
     "dp_lm",
     "dp_select_infer",
+    "plan",
 ]

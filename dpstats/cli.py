@@ -5,6 +5,8 @@
                 [--diagnostics]
     dpstats demo [--out DIR] [--quick]   (reports, DIR/index.html, and a closing table)
     dpstats simulate NAME [--arg key=value ...] [--json out.json]
+    dpstats plan METHOD --n 100[,1000] --p 2000 --eps 1,5,10,20 [--signals 8 --strength 0.5 ...]
+                [--target 0.8 | --target power=0.8] [--arg key=value ...] [--json out.json] [--report out.html]
     dpstats party ...            (vertical GLM parties; see ``dpstats party --help``)
 
 Exit codes: 0 success; 2 bad input (message on stderr, no output files left
@@ -182,6 +184,50 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def cmd_plan(args) -> int:
+    """Predict what a method will deliver (no data is read, no budget is charged)."""
+    import dpstats
+    from .planner import assume_from_options
+
+    if args.target is None:
+        target = None
+    elif "=" in args.target:
+        key, value = args.target.split("=", 1)
+        target = {key.strip(): _number(value, "--target")}
+    else:
+        target = _number(args.target, "--target")
+    model = {k: getattr(args, k) for k in ("signals", "strength", "noise", "correlation", "amplitude")}
+    kwargs = {
+        "n": _numbers(args.n, "--n", int),
+        "p": args.p,
+        "eps": _numbers(args.eps, "--eps", float),
+        "assume": assume_from_options(METHODS.get(args.method, args.method), **model),
+        "target": target,
+        "trials": args.trials,
+        "random_state": args.seed,
+    }
+    kwargs.update(_extra_args(args.arg))
+    result = dpstats.plan(METHODS.get(args.method, args.method), **kwargs)
+    if not args.quiet:
+        print(result)
+    if args.report:
+        result.report(args.report)
+    if args.json:
+        result.to_json(args.json)
+    return 0
+
+
+def _number(text: str, flag: str, kind=float):
+    try:
+        return kind(text)
+    except ValueError:
+        raise CLIError(f"{flag}: expected a number, got {text!r}") from None
+
+
+def _numbers(text: str, flag: str, kind) -> list:
+    return [_number(v.strip(), flag, kind) for v in text.split(",") if v.strip()]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dpstats", description="Differentially private statistics.")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or printed results")
@@ -219,6 +265,22 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--arg", action="append")
     sim.add_argument("--json")
     sim.set_defaults(func=cmd_simulate)
+
+    plan = sub.add_parser("plan", help="predict accuracy before spending budget (reads no data)")
+    plan.add_argument("method", help="sis, two_stage or knockoff")
+    plan.add_argument("--n", required=True, help="rows, or a comma-separated grid")
+    plan.add_argument("--p", type=int, required=True, help="candidate columns")
+    plan.add_argument("--eps", required=True, help="comma-separated eps grid, e.g. 1,5,10,20")
+    for name in ("signals", "strength", "noise", "correlation", "amplitude"):
+        plan.add_argument(f"--{name}", type=float, help=f"assumed model: {name}")
+    plan.add_argument("--target", help="0.8 (the main measure) or measure=value, e.g. power=0.8")
+    plan.add_argument("--trials", type=int, default=200)
+    plan.add_argument("--seed", type=int)
+    plan.add_argument("--arg", action="append", help="extra argument key=value (repeatable), e.g. k=8")
+    plan.add_argument("--json", help="write the plan as JSON here")
+    plan.add_argument("--report", help="write an HTML report here")
+    plan.add_argument("--quiet", action="store_true")
+    plan.set_defaults(func=cmd_plan)
     return parser
 
 

@@ -61,3 +61,7 @@ class NonPrivateWarning(UserWarning):
 
 class DataWarning(UserWarning):
     """Rows were dropped or values clipped; the analyst should know."""
+
+
+class ChanceWarning(UserWarning):
+    """A planned analysis cannot beat chance: at this eps (or n) the predicted accuracy is within noise of a random choice."""

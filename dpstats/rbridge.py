@@ -204,6 +204,10 @@ def result_payload(obj) -> dict:
             "summary": str(obj.summary()),
             "coef": jsonable(_coef_plain(coef)),
         }
+    if hasattr(obj, "to_dict") and hasattr(
+        obj, "solutions"
+    ):  # a PlanResult (dpstats.plan): no privacy, no data
+        return {"kind": "plan", "result": obj.to_dict(), "text": str(obj), "summary": obj.summary()}
     if isinstance(obj, pd.DataFrame):
         return {"kind": "data.frame", "frame": _frame_payload(obj)}
     if isinstance(obj, pd.Series):

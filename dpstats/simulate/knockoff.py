@@ -159,28 +159,75 @@ def one_trial(
     in the paper's experiment.  A data set violating an assumption of the
     sensitivity bounds is refused: nothing selected (FDP = TPP = 0).
     """
-    beta = paper_beta(p, k, amplitude, gen)
     v = None
     if route == "shortcut":
-        xtx, xty, rss = sample_stats(n, p, beta, sigma, gen)
-        st = ko.normalise(n, xtx, xty, rss=rss)
+        drawn = trial_statistics(n, p, k, amplitude, sigma, B, gen)
     else:
+        beta = paper_beta(p, k, amplitude, gen)
         X, y = sample_data(n, p, beta, sigma, gen, B)
-        st = ko.normalise(n, X.T @ X, X.T @ y, float(y @ y))
+        drawn = _calibrated(ko.normalise(n, X.T @ X, X.T @ y, float(y @ y)), beta, sigma, B)
+    try:
+        if drawn is None:
+            raise AssumptionError("an assumption of the sensitivity bounds failed")
+        scales = scales_for(drawn.cal, cfg)
+    except AssumptionError:
+        return 0.0, 0.0, True
+    if route != "shortcut":
+        Xk, _ = ko.materialise_knockoffs(X / drawn.st.col_norms, drawn.s, gen)
+        v = np.concatenate([drawn.st.xty, Xk.T @ y])
+    return (*analyse(drawn, cfg, gen, v=v, scales=scales), False)
+
+
+@dataclass
+class DrawnTrial:
+    """One simulated data set's normalised statistics, its calibration and s (any eps, either Method)."""
+
+    beta: np.ndarray
+    st: ko.Normalised
+    cal: kd.Calibration
+    s: float
+
+
+def trial_statistics(
+    n: int, p: int, k: int, amplitude: float, sigma: float, B: float, gen: np.random.Generator
+) -> DrawnTrial | None:
+    """Draw one data set's statistics (:func:`sample_stats`) and calibrate; None if an assumption fails.
+
+    The calibration does not depend on eps, so one draw serves every eps and
+    both Methods (the planner's common random numbers).
+    """
+    beta = paper_beta(p, k, amplitude, gen)
+    xtx, xty, rss = sample_stats(n, p, beta, sigma, gen)
+    return _calibrated(ko.normalise(n, xtx, xty, rss=rss), beta, sigma, B)
+
+
+def _calibrated(st: ko.Normalised, beta: np.ndarray, sigma: float, B: float) -> DrawnTrial | None:
     try:
         kd.check_assumption_3(B, float(st.col_norms.min()))
         cal = kd.calibration_from_data(st, B, sigma, float(np.linalg.norm(beta)))
-        scales = scales_for(cal, cfg)
     except AssumptionError:
-        return 0.0, 0.0, True
-    s = ko.knockoff_s(st.lambda_min)
-    if route != "shortcut":
-        Xk, _ = ko.materialise_knockoffs(X / st.col_norms, s, gen)
-        v = np.concatenate([st.xty, Xk.T @ y])
-    rel = kd.run_mechanism(st, s, scales, FastNoise(gen), statistic=cfg.statistic, ridge=cfg.ridge, v=v)
+        return None
+    return DrawnTrial(beta=beta, st=st, cal=cal, s=ko.knockoff_s(st.lambda_min))
+
+
+def analyse(
+    drawn: DrawnTrial,
+    cfg: TrialConfig,
+    gen: np.random.Generator,
+    v: np.ndarray | None = None,
+    scales: kd.Scales | None = None,
+) -> tuple[float, float]:
+    """(FDP, TPP) of one private knockoff analysis of ``drawn`` under ``cfg``.
+
+    Raises AssumptionError when the Method's noise scales cannot be calibrated
+    (e.g. Theorem 5's condition fails); :func:`one_trial` counts that as refused.
+    """
+    scales = scales_for(drawn.cal, cfg) if scales is None else scales
+    rel = kd.run_mechanism(
+        drawn.st, drawn.s, scales, FastNoise(gen), statistic=cfg.statistic, ridge=cfg.ridge, v=v
+    )
     T = ko.knockoff_threshold(rel.W, cfg.fdr, cfg.offset)
-    fdp, tpp = fdp_tpp(ko.select(rel.W, T), np.flatnonzero(beta))
-    return fdp, tpp, False
+    return fdp_tpp(ko.select(rel.W, T), np.flatnonzero(drawn.beta))
 
 
 def summarise(values: np.ndarray) -> tuple[float, float]:

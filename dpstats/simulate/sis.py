@@ -40,7 +40,13 @@ SCORES = ("centred", "midpoint", "maxabs")
 
 
 def sis_scores(
-    n: int, d: int, assume: Assume, rng: np.random.Generator, *, score: str = "centred"
+    n: int,
+    d: int,
+    assume: Assume,
+    rng: np.random.Generator,
+    *,
+    score: str = "centred",
+    coefficients: np.ndarray | None = None,
 ) -> np.ndarray:
     """One draw of the d DP-SIS scores under ``assume``; the first ``assume.signals`` are the signals.
 
@@ -52,6 +58,9 @@ def sis_scores(
     rng : numpy.random.Generator
     score : {"centred", "midpoint", "maxabs"}
         The score the front door computes (module docstring).
+    coefficients : ndarray, optional
+        The signals' coefficients (one per signal, e.g. the Fan-Lv draws of the
+        DP-SIS paper's design); default ``assume.strength`` for each.
 
     Returns
     -------
@@ -68,19 +77,25 @@ def sis_scores(
     s, rho, b = min(assume.signals, d), assume.correlation, assume.strength
     L = _bartlett(s + 2, n - 1, rng)
     signal_cols = math.sqrt(rho) * L[0] + math.sqrt(1 - rho) * L[1 : s + 1]
-    y_c = b * signal_cols.sum(axis=0) + assume.noise * L[s + 1]
+    if coefficients is None:
+        y_c = b * signal_cols.sum(axis=0) + assume.noise * L[s + 1]
+        sd_y = assume.response_sd()
+    else:
+        b = np.asarray(coefficients, dtype=float)[:s]
+        y_c = b @ signal_cols + assume.noise * L[s + 1]
+        sd_y = _response_sd(b, rho, assume.noise)
     norm_y = float(np.linalg.norm(y_c))
     xty = np.empty(d)
     xty[:s] = signal_cols @ y_c
     xty[s:] = math.sqrt(rho) * float(L[0] @ y_c) + math.sqrt(1 - rho) * norm_y * rng.standard_normal(d - s)
-    sd_y = assume.response_sd()
     if score == "maxabs":
         m = _median_max_abs(n)
         return np.abs(xty) / (m * m * sd_y)
     if score == "midpoint":
         means = rng.standard_normal(d + 2) / math.sqrt(n)  # f, z_1..z_d, e
         x_bar = math.sqrt(rho) * means[0] + math.sqrt(1 - rho) * means[1 : d + 1]
-        y_bar = b * x_bar[:s].sum() + assume.noise * means[d + 1]
+        signal_mean = b * x_bar[:s].sum() if coefficients is None else float(b @ x_bar[:s])
+        y_bar = signal_mean + assume.noise * means[d + 1]
         xty = xty + n * x_bar * y_bar
     return np.abs(xty) / (assume.bound_sds**2 * sd_y)
 
@@ -132,6 +147,11 @@ def mean_and_se(values) -> tuple[float, float]:
     v = np.asarray(values, dtype=float)
     se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.nan
     return float(v.mean()), se
+
+
+def _response_sd(b: np.ndarray, rho: float, noise: float) -> float:
+    """sd of y = Σ_j b_j x_j + noise·e: Var y = (1 − ρ)Σ b_j² + ρ(Σ b_j)² + noise²."""
+    return math.sqrt((1 - rho) * float(b @ b) + rho * float(b.sum()) ** 2 + noise**2)
 
 
 def _bartlett(p: int, dof: int, rng: np.random.Generator) -> np.ndarray:

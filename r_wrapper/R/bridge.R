@@ -136,6 +136,7 @@
   p <- jsonlite::fromJSON(json, simplifyVector = TRUE)
   switch(p$kind,
     result = .dp_result(p, object),
+    plan = .dp_plan_result(p, object),
     data.frame = {
       cols <- p$frame$columns
       for (nm in names(p$frame$levels)) {

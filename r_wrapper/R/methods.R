@@ -229,3 +229,54 @@ dp_model_matrix <- function(formula, data) {
   .dp_ensure()
   .dp_env$bridge
 }
+
+# Know before you spend: the planner predicts accuracy from public inputs only (no data, no budget).
+dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed = NULL) {
+  for (nm in c("method", "n", "p", "eps")) {
+    if (eval(call("missing", as.name(nm)))) {
+      .dp_abort(sprintf("argument \"%s\" is missing, with no default: dp_plan() needs method, n, p and eps.", nm),
+                "dpstats_argument_error")
+    }
+  }
+  args <- list(method = method, n = as.list(n), p = p, eps = as.list(as.numeric(eps)), ...)
+  if (!is.null(assume)) args$assume <- as.list(assume)
+  if (!is.null(target)) args$target <- if (is.list(target) || !is.null(names(target))) as.list(target) else target
+  .dp_invoke("plan", c(args, .seed_arg(seed)), call = sys.call())
+}
+
+.dp_plan_result <- function(p, object) {
+  out <- p$result
+  out$tidy <- .simplify_frame(out$tidy)
+  out$glance <- .simplify_frame(lapply(out$glance, function(v) if (is.null(v)) NA else v))
+  out$text <- p$text
+  out$summary_text <- p$summary
+  attr(out, "py") <- object
+  class(out) <- "dp_plan"
+  out
+}
+
+print.dp_plan <- function(x, ...) {
+  cat(x$text, "\n", sep = "")
+  invisible(x)
+}
+
+summary.dp_plan <- function(object, ...) {
+  structure(list(text = object$summary_text), class = "summary.dp_plan")
+}
+
+print.summary.dp_plan <- function(x, ...) {
+  cat(x$text, "\n", sep = "")
+  invisible(x)
+}
+
+tidy.dp_plan <- function(x, ...) x$tidy
+
+glance.dp_plan <- function(x, ...) x$glance
+
+report.dp_plan <- function(x, path, ...) {
+  if (missing(path) || !is.character(path) || length(path) != 1L) {
+    .dp_abort("path must be one file name, e.g. report(pl, \"plan.html\").", "dpstats_error")
+  }
+  .dp_invoke("report", list(path = path.expand(path)), target = .dp_pyref(x), call = sys.call())
+  invisible(path)
+}

@@ -1,0 +1,110 @@
+"""Planner speed and the papers' curves reproduced by the planner alone (issue 19).
+
+Targets: a dp_sis plan at d = 22 283 over 10 eps values in at most 2 s; a
+dp_knockoff plan (Methods I and II) at n = 10^6 in at most 5 s.  Printed as
+figures and as ratios to the target, with a baseline measured in the same run
+(one draw of the statistics the plan simulates, so the ratio says how many
+"data sets" a plan costs).  Then the curves: DP-SIS Figure 5's design (n = 100,
+d = 2000, 8 Fan-Lv signals, k = 8, max-abs scaling as in the paper) and the
+knockoff paper's Figure 1 (p = 50, 15 signals of amplitude 4.5, eps = 0.2,
+delta = 2p/n, q = 0.2) against n.
+
+    python benchmarks/bench_plan.py [--trials 50] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+import numpy as np
+
+import dpstats as dp
+from dpstats.errors import ChanceWarning
+from dpstats.planner import FanLv, KnockoffModel
+from dpstats.simulate import knockoff as ks
+from dpstats.simulate import sis_scores
+
+from _timing import best_time
+
+EPS10 = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+FIGURE1_NS = [10**3, 3 * 10**3, 10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6]
+
+
+def timed(label: str, func, target: float) -> None:
+    seconds = best_time(func, repeat=2, warmup=0)
+    print(f"{label:<58} {seconds:7.2f} s   target {target:g} s   ratio {seconds / target:5.2f}")
+
+
+def speed(trials: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    base = best_time(lambda: sis_scores(100, 22283, FanLv().as_assume(), rng, score="maxabs"), repeat=5)
+    print(f"baseline: one draw of the 22 283 DP-SIS scores {base * 1e3:.2f} ms")
+    timed(
+        f"dp_sis plan, d = 22283, 10 eps, {trials} trials",
+        lambda: dp.plan(
+            "dp_sis", n=100, p=22283, eps=EPS10, k=8, bounds=None, trials=trials, random_state=seed
+        ),
+        2.0,
+    )
+    B = ks.default_row_bound(10**6, 50)
+    base = best_time(lambda: ks.trial_statistics(10**6, 50, 15, 4.5, 1.0, B, rng), repeat=5)
+    print(f"baseline: one draw of the knockoff statistics at n = 10^6, p = 50 {base * 1e3:.2f} ms")
+    timed(
+        f"dp_knockoff plan, n = 10^6, p = 50, Methods I+II, 5 eps, {trials} trials",
+        lambda: dp.plan(
+            "dp_knockoff",
+            n=10**6,
+            p=50,
+            eps=[0.05, 0.1, 0.2, 0.5, 1.0],
+            fdr=0.2,
+            trials=trials,
+            random_state=seed,
+        ),
+        5.0,
+    )
+
+
+def curves(seed: int) -> None:
+    pl = dp.plan(
+        "dp_sis",
+        n=100,
+        p=2000,
+        eps=[1, 5, 10, 20, 100, 1000],
+        k=8,
+        bounds=None,
+        trials=200,
+        random_state=seed,
+    )
+    print("\nDP-SIS Figure 5 design, predicted top-k accuracy (precision, k = 8 = signals):")
+    print(pl.wide().to_string())
+    pl = dp.plan(
+        "dp_knockoff",
+        n=FIGURE1_NS,
+        p=50,
+        eps=0.2,
+        fdr=0.2,
+        assume=KnockoffModel(),
+        trials=200,
+        random_state=seed,
+    )
+    print("\nKnockoff Figure 1 (eps = 0.2, delta = 2p/n, q = 0.2), predicted power and FDR against n:")
+    for measure in ("power", "fdr"):
+        part = pl.table[pl.table.measure == measure].pivot_table(
+            index="n", columns="method", values="estimate"
+        )
+        print(f"{measure}:\n{part.round(3).to_string()}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trials", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    warnings.simplefilter("ignore", ChanceWarning)
+    speed(args.trials, args.seed)
+    curves(args.seed)
+
+
+if __name__ == "__main__":
+    main()

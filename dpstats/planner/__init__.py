@@ -1,0 +1,433 @@
+"""Know before you spend: predict what a private analysis will deliver, from public inputs only.
+
+:func:`plan` takes the public inputs of an analysis (n, p, k, the eps/delta
+grid, how bounds will be declared) and a stated model of the data
+(``assume=``), and simulates the method's outcomes at the level of its
+sufficient statistics (:mod:`dpstats.simulate`): exact-recovery probability,
+precision and recall for selection, FDR and power for the knockoff filter, with
+Monte Carlo standard errors.  It reads no data and charges no budget, so it
+can be run as often as wanted before the one analysis that spends.
+
+It answers "what will I get at this eps?" (the table) and, with ``target=``,
+"what eps (or n) do I need?" (interpolation on the grid, a bracketing search
+beyond it); it warns with :class:`~dpstats.errors.ChanceWarning` when a
+planned eps cannot beat chance.  The planner lives above the front doors
+(``docs/architecture.md``, "The planner") because it uses their methods'
+plans and the simulators, never data.
+
+``bounds="auto"`` (private bounds, spending part of eps) is planned through
+:data:`AUTO_BOUNDS`: a method's private-bounds predictor registers itself
+there and returns the eps left for the analysis and the model as the
+private bounds will see it; until one is registered, ``"auto"`` is refused.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import ChanceWarning, DataError, PrivacyParameterError, caller_stacklevel
+from ..methods import sis as sis_method
+from ..results.plan import PlanResult
+from ..simulate import Assume
+from ..validation import check_delta, check_eps, check_fraction, check_k
+from . import core
+from .models import FanLv, KnockoffModel, MixtureModel, knockoff_model, mixture_model, selection_model
+
+METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "vertical_glm")
+BOUNDS = ("declared", "midpoint", None, "auto")
+
+#: method -> predictor(n=, p=, eps=, model=) -> (eps left for the analysis, the model as the analysis sees it
+#: under the private bounds (e.g. a wider bound_sds), a note for the plan).  Filled by the private-bounds
+#: feature (issue 19, "Private bounds"); a method missing here cannot plan bounds="auto" yet.
+AUTO_BOUNDS: dict[str, Callable] = {}
+
+__all__ = ["plan", "assume_from_options", "METHODS", "AUTO_BOUNDS", "FanLv", "KnockoffModel", "MixtureModel"]
+
+
+def plan(
+    method: str,
+    *,
+    n: int | Sequence[int],
+    p: int,
+    eps: float | Sequence[float],
+    delta: float | None = None,
+    k: int | None = None,
+    bounds: str | None = "declared",
+    assume: Any = None,
+    target: float | dict | None = None,
+    trials: int = 200,
+    random_state: int | None = None,
+    variant: str | Sequence[str] = ("I", "II"),
+    fdr: float = 0.1,
+    topk: str = "canonical_lipschitz",
+    gamma: float = 0.5,
+    search: tuple[float, float] | None = None,
+    lam: float = 0.1,
+    parties: int = 2,
+) -> PlanResult:
+    """Predict a private analysis's accuracy over an eps (and n) grid, before any data is read.
+
+    Parameters
+    ----------
+    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "vertical_glm"}
+        The front door to plan.
+    n : int or sequence of int
+        Public number of rows (a grid to plan over several).
+    p : int
+        Number of candidate columns (d for dp_sis).
+    eps : float or sequence of float
+        The eps grid (positive, finite).
+    delta : float, optional
+        dp_knockoff's delta, default 2p/n (the knockoff paper's experiment), stated in the output;
+        dp_gmm's and vertical_glm's delta (required).
+    k : int, optional
+        dp_sis, dp_two_stage: number selected, 1 <= k < p; default the front door's ⌊log p⌋.
+        dp_gmm: number of components (default the model's).
+    bounds : {"declared", "midpoint", None, "auto"}
+        How the front door will be given bounds.  ``"declared"`` (default): declared bounds at
+        mean ± ``bound_sds`` sd of each variable as the model states (dp_sis's centred score);
+        ``"midpoint"``: declared, the paper's uncentred score; ``None``: no bounds (the paper's
+        max-abs scaling, a data-dependent step of the front door); ``"auto"``: private bounds, planned
+        through :data:`AUTO_BOUNDS`.  dp_knockoff: ``"declared"`` uses the row bound B =
+        the (1 − 0.001/n) quantile of √χ²_p; a number is a declared B.
+    assume : model, optional
+        The stated model of the data, printed with every number.  dp_sis:
+        :class:`dpstats.simulate.Assume` or :class:`FanLv` (default: the DP-SIS paper's design).
+        dp_knockoff: :class:`KnockoffModel` or an uncorrelated Assume (default: the paper's Figure 1).
+        dp_gmm: :class:`MixtureModel` or a dict of its fields (default: k components 8 sd apart).
+    target : float or dict, optional
+        ``{"power": 0.8}`` (a measure and the level it must reach; ``fdr`` must fall to it) or a
+        number for the method's main measure (dp_sis precision, dp_knockoff power).  Solved along eps
+        when the eps grid has several values, else along n.
+    trials : int
+        Monte Carlo trials per grid point (at least 2).
+    random_state : int, optional
+        Seed of the simulation (the plan is a simulation: no privacy is at stake).  Default: fresh
+        entropy, recorded in the result for reproduction.
+    variant : "I", "II" or both
+        dp_knockoff's Methods to plan.
+    fdr : float in (0, 1)
+        dp_knockoff's target FDR q (the front door's default 0.1).
+    topk, gamma
+        dp_sis's selector and canonical Lipschitz split, as at the front door.
+    lam : float
+        dp_two_stage's block lasso penalty (the front door's default 0.1); vertical_glm's ridge penalty.
+    parties : int
+        vertical_glm: number of parties, holding the columns in order (default 2).
+    search : (low, high), optional
+        The range the target search may explore; default eps in [min/256, max·256], n in [3, max·256].
+
+    Returns
+    -------
+    PlanResult
+        ``print`` it; ``tidy()`` has one row per method × n × eps × measure.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> pl = dp.plan("dp_sis", n=200, p=200, eps=[20, 200], k=4, trials=20, random_state=0,
+    ...              assume=dp.simulate.Assume(signals=4, strength=1.0))
+    >>> sorted(pl.tidy().measure.unique())
+    ['exact_recovery', 'precision', 'recall']
+    >>> "no data was read; no budget was charged" in str(pl)
+    True
+    """
+    method = _check_method(method)
+    ns, eps_grid = _check_n(n, method, p), _check_eps_grid(eps)
+    trials = _check_trials(trials)
+    seed = _seed(random_state)
+    options = {"k": k, "bounds": bounds, "assume": assume, "delta": delta, "variant": variant, "fdr": fdr}
+    options.update({"topk": topk, "gamma": gamma, "lam": lam, "parties": parties})
+    sims, model, settings = _simulators(method, p, options)
+    measure, level = _check_target(target, sims[0])
+    grid = core.Grid(ns=ns, eps=eps_grid, trials=trials, seed=seed)
+    table = core.simulate_grid(sims, grid)
+    flags = core.chance_flags(sims, table)
+    solutions = []
+    if measure is not None:
+        n_low = 2 * p if method == "dp_knockoff" else 3
+        solutions = _solve_all(sims, (measure, level), grid, table, search, n_low)
+    result = PlanResult(
+        method=method,
+        call=_call(method, ns, p, eps_grid, settings, target, trials, seed),
+        p=p,
+        ns=ns,
+        eps=eps_grid,
+        assumption=model.describe(),
+        model=model.to_dict(),
+        table=table,
+        measures=list(sims[0].measures),
+        primary=sims[0].primary,
+        chance={s.method: {m: vars(c) for m, c in s.chance.items()} for s in sims},
+        flags=flags,
+        solutions=solutions,
+        ledger={s.method: s.ledger(ns[0]) for s in sims},
+        notes=list(dict.fromkeys(note for s in sims for note in s.notes)),
+        settings=settings,
+        seed=seed,
+        trials=trials,
+    )
+    if len(flags):
+        warnings.warn(result.chance_text(), ChanceWarning, stacklevel=caller_stacklevel())
+    return result
+
+
+def assume_from_options(method: str, **options: float | None) -> Any:
+    """The model from flat options (the command line, R): None leaves the method's paper default.
+
+    dp_sis: ``signals`` alone gives :class:`FanLv` (the paper's design with that many
+    signals); with ``strength`` an :class:`~dpstats.simulate.Assume` (``noise``,
+    ``correlation`` optional).  dp_knockoff: :class:`KnockoffModel` from ``signals``,
+    ``amplitude`` (or ``strength``) and ``noise``.
+
+    Examples
+    --------
+    >>> assume_from_options("dp_sis", signals=8, strength=None).describe()[:26]
+    "the DP-SIS paper's design "
+    """
+    given = {k: v for k, v in options.items() if v is not None}
+    if not given:
+        return None
+    if method in ("dp_knockoff", "knockoff"):
+        if "strength" in given:
+            given.setdefault("amplitude", given.pop("strength"))
+        given.pop("correlation", None)
+        return KnockoffModel(**given)
+    if "amplitude" in given:
+        given.setdefault("strength", given.pop("amplitude"))
+    if "strength" not in given:
+        return FanLv(**{k: v for k, v in given.items() if k == "signals"})
+    return selection_model(given)
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def _check_method(method: Any) -> str:
+    if method in ("sis", "knockoff", "two_stage", "gmm"):
+        method = f"dp_{method}"
+    if method not in METHODS:
+        raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {method!r}.")
+    return method
+
+
+def _whole(value: Any, name: str, low: int) -> int:
+    ok = isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not ok or value < low:
+        raise DataError(f"{name} must be a whole number >= {low}, got {value!r}.")
+    return int(value)
+
+
+def _check_n(n: Any, method: str, p: Any) -> list[int]:
+    p = _whole(p, "p", 2)
+    low = 2 * p if method == "dp_knockoff" else 3
+    values = [n] if isinstance(n, numbers.Number) else list(n)
+    if not values:
+        raise DataError("n must be a whole number or a non-empty sequence of them.")
+    why = " (the knockoff filter needs n >= 2p)" if method == "dp_knockoff" else ""
+    try:
+        return sorted({_whole(v, "n", low) for v in values})
+    except DataError as err:
+        raise DataError(f"{err}{why}") from None
+
+
+def _check_eps_grid(eps: Any) -> list[float]:
+    values = [eps] if isinstance(eps, numbers.Number) else list(eps)
+    if not values:
+        raise PrivacyParameterError("eps must be a positive number or a non-empty sequence of them.")
+    return sorted({check_eps(v, name="each eps of the grid") for v in values})
+
+
+def _check_trials(trials: Any) -> int:
+    if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 2:
+        raise DataError(f"trials must be a whole number >= 2, got {trials!r}.")
+    return int(trials)
+
+
+def _seed(random_state: Any) -> int:
+    if random_state is None:
+        return int(np.random.SeedSequence().entropy % (2**63))
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral) or random_state < 0:
+        raise PrivacyParameterError(
+            f"random_state must be None or a whole number >= 0, got {random_state!r}."
+        )
+    return int(random_state)
+
+
+def _check_target(target: Any, sim: core.Simulator) -> tuple[str | None, float | None]:
+    if target is None:
+        return None, None
+    if isinstance(target, dict) and len(target) == 1:
+        ((measure, level),) = target.items()
+    elif isinstance(target, numbers.Real) and not isinstance(target, bool):
+        measure, level = sim.primary, target
+    else:
+        raise PrivacyParameterError(
+            f"target must be a number or a dict such as {{'{sim.primary}': 0.8}}, got {target!r}."
+        )
+    if measure not in sim.measures:
+        raise PrivacyParameterError(
+            f"target: unknown measure {measure!r}; this method predicts {list(sim.measures)}."
+        )
+    return measure, check_fraction(level, f"target {measure}", 0.0, 1.0, low_open=True, high_open=False)
+
+
+# ----------------------------------------------------------------------------- simulators
+
+
+def _simulators(method: str, p: int, options: dict):
+    if method == "dp_sis":
+        keys = ("k", "bounds", "assume", "topk", "gamma")
+        return _sis(p, **{key: options[key] for key in keys})
+    if method == "dp_two_stage":
+        keys = ("k", "lam", "assume", "topk", "gamma")
+        return _two_stage(p, **{key: options[key] for key in keys})
+    if method == "dp_gmm":
+        return _gmm(p, options["k"], options["assume"], options["delta"])
+    if method == "vertical_glm":
+        return _vertical(p, options["assume"], options["delta"], options["lam"], options["parties"])
+    keys = ("bounds", "assume", "delta", "variant", "fdr")
+    return _knockoff(p, **{key: options[key] for key in keys})
+
+
+def _sis(p, k, bounds, assume, topk, gamma):
+    from ..privacy.topk import SELECTORS
+    from .sis import SCORE_FOR_BOUNDS, sis_simulator
+
+    if topk not in SELECTORS:
+        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
+    gamma = check_fraction(gamma, "gamma", 0.0, 1.0)
+    k = sis_method.default_k(p) if k is None else check_k(k, p)
+    model = selection_model(assume)
+    _check_bounds(bounds, "dp_sis", SCORE_FOR_BOUNDS)
+    if bounds == "auto":
+
+        def make(seen):
+            return sis_simulator(p=p, k=k, model=seen, bounds="declared", topk=topk, gamma=gamma)
+
+        sim = core.auto_bounds_simulator(make, AUTO_BOUNDS["dp_sis"], model, p)
+    else:
+        sim = sis_simulator(p=p, k=k, model=model, bounds=bounds, topk=topk, gamma=gamma)
+    return [sim], model, {"k": k, "bounds": bounds, "topk": topk, "gamma": gamma}
+
+
+def _two_stage(p, k, lam, assume, topk, gamma):
+    from ..privacy.topk import SELECTORS
+    from .two_stage import two_stage_simulator
+
+    if topk not in SELECTORS:
+        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
+    gamma = check_fraction(gamma, "gamma", 0.0, 1.0)
+    lam = check_eps(lam, name="lam")
+    k = sis_method.default_k(p) if k is None else check_k(k, p)
+    model = selection_model(assume)
+    sim = two_stage_simulator(p=p, k=k, model=model, lam=lam, topk=topk, gamma=gamma)
+    return [sim], model, {"k": k, "lam": lam, "topk": topk, "gamma": gamma}
+
+
+def _gmm(p, k, assume, delta):
+    from .gmm import gmm_simulator
+
+    if delta is None:
+        raise PrivacyParameterError("dp_gmm needs delta (> 0), e.g. delta=1e-6.")
+    delta = check_delta(delta, allow_zero=False)
+    model = mixture_model(assume, k)
+    if k is not None and model.k != k:
+        raise PrivacyParameterError(f"k = {k} differs from the assumed model's k = {model.k}.")
+    sim = gmm_simulator(p=p, model=model, delta=delta)
+    return [sim], model, {"k": model.k, "delta": delta}
+
+
+def _vertical(p, assume, delta, lam, parties):
+    from .vertical import vertical_simulator
+
+    if delta is None:
+        raise PrivacyParameterError("vertical_glm's DP mode needs delta (> 0), e.g. delta=1e-6.")
+    delta = check_delta(delta, allow_zero=False)
+    lam = check_eps(lam, name="lam")
+    if isinstance(parties, bool) or not isinstance(parties, numbers.Integral) or not 2 <= parties <= p:
+        raise DataError(f"parties must be a whole number with 2 <= parties <= p = {p}, got {parties!r}.")
+    model = Assume.coerce(assume) if assume is not None else Assume(signals=min(2, p), strength=0.5)
+    sim = vertical_simulator(p=p, model=model, parties=int(parties), lam=lam, delta=delta)
+    return [sim], model, {"delta": delta, "lam": lam, "parties": int(parties)}
+
+
+def _knockoff(p, bounds, assume, delta, variant, fdr):
+    from .knockoff import default_delta_text, knockoff_simulator
+
+    variants = [variant] if isinstance(variant, str) else list(variant)
+    if not variants or any(v not in ("I", "II") for v in variants):
+        raise PrivacyParameterError(f"variant must be 'I', 'II' or both, got {variant!r}.")
+    if delta is not None:
+        delta = check_delta(delta, allow_zero=False)
+    fdr = check_fraction(fdr, "fdr", 0.0, 1.0, low_open=True)
+    bound = _knockoff_bound(bounds)
+    model = knockoff_model(assume)
+    if model.signals >= p:
+        raise DataError(f"assume: signals must be < p = {p}, got {model.signals}.")
+    sims = [
+        knockoff_simulator(p=p, model=model, variant=v, delta=delta, fdr=fdr, bound=bound) for v in variants
+    ]
+    settings = {"variant": variants, "delta": default_delta_text(delta), "fdr": fdr, "bounds": bounds}
+    return sims, model, settings
+
+
+def _knockoff_bound(bounds: Any) -> float | None:
+    if bounds == "declared":
+        return None
+    if bounds == "auto":
+        _check_bounds(bounds, "dp_knockoff", {})
+    if (
+        isinstance(bounds, numbers.Real)
+        and not isinstance(bounds, bool)
+        and math.isfinite(bounds)
+        and bounds > 0
+    ):
+        return float(bounds)
+    raise PrivacyParameterError(
+        f"bounds for dp_knockoff must be 'declared' (B from the model) or a positive row-norm bound B, got {bounds!r}."
+    )
+
+
+def _check_bounds(bounds: Any, method: str, allowed: dict) -> None:
+    if bounds == "auto":
+        if method not in AUTO_BOUNDS:
+            raise PrivacyParameterError(
+                f"bounds='auto' cannot be planned for {method} yet: no private-bounds predictor is registered "
+                "in dpstats.planner.AUTO_BOUNDS. Plan with bounds='declared' (the model's bounds) instead."
+            )
+        return
+    if bounds not in allowed:
+        raise PrivacyParameterError(f"bounds must be one of {list(BOUNDS)}, got {bounds!r}.")
+
+
+# ----------------------------------------------------------------------------- targets
+
+
+def _solve_all(sims, target: tuple[str, float], grid: core.Grid, table, search, n_low: int):
+    """Solve along eps when the eps grid has several values (or n has one), else along n."""
+    axis = "eps" if len(grid.eps) > 1 or len(grid.ns) == 1 else "n"
+    values, others = (grid.eps, grid.ns) if axis == "eps" else (grid.ns, grid.eps)
+    if search is None:
+        search = (min(values) / 256, max(values) * 256) if axis == "eps" else (n_low, max(values) * 256)
+    measure, level = target
+    return [
+        core.solve(sim, measure, level, axis=axis, fixed=fixed, table=table, grid=grid, search=tuple(search))
+        for sim in sims
+        for fixed in others
+    ]
+
+
+def _call(method, ns, p, eps_grid, settings, target, trials, seed) -> dict:
+    call = {"method": method, "n": ns if len(ns) > 1 else ns[0], "p": p, "eps": eps_grid}
+    call.update({k: v for k, v in settings.items() if not k.startswith("_")})
+    if target is not None:
+        call["target"] = target
+    call.update({"trials": trials, "random_state": seed})
+    return call

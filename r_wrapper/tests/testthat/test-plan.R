@@ -1,0 +1,31 @@
+test_that("dp_plan predicts from public inputs and says it read no data", {
+  skip_if_no_dpstats()
+  pl <- suppressWarnings(dp_plan("dp_sis", n = 200, p = 100, eps = c(20, 200), k = 3,
+                                 assume = list(signals = 3, strength = 1), trials = 10, seed = 1))
+  expect_s3_class(pl, "dp_plan")
+  expect_match(paste(capture.output(print(pl)), collapse = "\n"), "no data was read; no budget was charged")
+  td <- tidy(pl)
+  expect_true(all(c("method", "n", "eps", "measure", "estimate", "std.error", "trials") %in% names(td)))
+  expect_equal(nrow(td), 2 * 3)
+  expect_match(pl$assumption, "3 true signals")
+  path <- tempfile(fileext = ".html")
+  report(pl, path)
+  expect_true(any(grepl("no data was read", readLines(path, warn = FALSE))))
+})
+
+test_that("dp_plan warns when the eps cannot beat chance and refuses bad input", {
+  skip_if_no_dpstats()
+  expect_warning(dp_plan("dp_sis", n = 100, p = 2000, eps = 1, k = 8, bounds = NULL, trials = 10, seed = 1),
+                 "cannot beat chance")
+  expect_error(dp_plan("dp_lasso", n = 100, p = 10, eps = 1), class = "dpstats_privacy_parameter_error")
+  expect_error(dp_plan("dp_sis", n = 100, p = 10, eps = -1), class = "dpstats_privacy_parameter_error")
+  expect_error(dp_plan("dp_sis", p = 10, eps = 1), "missing")
+})
+
+test_that("dp_plan solves for a target with the knockoff filter", {
+  skip_if_no_dpstats()
+  pl <- suppressWarnings(dp_plan("dp_knockoff", n = 2000, p = 10, eps = c(0.5, 2), variant = "II",
+                                 assume = list(signals = 3, amplitude = 3.5), target = list(power = 0.5),
+                                 trials = 10, seed = 1))
+  expect_equal(pl$targets$measure, "power")
+})

@@ -1,0 +1,381 @@
+"""The planner (issue 19): public inputs only, predictions with Monte Carlo SEs, targets, chance warnings.
+
+Statistical checks here are fast; the agreement with the front doors on data drawn
+from the assumed model is in tests/test_planner_validation.py (slow).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats.errors import ChanceWarning, DataError, PrivacyParameterError
+from dpstats.planner import FanLv, KnockoffModel
+from dpstats.planner.core import Chance, Grid, Simulator, simulate_grid, solve
+from dpstats.simulate import Assume
+
+STRONG = Assume(signals=3, strength=1.0)
+
+
+def _quiet_plan(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChanceWarning)
+        return dp.plan(*args, **kwargs)
+
+
+def test_plan_states_no_data_no_budget_and_the_model_in_every_channel(tmp_path):
+    pl = _quiet_plan("dp_sis", n=200, p=100, eps=[5.0, 50.0], k=3, assume=STRONG, trials=20, random_state=0)
+    text = str(pl)
+    assert "no data was read; no budget was charged" in text
+    assert STRONG.describe() in text and STRONG.describe() in pl.summary()
+    d = json.loads(pl.to_json())
+    assert d["statement"] == "no data was read; no budget was charged"
+    assert d["assumption"] == STRONG.describe()
+    assert pl.glance().iloc[0].budget_charged == 0.0
+    html = open(pl.report(str(tmp_path / "plan.html")), encoding="utf-8").read()
+    assert "no data was read; no budget was charged" in html and STRONG.describe() in html
+    assert "<svg" in html and 'src="http' not in html and "<link" not in html  # self-contained
+
+
+def test_tidy_has_one_row_per_method_n_eps_measure():
+    pl = _quiet_plan(
+        "dp_knockoff",
+        n=[1000, 4000],
+        p=10,
+        eps=[0.5, 2.0, 8.0],
+        trials=5,
+        random_state=1,
+        assume=KnockoffModel(signals=3, amplitude=3.5),
+    )
+    tidy = pl.tidy()
+    assert len(tidy) == 2 * 2 * 3 * 2  # Methods I, II x n x eps x (power, fdr)
+    assert list(tidy.columns[:7]) == ["method", "n", "eps", "measure", "estimate", "std.error", "trials"]
+    assert not tidy.duplicated(["method", "n", "eps", "measure"]).any()
+    assert set(tidy.method) == {"dp_knockoff (Method I)", "dp_knockoff (Method II)"}
+
+
+def test_same_seed_same_plan_and_common_random_numbers_across_eps():
+    kw = dict(n=100, p=300, eps=[2.0, 20.0, 200.0], k=4, assume=Assume(signals=4, strength=0.8), trials=30)
+    a = _quiet_plan("dp_sis", random_state=5, **kw).table
+    b = _quiet_plan("dp_sis", random_state=5, **kw).table
+    assert a.equals(b)
+    prec = a[a.measure == "precision"].sort_values("eps").estimate.to_numpy()
+    assert prec[0] < prec[-1]  # more eps, more of the true signals (same data sets at every eps)
+
+
+def test_sis_at_huge_eps_matches_nonprivate_screening_on_rows():
+    """Oracle: non-private SIS on row data drawn from the model (numpy, no dpstats), 400 data sets.
+
+    At eps = 1e7 the private top-k is the exact top-k, so the planner's precision must
+    equal the non-private recovery rate within 2 combined standard errors.
+    """
+    n, d, k, s, b = 60, 40, 3, 3, 0.35
+    rng = np.random.default_rng(11)
+    hits = []
+    for _ in range(400):
+        X = rng.standard_normal((n, d))
+        y = b * X[:, :s].sum(axis=1) + rng.standard_normal(n)
+        score = np.abs((X - X.mean(0)).T @ (y - y.mean()))
+        hits.append(np.count_nonzero(np.argsort(-score)[:k] < s) / k)
+    oracle, oracle_se = np.mean(hits), np.std(hits, ddof=1) / math.sqrt(len(hits))
+    pl = dp.plan(
+        "dp_sis", n=n, p=d, eps=1e7, k=k, assume=Assume(signals=s, strength=b), trials=400, random_state=3
+    )
+    row = pl.table[pl.table.measure == "precision"].iloc[0]
+    assert 0.2 < oracle < 0.95  # neither trivial nor hopeless
+    assert abs(row.estimate - oracle) <= 2 * math.hypot(row.std_error, oracle_se)
+
+
+def test_chance_warning_on_the_dp_sis_paper_design():
+    with pytest.warns(ChanceWarning, match="cannot beat chance"):
+        pl = dp.plan("dp_sis", n=100, p=2000, eps=[1.0, 5.0], k=8, bounds=None, trials=40, random_state=0)
+    assert isinstance(pl.assumption, str) and pl.assumption.startswith("the DP-SIS paper's design")
+    assert "Warning: cannot beat chance" in str(pl)
+    assert (~pl.tidy().query("measure == 'precision'").beats_chance.astype(bool)).all()
+
+
+def test_no_chance_warning_when_the_signal_is_strong():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ChanceWarning)
+        pl = dp.plan(
+            "dp_sis",
+            n=500,
+            p=50,
+            eps=[50.0],
+            k=3,
+            assume=Assume(signals=3, strength=1.0),
+            trials=30,
+            random_state=0,
+        )
+    assert len(pl.flags) == 0 and pl.tidy().query("measure == 'precision'").beats_chance.all()
+
+
+def _toy(slope: float = 1.0) -> Simulator:
+    """A simulator whose success probability is min(1, slope·eps/10), to test the solver against arithmetic."""
+
+    def run(n, eps, rng, trials):
+        prob = np.minimum(1.0, slope * eps / 10.0)[:, None]
+        return {"acc": (rng.random((eps.size, trials)) < prob).astype(float)}
+
+    return Simulator(method="toy", measures=("acc",), primary="acc", run=run, chance={"acc": Chance(0.0, "")})
+
+
+def test_target_interpolated_on_the_grid():
+    sim = _toy()
+    grid = Grid(ns=[100], eps=[1.0, 4.0, 10.0], trials=4000, seed=0)
+    table = simulate_grid([sim], grid)
+    sol = solve(sim, "acc", 0.6, axis="eps", fixed=100, table=table, grid=grid, search=(0.01, 1000))
+    assert sol.status == "interpolated on the grid"
+    assert 4.0 < sol.value < 10.0  # true answer 6; log-linear interpolation between 4 and 10 gives ~6.3
+
+
+def test_target_beyond_the_grid_is_bracketed_and_bisected():
+    sim = _toy(slope=0.1)  # acc = eps/100: 0.6 at eps = 60
+    grid = Grid(ns=[100], eps=[1.0, 2.0, 5.0], trials=4000, seed=0)
+    table = simulate_grid([sim], grid)
+    sol = solve(sim, "acc", 0.6, axis="eps", fixed=100, table=table, grid=grid, search=(0.01, 1000))
+    assert sol.status == "found by bracketing search beyond the grid"
+    assert abs(sol.value - 60) / 60 < 0.1
+
+
+def test_unreachable_target_is_said_so():
+    sim = _toy(slope=0.001)  # acc = eps/10^4
+    grid = Grid(ns=[100], eps=[1.0, 2.0], trials=200, seed=0)
+    table = simulate_grid([sim], grid)
+    sol = solve(sim, "acc", 0.9, axis="eps", fixed=100, table=table, grid=grid, search=(0.5, 50))
+    assert sol.value is None and "not reached" in sol.status and "50" in sol.status
+    assert "not reached" in sol.text()
+
+
+def test_target_through_the_front_door_and_n_axis():
+    pl = _quiet_plan(
+        "dp_knockoff",
+        n=[2000, 8000],
+        p=10,
+        eps=1.0,
+        variant="II",
+        trials=20,
+        random_state=0,
+        assume=KnockoffModel(signals=3, amplitude=3.5),
+        target={"power": 0.5},
+    )
+    (sol,) = pl.solutions
+    assert sol.axis == "n" and sol.fixed == {"eps": 1.0}
+    assert "Target:" in str(pl)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (
+            {"method": "dp_lasso"},
+            PrivacyParameterError,
+            r"\['dp_sis', 'dp_two_stage', 'dp_knockoff', 'dp_gmm', 'vertical_glm'\]",
+        ),
+        ({"eps": [1.0, -1.0]}, PrivacyParameterError, "eps"),
+        ({"eps": []}, PrivacyParameterError, "eps"),
+        ({"n": 2}, DataError, "n must be a whole number >= 3"),
+        ({"p": 1}, DataError, "p must be"),
+        ({"k": 100}, DataError, "k"),
+        ({"trials": 1}, DataError, "trials"),
+        ({"target": {"power": 0.8}}, PrivacyParameterError, "unknown measure"),
+        ({"target": 1.5}, PrivacyParameterError, "target"),
+        ({"bounds": "auto"}, PrivacyParameterError, "AUTO_BOUNDS"),
+        ({"bounds": (-1, 1)}, PrivacyParameterError, "bounds must be one of"),
+        ({"assume": {"signals": 0, "strength": 1.0}}, PrivacyParameterError, "signals"),
+    ],
+)
+def test_bad_input_names_the_argument(kwargs, error, match):
+    base = {"method": "dp_sis", "n": 100, "p": 50, "eps": [1.0], "k": 3, "trials": 5, "random_state": 0}
+    base.update(kwargs)
+    with pytest.raises(error, match=match):
+        dp.plan(base.pop("method"), **base)
+
+
+def test_knockoff_needs_n_at_least_2p_and_fewer_signals_than_p():
+    with pytest.raises(DataError, match="n >= 2p"):
+        dp.plan("dp_knockoff", n=30, p=20, eps=1.0)
+    with pytest.raises(DataError, match="signals must be < p"):
+        dp.plan("dp_knockoff", n=100, p=10, eps=1.0, assume=KnockoffModel(signals=10))
+
+
+def test_fan_lv_model_accepts_a_dict_and_states_itself():
+    pl = _quiet_plan(
+        "dp_sis",
+        n=100,
+        p=100,
+        eps=[10.0],
+        k=8,
+        assume={"model": "fan_lv", "signals": 8},
+        trials=5,
+        random_state=0,
+    )
+    assert pl.assumption == FanLv().describe()
+
+
+def test_cli_plan_prints_the_plan_and_writes_json(tmp_path, capsys):
+    from dpstats.cli import main
+
+    out = tmp_path / "plan.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChanceWarning)
+        code = main(
+            [
+                "plan",
+                "sis",
+                "--n",
+                "200",
+                "--p",
+                "100",
+                "--eps",
+                "5,50",
+                "--signals",
+                "3",
+                "--strength",
+                "1",
+                "--arg",
+                "k=3",
+                "--trials",
+                "10",
+                "--seed",
+                "0",
+                "--target",
+                "0.5",
+                "--json",
+                str(out),
+            ]
+        )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "no data was read; no budget was charged" in printed and "Target: dp_sis" in printed
+    assert json.loads(out.read_text())["assumption"] == Assume(signals=3, strength=1.0).describe()
+
+
+def test_cli_plan_bad_method_exits_2(capsys):
+    from dpstats.cli import main
+
+    assert main(["plan", "lasso", "--n", "100", "--p", "20", "--eps", "1"]) == 2
+    assert "method must be one of" in capsys.readouterr().err
+
+
+def test_two_stage_plan_has_the_front_doors_ledger_and_rises_with_eps():
+    pl = _quiet_plan(
+        "dp_two_stage",
+        n=400,
+        p=60,
+        eps=[1.0, 50.0],
+        k=2,
+        assume=Assume(signals=2, strength=0.8),
+        trials=15,
+        random_state=0,
+    )
+    (entry,) = pl.ledger["dp_two_stage"]
+    assert entry["sensitivity"].startswith("Δ∞ = 1") and "20 blocks" in entry["step"]
+    prec = pl.table[pl.table.measure == "precision"].sort_values("eps").estimate.to_numpy()
+    assert prec[-1] > prec[0]
+
+
+def test_gmm_plan_reaches_the_bayes_accuracy_and_the_sampling_error_at_huge_eps():
+    """Oracles: two unit spherical components 5 sd apart, equal weights: the Bayes rule classifies
+    a share Φ(5/2) = 0.9938 correctly, and a component mean estimated from n/2 rows misses by
+    E‖N(0, I₂·2/n)‖ = √(π/2)·√(2/n).  At eps = 1000 the plan must match both (tolerances 0.005
+    and 20%; seed 0, 40 data sets)."""
+    from scipy.stats import norm
+
+    from dpstats.planner import MixtureModel
+
+    n = 3000
+    pl = _quiet_plan(
+        "dp_gmm",
+        n=n,
+        p=2,
+        eps=[1000.0],
+        delta=1e-6,
+        trials=40,
+        random_state=0,
+        assume=MixtureModel(k=2, separation=5.0),
+    )
+    got = pl.table.set_index("measure").estimate
+    assert abs(got["accuracy"] - norm.cdf(2.5)) <= 0.005
+    expected_error = math.sqrt(math.pi / 2) * math.sqrt(2 / n)
+    assert abs(got["mean_error"] - expected_error) <= 0.2 * expected_error
+
+
+def test_gmm_plan_warns_at_chance_and_improves_with_eps():
+    from dpstats.planner import MixtureModel
+
+    with pytest.warns(ChanceWarning, match="largest component"):
+        pl = dp.plan(
+            "dp_gmm",
+            n=2000,
+            p=2,
+            eps=[0.01, 100.0],
+            delta=1e-6,
+            trials=8,
+            random_state=1,
+            assume=MixtureModel(k=2, separation=6.0),
+        )
+    acc = pl.table[pl.table.measure == "accuracy"].sort_values("eps").estimate.to_numpy()
+    assert acc[1] > acc[0] + 0.2
+    with pytest.raises(PrivacyParameterError, match="delta"):
+        dp.plan("dp_gmm", n=2000, p=2, eps=1.0)
+
+
+def test_auto_bounds_hook_spends_the_predicted_share_first(monkeypatch):
+    """A registered predictor that spends half of eps on bounds: the plan at eps equals the declared plan at eps/2."""
+    import dpstats.planner as planner
+
+    calls = []
+
+    def half(*, n, p, eps, model):
+        calls.append(eps)
+        return eps / 2, model, "half of eps on private bounds"
+
+    monkeypatch.setitem(planner.AUTO_BOUNDS, "dp_sis", half)
+    kw = dict(n=200, p=60, k=2, assume=Assume(signals=2, strength=0.3), trials=300, random_state=2)
+    auto = _quiet_plan("dp_sis", eps=[40.0], bounds="auto", **kw).table
+    declared = _quiet_plan("dp_sis", eps=[20.0], **kw).table
+    a = auto[auto.measure == "precision"].iloc[0]
+    d = declared[declared.measure == "precision"].iloc[0]
+    assert calls == [40.0]
+    assert 0.1 < d.estimate < 0.9
+    assert abs(a.estimate - d.estimate) <= 2 * math.hypot(a.std_error, d.std_error)
+
+
+def test_vertical_glm_plan_tends_to_the_nonprivate_ridge_error_and_warns_at_low_eps():
+    """At eps = 1e8 the DP-mode plan's relative error must match the non-private ridge fit's
+    (vertical_glm without eps, on 30 numpy-drawn data sets from the same model) within 2
+    combined SEs; at eps = 1 the release is no better than reporting 0 and the plan warns."""
+    n, beta = 2000, np.array([0.5, 0.5, 0.0, 0.0])
+    with pytest.warns(ChanceWarning, match="reporting all slopes as 0"):
+        pl = dp.plan(
+            "vertical_glm",
+            n=n,
+            p=4,
+            eps=[1.0, 1e8],
+            delta=1e-6,
+            lam=0.1,
+            trials=30,
+            random_state=0,
+            assume=Assume(signals=2, strength=0.5),
+        )
+    rel = pl.table[pl.table.measure == "rel_error"].set_index("eps")
+    rng = np.random.default_rng(5)
+    errors = []
+    for _ in range(30):
+        X = rng.standard_normal((n, 4))
+        df = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"])
+        df.insert(0, "y", X @ beta + rng.standard_normal(n))
+        coef = dp.vertical_glm(
+            "y ~ .", data=df, parties=[["x1", "x2"], ["x3", "x4"]], penalty="ridge", lam=0.1
+        ).coef()
+        errors.append(np.linalg.norm([coef[f"x{j + 1}"] - beta[j] for j in range(4)]) / np.linalg.norm(beta))
+    oracle, oracle_se = np.mean(errors), np.std(errors, ddof=1) / math.sqrt(len(errors))
+    assert abs(rel.loc[1e8, "estimate"] - oracle) <= 2 * math.hypot(rel.loc[1e8, "std_error"], oracle_se)
+    assert rel.loc[1.0, "estimate"] > 1.0
