@@ -40,6 +40,7 @@ _LAZY = {
     "vertical_glm": "dpstats.api.vertical",
     "dp_pca": "dpstats.api.pca",
     "Accountant": "dpstats.privacy.accountant",
+    "AutoBounds": "dpstats.privacy.bounds",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -95,4 +96,5 @@ __all__ = [
     "dp_felp",
     "vertical_glm",
     "dp_pca",
+    "AutoBounds",
 ]

@@ -63,6 +63,7 @@ from .cases import (
     gaussian_case,
     l2_laplace_case,
     laplace_case,
+    quantile_case,
     shift_pair,
     sis_case,
     sis_centred_case,
@@ -71,6 +72,7 @@ from .cases import (
     standard_cases,
     topk_case,
     worst_binary_pair,
+    worst_quantile_pair,
     worst_topk_pair,
 )
 from .methods import (
@@ -109,6 +111,7 @@ __all__ = [
     "gaussian_case",
     "l2_laplace_case",
     "laplace_case",
+    "quantile_case",
     "shift_pair",
     "sis_case",
     "sis_centred_case",
@@ -117,6 +120,7 @@ __all__ = [
     "worst_binary_pair",
     "standard_cases",
     "topk_case",
+    "worst_quantile_pair",
     "worst_topk_pair",
     "METHOD_LABELS",
     "felp_case",
