@@ -8,7 +8,11 @@ x_1..x_n, score every candidate c of a *public* grid by
     u(c) = −|(1 − α)·#{i: x_i < c} − α·#{i: x_i > c}|,
 
 which is −n·|F_n(c) − α| when no value equals c, and draw one candidate by the
-exponential mechanism, P(c) ∝ exp(ε·u(c)/(2Δu)) (McSherry & Talwar 2007),
+exponential mechanism, P(c) ∝ μ(c)·exp(ε·u(c)/(2Δu)) (McSherry & Talwar 2007)
+with a public base measure μ (:func:`base_measure`: a factor e per octave
+beyond ±hint against an upper bound's upward and a lower bound's downward
+direction, so that the tie among candidates beyond the data is broken
+towards the data),
 sampled by the Gumbel-max trick of :func:`dpstats.privacy.topk.oneshot_gumbel`
 with k = 1 (the released value is a choice among public candidates, so
 numpy's generator draws it; no real number is computed from the data).
@@ -24,8 +28,8 @@ Sensitivity of u (derived here, stated in every ledger entry):
 Accuracy (Dwork & Roth 2014, Theorem 3.11): with probability >= 1 − β the
 released c has |u(c) − max u| <= 2Δu(ln m + ln(1/β))/ε over m candidates,
 i.e. its empirical level is within :func:`quantile_error` of α (plus the gap
-of the grid).  Candidates are ±hint·2^(j/8), |j| <= 160 (2^-20..2^20 times a
-public ``hint``), and 0: 643 candidates, 9% apart.
+of the grid).  Candidates are ±hint·2^(j/32), |j| <= 640 (2^-20..2^20 times a
+public ``hint``), and 0: 2563 candidates, 2.2% apart.
 
 Levels.  An extreme level cannot be resolved when n·ε is small: every
 candidate beyond the data scores alike (−(1 − α)·n), and the mechanism then
@@ -52,7 +56,8 @@ Composition over columns (``mode``):
 
 Degenerate columns (all values equal): both quantiles land on neighbouring
 candidates; a released box with lo >= hi is widened to the grid points
-around it (post-processing), so it is always a valid box.
+around it (post-processing), so it is always a valid box.  Missing and
+non-finite values are dropped with their rows before (the front doors' rule).
 Conventions: docs/architecture.md, "Private bounds".
 """
 
@@ -70,7 +75,7 @@ from .calibration import em_eps, rho_from_eps_delta
 from .topk.family import oneshot_gumbel
 
 OCTAVES = 20
-PER_OCTAVE = 8
+PER_OCTAVE = 32
 DEFAULT_SHARE = 0.1
 DEFAULT_LEVEL = 0.99
 FAILURE = 0.1
@@ -80,15 +85,15 @@ MECHANISM = "exponential mechanism over a public geometric grid (DP quantile, Sm
 
 
 def candidate_grid(hint: float = 1.0, *, signed: bool = True) -> np.ndarray:
-    """The public candidates: ±hint·2^(j/8), |j| <= 160, and 0 (``signed``), sorted.
+    """The public candidates: ±hint·2^(j/32), |j| <= 640, and 0 (``signed``), sorted.
 
     Examples
     --------
     >>> g = candidate_grid()
     >>> g.size, bool(g[0] == -(2.0**20)), bool(g[-1] == 2.0**20)
-    (643, True, True)
+    (2563, True, True)
     >>> candidate_grid(signed=False).size
-    321
+    1281
     """
     steps = np.arange(-OCTAVES * PER_OCTAVE, OCTAVES * PER_OCTAVE + 1) / PER_OCTAVE
     magnitudes = hint * np.exp2(steps)
@@ -114,15 +119,47 @@ def quantile_utility(values: np.ndarray, candidates: np.ndarray, level: float) -
     return -np.abs((1.0 - level) * below - level * above)
 
 
+def base_measure(candidates: np.ndarray, side: str | None, hint: float = 1.0) -> np.ndarray:
+    """Log weights of the public base measure over the candidates.
+
+    ``"upper"``: −(octaves above +hint), ``"lower"``: −(octaves below −hint),
+    zero elsewhere; ``None``: uniform.  One nat per octave beyond the public
+    hint, against the bound's outward direction.  Data-independent, so the
+    mechanism stays eps-DP with any of them (McSherry & Talwar 2007 state the
+    exponential mechanism over a base measure).  It breaks the tie among
+    candidates beyond the data, which all score −(1 − α)·n, towards the data.
+
+    Examples
+    --------
+    >>> base_measure(np.array([-4.0, -1.0, 1.0, 4.0]), "upper").tolist()
+    [0.0, 0.0, 0.0, -2.0]
+    """
+    c = np.asarray(candidates, dtype=float)
+    if side is None:
+        return np.zeros(c.size)
+    outward = c / hint if side == "upper" else -c / hint
+    with np.errstate(divide="ignore"):
+        return 0.0 - np.log2(np.maximum(outward, 1.0))
+
+
+def _logits(values, candidates, level, eps, neighbouring, side, hint) -> np.ndarray:
+    """Exponent of P(c) ∝ μ(c)·exp(ε·u(c)/(2Δu))."""
+    u = quantile_utility(values, candidates, level)
+    return eps * u / (2.0 * utility_sensitivity(level, neighbouring)) + base_measure(candidates, side, hint)
+
+
 def quantile_law(
-    values: np.ndarray, candidates: np.ndarray, level: float, eps: float, neighbouring: str = "replace"
+    values: np.ndarray,
+    candidates: np.ndarray,
+    level: float,
+    eps: float,
+    neighbouring: str = "replace",
+    side: str | None = None,
+    hint: float = 1.0,
 ) -> np.ndarray:
     """Exact output probabilities of :func:`private_quantile` (for audits and tests)."""
-    logits = (
-        eps * quantile_utility(values, candidates, level) / (2.0 * utility_sensitivity(level, neighbouring))
-    )
-    logits -= logits.max()
-    p = np.exp(logits)
+    logits = _logits(values, candidates, level, eps, neighbouring, side, hint)
+    p = np.exp(logits - logits.max())
     return p / p.sum()
 
 
@@ -133,8 +170,13 @@ def private_quantile(
     eps: float,
     rng: np.random.Generator,
     neighbouring: str = "replace",
+    side: str | None = None,
+    hint: float = 1.0,
 ) -> float:
     """An eps-DP α-quantile of ``values``: one candidate drawn by the exponential mechanism.
+
+    ``side`` and ``hint`` choose the base measure (:func:`base_measure`):
+    ``"upper"`` for an upper bound, ``"lower"`` for a lower one.
 
     Examples
     --------
@@ -143,7 +185,8 @@ def private_quantile(
     >>> abs(q) < 0.1
     True
     """
-    scores = quantile_utility(values, candidates, level) / utility_sensitivity(level, neighbouring)
+    # oneshot_gumbel draws j with probability ∝ exp((eps/2)·score_j): score = logits/(eps/2)
+    scores = _logits(values, candidates, level, eps, neighbouring, side, hint) * (2.0 / eps)
     return float(candidates[oneshot_gumbel(scores, 1, eps, rng)[0]])
 
 
@@ -154,8 +197,8 @@ def quantile_error(n: int, eps_each: float, m: int, failure: float = FAILURE) ->
 
     Examples
     --------
-    >>> round(quantile_error(10_000, 0.1, 643), 4)
-    0.0175
+    >>> round(quantile_error(10_000, 0.1, 2563), 4)
+    0.0203
     """
     return 2.0 * (math.log(m) + math.log(1.0 / failure)) / (eps_each * n)
 
@@ -239,7 +282,7 @@ def usable_level(target: float, n: int | None, eps_each: float, m: int) -> float
 
     Examples
     --------
-    >>> usable_level(0.99, 10_000, 1.0, 643), usable_level(0.99, 100, 0.1, 643)
+    >>> usable_level(0.99, 10_000, 1.0, 2563), usable_level(0.99, 100, 0.1, 2563)
     (0.99, 0.5)
     """
     if n is None:
@@ -344,11 +387,15 @@ class PrivateBounds:
         """Hand the step the release's generator (the skeleton does, before the frame)."""
         self.generator = generator
 
-    def _draw(self, values: np.ndarray, level: float, eps_each: float) -> float:
+    def _draw(
+        self, values: np.ndarray, level: float, eps_each: float, side: str, signed: bool = True
+    ) -> float:
         if self.generator is None:
             raise AssertionError("PrivateBounds.start() must be called before a mechanism runs")
-        grid = candidate_grid(self.options.hint)
-        return private_quantile(values, level, grid, eps_each, self.generator, self.neighbouring)
+        grid = candidate_grid(self.options.hint, signed=signed)
+        return private_quantile(
+            values, level, grid, eps_each, self.generator, self.neighbouring, side, self.options.hint
+        )
 
     def _plan(self, n: int, d: int, count: int, mode: str) -> float:
         eps_each, self.delta_used, self.composition = split_budget(self.eps, self.delta, count)
@@ -389,10 +436,11 @@ class PrivateBounds:
         return dict(out)
 
     def _pair(self, low_values: np.ndarray, high_values: np.ndarray, eps_each: float) -> tuple[float, float]:
-        lo = self._draw(low_values, 1.0 - self.level, eps_each)
-        hi = self._draw(high_values, self.level, eps_each)
-        if lo >= hi:
+        lo = self._draw(low_values, 1.0 - self.level, eps_each, "lower")
+        hi = self._draw(high_values, self.level, eps_each, "upper")
+        if lo >= hi:  # post-processing: the grid points around the pair (a constant column lands here)
             grid = candidate_grid(self.options.hint)
+            lo, hi = min(lo, hi), max(lo, hi)
             lo = float(grid[max(np.searchsorted(grid, lo, side="left") - 1, 0)])
             hi = float(grid[min(np.searchsorted(grid, hi, side="right"), grid.size - 1)])
         return lo, hi
@@ -403,9 +451,7 @@ class PrivateBounds:
         eps_each = self._plan(X.shape[0], X.shape[1], 1, "pooled")
         with np.errstate(over="ignore"):
             norms = np.linalg.norm(X, axis=1)
-        grid = candidate_grid(self.options.hint, signed=False)
-        assert self.generator is not None, "PrivateBounds.start() must be called before a mechanism runs"
-        self.row_norm = private_quantile(norms, self.level, grid, eps_each, self.generator, self.neighbouring)
+        self.row_norm = self._draw(norms, self.level, eps_each, "upper", signed=False)
         self.what = ["bound B on the rows' l2 norms"]
         return self.row_norm
 
