@@ -8,6 +8,7 @@ split is recomputed from Bun & Steinke's formulas.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from itertools import product
@@ -251,3 +252,21 @@ def test_add_remove_uses_the_asked_level_and_its_sensitivity_and_hides_n():
     assert fit.private_bounds["level"] == 0.99 and "Δu = 0.99" in entry.sensitivity
     assert fit.private_bounds["mode"] == "pooled"
     assert fit.glance().n.iloc[0] is None
+
+
+def test_cli_bounds_auto(tmp_path):
+    """``dpstats run sis --bounds auto --arg bounds_eps=0.5``: the JSON carries the bounds step."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "d.csv"
+    _fan_lv().to_csv(path, index=False)
+    args = ["run", "sis", "--data", str(path), "--formula", "y ~ .", "--eps", "2", "--bounds", "auto"]
+    args += ["--arg", "bounds_eps=0.5", "--arg", "k=3", "--arg", "strict=True", "--seed", "1"]
+    args += ["--json", str(tmp_path / "out.json")]
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpstats.cli", *args], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert out["privacy"]["ledger"][0]["eps"] == 0.5 and out["private_bounds"]["eps"] == 0.5
