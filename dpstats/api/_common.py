@@ -159,9 +159,9 @@ def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> An
     return bounds.box(mf.X[:, keep], [mf.names[j] for j in keep], y, mf.response if y is not None else None)
 
 
-def row_norm_bound(bounds: Any, X) -> Any:
-    """The row l2-norm bound B a door uses: as declared, or released privately now."""
-    return bounds.norm(X) if isinstance(bounds, PrivateBounds) else bounds
+def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
+    """The row l2-norm bound B a door uses: as declared, or released privately now from ``mf``'s design."""
+    return bounds.norm(mf.X) if isinstance(bounds, PrivateBounds) else bounds
 
 
 def _add_bounds_step(plan: Plan, step: PrivateBounds) -> None:

@@ -335,7 +335,7 @@ class _Knockoff:
         missing_rows_step(dd, mf)
         B = kp.row_bound(
             pass_stats.row_norm_max if streamed else mf.X,
-            row_norm_bound(self.bounds, mf.X),
+            row_norm_bound(self.bounds, mf),
             None if self.nonprivate else dd,
         )
         xtx, xty, yty, n_clipped = (
