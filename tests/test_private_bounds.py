@@ -26,14 +26,16 @@ from dpstats.simulate.felp import planted
 
 def _law_by_counting(values, candidates, level, eps, sensitivity, side=None):
     """P(c) ∝ μ(c)·exp(eps·u(c)/(2Δ)), u(c) = −|(1−α)#{x<c} − α#{x>c}|, counted with loops;
-    ln μ(c) = −log2(c) for an upper bound when c > 1, −log2(−c) for a lower one when c < −1, else 0."""
+    ln μ(c) = −|log2|c|| (c ≠ 0), less log2(c) for an upper bound when c > 1 (log2(−c) for a lower
+    one when c < −1); uniform without a side."""
     util, prior = [], []
     for c in candidates:
         below = sum(1 for x in values if x < c)
         above = sum(1 for x in values if x > c)
         util.append(-abs((1 - level) * below - level * above))
-        outward = c if side == "upper" else -c if side == "lower" else 0.0
-        prior.append(-math.log2(outward) if outward > 1 else 0.0)
+        outward = c if side == "upper" else -c
+        magnitude = abs(math.log2(abs(c))) if c != 0 else 0.0
+        prior.append(0.0 if side is None else -magnitude - (math.log2(outward) if outward > 1 else 0.0))
     w = np.exp(eps * (np.array(util) - max(util)) / (2 * sensitivity) + np.array(prior))
     return w / w.sum()
 
@@ -86,7 +88,7 @@ def test_audit_case_is_consistent_and_catches_the_broken_one():
 @pytest.mark.parametrize("level", [0.5, 0.9, 0.99])
 def test_released_quantile_is_in_the_level_band(level):
     """n = 10^4, eps = 0.1: the released bound's empirical level is within ±0.05 of α in >= 90%
-    of 200 seeded draws (seed 11).  Predicted error 2(ln 2563 + ln 10)/(0.1·10^4) = 0.020."""
+    of 200 seeded draws (seed 11).  Predicted error 2(ln 10 243 + ln 10)/(0.1·10^4) = 0.023."""
     x = np.random.default_rng(5).standard_normal(10_000)
     grid, rng = pb.candidate_grid(), np.random.default_rng(11)
     levels = [np.mean(x <= pb.private_quantile(x, level, grid, 0.1, rng)) for _ in range(200)]
@@ -118,10 +120,10 @@ def test_mode_rule_pools_wide_data_and_keeps_per_column_for_narrow():
 
 
 def test_level_is_lowered_when_n_eps_cannot_resolve_it():
-    assert pb.usable_level(0.99, 10**6, 1.0, 2563) == 0.99
-    low = pb.usable_level(0.99, 500, 0.25, 2563)
+    assert pb.usable_level(0.99, 10**6, 1.0, 10_243) == 0.99
+    low = pb.usable_level(0.99, 500, 0.25, 10_243)
     assert 0.5 <= low < 0.99
-    assert pb.usable_level(0.99, None, 0.01, 2563) == 0.99
+    assert pb.usable_level(0.99, None, 0.01, 10_243) == 0.99
 
 
 def test_constant_column_gets_a_valid_box_containing_its_value():
@@ -226,7 +228,8 @@ def test_sis_auto_ledger_statement_and_outputs():
     assert {"bound_lo", "bound_hi"} <= set(tidy.columns) and (tidy.bound_lo < tidy.bound_hi).all()
     assert glance.bounds_eps.iloc[0] == pytest.approx(0.2)
     assert "Private bounds (released" in str(fit.summary())
-    assert fit.to_dict()["private_bounds"]["bounds"]["y"][0] < 0
+    y_lo, y_hi = fit.to_dict()["private_bounds"]["bounds"]["y"]
+    assert y_lo < y_hi and 0.5 <= fit.private_bounds["level"] <= 0.99
 
 
 def test_bounds_eps_absolute_and_share_option():

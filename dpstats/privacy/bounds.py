@@ -10,8 +10,8 @@ x_1..x_n, score every candidate c of a *public* grid by
 which is −n·|F_n(c) − α| when no value equals c, and draw one candidate by the
 exponential mechanism, P(c) ∝ μ(c)·exp(ε·u(c)/(2Δu)) (McSherry & Talwar 2007)
 with a public base measure μ (:func:`base_measure`: a factor e per octave
-beyond ±hint against an upper bound's upward and a lower bound's downward
-direction, so that the tie among candidates beyond the data is broken
+away from the public scale ``hint``, and another beyond ±hint in the bound's
+outward direction, so that the tie among candidates beyond the data is broken
 towards the data),
 sampled by the Gumbel-max trick of :func:`dpstats.privacy.topk.oneshot_gumbel`
 with k = 1 (the released value is a choice among public candidates, so
@@ -28,8 +28,9 @@ Sensitivity of u (derived here, stated in every ledger entry):
 Accuracy (Dwork & Roth 2014, Theorem 3.11): with probability >= 1 − β the
 released c has |u(c) − max u| <= 2Δu(ln m + ln(1/β))/ε over m candidates,
 i.e. its empirical level is within :func:`quantile_error` of α (plus the gap
-of the grid).  Candidates are ±hint·2^(j/32), |j| <= 640 (2^-20..2^20 times a
-public ``hint``), and 0: 2563 candidates, 2.2% apart.
+of the grid).  Candidates are ±hint·2^(j/128), |j| <= 2560 (2^-20..2^20 times a
+public ``hint``), and 0: 10 243 candidates, 0.54% apart (concentrated data,
+e.g. row maxima of microarrays, need the fine grid).
 
 Levels.  An extreme level cannot be resolved when n·ε is small: every
 candidate beyond the data scores alike (−(1 − α)·n), and the mechanism then
@@ -75,7 +76,7 @@ from .calibration import em_eps, rho_from_eps_delta
 from .topk.family import oneshot_gumbel
 
 OCTAVES = 20
-PER_OCTAVE = 32
+PER_OCTAVE = 128
 DEFAULT_SHARE = 0.1
 DEFAULT_LEVEL = 0.99
 FAILURE = 0.1
@@ -85,15 +86,15 @@ MECHANISM = "exponential mechanism over a public geometric grid (DP quantile, Sm
 
 
 def candidate_grid(hint: float = 1.0, *, signed: bool = True) -> np.ndarray:
-    """The public candidates: ±hint·2^(j/32), |j| <= 640, and 0 (``signed``), sorted.
+    """The public candidates: ±hint·2^(j/128), |j| <= 2560, and 0 (``signed``), sorted.
 
     Examples
     --------
     >>> g = candidate_grid()
     >>> g.size, bool(g[0] == -(2.0**20)), bool(g[-1] == 2.0**20)
-    (2563, True, True)
+    (10243, True, True)
     >>> candidate_grid(signed=False).size
-    1281
+    5121
     """
     steps = np.arange(-OCTAVES * PER_OCTAVE, OCTAVES * PER_OCTAVE + 1) / PER_OCTAVE
     magnitudes = hint * np.exp2(steps)
@@ -122,24 +123,28 @@ def quantile_utility(values: np.ndarray, candidates: np.ndarray, level: float) -
 def base_measure(candidates: np.ndarray, side: str | None, hint: float = 1.0) -> np.ndarray:
     """Log weights of the public base measure over the candidates.
 
-    ``"upper"``: −(octaves above +hint), ``"lower"``: −(octaves below −hint),
-    zero elsewhere; ``None``: uniform.  One nat per octave beyond the public
-    hint, against the bound's outward direction.  Data-independent, so the
-    mechanism stays eps-DP with any of them (McSherry & Talwar 2007 state the
-    exponential mechanism over a base measure).  It breaks the tie among
-    candidates beyond the data, which all score −(1 − α)·n, towards the data.
+    For a bound (``side`` ``"upper"`` or ``"lower"``): −|log2(|c|/hint)| (one
+    nat per octave away from the public scale, 0 itself exempt) minus the
+    octaves beyond ±hint in the bound's outward direction (upward for an
+    upper bound, downward for a lower one); ``None``: uniform.
+    Data-independent, so the mechanism stays eps-DP with any of them
+    (McSherry & Talwar 2007 state the exponential mechanism over a base
+    measure).  It breaks the tie among candidates beyond the data, which all
+    score −(1 − α)·n, towards the data, and keeps the log grid's many
+    candidates near 0 from outweighing the data when n·eps is small.
 
     Examples
     --------
-    >>> base_measure(np.array([-4.0, -1.0, 1.0, 4.0]), "upper").tolist()
-    [0.0, 0.0, 0.0, -2.0]
+    >>> base_measure(np.array([-4.0, -1.0, 0.0, 0.5, 4.0]), "upper").tolist()
+    [-2.0, 0.0, 0.0, -1.0, -4.0]
     """
     c = np.asarray(candidates, dtype=float)
     if side is None:
         return np.zeros(c.size)
     outward = c / hint if side == "upper" else -c / hint
     with np.errstate(divide="ignore"):
-        return 0.0 - np.log2(np.maximum(outward, 1.0))
+        magnitude = np.where(c == 0, 0.0, np.abs(np.log2(np.abs(c) / hint)))
+    return 0.0 - magnitude - np.log2(np.maximum(outward, 1.0))
 
 
 def _logits(values, candidates, level, eps, neighbouring, side, hint) -> np.ndarray:
@@ -197,8 +202,8 @@ def quantile_error(n: int, eps_each: float, m: int, failure: float = FAILURE) ->
 
     Examples
     --------
-    >>> round(quantile_error(10_000, 0.1, 2563), 4)
-    0.0203
+    >>> round(quantile_error(10_000, 0.1, 10_243), 4)
+    0.0231
     """
     return 2.0 * (math.log(m) + math.log(1.0 / failure)) / (eps_each * n)
 
@@ -256,7 +261,7 @@ def predict_bound_error(
     """
     count = mechanism_count(mode, d, norm)
     eps_each = split_budget(eps_bounds, delta_bounds, count)[0]
-    return quantile_error(n, eps_each, 2 * OCTAVES * PER_OCTAVE + 2, failure)
+    return quantile_error(n, eps_each, candidate_grid().size, failure)
 
 
 def choose_mode(
@@ -282,7 +287,7 @@ def usable_level(target: float, n: int | None, eps_each: float, m: int) -> float
 
     Examples
     --------
-    >>> usable_level(0.99, 10_000, 1.0, 2563), usable_level(0.99, 100, 0.1, 2563)
+    >>> usable_level(0.99, 10_000, 1.0, 10_243), usable_level(0.99, 100, 0.1, 10_243)
     (0.99, 0.5)
     """
     if n is None:
