@@ -44,6 +44,7 @@ _LAZY = {
     "dp_select_infer": "dpstats.api.select_infer",
     "Accountant": "dpstats.privacy.accountant",
     "plan": "dpstats.planner",
+    "AutoBounds": "dpstats.privacy.bounds",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -104,4 +105,5 @@ __all__ = [
     "dp_lm",
     "dp_select_infer",
     "plan",
+    "AutoBounds",
 ]

@@ -1,7 +1,7 @@
 """The ``dpstats`` command line.
 
     dpstats run METHOD --data FILE.csv|.parquet --formula "y ~ ." --eps 1 [--delta D]
-                [--bounds FILE.json] [--seed N] [--stream] [--arg key=value ...] --report out.html [--json out.json]
+                [--bounds FILE.json|auto] [--seed N] [--stream] [--arg key=value ...] --report out.html [--json out.json]
                 [--diagnostics]
     dpstats demo [--out DIR] [--quick]   (reports, DIR/index.html, and a closing table)
     dpstats simulate NAME [--arg key=value ...] [--json out.json]
@@ -88,8 +88,8 @@ def _stream_data(path: str, quiet: bool):
 
 
 def _read_bounds(path: str | None):
-    if path is None:
-        return None
+    if path is None or path == "auto":
+        return path  # "auto": private bounds (docs/architecture.md, "Private bounds")
     try:
         value = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as exc:
@@ -239,7 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--formula")
     run.add_argument("--eps", type=float, required=True)
     run.add_argument("--delta", type=float)
-    run.add_argument("--bounds", help="JSON file: [lo, hi] or {column: [lo, hi]}")
+    run.add_argument(
+        "--bounds",
+        help="JSON file: [lo, hi] or {column: [lo, hi]}; or auto (private bounds, --arg bounds_eps=...)",
+    )
     run.add_argument("--seed", type=int)
     run.add_argument("--arg", action="append", help="extra argument key=value (repeatable)")
     run.add_argument(

@@ -359,3 +359,31 @@ def test_bh_no_channel_shows_a_raw_p_value_unless_asked(tmp_path):
         assert _bh_found(shown[channel]) == set(BH_SECRETS), channel
     for channel in ("str", "repr", "tidy", "glance", "_repr_html_"):
         assert not _bh_found(shown[channel]), channel
+
+
+# bounds="auto": the released private bounds are DP outputs; no channel shows a private count
+AUTO = [name for name in FRONT_DOORS if name != "dp_pca"]
+
+
+@pytest.mark.parametrize("name", AUTO)
+def test_auto_bounds_channels_show_no_private_count(name, data, tmp_path):
+    func, formula, args, _ = FRONT_DOORS[name]
+    with pytest.warns(NonPrivateWarning):  # the dropped rows are a data-dependent step
+        fit = func(formula, data, random_state=3, **dict(args, bounds="auto"))
+    assert fit.private_bounds and fit.privacy.ledger[0].step.startswith("private bounds")
+    leaks = {ch: found(text) for ch, text in _channels(fit, tmp_path).items()}
+    assert not any(leaks.values()), {ch: s for ch, s in leaks.items() if s}
+
+
+@pytest.mark.parametrize("name", ["dp_sis", "dp_gmm"])
+def test_add_remove_with_auto_bounds_does_not_show_n(name, data, tmp_path):
+    complete = data.dropna().reset_index(drop=True)
+    n = len(complete)
+    func, formula, _, _ = FRONT_DOORS[name]
+    fit = func(
+        formula, complete, **ADD_REMOVE[name], bounds="auto", neighbouring="add_remove", random_state=3
+    )
+    shows_n = re.compile(rf"(?<![\w.:\-]){n}(?![\w:\-]|\.\d)")
+    assert fit.private_bounds["level"] == 0.99  # n private: the asked level, not one derived from n
+    leaks = [ch for ch, text in _channels(fit, tmp_path).items() if shows_n.search(_MARKUP.sub(" ", text))]
+    assert leaks == []

@@ -128,7 +128,7 @@ PURE = {
 
 def _run(name: str, *, declared: bool, **extra):
     fn, data, args, kwargs = PURE[name]
-    kwargs = dict(kwargs, random_state=0, **extra)
+    kwargs = dict(kwargs, random_state=0) | extra
     if not declared:
         kwargs.pop("bounds")
     return fn(*args[:1], data(), *args[1:], **kwargs)
@@ -255,3 +255,21 @@ def test_dp_bh_declared_eta_and_strict_give_no_data_dependent_step_and_the_defau
     with pytest.raises(PrivacyParameterError, match="strict=True refuses the default eta"):
         dp.dp_bh(p, eps=1.0, strict=True, accountant=acc)
     assert acc.charges == []
+
+
+@pytest.mark.parametrize("name", [n for n in PURE if n != "dp_pca"])
+def test_auto_bounds_and_strict_give_no_data_dependent_step(name):
+    """bounds="auto" replaces every data-derived bound by a private one: strict passes, no
+    NonPrivateWarning, and the ledger (and the accountant) carry the bounds step first."""
+    acc = _budget()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateWarning)
+        fit = _run(name, declared=True, strict=True, accountant=acc, **{"bounds": "auto"})
+    assert fit.privacy.data_dependent_steps == [] and fit.privacy.covered
+    first = fit.privacy.ledger[0]
+    assert first.step.startswith("private bounds") and first.eps > 0
+    assert acc.ledger[0] == first and acc.spent_eps == pytest.approx(PURE[name][3]["eps"], rel=1e-12)
+    assert fit.to_dict()["private_bounds"]["eps"] == first.eps
+    for channel, text in _texts(fit).items():
+        for marker in MARKERS.values():
+            assert marker not in text, f"{name}: {channel} shows {marker!r}"

@@ -19,18 +19,31 @@ by step"):
 
 Under ``strict=True`` a data-dependent step raises in step 1 or 2, before
 any budget is spent.
+
+Private bounds (``bounds="auto"``, docs/architecture.md, "Private bounds"):
+the public function turns the argument into a
+:class:`~dpstats.privacy.bounds.PrivateBounds` step with
+:func:`private_bounds_setup` (its eps share taken off the method's eps); the
+door's frame asks it for the bounds it needs (:func:`declared_bounds`,
+:func:`row_norm_bound`); :func:`run` charges its ledger entry first, with
+the method's entries, before the release, and puts the released bounds on
+the result.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol
 
 from ..formula import ModelFrame, finish_checks, model_frame
+from ..formula._design import INTERCEPT
 from ..geometry import Box
 from ..stats import CrossStats, cross_products
+from ..errors import PrivacyParameterError
 from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.bounds import AutoBounds, PrivateBounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -65,13 +78,115 @@ def run(
 ) -> DPResult:
     """Run one analysis through the shared steps (see the module docstring)."""
     dd = DataDependence(strict)
+    step = getattr(door, "bounds", None)
+    step = step if isinstance(step, PrivateBounds) else None
+    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
+    if step is not None:
+        step.start(noise.generator)
     frame = door.frame(dd)
     plan = door.plan(frame, dd)
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
+    if step is not None:
+        _add_bounds_step(plan, step)
     charge(accountant, plan.entries, door.label)
     released = door.release(frame, plan, noise)
     result = door.result(frame, plan, released, plan.statement(dd, noise), noise)
+    if step is not None:
+        _show_bounds(result, step)
     return attach_diagnostics(result, diagnostics, lambda: door.diagnostics(frame, released))
+
+
+def private_bounds_setup(
+    bounds: Any, eps: float, delta: float = 0.0, *, bounds_eps: float | None, neighbouring: str, data: Any
+) -> tuple[Any, float, float]:
+    """``(bounds, eps, delta)`` for the door: a private-bounds step and the remainder, or unchanged.
+
+    ``bounds="auto"`` (or an :class:`~dpstats.privacy.bounds.AutoBounds`)
+    becomes a :class:`~dpstats.privacy.bounds.PrivateBounds` step spending
+    ``bounds_eps`` (default: ``share`` = 10% of eps) and the same share of
+    delta; the method gets the rest.  Every check runs here, before the data
+    is read and before anything is spent.
+    """
+    if isinstance(bounds, str) and bounds == "auto":
+        bounds = AutoBounds()
+    if not isinstance(bounds, AutoBounds):
+        if bounds_eps is not None:
+            raise PrivacyParameterError(
+                'bounds_eps applies only with bounds="auto"; drop it or set bounds="auto".'
+            )
+        return bounds, eps, delta
+    from .. import engines
+
+    if engines.is_engine_input(data):
+        raise PrivacyParameterError(
+            'bounds="auto" needs the data in memory (a data frame); for streamed or Dask data declare '
+            "public bounds=, or compute private bounds on an in-memory sample first."
+        )
+    if eps is None or not math.isfinite(eps):
+        raise PrivacyParameterError(
+            'bounds="auto" spends part of a finite eps (DP mode); give a finite eps or declare bounds=.'
+        )
+    if bounds_eps is not None:
+        bounds = AutoBounds(
+            share=bounds.share, eps=bounds_eps, mode=bounds.mode, level=bounds.level, hint=bounds.hint
+        )
+    eps_b = bounds.eps if bounds.eps is not None else bounds.share * eps
+    if not eps_b < eps:
+        raise PrivacyParameterError(
+            f"bounds_eps = {eps_b:g} must be less than eps = {eps:g}: the rest of eps pays for the analysis."
+        )
+    delta_b = delta * eps_b / eps
+    step = PrivateBounds(bounds, eps=eps_b, delta=delta_b, neighbouring=neighbouring, requested=(eps, delta))
+    return step, eps - eps_b, delta - delta_b
+
+
+def is_auto(bounds: Any) -> bool:
+    """True for ``bounds="auto"``, an :class:`~dpstats.privacy.bounds.AutoBounds` or its step."""
+    return isinstance(bounds, (AutoBounds, PrivateBounds)) or (isinstance(bounds, str) and bounds == "auto")
+
+
+def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> Any:
+    """The bounds a door resolves: as declared, or released privately now for ``mf``'s columns.
+
+    For a private-bounds step, the design's columns (factor dummies excepted:
+    they are bounded by (0, 1)) and, with ``response``, the response get a
+    private (lo, hi) each, returned as a ``bounds=`` mapping.
+    """
+    if not isinstance(bounds, PrivateBounds):
+        return bounds
+    fixed = dummy_columns(mf) | {INTERCEPT}
+    keep = [j for j, nm in enumerate(mf.names) if nm not in fixed]
+    y = mf.y if response and mf.y is not None else None
+    return bounds.box(mf.X[:, keep], [mf.names[j] for j in keep], y, mf.response if y is not None else None)
+
+
+def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
+    """The row l2-norm bound B a door uses: as declared, or released privately now from ``mf``'s design."""
+    return bounds.norm(mf.X) if isinstance(bounds, PrivateBounds) else bounds
+
+
+def _add_bounds_step(plan: Plan, step: PrivateBounds) -> None:
+    """Put the bounds step's ledger entry first in the plan, and its note in the statement."""
+    if step.mode is None:
+        raise PrivacyParameterError(
+            'bounds="auto" is not used by this analysis (no declared bounds are needed with these '
+            "options); drop bounds=. Nothing was spent."
+        )
+    plan.entries = [step.entry()] + list(plan.entries)
+    plan.notes = list(plan.notes) + [step.statement_note()]
+    plan.sensitivities = {"private bounds": step.entry().sensitivity, **plan.sensitivities}
+
+
+def _show_bounds(result: DPResult, step: PrivateBounds) -> None:
+    """The released bounds on the result, and the call as the user made it."""
+    result.private_bounds = step.to_dict()
+    eps, delta = step.requested
+    ledger = result.privacy.ledger
+    result.privacy.eps = eps if math.isclose(eps, math.fsum(e.eps for e in ledger)) else result.privacy.eps
+    result.privacy.delta = math.fsum(e.delta for e in ledger)
+    for name, value in (("eps", eps), ("delta", delta), ("bounds", "auto")):
+        if name in result.call:
+            result.call[name] = value
+    result.call["bounds_eps"] = step.eps
 
 
 def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:

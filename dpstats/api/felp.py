@@ -32,7 +32,7 @@ from ..validation import (
     check_strict,
     check_truth,
 )
-from ._common import call_record, missing_rows_step, progress_bar, run
+from ._common import call_record, declared_bounds, missing_rows_step, private_bounds_setup, progress_bar, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -48,6 +48,7 @@ def dp_felp(
     variant: str = "paper",
     *,
     bounds=None,
+    bounds_eps: float | None = None,
     clip_norm: float | None = None,
     n_neighbors: int = m.N_NEIGHBORS,
     tol: float = m.TOL,
@@ -113,7 +114,11 @@ def dp_felp(
     bounds : (lo, hi) or dict, optional
         Public bounds of the features, mapped onto [0, 1] (clipped) and
         divided by √d so that ‖z_i‖₂ <= 1.  Without bounds, the data minima
-        and maxima are used: a data-dependent step.
+        and maxima are used: a data-dependent step.  ``"auto"`` (or a
+        :class:`dpstats.AutoBounds`): the feature box is released privately
+        first (docs/architecture.md, "Private bounds").
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on the box (default 10% of eps).
     clip_norm : float, optional
         C of the strict variant.
     n_neighbors, tol, max_iter
@@ -179,6 +184,9 @@ def dp_felp(
         raise PrivacyParameterError("strict=True refuses eps = inf (not private); give a finite eps.")
     if accountant is not None:
         accountant.check(eps, 0.0)
+    bounds, eps, _ = private_bounds_setup(
+        bounds, eps, bounds_eps=bounds_eps, neighbouring="replace", data=data
+    )
     door = _FELP(
         formula=formula,
         data=data,
@@ -261,7 +269,11 @@ class _FELP:
         refuse_offset(mf, "dp_felp")
         missing_rows_step(dd, mf)
         m.check_paper_variant(self.variant, self.strict)
-        box = None if self.bounds is None else resolve_box(self.bounds, mf.names)
+        box = (
+            None
+            if self.bounds is None
+            else resolve_box(declared_bounds(self.bounds, mf, response=False), mf.names)
+        )
         m.name_data_dependent_steps(
             dd, bounded=box is not None, lam_source=self.lam_source, lam_grid=self.lam_grid
         )

@@ -53,7 +53,15 @@ from ..validation import (
     check_oc_trials,
     check_strict,
 )
-from ._common import call_record, dummy_columns, missing_rows_step, progress_bar, run
+from ._common import (
+    call_record,
+    declared_bounds,
+    dummy_columns,
+    missing_rows_step,
+    private_bounds_setup,
+    progress_bar,
+    run,
+)
 
 METHODS = ("pca_cluster", "sample_aggregate")
 
@@ -66,6 +74,7 @@ def dp_gmm(
     delta: float,
     *,
     bounds=None,
+    bounds_eps: float | None = None,
     method: str = "pca_cluster",
     groups: int | None = None,
     alpha: float = 0.5,
@@ -98,6 +107,11 @@ def dp_gmm(
         Public box containing the data (and the means); rows are clipped to it
         and centred at its midpoint.  Without bounds the data's min/max are
         used: a data-dependent step (NonPrivateWarning; refused under strict).
+        ``"auto"`` (or a :class:`dpstats.AutoBounds`): the box is released
+        privately first (docs/architecture.md, "Private bounds").
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on the box (default 10% of eps,
+        and 10% of delta); the mixture gets the rest.
     method : {"pca_cluster", "sample_aggregate"}
     groups : int, optional
         Number of groups m for sample-and-aggregate; default n / max(200, 25k(d+1)).
@@ -176,6 +190,9 @@ def dp_gmm(
     _refuse_engine_input(data)
     if accountant is not None:
         accountant.check(eps, delta)  # refuse before touching the data
+    bounds, eps, delta = private_bounds_setup(
+        bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+    )
     door = _GMM(
         formula=formula,
         data=data,
@@ -380,7 +397,7 @@ def _box(bounds, mf, dd: DataDependence) -> Box:
         )
         lo, hi = mf.X.min(axis=0), mf.X.max(axis=0)
         return Box(lo, np.where(hi > lo, hi, lo + 1.0))
-    return resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
+    return resolve_box(declared_bounds(bounds, mf), mf.names, dummies=dummy_columns(mf))
 
 
 def _collapsed(comps, min_weight: float) -> list[int]:

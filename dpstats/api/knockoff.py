@@ -43,7 +43,7 @@ from ..validation import (
     check_oc_trials,
     check_strict,
 )
-from ._common import call_record, missing_rows_step, run
+from ._common import call_record, is_auto, missing_rows_step, private_bounds_setup, row_norm_bound, run
 
 ROUTES = ("shortcut", "materialise", "materialize")
 
@@ -57,7 +57,8 @@ def dp_knockoff(
     method: str = "II",
     statistic: str = "csm",
     *,
-    bounds: float | None = None,
+    bounds: float | str | None = None,
+    bounds_eps: float | None = None,
     sigma: float | None = None,
     beta_norm: float | None = None,
     c_min: float | None = None,
@@ -109,7 +110,12 @@ def dp_knockoff(
     bounds : float, optional
         Public bound B on the l2 norm of each row of the design (Assumption 3);
         rows are clipped to it.  Without it, B = the largest row norm of the data
-        (a data-dependent step).
+        (a data-dependent step).  ``"auto"`` (or a :class:`dpstats.AutoBounds`):
+        B is released privately first, a high quantile of the row norms
+        (docs/architecture.md, "Private bounds").
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on B (default 10% of eps, and
+        10% of delta); the filter gets the rest.
     sigma, beta_norm : float, optional
         Declared upper bounds on the noise sd σ and on ‖β‖ (Remark 2), β on the
         scale of the original columns (as written in the formula).  If not given
@@ -230,6 +236,9 @@ def dp_knockoff(
             "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "
             "in memory; use the default knockoffs='shortcut' (same distribution, from statistics)."
         )
+    bounds, eps, delta = private_bounds_setup(
+        bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+    )
     door = _Knockoff(
         formula=formula,
         data=data,
@@ -325,7 +334,9 @@ class _Knockoff:
         refuse_offset(mf, "dp_knockoff")
         missing_rows_step(dd, mf)
         B = kp.row_bound(
-            pass_stats.row_norm_max if streamed else mf.X, self.bounds, None if self.nonprivate else dd
+            pass_stats.row_norm_max if streamed else mf.X,
+            row_norm_bound(self.bounds, mf),
+            None if self.nonprivate else dd,
         )
         xtx, xty, yty, n_clipped = (
             (pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty, pass_stats.n_rows_clipped)
@@ -536,6 +547,8 @@ def _validate(
         raise PrivacyParameterError(f"method must be 'I' or 'II' (the paper's Methods), got {method!r}.")
     if statistic not in ko.STATISTICS:
         raise PrivacyParameterError(f"statistic must be one of {sorted(ko.STATISTICS)}, got {statistic!r}.")
+    if is_auto(bounds):
+        bounds = None  # checked by private_bounds_setup
     if bounds is not None and not isinstance(bounds, numbers.Real):
         raise PrivacyParameterError(
             "bounds for dp_knockoff is one number B, the public bound on the l2 norm of each row of the "

@@ -33,7 +33,15 @@ from ..validation import (
     check_strict,
 )
 from ..stats import CrossStats
-from ._common import call_record, dummy_columns, frame_and_cross_products, missing_rows_step, run
+from ._common import (
+    call_record,
+    declared_bounds,
+    dummy_columns,
+    frame_and_cross_products,
+    missing_rows_step,
+    private_bounds_setup,
+    run,
+)
 
 
 def dp_sis(
@@ -43,6 +51,7 @@ def dp_sis(
     k: int | None = None,
     *,
     bounds=None,
+    bounds_eps: float | None = None,
     gamma: float = 0.5,
     center: str | None = None,
     score: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
@@ -84,6 +93,12 @@ def dp_sis(
         bounds, columns and y are scaled by their max-abs and centered by their
         means, as in the paper's experiments: data-dependent steps that raise
         :class:`~dpstats.errors.NonPrivateWarning` (refused under ``strict``).
+        ``"auto"`` (or a :class:`dpstats.AutoBounds`): bounds for the columns
+        and y released privately first, from ``bounds_eps`` (docs/architecture.md,
+        "Private bounds").
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on the bounds (default 10% of
+        ``eps``); the selection gets the rest.
     gamma : float in [0, 1)
         Canonical Lipschitz split: eps1 = (1 − gamma)·eps, eps2 = gamma·eps.
     center : {"mean", "midpoint"}, optional
@@ -162,6 +177,9 @@ def dp_sis(
         )
     if accountant is not None:
         accountant.check(eps, 0.0)
+    bounds, eps, _ = private_bounds_setup(
+        bounds, eps, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+    )
     door = _SIS(
         formula=formula,
         data=data,
@@ -238,9 +256,10 @@ class _SIS:
             check_k(self.k if self.k is not None else m.default_k(mf.p), mf.p)
             if self.score is not None or self.bounds is None:
                 return None, None
+            bounds = declared_bounds(self.bounds, mf)
             return (
-                resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf)),
-                resolve_box(self.bounds, [mf.response]),
+                resolve_box(bounds, mf.names, dummies=dummy_columns(mf)),
+                resolve_box(bounds, [mf.response]),
             )
 
         if self.score is None:

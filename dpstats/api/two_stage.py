@@ -37,7 +37,15 @@ from ..validation import (
     check_oc_trials,
     check_strict,
 )
-from ._common import call_record, dummy_columns, missing_rows_step, progress_bar, run
+from ._common import (
+    call_record,
+    declared_bounds,
+    dummy_columns,
+    missing_rows_step,
+    private_bounds_setup,
+    progress_bar,
+    run,
+)
 
 SECOND_STAGES = (None, "private_ols", "ols")
 
@@ -60,6 +68,7 @@ def dp_two_stage(
     second_stage: str | None = None,
     stage_fraction: float = 0.5,
     bounds=None,
+    bounds_eps: float | None = None,
     neighbouring: str = "replace",
     truth: Sequence[str] | None = None,
     diagnostics: bool = False,
@@ -130,7 +139,11 @@ def dp_two_stage(
     stage_fraction : float in (0, 1)
         Share of eps for the private second stage.
     bounds : (lo, hi) or dict, optional
-        Public bounds, used only by ``second_stage="private_ols"``.
+        Public bounds, used only by ``second_stage="private_ols"``; ``"auto"``
+        (or a :class:`dpstats.AutoBounds`) releases them privately first
+        (docs/architecture.md, "Private bounds").
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on them (default 10% of eps).
     neighbouring : {"replace", "add_remove"}
     truth : list of str, optional
         True support or ranking (simulations): non-private diagnostics.
@@ -182,6 +195,9 @@ def dp_two_stage(
             "second_stage='private_ols' needs public bounds= for the selected columns and the "
             "response, e.g. bounds=(-5, 5); or use second_stage=None."
         )
+    bounds, eps, _ = private_bounds_setup(
+        bounds, eps, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+    )
 
     door = _TwoStage(
         formula=formula,
@@ -276,8 +292,9 @@ class _TwoStage:
         )
         x_box = y_box = None
         if self.second_stage == "private_ols":
-            x_box = resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf))
-            y_box = resolve_box(self.bounds, [mf.response])
+            bounds = declared_bounds(self.bounds, mf)
+            x_box = resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
+            y_box = resolve_box(bounds, [mf.response])
         return _Frame(
             mf=mf, k=k, n_blocks=n_blocks, x_box=x_box, y_box=y_box, truth=check_truth(self.truth, mf.names)
         )

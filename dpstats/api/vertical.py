@@ -33,7 +33,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical import VerticalGLMResult, assemble_result, vertical_call
 from ..validation import check_accountant, check_strict
-from ._common import missing_rows_step, run
+from ._common import declared_bounds, missing_rows_step, private_bounds_setup, run
 
 _IDENT = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*")
 
@@ -54,6 +54,7 @@ def vertical_glm(
     eps: float | None = None,
     delta: float | None = None,
     bounds=None,
+    bounds_eps: float | None = None,
     rounds: int = 10,
     eta_clip: float = 4.0,
     coef_share: float = 0.1,
@@ -117,7 +118,10 @@ def vertical_glm(
     bounds : (lo, hi) or dict
         Public covariate bounds (DP mode): values are clipped to them.  Gaussian DP mode also needs
         bounds on the response (a pair applies to y too; a dict needs the response's name), and y
-        is clipped to them.
+        is clipped to them.  ``"auto"`` (or a :class:`dpstats.AutoBounds`): these bounds are
+        released privately first (docs/architecture.md, "Private bounds").
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on them (default 10% of eps, and 10% of delta).
     rounds : int
         DP mode: fixed number of sweeps (no data-dependent stopping).
     eta_clip : float
@@ -152,6 +156,9 @@ def vertical_glm(
     )
     if spec["eps"] is not None and accountant is not None:
         accountant.check(spec["eps"], spec["delta"])
+    bounds, spec["eps"], spec["delta"] = private_bounds_setup(
+        bounds, spec["eps"], spec["delta"], bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+    )
     names, columns = _parties(parties)
     from .. import engines
 
@@ -225,9 +232,10 @@ class _Vertical:
             )
         out = _Frame(mf=mf, owner=owner, X=mf.X, y=mf.y, response_note=response_note)
         if self.dp:  # public bounds: every party's row-norm bound R_k, and B_y for the Gaussian family
-            out.X, out.radius = m.clip_covariates(mf, owner, len(self.names), self.bounds)
+            bounds = declared_bounds(self.bounds, mf, response=self.spec["family"] == "gaussian")
+            out.X, out.radius = m.clip_covariates(mf, owner, len(self.names), bounds)
             if self.spec["family"] == "gaussian":
-                out.y, out.y_bound = m.clip_response(mf, self.bounds)
+                out.y, out.y_bound = m.clip_response(mf, bounds)
         return out
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:

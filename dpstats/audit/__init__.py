@@ -64,6 +64,7 @@ from .cases import (
     l2_laplace_case,
     laplace_case,
     private_bh_case,
+    quantile_case,
     shift_pair,
     sis_case,
     sis_centred_case,
@@ -72,6 +73,7 @@ from .cases import (
     standard_cases,
     topk_case,
     worst_binary_pair,
+    worst_quantile_pair,
     worst_topk_pair,
 )
 from .methods import (
@@ -111,6 +113,7 @@ __all__ = [
     "l2_laplace_case",
     "laplace_case",
     "private_bh_case",
+    "quantile_case",
     "shift_pair",
     "sis_case",
     "sis_centred_case",
@@ -119,6 +122,7 @@ __all__ = [
     "worst_binary_pair",
     "standard_cases",
     "topk_case",
+    "worst_quantile_pair",
     "worst_topk_pair",
     "METHOD_LABELS",
     "felp_case",

@@ -16,6 +16,78 @@ from ..privacy.calibration import analytic_gaussian_sigma, classic_gaussian_sigm
 from ..privacy.randomness import NoiseSource
 from .auditor import AuditCase, repeat
 
+# --------------------------------------------------------------------------- private quantile (bounds="auto")
+QUANTILE_VALUES = (-2.0, -1.0, 0.0, 1.0, 2.0)
+QUANTILE_CANDIDATES = np.array([-1.5, -0.5, 0.5, 1.5])
+
+
+def _neighbours(data: tuple, neighbouring: str):
+    """Every neighbour of ``data`` over :data:`QUANTILE_VALUES` (replace one row, or add/remove one)."""
+    for i in range(len(data)):
+        if neighbouring == "add_remove":
+            yield data[:i] + data[i + 1 :]
+            continue
+        for v in QUANTILE_VALUES:
+            if v != data[i]:
+                yield data[:i] + (v,) + data[i + 1 :]
+    if neighbouring == "add_remove":
+        for v in QUANTILE_VALUES:
+            yield data + (v,)
+
+
+@lru_cache(maxsize=16)
+def worst_quantile_pair(
+    level: float, eps: float, n: int = 3, neighbouring: str = "replace"
+) -> tuple[tuple, tuple, float]:
+    """The neighbouring pair of small data sets with the largest exact eps of the private quantile.
+
+    Enumerates every data set of ``n`` values from :data:`QUANTILE_VALUES` and
+    every neighbour, scoring the exact output laws of
+    :func:`dpstats.privacy.bounds.quantile_law` on :data:`QUANTILE_CANDIDATES`.
+    """
+    from itertools import product
+
+    from ..privacy.bounds import quantile_law
+
+    best = ((), (), -1.0)
+    for data in product(QUANTILE_VALUES, repeat=n):
+        p1 = quantile_law(np.array(data), QUANTILE_CANDIDATES, level, eps, neighbouring)
+        for other in _neighbours(data, neighbouring):
+            p2 = quantile_law(np.array(other), QUANTILE_CANDIDATES, level, eps, neighbouring)
+            pair_eps = float(np.max(np.abs(np.log(p1) - np.log(p2))))
+            if pair_eps > best[2]:
+                best = (data, other, pair_eps)
+    return best
+
+
+def quantile_case(eps: float = 1.0, level: float = 0.5, broken: bool = False) -> AuditCase:
+    """The private quantile of ``bounds="auto"`` on its exact-worst replace-one pair.
+
+    :func:`dpstats.privacy.bounds.private_quantile` on four candidates; the
+    output is the candidate drawn (a category).  ``broken=True`` runs it with
+    2·eps (sensitivity halved).
+    """
+    from ..privacy.bounds import private_quantile
+
+    d1, d2, exact = worst_quantile_pair(level, eps)
+    run_eps = 2 * eps if broken else eps
+
+    def single(data: tuple, rng: np.random.Generator) -> float:
+        return private_quantile(np.array(data), level, QUANTILE_CANDIDATES, run_eps, rng)
+
+    return AuditCase(
+        name=f"private quantile (level {level:g}{', sensitivity halved: BROKEN' if broken else ''})",
+        run=repeat(single),
+        d1=d1,
+        d2=d2,
+        eps=eps,
+        kind="category",
+        neighbours=f"{list(d1)} vs {list(d2)}: the exact-worst replace-one pair of 3 rows",
+        exercised="privacy.bounds.private_quantile (Gumbel-max exponential mechanism), seeded numpy",
+        exact_eps=exact,
+    )
+
+
 # --------------------------------------------------------------------------- standard cases
 
 
@@ -475,6 +547,7 @@ def standard_cases(eps: float = 1.0, n_pairs: int = 150) -> list[AuditCase]:
         cases.append(sis)
     cases.append(sis_centred_case(eps))
     cases.append(private_bh_case(eps))
+    cases.append(quantile_case(eps))
     broken_pair = worst_topk_pair("peeling", 5, 2, 2 * eps, n_pairs=n_pairs)
     broken_topk = topk_case(eps, k=2, selector="peeling", broken=True, pair=broken_pair[:2])
     broken_topk.exact_eps = broken_pair[2]

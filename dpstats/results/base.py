@@ -110,11 +110,18 @@ class DPResult:
     diagnostics: dict[str, Any] = field(default_factory=dict)
     diagnostics_requested: bool = False
     warnings: list[str] = field(default_factory=list)
+    private_bounds: dict[str, Any] | None = None
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
 
     title = "Differentially private analysis"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every subclass's ``tidy`` gains the released private bounds' columns (``bounds="auto"``)."""
+        super().__init_subclass__(**kwargs)
+        if "tidy" in cls.__dict__:
+            cls.tidy = _with_bound_columns(cls.__dict__["tidy"])
 
     # ------------------------------------------------------------------ text
     def call_text(self) -> str:
@@ -174,7 +181,25 @@ class DPResult:
     # ------------------------------------------------------------------ tables
     def tidy(self) -> pd.DataFrame:
         """One row per term (broom's ``tidy``)."""
-        return pd.DataFrame({"term": self.terms})
+        return _bound_columns(self, pd.DataFrame({"term": self.terms}))
+
+    def bounds_lines(self) -> list[str]:
+        """The released private bounds as text (empty without ``bounds="auto"``)."""
+        pb = self.private_bounds
+        if not pb:
+            return []
+        lines = [
+            f"Private bounds (released, eps = {pb['eps']:g}; {pb['mode']}, quantile level {pb['level']:g}; "
+            "values beyond them clipped):"
+        ]
+        if pb.get("row_norm_bound") is not None:
+            lines.append(f"  row l2-norm bound B = {pb['row_norm_bound']:.6g}")
+        pairs = pb.get("bounds") or {}
+        shown = list(pairs.items())[:10]
+        lines += [f"  {name}: [{lo:.6g}, {hi:.6g}]" for name, (lo, hi) in shown]
+        if len(pairs) > len(shown):
+            lines.append(f"  ... and {len(pairs) - len(shown)} more (tidy() has them all)")
+        return lines
 
     def report_table(self) -> pd.DataFrame:
         """The table shown in the report's results section (default: ``tidy()``)."""
@@ -194,6 +219,13 @@ class DPResult:
             "neighbouring": self.privacy.neighbouring,
         }
         row.update(self._glance_extra())
+        if self.private_bounds:
+            pb = self.private_bounds
+            row.update(
+                {"bounds": f"auto ({pb['mode']})", "bounds_eps": pb["eps"], "bounds_level": pb["level"]}
+            )
+            if pb.get("row_norm_bound") is not None:
+                row["row_norm_bound"] = pb["row_norm_bound"]
         row.update(
             {"seeded": self.privacy.seeded, "data_dependent_steps": len(self.privacy.data_dependent_steps)}
         )
@@ -228,6 +260,8 @@ class DPResult:
             "warnings": list(self.warnings),
             "created": self.created,
         }
+        if self.private_bounds:
+            out["private_bounds"] = jsonable(self.private_bounds)
         return out
 
     def to_json(self, path: str | None = None) -> str:
@@ -266,6 +300,8 @@ class Summary:
         st = r.privacy
         lines = [r.title, "", "Call:", r.call_text(), "", f"{r.n_text()}, p = {r.p}", ""]
         lines += r._body_lines()
+        if r.private_bounds:
+            lines += [""] + r.bounds_lines()
         lines += ["", "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
         lines += _indent(r.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False))
         if st.sensitivities:
@@ -302,6 +338,25 @@ class Summary:
 
 
 # ---------------------------------------------------------------------- helpers
+def _bound_columns(result: DPResult, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with ``bound_lo``/``bound_hi`` columns from released private bounds, by term."""
+    pairs = (result.private_bounds or {}).get("bounds") or {}
+    if not pairs or "term" not in table.columns:
+        return table
+    table = table.copy()
+    table["bound_lo"] = [pairs.get(t, (math.nan, math.nan))[0] for t in table["term"]]
+    table["bound_hi"] = [pairs.get(t, (math.nan, math.nan))[1] for t in table["term"]]
+    return table
+
+
+def _with_bound_columns(tidy: Callable[[DPResult], pd.DataFrame]) -> Callable[[DPResult], pd.DataFrame]:
+    def wrapped(self: DPResult) -> pd.DataFrame:
+        return _bound_columns(self, tidy(self))
+
+    wrapped.__doc__, wrapped.__name__, wrapped.__wrapped__ = tidy.__doc__, tidy.__name__, tidy
+    return wrapped
+
+
 def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], dict[str, Any]]) -> DPResult:
     """Attach non-private diagnostics to ``result`` only when the user asked for them.
 

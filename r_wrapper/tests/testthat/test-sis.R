@@ -92,3 +92,20 @@ test_that("dp_sis error rates appear only under assume= and are labelled", {
   expect_true(any(grepl("recall (", out, fixed = TRUE)))
   expect_true(any(grepl("under the assumed model: 2 true signals", out, fixed = TRUE)))
 })
+
+test_that("bounds = \"auto\" passes through: private bounds charged first and shown", {
+  skip_if_no_dpstats()
+  df <- sim_data(n = 400)
+  fit <- dp_sis(y ~ . - g, data = df, eps = 8, k = 2, bounds = "auto", bounds_eps = 0.8, strict = TRUE,
+                seed = 3, oc_trials = 0L)
+  led <- ledger(fit)
+  expect_equal(led$eps, c(0.8, 7.2))
+  expect_match(led$step[1], "^private bounds")
+  expect_equal(glance(fit)$bounds_eps, 0.8)
+  td <- tidy(fit)
+  expect_true(all(c("bound_lo", "bound_hi") %in% names(td)))
+  expect_true(all(td$bound_lo < td$bound_hi))
+  expect_true(any(grepl("Private bounds (released", capture.output(print(summary(fit))), fixed = TRUE)))
+  expect_error(dp_sis(y ~ . - g, data = df, eps = 1, bounds = "auto", bounds_eps = 2, seed = 1),
+               class = "dpstats_privacy_parameter_error")
+})

@@ -1,0 +1,494 @@
+"""Private bounds: DP quantiles over a public geometric grid (``bounds="auto"``).
+
+Mechanism (Smith 2011, "Privacy-preserving statistical estimation with
+optimal convergence rates"; the scoring of OpenDP's
+``make_quantile_score_candidates``): to release an α-quantile of values
+x_1..x_n, score every candidate c of a *public* grid by
+
+    u(c) = −|(1 − α)·#{i: x_i < c} − α·#{i: x_i > c}|,
+
+which is −n·|F_n(c) − α| when no value equals c, and draw one candidate by the
+exponential mechanism, P(c) ∝ μ(c)·exp(ε·u(c)/(2Δu)) (McSherry & Talwar 2007)
+with a public base measure μ (:func:`base_measure`: a factor e per octave
+away from the public scale ``hint``, and another beyond ±hint in the bound's
+outward direction, so that the tie among candidates beyond the data is broken
+towards the data),
+sampled by the Gumbel-max trick of :func:`dpstats.privacy.topk.oneshot_gumbel`
+with k = 1 (the released value is a choice among public candidates, so
+numpy's generator draws it; no real number is computed from the data).
+
+Sensitivity of u (derived here, stated in every ledger entry):
+
+* replace one row: a row leaving {x < c} for {x > c} moves (1 − α)L − αG by
+  −(1 − α) − α = −1; every other move by (1 − α) or α.  Δu = 1.
+* add/remove one row: L or G (not both) moves by one: Δu = max(α, 1 − α).
+  The raw n enters u only through these counts, so n needs no separate
+  noising: the guarantee covers it.
+
+Accuracy (Dwork & Roth 2014, Theorem 3.11): with probability >= 1 − β the
+released c has |u(c) − max u| <= 2Δu(ln m + ln(1/β))/ε over m candidates,
+i.e. its empirical level is within :func:`quantile_error` of α (plus the gap
+of the grid).  Candidates are ±hint·2^(j/128), |j| <= 2560 (2^-20..2^20 times a
+public ``hint``), and 0: 10 243 candidates, 0.54% apart (concentrated data,
+e.g. row maxima of microarrays, need the fine grid).
+
+Levels.  An extreme level cannot be resolved when n·ε is small: every
+candidate beyond the data scores alike (−(1 − α)·n), and the mechanism then
+wanders over the whole grid.  At α = 1 − error those m candidates weigh at
+most m·exp(−ε·error·n/2) = β together, so under replace-one-row (n public)
+the level used is ``max(0.5, min(α, 1 − error))``: with probability >= 1 − β
+the bound lands within the data.  Under add/remove (n private) the level
+asked for is used unchanged.  The level used is stated.
+
+Composition over columns (``mode``):
+
+* ``"pooled"``: one box for all columns from one value per row — the row's
+  smallest and largest entry (a lower and an upper quantile, 2 mechanisms of
+  sensitivity Δu each; a row's replacement moves each count by at most one);
+  the l2 norm bound is one mechanism on the row norms.
+* ``"per_column"``: a lower and an upper quantile for each of d columns,
+  2d mechanisms.  They compose by basic composition (ε_b/(2d) each), or, when
+  the bounds step has a δ share, in zCDP: each ε_j-exponential mechanism is
+  ε_j²/8-zCDP (Cesar & Rogers 2021), ρ_b = ρ(ε_b, δ_b) is split evenly
+  (:mod:`.calibration`), whichever gives the larger ε_j.
+* ``"auto"``: per-column when :func:`predict_bound_error` for it is at most
+  ``tolerance`` (0.05 of level), else pooled; under add/remove (n private)
+  pooled.
+
+Degenerate columns (all values equal): both quantiles land on neighbouring
+candidates; a released box with lo >= hi is widened to the grid points
+around it (post-processing), so it is always a valid box.  Missing and
+non-finite values are dropped with their rows before (the front doors' rule).
+Conventions: docs/architecture.md, "Private bounds".
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import PrivacyParameterError
+from .accountant import LedgerEntry
+from .calibration import em_eps, rho_from_eps_delta
+from .topk.family import oneshot_gumbel
+
+OCTAVES = 20
+PER_OCTAVE = 128
+DEFAULT_SHARE = 0.1
+DEFAULT_LEVEL = 0.99
+FAILURE = 0.1
+TOLERANCE = 0.05
+MODES = ("auto", "pooled", "per_column")
+MECHANISM = "exponential mechanism over a public geometric grid (DP quantile, Smith 2011)"
+
+
+def candidate_grid(hint: float = 1.0, *, signed: bool = True) -> np.ndarray:
+    """The public candidates: ±hint·2^(j/128), |j| <= 2560, and 0 (``signed``), sorted.
+
+    Examples
+    --------
+    >>> g = candidate_grid()
+    >>> g.size, bool(g[0] == -(2.0**20)), bool(g[-1] == 2.0**20)
+    (10243, True, True)
+    >>> candidate_grid(signed=False).size
+    5121
+    """
+    steps = np.arange(-OCTAVES * PER_OCTAVE, OCTAVES * PER_OCTAVE + 1) / PER_OCTAVE
+    magnitudes = hint * np.exp2(steps)
+    return np.concatenate([-magnitudes[::-1], [0.0], magnitudes]) if signed else magnitudes
+
+
+def utility_sensitivity(level: float, neighbouring: str) -> float:
+    """Δu of the quantile score: 1 (replace one row), max(α, 1 − α) (add/remove)."""
+    return 1.0 if neighbouring == "replace" else max(level, 1.0 - level)
+
+
+def quantile_utility(values: np.ndarray, candidates: np.ndarray, level: float) -> np.ndarray:
+    """u(c) = −|(1 − α)·#{x < c} − α·#{x > c}| for every candidate c (sorted).
+
+    Examples
+    --------
+    >>> quantile_utility(np.arange(10.0), np.array([-1.0, 4.5, 20.0]), 0.5).tolist()
+    [-5.0, -0.0, -5.0]
+    """
+    s = np.sort(np.asarray(values, dtype=float))
+    below = np.searchsorted(s, candidates, side="left")
+    above = s.size - np.searchsorted(s, candidates, side="right")
+    return -np.abs((1.0 - level) * below - level * above)
+
+
+def base_measure(candidates: np.ndarray, side: str | None, hint: float = 1.0) -> np.ndarray:
+    """Log weights of the public base measure over the candidates.
+
+    For a bound (``side`` ``"upper"`` or ``"lower"``): −|log2(|c|/hint)| (one
+    nat per octave away from the public scale, 0 itself exempt) minus the
+    octaves beyond ±hint in the bound's outward direction (upward for an
+    upper bound, downward for a lower one); ``None``: uniform.
+    Data-independent, so the mechanism stays eps-DP with any of them
+    (McSherry & Talwar 2007 state the exponential mechanism over a base
+    measure).  It breaks the tie among candidates beyond the data, which all
+    score −(1 − α)·n, towards the data, and keeps the log grid's many
+    candidates near 0 from outweighing the data when n·eps is small.
+
+    Examples
+    --------
+    >>> base_measure(np.array([-4.0, -1.0, 0.0, 0.5, 4.0]), "upper").tolist()
+    [-2.0, 0.0, 0.0, -1.0, -4.0]
+    """
+    c = np.asarray(candidates, dtype=float)
+    if side is None:
+        return np.zeros(c.size)
+    outward = c / hint if side == "upper" else -c / hint
+    with np.errstate(divide="ignore"):
+        magnitude = np.where(c == 0, 0.0, np.abs(np.log2(np.abs(c) / hint)))
+    return 0.0 - magnitude - np.log2(np.maximum(outward, 1.0))
+
+
+def _logits(values, candidates, level, eps, neighbouring, side, hint) -> np.ndarray:
+    """Exponent of P(c) ∝ μ(c)·exp(ε·u(c)/(2Δu))."""
+    u = quantile_utility(values, candidates, level)
+    return eps * u / (2.0 * utility_sensitivity(level, neighbouring)) + base_measure(candidates, side, hint)
+
+
+def quantile_law(
+    values: np.ndarray,
+    candidates: np.ndarray,
+    level: float,
+    eps: float,
+    neighbouring: str = "replace",
+    side: str | None = None,
+    hint: float = 1.0,
+) -> np.ndarray:
+    """Exact output probabilities of :func:`private_quantile` (for audits and tests)."""
+    logits = _logits(values, candidates, level, eps, neighbouring, side, hint)
+    p = np.exp(logits - logits.max())
+    return p / p.sum()
+
+
+def private_quantile(
+    values: np.ndarray,
+    level: float,
+    candidates: np.ndarray,
+    eps: float,
+    rng: np.random.Generator,
+    neighbouring: str = "replace",
+    side: str | None = None,
+    hint: float = 1.0,
+) -> float:
+    """An eps-DP α-quantile of ``values``: one candidate drawn by the exponential mechanism.
+
+    ``side`` and ``hint`` choose the base measure (:func:`base_measure`):
+    ``"upper"`` for an upper bound, ``"lower"`` for a lower one.
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).normal(size=10_000)
+    >>> q = private_quantile(x, 0.5, candidate_grid(), 1.0, np.random.default_rng(1))
+    >>> abs(q) < 0.1
+    True
+    """
+    # oneshot_gumbel draws j with probability ∝ exp((eps/2)·score_j): score = logits/(eps/2)
+    scores = _logits(values, candidates, level, eps, neighbouring, side, hint) * (2.0 / eps)
+    return float(candidates[oneshot_gumbel(scores, 1, eps, rng)[0]])
+
+
+def quantile_error(n: int, eps_each: float, m: int, failure: float = FAILURE) -> float:
+    """Level error of one released quantile with probability >= 1 − β (Δu = 1).
+
+    2(ln m + ln(1/β))/(ε·n) (Dwork & Roth 2014, Theorem 3.11, divided by n).
+
+    Examples
+    --------
+    >>> round(quantile_error(10_000, 0.1, 10_243), 4)
+    0.0231
+    """
+    return 2.0 * (math.log(m) + math.log(1.0 / failure)) / (eps_each * n)
+
+
+def mechanism_count(mode: str, d: int, norm: bool = False) -> int:
+    """Quantiles released: 1 for a norm bound, 2 (pooled box) or 2d (per-column box)."""
+    if norm:
+        return 1
+    return 2 if mode == "pooled" else 2 * d
+
+
+def split_budget(eps: float, delta: float, count: int) -> tuple[float, float, str]:
+    """ε of each of ``count`` quantiles, the δ used, and how they compose.
+
+    Basic composition gives ε/count each (δ = 0); with δ > 0, zCDP gives
+    em_eps(ρ(ε, δ)/count) (each exponential mechanism ε_j²/8-zCDP).  The
+    larger ε_j is taken.
+
+    Examples
+    --------
+    >>> split_budget(1.0, 0.0, 4)[0]
+    0.25
+    >>> split_budget(1.0, 1e-6, 2000)[2].startswith("zCDP")
+    True
+    """
+    basic = eps / count
+    if delta > 0 and count > 1:
+        zcdp = em_eps(rho_from_eps_delta(eps, delta) / count)
+        if zcdp > basic:
+            return zcdp, delta, f"zCDP: {count} exponential mechanisms, ε_j²/8 each (Cesar & Rogers 2021)"
+    return basic, 0.0, f"basic composition of {count} exponential mechanisms"
+
+
+def predict_bound_error(
+    n: int,
+    d: int,
+    eps_bounds: float,
+    *,
+    delta_bounds: float = 0.0,
+    mode: str = "per_column",
+    norm: bool = False,
+    failure: float = FAILURE,
+) -> float:
+    """Predicted level error of each released bound, from public inputs only.
+
+    With probability >= 1 − ``failure`` each released bound's empirical level
+    is within this of its target (grid gap aside).  For the planner.
+
+    Examples
+    --------
+    >>> predict_bound_error(100, 2000, 0.5, mode="per_column") > 1
+    True
+    >>> predict_bound_error(10_000, 2000, 1.0, mode="pooled") < 0.01
+    True
+    """
+    count = mechanism_count(mode, d, norm)
+    eps_each = split_budget(eps_bounds, delta_bounds, count)[0]
+    return quantile_error(n, eps_each, candidate_grid().size, failure)
+
+
+def choose_mode(
+    n: int | None, d: int, eps_bounds: float, delta_bounds: float = 0.0, tolerance: float = TOLERANCE
+) -> str:
+    """The documented rule: per-column when its predicted error is <= ``tolerance``, else pooled.
+
+    ``n=None`` (add/remove: n private) gives pooled.
+
+    Examples
+    --------
+    >>> choose_mode(100_000, 2, 1.0), choose_mode(100, 12_625, 1.0), choose_mode(None, 2, 1.0)
+    ('per_column', 'pooled', 'pooled')
+    """
+    if n is None:
+        return "pooled"
+    per_column = predict_bound_error(n, d, eps_bounds, delta_bounds=delta_bounds, mode="per_column")
+    return "per_column" if per_column <= tolerance else "pooled"
+
+
+def usable_level(target: float, n: int | None, eps_each: float, m: int) -> float:
+    """The level used: ``max(0.5, min(target, 1 − error))``; the target itself when n is private.
+
+    Examples
+    --------
+    >>> usable_level(0.99, 10_000, 1.0, 10_243), usable_level(0.99, 100, 0.1, 10_243)
+    (0.99, 0.5)
+    """
+    if n is None:
+        return target
+    return max(0.5, min(target, 1.0 - quantile_error(n, eps_each, m)))
+
+
+@dataclass(frozen=True)
+class AutoBounds:
+    """Options of ``bounds="auto"`` (``bounds=AutoBounds(...)`` to change them).
+
+    Parameters
+    ----------
+    share : float in (0, 1)
+        Share of the analysis' eps (and delta) spent on the bounds; default 0.1.
+    eps : float, optional
+        An absolute eps for the bounds instead (less than the analysis' eps).
+    mode : {"auto", "pooled", "per_column"}
+        How bounds compose over columns (module docstring); default by the rule
+        of :func:`choose_mode`.
+    level : float in (0.5, 1)
+        Target quantile level of the upper bounds (1 − level for the lower);
+        default 0.99; lowered as stated when n·eps cannot resolve it.
+    hint : float > 0
+        Public scale: the grid is ±hint·2^-20..2^20; default 1.
+
+    Examples
+    --------
+    >>> AutoBounds(share=0.2).share
+    0.2
+    """
+
+    share: float = DEFAULT_SHARE
+    eps: float | None = None
+    mode: str = "auto"
+    level: float = DEFAULT_LEVEL
+    hint: float = 1.0
+
+    def __post_init__(self) -> None:
+        _real(self.share, "AutoBounds share (the share of eps spent on bounds)")
+        if not 0 < self.share < 1:
+            raise PrivacyParameterError(
+                f"the share of eps spent on private bounds must be in (0, 1), got {self.share}; e.g. 0.1."
+            )
+        if self.eps is not None:
+            _real(self.eps, "bounds_eps")
+            if not (math.isfinite(self.eps) and self.eps > 0):
+                raise PrivacyParameterError(f"bounds_eps must be a positive finite number, got {self.eps}.")
+        if self.mode not in MODES:
+            raise PrivacyParameterError(f"AutoBounds mode must be one of {list(MODES)}, got {self.mode!r}.")
+        _real(self.level, "AutoBounds level")
+        if not 0.5 < self.level < 1:
+            raise PrivacyParameterError(f"AutoBounds level must be in (0.5, 1), got {self.level}; e.g. 0.99.")
+        _real(self.hint, "AutoBounds hint")
+        if not (math.isfinite(self.hint) and self.hint > 0):
+            raise PrivacyParameterError(
+                f"AutoBounds hint is a public scale and must be a positive finite number, got {self.hint}; "
+                "the sign of the data is found by the mechanism (the grid is symmetric)."
+            )
+
+
+def _real(value, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise PrivacyParameterError(f"{name} must be a number, got {value!r}.")
+
+
+@dataclass
+class PrivateBounds:
+    """The private-bounds step of one analysis: its budget, its releases and its ledger entry.
+
+    Made by the front door (:func:`dpstats.api._common.private_bounds_setup`)
+    before the data is read; :meth:`box` and :meth:`norm` run the mechanisms
+    when the frame is built; the skeleton charges :meth:`entry` with the
+    method's ledger, before the release.
+
+    Examples
+    --------
+    >>> step = PrivateBounds(AutoBounds(), eps=1.0, delta=0.0, neighbouring="replace")
+    >>> step.start(np.random.default_rng(0))
+    >>> X = np.random.default_rng(1).normal(size=(5000, 3))
+    >>> box = step.box(X, ["a", "b", "c"])
+    >>> lo, hi = box["a"]
+    >>> bool(-4 < lo < -1.5 and 1.5 < hi < 4)
+    True
+    """
+
+    options: AutoBounds
+    eps: float
+    delta: float
+    neighbouring: str
+    generator: np.random.Generator | None = field(default=None, repr=False)
+    released: dict[str, tuple[float, float]] = field(default_factory=dict)
+    row_norm: float | None = None
+    mode: str | None = None
+    level: float | None = None
+    composition: str = ""
+    delta_used: float = 0.0
+    what: list[str] = field(default_factory=list)
+    requested: tuple[float, float] = (math.nan, math.nan)
+
+    def start(self, generator: np.random.Generator) -> None:
+        """Hand the step the release's generator (the skeleton does, before the frame)."""
+        self.generator = generator
+
+    def _draw(
+        self, values: np.ndarray, level: float, eps_each: float, side: str, signed: bool = True
+    ) -> float:
+        if self.generator is None:
+            raise AssertionError("PrivateBounds.start() must be called before a mechanism runs")
+        grid = candidate_grid(self.options.hint, signed=signed)
+        return private_quantile(
+            values, level, grid, eps_each, self.generator, self.neighbouring, side, self.options.hint
+        )
+
+    def _plan(self, n: int, d: int, count: int, mode: str) -> float:
+        eps_each, self.delta_used, self.composition = split_budget(self.eps, self.delta, count)
+        public_n = n if self.neighbouring == "replace" else None
+        self.mode = mode
+        self.level = usable_level(self.options.level, public_n, eps_each, candidate_grid().size)
+        return eps_each
+
+    def box(
+        self, X: np.ndarray, names: list[str], y: np.ndarray | None = None, response: str | None = None
+    ) -> dict[str, tuple[float, float]]:
+        """Private (lo, hi) for every column of ``X`` (and for ``y``), as a ``bounds=`` mapping.
+
+        The budget is split over every quantile released here (module
+        docstring); ``y``, when given, is bounded as one more column.
+        """
+        X = np.asarray(X, dtype=float).reshape(len(X), -1)
+        n, d = X.shape
+        public_n = n if self.neighbouring == "replace" else None
+        mode = self.options.mode
+        if mode == "auto":
+            mode = "per_column" if d == 1 else choose_mode(public_n, d, self.eps, self.delta)
+        count = mechanism_count(mode, d) + (2 if y is not None else 0)
+        eps_each = self._plan(n, d, count, mode)
+        out: dict[str, tuple[float, float]] = {}
+        if mode == "pooled" and d:
+            pair = self._pair(X.min(axis=1), X.max(axis=1), eps_each)
+            out = {nm: pair for nm in names}
+        else:
+            for j, nm in enumerate(names):
+                out[nm] = self._pair(X[:, j], X[:, j], eps_each)
+        if y is not None:
+            out[response] = self._pair(y, y, eps_each)
+        self.released = out
+        self.what = [f"{mode} box of the {d} design column(s)"] + (
+            [f"box of the response '{response}'"] if y is not None else []
+        )
+        return dict(out)
+
+    def _pair(self, low_values: np.ndarray, high_values: np.ndarray, eps_each: float) -> tuple[float, float]:
+        lo = self._draw(low_values, 1.0 - self.level, eps_each, "lower")
+        hi = self._draw(high_values, self.level, eps_each, "upper")
+        if lo >= hi:  # post-processing: the grid points around the pair (a constant column lands here)
+            grid = candidate_grid(self.options.hint)
+            lo, hi = min(lo, hi), max(lo, hi)
+            lo = float(grid[max(np.searchsorted(grid, lo, side="left") - 1, 0)])
+            hi = float(grid[min(np.searchsorted(grid, hi, side="right"), grid.size - 1)])
+        return lo, hi
+
+    def norm(self, X: np.ndarray) -> float:
+        """A private upper bound B on the rows' l2 norms: their ``level``-quantile."""
+        X = np.asarray(X, dtype=float)
+        eps_each = self._plan(X.shape[0], X.shape[1], 1, "pooled")
+        with np.errstate(over="ignore"):
+            norms = np.linalg.norm(X, axis=1)
+        self.row_norm = self._draw(norms, self.level, eps_each, "upper", signed=False)
+        self.what = ["bound B on the rows' l2 norms"]
+        return self.row_norm
+
+    def entry(self) -> LedgerEntry:
+        """The ledger entry of this step (after :meth:`box` or :meth:`norm` ran)."""
+        if self.mode is None:
+            raise AssertionError("the private-bounds step was set up but never ran")
+        sens = utility_sensitivity(self.level, self.neighbouring)
+        relation = "replace one row" if self.neighbouring == "replace" else "add/remove one row"
+        return LedgerEntry(
+            step="private bounds: " + "; ".join(self.what),
+            mechanism=MECHANISM,
+            eps=self.eps,
+            delta=self.delta_used,
+            sensitivity=f"Δu = {sens:g} (counts below/above a candidate, {relation})",
+            note=f"quantile level {self.level:g}; {self.composition}; grid ±{self.options.hint:g}·2^±20",
+        )
+
+    def statement_note(self) -> str:
+        """The sentence the privacy statement carries."""
+        return (
+            f"Bounds were computed privately ({self.mode}, quantile level {self.level:g} and "
+            f"{1 - self.level:g}, eps = {self.eps:g}) and are released; values beyond them were clipped."
+        )
+
+    def to_dict(self) -> dict:
+        """The released bounds and how they were obtained (public: they are DP outputs)."""
+        return {
+            "mode": self.mode,
+            "level": self.level,
+            "eps": self.eps,
+            "delta": self.delta_used,
+            "bounds": {k: list(v) for k, v in self.released.items()},
+            "row_norm_bound": self.row_norm,
+        }
