@@ -33,7 +33,7 @@ from ..validation import (
     check_neighbouring,
     check_strict,
 )
-from ._common import call_record, dummy_columns, missing_rows_step, run
+from ._common import call_record, declared_bounds, dummy_columns, missing_rows_step, private_bounds_setup, run
 
 
 def dp_lm(
@@ -43,6 +43,7 @@ def dp_lm(
     delta: float = 0.0,
     *,
     bounds=None,
+    bounds_eps: float | None = None,
     conf_level: float = 0.95,
     n_boot: int = 1000,
     interval: str = "pivot",
@@ -76,7 +77,13 @@ def dp_lm(
     bounds : (lo, hi) or dict
         Public bounds of every design column and of the response (dummies default
         to (0, 1)).  Without them the data's range is used: a data-dependent step
-        (NonPrivateWarning; refused under ``strict``).
+        (NonPrivateWarning; refused under ``strict``).  ``"auto"`` (or a
+        :class:`dpstats.AutoBounds`): bounds for the columns and the response
+        released privately first, from ``bounds_eps`` (docs/architecture.md,
+        "Private bounds"); in-memory data only.
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on the bounds (default 10% of
+        ``eps``, and the same share of ``delta``); the regression gets the rest.
     conf_level : float
         Level of the intervals.
     n_boot : int
@@ -118,6 +125,9 @@ def dp_lm(
             f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
             f"got {type(data).__name__}."
         )
+    bounds, args["eps"], args["delta"] = private_bounds_setup(
+        bounds, args["eps"], args["delta"], bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+    )
     door = LMDoor(formula=formula, data=data, bounds=bounds, progress=progress, **args)
     return run(
         door,
@@ -221,8 +231,9 @@ class LMDoor:
             if data_boxes is not None:
                 return data_boxes
             names = [nm for nm in mf.names if nm != INTERCEPT]
-            x_box = resolve_box(self.bounds, names, dummies=dummy_columns(mf))
-            return _with_intercept(x_box, mf.names), resolve_box(self.bounds, [mf.response])
+            bounds = declared_bounds(self.bounds, mf)
+            x_box = resolve_box(bounds, names, dummies=dummy_columns(mf))
+            return _with_intercept(x_box, mf.names), resolve_box(bounds, [mf.response])
 
         resolved = {}
 

@@ -38,7 +38,7 @@ from ..privacy.randomness import NoiseSource, RandomState, make_generator
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..validation import check_fraction, check_neighbouring
-from ._common import call_record, missing_rows_step, run
+from ._common import call_record, is_auto, missing_rows_step, run
 from .lm import check_lm_arguments, dp_lm
 
 SELECTORS = ("sis", "two_stage", "knockoff")
@@ -82,7 +82,9 @@ def dp_select_infer(
     split : float
         Share of the rows in part A (selection), 0 < split < 1; default 0.5.
     bounds : (lo, hi) or dict
-        Public bounds for the selector (sis, two_stage) and for dp_lm.
+        Public bounds for the selector (sis, two_stage) and for dp_lm, or ``"auto"``:
+        each part releases its own private bounds from its share of that part's eps
+        (docs/architecture.md, "Private bounds").
     select_args : dict, optional
         Further arguments of the selector (e.g. ``{"bounds": 3.0}`` — the row-norm
         bound of dp_knockoff).
@@ -244,7 +246,7 @@ class SelectInferDoor:
 
     def _check_part_b(self, frame: SplitFrame) -> None:
         """Bounds for every candidate and the response, and room for k terms in part B: before any spend."""
-        if self.bounds is not None:
+        if self.bounds is not None and not is_auto(self.bounds):  # private bounds: each part releases its own
             cols = frame.names + [frame.response]
             box = resolve_box(self.bounds, cols)
             values = frame.part_b[cols].to_numpy(dtype=float)
