@@ -85,6 +85,37 @@ def test_dp_sis_declared_bounds_agrees_with_the_front_door(n, d, k, assume, eps,
     _agree(predicted, se, measured)
 
 
+@pytest.mark.parametrize(
+    ("n", "d", "k", "assume", "eps", "seed"),
+    [
+        (2000, 100, 3, Assume(signals=3, strength=0.08), 20.0, 5),
+        (2000, 100, 3, Assume(signals=3, strength=0.08), 20.0, 7),
+        (1000, 50, 2, Assume(signals=2, strength=0.15), 8.0, 6),
+    ],
+)
+def test_dp_sis_auto_bounds_agrees_with_the_front_door(n, d, k, assume, eps, seed):
+    """bounds="auto": the planner's predictor (privacy share, mode, level and the bounds the
+    model puts at that level) against the front door releasing its own private bounds."""
+    predicted, se = _planned(
+        "dp_sis", "precision", n=n, p=d, k=k, eps=eps, assume=assume, bounds="auto", random_state=seed
+    )
+    rng = np.random.default_rng(1000 + seed)
+    truth = {f"x{j + 1}" for j in range(assume.signals)}
+    measured = []
+    for t in range(FRONT):
+        fit = dp.dp_sis(
+            "y ~ .",
+            data=_assume_rows(n, d, assume, rng),
+            eps=eps,
+            k=k,
+            bounds="auto",
+            random_state=seed * 10_000 + t,
+            oc_trials=0,
+        )
+        measured.append(len(truth & set(fit.selected)) / k)
+    _agree(predicted, se, measured)
+
+
 def test_dp_sis_paper_design_maxabs_agrees_with_the_front_door():
     """The DP-SIS paper's design (Fan-Lv coefficients redrawn per data set), no bounds (max-abs scaling).
 

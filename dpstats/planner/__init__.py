@@ -37,6 +37,7 @@ from ..results.plan import PlanResult
 from ..simulate import Assume
 from ..validation import check_delta, check_eps, check_fraction, check_k
 from . import core
+from .sis import auto_bounds_predictor
 from .models import FanLv, KnockoffModel, MixtureModel, knockoff_model, mixture_model, selection_model
 
 METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "vertical_glm")
@@ -45,7 +46,7 @@ BOUNDS = ("declared", "midpoint", None, "auto")
 #: method -> predictor(n=, p=, eps=, model=) -> (eps left for the analysis, the model as the analysis sees it
 #: under the private bounds (e.g. a wider bound_sds), a note for the plan).  Filled by the private-bounds
 #: feature (issue 19, "Private bounds"); a method missing here cannot plan bounds="auto" yet.
-AUTO_BOUNDS: dict[str, Callable] = {}
+AUTO_BOUNDS: dict[str, Callable] = {"dp_sis": auto_bounds_predictor}
 
 __all__ = ["plan", "assume_from_options", "METHODS", "AUTO_BOUNDS", "FanLv", "KnockoffModel", "MixtureModel"]
 

@@ -18,6 +18,10 @@ random k-subset has expected precision s/d and recall k/d.
 
 from __future__ import annotations
 
+import dataclasses
+import math
+from typing import Any
+
 import numpy as np
 from scipy.stats import norm
 
@@ -111,3 +115,33 @@ def _ledger(d: int, k: int, topk: str, score: str, n: int) -> list[dict]:
             "sensitivity": entry.sensitivity,
         }
     ]
+
+
+def auto_bounds_predictor(*, n: int, p: int, eps: float, model: Assume | FanLv) -> tuple[float, Any, str]:
+    """How dp_sis's ``bounds="auto"`` (default options) spends eps, and the bounds it will release.
+
+    The step takes ``DEFAULT_SHARE`` of eps; the mode is the front door's rule
+    (:func:`dpstats.privacy.bounds.choose_mode`) and the level L the one it can
+    resolve at this n (:func:`~dpstats.privacy.bounds.usable_level`).  Under the
+    model the variables are normal: a per-column bound (and the response's) at
+    level L sits at c = Φ⁻¹(L) sd; the pooled box bounds each row's largest of
+    p entries, whose level-L quantile is Φ⁻¹(L^{1/p}) sd.  The simulated score
+    is |xᵀy|/(c_x·c_y·sd_y) (:func:`dpstats.simulate.sis_scores`), so the model
+    the analysis sees has ``bound_sds`` = √(c_x·c_y); values clipped beyond the
+    bounds are not simulated (the prediction is optimistic when L is low).
+    """
+    from ..privacy import bounds as pb
+
+    eps_bounds = pb.DEFAULT_SHARE * eps
+    mode = "per_column" if p == 1 else pb.choose_mode(n, p, eps_bounds)
+    count = pb.mechanism_count(mode, p) + 2  # + the response's pair
+    eps_each = pb.split_budget(eps_bounds, 0.0, count)[0]
+    level = pb.usable_level(pb.DEFAULT_LEVEL, n, eps_each, pb.candidate_grid().size)
+    c_y = float(norm.ppf(level))
+    c_x = c_y if mode == "per_column" else float(norm.ppf(level ** (1.0 / p)))
+    seen = dataclasses.replace(model, bound_sds=max(math.sqrt(c_x * c_y), 0.1))
+    note = (
+        f"bounds='auto': {mode} private bounds at level {level:.3g} (x about ±{c_x:.2g} sd, y ±{c_y:.2g} sd), "
+        f"{eps_bounds:g} of eps; clipping beyond them is not simulated"
+    )
+    return eps - eps_bounds, seen, note
