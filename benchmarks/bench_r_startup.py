@@ -11,9 +11,10 @@ checkout first on ``PYTHONPATH``.  Then, in fresh processes, interleaved, ``--re
   Fan & Lv-like data frame built in R (n x d standard normal predictors, 8 nonzero coefficients,
   declared bounds, default arguments otherwise), and a second identical call;
 * the baselines: a bare R start (``Rscript -e 'library(stats)'``, wall time), a bare Python start
-  with numpy (``python -c 'import numpy'``, wall time), and, inside R,
-  ``loadNamespace("reticulate")`` alone: reticulate 1.28 loads ``Matrix``, a cost every R user of
-  reticulate pays, which dpstats cannot go below.
+  with numpy and with pandas (``python -c 'import numpy'``, ``'import pandas'``, wall time), and,
+  inside R, ``loadNamespace("reticulate")`` alone: reticulate 1.28 loads ``Matrix``, a cost every
+  R user of reticulate pays.  The table's baseline is the floor no R-to-pandas bridge goes below:
+  reticulate's load plus a Python start that imports pandas.
 
 The first call's own parts (reticulate's load, starting Python, importing dpstats' bridge, the
 call) are printed from one more instrumented run.
@@ -118,6 +119,7 @@ def measure(lib: Path, repeat: int = 5, n: int = 100, d: int = 2000) -> dict:
         timed.update(_rscript(RETICULATE, env))
         timed["r_start"] = _wall(["Rscript", "-e", "library(stats)"], env)
         timed["python_numpy"] = _wall([sys.executable, "-c", "import numpy"], env)
+        timed["python_pandas"] = _wall([sys.executable, "-c", "import pandas"], env)
         for key, value in timed.items():
             runs.setdefault(key, []).append(value)
     out = {key: statistics.median(values) for key, values in runs.items()}
@@ -127,11 +129,11 @@ def measure(lib: Path, repeat: int = 5, n: int = 100, d: int = 2000) -> dict:
 
 
 def _row(m: dict) -> dict:
-    base = m["r_start"] + m["python_numpy"]
+    base = m["reticulate"] + m["python_pandas"]
     return {
         "work": f"R: library(dpstats) + first dp_sis(), n = {m['n']}, d = {m['d']}",
         "seconds": m["together"],
-        "baseline": "Rscript -e 'library(stats)' + python -c 'import numpy'",
+        "baseline": "loadNamespace('reticulate') in R + python -c 'import pandas'",
         "baseline_seconds": base,
         "ratio": m["together"] / base,
         "target": None,
@@ -160,6 +162,7 @@ def report(m: dict) -> str:
             "baselines (same run)",
             f"  Rscript -e 'library(stats)' (wall)      {m['r_start']:.3f} s",
             f"  python -c 'import numpy' (wall)         {m['python_numpy']:.3f} s",
+            f"  python -c 'import pandas' (wall)        {m['python_pandas']:.3f} s",
             f"  loadNamespace('reticulate') inside R    {m['reticulate']:.3f} s   (reticulate 1.28 loads Matrix)",
             "one instrumented run: the first call's parts",
             f"  library {p['library']:.3f} s, reticulate {p['reticulate']:.3f} s, start Python {p['python']:.3f} s, "

@@ -133,7 +133,7 @@ def markdown_table(rows: list[dict]) -> str:
 
 
 def machine() -> str:
-    """One line: CPU model, cores, memory, OS, Python and R versions."""
+    """One line: CPU model, cores, memory, the load average (other work on the machine), OS, Python."""
     cpu = platform.processor() or platform.machine()
     try:
         text = Path("/proc/cpuinfo").read_text()
@@ -145,7 +145,11 @@ def machine() -> str:
         mem = f", {kib / 2**20:.0f} GB memory"
     except (OSError, AttributeError):
         mem = ""
-    return f"{cpu}, {os.cpu_count()} cores (shared){mem}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    load = f", load average {os.getloadavg()[0]:.1f} at the end" if hasattr(os, "getloadavg") else ""
+    return (
+        f"{cpu}, {os.cpu_count()} cores (shared){mem}{load}, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def document(rows: list[dict], command: str, when: datetime.datetime | None = None) -> str:
