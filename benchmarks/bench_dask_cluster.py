@@ -115,6 +115,37 @@ def engines_partitions(folder: Path) -> int:
     return dd.read_parquet(str(folder)).npartitions
 
 
+def rows(quick: bool = False, n_rows: int | None = None, repeat: int | None = None) -> list[dict]:
+    """The issue-18 table's Dask row (``benchmarks/bench_table.py``): the dp_sis pass with 2 worker
+    processes against 1, pyarrow limited to one thread per worker (a worker process = a core).
+
+    ``n_rows`` defaults to 10^7 (``quick``: 200 000); best of ``repeat`` (3; ``quick``: 1) after a
+    warm-up.  ``ratio`` is seconds(2 workers) / seconds(1 worker); ``speed_up`` its inverse.
+    """
+    n_rows = n_rows or (200_000 if quick else 10_000_000)
+    repeat = repeat or (1 if quick else 3)
+    folder = Path(tempfile.mkdtemp(prefix="dpstats_bench_dask_"))
+    try:
+        write_dataset(folder, n_rows)
+        one = on_cluster(folder, 1, repeat, one_thread=True)
+        two = on_cluster(folder, 2, repeat, one_thread=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if not (one["n"] == two["n"] == n_rows and one["selected"] == two["selected"]):
+        raise RuntimeError("the two clusters disagree on n or on the selection")
+    return [
+        {
+            "work": f"Dask dp_sis pass over {n_rows:,} x {COLS} Parquet, 2 worker processes",
+            "seconds": two["best"],
+            "baseline": "the same pass, 1 worker process",
+            "baseline_seconds": one["best"],
+            "ratio": two["best"] / one["best"],
+            "target": None,
+            "speed_up": one["best"] / two["best"],
+        }
+    ]
+
+
 def main(argv=None) -> None:
     import numpy as np
 

@@ -74,15 +74,45 @@ def _json(code: str, stdin: str | None = None) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def main(repeat: int = 7) -> None:
-    pandas, dpstats_, first, second, imports = [], [], [], [], []
-    for _ in range(repeat):  # interleaved, so a busy moment of the machine hits every figure alike
-        pandas.append(_wall("import pandas"))
-        dpstats_.append(_wall("import dpstats"))
+def measure(repeat: int = 7) -> dict:
+    """Every figure's ``repeat`` runs, interleaved, so a busy moment of the machine hits them alike."""
+    runs: dict[str, list] = {"pandas": [], "dpstats": [], "first": [], "second": [], "imports": []}
+    for _ in range(repeat):
+        runs["pandas"].append(_wall("import pandas"))
+        runs["dpstats"].append(_wall("import dpstats"))
         run = _json(FIRST_CALL)
-        first.append(run["first"])
-        second.append(run["second"])
-        imports.append(_json(IMPORT_ONLY, json.dumps(run["modules"]))["imports"])
+        runs["first"].append(run["first"])
+        runs["second"].append(run["second"])
+        runs["imports"].append(_json(IMPORT_ONLY, json.dumps(run["modules"]))["imports"])
+    runs["modules"] = run["modules"]
+    return runs
+
+
+def rows(quick: bool = False) -> list[dict]:
+    """The issue-18 table's row (``benchmarks/bench_table.py``): the imports of a first ``dp_knockoff``
+    call in a fresh process (target at most 0.3 s), against ``python -c 'import pandas'``; medians of
+    5 runs (``quick``: 2)."""
+    runs = measure(2 if quick else 5)
+    imports, pandas = statistics.median(runs["imports"]), statistics.median(runs["pandas"])
+    first = statistics.median(runs["first"])
+    return [
+        {
+            "work": f"dp_knockoff first call in a fresh process ({first:.2f} s): its imports",
+            "seconds": imports,
+            "baseline": "python -c 'import pandas' (a fresh process)",
+            "baseline_seconds": pandas,
+            "ratio": imports / pandas,
+            "target": None,
+            "target_seconds": 0.3,
+        }
+    ]
+
+
+def main(repeat: int = 7) -> None:
+    runs = measure(repeat)
+    pandas, dpstats_, first, second, imports = (
+        runs[k] for k in ("pandas", "dpstats", "first", "second", "imports")
+    )
     med = statistics.median
     base = _wall("pass")
     print(f"medians of {repeat} fresh processes each (python startup alone: {base:.3f} s)")
@@ -94,7 +124,7 @@ def main(repeat: int = 7) -> None:
     computing = [f - i for f, i in zip(first, imports)]
     print(
         f"  first dp_knockoff call      {med(first):.3f} s = importing {med(imports):.3f} s "
-        f"(target <= 0.3 s; {len(run['modules'])} modules) + computing {med(computing):.3f} s"
+        f"(target <= 0.3 s; {len(runs['modules'])} modules) + computing {med(computing):.3f} s"
     )
     print(f"  second dp_knockoff call     {med(second):.3f} s")
     print(f"  importing / first call      {med(imports) / med(first):.2f}")

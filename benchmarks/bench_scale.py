@@ -43,29 +43,36 @@ def row(work: str, ours: float, base_name: str, base: float, target: float | Non
     ROWS.append((work, ours, base_name, base, target))
 
 
-def bench_model_frame() -> None:
+def _count(n: int) -> str:
+    """10^6 for a power of ten, 200,000 otherwise."""
+    power = len(str(n)) - 1
+    return f"10^{power}" if n == 10**power else f"{n:,}"
+
+
+def bench_model_frame(n: int = 1_000_000) -> None:
     from dpstats.formula import model_frame
 
     rng = np.random.default_rng(0)
     cols = [f"x{j}" for j in range(50)]
-    df = pd.DataFrame(rng.standard_normal((1_000_000, 51)), columns=cols + ["y"])
+    df = pd.DataFrame(rng.standard_normal((n, 51)), columns=cols + ["y"])
     copy = best_time(lambda: df[cols].to_numpy(dtype=float, copy=True))
     view = best_time(lambda: df[cols].to_numpy())
     ours = best_time(lambda: model_frame("y ~ .", df))
-    row("model_frame 10^6 x 51 (one float64 block)", ours, "to_numpy(copy=True) of the 50 columns", copy, 2.0)
-    row("model_frame 10^6 x 51 (one float64 block)", ours, "to_numpy() (a view: reference only)", view, None)
+    size = f"{_count(n)} x 51"
+    row(f"model_frame {size} (one float64 block)", ours, "to_numpy(copy=True) of the 50 columns", copy, 2.0)
+    row(f"model_frame {size} (one float64 block)", ours, "to_numpy() (a view: reference only)", view, None)
     pieces = pd.concat([df[[c]].copy() for c in df.columns], axis=1)  # one block per column
     copy2 = best_time(lambda: pieces[cols].to_numpy(dtype=float))
     ours2 = best_time(lambda: model_frame("y ~ .", pieces))
-    row("model_frame 10^6 x 51 (a block per column)", ours2, "to_numpy() of the 50 columns", copy2, 2.0)
+    row(f"model_frame {size} (a block per column)", ours2, "to_numpy() of the 50 columns", copy2, 2.0)
 
 
-def bench_sis_front_door() -> None:
+def bench_sis_front_door(d: int = 22_283) -> None:
     import dpstats as dp
     from dpstats.privacy.topk import select_topk
 
     rng = np.random.default_rng(1)
-    n, d, k = 40, 22_283, 100
+    n, k = 40, 100
     df = pd.DataFrame(rng.standard_normal((n, d)), columns=[f"g{j}" for j in range(d)])
     df["y"] = df["g0"] - df["g1"] + rng.standard_normal(n)
     kw = dict(eps=1.0, k=k, bounds=(-6, 6), random_state=0, oc_trials=0)
@@ -76,7 +83,7 @@ def bench_sis_front_door() -> None:
 
     base = best_time(mechanism)
     ours = best_time(lambda: dp.dp_sis("y ~ .", data=df, **kw))
-    row("dp_sis front door n=40, d=22283, k=100", ours, "the private top-k alone", base, 3.0)
+    row(f"dp_sis front door n=40, d={d}, k=100", ours, "the private top-k alone", base, 3.0)
 
 
 CHILD = textwrap.dedent("""
@@ -116,17 +123,24 @@ def child(path: Path, small: Path, mode: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def bench_stream_memory(rows: int) -> list[str]:
-    from bench_engines import COLS, GROUP, write_parquet
+def stream_memory(rows: int) -> dict:
+    """Peak memory of the two streamed dp_sis children (default arguments, oc_trials=0)."""
+    from bench_engines import write_parquet
 
-    from dpstats.engines import CHUNK_ROWS, CHUNKS_IN_FLIGHT
-
-    mb = 2**20
     with tempfile.TemporaryDirectory(prefix="dpstats_bench_scale_") as tmp:
         path, small = Path(tmp) / "d.parquet", Path(tmp) / "small.parquet"
         write_parquet(path, rows)
         write_parquet(small, 5000, seed=1)
-        runs = {mode: child(path, small, mode) for mode in ("sis", "sis_no_oc")}
+        return {mode: child(path, small, mode) for mode in ("sis", "sis_no_oc")}
+
+
+def bench_stream_memory(rows: int) -> list[str]:
+    from bench_engines import COLS, GROUP
+
+    from dpstats.engines import CHUNK_ROWS, CHUNKS_IN_FLIGHT
+
+    mb = 2**20
+    runs = stream_memory(rows)
     bound = max(CHUNK_ROWS, GROUP) * (COLS + 1) * 8 * CHUNKS_IN_FLIGHT
     lines = [
         f"\nstreamed dp_sis, {rows:,} x {COLS} (+ y) Parquet, default chunks of {CHUNK_ROWS:,} rows, "
@@ -144,6 +158,30 @@ def bench_stream_memory(rows: int) -> list[str]:
             f"{'ok' if r['vmhwm'] <= 350 * mb else 'MISSED'} against 350 MB); {r['seconds']:.1f} s"
         )
     return lines
+
+
+def rows(quick: bool = False, memory: bool = True) -> list[dict]:
+    """The issue-18 table's rows measured here, for ``benchmarks/bench_table.py``.
+
+    Timed rows: ``work, seconds, baseline, baseline_seconds, ratio, target``; memory rows:
+    ``work, peak_mb, target_mb``.  ``quick``: 10^5 rows for the model frame, d = 2 000 for the
+    front door, 200 000 streamed rows.
+    """
+    ROWS.clear()
+    bench_model_frame(100_000 if quick else 1_000_000)
+    bench_sis_front_door(2_000 if quick else 22_283)
+    out = [
+        {"work": w, "seconds": t, "baseline": b, "baseline_seconds": bt, "ratio": t / bt, "target": target}
+        for w, t, b, bt, target in ROWS
+        if target is not None
+    ]
+    if memory:
+        n = 200_000 if quick else 2_000_000
+        runs = stream_memory(n)
+        for mode, label, target in (("sis", "default arguments", 350.0), ("sis_no_oc", "oc_trials=0", None)):
+            work = f"streamed dp_sis, {_count(n)} x 50 Parquet, {label}: peak resident"
+            out.append({"work": work, "peak_mb": runs[mode]["vmhwm"] / 2**20, "target_mb": target})
+    return out
 
 
 def main(argv=None) -> None:

@@ -140,6 +140,29 @@ def test_vignette_renders(rscript, rlib, tmp_path):
     assert "Error in" not in text_only
 
 
+LAZY_START = """
+library(dpstats)
+cat("AFTER-LIBRARY reticulate", isNamespaceLoaded("reticulate"), "\\n")
+fit <- dp_sis(Sepal.Length ~ ., data = iris[, 1:4], eps = 1, k = 2, bounds = c(0, 10), seed = 1)
+cat("AFTER-CALL reticulate", isNamespaceLoaded("reticulate"), "RETICULATE_PYTHON",
+    Sys.getenv("RETICULATE_PYTHON", "<unset>"), "selected", length(fit$outputs$selected), "\\n")
+"""
+
+
+def test_library_starts_nothing_and_first_call_leaves_reticulate_python_alone(rscript, rlib, tmp_path):
+    """library(dpstats) loads neither reticulate nor Python (they start on the first call); the first
+    call names the interpreter to reticulate through RETICULATE_PYTHON only while Python starts, and a
+    RETICULATE_PYTHON the user set is kept (and used)."""
+    env = _env(rlib)
+    out = _run([rscript, "-e", LAZY_START], env, tmp_path).stdout
+    assert "AFTER-LIBRARY reticulate FALSE" in out, out
+    assert "AFTER-CALL reticulate TRUE RETICULATE_PYTHON <unset> selected 2" in out, out
+    env.pop("DPSTATS_PYTHON")
+    env["RETICULATE_PYTHON"] = sys.executable
+    out = _run([rscript, "-e", LAZY_START], env, tmp_path).stdout
+    assert f"AFTER-CALL reticulate TRUE RETICULATE_PYTHON {sys.executable} selected 2" in out, out
+
+
 @pytest.mark.slow
 def test_r_cmd_check(rlib, tmp_path):
     """R CMD check: no ERROR or WARNING. NOTEs allowed, explained in r_wrapper/README.md."""

@@ -39,9 +39,6 @@ from __future__ import annotations
 
 import math
 
-from scipy.optimize import brentq
-from scipy.special import log_ndtr, ndtr
-
 from ..errors import PrivacyParameterError
 
 
@@ -92,6 +89,8 @@ def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
     >>> gaussian_delta(1.0, sigma=1e6) < 1e-12
     True
     """
+    from scipy.special import log_ndtr, ndtr  # imported here: a pure-ε call never loads scipy
+
     if not (sigma > 0):
         raise PrivacyParameterError(f"sigma must be positive, got {sigma!r}.")
     a = sensitivity / (2 * sigma)
@@ -116,6 +115,8 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, 
     >>> sigma < classic_gaussian_sigma(0.99, 1e-5)
     True
     """
+    from scipy.optimize import brentq  # imported here: a pure-ε call never loads scipy
+
     _check(eps, delta, sensitivity)
 
     def excess(sigma: float) -> float:

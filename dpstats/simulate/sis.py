@@ -31,7 +31,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from ..methods.sis import private_top_k
 from .assume import Assume
@@ -163,6 +162,8 @@ def _bartlett(p: int, dof: int, rng: np.random.Generator) -> np.ndarray:
 
 def _median_max_abs(n: int) -> float:
     """Median of max_i |N(0, 1)| over n draws: P(max ≤ m) = (2Φ(m) − 1)^n = 1/2."""
+    from scipy.stats import norm  # imported here: the default dp_sis call does not need scipy.stats
+
     return float(norm.ppf((1 + 0.5 ** (1 / n)) / 2))
 
 
