@@ -178,3 +178,22 @@ def test_closing_table_has_a_line_per_analysis(knockoff_pair):
     assert lines[0].split()[:2] == ["report", "method"] and len(lines) == 1 + len(fits)
     assert lines[1].startswith("a.html") and lines[1].rstrip().endswith(" 1")
     assert lines[2].rstrip().endswith(" 0.1") and "nothing selected" in lines[2]
+
+
+def test_lm_demo_sentence_reads_the_interval_widths_from_the_fits(tmp_path):
+    """The dp_lm demo's 'why' quotes the fits' own interval widths, and the large-n interval is the narrow one."""
+    from dpstats.demos import lm
+
+    works, fails = lm._regimes(tmp_path, quick=True).results
+    width = {
+        fit.n: float(
+            fit.tidy().set_index("term").loc["x1", "conf.high"]
+            - fit.tidy().set_index("term").loc["x1", "conf.low"]
+        )
+        for fit in (works, fails)
+    }
+    sentence = lm.why(works, fails)
+    assert f"{width[lm.WORKS_N]:.3g}" in sentence and f"{width[lm.FAILS_N]:.3g}" in sentence
+    assert width[lm.WORKS_N] < 0.1 < width[lm.FAILS_N]
+    low, high = works.tidy().set_index("term").loc["x1", ["conf.low", "conf.high"]]
+    assert low < lm.EFFECTS["x1"] < high

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ORDER = ["sis", "two_stage", "knockoff", "gmm", "felp", "vertical", "bh"]
+ORDER = ["sis", "two_stage", "knockoff", "gmm", "felp", "vertical", "lm", "bh"]
 INDEX_NAME = "index.html"
 
 
