@@ -664,10 +664,25 @@ def is_factor_dtype(dtype: Any) -> bool:
 
 
 def _factor_flags(frame: pd.DataFrame, columns: list[str]) -> dict[str, bool]:
-    """Which of ``columns`` are factors, classifying each distinct dtype once."""
-    dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
+    """Which of ``columns`` are factors, classifying each distinct dtype once.
+
+    A frame without any factor dtype (the wide numeric case) is answered from its distinct dtypes
+    alone, without a per-column lookup.
+    """
+    values = frame.dtypes.tolist()
+    if not any(is_factor_dtype(dt) for dt in _distinct_dtypes(values)):
+        return dict.fromkeys(columns, False)
+    dtypes = dict(zip(frame.columns.tolist(), values))
     by_dtype = {id(dt): is_factor_dtype(dt) for dt in {id(dt): dt for dt in dtypes.values()}.values()}
     return {c: by_dtype[id(dtypes[c])] for c in columns}
+
+
+def _distinct_dtypes(dtypes: list) -> list:
+    """The distinct dtypes of a frame, by equality (by identity if a dtype cannot be hashed)."""
+    try:
+        return list(set(dtypes))
+    except TypeError:
+        return list({id(dt): dt for dt in dtypes}.values())
 
 
 def _warn_rows_dropped(n_dropped: int, n: int, formula: str) -> None:
