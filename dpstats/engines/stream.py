@@ -17,15 +17,29 @@ formula reads: pyarrow holds the row group being read both as read from the
 file and decoded (two), and the pass holds one chunk being reduced, one
 waiting in the read-ahead slot and one being decoded, or a float64 copy of a
 chunk when XᵀX or row norms are needed or the chunk goes through pandas.  The
-statistics are p x p.  Measured (``benchmarks/bench_scale.py``): 2*10^6 x 50
-in row groups of 250 000, default chunks: 464 MiB above the warmed-up process
-against a bound of 486 MiB (the warmed-up process itself, imports and compiled
-kernels, is 293 MiB).  It does not grow with the number of rows, default options included
+statistics are p x p.  It does not grow with the number of rows, default options included
 (the operating-characteristic simulation of ``dp_sis`` draws statistics, not
 rows).  Write files with row groups of 10^5–10^6 rows
 (``pyarrow.parquet.write_table(..., row_group_size=...)``): a single row group
-of 10^7 rows is itself the unit pyarrow decodes.  ``benchmarks/bench_scale.py``
-measures the peak of a default streamed ``dp_sis`` against this bound.
+of 10^7 rows is itself the unit pyarrow decodes.
+
+Parquet with a plain numeric design and no XᵀX (``dp_sis`` on numeric columns,
+its default path) is read one column of one row group at a time: the
+response, then each design column, reduced by the compiled column kernel and
+released before the next is read.  The pass then holds
+
+    rows per row group x 8 bytes x COLUMN_ROUTE_COPIES  (= 10)
+
+whatever the number of columns: the response, the column being reduced, and
+pyarrow's compressed, dictionary and decoded buffers of the column chunk with
+its allocator's retained pages (a measured constant: 8.5 at 2.5*10^5 and
+10^6 rows per row group).  A row group with a missing or non-finite value is
+read again in chunks and stays within the first bound.  Measured
+(``benchmarks/bench_scale.py``, a 2*10^6 x 50 file in row groups of 250 000,
+default arguments): 16 MiB above the warmed-up process, 261 MiB peak in all
+(the first call of a fresh process: 260 MiB), against 745 MiB when the same
+pass read whole chunks of rows.  The warmed-up process itself (pandas,
+pyarrow, numba and its compiled kernel) is 245 MiB.
 """
 
 from __future__ import annotations
@@ -38,12 +52,20 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DataError, DataWarning
-from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .accumulate import (
+    EngineStats,
+    Transform,
+    columnwise_applies,
+    columnwise_statistics,
+    frame_statistics,
+    merge_all,
+)
 from .layout import Layout, schema_error
 
 FORMATS = ("parquet", "csv")
 CHUNK_ROWS = 100_000  # default rows per chunk
 CHUNKS_IN_FLIGHT = 5  # chunk-sized buffers alive at once (module docstring, "Memory bound")
+COLUMN_ROUTE_COPIES = 10  # column-of-a-row-group buffers alive at once on the Parquet column route
 
 
 class Stream:
@@ -221,7 +243,43 @@ class Stream:
                     bar.update(batch.num_rows)
                     yield frame_statistics(layout, batch, transform, where)
 
-            return merge_all(parts(), layout.p, transform.gram)
+            by_column = self.format == "parquet" and columnwise_applies(layout, transform)
+            chunks = self._column_parts(layout, transform, columns, bar) if by_column else parts()
+            return merge_all(chunks, layout.p, transform.gram)
+
+    def _column_parts(self, layout: Layout, transform: Transform, columns, bar) -> Iterator[EngineStats]:
+        """Parquet, plain numeric design, no XᵀX: each row group read one column at a time.
+
+        Only the response and one design column of one row group are held (module docstring,
+        "Memory bound").  A row group with a null or non-finite value, or a column that is not
+        float64, is read again in chunks by the careful route, which drops those rows.
+        """
+        import pyarrow.parquet as pq
+
+        first = self.arrow_schema()
+        names, response = layout.prototype.names, layout.prototype.response
+        for path in self.paths:
+            schema = self._file_schema(path) if path != self.paths[0] else first
+            self._check(first, schema, f"file {path.name}", columns)
+            with pq.ParquetFile(path, pre_buffer=False) as pf:
+                for i in range(pf.num_row_groups):
+                    rows = pf.metadata.row_group(i).num_rows
+
+                    def read(name, i=i, pf=pf):
+                        return pf.read_row_group(i, columns=[name], use_threads=False).column(0)
+
+                    stats = columnwise_statistics(read, names, response, rows, transform)
+                    if stats is None and rows:
+                        stats = self._careful_row_group(pf, i, layout, transform, columns, path)
+                    bar.update(rows)
+                    if stats is not None:
+                        yield stats
+
+    def _careful_row_group(self, pf, i: int, layout: Layout, transform: Transform, columns, path: Path):
+        """One row group in chunks of ``chunk_rows`` through the formula (rows with missing values dropped)."""
+        where = f"row group {i + 1} of {path.name}"
+        batches = pf.iter_batches(batch_size=self.chunk_rows, row_groups=[i], columns=columns)
+        return merge_all((frame_statistics(layout, b, transform, where) for b in batches), layout.p, False)
 
 
 def _read_ahead(items: Iterator) -> Iterator:
@@ -336,7 +394,9 @@ def stream(
     chunk_rows : int
         Rows per chunk (CSV: about that many).  Peak memory is at most
         max(chunk_rows, rows per row group) x columns read x 8 bytes x 5
-        (module docstring, "Memory bound"), whatever the number of rows.
+        (module docstring, "Memory bound"), whatever the number of rows;
+        Parquet with a plain numeric design and no XᵀX is read a column of a
+        row group at a time (rows per row group x 8 bytes x 10).
     levels : dict, optional
         Declared levels of factor (string, categorical) columns,
         ``{"g": ["a", "b", "c"]}``.  Factors without declared levels are

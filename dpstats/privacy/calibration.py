@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 
-from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from ..errors import PrivacyParameterError
@@ -116,6 +115,10 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, 
     >>> sigma < classic_gaussian_sigma(0.99, 1e-5)
     True
     """
+    from scipy.optimize import (
+        brentq,
+    )  # scipy.optimize costs 20 MB and 0.1 s: only Gaussian calibration pays it
+
     _check(eps, delta, sensitivity)
 
     def excess(sigma: float) -> float:
