@@ -27,8 +27,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import digamma, gammaln
-
 from .selector import Selector
 
 # log m above which -log(1 - U^(1/m)) is replaced by its asymptote
@@ -49,6 +47,8 @@ _ASYMPTOTE_LOG_M = 40.0
 
 @lru_cache(maxsize=4)
 def _class_log_sizes(d: int, k: int) -> np.ndarray:
+    from scipy.special import gammaln  # scipy.special: ~0.2 s to import, loaded on first use
+
     h = np.arange(k)[:, None]
     t = np.arange(k, d + 1)[None, :]
     with np.errstate(invalid="ignore"):
@@ -185,6 +185,8 @@ def class_members(h: int, t: int, k: int):
 
 def largest_class_noise(d: int, k: int) -> tuple[float, float]:
     """(log m, H_m) for the largest class: E[max of m Exp(1)] = H_m (Theorem A.3)."""
+    from scipy.special import digamma  # scipy.special: ~0.2 s to import, loaded on first use
+
     logm = float(np.max(_class_log_sizes(d, k)))
     if logm < _ASYMPTOTE_LOG_M:
         harmonic = float(digamma(np.exp(logm) + 1) + np.euler_gamma)
@@ -205,6 +207,8 @@ def log_other_subsets(d: int, k: int) -> float:
     >>> round(float(np.exp(log_other_subsets(5, 3))), 9)   # C(5, 3) − 1
     9.0
     """
+    from scipy.special import gammaln  # scipy.special: ~0.2 s to import, loaded on first use
+
     log_all = float(gammaln(d + 1) - gammaln(k + 1) - gammaln(d - k + 1))
     return log_all + float(np.log(-np.expm1(-log_all))) if log_all > 0 else -np.inf
 
