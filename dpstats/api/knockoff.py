@@ -21,7 +21,6 @@ import pandas as pd
 from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .. import engines
 from ..formula import ModelFrame, model_frame, refuse_offset
-from ..geometry import clip_rows_l2
 from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
 from ..methods.knockoff import planning as kp
@@ -32,7 +31,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics
 from ..simulate import RELEASED, Assume, describe
 from ..results.knockoff import KnockoffResult
-from ..stats import CrossProductAccumulator, chunk_rows
+from ..stats import RowClippedGram, row_clipped_gram
 from ..validation import (
     check_truth,
     check_accountant,
@@ -324,14 +323,15 @@ class _Knockoff:
         self._check_shape(mf)
         refuse_offset(mf, "dp_knockoff")
         missing_rows_step(dd, mf)
-        B = kp.row_bound(
-            pass_stats.row_norm_max if streamed else mf.X, self.bounds, None if self.nonprivate else dd
-        )
-        xtx, xty, yty, n_clipped = (
-            (pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty, pass_stats.n_rows_clipped)
-            if streamed
-            else _sufficient_statistics(mf.X, mf.y, B)
-        )
+        if streamed:
+            cross = pass_stats.cross
+            g = RowClippedGram(
+                cross.xtx, cross.xty, cross.yty, pass_stats.row_norm_max, pass_stats.n_rows_clipped
+            )
+        else:  # one pass over the rows: clipped to the declared B (none clipped when B is their largest norm)
+            g = row_clipped_gram(mf.X, mf.y, self.bounds)
+        B = kp.row_bound(g.row_norm_max, self.bounds, None if self.nonprivate else dd)
+        xtx, xty, yty, n_clipped = g.xtx, g.xty, g.yty, g.n_rows_clipped
         return _Frame(
             mf=mf, B=B, st=ko.normalise(mf.n, xtx, xty, yty, names=list(mf.names)), n_clipped=n_clipped
         )
@@ -579,20 +579,6 @@ def _validate(
 
 
 # --------------------------------------------------------------------- data
-
-
-def _sufficient_statistics(X: np.ndarray, y: np.ndarray, B: float):
-    """One chunked pass: rows clipped to norm B, then XᵀX, Xᵀy, yᵀy and the clip count."""
-    n, p = X.shape
-    acc = CrossProductAccumulator(p=p, gram=True)
-    clipped = 0
-    step = chunk_rows(p)
-    for start in range(0, n, step):
-        chunk, c = clip_rows_l2(X[start : start + step], B)
-        clipped += c
-        acc.add(chunk, y[start : start + step])
-    st = acc.result()
-    return st.xtx, st.xty, st.yty, clipped
 
 
 def _noise_table(scales: kd.Scales) -> dict[str, float]:
