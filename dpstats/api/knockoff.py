@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .. import engines
-from ..formula import ModelFrame, model_frame, refuse_offset
+from ..formula import ModelFrame, constant_columns, finish_checks, model_frame, refuse_offset
 from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
 from ..methods.knockoff import planning as kp
@@ -318,18 +318,15 @@ class _Knockoff:
                 row_norms=self.bounds is None,
                 progress=self.progress,
             )
-        else:
-            mf = model_frame(self.formula, self.data, drop_intercept=True)
-        self._check_shape(mf)
-        refuse_offset(mf, "dp_knockoff")
-        missing_rows_step(dd, mf)
-        if streamed:
             cross = pass_stats.cross
             g = RowClippedGram(
                 cross.xtx, cross.xty, cross.yty, pass_stats.row_norm_max, pass_stats.n_rows_clipped
             )
-        else:  # one pass over the rows: clipped to the declared B (none clipped when B is their largest norm)
-            g = row_clipped_gram(mf.X, mf.y, self.bounds)
+        else:
+            mf, g = _frame_and_gram(self.formula, self.data, self.bounds)
+        self._check_shape(mf)
+        refuse_offset(mf, "dp_knockoff")
+        missing_rows_step(dd, mf)
         B = kp.row_bound(g.row_norm_max, self.bounds, None if self.nonprivate else dd)
         xtx, xty, yty, n_clipped = g.xtx, g.xty, g.yty, g.n_rows_clipped
         return _Frame(
@@ -579,6 +576,24 @@ def _validate(
 
 
 # --------------------------------------------------------------------- data
+
+
+def _frame_and_gram(formula: str, data, bounds: float | None) -> tuple[ModelFrame, RowClippedGram]:
+    """The model frame and its row-clipped Gram matrix with the rows read once.
+
+    Plain numeric designs defer the scan for missing values and constant columns to the pass
+    (a non-finite value makes the Gram matrix non-finite; the frame is then rebuilt with those
+    rows dropped and counted, and the pass repeated).  Rows are clipped to the declared B, or
+    none are when B is to be their largest norm, which the pass records.
+    """
+    mf = model_frame(formula, data, drop_intercept=True, defer_checks=True)
+    with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are discarded below
+        g = row_clipped_gram(mf.X, mf.y, bounds)
+    finite = bool(np.isfinite(g.xtx).all() and np.isfinite(g.xty).all() and np.isfinite(g.yty))
+    if mf.checked or finish_checks(mf, constant_columns(mf.X), finite):
+        return mf, g
+    mf = model_frame(formula, data, drop_intercept=True)
+    return mf, row_clipped_gram(mf.X, mf.y, bounds)
 
 
 def _noise_table(scales: kd.Scales) -> dict[str, float]:

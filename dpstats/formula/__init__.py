@@ -50,6 +50,7 @@ __all__ = [
     "model_frame",
     "ModelFrame",
     "finish_checks",
+    "constant_columns",
     "refuse_offset",
     "chunk_unsafe_terms",
     "INTERCEPT",
@@ -817,15 +818,27 @@ def _positions(columns: pd.Index, order: list[str]) -> np.ndarray:
 
 
 def _check_constant(X: np.ndarray, names: list[str]) -> None:
+    raise_constant([names[j] for j in np.flatnonzero(constant_columns(X)) if names[j] != INTERCEPT])
+
+
+def constant_columns(X: np.ndarray) -> np.ndarray:
+    """Boolean mask of the columns of X whose values are all equal (for :func:`finish_checks`).
+
+    A constant column has the same value in the first, middle and last rows: only such columns
+    are scanned whole.
+
+    Examples
+    --------
+    >>> constant_columns(np.array([[1.0, 2.0], [1.0, 3.0], [1.0, 2.0]])).tolist()
+    [True, False]
+    """
+    mask = np.zeros(X.shape[1], dtype=bool)
     if X.shape[0] == 0 or X.shape[1] == 0:
-        return
-    # a constant column has the same value in the first, middle and last rows: only such columns
-    # are scanned whole
+        return mask
     candidates = np.flatnonzero((X[0] == X[-1]) & (X[0] == X[X.shape[0] // 2]))
-    if not candidates.size:
-        return
-    constant = candidates[np.ptp(X[:, candidates], axis=0) == 0]
-    raise_constant([names[j] for j in constant if names[j] != INTERCEPT])
+    if candidates.size:
+        mask[candidates[np.ptp(X[:, candidates], axis=0) == 0]] = True
+    return mask
 
 
 def raise_constant(bad: list[str]) -> None:
