@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels import HAVE_NUMBA, fused_cross, fused_cross_bounded_columns
+from ._kernels import HAVE_NUMBA, fused_cross, fused_cross_bounded_columns, one_blas_thread
 from .geometry import Box, clip_rows_l2, to_unit_interval
 
 CHUNK_BYTES = 4 * 2**20
@@ -142,6 +142,7 @@ def chunk_rows(p: int, itemsize: int = 8) -> int:
     return max(64, CHUNK_BYTES // max(1, p * itemsize))
 
 
+@one_blas_thread  # chunk-sized products: one thread is as fast, and idle BLAS threads spin
 def cross_products(
     X: np.ndarray,
     y: np.ndarray,
@@ -245,6 +246,7 @@ class RowClippedGram:
     n_rows_clipped: int
 
 
+@one_blas_thread
 def row_clipped_gram(
     X: np.ndarray, y: np.ndarray, row_bound: float | None = None, rows_per_chunk: int | None = None
 ) -> RowClippedGram:
@@ -279,7 +281,7 @@ def row_clipped_gram(
     """
     n, p = X.shape
     step = rows_per_chunk or chunk_rows(p + 1)
-    block = np.empty((min(step, n), p + 1))
+    block = np.empty((min(step, n), p + 1), order="F")  # column copies from a model frame's F-ordered X
     gram = np.zeros((p + 1, p + 1))
     sq_max, clipped = 0.0, 0
     for start in range(0, n, step):
