@@ -11,7 +11,10 @@ several runs after a warm-up), on a machine with 2 shared cores:
    a frame of separate column blocks is timed too.
 2. The ``dp_sis`` front door at n = 40, d = 22 283, k = 100, declared bounds, no simulation vs the
    mechanism alone (the private top-k of the same scores, ``canonical_lipschitz``) (target <= 3x).
-3. Peak resident memory of a default streamed ``dp_sis`` (``engines.stream(path)``, default
+3. ``dp_knockoff`` at n = 10^6, p = 50 in a warm process, with declared bounds and without, vs the
+   Gram product ``X.T @ X`` of the same design (target <= 4x); the imports of a first
+   ``dp_knockoff`` call in a fresh process (target <= 0.3 s), against the whole first call.
+4. Peak resident memory of a default streamed ``dp_sis`` (``engines.stream(path)``, default
    arguments) over a 2*10^6 x 50 Parquet file in row groups of 250 000, in child processes
    (VmHWM): the first call of a fresh process (its peak in all, target <= 350 MB), and a call
    after a warm-up (the pass alone, against the bound stated in dpstats.engines.stream: one column
@@ -99,6 +102,51 @@ def sis_front_door_row() -> dict:
     return timing_row("dp_sis front door n=40, d=22283, k=100", ours, "the private top-k alone", base, 3.0)
 
 
+def knockoff_warm_rows() -> list[dict]:
+    """``dp_knockoff`` at n = 10^6, p = 50 in a warm process vs the Gram product ``X.T @ X``."""
+    import dpstats as dp
+
+    rng = np.random.default_rng(2)
+    n, p = 1_000_000, 50
+    X = rng.standard_normal((n, p))
+    df = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(p)])
+    df["y"] = X[:, :5] @ np.full(5, 0.5) + rng.standard_normal(n)
+    kw = dict(eps=2.0, delta=1e-7, fdr=0.2, random_state=1, oc_trials=0)
+    declared = dict(bounds=12.0, sigma=1.0, beta_norm=2.5, c_min=0.9 * n**0.5, lambda_min=0.5)
+    gram = best_time(lambda: X.T @ X, repeat=3)
+    ours = best_time(lambda: dp.dp_knockoff("y ~ .", data=df, **declared, **kw), repeat=3)
+    free = best_time(lambda: dp.dp_knockoff("y ~ .", data=df, sigma=1.0, **kw), repeat=3)
+    base = "the Gram product X.T @ X"
+    return [
+        timing_row("dp_knockoff n=10^6, p=50, declared bounds", ours, base, gram, 4.0),
+        timing_row("dp_knockoff n=10^6, p=50, no bounds (B from data)", free, base, gram, 4.0),
+    ]
+
+
+def knockoff_first_call_row(repeat: int = 5) -> dict:
+    """The imports of a first ``dp_knockoff`` call in a fresh process (benchmarks/bench_import.py's
+    method: the modules the call loads, imported alone in another fresh process), medians."""
+    import json
+    import statistics
+
+    from bench_import import FIRST_CALL, IMPORT_ONLY, _json
+
+    first, imports = [], []
+    for _ in range(repeat):
+        run = _json(FIRST_CALL)
+        first.append(run["first"])
+        imports.append(_json(IMPORT_ONLY, json.dumps(run["modules"]))["imports"])
+    row = timing_row(
+        "dp_knockoff first call, fresh process: imports",
+        statistics.median(imports),
+        "the whole first call (n=20000, p=50)",
+        statistics.median(first),
+        None,
+    )
+    row["target_seconds"] = 0.3
+    return row
+
+
 CHILD = textwrap.dedent("""
     import json, resource, sys, time, warnings
     warnings.simplefilter("ignore")
@@ -175,7 +223,7 @@ def stream_memory_rows(rows: int = 2_000_000) -> list[dict]:
 
 def rows(memory: bool = True, rows_memory: int = 2_000_000) -> list[dict]:
     """Every row of this benchmark (for benchmarks/bench_table.py)."""
-    out = model_frame_rows() + [sis_front_door_row()]
+    out = model_frame_rows() + [sis_front_door_row()] + knockoff_warm_rows() + [knockoff_first_call_row()]
     return out + (stream_memory_rows(rows_memory) if memory else [])
 
 
@@ -184,6 +232,9 @@ def print_rows(table: list[dict]) -> None:
     for r in (r for r in table if "ratio" in r):
         goal = "-" if r["target"] is None else f"<={r['target']:g}"
         flag = "" if r["target"] is None else "ok" if r["ratio"] <= r["target"] else "MISSED"
+        if "target_seconds" in r:
+            ok = r["seconds"] <= r["target_seconds"]
+            flag = f"{r['seconds']:.3f} s <= {r['target_seconds']:g} s: {'ok' if ok else 'MISSED'}"
         print(
             f"{r['work']:42s} {r['seconds']:8.4f}   {r['baseline']:40s} {r['baseline_seconds']:8.4f} "
             f"{r['ratio']:7.2f} {goal:>7s} {flag}"
