@@ -126,7 +126,7 @@ def log_normal_cdf(x: float) -> float:
     Examples
     --------
     >>> round(log_normal_cdf(-50.0), 6)
-    -1254.831212
+    -1254.831361
     """
     if x > 0:
         return math.log1p(-normal_cdf(-x))
