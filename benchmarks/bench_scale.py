@@ -190,13 +190,14 @@ def stream_memory_rows(rows: int = 2_000_000) -> list[dict]:
     from bench_engines import COLS, GROUP, write_parquet
 
     from dpstats.engines import CHUNK_ROWS, COLUMN_ROUTE_COPIES
+    from dpstats.engines.stream import COLUMN_GROUP_BYTES
 
     with tempfile.TemporaryDirectory(prefix="dpstats_bench_scale_") as tmp:
         path, small = Path(tmp) / "d.parquet", Path(tmp) / "small.parquet"
         write_parquet(path, rows)
         write_parquet(small, 5000, seed=1)
         runs = {mode: child(path, small, mode) for mode in ("cold", "sis", "sis_no_oc")}
-    bound = GROUP * 8 * COLUMN_ROUTE_COPIES  # dpstats.engines.stream, "Memory bound": columns of a row group
+    bound = max(GROUP * 8, COLUMN_GROUP_BYTES) * COLUMN_ROUTE_COPIES  # dpstats.engines.stream, "Memory bound"
     out = []
     for mode, label in (
         ("cold", "default arguments, first call of a fresh process"),

@@ -7,6 +7,7 @@ differ between summation orders by far less), selections and counts exactly.
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -357,22 +358,24 @@ def _plain_parquet_with_gaps(folder, rng) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("formula", ["y ~ .", "y ~ . - x5", "~ x1 + x2 + x4"])
-def test_parquet_plain_design_read_one_column_at_a_time(tmp_path, monkeypatch, formula):
-    """Parquet, plain numeric design, no XᵀX: every complete row group is read one column at a time
-    (memory follows one column, not the row group; a removed variable takes the chunked route), and rows with a missing or non-finite value in
+def test_parquet_plain_design_read_a_few_columns_at_a_time(tmp_path, monkeypatch, formula):
+    """Parquet, plain numeric design, no XᵀX: every complete row group is read a few columns at a time
+    (memory follows a group of columns, not the row group; a removed variable takes the chunked route), and rows with a missing or non-finite value in
     any used variable are dropped as R's na.omit does.  Oracle: numpy on the complete rows."""
     import pyarrow.parquet as pq
 
     from dpstats.geometry import resolve_box
 
     df = _plain_parquet_with_gaps(tmp_path / "parts", np.random.default_rng(11))
+    monkeypatch.setattr(sys.modules["dpstats.engines.stream"], "COLUMN_GROUP_BYTES", 8000)
     reads = []
     read_row_group = pq.ParquetFile.read_row_group
     monkeypatch.setattr(
         pq.ParquetFile,
         "read_row_group",
         lambda self, i, columns=None, **kw: (
-            reads.append(list(columns)) or read_row_group(self, i, columns, **kw)
+            reads.append((len(columns), self.metadata.row_group(i).num_rows))
+            or read_row_group(self, i, columns, **kw)
         ),
     )
     one_sided = formula.startswith("~")
@@ -392,8 +395,8 @@ def test_parquet_plain_design_read_one_column_at_a_time(tmp_path, monkeypatch, f
         )
     if formula == "y ~ . - x5":  # a removed variable's missing values drop rows: the careful route
         assert not reads
-    else:
-        assert reads and all(len(cols) == 1 for cols in reads)
+    else:  # groups of COLUMN_GROUP_BYTES = 8000 bytes (2 columns of a 500-row group), or one column
+        assert reads and all(width * rows * 8 <= max(8000, rows * 8) for width, rows in reads), reads
     keep = np.isfinite(df[used].to_numpy()).all(axis=1)
     X = np.clip(df.loc[keep, design].to_numpy() / 6, -1, 1)
     y = np.clip(df.loc[keep, lhs].to_numpy() / 6, -1, 1) if lhs else np.zeros(keep.sum())

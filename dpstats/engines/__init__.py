@@ -12,8 +12,8 @@ interface, three engines:
     Streaming: Parquet or CSV files read with pyarrow in chunks, memory bounded
     by the chunk size: at most rows x columns x 8 bytes x 5 chunks in flight
     (rows = max(chunk_rows, Parquet row-group rows); :func:`stream`); Parquet
-    with a plain numeric design and no XᵀX is read one column of a row group at
-    a time (row-group rows x 8 bytes x 10).  A bare path is *not* accepted as data:
+    with a plain numeric design and no XᵀX is read by columns of a row group,
+    2 MiB or one column at a time (max(row-group rows x 8 bytes, 2 MiB) x 10).  A bare path is *not* accepted as data:
     the ``stream()`` call is where chunk size and factor levels are declared.
 ``data=<dask DataFrame>`` or ``data=dpstats.engines.on_dask(df, client=client)``
     Dask: one task per partition on a ``distributed`` cluster or the local

@@ -40,9 +40,10 @@ def column_statistics(
     out = np.empty((p, 6))
     use_box = x_box is not None
     _column = column_kernel()
+    center = x_box.center if use_box else np.zeros(p)
+    halfwidth = x_box.halfwidth if use_box else np.ones(p)
     for j, x in enumerate(columns):
-        mid = float(x_box.center[j]) if use_box else 0.0
-        half = float(x_box.halfwidth[j]) if use_box else 1.0
+        mid, half = float(center[j]), float(halfwidth[j])
         out[j] = _column(x, y, mid, half, use_box)
     lo, hi = out[:, 3].copy(), out[:, 4].copy()
     maxabs = maxabs_from_range(lo, hi, x_box)

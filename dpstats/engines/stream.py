@@ -31,11 +31,13 @@ its default path) is read one column of one row group at a time: the
 response, then each design column, reduced by the compiled column kernel and
 released before the next is read.  The pass then holds
 
-    rows per row group x 8 bytes x COLUMN_ROUTE_COPIES  (= 10)
+    max(rows per row group x 8 bytes, COLUMN_GROUP_BYTES) x COLUMN_ROUTE_COPIES  (= 10)
 
-whatever the number of columns: the response, the column being reduced, and
-pyarrow's compressed, dictionary and decoded buffers of the column chunk with
-its allocator's retained pages (a measured constant: 8 at 2.5*10^5 and 9
+whatever the number of columns: columns are read in groups of
+``COLUMN_GROUP_BYTES`` (2 MiB; one column when a column is longer), and the
+pass holds the response, the group being reduced, and pyarrow's compressed,
+dictionary and decoded buffers of its column chunks with its allocator's
+retained pages (a measured constant: 8 at 2.5*10^5 and 9
 at 10^6 rows per row group).  A row group with a missing or non-finite value is
 read again in chunks and stays within the first bound.  Measured
 (``benchmarks/bench_scale.py``, a 2*10^6 x 50 file in row groups of 250 000,
@@ -68,7 +70,10 @@ from .layout import Layout, schema_error
 FORMATS = ("parquet", "csv")
 CHUNK_ROWS = 100_000  # default rows per chunk
 CHUNKS_IN_FLIGHT = 5  # chunk-sized buffers alive at once (module docstring, "Memory bound")
-COLUMN_ROUTE_COPIES = 10  # column-of-a-row-group buffers alive at once on the Parquet column route
+COLUMN_ROUTE_COPIES = 10  # column-group buffers alive at once on the Parquet column route
+COLUMN_GROUP_BYTES = (
+    2**21
+)  # the column route reads this many bytes of columns at a time (at least one column)
 
 
 class Stream:
@@ -203,8 +208,9 @@ class Stream:
     def _check(first, schema, where: str, columns) -> None:
         want = list(first.names) if columns is None else list(columns)
         have = list(schema.names)
-        missing = [c for c in want if c not in have]
-        extra = [c for c in have if c not in want] if columns is None else []
+        have_set, want_set = set(have), set(want)  # wide files: 10^4 names, no quadratic scan
+        missing = [c for c in want if c not in have_set]
+        extra = [c for c in have if c not in want_set] if columns is None else []
         if missing or extra:
             raise schema_error(where, missing=missing, extra=extra)
         changed = [
@@ -267,10 +273,7 @@ class Stream:
             with pq.ParquetFile(path, pre_buffer=False) as pf:
                 for i in range(pf.num_row_groups):
                     rows = pf.metadata.row_group(i).num_rows
-
-                    def read(name, i=i, pf=pf):
-                        return pf.read_row_group(i, columns=[name], use_threads=False).column(0)
-
+                    read = _ColumnGroups(pf, i, ([response] if response else []) + names, rows)
                     stats = columnwise_statistics(read, names, response, rows, transform)
                     if stats is None and rows:
                         stats = self._careful_row_group(pf, i, layout, transform, columns, path)
@@ -283,6 +286,29 @@ class Stream:
         where = f"row group {i + 1} of {path.name}"
         batches = pf.iter_batches(batch_size=self.chunk_rows, row_groups=[i], columns=columns)
         return merge_all((frame_statistics(layout, b, transform, where) for b in batches), layout.p, False)
+
+
+class _ColumnGroups:
+    """Columns of one Parquet row group, read in the order they are asked for, a group of
+    ``COLUMN_GROUP_BYTES`` at a time (at least one column), each released once handed out.
+
+    Narrow row groups of many columns are read in few calls (one call per column costs about
+    60 µs of pyarrow's own work); long ones one column at a time.
+    """
+
+    def __init__(self, pf, index: int, order: list[str], rows: int) -> None:
+        self.pf, self.index, self.order = pf, index, order
+        self.position = {name: j for j, name in enumerate(order)}
+        self.width = max(1, COLUMN_GROUP_BYTES // max(1, 8 * rows))
+        self.held: dict = {}
+
+    def __call__(self, name: str):
+        if name not in self.held:
+            start = self.position[name]
+            group = self.order[start : start + self.width]
+            table = self.pf.read_row_group(self.index, columns=group, use_threads=False)
+            self.held = {c: table.column(c) for c in group}
+        return self.held.pop(name)
 
 
 def _read_ahead(items: Iterator) -> Iterator:
@@ -398,8 +424,9 @@ def stream(
         Rows per chunk (CSV: about that many).  Peak memory is at most
         max(chunk_rows, rows per row group) x columns read x 8 bytes x 5
         (module docstring, "Memory bound"), whatever the number of rows;
-        Parquet with a plain numeric design and no XᵀX is read a column of a
-        row group at a time (rows per row group x 8 bytes x 10).
+        Parquet with a plain numeric design and no XᵀX is read by columns of a
+        row group, 2 MiB or one column at a time (max(rows per row group x 8
+        bytes, 2 MiB) x 10).
     levels : dict, optional
         Declared levels of factor (string, categorical) columns,
         ``{"g": ["a", "b", "c"]}``.  Factors without declared levels are
