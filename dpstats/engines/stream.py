@@ -41,10 +41,10 @@ retained pages (a measured constant: 8 at 2.5*10^5 and 9
 at 10^6 rows per row group).  A row group with a missing or non-finite value is
 read again in chunks and stays within the first bound.  Measured
 (``benchmarks/bench_scale.py``, a 2*10^6 x 50 file in row groups of 250 000,
-default arguments): 16 MiB above the warmed-up process, 261 MiB peak in all
-(the first call of a fresh process: 257-264 MiB), against 745 MiB when the
-same pass read whole chunks of rows.  The warmed-up process itself (pandas,
-pyarrow, numba and its compiled kernel) is 245 MiB.
+default arguments): 8-16 MiB above the warmed-up process, 261 MiB peak in
+all (the first call of a fresh process: 256-264 MiB), against 745 MiB when
+the same pass read whole chunks of rows.  The warmed-up process itself
+(pandas, pyarrow, numba and its compiled kernel) is 245-253 MiB.
 """
 
 from __future__ import annotations
