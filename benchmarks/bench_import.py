@@ -88,26 +88,6 @@ def measure(repeat: int = 7) -> dict:
     return runs
 
 
-def rows(quick: bool = False) -> list[dict]:
-    """The issue-18 table's row (``benchmarks/bench_table.py``): the imports of a first ``dp_knockoff``
-    call in a fresh process (target at most 0.3 s), against ``python -c 'import pandas'``; medians of
-    5 runs (``quick``: 2)."""
-    runs = measure(2 if quick else 5)
-    imports, pandas = statistics.median(runs["imports"]), statistics.median(runs["pandas"])
-    first = statistics.median(runs["first"])
-    return [
-        {
-            "work": f"dp_knockoff first call in a fresh process ({first:.2f} s): its imports",
-            "seconds": imports,
-            "baseline": "python -c 'import pandas' (a fresh process)",
-            "baseline_seconds": pandas,
-            "ratio": imports / pandas,
-            "target": None,
-            "target_seconds": 0.3,
-        }
-    ]
-
-
 def main(repeat: int = 7) -> None:
     runs = measure(repeat)
     pandas, dpstats_, first, second, imports = (

@@ -13,18 +13,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import warnings
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 
 import dpstats as dp
 from dpstats.api.knockoff import FIGURE1_NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _timing import best_time  # noqa: E402
 
 
 def main(trials: int = 250) -> None:
@@ -61,42 +56,6 @@ def main(trials: int = 250) -> None:
             f"  n = {n:>7}: materialised {t['materialise'] * 1e3:8.1f} ms, shortcut "
             f"{t['shortcut'] * 1e3:6.2f} ms, ratio {t['materialise'] / t['shortcut']:7.0f}x"
         )
-
-
-def rows(quick: bool = False) -> list[dict]:
-    """The issue-18 table's row: a warm ``dp_knockoff`` at n = 10^6, p = 50 against ``X.T @ X``.
-
-    For ``benchmarks/bench_table.py`` (keys ``work, seconds, baseline, baseline_seconds, ratio,
-    target``); the Gram product of the same 50 columns is the baseline, best of 5 after a warm-up,
-    like the front door, with declared bounds (``bounds=30``, ``sigma=1``) and without (the
-    data-dependent steps, reference only).  ``quick``: n = 10^5.
-    """
-    n, p = (100_000 if quick else 1_000_000), 50
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((n, p))
-    df = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(p)])
-    df["y"] = X[:, :4] @ np.full(4, 1.0) + rng.standard_normal(n)
-    gram = best_time(lambda: X.T @ X, repeat=5)
-    kw = dict(eps=2.0, delta=1e-5, fdr=0.2, random_state=1)
-    out = []
-    for label, extra, target in (
-        ("declared bounds", dict(bounds=30.0, sigma=1.0), 4.0),
-        ("no bounds", {}, None),
-    ):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # without bounds: NonPrivateWarning, expected here
-            ours = best_time(lambda extra=extra: dp.dp_knockoff("y ~ .", data=df, **kw, **extra), repeat=5)
-        out.append(
-            {
-                "work": f"dp_knockoff n = {n:,}, p = {p}, warm process, {label}",
-                "seconds": ours,
-                "baseline": "X.T @ X of the same columns",
-                "baseline_seconds": gram,
-                "ratio": ours / gram,
-                "target": target,
-            }
-        )
-    return out
 
 
 if __name__ == "__main__":

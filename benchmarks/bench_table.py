@@ -11,8 +11,8 @@ section    rows
 =========  ======================================================================================
 scale      ``model_frame`` vs ``to_numpy``; ``dp_sis`` front door vs the mechanism; streamed
            ``dp_sis`` peak memory (``bench_scale.py``)
-knockoff   ``dp_knockoff`` in a warm process vs ``X.T @ X`` (``bench_knockoff.py``)
-import     the imports of a first ``dp_knockoff`` call (``bench_import.py``)
+knockoff   ``dp_knockoff`` in a warm process vs ``X.T @ X`` (``bench_scale.py``)
+import     the imports of a first ``dp_knockoff`` call (``bench_scale.py``, measured as ``bench_import.py`` does)
 r          ``library(dpstats)`` + the first ``dp_sis()`` from R (``bench_r_startup.py``)
 dask       the Dask pass with 2 worker processes vs 1 (``bench_dask_cluster.py``)
 =========  ======================================================================================
@@ -47,18 +47,19 @@ sys.path.insert(0, str(HERE))
 
 def _section_rows(name: str, quick: bool, dask_rows: int | None) -> list[dict]:
     """The rows of one section, from the benchmark module that owns them (imported when asked)."""
-    if name == "scale":
+    if name in ("scale", "knockoff", "import"):
         import bench_scale
 
-        return bench_scale.rows(quick=quick)
-    if name == "knockoff":
-        import bench_knockoff
-
-        return bench_knockoff.rows(quick=quick)
-    if name == "import":
-        import bench_import
-
-        return bench_import.rows(quick=quick)
+        if name == "scale":
+            memory_rows = 400_000 if quick else 2_000_000
+            return (
+                bench_scale.model_frame_rows()
+                + [bench_scale.sis_front_door_row()]
+                + bench_scale.stream_memory_rows(memory_rows)
+            )
+        if name == "knockoff":
+            return bench_scale.knockoff_warm_rows()
+        return [bench_scale.knockoff_first_call_row(repeat=2 if quick else 5)]
     if name == "r":
         import bench_r_startup
 

@@ -10,12 +10,13 @@ Engines for data that does not fit in memory feed the same accumulator
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels import HAVE_NUMBA, fused_cross, fused_cross_bounded_columns
-from .geometry import Box, to_unit_interval
+from ._kernels import HAVE_NUMBA, fused_cross, fused_cross_bounded_columns, one_blas_thread
+from .geometry import Box, clip_rows_l2, to_unit_interval
 
 CHUNK_BYTES = 4 * 2**20
 # Inputs with at least this many values use the fused one-pass kernel.
@@ -141,6 +142,7 @@ def chunk_rows(p: int, itemsize: int = 8) -> int:
     return max(64, CHUNK_BYTES // max(1, p * itemsize))
 
 
+@one_blas_thread  # chunk-sized products: one thread is as fast, and idle BLAS threads spin
 def cross_products(
     X: np.ndarray,
     y: np.ndarray,
@@ -227,3 +229,81 @@ def maxabs_from_range(lo: np.ndarray, hi: np.ndarray, box: Box | None) -> np.nda
     lo_t = np.clip((lo - box.center) / box.halfwidth, -1, 1)
     hi_t = np.clip((hi - box.center) / box.halfwidth, -1, 1)
     return np.maximum(np.abs(lo_t), np.abs(hi_t))
+
+
+@dataclass
+class RowClippedGram:
+    """[X y]ᵀ[X y] of the rows of X scaled onto an l2 ball, with what the pass counted.
+
+    ``row_norm_max`` is the largest row norm of X before scaling; ``n_rows_clipped``
+    the rows scaled (neither is private).
+    """
+
+    xtx: np.ndarray
+    xty: np.ndarray
+    yty: float
+    row_norm_max: float
+    n_rows_clipped: int
+
+
+@one_blas_thread
+def row_clipped_gram(
+    X: np.ndarray, y: np.ndarray, row_bound: float | None = None, rows_per_chunk: int | None = None
+) -> RowClippedGram:
+    """XᵀX, Xᵀy and yᵀy of the rows of X clipped to l2 norm ``row_bound``, in one pass over the rows.
+
+    Each chunk of rows is copied once, next to its y, into a cache-sized block Z = [X y];
+    rows of X with norm above ``row_bound`` are scaled back onto the ball in that block
+    (:func:`dpstats.geometry.clip_rows_l2`'s rule), and one product Zᵀ Z gives the three
+    statistics.  The largest row norm is recorded in the same pass, so without a bound
+    (``row_bound=None``: nothing is clipped) the caller can take it as the bound.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        Finite values (a model frame's design).
+    y : ndarray of shape (n,)
+    row_bound : float, optional
+        The radius B of the ball (the knockoff filter's Assumption 3).
+    rows_per_chunk : int, optional
+        Default: a block of about ``CHUNK_BYTES``.
+
+    Returns
+    -------
+    RowClippedGram
+
+    Examples
+    --------
+    >>> X = np.array([[3.0, 4.0], [0.3, 0.4]]); y = np.array([1.0, 2.0])
+    >>> g = row_clipped_gram(X, y, row_bound=1.0)
+    >>> g.xtx.round(4).tolist(), g.row_norm_max, g.n_rows_clipped
+    ([[0.45, 0.6], [0.6, 0.8]], 5.0, 1)
+    """
+    n, p = X.shape
+    step = rows_per_chunk or chunk_rows(p + 1)
+    block = np.empty((min(step, n), p + 1), order="F")  # column copies from a model frame's F-ordered X
+    gram = np.zeros((p + 1, p + 1))
+    sq_max, clipped = 0.0, 0
+    for start in range(0, n, step):
+        Z = block[: min(step, n - start)]
+        x = Z[:, :p]
+        x[...] = X[start : start + step]
+        Z[:, p] = y[start : start + step]
+        with np.errstate(over="ignore"):
+            sq = np.einsum("ij,ij->i", x, x)
+        if sq.size:
+            sq_max = max(sq_max, float(sq.max()))
+        if row_bound is not None and (over := sq > row_bound * row_bound).any():
+            if np.isinf(sq).any():  # squares overflow: the careful rule of clip_rows_l2
+                x[...], _ = clip_rows_l2(x, row_bound)
+            else:
+                x[over] *= (row_bound / np.sqrt(sq[over]))[:, None]
+            clipped += int(over.sum())
+        gram += Z.T @ Z
+    return RowClippedGram(
+        xtx=gram[:p, :p].copy(),
+        xty=gram[:p, p].copy(),
+        yty=float(gram[p, p]),
+        row_norm_max=math.sqrt(sq_max),
+        n_rows_clipped=clipped,
+    )

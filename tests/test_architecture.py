@@ -63,3 +63,31 @@ def test_lazy_public_names_resolve():
         assert getattr(dpstats, name) is not None, name
     assert callable(dpstats.report)  # the function, not the module dpstats.report
     assert dpstats.datasets.fan_lv is not None and dpstats.Accountant(eps=1.0).remaining_eps == 1.0
+
+
+FIRST_CALLS = """
+import json, sys, warnings
+import numpy as np, pandas as pd
+import dpstats as dp
+warnings.simplefilter("ignore")
+rng = np.random.default_rng(0)
+X = rng.standard_normal((20000, 50))
+df = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(50)])
+df["y"] = X[:, :4].sum(axis=1) + rng.standard_normal(20000)
+dp.dp_knockoff("y ~ .", data=df, eps=2.0, delta=1e-5, fdr=0.2, bounds=30.0, sigma=1.0, random_state=1)
+after_knockoff = sorted({m.split(".")[0] for m in sys.modules} & {"scipy", "numba", "sklearn", "statsmodels"})
+dp.dp_sis("y ~ .", data=df, eps=2.0, k=3, bounds=(-5, 5), random_state=1)
+after_sis = sorted(m for m in ("scipy.optimize", "scipy.stats", "numba") if m in sys.modules)
+print(json.dumps({"knockoff": after_knockoff, "sis": after_sis}))
+"""
+
+
+def test_first_calls_load_no_heavy_scipy_module():
+    """A first dp_knockoff call (declared bounds, Method II, analytic Gaussian calibration) loads no
+    scipy, numba, sklearn or statsmodels; a default dp_sis after it neither scipy.optimize nor
+    scipy.stats (benchmarks/bench_import.py times what they do load)."""
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_CALLS], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert seen == {"knockoff": [], "sis": []}, f"first calls loaded {seen}: make them lazy"

@@ -392,3 +392,36 @@ def test_plan_is_computed_before_noise_and_matches_the_charged_ledger():
         fit.privacy.notes,
     )
     assert (pl.eps, pl.delta) == (fit.privacy.eps, fit.privacy.delta)
+
+
+@pytest.mark.parametrize("y_hole", [False, True])
+@pytest.mark.parametrize("bounds", [6.0, None])
+def test_rows_with_missing_values_are_dropped_after_the_one_pass(bounds, y_hole):
+    """The in-memory frame reads the rows once and finds non-finite values in X from the statistics
+    (in y before the pass); then it drops those rows as R's na.omit does.  Oracle: the same call on
+    the complete rows."""
+    from dpstats.errors import DataWarning
+
+    df = _frame(n=3000, p=30, seed=8)
+    holes = df.copy()
+    holes.loc[[5, 700], "x3"] = np.nan
+    holes.loc[1500, "x7"] = np.inf
+    if y_hole:
+        holes.loc[2999, "y"] = np.nan
+    kw = dict(eps=4.0, delta=1e-4, fdr=0.2, bounds=bounds, sigma=1.0, random_state=3, oc_trials=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonPrivateWarning)  # bounds=None: B from the data, warned
+        with pytest.warns(DataWarning, match=f"{3 + y_hole} of 3000 rows dropped"):
+            fit = dp.dp_knockoff("y ~ .", data=holes, **kw)
+        ref = dp.dp_knockoff("y ~ .", data=holes.dropna().replace(np.inf, np.nan).dropna(), **kw)
+    assert fit.n == ref.n == 2997 - y_hole
+    np.testing.assert_allclose(fit.W, ref.W, rtol=1e-10)
+    assert fit.selected == ref.selected
+
+
+def test_constant_column_is_refused_after_the_one_pass():
+    from dpstats.errors import DataError
+
+    df = _frame(n=2000, p=30, seed=9).assign(x4=2.5)
+    with pytest.raises(DataError, match="x4"):
+        dp.dp_knockoff("y ~ .", data=df, eps=4.0, delta=1e-4, bounds=6.0, sigma=1.0, random_state=1)

@@ -132,6 +132,41 @@ def test_calibrate_gaussian_is_classic_below_one_and_analytic_above():
     assert calibrate_gaussian(math.inf, 1e-5, 2.0) == (0.0, "none (eps = inf)")
 
 
+def test_normal_cdf_and_its_log_equal_scipy():
+    """Oracle: scipy.special.ndtr and log_ndtr, on a grid through both tails and the switch points."""
+    from scipy.special import log_ndtr, ndtr
+
+    from dpstats.privacy.calibration import log_normal_cdf, normal_cdf
+
+    xs = np.concatenate([np.linspace(-80, 12, 9201), [-37.0, -37.0 - 1e-9, -36.9, -1e-12, 0.0, 1e-12]])
+    for x in xs:
+        if x > -37:
+            assert normal_cdf(x) == pytest.approx(ndtr(x), rel=1e-13, abs=0), x
+        assert log_normal_cdf(x) == pytest.approx(log_ndtr(x), rel=1e-13, abs=1e-300), x
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.5, 1.0, 3.0, 10.0, 50.0])
+@pytest.mark.parametrize("delta", [0.3, 1e-3, 1e-6, 1e-12])
+def test_analytic_gaussian_sigma_equals_brent_on_scipy(eps, delta):
+    """Oracle: the same condition (Balle & Wang 2018, Theorem 8) through scipy's ndtr/log_ndtr and
+    Brent's method; the bisection's sigma agrees to 1e-12 relative and is feasible there too."""
+    from scipy.optimize import brentq
+    from scipy.special import log_ndtr, ndtr
+
+    from dpstats.privacy.calibration import analytic_gaussian_sigma
+
+    def excess(sigma, sens):
+        a, b = sens / (2 * sigma), eps * sigma / sens
+        return float(ndtr(a - b)) - math.exp(eps + float(log_ndtr(-a - b))) - delta
+
+    for sens in (0.2, 1.0, 40.0):
+        lo, hi = sens * 1e-6, sens * 1e6
+        root = brentq(excess, lo, hi, args=(sens,), xtol=1e-15 * sens, rtol=1e-15)
+        ours = analytic_gaussian_sigma(eps, delta, sens)
+        assert ours == pytest.approx(root, rel=1e-11)
+        assert excess(ours, sens) <= 0
+
+
 def test_make_generator_validates():
     assert make_generator(None)[1] is False
     with pytest.raises(PrivacyParameterError):

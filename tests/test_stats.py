@@ -76,3 +76,28 @@ def test_constant_columns_found_in_the_statistics_pass(big):
     with pytest.raises(dp.DataError, match="x20"):
         dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-5, 5), accountant=acc)
     assert acc.charges == []
+
+
+@pytest.mark.parametrize("rows_per_chunk", [None, 7])
+def test_row_clipped_gram_equals_clipped_products(rows_per_chunk):
+    """Oracle: the rows scaled onto the ball by hand, then XᵀX, Xᵀy, yᵀy with numpy; a row whose
+    squared norm overflows lands on the ball too (scaled by its largest entry first)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(103, 6)) * rng.uniform(0.2, 3.0, size=(103, 1))
+    X[50] = [1e200, -1e200, 0, 0, 1e199, 0]
+    y = rng.normal(size=103)
+    B = 4.0
+    top = np.abs(X).max(axis=1, keepdims=True)
+    norms = np.linalg.norm(X / top, axis=1) * top[:, 0]  # without overflow
+    Xc = np.where((norms > B)[:, None], X / top / np.linalg.norm(X / top, axis=1, keepdims=True) * B, X)
+    g = st.row_clipped_gram(X, y, B, rows_per_chunk=rows_per_chunk)
+    np.testing.assert_allclose(g.xtx, Xc.T @ Xc, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g.xty, Xc.T @ y, rtol=1e-12, atol=1e-12)
+    assert g.yty == pytest.approx(float(y @ y), rel=1e-13)
+    assert g.n_rows_clipped == int((norms > B).sum()) > 1
+    assert np.isinf(g.row_norm_max)  # the overflowing row: its squared norm is not a double
+    X[50] = 0.5
+    free = st.row_clipped_gram(X, y, None, rows_per_chunk=rows_per_chunk)
+    np.testing.assert_allclose(free.xtx, X.T @ X, rtol=1e-12)
+    assert free.n_rows_clipped == 0
+    assert free.row_norm_max == pytest.approx(np.linalg.norm(X, axis=1).max(), rel=1e-13)

@@ -13,6 +13,7 @@ from dpstats.privacy.topk import (
     class_log_sizes,
     exact_recovery_bound,
     largest_class_noise,
+    log_other_subsets,
     max_exponential_noise,
 )
 
@@ -110,6 +111,19 @@ def test_large_gap_recovers_exact_top_k_and_bound_is_valid():
         [canonical_lipschitz(scores, 5, 2.0, rng).tolist() == [0, 1, 2, 3, 4] for _ in range(2000)]
     )
     assert hits >= exact_recovery_bound(np.array([gap]), 50, 5, 2.0)[0] - 0.03
+
+
+@pytest.mark.parametrize("d, k", [(2, 1), (5, 3), (7, 3), (10, 9), (60, 5), (200, 8), (22283, 100)])
+def test_other_subsets_closed_form_equals_sum_over_classes(d, k):
+    """The recovery bound's C(d, k) − 1 equals the sum of every other class's size (the classes
+    partition the k-subsets); oracles: exact integer arithmetic (math.comb) and the class grid."""
+    logm = class_log_sizes(d, k)
+    logm[k - 1, 0] = -np.inf
+    finite = logm[np.isfinite(logm)]
+    grid_sum = float(finite.max() + np.log(np.exp(finite - finite.max()).sum())) if finite.size else -np.inf
+    exact = math.log(math.comb(d, k) - 1) if math.comb(d, k) > 1 else -math.inf
+    assert log_other_subsets(d, k) == pytest.approx(exact, rel=1e-12, abs=1e-12)
+    assert log_other_subsets(d, k) == pytest.approx(grid_sum, rel=1e-12, abs=1e-12)
 
 
 def test_largest_class_noise_is_harmonic_number():

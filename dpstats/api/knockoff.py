@@ -20,8 +20,7 @@ import pandas as pd
 
 from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .. import engines
-from ..formula import ModelFrame, model_frame, refuse_offset
-from ..geometry import clip_rows_l2
+from ..formula import ModelFrame, constant_columns, finish_checks, model_frame, refuse_offset
 from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
 from ..methods.knockoff import planning as kp
@@ -32,7 +31,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics
 from ..simulate import RELEASED, Assume, describe
 from ..results.knockoff import KnockoffResult
-from ..stats import CrossProductAccumulator, chunk_rows
+from ..stats import RowClippedGram, row_clipped_gram
 from ..validation import (
     check_truth,
     check_accountant,
@@ -328,21 +327,23 @@ class _Knockoff:
                 row_norms=self.bounds is None,
                 progress=self.progress,
             )
-        else:
+            cross = pass_stats.cross
+            g = RowClippedGram(
+                cross.xtx, cross.xty, cross.yty, pass_stats.row_norm_max, pass_stats.n_rows_clipped
+            )
+            declared = self.bounds
+        elif is_auto(self.bounds):  # the private B needs the rows' norms first, then one clipped pass
             mf = model_frame(self.formula, self.data, drop_intercept=True)
+            declared = row_norm_bound(self.bounds, mf)
+            g = row_clipped_gram(mf.X, mf.y, declared)
+        else:
+            declared = self.bounds
+            mf, g = _frame_and_gram(self.formula, self.data, declared)
         self._check_shape(mf)
         refuse_offset(mf, "dp_knockoff")
         missing_rows_step(dd, mf)
-        B = kp.row_bound(
-            pass_stats.row_norm_max if streamed else mf.X,
-            row_norm_bound(self.bounds, mf),
-            None if self.nonprivate else dd,
-        )
-        xtx, xty, yty, n_clipped = (
-            (pass_stats.cross.xtx, pass_stats.cross.xty, pass_stats.cross.yty, pass_stats.n_rows_clipped)
-            if streamed
-            else _sufficient_statistics(mf.X, mf.y, B)
-        )
+        B = kp.row_bound(g.row_norm_max, declared, None if self.nonprivate else dd)
+        xtx, xty, yty, n_clipped = g.xtx, g.xty, g.yty, g.n_rows_clipped
         return _Frame(
             mf=mf, B=B, st=ko.normalise(mf.n, xtx, xty, yty, names=list(mf.names)), n_clipped=n_clipped
         )
@@ -594,18 +595,22 @@ def _validate(
 # --------------------------------------------------------------------- data
 
 
-def _sufficient_statistics(X: np.ndarray, y: np.ndarray, B: float):
-    """One chunked pass: rows clipped to norm B, then XᵀX, Xᵀy, yᵀy and the clip count."""
-    n, p = X.shape
-    acc = CrossProductAccumulator(p=p, gram=True)
-    clipped = 0
-    step = chunk_rows(p)
-    for start in range(0, n, step):
-        chunk, c = clip_rows_l2(X[start : start + step], B)
-        clipped += c
-        acc.add(chunk, y[start : start + step])
-    st = acc.result()
-    return st.xtx, st.xty, st.yty, clipped
+def _frame_and_gram(formula: str, data, bounds: float | None) -> tuple[ModelFrame, RowClippedGram]:
+    """The model frame and its row-clipped Gram matrix with the rows read once.
+
+    Plain numeric designs defer the scan for missing values and constant columns to the pass
+    (a non-finite value makes the Gram matrix non-finite; the frame is then rebuilt with those
+    rows dropped and counted, and the pass repeated).  Rows are clipped to the declared B, or
+    none are when B is to be their largest norm, which the pass records.
+    """
+    mf = model_frame(formula, data, drop_intercept=True, defer_checks=True)
+    with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are discarded below
+        g = row_clipped_gram(mf.X, mf.y, bounds)
+    finite = bool(np.isfinite(g.xtx).all() and np.isfinite(g.xty).all() and np.isfinite(g.yty))
+    if mf.checked or finish_checks(mf, constant_columns(mf.X), finite):
+        return mf, g
+    mf = model_frame(formula, data, drop_intercept=True)
+    return mf, row_clipped_gram(mf.X, mf.y, bounds)
 
 
 def _noise_table(scales: kd.Scales) -> dict[str, float]:

@@ -11,7 +11,9 @@ interface, three engines:
 ``data=dpstats.engines.stream("file.parquet", chunk_rows=100_000)``
     Streaming: Parquet or CSV files read with pyarrow in chunks, memory bounded
     by the chunk size: at most rows x columns x 8 bytes x 5 chunks in flight
-    (rows = max(chunk_rows, Parquet row-group rows); :func:`stream`).  A bare path is *not* accepted as data:
+    (rows = max(chunk_rows, Parquet row-group rows); :func:`stream`); Parquet
+    with a plain numeric design and no XᵀX is read by columns of a row group,
+    2 MiB or one column at a time (max(row-group rows x 8 bytes, 2 MiB) x 10).  A bare path is *not* accepted as data:
     the ``stream()`` call is where chunk size and factor levels are declared.
 ``data=<dask DataFrame>`` or ``data=dpstats.engines.on_dask(df, client=client)``
     Dask: one task per partition on a ``distributed`` cluster or the local
@@ -42,7 +44,7 @@ from ..geometry import Box
 from .accumulate import EngineStats, Transform, array_statistics, merge, warn_dropped
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .layout import Layout, build_layout
-from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, Stream, stream
+from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, stream
 
 __all__ = [
     "stream",
@@ -58,6 +60,7 @@ __all__ = [
     "merge",
     "CHUNK_ROWS",
     "CHUNKS_IN_FLIGHT",
+    "COLUMN_ROUTE_COPIES",
 ]
 
 

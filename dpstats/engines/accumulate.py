@@ -20,6 +20,7 @@ import pandas as pd
 from ..errors import DataWarning, caller_stacklevel
 from ..geometry import Box, to_unit_interval
 from ..stats import CrossProductAccumulator, CrossStats, chunk_rows, cross_products
+from .._kernels import HAVE_NUMBA
 from ._columns import column_statistics
 from .layout import Layout
 
@@ -204,36 +205,85 @@ def _arrow_statistics(layout: Layout, batch, t: Transform) -> EngineStats | None
     """The fast route for a plain float64 design without nulls; None if it does not apply.
 
     Non-finite values (inf, NaN stored as a value) make it give up too, and the
-    careful route drops those rows.
+    careful route drops those rows.  So does a removed variable (``y ~ . - x``),
+    whose missing values drop rows as R does.
     """
-    import pyarrow as pa
-
-    if not layout.plain or batch.num_rows == 0:
+    if not layout.plain or batch.num_rows == 0 or not _design_variables_only(layout):
         return None
     names = layout.prototype.names
     response = layout.prototype.response
     cols = names + ([response] if response else [])
-    if any(batch.schema.field(c).type != pa.float64() or batch.column(c).null_count for c in cols):
+    if any(not _plain_float(batch.column(c)) for c in cols):
         return None
+    if columnwise_applies(layout, t):  # column by column, no copy
+        return columnwise_statistics(batch.column, names, response, batch.num_rows, t)
     y = batch.column(response).to_numpy() if response else None
-    cross = None
-    if not t.gram and t.row_bound is None and not t.row_norms:  # column by column, no copy
-        cross = column_statistics(
-            [batch.column(c).to_numpy() for c in names],
-            np.zeros(batch.num_rows) if y is None else y,
-            t.x_box,
-            t.y_box,
-        )
-    if cross is not None:
-        stats = EngineStats(cross)
-    else:
-        X = np.asarray(batch.select(names).to_tensor(row_major=True))  # one copy, row-major
-        stats = array_statistics(X, y, t)
+    X = np.asarray(batch.select(names).to_tensor(row_major=True))  # one copy, row-major
+    stats = array_statistics(X, y, t)
     if not stats.cross.finite:
         return None
     if y is None:
         stats.cross.y_sum = stats.cross.yty = stats.cross.y_maxabs = 0.0
     return stats
+
+
+def _design_variables_only(layout: Layout) -> bool:
+    """Every variable the formula uses is a design column or the response (none is removed)."""
+    proto = layout.prototype
+    return set(layout.variables) <= set(proto.names) | ({proto.response} if proto.response else set())
+
+
+def columnwise_applies(layout: Layout, t: Transform) -> bool:
+    """Whether :func:`columnwise_statistics` can serve a pass: a plain numeric design with no removed
+    variable, no XᵀX, no row clipping, and the compiled column kernel (numba)."""
+    return (
+        HAVE_NUMBA
+        and layout.plain
+        and _design_variables_only(layout)
+        and not t.gram
+        and t.row_bound is None
+        and not t.row_norms
+    )
+
+
+class _NotPlain(Exception):
+    """A column holds a null or is not float64: the careful route takes the chunk."""
+
+
+def _plain_float(column) -> bool:
+    import pyarrow as pa
+
+    return column.type == pa.float64() and not column.null_count
+
+
+def _plain_values(column) -> np.ndarray:
+    if not _plain_float(column):
+        raise _NotPlain
+    return column.to_numpy()
+
+
+def columnwise_statistics(read, names: list[str], response: str | None, n_rows: int, t: Transform):
+    """Statistics of a plain float64 design read one column at a time (no XᵀX); None if it does not apply.
+
+    ``read(name)`` returns the pyarrow column ``name`` of the chunk; it is called for the response,
+    then for each design column in turn, and each column is reduced by the compiled column kernel and
+    released before the next is read (:func:`dpstats.engines._columns.column_statistics`), so only
+    one design column is held at a time.  None when a column holds a null, is not float64 or holds a
+    non-finite value (the careful route then drops those rows) or numba is missing.
+    """
+    if n_rows == 0:
+        return None
+    try:
+        y = _plain_values(read(response)) if response else np.zeros(n_rows)
+        columns = (_plain_values(read(c)) for c in names)
+        cross = column_statistics(columns, y, t.x_box, t.y_box, p=len(names))
+    except _NotPlain:
+        return None
+    if cross is None or not cross.finite:
+        return None
+    if not response:
+        cross.y_sum = cross.yty = cross.y_maxabs = 0.0
+    return EngineStats(cross)
 
 
 def warn_dropped(n_dropped: int, n_total: int, formula: str, what: str) -> None:

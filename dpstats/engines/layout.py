@@ -88,15 +88,16 @@ class Layout:
             self.numeric_only
             and response_ok
             and INTERCEPT not in proto.names
-            and all(nm in self.columns for nm in proto.names)
+            and set(proto.names) <= set(self.columns)
         )
 
     # ------------------------------------------------------------------ chunks
     def check_columns(self, frame: pd.DataFrame, where: str) -> None:
         """A chunk must have the first chunk's columns, with factors still factors."""
         cols = [str(c) for c in frame.columns]
-        missing = [c for c in self.columns if c not in set(cols)]
-        extra = [c for c in cols if c not in set(self.columns)]
+        have, known = set(cols), set(self.columns)
+        missing = [c for c in self.columns if c not in have]
+        extra = [c for c in cols if c not in known]
         if missing or extra:
             raise schema_error(where, missing=missing, extra=extra)
         for c in self.variables:
@@ -244,7 +245,7 @@ def build_layout(
     """
     schema = schema.rename(columns=str)
     used = used_variables(formula, schema, one_sided)
-    kinds = {c: k for c in schema.columns if (k := factor_kind(schema[c].dtype)) is not None}
+    kinds = {c: k for c, dt in zip(schema.columns, schema.dtypes) if (k := factor_kind(dt)) is not None}
     layout = Layout(formula, drop_intercept, one_sided, list(schema.columns), kinds, used)
     declared = dict(declared or {})
     unknown = [c for c in declared if c not in schema.columns]

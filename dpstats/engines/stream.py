@@ -1,7 +1,8 @@
 """Streaming engine: one bounded-memory pass over Parquet or CSV files with pyarrow.
 
 Rows are read ``chunk_rows`` at a time (Parquet: record batches of a row
-group; CSV: blocks of the file), each chunk's schema is checked against the
+group; CSV: blocks of the file; Parquet with a plain numeric design and no
+XᵀX: one column of a row group at a time, below), each chunk's schema is checked against the
 first chunk's, the chunk goes through the formula and is reduced to
 sufficient statistics, and only the statistics are kept.
 
@@ -17,15 +18,33 @@ formula reads: pyarrow holds the row group being read both as read from the
 file and decoded (two), and the pass holds one chunk being reduced, one
 waiting in the read-ahead slot and one being decoded, or a float64 copy of a
 chunk when XᵀX or row norms are needed or the chunk goes through pandas.  The
-statistics are p x p.  Measured (``benchmarks/bench_scale.py``): 2*10^6 x 50
-in row groups of 250 000, default chunks: 464 MiB above the warmed-up process
-against a bound of 486 MiB (the warmed-up process itself, imports and compiled
-kernels, is 293 MiB).  It does not grow with the number of rows, default options included
+statistics are p x p.  Measured on this route (a 2*10^6 x 50 file in row
+groups of 250 000, default chunks): 464 MiB above the warmed-up process
+against a bound of 486 MiB.  It does not grow with the number of rows, default options included
 (the operating-characteristic simulation of ``dp_sis`` draws statistics, not
 rows).  Write files with row groups of 10^5–10^6 rows
 (``pyarrow.parquet.write_table(..., row_group_size=...)``): a single row group
-of 10^7 rows is itself the unit pyarrow decodes.  ``benchmarks/bench_scale.py``
-measures the peak of a default streamed ``dp_sis`` against this bound.
+of 10^7 rows is itself the unit pyarrow decodes.
+
+Parquet with a plain numeric design and no XᵀX (``dp_sis`` on numeric columns,
+its default path) is read one column of one row group at a time: the
+response, then each design column, reduced by the compiled column kernel and
+released before the next is read.  The pass then holds
+
+    max(rows per row group x 8 bytes, COLUMN_GROUP_BYTES) x COLUMN_ROUTE_COPIES  (= 10)
+
+whatever the number of columns: columns are read in groups of
+``COLUMN_GROUP_BYTES`` (2 MiB; one column when a column is longer), and the
+pass holds the response, the group being reduced, and pyarrow's compressed,
+dictionary and decoded buffers of its column chunks with its allocator's
+retained pages (a measured constant: 8 at 2.5*10^5 and 9
+at 10^6 rows per row group).  A row group with a missing or non-finite value is
+read again in chunks and stays within the first bound.  Measured
+(``benchmarks/bench_scale.py``, a 2*10^6 x 50 file in row groups of 250 000,
+default arguments): 8-16 MiB above the warmed-up process, 261 MiB peak in
+all (the first call of a fresh process: 256-264 MiB), against 745 MiB when
+the same pass read whole chunks of rows.  The warmed-up process itself
+(pandas, pyarrow, numba and its compiled kernel) is 245-253 MiB.
 """
 
 from __future__ import annotations
@@ -38,12 +57,23 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DataError, DataWarning
-from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .accumulate import (
+    EngineStats,
+    Transform,
+    columnwise_applies,
+    columnwise_statistics,
+    frame_statistics,
+    merge_all,
+)
 from .layout import Layout, schema_error
 
 FORMATS = ("parquet", "csv")
 CHUNK_ROWS = 100_000  # default rows per chunk
 CHUNKS_IN_FLIGHT = 5  # chunk-sized buffers alive at once (module docstring, "Memory bound")
+COLUMN_ROUTE_COPIES = 10  # column-group buffers alive at once on the Parquet column route
+COLUMN_GROUP_BYTES = (
+    2**21
+)  # the column route reads this many bytes of columns at a time (at least one column)
 
 
 class Stream:
@@ -178,8 +208,9 @@ class Stream:
     def _check(first, schema, where: str, columns) -> None:
         want = list(first.names) if columns is None else list(columns)
         have = list(schema.names)
-        missing = [c for c in want if c not in have]
-        extra = [c for c in have if c not in want] if columns is None else []
+        have_set, want_set = set(have), set(want)  # wide files: 10^4 names, no quadratic scan
+        missing = [c for c in want if c not in have_set]
+        extra = [c for c in have if c not in want_set] if columns is None else []
         if missing or extra:
             raise schema_error(where, missing=missing, extra=extra)
         changed = [
@@ -221,7 +252,63 @@ class Stream:
                     bar.update(batch.num_rows)
                     yield frame_statistics(layout, batch, transform, where)
 
-            return merge_all(parts(), layout.p, transform.gram)
+            by_column = self.format == "parquet" and columnwise_applies(layout, transform)
+            chunks = self._column_parts(layout, transform, columns, bar) if by_column else parts()
+            return merge_all(chunks, layout.p, transform.gram)
+
+    def _column_parts(self, layout: Layout, transform: Transform, columns, bar) -> Iterator[EngineStats]:
+        """Parquet, plain numeric design, no XᵀX: each row group read one column at a time.
+
+        Only the response and one design column of one row group are held (module docstring,
+        "Memory bound").  A row group with a null or non-finite value, or a column that is not
+        float64, is read again in chunks by the careful route, which drops those rows.
+        """
+        import pyarrow.parquet as pq
+
+        first = self.arrow_schema()
+        names, response = layout.prototype.names, layout.prototype.response
+        for path in self.paths:
+            schema = self._file_schema(path) if path != self.paths[0] else first
+            self._check(first, schema, f"file {path.name}", columns)
+            with pq.ParquetFile(path, pre_buffer=False) as pf:
+                for i in range(pf.num_row_groups):
+                    rows = pf.metadata.row_group(i).num_rows
+                    read = _ColumnGroups(pf, i, ([response] if response else []) + names, rows)
+                    stats = columnwise_statistics(read, names, response, rows, transform)
+                    if stats is None and rows:
+                        stats = self._careful_row_group(pf, i, layout, transform, columns, path)
+                    bar.update(rows)
+                    if stats is not None:
+                        yield stats
+
+    def _careful_row_group(self, pf, i: int, layout: Layout, transform: Transform, columns, path: Path):
+        """One row group in chunks of ``chunk_rows`` through the formula (rows with missing values dropped)."""
+        where = f"row group {i + 1} of {path.name}"
+        batches = pf.iter_batches(batch_size=self.chunk_rows, row_groups=[i], columns=columns)
+        return merge_all((frame_statistics(layout, b, transform, where) for b in batches), layout.p, False)
+
+
+class _ColumnGroups:
+    """Columns of one Parquet row group, read in the order they are asked for, a group of
+    ``COLUMN_GROUP_BYTES`` at a time (at least one column), each released once handed out.
+
+    Narrow row groups of many columns are read in few calls (one call per column costs about
+    60 µs of pyarrow's own work); long ones one column at a time.
+    """
+
+    def __init__(self, pf, index: int, order: list[str], rows: int) -> None:
+        self.pf, self.index, self.order = pf, index, order
+        self.position = {name: j for j, name in enumerate(order)}
+        self.width = max(1, COLUMN_GROUP_BYTES // max(1, 8 * rows))
+        self.held: dict = {}
+
+    def __call__(self, name: str):
+        if name not in self.held:
+            start = self.position[name]
+            group = self.order[start : start + self.width]
+            table = self.pf.read_row_group(self.index, columns=group, use_threads=False)
+            self.held = {c: table.column(c) for c in group}
+        return self.held.pop(name)
 
 
 def _read_ahead(items: Iterator) -> Iterator:
@@ -336,7 +423,10 @@ def stream(
     chunk_rows : int
         Rows per chunk (CSV: about that many).  Peak memory is at most
         max(chunk_rows, rows per row group) x columns read x 8 bytes x 5
-        (module docstring, "Memory bound"), whatever the number of rows.
+        (module docstring, "Memory bound"), whatever the number of rows;
+        Parquet with a plain numeric design and no XᵀX is read by columns of a
+        row group, 2 MiB or one column at a time (max(rows per row group x 8
+        bytes, 2 MiB) x 10).
     levels : dict, optional
         Declared levels of factor (string, categorical) columns,
         ``{"g": ["a", "b", "c"]}``.  Factors without declared levels are

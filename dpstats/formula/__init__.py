@@ -50,6 +50,7 @@ __all__ = [
     "model_frame",
     "ModelFrame",
     "finish_checks",
+    "constant_columns",
     "refuse_offset",
     "chunk_unsafe_terms",
     "INTERCEPT",
@@ -664,10 +665,25 @@ def is_factor_dtype(dtype: Any) -> bool:
 
 
 def _factor_flags(frame: pd.DataFrame, columns: list[str]) -> dict[str, bool]:
-    """Which of ``columns`` are factors, classifying each distinct dtype once."""
-    dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
+    """Which of ``columns`` are factors, classifying each distinct dtype once.
+
+    A frame without any factor dtype (the wide numeric case) is answered from its distinct dtypes
+    alone, without a per-column lookup.
+    """
+    values = frame.dtypes.tolist()
+    if not any(is_factor_dtype(dt) for dt in _distinct_dtypes(values)):
+        return dict.fromkeys(columns, False)
+    dtypes = dict(zip(frame.columns.tolist(), values))
     by_dtype = {id(dt): is_factor_dtype(dt) for dt in {id(dt): dt for dt in dtypes.values()}.values()}
     return {c: by_dtype[id(dtypes[c])] for c in columns}
+
+
+def _distinct_dtypes(dtypes: list) -> list:
+    """The distinct dtypes of a frame, by equality (by identity if a dtype cannot be hashed)."""
+    try:
+        return list(set(dtypes))
+    except TypeError:
+        return list({id(dt): dt for dt in dtypes}.values())
 
 
 def _warn_rows_dropped(n_dropped: int, n: int, formula: str) -> None:
@@ -782,7 +798,7 @@ def _float_block(frame: pd.DataFrame, order: list[str], intercept: bool) -> np.n
         out[:, 0] = 1.0
         out[:, 1:] = block
         return out
-    positions = frame.columns.get_indexer(order)
+    positions = _positions(frame.columns, order)
     out = np.empty((n, len(order) + int(intercept)), order="F")
     if intercept:
         out[:, 0] = 1.0
@@ -791,16 +807,38 @@ def _float_block(frame: pd.DataFrame, order: list[str], intercept: bool) -> np.n
     return out
 
 
+def _positions(columns: pd.Index, order: list[str]) -> np.ndarray:
+    """Positions of ``order`` among unique ``columns``, from a plain dict (a wide frame's
+    ``Index.get_indexer`` first builds an Index of the names, ten times slower)."""
+    names = columns.tolist()
+    where = {name: j for j, name in enumerate(names)}
+    if len(where) != len(names):
+        return columns.get_indexer(order)  # duplicated names: pandas raises, naming them
+    return np.fromiter((where[c] for c in order), dtype=np.intp, count=len(order))
+
+
 def _check_constant(X: np.ndarray, names: list[str]) -> None:
+    raise_constant([names[j] for j in np.flatnonzero(constant_columns(X)) if names[j] != INTERCEPT])
+
+
+def constant_columns(X: np.ndarray) -> np.ndarray:
+    """Boolean mask of the columns of X whose values are all equal (for :func:`finish_checks`).
+
+    A constant column has the same value in the first, middle and last rows: only such columns
+    are scanned whole.
+
+    Examples
+    --------
+    >>> constant_columns(np.array([[1.0, 2.0], [1.0, 3.0], [1.0, 2.0]])).tolist()
+    [True, False]
+    """
+    mask = np.zeros(X.shape[1], dtype=bool)
     if X.shape[0] == 0 or X.shape[1] == 0:
-        return
-    # a constant column has the same value in the first, middle and last rows: only such columns
-    # are scanned whole
+        return mask
     candidates = np.flatnonzero((X[0] == X[-1]) & (X[0] == X[X.shape[0] // 2]))
-    if not candidates.size:
-        return
-    constant = candidates[np.ptp(X[:, candidates], axis=0) == 0]
-    raise_constant([names[j] for j in constant if names[j] != INTERCEPT])
+    if candidates.size:
+        mask[candidates[np.ptp(X[:, candidates], axis=0) == 0]] = True
+    return mask
 
 
 def raise_constant(bad: list[str]) -> None:

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import chdtri
 
 from ..errors import AssumptionError
 from ..geometry import clip_rows_l2
@@ -36,6 +35,8 @@ from ..privacy.randomness import FastNoise
 
 def default_row_bound(n: int, p: int) -> float:
     """√ of the (1 − 0.001/n) quantile of χ²_p: P(any of n Gaussian rows is clipped) <= 0.001."""
+    from scipy.special import chdtri  # scipy.special: ~0.2 s to import, loaded on first use
+
     return float(math.sqrt(chdtri(p, 1e-3 / n)))  # chdtri(df, q) = chi2.isf(q, df)
 
 

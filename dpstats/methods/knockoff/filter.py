@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._kernels import one_blas_thread
 from ...errors import AssumptionError
 
 # --------------------------------------------------------------------- sufficient statistics
@@ -78,6 +79,7 @@ class Normalised:
         return np.linalg.solve(self.sigma, self.xty)
 
 
+@one_blas_thread
 def normalise(
     n: int,
     xtx: np.ndarray,

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..._kernels import one_blas_thread
 from ...errors import AssumptionError
 from ...geometry import clip_rows_l2
 from ...privacy.calibration import calibrate_gaussian
@@ -242,6 +243,7 @@ def _solve(A: np.ndarray, v: np.ndarray) -> np.ndarray:
         return np.linalg.lstsq(A, v, rcond=None)[0]
 
 
+@one_blas_thread
 def run_mechanism(
     st: ko.Normalised,
     s: float,

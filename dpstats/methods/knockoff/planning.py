@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..._kernels import one_blas_thread
 from ...errors import AssumptionError
 from ...privacy.accountant import LedgerEntry
 from ...privacy.plan import Plan
@@ -54,6 +55,7 @@ class KnockoffPlan(Plan):
     sigma: float = math.nan
 
 
+@one_blas_thread
 def plan(
     st: ko.Normalised,
     *,

@@ -33,6 +33,7 @@ from .canonical import (
     class_utilities,
     exact_recovery_bound,
     largest_class_noise,
+    log_other_subsets,
     max_exponential_noise,
 )
 from .family import JOINT, ONESHOT_GUMBEL, PEELING, joint, oneshot_gumbel, peeling
@@ -98,6 +99,7 @@ __all__ = [
     "exact_set_distribution",
     "joint",
     "largest_class_noise",
+    "log_other_subsets",
     "max_exponential_noise",
     "oneshot_gumbel",
     "peeling",
