@@ -90,8 +90,6 @@ def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
     >>> gaussian_delta(1.0, sigma=1e6) < 1e-12
     True
     """
-    from scipy.special import log_ndtr, ndtr  # imported here: a pure-ε call never loads scipy
-
     if not (sigma > 0):
         raise PrivacyParameterError(f"sigma must be positive, got {sigma!r}.")
     a = sensitivity / (2 * sigma)
@@ -156,8 +154,6 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, 
     >>> sigma < classic_gaussian_sigma(0.99, 1e-5)
     True
     """
-    from scipy.optimize import brentq  # imported here: a pure-ε call never loads scipy
-
     _check(eps, delta, sensitivity)
 
     def excess(sigma: float) -> float:
