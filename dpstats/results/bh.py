@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..plotting import Plot, new_figure, to_plot
 from .base import DPResult
 
 
@@ -152,3 +153,26 @@ class BHResult(DPResult):
             "shift": self.shift,
             "fdr_bound": self.fdr_bound,
         }
+
+    def plots(self) -> list[Plot]:
+        """The released p-values in increasing order against BH's line q·j/m (lowered by e^−t on the private route)."""
+        values = self.released_p_values if self.route == "post-processing" else self.noisy_p_values
+        values = np.sort(np.asarray(values, dtype=float))
+        if values.size == 0:
+            return []
+        rank = np.arange(1, values.size + 1)
+        m = max(self.p, 1)
+        line = self.q * rank / m * (math.exp(-self.shift) if self.route == "private" else 1.0)
+        cut = len(self.rejected)
+        fig, ax = new_figure()
+        ax.semilogy(rank, np.maximum(values, 1e-300), "o", color="#3b6fd8", label="released p-values, sorted")
+        ax.semilogy(rank, line, color="#d48a00", ls="--", label="rejection line")
+        if cut:
+            ax.semilogy(rank[:cut], np.maximum(values[:cut], 1e-300), "o", color="#b2182b", label="rejected")
+        ax.set_xlabel("rank j")
+        ax.set_ylabel("p-value (log scale)")
+        ax.legend(frameon=False, loc="lower right")
+        ax.set_title(f"Benjamini-Hochberg at q = {self.q:g}: {cut} of {self.p} rejected")
+        kind = "noisy p-values of the peeled hypotheses" if self.route == "private" else "released p-values"
+        alt = f"The {values.size} {kind} in increasing order against the rejection line; the first {cut} are rejected."
+        return [to_plot(fig, "Released p-values against the rejection line", alt)]
