@@ -117,12 +117,6 @@ class DPResult:
 
     title = "Differentially private analysis"
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Every subclass's ``tidy`` gains the released private bounds' columns (``bounds="auto"``)."""
-        super().__init_subclass__(**kwargs)
-        if "tidy" in cls.__dict__:
-            cls.tidy = _with_bound_columns(cls.__dict__["tidy"])
-
     # ------------------------------------------------------------------ text
     def call_text(self) -> str:
         args = ", ".join(f"{k} = {_r_value(v)}" for k, v in self.call.items() if v is not None)
@@ -180,8 +174,12 @@ class DPResult:
 
     # ------------------------------------------------------------------ tables
     def tidy(self) -> pd.DataFrame:
-        """One row per term (broom's ``tidy``)."""
-        return _bound_columns(self, pd.DataFrame({"term": self.terms}))
+        """One row per term (broom's ``tidy``), with the released private bounds' columns under ``bounds="auto"``."""
+        return _bound_columns(self, self._tidy())
+
+    def _tidy(self) -> pd.DataFrame:
+        """The method's own tidy table (subclasses override this, not :meth:`tidy`)."""
+        return pd.DataFrame({"term": self.terms})
 
     def bounds_lines(self) -> list[str]:
         """The released private bounds as text (empty without ``bounds="auto"``)."""
@@ -347,14 +345,6 @@ def _bound_columns(result: DPResult, table: pd.DataFrame) -> pd.DataFrame:
     table["bound_lo"] = [pairs.get(t, (math.nan, math.nan))[0] for t in table["term"]]
     table["bound_hi"] = [pairs.get(t, (math.nan, math.nan))[1] for t in table["term"]]
     return table
-
-
-def _with_bound_columns(tidy: Callable[[DPResult], pd.DataFrame]) -> Callable[[DPResult], pd.DataFrame]:
-    def wrapped(self: DPResult) -> pd.DataFrame:
-        return _bound_columns(self, tidy(self))
-
-    wrapped.__doc__, wrapped.__name__, wrapped.__wrapped__ = tidy.__doc__, tidy.__name__, tidy
-    return wrapped
 
 
 def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], dict[str, Any]]) -> DPResult:

@@ -102,7 +102,7 @@ class BHResult(DPResult):
             return table
         return table[table["peeled"]].sort_values("peel_rank")
 
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         """One row per hypothesis: rejected or not, and what was released about it."""
         rejected = set(self.rejected)
         if self.route == "post-processing":

@@ -86,7 +86,7 @@ class FELPResult(DPResult):
         ranks[order] = np.arange(1, self.p + 1)
         return ranks
 
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         chosen = set(self.selected)
         return pd.DataFrame(
             {

@@ -119,7 +119,7 @@ class GMMResult(DPResult):
         ]
         return lines
 
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         """One row per (component, term): weight, mean, standard deviation."""
         rows = []
         for j in range(self.k):

@@ -87,7 +87,7 @@ class KnockoffResult(DPResult):
         return lines
 
     # ------------------------------------------------------------------ tables
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         p = self.p
         chosen = dict(zip(self.selected, self.signs))
         return pd.DataFrame(

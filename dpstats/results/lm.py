@@ -172,7 +172,7 @@ class LMResult(DPResult):
         return Summary(self)
 
     # ------------------------------------------------------------------ tables
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         return self.table[TABLE_COLUMNS].reset_index(drop=True).copy()
 
     def plots(self) -> list[Plot]:

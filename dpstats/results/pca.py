@@ -59,7 +59,7 @@ class PCAResult(DPResult):
         lines += ["", "Noisy eigenvalues: " + ", ".join(f"{v:.4g}" for v in self.eigenvalues)]
         return lines
 
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         rows = [
             {"term": t, "component": f"PC{j + 1}", "loading": float(self.basis[i, j])}
             for j in range(self.basis.shape[1])

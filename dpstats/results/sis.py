@@ -69,7 +69,7 @@ class SISResult(DPResult):
         hit = curve.loc[curve["bound"] >= prob, "gap"]
         return float(hit.iloc[0]) if len(hit) else math.inf
 
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         chosen = set(self.selected)
         return pd.DataFrame({"term": self.terms, "selected": [t in chosen for t in self.terms]})
 

@@ -89,7 +89,7 @@ class TwoStageResult(DPResult):
             ]
         return lines
 
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         chosen = set(self.selected)
         out = pd.DataFrame({"term": self.terms, "selected": [t in chosen for t in self.terms]})
         if self.second_stage is not None:

@@ -329,7 +329,7 @@ class VerticalGLMResult(DPResult):
         }.get(self.se_method, self.se_method)
 
     # ------------------------------------------------------------------ tables
-    def tidy(self) -> pd.DataFrame:
+    def _tidy(self) -> pd.DataFrame:
         return self.coefficients.copy()
 
     def _glance_extra(self) -> dict[str, Any]:
