@@ -151,11 +151,12 @@ def test_chance_warning_at_small_eps_and_none_at_huge_eps():
 
 
 def test_both_variants_are_planned_and_the_paper_one_is_flagged():
-    pl = _plan(variant=("strict", "paper"), eps=[10.0])
+    pl = _plan(variant=("strict", "paper"), eps=[300.0])
     assert set(pl.table.method) == {"dp_felp (strict)", "dp_felp (paper)"}
     assert any("refute" in note for note in pl.notes)
     share = pl.table[pl.table.measure == "noise_share"].set_index("method").estimate
-    # the paper variant's Δ = 2/(nλ) = 0.02 is far below the strict 2C/k = 0.33 (n = 100, k = 5, λ = 1)
+    # the paper variant's Δ = 2/(nλ) = 0.02 is far below the strict 2C/k = 0.33 (n = 100, k = 5, λ = 1):
+    # at eps = 300 about 0.04 against 0.8-0.97 over seeds 0-2 (6 trials)
     assert share["dp_felp (paper)"] < share["dp_felp (strict)"]
 
 
