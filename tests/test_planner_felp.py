@@ -98,6 +98,7 @@ def _agree(predicted: float, predicted_se: float, measured: list[float]) -> None
         ({"assume": {"signals": 3, "separation": 2.0}}, PrivacyParameterError, "unknown field"),
         ({"assume": "planted"}, PrivacyParameterError, "FelpModel or a dict"),
         ({"eps": [0.0]}, PrivacyParameterError, "eps"),
+        ({"n": 8}, DataError, "fewer than 2 rows each"),
     ],
 )
 def test_bad_input_names_the_argument(kwargs, error, match):
@@ -158,6 +159,13 @@ def test_both_variants_are_planned_and_the_paper_one_is_flagged():
     # the paper variant's Δ = 2/(nλ) = 0.02 is far below the strict 2C/k = 0.33 (n = 100, k = 5, λ = 1):
     # at eps = 300 about 0.04 against 0.8-0.97 over seeds 0-2 (6 trials)
     assert share["dp_felp (paper)"] < share["dp_felp (strict)"]
+
+
+def test_target_along_n_stays_where_the_strict_split_is_defined():
+    """Solving for n never plans fewer than 2 rows per learner (n >= 2·n_estimators)."""
+    pl = _plan(n=[40, 100], eps=[1e4], target={"precision": 0.9}, trials=4)
+    sol = pl.solutions[0]
+    assert sol.axis == "n" and all(x >= 10 for x, _, _ in sol.evaluated)
 
 
 def test_cli_plan_felp(capsys):

@@ -181,7 +181,7 @@ def plan(
     flags = core.chance_flags(sims, table)
     solutions = []
     if measure is not None:
-        n_low = 2 * p if method == "dp_knockoff" else 3
+        n_low = 2 * p if method == "dp_knockoff" else 2 * settings.get("n_estimators", 1) + 1
         solutions = _solve_all(sims, (measure, level), grid, table, search, n_low)
     result = PlanResult(
         method=method,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import DataError
 from ..geometry import Box
 from ..methods import felp as m
 from ..privacy.randomness import FastNoise
@@ -54,6 +55,11 @@ def felp_simulator(
     C = m.clip_norm(variant, None, lam, "user", ())
 
     def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
+        if variant == "strict" and n // n_estimators < 2:
+            raise DataError(
+                f"variant='strict' splits n = {n} rows into n_estimators = {n_estimators} disjoint subsets, "
+                "fewer than 2 rows each; plan a larger n or fewer n_estimators."
+            )
         hits, share = np.empty((eps.size, trials)), np.empty((eps.size, trials))
         sensitivity = _sensitivity(variant, n, lam, C, n_estimators)
         noise = FastNoise(rng)
