@@ -270,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=cmd_simulate)
 
     plan = sub.add_parser("plan", help="predict accuracy before spending budget (reads no data)")
-    plan.add_argument("method", help="sis, two_stage or knockoff")
+    plan.add_argument("method", help="sis, two_stage, knockoff, gmm, felp or vertical_glm")
     plan.add_argument("--n", required=True, help="rows, or a comma-separated grid")
     plan.add_argument("--p", type=int, required=True, help="candidate columns")
     plan.add_argument("--eps", required=True, help="comma-separated eps grid, e.g. 1,5,10,20")

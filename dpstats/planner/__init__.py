@@ -32,15 +32,25 @@ from typing import Any
 import numpy as np
 
 from ..errors import ChanceWarning, DataError, PrivacyParameterError, caller_stacklevel
+from ..methods import felp as m_felp
 from ..methods import sis as sis_method
 from ..results.plan import PlanResult
 from ..simulate import Assume
 from ..validation import check_delta, check_eps, check_fraction, check_k
 from . import core
 from .sis import auto_bounds_predictor
-from .models import FanLv, KnockoffModel, MixtureModel, knockoff_model, mixture_model, selection_model
+from .models import (
+    FanLv,
+    FelpModel,
+    KnockoffModel,
+    MixtureModel,
+    felp_model,
+    knockoff_model,
+    mixture_model,
+    selection_model,
+)
 
-METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "vertical_glm")
+METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm")
 BOUNDS = ("declared", "midpoint", None, "auto")
 
 #: method -> predictor(n=, p=, eps=, model=) -> (eps left for the analysis, the model as the analysis sees it
@@ -48,7 +58,16 @@ BOUNDS = ("declared", "midpoint", None, "auto")
 #: feature (issue 19, "Private bounds"); a method missing here cannot plan bounds="auto" yet.
 AUTO_BOUNDS: dict[str, Callable] = {"dp_sis": auto_bounds_predictor}
 
-__all__ = ["plan", "assume_from_options", "METHODS", "AUTO_BOUNDS", "FanLv", "KnockoffModel", "MixtureModel"]
+__all__ = [
+    "plan",
+    "assume_from_options",
+    "METHODS",
+    "AUTO_BOUNDS",
+    "FanLv",
+    "FelpModel",
+    "KnockoffModel",
+    "MixtureModel",
+]
 
 
 def plan(
@@ -64,19 +83,20 @@ def plan(
     target: float | dict | None = None,
     trials: int = 200,
     random_state: int | None = None,
-    variant: str | Sequence[str] = ("I", "II"),
+    variant: str | Sequence[str] | None = None,
     fdr: float = 0.1,
     topk: str = "canonical_lipschitz",
     gamma: float = 0.5,
     search: tuple[float, float] | None = None,
-    lam: float = 0.1,
+    lam: float | None = None,
     parties: int = 2,
+    n_estimators: int = 20,
 ) -> PlanResult:
     """Predict a private analysis's accuracy over an eps (and n) grid, before any data is read.
 
     Parameters
     ----------
-    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "vertical_glm"}
+    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm"}
         The front door to plan.
     n : int or sequence of int
         Public number of rows (a grid to plan over several).
@@ -89,7 +109,8 @@ def plan(
         dp_gmm's and vertical_glm's delta (required).
     k : int, optional
         dp_sis, dp_two_stage: number selected, 1 <= k < p; default the front door's ⌊log p⌋.
-        dp_gmm: number of components (default the model's).
+        dp_gmm: number of components (default the model's).  dp_felp: the number of features
+        selected (the front door's ``select``, default 10% of p).
     bounds : {"declared", "midpoint", None, "auto"}
         How the front door will be given bounds.  ``"declared"`` (default): declared bounds at
         mean ± ``bound_sds`` sd of each variable as the model states (dp_sis's centred score);
@@ -102,6 +123,8 @@ def plan(
         :class:`dpstats.simulate.Assume` or :class:`FanLv` (default: the DP-SIS paper's design).
         dp_knockoff: :class:`KnockoffModel` or an uncorrelated Assume (default: the paper's Figure 1).
         dp_gmm: :class:`MixtureModel` or a dict of its fields (default: k components 8 sd apart).
+        dp_felp: :class:`FelpModel` or a dict of its fields (default: 10 planted features, class
+        means 1.5 apart, 2 classes).
     target : float or dict, optional
         ``{"power": 0.8}`` (a measure and the level it must reach; ``fdr`` must fall to it) or a
         number for the method's main measure (dp_sis precision, dp_knockoff power).  Solved along eps
@@ -111,14 +134,18 @@ def plan(
     random_state : int, optional
         Seed of the simulation (the plan is a simulation: no privacy is at stake).  Default: fresh
         entropy, recorded in the result for reproduction.
-    variant : "I", "II" or both
-        dp_knockoff's Methods to plan.
+    variant : str or sequence of str, optional
+        dp_knockoff's Methods to plan, "I", "II" or both (default both); dp_felp's variants,
+        "strict", "paper" or both (default "strict", the one whose guarantee holds).
     fdr : float in (0, 1)
         dp_knockoff's target FDR q (the front door's default 0.1).
     topk, gamma
         dp_sis's selector and canonical Lipschitz split, as at the front door.
-    lam : float
-        dp_two_stage's block lasso penalty (the front door's default 0.1); vertical_glm's ridge penalty.
+    lam : float, optional
+        dp_two_stage's block lasso penalty and vertical_glm's ridge penalty (default 0.1, the front
+        doors'); dp_felp's λ (default 1.0, the front door's).
+    n_estimators : int
+        dp_felp's number of learners (the front door's default 20).
     parties : int
         vertical_glm: number of parties, holding the columns in order (default 2).
     search : (low, high), optional
@@ -144,7 +171,9 @@ def plan(
     trials = _check_trials(trials)
     seed = _seed(random_state)
     options = {"k": k, "bounds": bounds, "assume": assume, "delta": delta, "variant": variant, "fdr": fdr}
-    options.update({"topk": topk, "gamma": gamma, "lam": lam, "parties": parties})
+    options.update(
+        {"topk": topk, "gamma": gamma, "lam": lam, "parties": parties, "n_estimators": n_estimators}
+    )
     sims, model, settings = _simulators(method, p, options)
     measure, level = _check_target(target, sims[0])
     grid = core.Grid(ns=ns, eps=eps_grid, trials=trials, seed=seed)
@@ -152,7 +181,7 @@ def plan(
     flags = core.chance_flags(sims, table)
     solutions = []
     if measure is not None:
-        n_low = 2 * p if method == "dp_knockoff" else 3
+        n_low = 2 * p if method == "dp_knockoff" else 2 * settings.get("n_estimators", 1) + 1
         solutions = _solve_all(sims, (measure, level), grid, table, search, n_low)
     result = PlanResult(
         method=method,
@@ -185,7 +214,8 @@ def assume_from_options(method: str, **options: float | None) -> Any:
     dp_sis: ``signals`` alone gives :class:`FanLv` (the paper's design with that many
     signals); with ``strength`` an :class:`~dpstats.simulate.Assume` (``noise``,
     ``correlation`` optional).  dp_knockoff: :class:`KnockoffModel` from ``signals``,
-    ``amplitude`` (or ``strength``) and ``noise``.
+    ``amplitude`` (or ``strength``) and ``noise``.  dp_felp: :class:`FelpModel` from
+    ``signals`` and ``strength`` (or ``amplitude``) as the class-mean ``shift``.
 
     Examples
     --------
@@ -195,6 +225,11 @@ def assume_from_options(method: str, **options: float | None) -> Any:
     given = {k: v for k, v in options.items() if v is not None}
     if not given:
         return None
+    if method in ("dp_felp", "felp"):
+        shift = given.pop("strength", given.pop("amplitude", None))
+        return FelpModel(
+            **{k: v for k, v in given.items() if k == "signals"}, **({"shift": shift} if shift else {})
+        )
     if method in ("dp_knockoff", "knockoff"):
         if "strength" in given:
             given.setdefault("amplitude", given.pop("strength"))
@@ -211,7 +246,7 @@ def assume_from_options(method: str, **options: float | None) -> Any:
 
 
 def _check_method(method: Any) -> str:
-    if method in ("sis", "knockoff", "two_stage", "gmm"):
+    if method in ("sis", "knockoff", "two_stage", "gmm", "felp"):
         method = f"dp_{method}"
     if method not in METHODS:
         raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {method!r}.")
@@ -286,9 +321,14 @@ def _simulators(method: str, p: int, options: dict):
     if method == "dp_sis":
         keys = ("k", "bounds", "assume", "topk", "gamma")
         return _sis(p, **{key: options[key] for key in keys})
+    lam = options["lam"]
+    options["lam"] = (m_felp.DEFAULT_LAM if method == "dp_felp" else 0.1) if lam is None else lam
     if method == "dp_two_stage":
         keys = ("k", "lam", "assume", "topk", "gamma")
         return _two_stage(p, **{key: options[key] for key in keys})
+    if method == "dp_felp":
+        keys = ("k", "bounds", "assume", "variant", "lam", "n_estimators")
+        return _felp(p, **{key: options[key] for key in keys})
     if method == "dp_gmm":
         return _gmm(p, options["k"], options["assume"], options["delta"])
     if method == "vertical_glm":
@@ -359,9 +399,43 @@ def _vertical(p, assume, delta, lam, parties):
     return [sim], model, {"delta": delta, "lam": lam, "parties": int(parties)}
 
 
+def _felp(p, k, bounds, assume, variant, lam, n_estimators):
+    from .felp import felp_simulator
+
+    variants = ["strict"] if variant is None else [variant] if isinstance(variant, str) else list(variant)
+    if not variants or any(v not in m_felp.VARIANTS for v in variants):
+        raise PrivacyParameterError(
+            f"variant for dp_felp must be 'strict', 'paper' or both, got {variant!r}."
+        )
+    lam = check_eps(lam, name="lam")
+    n_estimators = _whole(n_estimators, "n_estimators", 1)
+    select = m_felp.default_select(p) if k is None else check_k(k, p)
+    if bounds not in ("declared", None):
+        if bounds == "auto":
+            _check_bounds(bounds, "dp_felp", {})
+        raise PrivacyParameterError(
+            f"bounds for dp_felp must be 'declared' (the model's box) or None (data minima and maxima), "
+            f"got {bounds!r}."
+        )
+    model = felp_model(assume)
+    if model.signals >= p:
+        raise DataError(f"assume: signals must be < p = {p}, got {model.signals}.")
+    options = {
+        "select": select,
+        "lam": lam,
+        "n_estimators": n_estimators,
+        "bounds": bounds,
+        "sample_ratio": 0.9,
+    }
+    sims = [felp_simulator(p=p, model=model, variant=v, **options) for v in variants]
+    settings = {"k": select, "variant": variants, "lam": lam, "n_estimators": n_estimators, "bounds": bounds}
+    return sims, model, settings
+
+
 def _knockoff(p, bounds, assume, delta, variant, fdr):
     from .knockoff import default_delta_text, knockoff_simulator
 
+    variant = ("I", "II") if variant is None else variant
     variants = [variant] if isinstance(variant, str) else list(variant)
     if not variants or any(v not in ("I", "II") for v in variants):
         raise PrivacyParameterError(f"variant must be 'I', 'II' or both, got {variant!r}.")

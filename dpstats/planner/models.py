@@ -4,7 +4,8 @@ Every model states itself with ``describe()``; the planner prints that line
 next to every prediction.  :class:`FanLv` is the DP-SIS paper's synthetic design
 (random coefficient sizes and signs); :class:`KnockoffModel` is the knockoff
 paper's Figure-1 model (equal amplitudes); :class:`MixtureModel` is a mixture of
-separated spherical Gaussians.  A plain :class:`~dpstats.simulate.Assume` is
+separated spherical Gaussians; :class:`FelpModel` is the planted-feature
+classification data of :func:`dpstats.simulate.felp.planted`.  A plain :class:`~dpstats.simulate.Assume` is
 accepted wherever its fields make sense and is converted here.
 """
 
@@ -147,6 +148,65 @@ class MixtureModel:
 
     def to_dict(self) -> dict[str, Any]:
         return {"model": "mixture", **asdict(self)}
+
+
+@dataclass(frozen=True)
+class FelpModel:
+    """Classes in equal shares separated along ``signals`` planted features (:func:`dpstats.simulate.felp.planted`).
+
+    Feature x_j is N(0, 1) plus, for the planted j <= ``signals``, the class
+    mean ``shift``·(c − (K − 1)/2) of class c = 0..K−1 (K = ``n_classes``,
+    classes in equal shares); the other features are noise.  Declared bounds
+    (when used) are one box for every feature, ``bound_sds`` sd beyond the
+    extreme class means.
+
+    Examples
+    --------
+    >>> FelpModel(signals=3).describe().startswith("2 classes in equal shares")
+    True
+    >>> FelpModel(shift=2.0).box()
+    (-5.0, 5.0)
+    """
+
+    signals: int = 10
+    shift: float = 1.5
+    n_classes: int = 2
+    bound_sds: float = 4.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "signals", _whole(self.signals, "signals"))
+        object.__setattr__(self, "n_classes", _whole(self.n_classes, "n_classes"))
+        if self.n_classes < 2:
+            raise PrivacyParameterError(f"assume: n_classes must be >= 2, got {self.n_classes}.")
+        _positive(self.shift, "shift")
+        _positive(self.bound_sds, "bound_sds")
+
+    def box(self) -> tuple[float, float]:
+        """The declared bounds of every feature: ``bound_sds`` sd beyond the extreme class means."""
+        edge = self.shift * (self.n_classes - 1) / 2 + self.bound_sds
+        return (-edge, edge)
+
+    def describe(self) -> str:
+        lo, hi = self.box()
+        return (
+            f"{self.n_classes} classes in equal shares separated along {self.signals} planted features "
+            f"(class means {self.shift:g} apart per planted feature), other features pure noise; "
+            f"features N(class mean, 1); bounds [{lo:g}, {hi:g}] on every feature"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": "felp", **asdict(self)}
+
+
+def felp_model(assume: Any) -> FelpModel:
+    """A :class:`FelpModel` from ``None`` (its defaults), itself, or a dict of its fields."""
+    if assume is None:
+        return FelpModel()
+    if isinstance(assume, FelpModel):
+        return assume
+    if isinstance(assume, dict):
+        return FelpModel(**_fields(assume, FelpModel))
+    raise PrivacyParameterError(f"assume for dp_felp must be a FelpModel or a dict; got {assume!r}.")
 
 
 def knockoff_model(assume: Any) -> KnockoffModel:

@@ -163,6 +163,53 @@ def canonical_lipschitz(
     return np.sort(order[_class_member(int(h), int(t_index) + k, k, rng)])
 
 
+def canonical_lipschitz_grid(
+    scores: np.ndarray,
+    k: int,
+    eps_values: np.ndarray,
+    rng: np.random.Generator,
+    gamma: float = 0.5,
+    exact_top_utility: str = "margin",
+) -> list[np.ndarray]:
+    """:func:`canonical_lipschitz` at every eps of a grid on one score vector, for simulations.
+
+    At each eps the output has exactly the law of :func:`canonical_lipschitz`
+    (same arguments), at about the cost of one call for the whole grid: the
+    scores are sorted once, and the classes' noise (the max of |C(h, t)|
+    standard exponentials, the O(dk) draw that dominates a call) is drawn once
+    and added to the utilities of every eps.  Why the law at each eps is
+    unchanged: the utilities are linear in eps (L_eps(h, t) = eps·L_1(h, t),
+    since eps1 and eps2 are the fixed shares (1 − gamma)·eps and gamma·eps), so
+    at one eps the winning class is the argmax of L_eps + N with N a draw of
+    the same independent class noises the single call draws, and the winner's
+    member is drawn uniformly afresh for each eps.  Only the joint law across
+    eps differs: the selections at different eps share N (common random
+    numbers, which a planner wants).  Not for releases: a release is one eps,
+    one call.
+
+    Returns
+    -------
+    list of ndarray
+        The selected indices (sorted) at each eps of ``eps_values``, in order.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> [s.tolist() for s in canonical_lipschitz_grid(np.array([100., 0, 0, 90]), 2, [10.0, 20.0], rng)]
+    [[0, 3], [0, 3]]
+    """
+    d = scores.size
+    order = np.argsort(-scores, kind="stable")
+    x = scores[order]
+    unit = class_utilities(x, k, 1 - gamma, gamma, exact_top_utility)
+    noise = max_exponential_noise(_class_log_sizes(d, k), rng)
+    out = []
+    for eps in np.asarray(eps_values, dtype=float):
+        h, t_index = np.unravel_index(int(np.argmax(eps * unit + noise)), unit.shape)
+        out.append(np.sort(order[_class_member(int(h), int(t_index) + k, k, rng)]))
+    return out
+
+
 def _class_member(h: int, t: int, k: int, rng: np.random.Generator) -> np.ndarray:
     """Sorted-rank positions (0-indexed) of a uniform member of C(h, t)."""
     if t == k:

@@ -29,3 +29,14 @@ test_that("dp_plan solves for a target with the knockoff filter", {
                                  trials = 10, seed = 1))
   expect_equal(pl$targets$measure, "power")
 })
+
+test_that("dp_plan plans dp_felp under a planted-feature model", {
+  skip_if_no_dpstats()
+  pl <- suppressWarnings(dp_plan("dp_felp", n = 100, p = 20, eps = c(10, 1e6), k = 3, n_estimators = 5,
+                                 assume = list(signals = 3, shift = 2), trials = 4, seed = 1))
+  td <- tidy(pl)
+  expect_setequal(unique(td$measure), c("precision", "recall", "noise_share"))
+  expect_equal(unique(td$method), "dp_felp (strict)")
+  expect_match(pl$assumption, "3 planted features")
+  expect_equal(td$estimate[td$measure == "precision" & td$eps == 1e6], 1)
+})

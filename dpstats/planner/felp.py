@@ -1,0 +1,178 @@
+"""Planner simulator for dp_felp: recovery of the planted features and the noise share of the weights.
+
+FELP's ensemble (Liu 2018; :mod:`dpstats.methods.felp`) works on rows, so per
+simulated data set n rows are drawn from the stated
+:class:`~dpstats.planner.models.FelpModel` (:func:`dpstats.simulate.felp.planted`),
+mapped onto [0, 1]/√d by the model's declared box (or, with ``bounds=None``, by
+the simulated data's minima and maxima, as the front door does without bounds)
+and the non-private ensemble (steps 1–3, :func:`dpstats.methods.felp.ensemble`)
+is fitted once.  Its average w_D does not depend on eps, so every eps of the
+grid only adds its own step-4 noise: L2-Laplace of scale Δ/ε, with Δ the
+method's (:func:`~dpstats.methods.felp.paper_sensitivity` 2/(nλ) for the paper
+variant, :func:`~dpstats.methods.felp.strict_sensitivity` 2C/k for the strict
+one, replace-one-row, n public) and the law of
+:meth:`dpstats.privacy.randomness.FastNoise.l2_laplace` (numpy draws: a
+simulation releases nothing).  A plan over any number of eps values costs
+about one ensemble fit per data set.
+
+Measures, on the ``select`` features with the largest released weights:
+``precision`` = planted selected / select (precision at k), ``recall`` =
+planted selected / planted, and ``noise_share`` = σ²/s², the per-weight noise
+variance σ² = (scale·√(d+1))² (:func:`~dpstats.methods.felp.noise_coordinate_sd`)
+over the spread s² of the released weights across features (sample variance),
+capped at 1: the share of the released weights' variance that is privacy noise
+(lower is better).  Both are what the front door's result shows (its operating
+characteristics hold σ and s).  Chance: a random choice of ``select`` of d
+features has expected precision planted/d.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError
+from ..geometry import Box
+from ..methods import felp as m
+from ..privacy.randomness import FastNoise
+from ..simulate.felp import planted
+from .core import Chance, Simulator
+from .models import FelpModel
+
+
+def felp_simulator(
+    *,
+    p: int,
+    model: FelpModel,
+    variant: str,
+    select: int,
+    lam: float,
+    n_estimators: int,
+    sample_ratio: float,
+    bounds: str | None,
+) -> Simulator:
+    """The :class:`~dpstats.planner.core.Simulator` of dp_felp (``variant``) on d = ``p`` features."""
+    s = min(model.signals, p)
+    C = m.clip_norm(variant, None, lam, "user", ())
+
+    def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
+        if variant == "strict" and n // n_estimators < 2:
+            raise DataError(
+                f"variant='strict' splits n = {n} rows into n_estimators = {n_estimators} disjoint subsets, "
+                "fewer than 2 rows each; plan a larger n or fewer n_estimators."
+            )
+        hits, share = np.empty((eps.size, trials)), np.empty((eps.size, trials))
+        sensitivity = _sensitivity(variant, n, lam, C, n_estimators)
+        noise = FastNoise(rng)
+        for t in range(trials):
+            U, y = _scaled_rows(n, p, model, bounds, rng)
+            fit = m.ensemble(
+                U,
+                y,
+                lam,
+                n_estimators=n_estimators,
+                sample_ratio=sample_ratio,
+                variant=variant,
+                clip_norm=C,
+                gen=rng,
+            )
+            for i, e in enumerate(eps):
+                scale = sensitivity / float(e)
+                released = noise.l2_laplace(fit.w_mean, scale)
+                hits[i, t] = np.count_nonzero(m.rank_features(released)[:select] < s)
+                share[i, t] = noise_share(released, scale)
+        return {"precision": hits / select, "recall": hits / s, "noise_share": share}
+
+    return Simulator(
+        method=f"dp_felp ({variant})",
+        measures=("precision", "recall", "noise_share"),
+        primary="precision",
+        run=run,
+        lower_is_better=("noise_share",),
+        chance={
+            "precision": Chance(
+                s / p, f"random choice of {select} of {p} features: precision planted/d = {s / p:.3g}"
+            ),
+        },
+        ledger=lambda n: _ledger(variant, n, p, n_estimators, lam, C, sample_ratio, bounds),
+        notes=_notes(variant, model, bounds, lam, n_estimators, C),
+    )
+
+
+def noise_share(released: np.ndarray, scale: float) -> float:
+    """min(1, σ²/s²): per-weight noise variance over the spread of the released weights.
+
+    Examples
+    --------
+    >>> noise_share(np.array([0.0, 2.0]), 0.0)
+    0.0
+    """
+    spread = float(np.var(released, ddof=1))
+    sigma = m.noise_coordinate_sd(scale, released.size)
+    return 1.0 if spread <= 0 else min(1.0, sigma**2 / spread)
+
+
+def _sensitivity(variant: str, n: int, lam: float, C: float | None, k: int) -> float:
+    """Δ of step 4, as :func:`dpstats.methods.felp.release` computes it."""
+    return m.paper_sensitivity(n, lam) if variant == "paper" else m.strict_sensitivity(C, k)
+
+
+def _scaled_rows(
+    n: int, d: int, model: FelpModel, bounds: str | None, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """n rows of the model, mapped onto [0, 1]/√d as the front door maps them."""
+    df = planted(
+        n=n, d=d, s=min(model.signals, d), shift=model.shift, n_classes=model.n_classes, random_state=rng
+    )
+    X, y = df.drop(columns="class").to_numpy(), df["class"].cat.codes.to_numpy()
+    if bounds is None:
+        box = m.data_box(X)
+    else:
+        lo, hi = model.box()
+        box = Box(np.full(d, lo), np.full(d, hi))
+    return m.scale_features(X, box)[0], y
+
+
+def _ledger(variant, n, d, k, lam, C, beta, bounds) -> list[dict]:
+    """The front door's ledger at public n (:func:`dpstats.methods.felp.plan`), all of eps on one step."""
+    entry = m.plan(
+        variant=variant,
+        eps=1.0,
+        n=n,
+        d=d,
+        n_estimators=k,
+        lam=lam,
+        lam_source="user",
+        clip_norm=C,
+        sample_ratio=beta,
+        bounded=bounds is not None,
+    ).entries[0]
+    return [
+        {
+            "step": entry.step,
+            "mechanism": entry.mechanism,
+            "eps_share": 1.0,
+            "delta": 0.0,
+            "sensitivity": entry.sensitivity,
+        }
+    ]
+
+
+def _notes(variant: str, model: FelpModel, bounds, lam: float, k: int, C: float | None) -> list[str]:
+    lo, hi = model.box()
+    scaling = (
+        f"declared bounds [{lo:g}, {hi:g}] on every feature"
+        if bounds is not None
+        else (
+            "the simulated data's minima and maxima (bounds=None: a data-dependent step of the front door, "
+            "NonPrivateWarning; declare bounds to avoid it)"
+        )
+    )
+    notes = [
+        f"variant='{variant}', λ = {lam:g}, k = {k} learners"
+        + (f", each clipped to ‖w‖₂ <= C = {C:.4g}" if C is not None else "")
+        + f"; features scaled by {scaling}",
+        "the non-private ensemble is fitted once per simulated data set; each eps adds its own L2-Laplace noise",
+    ]
+    if variant == "paper":
+        notes.append(m.PAPER_VARIANT_REFUTED + "; plan variant='strict' for a release")
+    return notes
