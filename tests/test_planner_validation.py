@@ -119,7 +119,8 @@ def test_dp_sis_auto_bounds_agrees_with_the_front_door(n, d, k, assume, eps, see
 def test_dp_sis_paper_design_maxabs_agrees_with_the_front_door():
     """The DP-SIS paper's design (Fan-Lv coefficients redrawn per data set), no bounds (max-abs scaling).
 
-    The planner fixes the max-abs at its median (simulate/sis.py); seed 4.
+    The planner draws each column's max-abs as its norm times a random direction's largest
+    coordinate (simulate/sis.py, "maxabs"); seed 4.
     """
     n, d, k, eps = 100, 500, 8, 50.0
     predicted, se = _planned(

@@ -96,27 +96,15 @@ def _select_at_every_eps(scores, k, eps, sensitivity, rng, topk, gamma) -> list[
 
 
 def _draw_scores(n: int, d: int, model: Assume | FanLv, rng: np.random.Generator, score: str) -> np.ndarray:
-    """One draw of the d scores; max-abs scaling with each column's own max-abs drawn from its law.
+    """One draw of the d scores from their sampling law (:func:`dpstats.simulate.sis_scores`).
 
-    The front door without bounds divides column j by its max-abs M_j and y by
-    M_y, and centres by the data means.  The centred score on the model's scale
-    is |x_jᵀy_c|/(c²·sd_y) (c = bound_sds), so the max-abs score is that times
-    c²/(M_j·M_y′) with M_j, M_y′ maxima of n absolute standard normals, drawn
-    independently as Φ⁻¹((1 + U^{1/n})/2) (their weak dependence on the cross-
-    products is ignored).  :func:`dpstats.simulate.sis_scores`' ``"maxabs"``
-    fixes M at its median instead, which overstates accuracy at large eps.
+    With max-abs scaling (no bounds) each column's max-abs is its norm times the
+    largest coordinate of its direction, drawn from that law, so the norms in the
+    cross-product cancel as they do in the data (simulate/sis.py, ``"maxabs"``).
     """
-    kind = "centred" if score == "maxabs" else score
     if isinstance(model, FanLv):
-        assume = model.as_assume()
-        out = sis_scores(n, d, assume, rng, score=kind, coefficients=model.coefficients(n, rng))
-    else:
-        assume = model
-        out = sis_scores(n, d, model, rng, score=kind)
-    if score != "maxabs":
-        return out
-    maxabs = norm.ppf((1 + rng.random(d + 1) ** (1 / n)) / 2)
-    return out * assume.bound_sds**2 / (maxabs[:d] * maxabs[d])
+        return sis_scores(n, d, model.as_assume(), rng, score=score, coefficients=model.coefficients(n, rng))
+    return sis_scores(n, d, model, rng, score=score)
 
 
 def _ledger(d: int, k: int, topk: str, score: str, n: int) -> list[dict]:
