@@ -260,6 +260,11 @@ def test_bad_input_raises_naming_the_argument_and_spends_nothing(change, error, 
     assert acc.spent_eps == 0 and acc.charges == []
 
 
+def test_data_given_by_position_is_refused_with_the_fix():
+    with pytest.raises(DataError, match=re.escape("pass the data by name: dp_bh('y ~ .', data=df")):
+        dp.dp_bh("y ~ .", _frame(n=50, d=2), eps=1.0, bounds=(-4, 4), sigma=1.0)
+
+
 def test_formula_arguments_with_p_values_are_refused():
     with pytest.raises(DataError, match="apply only when the first argument is a formula"):
         dp.dp_bh([0.01, 0.2], eps=1.0, eta=0.01, sigma=1.0)

@@ -157,6 +157,8 @@ def dp_bh(
     >>> fit.rejected
     ['x0']
     """
+    if isinstance(q, (pd.DataFrame, Mapping)):
+        raise DataError("pass the data by name: dp_bh('y ~ .', data=df, q=0.1, ...); q is the target FDR.")
     q = check_fraction(q, "q", low_open=True)
     strict = check_strict(strict)
     neighbouring = check_neighbouring(neighbouring)
