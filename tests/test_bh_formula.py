@@ -268,3 +268,56 @@ def test_data_given_by_position_is_refused_with_the_fix():
 def test_formula_arguments_with_p_values_are_refused():
     with pytest.raises(DataError, match="apply only when the first argument is a formula"):
         dp.dp_bh([0.01, 0.2], eps=1.0, eta=0.01, sigma=1.0)
+
+
+# --------------------------------------------------------------------------- empirical audit, rows to release
+def _rows_to_release_case(eps: float, broken: bool):
+    """Rows -> marginal z (eq. 5) -> private BH, calibrated by plan_marginal_z (m = 1, k = 1, q = 0.9).
+
+    Neighbours (n = 4, x and y in (0, 1), σ = 1): every row at (0, 0), then the last row moved to
+    (1, 1): z moves from 0 to Δz = 0.75, the extremal pair of (6)-(7); with ν = 2Φ̄(Δz) the truncated
+    log p-value moves by exactly the derived η.  Output: rejected or not.  ``broken=True`` calibrates
+    λ for η/4 (the auditor must refute it).
+    """
+    from dpstats.audit.auditor import AuditCase, repeat
+    from dpstats.methods.bh import SlopeTests, plan_marginal_z
+    from dpstats.privacy.fdr import peeling_scale, private_bh
+    from dpstats.privacy.randomness import NoiseSource
+
+    setting, q = SlopeTests(n=4, y_width=1.0, sigma=1.0), 0.9
+    nu = float(2 * norm.sf(setting.delta_z))
+    _, calibration = plan_marginal_z(q=q, m=1, k=1, eps=eps, delta=0.0, setting=setting, truncate=nu)
+    if broken:
+        calibration = peeling_scale(eps, 0.0, 1, eta_two_sided_z(setting.delta_z, nu) / 4)
+
+    def single(rows, rng):
+        tests = marginal_slope_z(rows[:, :1], rows[:, 1], np.zeros(1), np.ones(1), 0.0, 1.0, 1.0)
+        noise = NoiseSource(random_state=rng, secure=False)
+        return int(
+            private_bh(
+                tests.p_values, q=q, k=1, truncate=nu, calibration=calibration, noise=noise
+            ).rejected.size
+        )
+
+    d1 = np.zeros((4, 2))
+    d2 = d1.copy()
+    d2[-1] = 1.0
+    return AuditCase(
+        name=f"dp_bh formula route, rows to release{' (η quartered: BROKEN)' if broken else ''}",
+        run=repeat(single),
+        d1=d1,
+        d2=d2,
+        eps=eps,
+        kind="category",
+        n_events=2,
+        neighbours="all rows at (0, 0) vs the last at (1, 1): z moves by the derived Δz",
+        exercised="methods.bh.marginal_slope_z + privacy.fdr.private_bh, plan_marginal_z's calibration, seeded numpy",
+    )
+
+
+def test_audit_rows_to_release_consistent_and_quartered_eta_refuted():
+    """Empirical audit, 20 000 runs per neighbour, Clopper-Pearson at level 0.05 (seed 0)."""
+    from dpstats.audit.auditor import audit
+
+    assert audit(_rows_to_release_case(1.0, broken=False), n_runs=20_000, random_state=0).passed
+    assert not audit(_rows_to_release_case(1.0, broken=True), n_runs=20_000, random_state=0).passed
