@@ -125,8 +125,11 @@ def dp_bh(
         (factor dummies default to (0, 1)) and of the response; values outside
         are clipped.
     sigma : float
-        Formula route only, required: the public sd of the response given a
-        null column (e.g. the noise sd, or at most half the response's bound width).
+        Formula route only, required: a public upper bound on the sd of the
+        response given a null column.  Half the response's bound width is always
+        such a bound (and costs power); a σ below the true sd makes the p-values
+        anti-conservative (FDR, not privacy, is then lost: privacy holds for any
+        public σ).
     diagnostics : bool
         Attach the raw p-values (and, on the formula route, the raw z's and the
         count of clipped values) and non-private BH's rejections (NOT private).
