@@ -361,6 +361,48 @@ def test_bh_no_channel_shows_a_raw_p_value_unless_asked(tmp_path):
         assert not _bh_found(shown[channel]), channel
 
 
+# --------------------------------------------------------------------------- dp_bh's formula route: raw z's and counts
+def _bh_formula_fit(data: pd.DataFrame, **extra):
+    with pytest.warns(NonPrivateWarning):  # the dropped rows are a data-dependent step
+        return dp.dp_bh(
+            f"y ~ {FEW}",
+            data=data,
+            q=0.2,
+            eps=2.0,
+            bounds=BOUNDS,
+            sigma=1.0,
+            max_rejections=3,
+            random_state=3,
+            **extra,
+        )
+
+
+def _raw_digits(values) -> set[str]:
+    """The first 7 significant digits of each raw value (a leak at the precision JSON or a dict prints)."""
+    return {f"{abs(v):.15e}".split("e")[0].replace(".", "")[:7] for v in values if v != 0}
+
+
+def _digits_found(text: str, digits: set[str]) -> set[str]:
+    bare = _MARKUP.sub(" ", text).replace(".", "")
+    return {d for d in digits if d in bare}
+
+
+def test_bh_formula_no_channel_shows_a_raw_z_p_value_or_count_unless_asked(data, tmp_path):
+    """The formula route releases peeled hypotheses, noisy p-values and rejections: the raw z's and
+    p-values, the rows dropped (17) and the values clipped (29) only when asked."""
+    asked = _bh_formula_fit(data, diagnostics=True)
+    assert asked.diagnostics["rows_dropped"] == MISSING and asked.diagnostics["values_clipped"] == OUTSIDE
+    raw = _raw_digits([*asked.diagnostics["raw_z"].values(), *asked.diagnostics["raw_p_values"].values()])
+    fit = _bh_formula_fit(data)
+    for channel, text in _channels(fit, tmp_path).items():
+        assert not found(text), (channel, found(text))
+        assert not _digits_found(text, raw), (channel, _digits_found(text, raw))
+    shown = _channels(asked, tmp_path, include_diagnostics=True)
+    for channel in ("summary", "to_dict", "to_json", "report"):
+        assert {MISSING, OUTSIDE} <= found(shown[channel]), channel
+        assert _digits_found(shown[channel], raw) == raw, channel
+
+
 # bounds="auto": the released private bounds are DP outputs; no channel shows a private count
 AUTO = [name for name in FRONT_DOORS if name != "dp_pca"]
 

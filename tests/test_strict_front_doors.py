@@ -257,6 +257,26 @@ def test_dp_bh_declared_eta_and_strict_give_no_data_dependent_step_and_the_defau
     assert acc.charges == []
 
 
+def test_dp_bh_formula_route_with_declared_bounds_and_sigma_is_strict_and_refuses_undeclared_bounds():
+    """dp_bh's formula route: declared bounds and sigma give no data-dependent step under strict=True;
+    without bounds it refuses (no data-range fallback exists), before any spend."""
+    df = _uniform_frame(400, 6, 3)
+    acc = _budget()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateWarning)
+        fit = dp.dp_bh(
+            "y ~ .", data=df, eps=1.0, bounds=(-1, 1), sigma=0.6, strict=True, accountant=acc, random_state=0
+        )
+    assert fit.privacy.data_dependent_steps == [] and fit.privacy.covered
+    for channel, text in _texts(fit).items():
+        for marker in MARKERS.values():
+            assert marker not in text, f"dp_bh formula: {channel} shows {marker!r}"
+    spent = acc.spent_eps
+    with pytest.raises(PrivacyParameterError, match="bounds= is needed"):
+        dp.dp_bh("y ~ .", data=df, eps=1.0, sigma=0.6, strict=True, accountant=acc)
+    assert acc.spent_eps == spent
+
+
 @pytest.mark.parametrize("name", [n for n in PURE if n != "dp_pca"])
 def test_auto_bounds_and_strict_give_no_data_dependent_step(name):
     """bounds="auto" replaces every data-derived bound by a private one: strict passes, no

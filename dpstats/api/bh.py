@@ -4,7 +4,10 @@ Raw p-values go through the private BH of :mod:`dpstats.methods.bh` (Laplace
 peeling of truncated log p-values, Dwork, Su & Zhang 2021); a fit whose p-values
 were already released privately (a result with a ``privacy`` statement and a
 ``tidy()`` with columns ``term`` and ``p.value``) gets plain BH as
-post-processing, at no extra budget.
+post-processing, at no extra budget.  A formula with ``data=``, declared
+``bounds=`` and a declared ``sigma=`` runs two-sided z-tests of each design
+column's marginal slope on the raw rows (η derived, :func:`dpstats.methods.bh.z_slope_delta`)
+and releases them only through private BH.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
+from ..formula import INTERCEPT, model_frame, refuse_offset
+from ..geometry import resolve_box
 from ..methods import bh as m
 from ..privacy.accountant import Accountant
 from ..privacy.fdr import PeelingCalibration, fdr_bound, harmonic
@@ -34,7 +39,7 @@ from ..validation import (
     check_neighbouring,
     check_strict,
 )
-from ._common import call_record, run
+from ._common import call_record, dummy_columns, is_auto, missing_rows_step, run
 
 MAX_REJECTIONS_DEFAULT = 20
 
@@ -48,6 +53,9 @@ def dp_bh(
     eta: float | None = None,
     truncate: float = m.TRUNCATE_DEFAULT,
     max_rejections: int | None = None,
+    data=None,
+    bounds=None,
+    sigma: float | None = None,
     neighbouring: str = "replace",
     diagnostics: bool = False,
     random_state: RandomState = None,
@@ -74,11 +82,23 @@ def dp_bh(
     statement carries the fit's guarantee, and FDR control is that of BH on
     those approximately valid p-values.  The ``(Intercept)`` row is left out.
 
+    Given a formula (``dp_bh("y ~ .", data=df, eps=1, bounds=..., sigma=...)``),
+    hypothesis j is "the marginal slope of the response on design column j is
+    zero", tested by z_j = Σ(x_ij − x̄_j)(y_i − ȳ)/(σ·(W_j/2)·√n) on the rows
+    clipped to the declared bounds (W_j the width of column j's bounds, σ the
+    declared noise sd of y under a null).  One replaced row moves every z_j by
+    at most Δz = 2(1 − 1/n)·W_y/(σ√n), so η = eta_two_sided_z(Δz, ν) is
+    derived, not declared; the z's and p-values are released only through
+    private BH.  The p-values are conservative if σ bounds the sd of y given
+    x_j under each null.  (Multiple-regression tests have no bounded Δz
+    without a data-dependent bound on λ_min(XᵀX): use ``dp_bh(dp_lm(...))``.)
+
     Parameters
     ----------
-    p_values : array-like, pandas Series, dict or a private fit
+    p_values : array-like, pandas Series, dict, a private fit, or a formula
         Raw p-values in [0, 1] (names from a Series' index or a dict's keys,
-        else H1, H2, ...), or a fit as above.
+        else H1, H2, ...), a fit as above, or a two-sided formula such as
+        ``"y ~ ."`` (with ``data``, ``bounds`` and ``sigma``).
     q : float
         Target FDR, in (0, 1).
     eps, delta : float
@@ -98,8 +118,21 @@ def dp_bh(
     max_rejections : int, optional
         k, the number of hypotheses peeled (at most k rejections), 1 <= k <= m;
         default min(m, 20).  The noise grows with k.
+    data : pandas.DataFrame or dict of columns
+        Formula route only: the rows (in memory).
+    bounds : (lo, hi) or dict
+        Formula route only, required: public bounds of every design column
+        (factor dummies default to (0, 1)) and of the response; values outside
+        are clipped.
+    sigma : float
+        Formula route only, required: a public upper bound on the sd of the
+        response given a null column.  Half the response's bound width is always
+        such a bound (and costs power); a σ below the true sd makes the p-values
+        anti-conservative (FDR, not privacy, is then lost: privacy holds for any
+        public σ).
     diagnostics : bool
-        Attach the raw p-values and non-private BH's rejections (NOT private).
+        Attach the raw p-values (and, on the formula route, the raw z's and the
+        count of clipped values) and non-private BH's rejections (NOT private).
     random_state, accountant, strict
         See docs/architecture.md, "Privacy conventions".
 
@@ -115,11 +148,43 @@ def dp_bh(
     >>> fit = dp.dp_bh(p, q=0.1, eps=1.0, eta=0.01, max_rejections=5, random_state=0)
     >>> fit.rejected
     ['H1', 'H2']
+
+    The formula route, on bounded data (y in (-4, 4), σ = 1):
+
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(1)
+    >>> df = pd.DataFrame(rng.uniform(-1, 1, (200_000, 8)), columns=[f"x{j}" for j in range(8)])
+    >>> df["y"] = 0.3 * df.x0 + rng.normal(0, 1, 200_000)
+    >>> fit = dp.dp_bh("y ~ .", data=df, q=0.1, eps=2.0, bounds=(-4, 4), sigma=1.05,
+    ...                max_rejections=3, random_state=0)
+    >>> fit.rejected
+    ['x0']
     """
+    if isinstance(q, (pd.DataFrame, Mapping)):
+        raise DataError("pass the data by name: dp_bh('y ~ .', data=df, q=0.1, ...); q is the target FDR.")
     q = check_fraction(q, "q", low_open=True)
     strict = check_strict(strict)
     neighbouring = check_neighbouring(neighbouring)
     accountant = check_accountant(accountant)
+    if isinstance(p_values, str):
+        return _dp_bh_formula(
+            p_values,
+            data,
+            q=q,
+            eps=eps,
+            delta=delta,
+            eta=eta,
+            truncate=truncate,
+            max_rejections=max_rejections,
+            bounds=bounds,
+            sigma=sigma,
+            neighbouring=neighbouring,
+            diagnostics=diagnostics,
+            random_state=random_state,
+            accountant=accountant,
+            strict=strict,
+        )
+    _refuse_formula_arguments(data=data, bounds=bounds, sigma=sigma)
     if hasattr(p_values, "tidy") and _is_private_fit(p_values):
         names, p = _fit_p_values(p_values)
         _refuse_budget_for_post_processing(eps, eta, max_rejections)
@@ -153,6 +218,67 @@ def dp_bh(
         neighbouring=neighbouring,
     )
     return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics)
+
+
+def _dp_bh_formula(formula: str, data, *, eps, delta, eta, sigma, bounds, neighbouring, accountant, **rest):
+    """The formula route: every argument checked, then the door run (nothing read before the checks)."""
+    if eps is None:
+        raise PrivacyParameterError(
+            "eps is needed for the formula route (private BH spends budget); e.g. eps=1.0."
+        )
+    eps = check_eps(eps)
+    delta = check_delta(delta)
+    if eta is not None:
+        raise PrivacyParameterError(
+            "eta is derived on the formula route (from the bounds, n and sigma); leave eta out."
+        )
+    if neighbouring != "replace":
+        raise PrivacyParameterError(
+            'the formula route holds under neighbouring="replace" only: n is in every z-statistic\'s scale.'
+        )
+    if not isinstance(data, (pd.DataFrame, Mapping)):
+        raise DataError(
+            f"a formula needs data= as a pandas DataFrame (or dict of columns); got {type(data).__name__}."
+        )
+    if bounds is None or is_auto(bounds):
+        raise PrivacyParameterError(
+            "bounds= is needed on the formula route: declare public bounds of every column and of the "
+            "response, e.g. bounds=(-4, 4) or bounds={'x1': (0, 1), 'y': (-5, 5)} (bounds from the data "
+            "or bounds='auto' are not offered here)."
+        )
+    if (
+        isinstance(sigma, bool)
+        or not isinstance(sigma, numbers.Real)
+        or not (math.isfinite(sigma) and sigma > 0)
+    ):
+        raise PrivacyParameterError(
+            f"sigma must be a positive finite number (the public sd of the response under a null), got "
+            f"{sigma!r}; e.g. sigma=1.0."
+        )
+    truncate = check_fraction(rest.pop("truncate"), "truncate", low_open=True)
+    if accountant is not None:
+        accountant.check(eps, delta)
+    door = _Regression(
+        formula=formula,
+        data=data,
+        eps=eps,
+        delta=delta,
+        bounds=bounds,
+        sigma=float(sigma),
+        truncate=truncate,
+        q=rest.pop("q"),
+        max_rejections=rest.pop("max_rejections"),
+    )
+    return run(door, accountant=accountant, **rest)
+
+
+def _refuse_formula_arguments(**given) -> None:
+    named = [name for name, value in given.items() if value is not None]
+    if named:
+        raise DataError(
+            f"{', '.join(named)} apply only when the first argument is a formula (e.g. dp_bh('y ~ .', "
+            f"data=df, ...)); leave {' and '.join(named)} out for p-values or a fit."
+        )
 
 
 # --------------------------------------------------------------------------- argument checks
@@ -341,6 +467,138 @@ class _Private:
             "raw_p_values": dict(zip(self.names, frame.tolist())),
             "non_private_bh_rejected": [self.names[i] for i in exact.rejected],
         }
+
+
+@dataclass
+class _RegressionFrame:
+    names: list[str]
+    n: int
+    y_width: float
+    tests: m.MarginalZ
+    k: int
+    rows_dropped: int
+
+
+@dataclass
+class _Regression:
+    """dp_bh's formula route: marginal slope z-tests on bounded rows, released through private BH."""
+
+    formula: str
+    data: Any
+    q: float
+    eps: float
+    delta: float
+    bounds: Any
+    sigma: float
+    truncate: float
+    max_rejections: int | None
+    label: str = "dp_bh"
+
+    def frame(self, dd: DataDependence) -> _RegressionFrame:
+        mf = model_frame(self.formula, self.data, drop_intercept=True, min_rows=3)
+        refuse_offset(mf, "dp_bh")
+        missing_rows_step(dd, mf)
+        names = [nm for nm in mf.names if nm != INTERCEPT]
+        if not names:
+            raise DataError(
+                f"the formula '{self.formula}' has no predictor columns; dp_bh needs at least one."
+            )
+        x_box = resolve_box(self.bounds, names, dummies=dummy_columns(mf))
+        y_box = resolve_box(self.bounds, [mf.response])
+        _check_bounds_meet_data(mf.X, mf.y, x_box, y_box, names, mf.response)
+        lo_y, hi_y = float(y_box.lo[0]), float(y_box.hi[0])
+        tests = m.marginal_slope_z(mf.X, mf.y, x_box.lo, x_box.hi, lo_y, hi_y, self.sigma)
+        k = _check_max_rejections(self.max_rejections, len(names))
+        n = int(mf.y.size)
+        if self.delta > 0:
+            check_delta(self.delta, n)
+        return _RegressionFrame(names, n, hi_y - lo_y, tests, k, int(mf.n_dropped))
+
+    def plan(self, frame: _RegressionFrame, dd: DataDependence) -> Plan:
+        plan, self._calibration = m.plan_marginal_z(
+            q=self.q,
+            m=len(frame.names),
+            k=frame.k,
+            eps=self.eps,
+            delta=self.delta,
+            setting=m.SlopeTests(frame.n, frame.y_width, self.sigma),
+            truncate=self.truncate,
+        )
+        return plan
+
+    def release(self, frame: _RegressionFrame, plan: Plan, noise: NoiseSource):
+        return m.release_private(
+            frame.tests.p_values,
+            q=self.q,
+            k=frame.k,
+            truncate=self.truncate,
+            calibration=self._calibration,
+            noise=noise,
+        )
+
+    def result(
+        self, frame: _RegressionFrame, plan: Plan, released, statement: PrivacyStatement, noise: NoiseSource
+    ) -> BHResult:
+        names = np.asarray(frame.names, dtype=object)
+        call = call_record(
+            {
+                "formula": self.formula,
+                "q": self.q,
+                "eps": self.eps,
+                "bounds": self.bounds,
+                "sigma": self.sigma,
+            },
+            {
+                "delta": (self.delta, 0.0),
+                "truncate": (self.truncate, m.TRUNCATE_DEFAULT),
+                "max_rejections": (self.max_rejections, None),
+            },
+        )
+        delta_z = m.z_slope_delta(0.0, frame.y_width, frame.n, self.sigma)
+        return BHResult(
+            method="dp_bh",
+            call=call,
+            n=frame.n,
+            p=len(frame.names),
+            terms=list(frame.names),
+            privacy=statement,
+            route="marginal z-tests",
+            q=self.q,
+            rejected=names[released.rejected].tolist(),
+            threshold=math.exp(released.threshold_log),
+            peeled=names[released.peeled].tolist(),
+            noisy_p_values=np.exp(released.noisy_log_p),
+            max_rejections=frame.k,
+            eta=m.eta_two_sided_z(delta_z, self.truncate),
+            truncate=self.truncate,
+            noise_scale=self._calibration.scale,
+            shift=released.shift,
+            fdr_bound=fdr_bound(self.q, frame.k),
+            sigma=self.sigma,
+            delta_z=delta_z,
+        )
+
+    def diagnostics(self, frame: _RegressionFrame, released) -> dict[str, Any]:
+        exact = m.benjamini_hochberg(frame.tests.p_values, self.q)
+        return {
+            "raw_z": dict(zip(frame.names, frame.tests.z.tolist())),
+            "raw_p_values": dict(zip(frame.names, frame.tests.p_values.tolist())),
+            "non_private_bh_rejected": [frame.names[i] for i in exact.rejected],
+            "values_clipped": frame.tests.n_clipped,
+            "rows_dropped": frame.rows_dropped,
+        }
+
+
+def _check_bounds_meet_data(X, y, x_box, y_box, names: list[str], response: str) -> None:
+    """Bounds that exclude every value of a column (or of the response) are an error, before any spend."""
+    out = [nm for j, nm in enumerate(names) if X[:, j].max() < x_box.lo[j] or X[:, j].min() > x_box.hi[j]]
+    if y.max() < y_box.lo[0] or y.min() > y_box.hi[0]:
+        out.append(response)
+    if out:
+        raise DataError(
+            f"the declared bounds exclude every value of {out[:5]}; every value would be clipped to a bound. "
+            "Check the bounds' units and declare bounds that cover the data's plausible range."
+        )
 
 
 @dataclass

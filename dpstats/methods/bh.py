@@ -1,6 +1,6 @@
 """Private FDR control: Benjamini-Hochberg on p-values, privately (Dwork, Su & Zhang 2021).
 
-Two routes, one plan each:
+Three routes, one plan each:
 
 * **raw p-values** (computed from the private data): the private BH of
   :mod:`dpstats.privacy.fdr` — p-values truncated below at a public ν, log
@@ -16,6 +16,11 @@ Two routes, one plan each:
   and independent or PRDS, at most q·H_m under arbitrary dependence (Benjamini
   & Yekutieli 2001) — and only approximately so, since a private fit's p-values
   are valid only as far as its inference accounts for the privacy noise.
+* **a formula on bounded data** (``dp_bh("y ~ .", data=..., bounds=..., sigma=...)``):
+  two-sided z-tests of the marginal slope of y on each design column,
+  computed from the raw rows under declared bounds and a declared σ; their
+  η is *derived* (equations (5)-(7) below), not declared, and they are
+  released only through the private BH of the first route.
 
 Sensitivity η for p-values of z-tests on bounded data (:func:`eta_two_sided_z`)
 -------------------------------------------------------------------------------
@@ -33,12 +38,56 @@ the left bound being attained at u = max(u_ν − Δz, 0), u' = u_ν: that is η
 The right side is the cruder "Δz times the largest hazard over the truncated
 range".  tests/test_bh.py checks (4) by brute force on all neighbouring data
 sets of a small grid.
+
+Marginal slope z-tests on bounded data (:func:`marginal_slope_z`, :func:`z_slope_delta`)
+-----------------------------------------------------------------------------------------
+Rows (x_i, y_i), i = 1..n, with each design column clipped to its declared
+[a_j, b_j] and the response to [a_y, b_y]; W_j = b_j − a_j, W_y = b_y − a_y;
+n is public (replace one row).  Hypothesis j says the marginal slope of y on
+x_j is zero; precisely, H0j: given the column x_j, the y_i are independent
+with a common mean and variance at most σ² (σ declared, public).  The statistic
+
+    S_j = Σ_i (x_ij − x̄_j)(y_i − ȳ),   z_j = S_j / (σ τ_j √n),   τ_j = W_j / 2   (5)
+
+is the OLS slope of y on x_j alone times a public constant.  Under H0j,
+E[S_j | x_j] = 0 and Var(S_j | x_j) <= σ² Σ_i (x_ij − x̄_j)² = σ² n v_j <= σ² n τ_j²,
+since the variance v_j (divisor n) of values in an interval of width W_j is at
+most (W_j/2)² (Popoviciu).  So z_j is centred with variance at most 1 and, y
+being bounded, asymptotically normal (Lindeberg): p_j = 2Φ̄(|z_j|) is an
+asymptotically valid, conservative p-value.  The public τ_j stands where the
+usual test has the data's √v_j (a data-dependent denominator); the price is
+power when v_j < τ_j².
+
+Sensitivity.  Replace the last row (x, y) by (x', y') (any row, by symmetry).
+With ā and b̄ the means of the other n − 1 rows' x_j and y (inside the bounds),
+
+    S' − S = (1 − 1/n) [(x' − ā)(y' − b̄) − (x − ā)(y − b̄)].                      (6)
+
+Rescaled to the unit square (u = (x − a_j)/W_j, α = (ā − a_j)/W_j, and v, β
+likewise for y), the bracket is W_j W_y [(u' − α)(v' − β) − (u − α)(v − β)];
+its first product is at most max{(1−α)(1−β), αβ}, its second at least
+−max{α(1−β), (1−α)β}, and these are two of four non-negative products that
+sum to 1.  Hence |S' − S| <= (1 − 1/n) W_j W_y, attained (the other rows at
+(a_j, a_y), the last moved from (a_j, a_y) to (b_j, b_y)), and
+
+    Δz_j = (1 − 1/n) W_j W_y / (σ τ_j √n) = 2 (1 − 1/n) W_y / (σ √n),              (7)
+
+the same for every j.  One row moves every z_j at once, but η is an ℓ∞ bound,
+so η = eta_two_sided_z(Δz, ν) by (4).  Clipping is a per-row map, so it keeps
+neighbours neighbours.  Add/remove-one-row is not offered (n is in z's scale).
+
+Why marginal tests, not the z of a multiple regression: there
+t_j = β̂_j / (σ̂ √[(XᵀX)⁻¹]_jj), and one row can move (XᵀX)⁻¹ without bound when
+XᵀX is near-singular, so no finite Δz exists without a lower bound on
+λ_min(XᵀX) — a data-dependent quantity.  Multiple-regression tests go through
+dp_lm (which releases such a bound privately) and BH on its released p-values
+(the post-processing route).  tests/test_bh.py checks (6)-(7) by brute force.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.special import log_ndtr, ndtri
@@ -120,6 +169,53 @@ def hazard_bound(truncate: float) -> float:
     return float(math.exp(-0.5 * u_nu * u_nu - 0.5 * math.log(2 * math.pi) - log_ndtr(-u_nu)))
 
 
+def z_slope_delta(y_lo: float, y_hi: float, n: int, sigma: float, neighbouring: str = "replace") -> float:
+    """Δz of equation (7): the most one replaced row moves any marginal slope z_j of (5).
+
+    Δz = 2(1 − 1/n)(y_hi − y_lo)/(σ√n), whatever the design columns' bounds
+    (each column is scaled by its own half-width τ_j).
+
+    Examples
+    --------
+    >>> round(z_slope_delta(-1.0, 1.0, 10_000, 1.0), 6)
+    0.039996
+    """
+    if neighbouring != "replace":
+        raise ValueError("z_slope_delta holds under replace-one-row (n public); got " + repr(neighbouring))
+    return 2.0 * (1.0 - 1.0 / n) * (y_hi - y_lo) / (sigma * math.sqrt(n))
+
+
+@dataclass(frozen=True)
+class MarginalZ:
+    """The statistics of (5) on clipped data: z_j, their p-values, and how many values were clipped."""
+
+    z: np.ndarray
+    p_values: np.ndarray
+    n_clipped: int
+
+
+def marginal_slope_z(
+    X: np.ndarray, y: np.ndarray, x_lo: np.ndarray, x_hi: np.ndarray, y_lo: float, y_hi: float, sigma: float
+) -> MarginalZ:
+    """Two-sided z-tests of each column's marginal slope, equation (5), after clipping to the bounds.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> out = marginal_slope_z(X, np.array([0.0, 1.0, 1.0, 2.0]), np.array([0.0]), np.array([4.0]),
+    ...                        -2.0, 2.0, 1.0)
+    >>> out.z.round(4).tolist(), out.n_clipped
+    ([0.75], 0)
+    """
+    Xc = np.clip(X, x_lo, x_hi)
+    yc = np.clip(y, y_lo, y_hi)
+    n_clipped = int(np.count_nonzero(Xc != X) + np.count_nonzero(yc != y))
+    S = (Xc - Xc.mean(axis=0)).T @ (yc - yc.mean())
+    tau = (np.asarray(x_hi, dtype=float) - np.asarray(x_lo, dtype=float)) / 2.0
+    z = S / (sigma * tau * math.sqrt(y.size))
+    return MarginalZ(z=z, p_values=2.0 * np.exp(log_ndtr(-np.abs(z))), n_clipped=n_clipped)
+
+
 # --------------------------------------------------------------------------- plans
 def plan_private(
     *,
@@ -184,6 +280,78 @@ def plan_private(
             "the rejections and the noisy threshold.",
         ],
     )
+    return plan, cal
+
+
+@dataclass(frozen=True)
+class SlopeTests:
+    """The public inputs of Δz in (7): n (replace one row), the response's bound width W_y, and σ."""
+
+    n: int
+    y_width: float
+    sigma: float
+
+    @property
+    def delta_z(self) -> float:
+        return z_slope_delta(0.0, self.y_width, self.n, self.sigma)
+
+
+def plan_marginal_z(
+    *,
+    q: float,
+    m: int,
+    k: int,
+    eps: float,
+    delta: float,
+    setting: SlopeTests,
+    truncate: float,
+) -> tuple[Plan, PeelingCalibration]:
+    """The plan of private BH on the marginal slope z-tests (5): η derived by (7) and (4), not declared.
+
+    Examples
+    --------
+    >>> plan, cal = plan_marginal_z(q=0.1, m=20, k=5, eps=1.0, delta=0.0,
+    ...                             setting=SlopeTests(n=10**6, y_width=2.0, sigma=1.0), truncate=1e-10)
+    >>> plan.eps, round(cal.scale / (3 * 5), 5)
+    (1.0, 0.02645)
+    """
+    n, y_width, sigma, delta_z = setting.n, setting.y_width, setting.sigma, setting.delta_z
+    eta = eta_two_sided_z(delta_z, truncate)
+    plan, cal = plan_private(q=q, m=m, k=k, eps=eps, delta=delta, eta=eta, truncate=truncate)
+    why = (
+        f"η = {eta:.4g} derived: Δz = 2(1 − 1/n)·W_y/(σ√n) = {delta_z:.4g} (n = {n}, W_y = {y_width:g}, "
+        f"σ = {sigma:g}, replace one row), then η = log Φ̄(u_ν − Δz) − log Φ̄(u_ν), u_ν = Φ̄⁻¹(ν/2)"
+    )
+    plan.entries = [
+        replace(
+            plan.entries[0],
+            step=f"Report Noisy Min peeling of the {k} smallest of {m} truncated log p-values of marginal "
+            "slope z-tests, each with a fresh noisy value",
+            sensitivity=f"ℓ∞ sensitivity of log max(p, ν): {why}",
+        )
+    ]
+    plan.method = "private Benjamini-Hochberg on marginal slope z-tests"
+    plan.sensitivities = {
+        "centred cross product S_j = Σ(x_ij − x̄_j)(y_i − ȳ)": "(1 − 1/n)·W_j·W_y (replace one row; attained)",
+        "z_j = S_j/(σ·(W_j/2)·√n), every j at once": f"Δz = {delta_z:.4g}",
+        **{key: value for key, value in plan.sensitivities.items() if not key.startswith("log max")},
+        "log max(p_i, ν), every i at once": f"η = {eta:.4g} (derived from the bounds, n and σ), ν = {truncate:g}",
+    }
+    plan.assumptions = [
+        "privacy rests on the declared bounds (values outside are clipped) and on n being public "
+        "(replace one row); it holds whatever the data's law",
+        f"the p-values are valid (conservative) under H0j: given x_j, the y_i are independent with a common "
+        f"mean and variance at most σ² = {sigma:g}² (normal approximation for bounded y)",
+        plan.assumptions[1],
+    ]
+    plan.notes = [
+        "Hypothesis j: zero marginal slope of the response on design column j; z_j scales the centred "
+        "cross product by the public σ and half-width W_j/2, never by the data's spread "
+        "(derivation in dpstats.methods.bh).",
+        *plan.notes[:-1],
+        "Raw z-statistics and p-values are not released: only the peeled hypotheses, their noisy p-values, "
+        "the rejections and the noisy threshold.",
+    ]
     return plan, cal
 
 

@@ -1,9 +1,10 @@
 """The result of :func:`dpstats.dp_bh`: which hypotheses private BH rejected, and at what cut.
 
-Two routes (see :mod:`dpstats.methods.bh`): ``"private"`` (raw p-values, Laplace
+Three routes (see :mod:`dpstats.methods.bh`): ``"private"`` (raw p-values, Laplace
 peeling) releases the peeled hypotheses, their noisy p-values, the rejections and
 the noisy cut — never the raw p-values, which are diagnostics shown only on
-request; ``"post-processing"`` (a private fit's released p-values) shows those
+request; ``"marginal z-tests"`` (a formula on bounded rows) releases the same,
+its z-statistics and p-values staying diagnostics too; ``"post-processing"`` (a private fit's released p-values) shows those
 p-values, since they were already released.
 """
 
@@ -26,7 +27,7 @@ class BHResult(DPResult):
 
     Attributes
     ----------
-    route : {"private", "post-processing"}
+    route : {"private", "marginal z-tests", "post-processing"}
     q : float
         Target FDR level.
     rejected : list of str
@@ -42,6 +43,8 @@ class BHResult(DPResult):
         (may exceed 1: it is exp of a noisy log p-value).
     released_p_values : ndarray
         Post-processing route: the fit's released p-values, one per hypothesis.
+    sigma, delta_z : float
+        Marginal z-tests route: the declared σ and the derived Δz of every z_j.
     """
 
     route: str = "private"
@@ -57,10 +60,19 @@ class BHResult(DPResult):
     noise_scale: float = 0.0
     shift: float = 0.0
     fdr_bound: float = 0.0
+    sigma: float | None = None
+    delta_z: float | None = None
 
     title = "Differentially private Benjamini-Hochberg (FDR control)"
 
+    @property
+    def from_rows(self) -> bool:
+        """True on the formula route: the hypotheses were tested here, on n public rows."""
+        return self.route == "marginal z-tests"
+
     def released_n(self) -> int | None:
+        if self.from_rows:
+            return self.n  # replace one row: n is public
         return None  # the input is p-values: the number of rows behind them is not an output
 
     def shown_diagnostics(self) -> dict[str, Any]:
@@ -68,6 +80,8 @@ class BHResult(DPResult):
         return {k: v for k, v in shown.items() if k != "rows_used_n"}  # no rows behind p-values here
 
     def n_text(self) -> str:
+        if self.from_rows:
+            return f"n = {self.n}; {self.p} hypotheses (zero marginal slope of each design column)"
         return f"{self.p} hypotheses (input: p-values; n is not an output)"
 
     def _body_lines(self) -> list[str]:
@@ -85,15 +99,30 @@ class BHResult(DPResult):
     def _setting_line(self) -> str:
         if self.route == "post-processing":
             return f"BH on {self.p} p-values released by a private fit (post-processing: no extra budget)"
+        if self.from_rows:
+            return (
+                f"Two-sided z-tests of the marginal slope of the response on each of {self.p} columns "
+                f"(σ = {self.sigma:g}, Δz = {self.delta_z:.4g}, derived η = {self.eta:.4g}); "
+                + self._peeling_text()
+            )
         return (
             f"{self.max_rejections} of {self.p} hypotheses peeled (Report Noisy Min); η = {self.eta:g}, "
             f"ν = {self.truncate:g}, Laplace scale λ = {self.noise_scale:.4g}, threshold shift "
             f"t = {self.shift:.4g} (log scale); FDR bound {self.fdr_bound:.4g}"
         )
 
+    def _peeling_text(self) -> str:
+        return (
+            f"{self.max_rejections} peeled (Report Noisy Min), ν = {self.truncate:g}, Laplace scale "
+            f"λ = {self.noise_scale:.4g}, threshold shift t = {self.shift:.4g} (log scale); "
+            f"FDR bound {self.fdr_bound:.4g}"
+        )
+
     def _table_title(self) -> str:
         if self.route == "post-processing":
             return "Released p-values:"
+        if self.from_rows:
+            return "Peeled hypotheses (noisy p-values are released; raw z-statistics and p-values are not):"
         return "Peeled hypotheses (noisy p-values are released; raw p-values are not):"
 
     def _shown_table(self) -> pd.DataFrame:
@@ -132,12 +161,18 @@ class BHResult(DPResult):
             "hypotheses": self.p,
             "rejections": len(self.rejected),
             "threshold": self.threshold,
-            "max_rejections": self.max_rejections if self.route == "private" else None,
+            "max_rejections": self.max_rejections if self.route != "post-processing" else None,
             "eta": self.eta,
             "fdr_bound": self.fdr_bound,
         }
 
     def outputs(self) -> dict[str, Any]:
+        shown = self._outputs()
+        if self.from_rows:
+            shown.update(sigma=self.sigma, delta_z=self.delta_z)
+        return shown
+
+    def _outputs(self) -> dict[str, Any]:
         return {
             "route": self.route,
             "q": self.q,

@@ -122,6 +122,16 @@ CASES: dict[str, Callable[[], object]] = {
         "~ .", _mixture(), k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=19
     ),
     "dp_bh": lambda: dp.dp_bh(_p_values(), q=0.1, eps=1.0, eta=0.01, max_rejections=8, random_state=20),
+    "dp_bh_formula": lambda: dp.dp_bh(
+        "y ~ .",
+        data=_regression(20_000),
+        q=0.1,
+        eps=5.0,
+        bounds={"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "x4": (-1, 1), "y": (-3, 3)},
+        sigma=0.75,
+        max_rejections=3,
+        random_state=22,
+    ),
     "dp_lm": lambda: dp.dp_lm(
         "y ~ .", _regression(), eps=2.0, delta=1e-6, bounds=(-3, 3), n_boot=200, random_state=21
     ),

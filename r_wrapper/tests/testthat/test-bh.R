@@ -30,3 +30,30 @@ test_that("dp_bh: errors arrive as classed conditions before any spend", {
   one <- dp_bh(0.001, eps = 1, eta = 0.01, seed = 1)  # a single p-value stays a vector
   expect_equal(one$p, 1)
 })
+
+test_that("dp_bh: a formula tests marginal slopes on bounded data, released only through private BH", {
+  skip_if_no_dpstats()
+  set.seed(7)
+  n <- 20000
+  df <- data.frame(x1 = runif(n, -1, 1), x2 = runif(n, -1, 1), x3 = runif(n, -1, 1))
+  df$y <- 0.6 * df$x1 + rnorm(n)
+  acc <- dp_accountant(eps = 5)
+  fit <- dp_bh(y ~ ., data = df, q = 0.1, eps = 4, bounds = list(x1 = c(-1, 1), x2 = c(-1, 1), x3 = c(-1, 1),
+               y = c(-4, 4)), sigma = 1.1, max_rejections = 2, seed = 3, accountant = acc)
+  expect_s3_class(fit, c("dp_bh", "dp_result"), exact = TRUE)
+  expect_equal(fit$outputs$route, "marginal z-tests")
+  expect_equal(fit$outputs$rejected, "x1")
+  expect_equal(tidy(fit)$hypothesis, c("x1", "x2", "x3"))
+  expect_equal(fit$n, n)
+  expect_equal(ledger(acc)$eps, 4)
+  expect_equal(fit$outputs$delta_z, 2 * (1 - 1 / n) * 8 / (1.1 * sqrt(n)), tolerance = 1e-12)
+  shown <- c(capture.output(print(fit)), capture.output(print(summary(fit))))
+  expect_true(any(grepl("marginal slope", shown, fixed = TRUE)))
+  expect_false(any(grepl("raw_z", shown, fixed = TRUE)))
+  expect_error(dp_bh(y ~ ., data = df, eps = 1, sigma = 1, accountant = acc), "bounds= is needed",
+               class = "dpstats_privacy_parameter_error")
+  df$y <- ifelse(df$y > 0, "up", "down")
+  expect_error(dp_bh(y ~ ., data = df, eps = 1, bounds = c(-4, 4), sigma = 1, accountant = acc),
+               "numeric response", class = "dpstats_data_error")
+  expect_equal(ledger(acc)$eps, 4)
+})
