@@ -448,17 +448,10 @@ class _Private:
             terms=list(self.names),
             privacy=statement,
             route="private",
-            q=self.q,
-            rejected=names[released.rejected].tolist(),
-            threshold=math.exp(released.threshold_log),
-            peeled=names[released.peeled].tolist(),
-            noisy_p_values=np.exp(released.noisy_log_p),
-            max_rejections=self.k,
             eta=self.eta,
-            truncate=self.truncate,
-            noise_scale=self.calibration.scale,
-            shift=released.shift,
-            fdr_bound=fdr_bound(self.q, self.k),
+            **peeling_fields(
+                released, names, q=self.q, k=self.k, truncate=self.truncate, scale=self.calibration.scale
+            ),
         )
 
     def diagnostics(self, frame: np.ndarray, released) -> dict[str, Any]:
@@ -563,17 +556,10 @@ class _Regression:
             terms=list(frame.names),
             privacy=statement,
             route="marginal z-tests",
-            q=self.q,
-            rejected=names[released.rejected].tolist(),
-            threshold=math.exp(released.threshold_log),
-            peeled=names[released.peeled].tolist(),
-            noisy_p_values=np.exp(released.noisy_log_p),
-            max_rejections=frame.k,
             eta=m.eta_two_sided_z(delta_z, self.truncate),
-            truncate=self.truncate,
-            noise_scale=self._calibration.scale,
-            shift=released.shift,
-            fdr_bound=fdr_bound(self.q, frame.k),
+            **peeling_fields(
+                released, names, q=self.q, k=frame.k, truncate=self.truncate, scale=self._calibration.scale
+            ),
             sigma=self.sigma,
             delta_z=delta_z,
         )
@@ -656,3 +642,21 @@ class _PostProcessing:
 
     def diagnostics(self, frame: np.ndarray, released) -> dict[str, Any]:
         return {}
+
+
+def peeling_fields(
+    released, names: np.ndarray, *, q: float, k: int, truncate: float, scale: float
+) -> dict[str, Any]:
+    """A private BH release's fields of :class:`BHResult` (both private routes), by hypothesis name."""
+    return {
+        "q": q,
+        "rejected": names[released.rejected].tolist(),
+        "threshold": math.exp(released.threshold_log),
+        "peeled": names[released.peeled].tolist(),
+        "noisy_p_values": np.exp(released.noisy_log_p),
+        "max_rejections": k,
+        "truncate": truncate,
+        "noise_scale": scale,
+        "shift": released.shift,
+        "fdr_bound": fdr_bound(q, k),
+    }
