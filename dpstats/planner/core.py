@@ -37,6 +37,28 @@ class Chance:
     text: str
 
 
+def selection_chance(signals: int, k: int, p: int) -> dict[str, Chance]:
+    """Precision s/d and recall k/d of choosing k of p columns at random (dp_sis, dp_two_stage)."""
+    why = f"random selection of {k} of {p} columns"
+    return {
+        "precision": Chance(signals / p, f"{why}: precision s/d = {signals / p:.3g}"),
+        "recall": Chance(k / p, f"{why}: recall k/d = {k / p:.3g}"),
+    }
+
+
+def whole_eps_step(entry: Any) -> list[dict]:
+    """A method's one ledger entry (a ``LedgerEntry`` of its ``plan``) as the plan's ledger, all of eps on it."""
+    return [
+        {
+            "step": entry.step,
+            "mechanism": entry.mechanism,
+            "eps_share": 1.0,
+            "delta": 0.0,
+            "sensitivity": entry.sensitivity,
+        }
+    ]
+
+
 @dataclass
 class Simulator:
     """One method's simulated outcomes under a stated model, from public inputs only."""

@@ -35,7 +35,7 @@ from ..geometry import Box
 from ..methods import felp as m
 from ..privacy.randomness import FastNoise
 from ..simulate.felp import planted
-from .core import Chance, Simulator
+from .core import Chance, Simulator, whole_eps_step
 from .models import FelpModel
 
 
@@ -146,15 +146,7 @@ def _ledger(variant, n, d, k, lam, C, beta, bounds) -> list[dict]:
         sample_ratio=beta,
         bounded=bounds is not None,
     ).entries[0]
-    return [
-        {
-            "step": entry.step,
-            "mechanism": entry.mechanism,
-            "eps_share": 1.0,
-            "delta": 0.0,
-            "sensitivity": entry.sensitivity,
-        }
-    ]
+    return whole_eps_step(entry)
 
 
 def _notes(variant: str, model: FelpModel, bounds, lam: float, k: int, C: float | None) -> list[str]:

@@ -32,7 +32,7 @@ from scipy.stats import norm
 from ..methods import sis as m
 from ..privacy.topk import canonical_lipschitz_grid
 from ..simulate import Assume, sis_scores
-from .core import Chance, Simulator
+from .core import Simulator, selection_chance, whole_eps_step
 from .models import FanLv
 
 #: planner ``bounds=`` -> the front door's score
@@ -72,12 +72,7 @@ def sis_simulator(
         measures=("precision", "recall", "exact_recovery"),
         primary="precision",
         run=run,
-        chance={
-            "precision": Chance(
-                s / p, f"random selection of {k} of {p} columns: precision s/d = {s / p:.3g}"
-            ),
-            "recall": Chance(k / p, f"random selection of {k} of {p} columns: recall k/d = {k / p:.3g}"),
-        },
+        chance=selection_chance(s, k, p),
         ledger=lambda n: _ledger(p, k, topk, score, n),
         notes=notes,
     )
@@ -110,15 +105,7 @@ def _draw_scores(n: int, d: int, model: Assume | FanLv, rng: np.random.Generator
 def _ledger(d: int, k: int, topk: str, score: str, n: int) -> list[dict]:
     """The front door's ledger at public n (:func:`dpstats.methods.sis.plan`), all of eps on one step."""
     entry = m.plan(d=d, k=k, eps=1.0, neighbouring="replace", topk=topk, score=score, n=n).entries[0]
-    return [
-        {
-            "step": entry.step,
-            "mechanism": entry.mechanism,
-            "eps_share": 1.0,
-            "delta": 0.0,
-            "sensitivity": entry.sensitivity,
-        }
-    ]
+    return whole_eps_step(entry)
 
 
 def auto_bounds_predictor(*, n: int, p: int, eps: float, model: Assume | FanLv) -> tuple[float, Any, str]:

@@ -21,7 +21,7 @@ import numpy as np
 from ..methods import two_stage as m
 from ..privacy.topk import SELECTORS
 from ..simulate import Assume
-from .core import Chance, Simulator
+from .core import Simulator, selection_chance, whole_eps_step
 from .models import FanLv
 
 
@@ -51,12 +51,7 @@ def two_stage_simulator(
         measures=("precision", "recall", "exact_recovery"),
         primary="precision",
         run=run,
-        chance={
-            "precision": Chance(
-                s / p, f"random selection of {k} of {p} columns: precision s/d = {s / p:.3g}"
-            ),
-            "recall": Chance(k / p, f"random selection of {k} of {p} columns: recall k/d = {k / p:.3g}"),
-        },
+        chance=selection_chance(s, k, p),
         ledger=lambda n: _ledger(p, k, n, topk),
         notes=[
             f"lasso lambda = {lam:g} on blocks of about √n rows (the front door's defaults); rows are "
@@ -83,12 +78,4 @@ def _ledger(d: int, k: int, n: int, topk: str) -> list[dict]:
     entry = m.plan(
         d=d, k=k, eps=1.0, n_blocks=m.default_blocks(n), topk=topk, neighbouring="replace"
     ).entries[0]
-    return [
-        {
-            "step": entry.step,
-            "mechanism": entry.mechanism,
-            "eps_share": 1.0,
-            "delta": 0.0,
-            "sensitivity": entry.sensitivity,
-        }
-    ]
+    return whole_eps_step(entry)
