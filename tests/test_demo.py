@@ -197,3 +197,50 @@ def test_lm_demo_sentence_reads_the_interval_widths_from_the_fits(tmp_path):
     assert width[lm.WORKS_N] < 0.1 < width[lm.FAILS_N]
     low, high = works.tidy().set_index("term").loc["x1", ["conf.low", "conf.high"]]
     assert low < lm.EFFECTS["x1"] < high
+
+
+# dp_bh: 30 z-tests of means at n = 50 000, five true effects (z near 8.8, truncated at log ν = -23).
+# Over 12 seeds: at eps = 2 every true effect is rejected in at least 11 runs and the mean FDP is at
+# most q + 2 s.e.; at eps = 0.2 (cut below the truncation floor) fewer than one true effect per run.
+BH_N = 50_000
+
+
+@pytest.fixture(scope="module")
+def bh_pair():
+    from dpstats.demos import bh
+
+    p = bh.p_values(BH_N, 7)
+    return [bh.fit(p, BH_N, eps, random_state=1) for eps in (bh.WORKS_EPS, bh.FAILS_EPS)]
+
+
+def test_bh_why_is_computed_from_the_results(bh_pair):
+    from dpstats.demos import bh
+
+    text = bh.why(bh_pair, bh.truth(), BH_N)
+    assert f"z near {bh.expected_z(BH_N):.1f} at n = {BH_N:,}" in text
+    assert f"log ν = {math.log(bh.TRUNCATE):.1f}" in text
+    for fit in bh_pair:
+        assert f"Laplace scale is {fit.noise_scale:.3g}" in text and f"t = {fit.shift:.3g}" in text
+        assert f"below {math.log(fit.q / fit.p) - fit.shift:.1f}" in text
+        found = len(bh.truth() & set(fit.rejected))
+        assert f"{found} of the {bh.EFFECTS} true effects" in text
+    works, fails = bh_pair
+    assert math.log(fails.q / fails.p) - fails.shift < math.log(bh.TRUNCATE) < math.log(works.q / works.p)
+
+
+@pytest.mark.slow
+def test_bh_demo_regimes_find_the_effects_and_fail():
+    from dpstats.demos import bh
+
+    whole, fdp, found_fails = 0, [], []
+    for run in range(RUNS):
+        p = bh.p_values(BH_N, 500 + run)
+        works = set(bh.fit(p, BH_N, bh.WORKS_EPS, random_state=run).rejected)
+        fails = set(bh.fit(p, BH_N, bh.FAILS_EPS, random_state=run).rejected)
+        whole += bh.truth() <= works
+        fdp.append(len(works - bh.truth()) / max(1, len(works)))
+        found_fails.append(len(fails & bh.truth()))
+    se = np.std(fdp, ddof=1) / math.sqrt(RUNS)
+    assert whole >= RUNS - 1, whole
+    assert np.mean(fdp) <= bh.Q + 2 * se, fdp
+    assert np.mean(found_fails) < 1.0, found_fails

@@ -79,7 +79,21 @@ class BHResult(DPResult):
         lines.append(f"p-value cut: {self.threshold:.4g}")
         lines += ["", self._table_title()]
         lines += self._shown_table().to_string(index=False, float_format=lambda v: f"{v:.4g}").splitlines()
+        if self.capped_for_display:
+            lines += ["", self.cap_footnote]
         return lines
+
+    @property
+    def capped_for_display(self) -> int:
+        """How many released noisy p-values exceed 1 (exp of a noisy log p) and are shown as 1."""
+        return int(np.sum(np.asarray(self.noisy_p_values, dtype=float) > 1.0))
+
+    @property
+    def cap_footnote(self) -> str:
+        return (
+            f"{self.capped_for_display} noisy p-value(s) above 1 (exp of a noisy log p-value) shown as 1; "
+            "the released values are in tidy() and to_dict()."
+        )
 
     def _setting_line(self) -> str:
         if self.route == "post-processing":
@@ -96,10 +110,17 @@ class BHResult(DPResult):
         return "Peeled hypotheses (noisy p-values are released; raw p-values are not):"
 
     def _shown_table(self) -> pd.DataFrame:
-        table = self.tidy()
+        table = self.report_table()
         if self.route == "post-processing":
             return table
         return table[table["peeled"]].sort_values("peel_rank")
+
+    def report_table(self) -> pd.DataFrame:
+        """``tidy()`` with noisy p-values capped at 1 for display (the released values are unchanged)."""
+        table = self.tidy()
+        if self.route == "private":
+            table["noisy_p_value"] = table["noisy_p_value"].clip(upper=1.0)
+        return table
 
     def tidy(self) -> pd.DataFrame:
         """One row per hypothesis: rejected or not, and what was released about it."""
