@@ -320,3 +320,43 @@ def test_gmm_demo_regimes_learn_and_fail():
             fails.append(gmm.mean_error(gmm.fit_separated(df.iloc[: gmm.FAILS_N], random_state=run), truth))
     assert all(error < 0.5 and collapsed == 0 for error, collapsed in works), works
     assert sum(error > 3 for error in fails) >= RUNS - 1, fails
+
+
+# dp_two_stage on design W1 (d = 200, k = 5, eps = 1): over 12 data sets the five signals are
+# selected exactly in at least 11 at n = 2500 (the planner predicts 1.00), and fewer than one per
+# run on average at n = 400 (predicted recall 0.02; chance 5/200 per slot).
+@pytest.fixture(scope="module")
+def two_stage_pair():
+    from dpstats.demos import two_stage
+
+    return [
+        two_stage.fit_regime(two_stage.design_w1(n, 11), random_state=3, oc_trials=10)
+        for n in (two_stage.WORKS_N, two_stage.FAILS_N)
+    ]
+
+
+def test_two_stage_why_is_computed_from_the_results(two_stage_pair):
+    from dpstats.demos import two_stage
+
+    text = two_stage.why(two_stage_pair, two_stage.truth())
+    for fit in two_stage_pair:
+        unanimous = _oc(fit, f"share of 5 recovered when each gets {fit.blocks} of {fit.blocks} votes")
+        assert f"at n = {fit.n:,} ({fit.blocks} blocks of about {fit.n // fit.blocks} rows)" in text
+        assert f"recovered at a share of {unanimous:.2f}" in text
+        found = len(two_stage.truth() & set(fit.selected))
+        assert f"{found} of the simulation's 5 true features were selected" in text
+    assert f"over {two_stage.REGIME_D} columns" in text
+
+
+@pytest.mark.slow
+def test_two_stage_demo_regimes_recover_and_fail():
+    from dpstats.demos import two_stage
+
+    exact, found_fails = 0, []
+    for run in range(RUNS):
+        works = two_stage.fit_regime(two_stage.design_w1(two_stage.WORKS_N, 600 + run), run, oc_trials=0)
+        fails = two_stage.fit_regime(two_stage.design_w1(two_stage.FAILS_N, 600 + run), run, oc_trials=0)
+        exact += set(works.selected) == two_stage.truth()
+        found_fails.append(len(two_stage.truth() & set(fails.selected)))
+    assert exact >= RUNS - 1, exact
+    assert np.mean(found_fails) < 1.0, found_fails
