@@ -360,3 +360,40 @@ def test_two_stage_demo_regimes_recover_and_fail():
         found_fails.append(len(two_stage.truth() & set(fails.selected)))
     assert exact >= RUNS - 1, exact
     assert np.mean(found_fails) < 1.0, found_fails
+
+
+# dp_felp (strict, lam = 1e-4, 100 learners) on planted data (n = 5000, d = 20, 3 planted): over 6
+# data sets all three planted features are selected in at least 5 at eps = 4 (6 of 6 seen), and
+# fewer than one per run on average at eps = 0.1 (chance 3·3/20 = 0.45; 0.33 seen).
+def test_felp_why_is_computed_from_the_results():
+    from dpstats.demos import felp
+
+    data = felp.planted_data(9)
+    fits = [
+        felp.fit_planted(data, eps, random_state=2, oc_trials=10) for eps in (felp.WORKS_EPS, felp.FAILS_EPS)
+    ]
+    text = felp.why_planted(fits, felp.truth())
+    assert f"the {felp.LEARNERS} learners" in text
+    for fit in fits:
+        planted = np.mean([fit.weights[fit.terms.index(name)] for name in ("x1", "x2", "x3")])
+        assert f"noise s.d. per weight is {_oc(fit, felp.NOISE):.3g}" in text
+        assert f"released weights average {planted:.3g}" in text
+        assert f"{len(felp.truth() & set(fit.selected))} of the 3 planted features selected" in text
+    assert _oc(fits[1], felp.NOISE) == pytest.approx(
+        _oc(fits[0], felp.NOISE) * felp.WORKS_EPS / felp.FAILS_EPS
+    )
+
+
+@pytest.mark.slow
+def test_felp_demo_regimes_find_the_planted_features_and_fail():
+    from dpstats.demos import felp
+
+    whole, found_fails = 0, []
+    for run in range(6):
+        data = felp.planted_data(700 + run)
+        whole += felp.truth() <= set(felp.fit_planted(data, felp.WORKS_EPS, random_state=run).selected)
+        found_fails.append(
+            len(felp.truth() & set(felp.fit_planted(data, felp.FAILS_EPS, random_state=run).selected))
+        )
+    assert whole >= 5, whole
+    assert np.mean(found_fails) < 1.0, found_fails
