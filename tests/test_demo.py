@@ -226,6 +226,10 @@ def test_bh_why_is_computed_from_the_results(bh_pair):
         found = len(bh.truth() & set(fit.rejected))
         assert f"{found} of the {bh.EFFECTS} true effects" in text
     works, fails = bh_pair
+    line = headline(works)
+    in_order = [t for t in works.terms if t in works.rejected]
+    assert line == f"rejected {len(in_order)} of 30 at q = 0.1: " + ", ".join(in_order)
+    assert not fails.rejected and headline(fails) == "nothing rejected at q = 0.1"
     assert math.log(fails.q / fails.p) - fails.shift < math.log(bh.TRUNCATE) < math.log(works.q / works.p)
 
 
