@@ -297,3 +297,21 @@ def test_noisy_p_values_above_one_are_capped_for_display_only(tmp_path):
     assert fit.tidy()["noisy_p_value"].max() == released.max() > 1
     assert fit.to_dict()["outputs"]["noisy_p_values"] == released.tolist()
     assert "shown as 1" not in str(dp.dp_bh(np.full(10, 1e-12), eps=1.0, eta=0.01, random_state=4))
+
+
+def test_report_plots_the_released_log_p_values_against_the_shifted_cut():
+    fit = dp.dp_bh(np.r_[1e-12, 1e-11, np.full(8, 0.5)], eps=1.0, eta=0.01, max_rejections=5, random_state=2)
+    (plot,) = fit.plots()
+    assert f"t = {fit.shift:.3g}; {len(fit.rejected)} of 10 hypotheses rejected" in plot.alt
+    assert plot.svg.startswith("<svg") and "step-up cut" in plot.svg
+    after = dp.dp_bh(
+        dp.dp_lm(
+            "y ~ x",
+            pd.DataFrame({"x": [0.0, 1.0] * 50, "y": [0.0, 1.0] * 50}),
+            eps=1.0,
+            delta=1e-6,
+            bounds=(-1, 2),
+            random_state=1,
+        )
+    )
+    assert "t = 0;" in after.plots()[0].alt

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..plotting import Plot, new_figure, to_plot
 from .base import DPResult
 
 
@@ -144,6 +145,34 @@ class BHResult(DPResult):
                 "rejected": [t in rejected for t in self.terms],
             }
         )
+
+    def plots(self) -> list[Plot]:
+        """The sorted log p-values released against BH's step-up cut log(qj/m) − t (t = 0 after a fit)."""
+        private = self.route == "private"
+        released = np.asarray(self.noisy_p_values if private else self.released_p_values, dtype=float)
+        if released.size == 0:
+            return []
+        log_p = np.sort(np.log(np.maximum(released, np.finfo(float).tiny)))
+        rank = np.arange(1, log_p.size + 1)
+        cut = np.log(self.q * rank / self.p) - (self.shift if private else 0.0)
+        fig, ax = new_figure()
+        ax.plot(rank, log_p, "o", color="#3b6fd8", label="released log p-values, sorted")
+        ax.step(rank, cut, where="mid", color="#c94343", label="step-up cut log(qj/m) − t")
+        if private:
+            ax.axhline(
+                math.log(self.truncate), color="#5a6373", ls="--", label="truncation log ν (before noise)"
+            )
+        ax.set_xlabel("rank j among the " + ("peeled hypotheses" if private else "hypotheses"))
+        ax.set_ylabel("natural log")
+        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="small")
+        ax.set_title(
+            f"{len(self.rejected)} rejected at q = {self.q:g}: the smallest, up to the last under the cut"
+        )
+        alt = (
+            f"Sorted released log p-values against the Benjamini-Hochberg cut log(qj/m) − t with t = "
+            f"{self.shift if private else 0.0:.3g}; {len(self.rejected)} of {self.p} hypotheses rejected."
+        )
+        return [to_plot(fig, "Released log p-values against the step-up cut", alt)]
 
     def _glance_extra(self) -> dict[str, Any]:
         return {
