@@ -401,3 +401,23 @@ def test_felp_demo_regimes_find_the_planted_features_and_fail():
         )
     assert whole >= 5, whole
     assert np.mean(found_fails) < 1.0, found_fails
+
+
+def test_dp_mode_vertical_and_dp_lm_reports_draw_their_released_coefficients():
+    """Every demo report has a figure (tests/test_reports.py): DP-mode vertical_glm releases no
+    convergence trace, so it draws its released coefficients; dp_lm draws estimates with intervals."""
+    from dpstats.demos import lm, vertical
+
+    glm = vertical.dp_fit(vertical.simulated(20_000, 4), random_state=4)
+    (plot,) = glm.plots()
+    for row in glm.tidy().itertuples():
+        assert f"{row.term} ({row.party}) {row.estimate:.3g}" in plot.alt
+    fit = dp.dp_lm(
+        "y ~ .", lm.simulated(5_000, 5, 1), eps=1.0, delta=1e-6, bounds=lm.BOUNDS, n_boot=100, random_state=1
+    )
+    (plot,) = fit.plots()
+    table = fit.tidy()
+    for term, estimate, low, high in zip(
+        table["term"], table["estimate"], table["conf.low"], table["conf.high"]
+    ):
+        assert f"{term} {estimate:.3g} [{low:.3g}, {high:.3g}]" in plot.alt

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
 
 TABLE_COLUMNS = ["term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"]
@@ -196,6 +197,25 @@ class LMResult(DPResult):
             if self.calibrated_estimates is None
             else dict(zip(self.terms, self.calibrated_estimates.tolist())),
         }
+
+    def plots(self) -> list[Plot]:
+        table = self.tidy()
+        level = f"{self.conf_level:.0%}"
+        alt = f"Released coefficients with {level} intervals: " + ", ".join(
+            f"{t} {e:.3g} [{lo:.3g}, {hi:.3g}]"
+            for t, e, lo, hi in zip(table["term"], table["estimate"], table["conf.low"], table["conf.high"])
+        )
+        return [
+            coefficient_plot(
+                table["term"].tolist(),
+                table["estimate"].to_numpy(),
+                table["conf.low"].to_numpy(),
+                table["conf.high"].to_numpy(),
+                title=f"Coefficients with {level} intervals",
+                xlabel="estimate",
+                alt=alt,
+            )
+        ]
 
     def report_sections(self) -> list[dict[str, Any]]:
         text = "\n".join(self._coef_lines())
