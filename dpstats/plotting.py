@@ -59,3 +59,16 @@ def to_plot(fig, title: str, alt: str) -> Plot:
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def coefficient_plot(terms, estimates, low=None, high=None, *, title: str, xlabel: str, alt: str) -> Plot:
+    """Released coefficients as points, one row per term (top to bottom), with intervals if given."""
+    fig, ax = new_figure(height=max(2.0, 0.45 * len(terms) + 1.0))
+    rows = list(range(len(terms)))[::-1]
+    if low is not None and high is not None:
+        ax.hlines(rows, low, high, color="#9db5e8", lw=3, label="interval")
+    ax.plot(estimates, rows, "o", color="#3b6fd8", label="estimate")
+    ax.axvline(0.0, color="#5a6373", lw=1, ls=":")
+    ax.set_yticks(rows, [str(t) for t in terms])
+    ax.set_xlabel(xlabel)
+    return to_plot(fig, title, alt)

@@ -280,3 +280,38 @@ def test_bh_on_a_real_dp_lm_fit_is_free_post_processing_of_its_p_values():
     table = fit.tidy().set_index("term").drop(index="(Intercept)")
     expected = multipletests(table["p.value"].to_numpy(), alpha=0.1, method="fdr_bh")[0]
     assert sorted(out.rejected) == sorted(table.index[expected])
+
+
+def test_noisy_p_values_above_one_are_capped_for_display_only(tmp_path):
+    """Printed and report tables show a released noisy p-value above 1 as 1 with a footnote;
+    tidy() and to_dict() keep what was released."""
+    p = np.r_[1e-12, np.full(9, 0.9)]
+    fit = dp.dp_bh(p, eps=0.5, eta=0.5, max_rejections=10, random_state=4)
+    released = np.asarray(fit.noisy_p_values)
+    above = int(np.sum(released > 1))
+    assert above >= 1, released  # eta / eps = 1: a null's noisy log p exceeds 0 about half the time
+    shown = fit._shown_table()["noisy_p_value"].to_numpy()
+    assert shown.max() == 1.0 and np.array_equal(np.sort(shown), np.sort(np.minimum(released, 1.0)))
+    note = f"{above} noisy p-value(s) above 1 (exp of a noisy log p-value) shown as 1"
+    assert note in str(fit) and note in open(fit.report(str(tmp_path / "bh.html"))).read()
+    assert fit.tidy()["noisy_p_value"].max() == released.max() > 1
+    assert fit.to_dict()["outputs"]["noisy_p_values"] == released.tolist()
+    assert "shown as 1" not in str(dp.dp_bh(np.full(10, 1e-12), eps=1.0, eta=0.01, random_state=4))
+
+
+def test_report_plots_the_released_log_p_values_against_the_shifted_cut():
+    fit = dp.dp_bh(np.r_[1e-12, 1e-11, np.full(8, 0.5)], eps=1.0, eta=0.01, max_rejections=5, random_state=2)
+    (plot,) = fit.plots()
+    assert f"t = {fit.shift:.3g}; {len(fit.rejected)} of 10 hypotheses rejected" in plot.alt
+    assert plot.svg.startswith("<svg") and "step-up cut" in plot.svg
+    after = dp.dp_bh(
+        dp.dp_lm(
+            "y ~ x",
+            pd.DataFrame({"x": [0.0, 1.0] * 50, "y": [0.0, 1.0] * 50}),
+            eps=1.0,
+            delta=1e-6,
+            bounds=(-1, 2),
+            random_state=1,
+        )
+    )
+    assert "t = 0;" in after.plots()[0].alt

@@ -38,6 +38,13 @@ def _selection_headline(tidy: pd.DataFrame, glance: pd.Series, most: int) -> str
     return f"selected {len(chosen)} of {glance['p']}: {_names(chosen, most)}"
 
 
+def _rejection_headline(tidy: pd.DataFrame, glance: pd.Series, most: int) -> str:
+    rejected = tidy.loc[tidy["rejected"].astype(bool), "hypothesis"].astype(str).tolist()
+    if not rejected:
+        return f"nothing rejected at q = {glance['q']:g}"
+    return f"rejected {len(rejected)} of {glance['p']} at q = {glance['q']:g}: {_names(rejected, most)}"
+
+
 def _mixture_headline(tidy: pd.DataFrame) -> str:
     weights = tidy.groupby("component", sort=True)["weight"].first()
     shares = ", ".join(f"{w:.2f}" for w in weights)
@@ -64,6 +71,8 @@ def headline(result: Any, most: int = MAX_NAMES) -> str:
     glance = result.glance().iloc[0]
     if "selected" in tidy.columns:
         return _selection_headline(tidy, glance, most)
+    if {"hypothesis", "rejected"} <= set(tidy.columns):
+        return _rejection_headline(tidy, glance, most)
     if {"component", "weight"} <= set(tidy.columns):
         return _mixture_headline(tidy)
     if "estimate" in tidy.columns:

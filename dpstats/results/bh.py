@@ -94,7 +94,21 @@ class BHResult(DPResult):
         lines.append(f"p-value cut: {self.threshold:.4g}")
         lines += ["", self._table_title()]
         lines += self._shown_table().to_string(index=False, float_format=lambda v: f"{v:.4g}").splitlines()
+        if self.capped_for_display:
+            lines += ["", self.cap_footnote]
         return lines
+
+    @property
+    def capped_for_display(self) -> int:
+        """How many released noisy p-values exceed 1 (exp of a noisy log p) and are shown as 1."""
+        return int(np.sum(np.asarray(self.noisy_p_values, dtype=float) > 1.0))
+
+    @property
+    def cap_footnote(self) -> str:
+        return (
+            f"{self.capped_for_display} noisy p-value(s) above 1 (exp of a noisy log p-value) shown as 1; "
+            "the released values are in tidy() and to_dict()."
+        )
 
     def _setting_line(self) -> str:
         if self.route == "post-processing":
@@ -126,10 +140,17 @@ class BHResult(DPResult):
         return "Peeled hypotheses (noisy p-values are released; raw p-values are not):"
 
     def _shown_table(self) -> pd.DataFrame:
-        table = self.tidy()
+        table = self.report_table()
         if self.route == "post-processing":
             return table
         return table[table["peeled"]].sort_values("peel_rank")
+
+    def report_table(self) -> pd.DataFrame:
+        """``tidy()`` with noisy p-values capped at 1 for display (the released values are unchanged)."""
+        table = self.tidy()
+        if self.route != "post-processing":
+            table["noisy_p_value"] = table["noisy_p_value"].clip(upper=1.0)
+        return table
 
     def _tidy(self) -> pd.DataFrame:
         """One row per hypothesis: rejected or not, and what was released about it."""
@@ -153,6 +174,34 @@ class BHResult(DPResult):
                 "rejected": [t in rejected for t in self.terms],
             }
         )
+
+    def plots(self) -> list[Plot]:
+        """The sorted log p-values released against BH's step-up cut log(qj/m) − t (t = 0 after a fit)."""
+        private = self.route != "post-processing"
+        released = np.asarray(self.noisy_p_values if private else self.released_p_values, dtype=float)
+        if released.size == 0:
+            return []
+        log_p = np.sort(np.log(np.maximum(released, np.finfo(float).tiny)))
+        rank = np.arange(1, log_p.size + 1)
+        cut = np.log(self.q * rank / self.p) - (self.shift if private else 0.0)
+        fig, ax = new_figure()
+        ax.plot(rank, log_p, "o", color="#3b6fd8", label="released log p-values, sorted")
+        ax.step(rank, cut, where="mid", color="#c94343", label="step-up cut log(qj/m) − t")
+        if private:
+            ax.axhline(
+                math.log(self.truncate), color="#5a6373", ls="--", label="truncation log ν (before noise)"
+            )
+        ax.set_xlabel("rank j among the " + ("peeled hypotheses" if private else "hypotheses"))
+        ax.set_ylabel("natural log")
+        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="small")
+        ax.set_title(
+            f"{len(self.rejected)} rejected at q = {self.q:g}: the smallest, up to the last under the cut"
+        )
+        alt = (
+            f"Sorted released log p-values against the Benjamini-Hochberg cut log(qj/m) − t with t = "
+            f"{self.shift if private else 0.0:.3g}; {len(self.rejected)} of {self.p} hypotheses rejected."
+        )
+        return [to_plot(fig, "Released log p-values against the step-up cut", alt)]
 
     def _glance_extra(self) -> dict[str, Any]:
         return {
@@ -188,26 +237,3 @@ class BHResult(DPResult):
             "shift": self.shift,
             "fdr_bound": self.fdr_bound,
         }
-
-    def plots(self) -> list[Plot]:
-        """The released p-values in increasing order against BH's line q·j/m (lowered by e^−t on the private route)."""
-        values = self.released_p_values if self.route == "post-processing" else self.noisy_p_values
-        values = np.sort(np.asarray(values, dtype=float))
-        if values.size == 0:
-            return []
-        rank = np.arange(1, values.size + 1)
-        m = max(self.p, 1)
-        line = self.q * rank / m * (math.exp(-self.shift) if self.route == "private" else 1.0)
-        cut = len(self.rejected)
-        fig, ax = new_figure()
-        ax.semilogy(rank, np.maximum(values, 1e-300), "o", color="#3b6fd8", label="released p-values, sorted")
-        ax.semilogy(rank, line, color="#d48a00", ls="--", label="rejection line")
-        if cut:
-            ax.semilogy(rank[:cut], np.maximum(values[:cut], 1e-300), "o", color="#b2182b", label="rejected")
-        ax.set_xlabel("rank j")
-        ax.set_ylabel("p-value (log scale)")
-        ax.legend(frameon=False, loc="lower right")
-        ax.set_title(f"Benjamini-Hochberg at q = {self.q:g}: {cut} of {self.p} rejected")
-        kind = "noisy p-values of the peeled hypotheses" if self.route == "private" else "released p-values"
-        alt = f"The {values.size} {kind} in increasing order against the rejection line; the first {cut} are rejected."
-        return [to_plot(fig, "Released p-values against the rejection line", alt)]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..plotting import Plot, new_figure, to_plot
+from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
 
 TABLE_COLUMNS = ["term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"]
@@ -175,24 +175,6 @@ class LMResult(DPResult):
     def _tidy(self) -> pd.DataFrame:
         return self.table[TABLE_COLUMNS].reset_index(drop=True).copy()
 
-    def plots(self) -> list[Plot]:
-        """Each coefficient's estimate and interval (a forest plot), the intercept left out."""
-        table = self.tidy()
-        table = table[table["term"] != "(Intercept)"]
-        if table.empty:
-            return []
-        pos = np.arange(len(table))[::-1]
-        fig, ax = new_figure(height=max(2.4, 0.45 * len(table) + 1.2))
-        ax.hlines(pos, table["conf.low"], table["conf.high"], color="#3b6fd8", lw=2)
-        ax.plot(table["estimate"], pos, "o", color="#1b3f8f", label="estimate")
-        ax.axvline(0.0, color="#888888", lw=1, ls=":")
-        ax.set_yticks(pos, table["term"])
-        ax.set_xlabel(f"coefficient with its {self.conf_level:.0%} interval (sampling and privacy noise)")
-        ax.set_title("Coefficients")
-        widest = table.loc[(table["conf.high"] - table["conf.low"]).idxmax(), "term"]
-        alt = f"Estimates and {self.conf_level:.0%} intervals of {len(table)} coefficients; the widest is {widest}."
-        return [to_plot(fig, "Coefficients and intervals", alt)]
-
     def _glance_extra(self) -> dict[str, Any]:
         return {
             "sigma": self.sigma,
@@ -215,6 +197,25 @@ class LMResult(DPResult):
             if self.calibrated_estimates is None
             else dict(zip(self.terms, self.calibrated_estimates.tolist())),
         }
+
+    def plots(self) -> list[Plot]:
+        table = self.tidy()
+        level = f"{self.conf_level:.0%}"
+        alt = f"Released coefficients with {level} intervals: " + ", ".join(
+            f"{t} {e:.3g} [{lo:.3g}, {hi:.3g}]"
+            for t, e, lo, hi in zip(table["term"], table["estimate"], table["conf.low"], table["conf.high"])
+        )
+        return [
+            coefficient_plot(
+                table["term"].tolist(),
+                table["estimate"].to_numpy(),
+                table["conf.low"].to_numpy(),
+                table["conf.high"].to_numpy(),
+                title=f"Coefficients with {level} intervals",
+                xlabel="estimate",
+                alt=alt,
+            )
+        ]
 
     def report_sections(self) -> list[dict[str, Any]]:
         text = "\n".join(self._coef_lines())

@@ -13,7 +13,7 @@ from scipy import stats as sps
 
 from .._io import jsonable
 from ..errors import DataError
-from ..plotting import Plot, new_figure, to_plot
+from ..plotting import Plot, coefficient_plot, new_figure, to_plot
 from .base import DPResult, escape_text
 
 _LINKS = {"gaussian": "identity", "binomial": "logit", "poisson": "log"}
@@ -375,8 +375,8 @@ class VerticalGLMResult(DPResult):
     def plots(self) -> list[Plot]:
         tr = self.trace
         change = np.maximum(tr["sum_abs_change"].to_numpy(), 1e-300)
-        if not np.isfinite(change).any():  # DP mode: the changes are not released, nothing to draw
-            return []
+        if not np.isfinite(change).any():  # DP mode: the changes are not released; draw the coefficients
+            return [self._released_coefficients_plot()]
         fig, ax = new_figure()
         ax.semilogy(tr["iteration"], change, color="#3b6fd8", lw=2, label="Σ|Δβ| per sweep")
         ax.axhline(self.tol, color="#d48a00", ls="--", label=f"tol = {self.tol:g}")
@@ -389,6 +389,20 @@ class VerticalGLMResult(DPResult):
             f"over {len(change)} sweeps."
         )
         return [to_plot(fig, "Convergence trace", alt)]
+
+    def _released_coefficients_plot(self) -> Plot:
+        table = self.tidy()
+        alt = "Released noisy coefficients: " + ", ".join(
+            f"{t} ({party}) {e:.3g}" for t, party, e in zip(table["term"], table["party"], table["estimate"])
+        )
+        labels = [f"{t} ({party})" for t, party in zip(table["term"], table["party"])]
+        return coefficient_plot(
+            labels,
+            table["estimate"].to_numpy(),
+            title="Released coefficients (term and the party that holds it)",
+            xlabel="released estimate (Gaussian noise; no standard errors are released)",
+            alt=alt,
+        )
 
     def report_sections(self) -> list[dict[str, Any]]:
         items = "".join(f"<li>{escape_text(s)}</li>" for s in self.disclosure)
