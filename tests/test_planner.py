@@ -187,6 +187,7 @@ def test_target_through_the_front_door_and_n_axis():
         ({"target": {"power": 0.8}}, PrivacyParameterError, "unknown measure"),
         ({"target": 1.5}, PrivacyParameterError, "target"),
         ({"bounds": "auto", "method": "dp_knockoff"}, PrivacyParameterError, "AUTO_BOUNDS"),
+        ({"bounds": "auto", "method": "dp_two_stage"}, PrivacyParameterError, "AUTO_BOUNDS"),
         ({"bounds": (-1, 1)}, PrivacyParameterError, "bounds must be one of"),
         ({"assume": {"signals": 0, "strength": 1.0}}, PrivacyParameterError, "signals"),
     ],

@@ -169,6 +169,8 @@ def plan(
     method = _check_method(method)
     ns, eps_grid = _check_n(n, method, p), _check_eps_grid(eps)
     trials = _check_trials(trials)
+    if bounds == "auto":  # every method: refused unless its private-bounds predictor is registered
+        _check_bounds(bounds, method, {})
     seed = _seed(random_state)
     options = {"k": k, "bounds": bounds, "assume": assume, "delta": delta, "variant": variant, "fdr": fdr}
     options.update(
