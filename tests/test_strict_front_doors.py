@@ -277,7 +277,7 @@ def test_dp_bh_formula_route_with_declared_bounds_and_sigma_is_strict_and_refuse
     assert acc.spent_eps == spent
 
 
-@pytest.mark.parametrize("name", [n for n in PURE if n != "dp_pca"])
+@pytest.mark.parametrize("name", list(PURE))
 def test_auto_bounds_and_strict_give_no_data_dependent_step(name):
     """bounds="auto" replaces every data-derived bound by a private one: strict passes, no
     NonPrivateWarning, and the ledger (and the accountant) carry the bounds step first."""

@@ -32,7 +32,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
 from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
-from ._common import dummy_columns, missing_rows_step, run
+from ._common import declared_bounds, dummy_columns, is_auto, missing_rows_step, private_bounds_setup, run
 
 
 def dp_pca(
@@ -43,6 +43,7 @@ def dp_pca(
     delta: float,
     *,
     bounds=None,
+    bounds_eps: float | None = None,
     radius: float | None = None,
     neighbouring: str = "replace",
     diagnostics: bool = False,
@@ -74,6 +75,11 @@ def dp_pca(
     bounds : (lo, hi) or dict
         Public box of the columns.  Without it the data's min/max are used
         (a first pass; a data-dependent step: NonPrivateWarning, refused under strict).
+        ``"auto"`` (or a :class:`dpstats.AutoBounds`): the box released privately first,
+        from ``bounds_eps`` (docs/architecture.md, "Private bounds"); in-memory data only.
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on the box (default 10% of ``eps``, and the
+        same share of ``delta``); the PCA gets the rest.
     radius : float, optional
         Public clipping radius C; default the box's half-diagonal ‖h‖ (no row is
         shrunk).  A smaller C needs equal half-widths for every column (the
@@ -126,6 +132,14 @@ def dp_pca(
             f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
             f"got {type(data).__name__}."
         )
+    if radius is not None and is_auto(bounds):
+        raise PrivacyParameterError(
+            'radius= needs declared bounds (the box sets the units of the ball); with bounds="auto" '
+            "omit radius (C is then the released box's half-diagonal)."
+        )
+    bounds, eps, delta = private_bounds_setup(
+        bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+    )
     door = _PCA(
         formula=formula,
         data=data,
@@ -178,7 +192,9 @@ class _PCA:
             box = (
                 data_box
                 if self.bounds is None
-                else resolve_box(self.bounds, mf.names, dummies=dummy_columns(mf))
+                else resolve_box(
+                    declared_bounds(self.bounds, mf, response=False), mf.names, dummies=dummy_columns(mf)
+                )
             )
             _check_equal_widths(box, mf, self.radius, row_bound)
             resolved["box"] = box
@@ -242,9 +258,7 @@ class _PCA:
             "k": int(self.k),
             "eps": self.eps,
             "delta": self.delta,
-            "bounds": None
-            if self.bounds is None
-            else (dict(self.bounds) if isinstance(self.bounds, dict) else list(self.bounds)),
+            "bounds": _bounds_call(self.bounds),
             "radius": self.radius,
             "neighbouring": None if self.neighbouring == "replace" else self.neighbouring,
         }
@@ -309,3 +323,10 @@ def _row_bound(bounds, radius: float | None) -> float | None:
             f"{sorted(widths)}; declare equal-width bounds, e.g. bounds=(-12, 12), or omit radius."
         )
     return float(radius) / (widths.pop() / 2.0)
+
+
+def _bounds_call(bounds: Any) -> Any:
+    """The ``bounds`` argument as the call record shows it (``"auto"`` for private bounds)."""
+    if bounds is None or is_auto(bounds):
+        return None if bounds is None else "auto"
+    return dict(bounds) if isinstance(bounds, dict) else list(bounds)
