@@ -3,9 +3,9 @@
 The templates live in the repository's top-level ``templates/`` folder and ``setup.py`` maps it to
 the package ``dpstats.templates``.  This builds the wheel offline (``--no-build-isolation`` with this
 interpreter's setuptools, which must be >= 77 for pyproject.toml's SPDX ``license``: the ``test``
-extra requires it), installs it with ``--no-deps`` into a temporary ``--target`` folder and, from a
-temporary working directory with only that folder on ``PYTHONPATH`` (numpy and the rest come from
-this interpreter's own site-packages), renders a report, checking that dpstats and its templates
+extra requires it), installs it with ``--no-deps`` into a fresh virtual environment (numpy and the
+rest reach it through a path to this interpreter's site-packages) and, from a temporary working
+directory, renders a report with that environment's Python, checking that dpstats and its templates
 were read from the installed copy and not from the checkout.
 """
 
@@ -83,18 +83,48 @@ def test_wheel_holds_every_template_and_package(wheel):
     assert not missing, f"packages not shipped in the wheel: {missing}"
 
 
+def _fresh_venv(where: Path) -> Path:
+    """A new virtual environment whose only extra path is this interpreter's site-packages (for numpy,
+    pandas and the rest: no network here).  A plain path line in a ``.pth`` file adds the folder but
+    does not run its own ``.pth`` files, so the checkout's editable install of dpstats stays invisible."""
+    import sysconfig
+
+    _run([sys.executable, "-m", "venv", "--without-pip", str(where)], cwd=where.parent)
+    python = where / "bin" / "python"
+    fresh_site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(fresh_site, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    return python
+
+
 def test_installed_wheel_renders_a_report_from_its_own_templates(wheel, tmp_path):
-    site = tmp_path / "site"
-    pip_install = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--target", str(site)]
-    _run([*pip_install, str(wheel)], cwd=tmp_path)
+    python = _fresh_venv(tmp_path / "venv")
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        cwd=tmp_path,
+    )
     work = tmp_path / "elsewhere"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONPATH"] = str(site)
-    done = _run([sys.executable, "-c", RENDER], cwd=work, env=env)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = _run([str(python), "-c", RENDER], cwd=work, env=env)
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert Path(found["dpstats"]).resolve().is_relative_to(site.resolve()), found
-    assert Path(found["templates"]).resolve() == (site / "dpstats" / "templates").resolve(), found
+    venv = (tmp_path / "venv").resolve()
+    assert Path(found["dpstats"]).resolve().is_relative_to(venv), found
+    assert Path(found["templates"]).resolve() == Path(found["dpstats"]).resolve().parent / "templates", found
     html = Path(found["report"]).read_text(encoding="utf-8")
     assert 'class="privacy-statement"' in html and html.count('class="result"') == 2
     assert 'id="knockoff-h"' in html, (
