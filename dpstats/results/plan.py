@@ -84,8 +84,9 @@ class PlanResult:
             parts.append(f"{method}: predicted {measure} is within 2 SE of chance ({why}) at {where}")
         return "cannot beat chance: " + "; ".join(parts) + ". Spending this budget would buy noise."
 
-    def _lines(self) -> list[str]:
-        lines = [
+    def _header(self) -> list[str]:
+        """Title, the no-data line, the call and the assumed model: the top of print and summary."""
+        return [
             self.title,
             f"({NO_DATA})",
             "",
@@ -93,8 +94,10 @@ class PlanResult:
             self.call_text(),
             "",
             "Assumed model: " + self.assumption,
-            "",
         ]
+
+    def _lines(self) -> list[str]:
+        lines = self._header() + [""]
         lines.append(
             f"Predicted {self.primary} (Monte Carlo s.e.; {self.trials} simulated data sets per cell):"
         )
@@ -113,15 +116,7 @@ class PlanResult:
 
     def summary(self) -> str:
         """Every measure, the ledger the analysis would charge, the chance levels, the targets and notes."""
-        lines = [
-            self.title,
-            f"({NO_DATA})",
-            "",
-            "Call:",
-            self.call_text(),
-            "",
-            "Assumed model: " + self.assumption,
-        ]
+        lines = self._header()
         for measure in self.measures:
             lines += ["", f"Predicted {measure}:"] + self.wide(measure).to_string().splitlines()
         lines += [
