@@ -44,7 +44,8 @@ ordinary least squares with the classical formulas (no noise, no ridge).
 
 Intervals (post-processing, no privacy cost): a parametric bootstrap in the
 manner of Ferrando, Wang & Sheldon (2022).  From the released statistics a
-Gaussian model of the data is fitted (rows z ~ N(μ̂, Σ̂) in the unit box,
+Gaussian model of the data is fitted (rows z ~ N(μ̂, Σ̂) in the unit box, Σ̂ the
+released covariance shrunk by the known noise energy, :func:`shrunk_covariance`;
 u = (1, z)ᵀη + e, e ~ N(0, σ²)); at the public n its data-level sufficient
 statistics are drawn from their exact sampling law (Σ z ~ N(nμ̂, nΣ̂), the
 centred scatter ~ Wishart(n − 1, Σ̂), Σ (1, z)e ~ N(0, σ² G), Σ e² given
@@ -431,7 +432,7 @@ def data_model(
     p = pl.coords.p
     mu = released[0, 1 : p + 1] / n
     cov = released[1 : p + 1, 1 : p + 1] / n - np.outer(mu, mu)
-    cov = _floor_psd(cov)
+    cov = shrunk_covariance(cov, pl.stat_sd() / n)
     T, k = pl.coords.transform(), pl.coords.k
     Tw, Tr = T[:k], T[k]
     eta = Tw[:, : p + 1].T @ fit.theta
@@ -439,9 +440,42 @@ def data_model(
     return mu, cov, eta, max(fit.sigma2, 1e-12)
 
 
-def _floor_psd(cov: np.ndarray) -> np.ndarray:
-    vals, vecs = np.linalg.eigh((cov + cov.T) / 2.0)
-    floor = max(1e-6, 1e-3 * float(np.mean(np.abs(vals))))
+def shrunk_covariance(cov: np.ndarray, noise_sd: float) -> np.ndarray:
+    """The data model's Σ̂ from the noisy covariance of the unit-box rows (its entries carry noise of sd τ).
+
+    Two steps, both post-processing of released values:
+
+    1. Linear shrinkage towards m̄I, m̄ = tr(C̃)/p (at least τ/√p, the noise sd
+       of tr(C̃)/p: a mean variance below its own noise cannot be told from it),
+       with the weight ρ = min(1, p²τ² / ‖C̃ − m̄I‖_F²): the noise's expected
+       share of the observed dispersion about m̄I (Ledoit & Wolf 2004, with the
+       noise energy known exactly instead of estimated).
+    2. Eigenvalues floored at min(τ√p / 2, m̄).  Eigenvalues below the noise's
+       spectral scale τ√p cannot be told from zero; flooring them near zero makes
+       the bootstrap's design nearly singular and its intervals thousands of
+       times too wide, flooring them at the noise's scale overstates the design.
+       Half that scale (never above the mean variance) was chosen by simulation:
+       dp_lm's coverage lay in [0.92, 0.97] at n = 10³, p ∈ {3, 10}, eps ∈ {0.5,
+       1, 5}, Gaussian and Laplace noise, for independent, AR(0.6) and
+       heteroscedastic AR(0.4) designs (tests/test_lm_coverage.py).
+
+    Examples
+    --------
+    >>> noisy = np.array([[0.30, 0.45], [0.45, 0.40]])  # indefinite: the noise is as large as Σ
+    >>> np.round(np.linalg.eigvalsh(noisy), 3)
+    array([-0.103,  0.803])
+    >>> np.round(np.linalg.eigvalsh(shrunk_covariance(noisy, noise_sd=0.3)), 3)
+    array([0.295, 0.405])
+    """
+    p = cov.shape[0]
+    cov = (cov + cov.T) / 2.0
+    mean_var = max(float(np.trace(cov)) / p, noise_sd / math.sqrt(p))
+    target = mean_var * np.eye(p)
+    dispersion = float(np.sum((cov - target) ** 2))
+    noise_energy = p * p * noise_sd**2
+    rho = 1.0 if dispersion <= noise_energy else noise_energy / dispersion
+    vals, vecs = np.linalg.eigh(rho * target + (1.0 - rho) * cov)
+    floor = max(1e-6, 1e-3 * float(np.mean(np.abs(vals))), min(0.5 * noise_sd * math.sqrt(p), mean_var))
     return (vecs * np.maximum(vals, floor)) @ vecs.T
 
 

@@ -107,7 +107,7 @@ class BHResult(DPResult):
     def cap_footnote(self) -> str:
         return (
             f"{self.capped_for_display} noisy p-value(s) above 1 (exp of a noisy log p-value) shown as 1; "
-            "the released values are in tidy() and to_dict()."
+            "the released values are in tidy()."
         )
 
     def _setting_line(self) -> str:
