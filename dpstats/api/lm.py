@@ -103,7 +103,11 @@ def dp_lm(
     -------
     LMResult
         ``tidy()`` has term, estimate, std.error, conf.low, conf.high, statistic,
-        p.value; ``noise`` holds the public inputs of the release.
+        p.value; ``noise`` holds the public inputs of the release.  Under eps < inf
+        the estimate is the ridge estimate; the intervals, statistic (calibrated
+        estimate / std.error) and p-value are those of the calibrated estimates
+        (``calibrated_estimates``, :mod:`dpstats.methods.lm`), which undo the
+        ridge's average shrinkage.
 
     Examples
     --------
@@ -323,7 +327,7 @@ class LMDoor:
             rng=noise.generator,
             interval=self.interval,
         )
-        table = dict(bt.table, statistic=fit.coefficients / bt.table["std.error"])
+        table = bt.table  # statistic = calibrated estimate / std.error: what the p-value tests
         how = f"calibrated parametric bootstrap, {self.interval} intervals, 2 x {self.n_boot} replicates"
         return LMReleased(fit, table, how, bt.centre)
 

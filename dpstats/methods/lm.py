@@ -63,7 +63,7 @@ interval is the pivot (basic) interval θ̃ − [q_{1−α/2}, q_{α/2}] of it, 
 widens by J⁻¹ where the privacy noise forces a strong ridge (an honest, wide
 interval); with no ridge and little noise J ≈ I and it is the usual pivot
 interval.  std.error is the standard deviation of that law; p.value inverts the
-same interval at 0; statistic is estimate/std.error.  The reported estimate is
+same interval at 0; statistic is θ̃/std.error (what the p-value tests).  The reported estimate is
 the AdaSSP ridge estimate θ̂ (better in mean squared error than θ̃); θ̃ is kept
 as ``calibrated_estimates``.  ``interval="percentile"`` takes the quantiles of
 θ̃ plus that law instead.

@@ -165,6 +165,11 @@ class LMResult(DPResult):
             f"{self.n_text()}; engine: {self.engine}; ridge λ = {self.ridge:.4g}",
             f"Intervals ({self.conf_level:g}): {self.inference}",
         ]
+        if self.ridge > 0:
+            lines.append(
+                "The ridge shrinks the estimates towards 0; statistic, p-values and intervals are those of "
+                "the calibrated (de-shrunk) estimates, calibrated_estimates."
+            )
         return lines
 
     def summary(self) -> Summary:
