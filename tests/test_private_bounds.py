@@ -228,6 +228,7 @@ def test_sis_auto_ledger_statement_and_outputs():
     assert {"bound_lo", "bound_hi"} <= set(tidy.columns) and (tidy.bound_lo < tidy.bound_hi).all()
     assert glance.bounds_eps.iloc[0] == pytest.approx(0.2)
     assert "Private bounds (released" in str(fit.summary())
+    assert "Scaling: private bounds (released first) mapped" in str(fit) and "declared" not in str(fit)
     y_lo, y_hi = fit.to_dict()["private_bounds"]["bounds"]["y"]
     assert y_lo < y_hi and 0.5 <= fit.private_bounds["level"] <= 0.99
 

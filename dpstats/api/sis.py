@@ -38,6 +38,7 @@ from ._common import (
     declared_bounds,
     dummy_columns,
     frame_and_cross_products,
+    is_auto,
     missing_rows_step,
     private_bounds_setup,
     run,
@@ -295,9 +296,10 @@ class _SIS:
                 fix="declare public bounds; the midpoint of the bounds is then used",
             )
             return "maxabs", "max-abs scaled and mean-centered (data-dependent)"
+        which = "private bounds (released first)" if is_auto(self.bounds) else "declared bounds"
         if self.center == "mean":
-            return "centred", "declared bounds mapped onto [-1, 1], values clipped, centred cross-product"
-        return "midpoint", "declared bounds mapped onto [-1, 1] (midpoint-centered), values clipped"
+            return "centred", f"{which} mapped onto [-1, 1], values clipped, centred cross-product"
+        return "midpoint", f"{which} mapped onto [-1, 1] (midpoint-centered), values clipped"
 
     def _n(self, frame: _Frame) -> int:
         return frame.stats.n if frame.score_kind == "centred" else frame.mf.n
