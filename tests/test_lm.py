@@ -305,3 +305,36 @@ def test_lambda_min_sensitivity_without_intercept_by_random_search():
         worst = max(worst, abs(lams[0] - lams[1]))
     assert worst <= coords.row_norm_sq()
     assert coords.row_norm_sq() == pytest.approx((4 / 2) ** 2 + (3 / 2) ** 2)
+
+
+# ------------------------------------------------------------------ bounds="auto" and clipping
+def _auto_data(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return pd.DataFrame(X, columns=["a", "b", "c"]).assign(y=1 + X @ [1.0, 0.5, 0.0] + rng.normal(size=n))
+
+
+def test_auto_bounds_that_would_clip_most_values_are_refused_before_spending():
+    """n = 2000, eps = 1: the default bounds share (0.1) resolves quantile level 0.54 only, i.e. a box around
+    the middle 8% of y; the regression would be confidently wrong. dp_lm and dp_select_infer refuse before
+    any spend and say what bounds_eps would do."""
+    acc = Accountant(eps=10.0)
+    df = _auto_data(2000)
+    with pytest.raises(PrivacyParameterError, match=r"level 0\.539.*needs level 0\.95.*bounds_eps to 0\.9"):
+        dp.dp_lm("y ~ .", df, eps=1.0, bounds="auto", accountant=acc, random_state=1)
+    with pytest.raises(PrivacyParameterError, match="Nothing was spent"):
+        dp.dp_select_infer(
+            "y ~ .", _auto_data(4000), eps=1.0, k=2, bounds="auto", accountant=acc, random_state=1
+        )
+    assert acc.spent_eps == 0
+    fit = dp.dp_lm(
+        "y ~ .", df, eps=1.0, bounds="auto", bounds_eps=0.95, n_boot=200, accountant=acc, random_state=1
+    )
+    assert fit.private_bounds["level"] >= 0.95 and acc.spent_eps == pytest.approx(1.0)
+
+
+def test_auto_bounds_name_the_clipped_target_of_the_intervals():
+    fit = dp.dp_lm("y ~ .", _auto_data(100_000), eps=1.0, bounds="auto", n_boot=200, random_state=2)
+    assert 0.95 <= fit.private_bounds["level"] < 1
+    assert any("coefficients of the data clipped to the private bounds" in a for a in fit.privacy.assumptions)
+    assert "not of the raw data" in str(fit.summary())

@@ -22,6 +22,7 @@ from ..formula import INTERCEPT, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import PrivateBounds
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import TABLE_COLUMNS, LMResult
@@ -33,7 +34,35 @@ from ..validation import (
     check_neighbouring,
     check_strict,
 )
-from ._common import call_record, declared_bounds, dummy_columns, missing_rows_step, private_bounds_setup, run
+from ._common import (
+    call_record,
+    declared_bounds,
+    dummy_columns,
+    is_auto,
+    missing_rows_step,
+    private_bounds_setup,
+    run,
+)
+
+INFERENCE_MIN_LEVEL = 0.95  # bounds="auto" must keep at least this share of each column inside each bound
+
+
+def require_covering_bounds(step: PrivateBounds) -> PrivateBounds:
+    """Make a private-bounds step refuse levels below INFERENCE_MIN_LEVEL: clipping biases every coefficient."""
+    step.min_level, step.min_level_for = INFERENCE_MIN_LEVEL, "dp_lm (clipping biases the coefficients)"
+    return step
+
+
+def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: float) -> None:
+    """Refuse, before any spend, a ``bounds="auto"`` dp_lm on n rows and at most d terms that would clip too much.
+
+    The level a box resolves falls with the number of quantiles it releases, which
+    is largest at d terms, so checking d covers every smaller selected set.
+    """
+    if not is_auto(bounds):
+        return
+    step, _, _ = private_bounds_setup(bounds, eps, delta, bounds_eps=None, neighbouring="replace", data=None)
+    require_covering_bounds(step).plan_box(n, d, response=True)
 
 
 def dp_lm(
@@ -132,6 +161,8 @@ def dp_lm(
     bounds, args["eps"], args["delta"] = private_bounds_setup(
         bounds, args["eps"], args["delta"], bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
+    if isinstance(bounds, PrivateBounds):
+        require_covering_bounds(bounds)
     door = LMDoor(formula=formula, data=data, bounds=bounds, progress=progress, **args)
     return run(
         door,
@@ -306,13 +337,21 @@ class LMDoor:
         return LMFrame(mf=mf, gram=A, coords=coords, n=n, names=terms, n_clipped=int(cross.n_clipped))
 
     def plan(self, frame: LMFrame, dd: DataDependence) -> m.LMPlan:
-        return m.plan(
+        pl = m.plan(
             frame.coords,
             eps=self.eps,
             delta=self.delta,
             lambda_share=self.lambda_share,
             engine=getattr(frame.mf, "engine", "in-memory"),
         )
+        if isinstance(self.bounds, PrivateBounds):
+            level = self.bounds.level
+            pl.assumptions.append(
+                f"the intervals cover the coefficients of the data clipped to the private bounds (near the "
+                f"{1 - level:g} and {level:g} quantiles), not of the raw data: clipping attenuates them; "
+                "declared bounds that contain the data avoid this"
+            )
+        return pl
 
     def release(self, frame: LMFrame, plan: m.LMPlan, noise: NoiseSource) -> LMReleased:
         fit = m.release(frame.gram, frame.n, plan, noise)

@@ -39,7 +39,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..validation import check_fraction, check_neighbouring
 from ._common import call_record, is_auto, missing_rows_step, run
-from .lm import check_lm_arguments, dp_lm
+from .lm import check_auto_bounds_level, check_lm_arguments, dp_lm
 
 SELECTORS = ("sis", "two_stage", "knockoff")
 
@@ -256,6 +256,9 @@ class SelectInferDoor:
                     f"the declared bounds exclude every value of {[c for c, o in zip(cols, outside) if o][:5]}; "
                     "declare bounds that cover the data's plausible range."
                 )
+        check_auto_bounds_level(
+            self.bounds, len(frame.part_b), self.k or len(frame.names), self.eps, self.delta
+        )
         if self.k is not None and self.k + 1 >= len(frame.part_b):
             raise DataError(
                 f"k = {self.k} terms need more than {self.k + 1} rows in part B; lower k or split."

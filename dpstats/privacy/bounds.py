@@ -387,6 +387,8 @@ class PrivateBounds:
     delta_used: float = 0.0
     what: list[str] = field(default_factory=list)
     requested: tuple[float, float] = (math.nan, math.nan)
+    min_level: float = 0.0  # set by a door whose estimates clipping would bias (dp_lm: 0.95)
+    min_level_for: str = ""
 
     def start(self, generator: np.random.Generator) -> None:
         """Hand the step the release's generator (the skeleton does, before the frame)."""
@@ -407,7 +409,37 @@ class PrivateBounds:
         public_n = n if self.neighbouring == "replace" else None
         self.mode = mode
         self.level = usable_level(self.options.level, public_n, eps_each, candidate_grid().size)
+        if self.level < min(self.min_level, self.options.level):
+            raise PrivacyParameterError(self._too_coarse(n, count))
         return eps_each
+
+    def _too_coarse(self, n: int, count: int) -> str:
+        """The refusal when n·eps cannot resolve ``min_level`` (public inputs only; nothing spent yet)."""
+        target, m = min(self.min_level, self.options.level), candidate_grid().size
+
+        def level_at(eps_b: float) -> float:
+            return usable_level(
+                self.options.level, n, split_budget(eps_b, self.delta * eps_b / self.eps, count)[0], m
+            )
+
+        lo, hi = self.eps, self.eps
+        while level_at(hi) < target and hi < 1e9:
+            lo, hi = hi, 2.0 * hi
+        for _ in range(60):
+            mid = (lo + hi) / 2.0
+            lo, hi = (lo, mid) if level_at(mid) >= target else (mid, hi)
+        total = self.requested[0]
+        fix = (
+            f"raise bounds_eps to {hi:.3g} or more (of eps = {total:g})"
+            if math.isfinite(total) and hi < total
+            else f"bounds_eps would need {hi:.3g}, more than eps = {total:g}"
+        )
+        return (
+            f'bounds="auto" with n = {n} and bounds_eps = {self.eps:g} ({count} private quantiles) can only '
+            f"resolve quantile level {self.level:.3g}, so about {1 - self.level:.0%} of each column would lie "
+            f"beyond each bound and be clipped; {self.min_level_for} needs level {target:g} or more. Declare "
+            f"public bounds= (the usual fix), or {fix}. Nothing was spent."
+        )
 
     def box(
         self, X: np.ndarray, names: list[str], y: np.ndarray | None = None, response: str | None = None
@@ -419,12 +451,8 @@ class PrivateBounds:
         """
         X = np.asarray(X, dtype=float).reshape(len(X), -1)
         n, d = X.shape
-        public_n = n if self.neighbouring == "replace" else None
-        mode = self.options.mode
-        if mode == "auto":
-            mode = "per_column" if d == 1 else choose_mode(public_n, d, self.eps, self.delta)
-        count = mechanism_count(mode, d) + (2 if y is not None else 0)
-        eps_each = self._plan(n, d, count, mode)
+        eps_each = self.plan_box(n, d, y is not None)
+        mode = self.mode
         out: dict[str, tuple[float, float]] = {}
         if mode == "pooled" and d:
             pair = self._pair(X.min(axis=1), X.max(axis=1), eps_each)
@@ -439,6 +467,19 @@ class PrivateBounds:
             [f"box of the response '{response}'"] if y is not None else []
         )
         return dict(out)
+
+    def plan_box(self, n: int, d: int, response: bool) -> float:
+        """Mode, level and ε of each quantile of a box for n rows and d columns (public inputs; no draw).
+
+        Raises :class:`~dpstats.errors.PrivacyParameterError` when the level falls
+        below ``min_level``, so a door can check before anything is spent.
+        """
+        public_n = n if self.neighbouring == "replace" else None
+        mode = self.options.mode
+        if mode == "auto":
+            mode = "per_column" if d == 1 else choose_mode(public_n, d, self.eps, self.delta)
+        count = mechanism_count(mode, d) + (2 if response else 0)
+        return self._plan(n, d, count, mode)
 
     def _pair(self, low_values: np.ndarray, high_values: np.ndarray, eps_each: float) -> tuple[float, float]:
         lo = self._draw(low_values, 1.0 - self.level, eps_each, "lower")
