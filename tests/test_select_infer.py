@@ -119,3 +119,22 @@ def test_post_selection_coverage_with_sis(eps):
         total += len(tab)
     print(f"eps = {eps}: post-selection coverage {hits / total:.3f} over {total} intervals")
     assert abs(hits / total - 0.95) <= 0.035, hits / total
+
+
+def test_bounds_eps_sets_each_parts_bounds_share_and_is_checked_before_any_spend():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4000, 8))
+    df = pd.DataFrame(X, columns=[f"x{i}" for i in range(8)]).assign(y=1 + X[:, 0] + rng.normal(size=4000))
+    acc = dp.Accountant(eps=10.0)
+    with pytest.raises(PrivacyParameterError, match='bounds_eps applies only with bounds="auto"'):
+        dp.dp_select_infer("y ~ .", df, eps=2.0, k=2, bounds=(-5, 5), bounds_eps=0.5, accountant=acc)
+    with pytest.raises(PrivacyParameterError, match="must be less than eps"):
+        dp.dp_select_infer("y ~ .", df, eps=2.0, k=2, bounds="auto", bounds_eps=2.0, accountant=acc)
+    assert acc.spent_eps == 0
+    res = dp.dp_select_infer(
+        "y ~ .", df, eps=2.0, k=2, bounds="auto", bounds_eps=1.5, n_boot=200, random_state=1, accountant=acc
+    )
+    assert res.call["bounds"] == "auto" and res.call["bounds_eps"] == 1.5
+    for part in (res.selection, res.fit):
+        assert part.privacy.ledger[0].step.startswith("private bounds") and part.privacy.ledger[0].eps == 1.5
+    assert acc.spent_eps == pytest.approx(2.0)

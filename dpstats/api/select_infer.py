@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -33,11 +33,12 @@ from ..errors import DataError, NonPrivateWarning, PrivacyParameterError
 from ..formula import INTERCEPT, model_frame
 from ..geometry import resolve_box
 from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.bounds import AutoBounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState, make_generator
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
-from ..validation import check_fraction, check_neighbouring
+from ..validation import check_eps, check_fraction, check_neighbouring
 from ._common import call_record, is_auto, missing_rows_step, run
 from .lm import check_auto_bounds_level, check_lm_arguments, dp_lm
 
@@ -54,6 +55,7 @@ def dp_select_infer(
     k: int | None = None,
     split: float = 0.5,
     bounds=None,
+    bounds_eps: float | None = None,
     select_args: dict | None = None,
     conf_level: float = 0.95,
     n_boot: int = 1000,
@@ -85,6 +87,9 @@ def dp_select_infer(
         Public bounds for the selector (sis, two_stage) and for dp_lm, or ``"auto"``:
         each part releases its own private bounds from its share of that part's eps
         (docs/architecture.md, "Private bounds").
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps each part spends on its bounds (default 10%
+        of eps), out of that part's eps.
     select_args : dict, optional
         Further arguments of the selector (e.g. ``{"bounds": 3.0}`` — the row-norm
         bound of dp_knockoff).
@@ -116,6 +121,7 @@ def dp_select_infer(
         raise PrivacyParameterError(
             "dp_select_infer needs a finite eps (the selectors have no eps = inf mode)."
         )
+    part_bounds = _auto_bounds_eps(bounds, bounds_eps, args["eps"])
     if select not in SELECTORS:
         raise PrivacyParameterError(f"select must be one of {list(SELECTORS)}, got {select!r}.")
     split = check_fraction(split, "split", low_open=True)
@@ -140,8 +146,9 @@ def dp_select_infer(
         select=select,
         k=k,
         split=split,
-        bounds=bounds,
+        bounds=part_bounds,
         select_args=extra,
+        call_bounds=(bounds, bounds_eps),
         random_state=random_state,
         **{key: args[key] for key in ("eps", "delta", "conf_level", "n_boot", "strict")},
     )
@@ -152,6 +159,22 @@ def dp_select_infer(
         accountant=args["accountant"],
         diagnostics=diagnostics,
     )
+
+
+def _auto_bounds_eps(bounds: Any, bounds_eps: float | None, eps: float) -> Any:
+    """``bounds="auto"`` with ``bounds_eps`` becomes the AutoBounds each part uses; checked before any spend."""
+    if bounds_eps is None:
+        return bounds
+    if not is_auto(bounds):
+        raise PrivacyParameterError(
+            'bounds_eps applies only with bounds="auto"; drop it or set bounds="auto".'
+        )
+    bounds_eps = check_eps(bounds_eps, "bounds_eps")
+    if not bounds_eps < eps:
+        raise PrivacyParameterError(
+            f"bounds_eps = {bounds_eps:g} must be less than eps = {eps:g}: the rest of eps pays for the analysis."
+        )
+    return AutoBounds(eps=bounds_eps) if isinstance(bounds, str) else replace(bounds, eps=bounds_eps)
 
 
 def split_rows(n: int, split: float, random_state: RandomState) -> tuple[np.ndarray, np.ndarray]:
@@ -221,6 +244,7 @@ class SelectInferDoor:
     n_boot: int
     strict: bool
     random_state: RandomState
+    call_bounds: tuple = (None, None)  # (bounds, bounds_eps) as the user gave them
     label: str = "dp_select_infer"
     _dd: DataDependence | None = field(default=None, init=False, repr=False)
 
@@ -365,7 +389,8 @@ class SelectInferDoor:
                 "select": (self.select, "sis"),
                 "k": (self.k, None),
                 "split": (self.split, 0.5),
-                "bounds": (self.bounds, None),
+                "bounds": (self.call_bounds[0], None),
+                "bounds_eps": (self.call_bounds[1], None),
                 "conf_level": (self.conf_level, 0.95),
                 "n_boot": (self.n_boot, 1000),
             },
