@@ -50,7 +50,7 @@ from .models import (
     selection_model,
 )
 
-METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm")
+METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_lm")
 BOUNDS = ("declared", "midpoint", None, "auto")
 
 #: method -> predictor(n=, p=, eps=, model=) -> (eps left for the analysis, the model as the analysis sees it
@@ -96,7 +96,7 @@ def plan(
 
     Parameters
     ----------
-    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm"}
+    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_lm"}
         The front door to plan.
     n : int or sequence of int
         Public number of rows (a grid to plan over several).
@@ -106,7 +106,7 @@ def plan(
         The eps grid (positive, finite).
     delta : float, optional
         dp_knockoff's delta, default 2p/n (the knockoff paper's experiment), stated in the output;
-        dp_gmm's and vertical_glm's delta (required).
+        dp_gmm's and vertical_glm's delta (required); dp_lm's (default 0, the Laplace mechanism).
     k : int, optional
         dp_sis, dp_two_stage: number selected, 1 <= k < p; default the front door's ⌊log p⌋.
         dp_gmm: number of components (default the model's).  dp_felp: the number of features
@@ -124,7 +124,7 @@ def plan(
         dp_knockoff: :class:`KnockoffModel` or an uncorrelated Assume (default: the paper's Figure 1).
         dp_gmm: :class:`MixtureModel` or a dict of its fields (default: k components 8 sd apart).
         dp_felp: :class:`FelpModel` or a dict of its fields (default: 10 planted features, class
-        means 1.5 apart, 2 classes).
+        means 1.5 apart, 2 classes).  vertical_glm, dp_lm: an Assume (default: 2 signals of 0.5).
     target : float or dict, optional
         ``{"power": 0.8}`` (a measure and the level it must reach; ``fdr`` must fall to it) or a
         number for the method's main measure (dp_sis precision, dp_knockoff power).  Solved along eps
@@ -183,7 +183,7 @@ def plan(
     flags = core.chance_flags(sims, table)
     solutions = []
     if measure is not None:
-        n_low = 2 * p if method == "dp_knockoff" else 2 * settings.get("n_estimators", 1) + 1
+        n_low = {"dp_knockoff": 2 * p, "dp_lm": p + 2}.get(method, 2 * settings.get("n_estimators", 1) + 1)
         solutions = _solve_all(sims, (measure, level), grid, table, search, n_low)
     result = PlanResult(
         method=method,
@@ -248,7 +248,7 @@ def assume_from_options(method: str, **options: float | None) -> Any:
 
 
 def _check_method(method: Any) -> str:
-    if method in ("sis", "knockoff", "two_stage", "gmm", "felp"):
+    if method in ("sis", "knockoff", "two_stage", "gmm", "felp", "lm"):
         method = f"dp_{method}"
     if method not in METHODS:
         raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {method!r}.")
@@ -264,11 +264,13 @@ def _whole(value: Any, name: str, low: int) -> int:
 
 def _check_n(n: Any, method: str, p: Any) -> list[int]:
     p = _whole(p, "p", 2)
-    low = 2 * p if method == "dp_knockoff" else 3
+    low = {"dp_knockoff": 2 * p, "dp_lm": p + 2}.get(method, 3)
     values = [n] if isinstance(n, numbers.Number) else list(n)
     if not values:
         raise DataError("n must be a whole number or a non-empty sequence of them.")
-    why = " (the knockoff filter needs n >= 2p)" if method == "dp_knockoff" else ""
+    why = {"dp_knockoff": " (the knockoff filter needs n >= 2p)", "dp_lm": " (dp_lm needs n > p + 1)"}.get(
+        method, ""
+    )
     try:
         return sorted({_whole(v, "n", low) for v in values})
     except DataError as err:
@@ -335,6 +337,8 @@ def _simulators(method: str, p: int, options: dict):
         return _gmm(p, options["k"], options["assume"], options["delta"])
     if method == "vertical_glm":
         return _vertical(p, options["assume"], options["delta"], options["lam"], options["parties"])
+    if method == "dp_lm":
+        return _lm(p, options["assume"], options["delta"], options["bounds"])
     keys = ("bounds", "assume", "delta", "variant", "fdr")
     return _knockoff(p, **{key: options[key] for key in keys})
 
@@ -399,6 +403,16 @@ def _vertical(p, assume, delta, lam, parties):
     model = Assume.coerce(assume) if assume is not None else Assume(signals=min(2, p), strength=0.5)
     sim = vertical_simulator(p=p, model=model, parties=int(parties), lam=lam, delta=delta)
     return [sim], model, {"delta": delta, "lam": lam, "parties": int(parties)}
+
+
+def _lm(p, assume, delta, bounds):
+    from .lm import lm_simulator
+
+    if bounds != "declared":
+        _check_bounds(bounds, "dp_lm", {"declared": None})
+    delta = 0.0 if delta is None else check_delta(delta)
+    model = Assume.coerce(assume) if assume is not None else Assume(signals=min(2, p), strength=0.5)
+    return [lm_simulator(p=p, model=model, delta=delta)], model, {"delta": delta, "bounds": bounds}
 
 
 def _felp(p, k, bounds, assume, variant, lam, n_estimators):

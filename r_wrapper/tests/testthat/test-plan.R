@@ -40,3 +40,13 @@ test_that("dp_plan plans dp_felp under a planted-feature model", {
   expect_match(pl$assumption, "3 planted features")
   expect_equal(td$estimate[td$measure == "precision" & td$eps == 1e6], 1)
 })
+
+test_that("dp_plan plans dp_lm: error, interval width against OLS and coverage", {
+  skip_if_no_dpstats()
+  pl <- dp_plan("dp_lm", n = 3000, p = 3, eps = c(1, 5), delta = 1e-6,
+                assume = list(signals = 2, strength = 0.5), trials = 5, seed = 2)
+  td <- tidy(pl)
+  expect_setequal(unique(td$measure), c("rel_error", "width_ratio", "coverage"))
+  expect_true(all(td$estimate[td$measure == "width_ratio"] >= 1))
+  expect_match(paste(capture.output(summary(pl)), collapse = "\n"), "Predicted width_ratio")
+})
