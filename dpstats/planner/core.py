@@ -46,17 +46,16 @@ def selection_chance(signals: int, k: int, p: int) -> dict[str, Chance]:
     }
 
 
+def one_step_ledger(step: str, mechanism: str, sensitivity: str, delta: float = 0.0) -> list[dict]:
+    """A plan's ledger of one step that takes all of eps (and ``delta``)."""
+    return [
+        {"step": step, "mechanism": mechanism, "eps_share": 1.0, "delta": delta, "sensitivity": sensitivity}
+    ]
+
+
 def whole_eps_step(entry: Any) -> list[dict]:
     """A method's one ledger entry (a ``LedgerEntry`` of its ``plan``) as the plan's ledger, all of eps on it."""
-    return [
-        {
-            "step": entry.step,
-            "mechanism": entry.mechanism,
-            "eps_share": 1.0,
-            "delta": 0.0,
-            "sensitivity": entry.sensitivity,
-        }
-    ]
+    return one_step_ledger(entry.step, entry.mechanism, entry.sensitivity)
 
 
 @dataclass

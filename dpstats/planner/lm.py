@@ -28,7 +28,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ..simulate import Assume
-from .core import Chance, Simulator
+from .core import Chance, Simulator, one_step_ledger
 
 N_BOOT = 200
 
@@ -84,15 +84,12 @@ def lm_simulator(*, p: int, model: Assume, delta: float) -> Simulator:
         run=run,
         lower_is_better=("rel_error", "width_ratio"),
         chance={"rel_error": Chance(1.0, "no better than reporting all slopes as 0 (relative error 1)")},
-        ledger=lambda n: [
-            {
-                "step": "stacked [XᵀX, Xᵀy, yᵀy] and a lower bound on λ_min(XᵀX) (AdaSSP ridge)",
-                "mechanism": mechanism,
-                "eps_share": 1.0,
-                "delta": delta,
-                "sensitivity": "see dpstats.methods.lm (declared bounds, replace-one-row)",
-            }
-        ],
+        ledger=lambda n: one_step_ledger(
+            "stacked [XᵀX, Xᵀy, yᵀy] and a lower bound on λ_min(XᵀX) (AdaSSP ridge)",
+            mechanism,
+            "see dpstats.methods.lm (declared bounds, replace-one-row)",
+            delta,
+        ),
         notes=[
             f"bounds at mean ± {c:g} sd of each variable (values beyond clipped); {N_BOOT} bootstrap "
             "replicates per pass; width_ratio is against ordinary least squares on the same simulated rows; "

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..simulate import Assume
-from .core import Chance, Simulator
+from .core import Chance, Simulator, one_step_ledger
 
 
 def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta: float) -> Simulator:
@@ -75,15 +75,12 @@ def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta
         run=run,
         lower_is_better=("rel_error", "coef_error"),
         chance={"rel_error": Chance(1.0, "no better than reporting all slopes as 0 (relative error 1)")},
-        ledger=lambda n: [
-            {
-                "step": "noisy linear predictors and coefficients of ridge block coordinate descent",
-                "mechanism": "Gaussian, accounted in zCDP",
-                "eps_share": 1.0,
-                "delta": delta,
-                "sensitivity": "see dpstats.methods.vertical (declared bounds, ridge lam, replace-one-row)",
-            }
-        ],
+        ledger=lambda n: one_step_ledger(
+            "noisy linear predictors and coefficients of ridge block coordinate descent",
+            "Gaussian, accounted in zCDP",
+            "see dpstats.methods.vertical (declared bounds, ridge lam, replace-one-row)",
+            delta,
+        ),
         notes=[
             f"{parties} parties holding the columns in order; gaussian family, ridge lam = {lam:g}; "
             f"bounds at mean ± {c:g} sd of each variable; rows are simulated and the front door runs on them"
