@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, Protocol
 
 from ..formula import ModelFrame, finish_checks, model_frame
@@ -106,6 +107,22 @@ def private_bounds_setup(
     delta; the method gets the rest.  Every check runs here, before the data
     is read and before anything is spent.
     """
+    bounds = auto_bounds_options(bounds, eps, bounds_eps=bounds_eps, data=data)
+    if not isinstance(bounds, AutoBounds):
+        return bounds, eps, delta
+    eps_b = bounds.eps_of(eps)
+    delta_b = delta * eps_b / eps
+    step = PrivateBounds(bounds, eps=eps_b, delta=delta_b, neighbouring=neighbouring, requested=(eps, delta))
+    return step, eps - eps_b, delta - delta_b
+
+
+def auto_bounds_options(bounds: Any, eps: float, *, bounds_eps: float | None, data: Any) -> Any:
+    """``bounds`` as given, or the checked :class:`~dpstats.privacy.bounds.AutoBounds` it asks for.
+
+    ``bounds="auto"`` becomes ``AutoBounds()``; ``bounds_eps`` (allowed with it only)
+    replaces its eps.  Refused before anything is read: streamed or Dask data, an
+    infinite eps, and a bounds eps that leaves nothing for the analysis.
+    """
     if isinstance(bounds, str) and bounds == "auto":
         bounds = AutoBounds()
     if not isinstance(bounds, AutoBounds):
@@ -113,7 +130,7 @@ def private_bounds_setup(
             raise PrivacyParameterError(
                 'bounds_eps applies only with bounds="auto"; drop it or set bounds="auto".'
             )
-        return bounds, eps, delta
+        return bounds
     from .. import engines
 
     if engines.is_engine_input(data):
@@ -126,17 +143,13 @@ def private_bounds_setup(
             'bounds="auto" spends part of a finite eps (DP mode); give a finite eps or declare bounds=.'
         )
     if bounds_eps is not None:
-        bounds = AutoBounds(
-            share=bounds.share, eps=bounds_eps, mode=bounds.mode, level=bounds.level, hint=bounds.hint
-        )
-    eps_b = bounds.eps if bounds.eps is not None else bounds.share * eps
+        bounds = replace(bounds, eps=bounds_eps)
+    eps_b = bounds.eps_of(eps)
     if not eps_b < eps:
         raise PrivacyParameterError(
             f"bounds_eps = {eps_b:g} must be less than eps = {eps:g}: the rest of eps pays for the analysis."
         )
-    delta_b = delta * eps_b / eps
-    step = PrivateBounds(bounds, eps=eps_b, delta=delta_b, neighbouring=neighbouring, requested=(eps, delta))
-    return step, eps - eps_b, delta - delta_b
+    return bounds
 
 
 def is_auto(bounds: Any) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,13 +33,12 @@ from ..errors import DataError, NonPrivateWarning, PrivacyParameterError
 from ..formula import INTERCEPT, model_frame
 from ..geometry import resolve_box
 from ..privacy.accountant import Accountant, LedgerEntry
-from ..privacy.bounds import AutoBounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState, make_generator
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
-from ..validation import check_eps, check_fraction, check_neighbouring
-from ._common import call_record, is_auto, missing_rows_step, run
+from ..validation import check_fraction, check_neighbouring
+from ._common import auto_bounds_options, call_record, is_auto, missing_rows_step, run
 from .lm import check_auto_bounds_level, check_lm_arguments, dp_lm
 
 SELECTORS = ("sis", "two_stage", "knockoff")
@@ -121,7 +120,11 @@ def dp_select_infer(
         raise PrivacyParameterError(
             "dp_select_infer needs a finite eps (the selectors have no eps = inf mode)."
         )
-    part_bounds = _auto_bounds_eps(bounds, bounds_eps, args["eps"])
+    part_bounds = (  # each part releases its own bounds with bounds_eps of its eps
+        bounds
+        if bounds_eps is None
+        else auto_bounds_options(bounds, args["eps"], bounds_eps=bounds_eps, data=data)
+    )
     if select not in SELECTORS:
         raise PrivacyParameterError(f"select must be one of {list(SELECTORS)}, got {select!r}.")
     split = check_fraction(split, "split", low_open=True)
@@ -159,22 +162,6 @@ def dp_select_infer(
         accountant=args["accountant"],
         diagnostics=diagnostics,
     )
-
-
-def _auto_bounds_eps(bounds: Any, bounds_eps: float | None, eps: float) -> Any:
-    """``bounds="auto"`` with ``bounds_eps`` becomes the AutoBounds each part uses; checked before any spend."""
-    if bounds_eps is None:
-        return bounds
-    if not is_auto(bounds):
-        raise PrivacyParameterError(
-            'bounds_eps applies only with bounds="auto"; drop it or set bounds="auto".'
-        )
-    bounds_eps = check_eps(bounds_eps, "bounds_eps")
-    if not bounds_eps < eps:
-        raise PrivacyParameterError(
-            f"bounds_eps = {bounds_eps:g} must be less than eps = {eps:g}: the rest of eps pays for the analysis."
-        )
-    return AutoBounds(eps=bounds_eps) if isinstance(bounds, str) else replace(bounds, eps=bounds_eps)
 
 
 def split_rows(n: int, split: float, random_state: RandomState) -> tuple[np.ndarray, np.ndarray]:

@@ -326,6 +326,10 @@ class AutoBounds:
     level: float = DEFAULT_LEVEL
     hint: float = 1.0
 
+    def eps_of(self, eps: float) -> float:
+        """The eps the bounds take out of an analysis's ``eps``: ``eps`` if set, else ``share`` of it."""
+        return self.eps if self.eps is not None else self.share * eps
+
     def __post_init__(self) -> None:
         _real(self.share, "AutoBounds share (the share of eps spent on bounds)")
         if not 0 < self.share < 1:
