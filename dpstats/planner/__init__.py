@@ -183,7 +183,7 @@ def plan(
     flags = core.chance_flags(sims, table)
     solutions = []
     if measure is not None:
-        n_low = {"dp_knockoff": 2 * p, "dp_lm": p + 2}.get(method, 2 * settings.get("n_estimators", 1) + 1)
+        n_low = _smallest_n(method, p) or 2 * settings.get("n_estimators", 1) + 1
         solutions = _solve_all(sims, (measure, level), grid, table, search, n_low)
     result = PlanResult(
         method=method,
@@ -262,9 +262,14 @@ def _whole(value: Any, name: str, low: int) -> int:
     return int(value)
 
 
+def _smallest_n(method: str, p: int) -> int | None:
+    """The fewest rows a method can run on with p columns, where it has such a limit."""
+    return {"dp_knockoff": 2 * p, "dp_lm": p + 2}.get(method)
+
+
 def _check_n(n: Any, method: str, p: Any) -> list[int]:
     p = _whole(p, "p", 2)
-    low = {"dp_knockoff": 2 * p, "dp_lm": p + 2}.get(method, 3)
+    low = _smallest_n(method, p) or 3
     values = [n] if isinstance(n, numbers.Number) else list(n)
     if not values:
         raise DataError("n must be a whole number or a non-empty sequence of them.")
