@@ -55,20 +55,11 @@ def _assume_rows(n: int, d: int, a: Assume, rng: np.random.Generator) -> pd.Data
     return df
 
 
-@pytest.mark.parametrize(
-    ("n", "d", "k", "assume", "eps", "seed"),
-    [
-        (200, 200, 3, Assume(signals=3, strength=0.5), 20.0, 1),
-        (400, 300, 5, Assume(signals=5, strength=0.3, correlation=0.3), 50.0, 2),
-        (150, 100, 2, Assume(signals=4, strength=0.4, bound_sds=4.0), 10.0, 3),
-    ],
-)
-def test_dp_sis_declared_bounds_agrees_with_the_front_door(n, d, k, assume, eps, seed):
-    """Declared bounds at mean ± bound_sds sd, centred score (Δ∞ = 4(1 − 1/n)); precision."""
-    predicted, se = _planned("dp_sis", "precision", n=n, p=d, k=k, eps=eps, assume=assume, random_state=seed)
+def _front_door_precision(
+    n: int, d: int, k: int, assume: Assume, eps: float, seed: int, bounds
+) -> list[float]:
+    """dp_sis's precision on FRONT data sets drawn from ``assume`` (data seed 1000 + seed)."""
     rng = np.random.default_rng(1000 + seed)
-    c, sd_y = assume.bound_sds, assume.response_sd()
-    bounds = {"y": (-c * sd_y, c * sd_y), **{f"x{j + 1}": (-c, c) for j in range(d)}}
     truth = {f"x{j + 1}" for j in range(assume.signals)}
     measured = []
     for t in range(FRONT):
@@ -82,7 +73,23 @@ def test_dp_sis_declared_bounds_agrees_with_the_front_door(n, d, k, assume, eps,
             oc_trials=0,
         )
         measured.append(len(truth & set(fit.selected)) / k)
-    _agree(predicted, se, measured)
+    return measured
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "k", "assume", "eps", "seed"),
+    [
+        (200, 200, 3, Assume(signals=3, strength=0.5), 20.0, 1),
+        (400, 300, 5, Assume(signals=5, strength=0.3, correlation=0.3), 50.0, 2),
+        (150, 100, 2, Assume(signals=4, strength=0.4, bound_sds=4.0), 10.0, 3),
+    ],
+)
+def test_dp_sis_declared_bounds_agrees_with_the_front_door(n, d, k, assume, eps, seed):
+    """Declared bounds at mean ± bound_sds sd, centred score (Δ∞ = 4(1 − 1/n)); precision."""
+    predicted, se = _planned("dp_sis", "precision", n=n, p=d, k=k, eps=eps, assume=assume, random_state=seed)
+    c, sd_y = assume.bound_sds, assume.response_sd()
+    bounds = {"y": (-c * sd_y, c * sd_y), **{f"x{j + 1}": (-c, c) for j in range(d)}}
+    _agree(predicted, se, _front_door_precision(n, d, k, assume, eps, seed, bounds))
 
 
 @pytest.mark.parametrize(
@@ -99,21 +106,7 @@ def test_dp_sis_auto_bounds_agrees_with_the_front_door(n, d, k, assume, eps, see
     predicted, se = _planned(
         "dp_sis", "precision", n=n, p=d, k=k, eps=eps, assume=assume, bounds="auto", random_state=seed
     )
-    rng = np.random.default_rng(1000 + seed)
-    truth = {f"x{j + 1}" for j in range(assume.signals)}
-    measured = []
-    for t in range(FRONT):
-        fit = dp.dp_sis(
-            "y ~ .",
-            data=_assume_rows(n, d, assume, rng),
-            eps=eps,
-            k=k,
-            bounds="auto",
-            random_state=seed * 10_000 + t,
-            oc_trials=0,
-        )
-        measured.append(len(truth & set(fit.selected)) / k)
-    _agree(predicted, se, measured)
+    _agree(predicted, se, _front_door_precision(n, d, k, assume, eps, seed, "auto"))
 
 
 def test_dp_sis_paper_design_maxabs_agrees_with_the_front_door():
