@@ -20,7 +20,6 @@ Measures, over the p slopes (the intercept excluded):
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -42,10 +41,7 @@ def lm_simulator(*, p: int, model: Assume, delta: float) -> Simulator:
     bounds = {"y": (-c * sd_y, c * sd_y), **{name: (-c, c) for name in names}}
 
     def rows(n: int, rng: np.random.Generator) -> pd.DataFrame:
-        factor = rng.standard_normal((n, 1))
-        X = math.sqrt(model.correlation) * factor + math.sqrt(1 - model.correlation) * rng.standard_normal(
-            (n, p)
-        )
+        X = model.features(n, p, rng)
         y = X @ beta + model.noise * rng.standard_normal(n)
         frame = pd.DataFrame(np.clip(X, -c, c), columns=names)
         return frame.assign(y=np.clip(y, -c * sd_y, c * sd_y))

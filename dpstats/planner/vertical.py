@@ -17,7 +17,6 @@ Measures: ``coef_error`` = ‖β̂ − β‖₂ over the slopes (intercept exclu
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -42,10 +41,7 @@ def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta
 
         err = np.zeros((eps.size, trials))
         for t in range(trials):
-            f = rng.standard_normal((n, 1))
-            X = math.sqrt(model.correlation) * f + math.sqrt(1 - model.correlation) * rng.standard_normal(
-                (n, p)
-            )
+            X = model.features(n, p, rng)
             df = pd.DataFrame(X, columns=names)
             df.insert(0, "y", X @ beta + model.noise * rng.standard_normal(n))
             for i, e in enumerate(eps):

@@ -12,6 +12,8 @@ import numbers
 from dataclasses import dataclass, fields
 from typing import Any
 
+import numpy as np
+
 from ..errors import PrivacyParameterError
 
 RELEASED = "released"
@@ -84,6 +86,13 @@ class Assume:
         """sd of y: Var y = strength²·(s + s(s − 1)·correlation) + noise²."""
         s, b, r = self.signals, self.strength, self.correlation
         return math.sqrt(b * b * (s + s * (s - 1) * r) + self.noise**2)
+
+    def features(self, n: int, p: int, rng: np.random.Generator) -> np.ndarray:
+        """n rows of p N(0, 1) features with pairwise correlation ρ: √ρ·f + √(1 − ρ)·z, one common factor f."""
+        factor = rng.standard_normal((n, 1))
+        return math.sqrt(self.correlation) * factor + math.sqrt(1 - self.correlation) * rng.standard_normal(
+            (n, p)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
