@@ -43,7 +43,9 @@ def base_data() -> pd.DataFrame:
     X[:, 4] = 0.5
     df = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 6)])
     df["city"] = rng.choice(CITIES, N)
-    df["y"] = np.clip(0.6 * X[:, 0] + 0.3 * X[:, 2] + 0.2 * (df["city"] == "York") + 0.2 * rng.standard_normal(N), -1, 1)
+    df["y"] = np.clip(
+        0.6 * X[:, 0] + 0.3 * X[:, 2] + 0.2 * (df["city"] == "York") + 0.2 * rng.standard_normal(N), -1, 1
+    )
     df["class"] = np.where(X[:, 0] + 0.5 * rng.standard_normal(N) > 0, "b", "a")
     return df
 
@@ -66,7 +68,9 @@ def neighbour(df: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 
 LEVELS = {"city": CITIES, "class": CLASSES}
-KNOCKOFF = dict(eps=2.0, delta=1e-5, bounds=3.0, sigma=0.3, beta_norm=1.0, c_min=5.0, lambda_min=0.05, oc_trials=0)
+KNOCKOFF = dict(
+    eps=2.0, delta=1e-5, bounds=3.0, sigma=0.3, beta_norm=1.0, c_min=5.0, lambda_min=0.05, oc_trials=0
+)
 
 # name -> (front door, formula, keyword arguments, relations supported)
 DOORS = {
@@ -151,7 +155,7 @@ def what_a_reader_sees(name: str, data: pd.DataFrame, neighbouring: str, strict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            fit = fn(formula, data, **kwargs)
+            fit = fn(formula, data=data, **kwargs)
         except Exception as exc:  # the error is part of what a reader sees
             return {"error": (type(exc).__name__, masked(str(exc))), "warnings": _warned(caught)}
     d = fit.to_dict()
