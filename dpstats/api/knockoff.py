@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .. import engines
-from ..formula import ModelFrame, constant_columns, finish_checks, model_frame, refuse_offset
+from ..formula import ModelFrame, finish_checks, model_frame, refuse_offset
 from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
 from ..methods.knockoff import planning as kp
@@ -598,7 +598,7 @@ def _validate(
 def _frame_and_gram(formula: str, data, bounds: float | None) -> tuple[ModelFrame, RowClippedGram]:
     """The model frame and its row-clipped Gram matrix with the rows read once.
 
-    Plain numeric designs defer the scan for missing values and constant columns to the pass
+    Plain numeric designs defer the scan for missing values to the pass
     (a non-finite value makes the Gram matrix non-finite; the frame is then rebuilt with those
     rows dropped and counted, and the pass repeated).  Rows are clipped to the declared B, or
     none are when B is to be their largest norm, which the pass records.
@@ -607,7 +607,7 @@ def _frame_and_gram(formula: str, data, bounds: float | None) -> tuple[ModelFram
     with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are discarded below
         g = row_clipped_gram(mf.X, mf.y, bounds)
     finite = bool(np.isfinite(g.xtx).all() and np.isfinite(g.xty).all() and np.isfinite(g.yty))
-    if mf.checked or finish_checks(mf, constant_columns(mf.X), finite):
+    if mf.checked or finish_checks(mf, finite):
         return mf, g
     mf = model_frame(formula, data, drop_intercept=True)
     return mf, row_clipped_gram(mf.X, mf.y, bounds)
