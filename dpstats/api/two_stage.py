@@ -269,6 +269,7 @@ class _TwoStage:
     label: str = "dp_two_stage"
     # the release's generator: the diagnostics' non-private top-k breaks its ties with it
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
+    _block_sizes: tuple[int, int] | None = field(default=None, init=False, repr=False)
 
     def frame(self, dd: DataDependence) -> _Frame:
         mf = model_frame(self.formula, self.data, drop_intercept=True)
@@ -278,9 +279,7 @@ class _TwoStage:
         k = sis_m.default_k(d) if self.k is None else check_k(self.k, d)
         n_blocks = m.default_blocks(n) if self.blocks is None else self.blocks
         if n_blocks > n // 2:
-            raise DataError(
-                f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; use blocks <= {n // 2}."
-            )
+            raise DataError(_few_rows_message(self.blocks, n, self.neighbouring))
         refuse_offset(mf, "dp_two_stage")
         missing_rows_step(dd, mf)
         m.name_data_dependent_steps(
@@ -344,6 +343,8 @@ class _TwoStage:
         # (1 − f)·eps + (eps − (1 − f)·eps) can be one ulp off when stage_fraction > 1/2
         statement.eps = self.eps
         sizes = np.bincount(released.labels, minlength=n_blocks)
+        block_sizes = (int(sizes.min()), int(sizes.max()))
+        self._block_sizes = block_sizes
         oc = _operating_characteristics(
             mf.p, k, plan.entries[0].eps, n_blocks, self.topk, self.gamma, self.oc_trials, noise.generator
         )
@@ -370,7 +371,8 @@ class _TwoStage:
             k=k,
             lam=self.lam,
             blocks=n_blocks,
-            block_sizes=(int(sizes.min()), int(sizes.max())),
+            # sizes follow from n: not an attribute under add/remove (a requested diagnostic then)
+            block_sizes=block_sizes if self.neighbouring == "replace" else None,
             vote=self.vote,
             topk=self.topk,
             gamma=self.gamma,
@@ -380,7 +382,8 @@ class _TwoStage:
         )
 
     def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
-        return _diagnostics(
+        sizes = {} if self.neighbouring == "replace" else {"block_sizes": list(self._block_sizes or ())}
+        return sizes | _diagnostics(
             frame.truth,
             _selected(frame.mf, released),
             released.counts,
@@ -392,6 +395,16 @@ class _TwoStage:
 
 
 # ----------------------------------------------------------------------------- validation
+def _few_rows_message(blocks: int | None, n: int, neighbouring: str) -> str:
+    """Too many blocks for the rows; n (and so ⌊√n⌋) is shown only where it is public (replace one row)."""
+    if neighbouring == "replace":
+        return f"blocks = {blocks or m.default_blocks(n)} leaves fewer than 2 rows per block at n = {n}; use blocks <= {n // 2}."
+    return (
+        "blocks leaves fewer than 2 rows per block (n is private under add/remove-one-row and is not "
+        "shown); use fewer blocks, or more rows."
+    )
+
+
 def _check_options(
     eps,
     lam,

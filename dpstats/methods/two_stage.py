@@ -155,7 +155,7 @@ def name_data_dependent_steps(
     """
     if neighbouring == "add_remove" and not blocks_given:
         dd.add(
-            f"the number of blocks ⌊√n⌋ = {n_blocks} uses n, which is private under add/remove-one-row",
+            "the number of blocks ⌊√n⌋ uses n, which is private under add/remove-one-row",
             fix="pass a public blocks= (e.g. blocks=10)",
         )
     if second_stage == "ols":
