@@ -123,7 +123,11 @@ def dp_knockoff(
         Declared public lower bounds on the smallest column norm and on
         λ_min(Σ′).  Given, the sensitivities use them with the public bounds
         ‖Σ′‖_F, λ_max ≤ p and C_max ≤ √n·B (and s = ``lambda_min``); not given,
-        the data's values are used, as in the paper (data-dependent).
+        the data's values are used, as in the paper (data-dependent).  Declared
+        values are assumptions stated in the privacy statement, never checked on
+        the rows (a check that can refuse is itself a release): ``lambda_min`` is
+        enforced by regularising Σ′ to it; ``c_min`` cannot be, so the guarantee
+        rests on it.  ``diagnostics=True`` reports whether each held (not private).
     ridge : float
         Ridge stabiliser ω² >= 0 (Remark 2): b = (G + ω²I)⁻¹[X′ X̃′]ᵀy; it relaxes
         Theorem 5's condition to (1 − η²)λ_min − η² + ω² > 0.
@@ -279,6 +283,8 @@ class _Frame:
     st: ko.Normalised  # normalised statistics of the design clipped to row norm B
     n_clipped: int
     truth: list[str] | None = None
+    # whether the declared c_min and lambda_min held on the rows: a non-private fact, for diagnostics only
+    declared_held: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass
@@ -343,10 +349,23 @@ class _Knockoff:
         refuse_offset(mf, "dp_knockoff")
         missing_rows_step(dd, mf)
         B = kp.row_bound(g.row_norm_max, declared, None if self.nonprivate else dd)
-        xtx, xty, yty, n_clipped = g.xtx, g.xty, g.yty, g.n_rows_clipped
-        return _Frame(
-            mf=mf, B=B, st=ko.normalise(mf.n, xtx, xty, yty, names=list(mf.names)), n_clipped=n_clipped
-        )
+        st = ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
+        return _Frame(mf=mf, B=B, n_clipped=g.n_rows_clipped, **self._declared_design(st))
+
+    def _declared_design(self, st: ko.Normalised) -> dict[str, Any]:
+        """The statistics with the declared lambda_min enforced, and whether the declarations held.
+
+        Declared c_min and lambda_min are assumptions stated in the statement, not
+        checked on the rows (a check that can refuse is itself a release): lambda_min
+        is enforced by regularising Σ′ (:func:`~dpstats.methods.knockoff.filter.floor_lambda_min`);
+        whether each held is kept for requested diagnostics only.
+        """
+        held = {}
+        if self.c_min is not None:
+            held["c_min"] = bool(st.col_norms.min() >= self.c_min)
+        if self.lambda_min is not None and not self.nonprivate:
+            st, held["lambda_min"] = ko.floor_lambda_min(st, self.lambda_min)
+        return {"st": st, "declared_held": held}
 
     def _check_shape(self, mf: ModelFrame) -> None:
         n, p = mf.n, mf.p
@@ -473,7 +492,16 @@ class _Knockoff:
         return dict(statistic=self.statistic, fdr=self.fdr, offset=self.offset, ridge=self.ridge)
 
     def diagnostics(self, frame: _Frame, released: kd.Released) -> dict:
-        return _diagnostics(
+        held = frame.declared_held
+        declared = (
+            {
+                "declared_assumptions_hold": all(held.values()),
+                **{f"declared_{name}_holds": value for name, value in held.items()},
+            }
+            if held
+            else {}
+        )
+        return declared | _diagnostics(
             frame.truth,
             frame.mf,
             [frame.mf.names[j] for j in released.chosen],
