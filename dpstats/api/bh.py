@@ -299,13 +299,11 @@ def _p_values(p_values) -> tuple[list[str], np.ndarray]:
         ) from None
     if p.ndim != 1 or p.size == 0:
         raise DataError(f"p_values must be a non-empty 1-d collection of numbers, got shape {p.shape}.")
-    bad = np.flatnonzero(~((p >= 0) & (p <= 1)))
-    if bad.size:
-        i = int(bad[0])
-        label = names[i] if names else f"H{i + 1}"
+    if not ((p >= 0) & (p <= 1)).all():
+        # p-values computed from private data are private: the message names no value, index or count
         raise DataError(
-            f"p_values must lie in [0, 1] (and not be NaN): the first offending value is {float(p[i])!r} at "
-            f"index {i} ({label}); {bad.size} value(s) in all. Fix or drop them before dp_bh."
+            "p_values must lie in [0, 1] (and not be NaN); some do not. Fix or drop them before dp_bh "
+            "(the offending values are not shown: p-values computed from private data are private)."
         )
     if names is None:
         names = [f"H{i + 1}" for i in range(p.size)]

@@ -832,8 +832,8 @@ def response_frame(formula: str, frame, family: str) -> tuple[ModelFrame, str]:
     mf = model_frame(formula, frame, response="factor")
     if len(mf.classes) != 2:
         raise DataError(
-            f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has "
-            f"{len(mf.classes)} levels."
+            f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has another number of "
+            "levels (not shown: levels read from the rows are not released)."
         )
     mf.y = mf.y.astype(float)
     return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
