@@ -450,7 +450,7 @@ ADD_REMOVE_N = {
     "dp_gmm": {"k": 2, "eps": 2.0, "delta": 1e-3, "oc_trials": 0},
     "dp_pca": {"k": 2, "eps": 1.0, "delta": 1e-3},
 }
-TOO_MANY = {"dp_gmm": {"k": 200}, "dp_two_stage": {"blocks": 1000}}
+TOO_MANY = {"dp_gmm": {"k": 200}}
 
 
 def _n_found(text: str) -> set[str]:
@@ -500,6 +500,15 @@ def test_add_remove_n_reaches_no_channel_warning_error_or_attribute(name, data, 
     assert str(PRIVATE_N) in _n_found(str(asked.summary())) and str(PRIVATE_N) in _n_found(asked.to_json())
     if name == "dp_two_stage":
         assert fit.block_sizes is None and asked.diagnostics["block_sizes"]
+
+
+def test_add_remove_two_stage_does_not_check_blocks_against_the_private_n(data):
+    """Under add/remove more blocks than n/2 is no error (n is private): such blocks cast no vote, as stated."""
+    fit, caught, error = _add_remove_fit("dp_two_stage", _n_rows(data), blocks=1000)
+    assert not error and fit.blocks == 1000 and not _n_found("\n".join(caught))
+    assert any("casts no vote" in note for note in fit.privacy.notes)
+    with pytest.raises(dp.DPStatsError, match="use blocks <= 894"):  # n is public under replace-one-row
+        dp.dp_two_stage(f"y ~ {FEW}", _n_rows(data), **dict(ADD_REMOVE_N["dp_two_stage"], blocks=1000))
 
 
 @pytest.mark.parametrize("name", list(TOO_MANY))

@@ -278,8 +278,10 @@ class _TwoStage:
             raise DataError(f"dp_two_stage needs at least 2 candidate columns, '{self.formula}' gives {d}.")
         k = sis_m.default_k(d) if self.k is None else check_k(self.k, d)
         n_blocks = m.default_blocks(n) if self.blocks is None else self.blocks
-        if n_blocks > n // 2:
-            raise DataError(_few_rows_message(self.blocks, n, self.neighbouring))
+        if self.neighbouring == "replace" and n_blocks > n // 2:  # n public; under add/remove: a stated note
+            raise DataError(
+                f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; use blocks <= {n // 2}."
+            )
         refuse_offset(mf, "dp_two_stage")
         missing_rows_step(dd, mf)
         m.name_data_dependent_steps(
@@ -395,16 +397,6 @@ class _TwoStage:
 
 
 # ----------------------------------------------------------------------------- validation
-def _few_rows_message(blocks: int | None, n: int, neighbouring: str) -> str:
-    """Too many blocks for the rows; n (and so ⌊√n⌋) is shown only where it is public (replace one row)."""
-    if neighbouring == "replace":
-        return f"blocks = {blocks or m.default_blocks(n)} leaves fewer than 2 rows per block at n = {n}; use blocks <= {n // 2}."
-    return (
-        "blocks leaves fewer than 2 rows per block (n is private under add/remove-one-row and is not "
-        "shown); use fewer blocks, or more rows."
-    )
-
-
 def _check_options(
     eps,
     lam,
