@@ -385,7 +385,10 @@ def _check_groups(groups, method: str, n: int, k: int, d: int, public_n: int | N
         raise PrivacyParameterError(f"groups must be a whole number, got {groups!r}.")
     m_groups = int(m_groups)
     if m_groups < 10 or n // m_groups < 5 * k * (d + 1):
-        shown = f"n = {public_n} with groups = {m_groups}" if public_n is not None else f"groups = {groups}"
+        if public_n is not None:
+            shown = f"n = {public_n} with groups = {m_groups}"
+        else:  # n is private under add/remove: neither it nor the default groups derived from it is shown
+            shown = "the default groups" if groups is None else f"groups = {m_groups}"
         raise AssumptionError(
             f"sample_aggregate needs at least 10 groups of at least 5·k·(d+1) = {5 * k * (d + 1)} rows; "
             f"{shown} does not allow that. Use method='pca_cluster' or more rows."
