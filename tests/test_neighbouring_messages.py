@@ -225,3 +225,21 @@ def test_knockoff_assumption_violation_is_a_requested_diagnostic():
     assert asked.diagnostics["declared_assumptions_hold"] is False
     assert held.diagnostics["declared_assumptions_hold"] is True
     assert "Diagnostics (NOT private" in str(asked.summary())
+
+
+@pytest.mark.parametrize("route", ["shortcut", "materialise"])
+def test_knockoff_zero_or_duplicated_column_is_no_error_with_declared_assumptions(route):
+    """A column of zeros but for one row, or one row away from duplicating another: no refusal."""
+    zero = _base().assign(x3=0.0)
+    one = zero.copy()
+    one.loc[7, "x3"] = 1.0
+    dup = _base().assign(x4=lambda d: d["x3"])
+    near = dup.copy()
+    near.loc[7, "x4"] = 0.0
+    kwargs = dict(KNOCKOFF, knockoffs=route, strict=True)
+    for first, second in ((zero, one), (dup, near)):
+        a, b = (
+            outcome(dp.dp_knockoff, f"y ~ {ALL}", first, **kwargs),
+            outcome(dp.dp_knockoff, f"y ~ {ALL}", second, **kwargs),
+        )
+        _assert_same(a, b)

@@ -228,7 +228,10 @@ def psd_factor(M: np.ndarray) -> np.ndarray:
 def knockoff_parts(sigma: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
     """Return (I − Σ′⁻¹S, C) with CᵀC = 2S − SΣ′⁻¹S, S = sI."""
     p = sigma.shape[0]
-    sinv = np.linalg.inv(sigma)
+    try:
+        sinv = np.linalg.inv(sigma)
+    except np.linalg.LinAlgError:  # a zero column (no refusal on the rows): the pseudo-inverse
+        sinv = np.linalg.pinv(sigma)
     sinv = (sinv + sinv.T) / 2
     return np.eye(p) - s * sinv, psd_factor(2 * s * np.eye(p) - s * s * sinv)
 

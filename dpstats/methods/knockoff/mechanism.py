@@ -350,7 +350,7 @@ def materialise(
     gen: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
     """X̃′ by QR on the clipped, normalised design (augmented by zero rows when n < 2p), and [X′ X̃′]ᵀy."""
-    Xn = clip_rows_l2(X, B)[0] / st.col_norms
+    Xn = clip_rows_l2(X, B)[0] / np.where(st.col_norms > 0, st.col_norms, 1.0)  # a zero column stays zero
     yy = y
     if st_aug.n > st.n:
         extra = st_aug.n - st.n
