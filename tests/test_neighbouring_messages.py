@@ -243,3 +243,12 @@ def test_knockoff_zero_or_duplicated_column_is_no_error_with_declared_assumption
             outcome(dp.dp_knockoff, f"y ~ {ALL}", second, **kwargs),
         )
         _assert_same(a, b)
+
+
+def test_non_private_fits_still_refuse_a_constant_column():
+    """eps = inf (dp_lm) and vertical_glm without eps are NOT private: a clear error beats a singular fit."""
+    df = _constant_pair()[0]
+    with pytest.warns(dp.NonPrivateWarning), pytest.raises(dp.DataError, match="constant column"):
+        dp.dp_lm(f"y ~ {FEW}", df, eps=float("inf"))
+    with pytest.raises(dp.DataError, match="constant column"):
+        dp.vertical_glm(f"y ~ {FEW}", df, family="gaussian", parties=[NAMES[:2], NAMES[2:5]])

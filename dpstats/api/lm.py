@@ -277,7 +277,13 @@ class LMDoor:
             return resolved["boxes"]
 
         mf, stats = engines.sufficient_statistics(
-            self.formula, self.data, boxes=remember, gram=True, drop_intercept=False, progress=self.progress
+            self.formula,
+            self.data,
+            boxes=remember,
+            gram=True,
+            drop_intercept=False,
+            check_constant=self.nonprivate,  # OLS (eps = inf, NOT private) needs a non-singular Gram
+            progress=self.progress,
         )
         refuse_offset(mf, "dp_lm")
         missing_rows_step(dd, mf)
