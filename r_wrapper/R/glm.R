@@ -71,6 +71,8 @@ nobs.dp_result <- function(object, ...) {
   as.integer(n)
 }
 
+df.residual.dp_vertical_glm <- function(object, ...) as.integer(object$outputs$df_residual)
+
 deviance.dp_vertical_glm <- function(object, ...) {
   if (.is_dp_fit(object)) {
     .dp_abort("deviance() is not available for a DP fit: the deviance is a function of the raw data and is not released.",

@@ -39,6 +39,12 @@
   if (inherits(res, "dp_result")) {
     res$py_call <- res$call
     res$call <- mc
+    res$formula <- args$formula
+    # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
+    # model.matrix() answer like lm's. A DP fit keeps no rows.
+    if (method %in% c("dp_lm", "vertical_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
+      res$model <- tryCatch(stats::model.frame(args$formula, args$data), error = function(e) NULL)
+    }
   }
   res
 }
