@@ -155,8 +155,9 @@
 
 .dp_result <- function(p, object) {
   out <- p$result
-  out$tidy <- .simplify_frame(out$tidy)
-  out$glance <- .simplify_frame(lapply(out$glance, function(v) if (is.null(v)) NA else v))
+  out$tidy <- .broom_frame(.simplify_frame(out$tidy))
+  out$glance <- .broom_frame(.simplify_frame(lapply(out$glance, function(v) if (is.null(v)) NA else v)),
+                             .broom_order$glance)
   out$text <- p$text
   out$summary_text <- p$summary
   out$coef <- if (!is.null(p$coef)) {

@@ -275,9 +275,9 @@ print.summary.dp_plan <- function(x, ...) {
   invisible(x)
 }
 
-tidy.dp_plan <- function(x, ...) x$tidy
+tidy.dp_plan <- function(x, ...) .as_tibble(x$tidy)
 
-glance.dp_plan <- function(x, ...) x$glance
+glance.dp_plan <- function(x, ...) .as_tibble(x$glance)
 
 report.dp_plan <- function(x, path, ...) {
   if (missing(path) || !is.character(path) || length(path) != 1L) {

@@ -62,21 +62,79 @@ coef.dp_gmm <- function(object, ...) {
 }
 
 as.data.frame.dp_result <- function(x, row.names = NULL, optional = FALSE, ...) {
-  tidy(x)
+  as.data.frame(x$tidy, stringsAsFactors = FALSE)
 }
 
 tidy <- function(x, ...) UseMethod("tidy")
 
 glance <- function(x, ...) UseMethod("glance")
 
+# broom's column names (Python's tables spell some of them with underscores), broom's columns first
+# and in broom's order, then the method's own.
+.broom_names <- c(std_error = "std.error", p_value = "p.value", conf_low = "conf.low", conf_high = "conf.high",
+                  df_residual = "df.residual", null_deviance = "null.deviance", df_null = "df.null",
+                  r_squared = "r.squared", adj_r_squared = "adj.r.squared", loglik = "logLik", n = "nobs")
+.broom_order <- list(tidy = c("term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"),
+                     glance = c("r.squared", "adj.r.squared", "sigma", "statistic", "p.value", "df", "null.deviance",
+                                "df.null", "logLik", "AIC", "BIC", "deviance", "df.residual", "nobs"))
+
+.broom_frame <- function(df, order = .broom_order$tidy) {
+  if (is.null(df) || !is.data.frame(df)) return(df)
+  nm <- names(df)
+  hit <- nm %in% names(.broom_names)
+  nm[hit] <- .broom_names[nm[hit]]
+  names(df) <- nm
+  df[c(intersect(order, nm), setdiff(nm, order))]
+}
+
+# A tibble where tibble is installed (as broom returns), a data.frame otherwise.
+.as_tibble <- function(df) {
+  if (is.data.frame(df) && requireNamespace("tibble", quietly = TRUE)) tibble::as_tibble(df) else df
+}
+
 tidy.dp_result <- function(x, ...) {
   td <- x$tidy
   if (is.null(td)) td <- data.frame(term = unlist(x$terms), stringsAsFactors = FALSE)
-  td
+  .as_tibble(td)
 }
 
+# A non-private regression (eps = Inf) adds broom's fit statistics computed as lm/glm compute them
+# (glance(lm(...)), glance(glm(...))); a DP fit's glance has released quantities only.
 glance.dp_result <- function(x, ...) {
-  x$glance
+  g <- x$glance
+  if (!.is_dp_fit(x) && !is.null(x$model)) {
+    extra <- .fit_statistics(x)
+    g <- cbind(as.data.frame(extra), g[setdiff(names(g), names(extra))])
+    g <- .broom_frame(g, .broom_order$glance)
+  } else if (inherits(x, "dp_lm") && "sigma" %in% names(g)) {
+    g$sigma <- NA_real_  # not released by a DP fit (see sigma())
+  }
+  .as_tibble(g)
+}
+
+.fit_statistics <- function(x) {
+  mf <- x$model
+  y <- stats::model.response(mf)
+  if (is.factor(y)) y <- as.numeric(y != levels(y)[1])
+  cf <- coef(x)
+  n <- length(y)
+  int <- "(Intercept)" %in% names(cf)
+  ll <- logLik(x)
+  out <- list(logLik = as.numeric(ll), AIC = stats::AIC(ll), BIC = stats::BIC(ll), deviance = deviance(x),
+              df.residual = df.residual(x), nobs = n)
+  if (inherits(x, "dp_lm")) {
+    rss <- deviance(x)
+    tss <- if (int) sum((y - mean(y))^2) else sum(y^2)
+    rdf <- df.residual(x)
+    df <- length(cf) - int
+    f <- ((tss - rss) / df) / (rss / rdf)
+    return(c(list(r.squared = 1 - rss / tss, adj.r.squared = 1 - rss / tss * (n - int) / rdf,
+                  sigma = sqrt(rss / rdf), statistic = f,
+                  p.value = stats::pf(f, df, rdf, lower.tail = FALSE), df = df), out))
+  }
+  fam <- get(x$outputs$family, mode = "function", envir = asNamespace("stats"))()
+  mu0 <- rep(if (int) mean(y) else fam$linkinv(0), n)
+  c(list(null.deviance = sum(fam$dev.resids(y, mu0, rep(1, n))), df.null = n - int), out)
 }
 
 ledger <- function(x, ...) UseMethod("ledger")

@@ -88,3 +88,37 @@ test_that("vertical_glm: formula, model.matrix, anova and predict with fewer fac
                      penalty = "ridge", lam = 0.1, bounds = list(wt = c(0, 6), hp = c(0, 400), mpg = c(0, 40)), seed = 1)
   expect_error(model.matrix(dp), "row-level", class = "dpstats_not_released_error")
 })
+
+test_that("tidy() and glance() use broom's column names and, at eps = Inf, broom's values", {
+  skip_if_no_dpstats()
+  skip_if_not_installed("broom")
+  fit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), data = mtcars, eps = Inf))
+  ref <- lm(mpg ~ wt + factor(cyl), data = mtcars)
+  bt <- broom::tidy(ref, conf.int = TRUE)
+  td <- tidy(fit)
+  if (requireNamespace("tibble", quietly = TRUE)) expect_s3_class(td, "tbl_df")
+  expect_identical(names(td)[seq_along(bt)], names(bt))
+  expect_equal(as.data.frame(td[names(bt)]), as.data.frame(bt), tolerance = 1e-6)
+  bg <- broom::glance(ref)
+  gl <- glance(fit)
+  expect_identical(names(gl)[seq_along(bg)], names(bg))
+  expect_equal(as.data.frame(gl[names(bg)]), as.data.frame(bg), tolerance = 1e-6)
+
+  d <- mtcars
+  vg <- vertical_glm(am ~ wt + hp, data = d, parties = list(a = "wt", b = "hp"), family = binomial)
+  gref <- glm(am ~ wt + hp, data = d, family = binomial)
+  bt <- broom::tidy(gref)
+  expect_identical(names(tidy(vg))[seq_along(bt)], names(bt))
+  expect_equal(as.data.frame(tidy(vg)[names(bt)]), as.data.frame(bt), tolerance = 1e-6)
+  bg <- broom::glance(gref)
+  expect_identical(names(glance(vg))[seq_along(bg)], names(bg))
+  expect_equal(as.data.frame(glance(vg)[names(bg)]), as.data.frame(bg), tolerance = 1e-6)
+
+  # a DP fit: broom's names, released quantities only
+  dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5, n_boot = 200, seed = 1,
+              bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)))
+  expect_identical(names(tidy(dp))[1:7], c("term", "estimate", "std.error", "statistic", "p.value", "conf.low",
+                                           "conf.high"))
+  expect_true(is.na(glance(dp)$sigma))
+  expect_false(any(grepl("_(error|value|low|high|residual)$", c(names(tidy(vg)), names(glance(vg)), names(glance(dp))))))
+})

@@ -18,8 +18,9 @@ test_that("dp_sis returns a classed result with R methods", {
   expect_equal(sum(cf), 2)
   td <- tidy(fit)
   expect_s3_class(td, "data.frame")
+  if (requireNamespace("tibble", quietly = TRUE)) expect_s3_class(td, "tbl_df")  # as broom returns
   expect_equal(names(td), c("term", "selected"))
-  expect_identical(as.data.frame(fit), td)
+  expect_identical(as.data.frame(fit), as.data.frame(td))
   gl <- glance(fit)
   expect_equal(nrow(gl), 1)
   expect_equal(gl$eps, 8)
