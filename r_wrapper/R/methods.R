@@ -22,6 +22,10 @@
     }
   }
   args <- .wrapper_args(env, formals_used)
+  if (is.function(args$data)) {  # data = df with no df defined finds R's F density df()
+    .dp_abort(sprintf("data must be a data.frame, but %s is a function: is the data frame defined?",
+                      paste(deparse(mc$data), collapse = "")), "dpstats_data_error")
+  }
   exprs <- as.list(mc)[-1]
   if (is.null(names(exprs))) names(exprs) <- rep("", length(exprs))
   extra <- exprs[!names(exprs) %in% c(names(formals(sys.function(sys.parent()))))]
@@ -247,7 +251,11 @@ dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed =
   args <- list(method = method, n = as.list(n), p = p, eps = as.list(as.numeric(eps)), ...)
   if (!is.null(assume)) args$assume <- as.list(assume)
   if (!is.null(target)) args$target <- if (is.list(target) || !is.null(names(target))) as.list(target) else target
-  .dp_invoke("plan", c(args, .seed_arg(seed)), call = sys.call())
+  mc <- match.call()
+  res <- .dp_invoke("plan", c(args, .seed_arg(seed)), call = mc)
+  res$py_call <- res$call
+  res$call <- mc
+  res
 }
 
 .dp_plan_result <- function(p, object) {
@@ -262,12 +270,12 @@ dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed =
 }
 
 print.dp_plan <- function(x, ...) {
-  cat(x$text, "\n", sep = "")
+  cat(.r_text(x$text, x), "\n", sep = "")
   invisible(x)
 }
 
 summary.dp_plan <- function(object, ...) {
-  structure(list(text = object$summary_text), class = "summary.dp_plan")
+  structure(list(text = .r_text(object$summary_text, object)), class = "summary.dp_plan")
 }
 
 print.summary.dp_plan <- function(x, ...) {
