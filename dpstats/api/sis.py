@@ -114,6 +114,9 @@ def dp_sis(
         ``score(X, y) -> ndarray`` of d scores on the model frame's design, to
         replace the built-in score; requires ``score_sensitivity`` (its l∞ sensitivity
         under the neighbouring relation in force, declared by you).
+    score_sensitivity : float, optional
+        The l∞ sensitivity of ``score`` under the neighbouring relation in force,
+        declared by you; required with ``score`` and ignored without it.
     topk : str
         Top-k selector: one of ``dpstats.privacy.SELECTORS``.
     neighbouring : {"replace", "add_remove"}
