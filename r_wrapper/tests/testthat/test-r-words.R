@@ -51,3 +51,9 @@ test_that("warnings are in R's words too", {
   expect_false(grepl(python_syntax, conditionMessage(w), perl = TRUE))
   expect_identical(conditionCall(w)[[1]], as.name("dp_lm"))
 })
+
+test_that("an unavailable function is a dpstats_unavailable condition (no Python underscores in the class)", {
+  skip_if_no_dpstats()
+  e <- tryCatch(dp_call("no_such_function"), error = identity)
+  expect_identical(class(e)[1:2], c("dpstats_unavailable", "dpstats_error"))
+})
