@@ -31,7 +31,7 @@ print.summary.dp_result <- function(x, ...) {
     lines <- .replace_block(lines, "^Privacy statement:$", function(block) {
       c(block[1], .wrap(paste(trimws(block[-1]), collapse = " "), 2L, 2L))  # one paragraph, reflowed
     })
-    if (inherits(x, "dp_lm") && .is_dp_fit(x)) {
+    if (.is_bootstrap_fit(x)) {
       lines <- sub("^Residual standard error: .* on ([0-9]+) degrees of freedom.*$",
                    "Residual standard error: not released by a DP fit (\\1 residual degrees of freedom)", lines)
     }
@@ -45,7 +45,9 @@ print.summary.dp_result <- function(x, ...) {
   lines <- strsplit(text, "\n", fixed = TRUE)[[1]]
   i <- match("Call:", lines)
   if (is.na(i) || i >= length(lines)) return(text)
-  paste(c(lines[seq_len(i)], paste(deparse(call), collapse = "\n"), lines[-seq_len(i + 1)]), collapse = "\n")
+  end <- i + 1
+  while (end < length(lines) && nzchar(trimws(lines[end + 1]))) end <- end + 1  # Python's call may wrap
+  paste(c(lines[seq_len(i)], paste(deparse(call), collapse = "\n"), lines[-seq_len(end)]), collapse = "\n")
 }
 
 # A block runs from its header line to the next blank line; `make` returns its new lines (NULL keeps it).
@@ -72,8 +74,8 @@ print.summary.dp_result <- function(x, ...) {
     m <- cbind(Estimate = td$estimate)
   } else {
     m <- cbind(td$estimate, td$std.error, td$statistic, td$p.value)
-    z <- !inherits(x, "dp_lm") && !identical(x$outputs$family, "gaussian")
-    colnames(m) <- if (inherits(x, "dp_lm") && .is_dp_fit(x)) {
+    z <- inherits(x, "dp_vertical_glm") && !identical(x$outputs$family, "gaussian")
+    colnames(m) <- if (.is_bootstrap_fit(x)) {
       c("Estimate", "Std. Error", "Est./SE", "Pr(boot)")  # calibrated bootstrap: see "Intervals" below
     } else if (z) c("Estimate", "Std. Error", "z value", "Pr(>|z|)") else c("Estimate", "Std. Error", "t value", "Pr(>|t|)")
   }
@@ -82,6 +84,9 @@ print.summary.dp_result <- function(x, ...) {
                                                    has.Pvalue = ncol(m) == 4L, P.values = ncol(m) == 4L))
   c("Coefficients:", out)
 }
+
+# dp_lm and dp_select_infer under eps < Inf: intervals and p-values from the calibrated bootstrap
+.is_bootstrap_fit <- function(x) inherits(x, c("dp_lm", "dp_select_infer")) && .is_dp_fit(x)
 
 .fmt <- function(v) format(v, digits = 4)
 

@@ -18,7 +18,11 @@ test_that("prints and summaries show no Python literals and fit the console widt
     vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial),
     vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = "binomial", eps = 1,
                  delta = 1e-6, penalty = "ridge", lam = 0.1, bounds = list(wt = c(0, 6), hp = c(0, 400)), seed = 1),
-    suppressWarnings(dp_plan("dp_sis", n = 500, p = 100, eps = c(0.5, 1), k = 3, seed = 1))
+    suppressWarnings(dp_plan("dp_sis", n = 500, p = 100, eps = c(0.5, 1), k = 3, seed = 1)),
+    dp_select_infer(mpg ~ ., data = mtcars, eps = 2, delta = 1e-6, k = 2, n_boot = 100, seed = 1,
+                    bounds = list(mpg = c(10, 35), cyl = c(4, 8), disp = c(70, 480), hp = c(50, 340),
+                                  drat = c(2.7, 5), wt = c(1.5, 5.5), qsec = c(14, 23), vs = c(0, 1),
+                                  am = c(0, 1), gear = c(3, 5), carb = c(1, 8)))
   )
   for (fit in fits) {
     out <- printed(fit)
@@ -30,6 +34,11 @@ test_that("prints and summaries show no Python literals and fit the console widt
   expect_match(printed(fits[[1]]), "dp_bh(p_values = c(a = 1e-08", fixed = TRUE)
   expect_match(printed(fits[[7]]), "dp_plan(method = \"dp_sis\"", fixed = TRUE)
   expect_match(printed(fits[[5]]), "TRUE|FALSE|Inf")
+  si <- strsplit(printed(fits[[8]]), "\n")[[1]]
+  call_lines <- deparse(fits[[8]]$call)
+  expect_identical(si[3 + seq_along(call_lines)], call_lines)  # the user's call replaces Python's, however long
+  expect_identical(si[4 + length(call_lines)], "")
+  expect_true(any(grepl("Pr(boot)", si, fixed = TRUE)))
 })
 
 test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit says sigma is not released", {
