@@ -197,8 +197,9 @@ print.dp_accountant <- function(x, ...) {
   led <- ledger(x)
   if (nrow(led)) {
     cat("Ledger:\n")
-    cat(sprintf("  %d. %s: eps = %s, delta = %s  [%s] %s\n", seq_len(nrow(led)), led$analysis,
-                format(led$eps, digits = 6), format(led$delta, digits = 6), led$mechanism, led$step), sep = "")
+    rows <- sprintf("%d. %s: eps = %s, delta = %s [%s] %s", seq_len(nrow(led)), led$analysis,
+                    format(led$eps, digits = 6), format(led$delta, digits = 6), led$mechanism, led$step)
+    cat(unlist(lapply(rows, .wrap)), sep = "\n")  # wrapped to getOption("width")
   } else {
     cat("Ledger: nothing spent yet\n")
   }
