@@ -65,12 +65,21 @@ confint.dp_select_infer <- confint.dp_lm
 
 .per_row <- "fitted values and residuals are per-row values computed from the data, and a DP fit does not release them. Use predict(fit, newdata = df) on data you hold (post-processing of the released coefficients)."
 
+# The model frame of a non-private fit: kept at fit time (dp_lm, vertical_glm), or rebuilt as
+# model.frame.lm does, from the formula and the data named in the call.
 .lm_model <- function(object, what, call) {
   if (.is_dp_fit(object)) .not_released(object, what, .per_row, call)
-  if (is.null(object$model)) {
-    .dp_abort(sprintf("%s needs the model frame, which this fit did not keep; refit it.", what), "dpstats_error", call)
+  if (!is.null(object$model)) return(object$model)
+  f <- formula(object)
+  mf <- tryCatch({
+    mc <- call("model.frame", formula = f, data = object$call$data, subset = object$call$subset)
+    eval(mc, environment(f))
+  }, error = function(e) NULL)
+  if (is.null(mf)) {
+    .dp_abort(sprintf("%s needs the data named in the fit's call (%s), which is not found here.", what,
+                      paste(deparse(object$call$data), collapse = "")), "dpstats_error", call)
   }
-  object$model
+  mf
 }
 
 model.matrix.dp_result <- function(object, ...) {

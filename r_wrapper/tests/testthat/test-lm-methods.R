@@ -122,3 +122,12 @@ test_that("tidy() and glance() use broom's column names and, at eps = Inf, broom
   expect_true(is.na(glance(dp)$sigma))
   expect_false(any(grepl("_(error|value|low|high|residual)$", c(names(tidy(vg)), names(glance(vg)), names(glance(dp))))))
 })
+
+test_that("model.matrix of another non-private result is rebuilt from its call, as model.frame.lm does", {
+  skip_if_no_dpstats()
+  f <- mpg ~ wt + hp + qsec + drat
+  ko <- suppressWarnings(dp_knockoff(f, data = mtcars, eps = Inf, delta = 1e-6, oc_trials = 0L))
+  expect_true(isTRUE(all.equal(model.matrix(ko), model.matrix(lm(f, mtcars)))))
+  sub <- suppressWarnings(dp_knockoff(f, data = mtcars, eps = Inf, delta = 1e-6, oc_trials = 0L, subset = cyl > 4))
+  expect_true(isTRUE(all.equal(model.matrix(sub), model.matrix(lm(f, mtcars, subset = cyl > 4)))))
+})
