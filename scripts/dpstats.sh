@@ -50,6 +50,8 @@ r_package() {
     if command -v R >/dev/null 2>&1 && [ -d r_wrapper ] && [ -f r_wrapper/DESCRIPTION ]; then
         local lib="${DPSTATS_R_LIBRARY:-$VENV/R-library}" build
         mkdir -p "$lib"
+        local stamp="$lib/.dpstats-installed"  # reinstall only when r_wrapper/ changed since
+        if [ -f "$stamp" ] && [ -z "$(find r_wrapper -newer "$stamp" -print -quit)" ]; then return 0; fi
         build="$(mktemp -d)"
         if (cd "$build" && R_LIBS="$lib${R_LIBS:+:$R_LIBS}" R CMD build --no-manual "$ROOT/r_wrapper" >build.log 2>&1); then
             R CMD INSTALL --no-test-load -l "$lib" "$build"/dpstats_*.tar.gz >/dev/null 2>&1 \
@@ -60,6 +62,7 @@ r_package() {
             R CMD INSTALL --no-test-load -l "$lib" r_wrapper >/dev/null 2>&1 || R CMD INSTALL -l "$lib" r_wrapper
         fi
         rm -rf "$build"
+        touch "$stamp"
     fi
 }
 
