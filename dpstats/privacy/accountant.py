@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import BudgetExceededError, PrivacyParameterError
 from .calibration import rho_from_eps_delta
+from .events import PrivacyEvent, gaussian_rho, of_entry, zcdp
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ class LedgerEntry:
         Its share of the budget.
     sensitivity : str
         The sensitivity used, with the neighbouring relation it holds for.
+    event : PrivacyEvent, optional
+        The mechanism as a structured privacy event (:mod:`.events`: Gaussian with its noise
+        multiplier, Laplace, bounded range, zCDP, delta-only, ...), from which tight composition
+        (:mod:`.composition`) and the zCDP filter read the step's cost.  Without one the step
+        counts as a generic (eps, delta) step.
     """
 
     step: str
@@ -47,9 +53,21 @@ class LedgerEntry:
     delta: float = 0.0
     sensitivity: str = ""
     note: str = ""
+    event: PrivacyEvent | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.event, dict):  # the plain JSON form, as the methods write it
+            object.__setattr__(self, "event", PrivacyEvent.from_dict(self.event))
+
+    @property
+    def privacy_event(self) -> PrivacyEvent:
+        """``event``, or the generic (eps, delta) step when none was recorded."""
+        return of_entry(self)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out["event"] = self.privacy_event.to_dict()
+        return out
 
 
 def total_eps(entries: list[LedgerEntry]) -> float:
@@ -214,6 +232,16 @@ class BudgetPlan:
                 eps_i, delta_i = self.eps * share, self.delta * share
             text = f"ρ = {frac * self.rho:.4g}-zCDP" + (f"; {note}" if note else "")
             out.append(
-                LedgerEntry(step=step, mechanism=mech, eps=eps_i, delta=delta_i, sensitivity=sens, note=text)
+                LedgerEntry(
+                    step=step,
+                    mechanism=mech,
+                    eps=eps_i,
+                    delta=delta_i,
+                    sensitivity=sens,
+                    note=text,
+                    event=(gaussian_rho if mech.lower() in ("gaussian", "gaussian (zcdp)") else zcdp)(
+                        frac * self.rho
+                    ),
+                )
             )
         return out
