@@ -45,6 +45,7 @@ _LAZY = {
     "Accountant": "dpstats.privacy.accountant",
     "plan": "dpstats.planner",
     "AutoBounds": "dpstats.privacy.bounds",
+    "compose": "dpstats.privacy.composition",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -83,6 +84,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "compose",
     "dp_sis",
     "report",
     "datasets",
