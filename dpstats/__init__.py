@@ -46,6 +46,7 @@ _LAZY = {
     "plan": "dpstats.planner",
     "AutoBounds": "dpstats.privacy.bounds",
     "compose": "dpstats.privacy.composition",
+    "SessionPlan": "dpstats.privacy.session",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -85,6 +86,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "compose",
+    "SessionPlan",
     "dp_sis",
     "report",
     "datasets",

@@ -205,3 +205,105 @@ def test_the_issues_table_from_result_objects():
     two = compose(fits[:2], delta=2 * 2e-6)
     assert two.eps == pytest.approx(1.40, rel=0.02)
     assert dp.compose(fits[:2]).eps == two.eps
+
+
+# ----------------------------------------------------------------------------- slice 3: adaptive filters
+def _gauss_entry(label: str = "a Gaussian release") -> LedgerEntry:
+    return LedgerEntry(label, "Gaussian", 1.0, 1e-6, event=ev.gaussian(SIGMA_1))
+
+
+def test_zcdp_filter_admits_what_the_mechanisms_cost_and_refuses_atomically():
+    basic = dp.Accountant(eps=3.2, delta=1e-5)
+    zcdp = dp.Accountant(eps=3.2, delta=1e-5, composition="zcdp")
+    for acc in (basic, zcdp):
+        admitted = 0
+        while True:
+            before = list(acc.charges)
+            try:
+                acc.spend([_gauss_entry()], label=f"fit {admitted + 1}")
+            except dp.BudgetExceededError:
+                assert acc.charges == before  # nothing was spent
+                break
+            admitted += 1
+        if acc is basic:
+            assert admitted == 3
+        else:  # ρ = 1/(2σ²) each, within ρ(3.2, 9e-6)
+            rho_each = 1 / (2 * SIGMA_1**2)
+            assert admitted == math.floor(acc.budget_rho / rho_each) == 6
+            assert acc.spent_rho == pytest.approx(6 * rho_each)
+            assert acc.spent_eps <= acc.eps
+    # bounded range at eps²/8, pure at eps²/2; delta-only steps against the reserve
+    acc = dp.Accountant(eps=1.0, delta=1e-6, composition="zcdp", delta_reserve=2e-7)
+    acc.spend([LedgerEntry("pick", "exponential mechanism", 0.3, event=ev.bounded_range(0.3))])
+    assert acc.spent_rho == pytest.approx(0.3**2 / 8)
+    acc.spend([LedgerEntry("bound", "high-probability bound", 0.0, 2e-7, event=ev.delta_only(2e-7))])
+    with pytest.raises(dp.BudgetExceededError):
+        acc.spend([LedgerEntry("bound", "high-probability bound", 0.0, 1e-8, event=ev.delta_only(1e-8))])
+    with pytest.raises(dp.BudgetExceededError):
+        acc.spend([LedgerEntry("count", "Laplace", 0.5, event=ev.laplace(2.0))])  # 0.125 > what is left
+
+
+def test_every_accountant_output_names_its_composition():
+    basic, zcdp = dp.Accountant(eps=1.0, delta=1e-6), dp.Accountant(eps=1.0, delta=1e-6, composition="zcdp")
+    assert "basic composition" in repr(basic) + basic.summary() + basic.to_dict()["composition_text"]
+    for text in (repr(zcdp), zcdp.summary(), zcdp.to_dict()["composition_text"]):
+        assert "zcdp" in text.lower()
+    assert "Feldman & Zrnic 2021" in zcdp.summary()
+    json.dumps(zcdp.to_dict(), allow_nan=False)
+    with pytest.raises(dp.PrivacyParameterError):
+        dp.Accountant(eps=1.0, composition="zcdp")  # a pure budget has no zCDP conversion
+    with pytest.raises(dp.PrivacyParameterError):
+        dp.Accountant(eps=1.0, delta=1e-6, composition="pld")  # PLD needs a declared session
+
+
+def test_a_front_door_charges_a_zcdp_accountant_by_its_events():
+    df = _fan_lv(200, 20, 4)
+    acc = dp.Accountant(eps=3.0, delta=1e-6, composition="zcdp")  # ρ_B = 0.1479
+    fits = []
+    with pytest.raises(dp.BudgetExceededError):
+        for i in range(10):  # peeling top-2 at eps = 1: ρ = 2·0.5²/8 = 0.0625 each
+            fits.append(
+                dp.dp_sis(
+                    "y ~ .", df, eps=1.0, k=2, topk="peeling", bounds=(-5, 5), random_state=i, accountant=acc
+                )
+            )
+    assert len(fits) == 2 and acc.spent_rho == pytest.approx(0.125)
+
+
+# ----------------------------------------------------------------------------- slice 4: both directions
+def test_a_declared_session_calibrates_ten_fits_to_the_noise_of_one_today():
+    from golden.cases import _regression
+
+    session = dp.SessionPlan(eps=3.2, delta=1e-5)
+    slots = session.gaussian_fits(10, calibration="zcdp")
+    m = slots[0].event.noise_multiplier
+    # ten fits within (3.2, 1e-5) get about the noise of one (1, 1e-6) Gaussian today (σ/Δ = 4.22)
+    assert m == pytest.approx(SIGMA_1, rel=0.02) and m < SIGMA_1
+    assert session.composition().eps == pytest.approx(3.2, rel=1e-5)
+    acc = session.accountant()
+    df = _regression()
+    fits = [
+        dp.dp_lm(
+            "y ~ .", df, eps=s.eps, delta=s.delta, bounds=(-3, 3), n_boot=100, random_state=i, accountant=acc
+        )
+        for i, s in enumerate(slots)
+    ]
+    with pytest.raises(dp.BudgetExceededError):
+        dp.dp_lm("y ~ .", df, eps=0.1, delta=1e-7, bounds=(-3, 3), n_boot=100, random_state=0, accountant=acc)
+    c = dp.compose(fits, delta=1e-5)
+    assert c.eps == pytest.approx(3.2, rel=1e-4) and c.basic_eps > 12
+    assert "pld" in repr(acc).lower() and "PLD" in acc.summary()
+    json.dumps(acc.to_dict(), allow_nan=False)
+    # "gaussian" calibration: the per-fit (eps, delta) that calibrate_gaussian turns into noise m
+    from dpstats.privacy.calibration import calibrate_gaussian
+
+    other = dp.SessionPlan(eps=3.2, delta=1e-5).gaussian_fits(10, calibration="gaussian")
+    assert calibrate_gaussian(other[0].eps, other[0].delta, 1.0)[0] == pytest.approx(m, rel=1e-6)
+
+
+def test_a_session_refuses_declarations_beyond_its_budget():
+    session = dp.SessionPlan(eps=1.0, delta=1e-6)
+    session.add("a count", 0.6)
+    with pytest.raises(dp.BudgetExceededError):
+        session.add("another", 0.6)
+    assert len(session.slots) == 1

@@ -376,6 +376,8 @@ def _candidates(method, parts, leaves, delta, delta_m, basic_eps, basic_delta) -
         cands["basic"] = basic_eps
     if want("exact_gaussian") and parts.only_gaussian:
         cands["exact_gaussian"] = gaussian_eps(parts.gaussian_multiplier, delta_m) if parts.inv_sq else 0.0
+        if method == "auto":  # exact: no other bound can be smaller
+            return cands
     if want("zcdp"):
         rho = math.fsum(e.zcdp_cost()[0] for e in leaves if e.kind != "delta")
         d_approx = math.fsum(e.zcdp_cost()[1] for e in leaves if e.kind == "eps_delta")
