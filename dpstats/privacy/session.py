@@ -63,7 +63,7 @@ class SessionPlan:
     --------
     >>> s = SessionPlan(eps=3.2, delta=1e-5)
     >>> fits = s.gaussian_fits(10, calibration="gaussian")
-    >>> round(fits[0].eps, 2), fits[0].delta, round(s.composition().eps, 2)
+    >>> round(fits[0].eps, 2), round(fits[0].delta, 12), round(s.composition().eps, 2)
     (1.02, 1e-06, 3.2)
     """
 
