@@ -307,3 +307,15 @@ def test_a_session_refuses_declarations_beyond_its_budget():
     with pytest.raises(dp.BudgetExceededError):
         session.add("another", 0.6)
     assert len(session.slots) == 1
+
+
+def test_the_comparison_report_states_the_composed_budget(tmp_path):
+    fits = [_knockoff_fit(s) for s in range(2)]
+    path = dp.report(fits, tmp_path / "two.html")
+    html = open(path, encoding="utf-8").read()
+    composed = dp.compose(fits)
+    assert composed.eps == pytest.approx(1.40, rel=0.02)
+    line = html[html.index("Together these 2 analyses") :][:700]
+    assert f"eps = {composed.eps:.6g}"[:10] in line and "exact Gaussian composition" in line
+    assert "Basic composition, valid however they were chosen: eps = 2" in line
+    assert "Gaussian, σ/Δ = " in html  # every ledger row shows its event

@@ -35,8 +35,8 @@ Wang 2022 for dominating pairs; Mironov 2017 for RDP).  When the analyses themse
 number or budgets) were chosen after seeing earlier outputs, use a filter: the accountant's
 ``composition="zcdp"`` (:mod:`.accountant`).
 
-Accuracy.  PLDs are discretised at 1e-4 in the privacy loss (coarser for more than 100 non-Gaussian
-steps: :func:`_vdi`; pessimistic, so eps can only be overstated, by at most the number
+Accuracy.  PLDs are discretised at 1e-4 in the privacy loss (coarser for long compositions:
+:func:`_vdi`; pessimistic, so eps can only be overstated, by at most the number
 of non-Gaussian steps times that interval).  More than 16 distinct Laplace multipliers or pure
 eps values are rounded to 17 values on a geometric grid in the conservative direction (less
 noise, larger eps; :func:`_coarsen`).
@@ -294,17 +294,25 @@ def _compose_all(plds):
     return out
 
 
-def _vdi(parts: _Parts) -> float:
-    """PLD discretisation: 1e-4, or for more than 100 non-Gaussian steps 1e-3 of the basic eps per
-    step (the pessimistic rounding then overstates eps by at most 0.1 % of basic composition)."""
+def _vdi(parts: _Parts, eps_upper: float = math.inf) -> float:
+    """PLD discretisation interval: 1e-4, coarser for long or expensive compositions.
+
+    At least 1e-3 of the basic eps per step when there are more than 100 non-Gaussian steps, and
+    at least 2e-5 of an upper bound on the answer (the zCDP figure): the PLD's support grows with
+    the privacy loss range, and a pessimistic PLD overstates eps by at most (number of
+    non-Gaussian steps + 1) × the interval.
+    """
     k = sum(parts.laplace.values()) + sum(parts.pure.values()) + sum(parts.br.values())
     k += sum(parts.eps_delta.values())
+    vdi = 1e-4
+    if math.isfinite(eps_upper):
+        vdi = max(vdi, 2e-5 * eps_upper)
     if k <= 100:
-        return 1e-4
+        return vdi
     basic = math.fsum(c / m for m, c in parts.laplace.items())
     basic += math.fsum(c * e for e, c in parts.pure.items()) + math.fsum(c * e for e, c in parts.br.items())
     basic += math.fsum(c * e for (e, _), c in parts.eps_delta.items())
-    return max(1e-4, 1e-3 * basic / k)
+    return max(vdi, 1e-3 * basic / k)
 
 
 def _rdp(parts: _Parts, include_gaussian_laplace_pure: bool):
@@ -383,8 +391,9 @@ def _candidates(method, parts, leaves, delta, delta_m, basic_eps, basic_delta) -
         d_approx = math.fsum(e.zcdp_cost()[1] for e in leaves if e.kind == "eps_delta")
         if delta_m - d_approx > 0 or rho == 0:
             cands["zcdp"] = _zcdp_eps(rho, delta_m - d_approx)
-    vdi = _vdi(parts)
-    pld = _pld(parts, vdi) if want("pld") or want("pld+rdp") else None
+    vdi = _vdi(parts, cands.get("zcdp", math.inf))
+    gaussian_only_pld = not (parts.laplace or parts.pure or parts.eps_delta)
+    pld = _pld(parts, vdi) if (want("pld") or (want("pld+rdp") and not gaussian_only_pld)) else None
     if want("pld") and parts.rho == 0:
         full = _with_bounded_range(pld, parts, vdi)
         cands["pld"] = 0.0 if full is None else float(full.get_epsilon_for_delta(delta_m))
@@ -394,13 +403,19 @@ def _candidates(method, parts, leaves, delta, delta_m, basic_eps, basic_delta) -
     has_pld_part = parts.inv_sq > 0 or parts.laplace or parts.pure or parts.eps_delta
     if want("pld+rdp") and has_rdp_part and has_pld_part and delta_m > 0:
         rdp = _rdp(parts, False)
-        coarse = _pld(parts, max(vdi, 1e-3)) if vdi < 1e-3 else pld  # only to find the split
+        if gaussian_only_pld:  # the PLD part is one Gaussian: its exact curve, no discretisation
 
-        def total(f: float, p=coarse) -> float:
-            return float(p.get_epsilon_for_delta(f * delta_m)) + float(rdp.get_epsilon((1 - f) * delta_m))
+            def part(d: float, _coarse: bool) -> float:
+                return gaussian_eps(parts.gaussian_multiplier, d)
 
-        f = _best_split(total)
-        cands["pld+rdp"] = total(f, pld)
+        else:
+            coarse = _pld(parts, max(vdi, 1e-3)) if vdi < 1e-3 else pld  # only to find the split
+
+            def part(d: float, use_coarse: bool) -> float:
+                return float((coarse if use_coarse else pld).get_epsilon_for_delta(d))
+
+        f = _best_split(lambda f: part(f * delta_m, True) + float(rdp.get_epsilon((1 - f) * delta_m)))
+        cands["pld+rdp"] = part(f * delta_m, False) + float(rdp.get_epsilon((1 - f) * delta_m))
     return cands
 
 

@@ -280,3 +280,35 @@ def of_entry(entry) -> PrivacyEvent:
     if event is not None:
         return event
     return eps_delta(entry.eps, entry.delta)
+
+
+def describe(event: PrivacyEvent) -> str:
+    """A short human-readable line for a ledger's "Event" column.
+
+    Examples
+    --------
+    >>> describe(gaussian(8.0, 2.0))
+    'Gaussian, σ/Δ = 4'
+    >>> describe(composed(bounded_range(0.25, count=4), delta_only(1e-7)))
+    'bounded range, eps = 0.25 × 4; delta-only, δ = 1e-07'
+    """
+    times = f" × {event.count}" if event.count != 1 else ""
+    k = event.kind
+    if k == "gaussian":
+        return f"Gaussian, σ/Δ = {event.noise_multiplier:.4g}{times}"
+    if k == "laplace":
+        return f"Laplace, b/Δ = {event.noise_multiplier:.4g}{times}"
+    if k == "pure":
+        rho = f" (ρ = {event.rho:.4g})" if event.rho is not None else ""
+        return f"pure, eps = {event.eps:.4g}{rho}{times}"
+    if k == "bounded_range":
+        return f"bounded range, eps = {event.eps:.4g}{times}"
+    if k == "eps_delta":
+        return f"(eps, delta) = ({event.eps:.4g}, {event.delta:.3g}){times}"
+    if k == "zcdp":
+        return f"zCDP, ρ = {event.rho:.4g}{times}"
+    if k == "delta":
+        return f"delta-only, δ = {event.delta:.3g}{times}"
+    if k == "composed":
+        return "; ".join(describe(p) for p in event.parts) + times
+    return {"none": "not private", "post_processing": "post-processing"}[k]
