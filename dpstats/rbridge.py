@@ -488,8 +488,17 @@ def new_accountant(eps: float, delta: float = 0.0, composition: str = "basic"):
 
 def accountant_state(acc) -> dict:
     """Budget, spent, remaining and ledger of an Accountant, as plain values (R's print)."""
+    from .privacy.events import describe
+
     rows = [
-        {"analysis": c.label, "step": e.step, "mechanism": e.mechanism, "eps": e.eps, "delta": e.delta}
+        {
+            "analysis": c.label,
+            "step": e.step,
+            "mechanism": e.mechanism,
+            "eps": e.eps,
+            "delta": e.delta,
+            "event": describe(e.privacy_event),
+        }
         for c in acc.charges
         for e in c.entries
     ]
