@@ -319,3 +319,18 @@ def test_the_comparison_report_states_the_composed_budget(tmp_path):
     assert f"eps = {composed.eps:.6g}"[:10] in line and "exact Gaussian composition" in line
     assert "Basic composition, valid however they were chosen: eps = 2" in line
     assert "Gaussian, σ/Δ = " in html  # every ledger row shows its event
+
+
+def test_every_ledger_entry_the_package_constructs_records_an_event():
+    """Static guard: every ``LedgerEntry(...)`` call in dpstats passes ``event=`` (docstrings aside)."""
+    import ast
+    from pathlib import Path
+
+    missing = []
+    root = Path(dp.__file__).parent
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "LedgerEntry":
+                if not any(k.arg == "event" for k in node.keywords):
+                    missing.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert missing == []
