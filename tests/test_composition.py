@@ -334,3 +334,15 @@ def test_every_ledger_entry_the_package_constructs_records_an_event():
                 if not any(k.arg == "event" for k in node.keywords):
                     missing.append(f"{path.relative_to(root)}:{node.lineno}")
     assert missing == []
+
+
+def test_a_mixed_session_is_calibrated_by_bisection_on_its_pld_composition():
+    session = dp.SessionPlan(eps=3.0, delta=1e-5)
+    session.add("a pure count", 1.0)  # accounted as the worst (1, 0)-DP pair
+    slots = session.gaussian_fits(4, calibration="gaussian")
+    c = session.composition()
+    assert c.method.startswith("PLD") and c.eps == pytest.approx(3.0, rel=1e-4)
+    # the Gaussians alone would be cheaper than what is left by basic composition: PLD shares the budget
+    alone = compose([s.event for s in slots], delta=1e-5).eps
+    assert alone > 3.0 - 1.0
+    assert len(session.slots) == 5 and session.accountant().spent_eps == 0.0

@@ -332,6 +332,15 @@ def _rdp(parts: _Parts, include_gaussian_laplace_pure: bool):
     return acc
 
 
+def _zcdp_upper(leaves: list[ev.PrivacyEvent], delta_m: float) -> float:
+    """The zCDP figure (an upper bound on the answer), or inf when it does not apply."""
+    rho = math.fsum(e.zcdp_cost()[0] for e in leaves if e.kind != "delta")
+    d_approx = math.fsum(e.zcdp_cost()[1] for e in leaves if e.kind == "eps_delta")
+    if delta_m - d_approx > 0:
+        return _zcdp_eps(rho, delta_m - d_approx)
+    return math.inf
+
+
 def _best_split(total) -> float:
     """The f in (0, 1) minimising ``total(f)``: a coarse grid, then golden-section search around its best."""
     grid = [0.001, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.98, 0.999]
@@ -391,7 +400,7 @@ def _candidates(method, parts, leaves, delta, delta_m, basic_eps, basic_delta) -
         d_approx = math.fsum(e.zcdp_cost()[1] for e in leaves if e.kind == "eps_delta")
         if delta_m - d_approx > 0 or rho == 0:
             cands["zcdp"] = _zcdp_eps(rho, delta_m - d_approx)
-    vdi = _vdi(parts, cands.get("zcdp", math.inf))
+    vdi = _vdi(parts, _zcdp_upper(leaves, delta_m))  # the same grid whichever method is asked for
     gaussian_only_pld = not (parts.laplace or parts.pure or parts.eps_delta)
     pld = _pld(parts, vdi) if (want("pld") or (want("pld+rdp") and not gaussian_only_pld)) else None
     if want("pld") and parts.rho == 0:

@@ -105,7 +105,7 @@ class SessionPlan:
 
         The common noise multiplier m is the smallest m whose k Gaussians,
         composed by PLD with the slots already declared, cost at most eps at delta (bisection, to
-        1e-6 relative).  Each slot's (eps, delta) is what to pass to the front door so that its
+        1e-5 relative).  Each slot's (eps, delta) is what to pass to the front door so that its
         calibration (``"zcdp"`` or ``"gaussian"``, module docstring) gives noise multiplier >= m,
         with delta/k each.
         """
@@ -116,15 +116,16 @@ class SessionPlan:
         if not self.delta > 0:
             raise PrivacyParameterError("Gaussian analyses need a session delta > 0.")
 
-        def cost(m: float) -> float:
-            return self.composition([ev.gaussian(m)] * k).eps
+        def cost(m: float) -> float:  # slots are Gaussian or (eps, delta) steps: PLD always applies
+            events = [sl.event for sl in self.slots] + [ev.gaussian(m)] * k
+            return compose(events, delta=self.delta, method="exact_gaussian" if not self.slots else "pld").eps
 
         lo = hi = 1.0
         while cost(hi) > self.eps:
             lo, hi = hi, 2.0 * hi
         while cost(lo) <= self.eps and lo > 1e-6:
             lo, hi = lo / 2.0, lo
-        while hi - lo > 1e-6 * hi:  # cost(lo) > eps >= cost(hi)
+        while hi - lo > 1e-5 * hi:  # cost(lo) > eps >= cost(hi)
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if cost(mid) > self.eps else (lo, mid)
         m = hi
