@@ -45,6 +45,8 @@ _LAZY = {
     "Accountant": "dpstats.privacy.accountant",
     "plan": "dpstats.planner",
     "AutoBounds": "dpstats.privacy.bounds",
+    "compose": "dpstats.privacy.composition",
+    "SessionPlan": "dpstats.privacy.session",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -83,6 +85,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "compose",
+    "SessionPlan",
     "dp_sis",
     "report",
     "datasets",

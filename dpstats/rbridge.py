@@ -481,21 +481,33 @@ def _warning_list(caught) -> list[list[str]]:
     return out
 
 
-def new_accountant(eps: float, delta: float = 0.0):
+def new_accountant(eps: float, delta: float = 0.0, composition: str = "basic"):
     """An :class:`~dpstats.privacy.accountant.Accountant` for R's ``dp_accountant()``."""
     from .privacy.accountant import Accountant
 
-    return Accountant(eps=float(eps), delta=float(delta))
+    return Accountant(eps=float(eps), delta=float(delta), composition=str(composition))
 
 
 def accountant_state(acc) -> dict:
     """Budget, spent, remaining and ledger of an Accountant, as plain values (R's print)."""
+    from .privacy.events import describe
+
     rows = [
-        {"analysis": c.label, "step": e.step, "mechanism": e.mechanism, "eps": e.eps, "delta": e.delta}
+        {
+            "analysis": c.label,
+            "step": e.step,
+            "mechanism": e.mechanism,
+            "eps": e.eps,
+            "delta": e.delta,
+            "event": describe(e.privacy_event),
+        }
         for c in acc.charges
         for e in c.entries
     ]
+    state = acc.to_dict()  # the composition rule used, and rho under the zCDP filter
+    extra = {k: v for k, v in state.items() if k not in ("ledger", "session")}
     return {
+        **extra,
         "eps": acc.eps,
         "delta": acc.delta,
         "spent_eps": acc.spent_eps,

@@ -139,6 +139,8 @@ def software_versions() -> dict[str, str]:
 def _context(result: ReportableResult, include_diagnostics: bool) -> dict:
     import jinja2
 
+    from .privacy.events import describe
+
     method_template = f"methods/{result.method}.html.j2"
     try:
         template_environment().get_template(method_template)
@@ -148,7 +150,7 @@ def _context(result: ReportableResult, include_diagnostics: bool) -> dict:
     return {
         "r": result,
         "st": result.privacy,
-        "ledger": [e.to_dict() for e in result.privacy.ledger],
+        "ledger": [dict(e.to_dict(), event_text=describe(e.privacy_event)) for e in result.privacy.ledger],
         "tidy_columns": list(tidy.columns),
         "tidy_rows": tidy.head(500).to_dict(orient="records"),
         "tidy_truncated": len(tidy) > 500,
@@ -172,6 +174,7 @@ def render_report(
     items = [_context(r, include_diagnostics) for r in results]
     total_eps = math.fsum(r.privacy.eps for r in results)
     total_delta = math.fsum(r.privacy.delta for r in results)
+    composed = _composed(results) if len(results) > 1 else None
     page_title = title or (
         results[0].title if len(results) == 1 else f"Comparison of {len(results)} analyses"
     )
@@ -184,11 +187,22 @@ def render_report(
             comparison=len(results) > 1,
             total_eps=total_eps,
             total_delta=total_delta,
+            composed=composed,
             any_seeded=any(r.privacy.seeded for r in results),
             versions=software_versions(),
             generated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         )
     )
+
+
+def _composed(results: Sequence[ReportableResult]):
+    """The tight composition of the compared analyses at their summed delta (None if it fails)."""
+    from .privacy.composition import compose
+
+    try:
+        return compose(list(results))
+    except Exception:  # noqa: BLE001 - the basic line is still shown
+        return None
 
 
 def render_fragment(result: ReportableResult) -> str:

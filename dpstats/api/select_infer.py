@@ -289,6 +289,7 @@ class SelectInferDoor:
             delta=self.delta,
             sensitivity="each part's own (see its ledger); one replaced row changes one part only",
             note="parallel composition: the parts' budgets do not add (McSherry 2009)",
+            event={"kind": "eps_delta", "eps": self.eps, "delta": self.delta},
         )
         notes = [
             f"The rows were split by a random permutation independent of the data into part A ({n_a} rows, "

@@ -251,6 +251,11 @@ def plan_private(
         delta=delta,
         sensitivity=f"ℓ∞ sensitivity η = {eta:g} of log max(p, ν) (declared by the user)",
         note=f"Lap(λ = {cal.scale:.4g}); {_composition_text(cal.composition, k)}",
+        event=(
+            {"kind": "zcdp", "rho": 5.0 * k * eta**2 / (2.0 * cal.scale**2)}
+            if cal.composition == "zCDP"
+            else {"kind": "pure", "eps": eps}
+        ),
     )
     eta_text = "declared" if eta_declared else "the default (not derived from your data)"
     relation = "replace one row" if neighbouring == "replace" else "add or remove one row"
@@ -378,6 +383,7 @@ def plan_post_processing(*, q: float, m: int, neighbouring: str = "replace") -> 
         delta=0.0,
         sensitivity="none: a function of released values only",
         note="post-processing of a DP release costs no budget (Dwork & Roth 2014, Prop. 2.1)",
+        event={"kind": "post_processing"},
     )
     return Plan(
         method="Benjamini-Hochberg on private p-values",

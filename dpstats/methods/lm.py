@@ -230,8 +230,20 @@ def plan(
         eps_lam, eps_stat = eps * lambda_share, eps - eps * lambda_share
         l1_text = f"Δ₁ = D(D+2) = {l1:.4g}, D = {coords.p + 1} (replace-one, unit box)"
         entries = [
-            LedgerEntry(step=lam_step, mechanism="Laplace", eps=eps_lam, sensitivity=lam_text),
-            LedgerEntry(step=stat_step, mechanism="Laplace", eps=eps_stat, sensitivity=l1_text),
+            LedgerEntry(
+                step=lam_step,
+                mechanism="Laplace",
+                eps=eps_lam,
+                sensitivity=lam_text,
+                event={"kind": "laplace", "noise_multiplier": 1.0 / eps_lam},  # scalar, scale R²/eps_lam
+            ),
+            LedgerEntry(
+                step=stat_step,
+                mechanism="Laplace",
+                eps=eps_stat,
+                sensitivity=l1_text,
+                event={"kind": "pure", "eps": eps_stat},  # vector Laplace: pure eps (privacy.events)
+            ),
         ]
         noise, stat_scale, lam_scale = "laplace", l1 / eps_stat, r2 / eps_lam
         how = f"eps split {lambda_share:g} / {1 - lambda_share:g} (basic composition)"
@@ -275,6 +287,7 @@ def _nonprivate_plan(coords: Coordinates, engine: str) -> LMPlan:
         mechanism="none (eps = inf)",
         eps=math.inf,
         sensitivity="not applicable",
+        event={"kind": "none"},
     )
     return LMPlan(
         method="linear regression (non-private reference)",

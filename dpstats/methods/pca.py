@@ -50,6 +50,7 @@ def plan(*, k: int, eps: float, delta: float, neighbouring: str, radius: float, 
         delta=delta,
         sensitivity=text,
         note="ρ-zCDP converted once: ρ + 2√(ρ log 1/δ) = eps",
+        event={"kind": "gaussian", "rho": rho_from_eps_delta(eps, delta)},
     )
     notes = [
         f"Rows clipped to the box, centred at its midpoint and shrunk onto the ball of radius C = {radius:.4g}; "

@@ -181,6 +181,7 @@ def plan(
         eps=eps,
         sensitivity=text,
         note=selector.accounting,
+        event=selector.event(eps, k),
     )
     notes = [
         "The selected set is released without an order.",

@@ -118,6 +118,7 @@ def plan(
             eps=eps_select,
             sensitivity=SENSITIVITY_TEXT[neighbouring],
             note=SELECTORS[topk].accounting,
+            event=SELECTORS[topk].event(eps_select, k),
         )
     ]
     if second_stage == "private_ols":
@@ -147,6 +148,7 @@ def _second_stage_entry(k: int, eps: float, neighbouring: str) -> LedgerEntry:
             f"{2 if neighbouring == 'replace' else 1} per row"
         ),
         note="basic composition with the selection step",
+        event={"kind": "pure", "eps": eps},  # vector Laplace: pure eps (privacy.events)
     )
 
 

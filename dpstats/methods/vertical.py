@@ -1004,6 +1004,7 @@ def _exact_entry(K: int) -> LedgerEntry:
         mechanism="none (not differentially private)",
         eps=math.inf,
         sensitivity="not bounded: exact values are shared",
+        event={"kind": "none"},
     )
 
 
@@ -1030,6 +1031,7 @@ def _dp_entry(spec: dict, n: int, K: int, radius, y_bound) -> LedgerEntry:
             f"{1 - share:g} of rho over {K * T} linear-predictor releases, {share:g} over {K} "
             "coefficient releases; each Gaussian release costs Δ²/(2σ²)"
         ),
+        event={"kind": "gaussian", "rho": rho},
     )
 
 

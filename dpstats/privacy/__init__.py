@@ -8,6 +8,10 @@ Modules (each docstring names its mechanism, guarantee and source):
 * :mod:`.calibration` — every Gaussian-mechanism and zCDP conversion.
 * :mod:`.accountant` — the (eps, delta) :class:`Accountant`, its ledger, and
   zCDP budget plans.
+* :mod:`.events` — each ledger step's mechanism as a privacy event.
+* :mod:`.composition` — tight composition of events by dp_accounting (``dp.compose``).
+* :mod:`.filters` — the accountant's composition rules (basic, zCDP filter) and their validity.
+* :mod:`.session` — sessions declared in advance, PLD-accounted and calibrated (``dp.SessionPlan``).
 * :mod:`.statement` — the :class:`PrivacyStatement` attached to every result.
 * :mod:`.topk` — private top-k selectors, listed in :data:`SELECTORS`, and
   their exact output laws.

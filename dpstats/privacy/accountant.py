@@ -2,7 +2,9 @@
 
 An :class:`Accountant` holds an (eps, delta) budget under basic sequential
 composition (Dwork & Roth 2014, Theorem 3.16): the (eps, delta) of steps add
-up.  A front door plans its steps as :class:`LedgerEntry` records, asks the
+up — or, with ``composition="zcdp"``, under a zCDP filter that costs each step by
+its recorded mechanism (:mod:`.filters` states both rules and why each is valid
+when analyses are chosen adaptively).  A front door plans its steps as :class:`LedgerEntry` records, asks the
 accountant to :meth:`Accountant.spend` their sum *before* touching the data,
 and the accountant refuses — atomically, under a lock — a spend that would
 exceed the budget.  The ledger of every charge is kept.
@@ -23,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import BudgetExceededError, PrivacyParameterError
 from .calibration import rho_from_eps_delta
+from .events import PrivacyEvent, gaussian_rho, of_entry, zcdp
+from .filters import TEXT, check_composition, zcdp_budget, zcdp_cost, zcdp_eps
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,11 @@ class LedgerEntry:
         Its share of the budget.
     sensitivity : str
         The sensitivity used, with the neighbouring relation it holds for.
+    event : PrivacyEvent, optional
+        The mechanism as a structured privacy event (:mod:`.events`: Gaussian with its noise
+        multiplier, Laplace, bounded range, zCDP, delta-only, ...), from which tight composition
+        (:mod:`.composition`) and the zCDP filter read the step's cost.  Without one the step
+        counts as a generic (eps, delta) step.
     """
 
     step: str
@@ -47,9 +56,21 @@ class LedgerEntry:
     delta: float = 0.0
     sensitivity: str = ""
     note: str = ""
+    event: PrivacyEvent | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.event, dict):  # the plain JSON form, as the methods write it
+            object.__setattr__(self, "event", PrivacyEvent.from_dict(self.event))
+
+    @property
+    def privacy_event(self) -> PrivacyEvent:
+        """``event``, or the generic (eps, delta) step when none was recorded."""
+        return of_entry(self)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out["event"] = self.privacy_event.to_dict()
+        return out
 
 
 def total_eps(entries: list[LedgerEntry]) -> float:
@@ -80,7 +101,7 @@ class Charge:
 
 @dataclass
 class Accountant:
-    """An (eps, delta) budget under basic composition, shared across calls.
+    """An (eps, delta) budget, shared across calls: a privacy filter (:mod:`.filters`).
 
     Parameters
     ----------
@@ -88,6 +109,16 @@ class Accountant:
         Total eps budget (``math.inf`` for no limit).
     delta : float
         Total delta budget.
+    composition : {"basic", "zcdp"}
+        ``"basic"`` (default): the (eps, delta) of the steps add up; valid for pure budgets and
+        kept as the default so that every budget and ledger means what it meant before.
+        ``"zcdp"``: each step costs its mechanism's ρ (Gaussian Δ²/(2σ²), pure eps²/2, bounded
+        range eps²/8) and delta-only steps their δ; many Gaussian or selection steps then fit in
+        a budget that their summed eps would exceed.  Both are valid when analyses are chosen
+        adaptively.  For PLD accounting declare the session in advance (:class:`~.session.SessionPlan`).
+    delta_reserve : float, optional
+        Under ``"zcdp"``: the part of delta kept for delta-only steps and the δ of generic
+        (eps, δ) steps (default delta/10); ρ is converted at delta − delta_reserve.
 
     Examples
     --------
@@ -95,10 +126,15 @@ class Accountant:
     >>> _ = acc.spend([LedgerEntry("a count", "Laplace", 0.4)], label="first")
     >>> round(acc.remaining_eps, 10)
     0.6
+    >>> z = Accountant(eps=1.0, delta=1e-6, composition="zcdp")
+    >>> round(z.budget_rho, 5)
+    0.01734
     """
 
     eps: float = math.inf
     delta: float = 0.0
+    composition: str = "basic"
+    delta_reserve: float | None = None
     charges: list[Charge] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -110,13 +146,58 @@ class Accountant:
             raise PrivacyParameterError(f"Accountant eps must be > 0, got {self.eps}.")
         if not (0 <= self.delta < 1):
             raise PrivacyParameterError(f"Accountant delta must be in [0, 1), got {self.delta}.")
+        check_composition(self.composition)
+        if self.composition == "zcdp":
+            if self.delta_reserve is None:
+                self.delta_reserve = self.delta / 10.0
+            if not (0 <= self.delta_reserve < self.delta) and not math.isinf(self.eps):
+                raise PrivacyParameterError(
+                    f"Accountant delta_reserve must be in [0, delta), got {self.delta_reserve}."
+                )
+            zcdp_budget(self.eps, self.delta, self.delta_reserve)  # refuses a pure budget
+        elif self.delta_reserve is not None:
+            raise PrivacyParameterError("delta_reserve applies only with composition='zcdp'.")
+
+    # ------------------------------------------------------------------ zCDP filter
+    @property
+    def budget_rho(self) -> float:
+        """ρ_B of the zCDP filter (NaN under basic composition)."""
+        if self.composition != "zcdp":
+            return math.nan
+        return zcdp_budget(self.eps, self.delta, self.delta_reserve)
+
+    @property
+    def spent_rho(self) -> float:
+        """Σ ρ of the accepted steps (by their events)."""
+        return zcdp_cost(self.ledger)[0]
+
+    @property
+    def remaining_rho(self) -> float:
+        return self.budget_rho - self.spent_rho
+
+    @property
+    def spent_delta_steps(self) -> float:
+        """Σ δ of delta-only and generic (eps, δ) steps, under the zCDP filter."""
+        return zcdp_cost(self.ledger)[1]
+
+    @property
+    def composition_text(self) -> str:
+        return TEXT[self.composition]
 
     @property
     def spent_eps(self) -> float:
+        """Basic: Σ eps.  zCDP: the eps the spent ρ is worth at delta − delta_reserve."""
+        if self.composition == "zcdp":
+            return zcdp_eps(self.spent_rho, self.delta - self.delta_reserve) if self.charges else 0.0
         return math.fsum(c.eps for c in self.charges)
 
     @property
     def spent_delta(self) -> float:
+        """Basic: Σ delta.  zCDP: delta − delta_reserve (once anything is spent) + Σ δ of delta steps."""
+        if self.composition == "zcdp":
+            if not self.charges:
+                return 0.0
+            return self.delta - self.delta_reserve + self.spent_delta_steps
         return math.fsum(c.delta for c in self.charges)
 
     @property
@@ -133,12 +214,24 @@ class Accountant:
         return [e for c in self.charges for e in c.entries]
 
     def check(self, eps: float, delta: float) -> None:
-        """Raise :class:`BudgetExceededError` if (eps, delta) does not fit."""
+        """Raise :class:`BudgetExceededError` if (eps, delta) does not fit.
+
+        Under ``"zcdp"`` the cost depends on the mechanisms, which the front door knows only
+        after its plan: this early check refuses an exhausted filter (nothing read), and
+        :meth:`spend` refuses exactly, by the events, before any noise is drawn.
+        """
         tol = 1e-12
         if not (eps >= 0 and delta >= 0):  # NaN or negative would disable or refund the budget
             raise PrivacyParameterError(
                 f"a spend must have eps >= 0 and delta >= 0, got (eps={eps}, delta={delta}); nothing was spent."
             )
+        if self.composition == "zcdp":
+            if eps > 0 and self.remaining_rho <= tol * self.budget_rho:
+                raise BudgetExceededError(
+                    f"the zCDP accountant has spent its rho = {self.budget_rho:.4g}. Nothing was spent; "
+                    "use a new Accountant."
+                )
+            return
         if self.spent_eps + eps > self.eps * (1 + tol) or self.spent_delta + delta > self.delta + tol * max(
             self.delta, 1e-300
         ):
@@ -159,10 +252,75 @@ class Accountant:
                     "Nothing was spent."
                 )
         with self._lock:
-            self.check(eps, delta)
+            if self.composition == "zcdp":
+                self._check_rho(entries)
+            else:
+                self.check(eps, delta)
             charge = Charge(label=label, entries=list(entries))
             self.charges.append(charge)
         return charge
+
+    def _check_rho(self, entries: list[LedgerEntry]) -> None:
+        """The zCDP filter's rule (:mod:`.filters`): Σ ρ ≤ ρ_B and Σ δ_steps ≤ delta_reserve."""
+        rho, dsteps = zcdp_cost(entries)
+        spent_rho, spent_d = zcdp_cost(self.ledger)
+        tol = 1e-12
+        if spent_rho + rho > self.budget_rho * (1 + tol) or spent_d + dsteps > self.delta_reserve * (1 + tol):
+            raise BudgetExceededError(
+                f"this analysis needs rho = {rho:.4g} (and delta = {dsteps:.3g} for its high-probability "
+                f"steps) but the zCDP accountant has rho = {self.budget_rho - spent_rho:.4g} (and delta = "
+                f"{self.delta_reserve - spent_d:.3g}) left of rho = {self.budget_rho:.4g}, from (eps="
+                f"{self.eps:g}, delta={self.delta:g}). Nothing was spent; lower eps/delta or use a new "
+                "Accountant."
+            )
+
+    # ------------------------------------------------------------------ presentation
+    def summary(self) -> str:
+        """Budget, spent and remaining, and the composition rule, in words."""
+        lines = [f"Privacy accountant: {self.composition_text}"]
+        lines.append(f"  budget:    (eps = {self.eps:.6g}, delta = {self.delta:.6g})")
+        if self.composition == "zcdp":
+            lines.append(
+                f"  rho:       budget {self.budget_rho:.6g}, spent {self.spent_rho:.6g}, remaining "
+                f"{self.remaining_rho:.6g} (converted at delta = {self.delta - self.delta_reserve:.3g}; "
+                f"{self.delta_reserve:.3g} reserved for delta-only steps, {self.spent_delta_steps:.3g} used)"
+            )
+        lines.append(f"  spent:     (eps = {self.spent_eps:.6g}, delta = {self.spent_delta:.6g})")
+        lines.append(f"  remaining: (eps = {self.remaining_eps:.6g}, delta = {self.remaining_delta:.6g})")
+        lines.append(f"  {len(self.charges)} analyses, {len(self.ledger)} ledger steps")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        rho = (
+            f", rho spent {self.spent_rho:.4g} of {self.budget_rho:.4g}" if self.composition == "zcdp" else ""
+        )
+        return (
+            f"Accountant(eps={self.eps:g}, delta={self.delta:g}, composition={self.composition!r}: "
+            f"spent (eps={self.spent_eps:.4g}, delta={self.spent_delta:.3g}){rho}, "
+            f"{len(self.charges)} analyses)"
+        )
+
+    def to_dict(self) -> dict:
+        """Budget, spent, remaining, the rule used and the ledger (with events), as plain values."""
+        out = {
+            "composition": self.composition,
+            "composition_text": self.composition_text,
+            "eps": self.eps,
+            "delta": self.delta,
+            "spent_eps": self.spent_eps,
+            "spent_delta": self.spent_delta,
+            "remaining_eps": self.remaining_eps,
+            "remaining_delta": self.remaining_delta,
+            "ledger": [dict(e.to_dict(), analysis=c.label) for c in self.charges for e in c.entries],
+        }
+        if self.composition == "zcdp":
+            out.update(
+                budget_rho=self.budget_rho,
+                spent_rho=self.spent_rho,
+                remaining_rho=self.remaining_rho,
+                delta_reserve=self.delta_reserve,
+            )
+        return out
 
 
 @dataclass
@@ -214,6 +372,16 @@ class BudgetPlan:
                 eps_i, delta_i = self.eps * share, self.delta * share
             text = f"ρ = {frac * self.rho:.4g}-zCDP" + (f"; {note}" if note else "")
             out.append(
-                LedgerEntry(step=step, mechanism=mech, eps=eps_i, delta=delta_i, sensitivity=sens, note=text)
+                LedgerEntry(
+                    step=step,
+                    mechanism=mech,
+                    eps=eps_i,
+                    delta=delta_i,
+                    sensitivity=sens,
+                    note=text,
+                    event=(gaussian_rho if mech.lower() in ("gaussian", "gaussian (zcdp)") else zcdp)(
+                        frac * self.rho
+                    ),
+                )
             )
         return out

@@ -521,6 +521,11 @@ class PrivateBounds:
             delta=self.delta_used,
             sensitivity=f"Δu = {sens:g} (counts below/above a candidate, {relation})",
             note=f"quantile level {self.level:g}; {self.composition}; grid ±{self.options.hint:g}·2^±20",
+            event=(  # exponential mechanisms: ε_j²/8 each, at most eps²/8 in all under basic composition
+                {"kind": "zcdp", "rho": rho_from_eps_delta(self.eps, self.delta_used)}
+                if self.delta_used > 0
+                else {"kind": "pure", "eps": self.eps, "rho": self.eps**2 / 8.0}
+            ),
         )
 
     def statement_note(self) -> str:

@@ -165,7 +165,7 @@ dp_call <- function(name, ..., seed = NULL) {
 
 # A privacy budget shared across calls: the Python Accountant itself, so that every function given
 # accountant = acc charges the same ledger (and refuses a spend that does not fit before touching data).
-dp_accountant <- function(eps, delta = 0) {
+dp_accountant <- function(eps, delta = 0, composition = "basic") {
   if (missing(eps)) .dp_abort("argument \"eps\" is missing: dp_accountant(eps = 1, delta = 1e-6).", "dpstats_argument_error")
   .check_scalars(list(eps = eps, delta = delta))
   if (!is.numeric(eps) || length(eps) != 1L || !is.numeric(delta) || length(delta) != 1L) {
@@ -173,7 +173,7 @@ dp_accountant <- function(eps, delta = 0) {
               "dpstats_privacy_parameter_error")
   }
   .dp_ensure()
-  res <- .dp_env$bridge$call_from_r("new_accountant", list(), list(eps = eps, delta = delta), list(),
+  res <- .dp_env$bridge$call_from_r("new_accountant", list(), list(eps = eps, delta = delta, composition = composition), list(),
                                     .dp_env$bridge)
   .dp_signal(res, sys.call())
   structure(list(py = res$object), class = "dp_accountant")
@@ -190,8 +190,11 @@ dp_accountant <- function(eps, delta = 0) {
 print.dp_accountant <- function(x, ...) {
   s <- .accountant_state(x)
   fmt <- function(e, d) sprintf("eps = %s, delta = %s", format(e, digits = 6), format(d, digits = 6))
-  cat("dpstats privacy accountant (basic composition)\n")
+  cat("dpstats privacy accountant (", s$composition_text, ")\n", sep = "")
   cat("  budget:    ", fmt(s$eps, s$delta), "\n", sep = "")
+  if (identical(s$composition, "zcdp")) {
+    cat("  rho:       spent ", format(s$spent_rho, digits = 6), " of ", format(s$budget_rho, digits = 6), "\n", sep = "")
+  }
   cat("  spent:     ", fmt(s$spent_eps, s$spent_delta), "\n", sep = "")
   cat("  remaining: ", fmt(s$remaining_eps, s$remaining_delta), "\n", sep = "")
   led <- ledger(x)

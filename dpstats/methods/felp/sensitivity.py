@@ -181,6 +181,7 @@ def plan(
         eps=eps,
         sensitivity=text,
         note="selection of the top weights is post-processing",
+        event={"kind": "pure", "eps": eps},
     )
     return Plan(
         method=f"DP-FELP ({variant} variant)",

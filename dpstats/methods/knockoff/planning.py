@@ -258,6 +258,7 @@ def ledger(
                 math.inf,
                 0.0,
                 sensitivity="not applicable",
+                event={"kind": "none"},
             )
         ]
     sens = noise_scales.sensitivities
@@ -267,6 +268,7 @@ def ledger(
         0.0,
         parts["delta2"],
         sensitivity=f"zeta = {sens['zeta']:.4g}",
+        event={"kind": "delta", "delta": parts["delta2"]},
     )
     if method == "II":
         return [
@@ -278,6 +280,10 @@ def ledger(
                 sensitivity=f"l2 Delta2 = {sens['Delta2 (coefficients, l2)']:.4g} "
                 "(Theorem 5, replace one row)",
                 note=f"kappa = {noise_scales.kappa:.4g}",
+                event={
+                    "kind": "gaussian",
+                    "noise_multiplier": noise_scales.kappa / sens["Delta2 (coefficients, l2)"],
+                },
             ),
             failure,
         ]
@@ -289,6 +295,10 @@ def ledger(
             parts["delta"],
             sensitivity=f"l2 {sens['Delta cross-products (l2)']:.4g} (replace one row)",
             note=f"kappa2 = {noise_scales.kappa2:.4g}",
+            event={
+                "kind": "gaussian",
+                "noise_multiplier": noise_scales.kappa2 / sens["Delta cross-products (l2)"],
+            },
         ),
         LedgerEntry(
             "lambda_min(Sigma') = s in the Gram matrix (theta1)",
@@ -297,6 +307,10 @@ def ledger(
             0.0,
             sensitivity=f"{sens['Delta lambda_min (Laplace)']:.4g} = eta^2 (1 + lambda_min)",
             note=f"scale = {noise_scales.laplace_s:.4g}",
+            event={
+                "kind": "laplace",
+                "noise_multiplier": noise_scales.laplace_s / sens["Delta lambda_min (Laplace)"],
+            },
         ),
         LedgerEntry(
             f"off-diagonal of Sigma' ({p * (p - 1) // 2} values, theta2)",
@@ -305,6 +319,7 @@ def ledger(
             parts["delta1"],
             sensitivity=f"Frobenius {sens[GRAM_KEY]:.4g} = eta^2 (sqrt 2 + ||Sigma'||_F)",
             note=f"kappa1 = {noise_scales.kappa1:.4g}",
+            event={"kind": "gaussian", "noise_multiplier": noise_scales.kappa1 / sens[GRAM_KEY]},
         ),
         failure,
     ]

@@ -44,3 +44,9 @@ class Selector:
     accounting: str
     monotone_note: str = ""
     statement_note: str = ""
+
+    def event(self, eps: float, k: int):
+        """The privacy event of one selection at eps (:func:`~dpstats.privacy.events.selection_event`)."""
+        from ..events import selection_event
+
+        return selection_event(self.name, eps, k)
