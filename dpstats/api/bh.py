@@ -293,19 +293,17 @@ def _p_values(p_values) -> tuple[list[str], np.ndarray]:
         names = None
     try:
         p = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise DataError(
-            f"p_values must be numbers in [0, 1]; could not read them as numbers ({exc})."
+    except (TypeError, ValueError):
+        raise DataError(  # the conversion error would quote a value: not shown
+            "p_values must be numbers in [0, 1]; some could not be read as numbers (text or objects?)."
         ) from None
     if p.ndim != 1 or p.size == 0:
         raise DataError(f"p_values must be a non-empty 1-d collection of numbers, got shape {p.shape}.")
     bad = np.flatnonzero(~((p >= 0) & (p <= 1)))
     if bad.size:
-        i = int(bad[0])
-        label = names[i] if names else f"H{i + 1}"
-        raise DataError(
-            f"p_values must lie in [0, 1] (and not be NaN): the first offending value is {float(p[i])!r} at "
-            f"index {i} ({label}); {bad.size} value(s) in all. Fix or drop them before dp_bh."
+        raise DataError(  # no value, position or count: which p-values are bad is read from the data
+            "p_values must lie in [0, 1] and not be NaN, and some do not; fix or drop them before dp_bh "
+            "(e.g. p[(p >= 0) & (p <= 1)] after checking why they are out of range)."
         )
     if names is None:
         names = [f"H{i + 1}" for i in range(p.size)]

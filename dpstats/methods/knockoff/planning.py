@@ -197,8 +197,8 @@ def calibration(
     if lambda_min is not None:
         if st.lambda_min < lambda_min:
             raise AssumptionError(
-                f"the declared lambda_min = {lambda_min:g} exceeds lambda_min(Sigma') = "
-                f"{st.lambda_min:.4g} of the data; declare a smaller lambda_min or use ridge=."
+                f"the declared lambda_min = {lambda_min:g} exceeds the smallest eigenvalue of the "
+                "data's normalised Gram matrix Sigma'; declare a smaller lambda_min or use ridge=."
             )
         cal.lambda_min, cal.lambda_min_upper, cal.lambda_max, cal.fro = lambda_min, 1.0, st.p, st.p
         s_value = float(lambda_min) if s_kind == "lambda_min" else ko.knockoff_s(lambda_min, s_kind)
