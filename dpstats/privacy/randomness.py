@@ -119,12 +119,12 @@ def snap_grid(d: int, scale: float, eps: float, bound: float) -> tuple[float, fl
     slack = eps * (1.0 - 1.0 / SNAP_INFLATE)
     bound_out = bound + 64.0 * s * (math.sqrt(d + 1.0) + 1.0)
     eta = 36.0 * _UNIT_ROUNDOFF * bound_out
-    if math.sqrt(d) * eta / s > slack / 4:
+    lam = 2.0 ** math.ceil(math.log2(2.0 * eta / -math.expm1(-slack / (4.0 * d))))
+    if math.sqrt(d) * eta / s > slack / 4 or lam > bound_out:  # only for eps below about 1e-9·d
         raise PrivacyParameterError(
             f"eps = {eps:g} is too small for a floating-point safe L2-Laplace release of {d} values; "
             "use a larger eps or fewer values."
         )
-    lam = 2.0 ** math.ceil(math.log2(2.0 * eta / -math.expm1(-slack / (4.0 * d))))
     return lam, math.ceil(bound_out / lam) * lam
 
 
@@ -176,8 +176,10 @@ def snapped_l2_laplace(values: np.ndarray, scale: float, eps: float, bound: floa
     whatever the low-order bits of w (Mironov 2012's attack needs outputs
     reachable from one input and not the other; here every grid point in
     [−B, B] is reachable from every input, with probabilities within the
-    bound).  OpenDP's granularity 2⁻¹⁰⁷⁴ changes the ingredients by far less
-    than u relative to η.
+    bound).  OpenDP's ingredients are exact draws of the discrete Laplace
+    and Gaussian laws on the grid 2⁻¹⁰⁷⁴: they differ from the continuous
+    laws by moving each value less than 2⁻¹⁰⁷⁴, far below η, and by
+    pointwise factors of order exp(2⁻¹⁰⁷⁴/s), negligible against the slack.
 
     Cost: d OpenDP Laplace and d Gaussian draws (about 0.5 ms per value on a
     loaded machine); the grid Λ is far below the noise (e.g. d = 30,
