@@ -17,12 +17,13 @@ import math
 import warnings
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dpstats as dp
-from front_door_calls import DOORS, MIX, N, P_VALUES
+from front_door_calls import B, CLS, DOORS, MIX, N, P_VALUES, REG
 from dpstats.errors import DPStatsError
 from dpstats.privacy.accountant import Accountant, LedgerEntry
 
@@ -201,4 +202,36 @@ def test_fuzzed_bad_privacy_arguments_charge_nothing(name, which, eps, delta, bo
     before = _snapshot(acc)
     with pytest.raises(DPStatsError):
         _call(name, args, {**kwargs, which: bad}, acc)
+    assert _snapshot(acc) == before
+
+
+SECRET = 0.7312849  # a value planted in the rows: no error message may quote it
+
+
+def _secret_cases():
+    reg = REG.copy()
+    reg.loc[7, "y"] = SECRET
+    with_nan = reg.assign(x2=np.where(np.arange(N) < N - 1, np.nan, SECRET))
+    cls = CLS.assign(**{"class": np.r_[np.full(N - 1, "a"), [str(SECRET)]]})
+    p = P_VALUES.copy()
+    p.iloc[3] = 1 + SECRET
+    return [
+        ("dp_felp: a class with one row", dp.dp_felp, ("class ~ x1 + x2", cls), {"eps": 1.0, "bounds": B}),
+        ("dp_bh: a p-value above 1", dp.dp_bh, (p,), {"q": 0.1, "eps": 1.0, "eta": 0.01}),
+        ("dp_lm: too few complete rows", dp.dp_lm, ("y ~ x1 + x2", with_nan), {"eps": 1.0, "bounds": B}),
+    ]
+
+
+@pytest.mark.parametrize(
+    "label, fn, args, kwargs", _secret_cases(), ids=lambda c: c if isinstance(c, str) else ""
+)
+def test_error_messages_quote_no_value_read_from_the_rows(label, fn, args, kwargs):
+    acc = _accountant("ample")
+    before = _snapshot(acc)
+    with pytest.raises(DPStatsError) as info, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn(*args, accountant=acc, random_state=1, **kwargs)
+    message = str(info.value)
+    assert "0.731" not in message and "1.731" not in message, message
+    assert str(N - 1) not in message, message  # nor a count of rows
     assert _snapshot(acc) == before
