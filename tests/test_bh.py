@@ -128,9 +128,9 @@ def test_audit_consistent_and_quartered_eta_refuted():
 BAD_CALLS = [
     (dict(q=0.0), PrivacyParameterError, "q must be in (0.0, 1.0)"),
     (dict(q=1.0), PrivacyParameterError, "q must be in"),
-    (dict(p_values=[0.1, np.nan, 2.0]), DataError, "some do not"),  # no value or position: data
+    (dict(p_values=[0.1, np.nan, 2.0]), DataError, "some do not"),
     (dict(p_values=pd.Series([0.1, 0.2, -0.1], index=["a", "b", "c"])), DataError, "some do not"),
-    (dict(p_values=[0.1, 1.5]), DataError, "must lie in [0, 1] and not be NaN, and some do not"),
+    (dict(p_values=[0.1, 1.5]), DataError, "p_values must lie in [0, 1] (and not be NaN); some do not"),
     (dict(eta=0.0), PrivacyParameterError, "eta must be a positive"),
     (dict(eta=-1.0), PrivacyParameterError, "eta must be a positive"),
     (dict(eps=0.0), PrivacyParameterError, "eps must be a positive"),

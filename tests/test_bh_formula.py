@@ -237,16 +237,6 @@ BAD = [
     (dict(eps=0.0), PrivacyParameterError, "eps must be a positive"),
     (dict(data=None), DataError, "a formula needs data="),
     (dict(neighbouring="add_remove"), PrivacyParameterError, 'neighbouring="replace" only'),
-    (
-        dict(bounds={"x1": (5, 6), "x2": (-1, 1), "x3": (-1, 1), "y": (-4, 4)}),
-        DataError,
-        "exclude every value of ['x1']",
-    ),
-    (
-        dict(bounds={"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "y": (40, 50)}),
-        DataError,
-        "exclude every value of ['y']",
-    ),
     (dict(max_rejections=4), DataError, "1 <= max_rejections <= 3"),
     (dict(p_values="y ~ nothere"), FormulaError, "nothere"),
 ]

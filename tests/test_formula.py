@@ -87,8 +87,11 @@ def test_errors_name_the_problem(df):
         model_frame("s ~ x1", df)
     with pytest.raises(FormulaError, match="exactly one '~'"):
         model_frame("y x1", df)
-    with pytest.raises(DataError, match="constant"):
-        model_frame("y ~ x1 + c", df.assign(c=1.0))
+    with pytest.raises(
+        DataError, match="constant"
+    ):  # asked for: the default reads no such fact from the rows
+        model_frame("y ~ x1 + c", df.assign(c=1.0), check_constant=True)
+    assert model_frame("y ~ x1 + c", df.assign(c=1.0)).names == ["(Intercept)", "x1", "c"]
     dup = pd.concat([df[["y", "x1"]], df[["x1"]]], axis=1)
     with pytest.raises(DataError, match="duplicate column names"):
         model_frame("y ~ .", dup)

@@ -419,9 +419,9 @@ def test_rows_with_missing_values_are_dropped_after_the_one_pass(bounds, y_hole)
     assert fit.selected == ref.selected
 
 
-def test_constant_column_is_refused_after_the_one_pass():
-    from dpstats.errors import DataError
-
+def test_constant_column_is_released_like_any_other():
+    """Whether a column is constant depends on single rows: a DP fit does not refuse it (issue 26)."""
     df = _frame(n=2000, p=30, seed=9).assign(x4=2.5)
-    with pytest.raises(DataError, match="x4"):
-        dp.dp_knockoff("y ~ .", data=df, eps=4.0, delta=1e-4, bounds=6.0, sigma=1.0, random_state=1)
+    declared = dict(bounds=6.0, sigma=1.0, beta_norm=1.0, c_min=30.0, lambda_min=0.5, strict=True)
+    fit = dp.dp_knockoff("y ~ .", data=df, eps=4.0, delta=1e-4, random_state=1, **declared)
+    assert "x4" in fit.terms and len(fit.W) == 30

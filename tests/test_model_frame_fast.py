@@ -77,7 +77,7 @@ def test_constant_columns_found_even_when_first_middle_last_rows_agree():
     df["t"] = 0.0
     df.loc[[7, 60], "t"] = 1.0  # equal in rows 0, 50 and 100, yet not constant
     with pytest.raises(DataError, match="constant column\\(s\\) 'c'"):
-        model_frame("y ~ .", df)
+        model_frame("y ~ .", df, check_constant=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mf = model_frame("y ~ . - c", df)

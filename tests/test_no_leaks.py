@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -435,3 +436,88 @@ def test_add_remove_with_auto_bounds_does_not_show_n(name, data, tmp_path):
     assert fit.private_bounds["level"] == 0.99  # n private: the asked level, not one derived from n
     leaks = [ch for ch, text in _channels(fit, tmp_path).items() if shows_n.search(_MARKUP.sub(" ", text))]
     assert leaks == []
+
+
+# --------------------------------------------------------------------------- add/remove: n in warnings, errors, attributes
+# Issue 26 item 4.  n = 1789 rows: 1789, 1/n = 0.000558971 (as :g prints it) and n/10 = 178.9 are
+# distinctive; a delta of 1e-3 >= 1/n, k = 200 > n/10 components and 1000 > n/2 blocks provoke the
+# warning and errors that used to print them.
+PRIVATE_N = 1789
+N_FORMS = (str(PRIVATE_N), f"{1 / PRIVATE_N:g}", f"{PRIVATE_N / 10:g}", str(PRIVATE_N // 2))
+ADD_REMOVE_N = {
+    "dp_sis": {"eps": 2.0, "k": 2},
+    "dp_two_stage": {"eps": 2.0, "k": 2, "blocks": 10, "oc_trials": 0},
+    "dp_gmm": {"k": 2, "eps": 2.0, "delta": 1e-3, "oc_trials": 0},
+    "dp_pca": {"k": 2, "eps": 1.0, "delta": 1e-3},
+}
+TOO_MANY = {"dp_gmm": {"k": 200}}
+
+
+def _n_found(text: str) -> set[str]:
+    """The forms of the private n that occur in ``text`` as whole numbers."""
+    text = _MARKUP.sub(" ", _TIMESTAMP.sub(" ", text))
+    return {f for f in N_FORMS if re.search(rf"(?<![\w.:\-]){re.escape(f)}(?![\w:\-]|\.\d)", text)}
+
+
+def _n_rows(data: pd.DataFrame) -> pd.DataFrame:
+    complete = data.dropna().reset_index(drop=True)
+    return pd.concat([complete, complete], ignore_index=True).iloc[:PRIVATE_N]
+
+
+def _add_remove_fit(name: str, data: pd.DataFrame, **extra):
+    func, formula, _, _ = FRONT_DOORS[name]
+    kwargs = dict(ADD_REMOVE_N[name], bounds=BOUNDS, neighbouring="add_remove", random_state=3) | extra
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fit = func(formula, data, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - the error is a channel
+            return None, [str(w.message) for w in caught], f"{type(exc).__name__}: {exc}"
+    return fit, [str(w.message) for w in caught], ""
+
+
+def _attribute_text(fit) -> str:
+    return "\n".join(f"{k} = {v!r}" for k, v in vars(fit).items() if k not in ("diagnostics", "created"))
+
+
+@pytest.mark.parametrize("name", list(ADD_REMOVE_N))
+def test_add_remove_n_reaches_no_channel_warning_error_or_attribute(name, data, tmp_path):
+    rows = _n_rows(data)
+    assert len(rows) == PRIVATE_N
+    fit, caught, error = _add_remove_fit(name, rows)
+    assert not error, error
+    assert fit.n is None and fit.diagnostics == {}
+    shown = _channels(fit, tmp_path) | {
+        "warnings": "\n".join(caught),
+        "attributes": _attribute_text(fit),
+        "to_dict values": json.dumps(fit.to_dict(), default=str),
+    }
+    leaks = {ch: _n_found(text) for ch, text in shown.items()}
+    assert not any(leaks.values()), {ch: s for ch, s in leaks.items() if s}
+    # positive control: asked for, n is a fenced diagnostic (and fit.n still is not it)
+    asked, _, _ = _add_remove_fit(name, rows, diagnostics=True)
+    assert asked.n is None and asked.diagnostics["rows_used_n"] == PRIVATE_N
+    assert str(PRIVATE_N) in _n_found(str(asked.summary())) and str(PRIVATE_N) in _n_found(asked.to_json())
+    if name == "dp_two_stage":
+        assert fit.block_sizes is None and asked.diagnostics["block_sizes"]
+
+
+def test_add_remove_two_stage_does_not_check_blocks_against_the_private_n(data):
+    """Under add/remove more blocks than n/2 is no error (n is private): such blocks cast no vote, as stated."""
+    fit, caught, error = _add_remove_fit("dp_two_stage", _n_rows(data), blocks=1000)
+    assert not error and fit.blocks == 1000 and not _n_found("\n".join(caught))
+    assert any("casts no vote" in note for note in fit.privacy.notes)
+    with pytest.raises(dp.DPStatsError, match="use blocks <= 894"):  # n is public under replace-one-row
+        dp.dp_two_stage(f"y ~ {FEW}", _n_rows(data), **dict(ADD_REMOVE_N["dp_two_stage"], blocks=1000))
+
+
+@pytest.mark.parametrize("name", list(TOO_MANY))
+def test_add_remove_errors_do_not_show_n(name, data):
+    """Checks that involve n say what is wrong without the private n (or n/10, n/2)."""
+    _, caught, error = _add_remove_fit(name, _n_rows(data), **TOO_MANY[name])
+    assert error and not _n_found(error + "\n".join(caught)), (error, caught)
+    func, formula, _, _ = FRONT_DOORS[name]  # under replace-one-row n is public and the message may say it
+    kwargs = dict(ADD_REMOVE_N[name], bounds=BOUNDS, random_state=3) | TOO_MANY[name]
+    with pytest.raises(dp.DPStatsError) as replaced:
+        func(formula, _n_rows(data), **kwargs)
+    assert _n_found(str(replaced.value))

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,36 @@ def test_library_starts_nothing_and_first_call_leaves_reticulate_python_alone(rs
     env["RETICULATE_PYTHON"] = sys.executable
     out = _run([rscript, "-e", LAZY_START], env, tmp_path).stdout
     assert f"AFTER-CALL reticulate TRUE RETICULATE_PYTHON {sys.executable} selected 2" in out, out
+
+
+FIND_PYTHON = """
+py <- dpstats_python()
+cat("PYTHON", py, "\\n")
+fit <- dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1)
+cat("SELECTED", length(fit$outputs$selected), "\\n")
+"""
+
+
+def test_installed_package_finds_the_python_of_its_virtual_environment(rscript, tmp_path):
+    """Installed as scripts/dpstats.sh installs it (a library inside the virtual environment),
+    with no DPSTATS_PYTHON or RETICULATE_PYTHON and R started outside the checkout, the package
+    finds the environment's own Python and fits."""
+    if sys.prefix == sys.base_prefix:
+        pytest.fail("the test suite runs in the virtual environment scripts/dpstats.sh makes")
+    venv = Path(sys.prefix)
+    lib = Path(tempfile.mkdtemp(prefix="R-library-test-", dir=venv))
+    try:
+        r = shutil.which("R")
+        _run([r, "CMD", "INSTALL", "--no-test-load", "-l", str(lib), str(PKG)], _env(lib), ROOT)
+        env = _env(lib)
+        for name in ("DPSTATS_PYTHON", "RETICULATE_PYTHON", "PYTHONPATH"):
+            env.pop(name, None)
+        env["R_LIBS"] = str(lib)
+        out = _run([rscript, "-e", "library(dpstats)" + FIND_PYTHON], env, tmp_path).stdout
+    finally:
+        shutil.rmtree(lib, ignore_errors=True)
+    assert f"PYTHON {venv / 'bin' / 'python'}" in out, out
+    assert "SELECTED 2" in out, out
 
 
 @pytest.mark.slow

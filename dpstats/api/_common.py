@@ -255,8 +255,8 @@ def frame_and_cross_products(
 ) -> tuple[ModelFrame, Box | None, Box | None, CrossStats]:
     """Model frame and its sufficient statistics, with the data scanned once.
 
-    Plain numeric designs defer the scan for non-finite values and constant
-    columns to the statistics pass itself (:func:`dpstats.formula.finish_checks`);
+    Plain numeric designs defer the scan for non-finite values to the
+    statistics pass itself (:func:`dpstats.formula.finish_checks`);
     when a non-finite value turns up, the frame is rebuilt the careful way
     (rows dropped and counted) and the statistics recomputed.  ``boxes(mf)``
     resolves the declared bounds for the frame's columns (it may raise).
@@ -273,7 +273,7 @@ def frame_and_cross_products(
     mf = model_frame(formula, data, drop_intercept=drop_intercept, defer_checks=True)
     x_box, y_box = boxes(mf)
     stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram, ranges=False)
-    if not mf.checked and not finish_checks(mf, stats.constant_columns(), stats.finite):
+    if not mf.checked and not finish_checks(mf, stats.finite):
         mf = model_frame(formula, data, drop_intercept=drop_intercept)
         x_box, y_box = boxes(mf)
         stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)

@@ -263,12 +263,13 @@ class _GMM:
                 f"the formula '{self.formula}' gives no columns to model; dp_gmm needs at least one "
                 "numeric column, e.g. '~ .' or '~ x1 + x2'."
             )
-        check_delta(self.delta, n, allow_zero=False)  # warns when delta >= 1/n
-        k = _check_k(self.k, n)
+        public_n = n if self.neighbouring == "replace" else None  # n is private under add/remove
+        check_delta(self.delta, public_n, allow_zero=False)  # warns when delta >= 1/n (n public)
+        k = _check_k(self.k, n, public_n)
         min_weight = check_fraction(
             1.0 / (20 * k) if self.min_weight is None else self.min_weight, "min_weight", 0.0, 1.0
         )
-        groups = _check_groups(self.groups, self.method, n, k, d)
+        groups = _check_groups(self.groups, self.method, n, k, d, public_n)
         refuse_offset(mf, "dp_gmm")
         missing_rows_step(dd, mf)
         return _Frame(mf=mf, k=k, min_weight=min_weight, groups=groups, box=_box(self.bounds, mf, dd))
@@ -365,19 +366,21 @@ def _refuse_engine_input(data) -> None:
         )
 
 
-def _check_k(k, n: int) -> int:
+def _check_k(k, n: int, public_n: int | None) -> int:
+    """1 <= k <= n/10; the message shows n/10 only when n is public (``public_n``)."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise DataError(f"k must be a whole number of components with 1 <= k <= n/10, got {k!r}.")
     k = int(k)
     if not 1 <= k <= n / 10:
+        limit = f" = {public_n / 10:g}" if public_n is not None else ""
         raise DataError(
-            f"k = {k} is out of range: dp_gmm needs 1 <= k <= n/10 = {n / 10:g} (at least "
+            f"k = {k} is out of range: dp_gmm needs 1 <= k <= n/10{limit} (at least "
             "10 rows per component). Choose a smaller k or use more rows."
         )
     return k
 
 
-def _check_groups(groups, method: str, n: int, k: int, d: int) -> int | None:
+def _check_groups(groups, method: str, n: int, k: int, d: int, public_n: int | None) -> int | None:
     if method != "sample_aggregate":
         if groups is not None:
             raise PrivacyParameterError("groups= is only used with method='sample_aggregate'.")
@@ -387,9 +390,13 @@ def _check_groups(groups, method: str, n: int, k: int, d: int) -> int | None:
         raise PrivacyParameterError(f"groups must be a whole number, got {groups!r}.")
     m_groups = int(m_groups)
     if m_groups < 10 or n // m_groups < 5 * k * (d + 1):
+        if public_n is not None:
+            shown = f"n = {public_n} with groups = {m_groups}"
+        else:  # n is private under add/remove: neither it nor the default groups derived from it is shown
+            shown = "the default groups" if groups is None else f"groups = {m_groups}"
         raise AssumptionError(
             f"sample_aggregate needs at least 10 groups of at least 5·k·(d+1) = {5 * k * (d + 1)} rows; "
-            f"n = {n} with groups = {m_groups} does not allow that. Use method='pca_cluster' or more rows."
+            f"{shown} does not allow that. Use method='pca_cluster' or more rows."
         )
     return m_groups
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..errors import AssumptionError, DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .. import engines
-from ..formula import ModelFrame, constant_columns, finish_checks, model_frame, refuse_offset
+from ..formula import ModelFrame, finish_checks, model_frame, refuse_offset
 from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
 from ..methods.knockoff import planning as kp
@@ -123,7 +123,11 @@ def dp_knockoff(
         Declared public lower bounds on the smallest column norm and on
         λ_min(Σ′).  Given, the sensitivities use them with the public bounds
         ‖Σ′‖_F, λ_max ≤ p and C_max ≤ √n·B (and s = ``lambda_min``); not given,
-        the data's values are used, as in the paper (data-dependent).
+        the data's values are used, as in the paper (data-dependent).  Declared
+        values are assumptions stated in the privacy statement, never checked on
+        the rows (a check that can refuse is itself a release): ``lambda_min`` is
+        enforced by regularising Σ′ to it; ``c_min`` cannot be, so the guarantee
+        rests on it.  ``diagnostics=True`` reports whether each held (not private).
     ridge : float
         Ridge stabiliser ω² >= 0 (Remark 2): b = (G + ω²I)⁻¹[X′ X̃′]ᵀy; it relaxes
         Theorem 5's condition to (1 − η²)λ_min − η² + ω² > 0.
@@ -279,6 +283,8 @@ class _Frame:
     st: ko.Normalised  # normalised statistics of the design clipped to row norm B
     n_clipped: int
     truth: list[str] | None = None
+    # whether the declared c_min and lambda_min held on the rows: a non-private fact, for diagnostics only
+    declared_held: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass
@@ -343,10 +349,23 @@ class _Knockoff:
         refuse_offset(mf, "dp_knockoff")
         missing_rows_step(dd, mf)
         B = kp.row_bound(g.row_norm_max, declared, None if self.nonprivate else dd)
-        xtx, xty, yty, n_clipped = g.xtx, g.xty, g.yty, g.n_rows_clipped
-        return _Frame(
-            mf=mf, B=B, st=ko.normalise(mf.n, xtx, xty, yty, names=list(mf.names)), n_clipped=n_clipped
-        )
+        st = ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
+        return _Frame(mf=mf, B=B, n_clipped=g.n_rows_clipped, **self._declared_design(st))
+
+    def _declared_design(self, st: ko.Normalised) -> dict[str, Any]:
+        """The statistics with the declared lambda_min enforced, and whether the declarations held.
+
+        Declared c_min and lambda_min are assumptions stated in the statement, not
+        checked on the rows (a check that can refuse is itself a release): lambda_min
+        is enforced by regularising Σ′ (:func:`~dpstats.methods.knockoff.filter.floor_lambda_min`);
+        whether each held is kept for requested diagnostics only.
+        """
+        held = {}
+        if self.c_min is not None:
+            held["c_min"] = bool(st.col_norms.min() >= self.c_min)
+        if self.lambda_min is not None and not self.nonprivate:
+            st, held["lambda_min"] = ko.floor_lambda_min(st, self.lambda_min)
+        return {"st": st, "declared_held": held}
 
     def _check_shape(self, mf: ModelFrame) -> None:
         n, p = mf.n, mf.p
@@ -473,7 +492,16 @@ class _Knockoff:
         return dict(statistic=self.statistic, fdr=self.fdr, offset=self.offset, ridge=self.ridge)
 
     def diagnostics(self, frame: _Frame, released: kd.Released) -> dict:
-        return _diagnostics(
+        held = frame.declared_held
+        declared = (
+            {
+                "declared_assumptions_hold": all(held.values()),
+                **{f"declared_{name}_holds": value for name, value in held.items()},
+            }
+            if held
+            else {}
+        )
+        return declared | _diagnostics(
             frame.truth,
             frame.mf,
             [frame.mf.names[j] for j in released.chosen],
@@ -598,7 +626,7 @@ def _validate(
 def _frame_and_gram(formula: str, data, bounds: float | None) -> tuple[ModelFrame, RowClippedGram]:
     """The model frame and its row-clipped Gram matrix with the rows read once.
 
-    Plain numeric designs defer the scan for missing values and constant columns to the pass
+    Plain numeric designs defer the scan for missing values to the pass
     (a non-finite value makes the Gram matrix non-finite; the frame is then rebuilt with those
     rows dropped and counted, and the pass repeated).  Rows are clipped to the declared B, or
     none are when B is to be their largest norm, which the pass records.
@@ -607,7 +635,7 @@ def _frame_and_gram(formula: str, data, bounds: float | None) -> tuple[ModelFram
     with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are discarded below
         g = row_clipped_gram(mf.X, mf.y, bounds)
     finite = bool(np.isfinite(g.xtx).all() and np.isfinite(g.xty).all() and np.isfinite(g.yty))
-    if mf.checked or finish_checks(mf, constant_columns(mf.X), finite):
+    if mf.checked or finish_checks(mf, finite):
         return mf, g
     mf = model_frame(formula, data, drop_intercept=True)
     return mf, row_clipped_gram(mf.X, mf.y, bounds)

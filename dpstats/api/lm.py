@@ -277,7 +277,13 @@ class LMDoor:
             return resolved["boxes"]
 
         mf, stats = engines.sufficient_statistics(
-            self.formula, self.data, boxes=remember, gram=True, drop_intercept=False, progress=self.progress
+            self.formula,
+            self.data,
+            boxes=remember,
+            gram=True,
+            drop_intercept=False,
+            check_constant=self.nonprivate,  # OLS (eps = inf, NOT private) needs a non-singular Gram
+            progress=self.progress,
         )
         refuse_offset(mf, "dp_lm")
         missing_rows_step(dd, mf)
@@ -317,7 +323,6 @@ class LMDoor:
             )
         if not self.nonprivate and self.delta > 0:
             check_delta(self.delta, n)
-        _check_overlap(cross, x_box, y_box, keep, names, mf.response)
         A = np.zeros((p + 2, p + 2))
         A[0, 0] = n
         A[0, 1 : p + 1] = cross.x_sum[keep]
@@ -460,19 +465,3 @@ def _with_intercept(x_box: Box, names: list[str]) -> Box:
             lo.append(x_box.lo[j])
             hi.append(x_box.hi[j])
     return Box(np.array(lo), np.array(hi))
-
-
-def _check_overlap(cross, x_box: Box, y_box: Box, keep: list[int], names: list[str], response: str) -> None:
-    """Bounds that exclude every value of a column are an error (before any spend)."""
-    if cross.x_min is not None:
-        out = [names[j] for j in keep if cross.x_max[j] < x_box.lo[j] or cross.x_min[j] > x_box.hi[j]]
-        if out:
-            raise DataError(
-                f"the declared bounds exclude every value of {out[:5]}; every value would be clipped to a bound. "
-                "Check the bounds' units and declare bounds that cover the data's plausible range."
-            )
-    if abs(abs(cross.y_sum) - cross.n) < 1e-9 * cross.n and abs(cross.yty - cross.n) < 1e-9 * cross.n:
-        raise DataError(
-            f"the declared bounds of the response '{response}' exclude (or sit at) every value of it; "
-            "declare bounds that cover its plausible range."
-        )

@@ -211,7 +211,8 @@ class _PCA:
         )
         refuse_offset(mf, "dp_pca")
         missing_rows_step(dd, mf)
-        check_delta(self.delta, mf.n, allow_zero=False)  # warns when delta >= 1/n
+        # warns when delta >= 1/n, where n is public (replace one row); under add/remove n is private
+        check_delta(self.delta, mf.n if self.neighbouring == "replace" else None, allow_zero=False)
         box = resolved["box"]
         C = float(np.linalg.norm(box.halfwidth)) if self.radius is None else float(self.radius)
         return _Frame(mf=mf, stats=stats, box=box, radius=C, engine=getattr(mf, "engine", "memory"))

@@ -31,14 +31,13 @@ import pandas as pd
 
 from ..errors import DataError, NonPrivateWarning, PrivacyParameterError
 from ..formula import INTERCEPT, model_frame
-from ..geometry import resolve_box
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState, make_generator
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..validation import check_fraction, check_neighbouring
-from ._common import auto_bounds_options, call_record, is_auto, missing_rows_step, run
+from ._common import auto_bounds_options, call_record, missing_rows_step, run
 from .lm import check_auto_bounds_level, check_lm_arguments, dp_lm
 
 SELECTORS = ("sis", "two_stage", "knockoff")
@@ -256,17 +255,7 @@ class SelectInferDoor:
         return frame
 
     def _check_part_b(self, frame: SplitFrame) -> None:
-        """Bounds for every candidate and the response, and room for k terms in part B: before any spend."""
-        if self.bounds is not None and not is_auto(self.bounds):  # private bounds: each part releases its own
-            cols = frame.names + [frame.response]
-            box = resolve_box(self.bounds, cols)
-            values = frame.part_b[cols].to_numpy(dtype=float)
-            outside = (values.max(axis=0) < box.lo) | (values.min(axis=0) > box.hi)
-            if outside.any():
-                raise DataError(
-                    f"the declared bounds exclude every value of {[c for c, o in zip(cols, outside) if o][:5]}; "
-                    "declare bounds that cover the data's plausible range."
-                )
+        """Room for k terms in part B, before any spend (declared bounds are enforced by clipping)."""
         check_auto_bounds_level(
             self.bounds, len(frame.part_b), self.k or len(frame.names), self.eps, self.delta
         )

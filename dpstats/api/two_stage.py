@@ -272,6 +272,7 @@ class _TwoStage:
     label: str = "dp_two_stage"
     # the release's generator: the diagnostics' non-private top-k breaks its ties with it
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
+    _block_sizes: tuple[int, int] | None = field(default=None, init=False, repr=False)
 
     def frame(self, dd: DataDependence) -> _Frame:
         mf = model_frame(self.formula, self.data, drop_intercept=True)
@@ -280,7 +281,7 @@ class _TwoStage:
             raise DataError(f"dp_two_stage needs at least 2 candidate columns, '{self.formula}' gives {d}.")
         k = sis_m.default_k(d) if self.k is None else check_k(self.k, d)
         n_blocks = m.default_blocks(n) if self.blocks is None else self.blocks
-        if n_blocks > n // 2:
+        if self.neighbouring == "replace" and n_blocks > n // 2:  # n public; under add/remove: a stated note
             raise DataError(
                 f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; use blocks <= {n // 2}."
             )
@@ -347,6 +348,8 @@ class _TwoStage:
         # (1 − f)·eps + (eps − (1 − f)·eps) can be one ulp off when stage_fraction > 1/2
         statement.eps = self.eps
         sizes = np.bincount(released.labels, minlength=n_blocks)
+        block_sizes = (int(sizes.min()), int(sizes.max()))
+        self._block_sizes = block_sizes
         oc = _operating_characteristics(
             mf.p, k, plan.entries[0].eps, n_blocks, self.topk, self.gamma, self.oc_trials, noise.generator
         )
@@ -373,7 +376,8 @@ class _TwoStage:
             k=k,
             lam=self.lam,
             blocks=n_blocks,
-            block_sizes=(int(sizes.min()), int(sizes.max())),
+            # sizes follow from n: not an attribute under add/remove (a requested diagnostic then)
+            block_sizes=block_sizes if self.neighbouring == "replace" else None,
             vote=self.vote,
             topk=self.topk,
             gamma=self.gamma,
@@ -383,7 +387,8 @@ class _TwoStage:
         )
 
     def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
-        return _diagnostics(
+        sizes = {} if self.neighbouring == "replace" else {"block_sizes": list(self._block_sizes or ())}
+        return sizes | _diagnostics(
             frame.truth,
             _selected(frame.mf, released),
             released.counts,

@@ -220,7 +220,9 @@ class _Vertical:
 
     def frame(self, dd: DataDependence) -> _Frame:
         frame = _combine(self.data, self.columns, self.names, self.row_id)
-        mf, response_note = m.response_frame(self.formula, frame, self.spec["family"])
+        mf, response_note = m.response_frame(
+            self.formula, frame, self.spec["family"], check_constant=not self.dp
+        )
         owner = assign_terms(mf, self.columns, self.names)
         m.check_response(mf.y, self.spec["family"], mf.response)
         missing_rows_step(dd, mf)

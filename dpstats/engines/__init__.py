@@ -152,7 +152,7 @@ def sufficient_statistics(
     drop_intercept: bool = True,
     one_sided: bool = False,
     min_rows: int = 2,
-    check_constant: bool = True,
+    check_constant: bool = False,
     progress: bool | None = None,
 ) -> tuple[ModelFrame, EngineStats]:
     """Model frame and sufficient statistics of ``formula`` on any data, in one pass.
@@ -179,7 +179,8 @@ def sufficient_statistics(
     min_rows : int
         Fewer complete rows is a :class:`~dpstats.errors.DataError`.
     check_constant : bool
-        A constant design column is a :class:`~dpstats.errors.DataError`.
+        A constant design column is a :class:`~dpstats.errors.DataError` (off by
+        default: a DP analysis must not refuse on a fact read from the rows).
     progress : bool, optional
         tqdm bars during the passes; default: as the source was created
         (``stream(..., progress=)``).  In-memory data has no bar (one pass of

@@ -123,7 +123,7 @@ def model_frame(
     one_sided: bool = False,
     response: str = "numeric",
     min_rows: int = 2,
-    check_constant: bool = True,
+    check_constant: bool = False,
     defer_checks: bool = False,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
@@ -144,10 +144,12 @@ def model_frame(
     min_rows : int
         Fewer complete rows than this is a :class:`DataError`.
     check_constant : bool
-        A constant predictor column is a :class:`DataError`.
+        A constant predictor column is a :class:`DataError` (off by default:
+        whether a column is constant is read from the rows, so a DP analysis
+        must not refuse on it; a DP release of a constant column is fine).
     defer_checks : bool
         For designs of plain numeric columns only: skip the scan for
-        non-finite values and constant columns and return ``checked=False``
+        non-finite values and return ``checked=False``
         with X a view of the data where possible; the caller finishes the
         checks from one fused statistics pass (:func:`finish_checks`).
 
@@ -161,7 +163,7 @@ def model_frame(
     ...                    "g": ["a", "b", "c", "a"]})
     >>> model_frame("y ~ .", df).names
     ['(Intercept)', 'x.1', 'gb', 'gc']
-    >>> model_frame("y ~ x.1 * g", df, check_constant=False).names[-2:]
+    >>> model_frame("y ~ x.1 * g", df).names[-2:]
     ['x.1:gb', 'x.1:gc']
     """
     data = _as_frame(data)
@@ -431,17 +433,17 @@ def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, mi
     )
 
 
-def finish_checks(mf: ModelFrame, constant_mask: np.ndarray, finite: bool) -> bool:
-    """Complete the deferred checks from one statistics pass.
+def finish_checks(mf: ModelFrame, finite: bool) -> bool:
+    """Complete the deferred check from one statistics pass.
 
     Returns False when non-finite values were seen (rebuild the frame with
-    ``defer_checks=False`` to drop and count those rows); raises
-    :class:`DataError` for constant columns.
+    ``defer_checks=False`` to drop and count those rows).  Constant columns
+    are not refused: whether a column is constant depends on single rows
+    (``docs/architecture.md``, "Privacy conventions"), and a DP release of a
+    constant column is fine.
     """
     if not finite:
         return False
-    constant = np.flatnonzero(constant_mask)
-    raise_constant([mf.names[j] for j in constant if mf.names[j] != INTERCEPT])
     mf.checked = True
     return True
 

@@ -75,6 +75,10 @@ NOTES = [
     "Rows are assigned to blocks without looking at the data; the lasso fits inside a "
     "block are not private by themselves and need no bounds.",
 ]
+ADD_REMOVE_NOTE = (
+    "Under add/remove-one-row the rows are drawn into blocks at random and n is not checked against "
+    "the number of blocks (n is private): a block with fewer than 2 rows casts no vote."
+)
 SECOND_STAGE_NOTES = {
     "private_ols": "Second-stage estimates come from noisy sufficient statistics of the "
     "bounded, clipped data; the number of clipped values is not released.",
@@ -118,7 +122,8 @@ def plan(
     ]
     if second_stage == "private_ols":
         entries.append(_second_stage_entry(k, eps - eps_select, neighbouring))
-    notes = NOTES + ([SECOND_STAGE_NOTES[second_stage]] if second_stage else [])
+    notes = NOTES + ([ADD_REMOVE_NOTE] if neighbouring == "add_remove" else [])
+    notes += [SECOND_STAGE_NOTES[second_stage]] if second_stage else []
     return Plan(
         method="two-stage selection",
         neighbouring=neighbouring,
@@ -155,7 +160,7 @@ def name_data_dependent_steps(
     """
     if neighbouring == "add_remove" and not blocks_given:
         dd.add(
-            f"the number of blocks ⌊√n⌋ = {n_blocks} uses n, which is private under add/remove-one-row",
+            "the number of blocks ⌊√n⌋ uses n, which is private under add/remove-one-row",
             fix="pass a public blocks= (e.g. blocks=10)",
         )
     if second_stage == "ols":

@@ -822,18 +822,24 @@ def check_rows(hashes: Sequence[str], counts: Sequence[int], names: Sequence[str
             )
 
 
-def response_frame(formula: str, frame, family: str) -> tuple[ModelFrame, str]:
-    """Model frame; a two-level factor response is coded 0/1 for the binomial family (as R's glm)."""
+def response_frame(
+    formula: str, frame, family: str, *, check_constant: bool = False
+) -> tuple[ModelFrame, str]:
+    """Model frame; a two-level factor response is coded 0/1 for the binomial family (as R's glm).
+
+    ``check_constant`` refuses constant columns: for the non-private fit only, whose
+    readers may see the data (a DP fit must not refuse on a fact read from the rows).
+    """
     try:
-        return model_frame(formula, frame), ""
+        return model_frame(formula, frame, check_constant=check_constant), ""
     except DataError as exc:
         if family != "binomial" or "numeric response is needed" not in str(exc):
             raise
-    mf = model_frame(formula, frame, response="factor")
+    mf = model_frame(formula, frame, response="factor", check_constant=check_constant)
     if len(mf.classes) != 2:
         raise DataError(
-            f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has "
-            f"{len(mf.classes)} levels."
+            f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has another number of "
+            "levels (not shown: levels read from the rows are not released)."
         )
     mf.y = mf.y.astype(float)
     return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"

@@ -414,11 +414,14 @@ class PrivateBounds:
         self.mode = mode
         self.level = usable_level(self.options.level, public_n, eps_each, candidate_grid().size)
         if self.level < min(self.min_level, self.options.level):
-            raise PrivacyParameterError(self._too_coarse(n, count))
+            raise PrivacyParameterError(self._too_coarse(public_n, count))
         return eps_each
 
-    def _too_coarse(self, n: int, count: int) -> str:
-        """The refusal when n·eps cannot resolve ``min_level`` (public inputs only; nothing spent yet)."""
+    def _too_coarse(self, n: int | None, count: int) -> str:
+        """The refusal when n·eps cannot resolve ``min_level`` (public inputs only; nothing spent yet).
+
+        ``n`` is None under add/remove-one-row, where it is private and may not shape the message.
+        """
         target, m = min(self.min_level, self.options.level), candidate_grid().size
 
         def level_at(eps_b: float) -> float:

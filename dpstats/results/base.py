@@ -102,7 +102,7 @@ class DPResult:
 
     method: str
     call: dict[str, Any]
-    n: int
+    n: int | None
     p: int
     terms: list[str]
     privacy: PrivacyStatement
@@ -354,7 +354,10 @@ def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], di
 
     ``build`` is called (after everything released has been computed) only
     when ``requested``; otherwise no diagnostic is computed and every output
-    channel shows none (:meth:`DPResult.shown_diagnostics`).
+    channel shows none (:meth:`DPResult.shown_diagnostics`).  Under
+    add/remove-one-row privacy the number of rows is private: ``result.n``
+    becomes None (attributes are an output channel too) and n is kept only
+    as the diagnostic ``rows_used_n``, when requested.
 
     Examples
     --------
@@ -373,6 +376,8 @@ def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], di
         if result.released_n() is None:
             result.diagnostics["rows_used_n"] = result.n
         result.diagnostics_requested = True
+    if result.released_n() is None:
+        result.n = None
     return result
 
 

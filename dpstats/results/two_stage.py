@@ -20,7 +20,9 @@ class TwoStageResult(DPResult):
     selected : list of str
         The selected terms (an unordered set; neither the vote counts nor a
         ranking are released).
-    k, lam, blocks, block_sizes, vote, topk, gamma : the selection's parameters.
+    k, lam, blocks, block_sizes, vote, topk, gamma : the selection's parameters; ``block_sizes``
+        (smallest, largest) is None under add/remove-one-row, where it would reveal the private n
+        (a requested diagnostic then).
     lasso : str
         Solver and tolerance used for the block fits.
     second_stage : DataFrame or None
@@ -35,7 +37,7 @@ class TwoStageResult(DPResult):
     k: int = 0
     lam: float = 0.1
     blocks: int = 0
-    block_sizes: tuple[int, int] = (0, 0)
+    block_sizes: tuple[int, int] | None = (0, 0)
     vote: str = "topk"
     topk: str = "canonical_lipschitz"
     gamma: float = 0.5
@@ -45,14 +47,16 @@ class TwoStageResult(DPResult):
 
     title = "Two-stage private selection (subsample-and-aggregate lasso votes)"
 
-    def _block_size_text(self, lo: int, hi: int) -> str:
-        if self.released_n() is None:  # sizes follow from n, private under add/remove
+    def _block_size_text(self) -> str:
+        if (
+            self.released_n() is None or self.block_sizes is None
+        ):  # sizes follow from n, private under add/remove
             return ""
+        lo, hi = self.block_sizes
         return f" of {lo}" + (f"-{hi}" if hi != lo else "") + " rows"
 
     def _body_lines(self) -> list[str]:
         shown = self.selected if len(self.selected) <= 40 else self.selected[:40] + ["..."]
-        lo, hi = self.block_sizes
         lines = [
             f"Selected {len(self.selected)} of {self.p} candidate terms "
             "(an unordered set; vote counts and ranking are not released):"
@@ -64,7 +68,7 @@ class TwoStageResult(DPResult):
         lines += [
             "",
             f"Stage 1: {self.blocks} disjoint blocks"
-            + self._block_size_text(lo, hi)
+            + self._block_size_text()
             + f"; lasso (lambda = {self.lam:g}) on each; "
             + (
                 "each block votes for its top-k |coef|"
@@ -119,7 +123,9 @@ class TwoStageResult(DPResult):
             "k": self.k,
             "lam": self.lam,
             "blocks": self.blocks,
-            "block_sizes": list(self.block_sizes) if self.released_n() is not None else None,
+            "block_sizes": list(self.block_sizes)
+            if self.block_sizes and self.released_n() is not None
+            else None,
             "vote": self.vote,
             "topk": self.topk,
             "gamma": self.gamma,

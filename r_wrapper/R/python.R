@@ -41,8 +41,9 @@ dpstats_python <- function() {
       return(.absolute(value))
     }
   }
-  # the package installed inside a virtual environment (scripts/dpstats.sh: .venv/R-library)
-  lib <- dirname(dirname(system.file(package = "dpstats")))
+  # the package installed inside a virtual environment (scripts/dpstats.sh: .venv/R-library):
+  # system.file() is .venv/R-library/dpstats, its library .venv/R-library, the venv .venv
+  lib <- dirname(system.file(package = "dpstats"))
   p <- .venv_python(dirname(lib))
   if (!is.null(p)) return(p)
   # a .venv in the working directory or above

@@ -49,7 +49,9 @@ class Normalised:
     rss : float
         ‖r‖², the residual sum of squares of y on X.
     col_norms : ndarray (p,)
-        Column norms c_j of the (clipped) raw design: X′ = X diag(c)⁻¹.
+        Column norms c_j of the (clipped) raw design: X′ = X diag(c)⁻¹ (a zero column stays zero).
+    names : list of str, optional
+        Column names, for messages.
     """
 
     n: int
@@ -58,6 +60,7 @@ class Normalised:
     xty: np.ndarray
     rss: float
     col_norms: np.ndarray
+    names: list[str] | None = None
 
     @property
     def eigenvalues(self) -> np.ndarray:
@@ -75,8 +78,8 @@ class Normalised:
 
     @property
     def ols(self) -> np.ndarray:
-        """OLS coefficients of y on X′ (normalised scale), Σ′⁻¹X′ᵀy."""
-        return np.linalg.solve(self.sigma, self.xty)
+        """OLS coefficients of y on X′ (normalised scale), Σ′⁻¹X′ᵀy (least squares when Σ′ is singular)."""
+        return _solve(self.sigma, self.xty)
 
 
 @one_blas_thread
@@ -91,8 +94,10 @@ def normalise(
 ) -> Normalised:
     """Normalise columns to unit norm and compute the residual sum of squares.
 
-    Raises :class:`AssumptionError` when a column is zero or X is rank deficient
-    (the knockoff construction needs Σ′ invertible).
+    Never refuses the data: a zero column stays zero (its diagonal in Σ′ is 1)
+    and a singular Σ′ is solved by least squares.  Whether Σ′ is invertible is
+    checked by :func:`check_full_rank` where λ_min(Σ′) is read from the data, or
+    enforced by :func:`floor_lambda_min` where a lower bound is declared.
 
     Examples
     --------
@@ -107,34 +112,62 @@ def normalise(
     p = xtx.shape[0]
     names = names or [f"x{j + 1}" for j in range(p)]
     c = np.sqrt(np.clip(np.diag(xtx), 0.0, None))
-    zero = [names[j] for j in np.flatnonzero(c <= 0)]
-    if zero:
-        raise AssumptionError(
-            f"column(s) {zero[:5]} are identically zero, so X is rank deficient and fixed-X "
-            "knockoffs cannot be built. Remove these columns from the formula."
-        )
-    sigma = xtx / np.outer(c, c)
+    scale = np.where(c > 0, c, 1.0)
+    sigma = xtx / np.outer(scale, scale)
     sigma = (sigma + sigma.T) / 2
     np.fill_diagonal(sigma, 1.0)
-    _check_rank(sigma, names)
-    xty_n = xty / c
+    xty_n = xty / scale
     if rss is None:
-        rss = float(yty) - float(xty_n @ np.linalg.solve(sigma, xty_n))
-    return Normalised(n=int(n), p=p, sigma=sigma, xty=xty_n, rss=max(float(rss), 0.0), col_norms=c)
-
-
-def _check_rank(sigma: np.ndarray, names: list[str], tol: float = 1e-10) -> None:
-    w, v = np.linalg.eigh(sigma)
-    if w[0] > tol * max(1.0, w[-1]):
-        return
-    loading = np.abs(v[:, 0])
-    involved = [names[j] for j in np.argsort(-loading)[:5] if loading[j] > 1e-3]
-    raise AssumptionError(
-        f"the design is rank deficient (smallest eigenvalue of the normalised Gram matrix "
-        f"λ_min(Σ′) = {w[0]:.3g}): the columns {involved} are (nearly) linearly dependent. "
-        "Fixed-X knockoffs need full column rank: drop one column of each dependent group "
-        "(e.g. a redundant dummy or a duplicated variable), or screen first with dp_sis."
+        rss = float(yty) - float(xty_n @ _solve(sigma, xty_n))
+    return Normalised(
+        n=int(n), p=p, sigma=sigma, xty=xty_n, rss=max(float(rss), 0.0), col_norms=c, names=names
     )
+
+
+def _solve(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    try:
+        return np.linalg.solve(A, v)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(A, v, rcond=None)[0]
+
+
+@one_blas_thread
+def check_full_rank(st: Normalised, tol: float = 1e-10) -> None:
+    """Refuse a zero column or a rank-deficient design (where λ_min(Σ′) is read from the data).
+
+    Only for the paths that already read λ_min(Σ′) from the rows (a named
+    data-dependent step, or eps = inf); the message carries no value read
+    from the rows.
+    """
+    if (st.col_norms <= 0).any() or st.lambda_min <= tol * max(1.0, st.lambda_max):
+        raise AssumptionError(
+            "the design is rank deficient (a zero column, or columns that are (nearly) linearly "
+            "dependent), so fixed-X knockoffs cannot be built from the data's own lambda_min(Sigma'). "
+            "Drop redundant columns (e.g. a duplicated variable), screen first with dp_sis, or declare "
+            "a public lower bound lambda_min= (the normalised Gram matrix is then regularised to it)."
+        )
+
+
+@one_blas_thread
+def floor_lambda_min(st: Normalised, lambda_min: float) -> tuple[Normalised, bool]:
+    """Σ′ regularised so that λ_min(Σ′) >= the declared ``lambda_min`` (unit diagonal kept).
+
+    Σ″ = (Σ′ + cI)/(1 + c) has eigenvalues (μ + c)/(1 + c); the least c >= 0
+    giving λ_min(Σ″) >= ``lambda_min`` is c = (lambda_min − λ_min)/(1 − lambda_min).
+    Where the declared bound holds (c = 0) nothing changes.  Returns the
+    statistics and whether they held the bound already (a non-private fact:
+    shown only as a requested diagnostic).
+    """
+    held = st.lambda_min >= lambda_min
+    if held or lambda_min >= 1:
+        return st, held
+    c = (lambda_min - st.lambda_min) / (1.0 - lambda_min)
+    sigma = (st.sigma + c * np.eye(st.p)) / (1.0 + c)
+    out = Normalised(
+        n=st.n, p=st.p, sigma=sigma, xty=st.xty, rss=st.rss, col_norms=st.col_norms, names=st.names
+    )
+    out._eig = np.maximum((st.eigenvalues + c) / (1.0 + c), lambda_min)
+    return out, held
 
 
 def augment_rows(st: Normalised, gen: np.random.Generator) -> tuple[Normalised, float]:
@@ -195,7 +228,10 @@ def psd_factor(M: np.ndarray) -> np.ndarray:
 def knockoff_parts(sigma: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
     """Return (I − Σ′⁻¹S, C) with CᵀC = 2S − SΣ′⁻¹S, S = sI."""
     p = sigma.shape[0]
-    sinv = np.linalg.inv(sigma)
+    try:
+        sinv = np.linalg.inv(sigma)
+    except np.linalg.LinAlgError:  # a zero column (no refusal on the rows): the pseudo-inverse
+        sinv = np.linalg.pinv(sigma)
     sinv = (sinv + sinv.T) / 2
     return np.eye(p) - s * sinv, psd_factor(2 * s * np.eye(p) - s * s * sinv)
 

@@ -62,7 +62,8 @@ class Calibration:
 
     ``lambda_min`` is a lower bound on λ_min(Σ′) (used in denominators),
     ``lambda_min_upper`` an upper bound (used in the sensitivity of λ_min itself);
-    both equal the data's λ_min when it is used directly.
+    both equal the data's λ_min when it is used directly.  ``public`` is True when
+    C_min and λ_min are declared, so messages may show them.
     """
 
     p: int
@@ -75,6 +76,7 @@ class Calibration:
     fro: float
     sigma: float
     beta_norm: float
+    public: bool = False
 
     @property
     def eta2(self) -> float:
@@ -98,14 +100,18 @@ def calibration_from_data(st: ko.Normalised, B: float, sigma: float, beta_norm: 
     )
 
 
-def check_assumption_3(B: float, c_min: float) -> None:
-    """C_min > B, or an :class:`AssumptionError` naming both and the fix."""
+def check_assumption_3(B: float, c_min: float, *, public: bool = True) -> None:
+    """C_min > B, or an :class:`AssumptionError` naming the fix.
+
+    The values are shown only when C_min is ``public`` (declared); a C_min read
+    from the rows is not printed.
+    """
     if not c_min > B:
+        values = f" (declared c_min = {c_min:.4g}, B = {B:.4g})" if public else ""
         raise AssumptionError(
-            f"Assumption 3 fails: the smallest column norm C_min = {c_min:.4g} must exceed the row "
-            f"bound B = {B:.4g} (eta^2 = B^2/(C_min^2 - B^2) would be undefined). Use more rows n "
-            "(column norms grow like sqrt(n)), a smaller declared bound B (bounds=), or drop "
-            "near-empty columns."
+            f"Assumption 3 fails: the smallest column norm C_min must exceed the row bound B{values} "
+            "(eta^2 = B^2/(C_min^2 - B^2) would be undefined). Use more rows n (column norms grow like "
+            "sqrt(n)), a smaller declared bound B (bounds=), or drop near-empty columns."
         )
 
 
@@ -134,12 +140,17 @@ def ols_sensitivity(
     denom = (1.0 - eta2) * lam - eta2 + ridge
     if not denom > 0 or eta2 >= 1:
         need = eta2 / (1.0 - eta2) if eta2 < 1 else math.inf
+        values = (  # declared C_min and lambda_min are public; values read from the rows are not shown
+            f": here lambda_min = {lam:.4g} but eta^2/(1 - eta^2) = {need:.4g} (eta^2 = B^2/(C_min^2 - B^2) "
+            f"= {eta2:.4g}, B = {cal.B:.4g}, declared c_min = {cal.c_min:.4g})"
+            if cal.public
+            else " (with lambda_min and C_min read from the data)"
+        )
+        ridge_needed = f" > {max(0.0, -((1.0 - eta2) * lam - eta2)):.3g}" if cal.public else ""
         raise AssumptionError(
-            f"Theorem 5 needs lambda_min(Sigma') > eta^2/(1 - eta^2): here lambda_min(Sigma') = "
-            f"{lam:.4g} but eta^2/(1 - eta^2) = {need:.4g} (eta^2 = B^2/(C_min^2 - B^2) = {eta2:.4g}, "
-            f"B = {cal.B:.4g}, C_min = {cal.c_min:.4g}). To fix: use more rows n (eta^2 falls like 1/n), "
-            "a smaller row bound B (bounds=), or a ridge stabiliser ridge=omega^2 > "
-            f"{max(0.0, -((1.0 - eta2) * lam - eta2)):.3g} (Remark 2)."
+            f"Theorem 5 needs lambda_min(Sigma') > eta^2/(1 - eta^2){values}. To fix: use more rows n "
+            "(eta^2 falls like 1/n), a smaller row bound B (bounds=), larger declared c_min/lambda_min "
+            f"if they hold, or a ridge stabiliser ridge=omega^2{ridge_needed} (Remark 2)."
         )
     shift = cal.c_min - math.sqrt(cal.c_min**2 - cal.B**2)  # C_min − B/η
     return 2.0 * math.sqrt(zeta_value) / math.sqrt(denom) + shift * cal.beta_norm
@@ -339,7 +350,7 @@ def materialise(
     gen: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
     """X̃′ by QR on the clipped, normalised design (augmented by zero rows when n < 2p), and [X′ X̃′]ᵀy."""
-    Xn = clip_rows_l2(X, B)[0] / st.col_norms
+    Xn = clip_rows_l2(X, B)[0] / np.where(st.col_norms > 0, st.col_norms, 1.0)  # a zero column stays zero
     yy = y
     if st_aug.n > st.n:
         extra = st_aug.n - st.n

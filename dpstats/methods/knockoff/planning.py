@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..._kernels import one_blas_thread
-from ...errors import AssumptionError
 from ...privacy.accountant import LedgerEntry
 from ...privacy.plan import Plan
 from ...privacy.statement import DataDependence
@@ -101,6 +100,7 @@ def plan(
         sigma_used, beta_used = remark_2(st, sigma, beta_norm, sigma_hat, dd)
     name_augmentation(st, dd)
     if nonprivate:
+        ko.check_full_rank(st)
         cal, s_value = kd.calibration_from_data(st, B, sigma_used, beta_used), ko.knockoff_s(st.lambda_min, s)
     else:
         cal, s_value = calibration(st, B, sigma_used, beta_used, c_min, lambda_min, s, dd)
@@ -112,7 +112,7 @@ def plan(
         neighbouring="replace",
         entries=ledger(method, parts, noise_scales, st.p, nonprivate),
         sensitivities={k: f"{v:.6g}" for k, v in noise_scales.sensitivities.items()},
-        assumptions=_assumptions(B, cal, declared),
+        assumptions=_assumptions(B, cal, declared, c_min, lambda_min),
         notes=_notes(noise_scales, knockoffs),
         scales=noise_scales,
         s_value=s_value,
@@ -181,25 +181,14 @@ def calibration(
 ) -> tuple[kd.Calibration, float]:
     """The design quantities of the sensitivities, declared or from the data, and s (Lemma 1)."""
     cal = kd.calibration_from_data(st, B, sigma, beta_norm)
-    data_cmin = float(st.col_norms.min())
-    if c_min is not None:
-        if data_cmin < c_min:
-            raise AssumptionError(
-                f"the declared c_min = {c_min:g} exceeds the smallest column norm of the data "
-                f"({data_cmin:.4g}); declare a smaller c_min or leave it to the data."
-            )
+    if c_min is not None:  # an assumption stated in the statement, never checked on the rows
         cal.c_min, cal.c_max = c_min, math.sqrt(st.n) * B
     else:
         dd.add(
             "smallest and largest column norms C_min, C_max taken from the data for the sensitivity",
             fix="declare a public lower bound c_min=",
         )
-    if lambda_min is not None:
-        if st.lambda_min < lambda_min:
-            raise AssumptionError(
-                f"the declared lambda_min = {lambda_min:g} exceeds the smallest eigenvalue of the "
-                "data's normalised Gram matrix Sigma'; declare a smaller lambda_min or use ridge=."
-            )
+    if lambda_min is not None:  # enforced on Σ′ by the door (filter.floor_lambda_min), not checked
         cal.lambda_min, cal.lambda_min_upper, cal.lambda_max, cal.fro = lambda_min, 1.0, st.p, st.p
         s_value = float(lambda_min) if s_kind == "lambda_min" else ko.knockoff_s(lambda_min, s_kind)
     else:
@@ -208,8 +197,10 @@ def calibration(
             "for the sensitivity (and s)",
             fix="declare a public lower bound lambda_min=",
         )
+        ko.check_full_rank(st)
         s_value = ko.knockoff_s(st.lambda_min, s_kind)
-    kd.check_assumption_3(B, cal.c_min)
+    cal.public = c_min is not None and lambda_min is not None
+    kd.check_assumption_3(B, cal.c_min, public=c_min is not None)
     return cal, s_value
 
 
@@ -319,14 +310,32 @@ def ledger(
     ]
 
 
-def _assumptions(B: float, cal: kd.Calibration, declared: bool) -> list[str]:
-    return [
-        f"rows of the design have l2 norm <= B = {B:.4g} (rows beyond are clipped to it)",
-        f"Assumption 3: the smallest column norm C_min = {cal.c_min:.4g} exceeds B",
-        "linear model y = X beta + w with w ~ N(0, sigma^2 I) and no intercept; the sensitivity uses "
-        f"sigma <= {cal.sigma:.4g} and ||beta|| <= {cal.beta_norm:.4g} "
-        f"({'declared' if declared else 'partly estimated'})",
-    ]
+def _assumptions(
+    B: float, cal: kd.Calibration, declared: bool, c_min: float | None, lambda_min: float | None
+) -> list[str]:
+    """The statement's assumptions: declared values are shown, values read from the rows are not."""
+    out = [f"rows of the design have l2 norm <= B = {B:.4g} (rows beyond are clipped to it)"]
+    if c_min is not None:
+        out.append(
+            f"Assumption 3 (declared): every column of the clipped design has l2 norm >= c_min = {c_min:g} "
+            "> B; not checked on the rows (a check would itself be a release): if it fails, the "
+            "guarantee does not hold (diagnostics=True reports whether it held)"
+        )
+    else:
+        out.append("Assumption 3: the smallest column norm C_min (read from the data) exceeds B")
+    if lambda_min is not None:
+        out.append(
+            f"declared: lambda_min(Sigma') >= {lambda_min:g} for the normalised Gram matrix; enforced by "
+            "construction: Sigma' is replaced by (Sigma' + cI)/(1 + c) with the least c >= 0 for which it "
+            "holds (c = 0 when it already does)"
+        )
+    model = "linear model y = X beta + w with w ~ N(0, sigma^2 I) and no intercept"
+    if declared:
+        return out + [
+            f"{model}; the sensitivity uses the declared sigma <= {cal.sigma:.4g} and ||beta|| <= "
+            f"{cal.beta_norm:.4g}"
+        ]
+    return out + [f"{model}; the sensitivity uses sigma and ||beta|| (partly estimated from the data)"]
 
 
 def _notes(noise_scales: kd.Scales, knockoffs: str) -> list[str]:

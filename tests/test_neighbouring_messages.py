@@ -1,0 +1,254 @@
+"""Neighbouring data sets give the same messages, names and shapes (issue 26, items 3 and 4).
+
+Threat model (DESIGN §3): readers of any output may not see the data, and warnings, errors,
+term names, result attributes and the printed text are outputs.  For every front door, two
+data sets that differ in one row must give the same set of warning texts, the same error (type
+and message) if any, the same ``terms``, the same attribute names (``sorted(vars(fit))``), the
+same type of ``fit.n`` and the same printed text once every number is masked; only released
+values may differ.  The pairs:
+
+(a) a column constant except in one row (a constant column is no error in a DP fit);
+(b) one value far outside the declared bounds (clipping enforces the bounds);
+(c) for dp_knockoff, one row that moves the data's smallest column norm or λ_min(Σ′) below the
+    declared ``c_min`` or ``lambda_min`` (declared assumptions are stated, not checked);
+(d) under add/remove-one-row, one row added (n is private there, so it may not show either).
+
+Each door runs with its declared public inputs, under replace-one-row and (where supported)
+add/remove-one-row, with and without ``strict=True``.  The same seed draws the same noise, so
+released selections agree as well; the comparison masks numbers only.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats.api.pca import dp_pca
+from dpstats.methods.knockoff import filter as ko
+from dpstats.stats import cross_products
+
+N, D = 1000, 25
+NAMES = [f"x{j}" for j in range(1, D + 1)]
+FEW = " + ".join(NAMES[:5])
+ALL = " + ".join(NAMES)
+B_KO = 4.0  # public row-norm bound of the knockoff filter (rows of 25 uniforms have norm < 4.2)
+
+
+def _base() -> pd.DataFrame:
+    rng = np.random.default_rng(26)
+    X = rng.uniform(-1, 1, size=(N, D))
+    df = pd.DataFrame(X, columns=NAMES)
+    df["y"] = np.clip(0.5 * X[:, 0] + 0.4 * X[:, 1] + 0.3 * rng.standard_normal(N), -1, 1)
+    df["cls"] = (df["y"] > 0).astype(float)
+    return df
+
+
+def _constant_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """x3 = 0.5 in every row, and its neighbour with one row's x3 = -0.5."""
+    a = _base().assign(x3=0.5)
+    b = a.copy()
+    b.loc[7, "x3"] = -0.5
+    return a, b
+
+
+def _outlier_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The base data, and its neighbour with one x1 = 50 (declared bounds are (-1, 1))."""
+    a = _base()
+    b = a.copy()
+    b.loc[7, "x1"] = 50.0
+    return a, b
+
+
+def _knockoff_stats(df: pd.DataFrame) -> ko.Normalised:
+    X = df[NAMES].to_numpy()
+    norms = np.sqrt((X**2).sum(1))
+    X = X * np.minimum(1.0, B_KO / np.maximum(norms, B_KO))[:, None]
+    st = cross_products(X, df["y"].to_numpy(), gram=True)
+    return ko.normalise(N, st.xtx, st.xty, st.yty)
+
+
+def _knockoff_declared(df: pd.DataFrame) -> dict[str, float]:
+    """c_min and lambda_min declared just below the data's own values (true of ``df``)."""
+    st = _knockoff_stats(df)
+    return {"c_min": float(st.col_norms.min()) * (1 - 1e-6), "lambda_min": st.lambda_min * (1 - 1e-6)}
+
+
+def _assumption_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A neighbour whose smallest column norm and λ_min(Σ′) fall below what holds on the base."""
+    a = _base()
+    st = _knockoff_stats(a)
+    j = int(np.argmin(st.col_norms))
+    for i in range(N):
+        b = a.copy()
+        b.loc[i, NAMES] = 0.0
+        b.loc[i, NAMES[j]] = 0.0
+        stb = _knockoff_stats(b)
+        if stb.lambda_min < st.lambda_min * (1 - 1e-6):
+            assert stb.col_norms.min() < st.col_norms.min() * (1 - 1e-6)
+            return a, b
+    raise AssertionError("no row found")  # pragma: no cover
+
+
+def _outside_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """x3 = 5 (outside the declared (-1, 1)) in every row, and its neighbour with one x3 = 0."""
+    a = _base().assign(x3=5.0)
+    b = a.copy()
+    b.loc[7, "x3"] = 0.0
+    return a, b
+
+
+def _added_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Add/remove neighbours: x3 = 0.5 in every row, and the same with one more row (x3 = -50)."""
+    a = _base().assign(x3=0.5)
+    extra = a.iloc[[7]].assign(x1=50.0, x3=-50.0)
+    return a, pd.concat([a, extra], ignore_index=True)
+
+
+PAIRS = {
+    "constant column": _constant_pair,
+    "value outside the bounds": _outlier_pair,
+    "column outside the bounds but one row": _outside_pair,
+    "one row added": _added_pair,  # add/remove only: under replace n is public and differs
+}
+
+KNOCKOFF = dict(
+    eps=2.0, delta=1e-4, bounds=B_KO, sigma=0.5, beta_norm=1.0, c_min=12.0, lambda_min=0.5, oc_trials=0
+)
+VERTICAL = dict(parties=[NAMES[:2], NAMES[2:5]], penalty="ridge", lam=0.1, eps=1.0, delta=1e-6, rounds=3)
+
+# name -> (front door, formula, keyword arguments, neighbouring relations it supports)
+DOORS = {
+    "dp_sis": (dp.dp_sis, f"y ~ {FEW}", dict(eps=2.0, k=2, bounds=(-1, 1), oc_trials=0), 2),
+    "dp_two_stage": (
+        dp.dp_two_stage,
+        f"y ~ {FEW}",
+        dict(eps=2.0, k=2, blocks=10, second_stage="private_ols", bounds=(-1, 1), oc_trials=0),
+        2,
+    ),
+    "dp_knockoff": (dp.dp_knockoff, f"y ~ {ALL}", KNOCKOFF, 1),
+    # one component: k = 2 on these unclustered rows collapses one, and the warning shows its noisy weight
+    "dp_gmm": (dp.dp_gmm, f"~ {FEW}", dict(k=1, eps=2.0, delta=1e-5, bounds=(-1, 1), oc_trials=0), 2),
+    "dp_pca": (dp_pca, f"~ {FEW}", dict(k=2, eps=1.0, delta=1e-5, bounds=(-1, 1)), 2),
+    "dp_lm": (dp.dp_lm, f"y ~ {FEW}", dict(eps=2.0, delta=1e-5, bounds=(-1, 1), n_boot=100), 1),
+    "dp_select_infer": (
+        dp.dp_select_infer,
+        f"y ~ {FEW}",
+        dict(eps=2.0, delta=1e-5, k=2, bounds=(-1, 1), n_boot=100),
+        1,
+    ),
+    "dp_bh": (dp.dp_bh, f"y ~ {FEW}", dict(q=0.2, eps=2.0, bounds=(-1, 1), sigma=1.0, max_rejections=2), 1),
+    "vertical_glm": (dp.vertical_glm, f"cls ~ {FEW}", dict(VERTICAL, family="binomial", bounds=(-1, 1)), 1),
+}
+RELATIONS = ["replace", "add_remove"]
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\binf\b|\bnan\b")
+
+
+def masked(text: str) -> str:
+    """``text`` with every number replaced by '#' and runs of spaces (table alignment) by one."""
+    return re.sub(r"[ \t]+", " ", _NUMBER.sub("#", text))
+
+
+def outcome(func, formula: str, data: pd.DataFrame, **kwargs) -> dict:
+    """Everything a reader sees of one call apart from the released values."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fit = func(formula, data=data, random_state=5, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
+            return {"error": (type(exc).__name__, str(exc)), "warnings": {str(w.message) for w in caught}}
+    return {
+        "error": None,
+        "warnings": {str(w.message) for w in caught},
+        "terms": list(fit.terms),
+        "attributes": sorted(vars(fit)),
+        "type of n": type(fit.n),
+        "print": masked(str(fit)),
+        "summary": masked(str(fit.summary())),
+    }
+
+
+def _cases():
+    for name, (_, _, _, relations) in DOORS.items():
+        for relation in RELATIONS[:relations]:
+            for strict in (False, True):
+                for pair in PAIRS:
+                    if pair == "one row added" and relation == "replace":
+                        continue
+                    yield pytest.param(name, relation, strict, pair, id=f"{name}-{relation}-{strict}-{pair}")
+
+
+def _assert_same(a: dict, b: dict) -> None:
+    assert a["error"] is None, a["error"]  # declared inputs: every door releases
+    for key in a:
+        assert a[key] == b[key], (key, a[key], b[key])
+
+
+@pytest.mark.parametrize("name, relation, strict, pair", list(_cases()))
+def test_neighbours_give_the_same_messages_names_and_shapes(name, relation, strict, pair):
+    func, formula, kwargs, _ = DOORS[name]
+    kwargs = dict(kwargs, strict=strict)
+    if relation != "replace":
+        kwargs["neighbouring"] = relation
+    first, second = PAIRS[pair]()
+    _assert_same(outcome(func, formula, first, **kwargs), outcome(func, formula, second, **kwargs))
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("method", ["I", "II"])
+def test_knockoff_declared_assumptions_are_not_checked_on_the_rows(method, strict):
+    """(c): a neighbour breaks the declared c_min and lambda_min; the call releases the same way."""
+    first, second = _assumption_pair()
+    kwargs = dict(KNOCKOFF, **_knockoff_declared(first), method=method, strict=strict)
+    a, b = (
+        outcome(dp.dp_knockoff, f"y ~ {ALL}", first, **kwargs),
+        outcome(dp.dp_knockoff, f"y ~ {ALL}", second, **kwargs),
+    )
+    _assert_same(a, b)
+
+
+def test_knockoff_assumption_violation_is_a_requested_diagnostic():
+    """The declared c_min and lambda_min are in the statement; a violation shows only when asked."""
+    first, second = _assumption_pair()
+    kwargs = dict(KNOCKOFF, **_knockoff_declared(first), random_state=5)
+    fit = dp.dp_knockoff(f"y ~ {ALL}", second, **kwargs)
+    assumptions = " ".join(fit.privacy.assumptions)
+    assert "c_min" in assumptions and "lambda_min" in assumptions
+    assert fit.diagnostics == {}
+    asked = dp.dp_knockoff(f"y ~ {ALL}", second, diagnostics=True, **kwargs)
+    held = dp.dp_knockoff(f"y ~ {ALL}", first, diagnostics=True, **kwargs)
+    assert asked.diagnostics["declared_assumptions_hold"] is False
+    assert held.diagnostics["declared_assumptions_hold"] is True
+    assert "Diagnostics (NOT private" in str(asked.summary())
+
+
+@pytest.mark.parametrize("route", ["shortcut", "materialise"])
+def test_knockoff_zero_or_duplicated_column_is_no_error_with_declared_assumptions(route):
+    """A column of zeros but for one row, or one row away from duplicating another: no refusal."""
+    zero = _base().assign(x3=0.0)
+    one = zero.copy()
+    one.loc[7, "x3"] = 1.0
+    dup = _base().assign(x4=lambda d: d["x3"])
+    near = dup.copy()
+    near.loc[7, "x4"] = 0.0
+    kwargs = dict(KNOCKOFF, knockoffs=route, strict=True)
+    for first, second in ((zero, one), (dup, near)):
+        a, b = (
+            outcome(dp.dp_knockoff, f"y ~ {ALL}", first, **kwargs),
+            outcome(dp.dp_knockoff, f"y ~ {ALL}", second, **kwargs),
+        )
+        _assert_same(a, b)
+
+
+def test_non_private_fits_still_refuse_a_constant_column():
+    """eps = inf (dp_lm) and vertical_glm without eps are NOT private: a clear error beats a singular fit."""
+    df = _constant_pair()[0]
+    with pytest.warns(dp.NonPrivateWarning), pytest.raises(dp.DataError, match="constant column"):
+        dp.dp_lm(f"y ~ {FEW}", df, eps=float("inf"))
+    with pytest.raises(dp.DataError, match="constant column"):
+        dp.vertical_glm(f"y ~ {FEW}", df, family="gaussian", parties=[NAMES[:2], NAMES[2:5]])
