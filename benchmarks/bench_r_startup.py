@@ -1,6 +1,7 @@
-"""Benchmark: ``library(dpstats)`` + the first ``dp_sis()`` call from R (issue 18: at most 2 s together).
+"""Benchmark: ``library(dpstats)`` + the first ``dp_sis()`` call from R (issue 18: at most 2 s together;
+issue 28: at most 1.5 s on ``mtcars``).
 
-Run: python benchmarks/bench_r_startup.py [--repeat 5] [--n 100] [--d 2000]
+Run: python benchmarks/bench_r_startup.py [--repeat 5] [--n 100] [--d 2000] [--mtcars]
 
 The R package in ``r_wrapper/`` is installed from this tree into a temporary library (as
 ``tests/test_r_package.py`` does), with ``DPSTATS_PYTHON`` set to this interpreter and this
@@ -43,6 +44,11 @@ X <- matrix(rnorm(n * d), n, d, dimnames = list(NULL, paste0("x", seq_len(d))))
 beta <- numeric(d); beta[sample(d, 8)] <- 4 * log(n) / sqrt(n) + abs(rnorm(8))
 df <- data.frame(y = as.vector(X %*% beta + rnorm(n, sd = sqrt(1.5))), X)
 call <- function() dp_sis(y ~ ., data = df, eps = 1, k = 10, bounds = c(-40, 40), seed = 1)
+"""
+
+# issue 28's case: R's own small data set
+MTCARS = """
+call <- function() dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1)
 """
 
 TIMED = """
@@ -108,10 +114,10 @@ def _wall(cmd: list[str], env: dict) -> float:
     return time.perf_counter() - start
 
 
-def measure(lib: Path, repeat: int = 5, n: int = 100, d: int = 2000) -> dict:
+def measure(lib: Path, repeat: int = 5, n: int = 100, d: int = 2000, mtcars: bool = False) -> dict:
     """Medians over ``repeat`` interleaved fresh processes, plus one instrumented run's parts."""
     env = r_env(lib)
-    data = DATA.format(n=n, d=d)
+    data = MTCARS if mtcars else DATA.format(n=n, d=d)
     runs: dict[str, list[float]] = {}
     for _ in range(repeat):
         timed = _rscript(data + TIMED, env)
@@ -124,7 +130,7 @@ def measure(lib: Path, repeat: int = 5, n: int = 100, d: int = 2000) -> dict:
             runs.setdefault(key, []).append(value)
     out = {key: statistics.median(values) for key, values in runs.items()}
     out["parts"] = _rscript(data + PARTS, env)
-    out.update(repeat=repeat, n=n, d=d)
+    out.update(repeat=repeat, n=32 if mtcars else n, d=10 if mtcars else d)
     return out
 
 
@@ -178,10 +184,11 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--d", type=int, default=2000)
+    parser.add_argument("--mtcars", action="store_true", help="dp_sis(mpg ~ ., data = mtcars) instead")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="dpstats_bench_r_") as tmp:
         install(Path(tmp))
-        print(report(measure(Path(tmp), args.repeat, args.n, args.d)))
+        print(report(measure(Path(tmp), args.repeat, args.n, args.d, args.mtcars)))
 
 
 if __name__ == "__main__":

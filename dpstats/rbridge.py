@@ -281,7 +281,9 @@ def condition_classes(exc: BaseException) -> list[str]:
     out = []
     for cls in type(exc).__mro__:
         if isinstance(cls, type) and issubclass(cls, DPStatsError):
-            out.append("dpstats_error" if cls is DPStatsError else "dpstats_" + _snake(cls.__name__))
+            out.append(
+                "dpstats_error" if cls is DPStatsError else "dpstats_" + _snake(cls.__name__.lstrip("_"))
+            )
     return out
 
 

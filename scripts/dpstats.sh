@@ -2,6 +2,8 @@
 # One entry point for a fresh machine: set everything up, then run the demo or the tests.
 #   bash scripts/dpstats.sh demo   # analyse bundled data, write HTML reports to reports/
 #   bash scripts/dpstats.sh test   # the whole test suite (what .ci/run calls)
+#   bash scripts/dpstats.sh r-package  # only (re)install the R package, vignette built, into
+#                                      # $DPSTATS_R_LIBRARY (default .venv/R-library)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -15,7 +17,7 @@ system_packages() {
     command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
     for pkg in r-cran-reticulate r-cran-testthat r-cran-mlbench r-bioc-all r-bioc-multtest \
                r-cran-glmnet r-cran-mclust r-cran-jsonlite r-cran-knitr r-cran-rmarkdown r-cran-broom \
-               r-cran-generics pandoc; do
+               r-cran-generics r-cran-tibble pandoc; do
         dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
     done
     if [ "${#need[@]}" -eq 0 ]; then return 0; fi
@@ -42,21 +44,37 @@ python_env() {
 }
 
 r_package() {
+    # Built first (R CMD build renders the vignette, with this environment's Python), then the
+    # tarball installed, so that vignette("dpstats", package = "dpstats") is found. If the vignette
+    # cannot be built, the package is installed from source without it, and the reason shown.
     if command -v R >/dev/null 2>&1 && [ -d r_wrapper ] && [ -f r_wrapper/DESCRIPTION ]; then
-        mkdir -p "$VENV/R-library"
-        R CMD INSTALL --no-test-load -l "$VENV/R-library" r_wrapper >/dev/null 2>&1 \
-            || R CMD INSTALL -l "$VENV/R-library" r_wrapper
+        local lib="${DPSTATS_R_LIBRARY:-$VENV/R-library}" build
+        mkdir -p "$lib"
+        local stamp="$lib/.dpstats-installed"  # reinstall only when r_wrapper/ changed since
+        if [ -f "$stamp" ] && [ -z "$(find r_wrapper -newer "$stamp" -print -quit)" ]; then return 0; fi
+        build="$(mktemp -d)"
+        if (cd "$build" && R_LIBS="$lib${R_LIBS:+:$R_LIBS}" R CMD build --no-manual "$ROOT/r_wrapper" >build.log 2>&1); then
+            R CMD INSTALL --no-test-load -l "$lib" "$build"/dpstats_*.tar.gz >/dev/null 2>&1 \
+                || R CMD INSTALL -l "$lib" "$build"/dpstats_*.tar.gz
+        else
+            echo "dpstats: the R vignette could not be built; installing without it:" >&2
+            tail -n 20 "$build/build.log" >&2
+            R CMD INSTALL --no-test-load -l "$lib" r_wrapper >/dev/null 2>&1 || R CMD INSTALL -l "$lib" r_wrapper
+        fi
+        rm -rf "$build"
+        touch "$stamp"
     fi
 }
 
 cmd="${1:-test}"; shift || true
+export DPSTATS_PYTHON="${DPSTATS_PYTHON:-$VENV/bin/python}"
+if [ "$cmd" = "r-package" ]; then r_package; exit 0; fi  # only (re)install the R package
 system_packages
 python_env
 r_package
-export DPSTATS_PYTHON="$VENV/bin/python"
-export R_LIBS="$VENV/R-library${R_LIBS:+:$R_LIBS}"
+export R_LIBS="${DPSTATS_R_LIBRARY:-$VENV/R-library}${R_LIBS:+:$R_LIBS}"
 case "$cmd" in
     demo) exec "$VENV/bin/dpstats" demo --out "${1:-reports}" ;;
     test) exec "$VENV/bin/python" -m pytest "$@" ;;
-    *) echo "usage: scripts/dpstats.sh demo|test [args]" >&2; exit 2 ;;
+    *) echo "usage: scripts/dpstats.sh demo|test|r-package [args]" >&2; exit 2 ;;
 esac

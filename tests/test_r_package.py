@@ -194,6 +194,21 @@ def test_installed_package_finds_the_python_of_its_virtual_environment(rscript, 
     assert "SELECTED 2" in out, out
 
 
+def test_setup_installs_the_vignette(rscript, tmp_path):
+    """scripts/dpstats.sh builds the package (rendering its vignette) and installs the tarball, so
+    that vignette("dpstats", package = "dpstats") is found after the setup's install."""
+    lib = tmp_path / "R-library"
+    env = _env(lib)
+    env["DPSTATS_R_LIBRARY"] = str(lib)
+    _run(["bash", str(ROOT / "scripts" / "dpstats.sh"), "r-package"], env, ROOT, timeout=600)
+    code = (
+        "v <- vignette('dpstats', package = 'dpstats'); "
+        "cat('VIGNETTE', class(v), file.exists(file.path(v$Dir, 'doc', v$PDF)), '\\n')"
+    )
+    out = _run([rscript, "-e", code], env, tmp_path).stdout
+    assert "VIGNETTE vignette TRUE" in out, out
+
+
 @pytest.mark.slow
 def test_r_cmd_check(rlib, tmp_path):
     """R CMD check: no ERROR or WARNING. NOTEs allowed, explained in r_wrapper/README.md."""

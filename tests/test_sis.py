@@ -264,3 +264,14 @@ def test_utility_classes():
     assert sis_methods.utility_class(ranking[1:11], ranking, 10) == "GOOD"  # top k//100 = 0 required
     assert sis_methods.utility_class(ranking[1:10] + ["x15"], ranking, 10) == "NONE"  # rank 16 > 3k/2
     assert sis_methods.topk_accuracy(["a", "b", "c"], ["a", "c", "d"]) == pytest.approx(2 / 3)
+
+
+def test_printed_score_gap_is_the_operating_characteristics_figure():
+    """print and summary describe one quantity with one number: the gap giving exact recovery with
+    probability 0.5 in the text equals the operating characteristics' row (it was the next point of
+    the plotting grid, 8.73 against 8.602)."""
+    df = dp.datasets.fan_lv(n=200, d=10, random_state=0)
+    fit = dp.dp_sis("y ~ .", df, eps=1, k=2, bounds=(-6, 6), random_state=1)
+    row = next(r for r in fit.operating_characteristics.rows if "prob >= 0.5" in r["quantity"])
+    assert fit.gap_for_recovery(0.5) == pytest.approx(row["estimate"], rel=1e-4)
+    assert f"a score gap of about {row['estimate']:.3g} " in str(fit)

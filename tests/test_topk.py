@@ -158,3 +158,22 @@ def test_exact_eps_within_claim_on_neighbouring_scores():
         pb = canonical_lipschitz_distribution(b, 3, 1.0, grid=40_001)
         worst = max(worst, max(abs(math.log(pa[s] / pb[s])) for s in pa))
     assert worst <= 1.0 + 1e-3, worst
+
+
+def test_class_sizes_and_harmonic_number_without_scipy_equal_scipys():
+    """The canonical selector's class log-sizes (math.lgamma on whole numbers) and H_m (ψ by its
+    asymptotic series) equal scipy.special's gammaln and digamma, which the first call no longer imports."""
+    from scipy.special import digamma, gammaln
+
+    from dpstats.privacy.topk import canonical
+
+    for d, k in [(5, 3), (50, 7), (2000, 10)]:
+        h, t = np.arange(k)[:, None], np.arange(k, d + 1)[None, :]
+        with np.errstate(invalid="ignore"):
+            ref = gammaln(t - h - 1) - gammaln(k - h) - gammaln(t - k)
+        ref = np.where(t == k, np.where(h == k - 1, 0.0, -np.inf), ref)
+        got = canonical._class_log_sizes(d, k)
+        assert np.array_equal(np.isfinite(got), np.isfinite(ref))
+        np.testing.assert_allclose(got[np.isfinite(ref)], ref[np.isfinite(ref)], rtol=1e-12, atol=1e-10)
+    for x in (1.0, 1.5, 9.99, 10.0, 11.3, 1e3, 1e10):
+        assert canonical._digamma(x) == pytest.approx(float(digamma(x)), rel=1e-13, abs=1e-13)

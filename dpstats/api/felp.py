@@ -109,6 +109,8 @@ def dp_felp(
         tunes λ over ``lam_grid`` by 5-fold cross-validation (3-NN accuracy
         on the top ``select`` features) on the private data: a data-dependent
         step, listed as not covered and refused under ``strict=True``.
+    lam_grid : sequence of float
+        The candidate λ values of ``lam="cv"`` (public; default ``LAM_GRID``).
     n_estimators : int
         Number k of learners (paper: 20).
     sample_ratio : float in (0, 1]

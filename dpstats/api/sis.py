@@ -114,6 +114,9 @@ def dp_sis(
         ``score(X, y) -> ndarray`` of d scores on the model frame's design, to
         replace the built-in score; requires ``score_sensitivity`` (its l∞ sensitivity
         under the neighbouring relation in force, declared by you).
+    score_sensitivity : float, optional
+        The l∞ sensitivity of ``score`` under the neighbouring relation in force,
+        declared by you; required with ``score`` and ignored without it.
     topk : str
         Top-k selector: one of ``dpstats.privacy.SELECTORS``.
     neighbouring : {"replace", "add_remove"}
@@ -343,6 +346,10 @@ class _SIS:
         mf, k, d, sensitivity = frame.mf, frame.k, frame.mf.p, released.sensitivity
         logm, harmonic = largest_class_noise(d, k)
         gaps = np.linspace(0.0, 2 * 2 * sensitivity * (logm + 10) / max(self.gamma * self.eps, 1e-12), 200)
+        # the exact crossings too, so that the printed gap (gap_for_recovery) is the operating
+        # characteristics' figure, not the next point of the plotting grid
+        crossings = sensitivity * np.array(recovery_gaps((0.5, 0.9, 0.95), d, k, self.eps, self.gamma))
+        gaps = np.union1d(gaps, crossings[np.isfinite(crossings)])
         curve = recovery_table(gaps, exact_recovery_bound(gaps / sensitivity, d, k, self.eps, self.gamma))
         oc = _operating_characteristics(
             mf.n if self.neighbouring == "replace" else None,

@@ -107,37 +107,13 @@ class LMResult(DPResult):
 
     def _new_design(self, newdata):
         """The design of ``newdata`` with the training factor levels (R's xlev); whole-data terms refused."""
-        from ..formula import model_frame, split_formula
-
         if self.data_dependent_terms:
             raise DataError(
                 f"predict() on new data is refused: the term(s) {', '.join(self.data_dependent_terms)} depend on "
                 "the training data as a whole and would be recomputed from newdata. Refit with raw polynomials "
                 "(poly(x, 2, raw = TRUE)), fixed knots or public centring."
             )
-        if not isinstance(newdata, pd.DataFrame):
-            raise DataError(f"newdata must be a data frame, got {type(newdata).__name__}.")
-        frame, rhs = newdata.copy(), split_formula(self.formula, one_sided=False)[1]
-        renamed: dict[str, tuple[str, list[str]]] = {}
-        for key, levels in self.factor_levels.items():
-            inner = re.fullmatch(r"(?:factor|as\.factor)\((\w[\w.]*)\)", key)
-            name = key if key in frame.columns else (inner.group(1) if inner else None)
-            if name not in frame.columns:
-                continue
-            labels = [str(x) for x in levels]
-            values = [None if pd.isna(v) else _level(v) for v in frame[name]]
-            bad = sorted({v for v in values if v is not None and v not in labels})
-            if bad:
-                raise DataError(
-                    f"newdata column {name!r} has level(s) {bad} not seen in the fit (levels: {labels})."
-                )
-            frame[name] = pd.Categorical(values, categories=labels)  # R's xlev: the training levels
-            if inner:  # factor(v) would drop unused levels: code v itself, then name its columns as factor(v)
-                rhs = re.sub(rf"(?:factor|as\.factor)\({re.escape(name)}\)", name, rhs)
-                renamed[name] = (key, labels)
-        mf = model_frame(f"~ {rhs}", frame, one_sided=True, min_rows=1, check_constant=False)
-        mf.names = [_rename(nm, renamed) for nm in mf.names]
-        return mf
+        return design_with_levels(self.formula, self.factor_levels, newdata)
 
     # ------------------------------------------------------------------ text
     def _coef_lines(self) -> list[str]:
@@ -225,6 +201,44 @@ class LMResult(DPResult):
     def report_sections(self) -> list[dict[str, Any]]:
         text = "\n".join(self._coef_lines())
         return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
+
+
+def design_with_levels(formula: str, factor_levels: dict[str, list], newdata):
+    """The right-hand side's design of ``newdata``, factors coded with the training levels (R's xlev).
+
+    ``factor_levels`` maps a column (``cyl``) or a ``factor(cyl)`` term to its training levels; a
+    factor whose rows in ``newdata`` show only some levels keeps all of them, as in R.
+    """
+    from ..formula import model_frame, split_formula
+
+    if not isinstance(newdata, pd.DataFrame):
+        raise DataError(f"newdata must be a data frame, got {type(newdata).__name__}.")
+    lhs, rhs = split_formula(formula, one_sided=False)
+    used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs or ""))
+    frame = newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs])  # `.` means the predictors
+    renamed: dict[str, tuple[str, list[str]]] = {}
+    for key, levels in factor_levels.items():
+        inner = re.fullmatch(r"(?:factor|as\.factor)\((\w[\w.]*)\)", key)
+        name = key if key in frame.columns else (inner.group(1) if inner else None)
+        if name not in frame.columns:
+            continue
+        labels = [str(x) for x in levels]
+        values = [None if pd.isna(v) else _level(v) for v in frame[name]]
+        bad = sorted({v for v in values if v is not None and v not in labels})
+        if bad:
+            raise DataError(
+                f"newdata column {name!r} has level(s) {bad} not seen in the fit (levels: {labels})."
+            )
+        ordered = isinstance(frame[name].dtype, pd.CategoricalDtype) and bool(frame[name].cat.ordered)
+        frame[name] = pd.Categorical(
+            values, categories=labels, ordered=ordered
+        )  # R's xlev: the training levels
+        if inner:  # factor(v) would drop unused levels: code v itself, then name its columns as factor(v)
+            rhs = re.sub(rf"(?:factor|as\.factor)\({re.escape(name)}\)", name, rhs)
+            renamed[name] = (key, labels)
+    mf = model_frame(f"~ {rhs}", frame, one_sided=True, min_rows=1, check_constant=False)
+    mf.names = [_rename(nm, renamed) for nm in mf.names]
+    return mf
 
 
 def _rename(name: str, renamed: dict[str, tuple[str, list[str]]]) -> str:

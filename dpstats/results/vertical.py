@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,29 +128,9 @@ class VerticalGLMResult(DPResult):
         return eta if type == "link" else m_family(self.family).linkinv(eta)
 
     def _eta(self, newdata) -> np.ndarray:
-        from ..formula import model_frame
+        from .lm import design_with_levels
 
-        if not isinstance(newdata, pd.DataFrame):
-            raise DataError(f"newdata must be a data frame, got {type(newdata).__name__}.")
-        lhs, rhs = self.formula.split("~", 1)
-        used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs))
-        frame = newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs])
-        for name, levels in self.factor_levels.items():  # code factors with the training levels (R's xlev)
-            if name in frame.columns:
-                values = frame[name].astype(object).where(frame[name].notna(), None)
-                bad = sorted({str(v) for v in values if v is not None and str(v) not in map(str, levels)})
-                if bad:
-                    raise DataError(
-                        f"newdata column {name!r} has level(s) {bad} not seen in the fit "
-                        f"(levels: {[str(x) for x in levels]})."
-                    )
-                ordered = isinstance(frame[name].dtype, pd.CategoricalDtype) and frame[name].cat.ordered
-                frame[name] = pd.Categorical(
-                    [None if v is None else str(v) for v in values],
-                    categories=[str(x) for x in levels],
-                    ordered=ordered,
-                )
-        mf = model_frame("~" + rhs, frame, one_sided=True, min_rows=1, check_constant=False)
+        mf = design_with_levels(self.formula, self.factor_levels, newdata)  # factor(v) terms too, as dp_lm
         if mf.n_dropped:
             raise DataError(
                 f"newdata has {mf.n_dropped} row(s) with missing values in the formula's variables; "

@@ -105,6 +105,7 @@
 }
 
 .dp_signal <- function(res, call, data_expr = "df") {
+  if (is.null(call)) call <- .user_call()
   for (w in res$warnings) {
     warning(warningCondition(.r_words(w[[2]], data_expr), class = unique(c(w[[1]], "dpstats_warning")),
                              call = call))
@@ -114,14 +115,48 @@
   }
 }
 
-# Python's advice in R's words: df['x'].astype(float) -> as.numeric(<data>$x), keyword spellings.
+# Python's wording in R's: a small, tested set of rewrites (test-r-words.R) of Python literals and
+# advice. df['x'].astype(float) -> as.numeric(<data>$x); True/False/None/inf/nan -> TRUE/FALSE/NULL/
+# Inf/NaN; 2.0 -> 2; lists, tuples and dicts of values -> c(...) and list(x = ...); name=value ->
+# name = value; intervals [a, b) in words; 0-based indices 1-based; random_state -> seed.
 .r_words <- function(msg, data_expr = "df") {
-  msg <- gsub("df\\[['\"]([^'\"]+)['\"]\\]\\.astype\\(float\\)", paste0("as.numeric(", data_expr, "$\\1)"), msg)
-  msg <- gsub("bounds=\\((-?[0-9.]+), (-?[0-9.]+)\\)", "bounds = c(\\1, \\2)", msg)
+  r <- function(pattern, replacement, x) gsub(pattern, replacement, x, perl = TRUE)
+  msg <- r("df\\[['\"]([^'\"]+)['\"]\\]\\.astype\\(float\\)", paste0("as.numeric(", data_expr, "$\\1)"), msg)
   msg <- gsub(" is str ", " is character ", msg, fixed = TRUE)
-  msg <- gsub("\\bNone\\b", "NULL", msg)
-  msg <- gsub("\\bTrue\\b", "TRUE", msg)
-  msg <- gsub("\\bFalse\\b", "FALSE", msg)
+  msg <- r("(?<![\\w.])(-?[0-9]+)\\.0\\b(?![0-9]|\\.[0-9])", "\\1", msg)
+  msg <- r("\\bTrue\\b", "TRUE", msg)
+  msg <- r("\\bFalse\\b", "FALSE", msg)
+  msg <- r("\\bNone\\b", "NULL", msg)
+  msg <- r("(?<![\\w.])inf\\b", "Inf", msg)
+  msg <- r("(?<![\\w.])nan\\b", "NaN", msg)
+  num <- "-?(?:[0-9][0-9.]*(?:e[-+]?[0-9]+)?|Inf)"
+  # intervals: be in [a, b] / [a, b) / (a, b]
+  msg <- r(sprintf("\\b(be|lie|lies) in \\[(%s), (%s)\\]", num, num), "\\1 between \\2 and \\3", msg)
+  msg <- r(sprintf("\\b(be|lie|lies) in \\[(%s), (%s)\\)", num, num), "\\1 >= \\2 and < \\3", msg)
+  msg <- r(sprintf("\\b(be|lie|lies) in \\((%s), (%s)\\]", num, num), "\\1 > \\2 and <= \\3", msg)
+  # values: dicts, then lists and (after "got") tuples
+  msg <- r("'([A-Za-z.][A-Za-z0-9_.]*)': ", "\\1 = ", msg)
+  msg <- r("\\{([^{}]*)\\}", "list(\\1)", msg)
+  msg <- r(sprintf("(?<=[=:] |=|got |\\()\\((%s(?:, %s)+)\\)", num, num), "c(\\1)", msg)
+  msg <- r("\\[((?:'[^']*'|\"[^\"]*\"|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.)(?:, (?:'[^']*'|\"[^\"]*\"|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.))*)\\]",
+           "c(\\1)", msg)
+  while (grepl("c\\([^()]*'[^']*'", msg, perl = TRUE)) msg <- r("(c\\([^()]*)'([^']*)'", "\\1\"\\2\"", msg)
+  msg <- r("\\b(got|is) '([^']*)'", "\\1 \"\\2\"", msg)
+  # keyword arguments
+  msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*)=(?![=)\\s])", "\\1 = ", msg)
+  msg <- r("= '([^']*)'", "= \"\\1\"", msg)
+  msg <- r("(\" or )'([^']*)'", "\\1\"\\2\"", msg)
+  # 0-based positions
+  msg <- r("\\bat index ([0-9]+)", "at position \\1", msg)
+  pos <- regmatches(msg, gregexpr("(?<=at position )[0-9]+", msg, perl = TRUE))[[1]]
+  for (p in unique(pos)) msg <- sub(paste0("at position ", p, "\\b"), paste0("at position ", as.integer(p) + 1L), msg, perl = TRUE)
+  msg <- r("\\brandom_state\\b", "seed", msg)
+  msg <- r("\\ba dict( of)?\\b", "a named list\\1", msg)
+  msg <- r("\\bpandas DataFrame\\b", "data.frame", msg)
+  msg <- r("\\bDataFrames?\\b", "data.frame", msg)
+  msg <- r("\\ba new Accountant\\b", "a new dp_accountant()", msg)
+  msg <- r("\\s*\\([^()]*\\.py\\b[^()]*\\)", "", msg)
+  msg <- r("\\S+\\.py\\b", "dpstats' test suite", msg)
   msg
 }
 
@@ -155,8 +190,9 @@
 
 .dp_result <- function(p, object) {
   out <- p$result
-  out$tidy <- .simplify_frame(out$tidy)
-  out$glance <- .simplify_frame(lapply(out$glance, function(v) if (is.null(v)) NA else v))
+  out$tidy <- .broom_frame(.simplify_frame(out$tidy))
+  out$glance <- .broom_frame(.simplify_frame(lapply(out$glance, function(v) if (is.null(v)) NA else v)),
+                             .broom_order$glance)
   out$text <- p$text
   out$summary_text <- p$summary
   out$coef <- if (!is.null(p$coef)) {

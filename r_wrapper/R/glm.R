@@ -57,9 +57,7 @@ confint.dp_vertical_glm <- function(object, parm, level = 0.95, ...) {
   q <- if (gaussian) stats::qt(a, object$outputs$df_residual) else stats::qnorm(a)
   ci <- cbind(cf[parm] + q[1] * se, cf[parm] + q[2] * se)
   dimnames(ci) <- list(parm, paste(format(100 * a, trim = TRUE, scientific = FALSE, digits = 3), "%"))
-  attr(ci, "method") <- if (gaussian) "Wald, t quantiles with the residual df (as confint.lm)"
-                        else "Wald, normal quantiles (as confint.default; not profiled as confint.glm)"
-  ci
+  ci  # a plain matrix, as confint.lm / confint.default return
 }
 
 nobs.dp_result <- function(object, ...) {
@@ -70,6 +68,8 @@ nobs.dp_result <- function(object, ...) {
   }
   as.integer(n)
 }
+
+df.residual.dp_vertical_glm <- function(object, ...) as.integer(object$outputs$df_residual)
 
 deviance.dp_vertical_glm <- function(object, ...) {
   if (.is_dp_fit(object)) {

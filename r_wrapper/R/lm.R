@@ -1,10 +1,10 @@
 # dp_lm and dp_select_infer: private linear regression that behaves like lm, and select-then-infer.
 #
-# coef(), summary() (laid out as summary.lm: coefficient table with significance stars, residual
-# standard error, then the privacy statement), tidy(), glance() and predict(fit, newdata) work as for
-# lm; vcov() is the released covariance (bootstrap under eps < Inf, classical at eps = Inf); confint()
-# gives the released intervals, at the level the fit was made with (conf_level =): they come from a
-# parametric bootstrap, so another level needs a new fit, not a rescaling.
+# coef(), summary(), tidy(), glance(), vcov(), confint() and predict(fit, newdata) work as for lm. At
+# eps = Inf the fit is lm itself and keeps its model frame (fit$model), so fitted(), residuals(),
+# deviance(), sigma(), logLik()/AIC()/BIC(), model.matrix() and confint(level =) equal lm's. A DP fit
+# releases its coefficients, bootstrap covariance, intervals (at the level it was fitted with,
+# conf_level =) and p-values only: the rest is refused with a dpstats_not_released_error saying why.
 
 dp_lm <- function(formula, data, eps, delta = 0, ..., seed = NULL) {
   .dp_fit("dp_lm", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
@@ -21,20 +21,151 @@ vcov.dp_lm <- function(object, ...) {
   m
 }
 
-confint.dp_lm <- function(object, parm, level = NULL, ...) {
-  fitted_level <- object$glance$conf_level
-  if (!is.null(level) && !isTRUE(all.equal(level, fitted_level))) {
-    .dp_abort(sprintf(paste("confint(level = %s): the intervals were released at level %s (a parametric bootstrap,",
-                            "not a rescaled standard error); refit with conf_level = %s."),
-                      format(level), format(fitted_level), format(level)), "dpstats_argument_error")
-  }
-  td <- tidy(object)
-  ci <- cbind(td$conf.low, td$conf.high)
-  a <- (1 - fitted_level) / 2
-  dimnames(ci) <- list(td$term, paste(format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3), "%"))
-  if (!missing(parm)) ci <- ci[if (is.numeric(parm)) parm else match(parm, td$term), , drop = FALSE]
+# confint.lm's layout exactly: a plain matrix, columns named as stats' "2.5 %", "97.5 %".
+.ci_matrix <- function(lo, hi, terms, level) {
+  a <- (1 - level) / 2
+  ci <- cbind(lo, hi)
+  dimnames(ci) <- list(terms, paste(format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3), "%"))
   ci
+}
+
+# At eps = Inf the intervals are lm's t intervals, at any level. A DP fit's intervals come from a
+# parametric bootstrap at the level the fit was made with (conf_level =): another level needs a new
+# fit, not a rescaling.
+confint.dp_lm <- function(object, parm, level = 0.95, ...) {
+  td <- tidy(object)
+  cf <- stats::setNames(td$estimate, td$term)
+  if (missing(parm)) parm <- td$term else if (is.numeric(parm)) parm <- td$term[parm]
+  if (!.is_dp_fit(object)) {
+    q <- stats::qt((1 + level) / 2, object$outputs$df_residual)
+    se <- stats::setNames(td$std.error, td$term)[parm]
+    return(.ci_matrix(cf[parm] - q * se, cf[parm] + q * se, parm, level))
+  }
+  fitted_level <- object$glance$conf_level
+  if (!missing(level) && !isTRUE(all.equal(level, fitted_level))) {
+    .dp_abort(sprintf(paste("confint(level = %s): the intervals of a DP fit were released at level %s (a parametric",
+                            "bootstrap, not a rescaled standard error); refit with conf_level = %s."),
+                      format(level), format(fitted_level), format(level)), "dpstats_argument_error", sys.call())
+  }
+  i <- match(parm, td$term)
+  .ci_matrix(td$conf.low[i], td$conf.high[i], parm, fitted_level)
 }
 
 vcov.dp_select_infer <- vcov.dp_lm
 confint.dp_select_infer <- confint.dp_lm
+
+# ---- lm's other methods. A non-private fit (eps = Inf) keeps its model frame, as lm does
+# (fit$model), and answers like lm; a DP fit releases only its coefficients, intervals and tests,
+# so whatever is a per-row value or a function of the raw data is refused with the reason.
+
+.not_released <- function(object, what, why, call) {
+  .dp_abort(sprintf("%s is not available for a DP fit (eps = %s): %s", what, format(object$privacy$eps), why),
+            "dpstats_not_released_error", call)
+}
+
+.per_row <- "fitted values and residuals are per-row values computed from the data, and a DP fit does not release them. Use predict(fit, newdata = df) on data you hold (post-processing of the released coefficients)."
+
+# The model frame of a non-private fit: kept at fit time (dp_lm, vertical_glm), or rebuilt as
+# model.frame.lm does, from the formula and the data named in the call.
+.lm_model <- function(object, what, call) {
+  if (.is_dp_fit(object)) .not_released(object, what, .per_row, call)
+  if (!is.null(object$model)) return(object$model)
+  f <- formula(object)
+  mf <- tryCatch({
+    mc <- call("model.frame", formula = f, data = object$call$data, subset = object$call$subset)
+    eval(mc, environment(f))
+  }, error = function(e) NULL)
+  if (is.null(mf)) {
+    .dp_abort(sprintf("%s needs the data named in the fit's call (%s), which is not found here.", what,
+                      paste(deparse(object$call$data), collapse = "")), "dpstats_error", call)
+  }
+  mf
+}
+
+model.matrix.dp_result <- function(object, ...) {
+  if (.is_dp_fit(object)) {
+    .not_released(object, "model.matrix()", paste("the design matrix is row-level data, and a DP fit keeps and releases",
+                  "none. Build it from data you hold: model.matrix(formula(fit), data)."), sys.call())
+  }
+  mf <- .lm_model(object, "model.matrix()", sys.call())
+  stats::model.matrix(attr(mf, "terms"), mf)
+}
+
+fitted.dp_lm <- function(object, ...) {
+  mf <- .lm_model(object, "fitted()", sys.call())
+  X <- stats::model.matrix(attr(mf, "terms"), mf)
+  stats::setNames(drop(X %*% coef(object)[colnames(X)]), rownames(mf))
+}
+
+residuals.dp_lm <- function(object, ...) {
+  mf <- .lm_model(object, "residuals()", sys.call())
+  stats::model.response(mf) - fitted(object)
+}
+
+predict.dp_lm <- function(object, newdata, ...) {
+  if (missing(newdata) || is.null(newdata)) {
+    if (!.is_dp_fit(object)) return(fitted(object))
+    .not_released(object, "predict() without newdata", .per_row, sys.call())
+  }
+  if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
+  out <- .py_method(object, "predict", list(newdata = newdata), sys.call())
+  stats::setNames(as.numeric(out), rownames(newdata))
+}
+
+df.residual.dp_lm <- function(object, ...) {
+  df <- object$outputs$df_residual
+  if (is.null(df) || is.na(df)) {
+    .dp_abort("df.residual() is not available: under add/remove-one-row privacy n is private and not released.",
+              "dpstats_not_released_error", sys.call())
+  }
+  as.integer(df)
+}
+
+deviance.dp_lm <- function(object, ...) {
+  if (.is_dp_fit(object)) {
+    .not_released(object, "deviance()", "the residual sum of squares is a function of the raw data and is not released.",
+                  sys.call())
+  }
+  sum(residuals(object)^2)
+}
+
+sigma.dp_lm <- function(object, ...) {
+  if (.is_dp_fit(object)) {
+    .not_released(object, "sigma()", paste("the residual standard error is not released (the bootstrap's intervals",
+                  "and p-values already account for the noise)."), sys.call())
+  }
+  sqrt(deviance(object) / df.residual(object))
+}
+
+logLik.dp_lm <- function(object, REML = FALSE, ...) {
+  if (.is_dp_fit(object)) {
+    .not_released(object, "logLik() (and AIC(), BIC())", "the log-likelihood is a function of the raw data and is not released.",
+                  sys.call())
+  }
+  res <- residuals(object)
+  n <- length(res)
+  ll <- 0.5 * (-n * (log(2 * pi) + 1 - log(n) + log(sum(res^2))))
+  structure(ll, nall = n, nobs = n, df = length(coef(object)) + 1L, class = "logLik")
+}
+
+anova.dp_result <- function(object, ...) {
+  .dp_abort(paste("anova() is not available for dpstats fits: its sums of squares are functions of the raw data",
+                  "(for a DP fit they are not released). Compare terms with confint(fit) or tidy(fit); for a",
+                  "non-private reference, anova(lm(formula(fit), data))."), "dpstats_not_released_error", sys.call())
+}
+
+# formula(fit) is the R formula the fit was made with; update(fit, . ~ . - x) refits through the call.
+# As for lm, `.` is expanded over the data's columns (the data named in the call; only its names are
+# read), so that update(fit, . ~ . - x) works on y ~ . fits.
+formula.dp_result <- function(x, ...) {
+  f <- x$formula
+  if (!inherits(f, "formula")) {
+    if (is.null(x$call$formula)) .dp_abort("this result has no formula.", "dpstats_error", sys.call())
+    f <- stats::as.formula(x$call$formula)
+  }
+  if ("." %in% all.vars(f) && !is.null(x$call$data)) {
+    data <- tryCatch(eval(x$call$data, environment(f)), error = function(e) NULL)
+    if (is.data.frame(data)) f <- stats::formula(stats::terms(f, data = data))
+  }
+  f
+}

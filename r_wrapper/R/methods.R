@@ -22,6 +22,10 @@
     }
   }
   args <- .wrapper_args(env, formals_used)
+  if (is.function(args$data)) {  # data = df with no df defined finds R's F density df()
+    .dp_abort(sprintf("data must be a data.frame, but %s is a function: is the data frame defined?",
+                      paste(deparse(mc$data), collapse = "")), "dpstats_data_error")
+  }
   exprs <- as.list(mc)[-1]
   if (is.null(names(exprs))) names(exprs) <- rep("", length(exprs))
   extra <- exprs[!names(exprs) %in% c(names(formals(sys.function(sys.parent()))))]
@@ -39,6 +43,12 @@
   if (inherits(res, "dp_result")) {
     res$py_call <- res$call
     res$call <- mc
+    res$formula <- args$formula
+    # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
+    # model.matrix() answer like lm's. A DP fit keeps no rows.
+    if (method %in% c("dp_lm", "vertical_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
+      res$model <- tryCatch(stats::model.frame(args$formula, args$data), error = function(e) NULL)
+    }
   }
   res
 }
@@ -187,8 +197,9 @@ print.dp_accountant <- function(x, ...) {
   led <- ledger(x)
   if (nrow(led)) {
     cat("Ledger:\n")
-    cat(sprintf("  %d. %s: eps = %s, delta = %s  [%s] %s\n", seq_len(nrow(led)), led$analysis,
-                format(led$eps, digits = 6), format(led$delta, digits = 6), led$mechanism, led$step), sep = "")
+    rows <- sprintf("%d. %s: eps = %s, delta = %s [%s] %s", seq_len(nrow(led)), led$analysis,
+                    format(led$eps, digits = 6), format(led$delta, digits = 6), led$mechanism, led$step)
+    cat(unlist(lapply(rows, .wrap)), sep = "\n")  # wrapped to getOption("width")
   } else {
     cat("Ledger: nothing spent yet\n")
   }
@@ -241,7 +252,11 @@ dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed =
   args <- list(method = method, n = as.list(n), p = p, eps = as.list(as.numeric(eps)), ...)
   if (!is.null(assume)) args$assume <- as.list(assume)
   if (!is.null(target)) args$target <- if (is.list(target) || !is.null(names(target))) as.list(target) else target
-  .dp_invoke("plan", c(args, .seed_arg(seed)), call = sys.call())
+  mc <- match.call()
+  res <- .dp_invoke("plan", c(args, .seed_arg(seed)), call = mc)
+  res$py_call <- res$call
+  res$call <- mc
+  res
 }
 
 .dp_plan_result <- function(p, object) {
@@ -256,12 +271,12 @@ dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed =
 }
 
 print.dp_plan <- function(x, ...) {
-  cat(x$text, "\n", sep = "")
+  cat(.r_text(x$text, x), "\n", sep = "")
   invisible(x)
 }
 
 summary.dp_plan <- function(object, ...) {
-  structure(list(text = object$summary_text), class = "summary.dp_plan")
+  structure(list(text = .r_text(object$summary_text, object)), class = "summary.dp_plan")
 }
 
 print.summary.dp_plan <- function(x, ...) {
@@ -269,9 +284,9 @@ print.summary.dp_plan <- function(x, ...) {
   invisible(x)
 }
 
-tidy.dp_plan <- function(x, ...) x$tidy
+tidy.dp_plan <- function(x, ...) .as_tibble(x$tidy)
 
-glance.dp_plan <- function(x, ...) x$glance
+glance.dp_plan <- function(x, ...) .as_tibble(x$glance)
 
 report.dp_plan <- function(x, path, ...) {
   if (missing(path) || !is.character(path) || length(path) != 1L) {

@@ -9,8 +9,23 @@
   .dp_env$ready <- FALSE
 }
 
-.dp_abort <- function(message, class, call = NULL) {
+.dp_abort <- function(message, class, call = .user_call()) {
   stop(errorCondition(message, class = unique(c(class, "dpstats_error")), call = call))
+}
+
+# The user's call for a condition: the innermost call of one of this package's own functions or
+# methods (dp_sis(...), confint.dp_lm(...)), not of a helper (.dp_fit) or of R's generics.
+.user_call <- function() {
+  ns <- asNamespace("dpstats")
+  for (cl in rev(sys.calls())) {
+    f <- cl[[1]]
+    if (is.call(f) && identical(f[[1]], as.name("::"))) f <- f[[3]]
+    if (is.name(f)) {
+      nm <- as.character(f)
+      if (!startsWith(nm, ".") && exists(nm, envir = ns, inherits = FALSE)) return(cl)
+    }
+  }
+  NULL
 }
 
 # absolute, but symlinks kept: a venv's bin/python is a symlink to the base interpreter

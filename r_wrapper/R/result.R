@@ -1,8 +1,42 @@
 # S3 methods of dp_result (every class c("dp_<method>", "dp_result")).
 
 print.dp_result <- function(x, ...) {
-  cat(.with_r_call(x$text, x$call), "\n", sep = "")
+  cat(.r_text(x$text, x), "\n", sep = "")
   invisible(x)
+}
+
+summary.dp_result <- function(object, ...) {
+  structure(list(text = .r_text(object$summary_text, object), method = object$method, tidy = tidy(object),
+                 glance = glance(object), ledger = ledger(object), privacy = object$privacy),
+            class = "summary.dp_result")
+}
+
+print.summary.dp_result <- function(x, ...) {
+  cat(x$text, "\n", sep = "")
+  invisible(x)
+}
+
+# ---- Python's printed text in R's conventions. The text comes from the Python result (str(fit));
+# R users see: their own call (as lm prints it); coefficient tables by printCoefmat (format.pval, t or
+# z value); the ledger and the operating characteristics as lines wrapped to getOption("width");
+# TRUE/FALSE/NULL/Inf/NaN for Python's literals, name = "value" for name='value', seed for random_state.
+
+.r_text <- function(text, x = NULL) {
+  if (is.null(text)) return(text)
+  lines <- strsplit(text, "\n", fixed = TRUE)[[1]]
+  if (!is.null(x)) {
+    lines <- .replace_block(lines, "^Coefficients:$", function(block) .coef_lines(x, block))
+    lines <- .replace_block(lines, "^Ledger:$", function(block) .ledger_lines(x, block))
+    lines <- .replace_block(lines, "^Operating characteristics", function(block) .oc_lines(x, block))
+    lines <- .replace_block(lines, "^Privacy statement:$", function(block) {
+      c(block[1], .wrap(paste(trimws(block[-1]), collapse = " "), 2L, 2L))  # one paragraph, reflowed
+    })
+    if (.is_bootstrap_fit(x)) {
+      lines <- sub("^Residual standard error: .* on ([0-9]+) degrees of freedom.*$",
+                   "Residual standard error: not released by a DP fit (\\1 residual degrees of freedom)", lines)
+    }
+  }
+  .with_r_call(paste(.wrap_prose(.r_literals(lines)), collapse = "\n"), x$call)
 }
 
 # Python's text shows the call as Python recorded it; R users see their own call (as lm prints it).
@@ -11,18 +45,94 @@ print.dp_result <- function(x, ...) {
   lines <- strsplit(text, "\n", fixed = TRUE)[[1]]
   i <- match("Call:", lines)
   if (is.na(i) || i >= length(lines)) return(text)
-  paste(c(lines[seq_len(i)], paste(deparse(call), collapse = "\n"), lines[-seq_len(i + 1)]), collapse = "\n")
+  end <- i + 1
+  while (end < length(lines) && nzchar(trimws(lines[end + 1]))) end <- end + 1  # Python's call may wrap
+  paste(c(lines[seq_len(i)], paste(deparse(call), collapse = "\n"), lines[-seq_len(end)]), collapse = "\n")
 }
 
-summary.dp_result <- function(object, ...) {
-  structure(list(text = .with_r_call(object$summary_text, object$call), method = object$method, tidy = tidy(object),
-                 glance = glance(object), ledger = ledger(object), privacy = object$privacy),
-            class = "summary.dp_result")
+# A block runs from its header line to the next blank line; `make` returns its new lines (NULL keeps it).
+.replace_block <- function(lines, header, make) {
+  i <- grep(header, lines)[1]
+  if (is.na(i)) return(lines)
+  end <- i
+  while (end < length(lines) && nzchar(trimws(lines[end + 1]))) end <- end + 1
+  new <- tryCatch(make(lines[i:end]), error = function(e) NULL)
+  if (is.null(new)) return(lines)
+  c(lines[seq_len(i - 1)], new, lines[-seq_len(end)])
 }
 
-print.summary.dp_result <- function(x, ...) {
-  cat(x$text, "\n", sep = "")
-  invisible(x)
+.width <- function() max(40L, getOption("width", 80L))
+
+.wrap <- function(text, indent = 2L, exdent = indent + 3L) {
+  strwrap(text, width = .width() - 1L, indent = indent, exdent = exdent)
+}
+
+.coef_lines <- function(x, block) {
+  td <- x$tidy
+  if (is.null(td$estimate) || is.null(td$std.error)) return(NULL)
+  if (all(is.na(td$std.error))) {
+    m <- cbind(Estimate = td$estimate)
+  } else {
+    m <- cbind(td$estimate, td$std.error, td$statistic, td$p.value)
+    z <- inherits(x, "dp_vertical_glm") && !identical(x$outputs$family, "gaussian")
+    colnames(m) <- if (.is_bootstrap_fit(x)) {
+      c("Estimate", "Std. Error", "Est./SE", "Pr(boot)")  # calibrated bootstrap: see "Intervals" below
+    } else if (z) c("Estimate", "Std. Error", "z value", "Pr(>|z|)") else c("Estimate", "Std. Error", "t value", "Pr(>|t|)")
+  }
+  rownames(m) <- td$term
+  out <- utils::capture.output(stats::printCoefmat(m, digits = max(3L, getOption("digits") - 3L), na.print = "NA",
+                                                   has.Pvalue = ncol(m) == 4L, P.values = ncol(m) == 4L))
+  c("Coefficients:", out)
+}
+
+# dp_lm and dp_select_infer under eps < Inf: intervals and p-values from the calibrated bootstrap
+.is_bootstrap_fit <- function(x) inherits(x, c("dp_lm", "dp_select_infer")) && .is_dp_fit(x)
+
+.fmt <- function(v) format(v, digits = 4)
+
+.ledger_lines <- function(x, block) {
+  led <- ledger(x)
+  if (!is.data.frame(led) || !nrow(led) || is.null(led$step)) return(NULL)
+  rows <- sprintf("%d. %s [%s]: eps = %s, delta = %s", seq_len(nrow(led)), led$step, led$mechanism,
+                  vapply(led$eps, .fmt, ""), vapply(led$delta, .fmt, ""))
+  c("Ledger:", unlist(lapply(rows, .wrap)))
+}
+
+.oc_lines <- function(x, block) {
+  rows <- x$operating_characteristics$rows
+  if (!is.data.frame(rows) || is.null(rows$quantity) || is.null(rows$estimate)) return(NULL)
+  se <- rows$std_error
+  if (is.null(se)) se <- rows$std.error
+  txt <- sprintf("- %s: %s%s", rows$quantity, vapply(rows$estimate, .fmt, ""),
+                 ifelse(!is.na(se) & se > 0, paste0(" (s.e. ", vapply(se, .fmt, ""), ")"), ""))
+  basis <- unique(rows$basis)
+  if (length(basis) > 1L) txt <- paste0(txt, " [", rows$basis, "]")
+  rest <- block[-1][!grepl("  \\S", sub("^ +", "", block[-1])) & seq_along(block[-1]) > 1L]
+  c(.wrap(sub("^ +", "", block[1]), 0L, 2L), unlist(lapply(txt, .wrap, indent = 2L, exdent = 4L)),
+    unlist(lapply(sub("^ +", "", rest), .wrap)))
+}
+
+# Python literals in R's spelling; the rewrites keep the width of table cells.
+.r_literals <- function(lines) {
+  lines <- gsub("\\bTrue\\b", "TRUE", lines, perl = TRUE)
+  lines <- gsub("\\bFalse\\b", "FALSE", lines, perl = TRUE)
+  lines <- gsub("\\bNone\\b", "NULL", lines, perl = TRUE)
+  lines <- gsub("(?<![A-Za-z_.])inf\\b", "Inf", lines, perl = TRUE)
+  lines <- gsub("(?<![A-Za-z_.])nan\\b", "NaN", lines, perl = TRUE)
+  lines <- gsub("\\b([A-Za-z_][A-Za-z0-9_.]*)='([^']*)'", "\\1 = \"\\2\"", lines, perl = TRUE)
+  lines <- gsub("\\brandom_state\\b", "seed", lines, perl = TRUE)
+  lines <- gsub("is dpstats.vertical.Party", "is run from Python (dpstats.vertical)", lines, fixed = TRUE)
+  lines
+}
+
+# Prose longer than the console is wrapped (indented continuation); table rows (two spaces between
+# cells) are left as they are.
+.wrap_prose <- function(lines) {
+  unlist(lapply(lines, function(l) {
+    if (nchar(l) <= .width() || grepl("\\S  +\\S", l)) return(l)
+    ind <- nchar(l) - nchar(sub("^ +", "", l))
+    strwrap(l, width = .width() - 1L, indent = ind, exdent = ind + 2L)
+  }))
 }
 
 coef.dp_result <- function(object, ...) {
@@ -62,21 +172,79 @@ coef.dp_gmm <- function(object, ...) {
 }
 
 as.data.frame.dp_result <- function(x, row.names = NULL, optional = FALSE, ...) {
-  tidy(x)
+  as.data.frame(x$tidy, stringsAsFactors = FALSE)
 }
 
 tidy <- function(x, ...) UseMethod("tidy")
 
 glance <- function(x, ...) UseMethod("glance")
 
+# broom's column names (Python's tables spell some of them with underscores), broom's columns first
+# and in broom's order, then the method's own.
+.broom_names <- c(std_error = "std.error", p_value = "p.value", conf_low = "conf.low", conf_high = "conf.high",
+                  df_residual = "df.residual", null_deviance = "null.deviance", df_null = "df.null",
+                  r_squared = "r.squared", adj_r_squared = "adj.r.squared", loglik = "logLik", n = "nobs")
+.broom_order <- list(tidy = c("term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"),
+                     glance = c("r.squared", "adj.r.squared", "sigma", "statistic", "p.value", "df", "null.deviance",
+                                "df.null", "logLik", "AIC", "BIC", "deviance", "df.residual", "nobs"))
+
+.broom_frame <- function(df, order = .broom_order$tidy) {
+  if (is.null(df) || !is.data.frame(df)) return(df)
+  nm <- names(df)
+  hit <- nm %in% names(.broom_names)
+  nm[hit] <- .broom_names[nm[hit]]
+  names(df) <- nm
+  df[c(intersect(order, nm), setdiff(nm, order))]
+}
+
+# A tibble where tibble is installed (as broom returns), a data.frame otherwise.
+.as_tibble <- function(df) {
+  if (is.data.frame(df) && requireNamespace("tibble", quietly = TRUE)) tibble::as_tibble(df) else df
+}
+
 tidy.dp_result <- function(x, ...) {
   td <- x$tidy
   if (is.null(td)) td <- data.frame(term = unlist(x$terms), stringsAsFactors = FALSE)
-  td
+  .as_tibble(td)
 }
 
+# A non-private regression (eps = Inf) adds broom's fit statistics computed as lm/glm compute them
+# (glance(lm(...)), glance(glm(...))); a DP fit's glance has released quantities only.
 glance.dp_result <- function(x, ...) {
-  x$glance
+  g <- x$glance
+  if (!.is_dp_fit(x) && !is.null(x$model)) {
+    extra <- .fit_statistics(x)
+    g <- cbind(as.data.frame(extra), g[setdiff(names(g), names(extra))])
+    g <- .broom_frame(g, .broom_order$glance)
+  } else if (inherits(x, "dp_lm") && "sigma" %in% names(g)) {
+    g$sigma <- NA_real_  # not released by a DP fit (see sigma())
+  }
+  .as_tibble(g)
+}
+
+.fit_statistics <- function(x) {
+  mf <- x$model
+  y <- stats::model.response(mf)
+  if (is.factor(y)) y <- as.numeric(y != levels(y)[1])
+  cf <- coef(x)
+  n <- length(y)
+  int <- "(Intercept)" %in% names(cf)
+  ll <- logLik(x)
+  out <- list(logLik = as.numeric(ll), AIC = stats::AIC(ll), BIC = stats::BIC(ll), deviance = deviance(x),
+              df.residual = df.residual(x), nobs = n)
+  if (inherits(x, "dp_lm")) {
+    rss <- deviance(x)
+    tss <- if (int) sum((y - mean(y))^2) else sum(y^2)
+    rdf <- df.residual(x)
+    df <- length(cf) - int
+    f <- ((tss - rss) / df) / (rss / rdf)
+    return(c(list(r.squared = 1 - rss / tss, adj.r.squared = 1 - rss / tss * (n - int) / rdf,
+                  sigma = sqrt(rss / rdf), statistic = f,
+                  p.value = stats::pf(f, df, rdf, lower.tail = FALSE), df = df), out))
+  }
+  fam <- get(x$outputs$family, mode = "function", envir = asNamespace("stats"))()
+  mu0 <- rep(if (int) mean(y) else fam$linkinv(0), n)
+  c(list(null.deviance = sum(fam$dev.resids(y, mu0, rep(1, n))), df.null = n - int), out)
 }
 
 ledger <- function(x, ...) UseMethod("ledger")

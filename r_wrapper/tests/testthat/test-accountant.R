@@ -22,6 +22,13 @@ test_that("dp_accountant accumulates spends across functions and refuses an over
   expect_true(any(grepl("spent: +eps = 2, delta = 1e-06", out)))
   expect_true(any(grepl("remaining: +eps = 1, delta = 9e-06", out)))
   expect_true(any(grepl("Ledger", out)))
+  out <- local({
+    old <- options(width = 60)
+    on.exit(options(old))
+    capture.output(print(acc))
+  })
+  expect_true(all(nchar(out) <= 60))  # ledger rows wrapped to the console width
+  expect_true(any(grepl("^  2\\. vertical_glm: eps = 1", out)))
   expect_error(dp_sis(y ~ ., data = df, eps = 1.5, k = 2, bounds = c(-6, 6), accountant = acc),
                class = "dpstats_budget_exceeded_error")
   expect_equal(nrow(ledger(acc)), 2)  # nothing was spent

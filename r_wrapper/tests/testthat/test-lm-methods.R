@@ -1,0 +1,133 @@
+# lm's methods on dp_lm: at eps = Inf the fit is lm() itself and every accessor must answer as R's lm
+# does on the same data; a DP fit refuses what it does not release, with a classed error saying why.
+
+lm_cases <- list(
+  list(f = mpg ~ wt + factor(cyl), data = mtcars),
+  list(f = mpg ~ wt * hp + log(disp), data = mtcars),
+  list(f = Sepal.Length ~ Petal.Length + Species, data = iris)
+)
+
+test_that("a non-private dp_lm answers lm's methods like lm on R's data sets", {
+  skip_if_no_dpstats()
+  for (case in lm_cases) {
+    info <- deparse(case$f)
+    fit <- suppressWarnings(dp_lm(case$f, data = case$data, eps = Inf))
+    ref <- lm(case$f, data = case$data)
+    expect_equal(fitted(fit), fitted(ref), tolerance = 1e-6, info = info)
+    expect_equal(residuals(fit), residuals(ref), tolerance = 1e-6, info = info)
+    expect_equal(predict(fit), predict(ref), tolerance = 1e-6, info = info)
+    nd <- case$data[c(3, 7, 20), ]
+    expect_equal(predict(fit, nd), predict(ref, nd), tolerance = 1e-6, info = info)  # names kept
+    expect_equal(deviance(fit), deviance(ref), tolerance = 1e-6, info = info)
+    expect_identical(df.residual(fit), df.residual(ref), info = info)
+    expect_equal(sigma(fit), sigma(ref), tolerance = 1e-6, info = info)
+    expect_equal(logLik(fit), logLik(ref), tolerance = 1e-6, info = info)
+    expect_equal(AIC(fit), AIC(ref), tolerance = 1e-6, info = info)
+    expect_equal(BIC(fit), BIC(ref), tolerance = 1e-6, info = info)
+    expect_true(isTRUE(all.equal(confint(fit), confint(ref))), info = info)
+    expect_true(isTRUE(all.equal(confint(fit, level = 0.9), confint(ref, level = 0.9))), info = info)
+    expect_true(isTRUE(all.equal(confint(fit, 2, level = 0.8), confint(ref, 2, level = 0.8))), info = info)
+    expect_identical(formula(fit), formula(ref), info = info)
+    expect_true(isTRUE(all.equal(model.matrix(fit), model.matrix(ref))), info = info)
+    expect_identical(nobs(fit), nobs(ref), info = info)
+  }
+})
+
+test_that("update() refits through the call, as for lm", {
+  skip_if_no_dpstats()
+  fit <- suppressWarnings(dp_lm(mpg ~ wt + hp + factor(cyl), data = mtcars, eps = Inf))
+  small <- suppressWarnings(update(fit, . ~ . - hp))
+  expect_s3_class(small, "dp_lm")
+  expect_equal(coef(small), coef(lm(mpg ~ wt + factor(cyl), data = mtcars)), tolerance = 1e-6)
+  expect_identical(formula(small), mpg ~ wt + factor(cyl))
+  sis <- dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1)
+  expect_identical(formula(sis), formula(lm(mpg ~ ., data = mtcars)))  # `.` expanded, as lm does
+  sis2 <- update(sis, . ~ . - wt)
+  expect_false("wt" %in% sis2$terms)
+})
+
+test_that("a DP dp_lm refuses per-row values and functions of the raw data, saying why", {
+  skip_if_no_dpstats()
+  b <- list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35))
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5, bounds = b, n_boot = 200, seed = 1)
+  expect_error(fitted(fit), "per-row", class = "dpstats_not_released_error")
+  expect_error(residuals(fit), "per-row", class = "dpstats_not_released_error")
+  expect_error(predict(fit), "newdata", class = "dpstats_not_released_error")
+  expect_error(deviance(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(sigma(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(logLik(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(AIC(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(BIC(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(model.matrix(fit), "row-level", class = "dpstats_not_released_error")
+  expect_error(anova(fit), "raw data", class = "dpstats_not_released_error")
+  expect_error(confint(fit, level = 0.9), "conf_level", class = "dpstats_argument_error")
+  expect_identical(df.residual(fit), 29L)  # n is public under replace-one-row
+  expect_identical(formula(fit), mpg ~ wt + hp)
+  ci <- confint(fit)
+  expect_identical(colnames(ci), c("2.5 %", "97.5 %"))
+  expect_identical(names(attributes(ci)), c("dim", "dimnames"))  # confint.lm's plain matrix
+  nd <- mtcars[1:3, ]
+  expect_identical(names(predict(fit, nd)), rownames(nd))
+  e <- tryCatch(fitted(fit), error = identity)
+  expect_false(is.null(conditionCall(e)))
+})
+
+test_that("vertical_glm: formula, model.matrix, anova and predict with fewer factor levels in newdata", {
+  skip_if_no_dpstats()
+  d <- mtcars
+  d$cyl <- factor(d$cyl)
+  fit <- vertical_glm(mpg ~ wt + cyl + factor(gear), data = d, parties = list(a = "wt", b = c("cyl", "gear")))
+  ref <- lm(mpg ~ wt + cyl + factor(gear), data = d)
+  expect_identical(formula(fit), formula(ref))
+  expect_true(isTRUE(all.equal(model.matrix(fit), model.matrix(ref))))
+  expect_identical(df.residual(fit), df.residual(ref))
+  nd <- droplevels(d[d$cyl != 8 & d$gear == 4, ])  # factor levels missing from newdata, as R's xlev allows
+  expect_equal(predict(fit, nd), predict(ref, nd), tolerance = 1e-6)
+  expect_error(anova(fit), class = "dpstats_not_released_error")
+  dp <- vertical_glm(mpg ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), eps = 1, delta = 1e-6,
+                     penalty = "ridge", lam = 0.1, bounds = list(wt = c(0, 6), hp = c(0, 400), mpg = c(0, 40)), seed = 1)
+  expect_error(model.matrix(dp), "row-level", class = "dpstats_not_released_error")
+})
+
+test_that("tidy() and glance() use broom's column names and, at eps = Inf, broom's values", {
+  skip_if_no_dpstats()
+  skip_if_not_installed("broom")
+  fit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), data = mtcars, eps = Inf))
+  ref <- lm(mpg ~ wt + factor(cyl), data = mtcars)
+  bt <- broom::tidy(ref, conf.int = TRUE)
+  td <- tidy(fit)
+  if (requireNamespace("tibble", quietly = TRUE)) expect_s3_class(td, "tbl_df")
+  expect_identical(names(td)[seq_along(bt)], names(bt))
+  expect_equal(as.data.frame(td[names(bt)]), as.data.frame(bt), tolerance = 1e-6)
+  bg <- broom::glance(ref)
+  gl <- glance(fit)
+  expect_identical(names(gl)[seq_along(bg)], names(bg))
+  expect_equal(as.data.frame(gl[names(bg)]), as.data.frame(bg), tolerance = 1e-6)
+
+  d <- mtcars
+  vg <- vertical_glm(am ~ wt + hp, data = d, parties = list(a = "wt", b = "hp"), family = binomial)
+  gref <- glm(am ~ wt + hp, data = d, family = binomial)
+  bt <- broom::tidy(gref)
+  expect_identical(names(tidy(vg))[seq_along(bt)], names(bt))
+  expect_equal(as.data.frame(tidy(vg)[names(bt)]), as.data.frame(bt), tolerance = 1e-6)
+  bg <- broom::glance(gref)
+  expect_identical(names(glance(vg))[seq_along(bg)], names(bg))
+  expect_equal(as.data.frame(glance(vg)[names(bg)]), as.data.frame(bg), tolerance = 1e-6)
+
+  # a DP fit: broom's names, released quantities only
+  dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5, n_boot = 200, seed = 1,
+              bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)))
+  expect_identical(names(tidy(dp))[1:7], c("term", "estimate", "std.error", "statistic", "p.value", "conf.low",
+                                           "conf.high"))
+  expect_true(is.na(glance(dp)$sigma))
+  expect_false(any(grepl("_(error|value|low|high|residual)$", c(names(tidy(vg)), names(glance(vg)), names(glance(dp))))))
+})
+
+test_that("model.matrix of another non-private result is rebuilt from its call, as model.frame.lm does", {
+  skip_if_no_dpstats()
+  f <- mpg ~ wt + hp + qsec + drat
+  ko <- suppressWarnings(dp_knockoff(f, data = mtcars, eps = Inf, delta = 1e-6, oc_trials = 0L))
+  expect_true(isTRUE(all.equal(model.matrix(ko), model.matrix(lm(f, mtcars)))))
+  sub <- suppressWarnings(dp_knockoff(f, data = mtcars, eps = Inf, delta = 1e-6, oc_trials = 0L, subset = cyl > 4))
+  expect_true(isTRUE(all.equal(model.matrix(sub), model.matrix(lm(f, mtcars, subset = cyl > 4)))))
+})

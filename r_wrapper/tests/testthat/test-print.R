@@ -1,0 +1,75 @@
+# What R users read follows R's conventions: their own call, printCoefmat tables, TRUE/FALSE/NULL/Inf,
+# name = "value", seed (not random_state), text wrapped to getOption("width").
+
+python_literal <- "\\b(True|False|None|inf|nan)\\b|random_state|[A-Za-z_]='|dpstats\\.[a-z]+\\.[A-Z]"
+
+printed <- function(x) paste(c(capture.output(print(x)), capture.output(print(summary(x)))), collapse = "\n")
+
+test_that("prints and summaries show no Python literals and fit the console width", {
+  skip_if_no_dpstats()
+  old <- options(width = 70)
+  on.exit(options(old))
+  fits <- list(
+    dp_bh(c(a = 1e-8, b = 0.01, c = 0.2, d = 0.5, e = 2.2e-7), q = 0.1, eps = 1, seed = 1),
+    dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1),
+    suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), data = mtcars, eps = Inf)),
+    dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
+          bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350))),
+    vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial),
+    vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = "binomial", eps = 1,
+                 delta = 1e-6, penalty = "ridge", lam = 0.1, bounds = list(wt = c(0, 6), hp = c(0, 400)), seed = 1),
+    suppressWarnings(dp_plan("dp_sis", n = 500, p = 100, eps = c(0.5, 1), k = 3, seed = 1)),
+    dp_select_infer(mpg ~ ., data = mtcars, eps = 2, delta = 1e-6, k = 2, n_boot = 100, seed = 1,
+                    bounds = list(mpg = c(10, 35), cyl = c(4, 8), disp = c(70, 480), hp = c(50, 340),
+                                  drat = c(2.7, 5), wt = c(1.5, 5.5), qsec = c(14, 23), vs = c(0, 1),
+                                  am = c(0, 1), gear = c(3, 5), carb = c(1, 8)))
+  )
+  for (fit in fits) {
+    out <- printed(fit)
+    expect_false(grepl(python_literal, out, perl = TRUE), info = paste(class(fit)[1], regmatches(out, regexpr(python_literal, out, perl = TRUE))))
+    lines <- strsplit(out, "\n")[[1]]
+    prose <- lines[!grepl("\\S  +\\S", lines) & !lines %in% deparse(fit$call)]  # table rows, and the call as lm prints it
+    expect_true(all(nchar(prose) <= 70), info = paste(class(fit)[1], prose[nchar(prose) > 70][1]))
+  }
+  expect_match(printed(fits[[1]]), "dp_bh(p_values = c(a = 1e-08", fixed = TRUE)
+  expect_match(printed(fits[[7]]), "dp_plan(method = \"dp_sis\"", fixed = TRUE)
+  expect_match(printed(fits[[5]]), "TRUE|FALSE|Inf")
+  si <- strsplit(printed(fits[[8]]), "\n")[[1]]
+  call_lines <- deparse(fits[[8]]$call)
+  expect_identical(si[3 + seq_along(call_lines)], call_lines)  # the user's call replaces Python's, however long
+  expect_identical(si[4 + length(call_lines)], "")
+  expect_true(any(grepl("Pr(boot)", si, fixed = TRUE)))
+})
+
+test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit says sigma is not released", {
+  skip_if_no_dpstats()
+  fit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), data = mtcars, eps = Inf))
+  ref <- lm(mpg ~ wt + factor(cyl), data = mtcars)
+  out <- capture.output(print(summary(fit)))
+  want <- capture.output(printCoefmat(coef(summary(ref)), digits = max(3L, getOption("digits") - 3L)))
+  expect_true(all(want %in% out))
+  expect_true(any(grepl("t value", out, fixed = TRUE)))
+  dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
+              bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
+  out <- paste(capture.output(print(dp)), collapse = "\n")
+  expect_match(out, "Residual standard error: not released")
+  expect_false(grepl("Residual standard error: 0", out))
+  gl <- vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial)
+  want <- capture.output(printCoefmat(coef(summary(glm(am ~ wt + hp, binomial, mtcars))),
+                                      digits = max(3L, getOption("digits") - 3L)))
+  expect_true(all(want %in% capture.output(print(gl))))
+})
+
+test_that("the ledger is wrapped to the console width", {
+  skip_if_no_dpstats()
+  old <- options(width = 50)
+  on.exit(options(old))
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, delta = 1e-6, seed = 1,
+               bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
+  out <- capture.output(print(summary(fit)))
+  i <- match("Ledger:", out)
+  block <- out[i:(i - 1 + match("", out[-seq_len(i)]))]
+  expect_gt(length(block), 2)
+  expect_true(all(nchar(block) <= 50))
+  expect_match(block[2], "^  1\\. ")
+})

@@ -1,0 +1,288 @@
+"""Write the R package's help pages for the analysis functions from the Python docstrings.
+
+One source for both languages: each ``r_wrapper/man/<function>.Rd`` below is generated from
+the numpydoc ``Parameters`` section of the Python function it wraps, and from the wrapper's
+own signature in ``r_wrapper/R/*.R``. The wrapper's formal arguments are ``\\arguments``
+items; every other Python argument (passed through ``...`` by its Python name) is an item of
+the ``...`` entry. ``tests/test_r_docs.py`` checks that the committed pages equal what this
+script writes and that every argument is documented.
+
+    python scripts/make_r_docs.py          # rewrite r_wrapper/man/<function>.Rd
+    python scripts/make_r_docs.py --check  # exit 1 if a committed page differs
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import dpstats  # noqa: E402
+
+MAN = ROOT / "r_wrapper" / "man"
+R_SOURCES = ROOT / "r_wrapper" / "R"
+
+# R function -> Python function it wraps
+FUNCTIONS = {
+    "dp_sis": "dp_sis",
+    "dp_two_stage": "dp_two_stage",
+    "dp_knockoff": "dp_knockoff",
+    "dp_gmm": "dp_gmm",
+    "dp_felp": "dp_felp",
+    "vertical_glm": "vertical_glm",
+    "dp_lm": "dp_lm",
+    "dp_select_infer": "dp_select_infer",
+    "dp_bh": "dp_bh",
+    "dp_plan": "plan",
+}
+
+# What R users pass differently from Python users (the R wrapper converts).
+R_ARGUMENTS = {
+    "formula": "an R formula, e.g. \\code{y ~ .}, read with "
+    "\\code{model.matrix}'s semantics: \\code{.}, \\code{-}, \\code{0}, interactions, \\code{I()}, "
+    "\\code{log()}, \\code{factor()}, \\code{poly()}, treatment contrasts for factors.",
+    "data": "a data frame (or a numeric matrix with column names) whose columns may be numeric, integer, "
+    "logical, factor, ordered or character; columns of other classes that the formula does not use are "
+    "left out. Rows with \\code{NA} in a variable the formula uses are dropped (as \\code{na.omit}).",
+    "seed": "Python's \\code{random_state}: \\code{NULL} (fresh randomness from the operating system, for "
+    'releases) or one whole number (reproducible runs; the privacy statement then says "seeded: for '
+    'reproduction, not for release").',
+    "family": "the GLM family: \\code{gaussian}, \\code{binomial} or \\code{poisson}, as a family object "
+    '(\\code{binomial()}), the function (\\code{binomial}) or its name (\\code{"binomial"}); canonical '
+    "links only.",
+    "parties": "a named list of character vectors, the columns each party holds, e.g. "
+    '\\code{list(a = c("x1", "x2"), b = "x3")}.',
+}
+
+# Arguments the docstrings describe together by reference (random_state, accountant, strict, progress).
+COMMON = {
+    "accountant": "a \\code{\\link{dp_accountant}}: the spend is charged to it, and refused before any data "
+    "is read when it does not fit.",
+    "strict": "\\code{TRUE} refuses every data-dependent step (anything computed from the data to calibrate "
+    "noise) before anything is spent; \\code{FALSE} (default) names them in the privacy statement and warns.",
+    "progress": "a Python progress callback; not used from R.",
+    "diagnostics": "\\code{TRUE} attaches non-private diagnostics (rows dropped, values clipped), labelled "
+    '"not private"; off by default, and no output shows them unless asked.',
+}
+
+DETAILS = """\
+As in \\code{lm}: \\code{subset =} selects rows (evaluated in \\code{data});
+\\code{weights =} is refused (case weights change the sensitivity of one row), and so is
+\\code{na.action} other than \\code{na.omit}. \\code{fit$call} is the call as written,
+Python's record of it is \\code{fit$py_call}. Whole numbers may be written \\code{5} or
+\\code{5L}; \\code{bounds} as \\code{c(lo, hi)} for every column or a named list such as
+\\code{list(y = c(0, 10), x = c(-1, 1))}. A misspelt or unknown argument, or a missing required
+one, is a \\code{dpstats_argument_error} naming it (and the likely intended name).
+
+Errors arrive as R conditions of class \\code{dpstats_<kind>_error} and \\code{dpstats_error}
+(e.g. \\code{dpstats_data_error}, \\code{dpstats_formula_error},
+\\code{dpstats_privacy_parameter_error}); warnings as \\code{dpstats_<kind>_warning} (e.g.
+\\code{dpstats_non_private_warning} for data-dependent steps)."""
+
+EXAMPLES = {
+    "dp_sis": """\
+if (dpstats_available()) {
+  set.seed(1)
+  df <- data.frame(matrix(rnorm(100 * 10), 100))
+  df$y <- 2 * df$X1 + rnorm(100)
+  fit <- dp_sis(y ~ ., data = df, eps = 2, k = 2, bounds = c(-5, 5), seed = 1)
+  fit
+  tidy(fit)
+}""",
+    "dp_lm": """\
+if (dpstats_available()) {
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5,
+               bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)), seed = 1)
+  summary(fit)
+  confint(fit)
+}""",
+    "dp_bh": """\
+if (dpstats_available()) {
+  p <- c(a = 1e-9, b = 2e-8, c = 0.04, d = 0.3, e = 0.8)
+  fit <- dp_bh(p, q = 0.1, eps = 1, eta = 0.01, seed = 1)
+  fit$outputs$rejected
+}""",
+    "dp_plan": """\
+if (dpstats_available()) {
+  pl <- dp_plan("dp_sis", n = 100, p = 200, eps = c(1, 5), k = 8, trials = 20,
+                assume = list(signals = 8, strength = 0.5), seed = 1)
+  tidy(pl)
+}""",
+}
+
+
+# ----------------------------------------------------------------------- reading the sources
+def r_functions(text: str) -> dict[str, str]:
+    """Top-level ``name <- function(args)`` definitions of R source: name -> args (one line)."""
+    out = {}
+    for m in re.finditer(r"^([\w.]+) <- function\(", text, re.M):
+        depth, i = 1, m.end()
+        while depth and i < len(text):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        out[m.group(1)] = " ".join(text[m.end() : i - 1].split())
+    return out
+
+
+def r_signature(name: str) -> tuple[str, list[str]]:
+    """The wrapper's usage line and formal argument names, read from r_wrapper/R/*.R."""
+    for path in sorted(R_SOURCES.glob("*.R")):
+        args = r_functions(path.read_text(encoding="utf-8")).get(name)
+        if args is not None:
+            return f"{name}({args})", [a.split("=")[0].strip() for a in _split_top(args)]
+    raise SystemExit(f"no R function {name} in {R_SOURCES}")
+
+
+def _split_top(args: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in args:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        cur += ch
+    return [a for a in (out + [cur]) if a.strip()]
+
+
+def numpydoc(fn) -> tuple[str, str, dict[str, tuple[str, str]]]:
+    """Title, description and {parameter: (type, text)} of a numpydoc docstring."""
+    doc = inspect.cleandoc(fn.__doc__ or "")
+    title, _, rest = doc.partition("\n")
+    sections = re.split(r"\n(\w[\w ]*)\n-{3,}\n", "\n" + rest)
+    description = sections[0].strip()
+    params: dict[str, tuple[str, str]] = {}
+    for head, body in zip(sections[1::2], sections[2::2]):
+        if head.strip() != "Parameters":
+            continue
+        for m in re.finditer(r"^(\S[^\n]*)\n((?:[ \t]+[^\n]*\n?|\n(?=[ \t]))*)", body, re.M):
+            text = " ".join(m.group(2).split())
+            # "a : T", "a, b : T" or "a : T1, b : T2"; a line with no " : " names its arguments only
+            header = m.group(1) if " : " in m.group(1) else m.group(1) + " : "
+            for names, kind in re.findall(r"([\w, ]+?) : (.*?)(?=, \w+ : |$)", header):
+                for nm in names.split(","):
+                    params[nm.strip()] = (kind.strip(), text)
+    return title.strip(), description, params
+
+
+# ----------------------------------------------------------------------- writing Rd
+def rd_text(text: str) -> str:
+    """Docstring prose (reST, Python words) as Rd text in R's words."""
+    text = text.replace("\\", "\\\\").replace("%", "\\%").replace("{", "\\{").replace("}", "\\}")
+    text = re.sub(r":(?:func|class|mod|meth|attr):`~?(?:dpstats\.)?([^`]+)`", r"\\code{\1}", text)
+    text = re.sub(r"``([^`]+)``", lambda m: "\\code{" + r_code(m.group(1)) + "}", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"\\strong{\1}", text)
+    return re.sub(r"\brandom_state\b", "seed", re.sub(r"\bmath\.inf\b", "Inf", text))
+
+
+def r_code(code: str) -> str:
+    """A code span in R's spelling: TRUE/FALSE/NULL/Inf, name = value, seed."""
+    code = re.sub(r"\bmath\.inf\b|(?<![\w.])inf\b", "Inf", code)
+    for py, r in (("True", "TRUE"), ("False", "FALSE"), ("None", "NULL"), ("random_state", "seed")):
+        code = re.sub(rf"\b{py}\b", r, code)
+    return re.sub(r"(\w)=(?!=)", r"\1 = ", code)
+
+
+def r_value(value) -> str:
+    """A Python default as R code."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "Inf" if value > 0 else "-Inf"
+        return f"{value:g}"
+    if isinstance(value, (int, str)):
+        return f'"{value}"' if isinstance(value, str) else str(value)
+    if isinstance(value, (tuple, list)):
+        return "c(" + ", ".join(r_value(v) for v in value) + ")"
+    return rd_text(repr(value))
+
+
+def describe(name: str, params: dict, sig: inspect.Signature, *, inner: bool) -> str:
+    kind, text = params.get(name, ("", ""))
+    text = rd_text(text) if text and not text.startswith("See docs/") else COMMON.get(name, "")
+    if not text and kind:
+        text = "one of " + r_code(rd_text(kind.strip("{}"))) if kind.startswith("{") else rd_text(kind)
+    elif kind.startswith("{"):
+        text = f"one of {r_code(rd_text(kind.strip('{}')))}. {text}"
+    if not text:
+        raise SystemExit(f"{name}: no description in the docstring and none in COMMON")
+    p = sig.parameters.get(name)
+    if inner and p is not None and p.default is not inspect.Parameter.empty:
+        text = f"(default \\code{{{r_value(p.default)}}}) {text}"
+    return text
+
+
+def page(r_name: str, py_name: str) -> str:
+    fn = getattr(dpstats, py_name)
+    sig = inspect.signature(fn)
+    title, description, params = numpydoc(fn)
+    usage, formals = r_signature(r_name)
+    items = []
+    for arg in formals:
+        if arg == "...":
+            passed = [p for p in sig.parameters if p not in formals and p != "random_state"]
+            inner = "\n".join(
+                f"    \\item{{\\code{{{p}}}}}{{{describe(p, params, sig, inner=True)}}}" for p in passed
+            )
+            items.append(
+                "\\item{...}{every other argument of the Python function, by its name:\n"
+                f"  \\describe{{\n{inner}\n  }}}}"
+            )
+        elif arg in R_ARGUMENTS:
+            text = R_ARGUMENTS[arg]
+            if arg == "formula" and r_name == "dp_gmm":
+                text = text.replace("\\code{y ~ .}", "\\code{~ .} (one-sided: no response)")
+            items.append(f"\\item{{{arg}}}{{{text}}}")
+        else:
+            items.append(f"\\item{{{arg}}}{{{describe(arg, params, sig, inner=False)}}}")
+    klass = "dp_plan" if r_name == "dp_plan" else f'c("{"dp_" + r_name.removeprefix("dp_")}", "dp_result")'
+    value = (
+        f"An object of class \\code{{{klass}}}: \\code{{print}}, \\code{{summary}}, \\code{{tidy}}, "
+        "\\code{glance}, \\code{report}; see \\code{\\link{dp_result}}."
+    )
+    out = [
+        "% Generated by scripts/make_r_docs.py from the Python docstring of "
+        f"dpstats.{py_name}: edit the docstring, not this file.",
+        f"\\name{{{r_name}}}",
+        f"\\alias{{{r_name}}}",
+        f"\\title{{{rd_text(title.rstrip('.'))}}}",
+        f"\\description{{\n{rd_text(description or title)}\n}}",
+        f"\\usage{{\n{usage}\n}}",
+        "\\arguments{\n" + "\n".join(items) + "\n}",
+        f"\\value{{\n{value}\n}}",
+    ]
+    if r_name != "dp_plan":
+        out.append(f"\\details{{\n{DETAILS}\n}}")
+    if r_name in EXAMPLES:
+        out.append(f"\\examples{{\n{EXAMPLES[r_name]}\n}}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale = []
+    for r_name, py_name in FUNCTIONS.items():
+        path = MAN / f"{r_name}.Rd"
+        text = page(r_name, py_name)
+        if check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                stale.append(path.name)
+        else:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print("out of date (run python scripts/make_r_docs.py):", ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
