@@ -75,6 +75,10 @@ def dp_felp(
     ``max_iter`` rounds).  Their average is released with L2-Laplace noise
     (density ∝ exp(−ε‖b‖₂/Δ): norm ~ Gamma(d, Δ/ε), uniform direction) and
     the ``select`` features with the largest released weights are selected.
+    Unseeded, the noise is floating-point safe: built from OpenDP's Laplace
+    and Gaussian draws at a scale larger by 2⁻¹⁰ and snapped to a fine public
+    grid (``dpstats.privacy.randomness.snapped_l2_laplace``); seeded, numpy
+    draws it and the statement says so.
 
     Two variants, which differ in whether the guarantee holds:
 

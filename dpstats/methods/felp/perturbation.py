@@ -7,7 +7,10 @@ ensemble (steps 1–3, :func:`.ensemble.ensemble`), and step 4: adds to the
 average w_D the L2-Laplace noise b of density ∝ exp(−ε‖b‖₂/Δ) (eq. 12 with
 Δ = 2/(nλ) in the paper variant, 2C/k in the strict one; ‖b‖ ~ Gamma(d, Δ/ε),
 uniform direction) and returns w*_D = w_D + b.  The features with the
-largest released weights are selected: post-processing.
+largest released weights are selected: post-processing.  An unseeded release
+draws b by :func:`dpstats.privacy.randomness.snapped_l2_laplace` (floating-point
+safe; each weight clamped to the public bound C, or √(log 2/λ) in the paper
+variant), a seeded one by numpy.
 """
 
 from __future__ import annotations
