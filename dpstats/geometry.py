@@ -47,6 +47,26 @@ def _pair(name: str, value) -> tuple[float, float]:
     return lo, hi
 
 
+def check_bounds_form(bounds: BoundsSpec) -> None:
+    """Refuse a ``bounds`` argument that is not a pair or a mapping of pairs with finite lo < hi.
+
+    For doors that accept bounds they may not use (so they never reach
+    :func:`resolve_box`): a malformed value is still bad input, refused before
+    anything is spent.  Completeness of a mapping is checked where it is used.
+
+    Examples
+    --------
+    >>> check_bounds_form({"x": (0, 1)})
+    """
+    if bounds is None:
+        return
+    if isinstance(bounds, Mapping):
+        for name, pair in bounds.items():
+            _pair(str(name), pair)
+        return
+    _pair("all columns", bounds)
+
+
 def _unquoted(name: str) -> str:
     """A data column's own name for a design name R writes in backticks (`` `1000_at` `` -> ``1000_at``)."""
     return name[1:-1] if len(name) > 2 and name[0] == name[-1] == "`" else name

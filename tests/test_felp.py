@@ -59,9 +59,9 @@ def test_released_noise_through_the_front_door_has_gamma_norm():
     for seed in range(150):
         kw = dict(n_estimators=1, bounds=bounds, random_state=seed, oc_trials=0, max_iter=2)
         with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'"):
-            ref = dp.dp_felp("class ~ .", df, eps=math.inf, **kw)
+            ref = dp.dp_felp("class ~ .", df, eps=math.inf, variant="paper", **kw)
         with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
-            fit = dp.dp_felp("class ~ .", df, eps=2.0, **kw)
+            fit = dp.dp_felp("class ~ .", df, eps=2.0, variant="paper", **kw)
         norms.append(np.linalg.norm(fit.weights - ref.weights))
     scale = 2 / (30 * 1.0 * 2.0)
     assert fit.noise_scale == pytest.approx(scale)
@@ -125,7 +125,14 @@ def test_nonprivate_recovers_planted_features_binary_and_multiclass():
         df = planted(n=150, d=40, s=4, shift=2.0, n_classes=n_classes, random_state=10 + n_classes)
         with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'|data minima"):
             fit = dp.dp_felp(
-                "class ~ .", df, eps=math.inf, select=4, n_estimators=5, random_state=1, oc_trials=0
+                "class ~ .",
+                df,
+                eps=math.inf,
+                select=4,
+                variant="paper",
+                n_estimators=5,
+                random_state=1,
+                oc_trials=0,
             )
         assert set(fit.selected) == {"x1", "x2", "x3", "x4"}, (n_classes, fit.selected)
 
@@ -172,6 +179,7 @@ def test_statement_ledger_and_sensitivities(small):
             small,
             eps=1.0,
             lam=0.5,
+            variant="paper",
             n_estimators=4,
             bounds=(-6, 6),
             random_state=0,
@@ -206,7 +214,9 @@ def test_data_dependent_steps_are_named_and_strict_refuses(small):
         pytest.warns(NonPrivateWarning, match=PAPER_WARNING),
         pytest.warns(NonPrivateWarning, match="data minima"),
     ):
-        fit = dp.dp_felp("class ~ .", small, eps=1.0, n_estimators=2, random_state=0, oc_trials=0)
+        fit = dp.dp_felp(
+            "class ~ .", small, eps=1.0, variant="paper", n_estimators=2, random_state=0, oc_trials=0
+        )
     assert not fit.privacy.covered
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
         dp.dp_felp("class ~ .", small, eps=1.0, strict=True)
@@ -224,6 +234,7 @@ def test_data_dependent_steps_are_named_and_strict_refuses(small):
             eps=1.0,
             lam="cv",
             lam_grid=(0.1, 1.0),
+            variant="paper",
             n_estimators=2,
             bounds=(-6, 6),
             random_state=0,
@@ -243,7 +254,7 @@ def test_data_dependent_steps_are_named_and_strict_refuses(small):
         ({"variant": "loose"}, PrivacyParameterError, "variant"),
         ({"eps": 0}, PrivacyParameterError, "eps"),
         ({"neighbouring": "add_remove"}, PrivacyParameterError, "neighbouring"),
-        ({"clip_norm": 1.0}, PrivacyParameterError, "clip_norm"),
+        ({"variant": "paper", "clip_norm": 1.0}, PrivacyParameterError, "clip_norm|variant='paper'"),
         ({"sample_ratio": 0.0}, PrivacyParameterError, "sample_ratio"),
         ({"n_estimators": 0}, PrivacyParameterError, "n_estimators"),
         ({"select": 21}, DataError, "select"),
@@ -261,7 +272,7 @@ def test_bad_arguments_spend_nothing(small, kwargs, error, match):
 def test_bad_data_spends_nothing(small):
     acc = Accountant(eps=5.0)
     one_class = small.assign(**{"class": pd.Categorical(["c0"] * len(small))})
-    with pytest.raises(DataError, match="single class"):
+    with pytest.raises(DataError, match="fewer than two classes"):
         dp.dp_felp("class ~ .", one_class, eps=1.0, bounds=(-6, 6), accountant=acc)
     lonely = small.copy()
     lonely["class"] = lonely["class"].cat.add_categories("c9")
@@ -277,7 +288,14 @@ def test_bad_data_spends_nothing(small):
 def test_report_has_ranked_weights_plot(small, tmp_path):
     with pytest.warns(NonPrivateWarning, match=PAPER_WARNING):
         fit = dp.dp_felp(
-            "class ~ .", small, eps=5.0, n_estimators=3, bounds=(-6, 6), random_state=0, oc_trials=10
+            "class ~ .",
+            small,
+            eps=5.0,
+            variant="paper",
+            n_estimators=3,
+            bounds=(-6, 6),
+            random_state=0,
+            oc_trials=10,
         )
     html = open(fit.report(str(tmp_path / "felp.html")), encoding="utf-8").read()
     assert "Released weights ranked, with the selection cut" in html
@@ -292,10 +310,57 @@ def test_paper_variant_is_warned_and_refused_under_strict(small):
     """The audit (tests/test_audit_felp.py) refutes Lemma 1's 2/(nλ); a release must use 'strict'."""
     with pytest.warns(NonPrivateWarning, match="not a valid bound"):
         fit = dp.dp_felp(
-            "class ~ .", small, eps=1.0, bounds=(-6, 6), n_estimators=2, random_state=0, oc_trials=0
+            "class ~ .",
+            small,
+            eps=1.0,
+            variant="paper",
+            bounds=(-6, 6),
+            n_estimators=2,
+            random_state=0,
+            oc_trials=0,
         )
     assert any("refutes" in note for note in fit.privacy.notes)
     acc = dp.Accountant(eps=5)
     with pytest.raises(PrivacyParameterError, match="variant='strict'"):
-        dp.dp_felp("class ~ .", small, eps=1.0, bounds=(-6, 6), strict=True, accountant=acc)
+        dp.dp_felp("class ~ .", small, eps=1.0, bounds=(-6, 6), variant="paper", strict=True, accountant=acc)
+    assert acc.charges == []
+
+
+def test_default_variant_is_strict(small):
+    fit = dp.dp_felp("class ~ .", small, eps=1.0, n_estimators=4, bounds=(-6, 6), random_state=0, oc_trials=0)
+    assert fit.variant == "strict" and not fit.privacy.refuted
+    assert "REFUTED" not in str(fit) and "guarantee" not in fit.glance().columns
+
+
+def test_paper_variant_says_refuted_in_every_channel(small, tmp_path):
+    with pytest.warns(NonPrivateWarning, match="not a valid differential privacy guarantee"):
+        fit = dp.dp_felp(
+            "class ~ .",
+            small,
+            eps=1.0,
+            variant="paper",
+            n_estimators=2,
+            bounds=(-6, 6),
+            random_state=0,
+            oc_trials=0,
+        )
+    assert "REFUTED" in str(fit)
+    assert "REFUTED" in str(fit.summary()) and "NOT differentially private" in str(fit.summary())
+    assert "REFUTED" in fit.glance().loc[0, "guarantee"]
+    d = fit.to_dict()
+    assert d["privacy"]["valid_guarantee"] is False and "refutes" in d["privacy"]["refuted"]
+    assert "NOT differentially private" in d["privacy"]["statement"]
+    assert any("not a valid DP guarantee" in w for w in d["warnings"])
+    html = open(fit.report(str(tmp_path / "paper.html")), encoding="utf-8").read()
+    assert "Not a valid privacy guarantee" in html
+
+
+def test_response_errors_name_the_column_not_its_values(small):
+    """A numeric or rare-class response is refused without listing any value read from the rows."""
+    acc = Accountant(eps=5.0)
+    for y in (np.linspace(0.123456, 0.987654, len(small)), np.r_[np.zeros(len(small) - 1), 7.25]):
+        with pytest.raises(DataError, match="'class'") as info:
+            dp.dp_felp("class ~ .", small.assign(**{"class": y}), eps=1.0, bounds=(-6, 6), accountant=acc)
+        message = str(info.value)
+        assert "0.123456" not in message and "7.25" not in message and "[" not in message
     assert acc.charges == []

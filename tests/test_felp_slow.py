@@ -21,6 +21,8 @@ def test_nonprivate_ensemble_recovers_planted_features_in_95_percent_of_seeds():
     for seed in range(20):
         df = planted(n=200, d=100, s=10, shift=1.5, random_state=100 + seed)
         with pytest.warns(NonPrivateWarning, match="eps = inf|variant='paper'"):
-            fit = dp.dp_felp("class ~ .", df, eps=math.inf, bounds=(-6, 6), random_state=seed, oc_trials=0)
+            fit = dp.dp_felp(
+                "class ~ .", df, eps=math.inf, variant="paper", bounds=(-6, 6), random_state=seed, oc_trials=0
+            )
         hits += set(fit.selected) == truth
     assert hits >= 19, f"recovered in {hits} of 20 seeds"

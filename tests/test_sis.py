@@ -217,7 +217,7 @@ def test_missing_values_dropped_counted_and_named(synthetic):
     df = synthetic.copy()
     df.iloc[[0, 5], 3] = np.nan
     with (
-        pytest.warns(UserWarning, match="2 of 100 rows dropped"),
+        pytest.warns(UserWarning, match=r"were dropped \(R's na.omit\); how many is not shown"),
         pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"),
     ):
         fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0)

@@ -42,8 +42,8 @@ from dpstats.demos.felp import _PUBLISHED_MAX  # noqa: E402
 
 bounds = {c: (0.0, 1.5 * hi) for c, hi in _PUBLISHED_MAX.items()}
 k = scale(20, 3)
-with shown_warnings():  # the paper variant (the default) is warned about: see the next section
-    fit = dp.dp_felp("diagnosis ~ .", wdbc, eps=1.0, bounds=bounds, n_estimators=k)
+with shown_warnings():  # the paper variant (not the default) is warned about: see the next section
+    fit = dp.dp_felp("diagnosis ~ .", wdbc, eps=1.0, bounds=bounds, n_estimators=k, variant="paper")
 print(fit)
 
 # %% [markdown]
@@ -51,15 +51,17 @@ print(fit)
 # **`variant="paper"`** averages learners fitted on bootstrap samples and adds noise for the
 # paper's sensitivity 2/(nλ) (its Lemma 1). That argument treats each margin vector as a
 # function of one row, but a row is also other rows' nearest hit or miss, and one row can
-# enter every bootstrap sample. dpstats implements the variant faithfully and writes these
-# assumptions into the privacy statement — read them:
+# enter every bootstrap sample. Our audit refutes the stated eps (`tests/test_audit_felp.py`), so
+# this variant's eps is not a valid DP guarantee: every output says so, `strict=True` refuses it,
+# and it is not the default. dpstats implements it faithfully, to reproduce the paper, and writes
+# the assumptions it rests on into the privacy statement — read them:
 
 # %%
 for a in fit.privacy.assumptions:
     print("-", a)
 
 # %% [markdown]
-# **`variant="strict"`** splits the rows into k disjoint subsets and clips each subset's weight
+# **`variant="strict"`** (the default) splits the rows into k disjoint subsets and clips each subset's weight
 # vector to ℓ2 norm C (default √(log 2 / λ), a bound the exact minimiser never exceeds).
 # Replacing one row changes one subset, so the average moves by at most 2C/k *whatever the
 # local-learning step does*. There are no assumptions to list; the price is more noise
@@ -101,7 +103,9 @@ print(tuned.lam, tuned.privacy.data_dependent_steps)
 # %%
 sim = planted(n=scale(200, 100), d=100, s=10, shift=scale(1.5, 2.0), random_state=7)
 with shown_warnings():  # eps = inf and the paper variant: NonPrivateWarning, shown
-    ref = dp.dp_felp("class ~ .", sim, eps=math.inf, bounds=(-6, 6), n_estimators=k, oc_trials=0)
+    ref = dp.dp_felp(
+        "class ~ .", sim, eps=math.inf, bounds=(-6, 6), n_estimators=k, oc_trials=0, variant="paper"
+    )
 print(sorted(ref.selected, key=lambda s: int(s[1:])))
 
 # %% [markdown]

@@ -293,9 +293,9 @@ def _p_values(p_values) -> tuple[list[str], np.ndarray]:
         names = None
     try:
         p = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise DataError(
-            f"p_values must be numbers in [0, 1]; could not read them as numbers ({exc})."
+    except (TypeError, ValueError):
+        raise DataError(  # the conversion error would quote a value: not shown
+            "p_values must be numbers in [0, 1]; some could not be read as numbers (text or objects?)."
         ) from None
     if p.ndim != 1 or p.size == 0:
         raise DataError(f"p_values must be a non-empty 1-d collection of numbers, got shape {p.shape}.")

@@ -45,7 +45,7 @@ def dp_felp(
     n_estimators: int = 20,
     sample_ratio: float = 0.9,
     select: int | None = None,
-    variant: str = "paper",
+    variant: str = "strict",
     *,
     bounds=None,
     bounds_eps: float | None = None,
@@ -75,20 +75,29 @@ def dp_felp(
     ``max_iter`` rounds).  Their average is released with L2-Laplace noise
     (density ∝ exp(−ε‖b‖₂/Δ): norm ~ Gamma(d, Δ/ε), uniform direction) and
     the ``select`` features with the largest released weights are selected.
+    Unseeded, the noise is floating-point safe: built from OpenDP's Laplace
+    and Gaussian draws at a scale larger by 2⁻¹⁰ and snapped to a fine public
+    grid (``dpstats.privacy.randomness.snapped_l2_laplace``); seeded, numpy
+    draws it and the statement says so.
 
-    Two variants, which differ in what the guarantee rests on:
+    Two variants, which differ in whether the guarantee holds:
 
+    * ``"strict"`` (default) — a random partition into ``n_estimators``
+      disjoint subsets, each learner's weights clipped to ℓ2 norm C (default
+      √(log 2/λ), which the exact minimiser never exceeds).  Replacing one
+      row changes one subset, so the average moves by at most Δ = 2C/k,
+      whatever the learner does: a valid eps-DP guarantee, paid for with more
+      noise than the paper states.
     * ``"paper"`` — bootstrap samples of ⌈βn⌉ rows and the paper's Lemma 1
       sensitivity Δ = 2/(nλ).  That bound treats each z_i as a function of
       row i alone; in fact z_i depends on other rows (its neighbours), and one
-      row can enter every bootstrap sample.  These assumptions are written
-      into the privacy statement: the guarantee rests on them.
-    * ``"strict"`` — a random partition into ``n_estimators`` disjoint
-      subsets, each learner's weights clipped to ℓ2 norm C (default
-      √(log 2/λ), which the exact minimiser never exceeds).  Replacing one
-      row changes one subset, so the average moves by at most Δ = 2C/k,
-      whatever the learner does: a guarantee without the paper's assumption,
-      paid for with more noise.
+      row can enter every bootstrap sample.  Our audit refutes it
+      (``tests/test_audit_felp.py``): the stated eps is NOT a valid DP
+      guarantee.  Every output channel says so (print, summary, glance,
+      to_dict, the report, the privacy statement) and a
+      :class:`~dpstats.errors.NonPrivateWarning` is raised; ``strict=True``
+      refuses it before anything is read or spent.  Use it only to
+      reproduce the paper.
 
     Parameters
     ----------
@@ -112,7 +121,9 @@ def dp_felp(
         β: each bootstrap sample has ⌈βn⌉ rows (paper: 0.9; ``"paper"`` only).
     select : int, optional
         Number of features to select (default: 10% of d, at least 1).
-    variant : {"paper", "strict"}
+    variant : {"strict", "paper"}
+        ``"strict"`` (default) for a release; ``"paper"`` reproduces the
+        paper and its stated eps is refuted (see above).
     bounds : (lo, hi) or dict, optional
         Public bounds of the features, mapped onto [0, 1] (clipped) and
         divided by √d so that ‖z_i‖₂ <= 1.  Without bounds, the data minima
@@ -166,8 +177,10 @@ def dp_felp(
     strict = check_strict(strict)
     neighbouring = check_neighbouring(neighbouring, supported=("replace",))
     accountant = check_accountant(accountant)
-    if variant not in m.VARIANTS:
-        raise PrivacyParameterError(f"variant must be one of {list(m.VARIANTS)}, got {variant!r}.")
+    if not isinstance(variant, str) or variant not in m.VARIANTS:
+        raise PrivacyParameterError(
+            f"variant must be one of {list(m.VARIANTS)} (default 'strict'), got {variant!r}."
+        )
     lam_value, lam_source = _check_lam(lam, lam_grid)
     n_estimators = _check_int(n_estimators, "n_estimators", 1)
     n_neighbors = _check_int(n_neighbors, "n_neighbors", 1)
@@ -184,6 +197,7 @@ def dp_felp(
         clip_norm = check_eps(clip_norm, name="clip_norm")
     if math.isinf(eps) and strict:
         raise PrivacyParameterError("strict=True refuses eps = inf (not private); give a finite eps.")
+    m.check_paper_variant(variant, strict)  # refused under strict=True before anything is read or spent
     if accountant is not None:
         accountant.check(eps, 0.0)
     bounds, eps, _ = private_bounds_setup(
@@ -265,12 +279,12 @@ class _FELP:
         select = m.default_select(mf.p) if self.select is None else _check_select(self.select, mf.p)
         if self.variant == "strict" and mf.n // self.n_estimators < 2:
             raise DataError(
-                f"variant='strict' splits the n = {mf.n} rows into n_estimators = "
-                f"{self.n_estimators} disjoint subsets, fewer than 2 rows each; lower n_estimators."
+                f"variant='strict' splits the rows into n_estimators = {self.n_estimators} disjoint "
+                "subsets and needs at least 2 rows in each; lower n_estimators (to at most half the "
+                "number of rows)."
             )
         refuse_offset(mf, "dp_felp")
         missing_rows_step(dd, mf)
-        m.check_paper_variant(self.variant, self.strict)
         box = (
             None
             if self.bounds is None
@@ -370,6 +384,9 @@ class _FELP:
                 if frame.box is not None
                 else "data min/max mapped onto [0, 1], divided by √d (data-dependent)"
             ),
+            warnings=[f"{m.PAPER_VARIANT_REFUTED}: the stated eps is not a valid DP guarantee"]
+            if self.variant == "paper"
+            else [],
         )
 
     def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
@@ -425,18 +442,25 @@ def _check_features(mf, formula: str) -> None:
 
 
 def _check_classes(mf) -> np.ndarray:
+    """Class counts (diagnostics only); refuses a response FELP cannot use.
+
+    The messages name the response column and the fix, never a class label
+    or a count: both are read from the rows (docs/architecture.md, "Privacy
+    conventions").
+    """
     counts = np.bincount(np.asarray(mf.y), minlength=len(mf.classes))
     present = counts > 0
     if present.sum() < 2:
         raise DataError(
-            f"the response '{mf.response}' has a single class; dp_felp needs at least two "
-            "classes (nearest misses do not exist otherwise)."
+            f"the response '{mf.response}' has fewer than two classes; dp_felp needs at least two "
+            "classes (nearest misses do not exist otherwise). Check that the response column is the "
+            "class label."
         )
-    lonely = [str(c) for c, k in zip(mf.classes, counts) if k == 1]
-    if lonely:
+    if (counts == 1).any():
         raise DataError(
-            f"class(es) {lonely} of '{mf.response}' have a single row, which has no nearest "
-            "hit; drop those rows or merge the class with another."
+            f"the response '{mf.response}' has a class with a single row, which has no nearest hit "
+            "(is it a class label, not a numeric response?); drop such rows or merge rare classes "
+            "before the analysis."
         )
     return counts
 

@@ -258,6 +258,11 @@ class _GMM:
     def frame(self, dd: DataDependence) -> _Frame:
         mf = model_frame(self.formula, self.data, one_sided=True, drop_intercept=True)
         n, d = mf.n, mf.p
+        if d == 0:  # the formula's columns (public), before any charge: a mixture needs a variable
+            raise DataError(
+                f"the formula '{self.formula}' gives no columns to model; dp_gmm needs at least one "
+                "numeric column, e.g. '~ .' or '~ x1 + x2'."
+            )
         public_n = n if self.neighbouring == "replace" else None  # n is private under add/remove
         check_delta(self.delta, public_n, allow_zero=False)  # warns when delta >= 1/n (n public)
         k = _check_k(self.k, n, public_n)

@@ -312,6 +312,7 @@ class SelectInferDoor:
         )
         formula = f"`{frame.response}` ~ ."
         selection = self._run_selection(formula, frame.part_a, seed_a)
+        noise.samplers.update(selection.privacy.samplers)  # the statement lists the parts' samplers
         selected = list(selection.selected)
         if not selected:
             return Pipeline(selection, [], None)
@@ -332,6 +333,7 @@ class SelectInferDoor:
                 random_state=seed_b,
                 strict=self.strict,
             )
+        noise.samplers.update(fit.privacy.samplers)
         for step in selection.privacy.data_dependent_steps + fit.privacy.data_dependent_steps:
             if step not in self._dd.steps:
                 self._dd.steps.append(step)

@@ -219,6 +219,8 @@ class _Frame:
     score_kind: str
     scaling: str
     truth: list[str] | None
+    scores: np.ndarray  # computed before the charge (not released): a failing score() spends nothing
+    n_clipped: int
 
 
 @dataclass
@@ -275,6 +277,8 @@ class _SIS:
         refuse_offset(mf, "dp_sis")
         missing_rows_step(dd, mf)
         score_kind, scaling = self._score(dd)
+        truth = check_truth(self.truth, mf.names)
+        scores, n_clipped = _scores(mf, self.score, stats, x_box is not None, score_kind == "centred")
         return _Frame(
             mf=mf,
             stats=stats,
@@ -282,7 +286,9 @@ class _SIS:
             k=k,
             score_kind=score_kind,
             scaling=scaling,
-            truth=check_truth(self.truth, mf.names),
+            truth=truth,
+            scores=scores,
+            n_clipped=n_clipped,
         )
 
     def _score(self, dd: DataDependence) -> tuple[str, str]:
@@ -323,9 +329,7 @@ class _SIS:
         sensitivity = m.sensitivity(
             frame.score_kind, self.neighbouring, self._n(frame), self.score_sensitivity
         )
-        scores, n_clipped = _scores(
-            frame.mf, self.score, frame.stats, frame.bounded, frame.score_kind == "centred"
-        )
+        scores, n_clipped = frame.scores, frame.n_clipped
         chosen = m.private_top_k(
             scores, frame.k, self.eps, sensitivity, noise.generator, topk=self.topk, gamma=self.gamma
         )
@@ -413,9 +417,17 @@ def _check_custom_score(score, score_sensitivity, neighbouring: str) -> float | 
 
 def _scores(mf, score, stats, bounded: bool, centred: bool) -> tuple[np.ndarray, int]:
     if score is not None:
-        values = np.asarray(score(mf.X, mf.y), dtype=float)
+        try:
+            values = np.asarray(score(mf.X, mf.y), dtype=float)
+        except Exception as exc:  # the user's function: refused before the charge, its values not shown
+            raise DataError(
+                f"score(X, y) raised {type(exc).__name__}; fix the score function (it must return "
+                f"{mf.p} finite numbers). Nothing was spent."
+            ) from exc
         if values.shape != (mf.p,) or not np.all(np.isfinite(values)):
-            raise DataError(f"score() must return {mf.p} finite numbers, got shape {values.shape}.")
+            raise DataError(
+                f"score() must return {mf.p} finite numbers, got shape {values.shape}. Nothing was spent."
+            )
         return values, 0
     if not bounded:
         return m.scores_maxabs_centered(stats), 0

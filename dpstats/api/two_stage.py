@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import ModelFrame, model_frame, refuse_offset
-from ..geometry import Box, resolve_box
+from ..geometry import Box, check_bounds_form, resolve_box
 from ..methods import sis as sis_m
 from ..methods import two_stage as m
 from ..privacy.accountant import Accountant
@@ -38,6 +38,7 @@ from ..validation import (
     check_strict,
 )
 from ._common import (
+    is_auto,
     call_record,
     declared_bounds,
     dummy_columns,
@@ -198,6 +199,8 @@ def dp_two_stage(
     bounds, eps, _ = private_bounds_setup(
         bounds, eps, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
+    if not is_auto(bounds):
+        check_bounds_form(bounds)  # unused without private_ols, but malformed bounds are still refused
 
     door = _TwoStage(
         formula=formula,

@@ -255,8 +255,8 @@ def _sufficient_statistics(
     warn_dropped(stats.n_dropped, stats.n + stats.n_dropped, formula, source.what)
     if stats.n < min_rows:
         raise DataError(
-            f"only {stats.n} complete row(s) remain for formula '{formula}' in {source.what} "
-            f"({stats.n_dropped} dropped for missing values); at least {min_rows} are needed."
+            f"too few complete rows remain for formula '{formula}' in {source.what} after dropping rows "
+            f"with missing or non-finite values; at least {min_rows} are needed."
         )
     if check_constant:
         constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)

@@ -290,8 +290,8 @@ def warn_dropped(n_dropped: int, n_total: int, formula: str, what: str) -> None:
     """One warning per pass for rows dropped in any chunk (R's na.omit)."""
     if n_dropped:
         warnings.warn(
-            f"{n_dropped} of {n_total} rows of {what} dropped for missing or non-finite values in the "
-            f"variables of '{formula}' (R's na.omit). The count is not private.",
+            f"rows of {what} with missing or non-finite values in the variables of '{formula}' were "
+            "dropped (R's na.omit); how many is not shown: the count is not private.",
             DataWarning,
             stacklevel=caller_stacklevel(),
         )

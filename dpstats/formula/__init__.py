@@ -256,8 +256,8 @@ def _general_frame(
     n = int(keep.sum())
     if n < min_rows:
         raise DataError(
-            f"only {n} complete row(s) remain for formula '{formula}' ({n_dropped} dropped for "
-            f"missing or non-finite values); at least {min_rows} are needed."
+            f"too few complete rows remain for formula '{formula}' after dropping rows with missing or "
+            f"non-finite values; at least {min_rows} are needed. Impute or remove missing values first."
         )
     values = [subset(v, keep) for v in values]
     y, classes = None, None
@@ -323,15 +323,15 @@ def _complete_cases(values, data: pd.DataFrame, used: list[str], formula: str) -
     n_missing, n_transformed = int((bad & missing).sum()), int((bad & ~missing).sum())
     if n_missing:
         warnings.warn(
-            f"{n_missing} of {n} rows dropped for missing or non-finite values in the variables of "
-            f"'{formula}' (R's na.omit). The count is not private.",
+            f"rows with missing or non-finite values in the variables of '{formula}' were dropped "
+            "(R's na.omit); how many is not shown: the count is not private (diagnostics=True lists it).",
             DataWarning,
             stacklevel=caller_stacklevel(),
         )
     if n_transformed:
         warnings.warn(
-            f"{n_transformed} row(s) dropped because a transformation in '{formula}' gave NaN or inf "
-            "(e.g. log of a non-positive value). The count is not private.",
+            f"rows were dropped because a transformation in '{formula}' gave NaN or inf (e.g. log of a "
+            "non-positive value); how many is not shown: the count is not private.",
             DataWarning,
             stacklevel=caller_stacklevel(),
         )
@@ -413,8 +413,8 @@ def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, mi
         frame = frame.loc[~bad] if lhs else None
     if len(X) < min_rows:
         raise DataError(
-            f"only {len(X)} complete row(s) remain for formula '{formula}' "
-            f"({n_dropped} dropped for missing values); at least {min_rows} are needed."
+            f"too few complete rows remain for formula '{formula}' after dropping rows with missing or "
+            f"non-finite values; at least {min_rows} are needed. Impute or remove missing values first."
         )
     y, classes = _response(lhs, frame, response) if lhs else (None, None)
     if check_constant:
@@ -690,8 +690,8 @@ def _distinct_dtypes(dtypes: list) -> list:
 
 def _warn_rows_dropped(n_dropped: int, n: int, formula: str) -> None:
     warnings.warn(
-        f"{n_dropped} of {n} rows dropped for missing or non-finite values in the "
-        f"variables of '{formula}' (R's na.omit). The count is not private.",
+        f"rows with missing or non-finite values in the variables of '{formula}' were dropped "
+        "(R's na.omit); how many is not shown: the count is not private (diagnostics=True lists it).",
         DataWarning,
         stacklevel=caller_stacklevel(),
     )

@@ -44,6 +44,7 @@ class Plan:
     assumptions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     mechanisms: list[str] = field(default_factory=list)
+    refuted: str = ""
 
     @property
     def eps(self) -> float:
@@ -68,4 +69,5 @@ class Plan:
             seeded=noise.seeded,
             samplers=sorted(noise.samplers),
             notes=list(self.notes),
+            refuted=self.refuted,
         )

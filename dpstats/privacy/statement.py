@@ -57,7 +57,13 @@ class DataDependence:
 
 @dataclass
 class PrivacyStatement:
-    """What privacy an analysis bought, and what its guarantee does not cover."""
+    """What privacy an analysis bought, and what its guarantee does not cover.
+
+    ``refuted`` is empty for a valid guarantee; otherwise it says why the
+    stated (eps, delta) is known not to hold (e.g. FELP's paper variant), and
+    every rendering of the statement says that it is not a valid
+    differential privacy guarantee.
+    """
 
     method: str
     eps: float
@@ -71,6 +77,7 @@ class PrivacyStatement:
     seeded: bool = False
     samplers: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    refuted: str = ""
 
     def __post_init__(self) -> None:
         ledger_eps, ledger_delta = total_eps(self.ledger), total_delta(self.ledger)
@@ -96,9 +103,24 @@ class PrivacyStatement:
     def budget_text(self) -> str:
         return f"({_fmt(self.eps)}, {_fmt(self.delta)})"
 
+    def guarantee_text(self) -> str:
+        """``"(1, 0)-DP"``, ``"NOT private (eps = inf)"`` or the refuted claim, in a few words."""
+        if math.isinf(self.eps):
+            return "NOT private (eps = inf)"
+        if self.refuted:
+            return f"stated {self.budget_text()}-DP is REFUTED: not a valid DP guarantee"
+        return f"{self.budget_text()}-DP"
+
     def plain_language(self) -> str:
         """A paragraph a non-specialist can read."""
-        if math.isinf(self.eps):
+        if self.refuted and not math.isinf(self.eps):
+            text = (
+                f"This {self.method} analysis is NOT differentially private as stated: it was calibrated "
+                f"for {self.budget_text()}-differential privacy, but that guarantee is refuted "
+                f"({self.refuted}), so the stated eps is not a valid differential privacy guarantee. "
+                "Do not release these outputs as private."
+            )
+        elif math.isinf(self.eps):
             text = (
                 f"This {self.method} analysis is NOT differentially private: it was run with "
                 "eps = inf, as a non-private reference."
@@ -125,7 +147,7 @@ class PrivacyStatement:
         return text
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "method": self.method,
             "eps": self.eps,
             "delta": self.delta,
@@ -140,6 +162,10 @@ class PrivacyStatement:
             "notes": list(self.notes),
             "statement": self.plain_language(),
         }
+        if self.refuted:  # only present when the stated guarantee is known not to hold
+            out["refuted"] = self.refuted
+            out["valid_guarantee"] = False
+        return out
 
 
 def _fmt(x: float) -> str:

@@ -125,7 +125,7 @@ class DPResult:
     def privacy_line(self) -> str:
         st = self.privacy
         bits = [
-            f"{st.budget_text()}-DP" if not math.isinf(st.eps) else "NOT private (eps = inf)",
+            st.guarantee_text(),
             f"neighbouring: {st.neighbouring.replace('_', '/')} one row",
             ", ".join(st.mechanisms),
         ]
@@ -227,6 +227,8 @@ class DPResult:
         row.update(
             {"seeded": self.privacy.seeded, "data_dependent_steps": len(self.privacy.data_dependent_steps)}
         )
+        if self.privacy.refuted:
+            row["guarantee"] = self.privacy.guarantee_text()
         return pd.DataFrame([row])
 
     def ledger(self) -> pd.DataFrame:

@@ -24,7 +24,8 @@ class FELPResult(DPResult):
     selected : list of str
         The ``select`` terms with the largest released weights, largest first
         (the order is post-processing of the released weights).
-    variant : {"paper", "strict"}
+    variant : {"strict", "paper"}
+        ``"paper"``'s stated eps is refuted (``privacy.refuted`` says why).
     lam, lam_source : the ridge parameter and where it came from
         ("fixed default", "user" or "cv" — the last is data-dependent).
     sensitivity, noise_scale : float
@@ -36,7 +37,7 @@ class FELPResult(DPResult):
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
     selected: list[str] = field(default_factory=list)
     select: int = 0
-    variant: str = "paper"
+    variant: str = "strict"
     lam: float = 1.0
     lam_source: str = "fixed default"
     n_estimators: int = 20
@@ -65,7 +66,9 @@ class FELPResult(DPResult):
             lines.append(f"    ... {self.p - len(table)} more (see tidy())")
         lines += [
             "",
-            f"Variant: {self.variant}; k = {self.n_estimators} learners"
+            f"Variant: {self.variant}"
+            + (" (stated eps REFUTED: not a valid DP guarantee)" if self.variant == "paper" else "")
+            + f"; k = {self.n_estimators} learners"
             + (
                 f" on bootstrap samples of ⌈{self.sample_ratio:g}n⌉ rows"
                 if self.variant == "paper"

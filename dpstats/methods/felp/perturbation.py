@@ -7,7 +7,10 @@ ensemble (steps 1–3, :func:`.ensemble.ensemble`), and step 4: adds to the
 average w_D the L2-Laplace noise b of density ∝ exp(−ε‖b‖₂/Δ) (eq. 12 with
 Δ = 2/(nλ) in the paper variant, 2C/k in the strict one; ‖b‖ ~ Gamma(d, Δ/ε),
 uniform direction) and returns w*_D = w_D + b.  The features with the
-largest released weights are selected: post-processing.
+largest released weights are selected: post-processing.  An unseeded release
+draws b by :func:`dpstats.privacy.randomness.snapped_l2_laplace` (floating-point
+safe; each weight clamped to the public bound C, or √(log 2/λ) in the paper
+variant), a seeded one by numpy.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from ...privacy.plan import Plan
 from ...privacy.randomness import FastNoise, NoiseSource
 from .ensemble import EnsembleFit, ensemble
 from .learner import data_box, scale_features
-from .sensitivity import paper_sensitivity, strict_sensitivity
+from .sensitivity import default_clip_norm, paper_sensitivity, strict_sensitivity
 
 
 @dataclass
@@ -95,7 +98,10 @@ def release(
     )
     eps = plan.entries[0].eps
     scale = 0.0 if math.isinf(eps) else sensitivity / eps
-    weights = fit.w_mean.copy() if scale == 0 else noise.l2_laplace(fit.w_mean, scale)  # step 4
+    # step 4; every coordinate of w_D is at most C (strict: clipped) or √(log 2/λ) (the exact
+    # minimiser's norm bound): the public bound the floating-point safe sampler clamps to
+    bound = clip_norm if variant == "strict" else default_clip_norm(lam)
+    weights = fit.w_mean.copy() if scale == 0 else noise.l2_laplace(fit.w_mean, scale, eps=eps, bound=bound)
     return Release(
         weights=weights,
         order=rank_features(weights),

@@ -111,7 +111,8 @@ def check_paper_variant(variant: str, strict: bool) -> None:
     if strict:
         raise PrivacyParameterError(f"strict=True refuses: {PAPER_VARIANT_REFUTED}. Use variant='strict'.")
     warnings.warn(
-        f"{PAPER_VARIANT_REFUTED}; use variant='strict' for a release.",
+        f"{PAPER_VARIANT_REFUTED}: its stated eps is not a valid differential privacy guarantee; "
+        "use variant='strict' (the default) for a release.",
         NonPrivateWarning,
         stacklevel=caller_stacklevel(),
     )
@@ -190,6 +191,7 @@ def plan(
         sensitivities={"average weight vector (ℓ2)": text},
         assumptions=_assumptions(variant, bounded, n_estimators, sample_ratio),
         notes=_notes(variant, n_estimators, clip_norm),
+        refuted=PAPER_VARIANT_REFUTED if variant == "paper" else "",
     )
 
 
