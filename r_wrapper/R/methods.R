@@ -190,7 +190,8 @@ dp_accountant <- function(eps, delta = 0, composition = "basic") {
 print.dp_accountant <- function(x, ...) {
   s <- .accountant_state(x)
   fmt <- function(e, d) sprintf("eps = %s, delta = %s", format(e, digits = 6), format(d, digits = 6))
-  cat("dpstats privacy accountant (", s$composition_text, ")\n", sep = "")
+  cat("dpstats privacy accountant\n")
+  cat(.wrap(paste0("composition: ", s$composition_text), exdent = 15L), sep = "\n")
   cat("  budget:    ", fmt(s$eps, s$delta), "\n", sep = "")
   if (identical(s$composition, "zcdp")) {
     cat("  rho:       spent ", format(s$spent_rho, digits = 6), " of ", format(s$budget_rho, digits = 6), "\n", sep = "")

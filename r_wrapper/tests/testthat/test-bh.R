@@ -18,7 +18,7 @@ test_that("dp_bh: names kept, rejections, tidy, and raw p-values hidden unless a
 test_that("dp_bh: errors arrive as classed conditions before any spend", {
   skip_if_no_dpstats()
   acc <- dp_accountant(eps = 2)
-  expect_error(dp_bh(c(0.1, NA, 0.3), eps = 1, accountant = acc), "position 2", class = "dpstats_data_error")  # 1-based, as R counts
+  expect_error(dp_bh(c(0.1, NA, 0.3), eps = 1, accountant = acc), "between 0 and 1", class = "dpstats_data_error")  # no value or position read from the data
   expect_error(dp_bh(c(0.1, 0.2), q = 1, eps = 1, accountant = acc), "q must be in",
                class = "dpstats_privacy_parameter_error")
   expect_error(dp_bh(c(0.1, 0.2), eps = 1, eta = 0, accountant = acc), "eta must be a positive",
