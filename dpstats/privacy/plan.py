@@ -68,4 +68,6 @@ class Plan:
             seeded=noise.seeded,
             samplers=sorted(noise.samplers),
             notes=list(self.notes),
+            missing_values=dd.missing_values,
+            n_private=dd.n_private,
         )
