@@ -45,6 +45,7 @@ _LAZY = {
     "Accountant": "dpstats.privacy.accountant",
     "plan": "dpstats.planner",
     "AutoBounds": "dpstats.privacy.bounds",
+    "Schema": "dpstats.schema",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -62,6 +63,7 @@ _LAZY_MODULES = (
     "stats",
     "geometry",
     "validation",
+    "schema",
     "plotting",
     "demos",
     "cli",
@@ -106,4 +108,5 @@ __all__ = [
     "dp_select_infer",
     "plan",
     "AutoBounds",
+    "Schema",
 ]

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..formula import INTERCEPT, ModelFrame, raise_constant, model_frame
+from ..formula import INTERCEPT, ModelFrame, factor_columns, model_frame, raise_constant
 from ..geometry import Box
 from ..schema import Schema
 from .accumulate import EngineStats, Transform, array_statistics, merge
@@ -272,7 +272,8 @@ def _sufficient_statistics(
         )
     if check_constant:
         constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)
-        raise_constant([layout.names[j] for j in constant if layout.names[j] != INTERCEPT])
+        exempt = factor_columns(layout.names, layout.terms, layout.prototype.factor_levels) | {INTERCEPT}
+        raise_constant([layout.names[j] for j in constant if layout.names[j] not in exempt])
     mf.n_rows, mf.n_dropped, mf.n_filled = stats.n, stats.n_dropped, stats.n_filled
     return mf, stats
 

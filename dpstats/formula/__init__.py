@@ -68,6 +68,7 @@ __all__ = [
     "expression_variables",
     "is_factor_dtype",
     "raise_constant",
+    "factor_columns",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -342,7 +343,7 @@ def _general_frame(
     if drop_intercept and intercept:
         X, names, terms, intercept = X[:, 1:], names[1:], terms[1:], False
     if check_constant:
-        _check_constant(X, names)
+        _check_constant(X, names, factor_columns(names, terms, levels))
     offset = sum(values[i].values for i in t.offsets) if t.offsets else None
     return ModelFrame(
         formula=formula,
@@ -938,8 +939,21 @@ def _positions(columns: pd.Index, order: list[str]) -> np.ndarray:
     return np.fromiter((where[c] for c in order), dtype=np.intp, count=len(order))
 
 
-def _check_constant(X: np.ndarray, names: list[str]) -> None:
-    raise_constant([names[j] for j in np.flatnonzero(constant_columns(X)) if names[j] != INTERCEPT])
+def _check_constant(X: np.ndarray, names: list[str], exempt: set[str] = frozenset()) -> None:
+    skip = set(exempt) | {INTERCEPT}
+    raise_constant([names[j] for j in np.flatnonzero(constant_columns(X)) if names[j] not in skip])
+
+
+def factor_columns(names: list[str], terms: list[str], levels: dict) -> set[str]:
+    """Design columns of terms that involve a factor: a declared level no row takes gives an all-zero
+    column, as in R, and that is not an error (refusing it would tell readers the level is absent).
+
+    Examples
+    --------
+    >>> sorted(factor_columns(["x", "gb", "x:gb"], ["x", "g", "x:g"], {"g": ["a", "b"]}))
+    ['gb', 'x:gb']
+    """
+    return {nm for nm, term in zip(names, terms) if any(part in levels for part in term.split(":"))}
 
 
 def constant_columns(X: np.ndarray) -> np.ndarray:
