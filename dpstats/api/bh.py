@@ -512,7 +512,6 @@ class _Regression:
     def frame(self, dd: DataDependence) -> _RegressionFrame:
         mf = model_frame(self.formula, self.data, drop_intercept=True, min_rows=3, schema=self.schema)
         refuse_offset(mf, "dp_bh")
-        missing_rows_step(dd, mf)
         names = [nm for nm in mf.names if nm != INTERCEPT]
         if not names:
             raise DataError(
@@ -520,6 +519,7 @@ class _Regression:
             )
         x_box = resolve_box(self.bounds, names, dummies=dummy_columns(mf))
         y_box = resolve_box(self.bounds, [mf.response])
+        missing_rows_step(dd, mf)  # after the bounds: a bound left out is an error, not a step
         _check_bounds_meet_data(mf.X, mf.y, x_box, y_box, names, mf.response)
         lo_y, hi_y = float(y_box.lo[0]), float(y_box.hi[0])
         tests = m.marginal_slope_z(mf.X, mf.y, x_box.lo, x_box.hi, lo_y, hi_y, self.sigma)

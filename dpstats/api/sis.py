@@ -194,7 +194,9 @@ def dp_sis(
     bounds, eps, _ = private_bounds_setup(
         bounds, eps, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
+    # a custom score has a declared sensitivity and needs no bounds: unbounded variables get the fill 0
+    fill = 0.0 if score is not None else None
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps, unbounded_fill=fill)
     if assume is not None and schema.na_action == "omit":
         raise PrivacyParameterError(
             'assume= simulates at the number of rows analysed, which na_action="omit" makes private; '
