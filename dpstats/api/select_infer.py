@@ -263,11 +263,12 @@ class SelectInferDoor:
     def frame(self, dd: DataDependence) -> SplitFrame:
         self._dd = dd
         mf = model_frame(self.formula, self.data, drop_intercept=True, schema=self.schema)
-        missing_rows_step(dd, mf)
         n = mf.n
         n_a = int(math.floor(self.split * n))
         if n_a < 2 or n - n_a < 3:
-            raise DataError(f"split = {self.split:g} of n = {n} rows leaves too few rows in one part.")
+            raise DataError(
+                f"split = {self.split:g} leaves too few rows in one part; use more rows or another split."
+            )
         idx_a, idx_b = split_rows(n, self.split, self.random_state)
         design = pd.DataFrame(mf.X, columns=mf.names)
         design[mf.response] = mf.y
@@ -277,6 +278,7 @@ class SelectInferDoor:
         )
         frame.n_dropped, frame.n_filled = mf.n_dropped, mf.n_filled
         self._check_part_b(frame)
+        missing_rows_step(dd, mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
 
