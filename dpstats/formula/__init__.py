@@ -242,12 +242,13 @@ def formula_variables(formula: str, data: pd.DataFrame, one_sided: bool = False)
     ['y', 'a', 'b']
     """
     lhs, rhs = split_formula(formula, one_sided)
-    lhs_raw = _raw_lhs(formula)
-    used = []
-    if lhs:
-        used += [lhs] if lhs in data.columns else expression_variables(lhs_raw, data)
-    used += rhs_variables(simple_rhs_tokens(rhs), rhs, data, lhs if lhs in data.columns else "")
-    return list(dict.fromkeys(used))
+    tokens = simple_rhs_tokens(rhs)
+    if tokens is not None and (not lhs or lhs in data.columns):
+        return list(dict.fromkeys(([lhs] if lhs else []) + _direct_variables(tokens, rhs, data, lhs)))
+    # the names each variable refers to, without evaluating it (poly(), ns() need rows)
+    lhs_text = _raw_lhs(formula)
+    t = build_terms(formula, parse(lhs_text) if lhs_text else None, parse(rhs), [str(c) for c in data.columns])
+    return list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
 
 
 def refuse_offset(mf: ModelFrame, method: str) -> None:
