@@ -247,7 +247,9 @@ def formula_variables(formula: str, data: pd.DataFrame, one_sided: bool = False)
         return list(dict.fromkeys(([lhs] if lhs else []) + _direct_variables(tokens, rhs, data, lhs)))
     # the names each variable refers to, without evaluating it (poly(), ns() need rows)
     lhs_text = _raw_lhs(formula)
-    t = build_terms(formula, parse(lhs_text) if lhs_text else None, parse(rhs), [str(c) for c in data.columns])
+    t = build_terms(
+        formula, parse(lhs_text) if lhs_text else None, parse(rhs), [str(c) for c in data.columns]
+    )
     return list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
 
 
