@@ -162,6 +162,9 @@ class Schema:
     private : bool
         False for a non-private reference run (eps = inf): its steps are not named
         (the whole call is declared not private).
+    fills : mapping of str to float
+        Public fills a method declares for particular variables, before any bounds
+        (a binomial response's 0, whose domain {0, 1} the family declares).
 
     Examples
     --------
@@ -181,6 +184,7 @@ class Schema:
     neighbouring: str = "replace"
     unbounded_fill: float | None = None
     private: bool = True
+    fills: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def declare(
@@ -192,13 +196,16 @@ class Schema:
         neighbouring: str = "replace",
         unbounded_fill: float | None = None,
         private: bool = True,
+        fills: Mapping[str, float] | None = None,
     ) -> Schema:
         """A checked schema from front-door arguments (``na_action=None``: the relation's default)."""
         if na_action is None:
             na_action = default_na_action(neighbouring)
         if na_action not in NA_ACTIONS:
             raise PrivacyParameterError(f"na_action must be one of {list(NA_ACTIONS)}, got {na_action!r}.")
-        return cls(bounds, check_levels(levels), na_action, neighbouring, unbounded_fill, private)
+        return cls(
+            bounds, check_levels(levels), na_action, neighbouring, unbounded_fill, private, dict(fills or {})
+        )
 
     # ------------------------------------------------------------------ resolution (dtypes only)
     def numeric_bounds(self, name: str) -> tuple[float, float] | None:
@@ -216,6 +223,8 @@ class Schema:
 
     def fill_value(self, name: str) -> float | None:
         """The public fill of a numeric variable (midpoint of its declared bounds), or None."""
+        if name in self.fills:
+            return float(self.fills[name])
         pair = self.numeric_bounds(name)
         return self.unbounded_fill if pair is None else (pair[0] + pair[1]) / 2
 

@@ -212,6 +212,7 @@ def frame_schema(
     *,
     eps: float | None,
     unbounded_fill: float | None = None,
+    fills: Mapping[str, float] | None = None,
 ) -> Schema:
     """The front door's declared schema (checked before anything is read or spent).
 
@@ -219,7 +220,8 @@ def frame_schema(
     data-dependent step of the schema (nothing is claimed to be covered).
 
     ``unbounded_fill``: the public fill of numeric variables without declared
-    bounds, for a method that needs no bounds (see :class:`~dpstats.schema.Schema`).
+    bounds, for a method that needs no bounds; ``fills``: public fills a method
+    declares per variable (see :class:`~dpstats.schema.Schema`).
 
     Examples
     --------
@@ -233,6 +235,7 @@ def frame_schema(
         neighbouring=neighbouring,
         unbounded_fill=unbounded_fill,
         private=eps is not None and math.isfinite(eps),
+        fills=fills,
     )
 
 

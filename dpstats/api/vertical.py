@@ -175,7 +175,14 @@ def vertical_glm(
     from .. import engines
 
     fit = dict(
-        schema=frame_schema(bounds, levels, na_action, neighbouring, eps=spec["eps"]),
+        schema=frame_schema(
+            bounds,
+            levels,
+            na_action,
+            neighbouring,
+            eps=spec["eps"],
+            fills=_response_fill(formula, spec["family"]),
+        ),
         formula=formula,
         data=data,
         names=names,
@@ -395,6 +402,14 @@ def _check_statistics_mode(data, names, columns, spec: dict, row_id, se: str) ->
 
 
 # --------------------------------------------------------------------------- parties and their columns
+def _response_fill(formula: Any, family: str) -> dict[str, float]:
+    """A binomial response's public fill: 0, in the domain {0, 1} the family declares (no bounds needed)."""
+    if family != "binomial" or not isinstance(formula, str) or formula.count("~") != 1:
+        return {}
+    lhs = formula.split("~")[0].strip().strip("`")
+    return {lhs: 0.0} if lhs else {}
+
+
 def _parties(parties) -> tuple[list[str], list[list[str]]]:
     if isinstance(parties, Mapping):
         names, cols = [str(k) for k in parties], [list(v) for v in parties.values()]

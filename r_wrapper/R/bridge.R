@@ -73,16 +73,6 @@
 
 .frame_args <- c("data", "newdata")
 
-# R's spelling na.action = na.omit (or "na.omit") is dpstats' na_action = "omit"; dpstats has no
-# na.fail / na.exclude / na.pass, and its own default "fill" (public fills) has no R function.
-.na_action <- function(x, call = NULL) {
-  if (identical(x, stats::na.omit) || identical(x, "na.omit") || identical(x, "omit")) return("omit")
-  if (identical(x, "fill")) return("fill")
-  .dp_abort(paste('na.action must be na.omit (dpstats\' na_action = "omit"); use na_action = "fill"',
-                  "(the default under neighbouring = \"replace\") for public fills."),
-            "dpstats_privacy_parameter_error", call)
-}
-
 # Call dpstats.<name>(...) (or a method of `target`) with R values.
 .dp_invoke <- function(name, args, target = NULL, call = NULL) {
   .dp_ensure()
@@ -105,8 +95,6 @@
                           else unname(lapply(x, .dp_encode_frame, arg = arg, vars = vars))
     } else if (nms[i] == "levels" && is.list(x)) {
       kwargs[["levels"]] <- lapply(x, function(v) as.list(if (is.factor(v)) as.character(v) else v))
-    } else if (nms[i] == "na.action") {
-      kwargs[["na_action"]] <- .na_action(x, call)
     } else if (nzchar(nms[i])) {
       kwargs[nms[i]] <- list(.py_value(x))
     } else {
