@@ -348,3 +348,25 @@ def test_front_door_on_a_stream_equals_in_memory(gappy):
         streamed = dp.dp_sis(f"y ~ {RHS}", engines.stream(root / "g.parquet", chunk_rows=450), **args)
     assert streamed.terms == memory.terms and streamed.n == memory.n == len(df)
     assert streamed.selected == memory.selected
+
+
+def test_factor_in_a_formula_without_levels_is_a_named_step():
+    """factor(k) keeps the levels that occur (R), so the design's columns depend on the rows; with
+    levels = c(...) they do not.  In memory as on the chunked engines (which refuse it outright)."""
+    df = _data().assign(k=lambda d: (d.x3 > 0).astype(float) + (d.x3 > 0.5))
+    acc = dp.Accountant(eps=10.0)
+    with pytest.raises(PrivacyParameterError, match=r"factor\(k\) reads its levels"):
+        dp.dp_sis("y ~ x1 + factor(k)", df, eps=1.0, k=1, bounds=BOUNDS, strict=True, accountant=acc)
+    assert acc.charges == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateWarning)
+        fit = dp.dp_sis(
+            "y ~ x1 + factor(k, levels = c(0, 1, 2, 3))",
+            df,
+            eps=1.0,
+            k=1,
+            bounds=BOUNDS,
+            strict=True,
+            random_state=1,
+        )
+    assert fit.terms[-1] == "factor(k, levels = c(0, 1, 2, 3))3"  # a declared level no row takes

@@ -419,8 +419,16 @@ def _as_logical(ctx, node, args):
 
 def _factor(ordered: bool):
     def impl(ctx, node, args):
-        f = as_factor(ctx.eval(args["x"]), deparse(node))
+        value = ctx.eval(args["x"])
+        f = as_factor(value, deparse(node))
         levels = ctx.literal(args.get("levels"), "levels=")
+        logical = isinstance(value, Num) and value.logical
+        if levels is None and (call_name(node) == "factor" or not (isinstance(value, Fac) or logical)):
+            ctx.step(  # factor() keeps the levels that occur; as.factor() of numbers or text reads them
+                node,
+                "reads its levels from the rows (which levels occur sets the design's columns)",
+                "declare them: factor(x, levels = c(...)), or levels= for a text column",
+            )
         if levels is not None:
             f = _with_levels(f, [level_label(v) for v in np.atleast_1d(levels).tolist()])
         elif call_name(node) == "factor":  # R's factor() keeps only the levels that occur
