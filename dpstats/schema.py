@@ -239,10 +239,21 @@ class Schema:
         unknown = [c for c in self.levels if c not in frame.columns]
         if unknown:
             raise DataError(f"levels= names column(s) {unknown[:5]} that are not in the data.")
+        dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))  # one lookup for wide frames
+        numeric = _numeric_flags(dtypes.values())
+        # one pair for every variable (or none): looked up once, not per column of a wide frame
+        common = (
+            None
+            if isinstance(self.bounds, Mapping) or self.fills
+            else (self.numeric_bounds(""), self.fill_value(""))
+        )
         out = []
         for name in names:
-            dtype = frame[name].dtype
-            if name in self.levels:
+            dtype = dtypes[name]
+            if numeric[id(dtype)] and name not in self.levels:
+                pair, fill = common or (self.numeric_bounds(name), self.fill_value(name))
+                out.append(Variable(name, "numeric", pair, None, "bounds=", fill))
+            elif name in self.levels:
                 if _is_numeric(dtype):
                     raise DataError(
                         f"levels= declares column '{name}', which is numeric; levels are for text and "
@@ -267,7 +278,10 @@ class Schema:
 
     def level_steps(self, frame: pd.DataFrame, names: Sequence[str]) -> list[tuple[str, str]]:
         """The data-dependent step of reading levels from the rows (columns named, levels not)."""
-        read = [v.name for v in self.variables(frame, names) if not v.declared]
+        dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
+        numeric = _numeric_flags(dtypes.values())
+        others = [c for c in names if not numeric[id(dtypes[c])] or c in self.levels]  # numeric: declared
+        read = [v.name for v in self.variables(frame, others) if not v.declared]
         if not read or not self.private:
             return []
         shown = ", ".join(repr(c) for c in read)
@@ -294,6 +308,8 @@ class Schema:
                     'use na_action="fill" with declared bounds, or neighbouring="add_remove"',
                 )
             ]
+        if not isinstance(self.bounds, Mapping) and not self.fills and self.fill_value("") is not None:
+            return []  # one fill for every numeric variable
         unfilled = [v.name for v in self.variables(frame, names) if v.kind == "numeric" and v.fill is None]
         if not unfilled:
             return []
@@ -404,6 +420,11 @@ def as_categorical(values: pd.Series, levels: list, ordered: bool = False) -> pd
     """
     values = values.where(values.isin(levels))  # silently: pandas warns on values outside the categories
     return pd.Categorical(values, categories=levels, ordered=ordered)
+
+
+def _numeric_flags(dtypes) -> dict[int, bool]:
+    """Whether each distinct dtype (by identity) is numeric, classified once per dtype."""
+    return {id(dt): _is_numeric(dt) for dt in {id(dt): dt for dt in dtypes}.values()}
 
 
 def _first_read_level(col: pd.Series):
