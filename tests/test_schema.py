@@ -370,3 +370,35 @@ def test_factor_in_a_formula_without_levels_is_a_named_step():
             random_state=1,
         )
     assert fit.terms[-1] == "factor(k, levels = c(0, 1, 2, 3))3"  # a declared level no row takes
+
+
+def test_cli_passes_levels_and_na_action_and_prints_no_count(tmp_path, capsys):
+    import json
+
+    from dpstats import cli
+
+    df = _zzyzx(_one_missing(_data()))
+    df.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "b.json").write_text("[-5, 5]")
+    (tmp_path / "l.json").write_text(json.dumps({"city": CITIES}))
+    base = ["run", "sis", "--data", str(tmp_path / "d.csv"), "--formula", f"y ~ {RHS}", "--eps", "1"]
+    base += ["--bounds", str(tmp_path / "b.json"), "--seed", "1", "--arg", "k=2", "--arg", "oc_trials=0"]
+    assert cli.main(base + ["--levels", str(tmp_path / "l.json"), "--json", str(tmp_path / "a.json")]) == 0
+    fit = json.loads((tmp_path / "a.json").read_text())
+    assert fit["terms"] == ["x1", "x2", "x3", "cityYork"] and fit["n"] == N
+    assert fit["call"]["levels"] == {"city": CITIES} and fit["privacy"]["data_dependent_steps"] == []
+    capsys.readouterr()
+    with pytest.warns(NonPrivateWarning, match='na_action="omit"'):
+        argv = base + [
+            "--levels",
+            str(tmp_path / "l.json"),
+            "--na-action",
+            "omit",
+            "--json",
+            str(tmp_path / "b2.json"),
+        ]
+        assert cli.main(argv) == 0
+    out = capsys.readouterr()
+    omitted = json.loads((tmp_path / "b2.json").read_text())
+    assert omitted["n"] is None and omitted["call"]["na_action"] == "omit"
+    assert not re.search(rf"\b({N - 1}|{N - 2})\b|\bof {N} rows", out.out + out.err)  # Zzyzx + a missing value
