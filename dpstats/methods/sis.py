@@ -98,7 +98,7 @@ def centred_sensitivity_text(neighbouring: str, n: int | None) -> str:
     if neighbouring == "replace" and n is None:
         return (
             "Δ∞ = 4: replacing one row changes the centred cross-product by at most 4(1 − 1/n) < 4 for "
-            "every n (the number of rows analysed is not public: incomplete rows were dropped)"
+            "every n (the number of rows analysed is not public: rows with a missing value are dropped)"
         )
     if neighbouring == "replace":
         return (

@@ -165,7 +165,7 @@ class DPResult:
             return f"n = {n}"
         if self.privacy.neighbouring == "add_remove":
             return "n not released (add/remove one row: the number of rows is private)"
-        return "n not released (incomplete rows were dropped: the number of rows analysed is private)"
+        return "n not released (rows with a missing value are dropped, so the number analysed is private)"
 
     def shown_diagnostics(self) -> dict[str, Any]:
         """The non-private diagnostics every output channel may show: empty unless requested."""
