@@ -226,7 +226,8 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
     """The schema's named steps and statement notes on the frame (from arguments and dtypes only)."""
     if schema is not None:
         dropping = schema.missing_steps(data, used)
-        mf.schema_steps = schema.level_steps(data, used) + dropping
+        formula_levels = mf.schema_steps if schema.private else []  # factor() without levels=
+        mf.schema_steps = schema.level_steps(data, used) + formula_levels + dropping
         mf.n_data_dependent = bool(dropping)
         mf.schema_rule = schema.rule()
     return mf
@@ -363,6 +364,7 @@ def _general_frame(
         factor_levels=levels,
         offset=None if offset is None else np.asarray(offset, float),
         data_dependent_terms=ctx.steps,
+        schema_steps=list(ctx.level_steps),
     )
 
 

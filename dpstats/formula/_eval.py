@@ -99,15 +99,19 @@ class Context:
     formula: str
     steps: list[tuple[str, str]] = field(default_factory=list)
     unknown: object = None  # callable(name) -> FormulaError
+    # terms whose levels (hence design columns) are read from the rows: a schema step, not a value
+    # that depends on all rows (predict() can recode them by the fit's levels)
+    level_steps: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def n(self) -> int:
         return len(self.data)
 
-    def step(self, node: Node, what: str, fix: str) -> None:
+    def step(self, node: Node, what: str, fix: str, levels: bool = False) -> None:
         entry = (f"the formula term {deparse(node)} {what}", fix)
-        if entry not in self.steps:
-            self.steps.append(entry)
+        steps = self.level_steps if levels else self.steps
+        if entry not in steps:
+            steps.append(entry)
 
     # ------------------------------------------------------------------ evaluation
     def eval(self, node: Node):
@@ -428,6 +432,7 @@ def _factor(ordered: bool):
                 node,
                 "reads its levels from the rows (which levels occur sets the design's columns)",
                 "declare them: factor(x, levels = c(...)), or levels= for a text column",
+                levels=True,
             )
         if levels is not None:
             f = _with_levels(f, [level_label(v) for v in np.atleast_1d(levels).tolist()])
