@@ -34,7 +34,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical import VerticalGLMResult, assemble_result, vertical_call
 from ..validation import check_accountant, check_strict
 from ..schema import Schema
-from ._common import frame_schema, declared_bounds, missing_rows_step, private_bounds_setup, run
+from ._common import frame_schema, declared_bounds, missing_rows_step, private_bounds_setup, refuse_omit, run
 
 _IDENT = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*")
 
@@ -174,15 +174,18 @@ def vertical_glm(
     names, columns = _parties(parties)
     from .. import engines
 
+    schema = frame_schema(
+        bounds,
+        levels,
+        na_action,
+        neighbouring,
+        eps=spec["eps"],
+        fills=_response_fill(formula, spec["family"]),
+    )
+    if schema.private:
+        refuse_omit(schema, "vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n")
     fit = dict(
-        schema=frame_schema(
-            bounds,
-            levels,
-            na_action,
-            neighbouring,
-            eps=spec["eps"],
-            fills=_response_fill(formula, spec["family"]),
-        ),
+        schema=schema,
         formula=formula,
         data=data,
         names=names,
