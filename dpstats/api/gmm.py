@@ -274,7 +274,8 @@ class _GMM:
     def frame(self, dd: DataDependence) -> _Frame:
         mf = model_frame(self.formula, self.data, one_sided=True, drop_intercept=True, schema=self.schema)
         n, d = mf.n, mf.p
-        check_delta(self.delta, n, allow_zero=False)  # warns when delta >= 1/n
+        # warns when delta >= 1/n, where n is public (a warning about a private n would release it)
+        check_delta(self.delta, n if _n_public(self.neighbouring, mf) else None, allow_zero=False)
         k = _check_k(self.k, n)
         min_weight = check_fraction(
             1.0 / (20 * k) if self.min_weight is None else self.min_weight, "min_weight", 0.0, 1.0
@@ -360,6 +361,11 @@ class _GMM:
         comps = released.components
         labels = map_assign(frame.mf.X, comps.weights, comps.means + frame.box.center, comps.covariances) + 1
         return _diagnostics(self.truth, labels, comps.means + frame.box.center, frame.mf)
+
+
+def _n_public(neighbouring: str, mf: ModelFrame) -> bool:
+    """n is public under replace-one-row unless the schema may drop rows."""
+    return neighbouring == "replace" and not mf.n_data_dependent
 
 
 def _refuse_engine_input(data) -> None:

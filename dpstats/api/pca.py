@@ -235,7 +235,8 @@ class _PCA:
         )
         refuse_offset(mf, "dp_pca")
         missing_rows_step(dd, mf)
-        check_delta(self.delta, mf.n, allow_zero=False)  # warns when delta >= 1/n
+        n_public = self.neighbouring == "replace" and not mf.n_data_dependent
+        check_delta(self.delta, mf.n if n_public else None, allow_zero=False)  # warns when delta >= 1/n
         box = resolved["box"]
         C = float(np.linalg.norm(box.halfwidth)) if self.radius is None else float(self.radius)
         return _Frame(mf=mf, stats=stats, box=box, radius=C, engine=getattr(mf, "engine", "memory"))
