@@ -132,7 +132,7 @@ def vertical_glm(
     coef_share : float in (0, 1)
         DP mode: share of the zCDP budget ρ spent on the final coefficients.
     diagnostics : bool
-        Attach non-private diagnostics (rows dropped for missing values).
+        Attach non-private diagnostics (values filled, rows dropped for missing values).
         Off by default: no output shows them unless asked.
     levels : dict, optional
         Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;

@@ -190,6 +190,15 @@ def model_frame(
     ['(Intercept)', 'x.1', 'gb', 'gc']
     >>> model_frame("y ~ x.1 * g", df, check_constant=False).names[-2:]
     ['x.1:gb', 'x.1:gc']
+
+    With a declared schema the levels are the declared ones (a value outside them is
+    missing, then filled by the first level) and a missing value gets its public fill:
+
+    >>> from dpstats.schema import Schema
+    >>> s = Schema.declare(bounds=(0, 4), levels={"g": ["c", "a", "z"]})
+    >>> mf = model_frame("y ~ x.1 + g", df.assign(y=[1., None, 3, 4]), schema=s, check_constant=False)
+    >>> mf.names, mf.y.tolist(), mf.n_filled
+    (['(Intercept)', 'x.1', 'ga', 'gz'], [1.0, 2.0, 3.0, 4.0], 2)
     """
     data = _as_frame(data)
     lhs, rhs = split_formula(formula, one_sided)
