@@ -462,7 +462,9 @@ def _relevel(ctx, node, args):
     if isinstance(ref, float):
         ref = f.levels[int(ref) - 1]
     if ref not in f.levels:
-        raise FormulaError(f"'{deparse(node)}': '{ref}' is not a level of the factor; levels are {f.levels}.")
+        raise FormulaError(  # the levels are not listed: they may have been read from the rows
+            f"'{deparse(node)}': '{ref}' is not a level of the factor; give one of its declared levels (levels=)."
+        )
     order = [f.levels.index(ref)] + [i for i, lev in enumerate(f.levels) if lev != ref]
     remap = np.empty(len(order) + 1, np.int64)
     remap[np.asarray(order)] = np.arange(len(order))
