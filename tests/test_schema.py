@@ -403,3 +403,17 @@ def test_cli_passes_levels_and_na_action_and_prints_no_count(tmp_path, capsys):
     assert omitted["n"] is None and omitted["call"]["na_action"] == "omit"
     shown = out.out + out.err  # no count of the two rows dropped (Zzyzx and the missing value)
     assert not re.search(rf"\b({N - 1}|{N - 2})\b|\bof {N} rows", shown)
+
+
+def test_dask_categoricals_with_known_categories_are_declared(monkeypatch):
+    """A Dask column whose categories are known (part of its dtype) needs no first pass, and a
+    category no row takes keeps its column, as in memory."""
+    df = _data().assign(city=lambda d: pd.Categorical(d.city, categories=["Leeds", "York", "Zzyzx"]))
+    ref_mf, ref = engines.sufficient_statistics(f"y ~ {RHS}", df, schema=Schema.declare(bounds=BOUNDS))
+    with _no_first_pass(monkeypatch):
+        mf, st = engines.sufficient_statistics(
+            f"y ~ {RHS}", engines.on_dask(df, npartitions=3), schema=Schema.declare(bounds=BOUNDS)
+        )
+    assert mf.names == ref_mf.names == ["x1", "x2", "x3", "cityYork", "cityZzyzx"]
+    assert mf.engine_steps == [] and mf.schema_steps == []
+    np.testing.assert_allclose(st.cross.xty, ref.cross.xty, rtol=1e-10, atol=1e-9)
