@@ -47,6 +47,7 @@ _LAZY = {
     "AutoBounds": "dpstats.privacy.bounds",
     "compose": "dpstats.privacy.composition",
     "SessionPlan": "dpstats.privacy.session",
+    "Schema": "dpstats.schema",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -64,6 +65,7 @@ _LAZY_MODULES = (
     "stats",
     "geometry",
     "validation",
+    "schema",
     "plotting",
     "demos",
     "cli",
@@ -110,4 +112,5 @@ __all__ = [
     "dp_select_infer",
     "plan",
     "AutoBounds",
+    "Schema",
 ]

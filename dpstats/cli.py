@@ -1,8 +1,8 @@
 """The ``dpstats`` command line.
 
     dpstats run METHOD --data FILE.csv|.parquet --formula "y ~ ." --eps 1 [--delta D]
-                [--bounds FILE.json|auto] [--seed N] [--stream] [--arg key=value ...] --report out.html [--json out.json]
-                [--diagnostics]
+                [--bounds FILE.json|auto] [--levels FILE.json] [--na-action fill|omit] [--seed N] [--stream]
+                [--arg key=value ...] --report out.html [--json out.json] [--diagnostics]
     dpstats demo [--out DIR] [--quick]   (reports, DIR/index.html, and a closing table)
     dpstats simulate NAME [--arg key=value ...] [--json out.json]
     dpstats plan METHOD --n 100[,1000] --p 2000 --eps 1,5,10,20 [--signals 8 --strength 0.5 ...]
@@ -11,6 +11,12 @@
 
 Exit codes: 0 success; 2 bad input (message on stderr, no output files left
 behind half-written).
+
+``--levels`` declares the levels of text columns (``{"city": ["Leeds", "York"]}``)
+and ``--na-action`` the rule for missing values (``dpstats.schema``); a CSV's
+text columns without declared levels have their levels read from the rows, a
+named data-dependent step.  No message on stderr counts rows dropped or values
+filled.
 
 Non-private diagnostics (rows dropped, values clipped, class counts, ...) are
 in no output unless ``--diagnostics`` is given; it then asks the method for them
@@ -103,6 +109,19 @@ def _read_bounds(path: str | None):
     raise CLIError('bounds file must hold [lo, hi], {"column": [lo, hi], ...} or a number (knockoff\'s B)')
 
 
+def _read_levels(path: str | None) -> dict | None:
+    """``--levels FILE.json``: ``{"column": ["level", ...], ...}``."""
+    if path is None:
+        return None
+    try:
+        value = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CLIError(f"cannot read levels file '{path}': {exc}") from None
+    if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+        raise CLIError('levels file must hold {"column": ["level", ...], ...}')
+    return value
+
+
 @contextlib.contextmanager
 def _progress_env(quiet: bool):
     """Silence tqdm for this command only (main() may be called in-process)."""
@@ -137,6 +156,11 @@ def cmd_run(args) -> int:
     bounds = _read_bounds(args.bounds)
     if bounds is not None:
         kwargs["bounds"] = bounds
+    levels = _read_levels(args.levels)
+    if levels is not None:
+        kwargs["levels"] = levels
+    if args.na_action is not None:
+        kwargs["na_action"] = args.na_action
     if args.seed is not None:
         kwargs["random_state"] = args.seed
     if args.diagnostics:
@@ -242,6 +266,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--bounds",
         help="JSON file: [lo, hi] or {column: [lo, hi]}; or auto (private bounds, --arg bounds_eps=...)",
+    )
+    run.add_argument(
+        "--levels", help='JSON file: declared levels of text columns, {"city": ["Leeds", "York"]}'
+    )
+    run.add_argument(
+        "--na-action",
+        choices=["fill", "omit"],
+        help="missing values: fill (public fills; default under replace) or omit (R's na.omit)",
     )
     run.add_argument("--seed", type=int)
     run.add_argument("--arg", action="append", help="extra argument key=value (repeatable)")

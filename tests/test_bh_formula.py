@@ -175,7 +175,7 @@ def test_plan_derives_eta_and_the_ledger_sums_to_the_charge():
     assert fit.to_dict()["outputs"]["delta_z"] == pytest.approx(delta_z)
 
 
-def test_strict_passes_with_declared_bounds_and_sigma_and_refuses_dropped_rows_before_spending():
+def test_strict_passes_with_declared_bounds_and_sigma_and_fills_missing_values():
     df = _frame(n=2000, d=3, seed=3)
     acc = dp.Accountant(eps=5.0)
     with warnings.catch_warnings():
@@ -186,13 +186,18 @@ def test_strict_passes_with_declared_bounds_and_sigma_and_refuses_dropped_rows_b
     assert fit.privacy.data_dependent_steps == [] and fit.privacy.covered
     holes = df.copy()
     holes.loc[3, "x2"] = np.nan
+    with (
+        warnings.catch_warnings()
+    ):  # na_action="fill" (issue 26): the value gets its public fill, n stays public
+        warnings.simplefilter("error", NonPrivateWarning)
+        filled = dp.dp_bh(
+            "y ~ .", data=holes, eps=1.0, bounds=(-4, 4), sigma=1.0, strict=True, random_state=0
+        )
+    assert filled.n == fit.n == 2000 and filled.privacy.covered
     spent = acc.spent_eps
-    with pytest.raises(PrivacyParameterError, match="dropped"):
-        dp.dp_bh("y ~ .", data=holes, eps=1.0, bounds=(-4, 4), sigma=1.0, strict=True, accountant=acc)
+    with pytest.raises(PrivacyParameterError, match='na_action="omit"'):  # n is in every z's scale
+        dp.dp_bh("y ~ .", data=holes, eps=1.0, bounds=(-4, 4), sigma=1.0, na_action="omit", accountant=acc)
     assert acc.spent_eps == spent
-    with pytest.warns(NonPrivateWarning):
-        loose = dp.dp_bh("y ~ .", data=holes, eps=1.0, bounds=(-4, 4), sigma=1.0, random_state=0)
-    assert len(loose.privacy.data_dependent_steps) == 1
 
 
 def test_factor_predictors_become_dummies_bounded_by_zero_and_one():
@@ -204,6 +209,7 @@ def test_factor_predictors_become_dummies_bounded_by_zero_and_one():
         eps=1.0,
         bounds={"x1": (-1, 1), "x2": (-1, 1), "y": (-4, 4)},
         sigma=1.0,
+        levels={"g": ["a", "b", "c"]},
         random_state=0,
     )
     assert fit.terms == ["x1", "x2", "gb", "gc"]

@@ -213,6 +213,7 @@ def test_data_dependent_steps_are_named_and_strict_refuses(small):
     with (
         pytest.warns(NonPrivateWarning, match=PAPER_WARNING),
         pytest.warns(NonPrivateWarning, match="data minima"),
+        pytest.warns(NonPrivateWarning, match="without declared bounds"),  # no public fill (issue 26)
     ):
         fit = dp.dp_felp(
             "class ~ .", small, eps=1.0, variant="paper", n_estimators=2, random_state=0, oc_trials=0

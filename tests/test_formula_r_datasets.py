@@ -116,3 +116,57 @@ def test_model_matrix_equals_r(results, dataset, formula):
         np.testing.assert_allclose(mf.offset, np.asarray(r["offset"]), rtol=0, atol=1e-10, err_msg=formula)
     else:
         assert mf.offset is None
+
+
+# --------------------------------------------------------------------------- declared levels (issue 26)
+# (data set, formula, column, declared levels): R's oracle is model.matrix on a copy of the data whose
+# column is factor(column, levels = ...), a value outside the levels being NA (R's default na.omit).
+LEVEL_CASES = [
+    ("iris", "Sepal.Length ~ Petal.Length + Species", "Species", ["virginica", "setosa", "versicolor"]),
+    ("iris", "Sepal.Length ~ Petal.Length * Species", "Species", ["versicolor", "virginica"]),
+    ("iris", "Sepal.Length ~ Species", "Species", ["setosa", "versicolor", "virginica", "unseen"]),
+    ("iris", "Sepal.Length ~ Petal.Width:Species - 1", "Species", ["virginica", "setosa"]),
+    ("chars", "y ~ x + s", "s", ["virginica", "versicolor", "setosa"]),
+    ("chars", "y ~ x * s", "s", ["setosa", "unseen", "virginica"]),
+    ("warpbreaks", "breaks ~ wool + tension", "tension", ["H", "M", "L"]),
+    ("esoph", "ncases ~ agegp + alcgp", "agegp", ["25-34", "35-44", "45-54"]),  # ordered: contr.poly
+]
+
+R_LEVELS = r"""
+chars <- data.frame(y = iris$Sepal.Length, x = iris$Petal.Width, s = as.character(iris$Species),
+                    stringsAsFactors = FALSE)
+dpstats_levels_oracle <- function(dataset, formula, column, levels, fill) {
+  d <- get(dataset)
+  d[[column]] <- factor(d[[column]], levels = levels, ordered = is.ordered(d[[column]]))
+  if (fill) d[[column]][is.na(d[[column]])] <- levels[1]
+  mf <- model.frame(as.formula(formula, env = globalenv()), d)
+  mm <- model.matrix(attr(mf, "terms"), mf)
+  list(names = colnames(mm), values = as.double(mm), n = nrow(mm), y = as.double(model.response(mf)))
+}
+"""
+
+
+@pytest.mark.parametrize("fill", [False, True], ids=["omit", "fill"])
+@pytest.mark.parametrize(
+    ("dataset", "formula", "column", "levels"), LEVEL_CASES, ids=[c[1] for c in LEVEL_CASES]
+)
+def test_declared_levels_equal_r_factor_with_levels(rpy2_robjects, dataset, formula, column, levels, fill):
+    """levels= gives R's model.matrix of factor(x, levels = ...): the declared levels' columns (a level
+    no row takes included, ordered factors with polynomial contrasts), values outside them missing;
+    na_action="omit" drops those rows as na.omit does, "fill" gives them the first level."""
+    from dpstats.rbridge import to_pandas
+    from dpstats.schema import Schema
+
+    ro = rpy2_robjects
+    ro.r(R_SETUP + R_LEVELS)
+    r = ro.r["dpstats_levels_oracle"](dataset, formula, column, ro.StrVector(levels), fill)
+    r = {k: r.rx2(k) for k in r.names}
+    schema = Schema.declare(
+        levels={column: levels}, na_action="fill" if fill else "omit", neighbouring="add_remove"
+    )
+    mf = model_frame(formula, to_pandas(ro.r(dataset)), schema=schema, check_constant=False)
+    names, n = list(r["names"]), int(r["n"][0])
+    assert mf.names == names and mf.n == n
+    expected = np.asarray(r["values"]).reshape((n, len(names)), order="F")
+    np.testing.assert_allclose(mf.X, expected, rtol=0, atol=1e-10, err_msg=formula)
+    np.testing.assert_allclose(mf.y, np.asarray(r["y"]), rtol=0, atol=1e-10, err_msg=formula)

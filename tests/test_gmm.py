@@ -193,7 +193,10 @@ def test_two_sided_formula_and_budget_exceeded():
 
 def test_missing_bounds_is_a_named_data_dependent_step():
     df, _ = simulate_gmm(5000, d=3, k=2, random_state=4)
-    with pytest.warns(NonPrivateWarning, match="min and max"):
+    with (
+        pytest.warns(NonPrivateWarning, match="min and max"),
+        pytest.warns(NonPrivateWarning, match="without declared bounds"),  # no public fill (issue 26)
+    ):
         res = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, random_state=0, oc_trials=0)
     assert res.privacy.data_dependent_steps and not res.privacy.covered
     assert "does not cover" in res.privacy.plain_language()

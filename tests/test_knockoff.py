@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -396,12 +397,12 @@ def test_plan_is_computed_before_noise_and_matches_the_charged_ledger():
 
 @pytest.mark.parametrize("y_hole", [False, True])
 @pytest.mark.parametrize("bounds", [6.0, None])
-def test_rows_with_missing_values_are_dropped_after_the_one_pass(bounds, y_hole):
+def test_rows_with_missing_values_are_filled_or_dropped_after_the_one_pass(bounds, y_hole):
     """The in-memory frame reads the rows once and finds non-finite values in X from the statistics
-    (in y before the pass); then it drops those rows as R's na.omit does.  Oracle: the same call on
-    the complete rows."""
-    from dpstats.errors import DataWarning
-
+    (in y before the pass).  With a declared row-norm bound B (a ball centred at 0) each gets the
+    public fill 0 and no row is dropped (issue 26); without bounds there is no public fill and the
+    rows are dropped as R's na.omit does, a named step.  No message counts them.  Oracle: the same
+    call on the filled data, or on the complete rows."""
     df = _frame(n=3000, p=30, seed=8)
     holes = df.copy()
     holes.loc[[5, 700], "x3"] = np.nan
@@ -409,12 +410,17 @@ def test_rows_with_missing_values_are_dropped_after_the_one_pass(bounds, y_hole)
     if y_hole:
         holes.loc[2999, "y"] = np.nan
     kw = dict(eps=4.0, delta=1e-4, fdr=0.2, bounds=bounds, sigma=1.0, random_state=3, oc_trials=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # bounds=None: B from the data and the dropped rows, warned
+        fit = dp.dp_knockoff("y ~ .", data=holes, **kw)
+    assert not [w for w in caught if re.search(r"\b(3|4) of 3000\b", str(w.message))]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NonPrivateWarning)  # bounds=None: B from the data, warned
-        with pytest.warns(DataWarning, match=r"were dropped \(R's na.omit\); how many is not shown"):
-            fit = dp.dp_knockoff("y ~ .", data=holes, **kw)
-        ref = dp.dp_knockoff("y ~ .", data=holes.dropna().replace(np.inf, np.nan).dropna(), **kw)
-    assert fit.n == ref.n == 2997 - y_hole
+        warnings.simplefilter("ignore", NonPrivateWarning)
+        if bounds is None:
+            ref = dp.dp_knockoff("y ~ .", data=holes.replace(np.inf, np.nan).dropna(), **kw)
+        else:
+            ref = dp.dp_knockoff("y ~ .", data=holes.replace(np.inf, np.nan).fillna(0.0), **kw)
+    assert fit.n == ref.n == (2997 - y_hole if bounds is None else 3000)
     np.testing.assert_allclose(fit.W, ref.W, rtol=1e-10)
     assert fit.selected == ref.selected
 

@@ -216,9 +216,12 @@ def test_bad_input_spends_nothing(linear_data):
 
 def test_missing_bounds_are_a_named_data_dependent_step(linear_data):
     df, _ = linear_data
-    with pytest.warns(NonPrivateWarning, match="min and max"):
+    with (
+        pytest.warns(NonPrivateWarning, match="min and max"),
+        pytest.warns(NonPrivateWarning, match="without declared bounds"),  # no public fill (issue 26)
+    ):
         fit = dp.dp_lm("y ~ x1 + x2", df, eps=1.0, n_boot=200, random_state=2)
-    assert len(fit.privacy.data_dependent_steps) == 1
+    assert len(fit.privacy.data_dependent_steps) == 2
 
 
 def test_diagnostics_only_on_request(linear_data):

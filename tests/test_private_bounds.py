@@ -180,15 +180,29 @@ def test_bad_auto_options_are_clear_errors(options, match):
         pb.AutoBounds(**options)
 
 
-def test_infinities_and_nan_follow_the_missing_row_rule_and_strict_refuses_before_spending():
+def test_infinities_and_nan_follow_the_missing_value_rule_and_strict_refuses_omit_before_spending():
+    """Issue 26: under bounds="auto" the public fill is 0 (the centre of the private bounds' public
+    grid), so no row is dropped and strict passes; na_action="omit" is a named step strict refuses."""
     df = _fan_lv()
     df.loc[3, "x1"], df.loc[5, "x2"] = np.inf, np.nan
     acc = dp.Accountant(eps=10.0)
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
-        dp.dp_sis("y ~ .", df, eps=2.0, k=3, bounds="auto", strict=True, accountant=acc, random_state=0)
+        dp.dp_sis(
+            "y ~ .",
+            df,
+            eps=2.0,
+            k=3,
+            bounds="auto",
+            na_action="omit",
+            strict=True,
+            accountant=acc,
+            random_state=0,
+        )
     assert acc.charges == []
     with pytest.warns(NonPrivateWarning, match="dropped"):
-        fit = dp.dp_sis("y ~ .", df, eps=2.0, k=3, bounds="auto", random_state=0, oc_trials=0)
+        dp.dp_sis("y ~ .", df, eps=2.0, k=3, bounds="auto", na_action="omit", random_state=0, oc_trials=0)
+    fit = dp.dp_sis("y ~ .", df, eps=2.0, k=3, bounds="auto", strict=True, random_state=0, oc_trials=0)
+    assert fit.n == len(df) and fit.privacy.covered
     assert all(math.isfinite(v) for pair in fit.private_bounds["bounds"].values() for v in pair)
 
 

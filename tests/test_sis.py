@@ -3,6 +3,8 @@
 import json
 import math
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -110,9 +112,11 @@ def test_no_bounds_is_data_dependent_and_strict_refuses(synthetic):
     with (
         pytest.warns(NonPrivateWarning, match="max-abs"),
         pytest.warns(NonPrivateWarning, match="centered by their data means"),
+        # no declared bounds, so no public fill: incomplete rows would be dropped (named for every such call)
+        pytest.warns(NonPrivateWarning, match="without declared bounds"),
     ):
         fit = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=3, random_state=0, oc_trials=0)
-    assert len(fit.privacy.data_dependent_steps) == 2
+    assert len(fit.privacy.data_dependent_steps) == 3
     assert "does not cover" in fit.privacy.plain_language()
     acc = dp.Accountant(eps=5)
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
@@ -213,23 +217,31 @@ def test_bad_data_is_refused_without_spending():
     assert acc.charges == []
 
 
-def test_missing_values_dropped_counted_and_named(synthetic):
+def test_missing_values_filled_by_default_and_dropped_only_on_request(synthetic):
+    """Issue 26: under replace-one-row the default na_action="fill" drops no row (n = rows read, public,
+    and the sensitivity 4(1 - 1/n) keeps its meaning); the count filled is a diagnostic only.
+    na_action="omit" is a named step (strict refuses) and then the n-free bound 4 is used."""
     df = synthetic.copy()
     df.iloc[[0, 5], 3] = np.nan
-    with (
-        pytest.warns(UserWarning, match=r"were dropped \(R's na.omit\); how many is not shown"),
-        pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"),
-    ):
-        fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0)
-    assert fit.n == 98 and any("dropped" in s for s in fit.privacy.data_dependent_steps)
-    assert fit.diagnostics == {}
-    with pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         fit = dp.dp_sis(
-            "y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0, diagnostics=True
+            "y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), strict=True, random_state=0, oc_trials=0
         )
-    assert fit.diagnostics["rows_dropped_for_missing_values"] == 2
-    with pytest.raises(PrivacyParameterError, match="missing"):
-        dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), strict=True)
+    assert fit.n == 100 and fit.privacy.covered and fit.diagnostics == {}
+    assert "(n = 100)" in fit.privacy.ledger[0].sensitivity
+    fit = dp.dp_sis(
+        "y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), random_state=0, oc_trials=0, diagnostics=True
+    )
+    assert fit.diagnostics["values_filled_for_missing"] == 2
+    assert fit.diagnostics["rows_dropped_for_missing_values"] == 0
+    with pytest.warns(NonPrivateWarning, match='na_action="omit"'):
+        omitted = dp.dp_sis(
+            "y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), na_action="omit", random_state=0, oc_trials=0
+        )
+    assert omitted.released_n() is None and omitted.privacy.ledger[0].sensitivity.startswith("Δ∞ = 4:")
+    with pytest.raises(PrivacyParameterError, match='na_action="omit"'):
+        dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-4, 4), na_action="omit", strict=True)
 
 
 def test_factor_columns_enter_as_dummies_with_automatic_bounds():
@@ -238,7 +250,14 @@ def test_factor_columns_enter_as_dummies_with_automatic_bounds():
         {"y": rng.normal(size=60), "x": rng.normal(size=60), "g": rng.choice(["a", "b", "c"], size=60)}
     )
     fit = dp.dp_sis(
-        "y ~ .", data=df, eps=1.0, k=2, bounds={"y": (-3, 3), "x": (-3, 3)}, random_state=0, oc_trials=0
+        "y ~ .",
+        data=df,
+        eps=1.0,
+        k=2,
+        bounds={"y": (-3, 3), "x": (-3, 3)},
+        levels={"g": ["a", "b", "c"]},
+        random_state=0,
+        oc_trials=0,
     )
     assert fit.terms == ["x", "gb", "gc"]
 

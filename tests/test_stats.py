@@ -57,11 +57,15 @@ def test_non_finite_values_are_found_in_the_statistics_pass(big):
     df.insert(0, "y", rng.normal(size=n))
     df.iloc[3, 7] = np.nan
     df.iloc[9, 100] = np.inf
-    with (
-        pytest.warns(UserWarning, match="how many is not shown"),
-        pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"),
-    ):
-        fit = dp.dp_sis("y ~ .", data=df, eps=1.0, k=3, bounds=(-5, 5), random_state=0, oc_trials=0)
+    # found by the fused pass, then filled by the declared bounds' midpoint (issue 26): no row dropped
+    fit = dp.dp_sis(
+        "y ~ .", data=df, eps=1.0, k=3, bounds=(-5, 5), random_state=0, oc_trials=0, diagnostics=True
+    )
+    assert fit.n == n and fit.diagnostics["values_filled_for_missing"] == 2
+    with pytest.warns(NonPrivateWarning, match='na_action="omit"'):
+        fit = dp.dp_sis(
+            "y ~ .", data=df, eps=1.0, k=3, bounds=(-5, 5), na_action="omit", random_state=0, oc_trials=0
+        )
     assert fit.n == n - 2
 
 

@@ -14,7 +14,6 @@ from dpstats.errors import (
     AssumptionError,
     BudgetExceededError,
     DataError,
-    NonPrivateWarning,
     PrivacyParameterError,
 )
 from dpstats.methods import vertical as m
@@ -331,13 +330,23 @@ def test_dp_mode_requires_bounds_and_replace():
         dp.vertical_glm("y ~ .", df, bounds=(-3, 3), neighbouring="add_remove", **kw)
 
 
-def test_strict_refuses_dropped_rows():
-    df = make_data("gaussian", n=60)
+def test_missing_values_filled_in_dp_mode_and_omit_refused():
+    """Issue 26: DP mode with declared bounds fills a missing value (no row dropped, n public);
+    na_action="omit" is refused before any spend (the sensitivities are functions of n).  The exact
+    (non-private) protocol has no bounds, so it drops the row and names nothing: it is not private."""
+    df = make_data("binomial", n=300)
     df.loc[3, "x5"] = np.nan
-    with pytest.warns(NonPrivateWarning, match="rows with missing or non-finite values were dropped"):
-        dp.vertical_glm("y ~ .", df, parties=PARTIES[2])
-    with pytest.raises(PrivacyParameterError, match="strict"):
-        dp.vertical_glm("y ~ .", df, parties=PARTIES[2], strict=True)
+    kw = dict(
+        parties=PARTIES[2], family="binomial", penalty="ridge", lam=0.1, eps=1.0, delta=1e-6, bounds=(-4, 4)
+    )
+    fit = dp.vertical_glm("y ~ .", df, strict=True, random_state=0, **kw)
+    assert fit.n == 300 and fit.privacy.covered
+    acc = dp.Accountant(eps=5.0, delta=1e-3)  # the sensitivities 2R/(n lam) would show the n analysed
+    with pytest.raises(PrivacyParameterError, match='na_action="omit"'):
+        dp.vertical_glm("y ~ .", df, na_action="omit", accountant=acc, **kw)
+    assert acc.charges == []
+    exact = dp.vertical_glm("y ~ .", df, parties=PARTIES[2], family="binomial")
+    assert exact.n == 299 and exact.privacy.data_dependent_steps == []
 
 
 def test_two_level_factor_response_is_coded_like_r():

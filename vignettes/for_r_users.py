@@ -26,14 +26,15 @@ print(cancer["Class"].value_counts())
 
 # %% [markdown]
 # mlbench stores the cytology scores as (ordered) factors with levels 1..10; as numbers they
-# are bounded by (1, 10), a public fact about the measurement scale. `Id` is not a feature,
-# and the 16 rows with a missing `Bare.nuclei` are dropped (and counted, not privately).
+# are bounded by (1, 10), a public fact about the measurement scale. `Id` is not a feature.
+# A missing `Bare.nuclei` gets its public fill, the midpoint 5.5 of the declared bounds
+# (`na_action="fill"`, the default under replace-one-row): no row is dropped, so n stays the
+# public number of rows read, and how many values were filled is not shown.
 
 # %%
 features = [c for c in cancer.columns if c not in ("Id", "Class")]
 numeric = cancer[features].apply(lambda s: s.astype(str).astype(float))
 numeric["malignant"] = (cancer["Class"] == "malignant").astype(float)
-numeric = numeric.dropna()
 bounds = {c: (1.0, 10.0) for c in features}
 bounds["malignant"] = (0.0, 1.0)
 fit = dp.dp_sis("malignant ~ .", data=numeric, eps=2.0, k=3, bounds=bounds, random_state=1)

@@ -72,14 +72,14 @@ print(f"{ROWS:,} rows, {path.stat().st_size / 2**20:.0f} MB on disk")
 source = engines.stream(path, chunk_rows=100_000, levels={"region": REGIONS}, progress=False)
 kw = dict(eps=2.0, k=4, bounds=(-6, 6), random_state=11, oc_trials=0)
 start = time.perf_counter()
-with shown_warnings():  # rows with a missing lab50 are dropped: a DataWarning and a NonPrivateWarning
+with shown_warnings():  # a missing lab50 gets its public fill (midpoint of the bounds): no row dropped
     streamed = dp.dp_sis("y ~ .", data=source, **kw)
 print(f"streamed in {time.perf_counter() - start:.1f} s")
 print(streamed)
 
 # %% [markdown]
-# Undeclared levels: the analysis still runs, the statement lists the first pass (next to the
-# dropped rows, also data-dependent), and the strict mode refuses it.
+# Undeclared levels: the analysis still runs, the statement lists the first pass as a
+# data-dependent step, and the strict mode refuses it.
 
 # %%
 with shown_warnings():  # NonPrivateWarning for the first pass over the levels, shown

@@ -41,6 +41,7 @@ from typing import Any, Protocol
 from ..formula import ModelFrame, finish_checks, model_frame
 from ..formula._design import INTERCEPT
 from ..geometry import Box
+from ..schema import Schema, default_na_action
 from ..stats import CrossStats, cross_products
 from ..errors import PrivacyParameterError
 from ..privacy.accountant import Accountant, LedgerEntry
@@ -93,6 +94,7 @@ def run(
     result = door.result(frame, plan, released, plan.statement(dd, noise), noise)
     if step is not None:
         _show_bounds(result, step)
+    _show_schema(result, getattr(door, "schema", None))
     return attach_diagnostics(result, diagnostics, lambda: door.diagnostics(frame, released))
 
 
@@ -202,18 +204,80 @@ def _show_bounds(result: DPResult, step: PrivateBounds) -> None:
     result.call["bounds_eps"] = step.eps
 
 
-def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
-    """Dropping incomplete rows makes n data-dependent: name it (strict refuses).
+def frame_schema(
+    bounds: Any,
+    levels: Any,
+    na_action: str | None,
+    neighbouring: str,
+    *,
+    eps: float | None,
+    unbounded_fill: float | None = None,
+    fills: Mapping[str, float] | None = None,
+) -> Schema:
+    """The front door's declared schema (checked before anything is read or spent).
 
-    The step is named without its count: how many rows were dropped is not
-    released (it appears only in requested diagnostics).
+    ``eps`` None or infinite: a non-private reference run, which names no
+    data-dependent step of the schema (nothing is claimed to be covered).
+
+    ``unbounded_fill``: the public fill of numeric variables without declared
+    bounds, for a method that needs no bounds; ``fills``: public fills a method
+    declares per variable (see :class:`~dpstats.schema.Schema`).
+
+    Examples
+    --------
+    >>> frame_schema((-1, 1), {"g": ["a", "b"]}, None, "replace", eps=1.0).na_action
+    'fill'
     """
-    if mf.n_dropped:
-        dd.add(
-            "rows with missing or non-finite values were dropped, so the number of rows used (n) "
-            "depends on the data",
-            fix="remove or impute missing values before the analysis",
+    return Schema.declare(
+        bounds=bounds,
+        levels=levels,
+        na_action=na_action,
+        neighbouring=neighbouring,
+        unbounded_fill=unbounded_fill,
+        private=eps is not None and math.isfinite(eps),
+        fills=fills,
+    )
+
+
+def refuse_omit(schema: Schema, method: str, why: str) -> None:
+    """Refuse ``na_action="omit"`` where the release needs the public n of the rows read.
+
+    Examples
+    --------
+    >>> refuse_omit(frame_schema((-1, 1), None, "fill", "replace", eps=1.0), "dp_lm", "n is exact in XᵀX")
+    """
+    if schema.na_action == "omit":
+        raise PrivacyParameterError(
+            f'{method} cannot use na_action="omit": {why}, so it needs the public number of rows read, '
+            "which dropping rows would make private. Declare bounds for every variable and keep the "
+            'default na_action="fill" (each missing value gets its public fill; no row is dropped).'
         )
+
+
+def _show_schema(result: DPResult, schema: Schema | None) -> None:
+    """Declared levels and a non-default ``na_action`` in the result's call."""
+    if schema is None:
+        return
+    if schema.levels:
+        result.call["levels"] = {c: list(lev) for c, lev in schema.levels.items()}
+    if schema.na_action != default_na_action(schema.neighbouring):
+        result.call["na_action"] = schema.na_action
+
+
+def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
+    """Name the frame's data-dependent steps (strict refuses) and state its rule for missing values.
+
+    The schema's steps (levels read from the rows, rows dropped under
+    ``na_action="omit"`` or for variables without declared bounds) are named
+    from the arguments and the dtypes, never from whether the data hold a
+    missing value; counts are never shown (they appear only in requested
+    diagnostics).  The rule for missing values goes into every statement.
+    """
+    for step, fix in mf.schema_steps:
+        dd.add(step, fix=fix)
+    dd.n_private = dd.n_private or mf.n_data_dependent
+    if mf.schema_rule:
+        dd.rule_for_missing(mf.schema_rule)
     for step, fix in getattr(mf, "engine_steps", ()):  # e.g. factor levels read by a first pass
         dd.add(step, fix=fix)
     for step, fix in mf.data_dependent_terms:  # e.g. scale(), orthogonal poly(), spline knots at quantiles
@@ -251,14 +315,20 @@ BoxFn = Callable[[ModelFrame], tuple[Box | None, Box | None]]
 
 
 def frame_and_cross_products(
-    formula: str, data, boxes: BoxFn, *, drop_intercept: bool = True, gram: bool = False
+    formula: str,
+    data,
+    boxes: BoxFn,
+    *,
+    drop_intercept: bool = True,
+    gram: bool = False,
+    schema: Schema | None = None,
 ) -> tuple[ModelFrame, Box | None, Box | None, CrossStats]:
     """Model frame and its sufficient statistics, with the data scanned once.
 
     Plain numeric designs defer the scan for non-finite values to the
     statistics pass itself (:func:`dpstats.formula.finish_checks`);
     when a non-finite value turns up, the frame is rebuilt the careful way
-    (rows dropped and counted) and the statistics recomputed.  ``boxes(mf)``
+    (the schema's rule for missing values) and the statistics recomputed.  ``boxes(mf)``
     resolves the declared bounds for the frame's columns (it may raise).
     Nothing here is released; the caller charges the budget afterwards.
     Streamed and Dask data (:mod:`dpstats.engines`) get the same statistics
@@ -268,13 +338,13 @@ def frame_and_cross_products(
 
     if engines.is_engine_input(data):
         return engines.frame_and_cross_products(
-            formula, data, boxes, drop_intercept=drop_intercept, gram=gram
+            formula, data, boxes, drop_intercept=drop_intercept, gram=gram, schema=schema
         )
-    mf = model_frame(formula, data, drop_intercept=drop_intercept, defer_checks=True)
+    mf = model_frame(formula, data, drop_intercept=drop_intercept, defer_checks=True, schema=schema)
     x_box, y_box = boxes(mf)
     stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram, ranges=False)
     if not mf.checked and not finish_checks(mf, stats.finite):
-        mf = model_frame(formula, data, drop_intercept=drop_intercept)
+        mf = model_frame(formula, data, drop_intercept=drop_intercept, schema=schema)
         x_box, y_box = boxes(mf)
         stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
     return mf, x_box, y_box, stats

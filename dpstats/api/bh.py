@@ -39,7 +39,8 @@ from ..validation import (
     check_neighbouring,
     check_strict,
 )
-from ._common import call_record, dummy_columns, is_auto, missing_rows_step, run
+from ..schema import Schema
+from ._common import call_record, dummy_columns, frame_schema, is_auto, missing_rows_step, refuse_omit, run
 
 MAX_REJECTIONS_DEFAULT = 20
 
@@ -56,6 +57,8 @@ def dp_bh(
     data=None,
     bounds=None,
     sigma: float | None = None,
+    levels: dict | None = None,
+    na_action: str | None = None,
     neighbouring: str = "replace",
     diagnostics: bool = False,
     random_state: RandomState = None,
@@ -130,6 +133,16 @@ def dp_bh(
         such a bound (and costs power); a σ below the true sd makes the p-values
         anti-conservative (FDR, not privacy, is then lost: privacy holds for any
         public σ).
+    levels : dict, optional
+        Formula route only.
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     diagnostics : bool
         Attach the raw p-values (and, on the formula route, the raw z's and the
         count of clipped values) and non-private BH's rejections (NOT private).
@@ -178,13 +191,15 @@ def dp_bh(
             max_rejections=max_rejections,
             bounds=bounds,
             sigma=sigma,
+            levels=levels,
+            na_action=na_action,
             neighbouring=neighbouring,
             diagnostics=diagnostics,
             random_state=random_state,
             accountant=accountant,
             strict=strict,
         )
-    _refuse_formula_arguments(data=data, bounds=bounds, sigma=sigma)
+    _refuse_formula_arguments(data=data, bounds=bounds, sigma=sigma, levels=levels, na_action=na_action)
     if hasattr(p_values, "tidy") and _is_private_fit(p_values):
         names, p = _fit_p_values(p_values)
         _refuse_budget_for_post_processing(eps, eta, max_rejections)
@@ -220,7 +235,9 @@ def dp_bh(
     return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics)
 
 
-def _dp_bh_formula(formula: str, data, *, eps, delta, eta, sigma, bounds, neighbouring, accountant, **rest):
+def _dp_bh_formula(
+    formula: str, data, *, eps, delta, eta, sigma, bounds, levels, na_action, neighbouring, accountant, **rest
+):
     """The formula route: every argument checked, then the door run (nothing read before the checks)."""
     if eps is None:
         raise PrivacyParameterError(
@@ -256,9 +273,12 @@ def _dp_bh_formula(formula: str, data, *, eps, delta, eta, sigma, bounds, neighb
             f"{sigma!r}; e.g. sigma=1.0."
         )
     truncate = check_fraction(rest.pop("truncate"), "truncate", low_open=True)
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
+    refuse_omit(schema, "dp_bh's formula route", "n is in every z-statistic's scale")
     if accountant is not None:
         accountant.check(eps, delta)
     door = _Regression(
+        schema=schema,
         formula=formula,
         data=data,
         eps=eps,
@@ -468,6 +488,7 @@ class _RegressionFrame:
     tests: m.MarginalZ
     k: int
     rows_dropped: int
+    values_filled: int = 0
 
 
 @dataclass
@@ -483,12 +504,12 @@ class _Regression:
     sigma: float
     truncate: float
     max_rejections: int | None
+    schema: Schema | None = None
     label: str = "dp_bh"
 
     def frame(self, dd: DataDependence) -> _RegressionFrame:
-        mf = model_frame(self.formula, self.data, drop_intercept=True, min_rows=3)
+        mf = model_frame(self.formula, self.data, drop_intercept=True, min_rows=3, schema=self.schema)
         refuse_offset(mf, "dp_bh")
-        missing_rows_step(dd, mf)
         names = [nm for nm in mf.names if nm != INTERCEPT]
         if not names:
             raise DataError(
@@ -496,13 +517,14 @@ class _Regression:
             )
         x_box = resolve_box(self.bounds, names, dummies=dummy_columns(mf))
         y_box = resolve_box(self.bounds, [mf.response])
+        missing_rows_step(dd, mf)  # after the bounds: a bound left out is an error, not a step
         lo_y, hi_y = float(y_box.lo[0]), float(y_box.hi[0])
         tests = m.marginal_slope_z(mf.X, mf.y, x_box.lo, x_box.hi, lo_y, hi_y, self.sigma)
         k = _check_max_rejections(self.max_rejections, len(names))
         n = int(mf.y.size)
         if self.delta > 0:
             check_delta(self.delta, n)
-        return _RegressionFrame(names, n, hi_y - lo_y, tests, k, int(mf.n_dropped))
+        return _RegressionFrame(names, n, hi_y - lo_y, tests, k, int(mf.n_dropped), int(mf.n_filled))
 
     def plan(self, frame: _RegressionFrame, dd: DataDependence) -> Plan:
         plan, self._calibration = m.plan_marginal_z(
@@ -569,6 +591,7 @@ class _Regression:
             "non_private_bh_rejected": [frame.names[i] for i in exact.rejected],
             "values_clipped": frame.tests.n_clipped,
             "rows_dropped": frame.rows_dropped,
+            "values_filled": frame.values_filled,
         }
 
 

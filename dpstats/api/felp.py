@@ -32,7 +32,16 @@ from ..validation import (
     check_strict,
     check_truth,
 )
-from ._common import call_record, declared_bounds, missing_rows_step, private_bounds_setup, progress_bar, run
+from ..schema import Schema
+from ._common import (
+    frame_schema,
+    call_record,
+    declared_bounds,
+    missing_rows_step,
+    private_bounds_setup,
+    progress_bar,
+    run,
+)
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -55,6 +64,8 @@ def dp_felp(
     max_iter: int = m.MAX_ITER,
     lam_grid: Sequence[float] = LAM_GRID,
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     truth: Sequence[str] | None = None,
     diagnostics: bool = False,
     assume: str | None = None,
@@ -136,6 +147,15 @@ def dp_felp(
         C of the strict variant.
     n_neighbors, tol, max_iter
         Logo's neighbourhood size K, tolerance and iteration cap.
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     neighbouring : {"replace"}
         Only replace-one-row is supported: both sensitivities use a public n.
     truth : list of str, optional
@@ -203,7 +223,9 @@ def dp_felp(
     bounds, eps, _ = private_bounds_setup(
         bounds, eps, bounds_eps=bounds_eps, neighbouring="replace", data=data
     )
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
     door = _FELP(
+        schema=schema,
         formula=formula,
         data=data,
         eps=eps,
@@ -270,10 +292,11 @@ class _FELP:
     oc_trials: int
     strict: bool
     progress: bool
+    schema: Schema | None = None
     label: str = "dp_felp"
 
     def frame(self, dd: DataDependence) -> _Frame:
-        mf = model_frame(self.formula, self.data, drop_intercept=True, response="factor")
+        mf = model_frame(self.formula, self.data, drop_intercept=True, response="factor", schema=self.schema)
         _check_features(mf, self.formula)
         counts = _check_classes(mf)
         select = m.default_select(mf.p) if self.select is None else _check_select(self.select, mf.p)
@@ -507,6 +530,7 @@ def _operating_characteristics(released, select, scale, trials, assume, gen):
 def _diagnostics(fit, n_clipped, mf, truth, selected, counts) -> dict:
     diag = {
         "rows_dropped_for_missing_values": mf.n_dropped,
+        "values_filled_for_missing": mf.n_filled,
         "values_clipped": n_clipped,
         "learners_converged": int(sum(fit.converged)),
         "learner_rounds": list(fit.n_iter),

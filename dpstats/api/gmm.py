@@ -53,7 +53,9 @@ from ..validation import (
     check_oc_trials,
     check_strict,
 )
+from ..schema import Schema
 from ._common import (
+    frame_schema,
     call_record,
     declared_bounds,
     dummy_columns,
@@ -82,6 +84,8 @@ def dp_gmm(
     min_weight: float | None = None,
     var_floor: float = 1e-6,
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     truth: MixtureTruth | np.ndarray | None = None,
     diagnostics: bool = False,
     assume: str | None = None,
@@ -131,6 +135,15 @@ def dp_gmm(
         default 1/(20k).
     var_floor : float
         Smallest eigenvalue of a released covariance (public).
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     neighbouring : {"replace", "add_remove"}
     truth : MixtureTruth or array of labels, optional
         Simulation truth: adds non-private diagnostics (ARI, mean error).
@@ -193,7 +206,9 @@ def dp_gmm(
     bounds, eps, delta = private_bounds_setup(
         bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
     door = _GMM(
+        schema=schema,
         formula=formula,
         data=data,
         k=k,
@@ -253,17 +268,20 @@ class _GMM:
     oc_trials: int
     strict: bool
     progress: bool
+    schema: Schema | None = None
     label: str = "dp_gmm"
 
     def frame(self, dd: DataDependence) -> _Frame:
-        mf = model_frame(self.formula, self.data, one_sided=True, drop_intercept=True)
+        mf = model_frame(self.formula, self.data, one_sided=True, drop_intercept=True, schema=self.schema)
         n, d = mf.n, mf.p
         if d == 0:  # the formula's columns (public), before any charge: a mixture needs a variable
             raise DataError(
                 f"the formula '{self.formula}' gives no columns to model; dp_gmm needs at least one "
                 "numeric column, e.g. '~ .' or '~ x1 + x2'."
             )
-        public_n = n if self.neighbouring == "replace" else None  # n is private under add/remove
+        # n is private under add/remove and when the schema may drop rows: a warning or an error
+        # that quoted it would release it
+        public_n = n if _n_public(self.neighbouring, mf) else None
         check_delta(self.delta, public_n, allow_zero=False)  # warns when delta >= 1/n (n public)
         k = _check_k(self.k, n, public_n)
         min_weight = check_fraction(
@@ -352,6 +370,11 @@ class _GMM:
         return _diagnostics(self.truth, labels, comps.means + frame.box.center, frame.mf)
 
 
+def _n_public(neighbouring: str, mf: ModelFrame) -> bool:
+    """n is public under replace-one-row unless the schema may drop rows."""
+    return neighbouring == "replace" and not mf.n_data_dependent
+
+
 def _refuse_engine_input(data) -> None:
     """Streamed and Dask data: clustering needs the rows; the private PCA step alone does not."""
     from .. import engines
@@ -429,7 +452,7 @@ def _collapse_message(comps, collapsed: list[int], min_weight: float) -> str:
 
 def _diagnostics(truth, predicted: np.ndarray, means: np.ndarray, mf: ModelFrame) -> dict:
     """Rows dropped; with ``truth``, the ARI of the released mixture's assignments and the mean error."""
-    diag = {"rows_dropped_for_missing_values": mf.n_dropped}
+    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "values_filled_for_missing": mf.n_filled}
     if truth is None:
         return diag
     from scipy.optimize import linear_sum_assignment

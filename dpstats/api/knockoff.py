@@ -42,7 +42,16 @@ from ..validation import (
     check_oc_trials,
     check_strict,
 )
-from ._common import call_record, is_auto, missing_rows_step, private_bounds_setup, row_norm_bound, run
+from ..schema import Schema
+from ._common import (
+    frame_schema,
+    call_record,
+    is_auto,
+    missing_rows_step,
+    private_bounds_setup,
+    row_norm_bound,
+    run,
+)
 
 ROUTES = ("shortcut", "materialise", "materialize")
 
@@ -69,6 +78,8 @@ def dp_knockoff(
     eps_split: tuple[float, float, float] = (0.5, 0.25, 0.25),
     delta_split: Sequence[float] | None = None,
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     truth: Sequence[str] | None = None,
     diagnostics: bool = False,
     assume: Assume | dict | str | None = None,
@@ -142,6 +153,15 @@ def dp_knockoff(
     eps_split : 3 fractions summing to 1
         Method I's split; default (0.5, 0.25, 0.25) is the paper's (0.1, 0.05, 0.05).
     delta_split : fractions summing to 1, optional
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     neighbouring : {"replace"}
         The paper's analysis is for replacing one row.
     truth : list of str, optional
@@ -242,7 +262,9 @@ def dp_knockoff(
     bounds, eps, delta = private_bounds_setup(
         bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
     door = _Knockoff(
+        schema=schema,
         formula=formula,
         data=data,
         eps=eps,
@@ -314,6 +336,7 @@ class _Knockoff:
     oc_trials: int
     strict: bool
     progress: bool
+    schema: Schema | None = None
     label: str = "dp_knockoff"
     # the release's generator: the operating characteristics and diagnostics draw from it afterwards
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
@@ -332,6 +355,7 @@ class _Knockoff:
                 row_bound=self.bounds,
                 row_norms=self.bounds is None,
                 progress=self.progress,
+                schema=self.schema,
             )
             cross = pass_stats.cross
             g = RowClippedGram(
@@ -339,12 +363,12 @@ class _Knockoff:
             )
             declared = self.bounds
         elif is_auto(self.bounds):  # the private B needs the rows' norms first, then one clipped pass
-            mf = model_frame(self.formula, self.data, drop_intercept=True)
+            mf = model_frame(self.formula, self.data, drop_intercept=True, schema=self.schema)
             declared = row_norm_bound(self.bounds, mf)
             g = row_clipped_gram(mf.X, mf.y, declared)
         else:
             declared = self.bounds
-            mf, g = _frame_and_gram(self.formula, self.data, declared)
+            mf, g = _frame_and_gram(self.formula, self.data, declared, self.schema)
         self._check_shape(mf)
         refuse_offset(mf, "dp_knockoff")
         missing_rows_step(dd, mf)
@@ -623,7 +647,9 @@ def _validate(
 # --------------------------------------------------------------------- data
 
 
-def _frame_and_gram(formula: str, data, bounds: float | None) -> tuple[ModelFrame, RowClippedGram]:
+def _frame_and_gram(
+    formula: str, data, bounds: float | None, schema: Schema | None = None
+) -> tuple[ModelFrame, RowClippedGram]:
     """The model frame and its row-clipped Gram matrix with the rows read once.
 
     Plain numeric designs defer the scan for missing values to the pass
@@ -631,13 +657,13 @@ def _frame_and_gram(formula: str, data, bounds: float | None) -> tuple[ModelFram
     rows dropped and counted, and the pass repeated).  Rows are clipped to the declared B, or
     none are when B is to be their largest norm, which the pass records.
     """
-    mf = model_frame(formula, data, drop_intercept=True, defer_checks=True)
+    mf = model_frame(formula, data, drop_intercept=True, defer_checks=True, schema=schema)
     with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are discarded below
         g = row_clipped_gram(mf.X, mf.y, bounds)
     finite = bool(np.isfinite(g.xtx).all() and np.isfinite(g.xty).all() and np.isfinite(g.yty))
     if mf.checked or finish_checks(mf, finite):
         return mf, g
-    mf = model_frame(formula, data, drop_intercept=True)
+    mf = model_frame(formula, data, drop_intercept=True, schema=schema)
     return mf, row_clipped_gram(mf.X, mf.y, bounds)
 
 
@@ -734,7 +760,11 @@ def _exact(quantity: str, value) -> dict:
 def _diagnostics(
     truth, mf, selected, n_clipped, st_aug, s_value, gen, *, statistic, fdr, offset, ridge
 ) -> dict:
-    diag = {"rows_dropped_for_missing_values": mf.n_dropped, "rows_clipped_to_B": n_clipped}
+    diag = {
+        "rows_dropped_for_missing_values": mf.n_dropped,
+        "values_filled_for_missing": mf.n_filled,
+        "rows_clipped_to_B": n_clipped,
+    }
     if truth is None:
         return diag
     nonnull = np.array([mf.names.index(t) for t in truth], dtype=int)

@@ -34,10 +34,13 @@ from ..validation import (
     check_neighbouring,
     check_strict,
 )
+from ..schema import Schema
 from ._common import (
     call_record,
     declared_bounds,
     dummy_columns,
+    frame_schema,
+    refuse_omit,
     is_auto,
     missing_rows_step,
     private_bounds_setup,
@@ -78,6 +81,8 @@ def dp_lm(
     interval: str = "pivot",
     lambda_share: float = m.LAMBDA_SHARE,
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     random_state: RandomState = None,
     strict: bool = False,
     accountant: Accountant | None = None,
@@ -124,6 +129,15 @@ def dp_lm(
     neighbouring : {"replace"}
         Replace-one-row only: n is public and exact in the released statistic
         (add/remove-one-row would make it private).
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     random_state, strict, accountant, diagnostics, progress
         See docs/architecture.md, "Privacy conventions".  Diagnostics (not
         private): rows dropped, values clipped, the non-private OLS estimates.
@@ -163,7 +177,9 @@ def dp_lm(
     )
     if isinstance(bounds, PrivateBounds):
         require_covering_bounds(bounds)
-    door = LMDoor(formula=formula, data=data, bounds=bounds, progress=progress, **args)
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=args["eps"])
+    refuse_omit(schema, "dp_lm", "n is exact in the released XᵀX (its intercept entry)")
+    door = LMDoor(formula=formula, data=data, bounds=bounds, progress=progress, schema=schema, **args)
     return run(
         door,
         strict=args["strict"],
@@ -251,6 +267,7 @@ class LMDoor:
     strict: bool
     accountant: Any
     progress: bool | None = None
+    schema: Schema | None = None
     label: str = "dp_lm"
 
     @property
@@ -284,6 +301,7 @@ class LMDoor:
             drop_intercept=False,
             check_constant=self.nonprivate,  # OLS (eps = inf, NOT private) needs a non-singular Gram
             progress=self.progress,
+            schema=self.schema,
         )
         refuse_offset(mf, "dp_lm")
         missing_rows_step(dd, mf)
@@ -300,7 +318,12 @@ class LMDoor:
                 fix="declare public bounds, e.g. bounds={'x': (0, 10), 'y': (-5, 5)}",
             )
         _, st0 = engines.sufficient_statistics(
-            self.formula, self.data, gram=False, drop_intercept=False, progress=self.progress
+            self.formula,
+            self.data,
+            gram=False,
+            drop_intercept=False,
+            progress=self.progress,
+            schema=self.schema,
         )
         lo, hi = st0.cross.x_min, st0.cross.x_max
         top = max(float(st0.cross.y_maxabs), 1e-12)
@@ -428,6 +451,7 @@ class LMDoor:
         exact = m.release(frame.gram, frame.n, m.plan(frame.coords, eps=math.inf, delta=0.0), None)
         return {
             "rows_dropped_for_missing_values": frame.mf.n_dropped,
+            "values_filled_for_missing": frame.mf.n_filled,
             "values_clipped": frame.n_clipped,
             "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
         }

@@ -32,7 +32,16 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
 from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
-from ._common import declared_bounds, dummy_columns, is_auto, missing_rows_step, private_bounds_setup, run
+from ..schema import Schema
+from ._common import (
+    frame_schema,
+    declared_bounds,
+    dummy_columns,
+    is_auto,
+    missing_rows_step,
+    private_bounds_setup,
+    run,
+)
 
 
 def dp_pca(
@@ -46,6 +55,8 @@ def dp_pca(
     bounds_eps: float | None = None,
     radius: float | None = None,
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     diagnostics: bool = False,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -84,6 +95,15 @@ def dp_pca(
         Public clipping radius C; default the box's half-diagonal ‖h‖ (no row is
         shrunk).  A smaller C needs equal half-widths for every column (the
         engine shrinks rows in the box's unit coordinates).
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     neighbouring : {"replace", "add_remove"}
     diagnostics : bool
         Attach non-private diagnostics (rows dropped, rows shrunk onto the
@@ -140,7 +160,9 @@ def dp_pca(
     bounds, eps, delta = private_bounds_setup(
         bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
     door = _PCA(
+        schema=schema,
         formula=formula,
         data=data,
         k=k,
@@ -176,6 +198,7 @@ class _PCA:
     radius: float | None
     neighbouring: str
     progress: bool | None
+    schema: Schema | None = None
     label: str = "dp_pca"
 
     def frame(self, dd: DataDependence) -> _Frame:
@@ -208,11 +231,13 @@ class _PCA:
             one_sided=True,
             row_bound=row_bound,
             progress=self.progress,
+            schema=self.schema,
         )
         refuse_offset(mf, "dp_pca")
         missing_rows_step(dd, mf)
-        # warns when delta >= 1/n, where n is public (replace one row); under add/remove n is private
-        check_delta(self.delta, mf.n if self.neighbouring == "replace" else None, allow_zero=False)
+        # warns when delta >= 1/n, where n is public (replace one row, no rows dropped by the schema)
+        n_public = self.neighbouring == "replace" and not mf.n_data_dependent
+        check_delta(self.delta, mf.n if n_public else None, allow_zero=False)
         box = resolved["box"]
         C = float(np.linalg.norm(box.halfwidth)) if self.radius is None else float(self.radius)
         return _Frame(mf=mf, stats=stats, box=box, radius=C, engine=getattr(mf, "engine", "memory"))
@@ -225,7 +250,7 @@ class _PCA:
             fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
         )
         _, st0 = engines.sufficient_statistics(
-            self.formula, self.data, gram=False, one_sided=True, progress=self.progress
+            self.formula, self.data, gram=False, one_sided=True, progress=self.progress, schema=self.schema
         )
         lo, hi = st0.cross.x_min, st0.cross.x_max
         return Box(lo, np.where(hi > lo, hi, lo + 1.0))
@@ -281,6 +306,7 @@ class _PCA:
     def diagnostics(self, frame: _Frame, released: PrivatePCA) -> dict:
         return {
             "rows_dropped_for_missing_values": frame.mf.n_dropped,
+            "values_filled_for_missing": frame.mf.n_filled,
             "rows_shrunk_onto_ball": frame.stats.n_rows_clipped,
         }
 

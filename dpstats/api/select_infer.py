@@ -37,7 +37,15 @@ from ..privacy.randomness import NoiseSource, RandomState, make_generator
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..validation import check_fraction, check_neighbouring
-from ._common import auto_bounds_options, call_record, missing_rows_step, run
+from ..schema import Schema
+from ._common import (
+    auto_bounds_options,
+    call_record,
+    frame_schema,
+    missing_rows_step,
+    refuse_omit,
+    run,
+)
 from .lm import check_auto_bounds_level, check_lm_arguments, dp_lm
 
 SELECTORS = ("sis", "two_stage", "knockoff")
@@ -58,6 +66,8 @@ def dp_select_infer(
     conf_level: float = 0.95,
     n_boot: int = 1000,
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     random_state: RandomState = None,
     strict: bool = False,
     accountant=None,
@@ -92,6 +102,15 @@ def dp_select_infer(
         Further arguments of the selector (e.g. ``{"bounds": 3.0}`` — the row-norm
         bound of dp_knockoff).
     conf_level, n_boot : as for :func:`dpstats.dp_lm`.
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     neighbouring : {"replace"}
         Replace-one-row only: the parts' sizes are then public (parallel composition needs them fixed).
     random_state, strict, accountant, diagnostics
@@ -142,7 +161,10 @@ def dp_select_infer(
         raise PrivacyParameterError(
             "strict=True needs declared bounds (bounds=...): dp_lm on part B would otherwise clip to the data's range."
         )
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=args["eps"])
+    refuse_omit(schema, "dp_select_infer", "its parts' sizes follow from n, and dp_lm releases n exactly")
     door = SelectInferDoor(
+        schema=schema,
         formula=formula,
         data=data,
         select=select,
@@ -204,6 +226,7 @@ class SplitFrame:
     response: str
     names: list[str]
     n_dropped: int = 0
+    n_filled: int = 0
 
 
 @dataclass
@@ -231,17 +254,19 @@ class SelectInferDoor:
     strict: bool
     random_state: RandomState
     call_bounds: tuple = (None, None)  # (bounds, bounds_eps) as the user gave them
+    schema: Schema | None = None
     label: str = "dp_select_infer"
     _dd: DataDependence | None = field(default=None, init=False, repr=False)
 
     def frame(self, dd: DataDependence) -> SplitFrame:
         self._dd = dd
-        mf = model_frame(self.formula, self.data, drop_intercept=True)
-        missing_rows_step(dd, mf)
+        mf = model_frame(self.formula, self.data, drop_intercept=True, schema=self.schema)
         n = mf.n
         n_a = int(math.floor(self.split * n))
         if n_a < 2 or n - n_a < 3:
-            raise DataError(f"split = {self.split:g} of n = {n} rows leaves too few rows in one part.")
+            raise DataError(
+                f"split = {self.split:g} leaves too few rows in one part; use more rows or another split."
+            )
         idx_a, idx_b = split_rows(n, self.split, self.random_state)
         design = pd.DataFrame(mf.X, columns=mf.names)
         design[mf.response] = mf.y
@@ -249,8 +274,9 @@ class SelectInferDoor:
         frame = SplitFrame(
             part_a.reset_index(drop=True), part_b.reset_index(drop=True), mf.response, list(mf.names)
         )
-        frame.n_dropped = mf.n_dropped
+        frame.n_dropped, frame.n_filled = mf.n_dropped, mf.n_filled
         self._check_part_b(frame)
+        missing_rows_step(dd, mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
 
@@ -412,10 +438,15 @@ class SelectInferDoor:
     def diagnostics(self, frame: SplitFrame, released: Pipeline) -> dict:
         """Not private: ordinary least squares of the selected terms on part B's raw rows."""
         if not released.selected:
-            return {"rows_dropped_for_missing_values": frame.n_dropped, "ols_part_b_nonprivate": {}}
+            return {
+                "rows_dropped_for_missing_values": frame.n_dropped,
+                "values_filled_for_missing": frame.n_filled,
+                "ols_part_b_nonprivate": {},
+            }
         X = np.c_[np.ones(len(frame.part_b)), frame.part_b[released.selected].to_numpy(dtype=float)]
         beta = np.linalg.lstsq(X, frame.part_b[frame.response].to_numpy(dtype=float), rcond=None)[0]
         return {
             "rows_dropped_for_missing_values": frame.n_dropped,
+            "values_filled_for_missing": frame.n_filled,
             "ols_part_b_nonprivate": dict(zip([INTERCEPT, *released.selected], beta.tolist())),
         }

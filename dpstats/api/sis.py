@@ -33,11 +33,13 @@ from ..validation import (
     check_strict,
 )
 from ..stats import CrossStats
+from ..schema import Schema
 from ._common import (
     call_record,
     declared_bounds,
     dummy_columns,
     frame_and_cross_products,
+    frame_schema,
     is_auto,
     missing_rows_step,
     private_bounds_setup,
@@ -59,6 +61,8 @@ def dp_sis(
     score_sensitivity: float | None = None,
     topk: str = "canonical_lipschitz",
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     truth: Sequence[str] | None = None,
     assume: Assume | dict | None = None,
     oc_trials: int = 200,
@@ -121,6 +125,15 @@ def dp_sis(
         Top-k selector: one of ``dpstats.privacy.SELECTORS``.
     neighbouring : {"replace", "add_remove"}
         The neighbouring relation; it sets the score's sensitivity (see ``center``).
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     truth : list of str, optional
         True support or true ranking (simulations): adds non-private diagnostics.
     diagnostics : bool
@@ -184,7 +197,17 @@ def dp_sis(
     bounds, eps, _ = private_bounds_setup(
         bounds, eps, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
+    # a custom score has a declared sensitivity and needs no bounds: unbounded variables get the fill 0
+    fill = 0.0 if score is not None else None
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps, unbounded_fill=fill)
+    if assume is not None and schema.na_action == "omit":
+        raise PrivacyParameterError(
+            'assume= simulates at the number of rows analysed, which na_action="omit" makes private; '
+            'keep the default na_action="fill" (n = rows read), or simulate at a public n with '
+            "dpstats.simulate.sis_trials(n, d, k, eps, assume, rng)."
+        )
     door = _SIS(
+        schema=schema,
         formula=formula,
         data=data,
         eps=eps,
@@ -221,6 +244,7 @@ class _Frame:
     truth: list[str] | None
     scores: np.ndarray  # computed before the charge (not released): a failing score() spends nothing
     n_clipped: int
+    n_public: bool = True
 
 
 @dataclass
@@ -250,6 +274,7 @@ class _SIS:
     oc_trials: int
     assume: Assume | None
     strict: bool
+    schema: Schema | None = None
     label: str = "dp_sis"
 
     def frame(self, dd: DataDependence) -> _Frame:
@@ -269,9 +294,9 @@ class _SIS:
             )
 
         if self.score is None:
-            mf, x_box, _, stats = frame_and_cross_products(self.formula, self.data, boxes)
+            mf, x_box, _, stats = frame_and_cross_products(self.formula, self.data, boxes, schema=self.schema)
         else:
-            mf = model_frame(self.formula, self.data, drop_intercept=True)
+            mf = model_frame(self.formula, self.data, drop_intercept=True, schema=self.schema)
             (x_box, _), stats = boxes(mf), None
         k = m.default_k(mf.p) if self.k is None else check_k(self.k, mf.p)
         refuse_offset(mf, "dp_sis")
@@ -289,6 +314,7 @@ class _SIS:
             truth=truth,
             scores=scores,
             n_clipped=n_clipped,
+            n_public=not dd.n_private,
         )
 
     def _score(self, dd: DataDependence) -> tuple[str, str]:
@@ -310,7 +336,10 @@ class _SIS:
             return "centred", f"{which} mapped onto [-1, 1], values clipped, centred cross-product"
         return "midpoint", f"{which} mapped onto [-1, 1] (midpoint-centered), values clipped"
 
-    def _n(self, frame: _Frame) -> int:
+    def _n(self, frame: _Frame) -> int | None:
+        """The n the sensitivity may use: None when it is not public (rows dropped)."""
+        if not frame.n_public:
+            return None
         return frame.stats.n if frame.score_kind == "centred" else frame.mf.n
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
@@ -352,7 +381,7 @@ class _SIS:
         gaps = np.union1d(gaps, crossings[np.isfinite(crossings)])
         curve = recovery_table(gaps, exact_recovery_bound(gaps / sensitivity, d, k, self.eps, self.gamma))
         oc = _operating_characteristics(
-            mf.n if self.neighbouring == "replace" else None,
+            mf.n if self.neighbouring == "replace" and frame.n_public else None,
             d,
             k,
             self.eps,
@@ -532,6 +561,7 @@ def _diagnostics(truth, selected, scores, mf, k, n_clipped) -> dict:
     nonprivate = [mf.names[j] for j in order[:k]]
     diag = {
         "rows_dropped_for_missing_values": mf.n_dropped,
+        "values_filled_for_missing": mf.n_filled,
         "values_clipped": n_clipped,
         "nonprivate_sis_selected": sorted(nonprivate),
     }

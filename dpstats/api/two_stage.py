@@ -37,7 +37,9 @@ from ..validation import (
     check_oc_trials,
     check_strict,
 )
+from ..schema import Schema
 from ._common import (
+    frame_schema,
     is_auto,
     call_record,
     declared_bounds,
@@ -71,6 +73,8 @@ def dp_two_stage(
     bounds=None,
     bounds_eps: float | None = None,
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     truth: Sequence[str] | None = None,
     diagnostics: bool = False,
     oc_trials: int = 50,
@@ -145,6 +149,16 @@ def dp_two_stage(
         (docs/architecture.md, "Private bounds").
     bounds_eps : float, optional
         With ``bounds="auto"``: the eps spent on them (default 10% of eps).
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).  The votes need no bounds: a numeric variable without
+        declared bounds gets the public fill 0.
     neighbouring : {"replace", "add_remove"}
     truth : list of str, optional
         True support or ranking (simulations): non-private diagnostics.
@@ -201,8 +215,10 @@ def dp_two_stage(
     )
     if not is_auto(bounds):
         check_bounds_form(bounds)  # unused without private_ols, but malformed bounds are still refused
-
+    # the votes need no bounds: a variable without declared bounds gets the public fill 0
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps, unbounded_fill=0.0)
     door = _TwoStage(
+        schema=schema,
         formula=formula,
         data=data,
         eps=eps,
@@ -269,13 +285,14 @@ class _TwoStage:
     oc_trials: int
     strict: bool
     progress: bool
+    schema: Schema | None = None
     label: str = "dp_two_stage"
     # the release's generator: the diagnostics' non-private top-k breaks its ties with it
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
     _block_sizes: tuple[int, int] | None = field(default=None, init=False, repr=False)
 
     def frame(self, dd: DataDependence) -> _Frame:
-        mf = model_frame(self.formula, self.data, drop_intercept=True)
+        mf = model_frame(self.formula, self.data, drop_intercept=True, schema=self.schema)
         d, n = mf.p, mf.n
         if d < 2:
             raise DataError(f"dp_two_stage needs at least 2 candidate columns, '{self.formula}' gives {d}.")
@@ -513,6 +530,7 @@ def _diagnostics(truth, selected, counts, mf, k, n_clipped, rng) -> dict:
     nonprivate = [mf.names[j] for j in m.nonprivate_topk(counts, k, rng)]
     diag = {
         "rows_dropped_for_missing_values": mf.n_dropped,
+        "values_filled_for_missing": mf.n_filled,
         "values_clipped": n_clipped,
         "nonprivate_two_stage_selected": sorted(nonprivate),
     }

@@ -33,7 +33,8 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical import VerticalGLMResult, assemble_result, vertical_call
 from ..validation import check_accountant, check_strict
-from ._common import declared_bounds, missing_rows_step, private_bounds_setup, run
+from ..schema import Schema
+from ._common import frame_schema, declared_bounds, missing_rows_step, private_bounds_setup, refuse_omit, run
 
 _IDENT = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*")
 
@@ -59,6 +60,8 @@ def vertical_glm(
     eta_clip: float = 4.0,
     coef_share: float = 0.1,
     neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
     diagnostics: bool = False,
     random_state: RandomState = None,
     accountant: Accountant | None = None,
@@ -129,8 +132,17 @@ def vertical_glm(
     coef_share : float in (0, 1)
         DP mode: share of the zCDP budget ρ spent on the final coefficients.
     diagnostics : bool
-        Attach non-private diagnostics (rows dropped for missing values).
+        Attach non-private diagnostics (values filled, rows dropped for missing values).
         Off by default: no output shows them unless asked.
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
     neighbouring, random_state, accountant, strict, progress
         See ``docs/architecture.md``, "Privacy conventions" (DP mode supports
         ``neighbouring="replace"`` only).
@@ -162,7 +174,18 @@ def vertical_glm(
     names, columns = _parties(parties)
     from .. import engines
 
+    schema = frame_schema(
+        bounds,
+        levels,
+        na_action,
+        neighbouring,
+        eps=spec["eps"],
+        fills=_response_fill(formula, spec["family"]),
+    )
+    if schema.private:
+        refuse_omit(schema, "vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n")
     fit = dict(
+        schema=schema,
         formula=formula,
         data=data,
         names=names,
@@ -212,6 +235,7 @@ class _Vertical:
     rows_requested: bool = False  # diagnostics=True: per-row fitted values and residuals may be shown
     row_id: str | None = None
     bounds: Any = None
+    schema: Schema | None = None
     label: str = "vertical_glm"
 
     @property
@@ -221,11 +245,10 @@ class _Vertical:
     def frame(self, dd: DataDependence) -> _Frame:
         frame = _combine(self.data, self.columns, self.names, self.row_id)
         mf, response_note = m.response_frame(
-            self.formula, frame, self.spec["family"], check_constant=not self.dp
+            self.formula, frame, self.spec["family"], self.schema, check_constant=not self.dp
         )
         owner = assign_terms(mf, self.columns, self.names)
         m.check_response(mf.y, self.spec["family"], mf.response)
-        missing_rows_step(dd, mf)
         if self.dp and mf.offset is not None:
             raise PrivacyParameterError(
                 "offset() is not supported in DP mode: the sensitivity derivation bounds every offset a party "
@@ -238,6 +261,7 @@ class _Vertical:
             out.X, out.radius = m.clip_covariates(mf, owner, len(self.names), bounds)
             if self.spec["family"] == "gaussian":
                 out.y, out.y_bound = m.clip_response(mf, bounds)
+        missing_rows_step(dd, mf)  # after the bounds: without them DP mode is refused, not warned
         return out
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
@@ -285,7 +309,10 @@ class _Vertical:
         return result
 
     def diagnostics(self, frame: _Frame, released: m.Released) -> dict:
-        return {"rows_dropped_for_missing_values": frame.mf.n_dropped}
+        return {
+            "rows_dropped_for_missing_values": frame.mf.n_dropped,
+            "values_filled_for_missing": frame.mf.n_filled,
+        }
 
 
 @dataclass
@@ -310,6 +337,7 @@ class _FromStatistics(_Vertical):
             gram=True,
             drop_intercept=False,
             progress=self.progress or None,
+            schema=self.schema,
         )
         missing_rows_step(dd, mf)
         return _Frame(mf=mf, owner=owner_box["owner"], stats=stats.cross)
@@ -379,6 +407,14 @@ def _check_statistics_mode(data, names, columns, spec: dict, row_id, se: str) ->
 
 
 # --------------------------------------------------------------------------- parties and their columns
+def _response_fill(formula: Any, family: str) -> dict[str, float]:
+    """A binomial response's public fill: 0, in the domain {0, 1} the family declares (no bounds needed)."""
+    if family != "binomial" or not isinstance(formula, str) or formula.count("~") != 1:
+        return {}
+    lhs = formula.split("~")[0].strip().strip("`")
+    return {lhs: 0.0} if lhs else {}
+
+
 def _parties(parties) -> tuple[list[str], list[list[str]]]:
     if isinstance(parties, Mapping):
         names, cols = [str(k) for k in parties], [list(v) for v in parties.values()]

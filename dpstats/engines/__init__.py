@@ -21,8 +21,9 @@ interface, three engines:
 
 Every engine applies the formula chunk by chunk with the same terms, names and
 factor levels as the whole frame would give (levels declared with ``levels=``
-or read in a first pass, a named data-dependent step), drops and counts rows
-with missing values, refuses a chunk whose schema differs from the first
+or read in a first pass, a named data-dependent step), applies the schema's
+rule for missing values chunk by chunk (:mod:`dpstats.schema`: public fills or
+rows dropped, never counted in a message), refuses a chunk whose schema differs from the first
 (:class:`~dpstats.errors.DataError`), and merges chunk statistics in a fixed
 order, so results equal the in-memory engine's up to floating-point summation
 order.  Front doors get all of this through :func:`sufficient_statistics`.
@@ -39,9 +40,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..formula import INTERCEPT, ModelFrame, raise_constant, model_frame
+from ..formula import INTERCEPT, ModelFrame, factor_columns, model_frame, raise_constant
 from ..geometry import Box
-from .accumulate import EngineStats, Transform, array_statistics, merge, warn_dropped
+from ..schema import Schema
+from .accumulate import EngineStats, Transform, array_statistics, merge
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .layout import Layout, build_layout
 from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, stream
@@ -154,6 +156,7 @@ def sufficient_statistics(
     min_rows: int = 2,
     check_constant: bool = False,
     progress: bool | None = None,
+    schema: Schema | None = None,
 ) -> tuple[ModelFrame, EngineStats]:
     """Model frame and sufficient statistics of ``formula`` on any data, in one pass.
 
@@ -185,6 +188,9 @@ def sufficient_statistics(
         tqdm bars during the passes; default: as the source was created
         (``stream(..., progress=)``).  In-memory data has no bar (one pass of
         a fraction of a second per 10^7 values).
+    schema : dpstats.Schema, optional
+        Declared levels and the rule for missing values (:mod:`dpstats.schema`);
+        without it, levels come from the data and incomplete rows are dropped.
 
     Returns
     -------
@@ -217,11 +223,12 @@ def sufficient_statistics(
             min_rows,
             check_constant,
             progress,
+            schema,
         )
 
 
 def _sufficient_statistics(
-    formula, data, boxes, transform, drop_intercept, one_sided, min_rows, check_constant, progress
+    formula, data, boxes, transform, drop_intercept, one_sided, min_rows, check_constant, progress, schema
 ):
     if isinstance(data, (pd.DataFrame, dict)):
         mf = model_frame(
@@ -231,10 +238,11 @@ def _sufficient_statistics(
             one_sided=one_sided,
             min_rows=min_rows,
             check_constant=check_constant,
+            schema=schema,
         )
         transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
         stats = array_statistics(mf.X, mf.y, transform)
-        stats.n_dropped = mf.n_dropped
+        stats.n_dropped, stats.n_filled = mf.n_dropped, mf.n_filled
         return mf, stats
     source = as_source(data)
     if progress is not None and bool(progress) != source.progress:
@@ -248,20 +256,26 @@ def _sufficient_statistics(
         declared=source.levels,
         first_pass=source.distinct_values,
         what=source.what,
+        rules=schema,
     )
     mf = _chunked_frame(layout, source, n_rows=0, n_dropped=0)
+    if schema is not None:
+        frame = layout.code(source.schema_frame().rename(columns=str), source.what)
+        mf.schema_steps = schema.missing_steps(frame, layout.variables)
+        mf.n_data_dependent = bool(mf.schema_steps)
+        mf.schema_rule = schema.rule()
     transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
     stats = source.statistics(layout, transform)
-    warn_dropped(stats.n_dropped, stats.n + stats.n_dropped, formula, source.what)
     if stats.n < min_rows:
         raise DataError(
-            f"too few complete rows remain for formula '{formula}' in {source.what} after dropping rows "
-            f"with missing or non-finite values; at least {min_rows} are needed."
+            f"formula '{formula}' leaves fewer than {min_rows} complete rows in {source.what}, the least "
+            'this analysis needs; supply more rows, or declare bounds (na_action="fill") so that no row is dropped.'
         )
     if check_constant:
         constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)
-        raise_constant([layout.names[j] for j in constant if layout.names[j] != INTERCEPT])
-    mf.n_rows, mf.n_dropped = stats.n, stats.n_dropped
+        exempt = factor_columns(layout.names, layout.terms, layout.prototype.factor_levels) | {INTERCEPT}
+        raise_constant([layout.names[j] for j in constant if layout.names[j] not in exempt])
+    mf.n_rows, mf.n_dropped, mf.n_filled = stats.n, stats.n_dropped, stats.n_filled
     return mf, stats
 
 
@@ -285,7 +299,15 @@ def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> Chunk
     )
 
 
-def frame_and_cross_products(formula: str, data, boxes, *, drop_intercept: bool = True, gram: bool = False):
+def frame_and_cross_products(
+    formula: str,
+    data,
+    boxes,
+    *,
+    drop_intercept: bool = True,
+    gram: bool = False,
+    schema: Schema | None = None,
+):
     """:func:`dpstats.api._common.frame_and_cross_products` for engine inputs.
 
     Returns ``(mf, x_box, y_box, cross)`` like the in-memory version, with
@@ -297,6 +319,8 @@ def frame_and_cross_products(formula: str, data, boxes, *, drop_intercept: bool 
         resolved["boxes"] = boxes(mf)
         return resolved["boxes"]
 
-    mf, stats = sufficient_statistics(formula, data, boxes=remember, gram=gram, drop_intercept=drop_intercept)
+    mf, stats = sufficient_statistics(
+        formula, data, boxes=remember, gram=gram, drop_intercept=drop_intercept, schema=schema
+    )
     x_box, y_box = resolved["boxes"]
     return mf, x_box, y_box, stats.cross

@@ -11,13 +11,11 @@ in-memory ones up to the order of floating-point summation.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataWarning, caller_stacklevel
 from ..geometry import Box, to_unit_interval
 from ..stats import CrossProductAccumulator, CrossStats, chunk_rows, cross_products
 from .._kernels import HAVE_NUMBA
@@ -52,6 +50,8 @@ class EngineStats:
         n, Xᵀy, column sums, yᵀy, max-abs, XᵀX (if asked), raw per-column min/max.
     n_dropped : int
         Rows dropped for missing or non-finite values (not private).
+    n_filled : int
+        Values replaced by their public fill (``na_action="fill"``; not private).
     row_norm_max : float
         Largest l2 row norm of the (box-mapped) design before row clipping
         (0 when not asked for).
@@ -63,6 +63,7 @@ class EngineStats:
 
     cross: CrossStats
     n_dropped: int = 0
+    n_filled: int = 0
     row_norm_max: float = 0.0
     n_rows_clipped: int = 0
     chunks: int = 1
@@ -103,9 +104,19 @@ def merge(a: EngineStats, b: EngineStats) -> EngineStats:
     """
     x, z = a.cross, b.cross
     if x.n == 0:
-        return replace(b, n_dropped=a.n_dropped + b.n_dropped, chunks=a.chunks + b.chunks)
+        return replace(
+            b,
+            n_dropped=a.n_dropped + b.n_dropped,
+            n_filled=a.n_filled + b.n_filled,
+            chunks=a.chunks + b.chunks,
+        )
     if z.n == 0:
-        return replace(a, n_dropped=a.n_dropped + b.n_dropped, chunks=a.chunks + b.chunks)
+        return replace(
+            a,
+            n_dropped=a.n_dropped + b.n_dropped,
+            n_filled=a.n_filled + b.n_filled,
+            chunks=a.chunks + b.chunks,
+        )
     cross = CrossStats(
         n=x.n + z.n,
         xty=x.xty + z.xty,
@@ -123,6 +134,7 @@ def merge(a: EngineStats, b: EngineStats) -> EngineStats:
     return EngineStats(
         cross,
         n_dropped=a.n_dropped + b.n_dropped,
+        n_filled=a.n_filled + b.n_filled,
         row_norm_max=max(a.row_norm_max, b.row_norm_max),
         n_rows_clipped=a.n_rows_clipped + b.n_rows_clipped,
         chunks=a.chunks + b.chunks,
@@ -195,7 +207,7 @@ def frame_statistics(layout: Layout, chunk, t: Transform, where: str) -> EngineS
     if not mf.checked and not stats.cross.finite:
         mf = layout.frame(chunk, where, deferred=False)
         stats = array_statistics(mf.X, mf.y, t) if mf.n else empty_stats(layout.p, t.gram)
-    stats.n_dropped = mf.n_dropped
+    stats.n_dropped, stats.n_filled = mf.n_dropped, mf.n_filled
     if mf.y is None:
         stats.cross.y_sum = stats.cross.yty = stats.cross.y_maxabs = 0.0
     return stats
@@ -284,14 +296,3 @@ def columnwise_statistics(read, names: list[str], response: str | None, n_rows: 
     if not response:
         cross.y_sum = cross.yty = cross.y_maxabs = 0.0
     return EngineStats(cross)
-
-
-def warn_dropped(n_dropped: int, n_total: int, formula: str, what: str) -> None:
-    """One warning per pass for rows dropped in any chunk (R's na.omit)."""
-    if n_dropped:
-        warnings.warn(
-            f"rows of {what} with missing or non-finite values in the variables of '{formula}' were "
-            "dropped (R's na.omit); how many is not shown: the count is not private.",
-            DataWarning,
-            stacklevel=caller_stacklevel(),
-        )

@@ -4,12 +4,16 @@ A chunk of rows must give the same terms and column names as
 :func:`dpstats.formula.model_frame` gives on the whole frame.  Two things in a
 model frame depend on more than one row: the levels of a factor (which
 dummies exist) and stateful transforms (``center()``, ``scale()``, splines).
-Levels are fixed before the pass — declared by the user (``levels=``) or read
-in a first pass over the factor columns, which is a *data-dependent step*
-(the set of levels present is a function of the data) and is named as such;
-stateful transforms are refused.  Every chunk's factor columns are then coded
-as categoricals with exactly those levels, and ``model_frame`` runs on the
-chunk with the constant-column check postponed to the end of the pass.
+Levels are fixed before the pass — declared (``levels=`` on the front door or
+on ``stream()``/``on_dask()``, a Categorical dtype with known categories,
+booleans) or read in a first pass over the factor columns, which is a
+*data-dependent step* (the set of levels present is a function of the data)
+and is named as such; stateful transforms are refused.  Every chunk's factor
+columns are then coded as categoricals with exactly those levels (a value
+outside them is missing, as in R's ``factor(x, levels = ...)``), and
+``model_frame`` runs on the chunk with the schema's rule for missing values
+(row-local, so chunk by chunk gives what the whole frame gives) and the
+constant-column check postponed to the end of the pass.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, FormulaError
+from ..schema import Schema, as_categorical
 from ..formula import (
     INTERCEPT,
     ModelFrame,
@@ -62,6 +67,7 @@ class Layout:
     levels: dict[str, list] = field(default_factory=dict)
     steps: list[tuple[str, str]] = field(default_factory=list)
     prototype: ModelFrame | None = None
+    schema: Schema | None = None
 
     @property
     def names(self) -> list[str]:
@@ -107,36 +113,30 @@ class Layout:
                 raise schema_error(where, changed=[(c, was, str(frame[c].dtype))])
 
     def code(self, frame: pd.DataFrame, where: str) -> pd.DataFrame:
-        """The chunk with every used factor coded by the fixed levels."""
+        """The chunk with every used factor coded by the fixed levels (other values become missing)."""
         frame = frame.copy(deep=False) if self.levels else frame
         for col, lev in self.levels.items():
             values = frame[col]
             if self.factor_kinds[col] == "bool" or isinstance(values.dtype, pd.CategoricalDtype):
                 values = values.astype(object)
-            unknown = (values.notna() & ~values.isin(lev)).to_numpy()
-            if unknown.any():
-                seen = pd.unique(values[unknown])[:5].tolist()
-                raise DataError(
-                    f"column '{col}' has value(s) {seen} in {where} that are not among its levels "
-                    f"{lev[:10]}; add them to levels={{'{col}': [...]}} (declared levels must list "
-                    "every value the data can take)."
-                )
-            frame[col] = pd.Categorical(values, categories=lev, ordered=self.factor_kinds[col] == "ordered")
+            frame[col] = as_categorical(values, lev, self.factor_kinds[col] == "ordered")
         return frame
 
     def frame(self, chunk: pd.DataFrame, where: str, deferred: bool) -> ModelFrame:
-        """``model_frame`` on one chunk, its incomplete rows dropped and counted.
+        """``model_frame`` on one chunk, with the schema's rule for missing values.
 
-        Rows are dropped here, on the variables the formula uses (the rule of
-        ``model_frame``), so that no per-chunk warning is raised (warning
-        filters are process-wide and not thread-safe; the pass warns once).
+        Under ``na_action="omit"`` (or without a schema) incomplete rows are
+        dropped here, on the variables the formula uses (the rule of
+        ``model_frame``); under ``"fill"`` ``model_frame`` fills them (row by
+        row, so chunks agree with the whole frame).  Nothing is warned.
         ``deferred`` (plain numeric designs only) skips the scan: X is then a
         view of the chunk and the caller checks finiteness from its statistics.
         """
         chunk = self.code(chunk, where)
         deferred = deferred and self.numeric_only and self._response_finite(chunk)
         n_dropped = 0
-        if not deferred:
+        fill = self.schema is not None and self.schema.na_action == "fill"
+        if not deferred and not fill:
             chunk, n_dropped = self.complete_rows(chunk)
         mf = model_frame(
             self.formula,
@@ -146,6 +146,7 @@ class Layout:
             min_rows=0,
             check_constant=False,
             defer_checks=deferred,
+            schema=self._chunk_schema,
         )
         if mf.names != self.prototype.names:
             raise DataError(
@@ -154,6 +155,15 @@ class Layout:
             )
         mf.n_dropped += n_dropped  # model_frame counts rows a transformation made non-finite
         return mf
+
+    @property
+    def _chunk_schema(self) -> Schema | None:
+        """The schema for one chunk: its levels are already coded (as categoricals)."""
+        if self.schema is None:
+            return None
+        from dataclasses import replace
+
+        return replace(self.schema, levels={})
 
     def _response_finite(self, chunk: pd.DataFrame) -> bool:
         lhs = self.prototype.response
@@ -223,6 +233,35 @@ def factor_kind(dtype) -> str | None:
     return "factor"
 
 
+def _declared_levels(schema: pd.DataFrame, declared, rules: Schema | None, kinds: dict, what: str) -> dict:
+    """Levels known before any row is read: the source's ``levels=``, the front door's, known categories."""
+    declared = dict(declared or {})
+    if rules is not None:
+        declared.update({c: list(lev) for c, lev in rules.levels.items()})
+    for col, dt in zip(schema.columns, schema.dtypes):
+        if col not in declared and _known_categories(dt):
+            declared[col] = list(dt.categories)
+    unknown = [c for c in declared if c not in schema.columns]
+    if unknown:
+        raise DataError(f"levels= names column(s) {unknown} that are not in {what}.")
+    for col, lev in declared.items():
+        if not isinstance(lev, (list, tuple)) or not lev or len(set(lev)) != len(lev):
+            raise DataError(f"levels['{col}'] must be a non-empty list of distinct levels, got {lev!r}.")
+        if col not in kinds:
+            raise DataError(
+                f"levels= declares column '{col}', which is numeric in {what}; "
+                "levels are for non-numeric (factor) columns."
+            )
+    return declared
+
+
+def _known_categories(dtype) -> bool:
+    """A Categorical dtype whose categories are known before reading rows (Dask marks unknown ones)."""
+    if not isinstance(dtype, pd.CategoricalDtype) or not len(dtype.categories):
+        return False
+    return list(dtype.categories) != ["__UNKNOWN_CATEGORIES__"]
+
+
 def sort_levels(values) -> list:
     """Levels as ``model_frame`` orders the values of a string column (by their text)."""
     return sorted(set(values), key=str)
@@ -237,28 +276,22 @@ def build_layout(
     declared: dict | None,
     first_pass,
     what: str,
+    rules: Schema | None = None,
 ) -> Layout:
     """Fix the design layout from the schema (an empty frame with the data's dtypes).
 
     ``first_pass(columns) -> {column: values}`` reads the distinct values of
     factor columns without declared levels; ``what`` names the data in messages.
+    ``rules`` is the front door's :class:`~dpstats.schema.Schema`: its levels
+    join ``declared`` (the front door's win), and its rule for missing values
+    applies to every chunk.  Categorical columns with known categories count
+    as declared (no first pass reads them).
     """
     schema = schema.rename(columns=str)
     used = used_variables(formula, schema, one_sided)
     kinds = {c: k for c, dt in zip(schema.columns, schema.dtypes) if (k := factor_kind(dt)) is not None}
-    layout = Layout(formula, drop_intercept, one_sided, list(schema.columns), kinds, used)
-    declared = dict(declared or {})
-    unknown = [c for c in declared if c not in schema.columns]
-    if unknown:
-        raise DataError(f"levels= names column(s) {unknown} that are not in {what}.")
-    for col, lev in declared.items():
-        if not isinstance(lev, (list, tuple)) or not lev or len(set(lev)) != len(lev):
-            raise DataError(f"levels['{col}'] must be a non-empty list of distinct levels, got {lev!r}.")
-        if col not in kinds:
-            raise DataError(
-                f"levels= declares column '{col}', which is numeric in {what}; "
-                "levels are for non-numeric (factor) columns."
-            )
+    layout = Layout(formula, drop_intercept, one_sided, list(schema.columns), kinds, used, schema=rules)
+    declared = _declared_levels(schema, declared, rules, kinds, what)
     factors = [c for c in used if c in kinds]
     for col in factors:
         if col in declared:
@@ -276,7 +309,7 @@ def build_layout(
             (
                 f"levels of factor(s) {', '.join(repr(c) for c in todo)} read from the data in a first pass "
                 "(which levels occur, hence which dummy columns exist, depends on the data)",
-                f"declare the levels, e.g. data=dpstats.engines.stream(path, levels={{'{todo[0]}': [...]}})",
+                f"declare the levels, e.g. levels={{'{todo[0]}': [...]}}",
             )
         )
     empty = layout.code(schema.iloc[:0], what)

@@ -17,8 +17,14 @@ their order, its values and the rows dropped equal R's
   Anything else is a :class:`FormulaError` naming the function.
 * Factors (categoricals, strings, logicals) are coded by R's rule (treatment
   contrasts, polynomial ones for ordered factors, indicators where a term's
-  margin is absent).  Rows with a missing or non-finite value in a variable the
-  formula uses are dropped and counted (R's ``na.omit``).
+  margin is absent).
+* Missing values: without a schema, rows with a missing or non-finite value in a
+  variable the formula uses are dropped (R's ``na.omit``); with ``schema=`` (what
+  every front door passes) the schema's rule applies: declared levels (values
+  outside them are missing), then ``na_action="fill"`` (public fills, no row
+  dropped) or ``"omit"`` (:mod:`dpstats.schema`).  No message carries a count of
+  rows dropped or values filled; ``ModelFrame.n_dropped`` and ``n_filled`` are
+  non-private diagnostics.
 * Privacy: terms whose values depend on the data as a whole (``scale()``,
   orthogonal ``poly()``, splines with knots at data quantiles, ``mean()``...)
   are listed in ``ModelFrame.data_dependent_terms``; the front doors name them
@@ -41,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
+from ..schema import Schema
 from ._design import INTERCEPT, design, subset
 from ._eval import Chr, Context, Fac, Num, as_factor, referenced_columns
 from ._parse import Node, call_name, deparse, parse, r_names
@@ -61,6 +68,7 @@ __all__ = [
     "expression_variables",
     "is_factor_dtype",
     "raise_constant",
+    "factor_columns",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -85,6 +93,16 @@ class ModelFrame:
         Class labels when the response is a factor.
     n_dropped : int
         Rows dropped for missing or non-finite values (not a private count).
+    n_filled : int
+        Values replaced by their public fill under ``na_action="fill"`` (not private).
+    schema_steps : list of (str, str)
+        Data-dependent steps of the schema (levels read from the rows, rows dropped),
+        named from the arguments and dtypes only (step, how to avoid it).
+    schema_rule : str
+        The schema's rule for missing values, for the privacy statement.
+    n_data_dependent : bool
+        The schema's rule may drop rows (``na_action="omit"`` under replace-one-row,
+        or variables without declared bounds): the n analysed is then not shown.
     offset : ndarray of shape (n,) or None
         Sum of the formula's ``offset()`` terms (not part of the design, as in R).
     data_dependent_terms : list of (str, str)
@@ -105,6 +123,10 @@ class ModelFrame:
     checked: bool = True
     offset: np.ndarray | None = None
     data_dependent_terms: list[tuple[str, str]] = field(default_factory=list)
+    n_filled: int = 0
+    schema_steps: list[tuple[str, str]] = field(default_factory=list)
+    schema_rule: str = ""
+    n_data_dependent: bool = False
 
     @property
     def n(self) -> int:
@@ -125,6 +147,7 @@ def model_frame(
     min_rows: int = 2,
     check_constant: bool = False,
     defer_checks: bool = False,
+    schema: Schema | None = None,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
 
@@ -152,6 +175,10 @@ def model_frame(
         non-finite values and return ``checked=False``
         with X a view of the data where possible; the caller finishes the
         checks from one fused statistics pass (:func:`finish_checks`).
+    schema : dpstats.Schema, optional
+        The declared public schema and its rule for missing values
+        (:mod:`dpstats.schema`).  Without it: levels as the data give them and
+        incomplete rows dropped (R's defaults).
 
     Returns
     -------
@@ -165,6 +192,15 @@ def model_frame(
     ['(Intercept)', 'x.1', 'gb', 'gc']
     >>> model_frame("y ~ x.1 * g", df).names[-2:]
     ['x.1:gb', 'x.1:gc']
+
+    With a declared schema the levels are the declared ones (a value outside them is
+    missing, then filled by the first level) and a missing value gets its public fill:
+
+    >>> from dpstats.schema import Schema
+    >>> s = Schema.declare(bounds=(0, 4), levels={"g": ["c", "a", "z"]})
+    >>> mf = model_frame("y ~ x.1 + g", df.assign(y=[1., None, 3, 4]), schema=s, check_constant=False)
+    >>> mf.names, mf.y.tolist(), mf.n_filled
+    (['(Intercept)', 'x.1', 'ga', 'gz'], [1.0, 2.0, 3.0, 4.0], 2)
     """
     data = _as_frame(data)
     lhs, rhs = split_formula(formula, one_sided)
@@ -173,11 +209,60 @@ def model_frame(
         used = _direct_variables(rhs_tokens, rhs, data, lhs)
         if not any(_factor_flags(data, used).values()):
             if defer_checks and _deferrable(rhs_tokens, response) and not (lhs and _is_factor(data[lhs])):
-                return _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows)
-            return _direct_frame(
-                formula, data, rhs_tokens, lhs, used, drop_intercept, response, min_rows, check_constant
-            )
-    return _general_frame(formula, data, one_sided, drop_intercept, response, min_rows, check_constant)
+                mf = _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows, schema)
+            else:
+                mf = _direct_frame(
+                    formula,
+                    data,
+                    rhs_tokens,
+                    lhs,
+                    used,
+                    drop_intercept,
+                    response,
+                    min_rows,
+                    check_constant,
+                    schema,
+                )
+            return _with_schema(mf, schema, data, ([lhs] if lhs else []) + used)
+    n_filled, used = 0, []
+    if schema is not None:
+        used = formula_variables(formula, data, one_sided)
+        data, n_filled = schema.apply(data, used)
+    mf = _general_frame(formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema)
+    mf.n_filled += n_filled
+    return _with_schema(mf, schema, data, used)
+
+
+def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used: list[str]) -> ModelFrame:
+    """The schema's named steps and statement notes on the frame (from arguments and dtypes only)."""
+    if schema is not None:
+        dropping = schema.missing_steps(data, used)
+        formula_levels = mf.schema_steps if schema.private else []  # factor() without levels=
+        mf.schema_steps = schema.level_steps(data, used) + formula_levels + dropping
+        mf.n_data_dependent = bool(dropping)
+        mf.schema_rule = schema.rule()
+    return mf
+
+
+def formula_variables(formula: str, data: pd.DataFrame, one_sided: bool = False) -> list[str]:
+    """Data columns a formula uses, response first (removed terms included, as R keeps them).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"y": [1.0], "a": [2.0], "b": [3.0]})
+    >>> formula_variables("log(y) ~ a + I(b^2)", df)
+    ['y', 'a', 'b']
+    """
+    lhs, rhs = split_formula(formula, one_sided)
+    tokens = simple_rhs_tokens(rhs)
+    if tokens is not None and (not lhs or lhs in data.columns):
+        return list(dict.fromkeys(([lhs] if lhs else []) + _direct_variables(tokens, rhs, data, lhs)))
+    # the names each variable refers to, without evaluating it (poly(), ns() need rows)
+    lhs_text = _raw_lhs(formula)
+    t = build_terms(
+        formula, parse(lhs_text) if lhs_text else None, parse(rhs), [str(c) for c in data.columns]
+    )
+    return list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
 
 
 def refuse_offset(mf: ModelFrame, method: str) -> None:
@@ -243,7 +328,7 @@ def _raw_lhs(formula: str) -> str:
 
 
 def _general_frame(
-    formula, data, one_sided, drop_intercept, response, min_rows, check_constant
+    formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema=None
 ) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
@@ -252,13 +337,15 @@ def _general_frame(
     ctx = Context(data, formula, unknown=lambda name: _unknown(name, data, formula))
     values = [ctx.eval(node) for node in t.variables]
     used = list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
-    keep, n_dropped = _complete_cases(values, data, used, formula)
+    n_filled = 0
+    if schema is not None and schema.na_action == "fill":
+        keep, n_dropped = _unfillable_rows(data, used, schema)
+        values, n_filled = _fill_values(values, t.variables, schema)
+    else:
+        keep, n_dropped = _complete_cases(values, data, used, formula)
     n = int(keep.sum())
     if n < min_rows:
-        raise DataError(
-            f"too few complete rows remain for formula '{formula}' after dropping rows with missing or "
-            f"non-finite values; at least {min_rows} are needed. Impute or remove missing values first."
-        )
+        raise _too_few_rows(formula, min_rows)
     values = [subset(v, keep) for v in values]
     y, classes = None, None
     if t.response is not None:
@@ -271,7 +358,7 @@ def _general_frame(
     if drop_intercept and intercept:
         X, names, terms, intercept = X[:, 1:], names[1:], terms[1:], False
     if check_constant:
-        _check_constant(X, names)
+        _check_constant(X, names, factor_columns(names, terms, levels))
     offset = sum(values[i].values for i in t.offsets) if t.offsets else None
     return ModelFrame(
         formula=formula,
@@ -282,11 +369,13 @@ def _general_frame(
         response=_unquote(lhs_text) or None,
         intercept=intercept,
         n_dropped=n_dropped,
+        n_filled=n_filled,
         variables=used,
         classes=classes,
         factor_levels=levels,
         offset=None if offset is None else np.asarray(offset, float),
         data_dependent_terms=ctx.steps,
+        schema_steps=list(ctx.level_steps),
     )
 
 
@@ -310,32 +399,55 @@ def _bad_rows(v, n: int) -> np.ndarray:
 
 
 def _complete_cases(values, data: pd.DataFrame, used: list[str], formula: str) -> tuple[np.ndarray, int]:
-    """Rows with every variable present and finite; warns with the counts (not private)."""
+    """Rows with every variable present and finite (R's na.omit), and how many were dropped.
+
+    Nothing is warned: the count is not private (a diagnostic only).
+    """
     n = len(data)
     bad = np.zeros(n, bool)
     for v in values:
         bad |= _bad_rows(v, n)
-    if not bad.any():
-        return ~bad, 0
-    missing = np.zeros(n, bool)
-    for c in used:
-        missing |= _bad_rows(_column(data, c), n)
-    n_missing, n_transformed = int((bad & missing).sum()), int((bad & ~missing).sum())
-    if n_missing:
-        warnings.warn(
-            f"rows with missing or non-finite values in the variables of '{formula}' were dropped "
-            "(R's na.omit); how many is not shown: the count is not private (diagnostics=True lists it).",
-            DataWarning,
-            stacklevel=caller_stacklevel(),
-        )
-    if n_transformed:
-        warnings.warn(
-            f"rows were dropped because a transformation in '{formula}' gave NaN or inf (e.g. log of a "
-            "non-positive value); how many is not shown: the count is not private.",
-            DataWarning,
-            stacklevel=caller_stacklevel(),
-        )
-    return ~bad, n_missing + n_transformed
+    return ~bad, int(bad.sum())
+
+
+def _unfillable_rows(data: pd.DataFrame, used: list[str], schema: Schema) -> tuple[np.ndarray, int]:
+    """Under ``na_action="fill"``: rows missing a numeric variable that has no declared bounds (no public fill)."""
+    n = len(data)
+    bad = np.zeros(n, bool)
+    for v in schema.variables(data, used):
+        if v.kind == "numeric" and v.fill is None:
+            bad |= _bad_rows(_column(data, v.name), n)
+    return ~bad, int(bad.sum())
+
+
+def _fill_values(values, nodes, schema: Schema) -> tuple[list, int]:
+    """Non-finite values a transformation made (and unknown factor codes) replaced by public fills.
+
+    A numeric term gets the midpoint of its declared bounds (looked up by its
+    formula text, e.g. ``log(x)``), or 0; a factor its first level.
+    """
+    out, n_filled = [], 0
+    for v, node in zip(values, nodes):
+        if isinstance(v, Num) and v.values.ndim >= 1:
+            bad = ~np.isfinite(v.values)
+            if bad.any():
+                fill = schema.fill_value(deparse(node))
+                x = np.where(bad, 0.0 if fill is None else fill, v.values)
+                v = Num(x, v.colnames, v.logical)
+                n_filled += int(bad.sum())
+        elif isinstance(v, Fac) and (v.codes < 0).any() and v.levels:
+            n_filled += int((v.codes < 0).sum())
+            v = Fac(np.where(v.codes < 0, 0, v.codes), v.levels, v.ordered, v.contrasts)
+        out.append(v)
+    return out, n_filled
+
+
+def _too_few_rows(formula: str, min_rows: int) -> DataError:
+    """Too few rows, said without counting them (the count after dropping rows is not public)."""
+    return DataError(
+        f"formula '{formula}' leaves fewer than {min_rows} complete rows, the least this analysis "
+        'needs; supply more rows, or declare bounds (na_action="fill") so that no row is dropped.'
+    )
 
 
 def _column(data: pd.DataFrame, name: str):
@@ -362,13 +474,13 @@ def _deferrable(rhs_tokens, response: str) -> bool:
     return response == "numeric" and not removed
 
 
-def _deferred_frame(formula, data, tokens, lhs, used, drop_intercept, min_rows) -> ModelFrame:
+def _deferred_frame(formula, data, tokens, lhs, used, drop_intercept, min_rows, schema=None) -> ModelFrame:
     """Plain numeric columns, no scan: X is a view of the data where pandas allows."""
     if len(data) < min_rows:
         raise DataError(f"data has {len(data)} row(s); at least {min_rows} are needed for '{formula}'.")
     y = data[lhs].to_numpy(dtype=float) if lhs else None
     if y is not None and not np.isfinite(y).all():
-        return model_frame(formula, data, drop_intercept=drop_intercept, min_rows=min_rows)
+        return model_frame(formula, data, drop_intercept=drop_intercept, min_rows=min_rows, schema=schema)
     X, names, terms, intercept = _direct_design(tokens, data, lhs, add_intercept=not drop_intercept)
     return ModelFrame(
         formula=formula,
@@ -384,8 +496,10 @@ def _deferred_frame(formula, data, tokens, lhs, used, drop_intercept, min_rows) 
     )
 
 
-def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, min_rows, check_constant):
-    """Numeric columns only: rows with a missing value dropped, columns read as they are.
+def _direct_frame(
+    formula, data, tokens, lhs, used, drop_intercept, response, min_rows, check_constant, schema=None
+):
+    """Numeric columns only: missing values filled or their rows dropped, columns read as they are.
 
     At memory speed: one copy of the design columns into a float64 block, then the missing-value scan
     and the constant-column check on that block (no second copy, no loop over columns in Python).
@@ -394,9 +508,18 @@ def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, mi
         tokens, data, lhs, add_intercept=not drop_intercept, with_order=True
     )
     bad = _nonfinite_rows(X)
+    n_filled = 0
+    if schema is not None and schema.na_action == "fill" and bad.any():
+        X, data, n_filled = _fill_direct(X, names, order, data, lhs, bad, schema)
+        bad = _nonfinite_rows(X)
+    elif schema is not None and schema.na_action == "fill" and lhs:
+        data, n_filled = schema.apply(data, [lhs])
     in_design = set(order)
     removed = [c for c in used if c not in in_design]  # '- x': R still drops the rows x is missing in
     if removed:
+        if schema is not None:
+            data, filled = schema.apply(data, removed)
+            n_filled += filled
         bad |= ~np.isfinite(data[removed].to_numpy(dtype=float, na_value=np.nan)).all(axis=1)
     if lhs:
         col = data[lhs]
@@ -408,14 +531,10 @@ def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, mi
     n_dropped = int(bad.sum())
     frame = data[[lhs]] if lhs else None
     if n_dropped:
-        _warn_rows_dropped(n_dropped, len(data), formula)
         X = np.asfortranarray(X[~bad])
         frame = frame.loc[~bad] if lhs else None
     if len(X) < min_rows:
-        raise DataError(
-            f"too few complete rows remain for formula '{formula}' after dropping rows with missing or "
-            f"non-finite values; at least {min_rows} are needed. Impute or remove missing values first."
-        )
+        raise _too_few_rows(formula, min_rows)
     y, classes = _response(lhs, frame, response) if lhs else (None, None)
     if check_constant:
         _check_constant(X, names)
@@ -428,9 +547,35 @@ def _direct_frame(formula, data, tokens, lhs, used, drop_intercept, response, mi
         response=lhs or None,
         intercept=intercept,
         n_dropped=n_dropped,
+        n_filled=n_filled,
         variables=list(dict.fromkeys(([lhs] if lhs else []) + used)),
         classes=classes,
     )
+
+
+def _fill_direct(X, names, order, data, lhs, bad, schema: Schema):
+    """Public fills for the non-finite values of plain numeric design columns (only the rows that have them).
+
+    Columns without declared bounds keep theirs (their rows are then dropped).
+    """
+    X = np.array(X, order="F")  # X may be a view of the user's data
+    rows = np.flatnonzero(bad)
+    n_filled = 0
+    offset = len(names) - len(order)  # the intercept column, if any
+    for j, col in enumerate(order):
+        fill = schema.fill_value(col)
+        if fill is None:
+            continue
+        block = X[rows, offset + j]
+        nonfinite = ~np.isfinite(block)
+        if nonfinite.any():
+            block[nonfinite] = fill
+            X[rows, offset + j] = block
+            n_filled += int(nonfinite.sum())
+    if lhs:
+        data, filled = schema.apply(data, [lhs])
+        n_filled += filled
+    return X, data, n_filled
 
 
 def finish_checks(mf: ModelFrame, finite: bool) -> bool:
@@ -688,15 +833,6 @@ def _distinct_dtypes(dtypes: list) -> list:
         return list({id(dt): dt for dt in dtypes}.values())
 
 
-def _warn_rows_dropped(n_dropped: int, n: int, formula: str) -> None:
-    warnings.warn(
-        f"rows with missing or non-finite values in the variables of '{formula}' were dropped "
-        "(R's na.omit); how many is not shown: the count is not private (diagnostics=True lists it).",
-        DataWarning,
-        stacklevel=caller_stacklevel(),
-    )
-
-
 def _nonfinite_rows(X: np.ndarray) -> np.ndarray:
     """Rows of X holding NaN or ±inf, from one pass: a row's sum is finite iff all its values are
     (unless finite values overflow, which the exact check of the flagged rows sorts out)."""
@@ -819,8 +955,21 @@ def _positions(columns: pd.Index, order: list[str]) -> np.ndarray:
     return np.fromiter((where[c] for c in order), dtype=np.intp, count=len(order))
 
 
-def _check_constant(X: np.ndarray, names: list[str]) -> None:
-    raise_constant([names[j] for j in np.flatnonzero(constant_columns(X)) if names[j] != INTERCEPT])
+def _check_constant(X: np.ndarray, names: list[str], exempt: set[str] = frozenset()) -> None:
+    skip = set(exempt) | {INTERCEPT}
+    raise_constant([names[j] for j in np.flatnonzero(constant_columns(X)) if names[j] not in skip])
+
+
+def factor_columns(names: list[str], terms: list[str], levels: dict) -> set[str]:
+    """Design columns of terms that involve a factor: a declared level no row takes gives an all-zero
+    column, as in R, and that is not an error (refusing it would tell readers the level is absent).
+
+    Examples
+    --------
+    >>> sorted(factor_columns(["x", "gb", "x:gb"], ["x", "g", "x:g"], {"g": ["a", "b"]}))
+    ['gb', 'x:gb']
+    """
+    return {nm for nm, term in zip(names, terms) if any(part in levels for part in term.split(":"))}
 
 
 def constant_columns(X: np.ndarray) -> np.ndarray:

@@ -99,15 +99,19 @@ class Context:
     formula: str
     steps: list[tuple[str, str]] = field(default_factory=list)
     unknown: object = None  # callable(name) -> FormulaError
+    # terms whose levels (hence design columns) are read from the rows: a schema step, not a value
+    # that depends on all rows (predict() can recode them by the fit's levels)
+    level_steps: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def n(self) -> int:
         return len(self.data)
 
-    def step(self, node: Node, what: str, fix: str) -> None:
+    def step(self, node: Node, what: str, fix: str, levels: bool = False) -> None:
         entry = (f"the formula term {deparse(node)} {what}", fix)
-        if entry not in self.steps:
-            self.steps.append(entry)
+        steps = self.level_steps if levels else self.steps
+        if entry not in steps:
+            steps.append(entry)
 
     # ------------------------------------------------------------------ evaluation
     def eval(self, node: Node):
@@ -419,8 +423,17 @@ def _as_logical(ctx, node, args):
 
 def _factor(ordered: bool):
     def impl(ctx, node, args):
-        f = as_factor(ctx.eval(args["x"]), deparse(node))
+        value = ctx.eval(args["x"])
+        f = as_factor(value, deparse(node))
         levels = ctx.literal(args.get("levels"), "levels=")
+        logical = isinstance(value, Num) and value.logical
+        if levels is None and (call_name(node) == "factor" or not (isinstance(value, Fac) or logical)):
+            ctx.step(  # factor() keeps the levels that occur; as.factor() of numbers or text reads them
+                node,
+                "reads its levels from the rows (which levels occur sets the design's columns)",
+                "declare them: factor(x, levels = c(...)), or levels= for a text column",
+                levels=True,
+            )
         if levels is not None:
             f = _with_levels(f, [level_label(v) for v in np.atleast_1d(levels).tolist()])
         elif call_name(node) == "factor":  # R's factor() keeps only the levels that occur
@@ -449,7 +462,9 @@ def _relevel(ctx, node, args):
     if isinstance(ref, float):
         ref = f.levels[int(ref) - 1]
     if ref not in f.levels:
-        raise FormulaError(f"'{deparse(node)}': '{ref}' is not a level of the factor; levels are {f.levels}.")
+        raise FormulaError(  # the levels are not listed: they may have been read from the rows
+            f"'{deparse(node)}': '{ref}' is not a level of the factor; give one of its declared levels (levels=)."
+        )
     order = [f.levels.index(ref)] + [i for i, lev in enumerate(f.levels) if lev != ref]
     remap = np.empty(len(order) + 1, np.int64)
     remap[np.asarray(order)] = np.arange(len(order))

@@ -77,21 +77,29 @@ CENTRED_NOTE = (
 )
 
 
-def centred_sensitivity(neighbouring: str, n: int) -> float:
+def centred_sensitivity(neighbouring: str, n: int | None) -> float:
     """l∞ sensitivity of |Σ_i (x_ij − x̄_j)(y_i − ȳ)| on [−1, 1] data (module docstring).
+
+    ``n=None``: the number of rows analysed is not public (incomplete rows
+    were dropped), and the bound 4 > 4(1 − 1/n), which holds for every n, is used.
 
     Examples
     --------
-    >>> centred_sensitivity("replace", 4), centred_sensitivity("add_remove", 4)
-    (3.0, 4.0)
+    >>> centred_sensitivity("replace", 4), centred_sensitivity("add_remove", 4), centred_sensitivity("replace", None)
+    (3.0, 4.0, 4.0)
     """
-    if neighbouring == "replace":
+    if neighbouring == "replace" and n is not None:
         return 4.0 * (1.0 - 1.0 / n)
     return 4.0
 
 
-def centred_sensitivity_text(neighbouring: str, n: int) -> str:
+def centred_sensitivity_text(neighbouring: str, n: int | None) -> str:
     """Ledger wording of :func:`centred_sensitivity`, with its derivation in one line."""
+    if neighbouring == "replace" and n is None:
+        return (
+            "Δ∞ = 4: replacing one row changes the centred cross-product by at most 4(1 − 1/n) < 4 for "
+            "every n (the number of rows analysed is not public: rows with a missing value are dropped)"
+        )
     if neighbouring == "replace":
         return (
             f"Δ∞ = 4(1 − 1/n) = {centred_sensitivity('replace', n):.6g} (n = {n}): the centred "
@@ -152,7 +160,7 @@ def plan(
     neighbouring: str,
     topk: str,
     score: str,
-    n: int,
+    n: int | None,
     declared_sensitivity: float | None = None,
 ) -> Plan:
     """The privacy plan of Algorithm 1: one private top-k of the d scores, all of eps.
@@ -160,7 +168,7 @@ def plan(
     ``score`` is ``"centred"`` (the default with bounds, Δ∞ = 4(1 − 1/n) or 4),
     ``"midpoint"`` or ``"maxabs"`` (Δ∞ = 2 or 1), or ``"custom"`` with a
     ``declared_sensitivity``.  ``n`` enters only the centred score's replace-one
-    sensitivity, where n is public.
+    sensitivity, where n is public (``None`` when it is not: Δ∞ = 4).
 
     Examples
     --------
@@ -198,7 +206,7 @@ def plan(
     )
 
 
-def sensitivity(score: str, neighbouring: str, n: int, declared: float | None = None) -> float:
+def sensitivity(score: str, neighbouring: str, n: int | None, declared: float | None = None) -> float:
     """The l∞ sensitivity of the scores in use (module docstring; ``declared`` for a custom score)."""
     if score == "custom":
         return float(declared)

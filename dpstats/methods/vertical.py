@@ -64,6 +64,7 @@ import numpy as np
 
 from ..errors import AssumptionError, DataError, PrivacyParameterError
 from ..formula import INTERCEPT, ModelFrame, model_frame
+from ..schema import Schema
 from ..geometry import resolve_box
 from ..privacy.accountant import LedgerEntry
 from ..privacy.calibration import rho_from_eps_delta
@@ -823,19 +824,20 @@ def check_rows(hashes: Sequence[str], counts: Sequence[int], names: Sequence[str
 
 
 def response_frame(
-    formula: str, frame, family: str, *, check_constant: bool = False
+    formula: str, frame, family: str, schema: Schema | None = None, *, check_constant: bool = False
 ) -> tuple[ModelFrame, str]:
     """Model frame; a two-level factor response is coded 0/1 for the binomial family (as R's glm).
 
+    ``schema`` (:mod:`dpstats.schema`): declared levels and the rule for missing values.
     ``check_constant`` refuses constant columns: for the non-private fit only, whose
     readers may see the data (a DP fit must not refuse on a fact read from the rows).
     """
     try:
-        return model_frame(formula, frame, check_constant=check_constant), ""
+        return model_frame(formula, frame, schema=schema, check_constant=check_constant), ""
     except DataError as exc:
         if family != "binomial" or "numeric response is needed" not in str(exc):
             raise
-    mf = model_frame(formula, frame, response="factor", check_constant=check_constant)
+    mf = model_frame(formula, frame, response="factor", schema=schema, check_constant=check_constant)
     if len(mf.classes) != 2:
         raise DataError(
             f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has another number of "

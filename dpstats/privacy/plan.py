@@ -70,4 +70,6 @@ class Plan:
             samplers=sorted(noise.samplers),
             notes=list(self.notes),
             refuted=self.refuted,
+            missing_values=dd.missing_values,
+            n_private=dd.n_private,
         )

@@ -40,6 +40,12 @@ class DataDependence:
     def __init__(self, strict: bool) -> None:
         self.strict = bool(strict)
         self.steps: list[str] = []
+        self.missing_values = ""
+        self.n_private = False  # rows may have been dropped: n analysed is not shown
+
+    def rule_for_missing(self, text: str) -> None:
+        """How missing values were treated (a rule stated in every statement; not a step)."""
+        self.missing_values = text
 
     def add(self, step: str, fix: str) -> None:
         if self.strict:
@@ -78,6 +84,8 @@ class PrivacyStatement:
     samplers: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     refuted: str = ""
+    missing_values: str = ""
+    n_private: bool = False
 
     def __post_init__(self) -> None:
         ledger_eps, ledger_delta = total_eps(self.ledger), total_delta(self.ledger)
@@ -137,6 +145,8 @@ class PrivacyStatement:
                 " The guarantee does not cover these data-dependent steps, which make it local to "
                 "the observed data: " + "; ".join(self.data_dependent_steps) + "."
             )
+        if self.missing_values:
+            text += " " + self.missing_values
         if self.assumptions:
             text += " It rests on these assumptions: " + "; ".join(self.assumptions) + "."
         if self.seeded:
@@ -160,6 +170,7 @@ class PrivacyStatement:
             "seeded": self.seeded,
             "samplers": sorted(self.samplers),
             "notes": list(self.notes),
+            "missing_values": self.missing_values,
             "statement": self.plain_language(),
         }
         if self.refuted:  # only present when the stated guarantee is known not to hold

@@ -151,18 +151,21 @@ class DPResult:
         """n as every output channel shows it: None under add/remove-one-row privacy.
 
         Under add/remove neighbouring the number of rows is itself private, so it
-        is not printed (it is a diagnostic, shown only on request).
+        is not printed (it is a diagnostic, shown only on request); so is the
+        number of rows analysed when incomplete rows were dropped
+        (``na_action="omit"``, or variables without declared bounds).
         """
-        return None if self.privacy.neighbouring == "add_remove" else self.n
+        private = self.privacy.neighbouring == "add_remove" or self.privacy.n_private
+        return None if private else self.n
 
     def n_text(self) -> str:
         """``"n = 100"``, or why n is not shown."""
         n = self.released_n()
-        return (
-            f"n = {n}"
-            if n is not None
-            else "n not released (add/remove one row: the number of rows is private)"
-        )
+        if n is not None:
+            return f"n = {n}"
+        if self.privacy.neighbouring == "add_remove":
+            return "n not released (add/remove one row: the number of rows is private)"
+        return "n not released (rows with a missing value are dropped, so the number analysed is private)"
 
     def shown_diagnostics(self) -> dict[str, Any]:
         """The non-private diagnostics every output channel may show: empty unless requested."""

@@ -112,7 +112,7 @@ class Party:
             )
         if mf.n_dropped:
             raise DataError(
-                f"party {self.name!r}: {mf.n_dropped} rows have missing values; every party "
+                f"party {self.name!r}: some rows have missing values; every party "
                 "must keep all shared rows (impute or remove them from all parties first)."
             )
         return mf

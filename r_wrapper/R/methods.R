@@ -36,6 +36,8 @@
   lm_args <- extra[names(extra) %in% .lm_arguments]
   dots <- lapply(extra[!names(extra) %in% .lm_arguments], eval, envir = caller)
   args$data <- .lm_style(lm_args, args$data, caller, method)
+  # na.action = na.omit asks for R's rule: dpstats' na_action = "omit" (a named step under replace)
+  if (!is.null(lm_args$na.action) && is.null(dots$na_action)) dots$na_action <- "omit"
   args <- c(args, dots)
   .check_scalars(args)
   seed <- get("seed", envir = env)
@@ -54,7 +56,7 @@
 }
 
 # subset = works as in lm (evaluated in data, NA taken as FALSE); weights = and na.action other than
-# na.omit are refused by name.
+# na.omit are refused by name (na.omit is passed on as na_action = "omit").
 .lm_style <- function(lm_args, data, caller, method) {
   if (!is.null(lm_args$weights)) {
     .dp_abort(sprintf(paste("%s() does not take weights =: the privacy unit is one row, and case weights change",
@@ -66,9 +68,10 @@
     ok <- (is.character(na) && identical(na, "na.omit")) || identical(na, quote(na.omit)) ||
       identical(na, quote(stats::na.omit))
     if (!ok) {
-      .dp_abort(sprintf(paste("%s(): na.action = %s is not supported; rows with a missing value in a variable",
-                              "the formula uses are always dropped (na.omit, as lm's default). Remove the argument",
-                              "or handle the NAs first."), method, paste(deparse(na), collapse = " ")),
+      .dp_abort(sprintf(paste("%s(): na.action = %s is not supported; use na.action = na.omit",
+                              "(na_action = \"omit\": incomplete rows dropped) or na_action = \"fill\" (public",
+                              "fills, the default under neighbouring = \"replace\")."), method,
+                        paste(deparse(na), collapse = " ")),
                 "dpstats_argument_error")
     }
   }

@@ -103,6 +103,7 @@ CASES: dict[str, Callable[[], object]] = {
         lam=1.0,
         variant="strict",
         bounds=(-6, 6),
+        levels={"class": ["a", "b"]},  # declared: levels read from the rows would be a data-dependent step
         random_state=17,
         oc_trials=0,
     ),

@@ -54,3 +54,24 @@ test_that("dp_felp: its own arguments reach Python and come back in the call", {
   expect_error(dp_felp(y ~ ., data = df, eps = 1, n_estimator = 5), "did you mean 'n_estimators'",
                class = "dpstats_argument_error")
 })
+
+test_that("levels = list(...) declares a character column's levels; an R factor declares its own", {
+  skip_if_no_dpstats()
+  set.seed(3)
+  df <- data.frame(y = rnorm(80), x = runif(80), city = rep(c("Leeds", "York"), 40), stringsAsFactors = FALSE)
+  df$city[1] <- "Zzyzx"  # one row with a level no other row has: not a column of the design
+  fit <- dp_lm(y ~ x + city, df, eps = 1, bounds = c(-5, 5), levels = list(city = c("Leeds", "York")),
+               n_boot = 100L, strict = TRUE, seed = 1)
+  expect_identical(fit$terms, c("(Intercept)", "x", "cityYork"))
+  expect_identical(fit$n, 80L)  # na_action = "fill": the Zzyzx row gets the first level, no row dropped
+  rev <- dp_sis(y ~ x + city, df, eps = 1, k = 1L, bounds = c(-5, 5), levels = list(city = c("York", "Leeds")),
+                strict = TRUE, seed = 1, oc_trials = 0L)  # the declared order: York is the reference
+  expect_identical(rev$terms, c("x", "cityLeeds"))
+  f <- df
+  f$city <- factor(f$city, levels = c("Leeds", "York", "Zzyzx", "Hull"))  # R's levels are declared
+  fit <- dp_lm(y ~ x + city, f, eps = 1, bounds = c(-5, 5), n_boot = 100L, strict = TRUE, seed = 1)
+  expect_identical(fit$terms, c("(Intercept)", "x", "cityYork", "cityZzyzx", "cityHull"))
+  # a character column without declared levels: a named step, refused under strict
+  expect_error(dp_lm(y ~ x + city, df, eps = 1, bounds = c(-5, 5), strict = TRUE, seed = 1),
+               "levels of 'city'", class = "dpstats_privacy_parameter_error")
+})

@@ -43,13 +43,14 @@ test_that("errors are worded for R users and classed dpstats_error", {
   cars <- data.frame(mpg = as.character(mtcars$mpg), wt = mtcars$wt, hp = mtcars$hp)
   expect_error(dp_sis(mpg ~ wt + hp, data = cars, eps = 1, bounds = c(-1, 1)), "as.numeric(cars$mpg)",
                fixed = TRUE, class = "dpstats_data_error")
-  # weights = and na.action = are refused by name; na.action = na.omit is what happens anyway
+  # weights = and na.action = are refused by name; na.action = na.omit is na_action = "omit"
   expect_error(dp_sis(y ~ ., data = df, eps = 1, weights = x1), "weights", class = "dpstats_argument_error")
   expect_error(dp_sis(y ~ ., data = df, eps = 1, na.action = na.exclude), "na.action",
                class = "dpstats_argument_error")
   fit <- suppressWarnings(dp_sis(y ~ x1 + x2, data = df, eps = 1, k = 1, bounds = c(-6, 6), na.action = na.omit,
                                  seed = 1, oc_trials = 0L))
-  expect_equal(fit$n, nrow(df))
+  expect_equal(fit$py_call$na_action, "omit")  # under replace the dropped rows are a named step, n not shown
+  expect_true(any(grepl("na_action", fit$privacy$data_dependent_steps)))
 })
 
 test_that("bounds as c(lo, hi) or a named list are accepted", {

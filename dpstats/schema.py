@@ -1,0 +1,461 @@
+"""The declared public schema: variables, types, bounds, levels, and the rule for missing values.
+
+A differential-privacy guarantee holds for a *schema*: the variables an
+analysis reads, their types, the bounds of the numeric ones and the levels of
+the categorical ones.  Everything before a mechanism (term names, the shape of
+the design, n, every sensitivity) must depend on the schema only, never on the
+rows (docs/architecture.md, "Privacy conventions").  :class:`Schema` holds it.
+
+Where each part comes from
+--------------------------
+* **Numeric bounds** -- ``bounds=`` as the front doors take it: one pair
+  ``(lo, hi)`` for every variable, a mapping ``{"x": (lo, hi)}``, a norm bound
+  (a number: the centre of its ball is 0) or private bounds (``"auto"``:
+  centred on 0, the centre of their public grid).
+* **Levels declared with** ``levels={"city": ["Leeds", "York"]}`` on every front
+  door: the design's columns are those levels, in that order (R's
+  ``factor(x, levels = ...)``).
+* **A pandas Categorical's categories** (and ``ordered``): they are part of
+  the column's dtype, which the analyst declared, so they are public.  A
+  category no row takes still gets its column, as in R.  Note that
+  ``df["city"].astype("category")`` *reads the categories from the rows*: that
+  is a data-dependent choice made by the analyst before the call, and the
+  analyst's responsibility; declare ``pd.CategoricalDtype([...])`` or
+  ``levels=`` instead.
+* **Booleans**: levels FALSE and TRUE, public by type.
+* **R factors** arrive from the R wrapper as Categoricals with R's levels, so
+  they count as declared.
+* **Text columns without declared levels**: their levels are read from the
+  rows.  That is a *named data-dependent step* (warned with
+  :class:`~dpstats.errors.NonPrivateWarning`, listed in the privacy statement,
+  refused under ``strict=True`` before any budget is spent); the warning names
+  the column, never its levels or how many there are.
+
+A value that is not among the declared levels is missing, as with R's
+``factor(x, levels = ...)``, and then follows the rule for missing values.
+
+Missing values (``na_action``)
+------------------------------
+* ``"fill"`` (the default under ``neighbouring="replace"``, where n of the rows
+  read is public): no row is dropped.  A missing or non-finite value of a
+  formula variable (or a level outside the declared ones) is replaced by its
+  *public fill*: the midpoint of the variable's declared bounds for a numeric
+  variable (the response included), the first level for a factor, FALSE for a
+  logical.  A value a formula transformation makes non-finite (``log`` of a
+  non-positive value) is set to the midpoint of that design column's declared
+  bounds, or 0 when it has none.  The rule is stated in every privacy
+  statement; how many values were filled is shown only as a non-private
+  diagnostic.  A numeric variable with no declared bounds has no public fill:
+  rows missing it are dropped, and that is named as a data-dependent step for
+  every such call (it depends on the arguments, not on the data).
+* ``"omit"`` (R's ``na.omit``; the default under ``neighbouring="add_remove"``,
+  where dropping rows maps neighbours to neighbours and n is private): rows
+  with a missing value are dropped.  Under ``"replace"`` it makes the analysed
+  n private; it is then named as a data-dependent step for every call.
+
+No message ever carries how many rows were dropped or values filled.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import DataError, PrivacyParameterError
+
+__all__ = ["Schema", "Variable", "NA_ACTIONS", "default_na_action", "check_levels", "as_categorical"]
+
+NA_ACTIONS = ("fill", "omit")
+
+
+def default_na_action(neighbouring: str) -> str:
+    """The default ``na_action`` under a neighbouring relation.
+
+    Examples
+    --------
+    >>> default_na_action("replace"), default_na_action("add_remove")
+    ('fill', 'omit')
+    """
+    return "omit" if neighbouring == "add_remove" else "fill"
+
+
+def check_levels(levels: Any) -> dict[str, tuple]:
+    """The ``levels=`` argument, checked: a mapping of column name to a non-empty list of distinct levels.
+
+    Examples
+    --------
+    >>> check_levels({"city": ["Leeds", "York"]})
+    {'city': ('Leeds', 'York')}
+    """
+    if levels is None:
+        return {}
+    if not isinstance(levels, Mapping):
+        raise DataError(
+            f"levels must be a dict such as {{'city': ['Leeds', 'York']}}, got {type(levels).__name__}."
+        )
+    out: dict[str, tuple] = {}
+    for col, lev in levels.items():
+        if isinstance(lev, str) or not isinstance(lev, (Sequence, np.ndarray, pd.Index)):
+            raise DataError(f"levels['{col}'] must be a list of levels, e.g. ['a', 'b'].")
+        lev = tuple(lev.tolist() if hasattr(lev, "tolist") else lev)
+        if not lev or len(set(lev)) != len(lev):
+            raise DataError(f"levels['{col}'] must be a non-empty list of distinct levels.")
+        out[str(col)] = lev
+    return out
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One variable of a resolved schema.
+
+    Attributes
+    ----------
+    name : str
+    kind : {"numeric", "logical", "factor", "ordered"}
+    bounds : (float, float) or None
+        Declared bounds of a numeric variable.
+    fill : float or None
+        Public fill of a numeric variable (None: it has none, and its rows are dropped).
+    levels : tuple or None
+        Declared levels of a categorical variable (None: read from the rows).
+    source : str
+        Where the type and levels come from ("bounds=", "levels=", "categorical dtype",
+        "boolean type", "read from the rows").
+    """
+
+    name: str
+    kind: str
+    bounds: tuple[float, float] | None = None
+    levels: tuple | None = None
+    source: str = ""
+    fill: float | None = None
+
+    @property
+    def declared(self) -> bool:
+        return self.kind in ("numeric", "logical") or self.levels is not None
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The declared public schema of an analysis and its rule for missing values.
+
+    Parameters
+    ----------
+    bounds : pair, mapping, number or None
+        The front door's ``bounds=`` (see the module docstring for the centre of each form).
+    levels : mapping of str to sequence
+        Declared levels of categorical columns.
+    na_action : {"fill", "omit"}
+        What happens to missing values (module docstring).
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation in force (it decides whether dropping rows is covered).
+    unbounded_fill : float, optional
+        The public fill of numeric variables without declared bounds, for methods
+        that need no bounds (dp_two_stage's votes); None (the default): such
+        variables have no fill and their incomplete rows are dropped.
+    private : bool
+        False for a non-private reference run (eps = inf): its steps are not named
+        (the whole call is declared not private).
+    fills : mapping of str to float
+        Public fills a method declares for particular variables, before any bounds
+        (a binomial response's 0, whose domain {0, 1} the family declares).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = Schema.declare(bounds={"y": (-5, 5), "x": (0, 2)}, levels={"city": ["Leeds", "York"]})
+    >>> df = pd.DataFrame({"y": [1.0, None], "x": [0.5, 1.0], "city": ["York", "Zzyzx"]})
+    >>> filled, n_filled = s.apply(df, ["y", "x", "city"])
+    >>> filled["y"].tolist(), filled["city"].tolist(), n_filled
+    ([1.0, 0.0], ['York', 'Leeds'], 2)
+    >>> [v.kind for v in s.variables(df, ["y", "city"])]
+    ['numeric', 'factor']
+    """
+
+    bounds: Any = None
+    levels: Mapping[str, tuple] = field(default_factory=dict)
+    na_action: str = "fill"
+    neighbouring: str = "replace"
+    unbounded_fill: float | None = None
+    private: bool = True
+    fills: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def declare(
+        cls,
+        *,
+        bounds: Any = None,
+        levels: Mapping[str, Sequence] | None = None,
+        na_action: str | None = None,
+        neighbouring: str = "replace",
+        unbounded_fill: float | None = None,
+        private: bool = True,
+        fills: Mapping[str, float] | None = None,
+    ) -> Schema:
+        """A checked schema from front-door arguments (``na_action=None``: the relation's default)."""
+        if na_action is None:
+            na_action = default_na_action(neighbouring)
+        if na_action not in NA_ACTIONS:
+            raise PrivacyParameterError(f"na_action must be one of {list(NA_ACTIONS)}, got {na_action!r}.")
+        return cls(
+            bounds, check_levels(levels), na_action, neighbouring, unbounded_fill, private, dict(fills or {})
+        )
+
+    # ------------------------------------------------------------------ resolution (dtypes only)
+    def numeric_bounds(self, name: str) -> tuple[float, float] | None:
+        """Declared (lo, hi) of a numeric variable or design column, or None."""
+        b = self.bounds
+        if b is None:
+            return None
+        if isinstance(b, Mapping):
+            pair = b.get(name, b.get(_unquoted(name)))
+            return _pair(pair)
+        pair = _pair(b)
+        if pair is not None:
+            return pair
+        return (0.0, 0.0) if _centred(b) else None
+
+    def fill_value(self, name: str) -> float | None:
+        """The public fill of a numeric variable (midpoint of its declared bounds), or None."""
+        if name in self.fills:
+            return float(self.fills[name])
+        pair = self.numeric_bounds(name)
+        return self.unbounded_fill if pair is None else (pair[0] + pair[1]) / 2
+
+    def variables(self, frame: pd.DataFrame, names: Sequence[str]) -> list[Variable]:
+        """The schema resolved for ``names`` from ``frame``'s dtypes (its rows are not read).
+
+        Raises
+        ------
+        DataError
+            ``levels=`` names a column that is not in the data or that is numeric.
+        """
+        unknown = [c for c in self.levels if c not in frame.columns]
+        if unknown:
+            raise DataError(f"levels= names column(s) {unknown[:5]} that are not in the data.")
+        dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))  # one lookup for wide frames
+        numeric = _numeric_flags(dtypes.values())
+        # one pair for every variable (or none): looked up once, not per column of a wide frame
+        common = (
+            None
+            if isinstance(self.bounds, Mapping) or self.fills
+            else (self.numeric_bounds(""), self.fill_value(""))
+        )
+        out = []
+        for name in names:
+            dtype = dtypes[name]
+            if numeric[id(dtype)] and name not in self.levels:
+                pair, fill = common or (self.numeric_bounds(name), self.fill_value(name))
+                out.append(Variable(name, "numeric", pair, None, "bounds=", fill))
+            elif name in self.levels:
+                if _is_numeric(dtype):
+                    raise DataError(
+                        f"levels= declares column '{name}', which is numeric; levels are for text and "
+                        f"categorical columns (for numeric codes write factor({name}, levels = c(...)) in the formula)."
+                    )
+                ordered = isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered)
+                kind = "ordered" if ordered else "factor"
+                out.append(Variable(name, kind, levels=tuple(self.levels[name]), source="levels="))
+            elif isinstance(dtype, pd.CategoricalDtype):
+                kind = "ordered" if dtype.ordered else "factor"
+                out.append(Variable(name, kind, levels=tuple(dtype.categories), source="categorical dtype"))
+            elif pd.api.types.is_bool_dtype(dtype):
+                out.append(Variable(name, "logical", levels=(False, True), source="boolean type"))
+            elif _is_numeric(dtype):
+                pair = self.numeric_bounds(name)
+                out.append(
+                    Variable(name, "numeric", bounds=pair, source="bounds=", fill=self.fill_value(name))
+                )
+            else:
+                out.append(Variable(name, "factor", source="read from the rows"))
+        return out
+
+    def level_steps(self, frame: pd.DataFrame, names: Sequence[str]) -> list[tuple[str, str]]:
+        """The data-dependent step of reading levels from the rows (columns named, levels not)."""
+        dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
+        numeric = _numeric_flags(dtypes.values())
+        others = [c for c in names if not numeric[id(dtypes[c])] or c in self.levels]  # numeric: declared
+        read = [v.name for v in self.variables(frame, others) if not v.declared]
+        if not read or not self.private:
+            return []
+        shown = ", ".join(repr(c) for c in read)
+        return [
+            (
+                f"the levels of {shown} were read from the rows (which levels occur, hence the design's "
+                "columns, depends on the data)",
+                f"declare them, e.g. levels={{'{read[0]}': [...]}}, or give the column a "
+                "pandas.CategoricalDtype with fixed categories",
+            )
+        ]
+
+    def missing_steps(self, frame: pd.DataFrame, names: Sequence[str]) -> list[tuple[str, str]]:
+        """Data-dependent steps of the rule for missing values; from the arguments and dtypes only."""
+        if not self.private:
+            return []
+        if self.na_action == "omit":
+            if self.neighbouring == "add_remove":
+                return []
+            return [
+                (
+                    'rows with a missing value are dropped (na_action="omit"), so the number of rows '
+                    "analysed (n) depends on the data",
+                    'use na_action="fill" with declared bounds, or neighbouring="add_remove"',
+                )
+            ]
+        if not isinstance(self.bounds, Mapping) and not self.fills and self.fill_value("") is not None:
+            return []  # one fill for every numeric variable
+        unfilled = [v.name for v in self.variables(frame, names) if v.kind == "numeric" and v.fill is None]
+        if not unfilled:
+            return []
+        return [
+            (
+                "rows with a missing value in a variable without declared bounds "
+                f"({', '.join(repr(c) for c in unfilled[:5])}) are dropped, so the number of rows "
+                "analysed (n) depends on the data",
+                "declare public bounds for every variable, e.g. bounds={'x': (0, 10)}",
+            )
+        ]
+
+    def rule(self) -> str:
+        """The rule for missing values, for the privacy statement (the same sentence whatever the data).
+
+        Examples
+        --------
+        >>> Schema.declare(neighbouring="add_remove").rule().startswith('Missing values (na_action="omit"')
+        True
+        """
+        if self.na_action == "omit":
+            return (
+                'Missing values (na_action="omit", R\'s na.omit): rows with a missing or non-finite value '
+                "in a formula variable, or a level outside the declared ones, are dropped; "
+                + (
+                    "n is private under adding or removing one row and is not shown."
+                    if self.neighbouring == "add_remove"
+                    else "the number of rows analysed is data-dependent and is not shown."
+                )
+            )
+        return (
+            'Missing values (na_action="fill"): no row is dropped; a missing or non-finite value of a '
+            "formula variable, or a level outside the declared ones, is replaced by its public fill (the "
+            "midpoint of the variable's declared bounds, the response included; a factor's first level; "
+            "FALSE for a logical; for a value a formula transformation makes non-finite, the midpoint of "
+            "that column's declared bounds, or 0), so n is the number of rows read; how many values were "
+            "filled is not shown. A numeric variable without declared bounds has no public fill: rows "
+            "missing it are dropped (a named data-dependent step)."
+        )
+
+    # ------------------------------------------------------------------ rows
+    def code_levels(self, frame: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
+        """Columns with declared levels coded as Categoricals with exactly those levels.
+
+        A value outside them becomes missing (R's ``factor(x, levels = ...)``).
+        """
+        todo = [c for c in names if c in self.levels]
+        if not todo:
+            return frame
+        frame = frame.copy(deep=False)
+        for c in todo:
+            values = frame[c]
+            ordered = isinstance(values.dtype, pd.CategoricalDtype) and bool(values.dtype.ordered)
+            if isinstance(values.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(values.dtype):
+                values = values.astype(object)
+            frame[c] = as_categorical(values, list(self.levels[c]), ordered)
+        return frame
+
+    def apply(self, frame: pd.DataFrame, names: Sequence[str]) -> tuple[pd.DataFrame, int]:
+        """Declared levels coded, then (under ``"fill"``) missing values replaced by their public fill.
+
+        Returns the frame and the number of values filled (not private: a diagnostic).
+        Numeric variables without declared bounds keep their missing values
+        (their rows are dropped later, a named step).  Row-local: chunks of
+        the data give the chunks of the result.
+        """
+        frame = self.code_levels(frame, names)
+        if self.na_action != "fill":
+            return frame, 0
+        n_filled, changed = 0, {}
+        for v in self.variables(frame, names):
+            col = frame[v.name]
+            if v.kind == "numeric":
+                if v.fill is None:
+                    continue
+                x = col.to_numpy(dtype=float, na_value=np.nan)
+                bad = ~np.isfinite(x)
+                if bad.any():
+                    changed[v.name] = np.where(bad, v.fill, x)
+                    n_filled += int(bad.sum())
+            elif v.kind == "logical":
+                bad = col.isna().to_numpy()
+                if bad.any():
+                    changed[v.name] = col.fillna(False).astype(bool)
+                    n_filled += int(bad.sum())
+            else:
+                bad = col.isna().to_numpy()
+                if bad.any():
+                    first = v.levels[0] if v.levels is not None else _first_read_level(col)
+                    if first is None:
+                        continue  # no level at all: nothing to fill with (model_frame refuses)
+                    changed[v.name] = col.fillna(first)
+                    n_filled += int(bad.sum())
+        if changed:
+            frame = frame.copy(deep=False)
+            for name, values in changed.items():
+                frame[name] = values
+        return frame, n_filled
+
+
+def as_categorical(values: pd.Series, levels: list, ordered: bool = False) -> pd.Categorical:
+    """``values`` coded by ``levels``; a value outside them is missing (R's ``factor(x, levels = ...)``).
+
+    Examples
+    --------
+    >>> as_categorical(pd.Series(["York", "Zzyzx", None]), ["Leeds", "York"]).codes.tolist()
+    [1, -1, -1]
+    """
+    values = values.where(values.isin(levels))  # silently: pandas warns on values outside the categories
+    return pd.Categorical(values, categories=levels, ordered=ordered)
+
+
+def _numeric_flags(dtypes) -> dict[int, bool]:
+    """Whether each distinct dtype (by identity) is numeric, classified once per dtype."""
+    return {id(dt): _is_numeric(dt) for dt in {id(dt): dt for dt in dtypes}.values()}
+
+
+def _first_read_level(col: pd.Series):
+    """The first level R's ``factor()`` would give a text column (sorted values); None if all missing."""
+    values = pd.unique(col[col.notna()])
+    return sorted(values, key=str)[0] if len(values) else None
+
+
+def _is_numeric(dtype) -> bool:
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def _unquoted(name: str) -> str:
+    return name[1:-1] if len(name) > 2 and name[0] == name[-1] == "`" else name
+
+
+def _pair(value) -> tuple[float, float] | None:
+    if isinstance(value, (str, Mapping)) or not isinstance(value, (Sequence, np.ndarray)) or len(value) != 2:
+        return None
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        return None
+    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else None
+
+
+def _centred(bounds) -> bool:
+    """A norm bound (a number) or private bounds: the public centre is 0."""
+    if isinstance(bounds, numbers.Real) and not isinstance(bounds, bool):
+        return True
+    return (isinstance(bounds, str) and bounds == "auto") or type(bounds).__name__ in (
+        "AutoBounds",
+        "PrivateBounds",
+    )
