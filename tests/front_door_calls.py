@@ -40,7 +40,11 @@ DOORS: dict[str, tuple[Callable[..., Any], tuple, dict[str, Any]]] = {
         {"eps": 1.0, "delta": 1e-5, "bounds": 8.0, "sigma": 1.0, "beta_norm": 5.0, "lambda_min": 0.5},
     ),
     "dp_gmm": (dp.dp_gmm, ("~ a + b + c", MIX), {"k": 2, "eps": 1.0, "delta": 1e-5, "bounds": (-12, 12)}),
-    "dp_felp": (dp.dp_felp, (f"class ~ {X6}", CLS), {"eps": 1.0, "n_estimators": 4, "bounds": B}),
+    "dp_felp": (
+        dp.dp_felp,
+        (f"class ~ {X6}", CLS),
+        {"eps": 1.0, "n_estimators": 4, "bounds": B, "levels": {"class": ["a", "b"]}},
+    ),
     "vertical_glm": (
         dp.vertical_glm,
         ("y ~ x1 + x2 + x3 + x4", REG),

@@ -218,7 +218,12 @@ def _secret_cases():
     return [
         ("dp_felp: a class with one row", dp.dp_felp, ("class ~ x1 + x2", cls), {"eps": 1.0, "bounds": B}),
         ("dp_bh: a p-value above 1", dp.dp_bh, (p,), {"q": 0.1, "eps": 1.0, "eta": 0.01}),
-        ("dp_lm: too few complete rows", dp.dp_lm, ("y ~ x1 + x2", with_nan), {"eps": 1.0, "bounds": B}),
+        (  # under the default na_action="fill" no row is dropped; omit (asked for) can leave too few
+            "dp_sis: too few complete rows",
+            dp.dp_sis,
+            ("y ~ x1 + x2", with_nan),
+            {"eps": 1.0, "k": 1, "bounds": B, "na_action": "omit"},
+        ),
     ]
 
 

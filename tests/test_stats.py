@@ -64,9 +64,18 @@ def test_non_finite_values_are_found_in_the_statistics_pass(big):
     assert fit.n == n and fit.diagnostics["values_filled_for_missing"] == 2
     with pytest.warns(NonPrivateWarning, match='na_action="omit"'):
         fit = dp.dp_sis(
-            "y ~ .", data=df, eps=1.0, k=3, bounds=(-5, 5), na_action="omit", random_state=0, oc_trials=0
+            "y ~ .",
+            data=df,
+            eps=1.0,
+            k=3,
+            bounds=(-5, 5),
+            na_action="omit",
+            random_state=0,
+            oc_trials=0,
+            diagnostics=True,
         )
-    assert fit.n == n - 2
+    # dropping rows makes n private: the attribute hides it, the requested diagnostics show it
+    assert fit.n is None and fit.diagnostics["rows_used_n"] == n - 2
 
 
 @pytest.mark.parametrize("big", [False, True])
