@@ -1,0 +1,200 @@
+"""Property-based leak test: data with random distinctive counts, every channel scanned (issue 26).
+
+``tests/test_no_leaks.py`` checks one data set with fixed counts.  Here hypothesis draws the
+private counts -- the rows of each class, the values missing, the values outside the declared
+bounds -- builds the data, runs a front door (drawn too), and scans every channel a reader sees:
+the warnings, ``vars(fit)``, print, summary, tidy, glance, to_dict/JSON, the HTML report, the
+errors of bad calls on the same data, and the command line's stdout, stderr, ``--json`` and
+``--report``.  None of the counts may appear; with ``diagnostics=True`` (the positive control)
+the ones the door's diagnostics hold must.  The ranges keep the secrets apart from the public
+numbers derived from n (n = rows read, its half, degrees of freedom n - p - 1).
+``derandomize=True``: the examples are the same on every run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpstats import cli
+from dpstats.errors import DPStatsError
+
+import test_no_leaks as base
+
+rlib = base.rlib  # the R package installed into a temporary library (shared fixture)
+
+SETTINGS = settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@st.composite
+def counts(draw) -> dict[str, int]:
+    return {
+        "class_a": draw(st.integers(301, 479)),  # complete rows of class a
+        "class_b": draw(st.integers(801, 989)),
+        "missing": draw(st.integers(51, 97)),  # rows of class a with x2 missing
+        "outside": draw(st.integers(101, 199)),  # values x1 = 7.5, outside (-3, 3)
+    }
+
+
+def make_data(c: dict[str, int], seed: int = 5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = c["class_a"] + c["missing"] + c["class_b"]
+    X = rng.uniform(-1, 1, size=(n, base.D))
+    cls = np.array(["a"] * (c["class_a"] + c["missing"]) + ["b"] * c["class_b"])
+    X[cls == "b", 2] += 0.6
+    df = pd.DataFrame(X, columns=base.NAMES)
+    df["y"] = 0.8 * X[:, 0] + 0.6 * X[:, 2] + rng.uniform(-0.5, 0.5, n)
+    df["class"] = cls
+    df.loc[rng.choice(np.flatnonzero(cls == "a"), c["missing"], replace=False), "x2"] = np.nan
+    complete = np.flatnonzero(df["x2"].notna())
+    df.loc[rng.choice(complete, c["outside"], replace=False), "x1"] = 7.5
+    return df.sample(frac=1.0, random_state=1).reset_index(drop=True)
+
+
+def secrets(c: dict[str, int]) -> dict[int, str]:
+    """Each private count (and the n that dropping the incomplete rows would give) by value."""
+    return {
+        c["class_a"] + c["missing"]: "class a rows",
+        c["class_b"]: "class b rows",
+        c["missing"]: "missing values",
+        c["outside"]: "values outside the bounds",
+        c["class_a"] + c["class_b"]: "complete rows",
+    }
+
+
+def occurring(values, text: str) -> set[int]:
+    """The values that occur in ``text`` as whole numbers (not inside a longer number or a name)."""
+    text = base._MARKUP.sub(" ", base._TIMESTAMP.sub(" ", text))
+    return {v for v in values if re.search(rf"(?<![\w.:\-]){v}(?![\w:\-]|\.\d)", text)}
+
+
+def expected_in_diagnostics(name: str, c: dict[str, int]) -> set[int]:
+    """The door's diagnostics in test_no_leaks, with its fixed counts mapped to the drawn ones."""
+    fixed = {
+        base.MISSING: c["missing"],
+        base.OUTSIDE: c["outside"],
+        base.CLASS_A + base.MISSING: c["class_a"] + c["missing"],
+        base.CLASS_A: c["class_a"],
+        base.CLASS_B: c["class_b"],
+    }
+    return {fixed[v] for v in base.FRONT_DOORS[name][3]}
+
+
+def _run(name: str, data: pd.DataFrame, **extra):
+    func, formula, args, _ = base.FRONT_DOORS[name]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = func(formula, data, random_state=3, **args, **extra)
+    return fit, " | ".join(str(w.message) for w in caught)
+
+
+def _errors(name: str, data: pd.DataFrame) -> str:
+    """The messages of bad calls on the same data (a bad eps, an unknown column)."""
+    func, formula, args, _ = base.FRONT_DOORS[name]
+    out = []
+    for change in ({"eps": -1.0}, {"formula": formula + " + nosuchcolumn"}):
+        kwargs = dict(args, random_state=3) | {k: v for k, v in change.items() if k != "formula"}
+        with pytest.raises(DPStatsError) as info, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            func(change.get("formula", formula), data, **kwargs)
+        out.append(str(info.value))
+    return " | ".join(out)
+
+
+@SETTINGS
+@given(c=counts(), name=st.sampled_from(sorted(base.FRONT_DOORS)))
+def test_no_channel_shows_a_drawn_count_unless_asked(c, name, tmp_path_factory):
+    values = secrets(c)
+    data = make_data(c)
+    tmp = tmp_path_factory.mktemp("leak")
+    fit, warned = _run(name, data)
+    channels = base._channels(fit, tmp)
+    channels["warnings"] = warned
+    channels["vars(fit)"] = repr({k: v for k, v in vars(fit).items() if k != "diagnostics"})
+    channels["errors"] = _errors(name, data)
+    channels.update(_cli(name, data, tmp))
+    leaks = {
+        ch: occurring(values, text) - base.PUBLIC_COINCIDENCES.get(name, set())
+        for ch, text in channels.items()
+    }
+    assert not any(leaks.values()), {ch: [values[v] for v in s] for ch, s in leaks.items() if s}
+    # the positive control: asked for, the door's diagnostics show the drawn counts
+    asked, _ = _run(name, data, diagnostics=True)
+    summary = str(asked.summary())
+    assert expected_in_diagnostics(name, c) <= occurring(values, summary), (name, occurring(values, summary))
+
+
+def _cli(name: str, data: pd.DataFrame, tmp: Path) -> dict[str, str]:
+    """The command line's stdout, stderr, --json and --report for the same call."""
+    csv = tmp / "data.csv"
+    data.to_csv(csv, index=False)
+    argv = base._cli_args(name, csv, tmp / "bounds.json", tmp)
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        warnings.catch_warnings(record=True) as caught,  # the program shows these on stderr
+    ):
+        warnings.simplefilter("always")
+        code = cli.main(argv)
+    assert code == 0, err.getvalue()[-2000:]
+    return {
+        "cli stdout": out.getvalue(),
+        "cli stderr": err.getvalue() + " | ".join(str(w.message) for w in caught),
+        "cli --json": (tmp / "fit.json").read_text(encoding="utf-8"),
+        "cli --report": (tmp / "fit.html").read_text(encoding="utf-8"),
+    }
+
+
+def test_occurring_finds_whole_numbers_only():
+    assert occurring({417, 63}, "417 rows; x417; 0.417; 63.5; 4170; 63") == {417, 63}
+
+
+R_CONDITIONS = """
+suppressPackageStartupMessages(library(dpstats))
+df <- read.csv(commandArgs(TRUE)[[1]])
+said <- character()
+keep <- function(expr) withCallingHandlers(
+  tryCatch(expr, error = function(e) said <<- c(said, paste("ERROR", conditionMessage(e)))),
+  warning = function(w) { said <<- c(said, paste("WARNING", conditionMessage(w))); invokeRestart("muffleWarning") })
+# a text column without declared levels (warned), missing and outside values (filled, clipped)
+keep(dp_sis(y ~ x1 + x2 + x3 + class, data = df, eps = 1, k = 1, bounds = c(-3, 3), seed = 1))
+keep(dp_lm(y ~ x1 + x2, data = df, eps = -1, bounds = c(-3, 3)))
+keep(dp_sis(y ~ x1 + nosuchcolumn, data = df, eps = 1, k = 1, bounds = c(-3, 3)))
+keep(dp_felp(class ~ x1 + x2, data = df, eps = 1, n_estimators = 2L, bounds = c(-3, 3), seed = 1))
+keep(dp_sis(y ~ x1 + x2, data = df, eps = 1, k = 1, bounds = c(-3, 3), na.action = na.omit, seed = 1))
+cat(paste("CONDITION", said), sep = "\\n")
+"""
+
+
+@pytest.mark.r
+@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(c=counts())
+def test_r_conditions_show_no_drawn_count(c, rscript, rlib, tmp_path_factory):
+    """R's warnings and errors, for calls that warn (undeclared levels, na.omit) and fail."""
+    import test_r_package as r_package
+
+    tmp = tmp_path_factory.mktemp("rcond")
+    make_data(c).to_csv(tmp / "data.csv", index=False)
+    (tmp / "conditions.R").write_text(R_CONDITIONS)
+    res = r_package._run(
+        [rscript, str(tmp / "conditions.R"), str(tmp / "data.csv")], r_package._env(rlib), tmp
+    )
+    said = [ln for ln in res.stdout.splitlines() if ln.startswith("CONDITION")]
+    assert any("ERROR" in ln for ln in said) and any("WARNING" in ln for ln in said), res.stdout[-2000:]
+    values = secrets(c)
+    assert not occurring(values, "\n".join(said)), [values[v] for v in occurring(values, "\n".join(said))]
