@@ -246,11 +246,11 @@ def assume_from_options(method: str, **options: float | None) -> Any:
 
 
 def _check_method(method: Any) -> str:
-    if isinstance(method, str) and method in catalog.cli_names():  # the command line's name, e.g. "sis"
-        method = catalog.cli_names()[method]
-    if method not in METHODS:
+    """The public name of a planned method, also from its command-line name (``"sis"``)."""
+    name = catalog.cli_names().get(method, method) if isinstance(method, str) else method
+    if name not in METHODS:
         raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {method!r}.")
-    return method
+    return name
 
 
 def _smallest_n(method: str, p: int) -> int | None:
