@@ -94,7 +94,7 @@ def encode(message: dict) -> bytes:
     arrays = []
     for k, v in message.items():
         if isinstance(v, np.ndarray):
-            a = np.ascontiguousarray(v, dtype="<f8")
+            a = np.asarray(v, dtype="<f8", order="C")  # keeps 0-d arrays 0-d
             arrays.append([k, list(a.shape)])
             blobs.append(a.tobytes())
         else:
@@ -139,7 +139,7 @@ def decode(payload: bytes) -> dict:
         if count > (len(payload) - pos) // 8:
             raise ProtocolError(f"malformed message: array {name!r} overruns the message")
         end = pos + 8 * count
-        header[name] = np.frombuffer(payload[pos:end], dtype="<f8").reshape(shape).astype(float)
+        header[name] = np.frombuffer(payload[pos:end], dtype="<f8").reshape(tuple(shape)).astype(float)
         pos = end
     if pos != len(payload):
         raise ProtocolError("malformed message: trailing bytes")

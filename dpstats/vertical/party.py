@@ -312,6 +312,7 @@ class Party:
                 refuse(f"refused a connection from {where}: {reason}")
                 continue
             channels.append((who, ch))
+            ch.send({"type": "welcome"})  # the member sends nothing before this
             hello = _check_hello(_expect(ch.recv("the member's hello"), "hello", ch.peer), ch.peer)
             if hello["name"] != who:
                 raise ProtocolError(
@@ -527,6 +528,8 @@ class Party:
         try:
             if ctx is None:
                 ch.handshake()
+            else:  # admitted by name, or told why not
+                _expect(ch.recv("the leader's welcome"), "welcome", ch.peer)
             mf = self._frame(leader=False)
             X, radius = mf.X, None
             if own is not None:

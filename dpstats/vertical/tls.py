@@ -178,6 +178,8 @@ class TLSChannel:
                 raise ProtocolError(
                     f"timed out after {self.timeout:g} s waiting for {self.peer} ({waiting_for})"
                 ) from None
+            except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
+                k = 0  # the peer closed (with or without TLS's close_notify)
             except ssl.SSLError as exc:
                 raise ProtocolError(
                     f"TLS error from {self.peer} while waiting for {waiting_for}: {describe_tls_error(exc)}"
