@@ -183,6 +183,7 @@ class SecureChannel:
         self._send_seq = 0
         self._recv_seq = 0
         self._send = self._recv = None
+        self.bytes_sent = self.bytes_received = 0  # frames, headers included (benchmarks)
 
     kind = "psk"
 
@@ -271,6 +272,7 @@ class SecureChannel:
             raise ProtocolError(f"timed out after {self.timeout:g} s sending to {self.peer}") from None
         except OSError as exc:
             raise PeerDisconnected(f"connection to {self.peer} lost while sending ({exc})") from None
+        self.bytes_sent += len(data)
 
     def _recv_exact(self, size: int, waiting_for: str) -> bytes:
         buf = bytearray()
@@ -288,6 +290,7 @@ class SecureChannel:
             if not chunk:
                 raise PeerDisconnected(f"{self.peer} disconnected while we were waiting for {waiting_for}")
             buf += chunk
+        self.bytes_received += size
         return bytes(buf)
 
     def close(self) -> None:

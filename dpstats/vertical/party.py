@@ -126,6 +126,7 @@ class Party:
             self.key = load_key(key)
             self.channel = "psk"
         self.refused: list[str] = []  # leader: connections refused during admission (TLS)
+        self.traffic: dict[str, tuple[int, int]] = {}  # leader: bytes (sent, received) per member
         self._progress = {"sent_setup": False, "sweeps": 0, "dp": False}
         self.timeout, self.max_message = float(timeout), int(max_message_bytes)
         ids = data[row_id].tolist() if row_id is not None else data.index.tolist()
@@ -232,6 +233,8 @@ class Party:
             raise
         finally:
             listener.close()
+            # bytes through each member's channel, frames included (TLS record overhead excluded)
+            self.traffic = {name: (ch.bytes_sent, ch.bytes_received) for name, ch in channels}
             for _, ch in channels:
                 ch.close()
 
