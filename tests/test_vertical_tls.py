@@ -257,7 +257,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_leader(tmp: Path, certs: Path, parties="leader,hospital_a", timeout=3, n=100, port=0):
+def start_leader(tmp: Path, certs: Path, parties="leader,hospital_a", timeout=3, n=100, port=0, extra=()):
     """`dpstats party lead` in its own process (binomial, 2 parties); returns (process, port, data).
 
     With ``port=0`` it waits until the leader listens; with a fixed port it returns at once, so a
@@ -271,7 +271,7 @@ def start_leader(tmp: Path, certs: Path, parties="leader,hospital_a", timeout=3,
             "lead", "--data", str(tmp / "lead.csv"), "--formula", "y ~ x1 + x2", "--parties", parties,
             "--listen", f"127.0.0.1:{port}", "--port-file", str(port_file), "--tls-dir", str(certs),
             "--row-id", "id", "--family", "binomial", "--timeout", str(timeout),
-            "--json", str(tmp / "lead.json"),
+            "--json", str(tmp / "lead.json"), *extra,
         ],
         tmp,
         "lead",
@@ -303,7 +303,7 @@ def finish(proc):
     return proc.returncode, out, err
 
 
-def rogue(port: int, certs: Path, df, name="hospital_a", timeout=5) -> TLSChannel:
+def rogue(port: int, certs: Path, df, name="hospital_a", timeout=5, dp=None) -> TLSChannel:
     """This test process as a member that follows the protocol up to its first update request."""
     ctx = client_context(TLSCredentials.from_dir(certs, name))
     raw = socket.create_connection(("127.0.0.1", port), timeout=timeout)
@@ -311,7 +311,7 @@ def rogue(port: int, certs: Path, df, name="hospital_a", timeout=5) -> TLSChanne
     ch = TLSChannel(ctx.wrap_socket(raw), timeout=timeout, peer="leader")
     assert ch.recv("welcome")["type"] == "welcome"
     hello = {"type": "hello", "name": name, "n": len(df), "row_hash": m.row_id_hash(list(df["id"])),
-             "terms": ["x3"], "dp": None}  # fmt: skip
+             "terms": ["x3"], "dp": dp}  # fmt: skip
     ch.send(hello)
     assert ch.recv("setup")["type"] == "setup"
     assert ch.recv("update")["type"] == "update"
@@ -336,6 +336,43 @@ def test_member_that_disconnects_mid_sweep(tmp_path, pki):
     assert ch.recv("update")["type"] == "update"
     ch.close()
     assert_stopped(lead, tmp_path, "party 'hospital_a' disconnected", "its linear predictor", "sweep(s)")
+
+
+def test_dp_member_that_disconnects_states_the_budget(tmp_path, pki):
+    """DP mode (eps 1, ridge): the leader (timeout 3 s) stops, releases nothing, and says the fit's
+    (eps, delta) counts as spent since a sweep of noised linear predictors ran."""
+    (tmp_path / "b.json").write_text(json.dumps({"x1": [-3, 3], "x2": [-3, 3]}))
+    dp_args = ("--eps", "1", "--delta", "1e-6", "--bounds", str(tmp_path / "b.json"), "--penalty", "ridge",
+               "--lam", "0.1", "--rounds", "5")  # fmt: skip
+    lead, port, df = start_leader(tmp_path, pki["good"], extra=dp_args)
+    ch = rogue(port, pki["good"], df, dp={"eps": 1.0, "delta": 1e-6, "radius": 3.0, "seeded": False})
+    ch.send({"type": "eta", "eta": np.zeros(len(df)), "change": 1.0})
+    assert ch.recv("update")["type"] == "update"
+    ch.close()
+    assert_stopped(lead, tmp_path, "party 'hospital_a' disconnected", "1 sweep(s)", "count it as spent")
+
+
+def test_dp_fit_over_tls_states_who_learns_what(pki):
+    df = data(n=300)
+    parties = tls_parties(df, pki["good"])
+    bounds = {"x1": (-3, 3), "x2": (-3, 3), "x3": (-3, 3), "x4": (-3, 3)}
+    dp_kw = dict(eps=1.0, delta=1e-6, bounds=bounds)
+    results, errors = run_on_loopback(
+        parties,
+        timeout=30,
+        member_kwargs={"hospital_a": dp_kw, "hospital_b": dp_kw},
+        family="binomial",
+        penalty="ridge",
+        lam=0.1,
+        rounds=3,
+        **dp_kw,
+    )
+    assert not errors, errors
+    for res in results.values():
+        notes = " ".join(res.privacy.notes)
+        assert "Channel: TLS 1.3" in notes and "Who learns what (DP mode)" in notes
+        assert "curious leader" in notes and "traffic analysis" in notes
+        assert sum(e.eps for e in res.privacy.ledger) == pytest.approx(1.0)
 
 
 def test_member_that_stalls_times_out(tmp_path, pki):
