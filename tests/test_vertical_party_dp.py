@@ -23,6 +23,9 @@ from dpstats.privacy.randomness import NoiseSource
 from dpstats.vertical import Party, ProtocolError, SecureChannel
 from dpstats.vertical.threat import network_notes
 
+# these tests exercise the deprecated pre-shared-key channel on purpose
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
 KEY = "5a" * 32
 BOUNDS = {
     "x1": (-1, 1),

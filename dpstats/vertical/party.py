@@ -39,6 +39,9 @@ from .threat import failure_note, network_notes
 from .tls import TLSChannel, client_context, describe_tls_error, peer_names, server_context
 
 
+HANDSHAKE_TIMEOUT = 10.0  # seconds for one TLS handshake during admission (connections are taken in turn)
+
+
 class Party:
     """One data holder in a vertically partitioned GLM.
 
@@ -191,7 +194,8 @@ class Party:
         unexpired, and names a party of ``parties`` not yet connected; any other connection
         (plaintext, TLS < 1.3, another authority, an expired certificate, an uninvited name) is
         refused and the leader keeps waiting, within ``timeout``; each refusal is passed to
-        ``on_refused`` and kept in ``self.refused``, and a timeout lists them.  ``n_parties``
+        ``on_refused`` and kept in ``self.refused``, and a timeout lists them.  Connections are
+        taken in turn, each TLS handshake within ``HANDSHAKE_TIMEOUT`` (10 s).  ``n_parties``
         (the count, leader included) is for the deprecated pre-shared-key channel.
         ``round_delay`` (seconds) slows each sweep down, for demonstrations and tests.
         ``eps``/``delta`` (with ``bounds``, ``rounds``, ``eta_clip``, ``coef_share``, ``random_state``)
@@ -284,7 +288,8 @@ class Party:
             except TimeoutError:
                 raise ProtocolError(_admission_timeout(self.timeout, missing, self.refused)) from None
             where = f"{addr[0]}:{addr[1]}"
-            raw.settimeout(max(0.05, min(self.timeout, deadline - time.monotonic())))
+            # one handshake may take at most HANDSHAKE_TIMEOUT: a silent connection cannot hold admission
+            raw.settimeout(max(0.05, min(self.timeout, HANDSHAKE_TIMEOUT, deadline - time.monotonic())))
             try:
                 sock = ctx.wrap_socket(raw, server_side=True)
             except (ssl.SSLError, OSError) as exc:  # includes timeouts of a silent connection
