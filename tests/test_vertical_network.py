@@ -25,6 +25,9 @@ from dpstats.errors import DataError
 from dpstats.vertical import Party, ProtocolError, SecureChannel, run_on_loopback
 from dpstats.vertical.channel import decode, encode
 
+# these tests exercise the deprecated pre-shared-key channel on purpose
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
 KEY = "5a" * 32
 HERE = Path(__file__).resolve().parents[1]
 

@@ -21,6 +21,10 @@ from dpstats.methods import vertical as m
 from dpstats.privacy.calibration import rho_from_eps_delta
 from dpstats.privacy.randomness import NoiseSource
 from dpstats.vertical import Party, ProtocolError, SecureChannel
+from dpstats.vertical.threat import network_notes
+
+# these tests exercise the deprecated pre-shared-key channel on purpose
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 KEY = "5a" * 32
 BOUNDS = {
@@ -89,8 +93,10 @@ def test_ledger_and_statement_equal_the_in_process_dp_fit():
         assert [vars(e) for e in st.ledger] == [vars(e) for e in ref.privacy.ledger]
         assert (st.eps, st.delta, st.neighbouring) == (1.0, 1e-6, "replace")
         assert st.assumptions == ref.privacy.assumptions and st.sensitivities == ref.privacy.sensitivities
-        # the same disclosure notes, minus the in-process "simulated" sentence
-        assert st.notes == [s for s in ref.privacy.notes if "simulated" not in s]
+        # the same disclosure notes, minus the in-process "simulated" sentence, plus the channel's
+        # and who-learns-what notes of a networked fit
+        base = [s for s in ref.privacy.notes if "simulated" not in s]
+        assert st.notes == base + network_notes("psk", 2, True)
         assert "clipped and with Gaussian noise" in " ".join(st.notes)
         assert results[name].iterations == 5 and results[name].coefficients["std_error"].isna().all()
     assert results["A"].coef() == results["B"].coef()

@@ -53,23 +53,30 @@ for line in fit.disclosure:
 # %% [markdown]
 # ## Real parties over a network
 # In deployment each party runs its own process (`dpstats party lead|join`, or `Party.serve` /
-# `Party.connect`), with a pre-shared key: frames are AES-256-GCM encrypted with per-session HKDF keys
-# and sequence numbers, size-checked and time-limited. Here three parties run in threads on loopback.
+# `Party.connect`) and the parties talk over TLS 1.3, each with its own certificate signed by a small
+# authority the consortium makes once (`dpstats party init`, here `init_consortium`). The leader admits
+# only certificates naming a party of `parties=`; members check the leader's name; messages are
+# size-checked, sequence-numbered and time-limited. Here three parties run in threads on loopback.
 
 # %%
+import tempfile  # noqa: E402
+
+from dpstats.vertical import init_consortium  # noqa: E402
+
+certs = tempfile.mkdtemp()
+init_consortium(["registry", "lab", "clinic"], certs)  # ca.crt, <name>.crt, <name>.key (0600)
 df["id"] = np.arange(len(df))
-key = "3c" * 32
 leader = Party(
     df[["id", "y", "age", "sex", "bmi", "bp"]],
-    key,
     name="registry",
+    tls=certs,
     formula="y ~ age + sex + bmi + bp",
     row_id="id",
     timeout=30,
 )
 members = [
-    Party(df[["id", "s1", "s2", "s3"]], key, name="lab", row_id="id", timeout=30),
-    Party(df[["id", "s4", "s5", "s6"]], key, name="clinic", row_id="id", timeout=30),
+    Party(df[["id", "s1", "s2", "s3"]], name="lab", tls=certs, row_id="id", timeout=30),
+    Party(df[["id", "s4", "s5", "s6"]], name="clinic", tls=certs, row_id="id", timeout=30),
 ]
 results, errors = run_on_loopback([leader, *members], timeout=60)
 assert not errors, errors

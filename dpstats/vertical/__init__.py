@@ -1,19 +1,24 @@
 """Vertically partitioned GLMs with real parties over a network.
 
-:class:`Party` runs one data holder per process; the parties talk over TCP
-with AES-256-GCM frames keyed from a pre-shared key (see
-:mod:`dpstats.vertical.channel`).  ``dpstats party`` starts one from the
-command line::
+:class:`Party` runs one data holder per process; the parties talk over TLS 1.3,
+each with its own certificate signed by the consortium's authority (see
+:mod:`dpstats.vertical.tls` and :mod:`dpstats.vertical.pki`).  ``dpstats party``
+starts one from the command line::
 
-    dpstats party keygen --out psk.hex
-    dpstats party lead --data a.csv --formula "y ~ x1 + x2" --parties 3 \\
-        --listen 127.0.0.1:7000 --key-file psk.hex --row-id id --family binomial
-    dpstats party join --data b.csv --formula "~ x3 + x4" --name B \\
-        --connect 127.0.0.1:7000 --key-file psk.hex --row-id id
+    dpstats party init --names leader,B,C --out certs      # once, by the consortium
+    dpstats party lead --data a.csv --formula "y ~ x1 + x2" --parties leader,B,C \
+        --listen 127.0.0.1:7000 --tls-dir certs --row-id id --family binomial
+    dpstats party join --data b.csv --formula "~ x3 + x4" --name B --leader leader \
+        --connect 127.0.0.1:7000 --tls-dir certs --row-id id
 
-Exit codes: 0 success, 2 bad input (data, formula, arguments), 3 a network or
-protocol failure (a party disconnected, timed out, or sent a message that
-failed authentication).  No partial result is written on failure.
+``--tls-dir DIR`` reads ``DIR/ca.crt``, ``DIR/<name>.crt`` and ``DIR/<name>.key``;
+``--tls-ca``, ``--tls-cert`` and ``--tls-key`` point at an institution's own files
+instead.  The deprecated pre-shared-key channel (``keygen``, ``--key-file``,
+``--parties <count>``) still works and warns.
+
+Exit codes: 0 success, 2 bad input (data, formula, arguments, TLS files), 3 a network or
+protocol failure (a party disconnected, timed out, was refused, or sent a message that
+failed a check).  No partial result is written on failure.
 """
 
 from __future__ import annotations
@@ -28,12 +33,17 @@ from ..errors import DPStatsError
 from .channel import PeerDisconnected, ProtocolError, SecureChannel, load_key
 from .local import run_on_loopback
 from .party import Party
+from .pki import TLSCredentials, init_consortium
+from .tls import TLSChannel
 
 __all__ = [
     "Party",
     "ProtocolError",
     "PeerDisconnected",
     "SecureChannel",
+    "TLSChannel",
+    "TLSCredentials",
+    "init_consortium",
     "party_main",
     "load_key",
     "run_on_loopback",
@@ -45,7 +55,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="dpstats party", description="One party of a vertically partitioned GLM fit."
     )
     sub = parser.add_subparsers(dest="action", required=True)
-    kg = sub.add_parser("keygen", help="write a fresh 256-bit pre-shared key (hex) to a file")
+    init = sub.add_parser(
+        "init", help="make the consortium's certificate authority and one key + certificate per party"
+    )
+    init.add_argument("--names", required=True, help="comma-separated party names, e.g. leader,hospital_a")
+    init.add_argument("--out", required=True, help="directory for ca.crt, ca.key, <name>.crt, <name>.key")
+    init.add_argument("--days", type=int, default=825, help="validity of every certificate in days")
+    kg = sub.add_parser("keygen", help="deprecated: write a fresh 256-bit pre-shared key (hex) to a file")
     kg.add_argument("--out", required=True)
 
     for action, helptext in (
@@ -56,7 +72,13 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--data", required=True, help="this party's CSV or Parquet file")
         p.add_argument("--formula", help="leader: 'y ~ x1 + x2'; member: '~ x3 + x4' (default: all columns)")
         p.add_argument("--name", default="leader" if action == "lead" else None, required=action == "join")
-        p.add_argument("--key-file", help="file with the pre-shared key (hex); or set DPSTATS_PARTY_KEY")
+        p.add_argument("--tls-dir", help="directory from `dpstats party init` (ca.crt, NAME.crt, NAME.key)")
+        p.add_argument("--tls-ca", help="PEM file of the authority that signs every party's certificate")
+        p.add_argument("--tls-cert", help="PEM file of this party's certificate")
+        p.add_argument("--tls-key", help="PEM file of this party's private key")
+        p.add_argument(
+            "--key-file", help="deprecated: file with the pre-shared key (hex); or set DPSTATS_PARTY_KEY"
+        )
         p.add_argument("--row-id", help="column with the shared row ids (default: row order)")
         p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for any message")
         p.add_argument("--json", help="write the released result as JSON here")
@@ -73,7 +95,12 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--rounds", type=int, default=10, help="DP mode: number of sweeps")
             p.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (port 0: any free port)")
             p.add_argument("--port-file", help="write the port actually bound to this file")
-            p.add_argument("--parties", type=int, required=True, help="number of parties, leader included")
+            p.add_argument(
+                "--parties",
+                required=True,
+                help="the names of every party, leader included (comma-separated, as in their "
+                "certificates); a count with the deprecated --key-file",
+            )
             p.add_argument("--family", default="gaussian", choices=["gaussian", "binomial", "poisson"])
             p.add_argument("--penalty", choices=["ridge", "lasso"])
             p.add_argument("--lam", type=float, default=0.0)
@@ -89,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
             )
         else:
             p.add_argument("--connect", required=True, help="the leader's HOST:PORT")
+            p.add_argument("--leader", help="TLS: the name in the leader's certificate")
             p.add_argument(
                 "--retry-for", type=float, default=10.0, help="keep trying to connect for this many seconds"
             )
@@ -102,6 +130,33 @@ def _read(path: str):
     if not p.exists():
         raise DPStatsError(f"data file '{path}' does not exist")
     return pd.read_parquet(p) if p.suffix.lower() == ".parquet" else pd.read_csv(p)
+
+
+def _identity(args) -> dict:
+    """Party(...) keyword for the channel: tls= (preferred) or the deprecated pre-shared key."""
+    from .pki import TLSCredentials
+
+    files = (args.tls_ca, args.tls_cert, args.tls_key)
+    if args.tls_dir or any(files):
+        if args.key_file:
+            raise DPStatsError("give TLS files or --key-file, not both.")
+        if args.tls_dir:
+            base = TLSCredentials.from_dir(args.tls_dir, args.name)
+            ca, cert, key = (f or d for f, d in zip(files, (base.ca, base.cert, base.key)))
+        elif not all(files):
+            raise DPStatsError("give all of --tls-ca, --tls-cert and --tls-key (or --tls-dir).")
+        else:
+            ca, cert, key = files
+        return {"tls": TLSCredentials(ca=ca, cert=cert, key=key)}
+    import warnings
+
+    warnings.simplefilter("ignore", DeprecationWarning)  # said once below, in words
+    print(
+        "dpstats party: warning: the pre-shared-key channel is deprecated (any key holder can pose as any "
+        "party; no forward secrecy); use `dpstats party init` and --tls-dir.",
+        file=sys.stderr,
+    )
+    return {"key": _key(args)}
 
 
 def _key(args) -> bytes:
@@ -151,15 +206,27 @@ def _hostport(text: str) -> tuple[str, int]:
 
 
 def _run(args) -> int:
+    if args.action == "init":
+        from .pki import check_names, init_consortium
+
+        names = check_names(args.names.split(","))
+        paths = init_consortium(names, args.out, days=args.days)
+        print(
+            f"wrote the authority ({paths['ca.crt']}, key {paths['ca.key']}) and a key and certificate for "
+            f"{', '.join(names)} in {args.out}. Give each party ca.crt, its NAME.crt and NAME.key over a "
+            "secure channel; keep ca.key offline; delete the other copies."
+        )
+        return 0
     if args.action == "keygen":
         fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as fh:
             fh.write(os.urandom(32).hex() + "\n")
         print(f"wrote a 256-bit key to {args.out} (share it with the other parties over a secure channel)")
         return 0
+    identity = _identity(args)
     party = Party(
         _read(args.data),
-        _key(args),
+        **identity,
         name=args.name,
         formula=args.formula,
         row_id=args.row_id,
@@ -175,10 +242,21 @@ def _run(args) -> int:
                 os.replace(tmp, args.port_file)
             print(f"[{args.name}] listening on {host}:{bound}", file=sys.stderr, flush=True)
 
+        if "tls" in identity:
+            who = {"parties": [x.strip() for x in args.parties.split(",") if x.strip()]}
+        elif args.parties.isdigit():
+            who = {"n_parties": int(args.parties)}
+        else:
+            raise DPStatsError("with --key-file, --parties is the number of parties (leader included).")
+
+        def refused(text: str) -> None:
+            print(f"[{args.name}] {text}", file=sys.stderr, flush=True)
+
         result = party.serve(
             host,
             port,
-            n_parties=args.parties,
+            **who,
+            on_refused=refused,
             family=args.family,
             penalty=args.penalty,
             lam=args.lam,
@@ -195,7 +273,12 @@ def _run(args) -> int:
     else:
         host, port = _hostport(args.connect)
         result = party.connect(
-            host, port, retry_for=args.retry_for, verbose=args.verbose, **_dp_options(args, leader=False)
+            host,
+            port,
+            retry_for=args.retry_for,
+            verbose=args.verbose,
+            leader=args.leader,
+            **_dp_options(args, leader=False),
         )
     print(result)
     if args.json:

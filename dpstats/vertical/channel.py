@@ -1,4 +1,9 @@
-"""Authenticated, encrypted, size-checked message channel between two parties.
+"""The deprecated pre-shared-key channel (``channel="psk"``), and the message format of both channels.
+
+Use the TLS 1.3 channel (:mod:`dpstats.vertical.tls`) instead: here every party holds the same key,
+so any party can pose as the leader or another member, and a leaked key opens every recorded and
+future session (no forward secrecy).  It stays, deprecated, for deployments that have not made
+certificates yet and as the baseline of ``benchmarks/bench_vertical_tls.py``.
 
 Wire protocol (version 1), over one TCP connection:
 
@@ -23,6 +28,7 @@ tampered byte, a wrong key or a replay is a :class:`ProtocolError`.
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import struct
@@ -88,7 +94,7 @@ def encode(message: dict) -> bytes:
     arrays = []
     for k, v in message.items():
         if isinstance(v, np.ndarray):
-            a = np.ascontiguousarray(v, dtype="<f8")
+            a = np.asarray(v, dtype="<f8", order="C")  # keeps 0-d arrays 0-d
             arrays.append([k, list(a.shape)])
             blobs.append(a.tobytes())
         else:
@@ -99,7 +105,11 @@ def encode(message: dict) -> bytes:
 
 
 def decode(payload: bytes) -> dict:
-    """Inverse of :func:`encode`, checking every length."""
+    """Inverse of :func:`encode`, checking every length and type before reading.
+
+    Any input either decodes to a dict or raises :class:`ProtocolError`
+    (``tests/test_vertical_tls.py`` fuzzes it).
+    """
     if len(payload) < 4:
         raise ProtocolError("malformed message: too short")
     (hlen,) = struct.unpack(">I", payload[:4])
@@ -107,15 +117,29 @@ def decode(payload: bytes) -> dict:
         raise ProtocolError("malformed message: header longer than the message")
     try:
         header = json.loads(payload[4 : 4 + hlen].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise ProtocolError("malformed message: header is not JSON") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("malformed message: header is not a JSON object")
+    arrays = header.pop("__arrays__", [])
+    if not isinstance(arrays, list):
+        raise ProtocolError("malformed message: the array list is not a list")
     pos = 4 + hlen
-    for name, shape in header.pop("__arrays__", []):
-        count = int(np.prod(shape)) if shape else 1
-        end = pos + 8 * count
-        if count < 0 or end > len(payload):
+    for item in arrays:
+        ok = isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+        shape = item[1] if ok else None
+        if not (
+            isinstance(shape, list)
+            and len(shape) <= 2
+            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
+        ):
+            raise ProtocolError("malformed message: an array entry is not [name, shape of 0-2 sizes]")
+        name = item[0]
+        count = math.prod(shape)  # Python integers: no overflow
+        if count > (len(payload) - pos) // 8:
             raise ProtocolError(f"malformed message: array {name!r} overruns the message")
-        header[name] = np.frombuffer(payload[pos:end], dtype="<f8").reshape(shape).astype(float)
+        end = pos + 8 * count
+        header[name] = np.frombuffer(payload[pos:end], dtype="<f8").reshape(tuple(shape)).astype(float)
         pos = end
     if pos != len(payload):
         raise ProtocolError("malformed message: trailing bytes")
@@ -159,6 +183,14 @@ class SecureChannel:
         self._send_seq = 0
         self._recv_seq = 0
         self._send = self._recv = None
+        self.bytes_sent = self.bytes_received = 0  # frames, headers included (benchmarks)
+
+    kind = "psk"
+
+    @property
+    def ready(self) -> bool:
+        """True once the handshake has given this session its keys."""
+        return self._send is not None
 
     # ------------------------------------------------------------------ handshake
     def handshake(self) -> None:
@@ -240,6 +272,7 @@ class SecureChannel:
             raise ProtocolError(f"timed out after {self.timeout:g} s sending to {self.peer}") from None
         except OSError as exc:
             raise PeerDisconnected(f"connection to {self.peer} lost while sending ({exc})") from None
+        self.bytes_sent += len(data)
 
     def _recv_exact(self, size: int, waiting_for: str) -> bytes:
         buf = bytearray()
@@ -257,6 +290,7 @@ class SecureChannel:
             if not chunk:
                 raise PeerDisconnected(f"{self.peer} disconnected while we were waiting for {waiting_for}")
             buf += chunk
+        self.bytes_received += size
         return bytes(buf)
 
     def close(self) -> None:

@@ -1,6 +1,7 @@
 """All parties of a fit in one process, each in its own thread, over 127.0.0.1.
 
-The real protocol (encryption, sequence numbers, size checks) runs end to end,
+The real protocol (TLS or the deprecated pre-shared-key channel, sequence
+numbers, size checks) runs end to end,
 which is how the tests, the benchmark and the vignette exercise it without
 starting processes.
 """
@@ -40,10 +41,13 @@ def run_on_loopback(
     >>> rng = np.random.default_rng(0)
     >>> df = pd.DataFrame(rng.standard_normal((50, 3)), columns=["x1", "x2", "x3"])
     >>> df["y"], df["id"] = df.x1 - df.x3 + rng.standard_normal(50), np.arange(50)
-    >>> key = "ab" * 32
+    >>> import tempfile
+    >>> from dpstats.vertical.pki import init_consortium
+    >>> certs = tempfile.mkdtemp()
+    >>> _ = init_consortium(["A", "B"], certs)
     >>> results, errors = run_on_loopback([
-    ...     Party(df[["id", "y", "x1"]], key, name="A", formula="y ~ x1", row_id="id", timeout=10),
-    ...     Party(df[["id", "x2", "x3"]], key, name="B", row_id="id", timeout=10)], timeout=30)
+    ...     Party(df[["id", "y", "x1"]], name="A", tls=certs, formula="y ~ x1", row_id="id", timeout=10),
+    ...     Party(df[["id", "x2", "x3"]], name="B", tls=certs, row_id="id", timeout=10)], timeout=30)
     >>> errors, results["A"].converged
     ({}, True)
     """
@@ -53,12 +57,16 @@ def run_on_loopback(
 
     def lead() -> None:
         try:
+            who = (
+                {"parties": [p.name for p in parties]}
+                if leader.tls is not None
+                else {"n_parties": len(parties)}
+            )
             results[leader.name] = leader.serve(
                 "127.0.0.1",
                 0,
-                n_parties=len(parties),
+                **{**who, **lead_kwargs},
                 on_listening=lambda p: (port.setdefault("p", p), ready.set()),
-                **lead_kwargs,
             )
         except Exception as exc:  # noqa: BLE001 - reported to the caller
             errors[leader.name] = exc
@@ -66,8 +74,9 @@ def run_on_loopback(
 
     def join(party: Party) -> None:
         try:
+            extra = {"leader": leader.name} if party.tls is not None else {}
             results[party.name] = party.connect(
-                "127.0.0.1", port["p"], retry_for=3, **member_kwargs.get(party.name, {})
+                "127.0.0.1", port["p"], retry_for=3, **{**extra, **member_kwargs.get(party.name, {})}
             )
         except Exception as exc:  # noqa: BLE001
             errors[party.name] = exc

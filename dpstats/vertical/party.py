@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import math
 import socket
+import ssl
 import sys
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,6 +34,12 @@ from ..privacy.statement import DataDependence
 from ..validation import check_delta, check_eps
 from ..results.vertical import VerticalGLMResult, assemble_result, coefficient_table, vertical_call
 from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
+from .pki import TLSCredentials
+from .threat import failure_note, network_notes
+from .tls import TLSChannel, client_context, describe_tls_error, peer_names, server_context
+
+
+HANDSHAKE_TIMEOUT = 10.0  # seconds for one TLS handshake during admission (connections are taken in turn)
 
 
 class Party:
@@ -42,10 +50,18 @@ class Party:
     data : DataFrame
         This party's columns (and, for the leader, the response), one row per
         shared row id.
-    key : bytes or hex str
-        Pre-shared key (≥ 32 bytes), the same for all parties.
+    key : bytes or hex str, optional
+        Deprecated channel: a pre-shared key (≥ 32 bytes), the same for all
+        parties (``channel="psk"``).  Any holder can pose as any party and a
+        leaked key opens every past and future session; use ``tls=``.
     name : str
-        This party's name (unique).
+        This party's name (unique); with ``tls=`` it must be a name in this
+        party's certificate.
+    tls : TLSCredentials or directory, optional
+        This party's TLS identity (``channel="tls"``): the consortium's
+        authority, this party's certificate and key.  A directory written by
+        ``dpstats party init`` is read as ``ca.crt``, ``<name>.crt``,
+        ``<name>.key``.
     formula : str, optional
         Leader: two-sided, e.g. ``"y ~ x1 + x2"`` (its own columns; the
         intercept goes here).  Member: one-sided, e.g. ``"~ x3 + x4"``
@@ -61,18 +77,22 @@ class Party:
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> p = Party(pd.DataFrame({"x": [1.0, 2.0, 4.0]}), key="00" * 32, name="B")
-    >>> p.name
-    'B'
+    >>> import tempfile, numpy as np, pandas as pd
+    >>> from dpstats.vertical.pki import init_consortium
+    >>> certs = tempfile.mkdtemp()
+    >>> _ = init_consortium(["A", "B"], certs)
+    >>> p = Party(pd.DataFrame({"x": [1.0, 2.0, 4.0]}), name="B", tls=certs)
+    >>> p.name, p.channel
+    ('B', 'tls')
     """
 
     def __init__(
         self,
         data: pd.DataFrame,
-        key: bytes | str,
+        key: bytes | str | None = None,
         *,
         name: str,
+        tls: TLSCredentials | str | None = None,
         formula: str | None = None,
         response: str | None = None,
         row_id: str | None = None,
@@ -87,7 +107,30 @@ class Party:
             raise DataError(f"timeout must be a positive number of seconds, got {timeout!r}.")
         self.data, self.name, self.row_id = data, str(name), row_id
         self.formula, self.response = formula, response
-        self.key = load_key(key)
+        if (key is None) == (tls is None):
+            raise DataError(
+                f"party {self.name!r}: give tls= (this party's certificate, key and the consortium's "
+                "authority; see `dpstats party init`) or, deprecated, a pre-shared key; not both, not neither."
+            )
+        self.key, self.tls = None, None
+        if tls is not None:
+            self.tls = tls if isinstance(tls, TLSCredentials) else TLSCredentials.from_dir(tls, self.name)
+            self.tls.check()
+            _check_own_name(self.tls, self.name)
+            self.channel = "tls"
+        else:
+            warnings.warn(
+                "the pre-shared-key channel (channel='psk') is deprecated: every holder of the key can pose "
+                "as any party and a leaked key opens every past and future session. Use tls= with one "
+                "certificate per party (`dpstats party init`).",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            self.key = load_key(key)
+            self.channel = "psk"
+        self.refused: list[str] = []  # leader: connections refused during admission (TLS)
+        self.traffic: dict[str, tuple[int, int]] = {}  # leader: bytes (sent, received) per member
+        self._progress = {"sent_setup": False, "sweeps": 0, "dp": False}
         self.timeout, self.max_message = float(timeout), int(max_message_bytes)
         ids = data[row_id].tolist() if row_id is not None else data.index.tolist()
         self.row_hash = m.row_id_hash(ids)
@@ -123,7 +166,8 @@ class Party:
         host: str = "127.0.0.1",
         port: int = 0,
         *,
-        n_parties: int,
+        parties: Sequence[str] | None = None,
+        n_parties: int | None = None,
         family: str = "gaussian",
         penalty: str | None = None,
         lam: float = 0.0,
@@ -141,9 +185,18 @@ class Party:
         eta_clip: float = 4.0,
         coef_share: float = 0.1,
         random_state=None,
+        on_refused: Callable[[str], None] | None = None,
     ) -> VerticalGLMResult:
-        """Lead the fit: listen, admit ``n_parties − 1`` members, run the sweeps, release the table.
+        """Lead the fit: listen, admit the members, run the sweeps, release the table.
 
+        ``parties`` (TLS): the names of every party of the analysis, this one included.  A
+        connection is admitted only if its certificate is signed by the consortium's authority,
+        unexpired, and names a party of ``parties`` not yet connected; any other connection
+        (plaintext, TLS < 1.3, another authority, an expired certificate, an uninvited name) is
+        refused and the leader keeps waiting, within ``timeout``; each refusal is passed to
+        ``on_refused`` and kept in ``self.refused``, and a timeout lists them.  Connections are
+        taken in turn, each TLS handshake within ``HANDSHAKE_TIMEOUT`` (10 s).  ``n_parties``
+        (the count, leader included) is for the deprecated pre-shared-key channel.
         ``round_delay`` (seconds) slows each sweep down, for demonstrations and tests.
         ``eps``/``delta`` (with ``bounds``, ``rounds``, ``eta_clip``, ``coef_share``, ``random_state``)
         start the DP mode of :func:`dpstats.vertical_glm`: every party clips and noises its own
@@ -157,28 +210,131 @@ class Party:
         spec = m.fit_settings(
             family, penalty, lam, tol, max_iter, se, conf_level, eps, delta, rounds, eta_clip, coef_share
         )
-        if not isinstance(n_parties, int) or n_parties < 2:
-            raise DataError(f"n_parties must be an integer >= 2 (leader included), got {n_parties!r}.")
+        expected = self._expected_members(parties, n_parties)
         mf = self._frame(leader=True)
         m.check_response(mf.y, family, mf.response)
         dp = _LocalDP.leader(mf, spec, bounds, random_state) if spec["eps"] is not None else None
+        ctx = server_context(self.tls) if self.tls is not None else None
         listener = socket.create_server((host, port))
         listener.settimeout(self.timeout)
-        channels: list[tuple[str, SecureChannel]] = []
+        channels: list[tuple[str, SecureChannel | TLSChannel]] = []
+        self._progress = {"sent_setup": False, "sweeps": 0, "dp": dp is not None}
+        self.refused = []
         try:
             if on_listening is not None:
                 on_listening(listener.getsockname()[1])
-            hellos = self._admit(listener, n_parties - 1, channels, mf.n)
+            if ctx is None:
+                hellos = self._admit(listener, expected, channels, mf.n)
+            else:
+                hellos = self._admit_tls(listener, ctx, expected, channels, mf.n, on_refused)
+            listener.close()  # no one joins once the fit has started
             return self._lead(
                 mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se, verbose, round_delay, dp
             )
         except BaseException as exc:
             _abort_all(channels, exc)
+            _add_failure_note(exc, self._progress, leader=True)
             raise
         finally:
             listener.close()
+            # bytes through each member's channel, frames included (TLS record overhead excluded)
+            self.traffic = {name: (ch.bytes_sent, ch.bytes_received) for name, ch in channels}
             for _, ch in channels:
                 ch.close()
+
+    def _expected_members(self, parties, n_parties) -> int | list[str]:
+        """Members to admit: their names (TLS) or their count (pre-shared key)."""
+        if self.tls is None:
+            if parties is not None and n_parties is None:
+                n_parties = len(list(parties))
+            if not isinstance(n_parties, int) or n_parties < 2:
+                raise DataError(f"n_parties must be an integer >= 2 (leader included), got {n_parties!r}.")
+            return n_parties - 1
+        if parties is None or isinstance(parties, str):
+            raise DataError(
+                "over TLS the leader needs parties=[...]: the names of every party of the analysis "
+                "(this one included), as in their certificates."
+            )
+        names = [str(x) for x in parties]
+        if len(set(names)) != len(names):
+            raise DataError(f"parties= lists a name twice: {names}.")
+        if self.name not in names:
+            raise DataError(f"parties= must include the leader's own name {self.name!r}; got {names}.")
+        members = [x for x in names if x != self.name]
+        if not members:
+            raise DataError("parties= needs at least one member besides the leader.")
+        if n_parties is not None and n_parties != len(names):
+            raise DataError(f"n_parties={n_parties!r} disagrees with the {len(names)} names in parties=.")
+        return members
+
+    def _admit_tls(self, listener, ctx, expected: list[str], channels, n: int, on_refused) -> list[dict]:
+        """Admit exactly the named members, each authenticated by its certificate."""
+        hellos: list[dict] = []
+        deadline = time.monotonic() + self.timeout
+
+        def refuse(text: str) -> None:
+            self.refused.append(text)
+            if on_refused is not None:
+                on_refused(text)
+
+        while len(hellos) < len(expected):
+            remaining = deadline - time.monotonic()
+            missing = [x for x in expected if x not in {h["name"] for h in hellos}]
+            if remaining <= 0:
+                raise ProtocolError(_admission_timeout(self.timeout, missing, self.refused))
+            listener.settimeout(remaining)
+            try:
+                raw, addr = listener.accept()
+            except TimeoutError:
+                raise ProtocolError(_admission_timeout(self.timeout, missing, self.refused)) from None
+            where = f"{addr[0]}:{addr[1]}"
+            # one handshake may take at most HANDSHAKE_TIMEOUT: a silent connection cannot hold admission
+            raw.settimeout(max(0.05, min(self.timeout, HANDSHAKE_TIMEOUT, deadline - time.monotonic())))
+            try:
+                sock = ctx.wrap_socket(raw, server_side=True)
+            except (ssl.SSLError, OSError) as exc:  # includes timeouts of a silent connection
+                raw.close()
+                why = (
+                    describe_tls_error(exc) if isinstance(exc, ssl.SSLError) else f"no TLS handshake ({exc})"
+                )
+                refuse(f"refused a connection from {where}: {why}")
+                continue
+            names = peer_names(sock)
+            who = next((x for x in names if x in missing), None)
+            ch = TLSChannel(
+                sock,
+                timeout=self.timeout,
+                max_message=self.max_message,
+                peer=f"party {who!r}" if who else f"{names} at {where}",
+            )
+            if who is None:
+                connected = [x for x in names if x in expected]
+                reason = (
+                    f"party {connected[0]!r} is already connected"
+                    if connected
+                    else f"the certificate names {', '.join(map(repr, names)) or 'no one'}, "
+                    "not a party of this analysis"
+                )
+                _try_send(ch, {"type": "refused", "reason": reason})
+                ch.close()
+                refuse(f"refused a connection from {where}: {reason}")
+                continue
+            channels.append((who, ch))
+            ch.send({"type": "welcome"})  # the member sends nothing before this
+            hello = _check_hello(_expect(ch.recv("the member's hello"), "hello", ch.peer), ch.peer)
+            if hello["name"] != who:
+                raise ProtocolError(
+                    f"party {who!r} (by its certificate) introduced itself as {hello.get('name')!r}; "
+                    f"start it with the name in its certificate, {who!r}."
+                )
+            hellos.append(hello)
+        hellos.sort(key=lambda h: h["name"])  # a fixed order, whatever the order of arrival
+        channels.sort(key=lambda nc: nc[0])
+        names = [self.name] + [h["name"] for h in hellos]
+        m.check_rows(
+            [self.row_hash] + [h["row_hash"] for h in hellos], [n] + [int(h["n"]) for h in hellos], names
+        )
+        return hellos
 
     def _admit(self, listener, count: int, channels, n: int) -> list[dict]:
         hellos = []
@@ -262,6 +418,7 @@ class Party:
             if dp is not None:
                 setup["dp"] = dp_setup(spec, radius, dp.y_bound, len(names))
             ch.send(setup)
+            self._progress["sent_setup"] = True
         if dp is None:
             mask = np.array([0.0 if t == "(Intercept)" else 1.0 for t in mf.names])
             own = m.LocalBlock(mf.X, mf.y, fam, pen, mask, p - mf.p, se=se)
@@ -270,6 +427,7 @@ class Party:
         blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen) for nm, ch in channels]
 
         def log(row):
+            self._progress["sweeps"] = int(row["iteration"])
             if verbose:
                 print(
                     f"[{self.name}] sweep {row['iteration']}: sum|dbeta| = {row['sum_abs_change']:.3e}, "
@@ -301,6 +459,7 @@ class Party:
         statement = plan.statement(DataDependence(False), noise)
         # a seed at any party makes the whole release predictable to whoever knows it
         statement.seeded = bool(noise.seeded) or any(bool((h.get("dp") or {}).get("seeded")) for h in hellos)
+        statement.notes = list(statement.notes) + network_notes(self.channel, len(names), dp_on)
         call = vertical_call(
             mf.formula,
             names,
@@ -322,6 +481,7 @@ class Party:
                 **dp_setup(spec, radius, dp.y_bound, len(names)),
                 "seeded": statement.seeded,
             }
+        message["meta"]["channel"] = self.channel
         for _, ch in channels:
             ch.send(message)
         return result
@@ -338,8 +498,12 @@ class Party:
         delta: float | None = None,
         bounds=None,
         random_state=None,
+        leader: str | None = None,
     ) -> VerticalGLMResult:
         """Join the leader's fit; answer its requests; return the released coefficient table.
+
+        ``leader`` (TLS, required): the leader's name; the server's certificate must be signed by
+        the consortium's authority, unexpired, and name ``leader``, or nothing is sent.
 
         ``eps``/``delta`` and ``bounds`` (this party's columns): DP mode.  The leader must have
         started the fit with the same eps and delta, or the fit stops before any data is sent.
@@ -353,17 +517,27 @@ class Party:
                 "bounds=(-3, 3) or bounds={'x3': (0, 1), ...}."
             )
         noise = NoiseSource(random_state) if own is not None else None
+        if self.tls is not None and not leader:
+            raise DataError("over TLS a member needs leader='NAME': the name in the leader's certificate.")
+        ctx = client_context(self.tls) if self.tls is not None else None
+        self._progress = {"sent_setup": False, "sweeps": 0, "dp": own is not None}
         sock = _connect_retry(host, port, retry_for, self.timeout)
-        ch = SecureChannel(
-            sock,
-            self.key,
-            "member",
-            timeout=self.timeout,
-            max_message=self.max_message,
-            peer=f"leader at {host}:{port}",
-        )
+        if ctx is not None:
+            ch = _member_tls(sock, ctx, host, port, leader, self.timeout, self.max_message)
+        else:
+            ch = SecureChannel(
+                sock,
+                self.key,
+                "member",
+                timeout=self.timeout,
+                max_message=self.max_message,
+                peer=f"leader at {host}:{port}",
+            )
         try:
-            ch.handshake()
+            if ctx is None:
+                ch.handshake()
+            else:  # admitted by name, or told why not
+                _expect(ch.recv("the leader's welcome"), "welcome", ch.peer)
             mf = self._frame(leader=False)
             X, radius = mf.X, None
             if own is not None:
@@ -378,6 +552,7 @@ class Party:
             hello["dp"] = None if own is None else {**own, "radius": radius, "seeded": bool(noise.seeded)}
             ch.send(hello)
             setup = _expect(ch.recv("the setup"), "setup", ch.peer)
+            self._progress["sent_setup"] = True
             y = _vector(setup["y"], mf.n, "y")
             fam = m.FAMILIES[setup["family"]]
             pen = m.Penalty(setup["penalty"], float(setup["lam"]))
@@ -394,6 +569,7 @@ class Party:
         except DPStatsError as exc:
             if not isinstance(exc, ProtocolError):
                 _try_send(ch, {"type": "error", "reason": f"party {self.name!r}: {exc}"})
+            _add_failure_note(exc, self._progress, leader=False)
             raise
         finally:
             ch.close()
@@ -466,6 +642,7 @@ class Party:
                 eta, change = block.update(_vector(msg["offset"], n, "offset"))
                 ch.send({"type": "eta", "eta": eta, "change": change})
                 sweeps += 1
+                self._progress["sweeps"] = sweeps
                 if verbose:
                     print(f"[{self.name}] update {sweeps}", file=sys.stderr, flush=True)
             elif kind == "basis":
@@ -651,6 +828,9 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
         DataDependence(False), NoiseSource(None)
     )
     statement.seeded = bool((plan or {}).get("seeded", False))
+    statement.notes = list(statement.notes) + network_notes(
+        meta.get("channel", "psk"), len(meta["parties"]), plan is not None
+    )
     table = coefficient_table(
         msg["terms"],
         msg["party"],
@@ -697,6 +877,8 @@ def _expect(msg: dict, kind: str, peer: str) -> dict:
         return msg
     if got in ("abort", "error"):
         raise ProtocolError(f"{peer} stopped the fit: {msg.get('reason')}")
+    if got == "refused":
+        raise ProtocolError(f"{peer} refused this party: {msg.get('reason')}")
     raise ProtocolError(f"expected a {kind!r} message from {peer}, got {got!r}")
 
 
@@ -719,8 +901,92 @@ def _try_send(ch: SecureChannel, msg: dict) -> None:
 def _abort_all(channels, exc: BaseException) -> None:
     reason = str(exc) or type(exc).__name__
     for _, ch in channels:
-        if ch._send is not None:
+        if getattr(ch, "ready", False):
             _try_send(ch, {"type": "abort", "reason": reason})
+
+
+def _check_own_name(creds: TLSCredentials, name: str) -> None:
+    """This party's name must be one its certificate vouches for (checked before any connection)."""
+    from cryptography import x509
+
+    try:
+        cert = x509.load_pem_x509_certificate(creds.cert.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read the certificate '{creds.cert}': {exc}") from None
+    try:
+        names = cert.extensions.get_extension_for_class(
+            x509.SubjectAlternativeName
+        ).value.get_values_for_type(x509.DNSName)
+    except x509.ExtensionNotFound:
+        names = []
+    if not names:
+        names = [a.value for a in cert.subject.get_attributes_for_oid(x509.oid.NameOID.COMMON_NAME)]
+    if name not in names:
+        raise DataError(
+            f"party name {name!r} is not in its certificate '{creds.cert}' (it names "
+            f"{', '.join(map(repr, names)) or 'no one'}); the other parties check this name."
+        )
+
+
+def _member_tls(sock, ctx, host, port, leader: str, timeout: float, max_message: int) -> TLSChannel:
+    """A member's TLS handshake, then the leader's name checked before anything is sent."""
+    sock.settimeout(timeout)
+    try:
+        tsock = ctx.wrap_socket(sock, server_side=False)
+    except TimeoutError:
+        sock.close()
+        raise ProtocolError(
+            f"timed out after {timeout:g} s in the TLS handshake with the leader at {host}:{port}"
+        ) from None
+    except (ssl.SSLError, OSError) as exc:
+        sock.close()
+        why = describe_tls_error(exc) if isinstance(exc, ssl.SSLError) else str(exc)
+        raise ProtocolError(
+            f"TLS handshake with the leader {leader!r} at {host}:{port} failed: {why}; nothing was sent"
+        ) from None
+    names = peer_names(tsock)
+    if leader not in names:
+        tsock.close()
+        raise ProtocolError(
+            f"the server at {host}:{port} presented a certificate for {', '.join(map(repr, names))}, "
+            f"not the leader {leader!r}; nothing was sent"
+        )
+    return TLSChannel(tsock, timeout=timeout, max_message=max_message, peer=f"leader {leader!r}")
+
+
+def _check_hello(hello: dict, peer: str) -> dict:
+    """A member's hello has the fields and types the leader reads (else a ProtocolError naming it)."""
+    dp = hello.get("dp")
+    ok = (
+        isinstance(hello.get("name"), str)
+        and isinstance(hello.get("n"), int)
+        and isinstance(hello.get("row_hash"), str)
+        and isinstance(hello.get("terms"), list)
+        and all(isinstance(t, str) for t in hello["terms"])
+        and (
+            dp is None
+            or (
+                isinstance(dp, dict)
+                and all(isinstance(dp.get(k), (int, float)) for k in ("eps", "delta", "radius"))
+            )
+        )
+    )
+    if not ok:
+        raise ProtocolError(f"{peer} sent a malformed hello (fields name, n, row_hash, terms, dp)")
+    return hello
+
+
+def _admission_timeout(timeout: float, missing: list[str], refused: list[str]) -> str:
+    text = f"timed out after {timeout:g} s waiting for {', '.join(map(repr, missing))} to connect"
+    if refused:
+        text += "; meanwhile " + "; ".join(refused)
+    return text
+
+
+def _add_failure_note(exc: BaseException, progress: dict, leader: bool) -> None:
+    """Append what was (not) released and the budget's state to a DPStatsError's message."""
+    if isinstance(exc, DPStatsError) and exc.args and "[no result released" not in str(exc.args[0]):
+        exc.args = (f"{exc.args[0]} {failure_note(progress, leader)}", *exc.args[1:])
 
 
 def _connect_retry(host: str, port: int, retry_for: float, timeout: float) -> socket.socket:
