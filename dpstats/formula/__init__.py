@@ -48,8 +48,8 @@ import pandas as pd
 
 from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
 from ..schema import Schema
-from ._design import INTERCEPT, design, subset
-from ._eval import Chr, Context, Fac, Num, as_factor, referenced_columns
+from ._design import DEFAULT_CONTRASTS, INTERCEPT, design, subset
+from ._eval import Chr, Context, Fac, Num, as_factor, contrast_spec, referenced_columns
 from ._parse import Node, call_name, deparse, parse, r_names
 from ._terms import build_terms
 
@@ -148,6 +148,8 @@ def model_frame(
     check_constant: bool = False,
     defer_checks: bool = False,
     schema: Schema | None = None,
+    contrasts: dict | None = None,
+    default_contrasts: tuple[str, str] | list[str] | None = None,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
 
@@ -179,6 +181,19 @@ def model_frame(
         The declared public schema and its rule for missing values
         (:mod:`dpstats.schema`).  Without it: levels as the data give them and
         incomplete rows dropped (R's defaults).
+    contrasts : dict, optional
+        R's ``lm(..., contrasts = list(g = "contr.sum"))``: how to code a factor, by its
+        name in the formula (``"g"``, ``"factor(cyl)"``): a contrast's name (``"contr.sum"``
+        or ``"sum"``, applied to the factor's levels) or a matrix, one row per level (a
+        DataFrame indexed by the levels, its columns naming the design's columns; any 2-D
+        array: columns numbered). It overrides ``C()`` and the default, as in R.
+        ``data.attrs["contrasts"]`` is read the same way (how the R package sends the
+        ``contrasts(f) <- ...`` set on a data frame's factors, so that every front door honours
+        them); this argument wins over it.
+    default_contrasts : pair of str, optional
+        R's ``options(contrasts = c(unordered, ordered))``, e.g. ``("contr.sum", "contr.poly")``;
+        ``data.attrs["default_contrasts"]`` otherwise; R's default ``("contr.treatment",
+        "contr.poly")`` without either. Contrasts are public choices: no data-dependent step.
 
     Returns
     -------
@@ -202,12 +217,14 @@ def model_frame(
     >>> mf.names, mf.y.tolist(), mf.n_filled
     (['(Intercept)', 'x.1', 'ga', 'gz'], [1.0, 2.0, 3.0, 4.0], 2)
     """
+    coding = _coding(data, contrasts, default_contrasts)
     data = _as_frame(data)
     lhs, rhs = split_formula(formula, one_sided)
     rhs_tokens = simple_rhs_tokens(rhs)
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
         used = _direct_variables(rhs_tokens, rhs, data, lhs)
         if not any(_factor_flags(data, used).values()):
+            _refuse_numeric_contrasts(coding, used)
             if defer_checks and _deferrable(rhs_tokens, response) and not (lhs and _is_factor(data[lhs])):
                 mf = _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows, schema)
             else:
@@ -228,9 +245,61 @@ def model_frame(
     if schema is not None:
         used = formula_variables(formula, data, one_sided)
         data, n_filled = schema.apply(data, used)
-    mf = _general_frame(formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema)
+    mf = _general_frame(
+        formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding
+    )
     mf.n_filled += n_filled
     return _with_schema(mf, schema, data, used)
+
+
+@dataclass
+class _Coding:
+    """How factors are coded: declared contrasts by variable label, and R's default option."""
+
+    declared: dict[str, tuple] = field(default_factory=dict)
+    explicit: set[str] = field(default_factory=set)  # given as contrasts= (R warns if absent)
+    default: tuple[str, str] = DEFAULT_CONTRASTS
+
+
+def _coding(data, contrasts, default_contrasts) -> _Coding:
+    """The contrasts in force, from the arguments and the data's attrs (read before attrs are dropped)."""
+    attrs = getattr(data, "attrs", None) or {}
+    default = default_contrasts if default_contrasts is not None else attrs.get("default_contrasts")
+    if default is None:
+        default = DEFAULT_CONTRASTS
+    else:
+        if isinstance(default, str) or len(list(default)) != 2:
+            raise FormulaError(
+                "default_contrasts (R's options(contrasts =)) must be two names, for unordered and ordered "
+                'factors, e.g. c("contr.treatment", "contr.poly").'
+            )
+        default = tuple(contrast_spec(str(d), "options(contrasts =)")[1] for d in list(default))
+    declared = {}
+    for source in (attrs.get("contrasts") or {}, contrasts or {}):
+        if not isinstance(source, dict):
+            raise FormulaError(
+                'contrasts must be a named list (a dict) such as list(g = "contr.sum"), by variable name.'
+            )
+        for name, spec in source.items():
+            declared[_label_key(str(name))] = contrast_spec(spec, f"contrasts for '{name}'")
+    return _Coding(declared, {_label_key(str(k)) for k in (contrasts or {})}, default)
+
+
+def _label_key(name: str) -> str:
+    """A variable's label as R deparses it (a column ``a b`` is `` `a b` ``)."""
+    try:
+        return deparse(parse(name))
+    except FormulaError:
+        return r_names([name])[0]
+
+
+def _refuse_numeric_contrasts(coding: _Coding, used: list[str]) -> None:
+    for name in r_names(used):
+        if name in coding.explicit:
+            raise FormulaError(
+                f"contrasts are given for '{name}', which is numeric: contrasts apply only to factors (as in R). "
+                f"Use factor({name}) in the formula and name the contrasts for 'factor({name})'."
+            )
 
 
 def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used: list[str]) -> ModelFrame:
@@ -328,13 +397,16 @@ def _raw_lhs(formula: str) -> str:
 
 
 def _general_frame(
-    formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema=None
+    formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema=None, coding=None
 ) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
     rhs_node = parse(formula.split("~", 1)[1])
     t = build_terms(formula, lhs_node, rhs_node, [str(c) for c in data.columns])
-    ctx = Context(data, formula, unknown=lambda name: _unknown(name, data, formula))
+    coding = coding or _Coding()
+    ctx = Context(
+        data, formula, unknown=lambda name: _unknown(name, data, formula), default_contrasts=coding.default
+    )
     values = [ctx.eval(node) for node in t.variables]
     used = list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
     n_filled = 0
@@ -350,10 +422,19 @@ def _general_frame(
     y, classes = None, None
     if t.response is not None:
         y, classes = _general_response(lhs_text, values[t.response], data, keep, response)
+    for i, (node, v) in enumerate(zip(t.variables, values)):
+        if i != t.response and isinstance(v, Chr) and node.kind != "name":
+            ctx.step(  # text made inside the formula (ifelse(x > 1, "hi", "lo")): a factor of the values that occur
+                node,
+                "makes text whose levels are the values that occur in the rows",
+                "declare them: factor(..., levels = c(...))",
+                levels=True,
+            )
     factors = [_design_value(v) if i != t.response else v for i, v in enumerate(values)]
+    factors = _declared_contrasts(t, factors, coding)
     if not t.terms and not t.intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
-    X, names, terms, levels = design(t, factors, n)
+    X, names, terms, levels = design(t, factors, n, coding.default)
     intercept = t.intercept
     if drop_intercept and intercept:
         X, names, terms, intercept = X[:, 1:], names[1:], terms[1:], False
@@ -377,6 +458,36 @@ def _general_frame(
         data_dependent_terms=ctx.steps,
         schema_steps=list(ctx.level_steps),
     )
+
+
+def _declared_contrasts(t, factors: list, coding: _Coding) -> list:
+    """Declared contrasts (``contrasts=``, R's ``contrasts(f) <-``) on the variables they name."""
+    if not coding.declared:
+        return factors
+    out = list(factors)
+    in_terms = {i for term in t.terms for i in term}
+    for i, label in enumerate(t.labels):
+        spec = coding.declared.get(label)
+        if spec is None or i == t.response:
+            continue
+        v = out[i]
+        if not isinstance(v, Fac):
+            if label in coding.explicit and i in in_terms:
+                raise FormulaError(
+                    f"contrasts are given for '{label}', which is numeric: contrasts apply only to factors "
+                    f"(as in R). Use factor({label}) in the formula and name the contrasts for 'factor({label})'."
+                )
+            continue
+        out[i] = Fac(v.codes, v.levels, v.ordered, spec)
+    labels = set(t.labels)
+    absent = [k for k in coding.explicit if k not in labels]
+    if absent:
+        warnings.warn(
+            f"variable '{absent[0]}' is absent from the formula; its contrasts are ignored (as R warns).",
+            DataWarning,
+            stacklevel=caller_stacklevel(),
+        )
+    return out
 
 
 def _design_value(v):
