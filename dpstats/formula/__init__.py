@@ -11,13 +11,16 @@ their order, its values and the rows dropped equal R's
 * Operators: ``+ - : * / %in% ^``, ``.``, ``0``/``1``/``-1``, ``offset()``.
 * Functions: ``I()``, arithmetic and comparisons, ``log(x, base =)`` and other
   maths, ``factor()``, ``as.numeric()``, ``as.integer()``, ``as.logical()``,
-  ``relevel()``, ``C(f, contr.sum)`` and the other base contrasts,
-  ``poly(x, degree, raw =)``, ``splines::ns()``/``bs()`` (``df =``, ``knots =``,
-  ``Boundary.knots =``), ``scale()`` (n - 1); keyword arguments are arguments.
-  Anything else is a :class:`FormulaError` naming the function.
-* Factors (categoricals, strings, logicals) are coded by R's rule (treatment
-  contrasts, polynomial ones for ordered factors, indicators where a term's
-  margin is absent).
+  ``relevel()``, ``factor(labels =)``, ``C(f, contr.sum)`` and the other base
+  contrasts (also ``C(f, contr.treatment(3, base = 2))``, ``how.many``),
+  ``poly(x, degree, raw =)`` and ``poly(x, z, degree =)``, ``splines::ns()``/``bs()``
+  (``df =``, ``knots =``, ``Boundary.knots =``), ``scale()`` (n - 1), ``cut()``,
+  ``pmin()``/``pmax()``, ``ifelse()``, ``interaction()``; keyword arguments are
+  arguments. Anything else is a :class:`FormulaError` naming the function.
+* Factors (categoricals, strings, logicals) are coded by R's rule (the contrasts
+  in force: ``contrasts=``, ``data.attrs["contrasts"]`` and ``C()`` per variable,
+  else ``default_contrasts`` — R's ``options(contrasts =)``, treatment and
+  polynomial by default; indicators where a term's margin is absent).
 * Missing values: without a schema, rows with a missing or non-finite value in a
   variable the formula uses are dropped (R's ``na.omit``); with ``schema=`` (what
   every front door passes) the schema's rule applies: declared levels (values
@@ -26,7 +29,8 @@ their order, its values and the rows dropped equal R's
   rows dropped or values filled; ``ModelFrame.n_dropped`` and ``n_filled`` are
   non-private diagnostics.
 * Privacy: terms whose values depend on the data as a whole (``scale()``,
-  orthogonal ``poly()``, splines with knots at data quantiles, ``mean()``...)
+  orthogonal ``poly()``, splines with knots at data quantiles, ``cut(x, breaks = 3)``,
+  ``mean()``...)
   are listed in ``ModelFrame.data_dependent_terms``; the front doors name them
   in the privacy statement, warn, and refuse them under ``strict=True``.
 
