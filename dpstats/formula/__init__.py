@@ -52,7 +52,7 @@ import pandas as pd
 
 from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
 from ..schema import Schema
-from ._design import DEFAULT_CONTRASTS, INTERCEPT, design, subset
+from ._design import DEFAULT_CONTRASTS, INTERCEPT, design, factor_column_ranges, subset
 from ._eval import Chr, Context, Fac, Num, as_factor, contrast_spec, referenced_columns
 from ._parse import Node, call_name, deparse, parse, r_names
 from ._terms import build_terms
@@ -111,6 +111,11 @@ class ModelFrame:
         Sum of the formula's ``offset()`` terms (not part of the design, as in R).
     data_dependent_terms : list of (str, str)
         Terms whose values depend on the data as a whole (step, how to avoid it).
+    factor_column_ranges : dict of str to (float, float)
+        The public range of each design column made of factors alone, from its contrasts (not
+        from the rows): (0, 1) for a treatment dummy, (-1, 1) for ``contr.sum``, the matrix's
+        entries for polynomial, Helmert or declared contrasts. A front door that bounds factor
+        columns must take these, not (0, 1), or it clips a contrast's -1 to 0.
     """
 
     formula: str
@@ -131,6 +136,7 @@ class ModelFrame:
     schema_steps: list[tuple[str, str]] = field(default_factory=list)
     schema_rule: str = ""
     n_data_dependent: bool = False
+    factor_column_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -439,6 +445,7 @@ def _general_frame(
     if not t.terms and not t.intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
     X, names, terms, levels = design(t, factors, n, coding.default)
+    ranges = factor_column_ranges(t, factors, coding.default)
     intercept = t.intercept
     if drop_intercept and intercept:
         X, names, terms, intercept = X[:, 1:], names[1:], terms[1:], False
@@ -461,6 +468,7 @@ def _general_frame(
         offset=None if offset is None else np.asarray(offset, float),
         data_dependent_terms=ctx.steps,
         schema_steps=list(ctx.level_steps),
+        factor_column_ranges={nm: ranges[nm] for nm in names if nm in ranges},
     )
 
 

@@ -128,6 +128,40 @@ def design(t: Terms, values: list, n: int, default_contrasts: tuple[str, str] = 
     return np.ascontiguousarray(X, dtype=float), names, terms, levels
 
 
+def factor_column_ranges(
+    t: Terms, values: list, default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
+) -> dict[str, tuple[float, float]]:
+    """The public range of every design column made of factors alone, from its coding (not the rows).
+
+    A treatment dummy ranges over (0, 1); a ``contr.sum`` column over (-1, 1); a ``contr.poly``,
+    Helmert or declared-matrix column over its matrix's entries; an interaction of factors over the
+    products of its parts' entries. Columns with a numeric part are not listed (their range comes
+    from declared bounds).
+    """
+    out: dict[str, tuple[float, float]] = {}
+    for term, coding in zip(t.terms, codings(t, values)):
+        parts = sorted(term)
+        if not all(isinstance(values[v], Fac) for v in parts):
+            continue
+        cols: list[tuple[str, set]] = [("", {1.0})]
+        for v, how in zip(parts, coding):
+            f, label = values[v], t.labels[v]
+            if how == "indicators" or len(f.levels) < 2:
+                pieces = [(label + lev, {0.0, 1.0}) for lev in f.levels]
+            else:
+                matrix, names = contrast_matrix(f, label, default_contrasts)
+                names = names if names is not None else [str(j) for j in range(1, matrix.shape[1] + 1)]
+                pieces = [(label + nm, set(matrix[:, j].tolist())) for j, nm in enumerate(names)]
+            cols = [
+                (f"{a}:{b}" if a else b, {x * y for x in sa for y in sb})
+                for b, sb in pieces
+                for a, sa in cols
+            ]
+        for name, possible in cols:
+            out[name] = (float(min(possible)), float(max(possible)))
+    return out
+
+
 def subset(value, keep: np.ndarray):
     """The value on the rows kept (scalars are broadcast)."""
     if isinstance(value, Fac):
