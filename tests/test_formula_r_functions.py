@@ -144,7 +144,35 @@ def test_chunked_engines_refuse_exactly_the_terms_that_need_all_rows():
     )
 
 
+def test_chunked_engines_refuse_cut_by_count_text_ifelse_and_interaction():
+    cols = ["y", "x", "g", "h"]
+    unsafe = chunk_unsafe_terms(
+        "y ~ cut(x, 3) + cut(x, breaks = c(0, 1, 2)) + ifelse(x > 1, 'a', 'b') + ifelse(x > 1, x, 0) "
+        "+ interaction(g, h) + pmin(x, 2)",
+        cols,
+    )
+    assert unsafe == ["cut(x, 3)", 'ifelse(x > 1, "a", "b")', "interaction(g, h)"]
+
+
 # ---------------------------------------------------------------- front doors
+def test_strict_refuses_cut_with_a_number_of_breaks_before_spending(df):
+    acc = dp.Accountant(eps=5)
+    with pytest.raises(PrivacyParameterError, match=r"strict=True refuses.*cut\(x1, breaks = 3\)"):
+        dp.dp_lm("y ~ cut(x1, breaks = 3) + x2", df, eps=1.0, bounds=(-5, 5), strict=True, accountant=acc)
+    assert acc.spent_eps == 0
+    with pytest.warns(NonPrivateWarning, match=r"cut\(x1, breaks = 3\)"):
+        dp.dp_lm("y ~ cut(x1, breaks = 3) + x2", df, eps=1.0, bounds=(-5, 5), random_state=0)
+    ok = dp.dp_lm(
+        "y ~ cut(x1, breaks = c(-5, 0, 5)) + pmin(x2, 1)",
+        df,
+        eps=1.0,
+        bounds=(-5, 5),
+        strict=True,
+        random_state=0,
+    )
+    assert ok.privacy.data_dependent_steps == []
+
+
 def test_dp_sis_names_warns_and_strict_refuses_scale(df):
     data = df.drop(columns=["f"])
     with pytest.warns(NonPrivateWarning, match=r"scale\(x1\)"):

@@ -370,6 +370,8 @@ def chunk_unsafe_terms(formula: str, columns: list[str]) -> list[str]:
     --------
     >>> chunk_unsafe_terms("y ~ scale(x) + poly(x, 2, raw = TRUE) + factor(g)", ["y", "x", "g"])
     ['scale(x)', 'factor(g)']
+    >>> chunk_unsafe_terms("y ~ cut(x, 3) + cut(x, c(0, 1, 2)) + ifelse(x > 1, 'a', 'b')", ["y", "x"])
+    ['cut(x, 3)', 'ifelse(x > 1, "a", "b")']
     """
     lhs, rhs = split_formula(formula, one_sided=formula.lstrip().startswith("~"))
     nodes = [parse(rhs)] + ([parse(_raw_lhs(formula))] if lhs else [])
@@ -398,7 +400,21 @@ def _chunk_unsafe(node: Node) -> bool:
         return not any(n == "raw" and deparse(a) in ("TRUE", "T") for n, a in node.args)
     if name in ("ns", "bs"):
         return not ({"knots", "Boundary.knots"} <= named or ("Boundary.knots" in named and "df" not in named))
+    if name == "cut":  # a number of breaks reads the range of all rows
+        breaks = dict(_bound_args(node)).get("breaks")
+        return breaks is not None and breaks.kind == "num"
+    if name == "ifelse":  # text values: levels are the values that occur in all rows
+        return any(a.kind == "str" for _, a in node.args[1:])
+    if name == "interaction":  # as.factor() of its arguments reads levels from the rows it sees
+        return True
     return name in ("factor", "as.factor", "ordered", "as.ordered") and "levels" not in named
+
+
+def _bound_args(node: Node) -> list[tuple[str, Node]]:
+    """cut()'s arguments by name (R's matching of x, breaks by position)."""
+    named = [(n, a) for n, a in node.args if n]
+    free = [f for f in ("x", "breaks") if f not in {n for n, _ in named}]
+    return named + list(zip(free, [a for n, a in node.args if n is None]))
 
 
 # --------------------------------------------------------------------------- general formulas
