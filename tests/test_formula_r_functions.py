@@ -315,6 +315,15 @@ def test_contrasts_argument_and_default_option(df):
     """R's lm(contrasts = list(f = ...)) and options(contrasts =): names, matrices, and their errors."""
     sum_ = model_frame("y ~ f", df, contrasts={"f": "contr.sum"})
     assert sum_.names == ["(Intercept)", "f1", "f2"]
+    # kept on the frame, so that a fit can code new data the same way
+    assert sum_.contrasts == {"f": "contr.sum"} and sum_.default_contrasts == (
+        "contr.treatment",
+        "contr.poly",
+    )
+    again = model_frame(
+        "y ~ f", df.iloc[:5], contrasts=sum_.contrasts, default_contrasts=sum_.default_contrasts
+    )
+    np.testing.assert_array_equal(again.X, sum_.X[:5])
     assert sum_.X[df["f"].to_numpy() == "w"][:, 1:].tolist()[0] == [-1.0, -1.0]
     m = pd.DataFrame([[0.5, 0], [0, 1], [-0.5, -1]], index=["w", "u", "v"], columns=["A", "B"])
     named = model_frame("y ~ f", df, contrasts={"f": m})  # rows named by the levels: matched by name

@@ -137,6 +137,8 @@ class ModelFrame:
     schema_rule: str = ""
     n_data_dependent: bool = False
     factor_column_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    contrasts: dict = field(default_factory=dict)
+    default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
 
     @property
     def n(self) -> int:
@@ -258,6 +260,7 @@ def model_frame(
     mf = _general_frame(
         formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding
     )
+    mf.contrasts, mf.default_contrasts = dict(coding.given), coding.default
     mf.n_filled += n_filled
     return _with_schema(mf, schema, data, used)
 
@@ -269,6 +272,7 @@ class _Coding:
     declared: dict[str, tuple] = field(default_factory=dict)
     explicit: set[str] = field(default_factory=set)  # given as contrasts= (R warns if absent)
     default: tuple[str, str] = DEFAULT_CONTRASTS
+    given: dict = field(default_factory=dict)  # as the caller gave them (for ModelFrame.contrasts)
 
 
 def _coding(data, contrasts, default_contrasts) -> _Coding:
@@ -284,7 +288,7 @@ def _coding(data, contrasts, default_contrasts) -> _Coding:
                 'factors, e.g. c("contr.treatment", "contr.poly").'
             )
         default = tuple(contrast_spec(str(d), "options(contrasts =)")[1] for d in list(default))
-    declared = {}
+    declared, given = {}, {}
     for source in (attrs.get("contrasts") or {}, contrasts or {}):
         if not isinstance(source, dict):
             raise FormulaError(
@@ -292,7 +296,8 @@ def _coding(data, contrasts, default_contrasts) -> _Coding:
             )
         for name, spec in source.items():
             declared[_label_key(str(name))] = contrast_spec(spec, f"contrasts for '{name}'")
-    return _Coding(declared, {_label_key(str(k)) for k in (contrasts or {})}, default)
+            given[str(name)] = spec
+    return _Coding(declared, {_label_key(str(k)) for k in (contrasts or {})}, default, given)
 
 
 def _label_key(name: str) -> str:

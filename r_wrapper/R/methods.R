@@ -234,9 +234,17 @@ ledger.dp_accountant <- function(x, ...) {
 
 # The design matrix the Python formula layer builds for formula and data: a numeric matrix with
 # model.matrix's column names (and its "assign" attribute), rows named as the data's kept rows.
-dp_model_matrix <- function(formula, data) {
+dp_model_matrix <- function(formula, data, contrasts.arg = NULL) {
   if (missing(formula) || missing(data)) {
     .dp_abort("dp_model_matrix(formula, data) needs both arguments.", "dpstats_argument_error")
+  }
+  if (!is.null(contrasts.arg)) {  # as model.matrix(..., contrasts.arg = list(g = "contr.sum"))
+    if (!is.list(contrasts.arg) || is.null(names(contrasts.arg)) || any(!nzchar(names(contrasts.arg)))) {
+      .dp_abort("contrasts.arg must be a named list, e.g. contrasts.arg = list(group = \"contr.sum\").",
+                "dpstats_argument_error")
+    }
+    if (is.matrix(data)) data <- .matrix_frame(data)
+    attr(data, "dpstats_contrasts_arg") <- contrasts.arg
   }
   d <- .dp_invoke("design_for_r", list(formula = formula, data = data), target = .dp_ensure_bridge(),
                   call = sys.call())

@@ -32,6 +32,10 @@ test_that("contrasts(f) <- and options(contrasts =) reach the design", {
   same_design(ncases ~ agegp + alcgp, esoph)
   same_design(Sepal.Length ~ Species * Petal.Width, iris)
   same_design(mpg ~ factor(cyl) + C(factor(gear)) + wt, mtcars)
+  X <- dp_model_matrix(mpg ~ factor(cyl) + wt, mtcars, contrasts.arg = list(`factor(cyl)` = "contr.helmert"))
+  expect_equal(unname(X), unname(model.matrix(mpg ~ factor(cyl) + wt, mtcars,
+                                               contrasts.arg = list(`factor(cyl)` = "contr.helmert"))),
+               ignore_attr = TRUE)
   options(contrasts = c("contr.helmert", "contr.treatment"))
   same_design(ncases ~ agegp + tobgp, esoph)
 })
