@@ -230,6 +230,8 @@ class Context:
             return node.value
         if node.kind == "const" and node.value in ("TRUE", "FALSE", "NULL"):
             return {"TRUE": True, "FALSE": False, "NULL": None}[node.value]
+        if node.kind == "const" and node.value == "Inf":
+            return math.inf
         if node.kind == "name" and node.value in ("T", "F"):
             return node.value == "T"
         if node.kind == "unary" and node.value == "-":
@@ -349,7 +351,7 @@ _FORMALS = {
     "factor": ["x", "levels", "labels", "ordered"],
     "as.factor": ["x"],
     "ordered": ["x", "levels", "labels"],
-    "C": ["object", "contr", "how.many"],
+    "C": ["object", "contr", "how.many", "base", "scores", "contrasts"],
     "cut": ["x", "breaks", "labels", "include.lowest", "right", "dig.lab", "ordered_result"],
     "ifelse": ["test", "yes", "no"],
     "relevel": ["x", "ref"],
@@ -667,6 +669,16 @@ def _C(ctx, node, args):
     if spec is None:  # R: getOption("contrasts"), by name
         spec = ("levels", ctx.default_contrasts[1 if f.ordered else 0])
     how_many = ctx.literal(args.get("how.many"), "how.many=")
+    extra = {k: args[k] for k in ("base", "scores", "contrasts") if k in args}
+    if extra and spec[0] != "matrix":  # C(f, contr.treatment, base = 2): R calls contr(nlevels(f), base = 2)
+        values, names = _bases.contrast_function(
+            spec[1],
+            [str(j) for j in range(1, len(f.levels) + 1)],
+            int(ctx.literal(extra.get("base"), "base=", 1.0)),
+            bool(ctx.literal(extra.get("contrasts"), "contrasts=", True)),
+            ctx.literal(extra.get("scores"), "scores="),
+        )
+        spec = ("matrix", ContrastMatrix(values, names))
     if how_many is not None:
         if not isinstance(how_many, float) or how_many < 1 or how_many != int(how_many):
             raise FormulaError(f"'{deparse(node)}': how.many must be a whole number >= 1.")
@@ -790,8 +802,8 @@ def _seq(start: float, stop: float, length: int) -> np.ndarray:
 
 def _format_g(v: float, digits: int) -> str:
     """R's ``formatC(v, digits = d, width = 1)``: C's ``%.<d>g``."""
-    if math.isinf(v):
-        return "Inf" if v > 0 else "-Inf"
+    if math.isinf(v):  # formatC pads non-finite numbers to 4 characters: " Inf" (R's "(3, Inf]")
+        return " Inf" if v > 0 else "-Inf"
     return f"{v + 0.0:.{digits}g}"
 
 
