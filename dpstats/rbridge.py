@@ -15,6 +15,12 @@ frames (reticulate 1.28 handles neither numpy 2 nor pandas 3):
             for ``NA``;
 ``levels``  one list of level labels per coded column (empty for logicals).
 
+Two optional entries carry how R would code the factors (``model.matrix``'s contrasts):
+``contrasts`` maps a column to its ``contrasts(f) <-`` attribute (a name such as
+``"contr.sum"``, or a matrix as ``values`` column-major, ``dim``, ``colnames``, ``rownames``)
+and ``default_contrasts`` is the session's ``getOption("contrasts")``; both go to the frame's
+``attrs``, which :func:`dpstats.formula.model_frame` reads.
+
 *For R users* (the R package in ``r_wrapper/`` calls these through
 reticulate): :func:`call_from_r` builds the pandas frame from a transport,
 calls a public dpstats function, and returns an :class:`RCall` holding the
@@ -109,7 +115,43 @@ def frame_from_transport(transport: dict) -> pd.DataFrame:
             i_code += 1
         else:
             raise DataError(f"column '{name}' has an unsupported kind {kind!r}.")
-    return pd.DataFrame(columns, columns=names) if columns else pd.DataFrame(index=range(n))
+    frame = pd.DataFrame(columns, columns=names) if columns else pd.DataFrame(index=range(n))
+    declared = transport.get("contrasts")
+    if declared:
+        frame.attrs["contrasts"] = {str(k): contrasts_from_r(v) for k, v in dict(declared).items()}
+    default = transport.get("default_contrasts")
+    if default is not None:
+        frame.attrs["default_contrasts"] = [str(x) for x in _as_list(default)]
+    return frame
+
+
+def contrasts_from_r(spec):
+    """A factor's contrasts as R sends them: a name, or a matrix (values column-major, dim, dimnames).
+
+    Examples
+    --------
+    >>> contrasts_from_r("contr.sum")
+    'contr.sum'
+    >>> m = contrasts_from_r({"values": [1, 0, -1, 0, 1, -1], "dim": [3, 2], "colnames": None,
+    ...                       "rownames": ["a", "b", "c"]})
+    >>> m.index.tolist(), m.to_numpy().tolist()
+    (['a', 'b', 'c'], [[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    """
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, (list, tuple)) and len(spec) == 1 and isinstance(spec[0], str):
+        return spec[0]
+    spec = dict(spec)
+    k, m = (int(d) for d in _as_list(spec["dim"]))
+    values = np.asarray(_as_list(spec["values"]), dtype=float).reshape((k, m), order="F")
+    colnames = spec.get("colnames")
+    rownames = spec.get("rownames")
+    out = pd.DataFrame(values)
+    if colnames is not None and len(_as_list(colnames)) == m:
+        out.columns = [str(c) for c in _as_list(colnames)]
+    if rownames is not None and len(_as_list(rownames)) == k:
+        out.index = [str(r) for r in _as_list(rownames)]
+    return out
 
 
 def _numeric_column(values: np.ndarray, kind: str):

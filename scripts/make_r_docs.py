@@ -63,7 +63,9 @@ COMMON = {
 DETAILS = """\
 As in \\code{lm}: \\code{subset =} selects rows (evaluated in \\code{data});
 \\code{weights =} is refused (case weights change the sensitivity of one row), and so is
-\\code{na.action} other than \\code{na.omit}. \\code{fit$call} is the call as written,
+\\code{na.action} other than \\code{na.omit}; \\code{contrasts = list(g = "contr.sum")} codes
+factors as \\code{lm} does, and so do each factor's \\code{contrasts(f) <- ...} and
+\\code{options(contrasts = ...)}, sent with the data. \\code{fit$call} is the call as written,
 Python's record of it is \\code{fit$py_call}. Whole numbers may be written \\code{5} or
 \\code{5L}; \\code{bounds} as \\code{c(lo, hi)} for every column or a named list such as
 \\code{list(y = c(0, 10), x = c(-1, 1))}. A misspelt or unknown argument, or a missing required

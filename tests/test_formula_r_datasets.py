@@ -12,6 +12,7 @@ kept must equal R's.
 from __future__ import annotations
 
 import csv
+import json
 import warnings
 from pathlib import Path
 
@@ -170,3 +171,126 @@ def test_declared_levels_equal_r_factor_with_levels(rpy2_robjects, dataset, form
     expected = np.asarray(r["values"]).reshape((n, len(names)), order="F")
     np.testing.assert_allclose(mf.X, expected, rtol=0, atol=1e-10, err_msg=formula)
     np.testing.assert_allclose(mf.y, np.asarray(r["y"]), rtol=0, atol=1e-10, err_msg=formula)
+
+
+# --------------------------------------------------------------------------- contrasts (issue 28, item 2)
+# (data set, formula, options(contrasts =), per-column `contrasts(d$col) <- <R expression>`,
+#  lm-style contrasts.arg as R expressions by variable name). R's oracle is model.matrix under that
+# option with those attributes (and contrasts.arg); dpstats gets them as the R package sends them
+# (the frame's attrs: each column's stored attribute, a name or its matrix, and the option).
+TREATMENT, SUM, HELMERT = (
+    ("contr.treatment", "contr.poly"),
+    ("contr.sum", "contr.poly"),
+    ("contr.helmert", "contr.poly"),
+)
+CONTRAST_CASES = [
+    ("warpbreaks", "breaks ~ wool + tension", SUM, {}, {}),
+    ("warpbreaks", "breaks ~ wool * tension", HELMERT, {}, {}),
+    ("PlantGrowth", "weight ~ group", TREATMENT, {"group": "contr.sum(3)"}, {}),
+    ("PlantGrowth", "weight ~ group", SUM, {"group": '"contr.treatment"'}, {}),
+    ("esoph", "ncases ~ agegp + alcgp", ("contr.treatment", "contr.helmert"), {}, {}),
+    ("esoph", "ncases ~ agegp + tobgp", TREATMENT, {"agegp": '"contr.treatment"', "tobgp": "contr.sum"}, {}),
+    ("iris", "Sepal.Length ~ Species * Petal.Width", HELMERT, {}, {}),
+    (
+        "iris",
+        "Sepal.Length ~ Species",
+        TREATMENT,
+        {"Species": "contr.treatment(levels(iris$Species), base = 3)"},
+        {},
+    ),
+    (
+        "iris",
+        "Sepal.Length ~ Species + Petal.Width",
+        SUM,
+        {"Species": "matrix(c(1, -1, 0, 0.5, 0.5, -1), 3)"},
+        {},
+    ),
+    ("warpbreaks", "breaks ~ tension + wool", TREATMENT, {"tension": "contr.poly(3)[, 1, drop = FALSE]"}, {}),
+    ("mtcars", "mpg ~ factor(cyl) + wt", ("contr.SAS", "contr.poly"), {}, {}),
+    ("CO2", "uptake ~ Type + Treatment + conc", SUM, {"Type": "contr.helmert"}, {}),
+    ("CO2", "uptake ~ Plant + conc", HELMERT, {}, {}),
+    ("warpbreaks", "breaks ~ C(tension) + wool", SUM, {}, {}),
+    ("warpbreaks", "breaks ~ C(tension, treatment) + wool", SUM, {"wool": '"contr.treatment"'}, {}),
+    ("mtcars", "mpg ~ factor(cyl) + factor(am) + wt", TREATMENT, {}, {"factor(cyl)": '"contr.sum"'}),
+    (
+        "warpbreaks",
+        "breaks ~ wool + tension",
+        SUM,
+        {},
+        {"tension": "contr.helmert(3)", "wool": '"contr.SAS"'},
+    ),
+    ("iris", "Sepal.Length ~ Species:Petal.Width - 1", SUM, {}, {}),
+]
+
+R_CONTRASTS = r"""
+dpstats_contrasts_oracle <- function(dataset, formula, option, exprs, arg_exprs) {
+  d <- get(dataset)
+  for (nm in names(exprs)) contrasts(d[[nm]]) <- eval(parse(text = exprs[[nm]]))
+  sent <- lapply(setNames(names(d), names(d)), function(nm) {
+    cm <- attr(d[[nm]], "contrasts")
+    if (is.null(cm) || is.character(cm)) cm
+    else list(values = as.double(cm), dim = dim(cm), colnames = colnames(cm), rownames = rownames(cm))
+  })
+  arg <- lapply(arg_exprs, function(e) eval(parse(text = e)))
+  op <- options(contrasts = option)
+  on.exit(options(op))
+  f <- as.formula(formula, env = globalenv())
+  mf <- model.frame(f, d)
+  mm <- model.matrix(attr(mf, "terms"), mf, contrasts.arg = if (length(arg)) arg)
+  fit <- lm(f, d, contrasts = if (length(arg)) arg)
+  json <- function(x) as.character(jsonlite::toJSON(x, null = "null", auto_unbox = TRUE, digits = NA))
+  list(names = colnames(mm), values = as.double(mm), n = nrow(mm), sent = json(Filter(Negate(is.null), sent)),
+       arg = json(lapply(arg, function(cm) if (is.character(cm)) cm
+                    else list(values = as.double(cm), dim = dim(cm), colnames = colnames(cm),
+                              rownames = rownames(cm)))),
+       coef = as.double(coef(fit)), coef_names = names(coef(fit)))
+}
+"""
+
+
+def _contrast_case(ro, dataset, formula, option, exprs, arg_exprs):
+    ro.r(R_SETUP + R_CONTRASTS)
+    r = ro.r["dpstats_contrasts_oracle"](
+        dataset, formula, ro.StrVector(list(option)), ro.ListVector(exprs), ro.ListVector(arg_exprs)
+    )
+    return {k: r.rx2(k) for k in r.names}
+
+
+def _frame_with_contrasts(ro, r, dataset, option):
+    from dpstats.rbridge import contrasts_from_r, to_pandas
+
+    frame = to_pandas(ro.r(dataset))
+    sent = json.loads(r["sent"][0]) or {}  # what reticulate hands the bridge: plain lists and scalars
+    frame.attrs["contrasts"] = {nm: contrasts_from_r(spec) for nm, spec in sent.items()}
+    frame.attrs["default_contrasts"] = list(option)
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("dataset", "formula", "option", "exprs", "arg_exprs"),
+    CONTRAST_CASES,
+    ids=[f"{c[0]}: {c[1]} {c[2][0]} {c[3]} {c[4]}" for c in CONTRAST_CASES],
+)
+def test_contrasts_equal_r(rpy2_robjects, dataset, formula, option, exprs, arg_exprs):
+    """options(contrasts =), contrasts(f) <- (a name, a function or a matrix, completed by R when short)
+    and lm's contrasts = list(...) give R's model.matrix, and dp_lm at eps = Inf gives coef(lm(...))."""
+    import dpstats as dp
+    from dpstats.rbridge import contrasts_from_r
+
+    ro = rpy2_robjects
+    r = _contrast_case(ro, dataset, formula, option, exprs, arg_exprs)
+    frame = _frame_with_contrasts(ro, r, dataset, option)
+    contrasts = {nm: contrasts_from_r(spec) for nm, spec in (json.loads(r["arg"][0]) or {}).items()}
+    mf = model_frame(formula, frame, check_constant=False, contrasts=contrasts or None)
+    names, n = list(r["names"]), int(r["n"][0])
+    assert mf.names == names
+    expected = np.asarray(r["values"]).reshape((n, len(names)), order="F")
+    np.testing.assert_allclose(mf.X, expected, rtol=0, atol=1e-10, err_msg=formula)
+    if contrasts:
+        return  # the front doors take contrasts through the data (the R package sends them so)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = dp.dp_lm(formula, frame, eps=float("inf"))
+    coef = fit.coef()
+    assert list(coef.index) == list(r["coef_names"])
+    np.testing.assert_allclose(coef.to_numpy(), np.asarray(r["coef"]), rtol=1e-8, atol=1e-8, err_msg=formula)

@@ -11,13 +11,16 @@ their order, its values and the rows dropped equal R's
 * Operators: ``+ - : * / %in% ^``, ``.``, ``0``/``1``/``-1``, ``offset()``.
 * Functions: ``I()``, arithmetic and comparisons, ``log(x, base =)`` and other
   maths, ``factor()``, ``as.numeric()``, ``as.integer()``, ``as.logical()``,
-  ``relevel()``, ``C(f, contr.sum)`` and the other base contrasts,
-  ``poly(x, degree, raw =)``, ``splines::ns()``/``bs()`` (``df =``, ``knots =``,
-  ``Boundary.knots =``), ``scale()`` (n - 1); keyword arguments are arguments.
-  Anything else is a :class:`FormulaError` naming the function.
-* Factors (categoricals, strings, logicals) are coded by R's rule (treatment
-  contrasts, polynomial ones for ordered factors, indicators where a term's
-  margin is absent).
+  ``relevel()``, ``factor(labels =)``, ``C(f, contr.sum)`` and the other base
+  contrasts (also ``C(f, contr.treatment(3, base = 2))``, ``how.many``),
+  ``poly(x, degree, raw =)`` and ``poly(x, z, degree =)``, ``splines::ns()``/``bs()``
+  (``df =``, ``knots =``, ``Boundary.knots =``), ``scale()`` (n - 1), ``cut()``,
+  ``pmin()``/``pmax()``, ``ifelse()``, ``interaction()``; keyword arguments are
+  arguments. Anything else is a :class:`FormulaError` naming the function.
+* Factors (categoricals, strings, logicals) are coded by R's rule (the contrasts
+  in force: ``contrasts=``, ``data.attrs["contrasts"]`` and ``C()`` per variable,
+  else ``default_contrasts`` — R's ``options(contrasts =)``, treatment and
+  polynomial by default; indicators where a term's margin is absent).
 * Missing values: without a schema, rows with a missing or non-finite value in a
   variable the formula uses are dropped (R's ``na.omit``); with ``schema=`` (what
   every front door passes) the schema's rule applies: declared levels (values
@@ -26,7 +29,8 @@ their order, its values and the rows dropped equal R's
   rows dropped or values filled; ``ModelFrame.n_dropped`` and ``n_filled`` are
   non-private diagnostics.
 * Privacy: terms whose values depend on the data as a whole (``scale()``,
-  orthogonal ``poly()``, splines with knots at data quantiles, ``mean()``...)
+  orthogonal ``poly()``, splines with knots at data quantiles, ``cut(x, breaks = 3)``,
+  ``mean()``...)
   are listed in ``ModelFrame.data_dependent_terms``; the front doors name them
   in the privacy statement, warn, and refuse them under ``strict=True``.
 
@@ -48,8 +52,8 @@ import pandas as pd
 
 from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
 from ..schema import Schema
-from ._design import INTERCEPT, design, subset
-from ._eval import Chr, Context, Fac, Num, as_factor, referenced_columns
+from ._design import DEFAULT_CONTRASTS, INTERCEPT, design, factor_column_ranges, subset
+from ._eval import Chr, Context, Fac, Num, as_factor, contrast_spec, referenced_columns
 from ._parse import Node, call_name, deparse, parse, r_names
 from ._terms import build_terms
 
@@ -107,6 +111,11 @@ class ModelFrame:
         Sum of the formula's ``offset()`` terms (not part of the design, as in R).
     data_dependent_terms : list of (str, str)
         Terms whose values depend on the data as a whole (step, how to avoid it).
+    factor_column_ranges : dict of str to (float, float)
+        The public range of each design column made of factors alone, from its contrasts (not
+        from the rows): (0, 1) for a treatment dummy, (-1, 1) for ``contr.sum``, the matrix's
+        entries for polynomial, Helmert or declared contrasts. A front door that bounds factor
+        columns must take these, not (0, 1), or it clips a contrast's -1 to 0.
     """
 
     formula: str
@@ -127,6 +136,9 @@ class ModelFrame:
     schema_steps: list[tuple[str, str]] = field(default_factory=list)
     schema_rule: str = ""
     n_data_dependent: bool = False
+    factor_column_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    contrasts: dict = field(default_factory=dict)
+    default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
 
     @property
     def n(self) -> int:
@@ -148,6 +160,8 @@ def model_frame(
     check_constant: bool = False,
     defer_checks: bool = False,
     schema: Schema | None = None,
+    contrasts: dict | None = None,
+    default_contrasts: tuple[str, str] | list[str] | None = None,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
 
@@ -179,6 +193,19 @@ def model_frame(
         The declared public schema and its rule for missing values
         (:mod:`dpstats.schema`).  Without it: levels as the data give them and
         incomplete rows dropped (R's defaults).
+    contrasts : dict, optional
+        R's ``lm(..., contrasts = list(g = "contr.sum"))``: how to code a factor, by its
+        name in the formula (``"g"``, ``"factor(cyl)"``): a contrast's name (``"contr.sum"``
+        or ``"sum"``, applied to the factor's levels) or a matrix, one row per level (a
+        DataFrame indexed by the levels, its columns naming the design's columns; any 2-D
+        array: columns numbered). It overrides ``C()`` and the default, as in R.
+        ``data.attrs["contrasts"]`` is read the same way (how the R package sends the
+        ``contrasts(f) <- ...`` set on a data frame's factors, so that every front door honours
+        them); this argument wins over it.
+    default_contrasts : pair of str, optional
+        R's ``options(contrasts = c(unordered, ordered))``, e.g. ``("contr.sum", "contr.poly")``;
+        ``data.attrs["default_contrasts"]`` otherwise; R's default ``("contr.treatment",
+        "contr.poly")`` without either. Contrasts are public choices: no data-dependent step.
 
     Returns
     -------
@@ -202,12 +229,14 @@ def model_frame(
     >>> mf.names, mf.y.tolist(), mf.n_filled
     (['(Intercept)', 'x.1', 'ga', 'gz'], [1.0, 2.0, 3.0, 4.0], 2)
     """
+    coding = _coding(data, contrasts, default_contrasts)
     data = _as_frame(data)
     lhs, rhs = split_formula(formula, one_sided)
     rhs_tokens = simple_rhs_tokens(rhs)
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
         used = _direct_variables(rhs_tokens, rhs, data, lhs)
         if not any(_factor_flags(data, used).values()):
+            _refuse_numeric_contrasts(coding, used)
             if defer_checks and _deferrable(rhs_tokens, response) and not (lhs and _is_factor(data[lhs])):
                 mf = _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows, schema)
             else:
@@ -228,9 +257,64 @@ def model_frame(
     if schema is not None:
         used = formula_variables(formula, data, one_sided)
         data, n_filled = schema.apply(data, used)
-    mf = _general_frame(formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema)
+    mf = _general_frame(
+        formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding
+    )
+    mf.contrasts, mf.default_contrasts = dict(coding.given), coding.default
     mf.n_filled += n_filled
     return _with_schema(mf, schema, data, used)
+
+
+@dataclass
+class _Coding:
+    """How factors are coded: declared contrasts by variable label, and R's default option."""
+
+    declared: dict[str, tuple] = field(default_factory=dict)
+    explicit: set[str] = field(default_factory=set)  # given as contrasts= (R warns if absent)
+    default: tuple[str, str] = DEFAULT_CONTRASTS
+    given: dict = field(default_factory=dict)  # as the caller gave them (for ModelFrame.contrasts)
+
+
+def _coding(data, contrasts, default_contrasts) -> _Coding:
+    """The contrasts in force, from the arguments and the data's attrs (read before attrs are dropped)."""
+    attrs = getattr(data, "attrs", None) or {}
+    default = default_contrasts if default_contrasts is not None else attrs.get("default_contrasts")
+    if default is None:
+        default = DEFAULT_CONTRASTS
+    else:
+        if isinstance(default, str) or len(list(default)) != 2:
+            raise FormulaError(
+                "default_contrasts (R's options(contrasts =)) must be two names, for unordered and ordered "
+                'factors, e.g. c("contr.treatment", "contr.poly").'
+            )
+        default = tuple(contrast_spec(str(d), "options(contrasts =)")[1] for d in list(default))
+    declared, given = {}, {}
+    for source in (attrs.get("contrasts") or {}, contrasts or {}):
+        if not isinstance(source, dict):
+            raise FormulaError(
+                'contrasts must be a named list (a dict) such as list(g = "contr.sum"), by variable name.'
+            )
+        for name, spec in source.items():
+            declared[_label_key(str(name))] = contrast_spec(spec, f"contrasts for '{name}'")
+            given[str(name)] = spec
+    return _Coding(declared, {_label_key(str(k)) for k in (contrasts or {})}, default, given)
+
+
+def _label_key(name: str) -> str:
+    """A variable's label as R deparses it (a column ``a b`` is `` `a b` ``)."""
+    try:
+        return deparse(parse(name))
+    except FormulaError:
+        return r_names([name])[0]
+
+
+def _refuse_numeric_contrasts(coding: _Coding, used: list[str]) -> None:
+    for name in r_names(used):
+        if name in coding.explicit:
+            raise FormulaError(
+                f"contrasts are given for '{name}', which is numeric: contrasts apply only to factors (as in R). "
+                f"Use factor({name}) in the formula and name the contrasts for 'factor({name})'."
+            )
 
 
 def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used: list[str]) -> ModelFrame:
@@ -291,6 +375,8 @@ def chunk_unsafe_terms(formula: str, columns: list[str]) -> list[str]:
     --------
     >>> chunk_unsafe_terms("y ~ scale(x) + poly(x, 2, raw = TRUE) + factor(g)", ["y", "x", "g"])
     ['scale(x)', 'factor(g)']
+    >>> chunk_unsafe_terms("y ~ cut(x, 3) + cut(x, c(0, 1, 2)) + ifelse(x > 1, 'a', 'b')", ["y", "x"])
+    ['cut(x, 3)', 'ifelse(x > 1, "a", "b")']
     """
     lhs, rhs = split_formula(formula, one_sided=formula.lstrip().startswith("~"))
     nodes = [parse(rhs)] + ([parse(_raw_lhs(formula))] if lhs else [])
@@ -319,7 +405,21 @@ def _chunk_unsafe(node: Node) -> bool:
         return not any(n == "raw" and deparse(a) in ("TRUE", "T") for n, a in node.args)
     if name in ("ns", "bs"):
         return not ({"knots", "Boundary.knots"} <= named or ("Boundary.knots" in named and "df" not in named))
+    if name == "cut":  # a number of breaks reads the range of all rows
+        breaks = dict(_bound_args(node)).get("breaks")
+        return breaks is not None and breaks.kind == "num"
+    if name == "ifelse":  # text values: levels are the values that occur in all rows
+        return any(a.kind == "str" for _, a in node.args[1:])
+    if name == "interaction":  # as.factor() of its arguments reads levels from the rows it sees
+        return True
     return name in ("factor", "as.factor", "ordered", "as.ordered") and "levels" not in named
+
+
+def _bound_args(node: Node) -> list[tuple[str, Node]]:
+    """cut()'s arguments by name (R's matching of x, breaks by position)."""
+    named = [(n, a) for n, a in node.args if n]
+    free = [f for f in ("x", "breaks") if f not in {n for n, _ in named}]
+    return named + list(zip(free, [a for n, a in node.args if n is None]))
 
 
 # --------------------------------------------------------------------------- general formulas
@@ -328,13 +428,16 @@ def _raw_lhs(formula: str) -> str:
 
 
 def _general_frame(
-    formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema=None
+    formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema=None, coding=None
 ) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
     rhs_node = parse(formula.split("~", 1)[1])
     t = build_terms(formula, lhs_node, rhs_node, [str(c) for c in data.columns])
-    ctx = Context(data, formula, unknown=lambda name: _unknown(name, data, formula))
+    coding = coding or _Coding()
+    ctx = Context(
+        data, formula, unknown=lambda name: _unknown(name, data, formula), default_contrasts=coding.default
+    )
     values = [ctx.eval(node) for node in t.variables]
     used = list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
     n_filled = 0
@@ -350,10 +453,20 @@ def _general_frame(
     y, classes = None, None
     if t.response is not None:
         y, classes = _general_response(lhs_text, values[t.response], data, keep, response)
+    for i, (node, v) in enumerate(zip(t.variables, values)):
+        if i != t.response and isinstance(v, Chr) and node.kind != "name":
+            ctx.step(  # text made inside the formula (ifelse(x > 1, "hi", "lo")): a factor of the values that occur
+                node,
+                "makes text whose levels are the values that occur in the rows",
+                "declare them: factor(..., levels = c(...))",
+                levels=True,
+            )
     factors = [_design_value(v) if i != t.response else v for i, v in enumerate(values)]
+    factors = _declared_contrasts(t, factors, coding)
     if not t.terms and not t.intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
-    X, names, terms, levels = design(t, factors, n)
+    X, names, terms, levels = design(t, factors, n, coding.default)
+    ranges = factor_column_ranges(t, factors, coding.default)
     intercept = t.intercept
     if drop_intercept and intercept:
         X, names, terms, intercept = X[:, 1:], names[1:], terms[1:], False
@@ -376,7 +489,38 @@ def _general_frame(
         offset=None if offset is None else np.asarray(offset, float),
         data_dependent_terms=ctx.steps,
         schema_steps=list(ctx.level_steps),
+        factor_column_ranges={nm: ranges[nm] for nm in names if nm in ranges},
     )
+
+
+def _declared_contrasts(t, factors: list, coding: _Coding) -> list:
+    """Declared contrasts (``contrasts=``, R's ``contrasts(f) <-``) on the variables they name."""
+    if not coding.declared:
+        return factors
+    out = list(factors)
+    in_terms = {i for term in t.terms for i in term}
+    for i, label in enumerate(t.labels):
+        spec = coding.declared.get(label)
+        if spec is None or i == t.response:
+            continue
+        v = out[i]
+        if not isinstance(v, Fac):
+            if label in coding.explicit and i in in_terms:
+                raise FormulaError(
+                    f"contrasts are given for '{label}', which is numeric: contrasts apply only to factors "
+                    f"(as in R). Use factor({label}) in the formula and name the contrasts for 'factor({label})'."
+                )
+            continue
+        out[i] = Fac(v.codes, v.levels, v.ordered, spec)
+    labels = set(t.labels)
+    absent = [k for k in coding.explicit if k not in labels]
+    if absent:
+        warnings.warn(
+            f"variable '{absent[0]}' is absent from the formula; its contrasts are ignored (as R warns).",
+            DataWarning,
+            stacklevel=caller_stacklevel(),
+        )
+    return out
 
 
 def _design_value(v):

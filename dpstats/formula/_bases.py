@@ -147,12 +147,39 @@ CONTRASTS = ("contr.treatment", "contr.sum", "contr.helmert", "contr.poly", "con
 
 def contrast_matrix(name: str, levels: list[str]) -> tuple[np.ndarray, list[str] | None]:
     """R's ``contr.*`` on these levels: the matrix and its column names (None: numbered)."""
+    return contrast_function(name, levels)
+
+
+def contrast_function(
+    name: str, levels: list[str], base: int = 1, contrasts: bool = True, scores=None
+) -> tuple[np.ndarray, list[str] | None]:
+    """R's ``contr.<name>(levels, base =, contrasts =, scores =)``: the matrix and its column names.
+
+    ``levels`` are the level labels (``contr.sum(3)`` is called with ``["1", "2", "3"]``).
+    Column names as R gives them: the levels left in for treatment and SAS, ``.L .Q .C ^4``
+    for poly, none (``None``: R numbers them) for sum and helmert.
+
+    Examples
+    --------
+    >>> m, names = contrast_function("contr.treatment", ["1", "2", "3"], base=2)
+    >>> m.tolist(), names
+    ([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]], ['1', '3'])
+    """
     k = len(levels)
     eye = np.eye(k)
-    if name == "contr.treatment":
-        return eye[:, 1:], levels[1:]
     if name == "contr.SAS":
-        return eye[:, :-1], levels[:-1]
+        name, base = "contr.treatment", k
+    if not contrasts and name != "contr.poly":
+        return eye, list(levels)
+    if k < 2:
+        raise DataError(f"{name}() needs at least 2 levels (as in R).")
+    if name == "contr.treatment":
+        if not 1 <= base <= k:
+            raise DataError(
+                f"contr.treatment(): base = {base} must be between 1 and the number of levels, {k}."
+            )
+        keep = [j for j in range(k) if j != base - 1]
+        return eye[:, keep], [levels[j] for j in keep]
     if name == "contr.sum":
         return np.vstack([np.eye(k - 1), -np.ones((1, k - 1))]), None
     if name == "contr.helmert":
@@ -160,7 +187,15 @@ def contrast_matrix(name: str, levels: list[str]) -> tuple[np.ndarray, list[str]
         for j in range(k - 1):
             m[: j + 1, j], m[j + 1, j] = -1.0, j + 1.0
         return m, None
-    x = np.arange(1, k + 1, dtype=float)
+    x = np.arange(1, k + 1, dtype=float) if scores is None else np.asarray(scores, float)
+    if len(x) != k:
+        raise DataError("contr.poly(): scores = must give one number per level.")
+    if np.unique(x).size < k:
+        raise DataError("contr.poly(): scores = must be distinct.")
     q, r = np.linalg.qr(np.vander(x - x.mean(), k, increasing=True))
+    z = q * np.sign(np.diag(r))
+    if not contrasts:
+        z[:, 0] = 1.0
+        return z, [f"^{j}" for j in range(k)]
     suffix = [".L", ".Q", ".C"] + [f"^{j}" for j in range(4, k)]
-    return (q * np.sign(np.diag(r)))[:, 1:], suffix[: k - 1]
+    return z[:, 1:], suffix[: k - 1]

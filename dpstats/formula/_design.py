@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, FormulaError
 from . import _bases
 from ._eval import Chr, Fac, Num
 from ._terms import Terms
 
 INTERCEPT = "(Intercept)"
+DEFAULT_CONTRASTS = ("contr.treatment", "contr.poly")  # R's default options(contrasts =)
 
 
 def codings(t: Terms, values: list) -> list[list[str]]:
@@ -42,7 +43,9 @@ def codings(t: Terms, values: list) -> list[list[str]]:
     return out
 
 
-def variable_columns(value, label: str, how: str, n: int) -> tuple[np.ndarray, list[str]]:
+def variable_columns(
+    value, label: str, how: str, n: int, default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
+) -> tuple[np.ndarray, list[str]]:
     """The columns one variable contributes to a term, and their name suffixes."""
     if how == "numeric":
         x = value.values if value.values.ndim == 2 else value.values[:, None]
@@ -62,19 +65,43 @@ def variable_columns(value, label: str, how: str, n: int) -> tuple[np.ndarray, l
             f"factor '{label}' has {len(value.levels)} level(s); contrasts need at least 2 "
             "(as in R). Remove it from the formula or check the rows kept."
         )
-    matrix, names = contrast_matrix(value)
+    matrix, names = contrast_matrix(value, label, default_contrasts)
     names = names if names is not None else [str(j) for j in range(1, matrix.shape[1] + 1)]
     return onehot @ matrix, [label + nm for nm in names]
 
 
-def contrast_matrix(f: Fac) -> tuple[np.ndarray, list[str] | None]:
-    """The factor's contrasts: set by C(), else treatment (unordered) or polynomial (ordered)."""
-    how, name = f.contrasts or ("levels", "contr.poly" if f.ordered else "contr.treatment")
-    labels = f.levels if how == "levels" else [str(j) for j in range(1, len(f.levels) + 1)]
-    return _bases.contrast_matrix(name, labels)
+def contrast_matrix(
+    f: Fac, label: str = "the factor", default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
+) -> tuple[np.ndarray, list[str] | None]:
+    """The factor's contrasts: set by C() or declared, else R's default in force
+    (``options(contrasts =)``: treatment for unordered factors, polynomial for ordered ones)."""
+    how, what = f.contrasts or ("levels", default_contrasts[1 if f.ordered else 0])
+    k = len(f.levels)
+    if how != "matrix":
+        labels = f.levels if how == "levels" else [str(j) for j in range(1, k + 1)]
+        return _bases.contrast_matrix(what, labels)
+    values, names = what.values, what.names
+    if values.shape[0] != k:
+        raise FormulaError(
+            f"the contrasts of {label} have {values.shape[0]} rows, but the factor has a different number "
+            "of levels; give one row per level (e.g. contr.sum(nlevels(f)) for the factor's own levels)."
+        )
+    if what.rows is not None and what.rows != list(f.levels) and sorted(what.rows) == sorted(f.levels):
+        values = values[
+            [what.rows.index(lev) for lev in f.levels]
+        ]  # rows named by the levels: matched by name
+    # otherwise by position, as R's contrasts<- takes a matrix (it names the rows by the levels)
+    m = k - 1 if what.how_many is None else what.how_many
+    if values.shape[1] < m:
+        raise FormulaError(
+            f"the contrasts of {label} have {values.shape[1]} column(s), fewer than the {m} asked for; "
+            "R would complete them with orthogonal columns, which dpstats does not: give all the columns, "
+            "or set how.many (C(f, m, how.many = ...)) to the number of columns given."
+        )
+    return values[:, :m], None if names is None else list(names[:m])
 
 
-def design(t: Terms, values: list, n: int):
+def design(t: Terms, values: list, n: int, default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS):
     """Design matrix, column names, the term of each column, and the factors' levels."""
     blocks, names, terms = [], [], []
     if t.intercept:
@@ -82,7 +109,7 @@ def design(t: Terms, values: list, n: int):
     for term, coding in zip(t.terms, codings(t, values)):
         cols, labels = np.ones((n, 1)), [""]
         for v, how in zip(sorted(term), coding):
-            vcols, vlabels = variable_columns(values[v], t.labels[v], how, n)
+            vcols, vlabels = variable_columns(values[v], t.labels[v], how, n, default_contrasts)
             cols = (
                 np.hstack([cols * vcols[:, [j]] for j in range(vcols.shape[1])])
                 if vcols.shape[1]
@@ -99,6 +126,40 @@ def design(t: Terms, values: list, n: int):
     }
     X = np.hstack(blocks) if blocks else np.empty((n, 0))
     return np.ascontiguousarray(X, dtype=float), names, terms, levels
+
+
+def factor_column_ranges(
+    t: Terms, values: list, default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
+) -> dict[str, tuple[float, float]]:
+    """The public range of every design column made of factors alone, from its coding (not the rows).
+
+    A treatment dummy ranges over (0, 1); a ``contr.sum`` column over (-1, 1); a ``contr.poly``,
+    Helmert or declared-matrix column over its matrix's entries; an interaction of factors over the
+    products of its parts' entries. Columns with a numeric part are not listed (their range comes
+    from declared bounds).
+    """
+    out: dict[str, tuple[float, float]] = {}
+    for term, coding in zip(t.terms, codings(t, values)):
+        parts = sorted(term)
+        if not all(isinstance(values[v], Fac) for v in parts):
+            continue
+        cols: list[tuple[str, set]] = [("", {1.0})]
+        for v, how in zip(parts, coding):
+            f, label = values[v], t.labels[v]
+            if how == "indicators" or len(f.levels) < 2:
+                pieces = [(label + lev, {0.0, 1.0}) for lev in f.levels]
+            else:
+                matrix, names = contrast_matrix(f, label, default_contrasts)
+                names = names if names is not None else [str(j) for j in range(1, matrix.shape[1] + 1)]
+                pieces = [(label + nm, set(matrix[:, j].tolist())) for j, nm in enumerate(names)]
+            cols = [
+                (f"{a}:{b}" if a else b, {x * y for x in sa for y in sb})
+                for b, sb in pieces
+                for a, sa in cols
+            ]
+        for name, possible in cols:
+            out[name] = (float(min(possible)), float(max(possible)))
+    return out
 
 
 def subset(value, keep: np.ndarray):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import FormulaError
+from ..errors import DataError, FormulaError
 from . import _bases
 from ._parse import Node, call_name, deparse, format_number
 
@@ -42,13 +42,33 @@ class Num:
 
 
 @dataclass
+class ContrastMatrix:
+    """A contrasts matrix given as numbers (R's ``contrasts(f) <- m``, ``C(f, contr.sum(3))``).
+
+    ``values`` has one row per level; ``names`` are its column names (``None``: R numbers the
+    columns); ``rows`` the levels its rows belong to, when known (R names them by the levels).
+    """
+
+    values: np.ndarray
+    names: list[str] | None = None
+    rows: list[str] | None = None
+    how_many: int | None = None  # columns to use; None: one fewer than the levels (R's default)
+
+
+@dataclass
 class Fac:
-    """A factor: integer codes (-1 missing), level labels, contrasts set by ``C()``."""
+    """A factor: integer codes (-1 missing), level labels, contrasts set by ``C()`` or declared.
+
+    ``contrasts`` is ``("levels", "contr.xxx")`` (the function called on the level labels, as R
+    calls a contrast given by name), ``("count", "contr.xxx")`` (called on the number of levels,
+    as for a function given by itself, ``C(f, contr.sum)``), ``("matrix", ContrastMatrix)``, or
+    ``None`` (the default contrasts in force: R's ``options(contrasts =)``).
+    """
 
     codes: np.ndarray
     levels: list[str]
     ordered: bool = False
-    contrasts: tuple[str, str] | None = None  # ("levels" | "count", "contr.xxx")
+    contrasts: tuple | None = None
 
 
 @dataclass
@@ -102,6 +122,8 @@ class Context:
     # terms whose levels (hence design columns) are read from the rows: a schema step, not a value
     # that depends on all rows (predict() can recode them by the fit's levels)
     level_steps: list[tuple[str, str]] = field(default_factory=list)
+    # R's options(contrasts = c(unordered, ordered)): what C(f) without contrasts uses
+    default_contrasts: tuple[str, str] = ("contr.treatment", "contr.poly")
 
     @property
     def n(self) -> int:
@@ -208,6 +230,8 @@ class Context:
             return node.value
         if node.kind == "const" and node.value in ("TRUE", "FALSE", "NULL"):
             return {"TRUE": True, "FALSE": False, "NULL": None}[node.value]
+        if node.kind == "const" and node.value == "Inf":
+            return math.inf
         if node.kind == "name" and node.value in ("T", "F"):
             return node.value == "T"
         if node.kind == "unary" and node.value == "-":
@@ -324,9 +348,12 @@ _FORMALS = {
     "scale": ["x", "center", "scale"],
     "ns": ["x", "df", "knots", "intercept", "Boundary.knots"],
     "bs": ["x", "df", "knots", "degree", "intercept", "Boundary.knots"],
-    "factor": ["x", "levels", "ordered"],
-    "ordered": ["x", "levels"],
-    "C": ["object", "contr"],
+    "factor": ["x", "levels", "labels", "ordered"],
+    "as.factor": ["x"],
+    "ordered": ["x", "levels", "labels"],
+    "C": ["object", "contr", "how.many", "base", "scores", "contrasts"],
+    "cut": ["x", "breaks", "labels", "include.lowest", "right", "dig.lab", "ordered_result"],
+    "ifelse": ["test", "yes", "no"],
     "relevel": ["x", "ref"],
     "round": ["x", "digits"],
     "mean": ["x", "na.rm"],
@@ -338,16 +365,41 @@ _FORMALS = {
 }
 
 
+# functions of any number of arguments (R's `...`): their named arguments, the rest in order
+_DOTS = {
+    "pmin": ["na.rm"],
+    "pmax": ["na.rm"],
+    "interaction": ["drop", "sep", "lex.order"],
+    "poly": ["degree", "raw", "coefs", "simple"],
+    "cbind": ["deparse.level"],
+}
+
+
+def _bind_dots(name: str, node: Node) -> dict:
+    out: dict = {"...": tuple(a for n, a in node.args if n is None)}
+    for argname, value in node.args:
+        if argname is not None:
+            if argname not in _DOTS[name]:
+                raise FormulaError(
+                    f"'{deparse(node)}': {name}() has no argument '{argname}' here; "
+                    f"supported named arguments: {', '.join(_DOTS[name])}."
+                )
+            out[argname] = value
+    if not out["..."]:
+        raise FormulaError(f"'{deparse(node)}': {name}() needs at least one variable.")
+    return out
+
+
 def bind(name: str, node: Node) -> dict[str, Node]:
-    """R's argument matching: exact names first, then positions."""
-    formals = _FORMALS.get(name, ["x"])
+    """R's argument matching: exact names first, then positions.
+
+    Functions with ``...`` (``pmin()``, ``interaction()``, ``poly()``) get their unnamed
+    arguments, in order, under ``"..."`` (a tuple of nodes).
+    """
     args = list(node.args)
-    unnamed = [a for n, a in args if n is None]
-    if name == "poly" and (len(unnamed) > 2 or (len(unnamed) == 2 and unnamed[1].kind != "num")):
-        raise FormulaError(
-            f"'{deparse(node)}': poly() of several variables is not supported; "
-            "use poly(x, degree) of one variable."
-        )
+    if name in _DOTS:
+        return _bind_dots(name, node)
+    formals = _FORMALS.get(name, ["x"])
     out: dict[str, Node] = {}
     for argname, value in args:
         if argname is not None:
@@ -366,6 +418,10 @@ def bind(name: str, node: Node) -> dict[str, Node]:
     out.update(zip(free, positional))
     if "x" in formals and "x" not in out and "object" not in formals:
         raise FormulaError(f"'{deparse(node)}': {name}() needs an argument.")
+    if name == "ifelse" and len(out) < 3:
+        raise FormulaError(f"'{deparse(node)}': ifelse() needs test, yes and no, e.g. ifelse(x > 5, 1, 0).")
+    if name == "cut" and "breaks" not in out:
+        raise FormulaError(f"'{deparse(node)}': cut() needs breaks, e.g. cut(x, breaks = c(0, 10, 20, 30)).")
     return out
 
 
@@ -435,10 +491,13 @@ def _factor(ordered: bool):
                 levels=True,
             )
         if levels is not None:
-            f = _with_levels(f, [level_label(v) for v in np.atleast_1d(levels).tolist()])
+            f = _with_levels(f, _labels(levels))
         elif call_name(node) == "factor":  # R's factor() keeps only the levels that occur
             present = np.unique(f.codes[f.codes >= 0])
             f = _with_levels(f, [f.levels[i] for i in present]) if len(present) < len(f.levels) else f
+        labels = ctx.literal(args.get("labels"), "labels=")
+        if labels is not None:
+            f = _with_labels(f, _labels(labels), node)
         as_ordered = ctx.literal(args.get("ordered"), "ordered=", None)
         return Fac(
             f.codes, f.levels, ordered=ordered or (f.ordered if as_ordered is None else bool(as_ordered))
@@ -452,6 +511,27 @@ def _with_levels(f: Fac, levels: list[str]) -> Fac:
     lookup = {lev: i for i, lev in enumerate(levels)}
     codes = np.asarray([lookup.get(v, -1) if v is not None else -1 for v in old], np.int64)
     return Fac(codes, levels, f.ordered)
+
+
+def _labels(value) -> list[str]:
+    """A constant c(...) as R's character vector: c(1, 2, "many") is "1", "2", "many"."""
+    return [level_label(v) for v in (value if isinstance(value, list) else [value])]
+
+
+def _with_labels(f: Fac, labels: list[str], node: Node) -> Fac:
+    """R's ``factor(x, labels =)``: one label per level (equal labels merge their levels), or one
+    prefix numbered over the levels."""
+    k = len(f.levels)
+    if len(labels) == 1 and k > 1:
+        labels = [f"{labels[0]}{j}" for j in range(1, k + 1)]
+    if len(labels) != k:
+        raise FormulaError(
+            f"'{deparse(node)}': labels= must give one label per level, or one prefix for all; "
+            'declare the levels too, e.g. factor(x, levels = c(1, 2), labels = c("low", "high")).'
+        )
+    merged = list(dict.fromkeys(labels))
+    remap = np.asarray([merged.index(lab) for lab in labels] + [-1], np.int64)
+    return Fac(remap[f.codes], merged, f.ordered)
 
 
 def _relevel(ctx, node, args):
@@ -481,34 +561,380 @@ def _contrasts_arg(ctx, node, arg: Node | None):
         return ("count", arg.value)
     if arg.kind == "str" and arg.value in _bases.CONTRASTS:
         return ("levels", arg.value)
+    if arg.kind == "call" and call_name(arg) in _bases.CONTRASTS:
+        return ("matrix", _contrast_call(ctx, arg))
     raise FormulaError(
         f"'{deparse(node)}': the contrasts must be one of {', '.join(_bases.CONTRASTS)} "
-        f"(or treatment, sum, helmert, poly, SAS), got '{deparse(arg)}'."
+        f"(or treatment, sum, helmert, poly, SAS), or a call of one with constant arguments such as "
+        f"contr.treatment(3, base = 2); got '{deparse(arg)}'."
     )
+
+
+_CONTR_FORMALS = {
+    "contr.treatment": ["n", "base", "contrasts", "sparse"],
+    "contr.SAS": ["n", "contrasts", "sparse"],
+    "contr.sum": ["n", "contrasts", "sparse"],
+    "contr.helmert": ["n", "contrasts", "sparse"],
+    "contr.poly": ["n", "scores", "contrasts", "sparse"],
+}
+
+
+def _contrast_call(ctx, call: Node) -> ContrastMatrix:
+    """``contr.treatment(3, base = 2)`` and the like, with constant arguments: R's matrix and column names."""
+    name = call_name(call)
+    formals = _CONTR_FORMALS[name]
+    out: dict[str, Node] = {}
+    for argname, value in call.args:
+        if argname is not None:
+            if argname not in formals:
+                raise FormulaError(
+                    f"'{deparse(call)}': {name}() has no argument '{argname}'; it takes {', '.join(formals)}."
+                )
+            out[argname] = value
+    free = [f for f in formals if f not in out]
+    positional = [a for n, a in call.args if n is None]
+    if len(positional) > len(free):
+        raise FormulaError(f"'{deparse(call)}': too many arguments for {name}().")
+    out.update(zip(free, positional))
+    if "n" not in out:
+        raise FormulaError(
+            f"'{deparse(call)}': {name}() needs the number of levels (or the levels), e.g. {name}(3)."
+        )
+    n = ctx.literal(out["n"], f"the levels of {name}()")
+    if isinstance(n, float):
+        if n != int(n) or n < 2:
+            raise FormulaError(f"'{deparse(call)}': the number of levels must be a whole number >= 2.")
+        levels = [str(j) for j in range(1, int(n) + 1)]
+    else:
+        levels = _labels(n)
+    base = ctx.literal(out.get("base"), "base=", 1.0)
+    contrasts = bool(ctx.literal(out.get("contrasts"), "contrasts=", True))
+    if bool(ctx.literal(out.get("sparse"), "sparse=", False)):
+        raise FormulaError(
+            f"'{deparse(call)}': sparse = TRUE is not supported; leave it out (the values are the same)."
+        )
+    scores = ctx.literal(out.get("scores"), "scores=")
+    try:
+        values, names = _bases.contrast_function(name, levels, int(base), contrasts, scores)
+    except DataError as exc:  # arguments only: a formula error, not a fact about the data
+        raise FormulaError(f"'{deparse(call)}': {exc}") from None
+    return ContrastMatrix(values, names)  # rows by position, as R's contrasts<- takes them
+
+
+def contrast_spec(value, where: str) -> tuple:
+    """A declared contrasts value (R's ``contrasts(f) <-``, ``lm(contrasts = list(f = ...))``) as a spec.
+
+    A name (``"contr.sum"`` or ``"sum"``) is applied to the factor's levels, as R applies one;
+    a matrix (a pandas DataFrame whose index holds the levels and whose columns name the
+    design's columns, or any 2-D array: columns numbered) is used as it is, one row per level.
+
+    Examples
+    --------
+    >>> contrast_spec("sum", "contrasts=")
+    ('levels', 'contr.sum')
+    >>> contrast_spec([[1, 0], [0, 1], [-1, -1]], "contrasts=")[1].values.shape
+    (3, 2)
+    """
+    if isinstance(value, str):
+        name = _SHORT_CONTRASTS.get(value, value)
+        if name not in _bases.CONTRASTS:
+            raise FormulaError(
+                f"{where}: contrasts '{value}' are not one dpstats knows ({', '.join(_bases.CONTRASTS)}). "
+                f"Give the matrix itself, one row per level: contrasts(f) <- {value}(levels(f)) on the factor "
+                "in R (dpstats sends the matrix), or use one of those names."
+            )
+        return ("levels", name)
+    names = rows = None
+    if isinstance(value, pd.DataFrame):
+        if not isinstance(value.columns, pd.RangeIndex):
+            names = [str(c) for c in value.columns]
+        if not isinstance(value.index, pd.RangeIndex):
+            rows = [str(i) for i in value.index]
+        value = value.to_numpy()
+    try:
+        m = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        m = np.empty(0)
+    if m.ndim != 2 or m.shape[1] < 1 or not np.isfinite(m).all():
+        raise FormulaError(
+            f"{where}: contrasts must be a name such as 'contr.sum' or a finite numeric matrix with one row "
+            "per level and at least one column."
+        )
+    return ("matrix", ContrastMatrix(m, names, rows, how_many=m.shape[1]))
 
 
 def _C(ctx, node, args):
     f = as_factor(ctx.eval(args["object"]), deparse(node))
     spec = _contrasts_arg(ctx, node, args.get("contr"))
-    if spec is None:
-        spec = ("levels", "contr.poly" if f.ordered else "contr.treatment")
+    if spec is None:  # R: getOption("contrasts"), by name
+        spec = ("levels", ctx.default_contrasts[1 if f.ordered else 0])
+    how_many = ctx.literal(args.get("how.many"), "how.many=")
+    extra = {k: args[k] for k in ("base", "scores", "contrasts") if k in args}
+    if extra and spec[0] != "matrix":  # C(f, contr.treatment, base = 2): R calls contr(nlevels(f), base = 2)
+        values, names = _bases.contrast_function(
+            spec[1],
+            [str(j) for j in range(1, len(f.levels) + 1)],
+            int(ctx.literal(extra.get("base"), "base=", 1.0)),
+            bool(ctx.literal(extra.get("contrasts"), "contrasts=", True)),
+            ctx.literal(extra.get("scores"), "scores="),
+        )
+        spec = ("matrix", ContrastMatrix(values, names))
+    if how_many is not None:
+        if not isinstance(how_many, float) or how_many < 1 or how_many != int(how_many):
+            raise FormulaError(f"'{deparse(node)}': how.many must be a whole number >= 1.")
+        if spec[0] == "matrix":
+            spec = ("matrix", ContrastMatrix(spec[1].values, spec[1].names, spec[1].rows, int(how_many)))
+        else:  # R calls the function on the number of levels, then keeps how.many columns
+            values, names = _bases.contrast_function(spec[1], [str(j) for j in range(1, len(f.levels) + 1)])
+            spec = ("matrix", ContrastMatrix(values, names, None, int(how_many)))
     return Fac(f.codes, f.levels, f.ordered, spec)
 
 
 def _poly(ctx, node, args):
-    x = _vector(ctx.eval(args["x"]), deparse(node))
-    degree = ctx.literal(args.get("degree"), "the degree of poly()", 1)
+    dots = list(args["..."])
+    degree_node = args.get("degree")
+    if (
+        len(dots) == 2 and dots[1].kind == "num" and degree_node is None
+    ):  # poly(x, 2): R reads 2 as the degree
+        degree_node = dots.pop()
+    degree = ctx.literal(degree_node, "the degree of poly()", 1.0)
     raw = bool(ctx.literal(args.get("raw"), "raw=", False))
+    if "coefs" in args:
+        raise FormulaError(
+            f"'{deparse(node)}': coefs= is not supported; use raw polynomials, poly(x, {degree:g}, raw = TRUE)."
+        )
     if not isinstance(degree, float) or degree < 1 or degree != int(degree):
         raise FormulaError(f"'{deparse(node)}': the degree must be a whole number >= 1.")
+    degree = int(degree)
+    xs = [_vector(ctx.eval(a), deparse(node)) for a in dots]
     if not raw:
+        shown = ", ".join(deparse(a) for a in dots)
         ctx.step(
             node,
             "builds orthogonal polynomials from the data's mean and spread",
-            f"use raw polynomials, poly({deparse(args['x'])}, {int(degree)}, raw = TRUE), or I(x^2)",
+            f"use raw polynomials, poly({shown}, {'' if len(dots) == 1 else 'degree = '}{degree}, raw = TRUE), "
+            "or I(x^2)",
         )
-    values = _bases.poly(x, int(degree), raw)
-    return Num(values, colnames=[str(j) for j in range(1, int(degree) + 1)])
+    bases = [_bases.poly(x, degree, raw) for x in xs]
+    if len(xs) == 1:
+        return Num(bases[0], colnames=[str(j) for j in range(1, degree + 1)])
+    # R's polym(): every product of powers of total degree 1..degree, the first variable varying fastest
+    grid = [()]
+    for _ in xs:
+        grid = [g + (p,) for p in range(degree + 1) for g in grid]
+    powers = [g for g in grid if 0 < sum(g) <= degree]
+    n = len(xs[0])
+    out = np.ones((n, len(powers)))
+    for i, b in enumerate(bases):
+        full = np.column_stack([np.ones(n), b])
+        out *= full[:, [g[i] for g in powers]]
+    return Num(out, colnames=[".".join(str(p) for p in g) for g in powers])
+
+
+def _cut(ctx, node, args):
+    """R's ``cut()``: a factor of intervals, levels named as R names them (``(0,10]``)."""
+    x = _vector(ctx.eval(args["x"]), deparse(node))
+    breaks = ctx.literal(args["breaks"], "breaks= of cut()")
+    right = bool(ctx.literal(args.get("right"), "right=", True))
+    lowest = bool(ctx.literal(args.get("include.lowest"), "include.lowest=", False))
+    dig = ctx.literal(args.get("dig.lab"), "dig.lab=", 3.0)
+    ordered = bool(ctx.literal(args.get("ordered_result"), "ordered_result=", False))
+    labels = ctx.literal(args.get("labels"), "labels=")
+    if isinstance(breaks, str) or (isinstance(breaks, list) and any(isinstance(b, str) for b in breaks)):
+        raise FormulaError(f"'{deparse(node)}': breaks must be numbers, e.g. breaks = c(0, 10, 20).")
+    b = np.atleast_1d(np.asarray(breaks, float))
+    if b.size == 1:
+        nb = int(b[0])
+        if nb < 2 or nb != b[0]:
+            raise FormulaError(f"'{deparse(node)}': a number of breaks must be a whole number >= 2.")
+        ctx.step(
+            node,
+            "places its breaks at the data's range (cut() with a number of intervals reads the range)",
+            "declare the breaks, e.g. cut(x, breaks = c(lo, ..., hi)), from public knowledge of x",
+        )
+        ok = x[np.isfinite(x)]
+        lo, hi = (float(ok.min()), float(ok.max())) if ok.size else (0.0, 0.0)
+        dx = hi - lo
+        if dx == 0:
+            dx = abs(lo) if lo != 0 else 1.0
+            b = _seq(lo - dx / 1000, hi + dx / 1000, nb + 1)
+        else:
+            b = _seq(lo, hi, nb + 1)
+            b[0], b[-1] = lo - dx / 1000, hi + dx / 1000
+    else:
+        b = np.sort(b)
+        if np.unique(b).size < b.size:
+            raise FormulaError(
+                f"'{deparse(node)}': the breaks are not unique (as R says); remove repeated breaks."
+            )
+    nb = b.size
+    if right:
+        codes = np.searchsorted(b, x, side="left") - 1
+        if lowest:
+            codes[x == b[0]] = 0
+    else:
+        codes = np.searchsorted(b, x, side="right") - 1
+        if lowest:
+            codes[x == b[-1]] = nb - 2
+    codes = np.where(np.isnan(x) | (codes < 0) | (codes > nb - 2), -1, codes).astype(np.int64)
+    if labels is False:
+        return Num(np.where(codes < 0, np.nan, codes + 1.0))
+    if labels is None or labels is True:
+        levels = _interval_labels(b, right, lowest, int(dig))
+    else:
+        levels = _labels(labels)
+        if len(levels) != nb - 1:
+            raise FormulaError(
+                f"'{deparse(node)}': labels= gives {len(levels)} label(s) for {nb - 1} interval(s); "
+                "give one label per interval (as R requires)."
+            )
+    f = _with_labels(Fac(codes, [str(j) for j in range(nb - 1)]), levels, node)
+    return Fac(f.codes, f.levels, ordered)
+
+
+def _seq(start: float, stop: float, length: int) -> np.ndarray:
+    """R's ``seq.int(from, to, length.out =)`` (R 4.2's C code: ``from + i * by``)."""
+    by = (stop - start) / (length - 1)
+    out = start + np.arange(length) * by
+    out[-1] = stop
+    return out
+
+
+def _format_g(v: float, digits: int) -> str:
+    """R's ``formatC(v, digits = d, width = 1)``: C's ``%.<d>g``."""
+    if math.isinf(v):  # formatC pads non-finite numbers to 4 characters: " Inf" (R's "(3, Inf]")
+        return " Inf" if v > 0 else "-Inf"
+    return f"{v + 0.0:.{digits}g}"
+
+
+def _interval_labels(b: np.ndarray, right: bool, lowest: bool, dig: int) -> list[str]:
+    """cut()'s level names: the fewest digits (from dig.lab, up to 12) that tell the breaks apart."""
+    nb = b.size
+    for d in range(dig, max(12, dig) + 1):
+        ch = [_format_g(float(v), d) for v in b]
+        ok = all(ch[i] != ch[i + 1] for i in range(nb - 1))
+        if ok:
+            break
+    if not ok:
+        return [f"Range_{j}" for j in range(1, nb)]
+    left, close = ("(", "]") if right else ("[", ")")
+    labels = [f"{left}{ch[i]},{ch[i + 1]}{close}" for i in range(nb - 1)]
+    if lowest:
+        if right:
+            labels[0] = "[" + labels[0][1:]
+        else:
+            labels[-1] = labels[-1][:-1] + "]"
+    return labels
+
+
+def _parallel(fn, fn_na_rm):
+    def impl(ctx, node, args):
+        na_rm = bool(ctx.literal(args.get("na.rm"), "na.rm=", False))
+        values = [_numeric(ctx.eval(a), deparse(node)) for a in args["..."]]
+        if any(v.ndim > 1 for v in values):
+            raise FormulaError(f"'{deparse(node)}': {call_name(node)}() needs vectors, not matrices.")
+        out = values[0]
+        for v in values[1:]:
+            out = (fn_na_rm if na_rm else fn)(out, v)
+        return Num(np.asarray(out, float))
+
+    return impl
+
+
+def _ifelse(ctx, node, args):
+    """R's ``ifelse(test, yes, no)``, row by row; text values give text (a factor in the design)."""
+    test = _numeric(ctx.eval(args["test"]), deparse(node))
+    yes, no = ctx.eval(args["yes"]), ctx.eval(args["no"])
+    if isinstance(yes, Fac) or isinstance(no, Fac):
+        raise FormulaError(
+            f"'{deparse(node)}': ifelse() of factor values gives their integer codes in R; "
+            'use as.character() on them, or compare levels, e.g. ifelse(f == "a", 1, 0).'
+        )
+    if isinstance(yes, Num) and yes.values.ndim > 1 or isinstance(no, Num) and no.values.ndim > 1:
+        raise FormulaError(f"'{deparse(node)}': ifelse() needs vectors, not matrices.")
+    missing = np.isnan(test)
+    pick = np.where(missing, False, test != 0)
+    if isinstance(yes, Chr) or isinstance(no, Chr):
+
+        def text(v):
+            if isinstance(v, Chr):
+                return v.values
+            return np.asarray(
+                [
+                    None if np.isnan(z) else (level_label(bool(z)) if v.logical else format_number(float(z)))
+                    for z in np.atleast_1d(v.values)
+                ],
+                dtype=object,
+            )
+
+        a, b, p, m = np.broadcast_arrays(text(yes), text(no), pick, missing)
+        out = np.where(p, a, b).astype(object)
+        out[m] = None
+        return Chr(out)
+    out = np.where(pick, yes.values, no.values).astype(float)
+    out = np.where(missing, np.nan, out)
+    return Num(out, logical=yes.logical and no.logical)
+
+
+def _interaction(ctx, node, args):
+    """R's ``interaction(a, b, ...)``: levels of every combination, the first factor varying fastest."""
+    drop = bool(ctx.literal(args.get("drop"), "drop=", False))
+    sep = ctx.literal(args.get("sep"), "sep=", ".")
+    lex = bool(ctx.literal(args.get("lex.order"), "lex.order=", False))
+    factors = []
+    for a in args["..."]:
+        v = ctx.eval(a)
+        if isinstance(v, Num) or isinstance(v, Chr) and a.kind != "name":
+            ctx.step(
+                node,
+                "reads the levels of a non-factor argument from the rows (as.factor())",
+                "give factors with declared levels, e.g. interaction(factor(x, levels = c(...)), f)",
+                levels=True,
+            )
+        f = as_factor(v, deparse(node))
+        if isinstance(v, Num) and v.logical:  # as.factor() of a logical keeps the values that occur
+            present = np.unique(f.codes[f.codes >= 0])
+            f = _with_levels(f, [f.levels[i] for i in present])
+        factors.append(f)
+    codes, levels = factors[-1].codes.copy(), list(factors[-1].levels)
+    for f in reversed(factors[:-1]):
+        k, ll = len(f.levels), len(levels)
+        missing = (codes < 0) | (f.codes < 0)
+        if lex:
+            codes = codes + ll * f.codes
+            levels = [f"{a}{sep}{b}" for a in f.levels for b in levels]
+        else:
+            codes = codes * k + f.codes
+            levels = [f"{a}{sep}{b}" for b in levels for a in f.levels]
+        codes[missing] = -1
+    if len(set(levels)) < len(levels):
+        raise FormulaError(
+            f"'{deparse(node)}': two combinations get the same level name; choose another separator, e.g. sep = \":\"."
+        )
+    if drop:
+        ctx.step(
+            node,
+            "keeps only the combinations that occur (drop = TRUE)",
+            "leave drop = FALSE (every combination of the declared levels is a column)",
+            levels=True,
+        )
+        present = np.unique(codes[codes >= 0])
+        return _with_levels(Fac(codes, levels), [levels[i] for i in present])
+    return Fac(codes, levels)
+
+
+def _cbind(ctx, node, args):
+    lhs = ctx.formula.split("~", 1)[0]
+    if deparse(node) in lhs or "cbind(" in lhs:
+        raise FormulaError(
+            f"'{deparse(node)}' on the left of '~' (a binomial response of counts) is not supported: the "
+            "privacy unit is one row, and a row holding many trials can move the fit by more than any declared "
+            "bound allows. Give one row per trial with a 0/1 response (expand each row into its successes and "
+            'failures), then use family = "binomial".'
+        )
+    raise FormulaError(
+        f"'{deparse(node)}': cbind() is not supported as a term; add the columns as terms, e.g. a + b."
+    )
 
 
 def _spline(kind: str):
@@ -607,6 +1033,12 @@ FUNCTIONS = {
     "as.ordered": _factor(True),
     "relevel": _relevel,
     "C": _C,
+    "cut": _cut,
+    "pmin": _parallel(np.minimum, np.fmin),
+    "pmax": _parallel(np.maximum, np.fmax),
+    "ifelse": _ifelse,
+    "interaction": _interaction,
+    "cbind": _cbind,
     "poly": _poly,
     "ns": _spline("ns"),
     "bs": _spline("bs"),
@@ -624,7 +1056,7 @@ FUNCTIONS = {
 
 def supported() -> str:
     """The supported functions, for error messages."""
-    return ", ".join(f"{n}()" for n in FUNCTIONS if n != "c")
+    return ", ".join(f"{n}()" for n in FUNCTIONS if n not in ("c", "cbind"))
 
 
 def referenced_columns(node: Node, columns) -> list[str]:

@@ -45,6 +45,7 @@
     kinds <- kinds[-odd]
   }
   num <- kinds %in% c("double", "integer")
+  contr <- .frame_contrasts(df)
   coded <- lapply(which(!num), function(j) {
     x <- df[[j]]
     if (is.logical(x)) return(list(codes = as.double(x), levels = list()))
@@ -54,7 +55,59 @@
   list(names = as.list(nm), n = nrow(df), kinds = as.list(kinds),
        numeric = .as_bytes(unlist(lapply(df[num], as.double), use.names = FALSE)),
        codes = .as_bytes(unlist(lapply(coded, `[[`, "codes"), use.names = FALSE)),
-       levels = lapply(coded, `[[`, "levels"))
+       levels = lapply(coded, `[[`, "levels"), contrasts = contr$columns, default_contrasts = contr$default)
+}
+
+# How R's model.matrix would code the factors of df: each factor's contrasts attribute
+# (contrasts(f) <- ...; a base contrast by name, anything else as the matrix R computes from it),
+# lm-style contrasts = list(...) carried by .lm_style, and the session's options(contrasts =).
+# A fit keeps what it sent (attribute "dpstats_contrasts"), so that predict() codes newdata alike.
+.frame_contrasts <- function(df) {
+  kept <- attr(df, "dpstats_contrasts", exact = TRUE)
+  if (!is.null(kept)) return(kept)
+  out <- list()
+  for (nm in names(df)) {
+    x <- df[[nm]]
+    cm <- attr(x, "contrasts", exact = TRUE)
+    if (is.factor(x) && !is.null(cm)) out[[nm]] <- .contrast_value(x, cm, nm)
+  }
+  arg <- attr(df, "dpstats_contrasts_arg", exact = TRUE)
+  for (nm in names(arg)) {
+    ca <- arg[[nm]]
+    if (nm %in% names(df)) {  # R's own contrasts<- on the column, as model.matrix applies contrasts.arg
+      x <- df[[nm]]
+      if (is.character(x) || is.logical(x)) x <- factor(x)
+      if (!is.factor(x)) {
+        .dp_abort(sprintf("contrasts = names '%s', which is numeric: contrasts apply only to factors (as in R). Use factor(%s) in the formula and name its contrasts 'factor(%s)'.",
+                          nm, nm, nm), "dpstats_formula_error")
+      }
+      if (is.matrix(ca)) contrasts(x, ncol(ca)) <- ca else contrasts(x) <- ca
+      out[[nm]] <- .contrast_value(x, attr(x, "contrasts"), nm)
+    } else if (is.character(ca) && length(ca) == 1L) {
+      out[[nm]] <- ca
+    } else if (is.matrix(ca)) {
+      out[[nm]] <- .contrast_value(NULL, ca)
+    } else {
+      .dp_abort(sprintf(paste("contrasts = list(`%s` = ...): give a contrast's name (\"contr.sum\") or a matrix for",
+                              "a term of the formula that is not a column of data (R's lm would apply a function",
+                              "to the column itself)."), nm), "dpstats_formula_error")
+    }
+  }
+  list(columns = out, default = unname(as.list(as.character(getOption("contrasts")))))
+}
+
+.base_contrasts <- c("contr.treatment", "contr.sum", "contr.helmert", "contr.poly", "contr.SAS")
+
+.contrast_value <- function(x, cm, name = "a factor") {
+  if (is.character(cm) && length(cm) == 1L && cm %in% .base_contrasts) return(cm)
+  m <- if (!is.character(cm)) as.matrix(cm) else tryCatch(stats::contrasts(x), error = function(e) {  # its matrix
+    .dp_abort(sprintf(paste("the contrasts of '%s' name the function %s, which R cannot call here (%s); define it,",
+                            "or store its matrix: contrasts(data$%s) <- %s(levels(data$%s))."),
+                      name, cm, conditionMessage(e), name, cm, name), "dpstats_formula_error")
+  })
+  storage.mode(m) <- "double"
+  list(values = as.double(m), dim = as.list(dim(m)), colnames = if (!is.null(colnames(m))) as.list(colnames(m)),
+       rownames = if (!is.null(rownames(m))) as.list(rownames(m)))
 }
 
 .is_frame_list <- function(x) {

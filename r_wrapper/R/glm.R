@@ -24,6 +24,7 @@ predict.dp_vertical_glm <- function(object, newdata, type = c("link", "response"
   type <- match.arg(type)
   if (missing(newdata) || is.null(newdata)) return(fitted(object, type = type))
   if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
+  attr(newdata, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")  # code factors as the fit did
   out <- .py_method(object, "predict", list(newdata = newdata, type = type), sys.call())
   stats::setNames(as.numeric(out), rownames(newdata))
 }

@@ -108,6 +108,7 @@ predict.dp_lm <- function(object, newdata, ...) {
     .not_released(object, "predict() without newdata", .per_row, sys.call())
   }
   if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
+  attr(newdata, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")  # code factors as the fit did
   out <- .py_method(object, "predict", list(newdata = newdata), sys.call())
   stats::setNames(as.numeric(out), rownames(newdata))
 }

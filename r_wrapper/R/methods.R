@@ -11,7 +11,7 @@
                   vertical_glm = c("formula", "data", "parties"), dp_lm = c("formula", "data", "eps"),
                   dp_select_infer = c("formula", "data", "eps"))
 
-.lm_arguments <- c("subset", "weights", "na.action")
+.lm_arguments <- c("subset", "weights", "na.action", "contrasts")
 
 .dp_fit <- function(method, mc, env, formals_used, caller) {
   for (nm in .required[[method]]) {
@@ -46,6 +46,7 @@
     res$py_call <- res$call
     res$call <- mc
     res$formula <- args$formula
+    if (is.data.frame(args$data)) attr(res, "dpstats_contrasts") <- .frame_contrasts(args$data)
     # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
     # model.matrix() answer like lm's. A DP fit keeps no rows.
     if (method %in% c("dp_lm", "vertical_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
@@ -92,6 +93,15 @@
                 "dpstats_argument_error")
     }
     data <- data[keep, , drop = FALSE]
+  }
+  if (!is.null(lm_args$contrasts)) {  # lm(..., contrasts = list(g = "contr.sum")): sent with the data
+    ca <- eval(lm_args$contrasts, caller)
+    if (!is.list(ca) || is.null(names(ca)) || any(!nzchar(names(ca)))) {
+      .dp_abort(sprintf("%s(): contrasts = must be a named list, e.g. contrasts = list(group = \"contr.sum\").", method),
+                "dpstats_argument_error")
+    }
+    if (is.matrix(data)) data <- .matrix_frame(data)
+    attr(data, "dpstats_contrasts_arg") <- ca
   }
   data
 }
@@ -224,9 +234,17 @@ ledger.dp_accountant <- function(x, ...) {
 
 # The design matrix the Python formula layer builds for formula and data: a numeric matrix with
 # model.matrix's column names (and its "assign" attribute), rows named as the data's kept rows.
-dp_model_matrix <- function(formula, data) {
+dp_model_matrix <- function(formula, data, contrasts.arg = NULL) {
   if (missing(formula) || missing(data)) {
     .dp_abort("dp_model_matrix(formula, data) needs both arguments.", "dpstats_argument_error")
+  }
+  if (!is.null(contrasts.arg)) {  # as model.matrix(..., contrasts.arg = list(g = "contr.sum"))
+    if (!is.list(contrasts.arg) || is.null(names(contrasts.arg)) || any(!nzchar(names(contrasts.arg)))) {
+      .dp_abort("contrasts.arg must be a named list, e.g. contrasts.arg = list(group = \"contr.sum\").",
+                "dpstats_argument_error")
+    }
+    if (is.matrix(data)) data <- .matrix_frame(data)
+    attr(data, "dpstats_contrasts_arg") <- contrasts.arg
   }
   d <- .dp_invoke("design_for_r", list(formula = formula, data = data), target = .dp_ensure_bridge(),
                   call = sys.call())
