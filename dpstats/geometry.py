@@ -76,7 +76,7 @@ def resolve_box(
     bounds: BoundsSpec,
     names: list[str],
     *,
-    dummies: set[str] = frozenset(),
+    dummies: set[str] | Mapping[str, tuple[float, float]] = frozenset(),
     aliases: Mapping[str, str] | None = None,
 ) -> Box | None:
     """Turn a ``bounds`` argument into a :class:`Box` over ``names``.
@@ -88,8 +88,10 @@ def resolve_box(
         data-dependent step is allowed).
     names : list of str
         Columns to bound, in order.
-    dummies : set of str
-        Columns that are 0/1 indicators; bounded by (0, 1) automatically.
+    dummies : set of str, or mapping of str to (lo, hi)
+        Columns made of factors alone, bounded automatically by their coding's public
+        range: a set means 0/1 indicators (0, 1); a mapping gives each column's range
+        (e.g. (-1, 1) under ``contr.sum``: ``ModelFrame.factor_column_ranges``).
     aliases : mapping, optional
         Design column name -> data column name, so that ``bounds={"x": ...}``
         also covers a column named differently in the design.  A design name
@@ -110,7 +112,7 @@ def resolve_box(
             if key in bounds:
                 pair = _pair(nm, bounds[key])
             elif nm in dummies:
-                pair = (0.0, 1.0)
+                pair = _coding_range(dummies, nm)
             else:
                 missing.append(nm)
                 continue
@@ -129,8 +131,17 @@ def resolve_box(
     hi_arr = np.full(len(names), hi)
     for j, nm in enumerate(names):
         if nm in dummies:
-            lo_arr[j], hi_arr[j] = min(lo, 0.0), max(hi, 1.0)
+            r_lo, r_hi = _coding_range(dummies, nm)
+            lo_arr[j], hi_arr[j] = min(lo, r_lo), max(hi, r_hi)
     return Box(lo_arr, hi_arr)
+
+
+def _coding_range(dummies: set[str] | Mapping[str, tuple[float, float]], name: str) -> tuple[float, float]:
+    """The public range of a factor column: from its coding, or (0, 1) for an indicator."""
+    if isinstance(dummies, Mapping):
+        lo, hi = dummies[name]
+        return float(lo), float(hi)
+    return 0.0, 1.0
 
 
 def to_unit_interval(values: np.ndarray, box: Box, out: np.ndarray | None = None) -> tuple[np.ndarray, int]:

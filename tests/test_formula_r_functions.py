@@ -357,12 +357,8 @@ def test_factor_column_ranges_come_from_the_contrasts_not_the_rows(df):
     assert model_frame("y ~ f", df).factor_column_ranges == {"fv": (0.0, 1.0), "fw": (0.0, 1.0)}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="api._common.dummy_columns bounds every factor column by (0, 1), clipping a contrast's -1 to 0 "
-    "in DP mode; the front doors should take ModelFrame.factor_column_ranges (issue 28, outside dpstats/formula)",
-)
 def test_dp_lm_keeps_sum_contrasts_under_declared_bounds():
+    """A contr.sum column ranges over (-1, 1) by its coding: declared bounds do not clip its -1 to 0."""
     import warnings
 
     rng = np.random.default_rng(1)

@@ -168,7 +168,7 @@ def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> An
     """
     if not isinstance(bounds, PrivateBounds):
         return bounds
-    fixed = dummy_columns(mf) | {INTERCEPT}
+    fixed = set(dummy_columns(mf)) | {INTERCEPT}
     keep = [j for j, nm in enumerate(mf.names) if nm not in fixed]
     y = mf.y if response and mf.y is not None else None
     return bounds.box(mf.X[:, keep], [mf.names[j] for j in keep], y, mf.response if y is not None else None)
@@ -284,9 +284,18 @@ def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
         dd.add(step, fix=fix)
 
 
-def dummy_columns(mf: ModelFrame) -> set[str]:
-    """Design columns that are 0/1 indicators of a factor main effect."""
-    return {nm for nm, term in zip(mf.names, mf.terms) if term in mf.factor_levels}
+def dummy_columns(mf: ModelFrame) -> dict[str, tuple[float, float]]:
+    """Design columns made of factors alone, with the public range of their coding.
+
+    A treatment dummy ranges over (0, 1), a ``contr.sum`` column over (-1, 1), a polynomial
+    or declared-matrix column over its matrix's entries (``ModelFrame.factor_column_ranges``,
+    computed from the coding, never from the rows); the declared bounds need not cover them.
+    """
+    ranges = dict(getattr(mf, "factor_column_ranges", None) or {})
+    for nm, term in zip(mf.names, mf.terms):
+        if term in mf.factor_levels and nm not in ranges:
+            ranges[nm] = (0.0, 1.0)
+    return ranges
 
 
 def charge(accountant: Accountant | None, entries: list[LedgerEntry], label: str) -> None:

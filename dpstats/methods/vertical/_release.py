@@ -51,7 +51,10 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
             "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k."
         )
     cols = [nm for nm in mf.names if nm != INTERCEPT]
-    dummies = {nm for nm, term in zip(mf.names, mf.terms) if term in mf.factor_levels}
+    dummies = dict(mf.factor_column_ranges)  # factor columns: their coding's public range
+    dummies.update(
+        {nm: (0.0, 1.0) for nm, t in zip(mf.names, mf.terms) if t in mf.factor_levels and nm not in dummies}
+    )
     box = resolve_box(bounds, cols, dummies=dummies)
     X = mf.X.copy()
     big = np.maximum(np.abs(box.lo), np.abs(box.hi))
