@@ -100,3 +100,61 @@ def test_gmm_public_n_still_checks_k():
         dp.dp_gmm("~ .", _mixture_rows(19), k=2, **GMM)
     fit = dp.dp_gmm("~ .", _mixture_rows(20), k=2, **GMM)
     assert not any("rows per component" in a for a in fit.privacy.assumptions)
+
+
+# ---------------------------------------------------------------------------------------------- dp_felp
+
+FELP = dict(eps=1.0, n_estimators=3, variant="strict", bounds=(-1, 1), oc_trials=0, random_state=3)
+FELP_LEVELS = {"class": ["a", "b", "c"]}
+
+
+def _classes(n: int = 90) -> pd.DataFrame:
+    """Three features in [-1, 1]; classes a and b only (class c is declared, absent from the rows)."""
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, (n, 3))
+    df = pd.DataFrame(X, columns=["x1", "x2", "x3"])
+    df["class"] = np.where(X[:, 0] + 0.3 * rng.standard_normal(n) > 0, "b", "a")
+    return df
+
+
+def _relabelled(df: pd.DataFrame, rows: list[int], label: str) -> pd.DataFrame:
+    out = df.copy()
+    out.loc[rows, "class"] = label
+    return out
+
+
+FELP_PAIRS = {  # (first, neighbour): the neighbour changes one row's class
+    "a class absent, then with one row": lambda df: (df, _relabelled(df, [0], "c")),
+    "a class with one row, then two": lambda df: (_relabelled(df, [0], "c"), _relabelled(df, [0, 1], "c")),
+    "two classes, then one": lambda df: (
+        _relabelled(df, list(range(1, len(df))), "a"),
+        _relabelled(df, list(range(len(df))), "a"),
+    ),
+}
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("pair", list(FELP_PAIRS))
+def test_felp_declared_classes_are_not_checked_on_the_rows(pair, strict):
+    first, second = FELP_PAIRS[pair](_classes())
+    kwargs = dict(FELP, levels=FELP_LEVELS, strict=strict)
+    one = reader_view(dp.dp_felp, "class ~ .", first, **kwargs)
+    other = reader_view(dp.dp_felp, "class ~ .", second, **kwargs)
+    assert_same_view(one, other, f"dp_felp {pair}")
+    assert one["fit"].classes == ["a", "b", "c"]
+
+
+def test_felp_public_checks_stay_errors_and_spend_nothing():
+    acc = dp.Accountant(5.0)
+    df = _classes()
+    with pytest.raises(dp.DataError, match="fewer than two declared classes"):
+        dp.dp_felp("class ~ .", df.assign(**{"class": "a"}), levels={"class": ["a"]}, accountant=acc, **FELP)
+    with pytest.raises(dp.DataError, match="n_estimators"):  # n = 90 is public: 2 rows per subset needed
+        dp.dp_felp("class ~ .", df, levels=FELP_LEVELS, accountant=acc, **dict(FELP, n_estimators=46))
+    assert acc.spent_eps == 0
+
+
+def test_felp_levels_read_from_the_rows_are_still_checked():
+    """Undeclared (text) classes are a named data-dependent step; their counts are still checked."""
+    with pytest.raises(dp.DataError, match="single row"):
+        dp.dp_felp("class ~ .", _relabelled(_classes(), [0], "c"), **FELP)
