@@ -229,8 +229,13 @@ def dp_felp(
         bounds, eps, bounds_eps=bounds_eps, neighbouring="replace", data=data
     )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
-    if variant == "paper":  # the strict variant's 2C/k does not involve n: it may drop rows
-        refuse_omit(schema, "dp_felp's variant='paper'", "its sensitivity 2/(nλ) is a function of n")
+    if schema.private:
+        refuse_omit(
+            schema,
+            "dp_felp",
+            "its subsets split the n rows read into equal parts (and the paper variant's sensitivity "
+            "2/(nλ) is a function of n), which is private only for a public n",
+        )
     door = _FELP(
         schema=schema,
         formula=formula,

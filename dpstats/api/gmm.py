@@ -55,6 +55,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    refuse_omit,
     frame_schema,
     call_record,
     declared_bounds,
@@ -211,6 +212,13 @@ def dp_gmm(
         bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
+    if neighbouring == "replace" and schema.private:
+        refuse_omit(
+            schema,
+            "dp_gmm under neighbouring='replace'",
+            "the thresholds of its clipping radius (98% of n) and first clustering round take n as public",
+            add_remove="n is then estimated privately; give groups= for sample_aggregate",
+        )
     door = _GMM(
         schema=schema,
         formula=formula,
