@@ -10,6 +10,9 @@ statement and its violation shows only under ``diagnostics=True``.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -41,9 +44,9 @@ def _missing(df: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------- dp_gmm
 
 
-GMM_PRIVATE_N = {  # n is private: add/remove-one-row, or rows dropped under na_action="omit"
+GMM_PRIVATE_N = {  # n is private under add/remove-one-row: a row removed, or dropped for a missing value
     "add_remove": (dict(neighbouring="add_remove"), _removed),
-    "omit": (dict(na_action="omit"), _missing),
+    "omit": (dict(neighbouring="add_remove", na_action="omit"), _missing),
 }
 
 
@@ -158,3 +161,159 @@ def test_felp_levels_read_from_the_rows_are_still_checked():
     """Undeclared (text) classes are a named data-dependent step; their counts are still checked."""
     with pytest.raises(dp.DataError, match="single row"):
         dp.dp_felp("class ~ .", _relabelled(_classes(), [0], "c"), **FELP)
+
+
+# ---------------------------------------------------------------------------------------------- na_action="omit"
+
+N_KEPT = 1789  # complete rows: n after dropping the 23 incomplete ones (private under omit)
+N_FORMS = {
+    str(N_KEPT),
+    f"{1 / N_KEPT:g}",
+    f"{1 / N_KEPT:.4g}",
+    f"{2 / N_KEPT:.4g}",
+    f"{N_KEPT / 10:g}",
+    str(int(N_KEPT**0.5)),
+    f"{0.98 * N_KEPT:g}",
+    str(N_KEPT // 2),
+}
+_NUM = r"(?<![\w.:\-]){}(?![\w:\-]|\.\d)"
+
+
+def _omit_data() -> pd.DataFrame:
+    rng = np.random.default_rng(11)
+    n = N_KEPT + 23
+    X = rng.uniform(-1, 1, (n, 25))
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 26)])
+    df["y"] = np.clip(0.6 * X[:, 0] + 0.3 * rng.standard_normal(n), -1, 1)
+    df["class"] = np.where(X[:, 0] > 0, "b", "a")
+    df.loc[rng.choice(n, 23, replace=False), "x2"] = np.nan
+    return df
+
+
+FEW = " + ".join(f"x{j}" for j in range(1, 6))
+ALL = " + ".join(f"x{j}" for j in range(1, 26))
+OMIT_DOORS = {  # name -> (front door, formula, arguments, refused?)
+    "dp_knockoff": (
+        dp.dp_knockoff,
+        f"y ~ {ALL}",
+        dict(
+            eps=2.0, delta=1e-4, bounds=6.0, sigma=0.5, beta_norm=1.0, c_min=12.0, lambda_min=0.5, oc_trials=0
+        ),
+        True,
+    ),
+    "dp_gmm": (dp.dp_gmm, f"~ {FEW}", dict(k=2, eps=2.0, delta=1e-5, bounds=(-1, 1), oc_trials=0), True),
+    "dp_two_stage": (dp.dp_two_stage, f"y ~ {FEW}", dict(eps=2.0, k=2, bounds=(-1, 1), oc_trials=0), True),
+    "dp_felp": (
+        dp.dp_felp,
+        f"class ~ {FEW}",
+        dict(eps=1.0, n_estimators=3, bounds=(-1, 1), oc_trials=0, levels={"class": ["a", "b"]}),
+        True,
+    ),
+    "dp_pca": (dp.dp_pca, f"~ {FEW}", dict(k=2, eps=1.0, delta=1e-5, bounds=(-1, 1)), False),
+}
+
+
+def _n_forms_in(text: str) -> set[str]:
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*", " ", text)  # timestamps
+    return {f for f in N_FORMS if re.search(_NUM.format(re.escape(f)), text)}
+
+
+@pytest.mark.parametrize("name", list(OMIT_DOORS))
+def test_omit_under_replace_is_refused_before_any_charge_or_shows_no_n(name):
+    func, formula, args, refused = OMIT_DOORS[name]
+    acc = dp.Accountant(10.0, 1e-3)
+    df = _omit_data()
+    if refused:
+        with pytest.raises(dp.PrivacyParameterError, match=r'cannot use na_action="omit".*na_action="fill"'):
+            func(formula, df, na_action="omit", accountant=acc, random_state=3, **args)
+        assert acc.spent_eps == 0 and acc.ledger == []
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = func(formula, df, na_action="omit", accountant=acc, random_state=3, **args)
+    channels = {
+        "print": str(fit),
+        "summary": str(fit.summary()),
+        "to_json": fit.to_json(),
+        "tidy": fit.tidy().to_string(),
+        "glance": fit.glance().to_json(),
+        "html": fit._repr_html_(),
+        "warnings": "\n".join(str(w.message) for w in caught),
+        "attributes": "\n".join(
+            f"{k} = {v!r}" for k, v in vars(fit).items() if k not in ("diagnostics", "created")
+        ),
+    }
+    assert {ch: _n_forms_in(text) for ch, text in channels.items() if _n_forms_in(text)} == {}
+    with pytest.warns(dp.NonPrivateWarning, match='na_action="omit"'):  # the named step, no count
+        asked = func(formula, df, na_action="omit", random_state=3, diagnostics=True, **args)
+    assert asked.diagnostics["rows_used_n"] == N_KEPT  # positive control: the scan would find it
+    assert str(N_KEPT) in _n_forms_in(str(asked.summary()))
+
+
+def test_omit_stays_the_add_remove_default_where_supported():
+    """Under add/remove n is private by design: gmm and two-stage omit incomplete rows there."""
+    df = _omit_data()
+    gmm = dp.dp_gmm(
+        f"~ {FEW}", df, k=2, eps=2.0, delta=1e-5, bounds=(-1, 1), oc_trials=0, neighbouring="add_remove"
+    )
+    two = dp.dp_two_stage(
+        f"y ~ {FEW}", df, eps=2.0, k=2, bounds=(-1, 1), oc_trials=0, blocks=20, neighbouring="add_remove"
+    )
+    assert gmm.n is None and two.n is None
+
+
+# ---------------------------------------------------------------------------------------------- dp_sis, custom score
+
+
+def _sis_data() -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (200, 4))
+    df = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"])
+    df["y"] = np.clip(X[:, 0] + 0.3 * rng.standard_normal(200), -1, 1)
+    return df
+
+
+def _fragile_score(X, y):
+    """|xᵀy| per column, but NaN for x2 and +inf for x4 when any x1 exceeds 0.99 (one row decides)."""
+    s = np.abs(X.T @ y)
+    if X[:, 0].max() > 0.99:
+        s[1], s[3] = np.nan, np.inf
+    return s
+
+
+SIS = dict(
+    eps=2.0, k=2, score=_fragile_score, score_sensitivity=2.0, bounds=(-1, 1), oc_trials=0, random_state=3
+)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_sis_custom_score_non_finite_values_are_mapped_not_refused(strict):
+    base = _sis_data().assign(x1=lambda d: d.x1.clip(-0.9, 0.9))
+    other = base.copy()
+    other.loc[0, "x1"] = 0.995  # the neighbour makes the score non-finite
+    one = reader_view(dp.dp_sis, "y ~ .", base, strict=strict, **SIS)
+    two = reader_view(dp.dp_sis, "y ~ .", other, strict=strict, **SIS)
+    assert_same_view(one, two, "dp_sis custom score")
+    assert any("replaced by 0" in note for note in one["fit"].privacy.notes)
+    assert any("after non-finite values" in a for a in one["fit"].privacy.assumptions)
+
+
+def test_sis_custom_score_mapping_follows_the_stated_rule():
+    from dpstats.methods.sis import custom_scores
+
+    df = _sis_data()
+    df.loc[0, "x1"] = 0.995
+    fit = dp.dp_sis("y ~ .", df, **dict(SIS, eps=1e4, k=1))
+    assert fit.selected == ["x1"]  # x1's finite score beats the zeros of x2 and x4
+    assert custom_scores(np.array([np.nan, -np.inf, 2.0])).tolist() == [0.0, 0.0, 2.0]
+
+
+def test_sis_custom_score_that_raises_is_refused_before_the_charge_naming_only_the_type():
+    def secret_score(X, y):
+        raise ValueError(f"largest x1 is {X[:, 0].max()!r}")
+
+    acc = dp.Accountant(5.0)
+    with pytest.raises(dp.DataError, match="raised ValueError") as err:
+        dp.dp_sis("y ~ .", _sis_data(), **dict(SIS, score=secret_score, accountant=acc))
+    assert "largest" not in str(err.value) and err.value.__cause__ is None and err.value.__suppress_context__
+    assert acc.spent_eps == 0
