@@ -317,3 +317,32 @@ def test_sis_custom_score_that_raises_is_refused_before_the_charge_naming_only_t
         dp.dp_sis("y ~ .", _sis_data(), **dict(SIS, score=secret_score, accountant=acc))
     assert "largest" not in str(err.value) and err.value.__cause__ is None and err.value.__suppress_context__
     assert acc.spent_eps == 0
+
+
+# ---------------------------------------------------------------------------------------------- dp_select_infer
+
+
+def test_select_infer_part_b_level_check_reads_public_inputs_only():
+    """Part B's private-bounds level check takes the public n of the rows read: 769 rows give part B
+    385 rows, just enough for bounds="auto" at this eps (384 would be refused).  A neighbour with a
+    missing value (filled, not dropped) or a value far outside gives the same outcome."""
+    from dpstats.api.lm import check_auto_bounds_level
+
+    auto, eps, delta = dp.AutoBounds(share=0.9), 8.0, 1e-5
+    check_auto_bounds_level(auto, 385, 2, eps, delta)
+    with pytest.raises(dp.PrivacyParameterError):  # one row fewer in part B: refused
+        check_auto_bounds_level(auto, 384, 2, eps, delta)
+    rng = np.random.default_rng(9)
+    X = rng.uniform(-1, 1, (769, 4))
+    base = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"]).assign(
+        y=0.5 * X[:, 0] + 0.2 * rng.standard_normal(769)
+    )
+    kwargs = dict(eps=eps, delta=delta, k=2, bounds=auto, n_boot=100, random_state=4)
+    one = reader_view(dp.dp_select_infer, "y ~ .", base, **kwargs)
+    for change in ({"x2": np.nan}, {"x1": 1e6}):
+        other = base.copy()
+        for col, value in change.items():
+            other.loc[3, col] = value
+        assert_same_view(
+            one, reader_view(dp.dp_select_infer, "y ~ .", other, **kwargs), f"select_infer {change}"
+        )

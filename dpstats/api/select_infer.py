@@ -281,7 +281,15 @@ class SelectInferDoor:
         return frame
 
     def _check_part_b(self, frame: SplitFrame) -> None:
-        """Room for k terms in part B, before any spend (declared bounds are enforced by clipping)."""
+        """Room for k terms in part B, before any spend (declared bounds are enforced by clipping).
+
+        Public inputs only: part B's size is n − ⌊split·n⌋ with n the number of rows read,
+        public under replace-one-row because missing values get their public fills
+        (``na_action="omit"`` is refused, and ``bounds="auto"`` fills with its centre); the
+        private-bounds level follows from that size, k (or the number of candidate terms),
+        eps and delta.  Only without declared bounds, where incomplete rows are dropped (a
+        named data-dependent step, refused under strict), does n depend on the rows.
+        """
         check_auto_bounds_level(
             self.bounds, len(frame.part_b), self.k or len(frame.names), self.eps, self.delta
         )
