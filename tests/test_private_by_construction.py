@@ -346,3 +346,55 @@ def test_select_infer_part_b_level_check_reads_public_inputs_only():
         assert_same_view(
             one, reader_view(dp.dp_select_infer, "y ~ .", other, **kwargs), f"select_infer {change}"
         )
+
+
+# ---------------------------------------------------------------------------------------------- Parquet categoricals
+
+
+def _city_frame(n: int = 300) -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"x1": rng.uniform(-1, 1, n), "x2": rng.uniform(-1, 1, n)})
+    df["city"] = pd.Categorical(rng.choice(["Leeds", "York"], n), categories=["Leeds", "York", "Zzyzx"])
+    df["y"] = np.clip(df.x1 + 0.3 * (df.city == "York") + 0.2 * rng.standard_normal(n), -1, 1)
+    return df
+
+
+PARQUET_SIS = dict(eps=2.0, k=1, bounds=(-1, 1), oc_trials=0, random_state=2, strict=True)
+
+
+def test_parquet_categories_written_by_pandas_are_declared(tmp_path):
+    """A CategoricalDtype written by pandas keeps its categories (an unused one too) with no first
+    pass, as in memory; a neighbour whose one row takes the unused level looks the same."""
+    from dpstats import engines
+
+    df = _city_frame()
+    other = df.copy()
+    other.loc[5, "city"] = "Zzyzx"
+    df.to_parquet(tmp_path / "a.parquet", row_group_size=100)
+    other.to_parquet(tmp_path / "b.parquet", row_group_size=100)
+    memory = dp.dp_sis("y ~ x1 + x2 + city", df, **PARQUET_SIS)
+    one = reader_view(
+        dp.dp_sis, "y ~ x1 + x2 + city", engines.stream(tmp_path / "a.parquet", chunk_rows=70), **PARQUET_SIS
+    )
+    two = reader_view(
+        dp.dp_sis, "y ~ x1 + x2 + city", engines.stream(tmp_path / "b.parquet", chunk_rows=70), **PARQUET_SIS
+    )
+    assert_same_view(one, two, "parquet categorical")  # strict=True ran: no first pass was named
+    assert one["terms"] == memory.terms == ["x1", "x2", "cityYork", "cityZzyzx"]
+    assert one["fit"].selected == memory.selected
+
+
+def test_parquet_dictionary_without_pandas_categories_keeps_the_first_pass(tmp_path):
+    """An Arrow dictionary column not written from a CategoricalDtype: its values may be per row group
+    and data-derived, so its levels are read in a named first pass (refused under strict)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dpstats import engines
+
+    df = _city_frame().assign(city=lambda d: d.city.astype(str))
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    table = table.set_column(2, "city", table.column("city").dictionary_encode())
+    pq.write_table(table, tmp_path / "d.parquet", row_group_size=100)
+    with pytest.raises(dp.PrivacyParameterError, match=r"levels of factor\(s\) 'city' read from the data"):
+        dp.dp_sis("y ~ x1 + x2 + city", engines.stream(tmp_path / "d.parquet"), **PARQUET_SIS)
