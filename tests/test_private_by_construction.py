@@ -398,3 +398,13 @@ def test_parquet_dictionary_without_pandas_categories_keeps_the_first_pass(tmp_p
     pq.write_table(table, tmp_path / "d.parquet", row_group_size=100)
     with pytest.raises(dp.PrivacyParameterError, match=r"levels of factor\(s\) 'city' read from the data"):
         dp.dp_sis("y ~ x1 + x2 + city", engines.stream(tmp_path / "d.parquet"), **PARQUET_SIS)
+
+
+def test_felp_lam_cv_gives_no_warning_that_follows_a_class_size():
+    """lam="cv" is a named step; scikit-learn's small-class warning would say a class is rare."""
+    first, second = FELP_PAIRS["a class with one row, then two"](_classes(120))
+    kwargs = dict(FELP, levels=FELP_LEVELS, lam="cv")
+    one = reader_view(dp.dp_felp, "class ~ .", first, **kwargs)
+    other = reader_view(dp.dp_felp, "class ~ .", second, **kwargs)
+    assert_same_view(one, other, "dp_felp lam='cv'")
+    assert [w for w in one["warnings"] if w[0] == "UserWarning"] == []
