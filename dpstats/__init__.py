@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 
 from ._version import __version__ as __version__
+from . import catalog as _catalog
 from .errors import (
     AssumptionError,
     BudgetExceededError,
@@ -31,17 +32,8 @@ from .report import report
 # numpy, pandas, scipy, numba and the methods load with the first call, and lets each
 # method live in its own module).  See benchmarks/bench_import.py.
 _LAZY = {
-    "dp_sis": "dpstats.api.sis",
-    "dp_knockoff": "dpstats.api.knockoff",
+    **_catalog.front_doors(),  # every analysis function, from the catalog of methods (dpstats/catalog.py)
     "simulate_knockoff": "dpstats.api.knockoff",
-    "dp_two_stage": "dpstats.api.two_stage",
-    "dp_gmm": "dpstats.api.gmm",
-    "dp_felp": "dpstats.api.felp",
-    "vertical_glm": "dpstats.api.vertical",
-    "dp_pca": "dpstats.api.pca",
-    "dp_bh": "dpstats.api.bh",
-    "dp_lm": "dpstats.api.lm",
-    "dp_select_infer": "dpstats.api.select_infer",
     "Accountant": "dpstats.privacy.accountant",
     "plan": "dpstats.planner",
     "AutoBounds": "dpstats.privacy.bounds",
@@ -89,7 +81,6 @@ def __dir__() -> list[str]:
 __all__ = [
     "compose",
     "SessionPlan",
-    "dp_sis",
     "report",
     "datasets",
     "Accountant",
@@ -100,17 +91,9 @@ __all__ = [
     "BudgetExceededError",
     "AssumptionError",
     "NonPrivateWarning",
-    "dp_knockoff",
     "simulate_knockoff",
-    "dp_two_stage",
-    "dp_gmm",
-    "dp_felp",
-    "vertical_glm",
-    "dp_pca",
-    "dp_bh",
-    "dp_lm",
-    "dp_select_infer",
     "plan",
     "AutoBounds",
     "Schema",
+    *_catalog.names(),  # the analysis functions (dpstats/catalog.py)
 ]

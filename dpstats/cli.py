@@ -35,19 +35,11 @@ import sys
 import warnings
 from pathlib import Path
 
+from .catalog import cli_names, planner_names
 from .errors import DPStatsError
 
-METHODS = {
-    "sis": "dp_sis",
-    "knockoff": "dp_knockoff",
-    "two_stage": "dp_two_stage",
-    "gmm": "dp_gmm",
-    "felp": "dp_felp",
-    "vertical_glm": "vertical_glm",
-    "pca": "dp_pca",
-    "lm": "dp_lm",
-    "select_infer": "dp_select_infer",
-}
+# ``dpstats run NAME`` -> the public function, from the catalog of methods (dpstats/catalog.py).
+METHODS = cli_names()
 
 
 class CLIError(Exception):
@@ -302,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=cmd_simulate)
 
     plan = sub.add_parser("plan", help="predict accuracy before spending budget (reads no data)")
-    plan.add_argument("method", help="sis, two_stage, knockoff, gmm, felp or vertical_glm")
+    planned = [cli for cli, name in METHODS.items() if name in planner_names()]
+    plan.add_argument("method", help=f"one of {planned}")
     plan.add_argument("--n", required=True, help="rows, or a comma-separated grid")
     plan.add_argument("--p", type=int, required=True, help="candidate columns")
     plan.add_argument("--eps", required=True, help="comma-separated eps grid, e.g. 1,5,10,20")

@@ -27,19 +27,9 @@ import dpstats  # noqa: E402
 MAN = ROOT / "r_wrapper" / "man"
 R_SOURCES = ROOT / "r_wrapper" / "R"
 
-# R function -> Python function it wraps
-FUNCTIONS = {
-    "dp_sis": "dp_sis",
-    "dp_two_stage": "dp_two_stage",
-    "dp_knockoff": "dp_knockoff",
-    "dp_gmm": "dp_gmm",
-    "dp_felp": "dp_felp",
-    "vertical_glm": "vertical_glm",
-    "dp_lm": "dp_lm",
-    "dp_select_infer": "dp_select_infer",
-    "dp_bh": "dp_bh",
-    "dp_plan": "plan",
-}
+# R function -> Python function it wraps: the methods' R functions from the catalog (dpstats/catalog.py),
+# and the planner.
+FUNCTIONS = {**dpstats.catalog.r_functions(), "dp_plan": "plan"}
 
 # What R users pass differently from Python users (the R wrapper converts).
 R_ARGUMENTS = {

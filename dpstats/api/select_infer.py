@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..errors import DataError, NonPrivateWarning, PrivacyParameterError
 from ..formula import INTERCEPT, model_frame
+from ..geometry import resolve_box
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState, make_generator
@@ -42,6 +43,7 @@ from ._common import (
     auto_bounds_options,
     call_record,
     frame_schema,
+    is_auto,
     missing_rows_step,
     refuse_omit,
     run,
@@ -281,15 +283,19 @@ class SelectInferDoor:
         return frame
 
     def _check_part_b(self, frame: SplitFrame) -> None:
-        """Room for k terms in part B, before any spend (declared bounds are enforced by clipping).
+        """Bounds declared for every candidate and the response, and room for k terms in part B.
 
-        Public inputs only: part B's size is n − ⌊split·n⌋ with n the number of rows read,
-        public under replace-one-row because missing values get their public fills
-        (``na_action="omit"`` is refused, and ``bounds="auto"`` fills with its centre); the
-        private-bounds level follows from that size, k (or the number of candidate terms),
-        eps and delta.  Only without declared bounds, where incomplete rows are dropped (a
-        named data-dependent step, refused under strict), does n depend on the rows.
+        Both before any spend, from public inputs only: the bounds are checked against the names
+        (they are enforced by clipping, never checked against the rows); part B's size is
+        n − ⌊split·n⌋ with n the number of rows read, public under replace-one-row because
+        missing values get their public fills (``na_action="omit"`` is refused, and
+        ``bounds="auto"`` fills with its centre), and the private-bounds level follows from that
+        size, k (or the number of candidate terms), eps and delta.  Only without declared bounds,
+        where incomplete rows are dropped (a named data-dependent step, refused under strict),
+        does n depend on the rows.
         """
+        if self.bounds is not None and not is_auto(self.bounds):  # private bounds: each part releases its own
+            resolve_box(self.bounds, frame.names + [frame.response])
         check_auto_bounds_level(
             self.bounds, len(frame.part_b), self.k or len(frame.names), self.eps, self.delta
         )

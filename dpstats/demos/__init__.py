@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ORDER = ["sis", "two_stage", "knockoff", "gmm", "felp", "vertical", "lm", "bh"]
+from ..catalog import demo_order
+
+ORDER = demo_order()  # the methods' demos, in catalog order (dpstats/catalog.py)
 INDEX_NAME = "index.html"
 
 

@@ -23,40 +23,38 @@ private bounds will see it; until one is registered, ``"auto"`` is refused.
 
 from __future__ import annotations
 
-import math
+import importlib
 import numbers
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .. import catalog
 from ..errors import ChanceWarning, DataError, PrivacyParameterError, caller_stacklevel
-from ..methods import felp as m_felp
-from ..methods import sis as sis_method
 from ..results.plan import PlanResult
-from ..simulate import Assume
-from ..validation import check_delta, check_eps, check_fraction, check_k
+from ..validation import check_eps, check_fraction
 from . import core
+from .core import AUTO_BOUNDS
+from .core import BOUNDS as BOUNDS
 from .sis import auto_bounds_predictor
 from .models import (
     FanLv,
     FelpModel,
     KnockoffModel,
     MixtureModel,
-    felp_model,
-    knockoff_model,
-    mixture_model,
     selection_model,
 )
 
-METHODS = ("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_lm")
-BOUNDS = ("declared", "midpoint", None, "auto")
+#: the front doors the planner predicts: those with a planner module in the catalog (dpstats/catalog.py).
+METHODS = catalog.planner_names()
 
 #: method -> predictor(n=, p=, eps=, model=) -> (eps left for the analysis, the model as the analysis sees it
 #: under the private bounds (e.g. a wider bound_sds), a note for the plan).  Filled by the private-bounds
-#: feature (issue 19, "Private bounds"); a method missing here cannot plan bounds="auto" yet.
-AUTO_BOUNDS: dict[str, Callable] = {"dp_sis": auto_bounds_predictor}
+#: feature (issue 19, "Private bounds"); a method missing here cannot plan bounds="auto" yet.  The dict is
+#: ``core.AUTO_BOUNDS``, where each method's ``setup`` looks its predictor up.
+AUTO_BOUNDS["dp_sis"] = auto_bounds_predictor
 
 __all__ = [
     "plan",
@@ -248,18 +246,11 @@ def assume_from_options(method: str, **options: float | None) -> Any:
 
 
 def _check_method(method: Any) -> str:
-    if method in ("sis", "knockoff", "two_stage", "gmm", "felp", "lm"):
-        method = f"dp_{method}"
-    if method not in METHODS:
+    """The public name of a planned method, also from its command-line name (``"sis"``)."""
+    name = catalog.cli_names().get(method, method) if isinstance(method, str) else method
+    if name not in METHODS:
         raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {method!r}.")
-    return method
-
-
-def _whole(value: Any, name: str, low: int) -> int:
-    ok = isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
-    if isinstance(value, bool) or not ok or value < low:
-        raise DataError(f"{name} must be a whole number >= {low}, got {value!r}.")
-    return int(value)
+    return name
 
 
 def _smallest_n(method: str, p: int) -> int | None:
@@ -268,7 +259,7 @@ def _smallest_n(method: str, p: int) -> int | None:
 
 
 def _check_n(n: Any, method: str, p: Any) -> list[int]:
-    p = _whole(p, "p", 2)
+    p = core.whole(p, "p", 2)
     low = _smallest_n(method, p) or 3
     values = [n] if isinstance(n, numbers.Number) else list(n)
     if not values:
@@ -277,7 +268,7 @@ def _check_n(n: Any, method: str, p: Any) -> list[int]:
         method, ""
     )
     try:
-        return sorted({_whole(v, "n", low) for v in values})
+        return sorted({core.whole(v, "n", low) for v in values})
     except DataError as err:
         raise DataError(f"{err}{why}") from None
 
@@ -326,181 +317,16 @@ def _check_target(target: Any, sim: core.Simulator) -> tuple[str | None, float |
 # ----------------------------------------------------------------------------- simulators
 
 
+# ----------------------------------------------------------------------------- simulators
+
+
 def _simulators(method: str, p: int, options: dict):
-    if method == "dp_sis":
-        keys = ("k", "bounds", "assume", "topk", "gamma")
-        return _sis(p, **{key: options[key] for key in keys})
-    lam = options["lam"]
-    options["lam"] = (m_felp.DEFAULT_LAM if method == "dp_felp" else 0.1) if lam is None else lam
-    if method == "dp_two_stage":
-        keys = ("k", "lam", "assume", "topk", "gamma")
-        return _two_stage(p, **{key: options[key] for key in keys})
-    if method == "dp_felp":
-        keys = ("k", "bounds", "assume", "variant", "lam", "n_estimators")
-        return _felp(p, **{key: options[key] for key in keys})
-    if method == "dp_gmm":
-        return _gmm(p, options["k"], options["assume"], options["delta"])
-    if method == "vertical_glm":
-        return _vertical(p, options["assume"], options["delta"], options["lam"], options["parties"])
-    if method == "dp_lm":
-        return _lm(p, options["assume"], options["delta"], options["bounds"])
-    keys = ("bounds", "assume", "delta", "variant", "fdr")
-    return _knockoff(p, **{key: options[key] for key in keys})
-
-
-def _sis(p, k, bounds, assume, topk, gamma):
-    from ..privacy.topk import SELECTORS
-    from .sis import SCORE_FOR_BOUNDS, sis_simulator
-
-    if topk not in SELECTORS:
-        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
-    gamma = check_fraction(gamma, "gamma", 0.0, 1.0)
-    k = sis_method.default_k(p) if k is None else check_k(k, p)
-    model = selection_model(assume)
-    _check_bounds(bounds, "dp_sis", SCORE_FOR_BOUNDS)
-    if bounds == "auto":
-
-        def make(seen):
-            return sis_simulator(p=p, k=k, model=seen, bounds="declared", topk=topk, gamma=gamma)
-
-        sim = core.auto_bounds_simulator(make, AUTO_BOUNDS["dp_sis"], model, p)
-    else:
-        sim = sis_simulator(p=p, k=k, model=model, bounds=bounds, topk=topk, gamma=gamma)
-    return [sim], model, {"k": k, "bounds": bounds, "topk": topk, "gamma": gamma}
-
-
-def _two_stage(p, k, lam, assume, topk, gamma):
-    from ..privacy.topk import SELECTORS
-    from .two_stage import two_stage_simulator
-
-    if topk not in SELECTORS:
-        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
-    gamma = check_fraction(gamma, "gamma", 0.0, 1.0)
-    lam = check_eps(lam, name="lam")
-    k = sis_method.default_k(p) if k is None else check_k(k, p)
-    model = selection_model(assume)
-    sim = two_stage_simulator(p=p, k=k, model=model, lam=lam, topk=topk, gamma=gamma)
-    return [sim], model, {"k": k, "lam": lam, "topk": topk, "gamma": gamma}
-
-
-def _gmm(p, k, assume, delta):
-    from .gmm import gmm_simulator
-
-    if delta is None:
-        raise PrivacyParameterError("dp_gmm needs delta (> 0), e.g. delta=1e-6.")
-    delta = check_delta(delta, allow_zero=False)
-    model = mixture_model(assume, k)
-    if k is not None and model.k != k:
-        raise PrivacyParameterError(f"k = {k} differs from the assumed model's k = {model.k}.")
-    sim = gmm_simulator(p=p, model=model, delta=delta)
-    return [sim], model, {"k": model.k, "delta": delta}
-
-
-def _vertical(p, assume, delta, lam, parties):
-    from .vertical import vertical_simulator
-
-    if delta is None:
-        raise PrivacyParameterError("vertical_glm's DP mode needs delta (> 0), e.g. delta=1e-6.")
-    delta = check_delta(delta, allow_zero=False)
-    lam = check_eps(lam, name="lam")
-    if isinstance(parties, bool) or not isinstance(parties, numbers.Integral) or not 2 <= parties <= p:
-        raise DataError(f"parties must be a whole number with 2 <= parties <= p = {p}, got {parties!r}.")
-    model = Assume.coerce(assume) if assume is not None else Assume(signals=min(2, p), strength=0.5)
-    sim = vertical_simulator(p=p, model=model, parties=int(parties), lam=lam, delta=delta)
-    return [sim], model, {"delta": delta, "lam": lam, "parties": int(parties)}
-
-
-def _lm(p, assume, delta, bounds):
-    from .lm import lm_simulator
-
-    if bounds != "declared":
-        _check_bounds(bounds, "dp_lm", {"declared": None})
-    delta = 0.0 if delta is None else check_delta(delta)
-    model = Assume.coerce(assume) if assume is not None else Assume(signals=min(2, p), strength=0.5)
-    return [lm_simulator(p=p, model=model, delta=delta)], model, {"delta": delta, "bounds": bounds}
-
-
-def _felp(p, k, bounds, assume, variant, lam, n_estimators):
-    from .felp import felp_simulator
-
-    variants = ["strict"] if variant is None else [variant] if isinstance(variant, str) else list(variant)
-    if not variants or any(v not in m_felp.VARIANTS for v in variants):
-        raise PrivacyParameterError(
-            f"variant for dp_felp must be 'strict', 'paper' or both, got {variant!r}."
-        )
-    lam = check_eps(lam, name="lam")
-    n_estimators = _whole(n_estimators, "n_estimators", 1)
-    select = m_felp.default_select(p) if k is None else check_k(k, p)
-    if bounds not in ("declared", None):
-        if bounds == "auto":
-            _check_bounds(bounds, "dp_felp", {})
-        raise PrivacyParameterError(
-            f"bounds for dp_felp must be 'declared' (the model's box) or None (data minima and maxima), "
-            f"got {bounds!r}."
-        )
-    model = felp_model(assume)
-    if model.signals >= p:
-        raise DataError(f"assume: signals must be < p = {p}, got {model.signals}.")
-    options = {
-        "select": select,
-        "lam": lam,
-        "n_estimators": n_estimators,
-        "bounds": bounds,
-        "sample_ratio": 0.9,
-    }
-    sims = [felp_simulator(p=p, model=model, variant=v, **options) for v in variants]
-    settings = {"k": select, "variant": variants, "lam": lam, "n_estimators": n_estimators, "bounds": bounds}
-    return sims, model, settings
-
-
-def _knockoff(p, bounds, assume, delta, variant, fdr):
-    from .knockoff import default_delta_text, knockoff_simulator
-
-    variant = ("I", "II") if variant is None else variant
-    variants = [variant] if isinstance(variant, str) else list(variant)
-    if not variants or any(v not in ("I", "II") for v in variants):
-        raise PrivacyParameterError(f"variant must be 'I', 'II' or both, got {variant!r}.")
-    if delta is not None:
-        delta = check_delta(delta, allow_zero=False)
-    fdr = check_fraction(fdr, "fdr", 0.0, 1.0, low_open=True)
-    bound = _knockoff_bound(bounds)
-    model = knockoff_model(assume)
-    if model.signals >= p:
-        raise DataError(f"assume: signals must be < p = {p}, got {model.signals}.")
-    sims = [
-        knockoff_simulator(p=p, model=model, variant=v, delta=delta, fdr=fdr, bound=bound) for v in variants
-    ]
-    settings = {"variant": variants, "delta": default_delta_text(delta), "fdr": fdr, "bounds": bounds}
-    return sims, model, settings
-
-
-def _knockoff_bound(bounds: Any) -> float | None:
-    if bounds == "declared":
-        return None
-    if bounds == "auto":
-        _check_bounds(bounds, "dp_knockoff", {})
-    if (
-        isinstance(bounds, numbers.Real)
-        and not isinstance(bounds, bool)
-        and math.isfinite(bounds)
-        and bounds > 0
-    ):
-        return float(bounds)
-    raise PrivacyParameterError(
-        f"bounds for dp_knockoff must be 'declared' (B from the model) or a positive row-norm bound B, got {bounds!r}."
-    )
+    """The method's planner module (named in the catalog) checks its options and builds its simulators."""
+    return importlib.import_module(catalog.get(method).planner).setup(p, options)
 
 
 def _check_bounds(bounds: Any, method: str, allowed: dict) -> None:
-    if bounds == "auto":
-        if method not in AUTO_BOUNDS:
-            raise PrivacyParameterError(
-                f"bounds='auto' cannot be planned for {method} yet: no private-bounds predictor is registered "
-                "in dpstats.planner.AUTO_BOUNDS. Plan with bounds='declared' (the model's bounds) instead."
-            )
-        return
-    if bounds not in allowed:
-        raise PrivacyParameterError(f"bounds must be one of {list(BOUNDS)}, got {bounds!r}.")
+    core.check_bounds(bounds, method, allowed)
 
 
 # ----------------------------------------------------------------------------- targets

@@ -15,6 +15,7 @@ eps, delta, declared bounds) or part of the stated model.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,11 +23,41 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import DataError, PrivacyParameterError
 from ..simulate import mean_and_se
+
+BOUNDS = ("declared", "midpoint", None, "auto")
+
+#: method -> predictor(n=, p=, eps=, model=) -> (eps left for the analysis, the model as the analysis sees it
+#: under the private bounds (e.g. a wider bound_sds), a note for the plan).  Filled by the private-bounds
+#: feature (issue 19, "Private bounds"; ``dpstats.planner`` registers dp_sis's); a method missing here cannot
+#: plan bounds="auto" yet.  Re-exported as ``dpstats.planner.AUTO_BOUNDS`` (the same dict).
+AUTO_BOUNDS: dict[str, Callable] = {}
 
 #: how many halvings/doublings the bracketing search may take beyond the grid, and bisection steps after
 SEARCH_STEPS = 8
 BISECTIONS = 5
+
+
+def whole(value: Any, name: str, low: int) -> int:
+    """``value`` as an int if it is a whole number >= ``low`` (a whole float too), else DataError."""
+    ok = isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not ok or value < low:
+        raise DataError(f"{name} must be a whole number >= {low}, got {value!r}.")
+    return int(value)
+
+
+def check_bounds(bounds: Any, method: str, allowed: dict) -> None:
+    """Refuse a ``bounds`` the method cannot plan: ``"auto"`` without a registered predictor, or one not in ``allowed``."""
+    if bounds == "auto":
+        if method not in AUTO_BOUNDS:
+            raise PrivacyParameterError(
+                f"bounds='auto' cannot be planned for {method} yet: no private-bounds predictor is registered "
+                "in dpstats.planner.AUTO_BOUNDS. Plan with bounds='declared' (the model's bounds) instead."
+            )
+        return
+    if bounds not in allowed:
+        raise PrivacyParameterError(f"bounds must be one of {list(BOUNDS)}, got {bounds!r}.")
 
 
 @dataclass

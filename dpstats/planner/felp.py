@@ -168,3 +168,44 @@ def _notes(variant: str, model: FelpModel, bounds, lam: float, k: int, C: float 
     if variant == "paper":
         notes.append(m.PAPER_VARIANT_REFUTED + "; plan variant='strict' for a release")
     return notes
+
+
+def setup(p: int, options: dict):
+    """dp_felp's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
+    from ..errors import PrivacyParameterError
+    from ..validation import check_eps, check_k
+    from .core import check_bounds, whole
+    from .models import felp_model
+
+    k, bounds, assume, variant, lam, n_estimators = (
+        options[key] for key in ("k", "bounds", "assume", "variant", "lam", "n_estimators")
+    )
+    lam = m.DEFAULT_LAM if lam is None else lam
+    variants = ["strict"] if variant is None else [variant] if isinstance(variant, str) else list(variant)
+    if not variants or any(v not in m.VARIANTS for v in variants):
+        raise PrivacyParameterError(
+            f"variant for dp_felp must be 'strict', 'paper' or both, got {variant!r}."
+        )
+    lam = check_eps(lam, name="lam")
+    n_estimators = whole(n_estimators, "n_estimators", 1)
+    select = m.default_select(p) if k is None else check_k(k, p)
+    if bounds not in ("declared", None):
+        if bounds == "auto":
+            check_bounds(bounds, "dp_felp", {})
+        raise PrivacyParameterError(
+            f"bounds for dp_felp must be 'declared' (the model's box) or None (data minima and maxima), "
+            f"got {bounds!r}."
+        )
+    model = felp_model(assume)
+    if model.signals >= p:
+        raise DataError(f"assume: signals must be < p = {p}, got {model.signals}.")
+    settings = {
+        "select": select,
+        "lam": lam,
+        "n_estimators": n_estimators,
+        "bounds": bounds,
+        "sample_ratio": 0.9,
+    }
+    sims = [felp_simulator(p=p, model=model, variant=v, **settings) for v in variants]
+    shown = {"k": select, "variant": variants, "lam": lam, "n_estimators": n_estimators, "bounds": bounds}
+    return sims, model, shown

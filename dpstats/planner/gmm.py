@@ -104,3 +104,20 @@ def _best_matching(confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         best = max(itertools.permutations(range(k)), key=lambda perm: confusion[np.arange(k), perm].sum())
         return np.arange(k), np.asarray(best)
     return linear_sum_assignment(-confusion)
+
+
+def setup(p: int, options: dict):
+    """dp_gmm's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
+    from ..errors import PrivacyParameterError
+    from ..validation import check_delta
+    from .models import mixture_model
+
+    k, assume, delta = options["k"], options["assume"], options["delta"]
+    if delta is None:
+        raise PrivacyParameterError("dp_gmm needs delta (> 0), e.g. delta=1e-6.")
+    delta = check_delta(delta, allow_zero=False)
+    model = mixture_model(assume, k)
+    if k is not None and model.k != k:
+        raise PrivacyParameterError(f"k = {k} differs from the assumed model's k = {model.k}.")
+    sim = gmm_simulator(p=p, model=model, delta=delta)
+    return [sim], model, {"k": model.k, "delta": delta}

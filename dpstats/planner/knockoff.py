@@ -114,3 +114,53 @@ def _ledger(variant: str, delta: float | None, n: int, p: int) -> list[dict]:
 
 def default_delta_text(delta: float | None) -> str:
     return "2p/n (the knockoff paper's experiment)" if delta is None else f"{delta:g}"
+
+
+def setup(p: int, options: dict):
+    """dp_knockoff's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
+    from ..errors import DataError, PrivacyParameterError
+    from ..validation import check_delta, check_fraction
+    from .models import knockoff_model
+
+    bounds, assume, delta, variant, fdr = (
+        options[key] for key in ("bounds", "assume", "delta", "variant", "fdr")
+    )
+    variant = ("I", "II") if variant is None else variant
+    variants = [variant] if isinstance(variant, str) else list(variant)
+    if not variants or any(v not in ("I", "II") for v in variants):
+        raise PrivacyParameterError(f"variant must be 'I', 'II' or both, got {variant!r}.")
+    if delta is not None:
+        delta = check_delta(delta, allow_zero=False)
+    fdr = check_fraction(fdr, "fdr", 0.0, 1.0, low_open=True)
+    bound = _row_bound(bounds)
+    model = knockoff_model(assume)
+    if model.signals >= p:
+        raise DataError(f"assume: signals must be < p = {p}, got {model.signals}.")
+    sims = [
+        knockoff_simulator(p=p, model=model, variant=v, delta=delta, fdr=fdr, bound=bound) for v in variants
+    ]
+    settings = {"variant": variants, "delta": default_delta_text(delta), "fdr": fdr, "bounds": bounds}
+    return sims, model, settings
+
+
+def _row_bound(bounds: object) -> float | None:
+    import math
+    import numbers
+
+    from ..errors import PrivacyParameterError
+    from .core import check_bounds
+
+    if bounds == "declared":
+        return None
+    if bounds == "auto":
+        check_bounds(bounds, "dp_knockoff", {})
+    if (
+        isinstance(bounds, numbers.Real)
+        and not isinstance(bounds, bool)
+        and math.isfinite(bounds)
+        and bounds > 0
+    ):
+        return float(bounds)
+    raise PrivacyParameterError(
+        f"bounds for dp_knockoff must be 'declared' (B from the model) or a positive row-norm bound B, got {bounds!r}."
+    )

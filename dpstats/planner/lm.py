@@ -103,3 +103,16 @@ def _ols_widths(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     resid = y - design @ coef
     s2 = float(resid @ resid) / (n - p - 1)
     return 2.0 * sps.t.ppf(0.975, n - p - 1) * np.sqrt(s2 * np.diag(gram_inv)[1:])
+
+
+def setup(p: int, options: dict):
+    """dp_lm's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
+    from ..validation import check_delta
+    from .core import check_bounds
+
+    assume, delta, bounds = options["assume"], options["delta"], options["bounds"]
+    if bounds != "declared":
+        check_bounds(bounds, "dp_lm", {"declared": None})
+    delta = 0.0 if delta is None else check_delta(delta)
+    model = Assume.coerce(assume) if assume is not None else Assume(signals=min(2, p), strength=0.5)
+    return [lm_simulator(p=p, model=model, delta=delta)], model, {"delta": delta, "bounds": bounds}

@@ -136,3 +136,29 @@ def auto_bounds_predictor(*, n: int, p: int, eps: float, model: Assume | FanLv) 
         f"{eps_bounds:g} of eps; clipping beyond them is not simulated"
     )
     return eps - eps_bounds, seen, note
+
+
+def setup(p: int, options: dict):
+    """dp_sis's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
+    from ..errors import PrivacyParameterError
+    from ..privacy.topk import SELECTORS
+    from ..validation import check_fraction, check_k
+    from .core import AUTO_BOUNDS, auto_bounds_simulator, check_bounds
+    from .models import selection_model
+
+    k, bounds, assume, topk, gamma = (options[key] for key in ("k", "bounds", "assume", "topk", "gamma"))
+    if topk not in SELECTORS:
+        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
+    gamma = check_fraction(gamma, "gamma", 0.0, 1.0)
+    k = m.default_k(p) if k is None else check_k(k, p)
+    model = selection_model(assume)
+    check_bounds(bounds, "dp_sis", SCORE_FOR_BOUNDS)
+    if bounds == "auto":
+
+        def make(seen):
+            return sis_simulator(p=p, k=k, model=seen, bounds="declared", topk=topk, gamma=gamma)
+
+        sim = auto_bounds_simulator(make, AUTO_BOUNDS["dp_sis"], model, p)
+    else:
+        sim = sis_simulator(p=p, k=k, model=model, bounds=bounds, topk=topk, gamma=gamma)
+    return [sim], model, {"k": k, "bounds": bounds, "topk": topk, "gamma": gamma}

@@ -79,3 +79,22 @@ def _ledger(d: int, k: int, n: int, topk: str) -> list[dict]:
         d=d, k=k, eps=1.0, n_blocks=m.default_blocks(n), topk=topk, neighbouring="replace"
     ).entries[0]
     return whole_eps_step(entry)
+
+
+def setup(p: int, options: dict):
+    """dp_two_stage's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
+    from ..errors import PrivacyParameterError
+    from ..methods import sis as sis_method
+    from ..validation import check_eps, check_fraction, check_k
+    from .models import selection_model
+
+    k, lam, assume, topk, gamma = (options[key] for key in ("k", "lam", "assume", "topk", "gamma"))
+    lam = 0.1 if lam is None else lam
+    if topk not in SELECTORS:
+        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
+    gamma = check_fraction(gamma, "gamma", 0.0, 1.0)
+    lam = check_eps(lam, name="lam")
+    k = sis_method.default_k(p) if k is None else check_k(k, p)
+    model = selection_model(assume)
+    sim = two_stage_simulator(p=p, k=k, model=model, lam=lam, topk=topk, gamma=gamma)
+    return [sim], model, {"k": k, "lam": lam, "topk": topk, "gamma": gamma}

@@ -82,3 +82,23 @@ def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta
             f"bounds at mean ± {c:g} sd of each variable; rows are simulated and the front door runs on them"
         ],
     )
+
+
+def setup(p: int, options: dict):
+    """vertical_glm's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
+    import numbers
+
+    from ..errors import DataError, PrivacyParameterError
+    from ..validation import check_delta, check_eps
+
+    assume, delta, lam, parties = (options[key] for key in ("assume", "delta", "lam", "parties"))
+    lam = 0.1 if lam is None else lam
+    if delta is None:
+        raise PrivacyParameterError("vertical_glm's DP mode needs delta (> 0), e.g. delta=1e-6.")
+    delta = check_delta(delta, allow_zero=False)
+    lam = check_eps(lam, name="lam")
+    if isinstance(parties, bool) or not isinstance(parties, numbers.Integral) or not 2 <= parties <= p:
+        raise DataError(f"parties must be a whole number with 2 <= parties <= p = {p}, got {parties!r}.")
+    model = Assume.coerce(assume) if assume is not None else Assume(signals=min(2, p), strength=0.5)
+    sim = vertical_simulator(p=p, model=model, parties=int(parties), lam=lam, delta=delta)
+    return [sim], model, {"delta": delta, "lam": lam, "parties": int(parties)}

@@ -1,0 +1,167 @@
+"""Block coordinate descent for GLMs on vertically partitioned data (privreg).
+
+van Kesteren, "Private Regression using Block Coordinate Descent" (R package
+privreg): K parties hold the column blocks X_1, ..., X_K of the same n rows.
+Party k repeatedly fits its own block with the other parties' current linear
+predictors as an offset,
+
+    β_k ← argmin_β  (1/n) Σ_i ℓ(y_i, x_ikᵀβ + o_ik) + λ·P(β),   o_k = Σ_{j≠k} X_j β_j,
+
+and shares only its linear predictor η_k = X_k β_k.  Sweeps repeat until
+Σ|Δβ| < tol over one sweep (privreg's rule).  ℓ is half the unit deviance, so
+the objective is glmnet's: (1/2n)·RSS for the Gaussian family and −(1/n)·loglik
+for the binomial and Poisson families.  Each block is solved by IRLS (Newton
+with step-halving), with ridge ((λ/2)‖β‖²) or lasso (λ‖β‖₁, soft-thresholding
+coordinate updates) penalties; the intercept is never penalized except in
+DP mode (strong convexity).  Block minimization of a smooth convex loss plus a
+block-separable penalty converges to the joint minimizer (Tseng 2001), so the
+unpenalized fit equals the pooled GLM maximum-likelihood fit.
+
+Standard errors (``se="history"``, the protocol's method, after privreg):
+party k's block of the inverse Fisher information is the inverse of the Schur
+complement X_kᵀW^{1/2}(I − P_{-k})W^{1/2}X_k, where P_{-k} projects onto
+W^{1/2}·col(X_{-k}).  Party k never sees X_{-k}, but every offset it received
+lies in col(X_{-k}); an orthonormal basis U of the span of the received
+offsets replaces X_{-k}.  The result is exact when that span has the full
+dimension p_{-k} (reported per block as ``exact``), and otherwise misses only
+directions the iterations never excited; the rank is at most the number of
+sweeps, so a fit that converges in fewer sweeps than p_{-k} is not exact.
+``se="exact"`` (default): after convergence every party shares an orthonormal
+basis Q_j of its column space col(X_j) (X_j = Q_j R_j, R_j kept secret), so
+U spans col(X_{-k}) exactly and the standard errors equal the pooled ones.
+This discloses the column spaces — what the history approaches anyway — and
+says so.  ``se="conditional"`` uses (X_kᵀWX_k)⁻¹ (the other blocks held
+fixed; too small when blocks correlate).
+
+DP mode (``eps``/``delta``; binomial or Gaussian family, ridge penalty):
+covariates (and, for the Gaussian family, y) are clipped to declared bounds,
+every shared η_k is clipped to [−eta_clip, eta_clip] and noised, the final β_k
+are noised, and a fixed number of sweeps runs.  The zCDP budget is split over
+the K·T linear-predictor releases and the K coefficient releases
+(:func:`noise_scales`, sensitivities :func:`binomial_ridge_sensitivities`,
+:func:`gaussian_ridge_sensitivities`).
+
+The two verbs every front door uses (``docs/architecture.md``, "Adding a
+method"): :func:`plan` (the ledger, sensitivities, assumptions and what the
+protocol discloses, from public inputs: n, K, the settings of
+:func:`settings`, the row-norm bounds of :func:`clip_covariates`) and
+:func:`release` (the slides' block coordinate descent, steps 1–3, with the
+parties simulated in one process; :func:`release_from_statistics` for the
+Gaussian fit from pooled sufficient statistics).  The networked protocol
+(:class:`dpstats.vertical.Party`) uses the same settings, plan, noise scales,
+row-id checks and :func:`block_coordinate_descent`.
+
+The package follows these sections, one module each: ``_glm`` (families, penalties, one
+block's IRLS solver, the history standard-error pieces), ``_bcd`` (each party's block and
+the sweep loop), ``_settings`` (arguments, DP mode, row ids, the response), ``_plan``
+(sensitivities, the zCDP split, the plan and what the protocol discloses) and ``_release``
+(clipping, the release, the final summaries).  Every public name is imported here, so
+``from dpstats.methods import vertical as m; m.fit_block`` and the like keep working.
+"""
+
+from __future__ import annotations
+
+from ._bcd import (
+    BCDOutcome,
+    BlockFinal,
+    LocalBlock,
+    block_coordinate_descent,
+    check_no_separation,
+    dispersion_estimate,
+    gaussian_bcd_statistics,
+    pooled_covariance,
+    run_sweeps,
+)
+from ._glm import (
+    FAMILIES,
+    Family,
+    Penalty,
+    SpanBasis,
+    block_covariance,
+    fit_block,
+    gaussian_cholesky,
+    lasso_quadratic,
+    orthonormal,
+)
+from ._plan import (
+    METHOD,
+    STATISTICS_MODE_NOTE,
+    binomial_ridge_sensitivities,
+    disclosure_text,
+    gaussian_ridge_sensitivities,
+    noise_scales,
+    plan,
+)
+from ._release import (
+    Released,
+    clip_covariates,
+    clip_response,
+    dispersion_and_deviance,
+    finish_blocks,
+    not_released_summaries,
+    release,
+    release_from_statistics,
+    statistics_finals,
+)
+from ._settings import (
+    PENALTIES,
+    SE_METHODS,
+    check_fit,
+    check_response,
+    check_rows,
+    fit_settings,
+    response_frame,
+    row_id_hash,
+    settings,
+)
+
+__all__ = [
+    # the GLM solver of one block
+    "Family",
+    "FAMILIES",
+    "Penalty",
+    "lasso_quadratic",
+    "fit_block",
+    "gaussian_cholesky",
+    "SpanBasis",
+    "orthonormal",
+    "block_covariance",
+    # block coordinate descent
+    "BlockFinal",
+    "LocalBlock",
+    "BCDOutcome",
+    "block_coordinate_descent",
+    "run_sweeps",
+    "gaussian_bcd_statistics",
+    "check_no_separation",
+    "dispersion_estimate",
+    "pooled_covariance",
+    # settings and checks
+    "SE_METHODS",
+    "PENALTIES",
+    "check_fit",
+    "settings",
+    "fit_settings",
+    "row_id_hash",
+    "check_rows",
+    "response_frame",
+    "check_response",
+    # the plan
+    "binomial_ridge_sensitivities",
+    "gaussian_ridge_sensitivities",
+    "METHOD",
+    "STATISTICS_MODE_NOTE",
+    "plan",
+    "noise_scales",
+    "disclosure_text",
+    # the release
+    "clip_covariates",
+    "clip_response",
+    "Released",
+    "release",
+    "release_from_statistics",
+    "finish_blocks",
+    "not_released_summaries",
+    "dispersion_and_deviance",
+    "statistics_finals",
+]

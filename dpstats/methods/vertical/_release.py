@@ -1,0 +1,247 @@
+"""The release of a vertical GLM fit: clipping to the declared bounds, the sweeps, the noised output.
+
+DP-mode clipping (:func:`clip_covariates`, :func:`clip_response`), :func:`release`
+(the parties simulated in one process), :func:`release_from_statistics` (the Gaussian fit
+from pooled sufficient statistics) and the summaries of the final blocks
+(:mod:`dpstats.methods.vertical`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import PrivacyParameterError
+from ...formula import INTERCEPT, ModelFrame
+from ...geometry import resolve_box
+from ._bcd import (
+    BCDOutcome,
+    BlockFinal,
+    LocalBlock,
+    block_coordinate_descent,
+    dispersion_estimate,
+    gaussian_bcd_statistics,
+    pooled_covariance,
+)
+from ._glm import FAMILIES, Family, Penalty
+
+
+# --------------------------------------------------------------------------- DP mode: clipping
+def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[np.ndarray, list[float]]:
+    """Covariates clipped to their declared bounds, and each party's row-norm bound R_k.
+
+    R_k² = Σ over party k's columns of max(|lo|, |hi|)² (the intercept counts 1):
+    a public bound on ‖x_ik‖ from the declared bounds alone.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> mf = model_frame("y ~ a + b", pd.DataFrame({"y": [0., 1, 1], "a": [5., 0, 1], "b": [0., 1, 2]}))
+    >>> X, radius = clip_covariates(mf, np.array([0, 0, 1]), 2, (-3, 4))
+    >>> X[:, 1].tolist(), radius
+    ([4.0, 0.0, 1.0], [4.123105625617661, 4.0])
+    """
+    if bounds is None:
+        raise PrivacyParameterError(
+            "DP mode needs public bounds on the covariates, e.g. bounds=(-3, 3) or "
+            "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k."
+        )
+    cols = [nm for nm in mf.names if nm != INTERCEPT]
+    dummies = {nm for nm, term in zip(mf.names, mf.terms) if term in mf.factor_levels}
+    box = resolve_box(bounds, cols, dummies=dummies)
+    X = mf.X.copy()
+    big = np.maximum(np.abs(box.lo), np.abs(box.hi))
+    sq = np.zeros(K)
+    for j, nm in enumerate(mf.names):
+        if nm == INTERCEPT:
+            sq[owner[j]] += 1.0
+            continue
+        i = cols.index(nm)
+        X[:, j] = np.clip(X[:, j], box.lo[i], box.hi[i])
+        sq[owner[j]] += big[i] ** 2
+    return X, [math.sqrt(s) for s in sq]
+
+
+def clip_response(mf: ModelFrame, bounds) -> tuple[np.ndarray, float]:
+    """Gaussian DP mode: clip y to its declared bounds; return (clipped y, B_y = max |bound|)."""
+    name = mf.response
+    if isinstance(bounds, Mapping) and name not in bounds:
+        raise PrivacyParameterError(
+            f"family='gaussian' in DP mode needs public bounds on the response {name!r} too: add "
+            f"bounds={{..., {name!r}: (lo, hi)}} (y is clipped to them; they bound the loss gradient)."
+        )
+    box = resolve_box({name: bounds[name]} if isinstance(bounds, Mapping) else bounds, [name])
+    lo, hi = float(box.lo[0]), float(box.hi[0])
+    return np.clip(mf.y, lo, hi), max(abs(lo), abs(hi))
+
+
+# --------------------------------------------------------------------------- the release
+@dataclass
+class Released:
+    """What a fit releases: the sweeps' outcome, every block's final coefficients, the fit's summaries."""
+
+    out: BCDOutcome
+    finals: list[BlockFinal]
+    index: list[np.ndarray]
+    dispersion: float
+    deviance: float
+    pooled: np.ndarray | None = None
+
+
+def release(
+    X: np.ndarray,
+    y: np.ndarray,
+    owner: np.ndarray,
+    terms: Sequence[str],
+    spec: dict,
+    *,
+    se: str,
+    tol: float,
+    max_iter: int,
+    sigmas: tuple | None,
+    noise,
+    on_round: Callable[[dict], None] | None = None,
+    offset: np.ndarray | None = None,
+) -> Released:
+    """Block coordinate descent with the parties simulated in one process (the slides' steps 1–3).
+
+    1. β ← 0; 2. for each party k: the offset is the others' linear predictors
+    (y_res^k = y − Σ_{j≠k} X_jβ_j) and β_k is the block's (penalized GLM)
+    minimizer given it; 3. repeat until Σ|Δβ| < ``tol`` — in DP mode exactly
+    ``spec["rounds"]`` sweeps, each shared η_k clipped and noised with
+    ``sigmas[0][k]`` and the final β_k with ``sigmas[1][k]``
+    (:func:`noise_scales`).  ``owner[j]`` is the party of design column j
+    (every party owns at least one).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.column_stack([np.ones(50), rng.standard_normal((50, 2))])
+    >>> y = X @ np.array([1.0, 2.0, -1.0]) + rng.standard_normal(50)
+    >>> from dpstats.methods.vertical import settings
+    >>> s = settings("gaussian", None, 0.0, 0.95, None, None, 10, 4.0, 0.1, "replace")
+    >>> r = release(X, y, np.array([0, 0, 1]), ["(Intercept)", "a", "b"], s, se="exact", tol=1e-10,
+    ...             max_iter=1000, sigmas=None, noise=None)
+    >>> bool(np.allclose(np.concatenate([f.beta for f in r.finals]), np.linalg.lstsq(X, y, rcond=None)[0]))
+    True
+    """
+    dp, fam, K = spec["eps"] is not None, FAMILIES[spec["family"]], int(owner.max()) + 1
+    pen = Penalty(spec["penalty"], spec["lam"])
+    index = [np.flatnonzero(owner == k) for k in range(K)]
+    offset_clip = (K - 1) * spec["eta_clip"] if dp and spec["family"] == "gaussian" else math.inf
+    blocks = [
+        LocalBlock(
+            X[:, ix],
+            y,
+            fam,
+            pen,
+            _mask(terms, ix, dp),
+            X.shape[1] - len(ix),
+            se="none" if dp else (se if se in ("exact", "history") else "conditional"),
+            sigma_eta=sigmas[0][k] if dp else 0.0,
+            eta_clip=spec["eta_clip"],
+            noise=noise,
+            offset_clip=offset_clip,
+        )
+        for k, ix in enumerate(index)
+    ]
+    out = block_coordinate_descent(
+        blocks,
+        y,
+        fam,
+        tol=tol,
+        max_iter=spec["rounds"] if dp else max_iter,
+        fixed_rounds=dp,
+        check_separation=(spec["penalty"] is None and not dp),
+        on_round=on_round,
+        offset=offset,
+    )
+    finals = finish_blocks(blocks, out, fam, y, X.shape[1], sigmas[1] if dp else None)
+    pooled = None
+    if se == "pooled" and not dp and spec["penalty"] is None:
+        disp = dispersion_estimate(fam, y, out.eta, X.shape[0] - X.shape[1])
+        pooled = pooled_covariance(X, fam, out.eta, disp)
+    summaries = (
+        not_released_summaries(fam)
+        if dp
+        else dispersion_and_deviance(fam, y, out.eta, X.shape[0] - X.shape[1])
+    )
+    return Released(out, finals, index, *summaries, pooled=pooled)
+
+
+def release_from_statistics(
+    xtx: np.ndarray,
+    xty: np.ndarray,
+    yty: float,
+    owner: np.ndarray,
+    n: int,
+    *,
+    se: str,
+    tol: float,
+    max_iter: int,
+    on_round: Callable[[dict], None] | None = None,
+) -> Released:
+    """The Gaussian, unpenalized, exact fit from pooled sufficient statistics (streamed/Dask data).
+
+    The sweeps of :func:`gaussian_bcd_statistics`; standard errors from
+    σ̂²(XᵀX)⁻¹, σ̂² = RSS/(n − p) (R's summary.lm).
+    """
+    index = [np.flatnonzero(owner == k) for k in range(int(owner.max()) + 1)]
+    beta, out, rss = gaussian_bcd_statistics(
+        xtx, xty, yty, index, tol=tol, max_iter=max_iter, on_round=on_round
+    )
+    finals, pooled = statistics_finals(xtx, beta, rss, n, index, se)
+    df_resid = n - xtx.shape[0]
+    return Released(out, finals, index, rss / df_resid if df_resid > 0 else math.nan, rss, pooled=pooled)
+
+
+def _mask(terms: Sequence[str], ix: np.ndarray, dp: bool) -> np.ndarray:
+    """Penalized columns: all in DP mode (strong convexity), all but the intercept otherwise."""
+    if dp:
+        return np.ones(len(ix))
+    return np.array([0.0 if terms[j] == INTERCEPT else 1.0 for j in ix])
+
+
+def finish_blocks(blocks, out: BCDOutcome, fam: Family, y: np.ndarray, p: int, sig_beta) -> list[BlockFinal]:
+    """Ask every block for its final coefficients (and covariance)."""
+    disp = dispersion_estimate(fam, y, out.eta, y.shape[0] - p)
+    others = [None] * len(blocks)
+    if getattr(blocks[0], "se", None) == "exact" and blocks[0].penalty.kind is None:
+        bases = [b.column_basis() for b in blocks]
+        others = [np.column_stack([q for j, q in enumerate(bases) if j != k]) for k in range(len(blocks))]
+    return [
+        b.finish(out.eta, disp, sig_beta[k] if sig_beta else 0.0, others[k]) for k, b in enumerate(blocks)
+    ]
+
+
+def not_released_summaries(fam: Family) -> tuple[float, float]:
+    """A DP fit's dispersion and deviance: functions of the raw y, so not released (NaN; 1 where fixed)."""
+    return (1.0 if fam.fixed_dispersion else math.nan), math.nan
+
+
+def dispersion_and_deviance(
+    fam: Family, y: np.ndarray, eta: np.ndarray, df_resid: int
+) -> tuple[float, float]:
+    """The fit's dispersion estimate and deviance, from y and the final linear predictor."""
+    return dispersion_estimate(fam, y, eta, df_resid), fam.deviance(y, eta)
+
+
+def statistics_finals(xtx: np.ndarray, beta: np.ndarray, rss: float, n: int, index, se: str):
+    """Block results with SEs from σ̂²(XᵀX)⁻¹, σ̂² = RSS/(n − p) (R's summary.lm)."""
+    p = xtx.shape[0]
+    disp = rss / (n - p) if n > p else math.nan
+    cov = disp * np.linalg.inv(xtx)
+    finals = []
+    for ix in index:
+        p_other = p - len(ix)
+        if se == "exact":  # the Schur complement of the exact bases is the pooled block
+            finals.append(BlockFinal(beta[ix].copy(), cov[np.ix_(ix, ix)], p_other, p_other))
+        elif se == "conditional":
+            finals.append(BlockFinal(beta[ix].copy(), disp * np.linalg.inv(xtx[np.ix_(ix, ix)]), 0, p_other))
+        else:
+            finals.append(BlockFinal(beta[ix].copy(), None, 0, p_other))
+    return finals, (cov if se == "pooled" else None)

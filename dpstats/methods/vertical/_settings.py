@@ -1,0 +1,233 @@
+"""Settings and checks of a vertical GLM fit: arguments, DP mode, row ids and the response.
+
+:func:`check_fit` and :func:`settings` validate the call's arguments before any data is
+read; :func:`row_id_hash` and :func:`check_rows` match the parties' rows; :func:`response_frame`
+and :func:`check_response` read and check y against the declared family
+(:mod:`dpstats.methods.vertical`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...errors import DataError, PrivacyParameterError
+from ...formula import ModelFrame, model_frame
+from ...schema import Schema
+from ...validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ._glm import FAMILIES
+
+# --------------------------------------------------------------------------- settings
+SE_METHODS = ("exact", "history", "conditional", "pooled", "none")
+PENALTIES = (None, "ridge", "lasso")
+
+
+def check_fit(
+    family: str,
+    penalty: str | None,
+    lam: float,
+    tol: float,
+    max_iter: int,
+    rounds: int,
+    se: str,
+    conf_level: float,
+) -> float:
+    """Cheap checks of the fit's arguments (no data touched); returns the validated ``conf_level``.
+
+    Examples
+    --------
+    >>> check_fit("gaussian", None, 0.0, 1e-8, 100, 10, "exact", 0.95)
+    0.95
+    """
+    if family not in FAMILIES:
+        raise DataError(f"family must be one of {sorted(FAMILIES)}, got {family!r}.")
+    if penalty not in PENALTIES:
+        raise PrivacyParameterError(f"penalty must be None, 'ridge' or 'lasso', got {penalty!r}.")
+    if not _real(lam) or lam < 0 or not math.isfinite(lam):
+        raise PrivacyParameterError(f"lam must be a finite number >= 0, got {lam!r}.")
+    if penalty is not None and lam <= 0:
+        raise PrivacyParameterError(f"penalty={penalty!r} needs lam > 0, got lam={lam!r}.")
+    if not _real(tol) or not (0 < tol < 1):
+        raise PrivacyParameterError(f"tol must be in (0, 1), got {tol!r}; privreg uses 1e-8.")
+    for name, value in (("max_iter", max_iter), ("rounds", rounds)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise PrivacyParameterError(f"{name} must be a positive integer, got {value!r}.")
+    if se not in SE_METHODS:
+        raise PrivacyParameterError(f"se must be one of {list(SE_METHODS)}, got {se!r}.")
+    return check_fraction(conf_level, "conf_level", 0.0, 1.0)
+
+
+def settings(
+    family: str,
+    penalty: str | None,
+    lam: float,
+    conf_level: float,
+    eps: float | None,
+    delta: float | None,
+    rounds: int,
+    eta_clip: float,
+    coef_share: float,
+    neighbouring: str,
+) -> dict:
+    """The fit's settings, read by :func:`plan`, :func:`noise_scales` and :func:`release`.
+
+    ``eps`` None or inf gives the exact (non-private) protocol (``"eps": None``);
+    otherwise the DP mode's arguments are checked: binomial or Gaussian family,
+    ridge penalty with lam > 0, replace-one-row, delta in (0, 1) (default 1e-6).
+
+    Examples
+    --------
+    >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, None, 10, 4.0, 0.1, "replace")
+    >>> s["eps"], s["delta"], s["rounds"]
+    (1.0, 1e-06, 10)
+    """
+    if _real(eps) and math.isinf(eps) and eps > 0:
+        eps = None  # eps = inf: the non-private protocol (what `dpstats run --eps inf` gives)
+    spec = {
+        "conf_level": conf_level,
+        "eps": None,
+        "delta": 0.0,
+        "neighbouring": "replace",
+        "rounds": int(rounds),
+        "eta_clip": float(eta_clip),
+        "coef_share": coef_share,
+        "lam": float(lam),
+        "family": family,
+        "penalty": penalty,
+    }
+    if eps is None:
+        if delta is not None:
+            raise PrivacyParameterError("delta was given without eps; give both for DP mode.")
+        spec["neighbouring"] = check_neighbouring(neighbouring)
+        return spec
+    spec["eps"] = check_eps(eps)
+    spec["delta"] = check_delta(1e-6 if delta is None else delta, allow_zero=False)
+    spec["neighbouring"] = check_neighbouring(neighbouring, supported=("replace",))
+    _check_dp_mode(family, penalty, eta_clip)
+    spec["coef_share"] = check_fraction(coef_share, "coef_share", 0.0, 1.0)
+    if not 0 < spec["coef_share"] < 1:
+        raise PrivacyParameterError(f"coef_share must be strictly between 0 and 1, got {coef_share!r}.")
+    return spec
+
+
+def fit_settings(
+    family: str,
+    penalty: str | None,
+    lam: float,
+    tol: float,
+    max_iter: int,
+    se: str,
+    conf_level: float,
+    eps: float | None,
+    delta: float | None,
+    rounds: int,
+    eta_clip: float,
+    coef_share: float,
+    neighbouring: str = "replace",
+) -> dict:
+    """:func:`check_fit` then :func:`settings` (a party of the networked protocol checks both at once).
+
+    Examples
+    --------
+    >>> fit_settings("gaussian", None, 0.0, 1e-8, 100, "exact", 0.95, None, None, 10, 4.0, 0.1)["eps"] is None
+    True
+    """
+    conf_level = check_fit(family, penalty, lam, tol, max_iter, rounds, se, conf_level)
+    return settings(family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coef_share, neighbouring)
+
+
+def _check_dp_mode(family, penalty, eta_clip) -> None:
+    if family == "poisson":
+        raise PrivacyParameterError(
+            "DP mode (eps=) is not available for family='poisson': the gradient of the Poisson loss "
+            "under the log link, (exp(η) − y)·x, is unbounded in η, so no sensitivity of the block "
+            "estimator can be derived from bounds on the data. Use family='gaussian' or 'binomial' "
+            "with penalty='ridge', or drop eps."
+        )
+    if penalty != "ridge":
+        raise PrivacyParameterError(
+            "DP mode (eps=) needs penalty='ridge' with lam > 0 (family='binomial' or 'gaussian'): the "
+            "sensitivity of the block estimator is derived from the lam-strong convexity of the ridge "
+            f"objective and a bounded loss gradient. Got family={family!r}, penalty={penalty!r}."
+        )
+    if not _real(eta_clip) or not (0 < eta_clip < math.inf):
+        raise PrivacyParameterError(f"eta_clip must be a positive finite number, got {eta_clip!r}.")
+
+
+def _real(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and not math.isnan(float(x))
+
+
+# --------------------------------------------------------------------------- rows and response
+def row_id_hash(ids, salt: bytes = b"") -> str:
+    """SHA-256 of the ordered row ids (never the data): parties compare it to agree on rows.
+
+    Examples
+    --------
+    >>> row_id_hash([1, 2, 3]) == row_id_hash([1, 2, 3]) != row_id_hash([1, 3, 2])
+    True
+    """
+    h = hashlib.sha256(b"dpstats-vertical-row-ids\x00" + salt)
+    for v in ids:
+        b = str(v).encode("utf-8")
+        h.update(len(b).to_bytes(4, "big") + b)
+    return h.hexdigest()
+
+
+def check_rows(hashes: Sequence[str], counts: Sequence[int], names: Sequence[str]) -> None:
+    """Raise a DataError naming the first party whose row count or row-id hash differs.
+
+    Examples
+    --------
+    >>> check_rows([row_id_hash([1, 2])] * 2, [2, 2], ["A", "B"])   # the same rows: no error
+    """
+    for name, c, h in zip(names[1:], counts[1:], hashes[1:]):
+        if c != counts[0]:
+            raise DataError(
+                f"party {name!r} has {c} rows but {names[0]!r} has {counts[0]}: parties "
+                "must hold the same rows. Align the data sets on a common row id."
+            )
+        if h != hashes[0]:
+            raise DataError(
+                f"party {name!r} holds different row ids, or the same ids in a different "
+                f"order, than {names[0]!r} (row-id hashes differ). Sort every party's "
+                "data by the shared row id."
+            )
+
+
+def response_frame(
+    formula: str, frame, family: str, schema: Schema | None = None, *, check_constant: bool = False
+) -> tuple[ModelFrame, str]:
+    """Model frame; a two-level factor response is coded 0/1 for the binomial family (as R's glm).
+
+    ``schema`` (:mod:`dpstats.schema`): declared levels and the rule for missing values.
+    ``check_constant`` refuses constant columns: for the non-private fit only, whose
+    readers may see the data (a DP fit must not refuse on a fact read from the rows).
+    """
+    try:
+        return model_frame(formula, frame, schema=schema, check_constant=check_constant), ""
+    except DataError as exc:
+        if family != "binomial" or "numeric response is needed" not in str(exc):
+            raise
+    mf = model_frame(formula, frame, response="factor", schema=schema, check_constant=check_constant)
+    if len(mf.classes) != 2:
+        raise DataError(
+            f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has another number of "
+            "levels (not shown: levels read from the rows are not released)."
+        )
+    mf.y = mf.y.astype(float)
+    return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
+
+
+def check_response(y: np.ndarray, family: str, name: str | None) -> None:
+    """The response must suit the family: 0/1 for binomial, counts >= 0 for Poisson."""
+    if y is None:
+        raise DataError("the formula needs a response, e.g. 'y ~ .'.")
+    if family == "binomial" and not np.all((y == 0) | (y == 1)):
+        raise DataError(f"family='binomial' needs a 0/1 response; {name!r} has other values.")
+    if family == "poisson" and np.any(y < 0):
+        raise DataError(f"family='poisson' needs a non-negative count response; {name!r} has negatives.")
