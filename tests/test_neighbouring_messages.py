@@ -20,16 +20,13 @@ released selections agree as well; the comparison masks numbers only.
 
 from __future__ import annotations
 
-import re
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
 
 import dpstats as dp
-from dpstats.api.pca import dp_pca
 from dpstats.methods.knockoff import filter as ko
+from neighbours import assert_same_view, door_table, reader_view
 from dpstats.stats import cross_products
 
 N, D = 1000, 25
@@ -119,58 +116,27 @@ PAIRS = {
 KNOCKOFF = dict(
     eps=2.0, delta=1e-4, bounds=B_KO, sigma=0.5, beta_norm=1.0, c_min=12.0, lambda_min=0.5, oc_trials=0
 )
-VERTICAL = dict(parties=[NAMES[:2], NAMES[2:5]], penalty="ridge", lam=0.1, eps=1.0, delta=1e-6, rounds=3)
-
-# name -> (front door, formula, keyword arguments, neighbouring relations it supports)
-DOORS = {
-    "dp_sis": (dp.dp_sis, f"y ~ {FEW}", dict(eps=2.0, k=2, bounds=(-1, 1), oc_trials=0), 2),
-    "dp_two_stage": (
-        dp.dp_two_stage,
-        f"y ~ {FEW}",
-        dict(eps=2.0, k=2, blocks=10, second_stage="private_ols", bounds=(-1, 1), oc_trials=0),
-        2,
-    ),
-    "dp_knockoff": (dp.dp_knockoff, f"y ~ {ALL}", KNOCKOFF, 1),
-    # one component: k = 2 on these unclustered rows collapses one, and the warning shows its noisy weight
-    "dp_gmm": (dp.dp_gmm, f"~ {FEW}", dict(k=1, eps=2.0, delta=1e-5, bounds=(-1, 1), oc_trials=0), 2),
-    "dp_pca": (dp_pca, f"~ {FEW}", dict(k=2, eps=1.0, delta=1e-5, bounds=(-1, 1)), 2),
-    "dp_lm": (dp.dp_lm, f"y ~ {FEW}", dict(eps=2.0, delta=1e-5, bounds=(-1, 1), n_boot=100), 1),
-    "dp_select_infer": (
-        dp.dp_select_infer,
-        f"y ~ {FEW}",
-        dict(eps=2.0, delta=1e-5, k=2, bounds=(-1, 1), n_boot=100),
-        1,
-    ),
-    "dp_bh": (dp.dp_bh, f"y ~ {FEW}", dict(q=0.2, eps=2.0, bounds=(-1, 1), sigma=1.0, max_rejections=2), 1),
-    "vertical_glm": (dp.vertical_glm, f"cls ~ {FEW}", dict(VERTICAL, family="binomial", bounds=(-1, 1)), 1),
-}
+# the shared table (neighbours.door_table) on these data: one gmm component (k = 2 on these unclustered
+# rows collapses one, and the warning shows its noisy weight), no felp, the knockoff filter's row bound
+DOORS = door_table(
+    FEW,
+    cls="cls",
+    wide=ALL,
+    parties=[NAMES[:2], NAMES[2:5]],
+    overrides={
+        "dp_two_stage": {"set": {"blocks": 10}},
+        "dp_knockoff": {"kwargs": KNOCKOFF},
+        "dp_gmm": {"set": {"k": 1}},
+        "dp_felp": None,
+        "vertical_glm": {"set": {"delta": 1e-6}},
+    },
+)
 RELATIONS = ["replace", "add_remove"]
-
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\binf\b|\bnan\b")
-
-
-def masked(text: str) -> str:
-    """``text`` with every number replaced by '#' and runs of spaces (table alignment) by one."""
-    return re.sub(r"[ \t]+", " ", _NUMBER.sub("#", text))
 
 
 def outcome(func, formula: str, data: pd.DataFrame, **kwargs) -> dict:
     """Everything a reader sees of one call apart from the released values."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            fit = func(formula, data=data, random_state=5, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
-            return {"error": (type(exc).__name__, str(exc)), "warnings": {str(w.message) for w in caught}}
-    return {
-        "error": None,
-        "warnings": {str(w.message) for w in caught},
-        "terms": list(fit.terms),
-        "attributes": sorted(vars(fit)),
-        "type of n": type(fit.n),
-        "print": masked(str(fit)),
-        "summary": masked(str(fit.summary())),
-    }
+    return reader_view(func, formula, data, random_state=5, **kwargs)
 
 
 def _cases():
@@ -183,12 +149,6 @@ def _cases():
                     yield pytest.param(name, relation, strict, pair, id=f"{name}-{relation}-{strict}-{pair}")
 
 
-def _assert_same(a: dict, b: dict) -> None:
-    assert a["error"] is None, a["error"]  # declared inputs: every door releases
-    for key in a:
-        assert a[key] == b[key], (key, a[key], b[key])
-
-
 @pytest.mark.parametrize("name, relation, strict, pair", list(_cases()))
 def test_neighbours_give_the_same_messages_names_and_shapes(name, relation, strict, pair):
     func, formula, kwargs, _ = DOORS[name]
@@ -196,7 +156,7 @@ def test_neighbours_give_the_same_messages_names_and_shapes(name, relation, stri
     if relation != "replace":
         kwargs["neighbouring"] = relation
     first, second = PAIRS[pair]()
-    _assert_same(outcome(func, formula, first, **kwargs), outcome(func, formula, second, **kwargs))
+    assert_same_view(outcome(func, formula, first, **kwargs), outcome(func, formula, second, **kwargs))
 
 
 @pytest.mark.parametrize("strict", [False, True])
@@ -209,7 +169,7 @@ def test_knockoff_declared_assumptions_are_not_checked_on_the_rows(method, stric
         outcome(dp.dp_knockoff, f"y ~ {ALL}", first, **kwargs),
         outcome(dp.dp_knockoff, f"y ~ {ALL}", second, **kwargs),
     )
-    _assert_same(a, b)
+    assert_same_view(a, b)
 
 
 def test_knockoff_assumption_violation_is_a_requested_diagnostic():
@@ -242,7 +202,7 @@ def test_knockoff_zero_or_duplicated_column_is_no_error_with_declared_assumption
             outcome(dp.dp_knockoff, f"y ~ {ALL}", first, **kwargs),
             outcome(dp.dp_knockoff, f"y ~ {ALL}", second, **kwargs),
         )
-        _assert_same(a, b)
+        assert_same_view(a, b)
 
 
 def test_non_private_fits_still_refuse_a_constant_column():

@@ -22,6 +22,7 @@ from dpstats import engines
 from dpstats.errors import DataError, NonPrivateWarning, PrivacyParameterError
 from dpstats.formula import model_frame
 from dpstats.schema import Schema
+from neighbours import door_table, reader_view, shape
 
 CITIES = ["Leeds", "York"]
 LEVELS = {"city": CITIES, "class": ["a", "b"]}
@@ -55,66 +56,38 @@ def _one_missing(df: pd.DataFrame) -> pd.DataFrame:
 
 RHS = "x1 + x2 + x3 + city"
 BOUNDS = (-5, 5)
-# name -> (front door, formula, arguments)
-DOORS = {
-    "dp_lm": (dp.dp_lm, f"y ~ {RHS}", dict(eps=2.0, bounds=BOUNDS, n_boot=100)),
-    "dp_sis": (dp.dp_sis, f"y ~ {RHS}", dict(eps=2.0, k=2, bounds=BOUNDS, oc_trials=0)),
-    "dp_bh": (dp.dp_bh, f"y ~ {RHS}", dict(eps=2.0, bounds=BOUNDS, sigma=1.0, max_rejections=2)),
-    "dp_two_stage": (dp.dp_two_stage, f"y ~ {RHS}", dict(eps=2.0, k=2, oc_trials=0)),
-    "dp_knockoff": (
-        dp.dp_knockoff,
-        "y ~ . - class",
-        dict(eps=2.0, delta=1e-4, bounds=6.0, sigma=1.0, ridge=0.5, oc_trials=0),
-    ),
-    "dp_gmm": (dp.dp_gmm, f"~ {RHS}", dict(k=2, eps=2.0, delta=1e-4, bounds=BOUNDS, oc_trials=0)),
-    "dp_felp": (
-        dp.dp_felp,  # numeric features only; the factor is its response
-        "class ~ x1 + x2 + x3",
-        dict(eps=1.0, n_estimators=2, variant="strict", bounds=BOUNDS, oc_trials=0),
-    ),
-    "dp_pca": (dp.dp_pca, f"~ {RHS}", dict(k=2, eps=1.0, delta=1e-5, bounds=BOUNDS)),
-    "vertical_glm": (
-        dp.vertical_glm,
-        f"class ~ {RHS}",
-        dict(
-            parties=[["x1", "x2"], ["x3", "city"]],
-            family="binomial",
-            penalty="ridge",
-            lam=0.1,
-            eps=1.0,
-            delta=1e-5,
-            bounds=BOUNDS,
-            rounds=2,
-        ),
-    ),
-    "dp_select_infer": (
-        dp.dp_select_infer,
-        f"y ~ {RHS}",
-        dict(eps=2.0, delta=1e-5, k=2, bounds=BOUNDS, n_boot=100),
-    ),
-}
+# the shared table (neighbours.door_table) on these data: x1..x3, the factor city, bounds (-5, 5)
+DOORS = door_table(
+    "x1 + x2 + x3",
+    factor="city",
+    bounds=BOUNDS,
+    parties=[["x1", "x2"], ["x3", "city"]],
+    overrides={
+        "dp_lm": {"unset": ("delta",)},
+        "dp_bh": {"unset": ("q",)},
+        "dp_two_stage": {"kwargs": dict(eps=2.0, k=2, oc_trials=0)},
+        "dp_knockoff": {
+            "formula": "y ~ . - class",
+            "kwargs": dict(eps=2.0, delta=1e-4, bounds=6.0, sigma=1.0, ridge=0.5, oc_trials=0),
+        },
+        "dp_gmm": {"formula": f"~ {RHS}", "set": {"delta": 1e-4}},
+        "dp_pca": {"formula": f"~ {RHS}"},
+        "vertical_glm": {"formula": f"class ~ {RHS}", "set": {"rounds": 2}},
+    },
+)
+
+
+def _released(text: str) -> str:
+    """Released (noisy) values may differ between neighbours, e.g. dp_gmm's collapsed weight: decimals masked."""
+    return re.sub(r"\d+\.\d+(e-?\d+)?", "<released>", text)
 
 
 def _fit(name: str, data: pd.DataFrame, **extra):
-    """A seeded fit and every warning message it gave."""
-    func, formula, args = DOORS[name]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        fit = func(formula, data=data, random_state=1, **dict(args, **extra))
-    # released (noisy) values may differ between neighbours, e.g. dp_gmm's collapsed weight: decimals masked
-    return fit, sorted(re.sub(r"\d+\.\d+(e-?\d+)?", "<released>", str(w.message)) for w in caught)
-
-
-def _shape(value):
-    if isinstance(value, pd.DataFrame):
-        return ("frame", value.shape, list(value.columns))
-    if isinstance(value, np.ndarray):
-        return ("array", value.shape)
-    if isinstance(value, dict):
-        return ("dict", sorted(map(str, value)), [_shape(v) for v in value.values()])
-    if isinstance(value, (list, tuple)):
-        return ("list", len(value))
-    return type(value).__name__
+    """A seeded fit and every warning (category, text) it gave, decimals masked."""
+    func, formula, args, _ = DOORS[name]
+    view = reader_view(func, formula, data, warning_text=_released, random_state=1, **dict(args, **extra))
+    assert view["error"] is None, view["error"]
+    return view["fit"], view["warnings"]
 
 
 def _public_face(fit) -> dict:
@@ -124,8 +97,8 @@ def _public_face(fit) -> dict:
         "terms": list(fit.terms),
         "n": fit.released_n(),
         "attributes": sorted(vars(fit)),
-        "to_dict": _shape(out),
-        "tidy": _shape(fit.tidy()),
+        "to_dict": shape(out),
+        "tidy": shape(fit.tidy()),
         "glance": list(fit.glance().columns),
         "steps": list(fit.privacy.data_dependent_steps),
         "statement": fit.privacy.missing_values,
@@ -169,7 +142,7 @@ def test_the_issue_reproduction_gives_the_declared_terms():
 @pytest.mark.parametrize("name", ["dp_lm", "dp_sis", "dp_bh"])
 def test_undeclared_text_levels_are_a_named_step_refused_under_strict_before_spending(name):
     df = _zzyzx(_data())
-    func, formula, args = DOORS[name]
+    func, formula, args, _ = DOORS[name]
     with pytest.warns(NonPrivateWarning) as caught:
         fit = func(formula, data=df, random_state=1, **args)
     messages = [str(w.message) for w in caught if "levels" in str(w.message)]

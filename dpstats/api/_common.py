@@ -239,18 +239,24 @@ def frame_schema(
     )
 
 
-def refuse_omit(schema: Schema, method: str, why: str) -> None:
+def refuse_omit(schema: Schema, method: str, why: str, *, add_remove: str = "") -> None:
     """Refuse ``na_action="omit"`` where the release needs the public n of the rows read.
+
+    Called before anything is read or spent.  ``add_remove``: how the door runs under
+    ``neighbouring="add_remove"`` instead (where it supports it; n is private there and the
+    door is built for that), added to the message as the other way out.
 
     Examples
     --------
     >>> refuse_omit(frame_schema((-1, 1), None, "fill", "replace", eps=1.0), "dp_lm", "n is exact in XᵀX")
     """
     if schema.na_action == "omit":
+        other = f', or use neighbouring="add_remove" ({add_remove})' if add_remove else ""
         raise PrivacyParameterError(
             f'{method} cannot use na_action="omit": {why}, so it needs the public number of rows read, '
             "which dropping rows would make private. Declare bounds for every variable and keep the "
-            'default na_action="fill" (each missing value gets its public fill; no row is dropped).'
+            f'default na_action="fill" (each missing value gets its public fill; no row is dropped){other}. '
+            "Nothing was read or spent."
         )
 
 

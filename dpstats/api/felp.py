@@ -34,6 +34,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    refuse_omit,
     frame_schema,
     call_record,
     declared_bounds,
@@ -114,7 +115,11 @@ def dp_felp(
     ----------
     formula : str
         ``"class ~ ."``; the response is read as a factor (two or more
-        classes).  Features must be numeric.
+        classes).  Features must be numeric.  With the response's levels declared
+        (``levels=``, a categorical dtype) no class count is checked: a class that is rare
+        or absent in a subset gives its rows no nearest hit (or the subset's rows no nearest
+        miss); such rows have no margin vector and are left out, and a learner left with
+        none returns w = 0.  Levels read from the rows are checked (a named step).
     data : pandas.DataFrame
     eps : float
         Privacy budget; ``math.inf`` gives the non-private ensemble (a
@@ -224,6 +229,13 @@ def dp_felp(
         bounds, eps, bounds_eps=bounds_eps, neighbouring="replace", data=data
     )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
+    if schema.private:
+        refuse_omit(
+            schema,
+            "dp_felp",
+            "its subsets split the n rows read into equal parts (and the paper variant's sensitivity "
+            "2/(nλ) is a function of n), which is private only for a public n",
+        )
     door = _FELP(
         schema=schema,
         formula=formula,
@@ -298,9 +310,11 @@ class _FELP:
     def frame(self, dd: DataDependence) -> _Frame:
         mf = model_frame(self.formula, self.data, drop_intercept=True, response="factor", schema=self.schema)
         _check_features(mf, self.formula)
-        counts = _check_classes(mf)
+        counts = _check_classes(mf, _declared_classes(self.schema, self.data, mf.response))
         select = m.default_select(mf.p) if self.select is None else _check_select(self.select, mf.p)
-        if self.variant == "strict" and mf.n // self.n_estimators < 2:
+        # the number of rows is public unless rows may be dropped: only a public n is checked; a
+        # subset with fewer than 2 rows then gets w = 0 by construction (methods.felp.ensemble)
+        if self.variant == "strict" and not mf.n_data_dependent and mf.n // self.n_estimators < 2:
             raise DataError(
                 f"variant='strict' splits the rows into n_estimators = {self.n_estimators} disjoint "
                 "subsets and needs at least 2 rows in each; lower n_estimators (to at most half the "
@@ -464,14 +478,32 @@ def _check_features(mf, formula: str) -> None:
         raise DataError(f"dp_felp needs at least 2 features; '{formula}' gives {mf.p}.")
 
 
-def _check_classes(mf) -> np.ndarray:
+def _check_classes(mf, declared: bool) -> np.ndarray:
     """Class counts (diagnostics only); refuses a response FELP cannot use.
 
-    The messages name the response column and the fix, never a class label
-    or a count: both are read from the rows (docs/architecture.md, "Privacy
+    With the response's levels declared (``levels=``, a categorical dtype, a boolean type)
+    the classes are public: only their number is checked (at least two).  A class that is
+    rare or absent in the rows is handled by construction: a row with no nearest hit (the
+    only row of its class in a subset) or no nearest miss (a subset holding one class) has
+    no margin vector and is left out of its learner's objective, and a learner with no
+    margin vector returns w = 0 (:func:`dpstats.methods.felp.learner.margins`,
+    :func:`~dpstats.methods.felp.learner.solve_weights`); the strict variant's clipping to C
+    bounds the sensitivity whatever the learners compute.  No error depends on a class count.
+
+    With levels read from the rows (a named data-dependent step, refused under strict) the
+    counts are checked as well.  The messages name the response column and the fix, never a
+    class label or a count: both are read from the rows (docs/architecture.md, "Privacy
     conventions").
     """
     counts = np.bincount(np.asarray(mf.y), minlength=len(mf.classes))
+    if declared:
+        if len(mf.classes) < 2:
+            raise DataError(
+                f"the response '{mf.response}' has fewer than two declared classes; dp_felp needs at "
+                "least two (nearest misses do not exist otherwise). Declare its levels, e.g. "
+                f"levels={{'{mf.response}': [...]}}."
+            )
+        return counts
     present = counts > 0
     if present.sum() < 2:
         raise DataError(
@@ -483,9 +515,18 @@ def _check_classes(mf) -> np.ndarray:
         raise DataError(
             f"the response '{mf.response}' has a class with a single row, which has no nearest hit "
             "(is it a class label, not a numeric response?); drop such rows or merge rare classes "
-            "before the analysis."
+            "before the analysis, or declare the response's levels (a rare class is then handled "
+            "by construction)."
         )
     return counts
+
+
+def _declared_classes(schema: Schema | None, data: Any, response: str) -> bool:
+    """Whether the response's classes are declared (public), from the schema and the dtypes only."""
+    if schema is None or not isinstance(data, pd.DataFrame) or response not in data.columns:
+        return False
+    (var,) = schema.variables(data, [response])
+    return var.kind in ("factor", "ordered", "logical") and var.levels is not None
 
 
 # ---------------------------------------------------------------------- result

@@ -55,6 +55,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    refuse_omit,
     frame_schema,
     call_record,
     declared_bounds,
@@ -103,7 +104,9 @@ def dp_gmm(
         One-sided formula: ``"~ ."`` (all columns) or ``"~ x1 + x2"``.
     data : pandas.DataFrame
     k : int
-        Number of components, 1 <= k <= n/10.
+        Number of components, 1 <= k <= n/10.  When n is private (``neighbouring="add_remove"``,
+        or rows that may be dropped) k <= n/10 is not checked (the check would release whether
+        n < 10k): it is a stated assumption, reported only in requested diagnostics.
     eps, delta : float
         Privacy budget; delta must be > 0 (Gaussian noise, accounted in zCDP
         and converted once: ρ-zCDP ⇒ (ρ + 2√(ρ log 1/δ), δ)-DP).
@@ -118,7 +121,9 @@ def dp_gmm(
         and 10% of delta); the mixture gets the rest.
     method : {"pca_cluster", "sample_aggregate"}
     groups : int, optional
-        Number of groups m for sample-and-aggregate; default n / max(200, 25k(d+1)).
+        Number of groups m for sample-and-aggregate; default n / max(200, 25k(d+1)), which needs
+        a public n: when n is private, declare it.  A group with fewer than k(d+1) rows contributes
+        the released coarse fit in place of its EM fit.
     alpha : float in (0, 1)
         Clustering threshold: a located cell must hold alpha × (active rows) /
         (components left).
@@ -207,6 +212,13 @@ def dp_gmm(
         bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
+    if neighbouring == "replace" and schema.private:
+        refuse_omit(
+            schema,
+            "dp_gmm under neighbouring='replace'",
+            "the thresholds of its clipping radius (98% of n) and first clustering round take n as public",
+            add_remove="n is then estimated privately; give groups= for sample_aggregate",
+        )
     door = _GMM(
         schema=schema,
         formula=formula,
@@ -244,6 +256,7 @@ class _Frame:
     min_weight: float
     groups: int | None
     box: Box
+    n_public: bool = True
 
 
 @dataclass
@@ -290,10 +303,13 @@ class _GMM:
         groups = _check_groups(self.groups, self.method, n, k, d, public_n)
         refuse_offset(mf, "dp_gmm")
         missing_rows_step(dd, mf)
-        return _Frame(mf=mf, k=k, min_weight=min_weight, groups=groups, box=_box(self.bounds, mf, dd))
+        box = _box(self.bounds, mf, dd)
+        return _Frame(
+            mf=mf, k=k, min_weight=min_weight, groups=groups, box=box, n_public=public_n is not None
+        )
 
     def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
-        return m.plan(
+        plan = m.plan(
             eps=self.eps,
             delta=self.delta,
             method=self.method,
@@ -302,6 +318,9 @@ class _GMM:
             neighbouring=self.neighbouring,
             refine=self.refine,
         )
+        if not frame.n_public:  # decided by the relation and the schema, never by the rows
+            plan.assumptions = [*plan.assumptions, ROWS_PER_COMPONENT]
+        return plan
 
     def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Released:
         with progress_bar(
@@ -367,7 +386,14 @@ class _GMM:
     def diagnostics(self, frame: _Frame, released: m.Released) -> dict:
         comps = released.components
         labels = map_assign(frame.mf.X, comps.weights, comps.means + frame.box.center, comps.covariances) + 1
-        return _diagnostics(self.truth, labels, comps.means + frame.box.center, frame.mf)
+        diag = _diagnostics(self.truth, labels, comps.means + frame.box.center, frame.mf)
+        if not frame.n_public:  # the assumption stated instead of a check (not private)
+            n, k, d = frame.mf.n, frame.k, frame.mf.p
+            holds = n >= 10 * k
+            if frame.groups is not None:
+                holds = holds and n // frame.groups >= 5 * k * (d + 1)
+            diag["rows_per_component_assumption_holds"] = bool(holds)
+        return diag
 
 
 def _n_public(neighbouring: str, mf: ModelFrame) -> bool:
@@ -390,11 +416,19 @@ def _refuse_engine_input(data) -> None:
 
 
 def _check_k(k, n: int, public_n: int | None) -> int:
-    """1 <= k <= n/10; the message shows n/10 only when n is public (``public_n``)."""
+    """1 <= k (public); k <= n/10 is checked only when n is public (``public_n``).
+
+    When n is private (add/remove-one-row, or rows that may be dropped) a check of k
+    against n would release whether n < 10k: "at least 10 rows per component" is then a
+    declared assumption (stated in every such call's privacy statement, see
+    :data:`ROWS_PER_COMPONENT`), a violation is reported only in requested diagnostics, and
+    the method runs on whatever rows there are (a component with few rows gets a small
+    noisy weight and may be flagged as collapsed from its released weight).
+    """
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise DataError(f"k must be a whole number of components with 1 <= k <= n/10, got {k!r}.")
     k = int(k)
-    if not 1 <= k <= n / 10:
+    if k < 1 or (public_n is not None and k > public_n / 10):
         limit = f" = {public_n / 10:g}" if public_n is not None else ""
         raise DataError(
             f"k = {k} is out of range: dp_gmm needs 1 <= k <= n/10{limit} (at least "
@@ -403,20 +437,38 @@ def _check_k(k, n: int, public_n: int | None) -> int:
     return k
 
 
+#: the assumption stated when n is private (it is checked on the public n otherwise)
+ROWS_PER_COMPONENT = (
+    "at least 10 rows per component (k <= n/10) and, for sample_aggregate, at least 5·k·(d+1) rows "
+    "per group: assumed, not checked, because the number of rows is private here (a check would "
+    "release it); a violation is reported only in requested diagnostics (not private)"
+)
+
+
 def _check_groups(groups, method: str, n: int, k: int, d: int, public_n: int | None) -> int | None:
+    """The number of groups of sample-and-aggregate, checked against n only when n is public.
+
+    When n is private the default (derived from n) is not available: ``groups=`` must be
+    declared; only ``groups >= 10`` is checked, and the group size is an assumption
+    (:data:`ROWS_PER_COMPONENT`); the method handles a small group by construction
+    (:func:`dpstats.methods.gmm.pipeline.sample_aggregate`).
+    """
     if method != "sample_aggregate":
         if groups is not None:
             raise PrivacyParameterError("groups= is only used with method='sample_aggregate'.")
         return None
+    if groups is None and public_n is None:
+        raise PrivacyParameterError(
+            "sample_aggregate with a private number of rows (neighbouring='add_remove', or rows that "
+            "may be dropped) needs groups= declared: its default is derived from n. Give groups= "
+            "(at least 10, each group holding about 5·k·(d+1) rows or more), or use method='pca_cluster'."
+        )
     m_groups = m.default_groups(n, k, d) if groups is None else groups
     if isinstance(m_groups, bool) or not isinstance(m_groups, numbers.Integral):
         raise PrivacyParameterError(f"groups must be a whole number, got {groups!r}.")
     m_groups = int(m_groups)
-    if m_groups < 10 or n // m_groups < 5 * k * (d + 1):
-        if public_n is not None:
-            shown = f"n = {public_n} with groups = {m_groups}"
-        else:  # n is private under add/remove: neither it nor the default groups derived from it is shown
-            shown = "the default groups" if groups is None else f"groups = {m_groups}"
+    if m_groups < 10 or (public_n is not None and public_n // m_groups < 5 * k * (d + 1)):
+        shown = f"n = {public_n} with groups = {m_groups}" if public_n is not None else f"groups = {m_groups}"
         raise AssumptionError(
             f"sample_aggregate needs at least 10 groups of at least 5·k·(d+1) = {5 * k * (d + 1)} rows; "
             f"{shown} does not allow that. Use method='pca_cluster' or more rows."

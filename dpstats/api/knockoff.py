@@ -44,6 +44,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    refuse_omit,
     frame_schema,
     call_record,
     is_auto,
@@ -263,6 +264,13 @@ def dp_knockoff(
         bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
+    if schema.private:
+        refuse_omit(
+            schema,
+            "dp_knockoff",
+            "its statistics are normalised by n, and its checks (n > p, delta < 1/n) and operating "
+            "characteristics read n",
+        )
     door = _Knockoff(
         schema=schema,
         formula=formula,

@@ -285,8 +285,14 @@ class SelectInferDoor:
     def _check_part_b(self, frame: SplitFrame) -> None:
         """Bounds declared for every candidate and the response, and room for k terms in part B.
 
-        Both before any spend; the bounds are checked against the names only (they are enforced
-        by clipping, never checked against the rows).
+        Both before any spend, from public inputs only: the bounds are checked against the names
+        (they are enforced by clipping, never checked against the rows); part B's size is
+        n − ⌊split·n⌋ with n the number of rows read, public under replace-one-row because
+        missing values get their public fills (``na_action="omit"`` is refused, and
+        ``bounds="auto"`` fills with its centre), and the private-bounds level follows from that
+        size, k (or the number of candidate terms), eps and delta.  Only without declared bounds,
+        where incomplete rows are dropped (a named data-dependent step, refused under strict),
+        does n depend on the rows.
         """
         if self.bounds is not None and not is_auto(self.bounds):  # private bounds: each part releases its own
             resolve_box(self.bounds, frame.names + [frame.response])

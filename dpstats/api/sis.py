@@ -117,7 +117,10 @@ def dp_sis(
     score : callable, optional
         ``score(X, y) -> ndarray`` of d scores on the model frame's design, to
         replace the built-in score; requires ``score_sensitivity`` (its l∞ sensitivity
-        under the neighbouring relation in force, declared by you).
+        under the neighbouring relation in force, declared by you).  Non-finite values it
+        returns are replaced by 0 by construction (stated in every such call's statement;
+        nothing is checked on them); a score that raises is refused before the charge, the
+        error naming only the exception's type; a result of the wrong shape is refused.
     score_sensitivity : float, optional
         The l∞ sensitivity of ``score`` under the neighbouring relation in force,
         declared by you; required with ``score`` and ignored without it.
@@ -451,13 +454,13 @@ def _scores(mf, score, stats, bounded: bool, centred: bool) -> tuple[np.ndarray,
         except Exception as exc:  # the user's function: refused before the charge, its values not shown
             raise DataError(
                 f"score(X, y) raised {type(exc).__name__}; fix the score function (it must return "
-                f"{mf.p} finite numbers). Nothing was spent."
-            ) from exc
-        if values.shape != (mf.p,) or not np.all(np.isfinite(values)):
+                f"{mf.p} numbers). Nothing was spent."
+            ) from None
+        if values.shape != (mf.p,):  # the function's contract, not a property of the rows' values
             raise DataError(
-                f"score() must return {mf.p} finite numbers, got shape {values.shape}. Nothing was spent."
+                f"score() must return {mf.p} numbers, got shape {values.shape}. Nothing was spent."
             )
-        return values, 0
+        return m.custom_scores(values), 0  # non-finite values mapped to 0 by construction (stated)
     if not bounded:
         return m.scores_maxabs_centered(stats), 0
     if centred:

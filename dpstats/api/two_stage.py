@@ -39,6 +39,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    refuse_omit,
     frame_schema,
     is_auto,
     call_record,
@@ -217,6 +218,14 @@ def dp_two_stage(
         check_bounds_form(bounds)  # unused without private_ols, but malformed bounds are still refused
     # the votes need no bounds: a variable without declared bounds gets the public fill 0
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps, unbounded_fill=0.0)
+    if neighbouring == "replace" and schema.private:
+        refuse_omit(
+            schema,
+            "dp_two_stage under neighbouring='replace'",
+            "its blocks split the n rows read into equal parts (default ⌊√n⌋ of them), which is private "
+            "only for a public n",
+            add_remove="rows get independent block labels; give blocks=",
+        )
     door = _TwoStage(
         schema=schema,
         formula=formula,

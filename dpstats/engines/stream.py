@@ -124,8 +124,53 @@ class Stream:
             return reader.schema
 
     def schema_frame(self) -> pd.DataFrame:
-        """An empty frame with the data's columns and pandas dtypes."""
-        return self.arrow_schema().empty_table().to_pandas()
+        """An empty frame with the data's columns and pandas dtypes.
+
+        Parquet columns that pandas wrote from a ``CategoricalDtype`` keep their categories
+        (:meth:`pandas_categories`): declared, as the same dtype is in memory.
+        """
+        frame = self.arrow_schema().empty_table().to_pandas()
+        for col, dtype in self.pandas_categories().items():
+            frame[col] = pd.Categorical([], dtype=dtype)
+        return frame
+
+    def pandas_categories(self) -> dict[str, pd.CategoricalDtype]:
+        """The categories of Parquet columns that pandas wrote from a ``CategoricalDtype``.
+
+        Declared, not read from the rows, under the same convention as a categorical column
+        in memory (:mod:`dpstats.schema`): pandas writes such a column as an Arrow dictionary
+        holding every category, used or not, in every row group, and marks it in the file's
+        pandas metadata as ``categorical`` with the number of categories.  That metadata
+        holds only the number and the order flag, not the categories: they are taken from
+        the dictionary of the column's first row group in each file, and accepted only when
+        its length equals the declared number and every file gives the same list.  An Arrow
+        dictionary without that metadata (written by another tool, or dictionary-encoded
+        strings) may hold only the values present in each row group, a function of the rows:
+        such columns keep the named first pass (:meth:`distinct_values`), as does a column
+        whose dictionaries disagree with the metadata.
+        """
+        if self.format != "parquet":
+            return {}
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        found: dict[str, pd.CategoricalDtype] = {}
+        for i, path in enumerate(self.paths):
+            pf = pq.ParquetFile(path)
+            meta = pf.schema_arrow.pandas_metadata or {}
+            here = {}
+            for entry in meta.get("columns", []):
+                name, info = entry.get("field_name"), entry.get("metadata") or {}
+                if entry.get("pandas_type") != "categorical" or name not in pf.schema_arrow.names:
+                    continue
+                if not pa.types.is_dictionary(pf.schema_arrow.field(name).type) or pf.num_row_groups == 0:
+                    continue
+                chunk = pf.read_row_group(0, columns=[name]).column(name)
+                dictionary = chunk.chunk(0).dictionary.to_pylist() if chunk.num_chunks else []
+                if len(dictionary) == info.get("num_categories"):
+                    here[name] = pd.CategoricalDtype(dictionary, ordered=bool(info.get("ordered")))
+            found = here if i == 0 else {c: d for c, d in found.items() if here.get(c) == d}
+        return found
 
     def total_rows(self) -> int | None:
         if self.format != "parquet":

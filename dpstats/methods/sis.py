@@ -179,7 +179,7 @@ def plan(
     selector = SELECTORS[topk]
     centred = score == "centred"
     if score == "custom":
-        text = f"user-declared Δ∞ = {declared_sensitivity:g}"
+        text = f"user-declared Δ∞ = {declared_sensitivity:g} (of the scores after the stated mapping)"
     else:
         text = centred_sensitivity_text(neighbouring, n) if centred else SENSITIVITY_TEXT[neighbouring]
     name = "|sum_i (x_ij - mean_j)(y_i - mean_y)|" if centred else "|x_j'y|"
@@ -196,14 +196,39 @@ def plan(
         "The number of clipped values is not released.",
         *filter(None, [selector.statement_note]),
         *([CENTRED_NOTE] if centred else []),
+        *([CUSTOM_SCORE_NOTE] if score == "custom" else []),
     ]
     return Plan(
         method="DP-SIS",
         neighbouring=neighbouring,
         entries=[entry],
         sensitivities={f"score {name} (l-infinity over j)": text},
+        assumptions=[CUSTOM_SCORE_ASSUMPTION] if score == "custom" else [],
         notes=notes,
     )
+
+
+#: a custom score's non-finite values: mapped by construction, never checked on the rows
+CUSTOM_SCORE_NOTE = (
+    "Custom score: every non-finite value score(X, y) returns (NaN, ±inf) is replaced by 0 before the "
+    "selection, by construction (whether any was is not checked, warned or released)."
+)
+CUSTOM_SCORE_ASSUMPTION = (
+    "the user-declared sensitivity bounds the change of the custom scores, after non-finite values "
+    "are replaced by 0, between neighbouring data sets"
+)
+
+
+def custom_scores(values: np.ndarray) -> np.ndarray:
+    """A custom score's values with every non-finite one replaced by 0 (:data:`CUSTOM_SCORE_NOTE`).
+
+    Examples
+    --------
+    >>> custom_scores(np.array([1.5, np.nan, np.inf, -np.inf])).tolist()
+    [1.5, 0.0, 0.0, 0.0]
+    """
+    values = np.asarray(values, dtype=float)
+    return np.where(np.isfinite(values), values, 0.0)
 
 
 def sensitivity(score: str, neighbouring: str, n: int | None, declared: float | None = None) -> float:

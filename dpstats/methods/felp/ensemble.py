@@ -71,6 +71,9 @@ def ensemble(
     ``variant="strict"``: a random partition into ``n_estimators`` disjoint
     subsets; each learner's weight vector is scaled back onto the ℓ2 ball of
     radius ``clip_norm`` (default :func:`.sensitivity.default_clip_norm`).
+    A learner whose sample has no margin vector (fewer than 2 rows, a single class, or a
+    class with a single row: such rows have no nearest hit or miss and are left out) has
+    weights 0, by construction; no class count is checked.
     ``progress``, if given, is called with 1 after each learner (e.g. a tqdm
     bar's ``update``).
 
@@ -87,6 +90,12 @@ def ensemble(
     C = default_clip_norm(lam) if clip_norm is None else clip_norm
     out = EnsembleFit(weights=np.zeros((n_estimators, U.shape[1])), w_mean=np.zeros(U.shape[1]))
     for b, idx in enumerate(parts):  # step 2
+        if len(idx) < 2:  # no row has a neighbour: no margin vector, the learner's w is 0 by construction
+            out.n_iter.append(0)
+            out.converged.append(True)
+            if progress is not None:
+                progress(1)
+            continue
         fit = logo(U[idx], y[idx], lam, ids=idx, n_neighbors=n_neighbors, tol=tol, max_iter=max_iter)
         w = fit.w
         if variant == "strict":

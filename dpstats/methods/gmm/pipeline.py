@@ -297,7 +297,13 @@ def _group_fits(
     var_floor: float,
     progress: Callable[[int], None] | None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Means and covariances (m, k, ...) of the non-private EM fit on each of m random groups, aligned."""
+    """Means and covariances (m, k, ...) of the non-private EM fit on each of m random groups, aligned.
+
+    A group with fewer than k·(d+1) rows (possible when n is private and only assumed large
+    enough) contributes the released coarse fit in place of an EM fit, by construction: that
+    is a fixed point inside every clipping radius, so one row still moves one group's
+    contribution only, and no error or warning depends on the group sizes.
+    """
     import warnings
 
     from scipy.optimize import linear_sum_assignment
@@ -314,6 +320,11 @@ def _group_fits(
     precisions = np.linalg.inv(coarse.covariances)
     M, S = np.empty((m, k, d)), np.empty((m, k, d, d))
     for g, rows in enumerate(groups):
+        if len(rows) < k * (d + 1):  # too few rows to fit: the released coarse fit stands in
+            M[g], S[g] = coarse.means, coarse.covariances
+            if progress is not None:
+                progress(1)
+            continue
         gm = GaussianMixture(
             k,
             covariance_type="full",
