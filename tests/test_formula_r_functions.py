@@ -370,3 +370,26 @@ def test_dp_lm_keeps_sum_contrasts_under_declared_bounds():
         exact = dp.dp_lm("y ~ g", d, eps=float("inf")).coef().to_numpy()
         private = dp.dp_lm("y ~ g", d, eps=1e4, bounds={"y": (0, 10)}, random_state=1).coef().to_numpy()
     np.testing.assert_allclose(private, exact, atol=0.1)
+
+
+def test_predict_uses_the_fits_contrasts():
+    """Predictions of a full-rank lm do not depend on the coding: a fit under contr.sum predicts
+    new rows (which carry no contrasts of their own) as the treatment fit and statsmodels do."""
+    import warnings
+
+    import statsmodels.formula.api as smf
+
+    rng = np.random.default_rng(4)
+    d = pd.DataFrame({"g": pd.Categorical(rng.choice(list("abc"), 200)), "x": rng.normal(size=200)})
+    d["y"] = 1 + d.x + (d.g == "c") * 2 + rng.normal(size=200)
+    coded = d.copy()
+    coded.attrs["contrasts"] = {"g": "contr.sum"}
+    new = pd.DataFrame({"g": pd.Categorical(["a", "c", "b"], categories=list("abc")), "x": [0.0, 1.0, -1.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        treatment = dp.dp_lm("y ~ g + x", d, eps=float("inf")).predict(new)
+        fit = dp.dp_lm("y ~ g + x", coded, eps=float("inf"))
+    assert any(":" not in nm and nm.startswith("g") and nm.endswith("1") for nm in fit.terms)  # sum coding
+    oracle = smf.ols("y ~ g + x", d).fit().predict(new).to_numpy()
+    np.testing.assert_allclose(np.asarray(fit.predict(new), float), oracle, rtol=1e-8)
+    np.testing.assert_allclose(np.asarray(treatment, float), oracle, rtol=1e-8)

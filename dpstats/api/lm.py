@@ -25,7 +25,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.bounds import PrivateBounds
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.lm import TABLE_COLUMNS, LMResult
+from ..results.lm import TABLE_COLUMNS, LMResult, fit_coding
 from ..validation import (
     check_accountant,
     check_delta,
@@ -444,6 +444,7 @@ class LMDoor:
             intercept=frame.coords.intercept,
             engine=getattr(frame.mf, "engine", "memory"),
             factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
+            coding=fit_coding(frame.mf),
             data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
         )
 

@@ -64,6 +64,7 @@ class LMResult(DPResult):
     calibrated_estimates: np.ndarray | None = None
     factor_levels: dict[str, list] = field(default_factory=dict)
     data_dependent_terms: list[str] = field(default_factory=list)
+    coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts, for predict()
 
     title = "Differentially private linear regression"
 
@@ -113,7 +114,7 @@ class LMResult(DPResult):
                 "the training data as a whole and would be recomputed from newdata. Refit with raw polynomials "
                 "(poly(x, 2, raw = TRUE)), fixed knots or public centring."
             )
-        return design_with_levels(self.formula, self.factor_levels, newdata)
+        return design_with_levels(self.formula, self.factor_levels, newdata, **self.coding)
 
     # ------------------------------------------------------------------ text
     def _coef_lines(self) -> list[str]:
@@ -203,11 +204,27 @@ class LMResult(DPResult):
         return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
 
 
-def design_with_levels(formula: str, factor_levels: dict[str, list], newdata):
+def fit_coding(mf) -> dict[str, Any]:
+    """A model frame's contrasts, as ``design_with_levels`` takes them (empty for a chunked frame)."""
+    return {
+        "contrasts": dict(getattr(mf, "contrasts", None) or {}),
+        "default_contrasts": getattr(mf, "default_contrasts", None),
+    }
+
+
+def design_with_levels(
+    formula: str,
+    factor_levels: dict[str, list],
+    newdata,
+    contrasts: dict | None = None,
+    default_contrasts: tuple[str, str] | None = None,
+):
     """The right-hand side's design of ``newdata``, factors coded with the training levels (R's xlev).
 
     ``factor_levels`` maps a column (``cyl``) or a ``factor(cyl)`` term to its training levels; a
     factor whose rows in ``newdata`` show only some levels keeps all of them, as in R.
+    ``contrasts`` and ``default_contrasts`` are the fit's (``ModelFrame.contrasts``,
+    ``ModelFrame.default_contrasts``), so a fit under ``contr.sum`` predicts under it too.
     """
     from ..formula import model_frame, split_formula
 
@@ -236,7 +253,15 @@ def design_with_levels(formula: str, factor_levels: dict[str, list], newdata):
         if inner:  # factor(v) would drop unused levels: code v itself, then name its columns as factor(v)
             rhs = re.sub(rf"(?:factor|as\.factor)\({re.escape(name)}\)", name, rhs)
             renamed[name] = (key, labels)
-    mf = model_frame(f"~ {rhs}", frame, one_sided=True, min_rows=1, check_constant=False)
+    mf = model_frame(
+        f"~ {rhs}",
+        frame,
+        one_sided=True,
+        min_rows=1,
+        check_constant=False,
+        contrasts=contrasts or None,
+        default_contrasts=default_contrasts,
+    )
     mf.names = [_rename(nm, renamed) for nm in mf.names]
     return mf
 

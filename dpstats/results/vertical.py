@@ -61,6 +61,7 @@ class VerticalGLMResult(DPResult):
     formula: str = ""
     data_dependent_terms: list[str] = field(default_factory=list)
     factor_levels: dict[str, list] = field(default_factory=dict)
+    coding: dict = field(default_factory=dict)  # the fit's contrasts, for predict()
     covariance: np.ndarray | None = field(default=None, repr=False)
     covariance_note: str = ""
     loglik_value: float = math.nan
@@ -130,7 +131,7 @@ class VerticalGLMResult(DPResult):
     def _eta(self, newdata) -> np.ndarray:
         from .lm import design_with_levels
 
-        mf = design_with_levels(self.formula, self.factor_levels, newdata)  # factor(v) terms too, as dp_lm
+        mf = design_with_levels(self.formula, self.factor_levels, newdata, **self.coding)  # as dp_lm
         if mf.n_dropped:
             raise DataError(
                 f"newdata has {mf.n_dropped} row(s) with missing values in the formula's variables; "
@@ -199,6 +200,9 @@ class VerticalGLMResult(DPResult):
         self.formula = mf.formula
         self.data_dependent_terms = [str(t) for t, _ in mf.data_dependent_terms]
         self.factor_levels = {k: list(v) for k, v in mf.factor_levels.items()}
+        from .lm import fit_coding
+
+        self.coding = fit_coding(mf)
         if dp:
             self.covariance_note = (
                 "this is a DP fit: only the noised coefficients are released; their covariance "
