@@ -512,7 +512,9 @@ def _diagnostics(truth, predicted: np.ndarray, means: np.ndarray, mf: ModelFrame
 
     labels = truth.labels if isinstance(truth, MixtureTruth) else np.asarray(truth)
     if labels.shape != (mf.n,):
-        raise DataError(f"truth must give one label per used row ({mf.n}), got shape {labels.shape}.")
+        raise DataError(  # the number of rows used is not shown: it is private when rows may be dropped
+            "truth must give one label per row the fit used (a 1-d array); its length does not match."
+        )
     diag["ari_vs_truth"] = float(adjusted_rand_score(labels, predicted))
     if isinstance(truth, MixtureTruth) and truth.means.shape == means.shape:
         cost = ((means[:, None] - truth.means[None]) ** 2).sum(-1)

@@ -67,8 +67,8 @@ class GMMResult(DPResult):
         )
         if mf.n_dropped:
             raise DataError(
-                f"newdata has {mf.n_dropped} row(s) with missing values; drop or impute them "
-                "before predict()."
+                "newdata has rows with missing values (how many is not shown: newdata may be "
+                "private too); drop or impute them before predict()."
             )
         if mf.names != self.terms:
             raise DataError(

@@ -134,8 +134,8 @@ class VerticalGLMResult(DPResult):
         mf = design_with_levels(self.formula, self.factor_levels, newdata, **self.coding)  # as dp_lm
         if mf.n_dropped:
             raise DataError(
-                f"newdata has {mf.n_dropped} row(s) with missing values in the formula's variables; "
-                "drop or impute them before predict()."
+                "newdata has rows with missing values in the formula's variables (how many is not "
+                "shown: newdata may be private too); drop or impute them before predict()."
             )
         if mf.names != self.terms:
             raise DataError(
