@@ -224,10 +224,11 @@ class Party:
             if on_listening is not None:
                 on_listening(listener.getsockname()[1])
             if ctx is None:
-                hellos = self._admit(listener, expected, channels, mf.n)
+                hellos = self._admit(listener, expected, channels)
             else:
-                hellos = self._admit_tls(listener, ctx, expected, channels, mf.n, on_refused)
+                hellos = self._admit_tls(listener, ctx, expected, channels, on_refused)
             listener.close()  # no one joins once the fit has started
+            self._order_and_check_rows(hellos, channels, mf.n)
             return self._lead(
                 mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se, verbose, round_delay, dp
             )
@@ -267,7 +268,16 @@ class Party:
             raise DataError(f"n_parties={n_parties!r} disagrees with the {len(names)} names in parties=.")
         return members
 
-    def _admit_tls(self, listener, ctx, expected: list[str], channels, n: int, on_refused) -> list[dict]:
+    def _order_and_check_rows(self, hellos: list[dict], channels, n: int) -> None:
+        """Members in a fixed order (whatever the order of arrival), and every party's rows the same."""
+        hellos.sort(key=lambda h: h["name"])
+        channels.sort(key=lambda nc: nc[0])
+        names = [self.name] + [h["name"] for h in hellos]
+        m.check_rows(
+            [self.row_hash] + [h["row_hash"] for h in hellos], [n] + [int(h["n"]) for h in hellos], names
+        )
+
+    def _admit_tls(self, listener, ctx, expected: list[str], channels, on_refused) -> list[dict]:
         """Admit exactly the named members, each authenticated by its certificate."""
         hellos: list[dict] = []
         deadline = time.monotonic() + self.timeout
@@ -328,15 +338,9 @@ class Party:
                     f"start it with the name in its certificate, {who!r}."
                 )
             hellos.append(hello)
-        hellos.sort(key=lambda h: h["name"])  # a fixed order, whatever the order of arrival
-        channels.sort(key=lambda nc: nc[0])
-        names = [self.name] + [h["name"] for h in hellos]
-        m.check_rows(
-            [self.row_hash] + [h["row_hash"] for h in hellos], [n] + [int(h["n"]) for h in hellos], names
-        )
         return hellos
 
-    def _admit(self, listener, count: int, channels, n: int) -> list[dict]:
+    def _admit(self, listener, count: int, channels) -> list[dict]:
         hellos = []
         deadline = time.monotonic() + self.timeout
         while len(hellos) < count:
@@ -364,12 +368,6 @@ class Party:
             ch.peer = f"party {name!r}"
             channels[-1] = (name, ch)
             hellos.append(hello)
-        hellos.sort(key=lambda h: h["name"])  # a fixed order, whatever the order of arrival
-        channels.sort(key=lambda nc: nc[0])
-        names = [self.name] + [h["name"] for h in hellos]
-        m.check_rows(
-            [self.row_hash] + [h["row_hash"] for h in hellos], [n] + [int(h["n"]) for h in hellos], names
-        )
         return hellos
 
     def _lead(
