@@ -34,19 +34,21 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
-    refuse_omit,
-    frame_schema,
     call_record,
     declared_bounds,
+    frame_schema,
     missing_rows_step,
     private_bounds_setup,
     progress_bar,
+    refuse_omit,
     run,
+    schema_parameters,
 )
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
+@schema_parameters
 def dp_felp(
     formula: str,
     data: pd.DataFrame,
@@ -152,15 +154,7 @@ def dp_felp(
         C of the strict variant.
     n_neighbors, tol, max_iter
         Logo's neighbourhood size K, tolerance and iteration cap.
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
     neighbouring : {"replace"}
         Only replace-one-row is supported: both sensitivities use a public n.
     truth : list of str, optional

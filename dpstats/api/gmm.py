@@ -55,20 +55,22 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
-    refuse_omit,
-    frame_schema,
     call_record,
     declared_bounds,
     dummy_columns,
+    frame_schema,
     missing_rows_step,
     private_bounds_setup,
     progress_bar,
+    refuse_omit,
     run,
+    schema_parameters,
 )
 
 METHODS = ("pca_cluster", "sample_aggregate")
 
 
+@schema_parameters
 def dp_gmm(
     formula: str,
     data: pd.DataFrame,
@@ -140,15 +142,7 @@ def dp_gmm(
         default 1/(20k).
     var_floor : float
         Smallest eigenvalue of a released covariance (public).
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
     neighbouring : {"replace", "add_remove"}
     truth : MixtureTruth or array of labels, optional
         Simulation truth: adds non-private diagnostics (ARI, mean error).

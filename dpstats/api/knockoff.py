@@ -44,19 +44,21 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
-    refuse_omit,
-    frame_schema,
     call_record,
+    frame_schema,
     is_auto,
     missing_rows_step,
     private_bounds_setup,
+    refuse_omit,
     row_norm_bound,
     run,
+    schema_parameters,
 )
 
 ROUTES = ("shortcut", "materialise", "materialize")
 
 
+@schema_parameters
 def dp_knockoff(
     formula: str,
     data: pd.DataFrame,
@@ -154,15 +156,7 @@ def dp_knockoff(
     eps_split : 3 fractions summing to 1
         Method I's split; default (0.5, 0.25, 0.25) is the paper's (0.1, 0.05, 0.05).
     delta_split : fractions summing to 1, optional
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
     neighbouring : {"replace"}
         The paper's analysis is for replacing one row.
     truth : list of str, optional

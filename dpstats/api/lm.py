@@ -40,11 +40,12 @@ from ._common import (
     declared_bounds,
     dummy_columns,
     frame_schema,
-    refuse_omit,
     is_auto,
     missing_rows_step,
     private_bounds_setup,
+    refuse_omit,
     run,
+    schema_parameters,
 )
 
 INFERENCE_MIN_LEVEL = 0.95  # bounds="auto" must keep at least this share of each column inside each bound
@@ -68,6 +69,7 @@ def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: floa
     require_covering_bounds(step).plan_box(n, d, response=True)
 
 
+@schema_parameters
 def dp_lm(
     formula: str,
     data,
@@ -129,15 +131,7 @@ def dp_lm(
     neighbouring : {"replace"}
         Replace-one-row only: n is public and exact in the released statistic
         (add/remove-one-row would make it private).
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
     random_state, strict, accountant, diagnostics, progress
         See docs/architecture.md, "Privacy conventions".  Diagnostics (not
         private): rows dropped, values clipped, the non-private OLS estimates.

@@ -34,16 +34,18 @@ from ..results.pca import PCAResult
 from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
 from ..schema import Schema
 from ._common import (
-    frame_schema,
     declared_bounds,
     dummy_columns,
+    frame_schema,
     is_auto,
     missing_rows_step,
     private_bounds_setup,
     run,
+    schema_parameters,
 )
 
 
+@schema_parameters
 def dp_pca(
     formula: str,
     data,
@@ -95,15 +97,7 @@ def dp_pca(
         Public clipping radius C; default the box's half-diagonal ‖h‖ (no row is
         shrunk).  A smaller C needs equal half-widths for every column (the
         engine shrinks rows in the box's unit coordinates).
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
     neighbouring : {"replace", "add_remove"}
     diagnostics : bool
         Attach non-private diagnostics (rows dropped, rows shrunk onto the

@@ -47,12 +47,14 @@ from ._common import (
     missing_rows_step,
     refuse_omit,
     run,
+    schema_parameters,
 )
 from .lm import check_auto_bounds_level, check_lm_arguments, dp_lm
 
 SELECTORS = ("sis", "two_stage", "knockoff")
 
 
+@schema_parameters
 def dp_select_infer(
     formula: str,
     data: pd.DataFrame,
@@ -104,15 +106,7 @@ def dp_select_infer(
         Further arguments of the selector (e.g. ``{"bounds": 3.0}`` — the row-norm
         bound of dp_knockoff).
     conf_level, n_boot : as for :func:`dpstats.dp_lm`.
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
     neighbouring : {"replace"}
         Replace-one-row only: the parts' sizes are then public (parallel composition needs them fixed).
     random_state, strict, accountant, diagnostics

@@ -44,9 +44,11 @@ from ._common import (
     missing_rows_step,
     private_bounds_setup,
     run,
+    schema_parameters,
 )
 
 
+@schema_parameters
 def dp_sis(
     formula: str,
     data: pd.DataFrame,
@@ -128,15 +130,7 @@ def dp_sis(
         Top-k selector: one of ``dpstats.privacy.SELECTORS``.
     neighbouring : {"replace", "add_remove"}
         The neighbouring relation; it sets the score's sensitivity (see ``center``).
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
     truth : list of str, optional
         True support or true ranking (simulations): adds non-private diagnostics.
     diagnostics : bool

@@ -34,11 +34,20 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical import VerticalGLMResult, assemble_result, vertical_call
 from ..validation import check_accountant, check_strict
 from ..schema import Schema
-from ._common import frame_schema, declared_bounds, missing_rows_step, private_bounds_setup, refuse_omit, run
+from ._common import (
+    declared_bounds,
+    frame_schema,
+    missing_rows_step,
+    private_bounds_setup,
+    refuse_omit,
+    run,
+    schema_parameters,
+)
 
 _IDENT = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*")
 
 
+@schema_parameters
 def vertical_glm(
     formula: str,
     data: pd.DataFrame | Sequence[pd.DataFrame],
@@ -134,15 +143,7 @@ def vertical_glm(
     diagnostics : bool
         Attach non-private diagnostics (values filled, rows dropped for missing values).
         Off by default: no output shows them unless asked.
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
     neighbouring, random_state, accountant, strict, progress
         See ``docs/architecture.md``, "Privacy conventions" (DP mode supports
         ``neighbouring="replace"`` only).
