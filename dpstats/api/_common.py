@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
 
-from ..formula import ModelFrame, finish_checks, model_frame
+from ..formula import ModelFrame, dummy_columns, finish_checks, model_frame
 from ..formula._design import INTERCEPT
 from ..geometry import Box
 from ..schema import Schema, default_na_action
@@ -310,20 +310,6 @@ def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
         dd.add(step, fix=fix)
     for step, fix in mf.data_dependent_terms:  # e.g. scale(), orthogonal poly(), spline knots at quantiles
         dd.add(step, fix=fix)
-
-
-def dummy_columns(mf: ModelFrame) -> dict[str, tuple[float, float]]:
-    """Design columns made of factors alone, with the public range of their coding.
-
-    A treatment dummy ranges over (0, 1), a ``contr.sum`` column over (-1, 1), a polynomial
-    or declared-matrix column over its matrix's entries (``ModelFrame.factor_column_ranges``,
-    computed from the coding, never from the rows); the declared bounds need not cover them.
-    """
-    ranges = dict(getattr(mf, "factor_column_ranges", None) or {})
-    for nm, term in zip(mf.names, mf.terms):
-        if term in mf.factor_levels and nm not in ranges:
-            ranges[nm] = (0.0, 1.0)
-    return ranges
 
 
 def charge(accountant: Accountant | None, entries: list[LedgerEntry], label: str) -> None:

@@ -63,6 +63,7 @@ __all__ = [
     "finish_checks",
     "constant_columns",
     "refuse_offset",
+    "dummy_columns",
     "chunk_unsafe_terms",
     "INTERCEPT",
     # used by the chunked engines (dpstats.engines) to lay out columns before reading rows
@@ -347,6 +348,20 @@ def formula_variables(formula: str, data: pd.DataFrame, one_sided: bool = False)
         formula, parse(lhs_text) if lhs_text else None, parse(rhs), [str(c) for c in data.columns]
     )
     return list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
+
+
+def dummy_columns(mf: ModelFrame) -> dict[str, tuple[float, float]]:
+    """Design columns made of factors alone, with the public range of their coding.
+
+    A treatment dummy ranges over (0, 1), a ``contr.sum`` column over (-1, 1), a polynomial
+    or declared-matrix column over its matrix's entries (``ModelFrame.factor_column_ranges``,
+    computed from the coding, never from the rows); the declared bounds need not cover them.
+    """
+    ranges = dict(getattr(mf, "factor_column_ranges", None) or {})
+    for nm, term in zip(mf.names, mf.terms):
+        if term in mf.factor_levels and nm not in ranges:
+            ranges[nm] = (0.0, 1.0)
+    return ranges
 
 
 def refuse_offset(mf: ModelFrame, method: str) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import PrivacyParameterError
-from ...formula import INTERCEPT, ModelFrame
+from ...formula import INTERCEPT, ModelFrame, dummy_columns
 from ...geometry import resolve_box
 from ._bcd import (
     BCDOutcome,
@@ -51,11 +51,7 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
             "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k."
         )
     cols = [nm for nm in mf.names if nm != INTERCEPT]
-    dummies = dict(mf.factor_column_ranges)  # factor columns: their coding's public range
-    dummies.update(
-        {nm: (0.0, 1.0) for nm, t in zip(mf.names, mf.terms) if t in mf.factor_levels and nm not in dummies}
-    )
-    box = resolve_box(bounds, cols, dummies=dummies)
+    box = resolve_box(bounds, cols, dummies=dummy_columns(mf))
     X = mf.X.copy()
     big = np.maximum(np.abs(box.lo), np.abs(box.hi))
     sq = np.zeros(K)
