@@ -292,6 +292,12 @@ def schema_parameters(door: Callable) -> Callable:
     return door
 
 
+def n_is_public(neighbouring: str, mf: ModelFrame) -> bool:
+    """n is public under replace-one-row unless the schema may drop rows (``na_action="omit"``,
+    or a variable without declared bounds): then no message may quote it."""
+    return neighbouring == "replace" and not mf.n_data_dependent
+
+
 def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
     """Name the frame's data-dependent steps (strict refuses) and state its rule for missing values.
 

@@ -60,6 +60,7 @@ from ._common import (
     dummy_columns,
     frame_schema,
     missing_rows_step,
+    n_is_public,
     private_bounds_setup,
     progress_bar,
     refuse_omit,
@@ -288,7 +289,7 @@ class _GMM:
             )
         # n is private under add/remove and when the schema may drop rows: a warning or an error
         # that quoted it would release it
-        public_n = n if _n_public(self.neighbouring, mf) else None
+        public_n = n if n_is_public(self.neighbouring, mf) else None
         check_delta(self.delta, public_n, allow_zero=False)  # warns when delta >= 1/n (n public)
         k = _check_k(self.k, n, public_n)
         min_weight = check_fraction(
@@ -388,11 +389,6 @@ class _GMM:
                 holds = holds and n // frame.groups >= 5 * k * (d + 1)
             diag["rows_per_component_assumption_holds"] = bool(holds)
         return diag
-
-
-def _n_public(neighbouring: str, mf: ModelFrame) -> bool:
-    """n is public under replace-one-row unless the schema may drop rows."""
-    return neighbouring == "replace" and not mf.n_data_dependent
 
 
 def _refuse_engine_input(data) -> None:

@@ -39,6 +39,7 @@ from ._common import (
     frame_schema,
     is_auto,
     missing_rows_step,
+    n_is_public,
     private_bounds_setup,
     run,
     schema_parameters,
@@ -230,8 +231,7 @@ class _PCA:
         refuse_offset(mf, "dp_pca")
         missing_rows_step(dd, mf)
         # warns when delta >= 1/n, where n is public (replace one row, no rows dropped by the schema)
-        n_public = self.neighbouring == "replace" and not mf.n_data_dependent
-        check_delta(self.delta, mf.n if n_public else None, allow_zero=False)
+        check_delta(self.delta, mf.n if n_is_public(self.neighbouring, mf) else None, allow_zero=False)
         box = resolved["box"]
         C = float(np.linalg.norm(box.halfwidth)) if self.radius is None else float(self.radius)
         return _Frame(mf=mf, stats=stats, box=box, radius=C, engine=getattr(mf, "engine", "memory"))
