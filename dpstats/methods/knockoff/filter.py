@@ -79,7 +79,7 @@ class Normalised:
     @property
     def ols(self) -> np.ndarray:
         """OLS coefficients of y on X′ (normalised scale), Σ′⁻¹X′ᵀy (least squares when Σ′ is singular)."""
-        return _solve(self.sigma, self.xty)
+        return solve(self.sigma, self.xty)
 
 
 @one_blas_thread
@@ -118,13 +118,14 @@ def normalise(
     np.fill_diagonal(sigma, 1.0)
     xty_n = xty / scale
     if rss is None:
-        rss = float(yty) - float(xty_n @ _solve(sigma, xty_n))
+        rss = float(yty) - float(xty_n @ solve(sigma, xty_n))
     return Normalised(
         n=int(n), p=p, sigma=sigma, xty=xty_n, rss=max(float(rss), 0.0), col_norms=c, names=names
     )
 
 
-def _solve(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+def solve(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """A⁻¹v, or the least-squares solution when A is singular (a zero or duplicated column)."""
     try:
         return np.linalg.solve(A, v)
     except np.linalg.LinAlgError:

@@ -247,13 +247,6 @@ class Release:
     cross_products: np.ndarray | None = None  # Method I: [X′ X̃′]ᵀy + e
 
 
-def _solve(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    try:
-        return np.linalg.solve(A, v)
-    except np.linalg.LinAlgError:
-        return np.linalg.lstsq(A, v, rcond=None)[0]
-
-
 @one_blas_thread
 def run_mechanism(
     st: ko.Normalised,
@@ -285,9 +278,9 @@ def run_mechanism(
         swap = np.block([[np.zeros((st.p, st.p)), np.eye(st.p)], [np.eye(st.p), np.zeros((st.p, st.p))]])
         G_rel = G + theta1 * swap + np.kron(np.ones((2, 2)), theta2)
         v_rel = noise.gaussian(v, scales.kappa2)
-        b = _solve(G_rel + ridge * np.eye(p2), v_rel)
+        b = ko.solve(G_rel + ridge * np.eye(p2), v_rel)
         return Release(b, ko.STATISTICS[statistic](b), gram=G_rel, cross_products=v_rel)
-    b = noise.gaussian(_solve(G + ridge * np.eye(p2), v), scales.kappa)
+    b = noise.gaussian(ko.solve(G + ridge * np.eye(p2), v), scales.kappa)
     return Release(b, ko.STATISTICS[statistic](b))
 
 
