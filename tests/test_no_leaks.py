@@ -145,10 +145,15 @@ _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^\s\"<]*")
 _MARKUP = re.compile(r"<(svg|style)\b.*?</\1>", re.S)
 
 
-def found(text: str) -> set[int]:
-    """The secrets that occur in ``text`` as whole numbers (not digits of a longer number or name)."""
+def occurring(values, text: str) -> set[int]:
+    """The values that occur in ``text`` as whole numbers (not digits of a longer number or name)."""
     text = _MARKUP.sub(" ", _TIMESTAMP.sub(" ", text))  # plot coordinates and clock times are not data
-    return {s for s in SECRETS if re.search(rf"(?<![\w.:\-]){s}(?![\w:\-]|\.\d)", text)}
+    return {v for v in values if re.search(rf"(?<![\w.:\-]){v}(?![\w:\-]|\.\d)", text)}
+
+
+def found(text: str) -> set[int]:
+    """The secrets of this file's data set that occur in ``text``."""
+    return occurring(SECRETS, text)
 
 
 @pytest.fixture(scope="module")
