@@ -82,7 +82,7 @@ def run_cell(n: int, p: int, eps: float, seed: int, delta: float = 1e-6, design=
     rng = np.random.default_rng(seed)
     eta = np.r_[0.2, np.linspace(0.3, -0.3, p)]
     coords = m.Coordinates(np.zeros(p), np.ones(p), 0.0, 1.0, True)
-    pl = m.plan(coords, eps=eps, delta=delta)
+    pl = m.plan(m.LMOptions.partial(eps=eps, delta=delta, lambda_share=m.LAMBDA_SHARE), coords)
     A = _statistics(n, design(p), eta, TRIALS, rng)
     hits, ratios, ridge_on = np.zeros(p + 1), [], 0
     for t in range(TRIALS):

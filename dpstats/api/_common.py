@@ -32,10 +32,12 @@ the result.
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Callable, Iterator, Mapping
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..formula import ModelFrame, dummy_columns, finish_checks, model_frame
@@ -43,13 +45,16 @@ from ..formula._design import INTERCEPT
 from ..geometry import Box
 from ..schema import Schema, default_na_action
 from ..stats import CrossStats, cross_products
-from ..errors import PrivacyParameterError
+import pandas as pd
+
+from ..errors import DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.bounds import AutoBounds, PrivateBounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import DPResult, attach_diagnostics
+from ..validation import check_accountant, check_strict
 
 
 class FrontDoor(Protocol):
@@ -70,15 +75,30 @@ class FrontDoor(Protocol):
     def diagnostics(self, frame: Any, released: Any) -> dict[str, Any]: ...
 
 
-def run(
-    door: FrontDoor,
-    *,
-    strict: bool,
-    random_state: RandomState,
-    accountant: Accountant | None,
-    diagnostics: bool,
-) -> DPResult:
+@dataclass(frozen=True)
+class Settings:
+    """How one call runs, shared by every front door: none of it changes what is released."""
+
+    strict: bool
+    random_state: RandomState
+    accountant: Accountant | None
+    diagnostics: bool
+
+    @classmethod
+    def check(cls, given: Mapping[str, Any], *, diagnostics: bool | None = None) -> Settings:
+        """The checked settings from a door's arguments (``diagnostics`` overrides the argument)."""
+        return cls(
+            strict=check_strict(given["strict"]),
+            random_state=given["random_state"],
+            accountant=check_accountant(given["accountant"]),
+            diagnostics=bool(given.get("diagnostics", False) if diagnostics is None else diagnostics),
+        )
+
+
+def run(door: FrontDoor, settings: Settings) -> DPResult:
     """Run one analysis through the shared steps (see the module docstring)."""
+    strict, random_state = settings.strict, settings.random_state
+    accountant, diagnostics = settings.accountant, settings.diagnostics
     dd = DataDependence(strict)
     step = getattr(door, "bounds", None)
     step = step if isinstance(step, PrivateBounds) else None
@@ -96,6 +116,34 @@ def run(
         _show_bounds(result, step)
     _show_schema(result, getattr(door, "schema", None))
     return attach_diagnostics(result, diagnostics, lambda: door.diagnostics(frame, released))
+
+
+def warn_if_nonprivate(eps: float, strict: bool, what: str) -> None:
+    """eps = inf runs ``what`` without noise: refused under ``strict``, warned otherwise."""
+    if not math.isinf(eps):
+        return
+    if strict:
+        raise PrivacyParameterError(
+            "strict=True refuses eps = inf (a non-private analysis); give a finite eps."
+        )
+    warnings.warn(f"eps = inf: {what}, NOT private.", NonPrivateWarning, stacklevel=caller_stacklevel())
+
+
+def check_budget(accountant: Accountant | None, eps: float, delta: float = 0.0) -> None:
+    """Refuse, before anything is read, a call the accountant's balance cannot pay (eps = inf costs nothing)."""
+    if accountant is not None:
+        accountant.check(eps, 0.0 if math.isinf(eps) else delta)
+
+
+def refuse_unknown_data(data: Any) -> None:
+    """Data a door can read: a pandas DataFrame (or dict of columns), a stream or Dask frame."""
+    from .. import engines
+
+    if not isinstance(data, (pd.DataFrame, dict)) and not engines.is_engine_input(data):
+        raise DataError(
+            f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
+            f"got {type(data).__name__}."
+        )
 
 
 def private_bounds_setup(
@@ -377,6 +425,49 @@ def frame_and_cross_products(
         x_box, y_box = boxes(mf)
         stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
     return mf, x_box, y_box, stats
+
+
+NOT_IN_CALL = frozenset(
+    {"data", "random_state", "accountant", "diagnostics", "progress", "levels", "na_action", "bounds_eps"}
+)
+
+
+def call_of(
+    public: Callable, given: Mapping[str, Any], *, always: Sequence[str] = ("formula", "eps"), **shown: Any
+) -> dict[str, Any]:
+    """A result's R-style ``call``: the door's arguments, from its signature's defaults.
+
+    Arguments without a default and those in ``always`` are always shown; the others
+    when they differ from the signature's default (R's ``match.call()`` shows what the
+    user wrote; the defaults are written once, in the signature).  ``shown`` replaces an
+    argument's value by how the call shows it (e.g. a summary of a long vector).
+    ``levels`` and ``na_action`` are added from the schema, the private bounds' share by
+    :func:`run`; the data and the run settings are not part of a call.
+
+    Examples
+    --------
+    >>> def dp_demo(formula, data, eps, k=None, *, gamma=0.5, strict=False): ...
+    >>> call_of(dp_demo, {"formula": "y ~ .", "data": None, "eps": 1.0, "k": None, "gamma": 0.5,
+    ...                   "strict": True})
+    {'formula': 'y ~ .', 'eps': 1.0, 'strict': True}
+    """
+    call = {}
+    for name, par in inspect.signature(public).parameters.items():
+        if name in NOT_IN_CALL:
+            continue
+        value = shown.get(name, given[name])
+        if name in always or par.default is par.empty or _differs(value, par.default):
+            call[name] = _plain_bounds(value) if name == "bounds" else value
+    return call
+
+
+def _differs(value: Any, default: Any) -> bool:
+    if value is default:
+        return False
+    try:
+        return not bool(value == default)
+    except (TypeError, ValueError):  # arrays, frames: given, so shown
+        return True
 
 
 def call_record(required: dict[str, Any], optional: dict[str, tuple[Any, Any]]) -> dict[str, Any]:

@@ -40,7 +40,16 @@ from ..validation import (
     check_strict,
 )
 from ..schema import Schema
-from ._common import call_record, dummy_columns, frame_schema, is_auto, missing_rows_step, refuse_omit, run
+from ._common import (
+    Settings,
+    call_record,
+    dummy_columns,
+    frame_schema,
+    is_auto,
+    missing_rows_step,
+    refuse_omit,
+    run,
+)
 
 MAX_REJECTIONS_DEFAULT = 20
 
@@ -205,7 +214,9 @@ def dp_bh(
         _refuse_budget_for_post_processing(eps, eta, max_rejections)
         _refuse_uncovered_fit_under_strict(p_values.privacy, strict)
         door = _PostProcessing(names=names, p=p, q=q, fit=p_values)
-        return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=False)
+        return run(
+            door, Settings(strict=strict, random_state=random_state, accountant=accountant, diagnostics=False)
+        )
     names, p = _fit_p_values(p_values) if hasattr(p_values, "tidy") else _p_values(p_values)
     if eps is None:
         raise PrivacyParameterError(
@@ -232,7 +243,10 @@ def dp_bh(
         max_rejections=max_rejections,
         neighbouring=neighbouring,
     )
-    return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics)
+    return run(
+        door,
+        Settings(strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics),
+    )
 
 
 def _dp_bh_formula(
@@ -289,7 +303,7 @@ def _dp_bh_formula(
         q=rest.pop("q"),
         max_rejections=rest.pop("max_rejections"),
     )
-    return run(door, accountant=accountant, **rest)
+    return run(door, Settings(accountant=accountant, **rest))
 
 
 def _refuse_formula_arguments(**given) -> None:

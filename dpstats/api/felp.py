@@ -34,6 +34,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    Settings,
     call_record,
     declared_bounds,
     frame_schema,
@@ -256,10 +257,12 @@ def dp_felp(
     )
     return run(
         door,
-        strict=strict,
-        random_state=random_state,
-        accountant=accountant,
-        diagnostics=diagnostics or truth is not None,
+        Settings(
+            strict=strict,
+            random_state=random_state,
+            accountant=accountant,
+            diagnostics=diagnostics or truth is not None,
+        ),
     )
 
 

@@ -55,6 +55,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    Settings,
     call_record,
     declared_bounds,
     dummy_columns,
@@ -237,10 +238,12 @@ def dp_gmm(
     )
     return run(
         door,
-        strict=strict,
-        random_state=random_state,
-        accountant=accountant,
-        diagnostics=diagnostics or truth is not None,
+        Settings(
+            strict=strict,
+            random_state=random_state,
+            accountant=accountant,
+            diagnostics=diagnostics or truth is not None,
+        ),
     )
 
 

@@ -44,6 +44,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    Settings,
     call_record,
     frame_schema,
     is_auto,
@@ -293,10 +294,12 @@ def dp_knockoff(
     )
     return run(
         door,
-        strict=strict,
-        random_state=random_state,
-        accountant=accountant,
-        diagnostics=diagnostics or truth is not None,
+        Settings(
+            strict=strict,
+            random_state=random_state,
+            accountant=accountant,
+            diagnostics=diagnostics or truth is not None,
+        ),
     )
 
 

@@ -9,15 +9,13 @@ parametric-bootstrap intervals are :mod:`dpstats.methods.lm`.
 from __future__ import annotations
 
 import math
-import numbers
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..errors import DataError
 from ..formula import INTERCEPT, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
@@ -27,16 +25,15 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import TABLE_COLUMNS, LMResult, fit_coding
 from ..validation import (
-    check_accountant,
     check_delta,
-    check_eps,
-    check_fraction,
-    check_neighbouring,
-    check_strict,
 )
 from ..schema import Schema
 from ._common import (
-    call_record,
+    Settings,
+    call_of,
+    check_budget,
+    refuse_unknown_data,
+    warn_if_nonprivate,
     declared_bounds,
     dummy_columns,
     frame_schema,
@@ -70,7 +67,7 @@ def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: floa
 
 
 @schema_parameters
-def dp_lm(
+def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data,
     eps: float,
@@ -159,72 +156,21 @@ def dp_lm(
     >>> bool(abs(fit.coef()["x"] - 2) < 0.2)
     True
     """
-    check_neighbouring(neighbouring, supported=("replace",))
-    args = check_lm_arguments(eps, delta, conf_level, n_boot, interval, lambda_share, strict, accountant)
-    if not isinstance(data, (pd.DataFrame, dict)) and not _is_engine(data):
-        raise DataError(
-            f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
-            f"got {type(data).__name__}."
-        )
-    bounds, args["eps"], args["delta"] = private_bounds_setup(
-        bounds, args["eps"], args["delta"], bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+    given = locals()
+    settings = Settings.check(given)
+    options = m.LMOptions.check(given)
+    warn_if_nonprivate(options.eps, settings.strict, "ordinary least squares")
+    check_budget(settings.accountant, options.eps, options.delta)
+    refuse_unknown_data(data)
+    bounds, eps, delta = private_bounds_setup(
+        bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
     if isinstance(bounds, PrivateBounds):
         require_covering_bounds(bounds)
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=args["eps"])
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
     refuse_omit(schema, "dp_lm", "n is exact in the released XᵀX (its intercept entry)")
-    door = LMDoor(formula=formula, data=data, bounds=bounds, progress=progress, schema=schema, **args)
-    return run(
-        door,
-        strict=args["strict"],
-        random_state=random_state,
-        accountant=args["accountant"],
-        diagnostics=diagnostics,
-    )
-
-
-def _is_engine(data) -> bool:
-    from .. import engines
-
-    return engines.is_engine_input(data)
-
-
-def check_lm_arguments(eps, delta, conf_level, n_boot, interval, lambda_share, strict, accountant) -> dict:
-    """Cheap checks before the data is read; the accountant's balance too (nothing spent)."""
-    eps = check_eps(eps, allow_inf=True)
-    delta = check_delta(delta)
-    strict = check_strict(strict)
-    accountant = check_accountant(accountant)
-    conf_level = check_fraction(conf_level, "conf_level", low_open=True)
-    lambda_share = check_fraction(lambda_share, "lambda_share", low_open=True)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 100:
-        raise PrivacyParameterError(
-            f"n_boot must be a whole number >= 100 (bootstrap replicates), got {n_boot!r}."
-        )
-    if interval not in m.INTERVALS:
-        raise PrivacyParameterError(f"interval must be one of {list(m.INTERVALS)}, got {interval!r}.")
-    if math.isinf(eps):
-        if strict:
-            raise PrivacyParameterError(
-                "strict=True refuses eps = inf (a non-private analysis); give a finite eps."
-            )
-        warnings.warn(
-            "eps = inf: ordinary least squares, NOT private.",
-            NonPrivateWarning,
-            stacklevel=caller_stacklevel(),
-        )
-    if accountant is not None:
-        accountant.check(eps, 0.0 if math.isinf(eps) else delta)
-    return {
-        "eps": eps,
-        "delta": delta,
-        "strict": strict,
-        "accountant": accountant,
-        "conf_level": conf_level,
-        "n_boot": int(n_boot),
-        "interval": interval,
-        "lambda_share": lambda_share,
-    }
+    options = replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema)
+    return run(LMDoor(options, data, call_of(dp_lm, given), progress), settings)
 
 
 @dataclass
@@ -249,24 +195,23 @@ class LMReleased:
 class LMDoor:
     """dp_lm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
-    formula: str
+    options: m.LMOptions
     data: Any
-    eps: float
-    delta: float
-    bounds: Any
-    conf_level: float
-    n_boot: int
-    interval: str
-    lambda_share: float
-    strict: bool
-    accountant: Any
+    call: dict
     progress: bool | None = None
-    schema: Schema | None = None
     label: str = "dp_lm"
 
     @property
     def nonprivate(self) -> bool:
-        return math.isinf(self.eps)
+        return math.isinf(self.options.eps)
+
+    @property
+    def bounds(self) -> Any:
+        return self.options.bounds
+
+    @property
+    def schema(self) -> Schema | None:
+        return self.options.schema
 
     def frame(self, dd: DataDependence) -> LMFrame:
         from .. import engines
@@ -288,7 +233,7 @@ class LMDoor:
             return resolved["boxes"]
 
         mf, stats = engines.sufficient_statistics(
-            self.formula,
+            self.options.formula,
             self.data,
             boxes=remember,
             gram=True,
@@ -312,7 +257,7 @@ class LMDoor:
                 fix="declare public bounds, e.g. bounds={'x': (0, 10), 'y': (-5, 5)}",
             )
         _, st0 = engines.sufficient_statistics(
-            self.formula,
+            self.options.formula,
             self.data,
             gram=False,
             drop_intercept=False,
@@ -324,48 +269,23 @@ class LMDoor:
         return Box(lo, np.where(hi > lo, hi, lo + 1.0)), Box(np.array([-top]), np.array([top]))
 
     def _assemble(self, mf, cross, x_box: Box, y_box: Box) -> LMFrame:
-        names = list(mf.names)
-        keep = [j for j, nm in enumerate(names) if nm != INTERCEPT]
-        intercept = len(keep) < len(names)
-        n, p = int(cross.n), len(keep)
-        k = p + int(intercept)
+        n, k = int(cross.n), len(mf.names)
         if k >= n:
             raise DataError(
                 f"dp_lm needs more rows than coefficients, but n = {n} <= {k} (p >= n); "
                 "screen first (dp_select_infer) or use fewer terms."
             )
-        if p == 0:
+        if k - int(INTERCEPT in mf.names) == 0:
             raise DataError(
-                f"the formula '{self.formula}' has no predictor columns; dp_lm needs at least one."
+                f"the formula '{self.options.formula}' has no predictor columns; dp_lm needs at least one."
             )
-        if not self.nonprivate and self.delta > 0:
-            check_delta(self.delta, n)
-        A = np.zeros((p + 2, p + 2))
-        A[0, 0] = n
-        A[0, 1 : p + 1] = cross.x_sum[keep]
-        A[1 : p + 1, 1 : p + 1] = cross.xtx[np.ix_(keep, keep)]
-        A[0, p + 1] = cross.y_sum
-        A[1 : p + 1, p + 1] = cross.xty[keep]
-        A[p + 1, p + 1] = cross.yty
-        A = np.triu(A) + np.triu(A, 1).T
-        coords = m.Coordinates(
-            x_box.center[keep],
-            x_box.halfwidth[keep],
-            float(y_box.center[0]),
-            float(y_box.halfwidth[0]),
-            intercept,
-        )
-        terms = ([INTERCEPT] if intercept else []) + [names[j] for j in keep]
-        return LMFrame(mf=mf, gram=A, coords=coords, n=n, names=terms, n_clipped=int(cross.n_clipped))
+        if not self.nonprivate and self.options.delta > 0:
+            check_delta(self.options.delta, n)
+        gram, coords, terms = m.stacked_gram(cross, list(mf.names), x_box, y_box, INTERCEPT)
+        return LMFrame(mf=mf, gram=gram, coords=coords, n=n, names=terms, n_clipped=int(cross.n_clipped))
 
     def plan(self, frame: LMFrame, dd: DataDependence) -> m.LMPlan:
-        pl = m.plan(
-            frame.coords,
-            eps=self.eps,
-            delta=self.delta,
-            lambda_share=self.lambda_share,
-            engine=getattr(frame.mf, "engine", "in-memory"),
-        )
+        pl = m.plan(self.options, frame.coords, engine=getattr(frame.mf, "engine", "in-memory"))
         if isinstance(self.bounds, PrivateBounds):
             level = self.bounds.level
             pl.assumptions.append(
@@ -378,18 +298,20 @@ class LMDoor:
     def release(self, frame: LMFrame, plan: m.LMPlan, noise: NoiseSource) -> LMReleased:
         fit = m.release(frame.gram, frame.n, plan, noise)
         if plan.nonprivate:
-            return LMReleased(fit, m.ols_table(fit, plan, self.conf_level), "classical OLS (t on n - k df)")
+            return LMReleased(
+                fit, m.ols_table(fit, plan, self.options.conf_level), "classical OLS (t on n - k df)"
+            )
         bt = m.bootstrap(
             fit,
             frame.n,
             plan,
-            n_boot=self.n_boot,
-            conf_level=self.conf_level,
+            n_boot=self.options.n_boot,
+            conf_level=self.options.conf_level,
             rng=noise.generator,
-            interval=self.interval,
+            interval=self.options.interval,
         )
         table = bt.table  # statistic = calibrated estimate / std.error: what the p-value tests
-        how = f"calibrated parametric bootstrap, {self.interval} intervals, 2 x {self.n_boot} replicates"
+        how = f"calibrated parametric bootstrap, {self.options.interval} intervals, 2 x {self.options.n_boot} replicates"
         return LMReleased(fit, table, how, bt.centre)
 
     def result(
@@ -406,20 +328,9 @@ class LMDoor:
         table = pd.DataFrame({"term": frame.names, "estimate": fit.coefficients})
         for col in TABLE_COLUMNS[2:]:
             table[col] = tab[col]
-        call = call_record(
-            {"formula": self.formula, "eps": self.eps},
-            {
-                "delta": (self.delta, 0.0),
-                "bounds": (self.bounds, None),
-                "conf_level": (self.conf_level, 0.95),
-                "n_boot": (self.n_boot, 1000),
-                "interval": (self.interval, "pivot"),
-                "lambda_share": (self.lambda_share, m.LAMBDA_SHARE),
-            },
-        )
         return LMResult(
             method="dp_lm",
-            call=call,
+            call=self.call,
             n=frame.n,
             p=len(frame.names),
             terms=list(frame.names),
@@ -429,12 +340,12 @@ class LMDoor:
             vcov_matrix=tab["vcov"],
             sigma=frame.coords.y_half * math.sqrt(fit.sigma2),
             df_residual=fit.df_residual,
-            conf_level=self.conf_level,
+            conf_level=self.options.conf_level,
             ridge=fit.ridge,
             inference=released.inference,
-            noise=public_inputs(plan, frame, self.eps, self.delta),
+            noise=m.public_inputs(plan, frame.n, self.options.eps, self.options.delta),
             calibrated_estimates=released.calibrated,
-            formula=self.formula,
+            formula=self.options.formula,
             intercept=frame.coords.intercept,
             engine=getattr(frame.mf, "engine", "memory"),
             factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
@@ -443,33 +354,15 @@ class LMDoor:
         )
 
     def diagnostics(self, frame: LMFrame, released: LMReleased) -> dict:
-        exact = m.release(frame.gram, frame.n, m.plan(frame.coords, eps=math.inf, delta=0.0), None)
+        exact = m.release(
+            frame.gram, frame.n, m.plan(replace(self.options, eps=math.inf), frame.coords), None
+        )
         return {
             "rows_dropped_for_missing_values": frame.mf.n_dropped,
             "values_filled_for_missing": frame.mf.n_filled,
             "values_clipped": frame.n_clipped,
             "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
         }
-
-
-def public_inputs(plan: m.LMPlan, frame: LMFrame, eps: float, delta: float) -> dict[str, Any]:
-    """What a downstream procedure (e.g. private BH) may use: all public, nothing from the raw data."""
-    c = frame.coords
-    return {
-        "kind": plan.noise,
-        "stat_scale": plan.stat_scale,
-        "lambda_scale": plan.lambda_scale,
-        "l2_sensitivity": plan.l2_sensitivity,
-        "l1_sensitivity": plan.l1_sensitivity,
-        "lambda_sensitivity": plan.lambda_sensitivity,
-        "x_center": c.x_center.tolist(),
-        "x_half": c.x_half.tolist(),
-        "y_center": c.y_center,
-        "y_half": c.y_half,
-        "n": frame.n,
-        "eps": eps,
-        "delta": delta,
-    }
 
 
 def _with_intercept(x_box: Box, names: list[str]) -> Box:

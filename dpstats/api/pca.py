@@ -34,6 +34,7 @@ from ..results.pca import PCAResult
 from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
 from ..schema import Schema
 from ._common import (
+    Settings,
     declared_bounds,
     dummy_columns,
     frame_schema,
@@ -168,7 +169,10 @@ def dp_pca(
         neighbouring=neighbouring,
         progress=progress,
     )
-    return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics)
+    return run(
+        door,
+        Settings(strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics),
+    )
 
 
 @dataclass

@@ -37,9 +37,11 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState, make_generator
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
-from ..validation import check_fraction, check_neighbouring
+from ..validation import check_fraction
 from ..schema import Schema
 from ._common import (
+    check_budget,
+    Settings,
     auto_bounds_options,
     call_record,
     frame_schema,
@@ -49,7 +51,8 @@ from ._common import (
     run,
     schema_parameters,
 )
-from .lm import check_auto_bounds_level, check_lm_arguments, dp_lm
+from ..methods.lm import LAMBDA_SHARE, LMOptions
+from .lm import check_auto_bounds_level, dp_lm
 
 SELECTORS = ("sis", "two_stage", "knockoff")
 
@@ -128,8 +131,14 @@ def dp_select_infer(
     >>> len(res.selected), res.tidy().columns[0]
     (3, 'term')
     """
-    check_neighbouring(neighbouring, supported=("replace",))
-    args = check_lm_arguments(eps, delta, conf_level, n_boot, "pivot", 0.1, strict, accountant)
+    given = locals()
+    settings = Settings.check(given)
+    lm_options = LMOptions.check({**given, "interval": "pivot", "lambda_share": LAMBDA_SHARE})
+    check_budget(settings.accountant, lm_options.eps, lm_options.delta)
+    args = {
+        "strict": settings.strict,
+        **{key: getattr(lm_options, key) for key in ("eps", "delta", "conf_level", "n_boot")},
+    }
     if math.isinf(args["eps"]):
         raise PrivacyParameterError(
             "dp_select_infer needs a finite eps (the selectors have no eps = inf mode)."
@@ -172,13 +181,7 @@ def dp_select_infer(
         random_state=random_state,
         **{key: args[key] for key in ("eps", "delta", "conf_level", "n_boot", "strict")},
     )
-    return run(
-        door,
-        strict=args["strict"],
-        random_state=random_state,
-        accountant=args["accountant"],
-        diagnostics=diagnostics,
-    )
+    return run(door, settings)
 
 
 def split_rows(n: int, split: float, random_state: RandomState) -> tuple[np.ndarray, np.ndarray]:

@@ -35,6 +35,7 @@ from ..validation import (
 from ..stats import CrossStats
 from ..schema import Schema
 from ._common import (
+    Settings,
     call_record,
     declared_bounds,
     dummy_columns,
@@ -223,10 +224,12 @@ def dp_sis(
     )
     return run(
         door,
-        strict=strict,
-        random_state=random_state,
-        accountant=accountant,
-        diagnostics=diagnostics or truth is not None,
+        Settings(
+            strict=strict,
+            random_state=random_state,
+            accountant=accountant,
+            diagnostics=diagnostics or truth is not None,
+        ),
     )
 
 

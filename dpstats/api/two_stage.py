@@ -39,6 +39,7 @@ from ..validation import (
 )
 from ..schema import Schema
 from ._common import (
+    Settings,
     refuse_omit,
     frame_schema,
     is_auto,
@@ -252,10 +253,12 @@ def dp_two_stage(
     )
     return run(
         door,
-        strict=strict,
-        random_state=random_state,
-        accountant=accountant,
-        diagnostics=diagnostics or truth is not None,
+        Settings(
+            strict=strict,
+            random_state=random_state,
+            accountant=accountant,
+            diagnostics=diagnostics or truth is not None,
+        ),
     )
 
 

@@ -35,6 +35,7 @@ from ..results.vertical import VerticalGLMResult, assemble_result, vertical_call
 from ..validation import check_accountant, check_strict
 from ..schema import Schema
 from ._common import (
+    Settings,
     declared_bounds,
     frame_schema,
     missing_rows_step,
@@ -204,7 +205,10 @@ def vertical_glm(
         door = _FromStatistics(**fit)
     else:
         door = _Vertical(**fit, row_id=row_id, bounds=bounds)
-    return run(door, strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics)
+    return run(
+        door,
+        Settings(strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics),
+    )
 
 
 @dataclass

@@ -616,7 +616,10 @@ def lm_statistics_case(eps: float = 1.0, n: int = 20, seed: int = 0, delta: floa
     for last in ([1.0, 1.0, 1.0], [1.0, 0.0, 0.0]):
         V = np.vstack([base, last])
         grams.append(V.T @ V)
-    plan = lm.plan(lm.Coordinates(np.zeros(1), np.ones(1), 0.0, 1.0, True), eps=eps, delta=delta)
+    plan = lm.plan(
+        lm.LMOptions.partial(eps=eps, delta=delta, lambda_share=lm.LAMBDA_SHARE),
+        lm.Coordinates(np.zeros(1), np.ones(1), 0.0, 1.0, True),
+    )
     iu = np.triu_indices(3)
     a, b = grams[0][iu][1:], grams[1][iu][1:]
 

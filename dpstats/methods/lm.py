@@ -72,14 +72,23 @@ as ``calibrated_estimates``.  ``interval="percentile"`` takes the quantiles of
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.calibration import zcdp_gaussian_sigma
+from ..errors import PrivacyParameterError
+from ..geometry import Box
 from ..privacy.plan import Plan
+from ..schema import Schema
+from ..stats import CrossStats
+from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ._options import Options
 
 LAMBDA_SHARE = 0.1
 FAILURE_PROB = 0.05
@@ -187,24 +196,57 @@ def stacked_sensitivities(p: int) -> tuple[float, float]:
     return math.sqrt((D + 1) ** 2 + D / 2.0), float(D * (D + 2))
 
 
+@dataclass(frozen=True)
+class LMOptions(Options):
+    """dp_lm's options, checked once (defaults: the signature of :func:`dpstats.dp_lm`)."""
+
+    formula: str
+    eps: float
+    delta: float
+    bounds: Any
+    conf_level: float
+    n_boot: int
+    interval: str
+    lambda_share: float
+    schema: Schema | None
+
+    @classmethod
+    def check(cls, given: Mapping[str, Any]) -> LMOptions:
+        """Cheap checks of dp_lm's arguments, before the data is read."""
+        check_neighbouring(given["neighbouring"], supported=("replace",))
+        n_boot = given["n_boot"]
+        if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 100:
+            raise PrivacyParameterError(
+                f"n_boot must be a whole number >= 100 (bootstrap replicates), got {n_boot!r}."
+            )
+        if given["interval"] not in INTERVALS:
+            raise PrivacyParameterError(
+                f"interval must be one of {list(INTERVALS)}, got {given['interval']!r}."
+            )
+        return cls.from_given(
+            given,
+            eps=check_eps(given["eps"], allow_inf=True),
+            delta=check_delta(given["delta"]),
+            conf_level=check_fraction(given["conf_level"], "conf_level", low_open=True),
+            lambda_share=check_fraction(given["lambda_share"], "lambda_share", low_open=True),
+            n_boot=int(n_boot),
+        )
+
+
 def plan(
-    coords: Coordinates,
-    *,
-    eps: float,
-    delta: float,
-    lambda_share: float = LAMBDA_SHARE,
-    failure_prob: float = FAILURE_PROB,
-    engine: str = "in-memory",
+    options: LMOptions, coords: Coordinates, *, engine: str = "in-memory", failure_prob: float = FAILURE_PROB
 ) -> LMPlan:
-    """The privacy plan of one dp_lm release (public inputs only).
+    """The privacy plan of one dp_lm release (public inputs only): ``options``' eps, delta and
+    lambda_share, the public coordinates of the bounds.
 
     Examples
     --------
     >>> c = Coordinates(np.zeros(2), np.ones(2), 0.0, 1.0, True)
-    >>> pl = plan(c, eps=1.0, delta=0.0)
+    >>> pl = plan(LMOptions.partial(eps=1.0, delta=0.0, lambda_share=LAMBDA_SHARE), c)
     >>> [round(e.eps, 3) for e in pl.entries], pl.noise
     ([0.1, 0.9], 'laplace')
     """
+    eps, delta, lambda_share = options.eps, options.delta, options.lambda_share
     if math.isinf(eps):
         return _nonprivate_plan(coords, engine)
     l2, l1 = stacked_sensitivities(coords.p)
@@ -362,7 +404,7 @@ def release(gram: np.ndarray, n: int, pl: LMPlan, noise) -> LMFit:
     >>> z = rng.uniform(-1, 1, (5000, 2)); u = 0.5 * z[:, 0] + 0.1 * rng.normal(size=5000)
     >>> v = np.c_[np.ones(5000), z, np.clip(u, -1, 1)]
     >>> c = Coordinates(np.zeros(2), np.ones(2), 0.0, 1.0, True)
-    >>> fit = release(v.T @ v, 5000, plan(c, eps=5.0, delta=1e-6), NoiseSource(1))
+    >>> fit = release(v.T @ v, 5000, plan(LMOptions.partial(eps=5.0, delta=1e-6, lambda_share=LAMBDA_SHARE), c), NoiseSource(1))
     >>> bool(abs(fit.coefficients[1] - 0.5) < 0.05)
     True
     """
@@ -624,7 +666,7 @@ def bootstrap(
     >>> rng = np.random.default_rng(0)
     >>> z = rng.uniform(-1, 1, 2000); u = np.clip(0.3 * z + 0.2 * rng.normal(size=2000), -1, 1)
     >>> v = np.c_[np.ones(2000), z, u]
-    >>> pl = plan(c, eps=2.0, delta=1e-6)
+    >>> pl = plan(LMOptions.partial(eps=2.0, delta=1e-6, lambda_share=LAMBDA_SHARE), c)
     >>> fit = release(v.T @ v, 2000, pl, NoiseSource(1))
     >>> bt = bootstrap(fit, 2000, pl, n_boot=200, conf_level=0.95, rng=np.random.default_rng(3))
     >>> bool(bt.table["conf.low"][1] < 0.3 < bt.table["conf.high"][1])
@@ -662,4 +704,53 @@ def interval_table(
         "p.value": np.minimum(1.0, 2.0 * np.minimum(below, above)),
         "conf.low": low,
         "conf.high": high,
+    }
+
+
+def stacked_gram(
+    cross: CrossStats, names: list[str], x_box: Box, y_box: Box, intercept_name: str
+) -> tuple[np.ndarray, Coordinates, list[str]]:
+    """The stacked A = Σ v vᵀ, v = (1, z, u), from one pass's cross products, with the public
+    coordinates of the bounds and the coefficients' names (intercept first).
+
+    ``x_box`` covers every name, the intercept's column included (its entry is dropped).
+    """
+    keep = [j for j, nm in enumerate(names) if nm != intercept_name]
+    intercept = len(keep) < len(names)
+    p = len(keep)
+    A = np.zeros((p + 2, p + 2))
+    A[0, 0] = cross.n
+    A[0, 1 : p + 1] = cross.x_sum[keep]
+    A[1 : p + 1, 1 : p + 1] = cross.xtx[np.ix_(keep, keep)]
+    A[0, p + 1] = cross.y_sum
+    A[1 : p + 1, p + 1] = cross.xty[keep]
+    A[p + 1, p + 1] = cross.yty
+    A = np.triu(A) + np.triu(A, 1).T
+    coords = Coordinates(
+        x_box.center[keep],
+        x_box.halfwidth[keep],
+        float(y_box.center[0]),
+        float(y_box.halfwidth[0]),
+        intercept,
+    )
+    return A, coords, ([intercept_name] if intercept else []) + [names[j] for j in keep]
+
+
+def public_inputs(pl: LMPlan, n: int, eps: float, delta: float) -> dict[str, Any]:
+    """What a downstream procedure (e.g. private BH) may use: all public, nothing from the raw data."""
+    c = pl.coords
+    return {
+        "kind": pl.noise,
+        "stat_scale": pl.stat_scale,
+        "lambda_scale": pl.lambda_scale,
+        "l2_sensitivity": pl.l2_sensitivity,
+        "l1_sensitivity": pl.l1_sensitivity,
+        "lambda_sensitivity": pl.lambda_sensitivity,
+        "x_center": c.x_center.tolist(),
+        "x_half": c.x_half.tolist(),
+        "y_center": c.y_center,
+        "y_half": c.y_half,
+        "n": n,
+        "eps": eps,
+        "delta": delta,
     }

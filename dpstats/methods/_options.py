@@ -1,0 +1,58 @@
+"""The options record every method shares the shape of: frozen, checked once, built from the public call.
+
+A front door's signature is the one place its defaults are written (users read it in
+``help()`` and the R help).  The door passes its arguments, as given, to its method's
+record (:meth:`Options.from_given`); the record keeps the fields the method needs, each
+checked once by the record's ``check`` (a classmethod each method writes), and is then
+handed down unchanged: the door's frame, the method's ``plan(options, ...)`` and its
+``release``.  The R-style ``call`` of a result is derived from the same arguments and
+the signature's defaults (:func:`dpstats.api._door.call_of`), never written by hand.
+
+The shared part of every record is the declared public schema (:class:`~dpstats.schema.Schema`):
+bounds, levels and the rule for missing values, declared before anything is read.
+
+Examples
+--------
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Demo(Options):
+...     eps: float
+...     k: int | None
+>>> Demo.from_given({"eps": 1.0, "k": 3, "data": None}, k=4)
+Demo(eps=1.0, k=4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
+
+T = TypeVar("T", bound="Options")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Base of the methods' options records (frozen dataclasses; fields without defaults)."""
+
+    @classmethod
+    def from_given(cls: type[T], given: Mapping[str, Any], **checked: Any) -> T:
+        """The record from the door's arguments: a field takes its ``checked`` value when
+        there is one, else the argument of the same name as given."""
+        values = {**given, **checked}
+        return cls(
+            **{f.name: values[f.name] if f.name in values else _absent(cls, f.name) for f in fields(cls)}
+        )
+
+    @classmethod
+    def partial(cls: type[T], **values: Any) -> T:
+        """A record with only some fields set (the rest None): for a plan made outside a call,
+        from public inputs alone (the planner, audits, tests)."""
+        return cls(**{f.name: values.get(f.name) for f in fields(cls)})
+
+
+def _absent(cls: type, name: str) -> None:
+    """Only the schema may be absent from the arguments: the door declares it after the checks."""
+    if name != "schema":
+        raise TypeError(f"{cls.__name__}.from_given: no argument {name!r}")
+    return None
