@@ -16,6 +16,7 @@ import pytest
 from golden.cases import CASES, _fan_lv
 
 import dpstats as dp
+from dpstats.errors import ChanceWarning
 from dpstats.privacy import events as ev
 from dpstats.privacy.accountant import LedgerEntry
 from dpstats.privacy.calibration import analytic_gaussian_sigma
@@ -346,3 +347,44 @@ def test_a_mixed_session_is_calibrated_by_bisection_on_its_pld_composition():
     alone = compose([s.event for s in slots], delta=1e-5).eps
     assert alone > 3.0 - 1.0
     assert len(session.slots) == 5 and session.accountant().spent_eps == 0.0
+
+
+def test_the_planner_plans_each_fit_of_a_declared_session_at_its_share():
+    """dp.plan(..., session=, analyses=) plans at the slot the session would give each fit: the same
+    (eps, delta) as SessionPlan.gaussian_fits, the user's session untouched, stated in print and to_dict;
+    and ten dp_lm fits at that (eps, delta) are exactly what the session's accountant admits."""
+    from golden.cases import _regression
+
+    session = dp.SessionPlan(eps=3.2, delta=1e-5)
+    pl = dp.plan("dp_lm", n=2000, p=3, session=session, analyses=10, trials=5, random_state=1)
+    assert session.slots == []  # planned on a copy
+    slot = dp.SessionPlan(eps=3.2, delta=1e-5).gaussian_fits(10, calibration="zcdp")[0]
+    assert pl.eps == [pytest.approx(slot.eps)] and pl.call["delta"] == pytest.approx(slot.delta)
+    assert pl.eps[0] > 3 * 3.2 / 10  # PLD: three times the share basic composition allows
+    assert "one of 10 dp_lm fits" in str(pl) and pl.to_dict()["session"] == pl.session
+    assert pl.call["session"] == [3.2, 1e-5] and pl.call["analyses"] == 10
+    same = dp.plan("dp_lm", n=2000, p=3, session=(3.2, 1e-5), analyses=10, trials=5, random_state=1)
+    assert same.eps == pl.eps
+    acc = session.accountant()
+    session.gaussian_fits(10, calibration="zcdp")
+    df = _regression()
+    for i in range(10):
+        dp.dp_lm("y ~ .", df, eps=pl.eps[0], delta=pl.call["delta"], bounds=(-3, 3), n_boot=100,
+                 random_state=i, accountant=acc)  # fmt: skip
+    with pytest.raises(dp.BudgetExceededError):
+        dp.dp_lm(
+            "y ~ .", df, eps=pl.eps[0], delta=pl.call["delta"], bounds=(-3, 3), n_boot=100, accountant=acc
+        )
+    with pytest.warns(ChanceWarning):  # n = 2000 is far too few rows for the knockoff filter at this eps
+        knock = dp.plan(
+            "dp_knockoff", n=2000, p=30, session=(3.2, 1e-5), analyses=10, trials=3, random_state=1
+        )
+    assert knock.eps[0] == pytest.approx(
+        dp.SessionPlan(eps=3.2, delta=1e-5).gaussian_fits(10, "gaussian")[0].eps
+    )
+    with pytest.raises(dp.PrivacyParameterError, match="not both"):
+        dp.plan("dp_lm", n=2000, p=3, eps=1.0, session=(3.2, 1e-5))
+    with pytest.raises(dp.PrivacyParameterError, match="dp_sis releases by pure-DP selection"):
+        dp.plan("dp_sis", n=2000, p=30, session=(3.2, 1e-5), analyses=2)
+    with pytest.raises(dp.PrivacyParameterError, match="give eps"):
+        dp.plan("dp_lm", n=2000, p=3)

@@ -23,16 +23,18 @@ private bounds will see it; until one is registered, ``"auto"`` is refused.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import catalog
 from ..errors import ChanceWarning, DataError, PrivacyParameterError, caller_stacklevel
+from ..privacy.session import SessionPlan
 from ..results.plan import PlanResult
 from ..validation import check_eps, check_fraction
 from . import core
@@ -73,7 +75,7 @@ def plan(
     *,
     n: int | Sequence[int],
     p: int,
-    eps: float | Sequence[float],
+    eps: float | Sequence[float] | None = None,
     delta: float | None = None,
     k: int | None = None,
     bounds: str | None = "declared",
@@ -89,6 +91,8 @@ def plan(
     lam: float | None = None,
     parties: int = 2,
     n_estimators: int = 20,
+    session: Any = None,
+    analyses: int = 1,
 ) -> PlanResult:
     """Predict a private analysis's accuracy over an eps (and n) grid, before any data is read.
 
@@ -101,7 +105,7 @@ def plan(
     p : int
         Number of candidate columns (d for dp_sis).
     eps : float or sequence of float
-        The eps grid (positive, finite).
+        The eps grid (positive, finite); or leave it out and give ``session``.
     delta : float, optional
         dp_knockoff's delta, default 2p/n (the knockoff paper's experiment), stated in the output;
         dp_gmm's and vertical_glm's delta (required); dp_lm's (default 0, the Laplace mechanism).
@@ -149,6 +153,14 @@ def plan(
     search : (low, high), optional
         The range the target search may explore; default eps in [min/256, max·256], n in [3, max·256].
 
+    session : dpstats.SessionPlan or (eps, delta), optional
+        A total budget shared by ``analyses`` fits of this method declared in advance
+        (:class:`dpstats.SessionPlan`, composed by PLD): each fit is planned at the (eps, delta) the
+        session gives it (:meth:`~dpstats.SessionPlan.gaussian_fits`), stated in the notes.  For the
+        methods that release with Gaussian noise: dp_lm (Gaussian route), dp_knockoff, dp_gmm,
+        vertical_glm.  The session passed is not changed (the planner declares on a copy).
+    analyses : int
+        With ``session``: how many fits of this method share it (default 1).
     Returns
     -------
     PlanResult
@@ -165,6 +177,7 @@ def plan(
     True
     """
     method = _check_method(method)
+    eps, delta, session_note = session_budget(method, session, analyses, eps, delta)
     ns, eps_grid = _check_n(n, method, p), _check_eps_grid(eps)
     trials = _check_trials(trials)
     if bounds == "auto":  # every method: refused unless its private-bounds predictor is registered
@@ -199,13 +212,72 @@ def plan(
         solutions=solutions,
         ledger={s.method: s.ledger(ns[0]) for s in sims},
         notes=list(dict.fromkeys(note for s in sims for note in s.notes)),
+        session=session_note[0] if session_note else None,
         settings=settings,
         seed=seed,
         trials=trials,
     )
+    if session_note:
+        result.call.update(session=list(_session_of(session).totals()), analyses=analyses)
     if len(flags):
         warnings.warn(result.chance_text(), ChanceWarning, stacklevel=caller_stacklevel())
     return result
+
+
+#: the calibration of each method's Gaussian release (:func:`dpstats.privacy.session.per_fit_budget`)
+SESSION_CALIBRATION = {"dp_lm": "zcdp", "dp_gmm": "zcdp", "vertical_glm": "zcdp", "dp_knockoff": "gaussian"}
+
+
+def session_budget(
+    method: str, session: Any, analyses: int, eps: Any, delta: float | None
+) -> tuple[Any, float | None, list[str]]:
+    """``(eps, delta, notes)`` to plan at: as given, or one fit's share of a declared session.
+
+    Examples
+    --------
+    >>> eps, delta, notes = session_budget("dp_lm", (3.2, 1e-5), 10, None, None)
+    >>> round(eps, 3), delta
+    (1.294, 1e-06)
+    """
+    if session is None:
+        if eps is None:
+            raise PrivacyParameterError("give eps (a number or a grid), or a session budget with session=.")
+        return eps, delta, []
+    if eps is not None:
+        raise PrivacyParameterError(
+            "give eps or session=, not both: with a session each fit's eps is the session's share."
+        )
+    if method not in SESSION_CALIBRATION:
+        raise PrivacyParameterError(
+            f"session= plans Gaussian releases ({', '.join(SESSION_CALIBRATION)}); {method} releases by pure-DP "
+            "selection, whose composition PLD tightens little: plan it at eps = the session's eps / analyses."
+        )
+    if isinstance(analyses, bool) or not isinstance(analyses, numbers.Integral) or analyses < 1:
+        raise PrivacyParameterError(f"analyses must be a whole number >= 1, got {analyses!r}.")
+    plan = copy.deepcopy(session) if isinstance(session, SessionPlan) else _session_of(session)
+    total_eps, total_delta = plan.eps, plan.delta
+    slot = plan.gaussian_fits(int(analyses), calibration=SESSION_CALIBRATION[method])[0]
+    note = (
+        f"Planned as one of {analyses} {method} fits declared in a session of (eps = {total_eps:g}, "
+        f"delta = {total_delta:g}), composed by PLD (dpstats.SessionPlan): each fit runs at "
+        f"eps = {slot.eps:.4g}, delta = {slot.delta:.3g} (basic composition would allow eps = "
+        f"{total_eps / analyses:.4g} each)."
+    )
+    return slot.eps, slot.delta, [note]
+
+
+def _session_of(session: Any) -> SessionPlan:
+    if isinstance(session, SessionPlan):
+        return session
+    if isinstance(session, Mapping):
+        return SessionPlan(eps=float(session["eps"]), delta=float(session["delta"]))
+    try:
+        eps, delta = session
+    except (TypeError, ValueError):
+        raise PrivacyParameterError(
+            f"session must be a dpstats.SessionPlan or (eps, delta), got {type(session).__name__}."
+        ) from None
+    return SessionPlan(eps=float(eps), delta=float(delta))
 
 
 def assume_from_options(method: str, **options: float | None) -> Any:

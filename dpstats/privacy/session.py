@@ -77,6 +77,10 @@ class SessionPlan:
         if not (0 <= self.delta < 1):
             raise PrivacyParameterError(f"SessionPlan delta must be in [0, 1), got {self.delta!r}.")
 
+    def totals(self) -> tuple[float, float]:
+        """The session's total (eps, delta)."""
+        return self.eps, self.delta
+
     # ------------------------------------------------------------------ declaring
     def composition(self, extra: list[ev.PrivacyEvent] = ()) -> Composition:
         """The PLD composition of the declared slots (and ``extra``) at the session's delta."""

@@ -55,6 +55,7 @@ class PlanResult:
     settings: dict[str, Any]
     seed: int
     trials: int
+    session: str | None = None  # how a declared session budget was shared (dpstats.plan's session=)
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
@@ -94,7 +95,7 @@ class PlanResult:
             self.call_text(),
             "",
             "Assumed model: " + self.assumption,
-        ]
+        ] + (["", "Session: " + self.session] if self.session else [])
 
     def _lines(self) -> list[str]:
         lines = self._header() + [""]
@@ -194,6 +195,7 @@ class PlanResult:
                 "targets": [s.to_dict() for s in self.solutions],
                 "ledger": self.ledger,
                 "notes": self.notes,
+                "session": self.session,
                 "seed": self.seed,
                 "created": self.created,
             }
