@@ -35,6 +35,7 @@ import pandas as pd
 
 from .._io import atomic_write, jsonable
 from ..plotting import Plot
+from ..privacy.events import describe as describe_event
 from ..privacy.statement import PrivacyStatement
 from ..report import render_fragment, render_report
 
@@ -307,6 +308,8 @@ class Summary:
             lines += [""] + r.bounds_lines()
         lines += ["", "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
         lines += _indent(r.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False))
+        lines += ["", "Events (what each step's noise is, for composing it with other analyses: dpstats.compose):"]
+        lines += [f"  {i}. {describe_event(e.privacy_event)}" for i, e in enumerate(st.ledger, start=1)]
         if st.sensitivities:
             lines += ["", "Sensitivities:"] + [f"  {k}: {v}" for k, v in st.sensitivities.items()]
         if st.data_dependent_steps:
