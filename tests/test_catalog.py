@@ -115,7 +115,7 @@ def test_r_package_exports_the_catalog_functions():
     sources = "\n".join(p.read_text() for p in (ROOT / "r_wrapper" / "R").glob("*.R"))
     for name in catalog.r_functions():
         assert re.search(rf"^{name} <- function\(", sources, flags=re.M), name
-    required = re.search(r"\.required <- list\((.*?)\)\n\n", sources, flags=re.S).group(1)
+    required = re.search(r"\.required <- list\((.*?)\n\)\n", sources, flags=re.S).group(1)
     assert set(re.findall(r"(\w+) = c\(", required)) <= set(catalog.r_functions())
 
 

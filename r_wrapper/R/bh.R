@@ -26,7 +26,7 @@ dp_bh <- function(p_values, q = 0.1, eps = NULL, ..., seed = NULL) {
   args <- c(list(p_values = pv, q = q), if (!is.null(eps)) list(eps = eps), list(...))
   .check_scalars(args[!names(args) %in% c("p_values", "data")])
   mc <- match.call()
-  res <- .dp_invoke("dp_bh", c(args, .seed_arg(seed)), call = mc)
+  res <- .dp_invoke("dp_bh", .with_seed(args, seed), call = mc)
   res$py_call <- res$call
   res$call <- mc  # printed as the user wrote it, as lm does
   res

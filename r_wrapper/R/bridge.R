@@ -279,6 +279,19 @@
   out
 }
 
+# The arguments with the seed as Python's random_state; `random_state =` (Python's name, passed
+# through ...) is taken as the seed, so that it gets the same check and the same whole-number type.
+.with_seed <- function(args, seed) {
+  if (!is.null(args$random_state)) {
+    if (!is.null(seed)) {
+      .dp_abort("give seed or random_state (its Python name), not both.", "dpstats_argument_error")
+    }
+    seed <- args$random_state
+    args$random_state <- NULL
+  }
+  c(args, .seed_arg(seed))
+}
+
 .seed_arg <- function(seed) {
   if (is.null(seed)) return(list())
   if (!is.numeric(seed) || length(seed) != 1L || is.na(seed) || seed != round(seed) || seed < 0) {

@@ -5,11 +5,7 @@
 #   - applies `subset =` as lm() does, refuses `weights =` and na.action other than na.omit by name;
 #   - keeps the call (formula unquoted, data named by the expression passed) as fit$call, like lm.
 
-.required <- list(dp_sis = c("formula", "data", "eps"), dp_two_stage = c("formula", "data", "eps", "k"),
-                  dp_knockoff = c("formula", "data", "eps", "delta"),
-                  dp_gmm = c("formula", "data", "k", "eps", "delta"), dp_felp = c("formula", "data", "eps"),
-                  vertical_glm = c("formula", "data", "parties"), dp_lm = c("formula", "data", "eps"),
-                  dp_select_infer = c("formula", "data", "eps"))
+# .required (the arguments each wrapper needs) is generated from the Python signatures: R/required.R.
 
 .lm_arguments <- c("subset", "weights", "na.action", "contrasts")
 
@@ -40,8 +36,7 @@
   if (!is.null(lm_args$na.action) && is.null(dots$na_action)) dots$na_action <- "omit"
   args <- c(args, dots)
   .check_scalars(args)
-  seed <- get("seed", envir = env)
-  res <- .dp_invoke(method, c(args, .seed_arg(seed)), call = mc)
+  res <- .dp_invoke(method, .with_seed(args, get("seed", envir = env)), call = mc)
   if (inherits(res, "dp_result")) {
     res$py_call <- res$call
     res$call <- mc
@@ -173,7 +168,7 @@ dp_call <- function(name, ..., seed = NULL) {
     .dp_abort("name must be the name of one dpstats function, e.g. \"simulate_knockoff\".",
               "dpstats_error")
   }
-  .dp_invoke(name, c(list(...), .seed_arg(seed)), call = sys.call())
+  .dp_invoke(name, .with_seed(list(...), seed), call = sys.call())
 }
 
 # A privacy budget shared across calls: the Python Accountant itself, so that every function given
@@ -267,18 +262,22 @@ dp_model_matrix <- function(formula, data, contrasts.arg = NULL) {
 }
 
 # Know before you spend: the planner predicts accuracy from public inputs only (no data, no budget).
+# A session budget shared by several fits: session = c(eps, delta), analyses = 10 (instead of eps).
 dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed = NULL) {
-  for (nm in c("method", "n", "p", "eps")) {
+  for (nm in c("method", "n", "p")) {
     if (eval(call("missing", as.name(nm)))) {
-      .dp_abort(sprintf("argument \"%s\" is missing, with no default: dp_plan() needs method, n, p and eps.", nm),
+      .dp_abort(sprintf("argument \"%s\" is missing, with no default: dp_plan() needs method, n, p and eps (or session).", nm),
                 "dpstats_argument_error")
     }
   }
-  args <- list(method = method, n = as.list(n), p = p, eps = as.list(as.numeric(eps)), ...)
+  args <- list(method = method, n = as.list(n), p = p, ...)
+  if (!missing(eps)) args$eps <- as.list(as.numeric(eps))
+  if (!is.null(args$session)) args$session <- as.list(as.numeric(args$session))
+  if (!is.null(args$analyses)) args$analyses <- as.integer(args$analyses)
   if (!is.null(assume)) args$assume <- as.list(assume)
   if (!is.null(target)) args$target <- if (is.list(target) || !is.null(names(target))) as.list(target) else target
   mc <- match.call()
-  res <- .dp_invoke("plan", c(args, .seed_arg(seed)), call = mc)
+  res <- .dp_invoke("plan", .with_seed(args, seed), call = mc)
   res$py_call <- res$call
   res$call <- mc
   res

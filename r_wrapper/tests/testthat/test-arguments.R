@@ -75,3 +75,14 @@ test_that("levels = list(...) declares a character column's levels; an R factor 
   expect_error(dp_lm(y ~ x + city, df, eps = 1, bounds = c(-5, 5), strict = TRUE, seed = 1),
                "levels of 'city'", class = "dpstats_privacy_parameter_error")
 })
+
+test_that("random_state = (Python's name) is taken as seed =, with the same whole-number check", {
+  skip_if_no_dpstats()
+  a <- dp_sis(mpg ~ ., mtcars, eps = 1, k = 2, bounds = c(-500, 500), random_state = 1)
+  b <- dp_sis(mpg ~ ., mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1)
+  expect_identical(a$outputs$selected, b$outputs$selected)
+  expect_error(dp_sis(mpg ~ ., mtcars, eps = 1, k = 2, bounds = c(-500, 500), random_state = 1.5),
+               "seed must be one whole number")
+  expect_error(dp_sis(mpg ~ ., mtcars, eps = 1, k = 2, bounds = c(-500, 500), random_state = 1, seed = 2),
+               "not both")
+})

@@ -50,3 +50,11 @@ test_that("dp_plan plans dp_lm: error, interval width against OLS and coverage",
   expect_true(all(td$estimate[td$measure == "width_ratio"] >= 1))
   expect_match(paste(capture.output(summary(pl)), collapse = "\n"), "Predicted width_ratio")
 })
+
+test_that("dp_plan shares a declared session budget between fits (session = c(eps, delta))", {
+  skip_if_no_dpstats()
+  pl <- dp_plan("dp_lm", n = 2000, p = 3, session = c(3.2, 1e-5), analyses = 10, trials = 5, seed = 1)
+  expect_match(paste(capture.output(print(pl)), collapse = "\n"), "one of 10 dp_lm fits")
+  expect_gt(unique(tidy(pl)$eps), 3 * 3.2 / 10)  # PLD: about three times basic composition's share
+  expect_error(dp_plan("dp_lm", n = 2000, p = 3), "eps")
+})
