@@ -224,10 +224,6 @@ def plan(
     return result
 
 
-#: the calibration of each method's Gaussian release (:func:`dpstats.privacy.session.per_fit_budget`)
-SESSION_CALIBRATION = {"dp_lm": "zcdp", "dp_gmm": "zcdp", "vertical_glm": "zcdp", "dp_knockoff": "gaussian"}
-
-
 def session_budget(
     method: str, session: Any, analyses: int, eps: Any, delta: float | None
 ) -> tuple[Any, float | None, list[str]]:
@@ -247,16 +243,18 @@ def session_budget(
         raise PrivacyParameterError(
             "give eps or session=, not both: with a session each fit's eps is the session's share."
         )
-    if method not in SESSION_CALIBRATION:
+    calibration = session_calibration(method)
+    if calibration is None:
+        gaussian = [m for m in METHODS if session_calibration(m)]
         raise PrivacyParameterError(
-            f"session= plans Gaussian releases ({', '.join(SESSION_CALIBRATION)}); {method} releases by pure-DP "
+            f"session= plans Gaussian releases ({', '.join(gaussian)}); {method} releases by pure-DP "
             "selection, whose composition PLD tightens little: plan it at eps = the session's eps / analyses."
         )
     if isinstance(analyses, bool) or not isinstance(analyses, numbers.Integral) or analyses < 1:
         raise PrivacyParameterError(f"analyses must be a whole number >= 1, got {analyses!r}.")
     plan = copy.deepcopy(session) if isinstance(session, SessionPlan) else _session_of(session)
     total_eps, total_delta = plan.eps, plan.delta
-    slot = plan.gaussian_fits(int(analyses), calibration=SESSION_CALIBRATION[method])[0]
+    slot = plan.gaussian_fits(int(analyses), calibration=calibration)[0]
     note = (
         f"Planned as one of {analyses} {method} fits declared in a session of (eps = {total_eps:g}, "
         f"delta = {total_delta:g}), composed by PLD (dpstats.SessionPlan): each fit runs at "
@@ -264,6 +262,12 @@ def session_budget(
         f"{total_eps / analyses:.4g} each)."
     )
     return slot.eps, slot.delta, [note]
+
+
+def session_calibration(method: str) -> str | None:
+    """How the method turns (eps, delta) into Gaussian noise (:func:`dpstats.privacy.session.per_fit_budget`):
+    its planner module's ``SESSION_CALIBRATION``, or None for a method that does not release by Gaussian noise."""
+    return getattr(importlib.import_module(catalog.get(method).planner), "SESSION_CALIBRATION", None)
 
 
 def _session_of(session: Any) -> SessionPlan:

@@ -30,6 +30,9 @@ from ..simulate import knockoff as ks
 from .core import Chance, Simulator
 from .models import KnockoffModel
 
+#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): one Gaussian calibrated by privacy/calibration.calibrate_gaussian (privacy/session.per_fit_budget)
+SESSION_CALIBRATION = "gaussian"
+
 POWER_FLOOR = 0.05
 
 

@@ -29,6 +29,9 @@ from scipy import stats as sps
 from ..simulate import Assume
 from .core import Chance, Simulator, one_step_ledger
 
+#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): its Gaussian steps are planned in zCDP: ρ = ρ(eps, delta) (privacy/session.per_fit_budget)
+SESSION_CALIBRATION = "zcdp"
+
 N_BOOT = 200
 
 

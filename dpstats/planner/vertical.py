@@ -25,6 +25,9 @@ import pandas as pd
 from ..simulate import Assume
 from .core import Chance, Simulator, one_step_ledger
 
+#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): its Gaussian steps are planned in zCDP: ρ = ρ(eps, delta) (privacy/session.per_fit_budget)
+SESSION_CALIBRATION = "zcdp"
+
 
 def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta: float) -> Simulator:
     """The :class:`~dpstats.planner.core.Simulator` of vertical_glm (DP mode) with p columns."""
