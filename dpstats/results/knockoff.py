@@ -108,7 +108,7 @@ class KnockoffResult(DPResult):
     def _glance_extra(self) -> dict[str, Any]:
         return {
             "variant": self.variant,
-            "statistic": self.statistic,
+            "w_statistic": self.statistic,  # which W; broom's "statistic" is a numeric test statistic
             "fdr": self.fdr,
             "threshold": self.threshold,
             "n_selected": len(self.selected),

@@ -222,8 +222,22 @@
            error = function(e) x)
 }
 
+# Python's infinities travel as the strings "Inf"/"-Inf" (JSON has no infinity): back to numbers
+# wherever a vector holds only numbers and infinities, so eps = Inf and threshold = Inf are doubles.
+.restore_inf <- function(x) {
+  if (is.list(x)) {
+    x[] <- lapply(x, .restore_inf)
+    return(x)
+  }
+  if (is.character(x) && length(x) && any(x %in% c("Inf", "-Inf"))) {
+    num <- suppressWarnings(as.numeric(x))
+    if (!anyNA(num[!is.na(x)])) return(num)
+  }
+  x
+}
+
 .dp_convert <- function(json, object) {
-  p <- jsonlite::fromJSON(json, simplifyVector = TRUE)
+  p <- .restore_inf(jsonlite::fromJSON(json, simplifyVector = TRUE))
   switch(p$kind,
     result = .dp_result(p, object),
     plan = .dp_plan_result(p, object),

@@ -53,3 +53,17 @@ test_that("dp_gmm: fit and predict(gm, newdata)", {
   # predict() without newdata: the fit keeps no rows
   expect_error(predict(gm), "keeps no rows", class = "dpstats_error")
 })
+
+test_that("glance() follows broom's types: statistic is not a name, infinities are numbers", {
+  skip_if_no_dpstats()
+  set.seed(1)
+  X <- matrix(rnorm(600 * 8), 600)
+  d <- data.frame(X)
+  d$y <- 2 * X[, 1] + rnorm(600)
+  f <- suppressWarnings(dp_knockoff(y ~ ., d, eps = Inf, delta = 1e-6, fdr = 0.2, seed = 1))
+  g <- glance(f)
+  expect_false("statistic" %in% names(g))  # broom's statistic is a numeric test statistic
+  expect_identical(g$w_statistic, "csm")
+  expect_true(is.numeric(g$eps) && is.infinite(g$eps))
+  expect_true(is.numeric(g$threshold))
+})
