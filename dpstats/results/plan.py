@@ -102,7 +102,7 @@ class PlanResult:
         lines.append(
             f"Predicted {self.primary} (Monte Carlo s.e.; {self.trials} simulated data sets per cell):"
         )
-        lines += self.wide().to_string().splitlines()
+        lines += _table_lines(self.wide())
         for sol in self.solutions:
             lines.append("Target: " + sol.text())
         if len(self.flags):
@@ -119,7 +119,7 @@ class PlanResult:
         """Every measure, the ledger the analysis would charge, the chance levels, the targets and notes."""
         lines = self._header()
         for measure in self.measures:
-            lines += ["", f"Predicted {measure}:"] + self.wide(measure).to_string().splitlines()
+            lines += ["", f"Predicted {measure}:"] + _table_lines(self.wide(measure))
         lines += [
             "",
             "What the analysis would charge (shares of each eps of the grid; n = " + f"{self.ns[0]}):",
@@ -274,3 +274,10 @@ def _value(v: Any) -> str:
     if v is None:
         return "NULL"
     return str(v)
+
+
+def _table_lines(wide: pd.DataFrame) -> list[str]:
+    """A method × n by eps table as plain rows (one header line, as R prints a data frame)."""
+    flat = wide.reset_index()
+    flat.columns = ["method", "n"] + [f"eps = {e:g}" for e in wide.columns]
+    return flat.to_string(index=False).splitlines()
