@@ -308,7 +308,10 @@ class Summary:
             lines += [""] + r.bounds_lines()
         lines += ["", "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
         lines += _indent(r.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False))
-        lines += ["", "Events (what each step's noise is, for composing it with other analyses: dpstats.compose):"]
+        lines += [
+            "",
+            "Events (what each step's noise is, for composing it with other analyses: dpstats.compose):",
+        ]
         lines += [f"  {i}. {describe_event(e.privacy_event)}" for i, e in enumerate(st.ledger, start=1)]
         if st.sensitivities:
             lines += ["", "Sensitivities:"] + [f"  {k}: {v}" for k, v in st.sensitivities.items()]
