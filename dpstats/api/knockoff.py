@@ -42,6 +42,7 @@ from ._common import (
     frame_schema,
     is_auto,
     missing_rows_step,
+    n_is_public,
     private_bounds_setup,
     refuse_omit,
     row_norm_bound,
@@ -285,7 +286,7 @@ class KnockoffDoor(OptionsDoor):
             mf, g = engines.frame_and_row_clipped_gram(
                 self.options.formula, self.data, declared, progress=self.progress, schema=self.schema
             )
-        kp.check_rows(self.options, mf.n, mf.p)
+        kp.check_rows(self.options, mf.n, mf.p, n_public=n_is_public("replace", mf))
         refuse_offset(mf, "dp_knockoff")
         missing_rows_step(dd, mf)
         B = kp.row_bound(g.row_norm_max, declared, None if self.nonprivate else dd)

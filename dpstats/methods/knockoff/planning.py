@@ -120,17 +120,28 @@ def plan(options: KnockoffOptions, st: ko.Normalised, B: float, dd: DataDependen
 # --------------------------------------------------------------------- the rows and the declared design
 
 
-def check_rows(options: KnockoffOptions, n: int, p: int) -> None:
-    """Fixed-X knockoffs need p >= 2 candidates and n > p rows; a delta of at least 1/n is warned about."""
+def check_rows(options: KnockoffOptions, n: int, p: int, *, n_public: bool = True) -> None:
+    """Fixed-X knockoffs need p >= 2 candidates and n > p rows; a delta of at least 1/n is warned about.
+
+    When n is private (rows with missing values are dropped: no declared bounds)
+    no message quotes it, and delta is not compared with 1/n: a warning that
+    appears for some n and not for others would release it.
+    """
     if p < 2:
         raise DataError(f"dp_knockoff needs at least 2 candidate columns; '{options.formula}' gives {p}.")
     if n <= p:
+        shown = (
+            f"n = {n} <= p = {p}"
+            if n_public
+            else f"n <= p = {p} (n, the number of rows analysed, is not shown: rows with missing values "
+            "are dropped)"
+        )
         raise AssumptionError(
-            f"fixed-X knockoffs need more rows than columns, but n = {n} <= p = {p}. Screen first: "
+            f"fixed-X knockoffs need more rows than columns, but {shown}. Screen first: "
             "split the rows, run dp_sis on one part to keep fewer than n/2 terms, then dp_knockoff "
             "with those terms on the other part (the budgets of disjoint parts do not add)."
         )
-    if not math.isinf(options.eps) and options.delta >= 1 / n:
+    if n_public and not math.isinf(options.eps) and options.delta >= 1 / n:
         warnings.warn(
             f"delta = {options.delta:g} is at least 1/n = {1 / n:g}; the paper's experiments use "
             "delta = 2p/n, but a delta this large allows releasing a whole row.",
@@ -194,8 +205,20 @@ def remark_2(
 
 
 def name_augmentation(st: ko.Normalised, dd: DataDependence) -> None:
-    """p < n < 2p: rows are augmented to 2p (:func:`~dpstats.methods.knockoff.filter.augment_rows`)."""
-    if st.n < 2 * st.p:
+    """p < n < 2p: rows are augmented to 2p (:func:`~dpstats.methods.knockoff.filter.augment_rows`).
+
+    When n is private (``dd.n_private``: rows with missing values are dropped) the
+    step is named whatever n is and without it, so that neither its text nor
+    whether it appears depends on how many rows were dropped.
+    """
+    if dd.n_private:
+        dd.add(
+            f"rows augmented to 2p = {2 * st.p} with responses drawn from N(0, sigma_hat^2) when fewer than 2p "
+            "rows remain once rows with missing values are dropped, sigma_hat from the residuals (as R's "
+            "create.fixed does)",
+            fix="declare bounds= (no row is then dropped) and use at least 2p rows",
+        )
+    elif st.n < 2 * st.p:
         dd.add(
             f"rows augmented from n = {st.n} to 2p = {2 * st.p} with responses drawn from N(0, sigma_hat^2), "
             "sigma_hat from the residuals (as R's create.fixed does)",
