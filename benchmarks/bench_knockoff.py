@@ -17,7 +17,7 @@ from pathlib import Path
 
 
 import dpstats as dp
-from dpstats.api.knockoff import FIGURE1_NS
+from dpstats.simulate.knockoff import FIGURE1_NS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

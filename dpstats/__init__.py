@@ -33,7 +33,7 @@ from .report import report
 # method live in its own module).  See benchmarks/bench_import.py.
 _LAZY = {
     **_catalog.front_doors(),  # every analysis function, from the catalog of methods (dpstats/catalog.py)
-    "simulate_knockoff": "dpstats.api.knockoff",
+    "simulate_knockoff": "dpstats.simulate.knockoff",
     "Accountant": "dpstats.privacy.accountant",
     "plan": "dpstats.planner",
     "AutoBounds": "dpstats.privacy.bounds",

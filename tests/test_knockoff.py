@@ -359,7 +359,7 @@ def test_default_row_bound_uses_chdtri_equal_to_chi2_isf():
 
 def test_plan_is_computed_before_noise_and_matches_the_charged_ledger():
     """methods.knockoff.plan gives the ledger dp_knockoff charges, from statistics and declared bounds."""
-    from dpstats.methods.knockoff import plan
+    from dpstats.methods.knockoff import KnockoffOptions, plan
     from dpstats.privacy.statement import DataDependence
 
     df = _frame(n=30000, p=40, k=5, amp=0.5)
@@ -369,9 +369,7 @@ def test_plan_is_computed_before_noise_and_matches_the_charged_ledger():
     X = X * np.minimum(1.0, 12.0 / np.linalg.norm(X, axis=1))[:, None]  # rows clipped to B = 12
     y = df["y"].to_numpy()
     st = ko.normalise(len(y), X.T @ X, X.T @ y, float(y @ y))
-    pl = plan(
-        st,
-        B=12.0,
+    options = KnockoffOptions.partial(
         eps=0.5,
         delta=1e-5,
         method="II",
@@ -384,8 +382,8 @@ def test_plan_is_computed_before_noise_and_matches_the_charged_ledger():
         c_min=150.0,
         lambda_min=0.5,
         knockoffs="shortcut",
-        dd=DataDependence(strict=True),
     )
+    pl = plan(options, st, 12.0, DataDependence(strict=True))
     assert pl.entries == fit.privacy.ledger
     assert (pl.sensitivities, pl.assumptions, pl.notes) == (
         fit.privacy.sensitivities,

@@ -20,6 +20,8 @@ released selections agree as well; the comparison masks numbers only.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -212,3 +214,55 @@ def test_non_private_fits_still_refuse_a_constant_column():
         dp.dp_lm(f"y ~ {FEW}", df, eps=float("inf"))
     with pytest.raises(dp.DataError, match="constant column"):
         dp.vertical_glm(f"y ~ {FEW}", df, family="gaussian", parties=[NAMES[:2], NAMES[2:5]])
+
+
+# dp_knockoff without bounds: no public fill, so a row with a missing value is dropped (issue 26).  The drop is
+# a named data-dependent step (refused under strict=True) and makes n private: no message may quote n, nor
+# 1/n, nor depend on it (the delta >= 1/n warning, the augmentation to 2p rows, the n > p refusal).
+UNBOUNDED_KO = dict(eps=2.0, delta=2e-3, sigma=0.5, beta_norm=1.0, c_min=20.0, lambda_min=0.2, oc_trials=0)
+DROPPED = "rows with a missing value in a variable without declared bounds"
+
+
+def _missing_pair(rows: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The first ``rows`` rows of the base data, and its neighbour with one missing x3."""
+    a = _base().iloc[:rows].reset_index(drop=True)
+    b = a.copy()
+    b.loc[7, "x3"] = np.nan
+    return a, b
+
+
+def _quoted_counts(view: dict, counts) -> list[str]:
+    """The warning and error texts of a view that quote one of ``counts`` as a whole number."""
+    texts = [text for _, text in view["warnings"]] + ([view["error"][1]] if view["error"] else [])
+    return [t for t in texts for c in counts if re.search(rf"(?<![\w.]){c}(?![\w]|\.\d)", t)]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("rows", [N, 2 * D])  # 2p rows: the neighbour's n falls below 2p (augmented to 2p)
+def test_knockoff_without_bounds_names_the_dropped_rows_and_quotes_no_count(rows, strict):
+    first, second = _missing_pair(rows)
+    kwargs = dict(UNBOUNDED_KO, strict=strict)
+    one, other = (outcome(dp.dp_knockoff, f"y ~ {ALL}", df, **kwargs) for df in (first, second))
+    assert_same_view(one, other, released=not strict)
+    private = (rows - 1, 1 / rows, 1 / (rows - 1)) + ((rows,) if rows != 2 * D else ())  # 2p is public
+    for view in (one, other):
+        assert not _quoted_counts(view, private)
+        assert not [text for _, text in view["warnings"] if "1/n" in text]
+    if strict:
+        assert one["error"][0] == "PrivacyParameterError" and DROPPED in one["error"][1]
+        return
+    for view in (one, other):
+        fit = view["fit"]
+        assert fit.n is None and any(step.startswith(DROPPED) for step in fit.privacy.data_dependent_steps)
+        assert any("rows augmented to 2p" in step for step in fit.privacy.data_dependent_steps)
+
+
+def test_knockoff_without_bounds_refuses_n_at_most_p_without_quoting_n():
+    first, second = _missing_pair(D + 1)  # n = p + 1 rows read; the neighbour keeps p of them
+    with pytest.warns(dp.NonPrivateWarning):
+        fit = dp.dp_knockoff(f"y ~ {ALL}", first, **UNBOUNDED_KO)
+    assert fit.n is None
+    with pytest.raises(dp.AssumptionError) as refused:  # before any step is named
+        dp.dp_knockoff(f"y ~ {ALL}", second, **UNBOUNDED_KO)
+    assert f"n <= p = {D} (n, the number of rows analysed, is not shown" in str(refused.value)
+    assert "n = " not in str(refused.value)

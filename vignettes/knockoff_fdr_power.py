@@ -22,7 +22,7 @@ from __future__ import annotations
 import pandas as pd
 
 import dpstats as dp
-from dpstats.api.knockoff import FIGURE1_NS
+from dpstats.simulate.knockoff import FIGURE1_NS
 
 
 def run(trials: int = 250, ns=FIGURE1_NS, out: str | None = None, random_state: int = 2021) -> pd.DataFrame:

@@ -492,3 +492,23 @@ def _plain_bounds(bounds):
     if isinstance(bounds, (list, tuple)):
         return list(bounds)
     return bounds
+
+
+class OptionsDoor:
+    """Base of a door that holds its method's options record as ``self.options``: what :func:`run` and
+    the door read from it (whether the call runs without noise, the bounds, the declared schema)."""
+
+    @property
+    def nonprivate(self) -> bool:
+        """eps = inf: the non-private reference run."""
+        return math.isinf(self.options.eps)
+
+    @property
+    def bounds(self) -> Any:
+        """The declared bounds, or the private-bounds step :func:`run` starts and shows."""
+        return self.options.bounds
+
+    @property
+    def schema(self) -> Schema | None:
+        """The declared public schema (:func:`run` shows its levels and rule for missing values)."""
+        return self.options.schema

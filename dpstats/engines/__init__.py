@@ -40,9 +40,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..formula import INTERCEPT, ModelFrame, factor_columns, model_frame, raise_constant
+from ..formula import INTERCEPT, ModelFrame, factor_columns, finish_checks, model_frame, raise_constant
 from ..geometry import Box
 from ..schema import Schema
+from ..stats import RowClippedGram, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .layout import Layout, build_layout
@@ -324,3 +325,37 @@ def frame_and_cross_products(
     )
     x_box, y_box = resolved["boxes"]
     return mf, x_box, y_box, stats.cross
+
+
+def frame_and_row_clipped_gram(
+    formula: str, data, row_bound: float | None, *, progress: bool | None = None, schema: Schema | None = None
+) -> tuple[ModelFrame, RowClippedGram]:
+    """The model frame and the Gram matrix of its rows clipped to l2 norm ``row_bound``, the rows read once.
+
+    ``row_bound`` None clips nothing and records the largest row norm (the
+    knockoff filter's B from the data).  Engine inputs: one chunked pass
+    (:func:`sufficient_statistics`).  In memory, plain numeric designs defer the
+    scan for missing values to the pass (a non-finite value makes the Gram matrix
+    non-finite; the frame is then rebuilt by the schema's rule for missing values
+    and the pass repeated).
+    """
+    if is_engine_input(data):
+        mf, stats = sufficient_statistics(
+            formula,
+            data,
+            gram=True,
+            row_bound=row_bound,
+            row_norms=row_bound is None,
+            progress=progress,
+            schema=schema,
+        )
+        c = stats.cross
+        return mf, RowClippedGram(c.xtx, c.xty, c.yty, stats.row_norm_max, stats.n_rows_clipped)
+    mf = model_frame(formula, data, drop_intercept=True, defer_checks=True, schema=schema)
+    with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are discarded below
+        g = row_clipped_gram(mf.X, mf.y, row_bound)
+    finite = bool(np.isfinite(g.xtx).all() and np.isfinite(g.xty).all() and np.isfinite(g.yty))
+    if mf.checked or finish_checks(mf, finite):
+        return mf, g
+    mf = model_frame(formula, data, drop_intercept=True, schema=schema)
+    return mf, row_clipped_gram(mf.X, mf.y, row_bound)

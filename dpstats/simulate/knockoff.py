@@ -1,5 +1,11 @@
 """Simulations for the DP knockoff filter: the paper's experiment and operating characteristics.
 
+:func:`simulate_knockoff` (also ``dpstats.simulate_knockoff``) is the checked front
+door of the paper's experiment, :func:`simulate_grid`; :func:`released_characteristics`
+and :func:`assumed_error_rates` are the operating characteristics of one
+:func:`dpstats.dp_knockoff` release, :func:`truth_diagnostics` its comparison with a
+known truth (requested diagnostics, not private).
+
 The paper's model (Pournaderi & Xiang, Figure 1): X with iid N(0, 1) entries,
 k nonzero coefficients of equal amplitude and sign, y = Xβ + w, w ~ N(0, σ²I).
 :func:`sample_stats` draws the sufficient statistics of one data set directly, never
@@ -19,6 +25,7 @@ validate the shortcut.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,11 +33,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import AssumptionError
+from ..errors import AssumptionError, DataError, PrivacyParameterError
 from ..geometry import clip_rows_l2
 from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
-from ..privacy.randomness import FastNoise
+from ..methods.knockoff.options import ROUTES, KnockoffOptions, fractions, positive
+from ..methods.knockoff.planning import KnockoffPlan
+from ..privacy.randomness import FastNoise, NoiseSource, RandomState
+from ..validation import check_delta, check_eps, check_fraction
+from .assume import RELEASED, Assume
+
+FIGURE1_NS = tuple(int(round(10**e)) for e in np.linspace(3.0, 6.6, 12))
 
 
 def default_row_bound(n: int, p: int) -> float:
@@ -357,11 +370,8 @@ def operating_characteristics(
     mu: np.ndarray,
     sigma: float,
     scales: kd.Scales,
+    options: KnockoffOptions,
     *,
-    statistic: str,
-    fdr: float,
-    offset: int,
-    ridge: float,
     trials: int,
     gen: np.random.Generator,
 ) -> dict[str, tuple[float, float]]:
@@ -370,7 +380,8 @@ def operating_characteristics(
     Model: orthonormal design (Σ′ = I, s = 1, so G = I), normalised-scale effects
     ``mu`` (nonzero on the model's signals), noise sd ``sigma``; then
     [X′ X̃′]ᵀy = [mu + σz₁; σz₂] and the mechanism runs with the release's noise
-    scales.  Returns mean and Monte Carlo SE of FDP and TPP.
+    scales, the statistic, the target FDR, the offset and the ridge of ``options``.
+    Returns mean and Monte Carlo SE of FDP and TPP.
     """
     p = mu.size
     st = ko.Normalised(n=2 * p, p=p, sigma=np.eye(p), xty=mu.copy(), rss=0.0, col_norms=np.ones(p))
@@ -382,7 +393,217 @@ def operating_characteristics(
     with threadpool_limits(limits=1):
         for t in range(trials):
             v = np.concatenate([mu + sigma * gen.standard_normal(p), sigma * gen.standard_normal(p)])
-            rel = kd.run_mechanism(st, 1.0, scales, noise, statistic=statistic, ridge=ridge, v=v)
+            rel = kd.run_mechanism(
+                st, 1.0, scales, noise, statistic=options.statistic, ridge=options.ridge, v=v
+            )
             W = rel.W
-            fdps[t], tpps[t] = fdp_tpp(ko.select(W, ko.knockoff_threshold(W, fdr, offset)), nonnull)
+            threshold = ko.knockoff_threshold(W, options.fdr, options.offset)
+            fdps[t], tpps[t] = fdp_tpp(ko.select(W, threshold), nonnull)
     return {"fdr": summarise(fdps), "power": summarise(tpps)}
+
+
+# --------------------------------------------------------------------- one release's operating characteristics
+
+
+def released_characteristics(
+    W: np.ndarray, n_selected: int, T: float, fdr: float, offset: int
+) -> list[tuple[str, float]]:
+    """What the released W imply, exactly (post-processing): the threshold, the number selected and
+    the knockoff(+) estimate of the FDP at T (the smallest over thresholds when T is infinite).
+
+    Examples
+    --------
+    >>> released_characteristics(np.array([3.0, 2.0, -1.0, 0.5]), 2, 2.0, 0.5, 1)[2]
+    ('knockoff+ estimate of the FDP at T ((offset + #{W <= -T}) / #{W >= T})', 0.5)
+    """
+    plus = "+" if offset else ""
+    rows = [("knockoff threshold T (released W)", float(T)), ("number selected", float(n_selected))]
+    if math.isfinite(T):
+        fdp_hat = float((offset + np.count_nonzero(W <= -T)) / max(1, np.count_nonzero(W >= T)))
+        rows.append(
+            (f"knockoff{plus} estimate of the FDP at T ((offset + #{{W <= -T}}) / #{{W >= T}})", fdp_hat)
+        )
+        return rows
+    ts = np.unique(np.abs(W[W != 0]))
+    best = min(
+        (float((offset + np.count_nonzero(W <= -t)) / max(1, np.count_nonzero(W >= t))) for t in ts),
+        default=math.nan,
+    )
+    rows.append((f"smallest knockoff{plus} FDP estimate over thresholds (none reaches q = {fdr:g})", best))
+    return rows
+
+
+def assumed_error_rates(
+    assume: Assume | str,
+    released: kd.Released,
+    plan: KnockoffPlan,
+    n: int,
+    trials: int,
+    gen: np.random.Generator,
+) -> tuple[list[tuple[str, tuple[float, float]]], str]:
+    """FDR and power (mean, Monte Carlo SE) of this release's mechanism under ``assume``, and how they were
+    simulated: :func:`operating_characteristics` on the orthonormal design with this release's noise scales.
+
+    ``assume``: an :class:`~dpstats.simulate.Assume` (s effects strength·√n on the unit-norm column scale,
+    noise sd ``noise``) or ``"released"`` (the released coefficients of the selected terms are the effects,
+    the plan's σ the noise sd).
+    """
+    o = plan.options
+    chosen, p, sigma = released.chosen, released.mechanism.W.size, plan.sigma
+    mu = np.zeros(p)
+    if assume == RELEASED:
+        mu[chosen] = released.mechanism.coefficients[chosen]
+        how = (
+            f"released coefficients of the {chosen.size} selected terms as the effects, noise sd {sigma:.4g}"
+        )
+    else:
+        mu[: min(assume.signals, p)] = assume.strength * math.sqrt(n)
+        sigma = assume.noise
+        how = "effects strength·√n on the unit-norm column scale"
+    if mu.any():
+        est = operating_characteristics(mu, sigma, plan.scales, o, trials=trials, gen=gen)
+    else:
+        est = {"fdr": (0.0, 0.0), "power": (math.nan, math.nan)}
+    rows = [
+        (f"FDR (target {o.fdr:g})", est["fdr"]),
+        (f"power (share of the {np.count_nonzero(mu)} assumed signals selected)", est["power"]),
+    ]
+    model = (
+        f"; FDR and power simulated at the level of the statistics: orthonormal design (Sigma' = I, s = 1), "
+        f"p = {p}, {how}, the same mechanism and noise scales as this release"
+    )
+    return rows, model
+
+
+def truth_diagnostics(
+    truth: list[str],
+    names: list[str],
+    released: kd.Released,
+    options: KnockoffOptions,
+    gen: np.random.Generator,
+) -> dict:
+    """FDP and TPP of the selection against a known ``truth``, and of the non-private filter run on the
+    same statistics and knockoffs (requested diagnostics of a simulation: not private)."""
+    nonnull = np.array([names.index(t) for t in truth], dtype=int)
+    fdp, tpp = fdp_tpp(np.asarray(released.chosen, dtype=int), nonnull)
+    plain = kd.run_mechanism(
+        released.augmented,
+        released.s_value,
+        kd.Scales("none"),
+        FastNoise(gen),
+        statistic=options.statistic,
+        ridge=options.ridge,
+    )
+    np_sel = ko.select(plain.W, ko.knockoff_threshold(plain.W, options.fdr, options.offset))
+    return {
+        "fdp_vs_truth": fdp,
+        "tpp_vs_truth": tpp,
+        "nonprivate_knockoff_selected": [names[j] for j in np_sel],
+        "nonprivate_fdp_tpp_vs_truth": list(fdp_tpp(np_sel, nonnull)),
+    }
+
+
+# --------------------------------------------------------------------- the paper's experiment, checked
+
+
+def simulate_knockoff(
+    n: int | Sequence[int] | None = None,
+    p: int = 50,
+    k: int = 15,
+    amplitude: float = 4.5,
+    sigma: float = 1.0,
+    eps: float = 0.2,
+    delta: float | None = None,
+    method: str | Sequence[str] = ("I", "II"),
+    trials: int = 250,
+    *,
+    fdr: float = 0.2,
+    statistic: str = "csm",
+    offset: int = 1,
+    ridge: float = 0.0,
+    bounds: float | None = None,
+    eps_split: tuple[float, float, float] = (0.5, 0.25, 0.25),
+    route: str = "shortcut",
+    random_state: RandomState = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """The paper's experiment (Figure 1): FDR and power of DP knockoffs across n.
+
+    X has iid N(0, 1) entries, β has ``k`` nonzero entries equal to ``amplitude``
+    (random positions), y = Xβ + N(0, σ²).  Each trial is (eps, delta)-DP with
+    delta = 2p/n by default; Method I splits eps by ``eps_split`` and delta in three
+    equal parts, Method II delta in two.  The sensitivities use the true σ and ‖β‖
+    and the data's λ_min and column norms, as in the paper.  ``route="shortcut"``
+    samples the sufficient statistics directly (Wishart XᵀX, Xᵀw | X, χ² residual;
+    O(p³) per trial whatever n); ``"materialise"`` draws the n × p data and builds X̃
+    by QR (for validating the shortcut at small n).
+
+    Parameters
+    ----------
+    n : int or sequence of int, optional
+        Sample sizes; default the 12-point grid 10^3 ... 10^6.6 (``FIGURE1_NS``).
+    p, k, amplitude, sigma : model.
+    eps, delta : per-trial budget (delta default 2p/n).
+    method : "I", "II" or a sequence of them.
+    trials : int
+        Monte Carlo trials per (n, method).
+    fdr, statistic, offset, ridge, eps_split : as in :func:`dp_knockoff`.
+    bounds : float, optional
+        Row-norm bound B; default: the (1 − 0.001/n) quantile of √χ²_p.
+    route : {"shortcut", "materialise"}
+    random_state, progress : see docs/architecture.md, "Privacy conventions".
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, n): ``fdr``, ``fdr_se``, ``power``, ``power_se``
+        (Monte Carlo standard errors), ``refused`` (trials where an assumption of
+        the sensitivity bound failed) and ``seconds``.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> tab = dp.simulate_knockoff(n=[10**5], method="II", trials=20, random_state=0)
+    >>> list(tab.columns[:4])
+    ['n', 'method', 'trials', 'eps']
+    """
+    ns = list(FIGURE1_NS) if n is None else ([n] if isinstance(n, numbers.Integral) else list(n))
+    methods = [method] if isinstance(method, str) else list(method)
+    for m in methods:
+        if m not in ("I", "II", "none"):
+            raise PrivacyParameterError(f"method must be 'I', 'II' or 'none', got {m!r}.")
+    if not (isinstance(p, numbers.Integral) and isinstance(k, numbers.Integral) and 1 <= k < p):
+        raise DataError(f"need whole numbers 1 <= k < p, got k = {k!r}, p = {p!r}.")
+    for size in ns:
+        if not isinstance(size, numbers.Integral) or size < 2 * p:
+            raise AssumptionError(f"each n must be a whole number >= 2p = {2 * p}, got {size!r}.")
+    if not isinstance(trials, numbers.Integral) or trials < 2:
+        raise DataError(f"trials must be a whole number >= 2, got {trials!r}.")
+    check_eps(eps, allow_inf=True)
+    check_fraction(fdr, "fdr", 0.0, 1.0, low_open=True)
+    if delta is not None:
+        check_delta(delta, allow_zero=False)
+    if route not in ROUTES:
+        raise PrivacyParameterError(f"route must be 'shortcut' or 'materialise', got {route!r}.")
+    positive(bounds, "bounds (the row-norm bound B)")
+    gen = NoiseSource(random_state).generator
+    return simulate_grid(
+        ns,
+        methods,
+        p=int(p),
+        k=int(k),
+        amplitude=float(amplitude),
+        sigma=float(sigma),
+        eps=float(eps),
+        delta=(lambda size: 2.0 * p / size) if delta is None else float(delta),
+        trials=int(trials),
+        fdr=float(fdr),
+        statistic=statistic,
+        offset=offset,
+        ridge=float(ridge),
+        B=bounds,
+        eps_split=fractions(eps_split, 3, "eps_split"),
+        gen=gen,
+        route="shortcut" if route == "shortcut" else "materialise",
+        progress=progress,
+    )

@@ -16,10 +16,14 @@ three modules:
   eq. (10)) and the release: the noisy Gram matrix and cross-products of
   eq. (9) (Method I) or the noisy OLS coefficients (Method II).
 
-The two verbs every method exposes are :func:`plan` and :func:`release`.
+The call's options are one frozen record, :class:`KnockoffOptions`
+(:mod:`~dpstats.methods.knockoff.options`), checked once from the front door's
+arguments.  The two verbs every method exposes are :func:`plan` (``plan(options,
+statistics, B, dd)``) and :func:`release` (``release(statistics, plan, noise)``).
 """
 
 from .mechanism import release
+from .options import KnockoffOptions
 from .planning import KnockoffPlan, plan
 
-__all__ = ["KnockoffPlan", "plan", "release"]
+__all__ = ["KnockoffOptions", "KnockoffPlan", "plan", "release"]

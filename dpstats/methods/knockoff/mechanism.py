@@ -190,6 +190,21 @@ class Scales:
     kappa: float = 0.0  # Method II: coefficient noise sd
     calibrations: list[str] = field(default_factory=list)
 
+    def table(self) -> dict[str, float]:
+        """The public noise of the release: the sensitivities and the scales drawn with (a result's ``noise``)."""
+        out = dict(self.sensitivities)
+        if self.method == "II":
+            out["kappa (coefficient noise sd)"] = self.kappa
+        elif self.method == "I":
+            out.update(
+                {
+                    "theta1 Laplace scale": self.laplace_s,
+                    "kappa1 (Gram noise sd)": self.kappa1,
+                    "kappa2 (cross-product noise sd)": self.kappa2,
+                }
+            )
+        return out
+
 
 def scales_method_two(
     cal: Calibration,
@@ -300,29 +315,23 @@ class Released:
 
 
 def release(
-    st: ko.Normalised,
-    plan,
-    noise,
-    *,
-    statistic: str,
-    fdr: float,
-    offset: int,
-    ridge: float,
-    design: tuple[np.ndarray, np.ndarray] | None = None,
+    st: ko.Normalised, plan, noise, *, design: tuple[np.ndarray, np.ndarray] | None = None
 ) -> Released:
-    """Run Method I or II as planned (``plan``: a :class:`~dpstats.methods.knockoff.planning.KnockoffPlan`).
+    """Run Method I or II as planned (``plan``: a :class:`~dpstats.methods.knockoff.planning.KnockoffPlan`,
+    whose options give the statistic, the target FDR, the offset and the ridge).
 
     The draws, in order: the augmented responses (p < n < 2p), then either X̃′
     by QR (when the raw ``design`` (X, y) is given) or Ũᵀy, then the noise of
     eq. (9) or Theorem 5.  The threshold T and the selection W_j ≥ T are
     post-processing (Theorems 4 and 6).
     """
+    o = plan.options
     st_aug, _ = ko.augment_rows(st, noise.generator)
     Xk = v = None
     if design is not None:
         Xk, v = materialise(design[0], design[1], plan.row_bound, st, st_aug, plan.s_value, noise.generator)
-    rel = run_mechanism(st_aug, plan.s_value, plan.scales, noise, statistic=statistic, ridge=ridge, v=v)
-    T = ko.knockoff_threshold(rel.W, fdr, offset)
+    rel = run_mechanism(st_aug, plan.s_value, plan.scales, noise, statistic=o.statistic, ridge=o.ridge, v=v)
+    T = ko.knockoff_threshold(rel.W, o.fdr, o.offset)
     return Released(
         mechanism=rel,
         threshold=T,

@@ -22,24 +22,30 @@ Selection via the Knockoff Filter", in the order a release takes:
    Theorem 5 (with the ridge ω² of Remark 2);
 6. the ledger and the statement's assumptions and notes, :func:`plan`.
 
-Nothing here draws noise or reads rows: the plan is computed from n, p, the
+Nothing here draws noise or reads rows: the plan is computed from the call's
+options (:class:`~dpstats.methods.knockoff.options.KnockoffOptions`), n, p, the
 declared bounds and the named data-dependent values (the normalised
-statistics), before the budget is charged.
+statistics), before the budget is charged.  :func:`check_rows` (n > p) and
+:func:`declared_design` (the declared λ_min enforced on Σ′) run on the frame
+before the plan.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..._kernels import one_blas_thread
+from ...errors import AssumptionError, DataError, caller_stacklevel
 from ...privacy.accountant import LedgerEntry
 from ...privacy.plan import Plan
 from ...privacy.statement import DataDependence
 from . import filter as ko
 from . import mechanism as kd
+from .options import KnockoffOptions
 
 GRAM_KEY = "Delta Sigma' (Frobenius)"
 
@@ -52,73 +58,112 @@ class KnockoffPlan(Plan):
     s_value: float = math.nan
     row_bound: float = math.nan
     sigma: float = math.nan
+    options: KnockoffOptions | None = None  # the release reads its statistic, fdr, offset and ridge
 
 
 @one_blas_thread
-def plan(
-    st: ko.Normalised,
-    *,
-    B: float,
-    eps: float,
-    delta: float,
-    method: str,
-    s: str,
-    ridge: float,
-    eps_split: tuple[float, ...],
-    delta_split: tuple[float, ...],
-    sigma: float | None,
-    beta_norm: float | None,
-    c_min: float | None,
-    lambda_min: float | None,
-    knockoffs: str,
-    dd: DataDependence,
-) -> KnockoffPlan:
+def plan(options: KnockoffOptions, st: ko.Normalised, B: float, dd: DataDependence) -> KnockoffPlan:
     """The plan of Method I or II (``eps = inf``: the ordinary filter, no noise) on statistics ``st``.
 
-    ``st`` are the normalised statistics of the clipped design (rows of norm
-    ≤ B); data-dependent steps (Remark 2, augmentation, calibration from the
-    data) are named in ``dd``, which refuses them under ``strict``.
+    ``options``: the call's checked options (eps, delta, method, s, ridge, the
+    splits and the declared sigma, beta_norm, c_min, lambda_min); ``st`` are the
+    normalised statistics of the clipped design (rows of norm ≤ ``B``);
+    data-dependent steps (Remark 2, augmentation, calibration from the data) are
+    named in ``dd``, which refuses them under ``strict``.
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(4000, 30)); y = X[:, 0] + rng.normal(size=4000)
     >>> st = ko.normalise(4000, X.T @ X, X.T @ y, float(y @ y))
-    >>> pl = plan(st, B=8.0, eps=1.0, delta=1e-2, method="II", s="lambda_min", ridge=0.0,
-    ...           eps_split=(0.5, 0.25, 0.25), delta_split=(0.5, 0.5), sigma=1.0, beta_norm=1.0,
-    ...           c_min=50.0, lambda_min=0.5, knockoffs="shortcut", dd=DataDependence(strict=True))
+    >>> options = KnockoffOptions.partial(
+    ...     eps=1.0, delta=1e-2, method="II", s="lambda_min", ridge=0.0, eps_split=(0.5, 0.25, 0.25),
+    ...     delta_split=(0.5, 0.5), sigma=1.0, beta_norm=1.0, c_min=50.0, lambda_min=0.5, knockoffs="shortcut")
+    >>> pl = plan(options, st, 8.0, DataDependence(strict=True))
     >>> [e.mechanism for e in pl.entries], pl.eps, pl.delta
     (['Gaussian', 'high-probability bound (chi-square tail)'], 1.0, 0.01)
     >>> round(pl.scales.kappa, 2) > 0, pl.s_value
     (True, 0.5)
     """
-    nonprivate = math.isinf(eps)
+    o = options
+    nonprivate = math.isinf(o.eps)
     sigma_hat = math.sqrt(st.rss / (st.n - st.p))
     if nonprivate:  # no noise to calibrate: the ordinary filter on the (clipped) data
-        sigma_used, beta_used = sigma or sigma_hat, beta_norm or 0.0
+        sigma_used, beta_used = o.sigma or sigma_hat, o.beta_norm or 0.0
     else:
-        sigma_used, beta_used = remark_2(st, sigma, beta_norm, sigma_hat, dd)
+        sigma_used, beta_used = remark_2(st, o.sigma, o.beta_norm, sigma_hat, dd)
     name_augmentation(st, dd)
     if nonprivate:
         ko.check_full_rank(st)
-        cal, s_value = kd.calibration_from_data(st, B, sigma_used, beta_used), ko.knockoff_s(st.lambda_min, s)
+        cal = kd.calibration_from_data(st, B, sigma_used, beta_used)
+        s_value = ko.knockoff_s(st.lambda_min, o.s)
     else:
-        cal, s_value = calibration(st, B, sigma_used, beta_used, c_min, lambda_min, s, dd)
-    parts = budget(eps, delta, eps_split, delta_split, method)
-    noise_scales = scales(cal, parts, method, ridge, s, s_value, nonprivate)
-    declared = sigma is not None and beta_norm is not None
+        cal, s_value = calibration(st, B, sigma_used, beta_used, o.c_min, o.lambda_min, o.s, dd)
+    parts = budget(o.eps, o.delta, o.eps_split, o.delta_split, o.method)
+    noise_scales = scales(cal, parts, o, s_value, nonprivate)
+    declared = o.sigma is not None and o.beta_norm is not None
     return KnockoffPlan(
-        method=f"DP knockoff filter ({'non-private' if nonprivate else f'Method {method}'})",
+        method=f"DP knockoff filter ({'non-private' if nonprivate else f'Method {o.method}'})",
         neighbouring="replace",
-        entries=ledger(method, parts, noise_scales, st.p, nonprivate),
+        entries=ledger(o.method, parts, noise_scales, st.p, nonprivate),
         sensitivities={k: f"{v:.6g}" for k, v in noise_scales.sensitivities.items()},
-        assumptions=_assumptions(B, cal, declared, c_min, lambda_min),
-        notes=_notes(noise_scales, knockoffs),
+        assumptions=_assumptions(B, cal, declared, o.c_min, o.lambda_min),
+        notes=_notes(noise_scales, o.knockoffs),
         scales=noise_scales,
         s_value=s_value,
         row_bound=B,
         sigma=sigma_used,
+        options=options,
     )
+
+
+# --------------------------------------------------------------------- the rows and the declared design
+
+
+def check_rows(options: KnockoffOptions, n: int, p: int, *, n_public: bool = True) -> None:
+    """Fixed-X knockoffs need p >= 2 candidates and n > p rows; a delta of at least 1/n is warned about.
+
+    When n is private (rows with missing values are dropped: no declared bounds)
+    no message quotes it, and delta is not compared with 1/n: a warning that
+    appears for some n and not for others would release it.
+    """
+    if p < 2:
+        raise DataError(f"dp_knockoff needs at least 2 candidate columns; '{options.formula}' gives {p}.")
+    if n <= p:
+        shown = (
+            f"n = {n} <= p = {p}"
+            if n_public
+            else f"n <= p = {p} (n, the number of rows analysed, is not shown: rows with missing values "
+            "are dropped)"
+        )
+        raise AssumptionError(
+            f"fixed-X knockoffs need more rows than columns, but {shown}. Screen first: "
+            "split the rows, run dp_sis on one part to keep fewer than n/2 terms, then dp_knockoff "
+            "with those terms on the other part (the budgets of disjoint parts do not add)."
+        )
+    if n_public and not math.isinf(options.eps) and options.delta >= 1 / n:
+        warnings.warn(
+            f"delta = {options.delta:g} is at least 1/n = {1 / n:g}; the paper's experiments use "
+            "delta = 2p/n, but a delta this large allows releasing a whole row.",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
+
+
+def declared_design(options: KnockoffOptions, st: ko.Normalised) -> tuple[ko.Normalised, dict[str, bool]]:
+    """The statistics with the declared lambda_min enforced, and whether the declarations held.
+
+    Declared c_min and lambda_min are assumptions stated in the statement, not
+    checked on the rows (a check that can refuse is itself a release): lambda_min
+    is enforced by regularising Σ′ (:func:`~dpstats.methods.knockoff.filter.floor_lambda_min`);
+    whether each held is kept for requested diagnostics only.
+    """
+    held = {}
+    if options.c_min is not None:
+        held["c_min"] = bool(st.col_norms.min() >= options.c_min)
+    if options.lambda_min is not None and not math.isinf(options.eps):
+        st, held["lambda_min"] = ko.floor_lambda_min(st, options.lambda_min)
+    return st, held
 
 
 # --------------------------------------------------------------------- Assumption 3 and Remark 2
@@ -160,8 +205,20 @@ def remark_2(
 
 
 def name_augmentation(st: ko.Normalised, dd: DataDependence) -> None:
-    """p < n < 2p: rows are augmented to 2p (:func:`~dpstats.methods.knockoff.filter.augment_rows`)."""
-    if st.n < 2 * st.p:
+    """p < n < 2p: rows are augmented to 2p (:func:`~dpstats.methods.knockoff.filter.augment_rows`).
+
+    When n is private (``dd.n_private``: rows with missing values are dropped) the
+    step is named whatever n is and without it, so that neither its text nor
+    whether it appears depends on how many rows were dropped.
+    """
+    if dd.n_private:
+        dd.add(
+            f"rows augmented to 2p = {2 * st.p} with responses drawn from N(0, sigma_hat^2) when fewer than 2p "
+            "rows remain once rows with missing values are dropped, sigma_hat from the residuals (as R's "
+            "create.fixed does)",
+            fix="declare bounds= (no row is then dropped) and use at least 2p rows",
+        )
+    elif st.n < 2 * st.p:
         dd.add(
             f"rows augmented from n = {st.n} to 2p = {2 * st.p} with responses drawn from N(0, sigma_hat^2), "
             "sigma_hat from the residuals (as R's create.fixed does)",
@@ -188,7 +245,7 @@ def calibration(
             "smallest and largest column norms C_min, C_max taken from the data for the sensitivity",
             fix="declare a public lower bound c_min=",
         )
-    if lambda_min is not None:  # enforced on Σ′ by the door (filter.floor_lambda_min), not checked
+    if lambda_min is not None:  # enforced on Σ′ by declared_design (filter.floor_lambda_min), not checked
         cal.lambda_min, cal.lambda_min_upper, cal.lambda_max, cal.fro = lambda_min, 1.0, st.p, st.p
         s_value = float(lambda_min) if s_kind == "lambda_min" else ko.knockoff_s(lambda_min, s_kind)
     else:
@@ -227,23 +284,17 @@ def budget(eps: float, delta: float, eps_split, delta_split, method: str) -> dic
 
 
 def scales(
-    cal: kd.Calibration,
-    parts: dict[str, float],
-    method: str,
-    ridge: float,
-    s_kind: str,
-    s_value: float,
-    nonprivate: bool,
+    cal: kd.Calibration, parts: dict[str, float], options: KnockoffOptions, s_value: float, nonprivate: bool
 ) -> kd.Scales:
     """θ₁, κ₁, κ₂ of Method I (eq. (9)) or κ of Method II (Theorem 5, ridge of Remark 2)."""
     if nonprivate:
         return kd.Scales("none")
-    if method == "I":
+    if options.method == "I":
         return kd.scales_method_one(
             cal, parts["eps"], parts["eps1"], parts["eps2"], parts["delta"], parts["delta1"], parts["delta2"]
         )
-    lam_g = ko.gram_lambda_min(cal.lambda_min, s_value) if s_kind == "equi" else None
-    return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], ridge, lam_g)
+    lam_g = ko.gram_lambda_min(cal.lambda_min, s_value) if options.s == "equi" else None
+    return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], options.ridge, lam_g)
 
 
 def ledger(
