@@ -357,9 +357,11 @@ def budget_fractions(pilot_steps: int, pilot_share: float, hessian_share: float)
 
 
 def plan(
-    options: GLMOptions, coords: Coordinates, resp: Response, n: int, *, engine: str = "in-memory"
+    options: GLMOptions, coords: Coordinates, resp: Response, n: int | None, *, engine: str = "in-memory"
 ) -> GLMPlan:
     """The privacy plan of one dp_glm release, from public inputs only; refuses (G5) before any spend.
+
+    ``n`` None skips the refusal rule (audits and the planner, which report instead of refusing).
 
     Examples
     --------
@@ -400,7 +402,8 @@ def plan(
         score_sensitivity=dg,
         hessian_sensitivity=dh,
     )
-    refuse_if_noisy(pl, n)
+    if n is not None:
+        refuse_if_noisy(pl, n)
     return pl
 
 
