@@ -172,11 +172,11 @@ def response_fill(formula: Any) -> dict[str, float]:
 
 def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
     """``cbind(s, f) ~ rhs`` as ``s ~ rhs + offset(f)`` (the frame carries f beside the design) and (s, f)."""
+    lhs, rhs = split_formula(formula, False)
     if "offset(" in formula:
         raise FormulaError(
             f"dp_glm does not support offset() in a formula ('{formula}'): it would be ignored. Remove it."
         )
-    lhs, rhs = split_formula(formula, False)
     match = CBIND.match(lhs or "")
     if match is None:
         if lhs and "cbind(" in lhs:
