@@ -344,6 +344,8 @@ class GLMDoor:
             "values_filled_for_missing": frame.mf.n_filled,
         }
         if not self.nonprivate:
+            c = frame.coords
+            out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))
             X = frame.mf.X[:, _design_order(frame.mf.names)]
             exact = m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
             out["glm_estimates_nonprivate"] = dict(zip(frame.names, exact.coefficients.tolist()))
