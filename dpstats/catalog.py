@@ -148,7 +148,7 @@ METHODS: tuple[Method, ...] = (
         cli="glm",
         demo=None,
         planner=None,
-        r=None,
+        r="dp_glm",
     ),
     Method(
         name="dp_select_infer",

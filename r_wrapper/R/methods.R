@@ -9,7 +9,7 @@
                   dp_knockoff = c("formula", "data", "eps", "delta"),
                   dp_gmm = c("formula", "data", "k", "eps", "delta"), dp_felp = c("formula", "data", "eps"),
                   vertical_glm = c("formula", "data", "parties"), dp_lm = c("formula", "data", "eps"),
-                  dp_select_infer = c("formula", "data", "eps"))
+                  dp_select_infer = c("formula", "data", "eps"), dp_glm = c("formula", "data", "eps"))
 
 .lm_arguments <- c("subset", "weights", "na.action", "contrasts")
 
