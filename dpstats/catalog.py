@@ -141,6 +141,16 @@ METHODS: tuple[Method, ...] = (
         r="dp_lm",
     ),
     Method(
+        name="dp_glm",
+        front_door="dpstats.api.glm",
+        result="dpstats.results.glm:GLMResult",
+        method="dpstats.methods.glm",
+        cli="glm",
+        demo=None,
+        planner=None,
+        r="dp_glm",
+    ),
+    Method(
         name="dp_select_infer",
         front_door="dpstats.api.select_infer",
         result="dpstats.results.select_infer:SelectInferResult",

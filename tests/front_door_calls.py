@@ -59,6 +59,7 @@ DOORS: dict[str, tuple[Callable[..., Any], tuple, dict[str, Any]]] = {
     ),
     "dp_pca": (dp.dp_pca, ("~ a + b + c", MIX), {"k": 2, "eps": 1.0, "delta": 1e-5, "bounds": (-12, 12)}),
     "dp_lm": (dp.dp_lm, (f"y ~ {X6}", REG), {"eps": 1.0, "delta": 1e-5, "bounds": B, "n_boot": 100}),
+    "dp_glm": (dp.dp_glm, ("y ~ x1 + x2", REG), {"eps": 2.0, "delta": 1e-5, "bounds": B}),
     "dp_select_infer": (
         dp.dp_select_infer,
         (f"y ~ {X6}", REG),

@@ -130,6 +130,7 @@ def door_table(
         ),
         "dp_pca": (dp_pca, f"~ {x}", dict(k=2, eps=1.0, delta=1e-5, bounds=bounds), 2),
         "dp_lm": (dp.dp_lm, f"y ~ {rhs}", dict(eps=2.0, delta=1e-5, bounds=bounds, n_boot=100), 1),
+        "dp_glm": (dp.dp_glm, f"{cls} ~ {rhs}", dict(eps=4.0, delta=1e-5, bounds=bounds), 1),
         "dp_select_infer": (
             dp.dp_select_infer,
             f"y ~ {rhs}",

@@ -30,7 +30,7 @@ from dpstats.privacy.accountant import Accountant, LedgerEntry
 FORMULA_DOORS = [d for d in DOORS if d != "dp_bh (p-values)"]
 ONE_SIDED = {"dp_gmm", "dp_pca"}
 K_DOORS = {"dp_sis", "dp_two_stage", "dp_pca", "dp_select_infer"}  # k counts columns
-DELTA_DOORS = {"dp_knockoff", "dp_gmm", "vertical_glm", "dp_pca", "dp_lm", "dp_select_infer"}
+DELTA_DOORS = {"dp_knockoff", "dp_gmm", "vertical_glm", "dp_pca", "dp_lm", "dp_select_infer", "dp_glm"}
 
 BudgetKind = str  # "ample" or "small"
 
@@ -47,7 +47,7 @@ def _formula_cases(name: str) -> Iterator[tuple[str, tuple, dict, BudgetKind]]:
     }
     if name == "dp_felp":
         formulas["non-numeric feature"] = f"{lhs}~ x1 + txt"
-    elif name not in ONE_SIDED:
+    elif name not in ONE_SIDED and name != "dp_glm":  # a two-level text response is binomial, as in R
         formulas["non-numeric response"] = "txt ~ x1 + x2 + x3 + x4"
     for label, formula in formulas.items():
         yield label, (formula,) + args[1:], kw, "ample"

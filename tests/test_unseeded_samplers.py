@@ -36,6 +36,7 @@ RELEASES_REALS = {
     "vertical_glm",
     "dp_pca",
     "dp_lm",
+    "dp_glm",
     "dp_select_infer",
     "dp_bh (p-values)",
     "dp_bh (formula)",

@@ -8,6 +8,7 @@
   dp_felp = c("formula", "data", "eps"),
   vertical_glm = c("formula", "data", "parties"),
   dp_lm = c("formula", "data", "eps"),
+  dp_glm = c("formula", "data", "eps"),
   dp_select_infer = c("formula", "data", "eps"),
   dp_bh = c("p_values")
 )

@@ -1,0 +1,416 @@
+"""Front door of private logistic and Poisson regression: :func:`dp_glm`.
+
+The rows are read in memory once for the model frame; the noisy Newton release
+(:mod:`dpstats.methods.glm`) makes one more pass per step over the clipped fitting rows.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, FormulaError, PrivacyParameterError
+from ..formula import INTERCEPT, model_frame, refuse_offset, split_formula
+from ..geometry import resolve_box
+from ..methods import glm as m
+from ..methods.vertical import response_frame
+from ..privacy.accountant import Accountant
+from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.glm import GLMResult
+from ..results.lm import TABLE_COLUMNS, fit_coding
+from ..schema import Schema
+from ..validation import check_delta
+from ._common import (
+    Settings,
+    call_of,
+    check_budget,
+    declared_bounds,
+    dummy_columns,
+    frame_schema,
+    is_auto,
+    missing_rows_step,
+    refuse_omit,
+    refuse_unknown_data,
+    run,
+    schema_parameters,
+    warn_if_nonprivate,
+)
+
+CBIND = re.compile(r"^\s*cbind\(\s*([A-Za-z._][A-Za-z0-9._]*)\s*,\s*([A-Za-z._][A-Za-z0-9._]*)\s*\)\s*$")
+
+
+@schema_parameters
+def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+    formula: str,
+    data,
+    eps: float,
+    delta: float = 0.0,
+    *,
+    family: str = "binomial",
+    bounds=None,
+    conf_level: float = 0.95,
+    pilot_steps: int = m.PILOT_STEPS,
+    pilot_share: float = m.PILOT_SHARE,
+    hessian_share: float = m.HESSIAN_SHARE,
+    neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
+    random_state: RandomState = None,
+    strict: bool = False,
+    accountant: Accountant | None = None,
+    diagnostics: bool = False,
+) -> GLMResult:
+    """Differentially private logistic and Poisson regression with intervals that include the privacy noise.
+
+    Noisy Newton (Avella-Medina, Bradshaw & Loh, arXiv 2103.11003): a pilot of
+    ``pilot_steps`` noisy Newton steps and one final step, each releasing the score
+    and Hessian sums of the clipped rows with Gaussian noise (zCDP); Wald intervals
+    whose variance adds the final step's privacy noise to the sampling variance.
+    Calls whose noise would swamp the information are refused before anything is
+    spent, and intervals are withheld when the released Hessian shows too little
+    information.  Derivations: :mod:`dpstats.methods.glm`.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ x1 + x2"``; for the binomial family the response is 0/1 (or a
+        two-level factor, the first level coded 0) or ``cbind(successes, failures)``
+        of two count columns, as in R's ``glm``.
+    data : pandas.DataFrame
+        In memory (the release reads the rows once per step).
+    eps : float
+        Privacy budget; ``float("inf")`` fits the maximum-likelihood GLM by IRLS
+        as R's ``glm`` (NOT private, warned; refused under ``strict``).
+    delta : float
+        > 0 (the Gaussian mechanism, e.g. 1e-6); 0 only with eps = inf.
+    family : {"binomial", "poisson"}
+        Canonical links (logit, log).  R's family objects are passed by name.
+    bounds : (lo, hi) or dict
+        Public bounds of every design column (factor dummies default to their
+        coding's range); for ``"poisson"`` also of the response, (0, Y); for
+        ``cbind(s, f)`` of both count columns, (0, U).  Without them the data's
+        range is used: a data-dependent step (NonPrivateWarning; refused under
+        ``strict``).
+    conf_level : float
+        Level of the intervals.
+    pilot_steps : int
+        Noisy Newton steps before the final one (one pass over the rows each).
+    pilot_share : float
+        Share of ρ (zCDP) spent by the pilot.
+    hessian_share : float
+        Share of the final step's ρ spent on its Hessian.
+    neighbouring : {"replace"}
+        Replace-one-row only: n is public.
+    {schema parameters}
+    random_state, strict, accountant, diagnostics
+        See docs/architecture.md, "Privacy conventions".  Diagnostics (not
+        private): rows dropped, values filled, the non-private glm estimates.
+
+    Returns
+    -------
+    GLMResult
+        ``coef()``, ``vcov()``, ``confint()``, ``predict(newdata, type="link" or
+        "response")``, ``summary()`` laid out as R's ``summary.glm``, ``tidy()`` and
+        ``glance()`` with broom's columns.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, dpstats as dp
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": rng.uniform(-1, 1, 50000)})
+    >>> df["y"] = (rng.random(50000) < 1 / (1 + np.exp(-(0.5 + df.x)))).astype(int)
+    >>> fit = dp.dp_glm("y ~ x", df, eps=1.0, delta=1e-6, bounds={"x": (-1, 1)}, random_state=1)
+    >>> fit.tidy()["term"].tolist()
+    ['(Intercept)', 'x']
+    >>> bool(abs(fit.coef()["x"] - 1) < 0.2)
+    True
+    """
+    given = locals()
+    settings = Settings.check(given)
+    options = m.GLMOptions.check(given)
+    warn_if_nonprivate(options.eps, settings.strict, "maximum-likelihood GLM (IRLS)")
+    check_budget(settings.accountant, options.eps, options.delta)
+    refuse_unknown_data(data)
+    refuse_streams_and_auto(data, bounds)
+    schema = frame_schema(
+        bounds, levels, na_action, neighbouring, eps=options.eps, fills=response_fill(formula)
+    )
+    refuse_omit(schema, "dp_glm", "the sensitivities and the refusal rule use the public n")
+    options = replace(options, schema=schema)
+    return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
+
+
+def refuse_streams_and_auto(data: Any, bounds: Any) -> None:
+    """dp_glm reads in-memory rows several times and needs declared (or data-range) bounds."""
+    from .. import engines
+
+    if engines.is_engine_input(data):
+        raise DataError(
+            "dp_glm needs the data in memory (a pandas DataFrame): noisy Newton reads the rows once per "
+            "step, which the streamed and Dask engines do not offer yet. Nothing was read or spent."
+        )
+    if is_auto(bounds):
+        raise PrivacyParameterError(
+            'dp_glm does not offer bounds="auto" yet; declare public bounds, e.g. bounds={"x": (0, 10)}. '
+            "Nothing was spent."
+        )
+
+
+def response_fill(formula: Any) -> dict[str, float]:
+    """A 0/1 response's public fill, 0 (no bounds needed); count columns take their bounds' midpoint."""
+    if not isinstance(formula, str) or formula.count("~") != 1:
+        return {}
+    lhs = formula.split("~")[0].strip().strip("`")
+    return {lhs: 0.0} if lhs and "(" not in lhs else {}
+
+
+def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
+    """``cbind(s, f) ~ rhs`` as ``s ~ rhs + offset(f)`` (the frame carries f beside the design) and (s, f)."""
+    lhs, rhs = split_formula(formula, False)
+    if "offset(" in formula:
+        raise FormulaError(
+            f"dp_glm does not support offset() in a formula ('{formula}'): it would be ignored. Remove it."
+        )
+    match = CBIND.match(lhs or "")
+    if match is None:
+        if lhs and "cbind(" in lhs:
+            raise FormulaError(
+                f"'{lhs}': dp_glm takes cbind(successes, failures) of two column names; compute other "
+                "expressions as columns first."
+            )
+        return formula, None
+    s, f = match.group(1), match.group(2)
+    return f"{s} ~ {rhs} + offset({f})", (s, f)
+
+
+@dataclass
+class GLMFrame:
+    mf: Any
+    X: np.ndarray  # design without the intercept column (raw; clipped by coords.rows)
+    y: np.ndarray  # successes (binomial) or counts (Poisson), raw
+    trials: np.ndarray  # binomial trials (1 for a 0/1 response); ones for Poisson
+    names: list[str]
+    coords: m.Coordinates
+    response: m.Response
+    cbind: tuple[str, str] | None
+    note: str = ""
+
+
+@dataclass
+class GLMDoor:
+    """dp_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    options: m.GLMOptions
+    data: Any
+    call: dict
+    label: str = "dp_glm"
+
+    @property
+    def nonprivate(self) -> bool:
+        return math.isinf(self.options.eps)
+
+    @property
+    def schema(self) -> Schema | None:
+        return self.options.schema
+
+    def frame(self, dd: DataDependence) -> GLMFrame:
+        formula, cb = parse_cbind(self.options.formula)
+        family = self.options.family
+        if cb is None and family == "binomial":
+            mf, note = response_frame(formula, self.data, family, self.schema, check_constant=self.nonprivate)
+        else:
+            mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=self.nonprivate), ""
+        failures = mf.offset
+        mf.offset = None
+        refuse_offset(mf, "dp_glm")
+        missing_rows_step(dd, mf)
+        keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
+        names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
+        X, y = mf.X[:, keep], np.asarray(mf.y, float)
+        trials = y + failures if cb is not None else np.ones_like(y)
+        self._check_size(mf.n, len(names), len(keep))
+        if self.nonprivate:
+            _check_nonprivate_response(y, trials, family, cb or mf.response)
+            coords = m.Coordinates(np.zeros(len(keep)), np.ones(len(keep)), INTERCEPT in mf.names)
+            resp = m.Response(family, math.nan, math.nan, math.nan)
+            return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note)
+        coords = self._coordinates(mf, X, keep, dd)
+        resp = self._response(mf, y, failures, cb, dd)
+        return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note)
+
+    def _check_size(self, n: int, k: int, p: int) -> None:
+        if k >= n:
+            raise DataError(f"dp_glm needs more rows than coefficients, but n = {n} <= {k}; use fewer terms.")
+        if p == 0:
+            raise DataError(
+                f"the formula '{self.options.formula}' has no predictor columns; dp_glm needs one."
+            )
+        if not self.nonprivate:
+            check_delta(self.options.delta, n)
+
+    def _coordinates(self, mf, X: np.ndarray, keep: list[int], dd: DataDependence) -> m.Coordinates:
+        names = [mf.names[j] for j in keep]
+        bounds = declared_bounds(self.options.bounds, mf, response=False)
+        box = resolve_box(bounds, names, dummies=dummy_columns(mf)) if bounds is not None else None
+        if box is None:
+            dd.add(
+                "the bounds that clip the design columns are the data's min and max",
+                fix="declare public bounds, e.g. bounds={'x': (0, 10)}",
+            )
+            lo, hi = X.min(axis=0), X.max(axis=0)
+            center, half = (lo + hi) / 2.0, np.where(hi > lo, (hi - lo) / 2.0, 0.5)
+        else:
+            center, half = box.center, box.halfwidth
+        return m.Coordinates(np.asarray(center, float), np.asarray(half, float), INTERCEPT in mf.names)
+
+    def _response(self, mf, y, failures, cb, dd: DataDependence) -> m.Response:
+        family = self.options.family
+        if family == "binomial" and cb is None:
+            return m.response_range("binomial")
+        columns = list(cb) if cb is not None else [mf.response]
+        values = [y, failures] if cb is not None else [y]
+        tops = []
+        for name, v in zip(columns, values):
+            pair = _declared_pair(self.options.bounds, name)
+            if pair is None:
+                dd.add(
+                    f"the upper bound of the count column {name!r} is the data's maximum",
+                    fix=f"declare it, e.g. bounds={{'{name}': (0, 50)}}",
+                )
+                pair = (0.0, max(float(np.max(v)) if v.size else 1.0, 1.0))
+            if pair[0] < 0:
+                raise PrivacyParameterError(
+                    f"bounds for the count column {name!r} must have lo >= 0 (counts), got {pair}."
+                )
+            tops.append((0.0, float(pair[1])))
+        if cb is not None:
+            return m.response_range("binomial", cbind=tuple(tops))
+        return m.response_range("poisson", counts=tops[0])
+
+    def plan(self, frame: GLMFrame, dd: DataDependence) -> m.GLMPlan:
+        return m.plan(self.options, frame.coords, frame.response, frame.mf.n)
+
+    def release(self, frame: GLMFrame, plan: m.GLMPlan, noise: NoiseSource):
+        if plan.nonprivate:
+            X = frame.mf.X[:, _design_order(frame.mf.names)]
+            return m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
+        return m.release(_rows(frame), plan, noise)
+
+    def result(self, frame, plan, released, statement: PrivacyStatement, noise: NoiseSource) -> GLMResult:
+        if self.nonprivate:
+            statement.samplers = statement.samplers or ["none (eps = inf)"]
+        tab = m.wald_table(
+            released.coefficients,
+            released.vcov,
+            self.options.conf_level,
+            bool(getattr(released, "withheld", "")),
+        )
+        table = pd.DataFrame({"term": frame.names, "estimate": released.coefficients})
+        for col in TABLE_COLUMNS[2:]:
+            table[col] = tab[col]
+        return GLMResult(
+            method="dp_glm",
+            call=self.call,
+            n=frame.mf.n,
+            p=len(frame.names),
+            terms=list(frame.names),
+            privacy=statement,
+            coefficients=np.asarray(released.coefficients, float),
+            table=table,
+            vcov_matrix=tab["vcov"],
+            conf_level=self.options.conf_level,
+            inference=_inference(plan, released),
+            noise=m.public_inputs(plan, frame.mf.n, self.options.eps, self.options.delta),
+            formula=self.options.formula,
+            intercept=frame.coords.intercept,
+            engine="memory",
+            factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
+            coding=fit_coding(frame.mf),
+            data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
+            family=self.options.family,
+            response_note=frame.note,
+            **_fit_figures(released, frame.mf.n, len(frame.names), plan),
+        )
+
+    def diagnostics(self, frame: GLMFrame, released) -> dict:
+        out = {
+            "rows_dropped_for_missing_values": frame.mf.n_dropped,
+            "values_filled_for_missing": frame.mf.n_filled,
+        }
+        if not self.nonprivate:
+            c = frame.coords
+            out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))
+            X = frame.mf.X[:, _design_order(frame.mf.names)]
+            exact = m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
+            out["glm_estimates_nonprivate"] = dict(zip(frame.names, exact.coefficients.tolist()))
+        return out
+
+
+def _rows(frame: GLMFrame) -> m.Rows:
+    """The clipped fitting rows and responses of the release (module docstring of methods.glm)."""
+    W = frame.coords.rows(frame.X)
+    if frame.response.family == "poisson":
+        return m.Rows(W, np.clip(frame.y, 0.0, frame.response.top), np.ones_like(frame.y))
+    if frame.cbind is None:
+        return m.Rows(W, np.clip(frame.y, 0.0, 1.0), np.ones_like(frame.y))
+    top_s, top_f = frame.response.r_max, frame.response.r_max
+    s = np.clip(frame.y, 0.0, top_s)
+    f = np.clip(frame.trials - frame.y, 0.0, top_f)
+    return m.Rows(W, s, s + f)
+
+
+def _design_order(names: list[str]) -> list[int]:
+    """Column indices of the frame's design with the intercept first."""
+    first = [j for j, nm in enumerate(names) if nm == INTERCEPT]
+    return first + [j for j, nm in enumerate(names) if nm != INTERCEPT]
+
+
+def _declared_pair(bounds: Any, name: str) -> tuple[float, float] | None:
+    if isinstance(bounds, dict) and name in bounds:
+        lo, hi = (float(v) for v in bounds[name])
+        return lo, hi
+    if isinstance(bounds, (list, tuple)) and len(bounds) == 2 and not isinstance(bounds[0], (list, tuple)):
+        return float(bounds[0]), float(bounds[1])
+    return None
+
+
+def _check_nonprivate_response(y: np.ndarray, trials: np.ndarray, family: str, name: Any) -> None:
+    """R's glm's checks of the response, for the non-private fit only (its readers may see the data)."""
+    if family == "binomial" and np.any((y < 0) | (y > trials)):
+        raise DataError(f"family='binomial' needs 0 <= y <= trials; the response {name!r} is outside.")
+    if family == "poisson" and np.any(y < 0):
+        raise DataError(f"family='poisson' needs counts >= 0; the response {name!r} has negative values.")
+
+
+def _inference(plan: m.GLMPlan, released) -> str:
+    if plan.nonprivate:
+        return "classical Wald (model-based information, dispersion 1), as summary.glm"
+    if released.withheld:
+        return released.withheld
+    return "Wald with the final step's privacy noise added to the sampling variance (methods.glm (G4))"
+
+
+def _fit_figures(released, n: int, k: int, plan: m.GLMPlan) -> dict[str, Any]:
+    """Deviances, AIC and iterations at eps = inf; passes and the Hessian check under DP."""
+    if plan.nonprivate:
+        return {
+            "deviance": released.deviance,
+            "null_deviance": released.null_deviance,
+            "aic": released.aic,
+            "loglik": released.loglik,
+            "iterations": released.iterations,
+            "df_residual": released.df_residual,
+            "df_null": released.df_null,
+        }
+    return {
+        "iterations": released.passes,
+        "df_residual": n - k,
+        "df_null": n - 1,
+        "withheld": released.withheld,
+    }

@@ -1,0 +1,160 @@
+"""The result of :func:`dpstats.dp_glm`: a private GLM that behaves like R's ``glm``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from ..errors import DataError
+from .base import Summary, escape_text
+from .lm import LMResult, _stars
+
+TIDY_COLUMNS = ["term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"]
+
+
+@dataclass(repr=False)
+class GLMResult(LMResult):
+    """A released logistic or Poisson regression (:class:`~dpstats.results.lm.LMResult`'s accessors).
+
+    Attributes
+    ----------
+    family : str
+        "binomial" (logit link) or "poisson" (log link).
+    coefficients, table, vcov_matrix, conf_level, inference, noise
+        As :class:`~dpstats.results.lm.LMResult`; under eps < inf the covariance is
+        that of :mod:`dpstats.methods.glm` (G4), NaN when the intervals are withheld.
+    withheld : str
+        Why std.error, intervals and p-values are withheld ("" when shown).
+    deviance, null_deviance, aic, loglik : float
+        At eps = inf only (computed from the rows; NaN under DP: not released).
+    iterations : int
+        Fisher scoring iterations (eps = inf) or noisy Newton steps, one pass each (DP).
+    df_null : int
+    response_note : str
+        How a factor response was coded (its levels are declared or read, see the statement).
+    """
+
+    family: str = "binomial"
+    withheld: str = ""
+    deviance: float = math.nan
+    null_deviance: float = math.nan
+    aic: float = math.nan
+    loglik: float = math.nan
+    iterations: int = 0
+    df_null: int = 0
+    response_note: str = ""
+
+    title = "Differentially private generalised linear model"
+
+    @property
+    def private(self) -> bool:
+        return math.isfinite(self.privacy.eps)
+
+    def predict(self, newdata, type: str = "link") -> np.ndarray:  # noqa: A002 (R's argument name)
+        """Linear predictor (``type="link"``) or mean (``"response"``: probability, or expected count).
+
+        Examples
+        --------
+        >>> import dpstats as dp, pandas as pd, warnings
+        >>> df = pd.DataFrame({"x": [0.0, 1, 2, 3, 4, 5], "y": [0, 0, 1, 0, 1, 1]})
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     fit = dp.dp_glm("y ~ x", df, eps=float("inf"))
+        >>> fit.predict(pd.DataFrame({"x": [2.5]}), type="response").round(4).tolist()
+        [0.5]
+        """
+        if type not in ("link", "response"):
+            raise DataError(f'type must be "link" or "response", got {type!r}.')
+        eta = LMResult.predict(self, newdata)
+        if type == "link":
+            return eta
+        return special.expit(eta) if self.family == "binomial" else np.exp(eta)
+
+    # ------------------------------------------------------------------ text
+    def _coef_lines(self) -> list[str]:
+        t = self.table.set_index("term")
+        t.index.name = None
+        shown = pd.DataFrame(
+            {
+                "Estimate": t["estimate"],
+                "Std. Error": t["std.error"],
+                "z value": t["statistic"],
+                "Pr(>|z|)": t["p.value"],
+                "": [_stars(v) for v in t["p.value"]],
+            }
+        )
+        lines = ["Coefficients:"] + shown.to_string(float_format=lambda v: f"{v:.4g}").splitlines()
+        lines += ["---", "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"]
+        return lines
+
+    def _body_lines(self) -> list[str]:
+        lines = self._coef_lines()
+        lines += ["", f"(Dispersion parameter for {self.family} family taken to be 1)", ""]
+        if not self.private:
+            lines += [
+                f"    Null deviance: {self.null_deviance:.5g}  on {self.df_null}  degrees of freedom",
+                f"Residual deviance: {self.deviance:.5g}  on {self.df_residual}  degrees of freedom",
+                f"AIC: {self.aic:.5g}",
+                "",
+                f"Number of Fisher Scoring iterations: {self.iterations}",
+            ]
+        else:
+            lines += [
+                "Deviances and AIC: not released (they are computed from the rows; no budget is spent on them)",
+                f"Noisy Newton steps: {self.iterations} (one pass over the rows each); {self.n_text()}",
+            ]
+        if self.response_note:
+            lines.append(self.response_note)
+        lines.append(f"Intervals ({self.conf_level:g}): {self.inference}")
+        return lines
+
+    def summary(self) -> Summary:
+        """Like ``summary.glm``: call, coefficient table with z values and stars, dispersion, privacy statement."""
+        return Summary(self)
+
+    # ------------------------------------------------------------------ tables
+    def _tidy(self) -> pd.DataFrame:
+        return self.table[TIDY_COLUMNS].reset_index(drop=True).copy()
+
+    def _glance_extra(self) -> dict[str, Any]:
+        k = len(self.terms)
+        nobs = self.released_n()
+        bic = -2.0 * self.loglik + math.log(nobs) * k if (nobs and math.isfinite(self.loglik)) else math.nan
+        return {
+            "family": self.family,
+            "null.deviance": self.null_deviance,
+            "df.null": self.df_null,
+            "logLik": self.loglik,
+            "AIC": self.aic,
+            "BIC": bic,
+            "deviance": self.deviance,
+            "df.residual": self.df_residual,
+            "nobs": nobs,
+            "conf_level": self.conf_level,
+            "inference": self.inference,
+        }
+
+    def outputs(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "coefficients": dict(zip(self.terms, self.coefficients.tolist())),
+            "vcov": self.vcov_matrix.tolist(),
+            "withheld": self.withheld,
+            "deviance": self.deviance,
+            "null_deviance": self.null_deviance,
+            "aic": self.aic,
+            "iterations": self.iterations,
+            "df_residual": self.df_residual,
+            "df_null": self.df_null,
+            "inference": self.inference,
+            "noise": dict(self.noise),
+        }
+
+    def report_sections(self) -> list[dict[str, Any]]:
+        text = "\n".join(self._coef_lines())
+        return [{"heading": "Coefficients (summary.glm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
