@@ -112,9 +112,9 @@ METHODS: tuple[Method, ...] = (
     ),
     Method(
         name="vertical_glm",
-        front_door="dpstats.api.vertical",
-        result="dpstats.results.vertical:VerticalGLMResult",
-        method="dpstats.methods.vertical",
+        front_door="dpstats.api.vertical_glm",
+        result="dpstats.results.vertical_glm:VerticalGLMResult",
+        method="dpstats.methods.privreg",
         cli="vertical_glm",
         demo="vertical",
         planner="dpstats.planner.vertical",

@@ -227,7 +227,7 @@ def test_vertical_coefficient_sensitivity_and_audit():
     # the block's coefficient change on both replaced-row pairs stays within 2R/(n·lam), the worst
     # pair (offset ±10, y flipped) reaches > 0.9 of it, and the Gaussian release calibrated from it
     # is consistent with (1, 1e-6) and has power at 10^5 runs (eps_lb ≈ 0.31; the milder pair ≈ 0.07)
-    from dpstats.methods import vertical as vm
+    from dpstats.methods import privreg as vm
 
     for lam in (0.1, 1.0, 5.0):
         (X1, y1), (X2, y2), R = A.vertical_frames()

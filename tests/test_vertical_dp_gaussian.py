@@ -11,7 +11,7 @@ import pytest
 import dpstats as dp
 from dpstats import audit as A
 from dpstats.errors import BudgetExceededError, PrivacyParameterError
-from dpstats.methods import vertical as m
+from dpstats.methods import privreg as m
 from dpstats.privacy.calibration import rho_from_eps_delta
 from dpstats.privacy.randomness import NoiseSource
 

@@ -17,7 +17,7 @@ import pytest
 
 import dpstats as dp
 from dpstats.errors import PrivacyParameterError
-from dpstats.methods import vertical as m
+from dpstats.methods import privreg as m
 from dpstats.privacy.calibration import rho_from_eps_delta
 from dpstats.privacy.randomness import NoiseSource
 from dpstats.vertical import Party, ProtocolError, SecureChannel

@@ -573,9 +573,9 @@ def vertical_coefficient_case(
 ) -> AuditCase:
     """vertical_glm's DP coefficient release for one party: ridge-logistic block + Gaussian noise.
 
-    The block is fitted once per neighbour with ``methods.vertical.fit_block``
+    The block is fitted once per neighbour with ``methods.privreg.fit_block``
     (fixed offset, as in the sensitivity argument); Δ₂(β) from
-    ``methods.vertical.binomial_ridge_sensitivities``; σ = Δ₂/√(2ρ) with
+    ``methods.privreg.binomial_ridge_sensitivities``; σ = Δ₂/√(2ρ) with
     ρ = ``rho_from_eps_delta(eps, delta)`` (the whole budget on this one
     release, so the claim is (eps, delta)); runs draw the Gaussian noise
     vectorised through ``NoiseSource.gaussian``; the statistic is the
@@ -584,7 +584,7 @@ def vertical_coefficient_case(
     :func:`vertical_worst_frames` (≈ 0.95·Δ₂(β)); ``False`` the milder
     :func:`vertical_frames` pair (≈ 0.33·Δ₂(β)).
     """
-    from ..methods import vertical as vm
+    from ..methods import privreg as vm
     from ..privacy.calibration import rho_from_eps_delta
 
     if worst:
@@ -618,7 +618,7 @@ def vertical_coefficient_case(
             + ": ‖β(D1) − β(D2)‖ = "
             f"{np.linalg.norm(b2 - b1) / d_beta:.3f}·Δ₂(β)"
         ),
-        exercised="methods.vertical.fit_block once per neighbour + NoiseSource.gaussian, vectorised",
+        exercised="methods.privreg.fit_block once per neighbour + NoiseSource.gaussian, vectorised",
     )
 
 

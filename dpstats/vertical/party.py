@@ -3,7 +3,7 @@
 Topology: a star.  The leader holds y, the intercept and its own columns; it
 listens (:meth:`Party.serve`), and every other party (a member) connects to it
 (:meth:`Party.connect`).  The leader runs the sweeps of
-:func:`dpstats.methods.vertical.block_coordinate_descent`: it sends each
+:func:`dpstats.methods.privreg.block_coordinate_descent`: it sends each
 member the sum of the other parties' current linear predictors, and the
 member answers with its own linear predictor and Σ|Δβ_k|.  At the end each
 member sends its coefficients and standard errors, and the leader sends the
@@ -28,11 +28,11 @@ import pandas as pd
 
 from ..errors import DataError, DPStatsError, PrivacyParameterError
 from ..formula import model_frame
-from ..methods import vertical as m
+from ..methods import privreg as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..validation import check_delta, check_eps
-from ..results.vertical import VerticalGLMResult, assemble_result, coefficient_table, vertical_call
+from ..results.vertical_glm import VerticalGLMResult, assemble_result, coefficient_table, vertical_call
 from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
 from .pki import TLSCredentials
 from .threat import failure_note, network_notes

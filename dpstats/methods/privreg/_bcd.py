@@ -3,7 +3,7 @@
 :class:`LocalBlock` (what one party holds and updates), :func:`block_coordinate_descent`
 (the slides' steps 1–3, the sweeps until Σ|Δβ| < tol or a fixed number in DP mode),
 the Gaussian fit from pooled sufficient statistics and the pooled covariance pieces
-(:mod:`dpstats.methods.vertical`).
+(:mod:`dpstats.methods.privreg`).
 """
 
 from __future__ import annotations

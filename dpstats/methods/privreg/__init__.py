@@ -56,7 +56,7 @@ block's IRLS solver, the history standard-error pieces), ``_bcd`` (each party's 
 the sweep loop), ``_settings`` (arguments, DP mode, row ids, the response), ``_plan``
 (sensitivities, the zCDP split, the plan and what the protocol discloses) and ``_release``
 (clipping, the release, the final summaries).  Every public name is imported here, so
-``from dpstats.methods import vertical as m; m.fit_block`` and the like keep working.
+``from dpstats.methods import privreg as m; m.fit_block`` and the like keep working.
 """
 
 from __future__ import annotations

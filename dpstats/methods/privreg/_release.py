@@ -3,7 +3,7 @@
 DP-mode clipping (:func:`clip_covariates`, :func:`clip_response`), :func:`release`
 (the parties simulated in one process), :func:`release_from_statistics` (the Gaussian fit
 from pooled sufficient statistics) and the summaries of the final blocks
-(:mod:`dpstats.methods.vertical`).
+(:mod:`dpstats.methods.privreg`).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def release(
     >>> rng = np.random.default_rng(0)
     >>> X = np.column_stack([np.ones(50), rng.standard_normal((50, 2))])
     >>> y = X @ np.array([1.0, 2.0, -1.0]) + rng.standard_normal(50)
-    >>> from dpstats.methods.vertical import settings
+    >>> from dpstats.methods.privreg import settings
     >>> s = settings("gaussian", None, 0.0, 0.95, None, None, 10, 4.0, 0.1, "replace")
     >>> r = release(X, y, np.array([0, 0, 1]), ["(Intercept)", "a", "b"], s, se="exact", tol=1e-10,
     ...             max_iter=1000, sigmas=None, noise=None)

@@ -403,7 +403,7 @@ class VerticalGLMResult(DPResult):
 
 
 def m_family(name: str):
-    from ..methods.vertical import FAMILIES
+    from ..methods.privreg import FAMILIES
 
     return FAMILIES[name]
 
@@ -453,12 +453,12 @@ def coefficient_table(
 def assemble_result(
     call: dict, terms: list[str], n: int, names: list[str], released, spec: dict, statement, se: str
 ) -> VerticalGLMResult:
-    """The result of a fit from what it released (:class:`dpstats.methods.vertical.Released`).
+    """The result of a fit from what it released (:class:`dpstats.methods.privreg.Released`).
 
     ``released`` carries the sweeps' outcome, every party's final block
     (coefficients, covariance), the design columns of each party, the
     dispersion and deviance, and the pooled covariance where asked for;
-    ``spec`` the fit's settings (:func:`dpstats.methods.vertical.settings`).
+    ``spec`` the fit's settings (:func:`dpstats.methods.privreg.settings`).
     """
     p = len(terms)
     beta = np.empty(p)

@@ -4,7 +4,7 @@ Half the unit deviance per family (:data:`FAMILIES`), ridge and lasso penalties
 (:class:`Penalty`), :func:`fit_block` (one party's block with the others' linear
 predictors as an offset) and the pieces of the history standard errors
 (:class:`SpanBasis`, :func:`orthonormal`, :func:`block_covariance`).  The derivations
-are in the package docstring (:mod:`dpstats.methods.vertical`).
+are in the package docstring (:mod:`dpstats.methods.privreg`).
 """
 
 from __future__ import annotations

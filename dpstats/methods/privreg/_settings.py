@@ -3,7 +3,7 @@
 :func:`check_fit` and :func:`settings` validate the call's arguments before any data is
 read; :func:`row_id_hash` and :func:`check_rows` match the parties' rows; :func:`response_frame`
 and :func:`check_response` read and check y against the declared family
-(:mod:`dpstats.methods.vertical`).
+(:mod:`dpstats.methods.privreg`).
 """
 
 from __future__ import annotations

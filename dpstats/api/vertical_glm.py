@@ -3,7 +3,7 @@
 ``vertical_glm`` simulates the parties in one process (for analysts and
 tests); :class:`dpstats.vertical.Party` runs the same protocol with one party
 per process over authenticated, encrypted TCP.  Both use the plan and the
-release of :mod:`dpstats.methods.vertical`; this door validates, builds the
+release of :mod:`dpstats.methods.privreg`; this door validates, builds the
 frame and hands them to the shared skeleton (``docs/architecture.md``, "One
 call, step by step").
 
@@ -26,12 +26,12 @@ import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT, ModelFrame
-from ..methods import vertical as m
+from ..methods import privreg as m
 from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.vertical import VerticalGLMResult, assemble_result, vertical_call
+from ..results.vertical_glm import VerticalGLMResult, assemble_result, vertical_call
 from ..validation import check_accountant, check_strict
 from ..schema import Schema
 from ._common import (
@@ -114,7 +114,7 @@ def vertical_glm(
     tol, max_iter : float, int
         Stop when Σ|Δβ| over a sweep < tol (privreg: 1e-8, 10 000 sweeps).
     se : {"exact", "history", "conditional", "pooled", "none"}
-        Standard errors (see :mod:`dpstats.methods.vertical`): "exact" shares
+        Standard errors (see :mod:`dpstats.methods.privreg`): "exact" shares
         each party's column-space basis after convergence (equal to the pooled
         Fisher-information SEs; discloses the column spaces); "history" uses
         only the offsets received during the sweeps (privreg; exact when their
@@ -126,8 +126,8 @@ def vertical_glm(
         ``None`` or ``inf``: the exact (non-private) protocol.  Otherwise DP mode (binomial or gaussian
         family with ``penalty="ridge"``, ``lam > 0``; poisson is refused: its log-link gradient is
         unbounded): the budget for all releases, protecting covariates given y.  Sensitivities:
-        :func:`dpstats.methods.vertical.binomial_ridge_sensitivities` and
-        :func:`dpstats.methods.vertical.gaussian_ridge_sensitivities`.
+        :func:`dpstats.methods.privreg.binomial_ridge_sensitivities` and
+        :func:`dpstats.methods.privreg.gaussian_ridge_sensitivities`.
     bounds : (lo, hi) or dict
         Public covariate bounds (DP mode): values are clipped to them.  Gaussian DP mode also needs
         bounds on the response (a pair applies to y too; a dict needs the response's name), and y

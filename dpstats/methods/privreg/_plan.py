@@ -3,7 +3,7 @@
 The ridge sensitivities in DP mode (:func:`binomial_ridge_sensitivities`,
 :func:`gaussian_ridge_sensitivities`), the zCDP split (:func:`noise_scales`),
 :func:`plan` (a :class:`~dpstats.privacy.plan.Plan`) and what the protocol discloses
-(:func:`disclosure_text`); derivations in :mod:`dpstats.methods.vertical`.
+(:func:`disclosure_text`); derivations in :mod:`dpstats.methods.privreg`.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def plan(
 
     Examples
     --------
-    >>> from dpstats.methods.vertical import settings
+    >>> from dpstats.methods.privreg import settings
     >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, 1e-6, 10, 4.0, 0.1, "replace")
     >>> p = plan(s, 1000, 2, [2.0, 1.5], simulated=True)
     >>> p.eps, p.delta, p.entries[0].mechanism
@@ -132,7 +132,7 @@ def noise_scales(
 
     Examples
     --------
-    >>> from dpstats.methods.vertical import settings
+    >>> from dpstats.methods.privreg import settings
     >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, 1e-6, 10, 4.0, 0.1, "replace")
     >>> sig_eta, sig_beta = noise_scales(s, 1000, 2, [2.0])
     >>> len(sig_eta), sig_eta[0] > sig_beta[0]
