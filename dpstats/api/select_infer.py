@@ -14,11 +14,10 @@ import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..errors import DataError, NonPrivateWarning
-from ..formula import INTERCEPT, model_frame
+from ..formula import model_frame
 from ..geometry import resolve_box
 from ..methods import select_infer as m
 from ..privacy.accountant import Accountant
@@ -157,16 +156,6 @@ class _ProbeAccountant(Accountant):
 
 
 @dataclass
-class SplitFrame:
-    part_a: pd.DataFrame
-    part_b: pd.DataFrame
-    response: str
-    names: list[str]
-    n_dropped: int = 0
-    n_filled: int = 0
-
-
-@dataclass
 class Pipeline:
     selection: Any
     selected: list[str]
@@ -188,30 +177,16 @@ class SelectInferDoor:
     def schema(self) -> Schema | None:
         return self.options.schema
 
-    def frame(self, dd: DataDependence) -> SplitFrame:
+    def frame(self, dd: DataDependence) -> m.SplitFrame:
         self._dd = dd
-        o = self.options
-        mf = model_frame(o.formula, self.data, drop_intercept=True, schema=self.schema)
-        n = mf.n
-        n_a = int(math.floor(o.split * n))
-        if n_a < 2 or n - n_a < 3:
-            raise DataError(
-                f"split = {o.split:g} leaves too few rows in one part; use more rows or another split."
-            )
-        idx_a, idx_b = m.split_rows(n, o.split, self.settings.random_state)
-        design = pd.DataFrame(mf.X, columns=mf.names)
-        design[mf.response] = mf.y
-        part_a, part_b = design.iloc[idx_a], design.iloc[idx_b]
-        frame = SplitFrame(
-            part_a.reset_index(drop=True), part_b.reset_index(drop=True), mf.response, list(mf.names)
-        )
-        frame.n_dropped, frame.n_filled = mf.n_dropped, mf.n_filled
+        mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
+        frame = m.split_frame(mf, self.options.split, self.settings.random_state)
         self._check_part_b(frame)
         missing_rows_step(dd, mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
 
-    def _check_part_b(self, frame: SplitFrame) -> None:
+    def _check_part_b(self, frame: m.SplitFrame) -> None:
         """Bounds declared for every candidate and the response, and room for k terms in part B.
 
         Both before any spend, from public inputs only: the bounds are checked against the names
@@ -230,7 +205,7 @@ class SelectInferDoor:
         if o.k is not None and o.k + 1 >= len(frame.part_b):
             raise DataError(f"k = {o.k} terms need more than {o.k + 1} rows in part B; lower k or split.")
 
-    def _dry_run(self, frame: SplitFrame) -> None:
+    def _dry_run(self, frame: m.SplitFrame) -> None:
         """Run the selector up to its charge, on an accountant that stops it there (no noise is drawn).
 
         Its argument checks, model frame, plan and data-dependent steps (refused under
@@ -246,10 +221,10 @@ class SelectInferDoor:
             return
         raise AssertionError(f"dp_{self.options.select} did not charge its accountant")  # pragma: no cover
 
-    def plan(self, frame: SplitFrame, dd: DataDependence) -> Plan:
+    def plan(self, frame: m.SplitFrame, dd: DataDependence) -> Plan:
         return m.plan(self.options, len(frame.part_a), len(frame.part_b))
 
-    def release(self, frame: SplitFrame, plan: Plan, noise: NoiseSource) -> Pipeline:
+    def release(self, frame: m.SplitFrame, plan: Plan, noise: NoiseSource) -> Pipeline:
         gen = noise.generator
         seed_a, seed_b = (
             (None, None) if not noise.seeded else (int(gen.integers(2**31)), int(gen.integers(2**31)))
@@ -296,7 +271,7 @@ class SelectInferDoor:
 
     def result(
         self,
-        frame: SplitFrame,
+        frame: m.SplitFrame,
         plan: Plan,
         released: Pipeline,
         statement: PrivacyStatement,
@@ -324,18 +299,10 @@ class SelectInferDoor:
             res.warnings.append("the selector selected no term; nothing was fitted on part B.")
         return res
 
-    def diagnostics(self, frame: SplitFrame, released: Pipeline) -> dict:
+    def diagnostics(self, frame: m.SplitFrame, released: Pipeline) -> dict:
         """Not private: ordinary least squares of the selected terms on part B's raw rows."""
-        if not released.selected:
-            return {
-                "rows_dropped_for_missing_values": frame.n_dropped,
-                "values_filled_for_missing": frame.n_filled,
-                "ols_part_b_nonprivate": {},
-            }
-        X = np.c_[np.ones(len(frame.part_b)), frame.part_b[released.selected].to_numpy(dtype=float)]
-        beta = np.linalg.lstsq(X, frame.part_b[frame.response].to_numpy(dtype=float), rcond=None)[0]
         return {
             "rows_dropped_for_missing_values": frame.n_dropped,
             "values_filled_for_missing": frame.n_filled,
-            "ols_part_b_nonprivate": dict(zip([INTERCEPT, *released.selected], beta.tolist())),
+            "ols_part_b_nonprivate": m.part_b_ols(frame, released.selected),
         }

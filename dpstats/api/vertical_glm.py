@@ -344,26 +344,7 @@ def _check_statistics_mode(door: VerticalDoor) -> None:
     """vertical_glm for engine inputs: Gaussian, unpenalized, exact (non-DP) mode only."""
     from .. import engines
 
-    o, (names, columns) = door.options, door.parties
-    if o.family != "gaussian" or o.penalty is not None or o.eps is not None:
-        raise DataError(
-            "streamed and Dask data are supported by vertical_glm only for family='gaussian' without penalty "
-            f"and without eps (got family={o.family!r}, penalty={o.penalty!r}, eps={o.eps!r}): only that fit is "
-            "a function of the sufficient statistics XᵀX, Xᵀy, yᵀy; the others exchange linear predictors row "
-            "by row, so load each party's rows into a pandas DataFrame."
-        )
-    if door.row_id is not None:
-        raise DataError(
-            "row_id is for a list of per-party DataFrames; a stream or Dask frame already holds "
-            "all parties' columns in one table. Drop row_id."
-        )
-    if o.se == "history":
-        raise DataError(
-            "se='history' needs the linear predictors exchanged during the sweeps, which the "
-            "statistics mode does not simulate; use se='exact' (the default, equal to the pooled "
-            "SEs), 'conditional', 'pooled' or 'none'."
-        )
-    available = set(engines.as_source(door.data).schema_frame().columns)
-    missing = [(n, c) for n, cs in zip(names, columns) for c in cs if c not in available]
-    if missing:
-        raise DataError(f"party {missing[0][0]!r} lists column {missing[0][1]!r}, which is not in data.")
+    def columns() -> set[str]:
+        return set(engines.as_source(door.data).schema_frame().columns)
+
+    m.check_statistics_mode(door.options, door.parties, door.row_id, columns)

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
+from ..formula import INTERCEPT, ModelFrame
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
@@ -113,6 +114,40 @@ def split_rows(n: int, split: float, random_state: RandomState) -> tuple[np.ndar
     order = gen.permutation(n)
     n_a = int(math.floor(split * n))
     return order[:n_a], order[n_a:]
+
+
+@dataclass
+class SplitFrame:
+    """The two parts of the rows, as frames of the design columns and the response."""
+
+    part_a: pd.DataFrame
+    part_b: pd.DataFrame
+    response: str
+    names: list[str]
+    n_dropped: int = 0
+    n_filled: int = 0
+
+
+def split_frame(mf: ModelFrame, split: float, random_state: RandomState) -> SplitFrame:
+    """Part A (⌊split·n⌋ rows) and part B of a model frame's rows, split by :func:`split_rows`."""
+    n = mf.n
+    n_a = int(math.floor(split * n))
+    if n_a < 2 or n - n_a < 3:
+        raise DataError(f"split = {split:g} leaves too few rows in one part; use more rows or another split.")
+    idx_a, idx_b = split_rows(n, split, random_state)
+    design = pd.DataFrame(mf.X, columns=mf.names)
+    design[mf.response] = mf.y
+    part_a, part_b = design.iloc[idx_a].reset_index(drop=True), design.iloc[idx_b].reset_index(drop=True)
+    return SplitFrame(part_a, part_b, mf.response, list(mf.names), mf.n_dropped, mf.n_filled)
+
+
+def part_b_ols(frame: SplitFrame, selected: list[str]) -> dict[str, float]:
+    """Not private (a diagnostic): ordinary least squares of the selected terms on part B's raw rows."""
+    if not selected:
+        return {}
+    X = np.c_[np.ones(len(frame.part_b)), frame.part_b[selected].to_numpy(dtype=float)]
+    beta = np.linalg.lstsq(X, frame.part_b[frame.response].to_numpy(dtype=float), rcond=None)[0]
+    return dict(zip([INTERCEPT, *selected], beta.tolist()))
 
 
 def plan(options: SelectInferOptions, n_a: int, n_b: int) -> Plan:

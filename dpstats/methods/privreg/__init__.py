@@ -95,7 +95,7 @@ from ._plan import (
     noise_scales,
     plan,
 )
-from ._parties import assign_terms, combine, party_columns, response_fill
+from ._parties import assign_terms, check_statistics_mode, combine, party_columns, response_fill
 from ._release import (
     Design,
     Pooled,
@@ -153,6 +153,7 @@ __all__ = [
     "party_columns",
     "combine",
     "assign_terms",
+    "check_statistics_mode",
     "response_fill",
     # the plan
     "binomial_ridge_sensitivities",

@@ -9,7 +9,7 @@ every design column its party, and :func:`response_fill` a binomial response's p
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -123,6 +123,33 @@ def assign_terms(mf: ModelFrame, columns: list[list[str]], names: list[str]) -> 
         if not np.any(owner == k):
             raise DataError(f"party {name!r} holds no column of the model '{mf.formula}'.")
     return owner
+
+
+def check_statistics_mode(options, parties, row_id: str | None, columns: Callable[[], set[str]]) -> None:
+    """A fit from pooled sufficient statistics (streamed or Dask data): Gaussian, unpenalized, exact
+    (non-DP) mode only, every party's columns among the data's ``columns()``."""
+    if options.family != "gaussian" or options.penalty is not None or options.eps is not None:
+        raise DataError(
+            "streamed and Dask data are supported by vertical_glm only for family='gaussian' without penalty "
+            f"and without eps (got family={options.family!r}, penalty={options.penalty!r}, eps={options.eps!r}): "
+            "only that fit is a function of the sufficient statistics XᵀX, Xᵀy, yᵀy; the others exchange linear "
+            "predictors row by row, so load each party's rows into a pandas DataFrame."
+        )
+    if row_id is not None:
+        raise DataError(
+            "row_id is for a list of per-party DataFrames; a stream or Dask frame already holds "
+            "all parties' columns in one table. Drop row_id."
+        )
+    if options.se == "history":
+        raise DataError(
+            "se='history' needs the linear predictors exchanged during the sweeps, which the "
+            "statistics mode does not simulate; use se='exact' (the default, equal to the pooled "
+            "SEs), 'conditional', 'pooled' or 'none'."
+        )
+    available = columns()
+    missing = [(n, c) for n, cs in zip(*parties) for c in cs if c not in available]
+    if missing:
+        raise DataError(f"party {missing[0][0]!r} lists column {missing[0][1]!r}, which is not in data.")
 
 
 def response_fill(formula: Any, family: str) -> dict[str, float]:
