@@ -1,6 +1,6 @@
 """Private FDR control: Benjamini-Hochberg on p-values, privately (Dwork, Su & Zhang 2021).
 
-Three routes, one plan each:
+Three routes, one :func:`plan` and one :func:`release` that dispatch on the route (:class:`BHOptions`):
 
 * **raw p-values** (computed from the private data): the private BH of
   :mod:`dpstats.privacy.fdr` — p-values truncated below at a public ν, log
