@@ -227,18 +227,18 @@ def test_vertical_coefficient_sensitivity_and_audit():
     # the block's coefficient change on both replaced-row pairs stays within 2R/(n·lam), the worst
     # pair (offset ±10, y flipped) reaches > 0.9 of it, and the Gaussian release calibrated from it
     # is consistent with (1, 1e-6) and has power at 10^5 runs (eps_lb ≈ 0.31; the milder pair ≈ 0.07)
-    from dpstats.methods import vertical as vm
+    from dpstats.methods import privreg as vm
 
     for lam in (0.1, 1.0, 5.0):
         (X1, y1), (X2, y2), R = A.vertical_frames()
         (W1, z1, o1), (W2, z2, o2), _ = A.vertical_worst_frames()
         args = (vm.FAMILIES["binomial"], vm.Penalty("ridge", lam), np.ones(2))
         bound = vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)[1]
-        b1 = vm.fit_block(X1, y1, np.zeros(len(y1)), np.zeros(2), *args)
-        b2 = vm.fit_block(X2, y2, np.zeros(len(y2)), np.zeros(2), *args)
+        b1 = vm.fit_block(vm.BlockProblem(X1, y1, *args), np.zeros(len(y1)), np.zeros(2))
+        b2 = vm.fit_block(vm.BlockProblem(X2, y2, *args), np.zeros(len(y2)), np.zeros(2))
         assert np.linalg.norm(b1 - b2) <= bound
-        w1 = vm.fit_block(W1, z1, o1, np.zeros(2), *args)
-        w2 = vm.fit_block(W2, z2, o2, np.zeros(2), *args)
+        w1 = vm.fit_block(vm.BlockProblem(W1, z1, *args), o1, np.zeros(2))
+        w2 = vm.fit_block(vm.BlockProblem(W2, z2, *args), o2, np.zeros(2))
         assert np.linalg.norm(w1 - w2) <= bound
     assert np.linalg.norm(w1 - w2) > 0.9 * bound  # lam = 5: the bound is nearly attained
     res = A.audit(A.vertical_coefficient_case(1.0), n_runs=100_000, random_state=9)

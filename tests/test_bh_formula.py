@@ -268,7 +268,7 @@ def test_formula_arguments_with_p_values_are_refused():
 
 # --------------------------------------------------------------------------- empirical audit, rows to release
 def _rows_to_release_case(eps: float, broken: bool):
-    """Rows -> marginal z (eq. 5) -> private BH, calibrated by plan_marginal_z (m = 1, k = 1, q = 0.9).
+    """Rows -> marginal z (eq. 5) -> private BH, calibrated by methods.bh.plan (m = 1, k = 1, q = 0.9).
 
     Neighbours (n = 4, x and y in (0, 1), σ = 1): every row at (0, 0), then the last row moved to
     (1, 1): z moves from 0 to Δz = 0.75, the extremal pair of (6)-(7); with ν = 2Φ̄(Δz) the truncated
@@ -276,13 +276,16 @@ def _rows_to_release_case(eps: float, broken: bool):
     λ for η/4 (the auditor must refute it).
     """
     from dpstats.audit.auditor import AuditCase, repeat
-    from dpstats.methods.bh import SlopeTests, plan_marginal_z
+    from dpstats.methods.bh import MARGINAL_Z, BHOptions, SlopeTests, plan
     from dpstats.privacy.fdr import peeling_scale, private_bh
     from dpstats.privacy.randomness import NoiseSource
 
     setting, q = SlopeTests(n=4, y_width=1.0, sigma=1.0), 0.9
     nu = float(2 * norm.sf(setting.delta_z))
-    _, calibration = plan_marginal_z(q=q, m=1, k=1, eps=eps, delta=0.0, setting=setting, truncate=nu)
+    options = BHOptions.partial(
+        route=MARGINAL_Z, q=q, eps=eps, delta=0.0, truncate=nu, max_rejections=1, sigma=1.0
+    )
+    calibration = plan(options, 1, setting).calibration
     if broken:
         calibration = peeling_scale(eps, 0.0, 1, eta_two_sided_z(setting.delta_z, nu) / 4)
 
@@ -307,7 +310,7 @@ def _rows_to_release_case(eps: float, broken: bool):
         kind="category",
         n_events=2,
         neighbours="all rows at (0, 0) vs the last at (1, 1): z moves by the derived Δz",
-        exercised="methods.bh.marginal_slope_z + privacy.fdr.private_bh, plan_marginal_z's calibration, seeded numpy",
+        exercised="methods.bh.marginal_slope_z + privacy.fdr.private_bh, the plan's calibration, seeded numpy",
     )
 
 

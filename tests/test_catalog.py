@@ -156,7 +156,7 @@ def _lists_of_methods(tree: ast.AST, known: set[str]):
 
 # A list of names that coincide with methods' short names but means something else.
 NOT_A_METHOD_LIST = {
-    ("dpstats/api/select_infer.py", ("knockoff", "sis", "two_stage")),  # dp_select_infer's selectors
+    ("dpstats/methods/select_infer.py", ("knockoff", "sis", "two_stage")),  # dp_select_infer's selectors
 }
 
 

@@ -16,7 +16,7 @@ from dpstats.errors import (
     DataError,
     PrivacyParameterError,
 )
-from dpstats.methods import vertical as m
+from dpstats.methods import privreg as m
 from dpstats.privacy.calibration import rho_from_eps_delta
 
 SM_FAMILY = {

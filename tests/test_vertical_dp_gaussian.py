@@ -11,7 +11,7 @@ import pytest
 import dpstats as dp
 from dpstats import audit as A
 from dpstats.errors import BudgetExceededError, PrivacyParameterError
-from dpstats.methods import vertical as m
+from dpstats.methods import privreg as m
 from dpstats.privacy.calibration import rho_from_eps_delta
 from dpstats.privacy.randomness import NoiseSource
 
@@ -116,15 +116,8 @@ def test_released_noise_sample_sd_matches_sigma():
     offset = np.random.default_rng(2).normal(0, 3, 4000)  # noisy offsets are clipped before the fit
     shared, change = block.update(offset)
     assert change is None
-    ref = m.fit_block(
-        X,
-        y,
-        np.clip(offset, -0.5, 0.5),
-        np.zeros(3),
-        m.FAMILIES["gaussian"],
-        m.Penalty("ridge", 0.1),
-        np.ones(3),
-    )
+    problem = m.BlockProblem(X, y, m.FAMILIES["gaussian"], m.Penalty("ridge", 0.1), np.ones(3))
+    ref = m.fit_block(problem, np.clip(offset, -0.5, 0.5), np.zeros(3))
     np.testing.assert_allclose(block.beta, ref, rtol=1e-10)
     resid = shared - np.clip(X @ block.beta, -0.5, 0.5)
     assert abs(resid.std() / 1.7 - 1) < 0.05 and abs(resid.mean()) < 0.1
@@ -153,8 +146,8 @@ def test_audit_coefficient_and_predictor_release_on_row_at_bounds(lam):
     (X1, y1), (X2, y2), off, R = _neighbours(B=B, off_bound=off_bound)
     n = len(y1)
     args = (m.FAMILIES["gaussian"], m.Penalty("ridge", lam), np.ones(2))
-    b1 = m.fit_block(X1, y1, off, np.zeros(2), *args)
-    b2 = m.fit_block(X2, y2, off, np.zeros(2), *args)
+    b1 = m.fit_block(m.BlockProblem(X1, y1, *args), off, np.zeros(2))
+    b2 = m.fit_block(m.BlockProblem(X2, y2, *args), off, np.zeros(2))
     d_eta, d_beta = m.gaussian_ridge_sensitivities(n, R, lam, C, B, off_bound)
     assert np.linalg.norm(b1 - b2) <= d_beta
     e1, e2 = np.clip(X1 @ b1, -C, C), np.clip(X2 @ b2, -C, C)

@@ -8,6 +8,8 @@ closed-form ridge fit, to 1e-3.  Every network wait is bounded (socket timeouts 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 import threading
 
@@ -17,7 +19,7 @@ import pytest
 
 import dpstats as dp
 from dpstats.errors import PrivacyParameterError
-from dpstats.methods import vertical as m
+from dpstats.methods import privreg as m
 from dpstats.privacy.calibration import rho_from_eps_delta
 from dpstats.privacy.randomness import NoiseSource
 from dpstats.vertical import Party, ProtocolError, SecureChannel
@@ -226,9 +228,8 @@ def test_member_refuses_a_sweep_beyond_the_agreed_plan(monkeypatch):
 
     orig = m.block_coordinate_descent
 
-    def greedy(*args, **kwargs):
-        kwargs["max_iter"] += 1
-        return orig(*args, **kwargs)
+    def greedy(blocks, y, family, sweeps, **kwargs):
+        return orig(blocks, y, family, replace(sweeps, max_iter=sweeps.max_iter + 1), **kwargs)
 
     monkeypatch.setattr(party_module.m, "block_coordinate_descent", greedy)
     results, errors = run(

@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpstats.errors import DataError
-from dpstats.methods import vertical as m
+from dpstats.methods import privreg as m
 from dpstats.vertical import Party, ProtocolError, TLSCredentials, party_main, run_on_loopback
 from dpstats.vertical.channel import decode, encode
 from dpstats.vertical.pki import cert_pem, init_consortium, issue, key_pem, write_new

@@ -12,49 +12,20 @@ and releases them only through private BH.
 
 from __future__ import annotations
 
-import math
-import numbers
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, model_frame, refuse_offset
-from ..geometry import resolve_box
+from ..formula import model_frame, refuse_offset
 from ..methods import bh as m
 from ..privacy.accountant import Accountant
-from ..privacy.fdr import PeelingCalibration, fdr_bound, harmonic
-from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
-from ..validation import (
-    check_accountant,
-    check_delta,
-    check_eps,
-    check_fraction,
-    check_neighbouring,
-    check_strict,
-)
 from ..schema import Schema
-from ._common import (
-    Settings,
-    call_record,
-    dummy_columns,
-    frame_schema,
-    is_auto,
-    missing_rows_step,
-    refuse_omit,
-    run,
-)
-
-MAX_REJECTIONS_DEFAULT = 20
+from ._common import Settings, call_of, check_budget, frame_schema, missing_rows_step, refuse_omit, run
 
 
-def dp_bh(
+def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
     p_values,
     q: float = 0.1,
     eps: float | None = None,
@@ -182,503 +153,95 @@ def dp_bh(
     >>> fit.rejected
     ['x0']
     """
-    if isinstance(q, (pd.DataFrame, Mapping)):
-        raise DataError("pass the data by name: dp_bh('y ~ .', data=df, q=0.1, ...); q is the target FDR.")
-    q = check_fraction(q, "q", low_open=True)
-    strict = check_strict(strict)
-    neighbouring = check_neighbouring(neighbouring)
-    accountant = check_accountant(accountant)
-    if isinstance(p_values, str):
-        return _dp_bh_formula(
-            p_values,
-            data,
-            q=q,
-            eps=eps,
-            delta=delta,
-            eta=eta,
-            truncate=truncate,
-            max_rejections=max_rejections,
-            bounds=bounds,
-            sigma=sigma,
-            levels=levels,
-            na_action=na_action,
-            neighbouring=neighbouring,
-            diagnostics=diagnostics,
-            random_state=random_state,
-            accountant=accountant,
-            strict=strict,
-        )
-    _refuse_formula_arguments(data=data, bounds=bounds, sigma=sigma, levels=levels, na_action=na_action)
-    if hasattr(p_values, "tidy") and _is_private_fit(p_values):
-        names, p = _fit_p_values(p_values)
-        _refuse_budget_for_post_processing(eps, eta, max_rejections)
-        _refuse_uncovered_fit_under_strict(p_values.privacy, strict)
-        door = _PostProcessing(names=names, p=p, q=q, fit=p_values)
-        return run(
-            door, Settings(strict=strict, random_state=random_state, accountant=accountant, diagnostics=False)
-        )
-    names, p = _fit_p_values(p_values) if hasattr(p_values, "tidy") else _p_values(p_values)
-    if eps is None:
-        raise PrivacyParameterError(
-            "eps is needed for raw p-values (private BH spends budget); give e.g. eps=1.0. "
-            "Only a private fit's released p-values can be post-processed without eps."
-        )
-    eps = check_eps(eps)
-    delta = check_delta(delta)
-    eta_value = _check_eta(eta, strict)
-    truncate = check_fraction(truncate, "truncate", low_open=True)
-    k = _check_max_rejections(max_rejections, p.size)
-    if accountant is not None:
-        accountant.check(eps, delta)
-    door = _Private(
-        names=names,
-        p=p,
-        q=q,
-        eps=eps,
-        delta=delta,
-        eta=eta_value,
-        eta_declared=eta is not None,
-        truncate=truncate,
-        k=k,
-        max_rejections=max_rejections,
-        neighbouring=neighbouring,
-    )
-    return run(
-        door,
-        Settings(strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics),
-    )
-
-
-def _dp_bh_formula(
-    formula: str, data, *, eps, delta, eta, sigma, bounds, levels, na_action, neighbouring, accountant, **rest
-):
-    """The formula route: every argument checked, then the door run (nothing read before the checks)."""
-    if eps is None:
-        raise PrivacyParameterError(
-            "eps is needed for the formula route (private BH spends budget); e.g. eps=1.0."
-        )
-    eps = check_eps(eps)
-    delta = check_delta(delta)
-    if eta is not None:
-        raise PrivacyParameterError(
-            "eta is derived on the formula route (from the bounds, n and sigma); leave eta out."
-        )
-    if neighbouring != "replace":
-        raise PrivacyParameterError(
-            'the formula route holds under neighbouring="replace" only: n is in every z-statistic\'s scale.'
-        )
-    if not isinstance(data, (pd.DataFrame, Mapping)):
-        raise DataError(
-            f"a formula needs data= as a pandas DataFrame (or dict of columns); got {type(data).__name__}."
-        )
-    if bounds is None or is_auto(bounds):
-        raise PrivacyParameterError(
-            "bounds= is needed on the formula route: declare public bounds of every column and of the "
-            "response, e.g. bounds=(-4, 4) or bounds={'x1': (0, 1), 'y': (-5, 5)} (bounds from the data "
-            "or bounds='auto' are not offered here)."
-        )
-    if (
-        isinstance(sigma, bool)
-        or not isinstance(sigma, numbers.Real)
-        or not (math.isfinite(sigma) and sigma > 0)
-    ):
-        raise PrivacyParameterError(
-            f"sigma must be a positive finite number (the public sd of the response under a null), got "
-            f"{sigma!r}; e.g. sigma=1.0."
-        )
-    truncate = check_fraction(rest.pop("truncate"), "truncate", low_open=True)
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
-    refuse_omit(schema, "dp_bh's formula route", "n is in every z-statistic's scale")
-    if accountant is not None:
-        accountant.check(eps, delta)
-    door = _Regression(
-        schema=schema,
-        formula=formula,
-        data=data,
-        eps=eps,
-        delta=delta,
-        bounds=bounds,
-        sigma=float(sigma),
-        truncate=truncate,
-        q=rest.pop("q"),
-        max_rejections=rest.pop("max_rejections"),
-    )
-    return run(door, Settings(accountant=accountant, **rest))
-
-
-def _refuse_formula_arguments(**given) -> None:
-    named = [name for name, value in given.items() if value is not None]
-    if named:
-        raise DataError(
-            f"{', '.join(named)} apply only when the first argument is a formula (e.g. dp_bh('y ~ .', "
-            f"data=df, ...)); leave {' and '.join(named)} out for p-values or a fit."
-        )
-
-
-# --------------------------------------------------------------------------- argument checks
-def _p_values(p_values) -> tuple[list[str], np.ndarray]:
-    """Names and p-values from an array, Series or dict; refuse NaN or values outside [0, 1]."""
-    if isinstance(p_values, Mapping):
-        names, values = [str(k) for k in p_values], list(p_values.values())
-    elif isinstance(p_values, pd.Series):
-        names, values = [str(k) for k in p_values.index], p_values.to_numpy()
+    given = locals()
+    settings = Settings.check(given)
+    options = m.BHOptions.check(given)
+    hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
+    if options.route == m.MARGINAL_Z:
+        schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
+        refuse_omit(schema, "dp_bh's formula route", "n is in every z-statistic's scale")
+        options = replace(options, schema=schema)
+    elif options.route == m.PRIVATE:
+        m.rejections(max_rejections, len(hypotheses.names))
+    if options.route == m.POST_PROCESSING:
+        settings = replace(settings, diagnostics=False)
     else:
-        values = p_values
-        names = None
-    try:
-        p = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise DataError(  # the conversion error would quote a value: not shown
-            "p_values must be numbers in [0, 1]; some could not be read as numbers (text or objects?)."
-        ) from None
-    if p.ndim != 1 or p.size == 0:
-        raise DataError(f"p_values must be a non-empty 1-d collection of numbers, got shape {p.shape}.")
-    if not ((p >= 0) & (p <= 1)).all():
-        # p-values computed from private data are private: the message names no value, index or count
-        raise DataError(
-            "p_values must lie in [0, 1] (and not be NaN); some do not. Fix or drop them before dp_bh "
-            "(the offending values are not shown: p-values computed from private data are private)."
-        )
-    if names is None:
-        names = [f"H{i + 1}" for i in range(p.size)]
-    if len(set(names)) < len(names):
-        repeated = sorted({n for n in names if names.count(n) > 1})[:3]
-        raise DataError(f"p_values' names must be unique (one per hypothesis); repeated: {repeated}.")
-    return names, p
+        check_budget(settings.accountant, options.eps, options.delta)
+    fit = getattr(p_values, "privacy", None)  # the post-processing route's fit: its guarantee carries over
+    return run(BHDoor(options, hypotheses, data, _call(given, options, hypotheses), fit), settings)
 
 
-def _fit_p_values(fit) -> tuple[list[str], np.ndarray]:
-    """Terms and p-values of a fit's ``tidy()`` (columns ``term`` and ``p.value``), intercept left out."""
-    table = fit.tidy()
-    missing = {"term", "p.value"} - set(getattr(table, "columns", []))
-    if missing:
-        raise DataError(
-            f"a fit given to dp_bh needs tidy() with columns 'term' and 'p.value'; missing {sorted(missing)}."
-        )
-    table = table[table["term"] != "(Intercept)"]
-    return _p_values(pd.Series(table["p.value"].to_numpy(dtype=float), index=table["term"].astype(str)))
+def _call(given: dict[str, Any], options: m.BHOptions, hypotheses: m.Hypotheses | None) -> dict[str, Any]:
+    """The result's call: the formula by name on the formula route, the p-values or the fit summarised."""
+    if options.route == m.MARGINAL_Z:
+        call = call_of(dp_bh, given, always=("p_values", "q", "eps", "bounds", "sigma"))
+        return {"formula" if name == "p_values" else name: value for name, value in call.items()}
+    if options.route == m.POST_PROCESSING:
+        fit = f"<{getattr(given['p_values'], 'method', 'private fit')} fit>"
+        return call_of(dp_bh, given, always=("p_values", "q"), p_values=fit)
+    shown = f"<{len(hypotheses.names)} p-values>"
+    return call_of(dp_bh, given, always=("p_values", "q", "eps"), p_values=shown)
 
 
-def _is_private_fit(fit) -> bool:
-    """A fit whose p-values were released by a DP mechanism: it carries a finite-eps privacy statement."""
-    statement = getattr(fit, "privacy", None)
-    return isinstance(statement, PrivacyStatement) and math.isfinite(statement.eps)
-
-
-def _refuse_budget_for_post_processing(eps, eta, max_rejections) -> None:
-    given = [n for n, v in (("eps", eps), ("eta", eta), ("max_rejections", max_rejections)) if v is not None]
-    if given:
-        raise PrivacyParameterError(
-            f"this fit's p-values are already private, so BH on them is post-processing and spends no "
-            f"budget; {', '.join(given)} would have no effect. Leave {' and '.join(given)} out."
-        )
-
-
-def _refuse_uncovered_fit_under_strict(statement: PrivacyStatement, strict: bool) -> None:
-    if strict and statement.data_dependent_steps:
-        raise PrivacyParameterError(
-            "strict=True refuses a fit whose guarantee does not cover its data-dependent steps ("
-            + "; ".join(statement.data_dependent_steps)
-            + "); refit it with strict=True (declared bounds) first."
-        )
-
-
-def _check_eta(eta, strict: bool) -> float:
-    if eta is None:
-        if strict:
-            raise PrivacyParameterError(
-                "strict=True refuses the default eta: the guarantee rests on eta, the largest change of "
-                "log max(p, truncate) between neighbouring data sets; declare it, e.g. "
-                "eta=dpstats.methods.bh.eta_two_sided_z(delta_z, truncate) for z-tests on bounded data."
-            )
-        return m.ETA_DEFAULT
-    if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not (math.isfinite(eta) and eta > 0):
-        raise PrivacyParameterError(
-            f"eta must be a positive finite number (the sensitivity of log p-values), got {eta!r}; "
-            "e.g. eta=0.01."
-        )
-    return float(eta)
-
-
-def _check_max_rejections(max_rejections, m_hyp: int) -> int:
-    if max_rejections is None:
-        return min(m_hyp, MAX_REJECTIONS_DEFAULT)
-    if (
-        isinstance(max_rejections, bool)
-        or not isinstance(max_rejections, numbers.Integral)
-        or not 1 <= max_rejections <= m_hyp
-    ):
-        raise DataError(
-            f"max_rejections must be a whole number with 1 <= max_rejections <= {m_hyp} (the number of "
-            f"p-values), got {max_rejections!r}."
-        )
-    return int(max_rejections)
-
-
-# --------------------------------------------------------------------------- doors
 @dataclass
-class _Private:
-    """dp_bh's private route for :func:`dpstats.api._common.run`."""
+class BHDoor:
+    """dp_bh's frame, plan, release and result for :func:`dpstats.api._common.run`, on every route."""
 
-    names: list[str]
-    p: np.ndarray
-    q: float
-    eps: float
-    delta: float
-    eta: float
-    eta_declared: bool
-    truncate: float
-    k: int
-    max_rejections: int | None
-    neighbouring: str = "replace"
+    options: m.BHOptions
+    hypotheses: m.Hypotheses | None  # the p-values as given (None on the formula route: tested here)
+    data: Any
+    call: dict
+    fit: PrivacyStatement | None = None
     label: str = "dp_bh"
-
-    def frame(self, dd: DataDependence) -> np.ndarray:
-        return self.p  # no data-dependent step: the p-values are used as given
-
-    def plan(self, frame: np.ndarray, dd: DataDependence) -> Plan:
-        plan, self._calibration = m.plan_private(
-            q=self.q,
-            m=frame.size,
-            k=self.k,
-            eps=self.eps,
-            delta=self.delta,
-            eta=self.eta if self.eta_declared else None,
-            truncate=self.truncate,
-            neighbouring=self.neighbouring,
-        )
-        return plan
 
     @property
-    def calibration(self) -> PeelingCalibration:
-        return self._calibration
+    def schema(self) -> Schema | None:
+        return self.options.schema
 
-    def release(self, frame: np.ndarray, plan: Plan, noise: NoiseSource):
-        return m.release_private(
-            frame, q=self.q, k=self.k, truncate=self.truncate, calibration=self.calibration, noise=noise
-        )
-
-    def result(
-        self, frame, plan: Plan, released, statement: PrivacyStatement, noise: NoiseSource
-    ) -> BHResult:
-        names = np.asarray(self.names, dtype=object)
-        call = call_record(
-            {"p_values": f"<{frame.size} p-values>", "q": self.q, "eps": self.eps},
-            {
-                "delta": (self.delta, 0.0),
-                "eta": (self.eta if self.eta_declared else None, None),
-                "truncate": (self.truncate, m.TRUNCATE_DEFAULT),
-                "max_rejections": (self.max_rejections, None),
-                "neighbouring": (self.neighbouring, "replace"),
-            },
-        )
-        return BHResult(
-            method="dp_bh",
-            call=call,
-            n=0,
-            p=int(frame.size),
-            terms=list(self.names),
-            privacy=statement,
-            route="private",
-            eta=self.eta,
-            **peeling_fields(
-                released, names, q=self.q, k=self.k, truncate=self.truncate, scale=self.calibration.scale
-            ),
-        )
-
-    def diagnostics(self, frame: np.ndarray, released) -> dict[str, Any]:
-        exact = m.benjamini_hochberg(frame, self.q)
-        return {
-            "raw_p_values": dict(zip(self.names, frame.tolist())),
-            "non_private_bh_rejected": [self.names[i] for i in exact.rejected],
-        }
-
-
-@dataclass
-class _RegressionFrame:
-    names: list[str]
-    n: int
-    y_width: float
-    tests: m.MarginalZ
-    k: int
-    rows_dropped: int
-    values_filled: int = 0
-
-
-@dataclass
-class _Regression:
-    """dp_bh's formula route: marginal slope z-tests on bounded rows, released through private BH."""
-
-    formula: str
-    data: Any
-    q: float
-    eps: float
-    delta: float
-    bounds: Any
-    sigma: float
-    truncate: float
-    max_rejections: int | None
-    schema: Schema | None = None
-    label: str = "dp_bh"
-
-    def frame(self, dd: DataDependence) -> _RegressionFrame:
-        mf = model_frame(self.formula, self.data, drop_intercept=True, min_rows=3, schema=self.schema)
+    def frame(self, dd: DataDependence) -> m.Hypotheses:
+        if self.hypotheses is not None:
+            return self.hypotheses  # no data-dependent step: the p-values are used as given
+        mf = model_frame(self.options.formula, self.data, drop_intercept=True, min_rows=3, schema=self.schema)
         refuse_offset(mf, "dp_bh")
-        names = [nm for nm in mf.names if nm != INTERCEPT]
-        if not names:
-            raise DataError(
-                f"the formula '{self.formula}' has no predictor columns; dp_bh needs at least one."
-            )
-        x_box = resolve_box(self.bounds, names, dummies=dummy_columns(mf))
-        y_box = resolve_box(self.bounds, [mf.response])
+        boxes = m.slope_boxes(mf, self.options.bounds)
         missing_rows_step(dd, mf)  # after the bounds: a bound left out is an error, not a step
-        lo_y, hi_y = float(y_box.lo[0]), float(y_box.hi[0])
-        tests = m.marginal_slope_z(mf.X, mf.y, x_box.lo, x_box.hi, lo_y, hi_y, self.sigma)
-        k = _check_max_rejections(self.max_rejections, len(names))
-        n = int(mf.y.size)
-        if self.delta > 0:
-            check_delta(self.delta, n)
-        return _RegressionFrame(names, n, hi_y - lo_y, tests, k, int(mf.n_dropped), int(mf.n_filled))
+        return m.slope_hypotheses(mf, boxes, self.options)
 
-    def plan(self, frame: _RegressionFrame, dd: DataDependence) -> Plan:
-        plan, self._calibration = m.plan_marginal_z(
-            q=self.q,
-            m=len(frame.names),
-            k=frame.k,
-            eps=self.eps,
-            delta=self.delta,
-            setting=m.SlopeTests(frame.n, frame.y_width, self.sigma),
-            truncate=self.truncate,
-        )
-        return plan
+    def plan(self, frame: m.Hypotheses, dd: DataDependence) -> m.BHPlan:
+        return m.plan(self.options, len(frame.names), frame.setting)
 
-    def release(self, frame: _RegressionFrame, plan: Plan, noise: NoiseSource):
-        return m.release_private(
-            frame.tests.p_values,
-            q=self.q,
-            k=frame.k,
-            truncate=self.truncate,
-            calibration=self._calibration,
-            noise=noise,
-        )
+    def release(self, frame: m.Hypotheses, plan: m.BHPlan, noise: NoiseSource):
+        return m.release(frame.p_values, plan, noise)
 
     def result(
-        self, frame: _RegressionFrame, plan: Plan, released, statement: PrivacyStatement, noise: NoiseSource
+        self, frame: m.Hypotheses, plan: m.BHPlan, released, statement: PrivacyStatement, noise: NoiseSource
     ) -> BHResult:
-        names = np.asarray(frame.names, dtype=object)
-        call = call_record(
-            {
-                "formula": self.formula,
-                "q": self.q,
-                "eps": self.eps,
-                "bounds": self.bounds,
-                "sigma": self.sigma,
-            },
-            {
-                "delta": (self.delta, 0.0),
-                "truncate": (self.truncate, m.TRUNCATE_DEFAULT),
-                "max_rejections": (self.max_rejections, None),
-            },
-        )
-        delta_z = m.z_slope_delta(0.0, frame.y_width, frame.n, self.sigma)
+        if plan.route == m.POST_PROCESSING:
+            statement = m.after_fit(self.fit, plan)
         return BHResult(
             method="dp_bh",
-            call=call,
+            call=self.call,
             n=frame.n,
             p=len(frame.names),
             terms=list(frame.names),
             privacy=statement,
-            route="marginal z-tests",
-            eta=m.eta_two_sided_z(delta_z, self.truncate),
-            **peeling_fields(
-                released, names, q=self.q, k=frame.k, truncate=self.truncate, scale=self._calibration.scale
-            ),
-            sigma=self.sigma,
-            delta_z=delta_z,
+            **m.released_fields(frame, plan, released),
         )
 
-    def diagnostics(self, frame: _RegressionFrame, released) -> dict[str, Any]:
-        exact = m.benjamini_hochberg(frame.tests.p_values, self.q)
+    def diagnostics(self, frame: m.Hypotheses, released) -> dict[str, Any]:
+        """Not private: the raw p-values (and z's, with the frame's counts) and non-private BH's rejections."""
+        names, tests = frame.names, frame.tests
+        exact = m.benjamini_hochberg(frame.p_values, self.options.q)
+        shown = {
+            "raw_p_values": dict(zip(names, frame.p_values.tolist())),
+            "non_private_bh_rejected": [names[i] for i in exact.rejected],
+        }
+        if tests is None:
+            return shown
+        counts = {"values_clipped": tests.n_clipped, "rows_dropped": frame.rows_dropped}
         return {
-            "raw_z": dict(zip(frame.names, frame.tests.z.tolist())),
-            "raw_p_values": dict(zip(frame.names, frame.tests.p_values.tolist())),
-            "non_private_bh_rejected": [frame.names[i] for i in exact.rejected],
-            "values_clipped": frame.tests.n_clipped,
-            "rows_dropped": frame.rows_dropped,
+            "raw_z": dict(zip(names, tests.z.tolist())),
+            **shown,
+            **counts,
             "values_filled": frame.values_filled,
         }
-
-
-@dataclass
-class _PostProcessing:
-    """dp_bh on a private fit's released p-values: BH as post-processing, no budget."""
-
-    names: list[str]
-    p: np.ndarray
-    q: float
-    fit: Any
-    label: str = "dp_bh"
-
-    def frame(self, dd: DataDependence) -> np.ndarray:
-        return self.p
-
-    def plan(self, frame: np.ndarray, dd: DataDependence) -> Plan:
-        return m.plan_post_processing(q=self.q, m=frame.size)
-
-    def release(self, frame: np.ndarray, plan: Plan, noise: NoiseSource) -> m.BHRejections:
-        return m.benjamini_hochberg(frame, self.q)
-
-    def result(
-        self, frame, plan: Plan, released, statement: PrivacyStatement, noise: NoiseSource
-    ) -> BHResult:
-        fit_statement: PrivacyStatement = self.fit.privacy
-        combined = PrivacyStatement(
-            method=f"{fit_statement.method}, then Benjamini-Hochberg",
-            eps=fit_statement.eps,
-            delta=fit_statement.delta,
-            neighbouring=fit_statement.neighbouring,
-            ledger=list(fit_statement.ledger) + list(plan.entries),
-            mechanisms=list(fit_statement.mechanisms) + ["post-processing"],
-            sensitivities=dict(fit_statement.sensitivities),
-            assumptions=list(fit_statement.assumptions) + list(plan.assumptions),
-            data_dependent_steps=list(fit_statement.data_dependent_steps),
-            seeded=fit_statement.seeded,
-            samplers=list(fit_statement.samplers),
-            notes=list(fit_statement.notes) + list(plan.notes),
-        )
-        names = np.asarray(self.names, dtype=object)
-        return BHResult(
-            method="dp_bh",
-            call={"p_values": f"<{getattr(self.fit, 'method', 'private fit')} fit>", "q": self.q},
-            n=0,
-            p=int(frame.size),
-            terms=list(self.names),
-            privacy=combined,
-            route="post-processing",
-            q=self.q,
-            rejected=names[released.rejected].tolist(),
-            threshold=released.threshold,
-            released_p_values=frame.copy(),
-            fdr_bound=self.q * harmonic(frame.size),
-        )
-
-    def diagnostics(self, frame: np.ndarray, released) -> dict[str, Any]:
-        return {}
-
-
-def peeling_fields(
-    released, names: np.ndarray, *, q: float, k: int, truncate: float, scale: float
-) -> dict[str, Any]:
-    """A private BH release's fields of :class:`BHResult` (both private routes), by hypothesis name."""
-    return {
-        "q": q,
-        "rejected": names[released.rejected].tolist(),
-        "threshold": math.exp(released.threshold_log),
-        "peeled": names[released.peeled].tolist(),
-        "noisy_p_values": np.exp(released.noisy_log_p),
-        "max_rejections": k,
-        "truncate": truncate,
-        "noise_scale": scale,
-        "shift": released.shift,
-        "fdr_bound": fdr_bound(q, k),
-    }

@@ -1,49 +1,36 @@
 """Front door of select-then-infer: :func:`dp_select_infer`.
 
-The rows are split at random into two disjoint parts by a permutation drawn
-independently of the data (its sizes follow from the public n and ``split``).
-Part A runs a private selector (:func:`dpstats.dp_sis`, :func:`dpstats.dp_two_stage`
-or :func:`dpstats.dp_knockoff`); part B runs :func:`dpstats.dp_lm` on the
-selected terms.  Each part spends the whole (eps, delta).
-
-Privacy (parallel composition).  Under replace-one-row with n public the two
-part sizes are public and fixed, and the permutation does not depend on the
-data, so replacing one row of the data set replaces exactly one row of exactly
-one part and leaves the other part unchanged.  The selector is (eps, delta)-DP
-in its part, dp_lm is (eps, delta)-DP in its part and is run with its input
-(the selected set) fixed, so for any pair of neighbouring data sets only one
-of the two mechanisms sees a change: the pipeline is (eps, delta)-DP
-(McSherry 2009, parallel composition; the adaptivity of part B's formula on
-part A's output does not matter because part B's rows are the same in both
-data sets).  The ledger has one entry for the composition; each part's own
-ledger is kept in the result and shown in its report.
+The rows are split at random into two disjoint parts; part A runs a private selector
+(:func:`dpstats.dp_sis`, :func:`dpstats.dp_two_stage` or :func:`dpstats.dp_knockoff`), part B
+runs :func:`dpstats.dp_lm` on the selected terms, each spending the whole (eps, delta): the
+split, the options and the plan (parallel composition) are :mod:`dpstats.methods.select_infer`;
+the release runs the two parts' front doors.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from ..errors import DataError, NonPrivateWarning, PrivacyParameterError
-from ..formula import INTERCEPT, model_frame
+from ..errors import DataError, NonPrivateWarning
+from ..formula import model_frame
 from ..geometry import resolve_box
-from ..privacy.accountant import Accountant, LedgerEntry
+from ..methods import select_infer as m
+from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
-from ..privacy.randomness import NoiseSource, RandomState, make_generator
+from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
-from ..validation import check_fraction
 from ..schema import Schema
 from ._common import (
-    check_budget,
     Settings,
     auto_bounds_options,
-    call_record,
+    call_of,
+    check_budget,
     frame_schema,
     is_auto,
     missing_rows_step,
@@ -51,14 +38,24 @@ from ._common import (
     run,
     schema_parameters,
 )
-from ..methods.lm import LAMBDA_SHARE, LMOptions
 from .lm import check_auto_bounds_level, dp_lm
 
-SELECTORS = ("sis", "two_stage", "knockoff")
+FIT_FIELDS = (
+    "coefficients",
+    "table",
+    "vcov_matrix",
+    "sigma",
+    "df_residual",
+    "conf_level",
+    "ridge",
+    "inference",
+    "noise",
+    "intercept",
+)
 
 
 @schema_parameters
-def dp_select_infer(
+def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,
     eps: float,
@@ -133,78 +130,18 @@ def dp_select_infer(
     """
     given = locals()
     settings = Settings.check(given)
-    lm_options = LMOptions.check({**given, "interval": "pivot", "lambda_share": LAMBDA_SHARE})
-    check_budget(settings.accountant, lm_options.eps, lm_options.delta)
-    args = {
-        "strict": settings.strict,
-        **{key: getattr(lm_options, key) for key in ("eps", "delta", "conf_level", "n_boot")},
-    }
-    if math.isinf(args["eps"]):
-        raise PrivacyParameterError(
-            "dp_select_infer needs a finite eps (the selectors have no eps = inf mode)."
+    options = m.SelectInferOptions.check(given)
+    check_budget(settings.accountant, options.eps, options.delta)
+    if bounds_eps is not None:  # each part releases its own bounds with bounds_eps of its eps
+        options = replace(
+            options, bounds=auto_bounds_options(bounds, options.eps, bounds_eps=bounds_eps, data=data)
         )
-    part_bounds = (  # each part releases its own bounds with bounds_eps of its eps
-        bounds
-        if bounds_eps is None
-        else auto_bounds_options(bounds, args["eps"], bounds_eps=bounds_eps, data=data)
-    )
-    if select not in SELECTORS:
-        raise PrivacyParameterError(f"select must be one of {list(SELECTORS)}, got {select!r}.")
-    split = check_fraction(split, "split", low_open=True)
-    if select == "knockoff" and args["delta"] <= 0:
-        raise PrivacyParameterError(
-            "select='knockoff' needs delta > 0 (dp_knockoff is (eps, delta)-DP); e.g. delta=1e-6."
-        )
-    if select == "two_stage" and k is None:
-        raise PrivacyParameterError("select='two_stage' needs k, the number of terms to select.")
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(
-            f"dp_select_infer needs an in-memory pandas DataFrame (the rows are split), got {type(data).__name__}."
-        )
-    extra = dict(select_args or {})
-    if strict and bounds is None:
-        raise PrivacyParameterError(
-            "strict=True needs declared bounds (bounds=...): dp_lm on part B would otherwise clip to the data's range."
-        )
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=args["eps"])
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
     refuse_omit(schema, "dp_select_infer", "its parts' sizes follow from n, and dp_lm releases n exactly")
-    door = SelectInferDoor(
-        schema=schema,
-        formula=formula,
-        data=data,
-        select=select,
-        k=k,
-        split=split,
-        bounds=part_bounds,
-        select_args=extra,
-        call_bounds=(bounds, bounds_eps),
-        random_state=random_state,
-        **{key: args[key] for key in ("eps", "delta", "conf_level", "n_boot", "strict")},
-    )
-    return run(door, settings)
-
-
-def split_rows(n: int, split: float, random_state: RandomState) -> tuple[np.ndarray, np.ndarray]:
-    """The public split of dp_select_infer: row positions of part A (floor(split·n) rows) and part B.
-
-    A permutation drawn independently of the data, from ``random_state`` (an
-    integer seed gives the same split every time; None draws from the OS).
-
-    Examples
-    --------
-    >>> a, b = split_rows(10, 0.5, 3)
-    >>> len(a), len(b), sorted(np.r_[a, b].tolist()) == list(range(10))
-    (5, 5, True)
-    """
-    seed = (
-        np.random.default_rng([int(random_state), 7919])
-        if isinstance(random_state, (int, np.integer))
-        else random_state
-    )
-    gen, _ = make_generator(seed)
-    order = gen.permutation(n)
-    n_a = int(math.floor(split * n))
-    return order[:n_a], order[n_a:]
+    call = call_of(dp_select_infer, given)
+    if bounds_eps is not None:
+        call["bounds_eps"] = bounds_eps
+    return run(SelectInferDoor(replace(options, schema=schema), data, call, settings), settings)
 
 
 class _Probed(Exception):
@@ -219,16 +156,6 @@ class _ProbeAccountant(Accountant):
 
 
 @dataclass
-class SplitFrame:
-    part_a: pd.DataFrame
-    part_b: pd.DataFrame
-    response: str
-    names: list[str]
-    n_dropped: int = 0
-    n_filled: int = 0
-
-
-@dataclass
 class Pipeline:
     selection: Any
     selected: list[str]
@@ -239,47 +166,27 @@ class Pipeline:
 class SelectInferDoor:
     """dp_select_infer's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
-    formula: str
+    options: m.SelectInferOptions
     data: pd.DataFrame
-    eps: float
-    delta: float
-    select: str
-    k: int | None
-    split: float
-    bounds: Any
-    select_args: dict
-    conf_level: float
-    n_boot: int
-    strict: bool
-    random_state: RandomState
-    call_bounds: tuple = (None, None)  # (bounds, bounds_eps) as the user gave them
-    schema: Schema | None = None
+    call: dict
+    settings: Settings  # the parts run with the call's strict and random_state
     label: str = "dp_select_infer"
     _dd: DataDependence | None = field(default=None, init=False, repr=False)
 
-    def frame(self, dd: DataDependence) -> SplitFrame:
+    @property
+    def schema(self) -> Schema | None:
+        return self.options.schema
+
+    def frame(self, dd: DataDependence) -> m.SplitFrame:
         self._dd = dd
-        mf = model_frame(self.formula, self.data, drop_intercept=True, schema=self.schema)
-        n = mf.n
-        n_a = int(math.floor(self.split * n))
-        if n_a < 2 or n - n_a < 3:
-            raise DataError(
-                f"split = {self.split:g} leaves too few rows in one part; use more rows or another split."
-            )
-        idx_a, idx_b = split_rows(n, self.split, self.random_state)
-        design = pd.DataFrame(mf.X, columns=mf.names)
-        design[mf.response] = mf.y
-        part_a, part_b = design.iloc[idx_a], design.iloc[idx_b]
-        frame = SplitFrame(
-            part_a.reset_index(drop=True), part_b.reset_index(drop=True), mf.response, list(mf.names)
-        )
-        frame.n_dropped, frame.n_filled = mf.n_dropped, mf.n_filled
+        mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
+        frame = m.split_frame(mf, self.options.split, self.settings.random_state)
         self._check_part_b(frame)
         missing_rows_step(dd, mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
 
-    def _check_part_b(self, frame: SplitFrame) -> None:
+    def _check_part_b(self, frame: m.SplitFrame) -> None:
         """Bounds declared for every candidate and the response, and room for k terms in part B.
 
         Both before any spend, from public inputs only: the bounds are checked against the names
@@ -291,17 +198,14 @@ class SelectInferDoor:
         where incomplete rows are dropped (a named data-dependent step, refused under strict),
         does n depend on the rows.
         """
-        if self.bounds is not None and not is_auto(self.bounds):  # private bounds: each part releases its own
-            resolve_box(self.bounds, frame.names + [frame.response])
-        check_auto_bounds_level(
-            self.bounds, len(frame.part_b), self.k or len(frame.names), self.eps, self.delta
-        )
-        if self.k is not None and self.k + 1 >= len(frame.part_b):
-            raise DataError(
-                f"k = {self.k} terms need more than {self.k + 1} rows in part B; lower k or split."
-            )
+        o = self.options
+        if o.bounds is not None and not is_auto(o.bounds):  # private bounds: each part releases its own
+            resolve_box(o.bounds, frame.names + [frame.response])
+        check_auto_bounds_level(o.bounds, len(frame.part_b), o.k or len(frame.names), o.eps, o.delta)
+        if o.k is not None and o.k + 1 >= len(frame.part_b):
+            raise DataError(f"k = {o.k} terms need more than {o.k + 1} rows in part B; lower k or split.")
 
-    def _dry_run(self, frame: SplitFrame) -> None:
+    def _dry_run(self, frame: m.SplitFrame) -> None:
         """Run the selector up to its charge, on an accountant that stops it there (no noise is drawn).
 
         Its argument checks, model frame, plan and data-dependent steps (refused under
@@ -315,34 +219,12 @@ class SelectInferDoor:
                 self._run_selection(f"`{frame.response}` ~ .", frame.part_a, 0, accountant=probe)
         except _Probed:
             return
-        raise AssertionError(f"dp_{self.select} did not charge its accountant")  # pragma: no cover
+        raise AssertionError(f"dp_{self.options.select} did not charge its accountant")  # pragma: no cover
 
-    def plan(self, frame: SplitFrame, dd: DataDependence) -> Plan:
-        n_a, n_b = len(frame.part_a), len(frame.part_b)
-        entry = LedgerEntry(
-            step=f"parallel composition: dp_{self.select} on part A ({n_a} rows), dp_lm on part B ({n_b} rows)",
-            mechanism=f"dp_{self.select} | dp_lm (disjoint rows)",
-            eps=self.eps,
-            delta=self.delta,
-            sensitivity="each part's own (see its ledger); one replaced row changes one part only",
-            note="parallel composition: the parts' budgets do not add (McSherry 2009)",
-            event={"kind": "eps_delta", "eps": self.eps, "delta": self.delta},
-        )
-        notes = [
-            f"The rows were split by a random permutation independent of the data into part A ({n_a} rows, "
-            f"selection) and part B ({n_b} rows, inference); the sizes follow from the public n and split = "
-            f"{self.split:g}.",
-            "Each part spends the whole budget: under replace-one-row a changed row lies in one part only "
-            "(parallel composition); the selected set is fixed before part B is read.",
-        ]
-        return Plan(
-            method=f"select-then-infer (dp_{self.select} -> dp_lm)",
-            neighbouring="replace",
-            entries=[entry],
-            notes=notes,
-        )
+    def plan(self, frame: m.SplitFrame, dd: DataDependence) -> Plan:
+        return m.plan(self.options, len(frame.part_a), len(frame.part_b))
 
-    def release(self, frame: SplitFrame, plan: Plan, noise: NoiseSource) -> Pipeline:
+    def release(self, frame: m.SplitFrame, plan: Plan, noise: NoiseSource) -> Pipeline:
         gen = noise.generator
         seed_a, seed_b = (
             (None, None) if not noise.seeded else (int(gen.integers(2**31)), int(gen.integers(2**31)))
@@ -354,7 +236,7 @@ class SelectInferDoor:
         if not selected:
             return Pipeline(selection, [], None)
         cols = selected + [frame.response]
-        bounds = self.bounds
+        o, bounds = self.options, self.options.bounds
         if isinstance(bounds, dict):
             bounds = {key: val for key, val in bounds.items() if key in cols}
         with warnings.catch_warnings():
@@ -362,13 +244,13 @@ class SelectInferDoor:
             fit = dp_lm(
                 formula,
                 frame.part_b[cols],
-                eps=self.eps,
-                delta=self.delta,
+                eps=o.eps,
+                delta=o.delta,
                 bounds=bounds,
-                conf_level=self.conf_level,
-                n_boot=self.n_boot,
+                conf_level=o.conf_level,
+                n_boot=o.n_boot,
                 random_state=seed_b,
-                strict=self.strict,
+                strict=self.settings.strict,
             )
         noise.samplers.update(fit.privacy.samplers)
         for step in selection.privacy.data_dependent_steps + fit.privacy.data_dependent_steps:
@@ -379,85 +261,48 @@ class SelectInferDoor:
     def _run_selection(self, formula: str, part: pd.DataFrame, seed, accountant=None):
         from . import knockoff, sis, two_stage
 
-        common = dict(random_state=seed, strict=self.strict, accountant=accountant)
-        if self.select == "sis":
-            return sis.dp_sis(
-                formula, part, self.eps, self.k, bounds=self.bounds, **common, **self.select_args
-            )
-        if self.select == "two_stage":
-            return two_stage.dp_two_stage(
-                formula, part, self.eps, self.k, bounds=self.bounds, **common, **self.select_args
-            )
-        return knockoff.dp_knockoff(formula, part, self.eps, self.delta, **common, **self.select_args)
+        o = self.options
+        common = dict(random_state=seed, strict=self.settings.strict, accountant=accountant, **o.select_args)
+        if o.select == "sis":
+            return sis.dp_sis(formula, part, o.eps, o.k, bounds=o.bounds, **common)
+        if o.select == "two_stage":
+            return two_stage.dp_two_stage(formula, part, o.eps, o.k, bounds=o.bounds, **common)
+        return knockoff.dp_knockoff(formula, part, o.eps, o.delta, **common)
 
     def result(
         self,
-        frame: SplitFrame,
+        frame: m.SplitFrame,
         plan: Plan,
         released: Pipeline,
         statement: PrivacyStatement,
         noise: NoiseSource,
     ) -> SelectInferResult:
-        call = call_record(
-            {"formula": self.formula, "eps": self.eps},
-            {
-                "delta": (self.delta, 0.0),
-                "select": (self.select, "sis"),
-                "k": (self.k, None),
-                "split": (self.split, 0.5),
-                "bounds": (self.call_bounds[0], None),
-                "bounds_eps": (self.call_bounds[1], None),
-                "conf_level": (self.conf_level, 0.95),
-                "n_boot": (self.n_boot, 1000),
-            },
-        )
         fit = released.fit
-        base = dict(
+        res = SelectInferResult(
             method="dp_select_infer",
-            call=call,
+            call=self.call,
             n=len(frame.part_a) + len(frame.part_b),
             p=len(frame.names),
             privacy=statement,
-            selector=f"dp_{self.select}",
+            selector=f"dp_{self.options.select}",
             selected=released.selected,
             candidates=len(frame.names),
             n_select=len(frame.part_a),
             n_infer=len(frame.part_b),
             selection=released.selection,
             fit=fit,
-            formula=self.formula,
+            formula=self.options.formula,
+            terms=[] if fit is None else list(fit.terms),
+            **({} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}),
         )
         if fit is None:
-            res = SelectInferResult(terms=[], **base)
             res.warnings.append("the selector selected no term; nothing was fitted on part B.")
-            return res
-        return SelectInferResult(
-            terms=list(fit.terms),
-            coefficients=fit.coefficients,
-            table=fit.table,
-            vcov_matrix=fit.vcov_matrix,
-            sigma=fit.sigma,
-            df_residual=fit.df_residual,
-            conf_level=fit.conf_level,
-            ridge=fit.ridge,
-            inference=fit.inference,
-            noise=fit.noise,
-            intercept=fit.intercept,
-            **base,
-        )
+        return res
 
-    def diagnostics(self, frame: SplitFrame, released: Pipeline) -> dict:
+    def diagnostics(self, frame: m.SplitFrame, released: Pipeline) -> dict:
         """Not private: ordinary least squares of the selected terms on part B's raw rows."""
-        if not released.selected:
-            return {
-                "rows_dropped_for_missing_values": frame.n_dropped,
-                "values_filled_for_missing": frame.n_filled,
-                "ols_part_b_nonprivate": {},
-            }
-        X = np.c_[np.ones(len(frame.part_b)), frame.part_b[released.selected].to_numpy(dtype=float)]
-        beta = np.linalg.lstsq(X, frame.part_b[frame.response].to_numpy(dtype=float), rcond=None)[0]
         return {
             "rows_dropped_for_missing_values": frame.n_dropped,
             "values_filled_for_missing": frame.n_filled,
-            "ols_part_b_nonprivate": dict(zip([INTERCEPT, *released.selected], beta.tolist())),
+            "ols_part_b_nonprivate": m.part_b_ols(frame, released.selected),
         }

@@ -573,9 +573,9 @@ def vertical_coefficient_case(
 ) -> AuditCase:
     """vertical_glm's DP coefficient release for one party: ridge-logistic block + Gaussian noise.
 
-    The block is fitted once per neighbour with ``methods.vertical.fit_block``
+    The block is fitted once per neighbour with ``methods.privreg.fit_block``
     (fixed offset, as in the sensitivity argument); Δ₂(β) from
-    ``methods.vertical.binomial_ridge_sensitivities``; σ = Δ₂/√(2ρ) with
+    ``methods.privreg.binomial_ridge_sensitivities``; σ = Δ₂/√(2ρ) with
     ρ = ``rho_from_eps_delta(eps, delta)`` (the whole budget on this one
     release, so the claim is (eps, delta)); runs draw the Gaussian noise
     vectorised through ``NoiseSource.gaussian``; the statistic is the
@@ -584,7 +584,7 @@ def vertical_coefficient_case(
     :func:`vertical_worst_frames` (≈ 0.95·Δ₂(β)); ``False`` the milder
     :func:`vertical_frames` pair (≈ 0.33·Δ₂(β)).
     """
-    from ..methods import vertical as vm
+    from ..methods import privreg as vm
     from ..privacy.calibration import rho_from_eps_delta
 
     if worst:
@@ -593,8 +593,8 @@ def vertical_coefficient_case(
         (X1, y1), (X2, y2), R = vertical_frames()
         o1 = o2 = np.zeros(len(y1))
     fam, pen, mask = vm.FAMILIES["binomial"], vm.Penalty("ridge", lam), np.ones(2)
-    b1 = vm.fit_block(X1, y1, o1, np.zeros(2), fam, pen, mask)
-    b2 = vm.fit_block(X2, y2, o2, np.zeros(2), fam, pen, mask)
+    b1 = vm.fit_block(vm.BlockProblem(X1, y1, fam, pen, mask), o1, np.zeros(2))
+    b2 = vm.fit_block(vm.BlockProblem(X2, y2, fam, pen, mask), o2, np.zeros(2))
     _, d_beta = vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)
     sigma = d_beta / math.sqrt(2 * rho_from_eps_delta(eps, delta))
     direction = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-300)
@@ -618,7 +618,7 @@ def vertical_coefficient_case(
             + ": ‖β(D1) − β(D2)‖ = "
             f"{np.linalg.norm(b2 - b1) / d_beta:.3f}·Δ₂(β)"
         ),
-        exercised="methods.vertical.fit_block once per neighbour + NoiseSource.gaussian, vectorised",
+        exercised="methods.privreg.fit_block once per neighbour + NoiseSource.gaussian, vectorised",
     )
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import datasets
-from ..api.vertical import vertical_glm
+from ..api.vertical_glm import vertical_glm
 from ..report import report
 from . import DemoReport
 

@@ -1,6 +1,6 @@
 """Private FDR control: Benjamini-Hochberg on p-values, privately (Dwork, Su & Zhang 2021).
 
-Three routes, one plan each:
+Three routes, one :func:`plan` and one :func:`release` that dispatch on the route (:class:`BHOptions`):
 
 * **raw p-values** (computed from the private data): the private BH of
   :mod:`dpstats.privacy.fdr` — p-values truncated below at a public ν, log
@@ -87,12 +87,20 @@ dp_lm (which releases such a bound privately) and BH on its released p-values
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy.special import log_ndtr, ndtri
 
+from ..errors import DataError, PrivacyParameterError
+from ..formula import INTERCEPT, ModelFrame, dummy_columns
+from ..geometry import Box, resolve_box
 from ..privacy.accountant import LedgerEntry
+from ..privacy.bounds import AutoBounds, PrivateBounds
 from ..privacy.fdr import (
     PeelingCalibration,
     PrivateBH,
@@ -103,9 +111,15 @@ from ..privacy.fdr import (
 )
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
+from ..privacy.statement import PrivacyStatement
+from ..schema import Schema
+from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ._options import Options
 
 ETA_DEFAULT = 0.01
 TRUNCATE_DEFAULT = 1e-10
+MAX_REJECTIONS_DEFAULT = 20
+PRIVATE, MARGINAL_Z, POST_PROCESSING = "private", "marginal z-tests", "post-processing"
 
 
 @dataclass(frozen=True)
@@ -216,32 +230,334 @@ def marginal_slope_z(
     return MarginalZ(z=z, p_values=2.0 * np.exp(log_ndtr(-np.abs(z))), n_clipped=n_clipped)
 
 
-# --------------------------------------------------------------------------- plans
-def plan_private(
-    *,
-    q: float,
-    m: int,
-    k: int,
-    eps: float,
-    delta: float,
-    eta: float | None,
-    truncate: float,
-    neighbouring: str = "replace",
-) -> tuple[Plan, PeelingCalibration]:
-    """The plan of private BH on raw p-values: one ledger entry for the k peels.
+@dataclass(frozen=True)
+class SlopeTests:
+    """The public inputs of Δz in (7): n (replace one row), the response's bound width W_y, and σ."""
 
-    ``eta=None`` means the default :data:`ETA_DEFAULT`, which the statement
-    names as a default rather than a declaration.
+    n: int
+    y_width: float
+    sigma: float
+
+    @property
+    def delta_z(self) -> float:
+        return z_slope_delta(0.0, self.y_width, self.n, self.sigma)
+
+
+# --------------------------------------------------------------------------- options
+@dataclass(frozen=True)
+class BHOptions(Options):
+    """dp_bh's options, checked once (defaults: the signature of :func:`dpstats.dp_bh`).
+
+    ``route`` is :data:`PRIVATE` (raw p-values), :data:`MARGINAL_Z` (a formula on bounded
+    rows) or :data:`POST_PROCESSING` (a private fit's released p-values), from the first
+    argument.  On the private route ``eta`` is the η the guarantee rests on
+    (:data:`ETA_DEFAULT` unless ``eta_declared``); on the formula route it is derived by the plan.
+    """
+
+    route: str
+    formula: str | None
+    q: float
+    eps: float | None
+    delta: float
+    eta: float | None
+    eta_declared: bool
+    truncate: float
+    max_rejections: int | None
+    neighbouring: str
+    bounds: Any
+    sigma: float | None
+    schema: Schema | None
+
+    @classmethod
+    def check(cls, given: Mapping[str, Any]) -> BHOptions:
+        """Cheap checks of dp_bh's arguments for the route its first argument takes (nothing read)."""
+        q = given["q"]
+        if isinstance(q, (pd.DataFrame, Mapping)):
+            raise DataError(
+                "pass the data by name: dp_bh('y ~ .', data=df, q=0.1, ...); q is the target FDR."
+            )
+        q = check_fraction(q, "q", low_open=True)
+        neighbouring = check_neighbouring(given["neighbouring"])
+        if isinstance(given["p_values"], str):
+            return cls.from_given(
+                given, route=MARGINAL_Z, formula=given["p_values"], q=q, **_formula_checks(given)
+            )
+        _refuse_formula_arguments(given)
+        fit = given["p_values"]
+        if hasattr(fit, "tidy") and _is_private_fit(fit):
+            _refuse_budget_for_post_processing(given)
+            _refuse_uncovered_fit_under_strict(fit.privacy, given["strict"])
+            return cls.from_given(given, route=POST_PROCESSING, formula=None, q=q, eta_declared=False)
+        if given["eps"] is None:
+            raise PrivacyParameterError(
+                "eps is needed for raw p-values (private BH spends budget); give e.g. eps=1.0. "
+                "Only a private fit's released p-values can be post-processed without eps."
+            )
+        return cls.from_given(
+            given,
+            route=PRIVATE,
+            formula=None,
+            q=q,
+            neighbouring=neighbouring,
+            eps=check_eps(given["eps"]),
+            delta=check_delta(given["delta"]),
+            eta=_check_eta(given["eta"], given["strict"]),
+            eta_declared=given["eta"] is not None,
+            truncate=check_fraction(given["truncate"], "truncate", low_open=True),
+        )
+
+
+def _formula_checks(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The formula route's checks, in order (nothing read before them); its checked values."""
+    if given["eps"] is None:
+        raise PrivacyParameterError(
+            "eps is needed for the formula route (private BH spends budget); e.g. eps=1.0."
+        )
+    eps, delta = check_eps(given["eps"]), check_delta(given["delta"])
+    if given["eta"] is not None:
+        raise PrivacyParameterError(
+            "eta is derived on the formula route (from the bounds, n and sigma); leave eta out."
+        )
+    if given["neighbouring"] != "replace":
+        raise PrivacyParameterError(
+            'the formula route holds under neighbouring="replace" only: n is in every z-statistic\'s scale.'
+        )
+    data, bounds, sigma = given["data"], given["bounds"], given["sigma"]
+    if not isinstance(data, (pd.DataFrame, Mapping)):
+        raise DataError(
+            f"a formula needs data= as a pandas DataFrame (or dict of columns); got {type(data).__name__}."
+        )
+    if (
+        bounds is None
+        or isinstance(bounds, (AutoBounds, PrivateBounds))
+        or (isinstance(bounds, str) and bounds == "auto")
+    ):
+        raise PrivacyParameterError(
+            "bounds= is needed on the formula route: declare public bounds of every column and of the "
+            "response, e.g. bounds=(-4, 4) or bounds={'x1': (0, 1), 'y': (-5, 5)} (bounds from the data "
+            "or bounds='auto' are not offered here)."
+        )
+    if (
+        isinstance(sigma, bool)
+        or not isinstance(sigma, numbers.Real)
+        or not (math.isfinite(sigma) and sigma > 0)
+    ):
+        raise PrivacyParameterError(
+            f"sigma must be a positive finite number (the public sd of the response under a null), got "
+            f"{sigma!r}; e.g. sigma=1.0."
+        )
+    truncate = check_fraction(given["truncate"], "truncate", low_open=True)
+    return {"eps": eps, "delta": delta, "sigma": float(sigma), "truncate": truncate, "eta_declared": False}
+
+
+def _refuse_formula_arguments(given: Mapping[str, Any]) -> None:
+    named = [name for name in ("data", "bounds", "sigma", "levels", "na_action") if given[name] is not None]
+    if named:
+        raise DataError(
+            f"{', '.join(named)} apply only when the first argument is a formula (e.g. dp_bh('y ~ .', "
+            f"data=df, ...)); leave {' and '.join(named)} out for p-values or a fit."
+        )
+
+
+def _is_private_fit(fit) -> bool:
+    """A fit whose p-values were released by a DP mechanism: it carries a finite-eps privacy statement."""
+    statement = getattr(fit, "privacy", None)
+    return isinstance(statement, PrivacyStatement) and math.isfinite(statement.eps)
+
+
+def _refuse_budget_for_post_processing(given: Mapping[str, Any]) -> None:
+    named = [name for name in ("eps", "eta", "max_rejections") if given[name] is not None]
+    if named:
+        raise PrivacyParameterError(
+            f"this fit's p-values are already private, so BH on them is post-processing and spends no "
+            f"budget; {', '.join(named)} would have no effect. Leave {' and '.join(named)} out."
+        )
+
+
+def _refuse_uncovered_fit_under_strict(statement: PrivacyStatement, strict: bool) -> None:
+    if strict and statement.data_dependent_steps:
+        raise PrivacyParameterError(
+            "strict=True refuses a fit whose guarantee does not cover its data-dependent steps ("
+            + "; ".join(statement.data_dependent_steps)
+            + "); refit it with strict=True (declared bounds) first."
+        )
+
+
+def _check_eta(eta, strict: bool) -> float:
+    if eta is None:
+        if strict:
+            raise PrivacyParameterError(
+                "strict=True refuses the default eta: the guarantee rests on eta, the largest change of "
+                "log max(p, truncate) between neighbouring data sets; declare it, e.g. "
+                "eta=dpstats.methods.bh.eta_two_sided_z(delta_z, truncate) for z-tests on bounded data."
+            )
+        return ETA_DEFAULT
+    if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not (math.isfinite(eta) and eta > 0):
+        raise PrivacyParameterError(
+            f"eta must be a positive finite number (the sensitivity of log p-values), got {eta!r}; "
+            "e.g. eta=0.01."
+        )
+    return float(eta)
+
+
+def rejections(max_rejections: int | None, m: int) -> int:
+    """k, the number of hypotheses peeled: ``max_rejections`` checked against the m hypotheses
+    (public: their count), or min(m, 20).
 
     Examples
     --------
-    >>> plan, cal = plan_private(q=0.1, m=100, k=10, eps=1.0, delta=0.0, eta=0.01,
-    ...                          truncate=1e-10)
-    >>> plan.eps, round(cal.scale, 3)
-    (1.0, 0.3)
+    >>> rejections(None, 50), rejections(3, 50)
+    (20, 3)
     """
-    eta_declared = eta is not None
-    eta = ETA_DEFAULT if eta is None else eta
+    if max_rejections is None:
+        return min(m, MAX_REJECTIONS_DEFAULT)
+    if (
+        isinstance(max_rejections, bool)
+        or not isinstance(max_rejections, numbers.Integral)
+        or not 1 <= max_rejections <= m
+    ):
+        raise DataError(
+            f"max_rejections must be a whole number with 1 <= max_rejections <= {m} (the number of "
+            f"p-values), got {max_rejections!r}."
+        )
+    return int(max_rejections)
+
+
+# --------------------------------------------------------------------------- hypotheses
+@dataclass(frozen=True)
+class Hypotheses:
+    """What BH runs on: each hypothesis' name and p-value (private: never released on the private
+    routes).  On the formula route also the tests behind them, their n (public: replace one row),
+    the public inputs of Δz and the frame's counts (diagnostics only)."""
+
+    names: list[str]
+    p_values: np.ndarray
+    n: int = 0
+    tests: MarginalZ | None = None
+    setting: SlopeTests | None = None
+    rows_dropped: int = 0
+    values_filled: int = 0
+
+
+def hypotheses(p_values) -> Hypotheses:
+    """Names and p-values from an array, Series, dict, or a fit's ``tidy()`` (columns ``term`` and
+    ``p.value``, intercept left out); NaN or values outside [0, 1] are refused, naming none."""
+    if hasattr(p_values, "tidy"):
+        table = p_values.tidy()
+        missing = {"term", "p.value"} - set(getattr(table, "columns", []))
+        if missing:
+            raise DataError(
+                f"a fit given to dp_bh needs tidy() with columns 'term' and 'p.value'; missing {sorted(missing)}."
+            )
+        table = table[table["term"] != INTERCEPT]
+        p_values = pd.Series(table["p.value"].to_numpy(dtype=float), index=table["term"].astype(str))
+    if isinstance(p_values, Mapping):
+        names, values = [str(k) for k in p_values], list(p_values.values())
+    elif isinstance(p_values, pd.Series):
+        names, values = [str(k) for k in p_values.index], p_values.to_numpy()
+    else:
+        names, values = None, p_values
+    try:
+        p = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(  # the conversion error would quote a value: not shown
+            "p_values must be numbers in [0, 1]; some could not be read as numbers (text or objects?)."
+        ) from None
+    if p.ndim != 1 or p.size == 0:
+        raise DataError(f"p_values must be a non-empty 1-d collection of numbers, got shape {p.shape}.")
+    if not ((p >= 0) & (p <= 1)).all():
+        # p-values computed from private data are private: the message names no value, index or count
+        raise DataError(
+            "p_values must lie in [0, 1] (and not be NaN); some do not. Fix or drop them before dp_bh "
+            "(the offending values are not shown: p-values computed from private data are private)."
+        )
+    names = [f"H{i + 1}" for i in range(p.size)] if names is None else names
+    if len(set(names)) < len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})[:3]
+        raise DataError(f"p_values' names must be unique (one per hypothesis); repeated: {repeated}.")
+    return Hypotheses(names, p)
+
+
+def slope_boxes(mf: ModelFrame, bounds: Any) -> tuple[list[str], Box, Box]:
+    """The formula route's hypotheses (one per design column) and the declared boxes of the
+    columns and the response; a column or bound left out is an error."""
+    names = [nm for nm in mf.names if nm != INTERCEPT]
+    if not names:
+        raise DataError(f"the formula '{mf.formula}' has no predictor columns; dp_bh needs at least one.")
+    x_box = resolve_box(bounds, names, dummies=dummy_columns(mf))
+    return names, x_box, resolve_box(bounds, [mf.response])
+
+
+def slope_hypotheses(mf: ModelFrame, boxes: tuple[list[str], Box, Box], options: BHOptions) -> Hypotheses:
+    """The marginal slope z-tests (5) of the model frame's rows clipped to the declared boxes."""
+    names, x_box, y_box = boxes
+    lo_y, hi_y = float(y_box.lo[0]), float(y_box.hi[0])
+    tests = marginal_slope_z(mf.X, mf.y, x_box.lo, x_box.hi, lo_y, hi_y, options.sigma)
+    rejections(options.max_rejections, len(names))
+    n = int(mf.y.size)
+    if options.delta > 0:
+        check_delta(options.delta, n)
+    setting = SlopeTests(n, hi_y - lo_y, options.sigma)
+    return Hypotheses(names, tests.p_values, n, tests, setting, int(mf.n_dropped), int(mf.n_filled))
+
+
+# --------------------------------------------------------------------------- the plan
+@dataclass
+class BHPlan(Plan):
+    """A :class:`~dpstats.privacy.plan.Plan` with what the release needs: the route, q, k, ν,
+    the peeling's calibration (λ; None on the post-processing route) and η (and Δz, σ on the
+    formula route)."""
+
+    route: str = PRIVATE
+    q: float = 0.1
+    k: int = 0
+    truncate: float = TRUNCATE_DEFAULT
+    calibration: PeelingCalibration | None = None
+    eta: float | None = None
+    delta_z: float | None = None
+    sigma: float | None = None
+
+
+def plan(options: BHOptions, m: int, setting: SlopeTests | None = None) -> BHPlan:
+    """The plan of one dp_bh release from public inputs: the options, the number m of hypotheses
+    and, on the formula route, the public inputs of Δz.
+
+    Raw p-values: one ledger entry for the k peels (η declared, or the default, which the
+    statement names as a default rather than a declaration).  Formula route: the same with η
+    derived by (7) and (4).  A private fit's p-values: post-processing, zero budget.
+
+    Examples
+    --------
+    >>> pl = plan(BHOptions.partial(route=PRIVATE, q=0.1, eps=1.0, delta=0.0, eta=0.01, eta_declared=True,
+    ...                             truncate=1e-10, max_rejections=10, neighbouring="replace"), 100)
+    >>> pl.eps, round(pl.calibration.scale, 3)
+    (1.0, 0.3)
+    >>> formula = BHOptions.partial(route=MARGINAL_Z, q=0.1, eps=1.0, delta=0.0, truncate=1e-10,
+    ...                             max_rejections=5, neighbouring="replace", sigma=1.0)
+    >>> pl = plan(formula, 20, SlopeTests(n=10**6, y_width=2.0, sigma=1.0))
+    >>> pl.eps, round(pl.calibration.scale / (3 * 5), 5)
+    (1.0, 0.02645)
+    >>> plan(BHOptions.partial(route=POST_PROCESSING, q=0.1, neighbouring="replace"), 5).eps
+    0.0
+    """
+    if options.route == POST_PROCESSING:
+        return _plan_post_processing(options.q, m, options.neighbouring)
+    k = rejections(options.max_rejections, m)
+    if options.route == MARGINAL_Z:
+        return _plan_marginal_z(options, m, k, setting)
+    text = "declared" if options.eta_declared else "the default (not derived from your data)"
+    return _plan_peeling(options, m, k, options.eta, text)
+
+
+def _plan_peeling(options: BHOptions, m: int, k: int, eta: float, eta_text: str) -> BHPlan:
+    """Private BH on m raw p-values whose log max(p, ν) moves by at most η: the k peels."""
+    q, eps, delta, truncate, neighbouring = (
+        options.q,
+        options.eps,
+        options.delta,
+        options.truncate,
+        options.neighbouring,
+    )
     cal = peeling_scale(eps, delta, k, eta)
     entry = LedgerEntry(
         step=f"Report Noisy Min peeling of the {k} smallest of {m} truncated log p-values, "
@@ -257,9 +573,8 @@ def plan_private(
             else {"kind": "pure", "eps": eps}
         ),
     )
-    eta_text = "declared" if eta_declared else "the default (not derived from your data)"
     relation = "replace one row" if neighbouring == "replace" else "add or remove one row"
-    plan = Plan(
+    return BHPlan(
         method="private Benjamini-Hochberg",
         neighbouring=neighbouring,
         entries=[entry],
@@ -284,80 +599,62 @@ def plan_private(
             "Raw p-values are not released: only the peeled hypotheses, their noisy p-values, "
             "the rejections and the noisy threshold.",
         ],
+        route=options.route,
+        q=q,
+        k=k,
+        truncate=truncate,
+        calibration=cal,
+        eta=eta,
     )
-    return plan, cal
 
 
-@dataclass(frozen=True)
-class SlopeTests:
-    """The public inputs of Δz in (7): n (replace one row), the response's bound width W_y, and σ."""
-
-    n: int
-    y_width: float
-    sigma: float
-
-    @property
-    def delta_z(self) -> float:
-        return z_slope_delta(0.0, self.y_width, self.n, self.sigma)
-
-
-def plan_marginal_z(
-    *,
-    q: float,
-    m: int,
-    k: int,
-    eps: float,
-    delta: float,
-    setting: SlopeTests,
-    truncate: float,
-) -> tuple[Plan, PeelingCalibration]:
-    """The plan of private BH on the marginal slope z-tests (5): η derived by (7) and (4), not declared.
-
-    Examples
-    --------
-    >>> plan, cal = plan_marginal_z(q=0.1, m=20, k=5, eps=1.0, delta=0.0,
-    ...                             setting=SlopeTests(n=10**6, y_width=2.0, sigma=1.0), truncate=1e-10)
-    >>> plan.eps, round(cal.scale / (3 * 5), 5)
-    (1.0, 0.02645)
-    """
-    n, y_width, sigma, delta_z = setting.n, setting.y_width, setting.sigma, setting.delta_z
+def _plan_marginal_z(options: BHOptions, m: int, k: int, setting: SlopeTests) -> BHPlan:
+    """Private BH on the marginal slope z-tests (5): η derived by (7) and (4), not declared."""
+    n, y_width, sigma, delta_z, truncate = (
+        setting.n,
+        setting.y_width,
+        setting.sigma,
+        setting.delta_z,
+        options.truncate,
+    )
     eta = eta_two_sided_z(delta_z, truncate)
-    plan, cal = plan_private(q=q, m=m, k=k, eps=eps, delta=delta, eta=eta, truncate=truncate)
+    pl = _plan_peeling(options, m, k, eta, "declared")
     why = (
         f"η = {eta:.4g} derived: Δz = 2(1 − 1/n)·W_y/(σ√n) = {delta_z:.4g} (n = {n}, W_y = {y_width:g}, "
         f"σ = {sigma:g}, replace one row), then η = log Φ̄(u_ν − Δz) − log Φ̄(u_ν), u_ν = Φ̄⁻¹(ν/2)"
     )
-    plan.entries = [
+    pl.entries = [
         replace(
-            plan.entries[0],
+            pl.entries[0],
             step=f"Report Noisy Min peeling of the {k} smallest of {m} truncated log p-values of marginal "
             "slope z-tests, each with a fresh noisy value",
             sensitivity=f"ℓ∞ sensitivity of log max(p, ν): {why}",
         )
     ]
-    plan.method = "private Benjamini-Hochberg on marginal slope z-tests"
-    plan.sensitivities = {
+    pl.method = "private Benjamini-Hochberg on marginal slope z-tests"
+    pl.sensitivities = {
         "centred cross product S_j = Σ(x_ij − x̄_j)(y_i − ȳ)": "(1 − 1/n)·W_j·W_y (replace one row; attained)",
         "z_j = S_j/(σ·(W_j/2)·√n), every j at once": f"Δz = {delta_z:.4g}",
-        **{key: value for key, value in plan.sensitivities.items() if not key.startswith("log max")},
+        **{key: value for key, value in pl.sensitivities.items() if not key.startswith("log max")},
         "log max(p_i, ν), every i at once": f"η = {eta:.4g} (derived from the bounds, n and σ), ν = {truncate:g}",
     }
-    plan.assumptions = [
+    pl.assumptions = [
         "privacy rests on the declared bounds (values outside are clipped) and on n being public "
         "(replace one row); it holds whatever the data's law",
         f"the p-values are valid (conservative) under H0j: given x_j, the y_i are independent with a common "
         f"mean and variance at most σ² = {sigma:g}² (normal approximation for bounded y)",
-        plan.assumptions[1],
+        pl.assumptions[1],
     ]
-    plan.notes = [
+    pl.notes = [
         "Hypothesis j: zero marginal slope of the response on design column j; z_j scales the centred "
         "cross product by the public σ and half-width W_j/2, never by the data's spread "
         "(derivation in dpstats.methods.bh).",
-        *plan.notes[:-1],
+        *pl.notes[:-1],
         "Raw z-statistics and p-values are not released: only the peeled hypotheses, their noisy p-values, "
         "the rejections and the noisy threshold.",
     ]
-    return plan, cal
+    pl.delta_z, pl.sigma = delta_z, sigma
+    return pl
 
 
 def _composition_text(composition: str, k: int) -> str:
@@ -368,14 +665,8 @@ def _composition_text(composition: str, k: int) -> str:
     return composition
 
 
-def plan_post_processing(*, q: float, m: int, neighbouring: str = "replace") -> Plan:
-    """The plan of BH on a private fit's released p-values: post-processing, zero budget.
-
-    Examples
-    --------
-    >>> plan_post_processing(q=0.1, m=5).eps
-    0.0
-    """
+def _plan_post_processing(q: float, m: int, neighbouring: str) -> BHPlan:
+    """BH on a private fit's released p-values: post-processing, zero budget."""
     entry = LedgerEntry(
         step=f"Benjamini-Hochberg at q = {q:g} on {m} released p-values",
         mechanism="post-processing",
@@ -385,7 +676,7 @@ def plan_post_processing(*, q: float, m: int, neighbouring: str = "replace") -> 
         note="post-processing of a DP release costs no budget (Dwork & Roth 2014, Prop. 2.1)",
         event={"kind": "post_processing"},
     )
-    return Plan(
+    return BHPlan(
         method="Benjamini-Hochberg on private p-values",
         neighbouring=neighbouring,
         entries=[entry],
@@ -396,17 +687,65 @@ def plan_post_processing(*, q: float, m: int, neighbouring: str = "replace") -> 
             "so this FDR control is approximate",
         ],
         notes=["BH used only the fit's released p-values: no extra privacy budget was spent."],
+        route=POST_PROCESSING,
+        q=q,
     )
 
 
-def release_private(
-    p_values: np.ndarray,
-    *,
-    q: float,
-    k: int,
-    truncate: float,
-    calibration: PeelingCalibration,
-    noise: NoiseSource,
-) -> PrivateBH:
-    """Run the private BH of :func:`dpstats.privacy.fdr.private_bh` on raw p-values."""
-    return private_bh(p_values, q=q, k=k, truncate=truncate, calibration=calibration, noise=noise)
+# --------------------------------------------------------------------------- the release
+def release(p_values: np.ndarray, pl: BHPlan, noise: NoiseSource) -> PrivateBH | BHRejections:
+    """BH on the hypotheses' p-values as planned: the private BH of
+    :func:`dpstats.privacy.fdr.private_bh` (both private routes), or plain BH on a private fit's
+    released p-values (post-processing)."""
+    if pl.route == POST_PROCESSING:
+        return benjamini_hochberg(p_values, pl.q)
+    return private_bh(p_values, q=pl.q, k=pl.k, truncate=pl.truncate, calibration=pl.calibration, noise=noise)
+
+
+def released_fields(hyp: Hypotheses, pl: BHPlan, released: PrivateBH | BHRejections) -> dict[str, Any]:
+    """What a release shows, by hypothesis name (the route's fields of :class:`dpstats.results.bh.BHResult`)."""
+    names = np.asarray(hyp.names, dtype=object)
+    if pl.route == POST_PROCESSING:
+        return {
+            "route": pl.route,
+            "q": pl.q,
+            "rejected": names[released.rejected].tolist(),
+            "threshold": released.threshold,
+            "released_p_values": hyp.p_values.copy(),
+            "fdr_bound": pl.q * harmonic(hyp.p_values.size),
+        }
+    fields = {
+        "route": pl.route,
+        "eta": pl.eta,
+        "q": pl.q,
+        "rejected": names[released.rejected].tolist(),
+        "threshold": math.exp(released.threshold_log),
+        "peeled": names[released.peeled].tolist(),
+        "noisy_p_values": np.exp(released.noisy_log_p),
+        "max_rejections": pl.k,
+        "truncate": pl.truncate,
+        "noise_scale": pl.calibration.scale,
+        "shift": released.shift,
+        "fdr_bound": fdr_bound(pl.q, pl.k),
+    }
+    if pl.route == MARGINAL_Z:
+        fields.update(sigma=pl.sigma, delta_z=pl.delta_z)
+    return fields
+
+
+def after_fit(fit: PrivacyStatement, pl: BHPlan) -> PrivacyStatement:
+    """The statement of BH on a private fit's p-values: the fit's guarantee, with BH's zero-cost step."""
+    return PrivacyStatement(
+        method=f"{fit.method}, then Benjamini-Hochberg",
+        eps=fit.eps,
+        delta=fit.delta,
+        neighbouring=fit.neighbouring,
+        ledger=list(fit.ledger) + list(pl.entries),
+        mechanisms=list(fit.mechanisms) + ["post-processing"],
+        sensitivities=dict(fit.sensitivities),
+        assumptions=list(fit.assumptions) + list(pl.assumptions),
+        data_dependent_steps=list(fit.data_dependent_steps),
+        seeded=fit.seeded,
+        samplers=list(fit.samplers),
+        notes=list(fit.notes) + list(pl.notes),
+    )

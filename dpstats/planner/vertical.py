@@ -40,7 +40,7 @@ def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta
     bounds = {"y": (-c * sd_y, c * sd_y), **{name: (-c, c) for name in names}}
 
     def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
-        from ..api.vertical import vertical_glm
+        from ..api.vertical_glm import vertical_glm
 
         err = np.zeros((eps.size, trials))
         for t in range(trials):
@@ -77,7 +77,7 @@ def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta
         ledger=lambda n: one_step_ledger(
             "noisy linear predictors and coefficients of ridge block coordinate descent",
             "Gaussian, accounted in zCDP",
-            "see dpstats.methods.vertical (declared bounds, ridge lam, replace-one-row)",
+            "see dpstats.methods.privreg (declared bounds, ridge lam, replace-one-row)",
             delta,
         ),
         notes=[

@@ -3,7 +3,7 @@
 Topology: a star.  The leader holds y, the intercept and its own columns; it
 listens (:meth:`Party.serve`), and every other party (a member) connects to it
 (:meth:`Party.connect`).  The leader runs the sweeps of
-:func:`dpstats.methods.vertical.block_coordinate_descent`: it sends each
+:func:`dpstats.methods.privreg.block_coordinate_descent`: it sends each
 member the sum of the other parties' current linear predictors, and the
 member answers with its own linear predictor and Σ|Δβ_k|.  At the end each
 member sends its coefficients and standard errors, and the leader sends the
@@ -28,11 +28,11 @@ import pandas as pd
 
 from ..errors import DataError, DPStatsError, PrivacyParameterError
 from ..formula import model_frame
-from ..methods import vertical as m
+from ..methods import privreg as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..validation import check_delta, check_eps
-from ..results.vertical import VerticalGLMResult, assemble_result, coefficient_table, vertical_call
+from ..results.vertical_glm import VerticalGLMResult, assemble_result, coefficient_table
 from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
 from .pki import TLSCredentials
 from .threat import failure_note, network_notes
@@ -207,13 +207,13 @@ class Party:
             raise DataError(
                 "se='pooled' needs all columns in one process; use 'exact', 'history' or 'conditional'."
             )
-        spec = m.fit_settings(
-            family, penalty, lam, tol, max_iter, se, conf_level, eps, delta, rounds, eta_clip, coef_share
+        options = m.PrivregOptions.check(
+            {**locals(), "formula": self.formula, "neighbouring": "replace", "schema": None}
         )
         expected = self._expected_members(parties, n_parties)
         mf = self._frame(leader=True)
         m.check_response(mf.y, family, mf.response)
-        dp = _LocalDP.leader(mf, spec, bounds, random_state) if spec["eps"] is not None else None
+        dp = _LocalDP.leader(mf, options, bounds, random_state) if options.dp else None
         ctx = server_context(self.tls) if self.tls is not None else None
         listener = socket.create_server((host, port))
         listener.settimeout(self.timeout)
@@ -229,9 +229,7 @@ class Party:
                 hellos = self._admit_tls(listener, ctx, expected, channels, on_refused)
             listener.close()  # no one joins once the fit has started
             self._order_and_check_rows(hellos, channels, mf.n)
-            return self._lead(
-                mf, channels, hellos, spec, family, penalty, lam, tol, max_iter, se, verbose, round_delay, dp
-            )
+            return self._lead(mf, channels, hellos, options, verbose, round_delay, dp)
         except BaseException as exc:
             _abort_all(channels, exc)
             _add_failure_note(exc, self._progress, leader=True)
@@ -370,23 +368,9 @@ class Party:
             hellos.append(hello)
         return hellos
 
-    def _lead(
-        self,
-        mf,
-        channels,
-        hellos,
-        spec,
-        family,
-        penalty,
-        lam,
-        tol,
-        max_iter,
-        se,
-        verbose,
-        round_delay,
-        dp=None,
-    ) -> VerticalGLMResult:
-        check_agreement(spec, hellos)  # before y or any linear predictor leaves this party
+    def _lead(self, mf, channels, hellos, options, verbose, round_delay, dp=None) -> VerticalGLMResult:
+        check_agreement(options, hellos)  # before y or any linear predictor leaves this party
+        family, penalty, lam, se = options.family, options.penalty, options.lam, options.se
         fam = m.FAMILIES[family]
         pen = m.Penalty(penalty, float(lam))
         terms = list(mf.names) + [t for h in hellos for t in h["terms"]]
@@ -396,12 +380,12 @@ class Party:
         p = len(terms)
         names = [self.name] + [h["name"] for h in hellos]
         sizes = [mf.p] + [len(h["terms"]) for h in hellos]
-        radius = sigmas = None
+        radius = None
         y = mf.y if dp is None else dp.y
         if dp is not None:
             radius = [dp.radius] + [float(h["dp"]["radius"]) for h in hellos]
-            sigmas = m.noise_scales(spec, mf.n, len(names), radius, y_bound=dp.y_bound)
-        plan = m.plan(spec, mf.n, len(names), radius, None if dp is None else dp.y_bound, simulated=False)
+        plan = m.plan(options, mf.n, len(names), radius, None if dp is None else dp.y_bound, simulated=False)
+        sigmas = plan.sigmas
         for name, ch in channels:
             k = names.index(name)
             setup = {
@@ -414,14 +398,14 @@ class Party:
                 "p_other": p - sizes[k],
             }
             if dp is not None:
-                setup["dp"] = dp_setup(spec, radius, dp.y_bound, len(names))
+                setup["dp"] = dp_setup(options, radius, dp.y_bound, len(names))
             ch.send(setup)
             self._progress["sent_setup"] = True
         if dp is None:
             mask = np.array([0.0 if t == "(Intercept)" else 1.0 for t in mf.names])
             own = m.LocalBlock(mf.X, mf.y, fam, pen, mask, p - mf.p, se=se)
         else:
-            own = dp.block(fam, pen, p - mf.p, sigmas[0][0], spec, len(names))
+            own = dp.block(fam, pen, p - mf.p, sigmas[0][0], options, len(names))
         blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen) for nm, ch in channels]
 
         def log(row):
@@ -438,14 +422,7 @@ class Party:
 
         dp_on = dp is not None
         out = m.block_coordinate_descent(
-            blocks,
-            y,
-            fam,
-            tol=tol,
-            max_iter=spec["rounds"] if dp_on else max_iter,
-            fixed_rounds=dp_on,
-            check_separation=penalty is None and not dp_on,
-            on_round=log,
+            blocks, y, fam, options.sweeps(), check_separation=penalty is None and not dp_on, on_round=log
         )
         # DP mode: each member noises its own coefficients with its own σ_β (RemoteBlock ignores the scale)
         finals = m.finish_blocks(blocks, out, fam, y, p, sigmas[1] if dp_on else None)
@@ -458,25 +435,13 @@ class Party:
         # a seed at any party makes the whole release predictable to whoever knows it
         statement.seeded = bool(noise.seeded) or any(bool((h.get("dp") or {}).get("seeded")) for h in hellos)
         statement.notes = list(statement.notes) + network_notes(self.channel, len(names), dp_on)
-        call = vertical_call(
-            mf.formula,
-            names,
-            family,
-            penalty,
-            lam,
-            tol,
-            max_iter,
-            se,
-            spec["eps"],
-            spec["delta"],
-            spec["rounds"],
-        )
+        call = party_call(mf.formula, names, options)
         released = m.Released(out, finals, index, *m.dispersion_and_deviance(fam, y, out.eta, mf.n - p))
-        result = assemble_result(call, terms, mf.n, names, released, spec, statement, se)
+        result = assemble_result(call, terms, mf.n, names, released, options, statement)
         message = result_message(result)
         if dp_on:
             message["meta"]["dp"] = {
-                **dp_setup(spec, radius, dp.y_bound, len(names)),
+                **dp_setup(options, radius, dp.y_bound, len(names)),
                 "seeded": statement.seeded,
             }
         message["meta"]["channel"] = self.channel
@@ -585,22 +550,27 @@ class Party:
         names_radius = [float(r) for r in plan["radius"]]
         if radius not in names_radius:
             raise ProtocolError("the leader's DP plan does not contain this party's row-norm bound")
-        spec = m.fit_settings(
-            setup["family"],
-            setup["penalty"],
-            float(setup["lam"]),
-            0.5,
-            1,
-            "none",
-            0.95,
-            own["eps"],
-            own["delta"],
-            int(plan["rounds"]),
-            float(plan["eta_clip"]),
-            float(plan["coef_share"]),
+        options = m.PrivregOptions.check(
+            {
+                "formula": None,
+                "family": setup["family"],
+                "penalty": setup["penalty"],
+                "lam": float(setup["lam"]),
+                "tol": 0.5,
+                "max_iter": 1,
+                "se": "none",
+                "conf_level": 0.95,
+                "eps": own["eps"],
+                "delta": own["delta"],
+                "rounds": int(plan["rounds"]),
+                "eta_clip": float(plan["eta_clip"]),
+                "coef_share": float(plan["coef_share"]),
+                "neighbouring": "replace",
+                "bounds": None,
+            }
         )
-        sig_eta, sig_beta = m.noise_scales(spec, mf.n, K, [radius], y_bound=plan["y_bound"])
-        offset_clip = (K - 1) * spec["eta_clip"] if plan["y_bound"] is not None else math.inf
+        sig_eta, sig_beta = m.noise_scales(options, mf.n, K, [radius], y_bound=plan["y_bound"])
+        offset_clip = (K - 1) * options.eta_clip if plan["y_bound"] is not None else math.inf
         block = m.LocalBlock(
             X,
             y,
@@ -610,11 +580,11 @@ class Party:
             int(setup["p_other"]),
             se="none",
             sigma_eta=sig_eta[0],
-            eta_clip=spec["eta_clip"],
+            eta_clip=options.eta_clip,
             noise=noise,
             offset_clip=offset_clip,
         )
-        return sig_eta[0], sig_beta[0], spec["rounds"], block
+        return sig_eta[0], sig_beta[0], options.rounds, block
 
     def _serve_requests(
         self,
@@ -708,15 +678,17 @@ class _LocalDP:
         self.mf, self.X, self.y, self.radius, self.y_bound, self.noise = mf, X, y, radius, y_bound, noise
 
     @classmethod
-    def leader(cls, mf, spec: dict, bounds, random_state) -> _LocalDP:
+    def leader(cls, mf, options: m.PrivregOptions, bounds, random_state) -> _LocalDP:
         X, (radius,) = m.clip_covariates(mf, np.zeros(mf.p, dtype=int), 1, bounds)
         y, y_bound = mf.y, None
-        if spec["family"] == "gaussian":
+        if options.family == "gaussian":
             y, y_bound = m.clip_response(mf, bounds)
         return cls(mf, X, y, radius, y_bound, NoiseSource(random_state))
 
-    def block(self, fam, pen, p_other: int, sigma_eta: float, spec: dict, K: int) -> m.LocalBlock:
-        offset_clip = (K - 1) * spec["eta_clip"] if self.y_bound is not None else math.inf
+    def block(
+        self, fam, pen, p_other: int, sigma_eta: float, options: m.PrivregOptions, K: int
+    ) -> m.LocalBlock:
+        offset_clip = (K - 1) * options.eta_clip if self.y_bound is not None else math.inf
         return m.LocalBlock(
             self.X,
             self.y,
@@ -726,7 +698,7 @@ class _LocalDP:
             p_other,
             se="none",
             sigma_eta=sigma_eta,
-            eta_clip=spec["eta_clip"],
+            eta_clip=options.eta_clip,
             noise=self.noise,
             offset_clip=offset_clip,
         )
@@ -741,9 +713,9 @@ def member_spec(eps, delta) -> dict | None:
     return {"eps": check_eps(eps), "delta": check_delta(1e-6 if delta is None else delta, allow_zero=False)}
 
 
-def check_agreement(spec: dict, hellos: list[dict]) -> None:
+def check_agreement(options: m.PrivregOptions, hellos: list[dict]) -> None:
     """Every member must declare the leader's (eps, delta), or none when the leader has none."""
-    want = None if spec["eps"] is None else (spec["eps"], spec["delta"])
+    want = None if options.eps is None else (options.eps, options.delta)
     for h in hellos:
         d = h.get("dp")
         got = None if d is None else (d["eps"], d["delta"])
@@ -759,18 +731,34 @@ def _say(v) -> str:
     return "no DP (eps=None)" if v is None else f"eps={v[0]!r}, delta={v[1]!r}"
 
 
-def dp_setup(spec: dict, radius, y_bound, K: int) -> dict:
+def dp_setup(options: m.PrivregOptions, radius, y_bound, K: int) -> dict:
     """The public DP plan the leader sends: budget, sweeps, clip, split, row-norm bounds."""
     return {
-        "eps": spec["eps"],
-        "delta": spec["delta"],
-        "rounds": spec["rounds"],
-        "eta_clip": spec["eta_clip"],
-        "coef_share": spec["coef_share"],
+        "eps": options.eps,
+        "delta": options.delta,
+        "rounds": options.rounds,
+        "eta_clip": options.eta_clip,
+        "coef_share": options.coef_share,
         "radius": [float(r) for r in radius],
         "y_bound": y_bound,
         "K": K,
     }
+
+
+def party_call(formula: str, names: list[str], options: m.PrivregOptions) -> dict:
+    """The arguments a networked fit's ``call`` shows (defaults left out, eps only in DP mode)."""
+    call = {"formula": formula, "parties": list(names), "family": options.family}
+    if options.penalty is not None:
+        call.update(penalty=options.penalty, lam=options.lam)
+    if options.tol != 1e-8:
+        call["tol"] = options.tol
+    if options.max_iter != 10_000:
+        call["max_iter"] = options.max_iter
+    if options.se != "exact":
+        call["se"] = options.se
+    if options.dp:
+        call.update(eps=options.eps, delta=options.delta, rounds=options.rounds)
+    return call
 
 
 # --------------------------------------------------------------------------- messages
@@ -822,9 +810,9 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
             family=meta["family"],
         )
         radius, y_bound = [float(r) for r in plan["radius"]], plan["y_bound"]
-    statement = m.plan(spec, meta["n"], len(meta["parties"]), radius, y_bound, simulated=False).statement(
-        DataDependence(False), NoiseSource(None)
-    )
+    statement = m.plan(
+        m.PrivregOptions.partial(**spec), meta["n"], len(meta["parties"]), radius, y_bound, simulated=False
+    ).statement(DataDependence(False), NoiseSource(None))
     statement.seeded = bool((plan or {}).get("seeded", False))
     statement.notes = list(statement.notes) + network_notes(
         meta.get("channel", "psk"), len(meta["parties"]), plan is not None

@@ -3,7 +3,7 @@
 :class:`LocalBlock` (what one party holds and updates), :func:`block_coordinate_descent`
 (the slides' steps 1–3, the sweeps until Σ|Δβ| < tol or a fixed number in DP mode),
 the Gaussian fit from pooled sufficient statistics and the pooled covariance pieces
-(:mod:`dpstats.methods.vertical`).
+(:mod:`dpstats.methods.privreg`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from ...errors import AssumptionError
 from ._glm import (
     _W_MIN,
+    BlockProblem,
     Family,
     Penalty,
     SpanBasis,
@@ -80,9 +81,8 @@ class LocalBlock:
             self.basis.add(offset)
         if math.isfinite(self.offset_clip):  # Gaussian DP mode: bounded offsets bound the residuals
             offset = np.clip(offset, -self.offset_clip, self.offset_clip)
-        new = fit_block(
-            self.X, self.y, offset, self.beta, self.family, self.penalty, self.mask, chol=self._chol
-        )
+        problem = BlockProblem(self.X, self.y, self.family, self.penalty, self.mask, self._chol)
+        new = fit_block(problem, offset, self.beta)
         change = float(np.sum(np.abs(new - self.beta)))
         self.beta = new
         eta = self.X @ new
@@ -129,6 +129,16 @@ class LocalBlock:
 
 
 # --------------------------------------------------------------------------- the sweep loop
+@dataclass(frozen=True)
+class Sweeps:
+    """When the sweeps stop: Σ|Δβ| < ``tol`` within ``max_iter`` sweeps (privreg's rule), or, with
+    ``fixed`` (DP mode), after exactly ``max_iter`` sweeps (no data-dependent stopping)."""
+
+    tol: float = 1e-8
+    max_iter: int = 10_000
+    fixed: bool = False
+
+
 @dataclass
 class BCDOutcome:
     etas: list[np.ndarray]
@@ -146,15 +156,13 @@ def block_coordinate_descent(
     blocks: Sequence,
     y: np.ndarray,
     family: Family,
+    sweeps: Sweeps = Sweeps(),
     *,
-    tol: float = 1e-8,
-    max_iter: int = 10_000,
-    fixed_rounds: bool = False,
     check_separation: bool = True,
     on_round: Callable[[dict], None] | None = None,
     offset: np.ndarray | None = None,
 ) -> BCDOutcome:
-    """Sweep over the blocks until Σ|Δβ| < tol (or exactly ``max_iter`` sweeps if ``fixed_rounds``).
+    """Sweep over the blocks until Σ|Δβ| < tol (or exactly ``max_iter`` sweeps if ``sweeps.fixed``).
 
     ``blocks`` are objects with ``update(offset) -> (eta_k, change_k)``: local
     blocks or network proxies of remote parties.  Only their linear predictors
@@ -184,35 +192,30 @@ def block_coordinate_descent(
         if check_separation:
             check_no_separation(family, state["total"])
 
-    it, converged, trace = run_sweeps(
-        sweep, tol=tol, max_iter=max_iter, fixed_rounds=fixed_rounds, after=after
-    )
-    return BCDOutcome(etas=etas, iterations=it, converged=converged or fixed_rounds, trace=trace, offset=base)
+    it, converged, trace = run_sweeps(sweep, sweeps, after=after)
+    return BCDOutcome(etas=etas, iterations=it, converged=converged or sweeps.fixed, trace=trace, offset=base)
 
 
 def run_sweeps(
     sweep: Callable[[], tuple[float, float]],
-    *,
-    tol: float,
-    max_iter: int,
-    fixed_rounds: bool = False,
+    sweeps: Sweeps,
     after: Callable[[dict], None] | None = None,
 ) -> tuple[int, bool, list[dict]]:
-    """Repeat ``sweep() -> (Σ|Δβ|, deviance)`` until Σ|Δβ| < ``tol`` (or ``max_iter`` sweeps).
+    """Repeat ``sweep() -> (Σ|Δβ|, deviance)`` until Σ|Δβ| < ``sweeps.tol`` (or ``max_iter`` sweeps).
 
-    With ``fixed_rounds`` exactly ``max_iter`` sweeps run.  Each sweep's trace row
+    With ``sweeps.fixed`` exactly ``max_iter`` sweeps run.  Each sweep's trace row
     goes to ``after`` (which may raise to stop the fit).  Returns (sweeps run,
     converged, trace).
     """
     trace: list[dict] = []
     it, converged = 0, False
-    for it in range(1, max_iter + 1):
+    for it in range(1, sweeps.max_iter + 1):
         change, deviance = sweep()
         row = {"iteration": it, "sum_abs_change": change, "deviance": deviance}
         trace.append(row)
         if after is not None:
             after(row)
-        if not fixed_rounds and change < tol:
+        if not sweeps.fixed and change < sweeps.tol:
             converged = True
             break
     return it, converged, trace
@@ -223,9 +226,7 @@ def gaussian_bcd_statistics(
     xty: np.ndarray,
     yty: float,
     index: Sequence[np.ndarray],
-    *,
-    tol: float = 1e-8,
-    max_iter: int = 10_000,
+    sweeps: Sweeps = Sweeps(),
     on_round: Callable[[dict], None] | None = None,
 ) -> tuple[np.ndarray, BCDOutcome, float]:
     """Gaussian block coordinate descent on the sufficient statistics XᵀX, Xᵀy, yᵀy.
@@ -234,7 +235,7 @@ def gaussian_bcd_statistics(
     (Gaussian, unpenalized), written in the statistics: block k's update
     β_k = (X_kᵀX_k)⁻¹(X_kᵀy − Σ_{j≠k} X_kᵀX_j β_j) (since X_kᵀ(y − offset) with
     offset = Σ_{j≠k} X_jβ_j), blocks in order, each using the others' latest
-    β; stop when Σ|Δβ| over a sweep < ``tol``.  The trace's deviance is
+    β; stop when Σ|Δβ| over a sweep < ``sweeps.tol``.  The trace's deviance is
     RSS = yᵀy − 2βᵀXᵀy + βᵀXᵀXβ.  Returns (β, outcome without linear
     predictors, RSS).  ``on_round`` receives each sweep's trace row.
 
@@ -271,7 +272,7 @@ def gaussian_bcd_statistics(
             beta[ix] = new
         return change, rss()
 
-    it, converged, trace = run_sweeps(sweep, tol=tol, max_iter=max_iter, after=on_round)
+    it, converged, trace = run_sweeps(sweep, sweeps, after=on_round)
     return beta, BCDOutcome(etas=[], iterations=it, converged=converged, trace=trace), rss()
 
 

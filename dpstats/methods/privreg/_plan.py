@@ -3,17 +3,19 @@
 The ridge sensitivities in DP mode (:func:`binomial_ridge_sensitivities`,
 :func:`gaussian_ridge_sensitivities`), the zCDP split (:func:`noise_scales`),
 :func:`plan` (a :class:`~dpstats.privacy.plan.Plan`) and what the protocol discloses
-(:func:`disclosure_text`); derivations in :mod:`dpstats.methods.vertical`.
+(:func:`disclosure_text`); derivations in :mod:`dpstats.methods.privreg`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ...privacy.accountant import LedgerEntry
 from ...privacy.calibration import rho_from_eps_delta
 from ...privacy.plan import Plan
+from ._settings import PrivregOptions
 
 
 # --------------------------------------------------------------------------- DP calibration
@@ -79,8 +81,17 @@ STATISTICS_MODE_NOTE = (
 )
 
 
+@dataclass
+class PrivregPlan(Plan):
+    """A :class:`~dpstats.privacy.plan.Plan` with what the release needs: the fit's options and, in
+    DP mode, every party's noise scales (σ_η, σ_β) (:func:`noise_scales`)."""
+
+    options: PrivregOptions | None = None
+    sigmas: tuple[list[float], list[float]] | None = None
+
+
 def plan(
-    spec: dict,
+    options: PrivregOptions,
     n: int,
     K: int,
     radius: Sequence[float] | None = None,
@@ -88,12 +99,12 @@ def plan(
     *,
     simulated: bool,
     statistics: bool = False,
-) -> Plan:
-    """The privacy plan of the fit, from public inputs: n, K, the settings and the row-norm bounds.
+) -> PrivregPlan:
+    """The privacy plan of the fit, from public inputs: n, K, the options and the row-norm bounds.
 
     Exact mode: one ledger entry with eps = inf (linear predictors shared
     exactly; no guarantee) and notes saying what the protocol reveals.  DP mode
-    (``spec["eps"]`` set): K·T clipped, noised linear predictors and K noised
+    (``options.eps`` set): K·T clipped, noised linear predictors and K noised
     coefficient blocks under zCDP composition (:func:`noise_scales`).
     ``radius`` lists every party's row-norm bound R_k; ``y_bound`` is B_y
     (Gaussian DP mode).  ``simulated``: the parties ran in one process;
@@ -101,27 +112,30 @@ def plan(
 
     Examples
     --------
-    >>> from dpstats.methods.vertical import settings
-    >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, 1e-6, 10, 4.0, 0.1, "replace")
-    >>> p = plan(s, 1000, 2, [2.0, 1.5], simulated=True)
-    >>> p.eps, p.delta, p.entries[0].mechanism
-    (1.0, 1e-06, 'Gaussian mechanism, zCDP composition')
+    >>> from dpstats.methods.privreg import PrivregOptions
+    >>> o = PrivregOptions.partial(family="binomial", lam=1.0, eps=1.0, delta=1e-6, rounds=10, eta_clip=4.0,
+    ...                            coef_share=0.1, neighbouring="replace")
+    >>> p = plan(o, 1000, 2, [2.0, 1.5], simulated=True)
+    >>> p.eps, p.delta, p.entries[0].mechanism, len(p.sigmas[0])
+    (1.0, 1e-06, 'Gaussian mechanism, zCDP composition', 2)
     """
-    dp = spec["eps"] is not None
-    entry = _dp_entry(spec, n, K, radius, y_bound) if dp else _exact_entry(K)
+    dp = options.eps is not None
+    entry = _dp_entry(options, n, K, radius, y_bound) if dp else _exact_entry(K)
     notes = ([STATISTICS_MODE_NOTE] if statistics else []) + disclosure_text(K, dp, simulated)
-    return Plan(
+    return PrivregPlan(
         method=METHOD,
-        neighbouring=spec["neighbouring"],
+        neighbouring=options.neighbouring,
         entries=[entry],
         sensitivities={"per release": entry.sensitivity},
-        assumptions=_dp_assumptions(spec["family"]) if dp else [],
+        assumptions=_dp_assumptions(options.family) if dp else [],
         notes=notes,
+        options=options,
+        sigmas=noise_scales(options, n, K, radius, y_bound) if dp and radius is not None else None,
     )
 
 
 def noise_scales(
-    spec: dict, n: int, K: int, radius: Sequence[float], y_bound: float | None = None
+    options: PrivregOptions, n: int, K: int, radius: Sequence[float], y_bound: float | None = None
 ) -> tuple[list[float], list[float]]:
     """(σ_η, σ_β) of each party listed in ``radius``: σ = Δ₂/√(2ρ_release).
 
@@ -132,31 +146,34 @@ def noise_scales(
 
     Examples
     --------
-    >>> from dpstats.methods.vertical import settings
-    >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, 1e-6, 10, 4.0, 0.1, "replace")
-    >>> sig_eta, sig_beta = noise_scales(s, 1000, 2, [2.0])
+    >>> from dpstats.methods.privreg import PrivregOptions
+    >>> o = PrivregOptions.partial(family="binomial", lam=1.0, eps=1.0, delta=1e-6, rounds=10, eta_clip=4.0,
+    ...                            coef_share=0.1, neighbouring="replace")
+    >>> sig_eta, sig_beta = noise_scales(o, 1000, 2, [2.0])
     >>> len(sig_eta), sig_eta[0] > sig_beta[0]
     (1, True)
     """
-    rho_eta, rho_beta = _rho_shares(spec, K)
-    deltas = [_sensitivities(spec, n, K, R, y_bound) for R in radius]
+    rho_eta, rho_beta = _rho_shares(options, K)
+    deltas = [_sensitivities(options, n, K, R, y_bound) for R in radius]
     return (
         [d_eta / math.sqrt(2 * rho_eta) for d_eta, _ in deltas],
         [d_beta / math.sqrt(2 * rho_beta) for _, d_beta in deltas],
     )
 
 
-def _rho_shares(spec: dict, K: int) -> tuple[float, float]:
+def _rho_shares(options: PrivregOptions, K: int) -> tuple[float, float]:
     """ρ of one linear-predictor release and of one coefficient release."""
-    rho = rho_from_eps_delta(spec["eps"], spec["delta"])
-    T, share = spec["rounds"], spec["coef_share"]
+    rho = rho_from_eps_delta(options.eps, options.delta)
+    T, share = options.rounds, options.coef_share
     return (1 - share) * rho / (K * T), share * rho / K
 
 
-def _sensitivities(spec: dict, n: int, K: int, R: float, y_bound: float | None) -> tuple[float, float]:
+def _sensitivities(
+    options: PrivregOptions, n: int, K: int, R: float, y_bound: float | None
+) -> tuple[float, float]:
     """(Δ₂(η), Δ₂(β)) of a party with row-norm bound R, replace one row."""
-    lam, C = spec["lam"], spec["eta_clip"]
-    if spec["family"] == "gaussian":  # squared loss: gradient bounded via |y| ≤ B_y, |offset| ≤ (K−1)C
+    lam, C = options.lam, options.eta_clip
+    if options.family == "gaussian":  # squared loss: gradient bounded via |y| ≤ B_y, |offset| ≤ (K−1)C
         return gaussian_ridge_sensitivities(n, R, lam, C, y_bound, (K - 1) * C)
     return binomial_ridge_sensitivities(n, R, lam, C)
 
@@ -172,23 +189,23 @@ def _exact_entry(K: int) -> LedgerEntry:
     )
 
 
-def _dp_entry(spec: dict, n: int, K: int, radius, y_bound) -> LedgerEntry:
-    T, share, C = spec["rounds"], spec["coef_share"], spec["eta_clip"]
+def _dp_entry(options: PrivregOptions, n: int, K: int, radius, y_bound) -> LedgerEntry:
+    T, share, C = options.rounds, options.coef_share, options.eta_clip
     sens = []
     for R in radius:
-        d_eta, d_beta = _sensitivities(spec, n, K, R, y_bound)
+        d_eta, d_beta = _sensitivities(options, n, K, R, y_bound)
         sens.append(f"Δ₂(η)={d_eta:.4g}, Δ₂(β)={d_beta:.4g} (R={R:.4g})")
-    if spec["family"] == "gaussian":
+    if options.family == "gaussian":
         sens.append(
             f"squared loss with |y| ≤ B_y={y_bound:.4g}, received offsets clipped to "
             f"±(K−1)·eta_clip={(K - 1) * C:.4g}, Δ₂(β) = 2R(B_y+O)(1+R/√λ)/(nλ)"
         )
-    rho = rho_from_eps_delta(spec["eps"], spec["delta"])
+    rho = rho_from_eps_delta(options.eps, options.delta)
     return LedgerEntry(
         step=f"{K}×{T} clipped linear predictors (n-vectors) and {K} coefficient blocks",
         mechanism="Gaussian mechanism, zCDP composition",
-        eps=spec["eps"],
-        delta=spec["delta"],
+        eps=options.eps,
+        delta=options.delta,
         sensitivity="replace one row, per party: " + "; ".join(sens),
         note=(
             f"total rho = {rho:.6g} (Bun & Steinke Prop. 1.3 from eps, delta); "

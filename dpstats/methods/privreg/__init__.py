@@ -42,21 +42,21 @@ the K·T linear-predictor releases and the K coefficient releases
 :func:`gaussian_ridge_sensitivities`).
 
 The two verbs every front door uses (``docs/architecture.md``, "Adding a
-method"): :func:`plan` (the ledger, sensitivities, assumptions and what the
-protocol discloses, from public inputs: n, K, the settings of
-:func:`settings`, the row-norm bounds of :func:`clip_covariates`) and
+method"): :func:`plan` (the ledger, sensitivities, assumptions, what the
+protocol discloses and the noise scales, from public inputs: n, K, the
+:class:`PrivregOptions`, the row-norm bounds of :func:`clip_covariates`) and
 :func:`release` (the slides' block coordinate descent, steps 1–3, with the
-parties simulated in one process; :func:`release_from_statistics` for the
-Gaussian fit from pooled sufficient statistics).  The networked protocol
-(:class:`dpstats.vertical.Party`) uses the same settings, plan, noise scales,
+parties simulated in one process on a :class:`Design`, or the Gaussian fit
+from :class:`Pooled` sufficient statistics).  The networked protocol
+(:class:`dpstats.vertical.Party`) uses the same options, plan, noise scales,
 row-id checks and :func:`block_coordinate_descent`.
 
 The package follows these sections, one module each: ``_glm`` (families, penalties, one
 block's IRLS solver, the history standard-error pieces), ``_bcd`` (each party's block and
-the sweep loop), ``_settings`` (arguments, DP mode, row ids, the response), ``_plan``
-(sensitivities, the zCDP split, the plan and what the protocol discloses) and ``_release``
-(clipping, the release, the final summaries).  Every public name is imported here, so
-``from dpstats.methods import vertical as m; m.fit_block`` and the like keep working.
+the sweep loop), ``_settings`` (the options, DP mode, row ids, the response), ``_parties``
+(who holds which column and term), ``_plan`` (sensitivities, the zCDP split, the plan and
+what the protocol discloses) and ``_release`` (clipping, the release, the final summaries).  Every public name is imported here, so
+``from dpstats.methods import privreg as m; m.fit_block`` and the like keep working.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ from ._bcd import (
     BCDOutcome,
     BlockFinal,
     LocalBlock,
+    Sweeps,
     block_coordinate_descent,
     check_no_separation,
     dispersion_estimate,
@@ -74,6 +75,7 @@ from ._bcd import (
 )
 from ._glm import (
     FAMILIES,
+    BlockProblem,
     Family,
     Penalty,
     SpanBasis,
@@ -87,12 +89,16 @@ from ._plan import (
     METHOD,
     STATISTICS_MODE_NOTE,
     binomial_ridge_sensitivities,
+    PrivregPlan,
     disclosure_text,
     gaussian_ridge_sensitivities,
     noise_scales,
     plan,
 )
+from ._parties import assign_terms, check_statistics_mode, combine, party_columns, response_fill
 from ._release import (
+    Design,
+    Pooled,
     Released,
     clip_covariates,
     clip_response,
@@ -100,19 +106,16 @@ from ._release import (
     finish_blocks,
     not_released_summaries,
     release,
-    release_from_statistics,
     statistics_finals,
 )
 from ._settings import (
     PENALTIES,
     SE_METHODS,
-    check_fit,
+    PrivregOptions,
     check_response,
     check_rows,
-    fit_settings,
     response_frame,
     row_id_hash,
-    settings,
 )
 
 __all__ = [
@@ -121,6 +124,7 @@ __all__ = [
     "FAMILIES",
     "Penalty",
     "lasso_quadratic",
+    "BlockProblem",
     "fit_block",
     "gaussian_cholesky",
     "SpanBasis",
@@ -130,6 +134,7 @@ __all__ = [
     "BlockFinal",
     "LocalBlock",
     "BCDOutcome",
+    "Sweeps",
     "block_coordinate_descent",
     "run_sweeps",
     "gaussian_bcd_statistics",
@@ -139,27 +144,33 @@ __all__ = [
     # settings and checks
     "SE_METHODS",
     "PENALTIES",
-    "check_fit",
-    "settings",
-    "fit_settings",
+    "PrivregOptions",
     "row_id_hash",
     "check_rows",
     "response_frame",
     "check_response",
+    # the parties and their columns
+    "party_columns",
+    "combine",
+    "assign_terms",
+    "check_statistics_mode",
+    "response_fill",
     # the plan
     "binomial_ridge_sensitivities",
     "gaussian_ridge_sensitivities",
     "METHOD",
     "STATISTICS_MODE_NOTE",
+    "PrivregPlan",
     "plan",
     "noise_scales",
     "disclosure_text",
     # the release
     "clip_covariates",
     "clip_response",
+    "Design",
+    "Pooled",
     "Released",
     "release",
-    "release_from_statistics",
     "finish_blocks",
     "not_released_summaries",
     "dispersion_and_deviance",

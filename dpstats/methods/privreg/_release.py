@@ -1,9 +1,9 @@
 """The release of a vertical GLM fit: clipping to the declared bounds, the sweeps, the noised output.
 
 DP-mode clipping (:func:`clip_covariates`, :func:`clip_response`), :func:`release`
-(the parties simulated in one process), :func:`release_from_statistics` (the Gaussian fit
-from pooled sufficient statistics) and the summaries of the final blocks
-(:mod:`dpstats.methods.vertical`).
+(the parties simulated in one process on a :class:`Design`, or the Gaussian fit from
+:class:`Pooled` sufficient statistics) and the summaries of the final blocks
+(:mod:`dpstats.methods.privreg`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from ._bcd import (
     pooled_covariance,
 )
 from ._glm import FAMILIES, Family, Penalty
+from ._plan import PrivregPlan
+from ._settings import PrivregOptions
 
 
 # --------------------------------------------------------------------------- DP mode: clipping
@@ -91,47 +93,64 @@ class Released:
     pooled: np.ndarray | None = None
 
 
+@dataclass(frozen=True)
+class Design:
+    """The rows a simulated fit runs on: the design (clipped in DP mode), the response, the party
+    of each design column (``owner``; every party owns one at least), the terms and the formula's
+    offset()."""
+
+    X: np.ndarray
+    y: np.ndarray
+    owner: np.ndarray
+    terms: Sequence[str]
+    offset: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """Streamed or Dask data: the pooled sufficient statistics XᵀX, Xᵀy, yᵀy of n rows, and the
+    party of each design column."""
+
+    xtx: np.ndarray
+    xty: np.ndarray
+    yty: float
+    owner: np.ndarray
+    n: int
+
+
 def release(
-    X: np.ndarray,
-    y: np.ndarray,
-    owner: np.ndarray,
-    terms: Sequence[str],
-    spec: dict,
-    *,
-    se: str,
-    tol: float,
-    max_iter: int,
-    sigmas: tuple | None,
-    noise,
-    on_round: Callable[[dict], None] | None = None,
-    offset: np.ndarray | None = None,
+    stats: Design | Pooled, pl: PrivregPlan, noise, on_round: Callable[[dict], None] | None = None
 ) -> Released:
     """Block coordinate descent with the parties simulated in one process (the slides' steps 1–3).
 
     1. β ← 0; 2. for each party k: the offset is the others' linear predictors
     (y_res^k = y − Σ_{j≠k} X_jβ_j) and β_k is the block's (penalized GLM)
     minimizer given it; 3. repeat until Σ|Δβ| < ``tol`` — in DP mode exactly
-    ``spec["rounds"]`` sweeps, each shared η_k clipped and noised with
-    ``sigmas[0][k]`` and the final β_k with ``sigmas[1][k]``
-    (:func:`noise_scales`).  ``owner[j]`` is the party of design column j
-    (every party owns at least one).
+    ``rounds`` sweeps, each shared η_k clipped and noised with the plan's σ_η of
+    party k and the final β_k with its σ_β (:func:`noise_scales`).  From pooled
+    statistics (:class:`Pooled`): the Gaussian fit of :func:`gaussian_bcd_statistics`.
+    ``on_round`` receives each sweep's trace row.
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> X = np.column_stack([np.ones(50), rng.standard_normal((50, 2))])
     >>> y = X @ np.array([1.0, 2.0, -1.0]) + rng.standard_normal(50)
-    >>> from dpstats.methods.vertical import settings
-    >>> s = settings("gaussian", None, 0.0, 0.95, None, None, 10, 4.0, 0.1, "replace")
-    >>> r = release(X, y, np.array([0, 0, 1]), ["(Intercept)", "a", "b"], s, se="exact", tol=1e-10,
-    ...             max_iter=1000, sigmas=None, noise=None)
+    >>> from dpstats.methods.privreg import PrivregOptions, plan
+    >>> o = PrivregOptions.partial(family="gaussian", lam=0.0, tol=1e-10, max_iter=1000, se="exact",
+    ...                            neighbouring="replace")
+    >>> r = release(Design(X, y, np.array([0, 0, 1]), ["(Intercept)", "a", "b"]), plan(o, 50, 2, simulated=True), None)
     >>> bool(np.allclose(np.concatenate([f.beta for f in r.finals]), np.linalg.lstsq(X, y, rcond=None)[0]))
     True
     """
-    dp, fam, K = spec["eps"] is not None, FAMILIES[spec["family"]], int(owner.max()) + 1
-    pen = Penalty(spec["penalty"], spec["lam"])
+    options = pl.options
+    if isinstance(stats, Pooled):
+        return _from_statistics(stats, options, on_round)
+    X, y, owner, terms = stats.X, stats.y, stats.owner, stats.terms
+    dp, fam, K, se = options.dp, FAMILIES[options.family], int(owner.max()) + 1, options.se
+    pen = Penalty(options.penalty, options.lam)
     index = [np.flatnonzero(owner == k) for k in range(K)]
-    offset_clip = (K - 1) * spec["eta_clip"] if dp and spec["family"] == "gaussian" else math.inf
+    offset_clip = (K - 1) * options.eta_clip if dp and options.family == "gaussian" else math.inf
     blocks = [
         LocalBlock(
             X[:, ix],
@@ -141,8 +160,8 @@ def release(
             _mask(terms, ix, dp),
             X.shape[1] - len(ix),
             se="none" if dp else (se if se in ("exact", "history") else "conditional"),
-            sigma_eta=sigmas[0][k] if dp else 0.0,
-            eta_clip=spec["eta_clip"],
+            sigma_eta=pl.sigmas[0][k] if dp else 0.0,
+            eta_clip=options.eta_clip,
             noise=noise,
             offset_clip=offset_clip,
         )
@@ -152,16 +171,14 @@ def release(
         blocks,
         y,
         fam,
-        tol=tol,
-        max_iter=spec["rounds"] if dp else max_iter,
-        fixed_rounds=dp,
-        check_separation=(spec["penalty"] is None and not dp),
+        options.sweeps(),
+        check_separation=(options.penalty is None and not dp),
         on_round=on_round,
-        offset=offset,
+        offset=stats.offset,
     )
-    finals = finish_blocks(blocks, out, fam, y, X.shape[1], sigmas[1] if dp else None)
+    finals = finish_blocks(blocks, out, fam, y, X.shape[1], pl.sigmas[1] if dp else None)
     pooled = None
-    if se == "pooled" and not dp and spec["penalty"] is None:
+    if se == "pooled" and not dp and options.penalty is None:
         disp = dispersion_estimate(fam, y, out.eta, X.shape[0] - X.shape[1])
         pooled = pooled_covariance(X, fam, out.eta, disp)
     summaries = (
@@ -172,28 +189,16 @@ def release(
     return Released(out, finals, index, *summaries, pooled=pooled)
 
 
-def release_from_statistics(
-    xtx: np.ndarray,
-    xty: np.ndarray,
-    yty: float,
-    owner: np.ndarray,
-    n: int,
-    *,
-    se: str,
-    tol: float,
-    max_iter: int,
-    on_round: Callable[[dict], None] | None = None,
-) -> Released:
+def _from_statistics(stats: Pooled, options: PrivregOptions, on_round) -> Released:
     """The Gaussian, unpenalized, exact fit from pooled sufficient statistics (streamed/Dask data).
 
     The sweeps of :func:`gaussian_bcd_statistics`; standard errors from
     σ̂²(XᵀX)⁻¹, σ̂² = RSS/(n − p) (R's summary.lm).
     """
-    index = [np.flatnonzero(owner == k) for k in range(int(owner.max()) + 1)]
-    beta, out, rss = gaussian_bcd_statistics(
-        xtx, xty, yty, index, tol=tol, max_iter=max_iter, on_round=on_round
-    )
-    finals, pooled = statistics_finals(xtx, beta, rss, n, index, se)
+    xtx, n = stats.xtx, stats.n
+    index = [np.flatnonzero(stats.owner == k) for k in range(int(stats.owner.max()) + 1)]
+    beta, out, rss = gaussian_bcd_statistics(xtx, stats.xty, stats.yty, index, options.sweeps(), on_round)
+    finals, pooled = statistics_finals(xtx, beta, rss, n, index, options.se)
     df_resid = n - xtx.shape[0]
     return Released(out, finals, index, rss / df_resid if df_resid > 0 else math.nan, rss, pooled=pooled)
 

@@ -403,7 +403,7 @@ class VerticalGLMResult(DPResult):
 
 
 def m_family(name: str):
-    from ..methods.vertical import FAMILIES
+    from ..methods.privreg import FAMILIES
 
     return FAMILIES[name]
 
@@ -451,14 +451,14 @@ def coefficient_table(
 
 
 def assemble_result(
-    call: dict, terms: list[str], n: int, names: list[str], released, spec: dict, statement, se: str
+    call: dict, terms: list[str], n: int, names: list[str], released, options, statement
 ) -> VerticalGLMResult:
-    """The result of a fit from what it released (:class:`dpstats.methods.vertical.Released`).
+    """The result of a fit from what it released (:class:`dpstats.methods.privreg.Released`).
 
     ``released`` carries the sweeps' outcome, every party's final block
     (coefficients, covariance), the design columns of each party, the
     dispersion and deviance, and the pooled covariance where asked for;
-    ``spec`` the fit's settings (:func:`dpstats.methods.vertical.settings`).
+    ``options`` the fit's options (:class:`dpstats.methods.privreg.PrivregOptions`).
     """
     p = len(terms)
     beta = np.empty(p)
@@ -478,10 +478,11 @@ def assemble_result(
         sd = np.sqrt(np.diag(released.pooled))
     df_resid = n - p
     out = released.out
-    table = coefficient_table(list(terms), party, beta, sd, spec["family"], df_resid, spec["conf_level"])
+    table = coefficient_table(list(terms), party, beta, sd, options.family, df_resid, options.conf_level)
     trace = pd.DataFrame(out.trace, columns=["iteration", "sum_abs_change", "deviance"])
-    dp = spec["eps"] is not None
-    se_method = "none" if dp or call.get("penalty") else ("pooled" if released.pooled is not None else se)
+    dp = options.eps is not None
+    se = options.se
+    se_method = "none" if dp or options.penalty else ("pooled" if released.pooled is not None else se)
     return VerticalGLMResult(
         method="vertical_glm",
         call=call,
@@ -489,43 +490,27 @@ def assemble_result(
         p=p,
         terms=list(terms),
         privacy=statement,
-        family=spec["family"],
+        family=options.family,
         coefficients=table,
         trace=trace,
         iterations=out.iterations,
         converged=out.converged,
-        tol=call.get("tol", 1e-8),
+        tol=options.tol,
         dispersion=released.dispersion,
         df_residual=df_resid,
         deviance=released.deviance,
-        penalty=call.get("penalty"),
-        lam=float(call.get("lam", 0.0)),
+        penalty=options.penalty,
+        lam=float(options.lam) if options.penalty is not None else 0.0,
         se_method=se_method,
         se_blocks=blocks,
         parties=list(names),
         party_terms={names[k]: [terms[j] for j in ix] for k, ix in enumerate(released.index)},
-        conf_level=spec["conf_level"],
+        conf_level=options.conf_level,
         disclosure=statement.notes,
         warnings=[]
         if out.converged
         else [f"block coordinate descent did not converge in {out.iterations} sweeps; raise max_iter"],
     )
-
-
-def vertical_call(formula, names, family, penalty, lam, tol, max_iter, se, eps, delta, rounds) -> dict:
-    """The arguments a vertical fit's ``call`` shows (defaults left out, eps only when finite)."""
-    call = {"formula": formula, "parties": list(names), "family": family}
-    if penalty is not None:
-        call.update(penalty=penalty, lam=lam)
-    if tol != 1e-8:
-        call["tol"] = tol
-    if max_iter != 10_000:
-        call["max_iter"] = max_iter
-    if se != "exact":
-        call["se"] = se
-    if eps is not None and math.isfinite(eps):
-        call.update(eps=eps, delta=delta, rounds=rounds)
-    return call
 
 
 def _stars(p: float) -> str:

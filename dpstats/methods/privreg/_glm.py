@@ -4,7 +4,7 @@ Half the unit deviance per family (:data:`FAMILIES`), ridge and lasso penalties
 (:class:`Penalty`), :func:`fit_block` (one party's block with the others' linear
 predictors as an offset) and the pieces of the history standard errors
 (:class:`SpanBasis`, :func:`orthonormal`, :func:`block_covariance`).  The derivations
-are in the package docstring (:mod:`dpstats.methods.vertical`).
+are in the package docstring (:mod:`dpstats.methods.privreg`).
 """
 
 from __future__ import annotations
@@ -121,18 +121,31 @@ def lasso_quadratic(
 
 
 # --------------------------------------------------------------------------- one block
+@dataclass(frozen=True)
+class BlockProblem:
+    """One party's block objective, (1/2n)·deviance(y, Xβ + offset) + penalty(β): its columns ``X``,
+    the response ``y``, the family, the penalty and the penalized columns (``mask``); ``chol`` the
+    cached factor of the Gaussian solve (:func:`gaussian_cholesky`)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    family: Family
+    penalty: Penalty
+    mask: np.ndarray
+    chol: tuple | None = None
+
+    def objective(self, offset: np.ndarray, beta: np.ndarray) -> float:
+        dev = self.family.deviance(self.y, self.X @ beta + offset)
+        return dev / (2.0 * self.X.shape[0]) + self.penalty.value(beta, self.mask)
+
+
 def fit_block(
-    X: np.ndarray,
-    y: np.ndarray,
+    block: BlockProblem,
     offset: np.ndarray,
     beta0: np.ndarray,
-    family: Family,
-    penalty: Penalty,
-    mask: np.ndarray,
     *,
     inner_tol: float = 1e-12,
     max_inner: int = 100,
-    chol: tuple | None = None,
 ) -> np.ndarray:
     """argmin over one block of the penalized GLM objective with a fixed offset.
 
@@ -142,20 +155,21 @@ def fit_block(
     Examples
     --------
     >>> X = np.column_stack([np.ones(4), [0., 1, 2, 3]])
-    >>> fit_block(X, np.array([1., 3, 5, 7]), np.zeros(4), np.zeros(2),
-    ...           FAMILIES["gaussian"], Penalty(), np.array([0., 1])).round(8)
+    >>> block = BlockProblem(X, np.array([1., 3, 5, 7]), FAMILIES["gaussian"], Penalty(), np.array([0., 1]))
+    >>> fit_block(block, np.zeros(4), np.zeros(2)).round(8)
     array([1., 2.])
     """
+    X, y, family, penalty, mask = block.X, block.y, block.family, block.penalty, block.mask
     n = X.shape[0]
     if family.name == "gaussian" and penalty.kind != "lasso":
         rhs = X.T @ (y - offset)
-        if chol is not None:
+        if block.chol is not None:
             from scipy.linalg import cho_solve
 
-            return cho_solve(chol, rhs)
+            return cho_solve(block.chol, rhs)
         return np.linalg.solve(_gram(X, np.ones(n), penalty, mask), rhs)
     beta = beta0.copy()
-    obj = _objective(X, y, offset, beta, family, penalty, mask)
+    obj = block.objective(offset, beta)
     for _ in range(max_inner):
         eta = X @ beta + offset
         mu = family.linkinv(eta)
@@ -167,7 +181,7 @@ def fit_block(
             new = lasso_quadratic(G, c, penalty.lam * mask, beta)
         else:
             new = np.linalg.solve(_gram(X, w, penalty, mask), X.T @ (w * z))
-        new, obj_new = _halve(X, y, offset, beta, new, obj, family, penalty, mask)
+        new, obj_new = _halve(block, offset, beta, new, obj)
         step = float(np.sum(np.abs(new - beta)))
         beta, obj = new, obj_new
         if step < inner_tol * (1.0 + float(np.sum(np.abs(beta)))):
@@ -195,18 +209,14 @@ def gaussian_cholesky(X: np.ndarray, penalty: Penalty, mask: np.ndarray):
         ) from None
 
 
-def _objective(X, y, offset, beta, family, penalty, mask) -> float:
-    dev = family.deviance(y, X @ beta + offset)
-    return dev / (2.0 * X.shape[0]) + penalty.value(beta, mask)
-
-
-def _halve(X, y, offset, beta, new, obj, family, penalty, mask):
-    obj_new = _objective(X, y, offset, new, family, penalty, mask)
+def _halve(block: BlockProblem, offset: np.ndarray, beta: np.ndarray, new: np.ndarray, obj: float):
+    """Step-halving: the first of new, (new + β)/2, ... that does not raise the objective (else β)."""
+    obj_new = block.objective(offset, new)
     for _ in range(30):
         if math.isfinite(obj_new) and obj_new <= obj + 1e-12 * (1.0 + abs(obj)):
             return new, obj_new
         new = 0.5 * (new + beta)
-        obj_new = _objective(X, y, offset, new, family, penalty, mask)
+        obj_new = block.objective(offset, new)
     return beta, obj
 
 

@@ -1,9 +1,8 @@
 """Settings and checks of a vertical GLM fit: arguments, DP mode, row ids and the response.
 
-:func:`check_fit` and :func:`settings` validate the call's arguments before any data is
-read; :func:`row_id_hash` and :func:`check_rows` match the parties' rows; :func:`response_frame`
+:class:`PrivregOptions` validates the call's arguments before any data is read; :func:`row_id_hash` and :func:`check_rows` match the parties' rows; :func:`response_frame`
 and :func:`check_response` read and check y against the declared family
-(:mod:`dpstats.methods.vertical`).
+(:mod:`dpstats.methods.privreg`).
 """
 
 from __future__ import annotations
@@ -11,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +20,8 @@ from ...errors import DataError, PrivacyParameterError
 from ...formula import ModelFrame, model_frame
 from ...schema import Schema
 from ...validation import check_delta, check_eps, check_fraction, check_neighbouring
+from .._options import Options
+from ._bcd import Sweeps
 from ._glm import FAMILIES
 
 # --------------------------------------------------------------------------- settings
@@ -26,23 +29,61 @@ SE_METHODS = ("exact", "history", "conditional", "pooled", "none")
 PENALTIES = (None, "ridge", "lasso")
 
 
-def check_fit(
-    family: str,
-    penalty: str | None,
-    lam: float,
-    tol: float,
-    max_iter: int,
-    rounds: int,
-    se: str,
-    conf_level: float,
-) -> float:
-    """Cheap checks of the fit's arguments (no data touched); returns the validated ``conf_level``.
+@dataclass(frozen=True)
+class PrivregOptions(Options):
+    """A vertical GLM fit's options, checked once: vertical_glm's (defaults: its signature) and a
+    networked party's (:class:`dpstats.vertical.Party`), read by :func:`plan` and :func:`release`.
+
+    ``eps`` None (or inf, given) is the exact, non-private protocol, with ``delta`` 0; otherwise
+    the DP mode's arguments are checked: binomial or Gaussian family, ridge penalty with lam > 0,
+    replace-one-row, delta in (0, 1) (default 1e-6).  ``bounds`` and ``schema`` are the front
+    door's declared bounds and schema (None for a party); ``formula`` the fit's (a party's own).
 
     Examples
     --------
-    >>> check_fit("gaussian", None, 0.0, 1e-8, 100, 10, "exact", 0.95)
-    0.95
+    >>> given = dict(formula="y ~ .", family="binomial", penalty="ridge", lam=1.0, tol=1e-8, max_iter=100, se="exact",
+    ...              conf_level=0.95, eps=1.0, delta=None, rounds=10, eta_clip=4.0, coef_share=0.1,
+    ...              neighbouring="replace", bounds=None)
+    >>> o = PrivregOptions.check(given)
+    >>> o.eps, o.delta, o.rounds, o.dp
+    (1.0, 1e-06, 10, True)
     """
+
+    formula: str | None
+    family: str
+    penalty: str | None
+    lam: float
+    tol: float
+    max_iter: int
+    se: str
+    conf_level: float
+    eps: float | None
+    delta: float
+    rounds: int
+    eta_clip: float
+    coef_share: float
+    neighbouring: str
+    bounds: Any
+    schema: Schema | None
+
+    @property
+    def dp(self) -> bool:
+        """DP mode (a finite eps)."""
+        return self.eps is not None
+
+    def sweeps(self) -> Sweeps:
+        """When the sweeps stop: exactly ``rounds`` in DP mode, else Σ|Δβ| < tol within ``max_iter``."""
+        return Sweeps(self.tol, self.rounds if self.dp else self.max_iter, fixed=self.dp)
+
+    @classmethod
+    def check(cls, given: Mapping[str, Any]) -> PrivregOptions:
+        """Cheap checks of the fit's arguments, then of the DP mode's (no data touched)."""
+        return cls.from_given(given, conf_level=_check_fit(given), **_dp_settings(given))
+
+
+def _check_fit(given: Mapping[str, Any]) -> float:
+    """The fit's arguments; returns the validated ``conf_level``."""
+    family, penalty, lam, tol, se = (given[k] for k in ("family", "penalty", "lam", "tol", "se"))
     if family not in FAMILIES:
         raise DataError(f"family must be one of {sorted(FAMILIES)}, got {family!r}.")
     if penalty not in PENALTIES:
@@ -53,91 +94,34 @@ def check_fit(
         raise PrivacyParameterError(f"penalty={penalty!r} needs lam > 0, got lam={lam!r}.")
     if not _real(tol) or not (0 < tol < 1):
         raise PrivacyParameterError(f"tol must be in (0, 1), got {tol!r}; privreg uses 1e-8.")
-    for name, value in (("max_iter", max_iter), ("rounds", rounds)):
+    for name in ("max_iter", "rounds"):
+        value = given[name]
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise PrivacyParameterError(f"{name} must be a positive integer, got {value!r}.")
     if se not in SE_METHODS:
         raise PrivacyParameterError(f"se must be one of {list(SE_METHODS)}, got {se!r}.")
-    return check_fraction(conf_level, "conf_level", 0.0, 1.0)
+    return check_fraction(given["conf_level"], "conf_level", 0.0, 1.0)
 
 
-def settings(
-    family: str,
-    penalty: str | None,
-    lam: float,
-    conf_level: float,
-    eps: float | None,
-    delta: float | None,
-    rounds: int,
-    eta_clip: float,
-    coef_share: float,
-    neighbouring: str,
-) -> dict:
-    """The fit's settings, read by :func:`plan`, :func:`noise_scales` and :func:`release`.
-
-    ``eps`` None or inf gives the exact (non-private) protocol (``"eps": None``);
-    otherwise the DP mode's arguments are checked: binomial or Gaussian family,
-    ridge penalty with lam > 0, replace-one-row, delta in (0, 1) (default 1e-6).
-
-    Examples
-    --------
-    >>> s = settings("binomial", "ridge", 1.0, 0.95, 1.0, None, 10, 4.0, 0.1, "replace")
-    >>> s["eps"], s["delta"], s["rounds"]
-    (1.0, 1e-06, 10)
-    """
+def _dp_settings(given: Mapping[str, Any]) -> dict[str, Any]:
+    """eps (None: the exact protocol), delta, the relation, and the DP mode's checked arguments."""
+    eps, delta, eta_clip = given["eps"], given["delta"], given["eta_clip"]
     if _real(eps) and math.isinf(eps) and eps > 0:
         eps = None  # eps = inf: the non-private protocol (what `dpstats run --eps inf` gives)
-    spec = {
-        "conf_level": conf_level,
-        "eps": None,
-        "delta": 0.0,
-        "neighbouring": "replace",
-        "rounds": int(rounds),
-        "eta_clip": float(eta_clip),
-        "coef_share": coef_share,
-        "lam": float(lam),
-        "family": family,
-        "penalty": penalty,
-    }
+    spec = {"rounds": int(given["rounds"]), "eta_clip": float(eta_clip), "lam": float(given["lam"])}
     if eps is None:
         if delta is not None:
             raise PrivacyParameterError("delta was given without eps; give both for DP mode.")
-        spec["neighbouring"] = check_neighbouring(neighbouring)
-        return spec
+        return {**spec, "eps": None, "delta": 0.0, "neighbouring": check_neighbouring(given["neighbouring"])}
     spec["eps"] = check_eps(eps)
     spec["delta"] = check_delta(1e-6 if delta is None else delta, allow_zero=False)
-    spec["neighbouring"] = check_neighbouring(neighbouring, supported=("replace",))
-    _check_dp_mode(family, penalty, eta_clip)
+    spec["neighbouring"] = check_neighbouring(given["neighbouring"], supported=("replace",))
+    _check_dp_mode(given["family"], given["penalty"], eta_clip)
+    coef_share = given["coef_share"]
     spec["coef_share"] = check_fraction(coef_share, "coef_share", 0.0, 1.0)
     if not 0 < spec["coef_share"] < 1:
         raise PrivacyParameterError(f"coef_share must be strictly between 0 and 1, got {coef_share!r}.")
     return spec
-
-
-def fit_settings(
-    family: str,
-    penalty: str | None,
-    lam: float,
-    tol: float,
-    max_iter: int,
-    se: str,
-    conf_level: float,
-    eps: float | None,
-    delta: float | None,
-    rounds: int,
-    eta_clip: float,
-    coef_share: float,
-    neighbouring: str = "replace",
-) -> dict:
-    """:func:`check_fit` then :func:`settings` (a party of the networked protocol checks both at once).
-
-    Examples
-    --------
-    >>> fit_settings("gaussian", None, 0.0, 1e-8, 100, "exact", 0.95, None, None, 10, 4.0, 0.1)["eps"] is None
-    True
-    """
-    conf_level = check_fit(family, penalty, lam, tol, max_iter, rounds, se, conf_level)
-    return settings(family, penalty, lam, conf_level, eps, delta, rounds, eta_clip, coef_share, neighbouring)
 
 
 def _check_dp_mode(family, penalty, eta_clip) -> None:

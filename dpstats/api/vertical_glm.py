@@ -1,0 +1,350 @@
+"""Front door of GLMs on vertically partitioned data (privreg).
+
+``vertical_glm`` simulates the parties in one process (for analysts and
+tests); :class:`dpstats.vertical.Party` runs the same protocol with one party
+per process over authenticated, encrypted TCP.  Both use the plan and the
+release of :mod:`dpstats.methods.privreg`; this door validates, builds the
+frame and hands them to the shared skeleton (``docs/architecture.md``, "One
+call, step by step").
+
+Design (stated, as privreg): the outcome y is held by the first party (the
+leader, which also holds the intercept) and shared with every party; the
+covariate columns never leave their party; only linear predictors X_kβ_k
+(exact, or clipped and noised in DP mode) travel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, PrivacyParameterError
+from ..formula import ModelFrame
+from ..methods import privreg as m
+from ..privacy.accountant import Accountant
+from ..privacy.plan import Plan
+from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.vertical_glm import VerticalGLMResult, assemble_result
+from ..schema import Schema
+from ._common import (
+    Settings,
+    call_of,
+    check_budget,
+    declared_bounds,
+    frame_schema,
+    missing_rows_step,
+    private_bounds_setup,
+    refuse_omit,
+    run,
+    schema_parameters,
+)
+
+
+@schema_parameters
+def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+    formula: str,
+    data: pd.DataFrame | Sequence[pd.DataFrame],
+    parties: Sequence[Sequence[str]] | Mapping[str, Sequence[str]],
+    family: str = "gaussian",
+    *,
+    row_id: str | None = None,
+    penalty: str | None = None,
+    lam: float = 0.0,
+    tol: float = 1e-8,
+    max_iter: int = 10_000,
+    se: str = "exact",
+    conf_level: float = 0.95,
+    eps: float | None = None,
+    delta: float | None = None,
+    bounds=None,
+    bounds_eps: float | None = None,
+    rounds: int = 10,
+    eta_clip: float = 4.0,
+    coef_share: float = 0.1,
+    neighbouring: str = "replace",
+    levels: dict | None = None,
+    na_action: str | None = None,
+    diagnostics: bool = False,
+    random_state: RandomState = None,
+    accountant: Accountant | None = None,
+    strict: bool = False,
+    progress: bool = False,
+) -> VerticalGLMResult:
+    """Fit a GLM whose columns are held by different parties, by block coordinate descent.
+
+    Each party k fits its own coefficients β_k with the other parties' linear
+    predictors as an offset and shares only X_kβ_k (van Kesteren, "Private
+    Regression using Block Coordinate Descent"; R package privreg), sweeping
+    until Σ|Δβ| < ``tol``.  Without ``eps`` the fit equals the pooled GLM fit
+    and gives no formal privacy (the linear predictors are revealed every
+    sweep; the result says so).  With ``eps``/``delta`` every shared linear
+    predictor and the final coefficients get Gaussian noise, accounted by zCDP
+    composition over a fixed number of ``rounds``.
+
+    Parameters
+    ----------
+    formula : str
+        R-style formula, e.g. ``"y ~ ."``; every term's variables must belong
+        to a single party.
+    data : DataFrame or list of DataFrame
+        One frame with all columns, or one frame per party (aligned with
+        ``parties``), whose rows are matched by ``row_id`` (checked by a hash
+        of the row ids, never the data).  Streamed or Dask data
+        (:mod:`dpstats.engines`) are accepted for ``family="gaussian"``
+        without penalty or eps: the parties are then simulated from the
+        pooled sufficient statistics XᵀX, Xᵀy, yᵀy (one pass; not the
+        networked protocol, as the result states).
+    parties : list of lists of column names, or dict name -> list
+        Which data columns each party holds.  The first party is the leader:
+        it holds y (shared with all parties, as in privreg) and the intercept.
+    family : {"gaussian", "binomial", "poisson"}
+        Canonical links (identity, logit, log).
+    row_id : str, optional
+        With a list of frames: the id column (default: each frame's index).
+    penalty : {None, "ridge", "lasso"}, lam : float
+        Objective (1/2n)·deviance + lam·(½‖β‖² or ‖β‖₁), intercept unpenalized.
+    tol, max_iter : float, int
+        Stop when Σ|Δβ| over a sweep < tol (privreg: 1e-8, 10 000 sweeps).
+    se : {"exact", "history", "conditional", "pooled", "none"}
+        Standard errors (see :mod:`dpstats.methods.privreg`): "exact" shares
+        each party's column-space basis after convergence (equal to the pooled
+        Fisher-information SEs; discloses the column spaces); "history" uses
+        only the offsets received during the sweeps (privreg; exact when their
+        span reaches p_{-k}); "conditional" treats the other blocks as fixed;
+        "pooled" uses all columns at once (simulation reference only).
+    conf_level : float
+        Level of the Wald confidence intervals.
+    eps, delta : float, optional
+        ``None`` or ``inf``: the exact (non-private) protocol.  Otherwise DP mode (binomial or gaussian
+        family with ``penalty="ridge"``, ``lam > 0``; poisson is refused: its log-link gradient is
+        unbounded): the budget for all releases, protecting covariates given y.  Sensitivities:
+        :func:`dpstats.methods.privreg.binomial_ridge_sensitivities` and
+        :func:`dpstats.methods.privreg.gaussian_ridge_sensitivities`.
+    bounds : (lo, hi) or dict
+        Public covariate bounds (DP mode): values are clipped to them.  Gaussian DP mode also needs
+        bounds on the response (a pair applies to y too; a dict needs the response's name), and y
+        is clipped to them.  ``"auto"`` (or a :class:`dpstats.AutoBounds`): these bounds are
+        released privately first (docs/architecture.md, "Private bounds").
+    bounds_eps : float, optional
+        With ``bounds="auto"``: the eps spent on them (default 10% of eps, and 10% of delta).
+    rounds : int
+        DP mode: fixed number of sweeps (no data-dependent stopping).
+    eta_clip : float
+        DP mode: released linear predictors are clipped to [−eta_clip, eta_clip].
+    coef_share : float in (0, 1)
+        DP mode: share of the zCDP budget ρ spent on the final coefficients.
+    diagnostics : bool
+        Attach non-private diagnostics (values filled, rows dropped for missing values).
+        Off by default: no output shows them unless asked.
+    {schema parameters}
+    neighbouring, random_state, accountant, strict, progress
+        See ``docs/architecture.md``, "Privacy conventions" (DP mode supports
+        ``neighbouring="replace"`` only).
+
+    Returns
+    -------
+    VerticalGLMResult
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, dpstats as dp
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(rng.standard_normal((200, 4)), columns=["x1", "x2", "x3", "x4"])
+    >>> df["y"] = df.x1 - df.x3 + rng.standard_normal(200)
+    >>> fit = dp.vertical_glm("y ~ .", df, parties=[["x1", "x2"], ["x3", "x4"]])
+    >>> fit.converged, abs(fit.coef()["x1"] - 1) < 0.2
+    (True, True)
+    """
+    given = locals()
+    settings = Settings.check(given)
+    options = m.PrivregOptions.check(given)
+    if options.dp:
+        check_budget(settings.accountant, options.eps, options.delta)
+    return run(_door(given, options), settings)
+
+
+def _door(given: dict[str, Any], options: m.PrivregOptions) -> VerticalDoor:
+    """The door of a checked call: private bounds, parties, the declared schema and the call (nothing read)."""
+    data, neighbouring = given["data"], given["neighbouring"]
+    bounds, eps, delta = private_bounds_setup(
+        given["bounds"],
+        options.eps,
+        options.delta,
+        bounds_eps=given["bounds_eps"],
+        neighbouring=neighbouring,
+        data=data,
+    )
+    names, columns = m.party_columns(given["parties"])
+    fills = m.response_fill(given["formula"], options.family)
+    schema = frame_schema(bounds, given["levels"], given["na_action"], neighbouring, eps=eps, fills=fills)
+    if schema.private:
+        refuse_omit(schema, "vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n")
+    options = replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema)
+    always = ("formula", "parties", "family") + (("eps", "delta", "rounds") if options.dp else ())
+    call = call_of(vertical_glm, given, always=always, parties=names)
+    rows = bool(given["diagnostics"])  # per-row fitted values and residuals may then be shown
+    door = VerticalDoor(options, data, (names, columns), given["row_id"], call, given["progress"], rows)
+    from .. import engines
+
+    if not engines.is_engine_input(data):
+        return door
+    _check_statistics_mode(door)  # streamed / Dask: the Gaussian fit from sufficient statistics
+    return FromStatistics(**vars(door))
+
+
+@dataclass
+class VerticalFrame:
+    mf: ModelFrame
+    owner: np.ndarray
+    X: np.ndarray | None = None
+    y: np.ndarray | None = None
+    radius: list[float] | None = None
+    y_bound: float | None = None
+    response_note: str = ""
+    stats: Any = None
+
+
+@dataclass
+class VerticalDoor:
+    """vertical_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
+
+    options: m.PrivregOptions
+    data: Any
+    parties: tuple[list[str], list[list[str]]]  # the parties' names and the columns each holds
+    row_id: str | None
+    call: dict
+    progress: bool = False
+    rows_requested: bool = False  # diagnostics=True: per-row fitted values and residuals may be shown
+    label: str = "vertical_glm"
+
+    @property
+    def bounds(self) -> Any:
+        return self.options.bounds
+
+    @property
+    def schema(self) -> Schema | None:
+        return self.options.schema
+
+    def frame(self, dd: DataDependence) -> VerticalFrame:
+        o, (names, columns) = self.options, self.parties
+        frame = m.combine(self.data, columns, names, self.row_id)
+        mf, response_note = m.response_frame(o.formula, frame, o.family, self.schema, check_constant=not o.dp)
+        owner = m.assign_terms(mf, columns, names)
+        m.check_response(mf.y, o.family, mf.response)
+        if o.dp and mf.offset is not None:
+            raise PrivacyParameterError(
+                "offset() is not supported in DP mode: the sensitivity derivation bounds every offset a party "
+                "receives by (K - 1) * eta_clip, which a formula offset would break. Fit without DP, or move "
+                "the offset's variable into the design with declared bounds."
+            )
+        out = VerticalFrame(mf=mf, owner=owner, X=mf.X, y=mf.y, response_note=response_note)
+        if o.dp:  # public bounds: every party's row-norm bound R_k, and B_y for the Gaussian family
+            bounds = declared_bounds(self.bounds, mf, response=o.family == "gaussian")
+            out.X, out.radius = m.clip_covariates(mf, owner, len(names), bounds)
+            if o.family == "gaussian":
+                out.y, out.y_bound = m.clip_response(mf, bounds)
+        missing_rows_step(dd, mf)  # after the bounds: without them DP mode is refused, not warned
+        return out
+
+    def plan(self, frame: VerticalFrame, dd: DataDependence) -> Plan:
+        K, statistics = len(self.parties[0]), frame.stats is not None
+        return m.plan(
+            self.options, frame.mf.n, K, frame.radius, frame.y_bound, simulated=True, statistics=statistics
+        )
+
+    def release(self, frame: VerticalFrame, plan: m.PrivregPlan, noise: NoiseSource) -> m.Released:
+        mf, o = frame.mf, self.options
+        cross = frame.stats
+        stats = (
+            m.Design(frame.X, frame.y, frame.owner, mf.names, mf.offset)
+            if cross is None
+            else m.Pooled(cross.xtx, cross.xty, cross.yty, frame.owner, mf.n)
+        )
+        with _sweep_bar(o.sweeps().max_iter, self.progress) as on_round:
+            return m.release(stats, plan, noise, on_round)
+
+    def result(
+        self,
+        frame: VerticalFrame,
+        plan: Plan,
+        released: m.Released,
+        statement: PrivacyStatement,
+        noise: NoiseSource,
+    ) -> VerticalGLMResult:
+        mf = frame.mf
+        result = assemble_result(
+            self.call, mf.names, mf.n, self.parties[0], released, self.options, statement
+        )
+        result.response_note = frame.response_note
+        if frame.y is not None:  # streamed/Dask fits keep no rows: no vcov/logLik/predict summaries
+            summaries = dict(
+                dp=self.options.dp, se=self.options.se, pooled=released.pooled, rows=self.rows_requested
+            )
+            result.set_model_summaries(mf, mf.y, released.out.eta, **summaries)
+        return result
+
+    def diagnostics(self, frame: VerticalFrame, released: m.Released) -> dict:
+        return {
+            "rows_dropped_for_missing_values": frame.mf.n_dropped,
+            "values_filled_for_missing": frame.mf.n_filled,
+        }
+
+
+@dataclass
+class FromStatistics(VerticalDoor):
+    """Streamed or Dask data: the Gaussian exact fit from the pooled sufficient statistics."""
+
+    def frame(self, dd: DataDependence) -> VerticalFrame:
+        from .. import engines
+
+        owner_box: dict = {}
+        names, columns = self.parties
+
+        def check_parties(mf):  # before the pass: terms, owners and response from the names alone
+            if mf.response is None:
+                raise DataError("the formula needs a response, e.g. 'y ~ .'.")
+            owner_box["owner"] = m.assign_terms(mf, columns, names)
+            return None, None
+
+        mf, stats = engines.sufficient_statistics(
+            self.options.formula,
+            self.data,
+            boxes=check_parties,
+            gram=True,
+            drop_intercept=False,
+            progress=self.progress or None,
+            schema=self.schema,
+        )
+        missing_rows_step(dd, mf)
+        return VerticalFrame(mf=mf, owner=owner_box["owner"], stats=stats.cross)
+
+
+@contextmanager
+def _sweep_bar(total: int, progress: bool) -> Iterator[Callable[[dict], None] | None]:
+    """A tqdm bar over the sweeps when ``progress`` is asked for; yields the per-sweep callback."""
+    if not progress:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc="block coordinate descent", unit="sweep")
+    try:
+        yield lambda row: bar.update(1)
+    finally:
+        bar.close()
+
+
+def _check_statistics_mode(door: VerticalDoor) -> None:
+    """vertical_glm for engine inputs: Gaussian, unpenalized, exact (non-DP) mode only."""
+    from .. import engines
+
+    def columns() -> set[str]:
+        return set(engines.as_source(door.data).schema_frame().columns)
+
+    m.check_statistics_mode(door.options, door.parties, door.row_id, columns)

@@ -1,0 +1,184 @@
+"""Select-then-infer: a private selector on one part of the rows, dp_lm on the selected terms on the other.
+
+The rows are split at random into two disjoint parts by a permutation drawn
+independently of the data (:func:`split_rows`; its sizes follow from the public n and
+``split``).  Part A runs a private selector (dp_sis, dp_two_stage or dp_knockoff); part
+B runs dp_lm on the selected terms.  Each part spends the whole (eps, delta).
+
+Privacy (parallel composition, :func:`plan`).  Under replace-one-row with n public the
+two part sizes are public and fixed, and the permutation does not depend on the data,
+so replacing one row of the data set replaces exactly one row of exactly one part and
+leaves the other part unchanged.  The selector is (eps, delta)-DP in its part, dp_lm is
+(eps, delta)-DP in its part and is run with its input (the selected set) fixed, so for
+any pair of neighbouring data sets only one of the two mechanisms sees a change: the
+pipeline is (eps, delta)-DP (McSherry 2009, parallel composition; the adaptivity of part
+B's formula on part A's output does not matter because part B's rows are the same in
+both data sets).  The ledger has one entry for the composition; each part's own ledger
+is kept in the result and shown in its report.  The release runs the two parts' own
+front doors (:mod:`dpstats.api.select_infer`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, PrivacyParameterError
+from ..formula import INTERCEPT, ModelFrame
+from ..privacy.accountant import LedgerEntry
+from ..privacy.plan import Plan
+from ..privacy.randomness import RandomState, make_generator
+from ..schema import Schema
+from ..validation import check_fraction
+from ._options import Options
+from .lm import LAMBDA_SHARE, LMOptions
+
+SELECTORS = ("sis", "two_stage", "knockoff")
+
+
+@dataclass(frozen=True)
+class SelectInferOptions(Options):
+    """dp_select_infer's options, checked once (defaults: the signature of :func:`dpstats.dp_select_infer`).
+
+    ``bounds`` are the bounds each part is given (a checked ``AutoBounds`` when
+    ``bounds_eps`` is set: each part releases its own); part B's dp_lm is checked
+    as dp_lm checks its arguments (:class:`~dpstats.methods.lm.LMOptions`).
+    """
+
+    formula: str
+    eps: float
+    delta: float
+    select: str
+    k: int | None
+    split: float
+    bounds: Any
+    select_args: dict
+    conf_level: float
+    n_boot: int
+    schema: Schema | None
+
+    @classmethod
+    def check(cls, given: Mapping[str, Any]) -> SelectInferOptions:
+        """Cheap checks of dp_select_infer's arguments, before the data is read."""
+        lm = LMOptions.check({**given, "interval": "pivot", "lambda_share": LAMBDA_SHARE})
+        if math.isinf(lm.eps):
+            raise PrivacyParameterError(
+                "dp_select_infer needs a finite eps (the selectors have no eps = inf mode)."
+            )
+        select = given["select"]
+        if select not in SELECTORS:
+            raise PrivacyParameterError(f"select must be one of {list(SELECTORS)}, got {select!r}.")
+        split = check_fraction(given["split"], "split", low_open=True)
+        if select == "knockoff" and lm.delta <= 0:
+            raise PrivacyParameterError(
+                "select='knockoff' needs delta > 0 (dp_knockoff is (eps, delta)-DP); e.g. delta=1e-6."
+            )
+        if select == "two_stage" and given["k"] is None:
+            raise PrivacyParameterError("select='two_stage' needs k, the number of terms to select.")
+        if not isinstance(given["data"], pd.DataFrame):
+            raise DataError(
+                "dp_select_infer needs an in-memory pandas DataFrame (the rows are split), "
+                f"got {type(given['data']).__name__}."
+            )
+        if given["strict"] and given["bounds"] is None:
+            raise PrivacyParameterError(
+                "strict=True needs declared bounds (bounds=...): dp_lm on part B would otherwise clip to the data's range."
+            )
+        checked = {name: getattr(lm, name) for name in ("eps", "delta", "conf_level", "n_boot")}
+        return cls.from_given(given, split=split, select_args=dict(given["select_args"] or {}), **checked)
+
+
+def split_rows(n: int, split: float, random_state: RandomState) -> tuple[np.ndarray, np.ndarray]:
+    """The public split of dp_select_infer: row positions of part A (floor(split·n) rows) and part B.
+
+    A permutation drawn independently of the data, from ``random_state`` (an
+    integer seed gives the same split every time; None draws from the OS).
+
+    Examples
+    --------
+    >>> a, b = split_rows(10, 0.5, 3)
+    >>> len(a), len(b), sorted(np.r_[a, b].tolist()) == list(range(10))
+    (5, 5, True)
+    """
+    seed = (
+        np.random.default_rng([int(random_state), 7919])
+        if isinstance(random_state, (int, np.integer))
+        else random_state
+    )
+    gen, _ = make_generator(seed)
+    order = gen.permutation(n)
+    n_a = int(math.floor(split * n))
+    return order[:n_a], order[n_a:]
+
+
+@dataclass
+class SplitFrame:
+    """The two parts of the rows, as frames of the design columns and the response."""
+
+    part_a: pd.DataFrame
+    part_b: pd.DataFrame
+    response: str
+    names: list[str]
+    n_dropped: int = 0
+    n_filled: int = 0
+
+
+def split_frame(mf: ModelFrame, split: float, random_state: RandomState) -> SplitFrame:
+    """Part A (⌊split·n⌋ rows) and part B of a model frame's rows, split by :func:`split_rows`."""
+    n = mf.n
+    n_a = int(math.floor(split * n))
+    if n_a < 2 or n - n_a < 3:
+        raise DataError(f"split = {split:g} leaves too few rows in one part; use more rows or another split.")
+    idx_a, idx_b = split_rows(n, split, random_state)
+    design = pd.DataFrame(mf.X, columns=mf.names)
+    design[mf.response] = mf.y
+    part_a, part_b = design.iloc[idx_a].reset_index(drop=True), design.iloc[idx_b].reset_index(drop=True)
+    return SplitFrame(part_a, part_b, mf.response, list(mf.names), mf.n_dropped, mf.n_filled)
+
+
+def part_b_ols(frame: SplitFrame, selected: list[str]) -> dict[str, float]:
+    """Not private (a diagnostic): ordinary least squares of the selected terms on part B's raw rows."""
+    if not selected:
+        return {}
+    X = np.c_[np.ones(len(frame.part_b)), frame.part_b[selected].to_numpy(dtype=float)]
+    beta = np.linalg.lstsq(X, frame.part_b[frame.response].to_numpy(dtype=float), rcond=None)[0]
+    return dict(zip([INTERCEPT, *selected], beta.tolist()))
+
+
+def plan(options: SelectInferOptions, n_a: int, n_b: int) -> Plan:
+    """The plan of the pipeline from public inputs (the parts' sizes): one entry, parallel composition.
+
+    Examples
+    --------
+    >>> pl = plan(SelectInferOptions.partial(eps=1.0, delta=1e-6, select="sis", split=0.5), 500, 500)
+    >>> pl.eps, pl.delta, pl.entries[0].mechanism
+    (1.0, 1e-06, 'dp_sis | dp_lm (disjoint rows)')
+    """
+    eps, delta, select = options.eps, options.delta, options.select
+    entry = LedgerEntry(
+        step=f"parallel composition: dp_{select} on part A ({n_a} rows), dp_lm on part B ({n_b} rows)",
+        mechanism=f"dp_{select} | dp_lm (disjoint rows)",
+        eps=eps,
+        delta=delta,
+        sensitivity="each part's own (see its ledger); one replaced row changes one part only",
+        note="parallel composition: the parts' budgets do not add (McSherry 2009)",
+        event={"kind": "eps_delta", "eps": eps, "delta": delta},
+    )
+    notes = [
+        f"The rows were split by a random permutation independent of the data into part A ({n_a} rows, "
+        f"selection) and part B ({n_b} rows, inference); the sizes follow from the public n and split = "
+        f"{options.split:g}.",
+        "Each part spends the whole budget: under replace-one-row a changed row lies in one part only "
+        "(parallel composition); the selected set is fixed before part B is read.",
+    ]
+    return Plan(
+        method=f"select-then-infer (dp_{select} -> dp_lm)",
+        neighbouring="replace",
+        entries=[entry],
+        notes=notes,
+    )
