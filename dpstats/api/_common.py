@@ -492,3 +492,18 @@ def _plain_bounds(bounds):
     if isinstance(bounds, (list, tuple)):
         return list(bounds)
     return bounds
+
+
+class OptionsDoor:
+    """Base of a door that holds its method's options record (``self.options``): :func:`run` reads
+    the declared bounds (a private-bounds step among them) and the schema there."""
+
+    options: Any
+
+    @property
+    def bounds(self) -> Any:
+        return self.options.bounds
+
+    @property
+    def schema(self) -> Schema | None:
+        return self.options.schema

@@ -1,24 +1,9 @@
-"""Front door of DP learning of a mixture of separated Gaussians (docs/architecture.md, "Layers").
+"""Front door of DP learning of a mixture of separated Gaussians: :func:`dp_gmm`.
 
-After Kamath, Sheffet, Singhal & Ullman (2019).  What is implemented:
-
-* ``method="pca_cluster"`` — Phase I ("easy case"): private clipping radius,
-  private PCA (Analyze Gauss), private clustering in the projected space
-  (k rounds of grid-based locate-one-cluster with AboveThreshold and the
-  exponential mechanism), private per-component estimation (two passes:
-  spherical on the Voronoi partition, full covariance on the most-probable
-  partition of the first pass).
-* ``method="sample_aggregate"`` — §6: EM on m disjoint groups (non-private,
-  scikit-learn), aligned to a coarse Phase I fit, averaged with noise after
-  clipping to a private radius.
-
-Not implemented: Phase II, the recursive "terrific ball" split for components
-of very different scales.  In its place, components of different scales are
-handled by partitioning with each located cluster's scale and by ``refine``
-private hard-EM passes (shown for scales 0.25/1/4 with axis ratio 8 in
-``benchmarks/bench_gmm.py``); mixtures whose components overlap in the
-private PCA plane, or differ in scale by much more, are outside what is shown
-to work here.
+After Kamath, Sheffet, Singhal & Ullman (2019): Phase I ("pca_cluster") and their
+sample-and-aggregate reduction; what is implemented, and what is not (Phase II), is
+:mod:`dpstats.methods.gmm.pipeline`.  The door reads the rows in memory, checks k and the
+groups against n where n is public, and runs the method's plan and release.
 """
 
 from __future__ import annotations
@@ -44,6 +29,7 @@ from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
 from ._common import (
+    OptionsDoor,
     Settings,
     call_of,
     check_budget,
@@ -174,14 +160,9 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     _refuse_engine_input(data)
     check_budget(settings.accountant, options.eps, options.delta)  # refuse before touching the data
     bounds, eps, delta = private_bounds_setup(
-        bounds,
-        options.eps,
-        options.delta,
-        bounds_eps=bounds_eps,
-        neighbouring=options.neighbouring,
-        data=data,
+        bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
-    schema = frame_schema(bounds, levels, na_action, options.neighbouring, eps=eps)
+    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
     _refuse_omit_under_replace(schema)
     options = replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema)
     # the simulation truth is an input of the diagnostics, not of the call (like the data)
@@ -197,7 +178,7 @@ class GMMFrame:
 
 
 @dataclass
-class GMMDoor:
+class GMMDoor(OptionsDoor):
     """dp_gmm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.GMMOptions
@@ -205,14 +186,6 @@ class GMMDoor:
     call: dict
     progress: bool = False
     label: str = "dp_gmm"
-
-    @property
-    def bounds(self) -> Any:
-        return self.options.bounds
-
-    @property
-    def schema(self) -> Schema | None:
-        return self.options.schema
 
     def frame(self, dd: DataDependence) -> GMMFrame:
         """The rows in memory, k and the groups checked against n where it is public, and the box.
@@ -226,11 +199,7 @@ class GMMDoor:
         mf = model_frame(
             o.formula, self.data, one_sided=True, drop_intercept=True, min_rows=min_rows, schema=self.schema
         )
-        if mf.p == 0:  # the formula's columns (public), before any charge: a mixture needs a variable
-            raise DataError(
-                f"the formula '{o.formula}' gives no columns to model; dp_gmm needs at least one "
-                "numeric column, e.g. '~ .' or '~ x1 + x2'."
-            )
+        m.check_columns(mf.p, o.formula)
         # n is private under add/remove and when the schema may drop rows: a warning or an error
         # that quoted it would release it
         public_n = mf.n if n_is_public(o.neighbouring, mf) else None

@@ -1,14 +1,9 @@
-"""Front door of private PCA (Analyze Gauss) from sufficient statistics, on any engine.
+"""Front door of private PCA (Analyze Gauss) from sufficient statistics, on any engine: :func:`dp_pca`.
 
-The private PCA step of :func:`dpstats.dp_gmm` (Dwork, Talwar, Thakurta &
-Zhang 2014; Kamath et al. 2019, Phase I) needs only Σ xxᵀ of the rows clipped
-to a public box, centred at its midpoint and shrunk onto a ball of radius C.
-That matrix is a sufficient statistic, so :func:`dp_pca` computes it in one
-pass over in-memory, streamed (:func:`dpstats.engines.stream`) or Dask data
-(:func:`dpstats.engines.on_dask`) and releases the top-k subspace of
-Σ xxᵀ + E, E symmetric Gaussian, exactly as ``dp_gmm`` does
-(:func:`dpstats.privacy.pca.private_pca_gram`); its plan and release are
-:mod:`dpstats.methods.pca`.
+Σ xxᵀ of the rows clipped to a public box, centred at its midpoint and shrunk onto a ball
+of radius C, is a sufficient statistic: one pass of any engine (in memory,
+:func:`dpstats.engines.stream`, Dask) computes it, and the private PCA step of
+:func:`dpstats.dp_gmm` releases its top-k subspace; plan and release: :mod:`dpstats.methods.pca`.
 """
 
 from __future__ import annotations
@@ -24,9 +19,9 @@ from ..privacy.pca import PrivatePCA
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
-from ..schema import Schema
 from ..validation import check_delta
 from ._common import (
+    OptionsDoor,
     Settings,
     call_of,
     check_budget,
@@ -137,7 +132,7 @@ class PCAFrame:
 
 
 @dataclass
-class PCADoor:
+class PCADoor(OptionsDoor):
     """dp_pca's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.PCAOptions
@@ -146,25 +141,10 @@ class PCADoor:
     progress: bool | None = None
     label: str = "dp_pca"
 
-    @property
-    def bounds(self) -> Any:
-        return self.options.bounds
-
-    @property
-    def schema(self) -> Schema | None:
-        return self.options.schema
-
     def frame(self, dd: DataDependence) -> PCAFrame:
-        """One pass for Σ xxᵀ of the clipped rows (two without bounds: the box is then the data's range).
-
-        Under add/remove-one-row n is private: no number of rows is required (0, 1 or 2 rows
-        give a Gram matrix like any other, released as noise alone), and none is quoted.
-        """
-        from .. import engines
-
+        """One pass for Σ xxᵀ of the clipped rows (two without bounds: the box is then the data's range)."""
         o = self.options
         data_box = self._data_box(dd) if o.bounds is None else None
-        row_bound = m.row_bound(o.bounds, o.radius)
         resolved: dict = {}
 
         def boxes(mf):
@@ -176,17 +156,7 @@ class PCADoor:
             resolved["box"] = box
             return box, None
 
-        mf, stats = engines.sufficient_statistics(
-            o.formula,
-            self.data,
-            boxes=boxes,
-            gram=True,
-            one_sided=True,
-            row_bound=row_bound,
-            min_rows=_min_rows(o.neighbouring),
-            progress=self.progress,
-            schema=self.schema,
-        )
+        mf, stats = self._pass(boxes=boxes, gram=True, row_bound=m.row_bound(o.bounds, o.radius))
         refuse_offset(mf, "dp_pca")
         missing_rows_step(dd, mf)
         # warns when delta >= 1/n, where n is public (replace one row, no rows dropped by the schema)
@@ -194,22 +164,29 @@ class PCADoor:
         return PCAFrame(mf=mf, stats=stats, box=resolved["box"])
 
     def _data_box(self, dd: DataDependence) -> Box:
-        from .. import engines
-
         dd.add(
             "the box that clips and centres the rows is the data's per-column min and max (a first pass)",
             fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
         )
-        _, st0 = engines.sufficient_statistics(
-            self.options.formula,
+        _, st0 = self._pass(gram=False)
+        return range_box(st0.cross.x_min, st0.cross.x_max)
+
+    def _pass(self, **how: Any) -> tuple[Any, Any]:
+        """One pass of the engine.  Under add/remove-one-row n is private: no number of rows is
+        required (0, 1 or 2 rows give a Gram matrix like any other, released as noise alone)."""
+        from .. import engines
+
+        o = self.options
+        min_rows = 0 if o.neighbouring == "add_remove" else 2
+        return engines.sufficient_statistics(
+            o.formula,
             self.data,
-            gram=False,
             one_sided=True,
-            min_rows=_min_rows(self.options.neighbouring),
+            min_rows=min_rows,
             progress=self.progress,
             schema=self.schema,
+            **how,
         )
-        return range_box(st0.cross.x_min, st0.cross.x_max)
 
     def plan(self, frame: PCAFrame, dd: DataDependence) -> m.PCAPlan:
         C = m.clip_radius(frame.box, self.options.radius)
@@ -247,8 +224,3 @@ class PCADoor:
             "values_filled_for_missing": frame.mf.n_filled,
             "rows_shrunk_onto_ball": frame.stats.n_rows_clipped,
         }
-
-
-def _min_rows(neighbouring: str) -> int:
-    """Rows the frame must hold: none under add/remove-one-row, where n is private."""
-    return 0 if neighbouring == "add_remove" else 2

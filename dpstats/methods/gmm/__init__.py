@@ -25,7 +25,15 @@ construction.  No printing, no I/O; progress through a callback.
 """
 
 from .budget import GMMPlan, plan
-from .options import METHODS, ROWS_PER_COMPONENT, GMMOptions, assumption_holds, default_groups, resolve
+from .options import (
+    METHODS,
+    ROWS_PER_COMPONENT,
+    GMMOptions,
+    assumption_holds,
+    check_columns,
+    default_groups,
+    resolve,
+)
 from .pipeline import Released, release
 
 __all__ = [
@@ -35,6 +43,7 @@ __all__ = [
     "ROWS_PER_COMPONENT",
     "Released",
     "assumption_holds",
+    "check_columns",
     "default_groups",
     "plan",
     "release",

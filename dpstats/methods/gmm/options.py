@@ -88,6 +88,15 @@ class GMMOptions(Options):
         )
 
 
+def check_columns(d: int, formula: str) -> None:
+    """The formula's columns (public), before any charge: a mixture needs a variable."""
+    if d == 0:
+        raise DataError(
+            f"the formula '{formula}' gives no columns to model; dp_gmm needs at least one "
+            "numeric column, e.g. '~ .' or '~ x1 + x2'."
+        )
+
+
 def resolve(options: GMMOptions, n: int, d: int, public_n: int | None) -> GMMOptions:
     """``options`` with k, min_weight and groups checked for the frame (n rows, d columns).
 

@@ -29,9 +29,13 @@ for Learning Mixtures of Separated Gaussians", with the ρ of each step from
   the coarse fit as the located centre and AboveThreshold for the radius);
   weights are noisy counts of the most probable aggregated component.
 
-Phase II (the recursive "terrific ball" split of §5, Algorithms 2–4, for
-components of very different scales) is NOT implemented; see the module
-docstring of :mod:`dpstats.api.gmm`.
+Not implemented: Phase II, the recursive "terrific ball" split of §5
+(Algorithms 2–4) for components of very different scales.  In its place,
+components of different scales are handled by partitioning with each located
+cluster's scale and by ``refine`` private hard-EM passes (shown for scales
+0.25/1/4 with axis ratio 8 in ``benchmarks/bench_gmm.py``); mixtures whose
+components overlap in the private PCA plane, or differ in scale by much more,
+are outside what is shown to work here.
 """
 
 from __future__ import annotations
