@@ -38,7 +38,7 @@ from ..privacy.pca import PrivatePCA, private_pca_gram, second_moment_sensitivit
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..schema import Schema
-from ..validation import check_delta, check_eps, check_neighbouring
+from ..validation import check_eps, check_gaussian_delta, check_neighbouring
 from ._options import Options
 
 SENSITIVITY_TEXT = {
@@ -68,12 +68,9 @@ class PCAOptions(Options):
     def check(cls, given: Mapping[str, Any]) -> PCAOptions:
         """Cheap checks of dp_pca's arguments, before the data is read."""
         eps = check_eps(given["eps"])
-        delta = given["delta"]
-        if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
-            raise PrivacyParameterError(
-                "dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6."
-            )
-        delta = check_delta(delta, allow_zero=False)
+        delta = check_gaussian_delta(
+            given["delta"], "dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6."
+        )
         neighbouring = check_neighbouring(given["neighbouring"])
         radius = given["radius"]
         if radius is not None and not (

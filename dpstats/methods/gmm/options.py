@@ -19,7 +19,7 @@ from typing import Any
 
 from ...errors import AssumptionError, DataError, PrivacyParameterError
 from ...schema import Schema
-from ...validation import check_delta, check_eps, check_fraction, check_neighbouring, check_oc_trials
+from ...validation import check_eps, check_fraction, check_gaussian_delta, check_neighbouring, check_oc_trials
 from .._options import Options
 
 METHODS = ("pca_cluster", "sample_aggregate")
@@ -61,12 +61,11 @@ class GMMOptions(Options):
     def check(cls, given: Mapping[str, Any]) -> GMMOptions:
         """Cheap checks of dp_gmm's arguments, before the data is read (``assume`` already coerced)."""
         eps = check_eps(given["eps"])
-        delta = given["delta"]
-        if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
-            raise PrivacyParameterError(
-                "dp_gmm needs delta > 0: its steps add Gaussian noise and are accounted in zCDP. "
-                "Use a small delta such as 1e-6 (much smaller than 1/n)."
-            )
+        delta = check_gaussian_delta(
+            given["delta"],
+            "dp_gmm needs delta > 0: its steps add Gaussian noise and are accounted in zCDP. "
+            "Use a small delta such as 1e-6 (much smaller than 1/n).",
+        )
         neighbouring = check_neighbouring(given["neighbouring"])
         if given["method"] not in METHODS:
             raise PrivacyParameterError(f"method must be one of {list(METHODS)}, got {given['method']!r}.")
@@ -81,7 +80,7 @@ class GMMOptions(Options):
         return cls.from_given(
             given,
             eps=eps,
-            delta=check_delta(delta, allow_zero=False),
+            delta=delta,
             neighbouring=neighbouring,
             alpha=alpha,
             oc_trials=check_oc_trials(given["oc_trials"], given["assume"]),
