@@ -51,7 +51,8 @@ def speed(quick: bool) -> pd.DataFrame:
         t_fast, _ = _timed(m.nearest_hit_miss, U, y, np.ones(U.shape[1]))
         t_one, one = _timed(m.logo, U, y, 1.0)
         for variant in ("paper", "strict"):
-            t_ens, fit = _timed(m.ensemble, U, y, 1.0, variant=variant, gen=np.random.default_rng(0))
+            spec = m.EnsembleSpec(variant=variant)
+            t_ens, fit = _timed(m.ensemble, U, y, 1.0, gen=np.random.default_rng(0), spec=spec)
             rows.append(
                 {
                     "data": name,

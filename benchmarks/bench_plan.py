@@ -92,7 +92,9 @@ def felp_cost(seed: int) -> None:
     X, y = df.drop(columns="class").to_numpy(), df["class"].cat.codes.to_numpy()
     U = fm.scale_features(X, Box(np.full(100, model.box()[0]), np.full(100, model.box()[1])))[0]
     rng = np.random.default_rng(seed)
-    base = best_time(lambda: fm.ensemble(U, y, 1.0, variant="strict", gen=rng), repeat=3)
+    base = best_time(
+        lambda: fm.ensemble(U, y, 1.0, gen=rng, spec=fm.EnsembleSpec(variant="strict")), repeat=3
+    )
     seconds = best_time(
         lambda: dp.plan(
             "dp_felp", n=200, p=100, eps=[1, 10, 100, 1000, 10000], trials=trials, random_state=seed

@@ -180,3 +180,20 @@ def clip_rows_l2(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
         norms[huge] = np.linalg.norm(X[huge], axis=1)
     X[over] *= (radius / norms[over])[:, None]
     return X, int(over.sum())
+
+
+def range_box(lo: np.ndarray, hi: np.ndarray) -> Box:
+    """The box of the data's per-column range [lo, hi] (a data-dependent step the caller names).
+
+    A constant column gets [lo, lo + 1]; a column that saw no row (lo = +inf, hi = −inf,
+    possible when n is private and may be 0) gets [0, 1], so that no error depends on n.
+
+    Examples
+    --------
+    >>> b = range_box(np.array([0.0, 2.0, np.inf]), np.array([4.0, 2.0, -np.inf]))
+    >>> b.lo.tolist(), b.hi.tolist()
+    ([0.0, 2.0, 0.0], [4.0, 3.0, 1.0])
+    """
+    lo = np.where(np.isfinite(lo), lo, 0.0).astype(float)
+    hi = np.where(np.isfinite(hi), hi, lo)
+    return Box(lo, np.where(hi > lo, hi, lo + 1.0))

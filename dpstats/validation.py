@@ -121,3 +121,11 @@ def check_truth(truth, names: list[str]) -> list[str] | None:
             f"{names[:3]}. Use the design's column names (see result.terms)."
         )
     return truth
+
+
+def check_gaussian_delta(delta, refusal: str) -> float:
+    """delta in (0, 1) for a method that adds Gaussian noise; delta = 0 is refused with ``refusal``
+    (the method's own words: why it needs delta > 0 and what to give)."""
+    if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
+        raise PrivacyParameterError(refusal)
+    return check_delta(delta, allow_zero=False)

@@ -141,15 +141,14 @@ def test_strict_variant_average_moves_at_most_2c_over_k():
     """Replacing one row (same partition) moves the clipped average by <= 2C/k, with C binding."""
     U, y = _arrays(planted(n=60, d=8, s=2, shift=2.0, random_state=6))
     k, C = 4, 0.05
-    base = m.ensemble(U, y, 0.1, n_estimators=k, variant="strict", clip_norm=C, gen=np.random.default_rng(9))
+    spec = m.EnsembleSpec(n_estimators=k, variant="strict", clip_norm=C)
+    base = m.ensemble(U, y, 0.1, gen=np.random.default_rng(9), spec=spec)
     assert base.n_clipped > 0 and np.all(np.linalg.norm(base.weights, axis=1) <= C * (1 + 1e-12))
     worst = 0.0
     for i in range(0, 60, 7):
         U2 = U.copy()
         U2[i] = np.sqrt(1 / 8) * (1 - U[i] * np.sqrt(8))  # reflect the row inside the box
-        other = m.ensemble(
-            U2, y, 0.1, n_estimators=k, variant="strict", clip_norm=C, gen=np.random.default_rng(9)
-        )
+        other = m.ensemble(U2, y, 0.1, gen=np.random.default_rng(9), spec=spec)
         worst = max(worst, np.linalg.norm(other.w_mean - base.w_mean))
     assert 0 < worst <= m.strict_sensitivity(C, k) + 1e-12
 
@@ -365,3 +364,13 @@ def test_response_errors_name_the_column_not_its_values(small):
         message = str(info.value)
         assert "0.123456" not in message and "7.25" not in message and "[" not in message
     assert acc.charges == []
+
+
+def test_private_bounds_leave_the_release_its_own_eps():
+    """With bounds="auto" the ledger holds the bounds step first; the weights' noise scale is Δ over
+    the eps of the release step (the rest of eps), not over the bounds step's share."""
+    df = planted(n=200, d=10, s=3, shift=2.0, random_state=0)
+    fit = dp.dp_felp("class ~ .", df, eps=1.0, n_estimators=5, bounds="auto", random_state=1, oc_trials=0)
+    bounds_step, release_step = fit.privacy.ledger
+    assert bounds_step.step.startswith("private bounds") and math.isclose(release_step.eps, 0.9)
+    assert math.isclose(fit.noise_scale, fit.sensitivity / release_step.eps)

@@ -413,12 +413,11 @@ def test_felp_lam_cv_gives_no_warning_that_follows_a_class_size():
 def test_felp_subsets_with_too_few_rows_give_zero_weights_when_n_is_private():
     """Without declared bounds rows may be dropped (n private, a named step): the subset-size check
     is not made on that n; a subset with fewer than 2 rows gets w = 0 by construction."""
-    from dpstats.methods.felp import ensemble
+    from dpstats.methods.felp import EnsembleSpec, ensemble
 
     rng = np.random.default_rng(2)
-    fit = ensemble(
-        rng.uniform(size=(5, 3)), np.array([0, 1, 0, 1, 0]), 1.0, n_estimators=4, variant="strict", gen=rng
-    )
+    spec = EnsembleSpec(n_estimators=4, variant="strict")
+    fit = ensemble(rng.uniform(size=(5, 3)), np.array([0, 1, 0, 1, 0]), 1.0, gen=rng, spec=spec)
     assert (fit.weights == 0).all(axis=1).sum() >= 3  # 5 rows in 4 subsets: at most one subset has 2 rows
     df = _classes(12)
     with warnings.catch_warnings(record=True) as caught:

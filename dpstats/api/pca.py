@@ -1,54 +1,44 @@
-"""Front door of private PCA (Analyze Gauss) from sufficient statistics, on any engine.
+"""Front door of private PCA (Analyze Gauss) from sufficient statistics, on any engine: :func:`dp_pca`.
 
-The private PCA step of :func:`dpstats.dp_gmm` (Dwork, Talwar, Thakurta &
-Zhang 2014; Kamath et al. 2019, Phase I) needs only Σ xxᵀ of the rows clipped
-to a public box, centred at its midpoint and shrunk onto a ball of radius C.
-That matrix is a sufficient statistic, so :func:`dp_pca` computes it in one
-pass over in-memory, streamed (:func:`dpstats.engines.stream`) or Dask data
-(:func:`dpstats.engines.on_dask`) and releases the top-k subspace of
-Σ xxᵀ + E, E symmetric Gaussian, exactly as ``dp_gmm`` does
-(:func:`dpstats.privacy.pca.private_pca_gram`); its plan and release are
-:mod:`dpstats.methods.pca`.
+Σ xxᵀ of the rows clipped to a public box, centred at its midpoint and shrunk onto a ball
+of radius C, is a sufficient statistic: one pass of any engine (in memory,
+:func:`dpstats.engines.stream`, Dask) computes it, and the private PCA step of
+:func:`dpstats.dp_gmm` releases its top-k subspace; plan and release: :mod:`dpstats.methods.pca`.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from ..errors import DataError, PrivacyParameterError
 from ..formula import refuse_offset
-from ..geometry import Box, resolve_box
+from ..geometry import Box, range_box, resolve_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
 from ..privacy.pca import PrivatePCA
-from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
-from ..validation import check_accountant, check_delta, check_eps, check_neighbouring, check_strict
-from ..schema import Schema
+from ..validation import check_delta
 from ._common import (
+    OptionsDoor,
     Settings,
+    call_of,
+    check_budget,
     declared_bounds,
     dummy_columns,
     frame_schema,
-    is_auto,
     missing_rows_step,
     n_is_public,
     private_bounds_setup,
+    refuse_unknown_data,
     run,
     schema_parameters,
 )
 
 
 @schema_parameters
-def dp_pca(
+def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data,
     k: int,
@@ -121,174 +111,101 @@ def dp_pca(
     >>> fit.basis.shape
     (4, 2)
     """
-    from .. import engines
-
-    eps = check_eps(eps)
-    if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
-        raise PrivacyParameterError(
-            "dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6."
-        )
-    delta = check_delta(delta, allow_zero=False)
-    neighbouring = check_neighbouring(neighbouring)
-    strict = check_strict(strict)
-    accountant = check_accountant(accountant)
-    if radius is not None and not (
-        isinstance(radius, numbers.Real)
-        and not isinstance(radius, bool)
-        and math.isfinite(radius)
-        and radius > 0
-    ):
-        raise PrivacyParameterError(
-            f"radius must be a positive number (public clipping radius), got {radius!r}."
-        )
-    if accountant is not None:
-        accountant.check(eps, delta)
-    if not isinstance(data, (pd.DataFrame, dict)) and not engines.is_engine_input(data):
-        raise DataError(
-            f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
-            f"got {type(data).__name__}."
-        )
-    if radius is not None and is_auto(bounds):
-        raise PrivacyParameterError(
-            'radius= needs declared bounds (the box sets the units of the ball); with bounds="auto" '
-            "omit radius (C is then the released box's half-diagonal)."
-        )
+    given = locals()
+    settings = Settings.check(given)
+    options = m.PCAOptions.check(given)
+    check_budget(settings.accountant, options.eps, options.delta)
+    refuse_unknown_data(data)
     bounds, eps, delta = private_bounds_setup(
-        bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+        bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
-    door = _PCA(
-        schema=schema,
-        formula=formula,
-        data=data,
-        k=k,
-        eps=eps,
-        delta=delta,
-        bounds=bounds,
-        radius=radius,
-        neighbouring=neighbouring,
-        progress=progress,
-    )
-    return run(
-        door,
-        Settings(strict=strict, random_state=random_state, accountant=accountant, diagnostics=diagnostics),
-    )
+    options = replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema)
+    return run(PCADoor(options, data, call_of(dp_pca, given), progress), settings)
 
 
 @dataclass
-class _Frame:
+class PCAFrame:
     mf: Any
     stats: Any
     box: Box
-    radius: float
-    engine: str
 
 
 @dataclass
-class _PCA:
+class PCADoor(OptionsDoor):
     """dp_pca's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
-    formula: str
+    options: m.PCAOptions
     data: Any
-    k: Any
-    eps: float
-    delta: float
-    bounds: Any
-    radius: float | None
-    neighbouring: str
-    progress: bool | None
-    schema: Schema | None = None
+    call: dict
+    progress: bool | None = None
     label: str = "dp_pca"
 
-    def frame(self, dd: DataDependence) -> _Frame:
+    def frame(self, dd: DataDependence) -> PCAFrame:
         """One pass for Σ xxᵀ of the clipped rows (two without bounds: the box is then the data's range)."""
-        from .. import engines
-
-        data_box = self._data_box(dd) if self.bounds is None else None
-        row_bound = _row_bound(self.bounds, self.radius)
+        o = self.options
+        data_box = self._data_box(dd) if o.bounds is None else None
         resolved: dict = {}
 
         def boxes(mf):
             """Checks that need only the frame's names (run before the pass), then the box."""
-            _check_k(self.k, mf.p)
-            box = (
-                data_box
-                if self.bounds is None
-                else resolve_box(
-                    declared_bounds(self.bounds, mf, response=False), mf.names, dummies=dummy_columns(mf)
-                )
-            )
-            _check_equal_widths(box, mf, self.radius, row_bound)
+            m.check_k(o.k, mf.p)
+            declared = None if o.bounds is None else declared_bounds(o.bounds, mf, response=False)
+            box = data_box or resolve_box(declared, mf.names, dummies=dummy_columns(mf))
+            m.check_equal_widths(box, mf.names, o.radius)
             resolved["box"] = box
             return box, None
 
-        mf, stats = engines.sufficient_statistics(
-            self.formula,
-            self.data,
-            boxes=boxes,
-            gram=True,
-            one_sided=True,
-            row_bound=row_bound,
-            progress=self.progress,
-            schema=self.schema,
-        )
+        mf, stats = self._pass(boxes=boxes, gram=True, row_bound=m.row_bound(o.bounds, o.radius))
         refuse_offset(mf, "dp_pca")
         missing_rows_step(dd, mf)
         # warns when delta >= 1/n, where n is public (replace one row, no rows dropped by the schema)
-        check_delta(self.delta, mf.n if n_is_public(self.neighbouring, mf) else None, allow_zero=False)
-        box = resolved["box"]
-        C = float(np.linalg.norm(box.halfwidth)) if self.radius is None else float(self.radius)
-        return _Frame(mf=mf, stats=stats, box=box, radius=C, engine=getattr(mf, "engine", "memory"))
+        check_delta(o.delta, mf.n if n_is_public(o.neighbouring, mf) else None, allow_zero=False)
+        return PCAFrame(mf=mf, stats=stats, box=resolved["box"])
 
     def _data_box(self, dd: DataDependence) -> Box:
-        from .. import engines
-
         dd.add(
             "the box that clips and centres the rows is the data's per-column min and max (a first pass)",
             fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
         )
-        _, st0 = engines.sufficient_statistics(
-            self.formula, self.data, gram=False, one_sided=True, progress=self.progress, schema=self.schema
-        )
-        lo, hi = st0.cross.x_min, st0.cross.x_max
-        return Box(lo, np.where(hi > lo, hi, lo + 1.0))
+        _, st0 = self._pass(gram=False)
+        return range_box(st0.cross.x_min, st0.cross.x_max)
 
-    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
-        return m.plan(
-            k=self.k,
-            eps=self.eps,
-            delta=self.delta,
-            neighbouring=self.neighbouring,
-            radius=frame.radius,
-            engine=getattr(frame.mf, "engine", "in-memory"),
+    def _pass(self, **how: Any) -> tuple[Any, Any]:
+        """One pass of the engine.  Under add/remove-one-row n is private: no number of rows is
+        required (0, 1 or 2 rows give a Gram matrix like any other, released as noise alone)."""
+        from .. import engines
+
+        o = self.options
+        min_rows = 0 if o.neighbouring == "add_remove" else 2
+        return engines.sufficient_statistics(
+            o.formula,
+            self.data,
+            one_sided=True,
+            min_rows=min_rows,
+            progress=self.progress,
+            schema=self.schema,
+            **how,
         )
 
-    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> PrivatePCA:
-        return m.release(
-            frame.stats.box_gram(frame.box),
-            self.k,
-            frame.radius,
-            self.eps,
-            self.delta,
-            self.neighbouring,
-            noise,
-        )
+    def plan(self, frame: PCAFrame, dd: DataDependence) -> m.PCAPlan:
+        C = m.clip_radius(frame.box, self.options.radius)
+        return m.plan(self.options, C, engine=getattr(frame.mf, "engine", "in-memory"))
+
+    def release(self, frame: PCAFrame, plan: m.PCAPlan, noise: NoiseSource) -> PrivatePCA:
+        return m.release(frame.stats.box_gram(frame.box), plan, noise)
 
     def result(
-        self, frame: _Frame, plan: Plan, released: PrivatePCA, statement: PrivacyStatement, noise: NoiseSource
+        self,
+        frame: PCAFrame,
+        plan: m.PCAPlan,
+        released: PrivatePCA,
+        statement: PrivacyStatement,
+        noise: NoiseSource,
     ) -> PCAResult:
-        call = {
-            "formula": self.formula,
-            "k": int(self.k),
-            "eps": self.eps,
-            "delta": self.delta,
-            "bounds": _bounds_call(self.bounds),
-            "radius": self.radius,
-            "neighbouring": None if self.neighbouring == "replace" else self.neighbouring,
-        }
         return PCAResult(
             method="dp_pca",
-            call=call,
+            call=self.call,
             n=frame.mf.n,
             p=frame.mf.p,
             terms=list(frame.mf.names),
@@ -296,62 +213,14 @@ class _PCA:
             basis=released.basis,
             eigenvalues=released.eigenvalues,
             centre=frame.box.center,
-            radius=frame.radius,
+            radius=plan.radius,
             noise_sd=released.noise_sd,
-            engine=frame.engine,
+            engine=getattr(frame.mf, "engine", "memory"),
         )
 
-    def diagnostics(self, frame: _Frame, released: PrivatePCA) -> dict:
+    def diagnostics(self, frame: PCAFrame, released: PrivatePCA) -> dict:
         return {
             "rows_dropped_for_missing_values": frame.mf.n_dropped,
             "values_filled_for_missing": frame.mf.n_filled,
             "rows_shrunk_onto_ball": frame.stats.n_rows_clipped,
         }
-
-
-def _check_equal_widths(box: Box, mf, radius: float | None, row_bound: float | None) -> None:
-    """A declared radius needs every design column to have the same half-width (the engine's unit ball)."""
-    h = np.asarray(box.halfwidth, dtype=float)
-    if row_bound is not None and not np.allclose(h, h[0], rtol=1e-12, atol=0.0):
-        raise PrivacyParameterError(
-            f"radius = {radius:g} needs every design column to have bounds of the same width, but "
-            f"{[mf.names[j] for j in np.flatnonzero(h != h[0])][:3]} differ (0/1 dummies are bounded "
-            "by (0, 1)); declare equal-width bounds or omit radius (then C = the box's half-diagonal)."
-        )
-
-
-def _check_k(k, d: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
-        raise DataError(
-            f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}."
-        )
-
-
-def _row_bound(bounds, radius: float | None) -> float | None:
-    """The engine's row bound C/h in the box's unit coordinates (all half-widths h equal).
-
-    The pass maps each column by (x − c)/h, so a row of norm C in original
-    units has norm C/h there when every column has half-width h.
-    """
-    if radius is None:
-        return None  # C = ‖h‖: rows clipped to the box already lie in the ball
-    if bounds is None:
-        raise PrivacyParameterError(
-            "radius= needs declared bounds (the box sets the units of the ball); "
-            "give bounds=(lo, hi) or omit radius."
-        )
-    pairs = list(bounds.values()) if isinstance(bounds, dict) else [bounds]
-    widths = {float(hi) - float(lo) for lo, hi in pairs}
-    if len(widths) != 1 or not next(iter(widths)) > 0:
-        raise PrivacyParameterError(
-            f"radius = {radius:g} needs bounds of the same positive width for every column, got widths "
-            f"{sorted(widths)}; declare equal-width bounds, e.g. bounds=(-12, 12), or omit radius."
-        )
-    return float(radius) / (widths.pop() / 2.0)
-
-
-def _bounds_call(bounds: Any) -> Any:
-    """The ``bounds`` argument as the call record shows it (``"auto"`` for private bounds)."""
-    if bounds is None or is_auto(bounds):
-        return None if bounds is None else "auto"
-    return dict(bounds) if isinstance(bounds, dict) else list(bounds)

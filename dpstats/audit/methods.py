@@ -189,12 +189,9 @@ def felp_sensitivity_check(
     ratios = []
     for i in range(draws):
         seed = np.random.SeedSequence([random_state, i])
-        w1 = fm.ensemble(
-            U1, y1, lam, n_estimators=n_estimators, variant=variant, gen=np.random.default_rng(seed)
-        ).w_mean
-        w2 = fm.ensemble(
-            U2, y2, lam, n_estimators=n_estimators, variant=variant, gen=np.random.default_rng(seed)
-        ).w_mean
+        spec = fm.EnsembleSpec(n_estimators=n_estimators, variant=variant)
+        w1 = fm.ensemble(U1, y1, lam, gen=np.random.default_rng(seed), spec=spec).w_mean
+        w2 = fm.ensemble(U2, y2, lam, gen=np.random.default_rng(seed), spec=spec).w_mean
         ratios.append(float(np.linalg.norm(w1 - w2)) / claimed)
     worst = max(ratios) * claimed
     return {
@@ -248,12 +245,9 @@ def felp_case(
     sens = _felp_claim(variant, len(y1), lam, n_estimators)
     scale = sens / eps
     seed = np.random.SeedSequence([random_state, 99])
-    w1 = fm.ensemble(
-        U1, y1, lam, n_estimators=n_estimators, variant=variant, gen=np.random.default_rng(seed)
-    ).w_mean
-    w2 = fm.ensemble(
-        U2, y2, lam, n_estimators=n_estimators, variant=variant, gen=np.random.default_rng(seed)
-    ).w_mean
+    spec = fm.EnsembleSpec(n_estimators=n_estimators, variant=variant)
+    w1 = fm.ensemble(U1, y1, lam, gen=np.random.default_rng(seed), spec=spec).w_mean
+    w2 = fm.ensemble(U2, y2, lam, gen=np.random.default_rng(seed), spec=spec).w_mean
 
     def single(centre, rng):
         return _numpy_noise(rng).l2_laplace(centre, scale)

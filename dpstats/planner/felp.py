@@ -53,6 +53,7 @@ def felp_simulator(
     """The :class:`~dpstats.planner.core.Simulator` of dp_felp (``variant``) on d = ``p`` features."""
     s = min(model.signals, p)
     C = m.clip_norm(variant, None, lam, "user", ())
+    spec = m.EnsembleSpec(n_estimators=n_estimators, sample_ratio=sample_ratio, variant=variant, clip_norm=C)
 
     def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
         if variant == "strict" and n // n_estimators < 2:
@@ -65,16 +66,7 @@ def felp_simulator(
         noise = FastNoise(rng)
         for t in range(trials):
             U, y = _scaled_rows(n, p, model, bounds, rng)
-            fit = m.ensemble(
-                U,
-                y,
-                lam,
-                n_estimators=n_estimators,
-                sample_ratio=sample_ratio,
-                variant=variant,
-                clip_norm=C,
-                gen=rng,
-            )
+            fit = m.ensemble(U, y, lam, gen=rng, spec=spec)
             for i, e in enumerate(eps):
                 scale = sensitivity / float(e)
                 released = noise.l2_laplace(fit.w_mean, scale)
@@ -134,18 +126,11 @@ def _scaled_rows(
 
 def _ledger(variant, n, d, k, lam, C, beta, bounds) -> list[dict]:
     """The front door's ledger at public n (:func:`dpstats.methods.felp.plan`), all of eps on one step."""
-    entry = m.plan(
-        variant=variant,
-        eps=1.0,
-        n=n,
-        d=d,
-        n_estimators=k,
-        lam=lam,
-        lam_source="user",
-        clip_norm=C,
-        sample_ratio=beta,
-        bounded=bounds is not None,
-    ).entries[0]
+    options = m.FELPOptions.partial(
+        variant=variant, eps=1.0, n_estimators=k, lam=lam, lam_source="user", clip_norm=C, sample_ratio=beta
+    )
+    box = None if bounds is None else Box(np.zeros(d), np.ones(d))  # declared (its values do not enter)
+    entry = m.plan(options, n=n, d=d, box=box).entries[0]
     return whole_eps_step(entry)
 
 

@@ -456,7 +456,8 @@ class PrivateBounds:
         The budget is split over every quantile released here (module
         docstring); ``y``, when given, is bounded as one more column.
         """
-        X = np.asarray(X, dtype=float).reshape(len(X), -1)
+        X = np.asarray(X, dtype=float)
+        X = X.reshape(len(X), -1) if X.ndim != 2 else X  # (0, d) stays (0, d): n may be private and 0
         n, d = X.shape
         eps_each = self.plan_box(n, d, y is not None)
         mode = self.mode

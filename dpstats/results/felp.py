@@ -10,7 +10,9 @@ import numpy as np
 import pandas as pd
 
 from ..plotting import Plot, new_figure, to_plot
-from .base import DPResult, selected_section
+from ..simulate.assume import describe
+from ..simulate.felp import selection_stability
+from .base import BASIS_ASSUMED, BASIS_RELEASED, DPResult, OperatingCharacteristics, selected_section
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -172,3 +174,49 @@ class FELPResult(DPResult):
                 ordered=True,
             )
         ]
+
+
+def felp_oc(
+    result: FELPResult, trials: int, gen: np.random.Generator, assume: str | None = None
+) -> OperatingCharacteristics | None:
+    """Exact noise s.d. and spread of the released weights; plug-in stability only under ``assume``.
+
+    Without ``assume`` every row is a function of the released weights and the public
+    noise scale.  With ``assume="released"`` (the plug-in model: the released weights are
+    the true weights) fresh L2-Laplace noise of the same scale is added ``trials`` times and
+    the share of the top set kept is reported.
+    """
+    if not trials:
+        return None
+    released, select, scale = result.weights, result.select, result.noise_scale
+    rows = [
+        {
+            "quantity": "noise s.d. per weight (scale·√(d+1), exact)",
+            "estimate": scale * math.sqrt(released.size + 1),
+            "std_error": 0.0,
+            "basis": BASIS_RELEASED,
+        },
+        {
+            "quantity": "spread (s.d.) of the released weights",
+            "estimate": float(np.std(released, ddof=1)),
+            "std_error": 0.0,
+            "basis": BASIS_RELEASED,
+        },
+    ]
+    model = "exact, from the released weights and the public noise scale; no data model"
+    if assume is None:
+        return OperatingCharacteristics(rows=rows, model=model)
+    share, se = selection_stability(released, select, scale, gen, trials)
+    rows.append(
+        {
+            "quantity": f"stability: share of the top {select} kept under fresh noise",
+            "estimate": share,
+            "std_error": se,
+            "basis": BASIS_ASSUMED,
+        }
+    )
+    model += (
+        "; stability simulated by adding fresh L2-Laplace noise of the same scale to the released "
+        "weights and recomputing the top set"
+    )
+    return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=describe(assume))

@@ -137,3 +137,17 @@ def _positive(value: Any, name: str) -> None:
         or value <= 0
     ):
         raise PrivacyParameterError(f"assume: {name} must be a positive finite number, got {value!r}.")
+
+
+def plug_in_only(value: Any, method: str) -> str | None:
+    """``assume`` of a method that simulates only the plug-in model: None or ``"released"``.
+
+    Examples
+    --------
+    >>> plug_in_only("released", "dp_gmm"), plug_in_only(None, "dp_gmm")
+    ('released', None)
+    """
+    assume = Assume.coerce(value, released=True)
+    if isinstance(assume, Assume):
+        raise PrivacyParameterError(f"{method} simulates only the plug-in model: use assume='released'.")
+    return assume

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..errors import DataError
+
 
 @dataclass
 class MixtureTruth:
@@ -62,3 +64,28 @@ def simulate_gmm(
         X[idx] = means[j] + gen.standard_normal((len(idx), d)) @ chol.T
     frame = pd.DataFrame(X, columns=[f"x{i + 1}" for i in range(d)])
     return frame, MixtureTruth(weights=w, means=means, covariances=covs, labels=labels)
+
+
+def truth_diagnostics(truth: MixtureTruth | np.ndarray, predicted: np.ndarray, means: np.ndarray) -> dict:
+    """A released mixture against the simulation truth (not private: requested diagnostics only).
+
+    ``predicted`` are the released mixture's assignments of the rows the fit used, ``means``
+    its released means.  Gives the adjusted Rand index against the true labels and, for a
+    :class:`MixtureTruth` with as many components, the mean error in units of each matched
+    component's largest standard deviation.
+    """
+    from scipy.optimize import linear_sum_assignment
+    from sklearn.metrics import adjusted_rand_score
+
+    labels = truth.labels if isinstance(truth, MixtureTruth) else np.asarray(truth)
+    if labels.shape != predicted.shape:
+        raise DataError(  # the number of rows used is not shown: it is private when rows may be dropped
+            "truth must give one label per row the fit used (a 1-d array); its length does not match."
+        )
+    diag = {"ari_vs_truth": float(adjusted_rand_score(labels, predicted))}
+    if isinstance(truth, MixtureTruth) and truth.means.shape == means.shape:
+        cost = ((means[:, None] - truth.means[None]) ** 2).sum(-1)
+        rows, cols = linear_sum_assignment(cost)
+        sd = np.sqrt([np.linalg.eigvalsh(truth.covariances[c]).max() for c in cols])
+        diag["mean_error_sigma_units"] = float(np.mean(np.sqrt(cost[rows, cols]) / sd))
+    return diag

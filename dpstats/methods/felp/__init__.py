@@ -4,6 +4,8 @@ After Liu (2018), "Differentially private ensemble feature selection based on
 local learning" (基于局部学习的差分隐私集成特征选择算法), whose base learner is
 Logo (Sun, Todorovic & Goodison 2010).  Read top to bottom against the paper:
 
+* :mod:`.options` — the options record (:class:`FELPOptions`), checked once from the
+  public call, and the checks of the model frame (features, classes, ``select``).
 * :mod:`.learner` — §1.1: margin vectors z_i = |x_i − NM(x_i)| − |x_i − NH(x_i)|
   and the weights minimising eq. (2) with the logistic loss of eq. (1), on
   features scaled so that ‖z_i‖₂ <= 1.
@@ -17,11 +19,12 @@ Logo (Sun, Todorovic & Goodison 2010).  Read top to bottom against the paper:
 * :mod:`.perturbation` — steps 1–4: the release, w*_D = w_D + b with L2-Laplace
   noise b, and the selection of the largest weights (post-processing).
 
-The two verbs a front door uses are :func:`plan` and :func:`release`; plain
-functions of arrays, no printing, no I/O (docs/architecture.md, "Layers").
+The two verbs a front door uses are :func:`plan` (options, n, d, the public box) and
+:func:`release` (rows, plan, noise); plain functions of arrays, no printing, no I/O
+(docs/architecture.md, "Layers").
 """
 
-from .ensemble import EnsembleFit, ensemble, subsets
+from .ensemble import EnsembleFit, EnsembleSpec, ensemble, subsets
 from .learner import (
     MAX_ITER,
     N_NEIGHBORS,
@@ -35,10 +38,19 @@ from .learner import (
     scale_features,
     solve_weights,
 )
+from .options import (
+    FELPOptions,
+    check_classes,
+    check_features,
+    check_select,
+    check_subsets,
+    declared_classes,
+)
 from .sensitivity import (
     DEFAULT_LAM,
     PAPER_VARIANT_REFUTED,
     VARIANTS,
+    FELPPlan,
     check_paper_variant,
     clip_norm,
     default_clip_norm,
@@ -49,9 +61,17 @@ from .sensitivity import (
     plan,
     strict_sensitivity,
 )
-from .perturbation import Release, rank_features, release, selection_stability
+from .perturbation import Release, rank_features, release
 
 __all__ = [
+    "FELPOptions",
+    "FELPPlan",
+    "EnsembleSpec",
+    "check_classes",
+    "check_features",
+    "check_select",
+    "check_subsets",
+    "declared_classes",
     "plan",
     "release",
     "Release",
@@ -81,5 +101,4 @@ __all__ = [
     "subsets",
     "EnsembleFit",
     "rank_features",
-    "selection_stability",
 ]

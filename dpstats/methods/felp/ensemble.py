@@ -50,27 +50,38 @@ def subsets(n: int, k: int, sample_ratio: float, variant: str, gen: np.random.Ge
     return [np.sort(part) for part in np.array_split(gen.permutation(n), k)]
 
 
+@dataclass(frozen=True)
+class EnsembleSpec:
+    """The ensemble's public settings (FELP, Liu 2018, §1.3; Logo's K, tolerance and cap).
+
+    ``variant="paper"``: bootstrap samples (with replacement) of ⌈βn⌉ rows, β =
+    ``sample_ratio``.  ``variant="strict"``: a random partition into ``n_estimators``
+    disjoint subsets, each learner's weight vector scaled back onto the ℓ2 ball of radius
+    ``clip_norm`` (default :func:`.sensitivity.default_clip_norm` of λ).
+    """
+
+    n_estimators: int = 20
+    sample_ratio: float = 0.9
+    variant: str = "paper"
+    clip_norm: float | None = None
+    tol: float = TOL
+    max_iter: int = MAX_ITER
+    n_neighbors: int = N_NEIGHBORS
+
+
 def ensemble(
     U: np.ndarray,
     y: np.ndarray,
     lam: float,
     *,
-    n_estimators: int = 20,
-    sample_ratio: float = 0.9,
-    variant: str = "paper",
-    clip_norm: float | None = None,
     gen: np.random.Generator,
-    tol: float = TOL,
-    max_iter: int = MAX_ITER,
-    n_neighbors: int = N_NEIGHBORS,
+    spec: EnsembleSpec | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> EnsembleFit:
-    """Steps 1–3: the average of ``n_estimators`` Logo learners (FELP, Liu 2018, §1.3).
+    """Steps 1–3: the average of ``spec.n_estimators`` Logo learners (FELP, Liu 2018, §1.3).
 
-    ``variant="paper"``: bootstrap samples (with replacement) of ⌈βn⌉ rows.
-    ``variant="strict"``: a random partition into ``n_estimators`` disjoint
-    subsets; each learner's weight vector is scaled back onto the ℓ2 ball of
-    radius ``clip_norm`` (default :func:`.sensitivity.default_clip_norm`).
+    The samples and the clipping are those of ``spec.variant`` (:class:`EnsembleSpec`; None:
+    its defaults).
     A learner whose sample has no margin vector (fewer than 2 rows, a single class, or a
     class with a single row: such rows have no nearest hit or miss and are left out) has
     weights 0, by construction; no class count is checked.
@@ -82,12 +93,14 @@ def ensemble(
     >>> rng = np.random.default_rng(1)
     >>> y = np.repeat([0, 1], 40); U = rng.uniform(size=(80, 4)) / 2
     >>> U[:, 2] = (y + rng.uniform(size=80)) / 4
-    >>> fit = ensemble(U, y, 0.01, n_estimators=5, gen=rng)
+    >>> fit = ensemble(U, y, 0.01, gen=rng, spec=EnsembleSpec(n_estimators=5))
     >>> int(np.argmax(fit.w_mean))
     2
     """
-    parts = subsets(len(y), n_estimators, sample_ratio, variant, gen)  # step 1
-    C = default_clip_norm(lam) if clip_norm is None else clip_norm
+    spec = EnsembleSpec() if spec is None else spec
+    n_estimators, variant = spec.n_estimators, spec.variant
+    parts = subsets(len(y), n_estimators, spec.sample_ratio, variant, gen)  # step 1
+    C = default_clip_norm(lam) if spec.clip_norm is None else spec.clip_norm
     out = EnsembleFit(weights=np.zeros((n_estimators, U.shape[1])), w_mean=np.zeros(U.shape[1]))
     for b, idx in enumerate(parts):  # step 2
         if len(idx) < 2:  # no row has a neighbour: no margin vector, the learner's w is 0 by construction
@@ -96,7 +109,9 @@ def ensemble(
             if progress is not None:
                 progress(1)
             continue
-        fit = logo(U[idx], y[idx], lam, ids=idx, n_neighbors=n_neighbors, tol=tol, max_iter=max_iter)
+        fit = logo(
+            U[idx], y[idx], lam, ids=idx, n_neighbors=spec.n_neighbors, tol=spec.tol, max_iter=spec.max_iter
+        )
         w = fit.w
         if variant == "strict":
             norm = np.linalg.norm(w)

@@ -16,17 +16,15 @@ variant), a seeded one by numpy.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...geometry import Box
-from ...privacy.plan import Plan
-from ...privacy.randomness import FastNoise, NoiseSource
-from .ensemble import EnsembleFit, ensemble
+from ...privacy.randomness import NoiseSource
+from .ensemble import EnsembleFit, EnsembleSpec, ensemble
 from .learner import data_box, scale_features
-from .sensitivity import default_clip_norm, paper_sensitivity, strict_sensitivity
+from .sensitivity import FELPPlan
 
 
 @dataclass
@@ -34,9 +32,9 @@ class Release:
     """What :func:`release` computed: the released weights and their order, and what led to them.
 
     ``lam`` is the λ used (tuned with ``lam="cv"``), ``sensitivity`` and
-    ``scale`` the Δ and Δ/ε of step 4 (scale 0 for eps = inf).  ``fit`` (the
-    noiseless ensemble) and ``n_clipped`` (values clipped to the bounds) are
-    not private: diagnostics only.
+    ``scale`` the Δ and Δ/ε of step 4 (scale 0 for eps = inf); ``top`` the indices of the
+    selected features, largest released weight first.  ``fit`` (the noiseless ensemble) and
+    ``n_clipped`` (values clipped to the bounds) are not private: diagnostics only.
     """
 
     weights: np.ndarray
@@ -46,70 +44,64 @@ class Release:
     scale: float
     fit: EnsembleFit
     n_clipped: int
+    top: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+    def diagnostics(self, names: list[str], class_counts: dict, truth: list[str] | None) -> dict:
+        """Not private: values clipped, the learners' convergence and clipping, the class counts;
+        with ``truth`` the share of true features selected, with and without noise."""
+        fit, select = self.fit, len(self.top)
+        diag = {
+            "values_clipped": self.n_clipped,
+            "learners_converged": int(sum(fit.converged)),
+            "learner_rounds": list(fit.n_iter),
+            "learners_clipped_to_C": fit.n_clipped,
+            "class_counts": class_counts,
+        }
+        if truth is not None:
+            selected = [names[j] for j in self.top]
+            nonprivate = [names[j] for j in rank_features(fit.w_mean)[:select]]
+            diag["selected_true_share"] = len(set(selected) & set(truth)) / select
+            diag["nonprivate_selected"] = nonprivate
+            diag["nonprivate_true_share"] = len(set(nonprivate) & set(truth)) / select
+        return diag
 
 
 def release(
     X: np.ndarray,
     y: np.ndarray,
-    plan: Plan,
+    plan: FELPPlan,
     noise: NoiseSource,
-    *,
-    box: Box | None,
-    lam: float,
-    lam_source: str,
-    lam_grid: Sequence[float],
-    select: int,
-    n_estimators: int,
-    sample_ratio: float,
-    variant: str,
-    clip_norm: float | None,
-    tol: float,
-    max_iter: int,
-    n_neighbors: int,
     progress: Callable[[int], None] | None = None,
 ) -> Release:
-    """Steps 1–4 (module docstring), spending exactly the eps of ``plan``'s ledger.
+    """Steps 1–4 (module docstring), spending exactly the eps of the plan's step 4.
 
-    ``box`` holds the public bounds of the columns of ``X`` (None: the data's
-    minima and maxima, a step the front door has named); ``y`` holds class
-    codes.  ``clip_norm`` is C of the strict variant (:func:`.sensitivity.clip_norm`).
+    The plan's ``box`` holds the public bounds of the columns of ``X`` (None: the data's
+    minima and maxima, a step the front door has named); ``y`` holds class codes.
     """
+    box = plan.box
     U, n_clipped = scale_features(X, box if box is not None else data_box(X))
     if box is None:
         n_clipped = 0  # the data's own min/max: any count is floating-point rounding
-    if lam_source == "cv":
-        lam = _tune_lam(U, y, lam_grid, select, noise.generator)
-    fit = ensemble(
-        U,
-        y,
-        lam,
-        n_estimators=n_estimators,
-        sample_ratio=sample_ratio,  # steps 1-3
-        variant=variant,
-        clip_norm=clip_norm,
-        gen=noise.generator,
-        tol=tol,
-        max_iter=max_iter,
-        n_neighbors=n_neighbors,
-        progress=progress,
-    )
-    sensitivity = (
-        paper_sensitivity(len(y), lam) if variant == "paper" else strict_sensitivity(clip_norm, n_estimators)
-    )
-    eps = plan.entries[0].eps
+    lam = plan.lam
+    if plan.lam_source == "cv":
+        lam = _tune_lam(U, y, plan.lam_grid, plan.select, noise.generator)
+    fit = ensemble(U, y, lam, gen=noise.generator, spec=plan.spec, progress=progress)  # steps 1-3
+    sensitivity, eps = plan.sensitivity(lam), plan.release_eps
     scale = 0.0 if math.isinf(eps) else sensitivity / eps
-    # step 4; every coordinate of w_D is at most C (strict: clipped) or √(log 2/λ) (the exact
-    # minimiser's norm bound): the public bound the floating-point safe sampler clamps to
-    bound = clip_norm if variant == "strict" else default_clip_norm(lam)
+    # step 4; every coordinate of w_D is at most the plan's public bound, which the
+    # floating-point safe sampler clamps to
+    bound = plan.weight_bound(lam)
     weights = fit.w_mean.copy() if scale == 0 else noise.l2_laplace(fit.w_mean, scale, eps=eps, bound=bound)
+    order = rank_features(weights)
     return Release(
         weights=weights,
-        order=rank_features(weights),
+        order=order,
         lam=lam,
         sensitivity=sensitivity,
         scale=scale,
         fit=fit,
         n_clipped=n_clipped,
+        top=order[: plan.select],
     )
 
 
@@ -129,7 +121,7 @@ def _tune_lam(U, y, grid, select, gen) -> float:
     min_count = int(counts[counts > 0].min())  # classes present (a declared class may be absent)
     folds = max(2, min(5, min_count))
     for lam in grid:
-        w = ensemble(U, y, lam, n_estimators=5, gen=gen).w_mean
+        w = ensemble(U, y, lam, gen=gen, spec=EnsembleSpec(n_estimators=5)).w_mean
         cols = rank_features(w)[:select]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
@@ -147,21 +139,3 @@ def _tune_lam(U, y, grid, select, gen) -> float:
 def rank_features(w: np.ndarray) -> np.ndarray:
     """Feature indices by decreasing weight (stable for ties)."""
     return np.argsort(-np.asarray(w), kind="stable")
-
-
-def selection_stability(
-    w: np.ndarray, select: int, scale: float, gen: np.random.Generator, trials: int = 200
-) -> tuple[float, float]:
-    """Plug-in stability of the top-``select`` set: mean overlap when fresh noise is added.
-
-    Treats the released weights as the truth (post-processing only) and
-    returns the mean share of the top-``select`` set that a re-noised vector
-    keeps, with its Monte Carlo standard error.
-    """
-    top = set(rank_features(w)[:select].tolist())
-    noise = FastNoise(gen)
-    shares = np.empty(trials)
-    for t in range(trials):
-        noisy = noise.l2_laplace(w, scale) if scale > 0 else w
-        shares[t] = len(top & set(rank_features(noisy)[:select].tolist())) / select
-    return float(shares.mean()), float(shares.std(ddof=1) / math.sqrt(trials))

@@ -32,7 +32,8 @@ are fixed before the data are touched.
 
 :func:`plan` computes the ledger entry, sensitivity text, assumptions and
 notes from public inputs only: n (public under replace-one-row), d, k, β, λ
-(or the fact that it is tuned), C and ε.
+(or the fact that it is tuned), C and ε; the :class:`FELPPlan` it returns carries
+Δ as a number (:meth:`FELPPlan.sensitivity`) and everything the release needs.
 """
 
 from __future__ import annotations
@@ -40,11 +41,19 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ...geometry import Box
 from ...privacy.accountant import LedgerEntry
 from ...privacy.plan import Plan
 from ...privacy.statement import DataDependence
+from .learner import MAX_ITER, N_NEIGHBORS, TOL
+
+if TYPE_CHECKING:  # the plan builds the ensemble's settings; both modules use default_clip_norm
+    from .ensemble import EnsembleSpec
+    from .options import FELPOptions
 
 DEFAULT_LAM = 1.0
 VARIANTS = ("paper", "strict")
@@ -149,49 +158,108 @@ def sensitivity_text(variant: str, n: int, lam: float, C: float | None, k: int, 
     )
 
 
+@dataclass
+class FELPPlan(Plan):
+    """A :class:`~dpstats.privacy.plan.Plan` with everything the release needs.
+
+    ``release_eps`` is the eps of step 4 (the ledger may hold a private-bounds step
+    before it); ``n`` the public number of rows; ``lam``, ``lam_source`` and ``lam_grid``
+    the λ in force and whether it is tuned; ``select`` the number of features selected;
+    ``box`` the public bounds of the features (None: the data's range, a named step);
+    ``spec`` the ensemble's settings, with C resolved (None in the paper variant).
+    """
+
+    release_eps: float = 0.0
+    n: int = 0
+    lam: float = DEFAULT_LAM
+    lam_source: str = "fixed default"
+    lam_grid: Sequence[float] = ()
+    select: int = 1
+    box: Box | None = None
+    spec: EnsembleSpec | None = None
+
+    @property
+    def variant(self) -> str:
+        return self.spec.variant
+
+    @property
+    def clip_norm(self) -> float | None:
+        return self.spec.clip_norm
+
+    def sensitivity(self, lam: float) -> float:
+        """Δ of step 4 at the λ used: 2/(nλ) (paper variant) or 2C/k (strict variant)."""
+        if self.variant == "paper":
+            return paper_sensitivity(self.n, lam)
+        return strict_sensitivity(self.clip_norm, self.spec.n_estimators)
+
+    def weight_bound(self, lam: float) -> float:
+        """The public bound of every coordinate of w_D: C (strict, clipped) or √(log 2/λ) (the
+        exact minimiser's norm bound), which the floating-point safe sampler clamps to."""
+        return self.clip_norm if self.variant == "strict" else default_clip_norm(lam)
+
+
 def plan(
-    *,
-    variant: str,
-    eps: float,
-    n: int,
-    d: int,
-    n_estimators: int,
-    lam: float,
-    lam_source: str,
-    clip_norm: float | None,
-    sample_ratio: float,
-    bounded: bool,
-) -> Plan:
+    options: FELPOptions, *, n: int, d: int, select: int | None = None, box: Box | None = None
+) -> FELPPlan:
     """The privacy plan of step 4: one L2-Laplace release of the d-vector w_D, all of eps.
 
-    ``lam`` is the fixed λ (with ``lam_source="cv"`` the tuned value is not
-    known yet and the paper variant's text says so); ``clip_norm`` is C of
-    the strict variant (:func:`clip_norm`), None for the paper variant.
+    ``options`` give the variant, eps, the ensemble and λ (with ``lam_source="cv"`` the
+    tuned value is not known yet and the paper variant's text says so); n (public under
+    replace-one-row) and d come from the frame, ``select`` (default 10% of d) and the
+    public ``box`` of the features (None: their data range, a named step) too.
 
     Examples
     --------
-    >>> p = plan(variant="strict", eps=1.0, n=100, d=30, n_estimators=5, lam=1.0, lam_source="user",
-    ...          clip_norm=1.0, sample_ratio=0.9, bounded=True)
-    >>> p.eps, p.entries[0].sensitivity.split(",")[0]
-    (1.0, '‖Δw̄‖₂ <= 2C/k = 0.4')
+    >>> from dpstats.methods.felp.options import FELPOptions
+    >>> o = FELPOptions.partial(variant="strict", eps=1.0, n_estimators=5, lam=1.0, lam_source="user",
+    ...                         clip_norm=1.0, sample_ratio=0.9)
+    >>> p = plan(o, n=100, d=30)
+    >>> p.eps, p.entries[0].sensitivity.split(",")[0], p.sensitivity(1.0)
+    (1.0, '‖Δw̄‖₂ <= 2C/k = 0.4', 0.4)
     """
-    text = sensitivity_text(variant, n, lam, clip_norm, n_estimators, lam_source)
+    from .ensemble import EnsembleSpec
+
+    variant, eps, k, lam, lam_source = (
+        options.variant,
+        options.eps,
+        options.n_estimators,
+        options.lam,
+        options.lam_source,
+    )
+    C = clip_norm(variant, options.clip_norm, lam, lam_source, options.lam_grid or ())
+    text = sensitivity_text(variant, n, lam, C, k, lam_source)
     entry = LedgerEntry(
-        step=f"release of the average of {n_estimators} Logo weight vectors ({d} weights)",
+        step=f"release of the average of {k} Logo weight vectors ({d} weights)",
         mechanism="L2-Laplace output perturbation",
         eps=eps,
         sensitivity=text,
         note="selection of the top weights is post-processing",
         event={"kind": "pure", "eps": eps},
     )
-    return Plan(
+    return FELPPlan(
         method=f"DP-FELP ({variant} variant)",
         neighbouring="replace",
         entries=[entry],
         sensitivities={"average weight vector (ℓ2)": text},
-        assumptions=_assumptions(variant, bounded, n_estimators, sample_ratio),
-        notes=_notes(variant, n_estimators, clip_norm),
+        assumptions=_assumptions(variant, box is not None, k, options.sample_ratio),
+        notes=_notes(variant, k, C),
         refuted=PAPER_VARIANT_REFUTED if variant == "paper" else "",
+        release_eps=eps,
+        n=n,
+        lam=lam,
+        lam_source=lam_source,
+        lam_grid=tuple(options.lam_grid or ()),
+        select=default_select(d) if select is None else select,
+        box=box,
+        spec=EnsembleSpec(
+            n_estimators=k,
+            sample_ratio=options.sample_ratio,
+            variant=variant,
+            clip_norm=C,
+            tol=TOL if options.tol is None else options.tol,
+            max_iter=MAX_ITER if options.max_iter is None else options.max_iter,
+            n_neighbors=N_NEIGHBORS if options.n_neighbors is None else options.n_neighbors,
+        ),
     )
 
 

@@ -2,6 +2,9 @@
 
 Read top to bottom against the paper:
 
+* :mod:`.options` — the options record (:class:`GMMOptions`), checked once from the
+  public call, and resolved for the frame (:func:`resolve`: k against a public n, the
+  number of groups);
 * :mod:`.budget` — the privacy plan (:func:`plan`): the ρ of every step of
   Algorithm 1 and of §6, composed in zCDP and converted once to (eps, delta),
   from public inputs only;
@@ -15,10 +18,34 @@ Read top to bottom against the paper:
 * :mod:`.model` — the released mixture as densities, posteriors and
   assignments (post-processing).
 
-No printing, no I/O; progress through a callback.
+The two verbs a front door uses: :func:`plan` (options, d, the public box) and
+:func:`release` (rows, plan, noise).  Neither needs a row: under add/remove-one-row
+(n private) a data set of 0, 1 or 2 rows is released from the noise alone, by
+construction.  No printing, no I/O; progress through a callback.
 """
 
 from .budget import GMMPlan, plan
-from .pipeline import Released, default_groups, release
+from .options import (
+    METHODS,
+    ROWS_PER_COMPONENT,
+    GMMOptions,
+    assumption_holds,
+    check_columns,
+    default_groups,
+    resolve,
+)
+from .pipeline import Released, release
 
-__all__ = ["GMMPlan", "Released", "default_groups", "plan", "release"]
+__all__ = [
+    "GMMOptions",
+    "GMMPlan",
+    "METHODS",
+    "ROWS_PER_COMPONENT",
+    "Released",
+    "assumption_holds",
+    "check_columns",
+    "default_groups",
+    "plan",
+    "release",
+    "resolve",
+]

@@ -11,17 +11,21 @@ Lemma 2.3), and converted to (eps, delta) once
 public fractions (``SPLIT``, ``SA_SPLIT``); the ledger shows each step's share
 of (eps, delta) in proportion to its ρ.
 
-The plan depends on n, d, k, eps, delta, the method, ``refine`` and the
-neighbouring relation, never on the rows: it is computed, and charged, before
-the data are touched.
+The plan depends on d, k, eps, delta, the method, ``refine``, the public box and
+the neighbouring relation, never on the rows (nor on n): it is computed, and
+charged, before anything is released.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from ...geometry import Box
 from ...privacy.accountant import BudgetPlan
 from ...privacy.plan import Plan
+from .options import ROWS_PER_COMPONENT, GMMOptions
 
 #: default shares of ρ (Phase I)
 SPLIT = {"radius": 0.04, "pca": 0.16, "cluster": 0.30, "pass1": 0.15, "pass2": 0.35}
@@ -60,27 +64,47 @@ NOTES = [
 
 @dataclass
 class GMMPlan(Plan):
-    """A :class:`~dpstats.privacy.plan.Plan` that also carries the ρ of each step (for the release)."""
+    """A :class:`~dpstats.privacy.plan.Plan` with everything the release needs.
+
+    ``rho`` holds the ρ of each step; ``k``, ``fit_method``, ``groups``, ``alpha``,
+    ``var_floor`` and ``min_weight`` are the resolved options; ``box`` the public box that
+    clips and centres the rows (None in a plan made without one: the planner, tests).
+    """
 
     rho: dict = field(default_factory=dict)
+    k: int = 1
+    fit_method: str = "pca_cluster"
+    groups: int | None = None
+    alpha: float = 0.5
+    var_floor: float = 1e-6
+    min_weight: float = 0.0
+    box: Box | None = None
+
+    @property
+    def max_radius(self) -> float:
+        """The box's half-diagonal: the largest norm of a centred, clipped row."""
+        return float(np.linalg.norm(self.box.halfwidth))
 
 
-def plan(
-    *, eps: float, delta: float, method: str, k: int, d: int, neighbouring: str, refine: int = 1
-) -> GMMPlan:
+def plan(options: GMMOptions, d: int, *, box: Box | None = None, n_public: bool = True) -> GMMPlan:
     """The ledger, sensitivities, assumptions and notes of one dp_gmm release.
 
-    Private PCA (Algorithm 1, step 1) is planned only when k < d; otherwise
-    the clustering runs in the original coordinates.
+    ``options`` are resolved for the frame (:func:`.options.resolve`); ``d`` is the number
+    of columns, ``box`` the public box of the rows.  Private PCA (Algorithm 1, step 1) is
+    planned only when k < d; otherwise the clustering runs in the original coordinates.
+    When n is private (``n_public`` False: decided by the relation and the schema, never
+    by the rows) the statement says that the rows per component are assumed, not checked.
 
     Examples
     --------
-    >>> p = plan(eps=1.0, delta=1e-6, method="pca_cluster", k=2, d=4, neighbouring="replace", refine=3)
+    >>> o = GMMOptions.partial(eps=1.0, delta=1e-6, method="pca_cluster", k=2, neighbouring="replace", refine=3)
+    >>> p = plan(o, 4)
     >>> len(p.entries), round(p.eps, 12), sorted(p.rho)
     (8, 1.0, ['cluster', 'pass1', 'pass2', 'pca', 'radius'])
     """
-    budget = BudgetPlan(eps, delta)
-    rho = plan_budget(budget, method, k, use_pca=k < d, neighbouring=neighbouring, refine=refine)
+    method, k, neighbouring = options.method, int(options.k), options.neighbouring
+    budget = BudgetPlan(options.eps, options.delta)
+    rho = plan_budget(budget, method, k, use_pca=k < d, neighbouring=neighbouring, refine=options.refine)
     entries = budget.entries()
     notes = [
         f"Composition in zCDP: total ρ = {budget.rho:.5g}, converted once to (eps, delta) by "
@@ -88,15 +112,23 @@ def plan(
         "(eps, delta) in proportion to its ρ.",
         *NOTES,
     ]
+    assumptions = [*ASSUMPTIONS, *([SA_ASSUMPTION] if method == "sample_aggregate" else [])]
     return GMMPlan(
         method="DP Gaussian mixture",
         neighbouring=neighbouring,
         entries=entries,
         mechanisms=list(MECHANISMS),
         sensitivities={e.step.split(":")[0]: e.sensitivity for e in entries},
-        assumptions=[*ASSUMPTIONS, *([SA_ASSUMPTION] if method == "sample_aggregate" else [])],
+        assumptions=assumptions + ([] if n_public else [ROWS_PER_COMPONENT]),
         notes=notes,
         rho=rho,
+        k=k,
+        fit_method=method,
+        groups=options.groups,
+        alpha=options.alpha,
+        var_floor=options.var_floor,
+        min_weight=options.min_weight,
+        box=box,
     )
 
 

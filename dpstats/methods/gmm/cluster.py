@@ -170,55 +170,71 @@ def locate_one(
     return Located(centre=centre, side=side, radius=radius, noisy_size=n_noisy, fired=hit is not None)
 
 
-def private_clusters(
-    Y: np.ndarray,
-    k: int,
-    half_width: float,
-    sides: np.ndarray,
-    rho_rounds: list[float],
-    neighbouring: str,
-    noise: NoiseSource,
-    alpha: float = 0.5,
-    n_public: float | None = None,
-) -> list[Located]:
-    """k rounds of locate-and-remove (module docstring); ρ_j-zCDP in round j.
+@dataclass(frozen=True)
+class ClusterSpec:
+    """The public settings of :func:`private_clusters`.
 
-    Parameters
+    Attributes
     ----------
-    Y : ndarray (n, q)
-        Projected rows, inside the ball of radius ``half_width``.
     k : int
+        Number of clusters to locate.
     half_width : float
         Public bound on every coordinate (the clipping radius).
     sides : ndarray
         Public ascending cube sides.
-    rho_rounds : list of float
-        zCDP budget of each round.
+    neighbouring : {"replace", "add_remove"}
     alpha : float
         Threshold = alpha × (noisy active count) / (components left).
     n_public : float, optional
         The public n (replace-one); the first round then needs no noisy count.
+    """
+
+    k: int
+    half_width: float
+    sides: np.ndarray
+    neighbouring: str = "replace"
+    alpha: float = 0.5
+    n_public: float | None = None
+
+
+def private_clusters(
+    Y: np.ndarray, spec: ClusterSpec, rho_rounds: list[float], noise: NoiseSource
+) -> list[Located]:
+    """k rounds of locate-and-remove (module docstring); ρ_j-zCDP in round j.
+
+    ``Y`` (n, q) holds the projected rows, inside the ball of radius ``spec.half_width``;
+    ``rho_rounds`` the zCDP budget of each round.  No round needs a row: on no active row
+    the counts are noise alone and the located cell is drawn among empty cells.
 
     Examples
     --------
     >>> gen = np.random.default_rng(0)
     >>> Y = np.r_[gen.normal(-5, 1, (3000, 2)), gen.normal(5, 1, (3000, 2))]
     >>> from dpstats.privacy.sparse_vector import geometric_grid
-    >>> found = private_clusters(Y, 2, 20.0, geometric_grid(0.1, 40.0), [0.5, 0.5], "replace",
-    ...                          NoiseSource(1))
+    >>> spec = ClusterSpec(2, 20.0, geometric_grid(0.1, 40.0))
+    >>> found = private_clusters(Y, spec, [0.5, 0.5], NoiseSource(1))
     >>> sorted(round(float(f.centre[0])) for f in found)
     [-5, 5]
     """
+    k = spec.k
     active = np.ones(len(Y), dtype=bool)
     found: list[Located] = []
     for j in range(k):
         rho_count = rho_rounds[j] * ROUND_SPLIT["count"]
         m = int(active.sum())
         m_noisy = float(noise.gaussian(np.array([m], dtype=float), zcdp_gaussian_sigma(1.0, rho_count))[0])
-        if j == 0 and n_public is not None:
-            m_noisy = float(n_public)
-        target = alpha * max(m_noisy, 1.0) / (k - j)
-        loc = locate_one(Y[active], target, sides, half_width, rho_rounds[j] - rho_count, neighbouring, noise)
+        if j == 0 and spec.n_public is not None:
+            m_noisy = float(spec.n_public)
+        target = spec.alpha * max(m_noisy, 1.0) / (k - j)
+        loc = locate_one(
+            Y[active],
+            target,
+            spec.sides,
+            spec.half_width,
+            rho_rounds[j] - rho_count,
+            spec.neighbouring,
+            noise,
+        )
         found.append(loc)
         active &= np.linalg.norm(Y - loc.centre, axis=1) > loc.radius
     return found

@@ -70,33 +70,15 @@ class Components:
     cov_noise_sd: np.ndarray
 
 
-def estimate_components(
-    X: np.ndarray,
-    labels: np.ndarray,
-    refs: np.ndarray,
-    rho: float,
-    neighbouring: str,
-    noise: NoiseSource,
-    radii_grid: np.ndarray,
-    full_cov: bool = True,
-    var_floor: float = 1e-6,
-    scales: np.ndarray | None = None,
-) -> Components:
-    """One private estimation pass (module docstring); ρ-zCDP in total.
+@dataclass(frozen=True)
+class PassSpec:
+    """The public settings of one estimation pass (:func:`estimate_components`).
 
-    Parameters
+    Attributes
     ----------
-    X : ndarray (n, d)
-        Rows (centred at the public centre, clipped to the public box).
-    labels : ndarray of int (n,)
-        Cluster of each row (a function of the row and released values).
-    refs : ndarray (k, d)
-        Released reference points a_j.
-    rho : float
-    neighbouring : {"replace", "add_remove"}
-    noise : NoiseSource
     radii_grid : ndarray
         Public ascending candidate clipping radii.
+    neighbouring : {"replace", "add_remove"}
     full_cov : bool
         Full covariances (True) or spherical σ_j² I (False).
     var_floor : float
@@ -104,6 +86,33 @@ def estimate_components(
     scales : ndarray (k,), optional
         Released scale of each cluster; the clipping radius of cluster j is
         r_j = ``RADIUS_FACTOR`` · t · scales[j] with one private t for all.
+    """
+
+    radii_grid: np.ndarray
+    neighbouring: str = "replace"
+    full_cov: bool = True
+    var_floor: float = 1e-6
+    scales: np.ndarray | None = None
+
+
+def estimate_components(
+    X: np.ndarray, labels: np.ndarray, refs: np.ndarray, rho: float, noise: NoiseSource, spec: PassSpec
+) -> Components:
+    """One private estimation pass (module docstring); ρ-zCDP in total.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        Rows (centred at the public centre, clipped to the public box); none is needed:
+        a cluster without rows gets a count, mean and covariance from the noise and the
+        public floor alone.
+    labels : ndarray of int (n,)
+        Cluster of each row (a function of the row and released values).
+    refs : ndarray (k, d)
+        Released reference points a_j.
+    rho : float
+    noise : NoiseSource
+    spec : PassSpec
 
     Examples
     --------
@@ -111,11 +120,12 @@ def estimate_components(
     >>> X = np.r_[gen.normal(-4, 1, (4000, 2)), gen.normal(4, 1, (4000, 2))]
     >>> lab = (X[:, 0] > 0).astype(int)
     >>> from dpstats.privacy.sparse_vector import geometric_grid
-    >>> c = estimate_components(X, lab, np.array([[-4., -4.], [4., 4.]]), 1.0, "replace",
-    ...                         NoiseSource(2), geometric_grid(0.1, 50.0))
+    >>> c = estimate_components(X, lab, np.array([[-4., -4.], [4., 4.]]), 1.0, NoiseSource(2),
+    ...                         PassSpec(geometric_grid(0.1, 50.0)))
     >>> np.round(c.means).tolist()
     [[-4.0, -4.0], [4.0, 4.0]]
     """
+    neighbouring, var_floor, full_cov, scales = spec.neighbouring, spec.var_floor, spec.full_cov, spec.scales
     k, d = refs.shape
     rho_c, rho_r, rho_s, rho_m = (rho * PASS_SPLIT[s] for s in ("count", "radius", "sum", "second"))
     raw_counts = np.bincount(labels, minlength=k).astype(float)
@@ -124,7 +134,7 @@ def estimate_components(
     dev = X - refs[labels]
     norms = np.linalg.norm(dev, axis=1)
     t = joint_radius(
-        norms / scales[labels], radii_grid, float(np.clip(counts, 0, None).sum()), rho_r, noise.generator
+        norms / scales[labels], spec.radii_grid, float(np.clip(counts, 0, None).sum()), rho_r, noise.generator
     )
     radii = RADIUS_FACTOR * t * scales
     sd_sum = zcdp_gaussian_sigma(SUM_SENS[neighbouring], rho_s)

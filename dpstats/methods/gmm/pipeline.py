@@ -29,27 +29,30 @@ for Learning Mixtures of Separated Gaussians", with the ρ of each step from
   the coarse fit as the located centre and AboveThreshold for the radius);
   weights are noisy counts of the most probable aggregated component.
 
-Phase II (the recursive "terrific ball" split of §5, Algorithms 2–4, for
-components of very different scales) is NOT implemented; see the module
-docstring of :mod:`dpstats.api.gmm`.
+Not implemented: Phase II, the recursive "terrific ball" split of §5
+(Algorithms 2–4) for components of very different scales.  In its place,
+components of different scales are handled by partitioning with each located
+cluster's scale and by ``refine`` private hard-EM passes (shown for scales
+0.25/1/4 with axis ratio 8 in ``benchmarks/bench_gmm.py``); mixtures whose
+components overlap in the private PCA plane, or differ in scale by much more,
+are outside what is shown to work here.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...geometry import Box
 from ...privacy.calibration import svt_eps, zcdp_gaussian_sigma
 from ...privacy.pca import PrivatePCA, private_pca
 from ...privacy.randomness import NoiseSource
 from ...privacy.sparse_vector import geometric_grid, private_radius
 from .budget import RADIUS_FACTOR, RADIUS_QUANTILE, GMMPlan
-from .cluster import Located, private_clusters
-from .estimate import COUNT_SENS, Components, estimate_components, shrink_to_pd
+from .cluster import ClusterSpec, Located, private_clusters
+from .estimate import COUNT_SENS, Components, PassSpec, estimate_components, shrink_to_pd
 from .model import map_assign
 
 
@@ -67,40 +70,51 @@ class PhaseOne:
 
 @dataclass
 class Released:
-    """What :func:`release` released: Phase I, and the components returned (after §6 if asked)."""
+    """What :func:`release` released: Phase I, and the components returned (after §6 if asked).
+
+    ``collapsed`` lists the components (0-based) whose released weight is below the plan's
+    ``min_weight`` (post-processing of the released weights).
+    """
 
     phase_one: PhaseOne
     components: Components
+    collapsed: list[int] = field(default_factory=list)
+
+    def collapse_message(self, min_weight: float) -> str:
+        """The loud warning of a failed fit (its collapsed components named, 1-based)."""
+        weights = self.components.weights
+        return (
+            f"FIT FAILED: component(s) {', '.join(str(j + 1) for j in self.collapsed)} collapsed (noisy weight "
+            f"{', '.join(f'{weights[j]:.3g}' for j in self.collapsed)} < min_weight = {min_weight:.3g}); "
+            "the released mixture should not be used as a k-component fit. The budget of this call was "
+            "spent. Likely causes: k larger than the number of separated components, components that "
+            "overlap, or a budget too small for n. Try a smaller k, a larger eps, or lower min_weight if "
+            "small components are expected."
+        )
 
 
 def release(
-    X: np.ndarray,
-    box: Box,
-    plan: GMMPlan,
-    *,
-    k: int,
-    method: str,
-    groups: int | None,
-    alpha: float,
-    var_floor: float,
-    noise: NoiseSource,
-    progress: Callable[[int], None] | None = None,
+    X: np.ndarray, plan: GMMPlan, noise: NoiseSource, progress: Callable[[int], None] | None = None
 ) -> Released:
     """Algorithm 1 (and §6 for ``method="sample_aggregate"``) with the ρ of ``plan``.
 
-    Step 0: the rows are clipped to the public ``box`` and centred at its
+    Step 0: the rows are clipped to the plan's public box and centred at its
     midpoint; C is searched for up to the box's half-diagonal.  ``progress``
     is called with 1 after each group's EM fit (sample-and-aggregate).
+
+    No step needs a row and none reads n as public unless the plan's relation makes it
+    public (replace-one-row): under add/remove-one-row a data set of 0, 1 or 2 rows is
+    released like any other, from the noise alone (noisy counts near 0, cells drawn among
+    empty ones, a group without rows contributing the coarse fit), by construction.
     """
+    box = plan.box
     Xc = np.clip(X, box.lo, box.hi) - box.center
-    max_radius = float(np.linalg.norm(box.halfwidth))
-    p1 = phase_one(Xc, k, max_radius, plan.rho, plan.neighbouring, noise, alpha=alpha, var_floor=var_floor)
+    p1 = phase_one(Xc, plan, noise)
     comps = p1.final
-    if method == "sample_aggregate":
-        comps = sample_aggregate(
-            Xc, comps, groups, plan.rho, plan.neighbouring, noise, var_floor=var_floor, progress=progress
-        )
-    return Released(phase_one=p1, components=comps)
+    if plan.fit_method == "sample_aggregate":
+        comps = sample_aggregate(Xc, comps, plan, noise, progress=progress)
+    collapsed = [int(j) for j in np.flatnonzero(comps.weights < plan.min_weight)]
+    return Released(phase_one=p1, components=comps, collapsed=collapsed)
 
 
 def private_clip_radius(
@@ -121,18 +135,10 @@ def private_clip_radius(
     return min(max_radius, RADIUS_FACTOR * r)
 
 
-def phase_one(
-    Xc: np.ndarray,
-    k: int,
-    max_radius: float,
-    rho: dict,
-    neighbouring: str,
-    noise: NoiseSource,
-    alpha: float = 0.5,
-    var_floor: float = 1e-6,
-) -> PhaseOne:
+def phase_one(Xc: np.ndarray, plan: GMMPlan, noise: NoiseSource) -> PhaseOne:
     """Run Algorithm 1 on centred, box-clipped rows ``Xc`` with the ρ of :func:`.budget.plan_budget`."""
     n, d = Xc.shape
+    k, rho, neighbouring, max_radius = plan.k, plan.rho, plan.neighbouring, plan.max_radius
     # step 0: private radius C, rows shrunk onto the ball of radius C
     C = private_clip_radius(Xc, max_radius, rho["radius"], neighbouring, noise)
     norms = np.linalg.norm(Xc, axis=1)
@@ -145,74 +151,43 @@ def phase_one(
         pca, Y, basis = None, Xb, np.eye(d)
     # step 2: k rounds of PGLoc in the projected space
     sides = geometric_grid(C / 512, 2 * C, 2**0.25)
-    located = private_clusters(
-        Y,
-        k,
-        C,
-        sides,
-        rho["cluster"],
-        neighbouring,
-        noise,
-        alpha=alpha,
-        n_public=n if neighbouring == "replace" else None,
-    )
+    n_public = n if neighbouring == "replace" else None
+    spec = ClusterSpec(k, C, sides, neighbouring, alpha=plan.alpha, n_public=n_public)
+    located = private_clusters(Y, spec, rho["cluster"], noise)
     centres = np.array([loc.centre for loc in located])
     # step 3: PSGE on each cluster
-    pass1, final = _estimate(
-        Xc,
-        Y,
-        centres @ basis.T,
-        centres,
-        np.array([loc.side for loc in located]),
-        max_radius,
-        rho,
-        neighbouring,
-        noise,
-        var_floor,
-    )
+    pass1, final = _estimate(Xc, Y, basis, located, plan, noise)
     return PhaseOne(
         clip_radius=C, pca=pca, located=located, centres_projected=centres, pass1=pass1, final=final
     )
 
 
 def _estimate(
-    Xc, Y, refs, centres, sides_found, max_radius, rho, neighbouring, noise, var_floor
+    Xc: np.ndarray,
+    Y: np.ndarray,
+    basis: np.ndarray,
+    located: list[Located],
+    plan: GMMPlan,
+    noise: NoiseSource,
 ) -> tuple[Components, Components]:
     """Step 3: a spherical pass, then the full-covariance (private hard-EM) passes; (pass 1, last pass)."""
+    centres = np.array([loc.centre for loc in located])
+    sides_found = np.array([loc.side for loc in located])
+    max_radius, neighbouring, var_floor = plan.max_radius, plan.neighbouring, plan.var_floor
     # partition by a spherical MAP rule whose scale is each cluster's located side
     # (post-processing; with equal sides it is the Voronoi partition of the centres)
     labels0 = scaled_nearest(Y, centres, sides_found)
     # pass 1: radii in units of each cluster's located grid side; pass 2: of its pass-1 σ̂·√d
     grid = geometric_grid(max_radius / 1024 / sides_found.min(), 4 * max_radius / sides_found.min(), 2**0.125)
-    pass1 = estimate_components(
-        Xc,
-        labels0,
-        refs,
-        rho["pass1"],
-        neighbouring,
-        noise,
-        grid,
-        full_cov=False,
-        var_floor=var_floor,
-        scales=sides_found,
-    )
+    spec = PassSpec(grid, neighbouring, full_cov=False, var_floor=var_floor, scales=sides_found)
+    pass1 = estimate_components(Xc, labels0, centres @ basis.T, plan.rho["pass1"], noise, spec)
     current = pass1
-    for rho_pass in rho["pass2"]:
+    for rho_pass in plan.rho["pass2"]:
         labels = map_assign(Xc, current.weights, current.means, current.covariances)
         spread = np.sqrt(np.trace(current.covariances, axis1=1, axis2=2))
         grid = geometric_grid(max_radius / 1024 / spread.max(), 4 * max_radius / spread.min(), 2**0.125)
-        current = estimate_components(
-            Xc,
-            labels,
-            current.means,
-            rho_pass,
-            neighbouring,
-            noise,
-            grid,
-            full_cov=True,
-            var_floor=var_floor,
-            scales=spread,
-        )
+        spec = PassSpec(grid, neighbouring, full_cov=True, var_floor=var_floor, scales=spread)
+        current = estimate_components(Xc, labels, current.means, rho_pass, noise, spec)
     return pass1, current
 
 
@@ -223,19 +198,11 @@ def scaled_nearest(Y: np.ndarray, centres: np.ndarray, scales: np.ndarray) -> np
     return (d2 / scales**2 + q * np.log(scales**2)).argmin(axis=1)
 
 
-def default_groups(n: int, k: int, d: int) -> int:
-    """m = n / (group size), group size max(200, 25·k·(d+1)) rows."""
-    return n // max(200, 25 * k * (d + 1))
-
-
 def sample_aggregate(
     Xc: np.ndarray,
     coarse: Components,
-    m: int,
-    rho: dict,
-    neighbouring: str,
+    plan: GMMPlan,
     noise: NoiseSource,
-    var_floor: float = 1e-6,
     progress: Callable[[int], None] | None = None,
 ) -> Components:
     """The paper's §6: EM on m disjoint groups, aligned to ``coarse``, privately averaged.
@@ -253,6 +220,7 @@ def sample_aggregate(
     groups have sensitivity 2r√k/m.
     """
     k, d = len(coarse.weights), Xc.shape[1]
+    m, rho, neighbouring, var_floor = plan.groups, plan.rho, plan.neighbouring, plan.var_floor
     gen = noise.generator
     M, S = _group_fits(Xc, coarse, m, gen, var_floor, progress)
     # work in each coarse component's whitened coordinates: z = L_j⁻¹(μ − μ̄_j), L_j⁻¹ Σ L_j⁻ᵀ − I
