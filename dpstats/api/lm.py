@@ -27,8 +27,8 @@ from ..results.lm import TABLE_COLUMNS, LMResult, fit_coding
 from ..validation import (
     check_delta,
 )
-from ..schema import Schema
 from ._common import (
+    OptionsDoor,
     Settings,
     call_of,
     check_budget,
@@ -192,7 +192,7 @@ class LMReleased:
 
 
 @dataclass
-class LMDoor:
+class LMDoor(OptionsDoor):
     """dp_lm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.LMOptions
@@ -204,14 +204,6 @@ class LMDoor:
     @property
     def nonprivate(self) -> bool:
         return math.isinf(self.options.eps)
-
-    @property
-    def bounds(self) -> Any:
-        return self.options.bounds
-
-    @property
-    def schema(self) -> Schema | None:
-        return self.options.schema
 
     def frame(self, dd: DataDependence) -> LMFrame:
         from .. import engines
