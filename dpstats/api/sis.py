@@ -279,27 +279,7 @@ class SISDoor(OptionsDoor):
         )
 
     def diagnostics(self, frame: _Frame, released: m.SISRelease) -> dict:
-        return _diagnostics(frame, released, [frame.mf.names[j] for j in released.chosen])
-
-
-def _diagnostics(frame: _Frame, released: m.SISRelease, selected: list[str]) -> dict:
-    mf, k, truth = frame.mf, frame.k, frame.truth
-    order = np.argsort(-released.scores, kind="stable")
-    nonprivate = [mf.names[j] for j in order[:k]]
-    diag = {
-        "rows_dropped_for_missing_values": mf.n_dropped,
-        "values_filled_for_missing": mf.n_filled,
-        "values_clipped": frame.n_clipped,
-        "nonprivate_sis_selected": sorted(nonprivate),
-    }
-    if truth is None:
-        return diag
-    head = truth[:k] if len(truth) >= k else truth
-    diag.update(
-        {
-            "topk_accuracy_vs_truth": m.topk_accuracy(selected, head),
-            "utility_class_vs_truth": m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
-            "nonprivate_sis_accuracy_vs_truth": m.topk_accuracy(nonprivate, head),
-        }
-    )
-    return diag
+        mf = frame.mf
+        nonprivate = [mf.names[j] for j in np.argsort(-released.scores, kind="stable")[: frame.k]]
+        selected = [mf.names[j] for j in released.chosen]
+        return m.selection_diagnostics(mf, selected, nonprivate, frame.truth, frame.k, frame.n_clipped, "sis")

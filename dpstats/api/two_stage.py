@@ -23,7 +23,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import OperatingCharacteristics
-from ..results.two_stage import TwoStageResult
+from ..results.two_stage import TwoStageResult, second_stage_table
 from ..schema import Schema
 from ..simulate.two_stage import operating_characteristics
 from ..validation import check_k, check_truth
@@ -280,14 +280,18 @@ class TwoStageDoor(OptionsDoor):
             topk=o.topk,
             gamma=o.gamma,
             lasso=o.lasso.text(),
-            second_stage=_second_stage_table(o.second_stage, mf, released),
+            second_stage=second_stage_table(o.second_stage, _selected(mf, released), released.beta),
             second_stage_kind=o.second_stage,
         )
 
     def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
         add_remove = self.options.neighbouring == "add_remove"
         sizes = {"block_sizes": list(_block_sizes(released, frame.n_blocks))} if add_remove else {}
-        return sizes | _diagnostics(frame, released, self._generator)
+        mf, k = frame.mf, frame.k
+        nonprivate = [mf.names[j] for j in m.nonprivate_topk(released.counts, k, self._generator)]
+        return sizes | sis_m.selection_diagnostics(
+            mf, _selected(mf, released), nonprivate, frame.truth, k, released.n_clipped, "two_stage"
+        )
 
 
 def _block_sizes(released: m.Release, n_blocks: int) -> tuple[int, int]:
@@ -298,43 +302,3 @@ def _block_sizes(released: m.Release, n_blocks: int) -> tuple[int, int]:
 
 def _selected(mf: ModelFrame, released: m.Release) -> list[str]:
     return [mf.names[j] for j in released.chosen]
-
-
-SECOND_STAGE_LABELS = {
-    "ols": "NOT private (ordinary least squares)",
-    "private_ols": "private (Laplace sufficient statistics)",
-}
-
-
-def _second_stage_table(kind: str | None, mf: ModelFrame, released: m.Release) -> pd.DataFrame | None:
-    if kind is None:
-        return None
-    return pd.DataFrame(
-        {
-            "term": ["(Intercept)"] + _selected(mf, released),
-            "estimate": released.beta,
-            "label": SECOND_STAGE_LABELS[kind],
-        }
-    )
-
-
-def _diagnostics(frame: _Frame, released: m.Release, rng: np.random.Generator | None) -> dict:
-    mf, k, truth, selected = frame.mf, frame.k, frame.truth, _selected(frame.mf, released)
-    nonprivate = [mf.names[j] for j in m.nonprivate_topk(released.counts, k, rng)]
-    diag = {
-        "rows_dropped_for_missing_values": mf.n_dropped,
-        "values_filled_for_missing": mf.n_filled,
-        "values_clipped": released.n_clipped,
-        "nonprivate_two_stage_selected": sorted(nonprivate),
-    }
-    if truth is None:
-        return diag
-    head = truth[:k] if len(truth) >= k else truth
-    diag.update(
-        {
-            "topk_accuracy_vs_truth": sis_m.topk_accuracy(selected, head),
-            "utility_class_vs_truth": sis_m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
-            "nonprivate_two_stage_accuracy_vs_truth": sis_m.topk_accuracy(nonprivate, head),
-        }
-    )
-    return diag

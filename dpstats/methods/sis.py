@@ -572,3 +572,37 @@ def utility_class(selected, ranking, k: int) -> str:
         if set(range(head)) <= set(ranks) and max(ranks) < tail:
             return label
     return "NONE"
+
+
+def selection_diagnostics(
+    mf, selected: list[str], nonprivate: list[str], truth, k: int, n_clipped: int, method: str
+) -> dict:
+    """The non-private diagnostics of a private selection (shown only when asked): rows dropped,
+    values filled and clipped, the non-private selection ``nonprivate`` and, with a stated
+    ``truth`` (simulations), the accuracies of both selections against it.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> mf = SimpleNamespace(n_dropped=0, n_filled=2)
+    >>> d = selection_diagnostics(mf, ["a", "c"], ["a", "b"], ["a", "b", "e"], 2, 0, "sis")
+    >>> d["nonprivate_sis_selected"], d["topk_accuracy_vs_truth"], d["nonprivate_sis_accuracy_vs_truth"]
+    (['a', 'b'], 0.5, 1.0)
+    """
+    diag = {
+        "rows_dropped_for_missing_values": mf.n_dropped,
+        "values_filled_for_missing": mf.n_filled,
+        "values_clipped": n_clipped,
+        f"nonprivate_{method}_selected": sorted(nonprivate),
+    }
+    if truth is None:
+        return diag
+    head = truth[:k] if len(truth) >= k else truth
+    diag.update(
+        {
+            "topk_accuracy_vs_truth": topk_accuracy(selected, head),
+            "utility_class_vs_truth": utility_class(selected, truth, k) if len(truth) >= k else "n/a",
+            f"nonprivate_{method}_accuracy_vs_truth": topk_accuracy(nonprivate, head),
+        }
+    )
+    return diag
