@@ -65,7 +65,7 @@ def _sis_scores(X, y, ks, rng):
 
 def _two_stage_scores(lam: float = 0.1):
     def scores(X, y, ks, rng):
-        return ts_m.two_stage_counts(X, y, list(ks), lam, rng=rng)
+        return ts_m.two_stage_counts(X, y, list(ks), ts_m.Votes(ts_m.Lasso(lam)), rng=rng)
 
     return scores
 

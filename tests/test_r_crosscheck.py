@@ -144,7 +144,7 @@ def test_vote_counts_match_glmnet_votes(rpy2_robjects):
     for X, y in (_synthetic(200, 80, seed=2), _golub_xy()):
         n_blocks = ts.default_blocks(len(y))
         labels = ts.block_labels(len(y), n_blocks, "replace", np.random.default_rng(5))
-        ours = ts.block_coefficients(X, y, labels, n_blocks, LAM)
+        ours = ts.block_coefficients(X, y, labels, n_blocks, ts.Lasso(LAM))
         theirs = np.zeros_like(ours)
         for b in range(n_blocks):
             rows = labels == b

@@ -82,12 +82,9 @@ def test_vote_count_sensitivity_is_one(neighbouring):
             X2[i], y2[i] = rng.standard_normal(30) * 5, 40.0
         else:
             X2, y2 = np.vstack([X, rng.standard_normal(30) * 5]), np.append(y, 40.0)
-        c1 = m.two_stage_counts(
-            X, y, 4, blocks=8, neighbouring=neighbouring, rng=np.random.default_rng(100 + seed)
-        )
-        c2 = m.two_stage_counts(
-            X2, y2, 4, blocks=8, neighbouring=neighbouring, rng=np.random.default_rng(100 + seed)
-        )
+        votes = m.Votes(blocks=8, neighbouring=neighbouring)
+        c1 = m.two_stage_counts(X, y, 4, votes, rng=np.random.default_rng(100 + seed))
+        c2 = m.two_stage_counts(X2, y2, 4, votes, rng=np.random.default_rng(100 + seed))
         worst = max(worst, float(np.max(np.abs(c1 - c2))))
     assert worst <= 1.0
     assert worst == 1.0  # the bound is attained: the argument is not loose
@@ -236,7 +233,7 @@ def _instability(design: str, reps: int, seed: int) -> tuple[np.ndarray, np.ndar
         X, y = instability_data(design, rng)
         scores = sis_m.scores_maxabs_centered(cross_products(X, y))
         sis[r] = np.mean(m.nonprivate_topk(scores, 5, rng) < 5)
-        counts = m.two_stage_counts(X, y, 5, shuffle=False, rng=rng)
+        counts = m.two_stage_counts(X, y, 5, m.Votes(shuffle=False), rng=rng)
         ts[r] = np.mean(m.nonprivate_topk(counts, 5, rng) < 5)
     return sis, ts
 

@@ -399,6 +399,7 @@ def frame_and_cross_products(
     drop_intercept: bool = True,
     gram: bool = False,
     schema: Schema | None = None,
+    min_rows: int = 2,
 ) -> tuple[ModelFrame, Box | None, Box | None, CrossStats]:
     """Model frame and its sufficient statistics, with the data scanned once.
 
@@ -409,19 +410,22 @@ def frame_and_cross_products(
     resolves the declared bounds for the frame's columns (it may raise).
     Nothing here is released; the caller charges the budget afterwards.
     Streamed and Dask data (:mod:`dpstats.engines`) get the same statistics
-    from a chunked pass, with a frame that holds no rows.
+    from a chunked pass, with a frame that holds no rows.  Fewer than ``min_rows`` rows
+    is a :class:`~dpstats.errors.DataError` (0 where n is private: no error may depend on it).
     """
     from .. import engines
 
     if engines.is_engine_input(data):
         return engines.frame_and_cross_products(
-            formula, data, boxes, drop_intercept=drop_intercept, gram=gram, schema=schema
+            formula, data, boxes, drop_intercept=drop_intercept, gram=gram, schema=schema, min_rows=min_rows
         )
-    mf = model_frame(formula, data, drop_intercept=drop_intercept, defer_checks=True, schema=schema)
+    mf = model_frame(
+        formula, data, drop_intercept=drop_intercept, defer_checks=True, schema=schema, min_rows=min_rows
+    )
     x_box, y_box = boxes(mf)
     stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram, ranges=False)
     if not mf.checked and not finish_checks(mf, stats.finite):
-        mf = model_frame(formula, data, drop_intercept=drop_intercept, schema=schema)
+        mf = model_frame(formula, data, drop_intercept=drop_intercept, schema=schema, min_rows=min_rows)
         x_box, y_box = boxes(mf)
         stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
     return mf, x_box, y_box, stats

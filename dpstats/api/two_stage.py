@@ -1,61 +1,50 @@
 """Front door of the two-stage selection baseline (docs/architecture.md, "Layers").
 
-The method, its plan and its release are in :mod:`dpstats.methods.two_stage`;
-this door validates, reads the frame, and builds the result.
+The method, its options, its plan and its release are in :mod:`dpstats.methods.two_stage`; the
+operating characteristics in :mod:`dpstats.simulate.two_stage`.  This door checks the arguments,
+reads the frame, and builds the result.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, PrivacyParameterError
+from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
-from ..geometry import Box, check_bounds_form, resolve_box
+from ..geometry import check_bounds_form, resolve_box
 from ..methods import sis as sis_m
 from ..methods import two_stage as m
 from ..privacy.accountant import Accountant
-from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..privacy.topk import SELECTORS
 from ..results.base import OperatingCharacteristics
-from ..results.two_stage import TwoStageResult
-from ..validation import (
-    check_truth,
-    check_accountant,
-    check_eps,
-    check_fraction,
-    check_k,
-    check_neighbouring,
-    check_oc_trials,
-    check_strict,
-)
+from ..results.two_stage import TwoStageResult, second_stage_table
 from ..schema import Schema
+from ..simulate.two_stage import operating_characteristics
+from ..validation import check_k, check_truth
 from ._common import (
+    OptionsDoor,
     Settings,
-    refuse_omit,
-    frame_schema,
-    is_auto,
-    call_record,
+    call_of,
+    check_budget,
     declared_bounds,
     dummy_columns,
+    frame_schema,
+    is_auto,
     missing_rows_step,
     private_bounds_setup,
     progress_bar,
+    refuse_omit,
     run,
 )
 
-SECOND_STAGES = (None, "private_ols", "ols")
 
-
-def dp_two_stage(
+def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,
     eps: float,
@@ -185,41 +174,28 @@ def dp_two_stage(
     >>> len(fit.selected)
     8
     """
-    if solver not in m.LASSO_SOLVERS:
-        raise PrivacyParameterError(f"solver must be 'lars' or 'cd', got {solver!r}.")
-    opts = _check_options(
-        eps,
-        lam,
-        blocks,
-        vote,
-        topk,
-        gamma,
-        shuffle,
-        standardize,
-        tol,
-        second_stage,
-        stage_fraction,
-        neighbouring,
-        oc_trials,
-        strict,
-        accountant,
-    )
-    eps, neighbouring, strict = opts["eps"], opts["neighbouring"], opts["strict"]
-    if accountant is not None:
-        accountant.check(eps, 0.0)
-    if second_stage == "private_ols" and bounds is None:
-        raise PrivacyParameterError(
-            "second_stage='private_ols' needs public bounds= for the selected columns and the "
-            "response, e.g. bounds=(-5, 5); or use second_stage=None."
-        )
+    given = locals()
+    settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
+    options = m.TwoStageOptions.check(given)
+    check_budget(settings.accountant, options.eps)
     bounds, eps, _ = private_bounds_setup(
-        bounds, eps, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
+        bounds, options.eps, bounds_eps=bounds_eps, neighbouring=options.neighbouring, data=data
     )
-    if not is_auto(bounds):
-        check_bounds_form(bounds)  # unused without private_ols, but malformed bounds are still refused
-    # the votes need no bounds: a variable without declared bounds gets the public fill 0
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps, unbounded_fill=0.0)
-    if neighbouring == "replace" and schema.private:
+    options = replace(options, eps=eps, bounds=bounds)
+    options = replace(options, schema=_declared_schema(options, levels, na_action))
+    call = call_of(dp_two_stage, given, always=("formula", "eps", "k", "lam"))
+    return run(TwoStageDoor(options, data, call, progress), settings)
+
+
+def _declared_schema(options: m.TwoStageOptions, levels: Any, na_action: str | None) -> Schema:
+    """The declared schema, checked before anything is read: the votes need no bounds (a variable
+    without declared bounds gets the public fill 0), but malformed bounds are still refused."""
+    if not is_auto(options.bounds):
+        check_bounds_form(options.bounds)
+    schema = frame_schema(
+        options.bounds, levels, na_action, options.neighbouring, eps=options.eps, unbounded_fill=0.0
+    )
+    if options.neighbouring == "replace" and schema.private:
         refuse_omit(
             schema,
             "dp_two_stage under neighbouring='replace'",
@@ -227,39 +203,7 @@ def dp_two_stage(
             "only for a public n",
             add_remove="rows get independent block labels; give blocks=",
         )
-    door = _TwoStage(
-        schema=schema,
-        formula=formula,
-        data=data,
-        eps=eps,
-        k=k,
-        lam=lam,
-        blocks=blocks,
-        vote=vote,
-        topk=topk,
-        gamma=gamma,
-        shuffle=shuffle,
-        standardize=standardize,
-        solver=solver,
-        tol=tol,
-        second_stage=second_stage,
-        stage_fraction=stage_fraction,
-        bounds=bounds,
-        neighbouring=neighbouring,
-        truth=truth,
-        oc_trials=oc_trials,
-        strict=strict,
-        progress=progress,
-    )
-    return run(
-        door,
-        Settings(
-            strict=strict,
-            random_state=random_state,
-            accountant=accountant,
-            diagnostics=diagnostics or truth is not None,
-        ),
-    )
+    return schema
 
 
 @dataclass
@@ -267,307 +211,94 @@ class _Frame:
     mf: ModelFrame
     k: int
     n_blocks: int
-    x_box: Box | None
-    y_box: Box | None
+    boxes: tuple  # the public bounds of the columns and the response (private second stage only)
     truth: list[str] | None
 
 
 @dataclass
-class _TwoStage:
+class TwoStageDoor(OptionsDoor):
     """dp_two_stage's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
-    formula: str
+    options: m.TwoStageOptions
     data: Any
-    eps: float
-    k: int | None
-    lam: float
-    blocks: int | None
-    vote: str
-    topk: str
-    gamma: float
-    shuffle: bool
-    standardize: bool
-    solver: str
-    tol: float
-    second_stage: str | None
-    stage_fraction: float
-    bounds: Any
-    neighbouring: str
-    truth: Sequence[str] | None
-    oc_trials: int
-    strict: bool
-    progress: bool
-    schema: Schema | None = None
+    call: dict
+    progress: bool = False
     label: str = "dp_two_stage"
     # the release's generator: the diagnostics' non-private top-k breaks its ties with it
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
-    _block_sizes: tuple[int, int] | None = field(default=None, init=False, repr=False)
 
     def frame(self, dd: DataDependence) -> _Frame:
-        mf = model_frame(self.formula, self.data, drop_intercept=True, schema=self.schema)
-        d, n = mf.p, mf.n
-        if d < 2:
-            raise DataError(f"dp_two_stage needs at least 2 candidate columns, '{self.formula}' gives {d}.")
-        k = sis_m.default_k(d) if self.k is None else check_k(self.k, d)
-        n_blocks = m.default_blocks(n) if self.blocks is None else self.blocks
-        if self.neighbouring == "replace" and n_blocks > n // 2:  # n public; under add/remove: a stated note
-            raise DataError(
-                f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; use blocks <= {n // 2}."
-            )
+        o = self.options
+        mf = model_frame(o.formula, self.data, drop_intercept=True, schema=o.schema, min_rows=o.min_rows)
+        if mf.p < 2:
+            raise DataError(f"dp_two_stage needs at least 2 candidate columns, '{o.formula}' gives {mf.p}.")
+        k = sis_m.default_k(mf.p) if o.k is None else check_k(o.k, mf.p)
+        n_blocks = o.number_of_blocks(mf.n)
         refuse_offset(mf, "dp_two_stage")
         missing_rows_step(dd, mf)
-        m.name_data_dependent_steps(
-            dd,
-            neighbouring=self.neighbouring,
-            n_blocks=n_blocks,
-            blocks_given=self.blocks is not None,
-            second_stage=self.second_stage,
-        )
-        x_box = y_box = None
-        if self.second_stage == "private_ols":
+        m.name_data_dependent_steps(dd, o)
+        boxes = (None, None)
+        if o.second_stage == "private_ols":
             bounds = declared_bounds(self.bounds, mf)
-            x_box = resolve_box(bounds, mf.names, dummies=dummy_columns(mf))
-            y_box = resolve_box(bounds, [mf.response])
-        return _Frame(
-            mf=mf, k=k, n_blocks=n_blocks, x_box=x_box, y_box=y_box, truth=check_truth(self.truth, mf.names)
-        )
+            boxes = (
+                resolve_box(bounds, mf.names, dummies=dummy_columns(mf)),
+                resolve_box(bounds, [mf.response]),
+            )
+        return _Frame(mf=mf, k=k, n_blocks=n_blocks, boxes=boxes, truth=check_truth(o.truth, mf.names))
 
-    def plan(self, frame: _Frame, dd: DataDependence) -> Plan:
-        return m.plan(
-            d=frame.mf.p,
-            k=frame.k,
-            eps=self.eps,
-            n_blocks=frame.n_blocks,
-            topk=self.topk,
-            neighbouring=self.neighbouring,
-            second_stage=self.second_stage,
-            stage_fraction=self.stage_fraction,
-        )
+    def plan(self, frame: _Frame, dd: DataDependence) -> m.TwoStagePlan:
+        return m.plan(self.options, d=frame.mf.p, k=frame.k, n_blocks=frame.n_blocks, boxes=frame.boxes)
 
-    def release(self, frame: _Frame, plan: Plan, noise: NoiseSource) -> m.Release:
+    def release(self, frame: _Frame, plan: m.TwoStagePlan, noise: NoiseSource) -> m.Release:
         self._generator = noise.generator
         with progress_bar(self.progress, frame.n_blocks, "block lasso fits") as progress:
-            return m.release(
-                frame.mf.X,
-                frame.mf.y,
-                plan,
-                noise,
-                k=frame.k,
-                n_blocks=frame.n_blocks,
-                lam=self.lam,
-                vote=self.vote,
-                topk=self.topk,
-                gamma=self.gamma,
-                neighbouring=self.neighbouring,
-                shuffle=self.shuffle,
-                standardize=self.standardize,
-                solver=self.solver,
-                tol=self.tol,
-                second_stage=self.second_stage,
-                x_box=frame.x_box,
-                y_box=frame.y_box,
-                progress=progress,
-            )
+            return m.release(frame.mf.X, frame.mf.y, plan, noise, progress=progress)
 
     def result(
-        self, frame: _Frame, plan: Plan, released: m.Release, statement: PrivacyStatement, noise: NoiseSource
+        self, frame: _Frame, plan: m.TwoStagePlan, released: m.Release, statement: PrivacyStatement, noise
     ) -> TwoStageResult:
-        mf, k, n_blocks = frame.mf, frame.k, frame.n_blocks
+        o, mf = self.options, frame.mf
         # the statement states the eps asked for: the ledger's exactly rounded sum
         # (1 − f)·eps + (eps − (1 − f)·eps) can be one ulp off when stage_fraction > 1/2
-        statement.eps = self.eps
-        sizes = np.bincount(released.labels, minlength=n_blocks)
-        block_sizes = (int(sizes.min()), int(sizes.max()))
-        self._block_sizes = block_sizes
-        oc = _operating_characteristics(
-            mf.p, k, plan.entries[0].eps, n_blocks, self.topk, self.gamma, self.oc_trials, noise.generator
-        )
+        statement.eps = o.eps
+        oc = operating_characteristics(plan, o.oc_trials, noise.generator)
         return TwoStageResult(
             method="dp_two_stage",
-            call=_call(
-                self.formula,
-                self.eps,
-                self.k,
-                self.lam,
-                self.blocks,
-                self.vote,
-                self.topk,
-                self.second_stage,
-                self.neighbouring,
-                self.strict,
-            ),
+            call=self.call,
             n=mf.n,
             p=mf.p,
             terms=list(mf.names),
             privacy=statement,
-            operating_characteristics=oc,
+            operating_characteristics=None if oc is None else OperatingCharacteristics(**oc),
             selected=_selected(mf, released),
-            k=k,
-            lam=self.lam,
-            blocks=n_blocks,
+            k=frame.k,
+            lam=o.lam,
+            blocks=frame.n_blocks,
             # sizes follow from n: not an attribute under add/remove (a requested diagnostic then)
-            block_sizes=block_sizes if self.neighbouring == "replace" else None,
-            vote=self.vote,
-            topk=self.topk,
-            gamma=self.gamma,
-            lasso=m.solver_text(self.solver, self.tol),
-            second_stage=_second_stage_table(self.second_stage, mf, released),
-            second_stage_kind=self.second_stage,
+            block_sizes=_block_sizes(released, frame.n_blocks) if o.neighbouring == "replace" else None,
+            vote=o.vote,
+            topk=o.topk,
+            gamma=o.gamma,
+            lasso=o.lasso.text(),
+            second_stage=second_stage_table(o.second_stage, _selected(mf, released), released.beta),
+            second_stage_kind=o.second_stage,
         )
 
     def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
-        sizes = {} if self.neighbouring == "replace" else {"block_sizes": list(self._block_sizes or ())}
-        return sizes | _diagnostics(
-            frame.truth,
-            _selected(frame.mf, released),
-            released.counts,
-            frame.mf,
-            frame.k,
-            released.n_clipped,
-            self._generator,
+        add_remove = self.options.neighbouring == "add_remove"
+        sizes = {"block_sizes": list(_block_sizes(released, frame.n_blocks))} if add_remove else {}
+        mf, k = frame.mf, frame.k
+        nonprivate = [mf.names[j] for j in m.nonprivate_topk(released.counts, k, self._generator)]
+        return sizes | sis_m.selection_diagnostics(
+            mf, _selected(mf, released), nonprivate, frame.truth, k, released.n_clipped, "two_stage"
         )
 
 
-# ----------------------------------------------------------------------------- validation
-def _check_options(
-    eps,
-    lam,
-    blocks,
-    vote,
-    topk,
-    gamma,
-    shuffle,
-    standardize,
-    tol,
-    second_stage,
-    stage_fraction,
-    neighbouring,
-    oc_trials,
-    strict,
-    accountant,
-) -> dict:
-    out = {
-        "eps": check_eps(eps),
-        "neighbouring": check_neighbouring(neighbouring),
-        "strict": check_strict(strict),
-    }
-    check_eps(lam, name="lam")
-    check_eps(tol, name="tol")
-    check_fraction(gamma, "gamma", 0.0, 1.0)
-    check_accountant(accountant)
-    if blocks is not None and (
-        isinstance(blocks, bool) or not isinstance(blocks, numbers.Integral) or blocks < 2
-    ):
-        raise DataError(f"blocks must be a whole number >= 2 (or None for ⌊√n⌋), got {blocks!r}.")
-    if vote not in ("topk", "support"):
-        raise PrivacyParameterError(f"vote must be 'topk' or 'support', got {vote!r}.")
-    if topk not in SELECTORS:
-        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {topk!r}.")
-    if second_stage not in SECOND_STAGES:
-        raise PrivacyParameterError(
-            f"second_stage must be None, 'private_ols' or 'ols', got {second_stage!r}."
-        )
-    check_fraction(stage_fraction, "stage_fraction", 0.0, 1.0, low_open=True)
-    for name, flag in (("shuffle", shuffle), ("standardize", standardize)):
-        if not isinstance(flag, bool):
-            raise PrivacyParameterError(f"{name} must be True or False, got {flag!r}.")
-    check_oc_trials(oc_trials)
-    return out
+def _block_sizes(released: m.Release, n_blocks: int) -> tuple[int, int]:
+    """The smallest and largest block (they follow from n)."""
+    sizes = np.bincount(released.labels, minlength=n_blocks)
+    return int(sizes.min()), int(sizes.max())
 
 
-# ----------------------------------------------------------------------------- result
 def _selected(mf: ModelFrame, released: m.Release) -> list[str]:
     return [mf.names[j] for j in released.chosen]
-
-
-SECOND_STAGE_LABELS = {
-    "ols": "NOT private (ordinary least squares)",
-    "private_ols": "private (Laplace sufficient statistics)",
-}
-
-
-def _second_stage_table(kind: str | None, mf: ModelFrame, released: m.Release) -> pd.DataFrame | None:
-    if kind is None:
-        return None
-    return pd.DataFrame(
-        {
-            "term": ["(Intercept)"] + _selected(mf, released),
-            "estimate": released.beta,
-            "label": SECOND_STAGE_LABELS[kind],
-        }
-    )
-
-
-# ----------------------------------------------------------------------------- characteristics
-def _operating_characteristics(d, k, eps_select, n_blocks, topk, gamma, trials, rng):
-    """Expected share of k features recovered when each gets g votes and the rest none.
-
-    Uses public inputs only (d, k, eps, the number of blocks).
-    """
-    if not trials:
-        return None
-    gaps = sorted({max(1, round(n_blocks * f)) for f in (0.25, 0.5, 0.75, 1.0)})
-    options = {"gamma": gamma} if topk == "canonical_lipschitz" else {}
-    rows = []
-    for g in gaps:
-        scores = np.zeros(d)
-        scores[:k] = g
-        hits = (
-            np.array(
-                [
-                    np.count_nonzero(SELECTORS[topk].select(scores, k, eps_select, rng, **options) < k)
-                    for _ in range(trials)
-                ],
-                dtype=float,
-            )
-            / k
-        )
-        se = float(hits.std(ddof=1) / math.sqrt(trials)) if trials > 1 else float("nan")
-        rows.append(
-            {
-                "quantity": f"share of {k} recovered when each gets {g} of {n_blocks} votes",
-                "estimate": float(hits.mean()),
-                "std_error": se,
-                "gap": g,
-            }
-        )
-    model = (
-        f"public inputs only, no data model: hypothetical vote counts (k = {k} features with g votes "
-        f"each, the other {d - k} with none) run through {topk} at eps = {eps_select:g}"
-    )
-    return OperatingCharacteristics(rows=rows, model=model, trials=trials)
-
-
-def _diagnostics(truth, selected, counts, mf, k, n_clipped, rng) -> dict:
-    nonprivate = [mf.names[j] for j in m.nonprivate_topk(counts, k, rng)]
-    diag = {
-        "rows_dropped_for_missing_values": mf.n_dropped,
-        "values_filled_for_missing": mf.n_filled,
-        "values_clipped": n_clipped,
-        "nonprivate_two_stage_selected": sorted(nonprivate),
-    }
-    if truth is None:
-        return diag
-    head = truth[:k] if len(truth) >= k else truth
-    diag.update(
-        {
-            "topk_accuracy_vs_truth": sis_m.topk_accuracy(selected, head),
-            "utility_class_vs_truth": sis_m.utility_class(selected, truth, k) if len(truth) >= k else "n/a",
-            "nonprivate_two_stage_accuracy_vs_truth": sis_m.topk_accuracy(nonprivate, head),
-        }
-    )
-    return diag
-
-
-def _call(formula, eps, k, lam, blocks, vote, topk, second_stage, neighbouring, strict) -> dict:
-    return call_record(
-        {"formula": formula, "eps": eps, "k": k, "lam": lam},
-        {
-            "blocks": (blocks, None),
-            "vote": (vote, "topk"),
-            "topk": (topk, "canonical_lipschitz"),
-            "second_stage": (second_stage, None),
-            "neighbouring": (neighbouring, "replace"),
-            "strict": (strict, False),
-        },
-    )

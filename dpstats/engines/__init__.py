@@ -308,6 +308,7 @@ def frame_and_cross_products(
     drop_intercept: bool = True,
     gram: bool = False,
     schema: Schema | None = None,
+    min_rows: int = 2,
 ):
     """:func:`dpstats.api._common.frame_and_cross_products` for engine inputs.
 
@@ -321,7 +322,13 @@ def frame_and_cross_products(
         return resolved["boxes"]
 
     mf, stats = sufficient_statistics(
-        formula, data, boxes=remember, gram=gram, drop_intercept=drop_intercept, schema=schema
+        formula,
+        data,
+        boxes=remember,
+        gram=gram,
+        drop_intercept=drop_intercept,
+        schema=schema,
+        min_rows=min_rows,
     )
     x_box, y_box = resolved["boxes"]
     return mf, x_box, y_box, stats.cross

@@ -18,7 +18,14 @@ functions below implement them:
    :func:`private_ols`, or ordinary least squares (not private).
 
 :func:`plan` gives the ledger of steps 4 and 5 from public inputs before any
-data is touched; :func:`release` runs steps 1–5.
+data is touched, with every number the release needs (:class:`TwoStagePlan`);
+:func:`release` runs steps 1–5.  How each block fits its lasso is one record
+(:class:`Lasso`), how the blocks vote another (:class:`Votes`).
+
+Any number of rows, 0 and 1 included, runs to completion under
+add/remove-one-row, where n is private and no error may depend on it: a block
+with fewer than 2 rows casts no vote (its coefficients are 0), so the vote
+counts of so few rows are 0 and the release is the selector's noise alone.
 
 Sensitivity of the vote counts.  The assignment of rows to blocks never looks
 at the data.  Replace-one-row: the changed row sits in one block, whose votes
@@ -38,18 +45,24 @@ argument already allows to change arbitrarily.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from ..errors import DataError, PrivacyParameterError
 from ..geometry import Box, to_unit_interval
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..privacy.topk import SELECTORS
+from ..schema import Schema
+from ..validation import check_eps, check_fraction, check_neighbouring, check_oc_trials
+from ._options import Options
 
 SENSITIVITY = {"replace": 1.0, "add_remove": 1.0}
 
@@ -86,17 +99,166 @@ SECOND_STAGE_NOTES = {
 }
 
 
+SECOND_STAGES = (None, "private_ols", "ols")
+
+
+@dataclass(frozen=True)
+class Lasso:
+    """How every block fits its lasso (step 2): public settings, see :func:`block_lasso`."""
+
+    lam: float = 0.1
+    standardize: bool = True
+    solver: str = "lars"
+    tol: float = 1e-4
+    max_iter: int = 10_000
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The lasso coefficients of one block (:func:`block_lasso`)."""
+        return block_lasso(
+            X,
+            y,
+            self.lam,
+            standardize=self.standardize,
+            solver=self.solver,
+            tol=self.tol,
+            max_iter=self.max_iter,
+        )
+
+    def text(self) -> str:
+        """Name of the solver and its tolerance, for results and reports."""
+        return solver_text(self.solver, self.tol)
+
+
+@dataclass(frozen=True)
+class Votes:
+    """How the blocks vote (steps 1–3): their number (None: ⌊√n⌋), what each votes for, how rows
+    are assigned to blocks (:func:`block_labels`) and how each fits its lasso."""
+
+    lasso: Lasso = field(default_factory=Lasso)
+    blocks: int | None = None
+    vote: str = "topk"
+    neighbouring: str = "replace"
+    shuffle: bool = True
+
+
+@dataclass(frozen=True)
+class TwoStageOptions(Options):
+    """dp_two_stage's options, checked once (defaults: the signature of :func:`dpstats.dp_two_stage`)."""
+
+    formula: str
+    eps: float
+    k: int | None
+    lam: float
+    blocks: int | None
+    vote: str
+    topk: str
+    gamma: float
+    shuffle: bool
+    standardize: bool
+    solver: str
+    tol: float
+    second_stage: str | None
+    stage_fraction: float
+    bounds: Any
+    neighbouring: str
+    truth: Sequence[str] | None
+    oc_trials: int
+    schema: Schema | None
+
+    @classmethod
+    def check(cls, given: Mapping[str, Any]) -> TwoStageOptions:
+        """Cheap checks of dp_two_stage's arguments, before the data is read."""
+        if given["solver"] not in LASSO_SOLVERS:
+            raise PrivacyParameterError(f"solver must be 'lars' or 'cd', got {given['solver']!r}.")
+        eps = check_eps(given["eps"])
+        neighbouring = check_neighbouring(given["neighbouring"])
+        check_eps(given["lam"], name="lam")
+        check_eps(given["tol"], name="tol")
+        check_fraction(given["gamma"], "gamma", 0.0, 1.0)
+        blocks = given["blocks"]
+        if blocks is not None and (
+            isinstance(blocks, bool) or not isinstance(blocks, numbers.Integral) or blocks < 2
+        ):
+            raise DataError(f"blocks must be a whole number >= 2 (or None for ⌊√n⌋), got {blocks!r}.")
+        _check_choices(given)
+        check_oc_trials(given["oc_trials"])
+        if given["second_stage"] == "private_ols" and given["bounds"] is None:
+            raise PrivacyParameterError(
+                "second_stage='private_ols' needs public bounds= for the selected columns and the "
+                "response, e.g. bounds=(-5, 5); or use second_stage=None."
+            )
+        return cls.from_given(given, eps=eps, neighbouring=neighbouring)
+
+    @property
+    def lasso(self) -> Lasso:
+        return Lasso(self.lam, self.standardize, self.solver, self.tol)
+
+    def number_of_blocks(self, n: int) -> int:
+        """The blocks of step 1: ``blocks``, or ⌊√n⌋ (a data-dependent step under add/remove, where n
+        is private: :func:`name_data_dependent_steps`); under replace-one-row (n public) at least 2
+        rows each."""
+        n_blocks = default_blocks(n) if self.blocks is None else self.blocks
+        if self.neighbouring == "replace" and n_blocks > n // 2:  # under add/remove: a stated note
+            raise DataError(
+                f"blocks = {n_blocks} leaves fewer than 2 rows per block at n = {n}; use blocks <= {n // 2}."
+            )
+        return n_blocks
+
+    @property
+    def min_rows(self) -> int:
+        """The fewest rows a frame may have: 2 where n is public; 0 under add/remove, where n is
+        private and no error may depend on it (module docstring)."""
+        return 0 if self.neighbouring == "add_remove" else 2
+
+
+def _check_choices(given: Mapping[str, Any]) -> None:
+    if given["vote"] not in ("topk", "support"):
+        raise PrivacyParameterError(f"vote must be 'topk' or 'support', got {given['vote']!r}.")
+    if given["topk"] not in SELECTORS:
+        raise PrivacyParameterError(f"topk must be one of {sorted(SELECTORS)}, got {given['topk']!r}.")
+    if given["second_stage"] not in SECOND_STAGES:
+        raise PrivacyParameterError(
+            f"second_stage must be None, 'private_ols' or 'ols', got {given['second_stage']!r}."
+        )
+    check_fraction(given["stage_fraction"], "stage_fraction", 0.0, 1.0, low_open=True)
+    for name in ("shuffle", "standardize"):
+        if not isinstance(given[name], bool):
+            raise PrivacyParameterError(f"{name} must be True or False, got {given[name]!r}.")
+
+
+@dataclass
+class TwoStagePlan(Plan):
+    """A :class:`~dpstats.privacy.plan.Plan` with every number the release needs.
+
+    ``select_eps`` and ``stage_eps`` are the eps of steps 4 and 5 (the ledger's entries; a
+    private-bounds step may be put before them); ``x_box``, ``y_box`` the public bounds of the
+    columns and the response, used by a private second stage only.
+    """
+
+    d: int = 0
+    k: int = 1
+    votes: Votes = field(default_factory=Votes)
+    topk: str = "canonical_lipschitz"
+    gamma: float = 0.5
+    select_eps: float = 0.0
+    second_stage: str | None = None
+    stage_eps: float = 0.0
+    x_box: Box | None = None
+    y_box: Box | None = None
+
+    @property
+    def n_blocks(self) -> int:
+        return int(self.votes.blocks)
+
+
 def plan(
+    options: TwoStageOptions,
     *,
     d: int,
     k: int,
-    eps: float,
     n_blocks: int,
-    topk: str,
-    neighbouring: str,
-    second_stage: str | None = None,
-    stage_fraction: float = 0.5,
-) -> Plan:
+    boxes: tuple[Box | None, Box | None] = (None, None),
+) -> TwoStagePlan:
     """The privacy plan of steps 4 and 5, from public inputs only.
 
     Step 4, the private top-k of the vote counts (Δ∞ = 1, module docstring),
@@ -105,12 +267,19 @@ def plan(
 
     Examples
     --------
-    >>> p = plan(d=50, k=3, eps=2.0, n_blocks=10, topk="canonical_lipschitz", neighbouring="replace",
-    ...          second_stage="private_ols", stage_fraction=0.25)
-    >>> [e.eps for e in p.entries], p.entries[1].sensitivity.split(":")[0]
-    ([1.5, 0.5], 'Δ₁ = 28')
+    >>> o = TwoStageOptions.partial(eps=2.0, topk="canonical_lipschitz", neighbouring="replace",
+    ...                             second_stage="private_ols", stage_fraction=0.25)
+    >>> p = plan(o, d=50, k=3, n_blocks=10)
+    >>> [e.eps for e in p.entries], p.entries[1].sensitivity.split(":")[0], p.select_eps
+    ([1.5, 0.5], 'Δ₁ = 28', 1.5)
     """
-    eps_select = eps if second_stage != "private_ols" else eps * (1 - stage_fraction)
+    eps, topk, neighbouring, second_stage = (
+        options.eps,
+        options.topk,
+        options.neighbouring,
+        options.second_stage,
+    )
+    eps_select = eps if second_stage != "private_ols" else eps * (1 - options.stage_fraction)
     entries = [
         LedgerEntry(
             step=f"private top-{k} of lasso vote counts over {d} columns ({n_blocks} blocks)",
@@ -125,12 +294,23 @@ def plan(
         entries.append(_second_stage_entry(k, eps - eps_select, neighbouring))
     notes = NOTES + ([ADD_REMOVE_NOTE] if neighbouring == "add_remove" else [])
     notes += [SECOND_STAGE_NOTES[second_stage]] if second_stage else []
-    return Plan(
+    votes = Votes(options.lasso, n_blocks, options.vote, neighbouring, options.shuffle)
+    return TwoStagePlan(
         method="two-stage selection",
         neighbouring=neighbouring,
         entries=entries,
         sensitivities={"vote counts (l-infinity over features)": entries[0].sensitivity},
         notes=notes,
+        d=d,
+        k=k,
+        votes=votes,
+        topk=topk,
+        gamma=options.gamma,
+        select_eps=eps_select,
+        second_stage=second_stage,
+        stage_eps=entries[-1].eps if second_stage == "private_ols" else 0.0,
+        x_box=boxes[0],
+        y_box=boxes[1],
     )
 
 
@@ -152,20 +332,18 @@ def _second_stage_entry(k: int, eps: float, neighbouring: str) -> LedgerEntry:
     )
 
 
-def name_data_dependent_steps(
-    dd: DataDependence, *, neighbouring: str, n_blocks: int, blocks_given: bool, second_stage: str | None
-) -> None:
+def name_data_dependent_steps(dd: DataDependence, options: TwoStageOptions) -> None:
     """The method's own data-dependent steps (refused under ``strict``).
 
     Under add/remove-one-row n is private, so the default ⌊√n⌋ blocks of step
     1 depend on the data; an ordinary least-squares step 5 is not private.
     """
-    if neighbouring == "add_remove" and not blocks_given:
+    if options.neighbouring == "add_remove" and options.blocks is None:
         dd.add(
             "the number of blocks ⌊√n⌋ uses n, which is private under add/remove-one-row",
             fix="pass a public blocks= (e.g. blocks=10)",
         )
-    if second_stage == "ols":
+    if options.second_stage == "ols":
         dd.add(
             "second stage: ordinary least squares on the selected columns of the raw data (NOT private)",
             fix="use second_stage='private_ols' with bounds=, or None",
@@ -260,15 +438,12 @@ def block_coefficients(
     y: np.ndarray,
     labels: np.ndarray,
     m: int,
-    lam: float,
+    lasso: Lasso,
     *,
-    standardize: bool = True,
-    solver: str = "lars",
-    tol: float = 1e-4,
-    max_iter: int = 10_000,
     progress: Callable[[int], None] | None = None,
 ) -> np.ndarray:
-    """An (m, d) array: the lasso coefficients of every block (empty blocks give zeros).
+    """An (m, d) array: the lasso coefficients of every block, each fitted as ``lasso`` says
+    (blocks with fewer than 2 rows give zeros: they cast no vote).
 
     ``progress``, if given, is called with 1 after each block (e.g. a tqdm bar's ``update``).
     """
@@ -276,9 +451,7 @@ def block_coefficients(
     for b in range(m):
         rows = labels == b
         if rows.sum() >= 2:
-            out[b] = block_lasso(
-                X[rows], y[rows], lam, standardize=standardize, solver=solver, tol=tol, max_iter=max_iter
-            )
+            out[b] = lasso.fit(X[rows], y[rows])
         if progress is not None:
             progress(1)
     return out
@@ -310,18 +483,12 @@ def two_stage_counts(
     X: np.ndarray,
     y: np.ndarray,
     k: int | list[int],
-    lam: float = 0.1,
+    votes: Votes | None = None,
     *,
-    blocks: int | None = None,
-    vote: str = "topk",
-    neighbouring: str = "replace",
-    shuffle: bool = True,
-    standardize: bool = True,
-    solver: str = "lars",
-    tol: float = 1e-4,
     rng: np.random.Generator | None = None,
 ) -> np.ndarray | dict[int, np.ndarray]:
-    """Vote counts of the two-stage method (the non-private first stage).
+    """Vote counts of the two-stage method (the non-private first stage), the blocks voting as
+    ``votes`` says (default :class:`Votes`: ⌊√n⌋ blocks, top-k votes, lasso penalty 0.1).
 
     ``k`` may be a list, giving {k: counts} from one set of lasso fits.
 
@@ -331,14 +498,17 @@ def two_stage_counts(
     >>> X = rng.standard_normal((100, 30)); y = X[:, 0] * 3 + rng.standard_normal(100)
     >>> int(np.argmax(two_stage_counts(X, y, 2, rng=rng)))
     0
+    >>> int(np.argmax(two_stage_counts(X, y, 2, Votes(Lasso(lam=0.2), blocks=5), rng=rng)))
+    0
     """
+    votes = Votes() if votes is None else votes
     rng = np.random.default_rng() if rng is None else rng
-    m = default_blocks(X.shape[0]) if blocks is None else int(blocks)
-    labels = block_labels(X.shape[0], m, neighbouring, rng, shuffle=shuffle)
-    coefs = block_coefficients(X, y, labels, m, lam, standardize=standardize, solver=solver, tol=tol)
+    m = default_blocks(X.shape[0]) if votes.blocks is None else int(votes.blocks)
+    labels = block_labels(X.shape[0], m, votes.neighbouring, rng, shuffle=votes.shuffle)
+    coefs = block_coefficients(X, y, labels, m, votes.lasso)
     if isinstance(k, (list, tuple)):
-        return {int(kk): vote_counts(coefs, int(kk), vote) for kk in k}
-    return vote_counts(coefs, int(k), vote)
+        return {int(kk): vote_counts(coefs, int(kk), votes.vote) for kk in k}
+    return vote_counts(coefs, int(k), votes.vote)
 
 
 def nonprivate_topk(scores: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -409,58 +579,39 @@ class Release:
 def release(
     X: np.ndarray,
     y: np.ndarray,
-    plan: Plan,
+    plan: TwoStagePlan,
     noise: NoiseSource,
     *,
-    k: int,
-    n_blocks: int,
-    lam: float,
-    vote: str,
-    topk: str,
-    gamma: float,
-    neighbouring: str,
-    shuffle: bool = True,
-    standardize: bool = True,
-    solver: str = "lars",
-    tol: float = 1e-4,
-    second_stage: str | None = None,
-    x_box: Box | None = None,
-    y_box: Box | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Release:
-    """Steps 1–5 (module docstring), spending exactly the eps of ``plan``'s ledger.
+    """Steps 1–5 (module docstring), spending exactly the eps of ``plan``'s ledger
+    (``plan.select_eps`` and ``plan.stage_eps``).
 
-    ``x_box`` and ``y_box`` are the public bounds of the columns of ``X`` and
-    of ``y``, needed by ``second_stage="private_ols"`` only.
+    ``plan.x_box`` and ``plan.y_box`` are the public bounds of the columns of ``X``
+    and of ``y``, needed by ``second_stage="private_ols"`` only.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((400, 30)); y = X[:, 4] * 3 + rng.standard_normal(400)
+    >>> o = TwoStageOptions.partial(eps=20.0, topk="canonical_lipschitz", neighbouring="replace", gamma=0.5,
+    ...                             lam=0.1, standardize=True, solver="lars", tol=1e-4, vote="topk", shuffle=True)
+    >>> release(X, y, plan(o, d=30, k=1, n_blocks=20), NoiseSource(1)).chosen.tolist()
+    [4]
     """
-    rng = noise.generator
-    labels = block_labels(X.shape[0], n_blocks, neighbouring, rng, shuffle=shuffle)  # step 1
-    coefs = block_coefficients(
-        X,
-        y,
-        labels,
-        n_blocks,
-        lam,
-        standardize=standardize,  # step 2
-        solver=solver,
-        tol=tol,
-        progress=progress,
-    )
-    counts = vote_counts(coefs, k, vote)  # step 3
-    options = {"gamma": gamma} if topk == "canonical_lipschitz" else {}
-    chosen = SELECTORS[topk].select(counts, k, plan.entries[0].eps, rng, **options)  # step 4
+    rng, votes = noise.generator, plan.votes
+    labels = block_labels(X.shape[0], plan.n_blocks, votes.neighbouring, rng, shuffle=votes.shuffle)  # step 1
+    coefs = block_coefficients(X, y, labels, plan.n_blocks, votes.lasso, progress=progress)  # step 2
+    counts = vote_counts(coefs, plan.k, votes.vote)  # step 3
+    options = {"gamma": plan.gamma} if plan.topk == "canonical_lipschitz" else {}
+    chosen = SELECTORS[plan.topk].select(counts, plan.k, plan.select_eps, rng, **options)  # step 4
     out = Release(labels=labels, counts=counts, chosen=chosen)
-    if second_stage == "ols":  # step 5, not private
+    if plan.second_stage == "ols":  # step 5, not private
         out.beta = np.linalg.lstsq(np.column_stack([np.ones(X.shape[0]), X[:, chosen]]), y, rcond=None)[0]
-    elif second_stage == "private_ols":
+    elif plan.second_stage == "private_ols":
+        x_box = Box(plan.x_box.lo[chosen], plan.x_box.hi[chosen])
         out.beta, out.n_clipped = second_stage_private_ols(
-            X[:, chosen],
-            y,
-            Box(x_box.lo[chosen], x_box.hi[chosen]),
-            y_box,
-            plan.entries[-1].eps,
-            neighbouring,
-            noise,
+            X[:, chosen], y, x_box, plan.y_box, plan.stage_eps, votes.neighbouring, noise
         )
     return out
 

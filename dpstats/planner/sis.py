@@ -104,7 +104,8 @@ def _draw_scores(n: int, d: int, model: Assume | FanLv, rng: np.random.Generator
 
 def _ledger(d: int, k: int, topk: str, score: str, n: int) -> list[dict]:
     """The front door's ledger at public n (:func:`dpstats.methods.sis.plan`), all of eps on one step."""
-    entry = m.plan(d=d, k=k, eps=1.0, neighbouring="replace", topk=topk, score=score, n=n).entries[0]
+    options = m.SISOptions.partial(eps=1.0, neighbouring="replace", topk=topk)
+    entry = m.plan(options, d=d, k=k, n=n, score=score).entries[0]
     return whole_eps_step(entry)
 
 

@@ -31,12 +31,13 @@ def two_stage_simulator(
     """The :class:`~dpstats.planner.core.Simulator` of dp_two_stage on d = ``p`` candidate columns."""
     s = min(model.signals, p)
     options = {"gamma": gamma} if topk == "canonical_lipschitz" else {}
+    votes = m.Votes(m.Lasso(lam))
 
     def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
         hits = np.empty((eps.size, trials))
         for t in range(trials):
             X, y = _rows(n, p, model, rng)
-            counts = m.two_stage_counts(X, y, k, lam, rng=rng)
+            counts = m.two_stage_counts(X, y, k, votes, rng=rng)
             for i, e in enumerate(eps):
                 chosen = SELECTORS[topk].select(counts, k, float(e), rng, **options)
                 hits[i, t] = np.count_nonzero(np.asarray(chosen) < s)
@@ -75,9 +76,8 @@ def _rows(n: int, d: int, model: Assume | FanLv, rng: np.random.Generator) -> tu
 
 
 def _ledger(d: int, k: int, n: int, topk: str) -> list[dict]:
-    entry = m.plan(
-        d=d, k=k, eps=1.0, n_blocks=m.default_blocks(n), topk=topk, neighbouring="replace"
-    ).entries[0]
+    options = m.TwoStageOptions.partial(eps=1.0, topk=topk, neighbouring="replace")
+    entry = m.plan(options, d=d, k=k, n_blocks=m.default_blocks(n)).entries[0]
     return whole_eps_step(entry)
 
 

@@ -178,3 +178,24 @@ class TwoStageResult(DPResult):
                 self.selected,
             )
         ]
+
+
+SECOND_STAGE_LABELS = {
+    "ols": "NOT private (ordinary least squares)",
+    "private_ols": "private (Laplace sufficient statistics)",
+}
+
+
+def second_stage_table(kind: str | None, selected: list[str], beta) -> pd.DataFrame | None:
+    """The second stage's estimates (intercept first, then the selected terms), labelled private or not.
+
+    Examples
+    --------
+    >>> second_stage_table("ols", ["x1"], [0.5, 2.0])["label"].tolist()
+    ['NOT private (ordinary least squares)', 'NOT private (ordinary least squares)']
+    """
+    if kind is None:
+        return None
+    return pd.DataFrame(
+        {"term": ["(Intercept)", *selected], "estimate": beta, "label": SECOND_STAGE_LABELS[kind]}
+    )

@@ -18,6 +18,10 @@ from ..errors import PrivacyParameterError
 
 RELEASED = "released"
 
+#: the ``basis`` of an operating characteristic simulated under a stated model (the text of
+#: ``dpstats.results.base.BASIS_ASSUMED``, which the results layer above checks rows against)
+ASSUMED_BASIS = "under the assumed model"
+
 
 @dataclass(frozen=True)
 class Assume:

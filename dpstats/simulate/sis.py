@@ -37,8 +37,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..methods.sis import private_top_k
-from .assume import Assume
+from ..methods.sis import SISPlan, private_top_k
+from ..privacy.topk import largest_class_noise, recovery_gaps
+from .assume import ASSUMED_BASIS, Assume
 
 SCORES = ("centred", "midpoint", "maxabs")
 
@@ -148,6 +149,82 @@ def sis_trials(
         chosen = private_top_k(scores, k, eps, sensitivity, rng, topk=topk, gamma=gamma)
         hits[t] = np.count_nonzero(chosen < s)
     return pd.DataFrame({"true_selected": hits, "precision": hits / k, "recall": hits / s})
+
+
+def operating_characteristics(
+    plan: SISPlan, n: int | None, trials: int, assume: Assume | None, rng: np.random.Generator
+) -> dict | None:
+    """DP-SIS's operating characteristics: the noise scale and the score gaps for exact recovery,
+    exact from public inputs (``plan``: d, k, eps, the sensitivity); precision and recall only under
+    ``assume``, simulated at the public ``n`` (:func:`sis_trials`).
+
+    Returns the fields of a :class:`dpstats.results.base.OperatingCharacteristics` (None when
+    ``trials`` is 0).  ``n`` is None where it is private (add/remove-one-row, rows dropped).
+
+    Examples
+    --------
+    >>> from dpstats.methods.sis import SISOptions, plan
+    >>> pl = plan(SISOptions.partial(eps=2.0, neighbouring="replace", topk="canonical_lipschitz", gamma=0.5),
+    ...           d=100, k=3, n=400, score="centred")
+    >>> oc = operating_characteristics(pl, 400, 50, None, np.random.default_rng(0))
+    >>> [row["quantity"].split(" (")[0] for row in oc["rows"]][:2]
+    ['expected largest noise term', 'score gap x(k) - x(k+1) giving exact top-3 recovery with prob >= 0.5']
+    """
+    if not trials:
+        return None
+    d, k, eps, gamma, sensitivity = plan.d, plan.k, plan.select_eps, plan.gamma, plan.sensitivity
+    _, harmonic = largest_class_noise(d, k)
+    rows = [
+        _exact_row(
+            "expected largest noise term (score units): 2·Δ·H_m/(gamma·eps)",
+            2 * sensitivity * harmonic / max(gamma * eps, 1e-300),
+        )
+    ]
+    for prob, gap in zip((0.5, 0.9), recovery_gaps((0.5, 0.9), d, k, eps, gamma)):
+        rows.append(
+            _exact_row(
+                f"score gap x(k) - x(k+1) giving exact top-{k} recovery with prob >= {prob:g} (score units)",
+                sensitivity * gap,
+            )
+        )
+    sizes = f"n = {n}, " if n is not None else ""  # n is private under add/remove
+    model = (
+        f"exact, from {sizes}d = {d}, k = {k}, eps = {eps:g}, sensitivity {sensitivity:g} and the "
+        "canonical Lipschitz recovery bound (dpstats.privacy.topk.exact_recovery_bound); no data model"
+    )
+    if assume is None:
+        return {"rows": rows, "model": model}
+    score = plan.score
+    sim = sis_trials(
+        n,
+        d,
+        k,
+        eps,
+        assume,
+        rng,
+        trials=trials,
+        sensitivity=sensitivity,
+        score=score,
+        topk=plan.topk,
+        gamma=gamma,
+    )
+    s = min(assume.signals, d)
+    for name, text in (
+        ("precision", f"precision (share of the {k} selected that are true)"),
+        ("recall", f"recall (share of the {s} true signals selected)"),
+    ):
+        est, se = mean_and_se(sim[name])
+        rows.append({"quantity": text, "estimate": est, "std_error": se, "basis": ASSUMED_BASIS})
+    model += (
+        f"; precision and recall simulated from the sampling law of the {score} scores at n = {n} "
+        "(dpstats.simulate.sis_trials; clipping ignored)"
+    )
+    return {"rows": rows, "model": model, "trials": trials, "assumption": assume.describe()}
+
+
+def _exact_row(quantity: str, value: float) -> dict:
+    """A row that follows from public inputs alone (the results' default basis)."""
+    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0}
 
 
 def mean_and_se(values) -> tuple[float, float]:

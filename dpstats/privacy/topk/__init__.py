@@ -36,6 +36,8 @@ from .canonical import (
     largest_class_noise,
     log_other_subsets,
     max_exponential_noise,
+    recovery_curve,
+    recovery_gaps,
 )
 from .family import JOINT, ONESHOT_GUMBEL, PEELING, joint, oneshot_gumbel, peeling
 from .laws import canonical_lipschitz_distribution, exact_set_distribution
@@ -105,5 +107,7 @@ __all__ = [
     "max_exponential_noise",
     "oneshot_gumbel",
     "peeling",
+    "recovery_curve",
+    "recovery_gaps",
     "select_topk",
 ]
