@@ -474,22 +474,6 @@ def _differs(value: Any, default: Any) -> bool:
         return True
 
 
-def call_record(required: dict[str, Any], optional: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
-    """The arguments a result's ``call`` shows, R-style.
-
-    ``required`` are always shown, in order; ``optional`` maps a name to
-    ``(value, default)`` and is shown when the value differs from its default
-    (for a default of None: when it is given).  ``bounds`` are recorded as plain
-    lists or dicts so that the call prints and serialises.
-    """
-    call = dict(required)
-    for name, (value, default) in optional.items():
-        shown = value is not None if default is None else value != default
-        if shown:
-            call[name] = _plain_bounds(value) if name == "bounds" else value
-    return call
-
-
 def _plain_bounds(bounds):
     if isinstance(bounds, Mapping):
         return dict(bounds)
