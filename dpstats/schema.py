@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -459,3 +459,26 @@ def _centred(bounds) -> bool:
         "AutoBounds",
         "PrivateBounds",
     )
+
+
+# ----------------------------------------------------------------------------- documentation
+SCHEMA_PARAMETERS = """\
+    levels : dict, optional
+        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
+        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        are declared by themselves and why reading levels from the rows is a named step).
+    na_action : {"fill", "omit"}, optional
+        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
+        its public fill (midpoint of the declared bounds, a factor's first level), no row
+        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
+        (:mod:`dpstats.schema`).
+"""
+
+
+def schema_parameters(door: Callable) -> Callable:
+    """Write the shared ``levels`` and ``na_action`` entries where a door's docstring has the line
+    ``{schema parameters}``: one text for every door (help(), the doctests and the R help pages
+    generated from the docstrings all read the finished ``__doc__``)."""
+    if door.__doc__:  # None under python -OO
+        door.__doc__ = door.__doc__.replace("    {schema parameters}\n", SCHEMA_PARAMETERS)
+    return door

@@ -318,52 +318,10 @@ def _show_schema(result: DPResult, schema: Schema | None) -> None:
         result.call["na_action"] = schema.na_action
 
 
-SCHEMA_PARAMETERS = """\
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
-"""
-
-
-def schema_parameters(door: Callable) -> Callable:
-    """Write the shared ``levels`` and ``na_action`` entries where a door's docstring has the line
-    ``{schema parameters}``: one text for every door (help(), the doctests and the R help pages
-    generated from the docstrings all read the finished ``__doc__``)."""
-    if door.__doc__:  # None under python -OO
-        door.__doc__ = door.__doc__.replace("    {schema parameters}\n", SCHEMA_PARAMETERS)
-    return door
-
-
 def n_is_public(neighbouring: str, mf: ModelFrame) -> bool:
     """n is public under replace-one-row unless the schema may drop rows (``na_action="omit"``,
     or a variable without declared bounds): then no message may quote it."""
     return neighbouring == "replace" and not mf.n_data_dependent
-
-
-def missing_rows_step(dd: DataDependence, mf: ModelFrame) -> None:
-    """Name the frame's data-dependent steps (strict refuses) and state its rule for missing values.
-
-    The schema's steps (levels read from the rows, rows dropped under
-    ``na_action="omit"`` or for variables without declared bounds) are named
-    from the arguments and the dtypes, never from whether the data hold a
-    missing value; counts are never shown (they appear only in requested
-    diagnostics).  The rule for missing values goes into every statement.
-    """
-    for step, fix in mf.schema_steps:
-        dd.add(step, fix=fix)
-    dd.n_private = dd.n_private or mf.n_data_dependent
-    if mf.schema_rule:
-        dd.rule_for_missing(mf.schema_rule)
-    for step, fix in getattr(mf, "engine_steps", ()):  # e.g. factor levels read by a first pass
-        dd.add(step, fix=fix)
-    for step, fix in mf.data_dependent_terms:  # e.g. scale(), orthogonal poly(), spline knots at quantiles
-        dd.add(step, fix=fix)
 
 
 def charge(accountant: Accountant | None, entries: list[LedgerEntry], label: str) -> None:

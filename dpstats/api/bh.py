@@ -22,7 +22,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
 from ..schema import Schema
-from ._common import Settings, call_of, check_budget, frame_schema, missing_rows_step, refuse_omit, run
+from ._common import Settings, call_of, check_budget, frame_schema, refuse_omit, run
 
 
 def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
@@ -204,7 +204,7 @@ class BHDoor:
         mf = model_frame(self.options.formula, self.data, drop_intercept=True, min_rows=3, schema=self.schema)
         refuse_offset(mf, "dp_bh")
         boxes = m.slope_boxes(mf, self.options.bounds)
-        missing_rows_step(dd, mf)  # after the bounds: a bound left out is an error, not a step
+        dd.name_frame_steps(mf)  # after the bounds: a bound left out is an error, not a step
         return m.slope_hypotheses(mf, boxes, self.options)
 
     def plan(self, frame: m.Hypotheses, dd: DataDependence) -> m.BHPlan:

@@ -21,6 +21,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult, felp_oc
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
+from ..schema import schema_parameters
 from ._common import (
     OptionsDoor,
     Settings,
@@ -28,12 +29,10 @@ from ._common import (
     check_budget,
     declared_bounds,
     frame_schema,
-    missing_rows_step,
     private_bounds_setup,
     progress_bar,
     refuse_omit,
     run,
-    schema_parameters,
 )
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
@@ -234,7 +233,7 @@ class FELPDoor(OptionsDoor):
         select = m.check_select(o.select, mf.p)
         m.check_subsets(o, mf)
         refuse_offset(mf, "dp_felp")
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         box = (
             None if o.bounds is None else resolve_box(declared_bounds(o.bounds, mf, response=False), mf.names)
         )

@@ -26,6 +26,7 @@ from ..results.glm import GLMResult
 from ..results.lm import TABLE_COLUMNS, fit_coding
 from ..schema import Schema
 from ..validation import check_delta
+from ..schema import schema_parameters
 from ._common import (
     Settings,
     call_of,
@@ -34,11 +35,9 @@ from ._common import (
     dummy_columns,
     frame_schema,
     is_auto,
-    missing_rows_step,
     refuse_omit,
     refuse_unknown_data,
     run,
-    schema_parameters,
     warn_if_nonprivate,
 )
 
@@ -229,7 +228,7 @@ class GLMDoor:
         failures = mf.offset
         mf.offset = None
         refuse_offset(mf, "dp_glm")
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
         names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
         X, y = mf.X[:, keep], np.asarray(mf.y, float)

@@ -28,6 +28,7 @@ from ..schema import Schema
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
+from ..schema import schema_parameters
 from ._common import (
     OptionsDoor,
     Settings,
@@ -36,13 +37,11 @@ from ._common import (
     declared_bounds,
     dummy_columns,
     frame_schema,
-    missing_rows_step,
     n_is_public,
     private_bounds_setup,
     progress_bar,
     refuse_omit,
     run,
-    schema_parameters,
 )
 
 
@@ -206,7 +205,7 @@ class GMMDoor(OptionsDoor):
         check_delta(o.delta, public_n, allow_zero=False)  # warns when delta >= 1/n (n public)
         resolved = m.resolve(o, mf.n, mf.p, public_n)
         refuse_offset(mf, "dp_gmm")
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         return GMMFrame(mf=mf, options=resolved, box=self._box(mf, dd), n_public=public_n is not None)
 
     def _box(self, mf: ModelFrame, dd: DataDependence) -> Box:

@@ -34,6 +34,7 @@ from ..simulate import RELEASED, Assume, describe
 from ..results.knockoff import KnockoffResult
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
+from ..schema import schema_parameters
 from ._common import (
     OptionsDoor,
     Settings,
@@ -41,13 +42,11 @@ from ._common import (
     check_budget,
     frame_schema,
     is_auto,
-    missing_rows_step,
     n_is_public,
     private_bounds_setup,
     refuse_omit,
     row_norm_bound,
     run,
-    schema_parameters,
     warn_if_nonprivate,
 )
 
@@ -288,7 +287,7 @@ class KnockoffDoor(OptionsDoor):
             )
         kp.check_rows(self.options, mf.n, mf.p, n_public=n_is_public("replace", mf))
         refuse_offset(mf, "dp_knockoff")
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         B = kp.row_bound(g.row_norm_max, declared, None if self.nonprivate else dd)
         st = ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
         st, held = kp.declared_design(self.options, st)

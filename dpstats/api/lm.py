@@ -27,6 +27,7 @@ from ..results.lm import TABLE_COLUMNS, LMResult, fit_coding
 from ..validation import (
     check_delta,
 )
+from ..schema import schema_parameters
 from ._common import (
     OptionsDoor,
     Settings,
@@ -38,11 +39,9 @@ from ._common import (
     dummy_columns,
     frame_schema,
     is_auto,
-    missing_rows_step,
     private_bounds_setup,
     refuse_omit,
     run,
-    schema_parameters,
 )
 
 INFERENCE_MIN_LEVEL = 0.95  # bounds="auto" must keep at least this share of each column inside each bound
@@ -231,7 +230,7 @@ class LMDoor(OptionsDoor):
             schema=self.schema,
         )
         refuse_offset(mf, "dp_lm")
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         x_box, y_box = resolved["boxes"]
         return self._assemble(mf, stats.cross, x_box, y_box)
 

@@ -20,6 +20,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
 from ..validation import check_delta
+from ..schema import schema_parameters
 from ._common import (
     OptionsDoor,
     Settings,
@@ -28,12 +29,10 @@ from ._common import (
     declared_bounds,
     dummy_columns,
     frame_schema,
-    missing_rows_step,
     n_is_public,
     private_bounds_setup,
     refuse_unknown_data,
     run,
-    schema_parameters,
 )
 
 
@@ -158,7 +157,7 @@ class PCADoor(OptionsDoor):
 
         mf, stats = self._pass(boxes=boxes, gram=True, row_bound=m.row_bound(o.bounds, o.radius))
         refuse_offset(mf, "dp_pca")
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         # warns when delta >= 1/n, where n is public (replace one row, no rows dropped by the schema)
         check_delta(o.delta, mf.n if n_is_public(o.neighbouring, mf) else None, allow_zero=False)
         return PCAFrame(mf=mf, stats=stats, box=resolved["box"])

@@ -26,6 +26,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..schema import Schema
+from ..schema import schema_parameters
 from ._common import (
     Settings,
     auto_bounds_options,
@@ -33,10 +34,8 @@ from ._common import (
     check_budget,
     frame_schema,
     is_auto,
-    missing_rows_step,
     refuse_omit,
     run,
-    schema_parameters,
 )
 from .lm import check_auto_bounds_level, dp_lm
 
@@ -182,7 +181,7 @@ class SelectInferDoor:
         mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
         frame = m.split_frame(mf, self.options.split, self.settings.random_state)
         self._check_part_b(frame)
-        missing_rows_step(dd, mf)  # after the bounds checks: a bound left out is an error, not a step
+        dd.name_frame_steps(mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
 

@@ -28,6 +28,7 @@ from ..simulate import Assume
 from ..simulate.sis import operating_characteristics
 from ..stats import CrossStats
 from ..validation import check_k, check_truth
+from ..schema import schema_parameters
 from ._common import (
     OptionsDoor,
     Settings,
@@ -37,10 +38,8 @@ from ._common import (
     dummy_columns,
     frame_and_cross_products,
     frame_schema,
-    missing_rows_step,
     private_bounds_setup,
     run,
-    schema_parameters,
 )
 
 
@@ -226,7 +225,7 @@ class SISDoor(OptionsDoor):
             self._boxes(mf)
         k = m.default_k(mf.p) if o.k is None else check_k(o.k, mf.p)
         refuse_offset(mf, "dp_sis")
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         scaling = m.scaling(o, dd)
         truth = check_truth(o.truth, mf.names)
         values = stats if o.score is None else m.score_rows(o.score, mf.X, mf.y)  # probed on zeros first

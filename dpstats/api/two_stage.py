@@ -36,7 +36,6 @@ from ._common import (
     dummy_columns,
     frame_schema,
     is_auto,
-    missing_rows_step,
     private_bounds_setup,
     progress_bar,
     refuse_omit,
@@ -235,7 +234,7 @@ class TwoStageDoor(OptionsDoor):
         k = sis_m.default_k(mf.p) if o.k is None else check_k(o.k, mf.p)
         n_blocks = o.number_of_blocks(mf.n)
         refuse_offset(mf, "dp_two_stage")
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         m.name_data_dependent_steps(dd, o)
         boxes = (None, None)
         if o.second_stage == "private_ols":

@@ -32,17 +32,16 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical_glm import VerticalGLMResult, assemble_result
 from ..schema import Schema
+from ..schema import schema_parameters
 from ._common import (
     Settings,
     call_of,
     check_budget,
     declared_bounds,
     frame_schema,
-    missing_rows_step,
     private_bounds_setup,
     refuse_omit,
     run,
-    schema_parameters,
 )
 
 
@@ -249,7 +248,7 @@ class VerticalDoor:
             out.X, out.radius = m.clip_covariates(mf, owner, len(names), bounds)
             if o.family == "gaussian":
                 out.y, out.y_bound = m.clip_response(mf, bounds)
-        missing_rows_step(dd, mf)  # after the bounds: without them DP mode is refused, not warned
+        dd.name_frame_steps(mf)  # after the bounds: without them DP mode is refused, not warned
         return out
 
     def plan(self, frame: VerticalFrame, dd: DataDependence) -> Plan:
@@ -321,7 +320,7 @@ class FromStatistics(VerticalDoor):
             progress=self.progress or None,
             schema=self.schema,
         )
-        missing_rows_step(dd, mf)
+        dd.name_frame_steps(mf)
         return VerticalFrame(mf=mf, owner=owner_box["owner"], stats=stats.cross)
 
 

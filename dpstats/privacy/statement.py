@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .accountant import LedgerEntry, total_delta, total_eps
@@ -46,6 +47,26 @@ class DataDependence:
     def rule_for_missing(self, text: str) -> None:
         """How missing values were treated (a rule stated in every statement; not a step)."""
         self.missing_values = text
+
+    def name_frame_steps(self, mf: Any) -> None:
+        """Name a model frame's data-dependent steps (strict refuses) and state its rule for missing values.
+
+        The schema's steps (levels read from the rows, rows dropped under
+        ``na_action="omit"`` or for variables without declared bounds) are named
+        from the arguments and the dtypes, never from whether the data hold a
+        missing value; counts are never shown (they appear only in requested
+        diagnostics).  The rule for missing values goes into every statement.
+        Then the steps an engine's first pass took (factor levels read from the
+        rows) and the formula's data-dependent terms (``scale()``, orthogonal
+        ``poly()``, spline knots at quantiles).
+        """
+        for step, fix in mf.schema_steps:
+            self.add(step, fix=fix)
+        self.n_private = self.n_private or mf.n_data_dependent
+        if mf.schema_rule:
+            self.rule_for_missing(mf.schema_rule)
+        for step, fix in [*getattr(mf, "engine_steps", ()), *mf.data_dependent_terms]:
+            self.add(step, fix=fix)
 
     def add(self, step: str, fix: str) -> None:
         if self.strict:
