@@ -46,7 +46,7 @@ def dp_lm_release(X: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
     v = np.c_[np.ones(n), X, y / Y_HALF]
     coords = m.Coordinates(np.zeros(P), np.ones(P), 0.0, Y_HALF, True)
     plan = m.plan(m.LMOptions.partial(eps=EPS, delta=0.0, lambda_share=m.LAMBDA_SHARE), coords)
-    return m.release(v.T @ v, n, plan, NoiseSource(seed)).coefficients
+    return m.release_statistics(v.T @ v, n, plan, NoiseSource(seed)).coefficients
 
 
 def diffprivlib_fit(X: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:

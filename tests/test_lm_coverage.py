@@ -86,7 +86,7 @@ def run_cell(n: int, p: int, eps: float, seed: int, delta: float = 1e-6, design=
     A = _statistics(n, design(p), eta, TRIALS, rng)
     hits, ratios, ridge_on = np.zeros(p + 1), [], 0
     for t in range(TRIALS):
-        fit = m.release(A[t], n, pl, FastNoise(rng))
+        fit = m.release_statistics(A[t], n, pl, FastNoise(rng))
         table = m.bootstrap(fit, n, pl, n_boot=N_BOOT, conf_level=0.95, rng=rng).table
         hits += (table["conf.low"] <= eta) & (eta <= table["conf.high"])
         ratios.append(((table["conf.high"] - table["conf.low"]) / _ols_width(A[t], n, p))[1:])

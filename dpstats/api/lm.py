@@ -183,14 +183,6 @@ class LMFrame:
 
 
 @dataclass
-class LMReleased:
-    fit: m.LMFit
-    table: dict[str, np.ndarray]
-    inference: str
-    calibrated: np.ndarray | None = None
-
-
-@dataclass
 class LMDoor(OptionsDoor):
     """dp_lm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
@@ -272,40 +264,19 @@ class LMDoor(OptionsDoor):
         return LMFrame(mf=mf, gram=gram, coords=coords, n=n, names=terms, n_clipped=int(cross.n_clipped))
 
     def plan(self, frame: LMFrame, dd: DataDependence) -> m.LMPlan:
-        pl = m.plan(self.options, frame.coords, engine=getattr(frame.mf, "engine", "in-memory"))
-        if isinstance(self.bounds, PrivateBounds):
-            level = self.bounds.level
-            pl.assumptions.append(
-                f"the intervals cover the coefficients of the data clipped to the private bounds (near the "
-                f"{1 - level:g} and {level:g} quantiles), not of the raw data: clipping attenuates them; "
-                "declared bounds that contain the data avoid this"
-            )
-        return pl
-
-    def release(self, frame: LMFrame, plan: m.LMPlan, noise: NoiseSource) -> LMReleased:
-        fit = m.release(frame.gram, frame.n, plan, noise)
-        if plan.nonprivate:
-            return LMReleased(
-                fit, m.ols_table(fit, plan, self.options.conf_level), "classical OLS (t on n - k df)"
-            )
-        bt = m.bootstrap(
-            fit,
-            frame.n,
-            plan,
-            n_boot=self.options.n_boot,
-            conf_level=self.options.conf_level,
-            rng=noise.generator,
-            interval=self.options.interval,
+        level = self.bounds.level if isinstance(self.bounds, PrivateBounds) else None
+        return m.plan(
+            self.options, frame.coords, engine=getattr(frame.mf, "engine", "in-memory"), clipped_at=level
         )
-        table = bt.table  # statistic = calibrated estimate / std.error: what the p-value tests
-        how = f"calibrated parametric bootstrap, {self.options.interval} intervals, 2 x {self.options.n_boot} replicates"
-        return LMReleased(fit, table, how, bt.centre)
+
+    def release(self, frame: LMFrame, plan: m.LMPlan, noise: NoiseSource) -> m.LMRelease:
+        return m.release(frame.gram, plan, noise)
 
     def result(
         self,
         frame: LMFrame,
         plan: m.LMPlan,
-        released: LMReleased,
+        released: m.LMRelease,
         statement: PrivacyStatement,
         noise: NoiseSource,
     ) -> LMResult:
@@ -340,8 +311,8 @@ class LMDoor(OptionsDoor):
             data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
         )
 
-    def diagnostics(self, frame: LMFrame, released: LMReleased) -> dict:
-        exact = m.release(
+    def diagnostics(self, frame: LMFrame, released: m.LMRelease) -> dict:
+        exact = m.release_statistics(
             frame.gram, frame.n, m.plan(replace(self.options, eps=math.inf), frame.coords), None
         )
         return {

@@ -624,7 +624,7 @@ def lm_statistics_case(eps: float = 1.0, n: int = 20, seed: int = 0, delta: floa
     a, b = grams[0][iu][1:], grams[1][iu][1:]
 
     def single(gram, rng):
-        released = lm.release(gram, n, plan, _numpy_noise(rng)).noisy_gram[iu][1:]
+        released = lm.release_statistics(gram, n, plan, _numpy_noise(rng)).noisy_gram[iu][1:]
         if delta > 0:
             return float((released - (a + b) / 2) @ (a - b))
         return float(np.sum(np.abs(released - b) - np.abs(released - a)) / plan.stat_scale)

@@ -167,6 +167,7 @@ class LMPlan(Plan):
     """
 
     coords: Coordinates | None = None
+    options: LMOptions | None = None  # the call's options (conf_level, n_boot, interval for the release)
     noise: str = "none"
     stat_scale: float = 0.0
     lambda_scale: float = 0.0
@@ -234,7 +235,12 @@ class LMOptions(Options):
 
 
 def plan(
-    options: LMOptions, coords: Coordinates, *, engine: str = "in-memory", failure_prob: float = FAILURE_PROB
+    options: LMOptions,
+    coords: Coordinates,
+    *,
+    engine: str = "in-memory",
+    failure_prob: float = FAILURE_PROB,
+    clipped_at: float | None = None,
 ) -> LMPlan:
     """The privacy plan of one dp_lm release (public inputs only): ``options``' eps, delta and
     lambda_share, the public coordinates of the bounds.
@@ -246,6 +252,18 @@ def plan(
     >>> [round(e.eps, 3) for e in pl.entries], pl.noise
     ([0.1, 0.9], 'laplace')
     """
+    pl = _plan(options, coords, engine, failure_prob)
+    pl.options = options
+    if clipped_at is not None:  # bounds released privately at the clipped_at and 1 - clipped_at quantiles
+        pl.assumptions.append(
+            f"the intervals cover the coefficients of the data clipped to the private bounds (near the "
+            f"{1 - clipped_at:g} and {clipped_at:g} quantiles), not of the raw data: clipping attenuates them; "
+            "declared bounds that contain the data avoid this"
+        )
+    return pl
+
+
+def _plan(options: LMOptions, coords: Coordinates, engine: str, failure_prob: float) -> LMPlan:
     eps, delta, lambda_share = options.eps, options.delta, options.lambda_share
     if math.isinf(eps):
         return _nonprivate_plan(coords, engine)
@@ -392,7 +410,32 @@ def lambda_margin(pl: LMPlan) -> float:
     return pl.lambda_scale * math.log(1.0 / (2.0 * pl.failure_prob))
 
 
-def release(gram: np.ndarray, n: int, pl: LMPlan, noise) -> LMFit:
+@dataclass
+class LMRelease:
+    """What dp_lm releases: the fit, its table (estimates' inference) and how the inference was made."""
+
+    fit: LMFit
+    table: dict[str, np.ndarray]
+    inference: str
+    calibrated: np.ndarray | None = None  # the calibrated (de-shrunk) estimates θ̃ (module docstring)
+
+
+def release(gram: np.ndarray, pl: LMPlan, noise) -> LMRelease:
+    """The whole release of one dp_lm call: the noisy statistics and the fit
+    (:func:`release_statistics`), then its intervals by the calibrated parametric bootstrap
+    (post-processing; the classical OLS table at eps = inf).  n is the public A_00 of ``gram``."""
+    o, n = pl.options, int(gram[0, 0])
+    fit = release_statistics(gram, n, pl, noise)
+    if pl.nonprivate:
+        return LMRelease(fit, ols_table(fit, pl, o.conf_level), "classical OLS (t on n - k df)")
+    bt = bootstrap(
+        fit, n, pl, n_boot=o.n_boot, conf_level=o.conf_level, rng=noise.generator, interval=o.interval
+    )
+    how = f"calibrated parametric bootstrap, {o.interval} intervals, 2 x {o.n_boot} replicates"
+    return LMRelease(fit, bt.table, how, bt.centre)  # statistic = calibrated estimate / std.error
+
+
+def release_statistics(gram: np.ndarray, n: int, pl: LMPlan, noise) -> LMFit:
     """Release the noisy statistic and the λ_min bound, then fit (steps 1–3 of the module docstring).
 
     ``gram`` is A = Σ v vᵀ of the unit-box rows v = (1, z, u) (its A_00 is n).
@@ -404,7 +447,7 @@ def release(gram: np.ndarray, n: int, pl: LMPlan, noise) -> LMFit:
     >>> z = rng.uniform(-1, 1, (5000, 2)); u = 0.5 * z[:, 0] + 0.1 * rng.normal(size=5000)
     >>> v = np.c_[np.ones(5000), z, np.clip(u, -1, 1)]
     >>> c = Coordinates(np.zeros(2), np.ones(2), 0.0, 1.0, True)
-    >>> fit = release(v.T @ v, 5000, plan(LMOptions.partial(eps=5.0, delta=1e-6, lambda_share=LAMBDA_SHARE), c), NoiseSource(1))
+    >>> fit = release_statistics(v.T @ v, 5000, plan(LMOptions.partial(eps=5.0, delta=1e-6, lambda_share=LAMBDA_SHARE), c), NoiseSource(1))
     >>> bool(abs(fit.coefficients[1] - 0.5) < 0.05)
     True
     """
@@ -667,7 +710,7 @@ def bootstrap(
     >>> z = rng.uniform(-1, 1, 2000); u = np.clip(0.3 * z + 0.2 * rng.normal(size=2000), -1, 1)
     >>> v = np.c_[np.ones(2000), z, u]
     >>> pl = plan(LMOptions.partial(eps=2.0, delta=1e-6, lambda_share=LAMBDA_SHARE), c)
-    >>> fit = release(v.T @ v, 2000, pl, NoiseSource(1))
+    >>> fit = release_statistics(v.T @ v, 2000, pl, NoiseSource(1))
     >>> bt = bootstrap(fit, 2000, pl, n_boot=200, conf_level=0.95, rng=np.random.default_rng(3))
     >>> bool(bt.table["conf.low"][1] < 0.3 < bt.table["conf.high"][1])
     True
