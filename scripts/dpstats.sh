@@ -75,6 +75,7 @@ r_package
 export R_LIBS="${DPSTATS_R_LIBRARY:-$VENV/R-library}${R_LIBS:+:$R_LIBS}"
 case "$cmd" in
     demo) exec "$VENV/bin/dpstats" demo --out "${1:-reports}" ;;
-    test) exec "$VENV/bin/python" -m pytest "$@" ;;
+    # one pytest worker per core (pytest-xdist): the statistical grids and the R package's checks run side by side
+    test) exec "$VENV/bin/python" -m pytest -n "${DPSTATS_TEST_WORKERS:-auto}" --durations=15 "$@" ;;
     *) echo "usage: scripts/dpstats.sh demo|test|r-package [args]" >&2; exit 2 ;;
 esac

@@ -24,7 +24,7 @@ import statsmodels.api as sm
 from _common import OUT, scale, shown_warnings
 
 import dpstats as dp
-from dpstats.api.select_infer import split_rows
+from dpstats.methods.select_infer import split_rows
 
 df = dp.datasets.diabetes()
 predictors = [c for c in df.columns if c != "y"]
