@@ -45,9 +45,8 @@ from ..formula._design import INTERCEPT
 from ..geometry import Box
 from ..schema import Schema, default_na_action
 from ..stats import CrossStats, cross_products
-import pandas as pd
 
-from ..errors import DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.bounds import AutoBounds, PrivateBounds
 from ..privacy.plan import Plan
@@ -136,14 +135,10 @@ def check_budget(accountant: Accountant | None, eps: float, delta: float = 0.0) 
 
 
 def refuse_unknown_data(data: Any) -> None:
-    """Data a door can read: a pandas DataFrame (or dict of columns), a stream or Dask frame."""
+    """Refuse data no door can read; the engines layer decides (:func:`dpstats.engines.refuse_unknown`)."""
     from .. import engines
 
-    if not isinstance(data, (pd.DataFrame, dict)) and not engines.is_engine_input(data):
-        raise DataError(
-            f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
-            f"got {type(data).__name__}."
-        )
+    engines.refuse_unknown(data)
 
 
 def private_bounds_setup(

@@ -267,6 +267,9 @@ def _dp_bh_formula(
         raise PrivacyParameterError(
             'the formula route holds under neighbouring="replace" only: n is in every z-statistic\'s scale.'
         )
+    from ..engines import as_data as _as_data  # which data a door reads: engines/adapter.py
+
+    data = _as_data(data, formula, keep=[levels])
     if not isinstance(data, (pd.DataFrame, Mapping)):
         raise DataError(
             f"a formula needs data= as a pandas DataFrame (or dict of columns); got {type(data).__name__}."

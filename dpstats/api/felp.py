@@ -220,6 +220,9 @@ def dp_felp(
     m.check_paper_variant(variant, strict)  # refused under strict=True before anything is read or spent
     if accountant is not None:
         accountant.check(eps, 0.0)
+    from ..engines import as_data as _as_data  # which data a door reads: engines/adapter.py
+
+    data = _as_data(data, formula, keep=[levels])
     bounds, eps, _ = private_bounds_setup(
         bounds, eps, bounds_eps=bounds_eps, neighbouring="replace", data=data
     )

@@ -201,6 +201,9 @@ def dp_gmm(
     if isinstance(assume, Assume):
         raise PrivacyParameterError("dp_gmm simulates only the plug-in model: use assume='released'.")
     oc_trials = check_oc_trials(oc_trials, assume)
+    from ..engines import as_data as _as_data  # which data a door reads: engines/adapter.py
+
+    data = _as_data(data, formula, keep=[levels])
     _refuse_engine_input(data)
     if accountant is not None:
         accountant.check(eps, delta)  # refuse before touching the data

@@ -250,6 +250,7 @@ def dp_knockoff(
         )
     if accountant is not None:
         accountant.check(eps, 0.0 if math.isinf(eps) else delta)
+    data = engines.as_data(data, formula, statistics=knockoffs == "shortcut", keep=[levels])
     if engines.is_engine_input(data) and knockoffs != "shortcut":
         raise PrivacyParameterError(
             "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "

@@ -162,6 +162,9 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     warn_if_nonprivate(options.eps, settings.strict, "ordinary least squares")
     check_budget(settings.accountant, options.eps, options.delta)
     refuse_unknown_data(data)
+    from ..engines import as_data as _as_data  # which data a door reads: engines/adapter.py
+
+    data = _as_data(data, formula, statistics=True, keep=[levels])
     bounds, eps, delta = private_bounds_setup(
         bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )

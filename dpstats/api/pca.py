@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import refuse_offset
@@ -143,11 +142,7 @@ def dp_pca(
         )
     if accountant is not None:
         accountant.check(eps, delta)
-    if not isinstance(data, (pd.DataFrame, dict)) and not engines.is_engine_input(data):
-        raise DataError(
-            f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
-            f"got {type(data).__name__}."
-        )
+    data = engines.as_data(data, formula, statistics=True, keep=[levels])
     if radius is not None and is_auto(bounds):
         raise PrivacyParameterError(
             'radius= needs declared bounds (the box sets the units of the ball); with bounds="auto" '

@@ -135,6 +135,9 @@ def dp_select_infer(
     settings = Settings.check(given)
     lm_options = LMOptions.check({**given, "interval": "pivot", "lambda_share": LAMBDA_SHARE})
     check_budget(settings.accountant, lm_options.eps, lm_options.delta)
+    from ..engines import as_data as _as_data  # which data a door reads: engines/adapter.py
+
+    data = _as_data(data, formula, keep=[levels])
     args = {
         "strict": settings.strict,
         **{key: getattr(lm_options, key) for key in ("eps", "delta", "conf_level", "n_boot")},

@@ -192,6 +192,9 @@ def dp_sis(
         )
     if accountant is not None:
         accountant.check(eps, 0.0)
+    from ..engines import as_data as _as_data  # which data a door reads: engines/adapter.py
+
+    data = _as_data(data, formula, statistics=score is None, keep=[levels])
     bounds, eps, _ = private_bounds_setup(
         bounds, eps, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )

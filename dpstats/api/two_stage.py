@@ -212,6 +212,9 @@ def dp_two_stage(
             "second_stage='private_ols' needs public bounds= for the selected columns and the "
             "response, e.g. bounds=(-5, 5); or use second_stage=None."
         )
+    from ..engines import as_data as _as_data  # which data a door reads: engines/adapter.py
+
+    data = _as_data(data, formula, keep=[levels])
     bounds, eps, _ = private_bounds_setup(
         bounds, eps, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )

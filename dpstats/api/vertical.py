@@ -176,6 +176,8 @@ def vertical_glm(
     names, columns = _parties(parties)
     from .. import engines
 
+    data = engines.as_data(data, formula, keep=[levels, columns, row_id], parts=True)
+
     schema = frame_schema(
         bounds,
         levels,
