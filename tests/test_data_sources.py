@@ -337,8 +337,10 @@ def test_private_bounds_need_rows_in_memory_and_charge_nothing():
     con, table = as_kind(df, "duckdb table")
     acc = Accountant(eps=10.0, delta=0.1)
     kw = dict(eps=5.0, delta=1e-6, bounds="auto", bounds_eps=1.0, n_boot=100, random_state=1)
-    with pytest.raises(PrivacyParameterError, match="in memory"):
+    with pytest.raises(PrivacyParameterError, match="in memory.*got a duckdb.DuckDBPyRelation"):
         dp.dp_lm("y ~ x1 + x2", con.table(table), accountant=acc, **kw)
+    with pytest.raises(PrivacyParameterError, match="got the DuckDB table 'data'"):
+        dp.dp_lm("y ~ x1 + x2", (con, table), accountant=acc, **kw)
     assert not acc.charges
     fit = dp.dp_lm("y ~ x1 + x2", con.table(table).df(), **kw)  # read into pandas, it gets private bounds
     assert fit.private_bounds
@@ -348,6 +350,8 @@ def test_no_table_of_that_name():
     con = duckdb.connect()
     with pytest.raises(DataError, match="no table or view 'nope'"):
         dp.dp_lm("y ~ x", (con, "nope"), eps=1.0, delta=1e-6, bounds=(-1, 1))
+    with pytest.raises(DataError, match="no table or view 'nope'"):  # a door that reads the rows
+        dp.dp_two_stage("y ~ x", (con, "nope"), eps=1.0, k=1, bounds=(-1, 1))
 
 
 def test_vertical_glm_takes_one_frame_per_party_of_any_type():

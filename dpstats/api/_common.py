@@ -180,8 +180,8 @@ def auto_bounds_options(bounds: Any, eps: float, *, bounds_eps: float | None, da
 
     if engines.is_engine_input(data):
         raise PrivacyParameterError(
-            'bounds="auto" needs the data in memory (a data frame); for streamed or Dask data declare '
-            "public bounds=, or compute private bounds on an in-memory sample first."
+            f'bounds="auto" needs the data in memory (a data frame), got {engines.type_name(data)}; for streamed, '
+            "Dask or DuckDB data declare public bounds=, or compute private bounds on an in-memory sample first."
         )
     if eps is None or not math.isfinite(eps):
         raise PrivacyParameterError(

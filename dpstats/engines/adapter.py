@@ -87,6 +87,9 @@ def type_name(obj) -> str:
     """
     if obj is None:
         return "None"
+    given = getattr(obj, "given_as", None)  # an engine source made from the user's object
+    if isinstance(given, str):
+        return given
     cls = type(obj)
     root = (cls.__module__ or "").split(".")[0].lstrip("_")
     name = cls.__qualname__ if root in ("", "builtins") else f"{root}.{cls.__qualname__}"
@@ -231,10 +234,13 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
         if parts and isinstance(data, (list, tuple)) and _connection_pair(data) is None:
             return [as_data(part) for part in data]
         refuse_unknown(data)
-    if kind in ("duckdb", "duckdb table") and statistics:
+    if kind in ("duckdb", "duckdb table"):
         from .duckdb_engine import on_duckdb
 
-        return on_duckdb(data)
+        source = on_duckdb(data)  # a table of that name must exist (a clear error otherwise)
+        if statistics:
+            return source
+        data, kind = source.relation, "duckdb"
     with native_errors(type_name(data)):
         names = _columns(data, kind)
         wanted = _wanted(formula, names, keep)

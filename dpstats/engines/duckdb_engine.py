@@ -77,6 +77,7 @@ class DuckDBSource:
         self.relation, self.name, self.chunk_rows = relation, name, chunk_rows
         self.levels, self.progress, self.pushdown = levels, progress, pushdown
         self.last_route: str | None = None  # "sql" or "batches": how the last pass ran (for tests)
+        self.given_as: str | None = None  # what the user passed, for messages (engines.type_name)
         self._schema: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
@@ -402,6 +403,8 @@ def on_duckdb(
         raise DataError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
     if levels is not None and not isinstance(levels, dict):
         raise DataError(f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type_name(levels)}.")
-    return DuckDBSource(
+    source = DuckDBSource(
         relation, name=name, chunk_rows=chunk_rows, levels=levels, progress=bool(progress), pushdown=pushdown
     )
+    source.given_as = source.what if name else type_name(data)  # for messages: what the user passed
+    return source
