@@ -28,10 +28,22 @@ Missing values, as in memory (:mod:`dpstats.schema`)
 Other designs (factors, transformations, interactions, row clipping) and wide ones
     stream through the streaming engine's path (:func:`dpstats.engines.accumulate.frame_statistics`)
     as Arrow record batches of ``chunk_rows`` rows that DuckDB produces from the query,
-    projected to the formula's columns: memory is bounded as for Parquet streams
-    (rows x columns x 8 bytes x a few chunks; :mod:`dpstats.engines.stream`).  Factor levels
-    not declared (``levels=``, a DuckDB ``ENUM``, booleans) are read by ``SELECT DISTINCT``
-    in a first query, the named data-dependent step of the other engines.
+    projected to the formula's columns; dpstats holds a few batches at a time (rows x columns x
+    8 bytes x CHUNKS_IN_FLIGHT, as :mod:`dpstats.engines.stream`).  Factor levels not declared
+    (``levels=``, a DuckDB ``ENUM``, booleans) are read by ``SELECT DISTINCT`` in a first query,
+    the named data-dependent step of the other engines.
+What it costs (``benchmarks/bench_data_sources.py``, 10^7 x 50 Parquet, 2 shared cores)
+    DuckDB's memory comes on top of dpstats' and is DuckDB's to set: each of its threads reads a
+    whole row group of the projected columns (a 110 MiB block for 250 000 rows x 51 doubles, by
+    its own out-of-memory message), and its Arrow reader buffers query output (0.5-1 GB read
+    with no dpstats work at all, growing slowly with the file).  The SQL route for ``dp_lm``
+    (XᵀX: p(p+1)/2 aggregates per row, 1 326 at p = 50, against one BLAS product per chunk in
+    the other engines) took 5-8x the Parquet stream's time and 1.2-1.6x its memory above the
+    warmed-up process (0.65x on a connection of one thread, ``duckdb.connect(config={"threads":
+    1})``); for ``dp_sis`` (no XᵀX) 4.3x the time of the stream's column route, which holds one
+    column at a time.  The pushdown buys custody, not speed: when the rows may leave the
+    database, ``on_duckdb(..., pushdown=False)`` streams them (1.4-1.9x the stream's time), and a
+    plain Parquet file is read fastest and in the least memory by ``engines.stream``.
 
 The query runs on the relation's own connection; nothing is created in the user's
 database and no setting is changed.  Like the other engines it refuses ``bounds="auto"``
