@@ -36,8 +36,8 @@ python_env() {
     local stamp="$VENV/.dpstats-installed"
     if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
         "$VENV/bin/pip" install -q --upgrade pip >/dev/null
-        local extras="test,bench"
-        if command -v R >/dev/null 2>&1; then extras="test,bench,r"; fi
+        local extras="test,bench,data"
+        if command -v R >/dev/null 2>&1; then extras="test,bench,data,r"; fi
         "$VENV/bin/pip" install -q -e ".[$extras]"
         touch "$stamp"
     fi

@@ -45,9 +45,8 @@ from ..formula._design import INTERCEPT
 from ..geometry import Box
 from ..schema import Schema, default_na_action
 from ..stats import CrossStats, cross_products
-import pandas as pd
 
-from ..errors import DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant, LedgerEntry
 from ..privacy.bounds import AutoBounds, PrivateBounds
 from ..privacy.plan import Plan
@@ -135,15 +134,20 @@ def check_budget(accountant: Accountant | None, eps: float, delta: float = 0.0) 
         accountant.check(eps, 0.0 if math.isinf(eps) else delta)
 
 
-def refuse_unknown_data(data: Any) -> None:
-    """Data a door can read: a pandas DataFrame (or dict of columns), a stream or Dask frame."""
+def read_data(data: Any, formula: str | None, **how: Any) -> Any:
+    """The data as a door reads it: the engines layer decides what is accepted and reads only the
+    formula's columns (:func:`dpstats.engines.as_data`: pandas, polars, Arrow, DuckDB, streams, Dask);
+    a type no door reads is refused, named, before anything is read or spent."""
     from .. import engines
 
-    if not isinstance(data, (pd.DataFrame, dict)) and not engines.is_engine_input(data):
-        raise DataError(
-            f"data must be a pandas DataFrame, dpstats.engines.stream(...) or a Dask DataFrame; "
-            f"got {type(data).__name__}."
-        )
+    return engines.as_data(data, formula, **how)
+
+
+def refuse_unknown_data(data: Any) -> None:
+    """Refuse data no door can read; the engines layer decides (:func:`dpstats.engines.refuse_unknown`)."""
+    from .. import engines
+
+    engines.refuse_unknown(data)
 
 
 def private_bounds_setup(
@@ -185,8 +189,8 @@ def auto_bounds_options(bounds: Any, eps: float, *, bounds_eps: float | None, da
 
     if engines.is_engine_input(data):
         raise PrivacyParameterError(
-            'bounds="auto" needs the data in memory (a data frame); for streamed or Dask data declare '
-            "public bounds=, or compute private bounds on an in-memory sample first."
+            f'bounds="auto" needs the data in memory (a data frame), got {engines.type_name(data)}; for streamed, '
+            "Dask or DuckDB data declare public bounds=, or compute private bounds on an in-memory sample first."
         )
     if eps is None or not math.isfinite(eps):
         raise PrivacyParameterError(

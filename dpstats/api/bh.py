@@ -22,7 +22,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
 from ..schema import Schema
-from ._common import Settings, call_of, check_budget, frame_schema, refuse_omit, run
+from ._common import Settings, call_of, check_budget, frame_schema, read_data, refuse_omit, run
 
 
 def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
@@ -158,6 +158,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     options = m.BHOptions.check(given)
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
     if options.route == m.MARGINAL_Z:
+        data = read_data(data, p_values, keep=[levels])
         schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
         refuse_omit(schema, "dp_bh's formula route", "n is in every z-statistic's scale")
         options = replace(options, schema=schema)

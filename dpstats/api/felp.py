@@ -23,6 +23,7 @@ from ..simulate.assume import plug_in_only
 from ..validation import check_truth
 from ..schema import schema_parameters
 from ._common import (
+    read_data,
     OptionsDoor,
     Settings,
     call_of,
@@ -186,6 +187,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.FELPOptions.check({**given, "assume": plug_in_only(assume, "dp_felp")})
     check_budget(settings.accountant, options.eps, 0.0)
+    data = read_data(data, formula, keep=[levels])
     bounds, eps, _ = private_bounds_setup(
         bounds, options.eps, bounds_eps=bounds_eps, neighbouring="replace", data=data
     )

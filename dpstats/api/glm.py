@@ -28,6 +28,7 @@ from ..schema import Schema
 from ..validation import check_delta
 from ..schema import schema_parameters
 from ._common import (
+    read_data,
     Settings,
     call_of,
     check_budget,
@@ -36,7 +37,6 @@ from ._common import (
     frame_schema,
     is_auto,
     refuse_omit,
-    refuse_unknown_data,
     run,
     warn_if_nonprivate,
 )
@@ -135,7 +135,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     options = m.GLMOptions.check(given)
     warn_if_nonprivate(options.eps, settings.strict, "maximum-likelihood GLM (IRLS)")
     check_budget(settings.accountant, options.eps, options.delta)
-    refuse_unknown_data(data)
+    data = read_data(data, formula, keep=[levels])
     refuse_streams_and_auto(data, bounds)
     schema = frame_schema(
         bounds, levels, na_action, neighbouring, eps=options.eps, fills=response_fill(formula)

@@ -30,6 +30,7 @@ from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
 from ..schema import schema_parameters
 from ._common import (
+    read_data,
     OptionsDoor,
     Settings,
     call_of,
@@ -158,6 +159,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     options = m.GMMOptions.check({**given, "assume": plug_in_only(assume, "dp_gmm")})
     _refuse_engine_input(data)
     check_budget(settings.accountant, options.eps, options.delta)  # refuse before touching the data
+    data = read_data(data, formula, keep=[levels])
     bounds, eps, delta = private_bounds_setup(
         bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )

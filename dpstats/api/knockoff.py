@@ -36,6 +36,7 @@ from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
 from ..schema import schema_parameters
 from ._common import (
+    read_data,
     OptionsDoor,
     Settings,
     call_of,
@@ -226,6 +227,7 @@ def _before_reading(options: KnockoffOptions, settings: Settings, data: Any, giv
         raise PrivacyParameterError("strict=True refuses eps = inf (a non-private analysis).")
     warn_if_nonprivate(options.eps, settings.strict, "the ordinary fixed-X knockoff filter")
     check_budget(settings.accountant, options.eps, options.delta)
+    data = read_data(data, formula, statistics=options.knockoffs == "shortcut", keep=[given["levels"]])
     if engines.is_engine_input(data) and options.knockoffs != "shortcut":
         raise PrivacyParameterError(
             "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "

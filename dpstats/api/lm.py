@@ -33,7 +33,7 @@ from ._common import (
     Settings,
     call_of,
     check_budget,
-    refuse_unknown_data,
+    read_data,
     warn_if_nonprivate,
     declared_bounds,
     dummy_columns,
@@ -160,7 +160,7 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     options = m.LMOptions.check(given)
     warn_if_nonprivate(options.eps, settings.strict, "ordinary least squares")
     check_budget(settings.accountant, options.eps, options.delta)
-    refuse_unknown_data(data)
+    data = read_data(data, formula, statistics=True, keep=[levels])
     bounds, eps, delta = private_bounds_setup(
         bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )

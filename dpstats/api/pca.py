@@ -31,7 +31,7 @@ from ._common import (
     frame_schema,
     n_is_public,
     private_bounds_setup,
-    refuse_unknown_data,
+    read_data,
     run,
 )
 
@@ -114,7 +114,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     settings = Settings.check(given)
     options = m.PCAOptions.check(given)
     check_budget(settings.accountant, options.eps, options.delta)
-    refuse_unknown_data(data)
+    data = read_data(data, formula, statistics=True, keep=[levels])
     bounds, eps, delta = private_bounds_setup(
         bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
     )

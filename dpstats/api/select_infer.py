@@ -28,6 +28,7 @@ from ..results.select_infer import SelectInferResult
 from ..schema import Schema
 from ..schema import schema_parameters
 from ._common import (
+    read_data,
     Settings,
     auto_bounds_options,
     call_of,
@@ -131,6 +132,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     settings = Settings.check(given)
     options = m.SelectInferOptions.check(given)
     check_budget(settings.accountant, options.eps, options.delta)
+    data = read_data(data, formula, keep=[levels])
     if bounds_eps is not None:  # each part releases its own bounds with bounds_eps of its eps
         options = replace(
             options, bounds=auto_bounds_options(bounds, options.eps, bounds_eps=bounds_eps, data=data)

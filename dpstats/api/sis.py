@@ -30,6 +30,7 @@ from ..stats import CrossStats
 from ..validation import check_k, check_truth
 from ..schema import schema_parameters
 from ._common import (
+    read_data,
     OptionsDoor,
     Settings,
     call_of,
@@ -173,6 +174,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.SISOptions.check({**given, "assume": Assume.coerce(assume)})
     check_budget(settings.accountant, options.eps)
+    data = read_data(data, formula, statistics=score is None, keep=[levels])
     bounds, eps, _ = private_bounds_setup(
         bounds, options.eps, bounds_eps=bounds_eps, neighbouring=options.neighbouring, data=data
     )

@@ -28,6 +28,7 @@ from ..schema import Schema
 from ..simulate.two_stage import operating_characteristics
 from ..validation import check_k, check_truth
 from ._common import (
+    read_data,
     OptionsDoor,
     Settings,
     call_of,
@@ -177,6 +178,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.TwoStageOptions.check(given)
     check_budget(settings.accountant, options.eps)
+    data = read_data(data, formula, keep=[levels])
     bounds, eps, _ = private_bounds_setup(
         bounds, options.eps, bounds_eps=bounds_eps, neighbouring=options.neighbouring, data=data
     )

@@ -34,6 +34,7 @@ from ..results.vertical_glm import VerticalGLMResult, assemble_result
 from ..schema import Schema
 from ..schema import schema_parameters
 from ._common import (
+    read_data,
     Settings,
     call_of,
     check_budget,
@@ -170,7 +171,12 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
 
 def _door(given: dict[str, Any], options: m.PrivregOptions) -> VerticalDoor:
     """The door of a checked call: private bounds, parties, the declared schema and the call (nothing read)."""
-    data, neighbouring = given["data"], given["neighbouring"]
+    names, columns = m.party_columns(given["parties"])
+    keep = [given["levels"], columns, given["row_id"]]
+    data, neighbouring = (
+        read_data(given["data"], given["formula"], keep=keep, parts=True),
+        given["neighbouring"],
+    )
     bounds, eps, delta = private_bounds_setup(
         given["bounds"],
         options.eps,
@@ -179,7 +185,6 @@ def _door(given: dict[str, Any], options: m.PrivregOptions) -> VerticalDoor:
         neighbouring=neighbouring,
         data=data,
     )
-    names, columns = m.party_columns(given["parties"])
     fills = m.response_fill(given["formula"], options.family)
     schema = frame_schema(bounds, given["levels"], given["na_action"], neighbouring, eps=eps, fills=fills)
     if schema.private:

@@ -18,6 +18,15 @@ interface, three engines:
 ``data=<dask DataFrame>`` or ``data=dpstats.engines.on_dask(df, client=client)``
     Dask: one task per partition on a ``distributed`` cluster or the local
     scheduler (:func:`on_dask`).
+``data=duckdb.sql("select ...")``, ``(connection, "table")`` or ``dpstats.engines.on_duckdb(...)``
+    DuckDB: plain numeric designs summed inside DuckDB by one SQL query (the rows
+    never reach Python), other designs streamed as Arrow record batches
+    (:mod:`dpstats.engines.duckdb_engine`).
+
+polars and pyarrow frames (and DuckDB relations given to a door that needs the
+rows) are read into pandas, only the formula's columns, by
+:mod:`dpstats.engines.adapter`, the one module that decides which data a front
+door accepts (:func:`as_data`, :func:`refuse_unknown`).
 
 Every engine applies the formula chunk by chunk with the same terms, names and
 factor levels as the whole frame would give (levels declared with ``levels=``
@@ -45,13 +54,20 @@ from ..geometry import Box
 from ..schema import Schema
 from ..stats import RowClippedGram, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
+from .adapter import as_data, is_native, refuse_unknown, type_name
 from .dask_engine import DaskSource, is_dask_collection, on_dask
+from .duckdb_engine import DuckDBSource, on_duckdb
 from .layout import Layout, build_layout
 from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, stream
 
 __all__ = [
     "stream",
     "on_dask",
+    "on_duckdb",
+    "as_data",
+    "refuse_unknown",
+    "is_native",
+    "type_name",
     "as_source",
     "is_engine_input",
     "sufficient_statistics",
@@ -60,6 +76,7 @@ __all__ = [
     "EngineStats",
     "Stream",
     "DaskSource",
+    "DuckDBSource",
     "merge",
     "CHUNK_ROWS",
     "CHUNKS_IN_FLIGHT",
@@ -119,13 +136,14 @@ class ChunkedModelFrame(ModelFrame):
 
 
 def is_engine_input(data) -> bool:
-    """True for data an engine other than in-memory must read (stream, Dask, a path)."""
-    return isinstance(data, (Stream, DaskSource, str, os.PathLike)) or is_dask_collection(data)
+    """True for data an engine other than in-memory must read (stream, Dask, DuckDB source, a path)."""
+    return isinstance(data, (Stream, DaskSource, DuckDBSource, str, os.PathLike)) or is_dask_collection(data)
 
 
 def as_source(data):
-    """The engine source for ``data``: a Stream or a DaskSource (a Dask collection is wrapped)."""
-    if isinstance(data, (Stream, DaskSource)):
+    """The engine source for ``data``: a Stream, a DaskSource or a DuckDBSource (a Dask collection
+    and a DuckDB relation are wrapped)."""
+    if isinstance(data, (Stream, DaskSource, DuckDBSource)):
         return data
     if is_dask_collection(data):
         return on_dask(data)
@@ -135,9 +153,13 @@ def as_source(data):
             f"data=dpstats.engines.stream({str(data)!r}, chunk_rows=100_000), or load it with "
             "pandas.read_parquet / read_csv if it fits in memory."
         )
+    refuse_unknown(data)
+    source = as_data(data, statistics=True)  # a DuckDB relation becomes a source
+    if isinstance(source, DuckDBSource):
+        return source
     raise DataError(
-        f"data must be a pandas DataFrame, dpstats.engines.stream(...), or a Dask DataFrame; "
-        f"got {type(data).__name__}."
+        f"{type_name(data)} is read in memory, not by a chunked engine; pass it as data= to a front door "
+        "(or to sufficient_statistics)."
     )
 
 
@@ -165,8 +187,10 @@ def sufficient_statistics(
     ----------
     formula : str
         R-style formula, as for :func:`dpstats.formula.model_frame`.
-    data : pandas.DataFrame, Stream, DaskSource or dask DataFrame
-        In-memory data, :func:`stream` or :func:`on_dask` sources.
+    data : pandas.DataFrame, Stream, DaskSource, dask DataFrame, or any data :func:`as_data` reads
+        In-memory data, :func:`stream`, :func:`on_dask` or :func:`on_duckdb` sources;
+        polars and pyarrow frames (read into pandas: the formula's columns), DuckDB relations
+        (the DuckDB engine).
     boxes : callable, optional
         ``boxes(mf) -> (x_box, y_box)``: declared bounds resolved for the
         frame's columns (called before the pass; it may raise).  Columns and y
@@ -231,6 +255,7 @@ def sufficient_statistics(
 def _sufficient_statistics(
     formula, data, boxes, transform, drop_intercept, one_sided, min_rows, check_constant, progress, schema
 ):
+    data = as_data(data, formula, statistics=True, keep=[schema.levels] if schema is not None else ())
     if isinstance(data, (pd.DataFrame, dict)):
         mf = model_frame(
             formula,

@@ -1,0 +1,422 @@
+"""DuckDB engine: the sufficient statistics computed inside DuckDB, the rows left where they are.
+
+``data=duckdb.sql("select ... from 'file.parquet' where ...")`` (a relation) or
+``data=(connection, "table")`` on a front door that works from sufficient statistics
+(dp_lm, dp_sis, dp_pca, dp_knockoff's default route, ...) is read by this engine
+(:mod:`dpstats.engines.adapter` decides; :func:`on_duckdb` makes the source explicitly).
+
+Pushdown (plain numeric designs)
+    When every design column is a numeric column of the relation (an intercept allowed),
+    the response is one too, and no row clipping to a norm ball is asked for, the whole
+    pass is one SQL query: DuckDB computes n, the column sums, Xᵀy, yᵀy, XᵀX (when asked),
+    the raw per-column minimum and maximum and the counts of clipped and filled values,
+    and only those numbers reach Python.  Each value is mapped and clipped exactly as
+    :func:`dpstats.stats.cross_products` does it, ``(x − c)/h`` clipped to [−1, 1] with
+    the declared box's centre c and half-width h written as exact double literals, so
+    every term of every sum equals the in-memory term; only the order of the sums differs
+    (DuckDB adds in parallel, in an order that may change from run to run), so the
+    statistics equal the in-memory ones within floating-point tolerance (a relative
+    difference of order n·2⁻⁵³, far below any noise), not bit for bit.  A constant design
+    column (the intercept) is not summed by DuckDB: its sums follow from n and the other
+    sums (exact for the intercept's mapped values 0 and 1).
+Missing values, as in memory (:mod:`dpstats.schema`)
+    A missing (NULL) or non-finite value of a formula variable is replaced by its public
+    fill (``CASE WHEN isfinite(x) THEN x ELSE fill END``) under ``na_action="fill"``; a
+    variable without a fill, and every variable under ``"omit"``, drops the row instead
+    (the row's values become NULL, which SQL's aggregates skip).  Counts of filled values
+    and dropped rows are computed in the same query (diagnostics only, never released).
+Other designs (factors, transformations, interactions, row clipping) and wide ones
+    stream through the streaming engine's path (:func:`dpstats.engines.accumulate.frame_statistics`)
+    as Arrow record batches of ``chunk_rows`` rows that DuckDB produces from the query,
+    projected to the formula's columns; dpstats holds a few batches at a time (rows x columns x
+    8 bytes x CHUNKS_IN_FLIGHT, as :mod:`dpstats.engines.stream`).  Factor levels not declared
+    (``levels=``, a DuckDB ``ENUM``, booleans) are read by ``SELECT DISTINCT`` in a first query,
+    the named data-dependent step of the other engines.
+What it costs (``benchmarks/bench_data_sources.py``, 10^7 x 50 Parquet, 2 shared cores)
+    DuckDB's memory comes on top of dpstats' and is DuckDB's to set: each of its threads reads a
+    whole row group of the projected columns (a 110 MiB block for 250 000 rows x 51 doubles, by
+    its own out-of-memory message), and its Arrow reader buffers query output (0.5-1 GB read
+    with no dpstats work at all, growing slowly with the file).  The SQL route for ``dp_lm``
+    (XᵀX: p(p+1)/2 aggregates per row, 1 326 at p = 50, against one BLAS product per chunk in
+    the other engines) took 5-8x the Parquet stream's time and 1.2-1.6x its memory above the
+    warmed-up process (0.65x on a connection of one thread, ``duckdb.connect(config={"threads":
+    1})``); for ``dp_sis`` (no XᵀX) 4.3x the time of the stream's column route, which holds one
+    column at a time.  The pushdown buys custody, not speed: when the rows may leave the
+    database, ``on_duckdb(..., pushdown=False)`` streams them (1.4-1.9x the stream's time), and a
+    plain Parquet file is read fastest and in the least memory by ``engines.stream``.
+
+The query runs on the relation's own connection; nothing is created in the user's
+database and no setting is changed.  Like the other engines it refuses ``bounds="auto"``
+(private bounds need the rows in memory).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, DataWarning
+from ..formula import INTERCEPT
+from ..stats import CrossStats, maxabs_from_range
+from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .layout import Layout
+from .stream import CHUNK_ROWS, _bar, _project, _read_ahead
+
+# A query with more aggregates than this streams instead (DuckDB plans each aggregate
+# separately: p = 50 with XᵀX is 1 500 of them; a wide y ~ . with XᵀX would be millions).
+MAX_SQL_AGGREGATES = 20_000
+_WIDE = ("decimal", "hugeint", "uhugeint")  # read as DOUBLE, as the other engines read them
+
+
+class DuckDBSource:
+    """A DuckDB relation (or a table of a connection) as data; create it with :func:`on_duckdb`."""
+
+    engine = "duckdb"
+
+    def __init__(
+        self,
+        relation,
+        *,
+        name: str | None,
+        chunk_rows: int,
+        levels: dict | None,
+        progress: bool,
+        pushdown: bool,
+    ) -> None:
+        self.relation, self.name, self.chunk_rows = relation, name, chunk_rows
+        self.levels, self.progress, self.pushdown = levels, progress, pushdown
+        self.last_route: str | None = None  # "sql" or "batches": how the last pass ran (for tests)
+        self.given_as: str | None = None  # what the user passed, for messages (engines.type_name)
+        self._schema: pd.DataFrame | None = None
+
+    def __repr__(self) -> str:
+        return f"<dpstats duckdb source: {self.what}, {len(self.relation.columns)} columns>"
+
+    @property
+    def what(self) -> str:
+        return f"the DuckDB table {self.name!r}" if self.name else "the DuckDB relation"
+
+    # ------------------------------------------------------------------ schema
+    def _types(self) -> dict[str, object]:
+        return dict(zip(self.relation.columns, self.relation.types))
+
+    def _read_as(self, column: str, dtype) -> str:
+        """The SQL that reads ``column`` as the other engines read it (decimals as DOUBLE)."""
+        return f"CAST({_q(column)} AS DOUBLE)" if dtype.id in _WIDE else _q(column)
+
+    def schema_frame(self) -> pd.DataFrame:
+        """An empty frame with the relation's columns and the pandas dtypes they are read as.
+
+        An ``ENUM`` column is a Categorical with the type's values: declared, as a pandas
+        Categorical's categories are (:mod:`dpstats.schema`).
+        """
+        from .adapter import _arrow_to_pandas, native_errors
+
+        if self._schema is not None:
+            return self._schema.copy()
+        with native_errors(self.what):
+            empty = _arrow_table(self.relation.limit(0))
+        frame = _arrow_to_pandas(empty, dictionaries_declared=True)
+        for column, dtype in self._types().items():
+            if dtype.id == "enum":
+                frame[column] = pd.Categorical([], categories=list(dict(dtype.children)["values"]))
+        self._schema = frame
+        return frame.copy()
+
+    # ------------------------------------------------------------------ passes
+    def distinct_values(self, columns: list[str]) -> dict[str, list]:
+        """First query over the factor columns only: their distinct non-missing values."""
+        from .adapter import native_errors
+
+        out = {}
+        with native_errors(self.what):
+            for c in columns:
+                rel = self.relation.project(_q(c)).filter(f"{_q(c)} IS NOT NULL").distinct()
+                out[c] = [row[0] for row in rel.fetchall()]
+        return out
+
+    def statistics(self, layout: Layout, transform: Transform) -> EngineStats:
+        """The pass: one SQL query for plain numeric designs, Arrow record batches otherwise."""
+        from .adapter import native_errors
+
+        with native_errors(self.what):
+            if self.pushdown and pushdown_applies(layout, transform):
+                self.last_route = "sql"
+                return sql_statistics(self.relation, layout, transform)
+            self.last_route = "batches"
+            return self._batch_statistics(layout, transform)
+
+    def _batch_statistics(self, layout: Layout, transform: Transform) -> EngineStats:
+        columns = list(layout.variables)
+        layout = _project(layout, columns)
+        with _bar(self.progress, None, f"pass over {self.what}") as bar, warnings.catch_warnings():
+            warnings.simplefilter("ignore", DataWarning)  # as the streaming engine: counted, not warned
+
+            def parts():
+                for batch, where in _read_ahead(self._batches(columns)):
+                    bar.update(batch.num_rows)
+                    yield frame_statistics(layout, batch, transform, where)
+
+            return merge_all(parts(), layout.p, transform.gram)
+
+    def _batches(self, columns: list[str]) -> Iterator[tuple[object, str]]:
+        types = self._types()
+        exprs = ", ".join(f"{self._read_as(c, types[c])} AS {_q(c)}" for c in columns)
+        reader = _arrow_reader(self.relation.project(exprs), self.chunk_rows)
+        for i, batch in enumerate(reader):
+            yield batch, f"batch {i + 1} of {self.what}"
+
+
+def _arrow_table(relation):
+    """The relation's rows as an Arrow table (DuckDB 1.4+: ``to_arrow_table``; before: ``arrow``)."""
+    read = getattr(relation, "to_arrow_table", None) or relation.arrow
+    return read()
+
+
+def _arrow_reader(relation, rows: int):
+    """Record batches of about ``rows`` rows (``to_arrow_reader``; before DuckDB 1.4: ``fetch_record_batch``)."""
+    read = getattr(relation, "to_arrow_reader", None) or relation.fetch_record_batch
+    return read(rows)
+
+
+def pushdown_applies(layout: Layout, transform: Transform) -> bool:
+    """A plain numeric design (every column a numeric data column or the intercept), a numeric
+    response column, no row clipping or row norms, and a query of at most MAX_SQL_AGGREGATES."""
+    proto = layout.prototype
+    columns = set(layout.columns)
+    p = sum(nm != INTERCEPT for nm in proto.names)
+    aggregates = 4 * p + (p * (p + 1) // 2 if transform.gram else 0)
+    return (
+        layout.numeric_only
+        and (proto.response is None or proto.response in columns)
+        and all(nm == INTERCEPT or nm in columns for nm in proto.names)
+        and transform.row_bound is None
+        and not transform.row_norms
+        and aggregates <= MAX_SQL_AGGREGATES
+    )
+
+
+# ---------------------------------------------------------------------------- the query
+def _q(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _lit(value: float) -> str:
+    """An exact DOUBLE literal: the shortest decimal that round-trips, parsed as a double."""
+    return f"CAST('{float(value)!r}' AS DOUBLE)"
+
+
+def _values(layout: Layout, types: dict) -> tuple[dict[str, str], list[str], list[str]]:
+    """Each variable's value after the rule for missing values, the conditions a kept row meets,
+    and the indicators of filled values."""
+    rule = layout.schema
+    fill_rule = rule is not None and rule.na_action == "fill"
+    values, keep, filled = {}, [], []
+    for v in layout.variables:
+        x = f"CAST({_q(v)} AS DOUBLE)"
+        ok = f"isfinite({x})"
+        fill = rule.fill_value(v) if fill_rule else None
+        if fill is None:
+            values[v] = x
+            keep.append(f"coalesce({ok}, false)")
+        else:
+            values[v] = f"(CASE WHEN {ok} THEN {x} ELSE {_lit(fill)} END)"
+            filled.append(f"CAST(NOT coalesce({ok}, false) AS INTEGER)")
+    return values, keep, filled
+
+
+def sql_statistics(relation, layout: Layout, transform: Transform) -> EngineStats:
+    """The statistics of a plain numeric design as one query (module docstring, "Pushdown")."""
+    proto = layout.prototype
+    names, response = list(proto.names), proto.response
+    types = dict(zip(relation.columns, relation.types))
+    values, keep, filled = _values(layout, types)
+    dropping = bool(keep)
+    summed = [j for j, nm in enumerate(names) if nm != INTERCEPT]
+    x_box, y_box = transform.x_box, transform.y_box
+
+    def mapped(value: str, center: float | None, half: float | None) -> tuple[str, str]:
+        """(clipped mapped value, indicator of a clipped value), NULL for a dropped row."""
+        if center is None:
+            t, clip = value, None
+        else:
+            t = f"(({value} - {_lit(center)}) / {_lit(half)})"
+            clip = f"CAST(abs({t}) > 1 AS INTEGER)"
+        u = t if clip is None else f"greatest(CAST(-1 AS DOUBLE), least(CAST(1 AS DOUBLE), {t}))"
+        if dropping:
+            u = f"(CASE WHEN __keep THEN {u} END)"
+            clip = None if clip is None else f"(CASE WHEN __keep THEN {clip} ELSE 0 END)"
+        return u, clip
+
+    inner = [f"{' AND '.join(keep) if keep else 'true'} AS __keep"]
+    inner.append(f"{' + '.join(filled) if filled else '0'} AS __filled")
+    outer = ["__keep", "__filled"]
+    for i, j in enumerate(summed):
+        inner.append(f"{values[names[j]]} AS __v{i}")
+        c = None if x_box is None else float(x_box.center[j])
+        h = None if x_box is None else float(x_box.halfwidth[j])
+        u, clip = mapped(f"__v{i}", c, h)
+        raw = f"(CASE WHEN __keep THEN __v{i} END)" if dropping else f"__v{i}"
+        outer += [f"{u} AS __u{i}", f"{raw} AS __r{i}", f"{clip or '0'} AS __c{i}"]
+    if response:
+        inner.append(f"{values[response]} AS __vy")
+        c = None if y_box is None else float(y_box.center[0])
+        h = None if y_box is None else float(y_box.halfwidth[0])
+        u, clip = mapped("__vy", c, h)
+        outer += [f"{u} AS __uy", f"{clip or '0'} AS __cy"]
+    p = len(summed)
+    aggs = ["count(*)", "count(*) FILTER (WHERE __keep)", "sum(__filled)"]
+    aggs += [f"sum(__u{i})" for i in range(p)]
+    aggs += [f"min(__r{i})" for i in range(p)] + [f"max(__r{i})" for i in range(p)]
+    aggs += [f"sum(__c{i})" for i in range(p)]
+    if response:
+        aggs += ["sum(__uy)", "sum(__uy * __uy)", "max(abs(__uy))", "sum(__cy)"]
+        aggs += [f"sum(__u{i} * __uy)" for i in range(p)]
+    pairs = [(a, b) for a in range(p) for b in range(a, p)] if transform.gram else []
+    aggs += [f"sum(__u{a} * __u{b})" for a, b in pairs]
+    row = (
+        relation.project(", ".join(inner)).project(", ".join(outer)).aggregate(", ".join(aggs)).fetchall()[0]
+    )
+    return _assemble(row, names, summed, bool(response), pairs, transform)
+
+
+def _assemble(row, names, summed, has_y: bool, pairs, transform: Transform) -> EngineStats:
+    """The query's one row as the :class:`EngineStats` the in-memory engine gives."""
+    vals = iter(row)
+
+    def take(k: int, empty: float = 0.0) -> np.ndarray:
+        return np.array([empty if v is None else float(v) for v in (next(vals) for _ in range(k))])
+
+    total, n, n_filled = (int(v or 0) for v in (next(vals), next(vals), next(vals)))
+    p_all, p = len(names), len(summed)
+    x_sum, lo, hi, clipped = take(p), take(p, np.inf), take(p, -np.inf), take(p)
+    y_sum = yty = y_maxabs = 0.0
+    y_clipped, xty = 0, np.zeros(p)
+    if has_y:
+        y_sum, yty, y_maxabs, y_clipped = take(4)
+        xty = take(p)
+    xtx = None
+    if transform.gram:
+        sums = take(len(pairs))
+        xtx = np.zeros((p, p))
+        for (a, b), s in zip(pairs, sums):
+            xtx[a, b] = xtx[b, a] = s
+    cross = CrossStats(
+        n=n,
+        xty=np.zeros(p_all),
+        x_sum=np.zeros(p_all),
+        y_sum=float(y_sum),
+        yty=float(yty),
+        x_maxabs=None,
+        y_maxabs=float(y_maxabs),
+        xtx=None if xtx is None else np.zeros((p_all, p_all)),
+        n_clipped=int(clipped.sum()) + int(y_clipped),
+        x_min=np.full(p_all, np.inf),
+        x_max=np.full(p_all, -np.inf),
+    )
+    idx = np.array(summed, dtype=int)
+    cross.x_sum[idx], cross.xty[idx], cross.x_min[idx], cross.x_max[idx] = x_sum, xty, lo, hi
+    if xtx is not None:
+        cross.xtx[np.ix_(idx, idx)] = xtx
+    _constant_columns(cross, names, summed, x_sum, xty, transform)
+    cross.x_maxabs = maxabs_from_range(cross.x_min, cross.x_max, transform.x_box) if n else np.zeros(p_all)
+    sums = [cross.x_sum, cross.xty, [cross.y_sum, cross.yty]] + ([cross.xtx] if xtx is not None else [])
+    cross.finite = all(bool(np.isfinite(s).all()) for s in sums)
+    return EngineStats(cross, n_dropped=total - n, n_filled=n_filled)
+
+
+def _constant_columns(cross: CrossStats, names, summed, x_sum, xty, transform: Transform) -> None:
+    """The intercept's entries: the constant k = its mapped value, so Σk = nk, Σk·u = kΣu, Σk² = nk²."""
+    n = cross.n
+    for j, nm in enumerate(names):
+        if nm != INTERCEPT:
+            continue
+        k, clipped = 1.0, False
+        if transform.x_box is not None:
+            t = (1.0 - float(transform.x_box.center[j])) / float(transform.x_box.halfwidth[j])
+            clipped, k = abs(t) > 1, float(np.clip(t, -1.0, 1.0))
+        cross.x_sum[j] = k * n
+        cross.xty[j] = k * cross.y_sum
+        cross.n_clipped += n if clipped else 0
+        if n:
+            cross.x_min[j] = cross.x_max[j] = 1.0
+        if cross.xtx is not None:
+            others = np.array(summed, dtype=int)
+            cross.xtx[j, others] = cross.xtx[others, j] = k * x_sum
+            cross.xtx[j, j] = k * k * n
+
+
+def on_duckdb(
+    data,
+    *,
+    chunk_rows: int = CHUNK_ROWS,
+    levels: dict | None = None,
+    progress: bool = False,
+    pushdown: bool = True,
+) -> DuckDBSource:
+    """Read a DuckDB relation, or a table of a DuckDB connection, where it lives (the DuckDB engine).
+
+    A front door given a relation directly (``data=duckdb.sql(...)``) makes this source with
+    the defaults; call it to choose them.
+
+    Parameters
+    ----------
+    data : duckdb.DuckDBPyRelation or (duckdb.DuckDBPyConnection, str)
+        A relation (``duckdb.sql("select * from 'f.parquet' where age > 30")``,
+        ``con.table("t")``), or a connection and the name of a table or view in it.
+    chunk_rows : int
+        Rows per Arrow record batch when the design streams (module docstring).
+    levels : dict, optional
+        Declared levels of text columns, ``{"g": ["a", "b"]}`` (as ``levels=`` on a door).
+    progress : bool
+        A tqdm bar over the streamed batches (the SQL route has none).
+    pushdown : bool
+        Compute the statistics of plain numeric designs by SQL (default); False streams
+        every design (for comparisons).
+
+    Returns
+    -------
+    DuckDBSource
+
+    Examples
+    --------
+    >>> import duckdb, dpstats as dp
+    >>> df = dp.datasets.fan_lv(n=300, d=10, random_state=0)
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("create table fan as select * from df")
+    >>> fit = dp.dp_lm("y ~ x1 + x2", data=(con, "fan"), eps=1.0, delta=1e-6, bounds=(-6, 6), random_state=1)
+    >>> fit.n, fit.engine
+    (300, 'duckdb')
+    """
+    from .adapter import _connection_pair, type_name
+
+    name = None
+    if _connection_pair(data):
+        con, name = data
+        try:
+            relation = con.table(name)
+        except Exception as exc:  # duckdb.CatalogException and friends
+            raise DataError(
+                f"DuckDB has no table or view {name!r} on this connection ({type(exc).__name__}); check the "
+                'name, e.g. con.sql("show tables").'
+            ) from None
+    elif (type(data).__module__ or "").split(".")[0] == "duckdb" and hasattr(data, "aggregate"):
+        relation = data
+    else:
+        raise DataError(
+            f'on_duckdb needs a DuckDB relation (duckdb.sql("select ...")) or (connection, "table"); '
+            f"got {type_name(data)}."
+        )
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
+        raise DataError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
+    if levels is not None and not isinstance(levels, dict):
+        raise DataError(f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type_name(levels)}.")
+    source = DuckDBSource(
+        relation, name=name, chunk_rows=chunk_rows, levels=levels, progress=bool(progress), pushdown=pushdown
+    )
+    source.given_as = source.what if name else type_name(data)  # for messages: what the user passed
+    return source
