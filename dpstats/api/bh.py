@@ -153,12 +153,13 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     >>> fit.rejected
     ['x0']
     """
+    if isinstance(p_values, str):  # the formula route: its data as the door reads it
+        data = read_data(data, p_values, keep=[levels])
     given = locals()
     settings = Settings.check(given)
     options = m.BHOptions.check(given)
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
     if options.route == m.MARGINAL_Z:
-        data = read_data(data, p_values, keep=[levels])
         schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
         refuse_omit(schema, "dp_bh's formula route", "n is in every z-statistic's scale")
         options = replace(options, schema=schema)

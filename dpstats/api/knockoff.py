@@ -211,14 +211,16 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     """
     given = locals()
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
-    options = _before_reading(KnockoffOptions.check(given), settings, data, given)
+    options, data = _before_reading(KnockoffOptions.check(given), settings, data, given)
     call = call_of(dp_knockoff, given, always=IN_CALL)
     return run(KnockoffDoor(options, data, call, progress), settings)
 
 
-def _before_reading(options: KnockoffOptions, settings: Settings, data: Any, given: dict) -> KnockoffOptions:
+def _before_reading(
+    options: KnockoffOptions, settings: Settings, data: Any, given: dict
+) -> tuple[KnockoffOptions, Any]:
     """The door's steps before anything is read or spent: the assumed model, eps = inf, the budget,
-    the knockoffs' route, the private-bounds step and the declared schema."""
+    the data as the door reads it, the knockoffs' route, the private-bounds step and the declared schema."""
     assume = Assume.coerce(options.assume, released=True)
     check_oc_trials(options.oc_trials, assume)
     if assume is not None and assume != RELEASED and assume.correlation != 0:
@@ -227,7 +229,9 @@ def _before_reading(options: KnockoffOptions, settings: Settings, data: Any, giv
         raise PrivacyParameterError("strict=True refuses eps = inf (a non-private analysis).")
     warn_if_nonprivate(options.eps, settings.strict, "the ordinary fixed-X knockoff filter")
     check_budget(settings.accountant, options.eps, options.delta)
-    data = read_data(data, formula, statistics=options.knockoffs == "shortcut", keep=[given["levels"]])
+    data = read_data(
+        data, options.formula, statistics=options.knockoffs == "shortcut", keep=[given["levels"]]
+    )
     if engines.is_engine_input(data) and options.knockoffs != "shortcut":
         raise PrivacyParameterError(
             "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "
@@ -250,7 +254,7 @@ def _before_reading(options: KnockoffOptions, settings: Settings, data: Any, giv
             "its statistics are normalised by n, and its checks (n > p, delta < 1/n) and operating "
             "characteristics read n",
         )
-    return replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema, assume=assume)
+    return replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema, assume=assume), data
 
 
 @dataclass

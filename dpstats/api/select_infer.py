@@ -128,11 +128,11 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     >>> len(res.selected), res.tidy().columns[0]
     (3, 'term')
     """
-    given = locals()
+    given = {**locals(), "data": read_data(data, formula, keep=[levels])}  # polars, Arrow, DuckDB as pandas
+    data = given["data"]
     settings = Settings.check(given)
     options = m.SelectInferOptions.check(given)
     check_budget(settings.accountant, options.eps, options.delta)
-    data = read_data(data, formula, keep=[levels])
     if bounds_eps is not None:  # each part releases its own bounds with bounds_eps of its eps
         options = replace(
             options, bounds=auto_bounds_options(bounds, options.eps, bounds_eps=bounds_eps, data=data)
