@@ -143,13 +143,6 @@ def read_data(data: Any, formula: str | None, **how: Any) -> Any:
     return engines.as_data(data, formula, **how)
 
 
-def refuse_unknown_data(data: Any) -> None:
-    """Refuse data no door can read; the engines layer decides (:func:`dpstats.engines.refuse_unknown`)."""
-    from .. import engines
-
-    engines.refuse_unknown(data)
-
-
 def private_bounds_setup(
     bounds: Any, eps: float, delta: float = 0.0, *, bounds_eps: float | None, neighbouring: str, data: Any
 ) -> tuple[Any, float, float]:
