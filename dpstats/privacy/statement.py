@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from .accountant import LedgerEntry, total_delta, total_eps
 
+ROWS_DROPPED_TEXT = "(the number of rows read is public; the number analysed, after rows were dropped, is not, and is not shown)"
 NEIGHBOURING_TEXT = {
     "replace": "replacing one row with another (the number of rows n is public)",
     "add_remove": "adding or removing one row",
@@ -155,9 +156,14 @@ class PrivacyStatement:
                 "eps = inf, as a non-private reference."
             )
         else:
+            relation = NEIGHBOURING_TEXT[self.neighbouring]
+            if (
+                self.n_private and self.neighbouring == "replace"
+            ):  # rows were dropped: n read is public, n analysed not
+                relation = relation.replace("(the number of rows n is public)", ROWS_DROPPED_TEXT)
             text = (
                 f"This {self.method} analysis is {self.budget_text()}-differentially private "
-                f"with respect to {NEIGHBOURING_TEXT[self.neighbouring]}: whether or not any one "
+                f"with respect to {relation}: whether or not any one "
                 f"person's row is changed, the probability of any output changes by at most a "
                 f"factor of e^{_fmt(self.eps)}" + (f" (plus {_fmt(self.delta)})" if self.delta else "") + "."
             )
