@@ -202,3 +202,28 @@ def test_two_stage_counts_take_the_votes_record():
     votes = ts_m.Votes(ts_m.Lasso(lam=0.2, solver="cd"), blocks=6, vote="support")
     counts = ts_m.two_stage_counts(X, y, 2, votes, rng=np.random.default_rng(1))
     assert counts.shape == (20,) and counts[7] == 6 and counts.max() <= 6
+
+
+def _raises_on_the_rows(X, y):
+    """d numbers on the probe (2 rows of zeros); raises on data with any x1 above 0.99."""
+    if X[:, 0].max() > 0.99:
+        raise ValueError("a value only this row has")
+    return np.abs(X.T @ y)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_custom_score_that_raises_on_the_rows_becomes_zeros_by_construction(strict):
+    """One row makes the user's score raise: the neighbours give the same messages and shapes (no
+    row-dependent error), the raising call selects as d zeros would, and the accountant is charged."""
+    base = _rows(200).assign(x1=lambda d: d.x1.clip(-0.9, 0.9))
+    other = base.copy()
+    other.loc[0, "x1"] = 0.995
+    one = reader_view(dp.dp_sis, FORMULA, base, strict=strict, score=_raises_on_the_rows, **SIS)
+    two = reader_view(dp.dp_sis, FORMULA, other, strict=strict, score=_raises_on_the_rows, **SIS)
+    assert_same_view(one, two, "dp_sis custom score raising on one row")
+    assert any("an exception raised on the data" in note for note in one["fit"].privacy.notes)
+    zeros = dp.dp_sis(FORMULA, other, score=lambda X, y: np.zeros(X.shape[1]), **SIS)
+    assert two["fit"].selected == zeros.selected
+    acc = dp.Accountant(5.0)
+    dp.dp_sis(FORMULA, other, score=_raises_on_the_rows, accountant=acc, **SIS)
+    assert acc.spent_eps == pytest.approx(2.0)

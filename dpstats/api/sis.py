@@ -117,11 +117,11 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
         replace the built-in score; requires ``score_sensitivity`` (its l∞ sensitivity
         under the neighbouring relation in force, declared by you).  Non-finite values it
         returns are replaced by 0 by construction (stated in every such call's statement;
-        nothing is checked on them); a score that raises is refused before the charge, the
-        error naming only the exception's type.  Its contract (d numbers) is checked on a
-        public probe, 2 rows of zeros with the design's columns, before the rows are scored:
-        a result of the wrong shape there is refused; on the data it is replaced by d zeros,
-        by construction (stated; no error depends on the rows).
+        nothing is checked on them).  Its contract (d numbers) is checked on a public probe,
+        2 rows of zeros with the design's columns, before the rows are scored: a result of the
+        wrong shape there, or an exception, is refused (the error naming only the exception's
+        type); on the data, a result of the wrong shape or an exception gives d zeros, by
+        construction (stated; no error depends on the rows).
     score_sensitivity : float, optional
         The l∞ sensitivity of ``score`` under the neighbouring relation in force,
         declared by you; required with ``score`` and ignored without it.

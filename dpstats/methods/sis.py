@@ -411,8 +411,8 @@ CUSTOM_SCORE_NOTES = [
     "Custom score: every non-finite value score(X, y) returns (NaN, ±inf) is replaced by 0 before the "
     "selection, by construction (whether any was is not checked, warned or released).",
     "Custom score: its contract (d numbers) is checked on a public probe, 2 rows of zeros, before the "
-    "data is read; a result of another shape on the data is replaced by d zeros, by construction "
-    "(whether it was is not checked, warned or released).",
+    "data is read; a result of another shape on the data, or an exception raised on the data, is replaced "
+    "by d zeros, by construction (whether it was is not checked, warned or released).",
 ]
 CUSTOM_SCORE_NOTE = CUSTOM_SCORE_NOTES[0]
 CUSTOM_SCORE_ASSUMPTION = (
@@ -471,8 +471,8 @@ def probe_score(score: Callable, d: int) -> None:
 
 def score_rows(score: Callable, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """A custom score on the rows, after its contract passed :func:`probe_score` (public input), mapped
-    by construction (:data:`CUSTOM_SCORE_NOTES`): a result that is not d numbers becomes d zeros,
-    non-finite values 0.
+    by construction (:data:`CUSTOM_SCORE_NOTES`): a result that is not d numbers, or an exception
+    raised on the rows, becomes d zeros; non-finite values 0.
 
     Examples
     --------
@@ -481,10 +481,15 @@ def score_rows(score: Callable, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     [5.0, 5.0, 5.0]
     >>> score_rows(lambda X, y: X.T @ y if len(y) < 3 else np.ones(2), X, y).tolist()  # shape by construction
     [0.0, 0.0, 0.0]
+    >>> score_rows(lambda X, y: X.T @ y if len(y) < 3 else 1 / 0, X, y).tolist()  # raising, by construction
+    [0.0, 0.0, 0.0]
     """
     d = X.shape[1]
     probe_score(score, d)
-    values = _call_score(score, X, y, d)
+    try:
+        values = np.asarray(score(X, y), dtype=float)
+    except Exception:  # the user's function on the rows: d zeros by construction (stated)
+        return np.zeros(d)
     return custom_scores(values) if values.shape == (d,) else np.zeros(d)
 
 
