@@ -232,7 +232,7 @@ def session_budget(
     Examples
     --------
     >>> eps, delta, notes = session_budget("dp_lm", (3.2, 1e-5), 10, None, None)
-    >>> round(eps, 3), delta
+    >>> round(eps, 3), round(delta, 15)
     (1.294, 1e-06)
     """
     if session is None:
