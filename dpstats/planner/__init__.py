@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import math
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
@@ -194,7 +195,7 @@ def plan(
     flags = core.chance_flags(sims, table)
     solutions = []
     if measure is not None:
-        n_low = _smallest_n(method, p) or 2 * settings.get("n_estimators", 1) + 1
+        n_low = (_smallest_n(method, p) or (2 * settings.get("n_estimators", 1) + 1,))[0]
         solutions = _solve_all(sims, (measure, level), grid, table, search, n_low)
     result = PlanResult(
         method=method,
@@ -329,20 +330,19 @@ def _check_method(method: Any) -> str:
     return name
 
 
-def _smallest_n(method: str, p: int) -> int | None:
-    """The fewest rows a method can run on with p columns, where it has such a limit."""
-    return {"dp_knockoff": 2 * p, "dp_lm": p + 2}.get(method)
+def _smallest_n(method: str, p: int) -> tuple[int, str] | None:
+    """The fewest rows a method can run on with p columns and why, where it has such a limit: its
+    planner module's ``smallest_n(p)``."""
+    limit = getattr(importlib.import_module(catalog.get(method).planner), "smallest_n", None)
+    return None if limit is None else limit(p)
 
 
 def _check_n(n: Any, method: str, p: Any) -> list[int]:
     p = core.whole(p, "p", 2)
-    low = _smallest_n(method, p) or 3
+    low, why = _smallest_n(method, p) or (3, "")
     values = [n] if isinstance(n, numbers.Number) else list(n)
     if not values:
         raise DataError("n must be a whole number or a non-empty sequence of them.")
-    why = {"dp_knockoff": " (the knockoff filter needs n >= 2p)", "dp_lm": " (dp_lm needs n > p + 1)"}.get(
-        method, ""
-    )
     try:
         return sorted({core.whole(v, "n", low) for v in values})
     except DataError as err:
@@ -387,6 +387,10 @@ def _check_target(target: Any, sim: core.Simulator) -> tuple[str | None, float |
         raise PrivacyParameterError(
             f"target: unknown measure {measure!r}; this method predicts {list(sim.measures)}."
         )
+    if measure in sim.ratios:
+        if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < math.inf:
+            raise PrivacyParameterError(f"target {measure} must be a positive finite ratio, got {level!r}.")
+        return measure, float(level)
     return measure, check_fraction(level, f"target {measure}", 0.0, 1.0, low_open=True, high_open=False)
 
 
