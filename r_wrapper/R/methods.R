@@ -44,7 +44,7 @@
     if (is.data.frame(args$data)) attr(res, "dpstats_contrasts") <- .frame_contrasts(args$data)
     # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
     # model.matrix() answer like lm's. A DP fit keeps no rows.
-    if (method %in% c("dp_lm", "vertical_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
+    if (method %in% c("dp_lm", "vertical_glm", "dp_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
       res$model <- tryCatch(stats::model.frame(args$formula, args$data), error = function(e) NULL)
     }
   }
