@@ -413,9 +413,8 @@ class GLMDoor:
             return out
         c = frame.coords
         if frame.passes is not None:
-            count = frame.passes.reduce(
-                lambda ch: int(np.sum(np.abs(ch.X[:, frame.keep] - c.x_center) > c.x_half))
-            )
+            keep, center, half = list(frame.keep), c.x_center, c.x_half
+            count = frame.passes.reduce(lambda ch: int(np.sum(np.abs(ch.X[:, keep] - center) > half)))
             out["values_clipped"] = int(count)
             out["glm_estimates_nonprivate"] = "not computed: the IRLS fit needs the rows in memory"
             return out
@@ -429,9 +428,10 @@ class GLMDoor:
 _ENGINES = {"memory": "in-memory", "stream": "stream", "dask": "Dask"}
 
 
-def fitting_rows(X: np.ndarray, y: np.ndarray, failures: np.ndarray | None, frame: GLMFrame) -> m.Rows:
+def fitting_rows(X: np.ndarray, y: np.ndarray, failures: np.ndarray | None, frame) -> m.Rows:
     """The clipped fitting rows and responses of the release (module docstring of methods.glm), of the
-    whole frame or of one chunk: the design clipped to the box, the response to its public range."""
+    whole frame or of one chunk: the design clipped to the box, the response to its public range.
+    ``frame`` is a :class:`GLMFrame` or a :class:`_ChunkSums` (anything with coords, response, cbind)."""
     W = frame.coords.rows(X)
     if frame.response.family == "poisson":
         return m.Rows(W, np.clip(y, 0.0, frame.response.top), np.ones_like(y))
@@ -443,15 +443,27 @@ def fitting_rows(X: np.ndarray, y: np.ndarray, failures: np.ndarray | None, fram
     return m.Rows(W, s, s + f)
 
 
+@dataclass(frozen=True)
+class _ChunkSums:
+    """(g(θ), H(θ)) of one chunk's frame: plain public values only, so Dask can send it to its workers."""
+
+    coords: m.Coordinates
+    response: m.Response
+    cbind: tuple[str, str] | None
+    keep: tuple[int, ...]
+    theta: np.ndarray
+
+    def __call__(self, ch) -> tuple[np.ndarray, np.ndarray]:
+        rows = fitting_rows(ch.X[:, list(self.keep)], np.asarray(ch.y, float), ch.offset, self)
+        return rows(self.theta, self.response)
+
+
 def _chunked_pass(frame: GLMFrame):
     """(g(θ), H(θ)) of (G1) by one chunked pass through the engine: each chunk's sums, added in order."""
 
     def data_pass(theta: np.ndarray, resp: m.Response) -> tuple[np.ndarray, np.ndarray]:
-        def chunk_sums(ch) -> tuple[np.ndarray, np.ndarray]:
-            y = np.asarray(ch.y, float)
-            return fitting_rows(ch.X[:, frame.keep], y, ch.offset, frame)(theta, resp)
-
-        return frame.passes.reduce(chunk_sums, _add_pairs)
+        sums = _ChunkSums(frame.coords, resp, frame.cbind, tuple(frame.keep), np.asarray(theta, float))
+        return frame.passes.reduce(sums, _add_pairs)
 
     return data_pass
 
