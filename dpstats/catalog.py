@@ -147,7 +147,7 @@ METHODS: tuple[Method, ...] = (
         method="dpstats.methods.glm",
         cli="glm",
         demo=None,
-        planner=None,
+        planner="dpstats.planner.glm",
         r="dp_glm",
     ),
     Method(

@@ -42,7 +42,7 @@ R_ARGUMENTS = {
     "seed": "Python's \\code{random_state}: \\code{NULL} (fresh randomness from the operating system, for "
     'releases) or one whole number (reproducible runs; the privacy statement then says "seeded: for '
     'reproduction, not for release").',
-    "family": "the GLM family: \\code{gaussian}, \\code{binomial} or \\code{poisson}, as a family object "
+    "family": "the GLM family: \\code{gaussian} (vertical_glm only), \\code{binomial} or \\code{poisson}, as a family object "
     '(\\code{binomial()}), the function (\\code{binomial}) or its name (\\code{"binomial"}); canonical '
     "links only.",
     "parties": "a named list of character vectors, the columns each party holds, e.g. "

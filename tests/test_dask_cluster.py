@@ -6,8 +6,8 @@
 * a worker killed in the middle of a pass (a partition whose task kills its own worker process,
   once or every time, decided by a marker file so that the kill is deterministic).
 
-``dp_sis``, ``dp_knockoff`` and ``dp_pca`` through the cluster equal the in-memory results for the
-same seed (selections exactly, statistics to floating-point summation order, as in
+``dp_sis``, ``dp_knockoff``, ``dp_pca`` and ``dp_glm`` (one pass over the partitions per noisy Newton
+step) through the cluster equal the in-memory results for the same seed (selections exactly, statistics to floating-point summation order, as in
 ``tests/test_engines*.py``).  A killed worker gives the same result (Dask runs the task again on a
 live worker) or, past Dask's allowed failures, an :class:`~dpstats.errors.EngineError` with nothing
 released and no budget spent.
@@ -142,6 +142,24 @@ def test_local_cluster_of_worker_processes_equals_in_memory(local_cluster, frame
     pids = _worker_pids(local_cluster)
     assert len(pids) == 2 and os.getpid() not in pids  # two processes, neither of them this one
     _same(in_memory, _run_all(frames, local_cluster))
+
+
+def test_dp_glm_on_worker_processes_equals_in_memory(local_cluster):
+    """dp_glm's noisy Newton on the cluster: each step's score and Hessian sums are computed on the workers
+    (one pass over the partitions per step) and equal the in-memory fit to summation order."""
+    from scipy.special import expit
+
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame(rng.uniform(-1, 1, (20_000, 3)), columns=["x1", "x2", "x3"])
+    df["y"] = (rng.random(len(df)) < expit(0.3 + df["x1"] - df["x2"])).astype(float)
+    args = dict(eps=2.0, delta=1e-6, bounds={f"x{j}": (-1, 1) for j in (1, 2, 3)}, random_state=6)
+    ref = dp.dp_glm("y ~ .", df, **args)
+    fit = dp.dp_glm("y ~ .", engines.on_dask(dd.from_pandas(df, npartitions=4), client=local_cluster), **args)
+    assert fit.engine == "dask"
+    np.testing.assert_allclose(fit.coefficients, ref.coefficients, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(fit.vcov_matrix, ref.vcov_matrix, rtol=0, atol=1e-14)
 
 
 # ------------------------------------------------------------------ a worker killed mid-pass

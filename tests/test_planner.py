@@ -176,7 +176,7 @@ def test_target_through_the_front_door_and_n_axis():
         (
             {"method": "dp_lasso"},
             PrivacyParameterError,
-            r"\['dp_sis', 'dp_two_stage', 'dp_knockoff', 'dp_gmm', 'dp_felp', 'vertical_glm', 'dp_lm'\]",
+            r"\['dp_sis', 'dp_two_stage', 'dp_knockoff', 'dp_gmm', 'dp_felp', 'vertical_glm', 'dp_lm', 'dp_glm'\]",
         ),
         ({"eps": [1.0, -1.0]}, PrivacyParameterError, "eps"),
         ({"eps": []}, PrivacyParameterError, "eps"),

@@ -1,14 +1,18 @@
 """Front door of private logistic and Poisson regression: :func:`dp_glm`.
 
-The rows are read in memory once for the model frame; the noisy Newton release
-(:mod:`dpstats.methods.glm`) makes one more pass per step over the clipped fitting rows.
+The rows are read once for the model frame; the noisy Newton release
+(:mod:`dpstats.methods.glm`) makes one more pass per step over the clipped fitting rows:
+over the frame in memory, or, for streamed Parquet/CSV and Dask data, one chunked pass per
+step through the engines (:class:`dpstats.engines.RowPasses`), each chunk's score and Hessian
+sums added in file (or partition) order, so the fit equals the in-memory fit up to
+floating-point summation order and memory is bounded by one chunk.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -81,8 +85,10 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
         ``"y ~ x1 + x2"``; for the binomial family the response is 0/1 (or a
         two-level factor, the first level coded 0) or ``cbind(successes, failures)``
         of two count columns, as in R's ``glm``.
-    data : pandas.DataFrame
-        In memory (the release reads the rows once per step).
+    data : pandas.DataFrame, dpstats.engines.stream(...), Dask DataFrame or on_dask(...)
+        In memory, or streamed / on Dask: the release reads the rows once per noisy
+        Newton step (``pilot_steps`` + 1 passes after the first, chunk by chunk; the
+        response then must be numeric, and eps = inf needs the data in memory).
     eps : float
         Privacy budget; ``float("inf")`` fits the maximum-likelihood GLM by IRLS
         as R's ``glm`` (NOT private, warned; refused under ``strict``).
@@ -136,7 +142,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     warn_if_nonprivate(options.eps, settings.strict, "maximum-likelihood GLM (IRLS)")
     check_budget(settings.accountant, options.eps, options.delta)
     data = read_data(data, formula, keep=[levels])
-    refuse_streams_and_auto(data, bounds)
+    refuse_engine_limits(data, bounds, options.eps)
     schema = frame_schema(
         bounds, levels, na_action, neighbouring, eps=options.eps, fills=response_fill(formula)
     )
@@ -145,14 +151,14 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
 
 
-def refuse_streams_and_auto(data: Any, bounds: Any) -> None:
-    """dp_glm reads in-memory rows several times and needs declared (or data-range) bounds."""
+def refuse_engine_limits(data: Any, bounds: Any, eps: float) -> None:
+    """What dp_glm does not offer yet: bounds="auto", and the non-private IRLS fit on streamed or Dask data."""
     from .. import engines
 
-    if engines.is_engine_input(data):
+    if engines.is_engine_input(data) and math.isinf(eps):
         raise DataError(
-            "dp_glm needs the data in memory (a pandas DataFrame): noisy Newton reads the rows once per "
-            "step, which the streamed and Dask engines do not offer yet. Nothing was read or spent."
+            "dp_glm at eps = inf (IRLS, as R's glm) needs the data in memory (a pandas DataFrame); "
+            "streamed and Dask data are fitted privately (noisy Newton, one pass per step). Nothing was read."
         )
     if is_auto(bounds):
         raise PrivacyParameterError(
@@ -191,14 +197,32 @@ def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
 @dataclass
 class GLMFrame:
     mf: Any
-    X: np.ndarray  # design without the intercept column (raw; clipped by coords.rows)
-    y: np.ndarray  # successes (binomial) or counts (Poisson), raw
-    trials: np.ndarray  # binomial trials (1 for a 0/1 response); ones for Poisson
+    X: (
+        np.ndarray | None
+    )  # design without the intercept column (raw; clipped by coords.rows); None when chunked
+    y: np.ndarray | None  # successes (binomial) or counts (Poisson), raw; None when chunked
+    trials: np.ndarray | None  # binomial trials (1 for a 0/1 response); ones for Poisson; None when chunked
     names: list[str]
     coords: m.Coordinates
     response: m.Response
     cbind: tuple[str, str] | None
     note: str = ""
+    passes: Any = None  # engines.RowPasses for streamed / Dask data (the rows are not held)
+    keep: list[int] = field(default_factory=list)  # the frame's design columns other than the intercept
+
+    @property
+    def engine(self) -> str:
+        return "memory" if self.passes is None else self.passes.engine
+
+
+@dataclass
+class _Ranges:
+    """The data's range, for bounds left undeclared (a named data-dependent step): design columns'
+    min and max, and the largest value of each count column (the response, cbind's failures)."""
+
+    x_min: np.ndarray
+    x_max: np.ndarray
+    top: Any  # top(i): the largest value of count column i (0: the response, 1: cbind's failures)
 
 
 @dataclass
@@ -219,6 +243,10 @@ class GLMDoor:
         return self.options.schema
 
     def frame(self, dd: DataDependence) -> GLMFrame:
+        from .. import engines
+
+        if engines.is_engine_input(self.data):
+            return self._chunked_frame(dd)
         formula, cb = parse_cbind(self.options.formula)
         family = self.options.family
         if cb is None and family == "binomial":
@@ -238,10 +266,47 @@ class GLMDoor:
             _check_nonprivate_response(y, trials, family, cb or mf.response)
             coords = m.Coordinates(np.zeros(len(keep)), np.ones(len(keep)), INTERCEPT in mf.names)
             resp = m.Response(family, math.nan, math.nan, math.nan)
-            return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note)
-        coords = self._coordinates(mf, X, keep, dd)
-        resp = self._response(mf, y, failures, cb, dd)
-        return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note)
+            return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note, keep=keep)
+        tops = [y, failures]
+        ranges = _Ranges(
+            X.min(axis=0), X.max(axis=0), lambda i: float(np.max(tops[i])) if tops[i].size else 1.0
+        )
+        coords = self._coordinates(mf, keep, ranges, dd)
+        resp = self._response(mf, cb, ranges, dd)
+        return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note, keep=keep)
+
+    def _chunked_frame(self, dd: DataDependence) -> GLMFrame:
+        """Streamed or Dask data: a first pass for the frame (n, the data's range), the rows not held."""
+        from .. import engines
+
+        formula, cb = parse_cbind(self.options.formula)
+        try:
+            mf, stats, passes = engines.row_passes(
+                formula, self.data, drop_intercept=False, schema=self.schema
+            )
+        except DataError as exc:
+            if "numeric response is needed" not in str(exc):
+                raise
+            raise DataError(
+                f"dp_glm on streamed or Dask data needs a numeric response (0/1, counts, or cbind of two count "
+                f"columns): code '{self.options.formula.split('~')[0].strip()}' as 0/1 first. Nothing was spent."
+            ) from None
+        refuse_offset(mf, "dp_glm")
+        dd.name_frame_steps(mf)
+        keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
+        names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
+        self._check_size(mf.n, len(names), len(keep))
+        c = stats.cross
+
+        def top(i: int) -> float:
+            if i == 0:
+                return max(float(c.y_maxabs), 1.0)
+            return max(passes.reduce(lambda ch: float(np.max(ch.offset, initial=0.0)), max), 1.0)
+
+        ranges = _Ranges(c.x_min[keep], c.x_max[keep], top)
+        coords = self._coordinates(mf, keep, ranges, dd)
+        resp = self._response(mf, cb, ranges, dd)
+        return GLMFrame(mf, None, None, None, names, coords, resp, cb, passes=passes, keep=keep)
 
     def _check_size(self, n: int, k: int, p: int) -> None:
         if k >= n:
@@ -253,7 +318,7 @@ class GLMDoor:
         if not self.nonprivate:
             check_delta(self.options.delta, n)
 
-    def _coordinates(self, mf, X: np.ndarray, keep: list[int], dd: DataDependence) -> m.Coordinates:
+    def _coordinates(self, mf, keep: list[int], ranges: _Ranges, dd: DataDependence) -> m.Coordinates:
         names = [mf.names[j] for j in keep]
         bounds = declared_bounds(self.options.bounds, mf, response=False)
         box = resolve_box(bounds, names, dummies=dummy_columns(mf)) if bounds is not None else None
@@ -262,27 +327,26 @@ class GLMDoor:
                 "the bounds that clip the design columns are the data's min and max",
                 fix="declare public bounds, e.g. bounds={'x': (0, 10)}",
             )
-            lo, hi = X.min(axis=0), X.max(axis=0)
+            lo, hi = ranges.x_min, ranges.x_max
             center, half = (lo + hi) / 2.0, np.where(hi > lo, (hi - lo) / 2.0, 0.5)
         else:
             center, half = box.center, box.halfwidth
         return m.Coordinates(np.asarray(center, float), np.asarray(half, float), INTERCEPT in mf.names)
 
-    def _response(self, mf, y, failures, cb, dd: DataDependence) -> m.Response:
+    def _response(self, mf, cb, ranges: _Ranges, dd: DataDependence) -> m.Response:
         family = self.options.family
         if family == "binomial" and cb is None:
             return m.response_range("binomial")
         columns = list(cb) if cb is not None else [mf.response]
-        values = [y, failures] if cb is not None else [y]
         tops = []
-        for name, v in zip(columns, values):
+        for i, name in enumerate(columns):
             pair = _declared_pair(self.options.bounds, name)
             if pair is None:
                 dd.add(
                     f"the upper bound of the count column {name!r} is the data's maximum",
                     fix=f"declare it, e.g. bounds={{'{name}': (0, 50)}}",
                 )
-                pair = (0.0, max(float(np.max(v)) if v.size else 1.0, 1.0))
+                pair = (0.0, max(ranges.top(i), 1.0))
             if pair[0] < 0:
                 raise PrivacyParameterError(
                     f"bounds for the count column {name!r} must have lo >= 0 (counts), got {pair}."
@@ -293,13 +357,15 @@ class GLMDoor:
         return m.response_range("poisson", counts=tops[0])
 
     def plan(self, frame: GLMFrame, dd: DataDependence) -> m.GLMPlan:
-        return m.plan(self.options, frame.coords, frame.response, frame.mf.n)
+        return m.plan(self.options, frame.coords, frame.response, frame.mf.n, engine=_ENGINES[frame.engine])
 
     def release(self, frame: GLMFrame, plan: m.GLMPlan, noise: NoiseSource):
         if plan.nonprivate:
             X = frame.mf.X[:, _design_order(frame.mf.names)]
             return m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
-        return m.release(_rows(frame), plan, noise)
+        if frame.passes is None:
+            return m.release(fitting_rows(frame.X, frame.y, frame.trials - frame.y, frame), plan, noise)
+        return m.release(_chunked_pass(frame), plan, noise)
 
     def result(self, frame, plan, released, statement: PrivacyStatement, noise: NoiseSource) -> GLMResult:
         if self.nonprivate:
@@ -328,7 +394,7 @@ class GLMDoor:
             noise=m.public_inputs(plan, frame.mf.n, self.options.eps, self.options.delta),
             formula=self.options.formula,
             intercept=frame.coords.intercept,
-            engine="memory",
+            engine=frame.engine,
             factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
             coding=fit_coding(frame.mf),
             data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
@@ -342,26 +408,67 @@ class GLMDoor:
             "rows_dropped_for_missing_values": frame.mf.n_dropped,
             "values_filled_for_missing": frame.mf.n_filled,
         }
-        if not self.nonprivate:
-            c = frame.coords
-            out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))
-            X = frame.mf.X[:, _design_order(frame.mf.names)]
-            exact = m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
-            out["glm_estimates_nonprivate"] = dict(zip(frame.names, exact.coefficients.tolist()))
+        if self.nonprivate:
+            return out
+        c = frame.coords
+        if frame.passes is not None:
+            keep, center, half = list(frame.keep), c.x_center, c.x_half
+            count = frame.passes.reduce(lambda ch: int(np.sum(np.abs(ch.X[:, keep] - center) > half)))
+            out["values_clipped"] = int(count)
+            out["glm_estimates_nonprivate"] = "not computed: the IRLS fit needs the rows in memory"
+            return out
+        out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))
+        X = frame.mf.X[:, _design_order(frame.mf.names)]
+        exact = m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
+        out["glm_estimates_nonprivate"] = dict(zip(frame.names, exact.coefficients.tolist()))
         return out
 
 
-def _rows(frame: GLMFrame) -> m.Rows:
-    """The clipped fitting rows and responses of the release (module docstring of methods.glm)."""
-    W = frame.coords.rows(frame.X)
+_ENGINES = {"memory": "in-memory", "stream": "stream", "dask": "Dask"}
+
+
+def fitting_rows(X: np.ndarray, y: np.ndarray, failures: np.ndarray | None, frame) -> m.Rows:
+    """The clipped fitting rows and responses of the release (module docstring of methods.glm), of the
+    whole frame or of one chunk: the design clipped to the box, the response to its public range.
+    ``frame`` is a :class:`GLMFrame` or a :class:`_ChunkSums` (anything with coords, response, cbind)."""
+    W = frame.coords.rows(X)
     if frame.response.family == "poisson":
-        return m.Rows(W, np.clip(frame.y, 0.0, frame.response.top), np.ones_like(frame.y))
+        return m.Rows(W, np.clip(y, 0.0, frame.response.top), np.ones_like(y))
     if frame.cbind is None:
-        return m.Rows(W, np.clip(frame.y, 0.0, 1.0), np.ones_like(frame.y))
-    top_s, top_f = frame.response.r_max, frame.response.r_max
-    s = np.clip(frame.y, 0.0, top_s)
-    f = np.clip(frame.trials - frame.y, 0.0, top_f)
+        return m.Rows(W, np.clip(y, 0.0, 1.0), np.ones_like(y))
+    top = frame.response.r_max
+    s = np.clip(y, 0.0, top)
+    f = np.clip(failures, 0.0, top)
     return m.Rows(W, s, s + f)
+
+
+@dataclass(frozen=True)
+class _ChunkSums:
+    """(g(θ), H(θ)) of one chunk's frame: plain public values only, so Dask can send it to its workers."""
+
+    coords: m.Coordinates
+    response: m.Response
+    cbind: tuple[str, str] | None
+    keep: tuple[int, ...]
+    theta: np.ndarray
+
+    def __call__(self, ch) -> tuple[np.ndarray, np.ndarray]:
+        rows = fitting_rows(ch.X[:, list(self.keep)], np.asarray(ch.y, float), ch.offset, self)
+        return rows(self.theta, self.response)
+
+
+def _chunked_pass(frame: GLMFrame):
+    """(g(θ), H(θ)) of (G1) by one chunked pass through the engine: each chunk's sums, added in order."""
+
+    def data_pass(theta: np.ndarray, resp: m.Response) -> tuple[np.ndarray, np.ndarray]:
+        sums = _ChunkSums(frame.coords, resp, frame.cbind, tuple(frame.keep), np.asarray(theta, float))
+        return frame.passes.reduce(sums, _add_pairs)
+
+    return data_pass
+
+
+def _add_pairs(a: tuple, b: tuple) -> tuple:
+    return a[0] + b[0], a[1] + b[1]
 
 
 def _design_order(names: list[str]) -> list[int]:

@@ -2,7 +2,7 @@
 
 The rows are split at random into two disjoint parts; part A runs a private selector
 (:func:`dpstats.dp_sis`, :func:`dpstats.dp_two_stage` or :func:`dpstats.dp_knockoff`), part B
-runs :func:`dpstats.dp_lm` on the selected terms, each spending the whole (eps, delta): the
+runs :func:`dpstats.dp_lm` (or :func:`dpstats.dp_glm`) on the selected terms, each spending the whole (eps, delta): the
 split, the options and the plan (parallel composition) are :mod:`dpstats.methods.select_infer`;
 the release runs the two parts' front doors.
 """
@@ -38,6 +38,7 @@ from ._common import (
     refuse_omit,
     run,
 )
+from .glm import dp_glm
 from .lm import check_auto_bounds_level, dp_lm
 
 FIT_FIELDS = (
@@ -62,6 +63,8 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     delta: float = 0.0,
     *,
     select: str = "sis",
+    infer: str = "lm",
+    family: str | None = None,
     k: int | None = None,
     split: float = 0.5,
     bounds=None,
@@ -77,7 +80,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     accountant=None,
     diagnostics: bool = False,
 ) -> SelectInferResult:
-    """Private selection on one part of the rows, then dp_lm on the selected terms on the other.
+    """Private selection on one part of the rows, then dp_lm (or dp_glm) on the selected terms on the other.
 
     Parameters
     ----------
@@ -91,6 +94,13 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
         disjoint rows, module docstring).  ``select="knockoff"`` needs delta > 0.
     select : {"sis", "two_stage", "knockoff"}
         The selector run on part A.
+    infer : {"lm", "glm"}
+        What part B fits on the selected terms: :func:`dpstats.dp_lm` (default) or
+        :func:`dpstats.dp_glm` (declared bounds; delta > 0; its refusal rule is applied
+        before anything is spent, at the largest selection the selector can make).
+    family : {"binomial", "poisson"}, optional
+        dp_glm's family with ``infer="glm"`` (default "binomial": a 0/1 response;
+        "poisson": a count with declared bounds (0, Y)).
     k : int, optional
         Number of terms selected (sis: default as dp_sis; two_stage: required).
     split : float
@@ -105,7 +115,10 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     select_args : dict, optional
         Further arguments of the selector (e.g. ``{"bounds": 3.0}`` — the row-norm
         bound of dp_knockoff).
-    conf_level, n_boot : as for :func:`dpstats.dp_lm`.
+    conf_level : float
+        Level of part B's intervals (as for :func:`dpstats.dp_lm` and :func:`dpstats.dp_glm`).
+    n_boot : int
+        dp_lm's bootstrap replicates (``infer="lm"`` only).
     {schema parameters}
     neighbouring : {"replace"}
         Replace-one-row only: the parts' sizes are then public (parallel composition needs them fixed).
@@ -205,6 +218,17 @@ class SelectInferDoor:
         check_auto_bounds_level(o.bounds, len(frame.part_b), o.k or len(frame.names), o.eps, o.delta)
         if o.k is not None and o.k + 1 >= len(frame.part_b):
             raise DataError(f"k = {o.k} terms need more than {o.k + 1} rows in part B; lower k or split.")
+        if o.infer == "glm":  # dp_glm's refusal rule at the largest selection, before any spend
+            m.check_glm_part(o, len(frame.part_b), self._most_selected(len(frame.names)), frame.response)
+
+    def _most_selected(self, candidates: int) -> int:
+        """The most terms the selector can select: k, dp_sis's default k, or every candidate."""
+        from ..methods.sis import default_k
+
+        o = self.options
+        if o.k is not None:
+            return o.k
+        return default_k(candidates) if o.select == "sis" else candidates
 
     def _dry_run(self, frame: m.SplitFrame) -> None:
         """Run the selector up to its charge, on an accountant that stops it there (no noise is drawn).
@@ -236,28 +260,24 @@ class SelectInferDoor:
         selected = list(selection.selected)
         if not selected:
             return Pipeline(selection, [], None)
-        cols = selected + [frame.response]
-        o, bounds = self.options, self.options.bounds
-        if isinstance(bounds, dict):
-            bounds = {key: val for key, val in bounds.items() if key in cols}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NonPrivateWarning)  # named once, by the selector's own call
-            fit = dp_lm(
-                formula,
-                frame.part_b[cols],
-                eps=o.eps,
-                delta=o.delta,
-                bounds=bounds,
-                conf_level=o.conf_level,
-                n_boot=o.n_boot,
-                random_state=seed_b,
-                strict=self.settings.strict,
-            )
+        fit = self._run_inference(formula, frame.part_b[selected + [frame.response]], seed_b)
         noise.samplers.update(fit.privacy.samplers)
         for step in selection.privacy.data_dependent_steps + fit.privacy.data_dependent_steps:
             if step not in self._dd.steps:
                 self._dd.steps.append(step)
         return Pipeline(selection, selected, fit)
+
+    def _run_inference(self, formula: str, part: pd.DataFrame, seed):
+        """Part B's front door (dp_lm or dp_glm) on the selected columns, with their bounds."""
+        o, bounds = self.options, self.options.bounds
+        if isinstance(bounds, dict):
+            bounds = {key: val for key, val in bounds.items() if key in part.columns}
+        common = dict(eps=o.eps, delta=o.delta, bounds=bounds, conf_level=o.conf_level, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NonPrivateWarning)  # named once, by the selector's own call
+            if o.infer == "glm":
+                return dp_glm(formula, part, family=o.family, strict=self.settings.strict, **common)
+            return dp_lm(formula, part, n_boot=o.n_boot, strict=self.settings.strict, **common)
 
     def _run_selection(self, formula: str, part: pd.DataFrame, seed, accountant=None):
         from . import knockoff, sis, two_stage
@@ -292,6 +312,7 @@ class SelectInferDoor:
             n_infer=len(frame.part_b),
             selection=released.selection,
             fit=fit,
+            fit_door=self.options.fit_door,
             formula=self.options.formula,
             terms=[] if fit is None else list(fit.terms),
             **({} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}),
@@ -301,9 +322,13 @@ class SelectInferDoor:
         return res
 
     def diagnostics(self, frame: m.SplitFrame, released: Pipeline) -> dict:
-        """Not private: ordinary least squares of the selected terms on part B's raw rows."""
-        return {
+        """Not private: ordinary least squares (or glm's fit) of the selected terms on part B's raw rows."""
+        out = {
             "rows_dropped_for_missing_values": frame.n_dropped,
             "values_filled_for_missing": frame.n_filled,
-            "ols_part_b_nonprivate": m.part_b_ols(frame, released.selected),
         }
+        if self.options.infer == "glm":
+            out["glm_part_b_nonprivate"] = m.part_b_glm(frame, released.selected, self.options.family)
+        else:
+            out["ols_part_b_nonprivate"] = m.part_b_ols(frame, released.selected)
+        return out

@@ -41,6 +41,7 @@ order.  Front doors get all of this through :func:`sufficient_statistics`.
 from __future__ import annotations
 
 import copy
+import operator
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -72,6 +73,8 @@ __all__ = [
     "is_engine_input",
     "sufficient_statistics",
     "frame_and_cross_products",
+    "row_passes",
+    "RowPasses",
     "ChunkedModelFrame",
     "EngineStats",
     "Stream",
@@ -270,6 +273,20 @@ def _sufficient_statistics(
         stats = array_statistics(mf.X, mf.y, transform)
         stats.n_dropped, stats.n_filled = mf.n_dropped, mf.n_filled
         return mf, stats
+    source, layout, mf = _prepare(formula, data, drop_intercept, one_sided, progress, schema)
+    transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
+    stats = source.statistics(layout, transform)
+    _check_min_rows(stats, min_rows, formula, source)
+    if check_constant:
+        constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)
+        exempt = factor_columns(layout.names, layout.terms, layout.prototype.factor_levels) | {INTERCEPT}
+        raise_constant([layout.names[j] for j in constant if layout.names[j] not in exempt])
+    mf.n_rows, mf.n_dropped, mf.n_filled = stats.n, stats.n_dropped, stats.n_filled
+    return mf, stats
+
+
+def _prepare(formula, data, drop_intercept, one_sided, progress, schema):
+    """The engine source, the layout every chunk must agree on, and the frame without rows (n still 0)."""
     source = as_source(data)
     if progress is not None and bool(progress) != source.progress:
         source = copy.copy(source)
@@ -290,19 +307,75 @@ def _sufficient_statistics(
         mf.schema_steps = schema.missing_steps(frame, layout.variables)
         mf.n_data_dependent = bool(mf.schema_steps)
         mf.schema_rule = schema.rule()
-    transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
-    stats = source.statistics(layout, transform)
+    return source, layout, mf
+
+
+def _check_min_rows(stats: EngineStats, min_rows: int, formula: str, source) -> None:
     if stats.n < min_rows:
         raise DataError(
             f"formula '{formula}' leaves fewer than {min_rows} complete rows in {source.what}, the least "
             'this analysis needs; supply more rows, or declare bounds (na_action="fill") so that no row is dropped.'
         )
-    if check_constant:
-        constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)
-        exempt = factor_columns(layout.names, layout.terms, layout.prototype.factor_levels) | {INTERCEPT}
-        raise_constant([layout.names[j] for j in constant if layout.names[j] not in exempt])
+
+
+class RowPasses:
+    """Further passes over the rows of one formula's model frame, each reducing every chunk with a function.
+
+    For methods whose statistics depend on a value known only after the previous pass (noisy
+    Newton: the score and Hessian sums at the current iterate, :mod:`dpstats.methods.glm`).  Every
+    pass reads the source again, chunk by chunk (stream) or partition by partition (Dask), builds
+    each chunk's model frame with the layout of the first pass (the same names, levels and rule
+    for missing values as the whole frame), applies ``fn`` to it, and folds the results with
+    ``combine`` in file (or partition) order: a fixed order, so a pass is reproducible, and its
+    sums equal the in-memory ones up to floating-point summation order.  Memory: one chunk's
+    frame and ``fn``'s result (the stream's bound, :mod:`dpstats.engines.stream`).  ``passes``
+    counts the passes made.
+    """
+
+    def __init__(self, source, layout: Layout) -> None:
+        self.source, self.layout, self.passes = source, layout, 0
+
+    @property
+    def engine(self) -> str:
+        return self.source.engine
+
+    def reduce(self, fn: Callable[[ModelFrame], object], combine: Callable = operator.add):
+        """``combine``-fold of ``fn(chunk frame)`` over the chunks, in order (one pass)."""
+        self.passes += 1
+        total, first = None, True
+        for part in self.source.frame_map(self.layout, fn):
+            total, first = (part if first else combine(total, part)), False
+        if first:
+            raise DataError(f"{self.source.what} has no rows to pass over.")
+        return total
+
+
+def row_passes(
+    formula: str,
+    data,
+    *,
+    drop_intercept: bool = True,
+    min_rows: int = 2,
+    progress: bool | None = None,
+    schema: Schema | None = None,
+) -> tuple[ChunkedModelFrame, EngineStats, RowPasses]:
+    """The frame and statistics of a first pass (as :func:`sufficient_statistics`, no XᵀX), and the
+    :class:`RowPasses` for the passes that follow, on an engine input (a stream or Dask).
+
+    Examples
+    --------
+    >>> import dpstats as dp, pandas as pd, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "d.parquet")
+    >>> pd.DataFrame({"x": [0.0, 1, 2, 3], "y": [1.0, 0, 1, 1]}).to_parquet(path)
+    >>> mf, st, passes = row_passes("y ~ x", dp.engines.stream(path, chunk_rows=2), drop_intercept=False)
+    >>> mf.n, passes.reduce(lambda c: c.X.T @ c.y).tolist(), passes.passes
+    (4, [3.0, 5.0], 1)
+    """
+    source, layout, mf = _prepare(formula, data, drop_intercept, False, progress, schema)
+    stats = source.statistics(layout, Transform())
+    _check_min_rows(stats, min_rows, formula, source)
     mf.n_rows, mf.n_dropped, mf.n_filled = stats.n, stats.n_dropped, stats.n_filled
-    return mf, stats
+    return mf, stats, RowPasses(source, layout)
 
 
 def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> ChunkedModelFrame:

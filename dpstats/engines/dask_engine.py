@@ -110,6 +110,28 @@ class DaskSource:
         ]
         return merge_all(self._compute(tasks, "pass over partitions"), layout.p, transform.gram)
 
+    def frame_map(self, layout: Layout, fn) -> list:
+        """``fn`` of each partition's model frame, computed where the partition lives, in partition order
+        (one pass; :class:`dpstats.engines.RowPasses`)."""
+        from dask import delayed
+
+        tasks = [
+            delayed(_partition_map)(part, layout, fn, f"partition {i + 1}")
+            for i, part in enumerate(self.frame.to_delayed())
+        ]
+        return self._compute(tasks, "pass over partitions")
+
+
+def _partition_map(part: pd.DataFrame, layout: Layout, fn, where: str):
+    import warnings
+
+    from ..errors import DataWarning
+
+    layout.check_columns(part, where)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)  # counted by the first pass, never shown
+        return fn(layout.frame(part, where, deferred=False))
+
 
 def _cluster_failure(exc: BaseException) -> bool:
     """A failure of the cluster (worker killed, connection lost, task cancelled), not of the data."""

@@ -301,6 +301,26 @@ class Stream:
             chunks = self._column_parts(layout, transform, columns, bar) if by_column else parts()
             return merge_all(chunks, layout.p, transform.gram)
 
+    def frame_map(self, layout: Layout, fn) -> Iterator:
+        """``fn`` of each chunk's model frame, in file order (one pass; :class:`dpstats.engines.RowPasses`).
+
+        Each chunk goes through the formula the careful way (its rows with missing values
+        filled or dropped by the schema's rule, as :func:`frame_statistics` does), so at most one
+        chunk's frame is held, beside the chunk read ahead.
+        """
+        columns = None if len(layout.variables) == len(layout.columns) else list(layout.variables)
+        if columns is not None:
+            layout = _project(layout, columns)
+        with _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar:
+            for batch, where in self.batches(columns):
+                bar.update(batch.num_rows)
+                chunk = batch.to_pandas(split_blocks=True)
+                layout.check_columns(chunk, where)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DataWarning)  # counted by the first pass, never shown
+                    frame = layout.frame(chunk, where, deferred=False)
+                yield fn(frame)
+
     def _column_parts(self, layout: Layout, transform: Transform, columns, bar) -> Iterator[EngineStats]:
         """Parquet, plain numeric design, no XᵀX: each row group read one column at a time.
 

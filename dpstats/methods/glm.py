@@ -74,7 +74,9 @@ B is a nominal scale of ‖E‖ (E‖E‖ ≤ 2√k σ_H for the Gaussian symmet
 √2 σ_H-Lipschitz in its entries); the floor only keeps P positive definite.  Pilot steps are
 capped at max_j |Δθ_j| ≤ 1 (fitting coordinates), a public rule.  Every query point is a
 function of earlier releases, so the releases compose adaptively (Lemma 2.3).  Passes over the
-data: T + 1 (each computes g and H together); eps = inf: IRLS, one pass per iteration.
+data: T + 1 (each computes g and H together), after the one that builds the model frame; for
+streamed or Dask data each is a chunked pass through the engines, the chunks' sums added in a
+fixed order (``data_pass`` below); eps = inf: IRLS, one pass per iteration (in memory only).
 
 Intervals (post-processing of released values and public scales)
 -----------------------------------------------------------------
@@ -444,8 +446,11 @@ def _assumptions(resp: Response) -> list[str]:
 def _notes(options: GLMOptions, rho: float, engine: str) -> list[str]:
     T = options.pilot_steps
     return [
-        f"Design columns clipped to the declared bounds and mapped onto [-1, 1]; {T + 1} passes over the rows "
-        f"by the {engine} engine (one per noisy Newton step). Clipped values are not counted in any output.",
+        f"Design columns clipped to the declared bounds and mapped onto [-1, 1]. Passes over the rows by the "
+        f"{engine} engine: one for the model frame, then {T + 1} for the release (one per noisy Newton step, "
+        "each computing that step's score and Hessian sums"
+        + (", chunk by chunk, added in file or partition order)" if engine != "in-memory" else ")")
+        + ". Clipped values are not counted in any output.",
         f"Budget: ρ = {rho:.4g}-zCDP from (eps, delta); pilot of {T} steps {options.pilot_share:g} of ρ, final "
         f"step the rest ({options.hessian_share:g} of it to the Hessian).",
         "Intervals, standard errors and p-values: Wald, from the released final Hessian with the privacy "

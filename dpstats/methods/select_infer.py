@@ -1,21 +1,28 @@
-"""Select-then-infer: a private selector on one part of the rows, dp_lm on the selected terms on the other.
+"""Select-then-infer: a private selector on one part of the rows, dp_lm or dp_glm on the selected terms on the other.
 
 The rows are split at random into two disjoint parts by a permutation drawn
 independently of the data (:func:`split_rows`; its sizes follow from the public n and
 ``split``).  Part A runs a private selector (dp_sis, dp_two_stage or dp_knockoff); part
-B runs dp_lm on the selected terms.  Each part spends the whole (eps, delta).
+B runs dp_lm (``infer="lm"``) or dp_glm (``infer="glm"``, binomial or Poisson) on the
+selected terms.  Each part spends the whole (eps, delta).
 
 Privacy (parallel composition, :func:`plan`).  Under replace-one-row with n public the
 two part sizes are public and fixed, and the permutation does not depend on the data,
 so replacing one row of the data set replaces exactly one row of exactly one part and
-leaves the other part unchanged.  The selector is (eps, delta)-DP in its part, dp_lm is
-(eps, delta)-DP in its part and is run with its input (the selected set) fixed, so for
+leaves the other part unchanged.  The selector is (eps, delta)-DP in its part, dp_lm (or
+dp_glm) is (eps, delta)-DP in its part and is run with its input (the selected set) fixed, so for
 any pair of neighbouring data sets only one of the two mechanisms sees a change: the
 pipeline is (eps, delta)-DP (McSherry 2009, parallel composition; the adaptivity of part
 B's formula on part A's output does not matter because part B's rows are the same in
 both data sets).  The ledger has one entry for the composition; each part's own ledger
 is kept in the result and shown in its report.  The release runs the two parts' own
 front doors (:mod:`dpstats.api.select_infer`).
+
+dp_glm refuses, before spending, a call whose noise would swamp the information (its public
+rule, :mod:`dpstats.methods.glm` (G5)).  Its ratio grows with the number of coefficients, so
+:func:`check_glm_part` applies that rule to part B with the largest selection the selector can
+make (k, dp_sis's default k, or every candidate for dp_knockoff), before anything is spent: a
+pipeline it admits never has part B refused after the charge.
 """
 
 from __future__ import annotations
@@ -35,10 +42,12 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
 from ..schema import Schema
 from ..validation import check_fraction
+from . import glm as glm_method
 from ._options import Options
 from .lm import LAMBDA_SHARE, LMOptions
 
 SELECTORS = ("sis", "two_stage", "knockoff")
+INFERENCES = ("lm", "glm")
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,9 @@ class SelectInferOptions(Options):
 
     ``bounds`` are the bounds each part is given (a checked ``AutoBounds`` when
     ``bounds_eps`` is set: each part releases its own); part B's dp_lm is checked
-    as dp_lm checks its arguments (:class:`~dpstats.methods.lm.LMOptions`).
+    as dp_lm checks its arguments (:class:`~dpstats.methods.lm.LMOptions`), its dp_glm
+    as dp_glm does (:class:`~dpstats.methods.glm.GLMOptions`).  ``family`` is None
+    with ``infer="lm"``.
     """
 
     formula: str
@@ -61,6 +72,13 @@ class SelectInferOptions(Options):
     conf_level: float
     n_boot: int
     schema: Schema | None
+    infer: str = "lm"
+    family: str | None = None
+
+    @property
+    def fit_door(self) -> str:
+        """The front door part B runs: ``"dp_lm"`` or ``"dp_glm"``."""
+        return "dp_glm" if self.infer == "glm" else "dp_lm"
 
     @classmethod
     def check(cls, given: Mapping[str, Any]) -> SelectInferOptions:
@@ -90,7 +108,73 @@ class SelectInferOptions(Options):
                 "strict=True needs declared bounds (bounds=...): dp_lm on part B would otherwise clip to the data's range."
             )
         checked = {name: getattr(lm, name) for name in ("eps", "delta", "conf_level", "n_boot")}
+        checked.update(_check_inference(given))
         return cls.from_given(given, split=split, select_args=dict(given["select_args"] or {}), **checked)
+
+
+def _check_inference(given: Mapping[str, Any]) -> dict[str, Any]:
+    """``infer`` and ``family``; with ``infer="glm"`` dp_glm's own checks (delta > 0, the family)."""
+    infer, family = given["infer"], given["family"]
+    if infer not in INFERENCES:
+        raise PrivacyParameterError(f"infer must be one of {list(INFERENCES)}, got {infer!r}.")
+    if infer == "lm":
+        if family is not None:
+            raise PrivacyParameterError("family applies only with infer='glm' (part B's dp_glm); drop it.")
+        return {"infer": "lm", "family": None}
+    if given.get("bounds_eps") is not None or (
+        isinstance(given["bounds"], str) and given["bounds"] == "auto"
+    ):
+        raise PrivacyParameterError(
+            'infer="glm" does not offer bounds="auto" yet (dp_glm does not); declare public bounds. '
+            "Nothing was spent."
+        )
+    glm = glm_method.GLMOptions.check(
+        {
+            **given,
+            "family": "binomial" if family is None else family,
+            "pilot_steps": glm_method.PILOT_STEPS,
+            "pilot_share": glm_method.PILOT_SHARE,
+            "hessian_share": glm_method.HESSIAN_SHARE,
+        }
+    )
+    return {"infer": "glm", "family": glm.family}
+
+
+def check_glm_part(options: SelectInferOptions, n_b: int, terms: int, response: str) -> None:
+    """dp_glm's refusal rule (G5) for part B with ``terms`` selected terms (and the intercept), from public
+    inputs, before any spend.
+
+    Poisson needs the response's declared count bound here (dp_glm would otherwise read it from
+    the rows, after the charge).
+    """
+    family = options.family
+    top = _declared_top(options.bounds, response) if family == "poisson" else None
+    if family == "poisson" and top is None:
+        raise PrivacyParameterError(
+            f"infer='glm' with family='poisson' needs declared bounds for the count {response!r}, e.g. "
+            f"bounds={{'{response}': (0, 50), ...}}: part B's refusal rule uses the bound before anything is spent."
+        )
+    coords = glm_method.Coordinates(np.zeros(terms), np.ones(terms), True)
+    resp = glm_method.response_range(family, counts=(0.0, top) if top else None)
+    glm_options = glm_method.GLMOptions.partial(
+        family=family,
+        eps=options.eps,
+        delta=options.delta,
+        pilot_steps=glm_method.PILOT_STEPS,
+        pilot_share=glm_method.PILOT_SHARE,
+        hessian_share=glm_method.HESSIAN_SHARE,
+    )
+    glm_method.plan(glm_options, coords, resp, n_b)  # raises AssumptionError ("Nothing was spent")
+
+
+def _declared_top(bounds: Any, name: str) -> float | None:
+    if isinstance(bounds, Mapping):
+        pair = bounds.get(name)
+    elif isinstance(bounds, (list, tuple)) and len(bounds) == 2 and not isinstance(bounds[0], (list, tuple)):
+        pair = bounds
+    else:
+        pair = None
+    return None if pair is None else float(pair[1])
 
 
 def split_rows(n: int, split: float, random_state: RandomState) -> tuple[np.ndarray, np.ndarray]:
@@ -150,6 +234,16 @@ def part_b_ols(frame: SplitFrame, selected: list[str]) -> dict[str, float]:
     return dict(zip([INTERCEPT, *selected], beta.tolist()))
 
 
+def part_b_glm(frame: SplitFrame, selected: list[str], family: str) -> dict[str, float]:
+    """Not private (a diagnostic): glm's maximum-likelihood fit of the selected terms on part B's raw rows."""
+    if not selected:
+        return {}
+    X = np.c_[np.ones(len(frame.part_b)), frame.part_b[selected].to_numpy(dtype=float)]
+    y = frame.part_b[frame.response].to_numpy(dtype=float)
+    beta = glm_method.irls(X, y, np.ones_like(y), family).coefficients
+    return dict(zip([INTERCEPT, *selected], beta.tolist()))
+
+
 def plan(options: SelectInferOptions, n_a: int, n_b: int) -> Plan:
     """The plan of the pipeline from public inputs (the parts' sizes): one entry, parallel composition.
 
@@ -159,10 +253,10 @@ def plan(options: SelectInferOptions, n_a: int, n_b: int) -> Plan:
     >>> pl.eps, pl.delta, pl.entries[0].mechanism
     (1.0, 1e-06, 'dp_sis | dp_lm (disjoint rows)')
     """
-    eps, delta, select = options.eps, options.delta, options.select
+    eps, delta, select, fit = options.eps, options.delta, options.select, options.fit_door
     entry = LedgerEntry(
-        step=f"parallel composition: dp_{select} on part A ({n_a} rows), dp_lm on part B ({n_b} rows)",
-        mechanism=f"dp_{select} | dp_lm (disjoint rows)",
+        step=f"parallel composition: dp_{select} on part A ({n_a} rows), {fit} on part B ({n_b} rows)",
+        mechanism=f"dp_{select} | {fit} (disjoint rows)",
         eps=eps,
         delta=delta,
         sensitivity="each part's own (see its ledger); one replaced row changes one part only",
@@ -177,7 +271,7 @@ def plan(options: SelectInferOptions, n_a: int, n_b: int) -> Plan:
         "(parallel composition); the selected set is fixed before part B is read.",
     ]
     return Plan(
-        method=f"select-then-infer (dp_{select} -> dp_lm)",
+        method=f"select-then-infer (dp_{select} -> {fit})",
         neighbouring="replace",
         entries=[entry],
         notes=notes,

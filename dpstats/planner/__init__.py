@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import math
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
@@ -44,8 +45,10 @@ from .sis import auto_bounds_predictor
 from .models import (
     FanLv,
     FelpModel,
+    GLMModel,
     KnockoffModel,
     MixtureModel,
+    glm_model,
     selection_model,
 )
 
@@ -65,6 +68,7 @@ __all__ = [
     "AUTO_BOUNDS",
     "FanLv",
     "FelpModel",
+    "GLMModel",
     "KnockoffModel",
     "MixtureModel",
 ]
@@ -93,12 +97,13 @@ def plan(
     n_estimators: int = 20,
     session: Any = None,
     analyses: int = 1,
+    family: str | None = None,
 ) -> PlanResult:
     """Predict a private analysis's accuracy over an eps (and n) grid, before any data is read.
 
     Parameters
     ----------
-    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_lm"}
+    method : {"dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_lm", "dp_glm"}
         The front door to plan.
     n : int or sequence of int
         Public number of rows (a grid to plan over several).
@@ -108,7 +113,7 @@ def plan(
         The eps grid (positive, finite); or leave it out and give ``session``.
     delta : float, optional
         dp_knockoff's delta, default 2p/n (the knockoff paper's experiment), stated in the output;
-        dp_gmm's and vertical_glm's delta (required); dp_lm's (default 0, the Laplace mechanism).
+        dp_gmm's, vertical_glm's and dp_glm's delta (required); dp_lm's (default 0, the Laplace mechanism).
     k : int, optional
         dp_sis, dp_two_stage: number selected, 1 <= k < p; default the front door's ⌊log p⌋.
         dp_gmm: number of components (default the model's).  dp_felp: the number of features
@@ -127,9 +132,13 @@ def plan(
         dp_gmm: :class:`MixtureModel` or a dict of its fields (default: k components 8 sd apart).
         dp_felp: :class:`FelpModel` or a dict of its fields (default: 10 planted features, class
         means 1.5 apart, 2 classes).  vertical_glm, dp_lm: an Assume (default: 2 signals of 0.5).
+        dp_glm: :class:`GLMModel` or a dict of its fields (default: 2 signals, the family's strength
+        and intercept, independent features, bounds at ± 3 sd, Poisson counts bounded by 20), or an
+        Assume (its signals, strength, correlation and bound_sds).
     target : float or dict, optional
         ``{"power": 0.8}`` (a measure and the level it must reach; ``fdr`` must fall to it) or a
-        number for the method's main measure (dp_sis precision, dp_knockoff power).  Solved along eps
+        number for the method's main measure (dp_sis precision, dp_knockoff power, dp_glm
+        width_ratio, e.g. 1.5: intervals at most 1.5 times as wide as glm's).  Solved along eps
         when the eps grid has several values, else along n.
     trials : int
         Monte Carlo trials per grid point (at least 2).
@@ -158,9 +167,14 @@ def plan(
         (:class:`dpstats.SessionPlan`, composed by PLD): each fit is planned at the (eps, delta) the
         session gives it (:meth:`~dpstats.SessionPlan.gaussian_fits`), stated in the notes.  For the
         methods that release with Gaussian noise: dp_lm (Gaussian route), dp_knockoff, dp_gmm,
-        vertical_glm.  The session passed is not changed (the planner declares on a copy).
+        vertical_glm, dp_glm.  The session passed is not changed (the planner declares on a copy).
     analyses : int
         With ``session``: how many fits of this method share it (default 1).
+    family : {"binomial", "poisson"}, optional
+        dp_glm's family (default "binomial"), as at the front door.  The plan predicts dp_glm's
+        interval width relative to glm's, coverage, the share of fits whose intervals are withheld,
+        and which (n, eps) the front door refuses before spending (``refused``).
+
     Returns
     -------
     PlanResult
@@ -187,6 +201,7 @@ def plan(
     options.update(
         {"topk": topk, "gamma": gamma, "lam": lam, "parties": parties, "n_estimators": n_estimators}
     )
+    options["family"] = family
     sims, model, settings = _simulators(method, p, options)
     measure, level = _check_target(target, sims[0])
     grid = core.Grid(ns=ns, eps=eps_grid, trials=trials, seed=seed)
@@ -194,7 +209,7 @@ def plan(
     flags = core.chance_flags(sims, table)
     solutions = []
     if measure is not None:
-        n_low = _smallest_n(method, p) or 2 * settings.get("n_estimators", 1) + 1
+        n_low = (_smallest_n(method, p) or (2 * settings.get("n_estimators", 1) + 1,))[0]
         solutions = _solve_all(sims, (measure, level), grid, table, search, n_low)
     result = PlanResult(
         method=method,
@@ -291,7 +306,8 @@ def assume_from_options(method: str, **options: float | None) -> Any:
     signals); with ``strength`` an :class:`~dpstats.simulate.Assume` (``noise``,
     ``correlation`` optional).  dp_knockoff: :class:`KnockoffModel` from ``signals``,
     ``amplitude`` (or ``strength``) and ``noise``.  dp_felp: :class:`FelpModel` from
-    ``signals`` and ``strength`` (or ``amplitude``) as the class-mean ``shift``.
+    ``signals`` and ``strength`` (or ``amplitude``) as the class-mean ``shift``.  dp_glm:
+    :class:`GLMModel` from ``signals``, ``strength`` (or ``amplitude``) and ``correlation``.
 
     Examples
     --------
@@ -306,6 +322,10 @@ def assume_from_options(method: str, **options: float | None) -> Any:
         return FelpModel(
             **{k: v for k, v in given.items() if k == "signals"}, **({"shift": shift} if shift else {})
         )
+    if method in ("dp_glm", "glm"):
+        if "amplitude" in given:
+            given.setdefault("strength", given.pop("amplitude"))
+        return glm_model(given)
     if method in ("dp_knockoff", "knockoff"):
         if "strength" in given:
             given.setdefault("amplitude", given.pop("strength"))
@@ -329,20 +349,19 @@ def _check_method(method: Any) -> str:
     return name
 
 
-def _smallest_n(method: str, p: int) -> int | None:
-    """The fewest rows a method can run on with p columns, where it has such a limit."""
-    return {"dp_knockoff": 2 * p, "dp_lm": p + 2}.get(method)
+def _smallest_n(method: str, p: int) -> tuple[int, str] | None:
+    """The fewest rows a method can run on with p columns and why, where it has such a limit: its
+    planner module's ``smallest_n(p)``."""
+    limit = getattr(importlib.import_module(catalog.get(method).planner), "smallest_n", None)
+    return None if limit is None else limit(p)
 
 
 def _check_n(n: Any, method: str, p: Any) -> list[int]:
     p = core.whole(p, "p", 2)
-    low = _smallest_n(method, p) or 3
+    low, why = _smallest_n(method, p) or (3, "")
     values = [n] if isinstance(n, numbers.Number) else list(n)
     if not values:
         raise DataError("n must be a whole number or a non-empty sequence of them.")
-    why = {"dp_knockoff": " (the knockoff filter needs n >= 2p)", "dp_lm": " (dp_lm needs n > p + 1)"}.get(
-        method, ""
-    )
     try:
         return sorted({core.whole(v, "n", low) for v in values})
     except DataError as err:
@@ -387,6 +406,10 @@ def _check_target(target: Any, sim: core.Simulator) -> tuple[str | None, float |
         raise PrivacyParameterError(
             f"target: unknown measure {measure!r}; this method predicts {list(sim.measures)}."
         )
+    if measure in sim.ratios:
+        if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < math.inf:
+            raise PrivacyParameterError(f"target {measure} must be a positive finite ratio, got {level!r}.")
+        return measure, float(level)
     return measure, check_fraction(level, f"target {measure}", 0.0, 1.0, low_open=True, high_open=False)
 
 

@@ -101,6 +101,8 @@ class Simulator:
     chance: dict[str, Chance] = field(default_factory=dict)
     ledger: Callable[[int], list[dict]] = lambda n: []
     notes: list[str] = field(default_factory=list)
+    #: measures that are ratios, not shares: a target for them is any positive number (e.g. width_ratio 1.5)
+    ratios: tuple[str, ...] = ()
 
 
 @dataclass
@@ -142,12 +144,14 @@ def auto_bounds_simulator(
         lower_is_better=template.lower_is_better,
         chance=template.chance,
         ledger=template.ledger,
+        ratios=template.ratios,
         notes=[*template.notes, "bounds='auto': private bounds spend part of each eps first (AUTO_BOUNDS)"],
     )
 
 
 def simulate_grid(sims: Sequence[Simulator], grid: Grid) -> pd.DataFrame:
-    """One row per (method, n, eps, measure): estimate, std_error (Monte Carlo) and trials."""
+    """One row per (method, n, eps, measure): estimate, std_error (Monte Carlo) and trials (those in
+    which the measure is defined: all of them, except where a method gives nothing to measure)."""
     rows = []
     for sim in sims:
         for n in grid.ns:
@@ -160,7 +164,7 @@ def _cell_rows(sim: Simulator, n: int, eps: np.ndarray, trials: int, seed: int) 
     rows = []
     for i, e in enumerate(eps):
         for measure in sim.measures:
-            est, se = mean_and_se(outcomes[measure][i])
+            est, se = defined_mean_and_se(outcomes[measure][i])
             rows.append(
                 {
                     "method": sim.method,
@@ -169,10 +173,27 @@ def _cell_rows(sim: Simulator, n: int, eps: np.ndarray, trials: int, seed: int) 
                     "measure": measure,
                     "estimate": est,
                     "std_error": se,
-                    "trials": trials,
+                    "trials": int(np.sum(~np.isnan(np.asarray(outcomes[measure][i], dtype=float)))),
                 }
             )
     return rows
+
+
+def defined_mean_and_se(values) -> tuple[float, float]:
+    """Mean and Monte Carlo standard error over the trials where the measure is defined (not NaN).
+
+    A measure is undefined in a trial where the method gives nothing to measure (dp_glm's
+    withheld intervals; every trial of a cell the front door refuses); such a cell's share is a
+    measure of its own.  All NaN: (NaN, NaN).
+
+    Examples
+    --------
+    >>> defined_mean_and_se([1.0, float("nan"), 0.0])
+    (0.5, 0.5)
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    return mean_and_se(v) if v.size else (math.nan, math.nan)
 
 
 def _generator(seed: int, n: int) -> np.random.Generator:
@@ -309,7 +330,7 @@ class _Search:
         x = float(round(x)) if self.axis == "n" else float(x)
         n, e = (int(x), self.fixed) if self.axis == "n" else (int(self.fixed), x)
         out = self.sim.run(n, np.array([e]), _generator(self.grid.seed, n), self.grid.trials)
-        est, se = mean_and_se(out[self.measure][0])
+        est, se = defined_mean_and_se(out[self.measure][0])
         self.evaluated.append((x, est, se))
         return x, est, se
 

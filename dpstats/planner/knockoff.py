@@ -119,6 +119,11 @@ def default_delta_text(delta: float | None) -> str:
     return "2p/n (the knockoff paper's experiment)" if delta is None else f"{delta:g}"
 
 
+def smallest_n(p: int) -> tuple[int, str]:
+    """The fewest rows the knockoff filter runs on with p columns (n >= 2p), and why."""
+    return 2 * p, " (the knockoff filter needs n >= 2p)"
+
+
 def setup(p: int, options: dict):
     """dp_knockoff's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
     from ..errors import DataError, PrivacyParameterError

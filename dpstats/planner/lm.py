@@ -108,6 +108,11 @@ def _ols_widths(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return 2.0 * sps.t.ppf(0.975, n - p - 1) * np.sqrt(s2 * np.diag(gram_inv)[1:])
 
 
+def smallest_n(p: int) -> tuple[int, str]:
+    """The fewest rows dp_lm runs on with p slopes (n > p + 1), and why."""
+    return p + 2, " (dp_lm needs n > p + 1)"
+
+
 def setup(p: int, options: dict):
     """dp_lm's simulators, model and settings for :func:`dpstats.plan` (checks its options first)."""
     from ..validation import check_delta

@@ -5,7 +5,8 @@ next to every prediction.  :class:`FanLv` is the DP-SIS paper's synthetic design
 (random coefficient sizes and signs); :class:`KnockoffModel` is the knockoff
 paper's Figure-1 model (equal amplitudes); :class:`MixtureModel` is a mixture of
 separated spherical Gaussians; :class:`FelpModel` is the planted-feature
-classification data of :func:`dpstats.simulate.felp.planted`.  A plain :class:`~dpstats.simulate.Assume` is
+classification data of :func:`dpstats.simulate.felp.planted`; :class:`GLMModel` is a logistic or
+Poisson regression with correlated and binary predictors (dp_glm).  A plain :class:`~dpstats.simulate.Assume` is
 accepted wherever its fields make sense and is converted here.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -198,6 +199,139 @@ class FelpModel:
         return {"model": "felp", **asdict(self)}
 
 
+@dataclass(frozen=True)
+class GLMModel:
+    """A logistic or Poisson regression with correlated and binary predictors (dp_glm's planner).
+
+    Features: p standard normals with pairwise correlation ``correlation`` (one common factor,
+    as :class:`~dpstats.simulate.Assume`); the last ``binary`` of them are replaced by
+    1{feature > 0} (binary predictors, correlated with the others, declared bounds (0, 1)); the
+    others are clipped to their declared bounds, mean ± ``bound_sds`` sd.  The linear predictor is
+    ``intercept + strength · (x_1 + ... + x_signals)``; the response is Bernoulli (logit link) or
+    Poisson (log link), a count clipped at its declared bound ``count_bound``.  ``strength`` and
+    ``intercept`` left as None take the family's default (binomial 0.5 and 0, Poisson 0.25 and 1:
+    mean counts near e = 2.7, far below the default count bound 20).
+
+    Examples
+    --------
+    >>> GLMModel().resolved("poisson").describe()[:50]
+    'Poisson regression, log E(y) = 1 + 0.25·(x1 + x2) '
+    >>> GLMModel(binary=1).resolved("binomial").coefficients(3).tolist()
+    [0.0, 0.5, 0.5, 0.0]
+    """
+
+    signals: int = 2
+    strength: float | None = None
+    intercept: float | None = None
+    correlation: float = 0.0
+    binary: int = 0
+    bound_sds: float = 3.0
+    count_bound: float = 20.0
+    family: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "signals", _whole(self.signals, "signals"))
+        ok = isinstance(self.binary, numbers.Integral) or (
+            isinstance(self.binary, float) and self.binary.is_integer()
+        )
+        if isinstance(self.binary, bool) or not ok or self.binary < 0:
+            raise PrivacyParameterError(f"assume: binary must be a whole number >= 0, got {self.binary!r}.")
+        object.__setattr__(self, "binary", int(self.binary))
+        for name in ("strength", "intercept"):
+            value = getattr(self, name)
+            if value is not None:
+                _finite(value, name)
+                object.__setattr__(self, name, float(value))
+        c = self.correlation
+        if isinstance(c, bool) or not isinstance(c, numbers.Real) or not 0.0 <= c < 1.0:
+            raise PrivacyParameterError(f"assume: correlation must be in [0, 1), got {c!r}.")
+        _positive(self.bound_sds, "bound_sds")
+        _positive(self.count_bound, "count_bound")
+        for name in ("correlation", "bound_sds", "count_bound"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+        if self.family not in (None, "binomial", "poisson"):
+            raise PrivacyParameterError(
+                f"assume: family must be 'binomial' or 'poisson', got {self.family!r}."
+            )
+
+    def resolved(self, family: str) -> GLMModel:
+        """The model for ``family``, with the family's default strength and intercept filled in."""
+        strength = self.strength if self.strength is not None else (0.5 if family == "binomial" else 0.25)
+        intercept = self.intercept if self.intercept is not None else (0.0 if family == "binomial" else 1.0)
+        return replace(self, strength=strength, intercept=intercept, family=family)
+
+    def coefficients(self, p: int) -> np.ndarray:
+        """(intercept, slopes): the first min(signals, p) slopes equal ``strength``, the others 0."""
+        slopes = np.zeros(p)
+        slopes[: min(self.signals, p)] = self.strength
+        return np.r_[self.intercept, slopes]
+
+    def bounds(self, p: int) -> tuple[np.ndarray, np.ndarray]:
+        """Declared (lo, hi) of the p features: ± ``bound_sds`` for the continuous, (0, 1) for the binary."""
+        cont = p - min(self.binary, p)
+        lo = np.r_[np.full(cont, -self.bound_sds), np.zeros(p - cont)]
+        hi = np.r_[np.full(cont, self.bound_sds), np.ones(p - cont)]
+        return lo, hi
+
+    def features(self, rows: int, p: int, rng: np.random.Generator) -> np.ndarray:
+        """``rows`` design points of p features, clipped to their declared bounds."""
+        z = math.sqrt(1 - self.correlation) * rng.standard_normal((rows, p))
+        z += math.sqrt(self.correlation) * rng.standard_normal((rows, 1))
+        cont = p - min(self.binary, p)
+        z[:, cont:] = z[:, cont:] > 0
+        lo, hi = self.bounds(p)
+        return np.clip(z, lo, hi)
+
+    def describe(self) -> str:
+        link = "logit P(y = 1)" if self.family == "binomial" else "log E(y)"
+        name = "logistic regression" if self.family == "binomial" else "Poisson regression"
+        terms = " + ".join(f"x{j + 1}" for j in range(min(self.signals, 3))) + (
+            " + ..." if self.signals > 3 else ""
+        )
+        counts = (
+            f"; counts clipped at the declared bound {self.count_bound:g}" if self.family == "poisson" else ""
+        )
+        binary = (
+            f"; the last {self.binary} features binary, 1{{N(0, 1) > 0}}, bounds (0, 1)"
+            if self.binary
+            else ""
+        )
+        return (
+            f"{name}, {link} = {self.intercept:g} + {self.strength:g}·({terms}) ({self.signals} signal"
+            f"{'s' if self.signals != 1 else ''}, other slopes 0){counts}; features N(0, 1) with pairwise "
+            f"correlation {self.correlation:g}, bounds at mean ± {self.bound_sds:g} sd (clipped){binary}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": "glm", **asdict(self)}
+
+
+def glm_model(assume: Any) -> GLMModel:
+    """A :class:`GLMModel` from ``None`` (its defaults), itself, a dict of its fields, or an
+    :class:`~dpstats.simulate.Assume` (signals, strength, correlation and bound_sds; its residual noise
+    has no place in a GLM and must be left at 1)."""
+    if assume is None:
+        return GLMModel()
+    if isinstance(assume, GLMModel):
+        return assume
+    if isinstance(assume, Assume):
+        if assume.noise != 1.0:
+            raise PrivacyParameterError(
+                "assume: a GLM has no residual noise; leave Assume's noise at 1 or pass a dpstats.planner.GLMModel."
+            )
+        return GLMModel(
+            signals=assume.signals,
+            strength=assume.strength,
+            correlation=assume.correlation,
+            bound_sds=assume.bound_sds,
+        )
+    if isinstance(assume, dict):
+        return GLMModel(**_fields(assume, GLMModel))
+    raise PrivacyParameterError(
+        f"assume for dp_glm must be a dpstats.planner.GLMModel, an Assume or a dict; got {assume!r}."
+    )
+
+
 def felp_model(assume: Any) -> FelpModel:
     """A :class:`FelpModel` from ``None`` (its defaults), itself, or a dict of its fields."""
     if assume is None:
@@ -278,3 +412,8 @@ def _positive(value: Any, name: str) -> None:
         or value <= 0
     ):
         raise PrivacyParameterError(f"assume: {name} must be a positive finite number, got {value!r}.")
+
+
+def _finite(value: Any, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise PrivacyParameterError(f"assume: {name} must be a finite number, got {value!r}.")

@@ -71,8 +71,10 @@ class GLMResult(LMResult):
         if type not in ("link", "response"):
             raise DataError(f'type must be "link" or "response", got {type!r}.')
         eta = LMResult.predict(self, newdata)
-        if type == "link":
-            return eta
+        return eta if type == "link" else self.mean(eta)
+
+    def mean(self, eta: np.ndarray) -> np.ndarray:
+        """The inverse link: the probability (binomial) or expected count (Poisson) at linear predictor η."""
         return special.expit(eta) if self.family == "binomial" else np.exp(eta)
 
     # ------------------------------------------------------------------ text

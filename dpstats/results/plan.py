@@ -70,8 +70,19 @@ class PlanResult:
     def wide(self, measure: str | None = None) -> pd.DataFrame:
         """The predictions of one measure (default: the main one) as method × n rows by eps columns."""
         part = self.table[self.table.measure == (measure or self.primary)]
-        cells = part.assign(cell=[f"{e:.3f} ({s:.3f})" for e, s in zip(part.estimate, part.std_error)])
+        refused = self._refused()
+        cells = part.assign(
+            cell=[
+                "refused" if (m, n, e) in refused else f"{est:.3f} ({se:.3f})"
+                for m, n, e, est, se in zip(part.method, part.n, part.eps, part.estimate, part.std_error)
+            ]
+        )
         return cells.pivot_table(index=["method", "n"], columns="eps", values="cell", aggfunc="first")
+
+    def _refused(self) -> set[tuple]:
+        """The (method, n, eps) cells whose front door refuses the call before spending (measure ``refused``)."""
+        part = self.table[(self.table.measure == "refused") & (self.table.estimate == 1.0)]
+        return set(zip(part.method, part.n, part.eps))
 
     def chance_text(self) -> str:
         """The warning: where a planned eps (or n) cannot beat chance."""
@@ -103,6 +114,10 @@ class PlanResult:
             f"Predicted {self.primary} (Monte Carlo s.e.; {self.trials} simulated data sets per cell):"
         )
         lines += _table_lines(self.wide())
+        if self._refused():
+            lines.append(
+                "refused: the front door refuses these calls before spending anything (see the notes)"
+            )
         for sol in self.solutions:
             lines.append("Target: " + sol.text())
         if len(self.flags):

@@ -1,4 +1,9 @@
-"""The result of :func:`dpstats.dp_select_infer`: a selected set and a private fit on it, one ledger."""
+"""The result of :func:`dpstats.dp_select_infer`: a selected set and a private fit on it, one ledger.
+
+Part B's fit is a dp_lm (:class:`~dpstats.results.lm.LMResult`) or, with ``infer="glm"``, a dp_glm
+(:class:`~dpstats.results.glm.GLMResult`): the coefficient block, glance and outputs are then the
+fit's own (z statistics, the family, deviances not released), and ``predict`` takes ``type``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DataError
 from .base import DPResult, escape_text
+from .glm import GLMResult
 from .lm import LMResult
 
 
@@ -28,7 +35,9 @@ class SelectInferResult(LMResult):
     selection : DPResult
         Part A's own result (its ledger, statement and selection).
     fit : LMResult or None
-        Part B's own dp_lm result (None when nothing was selected).
+        Part B's own dp_lm or dp_glm result (None when nothing was selected).
+    fit_door : str
+        The front door part B ran: ``"dp_lm"`` or ``"dp_glm"``.
     """
 
     selector: str = ""
@@ -38,19 +47,29 @@ class SelectInferResult(LMResult):
     n_infer: int = 0
     selection: DPResult | None = None
     fit: LMResult | None = None
+    fit_door: str = "dp_lm"
 
     title = "Differentially private select-then-infer"
 
-    def predict(self, newdata) -> np.ndarray:
-        """Predictions from the selected terms (newdata holds the original columns)."""
+    @property
+    def glm(self) -> GLMResult | None:
+        """Part B's dp_glm fit, or None (dp_lm, or nothing selected)."""
+        return self.fit if isinstance(self.fit, GLMResult) else None
+
+    def predict(self, newdata, type: str = "link") -> np.ndarray:  # noqa: A002 (R's argument name)
+        """Predictions from the selected terms (newdata holds the original columns); with a dp_glm fit
+        ``type="response"`` gives the mean (probability or expected count), as :meth:`GLMResult.predict`."""
         from ..formula import model_frame, split_formula
 
+        if type not in ("link", "response"):
+            raise DataError(f'type must be "link" or "response", got {type!r}.')
         if self.fit is None:
             raise ValueError("nothing was selected, so there is no fitted model to predict from.")
         rhs = split_formula(self.formula, one_sided=False)[1]
         mf = model_frame(f"~ {rhs}", newdata, one_sided=True, min_rows=1, check_constant=False)
         X = np.column_stack([np.ones(mf.n)] + [mf.X[:, mf.names.index(t)] for t in self.selected])
-        return X @ self.coefficients
+        eta = X @ self.coefficients
+        return self.glm.mean(eta) if (self.glm is not None and type == "response") else eta
 
     def pipeline_lines(self) -> list[str]:
         lines = [
@@ -60,16 +79,25 @@ class SelectInferResult(LMResult):
             + (", ".join(self.selected) if self.selected else "none"),
         ]
         if self.fit is not None:
-            lines.append(f"  2. dp_lm on part B with the selected terms; {self.inference}.")
+            family = f" ({self.glm.family})" if self.glm is not None else ""
+            lines.append(f"  2. {self.fit_door}{family} on part B with the selected terms; {self.inference}.")
         lines.append("  Each part spent the whole budget (parallel composition on disjoint rows).")
         return lines
 
     def _body_lines(self) -> list[str]:
         lines = self.pipeline_lines() + [""]
+        if self.glm is not None:
+            return lines + self.glm._body_lines()
         return lines + (super()._body_lines() if self.fit is not None else ["No term selected; no fit."])
 
+    def _tidy(self):
+        return self.glm._tidy() if self.glm is not None else super()._tidy()
+
     def _glance_extra(self) -> dict[str, Any]:
-        out = super()._glance_extra() if self.fit is not None else {}
+        if self.glm is not None:
+            out = self.glm._glance_extra()
+        else:
+            out = super()._glance_extra() if self.fit is not None else {}
         out.update(
             {
                 "selector": self.selector,
@@ -81,7 +109,10 @@ class SelectInferResult(LMResult):
         return out
 
     def outputs(self) -> dict[str, Any]:
-        out = super().outputs() if self.fit is not None else {}
+        if self.glm is not None:
+            out = self.glm.outputs()
+        else:
+            out = super().outputs() if self.fit is not None else {}
         out.update(
             {
                 "selector": self.selector,
@@ -105,4 +136,6 @@ class SelectInferResult(LMResult):
                     + res.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False)
                 )
         sections = [{"heading": "Pipeline", "html": f"<pre>{escape_text(chr(10).join(parts))}</pre>"}]
+        if self.glm is not None:
+            return sections + self.glm.report_sections()
         return sections + (super().report_sections() if self.fit is not None else [])

@@ -5,6 +5,11 @@
 # tidy(), glance(), vcov(), confint() and predict(fit, newdata, type = "link"/"response") work as
 # for glm. Intervals are Wald intervals (the DP variance adds the privacy noise of the last noisy
 # Newton step), so confint(level =) rescales them; they are NA where the fit withheld them.
+# At eps = Inf the fit is glm's (IRLS) and keeps its model frame (fit$model), so fitted(),
+# residuals() (deviance, pearson, response, working), predict() without newdata, deviance(),
+# logLik()/AIC()/BIC() and model.matrix() answer as glm's. A DP fit releases its coefficients, their
+# covariance and intervals only: per-row values and functions of the raw data are refused with a
+# dpstats_not_released_error saying why.
 
 dp_glm <- function(formula, data, eps, delta = 0, family = "binomial", ..., seed = NULL) {
   family <- .glm_family(family, sys.call())
@@ -44,11 +49,61 @@ confint.dp_glm <- function(object, parm, level = 0.95, ...) {
 predict.dp_glm <- function(object, newdata, type = c("link", "response"), ...) {
   type <- match.arg(type)
   if (missing(newdata) || is.null(newdata)) {
-    .dp_abort("predict() on a dp_glm fit needs newdata (the rows of the fit are not kept).",
-              "dpstats_argument_error", sys.call())
+    if (.is_dp_fit(object)) .not_released(object, "predict() without newdata", .per_row, sys.call())
+    rows <- .glm_rows(object, "predict()", sys.call())
+    return(if (type == "link") rows$eta else rows$mu)
   }
   if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
   attr(newdata, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")
   out <- .py_method(object, "predict", list(newdata = newdata, type = type), sys.call())
   stats::setNames(as.numeric(out), rownames(newdata))
+}
+
+# The non-private fit's rows as glm sees them: y as a proportion of m trials (binomial; 1 for a 0/1
+# or two-level factor response, s + f for cbind(s, f)), the linear predictor and the fitted means.
+.glm_rows <- function(object, what, call) {
+  mf <- .lm_model(object, what, call)
+  X <- stats::model.matrix(attr(mf, "terms"), mf)
+  y <- stats::model.response(mf)
+  m <- rep(1, NROW(y))
+  if (is.matrix(y)) {
+    m <- y[, 1] + y[, 2]
+    y <- ifelse(m > 0, y[, 1] / m, 0)
+  } else if (is.factor(y)) {
+    y <- as.numeric(y != levels(y)[1L])
+  }
+  fam <- get(object$outputs$family, mode = "function", envir = asNamespace("stats"))()
+  eta <- stats::setNames(drop(X %*% coef(object)[colnames(X)]), rownames(mf))
+  list(y = as.numeric(y), m = m, eta = eta, mu = fam$linkinv(eta), family = fam)
+}
+
+fitted.dp_glm <- function(object, ...) .glm_rows(object, "fitted()", sys.call())$mu
+
+residuals.dp_glm <- function(object, type = c("deviance", "pearson", "working", "response"), ...) {
+  type <- match.arg(type)
+  r <- .glm_rows(object, "residuals()", sys.call())
+  out <- switch(type,
+    deviance = sign(r$y - r$mu) * sqrt(pmax(r$family$dev.resids(r$y, r$mu, r$m), 0)),
+    pearson = (r$y - r$mu) * sqrt(r$m) / sqrt(r$family$variance(r$mu)),
+    working = (r$y - r$mu) / r$family$mu.eta(r$eta),
+    response = r$y - r$mu
+  )
+  stats::setNames(out, names(r$eta))
+}
+
+df.residual.dp_glm <- function(object, ...) as.integer(object$outputs$df_residual)
+
+deviance.dp_glm <- function(object, ...) {
+  if (.is_dp_fit(object)) {
+    .not_released(object, "deviance()", "the deviance is a function of the raw data and is not released.", sys.call())
+  }
+  as.numeric(object$outputs$deviance)
+}
+
+logLik.dp_glm <- function(object, ...) {
+  if (.is_dp_fit(object)) {
+    .not_released(object, "logLik() (and AIC(), BIC())", "the log-likelihood is a function of the raw data and is not released.",
+                  sys.call())
+  }
+  structure(as.numeric(object$glance$logLik), nobs = as.integer(object$n), df = length(coef(object)), class = "logLik")
 }

@@ -10,8 +10,11 @@ dp_lm <- function(formula, data, eps, delta = 0, ..., seed = NULL) {
   .dp_fit("dp_lm", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
 }
 
-dp_select_infer <- function(formula, data, eps, delta = 0, ..., seed = NULL) {
-  .dp_fit("dp_select_infer", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
+# infer = "glm" fits dp_glm on part B; its family is given as dp_glm takes it (binomial, binomial(), "poisson").
+dp_select_infer <- function(formula, data, eps, delta = 0, ..., family = NULL, seed = NULL) {
+  if (!is.null(family)) family <- .glm_family(family, sys.call())
+  used <- c("formula", "data", "eps", "delta", if (!is.null(family)) "family")
+  .dp_fit("dp_select_infer", match.call(), environment(), used, parent.frame())
 }
 
 vcov.dp_lm <- function(object, ...) {
@@ -52,7 +55,12 @@ confint.dp_lm <- function(object, parm, level = 0.95, ...) {
 }
 
 vcov.dp_select_infer <- vcov.dp_lm
-confint.dp_select_infer <- confint.dp_lm
+# infer = "glm": Wald intervals, rescaled to any level as for dp_glm; infer = "lm": dp_lm's rule
+confint.dp_select_infer <- function(object, parm, level = 0.95, ...) {
+  mc <- match.call()  # forwarded as called: confint.dp_lm asks whether level was given
+  mc[[1L]] <- if (.is_glm_fit(object)) confint.dp_glm else confint.dp_lm
+  eval(mc, parent.frame())
+}
 
 # ---- lm's other methods. A non-private fit (eps = Inf) keeps its model frame, as lm does
 # (fit$model), and answers like lm; a DP fit releases only its coefficients, intervals and tests,

@@ -44,7 +44,7 @@
     if (is.data.frame(args$data)) attr(res, "dpstats_contrasts") <- .frame_contrasts(args$data)
     # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
     # model.matrix() answer like lm's. A DP fit keeps no rows.
-    if (method %in% c("dp_lm", "vertical_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
+    if (method %in% c("dp_lm", "vertical_glm", "dp_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
       res$model <- tryCatch(stats::model.frame(args$formula, args$data), error = function(e) NULL)
     }
   }
@@ -263,6 +263,7 @@ dp_model_matrix <- function(formula, data, contrasts.arg = NULL) {
 
 # Know before you spend: the planner predicts accuracy from public inputs only (no data, no budget).
 # A session budget shared by several fits: session = c(eps, delta), analyses = 10 (instead of eps).
+# dp_glm's family = binomial, binomial(), "poisson", ... as dp_glm() takes it.
 dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed = NULL) {
   for (nm in c("method", "n", "p")) {
     if (eval(call("missing", as.name(nm)))) {
@@ -274,6 +275,7 @@ dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed =
   if (!missing(eps)) args$eps <- as.list(as.numeric(eps))
   if (!is.null(args$session)) args$session <- as.list(as.numeric(args$session))
   if (!is.null(args$analyses)) args$analyses <- as.integer(args$analyses)
+  if (!is.null(args$family)) args$family <- .glm_family(args$family, sys.call())  # as dp_glm takes it
   if (!is.null(assume)) args$assume <- as.list(assume)
   if (!is.null(target)) args$target <- if (is.list(target) || !is.null(names(target))) as.list(target) else target
   mc <- match.call()

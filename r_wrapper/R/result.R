@@ -74,7 +74,7 @@ print.summary.dp_result <- function(x, ...) {
     m <- cbind(Estimate = td$estimate)
   } else {
     m <- cbind(td$estimate, td$std.error, td$statistic, td$p.value)
-    z <- inherits(x, "dp_vertical_glm") && !identical(x$outputs$family, "gaussian")
+    z <- .is_glm_fit(x) || (inherits(x, "dp_vertical_glm") && !identical(x$outputs$family, "gaussian"))
     colnames(m) <- if (.is_bootstrap_fit(x)) {
       c("Estimate", "Std. Error", "Est./SE", "Pr(boot)")  # calibrated bootstrap: see "Intervals" below
     } else if (z) c("Estimate", "Std. Error", "z value", "Pr(>|z|)") else c("Estimate", "Std. Error", "t value", "Pr(>|t|)")
@@ -85,8 +85,11 @@ print.summary.dp_result <- function(x, ...) {
   c("Coefficients:", out)
 }
 
-# dp_lm and dp_select_infer under eps < Inf: intervals and p-values from the calibrated bootstrap
-.is_bootstrap_fit <- function(x) inherits(x, c("dp_lm", "dp_select_infer")) && .is_dp_fit(x)
+# dp_lm and dp_select_infer (infer = "lm") under eps < Inf: intervals and p-values from the calibrated bootstrap
+.is_bootstrap_fit <- function(x) inherits(x, c("dp_lm", "dp_select_infer")) && .is_dp_fit(x) && !.is_glm_fit(x)
+
+# dp_glm, and dp_select_infer with infer = "glm" (its outputs carry dp_glm's family): Wald z statistics
+.is_glm_fit <- function(x) inherits(x, "dp_glm") || (inherits(x, "dp_select_infer") && !is.null(x$outputs$family))
 
 .fmt <- function(v) format(v, digits = 4)
 
@@ -209,10 +212,11 @@ tidy.dp_result <- function(x, ...) {
 }
 
 # A non-private regression (eps = Inf) adds broom's fit statistics computed as lm/glm compute them
-# (glance(lm(...)), glance(glm(...))); a DP fit's glance has released quantities only.
+# (glance(lm(...)), glance(glm(...))); a DP fit's glance has released quantities only. dp_glm's
+# glance has them from Python already (its IRLS fit, cbind responses included).
 glance.dp_result <- function(x, ...) {
   g <- x$glance
-  if (!.is_dp_fit(x) && !is.null(x$model)) {
+  if (!.is_dp_fit(x) && !is.null(x$model) && !inherits(x, "dp_glm")) {
     extra <- .fit_statistics(x)
     g <- cbind(as.data.frame(extra), g[setdiff(names(g), names(extra))])
     g <- .broom_frame(g, .broom_order$glance)

@@ -127,3 +127,171 @@ test_that("fit$call is an R call like lm's: formula unquoted, data named as pass
                    "dp_sis(formula = mpg ~ ., data = cars, eps = 1, k = 2, bounds = c(-500, 500), oc_trials = 0L, seed = 1)")
   expect_identical(s$py_call$formula, "mpg ~ .")  # Python's record of the call is kept
 })
+
+# ---- dp_glm: private logistic and Poisson regression that behaves like glm. At eps = Inf it is glm's
+# fit (IRLS) and must answer glm's methods as glm does on R's data sets; a DP fit answers from its
+# released coefficients, covariance and intervals and refuses the rest with the reason.
+#
+# R's glm stops at epsilon = 1e-8 on the deviance (4 iterations on infert), where its coefficients are
+# within 1e-9 of the maximum but its vcov only within ~2e-5; dp_glm iterates to convergence. So the
+# coefficients are compared with glm() as called, and vcov/std.error/confint with the same glm run to
+# convergence (glm.control(epsilon = 1e-14)), to 1e-6.
+
+glm_cases <- list(
+  list(f = case ~ age + parity + induced + spontaneous, data = infert, family = binomial),
+  list(f = cbind(ncases, ncontrols) ~ agegp + alcgp, data = esoph, family = binomial),
+  list(f = breaks ~ wool * tension, data = warpbreaks, family = poisson)
+)
+
+test_that("dp_glm takes family as glm does: a name, a family object, the function or a call", {
+  skip_if_no_dpstats()
+  f <- case ~ age + parity + induced + spontaneous
+  ref <- coef(suppressWarnings(dp_glm(f, data = infert, eps = Inf)))
+  fams <- list("binomial", binomial(), binomial, binomial(link = "logit"), binomial(link = logit))
+  for (fam in fams) {
+    expect_equal(coef(suppressWarnings(dp_glm(f, data = infert, eps = Inf, family = fam))), ref,
+                 info = paste(deparse(fam), collapse = ""))
+  }
+  wp <- coef(glm(breaks ~ wool + tension, data = warpbreaks, family = poisson))
+  for (fam in list("poisson", poisson(), poisson, poisson(link = "log"), poisson(link = log))) {
+    fit <- suppressWarnings(dp_glm(breaks ~ wool + tension, data = warpbreaks, eps = Inf, family = fam))
+    expect_equal(coef(fit), wp, tolerance = 1e-6)
+    expect_identical(fit$outputs$family, "poisson")
+  }
+  expect_error(dp_glm(f, data = infert, eps = Inf, family = binomial("probit")), "canonical",
+               class = "dpstats_argument_error")
+  expect_error(dp_glm(breaks ~ wool, data = warpbreaks, eps = Inf, family = poisson(link = "sqrt")), "canonical",
+               class = "dpstats_argument_error")
+  expect_error(suppressWarnings(dp_glm(f, data = infert, eps = Inf, family = gaussian)), "family must be one of",
+               class = "dpstats_privacy_parameter_error")
+  expect_error(dp_glm(f, data = infert, eps = Inf, family = 1), "family must be binomial or poisson",
+               class = "dpstats_argument_error")
+})
+
+test_that("at eps = Inf dp_glm answers glm's methods as glm does on infert, esoph and warpbreaks", {
+  skip_if_no_dpstats()
+  for (case in glm_cases) {
+    info <- deparse(case$f)
+    fit <- suppressWarnings(dp_glm(case$f, data = case$data, eps = Inf, family = case$family))
+    ref <- glm(case$f, data = case$data, family = case$family)
+    tight <- glm(case$f, data = case$data, family = case$family, control = glm.control(epsilon = 1e-14, maxit = 100))
+    expect_s3_class(fit, "dp_glm")
+    expect_equal(coef(fit), coef(ref), tolerance = 1e-6, info = info)
+    expect_equal(vcov(fit), vcov(tight), tolerance = 1e-6, info = info)
+    expect_true(isTRUE(all.equal(confint(fit), confint.default(tight), tolerance = 1e-6)), info = info)
+    expect_true(isTRUE(all.equal(confint(fit, 2, level = 0.9), confint.default(tight, 2, level = 0.9),
+                                 tolerance = 1e-6)), info = info)
+    nd <- case$data[c(2, 9, 17), ]
+    expect_equal(predict(fit, nd), predict(ref, nd), tolerance = 1e-6, info = info)  # names kept
+    expect_equal(predict(fit, nd, type = "link"), predict(ref, nd, type = "link"), tolerance = 1e-6, info = info)
+    expect_equal(predict(fit, newdata = nd, type = "response"), predict(ref, nd, type = "response"),
+                 tolerance = 1e-6, info = info)
+    expect_equal(predict(fit), predict(ref), tolerance = 1e-6, info = info)
+    expect_equal(predict(fit, type = "response"), predict(ref, type = "response"), tolerance = 1e-6, info = info)
+    expect_equal(fitted(fit), fitted(ref), tolerance = 1e-6, info = info)
+    for (type in c("deviance", "pearson", "working", "response")) {
+      expect_equal(residuals(fit, type = type), residuals(ref, type = type), tolerance = 1e-6,
+                   info = paste(info, type))
+    }
+    expect_equal(deviance(fit), deviance(ref), tolerance = 1e-6, info = info)
+    expect_equal(logLik(fit), logLik(ref), tolerance = 1e-6, info = info)
+    expect_equal(AIC(fit), AIC(ref), tolerance = 1e-6, info = info)
+    expect_equal(BIC(fit), BIC(ref), tolerance = 1e-6, info = info)
+    expect_identical(df.residual(fit), df.residual(ref), info = info)
+    expect_identical(nobs(fit), nobs(ref), info = info)
+    expect_identical(formula(fit), formula(ref), info = info)
+    expect_true(isTRUE(all.equal(model.matrix(fit), model.matrix(ref))), info = info)
+
+    # summary laid out as summary.glm's: z values, dispersion 1, deviances, AIC, Fisher scoring iterations
+    out <- capture.output(print(summary(fit)))
+    sref <- capture.output(print(summary(tight)))  # glm's own lines at the converged fit
+    head <- grep("Estimate Std. Error z value Pr\\(>\\|z\\|\\)", out)
+    expect_length(head, 1L)
+    rows <- out[head + seq_along(coef(ref))]
+    rref <- sref[grep("Estimate", sref) + seq_along(coef(ref))]
+    expect_identical(rows, rref, info = info)  # the same coefficient lines, digit for digit
+    fam <- if (identical(case$family, poisson)) "poisson" else "binomial"
+    expect_true(sprintf("(Dispersion parameter for %s family taken to be 1)", fam) %in% out, info = info)
+    expect_true(any(grepl(sprintf("Residual deviance: %s", format(signif(deviance(ref), 5))), out, fixed = TRUE)),
+                info = info)
+    expect_true(sprintf("Number of Fisher Scoring iterations: %d", ref$iter) %in% out, info = info)
+  }
+})
+
+test_that("dp_glm's tidy() and glance() carry broom's columns and, at eps = Inf, broom's values", {
+  skip_if_no_dpstats()
+  skip_if_not_installed("broom")
+  for (case in glm_cases) {
+    info <- deparse(case$f)
+    fit <- suppressWarnings(dp_glm(case$f, data = case$data, eps = Inf, family = case$family))
+    tight <- glm(case$f, data = case$data, family = case$family, control = glm.control(epsilon = 1e-14, maxit = 100))
+    bt <- broom::tidy(tight)  # broom's conf.int profiles (confint.glm); dp_glm's intervals are Wald
+    td <- tidy(fit)
+    expect_identical(names(td)[seq_along(bt)], names(bt), info = info)
+    expect_equal(as.data.frame(td[names(bt)]), as.data.frame(bt), tolerance = 1e-6, info = info)
+    ci <- confint.default(tight)
+    expect_equal(unname(cbind(td$conf.low, td$conf.high)), unname(ci), tolerance = 1e-6, info = info)
+    bg <- broom::glance(glm(case$f, data = case$data, family = case$family))
+    gl <- glance(fit)
+    expect_identical(names(gl)[seq_along(bg)], names(bg), info = info)
+    expect_equal(as.data.frame(gl[names(bg)]), as.data.frame(bg), tolerance = 1e-6, info = info)
+  }
+})
+
+test_that("a DP dp_glm prints, answers from what it released and refuses the rest, saying why", {
+  skip_if_no_dpstats()
+  set.seed(11)
+  n <- 20000
+  d <- data.frame(x1 = runif(n, -1, 1), x2 = rbinom(n, 1, 0.4))
+  d$y <- rbinom(n, 1, plogis(-0.3 + d$x1 - 0.5 * d$x2))
+  b <- list(x1 = c(-1, 1), x2 = c(0, 1))
+  fit <- dp_glm(y ~ x1 + x2, data = d, eps = 2, delta = 1e-6, family = binomial, bounds = b, seed = 1)
+  expect_s3_class(fit, c("dp_glm", "dp_result"))
+  expect_equal(unname(coef(fit)), c(-0.3, 1, -0.5), tolerance = 0.15)
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("(2, 1e-06)-DP", out, fixed = TRUE)))
+  expect_true(any(grepl("Deviances and AIC: not released", out, fixed = TRUE)))
+  expect_true(any(grepl("Estimate Std. Error z value Pr(>|z|)", out, fixed = TRUE)))
+  expect_true(any(grepl("Noisy Newton steps: 5", out, fixed = TRUE)))
+  expect_false(any(grepl("Residual deviance", out)))
+  expect_true(any(grepl("^Ledger:", capture.output(print(summary(fit))))))
+  td <- tidy(fit)
+  expect_identical(names(td)[1:7], c("term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"))
+  expect_true(all(td$conf.low < td$estimate & td$estimate < td$conf.high))
+  gl <- glance(fit)
+  expect_true(is.na(gl$deviance) && is.na(gl$logLik) && is.na(gl$AIC))
+  expect_identical(gl$nobs, 20000L)  # n is public under replace-one-row
+  # Wald intervals: confint(level =) rescales the released standard errors
+  se <- stats::setNames(td$std.error, td$term)
+  expect_equal(confint(fit, level = 0.9)[, 2], coef(fit) + qnorm(0.95) * se, ignore_attr = TRUE)
+  expect_equal(vcov(fit), vcov(fit)[names(coef(fit)), names(coef(fit))])
+  expect_equal(sqrt(diag(vcov(fit))), se, tolerance = 1e-10)
+  nd <- d[1:3, ]
+  p <- predict(fit, nd)
+  expect_identical(names(p), rownames(nd))
+  expect_equal(unname(p), unname(coef(fit)[1] + coef(fit)[2] * nd$x1 + coef(fit)[3] * nd$x2), tolerance = 1e-10)
+  expect_equal(predict(fit, nd, type = "response"), plogis(p))
+  expect_identical(nobs(fit), 20000L)
+  expect_identical(df.residual(fit), 19997L)
+  expect_error(fitted(fit), "per-row", class = "dpstats_not_released_error")
+  expect_error(residuals(fit), "per-row", class = "dpstats_not_released_error")
+  expect_error(predict(fit), "newdata", class = "dpstats_not_released_error")
+  expect_error(deviance(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(logLik(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(AIC(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(BIC(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(sigma(fit), "not released", class = "dpstats_not_released_error")
+  expect_error(model.matrix(fit), "row-level", class = "dpstats_not_released_error")
+  expect_error(anova(fit), "raw data", class = "dpstats_not_released_error")
+})
+
+test_that("a DP dp_glm whose intervals could not cover is refused before anything is spent", {
+  skip_if_no_dpstats()
+  acc <- dp_accountant(eps = 5, delta = 1e-5)
+  expect_error(dp_glm(case ~ age + parity, data = infert, eps = 1, delta = 1e-6, family = binomial(),
+                      bounds = list(age = c(20, 45), parity = c(1, 6)), accountant = acc),
+               "Nothing was spent", class = "dpstats_assumption_error")
+  expect_true(any(grepl("nothing spent yet", capture.output(print(acc)))))
+  expect_error(dp_glm(case ~ age, data = infert, eps = 1, family = binomial), "delta > 0",
+               class = "dpstats_privacy_parameter_error")
+})

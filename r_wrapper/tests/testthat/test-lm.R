@@ -46,3 +46,30 @@ test_that("dp_select_infer returns the selected set and one ledger", {
   expect_equal(nrow(ledger(res)), 1L)
   expect_match(paste(capture.output(print(res)), collapse = "\n"), "parallel composition")
 })
+
+test_that("dp_select_infer(infer = \"glm\") fits dp_glm on part B, family as dp_glm takes it", {
+  skip_if_no_dpstats()
+  set.seed(3)
+  n <- 20000
+  df <- as.data.frame(matrix(runif(n * 6, -1, 1), n, 6, dimnames = list(NULL, paste0("x", 1:6))))
+  df$y <- rbinom(n, 1, plogis(-0.3 + df$x1 - df$x2))
+  b <- c(list(y = c(0, 1)), stats::setNames(rep(list(c(-1, 1)), 6), paste0("x", 1:6)))
+  res <- dp_select_infer(y ~ ., data = df, eps = 2, delta = 1e-6, k = 2, infer = "glm", family = binomial,
+                         bounds = b, seed = 2)
+  expect_s3_class(res, "dp_select_infer")
+  expect_setequal(res$outputs$selected, c("x1", "x2"))
+  expect_identical(res$outputs$family, "binomial")
+  expect_match(ledger(res)$mechanism, "dp_sis | dp_glm", fixed = TRUE)
+  out <- capture.output(print(res))
+  expect_true(any(grepl("dp_glm (binomial) on part B", out, fixed = TRUE)))
+  expect_true(any(grepl("Estimate Std. Error z value Pr(>|z|)", out, fixed = TRUE)))
+  td <- tidy(res)
+  se <- stats::setNames(td$std.error, td$term)
+  expect_equal(confint(res, level = 0.9)[, 1], coef(res) - qnorm(0.95) * se, ignore_attr = TRUE)  # Wald, rescaled
+  p <- predict(res, df[1:3, ], type = "response")
+  expect_equal(as.numeric(p), as.numeric(plogis(predict(res, df[1:3, ]))))
+  expect_error(dp_select_infer(y ~ ., data = df, eps = 2, delta = 1e-6, k = 2, infer = "glm", family = binomial("probit"),
+                               bounds = b), "canonical", class = "dpstats_argument_error")
+  expect_error(dp_select_infer(y ~ ., data = df, eps = 2, delta = 1e-6, k = 2, family = poisson, bounds = b),
+               "infer = \"glm\"|infer='glm'", class = "dpstats_privacy_parameter_error")
+})

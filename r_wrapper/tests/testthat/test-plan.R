@@ -58,3 +58,20 @@ test_that("dp_plan shares a declared session budget between fits (session = c(ep
   expect_gt(unique(tidy(pl)$eps), 3 * 3.2 / 10)  # PLD: about three times basic composition's share
   expect_error(dp_plan("dp_lm", n = 2000, p = 3), "eps")
 })
+
+test_that("dp_plan plans dp_glm, family given as dp_glm takes it, and says where the door refuses", {
+  skip_if_no_dpstats()
+  pl <- dp_plan("dp_glm", n = c(5000, 50000), p = 10, eps = c(1, 4), delta = 1e-6, family = poisson, trials = 4,
+                seed = 1)
+  td <- tidy(pl)
+  expect_setequal(unique(td$measure), c("width_ratio", "coverage", "withheld", "refused"))
+  refused <- td[td$measure == "refused", ]
+  expect_equal(refused$estimate[refused$n == 5000], c(1, 1))  # both eps refused at n = 5000, p = 10
+  expect_true(any(grepl("refused", capture.output(print(pl)))))
+  expect_match(pl$assumption, "^Poisson regression")
+  a <- dp_plan("dp_glm", n = 5000, p = 3, eps = 2, delta = 1e-6, family = binomial(), trials = 4, seed = 1)
+  b <- dp_plan("dp_glm", n = 5000, p = 3, eps = 2, delta = 1e-6, family = "binomial", trials = 4, seed = 1)
+  expect_equal(tidy(a)$estimate, tidy(b)$estimate)
+  expect_error(dp_plan("dp_glm", n = 5000, p = 3, eps = 2, delta = 1e-6, family = binomial("probit")), "canonical",
+               class = "dpstats_argument_error")
+})
