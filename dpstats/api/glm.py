@@ -11,15 +11,14 @@ floating-point summation order and memory is bounded by one chunk.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, FormulaError, PrivacyParameterError
-from ..formula import INTERCEPT, model_frame, refuse_offset, split_formula
+from ..errors import DataError, PrivacyParameterError
+from ..formula import INTERCEPT, model_frame, refuse_offset
 from ..geometry import resolve_box
 from ..methods import glm as m
 from ..methods.vertical import response_frame
@@ -44,8 +43,6 @@ from ._common import (
     run,
     warn_if_nonprivate,
 )
-
-CBIND = re.compile(r"^\s*cbind\(\s*([A-Za-z._][A-Za-z0-9._]*)\s*,\s*([A-Za-z._][A-Za-z0-9._]*)\s*\)\s*$")
 
 
 @schema_parameters
@@ -144,7 +141,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     data = read_data(data, formula, keep=[levels])
     refuse_engine_limits(data, bounds, options.eps)
     schema = frame_schema(
-        bounds, levels, na_action, neighbouring, eps=options.eps, fills=response_fill(formula)
+        bounds, levels, na_action, neighbouring, eps=options.eps, fills=m.response_fill(formula)
     )
     refuse_omit(schema, "dp_glm", "the sensitivities and the refusal rule use the public n")
     options = replace(options, schema=schema)
@@ -165,33 +162,6 @@ def refuse_engine_limits(data: Any, bounds: Any, eps: float) -> None:
             'dp_glm does not offer bounds="auto" yet; declare public bounds, e.g. bounds={"x": (0, 10)}. '
             "Nothing was spent."
         )
-
-
-def response_fill(formula: Any) -> dict[str, float]:
-    """A 0/1 response's public fill, 0 (no bounds needed); count columns take their bounds' midpoint."""
-    if not isinstance(formula, str) or formula.count("~") != 1:
-        return {}
-    lhs = formula.split("~")[0].strip().strip("`")
-    return {lhs: 0.0} if lhs and "(" not in lhs else {}
-
-
-def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
-    """``cbind(s, f) ~ rhs`` as ``s ~ rhs + offset(f)`` (the frame carries f beside the design) and (s, f)."""
-    lhs, rhs = split_formula(formula, False)
-    if "offset(" in formula:
-        raise FormulaError(
-            f"dp_glm does not support offset() in a formula ('{formula}'): it would be ignored. Remove it."
-        )
-    match = CBIND.match(lhs or "")
-    if match is None:
-        if lhs and "cbind(" in lhs:
-            raise FormulaError(
-                f"'{lhs}': dp_glm takes cbind(successes, failures) of two column names; compute other "
-                "expressions as columns first."
-            )
-        return formula, None
-    s, f = match.group(1), match.group(2)
-    return f"{s} ~ {rhs} + offset({f})", (s, f)
 
 
 @dataclass
@@ -247,7 +217,7 @@ class GLMDoor:
 
         if engines.is_engine_input(self.data):
             return self._chunked_frame(dd)
-        formula, cb = parse_cbind(self.options.formula)
+        formula, cb = m.parse_cbind(self.options.formula)
         family = self.options.family
         if cb is None and family == "binomial":
             mf, note = response_frame(formula, self.data, family, self.schema, check_constant=self.nonprivate)
@@ -263,7 +233,7 @@ class GLMDoor:
         trials = y + failures if cb is not None else np.ones_like(y)
         self._check_size(mf.n, len(names), len(keep))
         if self.nonprivate:
-            _check_nonprivate_response(y, trials, family, cb or mf.response)
+            m.check_nonprivate_response(y, trials, family, cb or mf.response)
             coords = m.Coordinates(np.zeros(len(keep)), np.ones(len(keep)), INTERCEPT in mf.names)
             resp = m.Response(family, math.nan, math.nan, math.nan)
             return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note, keep=keep)
@@ -279,7 +249,7 @@ class GLMDoor:
         """Streamed or Dask data: a first pass for the frame (n, the data's range), the rows not held."""
         from .. import engines
 
-        formula, cb = parse_cbind(self.options.formula)
+        formula, cb = m.parse_cbind(self.options.formula)
         try:
             mf, stats, passes = engines.row_passes(
                 formula, self.data, drop_intercept=False, schema=self.schema
@@ -340,7 +310,7 @@ class GLMDoor:
         columns = list(cb) if cb is not None else [mf.response]
         tops = []
         for i, name in enumerate(columns):
-            pair = _declared_pair(self.options.bounds, name)
+            pair = m.declared_pair(self.options.bounds, name)
             if pair is None:
                 dd.add(
                     f"the upper bound of the count column {name!r} is the data's maximum",
@@ -361,11 +331,11 @@ class GLMDoor:
 
     def release(self, frame: GLMFrame, plan: m.GLMPlan, noise: NoiseSource):
         if plan.nonprivate:
-            X = frame.mf.X[:, _design_order(frame.mf.names)]
+            X = frame.mf.X[:, m.design_order(frame.mf.names)]
             return m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
         if frame.passes is None:
-            return m.release(fitting_rows(frame.X, frame.y, frame.trials - frame.y, frame), plan, noise)
-        return m.release(_chunked_pass(frame), plan, noise)
+            return m.release(m.fitting_rows(frame.X, frame.y, frame.trials - frame.y, frame), plan, noise)
+        return m.release(m.chunked_pass(frame), plan, noise)
 
     def result(self, frame, plan, released, statement: PrivacyStatement, noise: NoiseSource) -> GLMResult:
         if self.nonprivate:
@@ -390,7 +360,7 @@ class GLMDoor:
             table=table,
             vcov_matrix=tab["vcov"],
             conf_level=self.options.conf_level,
-            inference=_inference(plan, released),
+            inference=m.inference_text(plan, released),
             noise=m.public_inputs(plan, frame.mf.n, self.options.eps, self.options.delta),
             formula=self.options.formula,
             intercept=frame.coords.intercept,
@@ -400,7 +370,7 @@ class GLMDoor:
             data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
             family=self.options.family,
             response_note=frame.note,
-            **_fit_figures(released, frame.mf.n, len(frame.names), plan),
+            **m.fit_figures(released, frame.mf.n, len(frame.names), plan),
         )
 
     def diagnostics(self, frame: GLMFrame, released) -> dict:
@@ -418,105 +388,10 @@ class GLMDoor:
             out["glm_estimates_nonprivate"] = "not computed: the IRLS fit needs the rows in memory"
             return out
         out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))
-        X = frame.mf.X[:, _design_order(frame.mf.names)]
+        X = frame.mf.X[:, m.design_order(frame.mf.names)]
         exact = m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
         out["glm_estimates_nonprivate"] = dict(zip(frame.names, exact.coefficients.tolist()))
         return out
 
 
 _ENGINES = {"memory": "in-memory", "stream": "stream", "dask": "Dask"}
-
-
-def fitting_rows(X: np.ndarray, y: np.ndarray, failures: np.ndarray | None, frame) -> m.Rows:
-    """The clipped fitting rows and responses of the release (module docstring of methods.glm), of the
-    whole frame or of one chunk: the design clipped to the box, the response to its public range.
-    ``frame`` is a :class:`GLMFrame` or a :class:`_ChunkSums` (anything with coords, response, cbind)."""
-    W = frame.coords.rows(X)
-    if frame.response.family == "poisson":
-        return m.Rows(W, np.clip(y, 0.0, frame.response.top), np.ones_like(y))
-    if frame.cbind is None:
-        return m.Rows(W, np.clip(y, 0.0, 1.0), np.ones_like(y))
-    top = frame.response.r_max
-    s = np.clip(y, 0.0, top)
-    f = np.clip(failures, 0.0, top)
-    return m.Rows(W, s, s + f)
-
-
-@dataclass(frozen=True)
-class _ChunkSums:
-    """(g(θ), H(θ)) of one chunk's frame: plain public values only, so Dask can send it to its workers."""
-
-    coords: m.Coordinates
-    response: m.Response
-    cbind: tuple[str, str] | None
-    keep: tuple[int, ...]
-    theta: np.ndarray
-
-    def __call__(self, ch) -> tuple[np.ndarray, np.ndarray]:
-        rows = fitting_rows(ch.X[:, list(self.keep)], np.asarray(ch.y, float), ch.offset, self)
-        return rows(self.theta, self.response)
-
-
-def _chunked_pass(frame: GLMFrame):
-    """(g(θ), H(θ)) of (G1) by one chunked pass through the engine: each chunk's sums, added in order."""
-
-    def data_pass(theta: np.ndarray, resp: m.Response) -> tuple[np.ndarray, np.ndarray]:
-        sums = _ChunkSums(frame.coords, resp, frame.cbind, tuple(frame.keep), np.asarray(theta, float))
-        return frame.passes.reduce(sums, _add_pairs)
-
-    return data_pass
-
-
-def _add_pairs(a: tuple, b: tuple) -> tuple:
-    return a[0] + b[0], a[1] + b[1]
-
-
-def _design_order(names: list[str]) -> list[int]:
-    """Column indices of the frame's design with the intercept first."""
-    first = [j for j, nm in enumerate(names) if nm == INTERCEPT]
-    return first + [j for j, nm in enumerate(names) if nm != INTERCEPT]
-
-
-def _declared_pair(bounds: Any, name: str) -> tuple[float, float] | None:
-    if isinstance(bounds, dict) and name in bounds:
-        lo, hi = (float(v) for v in bounds[name])
-        return lo, hi
-    if isinstance(bounds, (list, tuple)) and len(bounds) == 2 and not isinstance(bounds[0], (list, tuple)):
-        return float(bounds[0]), float(bounds[1])
-    return None
-
-
-def _check_nonprivate_response(y: np.ndarray, trials: np.ndarray, family: str, name: Any) -> None:
-    """R's glm's checks of the response, for the non-private fit only (its readers may see the data)."""
-    if family == "binomial" and np.any((y < 0) | (y > trials)):
-        raise DataError(f"family='binomial' needs 0 <= y <= trials; the response {name!r} is outside.")
-    if family == "poisson" and np.any(y < 0):
-        raise DataError(f"family='poisson' needs counts >= 0; the response {name!r} has negative values.")
-
-
-def _inference(plan: m.GLMPlan, released) -> str:
-    if plan.nonprivate:
-        return "classical Wald (model-based information, dispersion 1), as summary.glm"
-    if released.withheld:
-        return released.withheld
-    return "Wald with the final step's privacy noise added to the sampling variance (methods.glm (G4))"
-
-
-def _fit_figures(released, n: int, k: int, plan: m.GLMPlan) -> dict[str, Any]:
-    """Deviances, AIC and iterations at eps = inf; passes and the Hessian check under DP."""
-    if plan.nonprivate:
-        return {
-            "deviance": released.deviance,
-            "null_deviance": released.null_deviance,
-            "aic": released.aic,
-            "loglik": released.loglik,
-            "iterations": released.iterations,
-            "df_residual": released.df_residual,
-            "df_null": released.df_null,
-        }
-    return {
-        "iterations": released.passes,
-        "df_residual": n - k,
-        "df_null": n - 1,
-        "withheld": released.withheld,
-    }

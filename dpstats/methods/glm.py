@@ -113,6 +113,7 @@ found by simulation (tests/test_glm_coverage.py) when B ≤ 1.3 λ_min(H), and f
 from __future__ import annotations
 
 import math
+import re
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -122,13 +123,16 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
-from ..errors import AssumptionError, PrivacyParameterError
+from ..errors import AssumptionError, DataError, FormulaError, PrivacyParameterError
+from ..formula import INTERCEPT, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.calibration import zcdp_gaussian_sigma
 from ..privacy.plan import Plan
 from ..schema import Schema
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
 from ._options import Options
+
+CBIND = re.compile(r"^\s*cbind\(\s*([A-Za-z._][A-Za-z0-9._]*)\s*,\s*([A-Za-z._][A-Za-z0-9._]*)\s*\)\s*$")
 
 FAMILIES = ("binomial", "poisson")
 PILOT_STEPS = 4
@@ -780,3 +784,126 @@ def public_inputs(pl: GLMPlan, n: int, eps: float, delta: float) -> dict[str, An
         "eps": eps,
         "delta": delta,
     }
+
+
+# ----------------------------------------------------------------------------- the door's rows and figures
+def fitting_rows(X: np.ndarray, y: np.ndarray, failures: np.ndarray | None, frame) -> Rows:
+    """The clipped fitting rows and responses of the release (module docstring of methods.glm), of the
+    whole frame or of one chunk: the design clipped to the box, the response to its public range.
+    ``frame`` is a the door's frame or a :class:`ChunkSums` (anything with coords, response, cbind)."""
+    W = frame.coords.rows(X)
+    if frame.response.family == "poisson":
+        return Rows(W, np.clip(y, 0.0, frame.response.top), np.ones_like(y))
+    if frame.cbind is None:
+        return Rows(W, np.clip(y, 0.0, 1.0), np.ones_like(y))
+    top = frame.response.r_max
+    s = np.clip(y, 0.0, top)
+    f = np.clip(failures, 0.0, top)
+    return Rows(W, s, s + f)
+
+
+@dataclass(frozen=True)
+class ChunkSums:
+    """(g(θ), H(θ)) of one chunk's frame: plain public values only, so Dask can send it to its workers."""
+
+    coords: Coordinates
+    response: Response
+    cbind: tuple[str, str] | None
+    keep: tuple[int, ...]
+    theta: np.ndarray
+
+    def __call__(self, ch) -> tuple[np.ndarray, np.ndarray]:
+        rows = fitting_rows(ch.X[:, list(self.keep)], np.asarray(ch.y, float), ch.offset, self)
+        return rows(self.theta, self.response)
+
+
+def chunked_pass(frame: Any):
+    """(g(θ), H(θ)) of (G1) by one chunked pass through the engine: each chunk's sums, added in order."""
+
+    def data_pass(theta: np.ndarray, resp: Response) -> tuple[np.ndarray, np.ndarray]:
+        sums = ChunkSums(frame.coords, resp, frame.cbind, tuple(frame.keep), np.asarray(theta, float))
+        return frame.passes.reduce(sums, add_pairs)
+
+    return data_pass
+
+
+def add_pairs(a: tuple, b: tuple) -> tuple:
+    return a[0] + b[0], a[1] + b[1]
+
+
+def design_order(names: list[str]) -> list[int]:
+    """Column indices of the frame's design with the intercept first."""
+    first = [j for j, nm in enumerate(names) if nm == INTERCEPT]
+    return first + [j for j, nm in enumerate(names) if nm != INTERCEPT]
+
+
+def declared_pair(bounds: Any, name: str) -> tuple[float, float] | None:
+    if isinstance(bounds, dict) and name in bounds:
+        lo, hi = (float(v) for v in bounds[name])
+        return lo, hi
+    if isinstance(bounds, (list, tuple)) and len(bounds) == 2 and not isinstance(bounds[0], (list, tuple)):
+        return float(bounds[0]), float(bounds[1])
+    return None
+
+
+def check_nonprivate_response(y: np.ndarray, trials: np.ndarray, family: str, name: Any) -> None:
+    """R's glm's checks of the response, for the non-private fit only (its readers may see the data)."""
+    if family == "binomial" and np.any((y < 0) | (y > trials)):
+        raise DataError(f"family='binomial' needs 0 <= y <= trials; the response {name!r} is outside.")
+    if family == "poisson" and np.any(y < 0):
+        raise DataError(f"family='poisson' needs counts >= 0; the response {name!r} has negative values.")
+
+
+def inference_text(plan: GLMPlan, released) -> str:
+    if plan.nonprivate:
+        return "classical Wald (model-based information, dispersion 1), as summary.glm"
+    if released.withheld:
+        return released.withheld
+    return "Wald with the final step's privacy noise added to the sampling variance (methods.glm (G4))"
+
+
+def fit_figures(released, n: int, k: int, plan: GLMPlan) -> dict[str, Any]:
+    """Deviances, AIC and iterations at eps = inf; passes and the Hessian check under DP."""
+    if plan.nonprivate:
+        return {
+            "deviance": released.deviance,
+            "null_deviance": released.null_deviance,
+            "aic": released.aic,
+            "loglik": released.loglik,
+            "iterations": released.iterations,
+            "df_residual": released.df_residual,
+            "df_null": released.df_null,
+        }
+    return {
+        "iterations": released.passes,
+        "df_residual": n - k,
+        "df_null": n - 1,
+        "withheld": released.withheld,
+    }
+
+
+def response_fill(formula: Any) -> dict[str, float]:
+    """A 0/1 response's public fill, 0 (no bounds needed); count columns take their bounds' midpoint."""
+    if not isinstance(formula, str) or formula.count("~") != 1:
+        return {}
+    lhs = formula.split("~")[0].strip().strip("`")
+    return {lhs: 0.0} if lhs and "(" not in lhs else {}
+
+
+def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
+    """``cbind(s, f) ~ rhs`` as ``s ~ rhs + offset(f)`` (the frame carries f beside the design) and (s, f)."""
+    lhs, rhs = split_formula(formula, False)
+    if "offset(" in formula:
+        raise FormulaError(
+            f"dp_glm does not support offset() in a formula ('{formula}'): it would be ignored. Remove it."
+        )
+    match = CBIND.match(lhs or "")
+    if match is None:
+        if lhs and "cbind(" in lhs:
+            raise FormulaError(
+                f"'{lhs}': dp_glm takes cbind(successes, failures) of two column names; compute other "
+                "expressions as columns first."
+            )
+        return formula, None
+    s, f = match.group(1), match.group(2)
+    return f"{s} ~ {rhs} + offset({f})", (s, f)
