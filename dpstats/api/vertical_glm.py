@@ -31,9 +31,9 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical_glm import VerticalGLMResult, assemble_result
-from ..schema import Schema
 from ..schema import schema_parameters
 from ._common import (
+    OptionsDoor,
     read_data,
     Settings,
     call_of,
@@ -215,7 +215,7 @@ class VerticalFrame:
 
 
 @dataclass
-class VerticalDoor:
+class VerticalDoor(OptionsDoor):
     """vertical_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.PrivregOptions
@@ -226,14 +226,6 @@ class VerticalDoor:
     progress: bool = False
     rows_requested: bool = False  # diagnostics=True: per-row fitted values and residuals may be shown
     label: str = "vertical_glm"
-
-    @property
-    def bounds(self) -> Any:
-        return self.options.bounds
-
-    @property
-    def schema(self) -> Schema | None:
-        return self.options.schema
 
     def frame(self, dd: DataDependence) -> VerticalFrame:
         o, (names, columns) = self.options, self.parties
