@@ -8,11 +8,10 @@ the front door runs it (``methods.lm.release`` on the statistics of the same row
 10^6 rows are affordable; the printed ratio is dp_lm's error over diffprivlib's (below 1: dp_lm is
 more accurate).  Requires diffprivlib (``pip install -e ".[bench]"``).
 
-Today (benchmarks/bench_lm_vs_diffprivlib_results.txt) the two are level at n = 10^4 and 10^5 and
-dp_lm is 1.1-1.6 times less accurate at 10^6.  Tried and not kept: one Laplace release per block
-(XᵀX, Xᵀy, yᵀy) with eps split by (c_b Δ₁,b²)^(1/3) gave 0.43-1.01 times diffprivlib's error, but
-its intervals under-covered (0.87-0.91) at n = 10^3 where the ridge is on
-(tests/test_lm_coverage.py), so the single stacked release stays.
+Results in benchmarks/bench_lm_vs_diffprivlib_results.txt.  The stacked Laplace release was level
+with diffprivlib at n = 10^4-10^5 and 1.1-1.6 times its error at 10^6; the release block by block
+(methods.lm, "Pure DP, block by block"), used where the public n makes its design noise small, is
+what the table shows now.
 
     python benchmarks/bench_lm_vs_diffprivlib.py [--quick]
 """
@@ -45,7 +44,7 @@ def dp_lm_release(X: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
     n = len(y)
     v = np.c_[np.ones(n), X, y / Y_HALF]
     coords = m.Coordinates(np.zeros(P), np.ones(P), 0.0, Y_HALF, True)
-    plan = m.plan(m.LMOptions.partial(eps=EPS, delta=0.0, lambda_share=m.LAMBDA_SHARE), coords)
+    plan = m.plan(m.LMOptions.partial(eps=EPS, delta=0.0, lambda_share=m.LAMBDA_SHARE), coords, n=n)
     return m.release_statistics(v.T @ v, n, plan, NoiseSource(seed)).coefficients
 
 

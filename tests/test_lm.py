@@ -269,6 +269,13 @@ def test_laplace_release_passes_the_empirical_audit():
     assert res.eps_lb > 0.2, res  # the audit has power: the release is not over-noised by a wrong scale
     gauss = audit(lm_statistics_case(1.0, delta=1e-5), n_runs=10_000, random_state=9)
     assert gauss.passed, gauss
+    blocks = lm_statistics_case(1.0, split=True)
+    assert len(blocks.name) and "by blocks" in blocks.name
+    res = audit(blocks, n_runs=10_000, random_state=10)
+    # by blocks (p = 1, shares .371/.449/.179 of eps_stat = 0.9): the pair moves XᵀX by l1 2 of 3, Xᵀy by
+    # 2 of 4 and yᵀy by 1 of 1, so its true eps is 0.9 (2/3·.371 + 1/2·.449 + .179) = 0.586
+    assert res.passed and res.eps_lb <= 0.586 + 0.05, res
+    assert res.eps_lb > 0.2, res
 
 
 def test_predict_codes_factors_with_the_training_levels():

@@ -1,8 +1,13 @@
 """Coverage of dp_lm's parametric-bootstrap intervals on the issue's grid (slow).
 
-Grid: n in {10^3, 10^4, 10^5}, p in {3, 10}, eps in {0.5, 1, 5}, 400 trials per
-cell, n_boot = 200, for both mechanisms: delta = 1e-6 (Gaussian, seed 20 + cell
-index) and delta = 0 (Laplace, dp_lm's default, seed 60 + cell index).
+Grid: n in {10^3, 10^4, 10^5}, p in {3, 10}, eps in {0.5, 1, 5}, n_boot = 200, for
+both mechanisms: delta = 1e-6 (Gaussian, 400 trials per cell, seed 20 + cell index) and
+delta = 0 (Laplace, dp_lm's default, 800 trials per cell, seed 60 + cell index).  The
+Laplace grid has twice the trials since its release is split block by block where n is
+large (methods.lm, "Pure DP, block by block"): with its new draws one cell, n = 10^5,
+p = 3, eps = 1, came out at 0.929 with 400 trials, and its mean over 8 other seeds is
+0.939 (0.936 with the stacked release), so 400 trials (s.e. 0.011) were too few for the
+band; with 800 the s.e. of a cell's mean is at most 0.008.
 Model: rows z ~ N(0, Σ) in the unit box, Σ = I/3 (the variance of Uniform(-1, 1)),
 u = η₀ + zᵀη + e, e ~ N(0, 0.1²), η = (0.2, 0.3, ..., -0.3) (u bounded by 1
 except with negligible probability).  The data-level statistics are drawn
@@ -33,7 +38,7 @@ from dpstats.privacy.randomness import FastNoise
 
 NS, PS, EPSS = (1_000, 10_000, 100_000), (3, 10), (0.5, 1.0, 5.0)
 TRIALS, N_BOOT, SIGMA = 400, 200, 0.1
-MECHANISMS = {"gaussian": (1e-6, 20), "laplace": (0.0, 60)}
+MECHANISMS = {"gaussian": (1e-6, 20, TRIALS), "laplace": (0.0, 60, 2 * TRIALS)}
 
 
 def independent(p: int) -> np.ndarray:
@@ -78,14 +83,16 @@ def _ols_width(A: np.ndarray, n: int, p: int) -> np.ndarray:
     return 2 * sps.t.ppf(0.975, n - p - 1) * np.sqrt(s2 * np.diag(np.linalg.inv(G)))
 
 
-def run_cell(n: int, p: int, eps: float, seed: int, delta: float = 1e-6, design=independent) -> dict:
+def run_cell(
+    n: int, p: int, eps: float, seed: int, delta: float = 1e-6, design=independent, trials: int = TRIALS
+) -> dict:
     rng = np.random.default_rng(seed)
     eta = np.r_[0.2, np.linspace(0.3, -0.3, p)]
     coords = m.Coordinates(np.zeros(p), np.ones(p), 0.0, 1.0, True)
-    pl = m.plan(m.LMOptions.partial(eps=eps, delta=delta, lambda_share=m.LAMBDA_SHARE), coords)
-    A = _statistics(n, design(p), eta, TRIALS, rng)
+    pl = m.plan(m.LMOptions.partial(eps=eps, delta=delta, lambda_share=m.LAMBDA_SHARE), coords, n=n)
+    A = _statistics(n, design(p), eta, trials, rng)
     hits, ratios, ridge_on = np.zeros(p + 1), [], 0
-    for t in range(TRIALS):
+    for t in range(trials):
         fit = m.release_statistics(A[t], n, pl, FastNoise(rng))
         table = m.bootstrap(fit, n, pl, n_boot=N_BOOT, conf_level=0.95, rng=rng).table
         hits += (table["conf.low"] <= eta) & (eta <= table["conf.high"])
@@ -96,19 +103,21 @@ def run_cell(n: int, p: int, eps: float, seed: int, delta: float = 1e-6, design=
         "n": n,
         "p": p,
         "eps": eps,
-        "coverage": float(np.mean(hits / TRIALS)),
-        "coverage_min": float(np.min(hits / TRIALS)),
+        "coverage": float(np.mean(hits / trials)),
+        "coverage_min": float(np.min(hits / trials)),
         "width_ratio_median": float(np.median(ratios)),
-        "ridge_on": ridge_on / TRIALS,
+        "ridge_on": ridge_on / trials,
     }
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mechanism", sorted(MECHANISMS))
 def test_bootstrap_coverage_on_the_grid(mechanism):
-    delta, seed0 = MECHANISMS[mechanism]
+    delta, seed0, trials = MECHANISMS[mechanism]
     cells = [(n, p, e) for n in NS for p in PS for e in EPSS]
-    rows = [run_cell(n, p, e, seed=seed0 + i, delta=delta) for i, (n, p, e) in enumerate(cells)]
+    rows = [
+        run_cell(n, p, e, seed=seed0 + i, delta=delta, trials=trials) for i, (n, p, e) in enumerate(cells)
+    ]
     for r in rows:
         print(r)
     outside = [r for r in rows if not 0.93 <= r["coverage"] <= 0.97]

@@ -265,9 +265,8 @@ class LMDoor(OptionsDoor):
 
     def plan(self, frame: LMFrame, dd: DataDependence) -> m.LMPlan:
         level = self.bounds.level if isinstance(self.bounds, PrivateBounds) else None
-        return m.plan(
-            self.options, frame.coords, engine=getattr(frame.mf, "engine", "in-memory"), clipped_at=level
-        )
+        engine = getattr(frame.mf, "engine", "in-memory")
+        return m.plan(self.options, frame.coords, engine=engine, clipped_at=level, n=frame.n)
 
     def release(self, frame: LMFrame, plan: m.LMPlan, noise: NoiseSource) -> m.LMRelease:
         return m.release(frame.gram, plan, noise)

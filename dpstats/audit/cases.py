@@ -596,7 +596,9 @@ def private_bh_case(eps: float = 1.0, eta: float = 0.05, q: float = 0.1, broken:
     )
 
 
-def lm_statistics_case(eps: float = 1.0, n: int = 20, seed: int = 0, delta: float = 0.0) -> AuditCase:
+def lm_statistics_case(
+    eps: float = 1.0, n: int = 20, seed: int = 0, delta: float = 0.0, split: bool = False
+) -> AuditCase:
     """dp_lm's Laplace (delta = 0) or Gaussian zCDP (delta > 0) release of the stacked [XᵀX, Xᵀy, yᵀy] (p = 1, delta = 0), through ``methods.lm.release``.
 
     Unit-box rows v = (1, z, u); the replaced row is (1, 1, 1) in D1 and
@@ -619,6 +621,7 @@ def lm_statistics_case(eps: float = 1.0, n: int = 20, seed: int = 0, delta: floa
     plan = lm.plan(
         lm.LMOptions.partial(eps=eps, delta=delta, lambda_share=lm.LAMBDA_SHARE),
         lm.Coordinates(np.zeros(1), np.ones(1), 0.0, 1.0, True),
+        n=10**9 if split else None,  # a public n this large chooses the block-by-block Laplace release
     )
     iu = np.triu_indices(3)
     a, b = grams[0][iu][1:], grams[1][iu][1:]
@@ -627,9 +630,9 @@ def lm_statistics_case(eps: float = 1.0, n: int = 20, seed: int = 0, delta: floa
         released = lm.release_statistics(gram, n, plan, _numpy_noise(rng)).noisy_gram[iu][1:]
         if delta > 0:
             return float((released - (a + b) / 2) @ (a - b))
-        return float(np.sum(np.abs(released - b) - np.abs(released - a)) / plan.stat_scale)
+        return float(np.sum((np.abs(released - b) - np.abs(released - a)) / plan.entry_scales()[1:]))
 
-    kind = "Laplace" if delta == 0 else "Gaussian zCDP"
+    kind = ("Laplace by blocks" if split else "Laplace") if delta == 0 else "Gaussian zCDP"
     return AuditCase(
         name=f"dp_lm stacked statistics ({kind}, p=1, Δ₁={plan.l1_sensitivity:g}, Δ₂={plan.l2_sensitivity:.3g})",
         run=repeat(single),
