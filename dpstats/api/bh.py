@@ -22,9 +22,11 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
 from ..schema import Schema
+from ..schema import schema_parameters
 from ._common import Settings, call_of, check_budget, frame_schema, read_data, refuse_omit, run
 
 
+@schema_parameters
 def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
     p_values,
     q: float = 0.1,
@@ -113,16 +115,8 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
         such a bound (and costs power); a σ below the true sd makes the p-values
         anti-conservative (FDR, not privacy, is then lost: privacy holds for any
         public σ).
-    levels : dict, optional
-        Formula route only.
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+    {schema parameters}
+        ``levels`` and ``na_action`` apply to the formula route only.
     diagnostics : bool
         Attach the raw p-values (and, on the formula route, the raw z's and the
         count of clipped values) and non-private BH's rejections (NOT private).

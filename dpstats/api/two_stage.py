@@ -27,6 +27,7 @@ from ..results.two_stage import TwoStageResult, second_stage_table
 from ..schema import Schema
 from ..simulate.two_stage import operating_characteristics
 from ..validation import check_k, check_truth
+from ..schema import schema_parameters
 from ._common import (
     read_data,
     OptionsDoor,
@@ -44,6 +45,7 @@ from ._common import (
 )
 
 
+@schema_parameters
 def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,
@@ -140,16 +142,9 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
         (docs/architecture.md, "Private bounds").
     bounds_eps : float, optional
         With ``bounds="auto"``: the eps spent on them (default 10% of eps).
-    levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
-        are declared by themselves and why reading levels from the rows is a named step).
-    na_action : {"fill", "omit"}, optional
-        Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).  The votes need no bounds: a numeric variable without
-        declared bounds gets the public fill 0.
+    {schema parameters}
+        The votes need no bounds: a numeric variable without declared bounds gets the
+        public fill 0.
     neighbouring : {"replace", "add_remove"}
     truth : list of str, optional
         True support or ranking (simulations): non-private diagnostics.
