@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import special
 
 from ..errors import DataError
-from .base import Summary, escape_text
+from .base import escape_text
 from .lm import LMResult, _stars
 
 TIDY_COLUMNS = ["term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"]
@@ -50,6 +50,7 @@ class GLMResult(LMResult):
     response_note: str = ""
 
     title = "Differentially private generalised linear model"
+    tidy_columns = TIDY_COLUMNS
 
     @property
     def private(self) -> bool:
@@ -115,14 +116,7 @@ class GLMResult(LMResult):
         lines.append(f"Intervals ({self.conf_level:g}): {self.inference}")
         return lines
 
-    def summary(self) -> Summary:
-        """Like ``summary.glm``: call, coefficient table with z values and stars, dispersion, privacy statement."""
-        return Summary(self)
-
     # ------------------------------------------------------------------ tables
-    def _tidy(self) -> pd.DataFrame:
-        return self.table[TIDY_COLUMNS].reset_index(drop=True).copy()
-
     def _glance_extra(self) -> dict[str, Any]:
         k = len(self.terms)
         nobs = self.released_n()

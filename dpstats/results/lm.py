@@ -67,6 +67,7 @@ class LMResult(DPResult):
     coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts, for predict()
 
     title = "Differentially private linear regression"
+    tidy_columns = TABLE_COLUMNS  # tidy()'s columns, in order (GLMResult: z statistics)
 
     # ------------------------------------------------------------------ lm-like accessors
     def coef(self) -> pd.Series:
@@ -155,7 +156,7 @@ class LMResult(DPResult):
 
     # ------------------------------------------------------------------ tables
     def _tidy(self) -> pd.DataFrame:
-        return self.table[TABLE_COLUMNS].reset_index(drop=True).copy()
+        return self.table[self.tidy_columns].reset_index(drop=True).copy()
 
     def _glance_extra(self) -> dict[str, Any]:
         return {
