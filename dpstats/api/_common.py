@@ -455,3 +455,39 @@ class OptionsDoor:
     def schema(self) -> Schema | None:
         """The declared public schema (:func:`run` shows its levels and rule for missing values)."""
         return self.options.schema
+
+
+def declare(
+    given: Mapping[str, Any],
+    options: Any,
+    settings: Settings,
+    *,
+    statistics: bool = False,
+    unbounded_fill: float | None = None,
+) -> tuple[Any, Any]:
+    """A door's steps between its checks and :func:`run`, in this order: refuse a call the
+    accountant cannot pay before touching the data, read the data (only the formula's columns),
+    turn ``bounds="auto"`` into its private-bounds step, and declare the public schema.
+
+    Returns the options record with the eps, delta (where the method has one), bounds and schema
+    the release uses, and the data as the door reads it.  ``statistics``: the door can run from
+    sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill``: see :func:`frame_schema`.
+    """
+    has_delta = hasattr(options, "delta")
+    delta = options.delta if has_delta else 0.0
+    check_budget(settings.accountant, options.eps, delta)
+    data = read_data(given["data"], given["formula"], statistics=statistics, keep=[given["levels"]])
+    neighbouring = given["neighbouring"]
+    bounds, eps, delta = private_bounds_setup(
+        options.bounds,
+        options.eps,
+        delta,
+        bounds_eps=given["bounds_eps"],
+        neighbouring=neighbouring,
+        data=data,
+    )
+    schema = frame_schema(
+        bounds, given["levels"], given["na_action"], neighbouring, eps=eps, unbounded_fill=unbounded_fill
+    )
+    changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
+    return replace(options, **changes), data

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,14 +23,11 @@ from ..simulate.assume import plug_in_only
 from ..validation import check_truth
 from ..schema import schema_parameters
 from ._common import (
-    read_data,
     OptionsDoor,
     Settings,
     call_of,
-    check_budget,
+    declare,
     declared_bounds,
-    frame_schema,
-    private_bounds_setup,
     progress_bar,
     refuse_omit,
     run,
@@ -186,15 +183,9 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     given = locals()
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.FELPOptions.check({**given, "assume": plug_in_only(assume, "dp_felp")})
-    check_budget(settings.accountant, options.eps, 0.0)
-    data = read_data(data, formula, keep=[levels])
-    bounds, eps, _ = private_bounds_setup(
-        bounds, options.eps, bounds_eps=bounds_eps, neighbouring="replace", data=data
-    )
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
-    if schema.private:
-        refuse_omit(schema, "dp_felp", OMIT_REFUSED)
-    options = replace(options, eps=eps, bounds=bounds, schema=schema)
+    options, data = declare(given, options, settings)
+    if options.schema.private:
+        refuse_omit(options.schema, "dp_felp", OMIT_REFUSED)
     return run(
         FELPDoor(options, data, call_of(dp_felp, given, always=("formula", "eps", "variant")), progress),
         settings,

@@ -9,7 +9,7 @@ groups against n where n is public, and runs the method's plan and release.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,16 +30,13 @@ from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
 from ..schema import schema_parameters
 from ._common import (
-    read_data,
     OptionsDoor,
     Settings,
     call_of,
-    check_budget,
+    declare,
     declared_bounds,
     dummy_columns,
-    frame_schema,
     n_is_public,
-    private_bounds_setup,
     progress_bar,
     refuse_omit,
     run,
@@ -158,14 +155,8 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.GMMOptions.check({**given, "assume": plug_in_only(assume, "dp_gmm")})
     _refuse_engine_input(data)
-    check_budget(settings.accountant, options.eps, options.delta)  # refuse before touching the data
-    data = read_data(data, formula, keep=[levels])
-    bounds, eps, delta = private_bounds_setup(
-        bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
-    )
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
-    _refuse_omit_under_replace(schema)
-    options = replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema)
+    options, data = declare(given, options, settings)
+    _refuse_omit_under_replace(options.schema)
     # the simulation truth is an input of the diagnostics, not of the call (like the data)
     return run(GMMDoor(options, data, call_of(dp_gmm, given, truth=None), progress), settings)
 

@@ -36,15 +36,12 @@ from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
 from ..schema import schema_parameters
 from ._common import (
-    read_data,
     OptionsDoor,
     Settings,
     call_of,
-    check_budget,
-    frame_schema,
+    declare,
     is_auto,
     n_is_public,
-    private_bounds_setup,
     refuse_omit,
     row_norm_bound,
     run,
@@ -211,14 +208,12 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     """
     given = locals()
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
-    options, data = _before_reading(KnockoffOptions.check(given), settings, data, given)
+    options, data = _before_reading(KnockoffOptions.check(given), settings, given)
     call = call_of(dp_knockoff, given, always=IN_CALL)
     return run(KnockoffDoor(options, data, call, progress), settings)
 
 
-def _before_reading(
-    options: KnockoffOptions, settings: Settings, data: Any, given: dict
-) -> tuple[KnockoffOptions, Any]:
+def _before_reading(options: KnockoffOptions, settings: Settings, given: dict) -> tuple[KnockoffOptions, Any]:
     """The door's steps before anything is read or spent: the assumed model, eps = inf, the budget,
     the data as the door reads it, the knockoffs' route, the private-bounds step and the declared schema."""
     assume = Assume.coerce(options.assume, released=True)
@@ -228,33 +223,20 @@ def _before_reading(
     if math.isinf(options.eps) and settings.strict:
         raise PrivacyParameterError("strict=True refuses eps = inf (a non-private analysis).")
     warn_if_nonprivate(options.eps, settings.strict, "the ordinary fixed-X knockoff filter")
-    check_budget(settings.accountant, options.eps, options.delta)
-    data = read_data(
-        data, options.formula, statistics=options.knockoffs == "shortcut", keep=[given["levels"]]
-    )
+    options, data = declare(given, options, settings, statistics=options.knockoffs == "shortcut")
     if engines.is_engine_input(data) and options.knockoffs != "shortcut":
         raise PrivacyParameterError(
             "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "
             "in memory; use the default knockoffs='shortcut' (same distribution, from statistics)."
         )
-    neighbouring = given["neighbouring"]
-    bounds, eps, delta = private_bounds_setup(
-        options.bounds,
-        options.eps,
-        options.delta,
-        bounds_eps=given["bounds_eps"],
-        neighbouring=neighbouring,
-        data=data,
-    )
-    schema = frame_schema(bounds, given["levels"], given["na_action"], neighbouring, eps=eps)
-    if schema.private:
+    if options.schema.private:
         refuse_omit(
-            schema,
+            options.schema,
             "dp_knockoff",
             "its statistics are normalised by n, and its checks (n > p, delta < 1/n) and operating "
             "characteristics read n",
         )
-    return replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema, assume=assume), data
+    return replace(options, assume=assume), data
 
 
 @dataclass

@@ -32,12 +32,10 @@ from ._common import (
     OptionsDoor,
     Settings,
     call_of,
-    check_budget,
-    read_data,
+    declare,
     warn_if_nonprivate,
     declared_bounds,
     dummy_columns,
-    frame_schema,
     is_auto,
     private_bounds_setup,
     refuse_omit,
@@ -159,16 +157,10 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     settings = Settings.check(given)
     options = m.LMOptions.check(given)
     warn_if_nonprivate(options.eps, settings.strict, "ordinary least squares")
-    check_budget(settings.accountant, options.eps, options.delta)
-    data = read_data(data, formula, statistics=True, keep=[levels])
-    bounds, eps, delta = private_bounds_setup(
-        bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
-    )
-    if isinstance(bounds, PrivateBounds):
-        require_covering_bounds(bounds)
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
-    refuse_omit(schema, "dp_lm", "n is exact in the released XᵀX (its intercept entry)")
-    options = replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema)
+    options, data = declare(given, options, settings, statistics=True)
+    if isinstance(options.bounds, PrivateBounds):
+        require_covering_bounds(options.bounds)
+    refuse_omit(options.schema, "dp_lm", "n is exact in the released XᵀX (its intercept entry)")
     return run(LMDoor(options, data, call_of(dp_lm, given), progress), settings)
 
 

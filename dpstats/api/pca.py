@@ -8,7 +8,7 @@ of radius C, is a sufficient statistic: one pass of any engine (in memory,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..formula import refuse_offset
@@ -25,13 +25,10 @@ from ._common import (
     OptionsDoor,
     Settings,
     call_of,
-    check_budget,
+    declare,
     declared_bounds,
     dummy_columns,
-    frame_schema,
     n_is_public,
-    private_bounds_setup,
-    read_data,
     run,
 )
 
@@ -113,13 +110,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     given = locals()
     settings = Settings.check(given)
     options = m.PCAOptions.check(given)
-    check_budget(settings.accountant, options.eps, options.delta)
-    data = read_data(data, formula, statistics=True, keep=[levels])
-    bounds, eps, delta = private_bounds_setup(
-        bounds, options.eps, options.delta, bounds_eps=bounds_eps, neighbouring=neighbouring, data=data
-    )
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=eps)
-    options = replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema)
+    options, data = declare(given, options, settings, statistics=True)
     return run(PCADoor(options, data, call_of(dp_pca, given), progress), settings)
 
 

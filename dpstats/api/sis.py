@@ -8,7 +8,7 @@ recovery bound and its root search :mod:`dpstats.privacy.topk`; the operating ch
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,16 +30,13 @@ from ..stats import CrossStats
 from ..validation import check_k, check_truth
 from ..schema import schema_parameters
 from ._common import (
-    read_data,
     OptionsDoor,
     Settings,
     call_of,
-    check_budget,
+    declare,
     declared_bounds,
     dummy_columns,
     frame_and_cross_products,
-    frame_schema,
-    private_bounds_setup,
     run,
 )
 
@@ -173,16 +170,10 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     given = locals()
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.SISOptions.check({**given, "assume": Assume.coerce(assume)})
-    check_budget(settings.accountant, options.eps)
-    data = read_data(data, formula, statistics=score is None, keep=[levels])
-    bounds, eps, _ = private_bounds_setup(
-        bounds, options.eps, bounds_eps=bounds_eps, neighbouring=options.neighbouring, data=data
-    )
     # a custom score has a declared sensitivity and needs no bounds: unbounded variables get the fill 0
     fill = 0.0 if score is not None else None
-    schema = frame_schema(bounds, levels, na_action, options.neighbouring, eps=eps, unbounded_fill=fill)
-    options.check_schema(schema)
-    options = replace(options, eps=eps, bounds=bounds, schema=schema)
+    options, data = declare(given, options, settings, statistics=score is None, unbounded_fill=fill)
+    options.check_schema(options.schema)
     call = call_of(dp_sis, given, always=("formula", "eps", "k"), score=_shown_score(score))
     return run(SISDoor(options, data, call), settings)
 

@@ -8,7 +8,7 @@ reads the frame, and builds the result.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,16 +29,13 @@ from ..simulate.two_stage import operating_characteristics
 from ..validation import check_k, check_truth
 from ..schema import schema_parameters
 from ._common import (
-    read_data,
     OptionsDoor,
     Settings,
     call_of,
-    check_budget,
+    declare,
     declared_bounds,
     dummy_columns,
-    frame_schema,
     is_auto,
-    private_bounds_setup,
     progress_bar,
     refuse_omit,
     run,
@@ -172,26 +169,18 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     given = locals()
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.TwoStageOptions.check(given)
-    check_budget(settings.accountant, options.eps)
-    data = read_data(data, formula, keep=[levels])
-    bounds, eps, _ = private_bounds_setup(
-        bounds, options.eps, bounds_eps=bounds_eps, neighbouring=options.neighbouring, data=data
-    )
-    options = replace(options, eps=eps, bounds=bounds)
-    options = replace(options, schema=_declared_schema(options, levels, na_action))
+    if not is_auto(bounds):  # the votes need no bounds, but malformed bounds are still refused
+        check_bounds_form(bounds)
+    options, data = declare(given, options, settings, unbounded_fill=0.0)
+    _refuse_omit_under_replace(options.schema)
     call = call_of(dp_two_stage, given, always=("formula", "eps", "k", "lam"))
     return run(TwoStageDoor(options, data, call, progress), settings)
 
 
-def _declared_schema(options: m.TwoStageOptions, levels: Any, na_action: str | None) -> Schema:
-    """The declared schema, checked before anything is read: the votes need no bounds (a variable
-    without declared bounds gets the public fill 0), but malformed bounds are still refused."""
-    if not is_auto(options.bounds):
-        check_bounds_form(options.bounds)
-    schema = frame_schema(
-        options.bounds, levels, na_action, options.neighbouring, eps=options.eps, unbounded_fill=0.0
-    )
-    if options.neighbouring == "replace" and schema.private:
+def _refuse_omit_under_replace(schema: Schema) -> None:
+    """Under replace-one-row the blocks take n as public: no row may be dropped (a variable without
+    declared bounds gets the public fill 0: the votes need no bounds)."""
+    if schema.neighbouring == "replace" and schema.private:
         refuse_omit(
             schema,
             "dp_two_stage under neighbouring='replace'",
@@ -199,7 +188,6 @@ def _declared_schema(options: m.TwoStageOptions, levels: Any, na_action: str | N
             "only for a public n",
             add_remove="rows get independent block labels; give blocks=",
         )
-    return schema
 
 
 @dataclass
