@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -473,12 +473,3 @@ SCHEMA_PARAMETERS = """\
         dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
         (:mod:`dpstats.schema`).
 """
-
-
-def schema_parameters(door: Callable) -> Callable:
-    """Write the shared ``levels`` and ``na_action`` entries where a door's docstring has the line
-    ``{schema parameters}``: one text for every door (help(), the doctests and the R help pages
-    generated from the docstrings all read the finished ``__doc__``)."""
-    if door.__doc__:  # None under python -OO
-        door.__doc__ = door.__doc__.replace("    {schema parameters}\n", SCHEMA_PARAMETERS)
-    return door

@@ -43,7 +43,7 @@ from typing import Any, Protocol
 from ..formula import ModelFrame, dummy_columns, finish_checks, model_frame
 from ..formula._design import INTERCEPT
 from ..geometry import Box
-from ..schema import Schema, default_na_action
+from ..schema import SCHEMA_PARAMETERS, Schema, default_na_action
 from ..stats import CrossStats, cross_products
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
@@ -491,3 +491,42 @@ def declare(
     )
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
     return replace(options, **changes), data
+
+
+RUN_SETTINGS = ("random_state", "accountant", "strict", "progress")
+
+
+def door_docstring(door: Callable) -> Callable:
+    """Finish a door's docstring where it has these lines (help(), the doctests and the R help pages
+    generated from the docstrings all read the finished ``__doc__``):
+
+    - ``{schema parameters}``: the shared ``levels`` and ``na_action`` entries (:data:`SCHEMA_PARAMETERS`);
+    - ``{run settings}``: the entry of the run settings the door takes (``random_state``, ``accountant``,
+      ``strict``, ``progress``) and the Returns section, named from the return annotation.
+    """
+    if not door.__doc__:  # None under python -OO
+        return door
+    signature = inspect.signature(door)
+    settings = ", ".join(name for name in RUN_SETTINGS if name in signature.parameters)
+    returns = signature.return_annotation
+    returns = returns if isinstance(returns, str) else returns.__name__
+    run_settings = (
+        f'    {settings}\n        See docs/architecture.md, "Privacy conventions".\n\n'
+        f"    Returns\n    -------\n    {returns}\n"
+    )
+    doc = door.__doc__.replace("    {schema parameters}\n", SCHEMA_PARAMETERS)
+    door.__doc__ = doc.replace("    {run settings}\n", run_settings)
+    return door
+
+
+def opening(door: Any, n: int, terms: Sequence[str], statement: PrivacyStatement) -> dict[str, Any]:
+    """The fields every result opens with: the method (the door's label), its call, n, p and the
+    terms, and the privacy statement."""
+    return {
+        "method": door.label,
+        "call": door.call,
+        "n": n,
+        "p": len(terms),
+        "terms": list(terms),
+        "privacy": statement,
+    }

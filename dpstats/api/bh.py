@@ -22,11 +22,20 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
 from ..schema import Schema
-from ..schema import schema_parameters
-from ._common import Settings, call_of, check_budget, frame_schema, read_data, refuse_omit, run
+from ._common import (
+    opening,
+    Settings,
+    call_of,
+    check_budget,
+    door_docstring,
+    frame_schema,
+    read_data,
+    refuse_omit,
+    run,
+)
 
 
-@schema_parameters
+@door_docstring
 def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
     p_values,
     q: float = 0.1,
@@ -120,12 +129,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     diagnostics : bool
         Attach the raw p-values (and, on the formula route, the raw z's and the
         count of clipped values) and non-private BH's rejections (NOT private).
-    random_state, accountant, strict
-        See docs/architecture.md, "Privacy conventions".
-
-    Returns
-    -------
-    BHResult
+    {run settings}
 
     Examples
     --------
@@ -215,12 +219,7 @@ class BHDoor:
         if plan.route == m.POST_PROCESSING:
             statement = m.after_fit(self.fit, plan)
         return BHResult(
-            method="dp_bh",
-            call=self.call,
-            n=frame.n,
-            p=len(frame.names),
-            terms=list(frame.names),
-            privacy=statement,
+            **opening(self, frame.n, frame.names, statement),
             **m.released_fields(frame, plan, released),
         )
 

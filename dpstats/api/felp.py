@@ -21,8 +21,9 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult, felp_oc
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
-from ..schema import schema_parameters
 from ._common import (
+    opening,
+    door_docstring,
     OptionsDoor,
     Settings,
     call_of,
@@ -36,7 +37,7 @@ from ._common import (
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
-@schema_parameters
+@door_docstring
 def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,
@@ -161,12 +162,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     oc_trials : int
         Trials of the ``assume="released"`` simulation; 0 leaves out the
         operating characteristics altogether.
-    random_state, accountant, strict, progress
-        See docs/architecture.md, "Privacy conventions".
-
-    Returns
-    -------
-    FELPResult
+    {run settings}
 
     Examples
     --------
@@ -257,12 +253,7 @@ class FELPDoor(OptionsDoor):
         mf, o = frame.mf, self.options
         statement.samplers = statement.samplers or ["none (eps = inf)"]
         result = FELPResult(
-            method="dp_felp",
-            call=self.call,
-            n=mf.n,
-            p=mf.p,
-            terms=list(mf.names),
-            privacy=statement,
+            **opening(self, mf.n, mf.names, statement),
             weights=released.weights,
             selected=[mf.names[j] for j in released.top],
             select=plan.select,

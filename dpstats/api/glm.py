@@ -29,8 +29,9 @@ from ..results.glm import GLMResult
 from ..results.lm import TABLE_COLUMNS, fit_coding
 from ..schema import Schema
 from ..validation import check_delta
-from ..schema import schema_parameters
 from ._common import (
+    opening,
+    door_docstring,
     read_data,
     Settings,
     call_of,
@@ -45,7 +46,7 @@ from ._common import (
 )
 
 
-@schema_parameters
+@door_docstring
 def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data,
@@ -350,12 +351,7 @@ class GLMDoor:
         for col in TABLE_COLUMNS[2:]:
             table[col] = tab[col]
         return GLMResult(
-            method="dp_glm",
-            call=self.call,
-            n=frame.mf.n,
-            p=len(frame.names),
-            terms=list(frame.names),
-            privacy=statement,
+            **opening(self, frame.mf.n, frame.names, statement),
             coefficients=np.asarray(released.coefficients, float),
             table=table,
             vcov_matrix=tab["vcov"],

@@ -28,8 +28,9 @@ from ..schema import Schema
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
-from ..schema import schema_parameters
 from ._common import (
+    opening,
+    door_docstring,
     OptionsDoor,
     Settings,
     call_of,
@@ -43,7 +44,7 @@ from ._common import (
 )
 
 
-@schema_parameters
+@door_docstring
 def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,
@@ -133,12 +134,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     oc_trials : int
         Draws for the ``assume="released"`` simulation; 0 leaves out the
         operating characteristics altogether.
-    random_state, accountant, strict, progress
-        See docs/architecture.md, "Privacy conventions".
-
-    Returns
-    -------
-    GMMResult
+    {run settings}
 
     Examples
     --------
@@ -229,12 +225,7 @@ class GMMDoor(OptionsDoor):
     ) -> GMMResult:
         mf, p1, comps, centre = frame.mf, released.phase_one, released.components, frame.box.center
         result = GMMResult(
-            method="dp_gmm",
-            call=self.call,
-            n=mf.n,
-            p=mf.p,
-            terms=list(mf.names),
-            privacy=statement,
+            **opening(self, mf.n, mf.names, statement),
             formula=self.options.formula,
             k=plan.k,
             fit_method=plan.fit_method,

@@ -34,8 +34,9 @@ from ..simulate import RELEASED, Assume, describe
 from ..results.knockoff import KnockoffResult
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
-from ..schema import schema_parameters
 from ._common import (
+    opening,
+    door_docstring,
     OptionsDoor,
     Settings,
     call_of,
@@ -51,7 +52,7 @@ from ._common import (
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
 
 
-@schema_parameters
+@door_docstring
 def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,
@@ -173,12 +174,7 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     oc_trials : int
         Trials of the ``assume=`` simulation; 0 leaves out the operating
         characteristics altogether.
-    random_state, accountant, strict, progress
-        See docs/architecture.md, "Privacy conventions".
-
-    Returns
-    -------
-    KnockoffResult
+    {run settings}
 
     Notes
     -----
@@ -302,12 +298,7 @@ class KnockoffDoor(OptionsDoor):
         o, mf, rel, chosen = self.options, frame.mf, released.mechanism, released.chosen
         selected = [mf.names[j] for j in chosen]
         result = KnockoffResult(
-            method="dp_knockoff",
-            call=self.call,
-            n=mf.n,
-            p=mf.p,
-            terms=list(mf.names),
-            privacy=statement,
+            **opening(self, mf.n, mf.names, statement),
             operating_characteristics=_operating_characteristics(frame, plan, released, noise.generator),
             selected=selected,
             signs=[int(np.sign(rel.coefficients[j])) for j in chosen],

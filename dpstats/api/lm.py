@@ -27,8 +27,9 @@ from ..results.lm import TABLE_COLUMNS, LMResult, fit_coding
 from ..validation import (
     check_delta,
 )
-from ..schema import schema_parameters
 from ._common import (
+    opening,
+    door_docstring,
     OptionsDoor,
     Settings,
     call_of,
@@ -63,7 +64,7 @@ def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: floa
     require_covering_bounds(step).plan_box(n, d, response=True)
 
 
-@schema_parameters
+@door_docstring
 def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data,
@@ -278,12 +279,7 @@ class LMDoor(OptionsDoor):
         for col in TABLE_COLUMNS[2:]:
             table[col] = tab[col]
         return LMResult(
-            method="dp_lm",
-            call=self.call,
-            n=frame.n,
-            p=len(frame.names),
-            terms=list(frame.names),
-            privacy=statement,
+            **opening(self, frame.n, frame.names, statement),
             coefficients=fit.coefficients,
             table=table,
             vcov_matrix=tab["vcov"],

@@ -20,8 +20,9 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
 from ..validation import check_delta
-from ..schema import schema_parameters
 from ._common import (
+    opening,
+    door_docstring,
     OptionsDoor,
     Settings,
     call_of,
@@ -33,7 +34,7 @@ from ._common import (
 )
 
 
-@schema_parameters
+@door_docstring
 def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data,
@@ -90,12 +91,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     diagnostics : bool
         Attach non-private diagnostics (rows dropped, rows shrunk onto the
         ball).  Off by default: no output shows them unless asked.
-    random_state, accountant, strict, progress
-        See docs/architecture.md, "Privacy conventions".
-
-    Returns
-    -------
-    PCAResult
+    {run settings}
 
     Examples
     --------
@@ -194,12 +190,7 @@ class PCADoor(OptionsDoor):
         noise: NoiseSource,
     ) -> PCAResult:
         return PCAResult(
-            method="dp_pca",
-            call=self.call,
-            n=frame.mf.n,
-            p=frame.mf.p,
-            terms=list(frame.mf.names),
-            privacy=statement,
+            **opening(self, frame.mf.n, frame.mf.names, statement),
             basis=released.basis,
             eigenvalues=released.eigenvalues,
             centre=frame.box.center,

@@ -26,8 +26,8 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..schema import Schema
-from ..schema import schema_parameters
 from ._common import (
+    door_docstring,
     read_data,
     Settings,
     auto_bounds_options,
@@ -55,7 +55,7 @@ FIT_FIELDS = (
 )
 
 
-@schema_parameters
+@door_docstring
 def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,

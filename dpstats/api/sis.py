@@ -28,8 +28,9 @@ from ..simulate import Assume
 from ..simulate.sis import operating_characteristics
 from ..stats import CrossStats
 from ..validation import check_k, check_truth
-from ..schema import schema_parameters
 from ._common import (
+    opening,
+    door_docstring,
     OptionsDoor,
     Settings,
     call_of,
@@ -41,7 +42,7 @@ from ._common import (
 )
 
 
-@schema_parameters
+@door_docstring
 def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,
@@ -144,12 +145,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     oc_trials : int
         Trials of the ``assume=`` simulation; 0 leaves out the operating
         characteristics altogether.
-    random_state, accountant, strict, progress
-        See docs/architecture.md, "Privacy conventions".
-
-    Returns
-    -------
-    SISResult
+    {run settings}
 
     Examples
     --------
@@ -252,12 +248,7 @@ class SISDoor(OptionsDoor):
         logm, harmonic = largest_class_noise(plan.d, plan.k)
         curve = recovery_curve(plan.d, plan.k, plan.select_eps, o.gamma, plan.sensitivity)
         return SISResult(
-            method="dp_sis",
-            call=self.call,
-            n=mf.n,
-            p=mf.p,
-            terms=list(mf.names),
-            privacy=statement,
+            **opening(self, mf.n, mf.names, statement),
             operating_characteristics=None if oc is None else OperatingCharacteristics(**oc),
             selected=[mf.names[j] for j in released.chosen],
             k=plan.k,

@@ -27,8 +27,9 @@ from ..results.two_stage import TwoStageResult, second_stage_table
 from ..schema import Schema
 from ..simulate.two_stage import operating_characteristics
 from ..validation import check_k, check_truth
-from ..schema import schema_parameters
 from ._common import (
+    opening,
+    door_docstring,
     OptionsDoor,
     Settings,
     call_of,
@@ -42,7 +43,7 @@ from ._common import (
 )
 
 
-@schema_parameters
+@door_docstring
 def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame,
@@ -151,12 +152,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
         not private and no output shows them unless asked (``truth=`` implies it).
     oc_trials : int
         Trials per vote margin for the operating characteristics (0 skips).
-    random_state, accountant, strict, progress
-        See docs/architecture.md, "Privacy conventions".
-
-    Returns
-    -------
-    TwoStageResult
+    {run settings}
 
     Examples
     --------
@@ -247,12 +243,7 @@ class TwoStageDoor(OptionsDoor):
         statement.eps = o.eps
         oc = operating_characteristics(plan, o.oc_trials, noise.generator)
         return TwoStageResult(
-            method="dp_two_stage",
-            call=self.call,
-            n=mf.n,
-            p=mf.p,
-            terms=list(mf.names),
-            privacy=statement,
+            **opening(self, mf.n, mf.names, statement),
             operating_characteristics=None if oc is None else OperatingCharacteristics(**oc),
             selected=_selected(mf, released),
             k=frame.k,

@@ -31,8 +31,8 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical_glm import VerticalGLMResult, assemble_result
-from ..schema import schema_parameters
 from ._common import (
+    door_docstring,
     OptionsDoor,
     read_data,
     Settings,
@@ -46,7 +46,7 @@ from ._common import (
 )
 
 
-@schema_parameters
+@door_docstring
 def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: pd.DataFrame | Sequence[pd.DataFrame],
