@@ -464,6 +464,7 @@ def declare(
     *,
     statistics: bool = False,
     unbounded_fill: float | None = None,
+    fills: Mapping[str, float] | None = None,
 ) -> tuple[Any, Any]:
     """A door's steps between its checks and :func:`run`, in this order: refuse a call the
     accountant cannot pay before touching the data, read the data (only the formula's columns),
@@ -471,7 +472,7 @@ def declare(
 
     Returns the options record with the eps, delta (where the method has one), bounds and schema
     the release uses, and the data as the door reads it.  ``statistics``: the door can run from
-    sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill``: see :func:`frame_schema`.
+    sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :func:`frame_schema`.
     """
     has_delta = hasattr(options, "delta")
     delta = options.delta if has_delta else 0.0
@@ -482,12 +483,18 @@ def declare(
         options.bounds,
         options.eps,
         delta,
-        bounds_eps=given["bounds_eps"],
+        bounds_eps=given.get("bounds_eps"),
         neighbouring=neighbouring,
         data=data,
     )
     schema = frame_schema(
-        bounds, given["levels"], given["na_action"], neighbouring, eps=eps, unbounded_fill=unbounded_fill
+        bounds,
+        given["levels"],
+        given["na_action"],
+        neighbouring,
+        eps=eps,
+        unbounded_fill=unbounded_fill,
+        fills=fills,
     )
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
     return replace(options, **changes), data
@@ -530,3 +537,14 @@ def opening(door: Any, n: int, terms: Sequence[str], statement: PrivacyStatement
         "terms": list(terms),
         "privacy": statement,
     }
+
+
+@dataclass
+class DataDoor(OptionsDoor):
+    """A door over one data set: its method's options record, the data as the door reads it, the
+    result's call, and whether progress bars are shown (None: on long runs)."""
+
+    options: Any
+    data: Any
+    call: dict
+    progress: bool | None = False

@@ -6,7 +6,6 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +23,7 @@ from ..validation import check_truth
 from ._common import (
     opening,
     door_docstring,
-    OptionsDoor,
+    DataDoor,
     Settings,
     call_of,
     declare,
@@ -205,13 +204,10 @@ class FELPFrame:
 
 
 @dataclass
-class FELPDoor(OptionsDoor):
+class FELPDoor(DataDoor):
     """dp_felp's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.FELPOptions
-    data: Any
-    call: dict
-    progress: bool = False
     label: str = "dp_felp"
 
     def frame(self, dd: DataDependence) -> FELPFrame:

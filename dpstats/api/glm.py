@@ -11,7 +11,7 @@ floating-point summation order and memory is bounded by one chunk.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,13 +32,11 @@ from ..validation import check_delta
 from ._common import (
     opening,
     door_docstring,
-    read_data,
     Settings,
     call_of,
-    check_budget,
+    declare,
     declared_bounds,
     dummy_columns,
-    frame_schema,
     is_auto,
     refuse_omit,
     run,
@@ -138,30 +136,30 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     settings = Settings.check(given)
     options = m.GLMOptions.check(given)
     warn_if_nonprivate(options.eps, settings.strict, "maximum-likelihood GLM (IRLS)")
-    check_budget(settings.accountant, options.eps, options.delta)
-    data = read_data(data, formula, keep=[levels])
-    refuse_engine_limits(data, bounds, options.eps)
-    schema = frame_schema(
-        bounds, levels, na_action, neighbouring, eps=options.eps, fills=m.response_fill(formula)
-    )
-    refuse_omit(schema, "dp_glm", "the sensitivities and the refusal rule use the public n")
-    options = replace(options, schema=schema)
+    refuse_auto_bounds(bounds)
+    options, data = declare(given, options, settings, fills=m.response_fill(formula))
+    refuse_irls_on_engines(data, options.eps)
+    refuse_omit(options.schema, "dp_glm", "the sensitivities and the refusal rule use the public n")
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
 
 
-def refuse_engine_limits(data: Any, bounds: Any, eps: float) -> None:
-    """What dp_glm does not offer yet: bounds="auto", and the non-private IRLS fit on streamed or Dask data."""
+def refuse_auto_bounds(bounds: Any) -> None:
+    """dp_glm does not offer bounds="auto" yet."""
+    if is_auto(bounds):
+        raise PrivacyParameterError(
+            'dp_glm does not offer bounds="auto" yet; declare public bounds, e.g. bounds={"x": (0, 10)}. '
+            "Nothing was spent."
+        )
+
+
+def refuse_irls_on_engines(data: Any, eps: float) -> None:
+    """The non-private IRLS fit needs the rows in memory, not streamed or Dask data."""
     from .. import engines
 
     if engines.is_engine_input(data) and math.isinf(eps):
         raise DataError(
             "dp_glm at eps = inf (IRLS, as R's glm) needs the data in memory (a pandas DataFrame); "
             "streamed and Dask data are fitted privately (noisy Newton, one pass per step). Nothing was read."
-        )
-    if is_auto(bounds):
-        raise PrivacyParameterError(
-            'dp_glm does not offer bounds="auto" yet; declare public bounds, e.g. bounds={"x": (0, 10)}. '
-            "Nothing was spent."
         )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,7 +30,7 @@ from ..validation import check_delta
 from ._common import (
     opening,
     door_docstring,
-    OptionsDoor,
+    DataDoor,
     Settings,
     call_of,
     declare,
@@ -166,13 +165,10 @@ class GMMFrame:
 
 
 @dataclass
-class GMMDoor(OptionsDoor):
+class GMMDoor(DataDoor):
     """dp_gmm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.GMMOptions
-    data: Any
-    call: dict
-    progress: bool = False
     label: str = "dp_gmm"
 
     def frame(self, dd: DataDependence) -> GMMFrame:

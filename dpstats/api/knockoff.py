@@ -37,7 +37,7 @@ from ..validation import check_oc_trials, check_truth
 from ._common import (
     opening,
     door_docstring,
-    OptionsDoor,
+    DataDoor,
     Settings,
     call_of,
     declare,
@@ -248,13 +248,10 @@ class _Frame:
 
 
 @dataclass
-class KnockoffDoor(OptionsDoor):
+class KnockoffDoor(DataDoor):
     """dp_knockoff's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: KnockoffOptions
-    data: Any
-    call: dict
-    progress: bool = False
     label: str = "dp_knockoff"
     # the release's generator: the operating characteristics and diagnostics draw from it afterwards
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)

@@ -30,7 +30,7 @@ from ..validation import (
 from ._common import (
     opening,
     door_docstring,
-    OptionsDoor,
+    DataDoor,
     Settings,
     call_of,
     declare,
@@ -176,12 +176,10 @@ class LMFrame:
 
 
 @dataclass
-class LMDoor(OptionsDoor):
+class LMDoor(DataDoor):
     """dp_lm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.LMOptions
-    data: Any
-    call: dict
     progress: bool | None = None
     label: str = "dp_lm"
 

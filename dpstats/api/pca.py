@@ -23,7 +23,7 @@ from ..validation import check_delta
 from ._common import (
     opening,
     door_docstring,
-    OptionsDoor,
+    DataDoor,
     Settings,
     call_of,
     declare,
@@ -118,12 +118,10 @@ class PCAFrame:
 
 
 @dataclass
-class PCADoor(OptionsDoor):
+class PCADoor(DataDoor):
     """dp_pca's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.PCAOptions
-    data: Any
-    call: dict
     progress: bool | None = None
     label: str = "dp_pca"
 

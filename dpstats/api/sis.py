@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,7 +30,7 @@ from ..validation import check_k, check_truth
 from ._common import (
     opening,
     door_docstring,
-    OptionsDoor,
+    DataDoor,
     Settings,
     call_of,
     declare,
@@ -195,12 +194,10 @@ class _Frame:
 
 
 @dataclass
-class SISDoor(OptionsDoor):
+class SISDoor(DataDoor):
     """dp_sis's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.SISOptions
-    data: Any
-    call: dict
     label: str = "dp_sis"
 
     def frame(self, dd: DataDependence) -> _Frame:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,7 +29,7 @@ from ..validation import check_k, check_truth
 from ._common import (
     opening,
     door_docstring,
-    OptionsDoor,
+    DataDoor,
     Settings,
     call_of,
     declare,
@@ -196,13 +195,10 @@ class _Frame:
 
 
 @dataclass
-class TwoStageDoor(OptionsDoor):
+class TwoStageDoor(DataDoor):
     """dp_two_stage's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.TwoStageOptions
-    data: Any
-    call: dict
-    progress: bool = False
     label: str = "dp_two_stage"
     # the release's generator: the diagnostics' non-private top-k breaks its ties with it
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
