@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 from ..formula import ModelFrame, dummy_columns, finish_checks, model_frame
 from ..formula._design import INTERCEPT
-from ..geometry import Box
+from ..geometry import Box, resolve_box
 from ..schema import SCHEMA_PARAMETERS, Schema, default_na_action
 from ..stats import CrossStats, cross_products
 
@@ -548,3 +548,9 @@ class DataDoor(OptionsDoor):
     data: Any
     call: dict
     progress: bool | None = False
+
+
+def design_box(bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None) -> Box | None:
+    """The box of the design's columns (``names``, default all) from resolved bounds: factor dummies
+    are bounded by their coding, (0, 1) for treatment contrasts."""
+    return resolve_box(bounds, mf.names if names is None else names, dummies=dummy_columns(mf))

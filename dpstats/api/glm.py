@@ -19,7 +19,6 @@ import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT, model_frame, refuse_offset
-from ..geometry import resolve_box
 from ..methods import glm as m
 from ..methods.vertical import response_frame
 from ..privacy.accountant import Accountant
@@ -36,7 +35,7 @@ from ._common import (
     call_of,
     declare,
     declared_bounds,
-    dummy_columns,
+    design_box,
     is_auto,
     refuse_omit,
     run,
@@ -290,7 +289,7 @@ class GLMDoor:
     def _coordinates(self, mf, keep: list[int], ranges: _Ranges, dd: DataDependence) -> m.Coordinates:
         names = [mf.names[j] for j in keep]
         bounds = declared_bounds(self.options.bounds, mf, response=False)
-        box = resolve_box(bounds, names, dummies=dummy_columns(mf)) if bounds is not None else None
+        box = design_box(bounds, mf, names) if bounds is not None else None
         if box is None:
             dd.add(
                 "the bounds that clip the design columns are the data's min and max",

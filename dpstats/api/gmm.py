@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..errors import DataError, DataWarning, caller_stacklevel
 from ..formula import ModelFrame, model_frame, refuse_offset
-from ..geometry import Box, range_box, resolve_box
+from ..geometry import Box, range_box
 from ..methods import gmm as m
 from ..methods.gmm.model import map_assign
 from ..privacy.accountant import Accountant
@@ -35,7 +35,7 @@ from ._common import (
     call_of,
     declare,
     declared_bounds,
-    dummy_columns,
+    design_box,
     n_is_public,
     progress_bar,
     refuse_omit,
@@ -195,7 +195,7 @@ class GMMDoor(DataDoor):
 
     def _box(self, mf: ModelFrame, dd: DataDependence) -> Box:
         if self.bounds is not None:
-            return resolve_box(declared_bounds(self.bounds, mf), mf.names, dummies=dummy_columns(mf))
+            return design_box(declared_bounds(self.bounds, mf), mf)
         dd.add(
             "the box that clips and centres the rows is the data's per-column min and max",
             fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",

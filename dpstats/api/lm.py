@@ -36,7 +36,7 @@ from ._common import (
     declare,
     warn_if_nonprivate,
     declared_bounds,
-    dummy_columns,
+    design_box,
     is_auto,
     private_bounds_setup,
     refuse_omit,
@@ -193,7 +193,7 @@ class LMDoor(DataDoor):
                 return data_boxes
             names = [nm for nm in mf.names if nm != INTERCEPT]
             bounds = declared_bounds(self.bounds, mf)
-            x_box = resolve_box(bounds, names, dummies=dummy_columns(mf))
+            x_box = design_box(bounds, mf, names)
             return _with_intercept(x_box, mf.names), resolve_box(bounds, [mf.response])
 
         resolved = {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..formula import refuse_offset
-from ..geometry import Box, range_box, resolve_box
+from ..geometry import Box, range_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
 from ..privacy.pca import PrivatePCA
@@ -28,7 +28,7 @@ from ._common import (
     call_of,
     declare,
     declared_bounds,
-    dummy_columns,
+    design_box,
     n_is_public,
     run,
 )
@@ -135,7 +135,7 @@ class PCADoor(DataDoor):
             """Checks that need only the frame's names (run before the pass), then the box."""
             m.check_k(o.k, mf.p)
             declared = None if o.bounds is None else declared_bounds(o.bounds, mf, response=False)
-            box = data_box or resolve_box(declared, mf.names, dummies=dummy_columns(mf))
+            box = data_box or design_box(declared, mf)
             m.check_equal_widths(box, mf.names, o.radius)
             resolved["box"] = box
             return box, None

@@ -35,7 +35,7 @@ from ._common import (
     call_of,
     declare,
     declared_bounds,
-    dummy_columns,
+    design_box,
     frame_and_cross_products,
     run,
 )
@@ -228,7 +228,7 @@ class SISDoor(DataDoor):
         if self.options.score is not None or self.bounds is None:
             return None, None
         bounds = declared_bounds(self.bounds, mf)
-        return resolve_box(bounds, mf.names, dummies=dummy_columns(mf)), resolve_box(bounds, [mf.response])
+        return design_box(bounds, mf), resolve_box(bounds, [mf.response])
 
     def plan(self, frame: _Frame, dd: DataDependence) -> m.SISPlan:
         return m.plan(self.options, d=frame.mf.p, k=frame.k, n=frame.n)

@@ -34,7 +34,7 @@ from ._common import (
     call_of,
     declare,
     declared_bounds,
-    dummy_columns,
+    design_box,
     is_auto,
     progress_bar,
     refuse_omit,
@@ -217,7 +217,7 @@ class TwoStageDoor(DataDoor):
         if o.second_stage == "private_ols":
             bounds = declared_bounds(self.bounds, mf)
             boxes = (
-                resolve_box(bounds, mf.names, dummies=dummy_columns(mf)),
+                design_box(bounds, mf),
                 resolve_box(bounds, [mf.response]),
             )
         return _Frame(mf=mf, k=k, n_blocks=n_blocks, boxes=boxes, truth=check_truth(o.truth, mf.names))
