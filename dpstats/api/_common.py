@@ -23,9 +23,9 @@ any budget is spent.
 Private bounds (``bounds="auto"``, docs/architecture.md, "Private bounds"):
 the public function turns the argument into a
 :class:`~dpstats.privacy.bounds.PrivateBounds` step with
-:func:`private_bounds_setup` (its eps share taken off the method's eps); the
-door's frame asks it for the bounds it needs (:func:`declared_bounds`,
-:func:`row_norm_bound`); :func:`run` charges its ledger entry first, with
+:func:`dpstats.privacy.bounds.bounds_step` (its eps share taken off the method's eps); the
+door's frame asks it for the bounds it needs (:func:`dpstats.privacy.bounds.declared_bounds`,
+:func:`dpstats.privacy.bounds.row_norm_bound`); :func:`run` charges its ledger entry first, with
 the method's entries, before the release, and puts the released bounds on
 the result.
 """
@@ -41,14 +41,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..formula import ModelFrame, dummy_columns, finish_checks, model_frame
-from ..formula._design import INTERCEPT
 from ..geometry import Box, resolve_box
 from ..schema import SCHEMA_PARAMETERS, Schema, default_na_action
 from ..stats import CrossStats, cross_products
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant, LedgerEntry
-from ..privacy.bounds import AutoBounds, PrivateBounds
+from ..privacy.bounds import PrivateBounds, bounds_step
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -107,7 +106,7 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     frame = door.frame(dd)
     plan = door.plan(frame, dd)
     if step is not None:
-        _add_bounds_step(plan, step)
+        step.add_to(plan)
     charge(accountant, plan.entries, door.label)
     released = door.release(frame, plan, noise)
     result = door.result(frame, plan, released, plan.statement(dd, noise), noise)
@@ -146,94 +145,17 @@ def read_data(data: Any, formula: str | None, **how: Any) -> Any:
 def private_bounds_setup(
     bounds: Any, eps: float, delta: float = 0.0, *, bounds_eps: float | None, neighbouring: str, data: Any
 ) -> tuple[Any, float, float]:
-    """``(bounds, eps, delta)`` for the door: a private-bounds step and the remainder, or unchanged.
-
-    ``bounds="auto"`` (or an :class:`~dpstats.privacy.bounds.AutoBounds`)
-    becomes a :class:`~dpstats.privacy.bounds.PrivateBounds` step spending
-    ``bounds_eps`` (default: ``share`` = 10% of eps) and the same share of
-    delta; the method gets the rest.  Every check runs here, before the data
-    is read and before anything is spent.
-    """
-    bounds = auto_bounds_options(bounds, eps, bounds_eps=bounds_eps, data=data)
-    if not isinstance(bounds, AutoBounds):
-        return bounds, eps, delta
-    eps_b = bounds.eps_of(eps)
-    delta_b = delta * eps_b / eps
-    step = PrivateBounds(bounds, eps=eps_b, delta=delta_b, neighbouring=neighbouring, requested=(eps, delta))
-    return step, eps - eps_b, delta - delta_b
+    """:func:`dpstats.privacy.bounds.bounds_step` for the data as a door reads it."""
+    return bounds_step(
+        bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, streamed=not_in_memory(data)
+    )
 
 
-def auto_bounds_options(bounds: Any, eps: float, *, bounds_eps: float | None, data: Any) -> Any:
-    """``bounds`` as given, or the checked :class:`~dpstats.privacy.bounds.AutoBounds` it asks for.
-
-    ``bounds="auto"`` becomes ``AutoBounds()``; ``bounds_eps`` (allowed with it only)
-    replaces its eps.  Refused before anything is read: streamed or Dask data, an
-    infinite eps, and a bounds eps that leaves nothing for the analysis.
-    """
-    if isinstance(bounds, str) and bounds == "auto":
-        bounds = AutoBounds()
-    if not isinstance(bounds, AutoBounds):
-        if bounds_eps is not None:
-            raise PrivacyParameterError(
-                'bounds_eps applies only with bounds="auto"; drop it or set bounds="auto".'
-            )
-        return bounds
+def not_in_memory(data: Any) -> str | None:
+    """The type of data a door does not hold in memory (streamed, Dask, DuckDB), else None."""
     from .. import engines
 
-    if engines.is_engine_input(data):
-        raise PrivacyParameterError(
-            f'bounds="auto" needs the data in memory (a data frame), got {engines.type_name(data)}; for streamed, '
-            "Dask or DuckDB data declare public bounds=, or compute private bounds on an in-memory sample first."
-        )
-    if eps is None or not math.isfinite(eps):
-        raise PrivacyParameterError(
-            'bounds="auto" spends part of a finite eps (DP mode); give a finite eps or declare bounds=.'
-        )
-    if bounds_eps is not None:
-        bounds = replace(bounds, eps=bounds_eps)
-    eps_b = bounds.eps_of(eps)
-    if not eps_b < eps:
-        raise PrivacyParameterError(
-            f"bounds_eps = {eps_b:g} must be less than eps = {eps:g}: the rest of eps pays for the analysis."
-        )
-    return bounds
-
-
-def is_auto(bounds: Any) -> bool:
-    """True for ``bounds="auto"``, an :class:`~dpstats.privacy.bounds.AutoBounds` or its step."""
-    return isinstance(bounds, (AutoBounds, PrivateBounds)) or (isinstance(bounds, str) and bounds == "auto")
-
-
-def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> Any:
-    """The bounds a door resolves: as declared, or released privately now for ``mf``'s columns.
-
-    For a private-bounds step, the design's columns (factor dummies excepted:
-    they are bounded by (0, 1)) and, with ``response``, the response get a
-    private (lo, hi) each, returned as a ``bounds=`` mapping.
-    """
-    if not isinstance(bounds, PrivateBounds):
-        return bounds
-    fixed = set(dummy_columns(mf)) | {INTERCEPT}
-    keep = [j for j, nm in enumerate(mf.names) if nm not in fixed]
-    y = mf.y if response and mf.y is not None else None
-    return bounds.box(mf.X[:, keep], [mf.names[j] for j in keep], y, mf.response if y is not None else None)
-
-
-def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
-    """The row l2-norm bound B a door uses: as declared, or released privately now from ``mf``'s design."""
-    return bounds.norm(mf.X) if isinstance(bounds, PrivateBounds) else bounds
-
-
-def _add_bounds_step(plan: Plan, step: PrivateBounds) -> None:
-    """Put the bounds step's ledger entry first in the plan, and its note in the statement."""
-    if step.mode is None:
-        raise PrivacyParameterError(
-            'bounds="auto" is not used by this analysis (no declared bounds are needed with these '
-            "options); drop bounds=. Nothing was spent."
-        )
-    plan.entries = [step.entry()] + list(plan.entries)
-    plan.notes = list(plan.notes) + [step.statement_note()]
-    plan.sensitivities = {"private bounds": step.entry().sensitivity, **plan.sensitivities}
+    return engines.type_name(data) if engines.is_engine_input(data) else None
 
 
 def _show_bounds(result: DPResult, step: PrivateBounds) -> None:

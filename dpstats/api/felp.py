@@ -27,11 +27,11 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    declared_bounds,
     progress_bar,
     refuse_omit,
     run,
 )
+from ..privacy.bounds import declared_bounds
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 

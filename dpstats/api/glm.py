@@ -34,13 +34,12 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    declared_bounds,
     design_box,
-    is_auto,
     refuse_omit,
     run,
     warn_if_nonprivate,
 )
+from ..privacy.bounds import declared_bounds, is_auto
 
 
 @door_docstring

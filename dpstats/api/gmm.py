@@ -34,13 +34,13 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    declared_bounds,
     design_box,
     n_is_public,
     progress_bar,
     refuse_omit,
     run,
 )
+from ..privacy.bounds import declared_bounds
 
 
 @door_docstring

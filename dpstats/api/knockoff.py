@@ -41,13 +41,12 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    is_auto,
     n_is_public,
     refuse_omit,
-    row_norm_bound,
     run,
     warn_if_nonprivate,
 )
+from ..privacy.bounds import is_auto, row_norm_bound
 
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
 

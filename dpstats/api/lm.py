@@ -35,13 +35,11 @@ from ._common import (
     call_of,
     declare,
     warn_if_nonprivate,
-    declared_bounds,
     design_box,
-    is_auto,
-    private_bounds_setup,
     refuse_omit,
     run,
 )
+from ..privacy.bounds import bounds_step, declared_bounds, is_auto
 
 INFERENCE_MIN_LEVEL = 0.95  # bounds="auto" must keep at least this share of each column inside each bound
 
@@ -60,7 +58,7 @@ def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: floa
     """
     if not is_auto(bounds):
         return
-    step, _, _ = private_bounds_setup(bounds, eps, delta, bounds_eps=None, neighbouring="replace", data=None)
+    step, _, _ = bounds_step(bounds, eps, delta, bounds_eps=None, neighbouring="replace")
     require_covering_bounds(step).plan_box(n, d, response=True)
 
 

@@ -27,11 +27,11 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    declared_bounds,
     design_box,
     n_is_public,
     run,
 )
+from ..privacy.bounds import declared_bounds
 
 
 @door_docstring

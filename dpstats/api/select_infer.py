@@ -27,17 +27,17 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..schema import Schema
 from ._common import (
+    not_in_memory,
     door_docstring,
     read_data,
     Settings,
-    auto_bounds_options,
     call_of,
     check_budget,
     frame_schema,
-    is_auto,
     refuse_omit,
     run,
 )
+from ..privacy.bounds import auto_bounds, is_auto
 from .glm import dp_glm
 from .lm import check_auto_bounds_level, dp_lm
 
@@ -148,7 +148,8 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     check_budget(settings.accountant, options.eps, options.delta)
     if bounds_eps is not None:  # each part releases its own bounds with bounds_eps of its eps
         options = replace(
-            options, bounds=auto_bounds_options(bounds, options.eps, bounds_eps=bounds_eps, data=data)
+            options,
+            bounds=auto_bounds(bounds, options.eps, bounds_eps=bounds_eps, streamed=not_in_memory(data)),
         )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
     refuse_omit(schema, "dp_select_infer", "its parts' sizes follow from n, and dp_lm releases n exactly")

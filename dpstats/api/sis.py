@@ -34,11 +34,11 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    declared_bounds,
     design_box,
     frame_and_cross_products,
     run,
 )
+from ..privacy.bounds import declared_bounds
 
 
 @door_docstring

@@ -33,13 +33,12 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    declared_bounds,
     design_box,
-    is_auto,
     progress_bar,
     refuse_omit,
     run,
 )
+from ..privacy.bounds import declared_bounds, is_auto
 
 
 @door_docstring

@@ -38,12 +38,12 @@ from ._common import (
     Settings,
     call_of,
     check_budget,
-    declared_bounds,
     frame_schema,
     private_bounds_setup,
     refuse_omit,
     run,
 )
+from ..privacy.bounds import declared_bounds
 
 
 @door_docstring

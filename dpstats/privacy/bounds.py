@@ -66,12 +66,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from ..errors import PrivacyParameterError
+from ..formula import ModelFrame, dummy_columns
+from ..formula._design import INTERCEPT
 from .accountant import LedgerEntry
+from .plan import Plan
 from .calibration import em_eps, rho_from_eps_delta
 from .topk.family import oneshot_gumbel
 
@@ -362,7 +366,7 @@ def _real(value, name: str) -> None:
 class PrivateBounds:
     """The private-bounds step of one analysis: its budget, its releases and its ledger entry.
 
-    Made by the front door (:func:`dpstats.api._common.private_bounds_setup`)
+    Made by the front door (:func:`bounds_step`)
     before the data is read; :meth:`box` and :meth:`norm` run the mechanisms
     when the frame is built; the skeleton charges :meth:`entry` with the
     method's ledger, before the release.
@@ -529,6 +533,17 @@ class PrivateBounds:
             ),
         )
 
+    def add_to(self, plan: Plan) -> None:
+        """Put this step's ledger entry first in the method's plan, and its note in the statement."""
+        if self.mode is None:
+            raise PrivacyParameterError(
+                'bounds="auto" is not used by this analysis (no declared bounds are needed with these '
+                "options); drop bounds=. Nothing was spent."
+            )
+        plan.entries = [self.entry()] + list(plan.entries)
+        plan.notes = list(plan.notes) + [self.statement_note()]
+        plan.sensitivities = {"private bounds": self.entry().sensitivity, **plan.sensitivities}
+
     def statement_note(self) -> str:
         """The sentence the privacy statement carries."""
         return (
@@ -546,3 +561,99 @@ class PrivateBounds:
             "bounds": {k: list(v) for k, v in self.released.items()},
             "row_norm_bound": self.row_norm,
         }
+
+
+def is_auto(bounds: Any) -> bool:
+    """True for ``bounds="auto"``, an :class:`AutoBounds` or its step."""
+    return isinstance(bounds, (AutoBounds, PrivateBounds)) or (isinstance(bounds, str) and bounds == "auto")
+
+
+def auto_bounds(bounds: Any, eps: float, *, bounds_eps: float | None, streamed: str | None) -> Any:
+    """``bounds`` as given, or the checked :class:`AutoBounds` it asks for.
+
+    ``bounds="auto"`` becomes ``AutoBounds()``; ``bounds_eps`` (allowed with it only)
+    replaces its eps.  Refused before anything is read: data not in memory (``streamed``
+    names its type: streamed, Dask or DuckDB data), an infinite eps, and a bounds eps that
+    leaves nothing for the analysis.
+
+    Examples
+    --------
+    >>> auto_bounds("auto", 1.0, bounds_eps=0.2, streamed=None).eps
+    0.2
+    """
+    if isinstance(bounds, str) and bounds == "auto":
+        bounds = AutoBounds()
+    if not isinstance(bounds, AutoBounds):
+        if bounds_eps is not None:
+            raise PrivacyParameterError(
+                'bounds_eps applies only with bounds="auto"; drop it or set bounds="auto".'
+            )
+        return bounds
+    if streamed is not None:
+        raise PrivacyParameterError(
+            f'bounds="auto" needs the data in memory (a data frame), got {streamed}; for streamed, '
+            "Dask or DuckDB data declare public bounds=, or compute private bounds on an in-memory sample first."
+        )
+    if eps is None or not math.isfinite(eps):
+        raise PrivacyParameterError(
+            'bounds="auto" spends part of a finite eps (DP mode); give a finite eps or declare bounds=.'
+        )
+    if bounds_eps is not None:
+        bounds = replace(bounds, eps=bounds_eps)
+    eps_b = bounds.eps_of(eps)
+    if not eps_b < eps:
+        raise PrivacyParameterError(
+            f"bounds_eps = {eps_b:g} must be less than eps = {eps:g}: the rest of eps pays for the analysis."
+        )
+    return bounds
+
+
+def bounds_step(
+    bounds: Any,
+    eps: float,
+    delta: float = 0.0,
+    *,
+    bounds_eps: float | None,
+    neighbouring: str,
+    streamed: str | None = None,
+) -> tuple[Any, float, float]:
+    """``(bounds, eps, delta)`` for a front door: a private-bounds step and the remainder, or unchanged.
+
+    ``bounds="auto"`` (or an :class:`AutoBounds`) becomes a :class:`PrivateBounds` step spending
+    ``bounds_eps`` (default: ``share`` = 10% of eps) and the same share of delta; the method gets
+    the rest.  Every check runs here (:func:`auto_bounds`), before the data is read and before
+    anything is spent.
+
+    Examples
+    --------
+    >>> step, eps, delta = bounds_step("auto", 1.0, 1e-6, bounds_eps=None, neighbouring="replace")
+    >>> round(step.eps, 6), round(eps, 6), delta
+    (0.1, 0.9, 9e-07)
+    """
+    bounds = auto_bounds(bounds, eps, bounds_eps=bounds_eps, streamed=streamed)
+    if not isinstance(bounds, AutoBounds):
+        return bounds, eps, delta
+    eps_b = bounds.eps_of(eps)
+    delta_b = delta * eps_b / eps
+    step = PrivateBounds(bounds, eps=eps_b, delta=delta_b, neighbouring=neighbouring, requested=(eps, delta))
+    return step, eps - eps_b, delta - delta_b
+
+
+def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> Any:
+    """The bounds a door resolves: as declared, or released privately now for ``mf``'s columns.
+
+    For a private-bounds step, the design's columns (factor dummies excepted:
+    they are bounded by their coding) and, with ``response``, the response get a
+    private (lo, hi) each, returned as a ``bounds=`` mapping.
+    """
+    if not isinstance(bounds, PrivateBounds):
+        return bounds
+    fixed = set(dummy_columns(mf)) | {INTERCEPT}
+    keep = [j for j, nm in enumerate(mf.names) if nm not in fixed]
+    y = mf.y if response and mf.y is not None else None
+    return bounds.box(mf.X[:, keep], [mf.names[j] for j in keep], y, mf.response if y is not None else None)
+
+
+def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
+    """The row l2-norm bound B a door uses: as declared, or released privately now from ``mf``'s design."""
+    return bounds.norm(mf.X) if isinstance(bounds, PrivateBounds) else bounds

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import AssumptionError, PrivacyParameterError
-from ...privacy.bounds import AutoBounds, PrivateBounds
+from ...privacy.bounds import is_auto
 from ...schema import Schema
 from ...validation import check_delta, check_eps, check_fraction, check_neighbouring, check_oc_trials
 from .._options import Options
@@ -97,7 +97,7 @@ class KnockoffOptions(Options):
 def _check_declared(given: Mapping[str, Any]) -> None:
     """The row-norm bound B and the declared bounds of the sensitivities (Remark 2, Assumption 3)."""
     bounds = given["bounds"]
-    if not (bounds is None or _is_auto(bounds)):  # bounds="auto": checked by the front door's bounds step
+    if not (bounds is None or is_auto(bounds)):  # bounds="auto": checked by the front door's bounds step
         if not isinstance(bounds, numbers.Real):
             raise PrivacyParameterError(
                 "bounds for dp_knockoff is one number B, the public bound on the l2 norm of each row of the "
@@ -134,10 +134,6 @@ def _check_filter(given: Mapping[str, Any]) -> None:
         raise PrivacyParameterError(
             f"knockoffs must be 'shortcut' or 'materialise', got {given['knockoffs']!r}."
         )
-
-
-def _is_auto(bounds: Any) -> bool:
-    return isinstance(bounds, (AutoBounds, PrivateBounds)) or (isinstance(bounds, str) and bounds == "auto")
 
 
 def positive(value, name: str, allow_none: bool = True) -> float | None:
