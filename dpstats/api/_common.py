@@ -40,10 +40,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..formula import ModelFrame, dummy_columns, finish_checks, model_frame
+from ..formula import ModelFrame, dummy_columns
 from ..geometry import Box, resolve_box
 from ..schema import SCHEMA_PARAMETERS, Schema, default_na_action
-from ..stats import CrossStats, cross_products
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant, LedgerEntry
@@ -263,49 +262,6 @@ def progress_bar(show: bool, total: int | None, desc: str) -> Iterator[Callable[
 
     with tqdm(total=total, desc=desc, leave=False) as bar:
         yield bar.update
-
-
-BoxFn = Callable[[ModelFrame], tuple[Box | None, Box | None]]
-
-
-def frame_and_cross_products(
-    formula: str,
-    data,
-    boxes: BoxFn,
-    *,
-    drop_intercept: bool = True,
-    gram: bool = False,
-    schema: Schema | None = None,
-    min_rows: int = 2,
-) -> tuple[ModelFrame, Box | None, Box | None, CrossStats]:
-    """Model frame and its sufficient statistics, with the data scanned once.
-
-    Plain numeric designs defer the scan for non-finite values to the
-    statistics pass itself (:func:`dpstats.formula.finish_checks`);
-    when a non-finite value turns up, the frame is rebuilt the careful way
-    (the schema's rule for missing values) and the statistics recomputed.  ``boxes(mf)``
-    resolves the declared bounds for the frame's columns (it may raise).
-    Nothing here is released; the caller charges the budget afterwards.
-    Streamed and Dask data (:mod:`dpstats.engines`) get the same statistics
-    from a chunked pass, with a frame that holds no rows.  Fewer than ``min_rows`` rows
-    is a :class:`~dpstats.errors.DataError` (0 where n is private: no error may depend on it).
-    """
-    from .. import engines
-
-    if engines.is_engine_input(data):
-        return engines.frame_and_cross_products(
-            formula, data, boxes, drop_intercept=drop_intercept, gram=gram, schema=schema, min_rows=min_rows
-        )
-    mf = model_frame(
-        formula, data, drop_intercept=drop_intercept, defer_checks=True, schema=schema, min_rows=min_rows
-    )
-    x_box, y_box = boxes(mf)
-    stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram, ranges=False)
-    if not mf.checked and not finish_checks(mf, stats.finite):
-        mf = model_frame(formula, data, drop_intercept=drop_intercept, schema=schema, min_rows=min_rows)
-        x_box, y_box = boxes(mf)
-        stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
-    return mf, x_box, y_box, stats
 
 
 NOT_IN_CALL = frozenset(

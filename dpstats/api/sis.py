@@ -35,7 +35,6 @@ from ._common import (
     call_of,
     declare,
     design_box,
-    frame_and_cross_products,
     run,
 )
 from ..privacy.bounds import declared_bounds
@@ -201,9 +200,11 @@ class SISDoor(DataDoor):
     label: str = "dp_sis"
 
     def frame(self, dd: DataDependence) -> _Frame:
+        from .. import engines
+
         o, stats = self.options, None
         if o.score is None:
-            mf, _, _, stats = frame_and_cross_products(
+            mf, _, _, stats = engines.frame_and_cross_products(
                 o.formula, self.data, self._boxes, schema=o.schema, min_rows=o.min_rows
             )
         else:  # a custom score needs no bounds: the checks on the frame's names only

@@ -53,7 +53,7 @@ from ..errors import DataError
 from ..formula import INTERCEPT, ModelFrame, factor_columns, finish_checks, model_frame, raise_constant
 from ..geometry import Box
 from ..schema import Schema
-from ..stats import RowClippedGram, row_clipped_gram
+from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
 from .adapter import as_data, is_native, refuse_unknown, type_name
 from .dask_engine import DaskSource, is_dask_collection, on_dask
@@ -398,38 +398,58 @@ def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> Chunk
     )
 
 
+BoxFn = Callable[[ModelFrame], tuple[Box | None, Box | None]]
+
+
 def frame_and_cross_products(
     formula: str,
     data,
-    boxes,
+    boxes: BoxFn,
     *,
     drop_intercept: bool = True,
     gram: bool = False,
     schema: Schema | None = None,
     min_rows: int = 2,
-):
-    """:func:`dpstats.api._common.frame_and_cross_products` for engine inputs.
+) -> tuple[ModelFrame, Box | None, Box | None, CrossStats]:
+    """Model frame and its sufficient statistics, with the data scanned once.
 
-    Returns ``(mf, x_box, y_box, cross)`` like the in-memory version, with
-    ``mf`` a :class:`ChunkedModelFrame`.
+    In memory, plain numeric designs defer the scan for non-finite values to the
+    statistics pass itself (:func:`dpstats.formula.finish_checks`);
+    when a non-finite value turns up, the frame is rebuilt the careful way
+    (the schema's rule for missing values) and the statistics recomputed.  ``boxes(mf)``
+    resolves the declared bounds for the frame's columns (it may raise).
+    Nothing here is released; the caller charges the budget afterwards.
+    Streamed, Dask and DuckDB data get the same statistics from a chunked pass,
+    with a :class:`ChunkedModelFrame` that holds no rows.  Fewer than ``min_rows`` rows
+    is a :class:`~dpstats.errors.DataError` (0 where n is private: no error may depend on it).
     """
-    resolved = {}
+    if is_engine_input(data):
+        resolved = {}
 
-    def remember(mf):
-        resolved["boxes"] = boxes(mf)
-        return resolved["boxes"]
+        def remember(mf):
+            resolved["boxes"] = boxes(mf)
+            return resolved["boxes"]
 
-    mf, stats = sufficient_statistics(
-        formula,
-        data,
-        boxes=remember,
-        gram=gram,
-        drop_intercept=drop_intercept,
-        schema=schema,
-        min_rows=min_rows,
+        mf, stats = sufficient_statistics(
+            formula,
+            data,
+            boxes=remember,
+            gram=gram,
+            drop_intercept=drop_intercept,
+            schema=schema,
+            min_rows=min_rows,
+        )
+        return (mf, *resolved["boxes"], stats.cross)
+    mf = model_frame(
+        formula, data, drop_intercept=drop_intercept, defer_checks=True, schema=schema, min_rows=min_rows
     )
-    x_box, y_box = resolved["boxes"]
-    return mf, x_box, y_box, stats.cross
+    x_box, y_box = boxes(mf)
+    stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram, ranges=False)
+    if not mf.checked and not finish_checks(mf, stats.finite):
+        mf = model_frame(formula, data, drop_intercept=drop_intercept, schema=schema, min_rows=min_rows)
+        x_box, y_box = boxes(mf)
+        stats = cross_products(mf.X, mf.y, x_box=x_box, y_box=y_box, gram=gram)
+    return mf, x_box, y_box, stats
 
 
 def frame_and_row_clipped_gram(
