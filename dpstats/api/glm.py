@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT, model_frame, refuse_offset
@@ -25,7 +24,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
-from ..results.lm import TABLE_COLUMNS, fit_coding
+from ..results.lm import fit_fields
 from ..schema import Schema
 from ..validation import check_delta
 from ._common import (
@@ -343,23 +342,15 @@ class GLMDoor:
             self.options.conf_level,
             bool(getattr(released, "withheld", "")),
         )
-        table = pd.DataFrame({"term": frame.names, "estimate": released.coefficients})
-        for col in TABLE_COLUMNS[2:]:
-            table[col] = tab[col]
         return GLMResult(
             **opening(self, frame.mf.n, frame.names, statement),
-            coefficients=np.asarray(released.coefficients, float),
-            table=table,
-            vcov_matrix=tab["vcov"],
+            **fit_fields(frame.mf, frame.names, released.coefficients, tab),
             conf_level=self.options.conf_level,
             inference=m.inference_text(plan, released),
             noise=m.public_inputs(plan, frame.mf.n, self.options.eps, self.options.delta),
             formula=self.options.formula,
             intercept=frame.coords.intercept,
             engine=frame.engine,
-            factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
-            coding=fit_coding(frame.mf),
-            data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
             family=self.options.family,
             response_note=frame.note,
             **m.fit_figures(released, frame.mf.n, len(frame.names), plan),

@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError
 from ..formula import INTERCEPT, refuse_offset
@@ -23,7 +22,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.bounds import PrivateBounds
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.lm import TABLE_COLUMNS, LMResult, fit_coding
+from ..results.lm import LMResult, fit_fields
 from ..validation import (
     check_delta,
 )
@@ -270,15 +269,10 @@ class LMDoor(DataDoor):
     ) -> LMResult:
         if self.nonprivate:
             statement.samplers = statement.samplers or ["none (eps = inf)"]
-        fit, tab = released.fit, released.table
-        table = pd.DataFrame({"term": frame.names, "estimate": fit.coefficients})
-        for col in TABLE_COLUMNS[2:]:
-            table[col] = tab[col]
+        fit = released.fit
         return LMResult(
             **opening(self, frame.n, frame.names, statement),
-            coefficients=fit.coefficients,
-            table=table,
-            vcov_matrix=tab["vcov"],
+            **fit_fields(frame.mf, frame.names, fit.coefficients, released.table),
             sigma=frame.coords.y_half * math.sqrt(fit.sigma2),
             df_residual=fit.df_residual,
             conf_level=self.options.conf_level,
@@ -289,9 +283,6 @@ class LMDoor(DataDoor):
             formula=self.options.formula,
             intercept=frame.coords.intercept,
             engine=getattr(frame.mf, "engine", "memory"),
-            factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
-            coding=fit_coding(frame.mf),
-            data_dependent_terms=[step for step, _ in getattr(frame.mf, "data_dependent_terms", [])],
         )
 
     def diagnostics(self, frame: LMFrame, released: m.LMRelease) -> dict:

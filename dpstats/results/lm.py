@@ -205,6 +205,23 @@ class LMResult(DPResult):
         return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
 
 
+def fit_fields(mf, names: list[str], coefficients, table: dict[str, Any]) -> dict[str, Any]:
+    """The fields an LMResult (or GLMResult) takes from its fit: the coefficient table from the Wald
+    or bootstrap ``table`` (columns std.error .. p.value, and vcov), and the model frame's coding
+    (factor levels, contrasts, data-dependent terms) that ``predict`` re-applies."""
+    frame = pd.DataFrame({"term": names, "estimate": coefficients})
+    for col in TABLE_COLUMNS[2:]:
+        frame[col] = table[col]
+    return {
+        "coefficients": np.asarray(coefficients, float),
+        "table": frame,
+        "vcov_matrix": table["vcov"],
+        "factor_levels": {k: list(v) for k, v in mf.factor_levels.items()},
+        "coding": fit_coding(mf),
+        "data_dependent_terms": [step for step, _ in getattr(mf, "data_dependent_terms", [])],
+    }
+
+
 def fit_coding(mf) -> dict[str, Any]:
     """A model frame's contrasts, as ``design_with_levels`` takes them (empty for a chunked frame)."""
     return {
