@@ -40,8 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..formula import ModelFrame, dummy_columns
-from ..geometry import Box, resolve_box
+from ..formula import ModelFrame
 from ..schema import SCHEMA_PARAMETERS, Schema, default_na_action
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
@@ -426,9 +425,3 @@ class DataDoor(OptionsDoor):
     data: Any
     call: dict
     progress: bool | None = False
-
-
-def design_box(bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None) -> Box | None:
-    """The box of the design's columns (``names``, default all) from resolved bounds: factor dummies
-    are bounded by their coding, (0, 1) for treatment contrasts."""
-    return resolve_box(bounds, mf.names if names is None else names, dummies=dummy_columns(mf))

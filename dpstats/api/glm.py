@@ -33,12 +33,11 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    design_box,
     refuse_omit,
     run,
     warn_if_nonprivate,
 )
-from ..privacy.bounds import declared_bounds, is_auto
+from ..privacy.bounds import is_auto
 
 
 @door_docstring
@@ -182,16 +181,6 @@ class GLMFrame:
 
 
 @dataclass
-class _Ranges:
-    """The data's range, for bounds left undeclared (a named data-dependent step): design columns'
-    min and max, and the largest value of each count column (the response, cbind's failures)."""
-
-    x_min: np.ndarray
-    x_max: np.ndarray
-    top: Any  # top(i): the largest value of count column i (0: the response, 1: cbind's failures)
-
-
-@dataclass
 class GLMDoor:
     """dp_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
@@ -234,11 +223,11 @@ class GLMDoor:
             resp = m.Response(family, math.nan, math.nan, math.nan)
             return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note, keep=keep)
         tops = [y, failures]
-        ranges = _Ranges(
+        ranges = m.DataRanges(
             X.min(axis=0), X.max(axis=0), lambda i: float(np.max(tops[i])) if tops[i].size else 1.0
         )
-        coords = self._coordinates(mf, keep, ranges, dd)
-        resp = self._response(mf, cb, ranges, dd)
+        coords = m.coordinates(self.options.bounds, mf, keep, ranges, dd)
+        resp = m.response_bounds(self.options, mf.response, cb, ranges, dd)
         return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note, keep=keep)
 
     def _chunked_frame(self, dd: DataDependence) -> GLMFrame:
@@ -269,9 +258,9 @@ class GLMDoor:
                 return max(float(c.y_maxabs), 1.0)
             return max(passes.reduce(lambda ch: float(np.max(ch.offset, initial=0.0)), max), 1.0)
 
-        ranges = _Ranges(c.x_min[keep], c.x_max[keep], top)
-        coords = self._coordinates(mf, keep, ranges, dd)
-        resp = self._response(mf, cb, ranges, dd)
+        ranges = m.DataRanges(c.x_min[keep], c.x_max[keep], top)
+        coords = m.coordinates(self.options.bounds, mf, keep, ranges, dd)
+        resp = m.response_bounds(self.options, mf.response, cb, ranges, dd)
         return GLMFrame(mf, None, None, None, names, coords, resp, cb, passes=passes, keep=keep)
 
     def _check_size(self, n: int, k: int, p: int) -> None:
@@ -283,44 +272,6 @@ class GLMDoor:
             )
         if not self.nonprivate:
             check_delta(self.options.delta, n)
-
-    def _coordinates(self, mf, keep: list[int], ranges: _Ranges, dd: DataDependence) -> m.Coordinates:
-        names = [mf.names[j] for j in keep]
-        bounds = declared_bounds(self.options.bounds, mf, response=False)
-        box = design_box(bounds, mf, names) if bounds is not None else None
-        if box is None:
-            dd.add(
-                "the bounds that clip the design columns are the data's min and max",
-                fix="declare public bounds, e.g. bounds={'x': (0, 10)}",
-            )
-            lo, hi = ranges.x_min, ranges.x_max
-            center, half = (lo + hi) / 2.0, np.where(hi > lo, (hi - lo) / 2.0, 0.5)
-        else:
-            center, half = box.center, box.halfwidth
-        return m.Coordinates(np.asarray(center, float), np.asarray(half, float), INTERCEPT in mf.names)
-
-    def _response(self, mf, cb, ranges: _Ranges, dd: DataDependence) -> m.Response:
-        family = self.options.family
-        if family == "binomial" and cb is None:
-            return m.response_range("binomial")
-        columns = list(cb) if cb is not None else [mf.response]
-        tops = []
-        for i, name in enumerate(columns):
-            pair = m.declared_pair(self.options.bounds, name)
-            if pair is None:
-                dd.add(
-                    f"the upper bound of the count column {name!r} is the data's maximum",
-                    fix=f"declare it, e.g. bounds={{'{name}': (0, 50)}}",
-                )
-                pair = (0.0, max(ranges.top(i), 1.0))
-            if pair[0] < 0:
-                raise PrivacyParameterError(
-                    f"bounds for the count column {name!r} must have lo >= 0 (counts), got {pair}."
-                )
-            tops.append((0.0, float(pair[1])))
-        if cb is not None:
-            return m.response_range("binomial", cbind=tuple(tops))
-        return m.response_range("poisson", counts=tops[0])
 
     def plan(self, frame: GLMFrame, dd: DataDependence) -> m.GLMPlan:
         return m.plan(self.options, frame.coords, frame.response, frame.mf.n, engine=_ENGINES[frame.engine])

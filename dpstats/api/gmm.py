@@ -34,13 +34,12 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    design_box,
     n_is_public,
     progress_bar,
     refuse_omit,
     run,
 )
-from ..privacy.bounds import declared_bounds
+from ..privacy.bounds import declared_bounds, design_box
 
 
 @door_docstring

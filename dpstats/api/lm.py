@@ -19,7 +19,6 @@ from ..formula import INTERCEPT, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import PrivateBounds
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import LMResult, fit_fields
@@ -34,11 +33,10 @@ from ._common import (
     call_of,
     declare,
     warn_if_nonprivate,
-    design_box,
     refuse_omit,
     run,
 )
-from ..privacy.bounds import bounds_step, declared_bounds, is_auto
+from ..privacy.bounds import PrivateBounds, bounds_step, declared_bounds, design_box, is_auto
 
 INFERENCE_MIN_LEVEL = 0.95  # bounds="auto" must keep at least this share of each column inside each bound
 

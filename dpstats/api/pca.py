@@ -27,11 +27,10 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    design_box,
     n_is_public,
     run,
 )
-from ..privacy.bounds import declared_bounds
+from ..privacy.bounds import declared_bounds, design_box
 
 
 @door_docstring

@@ -34,10 +34,9 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    design_box,
     run,
 )
-from ..privacy.bounds import declared_bounds
+from ..privacy.bounds import declared_bounds, design_box
 
 
 @door_docstring

@@ -33,12 +33,11 @@ from ._common import (
     Settings,
     call_of,
     declare,
-    design_box,
     progress_bar,
     refuse_omit,
     run,
 )
-from ..privacy.bounds import declared_bounds, is_auto
+from ..privacy.bounds import declared_bounds, design_box, is_auto
 
 
 @door_docstring

@@ -126,8 +126,10 @@ from scipy import stats as sps
 from ..errors import AssumptionError, DataError, FormulaError, PrivacyParameterError
 from ..formula import INTERCEPT, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
+from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.calibration import zcdp_gaussian_sigma
 from ..privacy.plan import Plan
+from ..privacy.statement import DataDependence
 from ..schema import Schema
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
 from ._options import Options
@@ -907,3 +909,56 @@ def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
         return formula, None
     s, f = match.group(1), match.group(2)
     return f"{s} ~ {rhs} + offset({f})", (s, f)
+
+
+@dataclass
+class DataRanges:
+    """The data's range, for bounds left undeclared (a named data-dependent step): design columns'
+    min and max, and the largest value of each count column (the response, cbind's failures)."""
+
+    x_min: np.ndarray
+    x_max: np.ndarray
+    top: Callable[[int], float]  # top(i): the largest value of count column i (0: the response, 1: failures)
+
+
+def coordinates(bounds: Any, mf, keep: list[int], ranges: DataRanges, dd: DataDependence) -> Coordinates:
+    """The fitting coordinates of the design columns ``keep``: centre and half-width of their declared
+    (or privately released) bounds, else of the data's range, a named data-dependent step."""
+    declared = declared_bounds(bounds, mf, response=False)
+    box = design_box(declared, mf, [mf.names[j] for j in keep]) if declared is not None else None
+    if box is None:
+        dd.add(
+            "the bounds that clip the design columns are the data's min and max",
+            fix="declare public bounds, e.g. bounds={'x': (0, 10)}",
+        )
+        lo, hi = ranges.x_min, ranges.x_max
+        center, half = (lo + hi) / 2.0, np.where(hi > lo, (hi - lo) / 2.0, 0.5)
+    else:
+        center, half = box.center, box.halfwidth
+    return Coordinates(np.asarray(center, float), np.asarray(half, float), INTERCEPT in mf.names)
+
+
+def response_bounds(
+    options: GLMOptions, response: str, cbind: tuple[str, str] | None, ranges: DataRanges, dd: DataDependence
+) -> Response:
+    """The response's :class:`Response`: 0/1 binomial, or the declared upper bounds of the count columns
+    (Poisson's response, cbind's two columns), else the data's maximum, a named data-dependent step."""
+    if options.family == "binomial" and cbind is None:
+        return response_range("binomial")
+    tops = []
+    for i, name in enumerate(list(cbind) if cbind is not None else [response]):
+        pair = declared_pair(options.bounds, name)
+        if pair is None:
+            dd.add(
+                f"the upper bound of the count column {name!r} is the data's maximum",
+                fix=f"declare it, e.g. bounds={{'{name}': (0, 50)}}",
+            )
+            pair = (0.0, max(ranges.top(i), 1.0))
+        if pair[0] < 0:
+            raise PrivacyParameterError(
+                f"bounds for the count column {name!r} must have lo >= 0 (counts), got {pair}."
+            )
+        tops.append((0.0, float(pair[1])))
+    if cbind is not None:
+        return response_range("binomial", cbind=tuple(tops))
+    return response_range("poisson", counts=tops[0])

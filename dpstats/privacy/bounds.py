@@ -67,12 +67,14 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import PrivacyParameterError
 from ..formula import ModelFrame, dummy_columns
+from ..geometry import Box, resolve_box
 from ..formula._design import INTERCEPT
 from .accountant import LedgerEntry
 from .plan import Plan
@@ -657,3 +659,9 @@ def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> An
 def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
     """The row l2-norm bound B a door uses: as declared, or released privately now from ``mf``'s design."""
     return bounds.norm(mf.X) if isinstance(bounds, PrivateBounds) else bounds
+
+
+def design_box(bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None) -> Box | None:
+    """The box of the design's columns (``names``, default all) from resolved bounds: factor dummies
+    are bounded by their coding, (0, 1) for treatment contrasts."""
+    return resolve_box(bounds, mf.names if names is None else names, dummies=dummy_columns(mf))
