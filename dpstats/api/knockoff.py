@@ -29,8 +29,8 @@ from ..simulate.knockoff import FIGURE1_NS, simulate_knockoff  # noqa: F401 (pub
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import BASIS_ASSUMED, BASIS_RELEASED, OperatingCharacteristics
-from ..simulate import RELEASED, Assume, describe
+from ..results.base import OperatingCharacteristics
+from ..simulate import RELEASED, Assume
 from ..results.knockoff import KnockoffResult
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
@@ -295,7 +295,9 @@ class KnockoffDoor(DataDoor):
         selected = [mf.names[j] for j in chosen]
         result = KnockoffResult(
             **opening(self, mf.n, mf.names, statement),
-            operating_characteristics=_operating_characteristics(frame, plan, released, noise.generator),
+            operating_characteristics=_oc(
+                ks.characteristics_of_release(plan, released, mf.n, noise.generator)
+            ),
             selected=selected,
             signs=[int(np.sign(rel.coefficients[j])) for j in chosen],
             W=rel.W,
@@ -338,33 +340,5 @@ class KnockoffDoor(DataDoor):
         )
 
 
-def _operating_characteristics(
-    frame: _Frame, plan: kp.KnockoffPlan, released: kd.Released, gen: np.random.Generator
-) -> OperatingCharacteristics | None:
-    """What the released W imply; FDR and power only under the assumed model (:mod:`dpstats.simulate.knockoff`)."""
-    o = plan.options
-    if not o.oc_trials:
-        return None
-    rel = released.mechanism
-    rows = [
-        _exact(q, v)
-        for q, v in ks.released_characteristics(
-            rel.W, released.chosen.size, released.threshold, o.fdr, o.offset
-        )
-    ]
-    rows += [_exact(f"noise: {name}", value) for name, value in plan.scales.table().items()]
-    model = "exact, from the released W, the target q and the noise scales of this release; no data model"
-    if o.assume is None:
-        return OperatingCharacteristics(rows=rows, model=model)
-    assumed, how = ks.assumed_error_rates(o.assume, released, plan, frame.mf.n, o.oc_trials, gen)
-    rows += [
-        {"quantity": quantity, "estimate": est, "std_error": se, "basis": BASIS_ASSUMED}
-        for quantity, (est, se) in assumed
-    ]
-    return OperatingCharacteristics(
-        rows=rows, model=model + how, trials=o.oc_trials, assumption=describe(o.assume)
-    )
-
-
-def _exact(quantity: str, value) -> dict:
-    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0, "basis": BASIS_RELEASED}
+def _oc(fields: dict | None) -> OperatingCharacteristics | None:
+    return None if fields is None else OperatingCharacteristics(**fields)
