@@ -23,12 +23,12 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
 from ..schema import Schema
 from ._common import (
-    opening,
     Settings,
     call_of,
     check_budget,
     door_docstring,
     frame_schema,
+    opening,
     read_data,
     refuse_omit,
     run,

@@ -21,12 +21,12 @@ from ..results.felp import FELPResult, felp_oc
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
 from ._common import (
-    opening,
-    door_docstring,
     DataDoor,
     Settings,
     call_of,
     declare,
+    door_docstring,
+    opening,
     progress_bar,
     refuse_omit,
     run,

@@ -25,14 +25,14 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
 from ..results.lm import fit_fields
-from ..schema import Schema
 from ..validation import check_delta
 from ._common import (
-    opening,
-    door_docstring,
+    DataDoor,
     Settings,
     call_of,
     declare,
+    door_docstring,
+    opening,
     refuse_omit,
     run,
     warn_if_nonprivate,
@@ -181,21 +181,11 @@ class GLMFrame:
 
 
 @dataclass
-class GLMDoor:
+class GLMDoor(DataDoor):
     """dp_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.GLMOptions
-    data: Any
-    call: dict
     label: str = "dp_glm"
-
-    @property
-    def nonprivate(self) -> bool:
-        return math.isinf(self.options.eps)
-
-    @property
-    def schema(self) -> Schema | None:
-        return self.options.schema
 
     def frame(self, dd: DataDependence) -> GLMFrame:
         from .. import engines

@@ -28,13 +28,13 @@ from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
 from ._common import (
-    opening,
-    door_docstring,
     DataDoor,
     Settings,
     call_of,
     declare,
+    door_docstring,
     n_is_public,
+    opening,
     progress_bar,
     refuse_omit,
     run,

@@ -35,13 +35,13 @@ from ..results.knockoff import KnockoffResult
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
 from ._common import (
-    opening,
-    door_docstring,
     DataDoor,
     Settings,
     call_of,
     declare,
+    door_docstring,
     n_is_public,
+    opening,
     refuse_omit,
     run,
     warn_if_nonprivate,

@@ -26,15 +26,15 @@ from ..validation import (
     check_delta,
 )
 from ._common import (
-    opening,
-    door_docstring,
     DataDoor,
     Settings,
     call_of,
     declare,
-    warn_if_nonprivate,
+    door_docstring,
+    opening,
     refuse_omit,
     run,
+    warn_if_nonprivate,
 )
 from ..privacy.bounds import PrivateBounds, bounds_step, declared_bounds, design_box, is_auto
 

@@ -20,16 +20,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
 from ..validation import check_delta
-from ._common import (
-    opening,
-    door_docstring,
-    DataDoor,
-    Settings,
-    call_of,
-    declare,
-    n_is_public,
-    run,
-)
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, opening, run
 from ..privacy.bounds import declared_bounds, design_box
 
 

@@ -27,13 +27,13 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..schema import Schema
 from ._common import (
-    not_in_memory,
-    door_docstring,
-    read_data,
     Settings,
     call_of,
     check_budget,
+    door_docstring,
     frame_schema,
+    not_in_memory,
+    read_data,
     refuse_omit,
     run,
 )

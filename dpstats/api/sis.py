@@ -27,15 +27,7 @@ from ..simulate import Assume
 from ..simulate.sis import operating_characteristics
 from ..stats import CrossStats
 from ..validation import check_k, check_truth
-from ._common import (
-    opening,
-    door_docstring,
-    DataDoor,
-    Settings,
-    call_of,
-    declare,
-    run,
-)
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, opening, run
 from ..privacy.bounds import declared_bounds, design_box
 
 

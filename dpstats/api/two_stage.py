@@ -27,12 +27,12 @@ from ..schema import Schema
 from ..simulate.two_stage import operating_characteristics
 from ..validation import check_k, check_truth
 from ._common import (
-    opening,
-    door_docstring,
     DataDoor,
     Settings,
     call_of,
     declare,
+    door_docstring,
+    opening,
     progress_bar,
     refuse_omit,
     run,

@@ -32,14 +32,14 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical_glm import VerticalGLMResult, assemble_result
 from ._common import (
-    door_docstring,
     OptionsDoor,
-    read_data,
     Settings,
     call_of,
     check_budget,
+    door_docstring,
     frame_schema,
     private_bounds_setup,
+    read_data,
     refuse_omit,
     run,
 )
