@@ -33,17 +33,28 @@ Other designs (factors, transformations, interactions, row clipping) and wide on
     (``levels=``, a DuckDB ``ENUM``, booleans) are read by ``SELECT DISTINCT`` in a first query,
     the named data-dependent step of the other engines.
 What it costs (``benchmarks/bench_data_sources.py``, 10^7 x 50 Parquet, 2 shared cores)
-    DuckDB's memory comes on top of dpstats' and is DuckDB's to set: each of its threads reads a
-    whole row group of the projected columns (a 110 MiB block for 250 000 rows x 51 doubles, by
-    its own out-of-memory message), and its Arrow reader buffers query output (0.5-1 GB read
-    with no dpstats work at all, growing slowly with the file).  The SQL route for ``dp_lm``
-    (XᵀX: p(p+1)/2 aggregates per row, 1 326 at p = 50, against one BLAS product per chunk in
-    the other engines) took 5-8x the Parquet stream's time and 1.2-1.6x its memory above the
-    warmed-up process (0.65x on a connection of one thread, ``duckdb.connect(config={"threads":
-    1})``); for ``dp_sis`` (no XᵀX) 4.3x the time of the stream's column route, which holds one
-    column at a time.  The pushdown buys custody, not speed: when the rows may leave the
-    database, ``on_duckdb(..., pushdown=False)`` streams them (1.4-1.9x the stream's time), and a
-    plain Parquet file is read fastest and in the least memory by ``engines.stream``.
+    Time: the SQL route's floor for ``dp_lm`` is XᵀX, p(p+1)/2 = 1 326 ``sum(u_a * u_b)``
+    aggregates per row at p = 50; DuckDB sums at about 2 ns per row per aggregate, some 20x
+    numpy's BLAS product per chunk in the other engines, so the query took 4.3x the Parquet
+    stream's time (the mapping, clipping and counting around the products cost little once
+    written as CASEs and per-column ``count_if``; as ``greatest``/``least`` and a per-row sum of
+    indicators they took 5-8x).  For ``dp_sis`` (no XᵀX) 2.4x the stream's column route, whose
+    decoding of the Parquet columns is faster than DuckDB's scan.
+    Memory is DuckDB's and DuckDB's to set (the query changes no setting): by default each of its
+    threads prefetches a whole row group of the projected columns (a 110 MiB block for
+    250 000 rows x 51 doubles) and its buffer pool keeps freed buffers below its memory limit
+    (80% of RAM), 0.7 GB above the call for ``dp_lm`` (1.3x the stream's) and for ``dp_sis``.  A
+    lean connection keeps DuckDB's scan buffers small::
+
+        con = duckdb.connect(config={"threads": 1, "memory_limit": "100MB"})
+        con.execute("SET disable_parquet_prefetching = true")  # refused in connect's config
+
+    145 MB above the call for ``dp_lm`` (0.28x the stream's) and 82 MB for ``dp_sis`` (the stream
+    holds one column at a time: 13 MB), at 4.5x and 3.6x the stream's time; the limit is the whole
+    database's, so a query that sorts or joins may spill or fail under it.  The pushdown buys
+    custody, not speed: when the rows may leave the database, ``on_duckdb(..., pushdown=False)``
+    streams them (1.5x the stream's time and 2x its memory for ``dp_lm``), and a plain Parquet file is read fastest
+    and in the least memory by ``engines.stream``.
 
 The query runs on the relation's own connection; nothing is created in the user's
 database and no setting is changed.  Like the other engines it refuses ``bounds="auto"``
