@@ -12,6 +12,9 @@ from each source, each in its own child process:
 * ``duckdb 1 thread``: the same on a connection made with ``config={"threads": 1}`` (DuckDB reads
   a whole row group of the projected columns per thread, so its memory follows its threads;
   the user's setting, which dpstats never changes);
+* ``duckdb lean``: a connection of one thread with ``memory_limit='100MB'`` and
+  ``SET disable_parquet_prefetching = true`` (DuckDB then reads a page of each projected column at a
+  time instead of a whole row group, and the limit makes it drop the buffers it would keep);
 * ``duckdb batches`` (for comparison, skip with --no-batches): the same relation with
   ``engines.on_duckdb(..., pushdown=False)``: DuckDB hands Arrow record batches to the streaming
   path;
@@ -48,7 +51,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engines import COLS, GROUP, write_parquet  # noqa: E402
 
 MB = 2**20
-SOURCES = ("duckdb pushdown", "duckdb 1 thread", "duckdb batches", "parquet stream", "pandas in memory")
+SOURCES = (
+    "duckdb pushdown",
+    "duckdb 1 thread",
+    "duckdb lean",
+    "duckdb batches",
+    "parquet stream",
+    "pandas in memory",
+)
 
 CHILD = textwrap.dedent("""
     import json, sys, time, warnings
@@ -65,8 +75,13 @@ CHILD = textwrap.dedent("""
     def data(p):
         if source.startswith("duckdb"):
             import duckdb
-            threads = {"threads": 1} if source == "duckdb 1 thread" else {}
-            rel = duckdb.connect(config=threads).sql(f"select * from '{p}'")
+            config = {"threads": 1} if source in ("duckdb 1 thread", "duckdb lean") else {}
+            if source == "duckdb lean":
+                config["memory_limit"] = "100MB"
+            con = duckdb.connect(config=config)
+            if source == "duckdb lean":  # a parquet setting: set once the extension is loaded
+                con.execute("SET disable_parquet_prefetching = true")
+            rel = con.sql(f"select * from '{p}'")
             return engines.on_duckdb(rel, pushdown=source != "duckdb batches")
         if source == "parquet stream":
             return engines.stream(p)

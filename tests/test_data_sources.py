@@ -202,6 +202,45 @@ def test_duckdb_statistics_equal_in_memory(formula, rule, gram, gappy):
     assert z.finite == x.finite
 
 
+EDGES = [  # x1 on the box's edges and just beyond, NULL, NaN and infinities as DuckDB holds them
+    ("-2.5", "0.5"),
+    ("2.5", "-3.0"),
+    ("2.5000000000000004", "3.0000000000000004"),
+    ("-1e150", "1e150"),
+    ("NULL", "1.0"),
+    ("'nan'", "2.0"),
+    ("'inf'", "-1.0"),
+    ("0.25", "'-inf'"),
+    ("1.0", "NULL"),
+    ("-0.0", "0.0"),
+]
+
+
+@pytest.mark.parametrize("rule", list(SCHEMAS))
+def test_sql_clipping_and_missing_values_at_the_edges_equal_in_memory(rule):
+    """Values exactly on the declared box (not clipped), one ulp beyond it (clipped), huge ones, SQL
+    NULL beside NaN and infinities: the SQL route's clipping, fills, drops and counts are the in-memory
+    ones (the rule for missing values reads NULL and NaN alike)."""
+    rows = ", ".join(
+        f"(CAST({x} AS DOUBLE), CAST({y} AS DOUBLE), CAST({k} AS DOUBLE))" for k, (x, y) in enumerate(EDGES)
+    )
+    con = duckdb.connect()
+    relation = con.sql(f"select * from (values {rows}) as t(x1, y, x2)")
+    frame = relation.df()  # NULL and NaN both NaN in pandas
+    schema = SCHEMAS[rule]
+    kw = dict(gram=True, drop_intercept=False, schema=schema)
+    kw["boxes"] = _boxes if schema is not None and rule != "fill, some unbounded" else None
+    _, a = engines.sufficient_statistics("y ~ x1 + x2", frame, **kw)
+    source = engines.on_duckdb(relation)
+    _, b = engines.sufficient_statistics("y ~ x1 + x2", source, **kw)
+    assert source.last_route == "sql"
+    x, z = a.cross, b.cross
+    assert (x.n, a.n_dropped, a.n_filled, x.n_clipped) == (z.n, b.n_dropped, b.n_filled, z.n_clipped)
+    for field in ("xty", "x_sum", "y_sum", "yty", "x_maxabs", "y_maxabs", "x_min", "x_max", "xtx"):
+        np.testing.assert_allclose(getattr(z, field), getattr(x, field), rtol=RTOL, atol=ATOL, err_msg=field)
+    assert z.finite == x.finite
+
+
 def test_sql_route_reads_no_row_into_python(gappy, monkeypatch):
     """The SQL route never asks DuckDB for rows: no Arrow table, reader or DataFrame is made."""
     source = engines.on_duckdb(as_kind(gappy, "duckdb"))

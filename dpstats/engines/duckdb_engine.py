@@ -33,17 +33,28 @@ Other designs (factors, transformations, interactions, row clipping) and wide on
     (``levels=``, a DuckDB ``ENUM``, booleans) are read by ``SELECT DISTINCT`` in a first query,
     the named data-dependent step of the other engines.
 What it costs (``benchmarks/bench_data_sources.py``, 10^7 x 50 Parquet, 2 shared cores)
-    DuckDB's memory comes on top of dpstats' and is DuckDB's to set: each of its threads reads a
-    whole row group of the projected columns (a 110 MiB block for 250 000 rows x 51 doubles, by
-    its own out-of-memory message), and its Arrow reader buffers query output (0.5-1 GB read
-    with no dpstats work at all, growing slowly with the file).  The SQL route for ``dp_lm``
-    (XᵀX: p(p+1)/2 aggregates per row, 1 326 at p = 50, against one BLAS product per chunk in
-    the other engines) took 5-8x the Parquet stream's time and 1.2-1.6x its memory above the
-    warmed-up process (0.65x on a connection of one thread, ``duckdb.connect(config={"threads":
-    1})``); for ``dp_sis`` (no XᵀX) 4.3x the time of the stream's column route, which holds one
-    column at a time.  The pushdown buys custody, not speed: when the rows may leave the
-    database, ``on_duckdb(..., pushdown=False)`` streams them (1.4-1.9x the stream's time), and a
-    plain Parquet file is read fastest and in the least memory by ``engines.stream``.
+    Time: the SQL route's floor for ``dp_lm`` is XᵀX, p(p+1)/2 = 1 326 ``sum(u_a * u_b)``
+    aggregates per row at p = 50; DuckDB sums at about 2 ns per row per aggregate, some 20x
+    numpy's BLAS product per chunk in the other engines, so the query took 4.3x the Parquet
+    stream's time (the mapping, clipping and counting around the products cost little once
+    written as CASEs and per-column ``count_if``; as ``greatest``/``least`` and a per-row sum of
+    indicators they took 5-8x).  For ``dp_sis`` (no XᵀX) 2.4x the stream's column route, whose
+    decoding of the Parquet columns is faster than DuckDB's scan.
+    Memory is DuckDB's and DuckDB's to set (the query changes no setting): by default each of its
+    threads prefetches a whole row group of the projected columns (a 110 MiB block for
+    250 000 rows x 51 doubles) and its buffer pool keeps freed buffers below its memory limit
+    (80% of RAM), 0.7 GB above the call for ``dp_lm`` (1.3x the stream's) and for ``dp_sis``.  A
+    lean connection keeps DuckDB's scan buffers small::
+
+        con = duckdb.connect(config={"threads": 1, "memory_limit": "100MB"})
+        con.execute("SET disable_parquet_prefetching = true")  # refused in connect's config
+
+    145 MB above the call for ``dp_lm`` (0.28x the stream's) and 82 MB for ``dp_sis`` (the stream
+    holds one column at a time: 13 MB), at 4.5x and 3.6x the stream's time; the limit is the whole
+    database's, so a query that sorts or joins may spill or fail under it.  The pushdown buys
+    custody, not speed: when the rows may leave the database, ``on_duckdb(..., pushdown=False)``
+    streams them (1.5x the stream's time and 2x its memory for ``dp_lm``), and a plain Parquet file is read fastest
+    and in the least memory by ``engines.stream``.
 
 The query runs on the relation's own connection; nothing is created in the user's
 database and no setting is changed.  Like the other engines it refuses ``bounds="auto"``
@@ -210,12 +221,12 @@ def _lit(value: float) -> str:
     return f"CAST('{float(value)!r}' AS DOUBLE)"
 
 
-def _values(layout: Layout, types: dict) -> tuple[dict[str, str], list[str], list[str]]:
+def _values(layout: Layout) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """Each variable's value after the rule for missing values, the conditions a kept row meets,
-    and the indicators of filled values."""
+    and, for each filled variable, the test its kept values pass (its other values are filled)."""
     rule = layout.schema
     fill_rule = rule is not None and rule.na_action == "fill"
-    values, keep, filled = {}, [], []
+    values, keep, finite = {}, [], {}
     for v in layout.variables:
         x = f"CAST({_q(v)} AS DOUBLE)"
         ok = f"isfinite({x})"
@@ -225,73 +236,92 @@ def _values(layout: Layout, types: dict) -> tuple[dict[str, str], list[str], lis
             keep.append(f"coalesce({ok}, false)")
         else:
             values[v] = f"(CASE WHEN {ok} THEN {x} ELSE {_lit(fill)} END)"
-            filled.append(f"CAST(NOT coalesce({ok}, false) AS INTEGER)")
-    return values, keep, filled
+            finite[v] = ok
+    return values, keep, finite
+
+
+def _clip(t: str) -> str:
+    """``t`` clipped to [-1, 1] as np.clip does it (t is never NaN here: values are finite).
+
+    A CASE, not ``greatest(-1, least(1, t))``: the same values at a third of the cost in DuckDB.
+    """
+    return f"(CASE WHEN {t} > 1 THEN CAST(1 AS DOUBLE) WHEN {t} < -1 THEN CAST(-1 AS DOUBLE) ELSE {t} END)"
 
 
 def sql_statistics(relation, layout: Layout, transform: Transform) -> EngineStats:
-    """The statistics of a plain numeric design as one query (module docstring, "Pushdown")."""
+    """The statistics of a plain numeric design as one query (module docstring, "Pushdown").
+
+    Three projections, then one aggregate, so that every per-row value is computed once:
+    the values after the rule for missing values (and whether the row is kept); then the
+    kept values ``__r`` (NULL in a dropped row, which every aggregate skips) and their
+    mapping ``__t = (v - c)/h``; then ``__u``, ``__t`` clipped to [-1, 1].  The aggregate
+    reads ``__u`` (sums, products), ``__r`` (minimum, maximum) and ``__t`` (clipped counts).
+    Filled values are counted per column (``count_if`` of the finite ones), not as a
+    per-row sum of indicators.
+    """
     proto = layout.prototype
     names, response = list(proto.names), proto.response
-    types = dict(zip(relation.columns, relation.types))
-    values, keep, filled = _values(layout, types)
+    values, keep, finite = _values(layout)
     dropping = bool(keep)
     summed = [j for j, nm in enumerate(names) if nm != INTERCEPT]
     x_box, y_box = transform.x_box, transform.y_box
-
-    def mapped(value: str, center: float | None, half: float | None) -> tuple[str, str]:
-        """(clipped mapped value, indicator of a clipped value), NULL for a dropped row."""
-        if center is None:
-            t, clip = value, None
-        else:
-            t = f"(({value} - {_lit(center)}) / {_lit(half)})"
-            clip = f"CAST(abs({t}) > 1 AS INTEGER)"
-        u = t if clip is None else f"greatest(CAST(-1 AS DOUBLE), least(CAST(1 AS DOUBLE), {t}))"
-        if dropping:
-            u = f"(CASE WHEN __keep THEN {u} END)"
-            clip = None if clip is None else f"(CASE WHEN __keep THEN {clip} ELSE 0 END)"
-        return u, clip
-
-    inner = [f"{' AND '.join(keep) if keep else 'true'} AS __keep"]
-    inner.append(f"{' + '.join(filled) if filled else '0'} AS __filled")
-    outer = ["__keep", "__filled"]
-    for i, j in enumerate(summed):
-        inner.append(f"{values[names[j]]} AS __v{i}")
-        c = None if x_box is None else float(x_box.center[j])
-        h = None if x_box is None else float(x_box.halfwidth[j])
-        u, clip = mapped(f"__v{i}", c, h)
-        raw = f"(CASE WHEN __keep THEN __v{i} END)" if dropping else f"__v{i}"
-        outer += [f"{u} AS __u{i}", f"{raw} AS __r{i}", f"{clip or '0'} AS __c{i}"]
-    if response:
-        inner.append(f"{values[response]} AS __vy")
-        c = None if y_box is None else float(y_box.center[0])
-        h = None if y_box is None else float(y_box.halfwidth[0])
-        u, clip = mapped("__vy", c, h)
-        outer += [f"{u} AS __uy", f"{clip or '0'} AS __cy"]
     p = len(summed)
-    aggs = ["count(*)", "count(*) FILTER (WHERE __keep)", "sum(__filled)"]
+
+    variables = [names[j] for j in summed] + ([response] if response else [])
+    keys = [str(i) for i in range(p)] + (["y"] if response else [])
+    boxes = [
+        (None, None) if x_box is None else (float(x_box.center[j]), float(x_box.halfwidth[j])) for j in summed
+    ]
+    if response:
+        boxes.append((None, None) if y_box is None else (float(y_box.center[0]), float(y_box.halfwidth[0])))
+    okays = [v for v in layout.variables if v in finite]
+
+    first = [f"{' AND '.join(keep)} AS __keep"] if dropping else []
+    first += [f"{values[v]} AS __v{k}" for v, k in zip(variables, keys)]
+    first += [f"{finite[v]} AS __ok{i}" for i, v in enumerate(okays)]
+    second, third = [], []
+    for k, (c, h) in zip(keys, boxes):
+        r = f"(CASE WHEN __keep THEN __v{k} END)" if dropping else f"__v{k}"
+        second.append(f"{r} AS __r{k}")
+        third.append(f"__r{k}")
+        if c is None:
+            third.append(f"__r{k} AS __u{k}")
+        else:
+            second.append(f"((__r{k} - {_lit(c)}) / {_lit(h)}) AS __t{k}")
+            third += [f"__t{k}", f"{_clip(f'__t{k}')} AS __u{k}"]
+    carried = (["__keep"] if dropping else []) + [f"__ok{i}" for i in range(len(okays))]
+    second += carried
+    third += carried
+
+    def clipped(k: str, c) -> str:
+        return "0" if c is None else f"count_if(abs(__t{k}) > 1)"
+
+    aggs = ["count(*)", "count(*) FILTER (WHERE __keep)" if dropping else "count(*)"]
+    aggs += [f"count_if(__ok{i})" for i in range(len(okays))]
     aggs += [f"sum(__u{i})" for i in range(p)]
     aggs += [f"min(__r{i})" for i in range(p)] + [f"max(__r{i})" for i in range(p)]
-    aggs += [f"sum(__c{i})" for i in range(p)]
+    aggs += [clipped(str(i), boxes[i][0]) for i in range(p)]
     if response:
-        aggs += ["sum(__uy)", "sum(__uy * __uy)", "max(abs(__uy))", "sum(__cy)"]
+        aggs += ["sum(__uy)", "sum(__uy * __uy)", "max(abs(__uy))", clipped("y", boxes[p][0])]
         aggs += [f"sum(__u{i} * __uy)" for i in range(p)]
     pairs = [(a, b) for a in range(p) for b in range(a, p)] if transform.gram else []
     aggs += [f"sum(__u{a} * __u{b})" for a, b in pairs]
-    row = (
-        relation.project(", ".join(inner)).project(", ".join(outer)).aggregate(", ".join(aggs)).fetchall()[0]
-    )
-    return _assemble(row, names, summed, bool(response), pairs, transform)
+    query = relation.project(", ".join(first or ["0 AS __none"]))  # no variable: rows counted only
+    if second:
+        query = query.project(", ".join(second)).project(", ".join(third))
+    row = query.aggregate(", ".join(aggs)).fetchall()[0]
+    return _assemble(row, names, summed, bool(response), len(okays), pairs, transform)
 
 
-def _assemble(row, names, summed, has_y: bool, pairs, transform: Transform) -> EngineStats:
+def _assemble(row, names, summed, has_y: bool, n_okays: int, pairs, transform: Transform) -> EngineStats:
     """The query's one row as the :class:`EngineStats` the in-memory engine gives."""
     vals = iter(row)
 
     def take(k: int, empty: float = 0.0) -> np.ndarray:
         return np.array([empty if v is None else float(v) for v in (next(vals) for _ in range(k))])
 
-    total, n, n_filled = (int(v or 0) for v in (next(vals), next(vals), next(vals)))
+    total, n = (int(v or 0) for v in (next(vals), next(vals)))
+    n_filled = sum(total - int(next(vals) or 0) for _ in range(n_okays))  # values not finite, filled
     p_all, p = len(names), len(summed)
     x_sum, lo, hi, clipped = take(p), take(p, np.inf), take(p, -np.inf), take(p)
     y_sum = yty = y_maxabs = 0.0
