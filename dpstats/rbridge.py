@@ -21,8 +21,8 @@ Two optional entries carry how R would code the factors (``model.matrix``'s cont
 and ``default_contrasts`` is the session's ``getOption("contrasts")``; both go to the frame's
 ``attrs``, which :func:`dpstats.formula.model_frame` reads.
 
-*For R users* (the R package in ``r_wrapper/`` calls these through
-reticulate): :func:`call_from_r` builds the pandas frame from a transport,
+*For R users* (the R package in ``r_wrapper/`` calls these in a child process,
+over the channel of :mod:`dpstats.rpipe`): :func:`call_from_r` builds the pandas frame from a transport,
 calls a public dpstats function, and returns an :class:`RCall` holding the
 result as JSON (``to_dict()`` plus the printed text), the Python object (for
 ``predict`` and ``report``), the warnings raised and, instead of raising, the
@@ -296,7 +296,7 @@ def _frame_payload(df: pd.DataFrame) -> dict:
 # =========================================================================== R package entry
 @dataclass
 class RCall:
-    """What :func:`call_from_r` hands back to R (attributes read by reticulate)."""
+    """What :func:`call_from_r` hands back to R (:mod:`dpstats.rpipe` sends its fields)."""
 
     ok: bool
     json: str = ""
@@ -413,6 +413,17 @@ def has_function(name: str) -> bool:
     except DPStatsError:
         return False
     return True
+
+
+def parameters(name: str) -> list[str]:
+    """The parameter names of ``dpstats.<name>``, in order (R's tests hold its wrappers to them).
+
+    Examples
+    --------
+    >>> parameters("dp_sis")[:3]
+    ['formula', 'data', 'eps']
+    """
+    return list(inspect.signature(_resolve(name)).parameters)
 
 
 def coerce_arguments(fn, kwargs: dict) -> dict:
