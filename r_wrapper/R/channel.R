@@ -209,11 +209,6 @@ sys.exit(main(sys.argv[1:]))"
   .dp_abort(msg, "dpstats_stale_error")
 }
 
-print.dp_handle <- function(x, ...) {
-  cat(sprintf("<dpstats Python object: %s #%s%s>\n", x$type, x$id, if (.dp_alive(x)) "" else ", gone"))
-  invisible(x)
-}
-
 # ---- R values as JSON the way reticulate converted them: a length-one vector is a scalar, a longer
 # one an array, a named list an object, NULL null; doubles stay floats (5 is 5.0) with every bit kept
 # (17 digits), NaN/NA and infinities are JSON's NaN and Infinity (Python reads them). Raw vectors
