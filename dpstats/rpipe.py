@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import stat
 import struct
 import sys
@@ -212,6 +213,23 @@ def _failure(exc: BaseException) -> dict:
     }
 
 
+class CallInterruptedError(DPStatsError):
+    """A call stopped by Ctrl-C (R: ``dpstats_call_interrupted_error``)."""
+
+
+class _Busy:
+    """Whether a request is being answered: only then does SIGINT interrupt (see :func:`on_sigint`)."""
+
+    now = False
+
+
+def on_sigint(signum, frame) -> None:
+    """Ctrl-C at R's terminal reaches this process too (it shares R's process group): it stops the
+    call being answered, which then answers as an error, and is ignored between calls."""
+    if _Busy.now:
+        raise KeyboardInterrupt
+
+
 def serve(inp: BinaryIO, out: BinaryIO, session: Session) -> None:
     """Answer requests until R closes the input."""
     while True:
@@ -219,11 +237,19 @@ def serve(inp: BinaryIO, out: BinaryIO, session: Session) -> None:
         if frame is None:
             return
         try:
+            _Busy.now = True
             request = session.decode(*frame)
             session.release(request.get("release"))
             head, blobs = session.answer(request)
+        except KeyboardInterrupt:
+            stopped = CallInterruptedError(
+                "the call was interrupted (Ctrl-C) and returned nothing; an accountant it was given may have been charged."
+            )
+            head, blobs = _failure(stopped), []
         except Exception as exc:  # every failure crosses to R as a condition; the loop goes on
             head, blobs = _failure(exc), []
+        finally:
+            _Busy.now = False
         write_frame(out, head, blobs)
 
 
@@ -297,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if len(argv) > 1:
         watch(int(argv[1]))
+    signal.signal(signal.SIGINT, on_sigint)
     hello = {"ok": True, "pid": os.getpid(), "token": session.token, "python": sys.executable}
     write_frame(out, {**hello, "version": __version__})
     try:

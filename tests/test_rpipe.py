@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -120,6 +121,9 @@ import dpstats.rpipe as r
 answer = r.Session.answer
 def noisy(self, request):
     print("noise from Python")  # a print() inside a call: it must not reach the channel
+    if request.get("args") == ["sleep"]:
+        import time
+        time.sleep(30)
     return answer(self, request)
 r.Session.answer = noisy
 sys.exit(r.main(sys.argv[1:]))
@@ -199,3 +203,25 @@ def test_frame_header_is_two_doubles_then_lengths():
     raw = buf.getvalue()
     assert struct.unpack("<4d", raw[:32]) == (2.0, 2.0, 2.0, 3.0)
     assert raw[32:] == b"{}abcde"
+
+
+def test_ctrl_c_stops_a_call_and_is_ignored_between_calls():
+    """SIGINT (Ctrl-C at R's terminal reaches the child too) answers the call being made as a
+    classed error, and leaves the idle loop alone."""
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o700)
+        proc = _child(d)
+        assert json.loads(rpipe.read_frame(proc.stdout)[0])["ok"]
+        proc.send_signal(signal.SIGINT)  # idle: ignored
+        time.sleep(0.3)
+        assert _ask(proc, {"op": "has_function", "args": ["dp_sis"]})[0] == {"ok": True, "value": True}
+        rpipe.write_frame(proc.stdin, {"op": "echo", "args": ["sleep"]})
+        time.sleep(0.5)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        head = json.loads(rpipe.read_frame(proc.stdout)[0])
+        assert time.monotonic() - start < 5
+        assert head["error_classes"] == ["dpstats_call_interrupted_error", "dpstats_error"]
+        assert _ask(proc, {"op": "has_function", "args": ["dp_sis"]})[0] == {"ok": True, "value": True}
+        proc.stdin.close()
+        assert proc.wait(timeout=20) == 0

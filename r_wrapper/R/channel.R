@@ -4,7 +4,8 @@
 
 # Run by `python -c`: a "dpstats" directory in the working directory (e.g. R CMD check's installed
 # copy of this package) would be imported as an empty namespace package, so the working directory
-# leaves sys.path then; a Python without dpstats says so on the channel.
+# leaves sys.path then; a Python without dpstats, or with one older than this package, says so on
+# the channel.
 .dp_boot <- "import importlib.util as u, json, os, struct, sys
 s = u.find_spec('dpstats')
 if s is not None and s.origin in (None, 'namespace'):
@@ -13,7 +14,8 @@ if s is not None and s.origin in (None, 'namespace'):
 try:
     from dpstats.rpipe import main
 except Exception as e:
-    m = json.dumps({'ok': False, 'missing': isinstance(e, ImportError) and e.name == 'dpstats',
+    n = getattr(e, 'name', None)
+    m = json.dumps({'ok': False, 'missing': n == 'dpstats', 'old': n == 'dpstats.rpipe',
                     'error_message': '%s: %s' % (type(e).__name__, e), 'python': sys.executable}).encode()
     sys.stdout.buffer.write(struct.pack('<dd', len(m), 0) + m)
     sys.exit(1)
@@ -59,6 +61,10 @@ sys.exit(main(sys.argv[1:]))"
   if (is.null(hello)) {
     .dp_abort(sprintf("Python at '%s' cannot be started from R: it stopped before answering (see its messages above).",
                       ch$python), "dpstats_python_missing_error")
+  }
+  if (isTRUE(hello$old)) {
+    .dp_abort(sprintf("the Python package 'dpstats' of %s is older than this R package (it has no dpstats.rpipe); update it with install_dpstats(), or set DPSTATS_PYTHON to a Python with a current dpstats.",
+                      hello$python), "dpstats_missing_error")
   }
   if (isTRUE(hello$missing) || is.null(hello$error_classes)) {
     detail <- if (isTRUE(hello$missing)) "" else sprintf(" (importing it failed: %s)", hello$error_message)

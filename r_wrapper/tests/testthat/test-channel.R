@@ -41,6 +41,23 @@ test_that("a Python that died is a classed error naming it; the next call starts
   expect_error(report(fit, tempfile()), "this fit's Python object is gone", fixed = TRUE)
 })
 
+test_that("Ctrl-C stops the call in Python, classed, and leaves Python and its objects alone", {
+  skip_if_no_dpstats()
+  fit <- mtcars_fit()
+  pid <- dpstats:::.dp_ensure()$pid
+  # Ctrl-C at R's terminal reaches the child too (it is in R's process group); here it alone gets it
+  system(sprintf("(sleep 1; kill -INT %d) > /dev/null 2>&1 &", pid))
+  started <- Sys.time()
+  err <- tryCatch(dp_lm(mpg ~ wt, data = mtcars, eps = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6)),
+                        n_boot = 2e6, seed = 1), error = identity)
+  expect_lt(as.numeric(Sys.time() - started, units = "secs"), 10)
+  expect_s3_class(err, c("dpstats_call_interrupted_error", "dpstats_error"))
+  expect_identical(dpstats:::.dp_ensure()$pid, pid)
+  expect_equal(tidy(mtcars_fit()), tidy(fit))
+  path <- tempfile(fileext = ".html")
+  expect_identical(report(fit, path), path)
+})
+
 test_that("an accountant saved and reloaded is stale, as a target and as an argument", {
   skip_if_no_dpstats()
   acc <- dp_accountant(eps = 2)
