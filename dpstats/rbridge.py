@@ -2,7 +2,8 @@
 
 Two directions share one *transport* format for data frames, chosen so that
 nothing depends on how a particular bridge converts numpy arrays or pandas
-frames (reticulate 1.28 handles neither numpy 2 nor pandas 3):
+frames (reticulate 1.28, the R package's transport once, handles neither numpy 2
+nor pandas 3):
 
 ``names``   column names, in order;
 ``n``       number of rows;
@@ -62,7 +63,7 @@ _PUBLIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 # =========================================================================== transport
 def _as_list(value) -> list:
-    """A length-one R vector arrives as a scalar through reticulate; make it a list."""
+    """A length-one R vector arrives as a scalar (the R package sends it as reticulate did); make it a list."""
     if value is None:
         return []
     if isinstance(value, (str, bytes, int, float, bool)):
