@@ -73,6 +73,10 @@ class ChannelError(DPStatsError):
     """The channel cannot be used as it is (R: ``dpstats_channel_error``)."""
 
 
+class CallInterruptedError(DPStatsError):
+    """A call stopped by Ctrl-C (R: ``dpstats_call_interrupted_error``)."""
+
+
 # =========================================================================== frames
 def write_frame(stream: BinaryIO, header: dict, blobs: list[bytes] = ()) -> None:
     """Write one frame: the header as JSON, then the attachments as they are."""
@@ -211,10 +215,6 @@ def _failure(exc: BaseException) -> dict:
         "error_classes": rbridge.condition_classes(exc),
         "error_message": rbridge._message(exc),
     }
-
-
-class CallInterruptedError(DPStatsError):
-    """A call stopped by Ctrl-C (R: ``dpstats_call_interrupted_error``)."""
 
 
 class _Busy:
