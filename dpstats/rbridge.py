@@ -2,7 +2,8 @@
 
 Two directions share one *transport* format for data frames, chosen so that
 nothing depends on how a particular bridge converts numpy arrays or pandas
-frames (reticulate 1.28 handles neither numpy 2 nor pandas 3):
+frames (reticulate 1.28, the R package's transport once, handles neither numpy 2
+nor pandas 3):
 
 ``names``   column names, in order;
 ``n``       number of rows;
@@ -21,8 +22,8 @@ Two optional entries carry how R would code the factors (``model.matrix``'s cont
 and ``default_contrasts`` is the session's ``getOption("contrasts")``; both go to the frame's
 ``attrs``, which :func:`dpstats.formula.model_frame` reads.
 
-*For R users* (the R package in ``r_wrapper/`` calls these through
-reticulate): :func:`call_from_r` builds the pandas frame from a transport,
+*For R users* (the R package in ``r_wrapper/`` calls these in a child process,
+over the channel of :mod:`dpstats.rpipe`): :func:`call_from_r` builds the pandas frame from a transport,
 calls a public dpstats function, and returns an :class:`RCall` holding the
 result as JSON (``to_dict()`` plus the printed text), the Python object (for
 ``predict`` and ``report``), the warnings raised and, instead of raising, the
@@ -62,7 +63,7 @@ _PUBLIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 # =========================================================================== transport
 def _as_list(value) -> list:
-    """A length-one R vector arrives as a scalar through reticulate; make it a list."""
+    """A length-one R vector arrives as a scalar (the R package sends it as reticulate did); make it a list."""
     if value is None:
         return []
     if isinstance(value, (str, bytes, int, float, bool)):
@@ -296,7 +297,7 @@ def _frame_payload(df: pd.DataFrame) -> dict:
 # =========================================================================== R package entry
 @dataclass
 class RCall:
-    """What :func:`call_from_r` hands back to R (attributes read by reticulate)."""
+    """What :func:`call_from_r` hands back to R (:mod:`dpstats.rpipe` sends its fields)."""
 
     ok: bool
     json: str = ""
@@ -413,6 +414,17 @@ def has_function(name: str) -> bool:
     except DPStatsError:
         return False
     return True
+
+
+def parameters(name: str) -> list[str]:
+    """The parameter names of ``dpstats.<name>``, in order (R's tests hold its wrappers to them).
+
+    Examples
+    --------
+    >>> parameters("dp_sis")[:3]
+    ['formula', 'data', 'eps']
+    """
+    return list(inspect.signature(_resolve(name)).parameters)
 
 
 def coerce_arguments(fn, kwargs: dict) -> dict:

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,7 @@ def _run(cmd: list[str], env: dict, cwd: Path, timeout: int = 240) -> subprocess
 @pytest.fixture(scope="module")
 def rlib(rscript, tmp_path_factory) -> Path:
     """The package installed into a fresh library (what scripts/dpstats.sh does with .venv/R-library)."""
+    # reticulate: not used by the package, but test-channel.R compares the channel with it
     for pkg in ("reticulate", "jsonlite", "testthat", "generics", "broom"):
         ok = subprocess.run(
             [rscript, "-e", f"quit(status = !requireNamespace('{pkg}', quietly = TRUE))"], capture_output=True
@@ -143,25 +145,51 @@ def test_vignette_renders(rscript, rlib, tmp_path):
 
 LAZY_START = """
 library(dpstats)
-cat("AFTER-LIBRARY reticulate", isNamespaceLoaded("reticulate"), "\\n")
+cat("AFTER-LIBRARY channel", is.null(dpstats:::.dp_env$channel), "reticulate", isNamespaceLoaded("reticulate"), "\\n")
 fit <- dp_sis(Sepal.Length ~ ., data = iris[, 1:4], eps = 1, k = 2, bounds = c(0, 10), seed = 1)
-cat("AFTER-CALL reticulate", isNamespaceLoaded("reticulate"), "RETICULATE_PYTHON",
-    Sys.getenv("RETICULATE_PYTHON", "<unset>"), "selected", length(fit$outputs$selected), "\\n")
+ch <- dpstats:::.dp_env$channel
+cat("AFTER-CALL reticulate", isNamespaceLoaded("reticulate"), "selected", length(fit$outputs$selected), "\\n")
+cat("CHILD", ch$pid, ch$executable, "\\n")
+if (nzchar(Sys.getenv("HOLD_CHANNEL"))) system("sleep 8 > /dev/null 2>&1 &")  # holds R's end of the channel
 """
 
 
-def test_library_starts_nothing_and_first_call_leaves_reticulate_python_alone(rscript, rlib, tmp_path):
-    """library(dpstats) loads neither reticulate nor Python (they start on the first call); the first
-    call names the interpreter to reticulate through RETICULATE_PYTHON only while Python starts, and a
-    RETICULATE_PYTHON the user set is kept (and used)."""
+def _child_of(out: str) -> tuple[int, str]:
+    _, pid, executable = [ln for ln in out.splitlines() if ln.startswith("CHILD ")][-1].split()
+    return int(pid), executable
+
+
+def _gone(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_library_starts_nothing_and_first_call_starts_the_chosen_python(rscript, rlib, tmp_path):
+    """library(dpstats) starts nothing (no Python, no reticulate); the first call starts the chosen
+    interpreter as a child process without loading reticulate; RETICULATE_PYTHON is still one of the
+    places the interpreter is found; the child ends with R, even when a process R started holds the
+    channel open."""
     env = _env(rlib)
     out = _run([rscript, "-e", LAZY_START], env, tmp_path).stdout
-    assert "AFTER-LIBRARY reticulate FALSE" in out, out
-    assert "AFTER-CALL reticulate TRUE RETICULATE_PYTHON <unset> selected 2" in out, out
+    assert "AFTER-LIBRARY channel TRUE reticulate FALSE" in out, out
+    assert "AFTER-CALL reticulate FALSE selected 2" in out, out
+    pid, executable = _child_of(out)
+    assert executable == sys.executable
+    assert _gone(pid, within=5), "Python outlived R"
     env.pop("DPSTATS_PYTHON")
     env["RETICULATE_PYTHON"] = sys.executable
+    env["HOLD_CHANNEL"] = "1"
     out = _run([rscript, "-e", LAZY_START], env, tmp_path).stdout
-    assert f"AFTER-CALL reticulate TRUE RETICULATE_PYTHON {sys.executable} selected 2" in out, out
+    assert "AFTER-CALL reticulate FALSE selected 2" in out, out
+    pid, executable = _child_of(out)
+    assert executable == sys.executable
+    assert _gone(pid, within=5), "Python outlived R while a process R started held the channel"
 
 
 FIND_PYTHON = """

@@ -1,5 +1,5 @@
-# Crossing to Python and back: data frames as a "transport" (plain vectors and raw
-# bytes, see dpstats/rbridge.py), results as JSON from to_dict(), errors and
+# Crossing to Python and back (over the channel of R/channel.R): data frames as a "transport"
+# (plain vectors and raw bytes, see dpstats/rbridge.py), results as JSON from to_dict(), errors and
 # warnings as classed R conditions.
 
 .column_kind <- function(x, name) {
@@ -275,10 +275,7 @@
 
 .dp_pyref <- function(x) {
   ref <- attr(x, "py", exact = TRUE)
-  if (is.null(ref) || (inherits(ref, "python.builtin.object") && reticulate::py_is_null_xptr(ref))) {
-    .dp_abort("this fit's Python object is gone (the fit was saved and reloaded, or R restarted); refit to use predict() or report().",
-              "dpstats_stale_error")
-  }
+  if (!.dp_alive(ref)) .dp_stale()
   ref
 }
 

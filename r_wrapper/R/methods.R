@@ -189,9 +189,7 @@ dp_accountant <- function(eps, delta = 0, composition = "basic") {
 
 .accountant_state <- function(acc) {
   ref <- acc$py
-  if (is.null(ref) || reticulate::py_is_null_xptr(ref)) {
-    .dp_abort("this accountant's Python object is gone (saved and reloaded, or R restarted).", "dpstats_stale_error")
-  }
+  if (!.dp_alive(ref)) .dp_stale("Accountant")
   .dp_invoke("accountant_state", list(acc = ref), target = .dp_env$bridge)
 }
 

@@ -3,10 +3,10 @@
 .dp_env <- new.env(parent = emptyenv())
 
 .onLoad <- function(libname, pkgname) {
-  # Nothing is started here, not even reticulate (loading it loads Matrix, about 0.7 s):
-  # Python is found and dpstats imported on the first call, so that library(dpstats) is
-  # instant and works (and explains itself later) without Python.
-  .dp_env$ready <- FALSE
+  # Nothing is started here: Python is found and started (R/channel.R) on the first call, so that
+  # library(dpstats) is instant and works (and explains itself later) without Python.
+  .dp_env$channel <- NULL
+  .dp_env$bridge <- .dp_bridge()
 }
 
 .dp_abort <- function(message, class, call = .user_call()) {
@@ -76,59 +76,28 @@ dpstats_python <- function() {
   NULL
 }
 
+# The running child (R/channel.R), started on the first call and again after it stopped. A forked
+# R (parallel::mclapply) starts its own: the parent's channel is not shared.
 .dp_ensure <- function() {
-  if (isTRUE(.dp_env$ready)) return(invisible(TRUE))
-  if (!reticulate::py_available(initialize = FALSE)) {
-    py <- dpstats_python()
-    if (is.null(py)) {
-      .dp_abort("no Python interpreter found: set DPSTATS_PYTHON to a Python (>= 3.10) that has dpstats, or run install_dpstats().",
-                "dpstats_python_missing_error")
-    }
-    err <- tryCatch(withCallingHandlers({
-      .dp_start_python(py)
-      NULL
-    }, warning = function(w) {
-      # reticulate looks for Poetry when a pyproject.toml is in the working directory;
-      # the interpreter is already chosen, so that hint does not apply
-      if (grepl("Poetry", conditionMessage(w), fixed = TRUE)) invokeRestart("muffleWarning")
-    }), error = function(e) conditionMessage(e))
-    if (!is.null(err)) {
-      .dp_abort(sprintf("Python at '%s' cannot be started from R: %s", py, err),
-                "dpstats_python_missing_error")
-    }
+  ch <- .dp_env$channel
+  if (!is.null(ch) && identical(ch$r_pid, Sys.getpid())) return(invisible(ch))
+  py <- dpstats_python()
+  if (is.null(py)) {
+    .dp_abort("no Python interpreter found: set DPSTATS_PYTHON to a Python (>= 3.10) that has dpstats, or run install_dpstats().",
+              "dpstats_python_missing_error")
   }
-  .drop_shadowing_dir()
-  if (!reticulate::py_module_available("dpstats")) {
-    .dp_abort(sprintf("the Python package 'dpstats' is not installed for %s; run install_dpstats() or set DPSTATS_PYTHON to a Python that has it.",
-                      reticulate::py_config()$python), "dpstats_missing_error")
-  }
-  .dp_env$bridge <- reticulate::import("dpstats.rbridge")
-  .dp_env$ready <- TRUE
-  invisible(TRUE)
-}
-
-# Start `py` in this R session. reticulate::use_python(required = TRUE) would run Python once
-# to read its configuration and py_config() a second time; naming it in RETICULATE_PYTHON
-# while Python starts (then restoring the variable) does it once, about 0.2 s less. A
-# RETICULATE_PYTHON the user set is left alone (reticulate then warns that it takes precedence).
-.dp_start_python <- function(py) {
-  if (nzchar(Sys.getenv("RETICULATE_PYTHON"))) {
-    reticulate::use_python(py, required = TRUE)
-  } else {
-    Sys.setenv(RETICULATE_PYTHON = py)
-    on.exit(Sys.unsetenv("RETICULATE_PYTHON"), add = TRUE)
-  }
-  reticulate::py_config()
+  .dp_env$channel <- .dp_start(py)
+  invisible(.dp_env$channel)
 }
 
 dpstats_available <- function() {
-  tryCatch(isTRUE(.dp_ensure()), dpstats_error = function(e) FALSE)
+  tryCatch({
+    .dp_ensure()
+    TRUE
+  }, dpstats_error = function(e) FALSE)
 }
 
-dpstats_has <- function(name) {
-  .dp_ensure()
-  isTRUE(.dp_env$bridge$has_function(name))
-}
+dpstats_has <- function(name) .dp_env$bridge$has_function(name)
 
 install_dpstats <- function(path = NULL, python = NULL, venv = NULL, editable = FALSE,
                             dry_run = FALSE) {
@@ -167,19 +136,4 @@ install_dpstats <- function(path = NULL, python = NULL, venv = NULL, editable = 
     if (identical(parent, dir)) return(NULL)
     dir <- parent
   }
-}
-
-# A directory called "dpstats" in the working directory (e.g. R CMD check's installed
-# copy of this package) would be imported by Python as an empty namespace package.
-.drop_shadowing_dir <- function() {
-  reticulate::py_run_string(paste(
-    "import importlib.util as _u, os as _os, sys as _s",
-    "_spec = _u.find_spec('dpstats')",
-    "if _spec is not None and _spec.origin in (None, 'namespace'):",
-    "    _cwd = _os.getcwd()",
-    "    _s.path[:] = [p for p in _s.path if p not in ('', '.', _cwd)]",
-    "    for _k in [k for k in _s.modules if k == 'dpstats' or k.startswith('dpstats.')]:",
-    "        del _s.modules[_k]",
-    sep = "\n"))
-  invisible(NULL)
 }

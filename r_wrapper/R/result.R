@@ -155,7 +155,7 @@ predict.dp_result <- function(object, newdata, ...) {
               "dpstats_argument_error")
   }
   ref <- .dp_pyref(object)
-  if (!reticulate::py_has_attr(ref, "predict")) {
+  if (!.dp_env$bridge$has_method(ref, "predict")) {
     .dp_abort(sprintf("predict() is not defined for %s results.", object$method), "dpstats_error")
   }
   .dp_invoke("predict", c(list(newdata = newdata), list(...)), target = ref, call = sys.call())

@@ -22,13 +22,16 @@ sim_data <- function(n = 120, d = 12, seed = 1) {
   df
 }
 
-# The message Python itself gives for the same call on the same data (pandas built by the bridge).
+# The message Python itself gives for the same call on the same data (pandas built by the bridge),
+# before R rewords it.
 python_message <- function(fun, formula, data, ...) {
-  bridge <- reticulate::import("dpstats.rbridge", convert = FALSE)
-  dp <- reticulate::import("dpstats", convert = FALSE)
-  pdf <- bridge$frame_from_transport(dpstats:::.dp_encode_frame(data))
+  bridge <- dpstats:::.dp_env$bridge
   f <- paste(deparse(formula), collapse = " ")
-  out <- tryCatch({ dp[[fun]](f, pdf, ...); NA_character_ },
-                  error = function(e) conditionMessage(e))
-  out
+  res <- bridge$call_from_r(fun, list(f), list(...), list(data = dpstats:::.dp_encode_frame(data)))
+  if (isTRUE(res$ok)) NA_character_ else res$error_message
+}
+
+# A call of one of dpstats.rbridge's own functions.
+bridge_call <- function(.fn, ...) {
+  dpstats:::.dp_invoke(.fn, list(...), target = dpstats:::.dp_env$bridge)
 }

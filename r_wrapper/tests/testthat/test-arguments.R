@@ -2,10 +2,7 @@
 # of a wrapper (other than `...` and `seed`, which is Python's `random_state`) is a
 # parameter of the Python function of the same name, in the same order.
 
-python_parameters <- function(name) {
-  code <- sprintf("list(__import__('inspect').signature(__import__('dpstats').%s).parameters)", name)
-  unlist(reticulate::py_eval(code))
-}
+python_parameters <- function(name) unlist(bridge_call("parameters", name = name))
 
 test_that("wrapper formals are the Python parameter names, in order", {
   skip_if_no_dpstats()

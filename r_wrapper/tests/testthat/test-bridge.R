@@ -4,16 +4,16 @@ test_that("data frames reach pandas with their types, levels and NAs", {
                    g = factor(c("b", "a", NA), levels = c("b", "a", "c")),
                    o = factor(c("lo", "hi", "lo"), levels = c("lo", "hi"), ordered = TRUE),
                    s = c("z", NA, "a"), stringsAsFactors = FALSE)
-  bridge <- reticulate::import("dpstats.rbridge", convert = FALSE)
-  pdf <- bridge$frame_from_transport(dpstats:::.dp_encode_frame(df))
-  dtypes <- reticulate::py_to_r(pdf$dtypes$astype("str")$tolist())
-  expect_equal(unlist(dtypes), c("float64", "float64", "int64", "boolean", "category", "category", "str"))
-  expect_equal(unlist(reticulate::py_to_r(pdf[["g"]]$cat$categories$tolist())), c("b", "a", "c"))
-  expect_true(reticulate::py_to_r(pdf[["o"]]$cat$ordered))
-  expect_equal(unlist(reticulate::py_to_r(pdf$isna()$sum()$tolist())), c(1L, 1L, 0L, 1L, 1L, 0L, 1L))
-  # the transport back (Python -> R) gives the same values
-  t <- reticulate::py_to_r(bridge$transport_from_frame(pdf)$`__getitem__`("numeric")$tolist())
-  expect_equal(unlist(lapply(t, function(v) if (is.null(v)) NA else v))[1:3], c(1.5, NaN, 3))
+  # pandas' frame read back as a transport: its kinds are the dtypes (float64 double, int64 integer,
+  # boolean logical, category factor or ordered, str character)
+  t <- bridge_call("transport_from_frame", data = df)
+  expect_equal(unlist(t$kinds), c("double", "double", "integer", "logical", "factor", "ordered", "character"))
+  expect_equal(unlist(t$levels[[2]]), c("b", "a", "c"))
+  expect_equal(unlist(t$levels[[3]]), c("lo", "hi"))
+  num <- matrix(unlist(lapply(t$numeric, function(v) if (is.null(v)) NA else v)), 3)
+  expect_equal(num, cbind(c(1.5, NA, 3), c(1, NA, 3), 1:3))
+  codes <- matrix(unlist(lapply(t$codes, function(v) if (is.null(v)) NA else v)), 3)
+  expect_equal(colSums(is.na(codes)), c(1, 1, 0, 1))  # t, g, o, s
 })
 
 test_that("a wide data frame crosses quickly", {

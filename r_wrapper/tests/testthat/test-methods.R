@@ -15,7 +15,7 @@ test_that("vertical_glm: coef, tidy and predict through the Python object", {
   ref <- coef(lm(y ~ x1 + x2 + x3, data = df))
   cf <- coef(fit)
   expect_equal(unname(cf[names(ref)]), unname(ref), tolerance = 1e-5)
-  if (reticulate::py_has_attr(attr(fit, "py"), "predict")) {
+  if (dpstats:::.dp_env$bridge$has_method(attr(fit, "py"), "predict")) {
     p <- predict(fit, newdata = df[1:5, ])
     expect_equal(as.numeric(unlist(p)), unname(predict(lm(y ~ x1 + x2 + x3, data = df), df[1:5, ])),
                  tolerance = 1e-4)
