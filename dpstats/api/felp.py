@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import NonPrivateWarning, caller_stacklevel
-from ..formula import ModelFrame, model_frame, refuse_offset
+from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import felp as m
 from ..privacy.accountant import Accountant
@@ -278,7 +278,6 @@ class FELPDoor(DataDoor):
         mf = frame.mf
         counts = dict(zip([str(c) for c in mf.classes], frame.counts.tolist()))
         return {
-            "rows_dropped_for_missing_values": mf.n_dropped,
-            "values_filled_for_missing": mf.n_filled,
+            **missing_counts(mf),
             **released.diagnostics(list(mf.names), counts, frame.truth),
         }

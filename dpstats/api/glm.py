@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, model_frame, refuse_offset
+from ..formula import INTERCEPT, missing_counts, model_frame, refuse_offset
 from ..methods import glm as m
 from ..methods.vertical import response_frame
 from ..privacy.accountant import Accountant
@@ -298,10 +298,7 @@ class GLMDoor(DataDoor):
         )
 
     def diagnostics(self, frame: GLMFrame, released) -> dict:
-        out = {
-            "rows_dropped_for_missing_values": frame.mf.n_dropped,
-            "values_filled_for_missing": frame.mf.n_filled,
-        }
+        out = missing_counts(frame.mf)
         if self.nonprivate:
             return out
         c = frame.coords

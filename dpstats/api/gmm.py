@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DataWarning, caller_stacklevel
-from ..formula import ModelFrame, model_frame, refuse_offset
+from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..geometry import Box, range_box
 from ..methods import gmm as m
 from ..methods.gmm.model import map_assign
@@ -245,7 +245,7 @@ class GMMDoor(DataDoor):
 
     def diagnostics(self, frame: GMMFrame, released: m.Released) -> dict:
         mf, comps, centre = frame.mf, released.components, frame.box.center
-        diag = {"rows_dropped_for_missing_values": mf.n_dropped, "values_filled_for_missing": mf.n_filled}
+        diag = missing_counts(mf)
         if self.options.truth is not None:
             labels = map_assign(mf.X, comps.weights, comps.means + centre, comps.covariances) + 1
             diag.update(truth_diagnostics(self.options.truth, labels, comps.means + centre))

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..errors import PrivacyParameterError
 from .. import engines
-from ..formula import ModelFrame, model_frame, refuse_offset
+from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
 from ..methods.knockoff import planning as kp
@@ -326,13 +326,7 @@ class KnockoffDoor(DataDoor):
         held, mf = frame.declared_held, frame.mf
         diag = {"declared_assumptions_hold": all(held.values())} if held else {}
         diag.update({f"declared_{name}_holds": value for name, value in held.items()})
-        diag.update(
-            {
-                "rows_dropped_for_missing_values": mf.n_dropped,
-                "values_filled_for_missing": mf.n_filled,
-                "rows_clipped_to_B": frame.n_clipped,
-            }
-        )
+        diag.update(missing_counts(mf), rows_clipped_to_B=frame.n_clipped)
         if frame.truth is None:
             return diag
         return diag | ks.truth_diagnostics(

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError
-from ..formula import INTERCEPT, refuse_offset
+from ..formula import INTERCEPT, missing_counts, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
 from ..privacy.accountant import Accountant
@@ -288,8 +288,7 @@ class LMDoor(DataDoor):
             frame.gram, frame.n, m.plan(replace(self.options, eps=math.inf), frame.coords), None
         )
         return {
-            "rows_dropped_for_missing_values": frame.mf.n_dropped,
-            "values_filled_for_missing": frame.mf.n_filled,
+            **missing_counts(frame.mf),
             "values_clipped": frame.n_clipped,
             "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
         }

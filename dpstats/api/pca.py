@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..formula import refuse_offset
+from ..formula import missing_counts, refuse_offset
 from ..geometry import Box, range_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
@@ -189,7 +189,6 @@ class PCADoor(DataDoor):
 
     def diagnostics(self, frame: PCAFrame, released: PrivatePCA) -> dict:
         return {
-            "rows_dropped_for_missing_values": frame.mf.n_dropped,
-            "values_filled_for_missing": frame.mf.n_filled,
+            **missing_counts(frame.mf),
             "rows_shrunk_onto_ball": frame.stats.n_rows_clipped,
         }

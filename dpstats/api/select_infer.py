@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import DataError, NonPrivateWarning
-from ..formula import model_frame
+from ..formula import missing_counts, model_frame
 from ..geometry import resolve_box
 from ..methods import select_infer as m
 from ..privacy.accountant import Accountant
@@ -324,10 +324,7 @@ class SelectInferDoor:
 
     def diagnostics(self, frame: m.SplitFrame, released: Pipeline) -> dict:
         """Not private: ordinary least squares (or glm's fit) of the selected terms on part B's raw rows."""
-        out = {
-            "rows_dropped_for_missing_values": frame.n_dropped,
-            "values_filled_for_missing": frame.n_filled,
-        }
+        out = missing_counts(frame)
         if self.options.infer == "glm":
             out["glm_part_b_nonprivate"] = m.part_b_glm(frame, released.selected, self.options.family)
         else:

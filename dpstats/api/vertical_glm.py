@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import ModelFrame
+from ..formula import ModelFrame, missing_counts
 from ..methods import privreg as m
 from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
@@ -286,10 +286,7 @@ class VerticalDoor(OptionsDoor):
         return result
 
     def diagnostics(self, frame: VerticalFrame, released: m.Released) -> dict:
-        return {
-            "rows_dropped_for_missing_values": frame.mf.n_dropped,
-            "values_filled_for_missing": frame.mf.n_filled,
-        }
+        return missing_counts(frame.mf)
 
 
 @dataclass

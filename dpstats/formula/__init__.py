@@ -74,6 +74,7 @@ __all__ = [
     "is_factor_dtype",
     "raise_constant",
     "factor_columns",
+    "missing_counts",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -148,6 +149,20 @@ class ModelFrame:
     @property
     def p(self) -> int:
         return self.X.shape[1]
+
+
+def missing_counts(frame) -> dict[str, int]:
+    """The first two non-private diagnostics of every front door: the rows a frame dropped for
+    missing values and the values it filled (a :class:`ModelFrame`, or any frame with ``n_dropped``
+    and ``n_filled``).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> missing_counts(SimpleNamespace(n_dropped=1, n_filled=0))
+    {'rows_dropped_for_missing_values': 1, 'values_filled_for_missing': 0}
+    """
+    return {"rows_dropped_for_missing_values": frame.n_dropped, "values_filled_for_missing": frame.n_filled}
 
 
 def model_frame(

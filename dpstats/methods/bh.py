@@ -100,7 +100,7 @@ from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT, ModelFrame, dummy_columns
 from ..geometry import Box, resolve_box
 from ..privacy.accountant import LedgerEntry
-from ..privacy.bounds import AutoBounds, PrivateBounds
+from ..privacy.bounds import is_auto
 from ..privacy.fdr import (
     PeelingCalibration,
     PrivateBH,
@@ -327,11 +327,7 @@ def _formula_checks(given: Mapping[str, Any]) -> dict[str, Any]:
         raise DataError(
             f"a formula needs data= as a pandas DataFrame (or dict of columns); got {type(data).__name__}."
         )
-    if (
-        bounds is None
-        or isinstance(bounds, (AutoBounds, PrivateBounds))
-        or (isinstance(bounds, str) and bounds == "auto")
-    ):
+    if bounds is None or is_auto(bounds):
         raise PrivacyParameterError(
             "bounds= is needed on the formula route: declare public bounds of every column and of the "
             "response, e.g. bounds=(-4, 4) or bounds={'x1': (0, 1), 'y': (-5, 5)} (bounds from the data "

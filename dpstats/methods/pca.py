@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import DataError, PrivacyParameterError
 from ..geometry import Box
 from ..privacy.accountant import LedgerEntry
-from ..privacy.bounds import AutoBounds, PrivateBounds
+from ..privacy.bounds import is_auto
 from ..privacy.calibration import rho_from_eps_delta, zcdp_gaussian_sigma
 from ..privacy.pca import PrivatePCA, private_pca_gram, second_moment_sensitivity
 from ..privacy.plan import Plan
@@ -83,9 +83,7 @@ class PCAOptions(Options):
                 f"radius must be a positive number (public clipping radius), got {radius!r}."
             )
         bounds = given["bounds"]
-        if radius is not None and (
-            isinstance(bounds, (AutoBounds, PrivateBounds)) or (isinstance(bounds, str) and bounds == "auto")
-        ):
+        if radius is not None and is_auto(bounds):
             raise PrivacyParameterError(
                 'radius= needs declared bounds (the box sets the units of the ball); with bounds="auto" '
                 "omit radius (C is then the released box's half-diagonal)."

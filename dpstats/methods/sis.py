@@ -72,8 +72,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
+from ..formula import missing_counts
 from ..privacy.accountant import LedgerEntry
-from ..privacy.bounds import AutoBounds, PrivateBounds
+from ..privacy.bounds import is_auto
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
@@ -212,7 +213,7 @@ def scaling(options: SISOptions, dd: DataDependence) -> str:
             fix="declare public bounds; the midpoint of the bounds is then used",
         )
         return "max-abs scaled and mean-centered (data-dependent)"
-    auto = isinstance(options.bounds, (AutoBounds, PrivateBounds))
+    auto = is_auto(options.bounds)
     which = "private bounds (released first)" if auto else "declared bounds"
     if kind == "centred":
         return f"{which} mapped onto [-1, 1], values clipped, centred cross-product"
@@ -595,8 +596,7 @@ def selection_diagnostics(
     (['a', 'b'], 0.5, 1.0)
     """
     diag = {
-        "rows_dropped_for_missing_values": mf.n_dropped,
-        "values_filled_for_missing": mf.n_filled,
+        **missing_counts(mf),
         "values_clipped": n_clipped,
         f"nonprivate_{method}_selected": sorted(nonprivate),
     }
