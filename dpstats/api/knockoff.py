@@ -29,8 +29,8 @@ from ..simulate.knockoff import FIGURE1_NS, simulate_knockoff  # noqa: F401 (pub
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import OperatingCharacteristics
 from ..simulate import RELEASED, Assume
+from ..results.base import OperatingCharacteristics
 from ..results.knockoff import KnockoffResult
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
@@ -295,7 +295,7 @@ class KnockoffDoor(DataDoor):
         selected = [mf.names[j] for j in chosen]
         result = KnockoffResult(
             **opening(self, mf.n, mf.names, statement),
-            operating_characteristics=_oc(
+            operating_characteristics=OperatingCharacteristics.of(
                 ks.characteristics_of_release(plan, released, mf.n, noise.generator)
             ),
             selected=selected,
@@ -332,7 +332,3 @@ class KnockoffDoor(DataDoor):
         return diag | ks.truth_diagnostics(
             frame.truth, list(mf.names), released, self.options, self._generator
         )
-
-
-def _oc(fields: dict | None) -> OperatingCharacteristics | None:
-    return None if fields is None else OperatingCharacteristics(**fields)

@@ -238,7 +238,7 @@ class SISDoor(DataDoor):
         curve = recovery_curve(plan.d, plan.k, plan.select_eps, o.gamma, plan.sensitivity)
         return SISResult(
             **opening(self, mf.n, mf.names, statement),
-            operating_characteristics=None if oc is None else OperatingCharacteristics(**oc),
+            operating_characteristics=OperatingCharacteristics.of(oc),
             selected=[mf.names[j] for j in released.chosen],
             k=plan.k,
             gamma=o.gamma,

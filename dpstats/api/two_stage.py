@@ -238,7 +238,7 @@ class TwoStageDoor(DataDoor):
         oc = operating_characteristics(plan, o.oc_trials, noise.generator)
         return TwoStageResult(
             **opening(self, mf.n, mf.names, statement),
-            operating_characteristics=None if oc is None else OperatingCharacteristics(**oc),
+            operating_characteristics=OperatingCharacteristics.of(oc),
             selected=_selected(mf, released),
             k=frame.k,
             lam=o.lam,

@@ -59,6 +59,11 @@ class OperatingCharacteristics:
     assumption: str | None = None
     note: str = "computed from released quantities and public inputs only (post-processing, no privacy cost)"
 
+    @classmethod
+    def of(cls, fields: dict[str, Any] | None) -> OperatingCharacteristics | None:
+        """From the fields a simulation returns (:mod:`dpstats.simulate`), or None when it returned none."""
+        return None if fields is None else cls(**fields)
+
     def __post_init__(self) -> None:
         if self.assumption is not None and self.note == _NOTE_RELEASED:
             self.note = (

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from ..plotting import Plot, new_figure, to_plot
-from ..simulate.assume import describe
+from ..simulate.assume import assumed_row, describe, exact_row
 from ..simulate.felp import selection_stability
-from .base import BASIS_ASSUMED, BASIS_RELEASED, DPResult, OperatingCharacteristics, selected_section
+from .base import DPResult, OperatingCharacteristics, selected_section
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -190,31 +190,14 @@ def felp_oc(
         return None
     released, select, scale = result.weights, result.select, result.noise_scale
     rows = [
-        {
-            "quantity": "noise s.d. per weight (scale·√(d+1), exact)",
-            "estimate": scale * math.sqrt(released.size + 1),
-            "std_error": 0.0,
-            "basis": BASIS_RELEASED,
-        },
-        {
-            "quantity": "spread (s.d.) of the released weights",
-            "estimate": float(np.std(released, ddof=1)),
-            "std_error": 0.0,
-            "basis": BASIS_RELEASED,
-        },
+        exact_row("noise s.d. per weight (scale·√(d+1), exact)", scale * math.sqrt(released.size + 1)),
+        exact_row("spread (s.d.) of the released weights", float(np.std(released, ddof=1))),
     ]
     model = "exact, from the released weights and the public noise scale; no data model"
     if assume is None:
         return OperatingCharacteristics(rows=rows, model=model)
     share, se = selection_stability(released, select, scale, gen, trials)
-    rows.append(
-        {
-            "quantity": f"stability: share of the top {select} kept under fresh noise",
-            "estimate": share,
-            "std_error": se,
-            "basis": BASIS_ASSUMED,
-        }
-    )
+    rows.append(assumed_row(f"stability: share of the top {select} kept under fresh noise", share, se))
     model += (
         "; stability simulated by adding fresh L2-Laplace noise of the same scale to the released "
         "weights and recomputing the top set"

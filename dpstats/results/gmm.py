@@ -12,9 +12,9 @@ import pandas as pd
 
 from ..errors import DataError
 from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
-from ..simulate.assume import describe
+from ..simulate.assume import assumed_row, describe, exact_row
 from ..plotting import Plot, new_figure, to_plot
-from .base import BASIS_ASSUMED, BASIS_RELEASED, DPResult, OperatingCharacteristics
+from .base import DPResult, OperatingCharacteristics
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -240,16 +240,16 @@ def mixture_oc(
     """
     if not trials:
         return None
-    rows = [_exact(f"released weight of component {j + 1}", w) for j, w in enumerate(result.weights)]
+    rows = [exact_row(f"released weight of component {j + 1}", w) for j, w in enumerate(result.weights)]
     sd = np.sqrt(np.trace(result.covariances, axis1=1, axis2=2) / result.p)
     noise = result.mean_noise_sd * np.sqrt(result.p) / sd
     rows.append(
-        _exact("l2 noise in each released mean, in component-sd units (average)", float(np.mean(noise)))
+        exact_row("l2 noise in each released mean, in component-sd units (average)", float(np.mean(noise)))
     )
     delta = result.privacy.delta
     if result.released_n() is not None:  # a function of n, which is private under add/remove
         rows.append(
-            _exact(
+            exact_row(
                 "accuracy alpha (total variation) of Theorem 1.1's rate at this n, eps, delta",
                 theorem_accuracy(
                     result.n, result.p, result.k, result.privacy.eps, delta, float(np.min(result.weights))
@@ -272,9 +272,7 @@ def mixture_oc(
         X[idx] = gen.multivariate_normal(result.means[j], result.covariances[j], size=len(idx))
     err = float(np.mean(result.predict(X) - 1 != comp))
     se = float(np.sqrt(max(err * (1 - err), 1.0 / trials) / trials))
-    rows.append(
-        {"quantity": "misclassification rate", "estimate": err, "std_error": se, "basis": BASIS_ASSUMED}
-    )
+    rows.append(assumed_row("misclassification rate", err, se))
     model += (
         "; misclassification simulated by drawing points from the released mixture and classifying them by it"
     )
@@ -301,7 +299,3 @@ def theorem_accuracy(n: int, d: int, k: int, eps: float, delta: float, w_min: fl
         return math.inf
     b = d * d / eps
     return float((b + math.sqrt(b * b + 4 * A * d * d)) / (2 * A))
-
-
-def _exact(quantity: str, value: float) -> dict:
-    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0, "basis": BASIS_RELEASED}

@@ -23,6 +23,17 @@ RELEASED = "released"
 ASSUMED_BASIS = "under the assumed model"
 
 
+def exact_row(quantity: str, value: float) -> dict:
+    """An operating characteristic that follows from released quantities and public inputs alone
+    (the results' default basis)."""
+    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0}
+
+
+def assumed_row(quantity: str, estimate: float, std_error: float) -> dict:
+    """An operating characteristic simulated under the model the user stated (Monte Carlo ``std_error``)."""
+    return {"quantity": quantity, "estimate": estimate, "std_error": std_error, "basis": ASSUMED_BASIS}
+
+
 @dataclass(frozen=True)
 class Assume:
     """A linear Gaussian model of the data, stated by the user.

@@ -41,7 +41,7 @@ from ..methods.knockoff.options import ROUTES, KnockoffOptions, fractions, posit
 from ..methods.knockoff.planning import KnockoffPlan
 from ..privacy.randomness import FastNoise, NoiseSource, RandomState
 from ..validation import check_delta, check_eps, check_fraction
-from .assume import ASSUMED_BASIS, RELEASED, Assume, describe
+from .assume import RELEASED, Assume, assumed_row, describe, exact_row
 
 FIGURE1_NS = tuple(int(round(10**e)) for e in np.linspace(3.0, 6.6, 12))
 
@@ -623,19 +623,11 @@ def characteristics_of_release(
         return None
     rel = released.mechanism
     exact = released_characteristics(rel.W, released.chosen.size, released.threshold, o.fdr, o.offset)
-    rows = [_exact_row(q, v) for q, v in exact]
-    rows += [_exact_row(f"noise: {name}", value) for name, value in plan.scales.table().items()]
+    rows = [exact_row(q, v) for q, v in exact]
+    rows += [exact_row(f"noise: {name}", value) for name, value in plan.scales.table().items()]
     model = "exact, from the released W, the target q and the noise scales of this release; no data model"
     if o.assume is None:
         return {"rows": rows, "model": model}
     assumed, how = assumed_error_rates(o.assume, released, plan, n, o.oc_trials, rng)
-    rows += [
-        {"quantity": quantity, "estimate": est, "std_error": se, "basis": ASSUMED_BASIS}
-        for quantity, (est, se) in assumed
-    ]
+    rows += [assumed_row(quantity, est, se) for quantity, (est, se) in assumed]
     return {"rows": rows, "model": model + how, "trials": o.oc_trials, "assumption": describe(o.assume)}
-
-
-def _exact_row(quantity: str, value) -> dict:
-    """A row that follows from the release and public inputs alone (the results' default basis)."""
-    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0}

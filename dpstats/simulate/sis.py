@@ -39,7 +39,7 @@ import pandas as pd
 
 from ..methods.sis import SISPlan, private_top_k
 from ..privacy.topk import largest_class_noise, recovery_gaps
-from .assume import ASSUMED_BASIS, Assume
+from .assume import Assume, assumed_row, exact_row
 
 SCORES = ("centred", "midpoint", "maxabs")
 
@@ -175,14 +175,14 @@ def operating_characteristics(
     d, k, eps, gamma, sensitivity = plan.d, plan.k, plan.select_eps, plan.gamma, plan.sensitivity
     _, harmonic = largest_class_noise(d, k)
     rows = [
-        _exact_row(
+        exact_row(
             "expected largest noise term (score units): 2·Δ·H_m/(gamma·eps)",
             2 * sensitivity * harmonic / max(gamma * eps, 1e-300),
         )
     ]
     for prob, gap in zip((0.5, 0.9), recovery_gaps((0.5, 0.9), d, k, eps, gamma)):
         rows.append(
-            _exact_row(
+            exact_row(
                 f"score gap x(k) - x(k+1) giving exact top-{k} recovery with prob >= {prob:g} (score units)",
                 sensitivity * gap,
             )
@@ -214,17 +214,12 @@ def operating_characteristics(
         ("recall", f"recall (share of the {s} true signals selected)"),
     ):
         est, se = mean_and_se(sim[name])
-        rows.append({"quantity": text, "estimate": est, "std_error": se, "basis": ASSUMED_BASIS})
+        rows.append(assumed_row(text, est, se))
     model += (
         f"; precision and recall simulated from the sampling law of the {score} scores at n = {n} "
         "(dpstats.simulate.sis_trials; clipping ignored)"
     )
     return {"rows": rows, "model": model, "trials": trials, "assumption": assume.describe()}
-
-
-def _exact_row(quantity: str, value: float) -> dict:
-    """A row that follows from public inputs alone (the results' default basis)."""
-    return {"quantity": quantity, "estimate": float(value), "std_error": 0.0}
 
 
 def mean_and_se(values) -> tuple[float, float]:
