@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy import special
 
 from ..errors import DataError
 from .base import escape_text
-from .lm import LMResult, _stars
+from .lm import LMResult
 
 TIDY_COLUMNS = ["term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"]
 
@@ -79,21 +78,9 @@ class GLMResult(LMResult):
         return special.expit(eta) if self.family == "binomial" else np.exp(eta)
 
     # ------------------------------------------------------------------ text
-    def _coef_lines(self) -> list[str]:
-        t = self.table.set_index("term")
-        t.index.name = None
-        shown = pd.DataFrame(
-            {
-                "Estimate": t["estimate"],
-                "Std. Error": t["std.error"],
-                "z value": t["statistic"],
-                "Pr(>|z|)": t["p.value"],
-                "": [_stars(v) for v in t["p.value"]],
-            }
-        )
-        lines = ["Coefficients:"] + shown.to_string(float_format=lambda v: f"{v:.4g}").splitlines()
-        lines += ["---", "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"]
-        return lines
+    def _test_headers(self) -> tuple[str, str]:
+        """Wald z tests, headed as R's summary.glm heads them."""
+        return "z value", "Pr(>|z|)"
 
     def _body_lines(self) -> list[str]:
         lines = self._coef_lines()

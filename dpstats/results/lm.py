@@ -118,15 +118,20 @@ class LMResult(DPResult):
         return design_with_levels(self.formula, self.factor_levels, newdata, **self.coding)
 
     # ------------------------------------------------------------------ text
+    def _test_headers(self) -> tuple[str, str]:
+        """The coefficient table's statistic and p-value headers."""
+        return "statistic", "Pr(>|t|)" if self.inference.startswith("classical") else "p (bootstrap)"
+
     def _coef_lines(self) -> list[str]:
         t = self.table.set_index("term")
         t.index.name = None
+        statistic, p_value = self._test_headers()
         shown = pd.DataFrame(
             {
                 "Estimate": t["estimate"],
                 "Std. Error": t["std.error"],
-                "statistic": t["statistic"],
-                "Pr(>|t|)" if self.inference.startswith("classical") else "p (bootstrap)": t["p.value"],
+                statistic: t["statistic"],
+                p_value: t["p.value"],
                 "": [_stars(v) for v in t["p.value"]],
             }
         )
