@@ -126,8 +126,9 @@ def warn_if_nonprivate(eps: float, strict: bool, what: str) -> None:
 
 
 def check_budget(accountant: Accountant | None, eps: float, delta: float = 0.0) -> None:
-    """Refuse, before anything is read, a call the accountant's balance cannot pay (eps = inf costs nothing)."""
-    if accountant is not None:
+    """Refuse, before anything is read, a call the accountant's balance cannot pay (eps = inf, or None for
+    a non-private fit, costs nothing)."""
+    if accountant is not None and eps is not None:
         accountant.check(eps, 0.0 if math.isinf(eps) else delta)
 
 
@@ -342,6 +343,7 @@ def declare(
     statistics: bool = False,
     unbounded_fill: float | None = None,
     fills: Mapping[str, float] | None = None,
+    **reading: Any,
 ) -> tuple[Any, Any]:
     """A door's steps between its checks and :func:`run`, in this order: refuse a call the
     accountant cannot pay before touching the data, read the data (only the formula's columns),
@@ -349,12 +351,14 @@ def declare(
 
     Returns the options record with the eps, delta (where the method has one), bounds and schema
     the release uses, and the data as the door reads it.  ``statistics``: the door can run from
-    sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :func:`frame_schema`.
+    sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :func:`frame_schema`;
+    ``reading``: how :func:`read_data` reads (default: the formula's columns and the declared levels' ones).
     """
     has_delta = hasattr(options, "delta")
     delta = options.delta if has_delta else 0.0
     check_budget(settings.accountant, options.eps, delta)
-    data = read_data(given["data"], given["formula"], statistics=statistics, keep=[given["levels"]])
+    reading = {"keep": [given["levels"]]} | reading
+    data = read_data(given["data"], given["formula"], statistics=statistics, **reading)
     neighbouring = given["neighbouring"]
     bounds, eps, delta = private_bounds_setup(
         options.bounds,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,18 +31,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical_glm import VerticalGLMResult, assemble_result
-from ._common import (
-    OptionsDoor,
-    Settings,
-    call_of,
-    check_budget,
-    door_docstring,
-    frame_schema,
-    private_bounds_setup,
-    read_data,
-    refuse_omit,
-    run,
-)
+from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, refuse_omit, run
 from ..privacy.bounds import declared_bounds
 
 
@@ -164,36 +153,23 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     given = locals()
     settings = Settings.check(given)
     options = m.PrivregOptions.check(given)
-    if options.dp:
-        check_budget(settings.accountant, options.eps, options.delta)
-    return run(_door(given, options), settings)
+    names, columns = m.party_columns(parties)
+    fills = m.response_fill(formula, options.family)
+    options, data = declare(given, options, settings, fills=fills, keep=[levels, columns, row_id], parts=True)
+    return run(_door(given, options, data, (names, columns)), settings)
 
 
-def _door(given: dict[str, Any], options: m.PrivregOptions) -> VerticalDoor:
-    """The door of a checked call: private bounds, parties, the declared schema and the call (nothing read)."""
-    names, columns = m.party_columns(given["parties"])
-    keep = [given["levels"], columns, given["row_id"]]
-    data, neighbouring = (
-        read_data(given["data"], given["formula"], keep=keep, parts=True),
-        given["neighbouring"],
-    )
-    bounds, eps, delta = private_bounds_setup(
-        given["bounds"],
-        options.eps,
-        options.delta,
-        bounds_eps=given["bounds_eps"],
-        neighbouring=neighbouring,
-        data=data,
-    )
-    fills = m.response_fill(given["formula"], options.family)
-    schema = frame_schema(bounds, given["levels"], given["na_action"], neighbouring, eps=eps, fills=fills)
-    if schema.private:
-        refuse_omit(schema, "vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n")
-    options = replace(options, eps=eps, delta=delta, bounds=bounds, schema=schema)
+def _door(given: dict[str, Any], options: m.PrivregOptions, data: Any, parties: tuple) -> VerticalDoor:
+    """The door of a declared call: the parties, the rule for missing values and the call (nothing read)."""
+    names, columns = parties
+    if options.schema.private:
+        refuse_omit(
+            options.schema, "vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n"
+        )
     always = ("formula", "parties", "family") + (("eps", "delta", "rounds") if options.dp else ())
     call = call_of(vertical_glm, given, always=always, parties=names)
     rows = bool(given["diagnostics"])  # per-row fitted values and residuals may then be shown
-    door = VerticalDoor(options, data, (names, columns), given["row_id"], call, given["progress"], rows)
+    door = VerticalDoor(options, data, parties, given["row_id"], call, given["progress"], rows)
     from .. import engines
 
     if not engines.is_engine_input(data):
