@@ -306,6 +306,16 @@ class RCall:
     error_classes: list[str] = field(default_factory=list)
     error_message: str = ""
 
+    @classmethod
+    def failure(cls, exc: BaseException, warnings: list[list[str]] | None = None) -> RCall:
+        """A failed call: the exception as R's condition classes and message."""
+        return cls(
+            ok=False,
+            warnings=warnings or [],
+            error_classes=condition_classes(exc),
+            error_message=_message(exc),
+        )
+
 
 def condition_classes(exc: BaseException) -> list[str]:
     """R condition classes of a Python exception, most specific first.
@@ -502,12 +512,7 @@ def call_from_r(
             value = fn(*args, **kwargs)
             text = json.dumps(result_payload(value), allow_nan=False)
         except Exception as exc:  # every failure crosses to R as a condition
-            return RCall(
-                ok=False,
-                warnings=_warning_list(caught),
-                error_classes=condition_classes(exc),
-                error_message=_message(exc),
-            )
+            return RCall.failure(exc, _warning_list(caught))
     return RCall(ok=True, json=text, object=value, warnings=_warning_list(caught))
 
 

@@ -174,14 +174,7 @@ class Session:
         op, args = request.get("op"), request.get("args") or []
         if op == "call_from_r":
             out = rbridge.call_from_r(*args)
-            head = {
-                "ok": out.ok,
-                "object": self.keep(out.object) if out.ok else None,
-                "warnings": out.warnings,
-                "error_classes": out.error_classes,
-                "error_message": out.error_message,
-            }
-            return head, [out.json.encode()]
+            return _head(out, self.keep(out.object) if out.ok else None), [out.json.encode()]
         if op == "has_function":
             value = rbridge.has_function(*args)
         elif op == "has_method":
@@ -207,14 +200,20 @@ def _outgoing(value, blobs: list[bytes]):
     return jsonable(value)
 
 
-def _failure(exc: BaseException) -> dict:
+def _head(call: rbridge.RCall, handle: dict | None = None) -> dict:
+    """A call's response header: its fields, with a handle for the object it returned (its JSON text
+    travels as an attachment)."""
     return {
-        "ok": False,
-        "object": None,
-        "warnings": [],
-        "error_classes": rbridge.condition_classes(exc),
-        "error_message": rbridge._message(exc),
+        "ok": call.ok,
+        "object": handle,
+        "warnings": call.warnings,
+        "error_classes": call.error_classes,
+        "error_message": call.error_message,
     }
+
+
+def _failure(exc: BaseException) -> dict:
+    return _head(rbridge.RCall.failure(exc))
 
 
 class _Busy:
