@@ -76,15 +76,21 @@ class DaskSource:
 
         if self.client is not None:
             futures = self.client.compute(tasks)
-            if self.progress:
-                from distributed import as_completed
-                from tqdm.auto import tqdm
+            try:
+                if self.progress:
+                    from distributed import as_completed
+                    from tqdm.auto import tqdm
 
-                for _ in tqdm(
-                    as_completed(futures), total=len(futures), desc=desc, unit="partition", leave=False
-                ):
-                    pass
-            return self.client.gather(futures)
+                    for _ in tqdm(
+                        as_completed(futures), total=len(futures), desc=desc, unit="partition", leave=False
+                    ):
+                        pass
+                return self.client.gather(futures)
+            except BaseException:
+                # a failed pass stops here: its other tasks are cancelled, not left running (or retried)
+                # on the cluster, where they would hold their keys and compete with the next call
+                self.client.cancel(futures)
+                raise
         if self.progress:
             with _TqdmCallback(desc):
                 return list(dask.compute(*tasks))
