@@ -1,33 +1,10 @@
-"""The one front-door skeleton, and the steps every front door shares.
+"""The one front-door skeleton, :func:`run`, and the steps every front door shares.
 
-Every public function of :mod:`dpstats.api` is a thin door over :func:`run`:
-it validates its arguments (cheap checks, clear errors, the accountant's
-balance), then hands a :class:`FrontDoor` to :func:`run`, which always takes
-the same steps in the same order (``docs/architecture.md``, "One call, step
-by step"):
-
-1. ``frame(dd)`` reads the data (model frame, sufficient statistics) and names
-   its data-dependent steps in ``dd``; nothing is released;
-2. ``plan(frame, dd)`` computes the privacy plan (ledger, sensitivities) from
-   public inputs and named data-dependent values — the method's ``plan`` in
-   :mod:`dpstats.methods`;
-3. the noise source is made and the plan's ledger charged to the accountant
-   (refused without spending when it would exceed the budget);
-4. ``release(frame, plan, noise)`` runs the method's ``release``;
-5. ``result(frame, plan, released, statement, noise)`` builds the result;
-6. non-private diagnostics are attached only when the user asked.
-
-Under ``strict=True`` a data-dependent step raises in step 1 or 2, before
-any budget is spent.
-
-Private bounds (``bounds="auto"``, docs/architecture.md, "Private bounds"):
-the public function turns the argument into a
-:class:`~dpstats.privacy.bounds.PrivateBounds` step with
-:func:`dpstats.privacy.bounds.bounds_step` (its eps share taken off the method's eps); the
-door's frame asks it for the bounds it needs (:func:`dpstats.privacy.bounds.declared_bounds`,
-:func:`dpstats.privacy.bounds.row_norm_bound`); :func:`run` charges its ledger entry first, with
-the method's entries, before the release, and puts the released bounds on
-the result.
+Every public function of :mod:`dpstats.api` checks its arguments, :func:`declare`s its schema and
+hands a :class:`FrontDoor` to :func:`run`, which takes the same steps in the same order: frame, plan,
+charge, release, result, diagnostics (docs/architecture.md, "One call, step by step"; private bounds:
+"Private bounds").  Under ``strict=True`` a data-dependent step raises in the frame or the plan,
+before any budget is spent.
 """
 
 from __future__ import annotations
@@ -139,15 +116,6 @@ def read_data(data: Any, formula: str | None, **how: Any) -> Any:
     from .. import engines
 
     return engines.as_data(data, formula, **how)
-
-
-def private_bounds_setup(
-    bounds: Any, eps: float, delta: float = 0.0, *, bounds_eps: float | None, neighbouring: str, data: Any
-) -> tuple[Any, float, float]:
-    """:func:`dpstats.privacy.bounds.bounds_step` for the data as a door reads it."""
-    return bounds_step(
-        bounds, eps, delta, bounds_eps=bounds_eps, neighbouring=neighbouring, streamed=not_in_memory(data)
-    )
 
 
 def not_in_memory(data: Any) -> str | None:
@@ -316,8 +284,12 @@ def _plain_bounds(bounds):
 
 
 class OptionsDoor:
-    """Base of a door that holds its method's options record as ``self.options``: what :func:`run` and
-    the door read from it (whether the call runs without noise, the bounds, the declared schema)."""
+    """Base of a door that holds its method's options record as ``self.options`` and its result's
+    ``call``: what :func:`run` and the door read from them (whether the call runs without noise, the
+    bounds, the declared schema, the fields every result opens with)."""
+
+    label: str
+    call: dict
 
     @property
     def nonprivate(self) -> bool:
@@ -334,6 +306,18 @@ class OptionsDoor:
         """The declared public schema (:func:`run` shows its levels and rule for missing values)."""
         return self.options.schema
 
+    def opening(self, n: int, terms: Sequence[str], statement: PrivacyStatement) -> dict[str, Any]:
+        """The fields every result opens with: the method (the door's label), its call, n, p and the
+        terms, and the privacy statement."""
+        return {
+            "method": self.label,
+            "call": self.call,
+            "n": n,
+            "p": len(terms),
+            "terms": list(terms),
+            "privacy": statement,
+        }
+
 
 def declare(
     given: Mapping[str, Any],
@@ -343,9 +327,11 @@ def declare(
     statistics: bool = False,
     unbounded_fill: float | None = None,
     fills: Mapping[str, float] | None = None,
+    nonprivate: str = "",
     **reading: Any,
 ) -> tuple[Any, Any]:
-    """A door's steps between its checks and :func:`run`, in this order: refuse a call the
+    """A door's steps between its checks and :func:`run`, in this order: warn of (or, under
+    ``strict``, refuse) eps = inf where the door names its ``nonprivate`` fit, refuse a call the
     accountant cannot pay before touching the data, read the data (only the formula's columns),
     turn ``bounds="auto"`` into its private-bounds step, and declare the public schema.
 
@@ -354,19 +340,21 @@ def declare(
     sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :func:`frame_schema`;
     ``reading``: how :func:`read_data` reads (default: the formula's columns and the declared levels' ones).
     """
+    if nonprivate:
+        warn_if_nonprivate(options.eps, settings.strict, nonprivate)
     has_delta = hasattr(options, "delta")
     delta = options.delta if has_delta else 0.0
     check_budget(settings.accountant, options.eps, delta)
     reading = {"keep": [given["levels"]]} | reading
     data = read_data(given["data"], given["formula"], statistics=statistics, **reading)
     neighbouring = given["neighbouring"]
-    bounds, eps, delta = private_bounds_setup(
+    bounds, eps, delta = bounds_step(
         options.bounds,
         options.eps,
         delta,
         bounds_eps=given.get("bounds_eps"),
         neighbouring=neighbouring,
-        data=data,
+        streamed=not_in_memory(data),
     )
     schema = frame_schema(
         bounds,
@@ -405,19 +393,6 @@ def door_docstring(door: Callable) -> Callable:
     doc = door.__doc__.replace("    {schema parameters}\n", SCHEMA_PARAMETERS)
     door.__doc__ = doc.replace("    {run settings}\n", run_settings)
     return door
-
-
-def opening(door: Any, n: int, terms: Sequence[str], statement: PrivacyStatement) -> dict[str, Any]:
-    """The fields every result opens with: the method (the door's label), its call, n, p and the
-    terms, and the privacy statement."""
-    return {
-        "method": door.label,
-        "call": door.call,
-        "n": n,
-        "p": len(terms),
-        "terms": list(terms),
-        "privacy": statement,
-    }
 
 
 @dataclass

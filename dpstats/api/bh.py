@@ -21,14 +21,13 @@ from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
-from ..schema import Schema
 from ._common import (
+    OptionsDoor,
     Settings,
     call_of,
     check_budget,
     door_docstring,
     frame_schema,
-    opening,
     read_data,
     refuse_omit,
     run,
@@ -184,7 +183,7 @@ def _call(given: dict[str, Any], options: m.BHOptions, hypotheses: m.Hypotheses 
 
 
 @dataclass
-class BHDoor:
+class BHDoor(OptionsDoor):
     """dp_bh's frame, plan, release and result for :func:`dpstats.api._common.run`, on every route."""
 
     options: m.BHOptions
@@ -193,10 +192,6 @@ class BHDoor:
     call: dict
     fit: PrivacyStatement | None = None
     label: str = "dp_bh"
-
-    @property
-    def schema(self) -> Schema | None:
-        return self.options.schema
 
     def frame(self, dd: DataDependence) -> m.Hypotheses:
         if self.hypotheses is not None:
@@ -219,7 +214,7 @@ class BHDoor:
         if plan.route == m.POST_PROCESSING:
             statement = m.after_fit(self.fit, plan)
         return BHResult(
-            **opening(self, frame.n, frame.names, statement),
+            **self.opening(frame.n, frame.names, statement),
             **m.released_fields(frame, plan, released),
         )
 

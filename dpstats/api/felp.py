@@ -15,23 +15,13 @@ from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import felp as m
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import declared_bounds
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult, felp_oc
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
-from ._common import (
-    DataDoor,
-    Settings,
-    call_of,
-    declare,
-    door_docstring,
-    opening,
-    progress_bar,
-    refuse_omit,
-    run,
-)
-from ..privacy.bounds import declared_bounds
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, refuse_omit, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -249,7 +239,7 @@ class FELPDoor(DataDoor):
         mf, o = frame.mf, self.options
         statement.samplers = statement.samplers or ["none (eps = inf)"]
         result = FELPResult(
-            **opening(self, mf.n, mf.names, statement),
+            **self.opening(mf.n, mf.names, statement),
             weights=released.weights,
             selected=[mf.names[j] for j in released.top],
             select=plan.select,

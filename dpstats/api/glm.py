@@ -21,23 +21,13 @@ from ..formula import INTERCEPT, missing_counts, model_frame, refuse_offset
 from ..methods import glm as m
 from ..methods.vertical import response_frame
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import is_auto
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
 from ..results.lm import fit_fields
 from ..validation import check_delta
-from ._common import (
-    DataDoor,
-    Settings,
-    call_of,
-    declare,
-    door_docstring,
-    opening,
-    refuse_omit,
-    run,
-    warn_if_nonprivate,
-)
-from ..privacy.bounds import is_auto
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, refuse_omit, run
 
 
 @door_docstring
@@ -131,9 +121,10 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     given = locals()
     settings = Settings.check(given)
     options = m.GLMOptions.check(given)
-    warn_if_nonprivate(options.eps, settings.strict, "maximum-likelihood GLM (IRLS)")
     refuse_auto_bounds(bounds)
-    options, data = declare(given, options, settings, fills=m.response_fill(formula))
+    options, data = declare(
+        given, options, settings, nonprivate="maximum-likelihood GLM (IRLS)", fills=m.response_fill(formula)
+    )
     refuse_irls_on_engines(data, options.eps)
     refuse_omit(options.schema, "dp_glm", "the sensitivities and the refusal rule use the public n")
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
@@ -284,7 +275,7 @@ class GLMDoor(DataDoor):
             bool(getattr(released, "withheld", "")),
         )
         return GLMResult(
-            **opening(self, frame.mf.n, frame.names, statement),
+            **self.opening(frame.mf.n, frame.names, statement),
             **fit_fields(frame.mf, frame.names, released.coefficients, tab),
             conf_level=self.options.conf_level,
             inference=m.inference_text(plan, released),

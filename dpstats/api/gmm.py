@@ -20,6 +20,7 @@ from ..geometry import Box, range_box
 from ..methods import gmm as m
 from ..methods.gmm.model import map_assign
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.gmm import GMMResult, mixture_oc
@@ -34,12 +35,10 @@ from ._common import (
     declare,
     door_docstring,
     n_is_public,
-    opening,
     progress_bar,
     refuse_omit,
     run,
 )
-from ..privacy.bounds import declared_bounds, design_box
 
 
 @door_docstring
@@ -220,7 +219,7 @@ class GMMDoor(DataDoor):
     ) -> GMMResult:
         mf, p1, comps, centre = frame.mf, released.phase_one, released.components, frame.box.center
         result = GMMResult(
-            **opening(self, mf.n, mf.names, statement),
+            **self.opening(mf.n, mf.names, statement),
             formula=self.options.formula,
             k=plan.k,
             fit_method=plan.fit_method,

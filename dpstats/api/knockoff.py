@@ -9,7 +9,6 @@ before) are in :mod:`dpstats.simulate.knockoff`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,6 +23,7 @@ from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
 from ..methods.knockoff import planning as kp
 from ..methods.knockoff.options import KnockoffOptions
+from ..privacy.bounds import is_auto, row_norm_bound
 from ..simulate import knockoff as ks
 from ..simulate.knockoff import FIGURE1_NS, simulate_knockoff  # noqa: F401 (public names, kept importable here)
 from ..privacy.accountant import Accountant
@@ -34,19 +34,7 @@ from ..results.base import OperatingCharacteristics
 from ..results.knockoff import KnockoffResult
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
-from ._common import (
-    DataDoor,
-    Settings,
-    call_of,
-    declare,
-    door_docstring,
-    n_is_public,
-    opening,
-    refuse_omit,
-    run,
-    warn_if_nonprivate,
-)
-from ..privacy.bounds import is_auto, row_norm_bound
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, refuse_omit, run
 
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
 
@@ -185,7 +173,7 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     --------
     >>> import dpstats as dp
     >>> df = dp.datasets.fan_lv(n=400, d=10, random_state=0)
-    >>> import warnings
+    >>> import math, warnings
     >>> with warnings.catch_warnings(record=True) as caught:  # eps = inf: not private, and warned
     ...     warnings.simplefilter("always")
     ...     fit = dp.dp_knockoff("y ~ .", data=df, eps=math.inf, delta=1e-6, fdr=0.2,
@@ -215,10 +203,13 @@ def _before_reading(options: KnockoffOptions, settings: Settings, given: dict) -
     check_oc_trials(options.oc_trials, assume)
     if assume is not None and assume != RELEASED and assume.correlation != 0:
         raise PrivacyParameterError("the knockoff simulation assumes an orthonormal design: correlation = 0.")
-    if math.isinf(options.eps) and settings.strict:
-        raise PrivacyParameterError("strict=True refuses eps = inf (a non-private analysis).")
-    warn_if_nonprivate(options.eps, settings.strict, "the ordinary fixed-X knockoff filter")
-    options, data = declare(given, options, settings, statistics=options.knockoffs == "shortcut")
+    options, data = declare(
+        given,
+        options,
+        settings,
+        nonprivate="the ordinary fixed-X knockoff filter",
+        statistics=options.knockoffs == "shortcut",
+    )
     if engines.is_engine_input(data) and options.knockoffs != "shortcut":
         raise PrivacyParameterError(
             "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "
@@ -294,7 +285,7 @@ class KnockoffDoor(DataDoor):
         o, mf, rel, chosen = self.options, frame.mf, released.mechanism, released.chosen
         selected = [mf.names[j] for j in chosen]
         result = KnockoffResult(
-            **opening(self, mf.n, mf.names, statement),
+            **self.opening(mf.n, mf.names, statement),
             operating_characteristics=OperatingCharacteristics.of(
                 ks.characteristics_of_release(plan, released, mf.n, noise.generator)
             ),

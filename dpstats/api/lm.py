@@ -19,24 +19,12 @@ from ..formula import INTERCEPT, missing_counts, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import PrivateBounds, bounds_step, declared_bounds, design_box, is_auto
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import LMResult, fit_fields
-from ..validation import (
-    check_delta,
-)
-from ._common import (
-    DataDoor,
-    Settings,
-    call_of,
-    declare,
-    door_docstring,
-    opening,
-    refuse_omit,
-    run,
-    warn_if_nonprivate,
-)
-from ..privacy.bounds import PrivateBounds, bounds_step, declared_bounds, design_box, is_auto
+from ..validation import check_delta
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, refuse_omit, run
 
 INFERENCE_MIN_LEVEL = 0.95  # bounds="auto" must keep at least this share of each column inside each bound
 
@@ -152,8 +140,7 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     given = locals()
     settings = Settings.check(given)
     options = m.LMOptions.check(given)
-    warn_if_nonprivate(options.eps, settings.strict, "ordinary least squares")
-    options, data = declare(given, options, settings, statistics=True)
+    options, data = declare(given, options, settings, nonprivate="ordinary least squares", statistics=True)
     if isinstance(options.bounds, PrivateBounds):
         require_covering_bounds(options.bounds)
     refuse_omit(options.schema, "dp_lm", "n is exact in the released XᵀX (its intercept entry)")
@@ -269,7 +256,7 @@ class LMDoor(DataDoor):
             statement.samplers = statement.samplers or ["none (eps = inf)"]
         fit = released.fit
         return LMResult(
-            **opening(self, frame.n, frame.names, statement),
+            **self.opening(frame.n, frame.names, statement),
             **fit_fields(frame.mf, frame.names, fit.coefficients, released.table),
             sigma=frame.coords.y_half * math.sqrt(fit.sigma2),
             df_residual=fit.df_residual,

@@ -15,13 +15,13 @@ from ..formula import missing_counts, refuse_offset
 from ..geometry import Box, range_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.pca import PrivatePCA
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
 from ..validation import check_delta
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, opening, run
-from ..privacy.bounds import declared_bounds, design_box
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
 
 @door_docstring
@@ -178,7 +178,7 @@ class PCADoor(DataDoor):
         noise: NoiseSource,
     ) -> PCAResult:
         return PCAResult(
-            **opening(self, frame.mf.n, frame.mf.names, statement),
+            **self.opening(frame.mf.n, frame.mf.names, statement),
             basis=released.basis,
             eigenvalues=released.eigenvalues,
             centre=frame.box.center,

@@ -21,12 +21,13 @@ from ..formula import missing_counts, model_frame
 from ..geometry import resolve_box
 from ..methods import select_infer as m
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import auto_bounds, is_auto
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
-from ..schema import Schema
 from ._common import (
+    OptionsDoor,
     Settings,
     call_of,
     check_budget,
@@ -37,7 +38,6 @@ from ._common import (
     refuse_omit,
     run,
 )
-from ..privacy.bounds import auto_bounds, is_auto
 from .glm import dp_glm
 from .lm import check_auto_bounds_level, dp_lm
 
@@ -178,7 +178,7 @@ class Pipeline:
 
 
 @dataclass
-class SelectInferDoor:
+class SelectInferDoor(OptionsDoor):
     """dp_select_infer's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.SelectInferOptions
@@ -187,10 +187,6 @@ class SelectInferDoor:
     settings: Settings  # the parts run with the call's strict and random_state
     label: str = "dp_select_infer"
     _dd: DataDependence | None = field(default=None, init=False, repr=False)
-
-    @property
-    def schema(self) -> Schema | None:
-        return self.options.schema
 
     def frame(self, dd: DataDependence) -> m.SplitFrame:
         self._dd = dd

@@ -18,6 +18,7 @@ from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import resolve_box
 from ..methods import sis as m
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import largest_class_noise, recovery_curve
@@ -27,8 +28,7 @@ from ..simulate import Assume
 from ..simulate.sis import operating_characteristics
 from ..stats import CrossStats
 from ..validation import check_k, check_truth
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, opening, run
-from ..privacy.bounds import declared_bounds, design_box
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
@@ -237,7 +237,7 @@ class SISDoor(DataDoor):
         logm, harmonic = largest_class_noise(plan.d, plan.k)
         curve = recovery_curve(plan.d, plan.k, plan.select_eps, o.gamma, plan.sensitivity)
         return SISResult(
-            **opening(self, mf.n, mf.names, statement),
+            **self.opening(mf.n, mf.names, statement),
             operating_characteristics=OperatingCharacteristics.of(oc),
             selected=[mf.names[j] for j in released.chosen],
             k=plan.k,

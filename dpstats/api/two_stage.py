@@ -19,6 +19,7 @@ from ..geometry import check_bounds_form, resolve_box
 from ..methods import sis as sis_m
 from ..methods import two_stage as m
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import declared_bounds, design_box, is_auto
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import OperatingCharacteristics
@@ -26,18 +27,7 @@ from ..results.two_stage import TwoStageResult, second_stage_table
 from ..schema import Schema
 from ..simulate.two_stage import operating_characteristics
 from ..validation import check_k, check_truth
-from ._common import (
-    DataDoor,
-    Settings,
-    call_of,
-    declare,
-    door_docstring,
-    opening,
-    progress_bar,
-    refuse_omit,
-    run,
-)
-from ..privacy.bounds import declared_bounds, design_box, is_auto
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, refuse_omit, run
 
 
 @door_docstring
@@ -237,7 +227,7 @@ class TwoStageDoor(DataDoor):
         statement.eps = o.eps
         oc = operating_characteristics(plan, o.oc_trials, noise.generator)
         return TwoStageResult(
-            **opening(self, mf.n, mf.names, statement),
+            **self.opening(mf.n, mf.names, statement),
             operating_characteristics=OperatingCharacteristics.of(oc),
             selected=_selected(mf, released),
             k=frame.k,

@@ -27,12 +27,12 @@ from ..errors import DataError, PrivacyParameterError
 from ..formula import ModelFrame, missing_counts
 from ..methods import privreg as m
 from ..privacy.accountant import Accountant
+from ..privacy.bounds import declared_bounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical_glm import VerticalGLMResult, assemble_result
 from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, refuse_omit, run
-from ..privacy.bounds import declared_bounds
 
 
 @door_docstring
