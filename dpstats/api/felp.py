@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..errors import NonPrivateWarning, caller_stacklevel
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import felp as m
@@ -168,7 +165,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     given = locals()
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.FELPOptions.check({**given, "assume": plug_in_only(assume, "dp_felp")})
-    options, data = declare(given, options, settings)
+    options, data = declare(given, options, settings, nonprivate="the weights released without noise")
     if options.schema.private:
         refuse_omit(options.schema, "dp_felp", OMIT_REFUSED)
     return run(
@@ -213,12 +210,6 @@ class FELPDoor(DataDoor):
             None if o.bounds is None else resolve_box(declared_bounds(o.bounds, mf, response=False), mf.names)
         )
         m.name_data_dependent_steps(dd, bounded=box is not None, lam_source=o.lam_source, lam_grid=o.lam_grid)
-        if math.isinf(o.eps):
-            warnings.warn(
-                "eps = inf: the weights are released without noise (a non-private reference).",
-                NonPrivateWarning,
-                stacklevel=caller_stacklevel(),
-            )
         return FELPFrame(mf=mf, counts=counts, select=select, box=box, truth=check_truth(o.truth, mf.names))
 
     def plan(self, frame: FELPFrame, dd: DataDependence) -> m.FELPPlan:
