@@ -422,3 +422,59 @@ def test_bad_sources_are_refused_before_reading():
     assert isinstance(engines.as_source(duckdb.sql("select 1.0 as x")), engines.DuckDBSource)
     with pytest.raises(DPStatsError):
         engines.as_source(None)
+
+
+@pytest.mark.parametrize("gram", [False, True])
+@pytest.mark.parametrize("rule", list(SCHEMAS))
+@pytest.mark.parametrize("formula", list(DESIGNS))
+def test_pushdown_counts_the_aggregates_of_the_query_it_builds(formula, rule, gram, gappy, monkeypatch):
+    """pushdown_applies weighs the query by sql_aggregate_count, which must be the number of aggregate
+    calls in the SQL sql_statistics hands DuckDB (its per-column sums, minima, maxima, clipped and
+    filled counts, the response's, the products); with MAX_SQL_AGGREGATES one below that number the
+    design streams instead, at that number it runs as SQL.  Designs with factors or transformations
+    never reach the query."""
+    from dpstats.engines import duckdb_engine
+
+    drop, route = DESIGNS[formula]
+    schema = SCHEMAS[rule]
+    kw = dict(gram=gram, drop_intercept=drop, schema=schema, one_sided=formula.startswith("~"))
+    kw["boxes"] = _boxes if schema is not None and rule != "fill, some unbounded" else None
+    data = gappy.drop(columns=["g", "t"]) if formula == "y ~ ." else gappy
+    levels = {"g": ["a", "b", "c"]} if "g" in data else None
+    relation = as_kind(data, "duckdb")
+    built, counted = [], []
+    sql_statistics = duckdb_engine.sql_statistics
+
+    def spied(rel, layout, transform):
+        counted.append(duckdb_engine.sql_aggregate_count(layout, transform))
+        return sql_statistics(_AggregateSpy(rel, built), layout, transform)
+
+    monkeypatch.setattr(duckdb_engine, "sql_statistics", spied)
+    source = engines.on_duckdb(relation, levels=levels)
+    engines.sufficient_statistics(formula, source, **kw)
+    assert source.last_route == route
+    if route == "batches":
+        assert not built and not counted
+        return
+    (aggregate,) = built
+    in_sql = [c for c in aggregate.columns if "(" in c]  # the constant 0 slots are not aggregates
+    assert counted == [len(in_sql)], (counted, aggregate.columns)
+    for limit, expected in ((len(in_sql) - 1, "batches"), (len(in_sql), "sql")):
+        monkeypatch.setattr(duckdb_engine, "MAX_SQL_AGGREGATES", limit)
+        source = engines.on_duckdb(relation, levels=levels)
+        engines.sufficient_statistics(formula, source, **kw)
+        assert source.last_route == expected, (limit, len(in_sql))
+
+
+class _AggregateSpy:
+    """A relation that keeps the aggregate relation made from it (and from its projections)."""
+
+    def __init__(self, relation, built: list) -> None:
+        self.relation, self.built = relation, built
+
+    def project(self, expr: str) -> _AggregateSpy:
+        return _AggregateSpy(self.relation.project(expr), self.built)
+
+    def aggregate(self, expr: str):
+        self.built.append(self.relation.aggregate(expr))
+        return self.built[-1]

@@ -91,3 +91,84 @@ def test_every_python_argument_is_documented_in_r():
         and "\\item{\\code{lam}}" in pages["vertical_glm"][2]
     )
     assert "every other argument of the Python function}" not in "".join(p[2] for p in pages.values())
+
+
+# The places dpstats_python() (r_wrapper/R/python.R) consults, as each document names them: the
+# option and environment variables by name, the two virtual environments by a phrase of their own
+# (whitespace as one space).
+WHERE_PYTHON = {  # document -> (start of its passage, the library's venv, a .venv above)
+    "README.md": (
+        "**Where Python comes from.**",
+        "virtual environment that holds the R library",
+        "a `.venv` in the working folder or above",
+    ),
+    "r_wrapper/man/install_dpstats.Rd": (
+        r"\code{dpstats_python} names",
+        "virtual environment this package is installed",
+        r"\code{.venv} in the working directory or above",
+    ),
+    "r_wrapper/vignettes/dpstats.Rmd": (
+        "It finds Python from",
+        "virtual environment it is installed in",
+        "a `.venv` in or above the working directory",
+    ),
+}
+
+
+def _python_search_order() -> list[tuple[str, str]]:
+    """(kind, name) of each place dpstats_python() consults, in its order, read from its code."""
+    code = (PKG / "R" / "python.R").read_text(encoding="utf-8")
+    start = code.index("dpstats_python <- function()")
+    body = code[start : code.index("\n}\n", start)]
+    option = re.search(r'opt <- getOption\("([^"]+)"\)', body).group(1)
+    places = []
+    for label, read in re.findall(r'list\("([^"]+)", (opt|Sys\.getenv\("[^"]+"\))\)', body):
+        if read == "opt":
+            assert label == f"option {option}", label
+            places.append(("option", option))
+        else:
+            assert read == f'Sys.getenv("{label}")', (label, read)
+            places.append(("variable", label))
+    fallbacks = {
+        'system.file(package = "dpstats")': [("venv", "library")],
+        'file.path(dir, ".venv")': [("venv", "above")],
+    }
+    which = re.search(r"Sys\.which\(c\(([^)]*)\)\)", body)
+    fallbacks[which.group(0)] = [("path", name) for name in re.findall(r'"([^"]+)"', which.group(1))]
+    for marker in sorted(fallbacks, key=body.index):
+        places += fallbacks[marker]
+    return places
+
+
+def test_documents_name_where_r_finds_python_in_the_order_the_code_looks():
+    """README's R section, install_dpstats's help page and the vignette list the places in the order
+    dpstats_python() consults them (RETICULATE_PYTHON among them, read though reticulate is not
+    used), and README says that a set option or variable naming no file is an error."""
+    places = _python_search_order()
+    assert {kind for kind, _ in places} == {"option", "variable", "venv", "path"}, places
+    for doc, (start, library_venv, venv_above) in WHERE_PYTHON.items():
+        passage = _passage((ROOT / doc).read_text(encoding="utf-8"), start)
+        position = 0
+        for kind, name in places:
+            if kind == "venv":
+                pattern = re.escape(library_venv if name == "library" else venv_above)
+            elif kind == "path":
+                pattern = rf"[`{{]{name}[`}}]"
+            else:
+                pattern = rf"(?<![\w.]){re.escape(name)}(?!\w)"
+            found = re.compile(pattern).search(passage, position)
+            assert found, f"{doc}: {name} ({kind}) not named after {passage[:position][-80:]!r}"
+            position = found.end()
+    readme = _passage((ROOT / "README.md").read_text(encoding="utf-8"), WHERE_PYTHON["README.md"][0])
+    assert "does not exist is an error" in readme
+    r_code = "\n".join(path.read_text(encoding="utf-8") for path in (PKG / "R").glob("*.R"))
+    assert not re.search(r"reticulate::|library\(reticulate|requireNamespace\(.reticulate", r_code)
+    if ("variable", "RETICULATE_PYTHON") in places:  # read for users who set it, reticulate unused
+        assert "neither needs nor loads reticulate" in readme
+
+
+def _passage(text: str, start: str) -> str:
+    """The paragraph of ``text`` that begins with ``start`` (up to a blank line or an Rd section's end),
+    its line breaks read as spaces."""
+    rest = text[text.index(start) :]
+    return " ".join(re.split(r"\n\s*\n|\n\}", rest, maxsplit=1)[0].split())  # line breaks as spaces

@@ -63,6 +63,7 @@ database and no setting is changed.  Like the other engines it refuses ``bounds=
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Iterator
 
@@ -77,7 +78,9 @@ from .layout import Layout
 from .stream import CHUNK_ROWS, _bar, _project, _read_ahead
 
 # A query with more aggregates than this streams instead (DuckDB plans each aggregate
-# separately: p = 50 with XᵀX is 1 500 of them; a wide y ~ . with XᵀX would be millions).
+# separately: y ~ 50 bounded columns with XᵀX is 1 531 of them, 5p + 6 and the p(p+1)/2 products,
+# plus one count per filled column, as sql_aggregate_count counts them from the query itself; a
+# wide y ~ . with XᵀX would be millions).
 MAX_SQL_AGGREGATES = 20_000
 _WIDE = ("decimal", "hugeint", "uhugeint")  # read as DOUBLE, as the other engines read them
 
@@ -195,18 +198,17 @@ def _arrow_reader(relation, rows: int):
 
 def pushdown_applies(layout: Layout, transform: Transform) -> bool:
     """A plain numeric design (every column a numeric data column or the intercept), a numeric
-    response column, no row clipping or row norms, and a query of at most MAX_SQL_AGGREGATES."""
+    response column, no row clipping or row norms, and a query of at most MAX_SQL_AGGREGATES
+    aggregates (counted from the query :func:`sql_statistics` would build: :func:`sql_aggregate_count`)."""
     proto = layout.prototype
     columns = set(layout.columns)
-    p = sum(nm != INTERCEPT for nm in proto.names)
-    aggregates = 4 * p + (p * (p + 1) // 2 if transform.gram else 0)
     return (
         layout.numeric_only
         and (proto.response is None or proto.response in columns)
         and all(nm == INTERCEPT or nm in columns for nm in proto.names)
         and transform.row_bound is None
         and not transform.row_norms
-        and aggregates <= MAX_SQL_AGGREGATES
+        and sql_aggregate_count(layout, transform, limit=MAX_SQL_AGGREGATES + 1) <= MAX_SQL_AGGREGATES
     )
 
 
@@ -248,6 +250,68 @@ def _clip(t: str) -> str:
     return f"(CASE WHEN {t} > 1 THEN CAST(1 AS DOUBLE) WHEN {t} < -1 THEN CAST(-1 AS DOUBLE) ELSE {t} END)"
 
 
+class _Plan:
+    """What the query of a plain numeric design is made of (:func:`sql_statistics`): the summed
+    design columns, the response, each variable's value and box, the kept-row conditions and
+    the filled variables whose finite values are counted."""
+
+    def __init__(self, layout: Layout, transform: Transform) -> None:
+        proto = layout.prototype
+        self.names, self.response = list(proto.names), proto.response
+        self.values, self.keep, self.finite = _values(layout)
+        self.dropping = bool(self.keep)
+        self.summed = [j for j, nm in enumerate(self.names) if nm != INTERCEPT]
+        self.p = p = len(self.summed)
+        self.gram = transform.gram
+        x_box, y_box = transform.x_box, transform.y_box
+        self.variables = [self.names[j] for j in self.summed] + ([self.response] if self.response else [])
+        self.keys = [str(i) for i in range(p)] + (["y"] if self.response else [])
+        self.boxes = [
+            (None, None) if x_box is None else (float(x_box.center[j]), float(x_box.halfwidth[j]))
+            for j in self.summed
+        ]
+        if self.response:
+            self.boxes.append(
+                (None, None) if y_box is None else (float(y_box.center[0]), float(y_box.halfwidth[0]))
+            )
+        self.okays = [v for v in layout.variables if v in self.finite]
+
+    def pairs(self) -> Iterator[tuple[int, int]]:
+        """The (a, b), a <= b, of XᵀX's upper triangle, in the order its sums are asked (none without gram)."""
+        if self.gram:
+            for a in range(self.p):
+                for b in range(a, self.p):
+                    yield a, b
+
+    def aggregates(self) -> Iterator[str | None]:
+        """The aggregate list, in the order :func:`_assemble` reads it; None is a slot holding the
+        constant 0 (the clipped count of a column without a box), not an aggregate."""
+        p = self.p
+
+        def clipped(k: str, c) -> str | None:
+            return None if c is None else f"count_if(abs(__t{k}) > 1)"
+
+        yield "count(*)"
+        yield "count(*) FILTER (WHERE __keep)" if self.dropping else "count(*)"
+        yield from (f"count_if(__ok{i})" for i in range(len(self.okays)))
+        yield from (f"sum(__u{i})" for i in range(p))
+        yield from (f"min(__r{i})" for i in range(p))
+        yield from (f"max(__r{i})" for i in range(p))
+        yield from (clipped(str(i), self.boxes[i][0]) for i in range(p))
+        if self.response:
+            yield from ("sum(__uy)", "sum(__uy * __uy)", "max(abs(__uy))", clipped("y", self.boxes[p][0]))
+            yield from (f"sum(__u{i} * __uy)" for i in range(p))
+        yield from (f"sum(__u{a} * __u{b})" for a, b in self.pairs())
+
+
+def sql_aggregate_count(layout: Layout, transform: Transform, limit: int | None = None) -> int:
+    """The number of aggregates in the query :func:`sql_statistics` builds for this design (the
+    constant slots left out), counted from the same builder; counting stops at ``limit``, so a
+    wide design's millions of product sums are not written out only to be refused."""
+    aggregates = (a for a in _Plan(layout, transform).aggregates() if a is not None)
+    return sum(1 for _ in itertools.islice(aggregates, limit))
+
+
 def sql_statistics(relation, layout: Layout, transform: Transform) -> EngineStats:
     """The statistics of a plain numeric design as one query (module docstring, "Pushdown").
 
@@ -257,30 +321,17 @@ def sql_statistics(relation, layout: Layout, transform: Transform) -> EngineStat
     mapping ``__t = (v - c)/h``; then ``__u``, ``__t`` clipped to [-1, 1].  The aggregate
     reads ``__u`` (sums, products), ``__r`` (minimum, maximum) and ``__t`` (clipped counts).
     Filled values are counted per column (``count_if`` of the finite ones), not as a
-    per-row sum of indicators.
+    per-row sum of indicators.  The aggregate list is :meth:`_Plan.aggregates`, the one
+    :func:`sql_aggregate_count` counts for :func:`pushdown_applies`.
     """
-    proto = layout.prototype
-    names, response = list(proto.names), proto.response
-    values, keep, finite = _values(layout)
-    dropping = bool(keep)
-    summed = [j for j, nm in enumerate(names) if nm != INTERCEPT]
-    x_box, y_box = transform.x_box, transform.y_box
-    p = len(summed)
+    plan = _Plan(layout, transform)
+    values, finite, dropping = plan.values, plan.finite, plan.dropping
 
-    variables = [names[j] for j in summed] + ([response] if response else [])
-    keys = [str(i) for i in range(p)] + (["y"] if response else [])
-    boxes = [
-        (None, None) if x_box is None else (float(x_box.center[j]), float(x_box.halfwidth[j])) for j in summed
-    ]
-    if response:
-        boxes.append((None, None) if y_box is None else (float(y_box.center[0]), float(y_box.halfwidth[0])))
-    okays = [v for v in layout.variables if v in finite]
-
-    first = [f"{' AND '.join(keep)} AS __keep"] if dropping else []
-    first += [f"{values[v]} AS __v{k}" for v, k in zip(variables, keys)]
-    first += [f"{finite[v]} AS __ok{i}" for i, v in enumerate(okays)]
+    first = [f"{' AND '.join(plan.keep)} AS __keep"] if dropping else []
+    first += [f"{values[v]} AS __v{k}" for v, k in zip(plan.variables, plan.keys)]
+    first += [f"{finite[v]} AS __ok{i}" for i, v in enumerate(plan.okays)]
     second, third = [], []
-    for k, (c, h) in zip(keys, boxes):
+    for k, (c, h) in zip(plan.keys, plan.boxes):
         r = f"(CASE WHEN __keep THEN __v{k} END)" if dropping else f"__v{k}"
         second.append(f"{r} AS __r{k}")
         third.append(f"__r{k}")
@@ -289,28 +340,17 @@ def sql_statistics(relation, layout: Layout, transform: Transform) -> EngineStat
         else:
             second.append(f"((__r{k} - {_lit(c)}) / {_lit(h)}) AS __t{k}")
             third += [f"__t{k}", f"{_clip(f'__t{k}')} AS __u{k}"]
-    carried = (["__keep"] if dropping else []) + [f"__ok{i}" for i in range(len(okays))]
+    carried = (["__keep"] if dropping else []) + [f"__ok{i}" for i in range(len(plan.okays))]
     second += carried
     third += carried
 
-    def clipped(k: str, c) -> str:
-        return "0" if c is None else f"count_if(abs(__t{k}) > 1)"
-
-    aggs = ["count(*)", "count(*) FILTER (WHERE __keep)" if dropping else "count(*)"]
-    aggs += [f"count_if(__ok{i})" for i in range(len(okays))]
-    aggs += [f"sum(__u{i})" for i in range(p)]
-    aggs += [f"min(__r{i})" for i in range(p)] + [f"max(__r{i})" for i in range(p)]
-    aggs += [clipped(str(i), boxes[i][0]) for i in range(p)]
-    if response:
-        aggs += ["sum(__uy)", "sum(__uy * __uy)", "max(abs(__uy))", clipped("y", boxes[p][0])]
-        aggs += [f"sum(__u{i} * __uy)" for i in range(p)]
-    pairs = [(a, b) for a in range(p) for b in range(a, p)] if transform.gram else []
-    aggs += [f"sum(__u{a} * __u{b})" for a, b in pairs]
+    aggs = ["0" if a is None else a for a in plan.aggregates()]
     query = relation.project(", ".join(first or ["0 AS __none"]))  # no variable: rows counted only
     if second:
         query = query.project(", ".join(second)).project(", ".join(third))
     row = query.aggregate(", ".join(aggs)).fetchall()[0]
-    return _assemble(row, names, summed, bool(response), len(okays), pairs, transform)
+    pairs = list(plan.pairs())
+    return _assemble(row, plan.names, plan.summed, bool(plan.response), len(plan.okays), pairs, transform)
 
 
 def _assemble(row, names, summed, has_y: bool, n_okays: int, pairs, transform: Transform) -> EngineStats:
