@@ -126,9 +126,8 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
         public σ).
     {schema parameters}
         ``levels`` and ``na_action`` apply to the formula route only.
-    diagnostics : bool
-        Attach the raw p-values (and, on the formula route, the raw z's and the
-        count of clipped values) and non-private BH's rejections (NOT private).
+    {diagnostics: the raw p-values; on the formula route also the raw z's and the count of
+        clipped values; non-private BH's rejections}
     {run settings}
 
     Examples

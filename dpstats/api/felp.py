@@ -110,10 +110,8 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
         or absent in a subset gives its rows no nearest hit (or the subset's rows no nearest
         miss); such rows have no margin vector and are left out, and a learner left with
         none returns w = 0.  Levels read from the rows are checked (a named step).
-    data : pandas.DataFrame
-    eps : float
-        Privacy budget; ``math.inf`` gives the non-private ensemble (a
-        reference, with a :class:`~dpstats.errors.NonPrivateWarning`).
+    {data}
+    {eps or inf: the non-private ensemble, a reference}
     lam : float or "cv", optional
         Ridge parameter λ > 0.  Default: the fixed public value 1.0.  ``"cv"``
         tunes λ over ``lam_grid`` by 5-fold cross-validation (3-NN accuracy
@@ -136,21 +134,16 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
         and maxima are used: a data-dependent step.  ``"auto"`` (or a
         :class:`dpstats.AutoBounds`): the feature box is released privately
         first (docs/architecture.md, "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the box (default 10% of eps).
+    {bounds_eps: the ensemble}
     clip_norm : float, optional
         C of the strict variant.
     n_neighbors, tol, max_iter
         Logo's neighbourhood size K, tolerance and iteration cap.
     {schema parameters}
-    neighbouring : {"replace"}
-        Only replace-one-row is supported: both sensitivities use a public n.
-    truth : list of str, optional
-        Relevant features (simulations): adds non-private diagnostics.
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped, values clipped, class counts, learner convergence, the
-        non-private selection).  Off by default: they are
-        not private and no output shows them unless asked (``truth=`` implies it).
+    {neighbouring, replace only: both sensitivities use a public n}
+    {truth: the relevant features}
+    {diagnostics: rows dropped, values clipped, class counts, learner convergence, the
+        non-private selection}
     assume : "released", optional
         Only with ``assume="released"`` (the plug-in model: the released weights
         are the true weights) is the selection stability reported: the share of
@@ -158,9 +151,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
         the assumed model: ..." in every output.  Without it the operating
         characteristics hold the exact noise s.d. per weight and the spread of
         the released weights.
-    oc_trials : int
-        Trials of the ``assume="released"`` simulation; 0 leaves out the
-        operating characteristics altogether.
+    {oc_trials}
     {run settings}
 
     Examples

@@ -69,13 +69,11 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
 
     Parameters
     ----------
-    formula : str
-        ``"y ~ ."`` or any R-style formula; the response must be numeric.
-    data : pandas.DataFrame
-    eps : float
-        Privacy budget, a positive finite number.
-    k : int, optional
-        Number of terms to select; default ⌊log d⌋ (at least 1); 1 <= k < d.
+    {formula}
+        The response must be numeric.
+    {data, streamed: the statistics then come from one chunked pass (not with a custom ``score``)}
+    {eps}
+    {k terms}
     bounds : (lo, hi) or dict, optional
         Public bounds for every variable including the response, or per
         variable.  Values are mapped from [lo, hi] onto [−1, 1] and clipped:
@@ -86,9 +84,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
         ``"auto"`` (or a :class:`dpstats.AutoBounds`): bounds for the columns
         and y released privately first, from ``bounds_eps`` (docs/architecture.md,
         "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the bounds (default 10% of
-        ``eps``); the selection gets the rest.
+    {bounds_eps: the selection}
     gamma : float in [0, 1)
         Canonical Lipschitz split: eps1 = (1 − gamma)·eps, eps2 = gamma·eps.
     center : {"mean", "midpoint"}, optional
@@ -114,14 +110,11 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
         declared by you; required with ``score`` and ignored without it.
     topk : str
         Top-k selector: one of ``dpstats.privacy.SELECTORS``.
-    neighbouring : {"replace", "add_remove"}
-        The neighbouring relation; it sets the score's sensitivity (see ``center``).
+    {neighbouring}
+        It sets the score's sensitivity (see ``center``).
     {schema parameters}
-    truth : list of str, optional
-        True support or true ranking (simulations): adds non-private diagnostics.
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped, values clipped, the
-        non-private selection).  Off by default: they are not private.
+    {truth: the true support or true ranking}
+    {diagnostics: rows dropped, values clipped, the non-private selection}
     assume : dpstats.simulate.Assume or dict, optional
         A model you state (number of true signals, their standardized strength,
         noise sd, feature correlation).  Only then are precision and recall
@@ -131,9 +124,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
         operating characteristics hold only what follows from n, d, k, eps and
         the sensitivity: the noise scale and the score gaps needed for exact
         recovery.
-    oc_trials : int
-        Trials of the ``assume=`` simulation; 0 leaves out the operating
-        characteristics altogether.
+    {oc_trials}
     {run settings}
 
     Examples

@@ -91,14 +91,12 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
 
     Parameters
     ----------
-    formula : str
-        ``"y ~ ."`` or any R-style formula; numeric response (a 0/1 class
-        indicator is fine: the lasso then fits a linear probability model).
-    data : pandas.DataFrame
-    eps : float
-        Total privacy budget.
-    k : int, optional
-        Number of terms to select; default ⌊log d⌋ (at least 1); 1 <= k < d.
+    {formula}
+        Numeric response (a 0/1 class indicator is fine: the lasso then fits a linear
+        probability model).
+    {data}
+    {eps}
+    {k terms}
     lam : float
         Lasso penalty in (1/2n_b)‖y − Xβ‖² + lam‖β‖₁ on standardized columns
         (the paper: 0.1).
@@ -135,18 +133,14 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
         Public bounds, used only by ``second_stage="private_ols"``; ``"auto"``
         (or a :class:`dpstats.AutoBounds`) releases them privately first
         (docs/architecture.md, "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on them (default 10% of eps).
+    {bounds_eps: the selection and the second stage}
     {schema parameters}
         The votes need no bounds: a numeric variable without declared bounds gets the
         public fill 0.
-    neighbouring : {"replace", "add_remove"}
-    truth : list of str, optional
-        True support or ranking (simulations): non-private diagnostics.
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped, values clipped, the non-private selection; with truth,
-        accuracies against it).  Off by default: they are
-        not private and no output shows them unless asked (``truth=`` implies it).
+    {neighbouring}
+    {truth: the true support or ranking}
+    {diagnostics: rows dropped, values clipped, the non-private selection; with ``truth``,
+        accuracies against it}
     oc_trials : int
         Trials per vote margin for the operating characteristics (0 skips).
     {run settings}
