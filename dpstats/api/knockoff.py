@@ -112,10 +112,9 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     method : {"II", "I"}
     statistic : {"csm", "lcd"}
     bounds : float, optional
-        Public bound B on the l2 norm of each row of the design (Assumption 3);
-        rows are clipped to it.  Without it, B = the largest row norm of the data
-        (a data-dependent step).  ``"auto"`` (or a :class:`dpstats.AutoBounds`):
-        B is released privately first, a high quantile of the row norms
+        Public bound B on the l2 norm of each row of the design (Assumption 3); rows are clipped to it.
+        Without it, B = the largest row norm of the data (a data-dependent step).  ``"auto"`` (or a
+        :class:`dpstats.AutoBounds`): B is released privately first, a high quantile of the row norms
         (docs/architecture.md, "Private bounds").
     {bounds_eps and delta: the filter}
     sigma, beta_norm : float, optional
@@ -123,14 +122,13 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
         scale of the original columns (as written in the formula).  If not given
         they are estimated from the data (OLS), a data-dependent step.
     c_min, lambda_min : float, optional
-        Declared public lower bounds on the smallest column norm and on
-        λ_min(Σ′).  Given, the sensitivities use them with the public bounds
-        ‖Σ′‖_F, λ_max ≤ p and C_max ≤ √n·B (and s = ``lambda_min``); not given,
-        the data's values are used, as in the paper (data-dependent).  Declared
-        values are assumptions stated in the privacy statement, never checked on
-        the rows (a check that can refuse is itself a release): ``lambda_min`` is
-        enforced by regularising Σ′ to it; ``c_min`` cannot be, so the guarantee
-        rests on it.  ``diagnostics=True`` reports whether each held (not private).
+        Declared public lower bounds on the smallest column norm and on λ_min(Σ′).  Given, the
+        sensitivities use them with the public bounds ‖Σ′‖_F, λ_max ≤ p and C_max ≤ √n·B (and s =
+        ``lambda_min``); not given, the data's values are used, as in the paper (data-dependent).
+        Declared values are assumptions stated in the privacy statement, never checked on the rows (a
+        check that can refuse is itself a release): ``lambda_min`` is enforced by regularising Σ′ to it;
+        ``c_min`` cannot be, so the guarantee rests on it.  ``diagnostics=True`` reports whether each
+        held (not private).
     ridge : float
         Ridge stabiliser ω² >= 0 (Remark 2): b = (G + ω²I)⁻¹[X′ X̃′]ᵀy; it relaxes
         Theorem 5's condition to (1 − η²)λ_min − η² + ω² > 0.
@@ -151,17 +149,15 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     {diagnostics: rows dropped, rows clipped to B; with ``truth``, FDP/TPP and the non-private
         selection}
     assume : dpstats.simulate.Assume, dict or "released", optional
-        A model you state; only then are FDR and power reported, simulated at
-        the level of the statistics (orthonormal design, O(p²) per trial,
-        independent of n; :func:`dpstats.simulate.knockoff.operating_characteristics`)
-        with this release's noise scales, and labelled "under the assumed
-        model: ..." in every output.  ``Assume(signals=s, strength=b, noise=σ)``:
-        s effects b·√n on the unit-norm column scale (standardized features),
-        noise sd σ; correlation must be 0.  ``"released"``: the released
-        coefficients of the selected terms are the truth (optimistic).
-        Without it, the operating characteristics hold only what the released
-        W imply: the threshold, the number selected, the knockoff(+) estimate
-        of the FDP at the threshold, and the noise scales.
+        A model you state; only then are FDR and power reported, simulated at the level of the
+        statistics (orthonormal design, O(p²) per trial, independent of n;
+        :func:`dpstats.simulate.knockoff.operating_characteristics`) with this release's noise scales,
+        and labelled "under the assumed model: ..." in every output.  ``Assume(signals=s, strength=b,
+        noise=σ)``: s effects b·√n on the unit-norm column scale (standardized features), noise sd σ;
+        correlation must be 0.  ``"released"``: the released coefficients of the selected terms are the
+        truth (optimistic).  Without it, the operating characteristics hold only what the released W
+        imply: the threshold, the number selected, the knockoff(+) estimate of the FDP at the threshold,
+        and the noise scales.
     {oc_trials}
     {run settings}
 

@@ -81,13 +81,11 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     {formula}
         Every term's variables must belong to a single party.
     data : DataFrame or list of DataFrame
-        One frame with all columns, or one frame per party (aligned with
-        ``parties``), whose rows are matched by ``row_id`` (checked by a hash
-        of the row ids, never the data).  Streamed or Dask data
-        (:mod:`dpstats.engines`) are accepted for ``family="gaussian"``
-        without penalty or eps: the parties are then simulated from the
-        pooled sufficient statistics XᵀX, Xᵀy, yᵀy (one pass; not the
-        networked protocol, as the result states).
+        One frame with all columns, or one frame per party (aligned with ``parties``), whose rows are
+        matched by ``row_id`` (checked by a hash of the row ids, never the data).  Streamed or Dask data
+        (:mod:`dpstats.engines`) are accepted for ``family="gaussian"`` without penalty or eps: the
+        parties are then simulated from the pooled sufficient statistics XᵀX, Xᵀy, yᵀy (one pass; not
+        the networked protocol, as the result states).
     parties : list of lists of column names, or dict name -> list
         Which data columns each party holds.  The first party is the leader:
         it holds y (shared with all parties, as in privreg) and the intercept.
@@ -100,12 +98,11 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     tol, max_iter : float, int
         Stop when Σ|Δβ| over a sweep < tol (privreg: 1e-8, 10 000 sweeps).
     se : {"exact", "history", "conditional", "pooled", "none"}
-        Standard errors (see :mod:`dpstats.methods.privreg`): "exact" shares
-        each party's column-space basis after convergence (equal to the pooled
-        Fisher-information SEs; discloses the column spaces); "history" uses
-        only the offsets received during the sweeps (privreg; exact when their
-        span reaches p_{-k}); "conditional" treats the other blocks as fixed;
-        "pooled" uses all columns at once (simulation reference only).
+        Standard errors (see :mod:`dpstats.methods.privreg`): "exact" shares each party's column-space
+        basis after convergence (equal to the pooled Fisher-information SEs; discloses the column
+        spaces); "history" uses only the offsets received during the sweeps (privreg; exact when their
+        span reaches p_{-k}); "conditional" treats the other blocks as fixed; "pooled" uses all columns
+        at once (simulation reference only).
     {conf_level: the Wald}
     eps, delta : float, optional
         ``None`` or ``inf``: the exact (non-private) protocol.  Otherwise DP mode (binomial or gaussian
