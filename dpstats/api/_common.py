@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
+import textwrap
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -18,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..formula import ModelFrame
-from ..schema import SCHEMA_PARAMETERS, Schema, default_na_action
+from ..schema import Schema, default_na_action
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant, LedgerEntry
@@ -28,6 +30,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import DPResult, attach_diagnostics
 from ..validation import check_accountant, check_strict
+from ._parameters import PARAMETERS
 
 
 class FrontDoor(Protocol):
@@ -370,15 +373,21 @@ def declare(
 
 
 RUN_SETTINGS = ("random_state", "accountant", "strict", "progress")
+PLACEHOLDER = re.compile(r"^    \{([a-z][\w ,-]*?)(?:: ([^{}]*?))?\}\n", re.M)  # {name} or {name: words}
 
 
 def door_docstring(door: Callable) -> Callable:
-    """Finish a door's docstring where it has these lines (help(), the doctests and the R help pages
-    generated from the docstrings all read the finished ``__doc__``):
+    """Finish a door's docstring (help(), the doctests and the R help pages all read the finished
+    ``__doc__``): each line ``{name}`` or ``{name: words}`` (words may go on over indented lines) becomes
 
-    - ``{schema parameters}``: the shared ``levels`` and ``na_action`` entries (:data:`SCHEMA_PARAMETERS`);
     - ``{run settings}``: the entry of the run settings the door takes (``random_state``, ``accountant``,
-      ``strict``, ``progress``) and the Returns section, named from the return annotation.
+      ``strict``, ``progress``) and, unless the door writes its own, the Returns section, named from
+      the return annotation;
+    - any other name: the shared entry :data:`dpstats.api._parameters.PARAMETERS` holds under it, its
+      ``{}`` replaced by the words; lines the door indents under it continue the entry.
+
+    A name with no shared entry, or words given to an entry without ``{}`` (or none to one with it),
+    raises at import: a typo cannot ship.
     """
     if not door.__doc__:  # None under python -OO
         return door
@@ -386,13 +395,24 @@ def door_docstring(door: Callable) -> Callable:
     settings = ", ".join(name for name in RUN_SETTINGS if name in signature.parameters)
     returns = signature.return_annotation
     returns = returns if isinstance(returns, str) else returns.__name__
-    run_settings = (
-        f'    {settings}\n        See docs/architecture.md, "Privacy conventions".\n\n'
-        f"    Returns\n    -------\n    {returns}\n"
+    run_settings = f'    {settings}\n        See docs/architecture.md, "Privacy conventions".\n'
+    if "\n    Returns\n" not in door.__doc__:
+        run_settings += f"\n    Returns\n    -------\n    {returns}\n"
+    door.__doc__ = PLACEHOLDER.sub(
+        lambda m: run_settings if m[1] == "run settings" else _shared(*m.groups()), door.__doc__
     )
-    doc = door.__doc__.replace("    {schema parameters}\n", SCHEMA_PARAMETERS)
-    door.__doc__ = doc.replace("    {run settings}\n", run_settings)
     return door
+
+
+def _shared(name: str, words: str | None) -> str:
+    text = PARAMETERS.get(name, "")
+    if not text or ("{}" in text) != (words is not None):
+        raise ValueError(f"door_docstring: no shared entry {{{name}}} taking {'words' if words else 'none'}")
+    if words is None:
+        return text
+    head, body = text.split("\n", 1)
+    body = textwrap.fill(" ".join(body.replace("{}", words).split()), 92, break_on_hyphens=False)
+    return f"{head}\n{textwrap.indent(body, 8 * ' ')}\n"
 
 
 @dataclass

@@ -89,19 +89,17 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     Parameters
     ----------
     p_values : array-like, pandas Series, dict, a private fit, or a formula
-        Raw p-values in [0, 1] (names from a Series' index or a dict's keys,
-        else H1, H2, ...), a fit as above, or a two-sided formula such as
-        ``"y ~ ."`` (with ``data``, ``bounds`` and ``sigma``).
+        Raw p-values in [0, 1] (names from a Series' index or a dict's keys, else H1, H2, ...), a fit as
+        above, or a two-sided formula such as ``"y ~ ."`` (with ``data``, ``bounds`` and ``sigma``).
     q : float
         Target FDR, in (0, 1).
     eps, delta : float
         Budget of the private route (required there; delta = 0 gives pure DP with
         basic composition, delta > 0 uses zCDP where it needs less noise).
     eta : float, optional
-        Declared ℓ∞ sensitivity of log max(p_i, ν) under the neighbouring relation
-        of the analysis that produced the p-values.  Default 0.01, e.g. two-sided
-        z-tests of means of data in [0, 1] with σ = 0.5 and n = 1 750 000
-        (``eta_two_sided_z(z_mean_delta(0, 1, 1.75e6, 0.5))``); a default is not a
+        Declared ℓ∞ sensitivity of log max(p_i, ν) under the neighbouring relation of the analysis that
+        produced the p-values.  Default 0.01, e.g. two-sided z-tests of means of data in [0, 1] with σ =
+        0.5 and n = 1 750 000 (``eta_two_sided_z(z_mean_delta(0, 1, 1.75e6, 0.5))``); a default is not a
         derivation, so ``strict=True`` refuses it.
     truncate : float
         ν in (0, 1), default 1e-10: p-values below ν count as ν.
@@ -114,20 +112,17 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     data : pandas.DataFrame or dict of columns
         Formula route only: the rows (in memory).
     bounds : (lo, hi) or dict
-        Formula route only, required: public bounds of every design column
-        (factor dummies default to (0, 1)) and of the response; values outside
-        are clipped.
+        Formula route only, required: public bounds of every design column (factor dummies default to
+        (0, 1)) and of the response; values outside are clipped.
     sigma : float
-        Formula route only, required: a public upper bound on the sd of the
-        response given a null column.  Half the response's bound width is always
-        such a bound (and costs power); a σ below the true sd makes the p-values
-        anti-conservative (FDR, not privacy, is then lost: privacy holds for any
-        public σ).
+        Formula route only, required: a public upper bound on the sd of the response given a null
+        column.  Half the response's bound width is always such a bound (and costs power); a σ below the
+        true sd makes the p-values anti-conservative (FDR, not privacy, is then lost: privacy holds for
+        any public σ).
     {schema parameters}
         ``levels`` and ``na_action`` apply to the formula route only.
-    diagnostics : bool
-        Attach the raw p-values (and, on the formula route, the raw z's and the
-        count of clipped values) and non-private BH's rejections (NOT private).
+    {diagnostics: the raw p-values; on the formula route also the raw z's and the count of
+        clipped values; non-private BH's rejections}
     {run settings}
 
     Examples

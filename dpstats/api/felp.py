@@ -91,21 +91,17 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     Parameters
     ----------
     formula : str
-        ``"class ~ ."``; the response is read as a factor (two or more
-        classes).  Features must be numeric.  With the response's levels declared
-        (``levels=``, a categorical dtype) no class count is checked: a class that is rare
-        or absent in a subset gives its rows no nearest hit (or the subset's rows no nearest
-        miss); such rows have no margin vector and are left out, and a learner left with
-        none returns w = 0.  Levels read from the rows are checked (a named step).
-    data : pandas.DataFrame
-    eps : float
-        Privacy budget; ``math.inf`` gives the non-private ensemble (a
-        reference, with a :class:`~dpstats.errors.NonPrivateWarning`).
+        ``"class ~ ."``; the response is read as a factor (two or more classes).  Features must be
+        numeric.  With the response's levels declared (``levels=``, a categorical dtype) no class count
+        is checked: a class that is rare or absent in a subset gives its rows no nearest hit (or the
+        subset's rows no nearest miss); such rows have no margin vector and are left out, and a learner
+        left with none returns w = 0.  Levels read from the rows are checked (a named step).
+    {data}
+    {eps or inf: the non-private ensemble, a reference}
     lam : float or "cv", optional
-        Ridge parameter λ > 0.  Default: the fixed public value 1.0.  ``"cv"``
-        tunes λ over ``lam_grid`` by 5-fold cross-validation (3-NN accuracy
-        on the top ``select`` features) on the private data: a data-dependent
-        step, listed as not covered and refused under ``strict=True``.
+        Ridge parameter λ > 0.  Default: the fixed public value 1.0.  ``"cv"`` tunes λ over ``lam_grid``
+        by 5-fold cross-validation (3-NN accuracy on the top ``select`` features) on the private data: a
+        data-dependent step, listed as not covered and refused under ``strict=True``.
     lam_grid : sequence of float
         The candidate λ values of ``lam="cv"`` (public; default ``LAM_GRID``).
     n_estimators : int
@@ -118,36 +114,26 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
         ``"strict"`` (default) for a release; ``"paper"`` reproduces the
         paper and its stated eps is refuted (see above).
     bounds : (lo, hi) or dict, optional
-        Public bounds of the features, mapped onto [0, 1] (clipped) and
-        divided by √d so that ‖z_i‖₂ <= 1.  Without bounds, the data minima
-        and maxima are used: a data-dependent step.  ``"auto"`` (or a
-        :class:`dpstats.AutoBounds`): the feature box is released privately
-        first (docs/architecture.md, "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the box (default 10% of eps).
+        Public bounds of the features, mapped onto [0, 1] (clipped) and divided by √d so that ‖z_i‖₂ <=
+        1.  Without bounds, the data minima and maxima are used: a data-dependent step.  ``"auto"`` (or
+        a :class:`dpstats.AutoBounds`): the feature box is released privately first
+        (docs/architecture.md, "Private bounds").
+    {bounds_eps: the ensemble}
     clip_norm : float, optional
         C of the strict variant.
     n_neighbors, tol, max_iter
         Logo's neighbourhood size K, tolerance and iteration cap.
     {schema parameters}
-    neighbouring : {"replace"}
-        Only replace-one-row is supported: both sensitivities use a public n.
-    truth : list of str, optional
-        Relevant features (simulations): adds non-private diagnostics.
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped, values clipped, class counts, learner convergence, the
-        non-private selection).  Off by default: they are
-        not private and no output shows them unless asked (``truth=`` implies it).
+    {neighbouring, replace only: both sensitivities use a public n}
+    {truth: the relevant features}
+    {diagnostics: rows dropped, values clipped, class counts, learner convergence, the
+        non-private selection}
     assume : "released", optional
-        Only with ``assume="released"`` (the plug-in model: the released weights
-        are the true weights) is the selection stability reported: the share of
-        the top set kept under fresh noise of the same scale, labelled "under
-        the assumed model: ..." in every output.  Without it the operating
-        characteristics hold the exact noise s.d. per weight and the spread of
-        the released weights.
-    oc_trials : int
-        Trials of the ``assume="released"`` simulation; 0 leaves out the
-        operating characteristics altogether.
+        Only with ``assume="released"`` (the plug-in model: the released weights are the true weights)
+        is the selection stability reported: the share of the top set kept under fresh noise of the same
+        scale, labelled "under the assumed model: ..." in every output.  Without it the operating
+        characteristics hold the exact noise s.d. per weight and the spread of the released weights.
+    {oc_trials}
     {run settings}
 
     Examples

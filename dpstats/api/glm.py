@@ -63,41 +63,33 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
 
     Parameters
     ----------
-    formula : str
-        ``"y ~ x1 + x2"``; for the binomial family the response is 0/1 (or a
-        two-level factor, the first level coded 0) or ``cbind(successes, failures)``
-        of two count columns, as in R's ``glm``.
-    data : pandas.DataFrame, dpstats.engines.stream(...), Dask DataFrame or on_dask(...)
-        In memory, or streamed / on Dask: the release reads the rows once per noisy
-        Newton step (``pilot_steps`` + 1 passes after the first, chunk by chunk; the
-        response then must be numeric, and eps = inf needs the data in memory).
-    eps : float
-        Privacy budget; ``float("inf")`` fits the maximum-likelihood GLM by IRLS
-        as R's ``glm`` (NOT private, warned; refused under ``strict``).
+    {formula}
+        For the binomial family the response is 0/1 (or a two-level factor, the first level
+        coded 0) or ``cbind(successes, failures)`` of two count columns, as in R's ``glm``.
+    {data, streamed: the release reads the rows once per noisy Newton step (``pilot_steps`` + 1
+        passes after the first, chunk by chunk; the response then must be numeric, and eps = inf
+        needs the data in memory)}
+    {eps or inf: the maximum-likelihood GLM by IRLS, as R's ``glm``}
     delta : float
         > 0 (the Gaussian mechanism, e.g. 1e-6); 0 only with eps = inf.
     family : {"binomial", "poisson"}
         Canonical links (logit, log).  R's family objects are passed by name.
     bounds : (lo, hi) or dict
-        Public bounds of every design column (factor dummies default to their
-        coding's range); for ``"poisson"`` also of the response, (0, Y); for
-        ``cbind(s, f)`` of both count columns, (0, U).  Without them the data's
-        range is used: a data-dependent step (NonPrivateWarning; refused under
+        Public bounds of every design column (factor dummies default to their coding's range); for
+        ``"poisson"`` also of the response, (0, Y); for ``cbind(s, f)`` of both count columns, (0, U).
+        Without them the data's range is used: a data-dependent step (NonPrivateWarning; refused under
         ``strict``).
-    conf_level : float
-        Level of the intervals.
+    {conf_level: the Wald}
     pilot_steps : int
         Noisy Newton steps before the final one (one pass over the rows each).
     pilot_share : float
         Share of ρ (zCDP) spent by the pilot.
     hessian_share : float
         Share of the final step's ρ spent on its Hessian.
-    neighbouring : {"replace"}
-        Replace-one-row only: n is public.
+    {neighbouring, replace only: n is public}
     {schema parameters}
-    random_state, strict, accountant, diagnostics
-        See docs/architecture.md, "Privacy conventions".  Diagnostics (not
-        private): rows dropped, values filled, the non-private glm estimates.
+    {diagnostics: rows dropped, values filled, the non-private glm estimates}
+    {run settings}
 
     Returns
     -------

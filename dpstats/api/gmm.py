@@ -73,64 +73,50 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
 
     Parameters
     ----------
-    formula : str
-        One-sided formula: ``"~ ."`` (all columns) or ``"~ x1 + x2"``.
-    data : pandas.DataFrame
+    {one-sided formula}
+    {data}
     k : int
         Number of components, 1 <= k <= n/10.  When n is private (``neighbouring="add_remove"``,
         or rows that may be dropped) k <= n/10 is not checked (the check would release whether
         n < 10k): it is a stated assumption, reported only in requested diagnostics.
-    eps, delta : float
-        Privacy budget; delta must be > 0 (Gaussian noise, accounted in zCDP
-        and converted once: ρ-zCDP ⇒ (ρ + 2√(ρ log 1/δ), δ)-DP).
+    {eps, delta}
     bounds : (lo, hi) or dict
-        Public box containing the data (and the means); rows are clipped to it
-        and centred at its midpoint.  Without bounds the data's min/max are
-        used: a data-dependent step (NonPrivateWarning; refused under strict).
-        ``"auto"`` (or a :class:`dpstats.AutoBounds`): the box is released
+        Public box containing the data (and the means); rows are clipped to it and centred at its
+        midpoint.  Without bounds the data's min/max are used: a data-dependent step (NonPrivateWarning;
+        refused under strict).  ``"auto"`` (or a :class:`dpstats.AutoBounds`): the box is released
         privately first (docs/architecture.md, "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the box (default 10% of eps,
-        and 10% of delta); the mixture gets the rest.
+    {bounds_eps and delta: the mixture}
     method : {"pca_cluster", "sample_aggregate"}
     groups : int, optional
         Number of groups m for sample-and-aggregate; default n / max(200, 25k(d+1)), which needs
         a public n: when n is private, declare it.  A group with fewer than k(d+1) rows contributes
         the released coarse fit in place of its EM fit.
     alpha : float in (0, 1)
-        Clustering threshold: a located cell must hold alpha × (active rows) /
-        (components left).
+        Clustering threshold: a located cell must hold alpha × (active rows) / (components left).
     refine : int
-        Number of full-covariance estimation passes (private hard-EM steps),
-        each on the most probable partition under the previous pass; they
-        share one budget fraction.  More passes help components of different
-        scales, fewer keep more budget per pass.
+        Number of full-covariance estimation passes (private hard-EM steps), each on the most probable
+        partition under the previous pass; they share one budget fraction.  More passes help components
+        of different scales, fewer keep more budget per pass.
     min_weight : float, optional
-        A released component with noisy weight below this has collapsed: the
-        fit is flagged as failed (``result.collapsed`` lists such components,
-        a :class:`~dpstats.errors.DataWarning` is raised and the summary says
-        so; the budget was spent, so the noisy release is still returned);
-        default 1/(20k).
+        A released component with noisy weight below this has collapsed: the fit is flagged as failed
+        (``result.collapsed`` lists such components, a :class:`~dpstats.errors.DataWarning` is raised
+        and the summary says so; the budget was spent, so the noisy release is still returned); default
+        1/(20k).
     var_floor : float
         Smallest eigenvalue of a released covariance (public).
     {schema parameters}
-    neighbouring : {"replace", "add_remove"}
+    {neighbouring}
     truth : MixtureTruth or array of labels, optional
-        Simulation truth: adds non-private diagnostics (ARI, mean error).
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped; with truth, ARI and mean error).  Off by default: they are
-        not private and no output shows them unless asked (``truth=`` implies it).
+        Simulation truth: adds non-private diagnostics (ARI, mean error); ``truth=`` implies
+        ``diagnostics=True``.
+    {diagnostics: rows dropped; with ``truth``, ARI and mean error}
     assume : "released", optional
-        Only with ``assume="released"`` (the plug-in model: the released mixture
-        is the truth) is a misclassification rate reported, from ``oc_trials``
-        draws of the released mixture, labelled "under the assumed model: ..."
-        in every output.  Without it the operating characteristics hold the
-        released weights, the mean-noise scale and the accuracy rate of the
-        paper's Theorem 1.1 at this n, eps, delta
-        (:func:`dpstats.results.gmm.theorem_accuracy`).
-    oc_trials : int
-        Draws for the ``assume="released"`` simulation; 0 leaves out the
-        operating characteristics altogether.
+        Only with ``assume="released"`` (the plug-in model: the released mixture is the truth) is a
+        misclassification rate reported, from ``oc_trials`` draws of the released mixture, labelled
+        "under the assumed model: ..." in every output.  Without it the operating characteristics hold
+        the released weights, the mean-noise scale and the accuracy rate of the paper's Theorem 1.1 at
+        this n, eps, delta (:func:`dpstats.results.gmm.theorem_accuracy`).
+    {oc_trials}
     {run settings}
 
     Examples

@@ -85,15 +85,13 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
 
     Parameters
     ----------
-    formula : str
-        ``"y ~ ."`` or any R-style formula; the intercept is dropped.
-    data : pandas.DataFrame, or a source of :mod:`dpstats.engines`
-        In memory, or streamed (``dpstats.engines.stream("file.parquet")``) or on
-        Dask: the statistics then come from one chunked pass.
-    eps : float
-        Total eps.  Method I splits it by ``eps_split`` into (cross-products,
-        λ_min, Σ′); Method II spends it on the coefficients.  ``math.inf`` runs the
-        ordinary (non-private) fixed-X knockoff filter.
+    {formula}
+        The intercept is dropped.
+    {data, streamed: the statistics then come from one chunked pass (with
+        ``knockoffs="shortcut"``)}
+    {eps or inf: the ordinary fixed-X knockoff filter}
+        Method I splits it by ``eps_split`` into (cross-products, λ_min, Σ′); Method II
+        spends it on the coefficients.
     delta : float in (0, 1)
         Total delta: Method I δ + δ₁ + δ₂ (cross-products, Σ′, sensitivity-bound
         failure), Method II δ₁ + δ₂; equal shares unless ``delta_split``.
@@ -102,27 +100,23 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     method : {"II", "I"}
     statistic : {"csm", "lcd"}
     bounds : float, optional
-        Public bound B on the l2 norm of each row of the design (Assumption 3);
-        rows are clipped to it.  Without it, B = the largest row norm of the data
-        (a data-dependent step).  ``"auto"`` (or a :class:`dpstats.AutoBounds`):
-        B is released privately first, a high quantile of the row norms
+        Public bound B on the l2 norm of each row of the design (Assumption 3); rows are clipped to it.
+        Without it, B = the largest row norm of the data (a data-dependent step).  ``"auto"`` (or a
+        :class:`dpstats.AutoBounds`): B is released privately first, a high quantile of the row norms
         (docs/architecture.md, "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on B (default 10% of eps, and
-        10% of delta); the filter gets the rest.
+    {bounds_eps and delta: the filter}
     sigma, beta_norm : float, optional
         Declared upper bounds on the noise sd σ and on ‖β‖ (Remark 2), β on the
         scale of the original columns (as written in the formula).  If not given
         they are estimated from the data (OLS), a data-dependent step.
     c_min, lambda_min : float, optional
-        Declared public lower bounds on the smallest column norm and on
-        λ_min(Σ′).  Given, the sensitivities use them with the public bounds
-        ‖Σ′‖_F, λ_max ≤ p and C_max ≤ √n·B (and s = ``lambda_min``); not given,
-        the data's values are used, as in the paper (data-dependent).  Declared
-        values are assumptions stated in the privacy statement, never checked on
-        the rows (a check that can refuse is itself a release): ``lambda_min`` is
-        enforced by regularising Σ′ to it; ``c_min`` cannot be, so the guarantee
-        rests on it.  ``diagnostics=True`` reports whether each held (not private).
+        Declared public lower bounds on the smallest column norm and on λ_min(Σ′).  Given, the
+        sensitivities use them with the public bounds ‖Σ′‖_F, λ_max ≤ p and C_max ≤ √n·B (and s =
+        ``lambda_min``); not given, the data's values are used, as in the paper (data-dependent).
+        Declared values are assumptions stated in the privacy statement, never checked on the rows (a
+        check that can refuse is itself a release): ``lambda_min`` is enforced by regularising Σ′ to it;
+        ``c_min`` cannot be, so the guarantee rests on it.  ``diagnostics=True`` reports whether each
+        held (not private).
     ridge : float
         Ridge stabiliser ω² >= 0 (Remark 2): b = (G + ω²I)⁻¹[X′ X̃′]ᵀy; it relaxes
         Theorem 5's condition to (1 − η²)λ_min − η² + ω² > 0.
@@ -138,29 +132,21 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
         Method I's split; default (0.5, 0.25, 0.25) is the paper's (0.1, 0.05, 0.05).
     delta_split : fractions summing to 1, optional
     {schema parameters}
-    neighbouring : {"replace"}
-        The paper's analysis is for replacing one row.
-    truth : list of str, optional
-        True support (simulations): adds non-private diagnostics.
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped, rows clipped to B; with truth, FDP/TPP and the
-        non-private selection).  Off by default: they are
-        not private and no output shows them unless asked (``truth=`` implies it).
+    {neighbouring, replace only: the paper's analysis is for replacing one row}
+    {truth: the true support}
+    {diagnostics: rows dropped, rows clipped to B; with ``truth``, FDP/TPP and the non-private
+        selection}
     assume : dpstats.simulate.Assume, dict or "released", optional
-        A model you state; only then are FDR and power reported, simulated at
-        the level of the statistics (orthonormal design, O(p²) per trial,
-        independent of n; :func:`dpstats.simulate.knockoff.operating_characteristics`)
-        with this release's noise scales, and labelled "under the assumed
-        model: ..." in every output.  ``Assume(signals=s, strength=b, noise=σ)``:
-        s effects b·√n on the unit-norm column scale (standardized features),
-        noise sd σ; correlation must be 0.  ``"released"``: the released
-        coefficients of the selected terms are the truth (optimistic).
-        Without it, the operating characteristics hold only what the released
-        W imply: the threshold, the number selected, the knockoff(+) estimate
-        of the FDP at the threshold, and the noise scales.
-    oc_trials : int
-        Trials of the ``assume=`` simulation; 0 leaves out the operating
-        characteristics altogether.
+        A model you state; only then are FDR and power reported, simulated at the level of the
+        statistics (orthonormal design, O(p²) per trial, independent of n;
+        :func:`dpstats.simulate.knockoff.operating_characteristics`) with this release's noise scales,
+        and labelled "under the assumed model: ..." in every output.  ``Assume(signals=s, strength=b,
+        noise=σ)``: s effects b·√n on the unit-norm column scale (standardized features), noise sd σ;
+        correlation must be 0.  ``"released"``: the released coefficients of the selected terms are the
+        truth (optimistic).  Without it, the operating characteristics hold only what the released W
+        imply: the threshold, the number selected, the knockoff(+) estimate of the FDP at the threshold,
+        and the noise scales.
+    {oc_trials}
     {run settings}
 
     Notes

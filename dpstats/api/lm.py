@@ -80,39 +80,31 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
 
     Parameters
     ----------
-    formula : str
-        Two-sided formula with a numeric response, e.g. ``"y ~ x1 + x2"``.
-    data : pandas.DataFrame, dpstats.engines.stream(...), Dask DataFrame or on_dask(...)
-    eps : float
-        Privacy budget; ``float("inf")`` fits ordinary least squares (NOT private,
-        warned; refused under ``strict``) with the classical formulas.
+    {formula}
+        The response must be numeric.
+    {data, streamed: the statistics then come from one chunked pass}
+    {eps or inf: ordinary least squares, with the classical formulas}
     delta : float
         0 (default): Laplace mechanism, pure eps-DP.  > 0: Gaussian mechanism (zCDP).
     bounds : (lo, hi) or dict
-        Public bounds of every design column and of the response (dummies default
-        to (0, 1)).  Without them the data's range is used: a data-dependent step
-        (NonPrivateWarning; refused under ``strict``).  ``"auto"`` (or a
-        :class:`dpstats.AutoBounds`): bounds for the columns and the response
-        released privately first, from ``bounds_eps`` (docs/architecture.md,
-        "Private bounds"); in-memory data only.
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the bounds (default 10% of
-        ``eps``, and the same share of ``delta``); the regression gets the rest.
-    conf_level : float
-        Level of the intervals.
+        Public bounds of every design column and of the response (dummies default to (0, 1)).  Without
+        them the data's range is used: a data-dependent step (NonPrivateWarning; refused under
+        ``strict``).  ``"auto"`` (or a :class:`dpstats.AutoBounds`): bounds for the columns and the
+        response released privately first, from ``bounds_eps`` (docs/architecture.md, "Private bounds");
+        in-memory data only.
+    {bounds_eps and delta: the regression}
+    {conf_level: the bootstrap}
     n_boot : int
         Bootstrap replicates (>= 100).
     interval : {"pivot", "percentile"}
         Bootstrap interval; "pivot" (default) corrects the ridge's bias.
     lambda_share : float
         Share of the budget (ρ, or eps for Laplace) spent on the λ_min bound.
-    neighbouring : {"replace"}
-        Replace-one-row only: n is public and exact in the released statistic
-        (add/remove-one-row would make it private).
+    {neighbouring, replace only: n is public and exact in the released statistic
+        (add/remove-one-row would make it private)}
     {schema parameters}
-    random_state, strict, accountant, diagnostics, progress
-        See docs/architecture.md, "Privacy conventions".  Diagnostics (not
-        private): rows dropped, values clipped, the non-private OLS estimates.
+    {diagnostics: rows dropped, values clipped, the non-private OLS estimates}
+    {run settings}
 
     Returns
     -------

@@ -57,30 +57,24 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
 
     Parameters
     ----------
-    formula : str
-        One-sided formula, e.g. ``"~ ."`` or ``"~ x1 + x2"``.
-    data : pandas.DataFrame, dpstats.engines.stream(...), Dask DataFrame or on_dask(...)
+    {one-sided formula}
+    {data, streamed: the statistics then come from one chunked pass}
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
-    eps, delta : float
-        Budget; delta > 0 (Gaussian noise).
+    {eps, delta}
     bounds : (lo, hi) or dict
         Public box of the columns.  Without it the data's min/max are used
         (a first pass; a data-dependent step: NonPrivateWarning, refused under strict).
         ``"auto"`` (or a :class:`dpstats.AutoBounds`): the box released privately first,
         from ``bounds_eps`` (docs/architecture.md, "Private bounds"); in-memory data only.
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the box (default 10% of ``eps``, and the
-        same share of ``delta``); the PCA gets the rest.
+    {bounds_eps and delta: the PCA}
     radius : float, optional
         Public clipping radius C; default the box's half-diagonal ‖h‖ (no row is
         shrunk).  A smaller C needs equal half-widths for every column (the
         engine shrinks rows in the box's unit coordinates).
     {schema parameters}
-    neighbouring : {"replace", "add_remove"}
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped, rows shrunk onto the
-        ball).  Off by default: no output shows them unless asked.
+    {neighbouring}
+    {diagnostics: rows dropped, rows shrunk onto the ball}
     {run settings}
 
     Examples

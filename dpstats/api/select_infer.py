@@ -84,11 +84,11 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
 
     Parameters
     ----------
-    formula : str
-        ``"y ~ ."`` or any two-sided formula of numeric predictors.
-    data : pandas.DataFrame
-        In memory (the split needs the rows).  Rows with missing values are dropped
-        first (a named data-dependent step: n then depends on the data).
+    {formula}
+        The predictors must be numeric.
+    {data}
+        The split needs them.  Rows with missing values are dropped first (a named
+        data-dependent step: n then depends on the data).
     eps, delta : float
         Budget of each part, and of the whole pipeline (parallel composition on
         disjoint rows, module docstring).  ``select="knockoff"`` needs delta > 0.
@@ -115,16 +115,17 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     select_args : dict, optional
         Further arguments of the selector (e.g. ``{"bounds": 3.0}`` — the row-norm
         bound of dp_knockoff).
-    conf_level : float
-        Level of part B's intervals (as for :func:`dpstats.dp_lm` and :func:`dpstats.dp_glm`).
+    {conf_level: part B's}
+        As for :func:`dpstats.dp_lm` and :func:`dpstats.dp_glm`.
     n_boot : int
         dp_lm's bootstrap replicates (``infer="lm"`` only).
     {schema parameters}
-    neighbouring : {"replace"}
-        Replace-one-row only: the parts' sizes are then public (parallel composition needs them fixed).
-    random_state, strict, accountant, diagnostics
-        See docs/architecture.md, "Privacy conventions".  The split's permutation
-        is drawn from ``random_state`` too.
+    {neighbouring, replace only: the parts' sizes are then public (parallel composition needs
+        them fixed)}
+    {diagnostics: values filled and rows dropped for missing values, the non-private OLS or glm
+        fit of the selected terms on part B's raw rows}
+    {run settings}
+        The split's permutation is drawn from ``random_state`` too.
 
     Returns
     -------

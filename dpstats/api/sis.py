@@ -69,71 +69,55 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
 
     Parameters
     ----------
-    formula : str
-        ``"y ~ ."`` or any R-style formula; the response must be numeric.
-    data : pandas.DataFrame
-    eps : float
-        Privacy budget, a positive finite number.
-    k : int, optional
-        Number of terms to select; default ⌊log d⌋ (at least 1); 1 <= k < d.
+    {formula}
+        The response must be numeric.
+    {data, streamed: the statistics then come from one chunked pass (not with a custom ``score``)}
+    {eps}
+    {k terms}
     bounds : (lo, hi) or dict, optional
-        Public bounds for every variable including the response, or per
-        variable.  Values are mapped from [lo, hi] onto [−1, 1] and clipped:
-        pure eps-DP with either ``center``.  Without
-        bounds, columns and y are scaled by their max-abs and centered by their
-        means, as in the paper's experiments: data-dependent steps that raise
-        :class:`~dpstats.errors.NonPrivateWarning` (refused under ``strict``).
-        ``"auto"`` (or a :class:`dpstats.AutoBounds`): bounds for the columns
-        and y released privately first, from ``bounds_eps`` (docs/architecture.md,
-        "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the bounds (default 10% of
-        ``eps``); the selection gets the rest.
+        Public bounds for every variable including the response, or per variable.  Values are mapped
+        from [lo, hi] onto [−1, 1] and clipped: pure eps-DP with either ``center``.  Without bounds,
+        columns and y are scaled by their max-abs and centered by their means, as in the paper's
+        experiments: data-dependent steps that raise :class:`~dpstats.errors.NonPrivateWarning` (refused
+        under ``strict``).  ``"auto"`` (or a :class:`dpstats.AutoBounds`): bounds for the columns and y
+        released privately first, from ``bounds_eps`` (docs/architecture.md, "Private bounds").
+    {bounds_eps: the selection}
     gamma : float in [0, 1)
         Canonical Lipschitz split: eps1 = (1 − gamma)·eps, eps2 = gamma·eps.
     center : {"mean", "midpoint"}, optional
-        With bounds: ``"mean"`` (default) scores the centred cross-product
-        Σ_i (x_ij − x̄_j)(y_i − ȳ) of the mapped values, l∞ sensitivity
-        4(1 − 1/n) under replace-one-row and 4 under add/remove-one-row;
-        ``"midpoint"`` scores the paper's |x_jᵀ y| (centred at the bounds'
+        With bounds: ``"mean"`` (default) scores the centred cross-product Σ_i (x_ij − x̄_j)(y_i − ȳ) of
+        the mapped values, l∞ sensitivity 4(1 − 1/n) under replace-one-row and 4 under
+        add/remove-one-row; ``"midpoint"`` scores the paper's |x_jᵀ y| (centred at the bounds'
         midpoints), sensitivity 2 and 1.  Both are pure eps-DP (derivations in
-        :mod:`dpstats.methods.sis`).  The former names ``"data"`` (= "mean")
-        and ``"bounds"`` (= "midpoint") are accepted.  Ignored without bounds.
+        :mod:`dpstats.methods.sis`).  The former names ``"data"`` (= "mean") and ``"bounds"`` (=
+        "midpoint") are accepted.  Ignored without bounds.
     score : callable, optional
-        ``score(X, y) -> ndarray`` of d scores on the model frame's design, to
-        replace the built-in score; requires ``score_sensitivity`` (its l∞ sensitivity
-        under the neighbouring relation in force, declared by you).  Non-finite values it
-        returns are replaced by 0 by construction (stated in every such call's statement;
-        nothing is checked on them).  Its contract (d numbers) is checked on a public probe,
-        2 rows of zeros with the design's columns, before the rows are scored: a result of the
-        wrong shape there, or an exception, is refused (the error naming only the exception's
-        type); on the data, a result of the wrong shape or an exception gives d zeros, by
-        construction (stated; no error depends on the rows).
+        ``score(X, y) -> ndarray`` of d scores on the model frame's design, to replace the built-in
+        score; requires ``score_sensitivity`` (its l∞ sensitivity under the neighbouring relation in
+        force, declared by you).  Non-finite values it returns are replaced by 0 by construction (stated
+        in every such call's statement; nothing is checked on them).  Its contract (d numbers) is
+        checked on a public probe, 2 rows of zeros with the design's columns, before the rows are
+        scored: a result of the wrong shape there, or an exception, is refused (the error naming only
+        the exception's type); on the data, a result of the wrong shape or an exception gives d zeros,
+        by construction (stated; no error depends on the rows).
     score_sensitivity : float, optional
         The l∞ sensitivity of ``score`` under the neighbouring relation in force,
         declared by you; required with ``score`` and ignored without it.
     topk : str
         Top-k selector: one of ``dpstats.privacy.SELECTORS``.
-    neighbouring : {"replace", "add_remove"}
-        The neighbouring relation; it sets the score's sensitivity (see ``center``).
+    {neighbouring}
+        It sets the score's sensitivity (see ``center``).
     {schema parameters}
-    truth : list of str, optional
-        True support or true ranking (simulations): adds non-private diagnostics.
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped, values clipped, the
-        non-private selection).  Off by default: they are not private.
+    {truth: the true support or true ranking}
+    {diagnostics: rows dropped, values clipped, the non-private selection}
     assume : dpstats.simulate.Assume or dict, optional
-        A model you state (number of true signals, their standardized strength,
-        noise sd, feature correlation).  Only then are precision and recall
-        reported, simulated from the scores' sampling law at this n (cost
-        independent of n; :func:`dpstats.simulate.sis_trials`) and labelled
-        "under the assumed model: ..." in every output.  Without it, the
-        operating characteristics hold only what follows from n, d, k, eps and
-        the sensitivity: the noise scale and the score gaps needed for exact
-        recovery.
-    oc_trials : int
-        Trials of the ``assume=`` simulation; 0 leaves out the operating
-        characteristics altogether.
+        A model you state (number of true signals, their standardized strength, noise sd, feature
+        correlation).  Only then are precision and recall reported, simulated from the scores' sampling
+        law at this n (cost independent of n; :func:`dpstats.simulate.sis_trials`) and labelled "under
+        the assumed model: ..." in every output.  Without it, the operating characteristics hold only
+        what follows from n, d, k, eps and the sensitivity: the noise scale and the score gaps needed
+        for exact recovery.
+    {oc_trials}
     {run settings}
 
     Examples

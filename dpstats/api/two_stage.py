@@ -81,17 +81,14 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
 
     Parameters
     ----------
-    formula : str
-        ``"y ~ ."`` or any R-style formula; numeric response (a 0/1 class
-        indicator is fine: the lasso then fits a linear probability model).
-    data : pandas.DataFrame
-    eps : float
-        Total privacy budget.
-    k : int, optional
-        Number of terms to select; default ⌊log d⌋ (at least 1); 1 <= k < d.
+    {formula}
+        Numeric response (a 0/1 class indicator is fine: the lasso then fits a linear
+        probability model).
+    {data}
+    {eps}
+    {k terms}
     lam : float
-        Lasso penalty in (1/2n_b)‖y − Xβ‖² + lam‖β‖₁ on standardized columns
-        (the paper: 0.1).
+        Lasso penalty in (1/2n_b)‖y − Xβ‖² + lam‖β‖₁ on standardized columns (the paper: 0.1).
     blocks : int, optional
         Number of disjoint blocks, 2 <= blocks <= n/2; default ⌊√n⌋.
     vote : {"topk", "support"}
@@ -102,41 +99,33 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     gamma : float
         Split of the canonical Lipschitz mechanism (ignored by other selectors).
     shuffle : bool
-        Under replace-one-row, cut a random permutation of the rows into
-        blocks (default) or keep the row order (``False``; the paper's §3
-        experiment).  Both ignore the data's values.
+        Under replace-one-row, cut a random permutation of the rows into blocks (default) or keep the
+        row order (``False``; the paper's §3 experiment).  Both ignore the data's values.
     standardize : bool
         Scale columns to unit standard deviation within each block before the
         lasso (glmnet's default); harmless to privacy, as it is inside a block.
     solver : {"lars", "cd"}
-        Lasso solver: exact LARS-lasso homotopy (scikit-learn ``LassoLars``,
-        default; fast when blocks have far fewer rows than columns) or
-        coordinate descent (``Lasso``) with tolerance ``tol``.
+        Lasso solver: exact LARS-lasso homotopy (scikit-learn ``LassoLars``, default; fast when blocks
+        have far fewer rows than columns) or coordinate descent (``Lasso``) with tolerance ``tol``.
     tol : float
         Coordinate-descent tolerance (scikit-learn's ``tol``; ``solver="cd"``).
     second_stage : {None, "private_ols", "ols"}
-        Optional fit on the selected terms.  ``"private_ols"``: least squares
-        from Laplace-noised sufficient statistics, needs ``bounds`` and gets
-        ``stage_fraction`` of eps.  ``"ols"``: ordinary least squares on the
-        raw data, NOT private (NonPrivateWarning; refused under ``strict``).
+        Optional fit on the selected terms.  ``"private_ols"``: least squares from Laplace-noised
+        sufficient statistics, needs ``bounds`` and gets ``stage_fraction`` of eps.  ``"ols"``: ordinary
+        least squares on the raw data, NOT private (NonPrivateWarning; refused under ``strict``).
     stage_fraction : float in (0, 1)
         Share of eps for the private second stage.
     bounds : (lo, hi) or dict, optional
         Public bounds, used only by ``second_stage="private_ols"``; ``"auto"``
         (or a :class:`dpstats.AutoBounds`) releases them privately first
         (docs/architecture.md, "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on them (default 10% of eps).
+    {bounds_eps: the selection and the second stage}
     {schema parameters}
-        The votes need no bounds: a numeric variable without declared bounds gets the
-        public fill 0.
-    neighbouring : {"replace", "add_remove"}
-    truth : list of str, optional
-        True support or ranking (simulations): non-private diagnostics.
-    diagnostics : bool
-        Attach non-private diagnostics (rows dropped, values clipped, the non-private selection; with truth,
-        accuracies against it).  Off by default: they are
-        not private and no output shows them unless asked (``truth=`` implies it).
+        The votes need no bounds: a numeric variable without declared bounds gets the public fill 0.
+    {neighbouring}
+    {truth: the true support or ranking}
+    {diagnostics: rows dropped, values clipped, the non-private selection; with ``truth``,
+        accuracies against it}
     oc_trials : int
         Trials per vote margin for the operating characteristics (0 skips).
     {run settings}

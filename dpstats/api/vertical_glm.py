@@ -78,17 +78,14 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
 
     Parameters
     ----------
-    formula : str
-        R-style formula, e.g. ``"y ~ ."``; every term's variables must belong
-        to a single party.
+    {formula}
+        Every term's variables must belong to a single party.
     data : DataFrame or list of DataFrame
-        One frame with all columns, or one frame per party (aligned with
-        ``parties``), whose rows are matched by ``row_id`` (checked by a hash
-        of the row ids, never the data).  Streamed or Dask data
-        (:mod:`dpstats.engines`) are accepted for ``family="gaussian"``
-        without penalty or eps: the parties are then simulated from the
-        pooled sufficient statistics XᵀX, Xᵀy, yᵀy (one pass; not the
-        networked protocol, as the result states).
+        One frame with all columns, or one frame per party (aligned with ``parties``), whose rows are
+        matched by ``row_id`` (checked by a hash of the row ids, never the data).  Streamed or Dask data
+        (:mod:`dpstats.engines`) are accepted for ``family="gaussian"`` without penalty or eps: the
+        parties are then simulated from the pooled sufficient statistics XᵀX, Xᵀy, yᵀy (one pass; not
+        the networked protocol, as the result states).
     parties : list of lists of column names, or dict name -> list
         Which data columns each party holds.  The first party is the leader:
         it holds y (shared with all parties, as in privreg) and the intercept.
@@ -101,14 +98,12 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     tol, max_iter : float, int
         Stop when Σ|Δβ| over a sweep < tol (privreg: 1e-8, 10 000 sweeps).
     se : {"exact", "history", "conditional", "pooled", "none"}
-        Standard errors (see :mod:`dpstats.methods.privreg`): "exact" shares
-        each party's column-space basis after convergence (equal to the pooled
-        Fisher-information SEs; discloses the column spaces); "history" uses
-        only the offsets received during the sweeps (privreg; exact when their
-        span reaches p_{-k}); "conditional" treats the other blocks as fixed;
-        "pooled" uses all columns at once (simulation reference only).
-    conf_level : float
-        Level of the Wald confidence intervals.
+        Standard errors (see :mod:`dpstats.methods.privreg`): "exact" shares each party's column-space
+        basis after convergence (equal to the pooled Fisher-information SEs; discloses the column
+        spaces); "history" uses only the offsets received during the sweeps (privreg; exact when their
+        span reaches p_{-k}); "conditional" treats the other blocks as fixed; "pooled" uses all columns
+        at once (simulation reference only).
+    {conf_level: the Wald}
     eps, delta : float, optional
         ``None`` or ``inf``: the exact (non-private) protocol.  Otherwise DP mode (binomial or gaussian
         family with ``penalty="ridge"``, ``lam > 0``; poisson is refused: its log-link gradient is
@@ -120,25 +115,18 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
         bounds on the response (a pair applies to y too; a dict needs the response's name), and y
         is clipped to them.  ``"auto"`` (or a :class:`dpstats.AutoBounds`): these bounds are
         released privately first (docs/architecture.md, "Private bounds").
-    bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on them (default 10% of eps, and 10% of delta).
+    {bounds_eps and delta: the fit}
     rounds : int
         DP mode: fixed number of sweeps (no data-dependent stopping).
     eta_clip : float
         DP mode: released linear predictors are clipped to [−eta_clip, eta_clip].
     coef_share : float in (0, 1)
         DP mode: share of the zCDP budget ρ spent on the final coefficients.
-    diagnostics : bool
-        Attach non-private diagnostics (values filled, rows dropped for missing values).
-        Off by default: no output shows them unless asked.
+    {diagnostics: values filled, rows dropped for missing values}
     {schema parameters}
-    neighbouring, random_state, accountant, strict, progress
-        See ``docs/architecture.md``, "Privacy conventions" (DP mode supports
-        ``neighbouring="replace"`` only).
-
-    Returns
-    -------
-    VerticalGLMResult
+    {neighbouring}
+        DP mode supports ``"replace"`` only.
+    {run settings}
 
     Examples
     --------
