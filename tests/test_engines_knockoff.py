@@ -91,7 +91,7 @@ def test_dp_knockoff_data_dependent_bound_and_nonprivate_reference(data):
 def test_materialised_knockoffs_refused_before_spending(data):
     df, root = data
     budget = dp.Accountant(eps=5.0, delta=1e-3)
-    with pytest.raises(PrivacyParameterError, match="shortcut"):
+    with pytest.raises(dp.DataError, match="needs the rows in memory .*knockoffs='shortcut'"):
         dp.dp_knockoff(
             "y ~ .",
             data=engines.stream(root / "k.parquet"),

@@ -136,7 +136,7 @@ def test_memory_does_not_grow_with_the_rows(tmp_path):
 def test_what_streams_do_not_offer_is_refused_before_anything_is_read(data):
     df, folder = data
     acc = dp.Accountant(eps=5.0, delta=1e-5)
-    with pytest.raises(DataError, match="eps = inf .* needs the data in memory"):
+    with pytest.raises(DataError, match="eps = inf .* needs the rows in memory"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NonPrivateWarning)
             dp.dp_glm("y ~ x1", engines.stream(folder / "d.parquet"), eps=float("inf"))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import engines
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import felp as m
@@ -151,6 +152,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     given = locals()
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.FELPOptions.check({**given, "assume": plug_in_only(assume, "dp_felp")})
+    engines.require_rows(data, "dp_felp", "each learner is fitted on a random subset of the rows")
     options, data = declare(given, options, settings, nonprivate="the weights released without noise")
     if options.schema.private:
         refuse_omit(options.schema, "dp_felp", OMIT_REFUSED)

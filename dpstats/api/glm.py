@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import engines
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT, missing_counts, model_frame, refuse_offset
 from ..methods import glm as m
@@ -114,10 +115,16 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     settings = Settings.check(given)
     options = m.GLMOptions.check(given)
     refuse_auto_bounds(bounds)
+    if math.isinf(options.eps):
+        engines.require_rows(
+            data,
+            "dp_glm at eps = inf (IRLS, as R's glm)",
+            "IRLS visits the rows at every iteration",
+            "give a finite eps: streamed and Dask data are fitted privately (noisy Newton, one pass per step)",
+        )
     options, data = declare(
         given, options, settings, nonprivate="maximum-likelihood GLM (IRLS)", fills=m.response_fill(formula)
     )
-    refuse_irls_on_engines(data, options.eps)
     refuse_omit(options.schema, "dp_glm", "the sensitivities and the refusal rule use the public n")
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
 
@@ -128,17 +135,6 @@ def refuse_auto_bounds(bounds: Any) -> None:
         raise PrivacyParameterError(
             'dp_glm does not offer bounds="auto" yet; declare public bounds, e.g. bounds={"x": (0, 10)}. '
             "Nothing was spent."
-        )
-
-
-def refuse_irls_on_engines(data: Any, eps: float) -> None:
-    """The non-private IRLS fit needs the rows in memory, not streamed or Dask data."""
-    from .. import engines
-
-    if engines.is_engine_input(data) and math.isinf(eps):
-        raise DataError(
-            "dp_glm at eps = inf (IRLS, as R's glm) needs the data in memory (a pandas DataFrame); "
-            "streamed and Dask data are fitted privately (noisy Newton, one pass per step). Nothing was read."
         )
 
 
@@ -171,8 +167,6 @@ class GLMDoor(DataDoor):
     label: str = "dp_glm"
 
     def frame(self, dd: DataDependence) -> GLMFrame:
-        from .. import engines
-
         if engines.is_engine_input(self.data):
             return self._chunked_frame(dd)
         formula, cb = m.parse_cbind(self.options.formula)
@@ -205,8 +199,6 @@ class GLMDoor(DataDoor):
 
     def _chunked_frame(self, dd: DataDependence) -> GLMFrame:
         """Streamed or Dask data: a first pass for the frame (n, the data's range), the rows not held."""
-        from .. import engines
-
         formula, cb = m.parse_cbind(self.options.formula)
         try:
             mf, stats, passes = engines.row_passes(

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning, caller_stacklevel
+from .. import engines
+from ..errors import DataWarning, caller_stacklevel
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..geometry import Box, range_box
 from ..methods import gmm as m
@@ -133,7 +134,12 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     given = locals()
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.GMMOptions.check({**given, "assume": plug_in_only(assume, "dp_gmm")})
-    _refuse_engine_input(data)
+    engines.require_rows(
+        data,
+        "dp_gmm",
+        "clustering and per-component estimation visit each row",
+        "run only the private PCA step from one pass: dpstats.dp_pca(formula, data, k, eps, delta, bounds=...)",
+    )
     options, data = declare(given, options, settings)
     _refuse_omit_under_replace(options.schema)
     # the simulation truth is an input of the diagnostics, not of the call (like the data)
@@ -247,18 +253,4 @@ def _refuse_omit_under_replace(schema: Schema) -> None:
             "dp_gmm under neighbouring='replace'",
             "the thresholds of its clipping radius (98% of n) and first clustering round take n as public",
             add_remove="n is then estimated privately; give groups= for sample_aggregate",
-        )
-
-
-def _refuse_engine_input(data) -> None:
-    """Streamed and Dask data: clustering needs the rows; the private PCA step alone does not."""
-    from .. import engines
-
-    if engines.is_engine_input(data):
-        raise DataError(
-            f"dp_gmm needs the rows in memory (clustering and per-component estimation visit each row), but data "
-            f"is a {type(data).__name__} read by the streaming/Dask engine, which keeps only sufficient "
-            "statistics. Load the data into a pandas DataFrame (a random subsample if it does not fit), or run "
-            "only the private PCA step from one pass: dpstats.api.pca.dp_pca(formula, data, k, eps, delta, "
-            "bounds=...)."
         )

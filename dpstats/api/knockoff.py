@@ -184,11 +184,18 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
 
 def _before_reading(options: KnockoffOptions, settings: Settings, given: dict) -> tuple[KnockoffOptions, Any]:
     """The door's steps before anything is read or spent: the assumed model, eps = inf, the budget,
-    the data as the door reads it, the knockoffs' route, the private-bounds step and the declared schema."""
+    the knockoffs' route, the data as the door reads it, the private-bounds step and the declared schema."""
     assume = Assume.coerce(options.assume, released=True)
     check_oc_trials(options.oc_trials, assume)
     if assume is not None and assume != RELEASED and assume.correlation != 0:
         raise PrivacyParameterError("the knockoff simulation assumes an orthonormal design: correlation = 0.")
+    if options.knockoffs != "shortcut":
+        engines.require_rows(
+            given["data"],
+            "dp_knockoff with knockoffs='materialise'",
+            "X~ is built from the rows",
+            "use the default knockoffs='shortcut' (the same distribution, from statistics)",
+        )
     options, data = declare(
         given,
         options,
@@ -196,11 +203,6 @@ def _before_reading(options: KnockoffOptions, settings: Settings, given: dict) -
         nonprivate="the ordinary fixed-X knockoff filter",
         statistics=options.knockoffs == "shortcut",
     )
-    if engines.is_engine_input(data) and options.knockoffs != "shortcut":
-        raise PrivacyParameterError(
-            "knockoffs='materialise' builds X~ from the rows, which streamed and Dask data do not keep "
-            "in memory; use the default knockoffs='shortcut' (same distribution, from statistics)."
-        )
     if options.schema.private:
         refuse_omit(
             options.schema,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import resolve_box
@@ -141,6 +142,8 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     options = m.SISOptions.check({**given, "assume": Assume.coerce(assume)})
     # a custom score has a declared sensitivity and needs no bounds: unbounded variables get the fill 0
     fill = 0.0 if score is not None else None
+    if score is not None:
+        engines.require_rows(data, "dp_sis with a custom score", "score(X, y) is called on the rows")
     options, data = declare(given, options, settings, statistics=score is None, unbounded_fill=fill)
     options.check_schema(options.schema)
     call = call_of(dp_sis, given, always=("formula", "eps", "k"), score=_shown_score(score))
@@ -175,8 +178,6 @@ class SISDoor(DataDoor):
     label: str = "dp_sis"
 
     def frame(self, dd: DataDependence) -> _Frame:
-        from .. import engines
-
         o, stats = self.options, None
         if o.score is None:
             mf, _, _, stats = engines.frame_and_cross_products(

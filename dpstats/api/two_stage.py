@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import check_bounds_form, resolve_box
@@ -143,6 +144,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     options = m.TwoStageOptions.check(given)
     if not is_auto(bounds):  # the votes need no bounds, but malformed bounds are still refused
         check_bounds_form(bounds)
+    engines.require_rows(data, "dp_two_stage", "each block of rows fits its own lasso")
     options, data = declare(given, options, settings, unbounded_fill=0.0)
     _refuse_omit_under_replace(options.schema)
     call = call_of(dp_two_stage, given, always=("formula", "eps", "k", "lam"))

@@ -71,6 +71,7 @@ __all__ = [
     "type_name",
     "as_source",
     "is_engine_input",
+    "require_rows",
     "sufficient_statistics",
     "frame_and_cross_products",
     "row_passes",
@@ -141,6 +142,26 @@ class ChunkedModelFrame(ModelFrame):
 def is_engine_input(data) -> bool:
     """True for data an engine other than in-memory must read (stream, Dask, DuckDB source, a path)."""
     return isinstance(data, (Stream, DaskSource, DuckDBSource, str, os.PathLike)) or is_dask_collection(data)
+
+
+def require_rows(data, door: str, why: str, instead: str = "") -> None:
+    """Refuse, before anything is read or spent, streamed, Dask or DuckDB data for a door that needs
+    the rows in memory: ``door`` names it, ``why`` says what visits the rows, ``instead`` what the
+    user may do other than loading the data.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> require_rows(pd.DataFrame({"x": [1.0]}), "dp_gmm", "clustering visits each row")  # in memory: fine
+    """
+    if not is_engine_input(data) or isinstance(data, (str, os.PathLike)):  # a path: as_source says how
+        return
+    other = f"; or {instead}" if instead else ""
+    raise DataError(
+        f"{door} needs the rows in memory ({why}), but data is {type_name(data)}, which is read in chunks "
+        "and keeps only sufficient statistics. Load it into a pandas DataFrame (a random subsample if it "
+        f"does not fit){other}. Nothing was read or spent."
+    )
 
 
 def as_source(data):
