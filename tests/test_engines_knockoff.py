@@ -15,7 +15,7 @@ import pytest
 
 import dpstats as dp
 from dpstats import engines
-from dpstats.errors import NonPrivateWarning, PrivacyParameterError
+from dpstats.errors import NonPrivateWarning
 
 RTOL = 1e-7
 

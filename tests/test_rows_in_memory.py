@@ -71,5 +71,6 @@ def test_felp_and_dask_collections_are_refused_too(parquet):
 def test_in_memory_and_duckdb_data_pass_the_check():
     engines.require_rows(pd.DataFrame({"x": [1.0]}), "dp_gmm", "clustering visits each row")
     import duckdb
+
     relation = duckdb.connect().sql("SELECT 1.0 AS x")  # read into pandas by the door: the rows are there
     engines.require_rows(relation, "dp_gmm", "clustering visits each row")
