@@ -15,8 +15,7 @@ covariate columns never leave their party; only linear predictors X_kβ_k
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +31,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical_glm import VerticalGLMResult, assemble_result
-from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, refuse_omit, run
+from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, progress_bar, refuse_omit, run
 
 
 @door_docstring
@@ -226,8 +225,8 @@ class VerticalDoor(OptionsDoor):
             if cross is None
             else m.Pooled(cross.xtx, cross.xty, cross.yty, frame.owner, mf.n)
         )
-        with _sweep_bar(o.sweeps().max_iter, self.progress) as on_round:
-            return m.release(stats, plan, noise, on_round)
+        with progress_bar(self.progress, o.sweeps().max_iter, "block coordinate descent sweeps") as update:
+            return m.release(stats, plan, noise, None if update is None else lambda row: update(1))
 
     def result(
         self,
@@ -280,21 +279,6 @@ class FromStatistics(VerticalDoor):
         )
         dd.name_frame_steps(mf)
         return VerticalFrame(mf=mf, owner=owner_box["owner"], stats=stats.cross)
-
-
-@contextmanager
-def _sweep_bar(total: int, progress: bool) -> Iterator[Callable[[dict], None] | None]:
-    """A tqdm bar over the sweeps when ``progress`` is asked for; yields the per-sweep callback."""
-    if not progress:
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=total, desc="block coordinate descent", unit="sweep")
-    try:
-        yield lambda row: bar.update(1)
-    finally:
-        bar.close()
 
 
 def _check_statistics_mode(door: VerticalDoor) -> None:
