@@ -326,7 +326,7 @@ def test_select_infer_part_b_level_check_reads_public_inputs_only():
     """Part B's private-bounds level check takes the public n of the rows read: 769 rows give part B
     385 rows, just enough for bounds="auto" at this eps (384 would be refused).  A neighbour with a
     missing value (filled, not dropped) or a value far outside gives the same outcome."""
-    from dpstats.api.lm import check_auto_bounds_level
+    from dpstats.methods.lm import check_auto_bounds_level
 
     auto, eps, delta = dp.AutoBounds(share=0.9), 8.0, 1e-5
     check_auto_bounds_level(auto, 385, 2, eps, delta)

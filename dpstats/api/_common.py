@@ -333,18 +333,19 @@ def declare(
     nonprivate: str = "",
     **reading: Any,
 ) -> tuple[Any, Any]:
-    """A door's steps between its checks and :func:`run`, in this order: warn of (or, under
-    ``strict``, refuse) eps = inf where the door names its ``nonprivate`` fit, refuse a call the
-    accountant cannot pay before touching the data, read the data (only the formula's columns),
-    turn ``bounds="auto"`` into its private-bounds step, and declare the public schema.
+    """A door's steps between its checks and :func:`run`, in this order: under ``strict``, refuse
+    eps = inf where the door names its ``nonprivate`` fit, refuse a call the accountant cannot pay
+    before touching the data, read the data (only the formula's columns),
+    turn ``bounds="auto"`` into its private-bounds step, declare the public schema, and then
+    (nothing having refused the call) warn that eps = inf runs the ``nonprivate`` fit.
 
     Returns the options record with the eps, delta (where the method has one), bounds and schema
     the release uses, and the data as the door reads it.  ``statistics``: the door can run from
     sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :func:`frame_schema`;
     ``reading``: how :func:`read_data` reads (default: the formula's columns and the declared levels' ones).
     """
-    if nonprivate:
-        warn_if_nonprivate(options.eps, settings.strict, nonprivate)
+    if nonprivate and settings.strict:  # refused before anything else; warned after the other checks
+        warn_if_nonprivate(options.eps, True, nonprivate)
     has_delta = hasattr(options, "delta")
     delta = options.delta if has_delta else 0.0
     check_budget(settings.accountant, options.eps, delta)
@@ -368,6 +369,8 @@ def declare(
         unbounded_fill=unbounded_fill,
         fills=fills,
     )
+    if nonprivate:
+        warn_if_nonprivate(options.eps, settings.strict, nonprivate)
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
     return replace(options, **changes), data
 

@@ -19,32 +19,12 @@ from ..formula import INTERCEPT, missing_counts, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import PrivateBounds, bounds_step, declared_bounds, design_box, is_auto
+from ..privacy.bounds import PrivateBounds, declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import LMResult, fit_fields
 from ..validation import check_delta
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, refuse_omit, run
-
-INFERENCE_MIN_LEVEL = 0.95  # bounds="auto" must keep at least this share of each column inside each bound
-
-
-def require_covering_bounds(step: PrivateBounds) -> PrivateBounds:
-    """Make a private-bounds step refuse levels below INFERENCE_MIN_LEVEL: clipping biases every coefficient."""
-    step.min_level, step.min_level_for = INFERENCE_MIN_LEVEL, "dp_lm (clipping biases the coefficients)"
-    return step
-
-
-def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: float) -> None:
-    """Refuse, before any spend, a ``bounds="auto"`` dp_lm on n rows and at most d terms that would clip too much.
-
-    The level a box resolves falls with the number of quantiles it releases, which
-    is largest at d terms, so checking d covers every smaller selected set.
-    """
-    if not is_auto(bounds):
-        return
-    step, _, _ = bounds_step(bounds, eps, delta, bounds_eps=None, neighbouring="replace")
-    require_covering_bounds(step).plan_box(n, d, response=True)
 
 
 @door_docstring
@@ -134,7 +114,7 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     options = m.LMOptions.check(given)
     options, data = declare(given, options, settings, nonprivate="ordinary least squares", statistics=True)
     if isinstance(options.bounds, PrivateBounds):
-        require_covering_bounds(options.bounds)
+        m.require_covering_bounds(options.bounds)
     refuse_omit(options.schema, "dp_lm", "n is exact in the released XᵀX (its intercept entry)")
     return run(LMDoor(options, data, call_of(dp_lm, given), progress), settings)
 
@@ -168,7 +148,7 @@ class LMDoor(DataDoor):
             names = [nm for nm in mf.names if nm != INTERCEPT]
             bounds = declared_bounds(self.bounds, mf)
             x_box = design_box(bounds, mf, names)
-            return _with_intercept(x_box, mf.names), resolve_box(bounds, [mf.response])
+            return m.box_with_intercept(x_box, mf.names, INTERCEPT), resolve_box(bounds, [mf.response])
 
         resolved = {}
 
@@ -271,17 +251,3 @@ class LMDoor(DataDoor):
             "values_clipped": frame.n_clipped,
             "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
         }
-
-
-def _with_intercept(x_box: Box, names: list[str]) -> Box:
-    """The design box with the intercept column's (0, 2): it maps the constant 1 to 0 (dropped later)."""
-    lo, hi, it = [], [], iter(range(len(x_box.lo)))
-    for nm in names:
-        if nm == INTERCEPT:
-            lo.append(0.0)
-            hi.append(2.0)
-        else:
-            j = next(it)
-            lo.append(x_box.lo[j])
-            hi.append(x_box.hi[j])
-    return Box(np.array(lo), np.array(hi))

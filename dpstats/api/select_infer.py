@@ -20,6 +20,7 @@ from ..errors import DataError, NonPrivateWarning
 from ..formula import missing_counts, model_frame
 from ..geometry import resolve_box
 from ..methods import select_infer as m
+from ..methods.lm import check_auto_bounds_level
 from ..privacy.accountant import Accountant
 from ..privacy.bounds import auto_bounds, is_auto
 from ..privacy.plan import Plan
@@ -39,7 +40,7 @@ from ._common import (
     run,
 )
 from .glm import dp_glm
-from .lm import check_auto_bounds_level, dp_lm
+from .lm import dp_lm
 
 FIT_FIELDS = (
     "coefficients",

@@ -102,6 +102,7 @@ from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.calibration import zcdp_gaussian_sigma
 from ..errors import PrivacyParameterError
 from ..geometry import Box
+from ..privacy.bounds import PrivateBounds, bounds_step, is_auto
 from ..privacy.plan import Plan
 from ..schema import Schema
 from ..stats import CrossStats
@@ -249,6 +250,27 @@ def stacked_sensitivities(p: int) -> tuple[float, float]:
     """
     D = p + 1
     return math.sqrt((D + 1) ** 2 + D / 2.0), float(D * (D + 2))
+
+
+INFERENCE_MIN_LEVEL = 0.95  # bounds="auto" must keep at least this share of each column inside each bound
+
+
+def require_covering_bounds(step: PrivateBounds) -> PrivateBounds:
+    """Make a private-bounds step refuse levels below INFERENCE_MIN_LEVEL: clipping biases every coefficient."""
+    step.min_level, step.min_level_for = INFERENCE_MIN_LEVEL, "dp_lm (clipping biases the coefficients)"
+    return step
+
+
+def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: float) -> None:
+    """Refuse, before any spend, a ``bounds="auto"`` dp_lm on n rows and at most d terms that would clip too much.
+
+    The level a box resolves falls with the number of quantiles it releases, which
+    is largest at d terms, so checking d covers every smaller selected set.
+    """
+    if not is_auto(bounds):
+        return
+    step, _, _ = bounds_step(bounds, eps, delta, bounds_eps=None, neighbouring="replace")
+    require_covering_bounds(step).plan_box(n, d, response=True)
 
 
 @dataclass(frozen=True)
@@ -881,6 +903,20 @@ def stacked_gram(
         intercept,
     )
     return A, coords, ([intercept_name] if intercept else []) + [names[j] for j in keep]
+
+
+def box_with_intercept(x_box: Box, names: list[str], intercept_name: str) -> Box:
+    """The design box with the intercept column's (0, 2): it maps the constant 1 to 0 (dropped later)."""
+    lo, hi, it = [], [], iter(range(len(x_box.lo)))
+    for nm in names:
+        if nm == intercept_name:
+            lo.append(0.0)
+            hi.append(2.0)
+        else:
+            j = next(it)
+            lo.append(x_box.lo[j])
+            hi.append(x_box.hi[j])
+    return Box(np.array(lo), np.array(hi))
 
 
 def public_inputs(pl: LMPlan, n: int, eps: float, delta: float) -> dict[str, Any]:
