@@ -461,6 +461,43 @@ def _centred(bounds) -> bool:
     )
 
 
+# ----------------------------------------------------------------------------- the public n
+@dataclass(frozen=True)
+class PublicN:
+    """Why a method's release needs the public number of rows read (its sensitivities, splits or
+    checks use n): ``na_action="omit"`` would make that number private, so a private call that
+    declares it is refused, before anything is read or spent (:meth:`refuse_omit`).
+
+    ``add_remove``: how the method runs under ``neighbouring="add_remove"`` instead, where it does
+    (n is private there and the method is built for that); the refusal then holds under
+    ``"replace"`` only and names that way out.
+
+    Examples
+    --------
+    >>> need = PublicN("dp_lm", "n is exact in the released XᵀX")
+    >>> need.refuse_omit(Schema.declare(bounds=(-1, 1), na_action="fill"))  # fills keep n public
+    """
+
+    method: str
+    why: str
+    add_remove: str = ""
+
+    def refuse_omit(self, schema: Schema) -> None:
+        """Refuse ``na_action="omit"`` on a private call where the release needs the public n."""
+        if schema.na_action != "omit" or not schema.private:
+            return
+        if self.add_remove and schema.neighbouring == "add_remove":
+            return
+        method = f"{self.method} under neighbouring='replace'" if self.add_remove else self.method
+        other = f', or use neighbouring="add_remove" ({self.add_remove})' if self.add_remove else ""
+        raise PrivacyParameterError(
+            f'{method} cannot use na_action="omit": {self.why}, so it needs the public number of rows read, '
+            "which dropping rows would make private. Declare bounds for every variable and keep the "
+            f'default na_action="fill" (each missing value gets its public fill; no row is dropped){other}. '
+            "Nothing was read or spent."
+        )
+
+
 # ----------------------------------------------------------------------------- documentation
 SCHEMA_PARAMETERS = """\
     levels : dict, optional

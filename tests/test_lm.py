@@ -344,3 +344,23 @@ def test_auto_bounds_name_the_clipped_target_of_the_intervals():
     assert 0.95 <= fit.private_bounds["level"] < 1
     assert any("coefficients of the data clipped to the private bounds" in a for a in fit.privacy.assumptions)
     assert "not of the raw data" in str(fit.summary())
+
+
+def test_nonprivate_reference_drops_incomplete_rows_as_r_lm_and_private_fit_refuses_it():
+    """na_action="omit" needs a private n, which dp_lm's release cannot use (schema.PublicN): refused
+    at a finite eps; the eps = inf reference drops the incomplete rows as R's lm(na.action = na.omit)
+    does, and equals statsmodels' OLS on the complete rows (tolerance 1e-8)."""
+    import statsmodels.formula.api as smf
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.uniform(-1, 1, (100, 2)), columns=["a", "b"])
+    df["y"] = df.a + rng.normal(0, 0.3, 100)
+    df.loc[[3, 40], "a"] = np.nan
+    with pytest.raises(dp.PrivacyParameterError, match='dp_lm cannot use na_action="omit"'):
+        dp.dp_lm("y ~ a + b", df, eps=1.0, bounds=(-4, 4), na_action="omit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.NonPrivateWarning)
+        fit = dp.dp_lm("y ~ a + b", df, eps=math.inf, bounds=(-4, 4), na_action="omit")
+    ols = smf.ols("y ~ a + b", df).fit()
+    assert fit.n == 98
+    np.testing.assert_allclose(fit.coef().to_numpy(), ols.params.to_numpy(), atol=1e-8)

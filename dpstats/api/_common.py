@@ -176,27 +176,6 @@ def frame_schema(
     )
 
 
-def refuse_omit(schema: Schema, method: str, why: str, *, add_remove: str = "") -> None:
-    """Refuse ``na_action="omit"`` where the release needs the public n of the rows read.
-
-    Called before anything is read or spent.  ``add_remove``: how the door runs under
-    ``neighbouring="add_remove"`` instead (where it supports it; n is private there and the
-    door is built for that), added to the message as the other way out.
-
-    Examples
-    --------
-    >>> refuse_omit(frame_schema((-1, 1), None, "fill", "replace", eps=1.0), "dp_lm", "n is exact in XᵀX")
-    """
-    if schema.na_action == "omit":
-        other = f', or use neighbouring="add_remove" ({add_remove})' if add_remove else ""
-        raise PrivacyParameterError(
-            f'{method} cannot use na_action="omit": {why}, so it needs the public number of rows read, '
-            "which dropping rows would make private. Declare bounds for every variable and keep the "
-            f'default na_action="fill" (each missing value gets its public fill; no row is dropped){other}. '
-            "Nothing was read or spent."
-        )
-
-
 def _show_schema(result: DPResult, schema: Schema | None) -> None:
     """Declared levels and a non-default ``na_action`` in the result's call."""
     if schema is None:
@@ -369,6 +348,8 @@ def declare(
         unbounded_fill=unbounded_fill,
         fills=fills,
     )
+    if options.PUBLIC_N is not None:
+        options.PUBLIC_N.refuse_omit(schema)
     if nonprivate:
         warn_if_nonprivate(options.eps, settings.strict, nonprivate)
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})

@@ -29,7 +29,6 @@ from ._common import (
     door_docstring,
     frame_schema,
     read_data,
-    refuse_omit,
     run,
 )
 
@@ -153,7 +152,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
     if options.route == m.MARGINAL_Z:
         schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
-        refuse_omit(schema, "dp_bh's formula route", "n is in every z-statistic's scale")
+        m.BHOptions.PUBLIC_N.refuse_omit(schema)
         options = replace(options, schema=schema)
     elif options.route == m.PRIVATE:
         m.rejections(max_rejections, len(hypotheses.names))

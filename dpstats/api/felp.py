@@ -19,7 +19,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult, felp_oc
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, refuse_omit, run
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -154,19 +154,10 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     options = m.FELPOptions.check({**given, "assume": plug_in_only(assume, "dp_felp")})
     engines.require_rows(data, "dp_felp", "each learner is fitted on a random subset of the rows")
     options, data = declare(given, options, settings, nonprivate="the weights released without noise")
-    if options.schema.private:
-        refuse_omit(options.schema, "dp_felp", OMIT_REFUSED)
     return run(
         FELPDoor(options, data, call_of(dp_felp, given, always=("formula", "eps", "variant")), progress),
         settings,
     )
-
-
-#: why dp_felp needs the public number of rows read (it refuses na_action="omit")
-OMIT_REFUSED = (
-    "its subsets split the n rows read into equal parts (and the paper variant's sensitivity "
-    "2/(nλ) is a function of n), which is private only for a public n"
-)
 
 
 @dataclass

@@ -28,7 +28,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
 from ..results.lm import fit_fields
 from ..validation import check_delta
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, refuse_omit, run
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
@@ -125,7 +125,6 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     options, data = declare(
         given, options, settings, nonprivate="maximum-likelihood GLM (IRLS)", fills=m.response_fill(formula)
     )
-    refuse_omit(options.schema, "dp_glm", "the sensitivities and the refusal rule use the public n")
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
 
 

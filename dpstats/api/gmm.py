@@ -25,7 +25,6 @@ from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.gmm import GMMResult, mixture_oc
-from ..schema import Schema
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
@@ -37,7 +36,6 @@ from ._common import (
     door_docstring,
     n_is_public,
     progress_bar,
-    refuse_omit,
     run,
 )
 
@@ -141,7 +139,6 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
         "run only the private PCA step from one pass: dpstats.dp_pca(formula, data, k, eps, delta, bounds=...)",
     )
     options, data = declare(given, options, settings)
-    _refuse_omit_under_replace(options.schema)
     # the simulation truth is an input of the diagnostics, not of the call (like the data)
     return run(GMMDoor(options, data, call_of(dp_gmm, given, truth=None), progress), settings)
 
@@ -243,14 +240,3 @@ class GMMDoor(DataDoor):
         if not frame.n_public:  # the assumption stated instead of a check (not private)
             diag["rows_per_component_assumption_holds"] = m.assumption_holds(frame.options, mf.n, mf.p)
         return diag
-
-
-def _refuse_omit_under_replace(schema: Schema) -> None:
-    """Under replace-one-row the release takes n as public: no row may be dropped."""
-    if schema.neighbouring == "replace" and schema.private:
-        refuse_omit(
-            schema,
-            "dp_gmm under neighbouring='replace'",
-            "the thresholds of its clipping radius (98% of n) and first clustering round take n as public",
-            add_remove="n is then estimated privately; give groups= for sample_aggregate",
-        )

@@ -34,7 +34,7 @@ from ..results.base import OperatingCharacteristics
 from ..results.knockoff import KnockoffResult
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, refuse_omit, run
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
 
@@ -203,13 +203,6 @@ def _before_reading(options: KnockoffOptions, settings: Settings, given: dict) -
         nonprivate="the ordinary fixed-X knockoff filter",
         statistics=options.knockoffs == "shortcut",
     )
-    if options.schema.private:
-        refuse_omit(
-            options.schema,
-            "dp_knockoff",
-            "its statistics are normalised by n, and its checks (n > p, delta < 1/n) and operating "
-            "characteristics read n",
-        )
     return replace(options, assume=assume), data
 
 

@@ -24,7 +24,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import LMResult, fit_fields
 from ..validation import check_delta
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, refuse_omit, run
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
@@ -115,7 +115,6 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     options, data = declare(given, options, settings, nonprivate="ordinary least squares", statistics=True)
     if isinstance(options.bounds, PrivateBounds):
         m.require_covering_bounds(options.bounds)
-    refuse_omit(options.schema, "dp_lm", "n is exact in the released XᵀX (its intercept entry)")
     return run(LMDoor(options, data, call_of(dp_lm, given), progress), settings)
 
 

@@ -36,7 +36,6 @@ from ._common import (
     frame_schema,
     not_in_memory,
     read_data,
-    refuse_omit,
     run,
 )
 from .glm import dp_glm
@@ -154,7 +153,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
             bounds=auto_bounds(bounds, options.eps, bounds_eps=bounds_eps, streamed=not_in_memory(data)),
         )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
-    refuse_omit(schema, "dp_select_infer", "its parts' sizes follow from n, and dp_lm releases n exactly")
+    m.SelectInferOptions.PUBLIC_N.refuse_omit(schema)
     call = call_of(dp_select_infer, given)
     if bounds_eps is not None:
         call["bounds_eps"] = bounds_eps

@@ -25,10 +25,9 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import OperatingCharacteristics
 from ..results.two_stage import TwoStageResult, second_stage_table
-from ..schema import Schema
 from ..simulate.two_stage import operating_characteristics
 from ..validation import check_k, check_truth
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, refuse_omit, run
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, run
 
 
 @door_docstring
@@ -146,22 +145,8 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
         check_bounds_form(bounds)
     engines.require_rows(data, "dp_two_stage", "each block of rows fits its own lasso")
     options, data = declare(given, options, settings, unbounded_fill=0.0)
-    _refuse_omit_under_replace(options.schema)
     call = call_of(dp_two_stage, given, always=("formula", "eps", "k", "lam"))
     return run(TwoStageDoor(options, data, call, progress), settings)
-
-
-def _refuse_omit_under_replace(schema: Schema) -> None:
-    """Under replace-one-row the blocks take n as public: no row may be dropped (a variable without
-    declared bounds gets the public fill 0: the votes need no bounds)."""
-    if schema.neighbouring == "replace" and schema.private:
-        refuse_omit(
-            schema,
-            "dp_two_stage under neighbouring='replace'",
-            "its blocks split the n rows read into equal parts (default ⌊√n⌋ of them), which is private "
-            "only for a public n",
-            add_remove="rows get independent block labels; give blocks=",
-        )
 
 
 @dataclass

@@ -31,7 +31,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.vertical_glm import VerticalGLMResult, assemble_result
-from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, progress_bar, refuse_omit, run
+from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, progress_bar, run
 
 
 @door_docstring
@@ -149,10 +149,6 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
 def _door(given: dict[str, Any], options: m.PrivregOptions, data: Any, parties: tuple) -> VerticalDoor:
     """The door of a declared call: the parties, the rule for missing values and the call (nothing read)."""
     names, columns = parties
-    if options.schema.private:
-        refuse_omit(
-            options.schema, "vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n"
-        )
     always = ("formula", "parties", "family") + (("eps", "delta", "rounds") if options.dp else ())
     call = call_of(vertical_glm, given, always=always, parties=names)
     rows = bool(given["diagnostics"])  # per-row fitted values and residuals may then be shown

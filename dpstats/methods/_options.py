@@ -26,7 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
+
+from ..schema import PublicN
 
 T = TypeVar("T", bound="Options")
 
@@ -34,6 +36,10 @@ T = TypeVar("T", bound="Options")
 @dataclass(frozen=True)
 class Options:
     """Base of the methods' options records (frozen dataclasses; fields without defaults)."""
+
+    #: why the method's release needs the public number of rows read, if it does: the front door's
+    #: ``declare`` step then refuses ``na_action="omit"`` on a private call (:class:`~dpstats.schema.PublicN`)
+    PUBLIC_N: ClassVar[PublicN | None] = None
 
     @classmethod
     def from_given(cls: type[T], given: Mapping[str, Any], **checked: Any) -> T:

@@ -112,7 +112,7 @@ from ..privacy.fdr import (
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import PrivacyStatement
-from ..schema import Schema
+from ..schema import PublicN, Schema
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
 from ._options import Options
 
@@ -253,6 +253,8 @@ class BHOptions(Options):
     argument.  On the private route ``eta`` is the η the guarantee rests on
     (:data:`ETA_DEFAULT` unless ``eta_declared``); on the formula route it is derived by the plan.
     """
+
+    PUBLIC_N = PublicN("dp_bh's formula route", "n is in every z-statistic's scale")
 
     route: str
     formula: str | None

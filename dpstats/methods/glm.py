@@ -130,7 +130,7 @@ from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.calibration import zcdp_gaussian_sigma
 from ..privacy.plan import Plan
 from ..privacy.statement import DataDependence
-from ..schema import Schema
+from ..schema import PublicN, Schema
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
 from ._options import Options
 
@@ -267,6 +267,8 @@ def spectral_scale(sigma_h: float, k: int) -> float:
 @dataclass(frozen=True)
 class GLMOptions(Options):
     """dp_glm's options, checked once (defaults: the signature of :func:`dpstats.dp_glm`)."""
+
+    PUBLIC_N = PublicN("dp_glm", "the sensitivities and the refusal rule use the public n")
 
     formula: str
     family: str

@@ -104,7 +104,7 @@ from ..errors import PrivacyParameterError
 from ..geometry import Box
 from ..privacy.bounds import PrivateBounds, bounds_step, is_auto
 from ..privacy.plan import Plan
-from ..schema import Schema
+from ..schema import PublicN, Schema
 from ..stats import CrossStats
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
 from ._options import Options
@@ -276,6 +276,8 @@ def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: floa
 @dataclass(frozen=True)
 class LMOptions(Options):
     """dp_lm's options, checked once (defaults: the signature of :func:`dpstats.dp_lm`)."""
+
+    PUBLIC_N = PublicN("dp_lm", "n is exact in the released XᵀX (its intercept entry)")
 
     formula: str
     eps: float

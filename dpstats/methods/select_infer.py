@@ -40,7 +40,7 @@ from ..formula import INTERCEPT, ModelFrame
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
-from ..schema import Schema
+from ..schema import PublicN, Schema
 from ..validation import check_fraction
 from . import glm as glm_method
 from ._options import Options
@@ -60,6 +60,8 @@ class SelectInferOptions(Options):
     as dp_glm does (:class:`~dpstats.methods.glm.GLMOptions`).  ``family`` is None
     with ``infer="lm"``.
     """
+
+    PUBLIC_N = PublicN("dp_select_infer", "its parts' sizes follow from n, and dp_lm releases n exactly")
 
     formula: str
     eps: float

@@ -60,7 +60,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..privacy.topk import SELECTORS
-from ..schema import Schema
+from ..schema import PublicN, Schema
 from ..validation import check_eps, check_fraction, check_neighbouring, check_oc_trials
 from ._options import Options
 
@@ -144,6 +144,13 @@ class Votes:
 @dataclass(frozen=True)
 class TwoStageOptions(Options):
     """dp_two_stage's options, checked once (defaults: the signature of :func:`dpstats.dp_two_stage`)."""
+
+    PUBLIC_N = PublicN(
+        "dp_two_stage",
+        "its blocks split the n rows read into equal parts (default ⌊√n⌋ of them), which is private "
+        "only for a public n",
+        add_remove="rows get independent block labels; give blocks=",
+    )
 
     formula: str
     eps: float

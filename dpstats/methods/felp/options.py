@@ -20,7 +20,7 @@ import pandas as pd
 
 from ...errors import DataError, PrivacyParameterError
 from ...formula import ModelFrame
-from ...schema import Schema
+from ...schema import PublicN, Schema
 from ...validation import check_eps, check_fraction, check_neighbouring, check_oc_trials
 from .._options import Options
 from .sensitivity import DEFAULT_LAM, VARIANTS, check_paper_variant, default_select
@@ -36,6 +36,12 @@ class FELPOptions(Options):
     :func:`.sensitivity.clip_norm`).  ``truth``, ``assume`` and ``oc_trials`` shape the
     result only.
     """
+
+    PUBLIC_N = PublicN(
+        "dp_felp",
+        "its subsets split the n rows read into equal parts (and the paper variant's sensitivity "
+        "2/(nλ) is a function of n), which is private only for a public n",
+    )
 
     formula: str
     eps: float

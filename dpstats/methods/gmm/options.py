@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...errors import AssumptionError, DataError, PrivacyParameterError
-from ...schema import Schema
+from ...schema import PublicN, Schema
 from ...validation import check_eps, check_fraction, check_gaussian_delta, check_neighbouring, check_oc_trials
 from .._options import Options
 
@@ -39,6 +39,12 @@ class GMMOptions(Options):
     ``k``, ``min_weight`` and ``groups`` are as given until :func:`resolve` checks them
     against the frame.  ``truth``, ``assume`` and ``oc_trials`` shape the result only.
     """
+
+    PUBLIC_N = PublicN(
+        "dp_gmm",
+        "the thresholds of its clipping radius (98% of n) and first clustering round take n as public",
+        add_remove="n is then estimated privately; give groups= for sample_aggregate",
+    )
 
     formula: str
     k: Any

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import AssumptionError, PrivacyParameterError
 from ...privacy.bounds import is_auto
-from ...schema import Schema
+from ...schema import PublicN, Schema
 from ...validation import check_delta, check_eps, check_fraction, check_neighbouring, check_oc_trials
 from .._options import Options
 from . import filter as ko
@@ -42,6 +42,12 @@ class KnockoffOptions(Options):
     >>> KnockoffOptions.check(given).delta_split
     (0.3333333333333333, 0.3333333333333333, 0.3333333333333333)
     """
+
+    PUBLIC_N = PublicN(
+        "dp_knockoff",
+        "its statistics are normalised by n, and its checks (n > p, delta < 1/n) and operating "
+        "characteristics read n",
+    )
 
     formula: str
     eps: float

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...errors import DataError, PrivacyParameterError
 from ...formula import ModelFrame, model_frame
-from ...schema import Schema
+from ...schema import PublicN, Schema
 from ...validation import check_delta, check_eps, check_fraction, check_neighbouring
 from .._options import Options
 from ._bcd import Sweeps
@@ -48,6 +48,8 @@ class PrivregOptions(Options):
     >>> o.eps, o.delta, o.rounds, o.dp
     (1.0, 1e-06, 10, True)
     """
+
+    PUBLIC_N = PublicN("vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n")
 
     formula: str | None
     family: str
