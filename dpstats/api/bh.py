@@ -21,16 +21,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
-from ._common import (
-    OptionsDoor,
-    Settings,
-    call_of,
-    check_budget,
-    door_docstring,
-    frame_schema,
-    read_data,
-    run,
-)
+from ._common import OptionsDoor, Settings, call_of, check_budget, declare, door_docstring, read_data, run
 
 
 @door_docstring
@@ -150,16 +141,13 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     settings = Settings.check(given)
     options = m.BHOptions.check(given)
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
-    if options.route == m.MARGINAL_Z:
-        schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
-        m.BHOptions.PUBLIC_N.refuse_omit(schema)
-        options = replace(options, schema=schema)
+    if options.route == m.MARGINAL_Z:  # the formula's data: the pre-steps of every door
+        options, data = declare({**given, "formula": p_values}, options, settings)
     elif options.route == m.PRIVATE:
         m.rejections(max_rejections, len(hypotheses.names))
-    if options.route == m.POST_PROCESSING:
-        settings = replace(settings, diagnostics=False)
-    else:
         check_budget(settings.accountant, options.eps, options.delta)
+    else:  # post-processing: nothing spent, and no raw p-values to diagnose
+        settings = replace(settings, diagnostics=False)
     fit = getattr(p_values, "privacy", None)  # the post-processing route's fit: its guarantee carries over
     return run(BHDoor(options, hypotheses, data, _call(given, options, hypotheses), fit), settings)
 

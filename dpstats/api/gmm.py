@@ -28,16 +28,7 @@ from ..results.gmm import GMMResult, mixture_oc
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
-from ._common import (
-    DataDoor,
-    Settings,
-    call_of,
-    declare,
-    door_docstring,
-    n_is_public,
-    progress_bar,
-    run,
-)
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, progress_bar, run
 
 
 @door_docstring
