@@ -22,7 +22,7 @@ from ..geometry import resolve_box
 from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import auto_bounds, is_auto
+from ..privacy.bounds import is_auto
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -34,7 +34,6 @@ from ._common import (
     check_budget,
     door_docstring,
     frame_schema,
-    not_in_memory,
     read_data,
     run,
 )
@@ -147,11 +146,6 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     settings = Settings.check(given)
     options = m.SelectInferOptions.check(given)
     check_budget(settings.accountant, options.eps, options.delta)
-    if bounds_eps is not None:  # each part releases its own bounds with bounds_eps of its eps
-        options = replace(
-            options,
-            bounds=auto_bounds(bounds, options.eps, bounds_eps=bounds_eps, streamed=not_in_memory(data)),
-        )
     schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
     m.SelectInferOptions.PUBLIC_N.refuse_omit(schema)
     call = call_of(dp_select_infer, given)

@@ -40,6 +40,7 @@ from ..formula import INTERCEPT, ModelFrame
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
+from ..privacy.bounds import auto_bounds
 from ..schema import PublicN, Schema
 from ..validation import check_fraction
 from . import glm as glm_method
@@ -111,6 +112,10 @@ class SelectInferOptions(Options):
             )
         checked = {name: getattr(lm, name) for name in ("eps", "delta", "conf_level", "n_boot")}
         checked.update(_check_inference(given))
+        if given["bounds_eps"] is not None:  # each part releases its own bounds with bounds_eps of its eps
+            checked["bounds"] = auto_bounds(
+                given["bounds"], lm.eps, bounds_eps=given["bounds_eps"], streamed=None
+            )
         return cls.from_given(given, split=split, select_args=dict(given["select_args"] or {}), **checked)
 
 
