@@ -141,41 +141,6 @@ def _show_bounds(result: DPResult, step: PrivateBounds) -> None:
     result.call["bounds_eps"] = step.eps
 
 
-def frame_schema(
-    bounds: Any,
-    levels: Any,
-    na_action: str | None,
-    neighbouring: str,
-    *,
-    eps: float | None,
-    unbounded_fill: float | None = None,
-    fills: Mapping[str, float] | None = None,
-) -> Schema:
-    """The front door's declared schema (checked before anything is read or spent).
-
-    ``eps`` None or infinite: a non-private reference run, which names no
-    data-dependent step of the schema (nothing is claimed to be covered).
-
-    ``unbounded_fill``: the public fill of numeric variables without declared
-    bounds, for a method that needs no bounds; ``fills``: public fills a method
-    declares per variable (see :class:`~dpstats.schema.Schema`).
-
-    Examples
-    --------
-    >>> frame_schema((-1, 1), {"g": ["a", "b"]}, None, "replace", eps=1.0).na_action
-    'fill'
-    """
-    return Schema.declare(
-        bounds=bounds,
-        levels=levels,
-        na_action=na_action,
-        neighbouring=neighbouring,
-        unbounded_fill=unbounded_fill,
-        private=eps is not None and math.isfinite(eps),
-        fills=fills,
-    )
-
-
 def _show_schema(result: DPResult, schema: Schema | None) -> None:
     """Declared levels and a non-default ``na_action`` in the result's call."""
     if schema is None:
@@ -320,7 +285,7 @@ def declare(
 
     Returns the options record with the eps, delta (where the method has one), bounds and schema
     the release uses, and the data as the door reads it.  ``statistics``: the door can run from
-    sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :func:`frame_schema`;
+    sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :meth:`~dpstats.schema.Schema.declare`;
     ``reading``: how :func:`read_data` reads (default: the formula's columns and the declared levels' ones).
     """
     if nonprivate and settings.strict:  # refused before anything else; warned after the other checks
@@ -339,13 +304,13 @@ def declare(
         neighbouring=neighbouring,
         streamed=not_in_memory(data),
     )
-    schema = frame_schema(
-        bounds,
-        given["levels"],
-        given["na_action"],
-        neighbouring,
-        eps=eps,
+    schema = Schema.declare(  # eps = inf: a non-private reference run, which names no step of the schema
+        bounds=bounds,
+        levels=given["levels"],
+        na_action=given["na_action"],
+        neighbouring=neighbouring,
         unbounded_fill=unbounded_fill,
+        private=eps is not None and math.isfinite(eps),
         fills=fills,
     )
     if options.PUBLIC_N is not None:

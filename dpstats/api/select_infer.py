@@ -27,16 +27,8 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
-from ._common import (
-    OptionsDoor,
-    Settings,
-    call_of,
-    check_budget,
-    door_docstring,
-    frame_schema,
-    read_data,
-    run,
-)
+from ..schema import Schema
+from ._common import OptionsDoor, Settings, call_of, check_budget, door_docstring, read_data, run
 from .glm import dp_glm
 from .lm import dp_lm
 
@@ -146,7 +138,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     settings = Settings.check(given)
     options = m.SelectInferOptions.check(given)
     check_budget(settings.accountant, options.eps, options.delta)
-    schema = frame_schema(bounds, levels, na_action, neighbouring, eps=options.eps)
+    schema = Schema.declare(bounds=bounds, levels=levels, na_action=na_action, neighbouring=neighbouring)
     m.SelectInferOptions.PUBLIC_N.refuse_omit(schema)
     call = call_of(dp_select_infer, given)
     if bounds_eps is not None:
