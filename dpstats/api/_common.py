@@ -19,11 +19,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from .. import engines
 from ..formula import ModelFrame
 from ..schema import Schema, default_na_action
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
-from ..privacy.accountant import Accountant, LedgerEntry
+from ..privacy.accountant import Accountant
 from ..privacy.bounds import PrivateBounds, bounds_step
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
@@ -85,7 +86,8 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     plan = door.plan(frame, dd)
     if step is not None:
         step.add_to(plan)
-    charge(accountant, plan.entries, door.label)
+    if accountant is not None:  # refused without spending beyond the budget
+        accountant.spend(plan.entries, label=door.label)
     released = door.release(frame, plan, noise)
     result = door.result(frame, plan, released, plan.statement(dd, noise), noise)
     if step is not None:
@@ -110,22 +112,6 @@ def check_budget(accountant: Accountant | None, eps: float, delta: float = 0.0) 
     a non-private fit, costs nothing)."""
     if accountant is not None and eps is not None:
         accountant.check(eps, 0.0 if math.isinf(eps) else delta)
-
-
-def read_data(data: Any, formula: str | None, **how: Any) -> Any:
-    """The data as a door reads it: the engines layer decides what is accepted and reads only the
-    formula's columns (:func:`dpstats.engines.as_data`: pandas, polars, Arrow, DuckDB, streams, Dask);
-    a type no door reads is refused, named, before anything is read or spent."""
-    from .. import engines
-
-    return engines.as_data(data, formula, **how)
-
-
-def not_in_memory(data: Any) -> str | None:
-    """The type of data a door does not hold in memory (streamed, Dask, DuckDB), else None."""
-    from .. import engines
-
-    return engines.type_name(data) if engines.is_engine_input(data) else None
 
 
 def _show_bounds(result: DPResult, step: PrivateBounds) -> None:
@@ -155,12 +141,6 @@ def n_is_public(neighbouring: str, mf: ModelFrame) -> bool:
     """n is public under replace-one-row unless the schema may drop rows (``na_action="omit"``,
     or a variable without declared bounds): then no message may quote it."""
     return neighbouring == "replace" and not mf.n_data_dependent
-
-
-def charge(accountant: Accountant | None, entries: list[LedgerEntry], label: str) -> None:
-    """Charge the planned ledger to the accountant (if any), or refuse without spending."""
-    if accountant is not None:
-        accountant.spend(entries, label=label)
 
 
 @contextmanager
@@ -286,7 +266,7 @@ def declare(
     Returns the options record with the eps, delta (where the method has one), bounds and schema
     the release uses, and the data as the door reads it.  ``statistics``: the door can run from
     sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :meth:`~dpstats.schema.Schema.declare`;
-    ``reading``: how :func:`read_data` reads (default: the formula's columns and the declared levels' ones).
+    ``reading``: how :func:`dpstats.engines.as_data` reads (default: the formula's columns and the declared levels' ones).
     """
     if nonprivate and settings.strict:  # refused before anything else; warned after the other checks
         warn_if_nonprivate(options.eps, True, nonprivate)
@@ -294,7 +274,7 @@ def declare(
     delta = options.delta if has_delta else 0.0
     check_budget(settings.accountant, options.eps, delta)
     reading = {"keep": [given["levels"]]} | reading
-    data = read_data(given["data"], given["formula"], statistics=statistics, **reading)
+    data = engines.as_data(given["data"], given["formula"], statistics=statistics, **reading)
     neighbouring = given["neighbouring"]
     bounds, eps, delta = bounds_step(
         options.bounds,
@@ -302,7 +282,7 @@ def declare(
         delta,
         bounds_eps=given.get("bounds_eps"),
         neighbouring=neighbouring,
-        streamed=not_in_memory(data),
+        streamed=engines.type_name(data) if engines.is_engine_input(data) else None,
     )
     schema = Schema.declare(  # eps = inf: a non-private reference run, which names no step of the schema
         bounds=bounds,

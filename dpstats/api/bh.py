@@ -15,13 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .. import engines
 from ..formula import model_frame, refuse_offset
 from ..methods import bh as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
-from ._common import OptionsDoor, Settings, call_of, check_budget, declare, door_docstring, read_data, run
+from ._common import OptionsDoor, Settings, call_of, check_budget, declare, door_docstring, run
 
 
 @door_docstring
@@ -136,7 +137,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     ['x0']
     """
     if isinstance(p_values, str):  # the formula route: its data as the door reads it
-        data = read_data(data, p_values, keep=[levels])
+        data = engines.as_data(data, p_values, keep=[levels])
     given = locals()
     settings = Settings.check(given)
     options = m.BHOptions.check(given)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from .. import engines
 from ..errors import DataError, NonPrivateWarning
 from ..formula import missing_counts, model_frame
 from ..geometry import resolve_box
@@ -28,7 +29,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.select_infer import SelectInferResult
 from ..schema import Schema
-from ._common import OptionsDoor, Settings, call_of, check_budget, door_docstring, read_data, run
+from ._common import OptionsDoor, Settings, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
 from .lm import dp_lm
 
@@ -133,7 +134,10 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     >>> len(res.selected), res.tidy().columns[0]
     (3, 'term')
     """
-    given = {**locals(), "data": read_data(data, formula, keep=[levels])}  # polars, Arrow, DuckDB as pandas
+    given = {
+        **locals(),
+        "data": engines.as_data(data, formula, keep=[levels]),
+    }  # polars, Arrow, DuckDB as pandas
     data = given["data"]
     settings = Settings.check(given)
     options = m.SelectInferOptions.check(given)

@@ -1,7 +1,7 @@
 """Data where it lives: the one place that decides which data objects a front door accepts.
 
 Every front door reads its ``data`` through :func:`as_data` (and ``engines.refuse_unknown``
-is the check behind :func:`dpstats.api._common.read_data`), so the list of
+is the check behind :func:`dpstats.api._common.declare`), so the list of
 accepted types is written once, here:
 
 =====================================================  ==========================================
