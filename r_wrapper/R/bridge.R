@@ -12,7 +12,9 @@
   else NA_character_
 }
 
-.as_bytes <- function(x) writeBin(as.double(x), raw(), endian = "little")
+# Columns as one attachment of little-endian doubles, written to the channel column by column
+# (channel.R's .dp_send): no copy of the whole block is made in R.
+.as_doubles <- function(cols) structure(lapply(unname(cols), as.double), class = "dp_doubles")
 
 # A matrix as data: its columns become the data frame's (V1, V2, ... when it has no column names).
 .matrix_frame <- function(m) {
@@ -53,8 +55,8 @@
     list(codes = as.double(as.integer(f)), levels = as.list(levels(f)))
   })
   list(names = as.list(nm), n = nrow(df), kinds = as.list(kinds),
-       numeric = .as_bytes(unlist(lapply(df[num], as.double), use.names = FALSE)),
-       codes = .as_bytes(unlist(lapply(coded, `[[`, "codes"), use.names = FALSE)),
+       numeric = .as_doubles(df[num]),
+       codes = .as_doubles(lapply(coded, `[[`, "codes")),
        levels = lapply(coded, `[[`, "levels"), contrasts = contr$columns, default_contrasts = contr$default)
 }
 

@@ -87,9 +87,12 @@ sys.exit(main(sys.argv[1:]))"
 
 .dp_send <- function(ch, header, blobs) {
   json <- charToRaw(enc2utf8(header))
-  writeBin(as.double(c(length(json), length(blobs), lengths(blobs))), ch$to, endian = "little")
+  sizes <- vapply(blobs, function(b) if (is.raw(b)) length(b) else 8 * sum(lengths(b)), numeric(1))
+  writeBin(as.double(c(length(json), length(blobs), sizes)), ch$to, endian = "little")
   writeBin(json, ch$to)
-  for (b in blobs) writeBin(b, ch$to)
+  for (b in blobs) {
+    if (is.raw(b)) writeBin(b, ch$to) else for (column in b) writeBin(column, ch$to, endian = "little")
+  }
   flush(ch$to)
 }
 
@@ -218,7 +221,7 @@ sys.exit(main(sys.argv[1:]))"
 # ---- R values as JSON the way reticulate converted them: a length-one vector is a scalar, a longer
 # one an array, a named list an object, NULL null; doubles stay floats (5 is 5.0) with every bit kept
 # (17 digits), NaN/NA and infinities are JSON's NaN and Infinity (Python reads them). Raw vectors
-# travel as attachments, handles and the bridge as references.
+# and columns of doubles (.as_doubles) travel as attachments, handles and the bridge as references.
 
 .to_json <- function(x, blobs) {
   if (is.null(x)) return("null")
@@ -227,7 +230,7 @@ sys.exit(main(sys.argv[1:]))"
     return(sprintf('{"$dpstats":["handle",%s,%s]}', x$id, .json_string(x$session$token)))
   }
   if (inherits(x, "dp_bridge")) return('{"$dpstats":["bridge"]}')
-  if (is.raw(x)) {
+  if (is.raw(x) || inherits(x, "dp_doubles")) {
     blobs$list[[length(blobs$list) + 1L]] <- x
     return(sprintf('{"$dpstats":["raw",%d]}', length(blobs$list) - 1L))
   }
