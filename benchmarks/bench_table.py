@@ -199,6 +199,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(
             f"--skip: unknown section(s) {sorted(skip - set(SECTIONS))}; choose from {', '.join(SECTIONS)}"
         )
+    if skip and args.readme:  # the README's table is one measurement: a skipped section would vanish from it
+        parser.error("--readme re-measures the README's whole table; run it without --skip")
     command = "python benchmarks/bench_table.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     rows = collect(tuple(s for s in SECTIONS if s not in skip), args.quick, args.dask_rows)
     text = document(rows, command.strip())

@@ -134,13 +134,28 @@ def test_main_writes_results_and_splices_the_readme(tmp_path, monkeypatch):
         bench_table, "_section_rows", lambda name, quick, dask_rows: [dict(FAKE[0], work=name)]
     )
     out = tmp_path / "results" / "table.md"
-    bench_table.main(["--skip", "dask,r", "--out", str(out), "--readme"])
+    bench_table.main(["--skip", "dask,r", "--out", str(out)])
     results = out.read_text(encoding="utf-8")
     assert [r[0] for r in _table_lines(results)[2:]] == ["scale", "knockoff", "import"]
     assert "--skip dask,r" in results.splitlines()[0]
+    bench_table.main(["--out", str(out), "--readme"])
+    results = out.read_text(encoding="utf-8")
+    assert [r[0] for r in _table_lines(results)[2:]] == list(bench_table.SECTIONS)
     assert results.strip() in readme.read_text(encoding="utf-8")
     with pytest.raises(SystemExit):
         bench_table.main(["--skip", "gpu", "--out", str(out)])
+
+
+def test_readme_is_never_spliced_from_a_table_with_sections_left_out(tmp_path, monkeypatch, capsys):
+    readme = tmp_path / "README.md"
+    before = f"intro\n{bench_table.BEGIN}\n| old whole table |\n{bench_table.END}\nend\n"
+    readme.write_text(before, encoding="utf-8")
+    monkeypatch.setattr(bench_table, "README", readme)
+    monkeypatch.setattr(bench_table, "_section_rows", lambda *a: pytest.fail("nothing is measured"))
+    with pytest.raises(SystemExit):
+        bench_table.main(["--skip", "r", "--out", str(tmp_path / "t.md"), "--readme"])
+    assert "without --skip" in capsys.readouterr().err
+    assert readme.read_text(encoding="utf-8") == before
 
 
 def test_the_repository_readme_has_one_performance_section_between_markers():
