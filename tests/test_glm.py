@@ -331,3 +331,23 @@ def test_intervals_are_withheld_when_the_released_hessian_is_too_noisy():
     assert fit.withheld and "withheld" in fit.inference
     assert fit.tidy()["std.error"].isna().all() and fit.tidy()["conf.low"].isna().all()
     assert np.all(np.isfinite(fit.coefficients))
+
+
+def test_nonprivate_reference_drops_incomplete_rows_as_r_glm_and_private_fit_refuses_it():
+    """As dp_lm (schema.PublicN): na_action="omit" refused at a finite eps; at eps = inf the IRLS fit
+    drops the incomplete rows as R's glm(na.action = na.omit) and equals statsmodels' GLM (1e-6)."""
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.uniform(-1, 1, (300, 2)), columns=["a", "b"])
+    df["y"] = (rng.uniform(size=300) < 1 / (1 + np.exp(-2 * df.a))).astype(float)
+    df.loc[[3, 50], "b"] = np.nan
+    with pytest.raises(dp.PrivacyParameterError, match='dp_glm cannot use na_action="omit"'):
+        dp.dp_glm("y ~ a + b", df, eps=1.0, delta=1e-6, bounds=(-1, 1), na_action="omit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.NonPrivateWarning)
+        fit = dp.dp_glm("y ~ a + b", df, eps=math.inf, bounds=(-1, 1), na_action="omit")
+    reference = smf.glm("y ~ a + b", df, family=sm.families.Binomial()).fit()
+    assert fit.n == 298
+    np.testing.assert_allclose(fit.coef().to_numpy(), reference.params.to_numpy(), atol=1e-6)
