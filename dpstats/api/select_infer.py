@@ -134,14 +134,12 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     >>> len(res.selected), res.tidy().columns[0]
     (3, 'term')
     """
-    given = {
-        **locals(),
-        "data": engines.as_data(data, formula, keep=[levels]),
-    }  # polars, Arrow, DuckDB as pandas
-    data = given["data"]
+    given = locals()
     settings = Settings.check(given)
     options = m.SelectInferOptions.check(given)
     check_budget(settings.accountant, options.eps, options.delta)
+    engines.require_rows(data, "dp_select_infer", "its rows are split into two parts at random")
+    data = engines.as_data(data, formula, keep=[levels])  # polars, Arrow, DuckDB as pandas
     schema = Schema.declare(bounds=bounds, levels=levels, na_action=na_action, neighbouring=neighbouring)
     m.SelectInferOptions.PUBLIC_N.refuse_omit(schema)
     call = call_of(dp_select_infer, given)

@@ -101,11 +101,6 @@ class SelectInferOptions(Options):
             )
         if select == "two_stage" and given["k"] is None:
             raise PrivacyParameterError("select='two_stage' needs k, the number of terms to select.")
-        if not isinstance(given["data"], pd.DataFrame):
-            raise DataError(
-                "dp_select_infer needs an in-memory pandas DataFrame (the rows are split), "
-                f"got {type(given['data']).__name__}."
-            )
         if given["strict"] and given["bounds"] is None:
             raise PrivacyParameterError(
                 "strict=True needs declared bounds (bounds=...): dp_lm on part B would otherwise clip to the data's range."
