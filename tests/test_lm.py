@@ -297,7 +297,7 @@ def test_lambda_min_sensitivity_without_intercept_by_random_search():
     """No intercept: fitting rows w_j = x_j/h_j; |Δλ_min| <= R² = Σ_j (max(|lo_j|, |hi_j|)/h_j)²."""
     rng = np.random.default_rng(7)
     lo, hi = np.array([0.0, -1.0]), np.array([4.0, 3.0])
-    coords = m.Coordinates((lo + hi) / 2, (hi - lo) / 2, 0.0, 1.0, False)
+    coords = m.Coordinates((lo + hi) / 2, (hi - lo) / 2, False, y_center=0.0, y_half=1.0)
     T = coords.transform()[:-1, :-1]
     worst = 0.0
     for _ in range(3000):

@@ -88,7 +88,7 @@ def run_cell(
 ) -> dict:
     rng = np.random.default_rng(seed)
     eta = np.r_[0.2, np.linspace(0.3, -0.3, p)]
-    coords = m.Coordinates(np.zeros(p), np.ones(p), 0.0, 1.0, True)
+    coords = m.Coordinates(np.zeros(p), np.ones(p), True, y_center=0.0, y_half=1.0)
     pl = m.plan(m.LMOptions.partial(eps=eps, delta=delta, lambda_share=m.LAMBDA_SHARE), coords, n=n)
     A = _statistics(n, design(p), eta, trials, rng)
     hits, ratios, ridge_on = np.zeros(p + 1), [], 0

@@ -620,7 +620,7 @@ def lm_statistics_case(
         grams.append(V.T @ V)
     plan = lm.plan(
         lm.LMOptions.partial(eps=eps, delta=delta, lambda_share=lm.LAMBDA_SHARE),
-        lm.Coordinates(np.zeros(1), np.ones(1), 0.0, 1.0, True),
+        lm.Coordinates(np.zeros(1), np.ones(1), True, y_center=0.0, y_half=1.0),
         n=10**9 if split else None,  # a public n this large chooses the block-by-block Laplace release
     )
     iu = np.triu_indices(3)

@@ -132,6 +132,7 @@ from ..privacy.plan import Plan
 from ..privacy.statement import DataDependence
 from ..schema import PublicN, Schema
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ._coordinates import DesignCoordinates
 from ._options import Options
 
 CBIND = re.compile(r"^\s*cbind\(\s*([A-Za-z._][A-Za-z0-9._]*)\s*,\s*([A-Za-z._][A-Za-z0-9._]*)\s*\)\s*$")
@@ -190,36 +191,13 @@ def response_range(
 
 
 @dataclass(frozen=True)
-class Coordinates:
-    """The public affine map between fitting coordinates θ and the formula's coefficients β.
-
-    With an intercept, w = (1, z), z_j = (x_j − c_j)/h_j; without one, w_j = x_j/h_j.
-    """
-
-    x_center: np.ndarray
-    x_half: np.ndarray
-    intercept: bool
-
-    @property
-    def p(self) -> int:
-        return int(self.x_center.size)
-
-    @property
-    def k(self) -> int:
-        return self.p + int(self.intercept)
-
-    def _max_abs(self) -> np.ndarray:
-        if self.intercept:
-            return np.ones(self.k)
-        return (np.abs(self.x_center) + self.x_half) / self.x_half
-
-    def row_norm_sq(self) -> float:
-        """D: the largest squared norm of a fitting row."""
-        return float(np.sum(self._max_abs() ** 2))
+class Coordinates(DesignCoordinates):
+    """dp_glm's fitting coordinates (:mod:`dpstats.methods._coordinates`): with an intercept,
+    w = (1, z), z_j = (x_j − c_j)/h_j; without one, w_j = x_j/h_j."""
 
     def fourth_powers(self) -> float:
         """A₄ = Σ_j max|w_j|⁴."""
-        return float(np.sum(self._max_abs() ** 4))
+        return float(np.sum(self.max_abs() ** 4))
 
     def rows(self, X: np.ndarray) -> np.ndarray:
         """Fitting rows of a design X (columns without the intercept), clipped to the box."""
@@ -228,21 +206,6 @@ class Coordinates:
         if self.intercept:
             return np.column_stack([np.ones(X.shape[0]), (Xc - self.x_center) / self.x_half])
         return Xc / self.x_half
-
-    def linear(self) -> tuple[np.ndarray, np.ndarray]:
-        """(a, L) with β = a + L θ (intercept first)."""
-        k = self.k
-        L = np.zeros((k, k))
-        if not self.intercept:
-            return np.zeros(k), np.diag(1.0 / self.x_half)
-        L[0, 0] = 1.0
-        L[0, 1:] = -self.x_center / self.x_half
-        L[1:, 1:] = np.diag(1.0 / self.x_half)
-        return np.zeros(k), L
-
-    def to_original(self, theta: np.ndarray) -> np.ndarray:
-        a, L = self.linear()
-        return a + theta @ L.T
 
 
 def sensitivities(coords: Coordinates, resp: Response) -> tuple[float, float]:

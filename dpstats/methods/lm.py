@@ -107,6 +107,7 @@ from ..privacy.plan import Plan
 from ..schema import PublicN, Schema
 from ..stats import CrossStats
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ._coordinates import DesignCoordinates
 from ._options import Options
 
 LAMBDA_SHARE = 0.1
@@ -116,30 +117,18 @@ FAILURE_PROB = 0.05
 INTERVALS = ("pivot", "percentile")
 
 
-@dataclass(frozen=True)
-class Coordinates:
-    """The public affine map between the unit-box statistics and the formula's coefficients.
+@dataclass(frozen=True, kw_only=True)
+class Coordinates(DesignCoordinates):
+    """dp_lm's fitting coordinates: the design's (:mod:`dpstats.methods._coordinates`) and the
+    response's, mapped from its declared bounds (centre ``y_center``, half-width ``y_half``).
 
-    Fitting coordinates: with an intercept, w = (1, z) and r = u; without one,
-    w_j = x_j/h_j and r = y/h_y (the model y = xᵀβ is kept; no centring).
-    ``transform()`` maps v = (1, z, u) to (w, r); ``to_original`` maps θ (fitting)
-    to β (formula).
+    With an intercept, w = (1, z) and r = u; without one, w_j = x_j/h_j and r = y/h_y.
+    ``transform()`` maps the unit-box statistics' v = (1, z, u) to (w, r); ``to_original`` maps θ
+    (fitting) to β (formula).  The response's fields are keyword-only.
     """
 
-    x_center: np.ndarray
-    x_half: np.ndarray
     y_center: float
     y_half: float
-    intercept: bool
-
-    @property
-    def p(self) -> int:
-        return int(self.x_center.size)
-
-    @property
-    def k(self) -> int:
-        """Number of coefficients."""
-        return self.p + int(self.intercept)
 
     def transform(self) -> np.ndarray:
         """T with (w, r) = T v, shape (k + 1, p + 2)."""
@@ -153,29 +142,13 @@ class Coordinates:
         T[p, p + 1] = 1.0
         return T
 
-    def row_norm_sq(self) -> float:
-        """R²: the largest squared norm of a row w in fitting coordinates."""
-        if self.intercept:
-            return float(self.p + 1)
-        return float(np.sum(((np.abs(self.x_center) + self.x_half) / self.x_half) ** 2))
-
     def linear(self) -> tuple[np.ndarray, np.ndarray]:
-        """(a, L) with β = a + L θ."""
-        p, h_y = self.p, self.y_half
-        if not self.intercept:
-            return np.zeros(p), np.diag(h_y / self.x_half)
-        L = np.zeros((p + 1, p + 1))
-        L[0, 0] = h_y
-        L[0, 1:] = -h_y * self.x_center / self.x_half
-        L[1:, 1:] = np.diag(h_y / self.x_half)
-        a = np.zeros(p + 1)
-        a[0] = self.y_center
-        return a, L
-
-    def to_original(self, theta: np.ndarray) -> np.ndarray:
-        """β = a + L θ for θ of shape (..., k)."""
-        a, L = self.linear()
-        return a + theta @ L.T
+        """(a, L) with β = a + L θ: the design's map scaled by the response's half-width, and the
+        intercept shifted by its centre."""
+        a, L = super().linear()
+        if self.intercept:
+            a[0] = self.y_center
+        return a, self.y_half * L
 
 
 @dataclass
@@ -326,7 +299,7 @@ def plan(
 
     Examples
     --------
-    >>> c = Coordinates(np.zeros(2), np.ones(2), 0.0, 1.0, True)
+    >>> c = Coordinates(np.zeros(2), np.ones(2), True, y_center=0.0, y_half=1.0)
     >>> pl = plan(LMOptions.partial(eps=1.0, delta=0.0, lambda_share=LAMBDA_SHARE), c)
     >>> [round(e.eps, 3) for e in pl.entries], pl.noise
     ([0.1, 0.9], 'laplace')
@@ -575,7 +548,7 @@ def release_statistics(gram: np.ndarray, n: int, pl: LMPlan, noise) -> LMFit:
     >>> rng = np.random.default_rng(0)
     >>> z = rng.uniform(-1, 1, (5000, 2)); u = 0.5 * z[:, 0] + 0.1 * rng.normal(size=5000)
     >>> v = np.c_[np.ones(5000), z, np.clip(u, -1, 1)]
-    >>> c = Coordinates(np.zeros(2), np.ones(2), 0.0, 1.0, True)
+    >>> c = Coordinates(np.zeros(2), np.ones(2), True, y_center=0.0, y_half=1.0)
     >>> fit = release_statistics(v.T @ v, 5000, plan(LMOptions.partial(eps=5.0, delta=1e-6, lambda_share=LAMBDA_SHARE), c), NoiseSource(1))
     >>> bool(abs(fit.coefficients[1] - 0.5) < 0.05)
     True
@@ -833,7 +806,7 @@ def bootstrap(
     Examples
     --------
     >>> from dpstats.privacy.randomness import NoiseSource
-    >>> c = Coordinates(np.zeros(1), np.ones(1), 0.0, 1.0, True)
+    >>> c = Coordinates(np.zeros(1), np.ones(1), True, y_center=0.0, y_half=1.0)
     >>> rng = np.random.default_rng(0)
     >>> z = rng.uniform(-1, 1, 2000); u = np.clip(0.3 * z + 0.2 * rng.normal(size=2000), -1, 1)
     >>> v = np.c_[np.ones(2000), z, u]
@@ -900,9 +873,9 @@ def stacked_gram(
     coords = Coordinates(
         x_box.center[keep],
         x_box.halfwidth[keep],
-        float(y_box.center[0]),
-        float(y_box.halfwidth[0]),
         intercept,
+        y_center=float(y_box.center[0]),
+        y_half=float(y_box.halfwidth[0]),
     )
     return A, coords, ([intercept_name] if intercept else []) + [names[j] for j in keep]
 
