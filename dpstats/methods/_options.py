@@ -6,7 +6,7 @@ record (:meth:`Options.from_given`); the record keeps the fields the method need
 checked once by the record's ``check`` (a classmethod each method writes), and is then
 handed down unchanged: the door's frame, the method's ``plan(options, ...)`` and its
 ``release``.  The R-style ``call`` of a result is derived from the same arguments and
-the signature's defaults (:func:`dpstats.api._door.call_of`), never written by hand.
+the signature's defaults (:func:`dpstats.api._common.call_of`), never written by hand.
 
 The shared part of every record is the declared public schema (:class:`~dpstats.schema.Schema`):
 bounds, levels and the rule for missing values, declared before anything is read.
