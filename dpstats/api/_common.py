@@ -96,17 +96,6 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     return attach_diagnostics(result, diagnostics, lambda: door.diagnostics(frame, released))
 
 
-def warn_if_nonprivate(eps: float, strict: bool, what: str) -> None:
-    """eps = inf runs ``what`` without noise: refused under ``strict``, warned otherwise."""
-    if not math.isinf(eps):
-        return
-    if strict:
-        raise PrivacyParameterError(
-            "strict=True refuses eps = inf (a non-private analysis); give a finite eps."
-        )
-    warnings.warn(f"eps = inf: {what}, NOT private.", NonPrivateWarning, stacklevel=caller_stacklevel())
-
-
 def check_budget(accountant: Accountant | None, eps: float, delta: float = 0.0) -> None:
     """Refuse, before anything is read, a call the accountant's balance cannot pay (eps = inf, or None for
     a non-private fit, costs nothing)."""
@@ -268,8 +257,11 @@ def declare(
     sufficient statistics (streams, Dask, DuckDB); ``unbounded_fill`` and ``fills``: see :meth:`~dpstats.schema.Schema.declare`;
     ``reading``: how :func:`dpstats.engines.as_data` reads (default: the formula's columns and the declared levels' ones).
     """
-    if nonprivate and settings.strict:  # refused before anything else; warned after the other checks
-        warn_if_nonprivate(options.eps, True, nonprivate)
+    nonprivate_run = bool(nonprivate) and math.isinf(options.eps)
+    if nonprivate_run and settings.strict:  # refused before anything else
+        raise PrivacyParameterError(
+            "strict=True refuses eps = inf (a non-private analysis); give a finite eps."
+        )
     has_delta = hasattr(options, "delta")
     delta = options.delta if has_delta else 0.0
     check_budget(settings.accountant, options.eps, delta)
@@ -284,21 +276,29 @@ def declare(
         neighbouring=neighbouring,
         streamed=engines.type_name(data) if engines.is_engine_input(data) else None,
     )
-    schema = Schema.declare(  # eps = inf: a non-private reference run, which names no step of the schema
+    schema = _declared_schema(given, bounds, eps, unbounded_fill=unbounded_fill, fills=fills)
+    if options.PUBLIC_N is not None:
+        options.PUBLIC_N.refuse_omit(schema)
+    if nonprivate_run:  # warned once the call's other checks have passed
+        warnings.warn(
+            f"eps = inf: {nonprivate}, NOT private.", NonPrivateWarning, stacklevel=caller_stacklevel()
+        )
+    changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
+    return replace(options, **changes), data
+
+
+def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, **fills: Any) -> Schema:
+    """The public schema of a door's call (``fills``: :meth:`~dpstats.schema.Schema.declare`'s
+    ``unbounded_fill`` and ``fills``).  eps None or inf: a non-private reference run, which names
+    no step of the schema."""
+    return Schema.declare(
         bounds=bounds,
         levels=given["levels"],
         na_action=given["na_action"],
-        neighbouring=neighbouring,
-        unbounded_fill=unbounded_fill,
+        neighbouring=given["neighbouring"],
         private=eps is not None and math.isfinite(eps),
-        fills=fills,
+        **fills,
     )
-    if options.PUBLIC_N is not None:
-        options.PUBLIC_N.refuse_omit(schema)
-    if nonprivate:
-        warn_if_nonprivate(options.eps, settings.strict, nonprivate)
-    changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
-    return replace(options, **changes), data
 
 
 RUN_SETTINGS = ("random_state", "accountant", "strict", "progress")
