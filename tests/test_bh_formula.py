@@ -242,6 +242,7 @@ BAD = [
     (dict(eps=None), PrivacyParameterError, "eps is needed"),
     (dict(eps=0.0), PrivacyParameterError, "eps must be a positive"),
     (dict(data=None), DataError, "a formula needs data="),
+    (dict(data=[[1.0, 2.0]]), DataError, "got a list. Convert it"),
     (dict(neighbouring="add_remove"), PrivacyParameterError, 'neighbouring="replace" only'),
     (dict(max_rejections=4), DataError, "1 <= max_rejections <= 3"),
     (dict(p_values="y ~ nothere"), FormulaError, "nothere"),

@@ -30,6 +30,9 @@ CALLS = {
     "dp_select_infer": lambda data, acc: dp.dp_select_infer(
         "y ~ .", data, eps=1.0, delta=1e-6, k=2, bounds=(-4, 4), accountant=acc
     ),
+    "dp_bh's formula route": lambda data, acc: dp.dp_bh(
+        "y ~ .", data=data, q=0.1, eps=1.0, bounds=(-4, 4), sigma=1.0, accountant=acc
+    ),
     "dp_glm at eps = inf": lambda data, acc: dp.dp_glm(
         "y ~ a", data, eps=math.inf, delta=1e-6, bounds=(-4, 4), accountant=acc
     ),

@@ -136,13 +136,12 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     >>> fit.rejected
     ['x0']
     """
-    if isinstance(p_values, str):  # the formula route: its data as the door reads it
-        data = engines.as_data(data, p_values, keep=[levels])
     given = locals()
     settings = Settings.check(given)
     options = m.BHOptions.check(given)
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
     if options.route == m.MARGINAL_Z:  # the formula's data: the pre-steps of every door
+        engines.require_rows(data, "dp_bh's formula route", "the z-tests are computed from the model frame")
         options, data = declare({**given, "formula": p_values}, options, settings)
     elif options.route == m.PRIVATE:
         m.rejections(max_rejections, len(hypotheses.names))

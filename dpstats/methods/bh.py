@@ -325,9 +325,9 @@ def _formula_checks(given: Mapping[str, Any]) -> dict[str, Any]:
             'the formula route holds under neighbouring="replace" only: n is in every z-statistic\'s scale.'
         )
     data, bounds, sigma = given["data"], given["bounds"], given["sigma"]
-    if not isinstance(data, (pd.DataFrame, Mapping)):
+    if data is None:
         raise DataError(
-            f"a formula needs data= as a pandas DataFrame (or dict of columns); got {type(data).__name__}."
+            "a formula needs data=: a data frame (pandas, polars, Arrow, DuckDB) or a dict of columns."
         )
     if bounds is None or is_auto(bounds):
         raise PrivacyParameterError(
