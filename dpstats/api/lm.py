@@ -149,16 +149,10 @@ class LMDoor(DataDoor):
             x_box = design_box(bounds, mf, names)
             return m.box_with_intercept(x_box, mf.names, INTERCEPT), resolve_box(bounds, [mf.response])
 
-        resolved = {}
-
-        def remember(mf):
-            resolved["boxes"] = boxes(mf)
-            return resolved["boxes"]
-
         mf, stats = engines.sufficient_statistics(
             self.options.formula,
             self.data,
-            boxes=remember,
+            boxes=boxes,
             gram=True,
             drop_intercept=False,
             check_constant=self.nonprivate,  # OLS (eps = inf, NOT private) needs a non-singular Gram
@@ -167,8 +161,7 @@ class LMDoor(DataDoor):
         )
         refuse_offset(mf, "dp_lm")
         dd.name_frame_steps(mf)
-        x_box, y_box = resolved["boxes"]
-        return self._assemble(mf, stats.cross, x_box, y_box)
+        return self._assemble(mf, stats.cross, *stats.boxes)
 
     def _data_boxes(self, dd: DataDependence) -> tuple[Box, Box]:
         """The data's range as the box (a first pass): a named data-dependent step unless eps = inf."""

@@ -113,7 +113,6 @@ class PCADoor(DataDoor):
         """One pass for Σ xxᵀ of the clipped rows (two without bounds: the box is then the data's range)."""
         o = self.options
         data_box = self._data_box(dd) if o.bounds is None else None
-        resolved: dict = {}
 
         def boxes(mf):
             """Checks that need only the frame's names (run before the pass), then the box."""
@@ -121,7 +120,6 @@ class PCADoor(DataDoor):
             declared = None if o.bounds is None else declared_bounds(o.bounds, mf, response=False)
             box = data_box or design_box(declared, mf)
             m.check_equal_widths(box, mf.names, o.radius)
-            resolved["box"] = box
             return box, None
 
         mf, stats = self._pass(boxes=boxes, gram=True, row_bound=m.row_bound(o.bounds, o.radius))
@@ -129,7 +127,7 @@ class PCADoor(DataDoor):
         dd.name_frame_steps(mf)
         # warns when delta >= 1/n, where n is public (replace one row, no rows dropped by the schema)
         check_delta(o.delta, mf.n if n_is_public(o.neighbouring, mf) else None, allow_zero=False)
-        return PCAFrame(mf=mf, stats=stats, box=resolved["box"])
+        return PCAFrame(mf=mf, stats=stats, box=stats.boxes[0])
 
     def _data_box(self, dd: DataDependence) -> Box:
         dd.add(

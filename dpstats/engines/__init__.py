@@ -293,6 +293,7 @@ def _sufficient_statistics(
         transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
         stats = array_statistics(mf.X, mf.y, transform)
         stats.n_dropped, stats.n_filled = mf.n_dropped, mf.n_filled
+        stats.boxes = (transform.x_box, transform.y_box)
         return mf, stats
     source, layout, mf = _prepare(formula, data, drop_intercept, one_sided, progress, schema)
     transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
@@ -303,6 +304,7 @@ def _sufficient_statistics(
         exempt = factor_columns(layout.names, layout.terms, layout.prototype.factor_levels) | {INTERCEPT}
         raise_constant([layout.names[j] for j in constant if layout.names[j] not in exempt])
     mf.n_rows, mf.n_dropped, mf.n_filled = stats.n, stats.n_dropped, stats.n_filled
+    stats.boxes = (transform.x_box, transform.y_box)
     return mf, stats
 
 
@@ -445,22 +447,16 @@ def frame_and_cross_products(
     is a :class:`~dpstats.errors.DataError` (0 where n is private: no error may depend on it).
     """
     if is_engine_input(data):
-        resolved = {}
-
-        def remember(mf):
-            resolved["boxes"] = boxes(mf)
-            return resolved["boxes"]
-
         mf, stats = sufficient_statistics(
             formula,
             data,
-            boxes=remember,
+            boxes=boxes,
             gram=gram,
             drop_intercept=drop_intercept,
             schema=schema,
             min_rows=min_rows,
         )
-        return (mf, *resolved["boxes"], stats.cross)
+        return (mf, *stats.boxes, stats.cross)
     mf = model_frame(
         formula, data, drop_intercept=drop_intercept, defer_checks=True, schema=schema, min_rows=min_rows
     )

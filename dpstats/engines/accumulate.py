@@ -59,6 +59,9 @@ class EngineStats:
         Rows scaled back onto the ``row_bound`` ball (not private).
     chunks : int
         Number of chunks reduced.
+    boxes : (Box or None, Box or None)
+        The declared boxes of the design and the response the pass mapped and clipped the
+        values with (``boxes(mf)`` of :func:`dpstats.engines.sufficient_statistics`).
     """
 
     cross: CrossStats
@@ -67,6 +70,7 @@ class EngineStats:
     row_norm_max: float = 0.0
     n_rows_clipped: int = 0
     chunks: int = 1
+    boxes: tuple[Box | None, Box | None] = (None, None)
 
     @property
     def n(self) -> int:
