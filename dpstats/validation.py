@@ -83,6 +83,18 @@ def check_k(k, d: int, name: str = "k") -> int:
     return k
 
 
+def check_regression_rows(door: str, formula: str, n: int, coefficients: int, predictors: int) -> None:
+    """A regression's design against its rows: more rows than coefficients, and one predictor column
+    at least besides the intercept.  ``n`` must be public (the doors that call this require it)."""
+    if coefficients >= n:
+        raise DataError(
+            f"{door} needs more rows than coefficients, but n = {n} <= {coefficients}; use fewer terms, "
+            "or screen them first on part of the rows (dp_select_infer)."
+        )
+    if predictors == 0:
+        raise DataError(f"the formula '{formula}' has no predictor columns; {door} needs at least one.")
+
+
 def check_accountant(accountant) -> Accountant | None:
     if accountant is not None and not isinstance(accountant, Accountant):
         raise PrivacyParameterError(

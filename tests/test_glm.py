@@ -18,6 +18,7 @@ import json
 import math
 import shutil
 import subprocess
+import re
 import warnings
 
 import numpy as np
@@ -351,3 +352,24 @@ def test_nonprivate_reference_drops_incomplete_rows_as_r_glm_and_private_fit_ref
     reference = smf.glm("y ~ a + b", df, family=sm.families.Binomial()).fit()
     assert fit.n == 298
     np.testing.assert_allclose(fit.coef().to_numpy(), reference.params.to_numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("door", ["dp_lm", "dp_glm"])
+@pytest.mark.parametrize(
+    "formula, message",
+    [
+        ("y ~ .", "{door} needs more rows than coefficients, but n = 6 <= 7; use fewer terms"),
+        ("y ~ 1", "the formula 'y ~ 1' has no predictor columns; {door} needs at least one."),
+    ],
+)
+def test_regressions_refuse_designs_their_rows_cannot_fit_before_spending(door, formula, message):
+    """One rule for dp_lm and dp_glm (validation.check_regression_rows), before anything is spent:
+    more rows than coefficients (n = 6 rows read, public under replace-one-row with declared bounds)
+    and at least one predictor besides the intercept."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.uniform(-1, 1, (6, 6)), columns=[f"x{j}" for j in range(6)])
+    df["y"] = (df.x0 > 0).astype(float)
+    acc = dp.Accountant(eps=5.0, delta=1e-3)
+    with pytest.raises(dp.DataError, match=re.escape(message.format(door=door))):
+        getattr(dp, door)(formula, df, eps=1.0, delta=1e-6, bounds=(-1, 1), accountant=acc)
+    assert acc.spent_eps == 0 and acc.charges == []

@@ -199,7 +199,7 @@ def test_bad_input_spends_nothing(linear_data):
     bad = df.assign(g=np.where(df.y > 3, "hi", "lo"))
     with pytest.raises(DataError, match="numeric response"):
         dp.dp_lm("g ~ x1", bad, eps=1.0, bounds=BOUNDS, accountant=acc)
-    with pytest.raises(DataError, match="p >= n"):
+    with pytest.raises(DataError, match="needs more rows than coefficients"):
         dp.dp_lm("y ~ x1 + x2", df.head(3), eps=1.0, bounds=BOUNDS, accountant=acc)
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
         dp.dp_lm("y ~ x1 + x2", df, eps=1.0, strict=True, accountant=acc)

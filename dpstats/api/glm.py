@@ -27,7 +27,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
 from ..results.lm import fit_fields
-from ..validation import check_delta
+from ..validation import check_delta, check_regression_rows
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
@@ -228,12 +228,7 @@ class GLMDoor(DataDoor):
         return GLMFrame(mf, None, None, None, names, coords, resp, cb, passes=passes, keep=keep)
 
     def _check_size(self, n: int, k: int, p: int) -> None:
-        if k >= n:
-            raise DataError(f"dp_glm needs more rows than coefficients, but n = {n} <= {k}; use fewer terms.")
-        if p == 0:
-            raise DataError(
-                f"the formula '{self.options.formula}' has no predictor columns; dp_glm needs one."
-            )
+        check_regression_rows("dp_glm", self.options.formula, n, k, p)
         if not self.nonprivate:
             check_delta(self.options.delta, n)
 

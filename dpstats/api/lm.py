@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataError
 from ..formula import INTERCEPT, missing_counts, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
@@ -23,7 +22,7 @@ from ..privacy.bounds import PrivateBounds, declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import LMResult, fit_fields
-from ..validation import check_delta
+from ..validation import check_delta, check_regression_rows
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
@@ -186,15 +185,7 @@ class LMDoor(DataDoor):
 
     def _assemble(self, mf, cross, x_box: Box, y_box: Box) -> LMFrame:
         n, k = int(cross.n), len(mf.names)
-        if k >= n:
-            raise DataError(
-                f"dp_lm needs more rows than coefficients, but n = {n} <= {k} (p >= n); "
-                "screen first (dp_select_infer) or use fewer terms."
-            )
-        if k - int(INTERCEPT in mf.names) == 0:
-            raise DataError(
-                f"the formula '{self.options.formula}' has no predictor columns; dp_lm needs at least one."
-            )
+        check_regression_rows("dp_lm", self.options.formula, n, k, k - int(INTERCEPT in mf.names))
         if not self.nonprivate and self.options.delta > 0:
             check_delta(self.options.delta, n)
         gram, coords, terms = m.stacked_gram(cross, list(mf.names), x_box, y_box, INTERCEPT)
