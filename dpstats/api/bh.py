@@ -12,9 +12,15 @@ and releases them only through private BH.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from numpy.typing import ArrayLike
+
+from ..engines import InMemoryData
+from ..geometry import BoundsSpec
+from ..results.base import DPResult
 from .. import engines
 from ..formula import model_frame, refuse_offset
 from ..methods import bh as m
@@ -27,7 +33,7 @@ from ._common import OptionsDoor, Settings, call_of, check_budget, declare, door
 
 @door_docstring
 def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
-    p_values,
+    p_values: ArrayLike | Mapping[str, float] | DPResult | str,
     q: float = 0.1,
     eps: float | None = None,
     delta: float = 0.0,
@@ -35,8 +41,8 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     eta: float | None = None,
     truncate: float = m.TRUNCATE_DEFAULT,
     max_rejections: int | None = None,
-    data=None,
-    bounds=None,
+    data: InMemoryData | None = None,
+    bounds: BoundsSpec = None,
     sigma: float | None = None,
     levels: dict | None = None,
     na_action: str | None = None,

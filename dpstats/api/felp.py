@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
+from ..engines import InMemoryData
+from ..privacy.bounds import Bounds
 from .. import engines
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..geometry import Box, resolve_box
@@ -27,7 +28,7 @@ LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 @door_docstring
 def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data: pd.DataFrame,
+    data: InMemoryData,
     eps: float,
     lam: float | str | None = None,
     n_estimators: int = 20,
@@ -35,7 +36,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     select: int | None = None,
     variant: str = "strict",
     *,
-    bounds=None,
+    bounds: Bounds = None,
     bounds_eps: float | None = None,
     clip_norm: float | None = None,
     n_neighbors: int = m.N_NEIGHBORS,

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..engines import Data
+from ..geometry import BoundsSpec
 from .. import engines
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT, missing_counts, model_frame, refuse_offset
@@ -34,12 +36,12 @@ from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 @door_docstring
 def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data,
+    data: Data,
     eps: float,
     delta: float = 0.0,
     *,
     family: str = "binomial",
-    bounds=None,
+    bounds: BoundsSpec = None,
     conf_level: float = 0.95,
     pilot_steps: int = m.PILOT_STEPS,
     pilot_share: float = m.PILOT_SHARE,

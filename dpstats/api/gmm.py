@@ -12,8 +12,9 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
+from ..engines import InMemoryData
+from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataWarning, caller_stacklevel
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
@@ -34,12 +35,12 @@ from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_
 @door_docstring
 def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data: pd.DataFrame,
+    data: InMemoryData,
     k: int,
     eps: float,
     delta: float,
     *,
-    bounds=None,
+    bounds: Bounds = None,
     bounds_eps: float | None = None,
     method: str = "pca_cluster",
     groups: int | None = None,

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from ..engines import Data
+from ..privacy.bounds import RowNormBound
 from ..errors import PrivacyParameterError
 from .. import engines
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
@@ -42,14 +43,14 @@ IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's ca
 @door_docstring
 def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data: pd.DataFrame,
+    data: Data,
     eps: float,
     delta: float,
     fdr: float = 0.1,
     method: str = "II",
     statistic: str = "csm",
     *,
-    bounds: float | str | None = None,
+    bounds: RowNormBound = None,
     bounds_eps: float | None = None,
     sigma: float | None = None,
     beta_norm: float | None = None,

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..engines import Data
+from ..privacy.bounds import Bounds
 from ..formula import INTERCEPT, missing_counts, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
@@ -29,11 +31,11 @@ from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 @door_docstring
 def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data,
+    data: Data,
     eps: float,
     delta: float = 0.0,
     *,
-    bounds=None,
+    bounds: Bounds = None,
     bounds_eps: float | None = None,
     conf_level: float = 0.95,
     n_boot: int = 1000,

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..engines import Data
+from ..privacy.bounds import Bounds
 from ..formula import missing_counts, refuse_offset
 from ..geometry import Box, range_box
 from ..methods import pca as m
@@ -27,12 +29,12 @@ from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_
 @door_docstring
 def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data,
+    data: Data,
     k: int,
     eps: float,
     delta: float,
     *,
-    bounds=None,
+    bounds: Bounds = None,
     bounds_eps: float | None = None,
     radius: float | None = None,
     neighbouring: str = "replace",

@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..engines import InMemoryData
+from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataError, NonPrivateWarning
 from ..formula import missing_counts, model_frame
@@ -50,7 +52,7 @@ FIT_FIELDS = (
 @door_docstring
 def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data: pd.DataFrame,
+    data: InMemoryData,
     eps: float,
     delta: float = 0.0,
     *,
@@ -59,7 +61,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     family: str | None = None,
     k: int | None = None,
     split: float = 0.5,
-    bounds=None,
+    bounds: Bounds = None,
     bounds_eps: float | None = None,
     select_args: dict | None = None,
     conf_level: float = 0.95,
@@ -69,7 +71,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     na_action: str | None = None,
     random_state: RandomState = None,
     strict: bool = False,
-    accountant=None,
+    accountant: Accountant | None = None,
     diagnostics: bool = False,
 ) -> SelectInferResult:
     """Private selection on one part of the rows, then dp_lm (or dp_glm) on the selected terms on the other.

@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
+from ..engines import Data
+from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
@@ -35,11 +36,11 @@ from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 @door_docstring
 def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data: pd.DataFrame,
+    data: Data,
     eps: float,
     k: int | None = None,
     *,
-    bounds=None,
+    bounds: Bounds = None,
     bounds_eps: float | None = None,
     gamma: float = 0.5,
     center: str | None = None,

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
+from ..engines import InMemoryData
+from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
@@ -33,7 +34,7 @@ from ._common import DataDoor, Settings, call_of, declare, door_docstring, progr
 @door_docstring
 def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data: pd.DataFrame,
+    data: InMemoryData,
     eps: float,
     k: int | None = None,
     lam: float = 0.1,
@@ -48,7 +49,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     tol: float = 1e-4,
     second_stage: str | None = None,
     stage_fraction: float = 0.5,
-    bounds=None,
+    bounds: Bounds = None,
     bounds_eps: float | None = None,
     neighbouring: str = "replace",
     levels: dict | None = None,

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from ..engines import Data, InMemoryData
+from ..privacy.bounds import Bounds
 from ..errors import DataError, PrivacyParameterError
 from ..formula import ModelFrame, missing_counts
 from ..methods import privreg as m
@@ -37,7 +38,7 @@ from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, pr
 @door_docstring
 def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
-    data: pd.DataFrame | Sequence[pd.DataFrame],
+    data: Data | Sequence[InMemoryData],
     parties: Sequence[Sequence[str]] | Mapping[str, Sequence[str]],
     family: str = "gaussian",
     *,
@@ -50,7 +51,7 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     conf_level: float = 0.95,
     eps: float | None = None,
     delta: float | None = None,
-    bounds=None,
+    bounds: Bounds = None,
     bounds_eps: float | None = None,
     rounds: int = 10,
     eta_clip: float = 4.0,

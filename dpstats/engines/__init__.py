@@ -55,13 +55,15 @@ from ..geometry import Box
 from ..schema import Schema
 from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
-from .adapter import as_data, is_native, refuse_unknown, type_name
+from .adapter import Data, InMemoryData, as_data, is_native, refuse_unknown, type_name
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .duckdb_engine import DuckDBSource, on_duckdb
 from .layout import Layout, build_layout
 from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, stream
 
 __all__ = [
+    "Data",
+    "InMemoryData",
     "stream",
     "on_dask",
     "on_duckdb",

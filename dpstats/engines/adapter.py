@@ -60,14 +60,41 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
 from ..errors import DataError, DPStatsError
 
-__all__ = ["as_data", "refuse_unknown", "is_native", "type_name", "ACCEPTED"]
+__all__ = ["as_data", "refuse_unknown", "is_native", "type_name", "ACCEPTED", "InMemoryData", "Data"]
+
+if TYPE_CHECKING:  # the types of ``data=``, for type checkers; the optional libraries are not imported to run
+    import dask.dataframe
+    import duckdb
+    import polars
+    import pyarrow
+    import pyarrow.dataset
+
+    from .dask_engine import DaskSource
+    from .duckdb_engine import DuckDBSource
+    from .stream import Stream
+
+    InMemoryData: TypeAlias = (
+        pd.DataFrame
+        | Mapping[str, Sequence[Any]]
+        | polars.DataFrame
+        | polars.LazyFrame
+        | pyarrow.Table
+        | pyarrow.RecordBatch
+        | pyarrow.dataset.Dataset
+        | duckdb.DuckDBPyRelation
+        | tuple[duckdb.DuckDBPyConnection, str]
+    )
+    Data: TypeAlias = InMemoryData | Stream | DaskSource | DuckDBSource | dask.dataframe.DataFrame
+else:
+    InMemoryData = Data = Any  # data a door reads into memory (ACCEPTED, less streams and Dask), or any
 
 ACCEPTED = (
     "a pandas, polars (DataFrame or LazyFrame) or pyarrow (Table, RecordBatch or Dataset) data frame, "

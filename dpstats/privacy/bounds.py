@@ -68,13 +68,13 @@ import math
 import numbers
 from dataclasses import dataclass, field, replace
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 
 from ..errors import PrivacyParameterError
 from ..formula import ModelFrame, dummy_columns
-from ..geometry import Box, resolve_box
+from ..geometry import Box, BoundsSpec, resolve_box
 from ..formula._design import INTERCEPT
 from .accountant import LedgerEntry
 from .plan import Plan
@@ -357,6 +357,13 @@ class AutoBounds:
                 f"AutoBounds hint is a public scale and must be a positive finite number, got {self.hint}; "
                 "the sign of the data is found by the mechanism (the grid is symmetric)."
             )
+
+
+Bounds: TypeAlias = BoundsSpec | Literal["auto"] | AutoBounds
+"""``bounds=`` of a door that offers private bounds: declared (lo, hi) or per variable, ``"auto"``
+or :class:`AutoBounds` (released privately first), or None (the data's range, a named step)."""
+RowNormBound: TypeAlias = float | Literal["auto"] | AutoBounds | None
+"""dp_knockoff's ``bounds=``: one public bound B on the l2 norm of each row, or private, or None."""
 
 
 def _real(value, name: str) -> None:

@@ -47,11 +47,30 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from ..errors import PrivacyParameterError
 from . import events as ev
 from .calibration import gaussian_delta
+
+if TYPE_CHECKING:  # what compose() reads, for type checkers
+    from .accountant import Accountant, LedgerEntry
+    from .plan import Plan
+    from .statement import PrivacyStatement
+
+    class HasPrivacy(Protocol):
+        """A result: anything with a privacy statement."""
+
+        privacy: PrivacyStatement
+
+    Composable: TypeAlias = (
+        "HasPrivacy | PrivacyStatement | Plan | Accountant | LedgerEntry | ev.PrivacyEvent "
+        "| dict[str, Any] | Sequence[Composable]"
+    )
+else:
+    Composable = Any  # results, statements, plans, accountants, ledger entries, events, dicts, lists of these
 
 _GROUPS = 16
 _GRID = 200.0  # steps per factor e: 0.5 %
@@ -100,7 +119,7 @@ class Composition:
 
 
 # ----------------------------------------------------------------------------- collecting
-def collect(items) -> tuple[list[ev.PrivacyEvent], float, float]:
+def collect(items: Composable) -> tuple[list[ev.PrivacyEvent], float, float]:
     """The leaf events of ``items`` and the basic sums of their (eps, delta).
 
     ``items``: a result (``.privacy``), a privacy statement or plan (``.ledger``/``.entries``), an
@@ -428,7 +447,7 @@ def _candidates(method, parts, leaves, delta, delta_m, basic_eps, basic_delta) -
     return cands
 
 
-def compose(items, delta: float | None = None, method: str = "auto") -> Composition:
+def compose(items: Composable, delta: float | None = None, method: str = "auto") -> Composition:
     """The (eps, delta) that the steps of ``items`` cost together (module docstring).
 
     Parameters

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -55,7 +57,7 @@ class GLMResult(LMResult):
     def private(self) -> bool:
         return math.isfinite(self.privacy.eps)
 
-    def predict(self, newdata, type: str = "link") -> np.ndarray:  # noqa: A002 (R's argument name)
+    def predict(self, newdata: pd.DataFrame | dict, type: str = "link") -> np.ndarray:  # noqa: A002 (R's argument name)
         """Linear predictor (``type="link"``) or mean (``"response"``: probability, or expected count).
 
         Examples

@@ -77,7 +77,7 @@ class GMMResult(DPResult):
             )
         return mf.X
 
-    def predict(self, newdata) -> np.ndarray:
+    def predict(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
         """Most probable component (1..k) of each row of ``newdata`` (post-processing).
 
         ``newdata`` is a DataFrame with the formula's variables, or an array
@@ -85,11 +85,11 @@ class GMMResult(DPResult):
         """
         return map_assign(self._design(newdata), self.weights, self.means, self.covariances) + 1
 
-    def predict_proba(self, newdata) -> np.ndarray:
+    def predict_proba(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
         """Posterior probability of each component, shape (n, k)."""
         return posterior(self._design(newdata), self.weights, self.means, self.covariances)
 
-    def log_density(self, newdata) -> np.ndarray:
+    def log_density(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
         """Log-density of each row under the released mixture."""
         from scipy.special import logsumexp
 

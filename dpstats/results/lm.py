@@ -84,7 +84,7 @@ class LMResult(DPResult):
         t = self.table.set_index("term")
         return pd.DataFrame({lo: t["conf.low"], hi: t["conf.high"]})
 
-    def predict(self, newdata) -> np.ndarray:
+    def predict(self, newdata: pd.DataFrame | dict) -> np.ndarray:
         """Predictions Xβ̂ for the rows of ``newdata`` (post-processing of released estimates).
 
         Examples

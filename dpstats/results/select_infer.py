@@ -7,6 +7,8 @@ fit's own (z statistics, the family, deviances not released), and ``predict`` ta
 
 from __future__ import annotations
 
+import pandas as pd
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,7 +58,7 @@ class SelectInferResult(LMResult):
         """Part B's dp_glm fit, or None (dp_lm, or nothing selected)."""
         return self.fit if isinstance(self.fit, GLMResult) else None
 
-    def predict(self, newdata, type: str = "link") -> np.ndarray:  # noqa: A002 (R's argument name)
+    def predict(self, newdata: pd.DataFrame | dict, type: str = "link") -> np.ndarray:  # noqa: A002 (R's argument name)
         """Predictions from the selected terms (newdata holds the original columns); with a dp_glm fit
         ``type="response"`` gives the mean (probability or expected count), as :meth:`GLMResult.predict`."""
         from ..formula import model_frame, split_formula

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from ..formula import ModelFrame
 from .._io import jsonable
 from ..errors import DataError
 from ..plotting import Plot, coefficient_plot, new_figure, to_plot
@@ -108,7 +109,7 @@ class VerticalGLMResult(DPResult):
         df = self.p + (1 if self.family == "gaussian" else 0)
         return {"loglik": self.loglik_value, "df": df, "nobs": self.n}
 
-    def predict(self, newdata, type: str = "link") -> np.ndarray:
+    def predict(self, newdata: pd.DataFrame | dict, type: str = "link") -> np.ndarray:
         """Linear predictor (``type="link"``) or mean (``"response"``) for the rows of ``newdata``.
 
         Post-processing of the released coefficients on data the user supplies.
@@ -182,7 +183,7 @@ class VerticalGLMResult(DPResult):
 
     def set_model_summaries(
         self,
-        mf,
+        mf: ModelFrame,
         y: np.ndarray,
         eta: np.ndarray,
         *,
