@@ -13,6 +13,9 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import os
+import subprocess
+import sys
 import typing
 from pathlib import Path
 
@@ -21,6 +24,7 @@ import pytest
 import dpstats as dp
 from dpstats import catalog
 
+ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_FUNCTIONS = [name for name in dp.__all__ if inspect.isfunction(getattr(dp, name))]
 
 
@@ -114,3 +118,63 @@ def test_the_static_type_of_compose_items_evaluates():
     union = eval(names["Composable"], names)  # noqa: S307 (a recursive alias is written as a string)
     members = set(typing.get_args(union))
     assert {Accountant, LedgerEntry, PrivacyEvent, Plan, PrivacyStatement, names["HasPrivacy"]} <= members
+
+
+USER_SCRIPT = """
+import pandas as pd
+import polars as pl
+import dpstats as dp
+from dpstats import engines
+
+df = pd.DataFrame({"x": [1.0, 2.0], "y": [0.0, 1.0]})
+fit = dp.dp_lm("y ~ x", pl.DataFrame(df), eps=1.0, bounds=(-1, 1))
+reveal_type(fit)
+reveal_type(dp.dp_sis("y ~ .", engines.stream("d.parquet"), eps=1.0, k=1, bounds="auto"))
+dp.dp_felp("class ~ .", df, eps=1.0, bounds=dp.AutoBounds(share=0.2))
+dp.dp_knockoff("y ~ .", df, eps=1.0, delta=1e-6, bounds=3.0)
+dp.compose([fit, fit.privacy])
+dp.dp_glm("y ~ x", df, eps=1.0, delta=1e-6, bounds="auto")
+dp.dp_lm("y ~ x", df, eps="1")
+dp.dp_lm("y ~ x", df, eps=1.0, bound=(-1, 1))
+"""
+
+
+def test_a_type_checker_sees_each_doors_signature(tmp_path):
+    """mypy, as a user's editor or CI would run it on their script: the doors' signatures and result
+    types are seen through the package's lazy names (the generated dpstats/__init__.pyi and the
+    typed door_docstring), and the three wrong calls, only those, are reported."""
+    script = tmp_path / "analysis.py"
+    script.write_text(USER_SCRIPT)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--ignore-missing-imports",
+            "--follow-imports=silent",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=os.environ | {"MYPYPATH": str(ROOT)},
+        timeout=600,
+    )
+    out = run.stdout
+    assert 'Revealed type is "dpstats.results.lm.LMResult"' in out, out
+    assert 'Revealed type is "dpstats.results.sis.SISResult"' in out, out
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    lines = USER_SCRIPT.splitlines()
+    wrong = [i for i, line in enumerate(lines, 1) if line.startswith(("dp.dp_glm", 'dp.dp_lm("y ~ x", df'))]
+    assert sorted({int(e.split(":")[1]) for e in errors}) == wrong, out
+    assert 'Argument "bounds" to "dp_glm"' in out and 'Argument "eps" to "dp_lm"' in out
+    assert 'Unexpected keyword argument "bound" for "dp_lm"' in out
+
+
+def test_the_package_stub_is_current():
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_stub.py"), "--check"], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr

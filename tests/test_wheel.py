@@ -81,6 +81,8 @@ def test_wheel_holds_every_template_and_package(wheel):
     packages = sorted(p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "dpstats").rglob("__init__.py"))
     missing = [p for p in packages if f"{p}/__init__.py" not in names]
     assert not missing, f"packages not shipped in the wheel: {missing}"
+    typed = {"dpstats/py.typed", "dpstats/__init__.pyi"}  # PEP 561: type checkers read the installed package
+    assert typed <= names, f"not shipped in the wheel: {sorted(typed - names)}"
 
 
 def _fresh_venv(where: Path) -> Path:

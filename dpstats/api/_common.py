@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from .. import engines
 from ..formula import ModelFrame
@@ -301,11 +301,13 @@ def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, *
     )
 
 
+# a front door: door_docstring hands it back as it is, its signature kept for type checkers
+Door = TypeVar("Door", bound=Callable[..., Any])
 RUN_SETTINGS = ("random_state", "accountant", "strict", "progress")
 PLACEHOLDER = re.compile(r"^    \{([a-z][\w ,-]*?)(?:: ([^{}]*?))?\}\n", re.M)  # {name} or {name: words}
 
 
-def door_docstring(door: Callable) -> Callable:
+def door_docstring(door: Door) -> Door:
     """Finish a door's docstring (help(), the doctests and the R help pages all read the finished
     ``__doc__``): each line ``{name}`` or ``{name: words}`` (words may go on over indented lines) becomes
 
