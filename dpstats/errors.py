@@ -28,27 +28,88 @@ def caller_stacklevel() -> int:
 
 
 class DPStatsError(Exception):
-    """Base class of every error raised by dpstats."""
+    """Base class of every error raised by dpstats.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> try:
+    ...     dp.dp_lm("y ~ x", {"x": [0.1, 0.9], "y": [1.0, 2.0]}, eps=-1.0)
+    ... except dp.DPStatsError as err:  # every error dpstats raises, whatever its kind
+    ...     print(type(err).__name__)
+    PrivacyParameterError
+    """
 
 
 class FormulaError(DPStatsError, ValueError):
-    """The formula cannot be parsed or refers to something that does not exist."""
+    """The formula cannot be parsed or refers to something that does not exist.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> dp.dp_lm("y ~ z", {"x": [0.1, 0.9], "y": [1.0, 2.0]}, eps=1.0, bounds=(0, 5))
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.FormulaError: column 'z' in formula ... is not in the data. Check the spelling ...
+    """
 
 
 class DataError(DPStatsError, ValueError):
-    """The data cannot be used as given (missing, non-numeric, constant, too small)."""
+    """The data cannot be used as given (missing, non-numeric, constant, too small).
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> dp.dp_lm("y ~ x", {"x": [0.1, 0.9], "y": [1.0, 2.0]}, eps=1.0, bounds=(0, 5))
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.DataError: dp_lm needs more rows than coefficients, but n = 2 <= 2; use fewer terms, ...
+    """
 
 
 class PrivacyParameterError(DPStatsError, ValueError):
-    """A privacy parameter (eps, delta, bounds, neighbouring, strict) is invalid."""
+    """A privacy parameter (eps, delta, bounds, neighbouring, strict) is invalid.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> dp.dp_lm("y ~ x", {"x": [0.1, 0.9], "y": [1.0, 2.0]}, eps=0.0, bounds=(0, 5))
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.PrivacyParameterError: eps must be a positive finite number, got 0.0.
+    """
 
 
 class BudgetExceededError(DPStatsError):
-    """The accountant refused a spend that would exceed its budget."""
+    """The accountant refused a spend that would exceed its budget.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> acc = dp.Accountant(eps=1.0)
+    >>> dp.dp_lm("y ~ x", {"x": [0.1, 0.9, 0.5], "y": [1.0, 2.0, 1.5]}, eps=2.0, bounds=(0, 5),
+    ...          accountant=acc)
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.BudgetExceededError: this analysis needs (eps=2, delta=0) but the accountant has ...
+    >>> acc.spent_eps  # refused before anything was read or spent
+    0.0
+    """
 
 
 class AssumptionError(DPStatsError, ValueError):
-    """A mathematical assumption of the method does not hold for these inputs."""
+    """A mathematical assumption of the method does not hold for these inputs.
+
+    Examples
+    --------
+    >>> import dpstats as dp
+    >>> df = dp.datasets.fan_lv(n=400, d=10, random_state=0)
+    >>> dp.dp_knockoff("y ~ .", df, eps=1.0, delta=1e-6, bounds=5.0, sigma=1.0, beta_norm=5.0,
+    ...                c_min=1.0, lambda_min=0.5)  # the declared c_min cannot exceed B
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.AssumptionError: Assumption 3 fails: the smallest column norm C_min must exceed ...
+    """
 
 
 class EngineError(DPStatsError, RuntimeError):
@@ -56,7 +117,20 @@ class EngineError(DPStatsError, RuntimeError):
 
 
 class NonPrivateWarning(UserWarning):
-    """A data-dependent calibration step was used: it is not covered by the guarantee."""
+    """A data-dependent calibration step was used: it is not covered by the guarantee.
+
+    ``strict=True`` turns it into an error raised before anything is spent.
+
+    Examples
+    --------
+    >>> import warnings, dpstats as dp
+    >>> data = {"x": [0.1, 0.9, 0.5, 0.3], "y": [1.0, 2.0, 1.5, 1.2]}
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fit = dp.dp_lm("y ~ x", data, eps=1.0, n_boot=100, random_state=0)  # no bounds declared
+    >>> caught[0].category.__name__, str(caught[0].message)[:50]
+    ('NonPrivateWarning', 'data-dependent step not covered by the privacy gua')
+    """
 
 
 class DataWarning(UserWarning):
