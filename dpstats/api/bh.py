@@ -88,6 +88,8 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     p_values : array-like, pandas Series, dict, a private fit, or a formula
         Raw p-values in [0, 1] (names from a Series' index or a dict's keys, else H1, H2, ...), a fit as
         above, or a two-sided formula such as ``"y ~ ."`` (with ``data``, ``bounds`` and ``sigma``).
+        Nothing is checked on their values, which come from private data: a NaN counts as 1 and values
+        outside [0, 1] are clipped to it (a public rule, stated in the privacy statement).
     q : float
         Target FDR, in (0, 1).
     eps, delta : float

@@ -437,9 +437,27 @@ class Hypotheses:
     values_filled: int = 0
 
 
+P_VALUE_RULE = (
+    "p-values are mapped by a public rule before anything else: a missing (NaN) p-value counts as 1 "
+    "(never rejected) and values outside [0, 1] are clipped to it; nothing is checked on them"
+)
+
+
+def public_rule(p: np.ndarray) -> np.ndarray:
+    """:data:`P_VALUE_RULE`: p-values computed from private data are private, so no check on them may
+    refuse (a refusal would release that one of them is NaN or out of range; DESIGN, threat model).
+
+    Examples
+    --------
+    >>> public_rule(np.array([0.2, np.nan, 1.5, -0.1])).tolist()
+    [0.2, 1.0, 1.0, 0.0]
+    """
+    return np.where(np.isnan(p), 1.0, np.clip(p, 0.0, 1.0))
+
+
 def hypotheses(p_values) -> Hypotheses:
     """Names and p-values from an array, Series, dict, or a fit's ``tidy()`` (columns ``term`` and
-    ``p.value``, intercept left out); NaN or values outside [0, 1] are refused, naming none."""
+    ``p.value``, intercept left out), mapped by :func:`public_rule`: nothing is checked on their values."""
     if hasattr(p_values, "tidy"):
         table = p_values.tidy()
         missing = {"term", "p.value"} - set(getattr(table, "columns", []))
@@ -463,12 +481,7 @@ def hypotheses(p_values) -> Hypotheses:
         ) from None
     if p.ndim != 1 or p.size == 0:
         raise DataError(f"p_values must be a non-empty 1-d collection of numbers, got shape {p.shape}.")
-    if not ((p >= 0) & (p <= 1)).all():
-        # p-values computed from private data are private: the message names no value, index or count
-        raise DataError(
-            "p_values must lie in [0, 1] (and not be NaN); some do not. Fix or drop them before dp_bh "
-            "(the offending values are not shown: p-values computed from private data are private)."
-        )
+    p = public_rule(p)
     names = [f"H{i + 1}" for i in range(p.size)] if names is None else names
     if len(set(names)) < len(names):
         repeated = sorted({n for n in names if names.count(n) > 1})[:3]
@@ -544,7 +557,9 @@ def plan(options: BHOptions, m: int, setting: SlopeTests | None = None) -> BHPla
     if options.route == MARGINAL_Z:
         return _plan_marginal_z(options, m, k, setting)
     text = "declared" if options.eta_declared else "the default (not derived from your data)"
-    return _plan_peeling(options, m, k, options.eta, text)
+    plan = _plan_peeling(options, m, k, options.eta, text)
+    plan.notes.append(P_VALUE_RULE[0].upper() + P_VALUE_RULE[1:] + ".")
+    return plan
 
 
 def _plan_peeling(options: BHOptions, m: int, k: int, eta: float, eta_text: str) -> BHPlan:
