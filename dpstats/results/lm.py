@@ -143,8 +143,7 @@ class LMResult(DPResult):
         lines = self._coef_lines()
         lines += [
             "",
-            f"Residual standard error: {self.sigma:.4g} on {self.df_residual} degrees of freedom"
-            + ("" if self.inference.startswith("classical") else " (from the released yᵀy)"),
+            self._sigma_line(),
             f"{self.n_text()}; engine: {self.engine}; ridge λ = {self.ridge:.4g}",
             f"Intervals ({self.conf_level:g}): {self.inference}",
         ]
@@ -154,6 +153,20 @@ class LMResult(DPResult):
                 "the calibrated (de-shrunk) estimates, calibrated_estimates."
             )
         return lines
+
+    def _sigma_line(self) -> str:
+        """σ̂ as summary.lm prints it; a private σ̂ of 0 says why: the residual sum of squares from the
+        released yᵀy fell below 0 and was floored (the noise on yᵀy swamps the residual variance at this
+        eps), not that the fit is exact."""
+        df = f"{self.df_residual} degrees of freedom"
+        if self.inference.startswith("classical"):
+            return f"Residual standard error: {self.sigma:.4g} on {df}"
+        if self.sigma == 0:
+            return (
+                "Residual standard error: not resolved at this eps (the residual sum of squares from the "
+                f"released yᵀy is below 0, floored); {df}"
+            )
+        return f"Residual standard error: {self.sigma:.4g} on {df} (from the released yᵀy)"
 
     def summary(self) -> Summary:
         """Like ``summary.lm``: call, coefficient table with stars, residual standard error, privacy statement."""
