@@ -163,8 +163,8 @@ class LMResult(DPResult):
             return f"Residual standard error: {self.sigma:.4g} on {df}"
         if self.sigma == 0:
             return (
-                "Residual standard error: not resolved at this eps (the residual sum of squares from the "
-                f"released yᵀy is below 0, floored); {df}"
+                f"Residual standard error: not resolved at this eps on {df} (the residual sum of squares "
+                "from the released yᵀy is below 0, floored)"
             )
         return f"Residual standard error: {self.sigma:.4g} on {df} (from the released yᵀy)"
 

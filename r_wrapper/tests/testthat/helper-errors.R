@@ -41,7 +41,7 @@ error_cases <- function() {
     quote(dp_lm(y ~ x1, data = df, eps = 1, delta = 1.5, bounds = b)),
     quote(dp_select_infer(y ~ ., data = df, eps = 1, delta = 1e-6, k = 0, bounds = b)),
     quote(dp_bh(c(0.01, 0.2), q = 2, eps = 1)),
-    quote(dp_bh(c(-1, 0.5), q = 0.1, eps = 1)),
+    quote(dp_bh(c(0.01, 0.5), q = 0.1, eps = 1, max_rejections = 5)),
     quote(dp_bh(c(0.01, 0.5), q = 0.1, eps = -1)),
     quote(dp_plan("foo", n = 100, p = 10, eps = 1)),
     quote(dp_plan("dp_sis", n = 100, p = 10, eps = c(1, Inf))),

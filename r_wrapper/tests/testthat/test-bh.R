@@ -18,7 +18,9 @@ test_that("dp_bh: names kept, rejections, tidy, and raw p-values hidden unless a
 test_that("dp_bh: errors arrive as classed conditions before any spend", {
   skip_if_no_dpstats()
   acc <- dp_accountant(eps = 2)
-  expect_error(dp_bh(c(0.1, NA, 0.3), eps = 1, accountant = acc), "between 0 and 1", class = "dpstats_data_error")  # no value or position read from the data
+  # p-values from private data are mapped by a public rule (NA counts as 1, clipped to [0, 1]), never refused
+  mapped <- dp_bh(c(0.1, NA, 0.3), eps = 1, eta = 0.01, seed = 1, accountant = dp_accountant(eps = 2))
+  expect_true(any(grepl("counts as 1", mapped$privacy$notes, fixed = TRUE)))
   expect_error(dp_bh(c(0.1, 0.2), q = 1, eps = 1, accountant = acc), "q must be in",
                class = "dpstats_privacy_parameter_error")
   expect_error(dp_bh(c(0.1, 0.2), eps = 1, eta = 0, accountant = acc), "eta must be a positive",
