@@ -173,9 +173,9 @@ class GLMDoor(DataDoor):
         formula, cb = m.parse_cbind(self.options.formula)
         family = self.options.family
         if cb is None and family == "binomial":
-            mf, note = response_frame(formula, self.data, family, self.schema, check_constant=self.nonprivate)
+            mf, note = response_frame(formula, self.data, family, self.schema, check_constant=False)
         else:
-            mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=self.nonprivate), ""
+            mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
         failures = mf.offset
         mf.offset = None
         refuse_offset(mf, "dp_glm")

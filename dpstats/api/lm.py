@@ -19,6 +19,7 @@ from ..privacy.bounds import Bounds
 from ..formula import INTERCEPT, missing_counts, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
+from ..methods._aliased import LM_TOL, estimable_columns
 from ..privacy.accountant import Accountant
 from ..privacy.bounds import PrivateBounds, declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
@@ -127,6 +128,7 @@ class LMFrame:
     n: int
     names: list[str]
     n_clipped: int
+    estimable: np.ndarray | None = None  # eps = inf: the columns R's pivoted QR keeps (methods._aliased)
 
 
 @dataclass
@@ -156,7 +158,6 @@ class LMDoor(DataDoor):
             boxes=boxes,
             gram=True,
             drop_intercept=False,
-            check_constant=self.nonprivate,  # OLS (eps = inf, NOT private) needs a non-singular Gram
             progress=self.progress,
             schema=self.schema,
         )
@@ -191,7 +192,8 @@ class LMDoor(DataDoor):
         if not self.nonprivate and self.options.delta > 0:
             check_delta(self.options.delta, n)
         gram, coords, terms = m.stacked_gram(cross, list(mf.names), x_box, y_box, INTERCEPT)
-        return LMFrame(mf=mf, gram=gram, coords=coords, n=n, names=terms, n_clipped=int(cross.n_clipped))
+        estimable = estimable_rows(mf, terms) if self.nonprivate else None  # never on a private fit
+        return LMFrame(mf, gram, coords, n, terms, int(cross.n_clipped), estimable)
 
     def plan(self, frame: LMFrame, dd: DataDependence) -> m.LMPlan:
         level = self.bounds.level if isinstance(self.bounds, PrivateBounds) else None
@@ -199,7 +201,7 @@ class LMDoor(DataDoor):
         return m.plan(self.options, frame.coords, engine=engine, clipped_at=level, n=frame.n)
 
     def release(self, frame: LMFrame, plan: m.LMPlan, noise: NoiseSource) -> m.LMRelease:
-        return m.release(frame.gram, plan, noise)
+        return m.release(frame.gram, plan, noise, frame.estimable)
 
     def result(
         self,
@@ -228,11 +230,28 @@ class LMDoor(DataDoor):
         )
 
     def diagnostics(self, frame: LMFrame, released: m.LMRelease) -> dict:
-        exact = m.release_statistics(
-            frame.gram, frame.n, m.plan(replace(self.options, eps=math.inf), frame.coords), None
+        exact = m.release_statistics(  # the non-private diagnostic (asked for): R's lm, aliased columns NaN
+            frame.gram,
+            frame.n,
+            m.plan(replace(self.options, eps=math.inf), frame.coords),
+            None,
+            estimable_rows(frame.mf, frame.names),
         )
         return {
             **missing_counts(frame.mf),
             "values_clipped": frame.n_clipped,
             "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
         }
+
+
+def estimable_rows(mf, terms: list[str]) -> np.ndarray | None:
+    """The design columns (in ``terms``' order) that R's pivoted QR keeps, from the rows where the
+    frame holds them (in memory), else None (:func:`dpstats.methods.lm.ols_fit` then tests the cross
+    products).  Non-private: for eps = inf and the requested diagnostics only."""
+    from ..engines import ChunkedModelFrame
+
+    if isinstance(mf, ChunkedModelFrame):  # streamed, Dask, DuckDB: no rows held
+        return None
+    X = mf.X
+    names = list(mf.names)
+    return estimable_columns(X[:, [names.index(t) for t in terms]], LM_TOL)

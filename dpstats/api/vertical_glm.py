@@ -26,6 +26,7 @@ from ..privacy.bounds import Bounds
 from ..errors import DataError, PrivacyParameterError
 from ..formula import ModelFrame, missing_counts
 from ..methods import privreg as m
+from ..methods._aliased import GLM_TOL, estimable_columns, refuse_aliased
 from ..privacy.accountant import Accountant
 from ..privacy.bounds import declared_bounds
 from ..privacy.plan import Plan
@@ -193,6 +194,8 @@ class VerticalDoor(OptionsDoor):
         mf, response_note = m.response_frame(o.formula, frame, o.family, self.schema, check_constant=not o.dp)
         owner = m.assign_terms(mf, columns, names)
         m.check_response(mf.y, o.family, mf.response)
+        if not o.dp:  # the exact (non-private) fit: R's glm gives NA for aliased columns, BCD cannot
+            refuse_aliased("vertical_glm", list(mf.names), estimable_columns(mf.X, GLM_TOL))
         if o.dp and mf.offset is not None:
             raise PrivacyParameterError(
                 "offset() is not supported in DP mode: the sensitivity derivation bounds every offset a party "

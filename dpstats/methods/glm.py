@@ -116,7 +116,7 @@ import math
 import re
 import numbers
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -132,6 +132,7 @@ from ..privacy.plan import Plan
 from ..privacy.statement import DataDependence
 from ..schema import PublicN, Schema
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ._aliased import GLM_TOL, estimable_columns
 from ._coordinates import DesignCoordinates
 from ._options import Options
 
@@ -634,7 +635,18 @@ def irls(
     >>> fit = irls(X, np.array([0, 0, 1, 0, 1, 1.0]), np.ones(6), "binomial")
     >>> fit.iterations, round(float(fit.coefficients[1]), 4)  # R: 5 iterations, 1.214028
     (5, 1.214)
+
+    Columns aliased with those before them (R's pivoted QR at glm.fit's tolerance,
+    :mod:`dpstats.methods._aliased`) are not fitted: NaN coefficients (R's NA), NaN rows and columns
+    of ``vcov``, and the degrees of freedom and AIC of the rank, as R's ``glm``.
+
+    >>> fit = irls(np.c_[X, 2 * X[:, 1]], np.array([0, 0, 1, 0, 1, 1.0]), np.ones(6), "binomial")
+    >>> np.isnan(fit.coefficients).tolist(), fit.df_residual
+    ([False, False, True], 4)
     """
+    keep = estimable_columns(X, GLM_TOL)
+    if not keep.all():
+        return _with_aliased(irls(X[:, keep], y, m, family, intercept=intercept, tol=tol), keep)
     eta = _irls_start(y, m, family)
     dev_old, counted, beta, dev = math.inf, 0, np.zeros(X.shape[1]), math.nan
     for it in range(1, 101):
@@ -647,6 +659,16 @@ def irls(
             break
         dev_old = dev
     return _irls_fit(X, y, m, family, beta, dev, counted or it, intercept)
+
+
+def _with_aliased(fit: IRLSFit, keep: np.ndarray) -> IRLSFit:
+    """The fit on the estimable columns ``keep``, its coefficients and vcov spread over all the
+    columns with NaN for the aliased ones."""
+    coefficients = np.full(keep.size, np.nan)
+    coefficients[keep] = fit.coefficients
+    vcov = np.full((keep.size, keep.size), np.nan)
+    vcov[np.ix_(keep, keep)] = fit.vcov
+    return replace(fit, coefficients=coefficients, vcov=vcov)
 
 
 def _irls_start(y: np.ndarray, m: np.ndarray, family: str) -> np.ndarray:

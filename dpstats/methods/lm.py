@@ -107,6 +107,7 @@ from ..privacy.plan import Plan
 from ..schema import PublicN, Schema
 from ..stats import CrossStats
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ._aliased import estimable_from_gram
 from ._coordinates import DesignCoordinates
 from ._options import Options
 
@@ -522,12 +523,12 @@ class LMRelease:
     calibrated: np.ndarray | None = None  # the calibrated (de-shrunk) estimates θ̃ (module docstring)
 
 
-def release(gram: np.ndarray, pl: LMPlan, noise) -> LMRelease:
+def release(gram: np.ndarray, pl: LMPlan, noise, estimable: np.ndarray | None = None) -> LMRelease:
     """The whole release of one dp_lm call: the noisy statistics and the fit
     (:func:`release_statistics`), then its intervals by the calibrated parametric bootstrap
     (post-processing; the classical OLS table at eps = inf).  n is the public A_00 of ``gram``."""
     o, n = pl.options, int(gram[0, 0])
-    fit = release_statistics(gram, n, pl, noise)
+    fit = release_statistics(gram, n, pl, noise, estimable)
     if pl.nonprivate:
         return LMRelease(fit, ols_table(fit, pl, o.conf_level), "classical OLS (t on n - k df)")
     bt = bootstrap(
@@ -537,10 +538,13 @@ def release(gram: np.ndarray, pl: LMPlan, noise) -> LMRelease:
     return LMRelease(fit, bt.table, how, bt.centre)  # statistic = calibrated estimate / std.error
 
 
-def release_statistics(gram: np.ndarray, n: int, pl: LMPlan, noise) -> LMFit:
+def release_statistics(
+    gram: np.ndarray, n: int, pl: LMPlan, noise, estimable: np.ndarray | None = None
+) -> LMFit:
     """Release the noisy statistic and the λ_min bound, then fit (steps 1–3 of the module docstring).
 
-    ``gram`` is A = Σ v vᵀ of the unit-box rows v = (1, z, u) (its A_00 is n).
+    ``gram`` is A = Σ v vᵀ of the unit-box rows v = (1, z, u) (its A_00 is n).  ``estimable`` is
+    used at eps = inf only (:func:`ols_fit`).
 
     Examples
     --------
@@ -556,9 +560,7 @@ def release_statistics(gram: np.ndarray, n: int, pl: LMPlan, noise) -> LMFit:
     T = pl.coords.transform()
     k = pl.coords.k
     if pl.nonprivate:
-        F = T @ gram @ T.T
-        theta = np.linalg.solve(F[:k, :k], F[:k, k])
-        return LMFit(pl.coords.to_original(theta), theta, 0.0, math.nan, _sigma2(F, theta, n, k), gram, n - k)
+        return ols_fit(gram, n, pl, estimable)
     design = (T @ gram @ T.T)[:k, :k]
     add = noise.gaussian if pl.noise == "gaussian" else noise.laplace
     lam_noisy = float(add(np.array([np.linalg.eigvalsh(design)[0]]), pl.lambda_scale)[0])
@@ -576,6 +578,36 @@ def fit_released(released: np.ndarray, lam_noisy: float, n: int, pl: LMPlan) -> 
     return LMFit(
         pl.coords.to_original(theta), theta, ridge, lam_lower, _sigma2(F, theta, n, k), released, n - k
     )
+
+
+def ols_fit(gram: np.ndarray, n: int, pl: LMPlan, estimable: np.ndarray | None = None) -> LMFit:
+    """Ordinary least squares on the exact statistics (eps = inf, NOT private), as R's ``lm``.
+
+    Columns aliased with those before them (R's pivoted QR, :mod:`dpstats.methods._aliased`) are
+    not fitted: their coefficients are NaN (R's NA) and the residual degrees of freedom are
+    n − rank.  ``estimable`` (a mask over the coefficients, intercept first) is found from the rows
+    by the caller where it holds them, else here from the cross products.
+    """
+    T, k = pl.coords.transform(), pl.coords.k
+    F = T @ gram @ T.T
+    keep = estimable_from_gram(raw_design_gram(gram, pl.coords)) if estimable is None else estimable
+    theta = np.zeros(k)
+    theta[keep] = np.linalg.solve(F[np.ix_(keep, keep)], F[:k, k][keep])
+    rank = int(keep.sum())
+    coefficients = pl.coords.to_original(theta)
+    coefficients[~keep] = np.nan
+    sigma2 = _sigma2(F, theta, n, k) * (n - k) / (n - rank)
+    return LMFit(coefficients, theta, 0.0, math.nan, sigma2, gram, n - rank)
+
+
+def raw_design_gram(gram: np.ndarray, coords: Coordinates) -> np.ndarray:
+    """XᵀX of the formula's design (intercept first) from the stacked A of the unit-box rows: x = c + h z."""
+    p = coords.p
+    M = np.eye(p + 1)
+    M[1:, 0] = coords.x_center
+    M[1:, 1:] = np.diag(coords.x_half)
+    G = M @ gram[: p + 1, : p + 1] @ M.T
+    return G if coords.intercept else G[1:, 1:]
 
 
 def _solve(M: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -597,7 +629,11 @@ def ols_table(fit: LMFit, pl: LMPlan, conf_level: float) -> dict[str, np.ndarray
     T, k = pl.coords.transform(), pl.coords.k
     F = T @ fit.noisy_gram @ T.T
     _, L = pl.coords.linear()
-    vcov = L @ (fit.sigma2 * np.linalg.inv(F[:k, :k])) @ L.T
+    keep = ~np.isnan(fit.coefficients)  # aliased columns (ols_fit) have NA rows and columns, as R's vcov
+    V = np.zeros((k, k))
+    V[np.ix_(keep, keep)] = fit.sigma2 * np.linalg.inv(F[np.ix_(keep, keep)])
+    vcov = L @ V @ L.T
+    vcov[~keep, :] = vcov[:, ~keep] = np.nan
     se = np.sqrt(np.diag(vcov))
     stat = fit.coefficients / se
     q = sps.t.ppf(0.5 + conf_level / 2.0, fit.df_residual)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, DataWarning
+from ..methods._aliased import singularities_note
 from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
 
@@ -105,7 +107,20 @@ class LMResult(DPResult):
             raise DataError(
                 f"newdata gives design columns {names}, the model has {self.terms}; missing {missing}."
             )
-        return mf.X @ self.coefficients
+        aliased = np.isnan(self.coefficients)
+        if aliased.any():  # eps = inf only: as R's predict.lm, the estimable coefficients, with its warning
+            warnings.warn(
+                f"prediction from a rank-deficient fit may be misleading: {', '.join(self.aliased_terms())} "
+                "not defined because of singularities (taken as 0)",
+                DataWarning,
+                stacklevel=2,
+            )
+        return mf.X @ np.where(aliased, 0.0, self.coefficients)
+
+    def aliased_terms(self) -> list[str]:
+        """Terms not defined because of singularities (NaN, R's NA): non-private fits (eps = inf) only,
+        where a design column is a linear combination of those before it (:mod:`dpstats.methods._aliased`)."""
+        return [t for t, b in zip(self.terms, self.coefficients) if np.isnan(b)]
 
     def _new_design(self, newdata):
         """The design of ``newdata`` with the training factor levels (R's xlev); whole-data terms refused."""
@@ -135,7 +150,9 @@ class LMResult(DPResult):
                 "": [_stars(v) for v in t["p.value"]],
             }
         )
-        lines = ["Coefficients:"] + shown.to_string(float_format=lambda v: f"{v:.4g}").splitlines()
+        aliased = self.aliased_terms()
+        header = "Coefficients:" + (f" {singularities_note(len(aliased))}" if aliased else "")
+        lines = [header] + shown.to_string(float_format=lambda v: f"{v:.4g}", na_rep="NA").splitlines()
         lines += ["---", "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"]
         return lines
 

@@ -73,7 +73,7 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), ...) {
     y <- as.numeric(y != levels(y)[1L])
   }
   fam <- get(object$outputs$family, mode = "function", envir = asNamespace("stats"))()
-  eta <- stats::setNames(drop(X %*% coef(object)[colnames(X)]), rownames(mf))
+  eta <- stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
   list(y = as.numeric(y), m = m, eta = eta, mu = fam$linkinv(eta), family = fam)
 }
 
@@ -105,5 +105,5 @@ logLik.dp_glm <- function(object, ...) {
     .not_released(object, "logLik() (and AIC(), BIC())", "the log-likelihood is a function of the raw data and is not released.",
                   sys.call())
   }
-  structure(as.numeric(object$glance$logLik), nobs = as.integer(object$n), df = length(coef(object)), class = "logLik")
+  structure(as.numeric(object$glance$logLik), nobs = as.integer(object$n), df = sum(!is.na(coef(object))), class = "logLik")
 }

@@ -102,7 +102,15 @@ model.matrix.dp_result <- function(object, ...) {
 fitted.dp_lm <- function(object, ...) {
   mf <- .lm_model(object, "fitted()", sys.call())
   X <- stats::model.matrix(attr(mf, "terms"), mf)
-  stats::setNames(drop(X %*% coef(object)[colnames(X)]), rownames(mf))
+  stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
+}
+
+# A rank-deficient eps = Inf fit reports its aliased coefficients as NA (as lm and glm); its fitted
+# values, like lm's, use the estimable ones (the NA ones count as 0).
+.estimable_coef <- function(object) {
+  cf <- coef(object)
+  cf[is.na(cf)] <- 0
+  cf
 }
 
 residuals.dp_lm <- function(object, ...) {
@@ -154,7 +162,7 @@ logLik.dp_lm <- function(object, REML = FALSE, ...) {
   res <- residuals(object)
   n <- length(res)
   ll <- 0.5 * (-n * (log(2 * pi) + 1 - log(n) + log(sum(res^2))))
-  structure(ll, nall = n, nobs = n, df = length(coef(object)) + 1L, class = "logLik")
+  structure(ll, nall = n, nobs = n, df = sum(!is.na(coef(object))) + 1L, class = "logLik")
 }
 
 anova.dp_result <- function(object, ...) {
