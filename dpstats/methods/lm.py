@@ -530,7 +530,9 @@ def release(gram: np.ndarray, pl: LMPlan, noise, estimable: np.ndarray | None = 
     o, n = pl.options, int(gram[0, 0])
     fit = release_statistics(gram, n, pl, noise, estimable)
     if pl.nonprivate:
-        return LMRelease(fit, ols_table(fit, pl, o.conf_level), "classical OLS (t on n - k df)")
+        return LMRelease(
+            fit, ols_table(fit, pl, o.conf_level), f"classical OLS (t on {fit.df_residual} residual df)"
+        )
     bt = bootstrap(
         fit, n, pl, n_boot=o.n_boot, conf_level=o.conf_level, rng=noise.generator, interval=o.interval
     )
