@@ -213,6 +213,7 @@ class Schema:
     unbounded_fill: float | None = None
     private: bool = True
     fills: Mapping[str, float] = field(default_factory=dict)
+    check_names: bool = True  # False on one chunk's frame (its columns are the formula's only)
 
     @classmethod
     def declare(
@@ -306,7 +307,7 @@ class Schema:
         dpstats.errors.PrivacyParameterError: bounds= names 'Wt', which is neither a column of the data ...
         """
         b = self.bounds
-        if not isinstance(b, Mapping) or not b:
+        if not isinstance(b, Mapping) or not b or not self.check_names:
             return
         known = {str(c) for c in columns} | {str(c) for c in design} | {"(Intercept)"}
         known |= {_unquoted(c) for c in list(known)}

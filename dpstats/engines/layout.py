@@ -176,7 +176,7 @@ class Layout:
             return None
         from dataclasses import replace
 
-        return replace(self.schema, levels={})
+        return replace(self.schema, levels={}, check_names=False)  # names checked once, on the whole source
 
     def _response_finite(self, chunk: pd.DataFrame) -> bool:
         lhs = self.prototype.response
