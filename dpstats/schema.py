@@ -12,6 +12,20 @@ Where each part comes from
   ``(lo, hi)`` for every variable, a mapping ``{"x": (lo, hi)}``, a norm bound
   (a number: the centre of its ball is 0) or private bounds (``"auto"``:
   centred on 0, the centre of their public grid).
+* **Numeric by declaration** -- a data column named in a per-variable bounds
+  mapping (``bounds={"x2": (-1, 1)}``) is numeric whatever its dtype, because
+  the dtype of a column read from a file is itself read from the rows (one
+  bad cell, ``"n/a"``, makes ``pandas.read_csv`` give an object column).  Its
+  entries are read as numbers (:func:`as_numbers`): text is parsed
+  (``"1.5"`` is 1.5), a boolean is 0 (FALSE) or 1 (TRUE), a Categorical by
+  its labels (R's ``as.numeric(as.character(f))``), and an entry that is not
+  a number is a *missing value*, which then follows the rule for missing
+  values below (under ``"fill"``: the midpoint of its bounds) -- never an
+  error, never its text.  The design column is then named after the variable
+  (``x2``, ``flag``), whatever the dtype.  A global pair ``bounds=(lo, hi)``
+  declares no column numeric: text columns stay factors, their dummies
+  bounded by their coding.  Declaring one column both numeric (``bounds=``)
+  and categorical (``levels=``) is refused, from the arguments alone.
 * **Levels declared with** ``levels={"city": ["Leeds", "York"]}`` on every front
   door: the design's columns are those levels, in that order (R's
   ``factor(x, levels = ...)``).
@@ -22,7 +36,13 @@ Where each part comes from
   is a data-dependent choice made by the analyst before the call, and the
   analyst's responsibility; declare ``pd.CategoricalDtype([...])`` or
   ``levels=`` instead.
-* **Booleans**: levels FALSE and TRUE, public by type.
+* **Booleans**: levels FALSE and TRUE, public by type.  A boolean column with a
+  missing entry is an object column (pandas): declare it with
+  ``levels={"flag": [False, True]}`` or R's ``["FALSE", "TRUE"]`` (which match
+  the booleans entry by entry) and it is the logical column, its missing entry
+  filled by FALSE.  Without a declaration an object column is text whose
+  levels are read from the rows, even when every entry is a boolean: deciding
+  that it is logical would read its values (a named step, as for any text).
 * **R factors** arrive from the R wrapper as Categoricals with R's levels, so
   they count as declared.
 * **Text columns without declared levels**: their levels are read from the
@@ -69,7 +89,15 @@ import pandas as pd
 
 from .errors import DataError, PrivacyParameterError
 
-__all__ = ["Schema", "Variable", "NA_ACTIONS", "default_na_action", "check_levels", "as_categorical"]
+__all__ = [
+    "Schema",
+    "Variable",
+    "NA_ACTIONS",
+    "default_na_action",
+    "check_levels",
+    "as_categorical",
+    "as_numbers",
+]
 
 NA_ACTIONS = ("fill", "omit")
 
@@ -185,6 +213,7 @@ class Schema:
     unbounded_fill: float | None = None
     private: bool = True
     fills: Mapping[str, float] = field(default_factory=dict)
+    check_names: bool = True  # False on one chunk's frame (its columns are the formula's only)
 
     @classmethod
     def declare(
@@ -221,6 +250,85 @@ class Schema:
             return pair
         return (0.0, 0.0) if _centred(b) else None
 
+    def declared_numeric(self, columns: Sequence[str]) -> set[str]:
+        """The ``columns`` a per-variable bounds mapping names: numeric by declaration, whatever their dtype.
+
+        Examples
+        --------
+        >>> sorted(Schema.declare(bounds={"x": (0, 1), "`y`": (0, 2), "zz": (0, 1)}).declared_numeric(["x", "y", "g"]))
+        ['x', 'y']
+        >>> Schema.declare(bounds=(0, 1)).declared_numeric(["x", "g"])  # one pair declares no column numeric
+        set()
+        """
+        b = self.bounds
+        if not isinstance(b, Mapping) or not b:
+            return set()
+        keys = {str(k) for k in b} | {_unquoted(str(k)) for k in b}
+        return (
+            keys & set(map(str, columns)) if len(keys) < len(columns) else {c for c in columns if c in keys}
+        )
+
+    def read_numeric(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with its numeric-by-declaration columns read as numbers (:func:`as_numbers`).
+
+        Row-local (chunks give the chunks of the result), and from the schema and the dtypes only:
+        a column already numeric is left as it is.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"x": ["0.5", "n/a"], "g": ["a", "b"]})
+        >>> Schema.declare(bounds={"x": (0, 1)}).read_numeric(df)["x"].tolist()
+        [0.5, nan]
+        """
+        todo = [c for c in self.declared_numeric(frame.columns) if not _is_numeric(frame[c].dtype)]
+        if not todo:
+            return frame
+        frame = frame.copy(deep=False)
+        for c in todo:
+            frame[c] = as_numbers(frame[c])
+        return frame
+
+    def check_bound_names(
+        self, columns: Sequence[str], design: Sequence[str], factors: Sequence[str] = ()
+    ) -> None:
+        """Refuse a ``bounds=`` mapping entry that names neither a column of the data nor a column of the design.
+
+        A typo (``"Wt"`` for ``"wt"``) would otherwise be ignored and its variable left without the
+        bound the analyst meant.  Columns of the data that the formula does not use stay allowed (one
+        bounds mapping may serve several analyses).  ``factors``: the labels of the design's factor
+        terms; a name made of one of them and a level (``"cityZurich"``) is allowed whether or not
+        that level occurs, so that the check depends on the names only, never on the rows.
+
+        Examples
+        --------
+        >>> Schema.declare(bounds={"wt": (1, 6), "Wt": (0, 9)}).check_bound_names(["mpg", "wt"], ["wt"])
+        Traceback (most recent call last):
+        ...
+        dpstats.errors.PrivacyParameterError: bounds= names 'Wt', which is neither a column of the data ...
+        """
+        b = self.bounds
+        if not isinstance(b, Mapping) or not b or not self.check_names:
+            return
+        known = {str(c) for c in columns} | {str(c) for c in design} | {"(Intercept)"}
+        known |= {_unquoted(c) for c in list(known)}
+
+        def named(key: str) -> bool:
+            if key in known or _unquoted(key) in known:
+                return True
+            return all(p in known or any(p.startswith(f) for f in factors) for p in key.split(":"))
+
+        unknown = [str(k) for k in b if not named(str(k))]
+        if unknown:
+            import difflib
+
+            near = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
+            hint = f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
+            raise PrivacyParameterError(
+                f"bounds= names {unknown[0]!r}, which is neither a column of the data nor a column of the "
+                f"design.{hint} Check the spelling (names are case-sensitive), or remove the entry. "
+                "Nothing was spent."
+            )
+
     def fill_value(self, name: str) -> float | None:
         """The public fill of a numeric variable (midpoint of its declared bounds), or None."""
         if name in self.fills:
@@ -239,6 +347,8 @@ class Schema:
         unknown = [c for c in self.levels if c not in frame.columns]
         if unknown:
             raise DataError(f"levels= names column(s) {unknown[:5]} that are not in the data.")
+        declared = self.declared_numeric(frame.columns)
+        self.refuse_both(declared)
         dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))  # one lookup for wide frames
         numeric = _numeric_flags(dtypes.values())
         # one pair for every variable (or none): looked up once, not per column of a wide frame
@@ -250,7 +360,7 @@ class Schema:
         out = []
         for name in names:
             dtype = dtypes[name]
-            if numeric[id(dtype)] and name not in self.levels:
+            if name in declared or (numeric[id(dtype)] and name not in self.levels):
                 pair, fill = common or (self.numeric_bounds(name), self.fill_value(name))
                 out.append(Variable(name, "numeric", pair, None, "bounds=", fill))
             elif name in self.levels:
@@ -276,11 +386,21 @@ class Schema:
                 out.append(Variable(name, "factor", source="read from the rows"))
         return out
 
+    def refuse_both(self, declared: set[str]) -> None:
+        """Refuse a column declared numeric (``bounds=``) and categorical (``levels=``): arguments only."""
+        both = sorted(c for c in self.levels if c in declared)
+        if both:
+            raise DataError(
+                f"column '{both[0]}' is declared numeric by bounds= and categorical by levels=; "
+                "keep one: its bounds entry (a number) or its levels (a factor)."
+            )
+
     def level_steps(self, frame: pd.DataFrame, names: Sequence[str]) -> list[tuple[str, str]]:
         """The data-dependent step of reading levels from the rows (columns named, levels not)."""
         dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
         numeric = _numeric_flags(dtypes.values())
-        others = [c for c in names if not numeric[id(dtypes[c])] or c in self.levels]  # numeric: declared
+        declared = self.declared_numeric(names)
+        others = [c for c in names if c not in declared and (not numeric[id(dtypes[c])] or c in self.levels)]
         read = [v.name for v in self.variables(frame, others) if not v.declared]
         if not read or not self.private:
             return []
@@ -376,7 +496,7 @@ class Schema:
         (their rows are dropped later, a named step).  Row-local: chunks of
         the data give the chunks of the result.
         """
-        frame = self.code_levels(frame, names)
+        frame = self.code_levels(self.read_numeric(frame), names)
         if self.na_action != "fill":
             return frame, 0
         n_filled, changed = 0, {}
@@ -417,9 +537,54 @@ def as_categorical(values: pd.Series, levels: list, ordered: bool = False) -> pd
     --------
     >>> as_categorical(pd.Series(["York", "Zzyzx", None]), ["Leeds", "York"]).codes.tolist()
     [1, -1, -1]
+
+    Levels declared as R writes a logical's, ``["FALSE", "TRUE"]``, match the booleans False and
+    True (R's ``factor(flag, levels = c("FALSE", "TRUE"))``), entry by entry:
+
+    >>> as_categorical(pd.Series([True, None, False], dtype=object), ["FALSE", "TRUE"]).codes.tolist()
+    [1, -1, 0]
     """
+    values = _logical_as_text(values, levels)
     values = values.where(values.isin(levels))  # silently: pandas warns on values outside the categories
     return pd.Categorical(values, categories=levels, ordered=ordered)
+
+
+def as_numbers(values: pd.Series) -> pd.Series:
+    """The entries of a column declared numeric, read as numbers (float64); an entry that is not a number is missing.
+
+    Text is parsed (``"1.5"`` is 1.5, ``"n/a"`` missing), a boolean is 0 or 1, a Categorical is
+    read by its labels (R's ``as.numeric(as.character(f))``, not its codes).  Row by row: the
+    result for one entry never depends on another.
+
+    Examples
+    --------
+    >>> as_numbers(pd.Series(["1.5", "n/a", None, True], dtype=object)).tolist()
+    [1.5, nan, nan, 1.0]
+    >>> as_numbers(pd.Series(pd.Categorical(["10", "x"]))).tolist()
+    [10.0, nan]
+    """
+    if _is_numeric(values.dtype):
+        return values
+    if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
+        return values.astype(float)
+    return pd.to_numeric(values.astype(object), errors="coerce").astype(float)
+
+
+def _logical_as_text(values: pd.Series, levels: list) -> pd.Series:
+    """Booleans written "TRUE"/"FALSE" when the declared levels are R's text for them (and no level is a boolean)."""
+    text = {"TRUE", "FALSE"} & {lev for lev in levels if isinstance(lev, str)}
+    if not text or any(isinstance(lev, (bool, np.bool_)) for lev in levels):
+        return values
+    if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
+        return values.map({True: "TRUE", False: "FALSE"})
+    if values.dtype != object:
+        return values
+    is_bool = values.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+    if not is_bool.any():
+        return values
+    values = values.copy()
+    values[is_bool] = ["TRUE" if v else "FALSE" for v in values[is_bool]]
+    return values
 
 
 def _numeric_flags(dtypes) -> dict[int, bool]:

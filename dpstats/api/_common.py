@@ -265,7 +265,9 @@ def declare(
     has_delta = hasattr(options, "delta")
     delta = options.delta if has_delta else 0.0
     check_budget(settings.accountant, options.eps, delta)
-    reading = {"keep": [given["levels"]]} | reading
+    # the bounds mapping's data columns too: check_bound_names must see every column it names
+    named = options.bounds if isinstance(options.bounds, Mapping) else None
+    reading = {"keep": [given["levels"], named]} | reading
     data = engines.as_data(given["data"], given["formula"], statistics=statistics, **reading)
     neighbouring = given["neighbouring"]
     bounds, eps, delta = bounds_step(

@@ -20,7 +20,7 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataError, NonPrivateWarning
-from ..formula import missing_counts, model_frame
+from ..formula import dummy_columns, missing_counts, model_frame
 from ..geometry import resolve_box
 from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
@@ -183,13 +183,17 @@ class SelectInferDoor(OptionsDoor):
         self._dd = dd
         mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
         frame = m.split_frame(mf, self.options.split, self.settings.random_state)
-        self._check_part_b(frame)
+        dummies = dummy_columns(mf)
+        self._check_part_b(frame, dummies)
+        self._part_bounds = _with_dummies(self.options.bounds, dummies)
         dd.name_frame_steps(mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
 
-    def _check_part_b(self, frame: m.SplitFrame) -> None:
-        """Bounds declared for every candidate and the response, and room for k terms in part B.
+    def _check_part_b(self, frame: m.SplitFrame, dummies: dict[str, tuple[float, float]]) -> None:
+        """Bounds declared for every candidate and the response (a factor's dummies default to their
+        coding's range, as in dp_lm, so that no bound is asked of a name made from a level), and room
+        for k terms in part B.
 
         Both before any spend, from public inputs only: the bounds are checked against the names
         (they are enforced by clipping, never checked against the rows); part B's size is
@@ -202,7 +206,7 @@ class SelectInferDoor(OptionsDoor):
         """
         o = self.options
         if o.bounds is not None and not is_auto(o.bounds):  # private bounds: each part releases its own
-            resolve_box(o.bounds, frame.names + [frame.response])
+            resolve_box(o.bounds, frame.names + [frame.response], dummies=dummies)
         check_auto_bounds_level(o.bounds, len(frame.part_b), o.k or len(frame.names), o.eps, o.delta)
         if o.k is not None and o.k + 1 >= len(frame.part_b):
             raise DataError(f"k = {o.k} terms need more than {o.k + 1} rows in part B; lower k or split.")
@@ -257,9 +261,7 @@ class SelectInferDoor(OptionsDoor):
 
     def _run_inference(self, formula: str, part: pd.DataFrame, seed):
         """Part B's front door (dp_lm or dp_glm) on the selected columns, with their bounds."""
-        o, bounds = self.options, self.options.bounds
-        if isinstance(bounds, dict):
-            bounds = {key: val for key, val in bounds.items() if key in part.columns}
+        o, bounds = self.options, _in_part(self._part_bounds, part)
         common = dict(eps=o.eps, delta=o.delta, bounds=bounds, conf_level=o.conf_level, random_state=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NonPrivateWarning)  # named once, by the selector's own call
@@ -272,10 +274,11 @@ class SelectInferDoor(OptionsDoor):
 
         o = self.options
         common = dict(random_state=seed, strict=self.settings.strict, accountant=accountant, **o.select_args)
+        bounds = _in_part(self._part_bounds, part)
         if o.select == "sis":
-            return sis.dp_sis(formula, part, o.eps, o.k, bounds=o.bounds, **common)
+            return sis.dp_sis(formula, part, o.eps, o.k, bounds=bounds, **common)
         if o.select == "two_stage":
-            return two_stage.dp_two_stage(formula, part, o.eps, o.k, bounds=o.bounds, **common)
+            return two_stage.dp_two_stage(formula, part, o.eps, o.k, bounds=bounds, **common)
         return knockoff.dp_knockoff(formula, part, o.eps, o.delta, **common)
 
     def result(
@@ -317,3 +320,18 @@ class SelectInferDoor(OptionsDoor):
         else:
             out["ols_part_b_nonprivate"] = m.part_b_ols(frame, released.selected)
         return out
+
+
+def _with_dummies(bounds: Any, dummies: dict[str, tuple[float, float]]) -> Any:
+    """The bounds the parts' doors get: a mapping gains each factor dummy's coding range (the parts
+    hold the design, where a dummy is a numeric column), unless it declares that column itself."""
+    if not isinstance(bounds, dict):
+        return bounds
+    return {**dummies, **bounds}
+
+
+def _in_part(bounds: Any, part: pd.DataFrame) -> Any:
+    """A bounds mapping restricted to a part's columns (the design's, and the response)."""
+    if not isinstance(bounds, dict):
+        return bounds
+    return {key: val for key, val in bounds.items() if key in part.columns}

@@ -43,7 +43,7 @@ from __future__ import annotations
 import copy
 import operator
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -281,7 +281,8 @@ def sufficient_statistics(
 def _sufficient_statistics(
     formula, data, boxes, transform, drop_intercept, one_sided, min_rows, check_constant, progress, schema
 ):
-    data = as_data(data, formula, statistics=True, keep=[schema.levels] if schema is not None else ())
+    named = schema.bounds if schema is not None and isinstance(schema.bounds, Mapping) else None
+    data = as_data(data, formula, statistics=True, keep=[schema.levels, named] if schema is not None else ())
     if isinstance(data, (pd.DataFrame, dict)):
         mf = model_frame(
             formula,
@@ -328,6 +329,7 @@ def _prepare(formula, data, drop_intercept, one_sided, progress, schema):
     )
     mf = _chunked_frame(layout, source, n_rows=0, n_dropped=0)
     if schema is not None:
+        schema.check_bound_names(layout.columns, mf.names, list(mf.factor_levels))
         frame = layout.code(source.schema_frame().rename(columns=str), source.what)
         mf.schema_steps = schema.missing_steps(frame, layout.variables)
         mf.n_data_dependent = bool(mf.schema_steps)

@@ -117,8 +117,11 @@ class DuckDBSource:
     def _types(self) -> dict[str, object]:
         return dict(zip(self.relation.columns, self.relation.types))
 
-    def _read_as(self, column: str, dtype) -> str:
-        """The SQL that reads ``column`` as the other engines read it (decimals as DOUBLE)."""
+    def _read_as(self, column: str, dtype, numeric=frozenset()) -> str:
+        """The SQL that reads ``column`` as the other engines read it (decimals as DOUBLE; a column
+        numeric by declaration as DOUBLE, an entry that is not a number NULL: ``TRY_CAST``)."""
+        if column in numeric:
+            return f"TRY_CAST({_q(column)} AS DOUBLE)"
         return f"CAST({_q(column)} AS DOUBLE)" if dtype.id in _WIDE else _q(column)
 
     def schema_frame(self) -> pd.DataFrame:
@@ -170,15 +173,15 @@ class DuckDBSource:
             warnings.simplefilter("ignore", DataWarning)  # as the streaming engine: counted, not warned
 
             def parts():
-                for batch, where in _read_ahead(self._batches(columns)):
+                for batch, where in _read_ahead(self._batches(columns, layout.declared_numeric)):
                     bar.update(batch.num_rows)
                     yield frame_statistics(layout, batch, transform, where)
 
             return merge_all(parts(), layout.p, transform.gram)
 
-    def _batches(self, columns: list[str]) -> Iterator[tuple[object, str]]:
+    def _batches(self, columns: list[str], numeric=frozenset()) -> Iterator[tuple[object, str]]:
         types = self._types()
-        exprs = ", ".join(f"{self._read_as(c, types[c])} AS {_q(c)}" for c in columns)
+        exprs = ", ".join(f"{self._read_as(c, types[c], numeric)} AS {_q(c)}" for c in columns)
         reader = _arrow_reader(self.relation.project(exprs), self.chunk_rows)
         for i, batch in enumerate(reader):
             yield batch, f"batch {i + 1} of {self.what}"
@@ -230,7 +233,7 @@ def _values(layout: Layout) -> tuple[dict[str, str], list[str], dict[str, str]]:
     fill_rule = rule is not None and rule.na_action == "fill"
     values, keep, finite = {}, [], {}
     for v in layout.variables:
-        x = f"CAST({_q(v)} AS DOUBLE)"
+        x = f"TRY_CAST({_q(v)} AS DOUBLE)"  # numeric by declaration: an entry that is no number is NULL
         ok = f"isfinite({x})"
         fill = rule.fill_value(v) if fill_rule else None
         if fill is None:

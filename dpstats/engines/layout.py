@@ -98,22 +98,35 @@ class Layout:
         )
 
     # ------------------------------------------------------------------ chunks
+    @property
+    def declared_numeric(self) -> set[str]:
+        """Columns numeric by declaration (a per-variable ``bounds=`` entry, :mod:`dpstats.schema`):
+        read as numbers in every chunk, whatever type the chunk gives them."""
+        return set() if self.schema is None else self.schema.declared_numeric(self.columns)
+
     def check_columns(self, frame: pd.DataFrame, where: str) -> None:
-        """A chunk must have the first chunk's columns, with factors still factors."""
+        """A chunk must have the first chunk's columns, with factors still factors (a column numeric
+        by declaration is read as numbers whatever its type in the chunk: that type comes from the rows)."""
         cols = [str(c) for c in frame.columns]
         have, known = set(cols), set(self.columns)
         missing = [c for c in self.columns if c not in have]
         extra = [c for c in cols if c not in known]
         if missing or extra:
             raise schema_error(where, missing=missing, extra=extra)
+        declared = self.declared_numeric
         for c in self.variables:
+            if c in declared:
+                continue
             now = is_factor_dtype(frame[c].dtype)
             if now != (c in self.factor_kinds):
                 was = "non-numeric (a factor)" if c in self.factor_kinds else "numeric"
                 raise schema_error(where, changed=[(c, was, str(frame[c].dtype))])
 
     def code(self, frame: pd.DataFrame, where: str) -> pd.DataFrame:
-        """The chunk with every used factor coded by the fixed levels (other values become missing)."""
+        """The chunk with every used factor coded by the fixed levels (other values become missing),
+        and every column numeric by declaration read as numbers (:meth:`dpstats.Schema.read_numeric`)."""
+        if self.schema is not None:
+            frame = self.schema.read_numeric(frame)
         frame = frame.copy(deep=False) if self.levels else frame
         for col, lev in self.levels.items():
             values = frame[col]
@@ -163,7 +176,7 @@ class Layout:
             return None
         from dataclasses import replace
 
-        return replace(self.schema, levels={})
+        return replace(self.schema, levels={}, check_names=False)  # names checked once, on the whole source
 
     def _response_finite(self, chunk: pd.DataFrame) -> bool:
         lhs = self.prototype.response
@@ -288,6 +301,9 @@ def build_layout(
     as declared (no first pass reads them).
     """
     schema = schema.rename(columns=str)
+    if rules is not None:  # numeric by declaration, whatever type the first chunk gives them
+        rules.refuse_both(rules.declared_numeric(schema.columns))
+        schema = rules.read_numeric(schema)
     used = used_variables(formula, schema, one_sided)
     kinds = {c: k for c, dt in zip(schema.columns, schema.dtypes) if (k := factor_kind(dt)) is not None}
     layout = Layout(formula, drop_intercept, one_sided, list(schema.columns), kinds, used, schema=rules)

@@ -205,25 +205,32 @@ class Stream:
         per_row = max(1, len(head) // rows)
         return int(min(max(per_row * self.chunk_rows, 1 << 16), 1 << 30))
 
-    def batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[object, str]]:
+    def batches(
+        self, columns: Sequence[str] | None = None, numeric: frozenset[str] | set[str] = frozenset()
+    ) -> Iterator[tuple[object, str]]:
         """Record batches in file order, each with a description for messages.
 
         One batch is read ahead in a background thread, so that decoding the
         next chunk overlaps the statistics of this one (memory: two chunks).
+        ``numeric``: columns numeric by declaration (:attr:`Layout.declared_numeric`), whose type
+        may differ from file to file and chunk to chunk (it comes from the rows): a CSV reads them
+        as text, and the layout reads each chunk's entries as numbers.
         """
-        return _read_ahead(self._batches(columns))
+        return _read_ahead(self._batches(columns, numeric))
 
-    def _batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[object, str]]:
+    def _batches(
+        self, columns: Sequence[str] | None = None, numeric=frozenset()
+    ) -> Iterator[tuple[object, str]]:
         first = self.arrow_schema()
         for path in self.paths:
             schema = self._file_schema(path) if path != self.paths[0] else first
-            self._check(first, schema, f"file {path.name}", columns)
-            for i, batch in enumerate(self._file_batches(path, columns, first)):
+            self._check(first, schema, f"file {path.name}", columns, numeric)
+            for i, batch in enumerate(self._file_batches(path, columns, first, numeric)):
                 where = f"chunk {i + 1} of {path.name}"
-                self._check(first, batch.schema, where, columns)
+                self._check(first, batch.schema, where, columns, numeric)
                 yield batch, where
 
-    def _file_batches(self, path: Path, columns, first):
+    def _file_batches(self, path: Path, columns, first, numeric=frozenset()):
         if self.format == "parquet":
             import pyarrow.parquet as pq
 
@@ -236,21 +243,25 @@ class Stream:
         import pyarrow as pa
 
         schema = first if columns is None else pa.schema([first.field(c) for c in columns])
+        # declared numeric: read as text, whatever the first block's rows suggested (a later "n/a"
+        # would fail the inferred double); the layout reads the entries as numbers
+        schema = pa.schema([pa.field(f.name, pa.string()) if f.name in numeric else f for f in schema])
         with self._csv_reader(path, schema) as reader:
             try:
                 for batch in reader:
                     batch = batch.select(columns) if columns is not None else batch
                     for start in range(0, batch.num_rows, self.chunk_rows):
                         yield batch.slice(start, self.chunk_rows)
-            except pa.ArrowInvalid as exc:
+            except pa.ArrowInvalid as exc:  # its text quotes the value: only the column is named
                 raise DataError(
-                    f"{path.name}: a value does not have the type of its column in the first "
-                    f"chunk ({exc}). Make the column one type throughout the file, or declare "
-                    "its type with csv_options={'convert_options': {'column_types': ...}}."
+                    f"{path.name}: a value of {_column_named(exc, schema)} does not have the type of its "
+                    "column in the first chunk. Declare the column numeric with a bounds= entry (an entry "
+                    "that is not a number is then a missing value), make it one type throughout the file, "
+                    "or declare its type with csv_options={'convert_options': {'column_types': ...}}."
                 ) from None
 
     @staticmethod
-    def _check(first, schema, where: str, columns) -> None:
+    def _check(first, schema, where: str, columns, numeric=frozenset()) -> None:
         want = list(first.names) if columns is None else list(columns)
         have = list(schema.names)
         have_set, want_set = set(have), set(want)  # wide files: 10^4 names, no quadratic scan
@@ -261,7 +272,7 @@ class Stream:
         changed = [
             (c, str(first.field(c).type), str(schema.field(c).type))
             for c in want
-            if _kind(schema.field(c).type) != _kind(first.field(c).type)
+            if c not in numeric and _kind(schema.field(c).type) != _kind(first.field(c).type)
         ]
         if changed:
             raise schema_error(where, changed=[(c, w, n) for c, w, n in changed])
@@ -293,7 +304,7 @@ class Stream:
             warnings.simplefilter("ignore", DataWarning)
 
             def parts():
-                for batch, where in self.batches(columns):
+                for batch, where in self.batches(columns, layout.declared_numeric):
                     bar.update(batch.num_rows)
                     yield frame_statistics(layout, batch, transform, where)
 
@@ -312,7 +323,7 @@ class Stream:
         if columns is not None:
             layout = _project(layout, columns)
         with _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar:
-            for batch, where in self.batches(columns):
+            for batch, where in self.batches(columns, layout.declared_numeric):
                 bar.update(batch.num_rows)
                 chunk = batch.to_pandas(split_blocks=True)
                 layout.check_columns(chunk, where)
@@ -334,7 +345,7 @@ class Stream:
         names, response = layout.prototype.names, layout.prototype.response
         for path in self.paths:
             schema = self._file_schema(path) if path != self.paths[0] else first
-            self._check(first, schema, f"file {path.name}", columns)
+            self._check(first, schema, f"file {path.name}", columns, layout.declared_numeric)
             with pq.ParquetFile(path, pre_buffer=False) as pf:
                 for i in range(pf.num_row_groups):
                     rows = pf.metadata.row_group(i).num_rows
@@ -413,6 +424,15 @@ def _read_ahead(items: Iterator) -> Iterator:
             except queue.Empty:
                 pass
             worker.join(timeout=0.01)
+
+
+def _column_named(exc: Exception, schema) -> str:
+    """The column pyarrow's CSV error points at (\"column #k\", a public name), never the value it quotes."""
+    import re
+
+    found = re.search(r"column #(\d+)", str(exc))
+    k = int(found.group(1)) if found else -1
+    return f"column '{schema.names[k]}'" if 0 <= k < len(schema.names) else "a column"
 
 
 def _kind(arrow_type) -> str:

@@ -247,6 +247,8 @@ def model_frame(
     """
     coding = _coding(data, contrasts, default_contrasts)
     data = _as_frame(data)
+    if schema is not None:
+        data = schema.read_numeric(data)  # numeric by declaration, whatever the dtype (dpstats.schema)
     lhs, rhs = split_formula(formula, one_sided)
     rhs_tokens = simple_rhs_tokens(rhs)
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
@@ -336,9 +338,12 @@ def _refuse_numeric_contrasts(coding: _Coding, used: list[str]) -> None:
 def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used: list[str]) -> ModelFrame:
     """The schema's named steps and statement notes on the frame (from arguments and dtypes only)."""
     if schema is not None:
+        schema.check_bound_names(data.columns, mf.names, list(mf.factor_levels))
         dropping = schema.missing_steps(data, used)
         formula_levels = mf.schema_steps if schema.private else []  # factor() without levels=
-        mf.schema_steps = schema.level_steps(data, used) + formula_levels + dropping
+        # once each: a frame rebuilt the careful way (a non-finite response) already carries its steps
+        steps = schema.level_steps(data, used) + formula_levels + dropping
+        mf.schema_steps = list(dict.fromkeys(steps))
         mf.n_data_dependent = bool(dropping)
         mf.schema_rule = schema.rule()
     return mf

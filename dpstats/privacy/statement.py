@@ -70,6 +70,10 @@ class DataDependence:
             self.add(step, fix=fix)
 
     def add(self, step: str, fix: str) -> None:
+        """Name a step (strict refuses it); a step already named is not named again, so that the list
+        depends on the arguments only, never on which route the rows sent the call down."""
+        if step in self.steps:
+            return
         if self.strict:
             raise PrivacyParameterError(
                 f"strict=True refuses the data-dependent step '{step}': it is not covered by "

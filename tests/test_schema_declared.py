@@ -1,0 +1,297 @@
+"""The declared schema holds whatever the rows hold (audit of the public schema).
+
+Written as an attacker would: two data sets that differ in one row must give the same
+warnings, errors, term names, tidy() rows and privacy steps; only released values may differ.
+
+* A column named in a per-variable ``bounds=`` mapping is numeric by declaration: one cell
+  that is not a number ("n/a", as ``pandas.read_csv`` gives) is a missing value with the
+  public fill, on every route (in memory, streamed CSV and Parquet, Dask, DuckDB, polars,
+  Arrow) -- never a factor whose levels are the raw values.
+* A logical column with one missing entry (object dtype) is declared by ``levels=`` (Python's
+  ``[False, True]`` or R's ``["FALSE", "TRUE"]``) and then equals the bool column filled.
+* The data-dependent steps of a call are listed once each, the same for a missing response,
+  a missing covariate or none.
+* A ``bounds=`` entry naming neither a data column nor a design column is refused before
+  anything is spent, with a suggestion.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats import engines
+from dpstats.errors import DataError, PrivacyParameterError
+from dpstats.schema import Schema, as_numbers
+from front_door_calls import DOORS
+from neighbours import assert_same_view, reader_view
+
+N = 400
+_rng = np.random.default_rng(11)
+BASE = pd.DataFrame(_rng.uniform(-1, 1, (N, 3)), columns=["x1", "x2", "x3"])
+BASE["y"] = np.clip(BASE.x1 + 0.2 * _rng.standard_normal(N), -1, 1)
+BOUNDS = {"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "y": (-1, 1)}
+FORMULA = "y ~ x1 + x2 + x3"
+
+
+def _pair(text: str = "n/a") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """x2 missing in one row (float) vs the same row holding text (object column)."""
+    a = BASE.copy()
+    a.loc[7, "x2"] = np.nan
+    b = BASE.copy().astype({"x2": object})
+    b.loc[7, "x2"] = text
+    return a, b
+
+
+DECLARED_DOORS = {
+    "dp_sis": (dp.dp_sis, dict(eps=2.0, k=2, oc_trials=0)),
+    "dp_lm": (dp.dp_lm, dict(eps=2.0, delta=1e-5, n_boot=100)),
+    "dp_select_infer": (dp.dp_select_infer, dict(eps=2.0, delta=1e-5, k=2, n_boot=100)),
+    "dp_two_stage": (dp.dp_two_stage, dict(eps=2.0, k=2, blocks=20, oc_trials=0)),
+    "dp_glm": (dp.dp_glm, dict(eps=20.0, delta=1e-5)),
+    "dp_bh": (dp.dp_bh, dict(q=0.2, eps=2.0, sigma=0.5, max_rejections=2)),
+}
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("text", ["n/a", "oops", "1,5"])
+@pytest.mark.parametrize("door", sorted(DECLARED_DOORS))
+def test_text_in_a_declared_numeric_column_is_a_missing_value(door, text, strict):
+    fn, kw = DECLARED_DOORS[door]
+    a, b = _pair(text)
+    views = [reader_view(fn, FORMULA, d, bounds=BOUNDS, random_state=7, strict=strict, **kw) for d in (a, b)]
+    assert views[0]["error"] is None, views[0]["error"]
+    assert_same_view(*views)
+    assert "x2" in views[1]["terms"] and text not in json.dumps(views[1], default=str)
+    # the released values are those of the filled numeric column: the text is a missing value
+    fits = []
+    for d in (a, b):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits.append(fn(FORMULA, data=d, bounds=BOUNDS, random_state=7, **kw).to_dict())
+    for f in fits:
+        f.pop("created", None)
+    assert json.dumps(fits[0], sort_keys=True, default=str) == json.dumps(
+        fits[1], sort_keys=True, default=str
+    )
+
+
+def _sources(df: pd.DataFrame, tmp_path, tag: str) -> dict:
+    import dask.dataframe as dd
+    import duckdb
+
+    text = df.astype({"x2": str}) if df["x2"].dtype == object else df  # one type per column for files
+    text.to_csv(tmp_path / f"{tag}.csv", index=False)
+    text.to_parquet(tmp_path / f"{tag}.parquet", row_group_size=100)
+    con = duckdb.connect()
+    con.register("t", text)
+    return {
+        "csv": engines.stream(tmp_path / f"{tag}.csv", chunk_rows=50),
+        "parquet": engines.stream(tmp_path / f"{tag}.parquet", chunk_rows=50),
+        "dask": dd.from_pandas(df, npartitions=3),
+        "duckdb": con.sql("select * from t"),
+        "polars": pytest.importorskip("polars").from_pandas(text),
+        "arrow": pytest.importorskip("pyarrow").Table.from_pandas(text),
+    }
+
+
+@pytest.mark.parametrize("door", ["dp_sis", "dp_lm"])
+def test_every_route_reads_a_declared_numeric_column_as_numbers(door, tmp_path):
+    """Streamed CSV (text far beyond the first block, whose types are inferred), Parquet with a
+    string column, Dask, DuckDB (TRY_CAST in the SQL pushdown), polars and Arrow."""
+    n = 3000
+    rng = np.random.default_rng(3)
+    a = pd.DataFrame(rng.uniform(-1, 1, (n, 3)), columns=["x1", "x2", "x3"])
+    a["y"] = np.clip(a.x1 + 0.2 * rng.standard_normal(n), -1, 1)
+    a.loc[2900, "x2"] = np.nan
+    b = a.astype({"x2": object})
+    b.loc[2900, "x2"] = "n/a?"
+    fn, kw = DECLARED_DOORS[door]
+    sa, sb = _sources(a, tmp_path, "a"), _sources(b, tmp_path, "b")
+    for route in sa:
+        views = [reader_view(fn, FORMULA, s[route], bounds=BOUNDS, random_state=7, **kw) for s in (sa, sb)]
+        assert views[0]["error"] is None, (route, views[0]["error"])
+        assert_same_view(*views)
+        assert "x2" in views[1]["terms"], route
+
+
+def test_a_global_pair_declares_no_text_column_numeric():
+    df = BASE.assign(city=np.where(BASE.x3 > 0, "York", "Leeds"))
+    fit = dp.dp_lm(
+        "y ~ x1 + city",
+        df,
+        eps=2.0,
+        delta=1e-5,
+        bounds=(-1, 1),
+        n_boot=100,
+        random_state=1,
+        levels={"city": ["Leeds", "York"]},
+    )
+    assert fit.terms == ["(Intercept)", "x1", "cityYork"]
+
+
+def test_bool_and_categorical_columns_declared_numeric_are_read_as_numbers():
+    """Decision (README, Privacy conventions): a bool is 0/1, a Categorical is read by its labels."""
+    assert as_numbers(pd.Series([True, False])).tolist() == [1.0, 0.0]
+    got = as_numbers(pd.Series(pd.Categorical(["2.5", "x", None]))).tolist()
+    assert got[0] == 2.5 and np.isnan(got[1]) and np.isnan(got[2])
+    flag = BASE.assign(flag=BASE.x3 > 0)
+    bounds = BOUNDS | {"flag": (0, 1)}
+    obj = flag.astype({"flag": object})
+    obj.loc[5, "flag"] = None
+    filled = flag.assign(flag=flag.flag.astype(float))
+    filled.loc[5, "flag"] = 0.5  # the midpoint of (0, 1): the public fill
+    cat = flag.assign(flag=pd.Categorical(flag.flag.map({True: "1", False: "0"})))
+    outs = []
+    for d in (flag, obj, filled, cat):
+        fit = dp.dp_lm("y ~ x1 + flag", d, eps=2.0, delta=1e-5, bounds=bounds, n_boot=100, random_state=1)
+        assert fit.terms == ["(Intercept)", "x1", "flag"]
+        outs.append(np.asarray(fit.coef()))
+    np.testing.assert_allclose(outs[1], outs[2])
+    np.testing.assert_allclose(outs[0], outs[3])
+
+
+def test_declared_both_numeric_and_categorical_is_refused_from_the_arguments():
+    df = BASE.assign(city="York")
+    with pytest.raises(DataError, match="'city' is declared numeric by bounds= and categorical by levels="):
+        dp.dp_lm(
+            "y ~ x1 + city",
+            df,
+            eps=1.0,
+            delta=1e-5,
+            bounds=BOUNDS | {"city": (0, 1)},
+            levels={"city": ["Leeds", "York"]},
+            n_boot=100,
+        )
+
+
+def test_dp_select_infer_bounds_factor_dummies_by_their_coding_as_dp_lm_does():
+    df = BASE.assign(city=np.where(BASE.x3 > 0, "York", "Leeds"))
+    kw = dict(eps=20.0, delta=1e-5, k=2, n_boot=100, bounds=BOUNDS, levels={"city": ["Leeds", "York"]})
+    fit = dp.dp_select_infer("y ~ x1 + x2 + city", df, random_state=3, strict=True, **kw)
+    assert set(fit.terms) <= {"(Intercept)", "x1", "x2", "cityYork"}
+    # undeclared levels: the step is named (strict refuses it), never a bounds error listing levels
+    b = df.copy()
+    b.loc[3, "city"] = "Zzyzx"
+    views = [
+        reader_view(
+            dp.dp_select_infer, "y ~ x1 + x2 + city", d, random_state=3, strict=True, **{**kw, "levels": None}
+        )
+        for d in (df, b)
+    ]
+    assert_same_view(*views, released=False)
+    assert "Zzyzx" not in str(views[1]["error"]) and "strict=True refuses" in views[1]["error"][1]
+
+
+# ---------------------------------------------------------------------------- logical columns
+def _flag_pair():
+    a = BASE.assign(flag=BASE.x3 > 0)
+    a.loc[7, "flag"] = False  # the public fill of a logical
+    b = a.astype({"flag": object})
+    b.loc[7, "flag"] = None  # as read_csv gives for an empty cell
+    return a, b
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("levels", [[False, True], ["FALSE", "TRUE"]])
+def test_a_logical_with_a_missing_entry_declared_by_levels_equals_the_bool_column(levels, strict):
+    a, b = _flag_pair()
+    kw = dict(
+        eps=2.0,
+        delta=1e-5,
+        bounds=(-1, 1),
+        n_boot=100,
+        random_state=7,
+        strict=strict,
+        levels={"flag": levels},
+    )
+    views = [reader_view(dp.dp_lm, "y ~ x1 + flag", d, **kw) for d in (a, b)]
+    assert views[0]["error"] is None and views[0]["warnings"] == []
+    assert_same_view(*views)
+    assert views[1]["terms"] == ["(Intercept)", "x1", "flagTRUE"]
+    coefs = [np.asarray(dp.dp_lm("y ~ x1 + flag", d, **{**kw, "eps": 1e9}).coef()) for d in (a, b)]
+    np.testing.assert_allclose(coefs[0], coefs[1])
+
+
+def test_r_text_levels_match_booleans_and_undeclared_object_booleans_stay_a_named_step():
+    a, b = _flag_pair()
+    s = Schema.declare(bounds=(-1, 1), levels={"flag": ["FALSE", "TRUE"]})
+    coded = s.code_levels(b, ["flag"])["flag"]
+    assert coded.isna().sum() == 1 and set(coded.dropna()) <= {"FALSE", "TRUE"}
+    assert (coded.drop(index=7) == a.flag.drop(index=7).map({True: "TRUE", False: "FALSE"})).all()
+    # an object column of booleans without levels=: its type is read from the rows, a named step
+    with pytest.raises(PrivacyParameterError, match="levels of 'flag' were read from the rows"):
+        dp.dp_lm("y ~ x1 + flag", b, eps=2.0, delta=1e-5, bounds=(-1, 1), n_boot=100, strict=True)
+
+
+# ---------------------------------------------------------------------------- steps listed once
+NA_DOORS = [d for d in DOORS if d != "dp_bh (p-values)"]
+
+
+def _with_missing(name: str, where: str) -> tuple:
+    fn, args, kw = DOORS[name]
+    data = (args[1] if len(args) > 1 else kw["data"]).copy()
+    formula = args[0]
+    lhs = formula.split("~")[0].strip()
+    numeric = [c for c in data.columns if c != lhs and pd.api.types.is_float_dtype(data[c])]
+    col = {"response": lhs or numeric[0], "covariate": numeric[-1] if lhs else numeric[1], "none": None}[
+        where
+    ]
+    if col is not None:
+        data[col] = data[col].astype(object) if data[col].dtype == object else data[col]
+        data.loc[4, col] = None if data[col].dtype == object else np.nan
+    if len(args) > 1:
+        return fn, (formula, data), kw
+    return fn, args, {**kw, "data": data}
+
+
+def _steps(name: str, where: str, **extra) -> object:
+    fn, args, kw = _with_missing(name, where)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fit = fn(*args, random_state=3, **{**kw, **extra})
+        except Exception as exc:  # noqa: BLE001 - the refusal is what a reader sees
+            return ("error", type(exc).__name__, str(exc))
+    return list(fit.privacy.data_dependent_steps)
+
+
+@pytest.mark.parametrize("na_action", ["omit", "fill"])
+@pytest.mark.parametrize("name", NA_DOORS)
+def test_data_dependent_steps_are_listed_once_whatever_is_missing(name, na_action):
+    got = {where: _steps(name, where, na_action=na_action) for where in ("none", "response", "covariate")}
+    assert got["none"] == got["response"] == got["covariate"], got
+    if isinstance(got["none"], list):
+        assert len(set(got["none"])) == len(got["none"])
+
+
+# ---------------------------------------------------------------------------- bound names
+def test_a_bounds_entry_naming_no_column_is_refused_with_a_suggestion_before_spending():
+    df = BASE.assign(wt=BASE.x2, unused=0.0)
+    acc = dp.Accountant(eps=100.0, delta=1e-3)
+    for fn, kw in DECLARED_DOORS.values():
+        with pytest.raises(PrivacyParameterError, match=r"bounds= names 'Wt'.*Did you mean 'wt'"):
+            fn("y ~ x1 + wt", data=df, bounds=BOUNDS | {"wt": (-1, 1), "Wt": (0, 9)}, accountant=acc, **kw)
+    assert acc.spent_eps == 0
+    # a column of the data outside the formula, a design column, a dummy of an undeclared level: allowed
+    city = df.assign(city=np.where(df.x3 > 0, "York", "Leeds"))
+    ok = BOUNDS | {
+        "wt": (-1, 1),
+        "unused": (0, 1),
+        "I(x1^2)": (0, 1),
+        "cityZurich": (0, 1),
+        "x1:cityYork": (-1, 1),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dp.dp_lm("y ~ x1 + I(x1^2) + city", city, eps=1.0, delta=1e-5, bounds=ok, n_boot=100)
+    with pytest.raises(PrivacyParameterError, match="bounds= names 'Wt'"):
+        import dask.dataframe as dd
+
+        data = dd.from_pandas(df, npartitions=2)
+        engines.sufficient_statistics("y ~ x1", data, schema=Schema.declare(bounds={"Wt": (0, 1)}))
