@@ -251,7 +251,7 @@ class Stream:
                 for batch in reader:
                     batch = batch.select(columns) if columns is not None else batch
                     for start in range(0, batch.num_rows, self.chunk_rows):
-                        yield batch.slice(start, self.chunk_rows)
+                        yield _parsed_where_arrow_can(batch.slice(start, self.chunk_rows), numeric)
             except pa.ArrowInvalid as exc:  # its text quotes the value: only the column is named
                 raise DataError(
                     f"{path.name}: a value of {_column_named(exc, schema)} does not have the type of its "
@@ -585,3 +585,23 @@ def _format(paths: list[Path]) -> str:
             "give format='parquet' or format='csv', with one format for all files."
         )
     return kinds.pop()
+
+
+def _parsed_where_arrow_can(batch, numeric):
+    """The chunk with its declared-numeric text columns cast to float64 by Arrow where every entry of
+    the column parses (the usual case: fast, and the chunk can take the Arrow route of the statistics);
+    a column with an entry Arrow does not read ("n/a", " 1.5") stays text, read entry by entry by the
+    layout (:func:`dpstats.schema.as_numbers`), which gives the same number for every entry Arrow reads.
+    Either way each entry's number depends on that entry alone."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arrays, fields = list(batch.columns), list(batch.schema)
+    for i, field in enumerate(fields):
+        if field.name in numeric and pa.types.is_string(field.type):
+            try:
+                arrays[i] = pc.cast(arrays[i], pa.float64())
+            except pa.ArrowInvalid:
+                continue
+            fields[i] = pa.field(field.name, pa.float64())
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
