@@ -373,3 +373,46 @@ def test_regressions_refuse_designs_their_rows_cannot_fit_before_spending(door, 
     with pytest.raises(dp.DataError, match=re.escape(message.format(door=door))):
         getattr(dp, door)(formula, df, eps=1.0, delta=1e-6, bounds=(-1, 1), accountant=acc)
     assert acc.spent_eps == 0 and acc.charges == []
+
+
+RESPONSE_EXPRESSIONS = {  # R's glm takes a logical or factor expression as the binomial response
+    "I(mpg > 20) ~ wt": "mtcars",
+    "mpg > 20 ~ wt": "mtcars",
+    "factor(am) ~ wt": "mtcars",
+    'Species == "virginica" ~ Sepal.Length': "iris",
+}
+
+
+def test_response_expressions_fit_as_rs_glm_does(rscript, tmp_path):
+    """eps = inf against R's glm(binomial) on R's mtcars and iris: logical expressions count TRUE as
+    1, a factor expression models its second level (coefficients to 1e-6)."""
+    from dpstats.rbridge import load_r_dataset
+
+    script = tmp_path / "r.R"
+    lines = [f"cat(coef(glm({f}, binomial, {d})), '\\n')" for f, d in RESPONSE_EXPRESSIONS.items()]
+    script.write_text("\n".join(lines) + "\n")
+    out = subprocess.run([rscript, str(script)], check=True, capture_output=True, text=True, timeout=120)
+    r_coefs = [np.array(line.split(), float) for line in out.stdout.strip().splitlines()]
+    for (formula, data), want in zip(RESPONSE_EXPRESSIONS.items(), r_coefs):
+        frame = load_r_dataset(data, "datasets")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NonPrivateWarning)
+            fit = dp.dp_glm(formula, frame, eps=math.inf)
+        np.testing.assert_allclose(fit.coef().to_numpy(), want, rtol=1e-6, err_msg=formula)
+
+
+def test_private_response_expressions_name_their_data_dependent_steps():
+    """A logical expression of a bounded column needs no step; factor(am) reads its levels from the
+    rows, a named step that strict=True refuses before anything is spent."""
+    from dpstats.rbridge import load_r_dataset
+
+    big = pd.concat([load_r_dataset("mtcars", "datasets")] * 200, ignore_index=True)
+    kw = dict(eps=2.0, delta=1e-6, bounds={"wt": (1, 6), "mpg": (10, 35)}, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateWarning)
+        fit = dp.dp_glm("I(mpg > 20) ~ wt", big, strict=True, **kw)
+    assert fit.terms == ["(Intercept)", "wt"]
+    acc = dp.Accountant(eps=5.0, delta=1e-3)
+    with pytest.raises(PrivacyParameterError, match=r"factor\(am\) reads its levels from the rows"):
+        dp.dp_glm("factor(am) ~ wt", big, strict=True, accountant=acc, **kw)
+    assert acc.spent_eps == 0

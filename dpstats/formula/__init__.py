@@ -642,9 +642,14 @@ def _general_response(lhs_text: str, value, data: pd.DataFrame, keep: np.ndarray
     if kind == "factor":
         f = as_factor(value, lhs_text)
         return f.codes, list(f.levels)
-    if not isinstance(value, Num) or value.logical or value.values.ndim != 1:
+    if isinstance(value, Fac):  # a factor expression (factor(am)): a door that takes one retries with it
+        raise DataError(
+            f"response '{lhs_text}' is a factor but a numeric response is needed; use a numeric or "
+            "logical expression (e.g. am == 1) or code it as 0/1."
+        )
+    if not isinstance(value, Num) or value.values.ndim != 1:
         raise DataError(f"response '{lhs_text}' must be one numeric column; convert it before the analysis.")
-    return value.values.astype(float), None
+    return value.values.astype(float), None  # a logical response counts TRUE as 1, as R's lm and glm do
 
 
 def _deferrable(rhs_tokens, response: str) -> bool:
