@@ -67,6 +67,23 @@ def check_bounds_form(bounds: BoundsSpec) -> None:
     _pair("all columns", bounds)
 
 
+def _refuse_missing(missing: list[str], shown: Mapping[str, str]) -> None:
+    if shown:  # the columns' names hold levels read from the rows: their terms are named instead
+        terms = list(dict.fromkeys(shown.get(m, m) for m in missing))
+        raise PrivacyParameterError(
+            f"bounds are missing for columns of the term(s) {', '.join(repr(t) for t in terms[:5])}"
+            + (" ..." if len(terms) > 5 else "")
+            + " (their names hold levels read from the rows, so they are not shown). Declare the factors' "
+            "levels (levels=) and a public (lo, hi) for each column, or one pair for all columns."
+        )
+    names = ", ".join(repr(m) for m in missing[:5])
+    raise PrivacyParameterError(
+        f"bounds are missing for {len(missing)} column(s): {names}"
+        + (" ..." if len(missing) > 5 else "")
+        + ". Declare a public (lo, hi) for each, or one pair for all columns."
+    )
+
+
 def _unquoted(name: str) -> str:
     """A data column's own name for a design name R writes in backticks (`` `1000_at` `` -> ``1000_at``)."""
     return name[1:-1] if len(name) > 2 and name[0] == name[-1] == "`" else name
@@ -78,6 +95,7 @@ def resolve_box(
     *,
     dummies: set[str] | Mapping[str, tuple[float, float]] = frozenset(),
     aliases: Mapping[str, str] | None = None,
+    shown: Mapping[str, str] | None = None,
 ) -> Box | None:
     """Turn a ``bounds`` argument into a :class:`Box` over ``names``.
 
@@ -97,6 +115,9 @@ def resolve_box(
         also covers a column named differently in the design.  A design name
         in backticks (R's name for a non-syntactic column) is also looked up
         by the column's own name.
+    shown : mapping, optional
+        How a message names a column without bounds (default: by its name); e.g. by its term's
+        label where the design's names hold levels read from the rows.
 
     Examples
     --------
@@ -119,12 +140,7 @@ def resolve_box(
             lo.append(pair[0])
             hi.append(pair[1])
         if missing:
-            shown = ", ".join(repr(m) for m in missing[:5])
-            raise PrivacyParameterError(
-                f"bounds are missing for {len(missing)} column(s): {shown}"
-                + (" ..." if len(missing) > 5 else "")
-                + ". Declare a public (lo, hi) for each, or one pair for all columns."
-            )
+            _refuse_missing(missing, shown or {})
         return Box(np.array(lo), np.array(hi))
     lo, hi = _pair("all columns", bounds)
     lo_arr = np.full(len(names), lo)

@@ -207,11 +207,14 @@ def test_knockoff_zero_or_duplicated_column_is_no_error_with_declared_assumption
         assert_same_view(a, b)
 
 
-def test_non_private_fits_still_refuse_a_constant_column():
-    """eps = inf (dp_lm) and vertical_glm without eps are NOT private: a clear error beats a singular fit."""
+def test_non_private_fits_answer_a_constant_column_as_r_or_refuse_it():
+    """eps = inf (dp_lm) and vertical_glm without eps are NOT private, so they may look at the rows:
+    dp_lm answers as R's lm (the constant column is aliased with the intercept: NA), and vertical_glm,
+    whose coordinate descent cannot give NA, refuses it clearly instead of a singular fit."""
     df = _constant_pair()[0]
-    with pytest.warns(dp.NonPrivateWarning), pytest.raises(dp.DataError, match="constant column"):
-        dp.dp_lm(f"y ~ {FEW}", df, eps=float("inf"))
+    with pytest.warns(dp.NonPrivateWarning):
+        fit = dp.dp_lm(f"y ~ {FEW}", df, eps=float("inf"))
+    assert np.isnan(fit.coef()["x3"]) and np.isfinite(fit.coef().drop("x3")).all()
     with pytest.raises(dp.DataError, match="constant column"):
         dp.vertical_glm(f"y ~ {FEW}", df, family="gaussian", parties=[NAMES[:2], NAMES[2:5]])
 

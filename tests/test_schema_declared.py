@@ -330,3 +330,25 @@ def test_arrow_and_pandas_read_the_same_number_from_every_entry_arrow_parses():
     pandas = as_numbers(pd.Series(texts, dtype=object)).to_numpy()
     assert np.array_equal(arrow, pandas, equal_nan=True)
     assert np.array_equal(np.signbit(arrow), np.signbit(pandas))
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_missing_bound_of_an_interaction_names_its_term_when_levels_come_from_the_rows(strict):
+    """Two data sets that differ in one row, which alone holds the level 'Zurich': the refusal of an
+    interaction's missing bound names the term x1:city, never its columns (their names, and how
+    many there are, come from the rows); with the levels declared it names the columns."""
+    rng = np.random.default_rng(0)
+    a = pd.DataFrame({"x1": rng.uniform(0, 1, 300), "city": rng.choice(["Leeds", "York"], 300)})
+    a["y"] = a.x1 + rng.normal(0, 0.3, 300)
+    b = a.copy()
+    b.loc[7, "city"] = "Zurich"
+    kw = dict(eps=1.0, delta=1e-6, bounds={"x1": (0, 1), "y": (-2, 3)}, strict=strict, n_boot=100)
+    messages = []
+    for data in (a, b):
+        with pytest.raises(dp.PrivacyParameterError) as caught, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dp.dp_lm("y ~ x1 * city", data, **kw)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] and "'x1:city'" in messages[0] and "York" not in messages[0]
+    with pytest.raises(dp.PrivacyParameterError, match=r"2 column\(s\): 'x1:cityYork', 'x1:cityZurich'"):
+        dp.dp_lm("y ~ x1 * city", b, levels={"city": ["Leeds", "York", "Zurich"]}, **kw)

@@ -118,6 +118,9 @@ class ModelFrame:
         from the rows): (0, 1) for a treatment dummy, (-1, 1) for ``contr.sum``, the matrix's
         entries for polynomial, Helmert or declared contrasts. A front door that bounds factor
         columns must take these, not (0, 1), or it clips a contrast's -1 to 0.
+    levels_read : bool
+        A private call read some factor's levels from the rows (a named step): the design's names
+        then hold data-derived levels, and a message names the columns' terms instead.
     """
 
     formula: str
@@ -139,6 +142,7 @@ class ModelFrame:
     schema_rule: str = ""
     n_data_dependent: bool = False
     factor_column_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    levels_read: bool = False  # a private call's factor levels were read from the rows: names hold them
     contrasts: dict = field(default_factory=dict)
     default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
 
@@ -342,8 +346,9 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
         dropping = schema.missing_steps(data, used)
         formula_levels = mf.schema_steps if schema.private else []  # factor() without levels=
         # once each: a frame rebuilt the careful way (a non-finite response) already carries its steps
-        steps = schema.level_steps(data, used) + formula_levels + dropping
-        mf.schema_steps = list(dict.fromkeys(steps))
+        levels_read = schema.level_steps(data, used) + formula_levels
+        mf.schema_steps = list(dict.fromkeys(levels_read + dropping))
+        mf.levels_read = bool(levels_read)
         mf.n_data_dependent = bool(dropping)
         mf.schema_rule = schema.rule()
     return mf

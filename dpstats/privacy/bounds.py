@@ -671,4 +671,5 @@ def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
 def design_box(bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None) -> Box | None:
     """The box of the design's columns (``names``, default all) from resolved bounds: factor dummies
     are bounded by their coding, (0, 1) for treatment contrasts."""
-    return resolve_box(bounds, mf.names if names is None else names, dummies=dummy_columns(mf))
+    shown = dict(zip(mf.names, mf.terms)) if getattr(mf, "levels_read", False) else None
+    return resolve_box(bounds, mf.names if names is None else names, dummies=dummy_columns(mf), shown=shown)
