@@ -265,3 +265,14 @@ test_that("6. dp_model_matrix takes a one-sided formula, as model.matrix does", 
   M <- model.matrix(~ Ozone + Wind, airquality)
   expect_identical(rownames(X), rownames(M))
 })
+
+test_that("8. nobs() after na.omit under replace-one-row says why n is not released (not add/remove)", {
+  skip_if_no_dpstats()
+  b <- list(Ozone = c(0, 170), Solar.R = c(0, 340), Wind = c(0, 25), Temp = c(50, 100), Month = c(5, 9), Day = c(1, 31))
+  s <- suppressWarnings(dp_sis(Ozone ~ ., data = airquality, eps = 1, k = 2, bounds = b, seed = 1, na.action = na.omit))
+  expect_error(nobs(s), class = "dpstats_not_released_error", regexp = "incomplete rows were dropped")
+  expect_false(grepl("add/remove", tryCatch(nobs(s), error = conditionMessage)))
+  s <- suppressWarnings(dp_sis(Ozone ~ ., data = airquality, eps = 1, k = 2, bounds = b, seed = 1,
+                               neighbouring = "add_remove"))
+  expect_error(nobs(s), class = "dpstats_not_released_error", regexp = "add/remove-one-row")
+})
