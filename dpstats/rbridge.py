@@ -581,10 +581,18 @@ def design_for_r(formula: str, data: pd.DataFrame) -> dict:
     """R's ``dp_model_matrix()``: the design matrix the formula layer builds (row-major values).
 
     ``assign`` numbers each column's term as R's ``model.matrix`` does (0 for the intercept).
+    A one-sided formula (``"~ x1 + x2"``, as ``model.matrix`` and ``dp_gmm`` take) has no response.
+
+    Examples
+    --------
+    >>> d = design_for_r("~ g", pd.DataFrame({"g": pd.Categorical(["a", "b", "a"])}))
+    >>> d["names"], d["dim"]
+    (['(Intercept)', 'gb'], [3, 2])
     """
     from .formula import INTERCEPT, model_frame
 
-    mf = model_frame(formula, data, min_rows=1, check_constant=False)
+    one_sided = isinstance(formula, str) and formula.lstrip().startswith("~")
+    mf = model_frame(formula, data, one_sided=one_sided, min_rows=1, check_constant=False)
     order: list[str] = []
     for t, nm in zip(mf.terms, mf.names):
         if nm != INTERCEPT and t not in order:
@@ -598,6 +606,15 @@ def design_for_r(formula: str, data: pd.DataFrame) -> dict:
         "n_dropped": int(mf.n_dropped),
         "data_dependent": [str(t) for t, _ in mf.data_dependent_terms],
     }
+
+
+def newdata_design_for_r(result, newdata: pd.DataFrame) -> dict:
+    """The design of ``newdata`` as a fit codes it (its factor levels and contrasts), for R's
+    ``predict(se.fit = TRUE)``: row-major values, dimensions and column names.  Only public inputs
+    (the released fit's coding) and the rows the caller holds are read.
+    """
+    mf = result._new_design(newdata)
+    return {"values": mf.X.ravel().tolist(), "dim": [mf.n, mf.p], "names": list(mf.names)}
 
 
 # =========================================================================== rpy2 side

@@ -38,7 +38,12 @@ R_ARGUMENTS = {
     "\\code{log()}, \\code{factor()}, \\code{poly()}, treatment contrasts for factors.",
     "data": "a data frame (or a numeric matrix with column names) whose columns may be numeric, integer, "
     "logical, factor, ordered or character; columns of other classes that the formula does not use are "
-    "left out. Rows with \\code{NA} in a variable the formula uses are dropped (as \\code{na.omit}).",
+    "left out. Missing values (\\code{NA}, or a non-finite number) in a variable the formula uses follow "
+    '\\code{na_action}: by default (\\code{"fill"} under \\code{neighbouring = "replace"}) no row is '
+    "dropped and each missing value gets its public fill (the midpoint of the variable's declared "
+    "\\code{bounds}, a factor's first level, \\code{FALSE}); rows missing a numeric variable without "
+    'declared bounds are dropped. \\code{na.action = na.omit} (or \\code{na_action = "omit"}) drops every '
+    "incomplete row, as \\code{lm} does.",
     "seed": "Python's \\code{random_state}: \\code{NULL} (fresh randomness from the operating system, for "
     'releases) or one whole number (reproducible runs; the privacy statement then says "seeded: for '
     'reproduction, not for release").',
@@ -55,7 +60,7 @@ COMMON = {
     "is read when it does not fit.",
     "strict": "\\code{TRUE} refuses every data-dependent step (anything computed from the data to calibrate "
     "noise) before anything is spent; \\code{FALSE} (default) names them in the privacy statement and warns.",
-    "progress": "a Python progress callback; not used from R.",
+    "progress": "not used from R (a progress callback for Python users); leave it out.",
     "diagnostics": "\\code{TRUE} attaches non-private diagnostics (rows dropped, values clipped), labelled "
     '"not private"; off by default, and no output shows them unless asked.',
 }

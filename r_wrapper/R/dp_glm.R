@@ -46,24 +46,34 @@ confint.dp_glm <- function(object, parm, level = 0.95, ...) {
   .ci_matrix(cf[parm] - q * se, cf[parm] + q * se, parm, level)
 }
 
-predict.dp_glm <- function(object, newdata, type = c("link", "response"), ...) {
+# predict.glm's se.fit = TRUE: the delta method on the released covariance (Wald, as confint.dp_glm;
+# post-processing of released quantities for a DP fit too). NA rows of newdata predict NA.
+predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit = FALSE, ...) {
+  .refuse_dots("predict", list(...), sys.call())
   type <- match.arg(type)
   if (missing(newdata) || is.null(newdata)) {
     if (.is_dp_fit(object)) .not_released(object, "predict() without newdata", .per_row, sys.call())
     rows <- .glm_rows(object, "predict()", sys.call())
-    return(if (type == "link") rows$eta else rows$mu)
+    fit <- if (type == "link") rows$eta else rows$mu
+    X <- if (isTRUE(se.fit)) .model_X(object, .lm_model(object, "predict()", sys.call()))
+  } else {
+    fit <- .predict_rows(object, newdata, list(type = type), sys.call())
+    X <- if (isTRUE(se.fit)) .newdata_X(object, newdata, sys.call())
   }
-  if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
-  attr(newdata, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")
-  out <- .py_method(object, "predict", list(newdata = newdata, type = type), sys.call())
-  stats::setNames(as.numeric(out), rownames(newdata))
+  if (!isTRUE(se.fit)) return(fit)
+  se <- sqrt(rowSums((X %*% vcov(object)[colnames(X), colnames(X), drop = FALSE]) * X))
+  if (type == "response") {
+    fam <- get(object$outputs$family, mode = "function", envir = asNamespace("stats"))()
+    se <- se * abs(fam$mu.eta(drop(X %*% coef(object)[colnames(X)])))
+  }
+  list(fit = fit, se.fit = stats::setNames(se, names(fit)), residual.scale = 1)
 }
 
 # The non-private fit's rows as glm sees them: y as a proportion of m trials (binomial; 1 for a 0/1
 # or two-level factor response, s + f for cbind(s, f)), the linear predictor and the fitted means.
 .glm_rows <- function(object, what, call) {
   mf <- .lm_model(object, what, call)
-  X <- stats::model.matrix(attr(mf, "terms"), mf)
+  X <- .model_X(object, mf)
   y <- stats::model.response(mf)
   m <- rep(1, NROW(y))
   if (is.matrix(y)) {

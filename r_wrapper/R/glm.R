@@ -64,8 +64,13 @@ confint.dp_vertical_glm <- function(object, parm, level = 0.95, ...) {
 nobs.dp_result <- function(object, ...) {
   n <- object$n
   if (is.null(n) || length(n) != 1L || is.na(n)) {
-    .dp_abort("nobs() is not available: under add/remove-one-row privacy the number of rows is private and not released.",
-              "dpstats_error")
+    why <- if (identical(object$privacy$neighbouring, "add_remove")) {
+      "under add/remove-one-row privacy the number of rows is private and not released."
+    } else {
+      paste("incomplete rows were dropped (na_action = \"omit\", na.action = na.omit), so the number of rows",
+            "analysed depends on the data and is not released; the default na_action = \"fill\" with declared bounds keeps n public.")
+    }
+    .dp_abort(paste("nobs() is not available:", why), "dpstats_not_released_error")
   }
   as.integer(n)
 }

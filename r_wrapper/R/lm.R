@@ -78,6 +78,10 @@ confint.dp_select_infer <- function(object, parm, level = 0.95, ...) {
 .lm_model <- function(object, what, call) {
   if (.is_dp_fit(object)) .not_released(object, what, .per_row, call)
   if (!is.null(object$model)) return(object$model)
+  if (!is.null(object$rows_not_kept)) {
+    .dp_abort(sprintf("%s is not available for this fit: %s.", what, object$rows_not_kept), "dpstats_not_released_error",
+              call)
+  }
   f <- formula(object)
   mf <- tryCatch({
     mc <- call("model.frame", formula = f, data = object$call$data, subset = object$call$subset)
@@ -96,12 +100,12 @@ model.matrix.dp_result <- function(object, ...) {
                   "none. Build it from data you hold: model.matrix(formula(fit), data)."), sys.call())
   }
   mf <- .lm_model(object, "model.matrix()", sys.call())
-  stats::model.matrix(attr(mf, "terms"), mf)
+  .model_X(object, mf)
 }
 
 fitted.dp_lm <- function(object, ...) {
   mf <- .lm_model(object, "fitted()", sys.call())
-  X <- stats::model.matrix(attr(mf, "terms"), mf)
+  X <- .model_X(object, mf)
   stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
 }
 
@@ -118,15 +122,103 @@ residuals.dp_lm <- function(object, ...) {
   stats::model.response(mf) - fitted(object)
 }
 
-predict.dp_lm <- function(object, newdata, ...) {
-  if (missing(newdata) || is.null(newdata)) {
-    if (!.is_dp_fit(object)) return(fitted(object))
-    .not_released(object, "predict() without newdata", .per_row, sys.call())
+# predict.lm's arguments: se.fit and interval ("confidence", "prediction") at any level for a
+# non-private fit (eps = Inf: the classical t intervals, with the fit's vcov and sigma, as predict.lm);
+# a DP fit releases point predictions only (its intervals are a calibrated bootstrap of the
+# coefficients, not Wald intervals, and no residual standard error is released). A row of newdata
+# with NA in a variable the formula uses predicts NA (predict.lm with na.action = na.pass).
+predict.dp_lm <- function(object, newdata, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
+                          level = 0.95, ...) {
+  .refuse_dots("predict", list(...), sys.call())
+  interval <- match.arg(interval)
+  intervals <- isTRUE(se.fit) || interval != "none"
+  if (intervals && .is_dp_fit(object)) {
+    .not_released(object, sprintf("predict(%s)", if (isTRUE(se.fit)) "se.fit = TRUE" else paste0("interval = \"", interval, "\"")),
+                  paste("its intervals come from a calibrated parametric bootstrap of the coefficients (confint(fit)),",
+                        "not from a standard error of Xb, and no residual standard error is released."), sys.call())
   }
+  if (!missing(level) && !intervals) {
+    .dp_abort("predict(level = ) needs interval = \"confidence\" or \"prediction\".", "dpstats_argument_error", sys.call())
+  }
+  if (missing(newdata) || is.null(newdata)) {
+    if (.is_dp_fit(object)) .not_released(object, "predict() without newdata", .per_row, sys.call())
+    fit <- fitted(object)
+    X <- if (intervals) .model_X(object, .lm_model(object, "predict()", sys.call()))
+  } else {
+    fit <- .predict_rows(object, newdata, list(), sys.call())
+    X <- if (intervals) .newdata_X(object, newdata, sys.call())
+  }
+  if (!intervals) return(fit)
+  se <- sqrt(rowSums((X %*% vcov(object)[colnames(X), colnames(X), drop = FALSE]) * X))
+  df <- df.residual(object)
+  s <- object$outputs$sigma
+  out <- fit
+  if (interval != "none") {
+    w <- stats::qt((1 + level) / 2, df) * if (interval == "confidence") se else sqrt(se^2 + s^2)
+    out <- cbind(fit = fit, lwr = fit - w, upr = fit + w)
+    rownames(out) <- names(fit)
+  }
+  if (isTRUE(se.fit)) list(fit = out, se.fit = stats::setNames(se, names(fit)), df = df, residual.scale = s) else out
+}
+
+# Arguments a method does not take are named, not ignored (predict(fit, interval = "confidence") on
+# a method without intervals, a misspelt se.fitt =).
+.refuse_dots <- function(what, dots, call) {
+  if (!length(dots)) return(invisible())
+  nm <- names(dots)
+  if (is.null(nm)) nm <- rep("", length(dots))
+  shown <- ifelse(nzchar(nm), paste0(nm, " ="), "an unnamed argument")
+  .dp_abort(sprintf("%s() does not take %s here; it would be ignored.", what, paste(shown, collapse = ", ")),
+            "dpstats_argument_error", call)
+}
+
+# Predictions for the rows of newdata: rows with NA (or a non-finite number) in a variable of the
+# formula's right-hand side give NA; the others are predicted by the Python result.
+.predict_rows <- function(object, newdata, args, call) {
   if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
-  attr(newdata, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")  # code factors as the fit did
-  out <- .py_method(object, "predict", list(newdata = newdata), sys.call())
-  stats::setNames(as.numeric(out), rownames(newdata))
+  ok <- .complete_newdata(object, newdata)
+  nd <- newdata[ok, , drop = FALSE]
+  attr(nd, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")  # code factors as the fit did
+  out <- rep(NA_real_, nrow(newdata))
+  if (any(ok)) {
+    p <- as.numeric(.py_method(object, "predict", c(list(newdata = nd), args), call))
+    if (length(p) != sum(ok)) {
+      .dp_abort("predict(): newdata has rows the fit's design cannot code (a value outside the training levels, or a transformation that is not finite).",
+                "dpstats_data_error", call)
+    }
+    out[ok] <- p
+  }
+  stats::setNames(out, rownames(newdata))
+}
+
+.complete_newdata <- function(object, newdata) {
+  f <- formula(object)
+  rhs <- if (length(f) == 3L) f[-2L] else f
+  vars <- intersect(all.vars(rhs), names(newdata))
+  ok <- rep(TRUE, nrow(newdata))
+  for (v in vars) {
+    x <- newdata[[v]]
+    ok <- ok & !is.na(x) & (if (is.numeric(x)) is.finite(x) else TRUE)
+  }
+  ok
+}
+
+# newdata's design as the fit codes it (Python's coding of the fit's levels and contrasts); NA rows NA.
+.newdata_X <- function(object, newdata, call) {
+  if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
+  ok <- .complete_newdata(object, newdata)
+  terms <- names(coef(object))
+  X <- matrix(NA_real_, nrow(newdata), length(terms), dimnames = list(rownames(newdata), terms))
+  if (any(ok)) {
+    nd <- newdata[ok, , drop = FALSE]
+    attr(nd, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")
+    d <- .dp_invoke("newdata_design_for_r", list(result = .dp_pyref(object), newdata = nd),
+                    target = .dp_ensure_bridge(), call = call)
+    M <- matrix(as.numeric(unlist(d$values)), nrow = d$dim[1], ncol = d$dim[2], byrow = TRUE,
+                dimnames = list(NULL, unlist(d$names)))
+    X[ok, ] <- M[, terms, drop = FALSE]
+  }
+  X
 }
 
 df.residual.dp_lm <- function(object, ...) {

@@ -29,6 +29,7 @@
     .dp_abort(sprintf("%s(): pass extra arguments by name (e.g. bounds = c(-1, 1)); %d unnamed argument(s) left over.",
                       method, sum(!nzchar(names(extra)))), "dpstats_argument_error")
   }
+  .check_extra_names(method, names(extra))  # before anything is evaluated (offset = log(hp), subst = cyl == 4)
   lm_args <- extra[names(extra) %in% .lm_arguments]
   dots <- lapply(extra[!names(extra) %in% .lm_arguments], eval, envir = caller)
   args$data <- .lm_style(lm_args, args$data, caller, method)
@@ -45,7 +46,7 @@
     # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
     # model.matrix() answer like lm's. A DP fit keeps no rows.
     if (method %in% c("dp_lm", "vertical_glm", "dp_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
-      res$model <- tryCatch(stats::model.frame(args$formula, args$data), error = function(e) NULL)
+      res <- .keep_model(res, method, args)
     }
   }
   res

@@ -6,9 +6,45 @@ print.dp_result <- function(x, ...) {
 }
 
 summary.dp_result <- function(object, ...) {
-  structure(list(text = .r_text(object$summary_text, object), method = object$method, tidy = tidy(object),
-                 glance = glance(object), ledger = ledger(object), privacy = object$privacy),
-            class = "summary.dp_result")
+  .refuse_dots("summary", list(...), sys.call())
+  out <- list(text = .r_text(object$summary_text, object), method = object$method, tidy = tidy(object),
+              glance = glance(object), ledger = ledger(object), privacy = object$privacy)
+  if (inherits(object, c("dp_lm", "dp_glm", "dp_select_infer", "dp_vertical_glm"))) {
+    out <- c(out, .lm_summary_parts(object, out$tidy, out$glance))
+  }
+  structure(out, class = "summary.dp_result")
+}
+
+# summary.lm's and summary.glm's components, so that coef(summary(fit)), summary(fit)$sigma and
+# $r.squared work: the coefficient matrix (the released table), df, and for a non-private fit
+# (eps = Inf) sigma, r.squared, adj.r.squared and fstatistic as lm computes them (glm: deviance, aic,
+# null.deviance, df.null). A DP fit releases no residual standard error and no R^2: those are NA
+# (not released), never computed in R from the data.
+.lm_summary_parts <- function(object, td, g) {
+  if (is.null(td$term) || is.null(td$estimate)) return(list())
+  z <- .is_glm_fit(object) || (inherits(object, "dp_vertical_glm") && !identical(object$outputs$family, "gaussian"))
+  stat <- if (.is_bootstrap_fit(object)) c("Est./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
+  col <- function(nm) if (is.null(td[[nm]])) rep(NA_real_, nrow(td)) else as.numeric(td[[nm]])
+  cm <- cbind(col("estimate"), col("std.error"), col("statistic"), col("p.value"))
+  dimnames(cm) <- list(as.character(td$term), c("Estimate", "Std. Error", stat))
+  rdf <- object$outputs$df_residual
+  rdf <- if (is.null(rdf) || is.na(rdf)) NA_integer_ else as.integer(rdf)
+  p <- nrow(cm)
+  gv <- function(nm) if (!is.null(g[[nm]]) && length(g[[nm]]) == 1L) as.numeric(g[[nm]]) else NA_real_
+  out <- list(coefficients = cm, df = c(p, rdf, p), df.residual = rdf)
+  private <- .is_dp_fit(object)
+  if (z) {
+    return(c(out, list(dispersion = 1, deviance = if (private) NA_real_ else gv("deviance"),
+                       aic = if (private) NA_real_ else gv("AIC"),
+                       null.deviance = if (private) NA_real_ else gv("null.deviance"),
+                       df.null = if (private) NA_integer_ else as.integer(gv("df.null")))))
+  }
+  if (private) {
+    return(c(out, list(sigma = NA_real_, r.squared = NA_real_, adj.r.squared = NA_real_)))
+  }
+  f <- gv("statistic")
+  c(out, list(sigma = gv("sigma"), r.squared = gv("r.squared"), adj.r.squared = gv("adj.r.squared"),
+              fstatistic = if (!is.na(f)) c(value = f, numdf = gv("df"), dendf = rdf)))
 }
 
 print.summary.dp_result <- function(x, ...) {
@@ -205,9 +241,38 @@ glance <- function(x, ...) UseMethod("glance")
   if (is.data.frame(df) && requireNamespace("tibble", quietly = TRUE)) tibble::as_tibble(df) else df
 }
 
-tidy.dp_result <- function(x, ...) {
+# broom's conf.int and conf.level. The intervals are shown by default (conf.int = TRUE, unlike
+# broom's default); conf.int = FALSE leaves them out. conf.level = another level recomputes them where
+# that is correct (confint(fit, level =): a non-private fit's classical intervals, dp_glm's Wald
+# intervals) and is refused for a DP fit whose intervals were released at one level only (dp_lm's
+# calibrated bootstrap: refit with conf_level =). Any other argument is an error, not ignored.
+tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
+  .refuse_dots("tidy", list(...), sys.call())
   td <- x$tidy
   if (is.null(td)) td <- data.frame(term = unlist(x$terms), stringsAsFactors = FALSE)
+  has_ci <- all(c("conf.low", "conf.high") %in% names(td))
+  if (!missing(conf.level) && isTRUE(conf.int)) {
+    if (!is.numeric(conf.level) || length(conf.level) != 1L || is.na(conf.level) || conf.level <= 0 || conf.level >= 1) {
+      .dp_abort("conf.level must be one number between 0 and 1, e.g. conf.level = 0.9.", "dpstats_argument_error",
+                sys.call())
+    }
+    if (!has_ci) {
+      .dp_abort(sprintf("tidy(conf.level = ): a %s result has no confidence intervals.", x$method),
+                "dpstats_argument_error", sys.call())
+    }
+    fitted_level <- x$glance$conf_level
+    if (.is_bootstrap_fit(x) && !isTRUE(all.equal(conf.level, fitted_level))) {
+      .dp_abort(sprintf(paste("tidy(conf.level = %s): the intervals of a DP fit were released at level %s (a",
+                              "parametric bootstrap, not a rescaled standard error); refit with conf_level = %s."),
+                        format(conf.level), format(fitted_level), format(conf.level)), "dpstats_argument_error",
+                sys.call())
+    }
+    ci <- stats::confint(x, level = conf.level)
+    i <- match(td$term, rownames(ci))
+    td$conf.low <- unname(ci[i, 1])
+    td$conf.high <- unname(ci[i, 2])
+  }
+  if (isFALSE(conf.int) && has_ci) td <- td[setdiff(names(td), c("conf.low", "conf.high"))]
   .as_tibble(td)
 }
 

@@ -1,0 +1,148 @@
+# The rows a non-private regression (eps = Inf) was fitted on, kept as lm keeps them (fit$model), and
+# the checks of a wrapper's extra arguments made before any of them is evaluated.
+
+# ---- extra arguments: their names are checked from the call, before anything is evaluated, so that
+# dp_lm(..., offset = log(hp)) and the misspelling subst = cyl == 4 are named instead of failing with
+# "object 'hp' not found". The names accepted are the Python function's parameters (dpstats.rbridge.
+# parameters, asked once per session and method) and lm's subset, weights, na.action and contrasts.
+
+# lm()/glm() arguments dpstats does not take, each with the reason (a misspelling is suggested a name).
+.lm_unsupported <- c(
+  offset = "an offset changes the linear predictor row by row and its sensitivity is not accounted for; fit the model without it",
+  method = "the fitting method is fixed by the privacy mechanism",
+  model = "a DP fit keeps no model frame (a non-private fit at eps = Inf keeps it as fit$model already)",
+  x = "the design matrix is row-level data: use model.matrix(fit) at eps = Inf, or dp_model_matrix(formula, data)",
+  y = "the response is row-level data and is not kept",
+  qr = "no QR decomposition of the data is kept",
+  singular.ok = "a singular design is refused by the fit itself",
+  control = "the fitting controls are fixed by the privacy mechanism",
+  start = "starting values are fixed by the privacy mechanism",
+  etastart = "starting values are fixed by the privacy mechanism",
+  mustart = "starting values are fixed by the privacy mechanism"
+)
+
+.python_parameters <- function(method) {
+  cache <- .dp_env$parameters
+  if (is.null(cache)) cache <- list()
+  if (is.null(cache[[method]])) {
+    cache[[method]] <- tryCatch(unlist(.dp_invoke("parameters", list(name = method), target = .dp_ensure_bridge())),
+                                error = function(e) character())
+    .dp_env$parameters <- cache
+  }
+  cache[[method]]
+}
+
+.check_extra_names <- function(method, nms) {
+  nms <- nms[nzchar(nms)]
+  if (!length(nms)) return(invisible())
+  py <- .python_parameters(method)
+  if (!length(py)) return(invisible())  # Python's own check still runs on the call
+  known <- unique(c(setdiff(py, "random_state"), "random_state", .lm_arguments))
+  bad <- setdiff(nms, known)
+  if (!length(bad)) return(invisible())
+  nm <- bad[1]
+  if (nm %in% names(.lm_unsupported)) {
+    .dp_abort(sprintf("%s() does not take %s = (an argument of lm()/glm()): %s.", method, nm, .lm_unsupported[[nm]]),
+              "dpstats_argument_error")
+  }
+  listing <- unique(c(setdiff(py, "random_state"), "seed", .lm_arguments))
+  d <- drop(utils::adist(nm, listing))
+  close <- listing[d == min(d) & d <= max(1L, nchar(nm) %/% 3L)]
+  hint <- if (length(close)) sprintf(" (did you mean '%s'?)", close[1]) else ""
+  .dp_abort(sprintf("%s() has no argument '%s'%s. Its arguments: %s.", method, nm, hint, paste(listing, collapse = ", ")),
+            "dpstats_argument_error")
+}
+
+# ---- the model frame of a non-private fit. It must hold exactly the rows the fit used: R's
+# model.frame() drops incomplete rows (na.omit), while the Python fit, under the default
+# na_action = "fill" with declared bounds, keeps every row and replaces a missing value by its public
+# fill (the midpoint of the variable's bounds, a factor's first level, FALSE; dp_glm: 0 for a 0/1
+# response). The fills are applied here to the data columns the formula uses; the frame is kept only
+# when it has the fit's n rows and reproduces the fit's coefficients. Otherwise fit$model is NULL and
+# fit$rows_not_kept says why, so that fitted(), residuals(), deviance(), logLik() and model.matrix()
+# refuse with that reason instead of answering from other rows. contrasts = and options(contrasts =)
+# are recorded as lm records them (fit$contrasts, model.matrix's "contrasts" attribute).
+
+.keep_model <- function(res, method, args) {
+  data <- args$data
+  f <- args$formula
+  ca <- attr(data, "dpstats_contrasts_arg", exact = TRUE)
+  built <- tryCatch({
+    mf <- stats::model.frame(f, data)
+    n <- res$n
+    if (!is.null(n) && length(n) == 1L && !is.na(n) && nrow(mf) != n) {
+      na_action <- if (!is.null(args$na_action)) args$na_action
+                   else if (identical(args$neighbouring, "add_remove")) "omit" else "fill"
+      mf <- if (identical(na_action, "fill")) stats::model.frame(f, .public_fills(data, f, args, method)) else NULL
+      if (is.null(mf) || nrow(mf) != n) stop("rows")
+    }
+    X <- stats::model.matrix(attr(mf, "terms"), mf, contrasts.arg = ca)
+    if (!.reproduces_fit(res, method, mf, X)) stop("coefficients")
+    list(model = mf, contrasts = attr(X, "contrasts"))
+  }, error = function(e) NULL)
+  if (is.null(built)) {
+    res$rows_not_kept <- paste(
+      "the rows the fit used could not be rebuilt in R (missing values were replaced by public fills under",
+      "na_action = \"fill\", or the formula's terms differ in R); refit with na.action = na.omit to fit and",
+      "describe the complete rows only")
+  } else {
+    res$model <- built$model
+    res$contrasts <- built$contrasts
+  }
+  res
+}
+
+# The public fills of dpstats.schema applied to the data columns the formula uses.
+.public_fills <- function(data, f, args, method) {
+  vars <- intersect(all.vars(stats::terms(f, data = data)), names(data))
+  bounds <- args$bounds
+  levels <- args$levels
+  response <- if (length(f) == 3L && is.name(f[[2L]])) as.character(f[[2L]]) else ""
+  for (v in vars) {
+    x <- data[[v]]
+    miss <- is.na(x) | (is.numeric(x) & !is.finite(x))
+    if (!any(miss)) next
+    if (is.logical(x)) {
+      x[miss] <- FALSE
+    } else if (is.factor(x) || is.character(x)) {
+      lev <- if (!is.null(levels[[v]])) as.character(levels[[v]]) else if (is.factor(x)) levels(x) else sort(unique(x[!miss]))
+      x[miss] <- lev[1]
+    } else if (method == "dp_glm" && v == response) {
+      x[miss] <- 0  # dp_glm's public fill of a 0/1 or count response (dpstats.methods.glm.response_fill)
+    } else {
+      pair <- if (is.list(bounds)) bounds[[v]] else if (is.numeric(bounds) && length(bounds) == 2L) bounds
+      if (is.null(pair)) next  # no public fill: the row is dropped, as in Python
+      x[miss] <- mean(as.numeric(pair))
+    }
+    data[[v]] <- x
+  }
+  data
+}
+
+# At eps = Inf the coefficients are lm's (QR) or glm's (IRLS) on the rows used: refit them in R.
+.reproduces_fit <- function(res, method, mf, X) {
+  if (method == "vertical_glm") return(TRUE)  # block coordinate descent: its own methods answer from Python
+  cf <- res$coef
+  if (is.null(cf) || !all(colnames(X) %in% names(cf))) return(FALSE)
+  cf <- cf[colnames(X)]
+  y <- stats::model.response(mf)
+  refit <- if (method == "dp_lm") {
+    qr.coef(qr(X), as.numeric(y))
+  } else {
+    fam <- get(res$outputs$family, mode = "function", envir = asNamespace("stats"))()
+    m <- rep(1, NROW(y))
+    if (is.matrix(y)) {
+      m <- y[, 1] + y[, 2]
+      y <- ifelse(m > 0, y[, 1] / m, 0)
+    } else if (is.factor(y)) {
+      y <- as.numeric(y != levels(y)[1L])
+    }
+    stats::glm.fit(X, as.numeric(y), weights = m, family = fam)$coefficients
+  }
+  isTRUE(all.equal(unname(refit), unname(cf), tolerance = 1e-5))
+}
+
+# The design matrix of a kept model frame, coded as the fit coded it.
+.model_X <- function(object, mf) {
+  stats::model.matrix(attr(mf, "terms"), mf, contrasts.arg = object$contrasts)
+}
