@@ -97,7 +97,6 @@ def _door_cases(name: str) -> Iterator[tuple[str, tuple, dict, BudgetKind]]:
             ("party with unknown column", args, {**kw, "parties": [["x1", "x2"], ["nope"]]}),
         ],
         "dp_bh (p-values)": [
-            ("p-value above 1", (P_VALUES * 3,), kw),
             ("no p-values", (P_VALUES.iloc[:0],), kw),
             ("q=0", args, {**kw, "q": 0}),
             ("max_rejections > m", args, {**kw, "max_rejections": 100}),
@@ -213,11 +212,8 @@ def _secret_cases():
     reg.loc[7, "y"] = SECRET
     with_nan = reg.assign(x2=np.where(np.arange(N) < N - 1, np.nan, SECRET))
     cls = CLS.assign(**{"class": np.r_[np.full(N - 1, "a"), [str(SECRET)]]})
-    p = P_VALUES.copy()
-    p.iloc[3] = 1 + SECRET
     return [
         ("dp_felp: a class with one row", dp.dp_felp, ("class ~ x1 + x2", cls), {"eps": 1.0, "bounds": B}),
-        ("dp_bh: a p-value above 1", dp.dp_bh, (p,), {"q": 0.1, "eps": 1.0, "eta": 0.01}),
         (  # under the default na_action="fill" no row is dropped; omit (asked for) can leave too few
             "dp_sis: too few complete rows",
             dp.dp_sis,
