@@ -49,33 +49,3 @@ from . import demos as demos
 from . import cli as cli
 from . import _kernels as _kernels
 from . import planner as planner
-
-__all__ = [
-    "compose",
-    "SessionPlan",
-    "report",
-    "datasets",
-    "Accountant",
-    "DPStatsError",
-    "FormulaError",
-    "DataError",
-    "PrivacyParameterError",
-    "BudgetExceededError",
-    "AssumptionError",
-    "NonPrivateWarning",
-    "simulate_knockoff",
-    "plan",
-    "AutoBounds",
-    "Schema",
-    "dp_sis",
-    "dp_two_stage",
-    "dp_knockoff",
-    "dp_gmm",
-    "dp_felp",
-    "vertical_glm",
-    "dp_pca",
-    "dp_lm",
-    "dp_glm",
-    "dp_select_infer",
-    "dp_bh",
-]

@@ -37,8 +37,8 @@ def stub_text() -> str:
             module = dpstats.__dict__[name].__module__  # bound eagerly in __init__.py
             lines.append(f"from {module} import {name} as {name}")
     lines += [f"from . import {name} as {name}" for name in dpstats._LAZY_MODULES]
-    lines += ["", "__all__ = ["] + [f'    "{name}",' for name in dpstats.__all__] + ["]", ""]
-    return "\n".join(lines)
+    # no __all__: a stub's ``import X as X`` re-exports X, and the package's __all__ stays its one list
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str]) -> int:

@@ -74,7 +74,15 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
 .glm_rows <- function(object, what, call) {
   mf <- .lm_model(object, what, call)
   X <- .model_X(object, mf)
-  y <- stats::model.response(mf)
+  resp <- .glm_response(stats::model.response(mf))
+  fam <- get(object$outputs$family, mode = "function", envir = asNamespace("stats"))()
+  eta <- stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
+  list(y = resp$y, m = resp$m, eta = eta, mu = fam$linkinv(eta), family = fam)
+}
+
+# A glm response as glm.fit takes it: the proportion y of m trials (cbind(s, f): s / (s + f) of s + f;
+# a two-level factor: its second level as 1; a 0/1 or count response as it is, one trial each).
+.glm_response <- function(y) {
   m <- rep(1, NROW(y))
   if (is.matrix(y)) {
     m <- y[, 1] + y[, 2]
@@ -82,9 +90,7 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
   } else if (is.factor(y)) {
     y <- as.numeric(y != levels(y)[1L])
   }
-  fam <- get(object$outputs$family, mode = "function", envir = asNamespace("stats"))()
-  eta <- stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
-  list(y = as.numeric(y), m = m, eta = eta, mu = fam$linkinv(eta), family = fam)
+  list(y = as.numeric(y), m = m)
 }
 
 fitted.dp_glm <- function(object, ...) .glm_rows(object, "fitted()", sys.call())$mu

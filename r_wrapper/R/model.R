@@ -130,14 +130,8 @@
     qr.coef(qr(X), as.numeric(y))
   } else {
     fam <- get(res$outputs$family, mode = "function", envir = asNamespace("stats"))()
-    m <- rep(1, NROW(y))
-    if (is.matrix(y)) {
-      m <- y[, 1] + y[, 2]
-      y <- ifelse(m > 0, y[, 1] / m, 0)
-    } else if (is.factor(y)) {
-      y <- as.numeric(y != levels(y)[1L])
-    }
-    stats::glm.fit(X, as.numeric(y), weights = m, family = fam)$coefficients
+    resp <- .glm_response(y)
+    stats::glm.fit(X, resp$y, weights = resp$m, family = fam)$coefficients
   }
   isTRUE(all.equal(unname(refit), unname(cf), tolerance = 1e-5))
 }
