@@ -321,7 +321,10 @@ class Schema:
         if unknown:
             import difflib
 
-            near = difflib.get_close_matches(unknown[0], sorted(known), n=3, cutoff=0.5)
+            # suggested from names public whatever the rows: a factor's columns carry its levels, which
+            # may have been read from the rows, so they are never suggested
+            public = sorted(c for c in known if not any(c.startswith(f) and c != f for f in factors))
+            near = difflib.get_close_matches(unknown[0], public, n=3, cutoff=0.5)
             hint = f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
             raise PrivacyParameterError(
                 f"bounds= names {unknown[0]!r}, which is neither a column of the data nor a column of the "

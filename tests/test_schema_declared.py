@@ -352,3 +352,23 @@ def test_a_missing_bound_of_an_interaction_names_its_term_when_levels_come_from_
     assert messages[0] == messages[1] and "'x1:city'" in messages[0] and "York" not in messages[0]
     with pytest.raises(dp.PrivacyParameterError, match=r"2 column\(s\): 'x1:cityYork', 'x1:cityZurich'"):
         dp.dp_lm("y ~ x1 * city", b, levels={"city": ["Leeds", "York", "Zurich"]}, **kw)
+
+
+def test_a_misspelt_bound_is_never_answered_with_a_level_read_from_the_rows():
+    """Neighbours that differ in one row, which alone holds the level 'Zurich': the suggestion for a
+    misspelt bounds= name comes from public names only (data columns, numeric design columns), so
+    both refusals read the same and neither quotes a level."""
+    rng = np.random.default_rng(0)
+    a = pd.DataFrame({"x1": rng.uniform(0, 1, 300), "city": rng.choice(["Leeds", "York"], 300)})
+    a["y"] = a.x1 + rng.normal(0, 0.3, 300)
+    b = a.copy()
+    b.loc[7, "city"] = "Zurich"
+    bounds = {"x1": (0, 1), "y": (-2, 3), "ctyZurich": (0, 1)}
+    messages = []
+    for data in (a, b):
+        with pytest.raises(dp.PrivacyParameterError) as caught, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dp.dp_lm("y ~ x1 + city", data, eps=1.0, delta=1e-6, bounds=bounds, n_boot=100)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] and "'ctyZurich'" in messages[0]
+    assert "cityZurich" not in messages[0] and "cityYork" not in messages[0]
