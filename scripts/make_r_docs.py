@@ -206,10 +206,12 @@ def r_value(value) -> str:
 def describe(name: str, params: dict, sig: inspect.Signature, *, inner: bool) -> str:
     kind, text = params.get(name, ("", ""))
     text = rd_text(text) if text and not text.startswith("See docs/") else COMMON.get(name, "")
+    choices = re.match(r"\{([^{}]*)\}", kind)  # '{"fill", "omit"}, optional': the choices alone
+    one_of = f"one of {r_code(rd_text(choices.group(1)))}" if choices else ""
     if not text and kind:
-        text = "one of " + r_code(rd_text(kind.strip("{}"))) if kind.startswith("{") else rd_text(kind)
-    elif kind.startswith("{"):
-        text = f"one of {r_code(rd_text(kind.strip('{}')))}. {text}"
+        text = one_of or rd_text(kind)
+    elif one_of:
+        text = f"{one_of}. {text}"
     if not text:
         raise SystemExit(f"{name}: no description in the docstring and none in COMMON")
     p = sig.parameters.get(name)

@@ -172,3 +172,12 @@ def _passage(text: str, start: str) -> str:
     its line breaks read as spaces."""
     rest = text[text.index(start) :]
     return " ".join(re.split(r"\n\s*\n|\n\}", rest, maxsplit=1)[0].split())  # line breaks as spaces
+
+
+def test_choices_read_as_r_prose_without_a_python_set_brace():
+    """A numpydoc type such as '{"fill", "omit"}, optional' becomes 'one of "fill", "omit"': the help
+    pages showed a stray closing brace ('one of "fill", "omit"\\}, optional')."""
+    pages = {path.name: path.read_text(encoding="utf-8") for path in (PKG / "man").glob("*.Rd")}
+    stray = sorted(name for name, text in pages.items() if re.search(r"one of [^.}]*\\\}", text))
+    assert stray == []
+    assert 'one of "fill", "omit". Missing values' in pages["dp_lm.Rd"]
