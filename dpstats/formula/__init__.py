@@ -345,9 +345,8 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
         schema.check_bound_names(data.columns, mf.names, list(mf.factor_levels))
         dropping = schema.missing_steps(data, used)
         formula_levels = mf.schema_steps if schema.private else []  # factor() without levels=
-        # once each: a frame rebuilt the careful way (a non-finite response) already carries its steps
         levels_read = schema.level_steps(data, used) + formula_levels
-        mf.schema_steps = list(dict.fromkeys(levels_read + dropping))
+        mf.schema_steps = levels_read + dropping
         mf.levels_read = bool(levels_read)
         mf.n_data_dependent = bool(dropping)
         mf.schema_rule = schema.rule()
@@ -668,8 +667,10 @@ def _deferred_frame(formula, data, tokens, lhs, used, drop_intercept, min_rows, 
     if len(data) < min_rows:
         raise DataError(f"data has {len(data)} row(s); at least {min_rows} are needed for '{formula}'.")
     y = data[lhs].to_numpy(dtype=float) if lhs else None
-    if y is not None and not np.isfinite(y).all():
-        return model_frame(formula, data, drop_intercept=drop_intercept, min_rows=min_rows, schema=schema)
+    if y is not None and not np.isfinite(y).all():  # the careful route (the caller adds the schema's steps)
+        return _direct_frame(
+            formula, data, tokens, lhs, used, drop_intercept, "numeric", min_rows, False, schema
+        )
     X, names, terms, intercept = _direct_design(tokens, data, lhs, add_intercept=not drop_intercept)
     return ModelFrame(
         formula=formula,
