@@ -20,12 +20,12 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataError, NonPrivateWarning
-from ..formula import dummy_columns, missing_counts, model_frame
-from ..geometry import resolve_box
+from ..formula import ModelFrame, dummy_columns, missing_counts, model_frame
+
 from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import is_auto
+from ..privacy.bounds import design_box, is_auto
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -183,14 +183,13 @@ class SelectInferDoor(OptionsDoor):
         self._dd = dd
         mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
         frame = m.split_frame(mf, self.options.split, self.settings.random_state)
-        dummies = dummy_columns(mf)
-        self._check_part_b(frame, dummies)
-        self._part_bounds = _with_dummies(self.options.bounds, dummies)
+        self._check_part_b(frame, mf)
+        self._part_bounds = _with_dummies(self.options.bounds, dummy_columns(mf))
         dd.name_frame_steps(mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
 
-    def _check_part_b(self, frame: m.SplitFrame, dummies: dict[str, tuple[float, float]]) -> None:
+    def _check_part_b(self, frame: m.SplitFrame, mf: ModelFrame) -> None:
         """Bounds declared for every candidate and the response (a factor's dummies default to their
         coding's range, as in dp_lm, so that no bound is asked of a name made from a level), and room
         for k terms in part B.
@@ -206,7 +205,7 @@ class SelectInferDoor(OptionsDoor):
         """
         o = self.options
         if o.bounds is not None and not is_auto(o.bounds):  # private bounds: each part releases its own
-            resolve_box(o.bounds, frame.names + [frame.response], dummies=dummies)
+            design_box(o.bounds, mf, frame.names + [frame.response])
         check_auto_bounds_level(o.bounds, len(frame.part_b), o.k or len(frame.names), o.eps, o.delta)
         if o.k is not None and o.k + 1 >= len(frame.part_b):
             raise DataError(f"k = {o.k} terms need more than {o.k + 1} rows in part B; lower k or split.")
