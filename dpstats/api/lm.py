@@ -235,7 +235,7 @@ class LMDoor(DataDoor):
             frame.n,
             m.plan(replace(self.options, eps=math.inf), frame.coords),
             None,
-            estimable_rows(frame.mf, frame.names),
+            frame.estimable if frame.estimable is not None else estimable_rows(frame.mf, frame.names),
         )
         return {
             **missing_counts(frame.mf),

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning
+from ..errors import DataError, DataWarning, caller_stacklevel
 from ..methods._aliased import singularities_note
 from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
@@ -113,7 +113,7 @@ class LMResult(DPResult):
                 f"prediction from a rank-deficient fit may be misleading: {', '.join(self.aliased_terms())} "
                 "not defined because of singularities (taken as 0)",
                 DataWarning,
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
         return mf.X @ np.where(aliased, 0.0, self.coefficients)
 
