@@ -63,7 +63,7 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
   if (!isTRUE(se.fit)) return(fit)
   se <- sqrt(rowSums((X %*% vcov(object)[colnames(X), colnames(X), drop = FALSE]) * X))
   if (type == "response") {
-    fam <- get(object$outputs$family, mode = "function", envir = asNamespace("stats"))()
+    fam <- .fit_family(object)
     se <- se * abs(fam$mu.eta(drop(X %*% coef(object)[colnames(X)])))
   }
   list(fit = fit, se.fit = stats::setNames(se, names(fit)), residual.scale = 1)
@@ -75,10 +75,13 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
   mf <- .lm_model(object, what, call)
   X <- .model_X(object, mf)
   resp <- .glm_response(stats::model.response(mf))
-  fam <- get(object$outputs$family, mode = "function", envir = asNamespace("stats"))()
+  fam <- .fit_family(object)
   eta <- stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
   list(y = resp$y, m = resp$m, eta = eta, mu = fam$linkinv(eta), family = fam)
 }
+
+# The R family object of a dp_glm fit (binomial(), poisson()), from the family it names.
+.fit_family <- function(fit) get(fit$outputs$family, mode = "function", envir = asNamespace("stats"))()
 
 # A glm response as glm.fit takes it: the proportion y of m trials (cbind(s, f): s / (s + f) of s + f;
 # a two-level factor: its second level as 1; a 0/1 or count response as it is, one trial each).

@@ -129,7 +129,7 @@
   refit <- if (method == "dp_lm") {
     qr.coef(qr(X), as.numeric(y))
   } else {
-    fam <- get(res$outputs$family, mode = "function", envir = asNamespace("stats"))()
+    fam <- .fit_family(res)
     resp <- .glm_response(y)
     stats::glm.fit(X, resp$y, weights = resp$m, family = fam)$coefficients
   }

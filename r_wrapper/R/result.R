@@ -311,7 +311,7 @@ glance.dp_result <- function(x, ...) {
                   sigma = sqrt(rss / rdf), statistic = f,
                   p.value = stats::pf(f, df, rdf, lower.tail = FALSE), df = df), out))
   }
-  fam <- get(x$outputs$family, mode = "function", envir = asNamespace("stats"))()
+  fam <- .fit_family(x)
   mu0 <- rep(if (int) mean(y) else fam$linkinv(0), n)
   c(list(null.deviance = sum(fam$dev.resids(y, mu0, rep(1, n))), df.null = n - int), out)
 }
