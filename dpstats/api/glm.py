@@ -178,25 +178,18 @@ class GLMDoor(DataDoor):
             mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
         failures = mf.offset
         mf.offset = None
-        refuse_offset(mf, "dp_glm")
-        dd.name_frame_steps(mf)
-        keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
-        names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
-        X, y = mf.X[:, keep], np.asarray(mf.y, float)
-        trials = y + failures if cb is not None else np.ones_like(y)
-        self._check_size(mf.n, len(names), len(keep))
-        if self.nonprivate:
-            m.check_nonprivate_response(y, trials, family, cb or mf.response)
-            coords = m.Coordinates(np.zeros(len(keep)), np.ones(len(keep)), INTERCEPT in mf.names)
-            resp = m.Response(family, math.nan, math.nan, math.nan)
-            return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note, keep=keep)
+        X, y = mf.X, np.asarray(mf.y, float)
         tops = [y, failures]
-        ranges = m.DataRanges(
-            X.min(axis=0), X.max(axis=0), lambda i: float(np.max(tops[i])) if tops[i].size else 1.0
-        )
-        coords = m.coordinates(self.options.bounds, mf, keep, ranges, dd)
-        resp = m.response_bounds(self.options, mf.response, cb, ranges, dd)
-        return GLMFrame(mf, X, y, trials, names, coords, resp, cb, note, keep=keep)
+
+        def top(i: int) -> float:
+            return float(np.max(tops[i])) if tops[i].size else 1.0
+
+        frame = self._framed(mf, cb, dd, lambda keep: m.DataRanges(X[:, keep].min(0), X[:, keep].max(0), top))
+        frame.X, frame.y, frame.note = X[:, frame.keep], y, note
+        frame.trials = y + failures if cb is not None else np.ones_like(y)
+        if self.nonprivate:
+            m.check_nonprivate_response(y, frame.trials, family, cb or mf.response)
+        return frame
 
     def _chunked_frame(self, dd: DataDependence) -> GLMFrame:
         """Streamed or Dask data: a first pass for the frame (n, the data's range), the rows not held."""
@@ -212,11 +205,6 @@ class GLMDoor(DataDoor):
                 f"dp_glm on streamed or Dask data needs a numeric response (0/1, counts, or cbind of two count "
                 f"columns): code '{self.options.formula.split('~')[0].strip()}' as 0/1 first. Nothing was spent."
             ) from None
-        refuse_offset(mf, "dp_glm")
-        dd.name_frame_steps(mf)
-        keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
-        names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
-        self._check_size(mf.n, len(names), len(keep))
         c = stats.cross
 
         def top(i: int) -> float:
@@ -224,10 +212,26 @@ class GLMDoor(DataDoor):
                 return max(float(c.y_maxabs), 1.0)
             return max(passes.reduce(lambda ch: float(np.max(ch.offset, initial=0.0)), max), 1.0)
 
-        ranges = m.DataRanges(c.x_min[keep], c.x_max[keep], top)
-        coords = m.coordinates(self.options.bounds, mf, keep, ranges, dd)
-        resp = m.response_bounds(self.options, mf.response, cb, ranges, dd)
-        return GLMFrame(mf, None, None, None, names, coords, resp, cb, passes=passes, keep=keep)
+        frame = self._framed(mf, cb, dd, lambda keep: m.DataRanges(c.x_min[keep], c.x_max[keep], top))
+        frame.passes = passes
+        return frame
+
+    def _framed(self, mf: Any, cb: tuple[str, str] | None, dd: DataDependence, ranges: Any) -> GLMFrame:
+        """The frame's terms, size checks and coordinates, on either route; ``ranges(keep)`` gives the
+        data's range, read only where a bound is left to the data (a named step)."""
+        refuse_offset(mf, "dp_glm")
+        dd.name_frame_steps(mf)
+        keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
+        names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
+        self._check_size(mf.n, len(names), len(keep))
+        if self.nonprivate:
+            coords = m.Coordinates(np.zeros(len(keep)), np.ones(len(keep)), INTERCEPT in mf.names)
+            resp = m.Response(self.options.family, math.nan, math.nan, math.nan)
+        else:
+            data_ranges = ranges(keep)
+            coords = m.coordinates(self.options.bounds, mf, keep, data_ranges, dd)
+            resp = m.response_bounds(self.options, mf.response, cb, data_ranges, dd)
+        return GLMFrame(mf, None, None, None, names, coords, resp, cb, keep=keep)
 
     def _check_size(self, n: int, k: int, p: int) -> None:
         check_regression_rows("dp_glm", self.options.formula, n, k, p)
