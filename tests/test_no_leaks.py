@@ -256,6 +256,24 @@ def test_omit_is_refused_where_n_must_be_public(name, data):
     assert acc.spent_eps == 0
 
 
+@pytest.mark.parametrize("name", ["dp_lm", "dp_glm"])
+def test_rows_dropped_without_bounds_show_neither_n_nor_the_degrees_of_freedom(name, data, tmp_path):
+    """Without declared bounds a row missing x2 has no public fill and is dropped (a named step), so the
+    number analysed is private: neither it (1237) nor anything computed from it, such as the residual
+    (1237 − 6) and null (1237 − 1) degrees of freedom or the noise record's n, reaches a channel."""
+    func, formula, args, _ = FRONT_DOORS[name]
+    derived = {COMPLETE - j for j in range(8)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NonPrivateWarning)
+        fit = func(formula, data, random_state=3, **{**args, "bounds": None})
+    assert any("dropped" in step for step in fit.privacy.data_dependent_steps)
+    assert fit.released_n() is None and fit.df_residual is None and fit.noise["n"] is None
+    assert not any(occurring(derived, str(w.message)) for w in caught)
+    leaks = {ch: occurring(derived, text) for ch, text in _channels(fit, tmp_path).items()}
+    assert not any(leaks.values()), {ch: s for ch, s in leaks.items() if s}
+    assert name != "dp_lm" or "degrees of freedom not shown: n is private" in str(fit)
+
+
 @pytest.mark.parametrize("name", list(FRONT_DOORS))
 def test_asked_diagnostics_show_the_private_counts(name, data, tmp_path):
     fit = _fit(name, data, diagnostics=True)

@@ -153,6 +153,10 @@ class DPResult:
     def __repr__(self) -> str:
         return self.__str__()
 
+    def withhold_n(self) -> None:
+        """Blank n, and every field computed from it (subclasses add theirs), where n is private."""
+        self.n = None
+
     def released_n(self) -> int | None:
         """n as every output channel shows it: None under add/remove-one-row privacy.
 
@@ -391,7 +395,7 @@ def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], di
             result.diagnostics["rows_used_n"] = result.n
         result.diagnostics_requested = True
     if result.released_n() is None:
-        result.n = None
+        result.withhold_n()
     return result
 
 

@@ -35,7 +35,8 @@ class GLMResult(LMResult):
         At eps = inf only (computed from the rows; NaN under DP: not released).
     iterations : int
         Fisher scoring iterations (eps = inf) or noisy Newton steps, one pass each (DP).
-    df_null : int
+    df_null : int or None
+        n − 1 (with an intercept); None where n is private.
     response_note : str
         How a factor response was coded (its levels are declared or read, see the statement).
     """
@@ -47,7 +48,7 @@ class GLMResult(LMResult):
     aic: float = math.nan
     loglik: float = math.nan
     iterations: int = 0
-    df_null: int = 0
+    df_null: int | None = 0
     response_note: str = ""
 
     title = "Differentially private generalised linear model"
@@ -78,6 +79,10 @@ class GLMResult(LMResult):
     def mean(self, eta: np.ndarray) -> np.ndarray:
         """The inverse link: the probability (binomial) or expected count (Poisson) at linear predictor η."""
         return special.expit(eta) if self.family == "binomial" else np.exp(eta)
+
+    def withhold_n(self) -> None:
+        super().withhold_n()
+        self.df_null = None
 
     # ------------------------------------------------------------------ text
     def _test_headers(self) -> tuple[str, str]:

@@ -38,8 +38,8 @@ class LMResult(DPResult):
         (:mod:`dpstats.methods.lm`); None at eps = inf.
     sigma : float
         Residual standard error from the released statistics (original units).
-    df_residual : int
-        n − k (n public under replace-one-row).
+    df_residual : int or None
+        n − k; None where n is private (rows dropped, or add/remove one row).
     conf_level : float
     ridge : float
         The AdaSSP ridge λ in fitting coordinates (0 at eps = inf).
@@ -55,7 +55,7 @@ class LMResult(DPResult):
     table: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TABLE_COLUMNS))
     vcov_matrix: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     sigma: float = math.nan
-    df_residual: int = 0
+    df_residual: int | None = 0
     conf_level: float = 0.95
     ridge: float = 0.0
     inference: str = ""
@@ -70,6 +70,13 @@ class LMResult(DPResult):
 
     title = "Differentially private linear regression"
     tidy_columns = TABLE_COLUMNS  # tidy()'s columns, in order (GLMResult: z statistics)
+
+    def withhold_n(self) -> None:
+        """n is private: so are the residual degrees of freedom (n − p) and the noise record's n."""
+        super().withhold_n()
+        self.df_residual = None
+        if "n" in self.noise:
+            self.noise = {**self.noise, "n": None}
 
     # ------------------------------------------------------------------ lm-like accessors
     def coef(self) -> pd.Series:
@@ -175,15 +182,17 @@ class LMResult(DPResult):
         """σ̂ as summary.lm prints it; a private σ̂ of 0 says why: the residual sum of squares from the
         released yᵀy fell below 0 and was floored (the noise on yᵀy swamps the residual variance at this
         eps), not that the fit is exact."""
-        df = f"{self.df_residual} degrees of freedom"
+        df = f"on {self.df_residual} degrees of freedom"
+        if self.df_residual is None:
+            df = "(degrees of freedom not shown: n is private)"
         if self.inference.startswith("classical"):
-            return f"Residual standard error: {self.sigma:.4g} on {df}"
+            return f"Residual standard error: {self.sigma:.4g} {df}"
         if self.sigma == 0:
             return (
-                f"Residual standard error: not resolved at this eps on {df} (the residual sum of squares "
+                f"Residual standard error: not resolved at this eps {df} (the residual sum of squares "
                 "from the released yᵀy is below 0, floored)"
             )
-        return f"Residual standard error: {self.sigma:.4g} on {df} (from the released yᵀy)"
+        return f"Residual standard error: {self.sigma:.4g} {df} (from the released yᵀy)"
 
     def summary(self) -> Summary:
         """Like ``summary.lm``: call, coefficient table with stars, residual standard error, privacy statement."""

@@ -110,7 +110,7 @@ residuals.dp_glm <- function(object, type = c("deviance", "pearson", "working", 
   stats::setNames(out, names(r$eta))
 }
 
-df.residual.dp_glm <- function(object, ...) as.integer(object$outputs$df_residual)
+df.residual.dp_glm <- function(object, ...) df.residual.dp_lm(object, ...)  # NA where n is private
 
 deviance.dp_glm <- function(object, ...) {
   if (.is_dp_fit(object)) {

@@ -224,7 +224,7 @@ predict.dp_lm <- function(object, newdata, se.fit = FALSE, interval = c("none", 
 df.residual.dp_lm <- function(object, ...) {
   df <- object$outputs$df_residual
   if (is.null(df) || is.na(df)) {
-    .dp_abort("df.residual() is not available: under add/remove-one-row privacy n is private and not released.",
+    .dp_abort("df.residual() is not available: n is private (add/remove one row, or rows with a missing value dropped) and not released; declare bounds for every variable to keep n public.",
               "dpstats_not_released_error", sys.call())
   }
   as.integer(df)

@@ -70,6 +70,8 @@ print.summary.dp_result <- function(x, ...) {
     if (.is_bootstrap_fit(x)) {
       lines <- sub("^Residual standard error: .* on ([0-9]+) degrees of freedom.*$",
                    "Residual standard error: not released by a DP fit (\\1 residual degrees of freedom)", lines)
+      lines <- sub("^Residual standard error: .*\\(degrees of freedom not shown: n is private\\).*$",
+                   "Residual standard error: not released by a DP fit (degrees of freedom not shown: n is private)", lines)
     }
   }
   .with_r_call(paste(.wrap_prose(.r_literals(lines)), collapse = "\n"), x$call)
