@@ -65,7 +65,9 @@ Missing values (``na_action``)
   non-positive value) is set to the midpoint of that design column's declared
   bounds, or 0 when it has none.  The rule is stated in every privacy
   statement; how many values were filled is shown only as a non-private
-  diagnostic.  A numeric variable with no declared bounds has no public fill:
+  diagnostic.  A numeric column the formula uses only as
+  ``factor(x, levels = c(4, 6, 8))`` takes the first declared level
+  (:func:`dpstats.formula.level_fills`).  A numeric variable with no public fill at all:
   rows missing it are dropped, and that is named as a data-dependent step for
   every such call (it depends on the arguments, not on the data).
 * ``"omit"`` (R's ``na.omit``; the default under ``neighbouring="add_remove"``,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from .. import engines
-from ..formula import ModelFrame
+from ..formula import ModelFrame, level_fills
 from ..schema import Schema, default_na_action
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
@@ -293,7 +293,7 @@ def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, *
     """The public schema of a door's call (``fills``: :meth:`~dpstats.schema.Schema.declare`'s
     ``unbounded_fill`` and ``fills``).  eps None or inf: a non-private reference run, which names
     no step of the schema."""
-    return Schema.declare(
+    schema = Schema.declare(
         bounds=bounds,
         levels=given["levels"],
         na_action=given["na_action"],
@@ -301,6 +301,9 @@ def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, *
         private=eps is not None and math.isfinite(eps),
         **fills,
     )
+    inline = level_fills(given.get("formula") or "")  # factor(x, levels = c(...)): its first level
+    inline = {name: fill for name, fill in inline.items() if schema.numeric_bounds(name) is None}
+    return replace(schema, fills={**inline, **schema.fills}) if inline else schema
 
 
 # a front door: door_docstring hands it back as it is, its signature kept for type checkers

@@ -353,6 +353,64 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
     return mf
 
 
+def level_fills(formula: str) -> dict[str, float]:
+    """Public fills of the variables a formula uses only as ``factor(x, levels = c(...))`` (or
+    ``ordered``) with numbers as levels: the first declared level, the schema's fill of a factor.
+
+    From the formula's text alone, so a missing value of such a variable is filled (under
+    ``na_action="fill"``) rather than its row dropped, a data-dependent step.
+
+    Examples
+    --------
+    >>> level_fills("mpg ~ wt + factor(cyl, levels = c(4, 6, 8)) + factor(gear)")
+    {'cyl': 4.0}
+    >>> level_fills("mpg ~ factor(cyl, levels = c(4, 6, 8)) + cyl")  # cyl is also numeric here
+    {}
+    """
+    try:
+        tree = parse(formula)
+    except FormulaError:
+        return {}
+    first: dict[str, list] = {}
+    elsewhere: set[str] = set()
+
+    def walk(node: Node) -> None:
+        if call_name(node) in ("factor", "ordered"):
+            x = [a for name, a in node.args if name in (None, "x")][:1]
+            levels = [a for name, a in node.args if name == "levels"] or [
+                a for name, a in node.args if name is None
+            ][1:2]
+            if x and x[0].kind == "name" and levels:
+                first.setdefault(x[0].value, []).append(_first_number(levels[0]))
+                return  # levels= and labels= are constants
+        if node.kind == "name":
+            elsewhere.add(node.value)
+        for a in node.args:
+            walk(a[1] if isinstance(a, tuple) else a)
+
+    walk(tree)
+    if "." in elsewhere:  # y ~ . uses every column as it is
+        return {}
+    return {
+        name: values[0]
+        for name, values in first.items()
+        if name not in elsewhere and values[0] is not None and len(set(values)) == 1
+    }
+
+
+def _first_number(node: Node) -> float | None:
+    """The first entry of a literal ``c(...)`` (or a single literal) as a number, else None."""
+    if call_name(node) == "c":
+        return _first_number(node.args[0][1]) if node.args else None
+    if node.kind == "unary" and node.value == "-":
+        inner = _first_number(node.args[0])
+        return None if inner is None else -inner
+    try:
+        return float(node.value) if node.kind in ("num", "str") else None
+    except ValueError:
+        return None
+
+
 def formula_variables(formula: str, data: pd.DataFrame, one_sided: bool = False) -> list[str]:
     """Data columns a formula uses, response first (removed terms included, as R keeps them).
 
