@@ -13,6 +13,7 @@ script writes and that every argument is documented.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 import re
@@ -169,21 +170,90 @@ def numpydoc(fn) -> tuple[str, str, dict[str, tuple[str, str]]]:
 
 
 # ----------------------------------------------------------------------- writing Rd
+# Prose that names a Python type or class, in R's words (the R wrapper converts: a named vector or
+# named list arrives as a dict, c(lo, hi) as a pair; an R user cannot build a dpstats.AutoBounds).
+PROSE = (
+    (r"names from a Series' index or a dict's keys", "names from a named vector or list"),
+    (r" \(or an? :class:`(?:dpstats\.)?AutoBounds`\)", ""),
+    (r":class:`~?(?:dpstats\.)?(?:errors\.)?NonPrivateWarning`", "``dpstats_non_private_warning``"),
+    (r"\bNonPrivateWarning\b", "``dpstats_non_private_warning``"),
+    (r"(?<![\w.`])\(lo, hi\)", "``c(lo, hi)``"),
+    (r"\b(default to) \((-?[0-9.]+), (-?[0-9.]+)\)", r"\1 ``c(\2, \3)``"),
+    (r"(?<=, )\((0), ([A-Z])\)(?=[;.,])", r"``c(\1, \2)``"),  # dp_glm's count bounds (0, Y)
+    (r"[ \t]*\n?[ \t]*\(``tests/[\w/]+\.py``\)", ""),  # the Python test suite is not in the R package
+    (r"\ba dict\b", "a named list"),
+    (r"\bdicts?\b", "named list"),
+    (r"\ba tuple\b", "a vector"),
+)
+
+
+def rd_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("{", "\\{").replace("}", "\\}")
+
+
 def rd_text(text: str) -> str:
-    """Docstring prose (reST, Python words) as Rd text in R's words."""
-    text = text.replace("\\", "\\\\").replace("%", "\\%").replace("{", "\\{").replace("}", "\\}")
-    text = re.sub(r":(?:func|class|mod|meth|attr):`~?(?:dpstats\.)?([^`]+)`", r"\\code{\1}", text)
-    text = re.sub(r"``([^`]+)``", lambda m: "\\code{" + r_code(m.group(1)) + "}", text)
-    text = re.sub(r"\*\*([^*]+)\*\*", r"\\strong{\1}", text)
-    return re.sub(r"\brandom_state\b", "seed", re.sub(r"\bmath\.inf\b", "Inf", text))
+    """Docstring prose (reST, Python words) as Rd text in R's words: code spans through :func:`r_code`
+    (Python literals as R's), the rest escaped for Rd."""
+    for pattern, replacement in PROSE:
+        text = re.sub(pattern, replacement, text)
+    parts = re.split(r"(``[^`]+``)", text)
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append("\\code{" + rd_escape(r_code(part[2:-2])) + "}")
+            continue
+        part = rd_escape(part)
+        part = re.sub(r":(?:func|class|mod|meth|attr):`~?(?:dpstats\.)?([^`]+)`", r"\\code{\1}", part)
+        part = re.sub(r"\*\*([^*]+)\*\*", r"\\strong{\1}", part)
+        out.append(re.sub(r"\brandom_state\b", "seed", re.sub(r"\bmath\.inf\b", "Inf", part)))
+    return "".join(out)
 
 
 def r_code(code: str) -> str:
-    """A code span in R's spelling: TRUE/FALSE/NULL/Inf, name = value, seed."""
+    """A code span in R's spelling: Python literals (dicts, lists, tuples, strings, True/False/None)
+    as R's (``list(city = c("Leeds", "York"))``, ``c(0, 1)``), a formula string as a formula,
+    ``name = value``, seed."""
+    literal = r_literal(code)
+    if literal is not None:
+        return literal
+    keyword = re.fullmatch(r"(\w+)\s*=\s*(.+)", code)
+    if keyword and (literal := r_literal(keyword.group(2))) is not None:
+        return f"{r_spelling(keyword.group(1))} = {literal}"
+    return r_spelling(code)
+
+
+def r_spelling(code: str) -> str:
+    """Code in R's spelling, word by word: TRUE/FALSE/NULL/Inf, ``name = value``, seed."""
     code = re.sub(r"\bmath\.inf\b|(?<![\w.])inf\b", "Inf", code)
     for py, r in (("True", "TRUE"), ("False", "FALSE"), ("None", "NULL"), ("random_state", "seed")):
         code = re.sub(rf"\b{py}\b", r, code)
     return re.sub(r"(\w)=(?!=)", r"\1 = ", code)
+
+
+def r_literal(code: str) -> str | None:
+    """A Python literal written as R code, or None when ``code`` is not a literal. A string holding a
+    formula (``"y ~ ."``) is the formula R users write."""
+    try:
+        value = ast.literal_eval(code.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, str) and "~" in value:
+        return value
+    return r_value(value) if _plain(value) else None
+
+
+def _plain(value) -> bool:
+    """Values :func:`r_value` writes as R code: scalars, and lists, tuples and dicts of them."""
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, (str, int)) and _plain(v) for k, v in value.items())
+    return value is None or value is Ellipsis or isinstance(value, (bool, int, float, str))
+
+
+def _r_name(key) -> str:
+    key = str(key)
+    return key if re.fullmatch(r"[A-Za-z.][A-Za-z0-9._]*", key) else f"`{key}`"
 
 
 def r_value(value) -> str:
@@ -198,8 +268,13 @@ def r_value(value) -> str:
         return f"{value:g}"
     if isinstance(value, (int, str)):
         return f'"{value}"' if isinstance(value, str) else str(value)
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, dict):
+        return "list(" + ", ".join(f"{_r_name(k)} = {r_value(v)}" for k, v in value.items()) + ")"
     if isinstance(value, (tuple, list)):
-        return "c(" + ", ".join(r_value(v) for v in value) + ")"
+        nested = any(isinstance(v, (tuple, list, dict)) for v in value)
+        return ("list(" if nested else "c(") + ", ".join(r_value(v) for v in value) + ")"
     return rd_text(repr(value))
 
 
@@ -207,7 +282,7 @@ def describe(name: str, params: dict, sig: inspect.Signature, *, inner: bool) ->
     kind, text = params.get(name, ("", ""))
     text = rd_text(text) if text and not text.startswith("See docs/") else COMMON.get(name, "")
     choices = re.match(r"\{([^{}]*)\}", kind)  # '{"fill", "omit"}, optional': the choices alone
-    one_of = f"one of {r_code(rd_text(choices.group(1)))}" if choices else ""
+    one_of = f"one of {r_spelling(rd_text(choices.group(1)))}" if choices else ""
     if not text and kind:
         text = one_of or rd_text(kind)
     elif one_of:

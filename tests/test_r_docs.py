@@ -181,3 +181,44 @@ def test_choices_read_as_r_prose_without_a_python_set_brace():
     stray = sorted(name for name, text in pages.items() if re.search(r"one of [^.}]*\\\}", text))
     assert stray == []
     assert 'one of "fill", "omit". Missing values' in pages["dp_lm.Rd"]
+
+
+# Python words an R user should not meet on a generated help page (the outside R audit): Python
+# literals in examples ({"city": [...]}, ["a", "b"], (0, 1) as a pair), its type and class names.
+PYTHON_ON_R_PAGES = re.compile(
+    r"\\\{\"|\[['\"]|\bTrue\b|\bFalse\b|\bNone\b|\bdicts?\b|\btuples?\b|pandas|\bDataFrame\b|"
+    r"Series'|NonPrivateWarning|AutoBounds|(?<![\w.])\(lo, hi\)|default to \(|tests/\w+\.py|\bcode\{\"[^\"]*~"
+)
+
+
+def test_generated_help_pages_show_r_code_not_python_literals():
+    script = _script()
+    found = []
+    for r_name in script.FUNCTIONS:
+        text = (PKG / "man" / f"{r_name}.Rd").read_text(encoding="utf-8")
+        body = text.split("\n", 1)[1]  # the first line says which Python docstring it came from
+        found += [f"{r_name}: {m.group(0)!r}" for m in PYTHON_ON_R_PAGES.finditer(body)]
+    assert found == []
+    lm = (PKG / "man" / "dp_lm.Rd").read_text(encoding="utf-8")
+    assert 'e.g. \\code{list(city = c("Leeds", "York"))}' in lm
+    assert "dummies default to \\code{c(0, 1)}" in lm
+    assert "\\code{dpstats_non_private_warning}" in lm
+    assert "\\code{list(bounds = 3)}" in (PKG / "man" / "dp_select_infer.Rd").read_text(encoding="utf-8")
+    assert "\\code{list(power = 0.8)}" in (PKG / "man" / "dp_plan.Rd").read_text(encoding="utf-8")
+    assert "formula such as \\code{y ~ .}" in (PKG / "man" / "dp_bh.Rd").read_text(encoding="utf-8")
+
+
+def test_code_spans_become_r_code():
+    """make_r_docs.r_code: Python literals as R's; what is not a literal keeps the word rewrites."""
+    r_code = _script().r_code
+    assert r_code('{"city": ["Leeds", "York"]}') == 'list(city = c("Leeds", "York"))'
+    assert r_code("{'my col': (0, 1)}") == "list(`my col` = c(0, 1))"
+    assert r_code("(0, 1)") == "c(0, 1)"
+    assert r_code("[[1, 2], [3]]") == "list(c(1, 2), c(3))"
+    assert r_code("levels={'flag': [False, True]}") == "levels = list(flag = c(FALSE, TRUE))"
+    assert r_code('"y ~ ."') == "y ~ ."
+    assert r_code("strict=True") == "strict = TRUE"
+    assert r_code("random_state=None") == "seed = NULL"
+    assert r_code("eta_two_sided_z(z_mean_delta(0, 1, 1.75e6, 0.5))") == (
+        "eta_two_sided_z(z_mean_delta(0, 1, 1.75e6, 0.5))"
+    )

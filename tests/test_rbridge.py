@@ -125,3 +125,46 @@ def test_unknown_or_missing_argument_is_a_classed_argument_error():
     assert "did you mean 'bounds'" in out.error_message
     out = call_from_r("dp_sis", kwargs={"formula": "y ~ ."}, frames={"data": t})
     assert out.error_classes[0] == "dpstats_argument_error" and "'eps'" in out.error_message
+
+
+def test_python_users_keep_python_words_that_r_rewords():
+    """The R package rewords messages for R users (r_wrapper/R/bridge.R, .r_words; test-r-words.R);
+    Python users keep Python's: a dict, a list, (lo, hi), a pandas.CategoricalDtype."""
+    import dpstats as dp
+    from dpstats.errors import DataError, PrivacyParameterError
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"y": rng.normal(size=40), "x": rng.normal(size=40), "city": ["Leeds", "York"] * 20})
+    with pytest.raises(
+        DataError, match=r"levels must be a dict such as \{'city': \['Leeds', 'York'\]\}, got list"
+    ):
+        dp.dp_lm("y ~ x + city", df, eps=1.0, bounds=(-5, 5), levels=["Leeds", "York"])
+    with pytest.raises(PrivacyParameterError, match=r"must be a pair \(lo, hi\) of numbers"):
+        dp.dp_lm("y ~ x", df, eps=1.0, bounds={"y": (-5, 5), "x": "a"})
+    with pytest.raises(PrivacyParameterError, match="pandas.CategoricalDtype"):
+        dp.dp_lm("y ~ x + city", df, eps=1.0, bounds=(-5, 5), strict=True)
+
+
+def test_select_args_that_is_no_mapping_is_refused_by_name():
+    """select_args = c(1, 2) from R (a list in Python) was a raw TypeError from dict(); it is a
+    privacy-parameter error naming the argument, before any data is read."""
+    import dpstats as dp
+    from dpstats.errors import PrivacyParameterError
+
+    df = pd.DataFrame({"y": [1.0, 2, 3, 4], "x": [0.0, 1, 0, 1]})
+    with pytest.raises(PrivacyParameterError, match=r"select_args must be a dict .*got list"):
+        dp.dp_select_infer("y ~ x", df, eps=1.0, delta=1e-6, k=1, bounds=(-5, 5), select_args=[1, 2])
+    out = rb.call_from_r(
+        "dp_select_infer",
+        kwargs={
+            "formula": "y ~ x",
+            "eps": 1.0,
+            "delta": 1e-6,
+            "k": 1.0,
+            "bounds": [-5.0, 5.0],
+            "select_args": [1.0],
+        },
+        frames={"data": rb.transport_from_frame(df)},
+    )
+    assert out.error_classes[0] == "dpstats_privacy_parameter_error"
+    assert out.error_message.startswith("select_args must be")

@@ -111,7 +111,20 @@ class SelectInferOptions(Options):
             checked["bounds"] = auto_bounds(
                 given["bounds"], lm.eps, bounds_eps=given["bounds_eps"], streamed=None
             )
-        return cls.from_given(given, split=split, select_args=dict(given["select_args"] or {}), **checked)
+        return cls.from_given(given, split=split, select_args=_select_args(given["select_args"]), **checked)
+
+
+def _select_args(value) -> dict:
+    """``select_args``: a mapping of the selector's argument names (a list or a number is refused by name,
+    not with Python's ``dict()`` TypeError)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise PrivacyParameterError(
+            "select_args must be a dict of the selector's arguments by name, e.g. "
+            f"select_args={{'bounds': 3.0}}, got {type(value).__name__}."
+        )
+    return dict(value)
 
 
 def _check_inference(given: Mapping[str, Any]) -> dict[str, Any]:

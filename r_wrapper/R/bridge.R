@@ -157,29 +157,87 @@
     }
   }
   res <- .dp_env$bridge$call_from_r(name, positional, kwargs, frames, target)
-  .dp_signal(res, call, data_expr)
+  .dp_signal(res, call, data_expr, args)
   .dp_convert(res$json, res$object)
 }
 
-.dp_signal <- function(res, call, data_expr = "df") {
+# `args`: the R values of the call's arguments, by name, so that a message naming one of them says
+# what it is in R's terms (a character vector, a factor) where Python can only say "list".
+.dp_signal <- function(res, call, data_expr = "df", args = list()) {
   if (is.null(call)) call <- .user_call()
   for (w in res$warnings) {
-    warning(warningCondition(.r_words(w[[2]], data_expr), class = unique(c(w[[1]], "dpstats_warning")),
+    warning(warningCondition(.r_words(w[[2]], data_expr, args), class = unique(c(w[[1]], "dpstats_warning")),
                              call = call))
   }
   if (!isTRUE(res$ok)) {
-    stop(errorCondition(.r_words(res$error_message, data_expr), class = unlist(res$error_classes), call = call))
+    stop(errorCondition(.r_words(res$error_message, data_expr, args), class = unlist(res$error_classes),
+                        call = call))
   }
 }
+
+# What an argument is, in R's terms (for "got ..." in a message): its class and length, never
+# its values (an argument is the caller's, but the words stay the same for any value).
+.r_type <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (is.factor(x)) return("a factor")
+  if (is.data.frame(x)) return("a data frame")
+  if (is.function(x)) return("a function")
+  if (is.matrix(x)) return(sprintf("a %s matrix", typeof(x)))
+  if (is.list(x)) return(if (!is.null(names(x)) && all(nzchar(names(x)))) "a named list" else "an unnamed list")
+  one <- length(x) == 1L
+  if (is.character(x)) return(if (one) "a character string" else "a character vector")
+  if (is.logical(x)) return(if (one) "a logical value" else "a logical vector")
+  if (is.numeric(x)) return(if (one) "a number" else "a numeric vector")
+  sprintf("an object of class '%s'", class(x)[1])
+}
+
+# Python's type names, where the argument is not known: what an R value of that Python type was.
+.py_types <- c(list = "a vector or an unnamed list", str = "a character string", float = "a number",
+               int = "a whole number", bool = "a logical value", dict = "a named list", tuple = "a vector",
+               NoneType = "NULL")
 
 # Python's wording in R's: a small, tested set of rewrites (test-r-words.R) of Python literals and
 # advice. df['x'].astype(float) -> as.numeric(<data>$x); True/False/None/inf/nan -> TRUE/FALSE/NULL/
 # Inf/NaN; 2.0 -> 2; lists, tuples and dicts of values -> c(...) and list(x = ...); name=value ->
-# name = value; intervals [a, b) in words; 0-based indices 1-based; random_state -> seed.
-.r_words <- function(msg, data_expr = "df") {
+# name = value; x['a'] -> x$a; (lo, hi) -> c(lo, hi); intervals [a, b) in words; 0-based indices
+# 1-based; random_state -> seed; "got list" -> what the R argument is (.r_type); pandas types and
+# Python-only advice -> R's (a factor, levels =); references to dpstats' Python modules and their
+# internal equation codes ((G5)), which an R user cannot look up, are left out.
+.r_words <- function(msg, data_expr = "df", args = list()) {
   r <- function(pattern, replacement, x) gsub(pattern, replacement, x, perl = TRUE)
-  msg <- r("df\\[['\"]([^'\"]+)['\"]\\]\\.astype\\(float\\)", paste0("as.numeric(", data_expr, "$\\1)"), msg)
-  msg <- gsub(" is str ", " is character ", msg, fixed = TRUE)
+  fixed <- function(from, to, x) gsub(from, to, x, fixed = TRUE)
+  # a factor is read by its labels (schema.as_numbers): R's as.numeric(as.character(f))
+  conv <- if (grepl(" is category ", msg, fixed = TRUE)) "as.numeric(as.character(" else "as.numeric("
+  close <- if (conv == "as.numeric(") ")" else "))"
+  msg <- r("df\\[['\"]([^'\"]+)['\"]\\]\\.astype\\(float\\)", paste0(conv, data_expr, "$\\1", close), msg)
+  msg <- r(" is (?:str|string|object) ", " is character ", msg)
+  msg <- fixed(" is category ", " is a factor ", msg)
+  msg <- fixed(" is bool ", " is logical ", msg)
+  # Python-only advice, and references R users cannot follow
+  msg <- r("(levels=\\{'([A-Za-z.][A-Za-z0-9_.]*)': \\[\\.\\.\\.\\]\\}), or give the column an? pandas\\.CategoricalDtype with fixed categories",
+           sprintf("\\1, or make it a factor with fixed levels: %s$\\2 <- factor(%s$\\2, levels = c(...))",
+                   data_expr, data_expr), msg)
+  msg <- r("give the column an? pandas\\.CategoricalDtype with fixed categories",
+           "make the column a factor with fixed levels, factor(x, levels = c(...))", msg)
+  msg <- r("pandas\\.CategoricalDtype", "factor", msg)
+  msg <- r(" *\\((?:see |module )?\\bdpstats(?:\\.[A-Za-z_]+)+,? *(?:\\([A-Z][0-9]+\\))?\\)", "", msg)
+  msg <- r("[;,]? *(?:see |module )?\\bdpstats(?:\\.[A-Za-z_]+)+,? *\\([A-Z][0-9]+\\)(?=\\))", "", msg)
+  msg <- r(" *\\((?:see )?(?:module )?methods\\.[a-z_.]+,? *\\([A-Z][0-9]+\\)\\)", "", msg)
+  msg <- r("\\ba dpstats Accountant\\b", "a dp_accountant()", msg)
+  msg <- r("^Accountant composition\\b", "composition", msg)
+  msg <- r("; for PLD accounting declare the session in advance with dp\\.SessionPlan", "", msg)
+  msg <- fixed("a list of column-name lists, e.g. [['x1', 'x2'], ['x3']]",
+               "a named list of character vectors, e.g. list(a = c(\"x1\", \"x2\"), b = \"x3\")", msg)
+  msg <- fixed("a list of column-name lists or a dict name -> columns",
+               "a named list of character vectors, e.g. list(a = c(\"x1\", \"x2\"), b = \"x3\")", msg)
+  # "levels must be ..., got list": what the R argument the message names is
+  m <- regmatches(msg, regexec("^([A-Za-z_][A-Za-z0-9_.]*)\\b.*\\b(?:got|not) (?:an? )?(list|str|float|int|bool|dict|tuple|NoneType)(?=[.;,)]|$)",
+                               msg, perl = TRUE))[[1]]
+  if (length(m)) {
+    what <- if (m[2] %in% names(args)) .r_type(args[[m[2]]]) else .py_types[[m[3]]]
+    msg <- sub(sprintf("\\b(got|not) (?:an? )?%s(?=[.;,)]|$)", m[3]), paste("\\1", what), msg, perl = TRUE)
+  }
+  msg <- r("\\b(got|not) (?:an? )?NoneType\\b", "\\1 NULL", msg)
   msg <- r("(?<![\\w.])(-?[0-9]+)\\.0\\b(?![0-9]|\\.[0-9])", "\\1", msg)
   msg <- r("\\bTrue\\b", "TRUE", msg)
   msg <- r("\\bFalse\\b", "FALSE", msg)
@@ -191,24 +249,37 @@
   msg <- r(sprintf("\\b(be|lie|lies) in \\[(%s), (%s)\\]", num, num), "\\1 between \\2 and \\3", msg)
   msg <- r(sprintf("\\b(be|lie|lies) in \\[(%s), (%s)\\)", num, num), "\\1 >= \\2 and < \\3", msg)
   msg <- r(sprintf("\\b(be|lie|lies) in \\((%s), (%s)\\]", num, num), "\\1 > \\2 and <= \\3", msg)
-  # values: dicts, then lists and (after "got") tuples
-  msg <- r("'([A-Za-z.][A-Za-z0-9_.]*)': ", "\\1 = ", msg)
+  # an element of a named argument: levels['city'] -> levels$city
+  msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*)\\[['\"]([A-Za-z.][A-Za-z0-9_.]*)['\"]\\]", "\\1$\\2", msg)
+  msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*)\\[['\"]([^'\"]+)['\"]\\]", "\\1[[\"\\2\"]]", msg)
+  # values: dicts (their keys inside the braces only), then lists and (after "got") tuples
+  braces <- gregexpr("\\{[^{}]*\\}", msg, perl = TRUE)
+  regmatches(msg, braces) <- lapply(regmatches(msg, braces), function(s) {
+    r("(['\"])([A-Za-z.][A-Za-z0-9_.]*)\\1: ", "\\2 = ", s)
+  })
   msg <- r("\\{([^{}]*)\\}", "list(\\1)", msg)
-  msg <- r(sprintf("(?<=[=:] |=|got |\\()\\((%s(?:, %s)+)\\)", num, num), "c(\\1)", msg)
+  msg <- r("(?<![\\w.])[(\\[](lo, hi)[)\\]]", "c(\\1)", msg)
+  msg <- r(sprintf("(?<=[=:] |=|got |\\(|\\[)\\((%s(?:, %s)+)\\)", num, num), "c(\\1)", msg)
   msg <- r("\\[((?:'[^']*'|\"[^\"]*\"|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.)(?:, (?:'[^']*'|\"[^\"]*\"|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.))*)\\]",
            "c(\\1)", msg)
+  msg <- r("\\[((?:c|list)\\([^()]*\\)(?:, (?:c|list)\\([^()]*\\))*)\\]", "list(\\1)", msg)
   while (grepl("c\\([^()]*'[^']*'", msg, perl = TRUE)) msg <- r("(c\\([^()]*)'([^']*)'", "\\1\"\\2\"", msg)
   msg <- r("\\b(got|is) '([^']*)'", "\\1 \"\\2\"", msg)
   # keyword arguments
   msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*)=(?![=)\\s])", "\\1 = ", msg)
   msg <- r("= '([^']*)'", "= \"\\1\"", msg)
   msg <- r("(\" or )'([^']*)'", "\\1\"\\2\"", msg)
+  msg <- r("\\bbe '([^']*)' or '([^']*)'", "be \"\\1\" or \"\\2\"", msg)
   # 0-based positions
   msg <- r("\\bat index ([0-9]+)", "at position \\1", msg)
   pos <- regmatches(msg, gregexpr("(?<=at position )[0-9]+", msg, perl = TRUE))[[1]]
   for (p in unique(pos)) msg <- sub(paste0("at position ", p, "\\b"), paste0("at position ", as.integer(p) + 1L), msg, perl = TRUE)
   msg <- r("\\brandom_state\\b", "seed", msg)
   msg <- r("\\ba dict( of)?\\b", "a named list\\1", msg)
+  msg <- r("\\b(?:a )?dict\\b", "a named list", msg)
+  msg <- r("\\ba tuple\\b", "a vector", msg)
+  msg <- r("\\ba non-empty list of distinct levels\\b", "a non-empty vector of distinct levels", msg)
+  msg <- r("\\ba list of levels\\b", "a vector of levels", msg)
   msg <- r("\\bpandas DataFrame\\b", "data.frame", msg)
   msg <- r("\\bDataFrames?\\b", "data.frame", msg)
   msg <- r("\\ba new Accountant\\b", "a new dp_accountant()", msg)

@@ -184,7 +184,7 @@ dp_accountant <- function(eps, delta = 0, composition = "basic") {
   .dp_ensure()
   res <- .dp_env$bridge$call_from_r("new_accountant", list(), list(eps = eps, delta = delta, composition = composition), list(),
                                     .dp_env$bridge)
-  .dp_signal(res, sys.call())
+  .dp_signal(res, sys.call(), args = list(eps = eps, delta = delta, composition = composition))
   structure(list(py = res$object), class = "dp_accountant")
 }
 

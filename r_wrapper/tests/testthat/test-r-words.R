@@ -1,6 +1,9 @@
 # Errors and warnings that reach R users are in R's words: no Python literal, the user's call.
 
-python_syntax <- "\\[|\\]|\\{|\\bTrue\\b|\\bFalse\\b|\\bNone\\b|\\binf\\b|random_state|\\.py\\b"
+python_syntax <- paste0("\\[|\\]|\\{|\\bTrue\\b|\\bFalse\\b|\\bNone\\b|\\binf\\b|random_state|\\.py\\b|",
+                        "pandas|CategoricalDtype|\\bcategory\\b|\\b(got|not) (a )?(list|str|float|int|bool|dict|tuple)\\b(?!\\()|",
+                        "\\([A-Z][0-9]+\\)\\)|dpstats\\.methods|\\bdicts?\\b|\\btuples?\\b|(?<![\\w.])\\(lo, hi\\)|SessionPlan|",
+                        "dpstats Accountant")
 
 test_that("Python literals are rewritten to R", {
   w <- dpstats:::.r_words
@@ -18,6 +21,96 @@ test_that("Python literals are rewritten to R", {
   expect_identical(w("a dict name -> columns"), "a named list name -> columns")
   expect_identical(w("DP mode (eps=) needs penalty='ridge' (family='binomial' or 'gaussian')"),
                    "DP mode (eps=) needs penalty = \"ridge\" (family = \"binomial\" or \"gaussian\")")
+})
+
+test_that("Python's types, classes, tuples and internal references are rewritten to R", {
+  w <- dpstats:::.r_words
+  lv <- "levels must be a dict such as {'city': ['Leeds', 'York']}, got list."
+  expect_identical(w(lv, args = list(levels = c("Leeds", "York"))),
+                   "levels must be a named list such as list(city = c(\"Leeds\", \"York\")), got a character vector.")
+  expect_match(w(lv, args = list(levels = factor(c("Leeds", "York")))), "got a factor.", fixed = TRUE)
+  expect_match(w(lv, args = list(levels = list("Leeds", "York"))), "got an unnamed list.", fixed = TRUE)
+  expect_match(w(sub("list.$", "str.", lv), args = list(levels = "city")), "got a character string.", fixed = TRUE)
+  expect_match(w(lv), "got a vector or an unnamed list.", fixed = TRUE)  # the argument unknown
+  expect_identical(w("levels['city'] must be a non-empty list of distinct levels."),
+                   "levels$city must be a non-empty vector of distinct levels.")
+  expect_identical(w("bounds for 'x1' must be a pair (lo, hi) of numbers, got [(-5.0, 5.0)]."),
+                   "bounds for 'x1' must be a pair c(lo, hi) of numbers, got list(c(-5, 5)).")
+  expect_identical(w("e.g. ns(x, Boundary.knots = c(lo, hi))"), "e.g. ns(x, Boundary.knots = c(lo, hi))")
+  expect_identical(
+    w("response 'f' is category but a numeric response is needed; convert it (e.g. df['f'].astype(float)) or code it as 0/1.",
+      "mydata"),
+    "response 'f' is a factor but a numeric response is needed; convert it (e.g. as.numeric(as.character(mydata$f))) or code it as 0/1.")
+  expect_identical(
+    w("To fix: declare them, e.g. levels={'city': [...]}, or give the column a pandas.CategoricalDtype with fixed categories", "d"),
+    "To fix: declare them, e.g. levels = list(city = c(...)), or make it a factor with fixed levels: d$city <- factor(d$city, levels = c(...))")
+  expect_identical(w("at most 0.15 is allowed; module dpstats.methods.glm, (G5)). Raise n"), "at most 0.15 is allowed). Raise n")
+  expect_identical(w("exact for canonical links (dpstats.methods.glm, (G1)); group sums"), "exact for canonical links; group sums")
+  expect_identical(w("column 'x1' is held by both 'a' and 'b': column sets must not overlap."),
+                   "column 'x1' is held by both 'a' and 'b': column sets must not overlap.")
+  expect_identical(w("DP mode (eps=) is not available for family='poisson': the gradient"),
+                   "DP mode (eps=) is not available for family = \"poisson\": the gradient")
+  expect_identical(w("accountant must be a dpstats Accountant or None, got str.", args = list(accountant = "a")),
+                   "accountant must be a dp_accountant() or NULL, got a character string.")
+  expect_identical(w("Accountant composition must be 'basic' or 'zcdp', got 'foo'; for PLD accounting declare the session in advance with dp.SessionPlan."),
+                   "composition must be \"basic\" or \"zcdp\", got \"foo\".")
+  expect_identical(w("value (H1) at index 0"), "value (H1) at position 1")  # a hypothesis' name is no internal code
+})
+
+test_that("calls from R that met Python words now read as R, with the R fix", {
+  skip_if_no_dpstats()
+  set.seed(2)
+  d <- data.frame(y = rnorm(40), x1 = rnorm(40), x2 = rnorm(40), city = rep(c("Leeds", "York"), 20))
+  d$f <- factor(rep(c("a", "b"), 20))
+  b <- list(y = c(-5, 5), x1 = c(-5, 5), x2 = c(-5, 5))
+  msg <- function(expr) {
+    e <- tryCatch(suppressWarnings(expr), error = identity)
+    expect_s3_class(e, "dpstats_error")
+    m <- conditionMessage(e)
+    expect_false(grepl(python_syntax, m, perl = TRUE), info = m)
+    m
+  }
+  expect_match(msg(dp_lm(y ~ x1 + city, data = d, eps = 1, bounds = b, levels = c("Leeds", "York"))),
+               "levels must be a named list such as list(city = c(\"Leeds\", \"York\")), got a character vector.", fixed = TRUE)
+  expect_match(msg(dp_lm(y ~ x1 + city, data = d, eps = 1, bounds = b, levels = factor(c("Leeds", "York")))),
+               "got a factor.", fixed = TRUE)
+  expect_match(msg(dp_lm(y ~ city, data = d, eps = 1, bounds = b, levels = list(city = c("Leeds", "Leeds")))),
+               "levels$city must be a non-empty vector of distinct levels.", fixed = TRUE)
+  expect_match(msg(dp_lm(y ~ x1 + city, data = d, eps = 1, bounds = b, strict = TRUE)),
+               "levels = list(city = c(...)), or make it a factor with fixed levels: d$city <- factor(d$city, levels = c(...))",
+               fixed = TRUE)
+  expect_match(msg(dp_sis(f ~ x1 + x2, data = d, eps = 1, k = 1, bounds = c(-5, 5))),
+               "response 'f' is a factor but a numeric response is needed; convert it (e.g. as.numeric(as.character(d$f)))",
+               fixed = TRUE)
+  expect_match(msg(dp_lm(y ~ x1, data = d, eps = 1, bounds = list(y = c(-5, 5), x1 = "a"))),
+               "must be a pair c(lo, hi) of numbers", fixed = TRUE)
+  expect_match(msg(dp_sis(y ~ x1 + x2, data = d, eps = 1, k = 1, bounds = list(c(-5, 5)))),
+               "got list(c(-5, 5))", fixed = TRUE)
+  g <- msg(dp_glm(I(y > 0) ~ x1 + x2, data = d, eps = 0.1, delta = 1e-6, bounds = c(-5, 5)))
+  expect_match(g, "(at most 0.15 is allowed). Raise n or eps", fixed = TRUE)
+  expect_match(msg(vertical_glm(y ~ x1 + x2, data = d, parties = c("x1", "x2"))),
+               "parties must be a named list of character vectors, e.g. list(a = c(\"x1\", \"x2\"), b = \"x3\")", fixed = TRUE)
+  expect_match(msg(vertical_glm(y ~ x1 + x2, data = d, parties = list(a = "x1", b = c("x1", "x2")))),
+               "held by both 'a' and 'b': column sets", fixed = TRUE)
+  expect_match(msg(vertical_glm(y ~ x1 + x2, data = d, parties = list(a = "x1", b = "x2"), family = "poisson",
+                                eps = 1, delta = 1e-6, penalty = "ridge", lam = 1)),
+               "for family = \"poisson\": the gradient", fixed = TRUE)
+  e <- tryCatch(dp_select_infer(y ~ x1 + x2, data = d, eps = 1, delta = 1e-6, k = 1, bounds = c(-5, 5),
+                                select_args = c(1, 2)), error = identity)
+  expect_s3_class(e, "dpstats_privacy_parameter_error")  # was a raw Python TypeError
+  expect_match(conditionMessage(e), "select_args must be a named list of the selector's arguments by name, e.g. select_args = list(bounds = 3), got a numeric vector.", fixed = TRUE)
+  expect_match(msg(dp_lm(y ~ x1, data = d, eps = 1, bounds = b, accountant = "a")),
+               "accountant must be a dp_accountant() or NULL, got a character string.", fixed = TRUE)
+  expect_identical(msg(dp_accountant(eps = 1, composition = "foo")), "composition must be \"basic\" or \"zcdp\", got \"foo\".")
+})
+
+test_that("the data-dependent-step warning for text levels gives R's fix", {
+  skip_if_no_dpstats()
+  d <- data.frame(y = rnorm(40), x1 = rnorm(40), city = rep(c("Leeds", "York"), 20))
+  w <- tryCatch(dp_lm(y ~ x1 + city, data = d, eps = 1, bounds = c(-5, 5)), warning = identity)
+  expect_s3_class(w, "dpstats_non_private_warning")
+  expect_false(grepl(python_syntax, conditionMessage(w), perl = TRUE), info = conditionMessage(w))
+  expect_match(conditionMessage(w), "d$city <- factor(d$city, levels = c(...))", fixed = TRUE)
 })
 
 test_that("at least 30 error cases from R carry no Python syntax and name the user's call", {
