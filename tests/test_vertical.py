@@ -462,3 +462,16 @@ def test_offset_is_honoured_like_statsmodels_glm():
             penalty="ridge",
             lam=0.1,
         )
+
+
+def test_dp_mode_print_explains_the_fixed_sweeps_instead_of_a_nan_change():
+    """The outside R audit: a DP fit printed "last sum|Δβ| = nan".  DP mode runs a fixed number of sweeps
+    (no data-dependent stop), so no Σ|Δβ| exists to show: the line says so instead of printing NaN."""
+    df = make_data("binomial", n=300)
+    kw = dict(parties=PARTIES[2], family="binomial", penalty="ridge", lam=0.1, bounds=(-4, 4))
+    fit = dp.vertical_glm("y ~ .", df, eps=1.0, delta=1e-6, rounds=7, random_state=0, **kw)
+    for text in (str(fit), str(fit.summary())):
+        assert "nan" not in text.lower()
+        assert "ran a fixed 7 sweeps (DP mode: no data-dependent stopping rule, so no sum|Δβ|" in text
+    exact = dp.vertical_glm("y ~ .", df, parties=PARTIES[2], family="binomial")
+    assert "converged in" in str(exact) and "last sum|Δβ| = " in str(exact) and "nan" not in str(exact)

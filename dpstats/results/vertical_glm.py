@@ -282,17 +282,34 @@ class VerticalGLMResult(DPResult):
             if not math.isnan(self.deviance)
             else "Residual deviance: not released (a function of the raw response)"
         )
+        lines.append(self._sweeps_line())
+        lines.append(f"Standard errors: {self._se_text()}")
+        lines += ["", "What the protocol reveals:"] + [f"  - {d}" for d in self.disclosure]
+        return lines
+
+    @property
+    def fixed_sweeps(self) -> bool:
+        """DP mode: the sweeps ran a fixed number of times and no sweep's Σ|Δβ| was computed or released
+        (the trace holds NaN there, as :meth:`plots` reads it)."""
+        changes = (
+            self.trace["sum_abs_change"].to_numpy(dtype=float) if self.trace is not None else np.empty(0)
+        )
+        return changes.size > 0 and bool(np.isnan(changes).all())
+
+    def _sweeps_line(self) -> str:
+        """How the sweeps stopped.  In DP mode there is no stopping rule to report: a fixed number of
+        sweeps runs (a data-dependent stop would leak), so Σ|Δβ| and tol do not apply and are not shown."""
+        over = f"Block coordinate descent over {len(self.parties)} parties"
+        if self.fixed_sweeps:
+            return (
+                f"{over} ran a fixed {self.iterations} sweeps (DP mode: no data-dependent stopping rule, "
+                "so no sum|Δβ| is computed or released and tol does not apply)"
+            )
         state = "converged" if self.converged else "did NOT converge"
         last = (
             self.trace["sum_abs_change"].iloc[-1] if self.trace is not None and len(self.trace) else math.nan
         )
-        lines.append(
-            f"Block coordinate descent over {len(self.parties)} parties {state} in "
-            f"{self.iterations} sweeps (last sum|Δβ| = {last:.3g}, tol = {self.tol:g})"
-        )
-        lines.append(f"Standard errors: {self._se_text()}")
-        lines += ["", "What the protocol reveals:"] + [f"  - {d}" for d in self.disclosure]
-        return lines
+        return f"{over} {state} in {self.iterations} sweeps (last sum|Δβ| = {last:.3g}, tol = {self.tol:g})"
 
     def _se_text(self) -> str:
         if self.se_method == "history":
