@@ -217,6 +217,7 @@ def test_private_fit_is_post_processed_at_no_cost_and_equals_bh():
     assert fit.ledger()["eps"].tolist() == [0.8, 0.0]
     assert "approximate" in fit.privacy.plain_language()
     np.testing.assert_allclose(fit.tidy()["p.value"], p)
+    assert list(fit.tidy().columns) == ["hypothesis", "p.value", "rejected"]  # broom: the identifier first
 
 
 def test_private_fit_refuses_budget_arguments():
