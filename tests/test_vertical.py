@@ -217,6 +217,20 @@ def test_bad_party_columns(parties, match):
         dp.vertical_glm("y ~ .", make_data("gaussian", n=50), parties=parties)
 
 
+@pytest.mark.parametrize(
+    "parties, match",
+    [
+        ("x1", "list of column-name lists or a dict"),
+        (["x1", ["x2"]], "list of column-name lists, e.g."),
+        ([["x1", 2], ["x3"]], "column names must be strings"),
+    ],
+)
+def test_parties_of_the_wrong_type_are_parameter_errors(parties, match):
+    """The argument's type is wrong, whatever the data: a parameter error, not a data error."""
+    with pytest.raises(PrivacyParameterError, match=match):
+        dp.vertical_glm("y ~ .", make_data("gaussian", n=50), parties=parties)
+
+
 def test_term_mixing_parties_is_refused():
     with pytest.raises(DataError, match="mixes columns"):
         dp.vertical_glm("y ~ x1*x4 + x2 + x3 + x5 + x6", make_data("gaussian", n=50), parties=PARTIES[2])
@@ -244,7 +258,7 @@ def test_perfect_separation_is_refused_and_ridge_fixes_it():
 @pytest.mark.parametrize(
     "kwargs, err",
     [
-        ({"family": "gamma"}, DataError),
+        ({"family": "gamma"}, PrivacyParameterError),  # an argument, as penalty
         ({"penalty": "elastic"}, PrivacyParameterError),
         ({"penalty": "ridge"}, PrivacyParameterError),
         ({"tol": 0}, PrivacyParameterError),

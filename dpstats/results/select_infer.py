@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import PrivacyParameterError
 from .base import DPResult, escape_text
 from .glm import GLMResult
 from .lm import LMResult
@@ -64,7 +64,7 @@ class SelectInferResult(LMResult):
         from ..formula import model_frame, split_formula
 
         if type not in ("link", "response"):
-            raise DataError(f'type must be "link" or "response", got {type!r}.')
+            raise PrivacyParameterError(f'type must be "link" or "response", got {type!r}.')
         if self.fit is None:
             raise ValueError("nothing was selected, so there is no fitted model to predict from.")
         rhs = split_formula(self.formula, one_sided=False)[1]

@@ -12,7 +12,7 @@ from scipy import stats as sps
 
 from ..formula import ModelFrame
 from .._io import jsonable
-from ..errors import DataError
+from ..errors import DataError, PrivacyParameterError
 from ..plotting import Plot, coefficient_plot, new_figure, to_plot
 from .base import DPResult, escape_text
 
@@ -119,7 +119,7 @@ class VerticalGLMResult(DPResult):
         ``newdata`` they would give a different design.
         """
         if type not in ("link", "response"):
-            raise DataError(f"type must be 'link' or 'response', got {type!r}.")
+            raise PrivacyParameterError(f"type must be 'link' or 'response', got {type!r}.")
         if self.data_dependent_terms:
             raise DataError(
                 f"predict() on new data is refused for this fit: the term(s) {', '.join(self.data_dependent_terms)} "
@@ -150,7 +150,7 @@ class VerticalGLMResult(DPResult):
         """Fitted values of the rows used (non-private): needs ``diagnostics=True``."""
         rows = self._rows("fitted values")
         if type not in ("link", "response"):
-            raise DataError(f"type must be 'link' or 'response', got {type!r}.")
+            raise PrivacyParameterError(f"type must be 'link' or 'response', got {type!r}.")
         return rows["eta"] if type == "link" else m_family(self.family).linkinv(rows["eta"])
 
     def residuals(self, type: str = "deviance") -> np.ndarray:
