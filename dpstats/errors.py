@@ -70,6 +70,10 @@ class DataError(DPStatsError, ValueError):
 class PrivacyParameterError(DPStatsError, ValueError):
     """A privacy parameter (eps, delta, bounds, neighbouring, strict) is invalid.
 
+    A method's other arguments are classed here too when they are wrong whatever the data: a type
+    (``k="3"``, ``levels`` not a dict) or a choice (``topk``, ``family``) that is not accepted.
+    :class:`DataError` is for the data, and for an argument out of range for the data's design.
+
     Examples
     --------
     >>> import dpstats as dp

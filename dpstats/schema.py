@@ -126,13 +126,13 @@ def check_levels(levels: Any) -> dict[str, tuple]:
     if levels is None:
         return {}
     if not isinstance(levels, Mapping):
-        raise DataError(
+        raise PrivacyParameterError(
             f"levels must be a dict such as {{'city': ['Leeds', 'York']}}, got {type(levels).__name__}."
         )
     out: dict[str, tuple] = {}
     for col, lev in levels.items():
         if isinstance(lev, str) or not isinstance(lev, (Sequence, np.ndarray, pd.Index)):
-            raise DataError(f"levels['{col}'] must be a list of levels, e.g. ['a', 'b'].")
+            raise PrivacyParameterError(f"levels['{col}'] must be a list of levels, e.g. ['a', 'b'].")
         lev = tuple(lev.tolist() if hasattr(lev, "tolist") else lev)
         if not lev or len(set(lev)) != len(lev):
             raise DataError(f"levels['{col}'] must be a non-empty list of distinct levels.")

@@ -71,9 +71,10 @@ def check_fraction(
 
 
 def check_k(k, d: int, name: str = "k") -> int:
-    """1 <= k < d."""
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise DataError(f"{name} must be a whole number with 1 <= {name} < d = {d}, got {k!r}.")
+    """1 <= k < d: a k that is not a whole number is a parameter error, one out of range for the design's
+    d a data error."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):  # the argument's type: no data involved
+        raise PrivacyParameterError(f"{name} must be a whole number with 1 <= {name} < d = {d}, got {k!r}.")
     k = int(k)
     if not 1 <= k < d:
         raise DataError(

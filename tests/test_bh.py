@@ -135,7 +135,8 @@ BAD_CALLS = [
     (dict(eps=None), PrivacyParameterError, "eps is needed"),
     (dict(max_rejections=0), DataError, "1 <= max_rejections <= 5"),
     (dict(max_rejections=6), DataError, "1 <= max_rejections <= 5"),
-    (dict(max_rejections=2.5), DataError, "whole number"),
+    (dict(max_rejections=2.5), PrivacyParameterError, "whole number"),  # the argument's type
+    (dict(max_rejections="3"), PrivacyParameterError, "whole number"),
     (dict(truncate=0.0), PrivacyParameterError, "truncate must be in"),
     (dict(p_values={"a": 0.1, "b": 0.2}, neighbouring="row"), PrivacyParameterError, "neighbouring must be"),
     (dict(p_values=pd.Series([0.1, 0.2], index=["a", "a"])), DataError, "must be unique"),
@@ -217,6 +218,7 @@ def test_private_fit_is_post_processed_at_no_cost_and_equals_bh():
     assert fit.ledger()["eps"].tolist() == [0.8, 0.0]
     assert "approximate" in fit.privacy.plain_language()
     np.testing.assert_allclose(fit.tidy()["p.value"], p)
+    assert list(fit.tidy().columns) == ["hypothesis", "p.value", "rejected"]  # broom: the identifier first
 
 
 def test_private_fit_refuses_budget_arguments():

@@ -81,6 +81,8 @@ def test_dp_pca_validates_before_spending_and_names_data_dependence(gmm_data):
     acc = Accountant(eps=2.0, delta=1e-5)
     with pytest.raises(DataError, match="k must be"):
         dp_pca("~ .", src, k=9, eps=1.0, delta=1e-6, bounds=(-12, 12), accountant=acc)
+    with pytest.raises(PrivacyParameterError, match="k must be a whole number"):  # the argument's type
+        dp_pca("~ .", src, k="2", eps=1.0, delta=1e-6, bounds=(-12, 12), accountant=acc)
     with pytest.raises(PrivacyParameterError, match="delta > 0"):
         dp_pca("~ .", src, k=2, eps=1.0, delta=0, bounds=(-12, 12), accountant=acc)
     with pytest.raises(PrivacyParameterError, match="same positive width"):

@@ -258,6 +258,7 @@ def test_data_dependent_steps_are_named_and_strict_refuses(small):
         ({"sample_ratio": 0.0}, PrivacyParameterError, "sample_ratio"),
         ({"n_estimators": 0}, PrivacyParameterError, "n_estimators"),
         ({"select": 21}, DataError, "select"),
+        ({"select": "3"}, PrivacyParameterError, "select must be a whole number"),  # the argument's type
         ({"variant": "strict", "n_estimators": 50}, DataError, "n_estimators"),
     ],
 )

@@ -27,7 +27,7 @@ import pytest
 import statsmodels.api as sm
 
 import dpstats as dp
-from dpstats.errors import AssumptionError, DataError, FormulaError, NonPrivateWarning, PrivacyParameterError
+from dpstats.errors import AssumptionError, FormulaError, NonPrivateWarning, PrivacyParameterError
 from dpstats.formula import model_frame
 from dpstats.methods import glm as m
 from dpstats.privacy.accountant import Accountant
@@ -266,7 +266,7 @@ def test_predict_link_and_response():
         eta, fit.coefficients[0] + new.x1 * fit.coefficients[1] + new.x2 * fit.coefficients[2]
     )
     np.testing.assert_allclose(fit.predict(new, type="response"), 1 / (1 + np.exp(-eta)))
-    with pytest.raises(DataError, match="type"):
+    with pytest.raises(PrivacyParameterError, match="type"):  # an argument, not the data
         fit.predict(new, type="terms")
 
 

@@ -160,7 +160,8 @@ def test_formula_selects_columns():
     [
         ({"k": 0}, DataError, "1 <= k"),
         ({"k": 1001}, DataError, "n/10"),
-        ({"k": 2.5}, DataError, "whole number"),
+        ({"k": 2.5}, PrivacyParameterError, "whole number"),  # the argument's type, not the data
+        ({"k": "3"}, PrivacyParameterError, "whole number"),
         ({"delta": 0.0}, PrivacyParameterError, "delta > 0"),
         ({"eps": -1.0}, PrivacyParameterError, "eps"),
         ({"method": "em"}, PrivacyParameterError, "method"),

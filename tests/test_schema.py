@@ -264,8 +264,10 @@ def test_bad_schema_arguments_are_refused_before_anything_is_read():
     df = _data()
     with pytest.raises(PrivacyParameterError, match="na_action"):
         dp.dp_sis("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, na_action="impute")
-    with pytest.raises(DataError, match="levels"):
+    with pytest.raises(PrivacyParameterError, match="levels"):  # the argument's type: a parameter error
         dp.dp_sis("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, levels={"city": "Leeds"})
+    with pytest.raises(PrivacyParameterError, match="levels must be a dict"):
+        dp.dp_sis("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, levels=["Leeds", "York"])
     with pytest.raises(DataError, match="numeric"):
         dp.dp_sis("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, levels={"x1": ["a"]})
 

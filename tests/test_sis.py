@@ -180,7 +180,8 @@ BAD_INPUTS = [
     (dict(eps=float("inf")), PrivacyParameterError, "eps"),
     (dict(k=0), DataError, "k = 0"),
     (dict(k=300), DataError, "k = 300"),
-    (dict(k=2.5), DataError, "whole number"),
+    (dict(k=2.5), PrivacyParameterError, "whole number"),  # the argument's type, not the data
+    (dict(k="3"), PrivacyParameterError, "whole number"),
     (dict(gamma=1.0), PrivacyParameterError, "gamma"),
     (dict(neighbouring="swap"), PrivacyParameterError, "neighbouring"),
     (dict(bounds=(1, -1)), PrivacyParameterError, "lo < hi"),

@@ -142,7 +142,9 @@ def test_add_remove_needs_public_blocks():
     [
         ({"eps": 0.0}, PrivacyParameterError, "eps"),
         ({"lam": -1.0}, PrivacyParameterError, "lam"),
-        ({"blocks": 1}, DataError, "blocks"),
+        ({"blocks": 1}, PrivacyParameterError, "blocks"),  # the argument alone: no data involved
+        ({"blocks": "4"}, PrivacyParameterError, "blocks"),
+        ({"k": "3"}, PrivacyParameterError, "whole number"),
         ({"blocks": 61}, DataError, "fewer than 2 rows"),
         ({"k": 40}, DataError, "k = 40"),
         ({"vote": "all"}, PrivacyParameterError, "vote"),

@@ -217,6 +217,20 @@ def test_bad_party_columns(parties, match):
         dp.vertical_glm("y ~ .", make_data("gaussian", n=50), parties=parties)
 
 
+@pytest.mark.parametrize(
+    "parties, match",
+    [
+        ("x1", "list of column-name lists or a dict"),
+        (["x1", ["x2"]], "list of column-name lists, e.g."),
+        ([["x1", 2], ["x3"]], "column names must be strings"),
+    ],
+)
+def test_parties_of_the_wrong_type_are_parameter_errors(parties, match):
+    """The argument's type is wrong, whatever the data: a parameter error, not a data error."""
+    with pytest.raises(PrivacyParameterError, match=match):
+        dp.vertical_glm("y ~ .", make_data("gaussian", n=50), parties=parties)
+
+
 def test_term_mixing_parties_is_refused():
     with pytest.raises(DataError, match="mixes columns"):
         dp.vertical_glm("y ~ x1*x4 + x2 + x3 + x5 + x6", make_data("gaussian", n=50), parties=PARTIES[2])
@@ -244,7 +258,7 @@ def test_perfect_separation_is_refused_and_ridge_fixes_it():
 @pytest.mark.parametrize(
     "kwargs, err",
     [
-        ({"family": "gamma"}, DataError),
+        ({"family": "gamma"}, PrivacyParameterError),  # an argument, as penalty
         ({"penalty": "elastic"}, PrivacyParameterError),
         ({"penalty": "ridge"}, PrivacyParameterError),
         ({"tol": 0}, PrivacyParameterError),
@@ -462,3 +476,16 @@ def test_offset_is_honoured_like_statsmodels_glm():
             penalty="ridge",
             lam=0.1,
         )
+
+
+def test_dp_mode_print_explains_the_fixed_sweeps_instead_of_a_nan_change():
+    """The outside R audit: a DP fit printed "last sum|Δβ| = nan".  DP mode runs a fixed number of sweeps
+    (no data-dependent stop), so no Σ|Δβ| exists to show: the line says so instead of printing NaN."""
+    df = make_data("binomial", n=300)
+    kw = dict(parties=PARTIES[2], family="binomial", penalty="ridge", lam=0.1, bounds=(-4, 4))
+    fit = dp.vertical_glm("y ~ .", df, eps=1.0, delta=1e-6, rounds=7, random_state=0, **kw)
+    for text in (str(fit), str(fit.summary())):
+        assert "nan" not in text.lower()
+        assert "ran a fixed 7 sweeps (DP mode: no data-dependent stopping rule, so no sum|Δβ|" in text
+    exact = dp.vertical_glm("y ~ .", df, parties=PARTIES[2], family="binomial")
+    assert "converged in" in str(exact) and "last sum|Δβ| = " in str(exact) and "nan" not in str(exact)

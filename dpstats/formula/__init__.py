@@ -950,10 +950,12 @@ def _close(name: str, data: pd.DataFrame) -> str:
 
 
 def _unknown(name: str, data: pd.DataFrame, formula_side: str) -> FormulaError:
-    return FormulaError(
+    exc = FormulaError(
         f"column '{name}' in formula '{formula_side}' is not in the data.{_close(name, data)} "
         "Check the spelling or add the column to the data frame."
     )
+    exc.column = name  # predict() names it as newdata's missing column
+    return exc
 
 
 def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[str]:

@@ -409,12 +409,10 @@ def rejections(max_rejections: int | None, m: int) -> int:
     """
     if max_rejections is None:
         return min(m, MAX_REJECTIONS_DEFAULT)
-    if (
-        isinstance(max_rejections, bool)
-        or not isinstance(max_rejections, numbers.Integral)
-        or not 1 <= max_rejections <= m
-    ):
-        raise DataError(
+    whole = not isinstance(max_rejections, bool) and isinstance(max_rejections, numbers.Integral)
+    if not whole or not 1 <= max_rejections <= m:
+        error = DataError if whole else PrivacyParameterError  # the wrong type is the argument's fault
+        raise error(
             f"max_rejections must be a whole number with 1 <= max_rejections <= {m} (the number of "
             f"p-values), got {max_rejections!r}."
         )

@@ -107,10 +107,10 @@ class PCAPlan(Plan):
 
 def check_k(k: Any, d: int) -> int:
     """1 <= k <= d, the number of design columns (public: the formula and the declared levels)."""
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
-        raise DataError(
-            f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}."
-        )
+    whole = not isinstance(k, bool) and isinstance(k, numbers.Integral)
+    if not whole or not 1 <= k <= d:
+        error = DataError if whole else PrivacyParameterError  # a k of the wrong type is the argument's fault
+        raise error(f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}.")
     return int(k)
 
 

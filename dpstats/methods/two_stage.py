@@ -186,7 +186,9 @@ class TwoStageOptions(Options):
         if blocks is not None and (
             isinstance(blocks, bool) or not isinstance(blocks, numbers.Integral) or blocks < 2
         ):
-            raise DataError(f"blocks must be a whole number >= 2 (or None for ⌊√n⌋), got {blocks!r}.")
+            raise PrivacyParameterError(
+                f"blocks must be a whole number >= 2 (or None for ⌊√n⌋), got {blocks!r}."
+            )
         _check_choices(given)
         check_oc_trials(given["oc_trials"])
         if given["second_stage"] == "private_ols" and given["bounds"] is None:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ..errors import DataError
+from ..errors import PrivacyParameterError
 from .base import escape_text
 from .lm import LMResult
 
@@ -72,7 +72,7 @@ class GLMResult(LMResult):
         [0.5]
         """
         if type not in ("link", "response"):
-            raise DataError(f'type must be "link" or "response", got {type!r}.')
+            raise PrivacyParameterError(f'type must be "link" or "response", got {type!r}.')
         eta = LMResult.predict(self, newdata)
         return eta if type == "link" else self.mean(eta)
 

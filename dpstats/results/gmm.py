@@ -15,6 +15,7 @@ from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import assumed_row, describe, exact_row
 from ..plotting import Plot, new_figure, to_plot
 from .base import DPResult, OperatingCharacteristics
+from .lm import PredictRows, na_pass, newdata_model_frame
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -60,40 +61,51 @@ class GMMResult(DPResult):
                     f"got shape {X.shape}."
                 )
             return X
-        from ..formula import model_frame
+        return self._frame(newdata).X
 
-        mf = model_frame(
+    def _frame(self, newdata):
+        mf = newdata_model_frame(
             self.formula, newdata, one_sided=True, drop_intercept=True, min_rows=1, check_constant=False
         )
-        if mf.n_dropped:
-            raise DataError(
-                "newdata has rows with missing values (how many is not shown: newdata may be "
-                "private too); drop or impute them before predict()."
-            )
         if mf.names != self.terms:
             raise DataError(
                 f"newdata gives columns {mf.names[:5]}, the fit used {self.terms[:5]}; "
                 "supply the same variables (and factor levels)."
             )
-        return mf.X
+        return mf
+
+    def _complete(self, newdata) -> tuple[np.ndarray | None, PredictRows]:
+        """newdata's design on its complete rows (an array: its rows with every value finite), and which
+        rows those are: the others are predicted as NaN (R's na.pass)."""
+        if isinstance(newdata, np.ndarray):
+            X = self._design(newdata)
+            rows = PredictRows(np.isfinite(X).all(axis=1))
+            return (X[rows.complete] if rows.complete.any() else None), rows
+        mf, rows = na_pass(self._frame, newdata, self.formula)
+        return (None if mf is None else mf.X), rows
 
     def predict(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
         """Most probable component (1..k) of each row of ``newdata`` (post-processing).
 
         ``newdata`` is a DataFrame with the formula's variables, or an array
-        with the design's columns.
+        with the design's columns.  A row with a missing value gets NaN (R's ``na.pass``).
         """
-        return map_assign(self._design(newdata), self.weights, self.means, self.covariances) + 1
+        X, rows = self._complete(newdata)
+        return rows.fill(None if X is None else map_assign(X, self.weights, self.means, self.covariances) + 1)
 
     def predict_proba(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
-        """Posterior probability of each component, shape (n, k)."""
-        return posterior(self._design(newdata), self.weights, self.means, self.covariances)
+        """Posterior probability of each component, shape (n, k); NaN for a row with a missing value."""
+        X, rows = self._complete(newdata)
+        probs = None if X is None else posterior(X, self.weights, self.means, self.covariances)
+        return rows.fill(probs, width=(self.k,))
 
     def log_density(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
-        """Log-density of each row under the released mixture."""
+        """Log-density of each row under the released mixture; NaN for a row with a missing value."""
         from scipy.special import logsumexp
 
-        return logsumexp(log_joint(self._design(newdata), self.weights, self.means, self.covariances), axis=1)
+        X, rows = self._complete(newdata)
+        joint = None if X is None else log_joint(X, self.weights, self.means, self.covariances)
+        return rows.fill(None if joint is None else logsumexp(joint, axis=1))
 
     # ------------------------------------------------------------- text/tables
     def _body_lines(self) -> list[str]:

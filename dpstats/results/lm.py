@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning, caller_stacklevel
+from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
 from ..methods._aliased import singularities_note
 from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
@@ -107,12 +107,13 @@ class LMResult(DPResult):
         >>> fit.predict(pd.DataFrame({"x": [4.0]})).round(6).tolist()
         [9.0]
         """
-        mf = self._new_design(newdata)
-        names = list(mf.names)
+        mf, rows = na_pass(self._new_design, newdata, self.formula)
+        names = list(mf.names) if mf is not None else list(self.terms)
         if names != list(self.terms):
             missing = [t for t in self.terms if t not in names]
             raise DataError(
-                f"newdata gives design columns {names}, the model has {self.terms}; missing {missing}."
+                f"newdata gives design columns {names}, the model has {self.terms}; missing {missing}: give "
+                "newdata the variables the fit was given, with the factor levels of the fit."
             )
         aliased = np.isnan(self.coefficients)
         if aliased.any():  # eps = inf only: as R's predict.lm, the estimable coefficients, with its warning
@@ -122,7 +123,7 @@ class LMResult(DPResult):
                 DataWarning,
                 stacklevel=caller_stacklevel(),
             )
-        return mf.X @ np.where(aliased, 0.0, self.coefficients)
+        return rows.fill(None if mf is None else mf.X @ np.where(aliased, 0.0, self.coefficients))
 
     def aliased_terms(self) -> list[str]:
         """Terms not defined because of singularities (NaN, R's NA): non-private fits (eps = inf) only,
@@ -288,10 +289,9 @@ def design_with_levels(
     ``contrasts`` and ``default_contrasts`` are the fit's (``ModelFrame.contrasts``,
     ``ModelFrame.default_contrasts``), so a fit under ``contr.sum`` predicts under it too.
     """
-    from ..formula import model_frame, split_formula
+    from ..formula import split_formula
 
-    if not isinstance(newdata, pd.DataFrame):
-        raise DataError(f"newdata must be a data frame, got {type(newdata).__name__}.")
+    newdata = newdata_frame(newdata)
     lhs, rhs = split_formula(formula, one_sided=False)
     used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs or ""))
     frame = newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs])  # `.` means the predictors
@@ -306,7 +306,8 @@ def design_with_levels(
         bad = sorted({v for v in values if v is not None and v not in labels})
         if bad:
             raise DataError(
-                f"newdata column {name!r} has level(s) {bad} not seen in the fit (levels: {labels})."
+                f"newdata column {name!r} has level(s) {bad} not seen in the fit (levels: {labels}); give "
+                "newdata only these levels, or leave those rows out."
             )
         ordered = isinstance(frame[name].dtype, pd.CategoricalDtype) and bool(frame[name].cat.ordered)
         frame[name] = pd.Categorical(
@@ -315,7 +316,7 @@ def design_with_levels(
         if inner:  # factor(v) would drop unused levels: code v itself, then name its columns as factor(v)
             rhs = re.sub(rf"(?:factor|as\.factor)\({re.escape(name)}\)", name, rhs)
             renamed[name] = (key, labels)
-    mf = model_frame(
+    mf = newdata_model_frame(
         f"~ {rhs}",
         frame,
         one_sided=True,
@@ -326,6 +327,88 @@ def design_with_levels(
     )
     mf.names = [_rename(nm, renamed) for nm in mf.names]
     return mf
+
+
+def newdata_frame(newdata) -> pd.DataFrame:
+    """``newdata`` as a data frame (a dict of columns too); anything else is refused naming the argument."""
+    if isinstance(newdata, pd.DataFrame):
+        return newdata
+    if isinstance(newdata, dict):
+        return pd.DataFrame(newdata)
+    raise DataError(
+        f"newdata must be a data frame with the variables the fit was given, got {type(newdata).__name__}."
+    )
+
+
+def newdata_model_frame(formula: str, newdata: pd.DataFrame, **kwargs):
+    """:func:`~dpstats.formula.model_frame` on the rows a user gives ``predict()``: a variable of the fit's
+    formula that ``newdata`` lacks is named as newdata's missing column, with the fix.  Only the formula
+    (public) and newdata's own column names appear in the message."""
+    from ..formula import model_frame
+
+    try:
+        return model_frame(formula, newdata, **kwargs)
+    except FormulaError as exc:
+        column = getattr(exc, "column", None)
+        if column is None:
+            raise
+        raise FormulaError(
+            f"newdata has no column '{column}', which the formula of the fit, '{formula}', uses; add the column "
+            f"'{column}' to newdata (the rows to predict for need every variable the fit was given)."
+        ) from None
+
+
+@dataclass(frozen=True)
+class PredictRows:
+    """Which rows of newdata were predicted: the others (a variable missing or not finite) get NaN, as
+    R's ``predict(fit, newdata, na.action = na.pass)`` gives NA for them."""
+
+    complete: np.ndarray  # bool per row of newdata
+
+    def fill(self, values: np.ndarray | None, width: tuple[int, ...] = ()) -> np.ndarray:
+        """``values`` (one per complete row, in order) spread over every row, NaN elsewhere; ``values``
+        as they are when every row is complete.  ``width``: a row's shape when no row is complete."""
+        if values is not None and self.complete.all():
+            return values
+        values = None if values is None else np.asarray(values, dtype=float)
+        out = np.full((self.complete.size,) + (width if values is None else values.shape[1:]), np.nan)
+        if values is not None:
+            out[self.complete] = values
+        return out
+
+
+def na_pass(build, newdata, formula: str) -> tuple[Any, PredictRows]:
+    """``build(rows)``'s design on the complete rows of ``newdata``, and which rows those are.
+
+    A row with a missing or non-finite value in a variable the right-hand side of ``formula`` uses is left
+    out and predicted as NaN (R's na.pass).  None as the design when no row is complete.  Reads only the
+    rows the user gives.
+    """
+    from ..formula import formula_variables, split_formula
+
+    newdata = newdata_frame(newdata)
+    lhs, rhs = split_formula(formula, one_sided=formula.lstrip().startswith("~"))
+    used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs or ""))
+    predictors = newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs])
+    try:
+        variables = formula_variables(f"~ {rhs}", predictors, one_sided=True)
+    except FormulaError:
+        return build(newdata), PredictRows(np.ones(len(newdata), bool))  # build names the missing column
+    complete = np.ones(len(newdata), bool)
+    for column in variables:
+        values = predictors[column]
+        complete &= values.notna().to_numpy()
+        if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
+            complete &= np.isfinite(values.to_numpy(dtype=float, na_value=np.nan))
+    if not complete.any():
+        return None, PredictRows(complete)
+    mf = build(newdata if complete.all() else newdata[complete])
+    if mf.n_dropped:
+        raise DataError(
+            "newdata has rows where a term of the formula is not finite (e.g. log() of a value <= 0); "
+            "leave those rows out of newdata or give values inside the terms' domain."
+        )
+    return mf, PredictRows(complete)
 
 
 def _rename(name: str, renamed: dict[str, tuple[str, list[str]]]) -> str:

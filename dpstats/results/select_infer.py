@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, PrivacyParameterError
 from .base import DPResult, escape_text
 from .glm import GLMResult
-from .lm import LMResult
+from .lm import LMResult, design_with_levels, na_pass
 
 
 @dataclass(repr=False)
@@ -60,18 +60,32 @@ class SelectInferResult(LMResult):
 
     def predict(self, newdata: pd.DataFrame | dict, type: str = "link") -> np.ndarray:  # noqa: A002 (R's argument name)
         """Predictions from the selected terms (newdata holds the original columns); with a dp_glm fit
-        ``type="response"`` gives the mean (probability or expected count), as :meth:`GLMResult.predict`."""
-        from ..formula import model_frame, split_formula
-
+        ``type="response"`` gives the mean (probability or expected count), as :meth:`GLMResult.predict`.
+        A row of newdata with a missing value in a variable of the formula is predicted as NaN (R's
+        ``na.pass``), as :meth:`LMResult.predict`."""
         if type not in ("link", "response"):
-            raise DataError(f'type must be "link" or "response", got {type!r}.')
+            raise PrivacyParameterError(f'type must be "link" or "response", got {type!r}.')
         if self.fit is None:
-            raise ValueError("nothing was selected, so there is no fitted model to predict from.")
-        rhs = split_formula(self.formula, one_sided=False)[1]
-        mf = model_frame(f"~ {rhs}", newdata, one_sided=True, min_rows=1, check_constant=False)
-        X = np.column_stack([np.ones(mf.n)] + [mf.X[:, mf.names.index(t)] for t in self.selected])
-        eta = X @ self.coefficients
-        return self.glm.mean(eta) if (self.glm is not None and type == "response") else eta
+            raise DataError("nothing was selected, so there is no fitted model to predict from.")
+        mf, rows = na_pass(self._new_design, newdata, self.formula)
+        if mf is None:
+            return rows.fill(None)
+        eta = mf.X @ self.coefficients
+        return rows.fill(self.glm.mean(eta) if (self.glm is not None and type == "response") else eta)
+
+    def _new_design(self, newdata):
+        """newdata's design in the fit's terms: the intercept and the selected columns (R's
+        ``predict(se.fit = TRUE)`` reads it through :func:`dpstats.rbridge.newdata_design_for_r`)."""
+        mf = design_with_levels(self.formula, self.factor_levels, newdata, **self.coding)
+        absent = [t for t in self.selected if t not in mf.names]
+        if absent:
+            raise DataError(
+                f"newdata gives no design column {absent[0]!r} (a selected term; the design of newdata has "
+                f"{mf.names[:6]}): give newdata the variables the fit was given, with the same factor levels."
+            )
+        mf.X = np.column_stack([np.ones(mf.n)] + [mf.X[:, mf.names.index(t)] for t in self.selected])
+        mf.names = ["(Intercept)"] + list(self.selected)
+        return mf
 
     def pipeline_lines(self) -> list[str]:
         lines = [

@@ -12,7 +12,7 @@ from scipy import stats as sps
 
 from ..formula import ModelFrame
 from .._io import jsonable
-from ..errors import DataError
+from ..errors import DataError, PrivacyParameterError
 from ..plotting import Plot, coefficient_plot, new_figure, to_plot
 from .base import DPResult, escape_text
 
@@ -119,7 +119,7 @@ class VerticalGLMResult(DPResult):
         ``newdata`` they would give a different design.
         """
         if type not in ("link", "response"):
-            raise DataError(f"type must be 'link' or 'response', got {type!r}.")
+            raise PrivacyParameterError(f"type must be 'link' or 'response', got {type!r}.")
         if self.data_dependent_terms:
             raise DataError(
                 f"predict() on new data is refused for this fit: the term(s) {', '.join(self.data_dependent_terms)} "
@@ -150,7 +150,7 @@ class VerticalGLMResult(DPResult):
         """Fitted values of the rows used (non-private): needs ``diagnostics=True``."""
         rows = self._rows("fitted values")
         if type not in ("link", "response"):
-            raise DataError(f"type must be 'link' or 'response', got {type!r}.")
+            raise PrivacyParameterError(f"type must be 'link' or 'response', got {type!r}.")
         return rows["eta"] if type == "link" else m_family(self.family).linkinv(rows["eta"])
 
     def residuals(self, type: str = "deviance") -> np.ndarray:
@@ -282,17 +282,34 @@ class VerticalGLMResult(DPResult):
             if not math.isnan(self.deviance)
             else "Residual deviance: not released (a function of the raw response)"
         )
+        lines.append(self._sweeps_line())
+        lines.append(f"Standard errors: {self._se_text()}")
+        lines += ["", "What the protocol reveals:"] + [f"  - {d}" for d in self.disclosure]
+        return lines
+
+    @property
+    def fixed_sweeps(self) -> bool:
+        """DP mode: the sweeps ran a fixed number of times and no sweep's Σ|Δβ| was computed or released
+        (the trace holds NaN there, as :meth:`plots` reads it)."""
+        changes = (
+            self.trace["sum_abs_change"].to_numpy(dtype=float) if self.trace is not None else np.empty(0)
+        )
+        return changes.size > 0 and bool(np.isnan(changes).all())
+
+    def _sweeps_line(self) -> str:
+        """How the sweeps stopped.  In DP mode there is no stopping rule to report: a fixed number of
+        sweeps runs (a data-dependent stop would leak), so Σ|Δβ| and tol do not apply and are not shown."""
+        over = f"Block coordinate descent over {len(self.parties)} parties"
+        if self.fixed_sweeps:
+            return (
+                f"{over} ran a fixed {self.iterations} sweeps (DP mode: no data-dependent stopping rule, "
+                "so no sum|Δβ| is computed or released and tol does not apply)"
+            )
         state = "converged" if self.converged else "did NOT converge"
         last = (
             self.trace["sum_abs_change"].iloc[-1] if self.trace is not None and len(self.trace) else math.nan
         )
-        lines.append(
-            f"Block coordinate descent over {len(self.parties)} parties {state} in "
-            f"{self.iterations} sweeps (last sum|Δβ| = {last:.3g}, tol = {self.tol:g})"
-        )
-        lines.append(f"Standard errors: {self._se_text()}")
-        lines += ["", "What the protocol reveals:"] + [f"  - {d}" for d in self.disclosure]
-        return lines
+        return f"{over} {state} in {self.iterations} sweeps (last sum|Δβ| = {last:.3g}, tol = {self.tol:g})"
 
     def _se_text(self) -> str:
         if self.se_method == "history":

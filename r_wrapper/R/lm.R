@@ -161,6 +161,40 @@ predict.dp_lm <- function(object, newdata, se.fit = FALSE, interval = c("none", 
   if (isTRUE(se.fit)) list(fit = out, se.fit = stats::setNames(se, names(fit)), df = df, residual.scale = s) else out
 }
 
+# dp_select_infer predicts as its part B fit does (newdata holds the original columns; the selected
+# terms are coded from them): as dp_lm, or with infer = "glm" as dp_glm (type = "link"/"response" and
+# se.fit = TRUE by the delta method on the released covariance; predict.glm has no interval =). A
+# dp_lm part B releases point predictions only, as predict.dp_lm says why. A row of newdata with NA
+# in a variable the formula uses predicts NA (na.pass); arguments it does not take are named.
+predict.dp_select_infer <- function(object, newdata, type = c("link", "response"), se.fit = FALSE,
+                                    interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
+  call <- sys.call()
+  .refuse_dots("predict", list(...), call)
+  type <- match.arg(type)
+  interval <- match.arg(interval)
+  glm <- .is_glm_fit(object)
+  if (glm && interval != "none") {
+    .dp_abort(sprintf(paste("predict(interval = \"%s\") is not defined for a dp_select_infer fit with infer = \"glm\"",
+                            "(as for predict.glm); use se.fit = TRUE for standard errors of the predictions."), interval),
+              "dpstats_argument_error", call)
+  }
+  if (!glm && (isTRUE(se.fit) || interval != "none")) {
+    .not_released(object, sprintf("predict(%s)", if (isTRUE(se.fit)) "se.fit = TRUE" else paste0("interval = \"", interval, "\"")),
+                  paste("its intervals come from a calibrated parametric bootstrap of the coefficients (confint(fit)),",
+                        "not from a standard error of Xb, and no residual standard error is released."), call)
+  }
+  if (!missing(level)) {
+    .dp_abort("predict(level = ) needs interval = \"confidence\" or \"prediction\".", "dpstats_argument_error", call)
+  }
+  if (missing(newdata) || is.null(newdata)) .not_released(object, "predict() without newdata", .per_row, call)
+  fit <- .predict_rows(object, newdata, list(type = type), call)
+  if (!isTRUE(se.fit)) return(fit)
+  X <- .newdata_X(object, newdata, call)
+  se <- sqrt(rowSums((X %*% vcov(object)[colnames(X), colnames(X), drop = FALSE]) * X))
+  if (type == "response") se <- se * abs(.fit_family(object)$mu.eta(drop(X %*% coef(object)[colnames(X)])))
+  list(fit = fit, se.fit = stats::setNames(se, names(fit)), residual.scale = 1)
+}
+
 # Arguments a method does not take are named, not ignored (predict(fit, interval = "confidence") on
 # a method without intervals, a misspelt se.fitt =).
 .refuse_dots <- function(what, dots, call) {

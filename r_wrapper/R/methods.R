@@ -131,6 +131,25 @@ dp_gmm <- function(formula, data, k, eps, delta, ..., seed = NULL) {
   .dp_fit("dp_gmm", match.call(), environment(), c("formula", "data", "k", "eps", "delta"), parent.frame())
 }
 
+# The most probable component (1..k) of each row of newdata, post-processing of the released mixture.
+# A row with NA in a variable the formula uses (or in a column of a numeric matrix) predicts NA
+# (na.pass, as predict.lm); arguments it does not take are named, not ignored.
+predict.dp_gmm <- function(object, newdata, ...) {
+  call <- sys.call()
+  .refuse_dots("predict", list(...), call)
+  if (missing(newdata) || is.null(newdata)) {
+    .dp_abort(paste("predict() needs newdata for a dp_gmm fit: a DP result keeps no rows of the data it was fitted",
+                    "on (only released quantities), so there is nothing to predict for; call predict(fit, newdata = df)",
+                    "with data you hold."), "dpstats_argument_error", call)
+  }
+  out <- if (is.matrix(newdata)) {  # the design's columns, in the fit's order (Python checks their number)
+    stats::setNames(as.numeric(.py_method(object, "predict", list(newdata = newdata), call)), rownames(newdata))
+  } else {
+    .predict_rows(object, newdata, list(), call)
+  }
+  stats::setNames(as.integer(round(out)), names(out))
+}
+
 dp_felp <- function(formula, data, eps, ..., seed = NULL) {
   .dp_fit("dp_felp", match.call(), environment(), c("formula", "data", "eps"), parent.frame())
 }

@@ -220,8 +220,9 @@ tidy <- function(x, ...) UseMethod("tidy")
 
 glance <- function(x, ...) UseMethod("glance")
 
-# broom's column names (Python's tables spell some of them with underscores), broom's columns first
-# and in broom's order, then the method's own.
+# broom's column names (Python's tables spell some of them with underscores). As in broom, the
+# identifying columns come first, in Python's order (term; dp_bh's hypothesis; dp_gmm's component and
+# term), then broom's statistics in broom's order, then the method's own columns.
 .broom_names <- c(std_error = "std.error", p_value = "p.value", conf_low = "conf.low", conf_high = "conf.high",
                   df_residual = "df.residual", null_deviance = "null.deviance", df_null = "df.null",
                   r_squared = "r.squared", adj_r_squared = "adj.r.squared", loglik = "logLik", n = "nobs")
@@ -229,13 +230,16 @@ glance <- function(x, ...) UseMethod("glance")
                      glance = c("r.squared", "adj.r.squared", "sigma", "statistic", "p.value", "df", "null.deviance",
                                 "df.null", "logLik", "AIC", "BIC", "deviance", "df.residual", "nobs"))
 
+.broom_ids <- c("term", "hypothesis", "component")
+
 .broom_frame <- function(df, order = .broom_order$tidy) {
   if (is.null(df) || !is.data.frame(df)) return(df)
   nm <- names(df)
   hit <- nm %in% names(.broom_names)
   nm[hit] <- .broom_names[nm[hit]]
   names(df) <- nm
-  df[c(intersect(order, nm), setdiff(nm, order))]
+  ids <- nm[seq_len(match(FALSE, nm %in% .broom_ids, nomatch = length(nm) + 1L) - 1L)]  # Python's leading ones
+  df[unique(c(ids, intersect(order, nm), setdiff(nm, order)))]
 }
 
 # A tibble where tibble is installed (as broom returns), a data.frame otherwise.

@@ -134,8 +134,12 @@ def check_select(select: Any, d: int) -> int:
     """``select`` against the number of features d (public), or its default: 10% of d."""
     if select is None:
         return default_select(d)
-    if isinstance(select, bool) or not isinstance(select, numbers.Integral) or not 1 <= select <= d:
-        raise DataError(f"select must be a whole number with 1 <= select <= d = {d}, got {select!r}.")
+    whole = not isinstance(select, bool) and isinstance(select, numbers.Integral)
+    if not whole or not 1 <= select <= d:
+        error = (
+            DataError if whole else PrivacyParameterError
+        )  # a select of the wrong type is the argument's fault
+        raise error(f"select must be a whole number with 1 <= select <= d = {d}, got {select!r}.")
     return int(select)
 
 

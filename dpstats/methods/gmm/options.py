@@ -125,8 +125,8 @@ def check_k(k: Any, public_n: int | None) -> int:
     the method runs on whatever rows there are (a component with few rows gets a small
     noisy weight and may be flagged as collapsed from its released weight).
     """
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise DataError(f"k must be a whole number of components with 1 <= k <= n/10, got {k!r}.")
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):  # the argument's type: a parameter error
+        raise PrivacyParameterError(f"k must be a whole number of components with 1 <= k <= n/10, got {k!r}.")
     k = int(k)
     if k < 1 or (public_n is not None and k > public_n / 10):
         limit = f" = {public_n / 10:g}" if public_n is not None else ""

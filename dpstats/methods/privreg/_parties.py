@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import DataError
+from ...errors import DataError, PrivacyParameterError
 from ...formula import INTERCEPT, ModelFrame
 from ._settings import check_rows, row_id_hash
 
@@ -35,10 +35,12 @@ def party_columns(parties) -> tuple[list[str], list[list[str]]]:
     elif isinstance(parties, Sequence) and not isinstance(parties, str):
         cols = [list(v) if not isinstance(v, str) else None for v in parties]
         if any(c is None for c in cols):
-            raise DataError("parties must be a list of column-name lists, e.g. [['x1', 'x2'], ['x3']].")
+            raise PrivacyParameterError(
+                "parties must be a list of column-name lists, e.g. [['x1', 'x2'], ['x3']]."
+            )
         names = [f"party{k + 1}" for k in range(len(cols))]
     else:
-        raise DataError("parties must be a list of column-name lists or a dict name -> columns.")
+        raise PrivacyParameterError("parties must be a list of column-name lists or a dict name -> columns.")
     if len(cols) < 2:
         raise DataError(f"parties must list at least 2 parties, got {len(cols)}.")
     seen: dict[str, str] = {}
@@ -47,7 +49,7 @@ def party_columns(parties) -> tuple[list[str], list[list[str]]]:
             raise DataError(f"party {name!r} holds no columns; give each party at least one column.")
         for c in cs:
             if not isinstance(c, str):
-                raise DataError(f"party {name!r}: column names must be strings, got {c!r}.")
+                raise PrivacyParameterError(f"party {name!r}: column names must be strings, got {c!r}.")
             if c in seen:
                 raise DataError(
                     f"column {c!r} is held by both {seen[c]!r} and {name!r}: column sets "

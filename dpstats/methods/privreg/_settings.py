@@ -87,7 +87,7 @@ def _check_fit(given: Mapping[str, Any]) -> float:
     """The fit's arguments; returns the validated ``conf_level``."""
     family, penalty, lam, tol, se = (given[k] for k in ("family", "penalty", "lam", "tol", "se"))
     if family not in FAMILIES:
-        raise DataError(f"family must be one of {sorted(FAMILIES)}, got {family!r}.")
+        raise PrivacyParameterError(f"family must be one of {sorted(FAMILIES)}, got {family!r}.")
     if penalty not in PENALTIES:
         raise PrivacyParameterError(f"penalty must be None, 'ridge' or 'lasso', got {penalty!r}.")
     if not _real(lam) or lam < 0 or not math.isfinite(lam):

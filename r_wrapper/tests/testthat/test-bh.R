@@ -59,3 +59,18 @@ test_that("dp_bh: a formula tests marginal slopes on bounded data, released only
                "numeric response", class = "dpstats_data_error")
   expect_equal(ledger(acc)$eps, 4)
 })
+
+test_that("tidy() of dp_bh keeps the identifying column first, as broom does (term, hypothesis)", {
+  skip_if_no_dpstats()
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1, n_boot = 100,
+               bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
+  bh <- dp_bh(fit, q = 0.1)  # post-processing of the fit's released p-values: a p.value column
+  td <- tidy(bh)
+  expect_identical(names(td), c("hypothesis", "p.value", "rejected"))  # Python's columns, its order
+  expect_identical(td$hypothesis, c("wt", "hp"))
+  expect_equal(td$p.value, tidy(fit)$p.value[-1])
+  expect_identical(names(tidy(fit))[1:5], c("term", "estimate", "std.error", "statistic", "p.value"))  # unchanged
+  g <- dp_gmm(~ wt + hp, data = mtcars, k = 2, eps = 1, delta = 1e-6, bounds = list(wt = c(1, 6), hp = c(50, 350)),
+              seed = 1)
+  expect_identical(names(tidy(g))[1:2], c("component", "term"))  # one row per (component, term), as Python
+})

@@ -102,3 +102,18 @@ test_that("data-dependent steps arrive as classed warnings", {
   expect_error(suppressWarnings(dp_sis(y ~ ., data = sim_data(), eps = 1, k = 2, strict = TRUE)),
                class = "dpstats_error")
 })
+
+test_that("an argument of the wrong type is a parameter error, not a data error (outside R audit)", {
+  skip_if_no_dpstats()
+  df <- sim_data()
+  df$g <- NULL
+  b <- c(-6, 6)
+  expect_error(dp_sis(y ~ ., data = df, eps = 1, k = "3", bounds = b), "k must be a whole number",
+               class = "dpstats_privacy_parameter_error")
+  expect_error(dp_gmm(~ ., data = iris[, 1:4], k = "2", eps = 1, delta = 1e-6, bounds = c(0, 10)),
+               "k must be a whole number", class = "dpstats_privacy_parameter_error")
+  expect_error(vertical_glm(y ~ x1 + x2, data = df, parties = list(a = "x1", b = "x2"), family = "foo"),
+               "family must be one of", class = "dpstats_privacy_parameter_error")
+  # out of range for the design (d columns) stays a data error
+  expect_error(dp_sis(y ~ ., data = df, eps = 1, k = 100, bounds = b), "out of range", class = "dpstats_data_error")
+})

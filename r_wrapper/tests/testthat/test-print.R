@@ -73,3 +73,15 @@ test_that("the ledger is wrapped to the console width", {
   expect_true(all(nchar(block) <= 50))
   expect_match(block[2], "^  1\\. ")
 })
+
+test_that("a DP vertical_glm says its sweeps were fixed instead of printing sum|Δβ| = NaN", {
+  skip_if_no_dpstats()
+  fit <- vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = "binomial", eps = 1,
+                      delta = 1e-6, penalty = "ridge", lam = 0.1, bounds = list(wt = c(0, 6), hp = c(0, 400)),
+                      rounds = 5, seed = 1)
+  out <- gsub("\\s+", " ", printed(fit))  # the line is wrapped to the console width
+  expect_false(grepl("NaN|nan", out))
+  expect_match(out, "ran a fixed 5 sweeps (DP mode: no data-dependent stopping rule", fixed = TRUE)
+  exact <- printed(vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial))
+  expect_match(exact, "converged in [0-9]+ sweeps \\(last sum")
+})

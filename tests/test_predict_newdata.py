@@ -1,0 +1,96 @@
+"""predict() on newdata (the outside R audit's items 4 and 5): a row with a missing value in a variable of
+the formula is predicted as NaN, as R's ``predict(fit, newdata, na.action = na.pass)`` gives NA, for dp_lm,
+dp_glm, dp_select_infer and dp_gmm alike; errors about newdata name newdata, the column and the fix."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats.errors import DataError, FormulaError, PrivacyParameterError
+
+
+@pytest.fixture(scope="module")
+def data() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(rng.normal(size=(600, 4)), columns=["x1", "x2", "x3", "x4"])
+    df["y"] = 2 * df.x1 + rng.normal(size=600)
+    return df
+
+
+@pytest.fixture(scope="module")
+def fits(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lm = dp.dp_lm("y ~ x1 + x2", data, eps=2.0, bounds=(-8, 8), random_state=1)
+        si = dp.dp_select_infer(
+            "y ~ x1 + x2 + x3 + x4", data, eps=2.0, delta=1e-6, k=2, bounds=(-8, 8), random_state=1
+        )
+        binary = data.assign(y=(data.x1 > 0).astype(int))
+        glm = dp.dp_glm("y ~ x1 + x2", binary, eps=20.0, delta=1e-6, bounds=(-4, 4), random_state=1)
+        two = data.assign(x1=data.x1 + np.where(np.arange(600) % 2, 4.0, -4.0))
+        gmm = dp.dp_gmm("~ x1 + x2", two, k=2, eps=2.0, delta=1e-6, bounds=(-10, 10), random_state=1)
+    return {"lm": lm, "si": si, "glm": glm, "gmm": gmm}
+
+
+def _newdata(data):
+    nd = data.iloc[:5].reset_index(drop=True).copy()
+    nd.loc[1, "x1"] = np.nan
+    nd.loc[3, "x2"] = np.inf
+    return nd
+
+
+@pytest.mark.parametrize("name", ["lm", "si", "glm", "gmm"])
+def test_rows_with_missing_values_predict_nan_and_the_others_as_alone(fits, data, name):
+    fit, nd = fits[name], _newdata(data)
+    p = fit.predict(nd)
+    assert p.shape == (5,)
+    expected_nan = [
+        1,
+        3,
+    ]  # as R's model frame: every variable of the formula, selected or not (dp_select_infer)
+    assert np.flatnonzero(np.isnan(p)).tolist() == expected_nan
+    rows = [i for i in range(5) if i not in expected_nan]
+    np.testing.assert_allclose(p[rows], fit.predict(nd.iloc[rows]), rtol=1e-12)
+    all_missing = nd.assign(x1=np.nan)
+    assert np.isnan(fit.predict(all_missing)).all() and len(fit.predict(all_missing)) == 5
+
+
+def test_glm_and_gmm_other_outputs_keep_the_rows(fits, data):
+    nd = _newdata(data)
+    resp = fits["glm"].predict(nd, type="response")
+    assert np.isnan(resp[[1, 3]]).all() and np.isfinite(resp[[0, 2, 4]]).all()
+    gmm = fits["gmm"]
+    assert gmm.predict_proba(nd).shape == (5, 2) and np.isnan(gmm.predict_proba(nd)[1]).all()
+    assert np.isnan(gmm.log_density(nd)[[1, 3]]).all()
+    assert gmm.predict(data.iloc[:5]).dtype.kind == "i"  # complete rows: whole component numbers, as before
+
+
+@pytest.mark.parametrize("name", ["lm", "si", "gmm"])
+def test_a_missing_column_is_named_as_newdata_s(fits, data, name):
+    with pytest.raises((FormulaError, DataError)) as info:
+        fits[name].predict(data[["x2", "x3", "x4"]].iloc[:3])
+    text = str(info.value)
+    assert "newdata" in text and "'x1'" in text
+    assert "add the column 'x1' to newdata" in text or "give newdata the variables the fit was given" in text
+
+
+def test_an_unknown_level_names_newdata_the_column_and_the_fix(data):
+    df = data.assign(g=np.where(np.arange(600) % 2, "a", "b"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = dp.dp_lm("y ~ x1 + g", df, eps=2.0, bounds=(-8, 8), levels={"g": ["a", "b"]}, random_state=1)
+    with pytest.raises(
+        DataError, match=r"newdata column 'g' has level\(s\) \['c'\] .* give newdata only these levels"
+    ):
+        fit.predict(pd.DataFrame({"x1": [1.0], "g": ["c"]}))
+
+
+def test_predict_type_is_an_argument_error(fits, data):
+    for name in ("si", "glm"):
+        with pytest.raises(PrivacyParameterError, match="type must be"):
+            fits[name].predict(data.iloc[:2], type="terms")
