@@ -487,5 +487,7 @@ def test_dp_mode_print_explains_the_fixed_sweeps_instead_of_a_nan_change():
     for text in (str(fit), str(fit.summary())):
         assert "nan" not in text.lower()
         assert "ran a fixed 7 sweeps (DP mode: no data-dependent stopping rule, so no sum|Δβ|" in text
+    assert fit.glance()["converged"].item() is None and fit.to_dict()["outputs"]["converged"] is None
     exact = dp.vertical_glm("y ~ .", df, parties=PARTIES[2], family="binomial")
     assert "converged in" in str(exact) and "last sum|Δβ| = " in str(exact) and "nan" not in str(exact)
+    assert bool(exact.glance()["converged"].item()) is True

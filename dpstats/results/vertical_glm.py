@@ -296,6 +296,11 @@ class VerticalGLMResult(DPResult):
         )
         return changes.size > 0 and bool(np.isnan(changes).all())
 
+    def converged_shown(self) -> bool | None:
+        """Whether the sweeps met ``tol``; None in DP mode, where a fixed number runs and no change is
+        computed (glance's ``converged`` is then NA, not TRUE)."""
+        return None if self.fixed_sweeps else self.converged
+
     def _sweeps_line(self) -> str:
         """How the sweeps stopped.  In DP mode there is no stopping rule to report: a fixed number of
         sweeps runs (a data-dependent stop would leak), so Σ|Δβ| and tol do not apply and are not shown."""
@@ -338,7 +343,7 @@ class VerticalGLMResult(DPResult):
             "family": self.family,
             "parties": len(self.parties),
             "iterations": self.iterations,
-            "converged": self.converged,
+            "converged": self.converged_shown(),
             "deviance": self.deviance,
             "df_residual": self.df_residual,
             "dispersion": self.dispersion,
@@ -351,7 +356,7 @@ class VerticalGLMResult(DPResult):
             "coefficients": self.coefficients.to_dict(orient="list"),
             "trace": self.trace.to_dict(orient="list"),
             "iterations": self.iterations,
-            "converged": self.converged,
+            "converged": self.converged_shown(),
             "tol": self.tol,
             "dispersion": self.dispersion,
             "df_residual": self.df_residual,
