@@ -20,12 +20,12 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataError, NonPrivateWarning
-from ..formula import ModelFrame, dummy_columns, missing_counts, model_frame
+from ..formula import ModelFrame, missing_counts, model_frame
 
 from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import design_box, is_auto
+from ..privacy.bounds import design_box, is_auto, public_column_bounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -184,7 +184,7 @@ class SelectInferDoor(OptionsDoor):
         mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
         frame = m.split_frame(mf, self.options.split, self.settings.random_state)
         self._check_part_b(frame, mf)
-        self._part_bounds = _with_dummies(self.options.bounds, dummy_columns(mf))
+        self._part_bounds = _with_dummies(self.options.bounds, public_column_bounds(self.options.bounds, mf))
         dd.name_frame_steps(mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
