@@ -116,10 +116,10 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
         ``"strict"`` (default) for a release; ``"paper"`` reproduces the
         paper and its stated eps is refuted (see above).
     bounds : (lo, hi) or dict, optional
-        Public bounds of the features, mapped onto [0, 1] (clipped) and divided by √d so that ‖z_i‖₂ <=
-        1.  Without bounds, the data minima and maxima are used: a data-dependent step.  ``"auto"`` (or
-        a :class:`dpstats.AutoBounds`): the feature box is released privately first
-        (docs/architecture.md, "Private bounds").
+        Public bounds of the features (an interaction's columns default to the product of its parts' bounds),
+        mapped onto [0, 1] (clipped) and divided by √d so that ‖z_i‖₂ <= 1.  Without bounds, the data minima
+        and maxima are used: a data-dependent step.  ``"auto"`` (or a :class:`dpstats.AutoBounds`): the
+        feature box is released privately first (docs/architecture.md, "Private bounds").
     {bounds_eps: the ensemble}
     clip_norm : float, optional
         C of the strict variant.

@@ -100,9 +100,9 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     split : float
         Share of the rows in part A (selection), 0 < split < 1; default 0.5.
     bounds : (lo, hi) or dict
-        Public bounds for the selector (sis, two_stage) and for dp_lm, or ``"auto"``:
-        each part releases its own private bounds from its share of that part's eps
-        (docs/architecture.md, "Private bounds").
+        Public bounds for the selector (sis, two_stage) and for dp_lm (an interaction's columns default
+        to the product of its parts' bounds), or ``"auto"``: each part releases its own private bounds
+        from its share of that part's eps (docs/architecture.md, "Private bounds").
     bounds_eps : float, optional
         With ``bounds="auto"``: the eps each part spends on its bounds (default 10%
         of eps), out of that part's eps.
