@@ -266,3 +266,17 @@ def test_levels_read_from_the_rows_name_terms_in_the_note():
         notes.append([n for n in fit.privacy.notes if "interaction" in n])
     assert notes[0] == notes[1] and "'x1:town'" in notes[0][0]
     assert "York" not in notes[0][0] and "Zurich" not in notes[1][0]
+
+
+@pytest.mark.parametrize("formula", ["y ~ x1 * x2 + x1:city", "y ~ x1 * C(city, contr.sum)"])
+def test_streamed_data_bound_like_data_in_memory(formula, tmp_path):
+    """The chunked engines' frame carries the parts and the codings' ranges: the same release as in
+    memory (a contr.sum column is no longer clipped from -1 to a dummy's 0 when streamed)."""
+    df = _data()[["x1", "x2", "x3", "city", "y"]]
+    path = tmp_path / "d.parquet"
+    df.to_parquet(path)
+    kw = dict(eps=1.0, delta=1e-6, bounds=BOUNDS, n_boot=100, random_state=1, levels={"city": LEVELS["city"]})
+    fits = [dp.dp_lm(formula, d, **kw) for d in (df, dp.engines.stream(str(path), chunk_rows=150))]
+    np.testing.assert_allclose(fits[0].coef(), fits[1].coef(), rtol=0, atol=1e-10)
+    notes = [[n for n in fit.privacy.notes if "interaction" in n] for fit in fits]
+    assert notes[0] == notes[1] and len(notes[0]) == 1

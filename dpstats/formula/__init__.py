@@ -528,6 +528,7 @@ def _general_frame(
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
     X, names, terms, levels = design(t, factors, n, coding.default)
     parts = column_parts(t, factors, coding.default)
+    parts = {nm: parts[nm] for nm in names if nm in parts}  # the design's columns only
     intercept = t.intercept
     if drop_intercept and intercept:
         X, names, terms, intercept = X[:, 1:], names[1:], terms[1:], False
