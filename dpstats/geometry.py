@@ -190,8 +190,8 @@ def derived_bounds(
     For each column of ``parts`` (``ModelFrame.interaction_parts``) that ``bounds`` (a mapping)
     does not declare itself: when every part has a public bound -- a numeric column its declared
     (lo, hi), a factor coding its range -- the product of their intervals (interval arithmetic,
-    :func:`product_interval`); a column with a part left undeclared is
-    left out (it stays missing). No row is read. A pair ``bounds=(lo, hi)`` declares every column
+    :func:`product_interval`); a column with a part left undeclared, or whose product overflows or
+    is a single point, is left out (it stays missing). No row is read. A pair ``bounds=(lo, hi)`` declares every column
     itself, so nothing is derived from it.
 
     Examples
@@ -204,8 +204,9 @@ def derived_bounds(
         return {}
     out = {}
     for name, pairs in _part_bounds(bounds, parts, aliases).items():
-        if _declared(bounds, name, aliases) is None:
-            out[name] = product_interval(pairs)
+        lo, hi = product_interval(pairs)
+        if _declared(bounds, name, aliases) is None and math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+            out[name] = (lo, hi)  # an overflowing or empty product is left to declare
     return out
 
 

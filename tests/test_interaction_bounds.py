@@ -280,3 +280,11 @@ def test_streamed_data_bound_like_data_in_memory(formula, tmp_path):
     np.testing.assert_allclose(fits[0].coef(), fits[1].coef(), rtol=0, atol=1e-10)
     notes = [[n for n in fit.privacy.notes if "interaction" in n] for fit in fits]
     assert notes[0] == notes[1] and len(notes[0]) == 1
+
+
+def test_an_overflowing_or_single_point_product_is_left_to_declare():
+    parts = {"x:z": ("x", "z"), "x:g0": ("x", (0.0, 0.0)), "z:g": ("z", (0.0, 1.0))}
+    huge = {"x": (-1e200, 1e200), "z": (-1e200, 1e200)}
+    assert derived_bounds(huge, parts) == {"z:g": (-1e200, 1e200)}
+    with pytest.raises(dp.PrivacyParameterError, match="'x:z', 'x:g0'"):
+        resolve_box(huge, ["x:z", "x:g0", "z:g"], parts=parts)
