@@ -2,14 +2,21 @@
 
 Bounds are declared, never guessed silently: ``bounds=(lo, hi)`` for every
 variable, or ``bounds={"x1": (lo, hi), ...}`` per variable (data column or
-design column name).  Dummy columns of factors are bounded by (0, 1) without a
-declaration.  Values outside are clipped; how many were clipped is not released.
+design column name).  Dummy columns of factors are bounded by their coding's range
+((0, 1) for treatment dummies) without a declaration.  A column of an interaction, the
+elementwise product of its parts' columns (R's ``model.matrix``), is bounded without a
+declaration by the product of its parts' intervals (interval arithmetic,
+[a, b]·[c, d] = [min(ac, ad, bc, bd), max(...)]) when every part has a public bound: a
+numeric part its declared (lo, hi), a factor part its coding's range.  The derivation reads
+public inputs only (the bounds, the formula, the coding), never the rows.  A bound declared
+for the interaction's column itself wins.  Values outside are clipped; how many were clipped
+is not released.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,20 +74,27 @@ def check_bounds_form(bounds: BoundsSpec) -> None:
     _pair("all columns", bounds)
 
 
-def _refuse_missing(missing: list[str], shown: Mapping[str, str]) -> None:
+def _refuse_missing(missing: list[str], shown: Mapping[str, str], interaction: bool = False) -> None:
+    hint = (
+        " An interaction's column is bounded by the product of its parts' bounds when each part has "
+        "one: declare its numeric variables' bounds, or the column's own."
+        if interaction
+        else ""
+    )
     if shown:  # the columns' names hold levels read from the rows: their terms are named instead
         terms = list(dict.fromkeys(shown.get(m, m) for m in missing))
         raise PrivacyParameterError(
             f"bounds are missing for columns of the term(s) {', '.join(repr(t) for t in terms[:5])}"
             + (" ..." if len(terms) > 5 else "")
             + " (their names hold levels read from the rows, so they are not shown). Declare the factors' "
-            "levels (levels=) and a public (lo, hi) for each column, or one pair for all columns."
+            "levels (levels=) and a public (lo, hi) for each column, or one pair for all columns." + hint
         )
     names = ", ".join(repr(m) for m in missing[:5])
     raise PrivacyParameterError(
         f"bounds are missing for {len(missing)} column(s): {names}"
         + (" ..." if len(missing) > 5 else "")
         + ". Declare a public (lo, hi) for each, or one pair for all columns."
+        + hint
     )
 
 
@@ -96,6 +110,7 @@ def resolve_box(
     dummies: set[str] | Mapping[str, tuple[float, float]] = frozenset(),
     aliases: Mapping[str, str] | None = None,
     shown: Mapping[str, str] | None = None,
+    parts: Mapping[str, Sequence[str | tuple[float, float]]] | None = None,
 ) -> Box | None:
     """Turn a ``bounds`` argument into a :class:`Box` over ``names``.
 
@@ -118,29 +133,36 @@ def resolve_box(
     shown : mapping, optional
         How a message names a column without bounds (default: by its name); e.g. by its term's
         label where the design's names hold levels read from the rows.
+    parts : mapping, optional
+        Interaction column -> its parts (``ModelFrame.interaction_parts``): numeric columns' names
+        and factor codings' ranges. With a bounds mapping, such a column without a bound of its own
+        gets the product of its parts' intervals (:func:`derived_bounds`).
 
     Examples
     --------
     >>> resolve_box((-1, 1), ["a", "b"]).hi
     array([1., 1.])
+    >>> box = resolve_box({"a": (-1, 1), "b": (0, 2)}, ["a", "a:b"], parts={"a:b": ("a", "b")})
+    >>> box.lo.tolist(), box.hi.tolist()
+    ([-1.0, -2.0], [1.0, 2.0])
     """
     if bounds is None:
         return None
     if isinstance(bounds, Mapping):
         lo, hi, missing = [], [], []
+        derived = derived_bounds(bounds, parts or {}, aliases)
         for nm in names:
-            key = nm if nm in bounds else (aliases or {}).get(nm, _unquoted(nm))
-            if key in bounds:
-                pair = _pair(nm, bounds[key])
-            elif nm in dummies:
+            pair = _declared(bounds, nm, aliases)
+            if pair is None and nm in dummies:
                 pair = _coding_range(dummies, nm)
-            else:
+            pair = derived.get(nm) if pair is None else pair
+            if pair is None:
                 missing.append(nm)
                 continue
             lo.append(pair[0])
             hi.append(pair[1])
         if missing:
-            _refuse_missing(missing, shown or {})
+            _refuse_missing(missing, shown or {}, any(nm in (parts or {}) for nm in missing))
         return Box(np.array(lo), np.array(hi))
     lo, hi = _pair("all columns", bounds)
     lo_arr = np.full(len(names), lo)
@@ -150,6 +172,86 @@ def resolve_box(
             r_lo, r_hi = _coding_range(dummies, nm)
             lo_arr[j], hi_arr[j] = min(lo, r_lo), max(hi, r_hi)
     return Box(lo_arr, hi_arr)
+
+
+def _declared(bounds: Mapping, name: str, aliases: Mapping[str, str] | None) -> tuple[float, float] | None:
+    """The pair ``bounds`` declares for a column (by its name, its alias or its unquoted name), or None."""
+    key = name if name in bounds else (aliases or {}).get(name, _unquoted(name))
+    return _pair(name, bounds[key]) if key in bounds else None
+
+
+def derived_bounds(
+    bounds: BoundsSpec,
+    parts: Mapping[str, Sequence[str | tuple[float, float]]],
+    aliases: Mapping[str, str] | None = None,
+) -> dict[str, tuple[float, float]]:
+    """The bounds of interaction columns that follow from public inputs alone.
+
+    For each column of ``parts`` (``ModelFrame.interaction_parts``) that ``bounds`` (a mapping)
+    does not declare itself: when every part has a public bound -- a numeric column its declared
+    (lo, hi), a factor coding its range -- the product of their intervals (interval arithmetic,
+    :func:`product_interval`); a column with a part left undeclared, or whose product overflows or
+    is a single point, is left out (it stays missing). No row is read. A pair ``bounds=(lo, hi)`` declares every column
+    itself, so nothing is derived from it.
+
+    Examples
+    --------
+    >>> derived_bounds({"x": (-1, 1), "z": (0, 2)}, {"x:z": ("x", "z"), "x:gb": ("x", (0.0, 1.0)),
+    ...                                             "w:z": ("w", "z")})
+    {'x:z': (-2.0, 2.0), 'x:gb': (-1.0, 1.0)}
+    """
+    if not isinstance(bounds, Mapping):
+        return {}
+    out = {}
+    for name, pairs in _part_bounds(bounds, parts, aliases).items():
+        lo, hi = product_interval(pairs)
+        if _declared(bounds, name, aliases) is None and math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+            out[name] = (lo, hi)  # an overflowing or empty product is left to declare
+    return out
+
+
+def derivable_columns(
+    bounds: BoundsSpec,
+    parts: Mapping[str, Sequence[str | tuple[float, float]]],
+    aliases: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The columns of ``parts`` whose every part has a public bound under ``bounds`` (a mapping),
+    declared for the column itself or not: a function of the bounds' names and the formula only.
+
+    Examples
+    --------
+    >>> derivable_columns({"x": (-1, 1), "x:z": (0, 1)}, {"x:z": ("x", "z"), "x:gb": ("x", (0.0, 1.0))})
+    ['x:gb']
+    """
+    return list(_part_bounds(bounds, parts, aliases)) if isinstance(bounds, Mapping) else []
+
+
+def _part_bounds(bounds: Mapping, parts: Mapping, aliases: Mapping[str, str] | None) -> dict[str, list]:
+    """Column -> its parts' public (lo, hi), for the columns whose every part has one."""
+    out = {}
+    for name, factors in parts.items():
+        pairs = [_declared(bounds, p, aliases) if isinstance(p, str) else p for p in factors]
+        if all(pair is not None for pair in pairs):
+            out[name] = pairs
+    return out
+
+
+def product_interval(pairs) -> tuple[float, float]:
+    """The interval of a product of factors each in its own interval (interval arithmetic).
+
+    [a, b]·[c, d] = [min(ac, ad, bc, bd), max(ac, ad, bc, bd)], applied from left to right; the
+    empty product is (1, 1).
+
+    Examples
+    --------
+    >>> product_interval([(-1, 1), (0, 2)]), product_interval([(2, 3), (-4, -1), (0, 1)])
+    ((-2.0, 2.0), (-12.0, 0.0))
+    """
+    lo, hi = 1.0, 1.0
+    for a, b in pairs:
+        ends = (lo * float(a), lo * float(b), hi * float(a), hi * float(b))
+        lo, hi = min(ends), max(ends)
+    return lo + 0.0, hi + 0.0  # no -0.0
 
 
 def _coding_range(dummies: set[str] | Mapping[str, tuple[float, float]], name: str) -> tuple[float, float]:

@@ -335,8 +335,10 @@ def test_arrow_and_pandas_read_the_same_number_from_every_entry_arrow_parses():
 @pytest.mark.parametrize("strict", [False, True])
 def test_a_missing_bound_of_an_interaction_names_its_term_when_levels_come_from_the_rows(strict):
     """Two data sets that differ in one row, which alone holds the level 'Zurich': the refusal of an
-    interaction's missing bound names the term x1:city, never its columns (their names, and how
-    many there are, come from the rows); with the levels declared it names the columns."""
+    interaction's missing bound names the term city:I(2 * x1), never its columns (their names, and
+    how many there are, come from the rows); with the levels declared it names the columns. (x1:city
+    itself is bounded by x1's bounds times the dummies' (0, 1): tests/test_interaction_bounds.py;
+    I(2 * x1) has no public bound, so this interaction's columns have none.)"""
     rng = np.random.default_rng(0)
     a = pd.DataFrame({"x1": rng.uniform(0, 1, 300), "city": rng.choice(["Leeds", "York"], 300)})
     a["y"] = a.x1 + rng.normal(0, 0.3, 300)
@@ -347,11 +349,13 @@ def test_a_missing_bound_of_an_interaction_names_its_term_when_levels_come_from_
     for data in (a, b):
         with pytest.raises(dp.PrivacyParameterError) as caught, warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            dp.dp_lm("y ~ x1 * city", data, **kw)
+            dp.dp_lm("y ~ x1 + city + I(2 * x1):city", data, **kw)
         messages.append(str(caught.value))
-    assert messages[0] == messages[1] and "'x1:city'" in messages[0] and "York" not in messages[0]
-    with pytest.raises(dp.PrivacyParameterError, match=r"2 column\(s\): 'x1:cityYork', 'x1:cityZurich'"):
-        dp.dp_lm("y ~ x1 * city", b, levels={"city": ["Leeds", "York", "Zurich"]}, **kw)
+    assert messages[0] == messages[1] and "'city:I(2 * x1)'" in messages[0] and "York" not in messages[0]
+    with pytest.raises(
+        dp.PrivacyParameterError, match=r"3 column\(s\): 'cityLeeds:I\(2 \* x1\)', 'cityYork:I\(2 \* x1\)'"
+    ):
+        dp.dp_lm("y ~ x1 + city + I(2 * x1):city", b, levels={"city": ["Leeds", "York", "Zurich"]}, **kw)
 
 
 def test_a_misspelt_bound_is_never_answered_with_a_level_read_from_the_rows():

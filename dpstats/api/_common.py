@@ -76,9 +76,8 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     """Run one analysis through the shared steps (see the module docstring)."""
     strict, random_state = settings.strict, settings.random_state
     accountant, diagnostics = settings.accountant, settings.diagnostics
-    dd = DataDependence(strict)
-    step = getattr(door, "bounds", None)
-    step = step if isinstance(step, PrivateBounds) else None
+    dd = DataDependence(strict, getattr(door, "bounds", None))
+    step = dd.bounds if isinstance(dd.bounds, PrivateBounds) else None
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if step is not None:
         step.start(noise.generator)

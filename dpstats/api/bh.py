@@ -111,8 +111,8 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     data : pandas.DataFrame or dict of columns
         Formula route only: the rows (in memory).
     bounds : (lo, hi) or dict
-        Formula route only, required: public bounds of every design column (factor dummies default to
-        (0, 1)) and of the response; values outside are clipped.
+        Formula route only, required: public bounds of every design column (dummies: their coding's range;
+        interactions: the product of their parts' bounds) and of the response; values outside are clipped.
     sigma : float
         Formula route only, required: a public upper bound on the sd of the response given a null
         column.  Half the response's bound width is always such a bound (and costs power); a σ below the

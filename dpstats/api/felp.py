@@ -11,10 +11,10 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds
 from .. import engines
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
-from ..geometry import Box, resolve_box
+from ..geometry import Box
 from ..methods import felp as m
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import declared_bounds
+from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult, felp_oc
@@ -116,10 +116,10 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
         ``"strict"`` (default) for a release; ``"paper"`` reproduces the
         paper and its stated eps is refuted (see above).
     bounds : (lo, hi) or dict, optional
-        Public bounds of the features, mapped onto [0, 1] (clipped) and divided by √d so that ‖z_i‖₂ <=
-        1.  Without bounds, the data minima and maxima are used: a data-dependent step.  ``"auto"`` (or
-        a :class:`dpstats.AutoBounds`): the feature box is released privately first
-        (docs/architecture.md, "Private bounds").
+        Public bounds of the features (an interaction's columns default to the product of its parts' bounds),
+        mapped onto [0, 1] (clipped) and divided by √d so that ‖z_i‖₂ <= 1.  Without bounds, the data minima
+        and maxima are used: a data-dependent step.  ``"auto"`` (or a :class:`dpstats.AutoBounds`): the
+        feature box is released privately first (docs/architecture.md, "Private bounds").
     {bounds_eps: the ensemble}
     clip_norm : float, optional
         C of the strict variant.
@@ -186,9 +186,7 @@ class FELPDoor(DataDoor):
         m.check_subsets(o, mf)
         refuse_offset(mf, "dp_felp")
         dd.name_frame_steps(mf)
-        box = (
-            None if o.bounds is None else resolve_box(declared_bounds(o.bounds, mf, response=False), mf.names)
-        )
+        box = None if o.bounds is None else design_box(declared_bounds(o.bounds, mf, response=False), mf)
         m.name_data_dependent_steps(dd, bounded=box is not None, lam_source=o.lam_source, lam_grid=o.lam_grid)
         return FELPFrame(mf=mf, counts=counts, select=select, box=box, truth=check_truth(o.truth, mf.names))
 

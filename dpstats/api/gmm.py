@@ -72,10 +72,11 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
         n < 10k): it is a stated assumption, reported only in requested diagnostics.
     {eps, delta}
     bounds : (lo, hi) or dict
-        Public box containing the data (and the means); rows are clipped to it and centred at its
-        midpoint.  Without bounds the data's min/max are used: a data-dependent step (NonPrivateWarning;
-        refused under strict).  ``"auto"`` (or a :class:`dpstats.AutoBounds`): the box is released
-        privately first (docs/architecture.md, "Private bounds").
+        Public box containing the data and the means (interactions: the product of their parts' bounds); rows
+        are clipped to it and centred at its midpoint.  Without bounds the data's min/max are used: a
+        data-dependent step (NonPrivateWarning; refused under strict).  ``"auto"`` (or a
+        :class:`dpstats.AutoBounds`): the box is released privately first (docs/architecture.md, "Private
+        bounds").
     {bounds_eps and delta: the mixture}
     method : {"pca_cluster", "sample_aggregate"}
     groups : int, optional

@@ -65,10 +65,10 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
         Dimension of the subspace, 1 <= k <= number of design columns.
     {eps, delta}
     bounds : (lo, hi) or dict
-        Public box of the columns.  Without it the data's min/max are used
-        (a first pass; a data-dependent step: NonPrivateWarning, refused under strict).
-        ``"auto"`` (or a :class:`dpstats.AutoBounds`): the box released privately first,
-        from ``bounds_eps`` (docs/architecture.md, "Private bounds"); in-memory data only.
+        Public box of the columns (an interaction's columns default to the product of its parts' bounds).
+        Without it the data's min/max are used (a first pass; a data-dependent step: NonPrivateWarning,
+        refused under strict).  ``"auto"`` (or a :class:`dpstats.AutoBounds`): the box released privately
+        first, from ``bounds_eps`` (docs/architecture.md, "Private bounds"); in-memory data only.
     {bounds_eps and delta: the PCA}
     radius : float, optional
         Public clipping radius C; default the box's half-diagonal ‖h‖ (no row is

@@ -20,12 +20,12 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataError, NonPrivateWarning
-from ..formula import ModelFrame, dummy_columns, missing_counts, model_frame
+from ..formula import ModelFrame, missing_counts, model_frame
 
 from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import design_box, is_auto
+from ..privacy.bounds import design_box, is_auto, public_column_bounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -100,9 +100,9 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     split : float
         Share of the rows in part A (selection), 0 < split < 1; default 0.5.
     bounds : (lo, hi) or dict
-        Public bounds for the selector (sis, two_stage) and for dp_lm, or ``"auto"``:
-        each part releases its own private bounds from its share of that part's eps
-        (docs/architecture.md, "Private bounds").
+        Public bounds for the selector (sis, two_stage) and for dp_lm (an interaction's columns default
+        to the product of its parts' bounds), or ``"auto"``: each part releases its own private bounds
+        from its share of that part's eps (docs/architecture.md, "Private bounds").
     bounds_eps : float, optional
         With ``bounds="auto"``: the eps each part spends on its bounds (default 10%
         of eps), out of that part's eps.
@@ -184,7 +184,7 @@ class SelectInferDoor(OptionsDoor):
         mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
         frame = m.split_frame(mf, self.options.split, self.settings.random_state)
         self._check_part_b(frame, mf)
-        self._part_bounds = _with_dummies(self.options.bounds, dummy_columns(mf))
+        self._part_bounds = _with_dummies(self.options.bounds, public_column_bounds(self.options.bounds, mf))
         dd.name_frame_steps(mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame

@@ -77,12 +77,13 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     {eps}
     {k terms}
     bounds : (lo, hi) or dict, optional
-        Public bounds for every variable including the response, or per variable.  Values are mapped
-        from [lo, hi] onto [−1, 1] and clipped: pure eps-DP with either ``center``.  Without bounds,
-        columns and y are scaled by their max-abs and centered by their means, as in the paper's
-        experiments: data-dependent steps that raise :class:`~dpstats.errors.NonPrivateWarning` (refused
-        under ``strict``).  ``"auto"`` (or a :class:`dpstats.AutoBounds`): bounds for the columns and y
-        released privately first, from ``bounds_eps`` (docs/architecture.md, "Private bounds").
+        Public bounds for every variable including the response, or per variable (interactions: the product of
+        their parts' bounds).  Values are mapped from [lo, hi] onto [−1, 1] and clipped: pure eps-DP with
+        either ``center``.  Without bounds, columns and y are scaled by their max-abs and centered by their
+        means, as in the paper's experiments: data-dependent steps that raise
+        :class:`~dpstats.errors.NonPrivateWarning` (refused under ``strict``).  ``"auto"`` (or a
+        :class:`dpstats.AutoBounds`): bounds for the columns and y released privately first, from
+        ``bounds_eps`` (docs/architecture.md, "Private bounds").
     {bounds_eps: the selection}
     gamma : float in [0, 1)
         Canonical Lipschitz split: eps1 = (1 − gamma)·eps, eps2 = gamma·eps.

@@ -117,9 +117,9 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     stage_fraction : float in (0, 1)
         Share of eps for the private second stage.
     bounds : (lo, hi) or dict, optional
-        Public bounds, used only by ``second_stage="private_ols"``; ``"auto"``
-        (or a :class:`dpstats.AutoBounds`) releases them privately first
-        (docs/architecture.md, "Private bounds").
+        Public bounds, used only by ``second_stage="private_ols"`` (an interaction's columns default to
+        the product of its parts' bounds); ``"auto"`` (or a :class:`dpstats.AutoBounds`) releases them
+        privately first (docs/architecture.md, "Private bounds").
     {bounds_eps: the selection and the second stage}
     {schema parameters}
         The votes need no bounds: a numeric variable without declared bounds gets the public fill 0.

@@ -112,10 +112,10 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
         :func:`dpstats.methods.privreg.binomial_ridge_sensitivities` and
         :func:`dpstats.methods.privreg.gaussian_ridge_sensitivities`.
     bounds : (lo, hi) or dict
-        Public covariate bounds (DP mode): values are clipped to them.  Gaussian DP mode also needs
-        bounds on the response (a pair applies to y too; a dict needs the response's name), and y
-        is clipped to them.  ``"auto"`` (or a :class:`dpstats.AutoBounds`): these bounds are
-        released privately first (docs/architecture.md, "Private bounds").
+        Public covariate bounds (DP mode; interactions: the product of their parts' bounds): values are
+        clipped to them.  Gaussian DP mode also needs bounds on the response (a pair applies to y too; a dict
+        needs the response's name), and y is clipped to them.  ``"auto"`` (or a :class:`dpstats.AutoBounds`):
+        these bounds are released privately first (docs/architecture.md, "Private bounds").
     {bounds_eps and delta: the fit}
     rounds : int
         DP mode: fixed number of sweeps (no data-dependent stopping).

@@ -419,6 +419,8 @@ def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> Chunk
         variables=list(layout.variables),
         classes=None,
         factor_levels=dict(proto.factor_levels),
+        factor_column_ranges=dict(proto.factor_column_ranges),
+        interaction_parts=dict(proto.interaction_parts),
         n_rows=n_rows,
         engine=source.engine,
         engine_steps=list(layout.steps),

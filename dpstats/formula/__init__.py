@@ -52,7 +52,16 @@ import pandas as pd
 
 from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
 from ..schema import Schema
-from ._design import DEFAULT_CONTRASTS, INTERCEPT, design, factor_column_ranges, subset
+from ._design import (
+    DEFAULT_CONTRASTS,
+    INTERCEPT,
+    column_parts,
+    design,
+    factor_column_ranges,
+    product_parts,
+    subset,
+)
+
 from ._eval import Chr, Context, Fac, Num, as_factor, contrast_spec, referenced_columns
 from ._parse import Node, call_name, deparse, parse, r_names
 from ._terms import build_terms
@@ -64,6 +73,7 @@ __all__ = [
     "constant_columns",
     "refuse_offset",
     "dummy_columns",
+    "interaction_parts",
     "chunk_unsafe_terms",
     "INTERCEPT",
     # used by the chunked engines (dpstats.engines) to lay out columns before reading rows
@@ -118,6 +128,11 @@ class ModelFrame:
         from the rows): (0, 1) for a treatment dummy, (-1, 1) for ``contr.sum``, the matrix's
         entries for polynomial, Helmert or declared contrasts. A front door that bounds factor
         columns must take these, not (0, 1), or it clips a contrast's -1 to 0.
+    interaction_parts : dict of str to tuple
+        The parts of each design column of an interaction with a numeric variable (the column is their
+        elementwise product, as in R's ``model.matrix``): a numeric column's name, whose bound is
+        declared, or a factor coding's range (public, as above). Its bound, when not declared, is the
+        product of the parts' intervals (:func:`dpstats.geometry.resolve_box`).
     levels_read : bool
         A private call read some factor's levels from the rows (a named step): the design's names
         then hold data-derived levels, and a message names the columns' terms instead.
@@ -142,6 +157,7 @@ class ModelFrame:
     schema_rule: str = ""
     n_data_dependent: bool = False
     factor_column_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    interaction_parts: dict[str, tuple] = field(default_factory=dict)
     levels_read: bool = False  # a private call's factor levels were read from the rows: names hold them
     contrasts: dict = field(default_factory=dict)
     default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
@@ -446,6 +462,12 @@ def dummy_columns(mf: ModelFrame) -> dict[str, tuple[float, float]]:
     return ranges
 
 
+def interaction_parts(mf: ModelFrame) -> dict[str, tuple]:
+    """The parts of each interaction column with a numeric part (``ModelFrame.interaction_parts``):
+    numeric columns' names and factor codings' ranges, from the formula and the coding alone."""
+    return dict(getattr(mf, "interaction_parts", None) or {})
+
+
 def refuse_offset(mf: ModelFrame, method: str) -> None:
     """Refuse a formula with ``offset()`` in a method that cannot honour it.
 
@@ -563,7 +585,8 @@ def _general_frame(
     if not t.terms and not t.intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
     X, names, terms, levels = design(t, factors, n, coding.default)
-    ranges = factor_column_ranges(t, factors, coding.default)
+    parts = column_parts(t, factors, coding.default)
+    parts = {nm: parts[nm] for nm in names if nm in parts}  # the design's columns only
     intercept = t.intercept
     if drop_intercept and intercept:
         X, names, terms, intercept = X[:, 1:], names[1:], terms[1:], False
@@ -586,7 +609,8 @@ def _general_frame(
         offset=None if offset is None else np.asarray(offset, float),
         data_dependent_terms=ctx.steps,
         schema_steps=list(ctx.level_steps),
-        factor_column_ranges={nm: ranges[nm] for nm in names if nm in ranges},
+        factor_column_ranges=factor_column_ranges(parts),
+        interaction_parts=product_parts(parts),
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError, FormulaError
+from ..geometry import product_interval
 from . import _bases
 from ._eval import Chr, Fac, Num
 from ._terms import Terms
@@ -128,38 +129,73 @@ def design(t: Terms, values: list, n: int, default_contrasts: tuple[str, str] = 
     return np.ascontiguousarray(X, dtype=float), names, terms, levels
 
 
-def factor_column_ranges(
+Part = str | tuple[float, float]
+"""A factor of a design column: a numeric column's name (its bound is declared) or a coding's range."""
+
+
+def column_parts(
     t: Terms, values: list, default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
-) -> dict[str, tuple[float, float]]:
+) -> dict[str, tuple[Part, ...]]:
+    """What every design column (the intercept aside) is the elementwise product of, from public inputs.
+
+    A column of a term is the product of one column of each of its variables (R's ``model.matrix``);
+    each such part is either a numeric column, given by the name it has as a column of its own (``"x1"``,
+    ``"poly(x, 2)1"``), whose bound the user declares, or a factor's coding column, given by the range of
+    its coding's values: (0, 1) for a treatment dummy or an indicator, (-1, 1) for ``contr.sum``, the
+    matrix's entries for polynomial, Helmert or declared contrasts. The coding, not the rows, fixes them.
+
+    Examples
+    --------
+    >>> from dpstats.formula._parse import parse
+    >>> from dpstats.formula._terms import build_terms
+    >>> from dpstats.formula._eval import Fac, Num
+    >>> t = build_terms("y ~ x*g", parse("y"), parse("x*g"), [])
+    >>> values = [Num(np.zeros(3)), Num(np.zeros(3)), Fac(np.zeros(3, int), ["a", "b"], False, None)]
+    >>> column_parts(t, values)
+    {'x': ('x',), 'gb': ((0.0, 1.0),), 'x:gb': ('x', (0.0, 1.0))}
+    """
+    out: dict[str, tuple[Part, ...]] = {}
+    for term, coding in zip(t.terms, codings(t, values)):
+        cols: list[tuple[str, tuple[Part, ...]]] = [("", ())]
+        for v, how in zip(sorted(term), coding):
+            pieces = _pieces(values[v], t.labels[v], how, default_contrasts)
+            cols = [(f"{a}:{b}" if a else b, pa + (pb,)) for b, pb in pieces for a, pa in cols]
+        out.update(cols)
+    return out
+
+
+def _pieces(value, label: str, how: str, default_contrasts: tuple[str, str]) -> list[tuple[str, Part]]:
+    """The columns one variable contributes to a term (as :func:`variable_columns` names them), each with
+    its part: the column's own name when numeric, the range of its coding when a factor."""
+    if how == "numeric":
+        shape = np.shape(value.values)
+        if len(shape) < 2 or shape[1] == 1:
+            return [(label, label)]
+        names = value.colnames or [str(j) for j in range(1, shape[1] + 1)]
+        return [(label + nm, label + nm) for nm in names]
+    if how == "indicators" or len(value.levels) < 2:
+        return [(label + lev, (0.0, 1.0)) for lev in value.levels]
+    matrix, names = contrast_matrix(value, label, default_contrasts)
+    names = names if names is not None else [str(j) for j in range(1, matrix.shape[1] + 1)]
+    return [
+        (label + nm, (float(matrix[:, j].min()), float(matrix[:, j].max()))) for j, nm in enumerate(names)
+    ]
+
+
+def factor_column_ranges(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[float, float]]:
     """The public range of every design column made of factors alone, from its coding (not the rows).
 
     A treatment dummy ranges over (0, 1); a ``contr.sum`` column over (-1, 1); a ``contr.poly``,
     Helmert or declared-matrix column over its matrix's entries; an interaction of factors over the
-    products of its parts' entries. Columns with a numeric part are not listed (their range comes
-    from declared bounds).
+    products of its parts' ranges (:func:`dpstats.geometry.product_interval`). ``parts``: :func:`column_parts`. Columns
+    with a numeric part are not listed (their bound comes from declared bounds).
     """
-    out: dict[str, tuple[float, float]] = {}
-    for term, coding in zip(t.terms, codings(t, values)):
-        parts = sorted(term)
-        if not all(isinstance(values[v], Fac) for v in parts):
-            continue
-        cols: list[tuple[str, set]] = [("", {1.0})]
-        for v, how in zip(parts, coding):
-            f, label = values[v], t.labels[v]
-            if how == "indicators" or len(f.levels) < 2:
-                pieces = [(label + lev, {0.0, 1.0}) for lev in f.levels]
-            else:
-                matrix, names = contrast_matrix(f, label, default_contrasts)
-                names = names if names is not None else [str(j) for j in range(1, matrix.shape[1] + 1)]
-                pieces = [(label + nm, set(matrix[:, j].tolist())) for j, nm in enumerate(names)]
-            cols = [
-                (f"{a}:{b}" if a else b, {x * y for x in sa for y in sb})
-                for b, sb in pieces
-                for a, sa in cols
-            ]
-        for name, possible in cols:
-            out[name] = (float(min(possible)), float(max(possible)))
-    return out
+    return {nm: product_interval(p) for nm, p in parts.items() if not any(isinstance(x, str) for x in p)}
+
+
+def product_parts(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[Part, ...]]:
+    """The columns of :func:`column_parts` that are products with a numeric part, and their parts."""
+    return {nm: p for nm, p in parts.items() if len(p) > 1 and any(isinstance(x, str) for x in p)}
 
 
 def subset(value, keep: np.ndarray):

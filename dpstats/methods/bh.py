@@ -97,7 +97,7 @@ import pandas as pd
 from scipy.special import log_ndtr, ndtri
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, ModelFrame, dummy_columns
+from ..formula import INTERCEPT, ModelFrame, dummy_columns, interaction_parts
 from ..geometry import Box, resolve_box
 from ..privacy.accountant import LedgerEntry
 from ..privacy.bounds import is_auto
@@ -493,7 +493,7 @@ def slope_boxes(mf: ModelFrame, bounds: Any) -> tuple[list[str], Box, Box]:
     names = [nm for nm in mf.names if nm != INTERCEPT]
     if not names:
         raise DataError(f"the formula '{mf.formula}' has no predictor columns; dp_bh needs at least one.")
-    x_box = resolve_box(bounds, names, dummies=dummy_columns(mf))
+    x_box = resolve_box(bounds, names, dummies=dummy_columns(mf), parts=interaction_parts(mf))
     return names, x_box, resolve_box(bounds, [mf.response])
 
 

@@ -73,8 +73,8 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 
 from ..errors import PrivacyParameterError
-from ..formula import ModelFrame, dummy_columns
-from ..geometry import Box, BoundsSpec, resolve_box
+from ..formula import ModelFrame, dummy_columns, interaction_parts
+from ..geometry import Box, BoundsSpec, derived_bounds, resolve_box
 from ..formula._design import INTERCEPT
 from .accountant import LedgerEntry
 from .plan import Plan
@@ -670,6 +670,21 @@ def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
 
 def design_box(bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None) -> Box | None:
     """The box of the design's columns (``names``, default all) from resolved bounds: factor dummies
-    are bounded by their coding, (0, 1) for treatment contrasts."""
+    are bounded by their coding, (0, 1) for treatment contrasts; an interaction's column, unless
+    declared itself, by the product of its parts' bounds when each part has a public one
+    (:func:`dpstats.geometry.derived_bounds`)."""
     shown = dict(zip(mf.names, mf.terms)) if getattr(mf, "levels_read", False) else None
-    return resolve_box(bounds, mf.names if names is None else names, dummies=dummy_columns(mf), shown=shown)
+    return resolve_box(
+        bounds,
+        mf.names if names is None else names,
+        dummies=dummy_columns(mf),
+        shown=shown,
+        parts=interaction_parts(mf),
+    )
+
+
+def public_column_bounds(bounds: Any, mf: ModelFrame) -> dict[str, tuple[float, float]]:
+    """The bounds of ``mf``'s columns that follow from public inputs without a declaration of their
+    own: factor dummies' coding ranges, and interactions' products of their parts' bounds (for a
+    door that hands the design, as columns, to other doors)."""
+    return {**dummy_columns(mf), **derived_bounds(bounds, interaction_parts(mf))}

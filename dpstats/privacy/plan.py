@@ -68,7 +68,7 @@ class Plan:
             data_dependent_steps=list(dd.steps),
             seeded=noise.seeded,
             samplers=sorted(noise.samplers),
-            notes=list(self.notes),
+            notes=list(self.notes) + [n for n in getattr(dd, "notes", ()) if n not in self.notes],
             refuted=self.refuted,
             missing_values=dd.missing_values,
             n_private=dd.n_private,

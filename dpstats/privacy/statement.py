@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..geometry import derivable_columns
 from .accountant import LedgerEntry, total_delta, total_eps
 
 ROWS_DROPPED_TEXT = "(the number of rows read is public; the number analysed, after rows were dropped, is not, and is not shown)"
@@ -39,11 +40,13 @@ class DataDependence:
     ['max-abs scaling']
     """
 
-    def __init__(self, strict: bool) -> None:
+    def __init__(self, strict: bool, bounds: Any = None) -> None:
         self.strict = bool(strict)
         self.steps: list[str] = []
         self.missing_values = ""
         self.n_private = False  # rows may have been dropped: n analysed is not shown
+        self.bounds = bounds  # the declared bounds= (for the note on interactions' derived bounds)
+        self.notes: list[str] = []
 
     def rule_for_missing(self, text: str) -> None:
         """How missing values were treated (a rule stated in every statement; not a step)."""
@@ -68,6 +71,12 @@ class DataDependence:
             self.rule_for_missing(mf.schema_rule)
         for step, fix in [*getattr(mf, "engine_steps", ()), *mf.data_dependent_terms]:
             self.add(step, fix=fix)
+        self.note(derived_bounds_note(self.bounds, mf))
+
+    def note(self, text: str) -> None:
+        """A sentence for the statement's notes (once; an empty text is no note)."""
+        if text and text not in self.notes:
+            self.notes.append(text)
 
     def add(self, step: str, fix: str) -> None:
         """Name a step (strict refuses it); a step already named is not named again, so that the list
@@ -85,6 +94,32 @@ class DataDependence:
             NonPrivateWarning,
             stacklevel=caller_stacklevel(),
         )
+
+
+def derived_bounds_note(bounds: Any, mf: Any) -> str:
+    """The statement's sentence on interaction columns bounded by the product of their parts' bounds.
+
+    It names the terms (labels from the formula, never a column's name, which may hold a level read
+    from the rows) whose every part has a public bound under a per-variable ``bounds=`` mapping:
+    public inputs only, so neighbouring data sets get the same sentence.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> mf = SimpleNamespace(names=["x", "z", "x:z"], terms=["x", "z", "x:z"], interaction_parts={"x:z": ("x", "z")})
+    >>> derived_bounds_note({"x": (0, 1), "z": (-1, 1)}, mf)[:51]
+    "Columns of the interaction(s) 'x:z' without a bound"
+    """
+    columns = derivable_columns(bounds, getattr(mf, "interaction_parts", None) or {})
+    if not columns:
+        return ""
+    term_of = dict(zip(mf.names, mf.terms))
+    terms = ", ".join(repr(t) for t in dict.fromkeys(term_of.get(c, c) for c in columns))
+    return (
+        f"Columns of the interaction(s) {terms} without a bound declared for the column itself are bounded "
+        "by the product of their parts' public bounds (the numeric variables' declared bounds, the factor "
+        "codings' ranges; interval arithmetic, no row read)."
+    )
 
 
 @dataclass

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import PrivacyParameterError
-from ...formula import INTERCEPT, ModelFrame, dummy_columns
+from ...formula import INTERCEPT, ModelFrame, dummy_columns, interaction_parts
 from ...geometry import resolve_box
 from ._bcd import (
     BCDOutcome,
@@ -53,7 +53,7 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
             "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k."
         )
     cols = [nm for nm in mf.names if nm != INTERCEPT]
-    box = resolve_box(bounds, cols, dummies=dummy_columns(mf))
+    box = resolve_box(bounds, cols, dummies=dummy_columns(mf), parts=interaction_parts(mf))
     X = mf.X.copy()
     big = np.maximum(np.abs(box.lo), np.abs(box.hi))
     sq = np.zeros(K)

@@ -1,0 +1,290 @@
+"""Bounds of interaction columns derived from public inputs (docs/architecture.md, "Privacy conventions").
+
+A design column of an interaction is the elementwise product of its parts' columns (R's
+``model.matrix``), so with a public bound for every part -- a numeric variable's declared (lo, hi),
+a factor coding's range -- its bound is the product of their intervals. Checked against R's
+``model.matrix`` through rpy2 on data spanning the corners of the declared box (every column lies
+in the derived box, and the box is attained there), then through every door that takes per-column
+bounds, and on neighbouring data sets.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats.formula import model_frame
+from dpstats.geometry import derived_bounds, product_interval, resolve_box
+from dpstats.privacy.bounds import design_box
+
+BOUNDS = {"x1": (-1.0, 1.0), "x2": (0.0, 2.0), "x3": (-3.0, -0.5), "y": (-4.0, 4.0)}
+LEVELS = {"city": ["A", "B", "C"], "g": ["u", "v"]}
+
+# every corner of the numeric box, crossed with every level of each factor
+R_CORNERS = r"""
+df <- expand.grid(x1 = c(-1, 1), x2 = c(0, 2), x3 = c(-3, -0.5),
+                  city = factor(c("A", "B", "C")), g = factor(c("u", "v")), KEEP.OUT.ATTRS = FALSE)
+df$y <- 0
+df
+"""
+
+FORMULAS = [
+    "y ~ x1 * x2",  # numeric x numeric
+    "y ~ x1 * city",  # numeric x treatment dummies
+    "y ~ x1 * C(city, contr.sum)",  # numeric x contr.sum
+    "y ~ x3 * C(city, contr.helmert)",  # numeric x another contrast's values
+    "y ~ x2 * C(city, contr.poly)",
+    "y ~ x1:city",  # no marginal: R codes city by indicators of all its levels
+    "y ~ 0 + x3:city",
+    "y ~ x1 * x2 * x3",  # three-way
+    "y ~ x1 * x2 * city",
+    "y ~ x3 * C(city, contr.sum) * g",
+    "y ~ city * g",  # factor x factor (their codings' ranges, as before)
+    "y ~ C(city, contr.sum) * g",
+    "y ~ x1:x2:g + x3",
+]
+
+
+def _r_design(ro, formula: str):
+    res = ro.r(f"""
+    local({{
+      f <- {formula}
+      mm <- model.matrix(f, model.frame(f, df_corners))
+      list(names = colnames(mm), values = as.double(mm), n = nrow(mm))
+    }})""")
+    parts = dict(zip(res.names, res))
+    names = list(parts["names"])
+    return names, np.asarray(parts["values"]).reshape((int(parts["n"][0]), len(names)), order="F")
+
+
+@pytest.fixture(scope="module")
+def corners(rpy2_robjects):
+    from dpstats.rbridge import to_pandas
+
+    ro = rpy2_robjects
+    rdf = ro.r(R_CORNERS)
+    ro.globalenv["df_corners"] = rdf
+    return ro, to_pandas(rdf)
+
+
+def _random_rows(n: int = 50, seed: int = 5) -> pd.DataFrame:
+    """Rows with nothing in common with the corners but the declared levels."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({k: rng.uniform(lo, hi, n) for k, (lo, hi) in BOUNDS.items()})
+    for name, levels in LEVELS.items():
+        df[name] = pd.Categorical(rng.choice(levels[:2], n), categories=levels)
+    return df
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_derived_box_holds_every_model_matrix_column_and_is_attained_at_the_corners(corners, formula):
+    ro, df = corners
+    r_names, r_values = _r_design(ro, formula)
+    mf = model_frame(formula, df, check_constant=False)
+    assert mf.names == r_names
+    keep = [j for j, nm in enumerate(r_names) if nm != "(Intercept)"]
+    box = design_box(BOUNDS, mf, [r_names[j] for j in keep])
+    values = r_values[:, keep]
+    assert np.all(values >= box.lo - 1e-12) and np.all(values <= box.hi + 1e-12), formula
+    np.testing.assert_allclose(values.min(axis=0), box.lo, rtol=0, atol=1e-12, err_msg=formula)
+    np.testing.assert_allclose(values.max(axis=0), box.hi, rtol=0, atol=1e-12, err_msg=formula)
+    # a function of the public inputs only: other rows with the same declared levels, the same box
+    other = model_frame(formula, _random_rows(), check_constant=False)
+    again = design_box(BOUNDS, other, [r_names[j] for j in keep])
+    assert other.names == mf.names
+    np.testing.assert_array_equal(again.lo, box.lo)
+    np.testing.assert_array_equal(again.hi, box.hi)
+
+
+def test_interval_products_by_hand():
+    df = _random_rows()
+    mf = model_frame("y ~ x1 * x2 * x3 + x2:C(city, contr.sum)", df)
+    box = design_box(BOUNDS, mf, [nm for nm in mf.names if nm != "(Intercept)"])
+    got = dict(zip([nm for nm in mf.names if nm != "(Intercept)"], zip(box.lo, box.hi)))
+    assert got["x1:x2"] == (-2.0, 2.0)
+    assert got["x2:x3"] == (-6.0, 0.0)
+    assert got["x1:x2:x3"] == (-6.0, 6.0)
+    assert got["x2:C(city, contr.sum)1"] == (-2.0, 2.0)
+    assert product_interval([(2, 3), (-4, -1)]) == (-12.0, -2.0)
+
+
+def test_contrasts_declared_on_the_data_bound_like_c():
+    """The R package's ``contrasts(f) <- ...`` arrive as data.attrs["contrasts"]: same ranges as C()."""
+    df = _random_rows()
+    df.attrs["contrasts"] = {"city": "contr.sum"}
+    mf = model_frame("y ~ x1 * city", df)
+    names = [nm for nm in mf.names if nm != "(Intercept)"]
+    box = design_box(BOUNDS, mf, names)
+    assert names == ["x1", "city1", "city2", "x1:city1", "x1:city2"]
+    assert box.lo.tolist() == [-1.0, -1.0, -1.0, -1.0, -1.0] and box.hi.tolist() == [1.0] * 5
+
+
+def test_a_bound_declared_for_the_interaction_itself_wins():
+    df = _random_rows()
+    mf = model_frame("y ~ x1 * x2", df)
+    names = ["x1", "x2", "x1:x2"]
+    assert design_box(BOUNDS, mf, names).hi.tolist() == [1.0, 2.0, 2.0]
+    box = design_box({**BOUNDS, "x1:x2": (-0.5, 0.5)}, mf, names)
+    assert box.lo.tolist() == [-1.0, 0.0, -0.5] and box.hi.tolist() == [1.0, 2.0, 0.5]
+    assert "x1:x2" not in derived_bounds({**BOUNDS, "x1:x2": (-0.5, 0.5)}, mf.interaction_parts)
+    # one pair for all columns declares every column itself, the interaction's too (as before)
+    assert resolve_box((-3, 3), names, parts=mf.interaction_parts).hi.tolist() == [3.0, 3.0, 3.0]
+
+
+@pytest.mark.parametrize("formula", ["y ~ log(x1 + 2):x2", "y ~ x1 + I(x1^2):x2", "y ~ x1 * w"])
+def test_a_part_without_a_public_bound_keeps_the_refusal(formula):
+    df = _random_rows().assign(w=1.0)
+    with pytest.raises(dp.PrivacyParameterError, match="bounds are missing") as caught:
+        dp.dp_lm(formula, df, eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=1, n_boot=100)
+    assert "product of its parts' bounds" in str(caught.value)
+
+
+def test_the_refused_column_can_be_bounded_itself():
+    df = _random_rows()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = dp.dp_lm(
+            "y ~ x2 + log(x1 + 2):x2",
+            df,
+            eps=1.0,
+            delta=1e-6,
+            bounds={**BOUNDS, "x2:log(x1 + 2)": (0.0, 2.2)},
+            random_state=1,
+            n_boot=100,
+        )
+    assert "x2:log(x1 + 2)" in str(fit)
+
+
+def _data(n: int = 400, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {"x1": rng.uniform(-1, 1, n), "x2": rng.uniform(0, 2, n), "x3": rng.uniform(-3, -0.5, n)}
+    )
+    df["city"] = pd.Categorical(rng.choice(["A", "B", "C"], n), categories=["A", "B", "C"])
+    df["y"] = df.x1 + 0.5 * df.x1 * df.x2 + rng.normal(0, 0.5, n)
+    df["yb"] = (df.y > 0).astype(float)
+    df["class"] = np.where(df.y > 0, "b", "a")
+    return df
+
+
+def _doors(df: pd.DataFrame):
+    """One call of every door that takes per-column bounds, with an interaction and declared bounds."""
+    b = BOUNDS
+    f = "y ~ x1 * x2 + x3"
+    return {
+        "dp_lm": lambda: dp.dp_lm(f, df, eps=1.0, delta=1e-6, bounds=b, n_boot=100, random_state=1),
+        "dp_glm": lambda: dp.dp_glm(
+            "yb ~ x1 * x2",
+            pd.concat([df] * 8),
+            eps=2.0,
+            delta=1e-5,
+            bounds={**b, "yb": (0, 1)},
+            random_state=1,
+        ),
+        "dp_select_infer": lambda: dp.dp_select_infer(
+            f, df, eps=1.0, delta=1e-5, k=2, bounds=b, n_boot=100, random_state=1
+        ),
+        "dp_pca": lambda: dp.dp_pca("~ x1 * x2", df, k=1, eps=1.0, delta=1e-5, bounds=b, random_state=1),
+        "dp_sis": lambda: dp.dp_sis(f, df, eps=1.0, k=2, bounds=b, random_state=1, oc_trials=0),
+        "dp_two_stage": lambda: dp.dp_two_stage(
+            f, df, eps=1.0, k=2, bounds=b, second_stage="private_ols", random_state=1, oc_trials=0
+        ),
+        "dp_gmm": lambda: dp.dp_gmm("~ x1 * x2", df, k=2, eps=1.0, delta=1e-5, bounds=b, random_state=1),
+        "dp_felp": lambda: dp.dp_felp(
+            "class ~ x1 * x2",
+            df,
+            eps=1.0,
+            n_estimators=4,
+            bounds=b,
+            levels={"class": ["a", "b"]},
+            random_state=1,
+        ),
+        "dp_bh": lambda: dp.dp_bh(
+            f, data=df, q=0.1, eps=1.0, bounds=b, sigma=0.5, max_rejections=2, random_state=1
+        ),
+        "vertical_glm": lambda: dp.vertical_glm(
+            "y ~ x1 * x2 + x3",
+            df,
+            parties=[["x1", "x2"], ["x3"]],
+            eps=1.0,
+            delta=1e-5,
+            lam=0.1,
+            penalty="ridge",
+            bounds=b,
+            random_state=1,
+        ),
+    }
+
+
+@pytest.mark.parametrize("door", list(_doors(_data())))
+def test_every_door_with_per_column_bounds_accepts_an_interaction(door):
+    df = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dp.errors.NonPrivateWarning)
+        warnings.simplefilter("ignore", dp.errors.DataWarning)  # dp_gmm's k = 2 on one cloud: a poor fit
+        fit = _doors(df)[door]()
+    assert any("x1:x2" in note for note in fit.privacy.notes), fit.privacy.notes
+
+
+def _neighbour(df: pd.DataFrame) -> pd.DataFrame:
+    b = df.copy()
+    b.loc[3, ["x1", "x2", "city", "y"]] = [0.99, 1.99, "C", 3.5]
+    return b
+
+
+def test_neighbours_read_the_same_statement_and_the_same_refusal():
+    a = _data()
+    b = _neighbour(a)
+    kw = dict(eps=1.0, delta=1e-6, bounds=BOUNDS, n_boot=100, random_state=1)
+    statements = [dp.dp_lm("y ~ x1 * x2 * city", d, **kw).privacy.to_dict() for d in (a, b)]
+    assert statements[0] == statements[1]
+    assert any("'x1:x2', 'x1:city', 'x2:city', 'x1:x2:city'" in n for n in statements[0]["notes"])
+    messages = []
+    for d in (a, b):
+        with pytest.raises(dp.PrivacyParameterError) as caught:
+            dp.dp_lm("y ~ x1 + log(x1 + 2):city", d, **kw)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
+def test_levels_read_from_the_rows_name_terms_in_the_note():
+    """Text levels read from the rows (a named step): the neighbour alone holds the level 'Zurich';
+    the note names the term x1:city, never a column holding a level, and reads the same."""
+    a = _data().assign(town=lambda d: np.where(d.x1 > 0, "Leeds", "York"))
+    b = a.copy()
+    b.loc[7, "town"] = "Zurich"
+    notes = []
+    for d in (a, b):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = dp.dp_lm("y ~ x1 * town", d, eps=1.0, delta=1e-6, bounds=BOUNDS, n_boot=100, random_state=1)
+        notes.append([n for n in fit.privacy.notes if "interaction" in n])
+    assert notes[0] == notes[1] and "'x1:town'" in notes[0][0]
+    assert "York" not in notes[0][0] and "Zurich" not in notes[1][0]
+
+
+@pytest.mark.parametrize("formula", ["y ~ x1 * x2 + x1:city", "y ~ x1 * C(city, contr.sum)"])
+def test_streamed_data_bound_like_data_in_memory(formula, tmp_path):
+    """The chunked engines' frame carries the parts and the codings' ranges: the same release as in
+    memory (a contr.sum column is no longer clipped from -1 to a dummy's 0 when streamed)."""
+    df = _data()[["x1", "x2", "x3", "city", "y"]]
+    path = tmp_path / "d.parquet"
+    df.to_parquet(path)
+    kw = dict(eps=1.0, delta=1e-6, bounds=BOUNDS, n_boot=100, random_state=1, levels={"city": LEVELS["city"]})
+    fits = [dp.dp_lm(formula, d, **kw) for d in (df, dp.engines.stream(str(path), chunk_rows=150))]
+    np.testing.assert_allclose(fits[0].coef(), fits[1].coef(), rtol=0, atol=1e-10)
+    notes = [[n for n in fit.privacy.notes if "interaction" in n] for fit in fits]
+    assert notes[0] == notes[1] and len(notes[0]) == 1
+
+
+def test_an_overflowing_or_single_point_product_is_left_to_declare():
+    parts = {"x:z": ("x", "z"), "x:g0": ("x", (0.0, 0.0)), "z:g": ("z", (0.0, 1.0))}
+    huge = {"x": (-1e200, 1e200), "z": (-1e200, 1e200)}
+    assert derived_bounds(huge, parts) == {"z:g": (-1e200, 1e200)}
+    with pytest.raises(dp.PrivacyParameterError, match="'x:z', 'x:g0'"):
+        resolve_box(huge, ["x:z", "x:g0", "z:g"], parts=parts)
