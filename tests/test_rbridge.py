@@ -131,12 +131,13 @@ def test_python_users_keep_python_words_that_r_rewords():
     """The R package rewords messages for R users (r_wrapper/R/bridge.R, .r_words; test-r-words.R);
     Python users keep Python's: a dict, a list, (lo, hi), a pandas.CategoricalDtype."""
     import dpstats as dp
-    from dpstats.errors import DataError, PrivacyParameterError
+    from dpstats.errors import PrivacyParameterError
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"y": rng.normal(size=40), "x": rng.normal(size=40), "city": ["Leeds", "York"] * 20})
     with pytest.raises(
-        DataError, match=r"levels must be a dict such as \{'city': \['Leeds', 'York'\]\}, got list"
+        PrivacyParameterError,
+        match=r"levels must be a dict such as \{'city': \['Leeds', 'York'\]\}, got list",
     ):
         dp.dp_lm("y ~ x + city", df, eps=1.0, bounds=(-5, 5), levels=["Leeds", "York"])
     with pytest.raises(PrivacyParameterError, match=r"must be a pair \(lo, hi\) of numbers"):

@@ -383,6 +383,8 @@ def level_fills(formula: str) -> dict[str, float]:
     >>> level_fills("mpg ~ factor(cyl, levels = c(4, 6, 8)) + cyl")  # cyl is also numeric here
     {}
     """
+    if not isinstance(formula, str):  # the door's own check refuses it
+        return {}
     try:
         tree = parse(formula)
     except FormulaError:
