@@ -94,3 +94,21 @@ def test_predict_type_is_an_argument_error(fits, data):
     for name in ("si", "glm"):
         with pytest.raises(PrivacyParameterError, match="type must be"):
             fits[name].predict(data.iloc[:2], type="terms")
+
+
+def test_select_infer_predicts_with_the_fit_s_columns_and_levels():
+    """With ``y ~ .`` a column newdata has and the fit never used (here all missing) changes nothing,
+    and a newdata holding one level of a factor is coded with the fit's levels, as R's predict does
+    with the model frame's xlevels; the predictions equal the fitted coefficients applied by hand."""
+    rng = np.random.default_rng(1)
+    n = 4000
+    df = pd.DataFrame(rng.uniform(-1, 1, (n, 3)), columns=["x1", "x2", "x3"])
+    df["city"] = pd.Categorical(rng.choice(["A", "B", "C"], n))
+    df["y"] = 2 * df.x1 + 1.5 * (df.city == "C") + rng.normal(0, 0.5, n)
+    bounds = {"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "y": (-5, 5)}
+    fit = dp.dp_select_infer("y ~ .", df, eps=4.0, delta=1e-6, k=2, bounds=bounds, random_state=2, n_boot=100)
+    assert fit.selected == ["x1", "cityC"]  # seeded: the strong terms at eps = 4
+    new = df.head(6).assign(junk=np.nan, city=["C"] * 6)  # text, one level only
+    beta = fit.coef()
+    expected = beta["(Intercept)"] + beta["x1"] * new.x1 + beta["cityC"]
+    np.testing.assert_allclose(fit.predict(new), expected.to_numpy())

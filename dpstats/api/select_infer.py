@@ -29,6 +29,7 @@ from ..privacy.bounds import design_box, is_auto, public_column_bounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.lm import fit_coding
 from ..results.select_infer import SelectInferResult
 from ..schema import Schema
 from ._common import OptionsDoor, Settings, call_of, check_budget, door_docstring, run
@@ -305,6 +306,9 @@ class SelectInferDoor(OptionsDoor):
             fit_door=self.options.fit_door,
             formula=self.options.formula,
             terms=[] if fit is None else list(fit.terms),
+            factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
+            coding=fit_coding(frame.mf),
+            variables=list(frame.mf.variables),
             **({} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}),
         )
         if fit is None:

@@ -225,6 +225,7 @@ class SplitFrame:
     names: list[str]
     n_dropped: int = 0
     n_filled: int = 0
+    mf: ModelFrame | None = None  # the whole frame: its coding and variables, which predict() re-applies
 
 
 def split_frame(mf: ModelFrame, split: float, random_state: RandomState) -> SplitFrame:
@@ -237,7 +238,7 @@ def split_frame(mf: ModelFrame, split: float, random_state: RandomState) -> Spli
     design = pd.DataFrame(mf.X, columns=mf.names)
     design[mf.response] = mf.y
     part_a, part_b = design.iloc[idx_a].reset_index(drop=True), design.iloc[idx_b].reset_index(drop=True)
-    return SplitFrame(part_a, part_b, mf.response, list(mf.names), mf.n_dropped, mf.n_filled)
+    return SplitFrame(part_a, part_b, mf.response, list(mf.names), mf.n_dropped, mf.n_filled, mf)
 
 
 def part_b_ols(frame: SplitFrame, selected: list[str]) -> dict[str, float]:

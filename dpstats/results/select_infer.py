@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,9 @@ class SelectInferResult(LMResult):
         Part B's own dp_lm or dp_glm result (None when nothing was selected).
     fit_door : str
         The front door part B ran: ``"dp_lm"`` or ``"dp_glm"``.
+    variables : list of str
+        The data columns the formula used (``predict`` reads only these from newdata, so a ``.``
+        in the formula means the fit's columns, not newdata's).
     """
 
     selector: str = ""
@@ -50,6 +53,7 @@ class SelectInferResult(LMResult):
     selection: DPResult | None = None
     fit: LMResult | None = None
     fit_door: str = "dp_lm"
+    variables: list[str] = field(default_factory=list)
 
     title = "Differentially private select-then-infer"
 
@@ -67,16 +71,21 @@ class SelectInferResult(LMResult):
             raise PrivacyParameterError(f'type must be "link" or "response", got {type!r}.')
         if self.fit is None:
             raise DataError("nothing was selected, so there is no fitted model to predict from.")
-        mf, rows = na_pass(self._new_design, newdata, self.formula)
+        mf, rows = na_pass(self._new_design, self._fit_columns(newdata), self.formula)
         if mf is None:
             return rows.fill(None)
         eta = mf.X @ self.coefficients
         return rows.fill(self.glm.mean(eta) if (self.glm is not None and type == "response") else eta)
 
+    def _fit_columns(self, newdata) -> pd.DataFrame:
+        """newdata's columns that the fit's formula used: a ``.`` then expands over the fit's columns."""
+        newdata = pd.DataFrame(newdata)
+        return newdata[[c for c in newdata.columns if c in self.variables]] if self.variables else newdata
+
     def _new_design(self, newdata):
         """newdata's design in the fit's terms: the intercept and the selected columns (R's
         ``predict(se.fit = TRUE)`` reads it through :func:`dpstats.rbridge.newdata_design_for_r`)."""
-        mf = design_with_levels(self.formula, self.factor_levels, newdata, **self.coding)
+        mf = design_with_levels(self.formula, self.factor_levels, self._fit_columns(newdata), **self.coding)
         absent = [t for t in self.selected if t not in mf.names]
         if absent:
             raise DataError(
