@@ -288,3 +288,62 @@ def test_an_overflowing_or_single_point_product_is_left_to_declare():
     assert derived_bounds(huge, parts) == {"z:g": (-1e200, 1e200)}
     with pytest.raises(dp.PrivacyParameterError, match="'x:z', 'x:g0'"):
         resolve_box(huge, ["x:z", "x:g0", "z:g"], parts=parts)
+
+
+def _with_huge_row(df: pd.DataFrame) -> pd.DataFrame:
+    """A neighbour whose row 7 holds finite values whose product overflows, times a 0 (∞·0 = NaN)."""
+    out = df.copy()
+    out.loc[7, ["x1", "x2", "x3"]] = [1e308, 1e308, 0.0]
+    return out
+
+
+def test_an_overflowing_interaction_row_is_clipped_like_any_other_and_warns_nothing():
+    """The outside privacy audit: x1·x2·x3 of (1e308, 1e308, 0) was NaN, which clipping keeps, so one
+    row decided dp_sis's selection and broke dp_lm, with numpy's overflow warnings on that neighbour
+    only.  The exact product is 0; an overflow is ±inf, clipped to the derived bounds."""
+    rng = np.random.default_rng(0)
+    a = pd.DataFrame(rng.uniform(-1, 1, (600, 3)), columns=["x1", "x2", "x3"])
+    a["y"] = 0.5 * a.x1 + rng.normal(0, 0.3, 600)
+    b = _with_huge_row(a)
+    bounds = {"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "y": (-1, 1)}
+    views = []
+    for data in (a, b):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            chosen = [
+                dp.dp_sis(
+                    "y ~ x1 + x2 + x1:x2:x3",
+                    data,
+                    eps=2.0,
+                    k=1,
+                    bounds=bounds,
+                    oc_trials=0,
+                    random_state=seed,
+                    strict=True,
+                ).selected
+                for seed in range(10)
+            ]
+            fit = dp.dp_lm(
+                "y ~ x1 + x2 + x1:x2 + x1:x2:x3",
+                data,
+                eps=2.0,
+                delta=1e-5,
+                bounds=bounds,
+                strict=True,
+                random_state=1,
+                n_boot=100,
+            )
+        views.append((chosen, [str(w.message) for w in caught], fit.tidy()["term"].tolist()))
+        assert np.isfinite(fit.coef().to_numpy()).all()
+    assert views[0] == views[1]
+    mf = model_frame("y ~ x1:x2 + x1:x2:x3", b)
+    assert mf.X[7].tolist() == [1.0, np.inf, 0.0]  # overflow keeps its sign; ∞·0 is the exact 0
+
+
+def test_formula_functions_raise_no_numpy_warning_whatever_the_rows():
+    """log of a negative value or a raw power that overflows is filled by the public rule; numpy's
+    RuntimeWarning about it would say which neighbour holds such a row."""
+    df = pd.DataFrame({"x": [1e200, 2.0, -1.0, 3.0], "y": [1.0, 2.0, 3.0, 4.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model_frame("y ~ poly(x, 2, raw = TRUE) + log(x) + I(x^3) + sqrt(x)", df)

@@ -112,7 +112,7 @@ def design(t: Terms, values: list, n: int, default_contrasts: tuple[str, str] = 
         for v, how in zip(sorted(term), coding):
             vcols, vlabels = variable_columns(values[v], t.labels[v], how, n, default_contrasts)
             cols = (
-                np.hstack([cols * vcols[:, [j]] for j in range(vcols.shape[1])])
+                np.hstack([_product(cols, vcols[:, [j]]) for j in range(vcols.shape[1])])
                 if vcols.shape[1]
                 else np.empty((n, 0))
             )
@@ -127,6 +127,21 @@ def design(t: Terms, values: list, n: int, default_contrasts: tuple[str, str] = 
     }
     X = np.hstack(blocks) if blocks else np.empty((n, 0))
     return np.ascontiguousarray(X, dtype=float), names, terms, levels
+
+
+def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """An interaction's columns times one more part, as exact as floating point allows.
+
+    The parts are finite here (missing and non-finite values were filled or their rows dropped), but
+    their product can overflow to ±inf (then clipped to the column's bounds), and a part of 0 times
+    an overflowed ∞ gives NaN where the exact product is 0: it is set to 0, so that a NaN, which
+    clipping would keep, never reaches a statistic.  No overflow warning is raised (the rows decide it).
+    """
+    with np.errstate(all="ignore"):
+        out = left * right
+    zero_times_inf = ((left == 0) & np.isinf(right)) | ((right == 0) & np.isinf(left))
+    out[np.isnan(out) & zero_times_inf] = 0.0
+    return out
 
 
 Part = str | tuple[float, float]

@@ -148,11 +148,14 @@ class Context:
             return _CONSTANTS_VALUE[node.value]()
         if kind == "paren":
             return self.eval(node.args[0])
-        if kind == "unary":
-            return self.unary(node)
-        if kind == "binary":
-            return self.binary(node)
-        return self.call(node)
+        # numpy's overflow and domain warnings (log(-1), 1e308 * 10) are not raised: whether they occur
+        # depends on the rows, so a warning would tell one data set from its neighbour
+        with np.errstate(all="ignore"):
+            if kind == "unary":
+                return self.unary(node)
+            if kind == "binary":
+                return self.binary(node)
+            return self.call(node)
 
     def column(self, name: str):
         if name in self.data.columns:
