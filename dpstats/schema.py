@@ -216,6 +216,7 @@ class Schema:
     private: bool = True
     fills: Mapping[str, float] = field(default_factory=dict)
     check_names: bool = True  # False on one chunk's frame (its columns are the formula's only)
+    formula_numeric: frozenset[str] = frozenset()  # factor(x, levels = c(4, 6, 8)): x is read as numbers
 
     @classmethod
     def declare(
@@ -253,7 +254,8 @@ class Schema:
         return (0.0, 0.0) if _centred(b) else None
 
     def declared_numeric(self, columns: Sequence[str]) -> set[str]:
-        """The ``columns`` a per-variable bounds mapping names: numeric by declaration, whatever their dtype.
+        """The ``columns`` numeric by declaration, whatever their dtype: those a per-variable bounds mapping
+        names, and those the formula uses only as ``factor(x, levels = c(<numbers>))`` (``formula_numeric``).
 
         Examples
         --------
@@ -263,9 +265,10 @@ class Schema:
         set()
         """
         b = self.bounds
-        if not isinstance(b, Mapping) or not b:
+        keys = {str(k) for k in b} | {_unquoted(str(k)) for k in b} if isinstance(b, Mapping) else set()
+        keys |= self.formula_numeric
+        if not keys:
             return set()
-        keys = {str(k) for k in b} | {_unquoted(str(k)) for k in b}
         return (
             keys & set(map(str, columns)) if len(keys) < len(columns) else {c for c in columns if c in keys}
         )

@@ -85,3 +85,22 @@ def test_levels_read_from_the_rows_still_drop_and_name_the_step():
     fit, warned = _fit(_cars(missing=True), "mpg ~ wt + factor(cyl)")
     assert fit.released_n() is None
     assert any("dropped" in step for step in fit.privacy.data_dependent_steps)
+
+
+def test_a_text_cell_in_the_column_is_missing_not_a_reason_to_read_levels(tmp_path):
+    """The outside privacy audit (F7): one '?' made cyl a text column, whose levels were then read from
+    the rows: a step named, and refused under strict, on that neighbour only.  A column the formula
+    uses only as factor(x, levels = c(<numbers>)) is numeric by declaration, on every route."""
+    a = _cars(missing=False)
+    b = a.astype({"cyl": object})
+    b.loc[5, "cyl"] = "?"
+    csv = tmp_path / "b.csv"
+    b.to_csv(csv, index=False)
+    views = []
+    for data in (a, b, dp.engines.stream(str(csv), chunk_rows=100)):
+        fit, warned = _fit(data, strict=True, diagnostics=True)
+        views.append(
+            (warned, fit.privacy.data_dependent_steps, fit.released_n(), fit.tidy()["term"].tolist())
+        )
+    assert views[0] == views[1] == views[2]
+    assert views[0][:3] == ([], [], 400)

@@ -300,9 +300,9 @@ def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, *
         private=eps is not None and math.isfinite(eps),
         **fills,
     )
-    inline = level_fills(given.get("formula") or "")  # factor(x, levels = c(...)): its first level
-    inline = {name: fill for name, fill in inline.items() if schema.numeric_bounds(name) is None}
-    return replace(schema, fills={**inline, **schema.fills}) if inline else schema
+    inline = level_fills(given.get("formula") or "")  # factor(x, levels = c(4, 6)): x numeric, filled by 4
+    fills = {name: fill for name, fill in inline.items() if schema.numeric_bounds(name) is None}
+    return replace(schema, fills={**fills, **schema.fills}, formula_numeric=frozenset(inline))
 
 
 # a front door: door_docstring hands it back as it is, its signature kept for type checkers
