@@ -150,3 +150,16 @@ test_that("an unavailable function is a dpstats_unavailable condition (no Python
   e <- tryCatch(dp_call("no_such_function"), error = identity)
   expect_identical(class(e)[1:2], c("dpstats_unavailable", "dpstats_error"))
 })
+
+test_that("references to dpstats' Python modules are left out, what they qualify kept", {
+  d <- dpstats:::.drop_py_refs
+  expect_identical(d("delta 0; see dpstats.methods.lm (declared bounds, replace-one-row)"),
+                   "delta 0 (declared bounds, replace-one-row)")
+  expect_identical(d("refuses it (the public rule of dpstats.methods.glm (G5)); such cells"), "refuses it (the public rule); such cells")
+  expect_identical(d("at n = 32 (dpstats.simulate.sis_trials; clipping ignored)"), "at n = 32 (clipping ignored)")
+  expect_identical(d("the bound (dpstats.privacy.topk.exact_recovery_bound); no data model"), "the bound; no data model")
+  expect_identical(d("Events (for composing it with other analyses: dpstats.compose):"), "Events (for composing it with other analyses):")
+  expect_identical(d("the variance (methods.glm (G4))"), "the variance")
+  expect_identical(d("composed by PLD (dpstats.SessionPlan): each"), "composed by PLD: each")
+  expect_identical(d("run from Python (no reference here)"), "run from Python (no reference here)")
+})
