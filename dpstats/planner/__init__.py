@@ -126,7 +126,7 @@ def plan(
         through :data:`AUTO_BOUNDS`.  dp_knockoff: ``"declared"`` uses the row bound B =
         the (1 − 0.001/n) quantile of √χ²_p; a number is a declared B.
     assume : model, optional
-        The stated model of the data, printed with every number.  dp_sis:
+        The stated model of the data, printed with every number.  dp_sis, dp_two_stage:
         :class:`dpstats.simulate.Assume` or :class:`FanLv` (default: the DP-SIS paper's design).
         dp_knockoff: :class:`KnockoffModel` or an uncorrelated Assume (default: the paper's Figure 1).
         dp_gmm: :class:`MixtureModel` or a dict of its fields (default: k components 8 sd apart).

@@ -238,6 +238,18 @@
   msg <- r("give the column an? pandas\\.CategoricalDtype with fixed categories",
            "make the column a factor with fixed levels, factor(x, levels = c(...))", msg)
   msg <- r("pandas\\.CategoricalDtype", "factor", msg)
+  # assume: the models are Python classes an R user cannot build; from R it is a named list of a model's fields
+  msg <- fixed("must be a dpstats.simulate.Assume, a dict of its fields or 'released';",
+               "must be a named list of the model's fields, e.g. list(signals = 2, strength = 0.5), or \"released\";", msg)
+  msg <- fixed("must be a dpstats.simulate.Assume, a dict of its fields;",
+               "must be a named list of the model's fields, e.g. list(signals = 2, strength = 0.5);", msg)
+  msg <- r("\\bmust be (?:an? (?:dpstats\\.[a-z]+\\.)?(?:Assume|FanLv|GLMModel|FelpModel|KnockoffModel|MixtureModel),? (?:or )?)+a dict(?: of its fields)?",
+           "must be a named list of the model's fields (listed under assume in ?dp_plan)", msg)
+  msg <- fixed("pass dpstats.simulate.Assume(", "pass a named list such as list(", msg)
+  msg <- fixed("assume for selection must", "assume for dp_sis and dp_two_stage must", msg)
+  msg <- fixed("leave Assume's noise at 1 or pass a dpstats.planner.GLMModel.", "leave noise out of assume (or at 1).", msg)
+  msg <- fixed("dpstats.simulate.sis_trials(n, d, k, eps, assume, rng)",
+               "dp_plan(\"dp_sis\", n = <a public n>, p = <the number of columns>, eps = eps, k = k, assume = assume)", msg)
   msg <- .drop_py_refs(msg)
   msg <- r("\\ba dpstats Accountant\\b", "a dp_accountant()", msg)
   msg <- r("^Accountant composition\\b", "composition", msg)
