@@ -14,6 +14,7 @@ script writes and that every argument is documented.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import math
 import re
@@ -181,6 +182,9 @@ PROSE = (
     (r"\b(default to) \((-?[0-9.]+), (-?[0-9.]+)\)", r"\1 ``c(\2, \3)``"),
     (r"(?<=, )\((0), ([A-Z])\)(?=[;.,])", r"``c(\1, \2)``"),  # dp_glm's count bounds (0, Y)
     (r"[ \t]*\n?[ \t]*\(``tests/[\w/]+\.py``\)", ""),  # the Python test suite is not in the R package
+    # a Python function an R user cannot call, cited for how a number is simulated; an Assume is a named list
+    (r"; :func:`~?(?:dpstats\.)?simulate\.[\w.]+`\)", ")"),
+    (r"``Assume\(", "``list("),
     (r"\ba dict\b", "a named list"),
     (r"\bdicts?\b", "named list"),
     (r"\ba tuple\b", "a vector"),
@@ -278,6 +282,46 @@ def r_value(value) -> str:
     return rd_text(repr(value))
 
 
+# The planner's models are Python classes an R user cannot build (dpstats.simulate.Assume, FanLv,
+# GLMModel, ...): from R, assume is a named list, read as the fields of the one model each method's planner
+# makes of a list. The page writes each model as that list, from the class's fields and defaults.
+def _r_model(cls, model: str | None = None) -> str:
+    fields = [f'model = "{model}"'] if model else []
+    for f in dataclasses.fields(cls):
+        fields.append(f.name if f.default is dataclasses.MISSING else f"{f.name} = {r_value(f.default)}")
+    return "``list(" + ", ".join(fields) + ")``"
+
+
+def r_assume(text: str) -> str:
+    """dp_plan's ``assume`` in R's words: each model as the named list R users pass."""
+    from dpstats.planner import models
+    from dpstats.simulate import Assume
+
+    assume = _r_model(Assume)
+    rewrites = (
+        (
+            "The stated model of the data, printed with every number.",
+            "The stated model of the data, printed with every number: a named list of the model's fields, "
+            "where a field shown with a value may be left out (it keeps that default).",
+        ),
+        (
+            ":class:`dpstats.simulate.Assume` or :class:`FanLv`",
+            f"{assume} or {_r_model(models.FanLv, 'fan_lv')}",
+        ),
+        (":class:`KnockoffModel` or an uncorrelated Assume", _r_model(models.KnockoffModel)),
+        (":class:`MixtureModel` or a dict of its fields", _r_model(models.MixtureModel)),
+        (":class:`FelpModel` or a dict of its fields", _r_model(models.FelpModel)),
+        ("vertical_glm, dp_lm: an Assume", f"vertical_glm, dp_lm: {assume}"),
+        (":class:`GLMModel` or a dict of its fields", _r_model(models.GLMModel)),
+        (", or an Assume (its signals, strength, correlation and bound_sds)", ""),
+    )
+    for python, r in rewrites:
+        if python not in text:
+            raise SystemExit(f"dp_plan's assume: the docstring no longer says {python!r}; update r_assume")
+        text = text.replace(python, r)
+    return text
+
+
 def describe(name: str, params: dict, sig: inspect.Signature, *, inner: bool) -> str:
     kind, text = params.get(name, ("", ""))
     text = rd_text(text) if text and not text.startswith("See docs/") else COMMON.get(name, "")
@@ -316,6 +360,11 @@ def page(r_name: str, py_name: str) -> str:
             if arg == "formula" and r_name == "dp_gmm":
                 text = text.replace("\\code{y ~ .}", "\\code{~ .} (one-sided: no response)")
             items.append(f"\\item{{{arg}}}{{{text}}}")
+        elif r_name == "dp_plan" and arg == "assume":
+            kind, text = params["assume"]
+            items.append(
+                f"\\item{{{arg}}}{{{describe(arg, {arg: (kind, r_assume(text))}, sig, inner=False)}}}"
+            )
         else:
             items.append(f"\\item{{{arg}}}{{{describe(arg, params, sig, inner=False)}}}")
     klass = "dp_plan" if r_name == "dp_plan" else f'c("{"dp_" + r_name.removeprefix("dp_")}", "dp_result")'

@@ -258,7 +258,9 @@ def test_bad_input_raises_naming_the_argument_and_spends_nothing(change, error, 
 
 
 def test_data_given_by_position_is_refused_with_the_fix():
-    with pytest.raises(DataError, match=re.escape("pass the data by name: dp_bh('y ~ .', data=df")):
+    with pytest.raises(
+        PrivacyParameterError, match=re.escape("pass the data by name: dp_bh('y ~ .', data=df")
+    ):
         dp.dp_bh("y ~ .", _frame(n=50, d=2), eps=1.0, bounds=(-4, 4), sigma=1.0)
 
 

@@ -417,8 +417,12 @@ def test_type_names_for_messages():
 def test_bad_sources_are_refused_before_reading():
     with pytest.raises(DataError, match="got a pandas.DataFrame"):
         engines.on_duckdb(pd.DataFrame({"x": [1.0]}))
-    with pytest.raises(DataError, match="chunk_rows"):
+    with pytest.raises(
+        PrivacyParameterError, match="chunk_rows"
+    ):  # the argument's type or range, not the data
         engines.on_duckdb(duckdb.sql("select 1 as x"), chunk_rows=0)
+    with pytest.raises(PrivacyParameterError, match="levels must be a dict"):
+        engines.on_duckdb(duckdb.sql("select 1 as x"), levels=["a"])
     with pytest.raises(DataError, match="read in memory"):
         engines.as_source(pl.DataFrame({"x": [1.0]}))
     assert isinstance(engines.as_source(duckdb.sql("select 1.0 as x")), engines.DuckDBSource)

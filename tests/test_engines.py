@@ -311,8 +311,18 @@ def test_bad_inputs_give_errors_that_say_what_to_do(numeric, tmp_path):
         engines.sufficient_statistics("y ~ center(x1) + x2", engines.stream(root / "d.parquet"))
     with pytest.raises(DataError, match="does not exist"):
         engines.stream(tmp_path / "nope.parquet")
-    with pytest.raises(DataError, match="chunk_rows"):
-        engines.stream(root / "d.parquet", chunk_rows=0)
+    # an argument of the wrong type is a parameter error, wrong whatever the data (messages as they were)
+    for bad in ({"chunk_rows": 0}, {"chunk_rows": "100"}, {"chunk_rows": 2.5}):
+        with pytest.raises(PrivacyParameterError, match="chunk_rows must be a positive whole number"):
+            engines.stream(root / "d.parquet", **bad)
+    with pytest.raises(
+        PrivacyParameterError, match=r"format must be one of \('parquet', 'csv'\), got 'xlsx'"
+    ):
+        engines.stream(root / "d.parquet", format="xlsx")
+    with pytest.raises(
+        PrivacyParameterError, match=r"levels must be a dict such as \{'g': \['a', 'b'\]\}, got list"
+    ):
+        engines.stream(root / "d.parquet", levels=["a", "b"])
     (tmp_path / "d.txt").write_text("x")
     with pytest.raises(DataError, match="format"):
         engines.stream(tmp_path / "d.txt")

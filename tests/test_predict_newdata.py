@@ -112,3 +112,17 @@ def test_select_infer_predicts_with_the_fit_s_columns_and_levels():
     beta = fit.coef()
     expected = beta["(Intercept)"] + beta["x1"] * new.x1 + beta["cityC"]
     np.testing.assert_allclose(fit.predict(new), expected.to_numpy())
+
+
+def test_vertical_glm_rows_with_missing_values_predict_nan(data):
+    """vertical_glm's predict as dp_lm's: NaN for a row with a missing or non-finite value in a variable of
+    the formula, offset included (R's na.pass); it refused the whole call before."""
+    df = data.assign(y=(data.y + data.x3 > 0).astype(int), t=np.linspace(-0.5, 0.5, 600))
+    fit = dp.vertical_glm("y ~ x1 + x2 + offset(t)", df, parties=[["x1", "t"], ["x2"]], family="binomial")
+    nd = _newdata(df)
+    nd.loc[4, "t"] = np.nan
+    for type_ in ("link", "response"):
+        p = fit.predict(nd, type=type_)
+        assert p.shape == (5,) and np.flatnonzero(np.isnan(p)).tolist() == [1, 3, 4]
+        np.testing.assert_allclose(p[[0, 2]], fit.predict(nd.iloc[[0, 2]], type=type_), rtol=1e-12)
+    assert np.isnan(fit.predict(nd.assign(x2=np.nan))).all()

@@ -222,3 +222,24 @@ def test_code_spans_become_r_code():
     assert r_code("eta_two_sided_z(z_mean_delta(0, 1, 1.75e6, 0.5))") == (
         "eta_two_sided_z(z_mean_delta(0, 1, 1.75e6, 0.5))"
     )
+
+
+def test_assume_is_the_named_list_r_users_pass_not_a_python_class():
+    """dp_plan's ``assume`` (and dp_sis's and dp_knockoff's) on R's help pages: each model as the named list
+    R users pass, its fields and defaults from the Python class; no class or Python function an R user
+    cannot build or call (dpstats.simulate.Assume, FanLv, GLMModel, simulate.sis_trials)."""
+    python_only = re.compile(r"\b(?:Assume|FanLv|GLMModel|FelpModel|KnockoffModel|MixtureModel)\b|simulate\.")
+    pages = _pages()
+    for name in ("dp_plan", "dp_sis", "dp_knockoff"):
+        item = re.search(r"\\item\{(?:\\code\{)?assume\}?\}\{(.*)\}$", pages[name][2], re.M).group(1)
+        assert not python_only.search(item), (name, python_only.search(item).group(0))
+    plan = re.search(r"^\\item\{assume\}\{(.*)\}$", pages["dp_plan"][2], re.M).group(1)
+    assert (
+        "dp_sis, dp_two_stage: \\code{list(signals, strength, noise = 1, correlation = 0, bound_sds = 3)}"
+        in plan
+    )
+    assert '\\code{list(model = "fan_lv", signals = 8, noise_var = 1.5, bound_sds = 3)}' in plan
+    assert "dp_knockoff: \\code{list(signals = 15, amplitude = 4.5, noise = 1)}" in plan
+    assert "dp_gmm: \\code{list(k = 2, separation = 8, weights = NULL)}" in plan
+    assert "dp_glm: \\code{list(signals = 2, strength = NULL, intercept = NULL, correlation = 0," in plan
+    assert "\\code{list(signals = s, strength = b, noise = σ)}" in pages["dp_knockoff"][2]

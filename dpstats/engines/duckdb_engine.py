@@ -70,7 +70,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning
+from ..errors import DataError, DataWarning, PrivacyParameterError
 from ..formula import INTERCEPT
 from ..stats import CrossStats, maxabs_from_range
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
@@ -485,9 +485,11 @@ def on_duckdb(
             f"got {type_name(data)}."
         )
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
-        raise DataError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
-    if levels is not None and not isinstance(levels, dict):
-        raise DataError(f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type_name(levels)}.")
+        raise PrivacyParameterError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
+    if levels is not None and not isinstance(levels, dict):  # the arguments' types: wrong whatever the data
+        raise PrivacyParameterError(
+            f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type_name(levels)}."
+        )
     source = DuckDBSource(
         relation, name=name, chunk_rows=chunk_rows, levels=levels, progress=bool(progress), pushdown=pushdown
     )

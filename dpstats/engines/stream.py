@@ -56,7 +56,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError, DataWarning
+from ..errors import DataError, DataWarning, PrivacyParameterError
 from .accumulate import (
     EngineStats,
     Transform,
@@ -543,11 +543,15 @@ def stream(
     paths = _paths(path)
     fmt = format or _format(paths)
     if fmt not in FORMATS:
-        raise DataError(f"format must be one of {FORMATS}, got {fmt!r}.")
+        raise PrivacyParameterError(
+            f"format must be one of {FORMATS}, got {fmt!r}."
+        )  # wrong whatever the data
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
-        raise DataError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
+        raise PrivacyParameterError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
     if levels is not None and not isinstance(levels, dict):
-        raise DataError(f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type(levels).__name__}.")
+        raise PrivacyParameterError(
+            f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type(levels).__name__}."
+        )
     return Stream(paths, fmt, chunk_rows, levels, bool(progress), csv_options)
 
 

@@ -274,8 +274,8 @@ class BHOptions(Options):
     def check(cls, given: Mapping[str, Any]) -> BHOptions:
         """Cheap checks of dp_bh's arguments for the route its first argument takes (nothing read)."""
         q = given["q"]
-        if isinstance(q, (pd.DataFrame, Mapping)):
-            raise DataError(
+        if isinstance(q, (pd.DataFrame, Mapping)):  # q of the wrong type (the data given by position)
+            raise PrivacyParameterError(
                 "pass the data by name: dp_bh('y ~ .', data=df, q=0.1, ...); q is the target FDR."
             )
         q = check_fraction(q, "q", low_open=True)

@@ -126,7 +126,7 @@ def plan(
         through :data:`AUTO_BOUNDS`.  dp_knockoff: ``"declared"`` uses the row bound B =
         the (1 − 0.001/n) quantile of √χ²_p; a number is a declared B.
     assume : model, optional
-        The stated model of the data, printed with every number.  dp_sis:
+        The stated model of the data, printed with every number.  dp_sis, dp_two_stage:
         :class:`dpstats.simulate.Assume` or :class:`FanLv` (default: the DP-SIS paper's design).
         dp_knockoff: :class:`KnockoffModel` or an uncorrelated Assume (default: the paper's Figure 1).
         dp_gmm: :class:`MixtureModel` or a dict of its fields (default: k components 8 sd apart).
@@ -359,13 +359,16 @@ def _smallest_n(method: str, p: int) -> tuple[int, str] | None:
 def _check_n(n: Any, method: str, p: Any) -> list[int]:
     p = core.whole(p, "p", 2)
     low, why = _smallest_n(method, p) or (3, "")
-    values = [n] if isinstance(n, numbers.Number) else list(n)
-    if not values:
-        raise DataError("n must be a whole number or a non-empty sequence of them.")
+    try:
+        values = [n] if isinstance(n, numbers.Number) else None if isinstance(n, (str, bytes)) else list(n)
+    except TypeError:  # None, or another object that is not a sequence
+        values = None
+    if not values:  # the argument's type, wrong whatever the design
+        raise PrivacyParameterError("n must be a whole number or a non-empty sequence of them.")
     try:
         return sorted({core.whole(v, "n", low) for v in values})
-    except DataError as err:
-        raise DataError(f"{err}{why}") from None
+    except (DataError, PrivacyParameterError) as err:  # below the design's smallest n, or not a whole number
+        raise type(err)(f"{err}{why}") from None
 
 
 def _check_eps_grid(eps: Any) -> list[float]:
@@ -377,7 +380,7 @@ def _check_eps_grid(eps: Any) -> list[float]:
 
 def _check_trials(trials: Any) -> int:
     if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 2:
-        raise DataError(f"trials must be a whole number >= 2, got {trials!r}.")
+        raise PrivacyParameterError(f"trials must be a whole number >= 2, got {trials!r}.")
     return int(trials)
 
 

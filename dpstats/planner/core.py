@@ -40,10 +40,13 @@ BISECTIONS = 5
 
 
 def whole(value: Any, name: str, low: int) -> int:
-    """``value`` as an int if it is a whole number >= ``low`` (a whole float too), else DataError."""
+    """``value`` as an int if it is a whole number >= ``low`` (a whole float too).  Not a whole number: a
+    PrivacyParameterError (the argument's type, wrong whatever the design); below ``low``: a DataError
+    (``low`` follows the design, as n's smallest for p)."""
     ok = isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
     if isinstance(value, bool) or not ok or value < low:
-        raise DataError(f"{name} must be a whole number >= {low}, got {value!r}.")
+        error = DataError if ok and not isinstance(value, bool) else PrivacyParameterError
+        raise error(f"{name} must be a whole number >= {low}, got {value!r}.")
     return int(value)
 
 

@@ -116,7 +116,8 @@ class VerticalGLMResult(DPResult):
         Factors are coded with the training levels; formula terms whose values
         depend on the training data as a whole (orthogonal ``poly()``,
         ``scale()``, spline knots at quantiles) are refused: recomputed on
-        ``newdata`` they would give a different design.
+        ``newdata`` they would give a different design.  A row with a missing or non-finite value in a
+        variable the formula uses is predicted as NaN, as R's ``predict(fit, newdata, na.action = na.pass)``.
         """
         if type not in ("link", "response"):
             raise PrivacyParameterError(f"type must be 'link' or 'response', got {type!r}.")
@@ -130,21 +131,24 @@ class VerticalGLMResult(DPResult):
         return eta if type == "link" else m_family(self.family).linkinv(eta)
 
     def _eta(self, newdata) -> np.ndarray:
-        from .lm import design_with_levels
+        """η for every row of ``newdata``: NaN for a row with a missing or non-finite value in a variable the
+        formula's right-hand side uses (R's ``predict(fit, newdata, na.action = na.pass)``), as dp_lm."""
+        from .lm import design_with_levels, na_pass
 
-        mf = design_with_levels(self.formula, self.factor_levels, newdata, **self.coding)  # as dp_lm
-        if mf.n_dropped:
-            raise DataError(
-                "newdata has rows with missing values in the formula's variables (how many is not "
-                "shown: newdata may be private too); drop or impute them before predict()."
-            )
+        mf, rows = na_pass(
+            lambda nd: design_with_levels(self.formula, self.factor_levels, nd, **self.coding),  # as dp_lm
+            newdata,
+            self.formula,
+        )
+        if mf is None:  # no complete row: every prediction is NaN
+            return rows.fill(None)
         if mf.names != self.terms:
             raise DataError(
                 f"newdata gives the columns {mf.names[:6]}, the fit used {self.terms[:6]}; supply the "
                 "formula's variables with the training factor levels."
             )
         eta = mf.X @ self.coefficients["estimate"].to_numpy()
-        return eta if mf.offset is None else eta + mf.offset
+        return rows.fill(eta if mf.offset is None else eta + mf.offset)
 
     def fitted(self, type: str = "response") -> np.ndarray:
         """Fitted values of the rows used (non-private): needs ``diagnostics=True``."""

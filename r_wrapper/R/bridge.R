@@ -196,6 +196,24 @@
                int = "a whole number", bool = "a logical value", dict = "a named list", tuple = "a vector",
                NoneType = "NULL")
 
+# References to dpstats' Python modules and to their internal equation codes, which point Python users
+# to a derivation and which an R user cannot look up, left out of R's text (errors and warnings here,
+# printed results in .r_text): "(dpstats.methods.glm, (G1))", "of dpstats.methods.glm (G5)",
+# "(methods.glm (G4))", "(dpstats.privacy.topk.exact_recovery_bound)", "; see dpstats.methods.lm (...)"
+# (its parenthesis kept), "(dpstats.simulate.sis_trials; ...)" (the rest kept), ": dpstats.compose)".
+.drop_py_refs <- function(x) {
+  r <- function(pattern, replacement, x) gsub(pattern, replacement, x, perl = TRUE)
+  ref <- "\\bdpstats(?:\\.[A-Za-z_]+)+"
+  tag <- "\\([A-Z][0-9]+\\)"
+  x <- r(sprintf(" *\\((?:see |module )?%s,? *(?:%s)?\\)", ref, tag), "", x)
+  x <- r(sprintf("(?:[;,]| of| in)? *(?:see |module )?%s,? *%s(?=\\))", ref, tag), "", x)
+  x <- r(sprintf(" *\\((?:see )?(?:module )?methods\\.[a-z_.]+,? *%s\\)", tag), "", x)
+  x <- r(sprintf("; see %s (?=\\()", ref), " ", x)
+  x <- r(sprintf("\\(%s; ", ref), "(", x)
+  x <- r(sprintf(": %s(?=\\))", ref), "", x)
+  x
+}
+
 # Python's wording in R's: a small, tested set of rewrites (test-r-words.R) of Python literals and
 # advice. df['x'].astype(float) -> as.numeric(<data>$x); True/False/None/inf/nan -> TRUE/FALSE/NULL/
 # Inf/NaN; 2.0 -> 2; lists, tuples and dicts of values -> c(...) and list(x = ...); name=value ->
@@ -220,9 +238,19 @@
   msg <- r("give the column an? pandas\\.CategoricalDtype with fixed categories",
            "make the column a factor with fixed levels, factor(x, levels = c(...))", msg)
   msg <- r("pandas\\.CategoricalDtype", "factor", msg)
-  msg <- r(" *\\((?:see |module )?\\bdpstats(?:\\.[A-Za-z_]+)+,? *(?:\\([A-Z][0-9]+\\))?\\)", "", msg)
-  msg <- r("[;,]? *(?:see |module )?\\bdpstats(?:\\.[A-Za-z_]+)+,? *\\([A-Z][0-9]+\\)(?=\\))", "", msg)
-  msg <- r(" *\\((?:see )?(?:module )?methods\\.[a-z_.]+,? *\\([A-Z][0-9]+\\)\\)", "", msg)
+  # assume: the models are Python classes an R user cannot build; from R it is a named list of a model's fields
+  msg <- fixed("must be a dpstats.simulate.Assume, a dict of its fields or 'released';",
+               "must be a named list of the model's fields, e.g. list(signals = 2, strength = 0.5), or \"released\";", msg)
+  msg <- fixed("must be a dpstats.simulate.Assume, a dict of its fields;",
+               "must be a named list of the model's fields, e.g. list(signals = 2, strength = 0.5);", msg)
+  msg <- r("\\bmust be (?:an? (?:dpstats\\.[a-z]+\\.)?(?:Assume|FanLv|GLMModel|FelpModel|KnockoffModel|MixtureModel),? (?:or )?)+a dict(?: of its fields)?",
+           "must be a named list of the model's fields (listed under assume in ?dp_plan)", msg)
+  msg <- fixed("pass dpstats.simulate.Assume(", "pass a named list such as list(", msg)
+  msg <- fixed("assume for selection must", "assume for dp_sis and dp_two_stage must", msg)
+  msg <- fixed("leave Assume's noise at 1 or pass a dpstats.planner.GLMModel.", "leave noise out of assume (or at 1).", msg)
+  msg <- fixed("dpstats.simulate.sis_trials(n, d, k, eps, assume, rng)",
+               "dp_plan(\"dp_sis\", n = <a public n>, p = <the number of columns>, eps = eps, k = k, assume = assume)", msg)
+  msg <- .drop_py_refs(msg)
   msg <- r("\\ba dpstats Accountant\\b", "a dp_accountant()", msg)
   msg <- r("^Accountant composition\\b", "composition", msg)
   msg <- r("; for PLD accounting declare the session in advance with dp\\.SessionPlan", "", msg)

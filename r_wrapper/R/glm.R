@@ -20,13 +20,13 @@
   !is.null(e) && !identical(e, "Inf") && is.numeric(e) && is.finite(e)
 }
 
+# As predict.dp_glm: a row of newdata with NA in a variable the formula uses predicts NA (predict.glm
+# with na.action = na.pass), and arguments it does not take are named, not ignored.
 predict.dp_vertical_glm <- function(object, newdata, type = c("link", "response"), ...) {
+  .refuse_dots("predict", list(...), sys.call())
   type <- match.arg(type)
   if (missing(newdata) || is.null(newdata)) return(fitted(object, type = type))
-  if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
-  attr(newdata, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")  # code factors as the fit did
-  out <- .py_method(object, "predict", list(newdata = newdata, type = type), sys.call())
-  stats::setNames(as.numeric(out), rownames(newdata))
+  .predict_rows(object, newdata, list(type = type), sys.call())
 }
 
 fitted.dp_vertical_glm <- function(object, type = c("response", "link"), ...) {

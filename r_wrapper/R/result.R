@@ -55,11 +55,12 @@ print.summary.dp_result <- function(x, ...) {
 # ---- Python's printed text in R's conventions. The text comes from the Python result (str(fit));
 # R users see: their own call (as lm prints it); coefficient tables by printCoefmat (format.pval, t or
 # z value); the ledger and the operating characteristics as lines wrapped to getOption("width");
-# TRUE/FALSE/NULL/Inf/NaN for Python's literals, name = "value" for name='value', seed for random_state.
+# TRUE/FALSE/NULL/Inf/NaN for Python's literals, name = "value" for name='value', seed for random_state;
+# no reference to a dpstats Python module or its equation codes (.drop_py_refs).
 
 .r_text <- function(text, x = NULL) {
   if (is.null(text)) return(text)
-  lines <- strsplit(text, "\n", fixed = TRUE)[[1]]
+  lines <- .drop_py_refs(strsplit(text, "\n", fixed = TRUE)[[1]])  # Python-only module references
   if (!is.null(x)) {
     lines <- .replace_block(lines, "^Coefficients:$", function(block) .coef_lines(x, block))
     lines <- .replace_block(lines, "^Ledger:$", function(block) .ledger_lines(x, block))

@@ -75,3 +75,15 @@ test_that("dp_plan plans dp_glm, family given as dp_glm takes it, and says where
   expect_error(dp_plan("dp_glm", n = 5000, p = 3, eps = 2, delta = 1e-6, family = binomial("probit")), "canonical",
                class = "dpstats_argument_error")
 })
+
+test_that("dp_plan's n and trials of the wrong type are parameter errors, an n too small for the design a data error", {
+  skip_if_no_dpstats()
+  expect_error(dp_plan("dp_lm", n = 2000, p = 3, eps = 1, trials = 1, seed = 1), "trials must be a whole number >= 2",
+               class = "dpstats_privacy_parameter_error")
+  expect_error(dp_plan("dp_lm", n = 2000.5, p = 3, eps = 1, trials = 5, seed = 1), "n must be a whole number",
+               class = "dpstats_privacy_parameter_error")
+  expect_error(dp_plan("dp_lm", n = "2000", p = 3, eps = 1, trials = 5, seed = 1), "n must be a whole number",
+               class = "dpstats_privacy_parameter_error")
+  expect_error(dp_plan("dp_lm", n = 4, p = 3, eps = 1, trials = 5, seed = 1), "dp_lm needs n > p \\+ 1",
+               class = "dpstats_data_error")
+})

@@ -97,3 +97,23 @@ test_that("errors about newdata name newdata, the column and the fix", {
   expect_match(conditionMessage(e), "newdata column 'g' has level(s) c(\"c\") not seen in the fit", fixed = TRUE)
   expect_match(conditionMessage(e), "give newdata only these levels, or leave those rows out", fixed = TRUE)
 })
+
+test_that("vertical_glm's predict gives NA for rows with NA, as predict.glm with na.pass, and names unknown arguments", {
+  skip_if_no_dpstats()
+  parties <- list(a = "wt", b = c("hp", "qsec"))
+  fit <- vertical_glm(carb ~ wt + hp + qsec, data = mtcars, parties = parties, family = poisson)
+  ref <- glm(carb ~ wt + hp + qsec, data = mtcars, family = poisson)
+  nd <- mtcars[1:6, ]
+  nd$wt[2] <- NA
+  nd$qsec[5] <- NA
+  for (type in c("link", "response")) {
+    p <- predict(fit, nd, type = type)
+    oracle <- predict(ref, nd, type = type, na.action = na.pass)
+    expect_identical(names(p), names(oracle))
+    expect_identical(is.na(p), is.na(oracle))
+    expect_equal(p, oracle, tolerance = 1e-6)
+  }
+  expect_true(all(is.na(predict(fit, transform(nd, hp = NA_real_)))))
+  expect_error(predict(fit, nd, se.fit = TRUE), "se.fit =", class = "dpstats_argument_error")
+  expect_error(predict(fit, nd, interval = "confidence"), "interval =", class = "dpstats_argument_error")
+})

@@ -85,3 +85,37 @@ test_that("a DP vertical_glm says its sweeps were fixed instead of printing sum|
   exact <- printed(vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial))
   expect_match(exact, "converged in [0-9]+ sweeps \\(last sum")
 })
+
+test_that("printed text names no dpstats Python module or equation code; Python's text keeps them", {
+  skip_if_no_dpstats()
+  py_ref <- "dpstats\\.[A-Za-z_]+|\\bmethods\\.[a-z_]+|\\([A-Z][0-9]+\\)"
+  set.seed(1)
+  df <- data.frame(x1 = rnorm(2000), x2 = rnorm(2000))
+  df$y <- as.integer(df$x1 + rnorm(2000) > 0)
+  glm_fit <- suppressWarnings(dp_glm(y ~ x1 + x2, data = df, family = binomial, eps = 2, delta = 1e-6,
+                                     bounds = c(-4, 4), seed = 1))
+  sis_fit <- dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1,
+                    assume = list(signals = 2, strength = 0.5))
+  plans <- suppressWarnings(list(
+    dp_plan("dp_glm", n = 2000, p = 3, eps = 1, delta = 1e-6, family = poisson, trials = 5, seed = 1),
+    dp_plan("dp_lm", n = 2000, p = 3, eps = 1, trials = 5, seed = 1),
+    dp_plan("vertical_glm", n = 2000, p = 3, eps = 1, delta = 1e-6, trials = 5, seed = 1),
+    dp_plan("dp_glm", n = 2000, p = 3, session = c(2, 1e-6), analyses = 3, trials = 5, seed = 1)
+  ))
+  for (x in c(list(glm_fit, sis_fit), plans)) {
+    out <- printed(x)
+    expect_false(grepl(py_ref, out, perl = TRUE), info = paste(class(x)[1], regmatches(out, regexpr(py_ref, out, perl = TRUE))))
+  }
+  one_line <- function(x) gsub("\\s+", " ", printed(x))
+  expect_match(one_line(glm_fit), "added to the sampling variance Privacy: ", fixed = TRUE)
+  expect_match(one_line(glm_fit), "for composing it with other analyses):", fixed = TRUE)
+  expect_match(one_line(sis_fit), "the canonical Lipschitz recovery bound; no data model", fixed = TRUE)
+  expect_match(one_line(sis_fit), "at n = 32 (clipping ignored)", fixed = TRUE)
+  expect_match(one_line(plans[[1]]), "exact for canonical links; group sums drawn", fixed = TRUE)
+  expect_match(one_line(plans[[1]]), "refuses the call before spending (the public rule); such cells", fixed = TRUE)
+  expect_match(one_line(plans[[2]]), "delta 0 (declared bounds, replace-one-row)", fixed = TRUE)
+  expect_match(one_line(plans[[4]]), "composed by PLD: each fit runs", fixed = TRUE)
+  # Python users keep the references: they point to the derivation
+  expect_match(plans[[1]]$summary_text, "(dpstats.methods.glm, (G1))", fixed = TRUE)
+  expect_match(glm_fit$text, "(methods.glm (G4))", fixed = TRUE)
+})

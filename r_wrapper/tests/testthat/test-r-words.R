@@ -150,3 +150,58 @@ test_that("an unavailable function is a dpstats_unavailable condition (no Python
   e <- tryCatch(dp_call("no_such_function"), error = identity)
   expect_identical(class(e)[1:2], c("dpstats_unavailable", "dpstats_error"))
 })
+
+test_that("references to dpstats' Python modules are left out, what they qualify kept", {
+  d <- dpstats:::.drop_py_refs
+  expect_identical(d("delta 0; see dpstats.methods.lm (declared bounds, replace-one-row)"),
+                   "delta 0 (declared bounds, replace-one-row)")
+  expect_identical(d("refuses it (the public rule of dpstats.methods.glm (G5)); such cells"), "refuses it (the public rule); such cells")
+  expect_identical(d("at n = 32 (dpstats.simulate.sis_trials; clipping ignored)"), "at n = 32 (clipping ignored)")
+  expect_identical(d("the bound (dpstats.privacy.topk.exact_recovery_bound); no data model"), "the bound; no data model")
+  expect_identical(d("Events (for composing it with other analyses: dpstats.compose):"), "Events (for composing it with other analyses):")
+  expect_identical(d("the variance (methods.glm (G4))"), "the variance")
+  expect_identical(d("composed by PLD (dpstats.SessionPlan): each"), "composed by PLD: each")
+  expect_identical(d("run from Python (no reference here)"), "run from Python (no reference here)")
+})
+
+test_that("assume errors name the named list R users pass, not Python classes", {
+  w <- dpstats:::.r_words
+  expect_identical(w("assume must be a dpstats.simulate.Assume, a dict of its fields or 'released'; got 3."),
+                   "assume must be a named list of the model's fields, e.g. list(signals = 2, strength = 0.5), or \"released\"; got 3.")
+  expect_identical(w("assume must be a dpstats.simulate.Assume, a dict of its fields; got 'x'."),
+                   "assume must be a named list of the model's fields, e.g. list(signals = 2, strength = 0.5); got \"x\".")
+  listed <- "must be a named list of the model's fields (listed under assume in ?dp_plan); got"
+  for (py in c("assume for dp_glm must be a dpstats.planner.GLMModel, an Assume or a dict; got 3.",
+               "assume for selection must be a dpstats.simulate.Assume, a dpstats.planner.FanLv or a dict; got 3.",
+               "assume for dp_felp must be a FelpModel or a dict; got 3.",
+               "assume for dp_knockoff must be a KnockoffModel, an Assume or a dict; got 3.",
+               "assume for dp_gmm must be a MixtureModel or a dict; got 3.")) {
+    expect_match(w(py), listed, fixed = TRUE)
+    expect_false(grepl("Assume|FanLv|Model\\b|dpstats\\.|dict", w(py)), info = w(py))
+  }
+  expect_identical(w("assume='released' is not available for this method; pass dpstats.simulate.Assume(signals=..., strength=...)."),
+                   "assume = \"released\" is not available for this method; pass a named list such as list(signals = ..., strength = ...).")
+  expect_identical(w("assume: a GLM has no residual noise; leave Assume's noise at 1 or pass a dpstats.planner.GLMModel."),
+                   "assume: a GLM has no residual noise; leave noise out of assume (or at 1).")
+  expect_match(w("simulate at a public n instead with dpstats.simulate.sis_trials(n, d, k, eps, assume, rng)."),
+               "simulate at a public n instead with dp_plan(\"dp_sis\", n = <a public n>", fixed = TRUE)
+})
+
+test_that("dp_plan's and dp_sis's assume errors reach R users in R's words", {
+  skip_if_no_dpstats()
+  e <- tryCatch(dp_plan("dp_gmm", n = 2000, p = 3, eps = 1, delta = 1e-6, trials = 5, seed = 1, assume = c(1, 2)),
+                error = identity)
+  expect_s3_class(e, "dpstats_privacy_parameter_error")
+  expect_match(conditionMessage(e), "assume for dp_gmm must be a named list of the model's fields (listed under assume in ?dp_plan); got c(1, 2).",
+               fixed = TRUE)
+  e <- tryCatch(dp_plan("dp_sis", n = 2000, p = 10, eps = 1, trials = 5, seed = 1, assume = c(1, 2)), error = identity)
+  expect_false(grepl("Assume|FanLv|dpstats\\.", conditionMessage(e)), info = conditionMessage(e))
+  expect_match(conditionMessage(e), "assume for dp_sis and dp_two_stage must be a named list", fixed = TRUE)
+  e <- tryCatch(dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), assume = "x"), error = identity)
+  expect_s3_class(e, "dpstats_privacy_parameter_error")
+  expect_false(grepl("Assume|dpstats\\.", conditionMessage(e)), info = conditionMessage(e))
+  expect_match(conditionMessage(e), "named list of the model's fields, e.g. list(signals = 2, strength = 0.5)", fixed = TRUE)
+  e <- tryCatch(dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), neighbouring = "add_remove",
+                       assume = list(signals = 2, strength = 0.5)), error = identity)
+  expect_match(conditionMessage(e), "dp_plan(\"dp_sis\", n = <a public n>", fixed = TRUE)
+})
