@@ -81,6 +81,12 @@ def _refuse_missing(missing: list[str], shown: Mapping[str, str], interaction: b
         if interaction
         else ""
     )
+    if not shown and any("(" in m for m in missing):
+        hint += (
+            f" A transformed column is named as the formula writes it, e.g. bounds={{{missing[0]!r}: (lo, hi)}}; "
+            "log(), log2(), log10(), log1p(), sqrt(), exp() of a variable and its powers (I(x^2), "
+            "poly(x, k, raw = TRUE)) are bounded from the variable's own bounds."
+        )
     if shown:  # the columns' names hold levels read from the rows: their terms are named instead
         terms = list(dict.fromkeys(shown.get(m, m) for m in missing))
         raise PrivacyParameterError(
@@ -226,11 +232,72 @@ def derivable_columns(
     return list(_part_bounds(bounds, parts, aliases)) if isinstance(bounds, Mapping) else []
 
 
+@dataclass(frozen=True)
+class Transformed:
+    """A numeric column that is a public function of one variable (``log(wt)``, ``I(x^2)``, a column of
+    ``poly(x, 3, raw = TRUE)``): bounded, unless declared itself, by the function's image of the
+    variable's declared interval.
+
+    Examples
+    --------
+    >>> Transformed("log(wt)", "wt", "log").interval((1.0, 6.0))
+    (0.0, 1.791759469228055)
+    >>> Transformed("I(x^2)", "x", "power", 2).interval((-1.0, 3.0)), Transformed("log(x)", "x", "log").interval((0.0, 1.0))
+    ((0.0, 9.0), None)
+    """
+
+    label: str
+    variable: str
+    function: str  # a key of MONOTONE, or "power"
+    power: int = 1
+
+    def interval(self, pair: tuple[float, float] | None) -> tuple[float, float] | None:
+        """The image of ``pair`` (None: the variable has no bound, or the interval leaves the domain)."""
+        if pair is None:
+            return None
+        lo, hi = pair
+        if self.function == "power":
+            ends = (lo**self.power, hi**self.power)
+            low = 0.0 if self.power % 2 == 0 and lo <= 0 <= hi else min(ends)
+            return _finite_pair(low, max(ends))
+        function, domain_low, open_low = MONOTONE[self.function]
+        if lo < domain_low or (open_low and lo == domain_low):
+            return None
+        return _finite_pair(float(function(lo)), float(function(hi)))
+
+
+def _finite_pair(lo: float, hi: float) -> tuple[float, float] | None:
+    return (lo + 0.0, hi + 0.0) if math.isfinite(lo) and math.isfinite(hi) else None
+
+
+# increasing functions R's formulas apply to a variable: (function, the domain's lower end, open there)
+MONOTONE = {
+    "log": (np.log, 0.0, True),
+    "log2": (np.log2, 0.0, True),
+    "log10": (np.log10, 0.0, True),
+    "log1p": (np.log1p, -1.0, True),
+    "sqrt": (np.sqrt, 0.0, False),
+    "exp": (np.exp, -math.inf, False),
+    "expm1": (np.expm1, -math.inf, False),
+}
+
+
+def _part_bound(bounds: Mapping, part, aliases: Mapping[str, str] | None) -> tuple[float, float] | None:
+    """A part's public (lo, hi): a numeric column's declared bound, a transformed column's declared
+    bound or else its variable's image, a coding's range as it is."""
+    if isinstance(part, str):
+        return _declared(bounds, part, aliases)
+    if isinstance(part, Transformed):
+        own = _declared(bounds, part.label, aliases)
+        return own if own is not None else part.interval(_declared(bounds, part.variable, aliases))
+    return part
+
+
 def _part_bounds(bounds: Mapping, parts: Mapping, aliases: Mapping[str, str] | None) -> dict[str, list]:
     """Column -> its parts' public (lo, hi), for the columns whose every part has one."""
     out = {}
     for name, factors in parts.items():
-        pairs = [_declared(bounds, p, aliases) if isinstance(p, str) else p for p in factors]
+        pairs = [_part_bound(bounds, p, aliases) for p in factors]
         if all(pair is not None for pair in pairs):
             out[name] = pairs
     return out

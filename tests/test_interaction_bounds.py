@@ -46,6 +46,10 @@ FORMULAS = [
     "y ~ city * g",  # factor x factor (their codings' ranges, as before)
     "y ~ C(city, contr.sum) * g",
     "y ~ x1:x2:g + x3",
+    # monotone functions and powers of one variable: the image of its declared bounds
+    "y ~ exp(x1) + sqrt(x2) + log1p(x2) + expm1(x3)",
+    "y ~ I(x3^2) + I(x1^3) + poly(x3, 3, raw = TRUE)",
+    "y ~ exp(x3):x1 + sqrt(x2):city + I(x3^2):x2",
 ]
 
 
@@ -136,7 +140,7 @@ def test_a_bound_declared_for_the_interaction_itself_wins():
     assert resolve_box((-3, 3), names, parts=mf.interaction_parts).hi.tolist() == [3.0, 3.0, 3.0]
 
 
-@pytest.mark.parametrize("formula", ["y ~ log(x1 + 2):x2", "y ~ x1 + I(x1^2):x2", "y ~ x1 * w"])
+@pytest.mark.parametrize("formula", ["y ~ log(x1 + 2):x2", "y ~ x1 + I(2 * x1):x2", "y ~ x1 * w"])
 def test_a_part_without_a_public_bound_keeps_the_refusal(formula):
     df = _random_rows().assign(w=1.0)
     with pytest.raises(dp.PrivacyParameterError, match="bounds are missing") as caught:
@@ -347,3 +351,41 @@ def test_formula_functions_raise_no_numpy_warning_whatever_the_rows():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         model_frame("y ~ poly(x, 2, raw = TRUE) + log(x) + I(x^3) + sqrt(x)", df)
+
+
+def test_functions_of_one_variable_are_bounded_from_its_bounds_and_their_domain():
+    """log(wt) with wt in (1, 6) is bounded by (0, log 6), an even power of an interval across 0 from
+    0; a variable whose bounds leave the function's domain (log of (0, 2)), or an expression of
+    several variables (log(x1 + x2)), keeps the refusal, which now shows how to name the column."""
+    df = _random_rows().assign(wt=np.linspace(1, 6, 50))
+    mf = model_frame("y ~ log(wt) + I(x1^2) + sqrt(wt):x1", df)
+    names = [nm for nm in mf.names if nm != "(Intercept)"]
+    box = design_box({**BOUNDS, "wt": (1.0, 6.0)}, mf, names)
+    got = dict(zip(names, zip(box.lo.tolist(), box.hi.tolist())))
+    assert got["log(wt)"] == (0.0, pytest.approx(np.log(6)))
+    assert got["I(x1^2)"] == (0.0, 1.0)
+    assert got["sqrt(wt):x1"] == (pytest.approx(-np.sqrt(6)), pytest.approx(np.sqrt(6)))
+    with pytest.raises(dp.PrivacyParameterError, match=r"'log\(x2\)'.*named as the formula writes it"):
+        design_box(BOUNDS, model_frame("y ~ log(x2)", df.assign(x2=df.x2 + 1)), ["log(x2)"])
+    with pytest.raises(dp.PrivacyParameterError, match=r"bounds=\{'log\(x1 \+ x2\)': \(lo, hi\)\}"):
+        design_box(BOUNDS, model_frame("y ~ log(x1 + x2)", df.assign(x1=df.x1 + 2)), ["log(x1 + x2)"])
+    declared = design_box(
+        {**BOUNDS, "log(x2)": (-5.0, 1.0)}, model_frame("y ~ log(x2)", df.assign(x2=df.x2 + 1)), ["log(x2)"]
+    )
+    assert declared.lo.tolist() == [-5.0]  # the column's own bound wins
+
+
+def test_dp_lm_fits_log_wt_from_the_bounds_of_wt_as_r_users_write_it():
+    """The outside R audit: dp_lm(mpg ~ log(wt), mtcars, bounds = list(wt = c(1, 6), mpg = c(10, 35)))
+    asked for a bound on 'log(wt)'.  Neighbouring data sets give the same statement."""
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"wt": rng.uniform(1.5, 5.5, 20000)})
+    df["mpg"] = 38 - 9 * np.log(df.wt) + rng.normal(0, 1, 20000)
+    bounds = {"wt": (1, 6), "mpg": (10, 35)}
+    fit = dp.dp_lm("mpg ~ log(wt)", df, eps=1.0, delta=1e-6, bounds=bounds, random_state=1, n_boot=200)
+    assert fit.coef()["log(wt)"] == pytest.approx(-9, abs=0.5)
+    other = df.copy()
+    other.loc[0, "wt"] = -3.0  # log of a negative value: filled by the public rule, no message
+    again = dp.dp_lm("mpg ~ log(wt)", other, eps=1.0, delta=1e-6, bounds=bounds, random_state=1, n_boot=200)
+    assert again.privacy.to_dict() == fit.privacy.to_dict()
+    assert any("log(x), sqrt(x)" in note for note in fit.privacy.notes)

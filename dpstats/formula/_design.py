@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError, FormulaError
-from ..geometry import product_interval
+from ..geometry import MONOTONE, Transformed, product_interval
 from . import _bases
 from ._eval import Chr, Fac, Num
+from ._parse import call_name, deparse, parse
 from ._terms import Terms
 
 INTERCEPT = "(Intercept)"
@@ -144,7 +145,7 @@ def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return out
 
 
-Part = str | tuple[float, float]
+Part = str | tuple[float, float] | Transformed
 """A factor of a design column: a numeric column's name (its bound is declared) or a coding's range."""
 
 
@@ -185,9 +186,9 @@ def _pieces(value, label: str, how: str, default_contrasts: tuple[str, str]) -> 
     if how == "numeric":
         shape = np.shape(value.values)
         if len(shape) < 2 or shape[1] == 1:
-            return [(label, label)]
+            return [(label, _numeric_part(label, label))]
         names = value.colnames or [str(j) for j in range(1, shape[1] + 1)]
-        return [(label + nm, label + nm) for nm in names]
+        return [(label + nm, _numeric_part(label, label + nm, j)) for j, nm in enumerate(names, 1)]
     if how == "indicators" or len(value.levels) < 2:
         return [(label + lev, (0.0, 1.0)) for lev in value.levels]
     matrix, names = contrast_matrix(value, label, default_contrasts)
@@ -195,6 +196,33 @@ def _pieces(value, label: str, how: str, default_contrasts: tuple[str, str]) -> 
     return [
         (label + nm, (float(matrix[:, j].min()), float(matrix[:, j].max()))) for j, nm in enumerate(names)
     ]
+
+
+def _numeric_part(label: str, column: str, power: int | None = None) -> Part:
+    """A numeric column's part: a public function of one variable when its formula term is one
+    (``log(wt)``, ``sqrt(x)``, ``I(x^2)``, column j of ``poly(x, k, raw = TRUE)``, which is x^j), so
+    that its bound follows from the variable's; otherwise the column's own name."""
+    try:
+        node = parse(label)
+    except FormulaError:
+        return column
+    fn = call_name(node)
+    args = [(name, arg) for name, arg in node.args] if node.kind == "call" else []
+    first = args[0][1] if args and args[0][0] is None else None
+    if first is None or first.kind != "name":
+        inner = first if fn == "I" and len(args) == 1 else None
+        if inner is not None and inner.kind == "binary" and inner.value == "^":
+            base, exponent = inner.args
+            if base.kind == "name" and exponent.kind == "num" and float(exponent.value).is_integer():
+                if float(exponent.value) >= 1:
+                    return Transformed(column, base.value, "power", int(exponent.value))
+        return column
+    if fn in MONOTONE and len(args) == 1:
+        return Transformed(column, first.value, fn)
+    raw = any(n == "raw" and deparse(a) in ("TRUE", "T") for n, a in args)
+    if fn == "poly" and raw and power is not None:
+        return Transformed(column, first.value, "power", power)
+    return column
 
 
 def factor_column_ranges(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[float, float]]:
@@ -205,12 +233,14 @@ def factor_column_ranges(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[
     products of its parts' ranges (:func:`dpstats.geometry.product_interval`). ``parts``: :func:`column_parts`. Columns
     with a numeric part are not listed (their bound comes from declared bounds).
     """
-    return {nm: product_interval(p) for nm, p in parts.items() if not any(isinstance(x, str) for x in p)}
+    return {nm: product_interval(p) for nm, p in parts.items() if all(isinstance(x, tuple) for x in p)}
 
 
 def product_parts(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[Part, ...]]:
-    """The columns of :func:`column_parts` that are products with a numeric part, and their parts."""
-    return {nm: p for nm, p in parts.items() if len(p) > 1 and any(isinstance(x, str) for x in p)}
+    """The columns of :func:`column_parts` whose bound may follow from their parts': products with a
+    numeric part, and public functions of one variable (:class:`~dpstats.geometry.Transformed`)."""
+    numeric = {nm: p for nm, p in parts.items() if not all(isinstance(x, tuple) for x in p)}
+    return {nm: p for nm, p in numeric.items() if len(p) > 1 or isinstance(p[0], Transformed)}
 
 
 def subset(value, keep: np.ndarray):

@@ -97,7 +97,8 @@ class DataDependence:
 
 
 def derived_bounds_note(bounds: Any, mf: Any) -> str:
-    """The statement's sentence on interaction columns bounded by the product of their parts' bounds.
+    """The statement's sentence on columns bounded from their parts' public bounds (interactions,
+    monotone functions and powers of a variable).
 
     It names the terms (labels from the formula, never a column's name, which may hold a level read
     from the rows) whose every part has a public bound under a per-variable ``bounds=`` mapping:
@@ -108,7 +109,7 @@ def derived_bounds_note(bounds: Any, mf: Any) -> str:
     >>> from types import SimpleNamespace
     >>> mf = SimpleNamespace(names=["x", "z", "x:z"], terms=["x", "z", "x:z"], interaction_parts={"x:z": ("x", "z")})
     >>> derived_bounds_note({"x": (0, 1), "z": (-1, 1)}, mf)[:51]
-    "Columns of the interaction(s) 'x:z' without a bound"
+    "Columns of the term(s) 'x:z' without a bound declar"
     """
     columns = derivable_columns(bounds, getattr(mf, "interaction_parts", None) or {})
     if not columns:
@@ -116,9 +117,11 @@ def derived_bounds_note(bounds: Any, mf: Any) -> str:
     term_of = dict(zip(mf.names, mf.terms))
     terms = ", ".join(repr(t) for t in dict.fromkeys(term_of.get(c, c) for c in columns))
     return (
-        f"Columns of the interaction(s) {terms} without a bound declared for the column itself are bounded "
-        "by the product of their parts' public bounds (the numeric variables' declared bounds, the factor "
-        "codings' ranges; interval arithmetic, no row read)."
+        f"Columns of the term(s) {terms} without a bound declared for the column itself are bounded by "
+        "arithmetic on public bounds alone, no row read: an interaction's by the product of its parts' "
+        "bounds (the numeric variables' declared bounds, the factor codings' ranges), a monotone function "
+        "or a power of a variable (log(x), sqrt(x), I(x^2), poly(x, k, raw = TRUE)) by the image of the "
+        "variable's declared bounds."
     )
 
 
