@@ -203,6 +203,9 @@ def test_missing_bounds_is_a_named_data_dependent_step():
     assert "does not cover" in res.privacy.plain_language()
 
 
+@pytest.mark.filterwarnings(
+    "ignore::dpstats.errors.ChanceWarning"
+)  # a collapsed component: alpha is Inf at its released weight, warned
 def test_collapsed_component_is_a_clear_failure():
     """A 1 % component with min_weight = 0.2 cannot be released as a component of that size: the
     result is flagged as failed, loudly; the budget was spent (the data were used)."""

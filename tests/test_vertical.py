@@ -279,6 +279,9 @@ def test_bad_response_for_family():
 
 
 # --------------------------------------------------------------------------- DP mode
+@pytest.mark.filterwarnings(
+    "ignore::dpstats.errors.ChanceWarning"
+)  # DP mode at eps <= ~70: sigma_eta > eta_clip, warned (test_noise_dominated.py)
 def test_dp_mode_ledger_noise_scale_and_budget():
     df = make_data("binomial", n=2000)
     acc = dp.Accountant(eps=1.5, delta=1e-5)
@@ -344,6 +347,9 @@ def test_dp_mode_requires_bounds_and_replace():
         dp.vertical_glm("y ~ .", df, bounds=(-3, 3), neighbouring="add_remove", **kw)
 
 
+@pytest.mark.filterwarnings(
+    "ignore::dpstats.errors.ChanceWarning"
+)  # DP mode at eps <= ~70: sigma_eta > eta_clip, warned (test_noise_dominated.py)
 def test_missing_values_filled_in_dp_mode_and_omit_refused():
     """Issue 26: DP mode with declared bounds fills a missing value (no row dropped, n public);
     na_action="omit" is refused before any spend (the sensitivities are functions of n).  The exact
@@ -406,6 +412,9 @@ def test_cli_run_vertical_glm_with_eps_inf(tmp_path):
     assert out["privacy"]["eps"] == "Inf"
 
 
+@pytest.mark.filterwarnings(
+    "ignore::dpstats.errors.ChanceWarning"
+)  # DP mode at eps <= ~70: sigma_eta > eta_clip, warned (test_noise_dominated.py)
 def test_model_methods_and_their_refusals():
     """vcov/loglik/predict of the pooled fit; per-row values only on request; DP fits refuse with the reason."""
     import json
@@ -478,6 +487,9 @@ def test_offset_is_honoured_like_statsmodels_glm():
         )
 
 
+@pytest.mark.filterwarnings(
+    "ignore::dpstats.errors.ChanceWarning"
+)  # DP mode at eps <= ~70: sigma_eta > eta_clip, warned (test_noise_dominated.py)
 def test_dp_mode_print_explains_the_fixed_sweeps_instead_of_a_nan_change():
     """The outside R audit: a DP fit printed "last sum|Δβ| = nan".  DP mode runs a fixed number of sweeps
     (no data-dependent stop), so no Σ|Δβ| exists to show: the line says so instead of printing NaN."""

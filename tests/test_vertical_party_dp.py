@@ -70,6 +70,9 @@ def run(parties, lead_kwargs, member_kwargs, timeout=20):
 DP = dict(family="gaussian", penalty="ridge", lam=0.1, rounds=5, eta_clip=2.0, coef_share=0.2)
 
 
+@pytest.mark.filterwarnings(
+    "ignore::dpstats.errors.ChanceWarning"
+)  # the in-process DP fit warns sigma_eta > eta_clip (test_noise_dominated.py)
 def test_ledger_and_statement_equal_the_in_process_dp_fit():
     df = make_data()
     results, errors = run(

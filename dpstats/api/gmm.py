@@ -107,7 +107,8 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
         misclassification rate reported, from ``oc_trials`` draws of the released mixture, labelled
         "under the assumed model: ..." in every output.  Without it the operating characteristics hold
         the released weights, the mean-noise scale and the accuracy rate of the paper's Theorem 1.1 at
-        this n, eps, delta (:func:`dpstats.results.gmm.theorem_accuracy`).
+        this n, eps, delta (:func:`dpstats.methods.gmm.theorem_accuracy`); a :class:`~dpstats.errors.ChanceWarning`
+        when it is infinite (:func:`dpstats.methods.gmm.vacuous_warning`).
     {oc_trials}
     {run settings}
 
@@ -142,6 +143,7 @@ class GMMFrame:
     options: m.GMMOptions  # resolved for the frame: k, min_weight, groups (m.resolve)
     box: Box
     n_public: bool = True
+    warning: str | None = None  # the public rule that the accuracy is vacuous (m.vacuous_warning)
 
 
 @dataclass
@@ -171,7 +173,8 @@ class GMMDoor(DataDoor):
         resolved = m.resolve(o, mf.n, mf.p, public_n)
         refuse_offset(mf, "dp_gmm")
         dd.name_frame_steps(mf)
-        return GMMFrame(mf=mf, options=resolved, box=self._box(mf, dd), n_public=public_n is not None)
+        vacuous = m.vacuous_warning(public_n, mf.p, resolved.k, o.eps, o.delta)  # before any spend
+        return GMMFrame(mf, resolved, self._box(mf, dd), public_n is not None, vacuous)
 
     def _box(self, mf: ModelFrame, dd: DataDependence) -> Box:
         if self.bounds is not None:
@@ -200,6 +203,7 @@ class GMMDoor(DataDoor):
         noise: NoiseSource,
     ) -> GMMResult:
         mf, p1, comps, centre = frame.mf, released.phase_one, released.components, frame.box.center
+        o = self.options
         result = GMMResult(
             **self.opening(mf.n, mf.names, statement),
             formula=self.options.formula,
@@ -215,12 +219,14 @@ class GMMDoor(DataDoor):
             mean_noise_sd=comps.mean_noise_sd,
             groups=plan.groups,
         )
+        public_n, w_min = (mf.n if frame.n_public else None), float(np.min(comps.weights))
+        vacuous = frame.warning or m.vacuous_warning(public_n, mf.p, plan.k, o.eps, o.delta, w_min)
+        result.warnings += [vacuous] if vacuous else []
         if released.collapsed:
             result.collapsed = [j + 1 for j in released.collapsed]
             message = released.collapse_message(plan.min_weight)
             result.warnings.append(message)
             warnings.warn(message, DataWarning, stacklevel=caller_stacklevel())
-        o = self.options
         result.operating_characteristics = mixture_oc(result, o.oc_trials, noise.generator, o.assume)
         return result
 

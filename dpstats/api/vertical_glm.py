@@ -171,6 +171,7 @@ class VerticalFrame:
     y: np.ndarray | None = None
     radius: list[float] | None = None
     y_bound: float | None = None
+    largest: list[float] | None = None  # DP mode: each party's largest coefficient that can matter (public)
     response_note: str = ""
     stats: Any = None
 
@@ -203,19 +204,20 @@ class VerticalDoor(OptionsDoor):
                 "the offset's variable into the design with declared bounds."
             )
         out = VerticalFrame(mf=mf, owner=owner, X=mf.X, y=mf.y, response_note=response_note)
-        if o.dp:  # public bounds: every party's row-norm bound R_k, and B_y for the Gaussian family
+        if o.dp:  # public bounds: each party's row-norm bound R_k and largest coefficient, B_y (Gaussian)
             bounds = declared_bounds(self.bounds, mf, response=o.family == "gaussian")
-            out.X, out.radius = m.clip_covariates(mf, owner, len(names), bounds)
-            if o.family == "gaussian":
-                out.y, out.y_bound = m.clip_response(mf, bounds)
+            out.X, out.y, out.radius, out.y_bound, out.largest = m.clip_to_bounds(mf, owner, bounds, o)
         dd.name_frame_steps(mf)  # after the bounds: without them DP mode is refused, not warned
         return out
 
     def plan(self, frame: VerticalFrame, dd: DataDependence) -> Plan:
-        K, statistics = len(self.parties[0]), frame.stats is not None
-        return m.plan(
-            self.options, frame.mf.n, K, frame.radius, frame.y_bound, simulated=True, statistics=statistics
-        )
+        f, names = (
+            frame,
+            self.parties[0],
+        )  # with the largest coefficients, m.plan warns if noise would dominate
+        largest = None if f.largest is None else dict(zip(names, f.largest))
+        public = dict(simulated=True, statistics=f.stats is not None, largest=largest)
+        return m.plan(self.options, f.mf.n, len(names), f.radius, f.y_bound, **public)
 
     def release(self, frame: VerticalFrame, plan: m.PrivregPlan, noise: NoiseSource) -> m.Released:
         mf, o = frame.mf, self.options
@@ -238,7 +240,7 @@ class VerticalDoor(OptionsDoor):
     ) -> VerticalGLMResult:
         mf = frame.mf
         result = assemble_result(
-            self.call, mf.names, mf.n, self.parties[0], released, self.options, statement
+            self.call, mf.names, mf.n, self.parties[0], released, self.options, statement, plan
         )
         result.response_note = frame.response_note
         if frame.y is not None:  # streamed/Dask fits keep no rows: no vcov/logLik/predict summaries

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..methods.gmm.accuracy import theorem_accuracy
 from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import assumed_row, describe, exact_row
 from ..plotting import Plot, new_figure, to_plot
@@ -129,7 +130,21 @@ class GMMResult(DPResult):
             f"Private clipping radius C = {self.clip_radius:.3g}; located grid sides "
             + ", ".join(f"{s:.3g}" for s in self.located_sides),
         ]
+        alpha = self.accuracy()
+        if alpha is not None and not alpha < 1:
+            lines.append(
+                f"Accuracy: alpha of Theorem 1.1 at this n, eps, delta and the smallest released weight is "
+                f"{'Inf' if math.isinf(alpha) else f'{alpha:.3g}'} (>= 1: vacuous): no accuracy guarantee"
+            )
         return lines
+
+    def accuracy(self) -> float | None:
+        """Theorem 1.1's accuracy alpha at the public n, d, k, eps, delta and the smallest released weight
+        (:func:`~dpstats.methods.gmm.accuracy.theorem_accuracy`); None when n is private."""
+        if self.released_n() is None or not len(self.weights):
+            return None
+        eps, delta = self.privacy.eps, self.privacy.delta
+        return theorem_accuracy(self.n, self.p, self.k, eps, delta, float(np.min(self.weights)))
 
     def _tidy(self) -> pd.DataFrame:
         """One row per (component, term): weight, mean, standard deviation."""
@@ -258,15 +273,10 @@ def mixture_oc(
     rows.append(
         exact_row("l2 noise in each released mean, in component-sd units (average)", float(np.mean(noise)))
     )
-    delta = result.privacy.delta
-    if result.released_n() is not None:  # a function of n, which is private under add/remove
+    alpha = result.accuracy()
+    if alpha is not None:  # a function of n, which is private under add/remove
         rows.append(
-            exact_row(
-                "accuracy alpha (total variation) of Theorem 1.1's rate at this n, eps, delta",
-                theorem_accuracy(
-                    result.n, result.p, result.k, result.privacy.eps, delta, float(np.min(result.weights))
-                ),
-            )
+            exact_row("accuracy alpha (total variation) of Theorem 1.1's rate at this n, eps, delta", alpha)
         )
     model = (
         "exact, from the released weights, covariances and mean-noise scales and the public n, d, k, eps, "
@@ -289,25 +299,3 @@ def mixture_oc(
         "; misclassification simulated by drawing points from the released mixture and classifying them by it"
     )
     return OperatingCharacteristics(rows=rows, model=model, trials=trials, assumption=describe(assume))
-
-
-def theorem_accuracy(n: int, d: int, k: int, eps: float, delta: float, w_min: float) -> float:
-    """Accuracy alpha at which Theorem 1.1 of Kamath, Sheffet, Singhal & Ullman (2019) is met with n samples.
-
-    The theorem's sample size is
-    n = (d²/(α² w_min) + d²/(α w_min eps) + poly(k)·d^{3/2}/(w_min eps)) · polylog(…)
-    (Theorem 1.1, "Main, Informal"; the plain-text copy of the paper in
-    /work/shared/papers lost its formulas, the form is the published statement's).
-    Constants we had to fix: every absolute constant is 1, poly(k) = k and the
-    polylog factor is log(1/δ) (its δ part; the other logarithms are dropped), so
-    the result is an order of magnitude, not a guarantee.  Solving
-    A α² − (d²/eps) α − d² = 0 with A = n·w_min/log(1/δ) − k d^{3/2}/eps gives α;
-    ``inf`` when A <= 0 (n below the theorem's requirement).
-    """
-    if w_min <= 0 or not np.isfinite(eps):
-        return math.inf if w_min <= 0 else 0.0
-    A = n * w_min / math.log(1 / delta) - k * d**1.5 / eps
-    if A <= 0:
-        return math.inf
-    b = d * d / eps
-    return float((b + math.sqrt(b * b + 4 * A * d * d)) / (2 * A))

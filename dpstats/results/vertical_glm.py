@@ -28,7 +28,9 @@ class VerticalGLMResult(DPResult):
     coefficients : DataFrame
         One row per term: ``term``, ``party``, ``estimate``, ``std_error``,
         ``statistic`` (t for the Gaussian family, z otherwise), ``p_value``,
-        ``conf_low``, ``conf_high`` (Wald intervals, as R's ``confint.default``).
+        ``conf_low``, ``conf_high`` (Wald intervals, as R's ``confint.default``); in DP mode also
+        ``noise_sd``: the sd σ_β of the Gaussian noise added to the coefficient (its party's, from
+        the plan's public inputs; R's ``noise.sd``).
     trace : DataFrame
         Convergence trace: ``iteration``, ``sum_abs_change`` (Σ|Δβ| of the
         sweep), ``deviance``.
@@ -37,6 +39,9 @@ class VerticalGLMResult(DPResult):
         p_{-k}, and whether the standard errors are exact.
     disclosure : list of str
         What the protocol reveals to the parties (stated honestly).
+    noise : dict or None
+        DP mode: ``eta_clip`` and, per party, ``sigma_eta`` (sd of the noise on each entry of its
+        shared linear predictor) and ``sigma_beta`` (on its final coefficients).
     """
 
     family: str = "gaussian"
@@ -57,6 +62,7 @@ class VerticalGLMResult(DPResult):
     conf_level: float = 0.95
     disclosure: list[str] = field(default_factory=list)
     response_note: str = ""
+    noise: dict[str, Any] | None = None
     # what predict(), vcov(), logLik() and, with diagnostics=True, fitted()/residuals() need;
     # set by set_model_summaries(), kept out of to_dict() (the R package asks the object)
     formula: str = ""
@@ -255,6 +261,8 @@ class VerticalGLMResult(DPResult):
             },
             index=list(self.coefficients["term"]),
         )
+        if "noise_sd" in self.coefficients:  # DP mode: the sd of the noise each estimate carries
+            tab.insert(1, "Noise SD", self.coefficients["noise_sd"].to_numpy())
         stars = [_stars(p) for p in tab[f"Pr(>|{s}|)"]]
         text = tab.to_string(float_format=lambda v: f"{v:.6g}", na_rep="NA")
         lines = text.splitlines()
@@ -287,9 +295,21 @@ class VerticalGLMResult(DPResult):
             else "Residual deviance: not released (a function of the raw response)"
         )
         lines.append(self._sweeps_line())
+        lines += self._noise_lines()
         lines.append(f"Standard errors: {self._se_text()}")
         lines += ["", "What the protocol reveals:"] + [f"  - {d}" for d in self.disclosure]
         return lines
+
+    def _noise_lines(self) -> list[str]:
+        """DP mode: the noise scales a reader needs to judge the release (public inputs only)."""
+        if not self.noise:
+            return []
+        each = ", ".join(f"{v:.3g} ({p})" for p, v in self.noise["sigma_eta"].items())
+        return [
+            f"Noise: each shared linear predictor is clipped to +/-eta_clip = {self.noise['eta_clip']:g} "
+            f"and gets Gaussian noise of sd sigma_eta = {each} per entry; each final coefficient gets "
+            "noise of sd sigma_beta (column Noise SD)"
+        ]
 
     @property
     def fixed_sweeps(self) -> bool:
@@ -374,6 +394,7 @@ class VerticalGLMResult(DPResult):
             "conf_level": self.conf_level,
             "disclosure": self.disclosure,
             "response_note": self.response_note,
+            **({"noise": self.noise} if self.noise else {}),  # DP mode only
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -477,15 +498,17 @@ def coefficient_table(
     )
 
 
-def assemble_result(
-    call: dict, terms: list[str], n: int, names: list[str], released, options, statement
+def assemble_result(  # noqa: PLR0913 (the pieces of one fit, as the door holds them)
+    call: dict, terms: list[str], n: int, names: list[str], released, options, statement, plan=None
 ) -> VerticalGLMResult:
     """The result of a fit from what it released (:class:`dpstats.methods.privreg.Released`).
 
     ``released`` carries the sweeps' outcome, every party's final block
     (coefficients, covariance), the design columns of each party, the
     dispersion and deviance, and the pooled covariance where asked for;
-    ``options`` the fit's options (:class:`dpstats.methods.privreg.PrivregOptions`).
+    ``options`` the fit's options (:class:`dpstats.methods.privreg.PrivregOptions`); ``plan``
+    (DP mode) its noise scales, shown as the ``noise_sd`` column and :attr:`VerticalGLMResult.noise`,
+    and the public noise warning of :func:`dpstats.methods.privreg.noise_warning`.
     """
     p = len(terms)
     beta = np.empty(p)
@@ -506,6 +529,23 @@ def assemble_result(
     df_resid = n - p
     out = released.out
     table = coefficient_table(list(terms), party, beta, sd, options.family, df_resid, options.conf_level)
+    sigmas = getattr(plan, "sigmas", None)
+    noise = None
+    if sigmas is not None:  # DP mode: σ_β of each coefficient's party, σ_η of each party (public inputs)
+        owner = {int(j): k for k, ix in enumerate(released.index) for j in ix}
+        table["noise_sd"] = [sigmas[1][owner[j]] for j in range(p)]
+        noise = {
+            "eta_clip": float(options.eta_clip),
+            "sigma_eta": dict(zip(names, map(float, sigmas[0]))),
+            "sigma_beta": dict(zip(names, map(float, sigmas[1]))),
+        }
+    notes = (
+        []
+        if out.converged
+        else [f"block coordinate descent did not converge in {out.iterations} sweeps; raise max_iter"]
+    )
+    if getattr(plan, "warning", None):
+        notes.append(plan.warning)
     trace = pd.DataFrame(out.trace, columns=["iteration", "sum_abs_change", "deviance"])
     dp = options.eps is not None
     se = options.se
@@ -534,9 +574,8 @@ def assemble_result(
         party_terms={names[k]: [terms[j] for j in ix] for k, ix in enumerate(released.index)},
         conf_level=options.conf_level,
         disclosure=statement.notes,
-        warnings=[]
-        if out.converged
-        else [f"block coordinate descent did not converge in {out.iterations} sweeps; raise max_iter"],
+        noise=noise,
+        warnings=notes,
     )
 
 

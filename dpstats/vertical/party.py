@@ -437,7 +437,7 @@ class Party:
         statement.notes = list(statement.notes) + network_notes(self.channel, len(names), dp_on)
         call = party_call(mf.formula, names, options)
         released = m.Released(out, finals, index, *m.dispersion_and_deviance(fam, y, out.eta, mf.n - p))
-        result = assemble_result(call, terms, mf.n, names, released, options, statement)
+        result = assemble_result(call, terms, mf.n, names, released, options, statement, plan)
         message = result_message(result)
         if dp_on:
             message["meta"]["dp"] = {
@@ -789,6 +789,7 @@ def result_message(result: VerticalGLMResult) -> dict:
             "party_terms": result.party_terms,
             "conf_level": result.conf_level,
             "call": result.call,
+            "noise": result.noise,
         },
     }
 
@@ -854,7 +855,15 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
         party_terms=meta["party_terms"],
         conf_level=meta["conf_level"],
         disclosure=statement.notes,
+        noise=_noise_column(table, meta.get("noise")),
     )
+
+
+def _noise_column(table: pd.DataFrame, noise: dict | None) -> dict | None:
+    """DP mode: the leader's noise scales, and each coefficient's σ_β as the table's ``noise_sd`` column."""
+    if noise:
+        table["noise_sd"] = [float(noise["sigma_beta"][party]) for party in table["party"]]
+    return noise
 
 
 def _expect(msg: dict, kind: str, peer: str) -> dict:

@@ -111,6 +111,7 @@ print.summary.dp_result <- function(x, ...) {
   if (is.null(td$estimate) || is.null(td$std.error)) return(NULL)
   if (all(is.na(td$std.error))) {
     m <- cbind(Estimate = td$estimate)
+    if (!is.null(td$noise.sd)) m <- cbind(m, "Noise SD" = td$noise.sd)  # a DP vertical_glm: sd of each noise
   } else {
     m <- cbind(td$estimate, td$std.error, td$statistic, td$p.value)
     z <- .is_glm_fit(x) || (inherits(x, "dp_vertical_glm") && !identical(x$outputs$family, "gaussian"))
@@ -225,6 +226,7 @@ glance <- function(x, ...) UseMethod("glance")
 # identifying columns come first, in Python's order (term; dp_bh's hypothesis; dp_gmm's component and
 # term), then broom's statistics in broom's order, then the method's own columns.
 .broom_names <- c(std_error = "std.error", p_value = "p.value", conf_low = "conf.low", conf_high = "conf.high",
+                  noise_sd = "noise.sd",
                   df_residual = "df.residual", null_deviance = "null.deviance", df_null = "df.null",
                   r_squared = "r.squared", adj_r_squared = "adj.r.squared", loglik = "logLik", n = "nobs")
 .broom_order <- list(tidy = c("term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"),

@@ -15,6 +15,8 @@ Read top to bottom against the paper:
 * :mod:`.cluster` — private location of one cluster at a time (Algorithm 5,
   after Nissim, Stemmer & Vadhan 2016);
 * :mod:`.estimate` — private per-cluster estimation (Algorithm 6);
+* :mod:`.accuracy` — the accuracy rate of Theorem 1.1 and the public rule that it is
+  vacuous at this n, eps (:func:`vacuous_warning`, before anything is spent);
 * :mod:`.model` — the released mixture as densities, posteriors and
   assignments (post-processing).
 
@@ -24,6 +26,7 @@ The two verbs a front door uses: :func:`plan` (options, d, the public box) and
 construction.  No printing, no I/O; progress through a callback.
 """
 
+from .accuracy import theorem_accuracy, vacuous_warning
 from .budget import GMMPlan, plan
 from .options import (
     METHODS,
@@ -48,4 +51,6 @@ __all__ = [
     "plan",
     "release",
     "resolve",
+    "theorem_accuracy",
+    "vacuous_warning",
 ]

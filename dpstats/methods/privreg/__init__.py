@@ -92,7 +92,9 @@ from ._plan import (
     PrivregPlan,
     disclosure_text,
     gaussian_ridge_sensitivities,
+    largest_coefficients,
     noise_scales,
+    noise_warning,
     plan,
 )
 from ._parties import assign_terms, check_statistics_mode, combine, party_columns, response_fill
@@ -102,10 +104,12 @@ from ._release import (
     Released,
     clip_covariates,
     clip_response,
+    clip_to_bounds,
     dispersion_and_deviance,
     finish_blocks,
     not_released_summaries,
     release,
+    smallest_bounds,
     statistics_finals,
 )
 from ._settings import (
@@ -163,10 +167,14 @@ __all__ = [
     "PrivregPlan",
     "plan",
     "noise_scales",
+    "largest_coefficients",
+    "noise_warning",
     "disclosure_text",
     # the release
     "clip_covariates",
+    "smallest_bounds",
     "clip_response",
+    "clip_to_bounds",
     "Design",
     "Pooled",
     "Released",

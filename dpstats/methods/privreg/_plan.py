@@ -9,9 +9,11 @@ The ridge sensitivities in DP mode (:func:`binomial_ridge_sensitivities`,
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ...errors import ChanceWarning, caller_stacklevel
 from ...privacy.accountant import LedgerEntry
 from ...privacy.calibration import rho_from_eps_delta
 from ...privacy.plan import Plan
@@ -84,10 +86,12 @@ STATISTICS_MODE_NOTE = (
 @dataclass
 class PrivregPlan(Plan):
     """A :class:`~dpstats.privacy.plan.Plan` with what the release needs: the fit's options and, in
-    DP mode, every party's noise scales (σ_η, σ_β) (:func:`noise_scales`)."""
+    DP mode, every party's noise scales (σ_η, σ_β) (:func:`noise_scales`) and, when the release
+    will be dominated by noise, the public warning of :func:`noise_warning`."""
 
     options: PrivregOptions | None = None
     sigmas: tuple[list[float], list[float]] | None = None
+    warning: str | None = None
 
 
 def plan(
@@ -99,6 +103,7 @@ def plan(
     *,
     simulated: bool,
     statistics: bool = False,
+    largest: Mapping[str, float] | None = None,
 ) -> PrivregPlan:
     """The privacy plan of the fit, from public inputs: n, K, the options and the row-norm bounds.
 
@@ -122,7 +127,7 @@ def plan(
     dp = options.eps is not None
     entry = _dp_entry(options, n, K, radius, y_bound) if dp else _exact_entry(K)
     notes = ([STATISTICS_MODE_NOTE] if statistics else []) + disclosure_text(K, dp, simulated)
-    return PrivregPlan(
+    pl = PrivregPlan(
         method=METHOD,
         neighbouring=options.neighbouring,
         entries=[entry],
@@ -131,6 +136,85 @@ def plan(
         notes=notes,
         options=options,
         sigmas=noise_scales(options, n, K, radius, y_bound) if dp and radius is not None else None,
+    )
+    if pl.sigmas is not None and largest is not None:
+        pl.warning = noise_warning(options, pl.sigmas, list(largest.values()), list(largest))
+        if pl.warning:
+            warnings.warn(pl.warning, ChanceWarning, stacklevel=caller_stacklevel())
+    return pl
+
+
+def largest_coefficients(smallest_bound: Sequence[float], options: PrivregOptions, y_bound: float | None):
+    """Every party's largest coefficient that can matter: L / b_k, from public inputs only.
+
+    A coefficient β_j moves its party's linear predictor by |β_j|·b_j at the edge of the
+    declared bounds (b_j = max(|lo|, |hi|), the intercept's b = 1).  The protocol carries a
+    party's predictor only up to eta_clip (each shared η_k is clipped there), and for the
+    Gaussian family the response lies within ±B_y; so a coefficient beyond L/b_j, with
+    L = eta_clip (binomial) or min(eta_clip, B_y) (Gaussian), would move the predictor past what
+    the fit can carry.  The party's largest is L over its smallest b_j (``smallest_bound``).
+
+    Examples
+    --------
+    >>> from dpstats.methods.privreg import PrivregOptions
+    >>> o = PrivregOptions.partial(family="gaussian", eta_clip=4.0)
+    >>> largest_coefficients([1.0, 2.0], o, 1.0)
+    [1.0, 0.5]
+    """
+    top = options.eta_clip if y_bound is None else min(options.eta_clip, y_bound)
+    return [top / b if b > 0 else math.inf for b in smallest_bound]
+
+
+def noise_warning(
+    options: PrivregOptions,
+    sigmas: tuple[Sequence[float], Sequence[float]],
+    largest: Sequence[float],
+    names: Sequence[str],
+) -> str | None:
+    """The public rule that a DP release is dominated by noise, and what to do; None when it is not.
+
+    From the plan's noise scales and public inputs only (eps, delta, n, bounds, lam, eta_clip,
+    rounds; never the rows), so neighbouring data sets warn alike.  Two conditions, either enough:
+
+    * σ_η > eta_clip for some party: each entry of its shared linear predictor carries more noise
+      than the largest signal the clip lets it carry.  The receiving parties then cannot use it:
+      the Gaussian family clips the received offset to ±(K−1)·eta_clip, which, with σ_η beyond
+      it, passes the other parties' predictors attenuated by about 0.8·(K−1)·eta_clip/σ_η; the
+      binomial family's logistic loss saturates at such offsets.  The fit no longer combines the
+      blocks (with correlated blocks its coefficients are biased, signs included).  σ_η has the
+      floor 2·eta_clip/√(2ρ_η) (Δ₂(η) ≥ 2·eta_clip, the replaced row's own entry), so the rule
+      depends on eps, delta, rounds and K more than on n.
+    * σ_β > the party's largest coefficient that can matter (:func:`largest_coefficients`): the
+      final noise alone is larger than any coefficient of that party could usefully be.
+    """
+    sig_eta, sig_beta = sigmas
+    C = options.eta_clip
+    eta_bad = any(s > C for s in sig_eta)
+    beta_bad = any(s > top for s, top in zip(sig_beta, largest))
+    if not (eta_bad or beta_bad):
+        return None
+
+    def each(values) -> str:
+        return ", ".join(f"{v:.3g} ({nm})" for v, nm in zip(values, names))
+
+    why = []
+    if eta_bad:
+        why.append(
+            f"every shared linear predictor gets noise of sd sigma_eta = {each(sig_eta)} per entry, more "
+            f"than eta_clip = {C:g}, the largest value it can carry: the parties' fits cannot use each "
+            "other's predictors, so each party's coefficients are fitted as if the other parties' columns "
+            "were absent (biased, signs included, when the parties' columns are correlated)"
+        )
+    if beta_bad:
+        why.append(
+            f"the final coefficients get noise of sd sigma_beta = {each(sig_beta)}, more than the "
+            f"largest coefficient the bounds let matter ({each(largest)})"
+        )
+    return (
+        "vertical_glm's DP release is dominated by noise (public rule, dpstats.methods.privreg.noise_warning): "
+        + "; ".join(why)
+        + ". Raise eps, lam (the coefficient noise scales like 1/(n·lam)) or n, use fewer rounds or parties, "
+        "or declare tighter bounds; tidy()'s noise_sd column gives each coefficient's sigma_beta."
     )
 
 

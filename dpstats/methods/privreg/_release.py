@@ -27,7 +27,7 @@ from ._bcd import (
     pooled_covariance,
 )
 from ._glm import FAMILIES, Family, Penalty
-from ._plan import PrivregPlan
+from ._plan import PrivregPlan, largest_coefficients
 from ._settings import PrivregOptions
 
 
@@ -65,6 +65,44 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
         X[:, j] = np.clip(X[:, j], box.lo[i], box.hi[i])
         sq[owner[j]] += big[i] ** 2
     return X, [math.sqrt(s) for s in sq]
+
+
+def clip_to_bounds(mf: ModelFrame, owner: np.ndarray, bounds, options: PrivregOptions):
+    """DP mode's clipping and public scales: (X, y, R_k of each party, B_y, each party's largest coefficient).
+
+    :func:`clip_covariates`; for the Gaussian family :func:`clip_response` (y and B_y; else y as
+    given and B_y None); the largest coefficients of
+    :func:`~dpstats.methods.privreg.largest_coefficients` from :func:`smallest_bounds`.
+    """
+    K = int(owner.max()) + 1
+    X, radius = clip_covariates(mf, owner, K, bounds)
+    y, y_bound = clip_response(mf, bounds) if options.family == "gaussian" else (mf.y, None)
+    largest = largest_coefficients(smallest_bounds(mf, owner, K, bounds), options, y_bound)
+    return X, y, radius, y_bound, largest
+
+
+def smallest_bounds(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> list[float]:
+    """Each party's smallest covariate bound b = max(|lo|, |hi|) over its columns (the intercept's is 1).
+
+    Public (the declared bounds); with :func:`dpstats.methods.privreg.largest_coefficients` it
+    gives the largest coefficient of the party that can matter.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> mf = model_frame("y ~ a + b", pd.DataFrame({"y": [0., 1, 1], "a": [5., 0, 1], "b": [0., 1, 2]}))
+    >>> smallest_bounds(mf, np.array([0, 0, 1]), 2, {"a": (-3, 4), "b": (0, 0.5)})
+    [1.0, 0.5]
+    """
+    cols = [nm for nm in mf.names if nm != INTERCEPT]
+    box = resolve_box(bounds, cols, dummies=dummy_columns(mf), parts=interaction_parts(mf))
+    big = np.maximum(np.abs(box.lo), np.abs(box.hi))
+    out = [math.inf] * K
+    for j, nm in enumerate(mf.names):
+        b = 1.0 if nm == INTERCEPT else float(big[cols.index(nm)])
+        out[owner[j]] = min(out[owner[j]], b)
+    return out
 
 
 def clip_response(mf: ModelFrame, bounds) -> tuple[np.ndarray, float]:

@@ -16,8 +16,8 @@ test_that("prints and summaries show no Python literals and fit the console widt
     dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
           bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350))),
     vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial),
-    vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = "binomial", eps = 1,
-                 delta = 1e-6, penalty = "ridge", lam = 0.1, bounds = list(wt = c(0, 6), hp = c(0, 400)), seed = 1),
+    suppressWarnings(vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = "binomial", eps = 1,
+                 delta = 1e-6, penalty = "ridge", lam = 0.1, bounds = list(wt = c(0, 6), hp = c(0, 400)), seed = 1)),
     suppressWarnings(dp_plan("dp_sis", n = 500, p = 100, eps = c(0.5, 1), k = 3, seed = 1)),
     dp_select_infer(mpg ~ ., data = mtcars, eps = 2, delta = 1e-6, k = 2, n_boot = 100, seed = 1,
                     bounds = list(mpg = c(10, 35), cyl = c(4, 8), disp = c(70, 480), hp = c(50, 340),
@@ -76,9 +76,9 @@ test_that("the ledger is wrapped to the console width", {
 
 test_that("a DP vertical_glm says its sweeps were fixed instead of printing sum|Δβ| = NaN", {
   skip_if_no_dpstats()
-  fit <- vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = "binomial", eps = 1,
+  fit <- suppressWarnings(vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = "binomial", eps = 1,
                       delta = 1e-6, penalty = "ridge", lam = 0.1, bounds = list(wt = c(0, 6), hp = c(0, 400)),
-                      rounds = 5, seed = 1)
+                      rounds = 5, seed = 1))
   out <- gsub("\\s+", " ", printed(fit))  # the line is wrapped to the console width
   expect_false(grepl("NaN|nan", out))
   expect_match(out, "ran a fixed 5 sweeps (DP mode: no data-dependent stopping rule", fixed = TRUE)
@@ -118,4 +118,32 @@ test_that("printed text names no dpstats Python module or equation code; Python'
   # Python users keep the references: they point to the derivation
   expect_match(plans[[1]]$summary_text, "(dpstats.methods.glm, (G1))", fixed = TRUE)
   expect_match(glm_fit$text, "(methods.glm (G4))", fixed = TRUE)
+})
+
+test_that("a noise-dominated DP vertical_glm warns and prints each coefficient's noise sd", {
+  skip_if_no_dpstats()
+  set.seed(1)
+  df <- data.frame(x1 = runif(5000, -1, 1), x2 = runif(5000, -1, 1))
+  df$y <- pmin(pmax(0.5 * df$x1 - 0.3 * df$x2 + 0.2 * rnorm(5000), -1), 1)
+  expect_warning(
+    fit <- vertical_glm(y ~ x1 + x2, data = df, parties = list(a = "x1", b = "x2"), penalty = "ridge", lam = 0.001,
+                        bounds = c(-1, 1), eps = 1e4, delta = 1e-5, seed = 1),
+    "dominated by noise", class = "dpstats_chance_warning")
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("Noise SD", out, fixed = TRUE)))
+  expect_true(any(grepl("eta_clip = 4", gsub("\\s+", " ", paste(out, collapse = " ")), fixed = TRUE)))
+  td <- tidy(fit)
+  expect_true("noise.sd" %in% names(td))
+  expect_equal(td$noise.sd[td$term == "x2"], 2.13444, tolerance = 1e-4)
+  expect_true(any(grepl("Noise SD", capture.output(print(summary(fit))), fixed = TRUE)))
+})
+
+test_that("dp_gmm on iris at eps = 5 warns and prints that its accuracy is vacuous", {
+  skip_if_no_dpstats()
+  expect_warning(
+    fit <- dp_gmm(~ Sepal.Length + Petal.Length, data = iris, k = 3, eps = 5, delta = 1e-5,
+                  bounds = list(Sepal.Length = c(4, 8), Petal.Length = c(1, 7)), seed = 1),
+    "no accuracy guarantee", class = "dpstats_chance_warning")
+  expect_match(gsub("\\s+", " ", paste(capture.output(print(fit)), collapse = " ")), "vacuous): no accuracy guarantee",
+               fixed = TRUE)
 })
