@@ -46,7 +46,7 @@ class VerticalGLMResult(DPResult):
     converged: bool = False
     tol: float = 1e-8
     dispersion: float = 1.0
-    df_residual: int = 0
+    df_residual: int | None = 0
     deviance: float = math.nan
     penalty: str | None = None
     lam: float = 0.0
@@ -278,7 +278,7 @@ class VerticalGLMResult(DPResult):
                 "for penalized fits)"
             )
         lines.append(
-            f"Residual deviance: {self.deviance:.6g} on {self.df_residual} degrees of freedom"
+            f"Residual deviance: {self.deviance:.6g} on {self._df_text()} degrees of freedom"
             if not math.isnan(self.deviance)
             else "Residual deviance: not released (a function of the raw response)"
         )
@@ -286,6 +286,14 @@ class VerticalGLMResult(DPResult):
         lines.append(f"Standard errors: {self._se_text()}")
         lines += ["", "What the protocol reveals:"] + [f"  - {d}" for d in self.disclosure]
         return lines
+
+    def withhold_n(self) -> None:
+        """n is private: so are the residual degrees of freedom (n − p)."""
+        super().withhold_n()
+        self.df_residual = None
+
+    def _df_text(self) -> str:
+        return "n − p (not shown: n is private)" if self.df_residual is None else str(self.df_residual)
 
     @property
     def fixed_sweeps(self) -> bool:

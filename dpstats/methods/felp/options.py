@@ -41,6 +41,8 @@ class FELPOptions(Options):
         "dp_felp",
         "its subsets split the n rows read into equal parts (and the paper variant's sensitivity "
         "2/(nλ) is a function of n), which is private only for a public n",
+        dropped="the strict variant's sensitivity 2C/k reads no n and no check quotes it (the paper "
+        "variant is refuted: warned, and refused under strict=True)",
     )
 
     formula: str
