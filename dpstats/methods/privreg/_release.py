@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import PrivacyParameterError
-from ...formula import INTERCEPT, ModelFrame, dummy_columns, interaction_parts
+from ...formula import INTERCEPT, ModelFrame
 from ...geometry import resolve_box
+from ...privacy.bounds import design_box
 from ._bcd import (
     BCDOutcome,
     BlockFinal,
@@ -53,7 +54,7 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
             "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k."
         )
     cols = [nm for nm in mf.names if nm != INTERCEPT]
-    box = resolve_box(bounds, cols, dummies=dummy_columns(mf), parts=interaction_parts(mf))
+    box = design_box(bounds, mf, cols)  # columns named by their terms where levels were read
     X = mf.X.copy()
     big = np.maximum(np.abs(box.lo), np.abs(box.hi))
     sq = np.zeros(K)
