@@ -193,7 +193,7 @@ class VerticalDoor(OptionsDoor):
         frame = m.combine(self.data, columns, names, self.row_id)
         mf, response_note = m.response_frame(o.formula, frame, o.family, self.schema, check_constant=not o.dp)
         owner = m.assign_terms(mf, columns, names)
-        m.check_response(mf.y, o.family, mf.response)
+        m.check_response(mf.y, o.family, mf.response, dp=o.dp)
         if not o.dp:  # the exact (non-private) fit: R's glm gives NA for aliased columns, BCD cannot
             refuse_aliased("vertical_glm", list(mf.names), estimable_columns(mf.X, GLM_TOL))
         if o.dp and mf.offset is not None:
@@ -206,8 +206,7 @@ class VerticalDoor(OptionsDoor):
         if o.dp:  # public bounds: every party's row-norm bound R_k, and B_y for the Gaussian family
             bounds = declared_bounds(self.bounds, mf, response=o.family == "gaussian")
             out.X, out.radius = m.clip_covariates(mf, owner, len(names), bounds)
-            if o.family == "gaussian":
-                out.y, out.y_bound = m.clip_response(mf, bounds)
+            out.y, out.y_bound = m.clip_response(mf, bounds, o.family)  # binomial: [0, 1]
         dd.name_frame_steps(mf)  # after the bounds: without them DP mode is refused, not warned
         return out
 

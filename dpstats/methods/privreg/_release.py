@@ -68,8 +68,24 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
     return X, [math.sqrt(s) for s in sq]
 
 
-def clip_response(mf: ModelFrame, bounds) -> tuple[np.ndarray, float]:
-    """Gaussian DP mode: clip y to its declared bounds; return (clipped y, B_y = max |bound|)."""
+def clip_response(mf: ModelFrame, bounds, family: str = "gaussian") -> tuple[np.ndarray, float | None]:
+    """DP mode: clip y to its public range; return (clipped y, B_y = max |bound|, None for binomial:
+    its sensitivities need no B_y and it receives offsets unclipped).
+
+    Gaussian: the declared bounds of y.  Binomial: [0, 1], the family's domain, by construction (as
+    dp_glm's fitting rows): a check of y's values would be a check on the rows, whose outcome (an
+    error or a fit) could differ between neighbouring data sets.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> mf = model_frame("y ~ x", pd.DataFrame({"y": [0.0, 0.371, 1.0, 2.0], "x": [1.0, 2, 3, 5]}))
+    >>> clip_response(mf, None, "binomial")[0].tolist()
+    [0.0, 0.371, 1.0, 1.0]
+    """
+    if family == "binomial":
+        return np.clip(mf.y, 0.0, 1.0), None
     name = mf.response
     if isinstance(bounds, Mapping) and name not in bounds:
         raise PrivacyParameterError(
