@@ -216,6 +216,30 @@ def check_classes(mf: ModelFrame, declared: bool) -> np.ndarray:
     return counts
 
 
+def name_read_classes(dd: Any, schema: Schema | None, data: Any, formula: str) -> None:
+    """Name the step of reading a numeric response's classes from the rows, before any row is read.
+
+    A numeric response (one declared in ``bounds=``, or of a numeric dtype) has no declared classes:
+    which values occur, hence the classes, their number and the errors about them, depend on the
+    rows.  It is named (warned, refused under ``strict=True``); a text response without levels is
+    named by the schema (its levels read from the rows).  Declared classes: ``levels=`` on a text
+    column, a categorical or boolean dtype, or ``factor(y, levels = c(0, 1))`` in the formula.
+    """
+    response = formula.split("~", 1)[0].strip() if "~" in formula else ""
+    if not response or declared_classes(schema, data, response) or schema is None or not schema.private:
+        return
+    if not isinstance(data, pd.DataFrame) or response not in data.columns:
+        return
+    (var,) = schema.variables(data, [response])
+    if var.kind == "numeric":
+        dd.add(
+            f"the classes of the numeric response '{response}' were read from the rows (which values "
+            "occur, hence the classes, depends on the data; they are not shown)",
+            fix=f"declare them: write factor({response}, levels = c(...)) in the formula, or give the "
+            "column a pandas.CategoricalDtype with fixed categories (or text with levels=)",
+        )
+
+
 def declared_classes(schema: Schema | None, data: Any, response: str) -> bool:
     """Whether the response's classes are declared (public), from the schema and the dtypes only."""
     if schema is None or not isinstance(data, pd.DataFrame) or response not in data.columns:
