@@ -436,9 +436,7 @@ class Schema:
                     'use na_action="fill" with declared bounds, or neighbouring="add_remove"',
                 )
             ]
-        if not isinstance(self.bounds, Mapping) and not self.fills and self.fill_value("") is not None:
-            return []  # one fill for every numeric variable
-        unfilled = [v.name for v in self.variables(frame, names) if v.kind == "numeric" and v.fill is None]
+        unfilled = self.unfilled(frame, names)
         if not unfilled:
             return []
         return [
@@ -449,6 +447,29 @@ class Schema:
                 "declare public bounds for every variable, e.g. bounds={'x': (0, 10)}, or, for a numeric "
                 "column used as a factor, its levels: factor(x, levels = c(...))",
             )
+        ]
+
+    def unfilled(
+        self, frame: pd.DataFrame, names: Sequence[str], *, entry_checked: bool = False
+    ) -> list[str]:
+        """The numeric variables among ``names`` without a public fill (no declared bounds), whose
+        missing values drop their rows under ``na_action="fill"``; from the arguments and ``frame``'s
+        dtypes only (an empty frame will do).
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"y": [1.0], "z": [2.0], "g": ["a"]})
+        >>> Schema.declare(bounds={"y": (0, 1), "log(z)": (-1, 1)}).unfilled(df, ["y", "z", "g"])
+        ['z']
+        """
+        if not isinstance(self.bounds, Mapping) and not self.fills and self.fill_value("") is not None:
+            return []  # one fill for every numeric variable
+        # entry_checked: a variable with an entry that is no pair is left to the bounds check, which names it
+        named = self.declared_numeric(names) if entry_checked else set()
+        return [
+            v.name
+            for v in self.variables(frame, names)
+            if v.kind == "numeric" and v.fill is None and v.name not in named
         ]
 
     def rule(self) -> str:
@@ -655,6 +676,37 @@ class PublicN:
     method: str
     why: str
     add_remove: str = ""
+    dropped: str = ""
+
+    def refuse_unfilled(self, schema: Schema, unfilled: Sequence[str]) -> None:
+        """Refuse a private call in which a formula variable has no public fill (``unfilled``, from
+        :meth:`Schema.unfilled`: decided from the arguments and the dtypes), where the release needs
+        the public n: its missing values would drop rows, making n private as ``na_action="omit"``
+        does.  ``dropped`` set: the method runs with n private then (a named step), and the call
+        stands.
+
+        Examples
+        --------
+        >>> need = PublicN("dp_lm", "n is exact in the released XᵀX")
+        >>> need.refuse_unfilled(Schema.declare(bounds={"y": (0, 1)}), ["z"])
+        Traceback (most recent call last):
+        ...
+        dpstats.errors.PrivacyParameterError: dp_lm cannot drop rows with a missing value in 'z' ...
+        """
+        if not unfilled or self.dropped or schema.na_action != "fill" or not schema.private:
+            return
+        if self.add_remove and schema.neighbouring == "add_remove":
+            return
+        method = f"{self.method} under neighbouring='replace'" if self.add_remove else self.method
+        other = f', or use neighbouring="add_remove" ({self.add_remove})' if self.add_remove else ""
+        shown = ", ".join(repr(c) for c in unfilled[:5]) + (", ..." if len(unfilled) > 5 else "")
+        raise PrivacyParameterError(
+            f"{method} cannot drop rows with a missing value in {shown} (a numeric variable without "
+            f"declared bounds has no public fill): {self.why}, so it needs the public number of rows read, "
+            f"which dropping rows would make private. Declare bounds for every variable, e.g. "
+            f'bounds={{{unfilled[0]!r}: (lo, hi)}}, and keep the default na_action="fill" (each missing '
+            f"value gets its public fill; no row is dropped){other}. Nothing was read or spent."
+        )
 
     def refuse_omit(self, schema: Schema) -> None:
         """Refuse ``na_action="omit"`` on a private call where the release needs the public n."""

@@ -232,7 +232,8 @@ def _factor_response():
 BAD = [
     (dict(bounds=None), PrivacyParameterError, "bounds= is needed"),
     (dict(bounds="auto"), PrivacyParameterError, "bounds= is needed"),
-    (dict(bounds={"x1": (-1, 1), "y": (-4, 4)}), PrivacyParameterError, "bounds are missing for 2 column(s)"),
+    # x2, x3 have no public fill: dropping their incomplete rows would make n private (audit F4)
+    (dict(bounds={"x1": (-1, 1), "y": (-4, 4)}), PrivacyParameterError, "missing value in 'x2', 'x3'"),
     (dict(data=_factor_response()), DataError, "numeric response is needed"),
     (dict(q=0.0), PrivacyParameterError, "q must be in (0.0, 1.0)"),
     (dict(q=1.5), PrivacyParameterError, "q must be in"),

@@ -304,7 +304,7 @@ def test_bad_arguments_are_refused_without_charge(kw, error):
 def test_cbind_of_expressions_and_offsets_are_refused():
     df = _logistic(n=500).assign(f=1)
     with pytest.raises(FormulaError, match="cbind"):
-        dp.dp_glm("cbind(y, 1 - y) ~ x1", df, eps=1.0, delta=1e-6, bounds=BOUNDS)
+        dp.dp_glm("cbind(y, 1 - y) ~ x1", df, eps=1.0, delta=1e-6, bounds={**BOUNDS, "y": (0, 1)})
     with pytest.raises(FormulaError, match="offset"):
         dp.dp_glm("y ~ x1 + offset(x2)", df, eps=1.0, delta=1e-6, bounds=BOUNDS)
 
@@ -313,7 +313,9 @@ def test_strict_refuses_eps_inf_and_data_range_bounds():
     df = _logistic(n=3000)
     with pytest.raises(PrivacyParameterError, match="strict"):
         dp.dp_glm("y ~ x1", df, eps=math.inf, strict=True)
-    with pytest.raises(Exception, match="declare public bounds"):
+    # without bounds x1 has no public fill, so its incomplete rows would be dropped and n made private:
+    # refused whatever strict says, before the data-range step is reached (audit F4)
+    with pytest.raises(PrivacyParameterError, match="cannot drop rows with a missing value in 'x1'"):
         dp.dp_glm("y ~ x1", df, eps=1.0, delta=1e-6, strict=True)
 
 
@@ -414,5 +416,11 @@ def test_private_response_expressions_name_their_data_dependent_steps():
     assert fit.terms == ["(Intercept)", "wt"]
     acc = dp.Accountant(eps=5.0, delta=1e-3)
     with pytest.raises(PrivacyParameterError, match=r"factor\(am\) reads its levels from the rows"):
-        dp.dp_glm("factor(am) ~ wt", big, strict=True, accountant=acc, **kw)
+        dp.dp_glm(
+            "factor(am) ~ wt",
+            big,
+            strict=True,
+            accountant=acc,
+            **{**kw, "bounds": {**kw["bounds"], "am": (0, 1)}},
+        )
     assert acc.spent_eps == 0

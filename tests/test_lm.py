@@ -202,26 +202,28 @@ def test_bad_input_spends_nothing(linear_data):
     with pytest.raises(DataError, match="needs more rows than coefficients"):
         dp.dp_lm("y ~ x1 + x2", df.head(3), eps=1.0, bounds=BOUNDS, accountant=acc)
     with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
-        dp.dp_lm("y ~ x1 + x2", df, eps=1.0, strict=True, accountant=acc)
+        dp.dp_lm("y ~ x1 + g", bad, eps=1.0, bounds=BOUNDS, strict=True, accountant=acc)  # levels read
     with pytest.raises(PrivacyParameterError, match="eps = inf"):
         dp.dp_lm("y ~ x1 + x2", df, eps=math.inf, strict=True, accountant=acc)
     with pytest.raises(PrivacyParameterError, match="n_boot"):
         dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, n_boot=10, accountant=acc)
-    with pytest.raises(PrivacyParameterError, match="bounds are missing"):
+    with pytest.raises(PrivacyParameterError, match="cannot drop rows with a missing value in 'y', 'x2'"):
         dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds={"x1": (0, 10)}, accountant=acc)
     with pytest.raises(BudgetExceededError):
         dp.dp_lm("y ~ x1 + x2", df, eps=2.0, bounds=BOUNDS, accountant=acc)
     assert acc.spent_eps == 0 and acc.spent_delta == 0
 
 
-def test_missing_bounds_are_a_named_data_dependent_step(linear_data):
+def test_missing_bounds_are_refused_before_anything_is_read(linear_data):
+    """Without bounds no variable has a public fill, so a missing value would drop its row and make n
+    private, which dp_lm releases exactly (audit F4): refused from the arguments and dtypes."""
     df, _ = linear_data
-    with (
-        pytest.warns(NonPrivateWarning, match="min and max"),
-        pytest.warns(NonPrivateWarning, match="without declared bounds"),  # no public fill (issue 26)
+    acc = Accountant(eps=5.0, delta=1e-3)
+    with pytest.raises(
+        PrivacyParameterError, match="cannot drop rows with a missing value in 'y', 'x1', 'x2'"
     ):
-        fit = dp.dp_lm("y ~ x1 + x2", df, eps=1.0, n_boot=200, random_state=2)
-    assert len(fit.privacy.data_dependent_steps) == 2
+        dp.dp_lm("y ~ x1 + x2", df, eps=1.0, n_boot=200, random_state=2, accountant=acc)
+    assert acc.spent_eps == 0 and acc.charges == []
 
 
 def test_diagnostics_only_on_request(linear_data):

@@ -260,21 +260,18 @@ def test_omit_is_refused_where_n_must_be_public(name, data):
 
 
 @pytest.mark.parametrize("name", ["dp_lm", "dp_glm"])
-def test_rows_dropped_without_bounds_show_neither_n_nor_the_degrees_of_freedom(name, data, tmp_path):
-    """Without declared bounds a row missing x2 has no public fill and is dropped (a named step), so the
-    number analysed is private: neither it (1237) nor anything computed from it, such as the residual
-    (1237 − 6) and null (1237 − 1) degrees of freedom or the noise record's n, reaches a channel."""
+def test_rows_dropped_without_bounds_are_refused_where_n_must_be_public(name, data):
+    """Without declared bounds a row missing x2 has no public fill and would be dropped, making the
+    number analysed (1237) private; dp_lm and dp_glm release n exactly or use it in their sensitivities
+    and refusal rule, so the call is refused from the arguments and dtypes (audit F4), before anything
+    is spent, in words that quote neither n nor anything computed from it."""
     func, formula, args, _ = FRONT_DOORS[name]
     derived = {COMPLETE - j for j in range(8)}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", NonPrivateWarning)
-        fit = func(formula, data, random_state=3, **{**args, "bounds": None})
-    assert any("dropped" in step for step in fit.privacy.data_dependent_steps)
-    assert fit.released_n() is None and fit.df_residual is None and fit.noise["n"] is None
-    assert not any(occurring(derived, str(w.message)) for w in caught)
-    leaks = {ch: occurring(derived, text) for ch, text in _channels(fit, tmp_path).items()}
-    assert not any(leaks.values()), {ch: s for ch, s in leaks.items() if s}
-    assert name != "dp_lm" or "degrees of freedom not shown: n is private" in str(fit)
+    acc = dp.Accountant(eps=10.0, delta=1e-3)
+    with pytest.raises(dp.PrivacyParameterError, match="cannot drop rows with a missing value in") as err:
+        func(formula, data, random_state=3, accountant=acc, **{**args, "bounds": None})
+    assert not occurring(derived, str(err.value)) and "declare bounds" in str(err.value).lower()
+    assert acc.spent_eps == 0 and acc.charges == []
 
 
 @pytest.mark.filterwarnings(

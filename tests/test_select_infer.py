@@ -55,7 +55,7 @@ def test_refusals_spend_nothing():
         dp.dp_select_infer("y ~ .", df, eps=1.0, select="two_stage", bounds=BOUNDS, accountant=acc)
     with pytest.raises(PrivacyParameterError, match="strict=True"):
         dp.dp_select_infer("y ~ .", df, eps=1.0, k=2, strict=True, accountant=acc)
-    with pytest.raises(PrivacyParameterError, match="bounds are missing"):
+    with pytest.raises(PrivacyParameterError, match="cannot drop rows with a missing value in 'y', 'x2'"):
         dp.dp_select_infer("y ~ .", df, eps=1.0, k=2, bounds={"x1": (-1, 1)}, accountant=acc)
     with pytest.raises(DataError, match="too few rows"):
         dp.dp_select_infer("y ~ .", df.head(4), eps=1.0, k=1, bounds=BOUNDS, accountant=acc)
@@ -76,9 +76,10 @@ def test_refusals_spend_nothing():
 
 def test_data_dependent_steps_of_the_parts_reach_the_statement():
     df = _data(2000, 10, np.random.default_rng(4))
+    df["g"] = np.where(df["x1"] > 0, "a", "b")  # text without declared levels: read from the rows
     with pytest.warns(NonPrivateWarning):
-        res = dp.dp_select_infer("y ~ .", df, eps=2.0, k=3, n_boot=200, random_state=1)
-    assert res.privacy.data_dependent_steps  # missing bounds: named, not hidden
+        res = dp.dp_select_infer("y ~ .", df, eps=2.0, k=3, bounds=BOUNDS, n_boot=200, random_state=1)
+    assert res.privacy.data_dependent_steps  # levels read: named, not hidden
 
 
 # selector -> (n, d, trials, selector arguments); seeds: data seed 99, random_state = trial index.
@@ -241,9 +242,9 @@ def test_glm_inference_refusals_spend_nothing():
         dp.dp_select_infer("y ~ .", df, infer="glm", **{**call, "delta": 0.0})
     with pytest.raises(PrivacyParameterError, match='does not offer bounds="auto"'):
         dp.dp_select_infer("y ~ .", df, infer="glm", **{**call, "bounds": "auto"})
-    with pytest.raises(PrivacyParameterError, match="needs declared bounds for the count 'y'"):
+    with pytest.raises(PrivacyParameterError, match="cannot drop rows with a missing value in 'y'"):
         dp.dp_select_infer("y ~ .", df, infer="glm", family="poisson", **{**call, "bounds": None})
-    with pytest.raises(PrivacyParameterError, match="bounds are missing for 1 column"):  # as for infer="lm"
+    with pytest.raises(PrivacyParameterError, match="missing value in 'y' "):  # no public fill (audit F4)
         dp.dp_select_infer("y ~ .", df, infer="glm", **{**call, "bounds": {c: b[c] for c in df.columns[:-1]}})
     # dp_glm's rule (G5) on part B (2000 rows) at the largest selection: k = 3, and for dp_knockoff every
     # one of the 40 candidates, refused before the selector spends anything

@@ -176,7 +176,15 @@ def test_declared_bounds_and_strict_give_no_data_dependent_step(name):
             assert marker not in text, f"{name}: {channel} shows {marker!r}"
 
 
-@pytest.mark.parametrize("name", [n for n in PURE if not n.startswith(("vertical_glm", "dp_two_stage"))])
+# without bounds no variable has a public fill: doors whose release needs the public n refuse the call
+# (dropping incomplete rows would make n private; audit F4), the others name the step
+PUBLIC_N_REFUSED = ("dp_lm", "dp_glm", "dp_select_infer", "dp_bh")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n for n in PURE if not n.startswith(("vertical_glm", "dp_two_stage") + PUBLIC_N_REFUSED)],
+)
 def test_without_bounds_warns_and_lists_the_step(name):
     with pytest.warns(NonPrivateWarning, match="data-dependent step"):
         fit = _run(name, declared=False)
@@ -186,6 +194,14 @@ def test_without_bounds_warns_and_lists_the_step(name):
     assert fit.to_dict()["glance"]["data_dependent_steps"] == len(steps)
     for channel, text in _texts(fit).items():
         assert MARKERS[channel] in text, f"{name}: {channel} does not show the data-dependent steps"
+
+
+@pytest.mark.parametrize("name", [n for n in PURE if n.startswith(PUBLIC_N_REFUSED)])
+def test_without_bounds_doors_needing_public_n_refuse_before_spending(name):
+    acc = _budget()
+    with pytest.raises(dp.PrivacyParameterError, match="cannot drop rows with a missing value"):
+        _run(name, declared=False, accountant=acc)
+    assert acc.spent_eps == 0
 
 
 @pytest.mark.parametrize("name", list(PURE))

@@ -280,6 +280,7 @@ def declare(
     schema = _declared_schema(given, bounds, eps, unbounded_fill=unbounded_fill, fills=fills)
     if options.PUBLIC_N is not None:
         options.PUBLIC_N.refuse_omit(schema)
+        options.PUBLIC_N.refuse_unfilled(schema, engines.unfilled_variables(data, given["formula"], schema))
     if nonprivate_run:  # warned once the call's other checks have passed
         warnings.warn(
             f"eps = inf: {nonprivate}, NOT private.", NonPrivateWarning, stacklevel=caller_stacklevel()

@@ -168,6 +168,7 @@ class FELPFrame:
     select: int
     box: Box | None
     truth: list[str] | None
+    declared: bool = True  # the response's classes are public (else read from the rows: not shown)
 
 
 @dataclass
@@ -179,16 +180,19 @@ class FELPDoor(DataDoor):
 
     def frame(self, dd: DataDependence) -> FELPFrame:
         o = self.options
+        m.name_read_classes(dd, self.schema, self.data, o.formula)  # refused under strict before reading
         mf = model_frame(o.formula, self.data, drop_intercept=True, response="factor", schema=self.schema)
         m.check_features(mf, o.formula)
-        counts = m.check_classes(mf, m.declared_classes(self.schema, self.data, mf.response))
+        declared = m.declared_classes(self.schema, self.data, mf.response)
+        counts = m.check_classes(mf, declared)
         select = m.check_select(o.select, mf.p)
         m.check_subsets(o, mf)
         refuse_offset(mf, "dp_felp")
         dd.name_frame_steps(mf)
         box = None if o.bounds is None else design_box(declared_bounds(o.bounds, mf, response=False), mf)
         m.name_data_dependent_steps(dd, bounded=box is not None, lam_source=o.lam_source, lam_grid=o.lam_grid)
-        return FELPFrame(mf=mf, counts=counts, select=select, box=box, truth=check_truth(o.truth, mf.names))
+        truth = check_truth(o.truth, mf.names)
+        return FELPFrame(mf=mf, counts=counts, select=select, box=box, truth=truth, declared=declared)
 
     def plan(self, frame: FELPFrame, dd: DataDependence) -> m.FELPPlan:
         return m.plan(self.options, n=frame.mf.n, d=frame.mf.p, select=frame.select, box=frame.box)
@@ -220,7 +224,7 @@ class FELPDoor(DataDoor):
             sensitivity=released.sensitivity,
             noise_scale=released.scale,
             clip_norm=plan.clip_norm,
-            classes=[str(c) for c in mf.classes],
+            classes=[str(c) for c in mf.classes] if frame.declared else None,
             scaling=(
                 "declared bounds mapped onto [0, 1], clipped, divided by √d"
                 if frame.box is not None

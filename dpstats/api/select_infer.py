@@ -145,6 +145,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     data = engines.as_data(data, formula, keep=[levels])  # polars, Arrow, DuckDB as pandas
     schema = Schema.declare(bounds=bounds, levels=levels, na_action=na_action, neighbouring=neighbouring)
     m.SelectInferOptions.PUBLIC_N.refuse_omit(schema)
+    m.SelectInferOptions.PUBLIC_N.refuse_unfilled(schema, engines.unfilled_variables(data, formula, schema))
     call = call_of(dp_select_infer, given)
     if bounds_eps is not None:
         call["bounds_eps"] = bounds_eps

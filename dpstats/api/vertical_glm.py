@@ -194,7 +194,7 @@ class VerticalDoor(OptionsDoor):
         frame = m.combine(self.data, columns, names, self.row_id)
         mf, response_note = m.response_frame(o.formula, frame, o.family, self.schema, check_constant=not o.dp)
         owner = m.assign_terms(mf, columns, names)
-        m.check_response(mf.y, o.family, mf.response)
+        m.check_response(mf.y, o.family, mf.response, dp=o.dp)
         if not o.dp:  # the exact (non-private) fit: R's glm gives NA for aliased columns, BCD cannot
             refuse_aliased("vertical_glm", list(mf.names), estimable_columns(mf.X, GLM_TOL))
         if o.dp and mf.offset is not None:

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, DPStatsError
 from ..formula import INTERCEPT, ModelFrame, factor_columns, finish_checks, model_frame, raise_constant
 from ..geometry import Box
 from ..schema import Schema
@@ -62,6 +62,7 @@ from .layout import Layout, build_layout
 from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, stream
 
 __all__ = [
+    "unfilled_variables",
     "Data",
     "InMemoryData",
     "stream",
@@ -164,6 +165,39 @@ def require_rows(data, door: str, why: str, instead: str = "") -> None:
         "and keeps only sufficient statistics. Load it into a pandas DataFrame (a random subsample if it "
         f"does not fit){other}. Nothing was read or spent."
     )
+
+
+def unfilled_variables(data, formula, schema: Schema) -> list[str]:
+    """The formula's numeric variables without a public fill in ``schema`` (:meth:`Schema.unfilled`),
+    from the data's column names and dtypes alone: no row is read.  Data or a formula a door refuses
+    for other reasons give none (the door's own check speaks); a list of frames (vertical_glm's
+    parties) is read as their columns side by side.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"y": [0.5], "x": [1.0], "z": [2.0]})
+    >>> unfilled_variables(df, "y ~ x + log(z)", Schema.declare(bounds={"y": (0, 1), "x": (0, 1)}))
+    ['z']
+    """
+    from ..formula import formula_variables
+
+    if not isinstance(formula, str):
+        return []
+    try:
+        if is_engine_input(data):
+            empty = as_source(data).schema_frame()
+        elif isinstance(data, (list, tuple)):
+            parts = [p.iloc[:0] for p in data if isinstance(p, pd.DataFrame)]
+            empty = pd.concat(parts, axis=1) if parts else pd.DataFrame()
+            empty = empty.loc[:, ~empty.columns.duplicated()]
+        else:
+            empty = pd.DataFrame(data).iloc[:0] if isinstance(data, dict) else data.iloc[:0]
+        empty = schema.read_numeric(empty.rename(columns=str))
+        names = formula_variables(formula, empty, one_sided=formula.lstrip().startswith("~"))
+        return schema.unfilled(empty, names, entry_checked=True)
+    except (DPStatsError, ValueError, TypeError, KeyError, AttributeError, SyntaxError):
+        # the door refuses such data or formula itself, in its own words
+        return []
 
 
 def as_source(data):

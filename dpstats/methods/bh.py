@@ -97,10 +97,10 @@ import pandas as pd
 from scipy.special import log_ndtr, ndtri
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, ModelFrame, dummy_columns, interaction_parts
+from ..formula import INTERCEPT, ModelFrame
 from ..geometry import Box, resolve_box
 from ..privacy.accountant import LedgerEntry
-from ..privacy.bounds import is_auto
+from ..privacy.bounds import design_box, is_auto
 from ..privacy.fdr import (
     PeelingCalibration,
     PrivateBH,
@@ -493,7 +493,7 @@ def slope_boxes(mf: ModelFrame, bounds: Any) -> tuple[list[str], Box, Box]:
     names = [nm for nm in mf.names if nm != INTERCEPT]
     if not names:
         raise DataError(f"the formula '{mf.formula}' has no predictor columns; dp_bh needs at least one.")
-    x_box = resolve_box(bounds, names, dummies=dummy_columns(mf), parts=interaction_parts(mf))
+    x_box = design_box(bounds, mf, names)  # columns named by their terms where levels were read
     return names, x_box, resolve_box(bounds, [mf.response])
 
 

@@ -72,7 +72,7 @@ class BHResult(DPResult):
 
     def released_n(self) -> int | None:
         if self.from_rows:
-            return self.n  # replace one row: n is public
+            return super().released_n()  # public under replace one row, unless rows were dropped
         return None  # the input is p-values: the number of rows behind them is not an output
 
     def shown_diagnostics(self) -> dict[str, Any]:
@@ -81,7 +81,8 @@ class BHResult(DPResult):
 
     def n_text(self) -> str:
         if self.from_rows:
-            return f"n = {self.n}; {self.p} hypotheses (zero marginal slope of each design column)"
+            shown = super().n_text()
+            return f"{shown}; {self.p} hypotheses (zero marginal slope of each design column)"
         return f"{self.p} hypotheses (input: p-values; n is not an output)"
 
     def _body_lines(self) -> list[str]:

@@ -47,18 +47,22 @@ class FELPResult(DPResult):
     sensitivity: float = 0.0
     noise_scale: float = 0.0
     clip_norm: float | None = None
-    classes: list[str] = field(default_factory=list)
+    classes: list[str] | None = field(default_factory=list)  # None: read from the rows, not shown
     scaling: str = ""
 
     title = "DP ensemble feature weighting by local learning (FELP)"
+
+    def _classes_text(self) -> str:
+        if self.classes is None:  # read from the rows: neither they nor their number is an output
+            return "classes read from the rows, not shown"
+        shown = ", ".join(self.classes[:6]) + (", ..." if len(self.classes) > 6 else "")
+        return f"{len(self.classes)} classes: {shown}"
 
     def _body_lines(self) -> list[str]:
         ranks = self.ranks()
         lines = [
             f"Selected the top {self.select} of {self.p} features by released weight "
-            f"({len(self.classes)} classes: {', '.join(self.classes[:6])}"
-            + (", ..." if len(self.classes) > 6 else "")
-            + "):"
+            f"({self._classes_text()}):"
         ]
         table = self.tidy().sort_values("rank").head(max(self.select, 10))
         for _, row in table.iterrows():
@@ -133,7 +137,7 @@ class FELPResult(DPResult):
             "sensitivity": self.sensitivity,
             "noise_scale": self.noise_scale,
             "clip_norm": self.clip_norm,
-            "classes": list(self.classes),
+            "classes": None if self.classes is None else list(self.classes),
             "scaling": self.scaling,
         }
 

@@ -48,8 +48,8 @@ class SelectInferResult(LMResult):
     selector: str = ""
     selected: list[str] | None = None
     candidates: int = 0
-    n_select: int = 0
-    n_infer: int = 0
+    n_select: int | None = 0
+    n_infer: int | None = 0
     selection: DPResult | None = None
     fit: LMResult | None = None
     fit_door: str = "dp_lm"
@@ -96,10 +96,22 @@ class SelectInferResult(LMResult):
         mf.names = ["(Intercept)"] + list(self.selected)
         return mf
 
+    def withhold_n(self) -> None:
+        """n is private: so are the parts' sizes, which follow from it, and each part's own n."""
+        super().withhold_n()
+        self.n_select = self.n_infer = None
+        for part in (self.selection, self.fit):
+            if part is not None:
+                part.withhold_n()
+
     def pipeline_lines(self) -> list[str]:
+        sizes = (
+            f"part A ({self.n_select} rows) and part B ({self.n_infer} rows)"
+            if self.n_select is not None
+            else "part A and part B (their sizes follow from n: not shown)"
+        )
         lines = [
-            f"Pipeline: {self.n_text()} split at random (independently of the data) into part A "
-            f"({self.n_select} rows) and part B ({self.n_infer} rows).",
+            f"Pipeline: {self.n_text()} split at random (independently of the data) into {sizes}.",
             f"  1. {self.selector} on part A selected {len(self.selected or [])} of {self.candidates} terms: "
             + (", ".join(self.selected) if self.selected else "none"),
         ]

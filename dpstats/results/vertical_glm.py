@@ -51,7 +51,7 @@ class VerticalGLMResult(DPResult):
     converged: bool = False
     tol: float = 1e-8
     dispersion: float = 1.0
-    df_residual: int = 0
+    df_residual: int | None = 0
     deviance: float = math.nan
     penalty: str | None = None
     lam: float = 0.0
@@ -290,7 +290,7 @@ class VerticalGLMResult(DPResult):
                 "for penalized fits)"
             )
         lines.append(
-            f"Residual deviance: {self.deviance:.6g} on {self.df_residual} degrees of freedom"
+            f"Residual deviance: {self.deviance:.6g} on {self._df_text()} degrees of freedom"
             if not math.isnan(self.deviance)
             else "Residual deviance: not released (a function of the raw response)"
         )
@@ -310,6 +310,14 @@ class VerticalGLMResult(DPResult):
             f"and gets Gaussian noise of sd sigma_eta = {each} per entry; each final coefficient gets "
             "noise of sd sigma_beta (column Noise SD)"
         ]
+
+    def withhold_n(self) -> None:
+        """n is private: so are the residual degrees of freedom (n − p)."""
+        super().withhold_n()
+        self.df_residual = None
+
+    def _df_text(self) -> str:
+        return "n − p (not shown: n is private)" if self.df_residual is None else str(self.df_residual)
 
     @property
     def fixed_sweeps(self) -> bool:

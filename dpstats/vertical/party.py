@@ -212,7 +212,7 @@ class Party:
         )
         expected = self._expected_members(parties, n_parties)
         mf = self._frame(leader=True)
-        m.check_response(mf.y, family, mf.response)
+        m.check_response(mf.y, family, mf.response, dp=options.dp)
         dp = _LocalDP.leader(mf, options, bounds, random_state) if options.dp else None
         ctx = server_context(self.tls) if self.tls is not None else None
         listener = socket.create_server((host, port))
@@ -680,9 +680,7 @@ class _LocalDP:
     @classmethod
     def leader(cls, mf, options: m.PrivregOptions, bounds, random_state) -> _LocalDP:
         X, (radius,) = m.clip_covariates(mf, np.zeros(mf.p, dtype=int), 1, bounds)
-        y, y_bound = mf.y, None
-        if options.family == "gaussian":
-            y, y_bound = m.clip_response(mf, bounds)
+        y, y_bound = m.clip_response(mf, bounds, options.family)  # binomial: [0, 1], a public rule
         return cls(mf, X, y, radius, y_bound, NoiseSource(random_state))
 
     def block(

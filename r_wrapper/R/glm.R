@@ -75,7 +75,7 @@ nobs.dp_result <- function(object, ...) {
   as.integer(n)
 }
 
-df.residual.dp_vertical_glm <- function(object, ...) as.integer(object$outputs$df_residual)
+df.residual.dp_vertical_glm <- function(object, ...) df.residual.dp_lm(object, ...)  # an error where n is private
 
 deviance.dp_vertical_glm <- function(object, ...) {
   if (.is_dp_fit(object)) {

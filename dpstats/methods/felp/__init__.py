@@ -45,6 +45,7 @@ from .options import (
     check_select,
     check_subsets,
     declared_classes,
+    name_read_classes,
 )
 from .sensitivity import (
     DEFAULT_LAM,
@@ -72,6 +73,7 @@ __all__ = [
     "check_select",
     "check_subsets",
     "declared_classes",
+    "name_read_classes",
     "plan",
     "release",
     "Release",

@@ -41,6 +41,8 @@ class FELPOptions(Options):
         "dp_felp",
         "its subsets split the n rows read into equal parts (and the paper variant's sensitivity "
         "2/(nλ) is a function of n), which is private only for a public n",
+        dropped="the strict variant's sensitivity 2C/k reads no n and no check quotes it (the paper "
+        "variant is refuted: warned, and refused under strict=True)",
     )
 
     formula: str
@@ -212,6 +214,30 @@ def check_classes(mf: ModelFrame, declared: bool) -> np.ndarray:
             "by construction)."
         )
     return counts
+
+
+def name_read_classes(dd: Any, schema: Schema | None, data: Any, formula: str) -> None:
+    """Name the step of reading a numeric response's classes from the rows, before any row is read.
+
+    A numeric response (one declared in ``bounds=``, or of a numeric dtype) has no declared classes:
+    which values occur, hence the classes, their number and the errors about them, depend on the
+    rows.  It is named (warned, refused under ``strict=True``); a text response without levels is
+    named by the schema (its levels read from the rows).  Declared classes: ``levels=`` on a text
+    column, a categorical or boolean dtype, or ``factor(y, levels = c(0, 1))`` in the formula.
+    """
+    response = formula.split("~", 1)[0].strip() if "~" in formula else ""
+    if not response or declared_classes(schema, data, response) or schema is None or not schema.private:
+        return
+    if not isinstance(data, pd.DataFrame) or response not in data.columns:
+        return
+    (var,) = schema.variables(data, [response])
+    if var.kind == "numeric":
+        dd.add(
+            f"the classes of the numeric response '{response}' were read from the rows (which values "
+            "occur, hence the classes, depends on the data; they are not shown)",
+            fix=f"declare them: write factor({response}, levels = c(...)) in the formula, or give the "
+            "column a pandas.CategoricalDtype with fixed categories (or text with levels=)",
+        )
 
 
 def declared_classes(schema: Schema | None, data: Any, response: str) -> bool:

@@ -44,6 +44,7 @@ class GMMOptions(Options):
         "dp_gmm",
         "the thresholds of its clipping radius (98% of n) and first clustering round take n as public",
         add_remove="n is then estimated privately; give groups= for sample_aggregate",
+        dropped="n is then estimated privately, as under add/remove",
     )
 
     formula: str

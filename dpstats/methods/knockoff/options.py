@@ -47,6 +47,8 @@ class KnockoffOptions(Options):
         "dp_knockoff",
         "its statistics are normalised by n, and its checks (n > p, delta < 1/n) and operating "
         "characteristics read n",
+        dropped="its checks and operating characteristics then read no n, and its augmentation step is "
+        "named whatever n is",
     )
 
     formula: str

@@ -311,7 +311,10 @@ def _dp_assumptions(family: str) -> list[str]:
                 "clipped to ±(K−1)·eta_clip before the block fit"
             ]
             if family == "gaussian"
-            else []
+            else [
+                "binomial family: y clipped to [0, 1], the family's domain (a public rule, whatever the "
+                "rows hold: a value outside {0, 1} is not refused), so |y − μ| ≤ 1 in the loss gradient"
+            ]
         ),
         "the number of sweeps is fixed in advance",
     ]

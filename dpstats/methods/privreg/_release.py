@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import PrivacyParameterError
-from ...formula import INTERCEPT, ModelFrame, dummy_columns, interaction_parts
+from ...formula import INTERCEPT, ModelFrame
 from ...geometry import resolve_box
+from ...privacy.bounds import design_box
 from ._bcd import (
     BCDOutcome,
     BlockFinal,
@@ -53,7 +54,7 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
             "bounds={'x1': (0, 1), ...}: they bound each party's row norm R_k."
         )
     cols = [nm for nm in mf.names if nm != INTERCEPT]
-    box = resolve_box(bounds, cols, dummies=dummy_columns(mf), parts=interaction_parts(mf))
+    box = design_box(bounds, mf, cols)  # columns named by their terms where levels were read
     X = mf.X.copy()
     big = np.maximum(np.abs(box.lo), np.abs(box.hi))
     sq = np.zeros(K)
@@ -70,13 +71,13 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
 def clip_to_bounds(mf: ModelFrame, owner: np.ndarray, bounds, options: PrivregOptions):
     """DP mode's clipping and public scales: (X, y, R_k of each party, B_y, each party's largest coefficient).
 
-    :func:`clip_covariates`; for the Gaussian family :func:`clip_response` (y and B_y; else y as
-    given and B_y None); the largest coefficients of
+    :func:`clip_covariates`; :func:`clip_response` (y and B_y for the Gaussian family; y clipped to
+    [0, 1] and B_y None for the binomial); the largest coefficients of
     :func:`~dpstats.methods.privreg.largest_coefficients` from :func:`smallest_bounds`.
     """
     K = int(owner.max()) + 1
     X, radius = clip_covariates(mf, owner, K, bounds)
-    y, y_bound = clip_response(mf, bounds) if options.family == "gaussian" else (mf.y, None)
+    y, y_bound = clip_response(mf, bounds, options.family)
     largest = largest_coefficients(smallest_bounds(mf, owner, K, bounds), options, y_bound)
     return X, y, radius, y_bound, largest
 
@@ -96,7 +97,7 @@ def smallest_bounds(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> list[f
     [1.0, 0.5]
     """
     cols = [nm for nm in mf.names if nm != INTERCEPT]
-    box = resolve_box(bounds, cols, dummies=dummy_columns(mf), parts=interaction_parts(mf))
+    box = design_box(bounds, mf, cols)
     big = np.maximum(np.abs(box.lo), np.abs(box.hi))
     out = [math.inf] * K
     for j, nm in enumerate(mf.names):
@@ -105,8 +106,24 @@ def smallest_bounds(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> list[f
     return out
 
 
-def clip_response(mf: ModelFrame, bounds) -> tuple[np.ndarray, float]:
-    """Gaussian DP mode: clip y to its declared bounds; return (clipped y, B_y = max |bound|)."""
+def clip_response(mf: ModelFrame, bounds, family: str = "gaussian") -> tuple[np.ndarray, float | None]:
+    """DP mode: clip y to its public range; return (clipped y, B_y = max |bound|, None for binomial:
+    its sensitivities need no B_y and it receives offsets unclipped).
+
+    Gaussian: the declared bounds of y.  Binomial: [0, 1], the family's domain, by construction (as
+    dp_glm's fitting rows): a check of y's values would be a check on the rows, whose outcome (an
+    error or a fit) could differ between neighbouring data sets.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> mf = model_frame("y ~ x", pd.DataFrame({"y": [0.0, 0.371, 1.0, 2.0], "x": [1.0, 2, 3, 5]}))
+    >>> clip_response(mf, None, "binomial")[0].tolist()
+    [0.0, 0.371, 1.0, 1.0]
+    """
+    if family == "binomial":
+        return np.clip(mf.y, 0.0, 1.0), None
     name = mf.response
     if isinstance(bounds, Mapping) and name not in bounds:
         raise PrivacyParameterError(

@@ -209,10 +209,15 @@ def response_frame(
     return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
 
 
-def check_response(y: np.ndarray, family: str, name: str | None) -> None:
-    """The response must suit the family: 0/1 for binomial, counts >= 0 for Poisson."""
+def check_response(y: np.ndarray, family: str, name: str | None, *, dp: bool = False) -> None:
+    """The response must suit the family: 0/1 for binomial, counts >= 0 for Poisson.
+
+    ``dp``: DP mode checks no value of the rows (neighbours could differ between an error and a fit);
+    its binomial response is clipped to [0, 1] instead (:func:`clip_response`, a public rule)."""
     if y is None:
         raise DataError("the formula needs a response, e.g. 'y ~ .'.")
+    if dp:
+        return
     if family == "binomial" and not np.all((y == 0) | (y == 1)):
         raise DataError(f"family='binomial' needs a 0/1 response; {name!r} has other values.")
     if family == "poisson" and np.any(y < 0):
