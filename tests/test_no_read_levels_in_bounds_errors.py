@@ -1,7 +1,7 @@
 """A missing-bounds error never quotes a level read from the rows (audit finding F6).
 
 dp_bh's formula route and vertical_glm resolved their boxes without naming the columns by their terms,
-so ``bounds are missing for ... 'I(w^2):gZed_Secret'`` quoted a level of ``g`` read from the rows.
+so ``bounds are missing for ... 'I(2 * w):gZed_Secret'`` quoted a level of ``g`` read from the rows.
 Attacker's view: two neighbouring data sets, one row's ``g`` replaced by a secret level; the errors
 must be equal and quote no level.
 """
@@ -30,10 +30,10 @@ def _pair() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 DOORS = {
     "dp_bh": lambda d: dp.dp_bh(
-        "y ~ x1 + I(w^2):g", data=d, q=0.2, eps=1.0, bounds=BOUNDS, sigma=1.0, max_rejections=2
+        "y ~ x1 + I(2 * w):g", data=d, q=0.2, eps=1.0, bounds=BOUNDS, sigma=1.0, max_rejections=2
     ),
     "vertical_glm": lambda d: dp.vertical_glm(
-        "cls ~ x1 + I(w^2):g",
+        "cls ~ x1 + I(2 * w):g",
         d,
         parties=[["x1"], ["w", "g"]],
         family="binomial",
@@ -55,6 +55,6 @@ def test_missing_bounds_error_names_terms_not_levels(name):
             DOORS[name](data)
         errors.append(str(err.value))
     assert errors[0] == errors[1]
-    assert "'I(w^2):g'" in errors[0] and "not shown" in errors[0]
+    assert "'I(2 * w):g'" in errors[0] and "not shown" in errors[0]
     for level in ("Zed_Secret", "ga", "gb", ":a", ":b"):
         assert level not in errors[0]

@@ -58,7 +58,9 @@ def test_vertical_binomial_dp_clips_the_response_and_says_so(tmp_path):
     for data in _pair():
         error, caught, fit = _run(dp.vertical_glm, "cls ~ x1 + x2 + x3 + x4", data, **VERTICAL)
         assert error is None, error
-        assert not caught
+        assert not [
+            m for m in caught if "dominated by noise" not in m
+        ]  # ChanceWarning: tests/test_noise_dominated.py
         assert any("y clipped to [0, 1]" in a for a in fit.privacy.assumptions)
         texts = channels(fit, tmp_path)
         assert not any("0.371" in t for t in texts.values())

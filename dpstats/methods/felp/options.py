@@ -225,7 +225,7 @@ def name_read_classes(dd: Any, schema: Schema | None, data: Any, formula: str) -
     named by the schema (its levels read from the rows).  Declared classes: ``levels=`` on a text
     column, a categorical or boolean dtype, or ``factor(y, levels = c(0, 1))`` in the formula.
     """
-    response = formula.split("~", 1)[0].strip() if "~" in formula else ""
+    response = formula.split("~", 1)[0].strip() if isinstance(formula, str) and "~" in formula else ""
     if not response or declared_classes(schema, data, response) or schema is None or not schema.private:
         return
     if not isinstance(data, pd.DataFrame) or response not in data.columns:
