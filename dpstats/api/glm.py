@@ -80,8 +80,8 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     bounds : (lo, hi) or dict
         Public bounds of every design column (factor dummies default to their coding's range, an
         interaction's columns to the product of its parts' bounds); for ``"poisson"`` also of the
-        response, (0, Y); for ``cbind(s, f)`` of both count columns, (0, U).  Without them the data's
-        range is used: a data-dependent step (NonPrivateWarning; refused under ``strict``).
+        response, (0, Y); for ``cbind(s, f)`` of both count columns, (0, U).  A private call refuses a
+        numeric variable without them (its missing rows would be dropped, making n private).
     {conf_level: the Wald}
     pilot_steps : int
         Noisy Newton steps before the final one (one pass over the rows each).

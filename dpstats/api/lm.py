@@ -70,8 +70,9 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
         0 (default): Laplace mechanism, pure eps-DP.  > 0: Gaussian mechanism (zCDP).
     bounds : (lo, hi) or dict
         Public bounds of every design column and of the response (dummies default to their coding's
-        range, an interaction's columns to the product of its parts' bounds).  Without them the data's
-        range is used: a data-dependent step (NonPrivateWarning; refused under ``strict``).  ``"auto"``
+        range, an interaction's columns to the product of its parts' bounds).  A private call refuses a
+        numeric variable without them (its missing rows would be dropped, making n private; eps = inf
+        fits without bounds).  ``"auto"``
         (or a :class:`dpstats.AutoBounds`): bounds for the columns and the response released privately
         first, from ``bounds_eps`` (docs/architecture.md, "Private bounds"); in-memory data only.
     {bounds_eps and delta: the regression}
