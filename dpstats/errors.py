@@ -128,10 +128,10 @@ class NonPrivateWarning(UserWarning):
     Examples
     --------
     >>> import warnings, dpstats as dp
-    >>> data = {"x": [0.1, 0.9, 0.5, 0.3], "y": [1.0, 2.0, 1.5, 1.2]}
+    >>> data = {"x1": [0.1, 0.9, 0.5, 0.3, 0.7], "x2": [1.0, 0.0, 0.5, 0.2, 0.9], "y": [1.0, 2.0, 1.5, 1.2, 1.9]}
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     fit = dp.dp_lm("y ~ x", data, eps=1.0, n_boot=100, random_state=0)  # no bounds declared
+    ...     fit = dp.dp_sis("y ~ x1 + x2", data, eps=1.0, k=1, oc_trials=0, random_state=0)  # no bounds declared
     >>> caught[0].category.__name__, str(caught[0].message)[:50]
     ('NonPrivateWarning', 'data-dependent step not covered by the privacy gua')
     """
