@@ -128,6 +128,59 @@
 
 .frame_args <- c("data", "newdata")
 
+# The data argument as the user can read it in advice (df$g <- factor(df$g, levels = c(...))): its
+# expression when that is a name or a short expression of names and single constants (df,
+# subset(df, x > 0), d[[1]]), otherwise NULL. A data frame passed as a value (do.call(dp_lm,
+# list(y ~ x, data = df)), purrr::map, Map) is the call's argument itself: its deparse is every value
+# of the data, which no message or printed call may carry.
+.data_label <- function(expr) {
+  plain <- function(e) is.name(e) || (is.atomic(e) && length(e) <= 1L) ||
+    (is.call(e) && all(vapply(as.list(e), plain, logical(1))))
+  if (!is.name(expr) && !is.call(expr)) return(NULL)
+  if (!plain(expr)) return(NULL)
+  # Map/mapply's own dots[[2L]][[1L]], which names nothing the user can write
+  if (is.call(expr) && identical(all.names(expr)[1:3], c("[[", "[[", "dots"))) return(NULL)
+  txt <- paste(deparse(expr, width.cutoff = 500L), collapse = " ")
+  if (nchar(txt) > 60L) NULL else txt
+}
+
+# The arguments that carry the user's data (or values computed from it: dp_bh's p-values).
+.data_args <- c(data = "<data frame>", newdata = "<data frame>", p_values = "<p-values>")
+
+# The name of one of dpstats' R functions (dp_lm), or NULL.
+.dpstats_name <- function(f) {
+  if (!is.function(f)) return(NULL)
+  ns <- asNamespace("dpstats")
+  for (nm in getNamespaceExports(ns)) {
+    if (exists(nm, envir = ns, inherits = FALSE) && identical(get(nm, envir = ns), f)) return(nm)
+  }
+  NULL
+}
+
+# The call as kept in fit$call, printed under "Call:" and given to a warning or error: an argument
+# that carries data as a value rather than as an expression (do.call, purrr, Map) is replaced by a
+# placeholder symbol (`<data frame>`), and a function passed as a value by its name (dp_lm). lm would
+# keep and print the whole structure(list(...)); dpstats' printed output, summaries and conditions are
+# meant to be shared (a report, an issue, a log), and a private fit's output must carry nothing
+# computed from the data rows. update() on such a fit needs the data passed again (data = df).
+.shareable_call <- function(call, name = NULL) {
+  if (!is.call(call)) return(call)
+  if (is.function(call[[1]])) {
+    nm <- if (!is.null(name)) name else .dpstats_name(call[[1]])
+    if (!is.null(nm)) call[[1]] <- as.name(nm)
+  }
+  nms <- names(call)
+  for (i in seq_along(call)[-1]) {
+    a <- call[[i]]
+    role <- if (!is.null(nms) && nms[i] %in% names(.data_args)) nms[i] else ""
+    frame <- is.data.frame(a) || is.matrix(a) || .is_frame_list(a)
+    if ((nzchar(role) || frame) && is.null(.data_label(a))) {
+      call[[i]] <- as.name(if (nzchar(role)) .data_args[[role]] else "<data frame>")
+    }
+  }
+  call
+}
+
 # Call dpstats.<name>(...) (or a method of `target`) with R values.
 .dp_invoke <- function(name, args, target = NULL, call = NULL) {
   .dp_ensure()
@@ -138,7 +191,9 @@
   frames <- list()
   formula <- Filter(function(a) inherits(a, "formula"), args)
   vars <- if (length(formula)) all.vars(formula[[1]]) else NULL
-  data_expr <- if (is.call(call) && !is.null(call$data)) paste(deparse(call$data), collapse = "") else "df"
+  data_expr <- if (is.call(call) && !is.null(call$data)) .data_label(call$data) else "df"
+  if (is.null(data_expr)) data_expr <- "data"  # passed as a value: never its deparse (.data_label)
+  call <- .shareable_call(call)
   for (i in seq_along(args)) {
     x <- args[[i]]
     if (is.null(x) && nzchar(nms[i])) next
