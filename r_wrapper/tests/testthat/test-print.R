@@ -119,3 +119,30 @@ test_that("printed text names no dpstats Python module or equation code; Python'
   expect_match(plans[[1]]$summary_text, "(dpstats.methods.glm, (G1))", fixed = TRUE)
   expect_match(glm_fit$text, "(methods.glm (G4))", fixed = TRUE)
 })
+
+test_that("printed words are R's: samplers in words, name = \"value\", top-k by name, eps = Inf said once", {
+  skip_if_no_dpstats()
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
+               bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
+  s <- gsub("\\s+", " ", paste(capture.output(print(summary(fit))), collapse = "\n"))  # as one paragraph
+  expect_false(grepl("numpy|Noise samplers|floating-point hardened", s))
+  expect_match(s, "Noise: Laplace noise from a seeded generator (for reproduction; not hardened against", fixed = TRUE)
+  expect_match(s, "na_action = \"fill\"", fixed = TRUE)
+  expect_false(grepl("na_action=", s, fixed = TRUE))
+  w <- dpstats:::.sampler_words
+  expect_identical(w("Noise samplers: numpy gaussian (seeded, not floating-point hardened); numpy laplace (seeded, not floating-point hardened)"),
+                   "Noise: Gaussian and Laplace noise from a seeded generator (for reproduction; not hardened against floating-point attacks)")
+  expect_identical(w("Noise samplers: OpenDP gaussian (floating-point safe)"),
+                   "Noise: Gaussian noise from OpenDP's samplers (hardened against floating-point attacks)")
+  sis <- gsub("\\s+", " ", paste(capture.output(print(dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2,
+                                                                  bounds = c(-500, 500), seed = 1))), collapse = " "))
+  expect_match(sis, "Top-k mechanism: canonical Lipschitz (topk = \"canonical_lipschitz\"; k = 2", fixed = TRUE)
+  expect_false(grepl("canonical_lipschitz top-k", sis, fixed = TRUE))
+  ref <- suppressWarnings(dp_lm(mpg ~ wt + hp, data = mtcars, eps = Inf))
+  out <- capture.output(print(ref))
+  expect_identical(out[1], "Linear regression: non-private reference (eps = Inf)")
+  expect_identical(out[length(out)], "Privacy: none (eps = Inf)")
+  so <- capture.output(print(summary(ref)))
+  expect_identical(so[1], "Linear regression: non-private reference (eps = Inf)")
+  expect_false(any(grepl("Differentially private|Noise", c(out, so))))
+})
