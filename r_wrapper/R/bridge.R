@@ -198,6 +198,16 @@
     x <- args[[i]]
     if (is.null(x) && nzchar(nms[i])) next
     if (is.matrix(x) && nms[i] %in% .frame_args) x <- .matrix_frame(x)
+    if (is.function(x)) {  # dp_plan(dp_lm, ...): one of dpstats' functions stands for its name
+      fn <- .dpstats_name(x)
+      if (is.null(fn)) {
+        .dp_abort(sprintf(paste("%s is a function, which cannot be sent to Python; pass a dpstats method by",
+                                "its name, e.g. %s\"dp_lm\"."),
+                          if (nzchar(nms[i])) nms[i] else "an argument", if (nzchar(nms[i])) paste(nms[i], "= ") else ""),
+                  "dpstats_argument_error", call)
+      }
+      x <- fn
+    }
     if (is.data.frame(x) || .is_frame_list(x)) {
       if (!nzchar(nms[i])) .dp_abort("data frames must be passed by name (data = df).", "dpstats_data_error", call)
       arg <- if (nms[i] == "data") data_expr else nms[i]
@@ -343,11 +353,32 @@
   msg <- r("\\{([^{}]*)\\}", "list(\\1)", msg)
   msg <- r("(?<![\\w.])[(\\[](lo, hi)[)\\]]", "c(\\1)", msg)
   msg <- r(sprintf("(?<=[=:] |=|got |\\(|\\[)\\((%s(?:, %s)+)\\)", num, num), "c(\\1)", msg)
-  msg <- r("\\[((?:'[^']*'|\"[^\"]*\"|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.)(?:, (?:'[^']*'|\"[^\"]*\"|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.))*)\\]",
-           "c(\\1)", msg)
-  msg <- r("\\[((?:c|list)\\([^()]*\\)(?:, (?:c|list)\\([^()]*\\))*)\\]", "list(\\1)", msg)
-  while (grepl("c\\([^()]*'[^']*'", msg, perl = TRUE)) msg <- r("(c\\([^()]*)'([^']*)'", "\\1\"\\2\"", msg)
+  # a quoted string is one atom, whatever it holds ('factor(cyl)6', "(Intercept)")
+  str_atom <- "(?:'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")"
+  atom <- sprintf("(?:%s|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.)", str_atom)
+  msg <- r(sprintf("\\[(%s(?:, %s)*)\\]", atom, atom), "c(\\1)", msg)
+  # tuples of strings, ('Ozone', 'Temp') and ('x',): prose in parentheses is never only quoted strings
+  msg <- r(sprintf("(?<![\\w.])\\((%s(?:, %s)+),?\\)", str_atom, str_atom), "c(\\1)", msg)
+  msg <- r(sprintf("(?<![\\w.])\\((%s),\\)", str_atom), "c(\\1)", msg)
+  vec <- sprintf("c\\(%s(?:, %s)*\\)", atom, atom)
+  msg <- r(sprintf("\\[(%s(?:, %s)*)\\]", paste0("(?:", vec, "|list\\([^()]*\\))"), paste0("(?:", vec, "|list\\([^()]*\\))")),
+           "list(\\1)", msg)
+  # inside c(...), R's double quotes, element by element
+  vecs <- gregexpr(vec, msg, perl = TRUE)
+  regmatches(msg, vecs) <- lapply(regmatches(msg, vecs), function(v) {
+    atoms <- gregexpr(str_atom, v, perl = TRUE)
+    regmatches(v, atoms) <- lapply(regmatches(v, atoms), function(a) {
+      ifelse(startsWith(a, "'"), paste0("\"", gsub("\"", "\\\"", gsub("\\'", "'", substr(a, 2L, nchar(a) - 1L), fixed = TRUE),
+                                                     fixed = TRUE), "\""), a)
+    })
+    v
+  })
   msg <- r("\\b(got|is) '([^']*)'", "\\1 \"\\2\"", msg)
+  # one pair for every column: Python's own name for that case, 'all columns', is no column of the data
+  msg <- r("^bounds for 'all columns' must be a pair c\\(lo, hi\\) of numbers, got ",
+           paste0("bounds must be one pair c(lo, hi) for all columns, or a named list with a pair for each column, ",
+                  "e.g. list(x = c(lo, hi))", if (is.list(args$bounds) && is.null(names(args$bounds))) " (not an unnamed list)",
+                  "; got "), msg)
   # keyword arguments
   msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*)=(?![=)\\s])", "\\1 = ", msg)
   msg <- r("= '([^']*)'", "= \"\\1\"", msg)
