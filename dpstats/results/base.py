@@ -446,7 +446,9 @@ def _r_value(v: Any) -> str:
 def _wrap(text: str, width: int = 88) -> str:
     import textwrap
 
-    return textwrap.fill(text, width=width, initial_indent="  ", subsequent_indent="  ")
+    return textwrap.fill(
+        text, width=width, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False
+    )
 
 
 def _indent(text: str) -> list[str]:

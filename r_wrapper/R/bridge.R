@@ -382,6 +382,8 @@
   # keyword arguments
   msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*)=(?![=)\\s])", "\\1 = ", msg)
   msg <- r("= '([^']*)'", "= \"\\1\"", msg)
+  # advice that ends on an empty value ("declare an upper bound sigma=") shows what goes there
+  msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*) ?= ?(?=$|[,;]|\\.(?:\\s|$))", "\\1 = <a public value>", msg)
   msg <- r("(\" or )'([^']*)'", "\\1\"\\2\"", msg)
   msg <- r("\\bbe '([^']*)' or '([^']*)'", "be \"\\1\" or \"\\2\"", msg)
   # 0-based positions

@@ -66,7 +66,7 @@ print.summary.dp_result <- function(x, ...) {
     lines <- .replace_block(lines, "^Ledger:$", function(block) .ledger_lines(x, block))
     lines <- .replace_block(lines, "^Operating characteristics", function(block) .oc_lines(x, block))
     lines <- .replace_block(lines, "^Privacy statement:$", function(block) {
-      c(block[1], .wrap(paste(trimws(block[-1]), collapse = " "), 2L, 2L))  # one paragraph, reflowed
+      c(block[1], .wrap(.join_wrapped(trimws(block[-1])), 2L, 2L))  # one paragraph, reflowed
     })
     if (.is_bootstrap_fit(x)) {
       lines <- sub("^Residual standard error: .* on ([0-9]+) degrees of freedom.*$",
@@ -101,6 +101,15 @@ print.summary.dp_result <- function(x, ...) {
 }
 
 .width <- function() max(40L, getOption("width", 80L))
+
+# Lines of one wrapped paragraph joined again: a line that a wrapper broke after a hyphen
+# ("data-" / "dependent") joins without a space, so that no "data- dependent" is printed.
+.join_wrapped <- function(lines) {
+  if (!length(lines)) return("")
+  out <- lines[1]
+  for (l in lines[-1]) out <- paste0(out, if (grepl("[A-Za-z]-$", out) && grepl("^[a-z]", l)) "" else " ", l)
+  out
+}
 
 .wrap <- function(text, indent = 2L, exdent = indent + 3L) {
   strwrap(text, width = .width() - 1L, indent = indent, exdent = exdent)

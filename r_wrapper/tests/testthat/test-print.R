@@ -146,3 +146,26 @@ test_that("printed words are R's: samplers in words, name = \"value\", top-k by 
   expect_identical(so[1], "Linear regression: non-private reference (eps = Inf)")
   expect_false(any(grepl("Differentially private|Noise", c(out, so))))
 })
+
+test_that("wrapping never breaks a hyphenated word, and advice starts its sentence and shows what to fill in", {
+  skip_if_no_dpstats()
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
+               bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
+  old <- options(width = 80)
+  on.exit(options(old))
+  for (wd in c(40, 47, 53, 61, 70, 80, 97, 120)) {
+    options(width = wd)
+    out <- c(capture.output(print(fit)), capture.output(print(summary(fit))))
+    expect_false(any(grepl("[A-Za-z]- [a-z]", out)), info = paste(wd, grep("[A-Za-z]- [a-z]", out, value = TRUE)[1]))
+    txt <- paste(out, collapse = " ")
+    expect_match(txt, "non-finite", fixed = TRUE)
+  }
+  expect_identical(dpstats:::.join_wrapped(c("a data-", "dependent step", "(x)")), "a data-dependent step (x)")
+  d <- mtcars
+  d$g <- ifelse(d$am == 1, "manual", "auto")
+  msg <- tryCatch(dp_lm(mpg ~ wt + g, data = d, eps = 1, seed = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6))),
+                  warning = function(w) conditionMessage(w))
+  expect_match(msg, "depends on the data). Declare them", fixed = TRUE)
+  expect_identical(dpstats:::.r_words("step (Remark 2). Declare an upper bound sigma="),
+                   "step (Remark 2). Declare an upper bound sigma = <a public value>")
+})
