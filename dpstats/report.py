@@ -176,7 +176,9 @@ def render_report(
     total_delta = math.fsum(r.privacy.delta for r in results)
     composed = _composed(results) if len(results) > 1 else None
     page_title = title or (
-        results[0].title if len(results) == 1 else f"Comparison of {len(results)} analyses"
+        getattr(results[0], "heading", results[0].title)
+        if len(results) == 1
+        else f"Comparison of {len(results)} analyses"
     )
     return (
         template_environment()

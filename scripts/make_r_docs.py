@@ -72,8 +72,9 @@ As in \\code{lm}: \\code{subset =} selects rows (evaluated in \\code{data});
 \\code{weights =} is refused (case weights change the sensitivity of one row), and so is
 \\code{na.action} other than \\code{na.omit}; \\code{contrasts = list(g = "contr.sum")} codes
 factors as \\code{lm} does, and so do each factor's \\code{contrasts(f) <- ...} and
-\\code{options(contrasts = ...)}, sent with the data. \\code{fit$call} is the call as written,
-Python's record of it is \\code{fit$py_call}. Whole numbers may be written \\code{5} or
+\\code{options(contrasts = ...)}, sent with the data. \\code{fit$call} is the call as written (data
+passed as a value, as through \\code{do.call} or \\code{Map}, shows as \\code{`<data frame>`}, so that
+printed output never carries the data). Whole numbers may be written \\code{5} or
 \\code{5L}; \\code{bounds} as \\code{c(lo, hi)} for every column or a named list such as
 \\code{list(y = c(0, 10), x = c(-1, 1))}. A misspelt or unknown argument, or a missing required
 one, is a \\code{dpstats_argument_error} naming it (and the likely intended name).
@@ -185,6 +186,50 @@ PROSE = (
     # a Python function an R user cannot call, cited for how a number is simulated; an Assume is a named list
     (r"; :func:`~?(?:dpstats\.)?simulate\.[\w.]+`\)", ")"),
     (r"``Assume\(", "``list("),
+    # references R users cannot follow: the repository's docs, Python modules, classes and functions,
+    # attributes of the Python result. R's help says it in words or points to what R has.
+    (r"\s*\(``docs/[\w/]+\.md``(?:, \"[^\"]*\")?\)|\s*\(docs/[\w/]+\.md(?:, \"[^\"]*\")?\)", ""),
+    (r"\s*Derivations:\s+:mod:`[^`]+`\.", ""),
+    (r"\s*\((?:see |derivations(?:\s+in|:)\s+)?:(?:mod|func|meth|class|data):`~?(?:dpstats\.)?[\w.]+`\)", ""),
+    (r",\s*:mod:`~?dpstats\.[\w.]+`(?=\))", ""),  # (``calibrated_estimates``, :mod:`dpstats.methods.lm`)
+    (r"\s*Sensitivities:\s+:func:`[^`]+`\s+and\s+:func:`[^`]+`\.", ""),
+    (
+        r"\(:mod:`~?dpstats\.schema`, which also says which types\s+are declared by themselves and why reading "
+        r"levels from the rows is a named step\)",
+        "(reading the levels from the rows instead is a data-dependent step, named in the privacy statement)",
+    ),
+    (
+        r"\s*\(derive it with\s+:func:`~?dpstats\.methods\.bh\.eta_two_sided_z` for z-tests on bounded data\)",
+        " (derive it from a public bound on how far one row can move each test statistic; for a formula it is derived)",
+    ),
+    (r"\s*\(``eta_two_sided_z\([^`]*\)``\)", ""),
+    (
+        r"so η = eta_two_sided_z\(Δz, ν\) is\s+derived",
+        "so η, the largest change of the log p-value of a\n"
+        "two-sided z-test whose statistic moves by at most Δz (p-values truncated at ν), is derived",
+    ),
+    (r"\(:class:`~?(?:dpstats\.)?SessionPlan`, composed by PLD\)", "(composed by PLD)"),
+    (r",? planned through :data:`AUTO_BOUNDS`", ""),
+    (
+        r"\s*\(``dpstats\.privacy\.randomness\.snapped_l2_laplace``\); seeded, numpy\s+draws it",
+        "; seeded, a seeded generator draws it",
+    ),
+    (
+        r"matrix is kept in ``result\.knockoffs_nonprivate`` \(not private\)",
+        "matrix is kept with the Python result only (it is not private, and R's fit does not carry it)",
+    ),
+    (
+        r"``result\.collapsed`` lists such components, a :class:`~?(?:dpstats\.)?(?:errors\.)?DataWarning` is raised",
+        "``fit$outputs$collapsed`` lists such components, a ``dpstats_data_warning`` is raised",
+    ),
+    (r"\(privreg: ", "(the reference implementation's: "),
+    (r"\(privreg; ", "("),
+    (r"\bto_dict\b", "the result's fields"),
+    (r"\bas at the front door\b", "as the method takes it"),
+    (r"\b([Tt])he front doors'", r"\1he methods'"),
+    (r"\b([Tt])he front door\b", r"\1he method"),
+    (r"\bfront doors?\b", "method"),
+    (r"\b(default|paper's) \((-?[0-9.]+(?:, -?[0-9.]+)+)\)", r"\1 ``c(\2)``"),
     (r"\ba dict\b", "a named list"),
     (r"\bdicts?\b", "named list"),
     (r"\ba tuple\b", "a vector"),
@@ -198,6 +243,11 @@ def rd_escape(text: str) -> str:
 def rd_text(text: str) -> str:
     """Docstring prose (reST, Python words) as Rd text in R's words: code spans through :func:`r_code`
     (Python literals as R's), the rest escaped for Rd."""
+    selectors = list(dpstats.privacy.SELECTORS)  # the top-k selectors by the names R passes
+    text = text.replace(
+        "one of ``dpstats.privacy.SELECTORS``",
+        "one of " + ", ".join(f'``"{n}"``' for n in selectors[:-1]) + f' or ``"{selectors[-1]}"``',
+    )
     for pattern, replacement in PROSE:
         text = re.sub(pattern, replacement, text)
     parts = re.split(r"(``[^`]+``)", text)
@@ -231,6 +281,7 @@ def r_spelling(code: str) -> str:
     code = re.sub(r"\bmath\.inf\b|(?<![\w.])inf\b", "Inf", code)
     for py, r in (("True", "TRUE"), ("False", "FALSE"), ("None", "NULL"), ("random_state", "seed")):
         code = re.sub(rf"\b{py}\b", r, code)
+    code = re.sub(r'"([^"]*~[^"]*)"', r"\1", code)  # a formula string inside code: the formula R users write
     return re.sub(r"(\w)=(?!=)", r"\1 = ", code)
 
 
@@ -352,8 +403,7 @@ def page(r_name: str, py_name: str) -> str:
                 f"    \\item{{\\code{{{p}}}}}{{{describe(p, params, sig, inner=True)}}}" for p in passed
             )
             items.append(
-                "\\item{...}{every other argument of the Python function, by its name:\n"
-                f"  \\describe{{\n{inner}\n  }}}}"
+                f"\\item{{...}}{{further arguments, each by its name:\n  \\describe{{\n{inner}\n  }}}}"
             )
         elif arg in R_ARGUMENTS:
             text = R_ARGUMENTS[arg]

@@ -187,7 +187,12 @@ def test_choices_read_as_r_prose_without_a_python_set_brace():
 # literals in examples ({"city": [...]}, ["a", "b"], (0, 1) as a pair), its type and class names.
 PYTHON_ON_R_PAGES = re.compile(
     r"\\\{\"|\[['\"]|\bTrue\b|\bFalse\b|\bNone\b|\bdicts?\b|\btuples?\b|pandas|\bDataFrame\b|"
-    r"Series'|NonPrivateWarning|AutoBounds|(?<![\w.])\(lo, hi\)|default to \(|tests/\w+\.py|\bcode\{\"[^\"]*~"
+    r"Series'|NonPrivateWarning|AutoBounds|(?<![\w.])\(lo, hi\)|default to \(|tests/\w+\.py|\bcode\{\"[^\"]*~|"
+    # words that point R users to Python: the Python function and its record, the repository's docs, Python
+    # modules, classes, functions and result attributes, numpy, to_dict, the "front door", tuples of numbers
+    r"Python function|py_call|docs/\w+\.md|Derivations|\bmethods\.\w|\(privreg[:;]|\bschema\b|\bresult\.\w|"
+    r"\berrors\.\w|\bsimulate\.\w|\bdpstats\.\w|SessionPlan|eta_two_sided_z|\bnumpy\b|\bto_dict\b|"
+    r"front doors?|:(?:data|func|mod|class|meth):|(?:default|paper's) \(-?[0-9]|\(\"[^\"]*~[^\"]*\""
 )
 
 
@@ -206,6 +211,11 @@ def test_generated_help_pages_show_r_code_not_python_literals():
     assert "\\code{list(bounds = 3)}" in (PKG / "man" / "dp_select_infer.Rd").read_text(encoding="utf-8")
     assert "\\code{list(power = 0.8)}" in (PKG / "man" / "dp_plan.Rd").read_text(encoding="utf-8")
     assert "formula such as \\code{y ~ .}" in (PKG / "man" / "dp_bh.Rd").read_text(encoding="utf-8")
+    assert "\\code{dp_bh(y ~ ., data = df," in (PKG / "man" / "dp_bh.Rd").read_text(encoding="utf-8")
+    assert "\\item{...}{further arguments, each by its name:" in lm
+    assert '\\code{"peeling"}' in (PKG / "man" / "dp_sis.Rd").read_text(
+        encoding="utf-8"
+    )  # the selectors by name
 
 
 def test_code_spans_become_r_code():
@@ -243,3 +253,10 @@ def test_assume_is_the_named_list_r_users_pass_not_a_python_class():
     assert "dp_gmm: \\code{list(k = 2, separation = 8, weights = NULL)}" in plan
     assert "dp_glm: \\code{list(signals = 2, strength = NULL, intercept = NULL, correlation = 0," in plan
     assert "\\code{list(signals = s, strength = b, noise = σ)}" in pages["dp_knockoff"][2]
+
+
+def test_the_r_vignette_explains_arguments_in_r_terms():
+    """The vignette points to R's help pages, not to "the same arguments as in Python"."""
+    text = (PKG / "vignettes" / "dpstats.Rmd").read_text(encoding="utf-8")
+    assert "as in Python" not in text
+    assert "?dp_knockoff" in text

@@ -90,7 +90,7 @@ class DataDependence:
             )
         self.steps.append(step)
         warnings.warn(
-            f"data-dependent step not covered by the privacy guarantee: {step}. {fix}",
+            f"data-dependent step not covered by the privacy guarantee: {step}. {fix[:1].upper()}{fix[1:]}",
             NonPrivateWarning,
             stacklevel=caller_stacklevel(),
         )

@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
@@ -128,8 +129,22 @@ class DPResult:
         args = ", ".join(f"{k} = {_r_value(v)}" for k, v in self.call.items() if v is not None)
         return f"{self.method}({args})"
 
+    @property
+    def heading(self) -> str:
+        """The title as printed: at eps = inf the fit is a non-private reference, and says so (once).
+
+        ``"Differentially private linear regression"`` would be false there:
+        ``"Linear regression: non-private reference (eps = inf)"``.
+        """
+        if not math.isinf(self.privacy.eps):
+            return self.title
+        plain = re.sub(r"^(?:Differentially private|DP) ", "", self.title)
+        return f"{plain[:1].upper()}{plain[1:]}: non-private reference (eps = inf)"
+
     def privacy_line(self) -> str:
         st = self.privacy
+        if math.isinf(st.eps):  # the heading says what the fit is: no neighbouring relation, no mechanism
+            return "Privacy: none (eps = inf)"
         bits = [
             st.guarantee_text(),
             f"neighbouring: {st.neighbouring.replace('_', '/')} one row",
@@ -145,7 +160,7 @@ class DPResult:
         return []
 
     def __str__(self) -> str:
-        lines = [self.title, "", "Call:", self.call_text(), ""]
+        lines = [self.heading, "", "Call:", self.call_text(), ""]
         lines += self._body_lines()
         lines += ["", self.privacy_line()]
         return "\n".join(lines)
@@ -311,7 +326,7 @@ class Summary:
     def __str__(self) -> str:
         r = self.result
         st = r.privacy
-        lines = [r.title, "", "Call:", r.call_text(), "", f"{r.n_text()}, p = {r.p}", ""]
+        lines = [r.heading, "", "Call:", r.call_text(), "", f"{r.n_text()}, p = {r.p}", ""]
         lines += r._body_lines()
         if r.private_bounds:
             lines += [""] + r.bounds_lines()
@@ -329,7 +344,7 @@ class Summary:
             lines += [f"  - {s}" for s in st.data_dependent_steps]
         if st.assumptions:
             lines += ["", "Assumptions:"] + [f"  - {a}" for a in st.assumptions]
-        if st.samplers:
+        if st.samplers and not math.isinf(st.eps):  # at eps = inf no noise is drawn (the heading says so)
             lines += ["", "Noise samplers: " + "; ".join(sorted(st.samplers))]
         oc = r.operating_characteristics
         if oc is not None:
@@ -431,7 +446,9 @@ def _r_value(v: Any) -> str:
 def _wrap(text: str, width: int = 88) -> str:
     import textwrap
 
-    return textwrap.fill(text, width=width, initial_indent="  ", subsequent_indent="  ")
+    return textwrap.fill(
+        text, width=width, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False
+    )
 
 
 def _indent(text: str) -> list[str]:

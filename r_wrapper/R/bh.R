@@ -28,6 +28,6 @@ dp_bh <- function(p_values, q = 0.1, eps = NULL, ..., seed = NULL) {
   mc <- match.call()
   res <- .dp_invoke("dp_bh", .with_seed(args, seed), call = mc)
   res$py_call <- res$call
-  res$call <- mc  # printed as the user wrote it, as lm does
+  res$call <- .shareable_call(mc)  # printed as the user wrote it, as lm does, without data values (bridge.R)
   res
 }

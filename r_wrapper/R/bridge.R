@@ -128,6 +128,59 @@
 
 .frame_args <- c("data", "newdata")
 
+# The data argument as the user can read it in advice (df$g <- factor(df$g, levels = c(...))): its
+# expression when that is a name or a short expression of names and single constants (df,
+# subset(df, x > 0), d[[1]]), otherwise NULL. A data frame passed as a value (do.call(dp_lm,
+# list(y ~ x, data = df)), purrr::map, Map) is the call's argument itself: its deparse is every value
+# of the data, which no message or printed call may carry.
+.data_label <- function(expr) {
+  plain <- function(e) is.name(e) || (is.atomic(e) && length(e) <= 1L) ||
+    (is.call(e) && all(vapply(as.list(e), plain, logical(1))))
+  if (!is.name(expr) && !is.call(expr)) return(NULL)
+  if (!plain(expr)) return(NULL)
+  # Map/mapply's own dots[[2L]][[1L]], which names nothing the user can write
+  if (is.call(expr) && identical(all.names(expr)[1:3], c("[[", "[[", "dots"))) return(NULL)
+  txt <- paste(deparse(expr, width.cutoff = 500L), collapse = " ")
+  if (nchar(txt) > 60L) NULL else txt
+}
+
+# The arguments that carry the user's data (or values computed from it: dp_bh's p-values).
+.data_args <- c(data = "<data frame>", newdata = "<data frame>", p_values = "<p-values>")
+
+# The name of one of dpstats' R functions (dp_lm), or NULL.
+.dpstats_name <- function(f) {
+  if (!is.function(f)) return(NULL)
+  ns <- asNamespace("dpstats")
+  for (nm in getNamespaceExports(ns)) {
+    if (exists(nm, envir = ns, inherits = FALSE) && identical(get(nm, envir = ns), f)) return(nm)
+  }
+  NULL
+}
+
+# The call as kept in fit$call, printed under "Call:" and given to a warning or error: an argument
+# that carries data as a value rather than as an expression (do.call, purrr, Map) is replaced by a
+# placeholder symbol (`<data frame>`), and a function passed as a value by its name (dp_lm). lm would
+# keep and print the whole structure(list(...)); dpstats' printed output, summaries and conditions are
+# meant to be shared (a report, an issue, a log), and a private fit's output must carry nothing
+# computed from the data rows. update() on such a fit needs the data passed again (data = df).
+.shareable_call <- function(call, name = NULL) {
+  if (!is.call(call)) return(call)
+  if (is.function(call[[1]])) {
+    nm <- if (!is.null(name)) name else .dpstats_name(call[[1]])
+    if (!is.null(nm)) call[[1]] <- as.name(nm)
+  }
+  nms <- names(call)
+  for (i in seq_along(call)[-1]) {
+    a <- call[[i]]
+    role <- if (!is.null(nms) && nms[i] %in% names(.data_args)) nms[i] else ""
+    frame <- is.data.frame(a) || is.matrix(a) || .is_frame_list(a)
+    if ((nzchar(role) || frame) && is.null(.data_label(a))) {
+      call[[i]] <- as.name(if (nzchar(role)) .data_args[[role]] else "<data frame>")
+    }
+  }
+  call
+}
+
 # Call dpstats.<name>(...) (or a method of `target`) with R values.
 .dp_invoke <- function(name, args, target = NULL, call = NULL) {
   .dp_ensure()
@@ -138,11 +191,23 @@
   frames <- list()
   formula <- Filter(function(a) inherits(a, "formula"), args)
   vars <- if (length(formula)) all.vars(formula[[1]]) else NULL
-  data_expr <- if (is.call(call) && !is.null(call$data)) paste(deparse(call$data), collapse = "") else "df"
+  data_expr <- if (is.call(call) && !is.null(call$data)) .data_label(call$data) else "df"
+  if (is.null(data_expr)) data_expr <- "data"  # passed as a value: never its deparse (.data_label)
+  call <- .shareable_call(call)
   for (i in seq_along(args)) {
     x <- args[[i]]
     if (is.null(x) && nzchar(nms[i])) next
     if (is.matrix(x) && nms[i] %in% .frame_args) x <- .matrix_frame(x)
+    if (is.function(x)) {  # dp_plan(dp_lm, ...): one of dpstats' functions stands for its name
+      fn <- .dpstats_name(x)
+      if (is.null(fn)) {
+        .dp_abort(sprintf(paste("%s is a function, which cannot be sent to Python; pass a dpstats method by",
+                                "its name, e.g. %s\"dp_lm\"."),
+                          if (nzchar(nms[i])) nms[i] else "an argument", if (nzchar(nms[i])) paste(nms[i], "= ") else ""),
+                  "dpstats_argument_error", call)
+      }
+      x <- fn
+    }
     if (is.data.frame(x) || .is_frame_list(x)) {
       if (!nzchar(nms[i])) .dp_abort("data frames must be passed by name (data = df).", "dpstats_data_error", call)
       arg <- if (nms[i] == "data") data_expr else nms[i]
@@ -288,14 +353,37 @@
   msg <- r("\\{([^{}]*)\\}", "list(\\1)", msg)
   msg <- r("(?<![\\w.])[(\\[](lo, hi)[)\\]]", "c(\\1)", msg)
   msg <- r(sprintf("(?<=[=:] |=|got |\\(|\\[)\\((%s(?:, %s)+)\\)", num, num), "c(\\1)", msg)
-  msg <- r("\\[((?:'[^']*'|\"[^\"]*\"|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.)(?:, (?:'[^']*'|\"[^\"]*\"|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.))*)\\]",
-           "c(\\1)", msg)
-  msg <- r("\\[((?:c|list)\\([^()]*\\)(?:, (?:c|list)\\([^()]*\\))*)\\]", "list(\\1)", msg)
-  while (grepl("c\\([^()]*'[^']*'", msg, perl = TRUE)) msg <- r("(c\\([^()]*)'([^']*)'", "\\1\"\\2\"", msg)
+  # a quoted string is one atom, whatever it holds ('factor(cyl)6', "(Intercept)")
+  str_atom <- "(?:'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")"
+  atom <- sprintf("(?:%s|-?[0-9][0-9.e+-]*|Inf|TRUE|FALSE|NULL|\\.\\.\\.)", str_atom)
+  msg <- r(sprintf("\\[(%s(?:, %s)*)\\]", atom, atom), "c(\\1)", msg)
+  # tuples of strings, ('Ozone', 'Temp') and ('x',): prose in parentheses is never only quoted strings
+  msg <- r(sprintf("(?<![\\w.])\\((%s(?:, %s)+),?\\)", str_atom, str_atom), "c(\\1)", msg)
+  msg <- r(sprintf("(?<![\\w.])\\((%s),\\)", str_atom), "c(\\1)", msg)
+  vec <- sprintf("c\\(%s(?:, %s)*\\)", atom, atom)
+  msg <- r(sprintf("\\[(%s(?:, %s)*)\\]", paste0("(?:", vec, "|list\\([^()]*\\))"), paste0("(?:", vec, "|list\\([^()]*\\))")),
+           "list(\\1)", msg)
+  # inside c(...), R's double quotes, element by element
+  vecs <- gregexpr(vec, msg, perl = TRUE)
+  regmatches(msg, vecs) <- lapply(regmatches(msg, vecs), function(v) {
+    atoms <- gregexpr(str_atom, v, perl = TRUE)
+    regmatches(v, atoms) <- lapply(regmatches(v, atoms), function(a) {
+      ifelse(startsWith(a, "'"), paste0("\"", gsub("\"", "\\\"", gsub("\\'", "'", substr(a, 2L, nchar(a) - 1L), fixed = TRUE),
+                                                     fixed = TRUE), "\""), a)
+    })
+    v
+  })
   msg <- r("\\b(got|is) '([^']*)'", "\\1 \"\\2\"", msg)
+  # one pair for every column: Python's own name for that case, 'all columns', is no column of the data
+  msg <- r("^bounds for 'all columns' must be a pair c\\(lo, hi\\) of numbers, got ",
+           paste0("bounds must be one pair c(lo, hi) for all columns, or a named list with a pair for each column, ",
+                  "e.g. list(x = c(lo, hi))", if (is.list(args$bounds) && is.null(names(args$bounds))) " (not an unnamed list)",
+                  "; got "), msg)
   # keyword arguments
   msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*)=(?![=)\\s])", "\\1 = ", msg)
   msg <- r("= '([^']*)'", "= \"\\1\"", msg)
+  # advice that ends on an empty value ("declare an upper bound sigma=") shows what goes there
+  msg <- r("\\b([A-Za-z_][A-Za-z0-9_.]*) ?= ?(?=$|[,;]|\\.(?:\\s|$))", "\\1 = <a public value>", msg)
   msg <- r("(\" or )'([^']*)'", "\\1\"\\2\"", msg)
   msg <- r("\\bbe '([^']*)' or '([^']*)'", "be \"\\1\" or \"\\2\"", msg)
   # 0-based positions

@@ -40,7 +40,7 @@
   res <- .dp_invoke(method, .with_seed(args, get("seed", envir = env)), call = mc)
   if (inherits(res, "dp_result")) {
     res$py_call <- res$call
-    res$call <- mc
+    res$call <- .shareable_call(mc)  # no data values in a shared printout (bridge.R)
     res$formula <- args$formula
     if (is.data.frame(args$data)) attr(res, "dpstats_contrasts") <- .frame_contrasts(args$data)
     # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
@@ -299,7 +299,7 @@ dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed =
   mc <- match.call()
   res <- .dp_invoke("plan", .with_seed(args, seed), call = mc)
   res$py_call <- res$call
-  res$call <- mc
+  res$call <- .shareable_call(mc)  # no data values in a shared printout (bridge.R)
   res
 }
 

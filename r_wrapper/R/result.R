@@ -66,7 +66,7 @@ print.summary.dp_result <- function(x, ...) {
     lines <- .replace_block(lines, "^Ledger:$", function(block) .ledger_lines(x, block))
     lines <- .replace_block(lines, "^Operating characteristics", function(block) .oc_lines(x, block))
     lines <- .replace_block(lines, "^Privacy statement:$", function(block) {
-      c(block[1], .wrap(paste(trimws(block[-1]), collapse = " "), 2L, 2L))  # one paragraph, reflowed
+      c(block[1], .wrap(.join_wrapped(trimws(block[-1])), 2L, 2L))  # one paragraph, reflowed
     })
     if (.is_bootstrap_fit(x)) {
       lines <- sub("^Residual standard error: .* on ([0-9]+) degrees of freedom.*$",
@@ -101,6 +101,15 @@ print.summary.dp_result <- function(x, ...) {
 }
 
 .width <- function() max(40L, getOption("width", 80L))
+
+# Lines of one wrapped paragraph joined again: a line that a wrapper broke after a hyphen
+# ("data-" / "dependent") joins without a space, so that no "data- dependent" is printed.
+.join_wrapped <- function(lines) {
+  if (!length(lines)) return("")
+  out <- lines[1]
+  for (l in lines[-1]) out <- paste0(out, if (grepl("[A-Za-z]-$", out) && grepl("^[a-z]", l)) "" else " ", l)
+  out
+}
 
 .wrap <- function(text, indent = 2L, exdent = indent + 3L) {
   strwrap(text, width = .width() - 1L, indent = indent, exdent = exdent)
@@ -165,6 +174,43 @@ print.summary.dp_result <- function(x, ...) {
   lines <- gsub("\\b([A-Za-z_][A-Za-z0-9_.]*)='([^']*)'", "\\1 = \"\\2\"", lines, perl = TRUE)
   lines <- gsub("\\brandom_state\\b", "seed", lines, perl = TRUE)
   lines <- gsub("is dpstats.vertical.Party", "is run from Python (dpstats.vertical)", lines, fixed = TRUE)
+  lines <- gsub("\\b([A-Za-z_][A-Za-z0-9_.]*)=\"([^\"]*)\"", "\\1 = \"\\2\"", lines, perl = TRUE)  # na_action="fill"
+  # top-k mechanisms by name (with the topk = value that chooses one, on the line that describes it)
+  for (nm in names(.topk_names)) {
+    lines <- sub(sprintf("^Top-k mechanism: %s \\(", nm),
+                 sprintf("Top-k mechanism: %s (topk = \"%s\"; ", .topk_names[[nm]], nm), lines)
+    lines <- gsub(sprintf("\\b%s top-k\\b", nm), paste(.topk_names[[nm]], "top-k"), lines, perl = TRUE)
+  }
+  lines <- .sampler_words(lines)
+  lines
+}
+
+.topk_names <- c(canonical_lipschitz = "canonical Lipschitz", oneshot_gumbel = "one-shot Gumbel",
+                 peeling = "peeling", joint = "joint exponential")
+
+# Python's "Noise samplers: numpy gaussian (seeded, not floating-point hardened); ..." names the library
+# that drew the noise; in words: which noise, from which generator, and what that means for release.
+.sampler_words <- function(lines) {
+  i <- grep("^Noise samplers: ", lines)
+  for (j in i) {
+    parts <- strsplit(sub("^Noise samplers: ", "", lines[j]), "; ", fixed = TRUE)[[1]]
+    kind <- function(k) switch(k, gaussian = "Gaussian", laplace = "Laplace", k)
+    and <- function(v) if (length(v) <= 1L) v else paste(paste(v[-length(v)], collapse = ", "), "and", v[length(v)])
+    seeded <- grepl("^numpy \\S+ \\(seeded, not floating-point hardened\\)$", parts)
+    safe <- grepl("^OpenDP \\S+ \\(floating-point safe\\)$", parts)
+    out <- character()
+    if (any(seeded)) {
+      k <- vapply(sub("^numpy (\\S+) .*$", "\\1", parts[seeded]), kind, "")
+      out <- c(out, sprintf("%s noise from a seeded generator (for reproduction; not hardened against floating-point attacks)",
+                            and(k)))
+    }
+    if (any(safe)) {
+      k <- vapply(sub("^OpenDP (\\S+) .*$", "\\1", parts[safe]), kind, "")
+      out <- c(out, sprintf("%s noise from OpenDP's samplers (hardened against floating-point attacks)", and(k)))
+    }
+    out <- c(out, sub(" \\(floating-point safe\\)$", " (hardened against floating-point attacks)", parts[!seeded & !safe]))
+    lines[j] <- paste0("Noise: ", paste(out, collapse = "; "))
+  }
   lines
 }
 

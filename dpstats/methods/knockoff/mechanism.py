@@ -120,9 +120,10 @@ def zeta(p: int, sigma: float, delta2: float) -> float:
     t = math.sqrt(2.0 / p * math.log(2.0 / delta2))
     if t >= 1:
         raise AssumptionError(
-            f"zeta = 2p sigma^2/(1 - sqrt((2/p) ln(2/delta2))) is undefined for p = {p} and "
-            f"delta2 = {delta2:.3g}: it needs p > 2 ln(2/delta2) = {2 * math.log(2 / delta2):.3g}. "
-            "Use a larger delta (delta_split) or more candidate columns."
+            f"the noise bound zeta = 2p sigma^2/(1 - sqrt((2/p) ln(2/d))) is undefined for p = {p} "
+            f"candidate columns, where d = {delta2:.3g} is the part of delta spent on the chance that "
+            f"the bound fails: it needs p > 2 ln(2/d) = {2 * math.log(2 / delta2):.3g}. "
+            "Use a larger delta (or give that part more of it with delta_split) or more candidate columns."
         )
     return 2.0 * p * sigma**2 / (1.0 - t)
 

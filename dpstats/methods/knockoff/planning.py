@@ -191,14 +191,14 @@ def remark_2(
     if sigma is None:
         dd.add(
             "noise level sigma estimated from the OLS residuals to set the sensitivity (Remark 2)",
-            fix="declare an upper bound sigma=",
+            fix="declare a public upper bound, sigma=<a public upper bound>",
         )
         sigma = sigma_hat
     if beta_norm is None:
         est = float(np.linalg.norm(st.ols / st.col_norms))
         dd.add(
             "||beta|| estimated by OLS to set the sensitivity (Remark 2)",
-            fix="declare an upper bound beta_norm=",
+            fix="declare a public upper bound, beta_norm=<a public upper bound>",
         )
         beta_norm = est
     return sigma, beta_norm
@@ -216,7 +216,7 @@ def name_augmentation(st: ko.Normalised, dd: DataDependence) -> None:
             f"rows augmented to 2p = {2 * st.p} with responses drawn from N(0, sigma_hat^2) when fewer than 2p "
             "rows remain once rows with missing values are dropped, sigma_hat from the residuals (as R's "
             "create.fixed does)",
-            fix="declare bounds= (no row is then dropped) and use at least 2p rows",
+            fix="declare bounds=<public bounds> (no row is then dropped) and use at least 2p rows",
         )
     elif st.n < 2 * st.p:
         dd.add(
@@ -243,7 +243,7 @@ def calibration(
     else:
         dd.add(
             "smallest and largest column norms C_min, C_max taken from the data for the sensitivity",
-            fix="declare a public lower bound c_min=",
+            fix="declare a public lower bound, c_min=<a public lower bound>",
         )
     if lambda_min is not None:  # enforced on Σ′ by declared_design (filter.floor_lambda_min), not checked
         cal.lambda_min, cal.lambda_min_upper, cal.lambda_max, cal.fro = lambda_min, 1.0, st.p, st.p
@@ -252,7 +252,7 @@ def calibration(
         dd.add(
             "lambda_min, lambda_max and ||Sigma'||_F of the normalised Gram matrix taken from the data "
             "for the sensitivity (and s)",
-            fix="declare a public lower bound lambda_min=",
+            fix="declare a public lower bound, lambda_min=<a public lower bound>",
         )
         ko.check_full_rank(st)
         s_value = ko.knockoff_s(st.lambda_min, s_kind)

@@ -147,3 +147,53 @@ test_that("dp_gmm on iris at eps = 5 warns and prints that its accuracy is vacuo
   expect_match(gsub("\\s+", " ", paste(capture.output(print(fit)), collapse = " ")), "vacuous): no accuracy guarantee",
                fixed = TRUE)
 })
+
+test_that("printed words are R's: samplers in words, name = \"value\", top-k by name, eps = Inf said once", {
+  skip_if_no_dpstats()
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
+               bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
+  s <- gsub("\\s+", " ", paste(capture.output(print(summary(fit))), collapse = "\n"))  # as one paragraph
+  expect_false(grepl("numpy|Noise samplers|floating-point hardened", s))
+  expect_match(s, "Noise: Laplace noise from a seeded generator (for reproduction; not hardened against", fixed = TRUE)
+  expect_match(s, "na_action = \"fill\"", fixed = TRUE)
+  expect_false(grepl("na_action=", s, fixed = TRUE))
+  w <- dpstats:::.sampler_words
+  expect_identical(w("Noise samplers: numpy gaussian (seeded, not floating-point hardened); numpy laplace (seeded, not floating-point hardened)"),
+                   "Noise: Gaussian and Laplace noise from a seeded generator (for reproduction; not hardened against floating-point attacks)")
+  expect_identical(w("Noise samplers: OpenDP gaussian (floating-point safe)"),
+                   "Noise: Gaussian noise from OpenDP's samplers (hardened against floating-point attacks)")
+  sis <- gsub("\\s+", " ", paste(capture.output(print(dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2,
+                                                                  bounds = c(-500, 500), seed = 1))), collapse = " "))
+  expect_match(sis, "Top-k mechanism: canonical Lipschitz (topk = \"canonical_lipschitz\"; k = 2", fixed = TRUE)
+  expect_false(grepl("canonical_lipschitz top-k", sis, fixed = TRUE))
+  ref <- suppressWarnings(dp_lm(mpg ~ wt + hp, data = mtcars, eps = Inf))
+  out <- capture.output(print(ref))
+  expect_identical(out[1], "Linear regression: non-private reference (eps = Inf)")
+  expect_identical(out[length(out)], "Privacy: none (eps = Inf)")
+  so <- capture.output(print(summary(ref)))
+  expect_identical(so[1], "Linear regression: non-private reference (eps = Inf)")
+  expect_false(any(grepl("Differentially private|Noise", c(out, so))))
+})
+
+test_that("wrapping never breaks a hyphenated word, and advice starts its sentence and shows what to fill in", {
+  skip_if_no_dpstats()
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
+               bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
+  old <- options(width = 80)
+  on.exit(options(old))
+  for (wd in c(40, 47, 53, 61, 70, 80, 97, 120)) {
+    options(width = wd)
+    out <- c(capture.output(print(fit)), capture.output(print(summary(fit))))
+    expect_false(any(grepl("[A-Za-z]- [a-z]", out)), info = paste(wd, grep("[A-Za-z]- [a-z]", out, value = TRUE)[1]))
+    txt <- paste(out, collapse = " ")
+    expect_match(txt, "non-finite", fixed = TRUE)
+  }
+  expect_identical(dpstats:::.join_wrapped(c("a data-", "dependent step", "(x)")), "a data-dependent step (x)")
+  d <- mtcars
+  d$g <- ifelse(d$am == 1, "manual", "auto")
+  msg <- tryCatch(dp_lm(mpg ~ wt + g, data = d, eps = 1, seed = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6))),
+                  warning = function(w) conditionMessage(w))
+  expect_match(msg, "depends on the data). Declare them", fixed = TRUE)
+  expect_identical(dpstats:::.r_words("step (Remark 2). Declare an upper bound sigma="),
+                   "step (Remark 2). Declare an upper bound sigma = <a public value>")
+})

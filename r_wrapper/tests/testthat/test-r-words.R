@@ -205,3 +205,35 @@ test_that("dp_plan's and dp_sis's assume errors reach R users in R's words", {
                        assume = list(signals = 2, strength = 0.5)), error = identity)
   expect_match(conditionMessage(e), "dp_plan(\"dp_sis\", n = <a public n>", fixed = TRUE)
 })
+
+test_that("lists and tuples of strings become c(\"a\", \"b\"), parentheses inside the strings included", {
+  w <- dpstats:::.r_words
+  expect_identical(w("coefficients c(\"(Intercept)\", 'wt', 'factor(cyl)6') are not estimable"),
+                   "coefficients c(\"(Intercept)\", \"wt\", \"factor(cyl)6\") are not estimable")
+  expect_identical(w("terms ['(Intercept)', 'wt', 'factor(cyl)6'] dropped"),
+                   "terms c(\"(Intercept)\", \"wt\", \"factor(cyl)6\") dropped")
+  expect_identical(w("rows missing a value of ('Ozone', 'Temp', 'Wind') are dropped"),
+                   "rows missing a value of c(\"Ozone\", \"Temp\", \"Wind\") are dropped")
+  expect_identical(w("missing ('Ozone',) here"), "missing c(\"Ozone\") here")
+  expect_identical(w("prose (see above) and f('a', 'b') stay"), "prose (see above) and f('a', 'b') stay")
+  expect_identical(w("names ['a\"b', \"it's\"]"), "names c(\"a\\\"b\", \"it's\")")
+  expect_identical(w("levels {'g': ['(a)', 'b)']}"), "levels list(g = c(\"(a)\", \"b)\"))")
+})
+
+test_that("bounds = list(c(lo, hi)) and a function for a method's name are answered in R's terms", {
+  w <- dpstats:::.r_words
+  expect_identical(w("bounds for 'all columns' must be a pair (lo, hi) of numbers, got [(0.0, 40.0)].",
+                     args = list(bounds = list(c(0, 40)))),
+                   paste("bounds must be one pair c(lo, hi) for all columns, or a named list with a pair for each",
+                         "column, e.g. list(x = c(lo, hi)) (not an unnamed list); got list(c(0, 40))."))
+  skip_if_no_dpstats()
+  e <- tryCatch(dp_lm(Ozone ~ Temp + Wind, data = airquality, eps = 1, bounds = list(c(0, 40))), error = function(e) e)
+  expect_false(grepl("all columns'", conditionMessage(e), fixed = TRUE))
+  expect_match(conditionMessage(e), "bounds must be one pair c(lo, hi) for all columns", fixed = TRUE)
+  p <- suppressWarnings(dp_plan(dp_lm, n = 100, p = 3, eps = 1, seed = 1))  # the function stands for its name
+  q <- suppressWarnings(dp_plan("dp_lm", n = 100, p = 3, eps = 1, seed = 1))
+  expect_identical(p$tidy, q$tidy)
+  e <- tryCatch(dp_plan(mean, n = 100, p = 3, eps = 1), error = function(e) e)
+  expect_s3_class(e, "dpstats_argument_error")
+  expect_match(conditionMessage(e), "pass a dpstats method by its name, e.g. method = \"dp_lm\"", fixed = TRUE)
+})
