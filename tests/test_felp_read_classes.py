@@ -12,35 +12,12 @@ from __future__ import annotations
 import json
 import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
 
 import dpstats as dp
 from dpstats.errors import NonPrivateWarning, PrivacyParameterError
-from test_private_n_unfilled import channels
-
-BOUNDS = {"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "x4": (-1, 1), "cls": (0, 1)}
-
-
-def _pair(n: int = 300) -> tuple[pd.DataFrame, pd.DataFrame]:
-    rng = np.random.default_rng(4)
-    df = pd.DataFrame(rng.uniform(-1, 1, (n, 4)), columns=["x1", "x2", "x3", "x4"])
-    df["cls"] = (df.x1 + 0.3 * rng.standard_normal(n) > 0).astype(float)
-    other = df.copy()
-    other.loc[9, "cls"] = 0.371  # one row replaced: a value outside {0, 1}
-    return df, other
-
-
-def _run(func, *args, **kwargs):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            fit = func(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - the error is what the reader sees
-            return f"{type(exc).__name__}: {exc}", sorted({str(w.message) for w in caught}), None
-    return None, sorted({str(w.message) for w in caught}), fit
-
+from test_private_n_unfilled import BOUNDS_01 as BOUNDS, binary_pair as _pair, channels, run_caught as _run
 
 FELP = dict(eps=1.0, n_estimators=2, variant="strict", bounds=BOUNDS, oc_trials=0, random_state=5)
 

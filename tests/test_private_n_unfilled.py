@@ -266,3 +266,28 @@ def test_vertical_glm_withholds_df_residual():
     assert fit.df_residual is None
     for channel, text in result_channels(fit).items():
         assert not {str(N), str(N - 3)} & set(integers(text)), channel
+
+
+# shared by tests/test_felp_read_classes.py and tests/test_vertical_binomial_clipped.py
+BOUNDS_01 = {"x1": (-1, 1), "x2": (-1, 1), "x3": (-1, 1), "x4": (-1, 1), "cls": (0, 1)}
+
+
+def binary_pair(n: int = 300) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Neighbours with a 0/1 response: one row's response replaced by a value outside {0, 1}."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame(rng.uniform(-1, 1, (n, 4)), columns=["x1", "x2", "x3", "x4"])
+    df["cls"] = (df.x1 + 0.3 * rng.standard_normal(n) > 0).astype(float)
+    other = df.copy()
+    other.loc[9, "cls"] = 0.371  # one row replaced: a value outside {0, 1}
+    return df, other
+
+
+def run_caught(func, *args, **kwargs):
+    """(error text or None, the distinct warnings, the result or None): what a reader sees of a call."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fit = func(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - the error is what the reader sees
+            return f"{type(exc).__name__}: {exc}", sorted({str(w.message) for w in caught}), None
+    return None, sorted({str(w.message) for w in caught}), fit
