@@ -136,6 +136,11 @@ class ModelFrame:
     levels_read : bool
         A private call read some factor's levels from the rows (a named step): the design's names
         then hold data-derived levels, and a message names the columns' terms instead.
+    contrasts : dict
+        The declared contrasts (``contrasts=``, ``data.attrs["contrasts"]``) that a variable of the
+        formula matched, by the names given (``"factor(cyl)"``); ``predict`` codes newdata with them.
+    default_contrasts : pair of str
+        R's ``options(contrasts =)`` in force for the fit.
     """
 
     formula: str
@@ -298,7 +303,7 @@ def model_frame(
     mf = _general_frame(
         formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding
     )
-    mf.contrasts, mf.default_contrasts = dict(coding.given), coding.default
+    mf.default_contrasts = coding.default
     mf.n_filled += n_filled
     return _with_schema(mf, schema, data, used)
 
@@ -584,6 +589,7 @@ def _general_frame(
             )
     factors = [_design_value(v) if i != t.response else v for i, v in enumerate(values)]
     factors = _declared_contrasts(t, factors, coding)
+    matched = {t.labels[i] for i, v in enumerate(factors) if i != t.response and isinstance(v, Fac)}
     if not t.terms and not t.intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
     X, names, terms, levels = design(t, factors, n, coding.default)
@@ -613,6 +619,8 @@ def _general_frame(
         schema_steps=list(ctx.level_steps),
         factor_column_ranges=factor_column_ranges(parts),
         interaction_parts=product_parts(parts),
+        # the declared contrasts the formula's factors took, by the names given (predict re-applies them)
+        contrasts={k: v for k, v in coding.given.items() if _label_key(k) in matched},
     )
 
 
