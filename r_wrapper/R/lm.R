@@ -297,18 +297,13 @@ anova.dp_result <- function(object, ...) {
                   "non-private reference, anova(lm(formula(fit), data))."), "dpstats_not_released_error", sys.call())
 }
 
-# formula(fit) is the R formula the fit was made with; update(fit, . ~ . - x) refits through the call.
-# As for lm, `.` is expanded over the data's columns (the data named in the call; only its names are
-# read), so that update(fit, . ~ . - x) works on y ~ . fits.
+# formula(fit) is the R formula the fit was made with, `.` expanded over the data's columns when the fit
+# was made, as lm's (.expanded_formula); update(fit, . ~ . - x) refits through the call.
 formula.dp_result <- function(x, ...) {
   f <- x$formula
   if (!inherits(f, "formula")) {
     if (is.null(x$call$formula)) .dp_abort("this result has no formula.", "dpstats_error", sys.call())
     f <- stats::as.formula(x$call$formula)
-  }
-  if ("." %in% all.vars(f) && !is.null(x$call$data)) {
-    data <- tryCatch(eval(x$call$data, environment(f)), error = function(e) NULL)
-    if (is.data.frame(data)) f <- stats::formula(stats::terms(f, data = data))
   }
   f
 }
