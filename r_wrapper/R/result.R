@@ -294,6 +294,7 @@ glance.dp_result <- function(x, ...) {
   } else if (inherits(x, "dp_lm") && "sigma" %in% names(g)) {
     g$sigma <- NA_real_  # not released by a DP fit (see sigma())
   }
+  if (inherits(x, "dp_select_infer") && "nobs" %in% names(g) && !is.na(g$nobs)) g$nobs <- nobs(x)  # part B's rows
   .as_tibble(g)
 }
 
