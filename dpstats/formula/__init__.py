@@ -475,6 +475,33 @@ def interaction_parts(mf: ModelFrame) -> dict[str, tuple]:
     return dict(getattr(mf, "interaction_parts", None) or {})
 
 
+def refuse_multivariate_response(formula: Any, method: str) -> None:
+    """Refuse ``cbind(a, b) ~ ...`` in a method with one numeric response, before the data is read.
+
+    Examples
+    --------
+    >>> refuse_multivariate_response("y ~ x", "dp_lm")   # one response: nothing happens
+    >>> refuse_multivariate_response("cbind(mpg, hp) ~ wt", "dp_lm")
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.FormulaError: multivariate responses are not supported by dp_lm; fit each response ...
+    """
+    if not isinstance(formula, str) or "~" not in formula:
+        return
+    lhs, rhs = (side.strip() for side in formula.split("~", 1))
+    try:
+        node = parse(lhs) if lhs else None
+    except FormulaError:
+        return  # the formula's own check names it
+    if node is None or call_name(node) != "cbind":
+        return
+    first = deparse(node.args[0][1]) if node.args else "y"
+    raise FormulaError(
+        f"multivariate responses are not supported by {method}; fit each response separately (the formula "
+        f"'{formula}' has '{lhs}' on the left of '~'), e.g. {first} ~ {rhs}."
+    )
+
+
 def refuse_offset(mf: ModelFrame, method: str) -> None:
     """Refuse a formula with ``offset()`` in a method that cannot honour it.
 
@@ -1001,7 +1028,7 @@ def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[st
         if tok == ".":
             out.extend(data.columns.tolist())
         elif tok not in data.columns:
-            raise _unknown(tok, data, "~ " + rhs)
+            raise _unknown(tok, data, f"{lhs} ~ {rhs}" if lhs else "~ " + rhs)  # the whole formula
         else:
             out.append(tok)
     return [c for c in dict.fromkeys(out) if c != lhs]

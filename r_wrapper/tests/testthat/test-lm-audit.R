@@ -276,3 +276,15 @@ test_that("8. nobs() after na.omit under replace-one-row says why n is not relea
                                neighbouring = "add_remove"))
   expect_error(nobs(s), class = "dpstats_not_released_error", regexp = "add/remove-one-row")
 })
+
+# ---- the second audit (models): errors come before warnings, and name what the user did.
+test_that("models 4. a multivariate response or a missing column is an error alone, quoting the whole formula", {
+  skip_if_no_dpstats()
+  expect_no_warning(expect_error(dp_lm(cbind(mpg, hp) ~ wt, mtcars, eps = Inf),
+                                 "multivariate responses are not supported by dp_lm; fit each response separately",
+                                 class = "dpstats_formula_error"))
+  expect_no_warning(expect_error(dp_lm(mpg ~ nosuch, mtcars, eps = 1), "formula 'mpg ~ nosuch'",
+                                 class = "dpstats_formula_error"))
+  expect_no_warning(expect_error(dp_glm(am ~ wt + nosuch, mtcars, eps = Inf), "formula 'am ~ wt \\+ nosuch'",
+                                 class = "dpstats_formula_error"))
+})
