@@ -442,7 +442,8 @@ class Schema:
         return [
             (
                 "rows with a missing value in a variable without declared bounds "
-                f"({', '.join(repr(c) for c in unfilled[:5])}) are dropped, so the number of rows "
+                f"({', '.join(repr(c) for c in unfilled[:5])}{' …' if len(unfilled) > 5 else ''}) are dropped, "
+                "so the number of rows "
                 "analysed (n) depends on the data",
                 "declare public bounds for every variable, e.g. bounds={'x': (0, 10)}, or, for a numeric "
                 "column used as a factor, its levels: factor(x, levels = c(...))",

@@ -380,3 +380,55 @@ def test_a_private_sigma_floored_at_zero_is_printed_as_not_resolved():
     assert fit.sigma == 0.0
     line = next(ln for ln in str(fit).splitlines() if ln.startswith("Residual standard error"))
     assert line.startswith("Residual standard error: not resolved at this eps on 1998 degrees of freedom")
+
+
+# ---- errors before warnings (the outside R audit, models item 4): a call refused for its formula or
+# data raises its error alone, not after warnings about eps = inf or data-derived bounds of a fit never
+# made; the error quotes the whole formula.
+def _refused_without_warnings(call, match: str):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(dp.FormulaError, match=match):
+            call()
+    assert [str(w.message) for w in caught] == []
+
+
+@pytest.fixture(scope="module")
+def cars() -> pd.DataFrame:
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame(
+        {"wt": rng.uniform(1, 6, 200), "hp": rng.uniform(50, 300, 200), "am": rng.integers(0, 2, 200)}
+    )
+    df["mpg"] = 35 - 3 * df.wt + rng.normal(size=200)
+    return df
+
+
+def test_a_multivariate_response_is_refused_by_name_before_any_warning(cars):
+    _refused_without_warnings(
+        lambda: dp.dp_lm("cbind(mpg, hp) ~ wt", cars, eps=math.inf),
+        r"^multivariate responses are not supported by dp_lm; fit each response separately .*'cbind\(mpg, hp\) ~ wt'",
+    )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda df: dp.dp_lm("mpg ~ nosuch", df, eps=1),  # data-derived bounds: warned only for a fit made
+        lambda df: dp.dp_lm("mpg ~ wt + nosuch", df, eps=math.inf),
+        lambda df: dp.dp_glm("am ~ nosuch", df, eps=math.inf),
+        lambda df: dp.dp_lm("mpg ~ log(nosuch)", df, eps=math.inf),
+    ],
+)
+def test_a_missing_column_is_an_error_alone_quoting_the_whole_formula(cars, call):
+    _refused_without_warnings(
+        lambda: call(cars), r"column 'nosuch' in formula '(mpg|am) ~ [^']*nosuch[^']*' is not"
+    )
+
+
+def test_the_warnings_of_a_fit_made_still_come_in_order(cars):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dp.dp_lm("mpg ~ wt", cars, eps=1, random_state=1)
+    texts = [str(w.message) for w in caught if issubclass(w.category, NonPrivateWarning)]
+    assert "min and max" in texts[0] and "without declared bounds" in texts[1]
+    assert all(w.filename == __file__ for w in caught)  # pointing at the user's line

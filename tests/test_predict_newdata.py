@@ -49,10 +49,11 @@ def test_rows_with_missing_values_predict_nan_and_the_others_as_alone(fits, data
     fit, nd = fits[name], _newdata(data)
     p = fit.predict(nd)
     assert p.shape == (5,)
-    expected_nan = [
-        1,
-        3,
-    ]  # as R's model frame: every variable of the formula, selected or not (dp_select_infer)
+    # as R's model frame of the fit's formula(): dp_select_infer's is the final model's (it selects x1
+    # and x3 here), so x2's infinite value in row 3 leaves that row predicted, as lm(formula(fit)) does
+    expected_nan = [1] if name == "si" else [1, 3]
+    if name == "si":
+        assert fit.selected == ["x1", "x3"]
     assert np.flatnonzero(np.isnan(p)).tolist() == expected_nan
     rows = [i for i in range(5) if i not in expected_nan]
     np.testing.assert_allclose(p[rows], fit.predict(nd.iloc[rows]), rtol=1e-12)
@@ -126,3 +127,82 @@ def test_vertical_glm_rows_with_missing_values_predict_nan(data):
         assert p.shape == (5,) and np.flatnonzero(np.isnan(p)).tolist() == [1, 3, 4]
         np.testing.assert_allclose(p[[0, 2]], fit.predict(nd.iloc[[0, 2]], type=type_), rtol=1e-12)
     assert np.isnan(fit.predict(nd.assign(x2=np.nan))).all()
+
+
+# ---- contrasts = naming a formula term (the outside R audit, models item 1): predict() codes newdata
+# with the fit's contrasts under the name the fit matched ('factor(cyl)'), as lm does.
+SUM_CYL = {"factor(cyl)": "contr.sum"}
+
+
+def _mtcars_sum(rpy2_robjects):
+    from dpstats.rbridge import load_r_dataset
+
+    mt = load_r_dataset("mtcars", "datasets")
+    mt.attrs["contrasts"] = dict(SUM_CYL)  # how the R package sends lm's contrasts = list(...)
+    return mt
+
+
+def test_contrasts_on_a_formula_term_predict_as_lm_at_eps_inf(rpy2_robjects):
+    mt = _mtcars_sum(rpy2_robjects)
+    ro = rpy2_robjects
+    expected = np.asarray(
+        ro.r(
+            "predict(lm(mpg ~ wt + factor(cyl), mtcars, contrasts = list(`factor(cyl)` = 'contr.sum')), "
+            "mtcars[1:3, ])"
+        )
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.NonPrivateWarning)
+        fit = dp.dp_lm("mpg ~ wt + factor(cyl)", mt, eps=float("inf"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "absent from the formula" warning
+        got = fit.predict(mt.iloc[:3])
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+    np.testing.assert_allclose(got, [21.33650, 20.51907, 26.55377], atol=1e-5)
+
+
+def test_contrasts_on_a_formula_term_give_the_fits_design_columns_at_finite_eps(rpy2_robjects):
+    mt = _mtcars_sum(rpy2_robjects)
+    expected = np.asarray(
+        rpy2_robjects.r(
+            "model.matrix(mpg ~ wt + factor(cyl), mtcars, contrasts.arg = list(`factor(cyl)` = 'contr.sum'))"
+            "[c(1, 3, 5), ]"
+        )
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = dp.dp_lm(
+            "mpg ~ wt + factor(cyl)",
+            mt,
+            eps=1.0,
+            bounds={"mpg": (10, 35), "wt": (1, 6), "cyl": (4, 8)},
+            random_state=1,
+        )
+    assert fit.terms == ["(Intercept)", "wt", "factor(cyl)1", "factor(cyl)2"]
+    newdata = mt.iloc[[0, 2, 4]]
+    newdata.attrs = {}  # a Python user's newdata: the fit's contrasts still apply
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        design = fit._new_design(newdata)
+        got = fit.predict(newdata)
+    assert design.names == fit.terms
+    np.testing.assert_allclose(design.X, expected)
+    np.testing.assert_allclose(got, expected @ fit.coefficients)
+
+
+def test_contrasts_the_fit_ignored_are_not_applied_by_predict(rpy2_robjects):
+    """contrasts for 'cyl' where the formula uses factor(cyl): the fit ignores them (R warns), so does
+    predict, and a numeric cyl elsewhere in the formula stays numeric."""
+    from dpstats.rbridge import load_r_dataset
+
+    mt = load_r_dataset("mtcars", "datasets")
+    mt.attrs["contrasts"] = {"gear": "contr.sum"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = dp.dp_lm("mpg ~ wt + factor(gear) + gear:wt", mt, eps=float("inf"))
+    expected = np.asarray(
+        rpy2_robjects.r("predict(lm(mpg ~ wt + factor(gear) + gear:wt, mtcars), mtcars[1:3, ])")
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(fit.predict(mt.iloc[:3]), expected, rtol=1e-10)

@@ -393,3 +393,13 @@ def test_dask_categoricals_with_known_categories_are_declared(monkeypatch):
     assert mf.names == ref_mf.names == ["x1", "x2", "x3", "cityYork", "cityZzyzx"]
     assert mf.engine_steps == [] and mf.schema_steps == []
     np.testing.assert_allclose(st.cross.xty, ref.cross.xty, rtol=1e-10, atol=1e-9)
+
+
+def test_the_step_naming_variables_without_bounds_marks_a_cut_list():
+    """Up to five names (public), then ' …' when there are more (the outside R audit, models item 5)."""
+    frame = pd.DataFrame({c: [1.0, None] for c in "abcdefg"})
+    schema = Schema.declare(bounds={"a": (0, 1)})
+    (six,) = schema.missing_steps(frame, list("abcdefg"))
+    assert "('b', 'c', 'd', 'e', 'f' …) are dropped" in six[0]
+    (five,) = schema.missing_steps(frame, list("abcdef"))
+    assert "('b', 'c', 'd', 'e', 'f') are dropped" in five[0]

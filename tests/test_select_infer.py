@@ -296,3 +296,30 @@ def test_glm_post_selection_coverage(select, eps, family):
     coverage, total = float(np.mean(covered)), len(covered)
     print(f"\n| {select} | glm ({family}) | {eps:g} | {coverage:.3f} | {total} |")
     assert runs == 200 and total >= 950 and 0.93 <= coverage <= 0.97, (runs, total, coverage)
+
+
+def test_the_final_model_is_part_bs_fit_on_the_selected_terms():
+    """R users read nobs(), formula() and summary() of the final model (the outside R audit, models item 3):
+    the selected formula, part B's rows, the candidates and the selected named apart."""
+    df = _data(600, 6, np.random.default_rng(5))
+    res = dp.dp_select_infer("y ~ .", df, eps=3.0, delta=1e-6, k=2, bounds=BOUNDS, n_boot=200, random_state=3)
+    assert res.selected_terms == res.selected  # numeric columns: a term per column
+    assert res.selected_formula == f"y ~ {' + '.join(res.selected)}"
+    assert res.outputs()["selected_formula"] == res.selected_formula and res.formula == "y ~ ."
+    text = str(res.summary())
+    assert "n = 600, p = 6" not in text
+    assert (
+        "n = 600 (part A 300 rows, part B 300 rows); 6 candidate columns, 2 selected; part B's fit has 3 coefficients"
+        in text
+    )
+    assert "n = 300; engine" in text  # the coefficient block's n is part B's
+    # a missing value in a variable no selected term uses does not stop the prediction (R's final model)
+    unused = next(c for c in df.columns if c not in res.selected and c != "y")
+    nd = df.head(3).copy()
+    nd.loc[nd.index[0], unused] = np.nan
+    nd.loc[nd.index[1], res.selected[0]] = np.nan
+    X = np.column_stack([np.ones(3), nd[res.selected].to_numpy()])
+    expected = X @ res.coefficients
+    got = res.predict(nd)
+    np.testing.assert_allclose(got[[0, 2]], expected[[0, 2]])
+    assert np.isnan(got[1])

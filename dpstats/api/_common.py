@@ -16,6 +16,7 @@ import textwrap
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
@@ -76,13 +77,19 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     """Run one analysis through the shared steps (see the module docstring)."""
     strict, random_state = settings.strict, settings.random_state
     accountant, diagnostics = settings.accountant, settings.diagnostics
+    nonprivate = _NONPRIVATE.get()  # this door's, from declare(); a door run inside the frame sets its own
+    _NONPRIVATE.set(None)
     dd = DataDependence(strict, getattr(door, "bounds", None))
+    dd.hold_warnings()  # errors of the frame and the plan come before any warning
     step = dd.bounds if isinstance(dd.bounds, PrivateBounds) else None
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if step is not None:
         step.start(noise.generator)
     frame = door.frame(dd)
     plan = door.plan(frame, dd)
+    if nonprivate is not None and nonprivate[0] is getattr(door, "data", None):
+        warnings.warn(nonprivate[1], NonPrivateWarning, stacklevel=caller_stacklevel())
+    dd.release_warnings()
     if step is not None:
         step.add_to(plan)
     if accountant is not None:  # refused without spending beyond the budget
@@ -248,8 +255,9 @@ def declare(
     """A door's steps between its checks and :func:`run`, in this order: under ``strict``, refuse
     eps = inf where the door names its ``nonprivate`` fit, refuse a call the accountant cannot pay
     before touching the data, read the data (only the formula's columns),
-    turn ``bounds="auto"`` into its private-bounds step, declare the public schema, and then
-    (nothing having refused the call) warn that eps = inf runs the ``nonprivate`` fit.
+    turn ``bounds="auto"`` into its private-bounds step, declare the public schema, and leave to
+    :func:`run` the warning that eps = inf runs the ``nonprivate`` fit (given once the frame and the
+    plan have passed their checks, so that an error comes alone).
 
     Returns the options record with the eps, delta (where the method has one), bounds and schema
     the release uses, and the data as the door reads it.  ``statistics``: the door can run from
@@ -281,12 +289,15 @@ def declare(
     if options.PUBLIC_N is not None:
         options.PUBLIC_N.refuse_omit(schema)
         options.PUBLIC_N.refuse_unfilled(schema, engines.unfilled_variables(data, given["formula"], schema))
-    if nonprivate_run:  # warned once the call's other checks have passed
-        warnings.warn(
-            f"eps = inf: {nonprivate}, NOT private.", NonPrivateWarning, stacklevel=caller_stacklevel()
-        )
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
+    # warned by run() once the frame and the plan have passed their checks (a missing column is an error alone)
+    _NONPRIVATE.set((data, f"eps = inf: {nonprivate}, NOT private.") if nonprivate_run else None)
     return replace(options, **changes), data
+
+
+# the eps = inf warning declare() leaves for run(), with the data it returned: only the door reading that
+# data warns it, so a call refused between the two leaves nothing for another call
+_NONPRIVATE: ContextVar[tuple[Any, str] | None] = ContextVar("dpstats_nonprivate_warning", default=None)
 
 
 def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, **fills: Any) -> Schema:

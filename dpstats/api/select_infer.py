@@ -30,7 +30,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import fit_coding
-from ..results.select_infer import SelectInferResult
+from ..results.select_infer import SelectInferResult, selected_terms
 from ..schema import Schema
 from ._common import OptionsDoor, Settings, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
@@ -310,6 +310,7 @@ class SelectInferDoor(OptionsDoor):
             factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
             coding=fit_coding(frame.mf),
             variables=list(frame.mf.variables),
+            selected_terms=selected_terms(frame.mf, released.selected),
             **({} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}),
         )
         if fit is None:

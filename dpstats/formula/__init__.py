@@ -136,6 +136,11 @@ class ModelFrame:
     levels_read : bool
         A private call read some factor's levels from the rows (a named step): the design's names
         then hold data-derived levels, and a message names the columns' terms instead.
+    contrasts : dict
+        The declared contrasts (``contrasts=``, ``data.attrs["contrasts"]``) that a variable of the
+        formula matched, by the names given (``"factor(cyl)"``); ``predict`` codes newdata with them.
+    default_contrasts : pair of str
+        R's ``options(contrasts =)`` in force for the fit.
     """
 
     formula: str
@@ -298,7 +303,7 @@ def model_frame(
     mf = _general_frame(
         formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding
     )
-    mf.contrasts, mf.default_contrasts = dict(coding.given), coding.default
+    mf.default_contrasts = coding.default
     mf.n_filled += n_filled
     return _with_schema(mf, schema, data, used)
 
@@ -470,6 +475,33 @@ def interaction_parts(mf: ModelFrame) -> dict[str, tuple]:
     return dict(getattr(mf, "interaction_parts", None) or {})
 
 
+def refuse_multivariate_response(formula: Any, method: str) -> None:
+    """Refuse ``cbind(a, b) ~ ...`` in a method with one numeric response, before the data is read.
+
+    Examples
+    --------
+    >>> refuse_multivariate_response("y ~ x", "dp_lm")   # one response: nothing happens
+    >>> refuse_multivariate_response("cbind(mpg, hp) ~ wt", "dp_lm")
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.FormulaError: multivariate responses are not supported by dp_lm; fit each response ...
+    """
+    if not isinstance(formula, str) or "~" not in formula:
+        return
+    lhs, rhs = (side.strip() for side in formula.split("~", 1))
+    try:
+        node = parse(lhs) if lhs else None
+    except FormulaError:
+        return  # the formula's own check names it
+    if node is None or call_name(node) != "cbind":
+        return
+    first = deparse(node.args[0][1]) if node.args else "y"
+    raise FormulaError(
+        f"multivariate responses are not supported by {method}; fit each response separately (the formula "
+        f"'{formula}' has '{lhs}' on the left of '~'), e.g. {first} ~ {rhs}."
+    )
+
+
 def refuse_offset(mf: ModelFrame, method: str) -> None:
     """Refuse a formula with ``offset()`` in a method that cannot honour it.
 
@@ -584,6 +616,7 @@ def _general_frame(
             )
     factors = [_design_value(v) if i != t.response else v for i, v in enumerate(values)]
     factors = _declared_contrasts(t, factors, coding)
+    matched = {t.labels[i] for i, v in enumerate(factors) if i != t.response and isinstance(v, Fac)}
     if not t.terms and not t.intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
     X, names, terms, levels = design(t, factors, n, coding.default)
@@ -613,6 +646,8 @@ def _general_frame(
         schema_steps=list(ctx.level_steps),
         factor_column_ranges=factor_column_ranges(parts),
         interaction_parts=product_parts(parts),
+        # the declared contrasts the formula's factors took, by the names given (predict re-applies them)
+        contrasts={k: v for k, v in coding.given.items() if _label_key(k) in matched},
     )
 
 
@@ -993,7 +1028,7 @@ def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[st
         if tok == ".":
             out.extend(data.columns.tolist())
         elif tok not in data.columns:
-            raise _unknown(tok, data, "~ " + rhs)
+            raise _unknown(tok, data, f"{lhs} ~ {rhs}" if lhs else "~ " + rhs)  # the whole formula
         else:
             out.append(tok)
     return [c for c in dict.fromkeys(out) if c != lhs]

@@ -101,6 +101,7 @@ from scipy import stats as sps
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.calibration import zcdp_gaussian_sigma
 from ..errors import PrivacyParameterError
+from ..formula import refuse_multivariate_response
 from ..geometry import Box
 from ..privacy.bounds import PrivateBounds, bounds_step, is_auto
 from ..privacy.plan import Plan
@@ -267,6 +268,7 @@ class LMOptions(Options):
     def check(cls, given: Mapping[str, Any]) -> LMOptions:
         """Cheap checks of dp_lm's arguments, before the data is read."""
         check_neighbouring(given["neighbouring"], supported=("replace",))
+        refuse_multivariate_response(given["formula"], "dp_lm")
         n_boot = given["n_boot"]
         if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 100:
             raise PrivacyParameterError(

@@ -47,6 +47,18 @@ class DataDependence:
         self.n_private = False  # rows may have been dropped: n analysed is not shown
         self.bounds = bounds  # the declared bounds= (for the note on interactions' derived bounds)
         self.notes: list[str] = []
+        self.pending: list[str] | None = None  # warnings held until the call's checks have passed (run)
+
+    def hold_warnings(self) -> None:
+        """Hold the steps' warnings until :meth:`release_warnings`: a call that a later check refuses
+        (a column not in the data) then raises its error alone, not after warnings about a fit never made."""
+        self.pending = []
+
+    def release_warnings(self) -> None:
+        """Issue the held warnings, in order; later steps warn at once."""
+        pending, self.pending = self.pending or [], None
+        for text in pending:
+            warnings.warn(text, NonPrivateWarning, stacklevel=caller_stacklevel())
 
     def rule_for_missing(self, text: str) -> None:
         """How missing values were treated (a rule stated in every statement; not a step)."""
@@ -89,11 +101,11 @@ class DataDependence:
                 f"the privacy guarantee. To fix: {fix}"
             )
         self.steps.append(step)
-        warnings.warn(
-            f"data-dependent step not covered by the privacy guarantee: {step}. {fix[:1].upper()}{fix[1:]}",
-            NonPrivateWarning,
-            stacklevel=caller_stacklevel(),
-        )
+        text = f"data-dependent step not covered by the privacy guarantee: {step}. {fix[:1].upper()}{fix[1:]}"
+        if self.pending is not None:
+            self.pending.append(text)
+            return
+        warnings.warn(text, NonPrivateWarning, stacklevel=caller_stacklevel())
 
 
 def derived_bounds_note(bounds: Any, mf: Any) -> str:

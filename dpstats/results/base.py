@@ -192,6 +192,10 @@ class DPResult:
             return "n not released (add/remove one row: the number of rows is private)"
         return "n not released (rows with a missing value are dropped, so the number analysed is private)"
 
+    def header_line(self) -> str:
+        """The summary's line under the call: ``"n = 100, p = 3"``."""
+        return f"{self.n_text()}, p = {self.p}"
+
     def shown_diagnostics(self) -> dict[str, Any]:
         """The non-private diagnostics every output channel may show: empty unless requested."""
         return self.diagnostics if self.diagnostics_requested else {}
@@ -326,7 +330,7 @@ class Summary:
     def __str__(self) -> str:
         r = self.result
         st = r.privacy
-        lines = [r.heading, "", "Call:", r.call_text(), "", f"{r.n_text()}, p = {r.p}", ""]
+        lines = [r.heading, "", "Call:", r.call_text(), "", r.header_line(), ""]
         lines += r._body_lines()
         if r.private_bounds:
             lines += [""] + r.bounds_lines()

@@ -289,16 +289,19 @@ def design_with_levels(
     ``contrasts`` and ``default_contrasts`` are the fit's (``ModelFrame.contrasts``,
     ``ModelFrame.default_contrasts``), so a fit under ``contr.sum`` predicts under it too.
     """
-    from ..formula import split_formula
+    from ..formula import _label_key, split_formula
 
     newdata = newdata_frame(newdata)
     lhs, rhs = split_formula(formula, one_sided=False)
     used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs or ""))
     frame = newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs])  # `.` means the predictors
-    renamed: dict[str, tuple[str, list[str]]] = {}
+    if default_contrasts is not None:  # the fit's coding, not newdata's, as R's predict
+        frame.attrs = {k: v for k, v in frame.attrs.items() if k != "contrasts"}
+    coded = {_label_key(str(k)): v for k, v in (contrasts or {}).items()}
+    renamed: dict[str, str] = {}
     for key, levels in factor_levels.items():
-        inner = re.fullmatch(r"(?:factor|as\.factor)\((\w[\w.]*)\)", key)
-        name = key if key in frame.columns else (inner.group(1) if inner else None)
+        inner = re.fullmatch(r"((?:factor|as\.factor))\((\w[\w.]*)\)", key)
+        name = key if key in frame.columns else (inner.group(2) if inner else None)
         if name not in frame.columns:
             continue
         labels = [str(x) for x in levels]
@@ -310,19 +313,25 @@ def design_with_levels(
                 "newdata only these levels, or leave those rows out."
             )
         ordered = isinstance(frame[name].dtype, pd.CategoricalDtype) and bool(frame[name].cat.ordered)
-        frame[name] = pd.Categorical(
+        coded_values = pd.Categorical(
             values, categories=labels, ordered=ordered
         )  # R's xlev: the training levels
-        if inner:  # factor(v) would drop unused levels: code v itself, then name its columns as factor(v)
-            rhs = re.sub(rf"(?:factor|as\.factor)\({re.escape(name)}\)", name, rhs)
-            renamed[name] = (key, labels)
+        if inner:  # factor(v) would drop unused levels: code a copy of v, then name its columns as factor(v)
+            stand_in = f".dpstats.{len(renamed)}.{name}"
+            frame[stand_in] = coded_values
+            rhs = re.sub(rf"{re.escape(inner.group(1))}\(\s*{re.escape(name)}\s*\)", stand_in, rhs)
+            renamed[stand_in] = key
+            if _label_key(key) in coded:  # the fit's contrasts for factor(v) code the copy
+                coded[stand_in] = coded.pop(_label_key(key))
+        else:
+            frame[name] = coded_values
     mf = newdata_model_frame(
         f"~ {rhs}",
         frame,
         one_sided=True,
         min_rows=1,
         check_constant=False,
-        contrasts=contrasts or None,
+        contrasts=coded or None,
         default_contrasts=default_contrasts,
     )
     mf.names = [_rename(nm, renamed) for nm in mf.names]
@@ -411,13 +420,14 @@ def na_pass(build, newdata, formula: str) -> tuple[Any, PredictRows]:
     return mf, PredictRows(complete)
 
 
-def _rename(name: str, renamed: dict[str, tuple[str, list[str]]]) -> str:
-    """``cyl6`` back to ``factor(cyl)6`` (also inside interactions ``wt:cyl6``)."""
+def _rename(name: str, renamed: dict[str, str]) -> str:
+    """A stand-in's columns back to the fit's names: ``.dpstats.0.cyl6`` is ``factor(cyl)6`` (also inside
+    interactions ``wt:.dpstats.0.cyl6``), whatever the contrasts name the columns (``factor(cyl)1``)."""
     parts = []
     for part in name.split(":"):
-        for var, (key, labels) in renamed.items():
-            if part.startswith(var) and part[len(var) :] in labels:
-                part = key + part[len(var) :]
+        for stand_in, key in renamed.items():
+            if part.startswith(stand_in):
+                part = key + part[len(stand_in) :]
                 break
         parts.append(part)
     return ":".join(parts)

@@ -43,6 +43,9 @@ class SelectInferResult(LMResult):
     variables : list of str
         The data columns the formula used (``predict`` reads only these from newdata, so a ``.``
         in the formula means the fit's columns, not newdata's).
+    selected_terms : list of str
+        The formula's terms that hold the selected columns (a factor's term when any of its columns
+        was selected), in the formula's order: :attr:`selected_formula` is the response on them.
     """
 
     selector: str = ""
@@ -54,8 +57,27 @@ class SelectInferResult(LMResult):
     fit: LMResult | None = None
     fit_door: str = "dp_lm"
     variables: list[str] = field(default_factory=list)
+    selected_terms: list[str] = field(default_factory=list)
 
     title = "Differentially private select-then-infer"
+
+    @property
+    def selected_formula(self) -> str:
+        """The final model's formula, as R's ``formula()`` of it: the response on the selected terms
+        (``y ~ 1`` when nothing was selected); :attr:`formula` is the candidates'."""
+        from ..formula import split_formula
+
+        lhs, _ = split_formula(self.formula, one_sided=False)
+        return f"{lhs} ~ {' + '.join(self.selected_terms) or '1'}"
+
+    def header_line(self) -> str:
+        """The summary's first line: the rows, the parts, the candidates and the selected."""
+        selected = len(self.selected or [])
+        fit = f"part B's fit has {len(self.terms)} coefficients" if self.fit is not None else "nothing fitted"
+        line = f"{self.candidates} candidate columns, {selected} selected; {fit}"
+        if self.released_n() is None:
+            return f"{self.n_text()}; {line}"
+        return f"n = {self.n} (part A {self.n_select} rows, part B {self.n_infer} rows); {line}"
 
     @property
     def glm(self) -> GLMResult | None:
@@ -71,7 +93,7 @@ class SelectInferResult(LMResult):
             raise PrivacyParameterError(f'type must be "link" or "response", got {type!r}.')
         if self.fit is None:
             raise DataError("nothing was selected, so there is no fitted model to predict from.")
-        mf, rows = na_pass(self._new_design, self._fit_columns(newdata), self.formula)
+        mf, rows = na_pass(self._new_design, self._fit_columns(newdata), self._coded_formula())
         if mf is None:
             return rows.fill(None)
         eta = mf.X @ self.coefficients
@@ -82,10 +104,22 @@ class SelectInferResult(LMResult):
         newdata = pd.DataFrame(newdata)
         return newdata[[c for c in newdata.columns if c in self.variables]] if self.variables else newdata
 
+    def _coded_formula(self) -> str:
+        """The formula newdata is coded by: the final model's (:attr:`selected_formula`, so a missing value
+        in a variable no selected term uses predicts, as R's predict of the final model) when its columns
+        are coded as the candidates' formula coded them, which holds for terms of numeric variables without
+        interactions; else the candidates' formula (a factor's coding can depend on the other terms)."""
+        plain = all(":" not in t and t not in self.factor_levels for t in self.selected_terms)
+        return self.selected_formula if self.selected_terms and plain else self.formula
+
     def _new_design(self, newdata):
         """newdata's design in the fit's terms: the intercept and the selected columns (R's
         ``predict(se.fit = TRUE)`` reads it through :func:`dpstats.rbridge.newdata_design_for_r`)."""
-        mf = design_with_levels(self.formula, self.factor_levels, self._fit_columns(newdata), **self.coding)
+        formula = self._coded_formula()
+        coding = (
+            self.coding if formula == self.formula else {**self.coding, "contrasts": {}}
+        )  # no factor term
+        mf = design_with_levels(formula, self.factor_levels, self._fit_columns(newdata), **coding)
         absent = [t for t in self.selected if t not in mf.names]
         if absent:
             raise DataError(
@@ -123,9 +157,8 @@ class SelectInferResult(LMResult):
 
     def _body_lines(self) -> list[str]:
         lines = self.pipeline_lines() + [""]
-        if self.glm is not None:
-            return lines + self.glm._body_lines()
-        return lines + (super()._body_lines() if self.fit is not None else ["No term selected; no fit."])
+        # part B's own lines: its n is the rows it was fitted on (R's nobs of the final model)
+        return lines + (self.fit._body_lines() if self.fit is not None else ["No term selected; no fit."])
 
     def _tidy(self):
         return self.glm._tidy() if self.glm is not None else super()._tidy()
@@ -156,6 +189,7 @@ class SelectInferResult(LMResult):
                 "selected": list(self.selected or []),
                 "n_select": self.n_select,
                 "n_infer": self.n_infer,
+                "selected_formula": self.selected_formula,
                 "selection_ledger": [e.to_dict() for e in self.selection.privacy.ledger]
                 if self.selection
                 else [],
@@ -176,3 +210,9 @@ class SelectInferResult(LMResult):
         if self.glm is not None:
             return sections + self.glm.report_sections()
         return sections + (super().report_sections() if self.fit is not None else [])
+
+
+def selected_terms(mf, selected: list[str] | None) -> list[str]:
+    """The terms of a model frame that hold the ``selected`` design columns, in the formula's order."""
+    chosen = set(selected or [])
+    return list(dict.fromkeys(t for name, t in zip(mf.names, mf.terms) if name in chosen))

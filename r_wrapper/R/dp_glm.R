@@ -81,6 +81,17 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
 }
 
 # The R family object of a dp_glm fit (binomial(), poisson()), from the family it names.
+# family(fit) as glm's: the R family object (binomial(), poisson(): canonical links), also for
+# dp_select_infer with infer = "glm" and vertical_glm.
+family.dp_result <- function(object, ...) {
+  fam <- object$outputs$family
+  if (is.null(fam)) {
+    .dp_abort(sprintf("family() is not defined for a %s result: it is not a generalised linear model.", object$method),
+              "dpstats_argument_error", sys.call())
+  }
+  .fit_family(object)
+}
+
 .fit_family <- function(fit) get(fit$outputs$family, mode = "function", envir = asNamespace("stats"))()
 
 # A glm response as glm.fit takes it: the proportion y of m trials (cbind(s, f): s / (s + f) of s + f;

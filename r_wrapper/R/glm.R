@@ -64,15 +64,33 @@ confint.dp_vertical_glm <- function(object, parm, level = 0.95, ...) {
 nobs.dp_result <- function(object, ...) {
   n <- object$n
   if (is.null(n) || length(n) != 1L || is.na(n)) {
-    why <- if (identical(object$privacy$neighbouring, "add_remove")) {
-      "under add/remove-one-row privacy the number of rows is private and not released."
-    } else {
-      paste("incomplete rows were dropped (na_action = \"omit\", na.action = na.omit), so the number of rows",
-            "analysed depends on the data and is not released; the default na_action = \"fill\" with declared bounds keeps n public.")
-    }
-    .dp_abort(paste("nobs() is not available:", why), "dpstats_not_released_error")
+    .dp_abort(paste("nobs() is not available:", .n_withheld(object)), "dpstats_not_released_error")
   }
   as.integer(n)
+}
+
+# Why n is not released, in terms of what the user did (the call's arguments and the steps the privacy
+# statement names from them: variables' names, never a count from the rows).
+.n_withheld <- function(object) {
+  if (identical(object$privacy$neighbouring, "add_remove")) {
+    return("under add/remove-one-row privacy the number of rows is private and not released.")
+  }
+  steps <- unlist(object$privacy$data_dependent_steps)
+  unbounded <- grep("in a variable without declared bounds", steps, value = TRUE, fixed = TRUE)
+  if (length(unbounded)) {
+    vars <- sub(".*without declared bounds \\((.*)\\) are dropped.*", "\\1", unbounded[1])
+    return(paste0("rows with a missing value in a variable without declared bounds (", vars, ") were dropped, so ",
+                  "the number of rows analysed depends on the data and is not released. Declare bounds for every ",
+                  "variable of the formula (bounds = list(x = c(lo, hi), ...)): missing values then get public ",
+                  "fills, no row is dropped, and n is public."))
+  }
+  asked <- if (!is.null(object$call$na.action)) "na.action = na.omit" else if (!is.null(object$call$na_action)) "na_action = \"omit\""
+  if (is.null(asked)) {
+    return(paste("rows with a missing value were dropped, so the number of rows analysed depends on the data and",
+                 "is not released; declared bounds for every variable keep n public (missing values get public fills)."))
+  }
+  paste0("the call asked for incomplete rows to be dropped (", asked, "), so the number of rows analysed depends ",
+         "on the data and is not released; the default na_action = \"fill\" with declared bounds keeps n public.")
 }
 
 df.residual.dp_vertical_glm <- function(object, ...) df.residual.dp_lm(object, ...)  # an error where n is private

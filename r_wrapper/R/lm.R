@@ -195,6 +195,22 @@ predict.dp_select_infer <- function(object, newdata, type = c("link", "response"
   list(fit = fit, se.fit = stats::setNames(se, names(fit)), residual.scale = 1)
 }
 
+# dp_select_infer answers as R does for the final model, part B's fit on the selected terms: nobs() is
+# part B's rows (public: it follows from n and split) and formula() the response on the selected terms
+# (a factor's term when any of its columns was selected); the candidates' formula is fit$formula.
+nobs.dp_select_infer <- function(object, ...) {
+  n <- NextMethod()  # refuses, saying why, where n is private
+  n_infer <- object$outputs$n_infer
+  if (is.null(n_infer)) n else as.integer(n_infer)
+}
+
+formula.dp_select_infer <- function(x, ...) {
+  f <- formula.dp_result(x)
+  sf <- x$outputs$selected_formula
+  if (is.null(sf)) return(f)
+  stats::as.formula(sf, env = environment(f))
+}
+
 # Arguments a method does not take are named, not ignored (predict(fit, interval = "confidence") on
 # a method without intervals, a misspelt se.fitt =).
 .refuse_dots <- function(what, dots, call) {
@@ -226,7 +242,7 @@ predict.dp_select_infer <- function(object, newdata, type = c("link", "response"
 }
 
 .complete_newdata <- function(object, newdata) {
-  f <- formula(object)
+  f <- formula(object)  # dp_select_infer: the final model's; Python leaves rows it cannot code NA
   rhs <- if (length(f) == 3L) f[-2L] else f
   vars <- intersect(all.vars(rhs), names(newdata))
   ok <- rep(TRUE, nrow(newdata))
@@ -297,18 +313,13 @@ anova.dp_result <- function(object, ...) {
                   "non-private reference, anova(lm(formula(fit), data))."), "dpstats_not_released_error", sys.call())
 }
 
-# formula(fit) is the R formula the fit was made with; update(fit, . ~ . - x) refits through the call.
-# As for lm, `.` is expanded over the data's columns (the data named in the call; only its names are
-# read), so that update(fit, . ~ . - x) works on y ~ . fits.
+# formula(fit) is the R formula the fit was made with, `.` expanded over the data's columns when the fit
+# was made, as lm's (.expanded_formula); update(fit, . ~ . - x) refits through the call.
 formula.dp_result <- function(x, ...) {
   f <- x$formula
   if (!inherits(f, "formula")) {
     if (is.null(x$call$formula)) .dp_abort("this result has no formula.", "dpstats_error", sys.call())
     f <- stats::as.formula(x$call$formula)
-  }
-  if ("." %in% all.vars(f) && !is.null(x$call$data)) {
-    data <- tryCatch(eval(x$call$data, environment(f)), error = function(e) NULL)
-    if (is.data.frame(data)) f <- stats::formula(stats::terms(f, data = data))
   }
   f
 }

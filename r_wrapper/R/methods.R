@@ -9,6 +9,19 @@
 
 .lm_arguments <- c("subset", "weights", "na.action", "contrasts")
 
+# formula(fit) as lm's: `.` expanded over the columns of the data the fit was given, when it is made
+# (column names are public), so that neither a string formula nor data changed or out of scope later
+# leave formula(fit) at y ~ . or expand it over other columns.
+.expanded_formula <- function(f, data, env) {
+  if (is.character(f) && length(f) == 1L) f <- tryCatch(stats::as.formula(f, env = env), error = function(e) f)
+  if (!inherits(f, "formula") || !("." %in% all.vars(f)) || !is.data.frame(data)) return(f)
+  tryCatch({
+    g <- stats::formula(stats::terms(f, data = data))
+    environment(g) <- environment(f)
+    g
+  }, error = function(e) f)
+}
+
 .dp_fit <- function(method, mc, env, formals_used, caller) {
   for (nm in .required[[method]]) {
     if (eval(call("missing", as.name(nm)), env)) {
@@ -41,7 +54,7 @@
   if (inherits(res, "dp_result")) {
     res$py_call <- res$call
     res$call <- .shareable_call(mc)  # no data values in a shared printout (bridge.R)
-    res$formula <- args$formula
+    res$formula <- .expanded_formula(args$formula, args$data, caller)
     if (is.data.frame(args$data)) attr(res, "dpstats_contrasts") <- .frame_contrasts(args$data)
     # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
     # model.matrix() answer like lm's. A DP fit keeps no rows.

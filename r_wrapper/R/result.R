@@ -300,9 +300,14 @@ glance <- function(x, ...) UseMethod("glance")
 # broom's default); conf.int = FALSE leaves them out. conf.level = another level recomputes them where
 # that is correct (confint(fit, level =): a non-private fit's classical intervals, dp_glm's Wald
 # intervals) and is refused for a DP fit whose intervals were released at one level only (dp_lm's
-# calibrated bootstrap: refit with conf_level =). Any other argument is an error, not ignored.
-tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
+# calibrated bootstrap: refit with conf_level =). exponentiate = TRUE gives exp() of the estimates and
+# of the interval's ends, leaving std.error on the link scale, exactly as broom 1.0.3's tidy.glm (odds
+# or rate ratios: post-processing of released values). Any other argument is an error, not ignored.
+tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, exponentiate = FALSE, ...) {
   .refuse_dots("tidy", list(...), sys.call())
+  if (!is.logical(exponentiate) || length(exponentiate) != 1L || is.na(exponentiate)) {
+    .dp_abort("exponentiate must be TRUE or FALSE.", "dpstats_argument_error", sys.call())
+  }
   td <- x$tidy
   if (is.null(td)) td <- data.frame(term = unlist(x$terms), stringsAsFactors = FALSE)
   has_ci <- all(c("conf.low", "conf.high") %in% names(td))
@@ -328,6 +333,13 @@ tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
     td$conf.high <- unname(ci[i, 2])
   }
   if (isFALSE(conf.int) && has_ci) td <- td[setdiff(names(td), c("conf.low", "conf.high"))]
+  if (exponentiate) {
+    if (is.null(td$estimate) || !inherits(x, c("dp_lm", "dp_glm", "dp_select_infer", "dp_vertical_glm"))) {
+      .dp_abort(sprintf("tidy(exponentiate = TRUE): a %s result has no regression coefficients to exponentiate.",
+                        x$method), "dpstats_argument_error", sys.call())
+    }
+    for (col in intersect(c("estimate", "conf.low", "conf.high"), names(td))) td[[col]] <- exp(td[[col]])
+  }
   .as_tibble(td)
 }
 
@@ -343,6 +355,7 @@ glance.dp_result <- function(x, ...) {
   } else if (inherits(x, "dp_lm") && "sigma" %in% names(g)) {
     g$sigma <- NA_real_  # not released by a DP fit (see sigma())
   }
+  if (inherits(x, "dp_select_infer") && "nobs" %in% names(g) && !is.na(g$nobs)) g$nobs <- nobs(x)  # part B's rows
   .as_tibble(g)
 }
 

@@ -60,6 +60,28 @@ test_that("dp_lm at eps = Inf gives lm's coefficients and predictions under the 
                coef(lm(breaks ~ wool + tension, warpbreaks, contrasts = cl)), tolerance = 1e-8)
 })
 
+test_that("contrasts = naming a formula term (factor(cyl)) code predict()'s newdata as the fit coded it", {
+  skip_if_no_dpstats()
+  cl <- list(`factor(cyl)` = "contr.sum")
+  ref <- lm(mpg ~ wt + factor(cyl), mtcars, contrasts = cl)
+  fit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), mtcars, eps = Inf, contrasts = cl))
+  expect_no_warning(p <- predict(fit, mtcars[1:3, ]))
+  expect_equal(p, predict(ref, mtcars[1:3, ]), tolerance = 1e-8)
+  expect_equal(unname(p), c(21.33650, 20.51907, 26.55377), tolerance = 1e-5)
+  gref <- glm(am ~ wt + factor(cyl), binomial, mtcars, contrasts = cl)
+  gfit <- suppressWarnings(dp_glm(am ~ wt + factor(cyl), mtcars, family = binomial, eps = Inf, contrasts = cl))
+  expect_equal(predict(gfit, mtcars[1:3, ], type = "response"), predict(gref, mtcars[1:3, ], type = "response"),
+               tolerance = 1e-6)
+  # finite eps: newdata's design has the fit's columns, coded as model.matrix codes them under lm's contrasts
+  dfit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), mtcars, eps = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6)),
+                                 contrasts = cl, seed = 1))
+  nd <- mtcars[c(1, 3, 5), ]
+  M <- model.matrix(terms(ref), model.frame(terms(ref), nd, xlev = ref$xlevels), contrasts.arg = ref$contrasts)
+  expect_identical(names(coef(dfit)), colnames(M))
+  expect_no_warning(dp <- predict(dfit, nd))
+  expect_equal(unname(dp), unname(drop(M %*% coef(dfit))), tolerance = 1e-8)
+})
+
 test_that("contrasts dpstats cannot honour are refused by name, with a fix", {
   skip_if_no_dpstats()
   old <- options(contrasts = c("contr.nope", "contr.poly"))

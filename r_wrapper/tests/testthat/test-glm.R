@@ -295,3 +295,37 @@ test_that("a DP dp_glm whose intervals could not cover is refused before anythin
   expect_error(dp_glm(case ~ age, data = infert, eps = 1, family = binomial), "delta > 0",
                class = "dpstats_privacy_parameter_error")
 })
+
+test_that("broom::tidy(exponentiate = TRUE) as broom's tidy.glm; family() is glm's family object", {
+  skip_if_no_dpstats()
+  skip_if_not_installed("broom")
+  ref <- glm(am ~ wt + hp, binomial, mtcars)
+  fit <- suppressWarnings(dp_glm(am ~ wt + hp, mtcars, family = binomial, eps = Inf))
+  te <- broom::tidy(fit, exponentiate = TRUE)
+  tr <- broom::tidy(ref, exponentiate = TRUE)
+  for (col in c("estimate", "std.error", "statistic", "p.value")) {  # std.error stays on the link scale
+    expect_equal(te[[col]], tr[[col]], tolerance = 1e-6, label = col)
+  }
+  wald <- exp(confint.default(ref))  # dp_glm's intervals are Wald intervals
+  expect_equal(unname(cbind(te$conf.low, te$conf.high)), unname(wald), tolerance = 1e-6)
+  plain <- broom::tidy(fit)
+  expect_equal(te$std.error, plain$std.error)
+  expect_false("conf.low" %in% names(broom::tidy(fit, exponentiate = TRUE, conf.int = FALSE)))
+  expect_equal(broom::tidy(fit, exponentiate = TRUE, conf.level = 0.9)$conf.low,
+               unname(exp(confint.default(ref, level = 0.9))[, 1]), tolerance = 1e-6)
+  # a DP fit: post-processing of the released estimates and intervals
+  b <- list(wt = c(1, 6), hp = c(50, 350))
+  big <- mtcars[rep(seq_len(32), 200), ]
+  dp <- dp_glm(am ~ wt + hp, big, family = binomial, eps = 5, delta = 1e-6, bounds = b, seed = 1)
+  expect_equal(broom::tidy(dp, exponentiate = TRUE)$estimate, exp(coef(dp)), ignore_attr = TRUE)
+  expect_equal(broom::tidy(dp, exponentiate = TRUE)$conf.high, exp(broom::tidy(dp)$conf.high))
+  expect_error(broom::tidy(dp, exponentiate = NA), class = "dpstats_argument_error")
+  expect_identical(family(fit)$family, family(ref)$family)
+  expect_identical(family(fit)$link, "logit")
+  expect_s3_class(family(dp), "family")
+  pf <- suppressWarnings(dp_glm(carb ~ wt, mtcars, family = poisson, eps = Inf))
+  expect_identical(family(pf)$link, family(glm(carb ~ wt, poisson, mtcars))$link)
+  sis <- dp_sis(mpg ~ ., mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1)
+  expect_error(family(sis), class = "dpstats_argument_error")
+  expect_error(broom::tidy(sis, exponentiate = TRUE), class = "dpstats_argument_error")
+})

@@ -270,9 +270,39 @@ test_that("8. nobs() after na.omit under replace-one-row says why n is not relea
   skip_if_no_dpstats()
   b <- list(Ozone = c(0, 170), Solar.R = c(0, 340), Wind = c(0, 25), Temp = c(50, 100), Month = c(5, 9), Day = c(1, 31))
   s <- suppressWarnings(dp_sis(Ozone ~ ., data = airquality, eps = 1, k = 2, bounds = b, seed = 1, na.action = na.omit))
-  expect_error(nobs(s), class = "dpstats_not_released_error", regexp = "incomplete rows were dropped")
+  expect_error(nobs(s), class = "dpstats_not_released_error",
+               regexp = "the call asked for incomplete rows to be dropped (na.action = na.omit)", fixed = TRUE)
   expect_false(grepl("add/remove", tryCatch(nobs(s), error = conditionMessage)))
   s <- suppressWarnings(dp_sis(Ozone ~ ., data = airquality, eps = 1, k = 2, bounds = b, seed = 1,
                                neighbouring = "add_remove"))
   expect_error(nobs(s), class = "dpstats_not_released_error", regexp = "add/remove-one-row")
+})
+
+# ---- the second audit (models): errors come before warnings, and name what the user did.
+test_that("models 4. a multivariate response or a missing column is an error alone, quoting the whole formula", {
+  skip_if_no_dpstats()
+  expect_no_warning(expect_error(dp_lm(cbind(mpg, hp) ~ wt, mtcars, eps = Inf),
+                                 "multivariate responses are not supported by dp_lm; fit each response separately",
+                                 class = "dpstats_formula_error"))
+  expect_no_warning(expect_error(dp_lm(mpg ~ nosuch, mtcars, eps = 1), "formula 'mpg ~ nosuch'",
+                                 class = "dpstats_formula_error"))
+  expect_no_warning(expect_error(dp_glm(am ~ wt + nosuch, mtcars, eps = Inf), "formula 'am ~ wt \\+ nosuch'",
+                                 class = "dpstats_formula_error"))
+})
+
+test_that("models 5. nobs() says why n is withheld in terms of what the user did; the warning marks a cut list", {
+  skip_if_no_dpstats()
+  f <- suppressWarnings(dp_lm(Ozone ~ Temp + Wind, airquality, eps = 2, delta = 1e-6))
+  msg <- tryCatch(nobs(f), error = conditionMessage)
+  expect_match(msg, "rows with a missing value in a variable without declared bounds ('Ozone', 'Temp', 'Wind') were dropped",
+               fixed = TRUE)
+  expect_match(msg, "Declare bounds for every variable", fixed = TRUE)
+  expect_false(grepl("na.action|na_action", msg))  # the user set neither
+  warned <- character()
+  withCallingHandlers(dp_lm(Ozone ~ ., airquality, eps = 2, delta = 1e-6),
+                      warning = function(w) {
+                        warned <<- c(warned, conditionMessage(w))
+                        invokeRestart("muffleWarning")
+                      })
+  expect_true(any(grepl("('Ozone', 'Solar.R', 'Wind', 'Temp', 'Month' \u2026) are dropped", warned, fixed = TRUE)))
 })

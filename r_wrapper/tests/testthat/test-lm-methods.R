@@ -46,6 +46,25 @@ test_that("update() refits through the call, as for lm", {
   expect_false("wt" %in% sis2$terms)
 })
 
+test_that("formula(fit) expands `.` over the data the fit was given, as lm's, for dp_lm and dp_glm", {
+  skip_if_no_dpstats()
+  fit_in <- function(fitter, f, ...) {  # data local to a function; the formula also as a string
+    d <- mtcars[c("am", "mpg", "wt", "hp")]
+    suppressWarnings(fitter(f, d, eps = Inf, ...))
+  }
+  expect_equal(formula(fit_in(dp_lm, mpg ~ .)), formula(lm(mpg ~ ., mtcars[c("am", "mpg", "wt", "hp")])),
+               ignore_attr = TRUE)
+  expect_identical(deparse(formula(fit_in(dp_lm, "mpg ~ . - hp"))),
+                   deparse(formula(lm(mpg ~ . - hp, mtcars[c("am", "mpg", "wt", "hp")]))))
+  expect_identical(deparse(formula(fit_in(dp_glm, am ~ ., family = binomial))), "am ~ mpg + wt + hp")
+  d <- mtcars[1:3]
+  fit <- suppressWarnings(dp_lm(mpg ~ ., d, eps = Inf))
+  ref <- lm(mpg ~ ., d)
+  d <- mtcars  # the data named in the call changes after the fit: formula(fit) is still the fit's, as lm's
+  expect_identical(formula(fit), formula(ref))
+  expect_identical(deparse(formula(fit)), "mpg ~ cyl + disp")
+})
+
 test_that("a DP dp_lm refuses per-row values and functions of the raw data, saying why", {
   skip_if_no_dpstats()
   b <- list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35))

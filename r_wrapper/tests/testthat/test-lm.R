@@ -47,6 +47,29 @@ test_that("dp_select_infer returns the selected set and one ledger", {
   expect_match(paste(capture.output(print(res)), collapse = "\n"), "parallel composition")
 })
 
+test_that("dp_select_infer's nobs(), formula() and summary() are the final model's, as R's of it", {
+  skip_if_no_dpstats()
+  df <- sim_data(n = 600, d = 8)
+  df$g <- NULL
+  res <- dp_select_infer(y ~ ., data = df, eps = 2, delta = 1e-6, k = 2, bounds = c(-6, 6), n_boot = 200,
+                         seed = 2)
+  sel <- unlist(res$outputs$selected)
+  expect_identical(nobs(res), 300L)  # part B's rows: n - floor(split * n), public
+  expect_identical(nobs(res), as.integer(res$outputs$n_infer))
+  expect_identical(glance(res)$nobs, 300L)
+  f <- formula(res)
+  expect_identical(deparse(f), paste("y ~", paste(sel, collapse = " + ")))
+  ref <- lm(f, df)  # the final model R would fit: same coefficients' names
+  expect_identical(names(coef(res)), names(coef(ref)))
+  expect_identical(deparse(res$formula), "y ~ x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8")  # the candidates'
+  text <- gsub("\\s+", " ", paste(capture.output(summary(res)), collapse = " "))
+  expect_false(grepl("n = 600, p = ", text, fixed = TRUE))
+  expect_match(text, "8 candidate columns, 2 selected; part B's fit has 3 coefficients", fixed = TRUE)
+  nd <- df[1:2, ]
+  nd[[setdiff(names(df), c("y", sel))[1]]][1] <- NA  # unused by the final model: predicted, as lm predicts
+  expect_equal(unname(predict(res, nd)), unname(drop(model.matrix(f, nd) %*% coef(res))), tolerance = 1e-8)
+})
+
 test_that("dp_select_infer(infer = \"glm\") fits dp_glm on part B, family as dp_glm takes it", {
   skip_if_no_dpstats()
   set.seed(3)

@@ -18,10 +18,10 @@ test_that("dp_select_infer's predict gives NA for rows with NA, as predict.lm wi
   nd$x1[2] <- NA
   nd$x3[4] <- NA
   p <- predict(fit, nd)
-  ref_lm <- lm(y ~ x1 + x2 + x3 + x4, data = df)
+  ref_lm <- lm(formula(fit), data = df)  # the final model: the response on the selected terms
   ref <- predict(ref_lm, nd, na.action = na.pass)
   expect_identical(names(p), names(ref))
-  expect_identical(is.na(p), is.na(ref))  # the oracle's NA rows: a variable of the formula is NA
+  expect_identical(is.na(p), is.na(ref))  # the oracle's NA rows: a variable of the final model is NA
   X <- cbind(1, as.matrix(nd[, fit$outputs$selected, drop = FALSE]))
   expect_equal(unname(p[!is.na(p)]), unname(drop(X %*% coef(fit)))[!is.na(p)], tolerance = 1e-10)
   # arguments: unknown ones named; intervals of a bootstrap fit not released; type = "response" = link
