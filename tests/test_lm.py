@@ -428,7 +428,7 @@ def test_a_missing_column_is_an_error_alone_quoting_the_whole_formula(cars, call
 def test_the_warnings_of_a_fit_made_still_come_in_order(cars):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        dp.dp_lm("mpg ~ wt", cars, eps=1, random_state=1)
+        dp.dp_sis("mpg ~ wt + hp", cars, eps=1, k=1, oc_trials=0, random_state=1)  # dp_lm refuses no bounds
     texts = [str(w.message) for w in caught if issubclass(w.category, NonPrivateWarning)]
-    assert "min and max" in texts[0] and "without declared bounds" in texts[1]
+    assert "without declared bounds" in texts[0] and "max-abs" in texts[1] and "data means" in texts[2]
     assert all(w.filename == __file__ for w in caught)  # pointing at the user's line
