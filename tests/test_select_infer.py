@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import dpstats as dp
+from dpstats.formula import model_frame
 from dpstats.errors import DataError, NonPrivateWarning, PrivacyParameterError
 
 BETA = {"x1": 1.0, "x2": -1.0, "x3": 0.8}
@@ -323,3 +324,30 @@ def test_the_final_model_is_part_bs_fit_on_the_selected_terms():
     got = res.predict(nd)
     np.testing.assert_allclose(got[[0, 2]], expected[[0, 2]])
     assert np.isnan(got[1])
+
+
+def test_a_selected_column_whose_name_needs_backticks_is_fitted_and_named_as_the_formula_names_it():
+    """Part B refits on `y` ~ ., which quotes a column named wt:hp or factor(g, levels = c(1, 2, 3))2 in
+    backticks (as R's lm does); selecting one raised pandas' KeyError.  Seeded; the strong terms at eps = 4."""
+    rng = np.random.default_rng(1)
+    n = 4000
+    df = pd.DataFrame(rng.uniform(-1, 1, (n, 3)), columns=["wt", "hp", "x3"])
+    df["g"] = rng.choice([1.0, 2.0, 3.0], n)
+    df["y"] = 2 * df.wt * df.hp + 1.5 * (df.g == 2) + rng.normal(0, 0.3, n)
+    bounds = {"wt": (-1, 1), "hp": (-1, 1), "x3": (-1, 1), "y": (-4, 4)}
+    # no warning expected: every bound declared, the levels too
+    fit = dp.dp_select_infer(
+        "y ~ wt*hp + x3 + factor(g, levels = c(1, 2, 3))",
+        df,
+        eps=4.0,
+        delta=1e-6,
+        k=2,
+        bounds=bounds,
+        random_state=2,
+        n_boot=100,
+    )
+    assert any(("(" in name or ":" in name) for name in fit.selected)  # seeded: such names were selected
+    assert fit.terms[1:] == fit.selected and fit.tidy()["term"].tolist() == fit.terms
+    design = model_frame("y ~ wt*hp + x3 + factor(g, levels = c(1, 2, 3))", df.head(20))
+    columns = [design.names.index(name) for name in fit.terms]
+    np.testing.assert_allclose(fit.predict(df.head(20)), design.X[:, columns] @ fit.coef().to_numpy())

@@ -20,7 +20,7 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds
 from .. import engines
 from ..errors import DataError, NonPrivateWarning
-from ..formula import ModelFrame, missing_counts, model_frame
+from ..formula import ModelFrame, missing_counts, model_frame, r_names
 
 from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
@@ -31,8 +31,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import fit_coding
 from ..results.select_infer import SelectInferResult, selected_terms
-from ..schema import Schema
-from ._common import OptionsDoor, Settings, call_of, check_budget, door_docstring, run
+from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
 from .lm import dp_lm
 
@@ -143,7 +142,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     check_budget(settings.accountant, options.eps, options.delta)
     engines.require_rows(data, "dp_select_infer", "its rows are split into two parts at random")
     data = engines.as_data(data, formula, keep=[levels])  # polars, Arrow, DuckDB as pandas
-    schema = Schema.declare(bounds=bounds, levels=levels, na_action=na_action, neighbouring=neighbouring)
+    schema = _declared_schema(given, bounds, options.eps)  # as declare() makes it (factor(x, levels =) too)
     m.SelectInferOptions.PUBLIC_N.refuse_omit(schema)
     m.SelectInferOptions.PUBLIC_N.refuse_unfilled(schema, engines.unfilled_variables(data, formula, schema))
     call = call_of(dp_select_infer, given)
@@ -250,7 +249,7 @@ class SelectInferDoor(OptionsDoor):
         formula = f"`{frame.response}` ~ ."
         selection = self._run_selection(formula, frame.part_a, seed_a)
         noise.samplers.update(selection.privacy.samplers)  # the statement lists the parts' samplers
-        selected = list(selection.selected)
+        selected = _as_named(frame, selection.selected)
         if not selected:
             return Pipeline(selection, [], None)
         fit = self._run_inference(formula, frame.part_b[selected + [frame.response]], seed_b)
@@ -291,6 +290,9 @@ class SelectInferDoor(OptionsDoor):
         noise: NoiseSource,
     ) -> SelectInferResult:
         fit = released.fit
+        fitted = {} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}
+        if fit is not None:
+            fitted["table"] = fit.table.assign(term=_as_named(frame, fit.table["term"]))
         res = SelectInferResult(
             method="dp_select_infer",
             call=self.call,
@@ -306,12 +308,12 @@ class SelectInferDoor(OptionsDoor):
             fit=fit,
             fit_door=self.options.fit_door,
             formula=self.options.formula,
-            terms=[] if fit is None else list(fit.terms),
+            terms=[] if fit is None else _as_named(frame, fit.terms),
             factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
             coding=fit_coding(frame.mf),
             variables=list(frame.mf.variables),
             selected_terms=selected_terms(frame.mf, released.selected),
-            **({} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}),
+            **fitted,
         )
         if fit is None:
             res.warnings.append("the selector selected no term; nothing was fitted on part B.")
@@ -325,6 +327,13 @@ class SelectInferDoor(OptionsDoor):
         else:
             out["ols_part_b_nonprivate"] = m.part_b_ols(frame, released.selected)
         return out
+
+
+def _as_named(frame: m.SplitFrame, names) -> list[str]:
+    """Design columns as the user's formula names them: the parts' ``y ~ .`` quotes one such as
+    ``wt:hp`` (```wt:hp```), as R's lm does for a column with that name."""
+    as_named = dict(zip(r_names(frame.names), frame.names))
+    return [as_named.get(name, name) for name in names]
 
 
 def _with_dummies(bounds: Any, dummies: dict[str, tuple[float, float]]) -> Any:
