@@ -26,7 +26,7 @@ import dpstats
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from dpstats.errors import DataWarning, DPStatsError, NonPrivateWarning, PrivacyParameterError
+from dpstats.errors import ChanceWarning, DataWarning, DPStatsError, NonPrivateWarning, PrivacyParameterError
 from dpstats.privacy.accountant import Accountant, LedgerEntry
 
 FRONT_DOORS = ["dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm"]
@@ -188,7 +188,9 @@ common = dict(
 # ----------------------------------------------------------------------------- the property
 def ours(w: warnings.WarningMessage) -> bool:
     """dpstats' own warnings: its classes, or a plain UserWarning (what its checks emit)."""
-    return issubclass(w.category, (NonPrivateWarning, DataWarning)) or w.category is UserWarning
+    return (
+        issubclass(w.category, (NonPrivateWarning, DataWarning, ChanceWarning)) or w.category is UserWarning
+    )
 
 
 def check_call(fn, args: tuple, kwargs: dict) -> str:

@@ -51,7 +51,6 @@ CASES = {
     "binomial with a factor": ("y ~ x1 + x2 + g", "binomial", {"x1": (-1, 1), "x2": (0, 1)}),
     "poisson": ("k ~ x1 + x2", "poisson", {"x1": (-1, 1), "x2": (0, 1), "k": (0, 20)}),
     "cbind": ("cbind(s, f) ~ x1", "binomial", {"x1": (-1, 1), "s": (0, 5), "f": (0, 5)}),
-    "data-range bounds": ("k ~ x1", "poisson", None),
 }
 
 
