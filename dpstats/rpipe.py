@@ -224,9 +224,27 @@ class _Busy:
 
 def on_sigint(signum, frame) -> None:
     """Ctrl-C at R's terminal reaches this process too (it shares R's process group): it stops the
-    call being answered, which then answers as an error, and is ignored between calls."""
-    if _Busy.now:
-        raise KeyboardInterrupt
+    call being answered, which then answers as an error, and is ignored between calls.
+
+    One that lands inside an import is delivered again once the import is done (50 ms later): an
+    import stopped half-way leaves its package unusable for the rest of the session (scipy.ndimage
+    then raised NameError on every call), and a first call, which imports, is the one a user stops.
+    """
+    if not _Busy.now:
+        return
+    if _importing(frame):
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+        return
+    raise KeyboardInterrupt
+
+
+def _importing(frame) -> bool:
+    """Whether ``frame`` runs inside an import (a frame of importlib's bootstrap on its stack)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def serve(inp: BinaryIO, out: BinaryIO, session: Session) -> None:

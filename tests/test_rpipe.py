@@ -225,3 +225,51 @@ def test_ctrl_c_stops_a_call_and_is_ignored_between_calls():
         assert _ask(proc, {"op": "has_function", "args": ["dp_sis"]})[0] == {"ok": True, "value": True}
         proc.stdin.close()
         assert proc.wait(timeout=20) == 0
+
+
+def test_ctrl_c_inside_an_import_waits_for_the_import_to_finish(monkeypatch):
+    """A SIGINT that lands inside an import is sent again 50 ms later instead of raising there: the
+    R package's Ctrl-C test, on a fresh virtual environment whose first call was still importing
+    scipy, left scipy.ndimage half-imported and every later call failed with NameError."""
+    import importlib
+    import signal
+    import sys
+
+    from dpstats import rpipe
+
+    sent = []
+    monkeypatch.setattr(rpipe.os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    monkeypatch.setattr(rpipe._Busy, "now", True)
+    seen = {}
+
+    class Finder:
+        """A meta-path finder: it runs inside importlib's bootstrap, as an import's code does."""
+
+        def find_spec(self, name, path=None, target=None):
+            if name == "dpstats_no_such_module_for_the_test":
+                seen["importing"] = rpipe._importing(sys._getframe())
+            return None
+
+    sys.meta_path.insert(0, Finder())
+    try:
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module("dpstats_no_such_module_for_the_test")
+    finally:
+        sys.meta_path.pop(0)
+    assert seen["importing"] is True and rpipe._importing(sys._getframe()) is False
+    with pytest.raises(KeyboardInterrupt):
+        rpipe.on_sigint(signal.SIGINT, sys._getframe())  # outside an import: raised at once
+
+    class Frame:  # a stack whose outer frame is importlib's
+        def __init__(self, filename, back=None):
+            self.f_code = type("Code", (), {"co_filename": filename})()
+            self.f_back = back
+
+    inner = Frame("/site-packages/scipy/ndimage/_ndimage_api.py", Frame("<frozen importlib._bootstrap>"))
+    rpipe.on_sigint(signal.SIGINT, inner)  # no raise: delivered again once the import is done
+    import time
+
+    time.sleep(0.2)
+    assert sent == [(rpipe.os.getpid(), signal.SIGINT)]
+    monkeypatch.setattr(rpipe._Busy, "now", False)
+    rpipe.on_sigint(signal.SIGINT, sys._getframe())  # between calls: ignored
