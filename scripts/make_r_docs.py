@@ -179,6 +179,10 @@ PROSE = (
     (r" \(or an? :class:`(?:dpstats\.)?AutoBounds`\)", ""),
     (r":class:`~?(?:dpstats\.)?(?:errors\.)?NonPrivateWarning`", "``dpstats_non_private_warning``"),
     (r"\bNonPrivateWarning\b", "``dpstats_non_private_warning``"),
+    (
+        r":class:`~?(?:dpstats\.)?(?:errors\.)?ChanceWarning`|\b(?:errors\.)?ChanceWarning\b",
+        "``dpstats_chance_warning``",
+    ),
     (r"(?<![\w.`])\(lo, hi\)", "``c(lo, hi)``"),
     (r"\b(default to) \((-?[0-9.]+), (-?[0-9.]+)\)", r"\1 ``c(\2, \3)``"),
     (r"(?<=, )\((0), ([A-Z])\)(?=[;.,])", r"``c(\1, \2)``"),  # dp_glm's count bounds (0, Y)

@@ -73,7 +73,7 @@ test_that("contrasts = naming a formula term (factor(cyl)) code predict()'s newd
   expect_equal(predict(gfit, mtcars[1:3, ], type = "response"), predict(gref, mtcars[1:3, ], type = "response"),
                tolerance = 1e-6)
   # finite eps: newdata's design has the fit's columns, coded as model.matrix codes them under lm's contrasts
-  dfit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), mtcars, eps = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6)),
+  dfit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), mtcars, eps = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6), cyl = c(4, 8)),
                                  contrasts = cl, seed = 1))
   nd <- mtcars[c(1, 3, 5), ]
   M <- model.matrix(terms(ref), model.frame(terms(ref), nd, xlev = ref$xlevels), contrasts.arg = ref$contrasts)
