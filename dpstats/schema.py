@@ -90,6 +90,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError, PrivacyParameterError
+from .geometry import check_bounds_form
 
 __all__ = [
     "Schema",
@@ -442,17 +443,13 @@ class Schema:
         return [
             (
                 "rows with a missing value in a variable without declared bounds "
-                f"({', '.join(repr(c) for c in unfilled[:5])}{' …' if len(unfilled) > 5 else ''}) are dropped, "
-                "so the number of rows "
-                "analysed (n) depends on the data",
+                f"({_listed(unfilled)}) are dropped, so the number of rows analysed (n) depends on the data",
                 "declare public bounds for every variable, e.g. bounds={'x': (0, 10)}, or, for a numeric "
                 "column used as a factor, its levels: factor(x, levels = c(...))",
             )
         ]
 
-    def unfilled(
-        self, frame: pd.DataFrame, names: Sequence[str], *, entry_checked: bool = False
-    ) -> list[str]:
+    def unfilled(self, frame: pd.DataFrame, names: Sequence[str]) -> list[str]:
         """The numeric variables among ``names`` without a public fill (no declared bounds), whose
         missing values drop their rows under ``na_action="fill"``; from the arguments and ``frame``'s
         dtypes only (an empty frame will do).
@@ -465,13 +462,7 @@ class Schema:
         """
         if not isinstance(self.bounds, Mapping) and not self.fills and self.fill_value("") is not None:
             return []  # one fill for every numeric variable
-        # entry_checked: a variable with an entry that is no pair is left to the bounds check, which names it
-        named = self.declared_numeric(names) if entry_checked else set()
-        return [
-            v.name
-            for v in self.variables(frame, names)
-            if v.kind == "numeric" and v.fill is None and v.name not in named
-        ]
+        return [v.name for v in self.variables(frame, names) if v.kind == "numeric" and v.fill is None]
 
     def rule(self) -> str:
         """The rule for missing values, for the privacy statement (the same sentence whatever the data).
@@ -633,6 +624,11 @@ def _is_numeric(dtype) -> bool:
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
+def _listed(names: Sequence[str], most: int = 5) -> str:
+    """Column names for a message: the first ``most`` quoted, then " …" when there are more."""
+    return ", ".join(repr(c) for c in names[:most]) + (" …" if len(names) > most else "")
+
+
 def _unquoted(name: str) -> str:
     return name[1:-1] if len(name) > 2 and name[0] == name[-1] == "`" else name
 
@@ -694,15 +690,16 @@ class PublicN:
         ...
         dpstats.errors.PrivacyParameterError: dp_lm cannot drop rows with a missing value in 'z' ...
         """
+        if isinstance(schema.bounds, (Mapping, list, tuple)):  # a malformed bounds= is named as such, first
+            check_bounds_form(schema.bounds)
         if not unfilled or self.dropped or schema.na_action != "fill" or not schema.private:
             return
         if self.add_remove and schema.neighbouring == "add_remove":
             return
         method = f"{self.method} under neighbouring='replace'" if self.add_remove else self.method
         other = f', or use neighbouring="add_remove" ({self.add_remove})' if self.add_remove else ""
-        shown = ", ".join(repr(c) for c in unfilled[:5]) + (", ..." if len(unfilled) > 5 else "")
         raise PrivacyParameterError(
-            f"{method} cannot drop rows with a missing value in {shown} (a numeric variable without "
+            f"{method} cannot drop rows with a missing value in {_listed(unfilled)} (a numeric variable without "
             f"declared bounds has no public fill): {self.why}, so it needs the public number of rows read, "
             f"which dropping rows would make private. Declare bounds for every variable, e.g. "
             f'bounds={{{unfilled[0]!r}: (lo, hi)}}, and keep the default na_action="fill" (each missing '

@@ -26,7 +26,6 @@ from ..schema import Schema, default_na_action
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant
-from ..geometry import check_bounds_form
 from ..privacy.bounds import PrivateBounds, bounds_step
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
@@ -289,8 +288,6 @@ def declare(
     schema = _declared_schema(given, bounds, eps, unbounded_fill=unbounded_fill, fills=fills)
     if options.PUBLIC_N is not None:
         options.PUBLIC_N.refuse_omit(schema)
-        if isinstance(bounds, (Mapping, list, tuple)):  # malformed bounds are named as such, first
-            check_bounds_form(bounds)
         options.PUBLIC_N.refuse_unfilled(schema, engines.unfilled_variables(data, given["formula"], schema))
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
     # warned by run() once the frame and the plan have passed their checks (a missing column is an error alone)

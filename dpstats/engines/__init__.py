@@ -194,7 +194,7 @@ def unfilled_variables(data, formula, schema: Schema) -> list[str]:
             empty = pd.DataFrame(data).iloc[:0] if isinstance(data, dict) else data.iloc[:0]
         empty = schema.read_numeric(empty.rename(columns=str))
         names = formula_variables(formula, empty, one_sided=formula.lstrip().startswith("~"))
-        return schema.unfilled(empty, names, entry_checked=True)
+        return schema.unfilled(empty, names)
     except (DPStatsError, ValueError, TypeError, KeyError, AttributeError, SyntaxError):
         # the door refuses such data or formula itself, in its own words
         return []
