@@ -289,12 +289,9 @@ def design_with_levels(
     ``contrasts`` and ``default_contrasts`` are the fit's (``ModelFrame.contrasts``,
     ``ModelFrame.default_contrasts``), so a fit under ``contr.sum`` predicts under it too.
     """
-    from ..formula import _label_key, split_formula
+    from ..formula import _label_key
 
-    newdata = newdata_frame(newdata)
-    lhs, rhs = split_formula(formula, one_sided=False)
-    used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs or ""))
-    frame = newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs])  # `.` means the predictors
+    frame, rhs = _predictors(newdata_frame(newdata), formula, one_sided=False)
     if default_contrasts is not None:  # the fit's coding, not newdata's, as R's predict
         frame.attrs = {k: v for k, v in frame.attrs.items() if k != "contrasts"}
     coded = {_label_key(str(k)): v for k, v in (contrasts or {}).items()}
@@ -336,6 +333,16 @@ def design_with_levels(
     )
     mf.names = [_rename(nm, renamed) for nm in mf.names]
     return mf
+
+
+def _predictors(newdata: pd.DataFrame, formula: str, one_sided: bool) -> tuple[pd.DataFrame, str]:
+    """newdata without the columns the response uses (so that a ``.`` means the predictors), and the
+    formula's right-hand side."""
+    from ..formula import split_formula
+
+    lhs, rhs = split_formula(formula, one_sided=one_sided)
+    used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs or ""))
+    return newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs]), rhs
 
 
 def newdata_frame(newdata) -> pd.DataFrame:
@@ -393,12 +400,10 @@ def na_pass(build, newdata, formula: str) -> tuple[Any, PredictRows]:
     out and predicted as NaN (R's na.pass).  None as the design when no row is complete.  Reads only the
     rows the user gives.
     """
-    from ..formula import formula_variables, split_formula
+    from ..formula import formula_variables
 
     newdata = newdata_frame(newdata)
-    lhs, rhs = split_formula(formula, one_sided=formula.lstrip().startswith("~"))
-    used_by_lhs = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", lhs or ""))
-    predictors = newdata.drop(columns=[c for c in newdata.columns if c in used_by_lhs])
+    predictors, rhs = _predictors(newdata, formula, one_sided=formula.lstrip().startswith("~"))
     try:
         variables = formula_variables(f"~ {rhs}", predictors, one_sided=True)
     except FormulaError:

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import DataError, PrivacyParameterError
 from .base import DPResult, escape_text
 from .glm import GLMResult
-from .lm import LMResult, design_with_levels, na_pass
+from .lm import LMResult, design_with_levels, na_pass, newdata_frame
 
 
 @dataclass(repr=False)
@@ -101,7 +101,7 @@ class SelectInferResult(LMResult):
 
     def _fit_columns(self, newdata) -> pd.DataFrame:
         """newdata's columns that the fit's formula used: a ``.`` then expands over the fit's columns."""
-        newdata = pd.DataFrame(newdata)
+        newdata = newdata_frame(newdata)  # a data frame or a dict of columns, else refused by name
         return newdata[[c for c in newdata.columns if c in self.variables]] if self.variables else newdata
 
     def _coded_formula(self) -> str:
@@ -116,9 +116,8 @@ class SelectInferResult(LMResult):
         """newdata's design in the fit's terms: the intercept and the selected columns (R's
         ``predict(se.fit = TRUE)`` reads it through :func:`dpstats.rbridge.newdata_design_for_r`)."""
         formula = self._coded_formula()
-        coding = (
-            self.coding if formula == self.formula else {**self.coding, "contrasts": {}}
-        )  # no factor term
+        # the final model's formula has no factor term, hence no contrasts to apply
+        coding = self.coding if formula == self.formula else {**self.coding, "contrasts": {}}
         mf = design_with_levels(formula, self.factor_levels, self._fit_columns(newdata), **coding)
         absent = [t for t in self.selected if t not in mf.names]
         if absent:
