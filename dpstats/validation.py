@@ -70,6 +70,26 @@ def check_fraction(
     return value
 
 
+def check_whole_in(value, low: int, high: int, message: str) -> int:
+    """``value`` as an int when it is a whole number with ``low <= value <= high``; else ``message``
+    raised as a PrivacyParameterError when it is no whole number (the argument's type, wrong whatever
+    the data) and as a DataError when it is one out of the range the design allows.
+
+    Examples
+    --------
+    >>> check_whole_in(3, 1, 5, "k must be 1..5")
+    3
+    >>> check_whole_in("3", 1, 5, "k must be 1..5")
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.PrivacyParameterError: k must be 1..5
+    """
+    whole = not isinstance(value, bool) and isinstance(value, numbers.Integral)
+    if whole and low <= value <= high:
+        return int(value)
+    raise (DataError if whole else PrivacyParameterError)(message)
+
+
 def check_k(k, d: int, name: str = "k") -> int:
     """1 <= k < d: a k that is not a whole number is a parameter error, one out of range for the design's
     d a data error."""

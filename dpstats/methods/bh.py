@@ -113,7 +113,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import PrivacyStatement
 from ..schema import PublicN, Schema
-from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ..validation import check_delta, check_eps, check_fraction, check_neighbouring, check_whole_in
 from ._options import Options
 
 ETA_DEFAULT = 0.01
@@ -409,14 +409,13 @@ def rejections(max_rejections: int | None, m: int) -> int:
     """
     if max_rejections is None:
         return min(m, MAX_REJECTIONS_DEFAULT)
-    whole = not isinstance(max_rejections, bool) and isinstance(max_rejections, numbers.Integral)
-    if not whole or not 1 <= max_rejections <= m:
-        error = DataError if whole else PrivacyParameterError  # the wrong type is the argument's fault
-        raise error(
-            f"max_rejections must be a whole number with 1 <= max_rejections <= {m} (the number of "
-            f"p-values), got {max_rejections!r}."
-        )
-    return int(max_rejections)
+    return check_whole_in(
+        max_rejections,
+        1,
+        m,
+        f"max_rejections must be a whole number with 1 <= max_rejections <= {m} (the number of "
+        f"p-values), got {max_rejections!r}.",
+    )
 
 
 # --------------------------------------------------------------------------- hypotheses

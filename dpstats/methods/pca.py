@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataError, PrivacyParameterError
+from ..errors import PrivacyParameterError
 from ..geometry import Box
 from ..privacy.accountant import LedgerEntry
 from ..privacy.bounds import is_auto
@@ -38,7 +38,7 @@ from ..privacy.pca import PrivatePCA, private_pca_gram, second_moment_sensitivit
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..schema import Schema
-from ..validation import check_eps, check_gaussian_delta, check_neighbouring
+from ..validation import check_eps, check_gaussian_delta, check_neighbouring, check_whole_in
 from ._options import Options
 
 SENSITIVITY_TEXT = {
@@ -107,11 +107,9 @@ class PCAPlan(Plan):
 
 def check_k(k: Any, d: int) -> int:
     """1 <= k <= d, the number of design columns (public: the formula and the declared levels)."""
-    whole = not isinstance(k, bool) and isinstance(k, numbers.Integral)
-    if not whole or not 1 <= k <= d:
-        error = DataError if whole else PrivacyParameterError  # a k of the wrong type is the argument's fault
-        raise error(f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}.")
-    return int(k)
+    return check_whole_in(
+        k, 1, d, f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}."
+    )
 
 
 def row_bound(bounds: Any, radius: float | None) -> float | None:

@@ -21,7 +21,7 @@ import pandas as pd
 from ...errors import DataError, PrivacyParameterError
 from ...formula import ModelFrame
 from ...schema import PublicN, Schema
-from ...validation import check_eps, check_fraction, check_neighbouring, check_oc_trials
+from ...validation import check_eps, check_fraction, check_neighbouring, check_oc_trials, check_whole_in
 from .._options import Options
 from .sensitivity import DEFAULT_LAM, VARIANTS, check_paper_variant, default_select
 
@@ -136,13 +136,9 @@ def check_select(select: Any, d: int) -> int:
     """``select`` against the number of features d (public), or its default: 10% of d."""
     if select is None:
         return default_select(d)
-    whole = not isinstance(select, bool) and isinstance(select, numbers.Integral)
-    if not whole or not 1 <= select <= d:
-        error = (
-            DataError if whole else PrivacyParameterError
-        )  # a select of the wrong type is the argument's fault
-        raise error(f"select must be a whole number with 1 <= select <= d = {d}, got {select!r}.")
-    return int(select)
+    return check_whole_in(
+        select, 1, d, f"select must be a whole number with 1 <= select <= d = {d}, got {select!r}."
+    )
 
 
 def check_features(mf: ModelFrame, formula: str) -> None:
