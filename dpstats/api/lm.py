@@ -72,9 +72,9 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
         Public bounds of every design column and of the response (dummies default to their coding's
         range, an interaction's columns to the product of its parts' bounds).  A private call refuses a
         numeric variable without them (its missing rows would be dropped, making n private; eps = inf
-        fits without bounds).  ``"auto"``
-        (or a :class:`dpstats.AutoBounds`): bounds for the columns and the response released privately
-        first, from ``bounds_eps`` (docs/architecture.md, "Private bounds"); in-memory data only.
+        fits without bounds).  ``"auto"`` (or a :class:`dpstats.AutoBounds`): bounds for the columns and
+        the response released privately first, from ``bounds_eps`` (docs/architecture.md, "Private
+        bounds"); in-memory data only.
     {bounds_eps and delta: the regression}
     {conf_level: the bootstrap}
     n_boot : int

@@ -185,7 +185,9 @@ class SelectInferDoor(OptionsDoor):
         mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
         frame = m.split_frame(mf, self.options.split, self.settings.random_state)
         self._check_part_b(frame, mf)
-        self._part_bounds = _with_dummies(self.options.bounds, public_column_bounds(self.options.bounds, mf))
+        self._part_bounds = _with_public_columns(
+            self.options.bounds, public_column_bounds(self.options.bounds, mf)
+        )
         dd.name_frame_steps(mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
@@ -336,12 +338,13 @@ def _as_named(frame: m.SplitFrame, names) -> list[str]:
     return [as_named.get(name, name) for name in names]
 
 
-def _with_dummies(bounds: Any, dummies: dict[str, tuple[float, float]]) -> Any:
-    """The bounds the parts' doors get: a mapping gains each factor dummy's coding range (the parts
-    hold the design, where a dummy is a numeric column), unless it declares that column itself."""
+def _with_public_columns(bounds: Any, public: dict[str, tuple[float, float]]) -> Any:
+    """The bounds the parts' doors get: a mapping gains the bounds that follow from public inputs
+    (a factor dummy's coding range, an interaction's product of its parts' bounds), since the parts
+    hold the design, where such a column is a numeric column, unless it declares that column itself."""
     if not isinstance(bounds, dict):
         return bounds
-    return {**dummies, **bounds}
+    return {**public, **bounds}
 
 
 def _in_part(bounds: Any, part: pd.DataFrame) -> Any:

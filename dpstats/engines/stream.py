@@ -542,10 +542,8 @@ def stream(
     """
     paths = _paths(path)
     fmt = format or _format(paths)
-    if fmt not in FORMATS:
-        raise PrivacyParameterError(
-            f"format must be one of {FORMATS}, got {fmt!r}."
-        )  # wrong whatever the data
+    if fmt not in FORMATS:  # the arguments' types and values: wrong whatever the data
+        raise PrivacyParameterError(f"format must be one of {FORMATS}, got {fmt!r}.")
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise PrivacyParameterError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
     if levels is not None and not isinstance(levels, dict):
