@@ -70,12 +70,12 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning, PrivacyParameterError
+from ..errors import DataError, DataWarning
 from ..formula import INTERCEPT
 from ..stats import CrossStats, maxabs_from_range
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .layout import Layout
-from .stream import CHUNK_ROWS, _bar, _project, _read_ahead
+from .stream import CHUNK_ROWS, _bar, _project, _read_ahead, check_reading
 
 # A query with more aggregates than this streams instead (DuckDB plans each aggregate
 # separately: y ~ 50 bounded columns with XᵀX is 1 531 of them, 5p + 6 and the p(p+1)/2 products,
@@ -484,12 +484,7 @@ def on_duckdb(
             f'on_duckdb needs a DuckDB relation (duckdb.sql("select ...")) or (connection, "table"); '
             f"got {type_name(data)}."
         )
-    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
-        raise PrivacyParameterError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
-    if levels is not None and not isinstance(levels, dict):  # the arguments' types: wrong whatever the data
-        raise PrivacyParameterError(
-            f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type_name(levels)}."
-        )
+    check_reading(chunk_rows, levels)  # the arguments' types: wrong whatever the data
     source = DuckDBSource(
         relation, name=name, chunk_rows=chunk_rows, levels=levels, progress=bool(progress), pushdown=pushdown
     )

@@ -65,6 +65,7 @@ from .accumulate import (
     frame_statistics,
     merge_all,
 )
+from ..schema import check_levels
 from .layout import Layout, schema_error
 
 FORMATS = ("parquet", "csv")
@@ -544,13 +545,16 @@ def stream(
     fmt = format or _format(paths)
     if fmt not in FORMATS:  # the arguments' types and values: wrong whatever the data
         raise PrivacyParameterError(f"format must be one of {FORMATS}, got {fmt!r}.")
+    check_reading(chunk_rows, levels)  # the arguments' types: wrong whatever the data
+    return Stream(paths, fmt, chunk_rows, levels, bool(progress), csv_options)
+
+
+def check_reading(chunk_rows: object, levels: object) -> None:
+    """The reading arguments every engine source takes (:func:`stream`, ``on_duckdb``): ``chunk_rows`` a
+    positive whole number, ``levels`` as a door's ``levels=`` (:func:`dpstats.schema.check_levels`)."""
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise PrivacyParameterError(f"chunk_rows must be a positive whole number, got {chunk_rows!r}.")
-    if levels is not None and not isinstance(levels, dict):
-        raise PrivacyParameterError(
-            f"levels must be a dict such as {{'g': ['a', 'b']}}, got {type(levels).__name__}."
-        )
-    return Stream(paths, fmt, chunk_rows, levels, bool(progress), csv_options)
+    check_levels(levels)
 
 
 def _paths(path) -> list[Path]:
