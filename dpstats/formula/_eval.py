@@ -930,10 +930,9 @@ def _cbind(ctx, node, args):
     lhs = ctx.formula.split("~", 1)[0]
     if deparse(node) in lhs or "cbind(" in lhs:
         raise FormulaError(
-            f"'{deparse(node)}' on the left of '~' (a binomial response of counts) is not supported: the "
-            "privacy unit is one row, and a row holding many trials can move the fit by more than any declared "
-            "bound allows. Give one row per trial with a 0/1 response (expand each row into its successes and "
-            'failures), then use family = "binomial".'
+            f"'{deparse(node)}' on the left of '~' (a binomial response of counts) is dp_glm's alone: this "
+            'method takes one response column. Fit it with dp_glm(..., family = "binomial"), which clips each '
+            "row's counts to their declared bounds, or give one row per trial with a 0/1 response."
         )
     raise FormulaError(
         f"'{deparse(node)}': cbind() is not supported as a term; add the columns as terms, e.g. a + b."
