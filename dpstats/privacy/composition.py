@@ -463,8 +463,9 @@ def compose(items: Composable, delta: float | None = None, method: str = "auto")
 
     Examples
     --------
+    >>> import dpstats as dp
     >>> from dpstats.privacy import events as ev
-    >>> c = compose([ev.laplace(2.0)] * 20, delta=1e-6)
+    >>> c = dp.compose([ev.laplace(2.0)] * 20, delta=1e-6)
     >>> c.method, round(c.eps, 2), c.basic_eps
     ('PLD accounting (dp_accounting)', 9.67, 10.0)
     """
