@@ -156,13 +156,24 @@ class DPResult:
             bits.append("seeded: for reproduction, not for release")
         return "Privacy: " + "; ".join(bits)
 
+    def missing_lines(self) -> list[str]:
+        """The rule for missing values where it can move the estimates: a private call under
+        ``na_action="fill"``.  The same line whether or not any value was filled (the count is private)."""
+        st = self.privacy
+        if math.isinf(st.eps) or not st.missing_values.startswith('Missing values (na_action="fill")'):
+            return []
+        return [
+            'Missing values, if any, were replaced by public fills (na_action = "fill"; the count is not released);',
+            "filled values pull the estimates towards the fills.",
+        ]
+
     def _body_lines(self) -> list[str]:
         return []
 
     def __str__(self) -> str:
         lines = [self.heading, "", "Call:", self.call_text(), ""]
         lines += self._body_lines()
-        lines += ["", self.privacy_line()]
+        lines += ["", *self.missing_lines(), self.privacy_line()]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -334,7 +345,7 @@ class Summary:
         lines += r._body_lines()
         if r.private_bounds:
             lines += [""] + r.bounds_lines()
-        lines += ["", "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
+        lines += ["", *r.missing_lines(), "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
         lines += _indent(r.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False))
         lines += [
             "",
