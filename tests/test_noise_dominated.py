@@ -1,9 +1,10 @@
 """Releases dominated by noise warn, by public rules (vertical_glm DP mode, dp_gmm).
 
-vertical_glm: :func:`dpstats.methods.privreg.noise_warning` (σ_η > eta_clip, or σ_β above the largest
-coefficient the bounds let matter); dp_gmm: :func:`dpstats.methods.gmm.vacuous_warning` (Theorem
-1.1's alpha infinite).  Both are :class:`~dpstats.errors.ChanceWarning`, from public inputs (and,
-for dp_gmm after the release, the released smallest weight), so neighbouring data sets warn alike.
+vertical_glm: :func:`dpstats.methods.privreg.noise_warning` (σ_η > eta_clip, σ_β above the largest
+coefficient the bounds let matter, or, binomial, slopes inflated by the noise by more than 10 %);
+dp_gmm: :func:`dpstats.methods.gmm.vacuous_warning` (Theorem 1.1's alpha infinite).  Both are
+:class:`~dpstats.errors.ChanceWarning`, from public inputs (and, for dp_gmm after the release, the
+released smallest weight), so neighbouring data sets warn alike.
 """
 
 from __future__ import annotations
@@ -93,6 +94,63 @@ def test_vertical_neighbours_warn_alike():
             dp.vertical_glm("y ~ x1 + x2", data, lam=0.001, eps=1e4, random_state=1, **AUDIT)
         texts.append([str(w.message) for w in caught if w.category is ChanceWarning])
     assert texts[0] == texts[1]
+
+
+def classification(n: int, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"x1": rng.uniform(-1, 1, n), "x2": rng.uniform(-1, 1, n)})
+    return df.assign(y=(rng.random(n) < 1 / (1 + np.exp(-(df.x1 - df.x2)))).astype(float))
+
+
+def test_vertical_binomial_noise_bias_warns_with_the_stated_factor():
+    """lam = 1, n = 20 000, eps = 200: sigma_eta = 2.4 < eta_clip and sigma_beta ~ 4e-5, so nothing is
+    dominated by noise, but each party receives noise of sd 2.4 and its logistic slopes are pushed out by
+    about sqrt(1 + pi*2.4^2/8) = 1.8 (the Gaussian family at these settings: test above, no warning)."""
+    with pytest.warns(ChanceWarning, match="biased by its noise") as caught:
+        fit = dp.vertical_glm(
+            "y ~ x1 + x2",
+            classification(20_000),
+            family="binomial",
+            lam=1.0,
+            eps=200.0,
+            random_state=1,
+            **AUDIT,
+        )
+    text = str(caught[0].message)
+    kappa = m.slope_inflation(list(fit.noise["sigma_eta"].values()))
+    assert list(fit.noise["slope_inflation"].values()) == pytest.approx(kappa, rel=1e-12)
+    assert 1.7 < min(kappa) < 1.9 and "dominated by noise" not in text
+    assert f"sqrt(1 + pi*s^2/8) = {kappa[0]:.3g} (party1), {kappa[1]:.3g} (party2)" in text
+    assert text in fit.warnings and text in str(fit.summary())
+    assert "Bias: each party's logistic fit" in str(fit) and f"{kappa[0]:.3g} (party1)" in str(fit)
+
+
+def test_vertical_binomial_bias_below_ten_percent_is_printed_not_warned():
+    """eps = 5000 (lam = 1, n = 20 000): sigma_eta = 0.40, a factor of 1.03 < INFLATION_LIMIT = 1.1."""
+    fit = quiet_fit(
+        "y ~ x1 + x2", classification(20_000), family="binomial", lam=1.0, eps=5000.0, random_state=1, **AUDIT
+    )
+    kappa = list(fit.noise["slope_inflation"].values())
+    assert not fit.warnings and 1.0 < max(kappa) < m.INFLATION_LIMIT
+    assert f"by a factor of about {kappa[0]:.3g} (party1)" in str(fit)
+
+
+def test_vertical_binomial_swamped_predictors_give_no_inflation_factor():
+    """eps = 1: sigma_eta = 185 > eta_clip; the probit factor (about 100) would not describe the fit, so
+    neither the warning nor print gives it; both say the slopes are biased."""
+    with pytest.warns(ChanceWarning, match="dominated by noise") as caught:
+        fit = dp.vertical_glm(
+            "y ~ x1 + x2",
+            classification(20_000),
+            family="binomial",
+            lam=1.0,
+            eps=1.0,
+            random_state=1,
+            **AUDIT,
+        )
+    text, printed = str(caught[0].message), str(fit)
+    assert "biases the slopes further" in text and "sqrt(1 + pi" not in text
+    assert "those predictors are swamped" in printed and "by a factor of about" not in printed
 
 
 # ------------------------------------------------------------------ dp_gmm

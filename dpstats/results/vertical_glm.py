@@ -11,6 +11,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ..formula import ModelFrame
+from ..methods.privreg import slope_inflation
 from .._io import jsonable
 from ..errors import DataError, PrivacyParameterError
 from ..plotting import Plot, coefficient_plot, new_figure, to_plot
@@ -41,7 +42,10 @@ class VerticalGLMResult(DPResult):
         What the protocol reveals to the parties (stated honestly).
     noise : dict or None
         DP mode: ``eta_clip`` and, per party, ``sigma_eta`` (sd of the noise on each entry of its
-        shared linear predictor) and ``sigma_beta`` (on its final coefficients).
+        shared linear predictor) and ``sigma_beta`` (on its final coefficients); binomial family
+        also ``slope_inflation``, the factor by which that noise pushes the party's slopes away
+        from zero (:func:`dpstats.methods.privreg.slope_inflation`; meaningful while every
+        sigma_eta ≤ eta_clip).
     """
 
     family: str = "gaussian"
@@ -305,11 +309,32 @@ class VerticalGLMResult(DPResult):
         if not self.noise:
             return []
         each = ", ".join(f"{v:.3g} ({p})" for p, v in self.noise["sigma_eta"].items())
-        return [
+        lines = [
             f"Noise: each shared linear predictor is clipped to +/-eta_clip = {self.noise['eta_clip']:g} "
             f"and gets Gaussian noise of sd sigma_eta = {each} per entry; each final coefficient gets "
             "noise of sd sigma_beta (column Noise SD)"
         ]
+        if "slope_inflation" in self.noise:  # binomial: a bias of the mechanism (privreg.slope_inflation)
+            lines.append(self._bias_line())
+        return lines
+
+    def _bias_line(self) -> str:
+        """Binomial DP mode: how the noise on the received linear predictors biases the slopes."""
+        head = (
+            "Bias: each party's logistic fit takes the noise in the linear predictors it receives for signal"
+        )
+        if max(self.noise["sigma_eta"].values()) > self.noise["eta_clip"]:
+            return head + (
+                "; with sigma_eta above eta_clip those predictors are swamped and the slopes are biased "
+                "(away from zero, or toward the fit without the other parties' columns) by an amount no "
+                "formula here gives"
+            )
+        factors = ", ".join(f"{v:.3g} ({p})" for p, v in self.noise["slope_inflation"].items())
+        return head + (
+            f", which pushes its slopes away from zero by a factor of about {factors} (less under a "
+            "strong penalty); the estimates approach the non-private fit of the same objective only as "
+            "this factor nears 1"
+        )
 
     def withhold_n(self) -> None:
         """n is private: so are the residual degrees of freedom (n − p)."""
@@ -547,6 +572,8 @@ def assemble_result(  # noqa: PLR0913 (the pieces of one fit, as the door holds 
             "sigma_eta": dict(zip(names, map(float, sigmas[0]))),
             "sigma_beta": dict(zip(names, map(float, sigmas[1]))),
         }
+        if options.family == "binomial":
+            noise["slope_inflation"] = dict(zip(names, slope_inflation(sigmas[0])))
     notes = (
         []
         if out.converged

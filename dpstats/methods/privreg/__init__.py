@@ -41,6 +41,27 @@ the K·T linear-predictor releases and the K coefficient releases
 (:func:`noise_scales`, sensitivities :func:`binomial_ridge_sensitivities`,
 :func:`gaussian_ridge_sensitivities`).
 
+What the DP mode estimates.  Its objective is the one above with the ridge
+penalty on every coefficient, the intercept included (the sensitivity needs
+λ-strong convexity in all of β), on the clipped covariates (and, Gaussian, the
+clipped y): as eps → ∞ the noise vanishes and the release tends to that
+objective's minimizer (tests/test_vertical_dp_large_eps.py), provided the
+fixed ``rounds`` suffice (strongly correlated blocks need more than 10) and
+every party's linear predictor stays within ±eta_clip (a clipped η_k passes a
+truncated predictor to the others, a bias that no eps removes).  At finite eps
+the noise on the shared predictors is not small: σ_η ≥ 2·eta_clip/√(2ρ_η), with
+ρ_η = (1 − coef_share)·ρ/(K·T), and Δ₂(η) grows like 2R²/(λ√n) for small λ.  For
+the Gaussian family that noise adds variance only (the block fit is linear in
+the offset).  For the binomial family it is a bias: each block's logistic fit
+takes the noise in its offset for signal and its slopes grow by a factor of
+about √(1 + π·s_k²/8) (:func:`slope_inflation`; s_k² = Σ_(j≠k) σ_η,j²; less
+under a strong penalty).  Simulated with n = 5000, K = 3, bounds ±3 and 10
+rounds, the slopes came out ×2.0 at eps = 10⁶ with lam = 0.001 (factor 2.1),
+×1.9 at eps = 10⁴ with lam = 0.01 (2.2) and ×1.3 at eps = 1000 with lam = 0.1
+(1.6); at eps = 100 with lam = 0.1, σ_η > eta_clip and they came out ×2.1.
+:func:`noise_warning` warns (ChanceWarning) above a 10 % inflation, and print
+shows the factor.
+
 The two verbs every front door uses (``docs/architecture.md``, "Adding a
 method"): :func:`plan` (the ledger, sensitivities, assumptions, what the
 protocol discloses and the noise scales, from public inputs: n, K, the
@@ -86,6 +107,7 @@ from ._glm import (
     orthonormal,
 )
 from ._plan import (
+    INFLATION_LIMIT,
     METHOD,
     STATISTICS_MODE_NOTE,
     binomial_ridge_sensitivities,
@@ -96,6 +118,8 @@ from ._plan import (
     noise_scales,
     noise_warning,
     plan,
+    received_noise,
+    slope_inflation,
 )
 from ._parties import assign_terms, check_statistics_mode, combine, party_columns, response_fill
 from ._release import (
@@ -169,6 +193,9 @@ __all__ = [
     "noise_scales",
     "largest_coefficients",
     "noise_warning",
+    "received_noise",
+    "slope_inflation",
+    "INFLATION_LIMIT",
     "disclosure_text",
     # the release
     "clip_covariates",
