@@ -129,7 +129,7 @@ METHODS: tuple[Method, ...] = (
         cli="pca",
         demo=None,
         planner=None,
-        r=None,
+        r="dp_pca",
     ),
     Method(
         name="dp_lm",
