@@ -64,6 +64,7 @@ print.summary.dp_result <- function(x, ...) {
   if (!is.null(x)) {
     lines <- .replace_block(lines, "^Coefficients:$", function(block) .coef_lines(x, block))
     lines <- .replace_block(lines, "^Ledger:$", function(block) .ledger_lines(x, block))
+    lines <- .replace_block(lines, "^Loadings:$", function(block) .loadings_lines(x, block))
     lines <- .replace_block(lines, "^Operating characteristics", function(block) .oc_lines(x, block))
     lines <- .replace_block(lines, "^Privacy statement:$", function(block) {
       c(block[1], .wrap(.join_wrapped(trimws(block[-1])), 2L, 2L))  # one paragraph, reflowed
@@ -148,6 +149,17 @@ print.summary.dp_result <- function(x, ...) {
   rows <- sprintf("%d. %s [%s]: eps = %s, delta = %s", seq_len(nrow(led)), led$step, led$mechanism,
                   vapply(led$eps, .fmt, ""), vapply(led$delta, .fmt, ""))
   c("Ledger:", unlist(lapply(rows, .wrap)))
+}
+
+# dp_pca's loadings as R prints a prcomp rotation: a matrix, variables by components.
+.loadings_lines <- function(x, block) {
+  td <- x$tidy
+  if (is.null(td$loading) || is.null(td$term) || is.null(td$component)) return(NULL)
+  terms <- unique(as.character(td$term))
+  comps <- unique(as.character(td$component))
+  m <- matrix(NA_real_, length(terms), length(comps), dimnames = list(terms, comps))
+  m[cbind(match(td$term, terms), match(td$component, comps))] <- td$loading
+  c("Loadings:", utils::capture.output(print(round(m, 4))))
 }
 
 .oc_lines <- function(x, block) {
