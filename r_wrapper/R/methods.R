@@ -271,7 +271,7 @@ ledger.dp_accountant <- function(x, ...) {
     return(data.frame(analysis = character(), step = character(), mechanism = character(),
                       eps = numeric(), delta = numeric()))
   }
-  if (is.data.frame(rows)) rows else .simplify_frame(rows)
+  .ledger_words(if (is.data.frame(rows)) rows else .simplify_frame(rows))
 }
 
 # The design matrix the Python formula layer builds for formula and data: a numeric matrix with

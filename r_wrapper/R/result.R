@@ -76,7 +76,7 @@ print.summary.dp_result <- function(x, ...) {
                    "Residual standard error: not released by a DP fit (degrees of freedom not shown: n is private)", lines)
     }
   }
-  .with_r_call(paste(.wrap_prose(.r_literals(lines)), collapse = "\n"), x$call)
+  .with_r_call(paste(.wrap_prose(.r_phrased(.r_literals(lines))), collapse = "\n"), x$call)
 }
 
 # Python's text shows the call as Python recorded it; R users see their own call (as lm prints it).
@@ -187,6 +187,7 @@ print.summary.dp_result <- function(x, ...) {
   lines <- gsub("\\brandom_state\\b", "seed", lines, perl = TRUE)
   lines <- gsub("is dpstats.vertical.Party", "is run from Python (dpstats.vertical)", lines, fixed = TRUE)
   lines <- gsub("\\b([A-Za-z_][A-Za-z0-9_.]*)=\"([^\"]*)\"", "\\1 = \"\\2\"", lines, perl = TRUE)  # na_action="fill"
+  lines <- gsub("\\b([a-z][a-z0-9_.]*)=(-?[0-9])", "\\1 = \\2", lines, perl = TRUE)  # advice: offset=0
   # top-k mechanisms by name (with the topk = value that chooses one, on the line that describes it)
   for (nm in names(.topk_names)) {
     lines <- sub(sprintf("^Top-k mechanism: %s \\(", nm),
@@ -204,26 +205,43 @@ print.summary.dp_result <- function(x, ...) {
 # that drew the noise; in words: which noise, from which generator, and what that means for release.
 .sampler_words <- function(lines) {
   i <- grep("^Noise samplers: ", lines)
-  for (j in i) {
-    parts <- strsplit(sub("^Noise samplers: ", "", lines[j]), "; ", fixed = TRUE)[[1]]
-    kind <- function(k) switch(k, gaussian = "Gaussian", laplace = "Laplace", k)
-    and <- function(v) if (length(v) <= 1L) v else paste(paste(v[-length(v)], collapse = ", "), "and", v[length(v)])
-    seeded <- grepl("^numpy \\S+ \\(seeded, not floating-point hardened\\)$", parts)
-    safe <- grepl("^OpenDP \\S+ \\(floating-point safe\\)$", parts)
-    out <- character()
-    if (any(seeded)) {
-      k <- vapply(sub("^numpy (\\S+) .*$", "\\1", parts[seeded]), kind, "")
-      out <- c(out, sprintf("%s noise from a seeded generator (for reproduction; not hardened against floating-point attacks)",
-                            and(k)))
-    }
-    if (any(safe)) {
-      k <- vapply(sub("^OpenDP (\\S+) .*$", "\\1", parts[safe]), kind, "")
-      out <- c(out, sprintf("%s noise from OpenDP's samplers (hardened against floating-point attacks)", and(k)))
-    }
-    out <- c(out, sub(" \\(floating-point safe\\)$", " (hardened against floating-point attacks)", parts[!seeded & !safe]))
-    lines[j] <- paste0("Noise: ", paste(out, collapse = "; "))
-  }
+  lines[i] <- paste0("Noise: ", vapply(sub("^Noise samplers: ", "", lines[i]), .samplers_in_words, "", USE.NAMES = FALSE))
   lines
+}
+
+# "numpy gaussian (seeded, not floating-point hardened); ..." (the statement's samplers) in words.
+.samplers_in_words <- function(samplers) {
+  parts <- strsplit(samplers, "; ", fixed = TRUE)[[1]]
+  kind <- function(k) switch(k, gaussian = "Gaussian", laplace = "Laplace", k)
+  and <- function(v) if (length(v) <= 1L) v else paste(paste(v[-length(v)], collapse = ", "), "and", v[length(v)])
+  seeded <- grepl("^numpy \\S+ \\(seeded, not floating-point hardened\\)$", parts)
+  safe <- grepl("^OpenDP \\S+ \\(floating-point safe\\)$", parts)
+  out <- character()
+  if (any(seeded)) {
+    k <- vapply(sub("^numpy (\\S+) .*$", "\\1", parts[seeded]), kind, "")
+    out <- c(out, sprintf("%s noise from a seeded generator (for reproduction; not hardened against floating-point attacks)",
+                          and(k)))
+  }
+  if (any(safe)) {
+    k <- vapply(sub("^OpenDP (\\S+) .*$", "\\1", parts[safe]), kind, "")
+    out <- c(out, sprintf("%s noise from OpenDP's samplers (hardened against floating-point attacks)", and(k)))
+  }
+  out <- c(out, sub(" \\(floating-point safe\\)$", " (hardened against floating-point attacks)", parts[!seeded & !safe]))
+  paste(out, collapse = "; ")
+}
+
+# Python's own names in printed text (an attribute, a variable of the code), in R's words: the same
+# rewrites for print, summary, ledger() and the report (.r_report).
+.r_phrases <- c(
+  # dp_lm: the calibrated estimates are fit$outputs$calibrated_estimates in R
+  "(de-shrunk) estimates, calibrated_estimates." = "(de-shrunk) estimates, fit$outputs$calibrated_estimates.",
+  # dp_knockoff's ledger: delta2, the code's name of the part of delta this step is charged
+  "fails with probability delta2" = "fails with probability at most this step's delta"
+)
+
+.r_phrased <- function(text) {
+  for (p in names(.r_phrases)) text <- gsub(p, .r_phrases[[p]], text, fixed = TRUE)
+  text
 }
 
 # Prose longer than the console is wrapped (indented continuation); table rows (two spaces between
@@ -399,7 +417,16 @@ glance.dp_result <- function(x, ...) {
 ledger <- function(x, ...) UseMethod("ledger")
 
 ledger.dp_result <- function(x, ...) {
-  .simplify_frame(x$privacy$ledger)
+  .ledger_words(.simplify_frame(x$privacy$ledger))
+}
+
+# A ledger's text columns in R's words (the steps' and notes' Python names, .r_phrased).
+.ledger_words <- function(led) {
+  if (!is.data.frame(led)) return(led)
+  for (col in intersect(c("step", "note", "sensitivity"), names(led))) {
+    if (is.character(led[[col]])) led[[col]] <- .r_phrased(led[[col]])
+  }
+  led
 }
 
 report <- function(x, path, ...) UseMethod("report")
