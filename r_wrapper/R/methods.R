@@ -366,5 +366,6 @@ report.dp_plan <- function(x, path, ...) {
     .dp_abort("path must be one file name, e.g. report(pl, \"plan.html\").", "dpstats_error")
   }
   .dp_invoke("report", list(path = path.expand(path)), target = .dp_pyref(x), call = sys.call())
+  .r_report(path.expand(path), x$call)
   invisible(path)
 }

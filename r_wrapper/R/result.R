@@ -437,8 +437,55 @@ report.dp_result <- function(x, path, ...) {
   }
   ref <- .dp_pyref(x)
   .dp_invoke("report", list(path = path.expand(path), ...), target = ref, call = sys.call())
+  .r_report(path.expand(path), x$call)
   invisible(path)
 }
+
+# ---- The HTML report in R's words. Python renders it (templates/); R then rewrites what it shows, as
+# print shows it: each text between tags (not inside <svg>, <style> or <script>) through the rewrites of
+# printed text (.drop_py_refs, .r_literals, .r_phrased; a list of noise samplers in words), and the
+# user's own call (fit$call, as print shows it) in place of Python's record of it. The file is replaced
+# in one rename, so a report is never left half rewritten.
+.r_report <- function(path, call) {
+  html <- readChar(path, file.size(path), useBytes = TRUE)
+  Encoding(html) <- "UTF-8"
+  tmp <- tempfile(".dpstats-report-", tmpdir = dirname(path), fileext = ".html")
+  con <- file(tmp, open = "wb")
+  writeBin(charToRaw(enc2utf8(.r_html(html, call))), con)
+  close(con)
+  if (!file.rename(tmp, path)) {
+    unlink(tmp)
+    .dp_abort(sprintf("report(): could not write %s.", path), "dpstats_error")
+  }
+}
+
+.r_html <- function(html, call) {
+  markup <- gregexpr("(?s)<(svg|style|script)\\b.*?</\\1>|<[^>]*>", html, perl = TRUE)
+  texts <- regmatches(html, markup, invert = TRUE)[[1]]
+  regmatches(html, markup, invert = TRUE) <- list(vapply(texts, .r_html_text, "", USE.NAMES = FALSE))
+  at <- regexpr("(?<=<pre class=\"call\"><code>)[^<]*(?=</code></pre>)", html, perl = TRUE)
+  if (is.call(call) && at > 0) regmatches(html, at) <- .html_escape(paste(deparse(call), collapse = "\n"))
+  html
+}
+
+.r_html_text <- function(text) {
+  if (!grepl("[A-Za-z]", text)) return(text)
+  text <- .html_unescape(text)
+  samplers <- "^(?:(?:numpy|OpenDP) \\S+ \\([^()]*\\)(?:; |$))+$"
+  text <- if (grepl(samplers, text, perl = TRUE)) .samplers_in_words(text) else .r_phrased(.r_literals(.drop_py_refs(text)))
+  .html_escape(text)
+}
+
+.html_unescape <- function(text) {
+  for (e in names(.html_entities)) text <- gsub(e, .html_entities[[e]], text, fixed = TRUE)
+  text
+}
+
+.html_entities <- c("&lt;" = "<", "&gt;" = ">", "&#34;" = "\"", "&quot;" = "\"", "&#39;" = "'", "&#x27;" = "'",
+                    "&amp;" = "&")  # &amp; last: "&amp;lt;" is the text "&lt;"
+
+.html_escape <- function(text) gsub(">", "&gt;", gsub("<", "&lt;", gsub("&", "&amp;", text, fixed = TRUE), fixed = TRUE),
+                                    fixed = TRUE)
 
 # broom / generics: tidy() and glance() are S3 methods of generics::tidy / generics::glance too,
 # registered in NAMESPACE (S3method(generics::tidy, dp_result)), so broom::tidy(fit) works.
