@@ -209,13 +209,7 @@ def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory") -> PC
 def _nonprivate_plan(options: PCAOptions, radius: float, engine: str) -> PCAPlan:
     """eps = inf: no mechanism, nothing to charge; the release is the exact top-k subspace."""
     k = int(options.k)
-    entry = LedgerEntry(
-        step=f"exact top-{k} subspace of Σ xxᵀ (eps = inf, NOT private)",
-        mechanism="none (eps = inf)",
-        eps=math.inf,
-        sensitivity="not applicable",
-        event={"kind": "none"},
-    )
+    entry = LedgerEntry.nonprivate(f"exact top-{k} subspace of Σ xxᵀ (eps = inf, NOT private)")
     return PCAPlan(
         method="PCA (non-private reference)",
         neighbouring=options.neighbouring,
