@@ -46,7 +46,8 @@ class Method(NamedTuple):
         The module of ``dpstats.planner`` whose ``setup(p, options)`` builds its simulators for
         :func:`dpstats.plan`, or None when the planner does not predict it.
     r
-        The R wrapper's function name (``r_wrapper/R/``), or None when R does not offer it.
+        The R wrapper's function name (``r_wrapper/R/``), or None when R does not offer it;
+        ``scripts/make_r_docs.py`` writes the wrapper (``R/doors.R``) unless ``R/`` defines it by hand.
     """
 
     name: str
@@ -128,7 +129,7 @@ METHODS: tuple[Method, ...] = (
         cli="pca",
         demo=None,
         planner=None,
-        r=None,
+        r="dp_pca",
     ),
     Method(
         name="dp_lm",

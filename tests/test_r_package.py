@@ -96,6 +96,7 @@ def test_rscript_fits_each_available_method(rscript, rlib, tmp_path):
             "dp_two_stage",
             "dp_knockoff",
             "dp_gmm",
+            "dp_pca",
             "dp_felp",
             "vertical_glm",
             "dp_lm",

@@ -64,6 +64,8 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
     {eps, delta}
+        ``eps = math.inf`` (NOT private: a NonPrivateWarning, refused under ``strict``) releases the exact
+        top-k subspace of Σ xxᵀ without noise, a reference; delta is then unused (0 is allowed).
     bounds : (lo, hi) or dict
         Public box of the columns (an interaction's columns default to the product of its parts' bounds).
         Without it the data's min/max are used (a first pass; a data-dependent step: NonPrivateWarning,
@@ -91,7 +93,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     given = locals()
     settings = Settings.check(given)
     options = m.PCAOptions.check(given)
-    options, data = declare(given, options, settings, statistics=True)
+    options, data = declare(given, options, settings, statistics=True, nonprivate="exact PCA, no noise")
     return run(PCADoor(options, data, call_of(dp_pca, given), progress), settings)
 
 
@@ -126,15 +128,16 @@ class PCADoor(DataDoor):
         mf, stats = self._pass(boxes=boxes, gram=True, row_bound=m.row_bound(o.bounds, o.radius))
         refuse_offset(mf, "dp_pca")
         dd.name_frame_steps(mf)
-        # warns when delta >= 1/n, where n is public (replace one row, no rows dropped by the schema)
-        check_delta(o.delta, mf.n if n_is_public(o.neighbouring, mf) else None, allow_zero=False)
+        if not self.nonprivate:  # warns when delta >= 1/n, n public (replace one row, no rows dropped)
+            check_delta(o.delta, mf.n if n_is_public(o.neighbouring, mf) else None, allow_zero=False)
         return PCAFrame(mf=mf, stats=stats, box=stats.boxes[0])
 
     def _data_box(self, dd: DataDependence) -> Box:
-        dd.add(
-            "the box that clips and centres the rows is the data's per-column min and max (a first pass)",
-            fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
-        )
+        if not self.nonprivate:  # a step that calibrates noise; at eps = inf there is none
+            dd.add(
+                "the box that clips and centres the rows is the data's per-column min and max (a first pass)",
+                fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
+            )
         _, st0 = self._pass(gram=False)
         return range_box(st0.cross.x_min, st0.cross.x_max)
 
@@ -178,6 +181,7 @@ class PCADoor(DataDoor):
             radius=plan.radius,
             noise_sd=released.noise_sd,
             engine=getattr(frame.mf, "engine", "memory"),
+            formula=self.options.formula,
         )
 
     def diagnostics(self, frame: PCAFrame, released: PrivatePCA) -> dict:

@@ -431,13 +431,7 @@ def _notes(options: GLMOptions, rho: float, engine: str) -> list[str]:
 
 
 def _nonprivate_plan(coords: Coordinates, resp: Response, family: str, engine: str) -> GLMPlan:
-    entry = LedgerEntry(
-        step=f"{family} GLM by IRLS on the raw rows (eps = inf, NOT private)",
-        mechanism="none (eps = inf)",
-        eps=math.inf,
-        sensitivity="not applicable",
-        event={"kind": "none"},
-    )
+    entry = LedgerEntry.nonprivate(f"{family} GLM by IRLS on the raw rows (eps = inf, NOT private)")
     return GLMPlan(
         method=f"{family} regression (non-private reference, IRLS)",
         neighbouring="replace",

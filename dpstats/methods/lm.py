@@ -450,13 +450,7 @@ def _notes(coords: Coordinates, engine: str, how: str, failure_prob: float) -> l
 
 
 def _nonprivate_plan(coords: Coordinates, engine: str) -> LMPlan:
-    entry = LedgerEntry(
-        step="ordinary least squares on the exact statistics (eps = inf, NOT private)",
-        mechanism="none (eps = inf)",
-        eps=math.inf,
-        sensitivity="not applicable",
-        event={"kind": "none"},
-    )
+    entry = LedgerEntry.nonprivate("ordinary least squares on the exact statistics (eps = inf, NOT private)")
     return LMPlan(
         method="linear regression (non-private reference)",
         neighbouring="replace",

@@ -14,7 +14,10 @@ Privacy: ‖xxᵀ − yyᵀ‖_F ≤ √2·C² (replace-one) and ‖xxᵀ‖_F �
 Prop. 1.6), converted once with ρ + 2√(ρ log 1/δ) = eps (Prop. 1.3).
 
 The two verbs: :func:`plan` (from :class:`PCAOptions` and the public radius C) and
-:func:`release` (from Σ xxᵀ, the plan and the noise source).  Neither reads n: under
+:func:`release` (from Σ xxᵀ, the plan and the noise source).  At eps = inf (NOT private) the
+plan has no mechanism and the release is the exact top-k subspace of Σ xxᵀ: with the rows
+centred at the box's midpoint c, that of ``prcomp(x, center = c, scale. = FALSE)`` in R, whose
+variances are the eigenvalues / (n − 1).  Neither reads n: under
 add/remove-one-row n is private, and a data set of 0, 1 or 2 rows gives a Gram matrix
 like any other (zero or of low rank), whose release is the noise alone, by construction.
 """
@@ -34,11 +37,11 @@ from ..geometry import Box
 from ..privacy.accountant import LedgerEntry
 from ..privacy.bounds import is_auto
 from ..privacy.calibration import rho_from_eps_delta, zcdp_gaussian_sigma
-from ..privacy.pca import PrivatePCA, private_pca_gram, second_moment_sensitivity
+from ..privacy.pca import PrivatePCA, private_pca_gram, second_moment_sensitivity, top_subspace
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..schema import Schema
-from ..validation import check_eps, check_gaussian_delta, check_neighbouring, check_whole_in
+from ..validation import check_delta, check_eps, check_gaussian_delta, check_neighbouring, check_whole_in
 from ._options import Options
 
 SENSITIVITY_TEXT = {
@@ -67,9 +70,13 @@ class PCAOptions(Options):
     @classmethod
     def check(cls, given: Mapping[str, Any]) -> PCAOptions:
         """Cheap checks of dp_pca's arguments, before the data is read."""
-        eps = check_eps(given["eps"])
-        delta = check_gaussian_delta(
-            given["delta"], "dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6."
+        eps = check_eps(given["eps"], allow_inf=True)
+        delta = (
+            check_delta(given["delta"])  # no noise at eps = inf: any delta in [0, 1), unused
+            if math.isinf(eps)
+            else check_gaussian_delta(
+                given["delta"], "dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6."
+            )
         )
         neighbouring = check_neighbouring(given["neighbouring"])
         radius = given["radius"]
@@ -164,6 +171,8 @@ def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory") -> PC
     >>> p.eps, p.delta, p.entries[0].sensitivity[:10], round(p.sensitivity, 4)
     (1.0, 1e-06, 'Δ_F = √2·C', 5.6569)
     """
+    if math.isinf(options.eps):
+        return _nonprivate_plan(options, radius, engine)
     k, neighbouring = int(options.k), options.neighbouring
     text = SENSITIVITY_TEXT[neighbouring]
     rho = rho_from_eps_delta(options.eps, options.delta)
@@ -197,6 +206,24 @@ def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory") -> PC
     )
 
 
+def _nonprivate_plan(options: PCAOptions, radius: float, engine: str) -> PCAPlan:
+    """eps = inf: no mechanism, nothing to charge; the release is the exact top-k subspace."""
+    k = int(options.k)
+    entry = LedgerEntry.nonprivate(f"exact top-{k} subspace of Σ xxᵀ (eps = inf, NOT private)")
+    return PCAPlan(
+        method="PCA (non-private reference)",
+        neighbouring=options.neighbouring,
+        entries=[entry],
+        notes=[
+            f"Rows clipped to the box and centred at its midpoint (radius C = {radius:.4g}); Σ xxᵀ computed "
+            f"in one pass by the {engine} engine; its exact eigenvectors, no noise."
+        ],
+        k=k,
+        radius=radius,
+        rho=math.inf,
+    )
+
+
 def release(gram: np.ndarray, plan: PCAPlan, noise: NoiseSource) -> PrivatePCA:
     """The top-k subspace of ``gram`` (Σ xxᵀ of rows in the ball of radius C) + symmetric Gaussian noise.
 
@@ -211,4 +238,6 @@ def release(gram: np.ndarray, plan: PCAPlan, noise: NoiseSource) -> PrivatePCA:
     >>> bool(abs(pca.basis[0, 0]) > 0.99)
     True
     """
+    if math.isinf(plan.rho):  # eps = inf: the non-private reference
+        return top_subspace(gram, plan.k)
     return private_pca_gram(gram, plan.k, plan.radius, plan.rho, plan.neighbouring, noise)

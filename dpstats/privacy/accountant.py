@@ -62,6 +62,17 @@ class LedgerEntry:
         if isinstance(self.event, dict):  # the plain JSON form, as the methods write it
             object.__setattr__(self, "event", PrivacyEvent.from_dict(self.event))
 
+    @classmethod
+    def nonprivate(cls, step: str) -> LedgerEntry:
+        """The one entry of a run at eps = inf: no mechanism, no sensitivity, not private.
+
+        Examples
+        --------
+        >>> LedgerEntry.nonprivate("OLS (eps = inf, NOT private)").mechanism
+        'none (eps = inf)'
+        """
+        return cls(step, "none (eps = inf)", math.inf, sensitivity="not applicable", event={"kind": "none"})
+
     @property
     def privacy_event(self) -> PrivacyEvent:
         """``event``, or the generic (eps, delta) step when none was recorded."""

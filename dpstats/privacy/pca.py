@@ -100,10 +100,23 @@ def private_pca_gram(
     noisy = np.zeros((d, d))
     noisy[iu] = upper
     noisy = noisy + np.triu(noisy, 1).T
-    values, vectors = np.linalg.eigh(noisy)
+    return top_subspace(noisy, q, noise_sd=sigma)
+
+
+def top_subspace(matrix: np.ndarray, q: int, *, noise_sd: float = 0.0) -> PrivatePCA:
+    """The top-``q`` eigenvectors and eigenvalues of a symmetric ``matrix``, each vector's largest entry
+    positive (a deterministic sign convention).  Post-processing: applied to a noisy Σ xxᵀ it is the
+    release of :func:`private_pca_gram`; applied to the exact one (``noise_sd`` 0) it is the non-private
+    reference of ``dp_pca`` at eps = inf.
+
+    Examples
+    --------
+    >>> top_subspace(np.diag([1.0, 4.0]), 1).basis.ravel().tolist()
+    [0.0, 1.0]
+    """
+    values, vectors = np.linalg.eigh(matrix)
     order = np.argsort(values)[::-1][:q]
     basis = vectors[:, order]
-    # a deterministic sign convention (post-processing): largest entry positive
     signs = np.sign(basis[np.abs(basis).argmax(axis=0), np.arange(q)])
     signs[signs == 0] = 1.0
-    return PrivatePCA(basis=basis * signs, eigenvalues=values[order], noise_sd=sigma)
+    return PrivatePCA(basis=basis * signs, eigenvalues=values[order], noise_sd=noise_sd)

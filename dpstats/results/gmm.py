@@ -10,13 +10,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
 from ..methods.gmm.accuracy import theorem_accuracy
 from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import assumed_row, describe, exact_row
 from ..plotting import Plot, new_figure, to_plot
 from .base import DPResult, OperatingCharacteristics
-from .lm import PredictRows, na_pass, newdata_model_frame
+from .lm import PredictRows, one_sided_design
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -53,37 +52,9 @@ class GMMResult(DPResult):
     title = "DP Gaussian mixture (Kamath, Sheffet, Singhal & Ullman 2019)"
 
     # ------------------------------------------------------------- prediction
-    def _design(self, newdata) -> np.ndarray:
-        if isinstance(newdata, np.ndarray):
-            X = np.asarray(newdata, dtype=float)
-            if X.ndim != 2 or X.shape[1] != self.p:
-                raise DataError(
-                    f"newdata must have {self.p} columns ({', '.join(self.terms[:5])}...), "
-                    f"got shape {X.shape}."
-                )
-            return X
-        return self._frame(newdata).X
-
-    def _frame(self, newdata):
-        mf = newdata_model_frame(
-            self.formula, newdata, one_sided=True, drop_intercept=True, min_rows=1, check_constant=False
-        )
-        if mf.names != self.terms:
-            raise DataError(
-                f"newdata gives columns {mf.names[:5]}, the fit used {self.terms[:5]}; "
-                "supply the same variables (and factor levels)."
-            )
-        return mf
-
     def _complete(self, newdata) -> tuple[np.ndarray | None, PredictRows]:
-        """newdata's design on its complete rows (an array: its rows with every value finite), and which
-        rows those are: the others are predicted as NaN (R's na.pass)."""
-        if isinstance(newdata, np.ndarray):
-            X = self._design(newdata)
-            rows = PredictRows(np.isfinite(X).all(axis=1))
-            return (X[rows.complete] if rows.complete.any() else None), rows
-        mf, rows = na_pass(self._frame, newdata, self.formula)
-        return (None if mf is None else mf.X), rows
+        """newdata's design on its complete rows, and which rows those are (:func:`one_sided_design`)."""
+        return one_sided_design(self.formula, self.terms, newdata)
 
     def predict(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
         """Most probable component (1..k) of each row of ``newdata`` (post-processing).

@@ -425,6 +425,38 @@ def na_pass(build, newdata, formula: str) -> tuple[Any, PredictRows]:
     return mf, PredictRows(complete)
 
 
+def one_sided_design(formula: str, terms: list[str], newdata) -> tuple[np.ndarray | None, PredictRows]:
+    """newdata's design under a one-sided ``formula`` whose fit had the design columns ``terms``, on its
+    complete rows, and which rows those are (the others predict NaN, R's na.pass).  ``newdata`` is a data
+    frame (or dict) with the formula's variables, or an array with the design's columns (a row with a
+    value that is not finite is incomplete).  None as the design when no row is complete."""
+    if not isinstance(newdata, np.ndarray):
+        return _one_sided_frame(formula, terms, newdata)
+    X = np.asarray(newdata, dtype=float)
+    if X.ndim != 2 or X.shape[1] != len(terms):
+        raise DataError(
+            f"newdata must have {len(terms)} columns ({', '.join(terms[:5])}...), got shape {X.shape}."
+        )
+    rows = PredictRows(np.isfinite(X).all(axis=1))
+    return (X[rows.complete] if rows.complete.any() else None), rows
+
+
+def _one_sided_frame(formula: str, terms: list[str], newdata) -> tuple[np.ndarray | None, PredictRows]:
+    def frame(rows):
+        mf = newdata_model_frame(
+            formula, rows, one_sided=True, drop_intercept=True, min_rows=1, check_constant=False
+        )
+        if mf.names != terms:
+            raise DataError(
+                f"newdata gives columns {mf.names[:5]}, the fit used {terms[:5]}; "
+                "supply the same variables (and factor levels)."
+            )
+        return mf
+
+    mf, rows = na_pass(frame, newdata, formula)
+    return (None if mf is None else mf.X), rows
+
+
 def _rename(name: str, renamed: dict[str, str]) -> str:
     """A stand-in's columns back to the fit's names: ``.dpstats.0.cyl6`` is ``factor(cyl)6`` (also inside
     interactions ``wt:.dpstats.0.cyl6``), whatever the contrasts name the columns (``factor(cyl)1``)."""

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .base import DPResult
+from .lm import one_sided_design
 
 
 @dataclass(repr=False)
@@ -26,7 +27,9 @@ class PCAResult(DPResult):
     radius : float
         The clipping radius C.
     noise_sd : float
-        Standard deviation of the Gaussian noise on each entry of Σ xxᵀ.
+        Standard deviation of the Gaussian noise on each entry of Σ xxᵀ (0 at eps = inf).
+    formula : str
+        The one-sided formula of the fit, which :meth:`predict` applies to new rows.
     """
 
     basis: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
@@ -35,12 +38,28 @@ class PCAResult(DPResult):
     radius: float = 0.0
     noise_sd: float = 0.0
     engine: str = "memory"
+    formula: str = ""
 
     title = "Differentially private principal components (Analyze Gauss)"
+
+    @property
+    def heading(self) -> str:
+        """At eps = inf no Analyze Gauss noise is added: the heading names the exact reference alone."""
+        return super().heading.replace(" (Analyze Gauss): ", ": ")
 
     def project(self, X: np.ndarray) -> np.ndarray:
         """Coordinates of rows ``X`` (n × d, original units) in the released subspace."""
         return (np.asarray(X, dtype=float) - self.centre) @ self.basis
+
+    def predict(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
+        """Scores of the rows of ``newdata`` on the released components, ``(x - centre) @ basis``
+        (post-processing; R's ``predict(prcomp(x, center = centre), newdata)`` up to each column's sign).
+
+        ``newdata`` is a DataFrame with the formula's variables, or an array with the design's
+        columns.  A row with a missing value gets NaN in every column (R's ``na.pass``).
+        """
+        X, rows = one_sided_design(self.formula, self.terms, newdata)
+        return rows.fill(None if X is None else self.project(X), width=(self.basis.shape[1],))
 
     def _body_lines(self) -> list[str]:
         lines = [
@@ -56,7 +75,8 @@ class PCAResult(DPResult):
             .to_string(float_format=lambda v: f"{v:.4f}")
             .splitlines()
         )
-        lines += ["", "Noisy eigenvalues: " + ", ".join(f"{v:.4g}" for v in self.eigenvalues)]
+        label = "Noisy eigenvalues" if self.noise_sd > 0 else "Eigenvalues"
+        lines += ["", f"{label}: " + ", ".join(f"{v:.4g}" for v in self.eigenvalues)]
         return lines
 
     def _tidy(self) -> pd.DataFrame:

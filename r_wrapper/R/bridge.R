@@ -276,6 +276,7 @@
   x <- r(sprintf("; see %s (?=\\()", ref), " ", x)
   x <- r(sprintf("\\(%s; ", ref), "(", x)
   x <- r(sprintf(": %s(?=\\))", ref), "", x)
+  x <- r(sprintf("[;,] *%s(?=\\))", ref), "", x)  # "(... log(1/delta)/eps; dpstats.methods.gmm.accuracy)"
   x
 }
 
@@ -315,6 +316,14 @@
   msg <- fixed("leave Assume's noise at 1 or pass a dpstats.planner.GLMModel.", "leave noise out of assume (or at 1).", msg)
   msg <- fixed("dpstats.simulate.sis_trials(n, d, k, eps, assume, rng)",
                "dp_plan(\"dp_sis\", n = <a public n>, p = <the number of columns>, eps = eps, k = k, assume = assume)", msg)
+  # dp_bh's strict refusal of the default eta points Python users to a function of dpstats.methods; R derives
+  # eta through the formula route
+  msg <- fixed("declare it, e.g. eta=dpstats.methods.bh.eta_two_sided_z(delta_z, truncate) for z-tests on bounded data.",
+               paste("declare it, e.g. eta = 0.01 (a public bound), or, for z-tests on bounded data, pass a formula",
+                     "with its data, bounds and sigma, dp_bh(y ~ ., data = df, bounds = ..., sigma = ...), from which",
+                     "eta is derived."), msg)
+  # the planner's measures by their names in words ("predicted rel_error is within 2 SE of chance")
+  msg <- .measure_words(msg)
   msg <- .drop_py_refs(msg)
   msg <- r("\\ba dpstats Accountant\\b", "a dp_accountant()", msg)
   msg <- r("^Accountant composition\\b", "composition", msg)
@@ -401,6 +410,17 @@
   msg <- r("\\ba new Accountant\\b", "a new dp_accountant()", msg)
   msg <- r("\\s*\\([^()]*\\.py\\b[^()]*\\)", "", msg)
   msg <- r("\\S+\\.py\\b", "dpstats' test suite", msg)
+  msg
+}
+
+# The planner's measures (tidy(pl)$measure: rel_error, exact_recovery, ...) as words in a sentence.
+.measure_names <- c(rel_error = "relative error", coef_error = "coefficient error", width_ratio = "interval width ratio")
+
+.measure_words <- function(msg) {
+  at <- gregexpr("(?<=\\bpredicted )[a-z]+(?:_[a-z]+)+(?= is within)", msg, perl = TRUE)
+  regmatches(msg, at) <- lapply(regmatches(msg, at), function(m) {
+    ifelse(m %in% names(.measure_names), .measure_names[m], gsub("_", " ", m, fixed = TRUE))
+  })
   msg
 }
 

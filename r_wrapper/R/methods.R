@@ -163,6 +163,22 @@ predict.dp_gmm <- function(object, newdata, ...) {
   stats::setNames(as.integer(round(out)), names(out))
 }
 
+# The scores of newdata's rows on the released components, (x - centre) %*% basis, as predict.prcomp
+# gives them (a matrix, rows named as newdata's, columns PC1..PCk); post-processing of the release. A
+# row with NA in a variable the formula uses scores NA (na.pass).
+predict.dp_pca <- function(object, newdata, ...) {
+  call <- sys.call()
+  .refuse_dots("predict", list(...), call)
+  if (missing(newdata) || is.null(newdata)) {
+    .dp_abort(paste("predict() needs newdata for a dp_pca fit: a DP result keeps no rows of the data it was fitted",
+                    "on, so there are no scores to give; call predict(fit, newdata = df) with data you hold."),
+              "dpstats_argument_error", call)
+  }
+  scores <- .py_method(object, "predict", list(newdata = newdata), call)
+  k <- length(unique(object$tidy$component))
+  matrix(as.numeric(scores), ncol = k, dimnames = list(rownames(newdata), paste0("PC", seq_len(k))))
+}
+
 dp_felp <- function(formula, data, eps, ..., seed = NULL) {
   .dp_fit("dp_felp", match.call(), environment(), c("formula", "data", "eps"), parent.frame())
 }
@@ -255,7 +271,7 @@ ledger.dp_accountant <- function(x, ...) {
     return(data.frame(analysis = character(), step = character(), mechanism = character(),
                       eps = numeric(), delta = numeric()))
   }
-  if (is.data.frame(rows)) rows else .simplify_frame(rows)
+  .ledger_words(if (is.data.frame(rows)) rows else .simplify_frame(rows))
 }
 
 # The design matrix the Python formula layer builds for formula and data: a numeric matrix with
@@ -350,5 +366,6 @@ report.dp_plan <- function(x, path, ...) {
     .dp_abort("path must be one file name, e.g. report(pl, \"plan.html\").", "dpstats_error")
   }
   .dp_invoke("report", list(path = path.expand(path)), target = .dp_pyref(x), call = sys.call())
+  .r_report(path.expand(path), x$call)
   invisible(path)
 }

@@ -7,6 +7,7 @@
   dp_gmm = c("formula", "data", "k", "eps", "delta"),
   dp_felp = c("formula", "data", "eps"),
   vertical_glm = c("formula", "data", "parties"),
+  dp_pca = c("formula", "data", "k", "eps", "delta"),
   dp_lm = c("formula", "data", "eps"),
   dp_glm = c("formula", "data", "eps"),
   dp_select_infer = c("formula", "data", "eps"),

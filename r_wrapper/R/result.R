@@ -64,6 +64,7 @@ print.summary.dp_result <- function(x, ...) {
   if (!is.null(x)) {
     lines <- .replace_block(lines, "^Coefficients:$", function(block) .coef_lines(x, block))
     lines <- .replace_block(lines, "^Ledger:$", function(block) .ledger_lines(x, block))
+    lines <- .replace_block(lines, "^Loadings:$", function(block) .loadings_lines(x, block))
     lines <- .replace_block(lines, "^Operating characteristics", function(block) .oc_lines(x, block))
     lines <- .replace_block(lines, "^Privacy statement:$", function(block) {
       c(block[1], .wrap(.join_wrapped(trimws(block[-1])), 2L, 2L))  # one paragraph, reflowed
@@ -75,7 +76,7 @@ print.summary.dp_result <- function(x, ...) {
                    "Residual standard error: not released by a DP fit (degrees of freedom not shown: n is private)", lines)
     }
   }
-  .with_r_call(paste(.wrap_prose(.r_literals(lines)), collapse = "\n"), x$call)
+  .with_r_call(paste(.wrap_prose(.r_phrased(.r_literals(lines))), collapse = "\n"), x$call)
 }
 
 # Python's text shows the call as Python recorded it; R users see their own call (as lm prints it).
@@ -150,6 +151,17 @@ print.summary.dp_result <- function(x, ...) {
   c("Ledger:", unlist(lapply(rows, .wrap)))
 }
 
+# dp_pca's loadings as R prints a prcomp rotation: a matrix, variables by components.
+.loadings_lines <- function(x, block) {
+  td <- x$tidy
+  if (is.null(td$loading) || is.null(td$term) || is.null(td$component)) return(NULL)
+  terms <- unique(as.character(td$term))
+  comps <- unique(as.character(td$component))
+  m <- matrix(NA_real_, length(terms), length(comps), dimnames = list(terms, comps))
+  m[cbind(match(td$term, terms), match(td$component, comps))] <- td$loading
+  c("Loadings:", utils::capture.output(print(round(m, 4))))
+}
+
 .oc_lines <- function(x, block) {
   rows <- x$operating_characteristics$rows
   if (!is.data.frame(rows) || is.null(rows$quantity) || is.null(rows$estimate)) return(NULL)
@@ -175,6 +187,7 @@ print.summary.dp_result <- function(x, ...) {
   lines <- gsub("\\brandom_state\\b", "seed", lines, perl = TRUE)
   lines <- gsub("is dpstats.vertical.Party", "is run from Python (dpstats.vertical)", lines, fixed = TRUE)
   lines <- gsub("\\b([A-Za-z_][A-Za-z0-9_.]*)=\"([^\"]*)\"", "\\1 = \"\\2\"", lines, perl = TRUE)  # na_action="fill"
+  lines <- gsub("\\b([a-z][a-z0-9_.]*)=(-?[0-9])", "\\1 = \\2", lines, perl = TRUE)  # advice: offset=0
   # top-k mechanisms by name (with the topk = value that chooses one, on the line that describes it)
   for (nm in names(.topk_names)) {
     lines <- sub(sprintf("^Top-k mechanism: %s \\(", nm),
@@ -192,26 +205,43 @@ print.summary.dp_result <- function(x, ...) {
 # that drew the noise; in words: which noise, from which generator, and what that means for release.
 .sampler_words <- function(lines) {
   i <- grep("^Noise samplers: ", lines)
-  for (j in i) {
-    parts <- strsplit(sub("^Noise samplers: ", "", lines[j]), "; ", fixed = TRUE)[[1]]
-    kind <- function(k) switch(k, gaussian = "Gaussian", laplace = "Laplace", k)
-    and <- function(v) if (length(v) <= 1L) v else paste(paste(v[-length(v)], collapse = ", "), "and", v[length(v)])
-    seeded <- grepl("^numpy \\S+ \\(seeded, not floating-point hardened\\)$", parts)
-    safe <- grepl("^OpenDP \\S+ \\(floating-point safe\\)$", parts)
-    out <- character()
-    if (any(seeded)) {
-      k <- vapply(sub("^numpy (\\S+) .*$", "\\1", parts[seeded]), kind, "")
-      out <- c(out, sprintf("%s noise from a seeded generator (for reproduction; not hardened against floating-point attacks)",
-                            and(k)))
-    }
-    if (any(safe)) {
-      k <- vapply(sub("^OpenDP (\\S+) .*$", "\\1", parts[safe]), kind, "")
-      out <- c(out, sprintf("%s noise from OpenDP's samplers (hardened against floating-point attacks)", and(k)))
-    }
-    out <- c(out, sub(" \\(floating-point safe\\)$", " (hardened against floating-point attacks)", parts[!seeded & !safe]))
-    lines[j] <- paste0("Noise: ", paste(out, collapse = "; "))
-  }
+  lines[i] <- paste0("Noise: ", vapply(sub("^Noise samplers: ", "", lines[i]), .samplers_in_words, "", USE.NAMES = FALSE))
   lines
+}
+
+# "numpy gaussian (seeded, not floating-point hardened); ..." (the statement's samplers) in words.
+.samplers_in_words <- function(samplers) {
+  parts <- strsplit(samplers, "; ", fixed = TRUE)[[1]]
+  kind <- function(k) switch(k, gaussian = "Gaussian", laplace = "Laplace", k)
+  and <- function(v) if (length(v) <= 1L) v else paste(paste(v[-length(v)], collapse = ", "), "and", v[length(v)])
+  seeded <- grepl("^numpy \\S+ \\(seeded, not floating-point hardened\\)$", parts)
+  safe <- grepl("^OpenDP \\S+ \\(floating-point safe\\)$", parts)
+  out <- character()
+  if (any(seeded)) {
+    k <- vapply(sub("^numpy (\\S+) .*$", "\\1", parts[seeded]), kind, "")
+    out <- c(out, sprintf("%s noise from a seeded generator (for reproduction; not hardened against floating-point attacks)",
+                          and(k)))
+  }
+  if (any(safe)) {
+    k <- vapply(sub("^OpenDP (\\S+) .*$", "\\1", parts[safe]), kind, "")
+    out <- c(out, sprintf("%s noise from OpenDP's samplers (hardened against floating-point attacks)", and(k)))
+  }
+  out <- c(out, sub(" \\(floating-point safe\\)$", " (hardened against floating-point attacks)", parts[!seeded & !safe]))
+  paste(out, collapse = "; ")
+}
+
+# Python's own names in printed text (an attribute, a variable of the code), in R's words: the same
+# rewrites for print, summary, ledger() and the report (.r_report).
+.r_phrases <- c(
+  # dp_lm: the calibrated estimates are fit$outputs$calibrated_estimates in R
+  "(de-shrunk) estimates, calibrated_estimates." = "(de-shrunk) estimates, fit$outputs$calibrated_estimates.",
+  # dp_knockoff's ledger: delta2, the code's name of the part of delta this step is charged
+  "fails with probability delta2" = "fails with probability at most this step's delta"
+)
+
+.r_phrased <- function(text) {
+  for (p in names(.r_phrases)) text <- gsub(p, .r_phrases[[p]], text, fixed = TRUE)
+  text
 }
 
 # Prose longer than the console is wrapped (indented continuation); table rows (two spaces between
@@ -387,7 +417,16 @@ glance.dp_result <- function(x, ...) {
 ledger <- function(x, ...) UseMethod("ledger")
 
 ledger.dp_result <- function(x, ...) {
-  .simplify_frame(x$privacy$ledger)
+  .ledger_words(.simplify_frame(x$privacy$ledger))
+}
+
+# A ledger's text columns in R's words (the steps' and notes' Python names, .r_phrased).
+.ledger_words <- function(led) {
+  if (!is.data.frame(led)) return(led)
+  for (col in intersect(c("step", "note", "sensitivity"), names(led))) {
+    if (is.character(led[[col]])) led[[col]] <- .r_phrased(led[[col]])
+  }
+  led
 }
 
 report <- function(x, path, ...) UseMethod("report")
@@ -398,8 +437,55 @@ report.dp_result <- function(x, path, ...) {
   }
   ref <- .dp_pyref(x)
   .dp_invoke("report", list(path = path.expand(path), ...), target = ref, call = sys.call())
+  .r_report(path.expand(path), x$call)
   invisible(path)
 }
+
+# ---- The HTML report in R's words. Python renders it (templates/); R then rewrites what it shows, as
+# print shows it: each text between tags (not inside <svg>, <style> or <script>) through the rewrites of
+# printed text (.drop_py_refs, .r_literals, .r_phrased; a list of noise samplers in words), and the
+# user's own call (fit$call, as print shows it) in place of Python's record of it. The file is replaced
+# in one rename, so a report is never left half rewritten.
+.r_report <- function(path, call) {
+  html <- readChar(path, file.size(path), useBytes = TRUE)
+  Encoding(html) <- "UTF-8"
+  tmp <- tempfile(".dpstats-report-", tmpdir = dirname(path), fileext = ".html")
+  con <- file(tmp, open = "wb")
+  writeBin(charToRaw(enc2utf8(.r_html(html, call))), con)
+  close(con)
+  if (!file.rename(tmp, path)) {
+    unlink(tmp)
+    .dp_abort(sprintf("report(): could not write %s.", path), "dpstats_error")
+  }
+}
+
+.r_html <- function(html, call) {
+  markup <- gregexpr("(?s)<(svg|style|script)\\b.*?</\\1>|<[^>]*>", html, perl = TRUE)
+  texts <- regmatches(html, markup, invert = TRUE)[[1]]
+  regmatches(html, markup, invert = TRUE) <- list(vapply(texts, .r_html_text, "", USE.NAMES = FALSE))
+  at <- regexpr("(?<=<pre class=\"call\"><code>)[^<]*(?=</code></pre>)", html, perl = TRUE)
+  if (is.call(call) && at > 0) regmatches(html, at) <- .html_escape(paste(deparse(call), collapse = "\n"))
+  html
+}
+
+.r_html_text <- function(text) {
+  if (!grepl("[A-Za-z]", text)) return(text)
+  text <- .html_unescape(text)
+  samplers <- "^(?:(?:numpy|OpenDP) \\S+ \\([^()]*\\)(?:; |$))+$"
+  text <- if (grepl(samplers, text, perl = TRUE)) .samplers_in_words(text) else .r_phrased(.r_literals(.drop_py_refs(text)))
+  .html_escape(text)
+}
+
+.html_unescape <- function(text) {
+  for (e in names(.html_entities)) text <- gsub(e, .html_entities[[e]], text, fixed = TRUE)
+  text
+}
+
+.html_entities <- c("&lt;" = "<", "&gt;" = ">", "&#34;" = "\"", "&quot;" = "\"", "&#39;" = "'", "&#x27;" = "'",
+                    "&amp;" = "&")  # &amp; last: "&amp;lt;" is the text "&lt;"
+
+.html_escape <- function(text) gsub(">", "&gt;", gsub("<", "&lt;", gsub("&", "&amp;", text, fixed = TRUE), fixed = TRUE),
+                                    fixed = TRUE)
 
 # broom / generics: tidy() and glance() are S3 methods of generics::tidy / generics::glance too,
 # registered in NAMESPACE (S3method(generics::tidy, dp_result)), so broom::tidy(fit) works.

@@ -302,16 +302,7 @@ def ledger(
 ) -> list[LedgerEntry]:
     """One entry per noisy release of Theorem 3 or 5, and one for the δ₂ failure of ‖Pw‖² ≤ ζ."""
     if nonprivate:
-        return [
-            LedgerEntry(
-                "ordinary fixed-X knockoff filter (no noise)",
-                "none (eps = inf)",
-                math.inf,
-                0.0,
-                sensitivity="not applicable",
-                event={"kind": "none"},
-            )
-        ]
+        return [LedgerEntry.nonprivate("ordinary fixed-X knockoff filter (no noise)")]
     sens = noise_scales.sensitivities
     failure = LedgerEntry(
         "sensitivity bound: ||P w||^2 <= zeta fails with probability delta2",

@@ -17,6 +17,7 @@ fits <- list(
   dp_two_stage = function() dp_two_stage(y ~ . - g, data = df, eps = 2, k = 3, bounds = c(-6, 6), seed = 1),
   dp_knockoff = function() dp_knockoff(y ~ ., data = dfk, eps = 2, delta = 1e-5, fdr = 0.2, bounds = 10, seed = 1),
   dp_gmm = function() dp_gmm(~ ., data = X, k = 2, eps = 2, delta = 1e-6, bounds = c(-10, 10), seed = 1),
+  dp_pca = function() dp_pca(~ x1 + x2 + x3, data = df, k = 2, eps = 2, delta = 1e-6, bounds = c(-6, 6), seed = 1),
   dp_felp = function() dp_felp(y ~ . - g, data = transform(df, y = factor(y > 0)), eps = 2,
                                bounds = c(-6, 6), seed = 1),
   vertical_glm = function() vertical_glm(y ~ x1 + x2 + x3, data = df,
@@ -37,6 +38,9 @@ for (m in names(fits)) {
     cl <- predict(fit, X)
     stopifnot(length(cl) == nrow(X), all(cl %in% 1:2))
     print(table(component = cl))
+  }
+  if (m == "dp_pca") {  # predict(fit, newdata): scores on the released components, as predict.prcomp
+    stopifnot(identical(dim(predict(fit, df)), c(nrow(df), 2L)))
   }
   path <- file.path(out, paste0(m, ".html"))
   report(fit, path)

@@ -6,7 +6,7 @@ python_parameters <- function(name) unlist(bridge_call("parameters", name = name
 
 test_that("wrapper formals are the Python parameter names, in order", {
   skip_if_no_dpstats()
-  for (f in c("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm")) {
+  for (f in c("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_pca")) {
     py <- python_parameters(f)
     r <- setdiff(names(formals(getExportedValue("dpstats", f))), c("...", "seed"))
     expect_true(all(r %in% py), info = paste(f, ": not in Python:", paste(setdiff(r, py), collapse = ", ")))

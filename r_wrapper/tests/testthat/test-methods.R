@@ -1,7 +1,7 @@
 # The other front doors are wrapped generically; each is exercised when this dpstats has it.
 
 test_that("every public Python function has an R wrapper", {
-  for (f in c("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_bh", "dp_call")) {
+  for (f in c("dp_sis", "dp_two_stage", "dp_knockoff", "dp_gmm", "dp_felp", "vertical_glm", "dp_pca", "dp_bh", "dp_call")) {
     expect_true(is.function(getExportedValue("dpstats", f)), info = f)
   }
 })

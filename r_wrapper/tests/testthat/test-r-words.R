@@ -237,3 +237,57 @@ test_that("bounds = list(c(lo, hi)) and a function for a method's name are answe
   expect_s3_class(e, "dpstats_argument_error")
   expect_match(conditionMessage(e), "pass a dpstats method by its name, e.g. method = \"dp_lm\"", fixed = TRUE)
 })
+
+test_that("Python's own names in printed text are R's: dp_lm's calibrated estimates, dp_knockoff's delta2", {
+  w <- dpstats:::.r_phrased
+  expect_identical(w("those of the calibrated (de-shrunk) estimates, calibrated_estimates."),
+                   "those of the calibrated (de-shrunk) estimates, fit$outputs$calibrated_estimates.")
+  expect_identical(dpstats:::.drop_py_refs("k·d^1.5·log(1/delta)/eps; dpstats.methods.gmm.accuracy), so"),
+                   "k·d^1.5·log(1/delta)/eps), so")
+  expect_identical(dpstats:::.r_literals("or use offset=0 (controls a modified FDR)"),
+                   "or use offset = 0 (controls a modified FDR)")
+  skip_if_no_dpstats()
+  fit <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5,
+               bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)), seed = 1)
+  for (out in list(capture.output(print(fit)), capture.output(summary(fit)))) {
+    text <- gsub("\\s+", " ", paste(out, collapse = " "))  # lines wrapped to the console
+    expect_match(text, "estimates, fit$outputs$calibrated_estimates.", fixed = TRUE)
+    expect_false(grepl("(?<!\\$)calibrated_estimates", text, perl = TRUE))
+  }
+  expect_identical(names(fit$outputs$calibrated_estimates), c("(Intercept)", "wt", "hp"))  # what it points to
+  set.seed(1)
+  df <- as.data.frame(matrix(rnorm(2000 * 40), 2000))
+  df$y <- 2 * df$V1 + rnorm(2000)
+  acc <- dp_accountant(eps = 10, delta = 1e-5)
+  ko <- suppressWarnings(dp_knockoff(y ~ ., data = df, eps = 2, delta = 1e-6, fdr = 0.2, bounds = 8, sigma = 1,
+                                     beta_norm = 5, lambda_min = 0.5, oc_trials = 0, accountant = acc, seed = 1))
+  expect_match(ledger(ko)$step[2], "zeta fails with probability at most this step's delta", fixed = TRUE)
+  for (out in list(capture.output(print(ko)), capture.output(summary(ko)), ledger(ko)$step, ledger(acc)$step,
+                   capture.output(print(acc)))) {
+    expect_false(any(grepl("delta2", out, fixed = TRUE)), info = paste(out, collapse = "\n"))
+  }
+})
+
+test_that("dp_plan's chance warning names its measure in words, and dp_bh's strict refusal points to R's route", {
+  expect_identical(dpstats:::.measure_words("dp_sis: predicted exact_recovery is within 2 SE of chance"),
+                   "dp_sis: predicted exact recovery is within 2 SE of chance")
+  skip_if_no_dpstats()
+  w <- tryCatch(dp_plan("dp_lm", n = 100, p = 3, eps = 1, seed = 1), warning = identity)
+  expect_s3_class(w, "dpstats_chance_warning")
+  expect_match(conditionMessage(w), "dp_lm: predicted relative error is within 2 SE of chance", fixed = TRUE)
+  expect_false(grepl("rel_error", conditionMessage(w), fixed = TRUE))
+  e <- tryCatch(dp_bh(c(a = 1e-9, b = 2e-8, c = 0.04), q = 0.1, eps = 1, strict = TRUE), error = identity)
+  expect_s3_class(e, "dpstats_privacy_parameter_error")
+  m <- conditionMessage(e)
+  expect_false(grepl("dpstats.methods|eta_two_sided_z|eta=|<a public value>", m, perl = TRUE), info = m)
+  expect_match(m, "declare it, e.g. eta = 0.01 (a public bound), or, for z-tests on bounded data, pass a formula",
+               fixed = TRUE)
+  expect_match(m, "dp_bh(y ~ ., data = df, bounds = ..., sigma = ...), from which eta is derived.", fixed = TRUE)
+  # the route it points to runs under strict = TRUE
+  set.seed(1)
+  d <- data.frame(x1 = runif(500, -1, 1), x2 = runif(500, -1, 1))
+  d$y <- 0.8 * d$x1 + rnorm(500, 0, 0.5)
+  f <- dp_bh(y ~ x1 + x2, data = d, q = 0.1, eps = 2, bounds = list(y = c(-3, 3), x1 = c(-1, 1), x2 = c(-1, 1)),
+             sigma = 1, strict = TRUE, seed = 1)
+  expect_s3_class(f, "dp_bh")
+})

@@ -1,0 +1,118 @@
+# dp_pca from R: R's prcomp is the oracle at eps = Inf, on R's own data sets.
+# dp_pca decomposes sum((x - c)(x - c)') of the rows clipped to the declared box, c the box's midpoint:
+# with a box that holds every row (nothing clipped, and the default radius shrinks no row) that is
+# prcomp(x, center = c, scale. = FALSE), whose variances sdev^2 are the eigenvalues / (n - 1).
+# Tolerances: loadings (up to each column's sign) and scores to 1e-8 absolute, variances to 1e-8 relative
+# (both are eigen-decompositions of the same 4 x 4 matrix in double precision).
+
+usarrests_box <- list(Murder = c(0, 20), Assault = c(0, 350), UrbanPop = c(0, 100), Rape = c(0, 50))
+iris_box <- list(Sepal.Length = c(4, 8), Sepal.Width = c(2, 5), Petal.Length = c(1, 7), Petal.Width = c(0, 3))
+
+midpoints <- function(box) vapply(box, mean, numeric(1))
+
+# each column of `m` with the sign that matches the same column of `ref`
+aligned <- function(m, ref) sweep(m, 2, sign(colSums(m * ref)), `*`)
+
+test_that("eps = Inf on USArrests is prcomp centred at the box's midpoint: loadings, variances, scores", {
+  skip_if_no_dpstats()
+  expect_warning(fit <- dp_pca(~ ., data = USArrests, k = 4, eps = Inf, delta = 0, bounds = usarrests_box),
+                 "NOT private", class = "dpstats_non_private_warning")
+  expect_s3_class(fit, c("dp_pca", "dp_result"), exact = TRUE)
+  ref <- prcomp(USArrests, center = midpoints(usarrests_box), scale. = FALSE)
+  basis <- fit$outputs$basis
+  expect_identical(dim(basis), c(4L, 4L))
+  expect_equal(aligned(basis, unname(ref$rotation)), unname(ref$rotation), tolerance = 1e-8)
+  expect_equal(fit$outputs$eigenvalues / (nrow(USArrests) - 1), ref$sdev^2, tolerance = 1e-8)
+  expect_equal(fit$outputs$centre, unname(midpoints(usarrests_box)))
+  scores <- predict(fit, newdata = USArrests)
+  expect_identical(dimnames(scores), list(rownames(USArrests), paste0("PC", 1:4)))
+  expect_equal(unname(aligned(scores, predict(ref, USArrests))), unname(predict(ref, USArrests)), tolerance = 1e-8)
+  # tidy: one row per variable and component; glance: one row, no noise
+  td <- tidy(fit)
+  expect_identical(names(td), c("term", "component", "loading"))
+  expect_identical(nrow(td), 16L)
+  g <- glance(fit)
+  expect_identical(nrow(g), 1L)
+  expect_identical(g$k, 4L)
+  expect_identical(g$noise.sd, 0)
+  expect_true(is.infinite(g$eps))
+  out <- paste(capture.output(print(fit)), collapse = "\n")
+  expect_match(out, "Principal components: non-private reference (eps = Inf)", fixed = TRUE)
+  expect_match(out, "Loadings:\n            PC1", fixed = TRUE)  # R's matrix print, not pandas' pivot
+  expect_match(paste(capture.output(summary(fit)), collapse = "\n"), "NOT differentially private")
+})
+
+test_that("eps = Inf on iris' numeric columns, named in the formula, with k = 2 of 4 components", {
+  skip_if_no_dpstats()
+  f <- ~ Sepal.Length + Sepal.Width + Petal.Length + Petal.Width
+  fit <- suppressWarnings(dp_pca(f, data = iris, k = 2, eps = Inf, delta = 0, bounds = iris_box))
+  ref <- prcomp(iris[1:4], center = midpoints(iris_box), scale. = FALSE)
+  expect_identical(unlist(fit$terms), names(iris)[1:4])
+  expect_equal(aligned(fit$outputs$basis, unname(ref$rotation[, 1:2])), unname(ref$rotation[, 1:2]),
+               tolerance = 1e-8)
+  expect_equal(fit$outputs$eigenvalues / (nrow(iris) - 1), ref$sdev[1:2]^2, tolerance = 1e-8)
+  nd <- iris[c(1, 51, 101), ]
+  nd$Petal.Width[2] <- NA  # scores NA, as predict with na.pass
+  s <- predict(fit, nd)
+  expect_identical(dim(s), c(3L, 2L))
+  expect_true(all(is.na(s[2, ])) && all(is.finite(s[-2, ])))
+  expect_equal(unname(abs(s[-2, ])), unname(abs(predict(ref, nd[-2, ])[, 1:2])), tolerance = 1e-8)
+})
+
+test_that("a private dp_pca: released shapes, the ledger and the accountant's charge", {
+  skip_if_no_dpstats()
+  acc <- dp_accountant(eps = 1.5, delta = 1e-5)
+  fit <- dp_pca(~ ., data = USArrests, k = 2, eps = 1, delta = 1e-6, bounds = usarrests_box, accountant = acc,
+                seed = 1)
+  basis <- fit$outputs$basis
+  expect_identical(dim(basis), c(4L, 2L))
+  expect_equal(crossprod(basis), diag(2), tolerance = 1e-10)  # orthonormal, whatever the noise
+  expect_length(fit$outputs$eigenvalues, 2L)
+  expect_identical(nrow(tidy(fit)), 8L)
+  expect_gt(glance(fit)$noise.sd, 0)
+  led <- ledger(fit)
+  expect_identical(nrow(led), 1L)
+  expect_identical(led$mechanism, "Gaussian (zCDP)")
+  expect_equal(led$eps, 1)
+  expect_equal(led$delta, 1e-6)
+  expect_equal(fit$privacy$eps, 1)
+  expect_identical(fit$privacy$neighbouring, "replace")
+  expect_identical(nrow(ledger(acc)), 1L)
+  expect_equal(ledger(acc)$eps, 1)
+  # a second call would overspend: refused before anything is read or spent
+  expect_error(dp_pca(~ ., data = USArrests, k = 2, eps = 1, delta = 1e-6, bounds = usarrests_box, accountant = acc),
+               class = "dpstats_budget_exceeded_error")
+  expect_identical(nrow(ledger(acc)), 1L)
+  expect_identical(dim(predict(fit, USArrests[1:3, ])), c(3L, 2L))
+  again <- dp_pca(~ ., data = USArrests, k = 2, eps = 1, delta = 1e-6, bounds = usarrests_box, seed = 1)
+  expect_identical(again$outputs$basis, basis)  # seeded: for reproduction
+  out <- paste(capture.output(print(fit)), collapse = "\n")
+  expect_match(out, "Privacy: (1, 1e-06)-DP; neighbouring: replace one row", fixed = TRUE)
+  expect_match(out, "Noisy eigenvalues: ", fixed = TRUE)
+})
+
+test_that("dp_pca's arguments: required ones named, Python's names passed through, bad input refused", {
+  skip_if_no_dpstats()
+  expect_identical(names(formals(dp_pca)), c("formula", "data", "k", "eps", "delta", "...", "seed"))
+  py <- unlist(bridge_call("parameters", name = "dp_pca"))
+  expect_identical(py[1:5], c("formula", "data", "k", "eps", "delta"))
+  expect_error(dp_pca(~ ., data = USArrests, eps = 1, delta = 1e-6), "dp_pca() needs formula, data, k, eps, delta",
+               fixed = TRUE, class = "dpstats_argument_error")
+  expect_error(dp_pca(~ ., data = USArrests, k = 2, eps = 1, delta = 0, bounds = usarrests_box),
+               "needs delta > 0", class = "dpstats_privacy_parameter_error")
+  expect_error(dp_pca(~ ., data = USArrests, k = 5, eps = 1, delta = 1e-6, bounds = usarrests_box),
+               "1 <= k <= 4", class = "dpstats_data_error")
+  expect_error(dp_pca(~ ., data = USArrests, k = 2, eps = 1, delta = 1e-6, bound = usarrests_box),
+               "did you mean 'bounds'", class = "dpstats_argument_error")
+  # the data's range as the box is a named data-dependent step: warned, and refused under strict
+  ws <- list()
+  withCallingHandlers(dp_pca(~ ., data = USArrests, k = 2, eps = 1, delta = 1e-6, seed = 1),
+                      warning = function(w) { ws[[length(ws) + 1L]] <<- w; invokeRestart("muffleWarning") })
+  expect_true(length(ws) > 0 && all(vapply(ws, inherits, logical(1), "dpstats_non_private_warning")))
+  expect_true(any(grepl("per-column min and max", vapply(ws, conditionMessage, ""), fixed = TRUE)))
+  expect_error(dp_pca(~ ., data = USArrests, k = 2, eps = 1, delta = 1e-6, strict = TRUE), class = "dpstats_error")
+  expect_error(dp_pca(~ ., data = USArrests, k = 2, eps = Inf, delta = 0, bounds = usarrests_box, strict = TRUE),
+               "strict = TRUE refuses eps = Inf", fixed = TRUE, class = "dpstats_privacy_parameter_error")
+  # its help page is generated with the others
+  expect_length(utils::help("dp_pca", package = "dpstats"), 1L)
+})
