@@ -64,8 +64,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
     {eps, delta}
-        ``eps = math.inf`` (NOT private: a NonPrivateWarning, refused under ``strict``) releases the exact
-        top-k subspace of Σ xxᵀ without noise, a reference; delta is then unused (0 is allowed).
+        ``eps = math.inf``: the exact top-k subspace, NOT private (warned; refused under strict; delta unused).
     bounds : (lo, hi) or dict
         Public box of the columns (an interaction's columns default to the product of its parts' bounds).
         Without it the data's min/max are used (a first pass; a data-dependent step: NonPrivateWarning,

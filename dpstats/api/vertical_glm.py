@@ -111,15 +111,10 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
         family with ``penalty="ridge"``, ``lam > 0``; poisson is refused: its log-link gradient is
         unbounded): the budget for all releases, protecting covariates given y.  Sensitivities:
         :func:`dpstats.methods.privreg.binomial_ridge_sensitivities` and
-        :func:`dpstats.methods.privreg.gaussian_ridge_sensitivities`.  As eps grows the release
-        tends to the non-private fit of the same objective (intercept penalized, clipped data), if
-        ``rounds`` suffice and the linear predictors stay within ``eta_clip``.  The noise on the
-        shared linear predictors is large even at large eps (its sd is at least
-        2·eta_clip/√(2·(1 − coef_share)·ρ/(K·rounds)), ρ the zCDP budget of eps and delta), and for
-        the binomial family it biases the slopes away from zero by a factor of about √(1 + π·s²/8),
-        s² the noise variance a party receives (simulated, n = 5000, 3 parties: ×2.0 at eps = 10⁶
-        with lam = 0.001, ×1.3 at eps = 1000 with lam = 0.1): print shows the factor and a
-        ChanceWarning is raised above 1.1 (:func:`dpstats.methods.privreg.slope_inflation`).
+        :func:`dpstats.methods.privreg.gaussian_ridge_sensitivities`.  As eps grows the release tends
+        to the non-private fit of the same objective; the noise on the shared predictors stays large, and
+        for the binomial family it biases the slopes away from zero (print shows the factor, a
+        ChanceWarning is raised above 10 %).
     bounds : (lo, hi) or dict
         Public covariate bounds (DP mode; interactions: the product of their parts' bounds): values are
         clipped to them.  Gaussian DP mode also needs bounds on the response (a pair applies to y too; a dict

@@ -107,7 +107,7 @@ test_that("printed text names no dpstats Python module or equation code; Python'
     expect_false(grepl(py_ref, out, perl = TRUE), info = paste(class(x)[1], regmatches(out, regexpr(py_ref, out, perl = TRUE))))
   }
   one_line <- function(x) gsub("\\s+", " ", printed(x))
-  expect_match(one_line(glm_fit), "added to the sampling variance Privacy: ", fixed = TRUE)
+  expect_match(one_line(glm_fit), "pull the estimates towards the fills. Privacy: ", fixed = TRUE)
   expect_match(one_line(glm_fit), "for composing it with other analyses):", fixed = TRUE)
   expect_match(one_line(sis_fit), "the canonical Lipschitz recovery bound; no data model", fixed = TRUE)
   expect_match(one_line(sis_fit), "at n = 32 (clipping ignored)", fixed = TRUE)
