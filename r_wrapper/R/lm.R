@@ -307,12 +307,6 @@ logLik.dp_lm <- function(object, REML = FALSE, ...) {
   structure(ll, nall = n, nobs = n, df = sum(!is.na(coef(object))) + 1L, class = "logLik")
 }
 
-anova.dp_result <- function(object, ...) {
-  .dp_abort(paste("anova() is not available for dpstats fits: its sums of squares are functions of the raw data",
-                  "(for a DP fit they are not released). Compare terms with confint(fit) or tidy(fit); for a",
-                  "non-private reference, anova(lm(formula(fit), data))."), "dpstats_not_released_error", sys.call())
-}
-
 # formula(fit) is the R formula the fit was made with, `.` expanded over the data's columns when the fit
 # was made, as lm's (.expanded_formula); update(fit, . ~ . - x) refits through the call.
 formula.dp_result <- function(x, ...) {

@@ -240,6 +240,7 @@ predict.dp_result <- function(object, newdata, ...) {
                             "predict(fit, newdata = df) with data you hold."), object$method),
               "dpstats_argument_error")
   }
+  .refuse_generic("predict", object, sys.call())  # a selection predicts nothing (R/refusals.R)
   ref <- .dp_pyref(object)
   if (!.dp_env$bridge$has_method(ref, "predict")) {
     .dp_abort(sprintf("predict() is not defined for %s results.", object$method), "dpstats_error")
