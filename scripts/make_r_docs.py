@@ -51,7 +51,8 @@ R_ARGUMENTS = {
     'reproduction, not for release").',
     "family": "the GLM family: \\code{gaussian} (vertical_glm only), \\code{binomial} or \\code{poisson}, as a family object "
     '(\\code{binomial()}), the function (\\code{binomial}) or its name (\\code{"binomial"}); canonical '
-    "links only.",
+    "links only. Another family (\\code{quasipoisson}, \\code{quasibinomial}, \\code{Gamma}, ...) or link is a "
+    "\\code{dpstats_argument_error} naming the families offered, raised before anything is read or spent.",
     "parties": "a named list of character vectors, the columns each party holds, e.g. "
     '\\code{list(a = c("x1", "x2"), b = "x3")}.',
 }

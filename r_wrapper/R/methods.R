@@ -170,30 +170,8 @@ dp_felp <- function(formula, data, eps, ..., seed = NULL) {
 vertical_glm <- function(formula, data, parties, family = "gaussian", ..., seed = NULL) {
   # each party's columns as a Python list, even a single one (list(a = c("x1", "x2"), b = "x3"))
   if (!missing(parties) && is.list(parties)) parties <- lapply(parties, function(p) as.list(as.character(p)))
-  family <- .family_name(family)
+  family <- .family_of(family, "vertical_glm", sys.call())
   .dp_fit("vertical_glm", match.call(), environment(), c("formula", "data", "parties", "family"), parent.frame())
-}
-
-# family = binomial, binomial() and "binomial" (and gaussian, poisson) all name the family;
-# only the canonical links are fitted.
-.family_name <- function(family) {
-  canonical <- c(gaussian = "identity", binomial = "logit", poisson = "log")
-  if (is.function(family)) family <- tryCatch(family(), error = function(e) NULL)
-  if (inherits(family, "family")) {
-    if (!family$family %in% names(canonical)) {
-      .dp_abort(sprintf("family %s is not supported; use gaussian, binomial or poisson.", family$family),
-                "dpstats_argument_error")
-    }
-    if (!identical(family$link, canonical[[family$family]])) {
-      .dp_abort(sprintf("%s(link = \"%s\") is not supported: vertical_glm fits the canonical link (%s(link = \"%s\")).",
-                        family$family, family$link, family$family, canonical[[family$family]]),
-                "dpstats_argument_error")
-    }
-    return(family$family)
-  }
-  if (is.character(family) && length(family) == 1L && !is.na(family)) return(family)
-  .dp_abort("family must be gaussian, binomial or poisson: a family object (binomial()), the function (binomial) or its name (\"binomial\").",
-            "dpstats_argument_error")
 }
 
 dp_call <- function(name, ..., seed = NULL) {
@@ -306,7 +284,10 @@ dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed =
   if (!missing(eps)) args$eps <- as.list(as.numeric(eps))
   if (!is.null(args$session)) args$session <- as.list(as.numeric(args$session))
   if (!is.null(args$analyses)) args$analyses <- as.integer(args$analyses)
-  if (!is.null(args$family)) args$family <- .glm_family(args$family, sys.call())  # as dp_glm takes it
+  if (!is.null(args$family)) {  # as dp_glm (or vertical_glm) takes it
+    planned <- if (is.function(method)) .dpstats_name(method) else method
+    args$family <- .family_of(args$family, if (identical(planned, "vertical_glm")) "vertical_glm" else "dp_glm", sys.call())
+  }
   if (!is.null(assume)) args$assume <- as.list(assume)
   if (!is.null(target)) args$target <- if (is.list(target) || !is.null(names(target))) as.list(target) else target
   mc <- match.call()

@@ -112,8 +112,9 @@ test_that("an argument of the wrong type is a parameter error, not a data error 
                class = "dpstats_privacy_parameter_error")
   expect_error(dp_gmm(~ ., data = iris[, 1:4], k = "2", eps = 1, delta = 1e-6, bounds = c(0, 10)),
                "k must be a whole number", class = "dpstats_privacy_parameter_error")
+  # a family not offered is refused in R, as the argument error R's help pages document (test-glm.R)
   expect_error(vertical_glm(y ~ x1 + x2, data = df, parties = list(a = "x1", b = "x2"), family = "foo"),
-               "family must be one of", class = "dpstats_privacy_parameter_error")
+               "does not fit family = foo", class = "dpstats_argument_error")
   # out of range for the design (d columns) stays a data error
   expect_error(dp_sis(y ~ ., data = df, eps = 1, k = 100, bounds = b), "out of range", class = "dpstats_data_error")
 })
