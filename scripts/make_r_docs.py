@@ -70,8 +70,10 @@ COMMON = {
 
 DETAILS = """\
 As in \\code{lm}: \\code{subset =} selects rows (evaluated in \\code{data});
-\\code{weights =} is refused (case weights change the sensitivity of one row), and so is
-\\code{na.action} other than \\code{na.omit}; \\code{contrasts = list(g = "contr.sum")} codes
+\\code{weights =} is refused (case weights change the sensitivity of one row);
+\\code{na.action = na.omit} (as a function, its name or a variable holding it) is
+\\code{na_action = "omit"}, and any other \\code{na.action} is refused naming \\code{na_action},
+never ignored; \\code{contrasts = list(g = "contr.sum")} codes
 factors as \\code{lm} does, and so do each factor's \\code{contrasts(f) <- ...} and
 \\code{options(contrasts = ...)}, sent with the data. \\code{fit$call} is the call as written (data
 passed as a value, as through \\code{do.call} or \\code{Map}, shows as \\code{`<data frame>`}, so that
