@@ -77,8 +77,8 @@ never ignored; \\code{contrasts = list(g = "contr.sum")} codes
 factors as \\code{lm} does, and so do each factor's \\code{contrasts(f) <- ...} and
 \\code{options(contrasts = ...)}, sent with the data. \\code{fit$call} is the call as written (data
 passed as a value, as through \\code{do.call} or \\code{Map}, shows as \\code{`<data frame>`}, so that
-printed output never carries the data). Whole numbers may be written \\code{5} or
-\\code{5L}; \\code{bounds} as \\code{c(lo, hi)} for every column or a named list such as
+printed output never carries the data; \\code{update(fit, ...)} then asks for \\code{data =}
+again). Whole numbers may be written \\code{5} or \\code{5L}; \\code{bounds} as \\code{c(lo, hi)} for every column or a named list such as
 \\code{list(y = c(0, 10), x = c(-1, 1))}. A misspelt or unknown argument, or a missing required
 one, is a \\code{dpstats_argument_error} naming it (and the likely intended name).
 
