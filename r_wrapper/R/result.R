@@ -234,13 +234,13 @@ coef.dp_result <- function(object, ...) {
 }
 
 predict.dp_result <- function(object, newdata, ...) {
+  .refuse_generic("predict", object, sys.call())  # a selection predicts nothing (R/refusals.R)
   if (missing(newdata) || is.null(newdata)) {
     .dp_abort(sprintf(paste("predict() needs newdata for a %s fit: a DP result keeps no rows of the data it was",
                             "fitted on (only released quantities), so there is nothing to predict for; call",
                             "predict(fit, newdata = df) with data you hold."), object$method),
               "dpstats_argument_error")
   }
-  .refuse_generic("predict", object, sys.call())  # a selection predicts nothing (R/refusals.R)
   ref <- .dp_pyref(object)
   if (!.dp_env$bridge$has_method(ref, "predict")) {
     .dp_abort(sprintf("predict() is not defined for %s results.", object$method), "dpstats_error")

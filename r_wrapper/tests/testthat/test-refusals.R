@@ -74,6 +74,7 @@ test_that("each generic that does not apply is refused by class, saying why and 
   expect_error(generics::augment(fits$lm), "DP fit\\s+releases none.*predict\\(fit, newdata = df\\)")
   expect_error(plot(fits$lm), "report\\(fit, \"fit.html\"\\)")
   expect_error(predict(fits$sis, mtcars), "selection.*predictions", class = "dpstats_not_applicable_error")
+  expect_error(predict(fits$sis), "selection.*predictions", class = "dpstats_not_applicable_error")
   expect_error(AIC(fits$bh), "selection", class = "dpstats_not_applicable_error")  # through logLik()
 })
 
