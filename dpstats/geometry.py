@@ -74,13 +74,20 @@ def check_bounds_form(bounds: BoundsSpec) -> None:
     _pair("all columns", bounds)
 
 
-def _refuse_missing(missing: list[str], shown: Mapping[str, str], interaction: bool = False) -> None:
+def _refuse_missing(
+    missing: list[str],
+    shown: Mapping[str, str],
+    interaction: bool = False,
+    steps: Mapping[str, tuple[str, str]] | None = None,
+) -> None:
     hint = (
         " An interaction's column is bounded by the product of its parts' bounds when each part has "
         "one: declare its numeric variables' bounds, or the column's own."
         if interaction
         else ""
     )
+    for step, fix in dict.fromkeys((steps or {})[m] for m in missing if m in (steps or {})):
+        hint += f" {step[0].upper()}{step[1:]} (a data-dependent step, outside the guarantee): {fix}."
     if not shown and any("(" in m for m in missing):
         hint += (
             f" A transformed column is named as the formula writes it, e.g. bounds={{{missing[0]!r}: (lo, hi)}}; "
@@ -117,6 +124,7 @@ def resolve_box(
     aliases: Mapping[str, str] | None = None,
     shown: Mapping[str, str] | None = None,
     parts: Mapping[str, Sequence[str | tuple[float, float]]] | None = None,
+    steps: Mapping[str, tuple[str, str]] | None = None,
 ) -> Box | None:
     """Turn a ``bounds`` argument into a :class:`Box` over ``names``.
 
@@ -143,6 +151,9 @@ def resolve_box(
         Interaction column -> its parts (``ModelFrame.interaction_parts``): numeric columns' names
         and factor codings' ranges. With a bounds mapping, such a column without a bound of its own
         gets the product of its parts' intervals (:func:`derived_bounds`).
+    steps : mapping, optional
+        Column -> the data-dependent step (step, fix) of the formula term that makes it (orthogonal
+        ``poly()``, knots from the rows): a refusal for its missing bound names the step and its fix.
 
     Examples
     --------
@@ -168,7 +179,7 @@ def resolve_box(
             lo.append(pair[0])
             hi.append(pair[1])
         if missing:
-            _refuse_missing(missing, shown or {}, any(nm in (parts or {}) for nm in missing))
+            _refuse_missing(missing, shown or {}, any(nm in (parts or {}) for nm in missing), steps)
         return Box(np.array(lo), np.array(hi))
     lo, hi = _pair("all columns", bounds)
     lo_arr = np.full(len(names), lo)

@@ -608,6 +608,22 @@ def design_for_r(formula: str, data: pd.DataFrame) -> dict:
     }
 
 
+def level_fills_for_r(formula: str) -> dict[str, float]:
+    """The public fill of each variable a formula uses only as ``factor(x, levels = c(...))`` with numbers
+    as levels (:func:`dpstats.formula.level_fills`: its first declared level), for the R package's
+    rebuilding of a non-private fit's rows (``.public_fills``): R asks rather than reads the formula itself,
+    so that both fill alike.
+
+    Examples
+    --------
+    >>> level_fills_for_r("mpg ~ wt + factor(cyl, levels = c(4, 6, 8))")
+    {'cyl': 4.0}
+    """
+    from .formula import level_fills
+
+    return level_fills(formula)
+
+
 def newdata_design_for_r(result, newdata: pd.DataFrame) -> dict:
     """The design of ``newdata`` as a fit codes it (its factor levels and contrasts), for R's
     ``predict(se.fit = TRUE)``: row-major values, dimensions and column names.  Only public inputs

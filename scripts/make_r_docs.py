@@ -58,7 +58,8 @@ R_ARGUMENTS = {
     'reproduction, not for release").',
     "family": "the GLM family: \\code{gaussian} (vertical_glm only), \\code{binomial} or \\code{poisson}, as a family object "
     '(\\code{binomial()}), the function (\\code{binomial}) or its name (\\code{"binomial"}); canonical '
-    "links only.",
+    "links only. Another family (\\code{quasipoisson}, \\code{quasibinomial}, \\code{Gamma}, ...) or link is a "
+    "\\code{dpstats_argument_error} naming the families offered, raised before anything is read or spent.",
     "parties": "a named list of character vectors, the columns each party holds, e.g. "
     '\\code{list(a = c("x1", "x2"), b = "x3")}.',
 }
@@ -76,13 +77,15 @@ COMMON = {
 
 DETAILS = """\
 As in \\code{lm}: \\code{subset =} selects rows (evaluated in \\code{data});
-\\code{weights =} is refused (case weights change the sensitivity of one row), and so is
-\\code{na.action} other than \\code{na.omit}; \\code{contrasts = list(g = "contr.sum")} codes
+\\code{weights =} is refused (case weights change the sensitivity of one row);
+\\code{na.action = na.omit} (as a function, its name or a variable holding it) is
+\\code{na_action = "omit"}, and any other \\code{na.action} is refused naming \\code{na_action},
+never ignored; \\code{contrasts = list(g = "contr.sum")} codes
 factors as \\code{lm} does, and so do each factor's \\code{contrasts(f) <- ...} and
 \\code{options(contrasts = ...)}, sent with the data. \\code{fit$call} is the call as written (data
 passed as a value, as through \\code{do.call} or \\code{Map}, shows as \\code{`<data frame>`}, so that
-printed output never carries the data). Whole numbers may be written \\code{5} or
-\\code{5L}; \\code{bounds} as \\code{c(lo, hi)} for every column or a named list such as
+printed output never carries the data; \\code{update(fit, ...)} then asks for \\code{data =}
+again). Whole numbers may be written \\code{5} or \\code{5L}; \\code{bounds} as \\code{c(lo, hi)} for every column or a named list such as
 \\code{list(y = c(0, 10), x = c(-1, 1))}. A misspelt or unknown argument, or a missing required
 one, is a \\code{dpstats_argument_error} naming it (and the likely intended name).
 

@@ -105,3 +105,24 @@ def test_a_text_cell_in_the_column_is_missing_not_a_reason_to_read_levels(tmp_pa
         )
     assert views[0] == views[1] == views[2]
     assert views[0][:3] == ([], [], 400)
+
+
+def test_the_r_package_asks_the_bridge_for_the_fill_the_door_uses():
+    """R rebuilds a non-private fit's rows with dpstats.rbridge.level_fills_for_r (R's .public_fills): the
+    eps = inf fit equals least squares (numpy's lstsq) on the rows filled with what the bridge answers."""
+    import json
+
+    from dpstats import rbridge
+
+    df = _cars(missing=True)
+    # the R package's route: the bridge's function by name, with the bridge module as target
+    answer = rbridge.call_from_r("level_fills_for_r", kwargs={"formula": INLINE}, target=rbridge)
+    assert answer.ok, answer.error_message
+    fills = json.loads(answer.json)["value"]
+    assert fills == {"cyl": 4.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = dp.dp_lm(INLINE, df, eps=float("inf"))
+    filled = df.fillna(fills)
+    X = np.column_stack([np.ones(len(filled)), filled.wt, filled.cyl == 6, filled.cyl == 8]).astype(float)
+    np.testing.assert_allclose(fit.coefficients, np.linalg.lstsq(X, filled.mpg, rcond=None)[0], rtol=1e-10)

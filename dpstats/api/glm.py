@@ -260,7 +260,7 @@ class GLMDoor(DataDoor):
         )
         return GLMResult(
             **self.opening(frame.mf.n, frame.names, statement),
-            **fit_fields(frame.mf, frame.names, released.coefficients, tab),
+            **fit_fields(frame.mf, frame.names, released.coefficients, tab, nonprivate=self.nonprivate),
             conf_level=self.options.conf_level,
             inference=m.inference_text(plan, released),
             noise=m.public_inputs(plan, frame.mf.n, self.options.eps, self.options.delta),

@@ -217,7 +217,7 @@ class LMDoor(DataDoor):
         fit = released.fit
         return LMResult(
             **self.opening(frame.n, frame.names, statement),
-            **fit_fields(frame.mf, frame.names, fit.coefficients, released.table),
+            **fit_fields(frame.mf, frame.names, fit.coefficients, released.table, nonprivate=self.nonprivate),
             sigma=frame.coords.y_half * math.sqrt(fit.sigma2),
             df_residual=fit.df_residual,
             conf_level=self.options.conf_level,

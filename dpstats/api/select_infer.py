@@ -29,7 +29,7 @@ from ..privacy.bounds import design_box, is_auto, public_column_bounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.lm import fit_coding
+from ..results.lm import fit_coding, recomputed_terms
 from ..results.select_infer import SelectInferResult, selected_terms
 from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
@@ -295,6 +295,7 @@ class SelectInferDoor(OptionsDoor):
         fitted = {} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}
         if fit is not None:
             fitted["table"] = fit.table.assign(term=_as_named(frame, fit.table["term"]))
+        chosen = selected_terms(frame.mf, released.selected)
         res = SelectInferResult(
             method="dp_select_infer",
             call=self.call,
@@ -312,9 +313,11 @@ class SelectInferDoor(OptionsDoor):
             formula=self.options.formula,
             terms=[] if fit is None else _as_named(frame, fit.terms),
             factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
-            coding=fit_coding(frame.mf),
+            coding=fit_coding(frame.mf, nonprivate=False),
+            # the selected terms' data-dependent steps: predict() refuses them (nothing read from the rows is kept)
+            data_dependent_terms=recomputed_terms(frame.mf, {}, within=chosen),
             variables=list(frame.mf.variables),
-            selected_terms=selected_terms(frame.mf, released.selected),
+            selected_terms=chosen,
             **fitted,
         )
         if fit is None:

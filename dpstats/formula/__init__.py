@@ -123,6 +123,13 @@ class ModelFrame:
         Sum of the formula's ``offset()`` terms (not part of the design, as in R).
     data_dependent_terms : list of (str, str)
         Terms whose values depend on the data as a whole (step, how to avoid it).
+    step_calls : dict of str to (str, str)
+        The same steps by the call that makes each, as the formula writes it (``"poly(wt, 2)"``).
+    predvars : dict of str to tuple
+        R's ``predvars``: the parameters each data-dependent basis call took from the rows
+        (orthogonal ``poly()``'s recurrence coefficients, a spline's knots and boundary knots,
+        ``scale()``'s centre and scale), by the call.  Computed from the rows, never released: a
+        non-private fit keeps them so that ``predict()`` evaluates newdata on the fit's basis, as R does.
     factor_column_ranges : dict of str to (float, float)
         The public range of each design column made of factors alone, from its contrasts (not
         from the rows): (0, 1) for a treatment dummy, (-1, 1) for ``contr.sum``, the matrix's
@@ -157,6 +164,8 @@ class ModelFrame:
     checked: bool = True
     offset: np.ndarray | None = None
     data_dependent_terms: list[tuple[str, str]] = field(default_factory=list)
+    step_calls: dict[str, tuple[str, str]] = field(default_factory=dict)
+    predvars: dict[str, tuple] = field(default_factory=dict)
     n_filled: int = 0
     schema_steps: list[tuple[str, str]] = field(default_factory=list)
     schema_rule: str = ""
@@ -203,6 +212,7 @@ def model_frame(
     schema: Schema | None = None,
     contrasts: dict | None = None,
     default_contrasts: tuple[str, str] | list[str] | None = None,
+    predvars: dict[str, tuple] | None = None,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
 
@@ -247,6 +257,10 @@ def model_frame(
         R's ``options(contrasts = c(unordered, ordered))``, e.g. ``("contr.sum", "contr.poly")``;
         ``data.attrs["default_contrasts"]`` otherwise; R's default ``("contr.treatment",
         "contr.poly")`` without either. Contrasts are public choices: no data-dependent step.
+    predvars : dict, optional
+        A fit's :attr:`ModelFrame.predvars`: its data-dependent basis calls are evaluated with the
+        fit's parameters (R's ``predict()`` on newdata) instead of parameters from these rows, and are
+        then no data-dependent step of this frame.
 
     Returns
     -------
@@ -301,7 +315,7 @@ def model_frame(
         used = formula_variables(formula, data, one_sided)
         data, n_filled = schema.apply(data, used)
     mf = _general_frame(
-        formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding
+        formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding, predvars
     )
     mf.default_contrasts = coding.default
     mf.n_filled += n_filled
@@ -581,7 +595,16 @@ def _raw_lhs(formula: str) -> str:
 
 
 def _general_frame(
-    formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema=None, coding=None
+    formula,
+    data,
+    one_sided,
+    drop_intercept,
+    response,
+    min_rows,
+    check_constant,
+    schema=None,
+    coding=None,
+    predvars=None,
 ) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
@@ -589,7 +612,11 @@ def _general_frame(
     t = build_terms(formula, lhs_node, rhs_node, [str(c) for c in data.columns])
     coding = coding or _Coding()
     ctx = Context(
-        data, formula, unknown=lambda name: _unknown(name, data, formula), default_contrasts=coding.default
+        data,
+        formula,
+        predvars=dict(predvars or {}),
+        unknown=lambda name: _unknown(name, data, formula),
+        default_contrasts=coding.default,
     )
     values = [ctx.eval(node) for node in t.variables]
     used = list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
@@ -643,6 +670,8 @@ def _general_frame(
         factor_levels=levels,
         offset=None if offset is None else np.asarray(offset, float),
         data_dependent_terms=ctx.steps,
+        step_calls=ctx.step_calls,
+        predvars=ctx.predvars,
         schema_steps=list(ctx.level_steps),
         factor_column_ranges=factor_column_ranges(parts),
         interaction_parts=product_parts(parts),

@@ -13,15 +13,46 @@ from ..errors import DataError
 
 def poly(x: np.ndarray, degree: int, raw: bool) -> np.ndarray:
     """``poly(x, degree, raw)``: raw powers, or R's orthonormal polynomials (QR of centred powers)."""
+    return poly_fit(x, degree, raw)[0]
+
+
+def poly_fit(x: np.ndarray, degree: int, raw: bool) -> tuple[np.ndarray, tuple | None]:
+    """``poly(x, degree, raw)`` and, for orthogonal polynomials, R's ``attr(, "coefs")``: ``alpha`` and
+    ``norm2`` of the three-term recurrence that gives the same basis at any other x (:func:`poly_at`).
+
+    With ``Z = Q diag(R)`` the unnormalised columns of the QR of the centred powers (R's
+    ``qr.qy(QR, diag(diag(R)))``, which no sign convention changes), ``norm2_j = ||Z_j||^2`` and
+    ``alpha_j = <x - xbar, Z_j^2> / norm2_j + xbar``, as ``stats::poly`` computes them.
+    """
     if np.isnan(x).any():
         raise DataError("poly() does not allow missing values (nor does R); remove those rows first.")
     if raw:
-        return np.column_stack([x**j for j in range(1, degree + 1)])
+        return np.column_stack([x**j for j in range(1, degree + 1)]), None
     if degree >= np.unique(x).size:
         raise DataError(f"poly(): degree {degree} must be less than the number of unique points.")
-    xc = x - x.mean()
+    xbar = x.mean()
+    xc = x - xbar
     q, r = np.linalg.qr(np.vander(xc, degree + 1, increasing=True))
-    return (q * np.sign(np.diag(r)))[:, 1:]
+    d = np.diag(r)
+    norm2 = d**2
+    alpha = ((xc @ (q * d) ** 2) / norm2 + xbar)[:degree]
+    return (q * np.sign(d))[:, 1:], (tuple(alpha.tolist()), (1.0, *norm2.tolist()))
+
+
+def poly_at(x: np.ndarray, coefs: tuple) -> np.ndarray:
+    """The training data's orthonormal polynomials at ``x``, from their ``coefs`` (:func:`poly_fit`):
+    R's ``poly(x, degree, coefs = list(alpha, norm2))``, the call ``predict()`` makes (makepredictcall).
+
+    ``Z_0 = 1``, ``Z_1 = x - alpha_0``, ``Z_{j+1} = (x - alpha_j) Z_j - (norm2_{j+1} / norm2_j) Z_{j-1}``,
+    each ``Z_j`` divided by ``sqrt(norm2_{j+1})`` (``norm2`` starts with R's leading 1).
+    """
+    alpha, norm2 = (np.asarray(c, float) for c in coefs)
+    degree = alpha.size
+    z = np.ones((x.size, degree + 1))
+    z[:, 1] = x - alpha[0]
+    for j in range(1, degree):
+        z[:, j + 1] = (x - alpha[j]) * z[:, j] - (norm2[j + 1] / norm2[j]) * z[:, j - 1]
+    return (z / np.sqrt(norm2[1:]))[:, 1:]
 
 
 def _design(knots: np.ndarray, x: np.ndarray, ord_: int, deriv: int = 0) -> np.ndarray:
@@ -54,17 +85,31 @@ def bs(x, df=None, knots=None, degree=3, intercept=False, boundary=None) -> np.n
     return _with_na(np.asarray(x, float), lambda v: _bs(v, df, knots, int(degree), intercept, boundary))
 
 
-def _bs(x, df, knots, degree, intercept, boundary):
-    ord_ = degree + 1
-    outside = np.zeros(len(x), bool)
+def spline_knots(kind: str, x, df, knots, degree: int, intercept: bool, boundary) -> tuple[tuple, tuple]:
+    """The knots and boundary knots ``splines::ns`` (``kind="ns"``) or ``bs`` places from the rows of ``x``
+    (missing values left out): inner knots at quantiles for ``df``, boundary knots at the range; what
+    R's ``predict()`` evaluates newdata with (makepredictcall keeps ``knots`` and ``Boundary.knots``)."""
+    x = np.asarray(x, float)
+    x = x[~np.isnan(x)]
     if boundary is None:
         boundary = np.array([x.min(), x.max()]) if len(x) else np.array([0.0, 1.0])
+        inside = x
     else:
         boundary = np.sort(np.asarray(boundary, float))
-        outside = (x < boundary[0]) | (x > boundary[1])
+        inside = x[(x >= boundary[0]) & (x <= boundary[1])]
     if df is not None and knots is None:
-        knots = _quantile_knots(x[~outside], max(int(df) - ord_ + (1 - int(intercept)), 0))
+        extra = degree + 1 - (1 - int(intercept)) if kind == "bs" else 1 + int(intercept)
+        knots = _quantile_knots(inside, max(int(df) - extra, 0))
     knots = np.empty(0) if knots is None else np.asarray(knots, float)
+    return tuple(np.atleast_1d(knots).tolist()), tuple(boundary.tolist())
+
+
+def _bs(x, df, knots, degree, intercept, boundary):
+    ord_ = degree + 1
+    knots, boundary = (
+        np.asarray(v, float) for v in spline_knots("bs", x, df, knots, degree, intercept, boundary)
+    )
+    outside = (x < boundary[0]) | (x > boundary[1])
     aknots = np.sort(np.concatenate([np.repeat(boundary, ord_), knots]))
     basis = np.zeros((len(x), len(aknots) - ord_))
     inside = ~outside
@@ -87,15 +132,8 @@ def ns(x, df=None, knots=None, intercept=False, boundary=None) -> np.ndarray:
 
 
 def _ns(x, df, knots, intercept, boundary):
-    outside = np.zeros(len(x), bool)
-    if boundary is None:
-        boundary = np.array([x.min(), x.max()]) if len(x) else np.array([0.0, 1.0])
-    else:
-        boundary = np.sort(np.asarray(boundary, float))
-        outside = (x < boundary[0]) | (x > boundary[1])
-    if df is not None and knots is None:
-        knots = _quantile_knots(x[~outside], max(int(df) - 1 - int(intercept), 0))
-    knots = np.empty(0) if knots is None else np.asarray(knots, float)
+    knots, boundary = (np.asarray(v, float) for v in spline_knots("ns", x, df, knots, 3, intercept, boundary))
+    outside = (x < boundary[0]) | (x > boundary[1])
     aknots = np.sort(np.concatenate([np.repeat(boundary, 4), knots]))
     basis = np.zeros((len(x), len(aknots) - 4))
     basis[~outside] = _design(aknots, x[~outside], 4)
@@ -129,16 +167,30 @@ def _qr_qty(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def scale(x: np.ndarray, center, scale_) -> np.ndarray:
     """``scale(x, center, scale)`` for a vector: R's n - 1, missing values ignored."""
+    return scale_at(x, scale_parameters(x, center, scale_))
+
+
+def scale_parameters(x: np.ndarray, center, scale_) -> tuple:
+    """The centre and scale ``scale(x, center, scale)`` uses (R's ``attr(, "scaled:center")`` and
+    ``"scaled:scale"``; False for none): the mean and the root mean square about it (n - 1) where
+    ``center`` or ``scale`` is TRUE, the given numbers otherwise."""
     ok = ~np.isnan(x)
-    if center is True:
-        x = x - x[ok].mean()
-    elif center is not False:
-        x = x - float(center)
+    c = x[ok].mean() if center is True else center if center is False else float(center)
     if scale_ is True:
-        m = int(ok.sum())
-        x = x / math.sqrt(float(np.sum(x[ok] ** 2)) / max(m - 1, 1))
-    elif scale_ is not False:
-        x = x / float(scale_)
+        xc = x if c is False else x - c
+        s = math.sqrt(float(np.sum(xc[ok] ** 2)) / max(int(ok.sum()) - 1, 1))
+    else:
+        s = scale_ if scale_ is False else float(scale_)
+    return c, s
+
+
+def scale_at(x: np.ndarray, parameters: tuple) -> np.ndarray:
+    """``scale(x, center = c, scale = s)`` with the centre and scale given (:func:`scale_parameters`)."""
+    c, s = parameters
+    if c is not False:
+        x = x - c
+    if s is not False:
+        x = x / s
     return x[:, None]
 
 

@@ -113,11 +113,20 @@ def _vector(v, what: str) -> np.ndarray:
 
 @dataclass
 class Context:
-    """Data, formula text (for messages) and the data-dependent steps found so far."""
+    """Data, formula text (for messages) and the data-dependent steps found so far.
+
+    ``predvars`` is R's ``attr(terms, "predvars")``: each data-dependent basis call (orthogonal
+    ``poly()``, ``ns()``/``bs()`` with knots from the rows, ``scale()``), as the formula writes it, with
+    the parameters it took from the rows.  Building a fit's frame records them; ``predict()`` hands the
+    fit's back, so that newdata is evaluated on the fit's basis (R's ``makepredictcall``), not its own.
+    """
 
     data: pd.DataFrame
     formula: str
     steps: list[tuple[str, str]] = field(default_factory=list)
+    # the data-dependent steps of steps, by the call (as the formula writes it) that makes each
+    step_calls: dict[str, tuple[str, str]] = field(default_factory=dict)
+    predvars: dict[str, tuple] = field(default_factory=dict)
     unknown: object = None  # callable(name) -> FormulaError
     # terms whose levels (hence design columns) are read from the rows: a schema step, not a value
     # that depends on all rows (predict() can recode them by the fit's levels)
@@ -134,6 +143,17 @@ class Context:
         steps = self.level_steps if levels else self.steps
         if entry not in steps:
             steps.append(entry)
+        if not levels:
+            self.step_calls.setdefault(deparse(node), entry)
+
+    def basis(self, node: Node, what: str, fix: str, from_rows):
+        """The parameters of a data-dependent basis call: the fit's (``predvars``, given to ``predict()``),
+        else ``from_rows()``'s, kept in ``predvars`` and the call named as a step."""
+        key = deparse(node)
+        if key not in self.predvars:
+            self.step(node, what, fix)
+            self.predvars[key] = from_rows()
+        return self.predvars[key]
 
     # ------------------------------------------------------------------ evaluation
     def eval(self, node: Node):
@@ -710,15 +730,7 @@ def _poly(ctx, node, args):
         raise FormulaError(f"'{deparse(node)}': the degree must be a whole number >= 1.")
     degree = int(degree)
     xs = [_vector(ctx.eval(a), deparse(node)) for a in dots]
-    if not raw:
-        shown = ", ".join(deparse(a) for a in dots)
-        ctx.step(
-            node,
-            "builds orthogonal polynomials from the data's mean and spread",
-            f"use raw polynomials, poly({shown}, {'' if len(dots) == 1 else 'degree = '}{degree}, raw = TRUE), "
-            "or I(x^2)",
-        )
-    bases = [_bases.poly(x, degree, raw) for x in xs]
+    bases = _poly_bases(ctx, node, xs, degree, raw, ", ".join(deparse(a) for a in dots))
     if len(xs) == 1:
         return Num(bases[0], colnames=[str(j) for j in range(1, degree + 1)])
     # R's polym(): every product of powers of total degree 1..degree, the first variable varying fastest
@@ -732,6 +744,28 @@ def _poly(ctx, node, args):
         full = np.column_stack([np.ones(n), b])
         out *= full[:, [g[i] for g in powers]]
     return Num(out, colnames=[".".join(str(p) for p in g) for g in powers])
+
+
+def _poly_bases(ctx, node, xs: list[np.ndarray], degree: int, raw: bool, shown: str) -> list[np.ndarray]:
+    """Each variable's polynomials: raw powers; orthogonal ones by R's QR on the fit's rows (their
+    recurrence coefficients kept in ``ctx.predvars``), by that recurrence on newdata (R's predict)."""
+    if raw:
+        return [_bases.poly(x, degree, True) for x in xs]
+    fitted: list[np.ndarray] = []
+
+    def from_rows() -> tuple:
+        pairs = [_bases.poly_fit(x, degree, False) for x in xs]
+        fitted.extend(b for b, _ in pairs)
+        return tuple(c for _, c in pairs)
+
+    coefs = ctx.basis(
+        node,
+        "builds orthogonal polynomials from the data's mean and spread",
+        f"use raw polynomials, poly({shown}, {'' if len(xs) == 1 else 'degree = '}{degree}, raw = TRUE), "
+        "or I(x^2)",
+        from_rows,
+    )
+    return fitted or [_bases.poly_at(x, c) for x, c in zip(xs, coefs)]
 
 
 def _cut(ctx, node, args):
@@ -949,16 +983,20 @@ def _spline(kind: str):
         knots = None if knots is None else np.atleast_1d(np.asarray(knots, float))
         if boundary is not None and np.size(boundary) != 2:
             raise FormulaError(f"'{deparse(node)}': Boundary.knots must be two numbers, c(lo, hi).")
-        if boundary is None or (knots is None and df is not None):
-            ctx.step(
+        degree = int(ctx.literal(args.get("degree"), "degree=", 3.0)) if kind == "bs" else 3
+        if boundary is None or (
+            knots is None and df is not None
+        ):  # knots from the rows (R's predvars keep them)
+            knots, boundary = ctx.basis(
                 node,
                 "places its knots at quantiles of the data and its boundary knots at the data's range",
                 f"declare public knots, e.g. {kind}(x, knots = c(...), Boundary.knots = c(lo, hi))",
+                lambda: _bases.spline_knots(kind, x, df, knots, degree, intercept, boundary),
             )
+            df = None
         if kind == "ns":
             values = _bases.ns(x, df, knots, intercept, boundary)
         else:
-            degree = ctx.literal(args.get("degree"), "degree=", 3.0)
             values = _bases.bs(x, df, knots, degree, intercept, boundary)
         return Num(values, colnames=[str(j) for j in range(1, values.shape[1] + 1)])
 
@@ -969,11 +1007,17 @@ def _scale(ctx, node, args):
     x = _vector(ctx.eval(args["x"]), deparse(node))
     center = ctx.literal(args.get("center"), "center=", True)
     scale_ = ctx.literal(args.get("scale"), "scale=", True)
-    if center is True or scale_ is True:
-        ctx.step(
-            node,
-            "centres or scales by the data's mean and standard deviation",
-            "centre and scale by public constants, e.g. scale(x, center = 5, scale = 2) or I((x - 5)/2)",
+    if center is True or scale_ is True:  # the mean and sd of the rows (R's predvars keep them)
+        return Num(
+            _bases.scale_at(
+                x,
+                ctx.basis(
+                    node,
+                    "centres or scales by the data's mean and standard deviation",
+                    "centre and scale by public constants, e.g. scale(x, center = 5, scale = 2) or I((x - 5)/2)",
+                    lambda: _bases.scale_parameters(x, center, scale_),
+                ),
+            )
         )
     return Num(_bases.scale(x, center, scale_))
 

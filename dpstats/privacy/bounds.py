@@ -672,14 +672,18 @@ def design_box(bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None) 
     """The box of the design's columns (``names``, default all) from resolved bounds: factor dummies
     are bounded by their coding, (0, 1) for treatment contrasts; an interaction's column, unless
     declared itself, by the product of its parts' bounds when each part has a public one
-    (:func:`dpstats.geometry.derived_bounds`)."""
+    (:func:`dpstats.geometry.derived_bounds`). A column without a bound that a data-dependent term makes
+    (orthogonal ``poly()``, knots from the rows) is refused naming that step and its fix."""
     shown = dict(zip(mf.names, mf.terms)) if getattr(mf, "levels_read", False) else None
+    calls = getattr(mf, "step_calls", None) or {}
+    steps = {nm: calls[c] for nm, term in zip(mf.names, mf.terms) for c in calls if c in term}
     return resolve_box(
         bounds,
         mf.names if names is None else names,
         dummies=dummy_columns(mf),
         shown=shown,
         parts=interaction_parts(mf),
+        steps=steps,
     )
 
 

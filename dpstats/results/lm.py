@@ -65,8 +65,9 @@ class LMResult(DPResult):
     engine: str = "memory"
     calibrated_estimates: np.ndarray | None = None
     factor_levels: dict[str, list] = field(default_factory=dict)
-    data_dependent_terms: list[str] = field(default_factory=list)
-    coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts, for predict()
+    # the data-dependent steps (step, fix) predict() refuses: newdata would recompute their terms
+    data_dependent_terms: list[tuple[str, str]] = field(default_factory=list)
+    coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts and predvars, for predict()
 
     title = "Differentially private linear regression"
     tidy_columns = TABLE_COLUMNS  # tidy()'s columns, in order (GLMResult: z statistics)
@@ -131,13 +132,9 @@ class LMResult(DPResult):
         return [t for t, b in zip(self.terms, self.coefficients) if np.isnan(b)]
 
     def _new_design(self, newdata):
-        """The design of ``newdata`` with the training factor levels (R's xlev); whole-data terms refused."""
-        if self.data_dependent_terms:
-            raise DataError(
-                f"predict() on new data is refused: the term(s) {', '.join(self.data_dependent_terms)} depend on "
-                "the training data as a whole and would be recomputed from newdata. Refit with raw polynomials "
-                "(poly(x, 2, raw = TRUE)), fixed knots or public centring."
-            )
+        """The design of ``newdata`` with the training factor levels (R's xlev) and, at eps = inf, the fit's
+        bases (R's predvars: orthogonal ``poly()``, spline knots, ``scale()``); other whole-data terms refused."""
+        refuse_recomputed(self.data_dependent_terms, private=math.isfinite(self.privacy.eps))
         return design_with_levels(self.formula, self.factor_levels, newdata, **self.coding)
 
     # ------------------------------------------------------------------ text
@@ -250,29 +247,65 @@ class LMResult(DPResult):
         return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
 
 
-def fit_fields(mf, names: list[str], coefficients, table: dict[str, Any]) -> dict[str, Any]:
+def fit_fields(
+    mf, names: list[str], coefficients, table: dict[str, Any], *, nonprivate: bool
+) -> dict[str, Any]:
     """The fields an LMResult (or GLMResult) takes from its fit: the coefficient table from the Wald
     or bootstrap ``table`` (columns std.error .. p.value, and vcov), and the model frame's coding
-    (factor levels, contrasts, data-dependent terms) that ``predict`` re-applies."""
+    (factor levels, contrasts, a non-private fit's predvars, the data-dependent terms predict() refuses)."""
     frame = pd.DataFrame({"term": names, "estimate": coefficients})
     for col in TABLE_COLUMNS[2:]:
         frame[col] = table[col]
+    coding = fit_coding(mf, nonprivate=nonprivate)
     return {
         "coefficients": np.asarray(coefficients, float),
         "table": frame,
         "vcov_matrix": table["vcov"],
         "factor_levels": {k: list(v) for k, v in mf.factor_levels.items()},
-        "coding": fit_coding(mf),
-        "data_dependent_terms": [step for step, _ in getattr(mf, "data_dependent_terms", [])],
+        "coding": coding,
+        "data_dependent_terms": recomputed_terms(mf, coding["predvars"]),
     }
 
 
-def fit_coding(mf) -> dict[str, Any]:
-    """A model frame's contrasts, as ``design_with_levels`` takes them (empty for a chunked frame)."""
+def fit_coding(mf, *, nonprivate: bool) -> dict[str, Any]:
+    """How the fit codes newdata, as ``design_with_levels`` takes it: the frame's contrasts (empty for a
+    chunked frame) and, for a non-private fit only, R's predvars (:attr:`dpstats.formula.ModelFrame.predvars`:
+    parameters read from the rows, which a DP fit neither keeps nor releases)."""
     return {
         "contrasts": dict(getattr(mf, "contrasts", None) or {}),
         "default_contrasts": getattr(mf, "default_contrasts", None),
+        "predvars": dict(getattr(mf, "predvars", None) or {}) if nonprivate else {},
     }
+
+
+def recomputed_terms(mf, predvars: dict, within: list[str] | None = None) -> list[tuple[str, str]]:
+    """The data-dependent steps (step, fix) of ``mf``'s terms that newdata would recompute from its own
+    rows: all but those whose parameters ``predvars`` keeps; only those inside the term labels ``within``
+    when given (a selection's terms)."""
+    steps = getattr(mf, "step_calls", None)
+    if steps is None:  # a chunked frame: its steps by text only
+        return list(getattr(mf, "data_dependent_terms", []))
+    return [
+        step
+        for call, step in steps.items()
+        if call not in predvars and (within is None or any(call in term for term in within))
+    ]
+
+
+def refuse_recomputed(steps: list[tuple[str, str]], *, private: bool) -> None:
+    """Refuse predict() on newdata where a term of the fit would be recomputed from newdata's own rows
+    (``steps``: :func:`recomputed_terms`), naming each term and how to refit without it."""
+    if not steps:
+        return
+    why = (
+        "a DP fit keeps none of the values such a term reads from the rows, so newdata would get a basis of its own"
+        if private
+        else "such a term would be recomputed from newdata's own rows, giving another design"
+    )
+    raise DataError(
+        f"predict() on new data is refused: {'; '.join(step for step, _ in steps)} ({why}). Refit with public "
+        f"choices: {'; '.join(fix for _, fix in steps)}."
+    )
 
 
 def design_with_levels(
@@ -281,13 +314,16 @@ def design_with_levels(
     newdata,
     contrasts: dict | None = None,
     default_contrasts: tuple[str, str] | None = None,
+    predvars: dict | None = None,
 ):
     """The right-hand side's design of ``newdata``, factors coded with the training levels (R's xlev).
 
     ``factor_levels`` maps a column (``cyl``) or a ``factor(cyl)`` term to its training levels; a
     factor whose rows in ``newdata`` show only some levels keeps all of them, as in R.
     ``contrasts`` and ``default_contrasts`` are the fit's (``ModelFrame.contrasts``,
-    ``ModelFrame.default_contrasts``), so a fit under ``contr.sum`` predicts under it too.
+    ``ModelFrame.default_contrasts``), so a fit under ``contr.sum`` predicts under it too; ``predvars``
+    the fit's bases (``ModelFrame.predvars``), so that ``poly(x, 2)`` or ``ns(x, df = 3)`` is evaluated
+    on newdata with the fit's coefficients and knots, as R's ``predict()`` does.
     """
     from ..formula import _label_key
 
@@ -330,6 +366,7 @@ def design_with_levels(
         check_constant=False,
         contrasts=coded or None,
         default_contrasts=default_contrasts,
+        predvars=predvars,
     )
     mf.names = [_rename(nm, renamed) for nm in mf.names]
     return mf

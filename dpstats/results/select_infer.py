@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import DataError, PrivacyParameterError
 from .base import DPResult, escape_text
 from .glm import GLMResult
-from .lm import LMResult, design_with_levels, na_pass, newdata_frame
+from .lm import LMResult, design_with_levels, na_pass, newdata_frame, refuse_recomputed
 
 
 @dataclass(repr=False)
@@ -114,7 +114,10 @@ class SelectInferResult(LMResult):
 
     def _new_design(self, newdata):
         """newdata's design in the fit's terms: the intercept and the selected columns (R's
-        ``predict(se.fit = TRUE)`` reads it through :func:`dpstats.rbridge.newdata_design_for_r`)."""
+        ``predict(se.fit = TRUE)`` reads it through :func:`dpstats.rbridge.newdata_design_for_r`).  A selected
+        term whose values depend on the data as a whole (orthogonal ``poly()``, knots from the rows) is
+        refused: the DP fit keeps nothing read from the rows to evaluate it on newdata."""
+        refuse_recomputed(self.data_dependent_terms, private=True)
         formula = self._coded_formula()
         # the final model's formula has no factor term, hence no contrasts to apply
         coding = self.coding if formula == self.formula else {**self.coding, "contrasts": {}}

@@ -70,7 +70,7 @@ class VerticalGLMResult(DPResult):
     # what predict(), vcov(), logLik() and, with diagnostics=True, fitted()/residuals() need;
     # set by set_model_summaries(), kept out of to_dict() (the R package asks the object)
     formula: str = ""
-    data_dependent_terms: list[str] = field(default_factory=list)
+    data_dependent_terms: list[tuple[str, str]] = field(default_factory=list)  # (step, fix) predict refuses
     factor_levels: dict[str, list] = field(default_factory=dict)
     coding: dict = field(default_factory=dict)  # the fit's contrasts, for predict()
     covariance: np.ndarray | None = field(default=None, repr=False)
@@ -123,20 +123,18 @@ class VerticalGLMResult(DPResult):
         """Linear predictor (``type="link"``) or mean (``"response"``) for the rows of ``newdata``.
 
         Post-processing of the released coefficients on data the user supplies.
-        Factors are coded with the training levels; formula terms whose values
-        depend on the training data as a whole (orthogonal ``poly()``,
-        ``scale()``, spline knots at quantiles) are refused: recomputed on
+        Factors are coded with the training levels; a non-private fit evaluates orthogonal ``poly()``,
+        splines with knots from the rows and ``scale()`` with the fit's own coefficients, knots and
+        centring (R's predvars); other terms whose values depend on the training data as a whole
+        (``mean()``, ``cut(x, 3)``), and every such term of a DP fit, are refused: recomputed on
         ``newdata`` they would give a different design.  A row with a missing or non-finite value in a
         variable the formula uses is predicted as NaN, as R's ``predict(fit, newdata, na.action = na.pass)``.
         """
+        from .lm import refuse_recomputed
+
         if type not in ("link", "response"):
             raise PrivacyParameterError(f"type must be 'link' or 'response', got {type!r}.")
-        if self.data_dependent_terms:
-            raise DataError(
-                f"predict() on new data is refused for this fit: the term(s) {', '.join(self.data_dependent_terms)} "
-                "depend on the training data as a whole and would be recomputed from newdata, giving a different "
-                "design. Refit with raw polynomials (poly(x, 2, raw = TRUE)), fixed knots or public centring."
-            )
+        refuse_recomputed(self.data_dependent_terms, private=self.noise is not None)
         eta = self._eta(newdata)
         return eta if type == "link" else m_family(self.family).linkinv(eta)
 
@@ -213,11 +211,11 @@ class VerticalGLMResult(DPResult):
         """
         fam = m_family(self.family)
         self.formula = mf.formula
-        self.data_dependent_terms = [str(t) for t, _ in mf.data_dependent_terms]
         self.factor_levels = {k: list(v) for k, v in mf.factor_levels.items()}
-        from .lm import fit_coding
+        from .lm import fit_coding, recomputed_terms
 
-        self.coding = fit_coding(mf)
+        self.coding = fit_coding(mf, nonprivate=not dp)
+        self.data_dependent_terms = recomputed_terms(mf, self.coding["predvars"])
         if dp:
             self.covariance_note = (
                 "this is a DP fit: only the noised coefficients are released; their covariance "

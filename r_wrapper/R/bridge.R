@@ -357,7 +357,8 @@
   # values: dicts (their keys inside the braces only), then lists and (after "got") tuples
   braces <- gregexpr("\\{[^{}]*\\}", msg, perl = TRUE)
   regmatches(msg, braces) <- lapply(regmatches(msg, braces), function(s) {
-    r("(['\"])([A-Za-z.][A-Za-z0-9_.]*)\\1: ", "\\2 = ", s)
+    s <- r("(['\"])([A-Za-z.][A-Za-z0-9_.]*)\\1: ", "\\2 = ", s)
+    r("'([^'`]+)': ", "`\\1` = ", s)  # a name R must quote, 'poly(wt, 2)1', in backticks
   })
   msg <- r("\\{([^{}]*)\\}", "list(\\1)", msg)
   msg <- r("(?<![\\w.])[(\\[](lo, hi)[)\\]]", "c(\\1)", msg)

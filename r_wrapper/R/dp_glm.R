@@ -16,21 +16,45 @@ dp_glm <- function(formula, data, eps, delta = 0, family = "binomial", ..., seed
   .dp_fit("dp_glm", match.call(), environment(), c("formula", "data", "eps", "delta", "family"), parent.frame())
 }
 
-.glm_family <- function(family, call = NULL) {
-  if (is.function(family)) family <- family()
+.glm_family <- function(family, call = NULL) .family_of(family, "dp_glm", call)
+
+# The families each function fits (canonical links only), and what to use for a family R users often
+# reach for that it does not fit.
+.families <- list(dp_glm = c(binomial = "logit", poisson = "log"),
+                  vertical_glm = c(gaussian = "identity", binomial = "logit", poisson = "log"))
+.family_advice <- c(
+  quasibinomial = "binomial gives the same coefficients; the quasi-family's dispersion is estimated from the residuals, which a DP fit does not release",
+  quasipoisson = "poisson gives the same coefficients; the quasi-family's dispersion is estimated from the residuals, which a DP fit does not release",
+  gaussian = "for a linear model use dp_lm()"
+)
+
+# family = binomial, binomial(), "binomial" (as glm takes it) as the name of a family `method` fits; a
+# family it does not fit, a non-canonical link or anything else is a dpstats_argument_error in R's words,
+# naming the families offered, before anything is sent to Python.
+.family_of <- function(family, method, call = NULL) {
+  offered <- .families[[method]]
+  listing <- paste(sprintf("%s (%s link)", names(offered), offered), collapse = ", ")
+  listing <- sub(", ([^,]*)$", " and \\1", listing)
+  how <- "as a family object (binomial()), the function (binomial) or its name (\"binomial\")"
+  if (is.function(family)) family <- tryCatch(family(), error = function(e) NULL)
+  link <- NULL
   if (inherits(family, "family")) {
     link <- family$link
-    canonical <- c(binomial = "logit", poisson = "log")
-    if (!is.null(canonical[family$family]) && !is.na(canonical[family$family]) &&
-        !identical(link, unname(canonical[family$family]))) {
-      .dp_abort(sprintf("dp_glm offers canonical links only (binomial: logit, poisson: log), not %s(link = \"%s\").",
-                        family$family, link), "dpstats_argument_error", call)
-    }
     family <- family$family
   }
-  if (!is.character(family) || length(family) != 1) {
-    .dp_abort("family must be binomial or poisson: a family object, the function or its name.",
+  if (!is.character(family) || length(family) != 1L || is.na(family)) {
+    .dp_abort(sprintf("family must be one of the families %s() fits, %s, given %s.", method, listing, how),
               "dpstats_argument_error", call)
+  }
+  if (!family %in% names(offered)) {
+    advice <- if (!is.na(.family_advice[family])) sprintf(" For %s, %s.", family, .family_advice[[family]]) else ""
+    if (identical(family, "gaussian") && method != "dp_glm") advice <- ""
+    .dp_abort(sprintf("%s() does not fit family = %s: it offers %s, given %s.%s", method, family, listing, how, advice),
+              "dpstats_argument_error", call)
+  }
+  if (!is.null(link) && !identical(link, offered[[family]])) {
+    .dp_abort(sprintf("%s(link = \"%s\") is not offered: %s() fits the canonical link only, %s(link = \"%s\").",
+                      family, link, method, family, offered[[family]]), "dpstats_argument_error", call)
   }
   family
 }

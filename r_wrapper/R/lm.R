@@ -307,12 +307,6 @@ logLik.dp_lm <- function(object, REML = FALSE, ...) {
   structure(ll, nall = n, nobs = n, df = sum(!is.na(coef(object))) + 1L, class = "logLik")
 }
 
-anova.dp_result <- function(object, ...) {
-  .dp_abort(paste("anova() is not available for dpstats fits: its sums of squares are functions of the raw data",
-                  "(for a DP fit they are not released). Compare terms with confint(fit) or tidy(fit); for a",
-                  "non-private reference, anova(lm(formula(fit), data))."), "dpstats_not_released_error", sys.call())
-}
-
 # formula(fit) is the R formula the fit was made with, `.` expanded over the data's columns when the fit
 # was made, as lm's (.expanded_formula); update(fit, . ~ . - x) refits through the call.
 formula.dp_result <- function(x, ...) {
@@ -322,4 +316,35 @@ formula.dp_result <- function(x, ...) {
     f <- stats::as.formula(x$call$formula)
   }
   f
+}
+
+# update(fit, . ~ . + hp) refits through the call, as lm's. A fit given its data as a value (do.call(),
+# Map(), purrr) keeps `<data frame>` in its call in place of the data (.shareable_call: printed output
+# never carries the data), and one given a name that is not found where update() is called (Map's d)
+# cannot find it again: update() then asks for the data, data = df, naming the call to write, instead of
+# R's "object '<data frame>' not found".
+update.dp_result <- function(object, formula., ..., evaluate = TRUE) {
+  call <- object$call
+  where <- parent.frame()  # where update() was called, which update.default evaluates the call in
+  given <- names(as.list(substitute(list(...)))[-1L])
+  lost <- function(nm) {
+    a <- call[[nm]]
+    is.name(a) && (as.character(a) %in% .data_args || !exists(as.character(a), envir = where))
+  }
+  absent <- setdiff(Filter(lost, intersect(names(call)[-1L], names(.data_args))), given)
+  if (length(absent)) {
+    asked <- sys.call()
+    asked[[1L]] <- as.name("update")
+    for (nm in absent) asked[[nm]] <- as.name(if (nm == "p_values") "p" else "df")
+    .dp_abort(sprintf(paste("update() needs %s again: the fit's call holds %s, which is not data found here (data",
+                            "passed as a value, through do.call(), Map() or purrr, is kept as `<data frame>` or",
+                            "`<p-values>`, so that printed output never carries the data). Give it again: %s, with %s."),
+                      paste0(absent, " =", collapse = " and "),
+                      paste(vapply(absent, function(nm) sprintf("%s = %s", nm, deparse(call[[nm]], backtick = TRUE)), ""),
+                            collapse = " and "),
+                      paste(deparse(asked, width.cutoff = 500L), collapse = " "),
+                      paste(ifelse(absent == "p_values", "p your p-values", "df your data frame"), collapse = " and ")),
+              "dpstats_argument_error", as.call(c(as.name("update"), as.list(sys.call())[-1L])))
+  }
+  NextMethod()
 }

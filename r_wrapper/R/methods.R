@@ -46,11 +46,11 @@
   lm_args <- extra[names(extra) %in% .lm_arguments]
   dots <- lapply(extra[!names(extra) %in% .lm_arguments], eval, envir = caller)
   args$data <- .lm_style(lm_args, args$data, caller, method)
-  # na.action = na.omit asks for R's rule: dpstats' na_action = "omit" (a named step under replace)
-  if (!is.null(lm_args$na.action) && is.null(dots$na_action)) dots$na_action <- "omit"
+  dots$na_action <- .na_action_of(lm_args, dots$na_action, caller, method)  # na.action = na.omit: "omit"
   args <- c(args, dots)
   .check_scalars(args)
-  res <- .dp_invoke(method, .with_seed(args, get("seed", envir = env)), call = mc)
+  res <- .as_na_action_asked(.dp_invoke(method, .with_seed(args, get("seed", envir = env)), call = mc),
+                             "na.action" %in% names(lm_args))
   if (inherits(res, "dp_result")) {
     res$py_call <- res$call
     res$call <- .shareable_call(mc)  # no data values in a shared printout (bridge.R)
@@ -65,25 +65,12 @@
   res
 }
 
-# subset = works as in lm (evaluated in data, NA taken as FALSE); weights = and na.action other than
-# na.omit are refused by name (na.omit is passed on as na_action = "omit").
+# subset = works as in lm (evaluated in data, NA taken as FALSE); weights = is refused by name.
 .lm_style <- function(lm_args, data, caller, method) {
   if (!is.null(lm_args$weights)) {
     .dp_abort(sprintf(paste("%s() does not take weights =: the privacy unit is one row, and case weights change",
                             "how much one row can move the result (the sensitivity). Replicate rows or drop",
                             "the argument."), method), "dpstats_argument_error")
-  }
-  if (!is.null(lm_args$na.action)) {
-    na <- lm_args$na.action
-    ok <- (is.character(na) && identical(na, "na.omit")) || identical(na, quote(na.omit)) ||
-      identical(na, quote(stats::na.omit))
-    if (!ok) {
-      .dp_abort(sprintf(paste("%s(): na.action = %s is not supported; use na.action = na.omit",
-                              "(na_action = \"omit\": incomplete rows dropped) or na_action = \"fill\" (public",
-                              "fills, the default under neighbouring = \"replace\")."), method,
-                        paste(deparse(na), collapse = " ")),
-                "dpstats_argument_error")
-    }
   }
   if (!is.null(lm_args$subset)) {
     if (is.matrix(data)) data <- .matrix_frame(data)
@@ -113,6 +100,50 @@
     attr(data, "dpstats_contrasts_arg") <- ca
   }
   data
+}
+
+# lm's na.action = (a function, its name, or an expression giving one) as dpstats' na_action: na.omit is
+# na_action = "omit" (rows with a missing value dropped); any other rule is refused naming na_action,
+# never ignored, and so is na.action given with a different na_action.
+.na_rules <- c(
+  na.exclude = "it pads fitted values and residuals with NA for the rows dropped, and dpstats releases no per-row values",
+  na.fail = "it stops when a value is missing, so whether the call fails would depend on the rows (itself a release)",
+  na.pass = "it keeps missing values in the fit, which no method can use"
+)
+
+.na_action_of <- function(lm_args, na_action, caller, method) {
+  if (!"na.action" %in% names(lm_args)) return(na_action)
+  expr <- lm_args$na.action
+  value <- tryCatch(eval(expr, caller), error = function(e) NULL)
+  rule <- if (is.character(value) && length(value) == 1L) value
+          else Find(function(nm) identical(value, get(nm, envir = asNamespace("stats"))), c("na.omit", names(.na_rules)))
+  shown <- paste(deparse(expr, width.cutoff = 500L), collapse = " ")
+  choices <- paste("na_action = \"fill\" (the default under neighbouring = \"replace\": each missing value gets its",
+                   "public fill from the declared bounds, no row is dropped) or na_action = \"omit\" (na.action =",
+                   "na.omit: rows with a missing value are dropped)")
+  if (identical(rule, "na.omit")) {
+    if (!is.null(na_action) && !identical(na_action, "omit")) {
+      .dp_abort(sprintf("%s(): na.action = %s asks for na_action = \"omit\", but na_action = %s is given too; give one of %s.",
+                        method, shown, deparse(na_action), choices), "dpstats_argument_error")
+    }
+    return("omit")
+  }
+  why <- if (is.null(value)) "it would read options(\"na.action\"), which dpstats does not"
+         else if (!is.null(rule) && rule %in% names(.na_rules)) .na_rules[[rule]]
+         else "it is none of R's rules dpstats knows (na.omit is na_action = \"omit\")"
+  .dp_abort(sprintf("%s(): na.action = %s is not supported: %s. Use %s.", method, shown, why, choices),
+            "dpstats_argument_error")
+}
+
+# An error about na_action = "omit" (a door that needs the public n) in the words of a call that asked
+# for it with na.action = na.omit.
+.as_na_action_asked <- function(expr, asked) {
+  if (!asked) return(expr)
+  withCallingHandlers(expr, dpstats_error = function(e) {
+    e$message <- gsub("na_action = \"omit\"", "na.action = na.omit (na_action = \"omit\")", conditionMessage(e),
+                      fixed = TRUE)
+    stop(e)
+  })
 }
 
 .check_scalars <- function(args) {
@@ -186,30 +217,8 @@ dp_felp <- function(formula, data, eps, ..., seed = NULL) {
 vertical_glm <- function(formula, data, parties, family = "gaussian", ..., seed = NULL) {
   # each party's columns as a Python list, even a single one (list(a = c("x1", "x2"), b = "x3"))
   if (!missing(parties) && is.list(parties)) parties <- lapply(parties, function(p) as.list(as.character(p)))
-  family <- .family_name(family)
+  family <- .family_of(family, "vertical_glm", sys.call())
   .dp_fit("vertical_glm", match.call(), environment(), c("formula", "data", "parties", "family"), parent.frame())
-}
-
-# family = binomial, binomial() and "binomial" (and gaussian, poisson) all name the family;
-# only the canonical links are fitted.
-.family_name <- function(family) {
-  canonical <- c(gaussian = "identity", binomial = "logit", poisson = "log")
-  if (is.function(family)) family <- tryCatch(family(), error = function(e) NULL)
-  if (inherits(family, "family")) {
-    if (!family$family %in% names(canonical)) {
-      .dp_abort(sprintf("family %s is not supported; use gaussian, binomial or poisson.", family$family),
-                "dpstats_argument_error")
-    }
-    if (!identical(family$link, canonical[[family$family]])) {
-      .dp_abort(sprintf("%s(link = \"%s\") is not supported: vertical_glm fits the canonical link (%s(link = \"%s\")).",
-                        family$family, family$link, family$family, canonical[[family$family]]),
-                "dpstats_argument_error")
-    }
-    return(family$family)
-  }
-  if (is.character(family) && length(family) == 1L && !is.na(family)) return(family)
-  .dp_abort("family must be gaussian, binomial or poisson: a family object (binomial()), the function (binomial) or its name (\"binomial\").",
-            "dpstats_argument_error")
 }
 
 dp_call <- function(name, ..., seed = NULL) {
@@ -322,7 +331,10 @@ dp_plan <- function(method, n, p, eps, ..., assume = NULL, target = NULL, seed =
   if (!missing(eps)) args$eps <- as.list(as.numeric(eps))
   if (!is.null(args$session)) args$session <- as.list(as.numeric(args$session))
   if (!is.null(args$analyses)) args$analyses <- as.integer(args$analyses)
-  if (!is.null(args$family)) args$family <- .glm_family(args$family, sys.call())  # as dp_glm takes it
+  if (!is.null(args$family)) {  # as dp_glm (or vertical_glm) takes it
+    planned <- if (is.function(method)) .dpstats_name(method) else method
+    args$family <- .family_of(args$family, if (identical(planned, "vertical_glm")) "vertical_glm" else "dp_glm", sys.call())
+  }
   if (!is.null(assume)) args$assume <- as.list(assume)
   if (!is.null(target)) args$target <- if (is.list(target) || !is.null(names(target))) as.list(target) else target
   mc <- match.call()

@@ -92,17 +92,24 @@
   res
 }
 
-# The public fills of dpstats.schema applied to the data columns the formula uses.
+# The public fills of dpstats.schema applied to the data columns the formula uses. A variable the formula
+# uses only as factor(x, levels = c(4, 6, 8)) is filled by its first declared level unless bounds give it
+# a midpoint; Python says which variables those are and their fill (dpstats.rbridge.level_fills_for_r).
 .public_fills <- function(data, f, args, method) {
   vars <- intersect(all.vars(stats::terms(f, data = data)), names(data))
   bounds <- args$bounds
   levels <- args$levels
   response <- if (length(f) == 3L && is.name(f[[2L]])) as.character(f[[2L]]) else ""
+  inline <- .dp_invoke("level_fills_for_r", list(formula = f), target = .dp_ensure_bridge())
   for (v in vars) {
     x <- data[[v]]
     miss <- is.na(x) | (is.numeric(x) & !is.finite(x))
     if (!any(miss)) next
-    if (is.logical(x)) {
+    pair <- if (is.list(bounds)) bounds[[v]] else if (is.numeric(bounds) && length(bounds) == 2L) bounds
+    if (!is.null(inline[[v]]) && is.null(pair)) {  # numeric by declaration, whatever its class in R
+      x <- if (is.numeric(x)) x else as.character(x)
+      x[miss] <- if (is.numeric(x)) inline[[v]] else as.character(inline[[v]])
+    } else if (is.logical(x)) {
       x[miss] <- FALSE
     } else if (is.factor(x) || is.character(x)) {
       lev <- if (!is.null(levels[[v]])) as.character(levels[[v]]) else if (is.factor(x)) levels(x) else sort(unique(x[!miss]))
@@ -110,7 +117,6 @@
     } else if (method == "dp_glm" && v == response) {
       x[miss] <- 0  # dp_glm's public fill of a 0/1 or count response (dpstats.methods.glm.response_fill)
     } else {
-      pair <- if (is.list(bounds)) bounds[[v]] else if (is.numeric(bounds) && length(bounds) == 2L) bounds
       if (is.null(pair)) next  # no public fill: the row is dropped, as in Python
       x[miss] <- mean(as.numeric(pair))
     }

@@ -264,6 +264,7 @@ coef.dp_result <- function(object, ...) {
 }
 
 predict.dp_result <- function(object, newdata, ...) {
+  .refuse_generic("predict", object, sys.call())  # a selection predicts nothing (R/refusals.R)
   if (missing(newdata) || is.null(newdata)) {
     .dp_abort(sprintf(paste("predict() needs newdata for a %s fit: a DP result keeps no rows of the data it was",
                             "fitted on (only released quantities), so there is nothing to predict for; call",

@@ -112,8 +112,46 @@ test_that("an argument of the wrong type is a parameter error, not a data error 
                class = "dpstats_privacy_parameter_error")
   expect_error(dp_gmm(~ ., data = iris[, 1:4], k = "2", eps = 1, delta = 1e-6, bounds = c(0, 10)),
                "k must be a whole number", class = "dpstats_privacy_parameter_error")
+  # a family not offered is refused in R, as the argument error R's help pages document (test-glm.R)
   expect_error(vertical_glm(y ~ x1 + x2, data = df, parties = list(a = "x1", b = "x2"), family = "foo"),
-               "family must be one of", class = "dpstats_privacy_parameter_error")
+               "does not fit family = foo", class = "dpstats_argument_error")
   # out of range for the design (d columns) stays a data error
   expect_error(dp_sis(y ~ ., data = df, eps = 1, k = 100, bounds = b), "out of range", class = "dpstats_data_error")
+})
+
+test_that("na.action = is mapped to na_action honestly or refused naming na_action, never ignored (audit item 4)", {
+  skip_if_no_dpstats()
+  b <- list(Ozone = c(0, 200), Solar.R = c(0, 350), Wind = c(0, 25), Temp = c(50, 100))
+  acc <- dp_accountant(eps = 10)
+  # na.omit, however given, is na_action = "omit": dp_lm needs the public n, so it refuses in the user's words
+  my_rule <- na.omit
+  for (rule in list(quote(na.omit), quote(stats::na.omit), "na.omit", quote(my_rule))) {
+    call <- bquote(dp_lm(Ozone ~ Wind + Temp, data = airquality, eps = 1, bounds = b, na.action = .(rule), accountant = acc))
+    expect_error(eval(call), "dp_lm cannot use na.action = na.omit \\(na_action = \"omit\"\\)",
+                 class = "dpstats_privacy_parameter_error")
+  }
+  # a door that can drop rows does, as lm's na.omit (n then private, a named step)
+  s <- suppressWarnings(dp_sis(Ozone ~ ., data = airquality, eps = 1, k = 2, bounds = c(0, 400), na.action = my_rule,
+                               seed = 1, accountant = acc))
+  expect_identical(s$py_call$na_action, "omit")
+  f <- suppressWarnings(dp_lm(Ozone ~ Wind + Temp, data = airquality, eps = Inf, na.action = na.omit))
+  expect_equal(coef(f), coef(lm(Ozone ~ Wind + Temp, data = airquality)), tolerance = 1e-8)
+  # every other rule, or na.action with a different na_action, is an argument error naming na_action
+  refused <- list(
+    list(quote(na.exclude), "pads fitted values and residuals"),
+    list("na.fail", "whether the call fails would depend on the rows"),
+    list(quote(na.pass), "keeps missing values in the fit"),
+    list(NULL, "options\\(\"na.action\"\\)"),
+    list(quote(function(d) d[complete.cases(d), ]), "none of R's rules")
+  )
+  for (r in refused) {
+    call <- bquote(dp_lm(Ozone ~ Wind + Temp, data = airquality, eps = 1, bounds = b, na.action = .(r[[1]]), accountant = acc))
+    e <- tryCatch(eval(call), error = identity)
+    expect_s3_class(e, "dpstats_argument_error")
+    expect_match(conditionMessage(e), r[[2]], info = r[[2]])
+    expect_match(conditionMessage(e), "Use na_action = \"fill\" .* or na_action = \"omit\"")
+  }
+  expect_error(dp_lm(Ozone ~ Wind + Temp, data = airquality, eps = 1, bounds = b, na.action = na.omit, na_action = "fill"),
+               "na_action = \"fill\" is given too", class = "dpstats_argument_error")
+  expect_identical(nrow(ledger(acc)), 1L)  # only dp_sis spent: every refusal came before any spend
 })

@@ -79,10 +79,10 @@ test_that("a DP fit predicts from its released coefficients and refuses the rest
   expect_error(fitted(fit), "diagnostics", class = "dpstats_error")
 })
 
-test_that("predict refuses data-dependent terms and unseen levels; factors use the training levels", {
+test_that("predict refuses terms recomputed on newdata and unseen levels; factors use the training levels", {
   skip_if_no_dpstats()
-  fit <- suppressWarnings(vertical_glm(mpg ~ poly(wt, 2) + hp, data = mtcars, parties = parties))
-  expect_error(predict(fit, mtcars[1:2, ]), "poly", class = "dpstats_error")
+  fit <- suppressWarnings(vertical_glm(mpg ~ I(wt - mean(wt)) + hp, data = mtcars, parties = parties))
+  expect_error(predict(fit, mtcars[1:2, ]), "mean\\(wt\\)", class = "dpstats_error")
   raw <- vertical_glm(mpg ~ poly(wt, 2, raw = TRUE) + hp, data = mtcars, parties = parties)
   expect_equal(predict(raw, mtcars[1:2, ]), predict(lm(mpg ~ poly(wt, 2, raw = TRUE) + hp, mtcars), mtcars[1:2, ]),
                tolerance = 1e-6)
@@ -162,9 +162,49 @@ test_that("dp_glm takes family as glm does: a name, a family object, the functio
                class = "dpstats_argument_error")
   expect_error(dp_glm(breaks ~ wool, data = warpbreaks, eps = Inf, family = poisson(link = "sqrt")), "canonical",
                class = "dpstats_argument_error")
-  expect_error(suppressWarnings(dp_glm(f, data = infert, eps = Inf, family = gaussian)), "family must be one of",
-               class = "dpstats_privacy_parameter_error")
-  expect_error(dp_glm(f, data = infert, eps = Inf, family = 1), "family must be binomial or poisson",
+  expect_error(dp_glm(f, data = infert, eps = Inf, family = gaussian), "does not fit family = gaussian.*dp_lm\\(\\)",
+               class = "dpstats_argument_error")
+  expect_error(dp_glm(f, data = infert, eps = Inf, family = 1),
+               "family must be one of the families dp_glm\\(\\) fits, binomial \\(logit link\\) and poisson \\(log link\\)",
+               class = "dpstats_argument_error")
+})
+
+test_that("a family dp_glm does not fit is an argument error naming the families offered, before anything is spent", {
+  skip_if_no_dpstats()
+  acc <- dp_accountant(eps = 5, delta = 1e-5)
+  offered <- "it offers binomial \\(logit link\\) and poisson \\(log link\\)"
+  cases <- list(
+    list(quote(dp_glm(breaks ~ wool + tension, data = warpbreaks, eps = 1, delta = 1e-6, family = "quasipoisson",
+                      bounds = list(breaks = c(0, 80)), accountant = acc)), "quasipoisson.*poisson gives the same coefficients"),
+    list(quote(dp_glm(breaks ~ wool + tension, data = warpbreaks, eps = 1, delta = 1e-6, family = quasipoisson(),
+                      accountant = acc)), "quasipoisson"),
+    list(quote(dp_glm(I(len > 20) ~ supp + dose, data = ToothGrowth, eps = 1, delta = 1e-6, family = quasibinomial,
+                      accountant = acc)), "quasibinomial.*binomial gives the same coefficients"),
+    list(quote(dp_glm(len ~ supp + dose, data = ToothGrowth, eps = 1, delta = 1e-6, family = Gamma, accountant = acc)),
+         "family = Gamma"),
+    list(quote(dp_glm(len ~ dose, data = ToothGrowth, eps = 1, delta = 1e-6, family = inverse.gaussian(), accountant = acc)),
+         "family = inverse.gaussian"),
+    list(quote(dp_glm(mpg ~ wt, data = mtcars, eps = 1, delta = 1e-6, family = "gaussian", accountant = acc)),
+         "family = gaussian.*for a linear model use dp_lm\\(\\)"),
+    list(quote(dp_glm(mpg ~ wt, data = mtcars, eps = Inf, family = "quasi")), "family = quasi")
+  )
+  for (case in cases) {
+    e <- tryCatch(eval(case[[1]]), error = identity)
+    expect_s3_class(e, "dpstats_argument_error")
+    expect_match(conditionMessage(e), case[[2]], info = deparse(case[[1]])[1])
+    expect_match(conditionMessage(e), offered, info = deparse(case[[1]])[1])
+    expect_match(conditionMessage(e), "given as a family object \\(binomial\\(\\)\\), the function \\(binomial\\) or its name")
+    expect_identical(conditionCall(e)[[1]], as.name("dp_glm"))
+  }
+  expect_identical(nrow(ledger(acc)), 0L)  # refused before any data was read or any budget spent
+  # dp_select_infer(infer = "glm") and dp_plan take family as dp_glm does; vertical_glm offers gaussian too
+  expect_error(dp_select_infer(mpg ~ wt + hp, data = mtcars, eps = 1, delta = 1e-6, infer = "glm", family = quasipoisson),
+               offered, class = "dpstats_argument_error")
+  expect_error(dp_plan("dp_glm", n = 500, p = 3, eps = 1, delta = 1e-6, family = "quasibinomial"), offered,
+               class = "dpstats_argument_error")
+  expect_error(vertical_glm(breaks ~ wool + tension, data = warpbreaks, parties = list(a = "wool", b = "tension"),
+                            family = quasipoisson),
+               "vertical_glm\\(\\) does not fit family = quasipoisson: it offers gaussian \\(identity link\\), binomial \\(logit link\\) and poisson",
                class = "dpstats_argument_error")
 })
 

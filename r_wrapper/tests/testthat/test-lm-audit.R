@@ -103,6 +103,34 @@ test_that("2. dp_glm at eps = Inf with NA filled: fitted and residuals have the 
   expect_equal(deviance(g), deviance(r), tolerance = 1e-6)
 })
 
+test_that("2. a numeric column used as factor(x, levels = c(...)) is filled by its first level in R as in Python", {
+  skip_if_no_dpstats()
+  # the fill Python gives (dpstats.formula.level_fills, asked through the bridge); R rebuilds the same rows
+  mt <- mtcars
+  mt$cyl[c(3, 10, 20)] <- NA
+  f <- inf_lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = mt)
+  expect_null(f$rows_not_kept)
+  filled <- mt
+  filled$cyl[is.na(filled$cyl)] <- 4
+  same_lm_methods(f, lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = filled))
+  expect_identical(nobs(f), 32L)
+  # ToothGrowth's dose as a factor of declared numeric levels, missing in two rows; a character column too
+  tg <- ToothGrowth
+  tg$dose[c(5, 40)] <- NA
+  g <- inf_lm(len ~ supp + factor(dose, levels = c(0.5, 1, 2)), data = tg)
+  tg_filled <- tg
+  tg_filled$dose[is.na(tg_filled$dose)] <- 0.5
+  same_lm_methods(g, lm(len ~ supp + factor(dose, levels = c(0.5, 1, 2)), data = tg_filled))
+  tg_chr <- transform(tg, dose = as.character(dose))
+  h <- inf_lm(len ~ supp + factor(dose, levels = c(0.5, 1, 2)), data = tg_chr)
+  expect_equal(fitted(h), fitted(g), tolerance = 1e-8)
+  # declared bounds win (the midpoint, as in Python): the fill is then 6, a level too
+  k <- inf_lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = mt, bounds = list(cyl = c(4, 8), wt = c(1, 6), mpg = c(10, 35)))
+  mid <- mt
+  mid$cyl[is.na(mid$cyl)] <- 6
+  same_lm_methods(k, lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = mid))
+})
+
 test_that("2. when the fit's rows cannot be rebuilt in R, the per-row methods refuse and say why", {
   skip_if_no_dpstats()
   f <- inf_lm(Ozone ~ Wind + Temp, data = airquality, bounds = list(Ozone = c(0, 170), Wind = c(0, 25), Temp = c(50, 100)))

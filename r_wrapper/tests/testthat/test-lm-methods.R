@@ -46,6 +46,32 @@ test_that("update() refits through the call, as for lm", {
   expect_false("wt" %in% sis2$terms)
 })
 
+test_that("update() of a fit given its data as a value asks for data = again, naming the call (audit item 5)", {
+  skip_if_no_dpstats()
+  fit <- suppressWarnings(do.call(dp_lm, list(mpg ~ wt, data = mtcars, eps = Inf)))
+  expect_identical(fit$call$data, as.name("<data frame>"))  # printed output never carries the data
+  e <- tryCatch(update(fit, . ~ . + hp), error = identity)
+  expect_s3_class(e, "dpstats_argument_error")
+  expect_match(conditionMessage(e), "update() needs data = again", fixed = TRUE)
+  expect_match(conditionMessage(e), "Give it again: update(fit, . ~ . + hp, data = df), with df your data frame.",
+               fixed = TRUE)
+  expect_identical(deparse(conditionCall(e)), "update(fit, . ~ . + hp)")
+  # with the data given again it refits, as lm's update; evaluate = FALSE gives the call
+  big <- suppressWarnings(update(fit, . ~ . + hp, data = mtcars))
+  expect_equal(coef(big), coef(lm(mpg ~ wt + hp, data = mtcars)), tolerance = 1e-8)
+  expect_identical(deparse(update(fit, . ~ . + hp, data = mtcars, evaluate = FALSE)),
+                   "dp_lm(formula = mpg ~ wt + hp, data = mtcars, eps = Inf)")
+  # a name the call keeps that is not found where update() is called (Map's d) is asked for the same way
+  fits <- Map(function(d) suppressWarnings(dp_lm(mpg ~ wt, data = d, eps = Inf)), split(mtcars, mtcars$am))
+  expect_error(update(fits[[1]], . ~ . + hp), "the fit's call holds data = d, which is not data found here",
+               class = "dpstats_argument_error")
+  # dp_bh's p-values passed as a value: p_values = again
+  bh <- do.call(dp_bh, list(c(1e-9, 0.2, 0.5, 0.9), q = 0.1, eps = 1, seed = 1))
+  expect_error(update(bh, q = 0.2), "update(bh, q = 0.2, p_values = p), with p your p-values", fixed = TRUE,
+               class = "dpstats_argument_error")
+  expect_s3_class(update(bh, q = 0.2, p_values = c(1e-9, 0.2, 0.5, 0.9)), "dp_bh")
+})
+
 test_that("formula(fit) expands `.` over the data the fit was given, as lm's, for dp_lm and dp_glm", {
   skip_if_no_dpstats()
   fit_in <- function(fitter, f, ...) {  # data local to a function; the formula also as a string

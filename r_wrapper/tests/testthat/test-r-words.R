@@ -12,6 +12,7 @@ test_that("Python literals are rewritten to R", {
   expect_identical(w("must be finite with lo < hi, got (10.0, -10.0)."), "must be finite with lo < hi, got c(10, -10).")
   expect_identical(w("must be one of ['dp_sis', 'dp_lm'], got 'foo'."), "must be one of c(\"dp_sis\", \"dp_lm\"), got \"foo\".")
   expect_identical(w("e.g. bounds={'x': (0, 10), ...}"), "e.g. bounds = list(x = c(0, 10), ...)")
+  expect_identical(w("e.g. bounds={'poly(wt, 2)1': (lo, hi)}"), "e.g. bounds = list(`poly(wt, 2)1` = c(lo, hi))")
   expect_identical(w("e.g. eps=1.0 or strict=True"), "e.g. eps = 1 or strict = TRUE")
   expect_identical(w("value -1.0 at index 0 (H1)"), "value -1 at position 1 (H1)")
   expect_identical(w("p must lie in [0, 1]; gamma must be in [0.0, 1.0); q in (0, 1)"),

@@ -1,0 +1,186 @@
+# R generics that do not apply to a result, refused in one place: the table below says, for each
+# generic and each kind of result, why it does not apply and what to use instead. A refusal is a
+# condition of class dpstats_not_applicable_error (the generic has no meaning for the result) or
+# dpstats_not_released_error (it would need values computed from the rows that the fit does not
+# release), both dpstats_error. Each method below asks the table first; a result the table does not
+# name goes on to the next method (a regression's own, or R's default), so the methods of the classes
+# that answer (vcov.dp_lm, fitted.dp_glm, ...) are untouched.
+
+.selections <- c("dp_sis", "dp_two_stage", "dp_knockoff", "dp_felp", "dp_bh")
+.regressions <- c("dp_lm", "dp_glm", "dp_select_infer", "dp_vertical_glm")
+.influence_generics <- c("influence", "hatvalues", "cooks.distance", "rstandard", "rstudent", "dfbeta", "dfbetas")
+
+# One row: the generics it covers, the classes (and, with dp_only, only their DP fits), the condition's
+# class, why it does not apply and what to use instead.
+.refusal <- function(generics, classes, why, instead, class = "dpstats_not_applicable_error", dp_only = FALSE) {
+  list(generics = generics, classes = classes, why = why, instead = instead, class = class, dp_only = dp_only)
+}
+
+.not_a_model <- "it is a selection (released scores or statistics and the set chosen), not a fitted model"
+
+.refusals <- list(
+  .refusal("augment", .regressions,
+           paste("augment() adds per-row columns (.fitted, .resid, .hat, .cooksd) computed from the data: a DP fit",
+                 "releases none of them, and dpstats computes leverages for no fit"),
+           paste("use predict(fit, newdata = df) on data you hold; at eps = Inf fitted(fit) and residuals(fit) answer",
+                 "as lm's, and broom::augment(lm(formula(fit), data = df)) (glm() for dp_glm) gives the rest")),
+  .refusal("augment", "dp_gmm", "augment() adds per-row columns, and a dp_gmm fit keeps no rows",
+           "use predict(fit, newdata = df) for each row's most probable component on data you hold"),
+  .refusal(c("augment", "fitted", "residuals", .influence_generics, "deviance", "logLik", "extractAIC", "predict"),
+           .selections, paste0(.not_a_model, ", so it has no per-row values, residuals, likelihood or predictions"),
+           "use tidy(fit) for one row per candidate; to fit the selected terms, dp_select_infer() (select, then fit with intervals on other rows)"),
+  .refusal("plot", "dp_result",
+           "R's plot() of a fit draws residual diagnostics, per-row values a DP fit does not release, and dpstats draws no base-graphics figure",
+           paste("report(fit, \"fit.html\") draws the method's figures from released values; at eps = Inf,",
+                 "plot(lm(formula(fit), data = df)) draws lm's diagnostics")),
+  .refusal(.influence_generics, c(.regressions, "dp_gmm"),
+           paste("influence measures (leverages, deleted residuals, Cook's distances) are per-row values of the data:",
+                 "a DP fit releases none, and dpstats computes them for no fit"),
+           paste("at eps = Inf, influence.measures(lm(formula(fit), data = df)) (glm() for dp_glm); a DP analysis has",
+                 "no private influence diagnostics")),
+  .refusal("vcov", .selections, paste0(.not_a_model, ": no estimates with standard errors are released"),
+           "dp_select_infer() selects and then fits the selected terms with intervals; vcov() of that fit"),
+  .refusal("vcov", "dp_gmm", "the mixture's weights, means and covariances are released without a covariance of their estimates",
+           "coef(fit) gives the released weights and means"),
+  .refusal(c("fitted", "residuals"), "dp_gmm", "each row's component is a per-row value computed from the data, which a DP fit neither keeps nor releases",
+           "use predict(fit, newdata = df) on data you hold", class = "dpstats_not_released_error"),
+  .refusal(c("deviance", "logLik", "extractAIC"), "dp_gmm",
+           "the mixture's log-likelihood is a function of the raw data and is not released",
+           "compare mixtures by their released parameters (coef(fit), tidy(fit))", class = "dpstats_not_released_error"),
+  .refusal(c("fitted", "residuals"), "dp_select_infer",
+           "fitted values and residuals are per-row values computed from the data, and a DP fit does not release them",
+           "use predict(fit, newdata = df) on data you hold (post-processing of the released coefficients)",
+           class = "dpstats_not_released_error"),
+  .refusal(c("deviance", "logLik", "extractAIC"), c("dp_lm", "dp_glm", "dp_select_infer"),
+           "the deviance and the log-likelihood are functions of the raw data and are not released by a DP fit",
+           "compare terms with confint(fit) or tidy(fit); for a non-private reference, fit lm()/glm() on data you hold",
+           class = "dpstats_not_released_error", dp_only = TRUE),
+  .refusal("extractAIC", "dp_vertical_glm",
+           "step(), drop1() and add1(), which call extractAIC(), would refit sub-models across the parties, which vertical_glm does not offer",
+           "AIC(fit) and BIC(fit) of a non-private fit (its logLik() is glm's); refit each model you compare"),
+  .refusal("anova", "dp_result",
+           "its sums of squares and deviances are functions of the raw data (for a DP fit they are not released)",
+           "compare terms with confint(fit) or tidy(fit); for a non-private reference, anova(lm(formula(fit), data))",
+           class = "dpstats_not_released_error")
+)
+
+# The table's row for `generic` and this result, or NULL.
+.refusal_for <- function(generic, object) {
+  for (row in .refusals) {
+    if (generic %in% row$generics && inherits(object, row$classes) && (!row$dp_only || .is_dp_fit(object))) return(row)
+  }
+  NULL
+}
+
+# Refuse `generic` for `object` when the table names it; otherwise return invisibly (the caller goes on).
+# `call`: the method's own call, shown as the generic's (vcov(fit), not vcov.dp_result(fit)).
+.refuse_generic <- function(generic, object, call) {
+  row <- .refusal_for(generic, object)
+  if (is.null(row)) return(invisible(NULL))
+  if (is.call(call)) call[[1L]] <- as.name(generic)
+  method <- if (is.character(object$method)) object$method else class(object)[1]
+  what <- if (identical(row$class, "dpstats_not_released_error") && .is_dp_fit(object)) "a DP" else "a"
+  .dp_abort(sprintf("%s() is not available for %s %s result: %s. Instead: %s.", generic, what, method, row$why,
+                    row$instead), row$class, call)
+}
+
+augment.dp_result <- function(x, ...) {
+  .refuse_generic("augment", x, sys.call())
+  NextMethod()
+}
+
+plot.dp_result <- function(x, y, ...) {
+  .refuse_generic("plot", x, sys.call())
+  NextMethod()
+}
+
+influence.dp_result <- function(model, ...) {
+  .refuse_generic("influence", model, sys.call())
+  NextMethod()
+}
+
+hatvalues.dp_result <- function(model, ...) {
+  .refuse_generic("hatvalues", model, sys.call())
+  NextMethod()
+}
+
+cooks.distance.dp_result <- function(model, ...) {
+  .refuse_generic("cooks.distance", model, sys.call())
+  NextMethod()
+}
+
+rstandard.dp_result <- function(model, ...) {
+  .refuse_generic("rstandard", model, sys.call())
+  NextMethod()
+}
+
+rstudent.dp_result <- function(model, ...) {
+  .refuse_generic("rstudent", model, sys.call())
+  NextMethod()
+}
+
+dfbeta.dp_result <- function(model, ...) {
+  .refuse_generic("dfbeta", model, sys.call())
+  NextMethod()
+}
+
+dfbetas.dp_result <- function(model, ...) {
+  .refuse_generic("dfbetas", model, sys.call())
+  NextMethod()
+}
+
+vcov.dp_result <- function(object, ...) {
+  .refuse_generic("vcov", object, sys.call())
+  NextMethod()
+}
+
+fitted.dp_result <- function(object, ...) {
+  .refuse_generic("fitted", object, sys.call())
+  NextMethod()
+}
+
+residuals.dp_result <- function(object, ...) {
+  .refuse_generic("residuals", object, sys.call())
+  NextMethod()
+}
+
+deviance.dp_result <- function(object, ...) {
+  .refuse_generic("deviance", object, sys.call())
+  NextMethod()
+}
+
+logLik.dp_result <- function(object, ...) {
+  .refuse_generic("logLik", object, sys.call())
+  NextMethod()
+}
+
+extractAIC.dp_result <- function(fit, scale = 0, k = 2, ...) {
+  .refuse_generic("extractAIC", fit, sys.call())
+  NextMethod()
+}
+
+anova.dp_result <- function(object, ...) {
+  .refuse_generic("anova", object, sys.call())
+}
+
+# terms(fit) as lm's: the terms of formula(fit) (fit$terms holds the design's column names). step(),
+# drop1() and add1() read it, with extractAIC(), to refit sub-models through update().
+terms.dp_result <- function(x, ...) stats::terms(formula(x))
+
+# extractAIC() of a non-private fit as R's for lm and glm: the equivalent degrees of freedom and AIC
+# up to lm's constant (RSS-based) or glm's own AIC; a DP fit is refused by the table (the deviance is
+# not released), so step() and drop1() run on eps = Inf fits only.
+extractAIC.dp_lm <- function(fit, scale = 0, k = 2, ...) {
+  .refuse_generic("extractAIC", fit, sys.call())
+  n <- nobs(fit)
+  edf <- n - df.residual(fit)
+  rss <- deviance(fit)
+  dev <- if (scale > 0) rss / scale - n else n * log(rss / n)
+  c(edf, dev + k * edf)
+}
+
+extractAIC.dp_glm <- function(fit, scale = 0, k = 2, ...) {
+  .refuse_generic("extractAIC", fit, sys.call())
+  edf <- nobs(fit) - df.residual(fit)
+  c(edf, stats::AIC(fit) + (k - 2) * edf)
+}
