@@ -8,13 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engines import InMemoryData
-from ..privacy.bounds import Bounds
+from ..privacy.bounds import Bounds, declared_bounds, design_box
 from .. import engines
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
 from ..geometry import Box
 from ..methods import felp as m
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult, felp_oc

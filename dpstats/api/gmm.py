@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engines import InMemoryData
-from ..privacy.bounds import Bounds
+from ..privacy.bounds import Bounds, declared_bounds, design_box
 from .. import engines
 from ..errors import DataWarning, caller_stacklevel
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
@@ -22,7 +22,6 @@ from ..geometry import Box, range_box
 from ..methods import gmm as m
 from ..methods.gmm.model import map_assign
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.gmm import GMMResult, mixture_oc

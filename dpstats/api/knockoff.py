@@ -16,21 +16,17 @@ from typing import Any
 import numpy as np
 
 from ..engines import Data
-from ..privacy.bounds import RowNormBound
+from ..privacy.bounds import RowNormBound, is_auto, row_norm_bound
 from ..errors import PrivacyParameterError
 from .. import engines
 from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
-from ..methods.knockoff import filter as ko
-from ..methods.knockoff import mechanism as kd
-from ..methods.knockoff import planning as kp
+from ..methods.knockoff import filter as ko, mechanism as kd, planning as kp
 from ..methods.knockoff.options import KnockoffOptions
-from ..privacy.bounds import is_auto, row_norm_bound
-from ..simulate import knockoff as ks
+from ..simulate import knockoff as ks, RELEASED, Assume
 from ..simulate.knockoff import FIGURE1_NS, simulate_knockoff  # noqa: F401 (public names, kept importable here)
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..simulate import RELEASED, Assume
 from ..results.base import OperatingCharacteristics
 from ..results.knockoff import KnockoffResult
 from ..stats import row_clipped_gram

@@ -15,13 +15,12 @@ from typing import Any
 import numpy as np
 
 from ..engines import Data
-from ..privacy.bounds import Bounds
+from ..privacy.bounds import Bounds, PrivateBounds, declared_bounds, design_box
 from ..formula import INTERCEPT, missing_counts, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
 from ..methods._aliased import LM_TOL, estimable_columns
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import PrivateBounds, declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import LMResult, fit_fields

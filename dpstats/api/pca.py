@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engines import Data
-from ..privacy.bounds import Bounds
+from ..privacy.bounds import Bounds, declared_bounds, design_box
 from ..formula import missing_counts, refuse_offset
 from ..geometry import Box, range_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.pca import PrivatePCA
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement

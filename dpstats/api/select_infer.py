@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..engines import InMemoryData
-from ..privacy.bounds import Bounds
+from ..privacy.bounds import Bounds, design_box, is_auto, public_column_bounds
 from .. import engines
 from ..errors import DataError, NonPrivateWarning
 from ..formula import ModelFrame, missing_counts, model_frame, r_names
@@ -25,7 +25,6 @@ from ..formula import ModelFrame, missing_counts, model_frame, r_names
 from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import design_box, is_auto, public_column_bounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engines import Data
-from ..privacy.bounds import Bounds
+from ..privacy.bounds import Bounds, declared_bounds, design_box
 from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import resolve_box
 from ..methods import sis as m
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..privacy.topk import largest_class_noise, recovery_curve

@@ -13,15 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engines import InMemoryData
-from ..privacy.bounds import Bounds
+from ..privacy.bounds import Bounds, declared_bounds, design_box, is_auto
 from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import check_bounds_form, resolve_box
-from ..methods import sis as sis_m
-from ..methods import two_stage as m
+from ..methods import sis as sis_m, two_stage as m
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import declared_bounds, design_box, is_auto
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import OperatingCharacteristics

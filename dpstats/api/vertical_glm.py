@@ -22,13 +22,12 @@ from typing import Any
 import numpy as np
 
 from ..engines import Data, InMemoryData
-from ..privacy.bounds import Bounds
+from ..privacy.bounds import Bounds, declared_bounds
 from ..errors import DataError, PrivacyParameterError
 from ..formula import ModelFrame, missing_counts
 from ..methods import privreg as m
 from ..methods._aliased import GLM_TOL, estimable_columns, refuse_aliased
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import declared_bounds
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
