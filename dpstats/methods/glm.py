@@ -412,6 +412,11 @@ def _assumptions(resp: Response) -> list[str]:
         out.append(
             f"every fitted mean lies below the declared count bound Y = {resp.top:g} (the loss is truncated there)"
         )
+    elif resp.family == "binomial" and resp.top == 1.0 and math.isfinite(resp.r_max):
+        out.append(  # R's glm stops on such a value; a check on the rows would be a release
+            "the response is 0/1: any other value is clipped to [0, 1] and no output says whether one was "
+            "(counts need cbind(successes, failures) or family = poisson)"
+        )
     return out
 
 
