@@ -85,6 +85,7 @@ __all__ = [
     "raise_constant",
     "factor_columns",
     "missing_counts",
+    "declares_levels",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -398,13 +399,11 @@ def level_fills(formula: str) -> dict[str, float]:
     elsewhere: set[str] = set()
 
     def walk(node: Node) -> None:
-        if call_name(node) in ("factor", "ordered"):
+        levels = _levels_arg(node)
+        if levels is not None:
             x = [a for name, a in node.args if name in (None, "x")][:1]
-            levels = [a for name, a in node.args if name == "levels"] or [
-                a for name, a in node.args if name is None
-            ][1:2]
-            if x and x[0].kind == "name" and levels:
-                first.setdefault(x[0].value, []).append(_first_number(levels[0]))
+            if x and x[0].kind == "name":
+                first.setdefault(x[0].value, []).append(_first_number(levels))
                 return  # levels= and labels= are constants
         if node.kind == "name":
             elsewhere.add(node.value)
@@ -419,6 +418,35 @@ def level_fills(formula: str) -> dict[str, float]:
         for name, values in first.items()
         if name not in elsewhere and values[0] is not None and len(set(values)) == 1
     }
+
+
+def declares_levels(expression: str) -> bool:
+    """Whether ``expression`` is ``factor(x, levels = ...)`` or ``ordered(x, levels = ...)``: a factor whose
+    levels the formula declares, public as ``levels=`` is (values outside them are missing, as in R).
+
+    From the text alone, never the rows.
+
+    Examples
+    --------
+    >>> declares_levels("factor(cls, levels = c(0, 1))"), declares_levels("ordered(g, c(3, 4, 5))")
+    (True, True)
+    >>> declares_levels("factor(cls)"), declares_levels("cls")
+    (False, False)
+    """
+    try:
+        return _levels_arg(parse(expression)) is not None
+    except FormulaError:
+        return False
+
+
+def _levels_arg(node: Node) -> Node | None:
+    """The levels argument of a ``factor()`` or ``ordered()`` call (by name, or R's second positional
+    argument), else None."""
+    if call_name(node) not in ("factor", "ordered"):
+        return None
+    named = [a for name, a in node.args if name == "levels"]
+    positional = [a for name, a in node.args if name is None][1:2]
+    return (named or positional or [None])[0]
 
 
 def _first_number(node: Node) -> float | None:
