@@ -370,16 +370,41 @@ def test_nonprivate_reference_drops_incomplete_rows_as_r_lm_and_private_fit_refu
 
 def test_a_private_sigma_floored_at_zero_is_printed_as_not_resolved():
     """At eps = 0.5 and n = 2000 (seed 1) the residual sum of squares from the noisy yᵀy falls below 0
-    and σ̂ is floored at 0: summary.lm's line then says so instead of printing an exact-looking 0."""
+    and σ̂ is floored: summary.lm's line then says so, and sigma is NaN (R's sigma() NA) instead of an
+    exact-looking 0."""
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.uniform(-1, 1, 2000)})
     df["y"] = 1 + 2 * df.x + rng.normal(0, 0.5, 2000)
     fit = dp.dp_lm(
         "y ~ x", df, eps=0.5, delta=1e-6, bounds={"x": (-1, 1), "y": (-3, 5)}, n_boot=200, random_state=1
     )
-    assert fit.sigma == 0.0
+    assert math.isnan(fit.sigma) and math.isnan(fit.glance()["sigma"].iloc[0])
+    assert fit.to_dict()["outputs"]["sigma"] is None  # JSON's null, R's NA
     line = next(ln for ln in str(fit).splitlines() if ln.startswith("Residual standard error"))
     assert line.startswith("Residual standard error: not resolved at this eps on 1998 degrees of freedom")
+
+
+@pytest.mark.r
+def test_a_private_sigma_is_post_processing_shown_alike_in_every_channel(rpy2_robjects):
+    """σ̂ of a DP fit comes from the released statistics and the public n (the outside R audit, item 9: R
+    said "not released" where Python printed it).  Every channel shows the one value; at eps = 1e6 (noise
+    sd about 0.005 per unit-box entry, ridge 0) it is R's sigma(lm(...)) on quakes within 2% (seed 2;
+    measured 0.3% when written)."""
+    from dpstats.rbridge import to_pandas
+
+    quakes = to_pandas(rpy2_robjects.r("quakes"))
+    bounds = {"mag": (4, 6.5), "stations": (10, 135), "depth": (40, 680)}
+    ref = float(rpy2_robjects.r("sigma(lm(mag ~ stations + depth, quakes))")[0])
+    for eps, rel in ((2.0, None), (1e6, 0.02)):
+        fit = dp.dp_lm(
+            "mag ~ stations + depth", quakes, eps=eps, delta=1e-6, bounds=bounds, n_boot=200, random_state=2
+        )
+        assert math.isfinite(fit.sigma) and fit.sigma > 0
+        assert fit.glance()["sigma"].iloc[0] == fit.sigma == fit.to_dict()["outputs"]["sigma"]
+        line = f"Residual standard error: {fit.sigma:.4g} on 997 degrees of freedom (from the released yᵀy)"
+        assert line in str(fit).splitlines() and line in str(fit.summary()).splitlines()
+        if rel is not None:
+            assert fit.sigma == pytest.approx(ref, rel=rel)
 
 
 # ---- errors before warnings (the outside R audit, models item 4): a call refused for its formula or

@@ -37,7 +37,10 @@ class LMResult(DPResult):
         The bootstrap's calibrated coefficients θ̃, the centre of the intervals
         (:mod:`dpstats.methods.lm`); None at eps = inf.
     sigma : float
-        Residual standard error from the released statistics (original units).
+        Residual standard error σ̂ (original units).  Under eps < inf it is post-processing of the
+        released statistics (their yᵀy, Xᵀy, XᵀX and the estimates) and the public n, so it is shown as
+        summary.lm shows it; NaN where the residual sum of squares from them fell below 0 (floored:
+        the noise on yᵀy swamps the residual variance at this eps).
     df_residual : int or None
         n − k; None where n is private (rows dropped, or add/remove one row).
     conf_level : float
@@ -180,15 +183,15 @@ class LMResult(DPResult):
         return lines
 
     def _sigma_line(self) -> str:
-        """σ̂ as summary.lm prints it; a private σ̂ of 0 says why: the residual sum of squares from the
+        """σ̂ as summary.lm prints it; a private σ̂ of NaN says why: the residual sum of squares from the
         released yᵀy fell below 0 and was floored (the noise on yᵀy swamps the residual variance at this
-        eps), not that the fit is exact."""
+        eps)."""
         df = f"on {self.df_residual} degrees of freedom"
         if self.df_residual is None:
             df = "(degrees of freedom not shown: n is private)"
         if self.inference.startswith("classical"):
             return f"Residual standard error: {self.sigma:.4g} {df}"
-        if self.sigma == 0:
+        if math.isnan(self.sigma):
             return (
                 f"Residual standard error: not resolved at this eps {df} (the residual sum of squares "
                 "from the released yᵀy is below 0, floored)"

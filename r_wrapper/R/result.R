@@ -18,8 +18,8 @@ summary.dp_result <- function(object, ...) {
 # summary.lm's and summary.glm's components, so that coef(summary(fit)), summary(fit)$sigma and
 # $r.squared work: the coefficient matrix (the released table), df, and for a non-private fit
 # (eps = Inf) sigma, r.squared, adj.r.squared and fstatistic as lm computes them (glm: deviance, aic,
-# null.deviance, df.null). A DP fit releases no residual standard error and no R^2: those are NA
-# (not released), never computed in R from the data.
+# null.deviance, df.null). A DP lm fit's sigma is the one Python computes from the released statistics
+# (sigma.dp_lm); it releases no R^2: NA (not released), never computed in R from the data.
 .lm_summary_parts <- function(object, td, g) {
   if (is.null(td$term) || is.null(td$estimate)) return(list())
   z <- .is_glm_fit(object) || (inherits(object, "dp_vertical_glm") && !identical(object$outputs$family, "gaussian"))
@@ -40,7 +40,7 @@ summary.dp_result <- function(object, ...) {
                        df.null = if (private) NA_integer_ else as.integer(gv("df.null")))))
   }
   if (private) {
-    return(c(out, list(sigma = NA_real_, r.squared = NA_real_, adj.r.squared = NA_real_)))
+    return(c(out, list(sigma = .released_sigma(object), r.squared = NA_real_, adj.r.squared = NA_real_)))
   }
   f <- gv("statistic")
   c(out, list(sigma = gv("sigma"), r.squared = gv("r.squared"), adj.r.squared = gv("adj.r.squared"),
@@ -68,12 +68,6 @@ print.summary.dp_result <- function(x, ...) {
     lines <- .replace_block(lines, "^Privacy statement:$", function(block) {
       c(block[1], .wrap(.join_wrapped(trimws(block[-1])), 2L, 2L))  # one paragraph, reflowed
     })
-    if (.is_bootstrap_fit(x)) {
-      lines <- sub("^Residual standard error: .* on ([0-9]+) degrees of freedom.*$",
-                   "Residual standard error: not released by a DP fit (\\1 residual degrees of freedom)", lines)
-      lines <- sub("^Residual standard error: .*\\(degrees of freedom not shown: n is private\\).*$",
-                   "Residual standard error: not released by a DP fit (degrees of freedom not shown: n is private)", lines)
-    }
   }
   .with_r_call(paste(.wrap_prose(.r_literals(lines)), collapse = "\n"), x$call)
 }
@@ -352,8 +346,8 @@ glance.dp_result <- function(x, ...) {
     extra <- .fit_statistics(x)
     g <- cbind(as.data.frame(extra), g[setdiff(names(g), names(extra))])
     g <- .broom_frame(g, .broom_order$glance)
-  } else if (inherits(x, "dp_lm") && "sigma" %in% names(g)) {
-    g$sigma <- NA_real_  # not released by a DP fit (see sigma())
+  } else if (inherits(x, c("dp_lm", "dp_select_infer")) && "sigma" %in% names(g)) {
+    g$sigma <- .released_sigma(x)  # a double, NA where not resolved (JSON's null would make it logical)
   }
   if (inherits(x, "dp_select_infer") && "nobs" %in% names(g) && !is.na(g$nobs)) g$nobs <- nobs(x)  # part B's rows
   .as_tibble(g)

@@ -41,7 +41,7 @@ test_that("prints and summaries show no Python literals and fit the console widt
   expect_true(any(grepl("Pr(boot)", si, fixed = TRUE)))
 })
 
-test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit says sigma is not released", {
+test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit's unresolved sigma says so", {
   skip_if_no_dpstats()
   fit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), data = mtcars, eps = Inf))
   ref <- lm(mpg ~ wt + factor(cyl), data = mtcars)
@@ -52,7 +52,7 @@ test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit says sigma
   dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
               bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
   out <- paste(capture.output(print(dp)), collapse = "\n")
-  expect_match(out, "Residual standard error: not released")
+  expect_match(out, "Residual standard error: not resolved at this eps on 29 degrees of freedom")  # 32 rows, eps = 1
   expect_false(grepl("Residual standard error: 0", out))
   gl <- vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial)
   want <- capture.output(printCoefmat(coef(summary(glm(am ~ wt + hp, binomial, mtcars))),
