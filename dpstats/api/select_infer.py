@@ -46,6 +46,7 @@ FIT_FIELDS = (
     "inference",
     "noise",
     "intercept",
+    "calibrated_estimates",  # what part B's statistics, p-values and intervals are about
 )
 
 

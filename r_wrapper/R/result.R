@@ -23,10 +23,13 @@ summary.dp_result <- function(object, ...) {
 .lm_summary_parts <- function(object, td, g) {
   if (is.null(td$term) || is.null(td$estimate)) return(list())
   z <- .is_glm_fit(object) || (inherits(object, "dp_vertical_glm") && !identical(object$outputs$family, "gaussian"))
-  stat <- if (.is_bootstrap_fit(object)) c("Est./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
+  boot <- .is_bootstrap_fit(object)
+  stat <- if (boot) c("Cal./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
   col <- function(nm) if (is.null(td[[nm]])) rep(NA_real_, nrow(td)) else as.numeric(td[[nm]])
   cm <- cbind(col("estimate"), col("std.error"), col("statistic"), col("p.value"))
   dimnames(cm) <- list(as.character(td$term), c("Estimate", "Std. Error", stat))
+  # summary.lm's four columns where tools read them by position; a bootstrap fit adds the estimate they are about
+  if (boot) cm <- cbind(cm, Calibrated = col("calibrated"))
   rdf <- object$outputs$df_residual
   rdf <- if (is.null(rdf) || is.na(rdf)) NA_integer_ else as.integer(rdf)
   p <- nrow(cm)
@@ -115,16 +118,20 @@ print.summary.dp_result <- function(x, ...) {
   if (all(is.na(td$std.error))) {
     m <- cbind(Estimate = td$estimate)
     if (!is.null(td$noise.sd)) m <- cbind(m, "Noise SD" = td$noise.sd)  # a DP vertical_glm: sd of each noise
+  } else if (.is_bootstrap_fit(x) && !is.null(td$calibrated)) {
+    # the calibrated bootstrap: Std. Error, Cal./SE, Pr(boot) and the interval are Calibrated's (the note below)
+    m <- cbind(td$estimate, td$calibrated, td$std.error, td$statistic, td$p.value)
+    colnames(m) <- c("Estimate", "Calibrated", "Std. Error", "Cal./SE", "Pr(boot)")
   } else {
     m <- cbind(td$estimate, td$std.error, td$statistic, td$p.value)
     z <- .is_glm_fit(x) || (inherits(x, "dp_vertical_glm") && !identical(x$outputs$family, "gaussian"))
-    colnames(m) <- if (.is_bootstrap_fit(x)) {
-      c("Estimate", "Std. Error", "Est./SE", "Pr(boot)")  # calibrated bootstrap: see "Intervals" below
-    } else if (z) c("Estimate", "Std. Error", "z value", "Pr(>|z|)") else c("Estimate", "Std. Error", "t value", "Pr(>|t|)")
+    colnames(m) <- if (z) c("Estimate", "Std. Error", "z value", "Pr(>|z|)") else c("Estimate", "Std. Error", "t value", "Pr(>|t|)")
   }
   rownames(m) <- td$term
-  out <- utils::capture.output(stats::printCoefmat(m, digits = max(3L, getOption("digits") - 3L), na.print = "NA",
-                                                   has.Pvalue = ncol(m) == 4L, P.values = ncol(m) == 4L))
+  tests <- ncol(m) >= 4L
+  args <- list(m, digits = max(3L, getOption("digits") - 3L), na.print = "NA", has.Pvalue = tests, P.values = tests)
+  if (ncol(m) == 5L) args <- c(args, list(cs.ind = 1:3, tst.ind = 4L))  # Calibrated is formatted as Estimate
+  out <- utils::capture.output(do.call(stats::printCoefmat, args))
   c("Coefficients:", out)
 }
 
@@ -269,7 +276,8 @@ glance <- function(x, ...) UseMethod("glance")
                   noise_sd = "noise.sd",
                   df_residual = "df.residual", null_deviance = "null.deviance", df_null = "df.null",
                   r_squared = "r.squared", adj_r_squared = "adj.r.squared", loglik = "logLik", n = "nobs")
-.broom_order <- list(tidy = c("term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"),
+.broom_order <- list(tidy = c("term", "estimate", "calibrated", "std.error", "statistic", "p.value", "conf.low",
+                              "conf.high"),
                      glance = c("r.squared", "adj.r.squared", "sigma", "statistic", "p.value", "df", "null.deviance",
                                 "df.null", "logLik", "AIC", "BIC", "deviance", "df.residual", "nobs"))
 
@@ -332,7 +340,7 @@ tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, exponentiate =
       .dp_abort(sprintf("tidy(exponentiate = TRUE): a %s result has no regression coefficients to exponentiate.",
                         x$method), "dpstats_argument_error", sys.call())
     }
-    for (col in intersect(c("estimate", "conf.low", "conf.high"), names(td))) td[[col]] <- exp(td[[col]])
+    for (col in intersect(c("estimate", "calibrated", "conf.low", "conf.high"), names(td))) td[[col]] <- exp(td[[col]])
   }
   .as_tibble(td)
 }

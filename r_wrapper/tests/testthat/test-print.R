@@ -60,6 +60,33 @@ test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit's unresolv
   expect_true(all(want %in% capture.output(print(gl))))
 })
 
+test_that("a DP dp_lm shows the calibrated estimate its Std. Error, test and interval are about", {
+  # The outside R audit, item 4: Estimate (the ridge estimate) sat beside an Est./SE, p-value and interval
+  # of another estimate. The row now holds Calibrated, and Cal./SE = Calibrated / Std. Error; the pivot
+  # interval holds Calibrated. quakes at eps = 2, seed 2 (ridge > 0).
+  skip_if_no_dpstats()
+  b <- list(mag = c(4, 6.5), stations = c(10, 135), depth = c(40, 680))
+  fit <- dp_lm(mag ~ stations + depth, data = quakes, eps = 2, delta = 1e-6, bounds = b, n_boot = 200, seed = 2)
+  td <- tidy(fit)
+  expect_identical(names(td), c("term", "estimate", "calibrated", "std.error", "statistic", "p.value", "conf.low",
+                                "conf.high"))
+  expect_identical(td$estimate, unname(coef(fit)))
+  expect_equal(td$statistic, td$calibrated / td$std.error, tolerance = 1e-12)
+  expect_true(all(td$conf.low <= td$calibrated & td$calibrated <= td$conf.high))
+  expect_identical(unname(confint(fit)), unname(cbind(td$conf.low, td$conf.high)))
+  out <- capture.output(print(fit))
+  i <- match("Coefficients:", out)
+  expect_match(out[i + 1], "^ +Estimate +Calibrated +Std. Error +Cal./SE +Pr\\(boot\\)")
+  expect_true(any(grepl("^Calibrated: Estimate \\(coef\\(\\), the ridge estimate\\)", out)))
+  cm <- coef(summary(fit))  # summary.lm's four columns by position (tools read them so), then Calibrated
+  expect_identical(colnames(cm), c("Estimate", "Std. Error", "Cal./SE", "Pr(boot)", "Calibrated"))
+  expect_identical(unname(cm[, "Calibrated"]), td$calibrated)
+  expect_equal(exp(td$calibrated), tidy(fit, exponentiate = TRUE)$calibrated)
+  ols <- suppressWarnings(dp_lm(mag ~ stations + depth, data = quakes, eps = Inf))
+  expect_false("calibrated" %in% names(tidy(ols)))
+  expect_identical(colnames(coef(summary(ols))), colnames(coef(summary(lm(mag ~ stations + depth, quakes)))))
+})
+
 test_that("the ledger is wrapped to the console width", {
   skip_if_no_dpstats()
   old <- options(width = 50)
