@@ -220,7 +220,7 @@ class LMDoor(DataDoor):
         return LMResult(
             **self.opening(frame.n, frame.names, statement),
             **fit_fields(frame.mf, frame.names, fit.coefficients, released.table),
-            sigma=released_sigma(fit, frame.coords, self.nonprivate),
+            sigma=m.released_sigma(fit, frame.coords, self.nonprivate),
             df_residual=fit.df_residual,
             conf_level=self.options.conf_level,
             ridge=fit.ridge,
@@ -245,15 +245,6 @@ class LMDoor(DataDoor):
             "values_clipped": frame.n_clipped,
             "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
         }
-
-
-def released_sigma(fit: m.LMFit, coords: m.Coordinates, nonprivate: bool) -> float:
-    """σ̂ in the response's units: post-processing of the released statistics (their yᵀy, Xᵀy, XᵀX and the
-    fit θ̂) and the public n.  NaN where a private fit's residual sum of squares from them fell below 0 and
-    was floored (the noise on yᵀy swamps the residual variance): 0 would read as an exact fit."""
-    if fit.sigma2 == 0 and not nonprivate:
-        return math.nan
-    return coords.y_half * math.sqrt(fit.sigma2)
 
 
 def estimable_rows(mf, terms: list[str]) -> np.ndarray | None:
