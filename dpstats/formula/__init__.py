@@ -86,6 +86,8 @@ __all__ = [
     "factor_columns",
     "missing_counts",
     "declares_levels",
+    "term_parts",
+    "term_labels",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -437,6 +439,40 @@ def declares_levels(expression: str) -> bool:
         return _levels_arg(parse(expression)) is not None
     except FormulaError:
         return False
+
+
+def term_labels(formula: str) -> list[str]:
+    """R's ``attr(terms(formula), "term.labels")`` of a formula without ``.``, from its text alone: an
+    interaction's label lists its variables in their order of first appearance in the formula.
+
+    Examples
+    --------
+    >>> term_labels("y ~ b:a + a"), term_labels("y ~ a + b:a")
+    (['a', 'b:a'], ['a', 'a:b'])
+    """
+    lhs_text = _raw_lhs(formula)
+    t = build_terms(formula, parse(lhs_text) if lhs_text else None, parse(formula.split("~", 1)[1]), [])
+    return [t.label(term) for term in t.terms]
+
+
+def term_parts(label: str) -> list[str]:
+    """The variables of a term label, as R's ``terms`` labels them (``"wt:factor(cyl)"`` -> ``["wt",
+    "factor(cyl)"]``); a ``:`` inside a call is not a split.
+
+    Examples
+    --------
+    >>> term_parts("wt:factor(g, levels = c(1:3))"), term_parts("x")
+    (['wt', 'factor(g, levels = c(1:3))'], ['x'])
+    """
+    parts: list[Node] = []
+    todo = [parse(label)]
+    while todo:
+        node = todo.pop()
+        if node.kind == "binary" and node.value == ":":
+            todo += [node.args[1], node.args[0]]
+        else:
+            parts.append(node)
+    return [deparse(node) for node in parts]
 
 
 def _levels_arg(node: Node) -> Node | None:

@@ -196,9 +196,11 @@ predict.dp_select_infer <- function(object, newdata, type = c("link", "response"
   list(fit = fit, se.fit = stats::setNames(se, names(fit)), residual.scale = 1)
 }
 
-# dp_select_infer answers as R does for the final model, part B's fit on the selected terms: nobs() is
-# part B's rows (public: it follows from n and split) and formula() the response on the selected terms
-# (a factor's term when any of its columns was selected); the candidates' formula is fit$formula.
+# dp_select_infer answers as R does for the final model, part B's fit: nobs() is part B's rows (public: it
+# follows from n and split) and formula() the response on the terms of the selected columns, each whole
+# (a factor's term enters with all its columns, as lm fits it) with the margins R's coding of an
+# interaction with a factor needs, so that lm(formula(fit), rows) codes part B's columns; the candidates'
+# formula is fit$formula.
 nobs.dp_select_infer <- function(object, ...) {
   n <- NextMethod()  # refuses, saying why, where n is private
   n_infer <- object$outputs$n_infer
