@@ -320,7 +320,8 @@ def test_bad_inputs_give_errors_that_say_what_to_do(numeric, tmp_path):
     ):
         engines.stream(root / "d.parquet", format="xlsx")
     with pytest.raises(
-        PrivacyParameterError, match=r"levels must be a dict such as \{'city': \['Leeds', 'York'\]\}, got list"
+        PrivacyParameterError,
+        match=r"levels must be a dict such as \{'city': \['Leeds', 'York'\]\}, got list",
     ):
         engines.stream(root / "d.parquet", levels=["a", "b"])
     (tmp_path / "d.txt").write_text("x")

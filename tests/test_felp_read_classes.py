@@ -52,3 +52,25 @@ def test_felp_declared_classes_are_shown():
         warnings.simplefilter("error", NonPrivateWarning)
         fit = dp.dp_felp("cls ~ x1 + x2 + x3 + x4", data, **{**FELP, "bounds": bounds})
     assert fit.classes == ["no", "yes"] and "2 classes: no, yes" in str(fit)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_felp_classes_declared_in_the_formula_are_declared(strict):
+    """``factor(carb, levels = c(...)) ~ ...`` declares the classes as ``levels=`` does: no class count is
+    checked on the rows, so two neighbours give the same view.  On mtcars, carb 6 and carb 8 have one car
+    each (dp_felp refused such a response, "a class with a single row"); the neighbour replaces the
+    Ferrari Dino's carb = 6 by 8 (two cars at 8, none at 6), which it accepted."""
+    from dpstats.rbridge import load_r_dataset
+    from neighbours import assert_same_view, reader_view
+
+    cars = load_r_dataset("mtcars", "datasets")
+    other = cars.copy()
+    other.loc[other.carb == 6, "carb"] = 8.0
+    formula = "factor(carb, levels = c(1, 2, 3, 4, 6, 8)) ~ wt + hp + qsec"
+    bounds = {"wt": (1, 6), "hp": (50, 350), "qsec": (14, 23)}
+    kwargs = dict(eps=1.0, n_estimators=2, bounds=bounds, oc_trials=0, random_state=5, strict=strict)
+    one = reader_view(dp.dp_felp, formula, cars, **kwargs)
+    assert_same_view(one, reader_view(dp.dp_felp, formula, other, **kwargs))
+    assert one["warnings"] == []  # no step named: the classes are public
+    assert one["fit"].classes == ["1", "2", "3", "4", "6", "8"]
+    assert "6 classes: 1, 2, 3, 4, 6, 8" in str(one["fit"])

@@ -23,6 +23,7 @@ from dpstats.errors import BudgetExceededError, DataError, NonPrivateWarning, Pr
 from dpstats.formula import model_frame
 from dpstats.methods import lm as m
 from dpstats.privacy.accountant import Accountant
+from dpstats.results.lm import CALIBRATED_NOTE
 
 MTCARS_FORMULAS = [
     "mpg ~ wt + hp + disp",
@@ -170,6 +171,7 @@ def test_private_fit_ledger_statement_and_public_inputs(linear_data):
     assert set(fit.tidy().columns) == {
         "term",
         "estimate",
+        "calibrated",
         "std.error",
         "conf.low",
         "conf.high",
@@ -370,16 +372,74 @@ def test_nonprivate_reference_drops_incomplete_rows_as_r_lm_and_private_fit_refu
 
 def test_a_private_sigma_floored_at_zero_is_printed_as_not_resolved():
     """At eps = 0.5 and n = 2000 (seed 1) the residual sum of squares from the noisy yᵀy falls below 0
-    and σ̂ is floored at 0: summary.lm's line then says so instead of printing an exact-looking 0."""
+    and σ̂ is floored: summary.lm's line then says so, and sigma is NaN (R's sigma() NA) instead of an
+    exact-looking 0."""
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.uniform(-1, 1, 2000)})
     df["y"] = 1 + 2 * df.x + rng.normal(0, 0.5, 2000)
     fit = dp.dp_lm(
         "y ~ x", df, eps=0.5, delta=1e-6, bounds={"x": (-1, 1), "y": (-3, 5)}, n_boot=200, random_state=1
     )
-    assert fit.sigma == 0.0
+    assert math.isnan(fit.sigma) and math.isnan(fit.glance()["sigma"].iloc[0])
+    assert fit.to_dict()["outputs"]["sigma"] is None  # JSON's null, R's NA
     line = next(ln for ln in str(fit).splitlines() if ln.startswith("Residual standard error"))
     assert line.startswith("Residual standard error: not resolved at this eps on 1998 degrees of freedom")
+
+
+@pytest.mark.r
+def test_a_private_sigma_is_post_processing_shown_alike_in_every_channel(rpy2_robjects):
+    """σ̂ of a DP fit comes from the released statistics and the public n (the outside R audit, item 9: R
+    said "not released" where Python printed it).  Every channel shows the one value; at eps = 1e6 (noise
+    sd about 0.005 per unit-box entry, ridge 0) it is R's sigma(lm(...)) on quakes within 2% (seed 2;
+    measured 0.3% when written)."""
+    from dpstats.rbridge import to_pandas
+
+    quakes = to_pandas(rpy2_robjects.r("quakes"))
+    bounds = {"mag": (4, 6.5), "stations": (10, 135), "depth": (40, 680)}
+    ref = float(rpy2_robjects.r("sigma(lm(mag ~ stations + depth, quakes))")[0])
+    for eps, rel in ((2.0, None), (1e6, 0.02)):
+        fit = dp.dp_lm(
+            "mag ~ stations + depth", quakes, eps=eps, delta=1e-6, bounds=bounds, n_boot=200, random_state=2
+        )
+        assert math.isfinite(fit.sigma) and fit.sigma > 0
+        assert fit.glance()["sigma"].iloc[0] == fit.sigma == fit.to_dict()["outputs"]["sigma"]
+        line = f"Residual standard error: {fit.sigma:.4g} on 997 degrees of freedom (from the released yᵀy)"
+        assert line in str(fit).splitlines() and line in str(fit.summary()).splitlines()
+        if rel is not None:
+            assert fit.sigma == pytest.approx(ref, rel=rel)
+
+
+@pytest.mark.r
+def test_the_table_shows_the_calibrated_estimate_its_statistic_and_interval_are_about(rpy2_robjects):
+    """The outside R audit, item 4: the ridge estimate was printed beside the calibrated bootstrap's
+    statistic, p-value and interval, which need not hold it.  Each row now shows the calibrated estimate
+    ("Calibrated", tidy's ``calibrated``) and every number after it is about it: statistic = calibrated /
+    std.error, and the pivot interval holds the calibrated estimate.  quakes at eps = 2, seed 2 (ridge
+    λ > 0 there); at eps = inf the table is lm's, without the column."""
+    from dpstats.rbridge import to_pandas
+
+    quakes = to_pandas(rpy2_robjects.r("quakes"))
+    bounds = {"mag": (4, 6.5), "stations": (10, 135), "depth": (40, 680)}
+    fit = dp.dp_lm(
+        "mag ~ stations + depth", quakes, eps=2.0, delta=1e-6, bounds=bounds, n_boot=200, random_state=2
+    )
+    t = fit.tidy()
+    assert list(t.columns[:3]) == ["term", "estimate", "calibrated"] and fit.ridge > 0
+    np.testing.assert_array_equal(t["estimate"], fit.coef().to_numpy())
+    np.testing.assert_array_equal(t["calibrated"], fit.calibrated_estimates)
+    np.testing.assert_allclose(t["statistic"], t["calibrated"] / t["std.error"], rtol=1e-12)
+    assert ((t["conf.low"] <= t["calibrated"]) & (t["calibrated"] <= t["conf.high"])).all()
+    assert not np.allclose(t["estimate"], t["calibrated"])  # the ridge's shrinkage, undone
+    text = str(fit).splitlines()
+    assert (
+        "Estimate  Calibrated  Std. Error  statistic  p (bootstrap)" in text[text.index("Coefficients:") + 1]
+    )
+    assert CALIBRATED_NOTE in text and CALIBRATED_NOTE in str(fit.summary()).splitlines()
+    assert fit.to_dict()["tidy"]["calibrated"] == t["calibrated"].tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.NonPrivateWarning)
+        ols = dp.dp_lm("mag ~ stations + depth", quakes, eps=math.inf)
+    assert "calibrated" not in ols.tidy() and "Calibrated" not in str(ols)
 
 
 # ---- errors before warnings (the outside R audit, models item 4): a call refused for its formula or

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -351,3 +353,114 @@ def test_a_selected_column_whose_name_needs_backticks_is_fitted_and_named_as_the
     design = model_frame("y ~ wt*hp + x3 + factor(g, levels = c(1, 2, 3))", df.head(20))
     columns = [design.names.index(name) for name in fit.terms]
     np.testing.assert_allclose(fit.predict(df.head(20)), design.X[:, columns] @ fit.coef().to_numpy())
+
+
+# ---- the final model (the outside R audit): formula() named factor(cyl) when part A selected factor(cyl)8
+# alone, and part B fitted factor(cyl)8 alone (8 against 4 and 6 pooled, not what R's factor(cyl)8 means).
+# A term now enters whole, as R fits one, with the margins R's coding of an interaction with a factor reads,
+# and part B fits exactly the columns R's model.matrix gives the final formula.
+FINAL_MODELS = [  # (data set, candidates, a selected column, the final formula)
+    ("mtcars", "mpg ~ wt + hp + factor(cyl)", "factor(cyl)8", "mpg ~ factor(cyl)"),
+    ("mtcars", "mpg ~ wt * factor(cyl) + hp", "wt:factor(cyl)8", "mpg ~ wt + wt:factor(cyl)"),
+    ("mtcars", "mpg ~ factor(gear):hp + wt", "factor(gear)4:hp", "mpg ~ factor(gear):hp"),
+    (
+        "mtcars",
+        "mpg ~ factor(am) * factor(vs) + wt",
+        "factor(am)1:factor(vs)1",
+        "mpg ~ factor(am) + factor(vs) + factor(am):factor(vs)",
+    ),
+    # R would label Petal.Width + Species:Petal.Width's interaction Petal.Width:Species: the candidates less
+    # the term left out keep R's numbering of the variables
+    (
+        "iris",
+        "Sepal.Length ~ Species * Petal.Width",
+        "Speciesvirginica:Petal.Width",
+        "Sepal.Length ~ Species * Petal.Width - Species",
+    ),
+]
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("name, candidates, selected, final", FINAL_MODELS)
+def test_the_final_terms_are_coded_by_r_as_the_candidates_code_them(
+    rpy2_robjects, name, candidates, selected, final
+):
+    """Oracle: R's model.matrix of the final formula (the terms of the selected column, whole, and their
+    margins) equals the candidates' design restricted to the columns part B fits, names and values."""
+    from dpstats.rbridge import to_pandas
+    from dpstats.methods.select_infer import final_formula, selected_terms, term_columns
+
+    ro = rpy2_robjects
+    data = to_pandas(ro.r(name))
+    mf = model_frame(candidates, data, drop_intercept=True)
+    terms = selected_terms(mf, [selected])
+    assert final_formula(candidates, mf, terms) == final
+    want = ro.r(f"model.matrix({final}, {name})")
+    r_names = list(ro.r("colnames")(want))
+    assert r_names[0] == "(Intercept)" and r_names[1:] == term_columns(mf, terms), terms
+    columns = [mf.names.index(c) for c in r_names[1:]]
+    np.testing.assert_array_equal(np.asarray(want)[:, 1:], mf.X[:, columns])
+    whole = [c for c, t in zip(mf.names, mf.terms) if t == mf.terms[mf.names.index(selected)]]
+    assert set(whole) <= set(r_names) and len(r_names) > 2  # its term whole, or with its margins
+
+
+@pytest.mark.r
+def test_formula_predict_and_header_are_those_of_rs_lm_of_the_final_model_on_part_b(rpy2_robjects):
+    """mtcars, seed 5: part A selects wt and factor(cyl)8 alone; part B fits wt and factor(cyl) whole.
+    Oracle: R's lm(formula(fit), part B's rows) has the fit's coefficient names, and its coefficients are
+    the non-private OLS of part B's fit (diagnostics; the eps = inf of part B) to 1e-8; predict is R's
+    model.matrix(formula(fit), newdata) %*% coef(fit)."""
+    from dpstats.methods.select_infer import split_rows
+    from dpstats.rbridge import to_pandas, to_r
+
+    ro = rpy2_robjects
+    cars = to_pandas(ro.r("mtcars"))
+    bounds = {
+        "mpg": (10, 35),
+        "wt": (1, 6),
+        "hp": (50, 340),
+        "qsec": (14, 23),
+        "cyl": (4, 8),
+        "drat": (2.7, 5),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonPrivateWarning)  # factor(cyl)'s levels are read from the rows
+        fit = dp.dp_select_infer(
+            "mpg ~ wt + hp + factor(cyl) + qsec + drat", cars, eps=20, delta=1e-6, k=2, bounds=bounds,
+            n_boot=100, random_state=5, diagnostics=True,
+        )  # fmt: skip
+    assert fit.selected == ["wt", "factor(cyl)8"]  # seeded: one level of cyl selected
+    assert fit.selected_formula == "mpg ~ wt + factor(cyl)"
+    assert fit.terms == ["(Intercept)", "wt", "factor(cyl)6", "factor(cyl)8"]
+    _, part_b = split_rows(len(cars), 0.5, 5)
+    ro.globalenv["part_b"] = to_r(cars.iloc[part_b].reset_index(drop=True))
+    ref = ro.r(f"coef(lm({fit.selected_formula}, data = part_b))")
+    assert list(ro.r("names")(ref)) == fit.terms
+    ols = fit.diagnostics["ols_part_b_nonprivate"]
+    np.testing.assert_allclose([ols[t] for t in fit.terms], np.asarray(ref), rtol=1e-8)
+    newdata = cars.iloc[[0, 2, 30]]  # cyl 6, 4 and 8: every level, so model.matrix keeps them all
+    ro.globalenv["nd"] = to_r(newdata.reset_index(drop=True))
+    X = np.asarray(ro.r(f"model.matrix({fit.selected_formula}, nd)"))
+    np.testing.assert_allclose(fit.predict(newdata), X @ fit.coefficients, rtol=1e-12)
+    text = str(fit)
+    assert "part B's fit has 4 coefficients (mpg ~ wt + factor(cyl))" in str(fit.summary())
+    assert "dp_lm on part B: mpg ~ wt + factor(cyl) (the terms of the selected columns, each whole" in text
+    assert "`" not in text  # the coefficients are named as R's lm of the final formula names them
+
+
+@pytest.mark.r
+def test_part_b_too_small_for_the_selected_terms_whole_is_refused_before_any_spend(rpy2_robjects):
+    """factor(carb) has 5 columns on mtcars, so k = 2 selected columns may bring 6 into part B (its term
+    whole, and wt or hp): part B's 7 rows at split = 0.8 cannot fit them, which is refused from the formula
+    and the public n before anything is spent (no release may fail after its charge)."""
+    from dpstats.rbridge import to_pandas
+
+    cars = to_pandas(rpy2_robjects.r("mtcars"))
+    acct = dp.Accountant(eps=10.0, delta=1e-5)
+    bounds = {"mpg": (10, 35), "wt": (1, 6), "hp": (50, 340), "carb": (1, 8)}
+    formula = "mpg ~ wt + hp + factor(carb, levels = c(1, 2, 3, 4, 6, 8))"
+    with pytest.raises(DataError, match=r"k = 2 terms \(up to 6 design columns, each term whole\) need more"):
+        dp.dp_select_infer(
+            formula, cars, eps=1.0, k=2, split=0.8, bounds=bounds, accountant=acct, random_state=1
+        )
+    assert acct.spent_eps == 0 and acct.charges == []

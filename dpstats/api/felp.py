@@ -93,8 +93,8 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     ----------
     formula : str
         ``"class ~ ."``; the response is read as a factor (two or more classes).  Features must be
-        numeric.  With the response's levels declared (``levels=``, a categorical dtype) no class count
-        is checked: a class that is rare or absent in a subset gives its rows no nearest hit (or the
+        numeric.  With the response's levels declared (``levels=``, a categorical dtype,
+        ``factor(class, levels = c(...))`` in the formula) no class count is checked: a class that is rare or absent in a subset gives its rows no nearest hit (or the
         subset's rows no nearest miss); such rows have no margin vector and are left out, and a learner
         left with none returns w = 0.  Levels read from the rows are checked (a named step).
     {data}

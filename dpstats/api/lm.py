@@ -93,10 +93,12 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     LMResult
         ``tidy()`` has term, estimate, std.error, conf.low, conf.high, statistic,
         p.value; ``noise`` holds the public inputs of the release.  Under eps < inf
-        the estimate is the ridge estimate; the intervals, statistic (calibrated
-        estimate / std.error) and p-value are those of the calibrated estimates
-        (``calibrated_estimates``, :mod:`dpstats.methods.lm`), which undo the
-        ridge's average shrinkage.
+        the estimate is the ridge estimate (``coef()``), and ``tidy()`` and the
+        printed table add the calibrated estimate beside it (``calibrated``,
+        "Calibrated": the ridge estimate with its average bias undone,
+        :mod:`dpstats.methods.lm`): std.error, the intervals, statistic
+        (calibrated / std.error) and p-value are those of the calibrated estimate,
+        so an interval need not hold the ridge estimate.
 
     Examples
     --------
@@ -217,7 +219,7 @@ class LMDoor(DataDoor):
         return LMResult(
             **self.opening(frame.n, frame.names, statement),
             **fit_fields(frame.mf, frame.names, fit.coefficients, released.table, nonprivate=self.nonprivate),
-            sigma=frame.coords.y_half * math.sqrt(fit.sigma2),
+            sigma=m.released_sigma(fit, frame.coords, self.nonprivate),
             df_residual=fit.df_residual,
             conf_level=self.options.conf_level,
             ridge=fit.ridge,

@@ -19,7 +19,7 @@ import pandas as pd
 from ..engines import InMemoryData
 from ..privacy.bounds import Bounds, design_box, is_auto, public_column_bounds
 from .. import engines
-from ..errors import DataError, NonPrivateWarning
+from ..errors import NonPrivateWarning
 from ..formula import ModelFrame, missing_counts, model_frame, r_names
 
 from ..methods import select_infer as m
@@ -29,7 +29,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.lm import fit_coding, recomputed_terms
-from ..results.select_infer import SelectInferResult, selected_terms
+from ..results.select_infer import SelectInferResult
 from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
 from .lm import dp_lm
@@ -45,6 +45,7 @@ FIT_FIELDS = (
     "inference",
     "noise",
     "intercept",
+    "calibrated_estimates",  # what part B's statistics, p-values and intervals are about
 )
 
 
@@ -95,7 +96,8 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
         dp_glm's family with ``infer="glm"`` (default "binomial": a 0/1 response;
         "poisson": a count with declared bounds (0, Y)).
     k : int, optional
-        Number of terms selected (sis: default as dp_sis; two_stage: required).
+        Number of design columns selected (sis: default as dp_sis; two_stage: required).  Part B fits
+        each one's term whole, as lm does (a factor with all its columns): it may fit more than k.
     split : float
         Share of the rows in part A (selection), 0 < split < 1; default 0.5.
     bounds : (lo, hi) or dict
@@ -124,7 +126,8 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     -------
     SelectInferResult
         ``selected``, the coefficient table (``tidy()``), one ledger; ``selection``
-        and ``fit`` are the two parts' own results.
+        and ``fit`` are the two parts' own results; ``selected_formula`` (R's ``formula()``)
+        is the final model, whose ``lm`` codes exactly part B's design columns.
 
     Examples
     --------
@@ -164,8 +167,10 @@ class _ProbeAccountant(Accountant):
 @dataclass
 class Pipeline:
     selection: Any
-    selected: list[str]
+    selected: list[str]  # the design columns part A selected
     fit: Any
+    terms: list[str] = field(default_factory=list)  # the final model's (methods.select_infer.selected_terms)
+    columns: list[str] = field(default_factory=list)  # their design columns: what part B fitted
 
 
 @dataclass
@@ -194,34 +199,24 @@ class SelectInferDoor(OptionsDoor):
     def _check_part_b(self, frame: m.SplitFrame, mf: ModelFrame) -> None:
         """Bounds declared for every candidate and the response (a factor's dummies default to their
         coding's range, as in dp_lm, so that no bound is asked of a name made from a level), and room
-        for k terms in part B.
+        in part B for the selected columns' terms, whole.
 
         Both before any spend, from public inputs only: the bounds are checked against the names
         (they are enforced by clipping, never checked against the rows); part B's size is
         n − ⌊split·n⌋ with n the number of rows read, public under replace-one-row because
         missing values get their public fills (``na_action="omit"`` is refused, and
         ``bounds="auto"`` fills with its centre), and the private-bounds level follows from that
-        size, k (or the number of candidate terms), eps and delta.  Only without declared bounds,
+        size, the most columns part B can fit (``most_columns``), eps and delta.  Only without declared bounds,
         where incomplete rows are dropped (a named data-dependent step, refused under strict),
         does n depend on the rows.
         """
         o = self.options
         if o.bounds is not None and not is_auto(o.bounds):  # private bounds: each part releases its own
             design_box(o.bounds, mf, frame.names + [frame.response])
-        check_auto_bounds_level(o.bounds, len(frame.part_b), o.k or len(frame.names), o.eps, o.delta)
-        if o.k is not None and o.k + 1 >= len(frame.part_b):
-            raise DataError(f"k = {o.k} terms need more than {o.k + 1} rows in part B; lower k or split.")
-        if o.infer == "glm":  # dp_glm's refusal rule at the largest selection, before any spend
-            m.check_glm_part(o, len(frame.part_b), self._most_selected(len(frame.names)), frame.response)
-
-    def _most_selected(self, candidates: int) -> int:
-        """The most terms the selector can select: k, dp_sis's default k, or every candidate."""
-        from ..methods.sis import default_k
-
-        o = self.options
-        if o.k is not None:
-            return o.k
-        return default_k(candidates) if o.select == "sis" else candidates
+        most = m.most_columns(mf, o, len(frame.part_b))  # None: a k the selector refuses, in the dry run
+        check_auto_bounds_level(o.bounds, len(frame.part_b), most or o.k or len(frame.names), o.eps, o.delta)
+        if most is not None and o.infer == "glm":  # dp_glm's refusal rule at the largest selection
+            m.check_glm_part(o, len(frame.part_b), most, frame.response)
 
     def _dry_run(self, frame: m.SplitFrame) -> None:
         """Run the selector up to its charge, on an accountant that stops it there (no noise is drawn).
@@ -253,12 +248,14 @@ class SelectInferDoor(OptionsDoor):
         selected = _as_named(frame, selection.selected)
         if not selected:
             return Pipeline(selection, [], None)
-        fit = self._run_inference(formula, frame.part_b[selected + [frame.response]], seed_b)
+        terms = m.selected_terms(frame.mf, selected)
+        columns = m.term_columns(frame.mf, terms)
+        fit = self._run_inference(formula, frame.part_b[columns + [frame.response]], seed_b)
         noise.samplers.update(fit.privacy.samplers)
         for step in selection.privacy.data_dependent_steps + fit.privacy.data_dependent_steps:
             if step not in self._dd.steps:
                 self._dd.steps.append(step)
-        return Pipeline(selection, selected, fit)
+        return Pipeline(selection, selected, fit, terms, columns)
 
     def _run_inference(self, formula: str, part: pd.DataFrame, seed):
         """Part B's front door (dp_lm or dp_glm) on the selected columns, with their bounds."""
@@ -291,10 +288,11 @@ class SelectInferDoor(OptionsDoor):
         noise: NoiseSource,
     ) -> SelectInferResult:
         fit = released.fit
-        fitted = {} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}
+        # part B's `y` ~ . quotes a column such as `factor(cyl)8`: named as the formula names it
         if fit is not None:
-            fitted["table"] = fit.table.assign(term=_as_named(frame, fit.table["term"]))
-        chosen = selected_terms(frame.mf, released.selected)
+            fit.table = fit.table.assign(term=_as_named(frame, fit.table["term"]))
+            fit.terms = _as_named(frame, fit.terms)
+        fitted = {} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}
         res = SelectInferResult(
             method="dp_select_infer",
             call=self.call,
@@ -310,13 +308,14 @@ class SelectInferDoor(OptionsDoor):
             fit=fit,
             fit_door=self.options.fit_door,
             formula=self.options.formula,
-            terms=[] if fit is None else _as_named(frame, fit.terms),
+            terms=[] if fit is None else list(fit.terms),
             factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
             coding=fit_coding(frame.mf, nonprivate=False),
             # the selected terms' data-dependent steps: predict() refuses them (nothing read from the rows is kept)
-            data_dependent_terms=recomputed_terms(frame.mf, {}, within=chosen),
+            data_dependent_terms=recomputed_terms(frame.mf, {}, within=released.terms),
             variables=list(frame.mf.variables),
-            selected_terms=chosen,
+            selected_terms=released.terms,
+            selected_formula=m.final_formula(self.options.formula, frame.mf, released.terms),
             **fitted,
         )
         if fit is None:
@@ -327,9 +326,9 @@ class SelectInferDoor(OptionsDoor):
         """Not private: ordinary least squares (or glm's fit) of the selected terms on part B's raw rows."""
         out = missing_counts(frame)
         if self.options.infer == "glm":
-            out["glm_part_b_nonprivate"] = m.part_b_glm(frame, released.selected, self.options.family)
+            out["glm_part_b_nonprivate"] = m.part_b_glm(frame, released.columns, self.options.family)
         else:
-            out["ols_part_b_nonprivate"] = m.part_b_ols(frame, released.selected)
+            out["ols_part_b_nonprivate"] = m.part_b_ols(frame, released.columns)
         return out
 
 

@@ -85,6 +85,9 @@ __all__ = [
     "raise_constant",
     "factor_columns",
     "missing_counts",
+    "declares_levels",
+    "term_parts",
+    "term_labels",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -412,13 +415,11 @@ def level_fills(formula: str) -> dict[str, float]:
     elsewhere: set[str] = set()
 
     def walk(node: Node) -> None:
-        if call_name(node) in ("factor", "ordered"):
+        levels = _levels_arg(node)
+        if levels is not None:
             x = [a for name, a in node.args if name in (None, "x")][:1]
-            levels = [a for name, a in node.args if name == "levels"] or [
-                a for name, a in node.args if name is None
-            ][1:2]
-            if x and x[0].kind == "name" and levels:
-                first.setdefault(x[0].value, []).append(_first_number(levels[0]))
+            if x and x[0].kind == "name":
+                first.setdefault(x[0].value, []).append(_first_number(levels))
                 return  # levels= and labels= are constants
         if node.kind == "name":
             elsewhere.add(node.value)
@@ -433,6 +434,69 @@ def level_fills(formula: str) -> dict[str, float]:
         for name, values in first.items()
         if name not in elsewhere and values[0] is not None and len(set(values)) == 1
     }
+
+
+def declares_levels(expression: str) -> bool:
+    """Whether ``expression`` is ``factor(x, levels = ...)`` or ``ordered(x, levels = ...)``: a factor whose
+    levels the formula declares, public as ``levels=`` is (values outside them are missing, as in R).
+
+    From the text alone, never the rows.
+
+    Examples
+    --------
+    >>> declares_levels("factor(cls, levels = c(0, 1))"), declares_levels("ordered(g, c(3, 4, 5))")
+    (True, True)
+    >>> declares_levels("factor(cls)"), declares_levels("cls")
+    (False, False)
+    """
+    try:
+        return _levels_arg(parse(expression)) is not None
+    except FormulaError:
+        return False
+
+
+def term_labels(formula: str) -> list[str]:
+    """R's ``attr(terms(formula), "term.labels")`` of a formula without ``.``, from its text alone: an
+    interaction's label lists its variables in their order of first appearance in the formula.
+
+    Examples
+    --------
+    >>> term_labels("y ~ b:a + a"), term_labels("y ~ a + b:a")
+    (['a', 'b:a'], ['a', 'a:b'])
+    """
+    lhs_text = _raw_lhs(formula)
+    t = build_terms(formula, parse(lhs_text) if lhs_text else None, parse(formula.split("~", 1)[1]), [])
+    return [t.label(term) for term in t.terms]
+
+
+def term_parts(label: str) -> list[str]:
+    """The variables of a term label, as R's ``terms`` labels them (``"wt:factor(cyl)"`` -> ``["wt",
+    "factor(cyl)"]``); a ``:`` inside a call is not a split.
+
+    Examples
+    --------
+    >>> term_parts("wt:factor(g, levels = c(1:3))"), term_parts("x")
+    (['wt', 'factor(g, levels = c(1:3))'], ['x'])
+    """
+    parts: list[Node] = []
+    todo = [parse(label)]
+    while todo:
+        node = todo.pop()
+        if node.kind == "binary" and node.value == ":":
+            todo += [node.args[1], node.args[0]]
+        else:
+            parts.append(node)
+    return [deparse(node) for node in parts]
+
+
+def _levels_arg(node: Node) -> Node | None:
+    """The levels argument of a ``factor()`` or ``ordered()`` call (by name, or R's second positional
+    argument), else None."""
+    if call_name(node) not in ("factor", "ordered"):
+        return None
+    named = [a for name, a in node.args if name == "levels"]
+    positional = [a for name, a in node.args if name is None][1:2]
+    return (named or positional or [None])[0]
 
 
 def _first_number(node: Node) -> float | None:

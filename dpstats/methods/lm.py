@@ -615,6 +615,15 @@ def _solve(M: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.linalg.lstsq(M, b, rcond=None)[0]
 
 
+def released_sigma(fit: LMFit, coords: Coordinates, nonprivate: bool) -> float:
+    """σ̂ in the response's units: post-processing of the released statistics (their yᵀy, Xᵀy, XᵀX and the
+    fit θ̂) and the public n.  NaN where a private fit's residual sum of squares from them fell below 0 and
+    was floored (the noise on yᵀy swamps the residual variance): 0 would read as an exact fit."""
+    if fit.sigma2 == 0 and not nonprivate:
+        return math.nan
+    return coords.y_half * math.sqrt(fit.sigma2)
+
+
 def _sigma2(F: np.ndarray, theta: np.ndarray, n: int, k: int) -> float:
     """RSS/(n − k) from the statistics: rᵀr − 2θᵀWᵀr + θᵀWᵀWθ (floored at 0)."""
     rss = F[k, k] - 2.0 * theta @ F[:k, k] + theta @ F[:k, :k] @ theta

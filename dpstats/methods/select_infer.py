@@ -28,6 +28,8 @@ pipeline it admits never has part B refused after the charge.
 from __future__ import annotations
 
 import math
+import numbers
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, ModelFrame
+from ..formula import INTERCEPT, ModelFrame, split_formula, term_labels, term_parts
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
@@ -292,3 +294,79 @@ def plan(options: SelectInferOptions, n_a: int, n_b: int) -> Plan:
         entries=[entry],
         notes=notes,
     )
+
+
+# ------------------------------------------------------------------ the final model
+def selected_terms(mf, selected: list[str] | None) -> list[str]:
+    """The final model's terms, in the formula's order: each term that holds a ``selected`` design column,
+    whole (R's convention: a factor enters with all its columns, so ``factor(cyl)8`` keeps its meaning,
+    8 against the baseline), and the margins R's coding of an interaction with a factor reads.
+
+    R codes a factor F of a term T by contrasts when T without F is a term of the formula, else by
+    indicators (``model.matrix``); so ``wt:factor(cyl)`` has the candidates' columns in the final model
+    only if ``wt`` is in both.  Adding, for every factor of every final term, that margin when the
+    candidates have it makes ``lm(formula, rows)`` code the final model's columns exactly as the
+    candidates' design codes them: part B fits those columns.  From the formula, the released selection
+    and the public levels only (post-processing).
+    """
+    chosen = {t for name, t in zip(mf.names, mf.terms) if name in set(selected or [])}
+    return [t for t in dict.fromkeys(mf.terms) if t in with_margins(chosen, mf)]
+
+
+def with_margins(terms: set[str], mf) -> set[str]:
+    """``terms`` and, for every factor of every term in the result, the term without it when ``mf`` has it."""
+    candidates, out = set(mf.terms), set(terms)
+    todo = [t for t in out if ":" in t]  # a term of one variable has no margin to add
+    while todo:
+        parts = term_parts(todo.pop())
+        for i, part in enumerate(parts):
+            margin = ":".join(parts[:i] + parts[i + 1 :])
+            if len(parts) > 1 and part in mf.factor_levels and margin in candidates and margin not in out:
+                out.add(margin)
+                todo.append(margin)
+    return out
+
+
+def final_formula(formula: str, mf, terms: list[str]) -> str:
+    """The final model as an R formula: the response on ``terms``, in the formula's order.
+
+    Where R would number their variables in another order (an interaction whose variables first appear
+    in a term left out, as ``Species:Petal.Width`` of ``Species * Petal.Width`` without ``Species``:
+    ``Petal.Width + Species:Petal.Width`` has the label ``Petal.Width:Species`` and columns named so),
+    it is the candidates' formula less the terms left out, which keeps R's numbering (R reads
+    ``y ~ Species * Petal.Width - Species`` so).  :func:`~dpstats.formula.term_labels` decides, from
+    the text alone.
+    """
+    lhs, rhs = split_formula(formula, one_sided=False)
+    plain = f"{lhs} ~ {' + '.join(terms) or '1'}"
+    if not terms or term_labels(plain) == terms:
+        return plain
+    left_out = [t for t in dict.fromkeys(mf.terms) if t not in set(terms)]
+    return f"{lhs} ~ {rhs} - {' - '.join(left_out)}"
+
+
+def term_columns(mf, terms: list[str]) -> list[str]:
+    """The design columns of ``terms``, in the design's order."""
+    return [name for name, t in zip(mf.names, mf.terms) if t in set(terms)]
+
+
+def most_columns(mf: ModelFrame, options: SelectInferOptions, n_b: int) -> int | None:
+    """The most design columns part B can fit, from the formula and public levels, and a refusal where its
+    ``n_b`` rows cannot fit them: the selector selects at most k columns (dp_sis's default k, or every
+    candidate), each bringing its term whole and its margins (:func:`selected_terms`).  None for a k that
+    is no whole number (the selector's own check refuses it)."""
+    from .sis import default_k
+
+    k, p = options.k, len(mf.names)
+    if k is not None and (not isinstance(k, numbers.Integral) or isinstance(k, bool)):
+        return None
+    most = int(k) if k is not None else default_k(p) if options.select == "sis" else p
+    width = Counter(mf.terms)  # columns per term
+    whole = {t: sum(width[u] for u in with_margins({t}, mf)) for t in width}
+    columns = min(p, sum(sorted(whole.values(), reverse=True)[: max(most, 0)]))  # k columns: at most k terms
+    if k is not None and columns + 1 >= n_b:
+        raise DataError(
+            f"k = {k} terms (up to {columns} design columns, each term whole) need more than {columns + 1} "
+            "rows in part B; lower k or split."
+        )
+    return columns

@@ -17,6 +17,10 @@ from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
 
 TABLE_COLUMNS = ["term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"]
+CALIBRATED_NOTE = (
+    "Calibrated: Estimate (coef(), the ridge estimate) with its average bias undone by the bootstrap; "
+    "Std. Error, the test statistic (Calibrated / Std. Error), p-value and interval are those of Calibrated."
+)
 
 
 @dataclass(repr=False)
@@ -28,16 +32,23 @@ class LMResult(DPResult):
     coefficients : ndarray (k,)
         Released estimates, one per term (intercept first when present).
     table : pandas.DataFrame
-        The coefficient table (``tidy()``): term, estimate, std.error, conf.low,
-        conf.high, statistic, p.value.  Under eps < inf std.error, intervals and
-        p-values come from the parametric bootstrap (post-processing).
+        The coefficient table: term, estimate, std.error, conf.low, conf.high,
+        statistic, p.value.  Under eps < inf std.error, intervals and p-values come
+        from the parametric bootstrap (post-processing) and are those of the
+        calibrated estimates, which ``tidy()`` adds as its column ``calibrated``.
     vcov_matrix : ndarray (k, k)
         Bootstrap (or, at eps = inf, classical) covariance of the estimates.
     calibrated_estimates : ndarray (k,) or None
-        The bootstrap's calibrated coefficients θ̃, the centre of the intervals
-        (:mod:`dpstats.methods.lm`); None at eps = inf.
+        The bootstrap's calibrated coefficients θ̃ (the ridge estimates with their
+        average bias undone, :mod:`dpstats.methods.lm`): the estimates that
+        std.error, statistic (θ̃ / std.error), p.value and the interval are about,
+        shown beside the estimates as "Calibrated" (``tidy()``: ``calibrated``);
+        None at eps = inf.
     sigma : float
-        Residual standard error from the released statistics (original units).
+        Residual standard error σ̂ (original units).  Under eps < inf it is post-processing of the
+        released statistics (their yᵀy, Xᵀy, XᵀX and the estimates) and the public n, so it is shown as
+        summary.lm shows it; NaN where the residual sum of squares from them fell below 0 (floored:
+        the noise on yᵀy swamps the residual variance at this eps).
     df_residual : int or None
         n − k; None where n is private (rows dropped, or add/remove one row).
     conf_level : float
@@ -146,15 +157,13 @@ class LMResult(DPResult):
         t = self.table.set_index("term")
         t.index.name = None
         statistic, p_value = self._test_headers()
-        shown = pd.DataFrame(
-            {
-                "Estimate": t["estimate"],
-                "Std. Error": t["std.error"],
-                statistic: t["statistic"],
-                p_value: t["p.value"],
-                "": [_stars(v) for v in t["p.value"]],
-            }
-        )
+        shown = pd.DataFrame({"Estimate": t["estimate"]})
+        if self.calibrated_estimates is not None:  # the estimate the rest of the row is about
+            shown["Calibrated"] = self.calibrated_estimates
+        shown["Std. Error"] = t["std.error"]
+        shown[statistic] = t["statistic"]
+        shown[p_value] = t["p.value"]
+        shown[""] = [_stars(v) for v in t["p.value"]]
         aliased = self.aliased_terms()
         header = "Coefficients:" + (f" {singularities_note(len(aliased))}" if aliased else "")
         lines = [header] + shown.to_string(float_format=lambda v: f"{v:.4g}", na_rep="NA").splitlines()
@@ -169,23 +178,20 @@ class LMResult(DPResult):
             f"{self.n_text()}; engine: {self.engine}; ridge λ = {self.ridge:.4g}",
             f"Intervals ({self.conf_level:g}): {self.inference}",
         ]
-        if self.ridge > 0:
-            lines.append(
-                "The ridge shrinks the estimates towards 0; statistic, p-values and intervals are those of "
-                "the calibrated (de-shrunk) estimates, calibrated_estimates."
-            )
+        if self.calibrated_estimates is not None:
+            lines.append(CALIBRATED_NOTE)
         return lines
 
     def _sigma_line(self) -> str:
-        """σ̂ as summary.lm prints it; a private σ̂ of 0 says why: the residual sum of squares from the
+        """σ̂ as summary.lm prints it; a private σ̂ of NaN says why: the residual sum of squares from the
         released yᵀy fell below 0 and was floored (the noise on yᵀy swamps the residual variance at this
-        eps), not that the fit is exact."""
+        eps)."""
         df = f"on {self.df_residual} degrees of freedom"
         if self.df_residual is None:
             df = "(degrees of freedom not shown: n is private)"
         if self.inference.startswith("classical"):
             return f"Residual standard error: {self.sigma:.4g} {df}"
-        if self.sigma == 0:
+        if math.isnan(self.sigma):
             return (
                 f"Residual standard error: not resolved at this eps {df} (the residual sum of squares "
                 "from the released yᵀy is below 0, floored)"
@@ -198,7 +204,10 @@ class LMResult(DPResult):
 
     # ------------------------------------------------------------------ tables
     def _tidy(self) -> pd.DataFrame:
-        return self.table[self.tidy_columns].reset_index(drop=True).copy()
+        out = self.table[self.tidy_columns].reset_index(drop=True).copy()
+        if self.calibrated_estimates is not None:  # beside the estimate: the one its interval is about
+            out.insert(2, "calibrated", np.asarray(self.calibrated_estimates, float))
+        return out
 
     def _glance_extra(self) -> dict[str, Any]:
         return {
@@ -226,18 +235,23 @@ class LMResult(DPResult):
     def plots(self) -> list[Plot]:
         table = self.tidy()
         level = f"{self.conf_level:.0%}"
-        alt = f"Released coefficients with {level} intervals: " + ", ".join(
+        point, what = "estimate", "Coefficients"
+        if "calibrated" in table:  # the point an interval is about
+            point, what = "calibrated", "Calibrated coefficients"
+        alt = f"{what} with {level} intervals: " + ", ".join(
             f"{t} {e:.3g} [{lo:.3g}, {hi:.3g}]"
-            for t, e, lo, hi in zip(table["term"], table["estimate"], table["conf.low"], table["conf.high"])
+            for t, e, lo, hi in zip(table["term"], table[point], table["conf.low"], table["conf.high"])
         )
         return [
             coefficient_plot(
                 table["term"].tolist(),
-                table["estimate"].to_numpy(),
+                table[point].to_numpy(),
                 table["conf.low"].to_numpy(),
                 table["conf.high"].to_numpy(),
-                title=f"Coefficients with {level} intervals",
-                xlabel="estimate",
+                title=f"{what} with {level} intervals",
+                xlabel="calibrated estimate (coef() is the ridge estimate)"
+                if point == "calibrated"
+                else point,
                 alt=alt,
             )
         ]

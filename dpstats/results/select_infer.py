@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
+from ..formula import INTERCEPT
 from .base import DPResult, escape_text
 from .glm import GLMResult
 from .lm import LMResult, design_with_levels, na_pass, newdata_frame, refuse_recomputed
@@ -44,8 +45,16 @@ class SelectInferResult(LMResult):
         The data columns the formula used (``predict`` reads only these from newdata, so a ``.``
         in the formula means the fit's columns, not newdata's).
     selected_terms : list of str
-        The formula's terms that hold the selected columns (a factor's term when any of its columns
-        was selected), in the formula's order: :attr:`selected_formula` is the response on them.
+        The final model's terms, in the formula's order: each term that holds a selected column, whole
+        (R's convention: a factor's term enters with all its columns when any of them was selected), and
+        the margins R's coding of an interaction with a factor needs
+        (:func:`dpstats.methods.select_infer.selected_terms`).
+        Part B fits exactly their columns.
+    selected_formula : str
+        The final model's formula, as R's ``formula()`` of it
+        (:func:`dpstats.methods.select_infer.final_formula`): the response on
+        :attr:`selected_terms` (``y ~ 1`` when nothing was selected), which ``lm`` codes as part B's
+        design; :attr:`formula` is the candidates'.
     """
 
     selector: str = ""
@@ -58,22 +67,16 @@ class SelectInferResult(LMResult):
     fit_door: str = "dp_lm"
     variables: list[str] = field(default_factory=list)
     selected_terms: list[str] = field(default_factory=list)
+    selected_formula: str = ""
 
     title = "Differentially private select-then-infer"
 
-    @property
-    def selected_formula(self) -> str:
-        """The final model's formula, as R's ``formula()`` of it: the response on the selected terms
-        (``y ~ 1`` when nothing was selected); :attr:`formula` is the candidates'."""
-        from ..formula import split_formula
-
-        lhs, _ = split_formula(self.formula, one_sided=False)
-        return f"{lhs} ~ {' + '.join(self.selected_terms) or '1'}"
-
     def header_line(self) -> str:
-        """The summary's first line: the rows, the parts, the candidates and the selected."""
+        """The summary's first line: the rows, the parts, the candidates, the selected and the final model."""
         selected = len(self.selected or [])
-        fit = f"part B's fit has {len(self.terms)} coefficients" if self.fit is not None else "nothing fitted"
+        fit = "nothing fitted"
+        if self.fit is not None:
+            fit = f"part B's fit has {len(self.terms)} coefficients ({self.selected_formula})"
         line = f"{self.candidates} candidate columns, {selected} selected; {fit}"
         if self.released_n() is None:
             return f"{self.n_text()}; {line}"
@@ -122,14 +125,16 @@ class SelectInferResult(LMResult):
         # the final model's formula has no factor term, hence no contrasts to apply
         coding = self.coding if formula == self.formula else {**self.coding, "contrasts": {}}
         mf = design_with_levels(formula, self.factor_levels, self._fit_columns(newdata), **coding)
-        absent = [t for t in self.selected if t not in mf.names]
+        columns = [t for t in self.terms if t != INTERCEPT]  # the final model's: the selected terms, whole
+        absent = [t for t in columns if t not in mf.names]
         if absent:
             raise DataError(
-                f"newdata gives no design column {absent[0]!r} (a selected term; the design of newdata has "
-                f"{mf.names[:6]}): give newdata the variables the fit was given, with the same factor levels."
+                f"newdata gives no design column {absent[0]!r} (a column of the final model; the design of "
+                f"newdata has {mf.names[:6]}): give newdata the variables the fit was given, with the same "
+                "factor levels."
             )
-        mf.X = np.column_stack([np.ones(mf.n)] + [mf.X[:, mf.names.index(t)] for t in self.selected])
-        mf.names = ["(Intercept)"] + list(self.selected)
+        mf.X = np.column_stack([np.ones(mf.n)] + [mf.X[:, mf.names.index(t)] for t in columns])
+        mf.names = [INTERCEPT] + columns
         return mf
 
     def withhold_n(self) -> None:
@@ -148,12 +153,15 @@ class SelectInferResult(LMResult):
         )
         lines = [
             f"Pipeline: {self.n_text()} split at random (independently of the data) into {sizes}.",
-            f"  1. {self.selector} on part A selected {len(self.selected or [])} of {self.candidates} terms: "
+            f"  1. {self.selector} on part A selected {len(self.selected or [])} of {self.candidates} columns: "
             + (", ".join(self.selected) if self.selected else "none"),
         ]
         if self.fit is not None:
             family = f" ({self.glm.family})" if self.glm is not None else ""
-            lines.append(f"  2. {self.fit_door}{family} on part B with the selected terms; {self.inference}.")
+            lines.append(
+                f"  2. {self.fit_door}{family} on part B: {self.selected_formula} (the terms of the selected "
+                f"columns, each whole as lm fits a term); {self.inference}."
+            )
         lines.append("  Each part spent the whole budget (parallel composition on disjoint rows).")
         return lines
 
@@ -212,9 +220,3 @@ class SelectInferResult(LMResult):
         if self.glm is not None:
             return sections + self.glm.report_sections()
         return sections + (super().report_sections() if self.fit is not None else [])
-
-
-def selected_terms(mf, selected: list[str] | None) -> list[str]:
-    """The terms of a model frame that hold the ``selected`` design columns, in the formula's order."""
-    chosen = set(selected or [])
-    return list(dict.fromkeys(t for name, t in zip(mf.names, mf.terms) if name in chosen))

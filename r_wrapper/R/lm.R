@@ -1,10 +1,11 @@
 # dp_lm and dp_select_infer: private linear regression that behaves like lm, and select-then-infer.
 #
-# coef(), summary(), tidy(), glance(), vcov(), confint() and predict(fit, newdata) work as for lm. At
-# eps = Inf the fit is lm itself and keeps its model frame (fit$model), so fitted(), residuals(),
+# coef(), summary(), tidy(), glance(), vcov(), confint(), sigma() and predict(fit, newdata) work as for lm.
+# At eps = Inf the fit is lm itself and keeps its model frame (fit$model), so fitted(), residuals(),
 # deviance(), sigma(), logLik()/AIC()/BIC(), model.matrix() and confint(level =) equal lm's. A DP fit
 # releases its coefficients, bootstrap covariance, intervals (at the level it was fitted with,
-# conf_level =) and p-values only: the rest is refused with a dpstats_not_released_error saying why.
+# conf_level =) and p-values, and its residual standard error is computed from the released statistics
+# (post-processing, as Python prints it): the rest is refused with a dpstats_not_released_error saying why.
 
 dp_lm <- function(formula, data, eps, delta = 0, ..., seed = NULL) {
   .dp_fit("dp_lm", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
@@ -125,7 +126,7 @@ residuals.dp_lm <- function(object, ...) {
 # predict.lm's arguments: se.fit and interval ("confidence", "prediction") at any level for a
 # non-private fit (eps = Inf: the classical t intervals, with the fit's vcov and sigma, as predict.lm);
 # a DP fit releases point predictions only (its intervals are a calibrated bootstrap of the
-# coefficients, not Wald intervals, and no residual standard error is released). A row of newdata
+# coefficients, not Wald intervals around Xb). A row of newdata
 # with NA in a variable the formula uses predicts NA (predict.lm with na.action = na.pass).
 predict.dp_lm <- function(object, newdata, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
                           level = 0.95, ...) {
@@ -135,7 +136,7 @@ predict.dp_lm <- function(object, newdata, se.fit = FALSE, interval = c("none", 
   if (intervals && .is_dp_fit(object)) {
     .not_released(object, sprintf("predict(%s)", if (isTRUE(se.fit)) "se.fit = TRUE" else paste0("interval = \"", interval, "\"")),
                   paste("its intervals come from a calibrated parametric bootstrap of the coefficients (confint(fit)),",
-                        "not from a standard error of Xb, and no residual standard error is released."), sys.call())
+                        "not from a standard error of Xb."), sys.call())
   }
   if (!missing(level) && !intervals) {
     .dp_abort("predict(level = ) needs interval = \"confidence\" or \"prediction\".", "dpstats_argument_error", sys.call())
@@ -181,7 +182,7 @@ predict.dp_select_infer <- function(object, newdata, type = c("link", "response"
   if (!glm && (isTRUE(se.fit) || interval != "none")) {
     .not_released(object, sprintf("predict(%s)", if (isTRUE(se.fit)) "se.fit = TRUE" else paste0("interval = \"", interval, "\"")),
                   paste("its intervals come from a calibrated parametric bootstrap of the coefficients (confint(fit)),",
-                        "not from a standard error of Xb, and no residual standard error is released."), call)
+                        "not from a standard error of Xb."), call)
   }
   if (!missing(level)) {
     .dp_abort("predict(level = ) needs interval = \"confidence\" or \"prediction\".", "dpstats_argument_error", call)
@@ -195,9 +196,11 @@ predict.dp_select_infer <- function(object, newdata, type = c("link", "response"
   list(fit = fit, se.fit = stats::setNames(se, names(fit)), residual.scale = 1)
 }
 
-# dp_select_infer answers as R does for the final model, part B's fit on the selected terms: nobs() is
-# part B's rows (public: it follows from n and split) and formula() the response on the selected terms
-# (a factor's term when any of its columns was selected); the candidates' formula is fit$formula.
+# dp_select_infer answers as R does for the final model, part B's fit: nobs() is part B's rows (public: it
+# follows from n and split) and formula() the response on the terms of the selected columns, each whole
+# (a factor's term enters with all its columns, as lm fits it) with the margins R's coding of an
+# interaction with a factor needs, so that lm(formula(fit), rows) codes part B's columns; the candidates'
+# formula is fit$formula.
 nobs.dp_select_infer <- function(object, ...) {
   n <- NextMethod()  # refuses, saying why, where n is private
   n_infer <- object$outputs$n_infer
@@ -288,12 +291,26 @@ deviance.dp_lm <- function(object, ...) {
   sum(residuals(object)^2)
 }
 
+# A DP fit's sigma() is the residual standard error Python prints, computed from the released statistics
+# (yᵀy, Xᵀy, XᵀX and the estimates) and the public n: post-processing. NA where their residual sum of
+# squares fell below 0 at this eps (the printed line says "not resolved").
 sigma.dp_lm <- function(object, ...) {
-  if (.is_dp_fit(object)) {
-    .not_released(object, "sigma()", paste("the residual standard error is not released (the bootstrap's intervals",
-                  "and p-values already account for the noise)."), sys.call())
-  }
+  if (.is_dp_fit(object)) return(.released_sigma(object))
   sqrt(deviance(object) / df.residual(object))
+}
+
+.released_sigma <- function(object) {
+  s <- object$outputs[["sigma"]]  # exact: $ would match a partial name
+  if (is.null(s) || !is.numeric(s) || is.nan(s)) NA_real_ else as.numeric(s)
+}
+
+# dp_select_infer: part B's dp_lm fit as sigma.dp_lm's; with infer = "glm" as dp_glm's (not released).
+sigma.dp_select_infer <- function(object, ...) {
+  if (.is_glm_fit(object)) {
+    .not_released(object, "sigma()", "the deviance of a glm fit is a function of the raw data and is not released.",
+                  sys.call())
+  }
+  .released_sigma(object)  # always a DP fit (finite eps); NA when nothing was selected
 }
 
 logLik.dp_lm <- function(object, REML = FALSE, ...) {

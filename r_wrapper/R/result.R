@@ -18,15 +18,18 @@ summary.dp_result <- function(object, ...) {
 # summary.lm's and summary.glm's components, so that coef(summary(fit)), summary(fit)$sigma and
 # $r.squared work: the coefficient matrix (the released table), df, and for a non-private fit
 # (eps = Inf) sigma, r.squared, adj.r.squared and fstatistic as lm computes them (glm: deviance, aic,
-# null.deviance, df.null). A DP fit releases no residual standard error and no R^2: those are NA
-# (not released), never computed in R from the data.
+# null.deviance, df.null). A DP lm fit's sigma is the one Python computes from the released statistics
+# (sigma.dp_lm); it releases no R^2: NA (not released), never computed in R from the data.
 .lm_summary_parts <- function(object, td, g) {
   if (is.null(td$term) || is.null(td$estimate)) return(list())
   z <- .is_glm_fit(object) || (inherits(object, "dp_vertical_glm") && !identical(object$outputs$family, "gaussian"))
-  stat <- if (.is_bootstrap_fit(object)) c("Est./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
+  boot <- .is_bootstrap_fit(object)
+  stat <- if (boot) c("Cal./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
   col <- function(nm) if (is.null(td[[nm]])) rep(NA_real_, nrow(td)) else as.numeric(td[[nm]])
   cm <- cbind(col("estimate"), col("std.error"), col("statistic"), col("p.value"))
   dimnames(cm) <- list(as.character(td$term), c("Estimate", "Std. Error", stat))
+  # summary.lm's four columns where tools read them by position; a bootstrap fit adds the estimate they are about
+  if (boot) cm <- cbind(cm, Calibrated = col("calibrated"))
   rdf <- object$outputs$df_residual
   rdf <- if (is.null(rdf) || is.na(rdf)) NA_integer_ else as.integer(rdf)
   p <- nrow(cm)
@@ -40,7 +43,7 @@ summary.dp_result <- function(object, ...) {
                        df.null = if (private) NA_integer_ else as.integer(gv("df.null")))))
   }
   if (private) {
-    return(c(out, list(sigma = NA_real_, r.squared = NA_real_, adj.r.squared = NA_real_)))
+    return(c(out, list(sigma = .released_sigma(object), r.squared = NA_real_, adj.r.squared = NA_real_)))
   }
   f <- gv("statistic")
   c(out, list(sigma = gv("sigma"), r.squared = gv("r.squared"), adj.r.squared = gv("adj.r.squared"),
@@ -69,12 +72,6 @@ print.summary.dp_result <- function(x, ...) {
     lines <- .replace_block(lines, "^Privacy statement:$", function(block) {
       c(block[1], .wrap(.join_wrapped(trimws(block[-1])), 2L, 2L))  # one paragraph, reflowed
     })
-    if (.is_bootstrap_fit(x)) {
-      lines <- sub("^Residual standard error: .* on ([0-9]+) degrees of freedom.*$",
-                   "Residual standard error: not released by a DP fit (\\1 residual degrees of freedom)", lines)
-      lines <- sub("^Residual standard error: .*\\(degrees of freedom not shown: n is private\\).*$",
-                   "Residual standard error: not released by a DP fit (degrees of freedom not shown: n is private)", lines)
-    }
   }
   .with_r_call(paste(.wrap_prose(.r_phrased(.r_literals(lines))), collapse = "\n"), x$call)
 }
@@ -122,16 +119,20 @@ print.summary.dp_result <- function(x, ...) {
   if (all(is.na(td$std.error))) {
     m <- cbind(Estimate = td$estimate)
     if (!is.null(td$noise.sd)) m <- cbind(m, "Noise SD" = td$noise.sd)  # a DP vertical_glm: sd of each noise
+  } else if (.is_bootstrap_fit(x) && !is.null(td$calibrated)) {
+    # the calibrated bootstrap: Std. Error, Cal./SE, Pr(boot) and the interval are Calibrated's (the note below)
+    m <- cbind(td$estimate, td$calibrated, td$std.error, td$statistic, td$p.value)
+    colnames(m) <- c("Estimate", "Calibrated", "Std. Error", "Cal./SE", "Pr(boot)")
   } else {
     m <- cbind(td$estimate, td$std.error, td$statistic, td$p.value)
     z <- .is_glm_fit(x) || (inherits(x, "dp_vertical_glm") && !identical(x$outputs$family, "gaussian"))
-    colnames(m) <- if (.is_bootstrap_fit(x)) {
-      c("Estimate", "Std. Error", "Est./SE", "Pr(boot)")  # calibrated bootstrap: see "Intervals" below
-    } else if (z) c("Estimate", "Std. Error", "z value", "Pr(>|z|)") else c("Estimate", "Std. Error", "t value", "Pr(>|t|)")
+    colnames(m) <- if (z) c("Estimate", "Std. Error", "z value", "Pr(>|z|)") else c("Estimate", "Std. Error", "t value", "Pr(>|t|)")
   }
   rownames(m) <- td$term
-  out <- utils::capture.output(stats::printCoefmat(m, digits = max(3L, getOption("digits") - 3L), na.print = "NA",
-                                                   has.Pvalue = ncol(m) == 4L, P.values = ncol(m) == 4L))
+  tests <- ncol(m) >= 4L
+  args <- list(m, digits = max(3L, getOption("digits") - 3L), na.print = "NA", has.Pvalue = tests, P.values = tests)
+  if (ncol(m) == 5L) args <- c(args, list(cs.ind = 1:3, tst.ind = 4L))  # Calibrated is formatted as Estimate
+  out <- utils::capture.output(do.call(stats::printCoefmat, args))
   c("Coefficients:", out)
 }
 
@@ -306,7 +307,8 @@ glance <- function(x, ...) UseMethod("glance")
                   noise_sd = "noise.sd",
                   df_residual = "df.residual", null_deviance = "null.deviance", df_null = "df.null",
                   r_squared = "r.squared", adj_r_squared = "adj.r.squared", loglik = "logLik", n = "nobs")
-.broom_order <- list(tidy = c("term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"),
+.broom_order <- list(tidy = c("term", "estimate", "calibrated", "std.error", "statistic", "p.value", "conf.low",
+                              "conf.high"),
                      glance = c("r.squared", "adj.r.squared", "sigma", "statistic", "p.value", "df", "null.deviance",
                                 "df.null", "logLik", "AIC", "BIC", "deviance", "df.residual", "nobs"))
 
@@ -369,7 +371,7 @@ tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, exponentiate =
       .dp_abort(sprintf("tidy(exponentiate = TRUE): a %s result has no regression coefficients to exponentiate.",
                         x$method), "dpstats_argument_error", sys.call())
     }
-    for (col in intersect(c("estimate", "conf.low", "conf.high"), names(td))) td[[col]] <- exp(td[[col]])
+    for (col in intersect(c("estimate", "calibrated", "conf.low", "conf.high"), names(td))) td[[col]] <- exp(td[[col]])
   }
   .as_tibble(td)
 }
@@ -383,8 +385,8 @@ glance.dp_result <- function(x, ...) {
     extra <- .fit_statistics(x)
     g <- cbind(as.data.frame(extra), g[setdiff(names(g), names(extra))])
     g <- .broom_frame(g, .broom_order$glance)
-  } else if (inherits(x, "dp_lm") && "sigma" %in% names(g)) {
-    g$sigma <- NA_real_  # not released by a DP fit (see sigma())
+  } else if (inherits(x, c("dp_lm", "dp_select_infer")) && "sigma" %in% names(g)) {
+    g$sigma <- .released_sigma(x)  # a double, NA where not resolved (JSON's null would make it logical)
   }
   if (inherits(x, "dp_select_infer") && "nobs" %in% names(g) && !is.na(g$nobs)) g$nobs <- nobs(x)  # part B's rows
   .as_tibble(g)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DataError, PrivacyParameterError
-from ...formula import ModelFrame
+from ...formula import ModelFrame, declares_levels
 from ...schema import PublicN, Schema
 from ...validation import check_eps, check_fraction, check_neighbouring, check_oc_trials, check_whole_in
 from .._options import Options
@@ -172,7 +172,8 @@ def check_subsets(options: FELPOptions, mf: ModelFrame) -> None:
 def check_classes(mf: ModelFrame, declared: bool) -> np.ndarray:
     """Class counts (diagnostics only); refuses a response FELP cannot use.
 
-    With the response's levels declared (``levels=``, a categorical dtype, a boolean type)
+    With the response's levels declared (``levels=``, a categorical dtype, a boolean type,
+    ``factor(y, levels = c(...))`` in the formula)
     the classes are public: only their number is checked (at least two).  A class that is
     rare or absent in the rows is handled by construction: a row with no nearest hit (the
     only row of its class in a subset) or no nearest miss (a subset holding one class) has
@@ -237,7 +238,11 @@ def name_read_classes(dd: Any, schema: Schema | None, data: Any, formula: str) -
 
 
 def declared_classes(schema: Schema | None, data: Any, response: str) -> bool:
-    """Whether the response's classes are declared (public), from the schema and the dtypes only."""
+    """Whether the response's classes are declared (public), from the formula, the schema and the dtypes
+    only: ``factor(y, levels = c(...))`` (or ``ordered``) as the response, ``levels=``, a categorical or
+    boolean dtype."""
+    if declares_levels(response):
+        return True
     if schema is None or not isinstance(data, pd.DataFrame) or response not in data.columns:
         return False
     (var,) = schema.variables(data, [response])

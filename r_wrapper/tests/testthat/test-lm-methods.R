@@ -91,6 +91,33 @@ test_that("formula(fit) expands `.` over the data the fit was given, as lm's, fo
   expect_identical(deparse(formula(fit)), "mpg ~ cyl + disp")
 })
 
+test_that("a DP dp_lm's sigma() is Python's residual standard error from the released statistics", {
+  # The outside R audit, item 9: R said "not released" where Python printed sigma. It is post-processing
+  # of the released statistics and the public n, so R shows Python's value with Python's words. Oracle:
+  # Python itself, run apart on the same rows (quakes written out as CSV) with the same seed.
+  skip_if_no_dpstats()
+  b <- list(mag = c(4, 6.5), stations = c(10, 135), depth = c(40, 680))
+  fit <- dp_lm(mag ~ stations + depth, data = quakes, eps = 2, delta = 1e-6, bounds = b, n_boot = 200, seed = 2)
+  csv <- tempfile(fileext = ".csv")
+  on.exit(unlink(csv))
+  utils::write.csv(quakes[c("mag", "stations", "depth")], csv, row.names = FALSE)
+  script <- paste(
+    "import sys, json, pandas as pd, dpstats as dp",
+    "df = pd.read_csv(sys.argv[1])",
+    "b = {'mag': (4, 6.5), 'stations': (10, 135), 'depth': (40, 680)}",
+    "fit = dp.dp_lm('mag ~ stations + depth', df, eps=2, delta=1e-6, bounds=b, n_boot=200, random_state=2)",
+    "line = [ln for ln in str(fit).splitlines() if ln.startswith('Residual standard error')][0]",
+    "print(json.dumps({'sigma': fit.sigma, 'line': line}))", sep = "\n")
+  py <- jsonlite::fromJSON(system2(dpstats_python(), c("-c", shQuote(script), shQuote(csv)), stdout = TRUE))
+  expect_true(is.finite(py$sigma) && py$sigma > 0)
+  expect_equal(sigma(fit), py$sigma, tolerance = 1e-12)
+  expect_identical(summary(fit)$sigma, sigma(fit))
+  expect_identical(glance(fit)$sigma, sigma(fit))
+  expect_true(py$line %in% capture.output(print(fit)))  # the same line, in the same words
+  expect_true(py$line %in% capture.output(print(summary(fit))))
+  expect_match(py$line, "^Residual standard error: [0-9.]+ on 997 degrees of freedom \\(from the released")
+})
+
 test_that("a DP dp_lm refuses per-row values and functions of the raw data, saying why", {
   skip_if_no_dpstats()
   b <- list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35))
@@ -99,7 +126,7 @@ test_that("a DP dp_lm refuses per-row values and functions of the raw data, sayi
   expect_error(residuals(fit), "per-row", class = "dpstats_not_released_error")
   expect_error(predict(fit), "newdata", class = "dpstats_not_released_error")
   expect_error(deviance(fit), "not released", class = "dpstats_not_released_error")
-  expect_error(sigma(fit), "not released", class = "dpstats_not_released_error")
+  expect_identical(sigma(fit), summary(fit)$sigma)  # from the released statistics (the test above)
   expect_error(logLik(fit), "not released", class = "dpstats_not_released_error")
   expect_error(AIC(fit), "not released", class = "dpstats_not_released_error")
   expect_error(BIC(fit), "not released", class = "dpstats_not_released_error")
@@ -162,9 +189,9 @@ test_that("tidy() and glance() use broom's column names and, at eps = Inf, broom
   # a DP fit: broom's names, released quantities only
   dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5, n_boot = 200, seed = 1,
               bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)))
-  expect_identical(names(tidy(dp))[1:7], c("term", "estimate", "std.error", "statistic", "p.value", "conf.low",
-                                           "conf.high"))
-  expect_true(is.na(glance(dp)$sigma))
+  expect_identical(names(tidy(dp))[1:8], c("term", "estimate", "calibrated", "std.error", "statistic", "p.value",
+                                           "conf.low", "conf.high"))  # broom's, with the bootstrap's calibrated
+  expect_identical(glance(dp)$sigma, sigma(dp))  # from the released statistics, as Python's glance
   expect_false(any(grepl("_(error|value|low|high|residual)$", c(names(tidy(vg)), names(glance(vg)), names(glance(dp))))))
 })
 

@@ -25,7 +25,8 @@ test_that("a private dp_lm prints like summary.lm and refuses another interval l
   expect_match(out, "Residual standard error")
   expect_match(out, "differentially private")
   expect_match(out, "dp_lm(formula = mpg ~ wt + hp", fixed = TRUE)
-  expect_identical(names(tidy(fit)), c("term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"))
+  expect_identical(names(tidy(fit)), c("term", "estimate", "calibrated", "std.error", "statistic", "p.value", "conf.low",
+                                       "conf.high"))  # calibrated: what std.error and the rest are about
   expect_equal(dim(vcov(fit)), c(3L, 3L))
   expect_equal(unname(confint(fit)[, 1]), tidy(fit)$conf.low)
   expect_error(confint(fit, level = 0.9), "conf_level", class = "dpstats_argument_error")
@@ -68,6 +69,27 @@ test_that("dp_select_infer's nobs(), formula() and summary() are the final model
   nd <- df[1:2, ]
   nd[[setdiff(names(df), c("y", sel))[1]]][1] <- NA  # unused by the final model: predicted, as lm predicts
   expect_equal(unname(predict(res, nd)), unname(drop(model.matrix(f, nd) %*% coef(res))), tolerance = 1e-8)
+})
+
+test_that("dp_select_infer fits a selected factor's term whole: formula(), coef() and predict() are lm's", {
+  # The outside R audit: formula() gave factor(cyl) while part B fitted factor(cyl)8 alone (8 against 4
+  # and 6 pooled). mtcars, seed 5: part A selects wt and factor(cyl)8; the final model is lm's
+  # mpg ~ wt + factor(cyl), and its coefficients, names and predictions follow from that formula.
+  skip_if_no_dpstats()
+  b <- list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 340), qsec = c(14, 23), cyl = c(4, 8), drat = c(2.7, 5))
+  res <- suppressWarnings(dp_select_infer(mpg ~ wt + hp + factor(cyl) + qsec + drat, data = mtcars, eps = 20,
+                                          delta = 1e-6, k = 2, bounds = b, n_boot = 100, seed = 5))
+  expect_identical(unlist(res$outputs$selected), c("wt", "factor(cyl)8"))  # seeded: one level of cyl
+  expect_identical(formula(res), mpg ~ wt + factor(cyl), ignore_formula_env = TRUE)
+  ref <- lm(formula(res), mtcars)
+  expect_identical(names(coef(res)), names(coef(ref)))
+  expect_identical(tidy(res)$term, names(coef(ref)))
+  nd <- mtcars[c("Mazda RX4", "Datsun 710", "Maserati Bora"), ]  # cyl 6, 4 and 8
+  expect_equal(predict(res, nd), drop(model.matrix(formula(res), nd) %*% coef(res)), tolerance = 1e-12)
+  text <- gsub("\\s+", " ", paste(capture.output(print(summary(res))), collapse = " "))
+  expect_match(text, "part B's fit has 4 coefficients (mpg ~ wt + factor(cyl))", fixed = TRUE)
+  expect_match(text, "dp_lm on part B: mpg ~ wt + factor(cyl) (the terms of the selected columns, each whole", fixed = TRUE)
+  expect_false(grepl("`", text, fixed = TRUE))  # coefficients named as lm names them
 })
 
 test_that("dp_select_infer(infer = \"glm\") fits dp_glm on part B, family as dp_glm takes it", {

@@ -41,7 +41,7 @@ test_that("prints and summaries show no Python literals and fit the console widt
   expect_true(any(grepl("Pr(boot)", si, fixed = TRUE)))
 })
 
-test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit says sigma is not released", {
+test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit's unresolved sigma says so", {
   skip_if_no_dpstats()
   fit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), data = mtcars, eps = Inf))
   ref <- lm(mpg ~ wt + factor(cyl), data = mtcars)
@@ -52,12 +52,39 @@ test_that("dp_lm at eps = Inf prints lm's coefficient table; a DP fit says sigma
   dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, seed = 1,
               bounds = list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 350)))
   out <- paste(capture.output(print(dp)), collapse = "\n")
-  expect_match(out, "Residual standard error: not released")
+  expect_match(out, "Residual standard error: not resolved at this eps on 29 degrees of freedom")  # 32 rows, eps = 1
   expect_false(grepl("Residual standard error: 0", out))
   gl <- vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial)
   want <- capture.output(printCoefmat(coef(summary(glm(am ~ wt + hp, binomial, mtcars))),
                                       digits = max(3L, getOption("digits") - 3L)))
   expect_true(all(want %in% capture.output(print(gl))))
+})
+
+test_that("a DP dp_lm shows the calibrated estimate its Std. Error, test and interval are about", {
+  # The outside R audit, item 4: Estimate (the ridge estimate) sat beside an Est./SE, p-value and interval
+  # of another estimate. The row now holds Calibrated, and Cal./SE = Calibrated / Std. Error; the pivot
+  # interval holds Calibrated. quakes at eps = 2, seed 2 (ridge > 0).
+  skip_if_no_dpstats()
+  b <- list(mag = c(4, 6.5), stations = c(10, 135), depth = c(40, 680))
+  fit <- dp_lm(mag ~ stations + depth, data = quakes, eps = 2, delta = 1e-6, bounds = b, n_boot = 200, seed = 2)
+  td <- tidy(fit)
+  expect_identical(names(td), c("term", "estimate", "calibrated", "std.error", "statistic", "p.value", "conf.low",
+                                "conf.high"))
+  expect_identical(td$estimate, unname(coef(fit)))
+  expect_equal(td$statistic, td$calibrated / td$std.error, tolerance = 1e-12)
+  expect_true(all(td$conf.low <= td$calibrated & td$calibrated <= td$conf.high))
+  expect_identical(unname(confint(fit)), unname(cbind(td$conf.low, td$conf.high)))
+  out <- capture.output(print(fit))
+  i <- match("Coefficients:", out)
+  expect_match(out[i + 1], "^ +Estimate +Calibrated +Std. Error +Cal./SE +Pr\\(boot\\)")
+  expect_true(any(grepl("^Calibrated: Estimate \\(coef\\(\\), the ridge estimate\\)", out)))
+  cm <- coef(summary(fit))  # summary.lm's four columns by position (tools read them so), then Calibrated
+  expect_identical(colnames(cm), c("Estimate", "Std. Error", "Cal./SE", "Pr(boot)", "Calibrated"))
+  expect_identical(unname(cm[, "Calibrated"]), td$calibrated)
+  expect_equal(exp(td$calibrated), tidy(fit, exponentiate = TRUE)$calibrated)
+  ols <- suppressWarnings(dp_lm(mag ~ stations + depth, data = quakes, eps = Inf))
+  expect_false("calibrated" %in% names(tidy(ols)))
+  expect_identical(colnames(coef(summary(ols))), colnames(coef(summary(lm(mag ~ stations + depth, quakes)))))
 })
 
 test_that("the ledger is wrapped to the console width", {
