@@ -492,3 +492,18 @@ def test_the_warnings_of_a_fit_made_still_come_in_order(cars):
     texts = [str(w.message) for w in caught if issubclass(w.category, NonPrivateWarning)]
     assert "without declared bounds" in texts[0] and "max-abs" in texts[1] and "data means" in texts[2]
     assert all(w.filename == __file__ for w in caught)  # pointing at the user's line
+
+
+def test_a_bootstrap_p_value_at_its_floor_prints_as_below_it():
+    """With B replicates the calibrated bootstrap's p-value is at least 2/(B + 1); one there (no replicate
+    crossed 0) prints as "<0.002", as R's format.pval prints a p-value below its eps, and tidy keeps the
+    number.  Seeded (random_state=1); a slope of 46 standard errors is at the floor in every replicate."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.uniform(0, 10, 5000)})
+    df["y"] = 1 + 0.5 * df["x"] + rng.normal(size=5000)
+    fit = dp.dp_lm("y ~ x", df, eps=3, bounds={"x": (0, 10), "y": (-5, 15)}, random_state=1)
+    assert fit.p_value_floor == pytest.approx(2 / 1001)
+    assert fit.tidy()["p.value"].iloc[1] == pytest.approx(2 / 1001)
+    row = next(line for line in str(fit).splitlines() if line.startswith("x "))
+    assert "<0.002" in row and "0.001998" not in row
+    assert fit.to_dict()["outputs"]["p_value_floor"] == pytest.approx(2 / 1001)

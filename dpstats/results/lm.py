@@ -153,6 +153,20 @@ class LMResult(DPResult):
         """The coefficient table's statistic and p-value headers."""
         return "statistic", "Pr(>|t|)" if self.inference.startswith("classical") else "p (bootstrap)"
 
+    @property
+    def p_value_floor(self) -> float | None:
+        """The smallest p-value the calibrated bootstrap can give, 2/(B + 1) for B replicates (None for
+        classical inference): a p-value there means no replicate crossed 0, and prints as ``<`` it, as
+        R's ``format.pval`` prints one below its ``eps``."""
+        found = re.search(r"2 x (\d+) replicates", self.inference or "")
+        return 2.0 / (int(found[1]) + 1) if found else None
+
+    def _p_text(self, p: float) -> str:
+        floor = self.p_value_floor
+        if math.isnan(p):
+            return "NA"
+        return f"<{floor:.2g}" if floor is not None and p <= floor * (1 + 1e-9) else f"{p:.4g}"
+
     def _coef_lines(self) -> list[str]:
         t = self.table.set_index("term")
         t.index.name = None
@@ -162,11 +176,14 @@ class LMResult(DPResult):
             shown["Calibrated"] = self.calibrated_estimates
         shown["Std. Error"] = t["std.error"]
         shown[statistic] = t["statistic"]
-        shown[p_value] = t["p.value"]
+        shown[p_value] = [self._p_text(v) for v in t["p.value"]]
         shown[""] = [_stars(v) for v in t["p.value"]]
         aliased = self.aliased_terms()
         header = "Coefficients:" + (f" {singularities_note(len(aliased))}" if aliased else "")
-        lines = [header] + shown.to_string(float_format=lambda v: f"{v:.4g}", na_rep="NA").splitlines()
+        table = shown.to_string(  # the p-values are text ("<0.002"): spaced as a numeric column is
+            float_format=lambda v: f"{v:.4g}", na_rep="NA", col_space={p_value: len(p_value) + 1}
+        )
+        lines = [header] + table.splitlines()
         lines += ["---", "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"]
         return lines
 
@@ -230,6 +247,7 @@ class LMResult(DPResult):
             "calibrated_estimates": None
             if self.calibrated_estimates is None
             else dict(zip(self.terms, self.calibrated_estimates.tolist())),
+            "p_value_floor": self.p_value_floor,
         }
 
     def plots(self) -> list[Plot]:

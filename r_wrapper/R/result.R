@@ -132,6 +132,8 @@ print.summary.dp_result <- function(x, ...) {
   tests <- ncol(m) >= 4L
   args <- list(m, digits = max(3L, getOption("digits") - 3L), na.print = "NA", has.Pvalue = tests, P.values = tests)
   if (ncol(m) == 5L) args <- c(args, list(cs.ind = 1:3, tst.ind = 4L))  # Calibrated is formatted as Estimate
+  floor <- x$outputs$p_value_floor  # the bootstrap's smallest p-value, 2/(B + 1): printed as "<" it
+  if (tests && is.numeric(floor)) args$eps.Pvalue <- floor * (1 + 1e-9)
   out <- utils::capture.output(do.call(stats::printCoefmat, args))
   c("Coefficients:", out)
 }

@@ -224,3 +224,13 @@ test_that("wrapping never breaks a hyphenated word, and advice starts its senten
   expect_identical(dpstats:::.r_words("step (Remark 2). Declare an upper bound sigma="),
                    "step (Remark 2). Declare an upper bound sigma = <a public value>")
 })
+
+test_that("a bootstrap p-value at its floor 2/(B + 1) prints as below it, as format.pval does", {
+  set.seed(1)
+  df <- data.frame(x = runif(5000, 0, 10))
+  df$y <- 1 + 0.5 * df$x + rnorm(5000)
+  fit <- dp_lm(y ~ x, data = df, eps = 3, bounds = list(x = c(0, 10), y = c(-5, 15)), seed = 1)
+  row <- grep("^x ", capture.output(print(fit)), value = TRUE)
+  expect_match(row, "<0.002", fixed = TRUE)
+  expect_equal(tidy(fit)$p.value[2], 2 / 1001)
+})
