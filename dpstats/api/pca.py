@@ -1,9 +1,11 @@
-"""Front door of private PCA (Analyze Gauss) from sufficient statistics, on any engine: :func:`dp_pca`.
+"""Front door of private PCA from sufficient statistics, on any engine: :func:`dp_pca`.
 
-Σ xxᵀ of the rows clipped to a public box, centred at its midpoint and shrunk onto a ball
-of radius C, is a sufficient statistic: one pass of any engine (in memory,
-:func:`dpstats.engines.stream`, Dask) computes it, and the private PCA step of
-:func:`dpstats.dp_gmm` releases its top-k subspace; plan and release: :mod:`dpstats.methods.pca`.
+n, Σ z and Σ zzᵀ of the rows z clipped to a public box, centred at its midpoint and shrunk
+onto a ball of radius C, are sufficient statistics: one pass of any engine (in memory,
+:func:`dpstats.engines.stream`, Dask, DuckDB) computes them; the release adds Gaussian noise
+and decomposes the covariance about the privately released mean (or, with
+``center="midpoint"``, the second moments about the box's midpoint, dp_gmm's private PCA step).
+Plan and release: :mod:`dpstats.methods.pca`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from ..geometry import Box, range_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
 from ..privacy.bounds import declared_bounds, design_box
-from ..privacy.pca import PrivatePCA
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
@@ -37,6 +38,8 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     bounds: Bounds = None,
     bounds_eps: float | None = None,
     radius: float | None = None,
+    center: str = "mean",
+    mean_share: float = m.MEAN_SHARE,
     neighbouring: str = "replace",
     levels: dict | None = None,
     na_action: str | None = None,
@@ -46,16 +49,25 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     strict: bool = False,
     progress: bool | None = None,
 ) -> PCAResult:
-    """Private top-k principal subspace (Analyze Gauss), from one pass over any data source.
+    """Private principal components: the top-k eigenvectors of a privately released covariance matrix.
 
-    Rows are clipped to the public box ``bounds``, centred at its midpoint and
-    shrunk onto the l2 ball of radius C; the top-k eigenvectors of
-    Σ xxᵀ + E are released, E symmetric with iid N(0, σ²) entries on and above
-    the diagonal, σ = Δ_F/√(2ρ), Δ_F = √2·C² (replace-one) or C²
-    (add/remove-one), ρ the zCDP budget with ρ + 2√(ρ log 1/δ) = eps (Bun &
-    Steinke 2016, Prop. 1.3).  This is the private PCA step of
-    :func:`dpstats.dp_gmm` (same noise for the same seed), computable from a
-    stream or a Dask frame, where ``dp_gmm`` itself needs the rows.
+    Rows are clipped to the public box ``bounds`` and shrunk onto the l2 ball of
+    radius C about its midpoint c (z = shrink_C(clip(x) − c)).  With ``center="mean"``
+    (the default) the column sums S = Σ z and the second moments M = Σ zzᵀ are
+    released with Gaussian noise (M: symmetric noise, Analyze Gauss), and the
+    loadings are the top-k eigenvectors of the covariance about the released
+    mean, Ĉ = (M̃ − ñ μ̂μ̂ᵀ)/(ñ − 1), μ̂ = S̃/ñ, its eigenvalues the variances (R's
+    ``prcomp(x)$sdev^2``).  Sensitivities: Δ_F(M) = √2·C² and Δ₂(S) = 2C under
+    replace-one (n public; where rows are dropped for missing values n is private
+    and released with S as Σ (z, C), same Δ₂); C² and √2·C under add/remove-one,
+    where the noisy count ñ is released with S.  ρ from (eps, delta) once
+    (ρ + 2√(ρ log 1/δ) = eps, Bun & Steinke 2016, Prop. 1.3), ``mean_share`` of it
+    to S, σ = Δ/√(2ρ_step).  The derivations: :mod:`dpstats.methods.pca`.
+    ``center="midpoint"``: Analyze Gauss alone on M with all of ρ, the loadings
+    those of the second moments about c (not of the covariance; eigenvalues are
+    sums of squares about c): the private PCA step of :func:`dpstats.dp_gmm`
+    (same noise for the same seed).  Every statistic comes from one pass, so a
+    stream, Dask frame or DuckDB relation works where ``dp_gmm`` needs the rows.
 
     Parameters
     ----------
@@ -64,7 +76,8 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
     {eps, delta}
-        ``eps = math.inf``: the exact top-k subspace, NOT private (warned; refused under strict; delta unused).
+        ``eps = math.inf``: the exact components, NOT private (warned; refused under strict; delta unused):
+        with ``center="mean"`` and a box that holds every row, those of R's ``prcomp(x)``.
     bounds : (lo, hi) or dict
         Public box of the columns (an interaction's columns default to the product of its parts' bounds).
         Without it the data's min/max are used (a first pass; a data-dependent step: NonPrivateWarning,
@@ -75,6 +88,14 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
         Public clipping radius C; default the box's half-diagonal ‖h‖ (no row is
         shrunk).  A smaller C needs equal half-widths for every column (the
         engine shrinks rows in the box's unit coordinates).
+    center : {"mean", "midpoint"}
+        ``"mean"`` (default): components of the covariance about the privately released
+        mean.  ``"midpoint"``: of the second moments about the box's midpoint c, as
+        ``prcomp(x, center = c)`` at eps = inf (dp_gmm's step; no budget spent on the mean).
+    mean_share : float
+        Share of the budget's ρ (zCDP) spent on the column sums (the mean) with
+        ``center="mean"``, in (0, 1); the rest goes to the second moments.
+        Unused with ``center="midpoint"`` or at eps = inf.
     {schema parameters}
     {neighbouring}
     {diagnostics: rows dropped, rows shrunk onto the ball}
@@ -86,8 +107,8 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> from dpstats.simulate import simulate_gmm
     >>> df, _ = simulate_gmm(4000, d=4, k=2, random_state=0)
     >>> fit = dp.dp_pca("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)
-    >>> fit.basis.shape
-    (4, 2)
+    >>> fit.basis.shape, fit.center
+    ((4, 2), 'mean')
     """
     given = locals()
     settings = Settings.check(given)
@@ -159,31 +180,39 @@ class PCADoor(DataDoor):
 
     def plan(self, frame: PCAFrame, dd: DataDependence) -> m.PCAPlan:
         C = m.clip_radius(frame.box, self.options.radius)
-        return m.plan(self.options, C, engine=getattr(frame.mf, "engine", "in-memory"))
+        engine = getattr(frame.mf, "engine", "in-memory")
+        return m.plan(
+            self.options, C, engine=engine, n_public=n_is_public(self.options.neighbouring, frame.mf)
+        )
 
-    def release(self, frame: PCAFrame, plan: m.PCAPlan, noise: NoiseSource) -> PrivatePCA:
-        return m.release(frame.stats.box_gram(frame.box), plan, noise)
+    def release(self, frame: PCAFrame, plan: m.PCAPlan, noise: NoiseSource) -> m.PCARelease:
+        st, box = frame.stats, frame.box
+        return m.release(m.Moments(st.box_gram(box), st.box_sums(box), st.n, box), plan, noise)
 
     def result(
         self,
         frame: PCAFrame,
         plan: m.PCAPlan,
-        released: PrivatePCA,
+        released: m.PCARelease,
         statement: PrivacyStatement,
         noise: NoiseSource,
     ) -> PCAResult:
         return PCAResult(
             **self.opening(frame.mf.n, frame.mf.names, statement),
-            basis=released.basis,
-            eigenvalues=released.eigenvalues,
-            centre=frame.box.center,
+            basis=released.pca.basis,
+            eigenvalues=released.pca.eigenvalues,
+            total=released.total,
+            centre=released.centre,
+            center=plan.center,
             radius=plan.radius,
-            noise_sd=released.noise_sd,
+            noise_sd=released.pca.noise_sd,
+            sum_noise_sd=released.sum_noise_sd,
+            count=released.count,
             engine=getattr(frame.mf, "engine", "memory"),
             formula=self.options.formula,
         )
 
-    def diagnostics(self, frame: PCAFrame, released: PrivatePCA) -> dict:
+    def diagnostics(self, frame: PCAFrame, released: m.PCARelease) -> dict:
         return {
             **missing_counts(frame.mf),
             "rows_shrunk_onto_ball": frame.stats.n_rows_clipped,
