@@ -1,10 +1,12 @@
 """Private PCA (dp_gmm's Analyze Gauss step) and the Gaussian vertical GLM on streamed and Dask data.
 
-Private PCA: the released basis and noisy eigenvalues from a Parquet, CSV or
-Dask source equal the in-memory computation of dp_gmm's step
-(``private_pca`` on the box-clipped, centred, ball-clipped rows) for the same
-seed, to relative 1e-8 (Σ xxᵀ agrees to ~1e-13; the eigen-decomposition of a
-matrix with well-separated eigenvalues amplifies that by < 10^3).
+Private PCA: with ``center="midpoint"`` the released basis and noisy eigenvalues from a Parquet,
+CSV or Dask source equal the in-memory computation of dp_gmm's step (``private_pca`` on the
+box-clipped, centred, ball-clipped rows) for the same seed, to relative 1e-8 (Σ xxᵀ agrees to
+~1e-13; the eigen-decomposition of a matrix with well-separated eigenvalues amplifies that by
+< 10^3).  With the default ``center="mean"`` every engine's release (basis, variances, released
+mean) equals the in-memory one for the same seed, to the same tolerance, and at eps = inf it is
+numpy's covariance PCA of the clipped rows.
 """
 
 from __future__ import annotations
@@ -58,13 +60,10 @@ def test_dp_pca_equals_in_memory_step_on_every_engine(gmm_data, radius):
     ref = _in_memory_step(df, lo, hi, C, k, 1.0, 1e-6, 7)
     if radius is not None:  # the ball really clips some rows, so the row bound is exercised
         assert (np.linalg.norm(np.clip(df.to_numpy(), lo, hi), axis=1) > radius).sum() > 50
-    fits = {
-        "memory": dp_pca("~ .", df, k=k, eps=1.0, delta=1e-6, bounds=(lo, hi), radius=radius, random_state=7)
-    }
+    call = dict(k=k, eps=1.0, delta=1e-6, bounds=(lo, hi), radius=radius, center="midpoint", random_state=7)
+    fits = {"memory": dp_pca("~ .", df, **call)}
     for label, src in _sources(df, root, "g").items():
-        fits[label] = dp_pca(
-            "~ .", src, k=k, eps=1.0, delta=1e-6, bounds=(lo, hi), radius=radius, random_state=7
-        )
+        fits[label] = dp_pca("~ .", src, **call)
     for label, fit in fits.items():
         np.testing.assert_allclose(fit.basis, ref.basis, rtol=RTOL, atol=1e-10, err_msg=label)
         np.testing.assert_allclose(fit.eigenvalues, ref.eigenvalues, rtol=RTOL, err_msg=label)
@@ -72,7 +71,48 @@ def test_dp_pca_equals_in_memory_step_on_every_engine(gmm_data, radius):
         assert fit.n == len(df) and fit.terms == list(df.columns)
         assert sum(e.eps for e in fit.privacy.ledger) == 1.0 and fit.privacy.delta == 1e-6
         assert fit.privacy.data_dependent_steps == []
-    assert fits["parquet"].engine == "stream" and "Analyze Gauss" in str(fits["dask"])
+    assert fits["parquet"].engine == "stream" and "Analyze Gauss" in str(fits["dask"].summary())
+
+
+@pytest.mark.parametrize("radius", [None, 9.0])
+def test_dp_pca_about_the_mean_is_the_same_on_every_engine(gmm_data, radius):
+    df, root = gmm_data
+    call = dict(k=2, eps=1.0, delta=1e-6, bounds=(-12.0, 12.0), radius=radius, random_state=7)
+    ref = dp_pca("~ .", df, **call)
+    assert ref.center == "mean" and [e.step[:17] for e in ref.privacy.ledger] == [
+        "Σ (x − c)(x − c)ᵀ",
+        "Σ (x − c) of the ",
+    ]
+    for label, src in _sources(df, root, "g").items():
+        fit = dp_pca("~ .", src, **call)
+        np.testing.assert_allclose(fit.basis, ref.basis, rtol=RTOL, atol=1e-10, err_msg=label)
+        np.testing.assert_allclose(fit.eigenvalues, ref.eigenvalues, rtol=RTOL, err_msg=label)
+        np.testing.assert_allclose(fit.centre, ref.centre, rtol=RTOL, err_msg=label)
+        assert fit.sum_noise_sd == ref.sum_noise_sd > 0
+
+
+@pytest.mark.filterwarnings("ignore::dpstats.errors.NonPrivateWarning")
+@pytest.mark.parametrize("radius", [None, 9.0])
+def test_dp_pca_about_the_mean_at_eps_inf_is_numpy_on_the_clipped_rows(gmm_data, radius):
+    """The clipped, shrunk rows' covariance (numpy, divisor n − 1) on a stream: variances to relative 1e-9."""
+    df, root = gmm_data
+    lo, hi = -12.0, 12.0
+    c = np.sqrt(df.shape[1]) * hi if radius is None else radius
+    z = np.clip(df.to_numpy(), lo, hi)
+    z = z * np.minimum(1.0, c / np.linalg.norm(z, axis=1))[:, None]  # the box's midpoint is 0
+    values, vectors = np.linalg.eigh(np.cov(z.T))
+    fit = dp_pca(
+        "~ .",
+        engines.stream(root / "g.parquet", chunk_rows=1100),
+        k=3,
+        eps=np.inf,
+        delta=0,
+        bounds=(lo, hi),
+        radius=radius,
+    )
+    np.testing.assert_allclose(fit.eigenvalues, values[::-1][:3], rtol=1e-9)
+    np.testing.assert_allclose(np.abs(fit.basis.T @ vectors[:, ::-1][:, :3]), np.eye(3), atol=1e-7)
+    np.testing.assert_allclose(fit.centre, z.mean(axis=0), rtol=1e-10, atol=1e-12)
 
 
 def test_dp_pca_validates_before_spending_and_names_data_dependence(gmm_data):

@@ -1,9 +1,6 @@
-"""Front door of private PCA (Analyze Gauss) from sufficient statistics, on any engine: :func:`dp_pca`.
+"""Front door of private PCA from one pass of sufficient statistics, on any engine: :func:`dp_pca`.
 
-Σ xxᵀ of the rows clipped to a public box, centred at its midpoint and shrunk onto a ball
-of radius C, is a sufficient statistic: one pass of any engine (in memory,
-:func:`dpstats.engines.stream`, Dask) computes it, and the private PCA step of
-:func:`dpstats.dp_gmm` releases its top-k subspace; plan and release: :mod:`dpstats.methods.pca`.
+The statistics, their release and the sensitivities: :mod:`dpstats.methods.pca`.
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ from ..formula import missing_counts, refuse_offset
 from ..geometry import Box, range_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
-from ..privacy.pca import PrivatePCA
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.pca import PCAResult
@@ -36,6 +32,8 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     bounds: Bounds = None,
     bounds_eps: float | None = None,
     radius: float | None = None,
+    center: str = "mean",
+    mean_share: float = m.MEAN_SHARE,
     neighbouring: str = "replace",
     levels: dict | None = None,
     na_action: str | None = None,
@@ -45,16 +43,16 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     strict: bool = False,
     progress: bool | None = None,
 ) -> PCAResult:
-    """Private top-k principal subspace (Analyze Gauss), from one pass over any data source.
+    """Private principal components: the top-k eigenvectors of a privately released covariance matrix.
 
-    Rows are clipped to the public box ``bounds``, centred at its midpoint and
-    shrunk onto the l2 ball of radius C; the top-k eigenvectors of
-    Σ xxᵀ + E are released, E symmetric with iid N(0, σ²) entries on and above
-    the diagonal, σ = Δ_F/√(2ρ), Δ_F = √2·C² (replace-one) or C²
-    (add/remove-one), ρ the zCDP budget with ρ + 2√(ρ log 1/δ) = eps (Bun &
-    Steinke 2016, Prop. 1.3).  This is the private PCA step of
-    :func:`dpstats.dp_gmm` (same noise for the same seed), computable from a
-    stream or a Dask frame, where ``dp_gmm`` itself needs the rows.
+    Rows are clipped to the public box ``bounds`` and shrunk onto the l2 ball of radius C about its
+    midpoint.  With ``center="mean"`` (default) their sums and second moments are released with Gaussian
+    noise (zCDP; Analyze Gauss for the second moments), and the loadings are the top-k eigenvectors of
+    the covariance about the released mean, its eigenvalues variances (R's ``prcomp(x)$sdev^2``); where
+    n is private, a noisy count is released with the sums.  ``center="midpoint"``: the second moments
+    about the box's midpoint alone, the private PCA step of :func:`dpstats.dp_gmm` (same noise for the
+    same seed).  One pass computes every statistic, so streams, Dask and DuckDB work where ``dp_gmm``
+    needs the rows.  Derivations: :mod:`dpstats.methods.pca`.
 
     Parameters
     ----------
@@ -63,7 +61,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
     {eps, delta}
-        ``eps = math.inf``: the exact top-k subspace, NOT private (warned; refused under strict; delta unused).
+        ``eps = math.inf``: the exact components (R's ``prcomp(x)``, the box holding every row), NOT private.
     bounds : (lo, hi) or dict
         Public box of the columns (an interaction's columns default to the product of its parts' bounds).
         Without it the data's min/max are used (a first pass; a data-dependent step: NonPrivateWarning,
@@ -74,6 +72,11 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
         Public clipping radius C; default the box's half-diagonal ‖h‖ (no row is
         shrunk).  A smaller C needs equal half-widths for every column (the
         engine shrinks rows in the box's unit coordinates).
+    center : {"mean", "midpoint"}
+        ``"mean"`` (default): components of the covariance about the privately released mean.
+        ``"midpoint"``: of the second moments about the box's midpoint c (``prcomp(x, center = c)``).
+    mean_share : float
+        With ``center="mean"``: the share of the budget's ρ (zCDP) spent on the column sums, in (0, 1).
     {schema parameters}
     {neighbouring}
     {diagnostics: rows dropped, rows shrunk onto the ball}
@@ -85,8 +88,8 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> from dpstats.simulate import simulate_gmm
     >>> df, _ = simulate_gmm(4000, d=4, k=2, random_state=0)
     >>> fit = dp.dp_pca("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)
-    >>> fit.basis.shape
-    (4, 2)
+    >>> fit.basis.shape, fit.center
+    ((4, 2), 'mean')
     """
     given = locals()
     settings = Settings.check(given)
@@ -158,31 +161,37 @@ class PCADoor(DataDoor):
 
     def plan(self, frame: PCAFrame, dd: DataDependence) -> m.PCAPlan:
         C = m.clip_radius(frame.box, self.options.radius)
-        return m.plan(self.options, C, engine=getattr(frame.mf, "engine", "in-memory"))
+        public = n_is_public(self.options.neighbouring, frame.mf)
+        return m.plan(self.options, C, engine=getattr(frame.mf, "engine", "in-memory"), n_public=public)
 
-    def release(self, frame: PCAFrame, plan: m.PCAPlan, noise: NoiseSource) -> PrivatePCA:
-        return m.release(frame.stats.box_gram(frame.box), plan, noise)
+    def release(self, frame: PCAFrame, plan: m.PCAPlan, noise: NoiseSource) -> m.PCARelease:
+        st, box = frame.stats, frame.box
+        return m.release(m.Moments(st.box_gram(box), st.box_sums(box), st.n, box), plan, noise)
 
     def result(
         self,
         frame: PCAFrame,
         plan: m.PCAPlan,
-        released: PrivatePCA,
+        released: m.PCARelease,
         statement: PrivacyStatement,
         noise: NoiseSource,
     ) -> PCAResult:
         return PCAResult(
             **self.opening(frame.mf.n, frame.mf.names, statement),
-            basis=released.basis,
-            eigenvalues=released.eigenvalues,
-            centre=frame.box.center,
+            basis=released.pca.basis,
+            eigenvalues=released.pca.eigenvalues,
+            total=released.total,
+            centre=released.centre,
+            center=plan.center,
             radius=plan.radius,
-            noise_sd=released.noise_sd,
+            noise_sd=released.pca.noise_sd,
+            sum_noise_sd=released.sum_noise_sd,
+            count=released.count,
             engine=getattr(frame.mf, "engine", "memory"),
             formula=self.options.formula,
         )
 
-    def diagnostics(self, frame: PCAFrame, released: PrivatePCA) -> dict:
+    def diagnostics(self, frame: PCAFrame, released: m.PCARelease) -> dict:
         return {
             **missing_counts(frame.mf),
             "rows_shrunk_onto_ball": frame.stats.n_rows_clipped,

@@ -87,6 +87,11 @@ class EngineStats:
         h = np.asarray(x_box.halfwidth, dtype=float)
         return self.cross.xtx * np.outer(h, h)
 
+    def box_sums(self, x_box: Box) -> np.ndarray:
+        """Σ (x − c) of the rows clipped to the box (and onto the pass's row bound), c its midpoint:
+        h times the column sums of the mapped rows (:meth:`box_gram`'s companion)."""
+        return self.cross.x_sum * np.asarray(x_box.halfwidth, dtype=float)
+
 
 def empty_stats(p: int, gram: bool) -> EngineStats:
     """The statistics of no rows (the identity of :func:`merge`)."""

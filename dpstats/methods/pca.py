@@ -1,25 +1,53 @@
-"""Private PCA as a method of its own: Analyze Gauss on the Gram matrix of clipped rows.
+"""Private principal components: the top-k eigenvectors of a privately released covariance matrix.
 
-Dwork, Talwar, Thakurta & Zhang (2014), Algorithm 1 ("Analyze Gauss"):
-release the top-k eigenvectors of A = Σ xxᵀ + E, E symmetric with iid
-N(0, σ²) entries on and above the diagonal, for rows x in a ball of radius C.
-It is step 1 of Kamath et al. (2019), Algorithm 1 (:mod:`dpstats.methods.gmm`),
-and the mechanism lives once in :mod:`dpstats.privacy.pca`.  Here it is a
-release of its own: one ledger row holding the whole (eps, delta), from a
-Gram matrix that any engine computes in one pass, where dp_gmm spends a ρ
-share on it inside its zCDP plan over rows in memory.
+The rows.  Each row is clipped to the public box, centred at its midpoint c and shrunk onto
+the l2 ball of radius C about c: z = shrink_C(clip(x) − c), ‖z‖ ≤ C (C public: the box's
+half-diagonal, which shrinks no row, or a declared ``radius``).  One pass of any engine
+gives the sufficient statistics n, S = Σ z and M = Σ z zᵀ (:class:`Moments`).
 
-Privacy: ‖xxᵀ − yyᵀ‖_F ≤ √2·C² (replace-one) and ‖xxᵀ‖_F ≤ C²
-(add/remove-one); σ = Δ_F/√(2ρ) gives ρ-zCDP (Bun & Steinke 2016,
-Prop. 1.6), converted once with ρ + 2√(ρ log 1/δ) = eps (Prop. 1.3).
+``center="mean"`` (the default): principal components as statisticians mean them, those
+of the covariance about the data's mean (R's ``prcomp(x)``), estimated privately.
 
-The two verbs: :func:`plan` (from :class:`PCAOptions` and the public radius C) and
-:func:`release` (from Σ xxᵀ, the plan and the noise source).  At eps = inf (NOT private) the
-plan has no mechanism and the release is the exact top-k subspace of Σ xxᵀ: with the rows
-centred at the box's midpoint c, that of ``prcomp(x, center = c, scale. = FALSE)`` in R, whose
-variances are the eigenvalues / (n − 1).  Neither reads n: under
-add/remove-one-row n is private, and a data set of 0, 1 or 2 rows gives a Gram matrix
-like any other (zero or of low rank), whose release is the noise alone, by construction.
+1. M̃ = M + E, E symmetric with iid N(0, σ_M²) entries on and above the diagonal
+   (Analyze Gauss: Dwork, Talwar, Thakurta & Zhang 2014, Algorithm 1).
+2. S̃ = S + e, e ~ N(0, σ_S² I_d), where n is public (replace-one-row, no row dropped);
+   where n is private (add/remove-one-row, or rows dropped for missing values) the
+   released vector is Σ (z, C) + e, e ~ N(0, σ_S² I_{d+1}), whose last entry over C is
+   the noisy count ñ (:func:`dpstats.privacy.pca.sum_sensitivity`).
+3. Post-processing (no privacy cost): ñ = n (public) or max(released count, 2);
+   μ̂ = S̃/ñ clipped to the box (the mean of clipped rows lies in it), the released
+   mean is c + μ̂; Ĉ = (M̃ − ñ μ̂ μ̂ᵀ)/(ñ − 1), which is (M − S Sᵀ/n)/(n − 1), the
+   sample covariance of the clipped rows, when there is no noise; the top-k eigenvectors
+   of Ĉ are the loadings, its eigenvalues the variances (prcomp's ``sdev^2``), and
+   λ_j/Σ_i max(λ_i, 0) over all d eigenvalues the proportion of variance.
+
+Sensitivities (rows with ‖z‖ ≤ C, derived once here):
+
+* M, Frobenius norm.  Replace-one: ‖z zᵀ − z' z'ᵀ‖²_F = ‖z‖⁴ + ‖z'‖⁴ − 2(zᵀz')² ≤ 2C⁴,
+  so Δ_F = √2·C² (attained by orthogonal z, z' on the sphere); add/remove-one:
+  ‖z zᵀ‖_F = ‖z‖² ≤ C², so Δ_F = C².  The released upper triangle changes in l2 by at most
+  the Frobenius norm.  Replace-one with rows dropped for missing values adds add/remove
+  changes, within √2·C².
+* S (or Σ (z, C)), l2 norm.  Replace-one: ‖z − z'‖ ≤ 2C (z' = −z on the sphere), so
+  Δ₂ = 2C; add/remove-one: ‖(z, C)‖ ≤ √2·C, so Δ₂ = √2·C; replace-one with rows dropped:
+  max(2C, √2·C) = 2C.
+
+Budget: (eps, delta) becomes ρ once (ρ + 2√(ρ log 1/δ) = eps; Bun & Steinke 2016,
+Prop. 1.3); ``mean_share`` of ρ goes to S, the rest to M (zCDP composes by adding ρ,
+Lemma 2.3); σ = Δ/√(2ρ_step) for each (Prop. 1.6).  The two ledger rows sum to (eps, delta).
+A single joint Gaussian on the stacked (S/w, M) has a tighter joint sensitivity (the
+worst pair for S, z' = −z, leaves M unchanged); the split is the simpler, stated analysis.
+
+``center="midpoint"``: the earlier behaviour, kept for users who want it and for
+:func:`dpstats.dp_gmm`'s step: Analyze Gauss alone on M with all of ρ; the loadings are the
+top-k eigenvectors of M̃ and the eigenvalues are sums of squares about c, not variances
+(``prcomp(x, center = c)``'s ``sdev^2`` times n − 1 at eps = inf).  The mechanism lives once
+in :mod:`dpstats.privacy.pca`.
+
+At eps = inf (NOT private) the plan has no mechanism and the release is exact:
+``center="mean"`` gives ``prcomp(x)`` (divisor n − 1) for rows inside the box.  Under
+add/remove-one-row n is private: the plan never reads it, and a data set of 0, 1 or 2
+rows is released like any other (its statistics are then the noise, by construction).
 """
 
 from __future__ import annotations
@@ -34,19 +62,44 @@ import numpy as np
 
 from ..errors import PrivacyParameterError
 from ..geometry import Box
-from ..privacy.accountant import LedgerEntry
+from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import is_auto
 from ..privacy.calibration import rho_from_eps_delta, zcdp_gaussian_sigma
-from ..privacy.pca import PrivatePCA, private_pca_gram, second_moment_sensitivity, top_subspace
+from ..privacy.pca import (
+    PrivatePCA,
+    noisy_symmetric,
+    second_moment_sensitivity,
+    sum_sensitivity,
+    top_subspace,
+)
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..schema import Schema
-from ..validation import check_delta, check_eps, check_gaussian_delta, check_neighbouring, check_whole_in
+from ..validation import (
+    check_delta,
+    check_eps,
+    check_fraction,
+    check_gaussian_delta,
+    check_neighbouring,
+    check_whole_in,
+)
 from ._options import Options
+
+CENTERS = ("mean", "midpoint")
+# of ρ, to the column sums (center="mean"); the rest to Σ zzᵀ.  benchmarks/bench_pca_mean_share.py
+# (5 columns, n = 3000, eps 1 and 4, the mean 0, 3 or 6 off the midpoint of the box (−10, 10)): the
+# median subspace angle at 0.25 was within 11% of the best of 0.05, 0.1, 0.25, 0.5 in every setting,
+# where 0.05 lost up to 35% and 0.5 up to 31%.
+MEAN_SHARE = 0.25
+MIN_COUNT = 2.0  # the released count is floored here before dividing by ñ and ñ − 1 (post-processing)
 
 SENSITIVITY_TEXT = {
     "replace": "Δ_F = √2·C² (replace-one; rows in the ball of radius C)",
     "add_remove": "Δ_F = C² (add/remove-one; rows in the ball of radius C)",
+}
+SUM_SENSITIVITY_TEXT = {
+    "replace": "Δ₂ = 2C (replace-one: ‖z − z'‖ ≤ 2C; rows in the ball of radius C)",
+    "add_remove": "Δ₂ = √2·C (add/remove-one: ‖(z, C)‖ ≤ √2·C; rows in the ball of radius C)",
 }
 
 
@@ -64,6 +117,8 @@ class PCAOptions(Options):
     delta: float
     bounds: Any
     radius: float | None
+    center: str
+    mean_share: float
     neighbouring: str
     schema: Schema | None
 
@@ -95,14 +150,48 @@ class PCAOptions(Options):
                 'radius= needs declared bounds (the box sets the units of the ball); with bounds="auto" '
                 "omit radius (C is then the released box's half-diagonal)."
             )
-        return cls.from_given(given, eps=eps, delta=delta, neighbouring=neighbouring)
+        return cls.from_given(
+            given,
+            eps=eps,
+            delta=delta,
+            neighbouring=neighbouring,
+            center=check_center(given["center"]),
+            mean_share=check_fraction(given["mean_share"], "mean_share", low_open=True),
+        )
+
+
+def check_center(center: Any) -> str:
+    """``"mean"`` or ``"midpoint"``; anything else (TRUE/FALSE included) is refused with both named."""
+    if isinstance(center, str) and center in CENTERS:
+        return center
+    raise PrivacyParameterError(
+        f'center must be "mean" (the covariance about the privately released mean, as prcomp(x)) or '
+        f'"midpoint" (second moments about the declared box\'s midpoint), got {center!r}.'
+    )
+
+
+@dataclass(frozen=True)
+class Moments:
+    """The sufficient statistics of the clipped, centred, shrunk rows z (module docstring).
+
+    ``gram`` is M = Σ z zᵀ, ``sums`` is S = Σ z (original units, about the box's midpoint),
+    ``n`` the number of rows summed (private where the plan says so: then only the
+    mechanism reads it), ``box`` the public box whose midpoint is c.
+    """
+
+    gram: np.ndarray
+    sums: np.ndarray
+    n: int
+    box: Box
 
 
 @dataclass
 class PCAPlan(Plan):
-    """A :class:`~dpstats.privacy.plan.Plan` with what the release needs: k, C, ρ and the noise σ.
+    """A :class:`~dpstats.privacy.plan.Plan` with what the release needs: k, C, ρ and the noise σ's.
 
-    ``sensitivity`` is Δ_F as a number (the ledger's text says how it is derived).
+    ``sensitivity`` is Δ_F of M and ``sigma`` its noise sd; ``sum_sensitivity`` and
+    ``sum_sigma`` are those of the sums (0 with ``center="midpoint"``); ``n_public`` says
+    whether the release may use n as it is (else it releases a noisy count with the sums).
     """
 
     k: int = 1
@@ -110,6 +199,28 @@ class PCAPlan(Plan):
     rho: float = 0.0
     sensitivity: float = 0.0
     sigma: float = 0.0
+    center: str = "mean"
+    n_public: bool = True
+    sum_sensitivity: float = 0.0
+    sum_sigma: float = 0.0
+
+
+@dataclass
+class PCARelease:
+    """What dp_pca releases, all of it post-processing of the noisy statistics.
+
+    ``pca`` holds the loadings (``basis``), the top-k eigenvalues (variances of Ĉ with
+    ``center="mean"``; sums of squares about c with ``"midpoint"``) and σ_M; ``centre`` is the
+    point the scores are taken about (the released mean, or c); ``total`` is Σ max(λ_i, 0)
+    over all d eigenvalues (the denominator of the proportions); ``count`` the released noisy
+    n where n is private (``center="mean"``), else None.
+    """
+
+    pca: PrivatePCA
+    centre: np.ndarray
+    total: float
+    sum_noise_sd: float = 0.0
+    count: float | None = None
 
 
 def check_k(k: Any, d: int) -> int:
@@ -158,21 +269,35 @@ def clip_radius(box: Box, radius: float | None) -> float:
     return float(np.linalg.norm(box.halfwidth)) if radius is None else float(radius)
 
 
-def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory") -> PCAPlan:
-    """The privacy plan of one Analyze Gauss release: one Gaussian step, all of (eps, delta).
+def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory", n_public: bool = True) -> PCAPlan:
+    """The privacy plan of one dp_pca release, from public inputs only.
 
-    ``radius`` is the clipping radius C (public: the box's half-diagonal or
-    the declared radius, :func:`clip_radius`); ``engine`` names the pass that computed Σ xxᵀ.
+    ``radius`` is the clipping radius C (public: the box's half-diagonal or the declared
+    radius, :func:`clip_radius`); ``engine`` names the pass that computed the statistics;
+    ``n_public`` whether the number of rows is public (replace-one-row and no row dropped).
+    ``center="mean"``: two Gaussian steps (M, then the sums), split ``mean_share``;
+    ``"midpoint"``: one Analyze Gauss step with all of (eps, delta).
 
     Examples
     --------
-    >>> o = PCAOptions.partial(k=2, eps=1.0, delta=1e-6, neighbouring="replace")
+    >>> o = PCAOptions.partial(k=2, eps=1.0, delta=1e-6, neighbouring="replace", center="midpoint")
     >>> p = plan(o, 2.0)
     >>> p.eps, p.delta, p.entries[0].sensitivity[:10], round(p.sensitivity, 4)
     (1.0, 1e-06, 'Δ_F = √2·C', 5.6569)
+    >>> p = plan(PCAOptions.partial(k=2, eps=1.0, delta=1e-6, neighbouring="replace", center="mean",
+    ...                             mean_share=0.25), 2.0)
+    >>> len(p.entries), round(sum(e.eps for e in p.entries), 12), p.sum_sensitivity
+    (2, 1.0, 4.0)
     """
     if math.isinf(options.eps):
         return _nonprivate_plan(options, radius, engine)
+    if options.center == "midpoint":
+        return _midpoint_plan(options, radius, engine)
+    return _mean_plan(options, radius, engine, n_public)
+
+
+def _midpoint_plan(options: PCAOptions, radius: float, engine: str) -> PCAPlan:
+    """center="midpoint": Analyze Gauss on Σ zzᵀ with the whole budget (dp_gmm's step)."""
     k, neighbouring = int(options.k), options.neighbouring
     text = SENSITIVITY_TEXT[neighbouring]
     rho = rho_from_eps_delta(options.eps, options.delta)
@@ -189,6 +314,8 @@ def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory") -> PC
     notes = [
         f"Rows clipped to the box, centred at its midpoint and shrunk onto the ball of radius C = {radius:.4g}; "
         f"Σ xxᵀ computed in one pass by the {engine} engine.",
+        "The components are those of the second moments about the box's midpoint, not of the covariance "
+        'about the mean (center="mean" gives those).',
         "The numbers of clipped values and shrunk rows are not released.",
         "Eigenvectors, their order and sign convention are post-processing of the noisy matrix.",
     ]
@@ -196,48 +323,156 @@ def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory") -> PC
         method="DP PCA (Analyze Gauss)",
         neighbouring=neighbouring,
         entries=[entry],
-        sensitivities={"Σ xxᵀ (Frobenius)": text.replace("C", f"C (C = {radius:.4g})", 1)},
+        sensitivities={"Σ xxᵀ (Frobenius)": f"{text}; C = {radius:.4g}"},
         notes=notes,
         k=k,
         radius=radius,
         rho=rho,
         sensitivity=sensitivity,
         sigma=zcdp_gaussian_sigma(sensitivity, rho),
+        center="midpoint",
+    )
+
+
+def _mean_plan(options: PCAOptions, radius: float, engine: str, n_public: bool) -> PCAPlan:
+    """center="mean": Gaussian noise on Σ zzᵀ (Analyze Gauss) and on the sums (with the count where
+    n is private), ρ split ``mean_share`` to the sums; the covariance is post-processing."""
+    k, neighbouring, share = int(options.k), options.neighbouring, float(options.mean_share)
+    m_text, s_text = SENSITIVITY_TEXT[neighbouring], SUM_SENSITIVITY_TEXT[neighbouring]
+    sums = "Σ (x − c)" if n_public else "Σ (x − c, C) (column sums and C·n: n is private)"
+    budget = BudgetPlan(options.eps, options.delta)
+    rho_m = budget.add(
+        "Σ (x − c)(x − c)ᵀ of the clipped rows + symmetric Gaussian noise (Analyze Gauss)",
+        "Gaussian (zCDP)",
+        1.0 - share,
+        m_text,
+    )
+    rho_s = budget.add(
+        f"{sums} of the clipped rows + Gaussian noise (the mean)", "Gaussian (zCDP)", share, s_text
+    )
+    m_sens, s_sens = second_moment_sensitivity(radius, neighbouring), sum_sensitivity(radius, neighbouring)
+    count = "n as released" if n_public else "ñ the released count (floored at 2)"
+    return PCAPlan(
+        method="DP PCA (covariance about the private mean: Gaussian sums and Analyze Gauss)",
+        neighbouring=neighbouring,
+        entries=budget.entries(),
+        sensitivities={
+            "Σ (x − c)(x − c)ᵀ (Frobenius)": f"{m_text}; C = {radius:.4g}",
+            f"{'Σ (x − c)' if n_public else 'Σ (x − c, C)'} (l2)": f"{s_text}; C = {radius:.4g}",
+        },
+        notes=[
+            f"Rows clipped to the box and shrunk onto the ball of radius C = {radius:.4g} about its midpoint c; "
+            f"the sums computed in one pass by the {engine} engine.",
+            f"ρ = {budget.rho:.4g}-zCDP from (eps, delta), split {1 - share:g} (Σ zzᵀ) / {share:g} (sums: mean_share).",
+            f"Post-processing: the mean c + S̃/ñ (clipped to the box), the covariance "
+            f"Ĉ = (M̃ − ñ μ̂μ̂ᵀ)/(ñ − 1) with {count}, its eigenvectors (order, sign convention) and "
+            "eigenvalues (the variances) and the proportions of variance.",
+            "The numbers of clipped values and shrunk rows are not released.",
+        ],
+        k=k,
+        radius=radius,
+        rho=budget.rho,
+        sensitivity=m_sens,
+        sigma=zcdp_gaussian_sigma(m_sens, rho_m),
+        center="mean",
+        n_public=n_public,
+        sum_sensitivity=s_sens,
+        sum_sigma=zcdp_gaussian_sigma(s_sens, rho_s),
     )
 
 
 def _nonprivate_plan(options: PCAOptions, radius: float, engine: str) -> PCAPlan:
     """eps = inf: no mechanism, nothing to charge; the release is the exact top-k subspace."""
     k = int(options.k)
-    entry = LedgerEntry.nonprivate(f"exact top-{k} subspace of Σ xxᵀ (eps = inf, NOT private)")
+    what = (
+        "the covariance about the mean"
+        if options.center == "mean"
+        else "Σ (x − c)(x − c)ᵀ about the box's midpoint c"
+    )
+    entry = LedgerEntry.nonprivate(f"exact top-{k} subspace of {what} (eps = inf, NOT private)")
     return PCAPlan(
         method="PCA (non-private reference)",
         neighbouring=options.neighbouring,
         entries=[entry],
         notes=[
-            f"Rows clipped to the box and centred at its midpoint (radius C = {radius:.4g}); Σ xxᵀ computed "
-            f"in one pass by the {engine} engine; its exact eigenvectors, no noise."
+            f"Rows clipped to the box (radius C = {radius:.4g} about its midpoint); the sums computed in one "
+            f"pass by the {engine} engine; the exact eigenvectors of {what}, no noise."
         ],
         k=k,
         radius=radius,
         rho=math.inf,
+        center=options.center,
     )
 
 
-def release(gram: np.ndarray, plan: PCAPlan, noise: NoiseSource) -> PrivatePCA:
-    """The top-k subspace of ``gram`` (Σ xxᵀ of rows in the ball of radius C) + symmetric Gaussian noise.
+def release(moments: Moments, plan: PCAPlan, noise: NoiseSource) -> PCARelease:
+    """The release the plan describes: noise on the statistics, then the eigen-decomposition.
 
-    Any Gram matrix is released the same way, that of no row (zero) or of one or two rows
-    (rank 1 or 2) included: the subspace is then the noise's, by construction.
+    Any statistics are released the same way, those of no row (zero) or of one or two rows
+    included: the subspace is then the noise's, by construction.
 
     Examples
     --------
-    >>> X = np.c_[np.random.default_rng(0).normal(0, 3, 2000), np.zeros(2000)]
-    >>> o = PCAOptions.partial(k=1, eps=1.0, delta=1e-6, neighbouring="replace")
-    >>> pca = release(X.T @ X, plan(o, 10.0), NoiseSource(0))
-    >>> bool(abs(pca.basis[0, 0]) > 0.99)
-    True
+    >>> gen = np.random.default_rng(0)
+    >>> X = np.c_[gen.normal(3, 3, 2000), gen.normal(0, 0.1, 2000)]
+    >>> box = Box(np.array([-20.0, -20.0]), np.array([20.0, 20.0]))
+    >>> o = PCAOptions.partial(k=1, eps=1.0, delta=1e-6, neighbouring="replace", center="mean", mean_share=0.25)
+    >>> r = release(Moments(X.T @ X, X.sum(axis=0), 2000, box), plan(o, 10.0), NoiseSource(0))
+    >>> bool(abs(r.pca.basis[0, 0]) > 0.99), bool(abs(r.pca.eigenvalues[0] - 9) < 1)
+    (True, True)
     """
-    if math.isinf(plan.rho):  # eps = inf: the non-private reference
-        return top_subspace(gram, plan.k)
-    return private_pca_gram(gram, plan.k, plan.radius, plan.rho, plan.neighbouring, noise)
+    if plan.center == "midpoint":
+        return _midpoint_release(moments, plan, noise)
+    if math.isinf(plan.rho):
+        return covariance_pca(
+            moments.gram, moments.sums, max(float(moments.n), MIN_COUNT), moments.box, plan.k
+        )
+    gram = noisy_symmetric(moments.gram, plan.sigma, noise)
+    if plan.n_public:
+        sums, count = noise.gaussian(moments.sums, plan.sum_sigma), float(moments.n)
+    else:  # Σ (z, C): the last entry is C·n
+        noisy = noise.gaussian(np.append(moments.sums, plan.radius * moments.n), plan.sum_sigma)
+        sums, count = noisy[:-1], float(noisy[-1] / plan.radius)
+    out = covariance_pca(gram, sums, max(count, MIN_COUNT), moments.box, plan.k, noise_sd=plan.sigma)
+    out.sum_noise_sd = plan.sum_sigma
+    out.count = None if plan.n_public else count
+    return out
+
+
+def _midpoint_release(moments: Moments, plan: PCAPlan, noise: NoiseSource) -> PCARelease:
+    """Analyze Gauss on Σ zzᵀ (the draws of :func:`~dpstats.privacy.pca.private_pca_gram`, so dp_gmm's
+    step for the same seed), or its exact eigenvectors at eps = inf."""
+    gram = moments.gram if math.isinf(plan.rho) else noisy_symmetric(moments.gram, plan.sigma, noise)
+    return PCARelease(
+        pca=top_subspace(gram, plan.k, noise_sd=plan.sigma),
+        centre=moments.box.center,
+        total=_positive_trace(gram),
+    )
+
+
+def covariance_pca(
+    gram: np.ndarray, sums: np.ndarray, count: float, box: Box, k: int, *, noise_sd: float = 0.0
+) -> PCARelease:
+    """Post-processing of (noisy) M, S and a count ñ >= 2: the mean, the covariance and its top-k PCA.
+
+    μ̂ = S/ñ clipped to the box about its midpoint c; Ĉ = (M − ñ μ̂μ̂ᵀ)/(ñ − 1), which equals
+    (M − S Sᵀ/ñ)/(ñ − 1) when μ̂ is inside the box (always, for exact statistics of rows in it).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0], [3.0, 1.0], [2.0, 6.0]])
+    >>> box = Box(np.array([-10.0, -10.0]), np.array([10.0, 10.0]))
+    >>> r = covariance_pca(X.T @ X, X.sum(axis=0), 3.0, box, 2)
+    >>> bool(np.allclose(r.pca.eigenvalues, np.linalg.eigvalsh(np.cov(X.T))[::-1])), r.centre.tolist()
+    (True, [2.0, 3.0])
+    """
+    mean = np.clip(sums / count, box.lo - box.center, box.hi - box.center)
+    cov = (gram - count * np.outer(mean, mean)) / (count - 1.0)
+    return PCARelease(
+        pca=top_subspace(cov, k, noise_sd=noise_sd), centre=box.center + mean, total=_positive_trace(cov)
+    )
+
+
+def _positive_trace(matrix: np.ndarray) -> float:
+    """Σ max(λ_i, 0) over the eigenvalues of a symmetric matrix: the trace of its nearest PSD matrix."""
+    return float(np.clip(np.linalg.eigvalsh(matrix), 0.0, None).sum())

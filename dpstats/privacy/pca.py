@@ -16,6 +16,11 @@ radius C (``clip_rows_l2``).  A = Σ xxᵀ then changes, in Frobenius norm, by
 at most ‖xxᵀ − yyᵀ‖_F ≤ √2·C² when one row is replaced (‖xxᵀ − yyᵀ‖²_F =
 ‖x‖⁴ + ‖y‖⁴ − 2(xᵀy)²) and by ‖xxᵀ‖_F ≤ C² when one is added or removed.
 Symmetric noise (iid Gaussian on the upper triangle, mirrored) is added.
+
+Covariance about the mean (dp_pca's default, :mod:`dpstats.methods.pca`) adds a second
+Gaussian release: the column sums S = Σ z of the same clipped, centred rows z (‖z‖ ≤ C),
+and, where the number of rows n is private, n with them as the last entry of Σ (z, C)
+(:func:`sum_sensitivity`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from .calibration import zcdp_gaussian_sigma
 from .randomness import NoiseSource
 
 PCA_SENSITIVITY = {"replace": math.sqrt(2.0), "add_remove": 1.0}
+SUM_SENSITIVITY = {"replace": 2.0, "add_remove": math.sqrt(2.0)}
 
 
 @dataclass
@@ -46,6 +52,25 @@ class PrivatePCA:
 def second_moment_sensitivity(radius: float, neighbouring: str) -> float:
     """Frobenius sensitivity of Σ xxᵀ for rows in a ball of ``radius``."""
     return PCA_SENSITIVITY[neighbouring] * radius**2
+
+
+def sum_sensitivity(radius: float, neighbouring: str) -> float:
+    """l2 sensitivity of the released sums of rows z in the ball of ``radius`` C about a public centre.
+
+    Replace-one, n public: S = Σ z changes by z − z', ‖z − z'‖₂ ≤ ‖z‖ + ‖z'‖ ≤ 2C (attained by
+    z' = −z on the sphere).  Where n is private, the released vector is Σ (z, C), whose last entry
+    is C·n: under add/remove-one it changes by (z, C), ‖(z, C)‖₂ ≤ √(C² + C²) = √2·C; under
+    replace-one with rows dropped for missing values (the analysed set may then gain or lose a row
+    as well as have one replaced) the change is (z − z', 0), (z, C) or −(z, C): at most
+    max(2C, √2·C) = 2C.  So Δ₂ = 2C (replace-one) and √2·C (add/remove-one), with or without the
+    count entry.
+
+    Examples
+    --------
+    >>> sum_sensitivity(3.0, "replace"), round(sum_sensitivity(3.0, "add_remove"), 4)
+    (6.0, 4.2426)
+    """
+    return SUM_SENSITIVITY[neighbouring] * radius
 
 
 def private_pca(
@@ -93,14 +118,27 @@ def private_pca_gram(
     >>> bool(abs(a.basis[0, 0]) > 0.99)
     True
     """
-    d = gram.shape[0]
     sigma = zcdp_gaussian_sigma(second_moment_sensitivity(radius, neighbouring), rho)
+    return top_subspace(noisy_symmetric(gram, sigma, noise), q, noise_sd=sigma)
+
+
+def noisy_symmetric(matrix: np.ndarray, sigma: float, noise: NoiseSource) -> np.ndarray:
+    """``matrix`` plus symmetric noise: iid N(0, σ²) on and above the diagonal, mirrored below.
+
+    The Gaussian mechanism on the upper triangle (d(d + 1)/2 values, drawn in
+    ``np.triu_indices`` order), whose l2 change is at most the Frobenius change of the matrix.
+
+    Examples
+    --------
+    >>> m = noisy_symmetric(np.eye(3), 0.5, NoiseSource(0))
+    >>> bool(np.array_equal(m, m.T)), m.shape
+    (True, (3, 3))
+    """
+    d = matrix.shape[0]
     iu = np.triu_indices(d)
-    upper = noise.gaussian(gram[iu], sigma)
     noisy = np.zeros((d, d))
-    noisy[iu] = upper
-    noisy = noisy + np.triu(noisy, 1).T
-    return top_subspace(noisy, q, noise_sd=sigma)
+    noisy[iu] = noise.gaussian(matrix[iu], sigma)
+    return noisy + np.triu(noisy, 1).T
 
 
 def top_subspace(matrix: np.ndarray, q: int, *, noise_sd: float = 0.0) -> PrivatePCA:

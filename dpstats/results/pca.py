@@ -1,7 +1,8 @@
-"""The result of :func:`dpstats.dp_pca`: a released private principal subspace."""
+"""The result of :func:`dpstats.dp_pca`: released private principal components."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,41 +12,67 @@ import pandas as pd
 from .base import DPResult
 from .lm import one_sided_design
 
+DECOMPOSED = {
+    "mean": "the covariance about the privately released mean",
+    "midpoint": "Σ(x − c)(x − c)ᵀ about the box's midpoint c, not the covariance about the mean",
+}
+
 
 @dataclass(repr=False)
 class PCAResult(DPResult):
-    """A released private principal subspace.
+    """Released private principal components.
 
     Attributes
     ----------
     basis : ndarray (d, k)
-        Orthonormal basis of the released subspace (columns ordered by noisy eigenvalue).
+        Orthonormal loadings (columns ordered by eigenvalue, each column's largest entry positive).
     eigenvalues : ndarray (k,)
-        Noisy eigenvalues of Σ xxᵀ (of the clipped, centred rows).
+        ``center="mean"``: the variances along the components, eigenvalues of the released
+        covariance Ĉ (comparable to R's ``prcomp(x)$sdev^2``; noisy, and may be negative for
+        small components).  ``center="midpoint"``: eigenvalues of the noisy Σ(x − c)(x − c)ᵀ,
+        sums of squares about the box's midpoint c, not variances.
+    total : float
+        Σ max(λ_i, 0) over all d eigenvalues of the decomposed matrix (the denominator of
+        :attr:`proportion`; post-processing).
     centre : ndarray (d,)
-        Public centre (midpoint of the box); project new rows as ``(x - centre) @ basis``.
+        The point scores are taken about: the released mean (``center="mean"``) or the box's
+        midpoint; project new rows as ``(x - centre) @ basis``.
+    center : {"mean", "midpoint"}
+        What was decomposed (see :func:`dpstats.dp_pca`).
     radius : float
         The clipping radius C.
     noise_sd : float
-        Standard deviation of the Gaussian noise on each entry of Σ xxᵀ (0 at eps = inf).
+        Standard deviation of the Gaussian noise on each entry of Σ(x − c)(x − c)ᵀ (0 at eps = inf).
+    sum_noise_sd : float
+        Standard deviation of the Gaussian noise on each column sum (``center="mean"``; else 0).
+    count : float or None
+        The released noisy number of rows where n is private (``center="mean"`` under
+        add/remove-one-row, or with rows dropped); None where n is public or unused.
     formula : str
         The one-sided formula of the fit, which :meth:`predict` applies to new rows.
     """
 
     basis: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     eigenvalues: np.ndarray = field(default_factory=lambda: np.empty(0))
+    total: float = math.nan
     centre: np.ndarray = field(default_factory=lambda: np.empty(0))
+    center: str = "mean"
     radius: float = 0.0
     noise_sd: float = 0.0
+    sum_noise_sd: float = 0.0
+    count: float | None = None
     engine: str = "memory"
     formula: str = ""
 
-    title = "Differentially private principal components (Analyze Gauss)"
+    title = "Differentially private principal components"
 
     @property
-    def heading(self) -> str:
-        """At eps = inf no Analyze Gauss noise is added: the heading names the exact reference alone."""
-        return super().heading.replace(" (Analyze Gauss): ", ": ")
+    def proportion(self) -> np.ndarray:
+        """max(λ_j, 0)/Σ_i max(λ_i, 0): each component's share of the (positive part of the) decomposed
+        matrix's trace; with ``center="mean"`` the proportion of variance, as ``summary(prcomp(x))``."""
+        if not self.total > 0:
+            return np.full(self.eigenvalues.shape, math.nan)
+        return np.clip(self.eigenvalues, 0.0, None) / self.total
 
     def project(self, X: np.ndarray) -> np.ndarray:
         """Coordinates of rows ``X`` (n × d, original units) in the released subspace."""
@@ -53,7 +80,8 @@ class PCAResult(DPResult):
 
     def predict(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
         """Scores of the rows of ``newdata`` on the released components, ``(x - centre) @ basis``
-        (post-processing; R's ``predict(prcomp(x, center = centre), newdata)`` up to each column's sign).
+        (post-processing; with ``center="mean"`` at eps = inf R's ``predict(prcomp(x), newdata)`` up to
+        each column's sign).
 
         ``newdata`` is a DataFrame with the formula's variables, or an array with the design's
         columns.  A row with a missing value gets NaN in every column (R's ``na.pass``).
@@ -61,13 +89,20 @@ class PCAResult(DPResult):
         X, rows = one_sided_design(self.formula, self.terms, newdata)
         return rows.fill(None if X is None else self.project(X), width=(self.basis.shape[1],))
 
+    def _noisy(self) -> bool:
+        return self.noise_sd > 0
+
     def _body_lines(self) -> list[str]:
-        lines = [
-            f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}; "
-            f"noise sd per entry of Σxxᵀ = {self.noise_sd:.4g}",
-            "",
-            "Loadings:",
-        ]
+        lines = [f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}"]
+        lines.append(f"Decomposed: {DECOMPOSED[self.center]}")
+        if self._noisy():
+            noise = f"Noise sd: {self.noise_sd:.4g} per entry of Σ(x − c)(x − c)ᵀ"
+            lines.append(
+                noise + (f", {self.sum_noise_sd:.4g} per column sum" if self.center == "mean" else "")
+            )
+        if self.count is not None:
+            lines.append(f"Released number of rows (noisy; n is private): {self.count:.1f}")
+        lines += ["", "Loadings:"]
         lines += (
             self.tidy()
             .pivot(index="term", columns="component", values="loading")
@@ -75,29 +110,71 @@ class PCAResult(DPResult):
             .to_string(float_format=lambda v: f"{v:.4f}")
             .splitlines()
         )
-        label = "Noisy eigenvalues" if self.noise_sd > 0 else "Eigenvalues"
-        lines += ["", f"{label}: " + ", ".join(f"{v:.4g}" for v in self.eigenvalues)]
-        return lines
+        return lines + [""] + self._importance_lines()
+
+    def _importance_lines(self) -> list[str]:
+        noisy = " (noisy)" if self._noisy() else ""
+        if self.center == "midpoint":
+            return [
+                f"Eigenvalues{noisy} of Σ(x − c)(x − c)ᵀ (sums of squares, not variances): "
+                + ", ".join(f"{v:.4g}" for v in self.eigenvalues),
+                "Share of its trace: " + ", ".join(f"{v:.4f}" for v in self.proportion),
+            ]
+        table = pd.DataFrame(
+            [
+                self.eigenvalues,
+                np.sqrt(np.clip(self.eigenvalues, 0.0, None)),
+                self.proportion,
+                np.cumsum(self.proportion),
+            ],
+            index=["Variance", "Standard deviation", "Proportion of Variance", "Cumulative Proportion"],
+            columns=[f"PC{j + 1}" for j in range(self.basis.shape[1])],
+        )
+        return [
+            f"Importance of components{noisy}:",
+            *table.to_string(float_format=lambda v: f"{v:.4g}").splitlines(),
+            "Variances are eigenvalues of the released covariance (as prcomp()'s sdev^2); proportions are "
+            "of the sum of its positive eigenvalues (post-processing).",
+        ]
 
     def _tidy(self) -> pd.DataFrame:
+        proportion = self.proportion
         rows = [
-            {"term": t, "component": f"PC{j + 1}", "loading": float(self.basis[i, j])}
+            {
+                "term": t,
+                "component": f"PC{j + 1}",
+                "loading": float(self.basis[i, j]),
+                "eigenvalue": float(self.eigenvalues[j]),
+                "proportion": float(proportion[j]),
+            }
             for j in range(self.basis.shape[1])
             for i, t in enumerate(self.terms)
         ]
-        return pd.DataFrame(rows, columns=["term", "component", "loading"])
+        return pd.DataFrame(rows, columns=["term", "component", "loading", "eigenvalue", "proportion"])
 
     def report_table(self) -> pd.DataFrame:
         return self.tidy()
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {"k": int(self.basis.shape[1]), "radius": self.radius, "noise_sd": self.noise_sd}
+        return {
+            "k": int(self.basis.shape[1]),
+            "center": self.center,
+            "radius": self.radius,
+            "noise_sd": self.noise_sd,
+            "sum_noise_sd": self.sum_noise_sd,
+            "count": self.count,
+        }
 
     def outputs(self) -> dict[str, Any]:
         return {
             "basis": self.basis.tolist(),
             "eigenvalues": self.eigenvalues.tolist(),
+            "proportion": self.proportion.tolist(),
+            "total": self.total,
             "centre": self.centre.tolist(),
+            "center": self.center,
             "radius": self.radius,
             "noise_sd": self.noise_sd,
+            "sum_noise_sd": self.sum_noise_sd,
+            "count": self.count,
         }
