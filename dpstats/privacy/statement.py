@@ -15,7 +15,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..geometry import derivable_columns
 from .accountant import LedgerEntry, total_delta, total_eps
 
@@ -48,6 +48,8 @@ class DataDependence:
         self.bounds = bounds  # the declared bounds= (for the note on interactions' derived bounds)
         self.notes: list[str] = []
         self.pending: list[str] | None = None  # warnings held until the call's checks have passed (run)
+        # levels read from the rows: the design's columns (and their count) depend on the data
+        self.columns_read = False
 
     def hold_warnings(self) -> None:
         """Hold the steps' warnings until :meth:`release_warnings`: a call that a later check refuses
@@ -59,6 +61,35 @@ class DataDependence:
         pending, self.pending = self.pending or [], None
         for text in pending:
             warnings.warn(text, NonPrivateWarning, stacklevel=caller_stacklevel())
+
+    def refusal(self, err: DPStatsError) -> DPStatsError:
+        """The error a call raises once a data-dependent step has been named: the same class, its text
+        followed by the steps, whose held warnings it replaces (they are then not given).
+
+        Whether such an error occurs may depend on the rows through the named steps; its text must
+        not (the sites that raise it show no number read from the rows), and it says which steps
+        were taken, so that neither the step nor its warning is lost.  Without a named step the
+        error is returned as it is.
+
+        Examples
+        --------
+        >>> from dpstats.errors import DataError
+        >>> dd = DataDependence(strict=False)
+        >>> dd.hold_warnings()
+        >>> dd.add("levels of 'g' read from the rows", fix="declare them")
+        >>> str(dd.refusal(DataError("too few rows.")))[:60]
+        'too few rows. (Raised after a data-dependent step not covere'
+        """
+        if not self.steps:
+            return err
+        self.pending = None  # the error names the steps: their warnings are not given as well
+        text = (
+            f"{err} (Raised after a data-dependent step not covered by the privacy guarantee, so whether "
+            f"this error occurs may depend on the rows: {'; '.join(self.steps)}.)"
+        )
+        out = type(err)(text)
+        out.__cause__, out.__suppress_context__ = err.__cause__, True
+        return out.with_traceback(err.__traceback__)
 
     def rule_for_missing(self, text: str) -> None:
         """How missing values were treated (a rule stated in every statement; not a step)."""
@@ -78,6 +109,7 @@ class DataDependence:
         """
         for step, fix in mf.schema_steps:
             self.add(step, fix=fix)
+        self.columns_read = bool(getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
         self.n_private = self.n_private or mf.n_data_dependent
         if mf.schema_rule:
             self.rule_for_missing(mf.schema_rule)
