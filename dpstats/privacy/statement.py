@@ -177,6 +177,12 @@ class PrivacyStatement:
     stated (eps, delta) is known not to hold (e.g. FELP's paper variant), and
     every rendering of the statement says that it is not a valid
     differential privacy guarantee.
+
+    ``conditional`` is empty for differential privacy; otherwise it is the
+    condition on the data set (a model its rows follow, e.g. the knockoff
+    filter's linear model) under which the (eps, delta) bound holds for any
+    replaced row, and every rendering says that this is a conditional
+    guarantee, not differential privacy.
     """
 
     method: str
@@ -192,6 +198,7 @@ class PrivacyStatement:
     samplers: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     refuted: str = ""
+    conditional: str = ""
     missing_values: str = ""
     n_private: bool = False
 
@@ -220,11 +227,14 @@ class PrivacyStatement:
         return f"({_fmt(self.eps)}, {_fmt(self.delta)})"
 
     def guarantee_text(self) -> str:
-        """``"(1, 0)-DP"``, ``"NOT private (eps = inf)"`` or the refuted claim, in a few words."""
+        """``"(1, 0)-DP"``, ``"NOT private (eps = inf)"``, the refuted claim or the conditional one, in a few
+        words."""
         if math.isinf(self.eps):
             return "NOT private (eps = inf)"
         if self.refuted:
             return f"stated {self.budget_text()}-DP is REFUTED: not a valid DP guarantee"
+        if self.conditional:
+            return f"{self.budget_text()} conditional on a model: NOT differential privacy"
         return f"{self.budget_text()}-DP"
 
     def plain_language(self) -> str:
@@ -247,12 +257,22 @@ class PrivacyStatement:
                 self.n_private and self.neighbouring == "replace"
             ):  # rows were dropped: n read is public, n analysed not
                 relation = relation.replace("(the number of rows n is public)", ROWS_DROPPED_TEXT)
-            text = (
-                f"This {self.method} analysis is {self.budget_text()}-differentially private "
-                f"with respect to {relation}: whether or not any one "
-                f"person's row is changed, the probability of any output changes by at most a "
-                f"factor of e^{_fmt(self.eps)}" + (f" (plus {_fmt(self.delta)})" if self.delta else "") + "."
+            bound = f"the probability of any output changes by at most a factor of e^{_fmt(self.eps)}" + (
+                f" (plus {_fmt(self.delta)})" if self.delta else ""
             )
+            if self.conditional:
+                text = (
+                    f"This {self.method} analysis is NOT differentially private: its {self.budget_text()} "
+                    f"guarantee is conditional on a model, with respect to {relation}. If "
+                    f"{self.conditional}, then whether or not any one person's row is changed, {bound}. "
+                    "For data sets the model does not describe there is no guarantee."
+                )
+            else:
+                text = (
+                    f"This {self.method} analysis is {self.budget_text()}-differentially private "
+                    f"with respect to {relation}: whether or not any one "
+                    f"person's row is changed, {bound}."
+                )
         if self.data_dependent_steps:
             text += (
                 " The guarantee does not cover these data-dependent steps, which make it local to "
@@ -289,6 +309,9 @@ class PrivacyStatement:
         if self.refuted:  # only present when the stated guarantee is known not to hold
             out["refuted"] = self.refuted
             out["valid_guarantee"] = False
+        if self.conditional:  # only present when the guarantee holds under a model, not for every data set
+            out["conditional"] = self.conditional
+            out["differentially_private"] = False
         return out
 
 
