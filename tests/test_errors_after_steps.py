@@ -81,3 +81,66 @@ def test_an_error_before_any_step_is_left_as_it_was():
     with pytest.raises(dp.FormulaError) as err:
         dp.dp_lm("y ~ z", BASE, eps=1, bounds=(0.0, 10.0))
     assert "Raised after" not in str(err.value)
+
+
+# ------------------------------------------------------------------ dp_knockoff without a declared c_min
+
+KO_RNG = np.random.default_rng(0)
+X = KO_RNG.uniform(-1, 1, (300, 30))
+X[:, 0] = 0.0
+X[:37, 0] = 1.0  # column w0 nearly empty: its norm is about sqrt(37), read from the rows
+KO0 = pd.DataFrame(X, columns=[f"w{j}" for j in range(30)]).assign(y=KO_RNG.normal(size=300))
+KO1 = KO0.copy()
+KO1.loc[0, "w0"] = 0.0  # one entry fewer: C_min drops
+KO_FORMULA = "y ~ " + " + ".join(f"w{j}" for j in range(30))
+
+
+@pytest.mark.parametrize("lambda_min", [0.5, None], ids=["lambda_min declared", "lambda_min read"])
+def test_knockoff_calibration_errors_read_the_same_on_neighbours(lambda_min):
+    # the outside audit's pair (knockoff_cmin_error.py): C_min read from the rows.  Over a grid of row
+    # bounds B, whenever both neighbours refuse they give the same text, and every refusal says the
+    # step and shows no value read from the rows; before the fix D0 said "Theorem 5 needs ..." and
+    # D1 "Assumption 3 fails ..." at B = 5.9
+    def call(d, B):
+        return dp.dp_knockoff(
+            KO_FORMULA,
+            d,
+            eps=1,
+            delta=1e-3,
+            bounds=B,
+            sigma=1.0,
+            beta_norm=1.0,
+            lambda_min=lambda_min,
+            random_state=0,
+            oc_trials=0,
+        )
+
+    refusals = 0
+    for B in np.linspace(1.0, 7.0, 13):
+        (e0, _), (e1, _) = _outcome(lambda d, b=B: call(d, b), KO0), _outcome(lambda d, b=B: call(d, b), KO1)
+        for err in (e0, e1):
+            if err is not None:
+                refusals += 1
+                assert (
+                    "Raised after a data-dependent step" in err[1]
+                    and "C_min, C_max taken from the data" in err[1]
+                )
+                assert "cannot be calibrated on these data" in err[1]
+                read = "C_min read" if lambda_min is not None else "C_min and lambda_min(Sigma') read"
+                assert f"with {read} from the rows" in err[1]
+        if e0 is not None and e1 is not None:
+            assert e0 == e1
+    assert refusals > 0  # the grid reaches the refusals
+
+
+def test_knockoff_row_checks_after_levels_read_show_no_column_count():
+    # a factor whose levels are read from the rows (30 and 29 levels: 31 and 30 columns with x and z,
+    # for n = 30 rows): n <= p gives one text without p on both neighbours
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"y": rng.normal(size=30), "g": [f"l{i}" for i in range(30)]})
+    frame = frame.assign(x=rng.normal(size=30), z=rng.normal(size=30))
+    fewer = frame.assign(g=frame.g.where(frame.index > 0, "l9"))
+    call = lambda d: dp.dp_knockoff("y ~ g + x + z", d, eps=1, delta=1e-3, bounds=2.0, sigma=1, beta_norm=1)  # noqa: E731
+    one, other = _outcome(call, frame), _outcome(call, fewer)
+    assert one[0] is not None and one == other
+    assert "their number is not shown" in one[0][1] and "levels of 'g' were read" in one[0][1]
