@@ -9,9 +9,9 @@ release between two data sets that *both* follow the linear model y = Xβ + w,
 w ~ N(0, σ²I) (the proof of Theorem 5, eq. (30), bounds ‖β̂ − β̄‖ of each by the
 model's Gaussian noise).  That is a guarantee conditional on the model, not
 differential privacy: a data set the model does not describe (one response of 10⁶)
-is outside it, and no public bound on y makes it worst-case (for data sets not
-following the model, ‖β̂‖ and the replaced row's residual grow like √n·Y/C_min,
-and the worst-case Δ₂ is about ten times this one at n = 10⁴).  What is proved
+is outside it, and no public bound on y makes it worst-case at a usable noise (for
+data sets not following the model, ‖β̂‖ and the replaced row's residual grow like
+√n·Y/C_min; by our estimate a worst-case Δ₂ is about ten times this one at n = 10⁴).  What is proved
 here, and stated by the front door, is the conditional guarantee with the
 replaced row arbitrary: if the data set D follows the model (with ‖β‖ ≤
 beta_norm, noise sd ≤ σ and the declared design bounds), then except with
