@@ -353,6 +353,25 @@ def to_unit_interval(values: np.ndarray, box: Box, out: np.ndarray | None = None
     return out, n_clipped
 
 
+def clip_response(y: np.ndarray, bound: float) -> np.ndarray:
+    """Finite values beyond [−bound, bound] set to the nearer end; non-finite values (missing by the
+    schema's rule) are left for that rule.  A copy only when something is clipped.
+
+    Examples
+    --------
+    >>> clip_response(np.array([1.0, -1e308, np.inf, np.nan, 3.0]), 2.0).tolist()
+    [1.0, -2.0, inf, nan, 2.0]
+    """
+    y = np.asarray(y, dtype=float)
+    with np.errstate(invalid="ignore"):
+        over = (np.abs(y) > bound) & np.isfinite(y)
+    if not over.any():
+        return y
+    out = y.copy()
+    out[over] = np.copysign(bound, y[over])
+    return out
+
+
 def clip_rows_l2(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
     """Scale rows with l2 norm above ``radius`` back onto the ball; count them.
 

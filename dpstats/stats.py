@@ -236,7 +236,7 @@ class RowClippedGram:
     """[X y]ᵀ[X y] of the rows of X scaled onto an l2 ball, with what the pass counted.
 
     ``row_norm_max`` is the largest row norm of X before scaling; ``n_rows_clipped``
-    the rows scaled (neither is private).
+    the rows scaled; ``y_maxabs`` the largest |y| summed (none is private).
     """
 
     xtx: np.ndarray
@@ -244,6 +244,7 @@ class RowClippedGram:
     yty: float
     row_norm_max: float
     n_rows_clipped: int
+    y_maxabs: float = math.nan
 
 
 @one_blas_thread
@@ -306,4 +307,5 @@ def row_clipped_gram(
         yty=float(gram[p, p]),
         row_norm_max=math.sqrt(sq_max),
         n_rows_clipped=clipped,
+        y_maxabs=float(np.abs(y).max()) if n else 0.0,
     )

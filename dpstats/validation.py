@@ -104,9 +104,29 @@ def check_k(k, d: int, name: str = "k") -> int:
     return k
 
 
-def check_regression_rows(door: str, formula: str, n: int, coefficients: int, predictors: int) -> None:
+def check_regression_rows(
+    door: str, formula: str, n: int, coefficients: int, predictors: int, *, columns_public: bool = True
+) -> None:
     """A regression's design against its rows: more rows than coefficients, and one predictor column
-    at least besides the intercept.  ``n`` must be public (the doors that call this require it)."""
+    at least besides the intercept.  ``n`` must be public (the doors that call this require it).
+
+    ``columns_public`` False: the design's columns depend on levels read from the rows (a named step),
+    so both failures give one text, which shows neither count.
+
+    Examples
+    --------
+    >>> check_regression_rows("dp_lm", "y ~ g", 40, 40, 39, columns_public=False)
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.DataError: dp_lm needs more rows than coefficients and at least one predictor column, ...
+    """
+    if not columns_public and (coefficients >= n or predictors == 0):
+        raise DataError(
+            f"{door} needs more rows than coefficients and at least one predictor column, and the design "
+            f"of '{formula}' on these n = {n} rows has not (its columns depend on levels read from the rows, "
+            "so their number is not shown); declare the levels, use fewer terms, or screen them first on "
+            "part of the rows (dp_select_infer)."
+        )
     if coefficients >= n:
         raise DataError(
             f"{door} needs more rows than coefficients, but n = {n} <= {coefficients}; use fewer terms, "

@@ -101,7 +101,7 @@ def door_table(
                 sigma=0.5,
                 beta_norm=1.0,
                 c_min=12.0,
-                lambda_min=0.5,
+                lambda_min=0.25,  # with B = 6, c_min = 12 every neighbour keeps it when 0.875 holds (eq. (25))
                 oc_trials=0,
             ),
             1,

@@ -382,6 +382,7 @@ def test_plan_is_computed_before_noise_and_matches_the_charged_ledger():
         c_min=150.0,
         lambda_min=0.5,
         knockoffs="shortcut",
+        bounds=12.0,
     )
     pl = plan(options, st, 12.0, DataDependence(strict=True))
     assert pl.entries == fit.privacy.ledger

@@ -57,8 +57,11 @@ def test_dp_sis_figure5_curve():
 def test_knockoff_figure1_curve():
     """The knockoff paper's Figure 1 model (p = 50, 15 signals of 4.5, eps = 0.2, delta = 2p/n, q = 0.2), seed 0.
 
-    Issue 19: Method II power 0.01 at n = 10^4 and 0.41 at n = 10^5 (tolerances 0.02 and 0.08, about 3
-    Monte Carlo SEs of 300 trials); power near 1 at n = 10^6; FDR within q + 2 SE at every n.
+    Method II power 0.005 at n = 10^4 and 0.052 at n = 10^5 (tolerances 0.02 and 0.025, about 3 Monte
+    Carlo SEs of 300 trials); power near 1 at n = 10^6; FDR within q + 2 SE at every n.  (Issue 19
+    measured 0.01 and 0.41 with the paper's Δ₂; the sensitivity now also covers a replaced row the
+    model does not describe, whose response is clipped to Y = B·‖β‖ + σt with ‖β‖ = 4.5·√15 here, so
+    the curve rises later: outside audit F4.)
     """
     pl = _quiet(
         "dp_knockoff",
@@ -72,8 +75,8 @@ def test_knockoff_figure1_curve():
         random_state=0,
     )
     power = pl.table[pl.table.measure == "power"].set_index("n").estimate
-    assert abs(power[10**4] - 0.01) <= 0.02
-    assert abs(power[10**5] - 0.41) <= 0.08
+    assert abs(power[10**4] - 0.005) <= 0.02
+    assert abs(power[10**5] - 0.052) <= 0.025
     assert power[10**6] >= 0.95
     fdr = pl.table[pl.table.measure == "fdr"]
     assert (fdr.estimate <= 0.2 + 2 * fdr.std_error).all()

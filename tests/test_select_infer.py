@@ -62,7 +62,8 @@ def test_refusals_spend_nothing():
         dp.dp_select_infer("y ~ .", df, eps=1.0, k=2, bounds={"x1": (-1, 1)}, accountant=acc)
     with pytest.raises(DataError, match="too few rows"):
         dp.dp_select_infer("y ~ .", df.head(4), eps=1.0, k=1, bounds=BOUNDS, accountant=acc)
-    # the knockoff's own assumption fails in the dry run, before this door charges anything
+    # the knockoff's own assumption fails in the dry run, before this door charges anything: a row
+    # bound B = 12 above the column norms (about 10 on part A's 300 rows): Assumption 3, C_min > B
     with pytest.raises(dp.AssumptionError):
         dp.dp_select_infer(
             "y ~ .",
@@ -71,7 +72,7 @@ def test_refusals_spend_nothing():
             delta=1e-6,
             select="knockoff",
             bounds=BOUNDS,
-            select_args={"bounds": 3.0},
+            select_args={"bounds": 12.0},
             accountant=acc,
         )
     assert acc.spent_eps == 0
@@ -86,14 +87,16 @@ def test_data_dependent_steps_of_the_parts_reach_the_statement():
 
 
 # selector -> (n, d, trials, selector arguments); seeds: data seed 99, random_state = trial index.
-# The knockoff's Remark-2 quantities are declared (true for this design, see the test's docstring).
+# The knockoff's Remark-2 quantities are declared (true for this design, see the test's docstring);
+# lambda_min = 0.75 holds after any one row is replaced, since on part A's 10 000 rows lambda_min(Sigma')
+# is about (1 - sqrt(40/10000))^2 = 0.87 >= (0.75 + eta^2)/(1 - eta^2) = 0.815, eta^2 = B^2/(55^2 - B^2).
 KNOCKOFF_ARGS = {
     "bounds": float(np.sqrt(40 + 8**2)),
     "fdr": 0.4,
     "sigma": 1.2,
     "beta_norm": 1.7,
     "c_min": 55.0,
-    "lambda_min": 0.85,
+    "lambda_min": 0.75,
 }
 POST_SELECTION = {
     "sis": (4000, 20, 200, {"k": 5}),
@@ -112,11 +115,12 @@ def test_post_selection_coverage(select, eps):
     selected slope is its true coefficient (0 for a null term; an omitted term only adds independent noise).
     delta = 1e-6, n_boot = 200, declared bounds; data seed 99, random_state = trial index. sis and two_stage
     keep k = 5 (3 true terms and 2 nulls) on n = 4000, d = 20 (200 runs: 1000 intervals); the knockoff filter
-    (knockoff+ needs 1/fdr selections, so fdr = 0.4) runs on n = 20 000, d = 40 (it needs d > 2 ln(2/delta2))
+    (knockoff+ needs 1/fdr selections, so fdr = 0.4) runs on n = 20 000, d = 40
     and selects nothing in most runs; empty selections give no interval and are not counted (600 runs).
     Its Remark-2 quantities are declared, not read from the data: on the 10 000 selection rows the noise sd
     without intercept is √(1 + 0.5²) ≈ 1.12 ≤ 1.2, ‖β‖ ≈ 1.62 ≤ 1.7, each column norm ≈ √(10⁴/3) ≈ 57.7 ± 0.3
-    ≥ 55, and λ_min of the normalised Gram ≈ (1 − √(40/10⁴))² ≈ 0.87 ≥ 0.85. At 500 intervals the band is
+    ≥ 55, and λ_min of the normalised Gram ≈ (1 − √(40/10⁴))² ≈ 0.87 ≥ (0.75 + η²)/(1 − η²) ≈ 0.815, so
+    lambda_min = 0.75 holds after any one row is replaced (eq. (25)). At 500 intervals the band is
     ±2.05 binomial standard errors. Prints one row of the README table (run with -s).
     """
     n, d, trials, args = POST_SELECTION[select]

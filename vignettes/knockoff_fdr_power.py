@@ -2,7 +2,8 @@
 
 The paper's experiment: p = 50 columns with iid N(0, 1) entries, k = 15 coefficients
 of 4.5 with the same sign, sigma = 1, the CSM statistic on OLS coefficients, target
-FDR q = 0.2, every trial (0.2, 2p/n)-DP:
+FDR q = 0.2, every trial (0.2, 2p/n)-private under the paper's model (a guarantee conditional on the
+model, not differential privacy: see ``dpstats.methods.knockoff.mechanism``):
 
 * Method I spends eps = 0.1 on the cross-products and 0.05 each on lambda_min and
   the Gram matrix (delta split in three equal parts);

@@ -24,7 +24,7 @@ from .. import engines
 from ..formula import ModelFrame, level_fills
 from ..schema import Schema, default_na_action
 
-from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant
 from ..privacy.bounds import PrivateBounds, bounds_step
 from ..privacy.plan import Plan
@@ -85,8 +85,11 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if step is not None:
         step.start(noise.generator)
-    frame = door.frame(dd)
-    plan = door.plan(frame, dd)
+    try:
+        frame = door.frame(dd)
+        plan = door.plan(frame, dd)
+    except DPStatsError as err:  # once a step is named, its error says the step (docs: "Privacy conventions")
+        raise dd.refusal(err)  # noqa: B904 (the original's cause is kept, its text is in the new one)
     if nonprivate is not None and nonprivate[0] is getattr(door, "data", None):
         warnings.warn(nonprivate[1], NonPrivateWarning, stacklevel=caller_stacklevel())
     dd.release_warnings()

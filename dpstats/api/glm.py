@@ -223,7 +223,7 @@ class GLMDoor(DataDoor):
         dd.name_frame_steps(mf)
         keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
         names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
-        self._check_size(mf.n, len(names), len(keep))
+        self._check_size(mf.n, len(names), len(keep), columns_public=not dd.columns_read)
         if self.nonprivate:
             coords = m.Coordinates(np.zeros(len(keep)), np.ones(len(keep)), INTERCEPT in mf.names)
             resp = m.Response(self.options.family, math.nan, math.nan, math.nan)
@@ -233,8 +233,8 @@ class GLMDoor(DataDoor):
             resp = m.response_bounds(self.options, mf.response, cb, data_ranges, dd)
         return GLMFrame(mf, None, None, None, names, coords, resp, cb, keep=keep)
 
-    def _check_size(self, n: int, k: int, p: int) -> None:
-        check_regression_rows("dp_glm", self.options.formula, n, k, p)
+    def _check_size(self, n: int, k: int, p: int, *, columns_public: bool = True) -> None:
+        check_regression_rows("dp_glm", self.options.formula, n, k, p, columns_public=columns_public)
         if not self.nonprivate:
             check_delta(self.options.delta, n)
 

@@ -9,6 +9,7 @@ before) are in :mod:`dpstats.simulate.knockoff`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -29,11 +30,15 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import OperatingCharacteristics
 from ..results.knockoff import KnockoffResult
-from ..stats import row_clipped_gram
+from ..geometry import clip_response, clip_rows_l2
+from ..stats import RowClippedGram, row_clipped_gram
 from ..validation import check_oc_trials, check_truth
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
+# responses beyond it are clipped to it before any sum, at every eps: n·1e200 never overflows (a private
+# release then clips them to its response bound Y, kd.response_bound)
+OVERFLOW_GUARD = 1e100
 
 
 @door_docstring
@@ -80,6 +85,14 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     knockoff+ threshold are post-processing.  Everything is computed from n, XᵀX,
     Xᵀy and yᵀy: Ũᵀy is sampled in O(p) (Haar trick), so no n × n matrix is formed.
 
+    **The guarantee is conditional on the model, not differential privacy** (the
+    paper's sensitivities bound the noise of the model; no public bound on y makes
+    them worst-case), and every output says so.  Responses are clipped to [−Y, Y],
+    Y = B·beta_norm + sigma·t (t: the largest of n Gaussian noises stays below σt except
+    with a quarter of the failure share of delta), and the sensitivity is re-derived
+    so that the row that is replaced may be any row within B and Y: if the data set's
+    rows follow the model, the (eps, delta) bound holds whatever one row is changed to.
+
     Parameters
     ----------
     {formula}
@@ -104,10 +117,13 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     {bounds_eps and delta: the filter}
     sigma, beta_norm : float, optional
         Declared upper bounds on the noise sd σ and on ‖β‖ (Remark 2), β on the
-        scale of the original columns (as written in the formula).  If not given
-        they are estimated from the data (OLS), a data-dependent step.
+        scale of the original columns (as written in the formula); they also set the
+        response bound Y = B·beta_norm + sigma·t the responses are clipped to.  If not
+        given they are estimated from the data (OLS), a data-dependent step.
     c_min, lambda_min : float, optional
-        Declared public lower bounds on the smallest column norm and on λ_min(Σ′).  Given, the
+        Declared public lower bounds on the smallest column norm and on λ_min(Σ′), ``lambda_min`` for the
+        data set and for every data set with one row replaced (it suffices that λ_min(Σ′) ≥
+        (lambda_min + η²)/(1 − η²) on the data, η² = B²/(c_min² − B²), eq. (25)).  Given, the
         sensitivities use them with the public bounds ‖Σ′‖_F, λ_max ≤ p and C_max ≤ √n·B (and s =
         ``lambda_min``); not given, the data's values are used, as in the paper (data-dependent).
         Declared values are assumptions stated in the privacy statement, never checked on the rows (a
@@ -213,6 +229,7 @@ class _Frame:
     truth: list[str] | None = None
     # whether the declared c_min and lambda_min held on the rows: a non-private fact, for diagnostics only
     declared_held: dict[str, bool] = field(default_factory=dict)
+    response: float | None = None  # Y, the bound the responses were clipped to (None: eps = inf)
 
 
 @dataclass
@@ -228,23 +245,68 @@ class KnockoffDoor(DataDoor):
         if is_auto(self.bounds):  # the private B needs the rows' norms first, then one clipped pass
             mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
             declared = row_norm_bound(self.bounds, mf)
-            g = row_clipped_gram(mf.X, mf.y, declared)
+            g = row_clipped_gram(mf.X, clip_response(mf.y, OVERFLOW_GUARD), declared)
         else:  # in memory or one chunked pass (streamed, Dask): the frame's names, n and the statistics
             declared = self.bounds
             mf, g = engines.frame_and_row_clipped_gram(
-                self.options.formula, self.data, declared, progress=self.progress, schema=self.schema
+                self.options.formula,
+                self.data,
+                declared,
+                response_clip=OVERFLOW_GUARD,
+                progress=self.progress,
+                schema=self.schema,
             )
-        kp.check_rows(self.options, mf.n, mf.p, n_public=n_is_public("replace", mf))
         refuse_offset(mf, "dp_knockoff")
-        dd.name_frame_steps(mf)
+        dd.name_frame_steps(mf)  # before the size checks: an error after a named step says the step
+        kp.check_rows(
+            self.options, mf.n, mf.p, n_public=n_is_public("replace", mf), columns_public=not dd.columns_read
+        )
         B = kp.row_bound(g.row_norm_max, declared, None if self.nonprivate else dd)
         st = ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
+        Y = None if self.nonprivate else self._response_bound(B, st)
+        if Y is not None:
+            g, st = self._clip_responses(mf, g, B, Y)
         st, held = kp.declared_design(self.options, st)
-        design = (mf.X, mf.y) if self.options.knockoffs != "shortcut" else None
-        return _Frame(mf, B, st, g.n_rows_clipped, design=design, declared_held=held)
+        design = None  # the rows (X, y) when X~ is materialised (in memory only: engines.require_rows)
+        if self.options.knockoffs != "shortcut":
+            design = (mf.X, clip_response(mf.y, OVERFLOW_GUARD if Y is None else Y))
+        return _Frame(mf, B, st, g.n_rows_clipped, design=design, declared_held=held, response=Y)
+
+    def _response_bound(self, B: float, st: ko.Normalised) -> float:
+        """Y = B·beta_norm + sigma·t (:func:`~dpstats.methods.knockoff.mechanism.response_bound`), from the
+        declared sigma and beta_norm or, where not declared, their estimates (Remark 2: the plan names
+        those steps)."""
+        o = self.options
+        sigma = o.sigma if o.sigma is not None else math.sqrt(st.rss / (st.n - st.p))
+        beta = o.beta_norm if o.beta_norm is not None else float(np.linalg.norm(st.ols / st.col_norms))
+        return kd.response_bound(B, beta, sigma, st.n, st.p, kp.failure_delta(o))
+
+    def _clip_responses(
+        self, mf: ModelFrame, g: RowClippedGram, B: float, Y: float
+    ) -> tuple[RowClippedGram, ko.Normalised]:
+        """The statistics with every response clipped to [−Y, Y] (XᵀX does not change).  In memory: Xᵀy and
+        yᵀy again from the frame's rows; streamed: a second pass (no progress bar, so that whether it is
+        made is not shown) only when some |y| exceeds Y."""
+        if not isinstance(mf, engines.ChunkedModelFrame):
+            y = clip_response(mf.y, Y)
+            if y is not mf.y:
+                X, _ = clip_rows_l2(mf.X, B)
+                g = replace(g, xty=X.T @ y, yty=float(y @ y), y_maxabs=Y)
+        elif g.y_maxabs > Y:
+            _, again = engines.sufficient_statistics(
+                self.options.formula,
+                self.data,
+                gram=False,
+                row_bound=B,
+                response_clip=Y,
+                progress=False,
+                schema=self.schema,
+            )
+            g = replace(g, xty=again.cross.xty, yty=again.cross.yty, y_maxabs=Y)
+        return g, ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
 
     def plan(self, frame: _Frame, dd: DataDependence) -> kp.KnockoffPlan:
-        plan = kp.plan(self.options, frame.st, frame.B, dd)
+        plan = kp.plan(self.options, frame.st, frame.B, dd, response=frame.response)
         frame.truth = check_truth(self.options.truth, frame.mf.names)  # after the plan's checks, as always
         return plan
 

@@ -165,7 +165,7 @@ class LMDoor(DataDoor):
         )
         refuse_offset(mf, "dp_lm")
         dd.name_frame_steps(mf)
-        return self._assemble(mf, stats.cross, *stats.boxes)
+        return self._assemble(mf, stats.cross, *stats.boxes, columns_public=not dd.columns_read)
 
     def _data_boxes(self, dd: DataDependence) -> tuple[Box, Box]:
         """The data's range as the box (a first pass): a named data-dependent step unless eps = inf."""
@@ -188,9 +188,10 @@ class LMDoor(DataDoor):
         top = max(float(st0.cross.y_maxabs), 1e-12)
         return Box(lo, np.where(hi > lo, hi, lo + 1.0)), Box(np.array([-top]), np.array([top]))
 
-    def _assemble(self, mf, cross, x_box: Box, y_box: Box) -> LMFrame:
+    def _assemble(self, mf, cross, x_box: Box, y_box: Box, *, columns_public: bool = True) -> LMFrame:
         n, k = int(cross.n), len(mf.names)
-        check_regression_rows("dp_lm", self.options.formula, n, k, k - int(INTERCEPT in mf.names))
+        predictors = k - int(INTERCEPT in mf.names)
+        check_regression_rows("dp_lm", self.options.formula, n, k, predictors, columns_public=columns_public)
         if not self.nonprivate and self.options.delta > 0:
             check_delta(self.options.delta, n)
         gram, coords, terms = m.stacked_gram(cross, list(mf.names), x_box, y_box, INTERCEPT)

@@ -323,7 +323,35 @@ def knockoff_frames(
     return frames[0], frames[1]
 
 
-def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", worst: bool = True) -> AuditCase:
+def knockoff_extreme_frames(
+    n: int = 2000, p: int = 16, B: float = 1.0, sigma: float = 0.5, seed: int = 0, response: float = 1e6
+) -> tuple:
+    """Neighbours for dp_knockoff that the linear model does not describe: D1 follows it (rows of norm
+    0.9·B, y = Xβ + w, ‖β‖ = 1, w ~ N(0, σ²)); D2 replaces D1's last row by B·e_p (a null column) with
+    the response ``response`` (the outside audit's 10⁶), which the front door clips to its response
+    bound Y (``methods.knockoff.mechanism.response_bound``)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    X *= 0.9 * B / np.linalg.norm(X, axis=1, keepdims=True)
+    beta = np.zeros(p)
+    beta[:3] = 1 / np.sqrt(3)
+    y = X @ beta + sigma * rng.standard_normal(n)
+    X2, y2 = X.copy(), y.copy()
+    X2[-1] = 0.0
+    X2[-1, -1] = B
+    y2[-1] = response
+    names = [f"x{j + 1}" for j in range(p)]
+    frames = [pd.DataFrame(a, columns=names) for a in (X, X2)]
+    for frame, resp in zip(frames, (y, y2)):
+        frame.insert(0, "y", resp)
+    return frames[0], frames[1]
+
+
+def knockoff_case(
+    eps: float = 1.0, delta: float = 1e-2, method: str = "II", worst: bool = True, extreme: bool = False
+) -> AuditCase:
     """dp_knockoff's release (Method I or II), audited on the released coefficients b.
 
     One front-door call per neighbour of :func:`knockoff_frames` (declared
@@ -335,6 +363,8 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
     a function of it) is reduced to its projection on the mean difference
     b(D1) − b(D2) of noiseless runs (20 Haar draws, fixed seeds, independent
     of the audit runs).  ``neighbours`` states ‖Δb‖ against the noise scale.
+    ``extreme``: the pair of :func:`knockoff_extreme_frames` (a replaced row the
+    model does not describe, y = 10⁶) instead of :func:`knockoff_frames`.
     """
     import dataclasses
 
@@ -342,7 +372,7 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
     from ..methods.knockoff import mechanism as kd
     from ..privacy.randomness import FastNoise
 
-    d1, d2 = knockoff_frames(worst=worst, delta2=delta / 2)
+    d1, d2 = knockoff_extreme_frames() if extreme else knockoff_frames(worst=worst, delta2=delta / 2)
     captured = []
     original = kd.run_mechanism
 
@@ -399,12 +429,15 @@ def knockoff_case(eps: float = 1.0, delta: float = 1e-2, method: str = "II", wor
         return np.asarray(outputs, float) @ direction
 
     pair = (
-        "B·e_p (null column), y = ±Y at Theorem 5's residual bound"
+        "model rows vs last row B·e_p with y = 1e6 (clipped to Y)"
+        if extreme
+        else "B·e_p (null column), y = ±Y at Theorem 5's residual bound"
         if worst
         else "last row at the row-norm bound along x1, y at +3σ vs −3σ"
     )
+    label = "extreme pair, " if extreme else "worst pair, " if worst else ""
     return AuditCase(
-        name=f"knockoff Method {method} (p=16, {'worst pair, ' if worst else ''}released b)",
+        name=f"knockoff Method {method} (p=16, {label}released b)",
         run=repeat(single),
         d1=st1,
         d2=st2,

@@ -51,7 +51,7 @@ import pandas as pd
 
 from ..errors import DataError, DPStatsError
 from ..formula import INTERCEPT, ModelFrame, factor_columns, finish_checks, model_frame, raise_constant
-from ..geometry import Box
+from ..geometry import Box, clip_response
 from ..schema import Schema
 from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
@@ -234,6 +234,7 @@ def sufficient_statistics(
     gram: bool = True,
     row_bound: float | None = None,
     row_norms: bool = False,
+    response_clip: float | None = None,
     drop_intercept: bool = True,
     one_sided: bool = False,
     min_rows: int = 2,
@@ -262,6 +263,8 @@ def sufficient_statistics(
         the ball before summing (the knockoff filter's Assumption 3).
     row_norms : bool
         Record the largest row norm (``EngineStats.row_norm_max``).
+    response_clip : float, optional
+        Finite responses beyond [−response_clip, response_clip] are clipped to it (not mapped).
     drop_intercept, one_sided : bool
         As for ``model_frame``.
     min_rows : int
@@ -302,7 +305,7 @@ def sufficient_statistics(
             formula,
             data,
             boxes,
-            Transform(gram=gram, row_bound=row_bound, row_norms=row_norms),
+            Transform(gram=gram, row_bound=row_bound, row_norms=row_norms, y_clip=response_clip),
             drop_intercept,
             one_sided,
             min_rows,
@@ -510,16 +513,23 @@ def frame_and_cross_products(
 
 
 def frame_and_row_clipped_gram(
-    formula: str, data, row_bound: float | None, *, progress: bool | None = None, schema: Schema | None = None
+    formula: str,
+    data,
+    row_bound: float | None,
+    *,
+    response_clip: float | None = None,
+    progress: bool | None = None,
+    schema: Schema | None = None,
 ) -> tuple[ModelFrame, RowClippedGram]:
     """The model frame and the Gram matrix of its rows clipped to l2 norm ``row_bound``, the rows read once.
 
     ``row_bound`` None clips nothing and records the largest row norm (the
-    knockoff filter's B from the data).  Engine inputs: one chunked pass
-    (:func:`sufficient_statistics`).  In memory, plain numeric designs defer the
-    scan for missing values to the pass (a non-finite value makes the Gram matrix
-    non-finite; the frame is then rebuilt by the schema's rule for missing values
-    and the pass repeated).
+    knockoff filter's B from the data); ``response_clip`` clips finite responses
+    to [−response_clip, response_clip] (the frame's ``y`` is left as read).
+    Engine inputs: one chunked pass (:func:`sufficient_statistics`).  In memory,
+    plain numeric designs defer the scan for missing values to the pass (a
+    non-finite value makes the Gram matrix non-finite; the frame is then rebuilt
+    by the schema's rule for missing values and the pass repeated).
     """
     if is_engine_input(data):
         mf, stats = sufficient_statistics(
@@ -528,16 +538,22 @@ def frame_and_row_clipped_gram(
             gram=True,
             row_bound=row_bound,
             row_norms=row_bound is None,
+            response_clip=response_clip,
             progress=progress,
             schema=schema,
         )
         c = stats.cross
-        return mf, RowClippedGram(c.xtx, c.xty, c.yty, stats.row_norm_max, stats.n_rows_clipped)
+        return mf, RowClippedGram(c.xtx, c.xty, c.yty, stats.row_norm_max, stats.n_rows_clipped, c.y_maxabs)
+
+    def gram(mf: ModelFrame) -> RowClippedGram:
+        y = mf.y if response_clip is None else clip_response(mf.y, response_clip)
+        return row_clipped_gram(mf.X, y, row_bound)
+
     mf = model_frame(formula, data, drop_intercept=True, defer_checks=True, schema=schema)
     with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are discarded below
-        g = row_clipped_gram(mf.X, mf.y, row_bound)
+        g = gram(mf)
     finite = bool(np.isfinite(g.xtx).all() and np.isfinite(g.xty).all() and np.isfinite(g.yty))
     if mf.checked or finish_checks(mf, finite):
         return mf, g
     mf = model_frame(formula, data, drop_intercept=True, schema=schema)
-    return mf, row_clipped_gram(mf.X, mf.y, row_bound)
+    return mf, gram(mf)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..geometry import Box, to_unit_interval
+from ..geometry import Box, clip_response, to_unit_interval
 from ..stats import CrossProductAccumulator, CrossStats, chunk_rows, cross_products
 from .._kernels import HAVE_NUMBA
 from ._columns import column_statistics
@@ -30,7 +30,8 @@ class Transform:
     ``x_box``/``y_box`` map columns from declared bounds onto [−1, 1] (clipped);
     ``row_bound`` then scales rows of the design with l2 norm above it back onto
     the ball (knockoff Assumption 3); ``row_norms`` records the largest row norm
-    (before clipping).  ``gram`` asks for XᵀX.
+    (before clipping); ``y_clip`` clips finite responses to [−y_clip, y_clip]
+    without mapping them (the knockoff filter's response bound).  ``gram`` asks for XᵀX.
     """
 
     x_box: Box | None = None
@@ -38,6 +39,12 @@ class Transform:
     gram: bool = False
     row_bound: float | None = None
     row_norms: bool = False
+    y_clip: float | None = None
+
+    @property
+    def rowwise(self) -> bool:
+        """Rows are clipped, measured or their responses clipped: the row-by-row route."""
+        return self.row_bound is not None or self.row_norms or self.y_clip is not None
 
 
 @dataclass
@@ -161,7 +168,7 @@ def merge_all(parts, p: int, gram: bool) -> EngineStats:
 def array_statistics(X: np.ndarray, y: np.ndarray | None, t: Transform) -> EngineStats:
     """Statistics of one block of rows of a design already built."""
     y0 = np.zeros(X.shape[0]) if y is None else y
-    if t.row_bound is None and not t.row_norms:
+    if not t.rowwise:
         return EngineStats(cross_products(X, y0, x_box=t.x_box, y_box=t.y_box, gram=t.gram))
     return _row_clipped(X, y0, t)
 
@@ -188,7 +195,8 @@ def _row_clipped(X: np.ndarray, y: np.ndarray, t: Transform) -> EngineStats:
                 block = block.copy() if t.x_box is None else block
                 block[over] *= (t.row_bound / norms[over])[:, None]
                 rows_clipped += int(over.sum())
-        acc.add(block, y[start : start + step])
+        part = y[start : start + step]
+        acc.add(block, part if t.y_clip is None else clip_response(part, t.y_clip))
     cross = acc.result()
     cross.x_min, cross.x_max = raw_min, raw_max
     cross.n_clipped += n_clipped
@@ -257,14 +265,7 @@ def _design_variables_only(layout: Layout) -> bool:
 def columnwise_applies(layout: Layout, t: Transform) -> bool:
     """Whether :func:`columnwise_statistics` can serve a pass: a plain numeric design with no removed
     variable, no XᵀX, no row clipping, and the compiled column kernel (numba)."""
-    return (
-        HAVE_NUMBA
-        and layout.plain
-        and _design_variables_only(layout)
-        and not t.gram
-        and t.row_bound is None
-        and not t.row_norms
-    )
+    return HAVE_NUMBA and layout.plain and _design_variables_only(layout) and not t.gram and not t.rowwise
 
 
 class _NotPlain(Exception):

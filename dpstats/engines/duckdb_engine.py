@@ -209,8 +209,7 @@ def pushdown_applies(layout: Layout, transform: Transform) -> bool:
         layout.numeric_only
         and (proto.response is None or proto.response in columns)
         and all(nm == INTERCEPT or nm in columns for nm in proto.names)
-        and transform.row_bound is None
-        and not transform.row_norms
+        and not transform.rowwise
         and sql_aggregate_count(layout, transform, limit=MAX_SQL_AGGREGATES + 1) <= MAX_SQL_AGGREGATES
     )
 

@@ -47,6 +47,7 @@ from ..schema import PublicN, Schema
 from ..validation import check_fraction
 from . import glm as glm_method
 from ._options import Options
+from .knockoff.planning import MODEL_CONDITION
 from .lm import LAMBDA_SHARE, LMOptions
 
 SELECTORS = ("sis", "two_stage", "knockoff")
@@ -288,11 +289,15 @@ def plan(options: SelectInferOptions, n_a: int, n_b: int) -> Plan:
         "Each part spends the whole budget: under replace-one-row a changed row lies in one part only "
         "(parallel composition); the selected set is fixed before part B is read.",
     ]
+    conditional = ""  # dp_knockoff's guarantee holds under its linear model only (part A's selection)
+    if select == "knockoff" and math.isfinite(eps):
+        conditional = f"{MODEL_CONDITION} (dp_knockoff's condition, for the rows of part A)"
     return Plan(
         method=f"select-then-infer (dp_{select} -> {fit})",
         neighbouring="replace",
         entries=[entry],
         notes=notes,
+        conditional=conditional,
     )
 
 

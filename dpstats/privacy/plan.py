@@ -45,6 +45,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     mechanisms: list[str] = field(default_factory=list)
     refuted: str = ""
+    conditional: str = ""  # the model the guarantee is conditional on ("": differential privacy)
 
     @property
     def eps(self) -> float:
@@ -70,6 +71,7 @@ class Plan:
             samplers=sorted(noise.samplers),
             notes=list(self.notes) + [n for n in getattr(dd, "notes", ()) if n not in self.notes],
             refuted=self.refuted,
+            conditional=self.conditional,
             missing_values=dd.missing_values,
             n_private=dd.n_private,
         )

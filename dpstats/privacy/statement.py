@@ -15,7 +15,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..geometry import derivable_columns
 from .accountant import LedgerEntry, total_delta, total_eps
 
@@ -48,6 +48,8 @@ class DataDependence:
         self.bounds = bounds  # the declared bounds= (for the note on interactions' derived bounds)
         self.notes: list[str] = []
         self.pending: list[str] | None = None  # warnings held until the call's checks have passed (run)
+        # levels read from the rows: the design's columns (and their count) depend on the data
+        self.columns_read = False
 
     def hold_warnings(self) -> None:
         """Hold the steps' warnings until :meth:`release_warnings`: a call that a later check refuses
@@ -59,6 +61,35 @@ class DataDependence:
         pending, self.pending = self.pending or [], None
         for text in pending:
             warnings.warn(text, NonPrivateWarning, stacklevel=caller_stacklevel())
+
+    def refusal(self, err: DPStatsError) -> DPStatsError:
+        """The error a call raises once a data-dependent step has been named: the same class, its text
+        followed by the steps, whose held warnings it replaces (they are then not given).
+
+        Whether such an error occurs may depend on the rows through the named steps; its text must
+        not (the sites that raise it show no number read from the rows), and it says which steps
+        were taken, so that neither the step nor its warning is lost.  Without a named step the
+        error is returned as it is.
+
+        Examples
+        --------
+        >>> from dpstats.errors import DataError
+        >>> dd = DataDependence(strict=False)
+        >>> dd.hold_warnings()
+        >>> dd.add("levels of 'g' read from the rows", fix="declare them")
+        >>> str(dd.refusal(DataError("too few rows.")))[:60]
+        'too few rows. (Raised after a data-dependent step not covere'
+        """
+        if not self.steps:
+            return err
+        self.pending = None  # the error names the steps: their warnings are not given as well
+        text = (
+            f"{err} (Raised after a data-dependent step not covered by the privacy guarantee, so whether "
+            f"this error occurs may depend on the rows: {'; '.join(self.steps)}.)"
+        )
+        out = type(err)(text)
+        out.__cause__, out.__suppress_context__ = err.__cause__, True
+        return out.with_traceback(err.__traceback__)
 
     def rule_for_missing(self, text: str) -> None:
         """How missing values were treated (a rule stated in every statement; not a step)."""
@@ -78,6 +109,7 @@ class DataDependence:
         """
         for step, fix in mf.schema_steps:
             self.add(step, fix=fix)
+        self.columns_read = bool(getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
         self.n_private = self.n_private or mf.n_data_dependent
         if mf.schema_rule:
             self.rule_for_missing(mf.schema_rule)
@@ -145,6 +177,12 @@ class PrivacyStatement:
     stated (eps, delta) is known not to hold (e.g. FELP's paper variant), and
     every rendering of the statement says that it is not a valid
     differential privacy guarantee.
+
+    ``conditional`` is empty for differential privacy; otherwise it is the
+    condition on the data set (a model its rows follow, e.g. the knockoff
+    filter's linear model) under which the (eps, delta) bound holds for any
+    replaced row, and every rendering says that this is a conditional
+    guarantee, not differential privacy.
     """
 
     method: str
@@ -160,6 +198,7 @@ class PrivacyStatement:
     samplers: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     refuted: str = ""
+    conditional: str = ""
     missing_values: str = ""
     n_private: bool = False
 
@@ -188,11 +227,14 @@ class PrivacyStatement:
         return f"({_fmt(self.eps)}, {_fmt(self.delta)})"
 
     def guarantee_text(self) -> str:
-        """``"(1, 0)-DP"``, ``"NOT private (eps = inf)"`` or the refuted claim, in a few words."""
+        """``"(1, 0)-DP"``, ``"NOT private (eps = inf)"``, the refuted claim or the conditional one, in a few
+        words."""
         if math.isinf(self.eps):
             return "NOT private (eps = inf)"
         if self.refuted:
             return f"stated {self.budget_text()}-DP is REFUTED: not a valid DP guarantee"
+        if self.conditional:
+            return f"{self.budget_text()} conditional on a model: NOT differential privacy"
         return f"{self.budget_text()}-DP"
 
     def plain_language(self) -> str:
@@ -215,12 +257,22 @@ class PrivacyStatement:
                 self.n_private and self.neighbouring == "replace"
             ):  # rows were dropped: n read is public, n analysed not
                 relation = relation.replace("(the number of rows n is public)", ROWS_DROPPED_TEXT)
-            text = (
-                f"This {self.method} analysis is {self.budget_text()}-differentially private "
-                f"with respect to {relation}: whether or not any one "
-                f"person's row is changed, the probability of any output changes by at most a "
-                f"factor of e^{_fmt(self.eps)}" + (f" (plus {_fmt(self.delta)})" if self.delta else "") + "."
+            bound = f"the probability of any output changes by at most a factor of e^{_fmt(self.eps)}" + (
+                f" (plus {_fmt(self.delta)})" if self.delta else ""
             )
+            if self.conditional:
+                text = (
+                    f"This {self.method} analysis is NOT differentially private: its {self.budget_text()} "
+                    f"guarantee is conditional on a model, with respect to {relation}. If "
+                    f"{self.conditional}, then whether or not any one person's row is changed, {bound}. "
+                    "For data sets the model does not describe there is no guarantee."
+                )
+            else:
+                text = (
+                    f"This {self.method} analysis is {self.budget_text()}-differentially private "
+                    f"with respect to {relation}: whether or not any one "
+                    f"person's row is changed, {bound}."
+                )
         if self.data_dependent_steps:
             text += (
                 " The guarantee does not cover these data-dependent steps, which make it local to "
@@ -257,6 +309,9 @@ class PrivacyStatement:
         if self.refuted:  # only present when the stated guarantee is known not to hold
             out["refuted"] = self.refuted
             out["valid_guarantee"] = False
+        if self.conditional:  # only present when the guarantee holds under a model, not for every data set
+            out["conditional"] = self.conditional
+            out["differentially_private"] = False
         return out
 
 

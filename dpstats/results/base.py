@@ -270,7 +270,7 @@ class DPResult:
         row.update(
             {"seeded": self.privacy.seeded, "data_dependent_steps": len(self.privacy.data_dependent_steps)}
         )
-        if self.privacy.refuted:
+        if self.privacy.refuted or self.privacy.conditional:
             row["guarantee"] = self.privacy.guarantee_text()
         return pd.DataFrame([row])
 

@@ -4,16 +4,68 @@ Assumption 3: rows of X have l2 norm ≤ B (a public bound; rows are clipped to 
 and the smallest column norm C_min exceeds B.  Then η² = B²/(C_min² − B²) bounds
 how much one replaced row can move the normalised design.
 
-Method II (Theorem 5) releases the OLS coefficients of y on [X′ X̃′] plus
-N(0, κ²I) noise, κ = Δ₂·√(2 ln(1.25/δ₁))/ε with
+**What the guarantee is.**  The paper's sensitivities bound the change of the
+release between two data sets that *both* follow the linear model y = Xβ + w,
+w ~ N(0, σ²I) (the proof of Theorem 5, eq. (30), bounds ‖β̂ − β̄‖ of each by the
+model's Gaussian noise).  That is a guarantee conditional on the model, not
+differential privacy: a data set the model does not describe (one response of 10⁶)
+is outside it, and no public bound on y makes it worst-case at a usable noise (for
+data sets not following the model, ‖β̂‖ and the replaced row's residual grow like
+√n·Y/C_min; by our estimate a worst-case Δ₂ is about ten times this one at n = 10⁴).  What is proved
+here, and stated by the front door, is the conditional guarantee with the
+replaced row arbitrary: if the data set D follows the model (with ‖β‖ ≤
+beta_norm, noise sd ≤ σ and the declared design bounds), then except with
+probability δ₂ every data set D′ that replaces any one row of D by any row
+(x′, y′) — x′ clipped to ‖x′‖ ≤ B, y′ clipped to |y′| ≤ Y — gives a release
+within (ε, δ₁) of D's, in both directions.  The model is not needed for the
+replaced row.
 
-    Δ₂ = 2√ζ / √((1 − η²)λ_min(Σ′) − η²) + (C_min − √(C_min² − B²))·‖β‖,
-    ζ  = 2pσ² / (1 − √((2/p) ln(2/δ₂))),
+**Response bound** (:func:`response_bound`): every response is clipped to
+[−Y, Y], Y = B·‖β‖ + σt with t = Φ̄⁻¹(δ₂/(8n)): then |x_iᵀβ| ≤ B‖β‖ and
+max_i |w_i| ≤ σt (except with probability δ₂/4) leave every row of D unclipped,
+and a replaced response moves by at most 2Y.
 
-where ζ bounds ‖P w‖² (w's projection on the 2p-dimensional span) except with
-probability δ₂; so the release is (ε, δ₁ + δ₂)-DP.  It needs
-λ_min(Σ′) > η²/(1 − η²).  A ridge ω² (Remark 2) adds ω²I to G and ω² under the
-square root.
+**Method II** (Theorem 5, re-derived for an arbitrary replaced row) releases
+b + N(0, κ²I), b the OLS coefficients of y on Z = [X′ X̃′] (with Ũᵀy = ρg, ρ² the
+residual sum of squares and g = z/√(‖z‖² + χ²_{n−2p}) the Haar draw,
+:func:`~dpstats.methods.knockoff.filter.haar_uty`; the coupling below uses the same
+g for both data sets).  With S = Σ′ (no floor: see the declared λ below),
+A = I − sS⁻¹, CᵀC = 2sI − s²S⁻¹ and L = [[I, 0], [A, Cᵀ]], G = L·diag(S, I)·Lᵀ
+(Lemma 1's G) and b = L⁻ᵀ[S⁻¹X′ᵀy; ρg], so with β̄ = (D⁻¹β, 0)
+
+    ‖b − β̄‖ = ‖L⁻ᵀ diag(S^{-1/2}, I)[S^{-1/2}X′ᵀw; ρg]‖ ≤ √(‖P_X w‖² + ρ²‖g‖²)/√λ_min(G).
+
+Let D″ be D with row i replaced by (x′, x′ᵀβ + w_i) (the model's response at x′,
+same w).  Then
+
+    ‖b(D) − b(D′)‖ ≤ ‖b(D) − β̄_D‖ + ‖β̄_D − β̄_D″‖ + ‖b(D″) − β̄_D″‖ + ‖b(D″) − b(D′)‖.
+
+(a), (c): span(X″) ⊂ span(X̂₋ᵢ) ⊕ e_i (X̂₋ᵢ: X with row i zeroed, orthogonal to
+e_i), so ‖P_X″ w‖² ≤ ‖P_X̂₋ᵢ w‖² + w_i², and the same holds for X; ρ² ≤ ‖w‖².
+X̂₋ᵢ is fixed, so ‖P_X̂₋ᵢ w‖² ~ σ²χ²_{≤p}: by union bounds over the n rows,
+except with probability 3δ₂/4 over w and δ₂/4 over g,
+
+    ζ* = σ²(q_p + t² + q_n·β_g),   q_p ≥ the χ²_p quantile at δ₂/(4n),
+    q_n ≥ the χ²_n quantile at δ₂/4,   β_g ≥ the Beta(p/2, (n − 2p)/2) quantile at δ₂/4
+
+(Laurent–Massart bounds), bounds both squared norms (:func:`noise_bounds`; it replaces the paper's
+ζ = 2pσ²/(1 − √((2/p) ln(2/δ₂))), which assumed both data sets follow the model,
+and needs no condition on p).  (b): eq. (31), (C_min − √(C_min² − B²))‖β‖.
+(d): D″ and D′ share the design and differ in y_i by |Δ| ≤ 2Y; S⁻¹X′ᵀy moves by
+S⁻¹x̃Δ (x̃ the normalised row, ‖S^{-1/2}x̃‖² = h, its leverage, h ≤ min(1, η²/λ))
+and ρ by at most √(1 − h)|Δ|, so (d) ≤ 2Y·√(h + (1 − h)β_g)/√λ_min(G).  Hence
+
+    Δ₂ = 2√ζ*/√λ_G + (C_min − √(C_min² − B²))·‖β‖ + 2Y·√(h + (1 − h)β_g)/√λ_G,
+
+λ_G a lower bound on λ_min(G) for D and every neighbour: the declared
+``lambda_min`` when λ_min(Σ′) ≥ (lambda_min + η²)/(1 − η²) on D (then, by eq.
+(25), every neighbour keeps λ_min(Σ′) ≥ lambda_min, the floor of
+:func:`~dpstats.methods.knockoff.filter.floor_lambda_min` never acts, and s =
+lambda_min gives λ_min(G) = lambda_min, Lemma 1); (1 − η²)λ_min − η² when λ_min
+is read from the data (Theorem 5's condition: it must be > 0).  The release is
+(ε, δ₁ + δ₂) under the model: κ = Δ₂·√(2 ln(1.25/δ₁))/ε (or the analytic
+calibration).  A ridge ω² (Remark 2) adds ω²I to G and ω² to λ_G (its shrinkage
+of β̄ is not in this bound).
 
 Method I (Theorem 3) releases f(G + E, [X′ X̃′]ᵀy + e): E = θ₁[[0, I], [I, 0]] +
 [[1, 1], [1, 1]] ⊗ θ₂ with θ₁ ~ Lap(η²(1 + λ_min)/ε₁) (the noisy λ_min = s in the
@@ -21,14 +73,14 @@ off-diagonal blocks) and θ₂ symmetric, zero diagonal, upper entries N(0, κ�
 κ₁ = √(2 ln(1.25/δ₁))/ε₂ · η²(√2 + ‖Σ′‖_F); e ~ N(0, κ₂²I) with κ₂ from the l2
 sensitivity of [X′ X̃′]ᵀy = G b (b the OLS coefficients).  Writing
 Δ(Gb) = G′Δb + (ΔG)b gives the bound used here (our restatement of the paper's
-eq. (10), built from the same ingredients):
+eq. (10), built from the same ingredients, with Method II's Δ₂ and ζ* above):
 
-    Δ_v = γ·Δ₂ + ‖ΔG‖_F·(C_max‖β‖ + √(ζ/λ_min)),   γ = λ_max(G) = 2λ_max − λ_min,
+    Δ_v = γ·Δ₂ + ‖ΔG‖_F·(C_max‖β‖ + √(ζ*/λ_min)),   γ = λ_max(G) = 2λ_max − λ_min,
     ‖ΔG‖_F ≤ 2(η²(√2 + ‖Σ′‖_F) + √p·η²(1 + λ_min)),
 
-where C_max‖β‖ + √(ζ/λ_min) bounds ‖b‖ (signal plus the projected noise).  The
-total is (ε + ε₁ + ε₂, δ + δ₁ + δ₂)-DP.  Both noises are invariant under swapping a
-column with its knockoff, so W stays antisymmetric and FDR control holds
+where C_max‖β‖ + √(ζ*/λ_min) bounds ‖b‖ of D (signal plus the projected noise).  The
+total is (ε + ε₁ + ε₂, δ + δ₁ + δ₂) under the model.  Both noises are invariant under
+swapping a column with its knockoff, so W stays antisymmetric and FDR control holds
 (Theorems 4 and 6).
 
 Remark 2: the sensitivities involve λ_min, ‖Σ′‖_F, λ_max, C_min, C_max of the data
@@ -58,12 +110,15 @@ from . import filter as ko
 
 @dataclass
 class Calibration:
-    """The quantities every sensitivity uses (Assumption 3 and Remark 2).
+    """The quantities every sensitivity uses (Assumption 3, Remark 2 and the response bound).
 
     ``lambda_min`` is a lower bound on λ_min(Σ′) (used in denominators),
     ``lambda_min_upper`` an upper bound (used in the sensitivity of λ_min itself);
-    both equal the data's λ_min when it is used directly.  ``public`` is True when
-    C_min and λ_min are declared, so messages may show them.
+    both equal the data's λ_min when it is used directly.  ``c_min_declared`` and
+    ``lambda_declared`` say which were declared: only declared values are shown in
+    messages (``public`` when both are).  ``n`` is the number of rows (public);
+    ``response_bound`` the Y responses were clipped to (None: Y = B·‖β‖ + σt, as the
+    front door computes it, :func:`response_bound`).
     """
 
     p: int
@@ -76,15 +131,39 @@ class Calibration:
     fro: float
     sigma: float
     beta_norm: float
-    public: bool = False
+    n: int = 0
+    response_bound: float | None = None
+    c_min_declared: bool = False
+    lambda_declared: bool = False
+
+    @property
+    def public(self) -> bool:
+        """C_min and λ_min both declared: messages may show every value they use."""
+        return self.c_min_declared and self.lambda_declared
 
     @property
     def eta2(self) -> float:
         """η² = B²/(C_min² − B²) (Assumption 3)."""
         return self.B**2 / (self.c_min**2 - self.B**2)
 
+    @property
+    def lambda_neighbours(self) -> float:
+        """λ_G, a lower bound on λ_min(G) for the data set and every neighbour (module docstring):
+        the declared lambda_min (assumed with its margin), or (1 − η²)λ_min − η² (Theorem 5)."""
+        if self.lambda_declared:
+            return self.lambda_min
+        return (1.0 - self.eta2) * self.lambda_min - self.eta2
 
-def calibration_from_data(st: ko.Normalised, B: float, sigma: float, beta_norm: float) -> Calibration:
+    @property
+    def lambda_margin(self) -> float:
+        """(lambda_min + η²)/(1 − η²): the λ_min(Σ′) the data set needs so that every neighbour keeps
+        the declared lambda_min (eq. (25))."""
+        return (self.lambda_min + self.eta2) / (1.0 - self.eta2)
+
+
+def calibration_from_data(
+    st: ko.Normalised, B: float, sigma: float, beta_norm: float, response: float | None = None
+) -> Calibration:
     """Calibration with every design quantity read from the data (the paper's setting)."""
     return Calibration(
         p=st.p,
@@ -97,6 +176,8 @@ def calibration_from_data(st: ko.Normalised, B: float, sigma: float, beta_norm: 
         fro=float(np.linalg.norm(st.sigma)),
         sigma=sigma,
         beta_norm=beta_norm,
+        n=st.n,
+        response_bound=response,
     )
 
 
@@ -115,8 +196,78 @@ def check_assumption_3(B: float, c_min: float, *, public: bool = True) -> None:
         )
 
 
+def check_calibration(cal: Calibration, ridge: float = 0.0, lambda_g: float | None = None) -> None:
+    """Assumption 3 (C_min > B), and λ_G > 0: Theorem 5's condition (1 − η²)λ_min − η² > 0 where
+    λ_min(Σ′) is read from the data, the declared lambda_min's margin (lambda_min + η²)/(1 − η²) <= 1
+    (λ_min(Σ′) <= 1 always) where it is declared.
+
+    Where C_min or λ_min(Σ′) is read from the rows, every failure (a rank-deficient design too) raises
+    one text, which shows no value: which condition failed depends on the rows.
+
+    Examples
+    --------
+    >>> cal = Calibration(p=4, B=3.0, c_min=4.0, c_max=9.0, lambda_min=0.6, lambda_min_upper=1.0,
+    ...                   lambda_max=4.0, fro=4.0, sigma=1.0, beta_norm=1.0, n=100,
+    ...                   c_min_declared=True, lambda_declared=True)
+    >>> check_calibration(cal)
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.AssumptionError: the declared lambda_min = 0.6 cannot hold after one row is replaced: ...
+    """
+    if not (cal.c_min_declared and cal.lambda_declared):
+        if _calibration_fails(cal, ridge, lambda_g):
+            read = " and ".join(
+                name
+                for name, declared in (
+                    ("C_min", cal.c_min_declared),
+                    ("lambda_min(Sigma')", cal.lambda_declared),
+                )
+                if not declared
+            )
+            raise AssumptionError(
+                f"the sensitivity cannot be calibrated on these data: with {read} read from the rows, "
+                "Assumption 3 (C_min > B) or Theorem 5's condition (lambda_min(Sigma') > eta^2/(1 - eta^2), "
+                "eta^2 = B^2/(C_min^2 - B^2)) does not hold, or the design is rank deficient (which one is "
+                "not shown: it depends on the rows). To fix: declare public lower bounds c_min= and "
+                "lambda_min=, use more rows n (column norms grow like sqrt(n)), a smaller row bound B "
+                "(bounds=), drop near-empty or redundant columns, or a ridge stabiliser ridge=omega^2 "
+                "(Remark 2)."
+            )
+        return
+    check_assumption_3(cal.B, cal.c_min, public=True)
+    if cal.eta2 >= 1 or cal.lambda_margin > 1:
+        need = f"{cal.lambda_margin:.4g}" if cal.eta2 < 1 else "more than 1"
+        raise AssumptionError(
+            f"the declared lambda_min = {cal.lambda_min:g} cannot hold after one row is replaced: that "
+            f"needs lambda_min(Sigma') >= (lambda_min + eta^2)/(1 - eta^2) = {need} on the data (eq. (25); "
+            f"eta^2 = B^2/(c_min^2 - B^2) = {cal.eta2:.4g}, B = {cal.B:.4g}, declared c_min = {cal.c_min:g}), "
+            "and lambda_min(Sigma') <= 1. To fix: use more rows n (eta^2 falls like 1/n), a smaller row "
+            "bound B (bounds=), a larger declared c_min if it holds, or a smaller declared lambda_min."
+        )
+    lam = cal.lambda_neighbours if lambda_g is None else lambda_g
+    if not lam + ridge > 0:
+        raise AssumptionError(
+            f"lambda_min(G) + ridge = {lam + ridge:.4g} must be positive (s = 'equi' makes G singular); "
+            "use s='lambda_min' or a ridge stabiliser ridge=omega^2 > 0 (Remark 2)."
+        )
+
+
+def _calibration_fails(cal: Calibration, ridge: float, lambda_g: float | None) -> bool:
+    """Whether Assumption 3, Theorem 5's condition or full rank fails (values read from the rows)."""
+    if not cal.c_min > cal.B or cal.eta2 >= 1:
+        return True
+    if not cal.lambda_declared and not cal.lambda_min > 1e-10 * max(1.0, cal.lambda_max):
+        return True
+    if cal.lambda_declared and cal.lambda_margin > 1:
+        return True
+    lam = cal.lambda_neighbours if lambda_g is None else lambda_g
+    return not lam + ridge > 0
+
+
 def zeta(p: int, sigma: float, delta2: float) -> float:
-    """ζ = 2pσ²/(1 − √((2/p) ln(2/δ₂))): bounds ‖Pw‖² except with probability δ₂."""
+    """The paper's ζ = 2pσ²/(1 − √((2/p) ln(2/δ₂))): bounds ‖Pw‖² except with probability δ₂ for a data
+    set that follows the model (Theorem 5).  The release uses :func:`noise_bounds`' ζ*, which also holds
+    when the replaced row does not follow the model (module docstring); this one is kept for the audits."""
     t = math.sqrt(2.0 / p * math.log(2.0 / delta2))
     if t >= 1:
         raise AssumptionError(
@@ -128,33 +279,105 @@ def zeta(p: int, sigma: float, delta2: float) -> float:
     return 2.0 * p * sigma**2 / (1.0 - t)
 
 
-def ols_sensitivity(
-    cal: Calibration, zeta_value: float, ridge: float = 0.0, lambda_g: float | None = None
-) -> float:
-    """Δ₂ of the OLS (ridge ω²) coefficients on [X′ X̃′] (Theorem 5).
+@dataclass(frozen=True)
+class NoiseBounds:
+    """The bounds the sensitivity rests on, each failing with probability δ₂/4 (module docstring).
 
-    Raises :class:`AssumptionError` when (1 − η²)λ − η² + ω² <= 0, i.e. the
-    condition λ_min(Σ′) > η²/(1 − η²) of Theorem 5 fails.
+    ``zeta`` is ζ* = σ²(q_p + t² + q_n·β_g), bounding ‖P_X w‖² + ρ²‖g‖² for the data set and for any
+    neighbour's design; ``t`` bounds max_i |w_i|/σ; ``beta_g`` bounds ‖g‖², the Haar draw's squared norm.
     """
-    eta2 = cal.eta2
-    lam = cal.lambda_min if lambda_g is None else lambda_g
-    denom = (1.0 - eta2) * lam - eta2 + ridge
-    if not denom > 0 or eta2 >= 1:
-        need = eta2 / (1.0 - eta2) if eta2 < 1 else math.inf
-        values = (  # declared C_min and lambda_min are public; values read from the rows are not shown
-            f": here lambda_min = {lam:.4g} but eta^2/(1 - eta^2) = {need:.4g} (eta^2 = B^2/(C_min^2 - B^2) "
-            f"= {eta2:.4g}, B = {cal.B:.4g}, declared c_min = {cal.c_min:.4g})"
-            if cal.public
-            else " (with lambda_min and C_min read from the data)"
-        )
-        ridge_needed = f" > {max(0.0, -((1.0 - eta2) * lam - eta2)):.3g}" if cal.public else ""
-        raise AssumptionError(
-            f"Theorem 5 needs lambda_min(Sigma') > eta^2/(1 - eta^2){values}. To fix: use more rows n "
-            "(eta^2 falls like 1/n), a smaller row bound B (bounds=), larger declared c_min/lambda_min "
-            f"if they hold, or a ridge stabiliser ridge=omega^2{ridge_needed} (Remark 2)."
-        )
-    shift = cal.c_min - math.sqrt(cal.c_min**2 - cal.B**2)  # C_min − B/η
-    return 2.0 * math.sqrt(zeta_value) / math.sqrt(denom) + shift * cal.beta_norm
+
+    zeta: float
+    t: float
+    beta_g: float
+
+
+def noise_bounds(p: int, n: int, sigma: float, delta2: float) -> NoiseBounds:
+    """ζ*, t and β_g for p candidates, n rows (augmented to 2p when fewer) and failure probability δ₂.
+
+    Each of the four bounds fails with probability at most δ₂/4.  t is the exact normal quantile; the
+    chi-square quantiles are Laurent & Massart's (2000, Lemma 1) closed-form bounds, P(χ²_k ≥ k +
+    2√(kx) + 2x) ≤ e^{−x} and P(χ²_k ≤ k − 2√(kx)) ≤ e^{−x}, a few percent above the exact ones and
+    computed without scipy (a first call loads none); β_g bounds ‖g‖² = χ²_p/(χ²_p + χ²_{n−2p}) by
+    their upper and lower bounds, each at δ₂/8.
+
+    Examples
+    --------
+    >>> b = noise_bounds(30, 2000, 1.0, 5e-4)
+    >>> round(b.t, 2), round(b.beta_g, 4), round(b.zeta, 1)
+    (5.41, 0.0477, 246.1)
+    """
+    quarter = delta2 / 4.0
+    rows = max(int(n), 2 * p)
+    t = normal_quantile(quarter / (2.0 * rows))  # P(max_i |w_i| > σt) <= 2n Φ̄(t)
+    q_p = chi2_above(p, math.log(rows / quarter))  # P(some ‖P_X̂₋ᵢ w‖² > σ² q_p) <= n e^{−x}
+    q_n = chi2_above(rows, math.log(1.0 / quarter))
+    rest = rows - 2 * p
+    low = chi2_below(rest, math.log(2.0 / quarter)) if rest > 0 else 0.0
+    high = chi2_above(p, math.log(2.0 / quarter))
+    beta_g = 1.0 if low <= 0 else high / (high + low)
+    return NoiseBounds(zeta=sigma**2 * (q_p + t * t + q_n * beta_g), t=t, beta_g=beta_g)
+
+
+def chi2_above(k: float, x: float) -> float:
+    """k + 2√(kx) + 2x: χ²_k exceeds it with probability at most e^{−x} (Laurent & Massart 2000)."""
+    return k + 2.0 * math.sqrt(k * x) + 2.0 * x
+
+
+def chi2_below(k: float, x: float) -> float:
+    """k − 2√(kx) (0 at least): χ²_k falls below it with probability at most e^{−x} (Laurent & Massart)."""
+    return max(0.0, k - 2.0 * math.sqrt(k * x))
+
+
+def normal_quantile(upper: float) -> float:
+    """t with P(N(0, 1) > t) = ``upper`` (0 < upper <= 1/2), by bisection on math.erfc (no scipy).
+
+    Examples
+    --------
+    >>> round(normal_quantile(0.025), 6)
+    1.959964
+    """
+    lo, hi = 0.0, 40.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if 0.5 * math.erfc(mid / math.sqrt(2.0)) > upper:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-15 * hi:
+            break
+    return hi
+
+
+def response_bound(B: float, beta_norm: float, sigma: float, n: int, p: int, delta2: float) -> float:
+    """Y = B·‖β‖ + σt: responses are clipped to [−Y, Y] (module docstring, "Response bound").
+
+    Under the model, |x_iᵀβ| <= B‖β‖ and max_i |w_i| <= σt except with probability δ₂/4, so no row
+    of the data set is clipped; a replaced row's response moves by at most 2Y.
+
+    Examples
+    --------
+    >>> round(response_bound(6.0, 1.0, 1.0, 2000, 30, 5e-4), 3)
+    11.411
+    """
+    return float(B * beta_norm + sigma * noise_bounds(p, n, 1.0, delta2).t)
+
+
+def ols_sensitivity(
+    cal: Calibration, bounds: NoiseBounds, ridge: float = 0.0, lambda_g: float | None = None
+) -> float:
+    """Δ₂ of the OLS (ridge ω²) coefficients on [X′ X̃′] for any replaced row (module docstring).
+
+    Raises :class:`AssumptionError` when the calibration fails (:func:`check_calibration`).
+    """
+    check_calibration(cal, ridge, lambda_g)
+    lam = (cal.lambda_neighbours if lambda_g is None else lambda_g) + ridge
+    Y = cal.B * cal.beta_norm + cal.sigma * bounds.t if cal.response_bound is None else cal.response_bound
+    h = min(1.0, cal.eta2 / lam)  # the replaced row's leverage in the neighbour's design
+    model = 2.0 * math.sqrt(bounds.zeta) / math.sqrt(lam)  # (a) + (c)
+    shift = (cal.c_min - math.sqrt(cal.c_min**2 - cal.B**2)) * cal.beta_norm  # (b), eq. (31)
+    replaced = 2.0 * Y * math.sqrt(h + (1.0 - h) * bounds.beta_g) / math.sqrt(lam)  # (d)
+    return model + shift + replaced
 
 
 def lambda_sensitivity(cal: Calibration) -> float:
@@ -167,12 +390,12 @@ def gram_sensitivity(cal: Calibration) -> float:
     return cal.eta2 * (math.sqrt(2.0) + cal.fro)
 
 
-def cross_product_sensitivity(cal: Calibration, zeta_value: float) -> float:
+def cross_product_sensitivity(cal: Calibration, bounds: NoiseBounds) -> float:
     """l2 Δ of [X′ X̃′]ᵀy = G b (module docstring; our restatement of eq. (10))."""
-    d2 = ols_sensitivity(cal, zeta_value)
+    d2 = ols_sensitivity(cal, bounds)
     gamma = 2.0 * cal.lambda_max - cal.lambda_min
     d_gram = 2.0 * (gram_sensitivity(cal) + math.sqrt(cal.p) * lambda_sensitivity(cal))
-    b_norm = cal.c_max * cal.beta_norm + math.sqrt(zeta_value / cal.lambda_min)
+    b_norm = cal.c_max * cal.beta_norm + math.sqrt(bounds.zeta / cal.lambda_min)
     return gamma * d2 + d_gram * b_norm
 
 
@@ -215,29 +438,33 @@ def scales_method_two(
     ridge: float = 0.0,
     lambda_g: float | None = None,
 ) -> Scales:
-    """κ for Method II (Theorem 5)."""
-    z = zeta(cal.p, cal.sigma, delta2)
-    d2 = ols_sensitivity(cal, z, ridge, lambda_g)
+    """κ for Method II (Theorem 5, for any replaced row)."""
+    bounds = noise_bounds(cal.p, cal.n, cal.sigma, delta2)
+    d2 = ols_sensitivity(cal, bounds, ridge, lambda_g)
     kappa, how = calibrate_gaussian(eps, delta1, d2)
     return Scales(
-        "II", {"zeta": z, "Delta2 (coefficients, l2)": d2, "eta^2": cal.eta2}, kappa=kappa, calibrations=[how]
+        "II",
+        {**_bound_values(cal, bounds), "Delta2 (coefficients, l2)": d2, "eta^2": cal.eta2},
+        kappa=kappa,
+        calibrations=[how],
     )
 
 
 def scales_method_one(
     cal: Calibration, eps: float, eps1: float, eps2: float, delta: float, delta1: float, delta2: float
 ) -> Scales:
-    """θ₁ scale, κ₁ and κ₂ for Method I (Theorem 3)."""
-    z = zeta(cal.p, cal.sigma, delta2)
+    """θ₁ scale, κ₁ and κ₂ for Method I (Theorem 3, for any replaced row)."""
+    check_calibration(cal)  # before η² is used: C_min <= B would divide by zero
+    bounds = noise_bounds(cal.p, cal.n, cal.sigma, delta2)
     d_lam, d_gram = lambda_sensitivity(cal), gram_sensitivity(cal)
-    d_v = cross_product_sensitivity(cal, z)
+    d_v = cross_product_sensitivity(cal, bounds)
     kappa1, how1 = calibrate_gaussian(eps2, delta1, d_gram)
     kappa2, how2 = calibrate_gaussian(eps, delta, d_v)
     lap = 0.0 if math.isinf(eps1) else d_lam / eps1
     return Scales(
         "I",
         {
-            "zeta": z,
+            **_bound_values(cal, bounds),
             "eta^2": cal.eta2,
             "Delta lambda_min (Laplace)": d_lam,
             "Delta Sigma' (Frobenius)": d_gram,
@@ -248,6 +475,15 @@ def scales_method_one(
         kappa2=kappa2,
         calibrations=[how1, how2],
     )
+
+
+RESPONSE_KEY = "response bound Y"
+
+
+def _bound_values(cal: Calibration, bounds: NoiseBounds) -> dict[str, float]:
+    """ζ* and the response bound Y, as the noise table shows them."""
+    Y = cal.B * cal.beta_norm + cal.sigma * bounds.t if cal.response_bound is None else cal.response_bound
+    return {"zeta": bounds.zeta, RESPONSE_KEY: Y}
 
 
 # --------------------------------------------------------------------- mechanisms

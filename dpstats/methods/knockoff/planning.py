@@ -58,18 +58,30 @@ class KnockoffPlan(Plan):
     s_value: float = math.nan
     row_bound: float = math.nan
     sigma: float = math.nan
+    response_bound: float = math.nan  # Y, the bound the responses were clipped to (nan: eps = inf)
     options: KnockoffOptions | None = None  # the release reads its statistic, fdr, offset and ridge
 
 
+MODEL_CONDITION = (
+    "the rows of the data set follow the linear model y = X beta + w, w ~ N(0, sigma^2 I), with the "
+    "declared bounds stated below (the row that is replaced may be any row within the public bounds)"
+)
+
+
 @one_blas_thread
-def plan(options: KnockoffOptions, st: ko.Normalised, B: float, dd: DataDependence) -> KnockoffPlan:
+def plan(
+    options: KnockoffOptions, st: ko.Normalised, B: float, dd: DataDependence, response: float | None = None
+) -> KnockoffPlan:
     """The plan of Method I or II (``eps = inf``: the ordinary filter, no noise) on statistics ``st``.
 
     ``options``: the call's checked options (eps, delta, method, s, ridge, the
     splits and the declared sigma, beta_norm, c_min, lambda_min); ``st`` are the
-    normalised statistics of the clipped design (rows of norm ≤ ``B``);
-    data-dependent steps (Remark 2, augmentation, calibration from the data) are
-    named in ``dd``, which refuses them under ``strict``.
+    normalised statistics of the clipped design (rows of norm ≤ ``B``) and of the
+    responses clipped to ``response`` (Y; None: Y = B·beta_norm + sigma·t, computed
+    here); data-dependent steps (Remark 2, augmentation, calibration from the data)
+    are named in ``dd``, which refuses them under ``strict``.  The guarantee is
+    conditional on the linear model (:data:`MODEL_CONDITION`; the module docstring
+    of :mod:`~dpstats.methods.knockoff.mechanism` derives it).
 
     Examples
     --------
@@ -82,8 +94,8 @@ def plan(options: KnockoffOptions, st: ko.Normalised, B: float, dd: DataDependen
     >>> pl = plan(options, st, 8.0, DataDependence(strict=True))
     >>> [e.mechanism for e in pl.entries], pl.eps, pl.delta
     (['Gaussian', 'high-probability bound (chi-square tail)'], 1.0, 0.01)
-    >>> round(pl.scales.kappa, 2) > 0, pl.s_value
-    (True, 0.5)
+    >>> round(pl.scales.kappa, 2) > 0, pl.s_value, pl.conditional[:28]
+    (True, 0.5, 'the rows of the data set fol')
     """
     o = options
     nonprivate = math.isinf(o.eps)
@@ -98,35 +110,67 @@ def plan(options: KnockoffOptions, st: ko.Normalised, B: float, dd: DataDependen
         cal = kd.calibration_from_data(st, B, sigma_used, beta_used)
         s_value = ko.knockoff_s(st.lambda_min, o.s)
     else:
-        cal, s_value = calibration(st, B, sigma_used, beta_used, o.c_min, o.lambda_min, o.s, dd)
+        if response is None:
+            response = kd.response_bound(B, beta_used, sigma_used, st.n, st.p, failure_delta(o))
+        cal, s_value = calibration(st, B, sigma_used, beta_used, o, dd, response)
     parts = budget(o.eps, o.delta, o.eps_split, o.delta_split, o.method)
     noise_scales = scales(cal, parts, o, s_value, nonprivate)
     declared = o.sigma is not None and o.beta_norm is not None
+    shown = declared and o.bounds is not None  # Y = B·beta_norm + sigma·t reads no row: it may be shown
+    if not shown:
+        noise_scales.sensitivities.pop(kd.RESPONSE_KEY, None)
     return KnockoffPlan(
         method=f"DP knockoff filter ({'non-private' if nonprivate else f'Method {o.method}'})",
         neighbouring="replace",
         entries=ledger(o.method, parts, noise_scales, st.p, nonprivate),
         sensitivities={k: f"{v:.6g}" for k, v in noise_scales.sensitivities.items()},
-        assumptions=_assumptions(B, cal, declared, o.c_min, o.lambda_min),
+        assumptions=_assumptions(B, cal, declared, o.c_min, o.lambda_min, shown=shown),
         notes=_notes(noise_scales, o.knockoffs),
+        conditional="" if nonprivate else MODEL_CONDITION,
         scales=noise_scales,
         s_value=s_value,
         row_bound=B,
         sigma=sigma_used,
+        response_bound=math.nan if response is None else response,
         options=options,
     )
+
+
+def failure_delta(options: KnockoffOptions) -> float:
+    """δ₂, the part of delta spent on the failure of the sensitivity's bounds (Theorems 3 and 5).
+
+    Examples
+    --------
+    >>> failure_delta(KnockoffOptions.partial(delta=1e-3, method="II", delta_split=(0.5, 0.5)))
+    0.0005
+    """
+    o = options
+    spent = o.delta * (o.delta_split[0] + (o.delta_split[1] if o.method == "I" else 0.0))
+    return o.delta - spent
 
 
 # --------------------------------------------------------------------- the rows and the declared design
 
 
-def check_rows(options: KnockoffOptions, n: int, p: int, *, n_public: bool = True) -> None:
+def check_rows(
+    options: KnockoffOptions, n: int, p: int, *, n_public: bool = True, columns_public: bool = True
+) -> None:
     """Fixed-X knockoffs need p >= 2 candidates and n > p rows; a delta of at least 1/n is warned about.
 
     When n is private (rows with missing values are dropped: no declared bounds)
     no message quotes it, and delta is not compared with 1/n: a warning that
-    appears for some n and not for others would release it.
+    appears for some n and not for others would release it.  When the design's
+    columns depend on levels read from the rows (``columns_public`` False), both
+    failures give one text, which shows no count of columns.
     """
+    if not columns_public and (p < 2 or n <= p):
+        rows = f"these n = {n} rows" if n_public else "these rows"
+        raise AssumptionError(
+            f"fixed-X knockoffs need at least 2 candidate columns and more rows than columns, and the "
+            f"design of '{options.formula}' on {rows} has not (its columns depend on levels read from the "
+            "rows, so their number is not shown). Declare the levels (levels=), or screen first: split the "
+            "rows, run dp_sis on one part, then dp_knockoff with those terms on the other part."
+        )
     if p < 2:
         raise DataError(f"dp_knockoff needs at least 2 candidate columns; '{options.formula}' gives {p}.")
     if n <= p:
@@ -231,15 +275,20 @@ def calibration(
     B: float,
     sigma: float,
     beta_norm: float,
-    c_min: float | None,
-    lambda_min: float | None,
-    s_kind: str,
+    options: KnockoffOptions,
     dd: DataDependence,
+    response: float | None = None,
 ) -> tuple[kd.Calibration, float]:
-    """The design quantities of the sensitivities, declared or from the data, and s (Lemma 1)."""
-    cal = kd.calibration_from_data(st, B, sigma, beta_norm)
+    """The design quantities of the sensitivities, declared (``options.c_min``, ``options.lambda_min``)
+    or from the data, and s (Lemma 1, ``options.s``).
+
+    ``response`` is the bound Y the responses were clipped to.  Whether the assumptions hold for the
+    values used is checked with the sensitivity (:func:`~dpstats.methods.knockoff.mechanism.check_calibration`).
+    """
+    c_min, lambda_min, s_kind = options.c_min, options.lambda_min, options.s
+    cal = kd.calibration_from_data(st, B, sigma, beta_norm, response)
     if c_min is not None:  # an assumption stated in the statement, never checked on the rows
-        cal.c_min, cal.c_max = c_min, math.sqrt(st.n) * B
+        cal.c_min, cal.c_max, cal.c_min_declared = c_min, math.sqrt(st.n) * B, True
     else:
         dd.add(
             "smallest and largest column norms C_min, C_max taken from the data for the sensitivity",
@@ -247,6 +296,7 @@ def calibration(
         )
     if lambda_min is not None:  # enforced on Σ′ by declared_design (filter.floor_lambda_min), not checked
         cal.lambda_min, cal.lambda_min_upper, cal.lambda_max, cal.fro = lambda_min, 1.0, st.p, st.p
+        cal.lambda_declared = True
         s_value = float(lambda_min) if s_kind == "lambda_min" else ko.knockoff_s(lambda_min, s_kind)
     else:
         dd.add(
@@ -254,10 +304,7 @@ def calibration(
             "for the sensitivity (and s)",
             fix="declare a public lower bound, lambda_min=<a public lower bound>",
         )
-        ko.check_full_rank(st)
         s_value = ko.knockoff_s(st.lambda_min, s_kind)
-    cal.public = c_min is not None and lambda_min is not None
-    kd.check_assumption_3(B, cal.c_min, public=c_min is not None)
     return cal, s_value
 
 
@@ -305,7 +352,8 @@ def ledger(
         return [LedgerEntry.nonprivate("ordinary fixed-X knockoff filter (no noise)")]
     sens = noise_scales.sensitivities
     failure = LedgerEntry(
-        "sensitivity bound: ||P w||^2 <= zeta fails with probability delta2",
+        "sensitivity bound: the model's noise bounds (||P w||^2 + rho^2 ||g||^2 <= zeta, max |w_i| <= sigma t) "
+        "or the Haar draw's ||g||^2 <= beta_g fail with probability delta2",
         "high-probability bound (chi-square tail)",
         0.0,
         parts["delta2"],
@@ -320,7 +368,7 @@ def ledger(
                 parts["eps"],
                 parts["delta1"],
                 sensitivity=f"l2 Delta2 = {sens['Delta2 (coefficients, l2)']:.4g} "
-                "(Theorem 5, replace one row)",
+                "(Theorem 5, any replaced row)",
                 note=f"kappa = {noise_scales.kappa:.4g}",
                 event={
                     "kind": "gaussian",
@@ -368,10 +416,24 @@ def ledger(
 
 
 def _assumptions(
-    B: float, cal: kd.Calibration, declared: bool, c_min: float | None, lambda_min: float | None
+    B: float,
+    cal: kd.Calibration,
+    declared: bool,
+    c_min: float | None,
+    lambda_min: float | None,
+    *,
+    shown: bool = False,
 ) -> list[str]:
-    """The statement's assumptions: declared values are shown, values read from the rows are not."""
+    """The statement's assumptions: declared values are shown, values read from the rows are not
+    (``shown``: the response bound Y uses declared values only)."""
     out = [f"rows of the design have l2 norm <= B = {B:.4g} (rows beyond are clipped to it)"]
+    if cal.response_bound is not None:
+        value = f" = {cal.response_bound:.4g}" if shown else " (not shown: it uses values read from the data)"
+        out.append(
+            f"responses are clipped to [-Y, Y], Y = B ||beta|| + sigma t{value}, where max_i |w_i| <= sigma t "
+            "except with probability delta2/4, so no row that follows the model is clipped; a replaced "
+            "row may be any row within these bounds"
+        )
     if c_min is not None:
         out.append(
             f"Assumption 3 (declared): every column of the clipped design has l2 norm >= c_min = {c_min:g} "
@@ -381,12 +443,18 @@ def _assumptions(
     else:
         out.append("Assumption 3: the smallest column norm C_min (read from the data) exceeds B")
     if lambda_min is not None:
+        margin = f" = {cal.lambda_margin:.4g}" if c_min is not None else ""
         out.append(
-            f"declared: lambda_min(Sigma') >= {lambda_min:g} for the normalised Gram matrix; enforced by "
-            "construction: Sigma' is replaced by (Sigma' + cI)/(1 + c) with the least c >= 0 for which it "
-            "holds (c = 0 when it already does)"
+            f"declared: lambda_min(Sigma') >= {lambda_min:g} for the normalised Gram matrix of the data set "
+            f"and of every data set with one row replaced, which holds when lambda_min(Sigma') >= "
+            f"(lambda_min + eta^2)/(1 - eta^2){margin} on the data (eq. (25)); not checked on the rows. "
+            "Sigma' is replaced by (Sigma' + cI)/(1 + c) with the least c >= 0 for which lambda_min(Sigma') "
+            ">= lambda_min (c = 0 when it already holds), so the release is defined whatever the rows"
         )
-    model = "linear model y = X beta + w with w ~ N(0, sigma^2 I) and no intercept"
+    model = (
+        "linear model y = X beta + w with w ~ N(0, sigma^2 I) and no intercept for the rows of the data set "
+        "(not for the row that is replaced)"
+    )
     if declared:
         return out + [
             f"{model}; the sensitivity uses the declared sigma <= {cal.sigma:.4g} and ||beta|| <= "

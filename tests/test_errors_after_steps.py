@@ -1,0 +1,146 @@
+"""An error raised after a named data-dependent step says the step and quotes nothing read from the rows
+(outside audit F6).
+
+``api._common.run`` is the one place: an error escaping the frame or the plan once a step has been
+named is re-raised, same class, with the steps appended (``DataDependence.refusal``), so the step's
+NonPrivateWarning, held until the checks pass, is not lost.  The sites whose numbers depend on the rows
+through such a step show none of them: dp_lm's and dp_glm's size check when levels were read from the
+rows, and dp_knockoff's calibration checks when C_min or lambda_min(Sigma') is read from the rows.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+
+N = 40
+RNG = np.random.default_rng(3)
+BASE = pd.DataFrame(
+    {"y": RNG.uniform(0, 9, N), "x1": RNG.uniform(0, 9, N).round(2), "x2": RNG.uniform(0, 9, N)}
+)
+
+
+def _with_text_cell(repeats: int) -> pd.DataFrame:
+    """x1 read as text (one "n/a" cell: 40 levels), with ``repeats`` rows copying another row's value
+    (one level fewer each)."""
+    out = BASE.astype({"x1": object})
+    out.loc[0, "x1"] = "n/a"
+    for i in range(1, 1 + repeats):
+        out.loc[i, "x1"] = out.loc[1 + repeats, "x1"]
+    return out
+
+
+def _outcome(call, data):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            call(data)
+            error = None
+        except dp.DPStatsError as exc:
+            error = (type(exc).__name__, str(exc))
+    return error, sorted({(w.category.__name__, str(w.message)) for w in caught})
+
+
+@pytest.mark.parametrize(
+    "door",
+    [
+        lambda d: dp.dp_lm("y ~ x1 + x2", d, eps=1, bounds=(0.0, 10.0), random_state=1, n_boot=100),
+        lambda d: dp.dp_glm("y ~ x1 + x2", d, eps=1, delta=1e-6, bounds=(0.0, 10.0), random_state=1),
+    ],
+    ids=["dp_lm", "dp_glm"],
+)
+def test_a_size_refusal_after_levels_read_from_the_rows_shows_no_count(door):
+    # neighbours (replace one row): one text cell makes x1 a factor whose levels are read from the
+    # rows; with 40 and with 39 levels the design has 41 and 40 columns for n = 40 rows: before the
+    # fix the refusal read "n = 40 <= 41" on one and "n = 40 <= 40" on the other
+    one, other = _outcome(door, _with_text_cell(0)), _outcome(door, _with_text_cell(1))
+    assert one[0] is not None and one == other, (one, other)
+    text = one[0][1]
+    assert "n = 40" in text and "<=" not in text  # n is public; the number of columns is not shown
+    assert (
+        "Raised after a data-dependent step" in text and "the levels of 'x1' were read from the rows" in text
+    )
+    assert one[1] == []  # the step is said in the error, not given again as a warning
+
+
+def test_a_call_that_runs_after_the_same_step_warns_it():
+    # the neighbour with three repeated values has fewer columns than rows and runs: its step is warned
+    _, caught = _outcome(
+        lambda d: dp.dp_lm("y ~ x1 + x2", d, eps=1, bounds=(0.0, 10.0), random_state=1, n_boot=100),
+        _with_text_cell(3),
+    )
+    assert any(c == "NonPrivateWarning" and "levels of 'x1' were read" in m for c, m in caught)
+
+
+def test_an_error_before_any_step_is_left_as_it_was():
+    with pytest.raises(dp.FormulaError) as err:
+        dp.dp_lm("y ~ z", BASE, eps=1, bounds=(0.0, 10.0))
+    assert "Raised after" not in str(err.value)
+
+
+# ------------------------------------------------------------------ dp_knockoff without a declared c_min
+
+KO_RNG = np.random.default_rng(0)
+X = KO_RNG.uniform(-1, 1, (300, 30))
+X[:, 0] = 0.0
+X[:37, 0] = 1.0  # column w0 nearly empty: its norm is about sqrt(37), read from the rows
+KO0 = pd.DataFrame(X, columns=[f"w{j}" for j in range(30)]).assign(y=KO_RNG.normal(size=300))
+KO1 = KO0.copy()
+KO1.loc[0, "w0"] = 0.0  # one entry fewer: C_min drops
+KO_FORMULA = "y ~ " + " + ".join(f"w{j}" for j in range(30))
+
+
+@pytest.mark.parametrize("lambda_min", [0.5, None], ids=["lambda_min declared", "lambda_min read"])
+def test_knockoff_calibration_errors_read_the_same_on_neighbours(lambda_min):
+    # the outside audit's pair (knockoff_cmin_error.py): C_min read from the rows.  Over a grid of row
+    # bounds B, whenever both neighbours refuse they give the same text, and every refusal says the
+    # step and shows no value read from the rows; before the fix D0 said "Theorem 5 needs ..." and
+    # D1 "Assumption 3 fails ..." at B = 5.9
+    def call(d, B):
+        return dp.dp_knockoff(
+            KO_FORMULA,
+            d,
+            eps=1,
+            delta=1e-3,
+            bounds=B,
+            sigma=1.0,
+            beta_norm=1.0,
+            lambda_min=lambda_min,
+            random_state=0,
+            oc_trials=0,
+        )
+
+    refusals = 0
+    for B in np.linspace(1.0, 7.0, 13):
+        (e0, _), (e1, _) = _outcome(lambda d, b=B: call(d, b), KO0), _outcome(lambda d, b=B: call(d, b), KO1)
+        for err in (e0, e1):
+            if err is not None:
+                refusals += 1
+                assert (
+                    "Raised after a data-dependent step" in err[1]
+                    and "C_min, C_max taken from the data" in err[1]
+                )
+                assert "cannot be calibrated on these data" in err[1]
+                read = "C_min read" if lambda_min is not None else "C_min and lambda_min(Sigma') read"
+                assert f"with {read} from the rows" in err[1]
+        if e0 is not None and e1 is not None:
+            assert e0 == e1
+    assert refusals > 0  # the grid reaches the refusals
+
+
+def test_knockoff_row_checks_after_levels_read_show_no_column_count():
+    # a factor whose levels are read from the rows (30 and 29 levels: 31 and 30 columns with x and z,
+    # for n = 30 rows): n <= p gives one text without p on both neighbours
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"y": rng.normal(size=30), "g": [f"l{i}" for i in range(30)]})
+    frame = frame.assign(x=rng.normal(size=30), z=rng.normal(size=30))
+    fewer = frame.assign(g=frame.g.where(frame.index > 0, "l9"))
+    call = lambda d: dp.dp_knockoff("y ~ g + x + z", d, eps=1, delta=1e-3, bounds=2.0, sigma=1, beta_norm=1)  # noqa: E731
+    one, other = _outcome(call, frame), _outcome(call, fewer)
+    assert one[0] is not None and one == other
+    assert "their number is not shown" in one[0][1] and "levels of 'g' were read" in one[0][1]
