@@ -9,7 +9,6 @@ before) are in :mod:`dpstats.simulate.knockoff`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -30,8 +29,8 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import OperatingCharacteristics
 from ..results.knockoff import KnockoffResult
-from ..geometry import clip_response, clip_rows_l2
-from ..stats import RowClippedGram, row_clipped_gram
+from ..geometry import clip_response
+from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
@@ -85,13 +84,10 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     knockoff+ threshold are post-processing.  Everything is computed from n, XᵀX,
     Xᵀy and yᵀy: Ũᵀy is sampled in O(p) (Haar trick), so no n × n matrix is formed.
 
-    **The guarantee is conditional on the model, not differential privacy** (the
-    paper's sensitivities bound the noise of the model; no public bound on y makes
-    them worst-case), and every output says so.  Responses are clipped to [−Y, Y],
-    Y = B·beta_norm + sigma·t (t: the largest of n Gaussian noises stays below σt except
-    with a quarter of the failure share of delta), and the sensitivity is re-derived
-    so that the row that is replaced may be any row within B and Y: if the data set's
-    rows follow the model, the (eps, delta) bound holds whatever one row is changed to.
+    **The guarantee is conditional on the model, not differential privacy**, and every
+    output says so: responses are clipped to [−Y, Y], Y = B·beta_norm + sigma·t, and if
+    the data set's rows follow the model the (eps, delta) bound holds whatever one row is
+    changed to within B and Y (derivation: :mod:`dpstats.methods.knockoff.mechanism`).
 
     Parameters
     ----------
@@ -263,47 +259,17 @@ class KnockoffDoor(DataDoor):
         )
         B = kp.row_bound(g.row_norm_max, declared, None if self.nonprivate else dd)
         st = ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
-        Y = None if self.nonprivate else self._response_bound(B, st)
-        if Y is not None:
-            g, st = self._clip_responses(mf, g, B, Y)
+        Y = None if self.nonprivate else kp.response_bound(self.options, B, st)
+        if Y is not None:  # every response clipped to [−Y, Y] (XᵀX does not change)
+            g = engines.with_response_clipped(
+                self.options.formula, self.data, mf, g, B, Y, schema=self.schema
+            )
+            st = ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
         st, held = kp.declared_design(self.options, st)
         design = None  # the rows (X, y) when X~ is materialised (in memory only: engines.require_rows)
         if self.options.knockoffs != "shortcut":
             design = (mf.X, clip_response(mf.y, OVERFLOW_GUARD if Y is None else Y))
         return _Frame(mf, B, st, g.n_rows_clipped, design=design, declared_held=held, response=Y)
-
-    def _response_bound(self, B: float, st: ko.Normalised) -> float:
-        """Y = B·beta_norm + sigma·t (:func:`~dpstats.methods.knockoff.mechanism.response_bound`), from the
-        declared sigma and beta_norm or, where not declared, their estimates (Remark 2: the plan names
-        those steps)."""
-        o = self.options
-        sigma = o.sigma if o.sigma is not None else math.sqrt(st.rss / (st.n - st.p))
-        beta = o.beta_norm if o.beta_norm is not None else float(np.linalg.norm(st.ols / st.col_norms))
-        return kd.response_bound(B, beta, sigma, st.n, st.p, kp.failure_delta(o))
-
-    def _clip_responses(
-        self, mf: ModelFrame, g: RowClippedGram, B: float, Y: float
-    ) -> tuple[RowClippedGram, ko.Normalised]:
-        """The statistics with every response clipped to [−Y, Y] (XᵀX does not change).  In memory: Xᵀy and
-        yᵀy again from the frame's rows; streamed: a second pass (no progress bar, so that whether it is
-        made is not shown) only when some |y| exceeds Y."""
-        if not isinstance(mf, engines.ChunkedModelFrame):
-            y = clip_response(mf.y, Y)
-            if y is not mf.y:
-                X, _ = clip_rows_l2(mf.X, B)
-                g = replace(g, xty=X.T @ y, yty=float(y @ y), y_maxabs=Y)
-        elif g.y_maxabs > Y:
-            _, again = engines.sufficient_statistics(
-                self.options.formula,
-                self.data,
-                gram=False,
-                row_bound=B,
-                response_clip=Y,
-                progress=False,
-                schema=self.schema,
-            )
-            g = replace(g, xty=again.cross.xty, yty=again.cross.yty, y_maxabs=Y)
-        return g, ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
 
     def plan(self, frame: _Frame, dd: DataDependence) -> kp.KnockoffPlan:
         plan = kp.plan(self.options, frame.st, frame.B, dd, response=frame.response)

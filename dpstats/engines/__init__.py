@@ -44,14 +44,14 @@ import copy
 import operator
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DPStatsError
 from ..formula import INTERCEPT, ModelFrame, factor_columns, finish_checks, model_frame, raise_constant
-from ..geometry import Box, clip_response
+from ..geometry import Box, clip_response, clip_rows_l2
 from ..schema import Schema
 from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
@@ -557,3 +557,37 @@ def frame_and_row_clipped_gram(
         return mf, g
     mf = model_frame(formula, data, drop_intercept=True, schema=schema)
     return mf, gram(mf)
+
+
+def with_response_clipped(
+    formula: str,
+    data,
+    mf: ModelFrame,
+    g: RowClippedGram,
+    row_bound: float,
+    response_clip: float,
+    *,
+    schema: Schema | None = None,
+) -> RowClippedGram:
+    """``g`` (:func:`frame_and_row_clipped_gram`'s) with every response clipped to [−response_clip,
+    response_clip]: XᵀX does not change, Xᵀy and yᵀy are computed again.  In memory from the frame's
+    rows; from an engine input by a second pass (no progress bar, so that whether it is made is not
+    shown) only when some |y| exceeds the clip."""
+    if not isinstance(mf, ChunkedModelFrame):
+        y = clip_response(mf.y, response_clip)
+        if y is mf.y:
+            return g
+        X, _ = clip_rows_l2(mf.X, row_bound)
+        return replace(g, xty=X.T @ y, yty=float(y @ y), y_maxabs=response_clip)
+    if g.y_maxabs <= response_clip:
+        return g
+    _, again = sufficient_statistics(
+        formula,
+        data,
+        gram=False,
+        row_bound=row_bound,
+        response_clip=response_clip,
+        progress=False,
+        schema=schema,
+    )
+    return replace(g, xty=again.cross.xty, yty=again.cross.yty, y_maxabs=response_clip)

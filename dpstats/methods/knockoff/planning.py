@@ -152,6 +152,17 @@ def failure_delta(options: KnockoffOptions) -> float:
 # --------------------------------------------------------------------- the rows and the declared design
 
 
+def response_bound(options: KnockoffOptions, B: float, st: ko.Normalised) -> float:
+    """Y = B·beta_norm + sigma·t (:func:`~dpstats.methods.knockoff.mechanism.response_bound`), from the
+    declared sigma and beta_norm or, where not declared, their estimates (Remark 2: the plan names
+    those steps)."""
+    sigma = options.sigma if options.sigma is not None else math.sqrt(st.rss / (st.n - st.p))
+    beta = options.beta_norm
+    if beta is None:
+        beta = float(np.linalg.norm(st.ols / st.col_norms))
+    return kd.response_bound(B, beta, sigma, st.n, st.p, failure_delta(options))
+
+
 def check_rows(
     options: KnockoffOptions, n: int, p: int, *, n_public: bool = True, columns_public: bool = True
 ) -> None:
