@@ -8,7 +8,8 @@ their order, its values and the rows dropped equal R's
 * Names: R's syntactic names (``Sepal.Length``, ``a.b``) and backticked names
   (`` `a b` ``, `` `1000_at` ``) anywhere; column names as R writes them (R keeps
   the backticks: `` `a b` ``).
-* Operators: ``+ - : * / %in% ^``, ``.``, ``0``/``1``/``-1``, ``offset()``.
+* Operators: ``+ - : * / %in% ^`` (``**`` is ``^``, as R's parser reads it), ``.``,
+  ``0``/``1``/``-1``, ``offset()``.
 * Functions: ``I()``, arithmetic and comparisons, ``log(x, base =)`` and other
   maths, ``factor()``, ``as.numeric()``, ``as.integer()``, ``as.logical()``,
   ``relevel()``, ``factor(labels =)``, ``C(f, contr.sum)`` and the other base
