@@ -28,7 +28,12 @@ Where each part comes from
   and categorical (``levels=``) is refused, from the arguments alone.
 * **Levels declared with** ``levels={"city": ["Leeds", "York"]}`` on every front
   door: the design's columns are those levels, in that order (R's
-  ``factor(x, levels = ...)``).
+  ``factor(x, levels = ...)``).  A column with declared levels is a factor
+  whatever its dtype (numeric codes too: ``levels={"cyl": [4, 6, 8]}``), and
+  every term that makes a factor of it -- ``cyl``, ``factor(cyl)``,
+  ``as.factor(cyl)``, ``C(cyl)``, ``C(cyl, contr.sum)`` -- has those levels,
+  whichever of them the rows hold (no level is read from the rows; R's
+  ``factor()`` of a factor would drop the levels that do not occur).
 * **A pandas Categorical's categories** (and ``ordered``): they are part of
   the column's dtype, which the analyst declared, so they are public.  A
   category no row takes still gets its column, as in R.  Note that
@@ -372,12 +377,7 @@ class Schema:
             if name in declared or (numeric[id(dtype)] and name not in self.levels):
                 pair, fill = common or (self.numeric_bounds(name), self.fill_value(name))
                 out.append(Variable(name, "numeric", pair, None, "bounds=", fill))
-            elif name in self.levels:
-                if _is_numeric(dtype):
-                    raise DataError(
-                        f"levels= declares column '{name}', which is numeric; levels are for text and "
-                        f"categorical columns (for numeric codes write factor({name}, levels = c(...)) in the formula)."
-                    )
+            elif name in self.levels:  # a factor whatever its dtype: numeric codes too (cyl: 4, 6, 8)
                 ordered = isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered)
                 kind = "ordered" if ordered else "factor"
                 out.append(Variable(name, kind, levels=tuple(self.levels[name]), source="levels="))
@@ -565,8 +565,14 @@ def as_categorical(values: pd.Series, levels: list, ordered: bool = False) -> pd
 
     >>> as_categorical(pd.Series([True, None, False], dtype=object), ["FALSE", "TRUE"]).codes.tolist()
     [1, -1, 0]
+
+    Numbers declared by their text, ``["4", "6", "8"]``, match the numbers 4, 6 and 8 (R's
+    ``factor(cyl, levels = c("4", "6", "8"))`` of a numeric cyl):
+
+    >>> as_categorical(pd.Series([6.0, 4.0, 5.0]), ["4", "6", "8"]).codes.tolist()
+    [1, 0, -1]
     """
-    values = _logical_as_text(values, levels)
+    values = _numbers_as_text(_logical_as_text(values, levels), levels)
     values = values.where(values.isin(levels))  # silently: pandas warns on values outside the categories
     return pd.Categorical(values, categories=levels, ordered=ordered)
 
@@ -590,6 +596,13 @@ def as_numbers(values: pd.Series) -> pd.Series:
     if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
         return values.astype(float)
     return pd.to_numeric(values.astype(object), errors="coerce").astype(float)
+
+
+def _numbers_as_text(values: pd.Series, levels: list) -> pd.Series:
+    """Numbers written as R's ``as.character`` writes them ("4", "4.5") when every declared level is text."""
+    if not _is_numeric(values.dtype) or not all(isinstance(lev, str) for lev in levels):
+        return values
+    return values.map(lambda v: None if pd.isna(v) else f"{v:.15g}", na_action="ignore").astype(object)
 
 
 def _logical_as_text(values: pd.Series, levels: list) -> pd.Series:
@@ -725,8 +738,10 @@ class PublicN:
 # ----------------------------------------------------------------------------- documentation
 SCHEMA_PARAMETERS = """\
     levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        Declared levels of a factor, e.g. ``{"city": ["Leeds", "York"]}`` or, for numeric codes,
+        ``{"cyl": [4, 6, 8]}``: the column is a factor with these levels in every term that makes
+        one of it (``cyl``, ``factor(cyl)``, ``C(cyl)``), and ``predict()`` codes newdata with
+        them; a value outside them is missing (:mod:`dpstats.schema`, which also says which types
         are declared by themselves and why reading levels from the rows is a named step).
     na_action : {"fill", "omit"}, optional
         Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by

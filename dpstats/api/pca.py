@@ -20,6 +20,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.pca import PrivatePCA
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.lm import fit_levels
 from ..results.pca import PCAResult
 from ..validation import check_delta
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
@@ -180,6 +181,7 @@ class PCADoor(DataDoor):
             noise_sd=released.noise_sd,
             engine=getattr(frame.mf, "engine", "memory"),
             formula=self.options.formula,
+            **fit_levels(frame.mf, nonprivate=False),  # for predict()
         )
 
     def diagnostics(self, frame: PCAFrame, released: PrivatePCA) -> dict:

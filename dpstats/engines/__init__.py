@@ -453,6 +453,7 @@ def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> Chunk
         variables=list(layout.variables),
         classes=None,
         factor_levels=dict(proto.factor_levels),
+        ordered_factors=list(proto.ordered_factors),
         factor_column_ranges=dict(proto.factor_column_ranges),
         interaction_parts=dict(proto.interaction_parts),
         n_rows=n_rows,

@@ -45,6 +45,7 @@ from __future__ import annotations
 import difflib
 import re
 import warnings
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,6 +153,9 @@ class ModelFrame:
         formula matched, by the names given (``"factor(cyl)"``); ``predict`` codes newdata with them.
     default_contrasts : pair of str
         R's ``options(contrasts =)`` in force for the fit.
+    ordered_factors : list of str
+        The labels of the design's ordered factors (coded by the ordered contrasts); ``predict`` codes
+        newdata's as the fit's, whatever newdata's type (``model_frame(xordered=)``).
     """
 
     formula: str
@@ -179,6 +183,7 @@ class ModelFrame:
     levels_read: bool = False  # a private call's factor levels were read from the rows: names hold them
     contrasts: dict = field(default_factory=dict)
     default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
+    ordered_factors: list[str] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -217,6 +222,8 @@ def model_frame(
     contrasts: dict | None = None,
     default_contrasts: tuple[str, str] | list[str] | None = None,
     predvars: dict[str, tuple] | None = None,
+    xlevels: dict[str, list[str]] | None = None,
+    xordered: Collection[str] | None = None,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
 
@@ -265,6 +272,15 @@ def model_frame(
         A fit's :attr:`ModelFrame.predvars`: its data-dependent basis calls are evaluated with the
         fit's parameters (R's ``predict()`` on newdata) instead of parameters from these rows, and are
         then no data-dependent step of this frame.
+    xlevels : dict, optional
+        R's ``model.frame(xlev =)``, for ``predict()``'s newdata: a fit's factor levels by variable
+        label (``"g"``, ``"factor(cyl)"``, ``"C(cyl, contr.sum)"``; ``ModelFrame.factor_levels``). Each
+        such variable is coded with those levels whichever of them newdata's rows hold; a level the fit
+        does not know is a :class:`DataError` naming the variable and the level.
+    xordered : collection of str, optional
+        With ``xlevels``: the variables that were ordered factors in the fit
+        (``ModelFrame.ordered_factors``), so that newdata's are coded as the fit's whatever their
+        type (R's predict uses the fit's contrasts); None: as newdata has them.
 
     Returns
     -------
@@ -296,7 +312,8 @@ def model_frame(
     rhs_tokens = simple_rhs_tokens(rhs)
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
         used = _direct_variables(rhs_tokens, rhs, data, lhs)
-        if not any(_factor_flags(data, used).values()):
+        factors = set(xlevels or ()) | set(schema.levels if schema is not None else ())
+        if not any(_factor_flags(data, used).values()) and not factors.intersection(used):
             _refuse_numeric_contrasts(coding, used)
             if defer_checks and _deferrable(rhs_tokens, response) and not (lhs and _is_factor(data[lhs])):
                 mf = _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows, schema)
@@ -319,7 +336,17 @@ def model_frame(
         used = formula_variables(formula, data, one_sided)
         data, n_filled = schema.apply(data, used)
     mf = _general_frame(
-        formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding, predvars
+        formula,
+        data,
+        one_sided,
+        drop_intercept,
+        response,
+        min_rows,
+        check_constant,
+        schema,
+        coding,
+        predvars,
+        (xlevels, xordered),
     )
     mf.default_contrasts = coding.default
     mf.n_filled += n_filled
@@ -600,8 +627,14 @@ def refuse_offset(mf: ModelFrame, method: str) -> None:
         )
 
 
-def chunk_unsafe_terms(formula: str, columns: list[str]) -> list[str]:
+def chunk_unsafe_terms(
+    formula: str, columns: list[str], factors: Collection[str] = (), declared: Collection[str] = ()
+) -> list[str]:
     """Terms a chunked engine cannot apply chunk by chunk (their value needs all rows).
+
+    ``factors``: the columns that are factors before any row is read (their dtype, or declared levels),
+    whose levels ``C()`` keeps; ``C()`` of anything else reads its levels from the rows.  ``declared``:
+    the columns whose levels ``levels=`` declares, which ``factor()`` keeps (:mod:`dpstats.schema`).
 
     Examples
     --------
@@ -609,12 +642,14 @@ def chunk_unsafe_terms(formula: str, columns: list[str]) -> list[str]:
     ['scale(x)', 'factor(g)']
     >>> chunk_unsafe_terms("y ~ cut(x, 3) + cut(x, c(0, 1, 2)) + ifelse(x > 1, 'a', 'b')", ["y", "x"])
     ['cut(x, 3)', 'ifelse(x > 1, "a", "b")']
+    >>> chunk_unsafe_terms("y ~ C(x) + C(g) + factor(g)", ["y", "x", "g"], factors=["g"], declared=["g"])
+    ['C(x)']
     """
     lhs, rhs = split_formula(formula, one_sided=formula.lstrip().startswith("~"))
     nodes = [parse(rhs)] + ([parse(_raw_lhs(formula))] if lhs else [])
     out: list[str] = []
     for node in nodes:
-        out += [deparse(c) for c in _calls(node) if _chunk_unsafe(c)]
+        out += [deparse(c) for c in _calls(node) if _chunk_unsafe(c, set(factors), set(declared))]
     return list(dict.fromkeys(out))
 
 
@@ -628,9 +663,15 @@ def _calls(node: Node):
             yield from _calls(a)
 
 
-def _chunk_unsafe(node: Node) -> bool:
+def _chunk_unsafe(node: Node, factors: set[str] = frozenset(), declared: set[str] = frozenset()) -> bool:
     name = call_name(node)
     named = {n for n, _ in node.args if n}
+    x = [a for n, a in node.args if n in (None, "x", "object")][:1]
+    column = x[0].value if x and x[0].kind == "name" else None
+    if name == "C":  # a factor's own levels, or those read from the rows (numbers, text made in the formula)
+        return column not in factors if column is not None else call_name(x[0]) not in _LEVELS_KEPT
+    if name in ("factor", "as.factor", "ordered", "as.ordered") and column in declared:
+        return False  # levels= declares them: every chunk has them all
     if name in ("scale", "mean", "median", "sd", "var", "min", "max"):
         return True
     if name == "poly":
@@ -645,6 +686,15 @@ def _chunk_unsafe(node: Node) -> bool:
     if name == "interaction":  # as.factor() of its arguments reads levels from the rows it sees
         return True
     return name in ("factor", "as.factor", "ordered", "as.ordered") and "levels" not in named
+
+
+_LEVELS_KEPT = (
+    "factor",
+    "ordered",
+    "cut",
+    "interaction",
+    "relevel",
+)  # C() of these: their levels, chunk-safe
 
 
 def _bound_args(node: Node) -> list[tuple[str, Node]]:
@@ -670,6 +720,7 @@ def _general_frame(
     schema=None,
     coding=None,
     predvars=None,
+    fit_levels=(None, None),
 ) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
@@ -682,8 +733,15 @@ def _general_frame(
         predvars=dict(predvars or {}),
         unknown=lambda name: _unknown(name, data, formula),
         default_contrasts=coding.default,
+        declared_levels=frozenset(schema.levels) if schema is not None else frozenset(),
+        xlevels=dict(fit_levels[0] or {}),
+        xordered=None if fit_levels[1] is None else frozenset(fit_levels[1]),
     )
     values = [ctx.eval(node) for node in t.variables]
+    values = [
+        v if i == t.response else ctx.fit_levels(node, v)
+        for i, (node, v) in enumerate(zip(t.variables, values))
+    ]
     used = list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
     n_filled = 0
     if schema is not None and schema.na_action == "fill":
@@ -742,6 +800,7 @@ def _general_frame(
         interaction_parts=product_parts(parts),
         # the declared contrasts the formula's factors took, by the names given (predict re-applies them)
         contrasts={k: v for k, v in coding.given.items() if _label_key(k) in matched},
+        ordered_factors=[label for label in levels if factors[t.labels.index(label)].ordered],
     )
 
 
