@@ -87,6 +87,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -343,6 +344,38 @@ class Schema:
                 "Nothing was spent."
             )
 
+    def refuse_misspelt_bounds(self, unfilled: Sequence[str], columns: Sequence[str]) -> None:
+        """Name a ``bounds=`` key that misspells a variable left without bounds (``unfilled``): the same
+        name in another case (``"WT"`` for ``wt``) or a close one (``"wieght"``), which is no column of
+        the data.  Run before the refusal of unfilled variables, so that the misspelling is named, not
+        the variable's missing values; from the arguments and the column names only.
+
+        Examples
+        --------
+        >>> Schema.declare(bounds={"WT": (1, 6)}).refuse_misspelt_bounds(["wt"], ["mpg", "wt"])
+        Traceback (most recent call last):
+        ...
+        dpstats.errors.PrivacyParameterError: no bounds are declared for 'wt', and bounds= names 'WT', ...
+        """
+        b = self.bounds
+        if not isinstance(b, Mapping) or not unfilled or not self.check_names:
+            return
+        import difflib
+
+        known = {str(c) for c in columns}
+        loose = [
+            k for k in map(str, b) if _unquoted(k) not in known and re.fullmatch(r"[\w.]+", _unquoted(k))
+        ]
+        for name in unfilled:
+            near = [k for k in loose if k.lower() == name.lower()]
+            near = near or difflib.get_close_matches(name, loose, n=1, cutoff=0.8)
+            if near:
+                raise PrivacyParameterError(
+                    f"no bounds are declared for {name!r}, and bounds= names {near[0]!r}, which is not a column "
+                    f"of the data: did you mean {name!r}? Check the spelling (names are case-sensitive). "
+                    "Nothing was read or spent."
+                )
+
     def fill_value(self, name: str) -> float | None:
         """The public fill of a numeric variable (midpoint of its declared bounds), or None."""
         if name in self.fills:
@@ -445,7 +478,7 @@ class Schema:
                 "rows with a missing value in a variable without declared bounds "
                 f"({_listed(unfilled)}) are dropped, so the number of rows analysed (n) depends on the data",
                 "declare public bounds for every variable, e.g. bounds={'x': (0, 10)}, or, for a numeric "
-                "column used as a factor, its levels: factor(x, levels = c(...))",
+                "column used as a factor, its levels: levels={'x': [...]} or factor(x, levels = c(...))",
             )
         ]
 
@@ -688,12 +721,16 @@ class PublicN:
     add_remove: str = ""
     dropped: str = ""
 
-    def refuse_unfilled(self, schema: Schema, unfilled: Sequence[str]) -> None:
+    def refuse_unfilled(
+        self, schema: Schema, unfilled: Sequence[str], factors: Mapping[str, str] | None = None
+    ) -> None:
         """Refuse a private call in which a formula variable has no public fill (``unfilled``, from
         :meth:`Schema.unfilled`: decided from the arguments and the dtypes), where the release needs
         the public n: its missing values would drop rows, making n private as ``na_action="omit"``
         does.  ``dropped`` set: the method runs with n private then (a named step), and the call
-        stands.
+        stands.  ``factors``: the variables the formula uses only as a factor, by the term that makes
+        it (``{"cyl": "C(cyl)"}``, :func:`dpstats.formula.factor_terms`): their fix is ``levels=``, and
+        the refusal names the term.
 
         Examples
         --------
@@ -711,6 +748,17 @@ class PublicN:
             return
         method = f"{self.method} under neighbouring='replace'" if self.add_remove else self.method
         other = f', or use neighbouring="add_remove" ({self.add_remove})' if self.add_remove else ""
+        as_factor = [v for v in unfilled if v in (factors or {})]
+        if as_factor:
+            name = as_factor[0]
+            raise PrivacyParameterError(
+                f"{method}: {factors[name]} needs declared levels: levels={{{name!r}: [...]}}. Without them "
+                f"its levels would be read from the rows, and a missing value of the numeric column {name!r} "
+                f"would have no public fill and drop its row, but {self.why}, so the number of rows read "
+                f"must stay public. Declared levels (levels={{{name!r}: [...]}}, or factor({name}, levels = "
+                f"c(...)) in the formula) fill a missing value with the first level and read none{other}. "
+                "Nothing was read or spent."
+            )
         raise PrivacyParameterError(
             f"{method} cannot drop rows with a missing value in {_listed(unfilled)} (a numeric variable without "
             f"declared bounds has no public fill): {self.why}, so it needs the public number of rows read, "

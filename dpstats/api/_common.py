@@ -287,8 +287,7 @@ def declare(
     )
     schema = _declared_schema(given, bounds, eps, unbounded_fill=unbounded_fill, fills=fills)
     if options.PUBLIC_N is not None:
-        options.PUBLIC_N.refuse_omit(schema)
-        options.PUBLIC_N.refuse_unfilled(schema, engines.unfilled_variables(data, given["formula"], schema))
+        engines.refuse_private_n(options.PUBLIC_N, schema, data, given["formula"])
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
     # warned by run() once the frame and the plan have passed their checks (a missing column is an error alone)
     _NONPRIVATE.set((data, f"eps = inf: {nonprivate}, NOT private.") if nonprivate_run else None)

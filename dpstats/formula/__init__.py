@@ -90,6 +90,7 @@ __all__ = [
     "declares_levels",
     "term_parts",
     "term_labels",
+    "factor_terms",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -525,6 +526,50 @@ def _levels_arg(node: Node) -> Node | None:
     named = [a for name, a in node.args if name == "levels"]
     positional = [a for name, a in node.args if name is None][1:2]
     return (named or positional or [None])[0]
+
+
+_FACTOR_CALLS = ("factor", "as.factor", "ordered", "as.ordered", "C")
+
+
+def factor_terms(formula: str) -> dict[str, str]:
+    """The variables a formula uses only as what a call makes a factor of (``factor(x)``,
+    ``as.factor(x)``, ``ordered(x)``, ``C(x, ...)``; not with ``levels =`` given inline, which
+    :func:`level_fills` declares), each with the first such term: from the formula's text alone.
+
+    Their declared levels (``levels=``) are what such a variable needs, not bounds.
+
+    Examples
+    --------
+    >>> factor_terms("mpg ~ wt + C(cyl, contr.sum) + factor(gear) + gear + factor(am, levels = c(0, 1))")
+    {'cyl': 'C(cyl, contr.sum)'}
+    """
+    try:
+        tree = parse(formula) if isinstance(formula, str) else None
+    except FormulaError:
+        tree = None
+    if tree is None:
+        return {}
+    first: dict[str, str] = {}
+    elsewhere: set[str] = set()
+
+    def walk(node: Node) -> None:
+        if call_name(node) in _FACTOR_CALLS:
+            x = [a for name, a in node.args if name in (None, "x", "object")][:1]
+            inline = any(name == "levels" for name, _ in node.args) or (
+                call_name(node) != "C" and len([a for name, a in node.args if name is None]) > 1
+            )
+            if x and x[0].kind == "name" and not inline:
+                first.setdefault(x[0].value, deparse(node))
+                return  # the other arguments are constants (contrasts, labels)
+        if node.kind == "name":
+            elsewhere.add(node.value)
+        for a in node.args:
+            walk(a[1] if isinstance(a, tuple) else a)
+
+    walk(tree)
+    if "." in elsewhere:  # y ~ . uses every column as it is
+        return {}
+    return {name: term for name, term in first.items() if name not in elsewhere}
 
 
 def _first_number(node: Node) -> float | None:
