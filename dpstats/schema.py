@@ -95,7 +95,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, PrivacyParameterError
+from .errors import DataError, DataWarning, PrivacyParameterError
 from .geometry import check_bounds_form
 
 __all__ = [
@@ -479,6 +479,27 @@ class Schema:
                 f"({_listed(unfilled)}) are dropped, so the number of rows analysed (n) depends on the data",
                 "declare public bounds for every variable, e.g. bounds={'x': (0, 10)}, or, for a numeric "
                 "column used as a factor, its levels: levels={'x': [...]} or factor(x, levels = c(...))",
+            )
+        ]
+
+    def unfilled_notes(self, unfilled: Sequence[str]) -> list[tuple[str, type]]:
+        """The warning (message, category) that ``na_action="fill"`` cannot fill ``unfilled`` variables (no
+        declared bounds, no public fill), for a non-private run given it, which names no step: their
+        missing values drop rows, as R's na.omit.  Empty without such variables.
+
+        Examples
+        --------
+        >>> print(Schema.declare(na_action="fill").unfilled_notes(["Ozone"])[0][0][:60])
+        na_action="fill" has no public fill for 'Ozone' (no declared
+        """
+        if not unfilled:
+            return []
+        return [
+            (
+                f'na_action="fill" has no public fill for {_listed(unfilled)} (no declared bounds): rows '
+                f"missing them are dropped, as R's na.omit does. Declare their bounds, e.g. "
+                f"bounds={{{unfilled[0]!r}: (lo, hi)}}, to fill them with the bounds' midpoint instead.",
+                DataWarning,
             )
         ]
 
