@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from .. import engines
-from ..formula import ModelFrame, level_fills
+from ..formula import ModelFrame, level_fills, removed_variables
 from ..schema import Schema, default_na_action
 
 from ..errors import NonPrivateWarning, PrivacyParameterError, caller_stacklevel
@@ -315,8 +315,10 @@ def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, *
         private=eps is not None and math.isfinite(eps),
         **fills,
     )
-    inline = level_fills(given.get("formula") or "")  # factor(x, levels = c(4, 6)): x numeric, filled by 4
+    inline = level_fills(formula := given.get("formula") or "")  # factor(x, levels = c(4, 6)): filled by 4
     fills = {name: fill for name, fill in inline.items() if schema.numeric_bounds(name) is None}
+    if schema.private and schema.na_action == "fill":  # y ~ . - yb: yb is in no term, its value never used
+        fills |= {name: 0.0 for name in removed_variables(formula) if schema.numeric_bounds(name) is None}
     return replace(schema, fills={**fills, **schema.fills}, formula_numeric=frozenset(inline))
 
 

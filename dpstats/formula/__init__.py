@@ -65,7 +65,7 @@ from ._design import (
 )
 
 from ._eval import Chr, Context, Fac, Num, as_factor, contrast_spec, referenced_columns
-from ._parse import Node, call_name, deparse, parse, r_names
+from ._parse import Node, call_name, deparse, names_in, parse, r_names
 from ._terms import build_terms
 
 __all__ = [
@@ -91,6 +91,7 @@ __all__ = [
     "term_parts",
     "term_labels",
     "factor_terms",
+    "removed_variables",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -526,6 +527,54 @@ def _levels_arg(node: Node) -> Node | None:
     named = [a for name, a in node.args if name == "levels"]
     positional = [a for name, a in node.args if name is None][1:2]
     return (named or positional or [None])[0]
+
+
+def removed_variables(formula: str) -> list[str]:
+    """The variables a formula names only in removed terms (``y ~ . - yb``): in no term of the model,
+    not the response and in no offset.  From the formula's text alone (``.`` can only add, as a term of
+    its own, a variable the text names; a name the text does not hold is never removed).
+
+    R's model frame keeps them (``na.omit`` drops a row missing one); they take no part in the design.
+
+    Examples
+    --------
+    >>> removed_variables("y ~ . - yb - log(z) + z:w")
+    ['yb']
+    >>> removed_variables("y ~ x + yb - yb")
+    ['yb']
+    """
+    try:
+        lhs_text = _raw_lhs(formula) if isinstance(formula, str) else None
+        lhs = parse(lhs_text) if lhs_text else None
+        rhs = parse(formula.split("~", 1)[1])
+    except (FormulaError, AttributeError, IndexError):
+        return []  # the door refuses the formula itself
+    removed = _removed_names(rhs)
+    if not removed:
+        return []
+    lhs_names = set(names_in(lhs)) if lhs is not None else set()
+    named = list(dict.fromkeys(n for n in names_in(rhs) if n != "." and n not in lhs_names))
+    try:
+        t = build_terms(formula, lhs, rhs, named)
+    except FormulaError:
+        return []
+    kept_at = {i for term in t.terms for i in term} | set(t.offsets)
+    kept_at |= {t.response} if t.response is not None else set()
+    kept = {c for i in kept_at for c in referenced_columns(t.variables[i], named)} | lhs_names
+    return [n for n in named if n in removed and n not in kept]
+
+
+def _removed_names(node: Node, removing: bool = False) -> set[str]:
+    """Names under a '-' of a formula's right-hand side (what it removes)."""
+    if node.kind == "name":
+        return {node.value} if removing else set()
+    if node.kind == "binary" and node.value == "-":
+        return _removed_names(node.args[0], removing) | _removed_names(node.args[1], not removing)
+    if node.kind == "unary" and node.value == "-":
+        return _removed_names(node.args[0], not removing)
+    if node.kind == "call":
+        return {n for _, a in node.args for n in _removed_names(a, removing)}
+    return {n for a in node.args for n in _removed_names(a, removing)}
 
 
 _FACTOR_CALLS = ("factor", "as.factor", "ordered", "as.ordered", "C")
