@@ -28,7 +28,12 @@ Where each part comes from
   and categorical (``levels=``) is refused, from the arguments alone.
 * **Levels declared with** ``levels={"city": ["Leeds", "York"]}`` on every front
   door: the design's columns are those levels, in that order (R's
-  ``factor(x, levels = ...)``).
+  ``factor(x, levels = ...)``).  A column with declared levels is a factor
+  whatever its dtype (numeric codes too: ``levels={"cyl": [4, 6, 8]}``), and
+  every term that makes a factor of it -- ``cyl``, ``factor(cyl)``,
+  ``as.factor(cyl)``, ``C(cyl)``, ``C(cyl, contr.sum)`` -- has those levels,
+  whichever of them the rows hold (no level is read from the rows; R's
+  ``factor()`` of a factor would drop the levels that do not occur).
 * **A pandas Categorical's categories** (and ``ordered``): they are part of
   the column's dtype, which the analyst declared, so they are public.  A
   category no row takes still gets its column, as in R.  Note that
@@ -82,6 +87,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,7 +95,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, PrivacyParameterError
+from .errors import DataError, DataWarning, PrivacyParameterError
 from .geometry import check_bounds_form
 
 __all__ = [
@@ -338,6 +344,38 @@ class Schema:
                 "Nothing was spent."
             )
 
+    def refuse_misspelt_bounds(self, unfilled: Sequence[str], columns: Sequence[str]) -> None:
+        """Name a ``bounds=`` key that misspells a variable left without bounds (``unfilled``): the same
+        name in another case (``"WT"`` for ``wt``) or a close one (``"wieght"``), which is no column of
+        the data.  Run before the refusal of unfilled variables, so that the misspelling is named, not
+        the variable's missing values; from the arguments and the column names only.
+
+        Examples
+        --------
+        >>> Schema.declare(bounds={"WT": (1, 6)}).refuse_misspelt_bounds(["wt"], ["mpg", "wt"])
+        Traceback (most recent call last):
+        ...
+        dpstats.errors.PrivacyParameterError: no bounds are declared for 'wt', and bounds= names 'WT', ...
+        """
+        b = self.bounds
+        if not isinstance(b, Mapping) or not unfilled or not self.check_names:
+            return
+        import difflib
+
+        known = {str(c) for c in columns}
+        loose = [
+            k for k in map(str, b) if _unquoted(k) not in known and re.fullmatch(r"[\w.]+", _unquoted(k))
+        ]
+        for name in unfilled:
+            near = [k for k in loose if k.lower() == name.lower()]
+            near = near or difflib.get_close_matches(name, loose, n=1, cutoff=0.8)
+            if near:
+                raise PrivacyParameterError(
+                    f"no bounds are declared for {name!r}, and bounds= names {near[0]!r}, which is not a column "
+                    f"of the data: did you mean {name!r}? Check the spelling (names are case-sensitive). "
+                    "Nothing was read or spent."
+                )
+
     def fill_value(self, name: str) -> float | None:
         """The public fill of a numeric variable (midpoint of its declared bounds), or None."""
         if name in self.fills:
@@ -372,12 +410,7 @@ class Schema:
             if name in declared or (numeric[id(dtype)] and name not in self.levels):
                 pair, fill = common or (self.numeric_bounds(name), self.fill_value(name))
                 out.append(Variable(name, "numeric", pair, None, "bounds=", fill))
-            elif name in self.levels:
-                if _is_numeric(dtype):
-                    raise DataError(
-                        f"levels= declares column '{name}', which is numeric; levels are for text and "
-                        f"categorical columns (for numeric codes write factor({name}, levels = c(...)) in the formula)."
-                    )
+            elif name in self.levels:  # a factor whatever its dtype: numeric codes too (cyl: 4, 6, 8)
                 ordered = isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered)
                 kind = "ordered" if ordered else "factor"
                 out.append(Variable(name, kind, levels=tuple(self.levels[name]), source="levels="))
@@ -445,7 +478,28 @@ class Schema:
                 "rows with a missing value in a variable without declared bounds "
                 f"({_listed(unfilled)}) are dropped, so the number of rows analysed (n) depends on the data",
                 "declare public bounds for every variable, e.g. bounds={'x': (0, 10)}, or, for a numeric "
-                "column used as a factor, its levels: factor(x, levels = c(...))",
+                "column used as a factor, its levels: levels={'x': [...]} or factor(x, levels = c(...))",
+            )
+        ]
+
+    def unfilled_notes(self, unfilled: Sequence[str]) -> list[tuple[str, type]]:
+        """The warning (message, category) that ``na_action="fill"`` cannot fill ``unfilled`` variables (no
+        declared bounds, no public fill), for a non-private run given it, which names no step: their
+        missing values drop rows, as R's na.omit.  Empty without such variables.
+
+        Examples
+        --------
+        >>> print(Schema.declare(na_action="fill").unfilled_notes(["Ozone"])[0][0][:60])
+        na_action="fill" has no public fill for 'Ozone' (no declared
+        """
+        if not unfilled:
+            return []
+        return [
+            (
+                f'na_action="fill" has no public fill for {_listed(unfilled)} (no declared bounds): rows '
+                f"missing them are dropped, as R's na.omit does. Declare their bounds, e.g. "
+                f"bounds={{{unfilled[0]!r}: (lo, hi)}}, to fill them with the bounds' midpoint instead.",
+                DataWarning,
             )
         ]
 
@@ -565,8 +619,14 @@ def as_categorical(values: pd.Series, levels: list, ordered: bool = False) -> pd
 
     >>> as_categorical(pd.Series([True, None, False], dtype=object), ["FALSE", "TRUE"]).codes.tolist()
     [1, -1, 0]
+
+    Numbers declared by their text, ``["4", "6", "8"]``, match the numbers 4, 6 and 8 (R's
+    ``factor(cyl, levels = c("4", "6", "8"))`` of a numeric cyl):
+
+    >>> as_categorical(pd.Series([6.0, 4.0, 5.0]), ["4", "6", "8"]).codes.tolist()
+    [1, 0, -1]
     """
-    values = _logical_as_text(values, levels)
+    values = _numbers_as_text(_logical_as_text(values, levels), levels)
     values = values.where(values.isin(levels))  # silently: pandas warns on values outside the categories
     return pd.Categorical(values, categories=levels, ordered=ordered)
 
@@ -590,6 +650,13 @@ def as_numbers(values: pd.Series) -> pd.Series:
     if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
         return values.astype(float)
     return pd.to_numeric(values.astype(object), errors="coerce").astype(float)
+
+
+def _numbers_as_text(values: pd.Series, levels: list) -> pd.Series:
+    """Numbers written as R's ``as.character`` writes them ("4", "4.5") when every declared level is text."""
+    if not _is_numeric(values.dtype) or not all(isinstance(lev, str) for lev in levels):
+        return values
+    return values.map(lambda v: None if pd.isna(v) else f"{v:.15g}", na_action="ignore").astype(object)
 
 
 def _logical_as_text(values: pd.Series, levels: list) -> pd.Series:
@@ -675,12 +742,16 @@ class PublicN:
     add_remove: str = ""
     dropped: str = ""
 
-    def refuse_unfilled(self, schema: Schema, unfilled: Sequence[str]) -> None:
+    def refuse_unfilled(
+        self, schema: Schema, unfilled: Sequence[str], factors: Mapping[str, str] | None = None
+    ) -> None:
         """Refuse a private call in which a formula variable has no public fill (``unfilled``, from
         :meth:`Schema.unfilled`: decided from the arguments and the dtypes), where the release needs
         the public n: its missing values would drop rows, making n private as ``na_action="omit"``
         does.  ``dropped`` set: the method runs with n private then (a named step), and the call
-        stands.
+        stands.  ``factors``: the variables the formula uses only as a factor, by the term that makes
+        it (``{"cyl": "C(cyl)"}``, :func:`dpstats.formula.factor_terms`): their fix is ``levels=``, and
+        the refusal names the term.
 
         Examples
         --------
@@ -698,6 +769,17 @@ class PublicN:
             return
         method = f"{self.method} under neighbouring='replace'" if self.add_remove else self.method
         other = f', or use neighbouring="add_remove" ({self.add_remove})' if self.add_remove else ""
+        as_factor = [v for v in unfilled if v in (factors or {})]
+        if as_factor:
+            name = as_factor[0]
+            raise PrivacyParameterError(
+                f"{method}: {factors[name]} needs declared levels: levels={{{name!r}: [...]}}. Without them "
+                f"its levels would be read from the rows, and a missing value of the numeric column {name!r} "
+                f"would have no public fill and drop its row, but {self.why}, so the number of rows read "
+                f"must stay public. Declared levels (levels={{{name!r}: [...]}}, or factor({name}, levels = "
+                f"c(...)) in the formula) fill a missing value with the first level and read none{other}. "
+                "Nothing was read or spent."
+            )
         raise PrivacyParameterError(
             f"{method} cannot drop rows with a missing value in {_listed(unfilled)} (a numeric variable without "
             f"declared bounds has no public fill): {self.why}, so it needs the public number of rows read, "
@@ -725,8 +807,10 @@ class PublicN:
 # ----------------------------------------------------------------------------- documentation
 SCHEMA_PARAMETERS = """\
     levels : dict, optional
-        Declared levels of text or categorical columns, e.g. ``{"city": ["Leeds", "York"]}``;
-        a value outside them is missing (:mod:`dpstats.schema`, which also says which types
+        Declared levels of a factor, e.g. ``{"city": ["Leeds", "York"]}`` or, for numeric codes,
+        ``{"cyl": [4, 6, 8]}``: the column is a factor with these levels in every term that makes
+        one of it (``cyl``, ``factor(cyl)``, ``C(cyl)``), and ``predict()`` codes newdata with
+        them; a value outside them is missing (:mod:`dpstats.schema`, which also says which types
         are declared by themselves and why reading levels from the rows is a named step).
     na_action : {"fill", "omit"}, optional
         Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by

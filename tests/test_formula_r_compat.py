@@ -79,6 +79,9 @@ FORMULAS = [
     "~ x1 + g",
     "~ .",
     "~ 0 + h",
+    # '**' is '^' to R's parser (Python's spelling of a power, the audit's L1): the same names and values
+    "y ~ x1 + I(x1**2) + I(x2 ** 3)",
+    "y ~ (x1 + x2 + g)**2",
 ]
 
 

@@ -83,9 +83,12 @@ def test_a_declared_bound_keeps_its_midpoint_fill():
 
 def test_levels_read_from_the_rows_leave_no_public_fill_and_dp_lm_refuses():
     """factor(cyl) without levels: cyl has no public fill, a missing row would be dropped and n made
-    private, which dp_lm's release cannot have; the refusal names cyl and both fixes."""
-    with pytest.raises(dp.PrivacyParameterError, match=r"cannot drop rows with a missing value in 'cyl'"):
+    private, which dp_lm's release cannot have; the refusal names the term, cyl and both fixes."""
+    with pytest.raises(dp.PrivacyParameterError) as info:
         _fit(_cars(missing=True), "mpg ~ wt + factor(cyl)")
+    text = str(info.value)
+    assert text.startswith("dp_lm: factor(cyl) needs declared levels: levels={'cyl': [...]}.")
+    assert "factor(cyl, levels = c(...))" in text and "numeric column 'cyl'" in text
 
 
 def test_a_text_cell_in_the_column_is_missing_not_a_reason_to_read_levels(tmp_path):

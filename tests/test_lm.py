@@ -293,7 +293,7 @@ def test_predict_codes_factors_with_the_training_levels():
         full = model_frame(formula, df).X @ fit.coefficients
         rows = [int(np.flatnonzero(df.c == 8)[0])]  # one row: a single level present in newdata
         assert fit.predict(df.iloc[rows]) == pytest.approx(full[rows])
-    with pytest.raises(DataError, match="not seen in the fit"):
+    with pytest.raises(DataError, match="factor g has new level z"):  # R's words
         fit.predict(pd.DataFrame({"x": [0.5], "g": ["z"]}))
 
 

@@ -85,9 +85,8 @@ def test_an_unknown_level_names_newdata_the_column_and_the_fix(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = dp.dp_lm("y ~ x1 + g", df, eps=2.0, bounds=(-8, 8), levels={"g": ["a", "b"]}, random_state=1)
-    with pytest.raises(
-        DataError, match=r"newdata column 'g' has level\(s\) \['c'\] .* give newdata only these levels"
-    ):
+    # R's words ("factor g has new levels c"), naming newdata, then the fix
+    with pytest.raises(DataError, match=r"^newdata: factor g has new level c; .* give newdata only those"):
         fit.predict(pd.DataFrame({"x1": [1.0], "g": ["c"]}))
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from .. import engines
-from ..formula import ModelFrame, level_fills
+from ..formula import ModelFrame, level_fills, removed_variables
 from ..schema import Schema, default_na_action
 
 from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
@@ -77,8 +77,8 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     """Run one analysis through the shared steps (see the module docstring)."""
     strict, random_state = settings.strict, settings.random_state
     accountant, diagnostics = settings.accountant, settings.diagnostics
-    nonprivate = _NONPRIVATE.get()  # this door's, from declare(); a door run inside the frame sets its own
-    _NONPRIVATE.set(None)
+    deferred = _DEFERRED.get()  # this door's, from declare(); a door run inside the frame sets its own
+    _DEFERRED.set(None)
     dd = DataDependence(strict, getattr(door, "bounds", None))
     dd.hold_warnings()  # errors of the frame and the plan come before any warning
     step = dd.bounds if isinstance(dd.bounds, PrivateBounds) else None
@@ -90,8 +90,9 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
         plan = door.plan(frame, dd)
     except DPStatsError as err:  # once a step is named, its error says the step (docs: "Privacy conventions")
         raise dd.refusal(err)  # noqa: B904 (the original's cause is kept, its text is in the new one)
-    if nonprivate is not None and nonprivate[0] is getattr(door, "data", None):
-        warnings.warn(nonprivate[1], NonPrivateWarning, stacklevel=caller_stacklevel())
+    if deferred is not None and deferred[0] is getattr(door, "data", None):
+        for message, category in deferred[1]:
+            warnings.warn(message, category, stacklevel=caller_stacklevel())
     dd.release_warnings()
     if step is not None:
         step.add_to(plan)
@@ -290,17 +291,19 @@ def declare(
     )
     schema = _declared_schema(given, bounds, eps, unbounded_fill=unbounded_fill, fills=fills)
     if options.PUBLIC_N is not None:
-        options.PUBLIC_N.refuse_omit(schema)
-        options.PUBLIC_N.refuse_unfilled(schema, engines.unfilled_variables(data, given["formula"], schema))
+        engines.refuse_private_n(options.PUBLIC_N, schema, data, given["formula"])
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
     # warned by run() once the frame and the plan have passed their checks (a missing column is an error alone)
-    _NONPRIVATE.set((data, f"eps = inf: {nonprivate}, NOT private.") if nonprivate_run else None)
+    notes = [(f"eps = inf: {nonprivate}, NOT private.", NonPrivateWarning)] if nonprivate_run else []
+    if not schema.private and given["na_action"] == "fill":  # asked for, but eps = inf names no step: say it
+        notes += schema.unfilled_notes(engines.unfilled_variables(data, given["formula"], schema))
+    _DEFERRED.set((data, notes) if notes else None)
     return replace(options, **changes), data
 
 
-# the eps = inf warning declare() leaves for run(), with the data it returned: only the door reading that
-# data warns it, so a call refused between the two leaves nothing for another call
-_NONPRIVATE: ContextVar[tuple[Any, str] | None] = ContextVar("dpstats_nonprivate_warning", default=None)
+# the warnings declare() leaves for run() (eps = inf's), with the data it returned: only the door reading
+# that data warns them, so a call refused between the two leaves nothing for another call
+_DEFERRED: ContextVar[tuple[Any, list] | None] = ContextVar("dpstats_deferred", default=None)
 
 
 def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, **fills: Any) -> Schema:
@@ -315,8 +318,10 @@ def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, *
         private=eps is not None and math.isfinite(eps),
         **fills,
     )
-    inline = level_fills(given.get("formula") or "")  # factor(x, levels = c(4, 6)): x numeric, filled by 4
+    inline = level_fills(formula := given.get("formula") or "")  # factor(x, levels = c(4, 6)): filled by 4
     fills = {name: fill for name, fill in inline.items() if schema.numeric_bounds(name) is None}
+    if schema.private and schema.na_action == "fill":  # y ~ . - yb: yb is in no term, its value never used
+        fills |= {name: 0.0 for name in removed_variables(formula) if schema.numeric_bounds(name) is None}
     return replace(schema, fills={**fills, **schema.fills}, formula_numeric=frozenset(inline))
 
 

@@ -25,6 +25,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.gmm import GMMResult, mixture_oc
+from ..results.lm import fit_levels
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
@@ -217,6 +218,7 @@ class GMMDoor(DataDoor):
             located_sides=[loc.side for loc in p1.located],
             mean_noise_sd=comps.mean_noise_sd,
             groups=plan.groups,
+            **fit_levels(mf, nonprivate=False),  # for predict()
         )
         public_n, w_min = (mf.n if frame.n_public else None), float(np.min(comps.weights))
         vacuous = frame.warning or m.vacuous_warning(public_n, mf.p, plan.k, o.eps, o.delta, w_min)

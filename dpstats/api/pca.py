@@ -16,6 +16,7 @@ from ..methods import pca as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
+from ..results.lm import fit_levels
 from ..results.pca import PCAResult
 from ..validation import check_delta
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
@@ -189,6 +190,7 @@ class PCADoor(DataDoor):
             count=released.count,
             engine=getattr(frame.mf, "engine", "memory"),
             formula=self.options.formula,
+            **fit_levels(frame.mf, nonprivate=False),  # for predict()
         )
 
     def diagnostics(self, frame: PCAFrame, released: m.PCARelease) -> dict:

@@ -28,7 +28,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.lm import fit_coding, recomputed_terms
+from ..results.lm import fit_levels, recomputed_terms
 from ..results.select_infer import SelectInferResult
 from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
@@ -145,8 +145,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     engines.require_rows(data, "dp_select_infer", "its rows are split into two parts at random")
     data = engines.as_data(data, formula, keep=[levels])  # polars, Arrow, DuckDB as pandas
     schema = _declared_schema(given, bounds, options.eps)  # as declare() makes it (factor(x, levels =) too)
-    m.SelectInferOptions.PUBLIC_N.refuse_omit(schema)
-    m.SelectInferOptions.PUBLIC_N.refuse_unfilled(schema, engines.unfilled_variables(data, formula, schema))
+    engines.refuse_private_n(m.SelectInferOptions.PUBLIC_N, schema, data, formula)
     call = call_of(dp_select_infer, given)
     if bounds_eps is not None:
         call["bounds_eps"] = bounds_eps
@@ -309,8 +308,7 @@ class SelectInferDoor(OptionsDoor):
             fit_door=self.options.fit_door,
             formula=self.options.formula,
             terms=[] if fit is None else list(fit.terms),
-            factor_levels={k: list(v) for k, v in frame.mf.factor_levels.items()},
-            coding=fit_coding(frame.mf, nonprivate=False),
+            **fit_levels(frame.mf, nonprivate=False),  # for predict()
             # the selected terms' data-dependent steps: predict() refuses them (nothing read from the rows is kept)
             data_dependent_terms=recomputed_terms(frame.mf, {}, within=released.terms),
             variables=list(frame.mf.variables),

@@ -50,9 +50,17 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DPStatsError
-from ..formula import INTERCEPT, ModelFrame, factor_columns, finish_checks, model_frame, raise_constant
+from ..formula import (
+    INTERCEPT,
+    ModelFrame,
+    factor_columns,
+    factor_terms,
+    finish_checks,
+    model_frame,
+    raise_constant,
+)
 from ..geometry import Box, clip_response, clip_rows_l2
-from ..schema import Schema
+from ..schema import PublicN, Schema
 from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
 from .adapter import Data, InMemoryData, as_data, is_native, refuse_unknown, type_name
@@ -63,6 +71,7 @@ from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, s
 
 __all__ = [
     "unfilled_variables",
+    "refuse_private_n",
     "Data",
     "InMemoryData",
     "stream",
@@ -173,6 +182,12 @@ def unfilled_variables(data, formula, schema: Schema) -> list[str]:
     for other reasons give none (the door's own check speaks); a list of frames (vertical_glm's
     parties) is read as their columns side by side.
 
+    Raises
+    ------
+    PrivacyParameterError
+        A ``bounds=`` key that is no column of the data misspells one of them (``"WT"`` for ``wt``):
+        named first, before any refusal of the variables themselves (:meth:`Schema.refuse_misspelt_bounds`).
+
     Examples
     --------
     >>> df = pd.DataFrame({"y": [0.5], "x": [1.0], "z": [2.0]})
@@ -194,10 +209,21 @@ def unfilled_variables(data, formula, schema: Schema) -> list[str]:
             empty = pd.DataFrame(data).iloc[:0] if isinstance(data, dict) else data.iloc[:0]
         empty = schema.read_numeric(empty.rename(columns=str))
         names = formula_variables(formula, empty, one_sided=formula.lstrip().startswith("~"))
-        return schema.unfilled(empty, names)
+        unfilled = schema.unfilled(empty, names)
     except (DPStatsError, ValueError, TypeError, KeyError, AttributeError, SyntaxError):
         # the door refuses such data or formula itself, in its own words
         return []
+    schema.refuse_misspelt_bounds(unfilled, list(empty.columns))
+    return unfilled
+
+
+def refuse_private_n(need: PublicN, schema: Schema, data, formula) -> None:
+    """Refuse, before any row is read, a private call whose schema could drop rows where the method's
+    release needs the public n (``need``): ``na_action="omit"``, or a variable without a public fill,
+    named with its fix (a misspelt ``bounds=`` key first, then ``levels=`` for a factor term of a numeric
+    column, else bounds).  From the arguments and the data's column names and types only."""
+    need.refuse_omit(schema)
+    need.refuse_unfilled(schema, unfilled_variables(data, formula, schema), factor_terms(formula))
 
 
 def as_source(data):
@@ -456,6 +482,7 @@ def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> Chunk
         variables=list(layout.variables),
         classes=None,
         factor_levels=dict(proto.factor_levels),
+        ordered_factors=list(proto.ordered_factors),
         factor_column_ranges=dict(proto.factor_column_ranges),
         interaction_parts=dict(proto.interaction_parts),
         n_rows=n_rows,

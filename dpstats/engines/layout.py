@@ -18,6 +18,7 @@ constant-column check postponed to the end of the pass.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -113,9 +114,9 @@ class Layout:
         extra = [c for c in cols if c not in known]
         if missing or extra:
             raise schema_error(where, missing=missing, extra=extra)
-        declared = self.declared_numeric
+        declared = self.declared_numeric | set(self.schema.levels if self.schema is not None else ())
         for c in self.variables:
-            if c in declared:
+            if c in declared:  # its type is the declaration's (bounds= numeric, levels= a factor)
                 continue
             now = is_factor_dtype(frame[c].dtype)
             if now != (c in self.factor_kinds):
@@ -171,12 +172,16 @@ class Layout:
 
     @property
     def _chunk_schema(self) -> Schema | None:
-        """The schema for one chunk: its levels are already coded (as categoricals)."""
+        """The schema for one chunk: the declared levels of the columns it uses (coded already; kept, so
+        that ``factor()`` of such a column keeps them all, as on the whole data)."""
         if self.schema is None:
             return None
         from dataclasses import replace
 
-        return replace(self.schema, levels={}, check_names=False)  # names checked once, on the whole source
+        levels = {c: lev for c, lev in self.schema.levels.items() if c in self.variables}
+        return replace(
+            self.schema, levels=levels, check_names=False
+        )  # names checked once, on the whole source
 
     def _response_finite(self, chunk: pd.DataFrame) -> bool:
         lhs = self.prototype.response
@@ -216,10 +221,17 @@ def schema_error(where: str, missing=(), extra=(), changed=()) -> DataError:
 
 
 # ---------------------------------------------------------------------------- building
-def used_variables(formula: str, schema: pd.DataFrame, one_sided: bool) -> list[str]:
-    """Columns of ``schema`` that ``formula`` uses (the rule of ``model_frame``)."""
+def used_variables(
+    formula: str,
+    schema: pd.DataFrame,
+    one_sided: bool,
+    factors: Collection[str] = (),
+    declared: Collection[str] = (),
+) -> list[str]:
+    """Columns of ``schema`` that ``formula`` uses (the rule of ``model_frame``); ``factors`` and
+    ``declared`` as :func:`~dpstats.formula.chunk_unsafe_terms` takes them."""
     lhs, rhs = split_formula(formula, one_sided)
-    unsafe = chunk_unsafe_terms(formula, list(schema.columns))
+    unsafe = chunk_unsafe_terms(formula, list(schema.columns), factors, declared)
     if unsafe:
         raise FormulaError(
             f"formula '{formula}' uses {', '.join(unsafe)}, whose value on one row depends on all rows "
@@ -304,8 +316,10 @@ def build_layout(
     if rules is not None:  # numeric by declaration, whatever type the first chunk gives them
         rules.refuse_both(rules.declared_numeric(schema.columns))
         schema = rules.read_numeric(schema)
-    used = used_variables(formula, schema, one_sided)
     kinds = {c: k for c, dt in zip(schema.columns, schema.dtypes) if (k := factor_kind(dt)) is not None}
+    declared_here = [c for c in (rules.levels if rules is not None else ()) if c in schema.columns]
+    kinds |= {c: "factor" for c in declared_here if c not in kinds}  # levels= makes numeric codes a factor
+    used = used_variables(formula, schema, one_sided, factors=list(kinds), declared=declared_here)
     layout = Layout(formula, drop_intercept, one_sided, list(schema.columns), kinds, used, schema=rules)
     declared = _declared_levels(schema, declared, rules, kinds, what)
     factors = [c for c in used if c in kinds]
@@ -330,6 +344,12 @@ def build_layout(
         )
     empty = layout.code(schema.iloc[:0], what)
     layout.prototype = model_frame(
-        formula, empty, drop_intercept=drop_intercept, one_sided=one_sided, min_rows=0, check_constant=False
+        formula,
+        empty,
+        drop_intercept=drop_intercept,
+        one_sided=one_sided,
+        min_rows=0,
+        check_constant=False,
+        schema=layout._chunk_schema,
     )
     return layout

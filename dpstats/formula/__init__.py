@@ -8,7 +8,8 @@ their order, its values and the rows dropped equal R's
 * Names: R's syntactic names (``Sepal.Length``, ``a.b``) and backticked names
   (`` `a b` ``, `` `1000_at` ``) anywhere; column names as R writes them (R keeps
   the backticks: `` `a b` ``).
-* Operators: ``+ - : * / %in% ^``, ``.``, ``0``/``1``/``-1``, ``offset()``.
+* Operators: ``+ - : * / %in% ^`` (``**`` is ``^``, as R's parser reads it), ``.``,
+  ``0``/``1``/``-1``, ``offset()``.
 * Functions: ``I()``, arithmetic and comparisons, ``log(x, base =)`` and other
   maths, ``factor()``, ``as.numeric()``, ``as.integer()``, ``as.logical()``,
   ``relevel()``, ``factor(labels =)``, ``C(f, contr.sum)`` and the other base
@@ -44,6 +45,7 @@ from __future__ import annotations
 import difflib
 import re
 import warnings
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +65,7 @@ from ._design import (
 )
 
 from ._eval import Chr, Context, Fac, Num, as_factor, contrast_spec, referenced_columns
-from ._parse import Node, call_name, deparse, parse, r_names
+from ._parse import Node, call_name, deparse, names_in, parse, r_names
 from ._terms import build_terms
 
 __all__ = [
@@ -88,6 +90,8 @@ __all__ = [
     "declares_levels",
     "term_parts",
     "term_labels",
+    "factor_terms",
+    "removed_variables",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -151,6 +155,9 @@ class ModelFrame:
         formula matched, by the names given (``"factor(cyl)"``); ``predict`` codes newdata with them.
     default_contrasts : pair of str
         R's ``options(contrasts =)`` in force for the fit.
+    ordered_factors : list of str
+        The labels of the design's ordered factors (coded by the ordered contrasts); ``predict`` codes
+        newdata's as the fit's, whatever newdata's type (``model_frame(xordered=)``).
     """
 
     formula: str
@@ -178,6 +185,7 @@ class ModelFrame:
     levels_read: bool = False  # a private call's factor levels were read from the rows: names hold them
     contrasts: dict = field(default_factory=dict)
     default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
+    ordered_factors: list[str] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -216,6 +224,8 @@ def model_frame(
     contrasts: dict | None = None,
     default_contrasts: tuple[str, str] | list[str] | None = None,
     predvars: dict[str, tuple] | None = None,
+    xlevels: dict[str, list[str]] | None = None,
+    xordered: Collection[str] | None = None,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
 
@@ -264,6 +274,15 @@ def model_frame(
         A fit's :attr:`ModelFrame.predvars`: its data-dependent basis calls are evaluated with the
         fit's parameters (R's ``predict()`` on newdata) instead of parameters from these rows, and are
         then no data-dependent step of this frame.
+    xlevels : dict, optional
+        R's ``model.frame(xlev =)``, for ``predict()``'s newdata: a fit's factor levels by variable
+        label (``"g"``, ``"factor(cyl)"``, ``"C(cyl, contr.sum)"``; ``ModelFrame.factor_levels``). Each
+        such variable is coded with those levels whichever of them newdata's rows hold; a level the fit
+        does not know is a :class:`DataError` naming the variable and the level.
+    xordered : collection of str, optional
+        With ``xlevels``: the variables that were ordered factors in the fit
+        (``ModelFrame.ordered_factors``), so that newdata's are coded as the fit's whatever their
+        type (R's predict uses the fit's contrasts); None: as newdata has them.
 
     Returns
     -------
@@ -295,7 +314,8 @@ def model_frame(
     rhs_tokens = simple_rhs_tokens(rhs)
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
         used = _direct_variables(rhs_tokens, rhs, data, lhs)
-        if not any(_factor_flags(data, used).values()):
+        factors = set(xlevels or ()) | set(schema.levels if schema is not None else ())
+        if not any(_factor_flags(data, used).values()) and not factors.intersection(used):
             _refuse_numeric_contrasts(coding, used)
             if defer_checks and _deferrable(rhs_tokens, response) and not (lhs and _is_factor(data[lhs])):
                 mf = _deferred_frame(formula, data, rhs_tokens, lhs, used, drop_intercept, min_rows, schema)
@@ -318,7 +338,17 @@ def model_frame(
         used = formula_variables(formula, data, one_sided)
         data, n_filled = schema.apply(data, used)
     mf = _general_frame(
-        formula, data, one_sided, drop_intercept, response, min_rows, check_constant, schema, coding, predvars
+        formula,
+        data,
+        one_sided,
+        drop_intercept,
+        response,
+        min_rows,
+        check_constant,
+        schema,
+        coding,
+        predvars,
+        (xlevels, xordered),
     )
     mf.default_contrasts = coding.default
     mf.n_filled += n_filled
@@ -499,6 +529,98 @@ def _levels_arg(node: Node) -> Node | None:
     return (named or positional or [None])[0]
 
 
+def removed_variables(formula: str) -> list[str]:
+    """The variables a formula names only in removed terms (``y ~ . - yb``): in no term of the model,
+    not the response and in no offset.  From the formula's text alone (``.`` can only add, as a term of
+    its own, a variable the text names; a name the text does not hold is never removed).
+
+    R's model frame keeps them (``na.omit`` drops a row missing one); they take no part in the design.
+
+    Examples
+    --------
+    >>> removed_variables("y ~ . - yb - log(z) + z:w")
+    ['yb']
+    >>> removed_variables("y ~ x + yb - yb")
+    ['yb']
+    """
+    try:
+        lhs_text = _raw_lhs(formula) if isinstance(formula, str) else None
+        lhs = parse(lhs_text) if lhs_text else None
+        rhs = parse(formula.split("~", 1)[1])
+    except (FormulaError, AttributeError, IndexError):
+        return []  # the door refuses the formula itself
+    removed = _removed_names(rhs)
+    if not removed:
+        return []
+    lhs_names = set(names_in(lhs)) if lhs is not None else set()
+    named = list(dict.fromkeys(n for n in names_in(rhs) if n != "." and n not in lhs_names))
+    try:
+        t = build_terms(formula, lhs, rhs, named)
+    except FormulaError:
+        return []
+    kept_at = {i for term in t.terms for i in term} | set(t.offsets)
+    kept_at |= {t.response} if t.response is not None else set()
+    kept = {c for i in kept_at for c in referenced_columns(t.variables[i], named)} | lhs_names
+    return [n for n in named if n in removed and n not in kept]
+
+
+def _removed_names(node: Node, removing: bool = False) -> set[str]:
+    """Names under a '-' of a formula's right-hand side (what it removes)."""
+    if node.kind == "name":
+        return {node.value} if removing else set()
+    if node.kind == "binary" and node.value == "-":
+        return _removed_names(node.args[0], removing) | _removed_names(node.args[1], not removing)
+    if node.kind == "unary" and node.value == "-":
+        return _removed_names(node.args[0], not removing)
+    if node.kind == "call":
+        return {n for _, a in node.args for n in _removed_names(a, removing)}
+    return {n for a in node.args for n in _removed_names(a, removing)}
+
+
+_FACTOR_CALLS = ("factor", "as.factor", "ordered", "as.ordered", "C")
+
+
+def factor_terms(formula: str) -> dict[str, str]:
+    """The variables a formula uses only as what a call makes a factor of (``factor(x)``,
+    ``as.factor(x)``, ``ordered(x)``, ``C(x, ...)``; not with ``levels =`` given inline, which
+    :func:`level_fills` declares), each with the first such term: from the formula's text alone.
+
+    Their declared levels (``levels=``) are what such a variable needs, not bounds.
+
+    Examples
+    --------
+    >>> factor_terms("mpg ~ wt + C(cyl, contr.sum) + factor(gear) + gear + factor(am, levels = c(0, 1))")
+    {'cyl': 'C(cyl, contr.sum)'}
+    """
+    try:
+        tree = parse(formula) if isinstance(formula, str) else None
+    except FormulaError:
+        tree = None
+    if tree is None:
+        return {}
+    first: dict[str, str] = {}
+    elsewhere: set[str] = set()
+
+    def walk(node: Node) -> None:
+        if call_name(node) in _FACTOR_CALLS:
+            x = [a for name, a in node.args if name in (None, "x", "object")][:1]
+            inline = any(name == "levels" for name, _ in node.args) or (
+                call_name(node) != "C" and len([a for name, a in node.args if name is None]) > 1
+            )
+            if x and x[0].kind == "name" and not inline:
+                first.setdefault(x[0].value, deparse(node))
+                return  # the other arguments are constants (contrasts, labels)
+        if node.kind == "name":
+            elsewhere.add(node.value)
+        for a in node.args:
+            walk(a[1] if isinstance(a, tuple) else a)
+
+    walk(tree)
+    if "." in elsewhere:  # y ~ . uses every column as it is
+        return {}
+    return {name: term for name, term in first.items() if name not in elsewhere}
+
+
 def _first_number(node: Node) -> float | None:
     """The first entry of a literal ``c(...)`` (or a single literal) as a number, else None."""
     if call_name(node) == "c":
@@ -599,8 +721,14 @@ def refuse_offset(mf: ModelFrame, method: str) -> None:
         )
 
 
-def chunk_unsafe_terms(formula: str, columns: list[str]) -> list[str]:
+def chunk_unsafe_terms(
+    formula: str, columns: list[str], factors: Collection[str] = (), declared: Collection[str] = ()
+) -> list[str]:
     """Terms a chunked engine cannot apply chunk by chunk (their value needs all rows).
+
+    ``factors``: the columns that are factors before any row is read (their dtype, or declared levels),
+    whose levels ``C()`` keeps; ``C()`` of anything else reads its levels from the rows.  ``declared``:
+    the columns whose levels ``levels=`` declares, which ``factor()`` keeps (:mod:`dpstats.schema`).
 
     Examples
     --------
@@ -608,12 +736,14 @@ def chunk_unsafe_terms(formula: str, columns: list[str]) -> list[str]:
     ['scale(x)', 'factor(g)']
     >>> chunk_unsafe_terms("y ~ cut(x, 3) + cut(x, c(0, 1, 2)) + ifelse(x > 1, 'a', 'b')", ["y", "x"])
     ['cut(x, 3)', 'ifelse(x > 1, "a", "b")']
+    >>> chunk_unsafe_terms("y ~ C(x) + C(g) + factor(g)", ["y", "x", "g"], factors=["g"], declared=["g"])
+    ['C(x)']
     """
     lhs, rhs = split_formula(formula, one_sided=formula.lstrip().startswith("~"))
     nodes = [parse(rhs)] + ([parse(_raw_lhs(formula))] if lhs else [])
     out: list[str] = []
     for node in nodes:
-        out += [deparse(c) for c in _calls(node) if _chunk_unsafe(c)]
+        out += [deparse(c) for c in _calls(node) if _chunk_unsafe(c, set(factors), set(declared))]
     return list(dict.fromkeys(out))
 
 
@@ -627,9 +757,15 @@ def _calls(node: Node):
             yield from _calls(a)
 
 
-def _chunk_unsafe(node: Node) -> bool:
+def _chunk_unsafe(node: Node, factors: set[str] = frozenset(), declared: set[str] = frozenset()) -> bool:
     name = call_name(node)
     named = {n for n, _ in node.args if n}
+    x = [a for n, a in node.args if n in (None, "x", "object")][:1]
+    column = x[0].value if x and x[0].kind == "name" else None
+    if name == "C":  # a factor's own levels, or those read from the rows (numbers, text made in the formula)
+        return column not in factors if column is not None else call_name(x[0]) not in _LEVELS_KEPT
+    if name in ("factor", "as.factor", "ordered", "as.ordered") and column in declared:
+        return False  # levels= declares them: every chunk has them all
     if name in ("scale", "mean", "median", "sd", "var", "min", "max"):
         return True
     if name == "poly":
@@ -644,6 +780,15 @@ def _chunk_unsafe(node: Node) -> bool:
     if name == "interaction":  # as.factor() of its arguments reads levels from the rows it sees
         return True
     return name in ("factor", "as.factor", "ordered", "as.ordered") and "levels" not in named
+
+
+_LEVELS_KEPT = (
+    "factor",
+    "ordered",
+    "cut",
+    "interaction",
+    "relevel",
+)  # C() of these: their levels, chunk-safe
 
 
 def _bound_args(node: Node) -> list[tuple[str, Node]]:
@@ -669,6 +814,7 @@ def _general_frame(
     schema=None,
     coding=None,
     predvars=None,
+    fit_levels=(None, None),
 ) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
@@ -681,8 +827,15 @@ def _general_frame(
         predvars=dict(predvars or {}),
         unknown=lambda name: _unknown(name, data, formula),
         default_contrasts=coding.default,
+        declared_levels=frozenset(schema.levels) if schema is not None else frozenset(),
+        xlevels=dict(fit_levels[0] or {}),
+        xordered=None if fit_levels[1] is None else frozenset(fit_levels[1]),
     )
     values = [ctx.eval(node) for node in t.variables]
+    values = [
+        v if i == t.response else ctx.fit_levels(node, v)
+        for i, (node, v) in enumerate(zip(t.variables, values))
+    ]
     used = list(dict.fromkeys(c for node in t.variables for c in referenced_columns(node, data.columns)))
     n_filled = 0
     if schema is not None and schema.na_action == "fill":
@@ -741,6 +894,7 @@ def _general_frame(
         interaction_parts=product_parts(parts),
         # the declared contrasts the formula's factors took, by the names given (predict re-applies them)
         contrasts={k: v for k, v in coding.given.items() if _label_key(k) in matched},
+        ordered_factors=[label for label in levels if factors[t.labels.index(label)].ordered],
     )
 
 

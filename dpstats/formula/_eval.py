@@ -104,6 +104,31 @@ def as_factor(v, what: str) -> Fac:
     return Fac(codes, [format_number(float(u)) for u in uniq])
 
 
+def with_fit_levels(value, levels: list[str], label: str, ordered: bool | None = None) -> Fac:
+    """A variable of predict()'s newdata as a factor with the fit's ``levels`` (R's ``model.frame(xlev =)``):
+    text, numbers and logicals by their labels, a factor by its levels' labels; contrasts set by ``C()``
+    kept, and ordered as the fit's factor was (``ordered``; None: as newdata's).  A level that occurs in newdata and not in the fit is an error naming the variable and the
+    level (newdata's own value: it is the caller's, not the fit's data), as R's
+    ``factor factor(cyl) has new levels 5``.
+
+    Examples
+    --------
+    >>> f = with_fit_levels(Num(np.array([6.0, 4.0])), ["4", "6", "8"], "factor(cyl)")
+    >>> f.levels, f.codes.tolist()
+    (['4', '6', '8'], [1, 0])
+    """
+    f = as_factor(value, label)
+    present = np.unique(f.codes[f.codes >= 0])
+    new = [f.levels[i] for i in present if f.levels[i] not in levels]
+    if new:
+        raise DataError(
+            f"newdata: factor {label} has new level{'s' if len(new) > 1 else ''} {', '.join(new)}; "
+            "predict() codes newdata with the fit's levels: give newdata only those, or leave these rows out."
+        )
+    coded = _with_levels(f, list(levels))
+    return Fac(coded.codes, list(levels), f.ordered if ordered is None else ordered, f.contrasts)
+
+
 def _vector(v, what: str) -> np.ndarray:
     if isinstance(v, Num) and v.values.ndim <= 1:
         return v.values
@@ -133,10 +158,25 @@ class Context:
     level_steps: list[tuple[str, str]] = field(default_factory=list)
     # R's options(contrasts = c(unordered, ordered)): what C(f) without contrasts uses
     default_contrasts: tuple[str, str] = ("contr.treatment", "contr.poly")
+    # columns whose levels the schema declares (levels=): factor(x) of one keeps them all, reads none
+    declared_levels: frozenset[str] = frozenset()
+    # predict()'s newdata: a fit's factor levels by variable label (R's model.frame(xlev =))
+    xlevels: dict[str, list[str]] = field(default_factory=dict)
+    xordered: frozenset[str] | None = None  # which of them were ordered in the fit (None: as newdata's)
 
     @property
     def n(self) -> int:
         return len(self.data)
+
+    def fit_levels(self, node: Node, value):
+        """``value`` coded by the fit's levels of the variable ``node`` (predict's newdata, R's ``xlev``);
+        ``value`` as it is when the fit has none for it."""
+        label = deparse(node)
+        levels = self.xlevels.get(label)
+        if levels is None:
+            return value
+        ordered = None if self.xordered is None else label in self.xordered
+        return with_fit_levels(value, levels, label, ordered)
 
     def step(self, node: Node, what: str, fix: str, levels: bool = False) -> None:
         entry = (f"the formula term {deparse(node)} {what}", fix)
@@ -506,16 +546,19 @@ def _factor(ordered: bool):
         f = as_factor(value, deparse(node))
         levels = ctx.literal(args.get("levels"), "levels=")
         logical = isinstance(value, Num) and value.logical
-        if levels is None and (call_name(node) == "factor" or not (isinstance(value, Fac) or logical)):
+        # a column whose levels levels= declares keeps them all: the schema fixes them, the rows do not
+        declared = args["x"].kind == "name" and args["x"].value in ctx.declared_levels
+        reads = call_name(node) == "factor" or not (isinstance(value, Fac) or logical)
+        if levels is None and reads and not declared:
             ctx.step(  # factor() keeps the levels that occur; as.factor() of numbers or text reads them
                 node,
                 "reads its levels from the rows (which levels occur sets the design's columns)",
-                "declare them: factor(x, levels = c(...)), or levels= for a text column",
+                "declare them: levels={'x': [...]} or factor(x, levels = c(...))",
                 levels=True,
             )
         if levels is not None:
             f = _with_levels(f, _labels(levels))
-        elif call_name(node) == "factor":  # R's factor() keeps only the levels that occur
+        elif call_name(node) == "factor" and not declared:  # R's factor() keeps only the levels that occur
             present = np.unique(f.codes[f.codes >= 0])
             f = _with_levels(f, [f.levels[i] for i in present]) if len(present) < len(f.levels) else f
         labels = ctx.literal(args.get("labels"), "labels=")
@@ -687,7 +730,11 @@ def contrast_spec(value, where: str) -> tuple:
 
 
 def _C(ctx, node, args):
-    f = as_factor(ctx.eval(args["object"]), deparse(node))
+    value = ctx.eval(args["object"])
+    if not isinstance(value, Fac) and not (isinstance(value, Num) and value.logical):
+        _levels_read(ctx, node, args["object"], value)
+    # newdata: the fit's levels before the contrasts are made (their size is the number of levels)
+    f = ctx.fit_levels(node, as_factor(value, deparse(node)))
     spec = _contrasts_arg(ctx, node, args.get("contr"))
     if spec is None:  # R: getOption("contrasts"), by name
         spec = ("levels", ctx.default_contrasts[1 if f.ordered else 0])
@@ -711,6 +758,19 @@ def _C(ctx, node, args):
             values, names = _bases.contrast_function(spec[1], [str(j) for j in range(1, len(f.levels) + 1)])
             spec = ("matrix", ContrastMatrix(values, names, None, int(how_many)))
     return Fac(f.codes, f.levels, f.ordered, spec)
+
+
+def _levels_read(ctx, node: Node, inner: Node, value) -> None:
+    """C() of numbers or of text made in the formula: its levels are the values that occur in the rows, a
+    named step (a text column's own levels are the schema's step, named there)."""
+    if isinstance(value, Chr) and inner.kind == "name":
+        return
+    ctx.step(
+        node,
+        "reads its levels from the rows (which levels occur sets the design's columns)",
+        "declare them: levels={'x': [...]} for a column x, or C(factor(x, levels = c(...)))",
+        levels=True,
+    )
 
 
 def _poly(ctx, node, args):

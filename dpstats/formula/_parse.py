@@ -44,7 +44,7 @@ _TOKEN = re.compile(
   | (?P<name>(?:[^\W\d_]|\.(?![0-9]))[\w.]*|\.)
   | (?P<tick>`[^`]*`)
   | (?P<str>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
-  | (?P<op>::|%[^%]*%|<=|>=|==|!=|&&|\|\||[~+\-*/^:(),=<>!&|])
+  | (?P<op>::|%[^%]*%|<=|>=|==|!=|&&|\|\||\*\*|[~+\-*/^:(),=<>!&|])
 """,
     re.VERBOSE,
 )
@@ -129,6 +129,11 @@ def r_names(names: list[str]) -> list[str]:
 
 
 def tokenize(text: str) -> list[tuple[str, str]]:
+    """The tokens of ``text``; ``**`` is ``^``, as R's parser reads it (``I(x**2)`` is R's ``I(x^2)``).
+
+    >>> tokenize("I(x**2)")
+    [('name', 'I'), ('op', '('), ('name', 'x'), ('op', '^'), ('num', '2'), ('op', ')')]
+    """
     out, pos = [], 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
@@ -138,7 +143,7 @@ def tokenize(text: str) -> list[tuple[str, str]]:
             raise FormulaError(f"cannot read '{text}': unexpected '{bad}' at position {pos + 1}{hint}.")
         pos = m.end()
         if m.lastgroup != "space":
-            out.append((m.lastgroup, m.group()))
+            out.append((m.lastgroup, "^" if m.group() == "**" else m.group()))
     return out
 
 

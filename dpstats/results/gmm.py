@@ -47,6 +47,8 @@ class GMMResult(DPResult):
     located_sides: list[float] = field(default_factory=list)
     mean_noise_sd: np.ndarray = field(default_factory=lambda: np.zeros(0))
     groups: int | None = None
+    factor_levels: dict[str, list] = field(default_factory=dict)  # the fit's, for predict()
+    coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts, for predict()
     collapsed: list[int] = field(default_factory=list)
 
     title = "DP Gaussian mixture (Kamath, Sheffet, Singhal & Ullman 2019)"
@@ -54,7 +56,7 @@ class GMMResult(DPResult):
     # ------------------------------------------------------------- prediction
     def _complete(self, newdata) -> tuple[np.ndarray | None, PredictRows]:
         """newdata's design on its complete rows, and which rows those are (:func:`one_sided_design`)."""
-        return one_sided_design(self.formula, self.terms, newdata)
+        return one_sided_design(self.formula, self.terms, newdata, self.factor_levels, self.coding)
 
     def predict(self, newdata: pd.DataFrame | dict | np.ndarray) -> np.ndarray:
         """Most probable component (1..k) of each row of ``newdata`` (post-processing).

@@ -288,25 +288,33 @@ def fit_fields(
     frame = pd.DataFrame({"term": names, "estimate": coefficients})
     for col in TABLE_COLUMNS[2:]:
         frame[col] = table[col]
-    coding = fit_coding(mf, nonprivate=nonprivate)
+    levels = fit_levels(mf, nonprivate=nonprivate)
     return {
         "coefficients": np.asarray(coefficients, float),
         "table": frame,
         "vcov_matrix": table["vcov"],
-        "factor_levels": {k: list(v) for k, v in mf.factor_levels.items()},
-        "coding": coding,
-        "data_dependent_terms": recomputed_terms(mf, coding["predvars"]),
+        **levels,
+        "data_dependent_terms": recomputed_terms(mf, levels["coding"]["predvars"]),
     }
+
+
+def fit_levels(mf, *, nonprivate: bool) -> dict[str, Any]:
+    """What ``predict`` re-applies to newdata: the fit's factor levels (R's xlevels) and coding
+    (:func:`fit_coding`)."""
+    levels = {k: list(v) for k, v in mf.factor_levels.items()}
+    return {"factor_levels": levels, "coding": fit_coding(mf, nonprivate=nonprivate)}
 
 
 def fit_coding(mf, *, nonprivate: bool) -> dict[str, Any]:
     """How the fit codes newdata, as ``design_with_levels`` takes it: the frame's contrasts (empty for a
-    chunked frame) and, for a non-private fit only, R's predvars (:attr:`dpstats.formula.ModelFrame.predvars`:
-    parameters read from the rows, which a DP fit neither keeps nor releases)."""
+    chunked frame), its ordered factors (coded so in newdata whatever newdata's type) and, for a
+    non-private fit only, R's predvars (:attr:`dpstats.formula.ModelFrame.predvars`: parameters read
+    from the rows, which a DP fit neither keeps nor releases)."""
     return {
         "contrasts": dict(getattr(mf, "contrasts", None) or {}),
         "default_contrasts": getattr(mf, "default_contrasts", None),
         "predvars": dict(getattr(mf, "predvars", None) or {}) if nonprivate else {},
+        "ordered": list(getattr(mf, "ordered_factors", None) or []),
     }
 
 
@@ -347,61 +355,39 @@ def design_with_levels(
     contrasts: dict | None = None,
     default_contrasts: tuple[str, str] | None = None,
     predvars: dict | None = None,
+    drop_intercept: bool = False,
+    ordered: list[str] | None = None,
 ):
-    """The right-hand side's design of ``newdata``, factors coded with the training levels (R's xlev).
+    """The right-hand side's design of ``newdata``, factors coded with the fit's levels (R's ``xlev``).
 
-    ``factor_levels`` maps a column (``cyl``) or a ``factor(cyl)`` term to its training levels; a
-    factor whose rows in ``newdata`` show only some levels keeps all of them, as in R.
+    ``factor_levels`` maps each factor variable of the fit, by its label (``cyl``, ``factor(cyl)``,
+    ``C(cyl, contr.sum)``: ``ModelFrame.factor_levels``), to its levels, declared or read: a factor
+    whose rows in ``newdata`` show only some levels keeps all of them, as in R, and a level the fit does
+    not know is an error naming the variable and the level (:func:`dpstats.formula._eval.with_fit_levels`).
     ``contrasts`` and ``default_contrasts`` are the fit's (``ModelFrame.contrasts``,
     ``ModelFrame.default_contrasts``), so a fit under ``contr.sum`` predicts under it too; ``predvars``
     the fit's bases (``ModelFrame.predvars``), so that ``poly(x, 2)`` or ``ns(x, df = 3)`` is evaluated
-    on newdata with the fit's coefficients and knots, as R's ``predict()`` does.
+    on newdata with the fit's coefficients and knots, as R's ``predict()`` does.  ``drop_intercept``:
+    the fit's design had none (dp_gmm, dp_pca).  ``ordered``: the fit's ordered factors
+    (``ModelFrame.ordered_factors``), coded so in newdata whatever its type (None: as newdata has them).
     """
-    from ..formula import _label_key
-
-    frame, rhs = _predictors(newdata_frame(newdata), formula, one_sided=False)
+    one_sided = formula.lstrip().startswith("~")
+    frame, rhs = _predictors(newdata_frame(newdata), formula, one_sided=one_sided)
     if default_contrasts is not None:  # the fit's coding, not newdata's, as R's predict
         frame.attrs = {k: v for k, v in frame.attrs.items() if k != "contrasts"}
-    coded = {_label_key(str(k)): v for k, v in (contrasts or {}).items()}
-    renamed: dict[str, str] = {}
-    for key, levels in factor_levels.items():
-        inner = re.fullmatch(r"((?:factor|as\.factor))\((\w[\w.]*)\)", key)
-        name = key if key in frame.columns else (inner.group(2) if inner else None)
-        if name not in frame.columns:
-            continue
-        labels = [str(x) for x in levels]
-        values = [None if pd.isna(v) else _level(v) for v in frame[name]]
-        bad = sorted({v for v in values if v is not None and v not in labels})
-        if bad:
-            raise DataError(
-                f"newdata column {name!r} has level(s) {bad} not seen in the fit (levels: {labels}); give "
-                "newdata only these levels, or leave those rows out."
-            )
-        ordered = isinstance(frame[name].dtype, pd.CategoricalDtype) and bool(frame[name].cat.ordered)
-        coded_values = pd.Categorical(
-            values, categories=labels, ordered=ordered
-        )  # R's xlev: the training levels
-        if inner:  # factor(v) would drop unused levels: code a copy of v, then name its columns as factor(v)
-            stand_in = f".dpstats.{len(renamed)}.{name}"
-            frame[stand_in] = coded_values
-            rhs = re.sub(rf"{re.escape(inner.group(1))}\(\s*{re.escape(name)}\s*\)", stand_in, rhs)
-            renamed[stand_in] = key
-            if _label_key(key) in coded:  # the fit's contrasts for factor(v) code the copy
-                coded[stand_in] = coded.pop(_label_key(key))
-        else:
-            frame[name] = coded_values
-    mf = newdata_model_frame(
+    return newdata_model_frame(
         f"~ {rhs}",
         frame,
         one_sided=True,
+        drop_intercept=drop_intercept,
         min_rows=1,
         check_constant=False,
-        contrasts=coded or None,
+        contrasts=contrasts or None,
         default_contrasts=default_contrasts,
         predvars=predvars,
+        xlevels={str(k): [str(v) for v in levels] for k, levels in factor_levels.items()},
+        xordered=ordered,
     )
-    mf.names = [_rename(nm, renamed) for nm in mf.names]
-    return mf
 
 
 def _predictors(newdata: pd.DataFrame, formula: str, one_sided: bool) -> tuple[pd.DataFrame, str]:
@@ -494,13 +480,16 @@ def na_pass(build, newdata, formula: str) -> tuple[Any, PredictRows]:
     return mf, PredictRows(complete)
 
 
-def one_sided_design(formula: str, terms: list[str], newdata) -> tuple[np.ndarray | None, PredictRows]:
+def one_sided_design(
+    formula: str, terms: list[str], newdata, factor_levels: dict | None = None, coding: dict | None = None
+) -> tuple[np.ndarray | None, PredictRows]:
     """newdata's design under a one-sided ``formula`` whose fit had the design columns ``terms``, on its
     complete rows, and which rows those are (the others predict NaN, R's na.pass).  ``newdata`` is a data
-    frame (or dict) with the formula's variables, or an array with the design's columns (a row with a
-    value that is not finite is incomplete).  None as the design when no row is complete."""
+    frame (or dict) with the formula's variables, coded with the fit's ``factor_levels`` and ``coding``
+    (:func:`design_with_levels`), or an array with the design's columns (a row with a value that is not
+    finite is incomplete).  None as the design when no row is complete."""
     if not isinstance(newdata, np.ndarray):
-        return _one_sided_frame(formula, terms, newdata)
+        return _one_sided_frame(formula, terms, newdata, factor_levels or {}, coding or {})
     X = np.asarray(newdata, dtype=float)
     if X.ndim != 2 or X.shape[1] != len(terms):
         raise DataError(
@@ -510,11 +499,9 @@ def one_sided_design(formula: str, terms: list[str], newdata) -> tuple[np.ndarra
     return (X[rows.complete] if rows.complete.any() else None), rows
 
 
-def _one_sided_frame(formula: str, terms: list[str], newdata) -> tuple[np.ndarray | None, PredictRows]:
+def _one_sided_frame(formula, terms, newdata, factor_levels, coding) -> tuple[np.ndarray | None, PredictRows]:
     def frame(rows):
-        mf = newdata_model_frame(
-            formula, rows, one_sided=True, drop_intercept=True, min_rows=1, check_constant=False
-        )
+        mf = design_with_levels(formula, factor_levels, rows, drop_intercept=True, **coding)
         if mf.names != terms:
             raise DataError(
                 f"newdata gives columns {mf.names[:5]}, the fit used {terms[:5]}; "
@@ -524,26 +511,6 @@ def _one_sided_frame(formula: str, terms: list[str], newdata) -> tuple[np.ndarra
 
     mf, rows = na_pass(frame, newdata, formula)
     return (None if mf is None else mf.X), rows
-
-
-def _rename(name: str, renamed: dict[str, str]) -> str:
-    """A stand-in's columns back to the fit's names: ``.dpstats.0.cyl6`` is ``factor(cyl)6`` (also inside
-    interactions ``wt:.dpstats.0.cyl6``), whatever the contrasts name the columns (``factor(cyl)1``)."""
-    parts = []
-    for part in name.split(":"):
-        for stand_in, key in renamed.items():
-            if part.startswith(stand_in):
-                part = key + part[len(stand_in) :]
-                break
-        parts.append(part)
-    return ":".join(parts)
-
-
-def _level(v) -> str:
-    """R's level label of a value: 4.0 is "4"."""
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def _stars(p: float) -> str:

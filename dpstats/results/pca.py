@@ -63,6 +63,8 @@ class PCAResult(DPResult):
     count: float | None = None
     engine: str = "memory"
     formula: str = ""
+    factor_levels: dict[str, list] = field(default_factory=dict)  # the fit's, for predict()
+    coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts, for predict()
 
     title = "Differentially private principal components"
 
@@ -86,7 +88,7 @@ class PCAResult(DPResult):
         ``newdata`` is a DataFrame with the formula's variables, or an array with the design's
         columns.  A row with a missing value gets NaN in every column (R's ``na.pass``).
         """
-        X, rows = one_sided_design(self.formula, self.terms, newdata)
+        X, rows = one_sided_design(self.formula, self.terms, newdata, self.factor_levels, self.coding)
         return rows.fill(None if X is None else self.project(X), width=(self.basis.shape[1],))
 
     def _noisy(self) -> bool:

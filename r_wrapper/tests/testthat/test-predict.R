@@ -94,8 +94,8 @@ test_that("errors about newdata name newdata, the column and the fix", {
   cfit <- suppressWarnings(dp_lm(y ~ x1 + g, data = transform(df, g = rep(c("a", "b"), 200)), eps = 2,
                                  bounds = c(-8, 8), levels = list(g = c("a", "b")), seed = 1))
   e <- tryCatch(predict(cfit, data.frame(x1 = 1, g = "c")), error = identity)
-  expect_match(conditionMessage(e), "newdata column 'g' has level(s) c(\"c\") not seen in the fit", fixed = TRUE)
-  expect_match(conditionMessage(e), "give newdata only these levels, or leave those rows out", fixed = TRUE)
+  expect_match(conditionMessage(e), "factor g has new level c", fixed = TRUE)  # predict.lm's words
+  expect_match(conditionMessage(e), "give newdata only those, or leave these rows out", fixed = TRUE)
 })
 
 test_that("vertical_glm's predict gives NA for rows with NA, as predict.glm with na.pass, and names unknown arguments", {
