@@ -92,13 +92,9 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     -------
     LMResult
         ``tidy()`` has term, estimate, std.error, conf.low, conf.high, statistic,
-        p.value; ``noise`` holds the public inputs of the release.  Under eps < inf
-        the estimate is the ridge estimate (``coef()``), and ``tidy()`` and the
-        printed table add the calibrated estimate beside it (``calibrated``,
-        "Calibrated": the ridge estimate with its average bias undone,
-        :mod:`dpstats.methods.lm`): std.error, the intervals, statistic
-        (calibrated / std.error) and p-value are those of the calibrated estimate,
-        so an interval need not hold the ridge estimate.
+        p.value; ``noise`` holds the public inputs of the release.  Under eps < inf the estimate is
+        the ridge estimate (``coef()``); ``calibrated`` beside it undoes its average bias, and the
+        std.error, intervals, statistic and p-value are the calibrated estimate's.
 
     Examples
     --------

@@ -196,19 +196,10 @@ class SelectInferDoor(OptionsDoor):
         return frame
 
     def _check_part_b(self, frame: m.SplitFrame, mf: ModelFrame) -> None:
-        """Bounds declared for every candidate and the response (a factor's dummies default to their
-        coding's range, as in dp_lm, so that no bound is asked of a name made from a level), and room
-        in part B for the selected columns' terms, whole.
-
-        Both before any spend, from public inputs only: the bounds are checked against the names
-        (they are enforced by clipping, never checked against the rows); part B's size is
-        n − ⌊split·n⌋ with n the number of rows read, public under replace-one-row because
-        missing values get their public fills (``na_action="omit"`` is refused, and
-        ``bounds="auto"`` fills with its centre), and the private-bounds level follows from that
-        size, the most columns part B can fit (``most_columns``), eps and delta.  Only without declared bounds,
-        where incomplete rows are dropped (a named data-dependent step, refused under strict),
-        does n depend on the rows.
-        """
+        """Bounds declared for every candidate and the response (a factor's dummies bounded by their coding),
+        and room in part B for the selected columns' terms, whole: before any spend, from public inputs only
+        (part B's size n − ⌊split·n⌋ is public under replace-one-row, where missing values get their public
+        fills; without declared bounds incomplete rows are dropped, a named step)."""
         o = self.options
         if o.bounds is not None and not is_auto(o.bounds):  # private bounds: each part releases its own
             design_box(o.bounds, mf, frame.names + [frame.response])
