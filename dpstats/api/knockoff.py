@@ -87,7 +87,7 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     **The guarantee is conditional on the model, not differential privacy**, and every
     output says so: responses are clipped to [−Y, Y], Y = B·beta_norm + sigma·t, and if
     the data set's rows follow the model the (eps, delta) bound holds whatever one row is
-    changed to within B and Y (derivation: :mod:`dpstats.methods.knockoff.mechanism`).
+    changed to within B and Y.  Derivations: :mod:`dpstats.methods.knockoff.mechanism`.
 
     Parameters
     ----------
