@@ -18,6 +18,7 @@ warnings, errors, term names, tidy() rows and privacy steps; only released value
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -295,6 +296,48 @@ def test_a_bounds_entry_naming_no_column_is_refused_with_a_suggestion_before_spe
 
         data = dd.from_pandas(df, npartitions=2)
         engines.sufficient_statistics("y ~ x1", data, schema=Schema.declare(bounds={"Wt": (0, 1)}))
+
+
+def _secret_level_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A text factor g of levels a/b, and its neighbour in which one row holds the level 'secret'."""
+    rng = np.random.default_rng(0)
+    d0 = pd.DataFrame(
+        {"y": rng.uniform(0, 1, 300), "x": rng.uniform(0, 1, 300), "g": rng.choice(["a", "b"], 300)}
+    )
+    d1 = d0.copy()
+    d1.loc[0, "g"] = "secret"
+    return d0, d1
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("key", ["secret", "Gsecret", "x:secret"])
+def test_the_hint_of_a_misspelt_bounds_key_quotes_no_level_read_from_the_rows(key, strict):
+    """Outside audit F1 (audit/bound_name_hint_leaks_level.py): the interaction column 'x:gsecret' of a
+    level one row holds was suggested for a key close to it, on that neighbour only."""
+    d0, d1 = _secret_level_pair()
+    kw = dict(eps=1.0, k=1, bounds={"y": (0, 1), "x": (0, 1), key: (0, 1)}, random_state=1, strict=strict)
+    views = [reader_view(dp.dp_sis, "y ~ x + g + x:g", d, **kw) for d in (d0, d1)]
+    assert_same_view(*views, label=key, released=False)
+    assert views[1]["error"][0] == "PrivacyParameterError"
+    assert "secret'?" not in views[1]["error"][1]
+
+
+def test_the_hint_suggests_the_columns_of_declared_levels_and_the_data_columns():
+    d0, _ = _secret_level_pair()
+    bounds = {"y": (0, 1), "x": (0, 1)}
+    cases = [  # (formula, misspelt key, levels=, the suggestion), each public whatever the rows
+        ("y ~ x + g + x:g", "x:Gb", {"g": ["a", "b"]}, "'x:gb'"),
+        ('y ~ x * factor(g, levels = c("a", "b"))', 'X:factor(g, levels = c("a", "b"))b', None, "'x:factor("),
+        ("y ~ x + g + x:g", "xx", None, "'x'"),
+    ]
+    for formula, key, levels, hint in cases:
+        match = rf"names {re.escape(repr(key))}.*Did you mean {re.escape(hint)}"
+        with pytest.raises(PrivacyParameterError, match=match):
+            dp.dp_sis(formula, d0, eps=1.0, k=1, bounds=bounds | {key: (0, 1)}, levels=levels)
+    # levels read from the rows: their columns are never suggested
+    with pytest.raises(PrivacyParameterError) as refused:
+        dp.dp_sis("y ~ x + g + x:g", d0, eps=1.0, k=1, bounds=bounds | {"x:Gb": (0, 1)})
+    assert "Did you mean" not in str(refused.value)
 
 
 def test_arrow_and_pandas_read_the_same_number_from_every_entry_arrow_parses():
