@@ -125,6 +125,7 @@ def resolve_box(
     shown: Mapping[str, str] | None = None,
     parts: Mapping[str, Sequence[str | tuple[float, float]]] | None = None,
     steps: Mapping[str, tuple[str, str]] | None = None,
+    open_missing: bool = False,
 ) -> Box | None:
     """Turn a ``bounds`` argument into a :class:`Box` over ``names``.
 
@@ -154,6 +155,9 @@ def resolve_box(
     steps : mapping, optional
         Column -> the data-dependent step (step, fix) of the formula term that makes it (orthogonal
         ``poly()``, knots from the rows): a refusal for its missing bound names the step and its fix.
+    open_missing : bool
+        A column without a public bound gets (-inf, inf), where by default it is refused: for a step
+        that clips what the bounds declare and leaves the rest as it is (dp_two_stage's block lassos).
 
     Examples
     --------
@@ -162,6 +166,8 @@ def resolve_box(
     >>> box = resolve_box({"a": (-1, 1), "b": (0, 2)}, ["a", "a:b"], parts={"a:b": ("a", "b")})
     >>> box.lo.tolist(), box.hi.tolist()
     ([-1.0, -2.0], [1.0, 2.0])
+    >>> resolve_box({"a": (-1, 1)}, ["a", "c"], open_missing=True).hi.tolist()
+    [1.0, inf]
     """
     if bounds is None:
         return None
@@ -173,6 +179,8 @@ def resolve_box(
             if pair is None and nm in dummies:
                 pair = _coding_range(dummies, nm)
             pair = derived.get(nm) if pair is None else pair
+            if pair is None and open_missing:
+                pair = (-math.inf, math.inf)
             if pair is None:
                 missing.append(nm)
                 continue
