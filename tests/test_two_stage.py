@@ -113,15 +113,38 @@ def test_front_door_selects_and_states_privacy():
     fit.to_json()
 
 
+def test_add_remove_neighbours_show_the_same_number_of_blocks():
+    """Outside audit F9 (audit/two_stage_blocks_reveal_n.py): 399 and 400 rows printed, tidied and
+    exported 19 and 20 blocks (⌊√n⌋ of the private n).  Without blocks= both are now refused alike;
+    with it both views agree, the number of blocks unmasked."""
+    rng = np.random.default_rng(1)
+    d = pd.DataFrame(rng.uniform(-1, 1, (400, 4)), columns=["y", "a", "b", "c"])
+    kw = dict(eps=1.0, k=1, bounds=(-1, 1), neighbouring="add_remove", random_state=1, oc_trials=0)
+    pair = (d.iloc[:399], d)
+    refused = [reader_view(dp.dp_two_stage, "y ~ a + b + c", data, **kw) for data in pair]
+    assert refused[0]["error"] == refused[1]["error"] and refused[0]["error"][0] == "PrivacyParameterError"
+    views = [reader_view(dp.dp_two_stage, "y ~ a + b + c", data, blocks=10, **kw) for data in pair]
+    assert_same_view(*views)
+    shown = [
+        (v["fit"].to_dict()["outputs"]["blocks"], int(v["fit"].glance()["blocks"].iloc[0])) for v in views
+    ]
+    assert shown == [(10, 10), (10, 10)]
+    assert [line for line in str(views[0]["fit"]).splitlines() if line.startswith("Stage 1")] == [
+        line for line in str(views[1]["fit"]).splitlines() if line.startswith("Stage 1")
+    ]
+
+
 def test_add_remove_needs_public_blocks():
+    """Outside audit F9: the default ⌊√n⌋ blocks under add/remove were of the private n, and shown by
+    print, glance and to_dict; now blocks= is required there, refused before anything is spent."""
     df = _strong()
-    with pytest.warns(NonPrivateWarning, match="private under add/remove"):
-        fit = dp.dp_two_stage(
-            "y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", random_state=0, oc_trials=0
-        )
-    assert fit.privacy.data_dependent_steps
-    with pytest.raises(PrivacyParameterError, match="strict=True"):
-        dp.dp_two_stage("y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", strict=True)
+    for strict in (False, True):
+        acc = dp.Accountant(eps=10.0)
+        with pytest.raises(PrivacyParameterError, match="needs a public number of blocks, e.g. blocks=10"):
+            dp.dp_two_stage(
+                "y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", strict=strict, accountant=acc
+            )
+        assert acc.spent_eps == 0 and acc.charges == []
     with warnings.catch_warnings():
         warnings.simplefilter("error", NonPrivateWarning)
         fit = dp.dp_two_stage(

@@ -75,8 +75,8 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     neighbouring relations (l∞ sensitivity 1; not monotone, since a block can
     move its votes between features).  Under add/remove-one-row the rows are
     assigned to blocks independently and uniformly, and the number of blocks
-    must be public: give ``blocks=``, otherwise ⌊√n⌋ uses the private n (a
-    data-dependent step).  The lasso fits need no bounds; declared bounds clip each block's rows
+    must be public: ``blocks=`` is required (⌊√n⌋ would use the private n).
+    The lasso fits need no bounds; declared bounds clip each block's rows
     before its lasso, and a block whose lasso cannot be computed in floating
     point casts no vote (a public rule: no row can make the release fail or
     warn after its charge).
@@ -92,7 +92,8 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     lam : float
         Lasso penalty in (1/2n_b)‖y − Xβ‖² + lam‖β‖₁ on standardized columns (the paper: 0.1).
     blocks : int, optional
-        Number of disjoint blocks, 2 <= blocks <= n/2; default ⌊√n⌋.
+        Number of disjoint blocks, 2 <= blocks <= n/2; default ⌊√n⌋ under replace-one-row (n public);
+        required under ``neighbouring="add_remove"``.
     vote : {"topk", "support"}
         What each block votes for.
     topk : str

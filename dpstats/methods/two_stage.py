@@ -5,7 +5,8 @@ Correlations", §2 and §3): subsample and aggregate.  The steps, as the
 functions below implement them:
 
 1. Split the rows into m disjoint blocks without looking at the data
-   (default m = ⌊√n⌋, blocks of about √n rows, as in the paper's comparison):
+   (default m = ⌊√n⌋, blocks of about √n rows, as in the paper's comparison;
+   under add/remove-one-row n is private and m must be given):
    :func:`block_labels`.
 2. Fit a non-private lasso on each block, on its rows clipped to the declared
    bounds (:func:`clip_to_boxes`; a column or response without bounds as it
@@ -111,6 +112,12 @@ SECOND_STAGE_NOTES = {
 
 SECOND_STAGES = (None, "private_ols", "ols")
 
+ADD_REMOVE_BLOCKS = (
+    "dp_two_stage under neighbouring='add_remove' needs a public number of blocks, e.g. blocks=10: "
+    "the default ⌊√n⌋ would be read from n, which is private under add/remove-one-row, and every "
+    "output showing the number of blocks would show it. Nothing was read or spent."
+)
+
 
 @dataclass(frozen=True)
 class Lasso:
@@ -199,6 +206,8 @@ class TwoStageOptions(Options):
             raise PrivacyParameterError(
                 f"blocks must be a whole number >= 2 (or None for ⌊√n⌋), got {blocks!r}."
             )
+        if blocks is None and neighbouring == "add_remove":
+            raise PrivacyParameterError(ADD_REMOVE_BLOCKS)
         _check_choices(given)
         check_oc_trials(given["oc_trials"])
         if given["second_stage"] == "private_ols" and given["bounds"] is None:
@@ -213,9 +222,8 @@ class TwoStageOptions(Options):
         return Lasso(self.lam, self.standardize, self.solver, self.tol)
 
     def number_of_blocks(self, n: int) -> int:
-        """The blocks of step 1: ``blocks``, or ⌊√n⌋ (a data-dependent step under add/remove, where n
-        is private: :func:`name_data_dependent_steps`); under replace-one-row (n public) at least 2
-        rows each."""
+        """The blocks of step 1: ``blocks``, or ⌊√n⌋ of the public n (under add/remove, where n is
+        private, :meth:`check` requires ``blocks``); under replace-one-row at least 2 rows each."""
         n_blocks = default_blocks(n) if self.blocks is None else self.blocks
         if self.neighbouring == "replace" and n_blocks > n // 2:  # under add/remove: a stated note
             raise DataError(
@@ -354,16 +362,10 @@ def _second_stage_entry(k: int, eps: float, neighbouring: str) -> LedgerEntry:
 
 
 def name_data_dependent_steps(dd: DataDependence, options: TwoStageOptions) -> None:
-    """The method's own data-dependent steps (refused under ``strict``).
-
-    Under add/remove-one-row n is private, so the default ⌊√n⌋ blocks of step
-    1 depend on the data; an ordinary least-squares step 5 is not private.
+    """The method's own data-dependent step (refused under ``strict``): an ordinary least-squares
+    step 5 is not private.  (The default ⌊√n⌋ blocks would be one under add/remove-one-row, where
+    n is private; :meth:`TwoStageOptions.check` refuses it instead, as its value would be shown.)
     """
-    if options.neighbouring == "add_remove" and options.blocks is None:
-        dd.add(
-            "the number of blocks ⌊√n⌋ uses n, which is private under add/remove-one-row",
-            fix="pass a public blocks= (e.g. blocks=10)",
-        )
     if options.second_stage == "ols":
         dd.add(
             "second stage: ordinary least squares on the selected columns of the raw data (NOT private)",
