@@ -602,8 +602,10 @@ def as_numbers(values: pd.Series) -> pd.Series:
     """The entries of a column declared numeric, read as numbers (float64); an entry that is not a number is missing.
 
     Text is parsed (``"1.5"`` is 1.5, ``"n/a"`` missing), a boolean is 0 or 1, a Categorical is
-    read by its labels (R's ``as.numeric(as.character(f))``, not its codes).  Row by row: the
-    result for one entry never depends on another.
+    read by its labels (R's ``as.numeric(as.character(f))``, not its codes).  A complex entry
+    (Python's ``complex``, numpy's, or any entry of a complex column) is no real number: missing,
+    silently, whatever its imaginary part.  Row by row: the result for one entry never depends on
+    another.
 
     Examples
     --------
@@ -611,12 +613,22 @@ def as_numbers(values: pd.Series) -> pd.Series:
     [1.5, nan, nan, 1.0]
     >>> as_numbers(pd.Series(pd.Categorical(["10", "x"]))).tolist()
     [10.0, nan]
+    >>> as_numbers(pd.Series([0.5, 5 + 1j, 2 + 0j, "3"], dtype=object)).tolist()
+    [0.5, nan, nan, 3.0]
     """
     if _is_numeric(values.dtype):
         return values
     if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
         return values.astype(float)
-    return pd.to_numeric(values.astype(object), errors="coerce").astype(float)
+    read = pd.to_numeric(values.astype(object), errors="coerce")
+    if pd.api.types.is_complex_dtype(read.dtype):  # some entry was complex: only those are missing
+        complex_entry = values.astype(object).map(_is_complex).to_numpy(dtype=bool)
+        read = pd.Series(np.where(complex_entry, np.nan, read.to_numpy().real), index=values.index)
+    return read.astype(float)
+
+
+def _is_complex(value: Any) -> bool:
+    return isinstance(value, (complex, np.complexfloating))
 
 
 def _logical_as_text(values: pd.Series, levels: list) -> pd.Series:
@@ -648,7 +660,11 @@ def _first_read_level(col: pd.Series):
 
 
 def _is_numeric(dtype) -> bool:
-    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    """Real numbers: numeric, not boolean, not complex (a complex column's entries are no real numbers)."""
+    types = pd.api.types
+    return (
+        types.is_numeric_dtype(dtype) and not types.is_bool_dtype(dtype) and not types.is_complex_dtype(dtype)
+    )
 
 
 def _listed(names: Sequence[str], most: int = 5) -> str:
