@@ -146,6 +146,81 @@ def test_every_route_reads_a_declared_numeric_column_as_numbers(door, odd, tmp_p
         assert "x2" in views[1]["terms"], route
 
 
+def _csv_pair(tmp_path) -> tuple:
+    """A CSV file and its neighbour whose x1 holds the text 'abc' in row 2500, far past pyarrow's first
+    block (audit/stream_csv_type.py, with x1 on a grid of 10 values, so that as text it has few levels)."""
+    rng = np.random.default_rng(3)
+    x1 = rng.integers(0, 10, 3000).astype(float)
+    df = pd.DataFrame({"y": rng.uniform(0, 9, 3000), "x1": x1, "x2": rng.uniform(0, 9, 3000)})
+    d1 = df.astype({"x1": object})
+    d1.loc[2500, "x1"] = "abc"
+    paths = tmp_path / "d0.csv", tmp_path / "d1.csv"
+    df.to_csv(paths[0], index=False)
+    d1.to_csv(paths[1], index=False)
+    return paths
+
+
+def _what_both_routes_show(view: dict) -> tuple:
+    """The channels two engines share: the error's type, the terms and the warnings' categories, with
+    whether a warning names the levels of x1 read from the rows (each engine words that step its way)."""
+    levels_read = any("levels" in text and "'x1'" in text for _, text in view["warnings"])
+    error = view["error"][0] if view["error"] else None
+    return error, view.get("terms"), sorted({category for category, _ in view["warnings"]}), levels_read
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("door", ["dp_sis", "dp_lm", "dp_pca"])
+def test_a_text_cell_far_into_a_csv_is_read_as_pandas_reads_the_file(door, strict, tmp_path):
+    """Outside audit F7: streamed under a global pair of bounds (no column declared numeric), the text
+    in a later block raised "does not have the type of its column in the first chunk" on that neighbour
+    only, with no step named, where pandas.read_csv reads the column as text (its levels a named step).
+    Now the stream reads a column that is not one type in the file as text, as read_csv does: on each
+    neighbour both routes show the same; declared numeric by a bounds mapping, the neighbours agree."""
+    calls = {
+        "dp_sis": (dp.dp_sis, "y ~ x1 + x2", dict(eps=1.0, k=1, oc_trials=0)),
+        "dp_lm": (dp.dp_lm, "y ~ x1 + x2", dict(eps=1.0, n_boot=100)),
+        "dp_pca": (dp.dp_pca, "~ x1 + x2", dict(k=1, eps=1.0, delta=1e-6)),
+    }
+    fn, formula, kw = calls[door]
+    paths = _csv_pair(tmp_path)
+    for bounds in [(0.0, 10.0), {"y": (0, 10), "x1": (0, 10), "x2": (0, 10)}]:
+        views = {}
+        for path in paths:
+            for route, data in [
+                ("stream", engines.stream(path, chunk_rows=500)),
+                ("memory", pd.read_csv(path)),
+            ]:
+                views[path.stem, route] = reader_view(
+                    fn, formula, data, bounds=bounds, random_state=1, strict=strict, **kw
+                )
+        for stem in ("d0", "d1"):
+            assert _what_both_routes_show(views[stem, "stream"]) == _what_both_routes_show(
+                views[stem, "memory"]
+            )
+        assert "first chunk" not in str(views["d1", "stream"]["error"])
+        if isinstance(bounds, dict):
+            assert_same_view(views["d0", "stream"], views["d1", "stream"], label=door)
+        elif views["d1", "stream"]["error"] is None:
+            assert _what_both_routes_show(views["d1", "stream"])[3]  # the step is named
+        else:  # refused on both routes, by strict=True or by dp_lm's count of columns
+            assert strict or door == "dp_lm", views["d1", "stream"]["error"]
+
+
+def test_a_csv_column_numeric_in_one_file_and_text_in_the_next_is_text(tmp_path):
+    """The rule holds across the files of one stream: a column is numbers only if it is in every file
+    (the files read as one table, as pandas reads one file holding all their rows)."""
+    a, b = _csv_pair(tmp_path)
+    text = pd.read_csv(b).iloc[2400:].reset_index(drop=True)  # 'abc' in its first block
+    text.to_csv(tmp_path / "d2.csv", index=False)
+    kw = dict(eps=1.0, k=1, bounds=(0.0, 10.0), random_state=1, oc_trials=0)
+    both = engines.stream([a, tmp_path / "d2.csv"], chunk_rows=500)
+    pd.concat([pd.read_csv(a), text], ignore_index=True).to_csv(tmp_path / "all.csv", index=False)
+    memory = pd.read_csv(tmp_path / "all.csv")
+    views = [reader_view(dp.dp_sis, "y ~ x1 + x2", data, **kw) for data in (both, memory)]
+    assert _what_both_routes_show(views[0]) == _what_both_routes_show(views[1])
+    assert views[0]["error"] is None and _what_both_routes_show(views[0])[3]
+
+
 def test_a_global_pair_declares_no_text_column_numeric():
     df = BASE.assign(city=np.where(BASE.x3 > 0, "York", "Leeds"))
     fit = dp.dp_lm(
