@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engines import InMemoryData
-from ..privacy.bounds import Bounds, declared_bounds, design_box, is_auto
+from ..privacy.bounds import Bounds, is_auto
 from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
-from ..geometry import check_bounds_form, resolve_box
+from ..geometry import check_bounds_form
 from ..methods import sis as sis_m, two_stage as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
@@ -76,10 +76,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     move its votes between features).  Under add/remove-one-row the rows are
     assigned to blocks independently and uniformly, and the number of blocks
     must be public: ``blocks=`` is required (⌊√n⌋ would use the private n).
-    The lasso fits need no bounds; declared bounds clip each block's rows
-    before its lasso, and a block whose lasso cannot be computed in floating
-    point casts no vote (a public rule: no row can make the release fail or
-    warn after its charge).
+    The lasso fits need no bounds (declared ones clip each block's rows).
 
     Parameters
     ----------
@@ -92,8 +89,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     lam : float
         Lasso penalty in (1/2n_b)‖y − Xβ‖² + lam‖β‖₁ on standardized columns (the paper: 0.1).
     blocks : int, optional
-        Number of disjoint blocks, 2 <= blocks <= n/2; default ⌊√n⌋ under replace-one-row (n public);
-        required under ``neighbouring="add_remove"``.
+        Number of disjoint blocks, 2 <= blocks <= n/2; default ⌊√n⌋; required under add/remove.
     vote : {"topk", "support"}
         What each block votes for.
     topk : str
@@ -119,11 +115,9 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     stage_fraction : float in (0, 1)
         Share of eps for the private second stage.
     bounds : (lo, hi) or dict, optional
-        Public bounds.  Each block's rows are clipped to them before its lasso (a column without bounds
-        is left as it is); ``second_stage="private_ols"`` needs them for every selected column and the
-        response (an interaction's columns default to the product of its parts' bounds); ``"auto"`` (or
-        a :class:`dpstats.AutoBounds`) releases them privately first, for a private second stage only
-        (docs/architecture.md, "Private bounds").
+        Public bounds: each block's rows are clipped to them, and ``second_stage="private_ols"`` needs
+        them (an interaction's columns default to the product of its parts' bounds); ``"auto"`` (or a
+        :class:`dpstats.AutoBounds`) releases them privately first (docs/architecture.md, "Private bounds").
     {bounds_eps: the selection and the second stage}
     {schema parameters}
         The votes need no bounds: a numeric variable without declared bounds gets the public fill 0.
@@ -182,7 +176,7 @@ class TwoStageDoor(DataDoor):
         refuse_offset(mf, "dp_two_stage")
         dd.name_frame_steps(mf)
         m.name_data_dependent_steps(dd, o)
-        boxes = _boxes(self.bounds, mf, every=o.second_stage == "private_ols")
+        boxes = m.clip_boxes(self.bounds, mf, every=o.second_stage == "private_ols")
         return _Frame(mf=mf, k=k, n_blocks=n_blocks, boxes=boxes, truth=check_truth(o.truth, mf.names))
 
     def plan(self, frame: _Frame, dd: DataDependence) -> m.TwoStagePlan:
@@ -226,21 +220,6 @@ class TwoStageDoor(DataDoor):
         return sizes | sis_m.selection_diagnostics(
             mf, _selected(mf, released), nonprivate, frame.truth, k, released.n_clipped, "two_stage"
         )
-
-
-def _boxes(bounds, mf: ModelFrame, every: bool) -> tuple:
-    """The public bounds of the design's columns and of the response, which every block's rows are
-    clipped to: with ``every`` (a private second stage) each needs one, else a column without one is
-    left as it is (±inf).  Private bounds are released here only for a private second stage (the
-    only option that asks for them; otherwise they are refused before anything is spent)."""
-    if bounds is None or (not every and is_auto(bounds)):
-        return None, None
-    bounds = declared_bounds(bounds, mf)
-    open_missing = not every
-    return (
-        design_box(bounds, mf, open_missing=open_missing),
-        resolve_box(bounds, [mf.response], open_missing=open_missing),
-    )
 
 
 def _block_sizes(released: m.Release, n_blocks: int) -> tuple[int, int]:

@@ -63,8 +63,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
-from ..geometry import Box, to_unit_interval
+from ..formula import ModelFrame
+from ..geometry import Box, resolve_box, to_unit_interval
 from ..privacy.accountant import LedgerEntry
+from ..privacy.bounds import declared_bounds, design_box, is_auto
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
@@ -655,6 +657,21 @@ def release(
             X[:, chosen], y, x_box, plan.y_box, plan.stage_eps, votes.neighbouring, noise
         )
     return out
+
+
+def clip_boxes(bounds: Any, mf: ModelFrame, every: bool) -> tuple[Box | None, Box | None]:
+    """The public bounds of the design's columns and of the response, which every block's rows are
+    clipped to: with ``every`` (a private second stage) each needs one, else a column without one is
+    left as it is (±inf).  Private bounds are released here only for a private second stage (the
+    only option that asks for them; otherwise they are refused before anything is spent)."""
+    if bounds is None or (not every and is_auto(bounds)):
+        return None, None
+    bounds = declared_bounds(bounds, mf)
+    open_missing = not every
+    return (
+        design_box(bounds, mf, open_missing=open_missing),
+        resolve_box(bounds, [mf.response], open_missing=open_missing),
+    )
 
 
 def clip_to_boxes(
