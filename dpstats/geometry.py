@@ -92,7 +92,8 @@ def _refuse_missing(
         hint += (
             f" A transformed column is named as the formula writes it, e.g. bounds={{{missing[0]!r}: (lo, hi)}}; "
             "log(), log2(), log10(), log1p(), sqrt(), exp() of a variable and its powers (I(x^2), "
-            "poly(x, k, raw = TRUE)) are bounded from the variable's own bounds."
+            "poly(x, k, raw = TRUE)) are bounded from the variable's own bounds, the columns of "
+            "poly(x, z, degree = k, raw = TRUE) from x's and z's."
         )
     if shown:  # the columns' names hold levels read from the rows: their terms are named instead
         terms = list(dict.fromkeys(shown.get(m, m) for m in missing))
@@ -125,6 +126,7 @@ def resolve_box(
     shown: Mapping[str, str] | None = None,
     parts: Mapping[str, Sequence[str | tuple[float, float]]] | None = None,
     steps: Mapping[str, tuple[str, str]] | None = None,
+    open_missing: bool = False,
 ) -> Box | None:
     """Turn a ``bounds`` argument into a :class:`Box` over ``names``.
 
@@ -154,6 +156,9 @@ def resolve_box(
     steps : mapping, optional
         Column -> the data-dependent step (step, fix) of the formula term that makes it (orthogonal
         ``poly()``, knots from the rows): a refusal for its missing bound names the step and its fix.
+    open_missing : bool
+        A column without a public bound gets (-inf, inf), where by default it is refused: for a step
+        that clips what the bounds declare and leaves the rest as it is (dp_two_stage's block lassos).
 
     Examples
     --------
@@ -162,6 +167,8 @@ def resolve_box(
     >>> box = resolve_box({"a": (-1, 1), "b": (0, 2)}, ["a", "a:b"], parts={"a:b": ("a", "b")})
     >>> box.lo.tolist(), box.hi.tolist()
     ([-1.0, -2.0], [1.0, 2.0])
+    >>> resolve_box({"a": (-1, 1)}, ["a", "c"], open_missing=True).hi.tolist()
+    [1.0, inf]
     """
     if bounds is None:
         return None
@@ -173,6 +180,8 @@ def resolve_box(
             if pair is None and nm in dummies:
                 pair = _coding_range(dummies, nm)
             pair = derived.get(nm) if pair is None else pair
+            if pair is None and open_missing:
+                pair = (-math.inf, math.inf)
             if pair is None:
                 missing.append(nm)
                 continue
@@ -277,6 +286,30 @@ class Transformed:
         return _finite_pair(float(function(lo)), float(function(hi)))
 
 
+@dataclass(frozen=True)
+class Monomial:
+    """A numeric column that is a product of powers of distinct variables (column ``1.2`` of
+    ``poly(x, z, degree = 3, raw = TRUE)`` is x·z²): bounded, unless declared itself, by the product
+    of each power's image of its variable's declared interval, which is the column's exact range over
+    the box since each variable occurs once.
+
+    Examples
+    --------
+    >>> Monomial("p1.2", (("x", 1), ("z", 2))).interval({"x": (-1.0, 2.0), "z": (-3.0, 1.0)}.get)
+    (-9.0, 18.0)
+    """
+
+    label: str
+    powers: tuple[tuple[str, int], ...]  # (variable, power >= 1), each variable once
+
+    def interval(self, declared) -> tuple[float, float] | None:
+        """The product of the powers' images; ``declared(variable)`` gives a variable's (lo, hi) or None."""
+        images = [Transformed(self.label, v, "power", k).interval(declared(v)) for v, k in self.powers]
+        if any(image is None for image in images):
+            return None
+        return _finite_pair(*product_interval(images))
+
+
 def _finite_pair(lo: float, hi: float) -> tuple[float, float] | None:
     return (lo + 0.0, hi + 0.0) if math.isfinite(lo) and math.isfinite(hi) else None
 
@@ -301,6 +334,9 @@ def _part_bound(bounds: Mapping, part, aliases: Mapping[str, str] | None) -> tup
     if isinstance(part, Transformed):
         own = _declared(bounds, part.label, aliases)
         return own if own is not None else part.interval(_declared(bounds, part.variable, aliases))
+    if isinstance(part, Monomial):
+        own = _declared(bounds, part.label, aliases)
+        return own if own is not None else part.interval(lambda v: _declared(bounds, v, aliases))
     return part
 
 

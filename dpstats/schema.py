@@ -333,9 +333,7 @@ class Schema:
         if unknown:
             import difflib
 
-            # suggested from names public whatever the rows: a factor's columns carry its levels, which
-            # may have been read from the rows, so they are never suggested
-            public = sorted(c for c in known if not any(c.startswith(f) and c != f for f in factors))
+            public = self._public_bound_names(columns, design, factors, [str(k) for k in b if named(str(k))])
             near = difflib.get_close_matches(unknown[0], public, n=3, cutoff=0.5)
             hint = f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
             raise PrivacyParameterError(
@@ -375,6 +373,34 @@ class Schema:
                     f"of the data: did you mean {name!r}? Check the spelling (names are case-sensitive). "
                     "Nothing was read or spent."
                 )
+
+    def _public_bound_names(
+        self, columns: Sequence[str], design: Sequence[str], factors: Sequence[str], keys: Sequence[str]
+    ) -> list[str]:
+        """The names a misspelt ``bounds=`` key may be told it resembles: the data's columns, the bounds'
+        own (known) keys, and the design's columns whose every part is public whatever the rows.
+
+        A part of a design column (``x:gb`` has the parts ``x`` and ``gb``) that starts with a factor's
+        label carries one of its levels, or a contrast's column made from them; it is public only if
+        every factor whose label it starts with has declared levels (``levels=``, or ``levels =``
+        given inline in ``factor()``/``ordered()``), never when a level may have been read from the rows
+        (``x:gsecret``).  A factor declared otherwise (a Categorical) is left out too, as are term
+        labels, which no bounds key can name (``x:g``): the list errs on the short side.
+
+        Examples
+        --------
+        >>> s = Schema.declare(bounds={"y": (0, 1)}, levels={"h": ["u", "v"]})
+        >>> s._public_bound_names(["y", "x", "g", "h"], ["x", "gb", "x:gsecret", "hv", "x:hv"], ["g", "h"], ["y"])
+        ['g', 'h', 'hv', 'x', 'x:hv', 'y']
+        """
+        declared = [f for f in factors if f in self.levels or _levels_inline(f)]
+
+        def public(part: str) -> bool:
+            return all(f in declared for f in factors if part.startswith(f))
+
+        names = [str(c) for c in design if all(public(p) for p in str(c).split(":"))]
+        names += [str(c) for c in columns] + list(keys)
+        return sorted(set(names) | {_unquoted(c) for c in names})
 
     def fill_value(self, name: str) -> float | None:
         """The public fill of a numeric variable (midpoint of its declared bounds), or None."""
@@ -635,8 +661,10 @@ def as_numbers(values: pd.Series) -> pd.Series:
     """The entries of a column declared numeric, read as numbers (float64); an entry that is not a number is missing.
 
     Text is parsed (``"1.5"`` is 1.5, ``"n/a"`` missing), a boolean is 0 or 1, a Categorical is
-    read by its labels (R's ``as.numeric(as.character(f))``, not its codes).  Row by row: the
-    result for one entry never depends on another.
+    read by its labels (R's ``as.numeric(as.character(f))``, not its codes).  A complex entry
+    (Python's ``complex``, numpy's, or any entry of a complex column) is no real number: missing,
+    silently, whatever its imaginary part.  Row by row: the result for one entry never depends on
+    another.
 
     Examples
     --------
@@ -644,12 +672,22 @@ def as_numbers(values: pd.Series) -> pd.Series:
     [1.5, nan, nan, 1.0]
     >>> as_numbers(pd.Series(pd.Categorical(["10", "x"]))).tolist()
     [10.0, nan]
+    >>> as_numbers(pd.Series([0.5, 5 + 1j, 2 + 0j, "3"], dtype=object)).tolist()
+    [0.5, nan, nan, 3.0]
     """
     if _is_numeric(values.dtype):
         return values
     if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
         return values.astype(float)
-    return pd.to_numeric(values.astype(object), errors="coerce").astype(float)
+    read = pd.to_numeric(values.astype(object), errors="coerce")
+    if pd.api.types.is_complex_dtype(read.dtype):  # some entry was complex: only those are missing
+        complex_entry = values.astype(object).map(_is_complex).to_numpy(dtype=bool)
+        read = pd.Series(np.where(complex_entry, np.nan, read.to_numpy().real), index=values.index)
+    return read.astype(float)
+
+
+def _is_complex(value: Any) -> bool:
+    return isinstance(value, (complex, np.complexfloating))
 
 
 def _numbers_as_text(values: pd.Series, levels: list) -> pd.Series:
@@ -688,12 +726,47 @@ def _first_read_level(col: pd.Series):
 
 
 def _is_numeric(dtype) -> bool:
-    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    """Real numbers: numeric, not boolean, not complex (a complex column's entries are no real numbers)."""
+    types = pd.api.types
+    return (
+        types.is_numeric_dtype(dtype) and not types.is_bool_dtype(dtype) and not types.is_complex_dtype(dtype)
+    )
 
 
 def _listed(names: Sequence[str], most: int = 5) -> str:
     """Column names for a message: the first ``most`` quoted, then " …" when there are more."""
     return ", ".join(repr(c) for c in names[:most]) + (" …" if len(names) > most else "")
+
+
+def _levels_inline(label: str) -> bool:
+    """Whether a factor's label is ``factor(x, levels = ...)`` or ``ordered(x, levels = ...)``: levels
+    written in the formula (constants, as the formula layer requires), so its columns are public.
+
+    Examples
+    --------
+    >>> _levels_inline('factor(c, levels = c(4, 6))'), _levels_inline('factor(factor(g, levels = c("a")))')
+    (True, False)
+    """
+    match = re.fullmatch(r"(?:factor|ordered)\((.*)\)", label, flags=re.S)
+    return match is not None and any(re.match(r"levels\s*=", a) for a in _top_level_args(match[1])[1:])
+
+
+def _top_level_args(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets and quotes, each part stripped."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    return parts + [text[start:].strip()]
 
 
 def _unquoted(name: str) -> str:

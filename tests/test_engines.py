@@ -206,9 +206,11 @@ def test_chunk_with_other_schema_is_a_clear_error(tmp_path):
     bad = dp.datasets.fan_lv(n=3000, d=8, random_state=0).astype({"x1": object})
     bad.loc[2900, "x1"] = "n/a?"  # far beyond the first CSV block, whose types are inferred
     bad.to_csv(tmp_path / "bad.csv", index=False)
-    with pytest.raises(DataError, match="bad.csv: a value of column .x1. does not have the type") as err:
-        engines.sufficient_statistics("y ~ .", engines.stream(tmp_path / "bad.csv", chunk_rows=50))
-    assert "n/a" not in str(err.value)  # pyarrow's own text quotes the value: only the column is named
+    # not one type in the file: text, as pandas.read_csv reads it, its levels read in a named first pass
+    # (it was an error naming the chunk, on that file only: outside audit F7)
+    mf, _ = engines.sufficient_statistics("y ~ .", engines.stream(tmp_path / "bad.csv", chunk_rows=50))
+    assert mf.names == model_frame("y ~ .", pd.read_csv(tmp_path / "bad.csv"), drop_intercept=True).names
+    assert "x1n/a?" in mf.names and any("first pass" in s and "'x1'" in s for s, _ in mf.engine_steps)
     # declared numeric (a bounds= entry): the entry is a missing value, filled; no error
     bounds = {c: (-5, 5) for c in bad.columns}
     mf, st = engines.sufficient_statistics(

@@ -50,6 +50,12 @@ FORMULAS = [
     "y ~ exp(x1) + sqrt(x2) + log1p(x2) + expm1(x3)",
     "y ~ I(x3^2) + I(x1^3) + poly(x3, 3, raw = TRUE)",
     "y ~ exp(x3):x1 + sqrt(x2):city + I(x3^2):x2",
+    # raw polynomials of several variables: column "a.b" is x^a z^b (outside audit F10: every column
+    # was bounded as a power of the first variable)
+    "y ~ poly(x2, x3, degree = 2, raw = TRUE)",
+    "y ~ poly(x3, x2, degree = 3, raw = TRUE)",
+    "y ~ poly(x3, x2, x1, raw = TRUE) + poly(x2, x3, degree = 2, raw = TRUE):x1",
+    "y ~ poly(x2, x3, degree = 2, raw = TRUE):city",
 ]
 
 
@@ -273,7 +279,10 @@ def test_levels_read_from_the_rows_name_terms_in_the_note():
     assert "York" not in notes[0][0] and "Zurich" not in notes[1][0]
 
 
-@pytest.mark.parametrize("formula", ["y ~ x1 * x2 + x1:city", "y ~ x1 * C(city, contr.sum)"])
+@pytest.mark.parametrize(
+    "formula",
+    ["y ~ x1 * x2 + x1:city", "y ~ x1 * C(city, contr.sum)", "y ~ poly(x1, x2, degree = 2, raw = TRUE)"],
+)
 def test_streamed_data_bound_like_data_in_memory(formula, tmp_path):
     """The chunked engines' frame carries the parts and the codings' ranges: the same release as in
     memory (a contr.sum column is no longer clipped from -1 to a dummy's 0 when streamed)."""
@@ -285,6 +294,31 @@ def test_streamed_data_bound_like_data_in_memory(formula, tmp_path):
     np.testing.assert_allclose(fits[0].coef(), fits[1].coef(), rtol=0, atol=1e-10)
     notes = [[n for n in fit.privacy.notes if "interaction" in n] for fit in fits]
     assert notes[0] == notes[1] and len(notes[0]) == 1
+
+
+def test_each_column_of_a_raw_polynomial_in_two_variables_has_its_own_bound():
+    """Outside audit F10 (audit/poly_multivariate_bounds.py): with x in [0, 1] and z in [0, 100], the
+    columns x, x², z, xz, z² (R's 1.0, 2.0, 0.1, 1.1, 0.2) were bounded as x, x², x³, x⁴, x⁵, so z, xz
+    and z² were clipped to [0, 1]; with the arguments swapped the bounds reached 1e10."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.uniform(0, 1, 50), "z": rng.uniform(0, 100, 50), "y": rng.uniform(0, 1, 50)})
+    bounds = {"x": (0, 1), "z": (0, 100), "y": (0, 1)}
+    for formula, hi in [
+        ("y ~ poly(x, z, degree = 2, raw = TRUE)", [1, 1, 100, 100, 1e4]),
+        ("y ~ poly(z, x, degree = 2, raw = TRUE)", [100, 1e4, 1, 100, 1]),
+    ]:
+        mf = model_frame(formula, df)
+        box = design_box(bounds, mf, mf.names[1:])
+        assert box.lo.tolist() == [0.0] * 5 and box.hi.tolist() == hi, formula
+        assert np.all(mf.X[:, 1:] <= box.hi) and np.all(mf.X[:, 1:] >= box.lo)
+    # a signed interval: x in [-2, 1], z in [-1, 3]: x·z in [-6, 3], x²·z in [-4, 12]
+    mf = model_frame("y ~ poly(x, z, degree = 3, raw = TRUE)", df)
+    box = design_box(
+        {"x": (-2, 1), "z": (-1, 3)},
+        mf,
+        ["poly(x, z, degree = 3, raw = TRUE)1.1", "poly(x, z, degree = 3, raw = TRUE)2.1"],
+    )
+    assert box.lo.tolist() == [-6.0, -4.0] and box.hi.tolist() == [3.0, 12.0]
 
 
 def test_an_overflowing_or_single_point_product_is_left_to_declare():

@@ -18,6 +18,7 @@ warnings, errors, term names, tidy() rows and privacy steps; only released value
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -59,15 +60,17 @@ DECLARED_DOORS = {
 
 
 @pytest.mark.parametrize("strict", [False, True])
-@pytest.mark.parametrize("text", ["n/a", "oops", "1,5"])
+@pytest.mark.parametrize("text", ["n/a", "oops", "1,5", 5 + 1j, np.complex128(0.5)], ids=str)
 @pytest.mark.parametrize("door", sorted(DECLARED_DOORS))
 def test_text_in_a_declared_numeric_column_is_a_missing_value(door, text, strict):
+    """A complex entry is no real number either (outside audit F8: 5+1j gave a ComplexWarning on
+    that neighbour only and its real part was used): missing, silently, whatever its imaginary part."""
     fn, kw = DECLARED_DOORS[door]
     a, b = _pair(text)
     views = [reader_view(fn, FORMULA, d, bounds=BOUNDS, random_state=7, strict=strict, **kw) for d in (a, b)]
     assert views[0]["error"] is None, views[0]["error"]
     assert_same_view(*views)
-    assert "x2" in views[1]["terms"] and text not in json.dumps(views[1], default=str)
+    assert "x2" in views[1]["terms"] and str(text) not in json.dumps(views[1], default=str)
     # the released values are those of the filled numeric column: the text is a missing value
     fits = []
     for d in (a, b):
@@ -79,6 +82,27 @@ def test_text_in_a_declared_numeric_column_is_a_missing_value(door, text, strict
     assert json.dumps(fits[0], sort_keys=True, default=str) == json.dumps(
         fits[1], sort_keys=True, default=str
     )
+
+
+def test_a_complex_column_is_never_read_by_its_real_part():
+    """Declared numeric, every entry of a complex column is missing; otherwise the column is text, as
+    the plain-numeric route always read it, on the general route too (it took the real part, with a
+    ComplexWarning)."""
+    df = BASE.assign(x2=BASE.x2 + 0j)
+    filled = BASE.assign(x2=np.nan)
+    for formula in ("y ~ x1 + x2", "y ~ x1 + x2 + I(x3^2)"):  # plain-numeric and general routes
+        views = [
+            reader_view(dp.dp_sis, formula, d, eps=1.0, k=1, bounds=BOUNDS, random_state=1)
+            for d in (df, filled)
+        ]
+        assert_same_view(*views, label=formula)
+        assert views[0]["fit"].tidy().to_dict() == views[1]["fit"].tidy().to_dict()
+        text = reader_view(dp.dp_sis, formula, df, eps=1.0, k=1, bounds=(-1, 1), random_state=1)
+        assert [w for w in text["warnings"] if "levels of 'x2' were read" in w[1]], (
+            formula,
+            text["warnings"],
+        )
+        assert not [w for w in text["warnings"] if w[0] == "ComplexWarning"]
 
 
 def _sources(df: pd.DataFrame, tmp_path, tag: str) -> dict:
@@ -100,17 +124,19 @@ def _sources(df: pd.DataFrame, tmp_path, tag: str) -> dict:
     }
 
 
+@pytest.mark.parametrize("odd", ["n/a?", 5 + 1j], ids=str)
 @pytest.mark.parametrize("door", ["dp_sis", "dp_lm"])
-def test_every_route_reads_a_declared_numeric_column_as_numbers(door, tmp_path):
+def test_every_route_reads_a_declared_numeric_column_as_numbers(door, odd, tmp_path):
     """Streamed CSV (text far beyond the first block, whose types are inferred), Parquet with a
-    string column, Dask, DuckDB (TRY_CAST in the SQL pushdown), polars and Arrow."""
+    string column, Dask, DuckDB (TRY_CAST in the SQL pushdown), polars and Arrow.  A complex entry
+    reaches Dask as it is and the others as its text '(5+1j)': missing on every route."""
     n = 3000
     rng = np.random.default_rng(3)
     a = pd.DataFrame(rng.uniform(-1, 1, (n, 3)), columns=["x1", "x2", "x3"])
     a["y"] = np.clip(a.x1 + 0.2 * rng.standard_normal(n), -1, 1)
     a.loc[2900, "x2"] = np.nan
     b = a.astype({"x2": object})
-    b.loc[2900, "x2"] = "n/a?"
+    b.loc[2900, "x2"] = odd
     fn, kw = DECLARED_DOORS[door]
     sa, sb = _sources(a, tmp_path, "a"), _sources(b, tmp_path, "b")
     for route in sa:
@@ -118,6 +144,81 @@ def test_every_route_reads_a_declared_numeric_column_as_numbers(door, tmp_path):
         assert views[0]["error"] is None, (route, views[0]["error"])
         assert_same_view(*views)
         assert "x2" in views[1]["terms"], route
+
+
+def _csv_pair(tmp_path) -> tuple:
+    """A CSV file and its neighbour whose x1 holds the text 'abc' in row 2500, far past pyarrow's first
+    block (audit/stream_csv_type.py, with x1 on a grid of 10 values, so that as text it has few levels)."""
+    rng = np.random.default_rng(3)
+    x1 = rng.integers(0, 10, 3000).astype(float)
+    df = pd.DataFrame({"y": rng.uniform(0, 9, 3000), "x1": x1, "x2": rng.uniform(0, 9, 3000)})
+    d1 = df.astype({"x1": object})
+    d1.loc[2500, "x1"] = "abc"
+    paths = tmp_path / "d0.csv", tmp_path / "d1.csv"
+    df.to_csv(paths[0], index=False)
+    d1.to_csv(paths[1], index=False)
+    return paths
+
+
+def _what_both_routes_show(view: dict) -> tuple:
+    """The channels two engines share: the error's type, the terms and the warnings' categories, with
+    whether a warning names the levels of x1 read from the rows (each engine words that step its way)."""
+    levels_read = any("levels" in text and "'x1'" in text for _, text in view["warnings"])
+    error = view["error"][0] if view["error"] else None
+    return error, view.get("terms"), sorted({category for category, _ in view["warnings"]}), levels_read
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("door", ["dp_sis", "dp_lm", "dp_pca"])
+def test_a_text_cell_far_into_a_csv_is_read_as_pandas_reads_the_file(door, strict, tmp_path):
+    """Outside audit F7: streamed under a global pair of bounds (no column declared numeric), the text
+    in a later block raised "does not have the type of its column in the first chunk" on that neighbour
+    only, with no step named, where pandas.read_csv reads the column as text (its levels a named step).
+    Now the stream reads a column that is not one type in the file as text, as read_csv does: on each
+    neighbour both routes show the same; declared numeric by a bounds mapping, the neighbours agree."""
+    calls = {
+        "dp_sis": (dp.dp_sis, "y ~ x1 + x2", dict(eps=1.0, k=1, oc_trials=0)),
+        "dp_lm": (dp.dp_lm, "y ~ x1 + x2", dict(eps=1.0, n_boot=100)),
+        "dp_pca": (dp.dp_pca, "~ x1 + x2", dict(k=1, eps=1.0, delta=1e-6)),
+    }
+    fn, formula, kw = calls[door]
+    paths = _csv_pair(tmp_path)
+    for bounds in [(0.0, 10.0), {"y": (0, 10), "x1": (0, 10), "x2": (0, 10)}]:
+        views = {}
+        for path in paths:
+            for route, data in [
+                ("stream", engines.stream(path, chunk_rows=500)),
+                ("memory", pd.read_csv(path)),
+            ]:
+                views[path.stem, route] = reader_view(
+                    fn, formula, data, bounds=bounds, random_state=1, strict=strict, **kw
+                )
+        for stem in ("d0", "d1"):
+            assert _what_both_routes_show(views[stem, "stream"]) == _what_both_routes_show(
+                views[stem, "memory"]
+            )
+        assert "first chunk" not in str(views["d1", "stream"]["error"])
+        if isinstance(bounds, dict):
+            assert_same_view(views["d0", "stream"], views["d1", "stream"], label=door)
+        elif views["d1", "stream"]["error"] is None:
+            assert _what_both_routes_show(views["d1", "stream"])[3]  # the step is named
+        else:  # refused on both routes, by strict=True or by dp_lm's count of columns
+            assert strict or door == "dp_lm", views["d1", "stream"]["error"]
+
+
+def test_a_csv_column_numeric_in_one_file_and_text_in_the_next_is_text(tmp_path):
+    """The rule holds across the files of one stream: a column is numbers only if it is in every file
+    (the files read as one table, as pandas reads one file holding all their rows)."""
+    a, b = _csv_pair(tmp_path)
+    text = pd.read_csv(b).iloc[2400:].reset_index(drop=True)  # 'abc' in its first block
+    text.to_csv(tmp_path / "d2.csv", index=False)
+    kw = dict(eps=1.0, k=1, bounds=(0.0, 10.0), random_state=1, oc_trials=0)
+    both = engines.stream([a, tmp_path / "d2.csv"], chunk_rows=500)
+    pd.concat([pd.read_csv(a), text], ignore_index=True).to_csv(tmp_path / "all.csv", index=False)
+    memory = pd.read_csv(tmp_path / "all.csv")
+    views = [reader_view(dp.dp_sis, "y ~ x1 + x2", data, **kw) for data in (both, memory)]
+    assert _what_both_routes_show(views[0]) == _what_both_routes_show(views[1])
+    assert views[0]["error"] is None and _what_both_routes_show(views[0])[3]
 
 
 def test_a_global_pair_declares_no_text_column_numeric():
@@ -295,6 +396,48 @@ def test_a_bounds_entry_naming_no_column_is_refused_with_a_suggestion_before_spe
 
         data = dd.from_pandas(df, npartitions=2)
         engines.sufficient_statistics("y ~ x1", data, schema=Schema.declare(bounds={"Wt": (0, 1)}))
+
+
+def _secret_level_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A text factor g of levels a/b, and its neighbour in which one row holds the level 'secret'."""
+    rng = np.random.default_rng(0)
+    d0 = pd.DataFrame(
+        {"y": rng.uniform(0, 1, 300), "x": rng.uniform(0, 1, 300), "g": rng.choice(["a", "b"], 300)}
+    )
+    d1 = d0.copy()
+    d1.loc[0, "g"] = "secret"
+    return d0, d1
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("key", ["secret", "Gsecret", "x:secret"])
+def test_the_hint_of_a_misspelt_bounds_key_quotes_no_level_read_from_the_rows(key, strict):
+    """Outside audit F1 (audit/bound_name_hint_leaks_level.py): the interaction column 'x:gsecret' of a
+    level one row holds was suggested for a key close to it, on that neighbour only."""
+    d0, d1 = _secret_level_pair()
+    kw = dict(eps=1.0, k=1, bounds={"y": (0, 1), "x": (0, 1), key: (0, 1)}, random_state=1, strict=strict)
+    views = [reader_view(dp.dp_sis, "y ~ x + g + x:g", d, **kw) for d in (d0, d1)]
+    assert_same_view(*views, label=key, released=False)
+    assert views[1]["error"][0] == "PrivacyParameterError"
+    assert "secret'?" not in views[1]["error"][1]
+
+
+def test_the_hint_suggests_the_columns_of_declared_levels_and_the_data_columns():
+    d0, _ = _secret_level_pair()
+    bounds = {"y": (0, 1), "x": (0, 1)}
+    cases = [  # (formula, misspelt key, levels=, the suggestion), each public whatever the rows
+        ("y ~ x + g + x:g", "x:Gb", {"g": ["a", "b"]}, "'x:gb'"),
+        ('y ~ x * factor(g, levels = c("a", "b"))', 'X:factor(g, levels = c("a", "b"))b', None, "'x:factor("),
+        ("y ~ x + g + x:g", "xx", None, "'x'"),
+    ]
+    for formula, key, levels, hint in cases:
+        match = rf"names {re.escape(repr(key))}.*Did you mean {re.escape(hint)}"
+        with pytest.raises(PrivacyParameterError, match=match):
+            dp.dp_sis(formula, d0, eps=1.0, k=1, bounds=bounds | {key: (0, 1)}, levels=levels)
+    # levels read from the rows: their columns are never suggested
+    with pytest.raises(PrivacyParameterError) as refused:
+        dp.dp_sis("y ~ x + g + x:g", d0, eps=1.0, k=1, bounds=bounds | {"x:Gb": (0, 1)})
+    assert "Did you mean" not in str(refused.value)
 
 
 def test_arrow_and_pandas_read_the_same_number_from_every_entry_arrow_parses():

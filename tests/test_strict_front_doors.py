@@ -229,17 +229,14 @@ def test_without_bounds_is_refused_even_when_not_strict(name):
 
 def test_two_stage_selection_needs_no_bounds_and_its_data_dependent_options_are_refused():
     """dp_two_stage's vote-and-select path uses no bounds (votes have sensitivity 1 or 2):
-    pure without them; its data-dependent options (n-based blocks under add/remove, raw OLS)
-    warn, and strict refuses them before spending."""
+    pure without them; its data-dependent option (raw OLS) warns, and strict refuses it before
+    spending.  (n-based blocks under add/remove are refused whether strict or not.)"""
     df = _fan_lv()
     with warnings.catch_warnings():
         warnings.simplefilter("error", NonPrivateWarning)
         fit = dp.dp_two_stage("y ~ .", df, eps=2.0, k=3, strict=True, random_state=0, oc_trials=0)
     assert fit.privacy.data_dependent_steps == []
-    for option, match in [
-        ({"neighbouring": "add_remove"}, "private under add/remove"),
-        ({"second_stage": "ols"}, "NOT private"),
-    ]:
+    for option, match in [({"second_stage": "ols"}, "NOT private")]:
         with pytest.warns(NonPrivateWarning, match=match):
             loose = dp.dp_two_stage("y ~ .", df, eps=2.0, k=3, random_state=0, oc_trials=0, **option)
         assert loose.privacy.data_dependent_steps

@@ -16,11 +16,13 @@ from dpstats.errors import (
     NonPrivateWarning,
     PrivacyParameterError,
 )
+from dpstats.geometry import Box
 from dpstats.methods import sis as sis_m
 from dpstats.methods import two_stage as m
 from dpstats.privacy.accountant import Accountant, total_eps
 from dpstats.simulate.two_stage import instability_data
 from dpstats.stats import cross_products
+from neighbours import assert_same_view, reader_view
 
 
 def _strong(n=120, d=40, seed=0) -> pd.DataFrame:
@@ -111,15 +113,38 @@ def test_front_door_selects_and_states_privacy():
     fit.to_json()
 
 
+def test_add_remove_neighbours_show_the_same_number_of_blocks():
+    """Outside audit F9 (audit/two_stage_blocks_reveal_n.py): 399 and 400 rows printed, tidied and
+    exported 19 and 20 blocks (⌊√n⌋ of the private n).  Without blocks= both are now refused alike;
+    with it both views agree, the number of blocks unmasked."""
+    rng = np.random.default_rng(1)
+    d = pd.DataFrame(rng.uniform(-1, 1, (400, 4)), columns=["y", "a", "b", "c"])
+    kw = dict(eps=1.0, k=1, bounds=(-1, 1), neighbouring="add_remove", random_state=1, oc_trials=0)
+    pair = (d.iloc[:399], d)
+    refused = [reader_view(dp.dp_two_stage, "y ~ a + b + c", data, **kw) for data in pair]
+    assert refused[0]["error"] == refused[1]["error"] and refused[0]["error"][0] == "PrivacyParameterError"
+    views = [reader_view(dp.dp_two_stage, "y ~ a + b + c", data, blocks=10, **kw) for data in pair]
+    assert_same_view(*views)
+    shown = [
+        (v["fit"].to_dict()["outputs"]["blocks"], int(v["fit"].glance()["blocks"].iloc[0])) for v in views
+    ]
+    assert shown == [(10, 10), (10, 10)]
+    assert [line for line in str(views[0]["fit"]).splitlines() if line.startswith("Stage 1")] == [
+        line for line in str(views[1]["fit"]).splitlines() if line.startswith("Stage 1")
+    ]
+
+
 def test_add_remove_needs_public_blocks():
+    """Outside audit F9: the default ⌊√n⌋ blocks under add/remove were of the private n, and shown by
+    print, glance and to_dict; now blocks= is required there, refused before anything is spent."""
     df = _strong()
-    with pytest.warns(NonPrivateWarning, match="private under add/remove"):
-        fit = dp.dp_two_stage(
-            "y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", random_state=0, oc_trials=0
-        )
-    assert fit.privacy.data_dependent_steps
-    with pytest.raises(PrivacyParameterError, match="strict=True"):
-        dp.dp_two_stage("y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", strict=True)
+    for strict in (False, True):
+        acc = dp.Accountant(eps=10.0)
+        with pytest.raises(PrivacyParameterError, match="needs a public number of blocks, e.g. blocks=10"):
+            dp.dp_two_stage(
+                "y ~ .", df, eps=5.0, k=3, neighbouring="add_remove", strict=strict, accountant=acc
+            )
+        assert acc.spent_eps == 0 and acc.charges == []
     with warnings.catch_warnings():
         warnings.simplefilter("error", NonPrivateWarning)
         fit = dp.dp_two_stage(
@@ -272,3 +297,76 @@ def test_instability_paper_figure_1():
         se = diff.std(ddof=1) / np.sqrt(diff.size)
         assert diff.mean() > 0.2, (design, sis.mean(), ts.mean())
         assert diff.mean() - 3 * se > 0.2
+
+
+# ----------------------------------------------------------------------------- extreme rows (outside audit F3, F5)
+def _audit_rows(n: int = 2000, p: int = 30) -> pd.DataFrame:
+    """The rows of audit/two_stage_crash_after_charge.py: p uniform features, y = w0 + noise."""
+    rng = np.random.default_rng(9)
+    df = pd.DataFrame(rng.uniform(-1, 1, (n, p)), columns=[f"w{j}" for j in range(p)])
+    df["y"] = df.w0 + rng.normal(0, 1, n)
+    return df
+
+
+@pytest.mark.parametrize(("second_stage", "bounded"), [(None, True), (None, False), ("private_ols", True)])
+def test_a_huge_response_cannot_make_a_block_fail_after_the_charge(second_stage, bounded):
+    """Outside audit F3: y = 1e308 in one row made sklearn's LassoLars raise a raw ValueError after
+    the budget was charged, on that neighbour only.  Each block's rows are now clipped to the
+    declared bounds, and a block that still cannot be fitted (no bounds) casts no vote."""
+    d0 = _audit_rows()
+    d1 = d0.copy()
+    d1.loc[0, "y"] = 1e308
+    bounds = {**{f"w{j}": (-1, 1) for j in range(30)}, "y": (-5, 5)} if bounded else None
+    views = []
+    for d in (d0, d1):
+        acc = Accountant(eps=5.0)
+        kw = dict(eps=1.0, k=2, blocks=10, second_stage=second_stage, bounds=bounds, accountant=acc)
+        views.append(
+            reader_view(dp.dp_two_stage, "y ~ w0 + w1 + w2 + w3:w4 + exp(w5)", d, random_state=1, **kw)
+        )
+        assert acc.spent_eps == pytest.approx(1.0)
+    assert_same_view(*views, label=f"{second_stage}, bounded={bounded}")
+
+
+EXTREME = [1e308, -1e308, np.inf, -np.inf, 1e154]
+
+
+@pytest.mark.parametrize("bounds", [None, {"y": (0, 10), "x1": (0, 10)}], ids=["no bounds", "x2 unbounded"])
+@pytest.mark.parametrize("column", ["y", "x1", "x2"])
+def test_no_numpy_warning_on_one_neighbour_whatever_the_rows(column, bounds):
+    """Outside audit F5: ±1e308, inf and 1e154 (squared by I(x^2)) gave numpy RuntimeWarnings
+    (overflow, invalid value) on the neighbour holding them.  Same view for every value."""
+    rng = np.random.default_rng(7)
+    base = pd.DataFrame(
+        {"y": rng.uniform(1, 9, 400), "x1": rng.uniform(1, 9, 400), "x2": rng.uniform(1, 9, 400)}
+    )
+    formula = "y ~ x1 + x2 + x1:x2 + I(x1^2) + I(x2^2)"
+    kw = dict(eps=1.0, k=2, blocks=4, bounds=bounds, random_state=5, oc_trials=0)
+    ref = reader_view(dp.dp_two_stage, formula, base, **kw)
+    assert ref["warnings"] == []
+    for value in EXTREME:
+        d1 = base.copy()
+        d1.loc[0, column] = value
+        assert_same_view(ref, reader_view(dp.dp_two_stage, formula, d1, **kw), label=f"{column} = {value}")
+
+
+def test_a_block_beyond_floating_point_casts_no_vote_silently():
+    X = np.column_stack([np.r_[1e200, np.ones(9)], np.arange(10.0)])
+    y = np.arange(10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for solver in ("lars", "cd"):
+            assert m.block_lasso(X, y, 0.1, solver=solver).tolist() == [0.0, 0.0]
+            assert m.block_lasso(X[:, 1:], np.r_[1e308, 1e308, y[2:]], 0.1, solver=solver).tolist() == [0.0]
+            assert m.block_lasso(X[:, 1:], y, 0.1, solver=solver)[0] > 0  # the clean block still votes
+    labels = np.repeat([0, 1], 5)
+    coefs = m.block_coefficients(X, y, labels, 2, m.Lasso())
+    assert not coefs[0].any() and coefs[1].any()  # the block holding 1e200 only
+
+
+def test_block_rows_are_clipped_to_the_declared_bounds():
+    """Clipping by construction: a row far outside the bounds counts as the bound in its block's lasso."""
+    X = np.array([[0.5, 9.0], [-0.5, -1e300]])
+    box = Box(np.array([-1.0, -2.0]), np.array([1.0, 2.0]))
+    Xc, yc, n = m.clip_to_boxes(X, np.array([3.0, 0.0]), box, None)
+    assert Xc.tolist() == [[0.5, 2.0], [-0.5, -2.0]] and yc.tolist() == [3.0, 0.0] and n == 2

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engines import InMemoryData
-from ..privacy.bounds import Bounds, declared_bounds, design_box, is_auto
+from ..privacy.bounds import Bounds, is_auto
 from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
-from ..geometry import check_bounds_form, resolve_box
+from ..geometry import check_bounds_form
 from ..methods import sis as sis_m, two_stage as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
@@ -75,8 +75,8 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     neighbouring relations (l∞ sensitivity 1; not monotone, since a block can
     move its votes between features).  Under add/remove-one-row the rows are
     assigned to blocks independently and uniformly, and the number of blocks
-    must be public: give ``blocks=``, otherwise ⌊√n⌋ uses the private n (a
-    data-dependent step).  The lasso fits need no bounds.
+    must be public: ``blocks=`` is required (⌊√n⌋ would use the private n).
+    The lasso fits need no bounds (declared ones clip each block's rows).
 
     Parameters
     ----------
@@ -89,7 +89,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     lam : float
         Lasso penalty in (1/2n_b)‖y − Xβ‖² + lam‖β‖₁ on standardized columns (the paper: 0.1).
     blocks : int, optional
-        Number of disjoint blocks, 2 <= blocks <= n/2; default ⌊√n⌋.
+        Number of disjoint blocks, 2 <= blocks <= n/2; default ⌊√n⌋; required under add/remove.
     vote : {"topk", "support"}
         What each block votes for.
     topk : str
@@ -115,9 +115,9 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     stage_fraction : float in (0, 1)
         Share of eps for the private second stage.
     bounds : (lo, hi) or dict, optional
-        Public bounds, used only by ``second_stage="private_ols"`` (an interaction's columns default to
-        the product of its parts' bounds); ``"auto"`` (or a :class:`dpstats.AutoBounds`) releases them
-        privately first (docs/architecture.md, "Private bounds").
+        Public bounds: each block's rows are clipped to them, and ``second_stage="private_ols"`` needs
+        them (an interaction's columns default to the product of its parts' bounds); ``"auto"`` (or a
+        :class:`dpstats.AutoBounds`) releases them privately first (docs/architecture.md, "Private bounds").
     {bounds_eps: the selection and the second stage}
     {schema parameters}
         The votes need no bounds: a numeric variable without declared bounds gets the public fill 0.
@@ -176,13 +176,7 @@ class TwoStageDoor(DataDoor):
         refuse_offset(mf, "dp_two_stage")
         dd.name_frame_steps(mf)
         m.name_data_dependent_steps(dd, o)
-        boxes = (None, None)
-        if o.second_stage == "private_ols":
-            bounds = declared_bounds(self.bounds, mf)
-            boxes = (
-                design_box(bounds, mf),
-                resolve_box(bounds, [mf.response]),
-            )
+        boxes = m.clip_boxes(self.bounds, mf, every=o.second_stage == "private_ols")
         return _Frame(mf=mf, k=k, n_blocks=n_blocks, boxes=boxes, truth=check_truth(o.truth, mf.names))
 
     def plan(self, frame: _Frame, dd: DataDependence) -> m.TwoStagePlan:

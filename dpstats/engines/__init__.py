@@ -67,7 +67,7 @@ from .adapter import Data, InMemoryData, as_data, is_native, refuse_unknown, typ
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .duckdb_engine import DuckDBSource, on_duckdb
 from .layout import Layout, build_layout
-from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, stream
+from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, read_with_file_types, stream
 
 __all__ = [
     "unfilled_variables",
@@ -361,9 +361,13 @@ def _sufficient_statistics(
         stats.n_dropped, stats.n_filled = mf.n_dropped, mf.n_filled
         stats.boxes = (transform.x_box, transform.y_box)
         return mf, stats
-    source, layout, mf = _prepare(formula, data, drop_intercept, one_sided, progress, schema)
-    transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
-    stats = source.statistics(layout, transform)
+
+    def first_pass():
+        source, layout, mf = _prepare(formula, data, drop_intercept, one_sided, progress, schema)
+        transform.x_box, transform.y_box = boxes(mf) if boxes is not None else (None, None)
+        return source, layout, mf, source.statistics(layout, transform)
+
+    source, layout, mf, stats = read_with_file_types(as_source(data), first_pass)
     _check_min_rows(stats, min_rows, formula, source)
     if check_constant:
         constant = np.flatnonzero(stats.cross.x_min == stats.cross.x_max)
@@ -461,8 +465,12 @@ def row_passes(
     >>> mf.n, passes.reduce(lambda c: c.X.T @ c.y).tolist(), passes.passes
     (4, [3.0, 5.0], 1)
     """
-    source, layout, mf = _prepare(formula, data, drop_intercept, False, progress, schema)
-    stats = source.statistics(layout, Transform())
+
+    def first_pass():
+        source, layout, mf = _prepare(formula, data, drop_intercept, False, progress, schema)
+        return source, layout, mf, source.statistics(layout, Transform())
+
+    source, layout, mf, stats = read_with_file_types(as_source(data), first_pass)
     _check_min_rows(stats, min_rows, formula, source)
     mf.n_rows, mf.n_dropped, mf.n_filled = stats.n, stats.n_dropped, stats.n_filled
     return mf, stats, RowPasses(source, layout)

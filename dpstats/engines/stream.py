@@ -6,6 +6,18 @@ XᵀX: one column of a row group at a time, below), each chunk's schema is check
 first chunk's, the chunk goes through the formula and is reduced to
 sufficient statistics, and only the statistics are kept.
 
+Column types of a CSV file
+--------------------------
+A CSV file declares no types.  A column is read as ``pandas.read_csv`` reads the whole file: numbers
+(or logicals) when every entry is one or missing, text otherwise, wherever the other entries are.
+pyarrow infers the types from the first block only, so a pass that meets an entry that does not
+have its column's type in a later block (or file) stops with :class:`ColumnNotOneType`, before any
+statistic is kept, and the engines run it again with that column read as text
+(:meth:`Stream.read_as_text`): the same frame and the same named steps (its levels read from the
+rows) as in memory, at the cost of a pass only where a column is not one type.  A column declared
+numeric (a ``bounds=`` entry) is always read as text and each entry as a number
+(:func:`dpstats.schema.as_numbers`).
+
 Memory bound
 ------------
 Peak memory above the imports is at most
@@ -77,6 +89,31 @@ COLUMN_GROUP_BYTES = (
 )  # the column route reads this many bytes of columns at a time (at least one column)
 
 
+class ColumnNotOneType(Exception):
+    """A pass over a CSV stream met an entry of ``column`` that does not have the type pyarrow inferred
+    from the first block (module docstring, "Column types of a CSV file"): the pass is run again with
+    the column read as text.  Internal: the engines catch it (:func:`read_with_file_types`)."""
+
+    def __init__(self, column: str) -> None:
+        super().__init__(column)
+        self.column = column
+
+
+def read_with_file_types(source, run):
+    """``run()``, again with a CSV stream's column read as text each time a pass finds it is not one type.
+
+    Each rerun makes one more column text, so there are at most as many reruns as columns; nothing a
+    failed pass computed is kept.
+    """
+    while True:
+        try:
+            return run()
+        except ColumnNotOneType as changed:
+            if not isinstance(source, Stream) or changed.column in source.text_columns:
+                raise
+            source.read_as_text(changed.column)
+
+
 class Stream:
     """Data read in chunks from one or more Parquet or CSV files.
 
@@ -98,6 +135,8 @@ class Stream:
         self.levels, self.progress = levels, progress
         self.csv_options = dict(csv_options or {})
         self._schema = None
+        # CSV columns found not to be one type in the files: read as text (module docstring)
+        self.text_columns: set[str] = set()
 
     def __repr__(self) -> str:
         files = self.paths[0].name + (f" and {len(self.paths) - 1} more" if len(self.paths) > 1 else "")
@@ -121,8 +160,18 @@ class Stream:
             import pyarrow.parquet as pq
 
             return pq.ParquetFile(path).schema_arrow
+        import pyarrow as pa
+
         with self._csv_reader(path, None) as reader:
-            return reader.schema
+            inferred = reader.schema
+        return pa.schema(
+            [pa.field(f.name, pa.string()) if f.name in self.text_columns else f for f in inferred]
+        )
+
+    def read_as_text(self, column: str) -> None:
+        """Read ``column`` of a CSV stream as text from now on (a pass found it is not one type)."""
+        self.text_columns.add(column)
+        self._schema = None
 
     def schema_frame(self) -> pd.DataFrame:
         """An empty frame with the data's columns and pandas dtypes.
@@ -225,7 +274,7 @@ class Stream:
         first = self.arrow_schema()
         for path in self.paths:
             schema = self._file_schema(path) if path != self.paths[0] else first
-            self._check(first, schema, f"file {path.name}", columns, numeric)
+            self._check(first, schema, f"file {path.name}", columns, numeric, csv=self.format == "csv")
             for i, batch in enumerate(self._file_batches(path, columns, first, numeric)):
                 where = f"chunk {i + 1} of {path.name}"
                 self._check(first, batch.schema, where, columns, numeric)
@@ -254,15 +303,21 @@ class Stream:
                     for start in range(0, batch.num_rows, self.chunk_rows):
                         yield _parsed_where_arrow_can(batch.slice(start, self.chunk_rows), numeric)
             except pa.ArrowInvalid as exc:  # its text quotes the value: only the column is named
+                column = _column_named(exc, first, quoted=False)  # "column #k" counts the file's columns
+                if column is not None and column not in numeric and column not in self.text_columns:
+                    raise ColumnNotOneType(column) from None  # read again, the column as text
                 raise DataError(
-                    f"{path.name}: a value of {_column_named(exc, schema)} does not have the type of its "
+                    f"{path.name}: a value of {_column_named(exc, first)} does not have the type of its "
                     "column in the first chunk. Declare the column numeric with a bounds= entry (an entry "
                     "that is not a number is then a missing value), make it one type throughout the file, "
                     "or declare its type with csv_options={'convert_options': {'column_types': ...}}."
                 ) from None
 
     @staticmethod
-    def _check(first, schema, where: str, columns, numeric=frozenset()) -> None:
+    def _check(first, schema, where: str, columns, numeric=frozenset(), csv: bool = False) -> None:
+        """Every chunk (and file) has the first's columns and kinds; ``csv``: a file whose first block
+        suggests another kind for a column than the first file's makes that column text (module
+        docstring, "Column types of a CSV file")."""
         want = list(first.names) if columns is None else list(columns)
         have = list(schema.names)
         have_set, want_set = set(have), set(want)  # wide files: 10^4 names, no quadratic scan
@@ -275,6 +330,8 @@ class Stream:
             for c in want
             if c not in numeric and _kind(schema.field(c).type) != _kind(first.field(c).type)
         ]
+        if changed and csv:
+            raise ColumnNotOneType(changed[0][0])
         if changed:
             raise schema_error(where, changed=[(c, w, n) for c, w, n in changed])
 
@@ -427,13 +484,17 @@ def _read_ahead(items: Iterator) -> Iterator:
             worker.join(timeout=0.01)
 
 
-def _column_named(exc: Exception, schema) -> str:
-    """The column pyarrow's CSV error points at (\"column #k\", a public name), never the value it quotes."""
+def _column_named(exc: Exception, schema, quoted: bool = True) -> str | None:
+    """The column pyarrow's CSV error points at (\"column #k\", a public name), never the value it
+    quotes: ``"column 'x'"``, or ``"a column"`` when it names none (``quoted=False``: the name, or None)."""
     import re
 
     found = re.search(r"column #(\d+)", str(exc))
     k = int(found.group(1)) if found else -1
-    return f"column '{schema.names[k]}'" if 0 <= k < len(schema.names) else "a column"
+    name = schema.names[k] if 0 <= k < len(schema.names) else None
+    if not quoted:
+        return name
+    return f"column '{name}'" if name is not None else "a column"
 
 
 def _kind(arrow_type) -> str:

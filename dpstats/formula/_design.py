@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError, FormulaError
-from ..geometry import MONOTONE, Transformed, product_interval
+from ..geometry import MONOTONE, Monomial, Transformed, product_interval
 from . import _bases
 from ._eval import Chr, Fac, Num
 from ._parse import call_name, deparse, parse
@@ -145,7 +145,7 @@ def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return out
 
 
-Part = str | tuple[float, float] | Transformed
+Part = str | tuple[float, float] | Transformed | Monomial
 """A factor of a design column: a numeric column's name (its bound is declared) or a coding's range."""
 
 
@@ -188,7 +188,7 @@ def _pieces(value, label: str, how: str, default_contrasts: tuple[str, str]) -> 
         if len(shape) < 2 or shape[1] == 1:
             return [(label, _numeric_part(label, label))]
         names = value.colnames or [str(j) for j in range(1, shape[1] + 1)]
-        return [(label + nm, _numeric_part(label, label + nm, j)) for j, nm in enumerate(names, 1)]
+        return [(label + nm, _numeric_part(label, label + nm, nm)) for nm in names]
     if how == "indicators" or len(value.levels) < 2:
         return [(label + lev, (0.0, 1.0)) for lev in value.levels]
     matrix, names = contrast_matrix(value, label, default_contrasts)
@@ -198,10 +198,12 @@ def _pieces(value, label: str, how: str, default_contrasts: tuple[str, str]) -> 
     ]
 
 
-def _numeric_part(label: str, column: str, power: int | None = None) -> Part:
+def _numeric_part(label: str, column: str, suffix: str | None = None) -> Part:
     """A numeric column's part: a public function of one variable when its formula term is one
-    (``log(wt)``, ``sqrt(x)``, ``I(x^2)``, column j of ``poly(x, k, raw = TRUE)``, which is x^j), so
-    that its bound follows from the variable's; otherwise the column's own name."""
+    (``log(wt)``, ``sqrt(x)``, ``I(x^2)``, column j of ``poly(x, k, raw = TRUE)``, which is x^j), or
+    a product of powers of variables (column ``1.2`` of ``poly(x, z, degree = 3, raw = TRUE)``, x·z²),
+    so that its bound follows from the variables'; otherwise the column's own name.  ``suffix``: the
+    column's name within a matrix term (``"2"``, ``"1.2"``)."""
     try:
         node = parse(label)
     except FormulaError:
@@ -220,9 +222,42 @@ def _numeric_part(label: str, column: str, power: int | None = None) -> Part:
     if fn in MONOTONE and len(args) == 1:
         return Transformed(column, first.value, fn)
     raw = any(n == "raw" and deparse(a) in ("TRUE", "T") for n, a in args)
-    if fn == "poly" and raw and power is not None:
-        return Transformed(column, first.value, "power", power)
+    if fn == "poly" and raw and suffix is not None:
+        return _raw_poly_part(column, args, suffix)
     return column
+
+
+def _raw_poly_part(column: str, args: list, suffix: str) -> Part:
+    """Column ``suffix`` of ``poly(..., raw = TRUE)``: R names it by its powers, one per variable
+    (``"2"`` is x², ``"1.2"`` is x·z²), the variables being the arguments without a name (a number
+    after a single variable is the degree, as :func:`dpstats.formula._eval._poly` reads it).  The
+    column's own name when an argument is not a variable.
+
+    Examples
+    --------
+    >>> from dpstats.formula._parse import parse
+    >>> args = parse("poly(x, z, degree = 2, raw = TRUE)").args
+    >>> _raw_poly_part("p1.1", args, "1.1"), _raw_poly_part("p0.2", args, "0.2").power
+    (Monomial(label='p1.1', powers=(('x', 1), ('z', 1))), 2)
+    """
+    dots = [a for name, a in args if name is None]
+    if len(dots) == 2 and dots[1].kind == "num":
+        dots = dots[:1]
+    pieces = suffix.split(".")
+    if (
+        len(pieces) != len(dots)
+        or not all(p.isdigit() for p in pieces)
+        or any(a.kind != "name" for a in dots)
+    ):
+        return column
+    powers: dict[str, int] = {}
+    for arg, piece in zip(dots, pieces):
+        if int(piece):  # poly(x, x, ...) twice the same variable: its powers add up
+            powers[arg.value] = powers.get(arg.value, 0) + int(piece)
+    if len(powers) == 1:
+        ((variable, power),) = powers.items()
+        return Transformed(column, variable, "power", power)
+    return Monomial(column, tuple(powers.items()))
 
 
 def factor_column_ranges(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[float, float]]:
@@ -238,9 +273,10 @@ def factor_column_ranges(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[
 
 def product_parts(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[Part, ...]]:
     """The columns of :func:`column_parts` whose bound may follow from their parts': products with a
-    numeric part, and public functions of one variable (:class:`~dpstats.geometry.Transformed`)."""
+    numeric part, public functions of one variable (:class:`~dpstats.geometry.Transformed`) and
+    products of powers of variables (:class:`~dpstats.geometry.Monomial`)."""
     numeric = {nm: p for nm, p in parts.items() if not all(isinstance(x, tuple) for x in p)}
-    return {nm: p for nm, p in numeric.items() if len(p) > 1 or isinstance(p[0], Transformed)}
+    return {nm: p for nm, p in numeric.items() if len(p) > 1 or isinstance(p[0], (Transformed, Monomial))}
 
 
 def subset(value, keep: np.ndarray):

@@ -308,7 +308,9 @@ class Context:
 
 
 def column_value(s: pd.Series):
-    """A data column as R sees it: numeric, logical, factor (categoricals) or character."""
+    """A data column as R sees it: numeric, logical, factor (categoricals) or character; a complex
+    column is character, as for the schema (its entries are no real numbers) and the plain-numeric
+    route (:func:`dpstats.formula.is_factor_dtype`), never its real part."""
     dtype = s.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return Fac(
@@ -318,7 +320,7 @@ def column_value(s: pd.Series):
         )
     if pd.api.types.is_bool_dtype(dtype):
         return Num(s.to_numpy(dtype=float, na_value=np.nan), logical=True)
-    if pd.api.types.is_numeric_dtype(dtype):
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
         return Num(s.to_numpy(dtype=float, na_value=np.nan))
     return Chr(s.to_numpy(dtype=object))
 

@@ -5,10 +5,16 @@ Correlations", §2 and §3): subsample and aggregate.  The steps, as the
 functions below implement them:
 
 1. Split the rows into m disjoint blocks without looking at the data
-   (default m = ⌊√n⌋, blocks of about √n rows, as in the paper's comparison):
+   (default m = ⌊√n⌋, blocks of about √n rows, as in the paper's comparison;
+   under add/remove-one-row n is private and m must be given):
    :func:`block_labels`.
-2. Fit a non-private lasso on each block: :func:`block_lasso`,
-   :func:`block_coefficients`.
+2. Fit a non-private lasso on each block, on its rows clipped to the declared
+   bounds (:func:`clip_to_boxes`; a column or response without bounds as it
+   is): :func:`block_lasso`, :func:`block_coefficients`.  A block whose
+   lasso cannot be computed in floating point (an input, or its square, past
+   the largest double where no bound clips it) casts no vote, as a block of
+   fewer than 2 rows does: a public rule, so no row can make the release
+   fail or warn after its charge.
 3. Every block casts one vote for each feature it selects (its top-k
    |coefficients|, or its whole support): :func:`vote_counts`.
 4. A private top-k of the d vote counts picks the features (in
@@ -37,9 +43,12 @@ most 1.  The counts are *not* monotone under either relation: a changed block
 can withdraw its vote from one feature and give it to another, so the
 factor-2 savings for monotone scores do not apply.
 
-Everything inside a block (centering, scaling, the lasso itself) may use that
-block's data freely: it is part of the block's vote, which the sensitivity
-argument already allows to change arbitrarily.
+Everything inside a block (clipping to public bounds, centering, scaling, the
+lasso itself, and the rule that a block whose fit fails in floating point
+casts no vote) may use that block's data freely: it is part of the block's
+vote, a function of that block's rows and public inputs only, which the
+sensitivity argument already allows to change arbitrarily.  Each row is in
+one block, so the argument above is unchanged.
 """
 
 from __future__ import annotations
@@ -54,8 +63,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
-from ..geometry import Box, to_unit_interval
+from ..formula import ModelFrame
+from ..geometry import Box, resolve_box, to_unit_interval
 from ..privacy.accountant import LedgerEntry
+from ..privacy.bounds import declared_bounds, design_box, is_auto
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
@@ -86,7 +97,9 @@ LASSO_SOLVERS = {
 NOTES = [
     "The selected set is released without an order; vote counts are not released.",
     "Rows are assigned to blocks without looking at the data; the lasso fits inside a "
-    "block are not private by themselves and need no bounds.",
+    "block are not private by themselves and need no bounds. Each block fits its rows clipped to "
+    "the declared bounds (a column without bounds as it is); a block whose lasso cannot be computed "
+    "in floating point casts no vote.",
 ]
 ADD_REMOVE_NOTE = (
     "Under add/remove-one-row the rows are drawn into blocks at random and n is not checked against "
@@ -100,6 +113,12 @@ SECOND_STAGE_NOTES = {
 
 
 SECOND_STAGES = (None, "private_ols", "ols")
+
+ADD_REMOVE_BLOCKS = (
+    "dp_two_stage under neighbouring='add_remove' needs a public number of blocks, e.g. blocks=10: "
+    "the default ⌊√n⌋ would be read from n, which is private under add/remove-one-row, and every "
+    "output showing the number of blocks would show it. Nothing was read or spent."
+)
 
 
 @dataclass(frozen=True)
@@ -189,6 +208,8 @@ class TwoStageOptions(Options):
             raise PrivacyParameterError(
                 f"blocks must be a whole number >= 2 (or None for ⌊√n⌋), got {blocks!r}."
             )
+        if blocks is None and neighbouring == "add_remove":
+            raise PrivacyParameterError(ADD_REMOVE_BLOCKS)
         _check_choices(given)
         check_oc_trials(given["oc_trials"])
         if given["second_stage"] == "private_ols" and given["bounds"] is None:
@@ -203,9 +224,8 @@ class TwoStageOptions(Options):
         return Lasso(self.lam, self.standardize, self.solver, self.tol)
 
     def number_of_blocks(self, n: int) -> int:
-        """The blocks of step 1: ``blocks``, or ⌊√n⌋ (a data-dependent step under add/remove, where n
-        is private: :func:`name_data_dependent_steps`); under replace-one-row (n public) at least 2
-        rows each."""
+        """The blocks of step 1: ``blocks``, or ⌊√n⌋ of the public n (under add/remove, where n is
+        private, :meth:`check` requires ``blocks``); under replace-one-row at least 2 rows each."""
         n_blocks = default_blocks(n) if self.blocks is None else self.blocks
         if self.neighbouring == "replace" and n_blocks > n // 2:  # under add/remove: a stated note
             raise DataError(
@@ -241,7 +261,9 @@ class TwoStagePlan(Plan):
 
     ``select_eps`` and ``stage_eps`` are the eps of steps 4 and 5 (the ledger's entries; a
     private-bounds step may be put before them); ``x_box``, ``y_box`` the public bounds of the
-    columns and the response, used by a private second stage only.
+    columns and the response (None: no bounds declared): every block's rows are clipped to them
+    (±inf where a column has none), and a private second stage, which needs them all, maps them
+    onto [−1, 1].
     """
 
     d: int = 0
@@ -342,16 +364,10 @@ def _second_stage_entry(k: int, eps: float, neighbouring: str) -> LedgerEntry:
 
 
 def name_data_dependent_steps(dd: DataDependence, options: TwoStageOptions) -> None:
-    """The method's own data-dependent steps (refused under ``strict``).
-
-    Under add/remove-one-row n is private, so the default ⌊√n⌋ blocks of step
-    1 depend on the data; an ordinary least-squares step 5 is not private.
+    """The method's own data-dependent step (refused under ``strict``): an ordinary least-squares
+    step 5 is not private.  (The default ⌊√n⌋ blocks would be one under add/remove-one-row, where
+    n is private; :meth:`TwoStageOptions.check` refuses it instead, as its value would be shown.)
     """
-    if options.neighbouring == "add_remove" and options.blocks is None:
-        dd.add(
-            "the number of blocks ⌊√n⌋ uses n, which is private under add/remove-one-row",
-            fix="pass a public blocks= (e.g. blocks=10)",
-        )
     if options.second_stage == "ols":
         dd.add(
             "second stage: ordinary least squares on the selected columns of the raw data (NOT private)",
@@ -417,24 +433,41 @@ def block_lasso(
     about n_b steps when n_b << d: about 20 times faster than coordinate
     descent on 10 × 2000 blocks, with an objective at least as low.
     ``solver="cd"`` is coordinate descent with duality-gap tolerance ``tol``.
+
+    A block whose centred, scaled inputs are not all finite (a value, or its
+    square, past the largest double), or whose solver fails or returns a
+    non-finite coefficient, gets coefficients 0: it casts no vote.  No warning
+    leaves the fit (numpy's or scikit-learn's would depend on the rows).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [1e200, 1.0], [3.0, 0.0]]); y = np.array([1.0, 2.0, 3.0])
+    >>> block_lasso(X, y, 0.1).tolist()
+    [0.0, 0.0]
     """
-    from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import Lasso, LassoLars
 
-    Xc = X - X.mean(axis=0)
-    scale = np.sqrt((Xc**2).mean(axis=0)) if standardize else np.ones(X.shape[1])
-    live = scale > 1e-12 * max(1.0, float(np.max(scale, initial=0.0)))
     coef = np.zeros(X.shape[1])
-    if not live.any():
-        return coef
     if solver == "lars":
         model = LassoLars(alpha=lam, fit_intercept=False, max_iter=max_iter)
     else:
         model = Lasso(alpha=lam, fit_intercept=False, tol=tol, max_iter=max_iter)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        model.fit(Xc[:, live] / scale[live], y - y.mean())
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning, numpy's overflow: they depend on the rows
+        Xc = X - X.mean(axis=0)
+        scale = np.sqrt((Xc**2).mean(axis=0)) if standardize else np.ones(X.shape[1])
+        live = scale > 1e-12 * max(1.0, float(np.max(scale, initial=0.0)))
+        if not live.any():
+            return coef
+        inputs, centred = Xc[:, live] / scale[live], y - y.mean()
+        if not (np.isfinite(inputs).all() and np.isfinite(centred).all()):
+            return coef
+        try:
+            model.fit(inputs, centred)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            return coef
+    if not np.isfinite(model.coef_).all():
+        return coef
     coef[live] = model.coef_
     # LARS can leave round-off (~1e-17) on a variable that is exactly 0 at the optimum
     # (glmnet gives 0): it must not count as a support vote
@@ -609,20 +642,70 @@ def release(
     [4]
     """
     rng, votes = noise.generator, plan.votes
+    X, y, n_clipped = clip_to_boxes(X, y, plan.x_box, plan.y_box)
     labels = block_labels(X.shape[0], plan.n_blocks, votes.neighbouring, rng, shuffle=votes.shuffle)  # step 1
     coefs = block_coefficients(X, y, labels, plan.n_blocks, votes.lasso, progress=progress)  # step 2
     counts = vote_counts(coefs, plan.k, votes.vote)  # step 3
     options = {"gamma": plan.gamma} if plan.topk == "canonical_lipschitz" else {}
     chosen = SELECTORS[plan.topk].select(counts, plan.k, plan.select_eps, rng, **options)  # step 4
-    out = Release(labels=labels, counts=counts, chosen=chosen)
+    out = Release(labels=labels, counts=counts, chosen=chosen, n_clipped=n_clipped)
     if plan.second_stage == "ols":  # step 5, not private
-        out.beta = np.linalg.lstsq(np.column_stack([np.ones(X.shape[0]), X[:, chosen]]), y, rcond=None)[0]
+        out.beta = ordinary_least_squares(X[:, chosen], y)
     elif plan.second_stage == "private_ols":
         x_box = Box(plan.x_box.lo[chosen], plan.x_box.hi[chosen])
-        out.beta, out.n_clipped = second_stage_private_ols(
+        out.beta, _ = second_stage_private_ols(
             X[:, chosen], y, x_box, plan.y_box, plan.stage_eps, votes.neighbouring, noise
         )
     return out
+
+
+def clip_boxes(bounds: Any, mf: ModelFrame, every: bool) -> tuple[Box | None, Box | None]:
+    """The public bounds of the design's columns and of the response, which every block's rows are
+    clipped to: with ``every`` (a private second stage) each needs one, else a column without one is
+    left as it is (±inf).  Private bounds are released here only for a private second stage (the
+    only option that asks for them; otherwise they are refused before anything is spent)."""
+    if bounds is None or (not every and is_auto(bounds)):
+        return None, None
+    bounds = declared_bounds(bounds, mf)
+    open_missing = not every
+    return (
+        design_box(bounds, mf, open_missing=open_missing),
+        resolve_box(bounds, [mf.response], open_missing=open_missing),
+    )
+
+
+def clip_to_boxes(
+    X: np.ndarray, y: np.ndarray, x_box: Box | None, y_box: Box | None
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """``X``'s columns and ``y`` clipped to their public bounds (a box of None, or an infinite bound,
+    clips nothing), and the number of values clipped (not private).
+
+    Examples
+    --------
+    >>> X, y, n = clip_to_boxes(np.array([[5.0, 1e308]]), np.array([-9.0]),
+    ...                         Box(np.array([0.0, -np.inf]), np.array([1.0, np.inf])), Box(np.array([-1.0]), np.array([1.0])))
+    >>> X.tolist(), y.tolist(), n
+    ([[1.0, 1e+308]], [-1.0], 2)
+    """
+    n_clipped = 0
+    if x_box is not None:
+        n_clipped += int(np.count_nonzero((X < x_box.lo) | (X > x_box.hi)))
+        X = np.clip(X, x_box.lo, x_box.hi)
+    if y_box is not None:
+        n_clipped += int(np.count_nonzero((y < y_box.lo[0]) | (y > y_box.hi[0])))
+        y = np.clip(y, y_box.lo[0], y_box.hi[0])
+    return X, y, n_clipped
+
+
+def ordinary_least_squares(Xs: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Step 5, not private: least squares of ``y`` on [1, ``Xs``]; NaN coefficients where floating
+    point fails (values past the largest double in columns without bounds), without a warning."""
+    design = np.column_stack([np.ones(Xs.shape[0]), Xs])
+    with np.errstate(all="ignore"):
+        try:
+            return np.linalg.lstsq(design, y, rcond=None)[0]
+        except np.linalg.LinAlgError:
+            return np.full(design.shape[1], np.nan)
 
 
 def second_stage_private_ols(

@@ -668,12 +668,15 @@ def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
     return bounds.norm(mf.X) if isinstance(bounds, PrivateBounds) else bounds
 
 
-def design_box(bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None) -> Box | None:
+def design_box(
+    bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None, *, open_missing: bool = False
+) -> Box | None:
     """The box of the design's columns (``names``, default all) from resolved bounds: factor dummies
     are bounded by their coding, (0, 1) for treatment contrasts; an interaction's column, unless
     declared itself, by the product of its parts' bounds when each part has a public one
     (:func:`dpstats.geometry.derived_bounds`). A column without a bound that a data-dependent term makes
-    (orthogonal ``poly()``, knots from the rows) is refused naming that step and its fix."""
+    (orthogonal ``poly()``, knots from the rows) is refused naming that step and its fix;
+    ``open_missing``: a column without a public bound gets (-inf, inf) instead of being refused."""
     shown = dict(zip(mf.names, mf.terms)) if getattr(mf, "levels_read", False) else None
     calls = getattr(mf, "step_calls", None) or {}
     steps = {nm: calls[c] for nm, term in zip(mf.names, mf.terms) for c in calls if c in term}
@@ -684,6 +687,7 @@ def design_box(bounds: Any, mf: ModelFrame, names: Sequence[str] | None = None) 
         shown=shown,
         parts=interaction_parts(mf),
         steps=steps,
+        open_missing=open_missing,
     )
 
 

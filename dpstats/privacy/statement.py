@@ -165,7 +165,8 @@ def derived_bounds_note(bounds: Any, mf: Any) -> str:
         "arithmetic on public bounds alone, no row read: an interaction's by the product of its parts' "
         "bounds (the numeric variables' declared bounds, the factor codings' ranges), a monotone function "
         "or a power of a variable (log(x), sqrt(x), I(x^2), poly(x, k, raw = TRUE)) by the image of the "
-        "variable's declared bounds."
+        "variable's declared bounds, a product of powers of variables (poly(x, z, degree = k, raw = TRUE)) "
+        "by the product of their images."
     )
 
 
