@@ -239,7 +239,9 @@ print.summary.dp_result <- function(x, ...) {
   # dp_lm: the calibrated estimates are fit$outputs$calibrated_estimates in R
   "(de-shrunk) estimates, calibrated_estimates." = "(de-shrunk) estimates, fit$outputs$calibrated_estimates.",
   # dp_knockoff's ledger: delta2, the code's name of the part of delta this step is charged
-  "fails with probability delta2" = "fails with probability at most this step's delta"
+  "fails with probability delta2" = "fails with probability at most this step's delta",
+  "fail with probability delta2" = "fail with probability at most this step's delta",
+  "except with probability delta2/4" = "except with probability a quarter of the sensitivity bound's delta"
 )
 
 .r_phrased <- function(text) {
