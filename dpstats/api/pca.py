@@ -52,10 +52,10 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     shrunk onto the l2 ball of radius C; the top-k eigenvectors of
     Σ xxᵀ + E are released, E symmetric with iid N(0, σ²) entries on and above
     the diagonal, σ = Δ_F/√(2ρ), Δ_F = √2·C² (replace-one) or C²
-    (add/remove-one), ρ the zCDP budget with ρ + 2√(ρ log 1/δ) = eps (Bun &
-    Steinke 2016, Prop. 1.3).  This is the private PCA step of
-    :func:`dpstats.dp_gmm` (same noise for the same seed), computable from a
-    stream or a Dask frame, where ``dp_gmm`` itself needs the rows.
+    (add/remove-one), ρ = μ²/2 for the largest μ whose Gaussian is (eps, delta)-DP
+    exactly (Balle & Wang 2018).  This is the private PCA step of
+    :func:`dpstats.dp_gmm` (the same mechanism; dp_gmm gives it a share of its ρ),
+    computable from a stream or a Dask frame, where ``dp_gmm`` itself needs the rows.
 
     Parameters
     ----------
@@ -63,7 +63,8 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     {data, streamed: the statistics then come from one chunked pass}
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
-    {eps, delta}
+    {eps, delta: one Gaussian mechanism, so exactly: the largest ρ = μ²/2 whose Gaussian is
+        (eps, delta)-DP, Balle & Wang 2018}
     bounds : (lo, hi) or dict
         Public box of the columns (an interaction's columns default to the product of its parts' bounds).
         Without it the data's min/max are used (a first pass; a data-dependent step: NonPrivateWarning,

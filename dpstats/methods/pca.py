@@ -11,7 +11,9 @@ share on it inside its zCDP plan over rows in memory.
 
 Privacy: ‖xxᵀ − yyᵀ‖_F ≤ √2·C² (replace-one) and ‖xxᵀ‖_F ≤ C²
 (add/remove-one); σ = Δ_F/√(2ρ) gives ρ-zCDP (Bun & Steinke 2016,
-Prop. 1.6), converted once with ρ + 2√(ρ log 1/δ) = eps (Prop. 1.3).
+Prop. 1.6).  The release is one Gaussian mechanism, so ρ = μ²/2 with μ the largest
+for which it is (eps, delta)-DP exactly (Balle & Wang 2018, Theorem 8:
+:func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`).
 
 The two verbs: :func:`plan` (from :class:`PCAOptions` and the public radius C) and
 :func:`release` (from Σ xxᵀ, the plan and the noise source).  Neither reads n: under
@@ -33,7 +35,7 @@ from ..errors import PrivacyParameterError
 from ..geometry import Box
 from ..privacy.accountant import LedgerEntry
 from ..privacy.bounds import is_auto
-from ..privacy.calibration import rho_from_eps_delta, zcdp_gaussian_sigma
+from ..privacy.calibration import CONVERSIONS, gaussian_rho_from_eps_delta, zcdp_gaussian_sigma
 from ..privacy.pca import PrivatePCA, private_pca_gram, second_moment_sensitivity
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
@@ -166,7 +168,7 @@ def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory") -> PC
     """
     k, neighbouring = int(options.k), options.neighbouring
     text = SENSITIVITY_TEXT[neighbouring]
-    rho = rho_from_eps_delta(options.eps, options.delta)
+    rho = gaussian_rho_from_eps_delta(options.eps, options.delta)
     sensitivity = second_moment_sensitivity(radius, neighbouring)
     entry = LedgerEntry(
         step=f"private PCA: top-{k} subspace of Σ xxᵀ + symmetric Gaussian noise (Analyze Gauss)",
@@ -174,7 +176,7 @@ def plan(options: PCAOptions, radius: float, *, engine: str = "in-memory") -> PC
         eps=options.eps,
         delta=options.delta,
         sensitivity=text,
-        note="ρ-zCDP converted once: ρ + 2√(ρ log 1/δ) = eps",
+        note=f"ρ = {rho:.4g}; one Gaussian: {CONVERSIONS['gaussian']}",
         event={"kind": "gaussian", "rho": rho},
     )
     notes = [
