@@ -91,7 +91,7 @@ def test_every_gaussian_doors_noise_is_no_larger_than_before(eps, delta):
     # dp_knockoff: the analytic σ, never above the classic one it used below eps = 1
     kappa = calibrate_gaussian(eps, delta / 2, 1.0)[0]
     before = classic_gaussian_sigma(eps, delta / 2) if eps < 1 else analytic_gaussian_sigma(eps, delta / 2)
-    assert kappa <= before
+    assert kappa <= before and kappa == analytic_gaussian_sigma(eps, delta / 2)
     # dp_bh's zCDP peeling scale λ = η√(5k/(2ρ)) and private bounds' ε_j = √(8ρ/count): better too
     assert peeling_scale(eps, delta, 100, 0.01).scale <= 0.01 * math.sqrt(5 * 100 / (2 * old))
     assert split_budget(eps, delta, 2000)[0] >= math.sqrt(8 * old / 2000)
@@ -178,7 +178,7 @@ def test_a_mixed_plan_composes_to_at_most_its_stated_eps(name):
     fit = _fit(MIXED[name])
     c = dp.compose([fit], delta=fit.privacy.delta)
     assert c.eps <= 1.0, c.eps
-    floor = {"dp_gmm": 1 - 1e-9, "dp_bh": 1 - 1e-9, "dp_lm_auto_bounds": 0.95, "dp_knockoff_I": 0.6}
+    floor = {"dp_gmm": 1 - 1e-9, "dp_bh": 1 - 1e-9, "dp_lm_auto_bounds": 0.95, "dp_knockoff_I": 0.75}
     assert c.eps >= floor.get(name, 1 - 1e-3), c.eps
     text = json.dumps(fit.to_dict(), ensure_ascii=False, default=str)
     assert "2√(ρ" not in text and "Prop. 1.3" not in text

@@ -16,8 +16,8 @@ l2 sensitivity ``sensitivity``; two calibrations of sigma:
   log Φ in the far tail from its asymptotic series); sigma is found by
   bisection on it (it decreases in σ).  Valid for every ε > 0, and never larger than the
   classic sigma.
-* :func:`calibrate_gaussian` — the classic sigma where it is proven (ε < 1, the
-  calibration papers state) and the analytic one beyond.
+* :func:`calibrate_gaussian` — what the doors use: the analytic sigma for every ε
+  (the classic one, where the papers state it, adds noise the budget does not need).
 
 Zero-concentrated DP (Bun & Steinke 2016, "Concentrated Differential Privacy:
 Simplifications, Extensions, and Lower Bounds"), for pipelines accounted in
@@ -191,11 +191,11 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, 
 def calibrate_gaussian(eps: float, delta: float, sensitivity: float) -> tuple[float, str]:
     """Gaussian sigma for (eps, delta)-DP at l2 ``sensitivity``, and the calibration used.
 
-    The classic sigma Δ₂·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1) where
-    it is proven, ε < 1 (the calibration papers state, e.g. Pournaderi & Xiang's
-    κ); the analytic sigma of Balle & Wang (2018, Theorem 8) for ε >= 1; no
-    noise (0) for ε = inf.  The classic branch computes the formula as given
-    (the caller has validated eps and delta).
+    The analytic sigma of Balle & Wang (2018, Theorem 8) — the smallest for which the
+    mechanism is (eps, delta)-DP — for every eps; no noise (0) for ε = inf.  Papers that
+    state the classic Δ₂·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1; e.g. Pournaderi
+    & Xiang's κ for ε < 1) need only an (ε, δ)-DP Gaussian step; the analytic sigma is one,
+    with less noise (:func:`classic_gaussian_sigma` stays for comparison and audits).
 
     Returns
     -------
@@ -206,14 +206,12 @@ def calibrate_gaussian(eps: float, delta: float, sensitivity: float) -> tuple[fl
     --------
     >>> sigma, how = calibrate_gaussian(0.5, 1e-5, 1.0)
     >>> round(sigma, 4), how
-    (9.6896, 'classic sqrt(2 ln(1.25/delta))/eps')
-    >>> calibrate_gaussian(2.0, 1e-5, 1.0)[1]
-    'analytic (Balle & Wang 2018)'
+    (7.0318, 'analytic (Balle & Wang 2018)')
+    >>> sigma < classic_gaussian_sigma(0.5, 1e-5)
+    True
     """
     if math.isinf(eps):
         return 0.0, "none (eps = inf)"
-    if eps < 1:
-        return _classic_sigma(eps, delta, sensitivity), "classic sqrt(2 ln(1.25/delta))/eps"
     return analytic_gaussian_sigma(eps, delta, sensitivity), "analytic (Balle & Wang 2018)"
 
 

@@ -5,7 +5,10 @@ and the smallest column norm C_min exceeds B.  Then η² = B²/(C_min² − B²)
 how much one replaced row can move the normalised design.
 
 Method II (Theorem 5) releases the OLS coefficients of y on [X′ X̃′] plus
-N(0, κ²I) noise, κ = Δ₂·√(2 ln(1.25/δ₁))/ε with
+N(0, κ²I) noise, κ the (ε, δ₁) Gaussian calibration at l2 sensitivity Δ₂ (the paper
+states the classic Δ₂·√(2 ln(1.25/δ₁))/ε; the theorem needs only an (ε, δ₁)-DP
+Gaussian step, and we use the analytic one of Balle & Wang 2018, the least noise that
+is: :func:`~dpstats.privacy.calibration.calibrate_gaussian`) with
 
     Δ₂ = 2√ζ / √((1 − η²)λ_min(Σ′) − η²) + (C_min − √(C_min² − B²))·‖β‖,
     ζ  = 2pσ² / (1 − √((2/p) ln(2/δ₂))),
@@ -18,7 +21,8 @@ square root.
 Method I (Theorem 3) releases f(G + E, [X′ X̃′]ᵀy + e): E = θ₁[[0, I], [I, 0]] +
 [[1, 1], [1, 1]] ⊗ θ₂ with θ₁ ~ Lap(η²(1 + λ_min)/ε₁) (the noisy λ_min = s in the
 off-diagonal blocks) and θ₂ symmetric, zero diagonal, upper entries N(0, κ₁²),
-κ₁ = √(2 ln(1.25/δ₁))/ε₂ · η²(√2 + ‖Σ′‖_F); e ~ N(0, κ₂²I) with κ₂ from the l2
+κ₁ the (ε₂, δ₁) Gaussian calibration (analytic, as above; the paper's classic form is
+√(2 ln(1.25/δ₁))/ε₂ times) at sensitivity η²(√2 + ‖Σ′‖_F); e ~ N(0, κ₂²I) with κ₂ from the l2
 sensitivity of [X′ X̃′]ᵀy = G b (b the OLS coefficients).  Writing
 Δ(Gb) = G′Δb + (ΔG)b gives the bound used here (our restatement of the paper's
 eq. (10), built from the same ingredients):
