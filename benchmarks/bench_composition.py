@@ -62,7 +62,7 @@ def sessions(quick: bool) -> list[tuple[str, list]]:
     return [
         ("10 dp_knockoff (Gaussian at (1, 1e-6) + failure 1e-6)", [_knockoff(wide, s) for s in range(10)]),
         ("2 dp_knockoff (Gaussian at (1, 1e-6) + failure 1e-6)", [_knockoff(wide, s) for s in range(2)]),
-        ("10 dp_lm at (1, 1e-6) (zCDP-planned Gaussians)", [_lm(reg, s, 1.0, 1e-6) for s in range(10)]),
+        ("10 dp_lm at (1, 1e-6) (Gaussians, exact conversion)", [_lm(reg, s, 1.0, 1e-6) for s in range(10)]),
         (f"{n50} dp_lm at (0.2, 1e-7)", [_lm(reg, s, 0.2, 1e-7) for s in range(n50)]),
         ("20 dp_lm at (0.5, 0) (scalar + vector Laplace)", [_lm(reg, s, 0.5, 0.0) for s in range(20)]),
         (
@@ -114,15 +114,16 @@ def main() -> None:
         )
 
     print("\nNoise per fit within a total budget (dp.SessionPlan, ten fits within (3.2, 1e-5)):")
-    for calib in ("zcdp", "gaussian"):
+    for calib in ("gaussian", "zcdp"):
         slots = dp.SessionPlan(eps=3.2, delta=1e-5).gaussian_fits(10, calibration=calib)
         print(
             f"  calibration {calib!r:<11}: noise multiplier {slots[0].event.noise_multiplier:.4f} per fit, "
             f"pass (eps = {slots[0].eps:.4f}, delta = {slots[0].delta:.3g}) to each front door"
         )
     print(
-        f"  today, one fit at (1, 1e-6): analytic Gaussian {analytic_gaussian_sigma(1, 1e-6):.4f}, "
-        f"dp_lm's zCDP plan {1 / (2 * rho_from_eps_delta(1, 1e-6)) ** 0.5:.4f}"
+        f"  today, one fit at (1, 1e-6): analytic Gaussian {analytic_gaussian_sigma(1, 1e-6):.4f} (dp_lm, "
+        f"dp_glm, dp_pca, vertical_glm, dp_knockoff), dp_gmm's mixed zCDP plan "
+        f"{1 / (2 * rho_from_eps_delta(1, 1e-6)) ** 0.5:.4f}"
     )
 
     print("\nTime to compose 1 000 events (after dp_accounting is imported; best of 3):")

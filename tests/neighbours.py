@@ -24,11 +24,21 @@ from dpstats.api.pca import dp_pca
 
 _NUMBER = re.compile(r"[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\binf\b|\bnan\b|∞")
 _SPACES = re.compile(r"[ \t]+")
+_SIGNIFICANCE = re.compile(r"(?<=#) (?:\*{1,3}|\.)?[ \t]*$", re.M)  # a table row's code, or none
+_DECIMAL = re.compile(r"\d+\.\d+(?:e-?\d+)?")
+_COMPONENTS = re.compile(r"component\(s\) [\d, ]+")
 
 
 def masked(text: str) -> str:
-    """``text`` with every number replaced by '#' and runs of spaces (table alignment) by one."""
-    return _SPACES.sub(" ", _NUMBER.sub("#", text))
+    """``text`` with every number replaced by '#' and runs of spaces (table alignment) by one; a
+    coefficient row's significance code (``*``, ``.``), a function of its released p-value, goes too."""
+    return _SIGNIFICANCE.sub("", _SPACES.sub(" ", _NUMBER.sub("#", text)))
+
+
+def released_masked(text: str) -> str:
+    """A warning's released (noisy) values masked: its decimals, and which mixture components collapsed
+    (read off the released weights).  Whole numbers stay: a count read from the rows would show."""
+    return _COMPONENTS.sub("component(s) <released> ", _DECIMAL.sub("<released>", text))
 
 
 def structure(value: Any) -> Any:

@@ -1,7 +1,7 @@
 """Private PCA (dp_gmm's Analyze Gauss step) and the Gaussian vertical GLM on streamed and Dask data.
 
 Private PCA: with ``center="midpoint"`` the released basis and noisy eigenvalues from a Parquet,
-CSV or Dask source equal the in-memory computation of dp_gmm's step (``private_pca`` on the
+CSV or Dask source equal the in-memory computation of dp_gmm's step at dp_pca's ρ (``private_pca`` on the
 box-clipped, centred, ball-clipped rows) for the same seed, to relative 1e-8 (Σ xxᵀ agrees to
 ~1e-13; the eigen-decomposition of a matrix with well-separated eigenvalues amplifies that by
 < 10^3).  With the default ``center="mean"`` every engine's release (basis, variances, released
@@ -19,7 +19,7 @@ from dpstats.api.pca import dp_pca
 from dpstats.errors import BudgetExceededError, DataError, NonPrivateWarning, PrivacyParameterError
 from dpstats.simulate.gmm import simulate_gmm
 from dpstats.privacy.accountant import Accountant
-from dpstats.privacy.calibration import rho_from_eps_delta
+from dpstats.privacy.calibration import gaussian_rho_from_eps_delta
 from dpstats.privacy.pca import private_pca
 from dpstats.privacy.randomness import NoiseSource
 
@@ -49,7 +49,7 @@ def _in_memory_step(df, lo, hi, C, k, eps, delta, seed):
     Xc = np.clip(X, lo, hi) - (lo + hi) / 2
     norms = np.linalg.norm(Xc, axis=1)
     Xb = Xc * np.minimum(1.0, C / np.maximum(norms, 1e-300))[:, None]
-    return private_pca(Xb, k, C, rho_from_eps_delta(eps, delta), "replace", NoiseSource(seed))
+    return private_pca(Xb, k, C, gaussian_rho_from_eps_delta(eps, delta), "replace", NoiseSource(seed))
 
 
 @pytest.mark.parametrize("radius", [None, 9.0])

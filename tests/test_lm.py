@@ -371,14 +371,14 @@ def test_nonprivate_reference_drops_incomplete_rows_as_r_lm_and_private_fit_refu
 
 
 def test_a_private_sigma_floored_at_zero_is_printed_as_not_resolved():
-    """At eps = 0.5 and n = 2000 (seed 1) the residual sum of squares from the noisy yᵀy falls below 0
+    """At eps = 0.3 and n = 2000 (seed 1) the residual sum of squares from the noisy yᵀy falls below 0
     and σ̂ is floored: summary.lm's line then says so, and sigma is NaN (R's sigma() NA) instead of an
     exact-looking 0."""
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.uniform(-1, 1, 2000)})
     df["y"] = 1 + 2 * df.x + rng.normal(0, 0.5, 2000)
     fit = dp.dp_lm(
-        "y ~ x", df, eps=0.5, delta=1e-6, bounds={"x": (-1, 1), "y": (-3, 5)}, n_boot=200, random_state=1
+        "y ~ x", df, eps=0.3, delta=1e-6, bounds={"x": (-1, 1), "y": (-3, 5)}, n_boot=200, random_state=1
     )
     assert math.isnan(fit.sigma) and math.isnan(fit.glance()["sigma"].iloc[0])
     assert fit.to_dict()["outputs"]["sigma"] is None  # JSON's null, R's NA

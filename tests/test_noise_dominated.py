@@ -41,12 +41,13 @@ def test_vertical_auditors_case_warns_with_both_conditions_and_what_to_do():
     with pytest.warns(ChanceWarning, match="dominated by noise") as caught:
         fit = dp.vertical_glm("y ~ x1 + x2", regression(5000), lam=0.001, eps=1e4, random_state=1, **AUDIT)
     text = str(caught[0].message)
-    assert "sigma_eta = 446 (party1), 159 (party2)" in text and "eta_clip = 4" in text
-    assert "sigma_beta = 4.23 (party1), 2.13 (party2)" in text and "(1 (party1), 1 (party2))" in text
+    # the exact Gaussian calibration (session 11); 446, 159, 4.23 and 2.13 by Bun & Steinke's conversion
+    assert "sigma_eta = 444 (party1), 158 (party2)" in text and "eta_clip = 4" in text
+    assert "sigma_beta = 4.21 (party1), 2.13 (party2)" in text and "(1 (party1), 1 (party2))" in text
     assert "Raise eps, lam" in text and "5000" not in text  # what to do; public numbers only
     assert text in fit.warnings and text in str(fit.summary())
     printed = str(fit)
-    assert "Noise SD" in printed and "sigma_eta = 446 (party1)" in printed and "eta_clip = 4" in printed
+    assert "Noise SD" in printed and "sigma_eta = 444 (party1)" in printed and "eta_clip = 4" in printed
 
 
 def test_vertical_reasonable_setting_does_not_warn():
@@ -58,8 +59,9 @@ def test_vertical_reasonable_setting_does_not_warn():
 
 def test_vertical_eps_one_warns_whatever_n_for_the_shared_predictors():
     """sigma_eta has the floor 2·eta_clip/sqrt(2 rho_eta) (the replaced row's own entry): at eps = 1 over 10
-    sweeps and 2 parties it is about 185 at any n and lam, so the shared predictors carry no signal."""
-    with pytest.warns(ChanceWarning, match="sigma_eta = 185") as caught:
+    sweeps and 2 parties it is about 141 at any n and lam (185 by Bun & Steinke's conversion, used before
+    session 11), so the shared predictors carry no signal."""
+    with pytest.warns(ChanceWarning, match="sigma_eta = 141") as caught:
         dp.vertical_glm("y ~ x1 + x2", regression(20_000), lam=1.0, eps=1.0, random_state=1, **AUDIT)
     assert "sigma_beta = " not in str(caught[0].message)  # the coefficients' own noise is small there
 

@@ -17,7 +17,8 @@ from dpstats.errors import (
     PrivacyParameterError,
 )
 from dpstats.methods import privreg as m
-from dpstats.privacy.calibration import rho_from_eps_delta
+from dpstats.privacy.calibration import gaussian_rho_from_eps_delta
+from dpstats.privacy.composition import gaussian_eps
 
 SM_FAMILY = {
     "gaussian": sm.families.Gaussian(),
@@ -303,9 +304,11 @@ def test_dp_mode_ledger_noise_scale_and_budget():
     with pytest.raises(BudgetExceededError):
         dp.vertical_glm("y ~ .", df, eps=1.0, delta=1e-6, accountant=acc, **kwargs)
     assert math.isclose(acc.spent_eps, 1.0)
-    # zCDP conversion and per-release sigma: rho from (eps, delta); Δ from the derivation
-    rho = rho_from_eps_delta(1.0, 1e-6)
-    assert math.isclose(rho + 2 * math.sqrt(rho * math.log(1e6)), 1.0, rel_tol=1e-12)
+    # zCDP conversion and per-release sigma: rho from (eps, delta) — every release is Gaussian, so the
+    # exact ρ = μ²/2 of one (1, 1e-6) Gaussian, which dp.compose gives back as eps; Δ from the derivation
+    rho = gaussian_rho_from_eps_delta(1.0, 1e-6)
+    assert math.isclose(gaussian_eps(1 / math.sqrt(2 * rho), 1e-6), 1.0, rel_tol=1e-9)
+    assert 1 - 1e-9 <= dp.compose(fit).eps <= 1.0
     d_eta, d_beta = m.binomial_ridge_sensitivities(2000, math.sqrt(1 + 2 * 16), 0.1, 4.0)
     assert math.isclose(d_beta, 2 * math.sqrt(33) / (2000 * 0.1))
     assert f"Δ₂(η)={d_eta:.4g}" in fit.privacy.ledger[0].sensitivity

@@ -12,7 +12,7 @@ import dpstats as dp
 from dpstats import audit as A
 from dpstats.errors import BudgetExceededError, PrivacyParameterError
 from dpstats.methods import privreg as m
-from dpstats.privacy.calibration import rho_from_eps_delta
+from dpstats.privacy.calibration import gaussian_rho_from_eps_delta
 from dpstats.privacy.randomness import NoiseSource
 
 PARTIES = [["x1", "x2"], ["x3", "x4"]]
@@ -87,7 +87,7 @@ def test_front_door_noise_scales_are_the_derived_ones(monkeypatch):
         delta=1e-6,
         random_state=1,
     )
-    rho = rho_from_eps_delta(2.0, 1e-6)
+    rho = gaussian_rho_from_eps_delta(2.0, 1e-6)  # every release Gaussian: the exact conversion
     sens = expected(2000, lam, C)
     want_eta = [sens[k][0] / math.sqrt(2 * (1 - share) * rho / (K * T)) for k in range(K)] * T
     want_beta = [sens[k][1] / math.sqrt(2 * share * rho / K) for k in range(K)]
@@ -158,7 +158,7 @@ def test_audit_coefficient_and_predictor_release_on_row_at_bounds(lam):
     assert np.linalg.norm(b1 - b2) <= d_beta
     e1, e2 = np.clip(X1 @ b1, -C, C), np.clip(X2 @ b2, -C, C)
     assert np.linalg.norm(e1 - e2) <= d_eta
-    rho = rho_from_eps_delta(eps, delta)
+    rho = gaussian_rho_from_eps_delta(eps, delta)  # the door's conversion (every release Gaussian)
     for name, v1, v2, d in (("β", b1, b2, d_beta), ("η", e1, e2, d_eta)):
         sigma = d / math.sqrt(2 * rho)
         direction = (v2 - v1) / np.linalg.norm(v2 - v1)

@@ -31,7 +31,7 @@ SHARED = """\
 {eps, delta}
     eps, delta : float
         Privacy budget of the whole call; delta must be > 0 (Gaussian noise, accounted in zCDP
-        and converted once: ρ-zCDP ⇒ (ρ + 2√(ρ log 1/δ), δ)-DP).
+        and converted to (eps, delta) once: {}).
 {k terms}
     k : int, optional
         Number of terms to select; default ⌊log d⌋ (at least 1); 1 <= k < d.

@@ -484,7 +484,8 @@ def gmm_radius_case(eps: float = 1.0) -> AuditCase:
 def gmm_pca_case(eps: float = 1.0, delta: float = 1e-6, radius: float = 1.0) -> AuditCase:
     """dp_gmm's private PCA (Gaussian noise on Σ xxᵀ, ρ-zCDP) at the (eps, delta) its ρ implies.
 
-    ρ = ``rho_from_eps_delta(eps, delta)`` (Bun & Steinke); rows in the ball of
+    ρ = ``rho_from_eps_delta(eps, delta)`` (Canonne, Kamath & Steinke 2020, Cor. 13: the
+    conversion of dp_gmm's mixed plan, here with the whole budget on this step); rows in the ball of
     ``radius``; the replaced row is radius·e₁ in D1 and radius·e₂ in D2 (the
     Frobenius change √2·radius², the replace-one sensitivity).  With q = d = 2
     the released basis and eigenvalues give back the noisy second moment M;
@@ -603,8 +604,9 @@ def vertical_coefficient_case(
     The block is fitted once per neighbour with ``methods.privreg.fit_block``
     (fixed offset, as in the sensitivity argument); Δ₂(β) from
     ``methods.privreg.binomial_ridge_sensitivities``; σ = Δ₂/√(2ρ) with
-    ρ = ``rho_from_eps_delta(eps, delta)`` (the whole budget on this one
-    release, so the claim is (eps, delta)); runs draw the Gaussian noise
+    ρ = ``gaussian_rho_from_eps_delta(eps, delta)`` (vertical_glm's exact conversion for its
+    all-Gaussian plan, the whole budget on this one release, so the claim is (eps, delta)); runs
+    draw the Gaussian noise
     vectorised through ``NoiseSource.gaussian``; the statistic is the
     projection on β(D2) − β(D1).  The measured ‖β(D1) − β(D2)‖ relative to
     Δ₂(β) is written into ``neighbours``.  ``worst=True`` uses
@@ -612,7 +614,7 @@ def vertical_coefficient_case(
     :func:`vertical_frames` pair (≈ 0.33·Δ₂(β)).
     """
     from ..methods import privreg as vm
-    from ..privacy.calibration import rho_from_eps_delta
+    from ..privacy.calibration import gaussian_rho_from_eps_delta
 
     if worst:
         (X1, y1, o1), (X2, y2, o2), R = vertical_worst_frames()
@@ -623,7 +625,7 @@ def vertical_coefficient_case(
     b1 = vm.fit_block(vm.BlockProblem(X1, y1, fam, pen, mask), o1, np.zeros(2))
     b2 = vm.fit_block(vm.BlockProblem(X2, y2, fam, pen, mask), o2, np.zeros(2))
     _, d_beta = vm.binomial_ridge_sensitivities(len(y1), R, lam, 4.0)
-    sigma = d_beta / math.sqrt(2 * rho_from_eps_delta(eps, delta))
+    sigma = d_beta / math.sqrt(2 * gaussian_rho_from_eps_delta(eps, delta))
     direction = (b2 - b1) / max(np.linalg.norm(b2 - b1), 1e-300)
 
     def run(beta, n_runs, rng):

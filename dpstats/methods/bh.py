@@ -101,6 +101,7 @@ from ..formula import INTERCEPT, ModelFrame
 from ..geometry import Box, resolve_box
 from ..privacy.accountant import LedgerEntry
 from ..privacy.bounds import design_box, is_auto
+from ..privacy.calibration import CONVERSIONS
 from ..privacy.fdr import (
     PeelingCalibration,
     PrivateBH,
@@ -671,7 +672,7 @@ def _composition_text(composition: str, k: int) -> str:
     if composition == "basic":
         return f"basic composition of {2 * k} steps: eps = 3kη/λ"
     if composition == "zCDP":
-        return "zCDP: ρ = 5kη²/(2λ²), converted once with ρ + 2√(ρ log 1/δ) = eps"
+        return f"zCDP: ρ = 5kη²/(2λ²), converted once: {CONVERSIONS['zcdp']}"
     return composition
 
 

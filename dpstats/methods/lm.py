@@ -37,7 +37,8 @@ p + 1 with an intercept (every coordinate in [-1, 1]), Σ_j (max(|lo_j|,
 |hi_j|)/h_j)² without one.
 
 Mechanisms: delta > 0 — the Gaussian mechanism accounted in zCDP (ρ from
-(eps, delta) once, :func:`~dpstats.privacy.calibration.rho_from_eps_delta`;
+(eps, delta) once; both steps are Gaussian, so exactly, as one Gaussian of μ² = 2ρ:
+:func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`;
 σ = Δ/√(2ρ_step), :func:`~dpstats.privacy.calibration.zcdp_gaussian_sigma`);
 delta = 0 — the Laplace mechanism with scale Δ₁/eps_step, on the stacked statistic
 or block by block (below).  eps = inf fits ordinary least squares with the classical
@@ -331,7 +332,7 @@ def _plan(options: LMOptions, coords: Coordinates, engine: str, failure_prob: fl
         "stacked [XᵀX, Xᵀy, yᵀy] of the bounded design with intercept column (upper triangle, n exact)"
     )
     if delta > 0:
-        budget = BudgetPlan(eps, delta)
+        budget = BudgetPlan(eps, delta, gaussian_only=True)
         rho_lam = budget.add(lam_step, "Gaussian (zCDP)", lambda_share, lam_text)
         rho_stat = budget.add(stat_step, "Gaussian (zCDP)", 1.0 - lambda_share, stat_text)
         entries = budget.entries()
@@ -340,7 +341,10 @@ def _plan(options: LMOptions, coords: Coordinates, engine: str, failure_prob: fl
             zcdp_gaussian_sigma(l2, rho_stat),
             zcdp_gaussian_sigma(r2, rho_lam),
         )
-        how = f"ρ = {budget.rho:.4g}-zCDP from (eps, delta), split {lambda_share:g} / {1 - lambda_share:g}"
+        how = (
+            f"ρ = {budget.rho:.4g}-zCDP from (eps, delta), split {lambda_share:g} / {1 - lambda_share:g}; "
+            f"both steps Gaussian: {budget.conversion}"
+        )
     else:
         split = n is not None and _split_noise(coords, eps, lambda_share, failure_prob) <= SPLIT_MAX_NOISE * n
         if split:

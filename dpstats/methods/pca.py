@@ -32,9 +32,10 @@ Sensitivities (rows with ‖z‖ ≤ C, derived once here):
   Δ₂ = 2C; add/remove-one: ‖(z, C)‖ ≤ √2·C, so Δ₂ = √2·C; replace-one with rows dropped:
   max(2C, √2·C) = 2C.
 
-Budget: (eps, delta) becomes ρ once (ρ + 2√(ρ log 1/δ) = eps; Bun & Steinke 2016,
-Prop. 1.3); ``mean_share`` of ρ goes to S, the rest to M (zCDP composes by adding ρ,
-Lemma 2.3); σ = Δ/√(2ρ_step) for each (Prop. 1.6).  The two ledger rows sum to (eps, delta).
+Budget: every release is a Gaussian mechanism, so their composition is one Gaussian and
+(eps, delta) becomes ρ = μ²/2 exactly (Balle & Wang 2018, Theorem 8:
+:func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`); ``mean_share`` of ρ goes
+to S, the rest to M (zCDP, and Gaussian DP, compose by adding ρ, Bun & Steinke 2016, Lemma 2.3); σ = Δ/√(2ρ_step) for each (Prop. 1.6).  The two ledger rows sum to (eps, delta).
 A single joint Gaussian on the stacked (S/w, M) has a tighter joint sensitivity (the
 worst pair for S, z' = −z, leaves M unchanged); the split is the simpler, stated analysis.
 
@@ -64,7 +65,7 @@ from ..errors import PrivacyParameterError
 from ..geometry import Box
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import is_auto
-from ..privacy.calibration import rho_from_eps_delta, zcdp_gaussian_sigma
+from ..privacy.calibration import CONVERSIONS, gaussian_rho_from_eps_delta, zcdp_gaussian_sigma
 from ..privacy.pca import (
     PrivatePCA,
     noisy_symmetric,
@@ -300,7 +301,7 @@ def _midpoint_plan(options: PCAOptions, radius: float, engine: str) -> PCAPlan:
     """center="midpoint": Analyze Gauss on Σ zzᵀ with the whole budget (dp_gmm's step)."""
     k, neighbouring = int(options.k), options.neighbouring
     text = SENSITIVITY_TEXT[neighbouring]
-    rho = rho_from_eps_delta(options.eps, options.delta)
+    rho = gaussian_rho_from_eps_delta(options.eps, options.delta)
     sensitivity = second_moment_sensitivity(radius, neighbouring)
     entry = LedgerEntry(
         step=f"private PCA: top-{k} subspace of Σ xxᵀ + symmetric Gaussian noise (Analyze Gauss)",
@@ -308,7 +309,7 @@ def _midpoint_plan(options: PCAOptions, radius: float, engine: str) -> PCAPlan:
         eps=options.eps,
         delta=options.delta,
         sensitivity=text,
-        note="ρ-zCDP converted once: ρ + 2√(ρ log 1/δ) = eps",
+        note=f"ρ = {rho:.4g}; one Gaussian: {CONVERSIONS['gaussian']}",
         event={"kind": "gaussian", "rho": rho},
     )
     notes = [
@@ -340,7 +341,7 @@ def _mean_plan(options: PCAOptions, radius: float, engine: str, n_public: bool) 
     k, neighbouring, share = int(options.k), options.neighbouring, float(options.mean_share)
     m_text, s_text = SENSITIVITY_TEXT[neighbouring], SUM_SENSITIVITY_TEXT[neighbouring]
     sums = "Σ (x − c)" if n_public else "Σ (x − c, C) (column sums and C·n: n is private)"
-    budget = BudgetPlan(options.eps, options.delta)
+    budget = BudgetPlan(options.eps, options.delta, gaussian_only=True)
     rho_m = budget.add(
         "Σ (x − c)(x − c)ᵀ of the clipped rows + symmetric Gaussian noise (Analyze Gauss)",
         "Gaussian (zCDP)",
@@ -363,7 +364,7 @@ def _mean_plan(options: PCAOptions, radius: float, engine: str, n_public: bool) 
         notes=[
             f"Rows clipped to the box and shrunk onto the ball of radius C = {radius:.4g} about its midpoint c; "
             f"the sums computed in one pass by the {engine} engine.",
-            f"ρ = {budget.rho:.4g}-zCDP from (eps, delta), split {1 - share:g} (Σ zzᵀ) / {share:g} (sums: mean_share).",
+            f"ρ = {budget.rho:.4g} from (eps, delta) ({CONVERSIONS['gaussian']}), split {1 - share:g} (Σ zzᵀ) / {share:g} (sums: mean_share).",
             f"Post-processing: the mean c + S̃/ñ (clipped to the box), the covariance "
             f"Ĉ = (M̃ − ñ μ̂μ̂ᵀ)/(ñ − 1) with {count}, its eigenvectors (order, sign convention) and "
             "eigenvalues (the variances) and the proportions of variance.",

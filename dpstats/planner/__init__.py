@@ -248,7 +248,7 @@ def session_budget(
     --------
     >>> eps, delta, notes = session_budget("dp_lm", (3.2, 1e-5), 10, None, None)
     >>> round(eps, 3), round(delta, 12)
-    (1.294, 1e-06)
+    (1.018, 1e-06)
     """
     if session is None:
         if eps is None:

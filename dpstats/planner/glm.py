@@ -44,8 +44,8 @@ from ..privacy.randomness import FastNoise
 from .core import Simulator
 from .models import GLMModel
 
-#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): its Gaussian steps are planned in zCDP: ρ = ρ(eps, delta) (privacy/session.per_fit_budget)
-SESSION_CALIBRATION = "zcdp"
+#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): every step is Gaussian, so ρ = μ²/2 exactly (privacy/calibration.gaussian_rho_from_eps_delta; privacy/session.per_fit_budget)
+SESSION_CALIBRATION = "gaussian"
 
 #: design points per simulated data set
 SUPPORT = 1000

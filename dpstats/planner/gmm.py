@@ -31,7 +31,7 @@ from ..methods.gmm.model import map_assign
 from .core import Chance, Simulator
 from .models import MixtureModel
 
-#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): its Gaussian steps are planned in zCDP: ρ = ρ(eps, delta) (privacy/session.per_fit_budget)
+#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): its Gaussian and pure-DP steps are planned in zCDP: ρ = ρ(eps, delta) of Canonne, Kamath & Steinke 2020 (privacy/calibration.rho_from_eps_delta; privacy/session.per_fit_budget)
 SESSION_CALIBRATION = "zcdp"
 
 BOX_SDS = 6.0

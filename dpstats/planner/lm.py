@@ -29,8 +29,8 @@ from scipy import stats as sps
 from ..simulate import Assume
 from .core import Chance, Simulator, one_step_ledger
 
-#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): its Gaussian steps are planned in zCDP: ρ = ρ(eps, delta) (privacy/session.per_fit_budget)
-SESSION_CALIBRATION = "zcdp"
+#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): every step is Gaussian, so ρ = μ²/2 exactly (privacy/calibration.gaussian_rho_from_eps_delta; privacy/session.per_fit_budget)
+SESSION_CALIBRATION = "gaussian"
 
 N_BOOT = 200
 

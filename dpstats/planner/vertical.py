@@ -25,8 +25,8 @@ import pandas as pd
 from ..simulate import Assume
 from .core import Chance, Simulator, one_step_ledger
 
-#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): its Gaussian steps are planned in zCDP: ρ = ρ(eps, delta) (privacy/session.per_fit_budget)
-SESSION_CALIBRATION = "zcdp"
+#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): every step is Gaussian, so ρ = μ²/2 exactly (privacy/calibration.gaussian_rho_from_eps_delta; privacy/session.per_fit_budget)
+SESSION_CALIBRATION = "gaussian"
 
 
 def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta: float) -> Simulator:

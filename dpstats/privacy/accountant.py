@@ -11,8 +11,9 @@ exceed the budget.  The ledger of every charge is kept.
 
 A :class:`BudgetPlan` accounts a pipeline of Gaussian and pure-DP steps in
 zero-concentrated DP instead (Bun & Steinke 2016; conversions in
-:mod:`.calibration`): the budget becomes one ρ, split across the steps by
-public fractions, and the ledger shows each step's share of (eps, delta).
+:mod:`.calibration`: exact for all-Gaussian plans, Canonne, Kamath & Steinke 2020
+otherwise): the budget becomes one ρ, split across the steps by public fractions,
+and the ledger shows each step's share of (eps, delta).
 Conventions: docs/architecture.md, "Privacy conventions".
 """
 
@@ -24,7 +25,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 
 from ..errors import BudgetExceededError, PrivacyParameterError
-from .calibration import rho_from_eps_delta
+from .calibration import CONVERSIONS, gaussian_rho_from_eps_delta, rho_from_eps_delta
 from .events import PrivacyEvent, gaussian_rho, of_entry, zcdp
 from .filters import TEXT, check_composition, zcdp_budget, zcdp_cost, zcdp_eps
 
@@ -139,7 +140,7 @@ class Accountant:
     0.6
     >>> z = Accountant(eps=1.0, delta=1e-6, composition="zcdp")
     >>> round(z.budget_rho, 5)
-    0.01734
+    0.02413
     """
 
     eps: float = math.inf
@@ -293,7 +294,8 @@ class Accountant:
         if self.composition == "zcdp":
             lines.append(
                 f"  rho:       budget {self.budget_rho:.6g}, spent {self.spent_rho:.6g}, remaining "
-                f"{self.remaining_rho:.6g} (converted at delta = {self.delta - self.delta_reserve:.3g}; "
+                f"{self.remaining_rho:.6g} (converted at delta = {self.delta - self.delta_reserve:.3g} by "
+                "Canonne, Kamath & Steinke 2020; "
                 f"{self.delta_reserve:.3g} reserved for delta-only steps, {self.spent_delta_steps:.3g} used)"
             )
         lines.append(f"  spent:     (eps = {self.spent_eps:.6g}, delta = {self.spent_delta:.6g})")
@@ -340,31 +342,50 @@ class BudgetPlan:
 
     Every step is a Gaussian mechanism or a pure-DP selection, accounted in
     zCDP (Bun & Steinke 2016) and converted to (eps, delta) once: the budget
-    (eps, delta) becomes ρ by :func:`~dpstats.privacy.calibration.rho_from_eps_delta`,
-    ρ is split across steps by fixed public fractions (zCDP composes additively,
-    also adaptively: Lemma 2.3), and the ledger shows each step's share of
-    (eps, delta) in proportion to its ρ (the shares sum exactly to (eps, delta);
-    the guarantee is that of the composition, not of any step alone).
+    (eps, delta) becomes ρ, ρ is split across steps by fixed public fractions
+    (zCDP composes additively, also adaptively: Lemma 2.3), and the ledger shows
+    each step's share of (eps, delta) in proportion to its ρ (the shares sum
+    exactly to (eps, delta); the guarantee is that of the composition, not of any
+    step alone).
+
+    The conversion (:data:`~dpstats.privacy.calibration.CONVERSIONS`):
+    ``gaussian_only=True`` — every step is a Gaussian mechanism, so their composition is one
+    Gaussian and ρ is the exact :func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`;
+    :meth:`add` refuses any other mechanism, so the plan cannot hold a step that the exact
+    conversion does not cover.  Otherwise (default) ρ is
+    :func:`~dpstats.privacy.calibration.rho_from_eps_delta` (Canonne, Kamath & Steinke 2020,
+    valid for any ρ-zCDP mechanism).
 
     Examples
     --------
-    >>> plan = BudgetPlan(eps=1.0, delta=1e-6)
+    >>> plan = BudgetPlan(eps=1.0, delta=1e-6, gaussian_only=True)
     >>> r = plan.add("a count", "Gaussian", 0.5, "Δ₂ = 1")
     >>> r2 = plan.add("a mean", "Gaussian", 0.5, "Δ₂ = 2")
-    >>> round(sum(e.eps for e in plan.entries()), 12)
-    1.0
+    >>> round(sum(e.eps for e in plan.entries()), 12), round(plan.rho, 5)
+    (1.0, 0.02801)
+    >>> round(BudgetPlan(eps=1.0, delta=1e-6).rho, 5)
+    0.02436
     """
 
     eps: float
     delta: float
+    gaussian_only: bool = False
     rho: float = field(init=False)
     steps: list[tuple[str, str, float, str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.rho = rho_from_eps_delta(self.eps, self.delta)
+        convert = gaussian_rho_from_eps_delta if self.gaussian_only else rho_from_eps_delta
+        self.rho = convert(self.eps, self.delta)
+
+    @property
+    def conversion(self) -> str:
+        """How ρ was obtained from (eps, delta), in words (for the statement)."""
+        return CONVERSIONS["gaussian" if self.gaussian_only else "zcdp"]
 
     def add(self, step: str, mechanism: str, fraction: float, sensitivity: str, note: str = "") -> float:
         """Reserve ``fraction`` of ρ for ``step``; return that step's ρ."""
+        if self.gaussian_only and not _is_gaussian(mechanism):
+            raise AssertionError(f"step {step!r} ({mechanism}) is not Gaussian: this plan converts ρ exactly")
         self.steps.append((step, mechanism, float(fraction), sensitivity, note))
         return fraction * self.rho
 
@@ -390,9 +411,12 @@ class BudgetPlan:
                     delta=delta_i,
                     sensitivity=sens,
                     note=text,
-                    event=(gaussian_rho if mech.lower() in ("gaussian", "gaussian (zcdp)") else zcdp)(
-                        frac * self.rho
-                    ),
+                    event=(gaussian_rho if _is_gaussian(mech) else zcdp)(frac * self.rho),
                 )
             )
         return out
+
+
+def _is_gaussian(mechanism: str) -> bool:
+    """A BudgetPlan step named as one Gaussian mechanism (its event is then ``gaussian``)."""
+    return mechanism.lower() in ("gaussian", "gaussian (zcdp)")

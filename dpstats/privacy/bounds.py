@@ -49,8 +49,8 @@ Composition over columns (``mode``):
 * ``"per_column"``: a lower and an upper quantile for each of d columns,
   2d mechanisms.  They compose by basic composition (ε_b/(2d) each), or, when
   the bounds step has a δ share, in zCDP: each ε_j-exponential mechanism is
-  ε_j²/8-zCDP (Cesar & Rogers 2021), ρ_b = ρ(ε_b, δ_b) is split evenly
-  (:mod:`.calibration`), whichever gives the larger ε_j.
+  ε_j²/8-zCDP (Cesar & Rogers 2021), ρ_b = ρ(ε_b, δ_b) (Canonne, Kamath &
+  Steinke 2020: :mod:`.calibration`) is split evenly, whichever gives the larger ε_j.
 * ``"auto"``: per-column when :func:`predict_bound_error` for it is at most
   ``tolerance`` (0.05 of level), else pooled; under add/remove (n private)
   pooled.
@@ -225,7 +225,8 @@ def split_budget(eps: float, delta: float, count: int) -> tuple[float, float, st
     """ε of each of ``count`` quantiles, the δ used, and how they compose.
 
     Basic composition gives ε/count each (δ = 0); with δ > 0, zCDP gives
-    em_eps(ρ(ε, δ)/count) (each exponential mechanism ε_j²/8-zCDP).  The
+    em_eps(ρ(ε, δ)/count) (each exponential mechanism ε_j²/8-zCDP; ρ(ε, δ) by
+    Canonne, Kamath & Steinke 2020, :func:`~.calibration.rho_from_eps_delta`).  The
     larger ε_j is taken.
 
     Examples
@@ -239,7 +240,8 @@ def split_budget(eps: float, delta: float, count: int) -> tuple[float, float, st
     if delta > 0 and count > 1:
         zcdp = em_eps(rho_from_eps_delta(eps, delta) / count)
         if zcdp > basic:
-            return zcdp, delta, f"zCDP: {count} exponential mechanisms, ε_j²/8 each (Cesar & Rogers 2021)"
+            how = f"zCDP: {count} exponential mechanisms, ε_j²/8 each (Cesar & Rogers 2021; Canonne, Kamath & Steinke 2020)"
+            return zcdp, delta, how
     return basic, 0.0, f"basic composition of {count} exponential mechanisms"
 
 

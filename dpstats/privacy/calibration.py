@@ -16,15 +16,29 @@ l2 sensitivity ``sensitivity``; two calibrations of sigma:
   log Φ in the far tail from its asymptotic series); sigma is found by
   bisection on it (it decreases in σ).  Valid for every ε > 0, and never larger than the
   classic sigma.
-* :func:`calibrate_gaussian` — the classic sigma where it is proven (ε < 1, the
-  calibration papers state) and the analytic one beyond.
+* :func:`calibrate_gaussian` — what the doors use: the analytic sigma for every ε
+  (the classic one, where the papers state it, adds noise the budget does not need).
 
 Zero-concentrated DP (Bun & Steinke 2016, "Concentrated Differential Privacy:
 Simplifications, Extensions, and Lower Bounds"), for pipelines accounted in
-zCDP and converted to (eps, delta) once (dp_gmm, dp_pca, vertical_glm):
+zCDP and converted to (eps, delta) once (dp_lm, dp_glm, dp_gmm, dp_pca, vertical_glm,
+dp_bh, private bounds, the zCDP filter):
 
-* ρ-zCDP implies (ρ + 2√(ρ log(1/δ)), δ)-DP (Prop. 1.3);
-  :func:`rho_from_eps_delta` inverts it.
+* ρ-zCDP implies (ε, δ)-DP for
+
+      δ = inf_{α>1} exp((α−1)(αρ−ε))/(α−1) · (1 − 1/α)^α
+
+  (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for Differential Privacy",
+  Prop. 12 and Cor. 13), for every ρ-zCDP mechanism, also one that mixes pure-DP
+  parts counted at ε²/2.  At every α it is tighter than Bun & Steinke's
+  ρ + 2√(ρ log(1/δ)) (Prop. 1.3), which dpstats used before.
+  :func:`zcdp_eps` is the map (ρ, δ) → ε, :func:`rho_from_eps_delta` its
+  conservative inverse (numerics there).
+* Where every step is a Gaussian mechanism, their composition (also adaptive) is
+  one Gaussian with μ² = Σ (Δᵢ/σᵢ)² = 2ρ (Dong, Roth & Su 2022, Cor. 3.3), which is
+  (ε, δ)-DP exactly when Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) ≤ δ (Balle & Wang 2018,
+  Theorem 8): :func:`gaussian_rho_from_eps_delta` gives the largest such ρ = μ²/2,
+  tighter still.  :data:`CONVERSIONS` names both for the privacy statement.
 * The Gaussian mechanism with noise N(0, σ²) is (Δ²/2σ²)-zCDP (Prop. 1.6):
   :func:`zcdp_gaussian_sigma`, σ = Δ/√(2ρ).
 * An ε-DP mechanism (e.g. Laplace AboveThreshold) is ε²/2-zCDP (Prop. 1.4):
@@ -39,6 +53,7 @@ Conventions: docs/architecture.md, "Privacy conventions".
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from ..errors import PrivacyParameterError
 
@@ -176,11 +191,11 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, 
 def calibrate_gaussian(eps: float, delta: float, sensitivity: float) -> tuple[float, str]:
     """Gaussian sigma for (eps, delta)-DP at l2 ``sensitivity``, and the calibration used.
 
-    The classic sigma Δ₂·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1) where
-    it is proven, ε < 1 (the calibration papers state, e.g. Pournaderi & Xiang's
-    κ); the analytic sigma of Balle & Wang (2018, Theorem 8) for ε >= 1; no
-    noise (0) for ε = inf.  The classic branch computes the formula as given
-    (the caller has validated eps and delta).
+    The analytic sigma of Balle & Wang (2018, Theorem 8) — the smallest for which the
+    mechanism is (eps, delta)-DP — for every eps; no noise (0) for ε = inf.  Papers that
+    state the classic Δ₂·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth, Theorem A.1; e.g. Pournaderi
+    & Xiang's κ for ε < 1) need only an (ε, δ)-DP Gaussian step; the analytic sigma is one,
+    with less noise (:func:`classic_gaussian_sigma` stays for comparison and audits).
 
     Returns
     -------
@@ -191,32 +206,158 @@ def calibrate_gaussian(eps: float, delta: float, sensitivity: float) -> tuple[fl
     --------
     >>> sigma, how = calibrate_gaussian(0.5, 1e-5, 1.0)
     >>> round(sigma, 4), how
-    (9.6896, 'classic sqrt(2 ln(1.25/delta))/eps')
-    >>> calibrate_gaussian(2.0, 1e-5, 1.0)[1]
-    'analytic (Balle & Wang 2018)'
+    (7.0318, 'analytic (Balle & Wang 2018)')
+    >>> sigma < classic_gaussian_sigma(0.5, 1e-5)
+    True
     """
     if math.isinf(eps):
         return 0.0, "none (eps = inf)"
-    if eps < 1:
-        return _classic_sigma(eps, delta, sensitivity), "classic sqrt(2 ln(1.25/delta))/eps"
     return analytic_gaussian_sigma(eps, delta, sensitivity), "analytic (Balle & Wang 2018)"
 
 
 # --------------------------------------------------------------------------- zCDP
-def rho_from_eps_delta(eps: float, delta: float) -> float:
-    """Largest ρ with ρ + 2√(ρ log(1/δ)) <= eps (Bun & Steinke 2016, Prop. 1.3).
+#: how each zCDP budget is converted to (eps, delta), for the privacy statement
+CONVERSIONS = {
+    "zcdp": "ρ-zCDP is (eps, δ)-DP for δ = inf over α > 1 of e^((α−1)(αρ−eps))·(1 − 1/α)^α/(α−1) "
+    "(Canonne, Kamath & Steinke 2020, Cor. 13)",
+    "gaussian": "Gaussian releases of total ρ compose to one Gaussian of μ = √(2ρ) (Dong, Roth & Su "
+    "2022, Cor. 3.3), (eps, δ)-DP exactly when Φ(−eps/μ + μ/2) − e^eps·Φ(−eps/μ − μ/2) ≤ δ "
+    "(Balle & Wang 2018, Thm 8)",
+}
 
-    ρ = (√(log(1/δ) + ε) − √(log(1/δ)))², the positive root of the quadratic in √ρ.
+_ORDER_STEP = 0.5  # coarse grid step in log(α − 1)
+_ORDER_SPAN = 32  # grid points on each side of Bun & Steinke's optimal order
+_ORDER_TOL = 1e-8  # golden-section tolerance in log(α − 1): eps to ~1e-16 relative (flat at the optimum)
+_RHO_RTOL = 1e-12  # bisection width of the inverse, relative
+_EVAL_MARGIN = 1e-12  # the inverse meets eps·(1 − this): room for the evaluation's rounding (~1e-15)
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+def _eps_at_order(rho: float, log_inv_delta: float, s: float) -> float:
+    """ε of ρ-zCDP at δ = e^(−log_inv_delta) through the order α = 1 + s alone (CKS 2020, Prop. 12).
+
+    Solving δ = e^((α−1)(αρ−ε))(1 − 1/α)^α/(α−1) for ε: ε = αρ + (log(1/δ) − log α)/(α − 1)
+    + log(1 − 1/α), with log(1 − 1/α) = −log1p(1/s) (no cancellation for large α).
+    """
+    return (1.0 + s) * rho + (log_inv_delta - math.log1p(s)) / s - math.log1p(1.0 / s)
+
+
+def _golden_min(f, lo: float, hi: float, tol: float) -> float:
+    """The smallest value of ``f`` seen by golden-section search on [lo, hi] (f unimodal there)."""
+    a, b = hi - _GOLDEN * (hi - lo), lo + _GOLDEN * (hi - lo)
+    fa, fb = f(a), f(b)
+    best = min(fa, fb)
+    while hi - lo > tol:
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - _GOLDEN * (hi - lo)
+            fa = f(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + _GOLDEN * (hi - lo)
+            fb = f(b)
+        best = min(best, fa, fb)
+    return best
+
+
+@lru_cache(maxsize=4096)
+def zcdp_eps(rho: float, delta: float) -> float:
+    """Smallest ε for which a ρ-zCDP mechanism is (ε, δ)-DP by Canonne, Kamath & Steinke (2020, Cor. 13).
+
+    ε = max(0, inf_{α>1} [αρ + (log(1/δ) − log α)/(α − 1) + log(1 − 1/α)]), the corollary's δ
+    solved for ε at each order.  The infimum is searched over t = log(α − 1): a grid of step
+    0.5 spanning ±16 around Bun & Steinke's optimal order α − 1 = √(log(1/δ)/ρ), then golden
+    section between the best grid point's neighbours (to 1e-8 in t; it finds the minimum of a
+    brute-force scan, ``tests/test_calibration_zcdp.py``).  Every order gives a valid bound, so
+    the value returned — that at the best order found — is valid whatever the search finds, and it
+    is never above Bun & Steinke's ρ + 2√(ρ log(1/δ)) (their order is on the grid, and there the
+    corollary's factor (1 − 1/α)^α/(α − 1) is below 1).  A negative infimum means (0, δ)-DP: 0.
+
+    Examples
+    --------
+    >>> round(zcdp_eps(0.5, 1e-6), 4)
+    5.2215
+    >>> zcdp_eps(0.5, 1e-6) < 0.5 + 2 * math.sqrt(0.5 * math.log(1e6))
+    True
+    """
+    if rho == 0:
+        return 0.0
+    if math.isinf(rho):
+        return math.inf
+    log_inv_delta = math.log(1.0 / delta)
+    centre = 0.5 * (math.log(log_inv_delta) - math.log(rho))
+
+    def eps_at(t: float) -> float:
+        return _eps_at_order(rho, log_inv_delta, math.exp(t))
+
+    grid = [centre + _ORDER_STEP * j for j in range(-_ORDER_SPAN, _ORDER_SPAN + 1)]
+    values = [eps_at(t) for t in grid]
+    i = min(range(len(values)), key=values.__getitem__)
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    return max(0.0, min(values[i], _golden_min(eps_at, lo, hi, _ORDER_TOL)))
+
+
+@lru_cache(maxsize=4096)
+def rho_from_eps_delta(eps: float, delta: float) -> float:
+    """Largest ρ for which ρ-zCDP gives (eps, delta)-DP by :func:`zcdp_eps` (CKS 2020, Cor. 13), rounded down.
+
+    Bisection on ρ for ``zcdp_eps(ρ, delta) <= eps·(1 − 1e-12)``, from Bun & Steinke's ρ
+    (ρ + 2√(ρ log(1/δ)) = eps, a lower end since the corollary is tighter) to a doubling upper
+    end, until the bracket is 1e-12 wide (relative); the lower end is returned, at which the
+    inequality was evaluated to hold.  So ``zcdp_eps(rho_from_eps_delta(eps, delta), delta) <= eps``
+    always, with 1e-12 to spare for the floating-point error of evaluating the corollary
+    (about 1e-15 relative), and ρ is within about 2e-12 (relative) of the exact largest ρ.
+    Valid for any ρ-zCDP mechanism, so for plans mixing Gaussian and pure-DP steps.
 
     Examples
     --------
     >>> rho = rho_from_eps_delta(1.0, 1e-6)
-    >>> round(rho + 2 * math.sqrt(rho * math.log(1e6)), 12)
-    1.0
+    >>> round(rho, 5), zcdp_eps(rho, 1e-6) <= 1.0
+    (0.02436, True)
+    >>> rho > (math.sqrt(math.log(1e6) + 1) - math.sqrt(math.log(1e6))) ** 2  # Bun & Steinke's
+    True
     """
+    if math.isinf(eps):
+        return math.inf
+    if not eps > 0:  # ρ = 0 is (0, δ)-DP; NaN or a negative eps is no budget
+        if eps == 0:
+            return 0.0
+        raise PrivacyParameterError(f"eps must be >= 0, got {eps!r}.")
+    target = eps * (1.0 - _EVAL_MARGIN)
     log_term = math.log(1.0 / delta)
-    root = math.sqrt(log_term + eps) - math.sqrt(log_term)
-    return root * root
+    lo = (math.sqrt(log_term + target) - math.sqrt(log_term)) ** 2
+    while zcdp_eps(lo, delta) > target:  # not expected (the corollary is tighter): stay safe
+        lo /= 2.0
+    hi = 2.0 * lo
+    while zcdp_eps(hi, delta) <= target:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > _RHO_RTOL * hi:  # zcdp_eps(lo) <= target < zcdp_eps(hi)
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if zcdp_eps(mid, delta) <= target else (lo, mid)
+    return lo
+
+
+@lru_cache(maxsize=4096)
+def gaussian_rho_from_eps_delta(eps: float, delta: float) -> float:
+    """Largest total ρ = μ²/2 of Gaussian releases that is (eps, delta)-DP: exact, for all-Gaussian plans.
+
+    Gaussian mechanisms of multipliers σᵢ/Δᵢ compose, also adaptively, to one Gaussian of
+    μ² = Σ (Δᵢ/σᵢ)² = 2 Σ ρᵢ (Dong, Roth & Su 2022, Cor. 3.3), which is (eps, delta)-DP exactly
+    when δ(eps) of Balle & Wang (2018, Theorem 8) is at most delta.  μ = 1/σ for the
+    smallest such σ at sensitivity 1 (:func:`analytic_gaussian_sigma`: bisection to 1e-15,
+    nudged up by 1e-12 and checked), so ρ is rounded down.  Only for plans whose every step
+    is a Gaussian mechanism; any other plan uses :func:`rho_from_eps_delta`.
+
+    Examples
+    --------
+    >>> rho = gaussian_rho_from_eps_delta(1.0, 1e-6)
+    >>> round(rho, 5), gaussian_delta(1.0, 1 / math.sqrt(2 * rho)) <= 1e-6
+    (0.02801, True)
+    """
+    if math.isinf(eps):
+        return math.inf
+    sigma = analytic_gaussian_sigma(eps, delta, 1.0)
+    return 0.5 / (sigma * sigma)
 
 
 def zcdp_gaussian_sigma(sensitivity: float, rho: float) -> float:

@@ -23,7 +23,8 @@ How (every candidate below is a valid (eps, delta) bound for the *same* composed
   (bounded range, zCDP) at δ₂ = δ − δ₁, added by basic composition (Dwork & Roth 2014, Theorem
   3.16: a mechanism made of an (ε₁, δ₁) and an (ε₂, δ₂) part is (ε₁+ε₂, δ₁+δ₂)-DP); δ₁ on a grid.
 * **zCDP** — every step as δ-approximate ρ-zCDP (:meth:`~.events.PrivacyEvent.zcdp_cost`), summed
-  (Bun & Steinke 2016, Lemma 2.3 and §8) and converted once (Prop. 1.3).
+  (Bun & Steinke 2016, Lemma 2.3 and §8) and converted once (Canonne, Kamath & Steinke 2020,
+  Cor. 13: :func:`~.calibration.zcdp_eps`).
 * **basic** — the sum of the ledger's (eps, delta), when the requested delta covers its delta.
 
 Delta-only steps (high-probability bounds) are taken out of delta first: the mechanisms are
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from ..errors import PrivacyParameterError
 from . import events as ev
-from .calibration import gaussian_delta
+from .calibration import gaussian_delta, zcdp_eps
 
 if TYPE_CHECKING:  # what compose() reads, for type checkers
     from .accountant import Accountant, LedgerEntry
@@ -387,7 +388,7 @@ def _zcdp_eps(rho: float, delta: float) -> float:
         return 0.0
     if not (delta > 0):
         return math.inf
-    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+    return zcdp_eps(rho, delta)
 
 
 # ----------------------------------------------------------------------------- compose
@@ -397,7 +398,7 @@ LABELS = {
     "pld": "PLD accounting (dp_accounting)",
     "rdp": "RDP accounting (dp_accounting)",
     "pld+rdp": "PLD + RDP accounting (dp_accounting), parts added by basic composition",
-    "zcdp": "zCDP composition (Bun & Steinke 2016)",
+    "zcdp": "zCDP composition (Bun & Steinke 2016; converted by Canonne, Kamath & Steinke 2020)",
     "basic": "basic composition",
     "none": "not private (eps = inf)",
 }

@@ -46,8 +46,10 @@ Privacy (derived here)
   λ = 3kη/ε.
 * δ > 0: an ε₀-DP step is ε₀²/2-zCDP (Bun & Steinke 2016, Prop. 1.4); the k
   peels cost ρ = k((2η/λ)² + (η/λ)²)/2 = 5kη²/(2λ²) (zCDP adds up, also
-  adaptively, Lemma 2.3) and ρ-zCDP is (ρ + 2√(ρ log 1/δ), δ)-DP (Prop. 1.3),
-  so λ = η√(5k/(2ρ)) with ρ from (ε, δ).  For small ε, ρ ≈ ε²/(4 log 1/δ) and
+  adaptively, Lemma 2.3) and ρ-zCDP is (ε, δ)-DP by Canonne, Kamath & Steinke
+  (2020, Cor. 13; :func:`~.calibration.rho_from_eps_delta`), so λ = η√(5k/(2ρ))
+  with ρ from (ε, δ).  For small ε, ρ ≈ ε²/(4 log 1/δ) (Bun & Steinke's
+  ρ + 2√(ρ log 1/δ) = ε, which the corollary improves on) and
   λ ≈ η√(10 k log(1/δ))/ε, the scale of the paper's peeling.  The smaller of
   the two scales is used.
 * Sorting, the step-up and the rejection set are post-processing.
@@ -128,7 +130,8 @@ def peeling_scale(eps: float, delta: float, k: int, eta: float) -> PeelingCalibr
 
     Pure: λ = 3kη/ε (basic composition of 2k steps of cost 2η/λ and η/λ).
     δ > 0: also λ = η√(5k/(2ρ)) with ρ-zCDP worth (ε, δ) (Bun & Steinke 2016,
-    Props. 1.3, 1.4); the smaller scale is used.  ε = inf gives λ = 0.
+    Prop. 1.4; Canonne, Kamath & Steinke 2020, Cor. 13); the smaller scale is used.  ε = inf
+    gives λ = 0.
 
     Examples
     --------
@@ -136,7 +139,7 @@ def peeling_scale(eps: float, delta: float, k: int, eta: float) -> PeelingCalibr
     0.3
     >>> cal = peeling_scale(1.0, 1e-6, 100, 0.01)
     >>> cal.composition, round(cal.scale, 3)
-    ('zCDP', 1.196)
+    ('zCDP', 1.013)
     """
     if math.isinf(eps):
         return PeelingCalibration(0.0, "none (eps = inf)")

@@ -14,7 +14,9 @@ guarantee at the end is the budget's, whatever the adaptive choices were.
     Admit while Σ ρ ≤ ρ_B and Σ δ_steps ≤ δ_reserve, each step costed by its recorded event
     (:meth:`~.events.PrivacyEvent.zcdp_cost`: Gaussian Δ²/(2σ²), pure eps²/2, bounded range
     eps²/8, zCDP ρ, a generic (eps, δ) step eps²/2 plus δ, a delta-only step δ).  ρ_B is the
-    largest ρ with ρ + 2√(ρ log(1/(δ − δ_reserve))) ≤ eps (Bun & Steinke 2016, Prop. 1.3).  Valid
+    largest ρ whose ρ-zCDP is (eps, δ − δ_reserve)-DP by Canonne, Kamath & Steinke (2020, Cor. 13;
+    :func:`~.calibration.rho_from_eps_delta`), which holds for any ρ-zCDP mechanism whatever its
+    steps are (the filter cannot know in advance that they will all be Gaussian).  Valid
     under fully adaptive choice: Rényi/zCDP filters (Feldman & Zrnic 2021, "Individual Privacy
     Accounting via a Rényi Filter", Theorem 3.1 — a sequence whose summed RDP at order α stays
     within the budget's is RDP at α; zCDP is RDP at every α with ρα) and, with the δ-steps,
@@ -37,6 +39,7 @@ from __future__ import annotations
 import math
 
 from ..errors import PrivacyParameterError
+from . import calibration
 from .calibration import rho_from_eps_delta
 
 COMPOSITIONS = ("basic", "zcdp", "pld")
@@ -64,10 +67,8 @@ def zcdp_budget(eps: float, delta: float, reserve: float) -> float:
 
 
 def zcdp_eps(rho: float, delta: float) -> float:
-    """eps of ρ-zCDP at delta (Bun & Steinke 2016, Prop. 1.3)."""
-    if rho == 0:
-        return 0.0
-    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+    """eps of ρ-zCDP at delta (Canonne, Kamath & Steinke 2020, Cor. 13: :func:`~.calibration.zcdp_eps`)."""
+    return calibration.zcdp_eps(rho, delta)
 
 
 def zcdp_cost(entries) -> tuple[float, float]:

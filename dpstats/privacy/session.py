@@ -9,10 +9,11 @@ declared, and a declaration that would exceed the total is refused.
 :meth:`SessionPlan.gaussian_fits` solves for the common Gaussian noise multiplier of k fits by
 bisection on the PLD composition of the session (with the slots already declared), and gives each
 fit the per-fit (eps, delta) that yields that noise under the package's calibration of the
-method: ``"zcdp"`` for the methods that plan in zCDP (dp_lm, dp_pca, dp_gmm, vertical_glm: the fit's
-Gaussian steps have total ρ = ρ(eps, δ) of Bun & Steinke's Prop. 1.3) or ``"gaussian"`` for one
-Gaussian calibrated by :func:`~.calibration.calibrate_gaussian` (dp_knockoff).  Each fit gets
-δ = delta/k, so basic composition of the per-fit budgets also stays within delta.
+method (:func:`per_fit_budget`): ``"gaussian"`` for the methods whose every step is a Gaussian
+mechanism (dp_lm, dp_glm, dp_pca, vertical_glm: ρ = μ²/2 exactly; dp_knockoff: one analytic
+Gaussian) or ``"zcdp"`` for those that mix Gaussian and pure-DP steps in zCDP (dp_gmm: ρ by
+Canonne, Kamath & Steinke 2020).  Each fit gets δ = delta/k, so basic composition of the
+per-fit budgets also stays within delta.
 
 :meth:`SessionPlan.accountant` returns the session's accountant: it admits an analysis into the
 first unused slot that dominates it — a Gaussian slot of multiplier m takes analyses whose steps
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from ..errors import BudgetExceededError, PrivacyParameterError
 from . import events as ev
 from .accountant import Accountant, Charge, LedgerEntry
-from .calibration import gaussian_delta, rho_from_eps_delta
+from .calibration import analytic_gaussian_sigma, rho_from_eps_delta, zcdp_eps
 from .composition import Composition, compose, gaussian_eps
 from .filters import TEXT
 
@@ -104,14 +105,14 @@ class SessionPlan:
         """Declare one analysis of budget (eps, delta): it is accounted as a generic (eps, delta) step."""
         return self._declare([Slot(label, ev.eps_delta(eps, delta), eps, delta)])[0]
 
-    def gaussian_fits(self, k: int, calibration: str = "zcdp", label: str = "fit") -> list[Slot]:
+    def gaussian_fits(self, k: int, calibration: str = "gaussian", label: str = "fit") -> list[Slot]:
         """Declare k Gaussian analyses sharing what is left of the budget; return their slots.
 
         The common noise multiplier m is the smallest m whose k Gaussians,
         composed by PLD with the slots already declared, cost at most eps at delta (bisection, to
         1e-5 relative).  Each slot's (eps, delta) is what to pass to the front door so that its
-        calibration (``"zcdp"`` or ``"gaussian"``, module docstring) gives noise multiplier >= m,
-        with delta/k each.
+        calibration (``"gaussian"``, the default, for the doors whose every step is Gaussian, or
+        ``"zcdp"`` for dp_gmm: :func:`per_fit_budget`) gives noise multiplier >= m, with delta/k each.
         """
         if not (isinstance(k, int) and k >= 1):
             raise PrivacyParameterError(f"k must be a positive integer, got {k!r}.")
@@ -170,29 +171,29 @@ class SessionPlan:
 def per_fit_budget(m: float, delta: float, calibration: str) -> tuple[float, float]:
     """(eps, the noise multiplier it yields) for one fit of noise multiplier >= m at ``delta``.
 
-    ``"zcdp"``: the fit's ρ = 1/(2m²) at delta, eps = ρ + 2√(ρ log 1/δ) (then ρ(eps, δ) = ρ).
-    ``"gaussian"``: :func:`~.calibration.calibrate_gaussian` — the classic σ for eps < 1, the
-    analytic one from eps >= 1; noise levels between the analytic σ at eps = 1 and the classic σ
-    at eps = 1 are not reachable, and eps just below 1 (more noise than m) is given there.
+    ``"gaussian"`` (every step Gaussian: the door's Gaussians of total ρ are one Gaussian, ρ from
+    :func:`~.calibration.gaussian_rho_from_eps_delta`, or one Gaussian calibrated by
+    :func:`~.calibration.calibrate_gaussian`): eps = the exact eps of multiplier m at delta
+    (Balle & Wang 2018), and the multiplier is the analytic σ at (eps, delta), m up to the
+    bisections' 1e-12.  ``"zcdp"`` (plans mixing Gaussian and pure-DP steps in zCDP): ρ =
+    1/(2m²), eps = :func:`~.calibration.zcdp_eps` (Canonne, Kamath & Steinke 2020), and the
+    multiplier is 1/√(2ρ(eps, δ)) with ρ(eps, δ) = :func:`~.calibration.rho_from_eps_delta`,
+    rounded down, so at least m.
 
     Examples
     --------
     >>> eps, m = per_fit_budget(5.0, 1e-6, "zcdp")
     >>> round(m, 9)
     5.0
+    >>> eps, m = per_fit_budget(5.0, 1e-6, "gaussian")
+    >>> round(eps, 4), round(m, 9)
+    (0.8341, 5.0)
     """
     if calibration == "zcdp":
-        rho = 1.0 / (2.0 * m * m)
-        eps = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+        eps = zcdp_eps(1.0 / (2.0 * m * m), delta)
         return eps, 1.0 / math.sqrt(2.0 * rho_from_eps_delta(eps, delta))
-    classic = math.sqrt(2.0 * math.log(1.25 / delta)) / m
-    if classic < 1:
-        return classic, m
     eps = gaussian_eps(m, delta)
-    if eps >= 1:
-        return eps, m if gaussian_delta(eps, m) <= delta * (1 + 1e-9) else math.nan
-    eps = math.nextafter(1.0, 0.0)
-    return eps, math.sqrt(2.0 * math.log(1.25 / delta)) / eps
+    return eps, analytic_gaussian_sigma(eps, delta, 1.0)
 
 
 @dataclass(repr=False)

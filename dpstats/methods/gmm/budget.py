@@ -6,8 +6,10 @@ of their sample-and-aggregate reduction (§6, Theorem 6.1) by (advanced)
 composition.  Here every step is a Gaussian mechanism or a pure-DP selection
 (AboveThreshold, exponential mechanism: eps-DP ⇒ eps²/2-zCDP), accounted in
 zCDP, which composes additively also adaptively (Bun & Steinke 2016,
-Lemma 2.3), and converted to (eps, delta) once
-(:class:`~dpstats.privacy.accountant.BudgetPlan`).  The shares of ρ are fixed
+Lemma 2.3), and converted to (eps, delta) once by Canonne, Kamath & Steinke's
+(2020, Cor. 13) conversion, valid for any ρ-zCDP mechanism (the plan mixes
+Gaussian and pure-DP steps, so the exact Gaussian conversion does not apply;
+:class:`~dpstats.privacy.accountant.BudgetPlan`).  The shares of ρ are fixed
 public fractions (``SPLIT``, ``SA_SPLIT``); the ledger shows each step's share
 of (eps, delta) in proportion to its ρ.
 
@@ -107,9 +109,8 @@ def plan(options: GMMOptions, d: int, *, box: Box | None = None, n_public: bool 
     rho = plan_budget(budget, method, k, use_pca=k < d, neighbouring=neighbouring, refine=options.refine)
     entries = budget.entries()
     notes = [
-        f"Composition in zCDP: total ρ = {budget.rho:.5g}, converted once to (eps, delta) by "
-        "ρ + 2√(ρ log(1/δ)) (Bun & Steinke 2016, Prop. 1.3); each ledger row shows its share of "
-        "(eps, delta) in proportion to its ρ.",
+        f"Composition in zCDP: total ρ = {budget.rho:.5g}, converted once to (eps, delta): {budget.conversion}; "
+        "each ledger row shows its share of (eps, delta) in proportion to its ρ.",
         *NOTES,
     ]
     assumptions = [*ASSUMPTIONS, *([SA_ASSUMPTION] if method == "sample_aggregate" else [])]

@@ -20,6 +20,12 @@ probability δ₂ every data set D′ that replaces any one row of D by any row
 within (ε, δ₁) of D's, in both directions.  The model is not needed for the
 replaced row.
 
+Method II (Theorem 5) adds N(0, κ²I) to the released coefficients, κ the (ε, δ₁)
+Gaussian calibration at l2 sensitivity Δ₂ (the paper states the classic
+Δ₂·√(2 ln(1.25/δ₁))/ε; the theorem needs only an (ε, δ₁)-DP Gaussian step, and we use
+the analytic one of Balle & Wang 2018, the least noise that is:
+:func:`~dpstats.privacy.calibration.calibrate_gaussian`).
+
 **Response bound** (:func:`response_bound`): every response is clipped to
 [−Y, Y], Y = B·‖β‖ + σt with t = Φ̄⁻¹(δ₂/(8n)): then |x_iᵀβ| ≤ B‖β‖ and
 max_i |w_i| ≤ σt (except with probability δ₂/4) leave every row of D unclipped,
@@ -70,7 +76,8 @@ of β̄ is not in this bound).
 Method I (Theorem 3) releases f(G + E, [X′ X̃′]ᵀy + e): E = θ₁[[0, I], [I, 0]] +
 [[1, 1], [1, 1]] ⊗ θ₂ with θ₁ ~ Lap(η²(1 + λ_min)/ε₁) (the noisy λ_min = s in the
 off-diagonal blocks) and θ₂ symmetric, zero diagonal, upper entries N(0, κ₁²),
-κ₁ = √(2 ln(1.25/δ₁))/ε₂ · η²(√2 + ‖Σ′‖_F); e ~ N(0, κ₂²I) with κ₂ from the l2
+κ₁ the (ε₂, δ₁) Gaussian calibration (analytic, as above; the paper's classic form is
+√(2 ln(1.25/δ₁))/ε₂ times) at sensitivity η²(√2 + ‖Σ′‖_F); e ~ N(0, κ₂²I) with κ₂ from the l2
 sensitivity of [X′ X̃′]ᵀy = G b (b the OLS coefficients).  Writing
 Δ(Gb) = G′Δb + (ΔG)b gives the bound used here (our restatement of the paper's
 eq. (10), built from the same ingredients, with Method II's Δ₂ and ζ* above):

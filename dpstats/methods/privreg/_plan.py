@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ...errors import ChanceWarning, caller_stacklevel
 from ...privacy.accountant import LedgerEntry
-from ...privacy.calibration import rho_from_eps_delta
+from ...privacy.calibration import CONVERSIONS, gaussian_rho_from_eps_delta
 from ...privacy.plan import Plan
 from ._settings import PrivregOptions
 
@@ -286,7 +286,8 @@ def noise_scales(
 ) -> tuple[list[float], list[float]]:
     """(σ_η, σ_β) of each party listed in ``radius``: σ = Δ₂/√(2ρ_release).
 
-    The zCDP budget ρ (Bun & Steinke 2016, Prop. 1.3, from eps and delta) is
+    The zCDP budget ρ from eps and delta — every release is Gaussian, so exactly, as one
+    Gaussian of μ² = 2ρ (:func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`) — is
     split: (1 − coef_share)·ρ over the K·T linear-predictor releases and
     coef_share·ρ over the K coefficient releases; a Gaussian release with
     sensitivity Δ₂ and scale σ costs Δ₂²/(2σ²).
@@ -310,7 +311,7 @@ def noise_scales(
 
 def _rho_shares(options: PrivregOptions, K: int) -> tuple[float, float]:
     """ρ of one linear-predictor release and of one coefficient release."""
-    rho = rho_from_eps_delta(options.eps, options.delta)
+    rho = gaussian_rho_from_eps_delta(options.eps, options.delta)
     T, share = options.rounds, options.coef_share
     return (1 - share) * rho / (K * T), share * rho / K
 
@@ -347,7 +348,7 @@ def _dp_entry(options: PrivregOptions, n: int, K: int, radius, y_bound) -> Ledge
             f"squared loss with |y| ≤ B_y={y_bound:.4g}, received offsets clipped to "
             f"±(K−1)·eta_clip={(K - 1) * C:.4g}, Δ₂(β) = 2R(B_y+O)(1+R/√λ)/(nλ)"
         )
-    rho = rho_from_eps_delta(options.eps, options.delta)
+    rho = gaussian_rho_from_eps_delta(options.eps, options.delta)
     return LedgerEntry(
         step=f"{K}×{T} clipped linear predictors (n-vectors) and {K} coefficient blocks",
         mechanism="Gaussian mechanism, zCDP composition",
@@ -355,9 +356,9 @@ def _dp_entry(options: PrivregOptions, n: int, K: int, radius, y_bound) -> Ledge
         delta=options.delta,
         sensitivity="replace one row, per party: " + "; ".join(sens),
         note=(
-            f"total rho = {rho:.6g} (Bun & Steinke Prop. 1.3 from eps, delta); "
-            f"{1 - share:g} of rho over {K * T} linear-predictor releases, {share:g} over {K} "
-            "coefficient releases; each Gaussian release costs Δ²/(2σ²)"
+            f"total rho = {rho:.6g} from eps, delta; {1 - share:g} of rho over {K * T} linear-predictor "
+            f"releases, {share:g} over {K} coefficient releases; each Gaussian release costs Δ²/(2σ²); "
+            f"every release Gaussian: {CONVERSIONS['gaussian']}"
         ),
         event={"kind": "gaussian", "rho": rho},
     )
