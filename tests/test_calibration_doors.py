@@ -70,8 +70,10 @@ def test_every_gaussian_doors_noise_is_no_larger_than_before(eps, delta):
     gp = glm.plan(o, glm.Coordinates(np.zeros(3), np.ones(3), True), glm.response_range("binomial"), None)
     final_rho = old * 0.7 * 0.6  # the final step's score share of ρ, before
     assert gp.score_sd[-1] == pytest.approx(gp.score_sensitivity / math.sqrt(2 * final_rho) * gain, rel=1e-9)
-    # dp_pca: one Gaussian on the whole budget
-    pp = pca.plan(pca.PCAOptions.partial(k=2, eps=eps, delta=delta, neighbouring="replace"), 2.0)
+    # dp_pca, center="midpoint": one Gaussian on the whole budget
+    pp = pca.plan(
+        pca.PCAOptions.partial(k=2, eps=eps, delta=delta, neighbouring="replace", center="midpoint"), 2.0
+    )
     assert pp.sigma == pytest.approx(pp.sensitivity / math.sqrt(2 * old) * gain, rel=1e-9)
     # vertical_glm: the coefficient releases get 0.1 of ρ over K = 2 parties
     vo = privreg.PrivregOptions.partial(

@@ -242,12 +242,23 @@ def _eps_at_order(rho: float, log_inv_delta: float, s: float) -> float:
     return (1.0 + s) * rho + (log_inv_delta - math.log1p(s)) / s - math.log1p(1.0 / s)
 
 
-def _golden_min(f, lo: float, hi: float, tol: float) -> float:
-    """The smallest value of ``f`` seen by golden-section search on [lo, hi] (f unimodal there)."""
+def golden_section(
+    f, lo: float, hi: float, *, tol: float = 0.0, steps: int | None = None
+) -> tuple[float, float]:
+    """(x, f(x)) with the smallest f(x) seen by golden-section search on [lo, hi] (f unimodal there), until
+    the bracket is narrower than ``tol`` or after ``steps`` steps.
+
+    Examples
+    --------
+    >>> x, fx = golden_section(lambda t: (t - 0.3) ** 2, 0.0, 1.0, tol=1e-9)
+    >>> round(x, 6), fx < 1e-12
+    (0.3, True)
+    """
     a, b = hi - _GOLDEN * (hi - lo), lo + _GOLDEN * (hi - lo)
     fa, fb = f(a), f(b)
-    best = min(fa, fb)
-    while hi - lo > tol:
+    best = min((fa, a), (fb, b))
+    step = 0
+    while hi - lo > tol and (steps is None or step < steps):
         if fa < fb:
             hi, b, fb = b, a, fa
             a = hi - _GOLDEN * (hi - lo)
@@ -256,8 +267,8 @@ def _golden_min(f, lo: float, hi: float, tol: float) -> float:
             lo, a, fa = a, b, fb
             b = lo + _GOLDEN * (hi - lo)
             fb = f(b)
-        best = min(best, fa, fb)
-    return best
+        best, step = min(best, (fa, a), (fb, b)), step + 1
+    return best[1], best[0]
 
 
 @lru_cache(maxsize=4096)
@@ -294,7 +305,7 @@ def zcdp_eps(rho: float, delta: float) -> float:
     values = [eps_at(t) for t in grid]
     i = min(range(len(values)), key=values.__getitem__)
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-    return max(0.0, min(values[i], _golden_min(eps_at, lo, hi, _ORDER_TOL)))
+    return max(0.0, min(values[i], golden_section(eps_at, lo, hi, tol=_ORDER_TOL)[1]))
 
 
 @lru_cache(maxsize=4096)

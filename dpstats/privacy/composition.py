@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from ..errors import PrivacyParameterError
 from . import events as ev
-from .calibration import gaussian_delta, zcdp_eps
+from .calibration import gaussian_delta, golden_section, zcdp_eps
 
 if TYPE_CHECKING:  # what compose() reads, for type checkers
     from .accountant import Accountant, LedgerEntry
@@ -367,20 +367,8 @@ def _best_split(total) -> float:
     values = [total(f) for f in grid[1:-1]]
     i = min(range(len(values)), key=values.__getitem__)
     lo, hi = grid[i], grid[i + 2]
-    best_f, best = grid[i + 1], values[i]
-    g = (math.sqrt(5) - 1) / 2
-    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-    fa, fb = total(a), total(b)
-    for _ in range(6):
-        if fa < fb:
-            hi, b, fb = b, a, fa
-            a = hi - g * (hi - lo)
-            fa = total(a)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + g * (hi - lo)
-            fb = total(b)
-    return min([(best, best_f), (fa, a), (fb, b)])[1]
+    x, fx = golden_section(total, lo, hi, steps=6)
+    return min((values[i], grid[i + 1]), (fx, x))[1]
 
 
 def _zcdp_eps(rho: float, delta: float) -> float:
