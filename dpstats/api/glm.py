@@ -74,8 +74,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
         needs the data in memory)}
     {eps or inf: the maximum-likelihood GLM by IRLS, as R's ``glm``}
     delta : float
-        > 0 (the Gaussian mechanism, e.g. 1e-6; every step is Gaussian, so ρ is calibrated exactly to
-        (eps, delta), Balle & Wang 2018); 0 only with eps = inf.
+        > 0 (Gaussian steps, e.g. 1e-6, calibrated exactly: Balle & Wang 2018); 0 only with eps = inf.
     family : {"binomial", "poisson"}
         Canonical links (logit, log).  R's family objects are passed by name.
     bounds : (lo, hi) or dict

@@ -70,8 +70,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
         Number of components, 1 <= k <= n/10.  When n is private (``neighbouring="add_remove"``,
         or rows that may be dropped) k <= n/10 is not checked (the check would release whether
         n < 10k): it is a stated assumption, reported only in requested diagnostics.
-    {eps, delta: its steps mix Gaussian and pure-DP mechanisms, so by Canonne, Kamath
-        & Steinke 2020, Cor. 13, valid for any ρ-zCDP mechanism}
+    {eps, delta: Gaussian and pure-DP steps, so by Canonne, Kamath & Steinke 2020, Cor. 13}
     bounds : (lo, hi) or dict
         Public box containing the data and the means (interactions: the product of their parts' bounds); rows
         are clipped to it and centred at its midpoint.  Without bounds the data's min/max are used: a

@@ -100,8 +100,7 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
         spends it on the coefficients.
     delta : float in (0, 1)
         Total delta: Method I δ + δ₁ + δ₂ (cross-products, Σ′, sensitivity-bound
-        failure), Method II δ₁ + δ₂; equal shares unless ``delta_split``.  Each Gaussian step is
-        calibrated by the analytic Gaussian (Balle & Wang 2018), the least noise for its share.
+        failure), Method II δ₁ + δ₂; equal shares unless ``delta_split``; analytic Gaussian steps.
     fdr : float in (0, 1)
         Target FDR q.
     method : {"II", "I"}

@@ -66,8 +66,7 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     {data, streamed: the statistics then come from one chunked pass}
     {eps or inf: ordinary least squares, with the classical formulas}
     delta : float
-        0 (default): Laplace mechanism, pure eps-DP.  > 0: Gaussian mechanism (zCDP); both steps are
-        Gaussian, so ρ is calibrated exactly to (eps, delta) (Balle & Wang 2018).
+        0 (default): Laplace mechanism, pure eps-DP.  > 0: Gaussian, calibrated exactly (Balle & Wang 2018).
     bounds : (lo, hi) or dict
         Public bounds of every design column and of the response (dummies default to their coding's
         range, an interaction's columns to the product of its parts' bounds).  A private call refuses a

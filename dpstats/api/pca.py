@@ -61,8 +61,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     {data, streamed: the statistics then come from one chunked pass}
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
-    {eps, delta: its releases are all Gaussian, so exactly: the largest ρ = μ²/2 whose Gaussian is
-        (eps, delta)-DP, Balle & Wang 2018}
+    {eps, delta: all Gaussian, so exactly, Balle & Wang 2018}
         ``eps = math.inf``: the exact components (R's ``prcomp(x)``, the box holding every row), NOT private.
     bounds : (lo, hi) or dict
         Public box of the columns (an interaction's columns default to the product of its parts' bounds).

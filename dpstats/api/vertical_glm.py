@@ -108,8 +108,7 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     eps, delta : float, optional
         ``None`` or ``inf``: the exact (non-private) protocol.  Otherwise DP mode (binomial or gaussian
         family with ``penalty="ridge"``, ``lam > 0``; poisson is refused: its log-link gradient is
-        unbounded): the budget for all releases, protecting covariates given y; every release is
-        Gaussian, so ρ is calibrated exactly to (eps, delta) (Balle & Wang 2018).  Sensitivities:
+        unbounded): the budget for all (Gaussian, calibrated exactly) releases, protecting covariates given y.  Sensitivities:
         :func:`dpstats.methods.privreg.binomial_ridge_sensitivities` and
         :func:`dpstats.methods.privreg.gaussian_ridge_sensitivities`.  As eps grows the release tends
         to the non-private fit of the same objective; the noise on the shared predictors stays large, and
