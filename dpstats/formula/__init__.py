@@ -45,7 +45,7 @@ from __future__ import annotations
 import difflib
 import re
 import warnings
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -435,34 +435,16 @@ def level_fills(formula: str) -> dict[str, float]:
     >>> level_fills("mpg ~ factor(cyl, levels = c(4, 6, 8)) + cyl")  # cyl is also numeric here
     {}
     """
-    if not isinstance(formula, str):  # the door's own check refuses it
-        return {}
-    try:
-        tree = parse(formula)
-    except FormulaError:
-        return {}
-    first: dict[str, list] = {}
-    elsewhere: set[str] = set()
 
-    def walk(node: Node) -> None:
+    def claim(node: Node) -> tuple[str, Any] | None:
         levels = _levels_arg(node)
-        if levels is not None:
-            x = [a for name, a in node.args if name in (None, "x")][:1]
-            if x and x[0].kind == "name":
-                first.setdefault(x[0].value, []).append(_first_number(levels))
-                return  # levels= and labels= are constants
-        if node.kind == "name":
-            elsewhere.add(node.value)
-        for a in node.args:
-            walk(a[1] if isinstance(a, tuple) else a)
+        x = [a for name, a in node.args if name in (None, "x")][:1] if levels is not None else []
+        return (x[0].value, _first_number(levels)) if x and x[0].kind == "name" else None
 
-    walk(tree)
-    if "." in elsewhere:  # y ~ . uses every column as it is
-        return {}
     return {
         name: values[0]
-        for name, values in first.items()
-        if name not in elsewhere and values[0] is not None and len(set(values)) == 1
+        for name, values in _only_within(formula, claim).items()
+        if values[0] is not None and len(set(values)) == 1
     }
 
 
@@ -592,33 +574,46 @@ def factor_terms(formula: str) -> dict[str, str]:
     >>> factor_terms("mpg ~ wt + C(cyl, contr.sum) + factor(gear) + gear + factor(am, levels = c(0, 1))")
     {'cyl': 'C(cyl, contr.sum)'}
     """
+
+    def claim(node: Node) -> tuple[str, str] | None:
+        if call_name(node) not in _FACTOR_CALLS:
+            return None
+        x = [a for name, a in node.args if name in (None, "x", "object")][:1]
+        inline = any(name == "levels" for name, _ in node.args) or (
+            call_name(node) != "C" and len([a for name, a in node.args if name is None]) > 1
+        )
+        return (x[0].value, deparse(node)) if x and x[0].kind == "name" and not inline else None
+
+    return {name: terms[0] for name, terms in _only_within(formula, claim).items()}
+
+
+def _only_within(formula: Any, claim: Callable[[Node], tuple[str, Any] | None]) -> dict[str, list]:
+    """The variables a formula uses only inside calls that ``claim`` (a node -> (variable, value) or
+    None; the call's other arguments are constants), each with the values of its claims in order; {}
+    when the formula does not parse or uses ``.`` (every column as it is)."""
     try:
         tree = parse(formula) if isinstance(formula, str) else None
     except FormulaError:
         tree = None
     if tree is None:
         return {}
-    first: dict[str, str] = {}
+    claimed: dict[str, list] = {}
     elsewhere: set[str] = set()
 
     def walk(node: Node) -> None:
-        if call_name(node) in _FACTOR_CALLS:
-            x = [a for name, a in node.args if name in (None, "x", "object")][:1]
-            inline = any(name == "levels" for name, _ in node.args) or (
-                call_name(node) != "C" and len([a for name, a in node.args if name is None]) > 1
-            )
-            if x and x[0].kind == "name" and not inline:
-                first.setdefault(x[0].value, deparse(node))
-                return  # the other arguments are constants (contrasts, labels)
+        hit = claim(node)
+        if hit is not None:
+            claimed.setdefault(hit[0], []).append(hit[1])
+            return
         if node.kind == "name":
             elsewhere.add(node.value)
         for a in node.args:
             walk(a[1] if isinstance(a, tuple) else a)
 
     walk(tree)
-    if "." in elsewhere:  # y ~ . uses every column as it is
+    if "." in elsewhere:
         return {}
-    return {name: term for name, term in first.items() if name not in elsewhere}
+    return {name: values for name, values in claimed.items() if name not in elsewhere}
 
 
 def _first_number(node: Node) -> float | None:
