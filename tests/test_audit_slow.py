@@ -96,11 +96,14 @@ def test_method_audits_at_2e4_runs():
         assert res.passed, res
 
 
-def test_knockoff_method_two_worst_pair_has_power():
-    # the worst pair (row B·e_p, y at Theorem 5's residual bound) moves b by ~0.4·Δ₂ and gives
-    # eps_lb ≈ 0.16 at 2·10^4 runs (the earlier x1/±3σ pair moved b by 0.014·Δ₂: eps_lb ≈ 0)
+def test_knockoff_method_two_worst_pair_is_within_its_claim():
+    # the pair (row B·e_p, y at Theorem 5's residual bound) gave eps_lb ≈ 0.16 at 2·10^4 runs against the
+    # paper's Δ₂.  Since the outside audit's F4 the responses are clipped to Y = B·beta_norm + σt (≈ 3.3
+    # here, below the pair's ±18.6) and Δ₂ covers a replaced row anywhere within B and Y, a bound this
+    # pair does not approach (eps_lb ≈ 0): the audit checks validity here; the power of the audit on the
+    # clip is shown by test_knockoff_response_bound.py::test_the_audit_refutes_an_unclipped_response
     res = A.audit(A.knockoff_case(1.0, method="II"), n_runs=20_000, random_state=18)
-    assert res.passed and res.eps_lb > 0.08, res
+    assert res.passed, res
 
 
 def test_dp_gmm_end_to_end_at_3000_runs():

@@ -425,7 +425,8 @@ def test_felp_demo_regimes_find_the_planted_features_and_fail():
 )  # the demos' DP regimes: sigma_eta > eta_clip, alpha Inf in the failing regime
 def test_dp_mode_vertical_and_dp_lm_reports_draw_their_released_coefficients():
     """Every demo report has a figure (tests/test_reports.py): DP-mode vertical_glm releases no
-    convergence trace, so it draws its released coefficients; dp_lm draws estimates with intervals."""
+    convergence trace, so it draws its released coefficients; dp_lm draws its calibrated estimates, the
+    points its intervals are about."""
     from dpstats.demos import lm, vertical
 
     glm = vertical.dp_fit(vertical.simulated(20_000, 4), random_state=4)
@@ -438,6 +439,6 @@ def test_dp_mode_vertical_and_dp_lm_reports_draw_their_released_coefficients():
     (plot,) = fit.plots()
     table = fit.tidy()
     for term, estimate, low, high in zip(
-        table["term"], table["estimate"], table["conf.low"], table["conf.high"]
+        table["term"], table["calibrated"], table["conf.low"], table["conf.high"]
     ):
         assert f"{term} {estimate:.3g} [{low:.3g}, {high:.3g}]" in plot.alt

@@ -34,7 +34,7 @@ import dpstats as dp
 from dpstats.errors import DataError, FormulaError, NonPrivateWarning, PrivacyParameterError
 from dpstats.methods import pca as m
 from dpstats.privacy.accountant import Accountant
-from dpstats.privacy.calibration import rho_from_eps_delta
+from dpstats.privacy.calibration import gaussian_rho_from_eps_delta
 from dpstats.privacy.pca import second_moment_sensitivity, sum_sensitivity
 from neighbours import assert_same_view, reader_view
 
@@ -189,7 +189,7 @@ def test_center_midpoint_draws_dp_gmms_noise_and_charges_one_step(frame):
 
     fit = dp.dp_pca("~ .", frame, k=2, eps=1.0, delta=1e-6, bounds=BOX, center="midpoint", random_state=5)
     C = float(np.linalg.norm([10.0, 8.0, 6.0]))
-    rho = rho_from_eps_delta(1.0, 1e-6)
+    rho = gaussian_rho_from_eps_delta(1.0, 1e-6)  # one Gaussian: the exact conversion
     ref = private_pca(frame.to_numpy() - CENTRE, 2, C, rho, "replace", NoiseSource(5))
     np.testing.assert_allclose(fit.basis, ref.basis, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(fit.eigenvalues, ref.eigenvalues, rtol=1e-10)
@@ -271,7 +271,7 @@ def test_plan_splits_rho_and_calibrates_both_gaussians(neighbouring, n_public):
         k=2, eps=eps, delta=delta, neighbouring=neighbouring, center="mean", mean_share=share
     )
     plan = m.plan(options, C, n_public=n_public)
-    rho = rho_from_eps_delta(eps, delta)
+    rho = gaussian_rho_from_eps_delta(eps, delta)  # every release Gaussian: the exact conversion
     assert math.fsum(e.eps for e in plan.entries) == pytest.approx(eps, abs=1e-15)
     assert math.fsum(e.delta for e in plan.entries) == pytest.approx(delta, rel=1e-12)
     dm, ds = {"replace": (math.sqrt(2) * C**2, 2 * C), "add_remove": (C**2, math.sqrt(2) * C)}[neighbouring]

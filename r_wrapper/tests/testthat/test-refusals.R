@@ -12,7 +12,7 @@ refusal_fits <- function() {
     bh = dp_bh(c(a = 1e-9, b = 0.04, c = 0.5), q = 0.1, eps = 1, seed = 1),
     gmm = suppressWarnings(dp_gmm(~ x1 + x2, data = two, k = 2, eps = 2, delta = 1e-6, bounds = c(-10, 10), seed = 1)),
     lm = dp_lm(mpg ~ wt + hp, data = mtcars, eps = 1, bounds = b, seed = 1),
-    glm = dp_glm(am ~ wt + hp, data = mtcars, eps = 100, delta = 1e-6, bounds = b[c("wt", "hp")], seed = 1),
+    glm = dp_glm(am ~ wt + hp, data = mtcars, eps = 200, delta = 1e-6, bounds = b[c("wt", "hp")], seed = 1),
     si = suppressWarnings(dp_select_infer(mpg ~ wt + hp + qsec, data = mtcars, eps = 2, delta = 1e-6, k = 1,
                                           bounds = c(-400, 400), seed = 1)),
     lm_inf = suppressWarnings(dp_lm(mpg ~ wt + hp, data = mtcars, eps = Inf))
