@@ -88,7 +88,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -301,7 +301,11 @@ class Schema:
         return frame
 
     def check_bound_names(
-        self, columns: Sequence[str], design: Sequence[str], factors: Sequence[str] = ()
+        self,
+        columns: Sequence[str],
+        design: Sequence[str],
+        factors: Sequence[str] = (),
+        declares_levels: Callable[[str], bool] = lambda label: False,
     ) -> None:
         """Refuse a ``bounds=`` mapping entry that names neither a column of the data nor a column of the design.
 
@@ -310,6 +314,8 @@ class Schema:
         bounds mapping may serve several analyses).  ``factors``: the labels of the design's factor
         terms; a name made of one of them and a level (``"cityZurich"``) is allowed whether or not
         that level occurs, so that the check depends on the names only, never on the rows.
+        ``declares_levels``: whether a factor's label declares its levels in the formula
+        (:func:`dpstats.formula.declares_levels`), for the hint of a misspelt key.
 
         Examples
         --------
@@ -333,7 +339,8 @@ class Schema:
         if unknown:
             import difflib
 
-            public = self._public_bound_names(columns, design, factors, [str(k) for k in b if named(str(k))])
+            keys = [str(k) for k in b if named(str(k))]
+            public = self._public_bound_names(columns, design, factors, keys, declares_levels)
             near = difflib.get_close_matches(unknown[0], public, n=3, cutoff=0.5)
             hint = f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
             raise PrivacyParameterError(
@@ -375,15 +382,20 @@ class Schema:
                 )
 
     def _public_bound_names(
-        self, columns: Sequence[str], design: Sequence[str], factors: Sequence[str], keys: Sequence[str]
+        self,
+        columns: Sequence[str],
+        design: Sequence[str],
+        factors: Sequence[str],
+        keys: Sequence[str],
+        declares_levels: Callable[[str], bool] = lambda label: False,
     ) -> list[str]:
         """The names a misspelt ``bounds=`` key may be told it resembles: the data's columns, the bounds'
         own (known) keys, and the design's columns whose every part is public whatever the rows.
 
         A part of a design column (``x:gb`` has the parts ``x`` and ``gb``) that starts with a factor's
         label carries one of its levels, or a contrast's column made from them; it is public only if
-        every factor whose label it starts with has declared levels (``levels=``, or ``levels =``
-        given inline in ``factor()``/``ordered()``), never when a level may have been read from the rows
+        every factor whose label it starts with has declared levels (``levels=``, or levels written in
+        the formula: ``declares_levels``), never when a level may have been read from the rows
         (``x:gsecret``).  A factor declared otherwise (a Categorical) is left out too, as are term
         labels, which no bounds key can name (``x:g``): the list errs on the short side.
 
@@ -393,7 +405,7 @@ class Schema:
         >>> s._public_bound_names(["y", "x", "g", "h"], ["x", "gb", "x:gsecret", "hv", "x:hv"], ["g", "h"], ["y"])
         ['g', 'h', 'hv', 'x', 'x:hv', 'y']
         """
-        declared = [f for f in factors if f in self.levels or _levels_inline(f)]
+        declared = [f for f in factors if f in self.levels or declares_levels(f)]
 
         def public(part: str) -> bool:
             return all(f in declared for f in factors if part.startswith(f))
@@ -736,37 +748,6 @@ def _is_numeric(dtype) -> bool:
 def _listed(names: Sequence[str], most: int = 5) -> str:
     """Column names for a message: the first ``most`` quoted, then " …" when there are more."""
     return ", ".join(repr(c) for c in names[:most]) + (" …" if len(names) > most else "")
-
-
-def _levels_inline(label: str) -> bool:
-    """Whether a factor's label is ``factor(x, levels = ...)`` or ``ordered(x, levels = ...)``: levels
-    written in the formula (constants, as the formula layer requires), so its columns are public.
-
-    Examples
-    --------
-    >>> _levels_inline('factor(c, levels = c(4, 6))'), _levels_inline('factor(factor(g, levels = c("a")))')
-    (True, False)
-    """
-    match = re.fullmatch(r"(?:factor|ordered)\((.*)\)", label, flags=re.S)
-    return match is not None and any(re.match(r"levels\s*=", a) for a in _top_level_args(match[1])[1:])
-
-
-def _top_level_args(text: str) -> list[str]:
-    """``text`` split at the commas outside brackets and quotes, each part stripped."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "\"'`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    return parts + [text[start:].strip()]
 
 
 def _unquoted(name: str) -> str:

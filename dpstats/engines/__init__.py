@@ -53,6 +53,7 @@ from ..errors import DataError, DPStatsError
 from ..formula import (
     INTERCEPT,
     ModelFrame,
+    declares_levels,
     factor_columns,
     factor_terms,
     finish_checks,
@@ -396,7 +397,7 @@ def _prepare(formula, data, drop_intercept, one_sided, progress, schema):
     )
     mf = _chunked_frame(layout, source, n_rows=0, n_dropped=0)
     if schema is not None:
-        schema.check_bound_names(layout.columns, mf.names, list(mf.factor_levels))
+        schema.check_bound_names(layout.columns, mf.names, list(mf.factor_levels), declares_levels)
         frame = layout.code(source.schema_frame().rename(columns=str), source.what)
         mf.schema_steps = schema.missing_steps(frame, layout.variables)
         mf.n_data_dependent = bool(mf.schema_steps)

@@ -410,7 +410,7 @@ def _refuse_numeric_contrasts(coding: _Coding, used: list[str]) -> None:
 def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used: list[str]) -> ModelFrame:
     """The schema's named steps and statement notes on the frame (from arguments and dtypes only)."""
     if schema is not None:
-        schema.check_bound_names(data.columns, mf.names, list(mf.factor_levels))
+        schema.check_bound_names(data.columns, mf.names, list(mf.factor_levels), declares_levels)
         dropping = schema.missing_steps(data, used)
         formula_levels = mf.schema_steps if schema.private else []  # factor() without levels=
         levels_read = schema.level_steps(data, used) + formula_levels
