@@ -99,11 +99,10 @@ def plan(
     """
     o = options
     nonprivate = math.isinf(o.eps)
-    sigma_hat = math.sqrt(st.rss / (st.n - st.p))
     if nonprivate:  # no noise to calibrate: the ordinary filter on the (clipped) data
-        sigma_used, beta_used = o.sigma or sigma_hat, o.beta_norm or 0.0
+        sigma_used, beta_used = remark_2(st, o.sigma or None, o.beta_norm or 0.0)
     else:
-        sigma_used, beta_used = remark_2(st, o.sigma, o.beta_norm, sigma_hat, dd)
+        sigma_used, beta_used = remark_2(st, o.sigma, o.beta_norm, dd)
     name_augmentation(st, dd)
     if nonprivate:
         ko.check_full_rank(st)
@@ -156,10 +155,7 @@ def response_bound(options: KnockoffOptions, B: float, st: ko.Normalised) -> flo
     """Y = B·beta_norm + sigma·t (:func:`~dpstats.methods.knockoff.mechanism.response_bound`), from the
     declared sigma and beta_norm or, where not declared, their estimates (Remark 2: the plan names
     those steps)."""
-    sigma = options.sigma if options.sigma is not None else math.sqrt(st.rss / (st.n - st.p))
-    beta = options.beta_norm
-    if beta is None:
-        beta = float(np.linalg.norm(st.ols / st.col_norms))
+    sigma, beta = remark_2(st, options.sigma, options.beta_norm)
     return kd.response_bound(B, beta, sigma, st.n, st.p, failure_delta(options))
 
 
@@ -240,22 +236,25 @@ def row_bound(X: np.ndarray | float, bounds: float | None, dd: DataDependence | 
 
 
 def remark_2(
-    st: ko.Normalised, sigma: float | None, beta_norm: float | None, sigma_hat: float, dd: DataDependence
+    st: ko.Normalised, sigma: float | None, beta_norm: float | None, dd: DataDependence | None = None
 ) -> tuple[float, float]:
-    """σ and ‖β‖ of the sensitivities: declared upper bounds, or OLS estimates (Remark 2)."""
+    """σ and ‖β‖ of the sensitivities: declared upper bounds, or OLS estimates (Remark 2), each estimate
+    named as a data-dependent step in ``dd`` when given (the plan names them; the frame's response
+    bound, computed before the plan, uses the same values)."""
     if sigma is None:
-        dd.add(
-            "noise level sigma estimated from the OLS residuals to set the sensitivity (Remark 2)",
-            fix="declare a public upper bound, sigma=<a public upper bound>",
-        )
-        sigma = sigma_hat
+        if dd is not None:
+            dd.add(
+                "noise level sigma estimated from the OLS residuals to set the sensitivity (Remark 2)",
+                fix="declare a public upper bound, sigma=<a public upper bound>",
+            )
+        sigma = math.sqrt(st.rss / (st.n - st.p))
     if beta_norm is None:
-        est = float(np.linalg.norm(st.ols / st.col_norms))
-        dd.add(
-            "||beta|| estimated by OLS to set the sensitivity (Remark 2)",
-            fix="declare a public upper bound, beta_norm=<a public upper bound>",
-        )
-        beta_norm = est
+        if dd is not None:
+            dd.add(
+                "||beta|| estimated by OLS to set the sensitivity (Remark 2)",
+                fix="declare a public upper bound, beta_norm=<a public upper bound>",
+            )
+        beta_norm = float(np.linalg.norm(st.ols / st.col_norms))
     return sigma, beta_norm
 
 
