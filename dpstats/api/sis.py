@@ -22,11 +22,8 @@ from ..methods import sis as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..privacy.topk import largest_class_noise, recovery_curve
-from ..results.base import OperatingCharacteristics
-from ..results.sis import SISResult, recovery_table
+from ..results.sis import SISResult
 from ..simulate import Assume
-from ..simulate.sis import operating_characteristics
 from ..stats import CrossStats
 from ..validation import check_k, check_truth
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
@@ -217,27 +214,10 @@ class SISDoor(DataDoor):
     def result(
         self, frame: _Frame, plan: m.SISPlan, released: m.SISRelease, statement: PrivacyStatement, noise
     ) -> SISResult:
-        o, mf = self.options, frame.mf
-        n_public = frame.n if o.neighbouring == "replace" else None
-        oc = operating_characteristics(plan, n_public, o.oc_trials, o.assume, noise.generator)
-        logm, harmonic = largest_class_noise(plan.d, plan.k)
-        curve = recovery_curve(plan.d, plan.k, plan.select_eps, o.gamma, plan.sensitivity)
-        return SISResult(
-            **self.opening(mf.n, mf.names, statement),
-            operating_characteristics=OperatingCharacteristics.of(oc),
-            selected=[mf.names[j] for j in released.chosen],
-            k=plan.k,
-            gamma=o.gamma,
-            topk=o.topk,
-            sensitivity=plan.sensitivity,
-            scaling=frame.scaling,
-            noise_log_m=logm,
-            noise_expected_max=harmonic,
-            recovery_curve=recovery_table(*curve),
+        opening = self.opening(frame.mf.n, frame.mf.names, statement)
+        return SISResult.of(
+            opening, self.options, plan, released, scaling=frame.scaling, n=frame.n, generator=noise.generator
         )
 
     def diagnostics(self, frame: _Frame, released: m.SISRelease) -> dict:
-        mf = frame.mf
-        nonprivate = [mf.names[j] for j in np.argsort(-released.scores, kind="stable")[: frame.k]]
-        selected = [mf.names[j] for j in released.chosen]
-        return m.selection_diagnostics(mf, selected, nonprivate, frame.truth, frame.k, frame.n_clipped, "sis")
+        return m.diagnostics(frame.mf, released, frame.truth, frame.k, frame.n_clipped)

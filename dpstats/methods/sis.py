@@ -580,6 +580,23 @@ def utility_class(selected, ranking, k: int) -> str:
     return "NONE"
 
 
+def diagnostics(mf, released: SISRelease, truth: list[str] | None, k: int, n_clipped: int) -> dict:
+    """dp_sis's requested diagnostics (not private): :func:`selection_diagnostics` of the released
+    selection beside the non-private top ``k`` of the scores.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> mf = SimpleNamespace(n_dropped=0, n_filled=0, names=["a", "b", "c"])
+    >>> released = SISRelease(scores=np.array([3.0, 1.0, 2.0]), chosen=np.array([0, 1]))
+    >>> diagnostics(mf, released, None, 2, 0)["nonprivate_sis_selected"]
+    ['a', 'c']
+    """
+    nonprivate = [mf.names[j] for j in np.argsort(-released.scores, kind="stable")[:k]]
+    selected = [mf.names[j] for j in released.chosen]
+    return selection_diagnostics(mf, selected, nonprivate, truth, k, n_clipped, "sis")
+
+
 def selection_diagnostics(
     mf, selected: list[str], nonprivate: list[str], truth, k: int, n_clipped: int, method: str
 ) -> dict:

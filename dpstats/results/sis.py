@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..plotting import Plot, new_figure, to_plot
-from .base import DPResult, selected_section
+from ..privacy.topk import largest_class_noise, recovery_curve
+from ..simulate.sis import operating_characteristics
+from .base import DPResult, OperatingCharacteristics, selected_section
+
+if TYPE_CHECKING:
+    from ..methods.sis import SISOptions, SISPlan, SISRelease
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -42,6 +47,40 @@ class SISResult(DPResult):
     recovery_curve: pd.DataFrame | None = None
 
     title = "DP sure independence screening"
+
+    @classmethod
+    def of(
+        cls,
+        opening: dict[str, Any],
+        options: SISOptions,
+        plan: SISPlan,
+        released: SISRelease,
+        *,
+        scaling: str,
+        n: int | None,
+        generator: np.random.Generator,
+    ) -> SISResult:
+        """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
+        terms, privacy), the options record, the privacy plan, the release, the frame's ``scaling`` text and
+        ``n``, the n the sensitivity may use (None when private).  The operating characteristics are
+        simulated from ``generator`` (the release's, drawn after it)."""
+        n_public = n if options.neighbouring == "replace" else None
+        oc = operating_characteristics(plan, n_public, options.oc_trials, options.assume, generator)
+        logm, harmonic = largest_class_noise(plan.d, plan.k)
+        curve = recovery_curve(plan.d, plan.k, plan.select_eps, options.gamma, plan.sensitivity)
+        return cls(
+            **opening,
+            operating_characteristics=OperatingCharacteristics.of(oc),
+            selected=[opening["terms"][j] for j in released.chosen],
+            k=plan.k,
+            gamma=options.gamma,
+            topk=options.topk,
+            sensitivity=plan.sensitivity,
+            scaling=scaling,
+            noise_log_m=logm,
+            noise_expected_max=harmonic,
+            recovery_curve=recovery_table(*curve),
+        )
 
     def _body_lines(self) -> list[str]:
         shown = self.selected if len(self.selected) <= 40 else self.selected[:40] + ["..."]
