@@ -22,9 +22,7 @@ from ..methods import sis as sis_m, two_stage as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import OperatingCharacteristics
-from ..results.two_stage import TwoStageResult, second_stage_table
-from ..simulate.two_stage import operating_characteristics
+from ..results.two_stage import TwoStageResult
 from ..validation import check_k, check_truth
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, run
 
@@ -190,43 +188,15 @@ class TwoStageDoor(DataDoor):
     def result(
         self, frame: _Frame, plan: m.TwoStagePlan, released: m.Release, statement: PrivacyStatement, noise
     ) -> TwoStageResult:
-        o, mf = self.options, frame.mf
         # the statement states the eps asked for: the ledger's exactly rounded sum
         # (1 − f)·eps + (eps − (1 − f)·eps) can be one ulp off when stage_fraction > 1/2
-        statement.eps = o.eps
-        oc = operating_characteristics(plan, o.oc_trials, noise.generator)
-        return TwoStageResult(
-            **self.opening(mf.n, mf.names, statement),
-            operating_characteristics=OperatingCharacteristics.of(oc),
-            selected=_selected(mf, released),
-            k=frame.k,
-            lam=o.lam,
-            blocks=frame.n_blocks,
-            # sizes follow from n: not an attribute under add/remove (a requested diagnostic then)
-            block_sizes=_block_sizes(released, frame.n_blocks) if o.neighbouring == "replace" else None,
-            vote=o.vote,
-            topk=o.topk,
-            gamma=o.gamma,
-            lasso=o.lasso.text(),
-            second_stage=second_stage_table(o.second_stage, _selected(mf, released), released.beta),
-            second_stage_kind=o.second_stage,
+        statement.eps = self.options.eps
+        opening = self.opening(frame.mf.n, frame.mf.names, statement)
+        return TwoStageResult.of(
+            opening, self.options, plan, released, k=frame.k, blocks=frame.n_blocks, generator=noise.generator
         )
 
     def diagnostics(self, frame: _Frame, released: m.Release) -> dict:
-        add_remove = self.options.neighbouring == "add_remove"
-        sizes = {"block_sizes": list(_block_sizes(released, frame.n_blocks))} if add_remove else {}
-        mf, k = frame.mf, frame.k
-        nonprivate = [mf.names[j] for j in m.nonprivate_topk(released.counts, k, self._generator)]
-        return sizes | sis_m.selection_diagnostics(
-            mf, _selected(mf, released), nonprivate, frame.truth, k, released.n_clipped, "two_stage"
+        return m.diagnostics(
+            frame.mf, released, frame.truth, frame.k, frame.n_blocks, self.options, self._generator
         )
-
-
-def _block_sizes(released: m.Release, n_blocks: int) -> tuple[int, int]:
-    """The smallest and largest block (they follow from n)."""
-    sizes = np.bincount(released.labels, minlength=n_blocks)
-    return int(sizes.min()), int(sizes.max())
-
-
-def _selected(mf: ModelFrame, released: m.Release) -> list[str]:
-    return [mf.names[j] for j in released.chosen]

@@ -74,6 +74,7 @@ from ..privacy.topk import SELECTORS
 from ..schema import PublicN, Schema
 from ..validation import check_eps, check_fraction, check_neighbouring, check_oc_trials
 from ._options import Options
+from .sis import selection_diagnostics
 
 SENSITIVITY = {"replace": 1.0, "add_remove": 1.0}
 
@@ -617,6 +618,11 @@ class Release:
     beta: np.ndarray | None = None
     n_clipped: int = 0
 
+    def block_sizes(self, n_blocks: int) -> tuple[int, int]:
+        """The smallest and largest block (they follow from n)."""
+        sizes = np.bincount(self.labels, minlength=n_blocks)
+        return int(sizes.min()), int(sizes.max())
+
 
 def release(
     X: np.ndarray,
@@ -657,6 +663,27 @@ def release(
             X[:, chosen], y, x_box, plan.y_box, plan.stage_eps, votes.neighbouring, noise
         )
     return out
+
+
+def diagnostics(
+    mf: ModelFrame,
+    released: Release,
+    truth: list[str] | None,
+    k: int,
+    n_blocks: int,
+    options: TwoStageOptions,
+    rng,
+) -> dict:
+    """dp_two_stage's requested diagnostics (not private): the released selection beside the non-private
+    top ``k`` of the vote counts (ties broken by ``rng``, the release's generator), as
+    :func:`dpstats.methods.sis.selection_diagnostics`; under add/remove also the block sizes, which
+    follow from the private n."""
+    sizes = (
+        {"block_sizes": list(released.block_sizes(n_blocks))} if options.neighbouring == "add_remove" else {}
+    )
+    nonprivate = [mf.names[j] for j in nonprivate_topk(released.counts, k, rng)]
+    selected = [mf.names[j] for j in released.chosen]
+    return sizes | selection_diagnostics(mf, selected, nonprivate, truth, k, released.n_clipped, "two_stage")
 
 
 def clip_boxes(bounds: Any, mf: ModelFrame, every: bool) -> tuple[Box | None, Box | None]:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..plotting import Plot, new_figure, to_plot
-from .base import DPResult, selected_section
+from ..simulate.two_stage import operating_characteristics
+from .base import DPResult, OperatingCharacteristics, selected_section
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..methods.two_stage import Release, TwoStageOptions, TwoStagePlan
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -46,6 +52,41 @@ class TwoStageResult(DPResult):
     second_stage_kind: str | None = None
 
     title = "Two-stage private selection (subsample-and-aggregate lasso votes)"
+
+    @classmethod
+    def of(
+        cls,
+        opening: dict[str, Any],
+        options: TwoStageOptions,
+        plan: TwoStagePlan,
+        released: Release,
+        *,
+        k: int,
+        blocks: int,
+        generator: np.random.Generator,
+    ) -> TwoStageResult:
+        """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
+        terms, privacy), the options record, the privacy plan, the release, the frame's ``k`` and number
+        of ``blocks``.  The operating characteristics are simulated from ``generator`` (the release's,
+        drawn after it)."""
+        oc = operating_characteristics(plan, options.oc_trials, generator)
+        selected = [opening["terms"][j] for j in released.chosen]
+        return cls(
+            **opening,
+            operating_characteristics=OperatingCharacteristics.of(oc),
+            selected=selected,
+            k=k,
+            lam=options.lam,
+            blocks=blocks,
+            # sizes follow from n: not an attribute under add/remove (a requested diagnostic then)
+            block_sizes=released.block_sizes(blocks) if options.neighbouring == "replace" else None,
+            vote=options.vote,
+            topk=options.topk,
+            gamma=options.gamma,
+            lasso=options.lasso.text(),
+            second_stage=second_stage_table(options.second_stage, selected, released.beta),
+            second_stage_kind=options.second_stage,
+        )
 
     def _block_size_text(self) -> str:
         if (
