@@ -19,15 +19,14 @@ from ..engines import Data
 from ..privacy.bounds import RowNormBound, is_auto, row_norm_bound
 from ..errors import PrivacyParameterError
 from .. import engines
-from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
-from ..methods.knockoff import filter as ko, mechanism as kd, planning as kp
+from ..formula import ModelFrame, model_frame, refuse_offset
+from ..methods.knockoff import diagnostics as kdiag, filter as ko, mechanism as kd, planning as kp
 from ..methods.knockoff.options import KnockoffOptions
-from ..simulate import knockoff as ks, RELEASED, Assume
+from ..simulate import RELEASED, Assume
 from ..simulate.knockoff import FIGURE1_NS, simulate_knockoff  # noqa: F401 (public names, kept importable here)
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.base import OperatingCharacteristics
 from ..results.knockoff import KnockoffResult
 from ..geometry import clip_response
 from ..stats import row_clipped_gram
@@ -281,51 +280,13 @@ class KnockoffDoor(DataDoor):
         return kd.release(frame.st, plan, noise, design=frame.design)
 
     def result(
-        self,
-        frame: _Frame,
-        plan: kp.KnockoffPlan,
-        released: kd.Released,
-        statement: PrivacyStatement,
-        noise: NoiseSource,
+        self, frame: _Frame, plan: kp.KnockoffPlan, released: kd.Released, statement: PrivacyStatement, noise
     ) -> KnockoffResult:
-        o, mf, rel, chosen = self.options, frame.mf, released.mechanism, released.chosen
-        selected = [mf.names[j] for j in chosen]
-        result = KnockoffResult(
-            **self.opening(mf.n, mf.names, statement),
-            operating_characteristics=OperatingCharacteristics.of(
-                ks.characteristics_of_release(plan, released, mf.n, noise.generator)
-            ),
-            selected=selected,
-            signs=[int(np.sign(rel.coefficients[j])) for j in chosen],
-            W=rel.W,
-            threshold=released.threshold,
-            fdr=o.fdr,
-            offset=o.offset,
-            coefficients=rel.coefficients,
-            variant="non-private" if self.nonprivate else o.method,
-            statistic=o.statistic,
-            s=plan.s_value,
-            ridge=o.ridge,
-            row_bound=frame.B,
-            knockoff_route=(
-                "materialised X~ (QR)" if released.knockoffs is not None else "sufficient-statistics (Haar)"
-            ),
-            noise=plan.scales.table(),
-            released_gram=rel.gram,
-            knockoffs_nonprivate=released.knockoffs,
-            empty_reason="" if selected else ko.empty_selection_reason(mf.p, o.fdr, o.offset),
+        opening = self.opening(frame.mf.n, frame.mf.names, statement)
+        return KnockoffResult.of(
+            opening, self.options, plan, released, row_bound=frame.B, generator=noise.generator
         )
-        if not selected:
-            result.warnings.append(result.empty_reason)
-        return result
 
     def diagnostics(self, frame: _Frame, released: kd.Released) -> dict:
-        held, mf = frame.declared_held, frame.mf
-        diag = {"declared_assumptions_hold": all(held.values())} if held else {}
-        diag.update({f"declared_{name}_holds": value for name, value in held.items()})
-        diag.update(missing_counts(mf), rows_clipped_to_B=frame.n_clipped)
-        if frame.truth is None:
-            return diag
-        return diag | ks.truth_diagnostics(
-            frame.truth, list(mf.names), released, self.options, self._generator
-        )
+        held, truth, o = frame.declared_held, frame.truth, self.options
+        return kdiag.diagnostics(frame.mf, held, frame.n_clipped, truth, released, o, self._generator)

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..methods.knockoff.filter import empty_selection_reason
 from ..plotting import Plot, new_figure, to_plot
-from .base import DPResult
+from ..simulate.knockoff import characteristics_of_release
+from .base import DPResult, OperatingCharacteristics
+
+if TYPE_CHECKING:
+    from ..methods.knockoff.mechanism import Released
+    from ..methods.knockoff.options import KnockoffOptions
+    from ..methods.knockoff.planning import KnockoffPlan
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -61,6 +68,53 @@ class KnockoffResult(DPResult):
     knockoffs_nonprivate: np.ndarray | None = field(default=None, repr=False)
 
     title = "DP fixed-X knockoff filter"
+
+    @classmethod
+    def of(
+        cls,
+        opening: dict[str, Any],
+        options: KnockoffOptions,
+        plan: KnockoffPlan,
+        released: Released,
+        *,
+        row_bound: float,
+        generator: np.random.Generator,
+    ) -> KnockoffResult:
+        """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
+        terms, privacy), the options record, the privacy plan, the release and the frame's row bound B.
+        The operating characteristics are simulated from ``generator`` (the release's, drawn after it);
+        an empty selection says why in the result's warnings."""
+        rel, chosen = released.mechanism, released.chosen
+        selected = [opening["terms"][j] for j in chosen]
+        oc = characteristics_of_release(plan, released, opening["n"], generator)
+        result = cls(
+            **opening,
+            operating_characteristics=OperatingCharacteristics.of(oc),
+            selected=selected,
+            signs=[int(np.sign(rel.coefficients[j])) for j in chosen],
+            W=rel.W,
+            threshold=released.threshold,
+            fdr=options.fdr,
+            offset=options.offset,
+            coefficients=rel.coefficients,
+            variant="non-private" if math.isinf(options.eps) else options.method,
+            statistic=options.statistic,
+            s=plan.s_value,
+            ridge=options.ridge,
+            row_bound=row_bound,
+            knockoff_route=(
+                "materialised X~ (QR)" if released.knockoffs is not None else "sufficient-statistics (Haar)"
+            ),
+            noise=plan.scales.table(),
+            released_gram=rel.gram,
+            knockoffs_nonprivate=released.knockoffs,
+            empty_reason=""
+            if selected
+            else empty_selection_reason(opening["p"], options.fdr, options.offset),
+        )
+        if not selected:
+            result.warnings.append(result.empty_reason)
+        return result
 
     # ------------------------------------------------------------------ text
     def _body_lines(self) -> list[str]:

@@ -37,6 +37,7 @@ from ..errors import AssumptionError, DataError, PrivacyParameterError
 from ..geometry import clip_rows_l2
 from ..methods.knockoff import filter as ko
 from ..methods.knockoff import mechanism as kd
+from ..methods.knockoff.diagnostics import fdp_tpp
 from ..methods.knockoff.options import ROUTES, KnockoffOptions, fractions, positive
 from ..methods.knockoff.planning import KnockoffPlan
 from ..privacy.randomness import FastNoise, NoiseSource, RandomState
@@ -145,15 +146,6 @@ def scales_for(cal: kd.Calibration, cfg: TrialConfig) -> kd.Scales:
             cal, parts["eps"], parts["eps1"], parts["eps2"], parts["delta"], parts["delta1"], parts["delta2"]
         )
     return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], cfg.ridge)
-
-
-def fdp_tpp(selected: np.ndarray, nonnull: np.ndarray) -> tuple[float, float]:
-    """False discovery proportion and true positive proportion of one selection."""
-    sel = set(int(j) for j in selected)
-    true = set(int(j) for j in nonnull)
-    fdp = len(sel - true) / max(1, len(sel))
-    tpp = len(sel & true) / max(1, len(true))
-    return fdp, tpp
 
 
 def one_trial(
@@ -473,34 +465,6 @@ def assumed_error_rates(
         f"p = {p}, {how}, the same mechanism and noise scales as this release"
     )
     return rows, model
-
-
-def truth_diagnostics(
-    truth: list[str],
-    names: list[str],
-    released: kd.Released,
-    options: KnockoffOptions,
-    gen: np.random.Generator,
-) -> dict:
-    """FDP and TPP of the selection against a known ``truth``, and of the non-private filter run on the
-    same statistics and knockoffs (requested diagnostics of a simulation: not private)."""
-    nonnull = np.array([names.index(t) for t in truth], dtype=int)
-    fdp, tpp = fdp_tpp(np.asarray(released.chosen, dtype=int), nonnull)
-    plain = kd.run_mechanism(
-        released.augmented,
-        released.s_value,
-        kd.Scales("none"),
-        FastNoise(gen),
-        statistic=options.statistic,
-        ridge=options.ridge,
-    )
-    np_sel = ko.select(plain.W, ko.knockoff_threshold(plain.W, options.fdr, options.offset))
-    return {
-        "fdp_vs_truth": fdp,
-        "tpp_vs_truth": tpp,
-        "nonprivate_knockoff_selected": [names[j] for j in np_sel],
-        "nonprivate_fdp_tpp_vs_truth": list(fdp_tpp(np_sel, nonnull)),
-    }
 
 
 # --------------------------------------------------------------------- the paper's experiment, checked

@@ -16,6 +16,9 @@ three modules:
   eq. (10)) and the release: the noisy Gram matrix and cross-products of
   eq. (9) (Method I) or the noisy OLS coefficients (Method II).
 
+The requested (non-private) diagnostics of a release, the FDP and TPP against a simulation's truth
+among them, are :mod:`~dpstats.methods.knockoff.diagnostics`.
+
 The call's options are one frozen record, :class:`KnockoffOptions`
 (:mod:`~dpstats.methods.knockoff.options`), checked once from the front door's
 arguments.  The two verbs every method exposes are :func:`plan` (``plan(options,
