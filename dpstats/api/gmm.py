@@ -8,24 +8,20 @@ groups against n where n is public, and runs the method's plan and release.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..engines import InMemoryData
-from ..privacy.bounds import Bounds, declared_bounds, design_box
+from ..privacy.bounds import Bounds
 from .. import engines
-from ..errors import DataWarning, caller_stacklevel
-from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
-from ..geometry import Box, range_box
+from ..formula import ModelFrame, model_frame, refuse_offset
+from ..geometry import Box
 from ..methods import gmm as m
-from ..methods.gmm.model import map_assign
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.gmm import GMMResult, mixture_oc
-from ..results.lm import fit_levels
+from ..results.gmm import GMMResult
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
@@ -174,17 +170,7 @@ class GMMDoor(DataDoor):
         refuse_offset(mf, "dp_gmm")
         dd.name_frame_steps(mf)
         vacuous = m.vacuous_warning(public_n, mf.p, resolved.k, o.eps, o.delta)  # before any spend
-        return GMMFrame(mf, resolved, self._box(mf, dd), public_n is not None, vacuous)
-
-    def _box(self, mf: ModelFrame, dd: DataDependence) -> Box:
-        if self.bounds is not None:
-            return design_box(declared_bounds(self.bounds, mf), mf)
-        dd.add(
-            "the box that clips and centres the rows is the data's per-column min and max",
-            fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
-        )
-        X = mf.X
-        return range_box(X.min(axis=0, initial=np.inf), X.max(axis=0, initial=-np.inf))
+        return GMMFrame(mf, resolved, m.clip_box(self.bounds, mf, dd), public_n is not None, vacuous)
 
     def plan(self, frame: GMMFrame, dd: DataDependence) -> m.GMMPlan:
         return m.plan(frame.options, frame.mf.p, box=frame.box, n_public=frame.n_public)
@@ -195,48 +181,15 @@ class GMMDoor(DataDoor):
             return m.release(frame.mf.X, plan, noise, progress=progress)
 
     def result(
-        self,
-        frame: GMMFrame,
-        plan: m.GMMPlan,
-        released: m.Released,
-        statement: PrivacyStatement,
-        noise: NoiseSource,
+        self, frame: GMMFrame, plan: m.GMMPlan, released: m.Released, statement: PrivacyStatement, noise
     ) -> GMMResult:
-        mf, p1, comps, centre = frame.mf, released.phase_one, released.components, frame.box.center
-        o = self.options
-        result = GMMResult(
-            **self.opening(mf.n, mf.names, statement),
-            formula=self.options.formula,
-            k=plan.k,
-            fit_method=plan.fit_method,
-            weights=comps.weights,
-            means=comps.means + centre,
-            covariances=comps.covariances,
-            centre=centre,
-            basis=p1.pca.basis if p1.pca is not None else None,
-            clip_radius=p1.clip_radius,
-            located_sides=[loc.side for loc in p1.located],
-            mean_noise_sd=comps.mean_noise_sd,
-            groups=plan.groups,
-            **fit_levels(mf, nonprivate=False),  # for predict()
+        mf, o, gen = frame.mf, frame.options, noise.generator  # o: resolved for the frame (k, groups, ...)
+        opening, public_n = self.opening(mf.n, mf.names, statement), mf.n if frame.n_public else None
+        return GMMResult.of(
+            opening, o, plan, released, mf=mf, public_n=public_n, warning=frame.warning, generator=gen
         )
-        public_n, w_min = (mf.n if frame.n_public else None), float(np.min(comps.weights))
-        vacuous = frame.warning or m.vacuous_warning(public_n, mf.p, plan.k, o.eps, o.delta, w_min)
-        result.warnings += [vacuous] if vacuous else []
-        if released.collapsed:
-            result.collapsed = [j + 1 for j in released.collapsed]
-            message = released.collapse_message(plan.min_weight)
-            result.warnings.append(message)
-            warnings.warn(message, DataWarning, stacklevel=caller_stacklevel())
-        result.operating_characteristics = mixture_oc(result, o.oc_trials, noise.generator, o.assume)
-        return result
 
     def diagnostics(self, frame: GMMFrame, released: m.Released) -> dict:
-        mf, comps, centre = frame.mf, released.components, frame.box.center
-        diag = missing_counts(mf)
-        if self.options.truth is not None:
-            labels = map_assign(mf.X, comps.weights, comps.means + centre, comps.covariances) + 1
-            diag.update(truth_diagnostics(self.options.truth, labels, comps.means + centre))
-        if not frame.n_public:  # the assumption stated instead of a check (not private)
-            diag["rows_per_component_assumption_holds"] = m.assumption_holds(frame.options, mf.n, mf.p)
-        return diag
+        return m.diagnostics(
+            frame.mf, released, frame.options, frame.box.center, frame.n_public, truth_diagnostics
+        )

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import math
-
+import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..methods.gmm.accuracy import theorem_accuracy
+from ..errors import DataWarning, caller_stacklevel
+from ..methods.gmm.accuracy import theorem_accuracy, vacuous_warning
 from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import assumed_row, describe, exact_row
 from ..plotting import Plot, new_figure, to_plot
 from .base import DPResult, OperatingCharacteristics
-from .lm import PredictRows, one_sided_design
+from .lm import PredictRows, fit_levels, one_sided_design
+
+if TYPE_CHECKING:
+    from ..formula import ModelFrame
+    from ..methods.gmm import GMMOptions, GMMPlan, Released
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -52,6 +57,53 @@ class GMMResult(DPResult):
     collapsed: list[int] = field(default_factory=list)
 
     title = "DP Gaussian mixture (Kamath, Sheffet, Singhal & Ullman 2019)"
+
+    @classmethod
+    def of(
+        cls,
+        opening: dict[str, Any],
+        options: GMMOptions,
+        plan: GMMPlan,
+        released: Released,
+        *,
+        mf: ModelFrame,
+        public_n: int | None,
+        warning: str | None,
+        generator: np.random.Generator,
+    ) -> GMMResult:
+        """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
+        terms, privacy), the options record, the privacy plan (its box centres the released means), the
+        release, the frame ``mf`` (its factor levels and coding, for :meth:`predict`), n where it is public
+        and the frame's ``warning`` that the accuracy is vacuous.  Warns (and records) a vacuous accuracy at
+        the smallest released weight and collapsed components; the operating characteristics are
+        simulated from ``generator`` (the release's, drawn after it)."""
+        p1, comps, centre = released.phase_one, released.components, plan.box.center
+        result = cls(
+            **opening,
+            formula=options.formula,
+            k=plan.k,
+            fit_method=plan.fit_method,
+            weights=comps.weights,
+            means=comps.means + centre,
+            covariances=comps.covariances,
+            centre=centre,
+            basis=p1.pca.basis if p1.pca is not None else None,
+            clip_radius=p1.clip_radius,
+            located_sides=[loc.side for loc in p1.located],
+            mean_noise_sd=comps.mean_noise_sd,
+            groups=plan.groups,
+            **fit_levels(mf, nonprivate=False),  # for predict()
+        )
+        w_min = float(np.min(comps.weights))
+        vacuous = warning or vacuous_warning(public_n, result.p, plan.k, options.eps, options.delta, w_min)
+        result.warnings += [vacuous] if vacuous else []
+        if released.collapsed:
+            result.collapsed = [j + 1 for j in released.collapsed]
+            message = released.collapse_message(plan.min_weight)
+            result.warnings.append(message)
+            warnings.warn(message, DataWarning, stacklevel=caller_stacklevel())
+        result.operating_characteristics = mixture_oc(result, options.oc_trials, generator, options.assume)
+        return result
 
     # ------------------------------------------------------------- prediction
     def _complete(self, newdata) -> tuple[np.ndarray | None, PredictRows]:

@@ -8,10 +8,10 @@ Read top to bottom against the paper:
 * :mod:`.budget` — the privacy plan (:func:`plan`): the ρ of every step of
   Algorithm 1 and of §6, composed in zCDP and converted once to (eps, delta),
   from public inputs only;
-* :mod:`.pipeline` — the release (:func:`release`): step 0 (box, private
+* :mod:`.pipeline` — the release (:func:`release`): step 0 (box, :func:`clip_box`; private
   radius), step 1 (private PCA, :mod:`dpstats.privacy.pca`), step 2 (PGLoc,
   :mod:`.cluster`), step 3 (PSGE, :mod:`.estimate`), and the
-  sample-and-aggregate reduction of §6;
+  sample-and-aggregate reduction of §6; the requested (non-private) :func:`diagnostics`;
 * :mod:`.cluster` — private location of one cluster at a time (Algorithm 5,
   after Nissim, Stemmer & Vadhan 2016);
 * :mod:`.estimate` — private per-cluster estimation (Algorithm 6);
@@ -37,7 +37,7 @@ from .options import (
     default_groups,
     resolve,
 )
-from .pipeline import Released, release
+from .pipeline import Released, clip_box, diagnostics, release
 
 __all__ = [
     "GMMOptions",
@@ -47,7 +47,9 @@ __all__ = [
     "Released",
     "assumption_holds",
     "check_columns",
+    "clip_box",
     "default_groups",
+    "diagnostics",
     "plan",
     "release",
     "resolve",

@@ -46,14 +46,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...formula import ModelFrame, missing_counts
+from ...geometry import Box, range_box
+from ...privacy.bounds import declared_bounds, design_box
 from ...privacy.calibration import svt_eps, zcdp_gaussian_sigma
 from ...privacy.pca import PrivatePCA, private_pca
 from ...privacy.randomness import NoiseSource
 from ...privacy.sparse_vector import geometric_grid, private_radius
+from ...privacy.statement import DataDependence
 from .budget import RADIUS_FACTOR, RADIUS_QUANTILE, GMMPlan
 from .cluster import ClusterSpec, Located, private_clusters
 from .estimate import COUNT_SENS, Components, PassSpec, estimate_components, shrink_to_pd
 from .model import map_assign
+from .options import GMMOptions, assumption_holds
 
 
 @dataclass
@@ -115,6 +120,41 @@ def release(
         comps = sample_aggregate(Xc, comps, plan, noise, progress=progress)
     collapsed = [int(j) for j in np.flatnonzero(comps.weights < plan.min_weight)]
     return Released(phase_one=p1, components=comps, collapsed=collapsed)
+
+
+def clip_box(bounds, mf: ModelFrame, dd: DataDependence) -> Box:
+    """Step 0's box, which clips and centres the rows: the declared ``bounds`` as a box of the design's
+    columns or, without them, the data's per-column min and max (a data-dependent step, named in ``dd``)."""
+    if bounds is not None:
+        return design_box(declared_bounds(bounds, mf), mf)
+    dd.add(
+        "the box that clips and centres the rows is the data's per-column min and max",
+        fix="declare public bounds, e.g. bounds=(-12, 12) or bounds={'x1': (0, 10), ...}",
+    )
+    X = mf.X
+    return range_box(X.min(axis=0, initial=np.inf), X.max(axis=0, initial=-np.inf))
+
+
+def diagnostics(
+    mf: ModelFrame,
+    released: Released,
+    options: GMMOptions,
+    centre: np.ndarray,
+    n_public: bool,
+    versus_truth: Callable[..., dict],
+) -> dict:
+    """dp_gmm's requested diagnostics (not private): the rows dropped; with ``options.truth``, the released
+    mixture against it by ``versus_truth(truth, labels, means)`` (the rows' MAP labels, 1-based, and the
+    released means, shifted back by the box's ``centre``); when n is private, whether the rows per component
+    that the plan assumed held.  ``options`` are resolved for the frame (:func:`.options.resolve`)."""
+    comps = released.components
+    diag = missing_counts(mf)
+    if options.truth is not None:
+        labels = map_assign(mf.X, comps.weights, comps.means + centre, comps.covariances) + 1
+        diag.update(versus_truth(options.truth, labels, comps.means + centre))
+    if not n_public:  # the assumption stated instead of a check (not private)
+        diag["rows_per_component_assumption_holds"] = assumption_holds(options, mf.n, mf.p)
+    return diag
 
 
 def private_clip_radius(
