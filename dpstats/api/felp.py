@@ -10,13 +10,13 @@ import numpy as np
 from ..engines import InMemoryData
 from ..privacy.bounds import Bounds, declared_bounds, design_box
 from .. import engines
-from ..formula import ModelFrame, missing_counts, model_frame, refuse_offset
+from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import Box
 from ..methods import felp as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.felp import FELPResult, felp_oc
+from ..results.felp import FELPResult
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, run
@@ -201,45 +201,14 @@ class FELPDoor(DataDoor):
             return m.release(frame.mf.X, np.asarray(frame.mf.y), plan, noise, progress=progress)
 
     def result(
-        self,
-        frame: FELPFrame,
-        plan: m.FELPPlan,
-        released: m.Release,
-        statement: PrivacyStatement,
-        noise: NoiseSource,
+        self, frame: FELPFrame, plan: m.FELPPlan, released: m.Release, statement: PrivacyStatement, noise
     ) -> FELPResult:
-        mf, o = frame.mf, self.options
         statement.samplers = statement.samplers or ["none (eps = inf)"]
-        result = FELPResult(
-            **self.opening(mf.n, mf.names, statement),
-            weights=released.weights,
-            selected=[mf.names[j] for j in released.top],
-            select=plan.select,
-            variant=o.variant,
-            lam=released.lam,
-            lam_source=o.lam_source,
-            n_estimators=o.n_estimators,
-            sample_ratio=o.sample_ratio,
-            sensitivity=released.sensitivity,
-            noise_scale=released.scale,
-            clip_norm=plan.clip_norm,
-            classes=[str(c) for c in mf.classes] if frame.declared else None,
-            scaling=(
-                "declared bounds mapped onto [0, 1], clipped, divided by √d"
-                if frame.box is not None
-                else "data min/max mapped onto [0, 1], divided by √d (data-dependent)"
-            ),
-            warnings=[f"{m.PAPER_VARIANT_REFUTED}: the stated eps is not a valid DP guarantee"]
-            if o.variant == "paper"
-            else [],
+        mf, classes = frame.mf, frame.mf.classes if frame.declared else None
+        opening = self.opening(mf.n, mf.names, statement)
+        return FELPResult.of(
+            opening, self.options, plan, released, classes=classes, generator=noise.generator
         )
-        result.operating_characteristics = felp_oc(result, o.oc_trials, noise.generator, o.assume)
-        return result
 
     def diagnostics(self, frame: FELPFrame, released: m.Release) -> dict:
-        mf = frame.mf
-        counts = dict(zip([str(c) for c in mf.classes], frame.counts.tolist()))
-        return {
-            **missing_counts(mf),
-            **released.diagnostics(list(mf.names), counts, frame.truth),
-        }
+        return m.diagnostics(frame.mf, released, frame.counts, frame.truth)

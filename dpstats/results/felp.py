@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..methods.felp.sensitivity import PAPER_VARIANT_REFUTED
 from ..plotting import Plot, new_figure, to_plot
 from ..simulate.assume import assumed_row, describe, exact_row
 from ..simulate.felp import selection_stability
 from .base import DPResult, OperatingCharacteristics, selected_section
+
+if TYPE_CHECKING:
+    from ..methods.felp import FELPOptions, FELPPlan, Release
 
 
 @dataclass(repr=False)  # repr() is the printed result (DPResult.__repr__), never the raw fields
@@ -51,6 +56,47 @@ class FELPResult(DPResult):
     scaling: str = ""
 
     title = "DP ensemble feature weighting by local learning (FELP)"
+
+    @classmethod
+    def of(
+        cls,
+        opening: dict[str, Any],
+        options: FELPOptions,
+        plan: FELPPlan,
+        released: Release,
+        *,
+        classes: Sequence | None,
+        generator: np.random.Generator,
+    ) -> FELPResult:
+        """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
+        terms, privacy), the options record, the privacy plan, the release, the response's ``classes``
+        where they are public (None: read from the rows, not shown).  The operating characteristics are simulated from ``generator`` (the release's, drawn
+        after it)."""
+        result = cls(
+            **opening,
+            weights=released.weights,
+            selected=[opening["terms"][j] for j in released.top],
+            select=plan.select,
+            variant=options.variant,
+            lam=released.lam,
+            lam_source=options.lam_source,
+            n_estimators=options.n_estimators,
+            sample_ratio=options.sample_ratio,
+            sensitivity=released.sensitivity,
+            noise_scale=released.scale,
+            clip_norm=plan.clip_norm,
+            classes=None if classes is None else [str(c) for c in classes],
+            scaling=(
+                "declared bounds mapped onto [0, 1], clipped, divided by √d"
+                if plan.box is not None
+                else "data min/max mapped onto [0, 1], divided by √d (data-dependent)"
+            ),
+            warnings=[f"{PAPER_VARIANT_REFUTED}: the stated eps is not a valid DP guarantee"]
+            if options.variant == "paper"
+            else [],
+        )
+        result.operating_characteristics = felp_oc(result, options.oc_trials, generator, options.assume)
+        return result
 
     def _classes_text(self) -> str:
         if self.classes is None:  # read from the rows: neither they nor their number is an output

@@ -17,7 +17,8 @@ Logo (Sun, Todorovic & Goodison 2010).  Read top to bottom against the paper:
   a disjoint partition in the strict variant), k learners (clipped to C in
   the strict variant), their average w_D.
 * :mod:`.perturbation` — steps 1–4: the release, w*_D = w_D + b with L2-Laplace
-  noise b, and the selection of the largest weights (post-processing).
+  noise b, and the selection of the largest weights (post-processing); the requested
+  (non-private) :func:`diagnostics`.
 
 The two verbs a front door uses are :func:`plan` (options, n, d, the public box) and
 :func:`release` (rows, plan, noise); plain functions of arrays, no printing, no I/O
@@ -62,7 +63,7 @@ from .sensitivity import (
     plan,
     strict_sensitivity,
 )
-from .perturbation import Release, rank_features, release
+from .perturbation import Release, diagnostics, rank_features, release
 
 __all__ = [
     "FELPOptions",
@@ -77,6 +78,7 @@ __all__ = [
     "plan",
     "release",
     "Release",
+    "diagnostics",
     "clip_norm",
     "check_paper_variant",
     "name_data_dependent_steps",

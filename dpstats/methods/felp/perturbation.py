@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...formula import ModelFrame, missing_counts
 from ...privacy.randomness import NoiseSource
 from .ensemble import EnsembleFit, EnsembleSpec, ensemble
 from .learner import data_box, scale_features
@@ -46,24 +47,27 @@ class Release:
     n_clipped: int
     top: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
-    def diagnostics(self, names: list[str], class_counts: dict, truth: list[str] | None) -> dict:
-        """Not private: values clipped, the learners' convergence and clipping, the class counts;
-        with ``truth`` the share of true features selected, with and without noise."""
-        fit, select = self.fit, len(self.top)
-        diag = {
-            "values_clipped": self.n_clipped,
-            "learners_converged": int(sum(fit.converged)),
-            "learner_rounds": list(fit.n_iter),
-            "learners_clipped_to_C": fit.n_clipped,
-            "class_counts": class_counts,
-        }
-        if truth is not None:
-            selected = [names[j] for j in self.top]
-            nonprivate = [names[j] for j in rank_features(fit.w_mean)[:select]]
-            diag["selected_true_share"] = len(set(selected) & set(truth)) / select
-            diag["nonprivate_selected"] = nonprivate
-            diag["nonprivate_true_share"] = len(set(nonprivate) & set(truth)) / select
-        return diag
+
+def diagnostics(mf: ModelFrame, released: Release, class_counts: np.ndarray, truth: list[str] | None) -> dict:
+    """dp_felp's requested diagnostics (not private): rows dropped, values clipped, the learners'
+    convergence and clipping, the ``class_counts`` (by class, in the frame's order of ``mf.classes``); with
+    ``truth`` the share of true features selected, with and without noise."""
+    fit, select, names = released.fit, len(released.top), list(mf.names)
+    diag = {
+        **missing_counts(mf),
+        "values_clipped": released.n_clipped,
+        "learners_converged": int(sum(fit.converged)),
+        "learner_rounds": list(fit.n_iter),
+        "learners_clipped_to_C": fit.n_clipped,
+        "class_counts": dict(zip([str(c) for c in mf.classes], class_counts.tolist())),
+    }
+    if truth is not None:
+        selected = [names[j] for j in released.top]
+        nonprivate = [names[j] for j in rank_features(fit.w_mean)[:select]]
+        diag["selected_true_share"] = len(set(selected) & set(truth)) / select
+        diag["nonprivate_selected"] = nonprivate
+        diag["nonprivate_true_share"] = len(set(nonprivate) & set(truth)) / select
+    return diag
 
 
 def release(
