@@ -70,8 +70,8 @@ class FELPResult(DPResult):
     ) -> FELPResult:
         """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
         terms, privacy), the options record, the privacy plan, the release, the response's ``classes``
-        where they are public (None: read from the rows, not shown).  The operating characteristics are simulated from ``generator`` (the release's, drawn
-        after it)."""
+        where they are public (None: read from the rows, not shown).  The operating characteristics are
+        simulated from ``generator`` (the release's, drawn after it)."""
         result = cls(
             **opening,
             weights=released.weights,
