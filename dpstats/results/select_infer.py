@@ -174,10 +174,7 @@ class SelectInferResult(LMResult):
         return self.glm._tidy() if self.glm is not None else super()._tidy()
 
     def _glance_extra(self) -> dict[str, Any]:
-        if self.glm is not None:
-            out = self.glm._glance_extra()
-        else:
-            out = super()._glance_extra() if self.fit is not None else {}
+        out = self.fit._glance_extra() if self.fit is not None else {}  # part B's: its rows are nobs
         out.update(
             {
                 "selector": self.selector,
