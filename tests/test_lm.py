@@ -535,7 +535,9 @@ def test_glance_at_eps_inf_equals_broom_glance_of_lm(rpy2_robjects, dataset, for
         if math.isnan(want):  # an intercept-only model's F test (none here) would be NA in both
             assert math.isnan(float(got[name])), name
         else:
-            assert float(got[name]) == pytest.approx(want, rel=1e-8, abs=1e-12), f"{dataset}: {formula}: {name}"
+            assert float(got[name]) == pytest.approx(want, rel=1e-8, abs=1e-12), (
+                f"{dataset}: {formula}: {name}"
+            )
 
 
 def test_a_private_glance_gives_only_what_released_values_and_public_inputs_determine():
