@@ -123,6 +123,7 @@ class DPResult:
     )
 
     title = "Differentially private analysis"
+    p_noun = "terms"  # what p counts, as the report's sizes line names it
 
     # ------------------------------------------------------------------ text
     def call_text(self) -> str:

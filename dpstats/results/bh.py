@@ -64,6 +64,7 @@ class BHResult(DPResult):
     delta_z: float | None = None
 
     title = "Differentially private Benjamini-Hochberg (FDR control)"
+    p_noun = "hypotheses"
 
     @property
     def from_rows(self) -> bool:

@@ -51,6 +51,7 @@ class FELPResult(DPResult):
     scaling: str = ""
 
     title = "DP ensemble feature weighting by local learning (FELP)"
+    p_noun = "candidate terms"
 
     def _classes_text(self) -> str:
         if self.classes is None:  # read from the rows: neither they nor their number is an output

@@ -61,6 +61,7 @@ class KnockoffResult(DPResult):
     knockoffs_nonprivate: np.ndarray | None = field(default=None, repr=False)
 
     title = "DP fixed-X knockoff filter"
+    p_noun = "candidate terms"
 
     # ------------------------------------------------------------------ text
     def _body_lines(self) -> list[str]:

@@ -97,6 +97,7 @@ class LMResult(DPResult):
     fit_statistics: dict[str, float] = field(default_factory=dict)
 
     title = "Differentially private linear regression"
+    p_noun = "coefficients"
     tidy_columns = TABLE_COLUMNS  # tidy()'s columns, in order (GLMResult: z statistics)
 
     def withhold_n(self) -> None:

@@ -70,6 +70,7 @@ class SelectInferResult(LMResult):
     selected_formula: str = ""
 
     title = "Differentially private select-then-infer"
+    p_noun = "candidate columns"
 
     def header_line(self) -> str:
         """The summary's first line: the rows, the parts, the candidates, the selected and the final model."""

@@ -42,6 +42,7 @@ class SISResult(DPResult):
     recovery_curve: pd.DataFrame | None = None
 
     title = "DP sure independence screening"
+    p_noun = "candidate terms"
 
     def _body_lines(self) -> list[str]:
         shown = self.selected if len(self.selected) <= 40 else self.selected[:40] + ["..."]
