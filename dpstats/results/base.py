@@ -347,7 +347,11 @@ class Summary:
         if r.private_bounds:
             lines += [""] + r.bounds_lines()
         lines += ["", *r.missing_lines(), "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
-        lines += _indent(r.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False))
+        table = r.ledger()
+        shown = [
+            c for c in ("part", "step", "mechanism", "eps", "delta") if c in table
+        ]  # part: parallel parts
+        lines += _indent(table[shown].to_string(index=False))
         lines += [
             "",
             "Events (what each step's noise is, for composing it with other analyses: dpstats.compose):",

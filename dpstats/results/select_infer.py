@@ -198,6 +198,7 @@ class SelectInferResult(LMResult):
                 "n_select": self.n_select,
                 "n_infer": self.n_infer,
                 "selected_formula": self.selected_formula,
+                "fit_door": self.fit_door,
                 "selection_ledger": [e.to_dict() for e in self.selection.privacy.ledger]
                 if self.selection
                 else [],
@@ -205,6 +206,20 @@ class SelectInferResult(LMResult):
             }
         )
         return out
+
+    def ledger(self) -> pd.DataFrame:
+        """The privacy ledger by part: part A's steps (the selector's own ledger) and part B's (dp_lm's or
+        dp_glm's), each with its eps and delta, so each part's rows sum to the call's (eps, delta).  The
+        parts read disjoint rows, so their budgets do not add (parallel composition): the call is
+        charged (eps, delta) once, the one entry of ``privacy.ledger``, whose event
+        :func:`dpstats.compose` reads."""
+        rows = [
+            {"part": f"{label} ({res.method})", **entry.to_dict()}
+            for label, res in (("A", self.selection), ("B", self.fit))
+            if res is not None
+            for entry in res.privacy.ledger
+        ]
+        return pd.DataFrame(rows)
 
     def report_sections(self) -> list[dict[str, Any]]:
         parts = ["\n".join(self.pipeline_lines())]

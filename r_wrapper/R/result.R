@@ -416,7 +416,26 @@ glance.dp_result <- function(x, ...) {
 ledger <- function(x, ...) UseMethod("ledger")
 
 ledger.dp_result <- function(x, ...) {
+  if (inherits(x, "dp_select_infer")) return(.ledger_words(.parts_ledger(x)))
   .ledger_words(.simplify_frame(x$privacy$ledger))
+}
+
+# dp_select_infer's ledger by part, as Python's ledger(): part A's steps (the selector's), then part B's
+# (the fit's), each part's summing to the call's (eps, delta), charged once (parallel composition).
+.parts_ledger <- function(x) {
+  parts <- list(list("A", x$outputs$selector, x$outputs$selection_ledger),
+                list("B", x$outputs$fit_door, x$outputs$fit_ledger))
+  frames <- lapply(parts, function(p) {
+    led <- .simplify_frame(p[[3]])
+    if (!is.data.frame(led) || !nrow(led)) return(NULL)
+    if (is.data.frame(led$event)) {  # the parts' events have different fields: one list per row
+      ev <- led$event
+      led$event <- lapply(seq_len(nrow(ev)), function(i) Filter(Negate(is.na), as.list(ev[i, , drop = FALSE])))
+    }
+    led$part <- sprintf("%s (%s)", p[[1]], p[[2]])
+    led[c("part", setdiff(names(led), "part"))]
+  })
+  do.call(rbind, Filter(Negate(is.null), frames))
 }
 
 # A ledger's text columns in R's words (the steps' and notes' Python names, .r_phrased).
