@@ -348,9 +348,8 @@ class Summary:
             lines += [""] + r.bounds_lines()
         lines += ["", *r.missing_lines(), "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
         table = r.ledger()
-        shown = [
-            c for c in ("part", "step", "mechanism", "eps", "delta") if c in table
-        ]  # part: parallel parts
+        # dp_select_infer's ledger has a part column
+        shown = [c for c in ("part", "step", "mechanism", "eps", "delta") if c in table]
         lines += _indent(table[shown].to_string(index=False))
         lines += [
             "",
