@@ -35,4 +35,8 @@ def test_the_sizes_line_names_what_p_counts(door):
         warnings.simplefilter("ignore")
         res = fn(*args, **kwargs, random_state=2)
     (sizes,) = re.findall(r'<p class="sizes">(.*?)</p>', render_report([res]))
-    assert sizes.endswith(f"p = {res.p} {NOUN[door]}.")
+    if door.startswith("dp_bh"):  # n_text counts the hypotheses: said once, rows named as rows
+        assert sizes.count("hypotheses") == 1 and f"{res.p} hypotheses" in sizes
+        assert door == "dp_bh (p-values)" or sizes.startswith(f"n = {res.n} rows; ")
+    else:
+        assert sizes.endswith(f"p = {res.p} {NOUN[door]}.")

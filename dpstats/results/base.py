@@ -204,6 +204,12 @@ class DPResult:
             return "n not released (add/remove one row: the number of rows is private)"
         return "n not released (rows with a missing value are dropped, so the number analysed is private)"
 
+    def sizes_line(self) -> str:
+        """The report's line of sizes: ``"n = 100 rows, p = 3 coefficients"`` (:attr:`p_noun` says what p
+        counts)."""
+        rows = " rows" if self.released_n() is not None else ""
+        return f"{self.n_text()}{rows}, p = {self.p} {self.p_noun}"
+
     def header_line(self) -> str:
         """The summary's line under the call: ``"n = 100, p = 3"``."""
         return f"{self.n_text()}, p = {self.p}"
