@@ -507,3 +507,53 @@ def test_a_bootstrap_p_value_at_its_floor_prints_as_below_it():
     row = next(line for line in str(fit).splitlines() if line.startswith("x "))
     assert "<0.002" in row and "0.001998" not in row
     assert fit.to_dict()["outputs"]["p_value_floor"] == pytest.approx(2 / 1001)
+
+
+# ------------------------------------------------------------------ glance: broom's glance(lm)
+GLANCE_CASES = [  # (R data set, formula): with and without an intercept, a factor, an aliased column
+    ("mtcars", "mpg ~ wt + hp + disp"),
+    ("mtcars", "mpg ~ wt * hp + factor(cyl)"),
+    ("mtcars", "mpg ~ wt + hp - 1"),
+    ("trees", "Volume ~ Girth + Height"),
+    ("iris", "Sepal.Length ~ Petal.Length + Species"),
+    ("swiss", "Fertility ~ Agriculture + Education + I(Agriculture + Education)"),
+]
+
+
+@pytest.mark.r
+@pytest.mark.parametrize(("dataset", "formula"), GLANCE_CASES)
+def test_glance_at_eps_inf_equals_broom_glance_of_lm(rpy2_robjects, dataset, formula):
+    """Every column of broom::glance(lm(formula, data)) (broom 1.0.3, through rpy2), to 1e-8 relative."""
+    from dpstats.rbridge import to_pandas
+
+    ro = rpy2_robjects
+    ro.r("suppressPackageStartupMessages(library(broom))")
+    ref = to_pandas(ro.r(f"as.data.frame(glance(lm({formula}, {dataset})))")).iloc[0]
+    got = _nonprivate(formula, to_pandas(ro.r(dataset))).glance().iloc[0]
+    for name in ref.index:
+        want = float(ref[name])
+        if math.isnan(want):  # an intercept-only model's F test (none here) would be NA in both
+            assert math.isnan(float(got[name])), name
+        else:
+            assert float(got[name]) == pytest.approx(want, rel=1e-8, abs=1e-12), (
+                f"{dataset}: {formula}: {name}"
+            )
+
+
+def test_a_private_glance_gives_only_what_released_values_and_public_inputs_determine():
+    """eps < inf: sigma (from the released statistics), df (public: the formula), df.residual and nobs
+    (n public under replace-one-row) are shown; R², the F test, logLik, AIC, BIC and deviance would need
+    the exact residuals and stay NaN; a neighbouring data set gives the same columns and public values."""
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"a": rng.uniform(-1, 1, 3000), "b": rng.uniform(-1, 1, 3000)})
+    df["y"] = 1 + df.a - df.b + rng.normal(0, 0.5, 3000)
+    kw = dict(eps=2.0, delta=1e-6, bounds={"a": (-1, 1), "b": (-1, 1), "y": (-4, 6)}, n_boot=100)
+    g = dp.dp_lm("y ~ a + b", df, random_state=1, **kw).glance().iloc[0]
+    assert g["nobs"] == 3000 and g["df.residual"] == 2997 and g["df"] == 2 and g["sigma"] > 0
+    for name in ("r.squared", "adj.r.squared", "statistic", "p.value", "logLik", "AIC", "BIC", "deviance"):
+        assert math.isnan(g[name]), name
+    other = df.copy()
+    other.loc[0, "y"] = 5.9  # a neighbouring data set: the same columns, the same public values
+    h = dp.dp_lm("y ~ a + b", other, random_state=1, **kw).glance().iloc[0]
+    assert list(h.index) == list(g.index)
+    assert [h[c] for c in ("nobs", "df.residual", "df")] == [g[c] for c in ("nobs", "df.residual", "df")]

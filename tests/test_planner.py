@@ -429,3 +429,16 @@ def test_lm_plan_checks_its_inputs_and_states_its_mechanism():
     assert pl.ledger["dp_lm"][0]["mechanism"] == "Laplace" and pl.settings["delta"] == 0.0
     assert "no data was read; no budget was charged" in str(pl)
     assert set(pl.tidy().measure) == {"rel_error", "width_ratio", "coverage"}
+
+
+def test_a_knockoff_plan_prints_delta_as_a_number_and_only_when_given():
+    """R prints a call's delta = 1e-06 as a number; an argument not given is not in the call (the notes say
+    the default 2p/n)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        given = dp.plan("dp_knockoff", p=30, n=2000, eps=[1.0], delta=1e-6, trials=2, random_state=1)
+        default = dp.plan("dp_knockoff", p=30, n=2000, eps=[1.0], trials=2, random_state=1)
+    assert given.call["delta"] == 1e-6 and ", delta = 1e-06," in given.call_text()
+    assert "delta" not in default.call and "delta" not in default.call_text()
+    assert any("delta = 2p/n" in note for note in default.notes)
+    assert any("delta = 1e-06" in note for note in given.notes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -469,3 +470,57 @@ def test_part_b_too_small_for_the_selected_terms_whole_is_refused_before_any_spe
             formula, cars, eps=1.0, k=2, split=0.8, bounds=bounds, accountant=acct, random_state=1
         )
     assert acct.spent_eps == 0 and acct.charges == []
+
+
+LEDGER_CASES = {  # selector -> (n, d, infer, arguments)
+    "sis": (3000, 15, "lm", {"k": 3, "bounds": BOUNDS}),
+    "two_stage": (3000, 15, "lm", {"k": 3, "bounds": BOUNDS}),
+    # the declared Remark-2 quantities shape the knockoff's release only; this test reads its ledger
+    "knockoff": (6000, 40, "lm", {"select_args": KNOCKOFF_ARGS, "bounds": BOUNDS}),
+    "sis_glm": (3000, 15, "glm", {"k": 2}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEDGER_CASES))
+def test_the_ledger_lists_each_parts_steps_which_each_sum_to_the_budget(case):
+    """ledger(): part A's own steps (the selector's ledger: dp_sis's top-k, the knockoff's release) then
+    part B's (dp_lm's or dp_glm's), by name, each with its eps and delta; each part's rows sum to the
+    call's (eps, delta), which the accountant is charged once (parallel composition)."""
+    n, d, infer, kwargs = LEDGER_CASES[case]
+    df = _data(n, d, np.random.default_rng(4))
+    if infer == "glm":
+        df["y"] = (df["y"] > 0.5).astype(float)
+        kwargs = {
+            **kwargs,
+            "infer": "glm",
+            "bounds": {**{f"x{j + 1}": (-1, 1) for j in range(d)}, "y": (0, 1)},
+        }
+    acc = dp.Accountant(eps=10.0, delta=1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonPrivateWarning)
+        res = dp.dp_select_infer(
+            "y ~ .",
+            df,
+            eps=2.0,
+            delta=1e-6,
+            select=case.split("_glm")[0],
+            n_boot=100,
+            random_state=5,
+            accountant=acc,
+            **kwargs,
+        )
+    table = res.ledger()
+    parts = {"A": res.selection} | ({"B": res.fit} if res.fit is not None else {})  # B: when A selected
+    names = {"A": f"A ({res.selector})", "B": f"B ({res.fit_door})"}
+    assert table["part"].unique().tolist() == [names[label] for label in parts]
+    assert case.startswith("knockoff") or "B" in parts
+    for label, part in parts.items():
+        rows = table[table["part"].str.startswith(label)]
+        assert rows["step"].tolist() == [e.step for e in part.privacy.ledger] and len(rows) >= 1
+        assert math.fsum(rows["eps"]) == pytest.approx(2.0, rel=1e-12)
+        assert math.fsum(rows["delta"]) == pytest.approx(
+            1e-6 if label == "B" or case.startswith("knockoff") else 0.0
+        )
+    assert (acc.spent_eps, acc.spent_delta) == (pytest.approx(2.0), pytest.approx(1e-6))
+    summary = str(res.summary())
+    assert all(step in summary for step in table["step"])

@@ -158,8 +158,8 @@ def progress_bar(show: bool, total: int | None, desc: str) -> Iterator[Callable[
         yield bar.update
 
 
-NOT_IN_CALL = frozenset(
-    {"data", "random_state", "accountant", "diagnostics", "progress", "levels", "na_action", "bounds_eps"}
+NOT_IN_CALL = frozenset(  # random_state is shown when given, as R's call shows every argument given
+    {"data", "accountant", "diagnostics", "progress", "levels", "na_action", "bounds_eps"}
 )
 
 
@@ -173,7 +173,7 @@ def call_of(
     user wrote; the defaults are written once, in the signature).  ``shown`` replaces an
     argument's value by how the call shows it (e.g. a summary of a long vector).
     ``levels`` and ``na_action`` are added from the schema, the private bounds' share by
-    :func:`run`; the data and the run settings are not part of a call.
+    :func:`run`; the data and the run settings but ``random_state`` are not part of a call.
 
     Examples
     --------

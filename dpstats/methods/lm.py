@@ -635,8 +635,9 @@ def _sigma2(F: np.ndarray, theta: np.ndarray, n: int, k: int) -> float:
 
 
 # ------------------------------------------------------------------ classical OLS (eps = inf)
-def ols_table(fit: LMFit, pl: LMPlan, conf_level: float) -> dict[str, np.ndarray]:
-    """Classical OLS: vcov = σ̂² (XᵀX)⁻¹, t statistics and intervals on n − k degrees of freedom."""
+def ols_table(fit: LMFit, pl: LMPlan, conf_level: float) -> dict[str, Any]:
+    """Classical OLS: vcov = σ̂² (XᵀX)⁻¹, t statistics and intervals on n − k degrees of freedom, and the
+    model's fit statistics (``"fit_statistics"``: :func:`ols_fit_statistics`)."""
     T, k = pl.coords.transform(), pl.coords.k
     F = T @ fit.noisy_gram @ T.T
     _, L = pl.coords.linear()
@@ -655,6 +656,38 @@ def ols_table(fit: LMFit, pl: LMPlan, conf_level: float) -> dict[str, np.ndarray
         "p.value": 2.0 * sps.t.sf(np.abs(stat), fit.df_residual),
         "conf.low": fit.coefficients - q * se,
         "conf.high": fit.coefficients + q * se,
+        "fit_statistics": ols_fit_statistics(fit, pl),
+    }
+
+
+def ols_fit_statistics(fit: LMFit, pl: LMPlan) -> dict[str, float]:
+    """broom's ``glance(lm)`` from the exact statistics (eps = inf, NOT private), as R computes them.
+
+    ``summary.lm``: R² = 1 − RSS/TSS with TSS about the mean (with an intercept) or about 0, the
+    adjusted R² on (n − int)/rdf, the F statistic of every coefficient but the intercept on
+    (rank − int, rdf) degrees of freedom (NaN for an intercept-only model, as broom); ``logLik.lm``:
+    −n/2 (log 2π + 1 − log n + log RSS) on rank + 1 parameters, whence AIC and BIC; the deviance is RSS.
+    """
+    T, k = pl.coords.transform(), pl.coords.k
+    F = T @ fit.noisy_gram @ T.T  # fitting coordinates: (w, r), r = (y − c)/h with an intercept, y/h without
+    n, rdf, intercept = int(round(fit.noisy_gram[0, 0])), fit.df_residual, int(pl.coords.intercept)
+    rank, scale = n - rdf, pl.coords.y_half**2
+    rss = scale * fit.sigma2 * rdf
+    tss = scale * (F[k, k] - (F[0, k] ** 2 / F[0, 0] if intercept else 0.0))
+    df = rank - intercept
+    r2 = 1.0 - rss / tss if tss > 0 else math.nan
+    f = ((tss - rss) / df) / (rss / rdf) if df > 0 and rss > 0 else math.nan
+    loglik = -0.5 * n * (math.log(2.0 * math.pi) + 1.0 - math.log(n) + math.log(rss)) if rss > 0 else math.inf
+    return {
+        "r.squared": r2,
+        "adj.r.squared": 1.0 - (1.0 - r2) * (n - intercept) / rdf,
+        "statistic": f,
+        "p.value": float(sps.f.sf(f, df, rdf)) if df > 0 else math.nan,
+        "df": float(df) if df > 0 else math.nan,
+        "logLik": loglik,
+        "AIC": -2.0 * loglik + 2.0 * (rank + 1),
+        "BIC": -2.0 * loglik + math.log(n) * (rank + 1),
+        "deviance": rss,
     }
 
 

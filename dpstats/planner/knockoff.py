@@ -77,7 +77,8 @@ def knockoff_simulator(
         },
         ledger=lambda n: _ledger(variant, delta, n, p),
         notes=[
-            f"target FDR q = {fdr:g}, knockoff+ threshold, {statistic.upper()} statistic",
+            f"target FDR q = {fdr:g}, knockoff+ threshold, {statistic.upper()} statistic; "
+            f"delta = {default_delta_text(delta)}",
             "row-norm bound B = "
             + (
                 "the (1 − 0.001/n) quantile of √χ²_p (rows are clipped in < 0.1% of data sets)"
@@ -119,6 +120,13 @@ def default_delta_text(delta: float | None) -> str:
     return "2p/n (the knockoff paper's experiment)" if delta is None else f"{delta:g}"
 
 
+def _settings(variants: list[str], delta: float | None, fdr: float, bounds: object) -> dict:
+    """The plan's settings, as its call shows them: delta as the number given (R prints it so), left out
+    when none was given (the call shows what the user gave; the notes say the default 2p/n)."""
+    given = {} if delta is None else {"delta": delta}
+    return {"variant": variants, **given, "fdr": fdr, "bounds": bounds}
+
+
 def smallest_n(p: int) -> tuple[int, str]:
     """The fewest rows the knockoff filter runs on with p columns (n >= 2p), and why."""
     return 2 * p, " (the knockoff filter needs n >= 2p)"
@@ -147,8 +155,7 @@ def setup(p: int, options: dict):
     sims = [
         knockoff_simulator(p=p, model=model, variant=v, delta=delta, fdr=fdr, bound=bound) for v in variants
     ]
-    settings = {"variant": variants, "delta": default_delta_text(delta), "fdr": fdr, "bounds": bounds}
-    return sims, model, settings
+    return sims, model, _settings(variants, delta, fdr, bounds)
 
 
 def _row_bound(bounds: object) -> float | None:

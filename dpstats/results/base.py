@@ -123,6 +123,7 @@ class DPResult:
     )
 
     title = "Differentially private analysis"
+    p_noun = "terms"  # what p counts, as the report's sizes line names it
 
     # ------------------------------------------------------------------ text
     def call_text(self) -> str:
@@ -202,6 +203,12 @@ class DPResult:
         if self.privacy.neighbouring == "add_remove":
             return "n not released (add/remove one row: the number of rows is private)"
         return "n not released (rows with a missing value are dropped, so the number analysed is private)"
+
+    def sizes_line(self) -> str:
+        """The report's line of sizes: ``"n = 100 rows, p = 3 coefficients"`` (:attr:`p_noun` says what p
+        counts)."""
+        rows = " rows" if self.released_n() is not None else ""
+        return f"{self.n_text()}{rows}, p = {self.p} {self.p_noun}"
 
     def header_line(self) -> str:
         """The summary's line under the call: ``"n = 100, p = 3"``."""
@@ -346,7 +353,10 @@ class Summary:
         if r.private_bounds:
             lines += [""] + r.bounds_lines()
         lines += ["", *r.missing_lines(), "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
-        lines += _indent(r.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False))
+        table = r.ledger()
+        # dp_select_infer's ledger has a part column
+        shown = [c for c in ("part", "step", "mechanism", "eps", "delta") if c in table]
+        lines += _indent(table[shown].to_string(index=False))
         lines += [
             "",
             "Events (what each step's noise is, for composing it with other analyses: dpstats.compose):",

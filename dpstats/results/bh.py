@@ -64,6 +64,7 @@ class BHResult(DPResult):
     delta_z: float | None = None
 
     title = "Differentially private Benjamini-Hochberg (FDR control)"
+    p_noun = "hypotheses"
 
     @property
     def from_rows(self) -> bool:
@@ -84,6 +85,12 @@ class BHResult(DPResult):
             shown = super().n_text()
             return f"{shown}; {self.p} hypotheses (zero marginal slope of each design column)"
         return f"{self.p} hypotheses (input: p-values; n is not an output)"
+
+    def sizes_line(self) -> str:
+        """n (from rows) and the hypotheses, once: :meth:`n_text` counts them already."""
+        if self.from_rows and self.released_n() is not None:
+            return f"{super().n_text()} rows; {self.p} hypotheses (zero marginal slope of each design column)"
+        return self.n_text()
 
     def _body_lines(self) -> list[str]:
         lines = [self._setting_line(), ""]

@@ -56,6 +56,7 @@ class FELPResult(DPResult):
     scaling: str = ""
 
     title = "DP ensemble feature weighting by local learning (FELP)"
+    p_noun = "candidate terms"
 
     @classmethod
     def of(

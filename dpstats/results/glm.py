@@ -52,6 +52,7 @@ class GLMResult(LMResult):
     response_note: str = ""
 
     title = "Differentially private generalised linear model"
+    p_noun = "coefficients"
     tidy_columns = TIDY_COLUMNS
 
     @property

@@ -57,6 +57,7 @@ class GMMResult(DPResult):
     collapsed: list[int] = field(default_factory=list)
 
     title = "DP Gaussian mixture (Kamath, Sheffet, Singhal & Ullman 2019)"
+    p_noun = "variables"
 
     @classmethod
     def of(

@@ -68,6 +68,7 @@ class KnockoffResult(DPResult):
     knockoffs_nonprivate: np.ndarray | None = field(default=None, repr=False)
 
     title = "DP fixed-X knockoff filter"
+    p_noun = "candidate terms"
 
     @classmethod
     def of(

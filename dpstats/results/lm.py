@@ -17,6 +17,20 @@ from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
 
 TABLE_COLUMNS = ["term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"]
+GLANCE_COLUMNS = [  # broom's glance(lm), in its order
+    "r.squared",
+    "adj.r.squared",
+    "sigma",
+    "statistic",
+    "p.value",
+    "df",
+    "logLik",
+    "AIC",
+    "BIC",
+    "deviance",
+    "df.residual",
+    "nobs",
+]
 CALIBRATED_NOTE = (
     "Calibrated: Estimate (coef(), the ridge estimate) with its average bias undone by the bootstrap; "
     "Std. Error, the test statistic (Calibrated / Std. Error), p-value and interval are those of Calibrated."
@@ -79,8 +93,11 @@ class LMResult(DPResult):
     # the data-dependent steps (step, fix) predict() refuses: newdata would recompute their terms
     data_dependent_terms: list[tuple[str, str]] = field(default_factory=list)
     coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts and predvars, for predict()
+    # broom's glance(lm) statistics of the exact fit (eps = inf only: methods.lm.ols_fit_statistics)
+    fit_statistics: dict[str, float] = field(default_factory=dict)
 
     title = "Differentially private linear regression"
+    p_noun = "coefficients"
     tidy_columns = TABLE_COLUMNS  # tidy()'s columns, in order (GLMResult: z statistics)
 
     def withhold_n(self) -> None:
@@ -227,13 +244,24 @@ class LMResult(DPResult):
         return out
 
     def _glance_extra(self) -> dict[str, Any]:
-        return {
-            "sigma": self.sigma,
-            "df.residual": self.df_residual,
-            "conf_level": self.conf_level,
-            "ridge": self.ridge,
-            "inference": self.inference,
-        }
+        """broom's ``glance(lm)`` columns, then the fit's own.  At eps = inf all of them, as R computes
+        them (:func:`dpstats.methods.lm.ols_fit_statistics`).  A private fit gives those that are
+        functions of released values and public inputs only: sigma (from the released statistics), df
+        (the coefficients other than the intercept: the formula and the declared levels), df.residual
+        and nobs (where n is public); R², the F test, logLik, AIC, BIC and the deviance would need the
+        exact residuals and are NaN."""
+        exact = self.fit_statistics
+        slopes = len(self.terms) - int(self.intercept)
+        broom = {name: exact.get(name, math.nan) for name in GLANCE_COLUMNS}
+        broom.update(
+            {
+                "sigma": self.sigma,
+                "df": exact.get("df", float(slopes) if slopes > 0 else math.nan),
+                "df.residual": self.df_residual,
+                "nobs": self.released_n(),
+            }
+        )
+        return {**broom, "conf_level": self.conf_level, "ridge": self.ridge, "inference": self.inference}
 
     def outputs(self) -> dict[str, Any]:
         return {
@@ -283,7 +311,7 @@ def fit_fields(
     mf, names: list[str], coefficients, table: dict[str, Any], *, nonprivate: bool
 ) -> dict[str, Any]:
     """The fields an LMResult (or GLMResult) takes from its fit: the coefficient table from the Wald
-    or bootstrap ``table`` (columns std.error .. p.value, and vcov), and the model frame's coding
+    or bootstrap ``table`` (columns std.error .. p.value, and vcov; classical OLS's fit statistics), and the model frame's coding
     (factor levels, contrasts, a non-private fit's predvars, the data-dependent terms predict() refuses)."""
     frame = pd.DataFrame({"term": names, "estimate": coefficients})
     for col in TABLE_COLUMNS[2:]:
@@ -293,6 +321,7 @@ def fit_fields(
         "coefficients": np.asarray(coefficients, float),
         "table": frame,
         "vcov_matrix": table["vcov"],
+        "fit_statistics": dict(table.get("fit_statistics", {})),  # eps = inf only (classical OLS)
         **levels,
         "data_dependent_terms": recomputed_terms(mf, levels["coding"]["predvars"]),
     }

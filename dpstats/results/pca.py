@@ -67,6 +67,7 @@ class PCAResult(DPResult):
     coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts, for predict()
 
     title = "Differentially private principal components"
+    p_noun = "variables"
 
     @property
     def proportion(self) -> np.ndarray:

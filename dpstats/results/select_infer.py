@@ -70,6 +70,7 @@ class SelectInferResult(LMResult):
     selected_formula: str = ""
 
     title = "Differentially private select-then-infer"
+    p_noun = "candidate columns"
 
     def header_line(self) -> str:
         """The summary's first line: the rows, the parts, the candidates, the selected and the final model."""
@@ -174,10 +175,7 @@ class SelectInferResult(LMResult):
         return self.glm._tidy() if self.glm is not None else super()._tidy()
 
     def _glance_extra(self) -> dict[str, Any]:
-        if self.glm is not None:
-            out = self.glm._glance_extra()
-        else:
-            out = super()._glance_extra() if self.fit is not None else {}
+        out = self.fit._glance_extra() if self.fit is not None else {}  # part B's: its rows are nobs
         out.update(
             {
                 "selector": self.selector,
@@ -200,6 +198,7 @@ class SelectInferResult(LMResult):
                 "n_select": self.n_select,
                 "n_infer": self.n_infer,
                 "selected_formula": self.selected_formula,
+                "fit_door": self.fit_door,
                 "selection_ledger": [e.to_dict() for e in self.selection.privacy.ledger]
                 if self.selection
                 else [],
@@ -207,6 +206,20 @@ class SelectInferResult(LMResult):
             }
         )
         return out
+
+    def ledger(self) -> pd.DataFrame:
+        """The privacy ledger by part: part A's steps (the selector's own ledger) and part B's (dp_lm's or
+        dp_glm's), each with its eps and delta, so each part's rows sum to the call's (eps, delta).  The
+        parts read disjoint rows, so their budgets do not add (parallel composition): the call is
+        charged (eps, delta) once, the one entry of ``privacy.ledger``, whose event
+        :func:`dpstats.compose` reads."""
+        rows = [
+            {"part": f"{label} ({res.method})", **entry.to_dict()}
+            for label, res in (("A", self.selection), ("B", self.fit))
+            if res is not None
+            for entry in res.privacy.ledger
+        ]
+        return pd.DataFrame(rows)
 
     def report_sections(self) -> list[dict[str, Any]]:
         parts = ["\n".join(self.pipeline_lines())]

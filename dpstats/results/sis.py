@@ -47,6 +47,7 @@ class SISResult(DPResult):
     recovery_curve: pd.DataFrame | None = None
 
     title = "DP sure independence screening"
+    p_noun = "candidate terms"
 
     @classmethod
     def of(

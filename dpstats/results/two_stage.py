@@ -52,6 +52,7 @@ class TwoStageResult(DPResult):
     second_stage_kind: str | None = None
 
     title = "Two-stage private selection (subsample-and-aggregate lasso votes)"
+    p_noun = "candidate terms"
 
     @classmethod
     def of(

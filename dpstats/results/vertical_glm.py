@@ -80,6 +80,7 @@ class VerticalGLMResult(DPResult):
     rows: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     title = "Generalized linear model on vertically partitioned data (block coordinate descent)"
+    p_noun = "coefficients"
 
     @property
     def statistic_name(self) -> str:

@@ -320,6 +320,7 @@ glance <- function(x, ...) UseMethod("glance")
 
 .broom_frame <- function(df, order = .broom_order$tidy) {
   if (is.null(df) || !is.data.frame(df)) return(df)
+  if (all(c("n", "nobs") %in% names(df))) df <- df[names(df) != "n"]  # broom's nobs given (the fit's rows)
   nm <- names(df)
   hit <- nm %in% names(.broom_names)
   nm[hit] <- .broom_names[nm[hit]]
@@ -381,11 +382,12 @@ tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, exponentiate =
 }
 
 # A non-private regression (eps = Inf) adds broom's fit statistics computed as lm/glm compute them
-# (glance(lm(...)), glance(glm(...))); a DP fit's glance has released quantities only. dp_glm's
-# glance has them from Python already (its IRLS fit, cbind responses included).
+# (glance(lm(...)), glance(glm(...))); a DP fit's glance has released quantities only. dp_lm's and
+# dp_glm's glance have them from Python already (from the exact statistics, an aliased column and the
+# rows a fit keeps without a model frame included): only vertical_glm's are computed here.
 glance.dp_result <- function(x, ...) {
   g <- x$glance
-  if (!.is_dp_fit(x) && !is.null(x$model) && !inherits(x, "dp_glm")) {
+  if (!.is_dp_fit(x) && !is.null(x$model) && !inherits(x, c("dp_glm", "dp_lm"))) {
     extra <- .fit_statistics(x)
     g <- cbind(as.data.frame(extra), g[setdiff(names(g), names(extra))])
     g <- .broom_frame(g, .broom_order$glance)
@@ -406,16 +408,6 @@ glance.dp_result <- function(x, ...) {
   ll <- logLik(x)
   out <- list(logLik = as.numeric(ll), AIC = stats::AIC(ll), BIC = stats::BIC(ll), deviance = deviance(x),
               df.residual = df.residual(x), nobs = n)
-  if (inherits(x, "dp_lm")) {
-    rss <- deviance(x)
-    tss <- if (int) sum((y - mean(y))^2) else sum(y^2)
-    rdf <- df.residual(x)
-    df <- length(cf) - int
-    f <- ((tss - rss) / df) / (rss / rdf)
-    return(c(list(r.squared = 1 - rss / tss, adj.r.squared = 1 - rss / tss * (n - int) / rdf,
-                  sigma = sqrt(rss / rdf), statistic = f,
-                  p.value = stats::pf(f, df, rdf, lower.tail = FALSE), df = df), out))
-  }
   fam <- .fit_family(x)
   mu0 <- rep(if (int) mean(y) else fam$linkinv(0), n)
   c(list(null.deviance = sum(fam$dev.resids(y, mu0, rep(1, n))), df.null = n - int), out)
@@ -424,7 +416,26 @@ glance.dp_result <- function(x, ...) {
 ledger <- function(x, ...) UseMethod("ledger")
 
 ledger.dp_result <- function(x, ...) {
+  if (inherits(x, "dp_select_infer")) return(.ledger_words(.parts_ledger(x)))
   .ledger_words(.simplify_frame(x$privacy$ledger))
+}
+
+# dp_select_infer's ledger by part, as Python's ledger(): part A's steps (the selector's), then part B's
+# (the fit's), each part's summing to the call's (eps, delta), charged once (parallel composition).
+.parts_ledger <- function(x) {
+  parts <- list(list("A", x$outputs$selector, x$outputs$selection_ledger),
+                list("B", x$outputs$fit_door, x$outputs$fit_ledger))
+  frames <- lapply(parts, function(p) {
+    led <- .simplify_frame(p[[3]])
+    if (!is.data.frame(led) || !nrow(led)) return(NULL)
+    if (is.data.frame(led$event)) {  # the parts' events have different fields: one list per row
+      ev <- led$event
+      led$event <- lapply(seq_len(nrow(ev)), function(i) Filter(Negate(is.na), as.list(ev[i, , drop = FALSE])))
+    }
+    led$part <- sprintf("%s (%s)", p[[1]], p[[2]])
+    led[c("part", setdiff(names(led), "part"))]
+  })
+  do.call(rbind, Filter(Negate(is.null), frames))
 }
 
 # A ledger's text columns in R's words (the steps' and notes' Python names, .r_phrased).

@@ -204,3 +204,24 @@ test_that("model.matrix of another non-private result is rebuilt from its call, 
   sub <- suppressWarnings(dp_knockoff(f, data = mtcars, eps = Inf, delta = 1e-6, oc_trials = 0L, subset = cyl > 4))
   expect_true(isTRUE(all.equal(model.matrix(sub), model.matrix(lm(f, mtcars, subset = cyl > 4)))))
 })
+
+test_that("glance(dp_lm) at eps = Inf is Python's, equal to broom::glance(lm) with an aliased column too", {
+  skip_if_no_dpstats()
+  skip_if_not_installed("broom")
+  for (f in list(Fertility ~ Agriculture + Education + I(Agriculture + Education), Volume ~ Girth + Height - 1)) {
+    data <- if (identical(all.vars(f)[1], "Volume")) trees else swiss
+    fit <- suppressWarnings(dp_lm(f, data = data, eps = Inf))
+    bg <- as.data.frame(broom::glance(lm(f, data = data)))
+    gl <- as.data.frame(glance(fit))
+    expect_identical(names(gl)[seq_along(bg)], names(bg))
+    expect_equal(gl[names(bg)], bg, tolerance = 1e-8)
+  }
+  # a DP fit: what released values and public inputs give (sigma, df, df.residual, nobs), the rest NA
+  dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5, n_boot = 200, seed = 1,
+              bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)))
+  g <- glance(dp)
+  expect_identical(c(g$df, g$df.residual, g$nobs), c(2, 29, 32))
+  expect_true(all(is.na(unlist(g[c("r.squared", "adj.r.squared", "statistic", "p.value", "logLik", "AIC", "BIC",
+                                   "deviance")]))))
+  expect_false("n" %in% names(g))
+})

@@ -44,7 +44,9 @@ test_that("dp_select_infer returns the selected set and one ledger", {
                          seed = 2)
   expect_s3_class(res, "dp_select_infer")
   expect_length(res$outputs$selected, 2)
-  expect_equal(nrow(ledger(res)), 1L)
+  expect_equal(nrow(res$privacy$ledger), 1L)  # the one charge (parallel composition); ledger() lists the parts
+  expect_match(res$privacy$ledger$mechanism, "dp_sis | dp_lm", fixed = TRUE)
+  expect_identical(unique(ledger(res)$part), c("A (dp_sis)", "B (dp_lm)"))
   expect_match(paste(capture.output(print(res)), collapse = "\n"), "parallel composition")
 })
 
@@ -104,7 +106,8 @@ test_that("dp_select_infer(infer = \"glm\") fits dp_glm on part B, family as dp_
   expect_s3_class(res, "dp_select_infer")
   expect_setequal(res$outputs$selected, c("x1", "x2"))
   expect_identical(res$outputs$family, "binomial")
-  expect_match(ledger(res)$mechanism, "dp_sis | dp_glm", fixed = TRUE)
+  expect_match(res$privacy$ledger$mechanism, "dp_sis | dp_glm", fixed = TRUE)
+  expect_identical(unique(ledger(res)$part), c("A (dp_sis)", "B (dp_glm)"))
   out <- capture.output(print(res))
   expect_true(any(grepl("dp_glm (binomial) on part B", out, fixed = TRUE)))
   expect_true(any(grepl("Estimate Std. Error z value Pr(>|z|)", out, fixed = TRUE)))
@@ -117,4 +120,17 @@ test_that("dp_select_infer(infer = \"glm\") fits dp_glm on part B, family as dp_
                                bounds = b), "canonical", class = "dpstats_argument_error")
   expect_error(dp_select_infer(y ~ ., data = df, eps = 2, delta = 1e-6, k = 2, family = poisson, bounds = b),
                "infer = \"glm\"|infer='glm'", class = "dpstats_privacy_parameter_error")
+})
+
+test_that("ledger(dp_select_infer) lists each part's steps, each part summing to the call's budget", {
+  skip_if_no_dpstats()
+  set.seed(1)
+  d <- as.data.frame(matrix(runif(3000 * 8, -1, 1), 3000))
+  d$y <- d$V1 - d$V2 + rnorm(3000)
+  r <- dp_select_infer(y ~ ., d, eps = 2, delta = 1e-6, k = 2, bounds = c(-8, 8), n_boot = 100, seed = 3)
+  l <- ledger(r)
+  expect_identical(unique(l$part), c("A (dp_sis)", "B (dp_lm)"))
+  expect_equal(as.vector(tapply(l$eps, l$part, sum)), c(2, 2))
+  expect_equal(as.vector(tapply(l$delta, l$part, sum)), c(0, 1e-6))
+  expect_true(any(grepl("private top-2", l$step)) && any(grepl("stacked", l$step)))
 })
