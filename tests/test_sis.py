@@ -28,7 +28,7 @@ def synthetic():
 def test_user_story(synthetic, tmp_path):
     fit = dp.dp_sis("y ~ .", data=synthetic, eps=1.0, k=5, bounds=(-1, 1), random_state=1)
     text = str(fit)
-    assert 'dp_sis(formula = "y ~ .", eps = 1, k = 5, bounds = c(-1, 1))' in text
+    assert 'dp_sis(formula = "y ~ .", eps = 1, k = 5, bounds = c(-1, 1), random_state = 1)' in text
     assert "Selected 5 of 300" in text and "Privacy: (1, 0)-DP" in text
     summary = " ".join(str(fit.summary()).split())
     assert "Diagnostics" not in summary and fit.diagnostics == {}
