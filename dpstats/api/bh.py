@@ -203,25 +203,7 @@ class BHDoor(OptionsDoor):
     ) -> BHResult:
         if plan.route == m.POST_PROCESSING:
             statement = m.after_fit(self.fit, plan)
-        return BHResult(
-            **self.opening(frame.n, frame.names, statement),
-            **m.released_fields(frame, plan, released),
-        )
+        return BHResult.of(self.opening(frame.n, frame.names, statement), plan, released, frame)
 
     def diagnostics(self, frame: m.Hypotheses, released) -> dict[str, Any]:
-        """Not private: the raw p-values (and z's, with the frame's counts) and non-private BH's rejections."""
-        names, tests = frame.names, frame.tests
-        exact = m.benjamini_hochberg(frame.p_values, self.options.q)
-        shown = {
-            "raw_p_values": dict(zip(names, frame.p_values.tolist())),
-            "non_private_bh_rejected": [names[i] for i in exact.rejected],
-        }
-        if tests is None:
-            return shown
-        counts = {"values_clipped": tests.n_clipped, "rows_dropped": frame.rows_dropped}
-        return {
-            "raw_z": dict(zip(names, tests.z.tolist())),
-            **shown,
-            **counts,
-            "values_filled": frame.values_filled,
-        }
+        return m.diagnostics(frame, self.options.q)

@@ -20,7 +20,7 @@ from ..engines import Data
 from ..geometry import BoundsSpec
 from .. import engines
 from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, missing_counts, model_frame, refuse_offset
+from ..formula import INTERCEPT, model_frame, refuse_offset
 from ..methods import glm as m
 from ..methods.vertical import response_frame
 from ..privacy.accountant import Accountant
@@ -28,7 +28,6 @@ from ..privacy.bounds import is_auto
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
-from ..results.lm import fit_fields
 from ..validation import check_delta, check_regression_rows
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
@@ -252,42 +251,13 @@ class GLMDoor(DataDoor):
     def result(self, frame, plan, released, statement: PrivacyStatement, noise: NoiseSource) -> GLMResult:
         if self.nonprivate:
             statement.samplers = statement.samplers or ["none (eps = inf)"]
-        tab = m.wald_table(
-            released.coefficients,
-            released.vcov,
-            self.options.conf_level,
-            bool(getattr(released, "withheld", "")),
-        )
-        return GLMResult(
-            **self.opening(frame.mf.n, frame.names, statement),
-            **fit_fields(frame.mf, frame.names, released.coefficients, tab, nonprivate=self.nonprivate),
-            conf_level=self.options.conf_level,
-            inference=m.inference_text(plan, released),
-            noise=m.public_inputs(plan, frame.mf.n, self.options.eps, self.options.delta),
-            formula=self.options.formula,
-            intercept=frame.coords.intercept,
-            engine=frame.engine,
-            family=self.options.family,
-            response_note=frame.note,
-            **m.fit_figures(released, frame.mf.n, len(frame.names), plan),
+        opening = self.opening(frame.mf.n, frame.names, statement)
+        return GLMResult.of(
+            opening, self.options, plan, released, frame.mf, frame.coords, frame.engine, frame.note
         )
 
     def diagnostics(self, frame: GLMFrame, released) -> dict:
-        out = missing_counts(frame.mf)
-        if self.nonprivate:
-            return out
-        c = frame.coords
-        if frame.passes is not None:
-            keep, center, half = list(frame.keep), c.x_center, c.x_half
-            count = frame.passes.reduce(lambda ch: int(np.sum(np.abs(ch.X[:, keep] - center) > half)))
-            out["values_clipped"] = int(count)
-            out["glm_estimates_nonprivate"] = "not computed: the IRLS fit needs the rows in memory"
-            return out
-        out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))
-        X = frame.mf.X[:, m.design_order(frame.mf.names)]
-        exact = m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
-        out["glm_estimates_nonprivate"] = dict(zip(frame.names, exact.coefficients.tolist()))
-        return out
+        return m.diagnostics(frame, self.options)
 
 
 _ENGINES = {"memory": "in-memory", "stream": "stream", "dask": "Dask"}

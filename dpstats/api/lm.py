@@ -8,22 +8,21 @@ parametric-bootstrap intervals are :mod:`dpstats.methods.lm`.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..engines import Data
 from ..privacy.bounds import Bounds, PrivateBounds, declared_bounds, design_box
-from ..formula import INTERCEPT, missing_counts, refuse_offset
+from ..formula import INTERCEPT, refuse_offset
 from ..geometry import Box, resolve_box
 from ..methods import lm as m
 from ..methods._aliased import LM_TOL, estimable_columns
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.lm import LMResult, fit_fields
+from ..results.lm import LMResult
 from ..validation import check_delta, check_regression_rows
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
@@ -212,35 +211,11 @@ class LMDoor(DataDoor):
     ) -> LMResult:
         if self.nonprivate:
             statement.samplers = statement.samplers or ["none (eps = inf)"]
-        fit = released.fit
-        return LMResult(
-            **self.opening(frame.n, frame.names, statement),
-            **fit_fields(frame.mf, frame.names, fit.coefficients, released.table, nonprivate=self.nonprivate),
-            sigma=m.released_sigma(fit, frame.coords, self.nonprivate),
-            df_residual=fit.df_residual,
-            conf_level=self.options.conf_level,
-            ridge=fit.ridge,
-            inference=released.inference,
-            noise=m.public_inputs(plan, frame.n, self.options.eps, self.options.delta),
-            calibrated_estimates=released.calibrated,
-            formula=self.options.formula,
-            intercept=frame.coords.intercept,
-            engine=getattr(frame.mf, "engine", "memory"),
-        )
+        opening = self.opening(frame.n, frame.names, statement)
+        return LMResult.of(opening, self.options, plan, released, frame.mf, frame.coords)
 
     def diagnostics(self, frame: LMFrame, released: m.LMRelease) -> dict:
-        exact = m.release_statistics(  # the non-private diagnostic (asked for): R's lm, aliased columns NaN
-            frame.gram,
-            frame.n,
-            m.plan(replace(self.options, eps=math.inf), frame.coords),
-            None,
-            frame.estimable if frame.estimable is not None else estimable_rows(frame.mf, frame.names),
-        )
-        return {
-            **missing_counts(frame.mf),
-            "values_clipped": frame.n_clipped,
-            "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
-        }
+        return m.diagnostics(frame, self.options, estimable_rows(frame.mf, frame.names))
 
 
 def estimable_rows(mf, terms: list[str]) -> np.ndarray | None:

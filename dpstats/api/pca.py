@@ -10,13 +10,12 @@ from typing import Any
 
 from ..engines import Data
 from ..privacy.bounds import Bounds, declared_bounds, design_box
-from ..formula import missing_counts, refuse_offset
+from ..formula import refuse_offset
 from ..geometry import Box, range_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.lm import fit_levels
 from ..results.pca import PCAResult
 from ..validation import check_delta
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
@@ -177,24 +176,8 @@ class PCADoor(DataDoor):
         statement: PrivacyStatement,
         noise: NoiseSource,
     ) -> PCAResult:
-        return PCAResult(
-            **self.opening(frame.mf.n, frame.mf.names, statement),
-            basis=released.pca.basis,
-            eigenvalues=released.pca.eigenvalues,
-            total=released.total,
-            centre=released.centre,
-            center=plan.center,
-            radius=plan.radius,
-            noise_sd=released.pca.noise_sd,
-            sum_noise_sd=released.sum_noise_sd,
-            count=released.count,
-            engine=getattr(frame.mf, "engine", "memory"),
-            formula=self.options.formula,
-            **fit_levels(frame.mf, nonprivate=False),  # for predict()
-        )
+        opening = self.opening(frame.mf.n, frame.mf.names, statement)
+        return PCAResult.of(opening, self.options, plan, released, frame.mf)
 
     def diagnostics(self, frame: PCAFrame, released: m.PCARelease) -> dict:
-        return {
-            **missing_counts(frame.mf),
-            "rows_shrunk_onto_ball": frame.stats.n_rows_clipped,
-        }
+        return m.diagnostics(frame.mf, frame.stats)

@@ -20,7 +20,7 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds, design_box, is_auto, public_column_bounds
 from .. import engines
 from ..errors import NonPrivateWarning
-from ..formula import ModelFrame, missing_counts, model_frame, r_names
+from ..formula import ModelFrame, model_frame
 
 from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
@@ -28,25 +28,10 @@ from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.lm import fit_levels, recomputed_terms
 from ..results.select_infer import SelectInferResult
 from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
 from .lm import dp_lm
-
-FIT_FIELDS = (
-    "coefficients",
-    "table",
-    "vcov_matrix",
-    "sigma",
-    "df_residual",
-    "conf_level",
-    "ridge",
-    "inference",
-    "noise",
-    "intercept",
-    "calibrated_estimates",  # what part B's statistics, p-values and intervals are about
-)
 
 
 @door_docstring
@@ -164,15 +149,6 @@ class _ProbeAccountant(Accountant):
 
 
 @dataclass
-class Pipeline:
-    selection: Any
-    selected: list[str]  # the design columns part A selected
-    fit: Any
-    terms: list[str] = field(default_factory=list)  # the final model's (methods.select_infer.selected_terms)
-    columns: list[str] = field(default_factory=list)  # their design columns: what part B fitted
-
-
-@dataclass
 class SelectInferDoor(OptionsDoor):
     """dp_select_infer's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
@@ -227,7 +203,7 @@ class SelectInferDoor(OptionsDoor):
     def plan(self, frame: m.SplitFrame, dd: DataDependence) -> Plan:
         return m.plan(self.options, len(frame.part_a), len(frame.part_b))
 
-    def release(self, frame: m.SplitFrame, plan: Plan, noise: NoiseSource) -> Pipeline:
+    def release(self, frame: m.SplitFrame, plan: Plan, noise: NoiseSource) -> m.Pipeline:
         gen = noise.generator
         seed_a, seed_b = (
             (None, None) if not noise.seeded else (int(gen.integers(2**31)), int(gen.integers(2**31)))
@@ -235,9 +211,9 @@ class SelectInferDoor(OptionsDoor):
         formula = f"`{frame.response}` ~ ."
         selection = self._run_selection(formula, frame.part_a, seed_a)
         noise.samplers.update(selection.privacy.samplers)  # the statement lists the parts' samplers
-        selected = _as_named(frame, selection.selected)
+        selected = m.as_named(frame, selection.selected)
         if not selected:
-            return Pipeline(selection, [], None)
+            return m.Pipeline(selection, [], None)
         terms = m.selected_terms(frame.mf, selected)
         columns = m.term_columns(frame.mf, terms)
         fit = self._run_inference(formula, frame.part_b[columns + [frame.response]], seed_b)
@@ -245,7 +221,7 @@ class SelectInferDoor(OptionsDoor):
         for step in selection.privacy.data_dependent_steps + fit.privacy.data_dependent_steps:
             if step not in self._dd.steps:
                 self._dd.steps.append(step)
-        return Pipeline(selection, selected, fit, terms, columns)
+        return m.Pipeline(selection, selected, fit, terms, columns)
 
     def _run_inference(self, formula: str, part: pd.DataFrame, seed):
         """Part B's front door (dp_lm or dp_glm) on the selected columns, with their bounds."""
@@ -273,59 +249,15 @@ class SelectInferDoor(OptionsDoor):
         self,
         frame: m.SplitFrame,
         plan: Plan,
-        released: Pipeline,
+        released: m.Pipeline,
         statement: PrivacyStatement,
         noise: NoiseSource,
     ) -> SelectInferResult:
-        fit = released.fit
-        # part B's `y` ~ . quotes a column such as `factor(cyl)8`: named as the formula names it
-        if fit is not None:
-            fit.table = fit.table.assign(term=_as_named(frame, fit.table["term"]))
-            fit.terms = _as_named(frame, fit.terms)
-        fitted = {} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}
-        res = SelectInferResult(
-            method="dp_select_infer",
-            call=self.call,
-            n=len(frame.part_a) + len(frame.part_b),
-            p=len(frame.names),
-            privacy=statement,
-            selector=f"dp_{self.options.select}",
-            selected=released.selected,
-            candidates=len(frame.names),
-            n_select=len(frame.part_a),
-            n_infer=len(frame.part_b),
-            selection=released.selection,
-            fit=fit,
-            fit_door=self.options.fit_door,
-            formula=self.options.formula,
-            terms=[] if fit is None else list(fit.terms),
-            **fit_levels(frame.mf, nonprivate=False),  # for predict()
-            # the selected terms' data-dependent steps: predict() refuses them (nothing read from the rows is kept)
-            data_dependent_terms=recomputed_terms(frame.mf, {}, within=released.terms),
-            variables=list(frame.mf.variables),
-            selected_terms=released.terms,
-            selected_formula=m.final_formula(self.options.formula, frame.mf, released.terms),
-            **fitted,
-        )
-        if fit is None:
-            res.warnings.append("the selector selected no term; nothing was fitted on part B.")
-        return res
+        opening = self.opening(len(frame.part_a) + len(frame.part_b), frame.names, statement)
+        return SelectInferResult.of(opening, self.options, released, frame)
 
-    def diagnostics(self, frame: m.SplitFrame, released: Pipeline) -> dict:
-        """Not private: ordinary least squares (or glm's fit) of the selected terms on part B's raw rows."""
-        out = missing_counts(frame)
-        if self.options.infer == "glm":
-            out["glm_part_b_nonprivate"] = m.part_b_glm(frame, released.columns, self.options.family)
-        else:
-            out["ols_part_b_nonprivate"] = m.part_b_ols(frame, released.columns)
-        return out
-
-
-def _as_named(frame: m.SplitFrame, names) -> list[str]:
-    """Design columns as the user's formula names them: the parts' ``y ~ .`` quotes one such as
-    ``wt:hp`` (```wt:hp```), as R's lm does for a column with that name."""
-    as_named = dict(zip(r_names(frame.names), frame.names))
-    return [as_named.get(name, name) for name in names]
+    def diagnostics(self, frame: m.SplitFrame, released: m.Pipeline) -> dict:
+        return m.diagnostics(frame, self.options, released.columns)
 
 
 def _with_public_columns(bounds: Any, public: dict[str, tuple[float, float]]) -> Any:

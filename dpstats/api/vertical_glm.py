@@ -31,7 +31,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
-from ..results.vertical_glm import VerticalGLMResult, assemble_result
+from ..results.vertical_glm import VerticalGLMResult
 from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, progress_bar, run
 
 
@@ -241,17 +241,11 @@ class VerticalDoor(OptionsDoor):
         statement: PrivacyStatement,
         noise: NoiseSource,
     ) -> VerticalGLMResult:
-        mf = frame.mf
-        result = assemble_result(
-            self.call, mf.names, mf.n, self.parties[0], released, self.options, statement, plan
+        rows = None if frame.y is None else self.rows_requested  # streamed/Dask fits keep no rows
+        opening, names = self.opening(frame.mf.n, frame.mf.names, statement), self.parties[0]
+        return VerticalGLMResult.of(
+            opening, self.options, plan, released, frame.mf, names, frame.response_note, rows
         )
-        result.response_note = frame.response_note
-        if frame.y is not None:  # streamed/Dask fits keep no rows: no vcov/logLik/predict summaries
-            summaries = dict(
-                dp=self.options.dp, se=self.options.se, pooled=released.pooled, rows=self.rows_requested
-            )
-            result.set_model_summaries(mf, mf.y, released.out.eta, **summaries)
-        return result
 
     def diagnostics(self, frame: VerticalFrame, released: m.Released) -> dict:
         return missing_counts(frame.mf)

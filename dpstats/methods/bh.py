@@ -713,35 +713,24 @@ def release(p_values: np.ndarray, pl: BHPlan, noise: NoiseSource) -> PrivateBH |
     return private_bh(p_values, q=pl.q, k=pl.k, truncate=pl.truncate, calibration=pl.calibration, noise=noise)
 
 
-def released_fields(hyp: Hypotheses, pl: BHPlan, released: PrivateBH | BHRejections) -> dict[str, Any]:
-    """What a release shows, by hypothesis name (the route's fields of :class:`dpstats.results.bh.BHResult`)."""
-    names = np.asarray(hyp.names, dtype=object)
-    if pl.route == POST_PROCESSING:
-        return {
-            "route": pl.route,
-            "q": pl.q,
-            "rejected": names[released.rejected].tolist(),
-            "threshold": released.threshold,
-            "released_p_values": hyp.p_values.copy(),
-            "fdr_bound": pl.q * harmonic(hyp.p_values.size),
-        }
-    fields = {
-        "route": pl.route,
-        "eta": pl.eta,
-        "q": pl.q,
-        "rejected": names[released.rejected].tolist(),
-        "threshold": math.exp(released.threshold_log),
-        "peeled": names[released.peeled].tolist(),
-        "noisy_p_values": np.exp(released.noisy_log_p),
-        "max_rejections": pl.k,
-        "truncate": pl.truncate,
-        "noise_scale": pl.calibration.scale,
-        "shift": released.shift,
-        "fdr_bound": fdr_bound(pl.q, pl.k),
+def diagnostics(hyp: Hypotheses, q: float) -> dict[str, Any]:
+    """What ``diagnostics=True`` attaches, computed from the data and not private: the raw p-values and
+    non-private BH's rejections at level ``q``, and on the formula route the raw z's and the frame's counts."""
+    names, tests = hyp.names, hyp.tests
+    exact = benjamini_hochberg(hyp.p_values, q)
+    shown = {
+        "raw_p_values": dict(zip(names, hyp.p_values.tolist())),
+        "non_private_bh_rejected": [names[i] for i in exact.rejected],
     }
-    if pl.route == MARGINAL_Z:
-        fields.update(sigma=pl.sigma, delta_z=pl.delta_z)
-    return fields
+    if tests is None:
+        return shown
+    counts = {"values_clipped": tests.n_clipped, "rows_dropped": hyp.rows_dropped}
+    return {
+        "raw_z": dict(zip(names, tests.z.tolist())),
+        **shown,
+        **counts,
+        "values_filled": hyp.values_filled,
+    }
 
 
 def after_fit(fit: PrivacyStatement, pl: BHPlan) -> PrivacyStatement:

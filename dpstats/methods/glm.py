@@ -129,7 +129,7 @@ from scipy import special
 from scipy import stats as sps
 
 from ..errors import AssumptionError, DataError, FormulaError, PrivacyParameterError
-from ..formula import INTERCEPT, split_formula
+from ..formula import INTERCEPT, missing_counts, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.calibration import zcdp_gaussian_sigma
@@ -823,6 +823,28 @@ def chunked_pass(frame: Any):
 
 def add_pairs(a: tuple, b: tuple) -> tuple:
     return a[0] + b[0], a[1] + b[1]
+
+
+def diagnostics(frame: Any, options: GLMOptions) -> dict[str, Any]:
+    """What ``diagnostics=True`` attaches, computed from the rows and not private: the frame's counts of
+    missing values and, under DP, the values clipped and R's glm fit of the rows (not computed for streamed
+    or Dask data, whose rows are not held).  ``frame`` is the door's (``mf``, ``X``, ``y``, ``trials``,
+    ``names``, ``coords``, ``keep`` and the engine's ``passes``, None in memory)."""
+    out = missing_counts(frame.mf)
+    if math.isinf(options.eps):
+        return out
+    c = frame.coords
+    if frame.passes is not None:
+        keep, center, half = list(frame.keep), c.x_center, c.x_half
+        count = frame.passes.reduce(lambda ch: int(np.sum(np.abs(ch.X[:, keep] - center) > half)))
+        out["values_clipped"] = int(count)
+        out["glm_estimates_nonprivate"] = "not computed: the IRLS fit needs the rows in memory"
+        return out
+    out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))
+    X = frame.mf.X[:, design_order(frame.mf.names)]
+    exact = irls(X, frame.y, frame.trials, options.family, intercept=frame.coords.intercept)
+    out["glm_estimates_nonprivate"] = dict(zip(frame.names, exact.coefficients.tolist()))
+    return out
 
 
 def design_order(names: list[str]) -> list[int]:

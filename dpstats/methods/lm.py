@@ -93,7 +93,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -102,7 +102,7 @@ from scipy import stats as sps
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.calibration import zcdp_gaussian_sigma
 from ..errors import PrivacyParameterError
-from ..formula import refuse_multivariate_response
+from ..formula import missing_counts, refuse_multivariate_response
 from ..geometry import Box
 from ..privacy.bounds import PrivateBounds, bounds_step, is_auto
 from ..privacy.plan import Plan
@@ -568,6 +568,21 @@ def release_statistics(
     lam_noisy = float(add(np.array([np.linalg.eigvalsh(design)[0]]), pl.lambda_scale)[0])
     released = noisy_gram(gram, pl, noise)
     return fit_released(released, lam_noisy, n, pl)
+
+
+def diagnostics(frame: Any, options: LMOptions, estimable: np.ndarray | None) -> dict[str, Any]:
+    """What ``diagnostics=True`` attaches, computed from the rows and not private: the frame's counts of
+    missing values, the values clipped, and the ordinary least squares estimates by term (R's lm, aliased
+    columns NaN).  ``frame`` is the door's (its model frame ``mf``, ``gram``, ``n``, ``names``, ``coords``
+    and ``n_clipped``); ``estimable``: the columns R's pivoted QR keeps, None to test the cross products."""
+    exact = release_statistics(
+        frame.gram, frame.n, plan(replace(options, eps=math.inf), frame.coords), None, estimable
+    )
+    return {
+        **missing_counts(frame.mf),
+        "values_clipped": frame.n_clipped,
+        "ols_estimates_nonprivate": dict(zip(frame.names, exact.coefficients.tolist())),
+    }
 
 
 def fit_released(released: np.ndarray, lam_noisy: float, n: int, pl: LMPlan) -> LMFit:

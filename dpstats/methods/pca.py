@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PrivacyParameterError
+from ..formula import missing_counts
 from ..geometry import Box
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import is_auto
@@ -449,6 +450,12 @@ def _midpoint_release(moments: Moments, plan: PCAPlan, noise: NoiseSource) -> PC
         centre=moments.box.center,
         total=_positive_trace(gram),
     )
+
+
+def diagnostics(mf: Any, stats: Any) -> dict[str, Any]:
+    """What ``diagnostics=True`` attaches, computed from the rows and not private: the model frame's counts
+    of missing values and the number of rows the pass shrank onto the ball (``stats``: the engine's)."""
+    return {**missing_counts(mf), "rows_shrunk_onto_ball": stats.n_rows_clipped}
 
 
 def covariance_pca(

@@ -31,14 +31,14 @@ import math
 import numbers
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, ModelFrame, split_formula, term_labels, term_parts
+from ..formula import INTERCEPT, ModelFrame, missing_counts, r_names, split_formula, term_labels, term_parts
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
@@ -242,6 +242,36 @@ def split_frame(mf: ModelFrame, split: float, random_state: RandomState) -> Spli
     design[mf.response] = mf.y
     part_a, part_b = design.iloc[idx_a].reset_index(drop=True), design.iloc[idx_b].reset_index(drop=True)
     return SplitFrame(part_a, part_b, mf.response, list(mf.names), mf.n_dropped, mf.n_filled, mf)
+
+
+@dataclass
+class Pipeline:
+    """What a call released: part A's selection and the columns it selected, part B's fit (None when
+    nothing was selected), the final model's terms and their design columns."""
+
+    selection: Any
+    selected: list[str]  # the design columns part A selected
+    fit: Any
+    terms: list[str] = field(default_factory=list)  # the final model's (selected_terms)
+    columns: list[str] = field(default_factory=list)  # their design columns: what part B fitted
+
+
+def as_named(frame: SplitFrame, names) -> list[str]:
+    """Design columns as the user's formula names them: the parts' ``y ~ .`` quotes one such as
+    ``wt:hp`` (```wt:hp```), as R's lm does for a column with that name."""
+    named = dict(zip(r_names(frame.names), frame.names))
+    return [named.get(name, name) for name in names]
+
+
+def diagnostics(frame: SplitFrame, options: SelectInferOptions, columns: list[str]) -> dict[str, Any]:
+    """What ``diagnostics=True`` attaches, computed from the rows and not private: the frame's counts of
+    missing values and ordinary least squares (or glm's fit) of the selected ``columns`` on part B's rows."""
+    out = missing_counts(frame)
+    if options.infer == "glm":
+        out["glm_part_b_nonprivate"] = part_b_glm(frame, columns, options.family)
+    else:
+        out["ols_part_b_nonprivate"] = part_b_ols(frame, columns)
+    return out
 
 
 def part_b_ols(frame: SplitFrame, selected: list[str]) -> dict[str, float]:

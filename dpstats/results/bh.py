@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..methods.bh import MARGINAL_Z, POST_PROCESSING, BHPlan, BHRejections, Hypotheses
 from ..plotting import Plot, new_figure, to_plot
+from ..privacy.fdr import PrivateBH, fdr_bound, harmonic
 from .base import DPResult
 
 
@@ -65,6 +67,42 @@ class BHResult(DPResult):
 
     title = "Differentially private Benjamini-Hochberg (FDR control)"
     p_noun = "hypotheses"
+
+    @classmethod
+    def of(
+        cls, opening: dict[str, Any], plan: BHPlan, released: PrivateBH | BHRejections, hypotheses: Hypotheses
+    ) -> BHResult:
+        """The result of a :func:`dpstats.dp_bh` call: the door's ``opening`` (method, call, n, p, terms,
+        statement), the privacy plan, the release and the hypotheses tested; what the route shows, by
+        hypothesis name."""
+        names = np.asarray(hypotheses.names, dtype=object)
+        if plan.route == POST_PROCESSING:
+            return cls(
+                **opening,
+                route=plan.route,
+                q=plan.q,
+                rejected=names[released.rejected].tolist(),
+                threshold=released.threshold,
+                released_p_values=hypotheses.p_values.copy(),
+                fdr_bound=plan.q * harmonic(hypotheses.p_values.size),
+            )
+        marginal = {"sigma": plan.sigma, "delta_z": plan.delta_z} if plan.route == MARGINAL_Z else {}
+        return cls(
+            **opening,
+            route=plan.route,
+            eta=plan.eta,
+            q=plan.q,
+            rejected=names[released.rejected].tolist(),
+            threshold=math.exp(released.threshold_log),
+            peeled=names[released.peeled].tolist(),
+            noisy_p_values=np.exp(released.noisy_log_p),
+            max_rejections=plan.k,
+            truncate=plan.truncate,
+            noise_scale=plan.calibration.scale,
+            shift=released.shift,
+            fdr_bound=fdr_bound(plan.q, plan.k),
+            **marginal,
+        )
 
     @property
     def from_rows(self) -> bool:

@@ -12,8 +12,17 @@ import numpy as np
 from scipy import special
 
 from ..errors import PrivacyParameterError
+from ..methods.glm import (
+    Coordinates,
+    GLMOptions,
+    GLMPlan,
+    fit_figures,
+    inference_text,
+    public_inputs,
+    wald_table,
+)
 from .base import escape_text
-from .lm import LMResult
+from .lm import LMResult, fit_fields
 
 TIDY_COLUMNS = ["term", "estimate", "std.error", "statistic", "p.value", "conf.low", "conf.high"]
 
@@ -54,6 +63,39 @@ class GLMResult(LMResult):
     title = "Differentially private generalised linear model"
     p_noun = "coefficients"
     tidy_columns = TIDY_COLUMNS
+
+    @classmethod
+    def of(
+        cls,
+        opening: dict[str, Any],
+        options: GLMOptions,
+        plan: GLMPlan,
+        released,
+        mf,
+        coords: Coordinates,
+        engine: str = "memory",
+        response_note: str = "",
+    ) -> GLMResult:
+        """The result of a :func:`dpstats.dp_glm` call: the door's ``opening`` (method, call, n, p, terms,
+        statement), the call's options, the privacy plan, the release (the IRLS fit at eps = inf), the model
+        frame (its coding), the public coordinates of the bounds, the engine and how a factor response was
+        coded."""
+        n, names = opening["n"], opening["terms"]
+        withheld = bool(getattr(released, "withheld", ""))
+        table = wald_table(released.coefficients, released.vcov, options.conf_level, withheld)
+        return cls(
+            **opening,
+            **fit_fields(mf, names, released.coefficients, table, nonprivate=math.isinf(options.eps)),
+            conf_level=options.conf_level,
+            inference=inference_text(plan, released),
+            noise=public_inputs(plan, n, options.eps, options.delta),
+            formula=options.formula,
+            intercept=coords.intercept,
+            engine=engine,
+            family=options.family,
+            response_note=response_note,
+            **fit_figures(released, n, len(names), plan),
+        )
 
     @property
     def private(self) -> bool:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
 from ..methods._aliased import singularities_note
+from ..methods.lm import Coordinates, LMOptions, LMPlan, LMRelease, public_inputs, released_sigma
 from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
 
@@ -99,6 +100,35 @@ class LMResult(DPResult):
     title = "Differentially private linear regression"
     p_noun = "coefficients"
     tidy_columns = TABLE_COLUMNS  # tidy()'s columns, in order (GLMResult: z statistics)
+
+    @classmethod
+    def of(
+        cls,
+        opening: dict[str, Any],
+        options: LMOptions,
+        plan: LMPlan,
+        released: LMRelease,
+        mf,
+        coords: Coordinates,
+    ) -> LMResult:
+        """The result of a :func:`dpstats.dp_lm` call: the door's ``opening`` (method, call, n, p, terms,
+        statement), the call's options, the privacy plan, the release, the model frame (its coding, its
+        engine) and the public coordinates of the bounds."""
+        nonprivate, n, names, fit = math.isinf(options.eps), opening["n"], opening["terms"], released.fit
+        return cls(
+            **opening,
+            **fit_fields(mf, names, fit.coefficients, released.table, nonprivate=nonprivate),
+            sigma=released_sigma(fit, coords, nonprivate),
+            df_residual=fit.df_residual,
+            conf_level=options.conf_level,
+            ridge=fit.ridge,
+            inference=released.inference,
+            noise=public_inputs(plan, n, options.eps, options.delta),
+            calibrated_estimates=released.calibrated,
+            formula=options.formula,
+            intercept=coords.intercept,
+            engine=getattr(mf, "engine", "memory"),
+        )
 
     def withhold_n(self) -> None:
         """n is private: so are the residual degrees of freedom (n − p) and the noise record's n."""

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..methods.pca import PCAOptions, PCAPlan, PCARelease
 from .base import DPResult
-from .lm import one_sided_design
+from .lm import fit_levels, one_sided_design
 
 DECOMPOSED = {
     "mean": "the covariance about the privately released mean",
@@ -68,6 +69,29 @@ class PCAResult(DPResult):
 
     title = "Differentially private principal components"
     p_noun = "variables"
+
+    @classmethod
+    def of(
+        cls, opening: dict[str, Any], options: PCAOptions, plan: PCAPlan, released: PCARelease, mf
+    ) -> PCAResult:
+        """The result of a :func:`dpstats.dp_pca` call: the door's ``opening`` (method, call, n, p, terms,
+        statement), the call's options, the privacy plan, the release and the model frame (its levels and
+        coding, which ``predict()`` re-applies, and its engine)."""
+        return cls(
+            **opening,
+            basis=released.pca.basis,
+            eigenvalues=released.pca.eigenvalues,
+            total=released.total,
+            centre=released.centre,
+            center=plan.center,
+            radius=plan.radius,
+            noise_sd=released.pca.noise_sd,
+            sum_noise_sd=released.sum_noise_sd,
+            count=released.count,
+            engine=getattr(mf, "engine", "memory"),
+            formula=options.formula,
+            **fit_levels(mf, nonprivate=False),
+        )
 
     @property
     def proportion(self) -> np.ndarray:

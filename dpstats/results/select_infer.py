@@ -16,9 +16,33 @@ import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT
+from ..methods.select_infer import Pipeline, SelectInferOptions, SplitFrame, as_named, final_formula
 from .base import DPResult, escape_text
 from .glm import GLMResult
-from .lm import LMResult, design_with_levels, na_pass, newdata_frame, refuse_recomputed
+from .lm import (
+    LMResult,
+    design_with_levels,
+    fit_levels,
+    na_pass,
+    newdata_frame,
+    recomputed_terms,
+    refuse_recomputed,
+)
+
+# part B's fit's fields the result carries as its own
+FIT_FIELDS = (
+    "coefficients",
+    "table",
+    "vcov_matrix",
+    "sigma",
+    "df_residual",
+    "conf_level",
+    "ridge",
+    "inference",
+    "noise",
+    "intercept",
+    "calibrated_estimates",  # what part B's statistics, p-values and intervals are about
+)
 
 
 @dataclass(repr=False)
@@ -71,6 +95,43 @@ class SelectInferResult(LMResult):
 
     title = "Differentially private select-then-infer"
     p_noun = "candidate columns"
+
+    @classmethod
+    def of(
+        cls, opening: dict[str, Any], options: SelectInferOptions, released: Pipeline, frame: SplitFrame
+    ) -> SelectInferResult:
+        """The result of a :func:`dpstats.dp_select_infer` call: the door's ``opening`` (method, call, n,
+        p: the candidates, statement), the call's options, what the two parts released and the split frame
+        (the candidates, the parts' sizes, the model frame whose coding ``predict()`` re-applies).  Part B's
+        fit is renamed in place: its ``y ~ .`` quotes a column such as ```factor(cyl)8```, which the result
+        names as the formula does."""
+        fit = released.fit
+        if fit is not None:
+            fit.table = fit.table.assign(term=as_named(frame, fit.table["term"]))
+            fit.terms = as_named(frame, fit.terms)
+        fitted = {} if fit is None else {name: getattr(fit, name) for name in FIT_FIELDS}
+        res = cls(
+            **{**opening, "terms": [] if fit is None else list(fit.terms)},
+            selector=f"dp_{options.select}",
+            selected=released.selected,
+            candidates=len(frame.names),
+            n_select=len(frame.part_a),
+            n_infer=len(frame.part_b),
+            selection=released.selection,
+            fit=fit,
+            fit_door=options.fit_door,
+            formula=options.formula,
+            **fit_levels(frame.mf, nonprivate=False),  # for predict()
+            # the selected terms' data-dependent steps: predict() refuses them (nothing read from the rows is kept)
+            data_dependent_terms=recomputed_terms(frame.mf, {}, within=released.terms),
+            variables=list(frame.mf.variables),
+            selected_terms=released.terms,
+            selected_formula=final_formula(options.formula, frame.mf, released.terms),
+            **fitted,
+        )
+        if fit is None:
+            res.warnings.append("the selector selected no term; nothing was fitted on part B.")
+        return res
 
     def header_line(self) -> str:
         """The summary's first line: the rows, the parts, the candidates, the selected and the final model."""

@@ -82,6 +82,31 @@ class VerticalGLMResult(DPResult):
     title = "Generalized linear model on vertically partitioned data (block coordinate descent)"
     p_noun = "coefficients"
 
+    @classmethod
+    def of(
+        cls,
+        opening: dict[str, Any],
+        options,
+        plan,
+        released,
+        mf: ModelFrame,
+        parties: list[str],
+        response_note: str = "",
+        rows: bool | None = None,
+    ) -> VerticalGLMResult:
+        """The result of a :func:`dpstats.vertical_glm` call: the door's ``opening`` (call, n, terms,
+        statement), the fit's options (:class:`dpstats.methods.privreg.PrivregOptions`), its privacy plan,
+        the release, the model frame, the parties' names and how a factor response was coded.  ``rows``:
+        None where the fit held no rows (streamed or Dask: no vcov, logLik or predict summaries), else
+        whether per-row fitted values and residuals may be shown (``diagnostics=True``)."""
+        call, terms, n, statement = opening["call"], opening["terms"], opening["n"], opening["privacy"]
+        result = assemble_result(call, terms, n, parties, released, options, statement, plan)
+        result.response_note = response_note
+        if rows is not None:
+            summaries = dict(dp=options.dp, se=options.se, pooled=released.pooled, rows=rows)
+            result.set_model_summaries(mf, mf.y, released.out.eta, **summaries)
+        return result
+
     @property
     def statistic_name(self) -> str:
         return "t" if self.family == "gaussian" else "z"
