@@ -13,9 +13,9 @@ import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# issue 27 asks for 3 000: lower this as the doors shrink.  Raised once, from 3 360 to 3 380, in session 11:
-# the knockoff door clips its responses (a privacy fix) and run() names the step in errors after one
-API_LINES = 3380
+# issue 27's goal, reached in session 12 (each door's result built by its result class's of(), its
+# diagnostics by the method's diagnostics()): api/ stays within it.
+API_LINES = 3000
 
 
 def _measures() -> dict:

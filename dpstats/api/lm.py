@@ -21,7 +21,7 @@ from ..methods import lm as m
 from ..methods._aliased import LM_TOL, estimable_columns
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
-from ..privacy.statement import DataDependence, PrivacyStatement
+from ..privacy.statement import DataDependence
 from ..results.lm import LMResult
 from ..validation import check_delta, check_regression_rows
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
@@ -201,14 +201,7 @@ class LMDoor(DataDoor):
     def release(self, frame: LMFrame, plan: m.LMPlan, noise: NoiseSource) -> m.LMRelease:
         return m.release(frame.gram, plan, noise, frame.estimable)
 
-    def result(
-        self,
-        frame: LMFrame,
-        plan: m.LMPlan,
-        released: m.LMRelease,
-        statement: PrivacyStatement,
-        noise: NoiseSource,
-    ) -> LMResult:
+    def result(self, frame: LMFrame, plan: m.LMPlan, released: m.LMRelease, statement, noise) -> LMResult:
         if self.nonprivate:
             statement.samplers = statement.samplers or ["none (eps = inf)"]
         opening = self.opening(frame.n, frame.names, statement)

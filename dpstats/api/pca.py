@@ -15,7 +15,7 @@ from ..geometry import Box, range_box
 from ..methods import pca as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
-from ..privacy.statement import DataDependence, PrivacyStatement
+from ..privacy.statement import DataDependence
 from ..results.pca import PCAResult
 from ..validation import check_delta
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
@@ -168,14 +168,7 @@ class PCADoor(DataDoor):
         st, box = frame.stats, frame.box
         return m.release(m.Moments(st.box_gram(box), st.box_sums(box), st.n, box), plan, noise)
 
-    def result(
-        self,
-        frame: PCAFrame,
-        plan: m.PCAPlan,
-        released: m.PCARelease,
-        statement: PrivacyStatement,
-        noise: NoiseSource,
-    ) -> PCAResult:
+    def result(self, frame: PCAFrame, plan: m.PCAPlan, released: m.PCARelease, statement, noise) -> PCAResult:
         opening = self.opening(frame.mf.n, frame.mf.names, statement)
         return PCAResult.of(opening, self.options, plan, released, frame.mf)
 

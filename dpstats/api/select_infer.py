@@ -12,12 +12,11 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import pandas as pd
 
 from ..engines import InMemoryData
-from ..privacy.bounds import Bounds, design_box, is_auto, public_column_bounds
+from ..privacy.bounds import Bounds, design_box, is_auto
 from .. import engines
 from ..errors import NonPrivateWarning
 from ..formula import ModelFrame, model_frame
@@ -27,7 +26,7 @@ from ..methods.lm import check_auto_bounds_level
 from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
-from ..privacy.statement import DataDependence, PrivacyStatement
+from ..privacy.statement import DataDependence
 from ..results.select_infer import SelectInferResult
 from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
@@ -164,9 +163,7 @@ class SelectInferDoor(OptionsDoor):
         mf = model_frame(self.options.formula, self.data, drop_intercept=True, schema=self.schema)
         frame = m.split_frame(mf, self.options.split, self.settings.random_state)
         self._check_part_b(frame, mf)
-        self._part_bounds = _with_public_columns(
-            self.options.bounds, public_column_bounds(self.options.bounds, mf)
-        )
+        self._part_bounds = m.parts_bounds(self.options.bounds, mf)
         dd.name_frame_steps(mf)  # after the bounds checks: a bound left out is an error, not a step
         self._dry_run(frame)
         return frame
@@ -225,7 +222,7 @@ class SelectInferDoor(OptionsDoor):
 
     def _run_inference(self, formula: str, part: pd.DataFrame, seed):
         """Part B's front door (dp_lm or dp_glm) on the selected columns, with their bounds."""
-        o, bounds = self.options, _in_part(self._part_bounds, part)
+        o, bounds = self.options, m.bounds_in_part(self._part_bounds, part)
         common = dict(eps=o.eps, delta=o.delta, bounds=bounds, conf_level=o.conf_level, random_state=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NonPrivateWarning)  # named once, by the selector's own call
@@ -238,39 +235,16 @@ class SelectInferDoor(OptionsDoor):
 
         o = self.options
         common = dict(random_state=seed, strict=self.settings.strict, accountant=accountant, **o.select_args)
-        bounds = _in_part(self._part_bounds, part)
+        bounds = m.bounds_in_part(self._part_bounds, part)
         if o.select == "sis":
             return sis.dp_sis(formula, part, o.eps, o.k, bounds=bounds, **common)
         if o.select == "two_stage":
             return two_stage.dp_two_stage(formula, part, o.eps, o.k, bounds=bounds, **common)
         return knockoff.dp_knockoff(formula, part, o.eps, o.delta, **common)
 
-    def result(
-        self,
-        frame: m.SplitFrame,
-        plan: Plan,
-        released: m.Pipeline,
-        statement: PrivacyStatement,
-        noise: NoiseSource,
-    ) -> SelectInferResult:
+    def result(self, frame: m.SplitFrame, plan, released: m.Pipeline, statement, noise) -> SelectInferResult:
         opening = self.opening(len(frame.part_a) + len(frame.part_b), frame.names, statement)
         return SelectInferResult.of(opening, self.options, released, frame)
 
     def diagnostics(self, frame: m.SplitFrame, released: m.Pipeline) -> dict:
         return m.diagnostics(frame, self.options, released.columns)
-
-
-def _with_public_columns(bounds: Any, public: dict[str, tuple[float, float]]) -> Any:
-    """The bounds the parts' doors get: a mapping gains the bounds that follow from public inputs
-    (a factor dummy's coding range, an interaction's product of its parts' bounds), since the parts
-    hold the design, where such a column is a numeric column, unless it declares that column itself."""
-    if not isinstance(bounds, dict):
-        return bounds
-    return {**public, **bounds}
-
-
-def _in_part(bounds: Any, part: pd.DataFrame) -> Any:
-    """A bounds mapping restricted to a part's columns (the design's, and the response)."""
-    if not isinstance(bounds, dict):
-        return bounds
-    return {key: val for key, val in bounds.items() if key in part.columns}

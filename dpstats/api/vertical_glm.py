@@ -23,14 +23,14 @@ import numpy as np
 
 from ..engines import Data, InMemoryData
 from ..privacy.bounds import Bounds, declared_bounds
-from ..errors import DataError, PrivacyParameterError
+from ..errors import DataError
 from ..formula import ModelFrame, missing_counts
 from ..methods import privreg as m
 from ..methods._aliased import GLM_TOL, estimable_columns, refuse_aliased
 from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
-from ..privacy.statement import DataDependence, PrivacyStatement
+from ..privacy.statement import DataDependence
 from ..results.vertical_glm import VerticalGLMResult
 from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, progress_bar, run
 
@@ -200,12 +200,7 @@ class VerticalDoor(OptionsDoor):
         m.check_response(mf.y, o.family, mf.response, dp=o.dp)
         if not o.dp:  # the exact (non-private) fit: R's glm gives NA for aliased columns, BCD cannot
             refuse_aliased("vertical_glm", list(mf.names), estimable_columns(mf.X, GLM_TOL))
-        if o.dp and mf.offset is not None:
-            raise PrivacyParameterError(
-                "offset() is not supported in DP mode: the sensitivity derivation bounds every offset a party "
-                "receives by (K - 1) * eta_clip, which a formula offset would break. Fit without DP, or move "
-                "the offset's variable into the design with declared bounds."
-            )
+        m.check_offset(mf.offset, dp=o.dp)
         out = VerticalFrame(mf=mf, owner=owner, X=mf.X, y=mf.y, response_note=response_note)
         if o.dp:  # public bounds: each party's row-norm bound R_k and largest coefficient, B_y (Gaussian)
             bounds = declared_bounds(self.bounds, mf, response=o.family == "gaussian")
@@ -214,13 +209,10 @@ class VerticalDoor(OptionsDoor):
         return out
 
     def plan(self, frame: VerticalFrame, dd: DataDependence) -> Plan:
-        f, names = (
-            frame,
-            self.parties[0],
-        )  # with the largest coefficients, m.plan warns if noise would dominate
-        largest = None if f.largest is None else dict(zip(names, f.largest))
-        public = dict(simulated=True, statistics=f.stats is not None, largest=largest)
-        return m.plan(self.options, f.mf.n, len(names), f.radius, f.y_bound, **public)
+        names = self.parties[0]  # with the largest coefficients, m.plan warns if noise would dominate
+        largest = None if frame.largest is None else dict(zip(names, frame.largest))
+        public = dict(simulated=True, statistics=frame.stats is not None, largest=largest)
+        return m.plan(self.options, frame.mf.n, len(names), frame.radius, frame.y_bound, **public)
 
     def release(self, frame: VerticalFrame, plan: m.PrivregPlan, noise: NoiseSource) -> m.Released:
         mf, o = frame.mf, self.options
@@ -233,14 +225,7 @@ class VerticalDoor(OptionsDoor):
         with progress_bar(self.progress, o.sweeps().max_iter, "block coordinate descent sweeps") as update:
             return m.release(stats, plan, noise, None if update is None else lambda row: update(1))
 
-    def result(
-        self,
-        frame: VerticalFrame,
-        plan: Plan,
-        released: m.Released,
-        statement: PrivacyStatement,
-        noise: NoiseSource,
-    ) -> VerticalGLMResult:
+    def result(self, frame: VerticalFrame, plan, released: m.Released, statement, noise) -> VerticalGLMResult:
         rows = None if frame.y is None else self.rows_requested  # streamed/Dask fits keep no rows
         opening, names = self.opening(frame.mf.n, frame.mf.names, statement), self.parties[0]
         return VerticalGLMResult.of(

@@ -42,7 +42,7 @@ from ..formula import INTERCEPT, ModelFrame, missing_counts, r_names, split_form
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
-from ..privacy.bounds import auto_bounds
+from ..privacy.bounds import auto_bounds, public_column_bounds
 from ..schema import PublicN, Schema
 from ..validation import check_fraction
 from . import glm as glm_method
@@ -405,3 +405,18 @@ def most_columns(mf: ModelFrame, options: SelectInferOptions, n_b: int) -> int |
             "rows in part B; lower k or split."
         )
     return columns
+
+
+def parts_bounds(bounds: Any, mf: ModelFrame) -> Any:
+    """The bounds the parts' doors get: a mapping gains the bounds that follow from public inputs
+    (a factor dummy's coding range, an interaction's product of its parts' bounds), since the parts
+    hold the design, where such a column is a numeric column, unless it declares that column itself."""
+    public = public_column_bounds(bounds, mf)
+    return {**public, **bounds} if isinstance(bounds, dict) else bounds
+
+
+def bounds_in_part(bounds: Any, part: pd.DataFrame) -> Any:
+    """A bounds mapping restricted to a part's columns (the design's, and the response)."""
+    if not isinstance(bounds, dict):
+        return bounds
+    return {key: val for key, val in bounds.items() if key in part.columns}

@@ -140,6 +140,7 @@ from ._settings import (
     PENALTIES,
     SE_METHODS,
     PrivregOptions,
+    check_offset,
     check_response,
     check_rows,
     response_frame,
@@ -176,6 +177,7 @@ __all__ = [
     "row_id_hash",
     "check_rows",
     "response_frame",
+    "check_offset",
     "check_response",
     # the parties and their columns
     "party_columns",

@@ -209,6 +209,17 @@ def response_frame(
     return mf, f"P({mf.response} = {mf.classes[1]!r}) is modelled (first level {mf.classes[0]!r} coded 0)"
 
 
+def check_offset(offset: np.ndarray | None, *, dp: bool) -> None:
+    """DP mode refuses a formula offset: the sensitivity derivation bounds every offset a party
+    receives by (K − 1)·eta_clip (:mod:`dpstats.methods.privreg`), which a formula offset would break."""
+    if dp and offset is not None:
+        raise PrivacyParameterError(
+            "offset() is not supported in DP mode: the sensitivity derivation bounds every offset a party "
+            "receives by (K - 1) * eta_clip, which a formula offset would break. Fit without DP, or move "
+            "the offset's variable into the design with declared bounds."
+        )
+
+
 def check_response(y: np.ndarray, family: str, name: str | None, *, dp: bool = False) -> None:
     """The response must suit the family: 0/1 for binomial, counts >= 0 for Poisson.
 
