@@ -300,10 +300,6 @@ as.data.frame.dp_result <- function(x, row.names = NULL, optional = FALSE, ...) 
   as.data.frame(x$tidy, stringsAsFactors = FALSE)
 }
 
-tidy <- function(x, ...) UseMethod("tidy")
-
-glance <- function(x, ...) UseMethod("glance")
-
 # broom's column names (Python's tables spell some of them with underscores). As in broom, the
 # identifying columns come first, in Python's order (term; dp_bh's hypothesis; dp_gmm's component and
 # term), then broom's statistics in broom's order, then the method's own columns.
@@ -494,5 +490,6 @@ report.dp_result <- function(x, path, ...) {
 .html_escape <- function(text) gsub(">", "&gt;", gsub("<", "&lt;", gsub("&", "&amp;", text, fixed = TRUE), fixed = TRUE),
                                     fixed = TRUE)
 
-# broom / generics: tidy() and glance() are S3 methods of generics::tidy / generics::glance too,
-# registered in NAMESPACE (S3method(generics::tidy, dp_result)), so broom::tidy(fit) works.
+# broom / generics: tidy(), glance() and augment() are generics::tidy, generics::glance and
+# generics::augment, imported and re-exported (NAMESPACE), with the methods above registered on them:
+# broom's methods for lm, glm, prcomp ... and dpstats' are found whichever package is attached last.
