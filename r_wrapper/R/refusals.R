@@ -20,10 +20,11 @@
 
 .refusals <- list(
   .refusal("augment", .regressions,
-           paste("augment() adds per-row columns (.fitted, .resid, .hat, .cooksd) computed from the data: a DP fit",
-                 "releases none of them, and dpstats computes leverages for no fit"),
-           paste("use predict(fit, newdata = df) on data you hold; at eps = Inf fitted(fit) and residuals(fit) answer",
-                 "as lm's, and broom::augment(lm(formula(fit), data = df)) (glm() for dp_glm) gives the rest")),
+           paste("augment() without newdata adds per-row columns of the training data (.fitted, .resid, .hat,",
+                 ".cooksd): a DP fit releases none of them, and dpstats computes leverages for no fit"),
+           paste("augment(fit, newdata = df) adds .fitted (predict(fit, newdata = df)) to data you hold; at eps = Inf",
+                 "fitted(fit) and residuals(fit) answer as lm's, and broom::augment(lm(formula(fit), data = df))",
+                 "(glm() for dp_glm) gives the rest")),
   .refusal("augment", "dp_gmm", "augment() adds per-row columns, and a dp_gmm fit keeps no rows",
            "use predict(fit, newdata = df) for each row's most probable component on data you hold"),
   .refusal(c("augment", "fitted", "residuals", .influence_generics, "deviance", "logLik", "extractAIC", "predict"),
@@ -84,9 +85,29 @@
                     row$instead), row$class, call)
 }
 
-augment.dp_result <- function(x, ...) {
+# augment(fit, newdata = df) of a regression: broom's augment.lm/augment.glm layout with newdata
+# (.rownames when the rows are named, newdata's columns, .fitted), .fitted being predict(fit, newdata = df)
+# on the link scale or, with type.predict = "response", the response scale (post-processing of the
+# released coefficients on rows the user holds). Without newdata the refusal table answers.
+augment.dp_result <- function(x, newdata = NULL, type.predict, ...) {
+  if (!is.null(newdata) && inherits(x, .regressions)) return(.augment_newdata(x, newdata, type.predict, sys.call()))
   .refuse_generic("augment", x, sys.call())
   NextMethod()
+}
+
+.augment_newdata <- function(x, newdata, type.predict, call) {
+  args <- list(x, newdata = newdata)
+  if (!missing(type.predict)) args$type <- type.predict  # predict.dp_lm has no type: refused by its name there
+  fitted <- tryCatch(do.call(stats::predict, args), dpstats_error = function(e) {
+    e$call <- call
+    stop(e)
+  })
+  df <- as.data.frame(newdata)
+  rn <- rownames(df)
+  if (!identical(rn, as.character(seq_len(nrow(df))))) df <- cbind(data.frame(.rownames = rn), df)
+  rownames(df) <- NULL
+  df$.fitted <- unname(as.numeric(fitted))
+  .as_tibble(df)
 }
 
 plot.dp_result <- function(x, y, ...) {

@@ -14,7 +14,7 @@ attach_order_run <- function(first, second) {
     list(lm = as.data.frame(tidy(lm(mpg ~ wt, mtcars))),
          glm = as.data.frame(glance(glm(am ~ wt, binomial, mtcars))),
          prcomp = as.data.frame(tidy(prcomp(USArrests))),
-         augment_lm = as.data.frame(augment(lm(mpg ~ wt, mtcars)))[1:3, ],
+         augment_lm = augment(lm(mpg ~ wt, mtcars))$.resid,
          dp = as.data.frame(tidy(fit)), dp_glance = as.data.frame(glance(fit)))
   }, args = list(first = first, second = second))
 }
@@ -26,7 +26,7 @@ test_that("tidy()/glance()/augment() of lm, glm and prcomp work with broom attac
   ref <- list(lm = as.data.frame(broom::tidy(lm(mpg ~ wt, mtcars))),
               glm = as.data.frame(broom::glance(glm(am ~ wt, binomial, mtcars))),
               prcomp = as.data.frame(broom::tidy(prcomp(USArrests))),
-              augment_lm = as.data.frame(broom::augment(lm(mpg ~ wt, mtcars)))[1:3, ])
+              augment_lm = broom::augment(lm(mpg ~ wt, mtcars))$.resid)
   for (order in list(c("broom", "dpstats"), c("dpstats", "broom"))) {
     got <- attach_order_run(order[1], order[2])
     for (what in names(ref)) expect_equal(got[[what]], ref[[what]], label = paste(what, "after", order[2]))
@@ -46,4 +46,37 @@ test_that("dpstats' tidy, glance and augment are generics' own, and loading dpst
     c(broom = "broom" %in% loadedNamespaces(), generics = "generics" %in% loadedNamespaces())
   })
   expect_equal(loaded, c(broom = FALSE, generics = TRUE))
+})
+
+# F06: augment(fit, newdata = df) is predict(fit, newdata = df) as a column (post-processing of the
+# released coefficients on rows the user holds), laid out as broom's augment.lm/augment.glm with newdata
+# (.rownames when the rows are named, newdata's columns, .fitted). Oracle: broom 1.0.3 on lm and glm at
+# eps = Inf, tolerance 1e-8. Without newdata it stays refused: the training rows' values are not released.
+test_that("augment(fit, newdata =) adds .fitted as broom's augment.lm/augment.glm; without newdata it is refused", {
+  skip_if_no_dpstats()
+  skip_if_not_installed("broom")
+  b <- list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35))
+  dp <- dp_lm(mpg ~ wt + hp, mtcars, eps = 1, delta = 1e-5, bounds = b, seed = 1)
+  nd <- mtcars[, c("wt", "hp")]
+  a <- augment(dp, newdata = nd)
+  expect_equal(names(a), names(broom::augment(lm(mpg ~ wt + hp, mtcars), newdata = nd)))
+  expect_equal(a$.fitted, unname(predict(dp, newdata = nd)))
+  expect_equal(a$.rownames, rownames(mtcars))
+  expect_error(augment(dp), class = "dpstats_not_applicable_error", regexp = "newdata")
+  expect_error(augment(dp, newdata = nd, type.predict = "response"), class = "dpstats_argument_error")
+
+  ref_lm <- lm(mpg ~ wt + hp, mtcars)
+  inf <- suppressWarnings(dp_lm(mpg ~ wt + hp, mtcars, eps = Inf))
+  expect_equal(augment(inf, newdata = nd)$.fitted, broom::augment(ref_lm, newdata = nd)$.fitted, tolerance = 1e-8)
+  expect_error(augment(inf), class = "dpstats_not_applicable_error")
+
+  g <- suppressWarnings(dp_glm(am ~ wt, mtcars, eps = Inf, family = binomial))
+  ref_glm <- glm(am ~ wt, binomial, mtcars)
+  nd <- mtcars[1:5, c("wt", "am")]
+  for (type in c("link", "response")) {
+    ours <- augment(g, newdata = nd, type.predict = type)
+    theirs <- broom::augment(ref_glm, newdata = nd, type.predict = type)
+    expect_equal(names(ours), names(theirs))
+    expect_equal(ours$.fitted, theirs$.fitted, tolerance = 1e-8)
+  }
 })
