@@ -381,3 +381,42 @@ report.dp_plan <- function(x, path, ...) {
   .r_report(path.expand(path), x$call)
   invisible(path)
 }
+
+# tidy(fit, matrix =) of dp_pca in broom's tidy.prcomp layouts, from released values:
+# "eigenvalues" ("d", "pcs"): PC, std.dev, percent, cumulative, as summary(prcomp)'s importance (percent
+# and cumulative rounded to 5 decimals there too); "rotation" ("variables", "v"): column, PC, value.
+# "x" ("samples", "u", "scores"), broom's default, is each row's scores: per-row values, not released.
+# Without matrix, the method's own table (term, component, loading, eigenvalue, proportion).
+tidy.dp_pca <- function(x, matrix = NULL, ...) {
+  if (is.null(matrix)) return(NextMethod())
+  .refuse_dots("tidy", list(...), sys.call())
+  layouts <- c(eigenvalues = "eigenvalues", d = "eigenvalues", pcs = "eigenvalues", rotation = "rotation",
+               variables = "rotation", v = "rotation", x = "scores", samples = "scores", u = "scores", scores = "scores")
+  if (!is.character(matrix) || length(matrix) != 1L || !matrix %in% names(layouts)) {
+    .dp_abort(sprintf("tidy(matrix = ) of a dp_pca fit is one of %s.", paste0("\"", names(layouts), "\"", collapse = ", ")),
+              "dpstats_argument_error", sys.call())
+  }
+  switch(layouts[[matrix]],
+         eigenvalues = .pca_eigenvalues(x),
+         rotation = .pca_rotation(x),
+         scores = .dp_abort(paste("tidy(matrix = \"x\") gives each row's scores: per-row values of the data, which a",
+                                  "DP fit neither keeps nor releases. Instead: predict(fit, newdata = df) on data you hold."),
+                            "dpstats_not_released_error", sys.call()))
+}
+
+# With center = "midpoint" the eigenvalues are of a sum of squares about the midpoint, not variances (n is
+# not released): std.dev is NA there, the shares are still the released ones.
+.pca_eigenvalues <- function(x) {
+  ev <- as.numeric(unlist(x$outputs$eigenvalues))
+  share <- as.numeric(unlist(x$outputs$proportion))
+  sd <- if (identical(x$outputs$center, "midpoint")) NA_real_ else sqrt(pmax(ev, 0))
+  .as_tibble(data.frame(PC = seq_along(ev), std.dev = sd, percent = round(share, 5),
+                        cumulative = round(cumsum(share), 5)))
+}
+
+.pca_rotation <- function(x) {
+  td <- x$tidy
+  pc <- as.numeric(sub("^PC", "", td$component))
+  o <- order(match(td$term, unique(td$term)), pc)
+  .as_tibble(data.frame(column = as.character(td$term)[o], PC = pc[o], value = td$loading[o]))
+}

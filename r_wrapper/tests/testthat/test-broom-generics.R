@@ -80,3 +80,30 @@ test_that("augment(fit, newdata =) adds .fitted as broom's augment.lm/augment.gl
     expect_equal(ours$.fitted, theirs$.fitted, tolerance = 1e-8)
   }
 })
+
+# F07: tidy(dp_pca, matrix =) in broom's tidy.prcomp layouts. Oracle: broom 1.0.3 on prcomp(USArrests) at
+# eps = Inf (all four components), tolerance 1e-6; loadings up to each component's sign.
+test_that("tidy(dp_pca, matrix = \"eigenvalues\"/\"rotation\") as broom's tidy.prcomp; scores are refused", {
+  skip_if_no_dpstats()
+  skip_if_not_installed("broom")
+  p <- suppressWarnings(dp_pca(~ ., USArrests, k = 4, eps = Inf, delta = 0))
+  ref <- prcomp(USArrests)
+  expect_equal(as.data.frame(tidy(p, matrix = "eigenvalues")),
+               as.data.frame(broom::tidy(ref, matrix = "eigenvalues")), tolerance = 1e-6)
+  ours <- as.data.frame(tidy(p, matrix = "rotation"))
+  theirs <- as.data.frame(broom::tidy(ref, matrix = "rotation"))
+  expect_equal(ours[c("column", "PC")], theirs[c("column", "PC")])
+  sign <- sign(ours$value * theirs$value)
+  expect_equal(abs(ours$value), abs(theirs$value), tolerance = 1e-6)
+  expect_true(all(tapply(sign, ours$PC, function(s) length(unique(s)) == 1L)))
+  expect_equal(tidy(p, matrix = "d"), tidy(p, matrix = "eigenvalues"))
+
+  dp <- dp_pca(~ ., USArrests, k = 2, eps = 1, delta = 1e-5,
+               bounds = list(Murder = c(0, 20), Assault = c(0, 350), UrbanPop = c(0, 100), Rape = c(0, 50)), seed = 1)
+  ev <- tidy(dp, matrix = "eigenvalues")
+  expect_equal(ev$std.dev, sqrt(pmax(unlist(dp$outputs$eigenvalues), 0)))
+  expect_equal(ev$cumulative, round(cumsum(unlist(dp$outputs$proportion)), 5))
+  expect_error(tidy(dp, matrix = "x"), class = "dpstats_not_released_error", regexp = "predict\\(fit, newdata")
+  expect_error(tidy(dp, matrix = "loadings"), class = "dpstats_argument_error")
+  expect_equal(tidy(dp), dpstats:::tidy.dp_result(dp))  # without matrix, the method's own table
+})
