@@ -112,7 +112,7 @@
 )
 
 .na_action_of <- function(lm_args, na_action, caller, method) {
-  if (!"na.action" %in% names(lm_args)) return(na_action)
+  if (!"na.action" %in% names(lm_args)) return(.na_option(na_action, method))
   expr <- lm_args$na.action
   value <- tryCatch(eval(expr, caller), error = function(e) NULL)
   rule <- if (is.character(value) && length(value) == 1L) value
@@ -132,6 +132,26 @@
          else if (!is.null(rule) && rule %in% names(.na_rules)) .na_rules[[rule]]
          else "it is none of R's rules dpstats knows (na.omit is na_action = \"omit\")"
   .dp_abort(sprintf("%s(): na.action = %s is not supported: %s. Use %s.", method, shown, why, choices),
+            "dpstats_argument_error")
+}
+
+# options(na.action =) when the call gives neither na.action nor na_action. R's default, "na.omit", is every
+# session's and asks for nothing (dpstats' default, na_action = "fill", stands, as documented); a rule
+# dpstats refuses when given as na.action = (na.fail, na.exclude, na.pass) is refused when set as the
+# option too, for the same reason and before anything is read or spent, rather than silently ignored.
+# The refusal depends on the option only, never on whether the rows have a missing value: honouring
+# na.fail by looking would make the call's failing a release of one bit about the data.
+.na_option <- function(na_action, method) {
+  if (!is.null(na_action)) return(na_action)
+  opt <- getOption("na.action")
+  rule <- if (is.character(opt) && length(opt) == 1L) opt
+          else Find(function(nm) identical(opt, get(nm, envir = asNamespace("stats"))), names(.na_rules))
+  if (is.null(rule) || !rule %in% names(.na_rules)) return(na_action)
+  .dp_abort(sprintf(paste("%s(): options(na.action = \"%s\") is set, and dpstats does not ignore it, but it cannot",
+                          "follow it: %s. Give na_action in the call (it overrides the option): na_action = \"fill\"",
+                          "(the default under neighbouring = \"replace\": each missing value gets its public fill from",
+                          "the declared bounds, no row is dropped) or na_action = \"omit\" (rows with a missing value",
+                          "are dropped). Nothing was read or spent."), method, rule, .na_rules[[rule]]),
             "dpstats_argument_error")
 }
 
