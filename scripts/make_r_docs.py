@@ -75,7 +75,7 @@ COMMON = {
     '"not private"; off by default, and no output shows them unless asked.',
 }
 
-DETAILS = """\
+LM_DETAILS = """\
 As in \\code{lm}: \\code{subset =} selects rows (evaluated in \\code{data});
 \\code{weights =} is refused (case weights change the sensitivity of one row);
 \\code{na.action = na.omit} (as a function, its name or a variable holding it) is
@@ -89,6 +89,10 @@ again). Whole numbers may be written \\code{5} or \\code{5L}; \\code{bounds} as 
 \\code{list(y = c(0, 10), x = c(-1, 1))}. A misspelt or unknown argument, or a missing required
 one, is a \\code{dpstats_argument_error} naming it (and the likely intended name).
 
+"""
+
+# Every page's: how errors and warnings arrive in R.
+CONDITIONS = """\
 Errors arrive as R conditions of class \\code{dpstats_<kind>_error} and \\code{dpstats_error}
 (e.g. \\code{dpstats_data_error}, \\code{dpstats_formula_error},
 \\code{dpstats_privacy_parameter_error}); warnings as \\code{dpstats_<kind>_warning} (e.g.
@@ -328,6 +332,8 @@ PROSE = (
     ),
     (r"\(privreg: ", "(the reference implementation's: "),
     (r"\(privreg; ", "("),
+    # a pointer to the Python module's docstring, which R's help does not show
+    (r",\s*module docstring\)", ")"),
     (r"\bto_dict\b", "the result's fields"),
     (r"\bas at the front door\b", "as the method takes it"),
     (r"\b([Tt])he front doors'", r"\1he methods'"),
@@ -548,8 +554,10 @@ def page(r_name: str, py_name: str) -> str:
         "\\arguments{\n" + "\n".join(items) + "\n}",
         f"\\value{{\n{value}\n}}",
     ]
-    if r_name != "dp_plan":
-        out.append(f"\\details{{\n{DETAILS}\n}}")
+    if r_name == "dp_bh":  # p-values, not a data frame: lm's subset/weights/contrasts do not apply
+        out.append(f"\\details{{\n{CONDITIONS}\n}}")
+    elif r_name != "dp_plan":
+        out.append(f"\\details{{\n{LM_DETAILS}{CONDITIONS}\n}}")
     if r_name in EXAMPLES:
         out.append(f"\\examples{{\n{EXAMPLES[r_name]}\n}}")
     return "\n".join(out) + "\n"

@@ -61,3 +61,15 @@ test_that("no help page repeats one paragraph for two arguments (eps and delta o
   items <- rd_items(db[["dp_pca.Rd"]])
   expect_match(items[["delta"]], "eps", fixed = TRUE)
 })
+
+test_that("help pages carry no pointer to Python docstrings, and ?dp_bh no lm boilerplate", {
+  db <- tools::Rd_db("dpstats")
+  for (door in doors) {
+    text <- paste(unlist(db[[paste0(door, ".Rd")]]), collapse = "")
+    expect_false(grepl("docstring", text, fixed = TRUE), label = sprintf("?%s mentions a docstring", door))
+  }
+  details <- rd_section(db[["dp_bh.Rd"]], "\\details")
+  expect_false(grepl("weights =|subset =|contrasts =", details))
+  expect_match(details, "dpstats_error", fixed = TRUE)
+  expect_match(rd_section(db[["dp_lm.Rd"]], "\\details"), "weights =", fixed = TRUE)  # still where it applies
+})
