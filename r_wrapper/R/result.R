@@ -468,7 +468,18 @@ report.dp_result <- function(x, path, ...) {
   regmatches(html, markup, invert = TRUE) <- list(vapply(texts, .r_html_text, "", USE.NAMES = FALSE))
   at <- regexpr("(?<=<pre class=\"call\"><code>)[^<]*(?=</code></pre>)", html, perl = TRUE)
   if (is.call(call) && at > 0) regmatches(html, at) <- .html_escape(paste(deparse(call), collapse = "\n"))
-  html
+  .r_versions(html)
+}
+
+# The footer's software versions gain R's and the R package's, beside Python's: the kv table of a
+# result's report, the one-line footer of a plan's.
+.r_versions <- function(html) {
+  r <- paste(R.version$major, R.version$minor, sep = ".")
+  pkg <- as.character(utils::packageVersion("dpstats"))
+  rows <- sprintf("<tr><th scope=\"row\">R</th><td>%s</td></tr><tr><th scope=\"row\">dpstats (R package)</th><td>%s</td></tr>",
+                  r, pkg)
+  html <- sub("(?s)(<footer>.*?<table class=\"kv\">.*?)(\\s*</table>)", paste0("\\1", rows, "\\2"), html, perl = TRUE)
+  sub("(?s)(<footer><p>[^<]*)(</p></footer>)", sprintf("\\1; R %s, dpstats R package %s\\2", r, pkg), html, perl = TRUE)
 }
 
 .r_html_text <- function(text) {

@@ -73,3 +73,16 @@ test_that("help pages carry no pointer to Python docstrings, and ?dp_bh no lm bo
   expect_match(details, "dpstats_error", fixed = TRUE)
   expect_match(rd_section(db[["dp_lm.Rd"]], "\\details"), "weights =", fixed = TRUE)  # still where it applies
 })
+
+test_that("an HTML report written from R lists R's version and the R package's beside Python's (F11)", {
+  skip_if_no_dpstats()
+  fit <- dp_sis(y ~ ., data = sim_data(), eps = 2, k = 2, bounds = c(-6, 6), seed = 1, oc_trials = 0L)
+  path <- tempfile(fileext = ".html")
+  report(fit, path)
+  html <- paste(readLines(path, warn = FALSE, encoding = "UTF-8"), collapse = "\n")
+  r <- paste(R.version$major, R.version$minor, sep = ".")
+  expect_match(html, sprintf("<th scope=\"row\">R</th><td>%s</td>", r), fixed = TRUE)
+  expect_match(html, sprintf("<th scope=\"row\">dpstats (R package)</th><td>%s</td>", packageVersion("dpstats")),
+               fixed = TRUE)
+  expect_match(html, "<th scope=\"row\">python</th>", ignore.case = TRUE)
+})
