@@ -813,7 +813,7 @@ class PublicN:
         >>> need.refuse_unfilled(Schema.declare(bounds={"y": (0, 1)}), ["z"])
         Traceback (most recent call last):
         ...
-        dpstats.errors.PrivacyParameterError: dp_lm cannot drop rows with a missing value in 'z' ...
+        dpstats.errors.PrivacyParameterError: dp_lm needs declared bounds for 'z': ...
         """
         if isinstance(schema.bounds, (Mapping, list, tuple)):  # a malformed bounds= is named as such, first
             check_bounds_form(schema.bounds)
@@ -834,12 +834,15 @@ class PublicN:
                 f"c(...)) in the formula) fill a missing value with the first level and read none{other}. "
                 "Nothing was read or spent."
             )
+        # the missing bounds and their fix first: the message is the same whether or not a value is missing
+        example = ", ".join(f"{name!r}: (lo, hi)" for name in unfilled[:3])
+        others = ", and so for each of the others" if len(unfilled) > 3 else ""
         raise PrivacyParameterError(
-            f"{method} cannot drop rows with a missing value in {_listed(unfilled)} (a numeric variable without "
-            f"declared bounds has no public fill): {self.why}, so it needs the public number of rows read, "
-            f"which dropping rows would make private. Declare bounds for every variable, e.g. "
-            f'bounds={{{unfilled[0]!r}: (lo, hi)}}, and keep the default na_action="fill" (each missing '
-            f"value gets its public fill; no row is dropped){other}. Nothing was read or spent."
+            f"{method} needs declared bounds for {_listed(unfilled)}: e.g. bounds={{{example}}}{others}, with the "
+            f'default na_action="fill" (each missing value then gets its public fill; no row is dropped)'
+            f"{other}. Without bounds a numeric variable has no public fill, and {self.method} cannot drop "
+            f"rows with a missing value in {_listed(unfilled)}: {self.why}, so it needs the public number of "
+            "rows read, which dropping rows would make private. Nothing was read or spent."
         )
 
     def refuse_omit(self, schema: Schema) -> None:

@@ -75,7 +75,7 @@ COMMON = {
     '"not private"; off by default, and no output shows them unless asked.',
 }
 
-DETAILS = """\
+LM_DETAILS = """\
 As in \\code{lm}: \\code{subset =} selects rows (evaluated in \\code{data});
 \\code{weights =} is refused (case weights change the sensitivity of one row);
 \\code{na.action = na.omit} (as a function, its name or a variable holding it) is
@@ -89,6 +89,10 @@ again). Whole numbers may be written \\code{5} or \\code{5L}; \\code{bounds} as 
 \\code{list(y = c(0, 10), x = c(-1, 1))}. A misspelt or unknown argument, or a missing required
 one, is a \\code{dpstats_argument_error} naming it (and the likely intended name).
 
+"""
+
+# Every page's: how errors and warnings arrive in R.
+CONDITIONS = """\
 Errors arrive as R conditions of class \\code{dpstats_<kind>_error} and \\code{dpstats_error}
 (e.g. \\code{dpstats_data_error}, \\code{dpstats_formula_error},
 \\code{dpstats_privacy_parameter_error}); warnings as \\code{dpstats_<kind>_warning} (e.g.
@@ -122,6 +126,96 @@ if (dpstats_available()) {
   pl <- dp_plan("dp_sis", n = 100, p = 200, eps = c(1, 5), k = 8, trials = 20,
                 assume = list(signals = 8, strength = 0.5), seed = 1)
   tidy(pl)
+}""",
+    "dp_glm": """\
+if (dpstats_available()) {
+  # A simulated logistic model with n = 20000 rows: at this n, eps = 1 gives intervals.
+  # On small data sets (mtcars, infert: n < 300) eps = 1 is refused before anything is
+  # spent, since the noise would swamp the estimates; dp_plan() tells how large n must be.
+  set.seed(1)
+  n <- 20000
+  df <- data.frame(x1 = runif(n, -1, 1), x2 = runif(n, -1, 1))
+  df$y <- rbinom(n, 1, plogis(-0.5 + 1.5 * df$x1 - df$x2))
+  fit <- dp_glm(y ~ x1 + x2, data = df, eps = 1, delta = 1e-6, family = binomial,
+                bounds = list(x1 = c(-1, 1), x2 = c(-1, 1)), seed = 1)
+  summary(fit)
+  confint(fit)
+  coef(glm(y ~ x1 + x2, family = binomial, data = df))  # the non-private estimates
+}""",
+    "dp_gmm": """\
+if (dpstats_available()) {
+  # two well separated clusters of 2000 simulated points each
+  set.seed(1)
+  df <- data.frame(x1 = c(rnorm(2000, -3), rnorm(2000, 3)), x2 = c(rnorm(2000, -3), rnorm(2000, 3)))
+  fit <- dp_gmm(~ x1 + x2, data = df, k = 2, eps = 2, delta = 1e-5, bounds = c(-8, 8), seed = 1)
+  fit
+  coef(fit)
+  table(predict(fit, newdata = df))
+}""",
+    "dp_knockoff": """\
+if (dpstats_available()) {
+  # 6 signals among 12 predictors, n = 20000; the public assumptions (sigma, beta_norm, c_min,
+  # lambda_min) are declared, so no data-dependent step is taken. Knockoff+ needs a large
+  # budget here: at eps = 1 it usually selects nothing.
+  set.seed(1)
+  n <- 20000
+  df <- data.frame(matrix(runif(n * 12, -1, 1), n))
+  df$y <- drop(as.matrix(df[, 1:6]) \\%*\\% rep(1, 6)) + rnorm(n)
+  fit <- dp_knockoff(y ~ ., data = df, eps = 8, delta = 1e-5, fdr = 0.2, bounds = sqrt(12),
+                     sigma = 1.5, beta_norm = 3, c_min = 75, lambda_min = 0.8, seed = 1)
+  fit
+  tidy(fit)
+}""",
+    "dp_pca": """\
+if (dpstats_available()) {
+  # two correlated columns and one independent one, n = 5000 simulated rows
+  set.seed(1)
+  n <- 5000
+  z <- rnorm(n)
+  df <- data.frame(a = z + rnorm(n, sd = 0.3), b = z + rnorm(n, sd = 0.3), c = rnorm(n))
+  fit <- dp_pca(~ a + b + c, data = df, k = 2, eps = 1, delta = 1e-5, bounds = c(-4, 4), seed = 1)
+  fit
+  tidy(fit, matrix = "eigenvalues")
+  prcomp(df)$rotation[, 1:2]  # the non-private loadings (signs may differ)
+}""",
+    "dp_select_infer": """\
+if (dpstats_available()) {
+  # select 2 of 8 predictors on one half of the rows, fit them with intervals on the other
+  set.seed(1)
+  n <- 4000
+  df <- data.frame(matrix(runif(n * 8, -1, 1), n))
+  df$y <- 2 * df$X1 - 2 * df$X2 + rnorm(n, sd = 0.5)
+  fit <- dp_select_infer(y ~ ., data = df, eps = 2, delta = 1e-5, k = 2, bounds = c(-4, 4), seed = 1)
+  fit
+  confint(fit)
+}""",
+    "dp_two_stage": """\
+if (dpstats_available()) {
+  set.seed(1)
+  n <- 1000
+  df <- data.frame(matrix(rnorm(n * 10), n))
+  df$y <- 2 * df$X1 - 2 * df$X2 + rnorm(n)
+  fit <- dp_two_stage(y ~ ., data = df, eps = 2, k = 2, bounds = c(-5, 5), seed = 1)
+  fit
+  tidy(fit)
+}""",
+    "dp_felp": """\
+if (dpstats_available()) {
+  # a two-class response; the released feature weights and the top 2 by weight
+  set.seed(1)
+  n <- 2000
+  df <- data.frame(matrix(rnorm(n * 6), n))
+  df$y <- factor(df$X1 - df$X2 + rnorm(n, sd = 0.5) > 0)
+  fit <- dp_felp(y ~ ., data = df, eps = 8, n_estimators = 5, select = 2, bounds = c(-4, 4), seed = 1)
+  fit
+  tidy(fit)
+}""",
+    "vertical_glm": """\
+if (dpstats_available()) {
+  # party a holds wt, party b holds hp; without eps the fit is glm's (not private)
+  fit <- vertical_glm(am ~ wt + hp, data = mtcars, parties = list(a = "wt", b = "hp"), family = binomial)
+  summary(fit)
+  coef(glm(am ~ wt + hp, family = binomial, data = mtcars))
 }""",
 }
 
@@ -238,6 +332,8 @@ PROSE = (
     ),
     (r"\(privreg: ", "(the reference implementation's: "),
     (r"\(privreg; ", "("),
+    # a pointer to the Python module's docstring, which R's help does not show
+    (r",\s*module docstring\)", ")"),
     (r"\bto_dict\b", "the result's fields"),
     (r"\bas at the front door\b", "as the method takes it"),
     (r"\b([Tt])he front doors'", r"\1he methods'"),
@@ -387,8 +483,17 @@ def r_assume(text: str) -> str:
     return text
 
 
-def describe(name: str, params: dict, sig: inspect.Signature, *, inner: bool) -> str:
+def describe(
+    name: str, params: dict, sig: inspect.Signature, *, inner: bool, together: dict[str, str] | None = None
+) -> str:
+    """The Rd text of argument ``name``. ``together`` maps a docstring entry's text to the first argument
+    of the page that showed it: an entry written for several arguments at once (``eps, delta : float``)
+    is printed with the first of them, and the others point to it rather than repeat the paragraph."""
     kind, text = params.get(name, ("", ""))
+    if together is not None and text and not text.startswith("See docs/"):
+        if text in together:
+            return f"see \\code{{{together[text]}}} above: its description covers this argument too."
+        together[text] = name
     text = rd_text(text) if text and not text.startswith("See docs/") else COMMON.get(name, "")
     choices = re.match(r"\{([^{}]*)\}", kind)  # '{"fill", "omit"}, optional': the choices alone
     one_of = f"one of {r_spelling(rd_text(choices.group(1)))}" if choices else ""
@@ -410,11 +515,13 @@ def page(r_name: str, py_name: str) -> str:
     title, description, params = numpydoc(fn)
     usage, formals = r_signature(r_name)
     items = []
+    together: dict[str, str] = {}
     for arg in formals:
         if arg == "...":
             passed = [p for p in sig.parameters if p not in formals and p != "random_state"]
             inner = "\n".join(
-                f"    \\item{{\\code{{{p}}}}}{{{describe(p, params, sig, inner=True)}}}" for p in passed
+                f"    \\item{{\\code{{{p}}}}}{{{describe(p, params, sig, inner=True, together=together)}}}"
+                for p in passed
             )
             items.append(
                 f"\\item{{...}}{{further arguments, each by its name:\n  \\describe{{\n{inner}\n  }}}}"
@@ -430,7 +537,7 @@ def page(r_name: str, py_name: str) -> str:
                 f"\\item{{{arg}}}{{{describe(arg, {arg: (kind, r_assume(text))}, sig, inner=False)}}}"
             )
         else:
-            items.append(f"\\item{{{arg}}}{{{describe(arg, params, sig, inner=False)}}}")
+            items.append(f"\\item{{{arg}}}{{{describe(arg, params, sig, inner=False, together=together)}}}")
     klass = "dp_plan" if r_name == "dp_plan" else f'c("{"dp_" + r_name.removeprefix("dp_")}", "dp_result")'
     value = (
         f"An object of class \\code{{{klass}}}: \\code{{print}}, \\code{{summary}}, \\code{{tidy}}, "
@@ -447,8 +554,10 @@ def page(r_name: str, py_name: str) -> str:
         "\\arguments{\n" + "\n".join(items) + "\n}",
         f"\\value{{\n{value}\n}}",
     ]
-    if r_name != "dp_plan":
-        out.append(f"\\details{{\n{DETAILS}\n}}")
+    if r_name == "dp_bh":  # p-values, not a data frame: lm's subset/weights/contrasts do not apply
+        out.append(f"\\details{{\n{CONDITIONS}\n}}")
+    elif r_name != "dp_plan":
+        out.append(f"\\details{{\n{LM_DETAILS}{CONDITIONS}\n}}")
     if r_name in EXAMPLES:
         out.append(f"\\examples{{\n{EXAMPLES[r_name]}\n}}")
     return "\n".join(out) + "\n"

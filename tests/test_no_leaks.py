@@ -270,7 +270,7 @@ def test_rows_dropped_without_bounds_are_refused_where_n_must_be_public(name, da
     acc = dp.Accountant(eps=10.0, delta=1e-3)
     with pytest.raises(dp.PrivacyParameterError, match="cannot drop rows with a missing value in") as err:
         func(formula, data, random_state=3, accountant=acc, **{**args, "bounds": None})
-    assert not occurring(derived, str(err.value)) and "declare bounds" in str(err.value).lower()
+    assert not occurring(derived, str(err.value)) and "needs declared bounds" in str(err.value)
     assert acc.spent_eps == 0 and acc.charges == []
 
 

@@ -128,7 +128,7 @@ def test_doors_needing_public_n_refuse_the_same_way_before_reading_or_spending(n
         assert not any(str(s) in integers(error) for s in secret_counts(data, 4))
         seen.append((error, caught))
     assert seen[0] == seen[1]
-    assert "'z'" in seen[0][0] and "declare bounds" in seen[0][0].lower()
+    assert "'z'" in seen[0][0] and "needs declared bounds" in seen[0][0]
 
 
 def test_the_refusal_reads_no_row():

@@ -95,13 +95,20 @@ confint.dp_select_infer <- function(object, parm, level = 0.95, ...) {
   mf
 }
 
+# model.frame() and model.matrix() answer alike: refused for a DP fit, in the same words (both are
+# row-level data, which a DP fit keeps and releases none of), and as lm's at eps = Inf.
+.row_level <- paste("the model frame and the design matrix are row-level data, and a DP fit keeps and releases",
+                    "none. Build them from data you hold: model.frame(formula(fit), data) or model.matrix(formula(fit), data).")
+
 model.matrix.dp_result <- function(object, ...) {
-  if (.is_dp_fit(object)) {
-    .not_released(object, "model.matrix()", paste("the design matrix is row-level data, and a DP fit keeps and releases",
-                  "none. Build it from data you hold: model.matrix(formula(fit), data)."), sys.call())
-  }
+  if (.is_dp_fit(object)) .not_released(object, "model.matrix()", .row_level, sys.call())
   mf <- .lm_model(object, "model.matrix()", sys.call())
   .model_X(object, mf)
+}
+
+model.frame.dp_result <- function(formula, ...) {
+  if (.is_dp_fit(formula)) .not_released(formula, "model.frame()", .row_level, sys.call())
+  .lm_model(formula, "model.frame()", sys.call())
 }
 
 fitted.dp_lm <- function(object, ...) {

@@ -112,7 +112,7 @@
 )
 
 .na_action_of <- function(lm_args, na_action, caller, method) {
-  if (!"na.action" %in% names(lm_args)) return(na_action)
+  if (!"na.action" %in% names(lm_args)) return(.na_option(na_action, method))
   expr <- lm_args$na.action
   value <- tryCatch(eval(expr, caller), error = function(e) NULL)
   rule <- if (is.character(value) && length(value) == 1L) value
@@ -132,6 +132,26 @@
          else if (!is.null(rule) && rule %in% names(.na_rules)) .na_rules[[rule]]
          else "it is none of R's rules dpstats knows (na.omit is na_action = \"omit\")"
   .dp_abort(sprintf("%s(): na.action = %s is not supported: %s. Use %s.", method, shown, why, choices),
+            "dpstats_argument_error")
+}
+
+# options(na.action =) when the call gives neither na.action nor na_action. R's default, "na.omit", is every
+# session's and asks for nothing (dpstats' default, na_action = "fill", stands, as documented); a rule
+# dpstats refuses when given as na.action = (na.fail, na.exclude, na.pass) is refused when set as the
+# option too, for the same reason and before anything is read or spent, rather than silently ignored.
+# The refusal depends on the option only, never on whether the rows have a missing value: honouring
+# na.fail by looking would make the call's failing a release of one bit about the data.
+.na_option <- function(na_action, method) {
+  if (!is.null(na_action)) return(na_action)
+  opt <- getOption("na.action")
+  rule <- if (is.character(opt) && length(opt) == 1L) opt
+          else Find(function(nm) identical(opt, get(nm, envir = asNamespace("stats"))), names(.na_rules))
+  if (is.null(rule) || !rule %in% names(.na_rules)) return(na_action)
+  .dp_abort(sprintf(paste("%s(): options(na.action = \"%s\") is set, and dpstats does not ignore it, but it cannot",
+                          "follow it: %s. Give na_action in the call (it overrides the option): na_action = \"fill\"",
+                          "(the default under neighbouring = \"replace\": each missing value gets its public fill from",
+                          "the declared bounds, no row is dropped) or na_action = \"omit\" (rows with a missing value",
+                          "are dropped). Nothing was read or spent."), method, rule, .na_rules[[rule]]),
             "dpstats_argument_error")
 }
 
@@ -380,4 +400,43 @@ report.dp_plan <- function(x, path, ...) {
   .dp_invoke("report", list(path = path.expand(path)), target = .dp_pyref(x), call = sys.call())
   .r_report(path.expand(path), x$call)
   invisible(path)
+}
+
+# tidy(fit, matrix =) of dp_pca in broom's tidy.prcomp layouts, from released values:
+# "eigenvalues" ("d", "pcs"): PC, std.dev, percent, cumulative, as summary(prcomp)'s importance (percent
+# and cumulative rounded to 5 decimals there too); "rotation" ("variables", "v"): column, PC, value.
+# "x" ("samples", "u", "scores"), broom's default, is each row's scores: per-row values, not released.
+# Without matrix, the method's own table (term, component, loading, eigenvalue, proportion).
+tidy.dp_pca <- function(x, matrix = NULL, ...) {
+  if (is.null(matrix)) return(NextMethod())
+  .refuse_dots("tidy", list(...), sys.call())
+  layouts <- c(eigenvalues = "eigenvalues", d = "eigenvalues", pcs = "eigenvalues", rotation = "rotation",
+               variables = "rotation", v = "rotation", x = "scores", samples = "scores", u = "scores", scores = "scores")
+  if (!is.character(matrix) || length(matrix) != 1L || !matrix %in% names(layouts)) {
+    .dp_abort(sprintf("tidy(matrix = ) of a dp_pca fit is one of %s.", paste0("\"", names(layouts), "\"", collapse = ", ")),
+              "dpstats_argument_error", sys.call())
+  }
+  switch(layouts[[matrix]],
+         eigenvalues = .pca_eigenvalues(x),
+         rotation = .pca_rotation(x),
+         scores = .dp_abort(paste("tidy(matrix = \"x\") gives each row's scores: per-row values of the data, which a",
+                                  "DP fit neither keeps nor releases. Instead: predict(fit, newdata = df) on data you hold."),
+                            "dpstats_not_released_error", sys.call()))
+}
+
+# With center = "midpoint" the eigenvalues are of a sum of squares about the midpoint, not variances (n is
+# not released): std.dev is NA there, the shares are still the released ones.
+.pca_eigenvalues <- function(x) {
+  ev <- as.numeric(unlist(x$outputs$eigenvalues))
+  share <- as.numeric(unlist(x$outputs$proportion))
+  sd <- if (identical(x$outputs$center, "midpoint")) NA_real_ else sqrt(pmax(ev, 0))
+  .as_tibble(data.frame(PC = seq_along(ev), std.dev = sd, percent = round(share, 5),
+                        cumulative = round(cumsum(share), 5)))
+}
+
+.pca_rotation <- function(x) {
+  td <- x$tidy
+  pc <- as.numeric(sub("^PC", "", td$component))
+  o <- order(match(td$term, unique(td$term)), pc)
+  .as_tibble(data.frame(column = as.character(td$term)[o], PC = pc[o], value = td$loading[o]))
 }

@@ -20,10 +20,11 @@
 
 .refusals <- list(
   .refusal("augment", .regressions,
-           paste("augment() adds per-row columns (.fitted, .resid, .hat, .cooksd) computed from the data: a DP fit",
-                 "releases none of them, and dpstats computes leverages for no fit"),
-           paste("use predict(fit, newdata = df) on data you hold; at eps = Inf fitted(fit) and residuals(fit) answer",
-                 "as lm's, and broom::augment(lm(formula(fit), data = df)) (glm() for dp_glm) gives the rest")),
+           paste("augment() without newdata adds per-row columns of the training data (.fitted, .resid, .hat,",
+                 ".cooksd): a DP fit releases none of them, and dpstats computes leverages for no fit"),
+           paste("augment(fit, newdata = df) adds .fitted (predict(fit, newdata = df)) to data you hold; at eps = Inf",
+                 "fitted(fit) and residuals(fit) answer as lm's, and broom::augment(lm(formula(fit), data = df))",
+                 "(glm() for dp_glm) gives the rest")),
   .refusal("augment", "dp_gmm", "augment() adds per-row columns, and a dp_gmm fit keeps no rows",
            "use predict(fit, newdata = df) for each row's most probable component on data you hold"),
   .refusal(c("augment", "fitted", "residuals", .influence_generics, "deviance", "logLik", "extractAIC", "predict"),
@@ -58,6 +59,11 @@
   .refusal("extractAIC", "dp_vertical_glm",
            "step(), drop1() and add1(), which call extractAIC(), would refit sub-models across the parties, which vertical_glm does not offer",
            "AIC(fit) and BIC(fit) of a non-private fit (its logLik() is glm's); refit each model you compare"),
+  .refusal("anova", "dp_glm",
+           "its deviances are functions of the raw data (for a DP fit they are not released)",
+           paste("compare terms with confint(fit) or tidy(fit); for a non-private reference,",
+                 "anova(glm(formula(fit), family = family(fit), data = df)), or anova() of the fit at eps = Inf"),
+           class = "dpstats_not_released_error", dp_only = TRUE),
   .refusal("anova", "dp_result",
            "its sums of squares and deviances are functions of the raw data (for a DP fit they are not released)",
            "compare terms with confint(fit) or tidy(fit); for a non-private reference, anova(lm(formula(fit), data))",
@@ -84,9 +90,29 @@
                     row$instead), row$class, call)
 }
 
-augment.dp_result <- function(x, ...) {
+# augment(fit, newdata = df) of a regression: broom's augment.lm/augment.glm layout with newdata
+# (.rownames when the rows are named, newdata's columns, .fitted), .fitted being predict(fit, newdata = df)
+# on the link scale or, with type.predict = "response", the response scale (post-processing of the
+# released coefficients on rows the user holds). Without newdata the refusal table answers.
+augment.dp_result <- function(x, newdata = NULL, type.predict, ...) {
+  if (!is.null(newdata) && inherits(x, .regressions)) return(.augment_newdata(x, newdata, type.predict, sys.call()))
   .refuse_generic("augment", x, sys.call())
   NextMethod()
+}
+
+.augment_newdata <- function(x, newdata, type.predict, call) {
+  args <- list(x, newdata = newdata)
+  if (!missing(type.predict)) args$type <- type.predict  # predict.dp_lm has no type: refused by its name there
+  fitted <- tryCatch(do.call(stats::predict, args), dpstats_error = function(e) {
+    e$call <- call
+    stop(e)
+  })
+  df <- as.data.frame(newdata)
+  rn <- rownames(df)
+  if (!identical(rn, as.character(seq_len(nrow(df))))) df <- cbind(data.frame(.rownames = rn), df)
+  rownames(df) <- NULL
+  df$.fitted <- unname(as.numeric(fitted))
+  .as_tibble(df)
 }
 
 plot.dp_result <- function(x, y, ...) {
@@ -161,6 +187,44 @@ extractAIC.dp_result <- function(fit, scale = 0, k = 2, ...) {
 
 anova.dp_result <- function(object, ...) {
   .refuse_generic("anova", object, sys.call())
+}
+
+# anova() of a non-private dp_glm (eps = Inf, whose deviances are glm's): anova.glm's sequential table,
+# built as drop1() builds its own: each sub-model (the first i terms, intercept as in the fit) refitted
+# through update() and evaluated where anova() was called, the NULL row from the fit's null deviance
+# (dp_glm fits no intercept-only model). test = "Chisq" (or "LRT") adds the likelihood-ratio p-values,
+# the dispersion being 1 (binomial, poisson). A DP fit is refused by the table above.
+anova.dp_glm <- function(object, ..., test = NULL) {
+  call <- sys.call()
+  if (.is_dp_fit(object)) .refuse_generic("anova", object, call)
+  if (length(list(...))) {
+    .dp_abort("anova() of several dp_glm fits is not offered: compare them with anova() of each, or AIC().",
+              "dpstats_argument_error", call)
+  }
+  if (!is.null(test) && !identical(test, "Chisq") && !identical(test, "LRT")) {
+    .dp_abort("anova(fit, test = ) of a dp_glm is \"Chisq\" or \"LRT\" (binomial and poisson: dispersion 1).",
+              "dpstats_argument_error", call)
+  }
+  tt <- terms(object)
+  labels <- attr(tt, "term.labels")
+  where <- parent.frame()
+  sub_fit <- function(i) {
+    f <- formula(stats::drop.terms(tt, seq_along(labels)[-seq_len(i)], keep.response = TRUE))
+    eval(eval(as.call(list(quote(stats::update), object, f, evaluate = FALSE)), where), where)  # as if called there
+  }
+  fits <- suppressWarnings(c(lapply(seq_len(length(labels) - 1L), sub_fit), list(object)),
+                           classes = "dpstats_non_private_warning")
+  g <- glance(object)
+  dev <- c(g$null.deviance, vapply(fits, deviance, 0))
+  rdf <- c(g$df.null, vapply(fits, df.residual, 0))
+  table <- data.frame(Df = c(NA, -diff(rdf)), Deviance = c(NA, -diff(dev)), `Resid. Df` = rdf, `Resid. Dev` = dev,
+                      check.names = FALSE, row.names = c("NULL", labels))
+  if (!is.null(test)) table[["Pr(>Chi)"]] <- stats::pchisq(table$Deviance, table$Df, lower.tail = FALSE)
+  fam <- family(object)
+  heading <- c("Analysis of Deviance Table\n",
+               sprintf("Model: %s, link: %s\n\nResponse: %s\n\nTerms added sequentially (first to last)\n\n",
+                       fam$family, fam$link, deparse(formula(object)[[2L]])))
+  structure(table, heading = heading, class = c("anova", "data.frame"))
 }
 
 # terms(fit) as lm's: the terms of formula(fit) (fit$terms holds the design's column names). step(),

@@ -300,10 +300,6 @@ as.data.frame.dp_result <- function(x, row.names = NULL, optional = FALSE, ...) 
   as.data.frame(x$tidy, stringsAsFactors = FALSE)
 }
 
-tidy <- function(x, ...) UseMethod("tidy")
-
-glance <- function(x, ...) UseMethod("glance")
-
 # broom's column names (Python's tables spell some of them with underscores). As in broom, the
 # identifying columns come first, in Python's order (term; dp_bh's hypothesis; dp_gmm's component and
 # term), then broom's statistics in broom's order, then the method's own columns.
@@ -483,7 +479,18 @@ report.dp_result <- function(x, path, ...) {
   regmatches(html, markup, invert = TRUE) <- list(vapply(texts, .r_html_text, "", USE.NAMES = FALSE))
   at <- regexpr("(?<=<pre class=\"call\"><code>)[^<]*(?=</code></pre>)", html, perl = TRUE)
   if (is.call(call) && at > 0) regmatches(html, at) <- .html_escape(paste(deparse(call), collapse = "\n"))
-  html
+  .r_versions(html)
+}
+
+# The footer's software versions gain R's and the R package's, beside Python's: the kv table of a
+# result's report, the one-line footer of a plan's.
+.r_versions <- function(html) {
+  r <- paste(R.version$major, R.version$minor, sep = ".")
+  pkg <- as.character(utils::packageVersion("dpstats"))
+  rows <- sprintf("<tr><th scope=\"row\">R</th><td>%s</td></tr><tr><th scope=\"row\">dpstats (R package)</th><td>%s</td></tr>",
+                  r, pkg)
+  html <- sub("(?s)(<footer>.*?<table class=\"kv\">.*?)(\\s*</table>)", paste0("\\1", rows, "\\2"), html, perl = TRUE)
+  sub("(?s)(<footer><p>[^<]*)(</p></footer>)", sprintf("\\1; R %s, dpstats R package %s\\2", r, pkg), html, perl = TRUE)
 }
 
 .r_html_text <- function(text) {
@@ -505,5 +512,6 @@ report.dp_result <- function(x, path, ...) {
 .html_escape <- function(text) gsub(">", "&gt;", gsub("<", "&lt;", gsub("&", "&amp;", text, fixed = TRUE), fixed = TRUE),
                                     fixed = TRUE)
 
-# broom / generics: tidy() and glance() are S3 methods of generics::tidy / generics::glance too,
-# registered in NAMESPACE (S3method(generics::tidy, dp_result)), so broom::tidy(fit) works.
+# broom / generics: tidy(), glance() and augment() are generics::tidy, generics::glance and
+# generics::augment, imported and re-exported (NAMESPACE), with the methods above registered on them:
+# broom's methods for lm, glm, prcomp ... and dpstats' are found whichever package is attached last.

@@ -12,6 +12,11 @@ r_report <- function(fit, path) {
   paste(readLines(path, warn = FALSE, encoding = "UTF-8"), collapse = "\n")
 }
 
+# the rows R adds to the footer's versions (R's and the R package's), left out to compare with Python's page
+without_r_versions <- function(html) {
+  gsub("<tr><th scope=\"row\">(R|dpstats \\(R package\\))</th><td>[^<]*</td></tr>", "", html)
+}
+
 # the tags of a page, its figures left out (matplotlib numbers their parts afresh in each rendering)
 tags <- function(html) {
   html <- gsub("(?s)<svg\\b.*?</svg>", "<svg/>", html, perl = TRUE)
@@ -39,7 +44,7 @@ test_that("a report written from R shows the R call and R's words, and Python's 
   expect_match(html, "Gaussian noise from a seeded generator (for reproduction; not hardened against floating-point attacks)",
                fixed = TRUE)
   expect_match(html, "Missing values (na_action = \"fill\")", fixed = TRUE)
-  expect_identical(tags(html), tags(py))
+  expect_identical(tags(without_r_versions(html)), tags(py))
   expect_identical(lengths(regmatches(html, gregexpr("<svg\\b", html))), lengths(regmatches(py, gregexpr("<svg\\b", py))))
 })
 
@@ -59,7 +64,7 @@ test_that("reports of other methods and of the planner read in R's words too", {
     html <- r_report(fit, tempfile(fileext = ".html"))
     expect_false(grepl(python_words, shown(html), perl = TRUE),
                  info = regmatches(shown(html), regexpr(paste0(".{60}(", python_words, ").{60}"), shown(html), perl = TRUE)))
-    expect_identical(tags(html), tags(py))
+    expect_identical(tags(without_r_versions(html)), tags(py))
     expect_match(html, paste(deparse(fit$call), collapse = "\n"), fixed = TRUE)
   }
   expect_match(python_report(sis, tempfile()), "(dpstats.privacy.topk.exact_recovery_bound)", fixed = TRUE)
