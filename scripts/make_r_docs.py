@@ -201,14 +201,16 @@ if (dpstats_available()) {
 }""",
     "dp_felp": """\
 if (dpstats_available()) {
-  # a two-class response; the released feature weights and the top 2 by weight
+  # a two-class response driven by X1 and X2; the released feature weights and the top 2 by weight
   set.seed(1)
   n <- 2000
   df <- data.frame(matrix(rnorm(n * 6), n))
   df$y <- factor(df$X1 - df$X2 + rnorm(n, sd = 0.5) > 0)
   fit <- dp_felp(y ~ ., data = df, eps = 8, n_estimators = 5, select = 2, bounds = c(-4, 4), seed = 1)
-  fit
+  fit  # the noise s.d. per weight (printed) is far above these weights: the top 2 are chance here
   tidy(fit)
+  # eps = Inf (not private) ranks X1 and X2 first; the noise's scale falls with n_estimators, not n
+  tidy(dp_felp(y ~ ., data = df, eps = Inf, n_estimators = 5, select = 2, bounds = c(-4, 4)))
 }""",
     "vertical_glm": """\
 if (dpstats_available()) {
