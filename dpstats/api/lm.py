@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..engines import Data
-from ..privacy.bounds import Bounds, PrivateBounds, declared_bounds, design_box
+from ..privacy.bounds import Bounds, PrivateBounds, declared_bounds, design_box, response_box
 from ..formula import INTERCEPT, missing_counts, refuse_offset
-from ..geometry import Box, resolve_box
+from ..geometry import Box
 from ..methods import lm as m
 from ..methods._aliased import LM_TOL, estimable_columns
 from ..privacy.accountant import Accountant
@@ -148,7 +148,7 @@ class LMDoor(DataDoor):
             names = [nm for nm in mf.names if nm != INTERCEPT]
             bounds = declared_bounds(self.bounds, mf)
             x_box = design_box(bounds, mf, names)
-            return m.box_with_intercept(x_box, mf.names, INTERCEPT), resolve_box(bounds, [mf.response])
+            return m.box_with_intercept(x_box, mf.names, INTERCEPT), response_box(bounds, mf)
 
         mf, stats = engines.sufficient_statistics(
             self.options.formula,
