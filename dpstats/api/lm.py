@@ -92,9 +92,9 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     -------
     LMResult
         ``tidy()`` has term, estimate, std.error, conf.low, conf.high, statistic,
-        p.value; ``noise`` holds the public inputs of the release.  Under eps < inf the estimate is
-        the ridge estimate (``coef()``); ``calibrated`` beside it undoes its average bias, and the
-        std.error, intervals, statistic and p-value are the calibrated estimate's.
+        p.value; ``noise`` holds the public inputs of the release.  Under eps < inf ``estimate`` is
+        the calibrated estimate (the ridge's average bias undone), which the std.error, intervals,
+        statistic and p-value are about, and ``ridge`` beside it the ridge estimate (``coef()``).
 
     Examples
     --------
