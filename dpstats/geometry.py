@@ -112,6 +112,29 @@ def _refuse_missing(
     )
 
 
+def _refuse_outside_domain(
+    bounds: Mapping, parts: Mapping, aliases: Mapping[str, str] | None, missing: Sequence[str]
+) -> None:
+    """Refuse a column without a bound of its own that is a public function of a variable whose declared
+    bounds leave the function's domain (``log(y)`` with y's bounds (0, 35)): named by the variable and
+    its bounds (public inputs), where the function's image would not be finite."""
+    for name in missing:
+        for part in parts.get(name, ()):
+            if not isinstance(part, Transformed) or part.function not in MONOTONE:
+                continue
+            pair = _declared(bounds, part.variable, aliases)
+            if pair is None or part.interval(pair) is not None:
+                continue
+            _, low, open_low = MONOTONE[part.function]
+            edge = f"> {low:g}" if open_low else f">= {low:g}"
+            raise PrivacyParameterError(
+                f"bounds for {part.variable!r} are {pair}, which reach outside the domain of "
+                f"{part.function}() (it needs values {edge}), so they give {name!r} no finite bound. "
+                f"Declare bounds for {part.variable!r} with lo {edge}, or a bound for the column itself, "
+                f"e.g. bounds={{{name!r}: (lo, hi)}}. Nothing was read or spent."
+            )
+
+
 def _unquoted(name: str) -> str:
     """A data column's own name for a design name R writes in backticks (`` `1000_at` `` -> ``1000_at``)."""
     return name[1:-1] if len(name) > 2 and name[0] == name[-1] == "`" else name
@@ -188,6 +211,7 @@ def resolve_box(
             lo.append(pair[0])
             hi.append(pair[1])
         if missing:
+            _refuse_outside_domain(bounds, parts or {}, aliases, missing)
             _refuse_missing(missing, shown or {}, any(nm in (parts or {}) for nm in missing), steps)
         return Box(np.array(lo), np.array(hi))
     lo, hi = _pair("all columns", bounds)

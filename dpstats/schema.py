@@ -76,8 +76,9 @@ Missing values (``na_action``)
   rows missing it are dropped, and that is named as a data-dependent step for
   every such call (it depends on the arguments, not on the data).
 * ``"omit"`` (R's ``na.omit``; the default under ``neighbouring="add_remove"``,
-  where dropping rows maps neighbours to neighbours and n is private): rows
-  with a missing value are dropped.  Under ``"replace"`` it makes the analysed
+  where dropping rows maps neighbours to neighbours and n is private, and for a
+  non-private reference run, eps = inf, so that it is R's complete-case fit):
+  rows with a missing value are dropped.  Under ``"replace"`` it makes the analysed
   n private; it is then named as a data-dependent step for every call.
 
 No message ever carries how many rows were dropped or values filled.
@@ -111,15 +112,17 @@ __all__ = [
 NA_ACTIONS = ("fill", "omit")
 
 
-def default_na_action(neighbouring: str) -> str:
-    """The default ``na_action`` under a neighbouring relation.
+def default_na_action(neighbouring: str, private: bool = True) -> str:
+    """The default ``na_action`` under a neighbouring relation, for a private call or (``private=False``)
+    a non-private reference run (eps = inf), which drops incomplete rows as R's ``lm`` does: nothing
+    is private there, so no public fill is needed, and the reference is the complete-case fit.
 
     Examples
     --------
-    >>> default_na_action("replace"), default_na_action("add_remove")
-    ('fill', 'omit')
+    >>> default_na_action("replace"), default_na_action("add_remove"), default_na_action("replace", False)
+    ('fill', 'omit', 'omit')
     """
-    return "omit" if neighbouring == "add_remove" else "fill"
+    return "omit" if neighbouring == "add_remove" or not private else "fill"
 
 
 def check_levels(levels: Any) -> dict[str, tuple]:
@@ -239,7 +242,7 @@ class Schema:
     ) -> Schema:
         """A checked schema from front-door arguments (``na_action=None``: the relation's default)."""
         if na_action is None:
-            na_action = default_na_action(neighbouring)
+            na_action = default_na_action(neighbouring, private)
         if na_action not in NA_ACTIONS:
             raise PrivacyParameterError(f"na_action must be one of {list(NA_ACTIONS)}, got {na_action!r}.")
         return cls(
@@ -517,6 +520,26 @@ class Schema:
                 f"({_listed(unfilled)}) are dropped, so the number of rows analysed (n) depends on the data",
                 "declare public bounds for every variable, e.g. bounds={'x': (0, 10)}, or, for a numeric "
                 "column used as a factor, its levels: levels={'x': [...]} or factor(x, levels = c(...))",
+            )
+        ]
+
+    def filled_notes(self) -> list[tuple[str, type]]:
+        """The warning (message, category) that a non-private run given ``na_action="fill"`` fills missing
+        values, where R's ``lm``/``glm`` (and the default at eps = inf) drop incomplete rows.
+
+        Examples
+        --------
+        >>> print(Schema.declare(bounds=(0, 1), na_action="fill", private=False).filled_notes()[0][0][:44])
+        na_action="fill" at eps = inf: missing value
+        """
+        if self.private or self.na_action != "fill" or (self.bounds is None and not self.fills):
+            return []  # without bounds nothing has a public fill (unfilled_notes says so)
+        return [
+            (
+                'na_action="fill" at eps = inf: missing values are replaced by their public fills (the midpoint '
+                "of the declared bounds, the response's too), so the fit is not R's complete-case lm()/glm(); "
+                "leave na_action unset to drop incomplete rows as they do.",
+                DataWarning,
             )
         ]
 
@@ -871,7 +894,7 @@ SCHEMA_PARAMETERS = """\
         are declared by themselves and why reading levels from the rows is a named step).
     na_action : {"fill", "omit"}, optional
         Missing values: ``"fill"`` (default under ``neighbouring="replace"``) replaces each by
-        its public fill (midpoint of the declared bounds, a factor's first level), no row
-        dropped; ``"omit"`` (default under ``"add_remove"``) drops incomplete rows
-        (:mod:`dpstats.schema`).
+        its public fill (midpoint of the declared bounds, the response's too, a factor's first
+        level), no row dropped; ``"omit"`` (default under ``"add_remove"``, and at eps = inf, as
+        R's ``lm``) drops incomplete rows (:mod:`dpstats.schema`).
 """

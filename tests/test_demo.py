@@ -439,6 +439,6 @@ def test_dp_mode_vertical_and_dp_lm_reports_draw_their_released_coefficients():
     (plot,) = fit.plots()
     table = fit.tidy()
     for term, estimate, low, high in zip(
-        table["term"], table["calibrated"], table["conf.low"], table["conf.high"]
+        table["term"], table["estimate"], table["conf.low"], table["conf.high"]
     ):
         assert f"{term} {estimate:.3g} [{low:.3g}, {high:.3g}]" in plot.alt

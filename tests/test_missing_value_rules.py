@@ -52,9 +52,10 @@ def test_explicit_fill_without_bounds_at_eps_inf_is_warned_and_fits_as_r(rpy2_ro
     # the default (no na_action given) is R's lm as it is: nothing to warn
     fit, caught = _caught(dp.dp_lm, AQ, aq, eps=np.inf)
     assert not [c for c, _ in caught if c is DataWarning]
-    # declared bounds: the fill happens (no row dropped), nothing to warn
+    # declared bounds: the fill happens (no row dropped), and is warned: it is not R's complete-case lm
     fit, caught = _caught(dp.dp_lm, AQ, aq, eps=np.inf, na_action="fill", bounds=AQ_BOUNDS)
-    assert fit.n == len(aq) and not [c for c, _ in caught if c is DataWarning]
+    notes = [text for category, text in caught if category is DataWarning]
+    assert fit.n == len(aq) and len(notes) == 1 and notes[0].startswith('na_action="fill" at eps = inf')
 
 
 def test_the_fill_warning_depends_on_the_arguments_not_the_rows():

@@ -132,7 +132,7 @@ def _show_schema(result: DPResult, schema: Schema | None) -> None:
         return
     if schema.levels:
         result.call["levels"] = {c: list(lev) for c, lev in schema.levels.items()}
-    if schema.na_action != default_na_action(schema.neighbouring):
+    if schema.na_action != default_na_action(schema.neighbouring, schema.private):
         result.call["na_action"] = schema.na_action
 
 
@@ -296,7 +296,9 @@ def declare(
     # warned by run() once the frame and the plan have passed their checks (a missing column is an error alone)
     notes = [(f"eps = inf: {nonprivate}, NOT private.", NonPrivateWarning)] if nonprivate_run else []
     if not schema.private and given["na_action"] == "fill":  # asked for, but eps = inf names no step: say it
-        notes += schema.unfilled_notes(engines.unfilled_variables(data, given["formula"], schema))
+        notes += schema.filled_notes() + schema.unfilled_notes(
+            engines.unfilled_variables(data, given["formula"], schema)
+        )
     _DEFERRED.set((data, notes) if notes else None)
     return replace(options, **changes), data
 

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..engines import Data
-from ..privacy.bounds import Bounds, PrivateBounds, declared_bounds, design_box
+from ..privacy.bounds import Bounds, PrivateBounds, declared_bounds, design_box, response_box
 from ..formula import INTERCEPT, refuse_offset
-from ..geometry import Box, resolve_box
+from ..geometry import Box
 from ..methods import lm as m
 from ..methods._aliased import LM_TOL, estimable_columns
 from ..privacy.accountant import Accountant
@@ -91,9 +91,9 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     -------
     LMResult
         ``tidy()`` has term, estimate, std.error, conf.low, conf.high, statistic,
-        p.value; ``noise`` holds the public inputs of the release.  Under eps < inf the estimate is
-        the ridge estimate (``coef()``); ``calibrated`` beside it undoes its average bias, and the
-        std.error, intervals, statistic and p-value are the calibrated estimate's.
+        p.value; ``noise`` holds the public inputs of the release.  Under eps < inf ``estimate`` is
+        the calibrated estimate (the ridge's average bias undone), which the std.error, intervals,
+        statistic and p-value are about, and ``ridge`` beside it the ridge estimate (``coef()``).
 
     Examples
     --------
@@ -147,7 +147,7 @@ class LMDoor(DataDoor):
             names = [nm for nm in mf.names if nm != INTERCEPT]
             bounds = declared_bounds(self.bounds, mf)
             x_box = design_box(bounds, mf, names)
-            return m.box_with_intercept(x_box, mf.names, INTERCEPT), resolve_box(bounds, [mf.response])
+            return m.box_with_intercept(x_box, mf.names, INTERCEPT), response_box(bounds, mf)
 
         mf, stats = engines.sufficient_statistics(
             self.options.formula,

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engines import Data
-from ..privacy.bounds import Bounds, declared_bounds, design_box
+from ..privacy.bounds import Bounds, declared_bounds, design_box, response_box
 from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
-from ..geometry import resolve_box
 from ..methods import sis as m
 from ..privacy.accountant import Accountant
 from ..privacy.randomness import NoiseSource, RandomState
@@ -203,7 +202,7 @@ class SISDoor(DataDoor):
         if self.options.score is not None or self.bounds is None:
             return None, None
         bounds = declared_bounds(self.bounds, mf)
-        return design_box(bounds, mf), resolve_box(bounds, [mf.response])
+        return design_box(bounds, mf), response_box(bounds, mf)
 
     def plan(self, frame: _Frame, dd: DataDependence) -> m.SISPlan:
         return m.plan(self.options, d=frame.mf.p, k=frame.k, n=frame.n)

@@ -397,7 +397,9 @@ def _prepare(formula, data, drop_intercept, one_sided, progress, schema):
     )
     mf = _chunked_frame(layout, source, n_rows=0, n_dropped=0)
     if schema is not None:
-        schema.check_bound_names(layout.columns, mf.names, list(mf.factor_levels), declares_levels)
+        # bounds={"log(y)": ...} names the response
+        design = mf.names + ([mf.response] if mf.response else [])
+        schema.check_bound_names(layout.columns, design, list(mf.factor_levels), declares_levels)
         frame = layout.code(source.schema_frame().rename(columns=str), source.what)
         mf.schema_steps = schema.missing_steps(frame, layout.variables)
         mf.n_data_dependent = bool(mf.schema_steps)

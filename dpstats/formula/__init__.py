@@ -61,6 +61,7 @@ from ._design import (
     design,
     factor_column_ranges,
     product_parts,
+    response_part,
     subset,
 )
 
@@ -146,7 +147,9 @@ class ModelFrame:
         The parts of each design column of an interaction with a numeric variable (the column is their
         elementwise product, as in R's ``model.matrix``): a numeric column's name, whose bound is
         declared, or a factor coding's range (public, as above). Its bound, when not declared, is the
-        product of the parts' intervals (:func:`dpstats.geometry.resolve_box`).
+        product of the parts' intervals (:func:`dpstats.geometry.resolve_box`).  A column that is a public
+        function of one variable (``log(wt)``) has that function as its one part, and so has the
+        response when it is one (``log(mpg) ~ wt``: its bound follows from mpg's, as a predictor's).
     levels_read : bool
         A private call read some factor's levels from the rows (a named step): the design's names
         then hold data-derived levels, and a message names the columns' terms instead.
@@ -410,7 +413,9 @@ def _refuse_numeric_contrasts(coding: _Coding, used: list[str]) -> None:
 def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used: list[str]) -> ModelFrame:
     """The schema's named steps and statement notes on the frame (from arguments and dtypes only)."""
     if schema is not None:
-        schema.check_bound_names(data.columns, mf.names, list(mf.factor_levels), declares_levels)
+        # bounds={"log(y)": ...} names the response
+        design = mf.names + ([mf.response] if mf.response else [])
+        schema.check_bound_names(data.columns, design, list(mf.factor_levels), declares_levels)
         dropping = schema.missing_steps(data, used)
         formula_levels = mf.schema_steps if schema.private else []  # factor() without levels=
         levels_read = schema.level_steps(data, used) + formula_levels
@@ -886,7 +891,7 @@ def _general_frame(
         predvars=ctx.predvars,
         schema_steps=list(ctx.level_steps),
         factor_column_ranges=factor_column_ranges(parts),
-        interaction_parts=product_parts(parts),
+        interaction_parts=product_parts(parts) | response_part(_unquote(lhs_text)),
         # the declared contrasts the formula's factors took, by the names given (predict re-applies them)
         contrasts={k: v for k, v in coding.given.items() if _label_key(k) in matched},
         ordered_factors=[label for label in levels if factors[t.labels.index(label)].ordered],

@@ -279,6 +279,24 @@ def product_parts(parts: dict[str, tuple[Part, ...]]) -> dict[str, tuple[Part, .
     return {nm: p for nm, p in numeric.items() if len(p) > 1 or isinstance(p[0], (Transformed, Monomial))}
 
 
+def response_part(response: str | None) -> dict[str, tuple[Part, ...]]:
+    """The response's entry for :func:`product_parts`' mapping when it is a public function of one
+    variable (``log(mpg)``, ``sqrt(y)``, ``I(y^2)``): its bound then follows from the variable's
+    declared bounds, as a predictor's does; empty otherwise (a plain column, ``cbind()``, none).
+
+    Examples
+    --------
+    >>> response_part("log(mpg)")
+    {'log(mpg)': (Transformed(label='log(mpg)', variable='mpg', function='log', power=1),)}
+    >>> response_part("mpg"), response_part("cbind(s, f)"), response_part(None)
+    ({}, {}, {})
+    """
+    if not response:
+        return {}
+    part = _numeric_part(response, response)
+    return {response: (part,)} if isinstance(part, (Transformed, Monomial)) else {}
+
+
 def subset(value, keep: np.ndarray):
     """The value on the rows kept (scalars are broadcast)."""
     if isinstance(value, Fac):

@@ -98,9 +98,9 @@ from scipy.special import log_ndtr, ndtri
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT, ModelFrame
-from ..geometry import Box, resolve_box
+from ..geometry import Box
 from ..privacy.accountant import LedgerEntry
-from ..privacy.bounds import design_box, is_auto
+from ..privacy.bounds import design_box, is_auto, response_box
 from ..privacy.calibration import CONVERSIONS
 from ..privacy.fdr import (
     PeelingCalibration,
@@ -494,7 +494,7 @@ def slope_boxes(mf: ModelFrame, bounds: Any) -> tuple[list[str], Box, Box]:
     if not names:
         raise DataError(f"the formula '{mf.formula}' has no predictor columns; dp_bh needs at least one.")
     x_box = design_box(bounds, mf, names)  # columns named by their terms where levels were read
-    return names, x_box, resolve_box(bounds, [mf.response])
+    return names, x_box, response_box(bounds, mf)
 
 
 def slope_hypotheses(mf: ModelFrame, boxes: tuple[list[str], Box, Box], options: BHOptions) -> Hypotheses:

@@ -693,6 +693,13 @@ def design_box(
     )
 
 
+def response_box(bounds: Any, mf: ModelFrame, *, open_missing: bool = False) -> Box | None:
+    """The box of the response from resolved bounds: its own declared bound, or, for a public function
+    of one variable (``log(mpg) ~ wt``), the image of the variable's declared bounds, as for a predictor
+    (:func:`dpstats.geometry.derived_bounds`); ``open_missing`` as in :func:`design_box`."""
+    return resolve_box(bounds, [mf.response], parts=interaction_parts(mf), open_missing=open_missing)
+
+
 def public_column_bounds(bounds: Any, mf: ModelFrame) -> dict[str, tuple[float, float]]:
     """The bounds of ``mf``'s columns that follow from public inputs without a declaration of their
     own: factor dummies' coding ranges, and interactions' products of their parts' bounds (for a

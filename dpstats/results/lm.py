@@ -50,15 +50,17 @@ class LMResult(DPResult):
         The coefficient table: term, estimate, std.error, conf.low, conf.high,
         statistic, p.value.  Under eps < inf std.error, intervals and p-values come
         from the parametric bootstrap (post-processing) and are those of the
-        calibrated estimates, which ``tidy()`` adds as its column ``calibrated``.
+        calibrated estimates, which ``tidy()`` shows as its ``estimate`` (broom's contract:
+        the interval, statistic and p-value belong to ``estimate``), the ridge estimates
+        (``coef()``) beside them as ``ridge``.
     vcov_matrix : ndarray (k, k)
         Bootstrap (or, at eps = inf, classical) covariance of the estimates.
     calibrated_estimates : ndarray (k,) or None
         The bootstrap's calibrated coefficients θ̃ (the ridge estimates with their
         average bias undone, :mod:`dpstats.methods.lm`): the estimates that
         std.error, statistic (θ̃ / std.error), p.value and the interval are about,
-        shown beside the estimates as "Calibrated" (``tidy()``: ``calibrated``);
-        None at eps = inf.
+        printed beside the ridge estimates as "Calibrated" (``tidy()``: ``estimate``, the ridge
+        estimates being ``ridge``); None at eps = inf.
     sigma : float
         Residual standard error σ̂ (original units).  Under eps < inf it is post-processing of the
         released statistics (their yᵀy, Xᵀy, XᵀX and the estimates) and the public n, so it is shown as
@@ -269,8 +271,9 @@ class LMResult(DPResult):
     # ------------------------------------------------------------------ tables
     def _tidy(self) -> pd.DataFrame:
         out = self.table[self.tidy_columns].reset_index(drop=True).copy()
-        if self.calibrated_estimates is not None:  # beside the estimate: the one its interval is about
-            out.insert(2, "calibrated", np.asarray(self.calibrated_estimates, float))
+        if self.calibrated_estimates is not None:  # estimate: the one its interval and test are about (broom)
+            out.insert(2, "ridge", out["estimate"].to_numpy())
+            out["estimate"] = np.asarray(self.calibrated_estimates, float)
         return out
 
     def _glance_extra(self) -> dict[str, Any]:
@@ -312,8 +315,8 @@ class LMResult(DPResult):
         table = self.tidy()
         level = f"{self.conf_level:.0%}"
         point, what = "estimate", "Coefficients"
-        if "calibrated" in table:  # the point an interval is about
-            point, what = "calibrated", "Calibrated coefficients"
+        if "ridge" in table:  # tidy()'s estimate is then the calibrated one, which the interval is about
+            what = "Calibrated coefficients"
         alt = f"{what} with {level} intervals: " + ", ".join(
             f"{t} {e:.3g} [{lo:.3g}, {hi:.3g}]"
             for t, e, lo, hi in zip(table["term"], table[point], table["conf.low"], table["conf.high"])
@@ -325,9 +328,7 @@ class LMResult(DPResult):
                 table["conf.low"].to_numpy(),
                 table["conf.high"].to_numpy(),
                 title=f"{what} with {level} intervals",
-                xlabel="calibrated estimate (coef() is the ridge estimate)"
-                if point == "calibrated"
-                else point,
+                xlabel="calibrated estimate (coef() is the ridge estimate)" if "ridge" in table else point,
                 alt=alt,
             )
         ]

@@ -26,10 +26,12 @@ summary.dp_result <- function(object, ...) {
   boot <- .is_bootstrap_fit(object)
   stat <- if (boot) c("Cal./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
   col <- function(nm) if (is.null(td[[nm]])) rep(NA_real_, nrow(td)) else as.numeric(td[[nm]])
-  cm <- cbind(col("estimate"), col("std.error"), col("statistic"), col("p.value"))
+  # a bootstrap fit: Estimate is the ridge estimate (coef()), Calibrated tidy()'s estimate, as print shows them
+  cm <- cbind(col(if (boot && !is.null(td$ridge)) "ridge" else "estimate"), col("std.error"), col("statistic"),
+              col("p.value"))
   dimnames(cm) <- list(as.character(td$term), c("Estimate", "Std. Error", stat))
   # summary.lm's four columns where tools read them by position; a bootstrap fit adds the estimate they are about
-  if (boot) cm <- cbind(cm, Calibrated = col("calibrated"))
+  if (boot) cm <- cbind(cm, Calibrated = col(if (is.null(td$ridge)) "calibrated" else "estimate"))
   rdf <- object$outputs$df_residual
   rdf <- if (is.null(rdf) || is.na(rdf)) NA_integer_ else as.integer(rdf)
   p <- nrow(cm)
@@ -119,9 +121,10 @@ print.summary.dp_result <- function(x, ...) {
   if (all(is.na(td$std.error))) {
     m <- cbind(Estimate = td$estimate)
     if (!is.null(td$noise.sd)) m <- cbind(m, "Noise SD" = td$noise.sd)  # a DP vertical_glm: sd of each noise
-  } else if (.is_bootstrap_fit(x) && !is.null(td$calibrated)) {
-    # the calibrated bootstrap: Std. Error, Cal./SE, Pr(boot) and the interval are Calibrated's (the note below)
-    m <- cbind(td$estimate, td$calibrated, td$std.error, td$statistic, td$p.value)
+  } else if (.is_bootstrap_fit(x) && !is.null(td$ridge)) {
+    # the calibrated bootstrap: Std. Error, Cal./SE, Pr(boot) and the interval are Calibrated's (the note below);
+    # tidy()'s estimate is the calibrated one (broom's contract), its ridge the ridge estimate, printed first
+    m <- cbind(td$ridge, td$estimate, td$std.error, td$statistic, td$p.value)
     colnames(m) <- c("Estimate", "Calibrated", "Std. Error", "Cal./SE", "Pr(boot)")
   } else {
     m <- cbind(td$estimate, td$std.error, td$statistic, td$p.value)
@@ -307,7 +310,7 @@ as.data.frame.dp_result <- function(x, row.names = NULL, optional = FALSE, ...) 
                   noise_sd = "noise.sd",
                   df_residual = "df.residual", null_deviance = "null.deviance", df_null = "df.null",
                   r_squared = "r.squared", adj_r_squared = "adj.r.squared", loglik = "logLik", n = "nobs")
-.broom_order <- list(tidy = c("term", "estimate", "calibrated", "std.error", "statistic", "p.value", "conf.low",
+.broom_order <- list(tidy = c("term", "estimate", "ridge", "std.error", "statistic", "p.value", "conf.low",
                               "conf.high"),
                      glance = c("r.squared", "adj.r.squared", "sigma", "statistic", "p.value", "df", "null.deviance",
                                 "df.null", "logLik", "AIC", "BIC", "deviance", "df.residual", "nobs"))
@@ -372,7 +375,7 @@ tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, exponentiate =
       .dp_abort(sprintf("tidy(exponentiate = TRUE): a %s result has no regression coefficients to exponentiate.",
                         x$method), "dpstats_argument_error", sys.call())
     }
-    for (col in intersect(c("estimate", "calibrated", "conf.low", "conf.high"), names(td))) td[[col]] <- exp(td[[col]])
+    for (col in intersect(c("estimate", "ridge", "conf.low", "conf.high"), names(td))) td[[col]] <- exp(td[[col]])
   }
   .as_tibble(td)
 }

@@ -69,7 +69,7 @@ test_that("tidy() of dp_bh keeps the identifying column first, as broom does (te
   expect_identical(names(td), c("hypothesis", "p.value", "rejected"))  # Python's columns, its order
   expect_identical(td$hypothesis, c("wt", "hp"))
   expect_equal(td$p.value, tidy(fit)$p.value[-1])
-  expect_identical(names(tidy(fit))[1:6], c("term", "estimate", "calibrated", "std.error", "statistic", "p.value"))
+  expect_identical(names(tidy(fit))[1:6], c("term", "estimate", "ridge", "std.error", "statistic", "p.value"))
   g <- dp_gmm(~ wt + hp, data = mtcars, k = 2, eps = 1, delta = 1e-6, bounds = list(wt = c(1, 6), hp = c(50, 350)),
               seed = 1)
   expect_identical(names(tidy(g))[1:2], c("component", "term"))  # one row per (component, term), as Python

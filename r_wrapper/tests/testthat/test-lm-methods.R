@@ -190,8 +190,8 @@ test_that("tidy() and glance() use broom's column names and, at eps = Inf, broom
   # a DP fit: broom's names, released quantities only
   dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5, n_boot = 200, seed = 1,
               bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)))
-  expect_identical(names(tidy(dp))[1:8], c("term", "estimate", "calibrated", "std.error", "statistic", "p.value",
-                                           "conf.low", "conf.high"))  # broom's, with the bootstrap's calibrated
+  expect_identical(names(tidy(dp))[1:8], c("term", "estimate", "ridge", "std.error", "statistic", "p.value",
+                                           "conf.low", "conf.high"))  # broom's (estimate: calibrated), with the ridge
   expect_identical(glance(dp)$sigma, sigma(dp))  # from the released statistics, as Python's glance
   expect_false(any(grepl("_(error|value|low|high|residual)$", c(names(tidy(vg)), names(glance(vg)), names(glance(dp))))))
 })

@@ -25,8 +25,8 @@ test_that("a private dp_lm prints like summary.lm and refuses another interval l
   expect_match(out, "Residual standard error")
   expect_match(out, "differentially private")
   expect_match(out, "dp_lm(formula = mpg ~ wt + hp", fixed = TRUE)
-  expect_identical(names(tidy(fit)), c("term", "estimate", "calibrated", "std.error", "statistic", "p.value", "conf.low",
-                                       "conf.high"))  # calibrated: what std.error and the rest are about
+  expect_identical(names(tidy(fit)), c("term", "estimate", "ridge", "std.error", "statistic", "p.value", "conf.low",
+                                       "conf.high"))  # estimate: calibrated, what std.error and the rest are about
   expect_equal(dim(vcov(fit)), c(3L, 3L))
   expect_equal(unname(confint(fit)[, 1]), tidy(fit)$conf.low)
   expect_error(confint(fit, level = 0.9), "conf_level", class = "dpstats_argument_error")
