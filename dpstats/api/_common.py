@@ -14,8 +14,7 @@ import math
 import re
 import textwrap
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
@@ -140,22 +139,6 @@ def n_is_public(neighbouring: str, mf: ModelFrame) -> bool:
     """n is public under replace-one-row unless the schema may drop rows (``na_action="omit"``,
     or a variable without declared bounds): then no message may quote it."""
     return neighbouring == "replace" and not mf.n_data_dependent
-
-
-@contextmanager
-def progress_bar(show: bool, total: int | None, desc: str) -> Iterator[Callable[[int], None] | None]:
-    """A tqdm bar's ``update`` as a method's ``progress`` callback (None when not shown).
-
-    Methods report progress through a callback and never print; the bar is
-    made here, in the front door.
-    """
-    if not show:
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    with tqdm(total=total, desc=desc, leave=False) as bar:
-        yield bar.update
 
 
 NOT_IN_CALL = frozenset(  # random_state is shown when given, as R's call shows every argument given

@@ -19,7 +19,8 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, run
+from .._io import progress_bar
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 

@@ -222,7 +222,11 @@ class GLMDoor(DataDoor):
         dd.name_frame_steps(mf)
         keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
         names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
-        self._check_size(mf.n, len(names), len(keep), columns_public=not dd.columns_read)
+        check_regression_rows(
+            "dp_glm", self.options.formula, mf.n, len(names), len(keep), columns_public=not dd.columns_read
+        )
+        if not self.nonprivate:
+            check_delta(self.options.delta, mf.n)
         if self.nonprivate:
             coords = m.Coordinates(np.zeros(len(keep)), np.ones(len(keep)), INTERCEPT in mf.names)
             resp = m.Response(self.options.family, math.nan, math.nan, math.nan)
@@ -231,11 +235,6 @@ class GLMDoor(DataDoor):
             coords = m.coordinates(self.options.bounds, mf, keep, data_ranges, dd)
             resp = m.response_bounds(self.options, mf.response, cb, data_ranges, dd)
         return GLMFrame(mf, None, None, None, names, coords, resp, cb, keep=keep)
-
-    def _check_size(self, n: int, k: int, p: int, *, columns_public: bool = True) -> None:
-        check_regression_rows("dp_glm", self.options.formula, n, k, p, columns_public=columns_public)
-        if not self.nonprivate:
-            check_delta(self.options.delta, n)
 
     def plan(self, frame: GLMFrame, dd: DataDependence) -> m.GLMPlan:
         return m.plan(self.options, frame.coords, frame.response, frame.mf.n, engine=_ENGINES[frame.engine])

@@ -25,7 +25,8 @@ from ..results.gmm import GMMResult
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, progress_bar, run
+from .._io import progress_bar
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
 
 @door_docstring
@@ -57,6 +58,10 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     progress: bool = False,
 ) -> GMMResult:
     """Differentially private learning of a mixture of k separated Gaussians.
+
+    Rows clipped to a public box are projected on a private PCA subspace; the components are located and
+    estimated one at a time (Kamath, Sheffet, Singhal & Ullman 2019, Algorithm 1, with §6's sample and
+    aggregate), giving released weights, means and covariances.
 
     Parameters
     ----------

@@ -60,6 +60,9 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
 ) -> SelectInferResult:
     """Private selection on one part of the rows, then dp_lm (or dp_glm) on the selected terms on the other.
 
+    The rows are split at random (``split``): the selector runs on part A, the fit on part B, so that the
+    intervals hold after selection; the parts' rows are disjoint, so the call spends (eps, delta) once.
+
     Parameters
     ----------
     {formula}
@@ -68,8 +71,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
         The split needs them.  Rows with missing values are dropped first (a named
         data-dependent step: n then depends on the data).
     eps, delta : float
-        Budget of each part, and of the whole pipeline (parallel composition on
-        disjoint rows, module docstring).  ``select="knockoff"`` needs delta > 0.
+        Budget of each part, and of the whole call (parallel composition).  ``select="knockoff"`` needs delta > 0.
     select : {"sis", "two_stage", "knockoff"}
         The selector run on part A.
     infer : {"lm", "glm"}

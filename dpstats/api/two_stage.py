@@ -24,7 +24,8 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.two_stage import TwoStageResult
 from ..validation import check_k, check_truth
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, progress_bar, run
+from .._io import progress_bar
+from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring

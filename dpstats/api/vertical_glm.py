@@ -32,7 +32,8 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence
 from ..results.vertical_glm import VerticalGLMResult
-from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, progress_bar, run
+from .._io import progress_bar
+from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
