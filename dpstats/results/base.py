@@ -183,6 +183,11 @@ class DPResult:
         """Blank n, and every field computed from it (subclasses add theirs), where n is private."""
         self.n = None
 
+    def withhold_read_values(self) -> dict[str, Any]:
+        """Blank the fields read from the rows that the statement names in ``withheld``; return their
+        values, which only requested diagnostics show (subclasses with such fields override)."""
+        return {}
+
     def released_n(self) -> int | None:
         """n as every output channel shows it: None under add/remove-one-row privacy.
 
@@ -419,8 +424,9 @@ def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], di
     >>> attach_diagnostics(r, True, lambda: {"rows_dropped": 3}).shown_diagnostics()
     {'rows_dropped': 3}
     """
+    read = result.withhold_read_values()
     if requested:
-        result.diagnostics = dict(build())
+        result.diagnostics = dict(build()) | read
         if result.released_n() is None:
             result.diagnostics["rows_used_n"] = result.n
         result.diagnostics_requested = True
