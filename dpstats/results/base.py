@@ -162,6 +162,12 @@ class DPResult:
         st = self.privacy
         if math.isinf(st.eps) or not st.missing_values.startswith('Missing values (na_action="fill")'):
             return []
+        if st.n_private:  # variables without a public fill: their missing values dropped rows
+            return [
+                "Missing values: rows missing a variable without declared bounds were dropped (the number "
+                "is not released); other missing values, if any, were replaced by public fills;",
+                "filled values pull the estimates towards the fills.",
+            ]
         return [
             'Missing values, if any, were replaced by public fills (na_action = "fill"; the count is not released);',
             "filled values pull the estimates towards the fills.",
