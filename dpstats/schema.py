@@ -579,13 +579,17 @@ class Schema:
             return []  # one fill for every numeric variable
         return [v.name for v in self.variables(frame, names) if v.kind == "numeric" and v.fill is None]
 
-    def rule(self) -> str:
-        """The rule for missing values, for the privacy statement (the same sentence whatever the data).
+    def rule(self, unfilled: Sequence[str] = ()) -> str:
+        """The rule for missing values, for the privacy statement: one sentence per case, from the
+        arguments and the dtypes only (``unfilled``: :meth:`unfilled`, the numeric variables without a
+        public fill, whose missing values drop their rows under ``na_action="fill"``).
 
         Examples
         --------
         >>> Schema.declare(neighbouring="add_remove").rule().startswith('Missing values (na_action="omit"')
         True
+        >>> "no row is dropped" in Schema.declare(na_action="fill").rule(["z"])
+        False
         """
         if self.na_action == "omit":
             return (
@@ -597,14 +601,28 @@ class Schema:
                     else "the number of rows analysed is data-dependent and is not shown."
                 )
             )
+        fills = (
+            "is replaced by its public fill (the midpoint of the variable's declared bounds, the response "
+            "included; a factor's first level; FALSE for a logical; for a value a formula transformation "
+            "makes non-finite, the midpoint of that column's declared bounds, or 0)"
+        )
+        if unfilled:
+            dropped = (
+                "so the number of rows analysed is data-dependent and is not shown (a named data-dependent step)"
+                if self.private
+                else "as R's na.omit does"
+            )
+            return (
+                f'Missing values (na_action="fill"): rows with a missing value of {_listed(unfilled)} (no '
+                f"declared bounds, so no public fill) are dropped, {dropped}; any other missing or "
+                "non-finite value of a formula variable, or a level outside the declared ones, "
+                f"{fills}; how many values were filled is not shown."
+            )
         return (
             'Missing values (na_action="fill"): no row is dropped; a missing or non-finite value of a '
-            "formula variable, or a level outside the declared ones, is replaced by its public fill (the "
-            "midpoint of the variable's declared bounds, the response included; a factor's first level; "
-            "FALSE for a logical; for a value a formula transformation makes non-finite, the midpoint of "
-            "that column's declared bounds, or 0), so n is the number of rows read; how many values were "
-            "filled is not shown. A numeric variable without declared bounds has no public fill: rows "
-            "missing it are dropped (a named data-dependent step)."
+            f"formula variable, or a level outside the declared ones, {fills}, so n is the number of rows "
+            "read; how many values were filled is not shown. A numeric variable without declared bounds has "
+            "no public fill: rows missing it are dropped (a named data-dependent step)."
         )
 
     # ------------------------------------------------------------------ rows

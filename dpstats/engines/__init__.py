@@ -403,7 +403,7 @@ def _prepare(formula, data, drop_intercept, one_sided, progress, schema):
         frame = layout.code(source.schema_frame().rename(columns=str), source.what)
         mf.schema_steps = schema.missing_steps(frame, layout.variables)
         mf.n_data_dependent = bool(mf.schema_steps)
-        mf.schema_rule = schema.rule()
+        mf.schema_rule = schema.rule(schema.unfilled(frame, layout.variables))
     return source, layout, mf
 
 

@@ -422,7 +422,7 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
         mf.schema_steps = levels_read + dropping
         mf.levels_read = bool(levels_read)
         mf.n_data_dependent = bool(dropping)
-        mf.schema_rule = schema.rule()
+        mf.schema_rule = schema.rule(schema.unfilled(data, used))
     return mf
 
 

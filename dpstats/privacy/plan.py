@@ -46,6 +46,7 @@ class Plan:
     mechanisms: list[str] = field(default_factory=list)
     refuted: str = ""
     conditional: str = ""  # the model the guarantee is conditional on ("": differential privacy)
+    withheld: list[str] = field(default_factory=list)  # names of values read from the rows: never shown
 
     @property
     def eps(self) -> float:
@@ -74,4 +75,5 @@ class Plan:
             conditional=self.conditional,
             missing_values=dd.missing_values,
             n_private=dd.n_private,
+            withheld=list(self.withheld),
         )

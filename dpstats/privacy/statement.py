@@ -202,6 +202,8 @@ class PrivacyStatement:
     conditional: str = ""
     missing_values: str = ""
     n_private: bool = False
+    # names of the method's values read from the rows (named data-dependent steps) that no output shows
+    withheld: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         ledger_eps, ledger_delta = total_eps(self.ledger), total_delta(self.ledger)

@@ -163,6 +163,12 @@ class DPResult:
         st = self.privacy
         if math.isinf(st.eps) or not st.missing_values.startswith('Missing values (na_action="fill")'):
             return []
+        if st.n_private:  # variables without a public fill: their missing values dropped rows
+            return [
+                "Missing values: rows missing a variable without declared bounds were dropped (the number "
+                "is not released); other missing values, if any, were replaced by public fills;",
+                "filled values pull the estimates towards the fills.",
+            ]
         return [
             'Missing values, if any, were replaced by public fills (na_action = "fill"; the count is not released);',
             "filled values pull the estimates towards the fills.",
@@ -183,6 +189,11 @@ class DPResult:
     def withhold_n(self) -> None:
         """Blank n, and every field computed from it (subclasses add theirs), where n is private."""
         self.n = None
+
+    def withhold_read_values(self) -> dict[str, Any]:
+        """Blank the fields read from the rows that the statement names in ``withheld``; return their
+        values, which only requested diagnostics show (subclasses with such fields override)."""
+        return {}
 
     def released_n(self) -> int | None:
         """n as every output channel shows it: None under add/remove-one-row privacy.
@@ -429,8 +440,9 @@ def attach_diagnostics(result: DPResult, requested: bool, build: Callable[[], di
     >>> attach_diagnostics(r, True, lambda: {"rows_dropped": 3}).shown_diagnostics()
     {'rows_dropped': 3}
     """
+    read = result.withhold_read_values()
     if requested:
-        result.diagnostics = dict(build())
+        result.diagnostics = dict(build()) | read
         if result.released_n() is None:
             result.diagnostics["rows_used_n"] = result.n
         result.diagnostics_requested = True

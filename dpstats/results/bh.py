@@ -137,12 +137,33 @@ class BHResult(DPResult):
             lines.append("  " + ", ".join(self.rejected))
         else:
             lines.append(f"No hypothesis rejected at q = {self.q:g}.")
-        lines.append(f"p-value cut: {self.threshold:.4g}")
+        lines.append(f"p-value cut: {self.cut_text}")
+        if not self.rejected:
+            lines.append(self.first_cut_sentence)
         lines += ["", self._table_title()]
         lines += self._shown_table().to_string(index=False, float_format=lambda v: f"{v:.4g}").splitlines()
         if self.capped_for_display:
             lines += ["", self.cap_footnote]
         return lines
+
+    @property
+    def cut_text(self) -> str:
+        """The p-value cut as a reader reads it: none when nothing was rejected (``threshold`` is then 0)."""
+        return f"{self.threshold:.4g}" if self.rejected else "none (no hypothesis rejected)"
+
+    @property
+    def first_cut_sentence(self) -> str:
+        """What the smallest p-value had to reach for one rejection: BH's first cut q/m, lowered on the
+        private routes by the shift t that pays for the noise (the cut of rank 1 in :meth:`plots`)."""
+        shift = 0.0 if self.route == "post-processing" else self.shift
+        first = math.exp(math.log(self.q / self.p) - shift)
+        if not shift:
+            return f"A rejection needs a p-value at or below BH's first cut q/m = {first:.3g}."
+        return (
+            f"A rejection needs a noisy p-value at or below the first cut {first:.3g}: BH's q/m = "
+            f"{self.q / self.p:.3g}, lowered by the shift t = {shift:.3g} on the log scale that pays for "
+            "the noise (exp(log(q/m) − t))."
+        )
 
     @property
     def capped_for_display(self) -> int:

@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 from ..methods.knockoff.filter import empty_selection_reason
+from ..methods.knockoff.planning import NOT_SHOWN
 from ..plotting import Plot, new_figure, to_plot
 from ..simulate.knockoff import characteristics_of_release
-from .base import DPResult, OperatingCharacteristics
+from .base import BASIS_ASSUMED, DPResult, OperatingCharacteristics
 
 if TYPE_CHECKING:
     from ..methods.knockoff.mechanism import Released
@@ -41,8 +42,16 @@ class KnockoffResult(DPResult):
         scale of unit-norm columns.
     variant : str
         ``"I"``, ``"II"`` or ``"non-private"``.
+    s : float or None
+        The knockoffs' s; None when it is read from the rows (no declared
+        lambda_min: then only ``diagnostics=True`` shows it).
+    row_bound : float or None
+        The row-norm bound B; None when it is the data's largest row norm.
     noise : dict
-        Noise scales and sensitivities of the release.
+        Noise scales and sensitivities of the release; an entry computed from
+        values read from the rows (sigma, ||beta||, C_min, lambda_min or B not
+        declared) reads "not shown (read from the data)", and its value is kept
+        for ``diagnostics=True`` only.
     knockoffs_nonprivate : ndarray or None
         The materialised knockoff matrix X̃′ when ``knockoffs="materialise"``.
         It is a function of the raw data: NOT private, never in reports or
@@ -58,9 +67,9 @@ class KnockoffResult(DPResult):
     coefficients: np.ndarray = field(default_factory=lambda: np.zeros(0))
     variant: str = "II"
     statistic: str = "csm"
-    s: float = 0.0
+    s: float | None = 0.0
     ridge: float = 0.0
-    row_bound: float = 0.0
+    row_bound: float | None = 0.0
     knockoff_route: str = "shortcut"
     noise: dict[str, float] = field(default_factory=dict)
     empty_reason: str = ""
@@ -117,6 +126,23 @@ class KnockoffResult(DPResult):
             result.warnings.append(result.empty_reason)
         return result
 
+    def __post_init__(self) -> None:
+        if self.variant == "non-private" and self.empty_reason:  # eps = inf: no budget to add
+            self.empty_reason = empty_selection_reason(self.p, self.fdr, self.offset, private=False)
+
+    def withhold_read_values(self) -> dict[str, Any]:
+        """Blank s, B and the noise entries read from the rows (``privacy.withheld``); their values
+        go to requested diagnostics only."""
+        hidden, out = set(self.privacy.withheld), {}
+        if "s" in hidden and self.s is not None:
+            out["s (read from the data)"], self.s = self.s, None
+        if "B" in hidden and self.row_bound is not None:
+            out["row bound B (read from the data)"], self.row_bound = self.row_bound, None
+        for key in hidden & set(self.noise):
+            if self.noise[key] != NOT_SHOWN:
+                out[f"noise: {key} (read from the data)"], self.noise[key] = self.noise[key], NOT_SHOWN
+        return out
+
     # ------------------------------------------------------------------ text
     def _body_lines(self) -> list[str]:
         filt = "knockoff+" if self.offset else "knockoff (offset = 0, modified FDR)"
@@ -137,7 +163,7 @@ class KnockoffResult(DPResult):
             lines.append("  (none) " + self.empty_reason)
         lines += [
             "",
-            f"Knockoffs: s = {self.s:.4g}, {self.knockoff_route} route; row bound B = {self.row_bound:.4g}",
+            f"Knockoffs: s = {_shown(self.s)}, {self.knockoff_route} route; row bound B = {_shown(self.row_bound)}",
         ]
         return lines
 
@@ -197,7 +223,7 @@ class KnockoffResult(DPResult):
         plots = [self._w_plot()]
         if self.operating_characteristics is not None:
             plots.append(self._oc_plot())
-        return plots
+        return [plot for plot in plots if plot is not None]
 
     def _w_plot(self) -> Plot:
         order = np.argsort(-self.W, kind="stable")
@@ -226,36 +252,48 @@ class KnockoffResult(DPResult):
         ax.set_title(f"Released W statistics; {len(self.selected)} selected at q = {self.fdr:g}")
         if math.isfinite(self.threshold):
             ax.legend(frameon=False, loc="upper right")
+        named = ", ".join(self.selected[:15]) or "none"
+        more = len(self.selected) - 15
         alt = (
             f"{self.p} W statistics sorted from {w[0]:.3g} down to {w[-1]:.3g}; threshold "
-            f"{_fmt(self.threshold)}; selected: {', '.join(self.selected[:15]) or 'none'}."
+            f"{_fmt(self.threshold)}; {len(self.selected)} selected: {named}"
+            + (f" … and {more} more (all in the table)." if more > 0 else ".")
         )
         return to_plot(fig, "Knockoff W statistics with the threshold", alt)
 
-    def _oc_plot(self) -> Plot:
+    def _oc_plot(self) -> Plot | None:
+        """FDR and power under the assumed model, each ± 2 Monte Carlo s.e.; None without such rows."""
         oc = self.operating_characteristics.table()
-        fig, ax = new_figure(5.0, 3.0)
-        y = np.arange(len(oc))
+        rates = oc[(oc["basis"] == BASIS_ASSUMED) & oc["quantity"].str.startswith(("FDR", "power"))]
+        rates = rates[np.isfinite(rates["estimate"].to_numpy(dtype=float))]
+        if rates.empty:
+            return None
+        fig, ax = new_figure(5.0, 2.4)
+        y = np.arange(len(rates))
         ax.errorbar(
-            oc["estimate"],
+            rates["estimate"],
             y,
-            xerr=2 * oc["std_error"].fillna(0),
+            xerr=2 * rates["std_error"].fillna(0),
             fmt="o",
             color="#3b6fd8",
             capsize=4,
             label="estimate ± 2 Monte Carlo s.e.",
         )
         ax.axvline(self.fdr, color="#d48a00", ls="--", label=f"target FDR q = {self.fdr:g}")
-        ax.set_yticks(y, [q.split(" (")[0] for q in oc["quantity"]])
+        ax.set_yticks(y, [q.split(" (")[0] for q in rates["quantity"]])
         ax.set_xlim(-0.02, 1.02)
-        ax.set_xlabel("estimated rate")
+        ax.set_xlabel("rate (share of selections or of assumed signals)")
         ax.legend(frameon=False, loc="lower right", fontsize=8)
-        ax.set_title("Operating characteristics (simulated from released quantities)")
+        ax.set_title("FDR and power simulated under the assumed model")
         alt = "; ".join(
-            f"{q}: {e:.3f} ± {2 * s:.3f}"
-            for q, e, s in zip(oc["quantity"], oc["estimate"], oc["std_error"].fillna(0))
+            f"{q}: {e:.3f} ± {2 * s:.3f} (2 Monte Carlo s.e.)"
+            for q, e, s in zip(rates["quantity"], rates["estimate"], rates["std_error"].fillna(0))
         )
-        return to_plot(fig, "Estimated FDR and power with intervals", alt)
+        caption = (
+            "FDR and power under the assumed model (simulated), each ± 2 Monte Carlo standard errors; "
+            "the table gives one standard error"
+        )
+        return to_plot(fig, caption, alt)
 
     def report_sections(self) -> list[dict[str, Any]]:
         return []
@@ -263,3 +301,8 @@ class KnockoffResult(DPResult):
 
 def _fmt(x: float) -> str:
     return "inf" if math.isinf(x) else f"{x:.4g}"
+
+
+def _shown(x: float | None) -> str:
+    """A value, or why it is not shown (None: read from the rows)."""
+    return NOT_SHOWN if x is None else f"{x:.4g}"

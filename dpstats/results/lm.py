@@ -17,6 +17,7 @@ from ..methods.lm import Coordinates, LMOptions, LMPlan, LMRelease, public_input
 from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, escape_text
 
+DOUBLE_EPS = float(np.finfo(float).eps)  # R's .Machine$double.eps, format.pval's eps in summary.lm
 TABLE_COLUMNS = ["term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"]
 GLANCE_COLUMNS = [  # broom's glance(lm), in its order
     "r.squared",
@@ -211,10 +212,21 @@ class LMResult(DPResult):
         return 2.0 / (int(found[1]) + 1) if found else None
 
     def _p_text(self, p: float) -> str:
+        """A p-value as R's ``format.pval`` writes it with ``eps = .Machine$double.eps`` (``<2e-16``), or
+        the bootstrap's floor as ``<`` it."""
         floor = self.p_value_floor
         if math.isnan(p):
             return "NA"
-        return f"<{floor:.2g}" if floor is not None and p <= floor * (1 + 1e-9) else f"{p:.4g}"
+        if floor is not None and p <= floor * (1 + 1e-9):
+            return f"<{floor:.2g}"
+        return "<2e-16" if p < DOUBLE_EPS else f"{p:.4g}"
+
+    def report_table(self) -> pd.DataFrame:
+        """``tidy()`` with the p-values written as print writes them (:meth:`_p_text`)."""
+        table = super().report_table()
+        if "p.value" in table:
+            table["p.value"] = [self._p_text(float(v)) for v in table["p.value"]]
+        return table
 
     def _coef_lines(self) -> list[str]:
         t = self.table.set_index("term")

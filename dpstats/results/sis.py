@@ -97,11 +97,17 @@ class SISResult(DPResult):
             "",
             f"Top-k mechanism: {self.topk} (k = {self.k}, gamma = {self.gamma:g})",
             f"Scaling: {self.scaling}",
-            f"Largest noise term: E = H_m = {self.noise_expected_max:.3g} utility units "
-            f"(log m = {self.noise_log_m:.3g}); a score gap of about "
+            f"Expected largest noise term: {self.expected_max_noise:.3g} score units "
+            f"(2·Δ·H_m/(gamma·eps), H_m = {self.noise_expected_max:.3g}); a score gap of about "
             f"{self.gap_for_recovery(0.5):.3g} gives exact recovery with probability >= 0.5",
         ]
         return lines
+
+    @property
+    def expected_max_noise(self) -> float:
+        """The expected largest noise term in score units, 2·Δ·H_m/(gamma·eps): the one figure print,
+        glance, the report's figure and its operating characteristics give."""
+        return 2 * self.sensitivity * self.noise_expected_max / max(self.gamma * self.privacy.eps, 1e-300)
 
     def gap_for_recovery(self, prob: float) -> float:
         """Smallest tabulated score gap ξ at which the recovery bound reaches ``prob``."""
@@ -121,7 +127,7 @@ class SISResult(DPResult):
             "k": self.k,
             "gamma": self.gamma,
             "topk": self.topk,
-            "expected_max_noise": self.noise_expected_max,
+            "expected_max_noise": self.expected_max_noise,
         }
 
     def outputs(self) -> dict[str, Any]:
@@ -145,9 +151,7 @@ class SISResult(DPResult):
         curve = self.recovery_curve
         fig, ax = new_figure()
         ax.plot(curve["gap"], curve["bound"], color="#3b6fd8", lw=2, label="lower bound on P(exact top-k)")
-        noise_gap = (
-            2 * self.sensitivity * self.noise_expected_max / max(self.gamma * self.privacy.eps, 1e-300)
-        )
+        noise_gap = self.expected_max_noise
         ax.axvline(
             noise_gap, color="#d48a00", ls="--", label=f"expected largest noise ≈ {noise_gap:.3g} score units"
         )

@@ -588,9 +588,22 @@ def characteristics_of_release(
     rel = released.mechanism
     exact = released_characteristics(rel.W, released.chosen.size, released.threshold, o.fdr, o.offset)
     rows = [exact_row(q, v) for q, v in exact]
-    rows += [exact_row(f"noise: {name}", value) for name, value in plan.scales.table().items()]
+    hidden = set(plan.withheld)  # read from the rows: no output shows them (planning.read_from_data)
+    table = plan.scales.table()
+    rows += [exact_row(f"noise: {name}", value) for name, value in table.items() if name not in hidden]
     model = "exact, from the released W, the target q and the noise scales of this release; no data model"
+    if hidden & set(table):
+        model += (
+            "; the noise scales computed from values read from the data are not shown (declare bounds, "
+            "sigma, beta_norm, c_min and lambda_min to make them public)"
+        )
     if o.assume is None:
+        return {"rows": rows, "model": model}
+    if any(key.startswith("kappa") or key.startswith("theta1") for key in hidden):
+        model += (
+            "; FDR and power under the assumed model are not simulated: they would need the noise scales, "
+            "which are read from the data here"
+        )
         return {"rows": rows, "model": model}
     assumed, how = assumed_error_rates(o.assume, released, plan, n, o.oc_trials, rng)
     rows += [assumed_row(quantity, est, se) for quantity, (est, se) in assumed]

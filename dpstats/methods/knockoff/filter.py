@@ -344,12 +344,14 @@ def select(W: np.ndarray, threshold: float) -> np.ndarray:
     return np.flatnonzero((W >= threshold) & (W > 0))
 
 
-def empty_selection_reason(p: int, fdr: float, offset: int) -> str:
-    """Why knockoff+ can select nothing: it needs at least (offset)/q positive W's."""
+def empty_selection_reason(p: int, fdr: float, offset: int, *, private: bool = True) -> str:
+    """Why knockoff+ can select nothing: it needs at least (offset)/q positive W's (``private``: a run
+    with finite eps, which more budget helps)."""
     need = math.ceil(offset / fdr) if offset else 1
+    more = "add budget (larger eps or n)" if private else "use more rows (larger n)"
     return (
         f"the threshold is infinite, so nothing is selected: knockoff{'+' if offset else ''} "
         f"at target FDR q = {fdr:g} needs at least {need} statistics W_j > 0 above every "
-        f"negative one before it can select anything (p = {p}). Raise fdr, add budget "
-        "(larger eps or n), or use offset=0 (controls a modified FDR)."
+        f"negative one before it can select anything (p = {p}). Raise fdr, {more}, or use offset=0 "
+        "(controls a modified FDR)."
     )

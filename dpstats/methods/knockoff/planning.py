@@ -41,6 +41,7 @@ import numpy as np
 from ..._kernels import one_blas_thread
 from ...errors import AssumptionError, DataError, caller_stacklevel
 from ...privacy.accountant import LedgerEntry
+from ...privacy.calibration import calibrate_gaussian
 from ...privacy.plan import Plan
 from ...privacy.statement import DataDependence
 from . import filter as ko
@@ -48,6 +49,14 @@ from . import mechanism as kd
 from .options import KnockoffOptions
 
 GRAM_KEY = "Delta Sigma' (Frobenius)"
+NOT_SHOWN = "not shown (read from the data)"
+D2_KEY, KAPPA_KEY = "Delta2 (coefficients, l2)", "kappa (coefficient noise sd)"
+CROSS_KEY, KAPPA2_KEY = "Delta cross-products (l2)", "kappa2 (cross-product noise sd)"
+LAMBDA_KEY, THETA1_KEY, KAPPA1_KEY = (
+    "Delta lambda_min (Laplace)",
+    "theta1 Laplace scale",
+    "kappa1 (Gram noise sd)",
+)
 
 
 @dataclass
@@ -118,12 +127,19 @@ def plan(
     shown = declared and o.bounds is not None  # Y = B·beta_norm + sigma·t reads no row: it may be shown
     if not shown:
         noise_scales.sensitivities.pop(kd.RESPONSE_KEY, None)
+    hidden = [] if nonprivate else read_from_data(o, noise_scales)
     return KnockoffPlan(
-        method=f"DP knockoff filter ({'non-private' if nonprivate else f'Method {o.method}'})",
+        method="ordinary fixed-X knockoff filter"
+        if nonprivate
+        else f"DP knockoff filter (Method {o.method})",
         neighbouring="replace",
-        entries=ledger(o.method, parts, noise_scales, st.p, nonprivate),
-        sensitivities={k: f"{v:.6g}" for k, v in noise_scales.sensitivities.items()},
-        assumptions=_assumptions(B, cal, declared, o.c_min, o.lambda_min, shown=shown),
+        entries=ledger(o.method, parts, noise_scales, st.p, nonprivate, hidden),
+        sensitivities={
+            k: NOT_SHOWN if k in hidden else f"{v:.6g}" for k, v in noise_scales.sensitivities.items()
+        },
+        assumptions=_assumptions(
+            B, cal, declared, o.c_min, o.lambda_min, shown=shown, b_shown="B" not in hidden
+        ),
         notes=_notes(noise_scales, o.knockoffs),
         conditional="" if nonprivate else MODEL_CONDITION,
         scales=noise_scales,
@@ -132,7 +148,31 @@ def plan(
         sigma=sigma_used,
         response_bound=math.nan if response is None else response,
         options=options,
+        withheld=hidden,
     )
+
+
+def read_from_data(options: KnockoffOptions, noise_scales: kd.Scales) -> list[str]:
+    """The plan's values that are read from the rows (named data-dependent steps), which no output shows.
+
+    "B" (no declared bounds), "s" (no declared lambda_min: s is λ_min(Σ′) or from it) and the keys of
+    the noise table (``noise_scales.table()``): ζ needs a declared sigma, η² = (B/C_min)² declared bounds
+    and c_min, every other sensitivity and scale all of bounds, sigma, beta_norm, c_min and lambda_min.
+    With all declared (public) the values are public and shown.  Each value is kept for
+    ``diagnostics=True`` only (:meth:`dpstats.results.knockoff.KnockoffResult.withhold_read_values`).
+    """
+    o = options
+    b_read = o.bounds is None
+    out = ["B"] if b_read else []
+    if o.lambda_min is None:
+        out.append("s")
+    public = {
+        "zeta": o.sigma is not None,
+        "eta^2": not b_read and o.c_min is not None,
+        kd.RESPONSE_KEY: True,  # kept only when shown (plan)
+    }
+    every = not b_read and None not in (o.sigma, o.beta_norm, o.c_min, o.lambda_min)
+    return out + [key for key in noise_scales.table() if not public.get(key, every)]
 
 
 def failure_delta(options: KnockoffOptions) -> float:
@@ -355,19 +395,38 @@ def scales(
 
 
 def ledger(
-    method: str, parts: dict[str, float], noise_scales: kd.Scales, p: int, nonprivate: bool
+    method: str,
+    parts: dict[str, float],
+    noise_scales: kd.Scales,
+    p: int,
+    nonprivate: bool,
+    hidden: list[str] | tuple[str, ...] = (),
 ) -> list[LedgerEntry]:
-    """One entry per noisy release of Theorem 3 or 5, and one for the δ₂ failure of ‖Pw‖² ≤ ζ."""
+    """One entry per noisy release of Theorem 3 or 5, and one for the δ₂ failure of ‖Pw‖² ≤ ζ.
+
+    Values named in ``hidden`` (:func:`read_from_data`) are written as their names only; a Gaussian
+    step's noise multiplier (κ/Δ₂) is then the calibration at sensitivity 1, which reads no row.
+    """
     if nonprivate:
         return [LedgerEntry.nonprivate("ordinary fixed-X knockoff filter (no noise)")]
     sens = noise_scales.sensitivities
+    table = noise_scales.table()
+
+    def text(key: str, shown: str, name: str) -> str:  # the value's text, or its name and why not
+        return f"{name}: {NOT_SHOWN}" if key in hidden else shown
+
+    def multiplier(scale_key: str, sens_key: str, eps: float, delta: float) -> float:
+        if sens_key in hidden or scale_key in hidden:
+            return calibrate_gaussian(eps, delta, 1.0)[0]
+        return table[scale_key] / sens[sens_key]
+
     failure = LedgerEntry(
         "sensitivity bound: the model's noise bounds (||P w||^2 + rho^2 ||g||^2 <= zeta, max |w_i| <= sigma t) "
         "or the Haar draw's ||g||^2 <= beta_g fail with probability delta2",
         "high-probability bound (chi-square tail)",
         0.0,
         parts["delta2"],
-        sensitivity=f"zeta = {sens['zeta']:.4g}",
+        sensitivity=text("zeta", f"zeta = {table['zeta']:.4g}", "zeta"),
         event={"kind": "delta", "delta": parts["delta2"]},
     )
     if method == "II":
@@ -377,12 +436,15 @@ def ledger(
                 "Gaussian",
                 parts["eps"],
                 parts["delta1"],
-                sensitivity=f"l2 Delta2 = {sens['Delta2 (coefficients, l2)']:.4g} "
-                "(Theorem 5, any replaced row)",
-                note=f"kappa = {noise_scales.kappa:.4g}",
+                sensitivity=text(
+                    D2_KEY,
+                    f"l2 Delta2 = {table[D2_KEY]:.4g} (Theorem 5, any replaced row)",
+                    "l2 Delta2 (Theorem 5, any replaced row)",
+                ),
+                note=text(KAPPA_KEY, f"kappa = {noise_scales.kappa:.4g}", "kappa"),
                 event={
                     "kind": "gaussian",
-                    "noise_multiplier": noise_scales.kappa / sens["Delta2 (coefficients, l2)"],
+                    "noise_multiplier": multiplier(KAPPA_KEY, D2_KEY, parts["eps"], parts["delta1"]),
                 },
             ),
             failure,
@@ -393,11 +455,13 @@ def ledger(
             "Gaussian",
             parts["eps"],
             parts["delta"],
-            sensitivity=f"l2 {sens['Delta cross-products (l2)']:.4g} (replace one row)",
-            note=f"kappa2 = {noise_scales.kappa2:.4g}",
+            sensitivity=text(
+                CROSS_KEY, f"l2 {table[CROSS_KEY]:.4g} (replace one row)", "l2 (replace one row)"
+            ),
+            note=text(KAPPA2_KEY, f"kappa2 = {noise_scales.kappa2:.4g}", "kappa2"),
             event={
                 "kind": "gaussian",
-                "noise_multiplier": noise_scales.kappa2 / sens["Delta cross-products (l2)"],
+                "noise_multiplier": multiplier(KAPPA2_KEY, CROSS_KEY, parts["eps"], parts["delta"]),
             },
         ),
         LedgerEntry(
@@ -405,11 +469,15 @@ def ledger(
             "Laplace",
             parts["eps1"],
             0.0,
-            sensitivity=f"{sens['Delta lambda_min (Laplace)']:.4g} = eta^2 (1 + lambda_min)",
-            note=f"scale = {noise_scales.laplace_s:.4g}",
+            sensitivity=text(
+                LAMBDA_KEY, f"{table[LAMBDA_KEY]:.4g} = eta^2 (1 + lambda_min)", "eta^2 (1 + lambda_min)"
+            ),
+            note=text(THETA1_KEY, f"scale = {noise_scales.laplace_s:.4g}", "scale"),
             event={
                 "kind": "laplace",
-                "noise_multiplier": noise_scales.laplace_s / sens["Delta lambda_min (Laplace)"],
+                "noise_multiplier": (
+                    1 / parts["eps1"] if LAMBDA_KEY in hidden else noise_scales.laplace_s / sens[LAMBDA_KEY]
+                ),
             },
         ),
         LedgerEntry(
@@ -417,9 +485,16 @@ def ledger(
             "Gaussian",
             parts["eps2"],
             parts["delta1"],
-            sensitivity=f"Frobenius {sens[GRAM_KEY]:.4g} = eta^2 (sqrt 2 + ||Sigma'||_F)",
-            note=f"kappa1 = {noise_scales.kappa1:.4g}",
-            event={"kind": "gaussian", "noise_multiplier": noise_scales.kappa1 / sens[GRAM_KEY]},
+            sensitivity=text(
+                GRAM_KEY,
+                f"Frobenius {table[GRAM_KEY]:.4g} = eta^2 (sqrt 2 + ||Sigma'||_F)",
+                "Frobenius eta^2 (sqrt 2 + ||Sigma'||_F)",
+            ),
+            note=text(KAPPA1_KEY, f"kappa1 = {noise_scales.kappa1:.4g}", "kappa1"),
+            event={
+                "kind": "gaussian",
+                "noise_multiplier": multiplier(KAPPA1_KEY, GRAM_KEY, parts["eps2"], parts["delta1"]),
+            },
         ),
         failure,
     ]
@@ -433,10 +508,12 @@ def _assumptions(
     lambda_min: float | None,
     *,
     shown: bool = False,
+    b_shown: bool = True,
 ) -> list[str]:
     """The statement's assumptions: declared values are shown, values read from the rows are not
-    (``shown``: the response bound Y uses declared values only)."""
-    out = [f"rows of the design have l2 norm <= B = {B:.4g} (rows beyond are clipped to it)"]
+    (``shown``: the response bound Y uses declared values only; ``b_shown``: B was declared)."""
+    b_text = f"B = {B:.4g}" if b_shown else f"B (the largest row norm, {NOT_SHOWN})"
+    out = [f"rows of the design have l2 norm <= {b_text} (rows beyond are clipped to it)"]
     if cal.response_bound is not None:
         value = f" = {cal.response_bound:.4g}" if shown else " (not shown: it uses values read from the data)"
         out.append(
