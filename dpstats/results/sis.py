@@ -109,7 +109,7 @@ class SISResult(DPResult):
             2 * self.sensitivity * self.noise_expected_max / max(self.gamma * self.privacy.eps, 1e-300)
         )
         ax.axvline(
-            noise_gap, color="#d48a00", ls="--", label=f"expected largest noise ≈ {noise_gap:.3g} score units"
+            noise_gap, color="#b86e00", ls="--", label=f"expected largest noise ≈ {noise_gap:.3g} score units"
         )
         ax.set_xlabel("gap ξ between the k-th and (k+1)-th score (score units; private, unknown)")
         ax.set_ylabel("probability")
