@@ -418,7 +418,7 @@ def disclosure_text(K: int, dp: bool, simulated: bool) -> list[str]:
         )
     if simulated:
         lines.append(
-            "This fit simulated the parties in one process; the deployment with one process per "
-            "party over encrypted TCP is the Party class of dpstats.vertical."
+            "This fit simulated the parties in one process; deployed, each party runs its own "
+            "process (a networked Party) and they talk over encrypted TCP."
         )
     return lines

@@ -136,7 +136,7 @@ test_that("printed text names no dpstats Python module or equation code; Python'
   one_line <- function(x) gsub("\\s+", " ", printed(x))
   expect_match(one_line(glm_fit), "pull the estimates towards the fills. Privacy: ", fixed = TRUE)
   expect_match(one_line(glm_fit), "for composing it with other analyses):", fixed = TRUE)
-  expect_match(one_line(sis_fit), "the canonical Lipschitz recovery bound; no data model", fixed = TRUE)
+  expect_match(one_line(sis_fit), "the recovery bound of the canonical Lipschitz mechanism (Shekelyan & Loukides 2022; a union bound over its output classes); no data model", fixed = TRUE)
   expect_match(one_line(sis_fit), "at n = 32 (clipping ignored)", fixed = TRUE)
   expect_match(one_line(plans[[1]]), "exact for canonical links; group sums drawn", fixed = TRUE)
   expect_match(one_line(plans[[1]]), "refuses the call before spending (the public rule); such cells", fixed = TRUE)
