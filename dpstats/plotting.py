@@ -57,6 +57,28 @@ def to_plot(fig, title: str, alt: str) -> Plot:
     return Plot(title=title, alt=alt, svg=svg)
 
 
+_SVG_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def prefix_svg_ids(svg: str, prefix: str) -> str:
+    """``svg`` with every id, and every reference to one (``href="#…"``, ``url(#…)``), prefixed.
+
+    Matplotlib numbers its ids per figure (figure_1, axes_1, glyph names), so two figures
+    on one page would repeat them; a prefix per figure makes them unique.
+
+    Examples
+    --------
+    >>> prefix_svg_ids('<g id="a"><use xlink:href="#a"/><path clip-path="url(#a)"/></g>', "f2")
+    '<g id="f2-a"><use xlink:href="#f2-a"/><path clip-path="url(#f2-a)"/></g>'
+    """
+    ids = set(_SVG_ID.findall(svg))
+    if not ids:
+        return svg
+    alternatives = "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+    pattern = re.compile(rf'(\bid="|href="#|url\(#)({alternatives})(?=[")])')
+    return pattern.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
+
+
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
@@ -66,7 +88,7 @@ def coefficient_plot(terms, estimates, low=None, high=None, *, title: str, xlabe
     fig, ax = new_figure(height=max(2.0, 0.45 * len(terms) + 1.0))
     rows = list(range(len(terms)))[::-1]
     if low is not None and high is not None:
-        ax.hlines(rows, low, high, color="#9db5e8", lw=3, label="interval")
+        ax.hlines(rows, low, high, color="#6f8fd6", lw=3, label="interval")
     ax.plot(estimates, rows, "o", color="#3b6fd8", label="estimate")
     ax.axvline(0.0, color="#5a6373", lw=1, ls=":")
     ax.set_yticks(rows, [str(t) for t in terms])

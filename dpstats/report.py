@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import platform
+import re
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
@@ -41,6 +42,7 @@ class ReportableResult(Protocol):
     title: str
     privacy: Any
     operating_characteristics: Any
+    warnings: list[str]
 
     def report_table(self) -> pd.DataFrame: ...
 
@@ -93,7 +95,55 @@ def template_environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["num"] = lambda v, digits=4: _num(v, digits)
+    env.filters["svg_ids"] = _svg_ids
+    env.filters["shown"] = _shown
     return env
+
+
+def _shown(v) -> str:
+    """A value as a reader reads it: numbers to 4 significant digits, lists joined by commas.
+
+    Examples
+    --------
+    >>> _shown(["x11", "x19"]), _shown(0.6666666666666666)
+    ('x11, x19', '0.6667')
+    """
+    if isinstance(v, (list, tuple, set)):
+        return ", ".join(_num(x) for x in v) if v else "none"
+    return _num(v)
+
+
+def _svg_ids(svg: str, prefix: str) -> str:
+    from .plotting import prefix_svg_ids
+
+    return prefix_svg_ids(svg, prefix)
+
+
+#: Warnings that say a result should not be read as a fit: shown in a box at the top of the result
+#: (with a lead naming the problem) rather than only in the Warnings list at its end.
+HEADLINE_WARNINGS = (
+    (re.compile(r"fit failed", re.IGNORECASE), "The fit failed."),
+    (re.compile(r"dominated by noise", re.IGNORECASE), "The release is dominated by noise."),
+)
+
+
+def headline_warnings(warnings: Sequence[str]) -> list[dict[str, str]]:
+    """The warnings a reader must see before any number: ``{"lead", "text"}`` each, in order.
+
+    Any result whose warnings say the fit failed or is dominated by noise gets them at the top
+    of its report; the rest stay in the Warnings list at the end.
+
+    Examples
+    --------
+    >>> [w["lead"] for w in headline_warnings(["FIT FAILED: component(s) 2 collapsed", "n is small"])]
+    ['The fit failed.']
+    """
+    shown = []
+    for text in warnings:
+        lead = next((lead for rule, lead in HEADLINE_WARNINGS if rule.search(text)), None)
+        if lead is not None:
+            shown.append({"lead": lead, "text": text})
+    return shown
 
 
 def _num(v, digits: int = 4) -> str:
@@ -136,7 +186,8 @@ def software_versions() -> dict[str, str]:
     }
 
 
-def _context(result: ReportableResult, include_diagnostics: bool) -> dict:
+def _context(result: ReportableResult, include_diagnostics: bool, key: str = "result-1") -> dict:
+    """What result.html.j2 reads of one result; ``key`` makes its ids unique on the page."""
     import jinja2
 
     from .privacy.events import describe
@@ -147,8 +198,12 @@ def _context(result: ReportableResult, include_diagnostics: bool) -> dict:
     except jinja2.TemplateNotFound:
         method_template = None
     tidy = result.report_table()
+    headline = headline_warnings(result.warnings)
     return {
+        "key": key,
         "r": result,
+        "headline_warnings": headline,
+        "other_warnings": [w for w in result.warnings if w not in {h["text"] for h in headline}],
         "st": result.privacy,
         "ledger": [dict(e.to_dict(), event_text=describe(e.privacy_event)) for e in result.privacy.ledger],
         "tidy_columns": list(tidy.columns),
@@ -171,7 +226,7 @@ def render_report(
     results = list(results)
     if not results:
         raise ValueError("render_report needs at least one result")
-    items = [_context(r, include_diagnostics) for r in results]
+    items = [_context(r, include_diagnostics, f"result-{i}") for i, r in enumerate(results, start=1)]
     total_eps = math.fsum(r.privacy.eps for r in results)
     total_delta = math.fsum(r.privacy.delta for r in results)
     composed = _composed(results) if len(results) > 1 else None
@@ -209,7 +264,10 @@ def _composed(results: Sequence[ReportableResult]):
 
 def render_fragment(result: ReportableResult) -> str:
     """The result block alone, for notebooks (``_repr_html_``)."""
-    return template_environment().get_template("fragment.html.j2").render(item=_context(result, False))
+    import secrets
+
+    key = f"result-{secrets.token_hex(4)}"  # several fragments may share one notebook page
+    return template_environment().get_template("fragment.html.j2").render(item=_context(result, False, key))
 
 
 def report(

@@ -437,7 +437,7 @@ def _notes(options: GLMOptions, budget: BudgetPlan, engine: str) -> list[str]:
         f"final step the rest ({options.hessian_share:g} of it to the Hessian); every step Gaussian: "
         f"{budget.conversion}.",
         "Intervals, standard errors and p-values: Wald, from the released final Hessian with the privacy "
-        "noise of the last step added to the variance (dpstats.methods.glm, (G4)); post-processing.",
+        "noise of the last step added to the variance (a first-order expansion of the last Newton step); post-processing.",
     ]
 
 
@@ -875,7 +875,7 @@ def inference_text(plan: GLMPlan, released) -> str:
         return "classical Wald (model-based information, dispersion 1), as summary.glm"
     if released.withheld:
         return released.withheld
-    return "Wald with the final step's privacy noise added to the sampling variance (methods.glm (G4))"
+    return "Wald with the final step's privacy noise added to the sampling variance (a first-order expansion of the last Newton step)"
 
 
 def fit_figures(released, n: int, k: int, plan: GLMPlan) -> dict[str, Any]:

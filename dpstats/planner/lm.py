@@ -86,7 +86,7 @@ def lm_simulator(*, p: int, model: Assume, delta: float) -> Simulator:
         ledger=lambda n: one_step_ledger(
             "stacked [XᵀX, Xᵀy, yᵀy] and a lower bound on λ_min(XᵀX) (AdaSSP ridge)",
             mechanism,
-            "see dpstats.methods.lm (declared bounds, replace-one-row)",
+            "sensitivity from the declared bounds (replace-one-row)",
             delta,
         ),
         notes=[

@@ -242,6 +242,32 @@ class PrivacyStatement:
 
     def plain_language(self) -> str:
         """A paragraph a non-specialist can read."""
+        text = self._guarantee_text()
+        if self.data_dependent_steps:
+            text += (
+                " The guarantee does not cover these data-dependent steps, which make it local to "
+                "the observed data: " + "; ".join(self.data_dependent_steps) + "."
+            )
+        if self.missing_values:
+            text += " " + self.missing_values
+        if self.assumptions:
+            text += " It rests on these assumptions: " + "; ".join(self.assumptions) + "."
+        return text + self._seeded_text()
+
+    def lead_text(self) -> str:
+        """The guarantee in a few sentences, as a report leads with it.
+
+        The rest of :meth:`plain_language` is shown beside it in a report: the data-dependent
+        steps and the assumptions as lists, the handling of missing values in a collapsible block.
+        """
+        return self._guarantee_text() + self._seeded_text()
+
+    def _seeded_text(self) -> str:
+        if not self.seeded:
+            return ""
+        return " The run was seeded: it is for reproduction, not for release, because a known seed makes the noise predictable."
+
+    def _guarantee_text(self) -> str:
         if self.refuted and not math.isinf(self.eps):
             text = (
                 f"This {self.method} analysis is NOT differentially private as stated: it was calibrated "
@@ -276,20 +302,6 @@ class PrivacyStatement:
                     f"with respect to {relation}: whether or not any one "
                     f"person's row is changed, {bound}."
                 )
-        if self.data_dependent_steps:
-            text += (
-                " The guarantee does not cover these data-dependent steps, which make it local to "
-                "the observed data: " + "; ".join(self.data_dependent_steps) + "."
-            )
-        if self.missing_values:
-            text += " " + self.missing_values
-        if self.assumptions:
-            text += " It rests on these assumptions: " + "; ".join(self.assumptions) + "."
-        if self.seeded:
-            text += (
-                " The run was seeded: it is for reproduction, not for release, because a known "
-                "seed makes the noise predictable."
-            )
         return text
 
     def to_dict(self) -> dict:

@@ -24,6 +24,8 @@ statement may *name* a data-dependent step but does not print its value.
 
 from __future__ import annotations
 
+import dataclasses
+
 import datetime as _dt
 import json
 import math
@@ -477,6 +479,8 @@ def _r_value(v: Any) -> str:
     if isinstance(v, dict):
         shown = ", ".join(f"{k} = {_r_value(x)}" for k, x in list(v.items())[:6])
         return "list(" + shown + (", ..." if len(v) > 6 else "") + ")"
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):  # a model stated by the user (Assume, …)
+        return _r_value({f.name: getattr(v, f.name) for f in dataclasses.fields(v)})
     return str(v)
 
 

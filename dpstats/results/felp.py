@@ -195,10 +195,10 @@ class FELPResult(DPResult):
         fig, ax = new_figure(width=7.0, height=3.8)
         colors = ["#3b6fd8" if i < self.select else "#9aa5b1" for i in range(len(shown))]
         ax.bar(np.arange(1, len(shown) + 1), w, color=colors)
-        ax.axvline(self.select + 0.5, color="#d48a00", ls="--", label=f"cut: top {self.select} selected")
+        ax.axvline(self.select + 0.5, color="#b86e00", ls="--", label=f"cut: top {self.select} selected")
         sd = self.noise_scale * math.sqrt(self.p + 1)
         if sd > 0:
-            ax.axhspan(-sd, sd, color="#d48a00", alpha=0.12, label=f"± noise s.d. per weight ({sd:.3g})")
+            ax.axhspan(-sd, sd, color="#b86e00", alpha=0.12, label=f"± noise s.d. per weight ({sd:.3g})")
         ax.axhline(0, color="black", lw=0.6)
         if len(shown) <= 30:
             ax.set_xticks(np.arange(1, len(shown) + 1))

@@ -236,7 +236,7 @@ class GMMResult(DPResult):
     def plots(self) -> list[Plot]:
         B = self.plane()
         fig, ax = new_figure(6.4, 4.8)
-        colours = ["#3b6fd8", "#d48a00", "#2a9d5b", "#b23a48", "#7b52ab", "#6b6b6b"]
+        colours = ["#3b6fd8", "#b86e00", "#2a9d5b", "#b23a48", "#7b52ab", "#6b6b6b"]
         for j in range(self.k):
             c = colours[j % len(colours)]
             mu2 = (self.means[j] - self.centre) @ B

@@ -229,13 +229,13 @@ class KnockoffResult(DPResult):
         order = np.argsort(-self.W, kind="stable")
         w = self.W[order]
         chosen = set(self.selected)
-        colours = ["#3b6fd8" if self.terms[j] in chosen else "#9aa3ad" for j in order]
+        colours = ["#3b6fd8" if self.terms[j] in chosen else "#767f8c" for j in order]
         fig, ax = new_figure(7.0, 3.8)
         ax.bar(np.arange(w.size), w, color=colours, width=0.8)
         ax.axhline(0, color="black", lw=0.6)
         if math.isfinite(self.threshold):
-            ax.axhline(self.threshold, color="#d48a00", ls="--", label=f"threshold T = {self.threshold:.3g}")
-            ax.axhline(-self.threshold, color="#d48a00", ls=":", label="−T (knockoff side)")
+            ax.axhline(self.threshold, color="#b86e00", ls="--", label=f"threshold T = {self.threshold:.3g}")
+            ax.axhline(-self.threshold, color="#b86e00", ls=":", label="−T (knockoff side)")
         for pos, j in enumerate(order[: min(len(self.selected), 15)]):
             ax.annotate(
                 self.terms[j],
@@ -279,7 +279,7 @@ class KnockoffResult(DPResult):
             capsize=4,
             label="estimate ± 2 Monte Carlo s.e.",
         )
-        ax.axvline(self.fdr, color="#d48a00", ls="--", label=f"target FDR q = {self.fdr:g}")
+        ax.axvline(self.fdr, color="#b86e00", ls="--", label=f"target FDR q = {self.fdr:g}")
         ax.set_yticks(y, [q.split(" (")[0] for q in rates["quantity"]])
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel("rate (share of selections or of assumed signals)")

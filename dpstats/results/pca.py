@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ..methods.pca import PCAOptions, PCAPlan, PCARelease
-from .base import DPResult
+from ..plotting import Plot, new_figure, to_plot
+from .base import DPResult, escape_text
 from .lm import fit_levels, one_sided_design
 
 DECOMPOSED = {
@@ -205,3 +206,79 @@ class PCAResult(DPResult):
             "sum_noise_sd": self.sum_noise_sd,
             "count": self.count,
         }
+
+    # ------------------------------------------------------------------ report
+    def noise_spectrum(self) -> float:
+        """About how far the noise moves an eigenvalue of Σ(x − c)(x − c)ᵀ: 2σ√d, the spectral norm of a
+        symmetric d × d matrix of Gaussian noise of sd σ per entry (the semicircle law; public)."""
+        return 2.0 * self.noise_sd * math.sqrt(len(self.terms))
+
+    def plots(self) -> list[Plot]:
+        """A scree figure of what is released: the k components' shares of the (noisy) total."""
+        k = self.basis.shape[1]
+        if not np.isfinite(self.proportion).all():
+            return []
+        fig, ax = new_figure(height=3.0)
+        names = [f"PC{j + 1}" for j in range(k)]
+        ax.bar(names, self.proportion, color="#3b6fd8", label="share of the total")
+        ax.plot(names, np.cumsum(self.proportion), "o-", color="#1d2430", label="cumulative")
+        ax.axhline(1.0 / len(self.terms), color="#767f8c", ls=":", label=f"1/d = {1 / len(self.terms):.3g}")
+        ax.set_ylim(0, 1.02)
+        ax.set_ylabel("proportion" + (" (noisy)" if self._noisy() else ""))
+        ax.legend(frameon=False)
+        shares = ", ".join(f"{n} {v:.3g}" for n, v in zip(names, self.proportion))
+        alt = (
+            f"Released share of each of the {k} components: {shares}; the dotted line is 1/d, the share of "
+            "each component when no direction dominates."
+        )
+        return [to_plot(fig, "Released components' shares (scree)", alt)]
+
+    def report_sections(self) -> list[dict[str, Any]]:
+        rows = [f"<tr><th scope='row'>Clipping radius C</th><td class='num'>{self.radius:.4g}</td></tr>"]
+        rows.append(
+            f"<tr><th scope='row'>Decomposed</th><td>{escape_text(DECOMPOSED[self.center])}</td></tr>"
+        )
+        if self._noisy():
+            rows.append(
+                "<tr><th scope='row'>Noise sd per entry of Σ(x − c)(x − c)ᵀ</th>"
+                f"<td class='num'>{self.noise_sd:.4g}</td></tr>"
+            )
+            if self.center == "mean":
+                rows.append(
+                    f"<tr><th scope='row'>Noise sd per column sum</th><td class='num'>{self.sum_noise_sd:.4g}</td></tr>"
+                )
+        html = "<table class='kv'>" + "".join(rows) + "</table>"
+        if self._noisy():
+            html += (
+                f"<p>Gaussian noise of this sd on every entry moves each eigenvalue of Σ(x − c)(x − c)ᵀ by "
+                f"up to about 2σ√d = {self.noise_spectrum():.4g} (a public scale, in the same units): "
+                "components whose eigenvalues differ by less than that are not told apart, and on "
+                "independent columns the leading shares are noise.</p>"
+            )
+        html += self._importance_html()
+        return [{"heading": "What was released and how noisy it is", "html": html}]
+
+    def _importance_html(self) -> str:
+        """prcomp's importance table (variance, sd, proportion, cumulative) as an HTML table."""
+        names = [f"PC{j + 1}" for j in range(self.basis.shape[1])]
+        noisy = " (noisy)" if self._noisy() else ""
+        if self.center == "midpoint":
+            rows = {"Eigenvalue of Σ(x − c)(x − c)ᵀ": self.eigenvalues, "Share of its trace": self.proportion}
+        else:
+            rows = {
+                "Variance": self.eigenvalues,
+                "Standard deviation": np.sqrt(np.clip(self.eigenvalues, 0.0, None)),
+                "Proportion of Variance": self.proportion,
+                "Cumulative Proportion": np.cumsum(self.proportion),
+            }
+        head = "".join(f"<th>{n}</th>" for n in names)
+        body = "".join(
+            f"<tr><th scope='row'>{escape_text(k)}</th>"
+            + "".join(f"<td class='num'>{v:.4g}</td>" for v in vals)
+            + "</tr>"
+            for k, vals in rows.items()
+        )
+        return (
+            f"<p>Importance of components{noisy}:</p><table><thead><tr><th></th>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+        )

@@ -21,6 +21,8 @@ from .._io import atomic_write, jsonable
 from ..plotting import Plot
 
 NO_DATA = "no data was read; no budget was charged"
+#: The level of the intervals whose coverage the dp_lm and dp_glm planners simulate (95%).
+NOMINAL_COVERAGE = 0.95
 
 
 @dataclass
@@ -242,9 +244,16 @@ class PlanResult:
                     capsize=3,
                     label=label,
                 )
+            lines = []
             for levels in self.chance.values():
                 if measure in levels:
-                    ax.axhline(levels[measure]["level"], color="grey", linestyle=":", linewidth=1)
+                    ax.axhline(levels[measure]["level"], color="#5a6373", linestyle=":", linewidth=1)
+                    lines.append("dotted line: chance level")
+            if (
+                measure == "coverage"
+            ):  # the planned intervals are 95% intervals (planner/lm.py, planner/glm.py)
+                ax.axhline(NOMINAL_COVERAGE, color="#5a6373", linestyle="--", linewidth=1)
+                lines.append(f"dashed line: the nominal level {NOMINAL_COVERAGE:g}")
             ax.set_xscale("log")
             ax.set_xlabel("eps")
             ax.set_ylabel(measure)
@@ -253,7 +262,9 @@ class PlanResult:
                 to_plot(
                     fig,
                     f"Predicted {measure} against eps",
-                    f"Predicted {measure} with ±2 Monte Carlo standard errors; dotted line: chance level. "
+                    f"Predicted {measure} with ±2 Monte Carlo standard errors"
+                    + "".join(f"; {line}" for line in dict.fromkeys(lines))
+                    + ". "
                     f"Under the assumed model: {self.assumption}.",
                 )
             )

@@ -153,7 +153,7 @@ class SISResult(DPResult):
         ax.plot(curve["gap"], curve["bound"], color="#3b6fd8", lw=2, label="lower bound on P(exact top-k)")
         noise_gap = self.expected_max_noise
         ax.axvline(
-            noise_gap, color="#d48a00", ls="--", label=f"expected largest noise ≈ {noise_gap:.3g} score units"
+            noise_gap, color="#b86e00", ls="--", label=f"expected largest noise ≈ {noise_gap:.3g} score units"
         )
         ax.set_xlabel("gap ξ between the k-th and (k+1)-th score (score units; private, unknown)")
         ax.set_ylabel("probability")

@@ -419,6 +419,15 @@ class VerticalGLMResult(DPResult):
     def _tidy(self) -> pd.DataFrame:
         return self.coefficients.copy()
 
+    def report_table(self) -> pd.DataFrame:
+        """tidy() with broom's column names (std.error, p.value, conf.low, …), as the other doors'
+        reports show them; without the inference columns when no standard errors were computed
+        (DP mode, penalized fits), which would be NA in every row."""
+        table = self.tidy()
+        if self.se_method == "none":
+            table = table.drop(columns=["std_error", "statistic", "p_value", "conf_low", "conf_high"])
+        return table.rename(columns=lambda c: BROOM_NAMES.get(c, c))
+
     def _glance_extra(self) -> dict[str, Any]:
         return {
             "family": self.family,
@@ -467,7 +476,7 @@ class VerticalGLMResult(DPResult):
             return [self._released_coefficients_plot()]
         fig, ax = new_figure()
         ax.semilogy(tr["iteration"], change, color="#3b6fd8", lw=2, label="Σ|Δβ| per sweep")
-        ax.axhline(self.tol, color="#d48a00", ls="--", label=f"tol = {self.tol:g}")
+        ax.axhline(self.tol, color="#b86e00", ls="--", label=f"tol = {self.tol:g}")
         ax.set_xlabel("sweep")
         ax.set_ylabel("Σ|Δβ| (log scale)")
         ax.legend(frameon=False)
@@ -479,16 +488,24 @@ class VerticalGLMResult(DPResult):
         return [to_plot(fig, "Convergence trace", alt)]
 
     def _released_coefficients_plot(self) -> Plot:
+        """The released coefficients, each ± 2 sd of the noise it carries (public: ``noise_sd``)."""
         table = self.tidy()
+        estimate = table["estimate"].to_numpy(dtype=float)
+        spread = 2 * table["noise_sd"].to_numpy(dtype=float) if "noise_sd" in table else None
         alt = "Released noisy coefficients: " + ", ".join(
-            f"{t} ({party}) {e:.3g}" for t, party, e in zip(table["term"], table["party"], table["estimate"])
+            f"{t} ({party}) {e:.3g}" + ("" if spread is None else f" ± {s:.3g}")
+            for t, party, e, s in zip(
+                table["term"], table["party"], estimate, spread if spread is not None else estimate
+            )
         )
         labels = [f"{t} ({party})" for t, party in zip(table["term"], table["party"])]
         return coefficient_plot(
             labels,
-            table["estimate"].to_numpy(),
-            title="Released coefficients (term and the party that holds it)",
-            xlabel="released estimate (Gaussian noise; no standard errors are released)",
+            estimate,
+            None if spread is None else estimate - spread,
+            None if spread is None else estimate + spread,
+            title="Released coefficients ± 2 noise sd (term and the party that holds it)",
+            xlabel="released estimate ± 2 sd of its privacy noise (no sampling error: no standard errors are released)",
             alt=alt,
         )
 
@@ -505,6 +522,16 @@ class VerticalGLMResult(DPResult):
                 "html": f"<ul>{owners}</ul><p>Standard errors: {escape_text(self._se_text())}.</p>",
             },
         ]
+
+
+#: broom's names of tidy()'s columns, as the report's table shows them (R's tidy() renames them alike).
+BROOM_NAMES = {
+    "std_error": "std.error",
+    "p_value": "p.value",
+    "conf_low": "conf.low",
+    "conf_high": "conf.high",
+    "noise_sd": "noise.sd",
+}
 
 
 def m_family(name: str):

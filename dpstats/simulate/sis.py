@@ -190,7 +190,7 @@ def operating_characteristics(
     sizes = f"n = {n}, " if n is not None else ""  # n is private under add/remove
     model = (
         f"exact, from {sizes}d = {d}, k = {k}, eps = {eps:g}, sensitivity {sensitivity:g} and the "
-        "canonical Lipschitz recovery bound (dpstats.privacy.topk.exact_recovery_bound); no data model"
+        "recovery bound of the canonical Lipschitz mechanism (Shekelyan & Loukides 2022; a union bound over its output classes); no data model"
     )
     if assume is None:
         return {"rows": rows, "model": model}
@@ -217,7 +217,7 @@ def operating_characteristics(
         rows.append(assumed_row(text, est, se))
     model += (
         f"; precision and recall simulated from the sampling law of the {score} scores at n = {n} "
-        "(dpstats.simulate.sis_trials; clipping ignored)"
+        "(clipping ignored)"
     )
     return {"rows": rows, "model": model, "trials": trials, "assumption": assume.describe()}
 

@@ -81,8 +81,7 @@ def vacuous_warning(
     text = (
         f"dp_gmm's release carries no accuracy guarantee: with n = {n} rows, d = {d}, k = {k}, eps = {eps:g}, "
         f"delta = {delta:g} the accuracy alpha of Kamath et al.'s Theorem 1.1 is Inf {which} (the rows of "
-        "the smallest component are below the theorem's requirement k·d^1.5·log(1/delta)/eps; "
-        "dpstats.methods.gmm.accuracy), so the released weights, means and covariances may be far from "
+        "the smallest component are below the theorem's requirement k·d^1.5·log(1/delta)/eps), so the released weights, means and covariances may be far from "
         "any mixture in the data. Raise eps or n, fit fewer components (k) or columns, or declare tighter "
         "bounds."
     )

@@ -274,7 +274,7 @@ def noise_warning(
         )
     lead = "dominated by noise" if eta_bad or beta_bad else "biased by its noise"
     return (
-        f"vertical_glm's DP release is {lead} (public rule, dpstats.methods.privreg.noise_warning): "
+        f"vertical_glm's DP release is {lead} (a rule that reads only public inputs: eps, delta, n, the bounds and the options): "
         + "; ".join(why)
         + ". Raise eps, lam (the coefficient noise scales like 1/(n·lam)) or n, use fewer rounds or parties, "
         "or declare tighter bounds; tidy()'s noise_sd column gives each coefficient's sigma_beta."
@@ -418,7 +418,7 @@ def disclosure_text(K: int, dp: bool, simulated: bool) -> list[str]:
         )
     if simulated:
         lines.append(
-            "This fit simulated the parties in one process; the deployment with one process per "
-            "party over encrypted TCP is dpstats.vertical.Party."
+            "This fit simulated the parties in one process; deployed, each party runs its own "
+            "process (a networked Party) and they talk over encrypted TCP."
         )
     return lines

@@ -148,15 +148,15 @@ test_that("printed text names no dpstats Python module or equation code; Python'
   one_line <- function(x) gsub("\\s+", " ", printed(x))
   expect_match(one_line(glm_fit), "pull the estimates towards the fills. Privacy: ", fixed = TRUE)
   expect_match(one_line(glm_fit), "for composing it with other analyses):", fixed = TRUE)
-  expect_match(one_line(sis_fit), "the canonical Lipschitz recovery bound; no data model", fixed = TRUE)
+  expect_match(one_line(sis_fit), "the recovery bound of the canonical Lipschitz mechanism (Shekelyan & Loukides 2022; a union bound over its output classes); no data model", fixed = TRUE)
   expect_match(one_line(sis_fit), "at n = 32 (clipping ignored)", fixed = TRUE)
   expect_match(one_line(plans[[1]]), "exact for canonical links; group sums drawn", fixed = TRUE)
   expect_match(one_line(plans[[1]]), "refuses the call before spending (the public rule); such cells", fixed = TRUE)
-  expect_match(one_line(plans[[2]]), "delta 0 (declared bounds, replace-one-row)", fixed = TRUE)
+  expect_match(one_line(plans[[2]]), "delta 0; sensitivity from the declared bounds (replace-one-row)", fixed = TRUE)
   expect_match(one_line(plans[[4]]), "composed by PLD: each fit runs", fixed = TRUE)
-  # Python users keep the references: they point to the derivation
+  # Python users keep the plan summary's reference to the derivation; the fit's text names the method in words
   expect_match(plans[[1]]$summary_text, "(dpstats.methods.glm, (G1))", fixed = TRUE)
-  expect_match(glm_fit$text, "(methods.glm (G4))", fixed = TRUE)
+  expect_match(glm_fit$text, "(a first-order expansion of the last Newton step)", fixed = TRUE)
 })
 
 test_that("a noise-dominated DP vertical_glm warns and prints each coefficient's noise sd", {
