@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT
-from .base import DPResult, escape_text
+from .base import DPResult, escape_text, ledger_lines
 from .glm import GLMResult
 from .lm import LMResult, design_with_levels, na_pass, newdata_frame, refuse_recomputed
 
@@ -225,10 +225,7 @@ class SelectInferResult(LMResult):
         parts = ["\n".join(self.pipeline_lines())]
         for label, res in (("Part A ledger", self.selection), ("Part B ledger", self.fit)):
             if res is not None:
-                parts.append(
-                    f"{label} ({res.method}):\n"
-                    + res.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False)
-                )
+                parts.append(f"{label} ({res.method}):\n" + "\n".join(ledger_lines(res.ledger())))
         sections = [{"heading": "Pipeline", "html": f"<pre>{escape_text(chr(10).join(parts))}</pre>"}]
         if self.glm is not None:
             return sections + self.glm.report_sections()
