@@ -13,7 +13,8 @@ A :class:`BudgetPlan` accounts a pipeline of Gaussian and pure-DP steps in
 zero-concentrated DP instead (Bun & Steinke 2016; conversions in
 :mod:`.calibration`: exact for all-Gaussian plans, Canonne, Kamath & Steinke 2020
 otherwise): the budget becomes one ρ, split across the steps by public fractions,
-and the ledger shows each step's share of (eps, delta).
+and the ledger shows each step's share of (eps, delta), with its own ρ and its own
+eps by itself (a share is not a guarantee of the step alone).
 Conventions: docs/architecture.md, "Privacy conventions".
 """
 
@@ -25,7 +26,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 
 from ..errors import BudgetExceededError, PrivacyParameterError
-from .calibration import CONVERSIONS, gaussian_rho_from_eps_delta, rho_from_eps_delta
+from .calibration import CONVERSIONS, gaussian_rho_from_eps_delta, rho_from_eps_delta, standalone_eps
 from .events import PrivacyEvent, gaussian_rho, of_entry, zcdp
 from .filters import TEXT, check_composition, zcdp_budget, zcdp_cost, zcdp_eps
 
@@ -41,7 +42,9 @@ class LedgerEntry:
     mechanism : str
         The mechanism, e.g. ``"canonical Lipschitz top-k"``.
     eps, delta : float
-        Its share of the budget.
+        Its share of the budget: the entries of a call sum to its (eps, delta).  For a step of a
+        :class:`BudgetPlan` (``rho`` set) this is a share of the composition's budget in proportion
+        to the step's ρ, not a guarantee of the step alone; otherwise the step's own guarantee.
     sensitivity : str
         The sensitivity used, with the neighbouring relation it holds for.
     event : PrivacyEvent, optional
@@ -49,6 +52,13 @@ class LedgerEntry:
         multiplier, Laplace, bounded range, zCDP, delta-only, ...), from which tight composition
         (:mod:`.composition`) and the zCDP filter read the step's cost.  Without one the step
         counts as a generic (eps, delta) step.
+    rho : float, optional
+        A :class:`BudgetPlan` step's own ρ (zCDP).
+    eps_alone, delta_alone : float, optional
+        A :class:`BudgetPlan` step's own guarantee by itself: it is (eps_alone, delta_alone)-DP,
+        delta_alone being the plan's delta and eps_alone computed as the plan calibrates
+        (:func:`~dpstats.privacy.calibration.standalone_eps`).  None where (eps, delta) is already
+        the step's own guarantee.
     """
 
     step: str
@@ -58,6 +68,9 @@ class LedgerEntry:
     sensitivity: str = ""
     note: str = ""
     event: PrivacyEvent | None = None
+    rho: float | None = None
+    eps_alone: float | None = None
+    delta_alone: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.event, dict):  # the plain JSON form, as the methods write it
@@ -80,8 +93,12 @@ class LedgerEntry:
         return of_entry(self)
 
     def to_dict(self) -> dict:
+        """Plain types; ``rho``, ``eps_alone`` and ``delta_alone`` only for a :class:`BudgetPlan`'s step."""
         out = asdict(self)
         out["event"] = self.privacy_event.to_dict()
+        if self.rho is None:
+            for key in ("rho", "eps_alone", "delta_alone"):
+                out.pop(key)
         return out
 
 
@@ -346,7 +363,8 @@ class BudgetPlan:
     (zCDP composes additively, also adaptively: Lemma 2.3), and the ledger shows
     each step's share of (eps, delta) in proportion to its ρ (the shares sum
     exactly to (eps, delta); the guarantee is that of the composition, not of any
-    step alone).
+    step alone), and next to it each step's own ρ and its own eps at the plan's
+    delta by itself (``rho``, ``eps_alone``, ``delta_alone``; larger than its share).
 
     The conversion (:data:`~dpstats.privacy.calibration.CONVERSIONS`):
     ``gaussian_only=True`` — every step is a Gaussian mechanism, so their composition is one
@@ -402,7 +420,8 @@ class BudgetPlan:
                 delta_i = self.delta - math.fsum(e.delta for e in out)
             else:
                 eps_i, delta_i = self.eps * share, self.delta * share
-            text = f"ρ = {frac * self.rho:.4g}-zCDP" + (f"; {note}" if note else "")
+            rho_i = frac * self.rho
+            text = f"ρ = {rho_i:.4g}-zCDP" + (f"; {note}" if note else "")
             out.append(
                 LedgerEntry(
                     step=step,
@@ -411,7 +430,10 @@ class BudgetPlan:
                     delta=delta_i,
                     sensitivity=sens,
                     note=text,
-                    event=(gaussian_rho if _is_gaussian(mech) else zcdp)(frac * self.rho),
+                    event=(gaussian_rho if _is_gaussian(mech) else zcdp)(rho_i),
+                    rho=rho_i,
+                    eps_alone=standalone_eps(rho_i, self.delta, gaussian=_is_gaussian(mech)),
+                    delta_alone=self.delta,
                 )
             )
         return out

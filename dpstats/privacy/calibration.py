@@ -371,6 +371,48 @@ def gaussian_rho_from_eps_delta(eps: float, delta: float) -> float:
     return 0.5 / (sigma * sigma)
 
 
+def gaussian_eps(noise_multiplier: float, delta: float) -> float:
+    """Exact eps at ``delta`` of a Gaussian mechanism with multiplier σ/Δ (Balle & Wang 2018, Thm 8).
+
+    Examples
+    --------
+    >>> round(gaussian_eps(analytic_gaussian_sigma(1.0, 1e-6), 1e-6), 6)
+    1.0
+    """
+    if not (delta > 0):
+        return math.inf
+    if math.isinf(noise_multiplier):
+        return 0.0
+    if gaussian_delta(0.0, noise_multiplier) <= delta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while gaussian_delta(hi, noise_multiplier) > delta:
+        lo, hi = hi, 2 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gaussian_delta(mid, noise_multiplier) > delta else (lo, mid)
+        if hi - lo < 1e-13 * hi:
+            break
+    return hi
+
+
+def standalone_eps(rho: float, delta: float, gaussian: bool) -> float:
+    """The eps at ``delta`` of one ρ-zCDP step by itself, as the plans calibrate: exact for a Gaussian
+    mechanism (:func:`gaussian_eps` of its multiplier 1/√(2ρ), Balle & Wang 2018), else Canonne,
+    Kamath & Steinke's conversion (:func:`zcdp_eps`).  An upper bound either way (rounded up).
+
+    Examples
+    --------
+    >>> round(standalone_eps(gaussian_rho_from_eps_delta(1.0, 1e-6), 1e-6, gaussian=True), 6)
+    1.0
+    >>> standalone_eps(0.01, 1e-6, gaussian=False) >= standalone_eps(0.01, 1e-6, gaussian=True)
+    True
+    """
+    if gaussian:
+        return gaussian_eps(math.inf if rho == 0 else 1.0 / math.sqrt(2.0 * rho), delta)
+    return zcdp_eps(rho, delta)
+
+
 def zcdp_gaussian_sigma(sensitivity: float, rho: float) -> float:
     """Noise standard deviation of a ρ-zCDP Gaussian mechanism: Δ₂/√(2ρ) (Bun & Steinke, Prop. 1.6).
 

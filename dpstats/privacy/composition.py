@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from ..errors import PrivacyParameterError
 from . import events as ev
-from .calibration import gaussian_delta, golden_section, zcdp_eps
+from .calibration import gaussian_eps, golden_section, zcdp_eps
 
 if TYPE_CHECKING:  # what compose() reads, for type checkers
     from .accountant import Accountant, LedgerEntry
@@ -246,32 +246,6 @@ def _coarsen(counter: Counter, up: bool) -> Counter:
 
 
 # ----------------------------------------------------------------------------- accountants
-def gaussian_eps(noise_multiplier: float, delta: float) -> float:
-    """Exact eps at ``delta`` of a Gaussian mechanism with multiplier σ/Δ (Balle & Wang 2018, Thm 8).
-
-    Examples
-    --------
-    >>> from dpstats.privacy.calibration import analytic_gaussian_sigma
-    >>> round(gaussian_eps(analytic_gaussian_sigma(1.0, 1e-6), 1e-6), 6)
-    1.0
-    """
-    if not (delta > 0):
-        return math.inf
-    if math.isinf(noise_multiplier):
-        return 0.0
-    if gaussian_delta(0.0, noise_multiplier) <= delta:
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while gaussian_delta(hi, noise_multiplier) > delta:
-        lo, hi = hi, 2 * hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if gaussian_delta(mid, noise_multiplier) > delta else (lo, mid)
-        if hi - lo < 1e-13 * hi:
-            break
-    return hi
-
-
 def _pld(parts: _Parts, vdi: float):
     """One PLD of the Gaussian, Laplace, pure and (eps, delta) steps (None if there are none)."""
     from dp_accounting.pld import common

@@ -352,6 +352,30 @@ class DPResult:
         return render_fragment(self)
 
 
+SHARE_NOTE = (
+    "eps share, delta share: each step's share of the call's budget in proportion to its rho (they sum to "
+    "the total, which is the guarantee of the steps together, not of a step alone); rho: the step's own "
+    "zCDP rho; eps alone: the step's own eps by itself at delta = {delta:g}."
+)
+
+
+def ledger_lines(table: pd.DataFrame) -> list[str]:
+    """A ledger table as indented text lines; a zCDP plan's shares are named as shares, next to each
+    step's own rho and its eps alone, with a note saying which is which."""
+    # dp_select_infer's ledger has a part column
+    shown = [c for c in ("part", "step", "mechanism", "eps", "delta") if c in table]
+    shares = "rho" in table and table["rho"].notna().any()
+    if not shares:
+        return _indent(table[shown].to_string(index=False))
+    view = table[shown + ["rho", "eps_alone"]].rename(
+        columns={"eps": "eps share", "delta": "delta share", "eps_alone": "eps alone"}
+    )
+    for column in ("rho", "eps alone"):  # "-": a step whose (eps, delta) is its own guarantee
+        view[column] = [f"{v:.6g}" if pd.notna(v) else "-" for v in view[column]]
+    delta = float(table["delta_alone"].dropna().iloc[0])
+    return _indent(view.to_string(index=False)) + _wrap(SHARE_NOTE.format(delta=delta)).splitlines()
+
+
 class Summary:
     """The text (and HTML) summary of a result, like R's ``summary()``."""
 
@@ -366,10 +390,7 @@ class Summary:
         if r.private_bounds:
             lines += [""] + r.bounds_lines()
         lines += ["", *r.missing_lines(), "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]
-        table = r.ledger()
-        # dp_select_infer's ledger has a part column
-        shown = [c for c in ("part", "step", "mechanism", "eps", "delta") if c in table]
-        lines += _indent(table[shown].to_string(index=False))
+        lines += ledger_lines(r.ledger())
         lines += [
             "",
             "Events (what each step's noise is, for composing it with other analyses: dpstats.compose):",

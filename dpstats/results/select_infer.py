@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT
 from ..methods.select_infer import Pipeline, SelectInferOptions, SplitFrame, as_named, final_formula
-from .base import DPResult, escape_text
+from .base import DPResult, escape_text, ledger_lines
 from .glm import GLMResult
 from .lm import (
     LMResult,
@@ -286,10 +286,7 @@ class SelectInferResult(LMResult):
         parts = ["\n".join(self.pipeline_lines())]
         for label, res in (("Part A ledger", self.selection), ("Part B ledger", self.fit)):
             if res is not None:
-                parts.append(
-                    f"{label} ({res.method}):\n"
-                    + res.ledger()[["step", "mechanism", "eps", "delta"]].to_string(index=False)
-                )
+                parts.append(f"{label} ({res.method}):\n" + "\n".join(ledger_lines(res.ledger())))
         sections = [{"heading": "Pipeline", "html": f"<pre>{escape_text(chr(10).join(parts))}</pre>"}]
         if self.glm is not None:
             return sections + self.glm.report_sections()

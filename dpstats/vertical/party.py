@@ -22,17 +22,19 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DPStatsError, PrivacyParameterError
-from ..formula import model_frame
+from ..formula import ModelFrame, model_frame
 from ..methods import privreg as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..validation import check_delta, check_eps
 from ..results.vertical_glm import VerticalGLMResult, assemble_result, coefficient_table
+from ..schema import Schema
 from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
 from .pki import TLSCredentials
 from .threat import failure_note, network_notes
@@ -70,6 +72,18 @@ class Party:
     row_id : str, optional
         Column with the shared row ids (default: the index).  Only a hash of
         the ordered ids is sent.
+    levels : dict, optional
+        Declared levels of this party's categorical columns (``{"g": ["a", "b"]}``), as
+        :func:`dpstats.vertical_glm`'s: the design's columns, hence the terms this party sends,
+        are then those levels whatever the rows hold (a value outside them is missing).  In DP
+        mode the levels of a text column without declared levels are read from the rows: a
+        named data-dependent step (warned, listed in every party's statement, refused under
+        ``strict=True``).
+    na_action : {None, "fill"}
+        DP mode: a missing value is filled with its public fill (the midpoint of this party's
+        declared bounds, a factor's first level), as in-process ``vertical_glm``; every numeric
+        variable needs declared bounds (checked from the names, before any row is read).
+        Without DP every party must keep all shared rows (rows with a missing value stop the fit).
     timeout : float
         Seconds to wait for a connection or a message.
     max_message_bytes : int
@@ -96,6 +110,8 @@ class Party:
         formula: str | None = None,
         response: str | None = None,
         row_id: str | None = None,
+        levels: dict | None = None,
+        na_action: str | None = None,
         timeout: float = 60.0,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE,
     ) -> None:
@@ -107,6 +123,12 @@ class Party:
             raise DataError(f"timeout must be a positive number of seconds, got {timeout!r}.")
         self.data, self.name, self.row_id = data, str(name), row_id
         self.formula, self.response = formula, response
+        if na_action not in (None, "fill"):
+            raise PrivacyParameterError(
+                f"party {self.name!r}: na_action must be 'fill' (or None): every party must keep all shared "
+                f"rows, so none can be omitted; got {na_action!r}."
+            )
+        self.levels = Schema.declare(levels=levels).levels  # checked now, before any connection
         if (key is None) == (tls is None):
             raise DataError(
                 f"party {self.name!r}: give tls= (this party's certificate, key and the consortium's "
@@ -136,29 +158,79 @@ class Party:
         self.row_hash = m.row_id_hash(ids)
 
     # ------------------------------------------------------------------ model frames
-    def _frame(self, leader: bool):
+    def _frame(
+        self, leader: bool, *, dp: bool = False, bounds=None, family: str = "gaussian", strict: bool = False
+    ) -> tuple[ModelFrame, DataDependence]:
+        """This party's model frame under its public schema, and its named data-dependent steps.
+
+        DP mode: levels from ``levels=`` (or a Categorical's dtype), else read from the rows as a named
+        step; missing values filled from the declared bounds (a variable without bounds is refused
+        from the names alone).  Without DP rows with a missing value stop the fit.
+        """
         data = self.data.drop(columns=[self.row_id]) if self.row_id is not None else self.data
+        formula = self._formula(leader)
+        schema = self._schema(formula, dp, bounds, family)
+        if dp:
+            self._refuse_unfilled(data, formula, schema)
         if leader:
-            formula = self.formula or (f"{self.response} ~ ." if self.response else None)
-            if formula is None or "~" not in formula or formula.strip().startswith("~"):
-                raise DataError(
-                    "the leader needs a two-sided formula such as 'y ~ x1 + x2' "
-                    "(or response='y'): it holds the outcome."
-                )
-            mf = model_frame(formula, data, min_rows=2)
+            mf = model_frame(formula, data, min_rows=2, schema=schema)
         else:
-            mf = model_frame(self.formula or "~ .", data, one_sided=True, drop_intercept=True)
+            mf = model_frame(formula, data, one_sided=True, drop_intercept=True, schema=schema)
         if mf.offset is not None:
             raise DataError(
                 f"party {self.name!r}: offset() is not supported over the network yet; fit it in one process "
                 "with dpstats.vertical_glm, or drop the offset from the formula."
             )
-        if mf.n_dropped:
+        dd = DataDependence(strict)
+        if dp:  # every step named with this party's name: the statement of the fit lists all parties'
+            mf.schema_steps = [(f"party {self.name!r}: {step}", fix) for step, fix in mf.schema_steps]
+            mf.data_dependent_terms = [
+                (f"party {self.name!r}: {s}", fix) for s, fix in mf.data_dependent_terms
+            ]
+            dd.name_frame_steps(mf)
+        if mf.n_dropped:  # without DP only: in DP mode every missing value has a public fill
             raise DataError(
                 f"party {self.name!r}: some rows have missing values; every party "
                 "must keep all shared rows (impute or remove them from all parties first)."
             )
-        return mf
+        return mf, dd
+
+    def _formula(self, leader: bool) -> str:
+        if not leader:
+            return self.formula or "~ ."
+        formula = self.formula or (f"{self.response} ~ ." if self.response else None)
+        if formula is None or "~" not in formula or formula.strip().startswith("~"):
+            raise DataError(
+                "the leader needs a two-sided formula such as 'y ~ x1 + x2' "
+                "(or response='y'): it holds the outcome."
+            )
+        return formula
+
+    def _schema(self, formula: str, dp: bool, bounds, family: str) -> Schema:
+        """This party's public schema: its declared levels; in DP mode its bounds and fills as well."""
+        if not dp:  # the exact protocol: rows with a missing value are dropped, and then refused
+            return Schema.declare(levels=self.levels, na_action="omit", private=False)
+        schema = Schema.declare(
+            bounds=bounds,
+            levels=self.levels,
+            na_action="fill",
+            neighbouring="replace",
+            fills=m.response_fill(formula, family),
+        )
+        # one bounds mapping may serve every party: keys naming another party's columns are allowed
+        return replace(schema, check_names=False)
+
+    def _refuse_unfilled(self, data: pd.DataFrame, formula: str, schema: Schema) -> None:
+        """DP mode: every numeric variable needs a public fill (from the names and dtypes, no row read)."""
+        from .. import engines
+
+        unfilled = engines.unfilled_variables(data, formula, schema)
+        if unfilled:
+            raise PrivacyParameterError(
+                f"party {self.name!r}: DP mode needs declared bounds for every numeric variable of the formula "
+                f"(their midpoints fill missing values, so that no shared row is dropped); none for "
+                f"{', '.join(map(repr, unfilled))}. Nothing was read or sent."
+            )
 
     # ------------------------------------------------------------------ leader
     def serve(
@@ -186,6 +258,7 @@ class Party:
         coef_share: float = 0.1,
         random_state=None,
         on_refused: Callable[[str], None] | None = None,
+        strict: bool = False,
     ) -> VerticalGLMResult:
         """Lead the fit: listen, admit the members, run the sweeps, release the table.
 
@@ -201,7 +274,8 @@ class Party:
         ``eps``/``delta`` (with ``bounds``, ``rounds``, ``eta_clip``, ``coef_share``, ``random_state``)
         start the DP mode of :func:`dpstats.vertical_glm`: every party clips and noises its own
         linear predictor before sending it; every member must declare the same eps and delta
-        (a mismatch stops the fit before any data is sent).
+        (a mismatch stops the fit before any data is sent).  ``strict=True`` (DP mode) refuses any
+        party's data-dependent step (levels read from the rows) before y or any linear predictor is sent.
         """
         if se == "pooled":
             raise DataError(
@@ -211,7 +285,7 @@ class Party:
             {**locals(), "formula": self.formula, "neighbouring": "replace", "schema": None}
         )
         expected = self._expected_members(parties, n_parties)
-        mf = self._frame(leader=True)
+        mf, dd = self._frame(leader=True, dp=options.dp, bounds=bounds, family=options.family, strict=strict)
         m.check_response(mf.y, family, mf.response, dp=options.dp)
         dp = _LocalDP.leader(mf, options, bounds, random_state) if options.dp else None
         ctx = server_context(self.tls) if self.tls is not None else None
@@ -229,7 +303,7 @@ class Party:
                 hellos = self._admit_tls(listener, ctx, expected, channels, on_refused)
             listener.close()  # no one joins once the fit has started
             self._order_and_check_rows(hellos, channels, mf.n)
-            return self._lead(mf, channels, hellos, options, verbose, round_delay, dp)
+            return self._lead(mf, channels, hellos, options, verbose, round_delay, dp, dd)
         except BaseException as exc:
             _abort_all(channels, exc)
             _add_failure_note(exc, self._progress, leader=True)
@@ -368,8 +442,11 @@ class Party:
             hellos.append(hello)
         return hellos
 
-    def _lead(self, mf, channels, hellos, options, verbose, round_delay, dp=None) -> VerticalGLMResult:
+    def _lead(
+        self, mf, channels, hellos, options, verbose, round_delay, dp=None, dd=None
+    ) -> VerticalGLMResult:
         check_agreement(options, hellos)  # before y or any linear predictor leaves this party
+        dd = members_steps(dd if dd is not None else DataDependence(False), hellos)
         family, penalty, lam, se = options.family, options.penalty, options.lam, options.se
         fam = m.FAMILIES[family]
         pen = m.Penalty(penalty, float(lam))
@@ -431,7 +508,7 @@ class Party:
             index.append(np.arange(start, start + s))
             start += s
         noise = dp.noise if dp_on else NoiseSource(None)
-        statement = plan.statement(DataDependence(False), noise)
+        statement = plan.statement(dd, noise)
         # a seed at any party makes the whole release predictable to whoever knows it
         statement.seeded = bool(noise.seeded) or any(bool((h.get("dp") or {}).get("seeded")) for h in hellos)
         statement.notes = list(statement.notes) + network_notes(self.channel, len(names), dp_on)
@@ -462,6 +539,7 @@ class Party:
         bounds=None,
         random_state=None,
         leader: str | None = None,
+        strict: bool = False,
     ) -> VerticalGLMResult:
         """Join the leader's fit; answer its requests; return the released coefficient table.
 
@@ -472,6 +550,8 @@ class Party:
         started the fit with the same eps and delta, or the fit stops before any data is sent.
         This party clips its columns to ``bounds``, clips and noises its linear predictor
         itself (σ derived locally from the public plan) and answers at most ``rounds`` updates.
+        Its frame follows this party's ``levels=`` and fills missing values from ``bounds``
+        (:class:`Party`); ``strict=True`` refuses a data-dependent step of its own before its hello.
         """
         own = member_spec(eps, delta)
         if own is not None and bounds is None:
@@ -501,7 +581,7 @@ class Party:
                 ch.handshake()
             else:  # admitted by name, or told why not
                 _expect(ch.recv("the leader's welcome"), "welcome", ch.peer)
-            mf = self._frame(leader=False)
+            mf, dd = self._frame(leader=False, dp=own is not None, bounds=bounds, strict=strict)
             X, radius = mf.X, None
             if own is not None:
                 X, (radius,) = m.clip_covariates(mf, np.zeros(mf.p, dtype=int), 1, bounds)
@@ -511,6 +591,7 @@ class Party:
                 "n": mf.n,
                 "row_hash": self.row_hash,
                 "terms": list(mf.names),
+                "steps": _named_steps(dd, mf),
             }
             hello["dp"] = None if own is None else {**own, "radius": radius, "seeded": bool(noise.seeded)}
             ch.send(hello)
@@ -530,8 +611,11 @@ class Party:
             sig_eta, sig_beta, rounds, block = self._dp_block(setup, own, radius, X, y, fam, pen, mf, noise)
             return self._serve_requests(ch, block, mf.n, verbose, rounds=rounds, sigma_beta=sig_beta)
         except DPStatsError as exc:
-            if not isinstance(exc, ProtocolError):
-                _try_send(ch, {"type": "error", "reason": f"party {self.name!r}: {exc}"})
+            if not isinstance(
+                exc, ProtocolError
+            ):  # the leader names this party ("party 'B' stopped the fit")
+                reason = str(exc).removeprefix(f"party {self.name!r}: ")
+                _try_send(ch, {"type": "error", "reason": reason})
             _add_failure_note(exc, self._progress, leader=False)
             raise
         finally:
@@ -725,6 +809,14 @@ def check_agreement(options: m.PrivregOptions, hellos: list[dict]) -> None:
             )
 
 
+def members_steps(dd: DataDependence, hellos: list[dict]) -> DataDependence:
+    """The leader's named steps with every member's (its strict refuses them, before y is sent)."""
+    for h in hellos:
+        for step, fix in h.get("steps") or ():
+            dd.add(step, fix)
+    return dd
+
+
 def _say(v) -> str:
     return "no DP (eps=None)" if v is None else f"eps={v[0]!r}, delta={v[1]!r}"
 
@@ -788,6 +880,8 @@ def result_message(result: VerticalGLMResult) -> dict:
             "conf_level": result.conf_level,
             "call": result.call,
             "noise": result.noise,
+            "steps": list(result.privacy.data_dependent_steps),
+            "missing_values": result.privacy.missing_values,
         },
     }
 
@@ -813,6 +907,8 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
         m.PrivregOptions.partial(**spec), meta["n"], len(meta["parties"]), radius, y_bound, simulated=False
     ).statement(DataDependence(False), NoiseSource(None))
     statement.seeded = bool((plan or {}).get("seeded", False))
+    statement.data_dependent_steps = [str(x) for x in meta.get("steps") or ()]
+    statement.missing_values = str(meta.get("missing_values") or "")
     statement.notes = list(statement.notes) + network_notes(
         meta.get("channel", "psk"), len(meta["parties"]), plan is not None
     )
@@ -956,6 +1052,11 @@ def _check_hello(hello: dict, peer: str) -> dict:
         and isinstance(hello.get("row_hash"), str)
         and isinstance(hello.get("terms"), list)
         and all(isinstance(t, str) for t in hello["terms"])
+        and isinstance(hello.get("steps", []), list)
+        and all(
+            isinstance(st, list) and len(st) == 2 and all(isinstance(x, str) for x in st)
+            for st in hello.get("steps", [])
+        )
         and (
             dp is None
             or (
@@ -967,6 +1068,14 @@ def _check_hello(hello: dict, peer: str) -> dict:
     if not ok:
         raise ProtocolError(f"{peer} sent a malformed hello (fields name, n, row_hash, terms, dp)")
     return hello
+
+
+def _named_steps(dd: DataDependence, mf: ModelFrame) -> list[list[str]]:
+    """The steps a party named, with their fixes, for its hello (from its arguments and dtypes only)."""
+    fixes = dict([*mf.schema_steps, *mf.data_dependent_terms])
+    return [
+        [step, fixes.get(step, "declare the levels of this party's columns (levels=)")] for step in dd.steps
+    ]
 
 
 def _admission_timeout(timeout: float, missing: list[str], refused: list[str]) -> str:

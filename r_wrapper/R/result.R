@@ -154,7 +154,18 @@ print.summary.dp_result <- function(x, ...) {
   if (!is.data.frame(led) || !nrow(led) || is.null(led$step)) return(NULL)
   rows <- sprintf("%d. %s [%s]: eps = %s, delta = %s", seq_len(nrow(led)), led$step, led$mechanism,
                   vapply(led$eps, .fmt, ""), vapply(led$delta, .fmt, ""))
-  c("Ledger:", unlist(lapply(rows, .wrap)))
+  share <- if (is.null(led$rho)) rep(FALSE, nrow(led)) else !is.na(led$rho)
+  if (!any(share)) return(c("Ledger:", unlist(lapply(rows, .wrap))))
+  # a zCDP plan's rows: (eps, delta) is the step's share of the budget; its own rho and eps alone beside it
+  rows[share] <- sprintf("%d. %s [%s]: eps share = %s, delta share = %s; alone: rho = %s, eps = %s",
+                         which(share), led$step[share], led$mechanism[share], vapply(led$eps[share], .fmt, ""),
+                         vapply(led$delta[share], .fmt, ""), vapply(led$rho[share], .fmt, ""),
+                         vapply(led$eps_alone[share], .fmt, ""))
+  note <- sprintf(paste0("eps share, delta share: each step's share of the call's budget in proportion to its rho ",
+                         "(they sum to the total, which is the guarantee of the steps together, not of a step ",
+                         "alone); alone: the step's own zCDP rho and its own eps by itself at delta = %s."),
+                  .fmt(led$delta_alone[share][1]))
+  c("Ledger:", unlist(lapply(c(rows, note), .wrap)))
 }
 
 # dp_pca's loadings as R prints a prcomp rotation: a matrix, variables by components.
@@ -434,7 +445,14 @@ ledger.dp_result <- function(x, ...) {
     led$part <- sprintf("%s (%s)", p[[1]], p[[2]])
     led[c("part", setdiff(names(led), "part"))]
   })
-  do.call(rbind, Filter(Negate(is.null), frames))
+  frames <- Filter(Negate(is.null), frames)
+  # a zCDP plan's rows carry rho, eps_alone and delta_alone, other parts' not: NA there
+  cols <- unique(unlist(lapply(frames, names)))
+  frames <- lapply(frames, function(f) {
+    for (col in setdiff(cols, names(f))) f[[col]] <- NA
+    f[cols]
+  })
+  do.call(rbind, frames)
 }
 
 # A ledger's text columns in R's words (the steps' and notes' Python names, .r_phrased).

@@ -1,0 +1,223 @@
+"""The networked vertical GLM's public schema (Party ``levels=``, fills, ``strict``), attacker-style.
+
+DP mode over TLS on 127.0.0.1 (parties in threads, ``run_on_loopback``).  Two data sets that differ in
+one row of one party (a text cell holding a level no other row has, or a missing numeric cell) must give
+every party the same terms, privacy statement, warnings and errors; only released values may differ.
+(Audit s12, findings N2 and N3: the frames were built without a schema, so a level read from one row
+became a published term, and one missing cell stopped the fit and told the leader.)
+"""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpstats.errors import NonPrivateWarning
+from dpstats.vertical import Party, run_on_loopback
+from dpstats.vertical.pki import init_consortium
+
+N = 120
+LEAD_BOUNDS = {"x1": (-1, 1), "y": (-3, 3)}
+MEMBER_BOUNDS = {"x2": (-1, 1)}
+
+
+@pytest.fixture(scope="module")
+def certs() -> str:
+    where = tempfile.mkdtemp()
+    init_consortium(["A", "B"], where)
+    return where
+
+
+def base_data() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"id": np.arange(N), "x1": rng.uniform(-1, 1, N), "x2": rng.uniform(-1, 1, N)})
+    df["g"] = rng.choice(["a", "b"], N)
+    df["h"] = rng.choice(["u", "v"], N)
+    df["y"] = df.x1 + 0.5 * (df.g == "b") + rng.normal(0, 0.5, N)
+    return df
+
+
+def fit(certs, df, *, lead_formula="y ~ x1", member_formula="~ x2 + g", lead=None, member=None, strict=None):
+    """One networked DP fit; every channel a party or the analyst sees, released values left out."""
+    lead, member, strict = lead or {}, member or {}, strict or {}
+    parties = [
+        Party(
+            df[["id", "y", "x1", "h"]],
+            name="A",
+            tls=certs,
+            formula=lead_formula,
+            row_id="id",
+            timeout=20,
+            **lead,
+        ),
+        Party(
+            df[["id", "x2", "g"]],
+            name="B",
+            tls=certs,
+            formula=member_formula,
+            row_id="id",
+            timeout=20,
+            **member,
+        ),
+    ]
+    dp_args = dict(eps=1.0, delta=1e-6)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results, errors = run_on_loopback(
+            parties,
+            timeout=60,
+            **dp_args,
+            bounds=LEAD_BOUNDS,
+            penalty="ridge",
+            lam=1.0,
+            random_state=1,
+            strict=strict.get("A", False),
+            member_kwargs={
+                "B": dict(dp_args, bounds=MEMBER_BOUNDS, random_state=2, strict=strict.get("B", False))
+            },
+        )
+    seen = {name: _channels(r) for name, r in results.items()}
+    return {
+        "results": seen,
+        "errors": {name: f"{type(e).__name__}: {e}" for name, e in errors.items()},
+        "warnings": sorted({f"{w.category.__name__}: {w.message}" for w in caught}),
+    }
+
+
+def _channels(result) -> dict:
+    statement = result.privacy.to_dict()
+    statement.pop("seeded", None)
+    return {
+        "terms": list(result.tidy()["term"]),
+        "party_terms": result.party_terms,
+        "statement": statement,
+        "n": result.n,
+    }
+
+
+def one_row(df: pd.DataFrame, column: str, value) -> pd.DataFrame:
+    out = df.copy()
+    out[column] = out[column].astype(object) if isinstance(value, str) else out[column]
+    out.loc[0, column] = value
+    return out
+
+
+def test_member_declared_levels_neighbours_see_the_same(certs):
+    """A member's text cell holding an undeclared level: it is filled by the first level, no term names it."""
+    d0 = base_data()
+    d1 = one_row(d0, "g", "secret")
+    member = {"levels": {"g": ["a", "b"]}}
+    seen0, seen1 = fit(certs, d0, member=member), fit(certs, d1, member=member)
+    assert seen0 == seen1
+    assert not seen0["errors"]
+    assert seen0["results"]["A"]["terms"] == ["(Intercept)", "x1", "x2", "gb"]
+    assert seen0["results"]["A"]["statement"]["data_dependent_steps"] == []
+    assert 'na_action="fill"' in seen0["results"]["A"]["statement"]["missing_values"]
+    assert not any("secret" in str(v) for v in seen1.values())
+
+
+def test_leader_declared_levels_neighbours_see_the_same(certs):
+    d0 = base_data()
+    d1 = one_row(d0, "h", "secret")
+    lead = {"levels": {"h": ["u", "v"]}, "na_action": "fill"}
+    member = {"levels": {"g": ["a", "b"]}}
+    seen0 = fit(certs, d0, lead_formula="y ~ x1 + h", lead=lead, member=member)
+    seen1 = fit(certs, d1, lead_formula="y ~ x1 + h", lead=lead, member=member)
+    assert seen0 == seen1
+    assert seen0["results"]["B"]["terms"] == ["(Intercept)", "x1", "hv", "x2", "gb"]
+
+
+def test_levels_read_from_the_rows_are_a_named_step_in_every_copy(certs):
+    """Without declared levels: the step is named (with the party) in both parties' statements and warned."""
+    seen = fit(certs, base_data())
+    step = "party 'B': the levels of 'g' were read from the rows"
+    for name in ("A", "B"):
+        steps = seen["results"][name]["statement"]["data_dependent_steps"]
+        assert len(steps) == 1 and steps[0].startswith(step)
+    assert any(
+        w.startswith(f"{NonPrivateWarning.__name__}: data-dependent step") and step in w
+        for w in seen["warnings"]
+    )
+
+
+@pytest.mark.parametrize("where", ["A", "B"])
+def test_strict_refuses_a_members_levels_read_from_the_rows(certs, where):
+    """strict at the leader or at the member: refused before any data is sent, the same text on neighbours."""
+    d0 = base_data()
+    seen0 = fit(certs, d0, strict={where: True})
+    seen1 = fit(certs, one_row(d0, "g", "secret"), strict={where: True})
+    assert seen0 == seen1
+    assert not seen0["results"]
+    assert (
+        "strict=True refuses the data-dependent step 'party 'B': the levels of 'g'" in seen0["errors"][where]
+    )
+    assert "no data had been sent" in seen0["errors"][where]
+
+
+def test_strict_refuses_the_leaders_own_levels_read_from_the_rows(certs):
+    seen = fit(
+        certs,
+        base_data(),
+        lead_formula="y ~ x1 + h",
+        member={"levels": {"g": ["a", "b"]}},
+        strict={"A": True},
+    )
+    assert not seen["results"]
+    assert "strict=True refuses the data-dependent step 'party 'A': the levels of 'h'" in seen["errors"]["A"]
+
+
+def test_a_members_missing_cell_is_filled_not_reported(certs):
+    """N3: one missing x2 at the member: the fit runs on both neighbours and every channel is the same."""
+    d0 = base_data()
+    d2 = one_row(d0, "x2", np.nan)
+    member = {"levels": {"g": ["a", "b"]}}
+    seen0, seen2 = fit(certs, d0, member=member), fit(certs, d2, member=member)
+    assert seen0 == seen2
+    assert not seen2["errors"] and set(seen2["results"]) == {"A", "B"}
+
+
+def test_a_leaders_missing_response_is_filled_not_reported(certs):
+    d0 = base_data()
+    member = {"levels": {"g": ["a", "b"]}}
+    assert fit(certs, d0, member=member) == fit(certs, one_row(d0, "y", np.nan), member=member)
+
+
+def test_a_variable_without_bounds_is_refused_from_the_names_whatever_the_rows(certs):
+    """A member's numeric variable without declared bounds has no public fill: refused by a public rule,
+    with the same text whether or not a cell of it is missing."""
+    d0 = base_data()
+    d0["x3"] = d0.x2 / 2
+    d2 = one_row(d0, "x3", np.nan)
+
+    def refused(df):
+        parties = [
+            Party(df[["id", "y", "x1"]], name="A", tls=certs, formula="y ~ x1", row_id="id", timeout=20),
+            Party(df[["id", "x2", "x3"]], name="B", tls=certs, formula="~ x2 + x3", row_id="id", timeout=20),
+        ]
+        kw = dict(eps=1.0, delta=1e-6)
+        _, errors = run_on_loopback(
+            parties,
+            timeout=60,
+            **kw,
+            bounds=LEAD_BOUNDS,
+            penalty="ridge",
+            lam=1.0,
+            member_kwargs={"B": dict(kw, bounds=MEMBER_BOUNDS)},
+        )
+        return {name: str(e) for name, e in errors.items()}
+
+    e0, e2 = refused(d0), refused(d2)
+    assert e0 == e2
+    assert "DP mode needs declared bounds for every numeric variable" in e0["B"] and "'x3'" in e0["B"]
+    assert "party 'B' stopped the fit: DP mode needs declared bounds" in e0["A"]  # named once, not twice
+
+
+def test_na_action_omit_is_refused_from_the_arguments(certs):
+    from dpstats.errors import PrivacyParameterError
+
+    with pytest.raises(PrivacyParameterError, match="every party must keep all shared rows"):
+        Party(base_data()[["id", "x2"]], name="B", tls=certs, formula="~ x2", row_id="id", na_action="omit")
