@@ -65,7 +65,17 @@ from ._design import (
     subset,
 )
 
-from ._eval import Chr, Context, Fac, Num, as_factor, contrast_spec, referenced_columns
+from ._eval import (
+    Chr,
+    Context,
+    Fac,
+    Num,
+    as_factor,
+    column_value,
+    contrast_spec,
+    level_label,
+    referenced_columns,
+)
 from ._parse import Node, call_name, deparse, names_in, parse, r_names
 from ._terms import build_terms
 
@@ -451,6 +461,59 @@ def level_fills(formula: str) -> dict[str, float]:
         for name, values in _only_within(formula, claim).items()
         if values[0] is not None and len(set(values)) == 1
     }
+
+
+def outside_declared_levels(formula: str, data: pd.DataFrame) -> np.ndarray:
+    """Rows of ``data`` whose value of a column ``x`` in ``factor(x, levels = c(...))`` (or ``ordered``)
+    is not among the declared levels: R's factor() makes it NA there, so ``predict()`` gives NA for the
+    row (R's na.pass).  A missing value is not counted here (it is incomplete already); a formula that
+    does not parse marks no row.
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"g": ["a", "zz", None], "c": [4, 6, 5]})
+    >>> outside_declared_levels("~ factor(g, levels = c('a', 'b'))", d).tolist()
+    [False, True, False]
+    >>> outside_declared_levels("~ g + factor(c, levels = c(4, 6))", d).tolist()
+    [False, False, True]
+    """
+    try:
+        tree = parse(formula)
+    except FormulaError:
+        return np.zeros(len(data), bool)
+    out = np.zeros(len(data), bool)
+
+    def walk(node: Node) -> None:
+        nonlocal out
+        levels = _levels_arg(node)
+        x = [a for name, a in node.args if name in (None, "x")][:1] if levels is not None else []
+        labels = _literal_labels(levels) if x and x[0].kind == "name" and x[0].value in data.columns else None
+        if labels is not None:
+            f = as_factor(column_value(data[x[0].value]), x[0].value)
+            known = np.isin(np.asarray(f.levels + [""], dtype=object), labels)[f.codes]
+            out |= (f.codes >= 0) & ~known
+        for a in node.args:
+            walk(a[1] if isinstance(a, tuple) else a)
+
+    walk(tree)
+    return out
+
+
+def _literal_labels(node: Node | None) -> list[str] | None:
+    """A literal ``c(...)`` of numbers or strings (or one of them) as R's level labels, else None."""
+    if node is None:
+        return None
+    parts = [a for _, a in node.args] if call_name(node) == "c" else [node]
+    labels = []
+    for part in parts:
+        sign = ""
+        if part.kind == "unary" and part.value == "-":
+            sign, part = "-", part.args[0]
+        if part.kind not in ("num", "str") or (sign and part.kind == "str"):
+            return None
+        value = float(part.value) if part.kind == "num" else part.value
+        labels.append(level_label(-value if sign else value))
+    return labels
 
 
 def declares_levels(expression: str) -> bool:

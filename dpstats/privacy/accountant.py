@@ -291,12 +291,20 @@ class Accountant:
 
     def _check_rho(self, entries: list[LedgerEntry]) -> None:
         """The zCDP filter's rule (:mod:`.filters`): Σ ρ ≤ ρ_B and Σ δ_steps ≤ delta_reserve."""
-        rho, dsteps = zcdp_cost(entries)
+        self.check_rho(*zcdp_cost(entries))
+
+    def check_rho(self, rho: float, dsteps: float = 0.0, *, least: bool = False) -> None:
+        """Under ``"zcdp"``, raise :class:`BudgetExceededError` if ρ (and δ of delta-only steps) does
+        not fit; a front door prices a call this way from public inputs before it draws from the rows
+        (``least``: ρ is a lower bound of the call's cost, and the message says so).  Under ``"basic"``
+        nothing is checked here (:meth:`check` is the rule)."""
+        if self.composition != "zcdp":
+            return
         spent_rho, spent_d = zcdp_cost(self.ledger)
         tol = 1e-12
         if spent_rho + rho > self.budget_rho * (1 + tol) or spent_d + dsteps > self.delta_reserve * (1 + tol):
             raise BudgetExceededError(
-                f"this analysis needs rho = {rho:.4g} (and delta = {dsteps:.3g} for its high-probability "
+                f"this analysis needs rho {'>=' if least else '='} {rho:.4g} (and delta = {dsteps:.3g} for its high-probability "
                 f"steps) but the zCDP accountant has rho = {self.budget_rho - spent_rho:.4g} (and delta = "
                 f"{self.delta_reserve - spent_d:.3g}) left of rho = {self.budget_rho:.4g}, from (eps="
                 f"{self.eps:g}, delta={self.delta:g}). Nothing was spent; lower eps/delta or use a new "

@@ -67,12 +67,12 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field, replace
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias
 
 import numpy as np
 
-from ..errors import PrivacyParameterError
+from ..errors import DPStatsError, PrivacyParameterError
 from ..formula import ModelFrame, dummy_columns, interaction_parts
 from ..geometry import Box, BoundsSpec, derived_bounds, resolve_box
 from ..formula._design import INTERCEPT
@@ -408,10 +408,20 @@ class PrivateBounds:
     requested: tuple[float, float] = (math.nan, math.nan)
     min_level: float = 0.0  # set by a door whose estimates clipping would bias (dp_lm: 0.95)
     min_level_for: str = ""
+    draws: int = 0  # quantiles drawn from the rows so far: once one is, the step must be charged
+    name_steps: Callable[[Any], None] | None = field(default=None, repr=False)
 
-    def start(self, generator: np.random.Generator) -> None:
-        """Hand the step the release's generator (the skeleton does, before the frame)."""
+    def start(self, generator: np.random.Generator, name_steps: Callable[[Any], None] | None = None) -> None:
+        """Hand the step the release's generator (the skeleton does, before the frame) and what names a
+        model frame's data-dependent steps (:meth:`~dpstats.privacy.statement.DataDependence.name_frame_steps`):
+        run on the frame before the first draw, so that strict refuses them before anything is drawn."""
         self.generator = generator
+        self.name_steps = name_steps
+
+    def frame_ready(self, mf: ModelFrame) -> None:
+        """The frame the bounds are drawn for: its steps are named now, before the draw (idempotent)."""
+        if self.name_steps is not None and not self.draws:
+            self.name_steps(mf)
 
     def _draw(
         self, values: np.ndarray, level: float, eps_each: float, side: str, signed: bool = True
@@ -419,6 +429,7 @@ class PrivateBounds:
         if self.generator is None:
             raise AssertionError("PrivateBounds.start() must be called before a mechanism runs")
         grid = candidate_grid(self.options.hint, signed=signed)
+        self.draws += 1  # counted before the draw: an error inside it still finds the step drawn
         return private_quantile(
             values, level, grid, eps_each, self.generator, self.neighbouring, side, self.options.hint
         )
@@ -544,6 +555,43 @@ class PrivateBounds:
             ),
         )
 
+    def zcdp_cost_range(self) -> tuple[float, float]:
+        """The least and the largest ρ :meth:`entry` can charge, from public inputs (before any draw).
+
+        The entry is ``zcdp`` at ρ(eps, delta) when the quantiles compose in zCDP (delta > 0 and many
+        quantiles), else ``pure`` at eps²/8; which one depends on n and the columns, not on the values.
+        """
+        rhos = [self.eps**2 / 8.0] + ([rho_from_eps_delta(self.eps, self.delta)] if self.delta > 0 else [])
+        return min(rhos), max(rhos)
+
+    def charged_refusal(self, err: Exception, accountant: Any, label: str) -> Exception:
+        """After a draw, the error a call raises: the step is charged first (to ``accountant`` when
+        there is one), and the error says so.
+
+        A quantile drawn from the rows is a release whatever follows it: an error that came after it
+        for free could be repeated at will, each time with a fresh draw shaping whether it occurs (and,
+        before, its text).  Charged, the bounds are a released value, which a message may quote.
+        A :class:`~dpstats.errors.DPStatsError` is returned as the same class with the sentence added
+        ("Nothing was spent" becomes "Nothing but the private bounds was spent"); any other error
+        gets it as a note.
+        """
+        entry = self.entry()
+        if accountant is not None:
+            accountant.spend([entry], label=f"{label}: private bounds, drawn before the call was refused")
+        where = " to the accountant" if accountant is not None else ""
+        delta = f", delta = {entry.delta:g}" if entry.delta > 0 else ""
+        said = (
+            f"The private bounds (eps = {entry.eps:g}{delta}) had been drawn from the rows before this "
+            f"error, so their share was charged{where}: it is spent."
+        )
+        if not isinstance(err, DPStatsError):
+            err.add_note(said)
+            return err
+        text = str(err).replace("Nothing was spent", "Nothing but the private bounds was spent")
+        out = type(err)(f"{text} {said}")
+        out.__cause__, out.__suppress_context__ = err.__cause__, True
+        return out.with_traceback(err.__traceback__)
+
     def add_to(self, plan: Plan) -> None:
         """Put this step's ledger entry first in the method's plan, and its note in the statement."""
         if self.mode is None:
@@ -659,6 +707,7 @@ def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> An
     """
     if not isinstance(bounds, PrivateBounds):
         return bounds
+    bounds.frame_ready(mf)
     fixed = set(dummy_columns(mf)) | {INTERCEPT}
     keep = [j for j, nm in enumerate(mf.names) if nm not in fixed]
     y = mf.y if response and mf.y is not None else None
@@ -667,7 +716,10 @@ def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> An
 
 def row_norm_bound(bounds: Any, mf: ModelFrame) -> Any:
     """The row l2-norm bound B a door uses: as declared, or released privately now from ``mf``'s design."""
-    return bounds.norm(mf.X) if isinstance(bounds, PrivateBounds) else bounds
+    if not isinstance(bounds, PrivateBounds):
+        return bounds
+    bounds.frame_ready(mf)
+    return bounds.norm(mf.X)
 
 
 def design_box(

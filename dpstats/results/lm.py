@@ -523,11 +523,12 @@ class PredictRows:
 def na_pass(build, newdata, formula: str) -> tuple[Any, PredictRows]:
     """``build(rows)``'s design on the complete rows of ``newdata``, and which rows those are.
 
-    A row with a missing or non-finite value in a variable the right-hand side of ``formula`` uses is left
-    out and predicted as NaN (R's na.pass).  None as the design when no row is complete.  Reads only the
-    rows the user gives.
+    A row with a missing or non-finite value in a variable the right-hand side of ``formula`` uses, or
+    with a value outside the levels a ``factor(x, levels = c(...))`` of the formula declares (R's factor()
+    makes it NA), is left out and predicted as NaN (R's na.pass).  None as the design when no row is
+    complete.  Reads only the rows the user gives.
     """
-    from ..formula import formula_variables
+    from ..formula import formula_variables, outside_declared_levels
 
     newdata = newdata_frame(newdata)
     predictors, rhs = _predictors(newdata, formula, one_sided=formula.lstrip().startswith("~"))
@@ -541,6 +542,7 @@ def na_pass(build, newdata, formula: str) -> tuple[Any, PredictRows]:
         complete &= values.notna().to_numpy()
         if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
             complete &= np.isfinite(values.to_numpy(dtype=float, na_value=np.nan))
+    complete &= ~outside_declared_levels(f"~ {rhs}", predictors)
     if not complete.any():
         return None, PredictRows(complete)
     mf = build(newdata if complete.all() else newdata[complete])
