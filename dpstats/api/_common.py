@@ -25,8 +25,7 @@ from ..schema import Schema, default_na_action
 
 from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..privacy.accountant import Accountant
-from ..privacy.bounds import PrivateBounds, bounds_step
-from ..privacy.calibration import gaussian_rho_from_eps_delta
+from ..privacy.bounds import PrivateBounds, bounds_step, charged_if_drawn
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
@@ -84,9 +83,9 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     step = dd.bounds if isinstance(dd.bounds, PrivateBounds) else None
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if step is not None:
-        _price_before_draw(accountant, door, step)
+        step.check_affordable(accountant, door.options.public_rho())
         step.start(noise.generator, dd.name_frame_steps)  # strict refuses the frame's steps before a draw
-    with _drawn_bounds_charged(step, accountant, door.label):  # a draw is charged whatever follows it
+    with charged_if_drawn(step, accountant, door.label):  # a draw is charged whatever follows it
         try:
             frame = door.frame(dd)
             plan = door.plan(frame, dd)
@@ -106,35 +105,6 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
         _show_bounds(result, step)
     _show_schema(result, getattr(door, "schema", None))
     return attach_diagnostics(result, diagnostics, lambda: door.diagnostics(frame, released))
-
-
-def _price_before_draw(accountant: Accountant | None, door: FrontDoor, step: PrivateBounds) -> None:
-    """Under a zCDP accountant, refuse before the private bounds draw from the rows a call that cannot
-    fit: its bounds at their largest cost (so that a later refusal can always charge them), or the call
-    at its least cost from public inputs (the bounds' least ρ and the door's :meth:`OptionsDoor.public_rho`).
-    Basic composition was checked on the whole (eps, delta) by :func:`check_budget`."""
-    if accountant is None:
-        return
-    least, most = step.zcdp_cost_range()
-    accountant.check_rho(least + getattr(door, "public_rho", 0.0), least=True)
-    accountant.check_rho(most, least=True)
-
-
-@contextmanager
-def _drawn_bounds_charged(
-    step: PrivateBounds | None, accountant: Accountant | None, label: str
-) -> Iterator[None]:
-    """An error raised once the private bounds have drawn from the rows charges them and says so
-    (:meth:`~dpstats.privacy.bounds.PrivateBounds.charged_refusal`); before any draw it passes as it is."""
-    try:
-        yield
-    except Exception as err:
-        if step is None or not step.draws:
-            raise
-        out = step.charged_refusal(err, accountant, label)
-        if out is err:
-            raise
-        raise out  # noqa: B904 (the original's cause is kept, its text is in the new one)
 
 
 def check_budget(accountant: Accountant | None, eps: float, delta: float = 0.0) -> None:
@@ -236,16 +206,6 @@ class OptionsDoor:
     def nonprivate(self) -> bool:
         """eps = inf: the non-private reference run."""
         return math.isinf(self.options.eps)
-
-    @property
-    def public_rho(self) -> float:
-        """A lower bound, from public inputs, on the ρ the method's plan charges (zCDP accounting);
-        0 unless the door sets ``GAUSSIAN_PLAN``: its plan is one exact Gaussian conversion of the
-        (eps, delta) it is given, ρ = :func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`."""
-        o = self.options
-        if not getattr(self, "GAUSSIAN_PLAN", False) or not math.isfinite(o.eps):
-            return 0.0
-        return gaussian_rho_from_eps_delta(o.eps, o.delta) * (1.0 - 1e-9)
 
     @property
     def bounds(self) -> Any:

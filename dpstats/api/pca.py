@@ -112,7 +112,6 @@ class PCADoor(DataDoor):
     options: m.PCAOptions
     progress: bool | None = None
     label: str = "dp_pca"
-    GAUSSIAN_PLAN = True  # both centres: one Gaussian conversion of (eps, delta) (methods.pca.plan)
 
     def frame(self, dd: DataDependence) -> PCAFrame:
         """One pass for Σ xxᵀ of the clipped rows (two without bounds: the box is then the data's range)."""

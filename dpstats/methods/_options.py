@@ -26,8 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+import math
 from typing import Any, ClassVar, TypeVar
 
+from ..privacy.calibration import gaussian_rho_from_eps_delta
 from ..schema import PublicN
 
 T = TypeVar("T", bound="Options")
@@ -40,6 +42,17 @@ class Options:
     #: why the method's release needs the public number of rows read, if it does: the front door's
     #: ``declare`` step then refuses ``na_action="omit"`` on a private call (:class:`~dpstats.schema.PublicN`)
     PUBLIC_N: ClassVar[PublicN | None] = None
+    #: the method's plan is one exact Gaussian conversion of the (eps, delta) it is given
+    #: (:func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`), so its ρ is known before a draw
+    GAUSSIAN_PLAN: ClassVar[bool] = False
+
+    def public_rho(self) -> float:
+        """A lower bound, from public inputs, on the ρ the method's plan charges (zCDP accounting), for
+        refusing a call before the private bounds draw from the rows; 0 unless ``GAUSSIAN_PLAN``."""
+        eps = getattr(self, "eps", math.inf)
+        if not self.GAUSSIAN_PLAN or not math.isfinite(eps):
+            return 0.0
+        return gaussian_rho_from_eps_delta(eps, self.delta) * (1.0 - 1e-9)
 
     @classmethod
     def from_given(cls: type[T], given: Mapping[str, Any], **checked: Any) -> T:

@@ -113,6 +113,8 @@ class PCAOptions(Options):
     (:func:`check_k`).
     """
 
+    GAUSSIAN_PLAN = True  # both centres: one Gaussian conversion of (eps, delta) (:func:`plan`)
+
     formula: str
     k: Any
     eps: float

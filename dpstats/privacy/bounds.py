@@ -67,7 +67,8 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field, replace
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal, TypeAlias
 
 import numpy as np
@@ -564,6 +565,18 @@ class PrivateBounds:
         rhos = [self.eps**2 / 8.0] + ([rho_from_eps_delta(self.eps, self.delta)] if self.delta > 0 else [])
         return min(rhos), max(rhos)
 
+    def check_affordable(self, accountant: Any, public_rho: float = 0.0) -> None:
+        """Under a zCDP accountant, refuse before any draw a call that cannot fit: these bounds at their
+        largest cost (so that a later refusal can always charge them), or the call at its least cost
+        from public inputs (the bounds' least ρ and ``public_rho``, the method's plan's; see
+        :meth:`~dpstats.methods._options.Options.public_rho`).  Basic composition was checked on the
+        whole (eps, delta) before anything was read."""
+        if accountant is None:
+            return
+        least, most = self.zcdp_cost_range()
+        accountant.check_rho(least + public_rho, least=True)
+        accountant.check_rho(most, least=True)
+
     def charged_refusal(self, err: Exception, accountant: Any, label: str) -> Exception:
         """After a draw, the error a call raises: the step is charged first (to ``accountant`` when
         there is one), and the error says so.
@@ -757,3 +770,18 @@ def public_column_bounds(bounds: Any, mf: ModelFrame) -> dict[str, tuple[float, 
     own: factor dummies' coding ranges, and interactions' products of their parts' bounds (for a
     door that hands the design, as columns, to other doors)."""
     return {**dummy_columns(mf), **derived_bounds(bounds, interaction_parts(mf))}
+
+
+@contextmanager
+def charged_if_drawn(step: PrivateBounds | None, accountant: Any, label: str) -> Iterator[None]:
+    """An error raised once the private bounds have drawn from the rows charges them and says so
+    (:meth:`PrivateBounds.charged_refusal`); before any draw, or without private bounds, it passes as it is."""
+    try:
+        yield
+    except Exception as err:
+        if step is None or not step.draws:
+            raise
+        out = step.charged_refusal(err, accountant, label)
+        if out is err:
+            raise
+        raise out  # noqa: B904 (the original's cause is kept, its text is in the new one)
