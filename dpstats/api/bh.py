@@ -94,7 +94,8 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
         Target FDR, in (0, 1).
     eps, delta : float
         Budget of the private route (required there; delta = 0 gives pure DP with
-        basic composition, delta > 0 uses zCDP where it needs less noise).
+        basic composition, delta > 0 uses zCDP where it needs less noise).  eps = inf on raw p-values:
+        R's ``p.adjust(method = "BH")``, not private (NonPrivateWarning; refused under ``strict``).
     eta : float, optional
         Declared ℓ∞ sensitivity of log max(p_i, ν) under the neighbouring relation of the analysis that
         produced the p-values.  Default 0.01, e.g. two-sided z-tests of means of data in [0, 1] with σ =
@@ -154,6 +155,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     elif options.route == m.PRIVATE:
         m.rejections(max_rejections, len(hypotheses.names))
         check_budget(settings.accountant, options.eps, options.delta)
+        m.nonprivate_warning(options)  # eps = inf: R's p.adjust(method = "BH"), warned as every door's
     else:  # post-processing: nothing spent, and no raw p-values to diagnose
         settings = replace(settings, diagnostics=False)
     fit = getattr(p_values, "privacy", None)  # the post-processing route's fit: its guarantee carries over
@@ -196,7 +198,7 @@ class BHDoor(OptionsDoor):
         return m.plan(self.options, len(frame.names), frame.setting)
 
     def release(self, frame: m.Hypotheses, plan: m.BHPlan, noise: NoiseSource):
-        return m.release(frame.p_values, plan, noise)
+        return m.release(frame, plan, noise)
 
     def result(
         self, frame: m.Hypotheses, plan: m.BHPlan, released, statement: PrivacyStatement, noise: NoiseSource

@@ -21,6 +21,12 @@ Three routes, one :func:`plan` and one :func:`release` that dispatch on the rout
   computed from the raw rows under declared bounds and a declared σ; their
   η is *derived* (equations (5)-(7) below), not declared, and they are
   released only through the private BH of the first route.
+* **eps = inf on raw p-values**: not private, the reference: R's ``p.adjust(p, method = "BH")``
+  computed as R computes it (:func:`p_adjust_bh`; a missing p-value stays missing and is not
+  counted in m, as R's default ``n``), hypothesis i rejected when its adjusted p-value is at most q.
+  No public rule maps the p-values (nothing is private to protect); ``eta``, ``truncate`` and
+  ``max_rejections`` belong to the private mechanism and play no part.  Warned
+  (:class:`~dpstats.errors.NonPrivateWarning`) as every door's eps = inf; refused under ``strict``.
 
 Sensitivity η for p-values of z-tests on bounded data (:func:`eta_two_sided_z`)
 -------------------------------------------------------------------------------
@@ -88,15 +94,16 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.special import log_ndtr, ndtri
 
-from ..errors import DataError, PrivacyParameterError
+from ..errors import DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..formula import INTERCEPT, ModelFrame
 from ..geometry import Box
 from ..privacy.accountant import LedgerEntry
@@ -121,6 +128,8 @@ ETA_DEFAULT = 0.01
 TRUNCATE_DEFAULT = 1e-10
 MAX_REJECTIONS_DEFAULT = 20
 PRIVATE, MARGINAL_Z, POST_PROCESSING = "private", "marginal z-tests", "post-processing"
+NONPRIVATE = "non-private"  # the plan's route at eps = inf (raw p-values): R's p.adjust(method = "BH")
+NONPRIVATE_FIT = 'Benjamini-Hochberg on the raw p-values, as R\'s p.adjust(method = "BH")'
 
 
 @dataclass(frozen=True)
@@ -145,6 +154,54 @@ def benjamini_hochberg(p_values: np.ndarray, q: float) -> BHRejections:
     passing = np.flatnonzero(p[order] <= cuts)
     R = int(passing[-1] + 1) if passing.size else 0
     return BHRejections(np.sort(order[:R]), float(cuts[R - 1]) if R else 0.0)
+
+
+@dataclass(frozen=True)
+class BHAdjusted(BHRejections):
+    """BH at eps = inf: the rejections, the cut q·R/m and R's adjusted p-values (NaN where p is missing)."""
+
+    adjusted: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+
+def p_adjust_bh(p_values: np.ndarray) -> np.ndarray:
+    """R's ``p.adjust(p, method = "BH")``, operation for operation: over the m non-missing p-values in
+    decreasing order, ``pmin(1, cummin(m / i * p))`` with i = m, ..., 1; a missing (NaN) p-value stays NaN.
+
+    Examples
+    --------
+    >>> p_adjust_bh(np.array([0.01, np.nan, 0.04, 0.03])).round(4).tolist()  # R: 0.03 NA 0.04 0.04
+    [0.03, nan, 0.04, 0.04]
+    """
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    kept = ~np.isnan(p)
+    pk, m = p[kept], int(np.count_nonzero(kept))
+    if m == 0:
+        return out
+    order = np.argsort(-pk, kind="stable")  # R's order(p, decreasing = TRUE)
+    i = np.arange(m, 0, -1, dtype=float)
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, np.minimum.accumulate(m / i * pk[order]))
+    out[kept] = adjusted
+    return out
+
+
+def nonprivate_bh(p_values: np.ndarray, q: float) -> BHAdjusted:
+    """BH at eps = inf as R users run it: reject where ``p.adjust(p, "BH") <= q``; the cut q·R/m (m the
+    non-missing p-values, R the rejections; 0 when none)."""
+    adjusted = p_adjust_bh(p_values)
+    rejected = np.flatnonzero(adjusted <= q)
+    m = int(np.count_nonzero(~np.isnan(adjusted)))
+    return BHAdjusted(rejected, q * rejected.size / m if rejected.size else 0.0, adjusted)
+
+
+def nonprivate_warning(options: BHOptions) -> None:
+    """eps = inf on raw p-values: the warning every door gives at eps = inf (its refusal under
+    ``strict`` is in :meth:`BHOptions.check`)."""
+    if options.route == PRIVATE and math.isinf(options.eps):
+        warnings.warn(
+            f"eps = inf: {NONPRIVATE_FIT}, NOT private.", NonPrivateWarning, stacklevel=caller_stacklevel()
+        )
 
 
 # --------------------------------------------------------------------------- eta derivation
@@ -296,15 +353,20 @@ class BHOptions(Options):
                 "eps is needed for raw p-values (private BH spends budget); give e.g. eps=1.0. "
                 "Only a private fit's released p-values can be post-processed without eps."
             )
+        eps = check_eps(given["eps"], allow_inf=True)
+        if math.isinf(eps) and given["strict"]:
+            raise PrivacyParameterError(
+                "strict=True refuses eps = inf (a non-private analysis); give a finite eps."
+            )
         return cls.from_given(
             given,
             route=PRIVATE,
             formula=None,
             q=q,
             neighbouring=neighbouring,
-            eps=check_eps(given["eps"]),
+            eps=eps,
             delta=check_delta(given["delta"]),
-            eta=_check_eta(given["eta"], given["strict"]),
+            eta=_check_eta(given["eta"], given["strict"]) if math.isfinite(eps) else given["eta"],
             eta_declared=given["eta"] is not None,
             truncate=check_fraction(given["truncate"], "truncate", low_open=True),
         )
@@ -433,6 +495,7 @@ class Hypotheses:
     setting: SlopeTests | None = None
     rows_dropped: int = 0
     values_filled: int = 0
+    given: np.ndarray | None = None  # raw route: the p-values as given, before the public rule (eps = inf)
 
 
 P_VALUE_RULE = (
@@ -479,12 +542,12 @@ def hypotheses(p_values) -> Hypotheses:
         ) from None
     if p.ndim != 1 or p.size == 0:
         raise DataError(f"p_values must be a non-empty 1-d collection of numbers, got shape {p.shape}.")
-    p = public_rule(p)
+    given, p = p, public_rule(p)
     names = [f"H{i + 1}" for i in range(p.size)] if names is None else names
     if len(set(names)) < len(names):
         repeated = sorted({n for n in names if names.count(n) > 1})[:3]
         raise DataError(f"p_values' names must be unique (one per hypothesis); repeated: {repeated}.")
-    return Hypotheses(names, p)
+    return Hypotheses(names, p, given=given)
 
 
 def slope_boxes(mf: ModelFrame, bounds: Any) -> tuple[list[str], Box, Box]:
@@ -551,6 +614,8 @@ def plan(options: BHOptions, m: int, setting: SlopeTests | None = None) -> BHPla
     """
     if options.route == POST_PROCESSING:
         return _plan_post_processing(options.q, m, options.neighbouring)
+    if options.route == PRIVATE and math.isinf(options.eps):
+        return _plan_nonprivate(options.q, m, options.neighbouring)
     k = rejections(options.max_rejections, m)
     if options.route == MARGINAL_Z:
         return _plan_marginal_z(options, m, k, setting)
@@ -703,11 +768,35 @@ def _plan_post_processing(q: float, m: int, neighbouring: str) -> BHPlan:
     )
 
 
+def _plan_nonprivate(q: float, m: int, neighbouring: str) -> BHPlan:
+    """eps = inf on raw p-values: R's BH, not private."""
+    return BHPlan(
+        method="Benjamini-Hochberg (non-private reference, as R's p.adjust)",
+        neighbouring=neighbouring,
+        entries=[
+            LedgerEntry.nonprivate(f"{NONPRIVATE_FIT} at q = {q:g} on {m} p-values (eps = inf, NOT private)")
+        ],
+        assumptions=[
+            f"FDR <= (m0/m)·q if the p-values are valid and independent or PRDS, and <= q·H_m = "
+            f"{q * harmonic(m):.4g} under arbitrary dependence (Benjamini & Yekutieli 2001)"
+        ],
+        notes=[
+            "p-values used as given, as R's p.adjust uses them: a missing one stays missing (NA) and is not "
+            "counted in m; hypothesis i is rejected when its adjusted p-value is at most q."
+        ],
+        route=NONPRIVATE,
+        q=q,
+    )
+
+
 # --------------------------------------------------------------------------- the release
-def release(p_values: np.ndarray, pl: BHPlan, noise: NoiseSource) -> PrivateBH | BHRejections:
+def release(hyp: Hypotheses, pl: BHPlan, noise: NoiseSource) -> PrivateBH | BHRejections:
     """BH on the hypotheses' p-values as planned: the private BH of
-    :func:`dpstats.privacy.fdr.private_bh` (both private routes), or plain BH on a private fit's
-    released p-values (post-processing)."""
+    :func:`dpstats.privacy.fdr.private_bh` (both private routes), plain BH on a private fit's
+    released p-values (post-processing), or R's BH on the p-values as given (eps = inf)."""
+    p_values = hyp.p_values
+    if pl.route == NONPRIVATE:
+        return nonprivate_bh(hyp.given if hyp.given is not None else p_values, pl.q)
     if pl.route == POST_PROCESSING:
         return benjamini_hochberg(p_values, pl.q)
     return private_bh(p_values, q=pl.q, k=pl.k, truncate=pl.truncate, calibration=pl.calibration, noise=noise)

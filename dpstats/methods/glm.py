@@ -113,6 +113,20 @@ found by simulation (tests/test_glm_coverage.py) when B ≤ 1.3 λ_min(H), and f
   withheld (NaN, with the reason) when λ_min(H̃) < ``GUARD`` B (GUARD = 0.6), i.e. when the
   released Hessian itself shows that the design carries too little information for the noise;
   the estimates are still released.
+
+(G6) The refusal's advice.  The two rules of (G5) meet through the design's information fraction
+κ = λ_min(H)/(n v_ref), which only the rows know: a call admitted at B = τ n v_ref passes the
+released-Hessian check only if κ is about τ (1 + GUARD) ≈ 0.19 or more (predictors spread over their
+bounds), and Pima's glucose, mass and age in (0, 200), (0, 70), (20, 90) have κ = 0.022.  So the
+refusal names, beside the least eps it admits, the eps (and the factor on n) at which a design of
+κ = ``ADVICE_INFO`` = 0.02 passes the check: by Weyl's inequality λ_min(H̃) ≥ λ_min(H) − ‖E‖, and
+‖E‖ ≤ B except with probability at most e^{−9/4} ≈ 0.11 (the Lipschitz bound above), so
+λ_min(H̃) ≥ GUARD B whenever κ n v_ref ≥ (1 + GUARD) B, i.e. at the public ratio
+B/(n v_ref) ≤ ADVICE_INFO/(1 + GUARD) = 0.0125.  σ_H is Δ_H/√(2 ρ f_H) with public shares f_H, so the
+ratio falls as 1/√ρ and as 1/n: the advised ρ is ρ (ratio/0.0125)², its eps the least at which one
+Gaussian of μ² = 2ρ is (eps, delta)-DP (:func:`eps_for_rho`).  Public inputs only, as the refusal;
+there B ≤ 0.63 λ_min(H), inside the region where the intervals cover (tests/test_glm_advice.py:
+the advised eps gives intervals on simulated data and on Pima, and they cover).
 """
 
 from __future__ import annotations
@@ -132,7 +146,7 @@ from ..errors import AssumptionError, DataError, FormulaError, PrivacyParameterE
 from ..formula import INTERCEPT, missing_counts, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import declared_bounds, design_box
-from ..privacy.calibration import zcdp_gaussian_sigma
+from ..privacy.calibration import gaussian_delta, zcdp_gaussian_sigma
 from ..privacy.plan import Plan
 from ..privacy.statement import DataDependence
 from ..schema import PublicN, Schema
@@ -150,6 +164,7 @@ HESSIAN_SHARE = 0.4
 STEP_CAP = 1.0
 GUARD = 0.6
 REFUSE_RATIO = 0.12
+ADVICE_INFO = 0.02  # λ_min(H) / (n v_ref) of the design the refusal's advice is computed for (G6)
 POISSON_REF = 8.0  # v_ref = Y / POISSON_REF (G5)
 
 
@@ -308,6 +323,7 @@ class GLMPlan(Plan):
     hessian_sd: tuple[float, ...] = ()
     score_sensitivity: float = 0.0
     hessian_sensitivity: float = 0.0
+    rho: float = math.inf  # the whole plan's zCDP ρ (from eps, delta)
 
     @property
     def nonprivate(self) -> bool:
@@ -380,9 +396,10 @@ def plan(
         hessian_sd=tuple(hessian_sd),
         score_sensitivity=dg,
         hessian_sensitivity=dh,
+        rho=budget.rho,
     )
     if n is not None:
-        refuse_if_noisy(pl, n)
+        refuse_if_noisy(pl, n, options.delta)
     return pl
 
 
@@ -391,20 +408,60 @@ def noise_ratio(pl: GLMPlan, n: int) -> float:
     return pl.spectral() / (n * pl.response.v_ref)
 
 
-def refuse_if_noisy(pl: GLMPlan, n: int) -> None:
-    """Refuse, before any spend, a call whose final Hessian noise would swamp the information (G5)."""
+def refuse_if_noisy(pl: GLMPlan, n: int, delta: float) -> None:
+    """Refuse, before any spend, a call whose final Hessian noise would swamp the information (G5),
+    naming the eps (and n) at which intervals are released for a design of information ``ADVICE_INFO``
+    (G6): advice that, followed, leads to intervals rather than to a fit that withholds them all."""
     ratio = noise_ratio(pl, n)
     if ratio <= REFUSE_RATIO:
         return
-    need = ratio / REFUSE_RATIO
+    target = advised_ratio()  # σ_H ∝ 1/√ρ at fixed shares: the ratio falls as 1/√ρ and as 1/n
+    eps_intervals = _round_up(eps_for_rho(pl.rho * (ratio / target) ** 2, delta))
+    eps_admitted = _round_up(eps_for_rho(pl.rho * (ratio / REFUSE_RATIO) ** 2, delta))
     raise AssumptionError(
         f"dp_glm cannot give intervals that cover at n = {n} with these eps, delta, bounds and "
         f"{pl.coords.k} coefficients: the noise on the released Hessian would be {ratio:.3g} of the most "
-        f"information n rows can carry (at most {REFUSE_RATIO:g} is allowed; module dpstats.methods.glm, "
-        f"(G5)). Raise n or eps (about {need:.2g} times more n·sqrt(rho)), use fewer terms, or declare "
-        + ("tighter count bounds. " if pl.family == "poisson" else "tighter bounds. ")
-        + "Nothing was spent."
+        f"information n rows can carry (at most {REFUSE_RATIO:g} is admitted; dpstats.methods.glm, (G5)). "
+        f"Nothing was spent. For intervals raise eps to {eps_intervals:g} (same delta) or n about "
+        f"{_round_up(ratio / target):g} times: intervals are withheld when the released Hessian shows too little "
+        f"information, and there a design whose smallest information eigenvalue is {ADVICE_INFO:.0%} of that "
+        "most (predictors filling a modest part of their declared bounds, as glucose, mass and age of the Pima "
+        f"data) shows enough (dpstats.methods.glm, (G6)); the least eps admitted, {eps_admitted:g}, gives "
+        f"intervals only to designs of at least {REFUSE_RATIO * (1 + GUARD):.0%} (predictors spread over their "
+        "bounds). Or use fewer terms, or declare tighter "
+        + ("count bounds." if pl.family == "poisson" else "bounds.")
     )
+
+
+def advised_ratio() -> float:
+    """B / (n v_ref) at which a design of information ``ADVICE_INFO`` passes the withholding rule (G6)."""
+    return ADVICE_INFO / (1.0 + GUARD)
+
+
+def eps_for_rho(rho: float, delta: float) -> float:
+    """The least eps at which Gaussian releases of total ρ are (eps, delta)-DP (Balle & Wang 2018,
+    Theorem 8, for the single Gaussian of μ² = 2ρ): the inverse of ``gaussian_rho_from_eps_delta``.
+
+    Examples
+    --------
+    >>> from dpstats.privacy.calibration import gaussian_rho_from_eps_delta
+    >>> round(eps_for_rho(gaussian_rho_from_eps_delta(2.0, 1e-6), 1e-6), 6)
+    2.0
+    """
+    sigma = 1.0 / math.sqrt(2.0 * rho)
+    lo, hi = 0.0, 1.0
+    while gaussian_delta(hi, sigma) > delta:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-9 * hi:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if gaussian_delta(mid, sigma) <= delta else (mid, hi)
+    return hi
+
+
+def _round_up(x: float) -> float:
+    """x rounded up to two significant digits (advice that, followed, is enough)."""
+    unit = 10.0 ** (math.floor(math.log10(x)) - 1)
+    return math.ceil(x / unit - 1e-9) * unit
 
 
 def _assumptions(resp: Response) -> list[str]:

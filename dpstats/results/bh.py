@@ -5,7 +5,8 @@ peeling) releases the peeled hypotheses, their noisy p-values, the rejections an
 the noisy cut — never the raw p-values, which are diagnostics shown only on
 request; ``"marginal z-tests"`` (a formula on bounded rows) releases the same,
 its z-statistics and p-values staying diagnostics too; ``"post-processing"`` (a private fit's released p-values) shows those
-p-values, since they were already released.
+p-values, since they were already released; ``"non-private"`` (eps = inf on raw p-values) shows them and R's
+BH-adjusted p-values (``p.adjust(method = "BH")``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..methods.bh import MARGINAL_Z, POST_PROCESSING, BHPlan, BHRejections, Hypotheses
+from ..methods.bh import MARGINAL_Z, NONPRIVATE, POST_PROCESSING, BHAdjusted, BHPlan, BHRejections, Hypotheses
 from ..plotting import Plot, new_figure, to_plot
 from ..privacy.fdr import PrivateBH, fdr_bound, harmonic
 from .base import DPResult
@@ -29,7 +30,7 @@ class BHResult(DPResult):
 
     Attributes
     ----------
-    route : {"private", "marginal z-tests", "post-processing"}
+    route : {"private", "marginal z-tests", "post-processing", "non-private"}
     q : float
         Target FDR level.
     rejected : list of str
@@ -44,7 +45,10 @@ class BHResult(DPResult):
         Private route: the released noisy p-value of each peeled hypothesis
         (may exceed 1: it is exp of a noisy log p-value).
     released_p_values : ndarray
-        Post-processing route: the fit's released p-values, one per hypothesis.
+        Post-processing route: the fit's released p-values, one per hypothesis; eps = inf: the
+        p-values as given (NaN where missing).
+    adjusted_p_values : ndarray
+        eps = inf: R's ``p.adjust(p, method = "BH")`` (NaN where p is missing); rejected where <= q.
     sigma, delta_z : float
         Marginal z-tests route: the declared σ and the derived Δz of every z_j.
     """
@@ -56,6 +60,7 @@ class BHResult(DPResult):
     peeled: list[str] = field(default_factory=list)
     noisy_p_values: np.ndarray = field(default_factory=lambda: np.empty(0))
     released_p_values: np.ndarray = field(default_factory=lambda: np.empty(0))
+    adjusted_p_values: np.ndarray = field(default_factory=lambda: np.empty(0))
     max_rejections: int = 0
     eta: float | None = None
     truncate: float | None = None
@@ -76,6 +81,17 @@ class BHResult(DPResult):
         statement), the privacy plan, the release and the hypotheses tested; what the route shows, by
         hypothesis name."""
         names = np.asarray(hypotheses.names, dtype=object)
+        if isinstance(released, BHAdjusted):  # eps = inf: R's BH on the p-values as given
+            return cls(
+                **opening,
+                route=plan.route,
+                q=plan.q,
+                rejected=names[released.rejected].tolist(),
+                threshold=released.threshold,
+                released_p_values=hypotheses.given.copy(),
+                adjusted_p_values=released.adjusted,
+                fdr_bound=plan.q * harmonic(int(np.count_nonzero(~np.isnan(released.adjusted)))),
+            )
         if plan.route == POST_PROCESSING:
             return cls(
                 **opening,
@@ -103,6 +119,11 @@ class BHResult(DPResult):
             fdr_bound=fdr_bound(plan.q, plan.k),
             **marginal,
         )
+
+    @property
+    def shows_p_values(self) -> bool:
+        """True where the p-values themselves are shown: a private fit's (released) or eps = inf's."""
+        return self.route in (POST_PROCESSING, NONPRIVATE)
 
     @property
     def from_rows(self) -> bool:
@@ -155,7 +176,7 @@ class BHResult(DPResult):
     def first_cut_sentence(self) -> str:
         """What the smallest p-value had to reach for one rejection: BH's first cut q/m, lowered on the
         private routes by the shift t that pays for the noise (the cut of rank 1 in :meth:`plots`)."""
-        shift = 0.0 if self.route == "post-processing" else self.shift
+        shift = 0.0 if self.shows_p_values else self.shift
         first = math.exp(math.log(self.q / self.p) - shift)
         if not shift:
             return f"A rejection needs a p-value at or below BH's first cut q/m = {first:.3g}."
@@ -180,6 +201,11 @@ class BHResult(DPResult):
     def _setting_line(self) -> str:
         if self.route == "post-processing":
             return f"BH on {self.p} p-values released by a private fit (post-processing: no extra budget)"
+        if self.route == NONPRIVATE:
+            return (
+                f'BH on {self.p} p-values at eps = inf, NOT private: R\'s p.adjust(method = "BH"), rejected where '
+                "the adjusted p-value is at most q (a missing p-value stays NA and is not counted)"
+            )
         if self.from_rows:
             return (
                 f"Two-sided z-tests of the marginal slope of the response on each of {self.p} columns "
@@ -202,26 +228,37 @@ class BHResult(DPResult):
     def _table_title(self) -> str:
         if self.route == "post-processing":
             return "Released p-values:"
+        if self.route == NONPRIVATE:
+            return "p-values and BH-adjusted p-values (eps = inf, not private):"
         if self.from_rows:
             return "Peeled hypotheses (noisy p-values are released; raw z-statistics and p-values are not):"
         return "Peeled hypotheses (noisy p-values are released; raw p-values are not):"
 
     def _shown_table(self) -> pd.DataFrame:
         table = self.report_table()
-        if self.route == "post-processing":
+        if self.shows_p_values:
             return table
         return table[table["peeled"]].sort_values("peel_rank")
 
     def report_table(self) -> pd.DataFrame:
         """``tidy()`` with noisy p-values capped at 1 for display (the released values are unchanged)."""
         table = self.tidy()
-        if self.route != "post-processing":
+        if not self.shows_p_values:
             table["noisy_p_value"] = table["noisy_p_value"].clip(upper=1.0)
         return table
 
     def _tidy(self) -> pd.DataFrame:
         """One row per hypothesis: rejected or not, and what was released about it."""
         rejected = set(self.rejected)
+        if self.route == NONPRIVATE:
+            return pd.DataFrame(
+                {
+                    "hypothesis": self.terms,
+                    "p.value": np.asarray(self.released_p_values, dtype=float),
+                    "p.adjusted": np.asarray(self.adjusted_p_values, dtype=float),
+                    "rejected": [t in rejected for t in self.terms],
+                }
+            )
         if self.route == "post-processing":
             return pd.DataFrame(
                 {
@@ -244,13 +281,17 @@ class BHResult(DPResult):
 
     def plots(self) -> list[Plot]:
         """The sorted log p-values released against BH's step-up cut log(qj/m) − t (t = 0 after a fit)."""
-        private = self.route != "post-processing"
+        private = not self.shows_p_values
         released = np.asarray(self.noisy_p_values if private else self.released_p_values, dtype=float)
+        released = released[
+            ~np.isnan(released)
+        ]  # eps = inf: a missing p-value is not plotted, as R counts it
         if released.size == 0:
             return []
         log_p = np.sort(np.log(np.maximum(released, np.finfo(float).tiny)))
         rank = np.arange(1, log_p.size + 1)
-        cut = np.log(self.q * rank / self.p) - (self.shift if private else 0.0)
+        m = self.p if private else log_p.size  # eps = inf: m counts the non-missing p-values, as R
+        cut = np.log(self.q * rank / m) - (self.shift if private else 0.0)
         fig, ax = new_figure()
         ax.plot(rank, log_p, "o", color="#3b6fd8", label="released log p-values, sorted")
         ax.step(rank, cut, where="mid", color="#c94343", label="step-up cut log(qj/m) − t")
@@ -277,7 +318,7 @@ class BHResult(DPResult):
             "hypotheses": self.p,
             "rejections": len(self.rejected),
             "threshold": self.threshold,
-            "max_rejections": self.max_rejections if self.route != "post-processing" else None,
+            "max_rejections": None if self.shows_p_values else self.max_rejections,
             "eta": self.eta,
             "fdr_bound": self.fdr_bound,
         }
@@ -286,6 +327,8 @@ class BHResult(DPResult):
         shown = self._outputs()
         if self.from_rows:
             shown.update(sigma=self.sigma, delta_z=self.delta_z)
+        if self.route == NONPRIVATE:
+            shown.update(adjusted_p_values=np.asarray(self.adjusted_p_values, dtype=float).tolist())
         return shown
 
     def _outputs(self) -> dict[str, Any]:

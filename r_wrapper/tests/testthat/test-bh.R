@@ -33,6 +33,28 @@ test_that("dp_bh: errors arrive as classed conditions before any spend", {
   expect_equal(one$p, 1)
 })
 
+test_that("dp_bh at eps = Inf is p.adjust(method = \"BH\"), NA kept as R keeps it, warned, refused under strict", {
+  skip_if_no_dpstats()
+  set.seed(1)
+  vectors <- list(audit = c(runif(20), rbeta(10, 0.1, 10)), ties = c(0.01, 0.01, 0.02, 0.02, 0.04, 0.2, 0.2, 1),
+                  on_the_cut = c(a = 0.01, b = 0.02, c = 0.03, d = 0.04, e = 0.05),
+                  missing = c(0.001, NA, 0.02, NA, 0.03, 0.9))
+  for (p in vectors) for (q in c(0.05, 0.1)) {
+    warned <- character(0)
+    fit <- withCallingHandlers(dp_bh(p, q = q, eps = Inf), dpstats_non_private_warning = function(w) {
+      warned <<- c(warned, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+    expect_match(warned, "p.adjust(method = \"BH\"), NOT private", fixed = TRUE)
+    adjusted <- p.adjust(p, method = "BH")
+    names <- if (is.null(names(p))) paste0("H", seq_along(p)) else names(p)
+    expect_identical(tidy(fit)$p.adjusted, unname(adjusted))  # exact, NA where p is NA
+    expect_identical(fit$outputs$rejected, names[which(adjusted <= q)])
+  }
+  expect_error(dp_bh(c(0.01, 0.2), eps = Inf, strict = TRUE), "strict = TRUE refuses eps = Inf",
+               class = "dpstats_privacy_parameter_error")
+})
+
 test_that("dp_bh: a formula tests marginal slopes on bounded data, released only through private BH", {
   skip_if_no_dpstats()
   set.seed(7)
