@@ -252,7 +252,9 @@ def test_glm_inference_refusals_spend_nothing():
         dp.dp_select_infer("y ~ .", df, infer="glm", **{**call, "bounds": "auto"})
     with pytest.raises(PrivacyParameterError, match="cannot drop rows with a missing value in 'y'"):
         dp.dp_select_infer("y ~ .", df, infer="glm", family="poisson", **{**call, "bounds": None})
-    with pytest.raises(PrivacyParameterError, match="needs declared bounds for 'y'"):  # no public fill (audit F4)
+    with pytest.raises(
+        PrivacyParameterError, match="needs declared bounds for 'y'"
+    ):  # no public fill (audit F4)
         dp.dp_select_infer("y ~ .", df, infer="glm", **{**call, "bounds": {c: b[c] for c in df.columns[:-1]}})
     # dp_glm's rule (G5) on part B (1000 rows) at the largest selection: k = 3, and for dp_knockoff every
     # one of the 40 candidates, refused before the selector spends anything (part B had 2000 rows here
