@@ -191,7 +191,7 @@ def test_cli_plan_felp(capsys):
     ("n", "d", "k", "n_estimators", "model", "eps", "seed"),
     [
         (200, 50, 5, 10, FelpModel(signals=5, shift=1.5), 1000.0, 1),
-        (300, 40, 4, 5, FelpModel(signals=4, shift=1.0), 3000.0, 2),
+        (300, 40, 4, 5, FelpModel(signals=4, shift=1.0), 30.0, 2),
         (150, 30, 3, 5, FelpModel(signals=3, shift=2.0, n_classes=3), 1000.0, 3),
     ],
 )
