@@ -206,11 +206,11 @@ if (dpstats_available()) {
   n <- 2000
   df <- data.frame(matrix(rnorm(n * 6), n))
   df$y <- factor(df$X1 - df$X2 + rnorm(n, sd = 0.5) > 0)
-  fit <- dp_felp(y ~ ., data = df, eps = 8, n_estimators = 5, select = 2, bounds = c(-4, 4), seed = 1)
-  fit  # the noise s.d. per weight (printed) is far above these weights: the top 2 are chance here
+  fit <- dp_felp(y ~ ., data = df, eps = 1, select = 2, bounds = c(-4, 4), seed = 1)
+  fit  # 100 learners (one per 20 rows), each normalised to norm 1: X1 and X2 come first at eps = 1
   tidy(fit)
-  # eps = Inf (not private) ranks X1 and X2 first; the noise's scale falls with n_estimators, not n
-  tidy(dp_felp(y ~ ., data = df, eps = Inf, n_estimators = 5, select = 2, bounds = c(-4, 4)))
+  # 5 learners: the noise s.d. per weight exceeds any weight; a ChanceWarning and print say so
+  dp_felp(y ~ ., data = df, eps = 1, n_estimators = 5, select = 2, bounds = c(-4, 4), seed = 1)
 }""",
     "vertical_glm": """\
 if (dpstats_available()) {

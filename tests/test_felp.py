@@ -109,6 +109,28 @@ def test_solve_weights_meets_kkt_conditions():
     np.testing.assert_allclose(grad[w > 0], 0, atol=1e-6)  # stationarity on the support
     assert np.all(grad[w == 0] >= -1e-6)  # complementary slackness
     assert lam * w @ w <= math.log(2) + 1e-12  # so ‖w‖ <= default_clip_norm(λ)
+    assert np.linalg.norm(w) <= m.logo_norm_bound(lam)
+
+
+@pytest.mark.parametrize("lam", [1e-3, 0.1, 1.0, 30.0])
+def test_logo_norm_bound_is_attained_by_identical_unit_margins(lam):
+    """Every z_i = e_1 (‖z_i‖ = 1): the minimiser is r·e_1 with 2λr = σ(−r), the bound itself.
+
+    Oracle: scipy's minimize_scalar on the one-dimensional objective log(1 + e^(−r)) + λr²."""
+    from scipy.optimize import minimize_scalar
+
+    Z = np.zeros((50, 3))
+    Z[:, 0] = 1.0
+    w = m.solve_weights(Z, lam)
+    r = minimize_scalar(
+        lambda t: np.logaddexp(0, -t) + lam * t * t,
+        bounds=(0, 100),
+        method="bounded",
+        options={"xatol": 1e-12},
+    ).x
+    assert w[1:].tolist() == [0.0, 0.0]
+    assert w[0] == pytest.approx(r, rel=1e-6) and m.logo_norm_bound(lam) == pytest.approx(r, rel=1e-6)
+    assert m.logo_norm_bound(lam) < m.default_clip_norm(lam)
 
 
 def test_logo_converges_within_the_cap_on_wdbc():
@@ -153,21 +175,36 @@ def test_strict_variant_average_moves_at_most_2c_over_k():
     assert 0 < worst <= m.strict_sensitivity(C, k) + 1e-12
 
 
-def test_default_clip_norm_never_binds(small):
+def test_a_clip_at_the_old_default_never_binds(small):
     fit = dp.dp_felp(
         "class ~ .",
         small,
         eps=1.0,
         variant="strict",
         n_estimators=4,
+        clip_norm=math.sqrt(math.log(2)),
         bounds=(-6, 6),
         random_state=2,
         oc_trials=0,
         diagnostics=True,
     )
-    assert fit.diagnostics["learners_clipped_to_C"] == 0
-    assert fit.clip_norm == pytest.approx(math.sqrt(math.log(2)))
-    assert fit.sensitivity == pytest.approx(2 * fit.clip_norm / 4)
+    assert fit.diagnostics["learners_clipped_to_C"] == 0 and not fit.normalised
+    assert fit.sensitivity == pytest.approx(2 * math.sqrt(math.log(2)) / 4)
+    assert "clipped to ‖w‖ <= C = 0.8326" in str(fit)
+
+
+def test_default_normalises_every_learner_and_takes_one_per_20_rows(small):
+    """n = 80 rows read: k = 4 learners, each of norm 1 (C = 1), Δ = 2/4."""
+    options = m.FELPOptions.partial(variant="strict", eps=1.0, lam=1.0, lam_source="user", sample_ratio=0.9)
+    plan = m.plan(options, n=len(small), d=10, box=None)
+    assert plan.spec.n_estimators == 4 and plan.normalise and plan.sensitivity(1.0) == 0.5
+    U, y = _arrays(small)
+    fit = m.ensemble(U, y, 1.0, gen=np.random.default_rng(0), spec=plan.spec)
+    np.testing.assert_allclose(np.linalg.norm(fit.weights, axis=1), 1.0, rtol=1e-12)
+    door = dp.dp_felp("class ~ .", small, eps=8.0, bounds=(-6, 6), random_state=2, oc_trials=0)
+    assert door.n_estimators == 4 and door.clip_norm == 1.0 and door.sensitivity == 0.5
+    assert "4 learners on disjoint subsets, weights normalised to ‖w‖ = C = 1" in str(door)
+    assert m.n_estimators_for("strict", None, 39) == 1 and m.n_estimators_for("paper", None, 10**5) == 20
 
 
 def test_statement_ledger_and_sensitivities(small):

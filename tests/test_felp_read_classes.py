@@ -71,6 +71,7 @@ def test_felp_classes_declared_in_the_formula_are_declared(strict):
     kwargs = dict(eps=1.0, n_estimators=2, bounds=bounds, oc_trials=0, random_state=5, strict=strict)
     one = reader_view(dp.dp_felp, formula, cars, **kwargs)
     assert_same_view(one, reader_view(dp.dp_felp, formula, other, **kwargs))
-    assert one["warnings"] == []  # no step named: the classes are public
+    # no step named: the classes are public (32 rows in 2 learners cannot beat chance: said from public inputs)
+    assert [w for w in one["warnings"] if w[0] != "ChanceWarning"] == []
     assert one["fit"].classes == ["1", "2", "3", "4", "6", "8"]
     assert "6 classes: 1, 2, 3, 4, 6, 8" in str(one["fit"])

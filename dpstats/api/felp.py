@@ -31,7 +31,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     data: InMemoryData,
     eps: float,
     lam: float | str | None = None,
-    n_estimators: int = 20,
+    n_estimators: int | None = None,
     sample_ratio: float = 0.9,
     select: int | None = None,
     variant: str = "strict",
@@ -74,11 +74,12 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     Two variants, which differ in whether the guarantee holds:
 
     * ``"strict"`` (default) — a random partition into ``n_estimators``
-      disjoint subsets, each learner's weights clipped to ℓ2 norm C (default
-      √(log 2/λ), which the exact minimiser never exceeds).  Replacing one
-      row changes one subset, so the average moves by at most Δ = 2C/k,
-      whatever the learner does: a valid eps-DP guarantee, paid for with more
-      noise than the paper states.
+      disjoint subsets (default one per 20 rows), each learner's weights
+      normalised to ℓ2 norm C = 1 (or clipped to a given ``clip_norm``).
+      Replacing one row changes one subset, so the average moves by at most
+      Δ = 2C/k, whatever the learner does: a valid eps-DP guarantee.  A
+      :class:`~dpstats.errors.ChanceWarning` (and a line in print) says when,
+      from public inputs, the noise leaves the selection no better than chance.
     * ``"paper"`` — bootstrap samples of ⌈βn⌉ rows and the paper's Lemma 1
       sensitivity Δ = 2/(nλ).  That bound treats each z_i as a function of
       row i alone; in fact z_i depends on other rows (its neighbours), and one
@@ -106,8 +107,9 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
         data-dependent step, listed as not covered and refused under ``strict=True``.
     lam_grid : sequence of float
         The candidate λ values of ``lam="cv"`` (public; default ``LAM_GRID``).
-    n_estimators : int
-        Number k of learners (paper: 20).
+    n_estimators : int, optional
+        Number k of learners.  Default: ⌊rows read / 20⌋ (at least 1) in the strict variant, whose
+        Δ = 2C/k falls as k grows; 20 (the paper's) in the paper variant.
     sample_ratio : float in (0, 1]
         β: each bootstrap sample has ⌈βn⌉ rows (paper: 0.9; ``"paper"`` only).
     select : int, optional
@@ -122,7 +124,9 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
         feature box is released privately first (docs/architecture.md, "Private bounds").
     {bounds_eps: the ensemble}
     clip_norm : float, optional
-        C of the strict variant.
+        C of the strict variant: each learner's weights are clipped to ‖w‖ <= C.  Default: normalised to
+        ‖w‖ = 1 (the learners' weights are far below any public bound on them; only their direction
+        selects).
     n_neighbors, tol, max_iter
         Logo's neighbourhood size K, tolerance and iteration cap.
     {schema parameters}
@@ -195,10 +199,13 @@ class FELPDoor(DataDoor):
         return FELPFrame(mf=mf, counts=counts, select=select, box=box, truth=truth, declared=declared)
 
     def plan(self, frame: FELPFrame, dd: DataDependence) -> m.FELPPlan:
-        return m.plan(self.options, n=frame.mf.n, d=frame.mf.p, select=frame.select, box=frame.box)
+        mf = frame.mf
+        return m.plan(
+            self.options, n=mf.n, d=mf.p, select=frame.select, box=frame.box, n_read=mf.n + mf.n_dropped
+        )
 
     def release(self, frame: FELPFrame, plan: m.FELPPlan, noise: NoiseSource) -> m.Release:
-        with progress_bar(self.progress, self.options.n_estimators, "FELP learners") as progress:
+        with progress_bar(self.progress, plan.spec.n_estimators, "FELP learners") as progress:
             return m.release(frame.mf.X, np.asarray(frame.mf.y), plan, noise, progress=progress)
 
     def result(

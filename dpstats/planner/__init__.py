@@ -94,7 +94,7 @@ def plan(
     search: tuple[float, float] | None = None,
     lam: float | None = None,
     parties: int = 2,
-    n_estimators: int = 20,
+    n_estimators: int | None = None,
     session: Any = None,
     analyses: int = 1,
     family: str | None = None,
@@ -155,8 +155,9 @@ def plan(
     lam : float, optional
         dp_two_stage's block lasso penalty and vertical_glm's ridge penalty (default 0.1, the front
         doors'); dp_felp's λ (default 1.0, the front door's).
-    n_estimators : int
-        dp_felp's number of learners (the front door's default 20).
+    n_estimators : int, optional
+        dp_felp's number of learners (default, as the front door's: one per 20 rows in the strict
+        variant, 20 in the paper variant).
     parties : int
         vertical_glm: number of parties, holding the columns in order (default 2).
     search : (low, high), optional
@@ -209,7 +210,7 @@ def plan(
     flags = core.chance_flags(sims, table)
     solutions = []
     if measure is not None:
-        n_low = (_smallest_n(method, p) or (2 * settings.get("n_estimators", 1) + 1,))[0]
+        n_low = (_smallest_n(method, p) or (2 * (settings.get("n_estimators") or 1) + 1,))[0]
         solutions = _solve_all(sims, (measure, level), grid, table, search, n_low)
     result = PlanResult(
         method=method,

@@ -28,9 +28,11 @@ features has expected precision planted/d.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..errors import DataError
+from ..errors import ChanceWarning, DataError
 from ..geometry import Box
 from ..methods import felp as m
 from ..privacy.randomness import FastNoise
@@ -46,23 +48,33 @@ def felp_simulator(
     variant: str,
     select: int,
     lam: float,
-    n_estimators: int,
+    n_estimators: int | None,
     sample_ratio: float,
     bounds: str | None,
 ) -> Simulator:
-    """The :class:`~dpstats.planner.core.Simulator` of dp_felp (``variant``) on d = ``p`` features."""
+    """The :class:`~dpstats.planner.core.Simulator` of dp_felp (``variant``) on d = ``p`` features.
+
+    ``n_estimators`` None: the front door's default k at each n (:func:`dpstats.methods.felp.n_estimators_for`);
+    the strict variant's learners are normalised to ‖w‖ = C = 1, as the front door's default."""
     s = min(model.signals, p)
     C = m.clip_norm(variant, None, lam, "user", ())
-    spec = m.EnsembleSpec(n_estimators=n_estimators, sample_ratio=sample_ratio, variant=variant, clip_norm=C)
 
     def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
-        if variant == "strict" and n // n_estimators < 2:
+        k = m.n_estimators_for(variant, n_estimators, n)
+        spec = m.EnsembleSpec(
+            n_estimators=k,
+            sample_ratio=sample_ratio,
+            variant=variant,
+            clip_norm=C,
+            normalise=variant == "strict",
+        )
+        if variant == "strict" and n // k < 2:
             raise DataError(
-                f"variant='strict' splits n = {n} rows into n_estimators = {n_estimators} disjoint subsets, "
+                f"variant='strict' splits n = {n} rows into n_estimators = {k} disjoint subsets, "
                 "fewer than 2 rows each; plan a larger n or fewer n_estimators."
             )
         hits, share = np.empty((eps.size, trials)), np.empty((eps.size, trials))
-        sensitivity = _sensitivity(variant, n, lam, C, n_estimators)
+        sensitivity = _sensitivity(variant, n, lam, C, k)
         noise = FastNoise(rng)
         for t in range(trials):
             U, y = _scaled_rows(n, p, model, bounds, rng)
@@ -127,14 +139,22 @@ def _scaled_rows(
 def _ledger(variant, n, d, k, lam, C, beta, bounds) -> list[dict]:
     """The front door's ledger at public n (:func:`dpstats.methods.felp.plan`), all of eps on one step."""
     options = m.FELPOptions.partial(
-        variant=variant, eps=1.0, n_estimators=k, lam=lam, lam_source="user", clip_norm=C, sample_ratio=beta
+        variant=variant,
+        eps=1.0,
+        n_estimators=k,
+        lam=lam,
+        lam_source="user",
+        clip_norm=None,
+        sample_ratio=beta,
     )
     box = None if bounds is None else Box(np.zeros(d), np.ones(d))  # declared (its values do not enter)
-    entry = m.plan(options, n=n, d=d, box=box).entries[0]
+    with warnings.catch_warnings():  # the plan's own chance flags speak for the grid
+        warnings.simplefilter("ignore", ChanceWarning)
+        entry = m.plan(options, n=n, d=d, box=box).entries[0]
     return whole_eps_step(entry)
 
 
-def _notes(variant: str, model: FelpModel, bounds, lam: float, k: int, C: float | None) -> list[str]:
+def _notes(variant: str, model: FelpModel, bounds, lam: float, k: int | None, C: float | None) -> list[str]:
     lo, hi = model.box()
     scaling = (
         f"declared bounds [{lo:g}, {hi:g}] on every feature"
@@ -145,14 +165,21 @@ def _notes(variant: str, model: FelpModel, bounds, lam: float, k: int, C: float 
         )
     )
     notes = [
-        f"variant='{variant}', λ = {lam:g}, k = {k} learners"
-        + (f", each clipped to ‖w‖₂ <= C = {C:.4g}" if C is not None else "")
+        f"variant='{variant}', λ = {lam:g}, "
+        + (f"k = {k} learners" if k is not None else _default_k(variant))
+        + (f", each normalised to ‖w‖₂ = C = {C:g}" if C is not None else "")
         + f"; features scaled by {scaling}",
         "the non-private ensemble is fitted once per simulated data set; each eps adds its own L2-Laplace noise",
     ]
     if variant == "paper":
         notes.append(m.PAPER_VARIANT_REFUTED + "; plan variant='strict' for a release")
     return notes
+
+
+def _default_k(variant: str) -> str:
+    if variant == "paper":
+        return f"k = {m.PAPER_N_ESTIMATORS} learners"
+    return f"k = ⌊n/{m.ROWS_PER_LEARNER}⌋ learners (one per {m.ROWS_PER_LEARNER} rows)"
 
 
 def setup(p: int, options: dict):
@@ -172,7 +199,7 @@ def setup(p: int, options: dict):
             f"variant for dp_felp must be 'strict', 'paper' or both, got {variant!r}."
         )
     lam = check_eps(lam, name="lam")
-    n_estimators = whole(n_estimators, "n_estimators", 1)
+    n_estimators = None if n_estimators is None else whole(n_estimators, "n_estimators", 1)
     select = m.default_select(p) if k is None else check_k(k, p)
     if bounds not in ("declared", None):
         if bounds == "auto":

@@ -39,6 +39,10 @@ class FELPResult(DPResult):
         ℓ2 sensitivity Δ of the average and the L2-Laplace scale Δ/eps.
     clip_norm : float or None
         C of the strict variant.
+    normalised : bool
+        The strict variant's learners were normalised to ‖w‖ = C (the default), not clipped.
+    chance : str
+        Why, from public inputs, the release cannot beat chance (empty when it may).
     """
 
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -52,6 +56,8 @@ class FELPResult(DPResult):
     sensitivity: float = 0.0
     noise_scale: float = 0.0
     clip_norm: float | None = None
+    normalised: bool = False
+    chance: str = ""
     classes: list[str] | None = field(default_factory=list)  # None: read from the rows, not shown
     scaling: str = ""
 
@@ -81,11 +87,13 @@ class FELPResult(DPResult):
             variant=options.variant,
             lam=released.lam,
             lam_source=options.lam_source,
-            n_estimators=options.n_estimators,
+            n_estimators=plan.spec.n_estimators,
             sample_ratio=options.sample_ratio,
             sensitivity=released.sensitivity,
             noise_scale=released.scale,
             clip_norm=plan.clip_norm,
+            normalised=plan.normalise,
+            chance=plan.chance_text(),
             classes=None if classes is None else [str(c) for c in classes],
             scaling=(
                 "declared bounds mapped onto [0, 1], clipped, divided by √d"
@@ -125,13 +133,15 @@ class FELPResult(DPResult):
             + (
                 f" on bootstrap samples of ⌈{self.sample_ratio:g}n⌉ rows"
                 if self.variant == "paper"
+                else f" on disjoint subsets, weights normalised to ‖w‖ = C = {self.clip_norm:g}"
+                if self.normalised
                 else f" on disjoint subsets, weights clipped to ‖w‖ <= C = {self.clip_norm:.4g}"
             ),
             f"lambda = {self.lam:g} ({self.lam_source}); sensitivity = {self.sensitivity:.4g}; "
             f"noise scale = {self.noise_scale:.4g} (noise s.d. per weight "
             f"{self.noise_scale * math.sqrt(self.p + 1):.4g})",
             f"Scaling: {self.scaling}",
-        ]
+        ] + ([f"Chance: {self.chance}"] if self.chance else [])
         del ranks
         return lines
 

@@ -12,7 +12,9 @@ Logo (Sun, Todorovic & Goodison 2010).  Read top to bottom against the paper:
 * :mod:`.sensitivity` — §1.2–1.3, Lemma 1 (eqs. 6–11), eq. (12), Theorem 1: the
   privacy plan, computed from public inputs before the data are touched:
   the paper variant's sensitivity 2/(nλ) (refuted; its assumptions are
-  stated) or the strict variant's 2C/k, the ledger entry and the notes.
+  stated) or the strict variant's 2C/k (k learners, default one per 20 rows,
+  each normalised to ‖w‖ = C = 1 or clipped to a given C), the ledger entry,
+  the notes, and the public check that the release can beat chance.
 * :mod:`.ensemble` — the pseudo-code's steps 1–3: k samples (bootstrap, or
   a disjoint partition in the strict variant), k learners (clipped to C in
   the strict variant), their average w_D.
@@ -50,13 +52,19 @@ from .options import (
 )
 from .sensitivity import (
     DEFAULT_LAM,
+    PAPER_N_ESTIMATORS,
     PAPER_VARIANT_REFUTED,
+    ROWS_PER_LEARNER,
     VARIANTS,
     FELPPlan,
+    best_case_precision,
+    chance_text,
     check_paper_variant,
     clip_norm,
     default_clip_norm,
     default_select,
+    logo_norm_bound,
+    n_estimators_for,
     name_data_dependent_steps,
     noise_coordinate_sd,
     paper_sensitivity,
@@ -84,9 +92,15 @@ __all__ = [
     "name_data_dependent_steps",
     "PAPER_VARIANT_REFUTED",
     "DEFAULT_LAM",
+    "PAPER_N_ESTIMATORS",
+    "ROWS_PER_LEARNER",
     "VARIANTS",
     "default_select",
     "default_clip_norm",
+    "logo_norm_bound",
+    "n_estimators_for",
+    "chance_text",
+    "best_case_precision",
     "paper_sensitivity",
     "strict_sensitivity",
     "noise_coordinate_sd",

@@ -5,8 +5,9 @@
   strict variant draws a random partition into k disjoint subsets instead,
   so that one row enters exactly one learner (:mod:`.sensitivity`).
 * Step 2: one base learner on each sample (:func:`.learner.logo`); in the
-  strict variant each weight vector is scaled back onto the ℓ2 ball of
-  radius C, the clipping the strict sensitivity 2C/k rests on.
+  strict variant each weight vector is normalised to ℓ2 norm C (default) or
+  scaled back onto the ℓ2 ball of radius C (a given ``clip_norm``): the bound
+  ‖w‖ <= C the strict sensitivity 2C/k rests on.
 * Step 3: the learners' weights are averaged, w_D = (1/k) Σ_t w_D(r_t).
 
 Step 4 (the noise) is :func:`.perturbation.release`.
@@ -32,7 +33,9 @@ class EnsembleFit:
     w_mean: np.ndarray
     n_iter: list[int] = field(default_factory=list)
     converged: list[bool] = field(default_factory=list)
-    n_clipped: int = 0  # learners whose norm exceeded C (not private)
+    n_clipped: int = (
+        0  # learners rescaled: norm above C, or (normalised) any nonzero norm but C (not private)
+    )
 
 
 def subsets(n: int, k: int, sample_ratio: float, variant: str, gen: np.random.Generator) -> list[np.ndarray]:
@@ -57,7 +60,8 @@ class EnsembleSpec:
     ``variant="paper"``: bootstrap samples (with replacement) of ⌈βn⌉ rows, β =
     ``sample_ratio``.  ``variant="strict"``: a random partition into ``n_estimators``
     disjoint subsets, each learner's weight vector scaled back onto the ℓ2 ball of radius
-    ``clip_norm`` (default :func:`.sensitivity.default_clip_norm` of λ).
+    ``clip_norm`` (default :func:`.sensitivity.default_clip_norm` of λ), or with
+    ``normalise=True`` scaled to norm ``clip_norm`` exactly (a zero vector stays 0).
     """
 
     n_estimators: int = 20
@@ -67,6 +71,7 @@ class EnsembleSpec:
     tol: float = TOL
     max_iter: int = MAX_ITER
     n_neighbors: int = N_NEIGHBORS
+    normalise: bool = False
 
 
 def ensemble(
@@ -112,12 +117,8 @@ def ensemble(
         fit = logo(
             U[idx], y[idx], lam, ids=idx, n_neighbors=spec.n_neighbors, tol=spec.tol, max_iter=spec.max_iter
         )
-        w = fit.w
-        if variant == "strict":
-            norm = np.linalg.norm(w)
-            if norm > C:
-                w = w * (C / norm)
-                out.n_clipped += 1
+        w = _bounded(fit.w, C, spec.normalise) if variant == "strict" else fit.w
+        out.n_clipped += not np.array_equal(w, fit.w)
         out.weights[b] = w
         out.n_iter.append(fit.n_iter)
         out.converged.append(fit.converged)
@@ -125,3 +126,11 @@ def ensemble(
             progress(1)
     out.w_mean = out.weights.mean(axis=0)  # step 3
     return out
+
+
+def _bounded(w: np.ndarray, C: float, normalise: bool) -> np.ndarray:
+    """w scaled to norm C (``normalise``; 0 stays 0) or clipped to norm at most C: ‖result‖ <= C."""
+    norm = float(np.linalg.norm(w))
+    if norm == 0.0 or (norm <= C and not normalise):
+        return w
+    return w * (C / norm)

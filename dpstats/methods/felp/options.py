@@ -23,7 +23,7 @@ from ...formula import ModelFrame, declares_levels
 from ...schema import PublicN, Schema
 from ...validation import check_eps, check_fraction, check_neighbouring, check_oc_trials, check_whole_in
 from .._options import Options
-from .sensitivity import DEFAULT_LAM, VARIANTS, check_paper_variant, default_select
+from .sensitivity import DEFAULT_LAM, VARIANTS, check_paper_variant, default_select, n_estimators_for
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,9 @@ class FELPOptions(Options):
     ``lam`` is the λ in force before any tuning (the fixed default, the user's value, or the
     first of ``lam_grid`` with ``lam_source="cv"``); ``select`` and ``clip_norm`` are as given
     (None: the defaults, :func:`.sensitivity.default_select` and
-    :func:`.sensitivity.clip_norm`).  ``truth``, ``assume`` and ``oc_trials`` shape the
-    result only.
+    :func:`.sensitivity.clip_norm`), and so is ``n_estimators`` (None: one learner per 20 rows
+    read in the strict variant, 20 in the paper's; :func:`.sensitivity.n_estimators_for`).
+    ``truth``, ``assume`` and ``oc_trials`` shape the result only.
     """
 
     PUBLIC_N = PublicN(
@@ -50,7 +51,7 @@ class FELPOptions(Options):
     lam: float
     lam_source: str
     lam_grid: Sequence[float]
-    n_estimators: int
+    n_estimators: int | None
     sample_ratio: float
     select: int | None
     variant: str
@@ -78,9 +79,9 @@ class FELPOptions(Options):
                 f"variant must be one of {list(VARIANTS)} (default 'strict'), got {variant!r}."
             )
         lam, lam_source = check_lam(given["lam"], given["lam_grid"])
-        sizes = {
-            name: check_int(given[name], name, 1) for name in ("n_estimators", "n_neighbors", "max_iter")
-        }
+        sizes = {name: check_int(given[name], name, 1) for name in ("n_neighbors", "max_iter")}
+        k = given["n_estimators"]
+        sizes["n_estimators"] = None if k is None else check_int(k, "n_estimators", 1)
         oc_trials = check_oc_trials(given["oc_trials"], given["assume"])
         sample_ratio = check_fraction(
             given["sample_ratio"], "sample_ratio", 0.0, 1.0, low_open=True, high_open=False
@@ -160,7 +161,7 @@ def check_subsets(options: FELPOptions, mf: ModelFrame) -> None:
     The number of rows is public unless rows may be dropped: then no check is made, and a
     subset with fewer than 2 rows gets w = 0 by construction (:func:`.ensemble.ensemble`).
     """
-    k = options.n_estimators
+    k = n_estimators_for(options.variant, options.n_estimators, mf.n + mf.n_dropped)
     if options.variant == "strict" and not mf.n_data_dependent and mf.n // k < 2:
         raise DataError(
             f"variant='strict' splits the rows into n_estimators = {k} disjoint "
