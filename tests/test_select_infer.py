@@ -526,3 +526,18 @@ def test_the_ledger_lists_each_parts_steps_which_each_sum_to_the_budget(case):
     assert (acc.spent_eps, acc.spent_delta) == (pytest.approx(2.0), pytest.approx(1e-6))
     summary = str(res.summary())
     assert all(step in summary for step in table["step"])
+
+
+def test_the_print_says_the_intervals_are_for_the_selected_models_coefficients():
+    """The estimand after selection is the coefficient of the selected model (what lm or glm of the final
+    formula estimates, omitted terms absorbed), not of the candidates' formula: print and summary say so."""
+    df = _data(1000, 6, np.random.default_rng(3))
+    bounds = {**{c: (-1, 1) for c in df.columns[:-1]}, "y": BOUNDS}
+    fit = dp.dp_select_infer("y ~ .", df, eps=1.0, delta=1e-6, k=2, bounds=bounds, n_boot=100, random_state=1)
+    text = " ".join(str(fit).split())  # the print is wrapped
+    assert (
+        f"Its estimates and intervals are for the coefficients of {fit.selected_formula}, those lm of it "
+        "estimates (a term left out is absorbed by the terms kept), not those of y ~ .; they hold given "
+        "the selection, made on other rows." in text
+    )
+    assert "not those of y ~ ." in " ".join(str(fit.summary()).split())

@@ -61,7 +61,9 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     """Private selection on one part of the rows, then dp_lm (or dp_glm) on the selected terms on the other.
 
     The rows are split at random (``split``): the selector runs on part A, the fit on part B, so that the
-    intervals hold after selection; the parts' rows are disjoint, so the call spends (eps, delta) once.
+    intervals hold after selection, for the coefficients of the selected model (what lm or glm of it
+    estimates, a term left out absorbed by the terms kept), not those of the candidates' formula; the
+    parts' rows are disjoint, so the call spends (eps, delta) once.
 
     Parameters
     ----------

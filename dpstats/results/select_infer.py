@@ -224,6 +224,11 @@ class SelectInferResult(LMResult):
                 f"  2. {self.fit_door}{family} on part B: {self.selected_formula} (the terms of the selected "
                 f"columns, each whole as lm fits a term); {self.inference}."
             )
+            lines.append(
+                f"  Its estimates and intervals are for the coefficients of {self.selected_formula}, those "
+                f"{self.fit_door[3:]} of it estimates (a term left out is absorbed by the terms kept), not those "
+                f"of {self.formula}; they hold given the selection, made on other rows."
+            )
         lines.append("  Each part spent the whole budget (parallel composition on disjoint rows).")
         return lines
 
