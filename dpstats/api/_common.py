@@ -156,7 +156,7 @@ def call_of(
     Arguments without a default and those in ``always`` are always shown; the others
     when they differ from the signature's default (R's ``match.call()`` shows what the
     user wrote; the defaults are written once, in the signature).  ``shown`` replaces an
-    argument's value by how the call shows it (e.g. a summary of a long vector).
+    argument's value by how the call shows it (e.g. a summary of a long vector); a function shows its name.
     ``levels`` and ``na_action`` are added from the schema, the private bounds' share by
     :func:`run`; the data and the run settings but ``random_state`` are not part of a call.
 
@@ -172,6 +172,8 @@ def call_of(
         if name in NOT_IN_CALL:
             continue
         value = shown.get(name, given[name])
+        if callable(value):  # a function as the call shows it: its name (its repr holds a memory address)
+            value = getattr(value, "__name__", type(value).__name__)
         if name in always or par.default is par.empty or _differs(value, par.default):
             call[name] = _plain_bounds(value) if name == "bounds" else value
     return call

@@ -143,13 +143,8 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
         engines.require_rows(data, "dp_sis with a custom score", "score(X, y) is called on the rows")
     options, data = declare(given, options, settings, statistics=score is None, unbounded_fill=fill)
     options.check_schema(options.schema)
-    call = call_of(dp_sis, given, always=("formula", "eps", "k"), score=_shown_score(score))
+    call = call_of(dp_sis, given, always=("formula", "eps", "k"))
     return run(SISDoor(options, data, call), settings)
-
-
-def _shown_score(score: Callable | None) -> str | None:
-    """A custom score as the call shows it: its name (its repr holds a memory address)."""
-    return None if score is None else getattr(score, "__name__", type(score).__name__)
 
 
 @dataclass
