@@ -55,7 +55,10 @@ R_ARGUMENTS = {
     "incomplete row, as \\code{lm} does.",
     "seed": "Python's \\code{random_state}: \\code{NULL} (fresh randomness from the operating system, for "
     'releases) or one whole number (reproducible runs; the privacy statement then says "seeded: for '
-    'reproduction, not for release").',
+    'reproduction, not for release"). The noise is drawn in Python, not from R\'s generator: '
+    "\\code{set.seed()} has no effect on it, and two unseeded calls after the same \\code{set.seed(1)} "
+    "give different results. Only \\code{seed =} reproduces a run (with a sampler meant for reproduction, "
+    "not for release).",
     "family": "the GLM family: \\code{gaussian} (vertical_glm only), \\code{binomial} or \\code{poisson}, as a family object "
     '(\\code{binomial()}), the function (\\code{binomial}) or its name (\\code{"binomial"}); canonical '
     "links only. Another family (\\code{quasipoisson}, \\code{quasibinomial}, \\code{Gamma}, ...) or link is a "
