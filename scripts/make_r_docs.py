@@ -55,7 +55,7 @@ R_ARGUMENTS = {
     "incomplete row, as \\code{lm} does.",
     "seed": "Python's \\code{random_state}: \\code{NULL} (fresh randomness from the operating system, for "
     'releases) or one whole number (reproducible runs; the privacy statement then says "seeded: for '
-    'reproduction, not for release"). The noise is drawn in Python, not from R\'s generator: '
+    "reproduction, not for release\"). The noise is drawn in Python, not from R's generator: "
     "\\code{set.seed()} has no effect on it, and two unseeded calls after the same \\code{set.seed(1)} "
     "give different results. Only \\code{seed =} reproduces a run (with a sampler meant for reproduction, "
     "not for release).",
