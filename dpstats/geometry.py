@@ -93,7 +93,8 @@ def _refuse_missing(
             f" A transformed column is named as the formula writes it, e.g. bounds={{{missing[0]!r}: (lo, hi)}}; "
             "log(), log2(), log10(), log1p(), sqrt(), exp() of a variable and its powers (I(x^2), "
             "poly(x, k, raw = TRUE)) are bounded from the variable's own bounds, the columns of "
-            "poly(x, z, degree = k, raw = TRUE) from x's and z's."
+            "poly(x, z, degree = k, raw = TRUE) from x's and z's, those of ns(x, knots = c(...), "
+            "Boundary.knots = c(lo, hi)) and bs() with public knots from x's (their range over x's bounds)."
         )
     if shown:  # the columns' names hold levels read from the rows: their terms are named instead
         terms = list(dict.fromkeys(shown.get(m, m) for m in missing))

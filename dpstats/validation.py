@@ -176,9 +176,15 @@ def check_truth(truth, names: list[str]) -> list[str] | None:
     return truth
 
 
-def check_gaussian_delta(delta, refusal: str) -> float:
-    """delta in (0, 1) for a method that adds Gaussian noise; delta = 0 is refused with ``refusal``
-    (the method's own words: why it needs delta > 0 and what to give)."""
-    if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
+def check_gaussian_delta(delta, refusal: str, eps: float = 1.0) -> float:
+    """delta in (0, 1) for a method that adds Gaussian noise; delta not given (``None``) or 0 is refused
+    with ``refusal`` (the method's own words: why it needs delta > 0 and what to give).
+
+    At ``eps = inf`` no noise is added, so delta is not needed: ``None`` is 0.0, and any delta in
+    [0, 1) is taken (unused).
+    """
+    if math.isinf(eps):
+        return 0.0 if delta is None else check_delta(delta)
+    if delta is None or (isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0):
         raise PrivacyParameterError(refusal)
     return check_delta(delta, allow_zero=False)

@@ -30,8 +30,8 @@ SHARED = """\
         warned with :class:`~dpstats.errors.NonPrivateWarning`, refused under ``strict``).
 {eps, delta}
     eps, delta : float
-        Privacy budget of the whole call; delta must be > 0 (Gaussian noise, accounted in zCDP
-        and converted to (eps, delta) once: {}).
+        Privacy budget of the whole call; delta must be > 0, e.g. 1e-6 (Gaussian noise, accounted in
+        zCDP and converted to (eps, delta) once: {}).  Where eps = inf is taken, delta may be omitted.
 {k terms}
     k : int, optional
         Number of terms to select; default ⌊log d⌋ (at least 1); 1 <= k < d.

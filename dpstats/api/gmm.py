@@ -35,7 +35,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     data: InMemoryData,
     k: int,
     eps: float,
-    delta: float,
+    delta: float | None = None,
     *,
     bounds: Bounds = None,
     bounds_eps: float | None = None,

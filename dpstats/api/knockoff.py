@@ -44,7 +44,7 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     formula: str,
     data: Data,
     eps: float,
-    delta: float,
+    delta: float | None = None,
     fdr: float = 0.1,
     method: str = "II",
     statistic: str = "csm",
@@ -98,8 +98,8 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
         Method I splits it by ``eps_split`` into (cross-products, λ_min, Σ′); Method II
         spends it on the coefficients.
     delta : float in (0, 1)
-        Total delta: Method I δ + δ₁ + δ₂ (cross-products, Σ′, sensitivity-bound
-        failure), Method II δ₁ + δ₂; equal shares unless ``delta_split``; analytic Gaussian steps.
+        Total delta, e.g. 1e-6: Method I δ + δ₁ + δ₂ (cross-products, Σ′, sensitivity-bound failure),
+        Method II δ₁ + δ₂; equal shares unless ``delta_split``; analytic Gaussian steps.  Not needed at eps = inf.
     fdr : float in (0, 1)
         Target FDR q.
     method : {"II", "I"}

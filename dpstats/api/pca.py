@@ -27,7 +27,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     data: Data,
     k: int,
     eps: float,
-    delta: float,
+    delta: float | None = None,
     *,
     bounds: Bounds = None,
     bounds_eps: float | None = None,
@@ -61,7 +61,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
     {eps, delta: all Gaussian, so exactly, Balle & Wang 2018}
-        ``eps = math.inf``: the exact components (R's ``prcomp(x)``, the box holding every row), NOT private.
+        ``eps = math.inf``: the exact components (R's ``prcomp(x)``, the box holding every row), NOT private; delta may be omitted.
     bounds : (lo, hi) or dict
         Public box of the columns (an interaction's columns default to the product of its parts' bounds).
         Without it the data's min/max are used (a first pass; a data-dependent step: NonPrivateWarning,

@@ -147,6 +147,45 @@ def _ns(x, df, knots, intercept, boundary):
     return _qr_qty(const.T, basis.T).T[:, 2:]
 
 
+def basis_range(kind: str, knots, boundary, degree: int, intercept: bool, column: int, lo: float, hi: float):
+    """The range of column ``column`` (from 0) of ``ns``/``bs`` with public knots over x in [lo, hi].
+
+    Between consecutive knots (the boundary knots included, and beyond them) a column is a polynomial of
+    degree at most ``degree`` (``ns``: cubic inside, linear outside), so its extremes over [lo, hi] lie at
+    the pieces' ends or where its derivative vanishes: each piece's polynomial is interpolated at
+    ``degree + 1`` Chebyshev nodes, the real roots of its derivative (and a grid, against a root lost to
+    rounding) evaluated with the basis itself.  Reads public inputs only.
+
+    Examples
+    --------
+    >>> basis_range("bs", [3.0], [1.0, 6.0], 3, False, 3, 1.0, 6.0)  # the last B-spline: 0 to 1 at x = 6
+    (0.0, 1.0)
+    """
+    knots = np.atleast_1d(np.asarray([] if knots is None else knots, float))
+
+    def column_at(x: np.ndarray) -> np.ndarray:
+        x = np.atleast_1d(np.asarray(x, float))
+        basis = (
+            ns(x, None, knots, intercept, boundary)
+            if kind == "ns"
+            else bs(x, None, knots, degree, intercept, boundary)
+        )
+        return basis[:, column]
+
+    breaks = np.unique(np.clip(np.concatenate([[lo, hi], knots, np.asarray(boundary, float)]), lo, hi))
+    d = degree if kind == "bs" else 3
+    nodes = (1 - np.cos(np.pi * (np.arange(d + 1) + 0.5) / (d + 1))) / 2
+    points = [breaks]
+    for a, b in zip(breaks[:-1], breaks[1:]):
+        coef = np.polynomial.polynomial.polyfit(nodes, column_at(a + (b - a) * nodes), d)
+        roots = np.polynomial.polynomial.polyroots(np.polynomial.polynomial.polyder(coef)) if d > 1 else []
+        t = np.real(np.asarray(roots))[np.abs(np.imag(np.asarray(roots))) < 1e-6] if len(roots) else []
+        t = np.concatenate([np.asarray(t, float), np.linspace(0, 1, 65)])
+        points.append(a + (b - a) * t[(t >= 0) & (t <= 1)])
+    values = column_at(np.concatenate(points))
+    return float(values.min()), float(values.max())
+
+
 def _qr_qty(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``qr.qty(qr(a), b)`` with LINPACK's Householder convention (dqrdc2/dqrsl), as R computes it."""
     a, b = np.array(a, float), np.array(b, float)

@@ -9,12 +9,14 @@ varies fastest, and columns are named ``<variable><level or contrast>``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..errors import DataError, FormulaError
 from ..geometry import MONOTONE, Monomial, Transformed, product_interval
 from . import _bases
-from ._eval import Chr, Fac, Num
+from ._eval import Chr, Fac, Num, bind, constant
 from ._parse import call_name, deparse, parse
 from ._terms import Terms
 
@@ -221,10 +223,69 @@ def _numeric_part(label: str, column: str, suffix: str | None = None) -> Part:
         return column
     if fn in MONOTONE and len(args) == 1:
         return Transformed(column, first.value, fn)
+    if fn in ("ns", "bs"):  # one column (no suffix): the basis's first
+        return _spline_part(column, node, first.value, suffix or "1")
     raw = any(n == "raw" and deparse(a) in ("TRUE", "T") for n, a in args)
     if fn == "poly" and raw and suffix is not None:
         return _raw_poly_part(column, args, suffix)
     return column
+
+
+@dataclass(frozen=True)
+class SplineColumn(Transformed):
+    """Column ``index`` (from 0) of ``ns(x, ...)``/``bs(x, ...)`` with public knots: bounded, unless declared
+    itself, by the column's range over the variable's declared interval (:func:`~dpstats.formula._bases.basis_range`),
+    the knots and boundary knots being read from the formula, never the rows.
+
+    Examples
+    --------
+    >>> SplineColumn("ns(x, knots = 3, Boundary.knots = c(1, 6))2", "x", "ns", knots=(3.0,),
+    ...              boundary=(1.0, 6.0), index=1).interval((1.0, 6.0))
+    (-0.2418850539061595, 0.8012361928869052)
+    """
+
+    knots: tuple[float, ...] = ()
+    boundary: tuple[float, float] = (0.0, 1.0)
+    degree: int = 3
+    intercept: bool = False
+    index: int = 0
+
+    def interval(self, pair: tuple[float, float] | None) -> tuple[float, float] | None:
+        if pair is None:
+            return None
+        args = (self.knots, self.boundary, self.degree, self.intercept, self.index)
+        lo, hi = _bases.basis_range(self.function, *args, *pair)
+        return (lo + 0.0, hi + 0.0) if np.isfinite([lo, hi]).all() else None
+
+
+def _spline_part(column: str, node, variable: str, suffix: str) -> Part:
+    """Column ``suffix`` of ``ns``/``bs`` of a variable: a :class:`SplineColumn` where its knots are public
+    (Boundary.knots given, and knots given or no df: as ``_eval._spline`` places none from the rows), the
+    column's own name otherwise."""
+    try:
+        args = bind(call_name(node), node)
+        if "Boundary.knots" not in args or ("knots" not in args and "df" in args) or not suffix.isdigit():
+            return column
+        knots = constant(args.get("knots"), "knots=")
+        boundary = sorted(float(b) for b in constant(args["Boundary.knots"], "Boundary.knots="))
+        degree = int(constant(args.get("degree"), "degree=", 3)) if call_name(node) == "bs" else 3
+        intercept = bool(constant(args.get("intercept"), "intercept=", False))
+    except (FormulaError, TypeError, ValueError):
+        return column  # the evaluation of the term says what is wrong
+    knots = tuple(float(k) for k in np.atleast_1d(np.asarray([] if knots is None else knots, float)))
+    if len(boundary) != 2:
+        return column
+    return SplineColumn(
+        column,
+        variable,
+        call_name(node),
+        1,
+        knots,
+        (boundary[0], boundary[1]),
+        degree,
+        intercept,
+        int(suffix) - 1,
+    )
 
 
 def _raw_poly_part(column: str, args: list, suffix: str) -> Part:

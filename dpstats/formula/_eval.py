@@ -282,29 +282,34 @@ class Context:
         return impl(self, node, bind(name, node))
 
     def literal(self, node: Node | None, what: str, default=None):
-        """A constant argument (a number, string, TRUE/FALSE or c(...) of them)."""
-        if node is None:
-            return default
-        if node.kind == "call" and call_name(node) == "c":
-            return [self.literal(a, what) for _, a in node.args]
-        if node.kind in ("num",):
-            return node.value
-        if node.kind == "str":
-            return node.value
-        if node.kind == "const" and node.value in ("TRUE", "FALSE", "NULL"):
-            return {"TRUE": True, "FALSE": False, "NULL": None}[node.value]
-        if node.kind == "const" and node.value == "Inf":
-            return math.inf
-        if node.kind == "name" and node.value in ("T", "F"):
-            return node.value == "T"
-        if node.kind == "unary" and node.value == "-":
-            inner = self.literal(node.args[0], what)
-            if isinstance(inner, (int, float)) and not isinstance(inner, bool):
-                return -inner
-        raise FormulaError(
-            f"{what} must be a constant (a number, TRUE/FALSE, a string or c(...) of them), "
-            f"got '{deparse(node)}'."
-        )
+        """A constant argument (a number, string, TRUE/FALSE or c(...) of them): :func:`constant`."""
+        return constant(node, what, default)
+
+
+def constant(node: Node | None, what: str, default=None):
+    """A constant argument (a number, string, TRUE/FALSE or c(...) of them), read from the formula's
+    text alone; ``default`` when absent, a FormulaError naming ``what`` when not a constant."""
+    if node is None:
+        return default
+    if node.kind == "call" and call_name(node) == "c":
+        return [constant(a, what) for _, a in node.args]
+    if node.kind in ("num",):
+        return node.value
+    if node.kind == "str":
+        return node.value
+    if node.kind == "const" and node.value in ("TRUE", "FALSE", "NULL"):
+        return {"TRUE": True, "FALSE": False, "NULL": None}[node.value]
+    if node.kind == "const" and node.value == "Inf":
+        return math.inf
+    if node.kind == "name" and node.value in ("T", "F"):
+        return node.value == "T"
+    if node.kind == "unary" and node.value == "-":
+        inner = constant(node.args[0], what)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner
+    raise FormulaError(
+        f"{what} must be a constant (a number, TRUE/FALSE, a string or c(...) of them), got '{deparse(node)}'."
+    )
 
 
 def column_value(s: pd.Series):

@@ -78,7 +78,6 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..schema import Schema
 from ..validation import (
-    check_delta,
     check_eps,
     check_fraction,
     check_gaussian_delta,
@@ -130,12 +129,11 @@ class PCAOptions(Options):
     def check(cls, given: Mapping[str, Any]) -> PCAOptions:
         """Cheap checks of dp_pca's arguments, before the data is read."""
         eps = check_eps(given["eps"], allow_inf=True)
-        delta = (
-            check_delta(given["delta"])  # no noise at eps = inf: any delta in [0, 1), unused
-            if math.isinf(eps)
-            else check_gaussian_delta(
-                given["delta"], "dp_pca needs delta > 0: it adds Gaussian noise (zCDP). Use e.g. delta=1e-6."
-            )
+        delta = check_gaussian_delta(  # at eps = inf (no noise) delta may be omitted
+            given["delta"],
+            "dp_pca needs delta > 0 at finite eps: it adds Gaussian noise (zCDP). Give e.g. delta=1e-6 "
+            "(much smaller than 1/n).",
+            eps,
         )
         neighbouring = check_neighbouring(given["neighbouring"])
         radius = given["radius"]

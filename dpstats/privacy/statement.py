@@ -155,18 +155,28 @@ def derived_bounds_note(bounds: Any, mf: Any) -> str:
     >>> derived_bounds_note({"x": (0, 1), "z": (-1, 1)}, mf)[:51]
     "Columns of the term(s) 'x:z' without a bound declar"
     """
-    columns = derivable_columns(bounds, getattr(mf, "interaction_parts", None) or {})
+    parts = getattr(mf, "interaction_parts", None) or {}
+    columns = derivable_columns(bounds, parts)
     if not columns:
         return ""
     term_of = dict(zip(mf.names, mf.terms))
     terms = ", ".join(repr(t) for t in dict.fromkeys(term_of.get(c, c) for c in columns))
+    splines = any(
+        hasattr(part, "knots") for c in columns for part in parts[c]
+    )  # formula._design.SplineColumn
     return (
         f"Columns of the term(s) {terms} without a bound declared for the column itself are bounded by "
         "arithmetic on public bounds alone, no row read: an interaction's by the product of its parts' "
         "bounds (the numeric variables' declared bounds, the factor codings' ranges), a monotone function "
         "or a power of a variable (log(x), sqrt(x), I(x^2), poly(x, k, raw = TRUE)) by the image of the "
         "variable's declared bounds, a product of powers of variables (poly(x, z, degree = k, raw = TRUE)) "
-        "by the product of their images."
+        "by the product of their images"
+        + (
+            ", a column of ns(x, ...) or bs(x, ...) with the knots the formula writes by its range over "
+            "x's declared bounds."
+            if splines
+            else "."
+        )
     )
 
 

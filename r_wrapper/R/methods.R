@@ -187,11 +187,11 @@ dp_two_stage <- function(formula, data, eps, k, ..., seed = NULL) {
   .dp_fit("dp_two_stage", match.call(), environment(), c("formula", "data", "eps", "k"), parent.frame())
 }
 
-dp_knockoff <- function(formula, data, eps, delta, ..., seed = NULL) {
+dp_knockoff <- function(formula, data, eps, delta = NULL, ..., seed = NULL) {
   .dp_fit("dp_knockoff", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
 }
 
-dp_gmm <- function(formula, data, k, eps, delta, ..., seed = NULL) {
+dp_gmm <- function(formula, data, k, eps, delta = NULL, ..., seed = NULL) {
   .dp_fit("dp_gmm", match.call(), environment(), c("formula", "data", "k", "eps", "delta"), parent.frame())
 }
 

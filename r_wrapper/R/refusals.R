@@ -64,6 +64,10 @@
            paste("compare terms with confint(fit) or tidy(fit); for a non-private reference,",
                  "anova(glm(formula(fit), family = family(fit), data = df)), or anova() of the fit at eps = Inf"),
            class = "dpstats_not_released_error", dp_only = TRUE),
+  .refusal("anova", "dp_lm",
+           "its sums of squares are functions of the raw data (for a DP fit they are not released)",
+           "compare terms with confint(fit) or tidy(fit); for a non-private reference, anova(lm(formula(fit), data)), or anova() of the fit at eps = Inf",
+           class = "dpstats_not_released_error", dp_only = TRUE),
   .refusal("anova", "dp_result",
            "its sums of squares and deviances are functions of the raw data (for a DP fit they are not released)",
            "compare terms with confint(fit) or tidy(fit); for a non-private reference, anova(lm(formula(fit), data))",
@@ -225,6 +229,40 @@ anova.dp_glm <- function(object, ..., test = NULL) {
                sprintf("Model: %s, link: %s\n\nResponse: %s\n\nTerms added sequentially (first to last)\n\n",
                        fam$family, fam$link, deparse(formula(object)[[2L]])))
   structure(table, heading = heading, class = c("anova", "data.frame"))
+}
+
+# anova() of a non-private dp_lm (eps = Inf, whose rows are kept, as lm's): anova.lm's sequential table,
+# computed as anova.lm computes it, from the effects of the QR of the fit's own design (model.matrix(fit))
+# and response: each term's sum of squares is the sum of its effects' squares, in the formula's order.
+# A DP fit is refused by the table above.
+anova.dp_lm <- function(object, ...) {
+  call <- sys.call()
+  if (.is_dp_fit(object)) .refuse_generic("anova", object, call)
+  if (length(list(...))) {
+    .dp_abort("anova() of several dp_lm fits is not offered: compare them with anova() of each, or AIC().",
+              "dpstats_argument_error", call)
+  }
+  mf <- .lm_model(object, "anova()", call)
+  X <- .model_X(object, mf)
+  y <- stats::model.response(mf)
+  qx <- qr(X)  # LINPACK with tolerance 1e-7, as lm.fit
+  p <- qx$rank
+  rdf <- nrow(X) - p
+  ssr <- sum(qr.resid(qx, y)^2)
+  asgn <- attr(X, "assign")[qx$pivot][seq_len(p)]
+  comp <- qr.qty(qx, y)[seq_len(p)]
+  tt <- attr(mf, "terms")
+  labels <- c("(Intercept)", attr(tt, "term.labels"))[1 + unique(asgn)]
+  ss <- c(vapply(split(comp^2, asgn), sum, 1), ssr)
+  df <- c(lengths(split(asgn, asgn)), rdf)
+  ms <- ss / df
+  f <- ms / (ssr / rdf)
+  table <- data.frame(df, ss, ms, f, stats::pf(f, df, rdf, lower.tail = FALSE))
+  table[length(df), 4:5] <- NA
+  dimnames(table) <- list(c(labels, "Residuals"), c("Df", "Sum Sq", "Mean Sq", "F value", "Pr(>F)"))
+  if (attr(tt, "intercept")) table <- table[-1, ]
+  structure(table, heading = c("Analysis of Variance Table\n", paste("Response:", deparse(formula(object)[[2L]]))),
+            class = c("anova", "data.frame"))
 }
 
 # terms(fit) as lm's: the terms of formula(fit) (fit$terms holds the design's column names). step(),

@@ -71,7 +71,7 @@ class GMMOptions(Options):
         delta = check_gaussian_delta(
             given["delta"],
             "dp_gmm needs delta > 0: its steps add Gaussian noise and are accounted in zCDP. "
-            "Use a small delta such as 1e-6 (much smaller than 1/n).",
+            "Give a small delta such as delta=1e-6 (much smaller than 1/n).",
         )
         neighbouring = check_neighbouring(given["neighbouring"])
         if given["method"] not in METHODS:

@@ -17,7 +17,7 @@ from typing import Any
 from ...errors import AssumptionError, PrivacyParameterError
 from ...privacy.bounds import is_auto
 from ...schema import PublicN, Schema
-from ...validation import check_delta, check_eps, check_fraction, check_neighbouring, check_oc_trials
+from ...validation import check_eps, check_gaussian_delta, check_fraction, check_neighbouring, check_oc_trials
 from .._options import Options
 from . import filter as ko
 
@@ -77,8 +77,13 @@ class KnockoffOptions(Options):
     def check(cls, given: Mapping[str, Any]) -> KnockoffOptions:
         """Cheap checks of dp_knockoff's arguments, in the order they were always made, before the data is read."""
         method = given["method"]
-        check_eps(given["eps"], allow_inf=True)
-        check_delta(given["delta"], allow_zero=False)
+        eps = check_eps(given["eps"], allow_inf=True)
+        delta = check_gaussian_delta(  # at eps = inf (no noise) delta may be omitted
+            given["delta"],
+            "dp_knockoff needs delta > 0 at finite eps: its steps add Gaussian noise, and part of delta "
+            "bounds the chance that its sensitivity bound fails. Give e.g. delta=1e-6 (much smaller than 1/n).",
+            eps,
+        )
         check_fraction(given["fdr"], "fdr", 0.0, 1.0, low_open=True)
         if method not in ("I", "II"):
             raise PrivacyParameterError(f"method must be 'I' or 'II' (the paper's Methods), got {method!r}.")
@@ -93,6 +98,7 @@ class KnockoffOptions(Options):
         delta_split = given["delta_split"]
         return cls.from_given(
             given,
+            delta=delta,
             eps_split=fractions(given["eps_split"], 3, "eps_split"),
             delta_split=(
                 fractions(delta_split, 3 if method == "I" else 2, "delta_split")

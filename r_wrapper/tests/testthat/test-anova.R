@@ -43,3 +43,28 @@ test_that("anova() of a DP dp_glm is refused, naming glm(..., family = ) as the 
   expect_match(conditionMessage(err), "glm(formula(fit), family = family(fit), data = df)", fixed = TRUE)
   expect_false(grepl("lm(formula(fit), data)", conditionMessage(err), fixed = TRUE))
 })
+
+# anova() of a dp_lm: at eps = Inf (rows kept, as lm's) it is anova.lm's sequential table; a DP fit is refused.
+# Oracle: R's anova.lm on mtcars, warpbreaks (factors, interaction), PlantGrowth (no intercept) and ToothGrowth,
+# tolerance 1e-8 (both from the same QR of the same design).
+test_that("anova() of an eps = Inf dp_lm equals anova.lm; of a DP dp_lm it is refused", {
+  skip_if_no_dpstats()
+  cases <- list(list(f = mpg ~ wt + hp + factor(cyl), data = mtcars),
+                list(f = breaks ~ wool * tension, data = warpbreaks),
+                list(f = weight ~ 0 + group, data = PlantGrowth),
+                list(f = len ~ supp * factor(dose), data = ToothGrowth),
+                list(f = mpg ~ wt + I(2 * wt) + hp, data = mtcars))  # an aliased column: anova.lm drops it
+  for (case in cases) {
+    fit <- suppressWarnings(dp_lm(case$f, case$data, eps = Inf))
+    ref <- anova(lm(case$f, data = case$data))
+    ours <- anova(fit)
+    expect_s3_class(ours, "anova")
+    expect_identical(rownames(ours), rownames(ref))
+    expect_equal(as.data.frame(ours), as.data.frame(ref), tolerance = 1e-8)
+    expect_identical(attr(ours, "heading"), attr(ref, "heading"))
+  }
+  b <- list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35))
+  dp <- dp_lm(mpg ~ wt + hp, mtcars, eps = 5, delta = 1e-5, bounds = b, seed = 1)
+  err <- expect_error(anova(dp), class = "dpstats_not_released_error")
+  expect_match(conditionMessage(err), "anova() of the fit at eps = Inf", fixed = TRUE)
+})

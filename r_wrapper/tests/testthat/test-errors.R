@@ -33,7 +33,8 @@ test_that("errors are worded for R users and classed dpstats_error", {
   skip_if_no_dpstats()
   df <- sim_data()
   expect_error(dp_sis(y ~ ., data = df), "argument \"eps\" is missing", class = "dpstats_argument_error")
-  expect_error(dp_knockoff(y ~ ., data = df, eps = 1), "\"delta\" is missing", class = "dpstats_error")
+  expect_error(dp_knockoff(y ~ ., data = df, eps = 1), "needs delta > 0 at finite eps",
+               class = "dpstats_privacy_parameter_error")
   expect_error(dp_sis(y ~ ., data = df, eps = NA), "eps is NA", class = "dpstats_privacy_parameter_error")
   expect_error(dp_sis(y ~ ., data = df, eps = NA_real_, k = 2), "eps is NA", class = "dpstats_error")
   expect_error(dp_sis(y ~ ., data = df, eps = 1, bound = c(-1, 1)), "did you mean 'bounds'",

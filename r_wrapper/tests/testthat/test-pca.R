@@ -158,7 +158,7 @@ test_that("dp_pca's arguments: required ones named, Python's names passed throug
   py <- unlist(bridge_call("parameters", name = "dp_pca"))
   expect_identical(py[1:5], c("formula", "data", "k", "eps", "delta"))
   expect_true(all(c("center", "mean_share") %in% py))
-  expect_error(dp_pca(~ ., data = USArrests, eps = 1, delta = 1e-6), "dp_pca() needs formula, data, k, eps, delta",
+  expect_error(dp_pca(~ ., data = USArrests, eps = 1, delta = 1e-6), "dp_pca() needs formula, data, k, eps.",
                fixed = TRUE, class = "dpstats_argument_error")
   expect_error(dp_pca(~ ., data = USArrests, k = 2, eps = 1, delta = 0, bounds = usarrests_box),
                "needs delta > 0", class = "dpstats_privacy_parameter_error")
@@ -181,4 +181,24 @@ test_that("dp_pca's arguments: required ones named, Python's names passed throug
                "strict = TRUE refuses eps = Inf", fixed = TRUE, class = "dpstats_privacy_parameter_error")
   # its help page is generated with the others
   expect_length(utils::help("dp_pca", package = "dpstats"), 1L)
+})
+
+test_that("delta is needed only for noise: eps = Inf runs as prcomp without it; finite eps refuses its absence", {
+  # the R audit's F07: dp_pca(~ ., USArrests, k = 2, eps = Inf) stopped with "argument "delta" is missing"
+  skip_if_no_dpstats()
+  fit <- suppressWarnings(dp_pca(~ ., USArrests, k = 2, eps = Inf))
+  expect_equal(fit$outputs$eigenvalues, prcomp(USArrests)$sdev[1:2]^2, tolerance = 1e-8)
+  expect_identical(suppressWarnings(dp_pca(~ ., USArrests, 2, Inf, 0))$outputs$eigenvalues,
+                   fit$outputs$eigenvalues)  # delta keeps its place for positional calls
+  for (call in list(quote(dp_pca(~ ., USArrests, k = 2, eps = 1, bounds = usarrests_box)),
+                    quote(dp_gmm(~ ., USArrests, k = 2, eps = 1, bounds = usarrests_box)),
+                    quote(dp_knockoff(Murder ~ ., USArrests, eps = 1, bounds = 400)))) {
+    err <- tryCatch(eval(call), error = identity)
+    expect_s3_class(err, "dpstats_privacy_parameter_error")
+    expect_match(conditionMessage(err), "needs delta > 0.*Gaussian.*delta = 1e-6")
+  }
+  set.seed(3)
+  x <- matrix(rnorm(400 * 4), 400, dimnames = list(NULL, paste0("x", 1:4)))
+  sim <- data.frame(x, y = drop(x %*% c(1, 0, 0, 0.5)) + rnorm(400))
+  expect_no_error(suppressWarnings(dp_knockoff(y ~ ., sim, eps = Inf, fdr = 0.2, oc_trials = 0)))
 })

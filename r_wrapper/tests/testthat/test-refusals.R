@@ -40,7 +40,7 @@ refused_dp <- list(  # meaningful, but computed from rows the fit does not relea
   fitted = c("si", "gmm"),
   residuals = c("si"),
   deviance = c("si"),
-  anova = c("lm", "glm", "lm_inf")
+  anova = c("lm", "glm")
 )
 
 call_generic <- function(generic, fit) {
