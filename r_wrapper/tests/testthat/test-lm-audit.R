@@ -67,10 +67,16 @@ filled_airquality <- function(df = airquality) {
   df
 }
 
-test_that("2. eps = Inf with declared bounds and NA: every method uses the fit's rows (filled), as lm on them", {
+test_that("2. eps = Inf with declared bounds and NA: lm's complete rows by default; na_action = 'fill' fills, as lm on the filled rows", {
   skip_if_no_dpstats()
   b <- list(Ozone = c(0, 170), Wind = c(0, 25), Temp = c(50, 100))
+  # the default at eps = Inf is the reference fit, lm on the complete rows (na.omit)
   f <- inf_lm(Ozone ~ Wind + Temp, data = airquality, bounds = b)
+  same_lm_methods(f, lm(Ozone ~ Wind + Temp, data = airquality))
+  expect_identical(nobs(f), 116L)
+  # asked for: the public fills, every method on the fit's rows (filled), warned
+  expect_warning(dp_lm(Ozone ~ Wind + Temp, data = airquality, eps = Inf, bounds = b, na_action = "fill"))
+  f <- inf_lm(Ozone ~ Wind + Temp, data = airquality, bounds = b, na_action = "fill")
   l <- lm(Ozone ~ Wind + Temp, data = filled_airquality())
   expect_identical(nobs(f), 153L)
   expect_length(fitted(f), nobs(f))
@@ -90,7 +96,7 @@ test_that("2. eps = Inf with declared bounds and NA: every method uses the fit's
 test_that("2. dp_glm at eps = Inf with NA filled: fitted and residuals have the fit's n rows, as glm on them", {
   skip_if_no_dpstats()
   aq <- transform(airquality, high = as.integer(Ozone > 60))
-  g <- inf_glm(high ~ Wind + Solar.R, data = aq, family = binomial,
+  g <- inf_glm(high ~ Wind + Solar.R, data = aq, family = binomial, na_action = "fill",
                bounds = list(high = c(0, 1), Wind = c(0, 25), Solar.R = c(0, 340)))
   filled <- aq
   filled$high[is.na(filled$high)] <- 0        # dp_glm's fill of a 0/1 response
@@ -105,10 +111,10 @@ test_that("2. dp_glm at eps = Inf with NA filled: fitted and residuals have the 
 
 test_that("2. a numeric column used as factor(x, levels = c(...)) is filled by its first level in R as in Python", {
   skip_if_no_dpstats()
-  # the fill Python gives (dpstats.formula.level_fills, asked through the bridge); R rebuilds the same rows
+  # asked for at eps = Inf (na_action = "fill"; the default there is lm's na.omit): the fill Python gives (dpstats.formula.level_fills, asked through the bridge); R rebuilds the same rows
   mt <- mtcars
   mt$cyl[c(3, 10, 20)] <- NA
-  f <- inf_lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = mt)
+  f <- inf_lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = mt, na_action = "fill")
   expect_null(f$rows_not_kept)
   filled <- mt
   filled$cyl[is.na(filled$cyl)] <- 4
@@ -117,15 +123,16 @@ test_that("2. a numeric column used as factor(x, levels = c(...)) is filled by i
   # ToothGrowth's dose as a factor of declared numeric levels, missing in two rows; a character column too
   tg <- ToothGrowth
   tg$dose[c(5, 40)] <- NA
-  g <- inf_lm(len ~ supp + factor(dose, levels = c(0.5, 1, 2)), data = tg)
+  g <- inf_lm(len ~ supp + factor(dose, levels = c(0.5, 1, 2)), data = tg, na_action = "fill")
   tg_filled <- tg
   tg_filled$dose[is.na(tg_filled$dose)] <- 0.5
   same_lm_methods(g, lm(len ~ supp + factor(dose, levels = c(0.5, 1, 2)), data = tg_filled))
   tg_chr <- transform(tg, dose = as.character(dose))
-  h <- inf_lm(len ~ supp + factor(dose, levels = c(0.5, 1, 2)), data = tg_chr)
+  h <- inf_lm(len ~ supp + factor(dose, levels = c(0.5, 1, 2)), data = tg_chr, na_action = "fill")
   expect_equal(fitted(h), fitted(g), tolerance = 1e-8)
   # declared bounds win (the midpoint, as in Python): the fill is then 6, a level too
-  k <- inf_lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = mt, bounds = list(cyl = c(4, 8), wt = c(1, 6), mpg = c(10, 35)))
+  k <- inf_lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = mt, na_action = "fill",
+              bounds = list(cyl = c(4, 8), wt = c(1, 6), mpg = c(10, 35)))
   mid <- mt
   mid$cyl[is.na(mid$cyl)] <- 6
   same_lm_methods(k, lm(mpg ~ wt + factor(cyl, levels = c(4, 6, 8)), data = mid))
