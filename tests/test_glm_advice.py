@@ -82,8 +82,15 @@ def advice(formula: str, df: pd.DataFrame, bounds: dict, eps: float) -> tuple[fl
         dp.dp_glm(formula, df, eps=eps, delta=DELTA, bounds=bounds, random_state=0)
     text = str(err.value)
     intervals = float(re.search(r"raise eps to ([0-9.]+) \(same delta\)", text).group(1))
-    admitted = float(re.search(r"the least eps admitted, ([0-9.]+),", text).group(1))
-    return intervals, admitted
+    assert "Pima" not in text and text.count("eps to") == 1  # one eps to act on, nothing about other data
+    lo, hi = np.array(list(bounds.values())).T  # the predictors' bounds
+    options = m.GLMOptions.partial(
+        family="binomial", eps=eps, delta=DELTA, pilot_steps=m.PILOT_STEPS, pilot_share=m.PILOT_SHARE,
+        hessian_share=m.HESSIAN_SHARE,
+    )  # fmt: skip
+    coords = m.Coordinates((lo + hi) / 2, (hi - lo) / 2, True)
+    pl = m.plan(options, coords, m.response_range("binomial"), None)
+    return intervals, m.admitted_eps(pl, len(df), DELTA)
 
 
 def released(formula: str, df: pd.DataFrame, bounds: dict, eps: float) -> list[bool]:

@@ -54,6 +54,12 @@ GRID = list(itertools.product(FAMILIES, NS, PS, EPSS))
 REFUSED = {
     ("binomial", 5_000, 10, 1.0),
     ("poisson", 5_000, 3, 1.0),
+    (
+        "poisson",
+        5_000,
+        3,
+        4.0,
+    ),  # ratio 0.107 > POISSON_REFUSE_RATIO 0.06 (G5'): B = 0.95 λ_min(H), shown in 5%
     ("poisson", 5_000, 10, 1.0),
     ("poisson", 5_000, 10, 4.0),
     ("poisson", 50_000, 10, 1.0),

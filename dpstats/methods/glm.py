@@ -114,19 +114,48 @@ found by simulation (tests/test_glm_coverage.py) when B ≤ 1.3 λ_min(H), and f
   released Hessian itself shows that the design carries too little information for the noise;
   the estimates are still released.
 
+(G5') The Poisson family.  v_ref = Y/8 guesses the mean count from its declared bound, and no public
+input bounds it: a design whose counts have mean 1.6 under Y = 30, with predictors of sd 1 in
+bounds (−3, 3) (the statistician's audit, s12-stat2 H1), has κ = 0.024, so at n = 2·10⁴, eps = 2 the
+public ratio is 0.05 (admitted) while B = 2.15 λ_min(H).  There the eigenvalue floor binds in the
+weak direction, in the pilot (whose floor is 2.7 times the final one) and in the final step: each
+step moves only about λ_min(H)/B of the way from the public start, and the slopes come out shrunk
+by 20–30% towards 0.  In (G4)'s terms θ̂ − θ* = P⁻¹(F d + E d + s + ξ) with F = P − H̃ ⪰ 0 the
+floor, a bias term (G4) does not carry; the rule above shows intervals in 21% of the runs there
+(54% at n = 5·10⁴, eps = 1, B = 1.63 λ_min(H)), covering 0.48–0.75.  Coverage of (G4) on that
+design with every interval shown: 0.93–0.96 at B = 1.06 λ_min(H), 0.85–0.90 at 1.33.  So for the
+Poisson family the check after the release certifies λ_min(H) ≥ B from released values, at
+one-sided level 95% (``CERTIFY_Z`` = z_0.95).  With u the unit eigenvector of λ_min(H), a fixed vector,
+
+    λ_min(H̃) ≤ uᵀH̃u = λ_min(H) + uᵀEu,   uᵀEu ~ N(0, σ_H²(2 − Σ_j u_j⁴)), variance ≤ 2σ_H²,
+
+so λ_min(H) ≥ λ_min(H̃) − z_0.95 √2 σ_H except with probability at most 5%, and intervals are
+shown only when that lower bound is at least B: λ_min(H̃)/B ≥ 1 + z_0.95 √2/(2√k + 3)
+(:func:`guard_level`: 1.33 at k = 4, 1.24 at k = 11).  For every design with λ_min(H) < B, where
+(G4) under-covers, intervals are shown in at most 5% of the runs (on the audit's design in under
+1%); the estimates are still released.  The public rule then refuses above ``POISSON_REFUSE_RATIO``
+= 0.06 (not 0.12), so that an admitted call shows intervals on the designs the rule was calibrated
+on (the coverage grid's Poisson designs, κ ≈ 0.11): there λ_min(H)/B ≥ κ/0.06 ≈ 1.8, more than
+z_0.95 √2 σ_H above the check's level, so at most about 5% of their runs withhold.  The binomial
+rule is unchanged (v_ref = v_max bounds the per-row information there; the grid and the audit's
+binomial designs cover with it).
+
 (G6) The refusal's advice.  The two rules of (G5) meet through the design's information fraction
 κ = λ_min(H)/(n v_ref), which only the rows know: a call admitted at B = τ n v_ref passes the
-released-Hessian check only if κ is about τ (1 + GUARD) ≈ 0.19 or more (predictors spread over their
-bounds), and Pima's glucose, mass and age in (0, 200), (0, 70), (20, 90) have κ = 0.022.  So the
-refusal names, beside the least eps it admits, the eps (and the factor on n) at which a design of
+released-Hessian check only if κ is about τ (1 + G) or more, G the check's level (binomial:
+0.12 · 1.6 ≈ 0.19, predictors spread over their bounds), while predictors that fill a modest part
+of their bounds have κ ≈ 0.02 (Pima's glucose, mass and age in (0, 200), (0, 70), (20, 90): 0.022).
+So the refusal names one eps (and the factor on n), the one at which a design of
 κ = ``ADVICE_INFO`` = 0.02 passes the check: by Weyl's inequality λ_min(H̃) ≥ λ_min(H) − ‖E‖, and
 ‖E‖ ≤ B except with probability at most e^{−9/4} ≈ 0.11 (the Lipschitz bound above), so
-λ_min(H̃) ≥ GUARD B whenever κ n v_ref ≥ (1 + GUARD) B, i.e. at the public ratio
-B/(n v_ref) ≤ ADVICE_INFO/(1 + GUARD) = 0.0125.  σ_H is Δ_H/√(2 ρ f_H) with public shares f_H, so the
-ratio falls as 1/√ρ and as 1/n: the advised ρ is ρ (ratio/0.0125)², its eps the least at which one
-Gaussian of μ² = 2ρ is (eps, delta)-DP (:func:`eps_for_rho`).  Public inputs only, as the refusal;
-there B ≤ 0.63 λ_min(H), inside the region where the intervals cover (tests/test_glm_advice.py:
-the advised eps gives intervals on simulated data and on Pima, and they cover).
+λ_min(H̃) ≥ G B whenever κ n v_ref ≥ (1 + G) B, i.e. at the public ratio
+B/(n v_ref) ≤ target = ADVICE_INFO/(1 + G) (binomial 0.0125; Poisson 0.0086 at k = 4).  σ_H is
+Δ_H/√(2 ρ f_H) with public shares f_H, so the ratio falls as 1/√ρ and as 1/n: the advised ρ is
+ρ (ratio/target)², its eps the least at which one Gaussian of μ² = 2ρ is (eps, delta)-DP
+(:func:`eps_for_rho`).  Public inputs only, as the refusal, and the message speaks of the call
+only (no data set's example); there B ≤ 0.63 λ_min(H) (binomial), inside the region where the
+intervals cover (tests/test_glm_advice.py: the advised eps gives intervals on simulated data and
+on Pima, and they cover).
 """
 
 from __future__ import annotations
@@ -164,6 +193,8 @@ HESSIAN_SHARE = 0.4
 STEP_CAP = 1.0
 GUARD = 0.6
 REFUSE_RATIO = 0.12
+POISSON_REFUSE_RATIO = 0.06  # (G5'): the public rule for the Poisson family
+CERTIFY_Z = 1.6448536269514722  # z_0.95: the one-sided confidence of the Poisson release check (G5')
 ADVICE_INFO = 0.02  # λ_min(H) / (n v_ref) of the design the refusal's advice is computed for (G6)
 POISSON_REF = 8.0  # v_ref = Y / POISSON_REF (G5)
 
@@ -408,34 +439,55 @@ def noise_ratio(pl: GLMPlan, n: int) -> float:
     return pl.spectral() / (n * pl.response.v_ref)
 
 
+def refuse_ratio(family: str) -> float:
+    """The largest public ratio B / (n v_ref) admitted (G5, G5')."""
+    return POISSON_REFUSE_RATIO if family == "poisson" else REFUSE_RATIO
+
+
+def guard_level(family: str, k: int) -> float:
+    """Least λ_min(H̃)/B at which intervals are shown: ``GUARD`` (binomial), and for the Poisson
+    family 1 + z_0.95 √2/(2√k + 3), which certifies λ_min(H) ≥ B at one-sided level 95% (G5').
+
+    Examples
+    --------
+    >>> round(guard_level("poisson", 4), 3), guard_level("binomial", 4)
+    (1.332, 0.6)
+    """
+    if family != "poisson":
+        return GUARD
+    return 1.0 + CERTIFY_Z * math.sqrt(2.0) / (2.0 * math.sqrt(k) + 3.0)
+
+
 def refuse_if_noisy(pl: GLMPlan, n: int, delta: float) -> None:
     """Refuse, before any spend, a call whose final Hessian noise would swamp the information (G5),
-    naming the eps (and n) at which intervals are released for a design of information ``ADVICE_INFO``
-    (G6): advice that, followed, leads to intervals rather than to a fit that withholds them all."""
-    ratio = noise_ratio(pl, n)
-    if ratio <= REFUSE_RATIO:
+    naming the one eps (and the factor on n) at which intervals are released for a design of
+    information ``ADVICE_INFO`` (G6).  The message speaks of the call's public inputs only."""
+    ratio, limit = noise_ratio(pl, n), refuse_ratio(pl.family)
+    if ratio <= limit:
         return
-    target = advised_ratio()  # σ_H ∝ 1/√ρ at fixed shares: the ratio falls as 1/√ρ and as 1/n
+    target = advised_ratio(
+        pl.family, pl.coords.k
+    )  # σ_H ∝ 1/√ρ at fixed shares: the ratio falls as 1/√ρ and 1/n
     eps_intervals = _round_up(eps_for_rho(pl.rho * (ratio / target) ** 2, delta))
-    eps_admitted = _round_up(eps_for_rho(pl.rho * (ratio / REFUSE_RATIO) ** 2, delta))
     raise AssumptionError(
         f"dp_glm cannot give intervals that cover at n = {n} with these eps, delta, bounds and "
         f"{pl.coords.k} coefficients: the noise on the released Hessian would be {ratio:.3g} of the most "
-        f"information n rows can carry (at most {REFUSE_RATIO:g} is admitted; dpstats.methods.glm, (G5)). "
-        f"Nothing was spent. For intervals raise eps to {eps_intervals:g} (same delta) or n about "
-        f"{_round_up(ratio / target):g} times: intervals are withheld when the released Hessian shows too little "
-        f"information, and there a design whose smallest information eigenvalue is {ADVICE_INFO:.0%} of that "
-        "most (predictors filling a modest part of their declared bounds, as glucose, mass and age of the Pima "
-        f"data) shows enough (dpstats.methods.glm, (G6)); the least eps admitted, {eps_admitted:g}, gives "
-        f"intervals only to designs of at least {REFUSE_RATIO * (1 + GUARD):.0%} (predictors spread over their "
-        "bounds). Or use fewer terms, or declare tighter "
-        + ("count bounds." if pl.family == "poisson" else "bounds.")
+        f"information n rows can carry (at most {limit:g} is admitted; dpstats.methods.glm, (G5)). "
+        f"Nothing was spent. For intervals raise eps to {eps_intervals:g} (same delta), or n about "
+        f"{_round_up(ratio / target):g} times: there intervals are shown unless the released Hessian shows "
+        f"less than {ADVICE_INFO:.0%} of that most information (dpstats.methods.glm, (G6)). Or use fewer terms, "
+        "or declare tighter " + ("count bounds." if pl.family == "poisson" else "bounds.")
     )
 
 
-def advised_ratio() -> float:
+def admitted_eps(pl: GLMPlan, n: int, delta: float) -> float:
+    """The least eps (two significant digits, rounded up) that the public rule (G5) admits at n."""
+    return _round_up(eps_for_rho(pl.rho * (noise_ratio(pl, n) / refuse_ratio(pl.family)) ** 2, delta))
+
+
+def advised_ratio(family: str = "binomial", k: int = 1) -> float:
     """B / (n v_ref) at which a design of information ``ADVICE_INFO`` passes the withholding rule (G6)."""
-    return ADVICE_INFO / (1.0 + GUARD)
+    return ADVICE_INFO / (1.0 + guard_level(family, k))
 
 
 def eps_for_rho(rho: float, delta: float) -> float:
@@ -626,11 +678,12 @@ def finish(theta: np.ndarray, pilot: np.ndarray, Ht: np.ndarray, P: np.ndarray, 
     V = (V + V.T) / 2.0
     _, L = pl.coords.linear()
     ratio = float(np.linalg.eigvalsh(Ht)[0]) / pl.spectral()
+    guard = guard_level(pl.family, k)
     withheld = ""
-    if ratio < GUARD:
+    if ratio < guard:
         withheld = (
             f"std.error, intervals and p-values withheld: the released Hessian's smallest eigenvalue is "
-            f"{ratio:.2g} times the scale of its noise (at least {GUARD:g} is needed, dpstats.methods.glm (G5)); "
+            f"{ratio:.2g} times the scale of its noise (at least {guard:.3g} is needed, dpstats.methods.glm (G5)); "
             "the design carries too little information for this eps. Raise eps or n, or use fewer terms."
         )
     return GLMFit(
