@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DPStatsError, PrivacyParameterError
-from ..formula import ModelFrame, model_frame
+from ..formula import ModelFrame, model_frame, with_formula_declarations
 from ..methods import privreg as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
@@ -217,8 +217,9 @@ class Party:
             neighbouring="replace",
             fills=m.response_fill(formula, family),
         )
-        # one bounds mapping may serve every party: keys naming another party's columns are allowed
-        return replace(schema, check_names=False)
+        # one bounds mapping may serve every party: keys naming another party's columns are allowed;
+        # factor(g, levels = c("a", "b")) declares g's levels as levels= does (vertical_glm's declare too)
+        return replace(with_formula_declarations(schema, formula), check_names=False)
 
     def _refuse_unfilled(self, data: pd.DataFrame, formula: str, schema: Schema) -> None:
         """DP mode: every numeric variable needs a public fill (from the names and dtypes, no row read)."""
