@@ -50,6 +50,7 @@ class PrivregOptions(Options):
     """
 
     PUBLIC_N = PublicN("vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n")
+    GAUSSIAN_PLAN = True  # one zCDP entry, ρ = gaussian_rho_from_eps_delta(eps, delta) (_plan._dp_entry)
 
     formula: str | None
     family: str
