@@ -32,7 +32,7 @@ from ..formula import ModelFrame, model_frame, with_formula_declarations
 from ..methods import privreg as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
-from ..validation import check_delta, check_eps
+from ..validation import check_eps, check_gaussian_delta
 from ..results.vertical_glm import VerticalGLMResult, assemble_result, coefficient_table
 from ..schema import Schema
 from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
@@ -793,7 +793,7 @@ def member_spec(eps, delta) -> dict | None:
         if delta is not None:
             raise PrivacyParameterError("delta was given without eps; give both for DP mode.")
         return None
-    return {"eps": check_eps(eps), "delta": check_delta(1e-6 if delta is None else delta, allow_zero=False)}
+    return {"eps": check_eps(eps), "delta": check_gaussian_delta(delta, m.DELTA_REFUSAL)}
 
 
 def check_agreement(options: m.PrivregOptions, hellos: list[dict]) -> None:
