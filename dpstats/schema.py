@@ -227,6 +227,7 @@ class Schema:
     fills: Mapping[str, float] = field(default_factory=dict)
     check_names: bool = True  # False on one chunk's frame (its columns are the formula's only)
     formula_numeric: frozenset[str] = frozenset()  # factor(x, levels = c(4, 6, 8)): x is read as numbers
+    formula_levels: frozenset[str] = frozenset()  # factor(g, levels = c("a", "b")): in levels, not given
 
     @classmethod
     def declare(
@@ -468,6 +469,10 @@ class Schema:
             else:
                 out.append(Variable(name, "factor", source="read from the rows"))
         return out
+
+    def given_levels(self) -> dict[str, list]:
+        """The levels the call's ``levels=`` declares (not those the formula's text declares), for its record."""
+        return {c: list(lev) for c, lev in self.levels.items() if c not in self.formula_levels}
 
     def refuse_both(self, declared: set[str]) -> None:
         """Refuse a column declared numeric (``bounds=``) and categorical (``levels=``): arguments only."""

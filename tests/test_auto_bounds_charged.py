@@ -10,6 +10,7 @@ not the call) and with an error injected after the frame and the plan (any later
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -198,3 +199,73 @@ def test_strict_refuses_the_frames_steps_before_the_draw(door, draws):
             warnings.simplefilter("ignore")
             call(frame(), acc, strict=True, na_action="omit")
     assert draws[0] == 0 and acc.charges == []
+
+
+# doors whose plan (delta > 0) is one exact Gaussian conversion of the (eps, delta) left after the bounds
+GAUSSIAN_DOORS = {
+    "dp_lm": (
+        lambda d, a, eps: dp.dp_lm(F3, d, eps=eps, delta=1e-6, bounds=dp.AutoBounds(eps=1.5), accountant=a),
+        lambda eps, delta: dp.methods.lm.LMOptions.partial(eps=eps, delta=delta),
+    ),
+    "vertical_glm": (
+        lambda d, a, eps: dp.vertical_glm(
+            F3, d, parties=[["x1"], ["x2", "x3"]], eps=eps, delta=1e-6, bounds="auto", penalty="ridge", lam=1.0,
+            accountant=a,
+        ),
+        lambda eps, delta: dp.methods.privreg.PrivregOptions.partial(eps=eps, delta=delta),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("door", sorted(GAUSSIAN_DOORS))
+def test_zcdp_accountant_that_cannot_pay_the_gaussian_plan_is_refused_before_drawing(door, draws):
+    """The accountant (rho 0.46) can pay the bounds at their largest cost but not the call's Gaussian plan
+    (rho > 1.2): before, the bounds drew and were charged and the call refused after; now nothing is drawn."""
+    call, _ = GAUSSIAN_DOORS[door]
+    acc = dp.Accountant(eps=5.0, delta=1e-6, composition="zcdp")
+    with pytest.raises(BudgetExceededError, match=r"needs rho >= .*Nothing was spent"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(frame(), acc, 10.0)
+    assert draws[0] == 0 and acc.charges == [] and acc.spent_rho == 0
+
+
+@pytest.mark.parametrize("door", sorted(GAUSSIAN_DOORS))
+def test_public_rho_of_a_gaussian_plan_is_what_it_charges(door):
+    """The price used before the draw equals the charge of the call's own steps (within 1e-9)."""
+    call, options = GAUSSIAN_DOORS[door]
+    acc = dp.Accountant(eps=100, delta=1e-3, composition="zcdp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        call(frame(), acc, 4.0)
+    entries = [e for charge in acc.charges for e in charge.entries]
+    bounds = [e for e in entries if e.step.startswith("private bounds")]
+    assert len(bounds) == 1 and len(entries) > 1
+    steps = [e for e in entries if e not in bounds]  # the (eps, delta) the plan was given, in its shares
+    left = options(math.fsum(e.eps for e in steps), math.fsum(e.delta for e in steps))
+    bounds_rho = bounds[0].privacy_event.zcdp_cost()[0]
+    charged = acc.spent_rho - bounds_rho
+    assert left.public_rho() <= charged  # a lower bound, 1e-9 below the exact conversion
+    assert charged == pytest.approx(left.public_rho(), rel=2e-9)
+    assert left.public_rho() == pytest.approx(gaussian_rho_from_eps_delta(left.eps, left.delta), rel=1e-8)
+
+
+def test_dp_glm_public_rho_is_what_its_plan_charges():
+    """dp_glm offers no bounds="auto" yet; its plan is Gaussian throughout, so its price is its charge."""
+    acc = dp.Accountant(eps=100, delta=1e-3, composition="zcdp")
+    dp.dp_glm(
+        "yb ~ x1 + x2",
+        frame(n=20000),
+        eps=4.0,
+        delta=1e-6,
+        bounds={"x1": (1, 9), "x2": (1, 9)},
+        accountant=acc,
+    )
+    priced = dp.methods.glm.GLMOptions.partial(eps=4.0, delta=1e-6).public_rho()
+    assert 0 < priced <= acc.spent_rho and acc.spent_rho == pytest.approx(priced, rel=2e-9)
+
+
+def test_dp_lm_at_delta_0_is_laplace_and_has_no_gaussian_price():
+    """delta = 0: dp_lm's plan is Laplace, so no Gaussian price is set (0 is a lower bound of any charge)."""
+    assert dp.methods.lm.LMOptions.partial(eps=1.0, delta=0.0).public_rho() == 0.0
+    assert dp.methods.lm.LMOptions.partial(eps=1.0, delta=1e-6).public_rho() > 0

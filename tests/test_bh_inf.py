@@ -92,13 +92,14 @@ def test_eps_inf_is_warned_and_strict_refuses_it():
         warnings.simplefilter("error")  # refused before any warning
         with pytest.raises(PrivacyParameterError, match="strict=True refuses eps = inf"):
             dp.dp_bh([0.001, 0.3], eps=math.inf, strict=True)
-        with pytest.raises(PrivacyParameterError, match="finite"):  # the formula route stays private only
+        with pytest.raises(PrivacyParameterError, match="strict=True refuses eps = inf"):  # the formula's too
             dp.dp_bh(
                 "y ~ x",
                 data={"x": [1.0, 2.0, 3.0], "y": [0.0, 1.0, 0.0]},
                 eps=math.inf,
                 bounds=(0, 3),
                 sigma=1,
+                strict=True,
             )
 
 
@@ -106,3 +107,41 @@ def test_finite_eps_still_maps_missing_p_values_by_the_public_rule():
     """The private route is unchanged: NaN counts as 1 (never rejected), nothing checked on the values."""
     fit = dp.dp_bh([1e-12, np.nan, 0.5], q=0.1, eps=1.0, eta=0.01, max_rejections=2, random_state=0)
     assert "H2" not in fit.rejected and "p.adjusted" not in fit.tidy().columns
+
+
+def _slopes(n: int = 2000, seed: int = 1):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.uniform(-1, 1, (n, 6)), columns=[f"x{j}" for j in range(6)])
+    df["y"] = np.clip(0.3 * df.x0 + 0.12 * df.x1 + rng.normal(0, 1, n), -4, 4)
+    return df
+
+
+FORMULA_BOUNDS = {**{f"x{j}": (-1, 1) for j in range(6)}, "y": (-4, 4)}
+
+
+@pytest.mark.r
+def test_formula_route_at_eps_inf_is_rs_p_adjust_of_the_exact_z_tests(rpy2_robjects):
+    """The formula route at eps = inf: the marginal slope z-tests' p-values computed exactly (here from
+    their definition, z_j = S_j/(σ·(W_j/2)·√n), S_j the centred cross product, p = 2Φ̄(|z|)), then R's
+    p.adjust(method = "BH") of those p-values (through rpy2), rejected where it is at most q; warned."""
+    from scipy.stats import norm
+
+    ro = rpy2_robjects
+    df, sigma, q = _slopes(), 1.05, 0.1
+    with pytest.warns(NonPrivateWarning, match="eps = inf: .*marginal z-tests.*NOT private"):
+        fit = dp.dp_bh("y ~ .", data=df, q=q, eps=math.inf, bounds=FORMULA_BOUNDS, sigma=sigma)
+    x, y, n = df.iloc[:, :6].to_numpy(), df.y.to_numpy(), len(df)
+    z = ((x - x.mean(0)) * (y - y.mean())[:, None]).sum(0) / (sigma * 1.0 * math.sqrt(n))  # W_j/2 = 1
+    p = 2 * norm.sf(np.abs(z))
+    np.testing.assert_allclose(fit.released_p_values, p, rtol=1e-10, atol=0)
+    adjusted = np.asarray(ro.r["p.adjust"](ro.FloatVector(fit.released_p_values.tolist()), method="BH"))
+    np.testing.assert_array_equal(fit.adjusted_p_values, adjusted)
+    assert fit.rejected == [f"x{j}" for j in np.flatnonzero(adjusted <= q)] and "x0" in fit.rejected
+    assert fit.privacy.eps == math.inf
+
+
+def test_formula_route_at_eps_inf_is_refused_under_strict():
+    with pytest.raises(PrivacyParameterError, match="strict=True refuses eps = inf"):
+        dp.dp_bh("y ~ .", data=_slopes(), q=0.1, eps=math.inf, bounds=FORMULA_BOUNDS, sigma=1.0, strict=True)

@@ -364,3 +364,26 @@ def test_dpstats_party_processes_with_different_eps_stop_before_sending_data(tmp
     assert lead_rc != 0 and member_rc != 0
     assert "disagree on the privacy budget" in lead_err + member_err
     assert not (tmp_path / "a.json").exists() and not (tmp_path / "b.json").exists()
+
+
+def test_missing_delta_at_finite_eps_is_refused_in_process_and_by_every_party():
+    """No silent delta = 1e-6 any more (as every Gaussian door): vertical_glm, the leader's serve() and a
+    member's connect() refuse eps without delta (or delta = 0) before reading or sending anything;
+    eps = inf needs no delta."""
+    from dpstats.errors import PrivacyParameterError
+
+    df = make_data(200)
+    acc = dp.Accountant(eps=10, delta=1e-3)
+    for delta in ({}, {"delta": 0}):
+        with pytest.raises(PrivacyParameterError, match="needs delta > 0 at finite eps"):
+            dp.vertical_glm(
+                "y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], eps=1.0, bounds=(-2, 2),
+                penalty="ridge", lam=0.1, accountant=acc, **delta,
+            )  # fmt: skip
+        a, b = two_parties(df)
+        with pytest.raises(PrivacyParameterError, match="needs delta > 0 at finite eps"):
+            a.serve(parties=["B"], eps=1.0, bounds=(-2, 2), **DP, **delta)
+        with pytest.raises(PrivacyParameterError, match="needs delta > 0 at finite eps"):
+            b.connect(eps=1.0, bounds=(-2, 2), leader="A", retry_for=0.1, **delta)
+    assert acc.charges == []
+    dp.vertical_glm("y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], eps=float("inf"))

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from .. import engines
-from ..formula import ModelFrame, level_fills, removed_variables
+from ..formula import ModelFrame, with_formula_declarations
 from ..schema import Schema, default_na_action
 
 from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
@@ -131,8 +131,8 @@ def _show_schema(result: DPResult, schema: Schema | None) -> None:
     """Declared levels and a non-default ``na_action`` in the result's call."""
     if schema is None:
         return
-    if schema.levels:
-        result.call["levels"] = {c: list(lev) for c, lev in schema.levels.items()}
+    if levels := schema.given_levels():
+        result.call["levels"] = levels
     if schema.na_action != default_na_action(schema.neighbouring, schema.private):
         result.call["na_action"] = schema.na_action
 
@@ -307,11 +307,7 @@ def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, *
         private=eps is not None and math.isfinite(eps),
         **fills,
     )
-    inline = level_fills(formula := given.get("formula") or "")  # factor(x, levels = c(4, 6)): filled by 4
-    fills = {name: fill for name, fill in inline.items() if schema.numeric_bounds(name) is None}
-    if schema.private and schema.na_action == "fill":  # y ~ . - yb: yb is in no term, its value never used
-        fills |= {name: 0.0 for name in removed_variables(formula) if schema.numeric_bounds(name) is None}
-    return replace(schema, fills={**fills, **schema.fills}, formula_numeric=frozenset(inline))
+    return with_formula_declarations(schema, given.get("formula") or "")  # factor(x, levels = c(...))
 
 
 # a front door: door_docstring hands it back as it is, its signature kept for type checkers

@@ -94,8 +94,8 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
         Target FDR, in (0, 1).
     eps, delta : float
         Budget of the private route (required there; delta = 0 gives pure DP with
-        basic composition, delta > 0 uses zCDP where it needs less noise).  eps = inf on raw p-values:
-        R's ``p.adjust(method = "BH")``, not private (NonPrivateWarning; refused under ``strict``).
+        basic composition, delta > 0 uses zCDP where it needs less noise).  eps = inf (raw p-values, or a
+        formula's exact z-tests): R's ``p.adjust(method = "BH")``, not private (NonPrivateWarning; strict refuses).
     eta : float, optional
         Declared ℓ∞ sensitivity of log max(p_i, ν) under the neighbouring relation of the analysis that
         produced the p-values.  Default 0.01, e.g. two-sided z-tests of means of data in [0, 1] with σ =
@@ -151,7 +151,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
     if options.route == m.MARGINAL_Z:  # the formula's data: the pre-steps of every door
         engines.require_rows(data, "dp_bh's formula route", "the z-tests are computed from the model frame")
-        options, data = declare({**given, "formula": p_values}, options, settings)
+        options, data = declare({**given, "formula": p_values}, options, settings, nonprivate=m.Z_REFERENCE)
     elif options.route == m.PRIVATE:
         m.rejections(max_rejections, len(hypotheses.names))
         check_budget(settings.accountant, options.eps, options.delta)

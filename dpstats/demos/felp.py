@@ -4,9 +4,11 @@ where it cannot.
 
 The planted data (:func:`dpstats.simulate.felp.planted`): n = 5000 rows, d = 20 N(0, 1) features, two
 classes whose means differ by 1.5 along x1, x2, x3.  The declared bounds ±6 hold the features (6 sd
-beyond the class means but for one in 10^8).  λ = 10^-4 and 100 learners on disjoint subsets of 50
-rows: the strict sensitivity 2C/k, C = √(log 2/λ), falls with k, and a small λ lets the planted
-weights grow faster than C.
+beyond the class means but for one in 10^8).  The strict variant's defaults serve as they are: λ = 1,
+one learner per 20 rows (k = 250 learners on disjoint subsets of 20 rows) and each learner's weights
+normalised to norm C = 1, so the sensitivity of the average is 2C/k = 0.008 whatever λ, and the noise
+falls as 1/(k·eps).  The planted features share most of each learner's unit of weight: found at
+eps = 1; at eps = 0.02 the noise (50 times larger) buries them.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ import numpy as np
 from .. import datasets
 from ..api.felp import dp_felp
 from ..report import report
+from ..methods.felp import ROWS_PER_LEARNER
 from ..simulate.felp import planted
 from . import DemoReport, oc_value
 
 PLANTED_N, PLANTED_D, PLANTED_S = 5_000, 20, 3
-LAM, LEARNERS = 1e-4, 100
-WORKS_EPS, FAILS_EPS = 4.0, 0.1
+LEARNERS = PLANTED_N // ROWS_PER_LEARNER  # the strict default: one learner per 20 rows read
+WORKS_EPS, FAILS_EPS = 1.0, 0.02
 NOISE = "noise s.d. per weight"
 SPREAD = "spread (s.d.) of the released weights"
 
@@ -41,9 +44,7 @@ def fit_planted(data, eps: float, random_state=None, oc_trials: int = 0):
         "class ~ .",
         data,
         eps=eps,
-        lam=LAM,
-        n_estimators=LEARNERS,
-        select=PLANTED_S,
+        select=PLANTED_S,  # λ, the learners and their normalisation: the strict defaults
         variant="strict",
         bounds=(-6.0, 6.0),
         assume="released" if oc_trials else None,

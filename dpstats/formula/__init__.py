@@ -46,7 +46,7 @@ import difflib
 import re
 import warnings
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -99,6 +99,8 @@ __all__ = [
     "factor_columns",
     "missing_counts",
     "declares_levels",
+    "inline_levels",
+    "with_formula_declarations",
     "term_parts",
     "term_labels",
     "factor_terms",
@@ -461,6 +463,65 @@ def level_fills(formula: str) -> dict[str, float]:
         for name, values in _only_within(formula, claim).items()
         if values[0] is not None and len(set(values)) == 1
     }
+
+
+def inline_levels(formula: str) -> dict[str, tuple[str, ...]]:
+    """The levels a formula declares for the variables it uses only as ``factor(x, levels = c(...))`` (or
+    ``ordered``) with text levels, each variable with one list of distinct levels: declared as
+    ``levels={"x": [...]}`` declares them.  Numeric levels are :func:`level_fills`' (the variable stays
+    numeric).  From the formula's text alone.
+
+    Examples
+    --------
+    >>> inline_levels("y ~ x + factor(g, levels = c('a', 'b')) + factor(cyl, levels = c(4, 6))")
+    {'g': ('a', 'b')}
+    >>> inline_levels("y ~ factor(g, levels = c('a', 'b')) + g")  # g is also used as it is
+    {}
+    """
+
+    def claim(node: Node) -> tuple[str, Any] | None:
+        levels = _levels_arg(node)
+        x = [a for name, a in node.args if name in (None, "x")][:1] if levels is not None else []
+        labels = _literal_labels(levels) if x and x[0].kind == "name" else None
+        return (x[0].value, tuple(labels)) if labels and len(set(labels)) == len(labels) else None
+
+    numeric = level_fills(formula)
+    return {
+        name: values[0]
+        for name, values in _only_within(formula, claim).items()
+        if name not in numeric and len(set(values)) == 1
+    }
+
+
+def with_formula_declarations(schema: Schema, formula: str) -> Schema:
+    """``schema`` with what the formula's text declares: the first level of ``factor(x, levels = c(4, 6))``
+    as the fill of a numeric ``x`` (:func:`level_fills`), the text levels of ``factor(g, levels = c("a",
+    "b"))`` as ``levels=`` declares them (:func:`inline_levels`; ``levels=`` itself wins), and under
+    ``na_action="fill"`` a fill of 0 for a variable the formula removes (``y ~ . - yb``: never used).
+    Variables with declared bounds keep them.
+
+    Examples
+    --------
+    >>> s = with_formula_declarations(Schema.declare(), "y ~ factor(g, levels = c('b', 'a'))")
+    >>> dict(s.levels), sorted(s.formula_levels)
+    ({'g': ('b', 'a')}, ['g'])
+    """
+    inline = level_fills(formula)
+    fills = {name: fill for name, fill in inline.items() if schema.numeric_bounds(name) is None}
+    if schema.private and schema.na_action == "fill":  # y ~ . - yb: yb is in no term, its value never used
+        fills |= {name: 0.0 for name in removed_variables(formula) if schema.numeric_bounds(name) is None}
+    text = {
+        name: levels
+        for name, levels in inline_levels(formula).items()
+        if name not in schema.levels and schema.numeric_bounds(name) is None
+    }
+    return replace(
+        schema,
+        fills={**fills, **schema.fills},
+        formula_numeric=frozenset(inline),
+        levels={**schema.levels, **text},
+        formula_levels=frozenset(text),
+    )
 
 
 def outside_declared_levels(formula: str, data: pd.DataFrame) -> np.ndarray:

@@ -42,15 +42,17 @@ class Options:
     #: why the method's release needs the public number of rows read, if it does: the front door's
     #: ``declare`` step then refuses ``na_action="omit"`` on a private call (:class:`~dpstats.schema.PublicN`)
     PUBLIC_N: ClassVar[PublicN | None] = None
-    #: the method's plan is one exact Gaussian conversion of the (eps, delta) it is given
-    #: (:func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`), so its ρ is known before a draw
+    #: the method's plan, at a finite eps and delta > 0, is one exact Gaussian conversion of the (eps, delta)
+    #: it is given (:func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`), so its ρ is known
+    #: before a draw (at delta = 0 a plan may be Laplace, dp_lm's: no price is set then)
     GAUSSIAN_PLAN: ClassVar[bool] = False
 
     def public_rho(self) -> float:
         """A lower bound, from public inputs, on the ρ the method's plan charges (zCDP accounting), for
-        refusing a call before the private bounds draw from the rows; 0 unless ``GAUSSIAN_PLAN``."""
-        eps = getattr(self, "eps", math.inf)
-        if not self.GAUSSIAN_PLAN or not math.isfinite(eps):
+        refusing a call before the private bounds draw from the rows; 0 unless ``GAUSSIAN_PLAN`` (and a
+        finite eps with delta > 0: eps None or inf is the non-private route)."""
+        eps = getattr(self, "eps", None)
+        if not self.GAUSSIAN_PLAN or eps is None or not math.isfinite(eps) or not self.delta > 0:
             return 0.0
         return gaussian_rho_from_eps_delta(eps, self.delta) * (1.0 - 1e-9)
 

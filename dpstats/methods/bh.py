@@ -21,7 +21,8 @@ Three routes, one :func:`plan` and one :func:`release` that dispatch on the rout
   computed from the raw rows under declared bounds and a declared σ; their
   η is *derived* (equations (5)-(7) below), not declared, and they are
   released only through the private BH of the first route.
-* **eps = inf on raw p-values**: not private, the reference: R's ``p.adjust(p, method = "BH")``
+* **eps = inf on raw p-values, or on the formula route** (the marginal z-tests' p-values computed
+  exactly from the clipped rows, without noise): not private, the reference: R's ``p.adjust(p, method = "BH")``
   computed as R computes it (:func:`p_adjust_bh`; a missing p-value stays missing and is not
   counted in m, as R's default ``n``), hypothesis i rejected when its adjusted p-value is at most q.
   No public rule maps the p-values (nothing is private to protect); ``eta``, ``truncate`` and
@@ -130,6 +131,7 @@ MAX_REJECTIONS_DEFAULT = 20
 PRIVATE, MARGINAL_Z, POST_PROCESSING = "private", "marginal z-tests", "post-processing"
 NONPRIVATE = "non-private"  # the plan's route at eps = inf (raw p-values): R's p.adjust(method = "BH")
 NONPRIVATE_FIT = 'Benjamini-Hochberg on the raw p-values, as R\'s p.adjust(method = "BH")'
+Z_REFERENCE = "Benjamini-Hochberg on the exact marginal z-tests' p-values, as R's p.adjust(method = \"BH\")"
 
 
 @dataclass(frozen=True)
@@ -378,7 +380,11 @@ def _formula_checks(given: Mapping[str, Any]) -> dict[str, Any]:
         raise PrivacyParameterError(
             "eps is needed for the formula route (private BH spends budget); e.g. eps=1.0."
         )
-    eps, delta = check_eps(given["eps"]), check_delta(given["delta"])
+    eps, delta = check_eps(given["eps"], allow_inf=True), check_delta(given["delta"])
+    if math.isinf(eps) and given["strict"]:
+        raise PrivacyParameterError(
+            "strict=True refuses eps = inf (a non-private analysis); give a finite eps."
+        )
     if given["eta"] is not None:
         raise PrivacyParameterError(
             "eta is derived on the formula route (from the bounds, n and sigma); leave eta out."
@@ -614,8 +620,8 @@ def plan(options: BHOptions, m: int, setting: SlopeTests | None = None) -> BHPla
     """
     if options.route == POST_PROCESSING:
         return _plan_post_processing(options.q, m, options.neighbouring)
-    if options.route == PRIVATE and math.isinf(options.eps):
-        return _plan_nonprivate(options.q, m, options.neighbouring)
+    if options.route in (PRIVATE, MARGINAL_Z) and math.isinf(options.eps):
+        return _plan_nonprivate(options.q, m, options.neighbouring, options.route == MARGINAL_Z)
     k = rejections(options.max_rejections, m)
     if options.route == MARGINAL_Z:
         return _plan_marginal_z(options, m, k, setting)
@@ -768,14 +774,15 @@ def _plan_post_processing(q: float, m: int, neighbouring: str) -> BHPlan:
     )
 
 
-def _plan_nonprivate(q: float, m: int, neighbouring: str) -> BHPlan:
-    """eps = inf on raw p-values: R's BH, not private."""
+def _plan_nonprivate(q: float, m: int, neighbouring: str, z_tests: bool = False) -> BHPlan:
+    """eps = inf on raw p-values, or on the formula route's marginal z-tests (``z_tests``, their p-values
+    computed exactly, without noise): R's BH, not private."""
+    fit = Z_REFERENCE if z_tests else NONPRIVATE_FIT
     return BHPlan(
-        method="Benjamini-Hochberg (non-private reference, as R's p.adjust)",
+        method="Benjamini-Hochberg (non-private reference, as R's p.adjust)"
+        + (" on marginal slope z-tests" if z_tests else ""),
         neighbouring=neighbouring,
-        entries=[
-            LedgerEntry.nonprivate(f"{NONPRIVATE_FIT} at q = {q:g} on {m} p-values (eps = inf, NOT private)")
-        ],
+        entries=[LedgerEntry.nonprivate(f"{fit} at q = {q:g} on {m} p-values (eps = inf, NOT private)")],
         assumptions=[
             f"FDR <= (m0/m)·q if the p-values are valid and independent or PRDS, and <= q·H_m = "
             f"{q * harmonic(m):.4g} under arbitrary dependence (Benjamini & Yekutieli 2001)"

@@ -284,6 +284,7 @@ class GLMOptions(Options):
     """dp_glm's options, checked once (defaults: the signature of :func:`dpstats.dp_glm`)."""
 
     PUBLIC_N = PublicN("dp_glm", "the sensitivities and the refusal rule use the public n")
+    GAUSSIAN_PLAN = True  # every step Gaussian: BudgetPlan(eps, delta, gaussian_only) (:func:`plan`)
 
     formula: str
     family: str

@@ -254,6 +254,9 @@ class LMOptions(Options):
     """dp_lm's options, checked once (defaults: the signature of :func:`dpstats.dp_lm`)."""
 
     PUBLIC_N = PublicN("dp_lm", "n is exact in the released XᵀX (its intercept entry)")
+    GAUSSIAN_PLAN = (
+        True  # delta > 0: BudgetPlan(eps, delta, gaussian_only) of both steps; delta = 0 is Laplace
+    )
 
     formula: str
     eps: float

@@ -88,7 +88,9 @@ class BHResult(DPResult):
                 q=plan.q,
                 rejected=names[released.rejected].tolist(),
                 threshold=released.threshold,
-                released_p_values=hypotheses.given.copy(),
+                released_p_values=(
+                    hypotheses.p_values if hypotheses.given is None else hypotheses.given
+                ).copy(),
                 adjusted_p_values=released.adjusted,
                 fdr_bound=plan.q * harmonic(int(np.count_nonzero(~np.isnan(released.adjusted)))),
             )

@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DPStatsError, PrivacyParameterError
-from ..formula import ModelFrame, model_frame
+from ..formula import ModelFrame, model_frame, with_formula_declarations
 from ..methods import privreg as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
-from ..validation import check_delta, check_eps
+from ..validation import check_eps, check_gaussian_delta
 from ..results.vertical_glm import VerticalGLMResult, assemble_result, coefficient_table
 from ..schema import Schema
 from .channel import DEFAULT_MAX_MESSAGE, ProtocolError, SecureChannel, load_key
@@ -217,8 +217,9 @@ class Party:
             neighbouring="replace",
             fills=m.response_fill(formula, family),
         )
-        # one bounds mapping may serve every party: keys naming another party's columns are allowed
-        return replace(schema, check_names=False)
+        # one bounds mapping may serve every party: keys naming another party's columns are allowed;
+        # factor(g, levels = c("a", "b")) declares g's levels as levels= does (vertical_glm's declare too)
+        return replace(with_formula_declarations(schema, formula), check_names=False)
 
     def _refuse_unfilled(self, data: pd.DataFrame, formula: str, schema: Schema) -> None:
         """DP mode: every numeric variable needs a public fill (from the names and dtypes, no row read)."""
@@ -792,7 +793,7 @@ def member_spec(eps, delta) -> dict | None:
         if delta is not None:
             raise PrivacyParameterError("delta was given without eps; give both for DP mode.")
         return None
-    return {"eps": check_eps(eps), "delta": check_delta(1e-6 if delta is None else delta, allow_zero=False)}
+    return {"eps": check_eps(eps), "delta": check_gaussian_delta(delta, m.DELTA_REFUSAL)}
 
 
 def check_agreement(options: m.PrivregOptions, hellos: list[dict]) -> None:

@@ -137,6 +137,7 @@ from ._release import (
     statistics_finals,
 )
 from ._settings import (
+    DELTA_REFUSAL,
     PENALTIES,
     SE_METHODS,
     PrivregOptions,
@@ -172,6 +173,7 @@ __all__ = [
     "pooled_covariance",
     # settings and checks
     "SE_METHODS",
+    "DELTA_REFUSAL",
     "PENALTIES",
     "PrivregOptions",
     "row_id_hash",

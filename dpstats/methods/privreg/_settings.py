@@ -19,7 +19,7 @@ import numpy as np
 from ...errors import DataError, PrivacyParameterError
 from ...formula import ModelFrame, model_frame
 from ...schema import PublicN, Schema
-from ...validation import check_delta, check_eps, check_fraction, check_neighbouring
+from ...validation import check_eps, check_fraction, check_gaussian_delta, check_neighbouring
 from .._options import Options
 from ._bcd import Sweeps
 from ._glm import FAMILIES
@@ -36,13 +36,13 @@ class PrivregOptions(Options):
 
     ``eps`` None (or inf, given) is the exact, non-private protocol, with ``delta`` 0; otherwise
     the DP mode's arguments are checked: binomial or Gaussian family, ridge penalty with lam > 0,
-    replace-one-row, delta in (0, 1) (default 1e-6).  ``bounds`` and ``schema`` are the front
+    replace-one-row, delta in (0, 1) (required: a missing delta or 0 is refused, as on every Gaussian door).  ``bounds`` and ``schema`` are the front
     door's declared bounds and schema (None for a party); ``formula`` the fit's (a party's own).
 
     Examples
     --------
     >>> given = dict(formula="y ~ .", family="binomial", penalty="ridge", lam=1.0, tol=1e-8, max_iter=100, se="exact",
-    ...              conf_level=0.95, eps=1.0, delta=None, rounds=10, eta_clip=4.0, coef_share=0.1,
+    ...              conf_level=0.95, eps=1.0, delta=1e-6, rounds=10, eta_clip=4.0, coef_share=0.1,
     ...              neighbouring="replace", bounds=None)
     >>> o = PrivregOptions.check(given)
     >>> o.eps, o.delta, o.rounds, o.dp
@@ -50,6 +50,7 @@ class PrivregOptions(Options):
     """
 
     PUBLIC_N = PublicN("vertical_glm in DP mode", "its sensitivities (2R/(n·lam)) are functions of n")
+    GAUSSIAN_PLAN = True  # one zCDP entry, ρ = gaussian_rho_from_eps_delta(eps, delta) (_plan._dp_entry)
 
     formula: str | None
     family: str
@@ -105,6 +106,12 @@ def _check_fit(given: Mapping[str, Any]) -> float:
     return check_fraction(given["conf_level"], "conf_level", 0.0, 1.0)
 
 
+DELTA_REFUSAL = (
+    "vertical_glm's DP mode needs delta > 0 at finite eps: every shared linear predictor and coefficient "
+    "block gets Gaussian noise (zCDP). Give e.g. delta=1e-6 (much smaller than 1/n), the same for every party."
+)
+
+
 def _dp_settings(given: Mapping[str, Any]) -> dict[str, Any]:
     """eps (None: the exact protocol), delta, the relation, and the DP mode's checked arguments."""
     eps, delta, eta_clip = given["eps"], given["delta"], given["eta_clip"]
@@ -116,7 +123,7 @@ def _dp_settings(given: Mapping[str, Any]) -> dict[str, Any]:
             raise PrivacyParameterError("delta was given without eps; give both for DP mode.")
         return {**spec, "eps": None, "delta": 0.0, "neighbouring": check_neighbouring(given["neighbouring"])}
     spec["eps"] = check_eps(eps)
-    spec["delta"] = check_delta(1e-6 if delta is None else delta, allow_zero=False)
+    spec["delta"] = check_gaussian_delta(delta, DELTA_REFUSAL)
     spec["neighbouring"] = check_neighbouring(given["neighbouring"], supported=("replace",))
     _check_dp_mode(given["family"], given["penalty"], eta_clip)
     coef_share = given["coef_share"]
