@@ -601,7 +601,9 @@ class Schema:
                 'Missing values (na_action="omit", R\'s na.omit): rows with a missing or non-finite value '
                 "in a formula variable, or a level outside the declared ones, are dropped; "
                 + (
-                    "n is private under adding or removing one row and is not shown."
+                    "without privacy (eps = inf) n is the number of complete rows, and is shown."
+                    if not self.private
+                    else "n is private under adding or removing one row and is not shown."
                     if self.neighbouring == "add_remove"
                     else "the number of rows analysed is data-dependent and is not shown."
                 )

@@ -90,10 +90,10 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     Returns
     -------
     LMResult
-        ``tidy()`` has term, estimate, std.error, conf.low, conf.high, statistic,
-        p.value; ``noise`` holds the public inputs of the release.  Under eps < inf ``estimate`` is
-        the calibrated estimate (the ridge's average bias undone), which the std.error, intervals,
-        statistic and p-value are about, and ``ridge`` beside it the ridge estimate (``coef()``).
+        ``tidy()``: term, estimate, std.error, conf.low, conf.high, statistic, p.value (``noise``: public
+        inputs).  Under eps < inf ``estimate`` (print's Estimate) is the calibrated estimate, which std.error,
+        intervals, statistic and p-value (at least 2/(B + 1), the bootstrap's floor) are about; ``ridge``
+        (print's Ridge) is the ridge estimate: ``coef()``, which ``predict()`` uses.
 
     Examples
     --------

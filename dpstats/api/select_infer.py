@@ -113,9 +113,9 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     Returns
     -------
     SelectInferResult
-        ``selected``, the coefficient table (``tidy()``), one ledger; ``selection``
-        and ``fit`` are the two parts' own results; ``selected_formula`` (R's ``formula()``)
-        is the final model, whose ``lm`` codes exactly part B's design columns.
+        ``selected``; ``tidy()`` (part B's table; ``model``: the final model, ``selected_formula``); one
+        ledger; ``selection``, ``fit``: the parts' results.  ``glance()``: ``model``; ``n`` all rows, ``nobs``
+        part B's rows; ``p`` the candidate columns, ``df`` the final model's (slopes; dp_lm).
 
     Examples
     --------

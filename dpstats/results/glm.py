@@ -139,6 +139,7 @@ class GLMResult(LMResult):
             lines += [
                 f"    Null deviance: {self.null_deviance:.5g}  on {self.df_null}  degrees of freedom",
                 f"Residual deviance: {self.deviance:.5g}  on {self.df_residual}  degrees of freedom",
+                *self.deleted_lines(),
                 f"AIC: {self.aic:.5g}",
                 "",
                 f"Number of Fisher Scoring iterations: {self.iterations}",

@@ -34,9 +34,11 @@ GLANCE_COLUMNS = [  # broom's glance(lm), in its order
     "nobs",
 ]
 CALIBRATED_NOTE = (
-    "Calibrated: Estimate (coef(), the ridge estimate) with its average bias undone by the bootstrap; "
-    "Std. Error, the test statistic (Calibrated / Std. Error), p-value and interval are those of Calibrated."
+    "Estimate: the calibrated estimate (tidy()'s estimate), Ridge with its average bias undone by the bootstrap; "
+    "Std. Error, statistic (Estimate / Std. Error), p-value and interval are Estimate's. "
+    "Ridge is coef(), the estimate predict() uses."
 )
+SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 
 
 @dataclass(repr=False)
@@ -60,8 +62,9 @@ class LMResult(DPResult):
         The bootstrap's calibrated coefficients θ̃ (the ridge estimates with their
         average bias undone, :mod:`dpstats.methods.lm`): the estimates that
         std.error, statistic (θ̃ / std.error), p.value and the interval are about,
-        printed beside the ridge estimates as "Calibrated" (``tidy()``: ``estimate``, the ridge
-        estimates being ``ridge``); None at eps = inf.
+        printed as "Estimate" with the ridge estimates (``coef()``, which ``predict()`` uses) beside them
+        as "Ridge" (``tidy()``: ``estimate`` and ``ridge``); None at eps = inf.  Bootstrap p-values
+        are bounded below by 2/(B + 1) (:attr:`p_value_floor`): ``tidy()``'s p.value there is that number.
     sigma : float
         Residual standard error σ̂ (original units).  Under eps < inf it is post-processing of the
         released statistics (their yᵀy, Xᵀy, XᵀX and the estimates) and the public n, so it is shown as
@@ -99,6 +102,8 @@ class LMResult(DPResult):
     coding: dict[str, Any] = field(default_factory=dict)  # the fit's contrasts and predvars, for predict()
     # broom's glance(lm) statistics of the exact fit (eps = inf only: methods.lm.ols_fit_statistics)
     fit_statistics: dict[str, float] = field(default_factory=dict)
+    # rows left out for missing values, shown as R's summary shows them: eps = inf only (else private, None)
+    n_deleted: int | None = None
 
     title = "Differentially private linear regression"
     p_noun = "coefficients"
@@ -217,7 +222,7 @@ class LMResult(DPResult):
         floor = self.p_value_floor
         if math.isnan(p):
             return "NA"
-        if floor is not None and p <= floor * (1 + 1e-9):
+        if self._at_floor(p):
             return f"<{floor:.2g}"
         return "<2e-16" if p < DOUBLE_EPS else f"{p:.4g}"
 
@@ -233,32 +238,63 @@ class LMResult(DPResult):
         t.index.name = None
         statistic, p_value = self._test_headers()
         shown = pd.DataFrame({"Estimate": t["estimate"]})
-        if self.calibrated_estimates is not None:  # the estimate the rest of the row is about
-            shown["Calibrated"] = self.calibrated_estimates
+        if self.calibrated_estimates is not None:  # Estimate: the one the rest of the row is about, as tidy()
+            shown["Estimate"] = self.calibrated_estimates
+            shown["Ridge"] = t["estimate"]  # coef(), what predict() uses
         shown["Std. Error"] = t["std.error"]
         shown[statistic] = t["statistic"]
         shown[p_value] = [self._p_text(v) for v in t["p.value"]]
-        shown[""] = [_stars(v) for v in t["p.value"]]
+        shown[""] = [self._stars(v) for v in t["p.value"]]
         aliased = self.aliased_terms()
         header = "Coefficients:" + (f" {singularities_note(len(aliased))}" if aliased else "")
         table = shown.to_string(  # the p-values are text ("<0.002"): spaced as a numeric column is
             float_format=lambda v: f"{v:.4g}", na_rep="NA", col_space={p_value: len(p_value) + 1}
         )
         lines = [header] + table.splitlines()
-        lines += ["---", "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"]
+        lines += ["---", SIGNIF_LEGEND] + self._floor_lines()
         return lines
+
+    def _at_floor(self, p: float) -> bool:
+        floor = self.p_value_floor
+        return floor is not None and p <= floor * (1 + 1e-9)
+
+    def _stars(self, p: float) -> str:
+        """printCoefmat's stars; a p-value at the bootstrap's floor is only known to be below it, so it
+        gets the stars of the floor's category (those of a p-value just below the floor)."""
+        if np.isfinite(p) and self._at_floor(p):
+            return _stars(self.p_value_floor * (1 - 1e-9))
+        return _stars(p)
+
+    def _floor_lines(self) -> list[str]:
+        """Under the legend: bootstrap p-values are bounded below by 2/(B + 1)."""
+        floor = self.p_value_floor
+        if floor is None:
+            return []
+        return [
+            f"Bootstrap p-values are bounded below by 2/(B + 1) = {floor:.2g} (B = {round(2 / floor - 1)}): "
+            f"<{floor:.2g} is only known to be below it, and has the stars of that category."
+        ]
 
     def _body_lines(self) -> list[str]:
         lines = self._coef_lines()
         lines += [
             "",
             self._sigma_line(),
+            *self.deleted_lines(),
             f"{self.n_text()}; engine: {self.engine}; ridge λ = {self.ridge:.4g}",
             f"Intervals ({self.conf_level:g}): {self.inference}",
         ]
         if self.calibrated_estimates is not None:
             lines.append(CALIBRATED_NOTE)
         return lines
+
+    def deleted_lines(self) -> list[str]:
+        """R's ``(k observations deleted due to missingness)`` of a non-private fit (eps = inf) that left
+        rows out; never at finite eps, where the count is private (:attr:`n_deleted` is None there)."""
+        k = self.n_deleted
+        if not k or math.isfinite(self.privacy.eps):
+            return []
+        return [f"  ({k} observation{'s' if k > 1 else ''} deleted due to missingness)"]
 
     def _sigma_line(self) -> str:
         """σ̂ as summary.lm prints it; a private σ̂ of NaN says why: the residual sum of squares from the
@@ -365,6 +401,7 @@ def fit_fields(
         "table": frame,
         "vcov_matrix": table["vcov"],
         "fit_statistics": dict(table.get("fit_statistics", {})),  # eps = inf only (classical OLS)
+        "n_deleted": int(getattr(mf, "n_dropped", 0) or 0) if nonprivate else None,  # private at finite eps
         **levels,
         "data_dependent_terms": recomputed_terms(mf, levels["coding"]["predvars"]),
     }

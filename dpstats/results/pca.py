@@ -120,6 +120,43 @@ class PCAResult(DPResult):
     def _noisy(self) -> bool:
         return self.noise_sd > 0
 
+    def noise_level(self) -> float:
+        """The s.d. of the noise on an eigenvalue in the importance table's own units (0 at eps = inf).
+
+        To first order the noise E on Σ(x − c)(x − c)ᵀ (iid N(0, σ²) on and above the diagonal) moves
+        eigenvalue λ_j by v_jᵀEv_j, whose s.d. is σ√(2 − Σ_i v_ij⁴) ≤ √2σ; on the covariance
+        (``center="mean"``) that is divided by ñ − 1 (n, or the released count floored at 2).  Public:
+        σ and n (or the released count) only.  The top eigenvalues are also biased upwards by the noise
+        (pure noise alone gives eigenvalues up to about 2σ√d, :meth:`noise_spectrum`)."""
+        if not self._noisy():
+            return 0.0
+        level = math.sqrt(2.0) * self.noise_sd
+        if self.center == "midpoint":
+            return level
+        count = self.n if self.n is not None else max(self.count or math.nan, 2.0)
+        return level / (count - 1.0)
+
+    def below_noise(self) -> np.ndarray:
+        """Components whose released variance (eigenvalue) is below :meth:`noise_level`: not told apart
+        from 0 by the release (all False at eps = inf)."""
+        return (
+            self.eigenvalues < self.noise_level() if self._noisy() else np.zeros(len(self.eigenvalues), bool)
+        )
+
+    def _noise_level_line(self) -> list[str]:
+        """The noise level in the table's units and the components below it (finite eps only)."""
+        if not self._noisy():
+            return []
+        scale, units = ("", "eigenvalue") if self.center == "midpoint" else ("/(n − 1)", "variance")
+        names = [f"PC{j + 1}" for j in np.flatnonzero(self.below_noise())]
+        edge = self.noise_spectrum() * self.noise_level() / (math.sqrt(2.0) * self.noise_sd)
+        return [
+            f"Noise level: {self.noise_level():.4g} = √2σ{scale}, the s.d. of the noise on each {units} "
+            f"(public); below the noise level: {', '.join(names) if names else 'none'}.",
+            f"The noise also inflates the leading {units}s: noise alone gives {units}s up to about "
+            f"2σ√d{scale} = {edge:.4g}.",
+        ]
+
     def _body_lines(self) -> list[str]:
         lines = [f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}"]
         lines.append(f"Decomposed: {DECOMPOSED[self.center]}")
@@ -147,6 +184,7 @@ class PCAResult(DPResult):
                 f"Eigenvalues{noisy} of Σ(x − c)(x − c)ᵀ (sums of squares, not variances): "
                 + ", ".join(f"{v:.4g}" for v in self.eigenvalues),
                 "Share of its trace: " + ", ".join(f"{v:.4f}" for v in self.proportion),
+                *self._noise_level_line(),
             ]
         table = pd.DataFrame(
             [
@@ -163,10 +201,11 @@ class PCAResult(DPResult):
             *table.to_string(float_format=lambda v: f"{v:.4g}").splitlines(),
             "Variances are eigenvalues of the released covariance (as prcomp()'s sdev^2); proportions are "
             "of the sum of its positive eigenvalues (post-processing).",
+            *self._noise_level_line(),
         ]
 
     def _tidy(self) -> pd.DataFrame:
-        proportion = self.proportion
+        proportion, below = self.proportion, self.below_noise()
         rows = [
             {
                 "term": t,
@@ -174,11 +213,13 @@ class PCAResult(DPResult):
                 "loading": float(self.basis[i, j]),
                 "eigenvalue": float(self.eigenvalues[j]),
                 "proportion": float(proportion[j]),
+                "below_noise_level": bool(below[j]),
             }
             for j in range(self.basis.shape[1])
             for i, t in enumerate(self.terms)
         ]
-        return pd.DataFrame(rows, columns=["term", "component", "loading", "eigenvalue", "proportion"])
+        columns = ["term", "component", "loading", "eigenvalue", "proportion", "below_noise_level"]
+        return pd.DataFrame(rows, columns=columns)
 
     def report_table(self) -> pd.DataFrame:
         return self.tidy()
@@ -190,6 +231,7 @@ class PCAResult(DPResult):
             "radius": self.radius,
             "noise_sd": self.noise_sd,
             "sum_noise_sd": self.sum_noise_sd,
+            "noise_level": self.noise_level(),
             "count": self.count,
         }
 
@@ -271,14 +313,17 @@ class PCAResult(DPResult):
                 "Proportion of Variance": self.proportion,
                 "Cumulative Proportion": np.cumsum(self.proportion),
             }
+        if self._noisy():
+            rows["Below the noise level"] = ["yes" if b else "" for b in self.below_noise()]
         head = "".join(f"<th>{n}</th>" for n in names)
         body = "".join(
             f"<tr><th scope='row'>{escape_text(k)}</th>"
-            + "".join(f"<td class='num'>{v:.4g}</td>" for v in vals)
+            + "".join(f"<td class='num'>{v if isinstance(v, str) else f'{v:.4g}'}</td>" for v in vals)
             + "</tr>"
             for k, vals in rows.items()
         )
+        level = "".join(f"<p>{escape_text(line)}</p>" for line in self._noise_level_line())
         return (
             f"<p>Importance of components{noisy}:</p><table><thead><tr><th></th>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table>"
+            f"<tbody>{body}</tbody></table>{level}"
         )

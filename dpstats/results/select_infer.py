@@ -56,7 +56,8 @@ class SelectInferResult(LMResult):
     selected : list of str
         The released selected design columns.
     candidates : int
-        Number of candidate columns.
+        Number of candidate columns (``glance()``'s ``p``; its ``df`` is the final model's, its ``n`` all
+        rows and its ``nobs`` part B's; ``tidy()`` and ``glance()`` name the final model in ``model``).
     n_select, n_infer : int
         Rows in part A and part B (public: they follow from n and ``split``).
     selection : DPResult
@@ -238,12 +239,19 @@ class SelectInferResult(LMResult):
         return lines + (self.fit._body_lines() if self.fit is not None else ["No term selected; no fit."])
 
     def _tidy(self):
-        return self.glm._tidy() if self.glm is not None else super()._tidy()
+        """Part B's coefficient table, each row naming the model it is about (``model``: the final model's
+        formula, not the candidates')."""
+        out = self.glm._tidy() if self.glm is not None else super()._tidy()
+        return out.assign(model=self.selected_formula)
 
     def _glance_extra(self) -> dict[str, Any]:
+        """Part B's glance (``nobs``: part B's rows; ``df``: the final model's) beside the pipeline's fields:
+        ``model`` (the final model's formula), the selector and the parts' sizes; the base's ``n`` is all
+        rows, its ``p`` the candidate columns."""
         out = self.fit._glance_extra() if self.fit is not None else {}  # part B's: its rows are nobs
         out.update(
             {
+                "model": self.selected_formula,
                 "selector": self.selector,
                 "selected": len(self.selected or []),
                 "n_select": self.n_select,

@@ -24,14 +24,14 @@ summary.dp_result <- function(object, ...) {
   if (is.null(td$term) || is.null(td$estimate)) return(list())
   z <- .is_glm_fit(object) || (inherits(object, "dp_vertical_glm") && !identical(object$outputs$family, "gaussian"))
   boot <- .is_bootstrap_fit(object)
-  stat <- if (boot) c("Cal./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
+  stat <- if (boot) c("Est./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
   col <- function(nm) if (is.null(td[[nm]])) rep(NA_real_, nrow(td)) else as.numeric(td[[nm]])
-  # a bootstrap fit: Estimate is the ridge estimate (coef()), Calibrated tidy()'s estimate, as print shows them
-  cm <- cbind(col(if (boot && !is.null(td$ridge)) "ridge" else "estimate"), col("std.error"), col("statistic"),
-              col("p.value"))
+  # as print and tidy(): Estimate is tidy()'s estimate (a bootstrap fit's calibrated one, which Std. Error and
+  # the test are about); a bootstrap fit adds Ridge, the ridge estimate (coef(), what predict() uses)
+  cm <- cbind(col("estimate"), col("std.error"), col("statistic"), col("p.value"))
   dimnames(cm) <- list(as.character(td$term), c("Estimate", "Std. Error", stat))
-  # summary.lm's four columns where tools read them by position; a bootstrap fit adds the estimate they are about
-  if (boot) cm <- cbind(cm, Calibrated = col(if (is.null(td$ridge)) "calibrated" else "estimate"))
+  # summary.lm's four columns where tools read them by position, then the ridge estimate
+  if (boot && !is.null(td$ridge)) cm <- cbind(cm, Ridge = col("ridge"))
   rdf <- object$outputs$df_residual
   rdf <- if (is.null(rdf) || is.na(rdf)) NA_integer_ else as.integer(rdf)
   p <- nrow(cm)
@@ -122,10 +122,10 @@ print.summary.dp_result <- function(x, ...) {
     m <- cbind(Estimate = td$estimate)
     if (!is.null(td$noise.sd)) m <- cbind(m, "Noise SD" = td$noise.sd)  # a DP vertical_glm: sd of each noise
   } else if (.is_bootstrap_fit(x) && !is.null(td$ridge)) {
-    # the calibrated bootstrap: Std. Error, Cal./SE, Pr(boot) and the interval are Calibrated's (the note below);
-    # tidy()'s estimate is the calibrated one (broom's contract), its ridge the ridge estimate, printed first
-    m <- cbind(td$ridge, td$estimate, td$std.error, td$statistic, td$p.value)
-    colnames(m) <- c("Estimate", "Calibrated", "Std. Error", "Cal./SE", "Pr(boot)")
+    # the calibrated bootstrap: Estimate is tidy()'s (the calibrated one), which Std. Error, Est./SE, Pr(boot)
+    # and the interval are about (the note below); Ridge the ridge estimate (coef(), what predict() uses)
+    m <- cbind(td$estimate, td$ridge, td$std.error, td$statistic, td$p.value)
+    colnames(m) <- c("Estimate", "Ridge", "Std. Error", "Est./SE", "Pr(boot)")
   } else {
     m <- cbind(td$estimate, td$std.error, td$statistic, td$p.value)
     z <- .is_glm_fit(x) || (inherits(x, "dp_vertical_glm") && !identical(x$outputs$family, "gaussian"))
@@ -134,11 +134,17 @@ print.summary.dp_result <- function(x, ...) {
   rownames(m) <- td$term
   tests <- ncol(m) >= 4L
   args <- list(m, digits = max(3L, getOption("digits") - 3L), na.print = "NA", has.Pvalue = tests, P.values = tests)
-  if (ncol(m) == 5L) args <- c(args, list(cs.ind = 1:3, tst.ind = 4L))  # Calibrated is formatted as Estimate
+  if (ncol(m) == 5L) args <- c(args, list(cs.ind = 1:3, tst.ind = 4L))  # Ridge is formatted as Estimate
   floor <- x$outputs$p_value_floor  # the bootstrap's smallest p-value, 2/(B + 1): printed as "<" it
-  if (tests && is.numeric(floor)) args$eps.Pvalue <- floor * (1 + 1e-9)
+  if (tests && is.numeric(floor)) {
+    args$eps.Pvalue <- floor * (1 + 1e-9)
+    # a p-value at the floor is only known to be below it: the stars of the floor's category
+    p <- args[[1]][, ncol(m)]
+    at <- !is.na(p) & p <= floor * (1 + 1e-9)
+    args[[1]][at, ncol(m)] <- floor * (1 - 1e-9)
+  }
   out <- utils::capture.output(do.call(stats::printCoefmat, args))
-  c("Coefficients:", out)
+  c("Coefficients:", out, grep("^Bootstrap p-values are bounded below", block, value = TRUE))
 }
 
 # dp_lm and dp_select_infer (infer = "lm") under eps < Inf: intervals and p-values from the calibrated bootstrap

@@ -77,12 +77,17 @@ test_that("a DP dp_lm shows the calibrated estimate its Std. Error, test and int
   expect_identical(unname(confint(fit)), unname(cbind(td$conf.low, td$conf.high)))
   out <- capture.output(print(fit))
   i <- match("Coefficients:", out)
-  expect_match(out[i + 1], "^ +Estimate +Calibrated +Std. Error +Cal./SE +Pr\\(boot\\)")
-  expect_true(any(grepl("^Calibrated: Estimate \\(coef\\(\\), the ridge estimate\\)", out)))
-  cm <- coef(summary(fit))  # summary.lm's four columns by position (tools read them so), then Calibrated
-  expect_identical(colnames(cm), c("Estimate", "Std. Error", "Cal./SE", "Pr(boot)", "Calibrated"))
-  expect_identical(unname(cm[, "Calibrated"]), td$estimate)
-  expect_identical(unname(cm[, "Estimate"]), td$ridge)
+  # the second audit's M1: print's Estimate is tidy()'s, the ridge estimate (coef(), predict()) is Ridge
+  expect_match(out[i + 1], "^ +Estimate +Ridge +Std. Error +Est./SE +Pr\\(boot\\)")
+  expect_true(any(grepl("^Estimate: the calibrated estimate \\(tidy\\(\\)'s estimate\\)", out)))
+  expect_match(gsub("\\s+", " ", paste(out, collapse = " ")), "Ridge is coef(), the estimate predict() uses.",
+               fixed = TRUE)  # the note, wrapped to the console
+  cm <- coef(summary(fit))  # summary.lm's four columns by position (tools read them so), then Ridge
+  expect_identical(colnames(cm), c("Estimate", "Std. Error", "Est./SE", "Pr(boot)", "Ridge"))
+  expect_identical(unname(cm[, "Estimate"]), td$estimate)
+  expect_identical(unname(cm[, "Ridge"]), td$ridge)
+  expect_equal(unname(predict(fit, quakes[1:3, ])),
+               unname(drop(cbind(1, as.matrix(quakes[1:3, c("stations", "depth")])) %*% coef(fit))))
   expect_equal(exp(td$ridge), tidy(fit, exponentiate = TRUE)$ridge)
   ols <- suppressWarnings(dp_lm(mag ~ stations + depth, data = quakes, eps = Inf))
   expect_false("ridge" %in% names(tidy(ols)))
