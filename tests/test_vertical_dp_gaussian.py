@@ -217,7 +217,9 @@ def test_refusals_poisson_missing_y_bounds_and_no_ridge():
     with pytest.raises(PrivacyParameterError, match="penalty='ridge'"):
         dp.vertical_glm("y ~ .", df, **kw)
     no_y = {k: v for k, v in BOUNDS.items() if k != "y"}
-    with pytest.raises(PrivacyParameterError, match=r"needs declared bounds for 'y'.*bounds={'y': \(lo, hi\)}"):
+    with pytest.raises(
+        PrivacyParameterError, match=r"needs declared bounds for 'y'.*bounds={'y': \(lo, hi\)}"
+    ):
         dp.vertical_glm(
             "y ~ .", df, parties=PARTIES, penalty="ridge", lam=0.1, eps=1.0, delta=1e-6, bounds=no_y
         )
