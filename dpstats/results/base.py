@@ -266,6 +266,10 @@ class DPResult:
         """The table shown in the report's results section (default: ``tidy()``)."""
         return self.tidy()
 
+    def report_table_note(self) -> str:
+        """A sentence under the report's table when it shows part of ``tidy()`` (default: none)."""
+        return ""
+
     def _glance_extra(self) -> dict[str, Any]:
         return {}
 

@@ -166,6 +166,12 @@ class FELPResult(DPResult):
     def report_table(self) -> pd.DataFrame:
         return self.tidy().sort_values("rank").head(max(self.select, 20)).reset_index(drop=True)
 
+    def report_table_note(self) -> str:
+        shown = len(self.report_table())
+        if shown == len(self.terms):
+            return ""
+        return f"The {shown} features of highest released weight, of {len(self.terms)}; all are in tidy()."
+
     def coef(self) -> dict[str, float]:
         """Released weight per term (what ``coef()`` gives in R)."""
         return dict(zip(self.terms, self.weights.tolist()))

@@ -197,6 +197,11 @@ class GMMResult(DPResult):
         data["sd (avg)"] = np.sqrt(np.trace(self.covariances, axis1=1, axis2=2) / self.p)
         return pd.DataFrame(data)
 
+    def report_table_note(self) -> str:
+        if len(self.terms) <= 6:
+            return ""
+        return f"The means of the first 6 of {len(self.terms)} variables; all are in tidy()."
+
     def _glance_extra(self) -> dict[str, Any]:
         return {
             "k": self.k,
