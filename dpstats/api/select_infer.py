@@ -89,15 +89,15 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     split : float
         Share of the rows in part A (selection), 0 < split < 1; default 0.5.
     bounds : (lo, hi) or dict
-        Public bounds for the selector (sis, two_stage) and for dp_lm (an interaction's columns default
-        to the product of its parts' bounds), or ``"auto"``: each part releases its own private bounds
-        from its share of that part's eps (docs/architecture.md, "Private bounds").
+        Public bounds for the selector (knockoff: its row-norm bound is the box's largest corner) and for
+        dp_lm (an interaction's columns default to the product of its parts' bounds), or ``"auto"``: each
+        part releases its own private bounds from its share of that part's eps (docs/architecture.md).
     bounds_eps : float, optional
         With ``bounds="auto"``: the eps each part spends on its bounds (default 10%
         of eps), out of that part's eps.
     select_args : dict, optional
-        Further arguments of the selector (e.g. ``{"bounds": 3.0}`` — the row-norm
-        bound of dp_knockoff).
+        Further arguments of the selector (e.g. ``{"bounds": 3.0}``: a row-norm bound
+        for dp_knockoff tighter than the box's corner, which it replaces).
     {conf_level: part B's}
         As for :func:`dpstats.dp_lm` and :func:`dpstats.dp_glm`.
     n_boot : int
@@ -211,17 +211,14 @@ class SelectInferDoor(OptionsDoor):
         )
         formula = f"`{frame.response}` ~ ."
         selection = self._run_selection(formula, frame.part_a, seed_a)
-        noise.samplers.update(selection.privacy.samplers)  # the statement lists the parts' samplers
+        m.take_part(selection, noise.samplers, self._dd.steps)  # its samplers and steps, before any return
         selected = m.as_named(frame, selection.selected)
         if not selected:
             return m.Pipeline(selection, [], None)
         terms = m.selected_terms(frame.mf, selected)
         columns = m.term_columns(frame.mf, terms)
         fit = self._run_inference(formula, frame.part_b[columns + [frame.response]], seed_b)
-        noise.samplers.update(fit.privacy.samplers)
-        for step in selection.privacy.data_dependent_steps + fit.privacy.data_dependent_steps:
-            if step not in self._dd.steps:
-                self._dd.steps.append(step)
+        m.take_part(fit, noise.samplers, self._dd.steps)
         return m.Pipeline(selection, selected, fit, terms, columns)
 
     def _run_inference(self, formula: str, part: pd.DataFrame, seed):
@@ -239,12 +236,12 @@ class SelectInferDoor(OptionsDoor):
 
         o = self.options
         common = dict(random_state=seed, strict=self.settings.strict, accountant=accountant, **o.select_args)
-        bounds = m.bounds_in_part(self._part_bounds, part)
+        bounds = m.selector_bounds(o.select, self._part_bounds, part)  # dp_knockoff's: a row-norm bound
         if o.select == "sis":
             return sis.dp_sis(formula, part, o.eps, o.k, bounds=bounds, **common)
         if o.select == "two_stage":
             return two_stage.dp_two_stage(formula, part, o.eps, o.k, bounds=bounds, **common)
-        return knockoff.dp_knockoff(formula, part, o.eps, o.delta, **common)
+        return knockoff.dp_knockoff(formula, part, o.eps, o.delta, **({"bounds": bounds} | common))
 
     def result(self, frame: m.SplitFrame, plan, released: m.Pipeline, statement, noise) -> SelectInferResult:
         opening = self.opening(len(frame.part_a) + len(frame.part_b), frame.names, statement)

@@ -42,7 +42,7 @@ from ..formula import INTERCEPT, ModelFrame, missing_counts, r_names, split_form
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
-from ..privacy.bounds import auto_bounds, public_column_bounds
+from ..privacy.bounds import auto_bounds, is_auto, public_column_bounds
 from ..schema import PublicN, Schema
 from ..validation import check_fraction
 from . import glm as glm_method
@@ -420,3 +420,37 @@ def bounds_in_part(bounds: Any, part: pd.DataFrame) -> Any:
     if not isinstance(bounds, dict):
         return bounds
     return {key: val for key, val in bounds.items() if key in part.columns}
+
+
+def selector_bounds(select: str, bounds: Any, part: pd.DataFrame) -> Any:
+    """The bounds part A's selector takes: dp_sis and dp_two_stage the mapping of the part's columns,
+    dp_knockoff one public row-norm bound B, the l2 norm of the declared box's largest corner over the
+    design columns (the part's last column is the response, :func:`split_frame`), or ``"auto"`` as given.
+
+    A mapping that leaves a design column without bounds gives None: B is then read from the rows, a
+    step dp_knockoff names.
+
+    Examples
+    --------
+    >>> part = pd.DataFrame({"a": [0.0], "b": [1.0], "y": [2.0]})
+    >>> selector_bounds("knockoff", {"a": (-3, 1), "b": (0, 4), "y": (-100, 100)}, part)
+    5.0
+    >>> selector_bounds("knockoff", "auto", part), selector_bounds("knockoff", {"a": (0, 1)}, part)
+    ('auto', None)
+    """
+    bounds = bounds_in_part(bounds, part)
+    if select != "knockoff" or bounds is None or is_auto(bounds) or not isinstance(bounds, Mapping):
+        return bounds
+    design = list(part.columns[:-1])
+    if any(name not in bounds for name in design):
+        return None
+    corner = [max(abs(float(bounds[name][0])), abs(float(bounds[name][1]))) for name in design]
+    return float(np.linalg.norm(corner))
+
+
+def take_part(part_result: Any, samplers: set, steps: list[str]) -> None:
+    """A part's samplers and data-dependent steps into the call's statement (``samplers``, ``steps``):
+    before anything else is decided on the part's result, so that no step is lost (an empty selection
+    still names the selector's steps)."""
+    samplers.update(part_result.privacy.samplers)
+    steps.extend(step for step in part_result.privacy.data_dependent_steps if step not in steps)

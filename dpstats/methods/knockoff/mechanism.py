@@ -121,9 +121,10 @@ class Calibration:
 
     ``lambda_min`` is a lower bound on λ_min(Σ′) (used in denominators),
     ``lambda_min_upper`` an upper bound (used in the sensitivity of λ_min itself);
-    both equal the data's λ_min when it is used directly.  ``c_min_declared`` and
-    ``lambda_declared`` say which were declared: only declared values are shown in
-    messages (``public`` when both are).  ``n`` is the number of rows (public);
+    both equal the data's λ_min when it is used directly.  ``c_min_declared``,
+    ``lambda_declared`` and ``b_declared`` (B declared, or drawn privately and
+    charged) say which are public: only public values, and values derived from them
+    alone, are shown in messages (``public`` when all three are).  ``n`` is the number of rows (public);
     ``response_bound`` the Y responses were clipped to (None: Y = B·‖β‖ + σt, as the
     front door computes it, :func:`response_bound`).
     """
@@ -142,11 +143,12 @@ class Calibration:
     response_bound: float | None = None
     c_min_declared: bool = False
     lambda_declared: bool = False
+    b_declared: bool = False
 
     @property
     def public(self) -> bool:
-        """C_min and λ_min both declared: messages may show every value they use."""
-        return self.c_min_declared and self.lambda_declared
+        """B, C_min and λ_min all public: messages may show every value they use."""
+        return self.b_declared and self.c_min_declared and self.lambda_declared
 
     @property
     def eta2(self) -> float:
@@ -188,11 +190,11 @@ def calibration_from_data(
     )
 
 
-def check_assumption_3(B: float, c_min: float, *, public: bool = True) -> None:
+def check_assumption_3(B: float, c_min: float, *, public: bool = False) -> None:
     """C_min > B, or an :class:`AssumptionError` naming the fix.
 
-    The values are shown only when C_min is ``public`` (declared); a C_min read
-    from the rows is not printed.
+    The values are shown only when both are ``public`` (declared, or B drawn
+    privately and charged); a value read from the rows is never printed.
     """
     if not c_min > B:
         values = f" (declared c_min = {c_min:.4g}, B = {B:.4g})" if public else ""
@@ -208,38 +210,29 @@ def check_calibration(cal: Calibration, ridge: float = 0.0, lambda_g: float | No
     λ_min(Σ′) is read from the data, the declared lambda_min's margin (lambda_min + η²)/(1 − η²) <= 1
     (λ_min(Σ′) <= 1 always) where it is declared.
 
-    Where C_min or λ_min(Σ′) is read from the rows, every failure (a rank-deficient design too) raises
-    one text, which shows no value: which condition failed depends on the rows.
+    Where B, C_min or λ_min(Σ′) is read from the rows, every failure that depends on it (a rank-deficient
+    design too) raises one text, which shows no value: which condition failed depends on the rows.  A
+    declared lambda_min's λ_G + ridge reads no row and is checked first, with its value.
 
     Examples
     --------
     >>> cal = Calibration(p=4, B=3.0, c_min=4.0, c_max=9.0, lambda_min=0.6, lambda_min_upper=1.0,
     ...                   lambda_max=4.0, fro=4.0, sigma=1.0, beta_norm=1.0, n=100,
-    ...                   c_min_declared=True, lambda_declared=True)
+    ...                   c_min_declared=True, lambda_declared=True, b_declared=True)
     >>> check_calibration(cal)
     Traceback (most recent call last):
     ...
     dpstats.errors.AssumptionError: the declared lambda_min = 0.6 cannot hold after one row is replaced: ...
     """
-    if not (cal.c_min_declared and cal.lambda_declared):
+    lam = cal.lambda_min if lambda_g is None else lambda_g  # used where lambda_min is declared
+    if cal.lambda_declared and not lam + ridge > 0:  # declared values only: no row is read
+        raise AssumptionError(
+            f"lambda_min(G) + ridge = {lam + ridge:.4g} must be positive (s = 'equi' makes G singular); "
+            "use s='lambda_min' or a ridge stabiliser ridge=omega^2 > 0 (Remark 2)."
+        )
+    if not cal.public:
         if _calibration_fails(cal, ridge, lambda_g):
-            read = " and ".join(
-                name
-                for name, declared in (
-                    ("C_min", cal.c_min_declared),
-                    ("lambda_min(Sigma')", cal.lambda_declared),
-                )
-                if not declared
-            )
-            raise AssumptionError(
-                f"the sensitivity cannot be calibrated on these data: with {read} read from the rows, "
-                "Assumption 3 (C_min > B) or Theorem 5's condition (lambda_min(Sigma') > eta^2/(1 - eta^2), "
-                "eta^2 = B^2/(C_min^2 - B^2)) does not hold, or the design is rank deficient (which one is "
-                "not shown: it depends on the rows). To fix: declare public lower bounds c_min= and "
-                "lambda_min=, use more rows n (column norms grow like sqrt(n)), a smaller row bound B "
-                "(bounds=), drop near-empty or redundant columns, or a ridge stabiliser ridge=omega^2 "
-                "(Remark 2)."
-            )
+            raise AssumptionError(_not_calibrated(cal))
         return
     check_assumption_3(cal.B, cal.c_min, public=True)
     if cal.eta2 >= 1 or cal.lambda_margin > 1:
@@ -251,12 +244,41 @@ def check_calibration(cal: Calibration, ridge: float = 0.0, lambda_g: float | No
             "and lambda_min(Sigma') <= 1. To fix: use more rows n (eta^2 falls like 1/n), a smaller row "
             "bound B (bounds=), a larger declared c_min if it holds, or a smaller declared lambda_min."
         )
-    lam = cal.lambda_neighbours if lambda_g is None else lambda_g
-    if not lam + ridge > 0:
-        raise AssumptionError(
-            f"lambda_min(G) + ridge = {lam + ridge:.4g} must be positive (s = 'equi' makes G singular); "
-            "use s='lambda_min' or a ridge stabiliser ridge=omega^2 > 0 (Remark 2)."
+
+
+def _not_calibrated(cal: Calibration) -> str:
+    """The one refusal where B, C_min or λ_min(Σ′) is read from the rows: it names the values read (public
+    flags) and the conditions, never which failed nor any value."""
+    read = " and ".join(
+        name
+        for name, public in (
+            ("the row bound B", cal.b_declared),
+            ("C_min", cal.c_min_declared),
+            ("lambda_min(Sigma')", cal.lambda_declared),
         )
+        if not public
+    )
+    theorem_5 = (
+        "the declared lambda_min's margin ((lambda_min + eta^2)/(1 - eta^2) <= 1, eq. (25))"
+        if cal.lambda_declared
+        else "Theorem 5's condition (lambda_min(Sigma') > eta^2/(1 - eta^2))"
+    )
+    rank = "" if cal.lambda_declared else ", or the design is rank deficient"
+    declare = " and ".join(
+        text
+        for text, public in (
+            ("a public row bound bounds=", cal.b_declared),
+            ("public lower bounds c_min= and lambda_min=", cal.c_min_declared and cal.lambda_declared),
+        )
+        if not public
+    )
+    return (
+        f"the sensitivity cannot be calibrated on these data: with {read} read from the rows, Assumption 3 "
+        f"(C_min > B) or {theorem_5}, eta^2 = B^2/(C_min^2 - B^2), does not hold{rank} (which one is not "
+        f"shown: it depends on the rows). To fix: declare {declare}, use more "
+        "rows n (column norms grow like sqrt(n)), a smaller row bound B (bounds=), drop near-empty or "
+        "redundant columns, or a ridge stabiliser ridge=omega^2 (Remark 2)."
+    )
 
 
 def _calibration_fails(cal: Calibration, ridge: float, lambda_g: float | None) -> bool:

@@ -337,6 +337,7 @@ def calibration(
     """
     c_min, lambda_min, s_kind = options.c_min, options.lambda_min, options.s
     cal = kd.calibration_from_data(st, B, sigma, beta_norm, response)
+    cal.b_declared = options.bounds is not None  # declared, or drawn privately and charged (row_bound)
     if c_min is not None:  # an assumption stated in the statement, never checked on the rows
         cal.c_min, cal.c_max, cal.c_min_declared = c_min, math.sqrt(st.n) * B, True
     else:
@@ -530,7 +531,7 @@ def _assumptions(
     else:
         out.append("Assumption 3: the smallest column norm C_min (read from the data) exceeds B")
     if lambda_min is not None:
-        margin = f" = {cal.lambda_margin:.4g}" if c_min is not None else ""
+        margin = f" = {cal.lambda_margin:.4g}" if c_min is not None and b_shown else ""  # eta^2 reads B
         out.append(
             f"declared: lambda_min(Sigma') >= {lambda_min:g} for the normalised Gram matrix of the data set "
             f"and of every data set with one row replaced, which holds when lambda_min(Sigma') >= "
