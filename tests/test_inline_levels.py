@@ -125,7 +125,7 @@ def test_the_r_package_asks_the_bridge_for_the_fill_the_door_uses():
     assert fills == {"cyl": 4.0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = dp.dp_lm(INLINE, df, eps=float("inf"))
+        fit = dp.dp_lm(INLINE, df, eps=float("inf"), na_action="fill")  # eps = inf's default is na.omit
     filled = df.fillna(fills)
     X = np.column_stack([np.ones(len(filled)), filled.wt, filled.cyl == 6, filled.cyl == 8]).astype(float)
     np.testing.assert_allclose(fit.coefficients, np.linalg.lstsq(X, filled.mpg, rcond=None)[0], rtol=1e-10)

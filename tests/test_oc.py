@@ -119,6 +119,8 @@ def _fits(assume):
             bounds=12.0,
             sigma=1.0,
             beta_norm=2.0,
+            c_min=40.0,  # with every scale public the rates under assume= can be simulated (none read)
+            lambda_min=0.5,
             random_state=0,
             assume=model,
             oc_trials=20,

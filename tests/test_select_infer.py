@@ -274,7 +274,7 @@ def test_glm_inference_refusals_spend_nothing():
 
 
 GLM_POST_SELECTION = [("sis", 1.0, "binomial"), ("sis", 5.0, "binomial"), ("two_stage", 1.0, "binomial"),
-                      ("sis", 5.0, "poisson")]  # fmt: skip
+                      ("sis", 8.0, "poisson")]  # fmt: skip
 
 
 @pytest.mark.slow
@@ -287,8 +287,9 @@ def test_glm_post_selection_coverage(select, eps, family):
     index.  Every run selects the 3 true terms (their scores dominate), so the selected model contains
     the true one and the target of each selected slope is its coefficient (0 for a null term: unlike
     least squares, a logistic fit that omitted a true term would target an attenuated slope).  Poisson
-    runs only at eps = 5: at eps = 1 part B's 10 000 rows are refused by dp_glm's rule (G5).
-    Measured when written: sis 0.953 and 0.948, two_stage 0.951, Poisson 0.956.
+    runs at eps = 8: below it part B's 10 000 rows are refused by dp_glm's Poisson rule (G5′, ratio 0.06;
+    at eps = 5 the ratio is 0.073).  Measured when written: sis 0.953 and 0.948, two_stage 0.951,
+    Poisson 0.946 (none withheld).
     """
     rng = np.random.default_rng(99)
     covered, runs, scale = [], 0, 1.0 if family == "binomial" else 0.5
