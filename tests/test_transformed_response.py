@@ -61,6 +61,28 @@ def test_lm_response_box_is_the_image_of_the_variables_bounds(r_data):
     )
 
 
+def test_two_stage_clips_a_transformed_response_to_the_image_of_its_variables_bounds(r_data):
+    """dp_two_stage's blocks clip the response as dp_lm does: log(Volume) to [log 5, log 100]; its
+    private second stage, which needs a bound for every column, runs without one declared for it."""
+    from dpstats.formula import model_frame
+    from dpstats.methods.two_stage import clip_boxes
+
+    mf = model_frame(TREES_MODEL, r_data["trees"], drop_intercept=True)
+    for every in (False, True):
+        _, y_box = clip_boxes(TREES_BOUNDS, mf, every)
+        np.testing.assert_allclose([y_box.lo[0], y_box.hi[0]], np.log([5.0, 100.0]), rtol=1e-12)
+    fit = dp.dp_two_stage(
+        TREES_MODEL,
+        r_data["trees"],
+        eps=1.0,
+        k=1,
+        bounds=TREES_BOUNDS,
+        second_stage="private_ols",
+        random_state=1,
+    )
+    assert len(fit.selected) == 1
+
+
 def test_response_formula_name_is_a_bounds_key(r_data):
     bounds = {"mpg": (10, 35), "wt": (1, 6), "log(mpg)": (2.0, 4.0)}
     fit = dp.dp_lm("log(mpg) ~ wt", r_data["mtcars"], eps=1.0, delta=1e-5, bounds=bounds, random_state=1)

@@ -64,9 +64,9 @@ import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
 from ..formula import ModelFrame
-from ..geometry import Box, resolve_box, to_unit_interval
+from ..geometry import Box, to_unit_interval
 from ..privacy.accountant import LedgerEntry
-from ..privacy.bounds import declared_bounds, design_box, is_auto
+from ..privacy.bounds import declared_bounds, design_box, is_auto, response_box
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
@@ -697,7 +697,7 @@ def clip_boxes(bounds: Any, mf: ModelFrame, every: bool) -> tuple[Box | None, Bo
     open_missing = not every
     return (
         design_box(bounds, mf, open_missing=open_missing),
-        resolve_box(bounds, [mf.response], open_missing=open_missing),
+        response_box(bounds, mf, open_missing=open_missing),
     )
 
 
