@@ -210,6 +210,7 @@ def _context(result: ReportableResult, include_diagnostics: bool, key: str = "re
         "tidy_rows": tidy.head(500).to_dict(orient="records"),
         "tidy_truncated": len(tidy) > 500,
         "n_tidy": len(tidy),
+        "table_note": result.report_table_note() if hasattr(result, "report_table_note") else "",
         "plots": result.plots(),
         "sections": result.report_sections(),
         "oc": result.operating_characteristics,
