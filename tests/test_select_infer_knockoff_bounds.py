@@ -83,3 +83,16 @@ def test_an_empty_selection_keeps_the_selectors_steps_in_the_statement(bounds):
     assert int(fit.glance()["data_dependent_steps"][0]) == len(steps)
     assert f"{len(steps)} data-dependent step(s) not covered" in str(fit)
     assert "C_min, C_max taken from the data" in str(fit.to_dict())
+
+
+def test_one_pair_for_every_column_is_a_row_bound_for_the_selector():
+    """bounds=(lo, hi), which dp_select_infer takes for every column, reaches dp_knockoff as the row bound
+    of that box, sqrt(6) * 8 (it was handed on as the pair, which dp_knockoff refuses as a row bound)."""
+    corner = math.sqrt(P * 64)
+    for data in (D0, D1):
+        error, fit, acc, warned = _outcome(data, bounds=(-8, 8), c_min=40.0, lambda_min=0.2)
+        if error is not None:
+            assert "is one number B" not in error and f"B = {corner:.4g}" in error and acc.spent_eps == 0
+        else:
+            assert B_READ_STEP not in fit.privacy.data_dependent_steps
+        assert not any(B_READ_STEP in w for w in warned)

@@ -425,7 +425,7 @@ def bounds_in_part(bounds: Any, part: pd.DataFrame) -> Any:
 def selector_bounds(select: str, bounds: Any, part: pd.DataFrame) -> Any:
     """The bounds part A's selector takes: dp_sis and dp_two_stage the mapping of the part's columns,
     dp_knockoff one public row-norm bound B, the l2 norm of the declared box's largest corner over the
-    design columns (the part's last column is the response, :func:`split_frame`), or ``"auto"`` as given.
+    design columns (a mapping, or one (lo, hi) pair for every column) (the part's last column is the response, :func:`split_frame`), or ``"auto"`` as given.
 
     A mapping that leaves a design column without bounds gives None: B is then read from the rows, a
     step dp_knockoff names.
@@ -437,11 +437,15 @@ def selector_bounds(select: str, bounds: Any, part: pd.DataFrame) -> Any:
     5.0
     >>> selector_bounds("knockoff", "auto", part), selector_bounds("knockoff", {"a": (0, 1)}, part)
     ('auto', None)
+    >>> selector_bounds("knockoff", (-3, 4), part)  # one pair for every column: sqrt(2) * 4
+    5.656854249492381
     """
     bounds = bounds_in_part(bounds, part)
-    if select != "knockoff" or bounds is None or is_auto(bounds) or not isinstance(bounds, Mapping):
+    if select != "knockoff" or bounds is None or is_auto(bounds):
         return bounds
     design = list(part.columns[:-1])
+    if not isinstance(bounds, Mapping):  # one (lo, hi) pair for every column
+        bounds = dict.fromkeys(design, bounds)
     if any(name not in bounds for name in design):
         return None
     corner = [max(abs(float(bounds[name][0])), abs(float(bounds[name][1]))) for name in design]
