@@ -674,20 +674,21 @@ def ols_table(fit: LMFit, pl: LMPlan, conf_level: float) -> dict[str, Any]:
         "p.value": 2.0 * sps.t.sf(np.abs(stat), fit.df_residual),
         "conf.low": fit.coefficients - q * se,
         "conf.high": fit.coefficients + q * se,
-        "fit_statistics": ols_fit_statistics(fit, pl),
+        "fit_statistics": ols_fit_statistics(fit, pl, F),
     }
 
 
-def ols_fit_statistics(fit: LMFit, pl: LMPlan) -> dict[str, float]:
+def ols_fit_statistics(fit: LMFit, pl: LMPlan, F: np.ndarray) -> dict[str, float]:
     """broom's ``glance(lm)`` from the exact statistics (eps = inf, NOT private), as R computes them.
 
     ``summary.lm``: R² = 1 − RSS/TSS with TSS about the mean (with an intercept) or about 0, the
     adjusted R² on (n − int)/rdf, the F statistic of every coefficient but the intercept on
     (rank − int, rdf) degrees of freedom (NaN for an intercept-only model, as broom); ``logLik.lm``:
     −n/2 (log 2π + 1 − log n + log RSS) on rank + 1 parameters, whence AIC and BIC; the deviance is RSS.
+    ``F`` is the stacked statistic in fitting coordinates (w, r), r = (y − c)/h with an intercept, y/h
+    without, as :func:`ols_table` computed it.
     """
-    T, k = pl.coords.transform(), pl.coords.k
-    F = T @ fit.noisy_gram @ T.T  # fitting coordinates: (w, r), r = (y − c)/h with an intercept, y/h without
+    k = pl.coords.k
     n, rdf, intercept = int(round(fit.noisy_gram[0, 0])), fit.df_residual, int(pl.coords.intercept)
     rank, scale = n - rdf, pl.coords.y_half**2
     rss = scale * fit.sigma2 * rdf
