@@ -458,18 +458,26 @@ def clip_rows_l2(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
     return X, int(over.sum())
 
 
+RANGE_CAP = 1e50  # the largest |end| of a box read from the data (range_box)
+
+
 def range_box(lo: np.ndarray, hi: np.ndarray) -> Box:
     """The box of the data's per-column range [lo, hi] (a data-dependent step the caller names).
 
-    A constant column gets [lo, lo + 1]; a column that saw no row (lo = +inf, hi = −inf,
-    possible when n is private and may be 0) gets [0, 1], so that no error depends on n.
+    A constant column gets [lo, lo + 1] (a width of |lo|·2⁻²⁰ beyond 2²⁰, where lo + 1 = lo); a
+    column that saw no row (lo = +inf, hi = −inf, possible when n is private and may be 0) gets
+    [0, 1], so that no error depends on n.  Ends beyond ±``RANGE_CAP`` are set to it, so that sums
+    over the box of squares and of squared second moments (a covariance's Frobenius norm) stay
+    finite, and no error or warning depends on one huge value.
 
     Examples
     --------
     >>> b = range_box(np.array([0.0, 2.0, np.inf]), np.array([4.0, 2.0, -np.inf]))
     >>> b.lo.tolist(), b.hi.tolist()
     ([0.0, 2.0, 0.0], [4.0, 3.0, 1.0])
+    >>> range_box(np.array([-1e160, 1e60]), np.array([1e160, 1e60])).hi.tolist()
+    [1e+50, 1.0000009536743165e+50]
     """
-    lo = np.where(np.isfinite(lo), lo, 0.0).astype(float)
-    hi = np.where(np.isfinite(hi), hi, lo)
-    return Box(lo, np.where(hi > lo, hi, lo + 1.0))
+    lo = np.clip(np.where(np.isfinite(lo), lo, 0.0).astype(float), -RANGE_CAP, RANGE_CAP)
+    hi = np.clip(np.where(np.isfinite(hi), hi, lo), -RANGE_CAP, RANGE_CAP)
+    return Box(lo, np.where(hi > lo, hi, lo + np.maximum(1.0, np.abs(lo) * 2.0**-20)))
