@@ -9,7 +9,10 @@ became a published term, and one missing cell stopped the fit and told the leade
 
 from __future__ import annotations
 
+import json
+import re
 import tempfile
+import time
 import warnings
 
 import numpy as np
@@ -221,3 +224,92 @@ def test_na_action_omit_is_refused_from_the_arguments(certs):
 
     with pytest.raises(PrivacyParameterError, match="every party must keep all shared rows"):
         Party(base_data()[["id", "x2"]], name="B", tls=certs, formula="~ x2", row_id="id", na_action="omit")
+
+
+# --------------------------------------------------------------------------- the command line
+def cli_fit(certs, tmp, df, *, member_args=(), lead_args=()) -> dict:
+    """``dpstats party lead`` (A) and ``join`` (B) in forked processes, DP mode over TLS on 127.0.0.1.
+
+    Returns each party's exit code, stderr (the port masked), and its ``--json`` result without the
+    released values (terms, n, call, privacy statement, warnings)."""
+    from test_vertical_tls import finish
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    df[["id", "y", "x1", "h"]].to_csv(tmp / "a.csv", index=False)
+    df[["id", "x2", "g"]].to_csv(tmp / "b.csv", index=False)
+    for name, value in (
+        ("a_bounds", LEAD_BOUNDS),
+        ("b_bounds", MEMBER_BOUNDS),
+        ("b_levels", {"g": ["a", "b"]}),
+    ):
+        (tmp / f"{name}.json").write_text(json.dumps(value))
+    with warnings.catch_warnings():  # the processes warn as the command does (pytest's config raises)
+        warnings.simplefilter("default")
+        procs = _lead_and_join(certs, tmp, lead_args, member_args)
+    seen = {}
+    for name, proc in procs:
+        code, _, err = finish(proc)
+        released = tmp / f"{name}.json"
+        out = json.loads(released.read_text()) if released.exists() else None
+        if out is not None:
+            out = {k: out[k] for k in ("terms", "n", "call", "privacy", "warnings")}
+        err = re.sub(r"listening on 127\.0\.0\.1:\d+", "listening on 127.0.0.1:PORT", err)
+        seen[name] = {"code": code, "stderr": err, "result": out}
+    return seen
+
+
+def _lead_and_join(certs, tmp, lead_args, member_args):
+    from test_vertical_tls import WAIT, Forked
+
+    common = ["--eps", "1", "--delta", "1e-6", "--tls-dir", str(certs), "--row-id", "id", "--timeout", "20"]
+    port_file = tmp / "port"
+    lead = Forked(
+        ["lead", "--data", str(tmp / "a.csv"), "--name", "A", "--formula", "y ~ x1", "--parties", "A,B",
+         "--port-file", str(port_file), "--bounds", str(tmp / "a_bounds.json"), "--penalty", "ridge",
+         "--lam", "1", "--seed", "1", "--json", str(tmp / "A.json"), *common, *lead_args],
+        tmp, "A",
+    )  # fmt: skip
+    deadline = time.monotonic() + WAIT
+    while not port_file.exists():
+        assert time.monotonic() < deadline and lead.poll() is None, lead.communicate(timeout=WAIT)
+        time.sleep(0.02)
+    member = Forked(
+        ["join", "--data", str(tmp / "b.csv"), "--name", "B", "--leader", "A", "--formula", "~ x2 + g",
+         "--connect", f"127.0.0.1:{port_file.read_text()}", "--bounds", str(tmp / "b_bounds.json"),
+         "--seed", "2", "--json", str(tmp / "B.json"), *common, *member_args],
+        tmp, "B",
+    )  # fmt: skip
+    return [("B", member), ("A", lead)]
+
+
+def test_cli_party_declared_levels_neighbours_see_the_same(certs, tmp_path):
+    """``--levels`` reaches the member's Party: a text cell outside the declared levels is filled, no term
+    or step names it, and every party prints the same on both neighbours."""
+    d0 = base_data()
+    seen0, seen1 = (
+        cli_fit(certs, tmp_path / d, df, member_args=["--levels", str(tmp_path / d / "b_levels.json"),
+                                                      "--na-action", "fill"])
+        for d, df in (("d0", d0), ("d1", one_row(d0, "g", "secret")))
+    )  # fmt: skip
+    assert seen0 == seen1
+    assert seen0["A"]["code"] == seen0["B"]["code"] == 0, seen0
+    assert seen0["B"]["result"]["terms"] == ["(Intercept)", "x1", "x2", "gb"]
+    assert seen0["A"]["result"]["privacy"]["data_dependent_steps"] == []
+    assert "secret" not in str(seen1)
+
+
+@pytest.mark.parametrize("where", ["A", "B"])
+def test_cli_party_strict_refuses_levels_read_from_the_rows(certs, tmp_path, where):
+    """``--strict`` at the leader or the member: the member's levels read from the rows are refused before
+    any data is sent (exit 2 where strict was given, 3 at the other party), the same on both neighbours."""
+    d0 = base_data()
+    flag = {"lead_args" if where == "A" else "member_args": ["--strict"]}
+    seen0 = cli_fit(certs, tmp_path / "d0", d0, **flag)
+    seen1 = cli_fit(certs, tmp_path / "d1", one_row(d0, "g", "secret"), **flag)
+    assert seen0 == seen1
+    other = "B" if where == "A" else "A"
+    assert seen0[where]["code"] == 2 and seen0[other]["code"] == 3, seen0
+    assert seen0["A"]["result"] is seen0["B"]["result"] is None
+    refused = "strict=True refuses the data-dependent step 'party 'B': the levels of 'g'"
+    assert refused in seen0[where]["stderr"] and refused in seen0[other]["stderr"]
+    assert "no data had been sent" in seen0[where]["stderr"]
