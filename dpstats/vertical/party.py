@@ -75,7 +75,8 @@ class Party:
     levels : dict, optional
         Declared levels of this party's categorical columns (``{"g": ["a", "b"]}``), as
         :func:`dpstats.vertical_glm`'s: the design's columns, hence the terms this party sends,
-        are then those levels whatever the rows hold (a value outside them is missing).  In DP
+        are then those levels whatever the rows hold (a value outside them is missing).  The leader's
+        may declare a binomial fit's two-level text response (the first level coded 0).  In DP
         mode the levels of a text column without declared levels are read from the rows: a
         named data-dependent step (warned, listed in every party's statement, refused under
         ``strict=True``).
