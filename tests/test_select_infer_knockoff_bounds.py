@@ -96,3 +96,19 @@ def test_one_pair_for_every_column_is_a_row_bound_for_the_selector():
         else:
             assert B_READ_STEP not in fit.privacy.data_dependent_steps
         assert not any(B_READ_STEP in w for w in warned)
+
+
+def test_a_selector_refusal_after_its_private_bounds_says_the_whole_call_is_spent():
+    """bounds="auto" with a declared c_min that the released row bound B breaks (c_min = 6, B about 4.2,
+    so eta^2 = B^2/(c_min^2 - B^2) is near 1): the selector can refuse only after its draw, which comes
+    after dp_select_infer's charge.  The dry run cannot see it (its probe stops at the draw's charge) and
+    no public input decides it, so the message must say what was spent: the whole call, not the bounds'
+    share, and not "Nothing was spent"."""
+    error, fit, acc, _ = _outcome(D0, bounds="auto", c_min=6.0, lambda_min=0.2)
+    assert fit is None and error.startswith("AssumptionError: the declared lambda_min = 0.2 cannot hold")
+    assert (
+        "dp_select_infer had charged the whole call (eps = 30, delta = 0.0001) to the accountant before "
+        "part A's selector (dp_knockoff) refused: it is spent, and nothing was released." in error
+    )
+    assert "Nothing was spent" not in error and "Nothing but" not in error
+    assert (acc.spent_eps, acc.spent_delta) == (30.0, 1e-4)

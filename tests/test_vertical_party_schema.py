@@ -9,7 +9,10 @@ became a published term, and one missing cell stopped the fit and told the leade
 
 from __future__ import annotations
 
+import json
+import re
 import tempfile
+import time
 import warnings
 
 import numpy as np
@@ -38,15 +41,26 @@ def base_data() -> pd.DataFrame:
     df["g"] = rng.choice(["a", "b"], N)
     df["h"] = rng.choice(["u", "v"], N)
     df["y"] = df.x1 + 0.5 * (df.g == "b") + rng.normal(0, 0.5, N)
+    df["yb"] = np.where(rng.uniform(size=N) < 1 / (1 + np.exp(-2 * df.x1)), "yes", "no")  # binomial, as text
     return df
 
 
-def fit(certs, df, *, lead_formula="y ~ x1", member_formula="~ x2 + g", lead=None, member=None, strict=None):
+def fit(  # noqa: PLR0913 (the pair's varying arguments)
+    certs,
+    df,
+    *,
+    lead_formula="y ~ x1",
+    member_formula="~ x2 + g",
+    lead=None,
+    member=None,
+    strict=None,
+    **fit_args,
+):
     """One networked DP fit; every channel a party or the analyst sees, released values left out."""
     lead, member, strict = lead or {}, member or {}, strict or {}
     parties = [
         Party(
-            df[["id", "y", "x1", "h"]],
+            df[["id", "y", "yb", "x1", "h"]],
             name="A",
             tls=certs,
             formula=lead_formula,
@@ -65,6 +79,7 @@ def fit(certs, df, *, lead_formula="y ~ x1", member_formula="~ x2 + g", lead=Non
         ),
     ]
     dp_args = dict(eps=1.0, delta=1e-6)
+    fit_args = dict(dict(penalty="ridge", lam=1.0), **fit_args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results, errors = run_on_loopback(
@@ -72,10 +87,9 @@ def fit(certs, df, *, lead_formula="y ~ x1", member_formula="~ x2 + g", lead=Non
             timeout=60,
             **dp_args,
             bounds=LEAD_BOUNDS,
-            penalty="ridge",
-            lam=1.0,
             random_state=1,
             strict=strict.get("A", False),
+            **fit_args,
             member_kwargs={
                 "B": dict(dp_args, bounds=MEMBER_BOUNDS, random_state=2, strict=strict.get("B", False))
             },
@@ -96,6 +110,7 @@ def _channels(result) -> dict:
         "party_terms": result.party_terms,
         "statement": statement,
         "n": result.n,
+        "response_note": result.response_note,
     }
 
 
@@ -221,3 +236,198 @@ def test_na_action_omit_is_refused_from_the_arguments(certs):
 
     with pytest.raises(PrivacyParameterError, match="every party must keep all shared rows"):
         Party(base_data()[["id", "x2"]], name="B", tls=certs, formula="~ x2", row_id="id", na_action="omit")
+
+
+# --------------------------------------------------------------------------- a binomial factor response
+BINOMIAL = dict(family="binomial", penalty="ridge", lam=1.0)
+DECLARED_G = {"levels": {"g": ["a", "b"]}}
+
+
+def test_leaders_factor_response_with_declared_levels_neighbours_see_the_same():
+    """A text response of a binomial fit at the leader goes through its schema, as vertical_glm's: with
+    declared levels a value outside them (or a missing one) is filled by the first level, and every
+    channel of every party is the same on both neighbours; the note says which level is modelled."""
+    certs = _certs()
+    d0 = base_data()
+    lead = {"levels": {"yb": ["no", "yes"]}}
+    seen = [
+        fit(certs, d, lead_formula="yb ~ x1", lead=lead, member=DECLARED_G, **BINOMIAL)
+        for d in (d0, one_row(d0, "yb", "secret"), one_row(d0, "yb", np.nan))
+    ]
+    assert seen[0] == seen[1] == seen[2]
+    assert not seen[0]["errors"] and seen[0]["results"]["A"]["statement"]["data_dependent_steps"] == []
+    for name in ("A", "B"):
+        assert (
+            seen[0]["results"][name]["response_note"]
+            == "P(yb = 'yes') is modelled (first level 'no' coded 0)"
+        )
+    assert "secret" not in str(seen[1])
+
+
+def test_leaders_factor_response_levels_read_from_the_rows_are_a_named_step():
+    seen = fit(_certs(), base_data(), lead_formula="yb ~ x1", member=DECLARED_G, **BINOMIAL)
+    step = "party 'A': the levels of 'yb' were read from the rows"
+    for name in ("A", "B"):
+        steps = seen["results"][name]["statement"]["data_dependent_steps"]
+        assert len(steps) == 1 and steps[0].startswith(step)
+    assert any(step in w for w in seen["warnings"])
+
+
+def test_strict_refuses_the_leaders_factor_response_levels_whatever_the_rows():
+    """strict: refused before anything is sent, with the same text whether the rows hold two levels or a
+    third (which, counted first, was a different refusal)."""
+    certs, d0 = _certs(), base_data()
+    seen0, seen1 = (
+        fit(certs, d, lead_formula="yb ~ x1", member=DECLARED_G, strict={"A": True}, **BINOMIAL)
+        for d in (d0, one_row(d0, "yb", "secret"))
+    )
+    assert seen0 == seen1 and not seen0["results"]
+    assert (
+        "strict=True refuses the data-dependent step 'party 'A': the levels of 'yb'" in seen0["errors"]["A"]
+    )
+
+
+def test_exact_fit_of_a_factor_response_equals_statsmodels_glm():
+    """Without DP the leader's text response is coded as R's glm codes it (first level 0): the networked
+    fit equals statsmodels' binomial GLM of (yb == "yes") on x1, x2, g (IRLS to convergence, tol 1e-6)."""
+    import statsmodels.api as sm
+
+    df = base_data()
+    parties = [
+        Party(df[["id", "yb", "x1"]], name="A", tls=_certs(), formula="yb ~ x1", row_id="id", timeout=20),
+        Party(df[["id", "x2", "g"]], name="B", tls=_certs(), formula="~ x2 + g", row_id="id", timeout=20),
+    ]
+    results, errors = run_on_loopback(parties, timeout=60, family="binomial")
+    assert not errors
+    X = sm.add_constant(np.column_stack([df.x1, df.x2, (df.g == "b").astype(float)]))
+    oracle = sm.GLM((df.yb == "yes").astype(float), X, family=sm.families.Binomial()).fit(tol=1e-12)
+    table = results["B"].tidy()
+    assert list(table["term"]) == ["(Intercept)", "x1", "x2", "gb"]
+    np.testing.assert_allclose(table["estimate"], oracle.params, atol=1e-6)
+    np.testing.assert_allclose(table["std_error"], oracle.bse, atol=1e-5)
+
+
+_CERTS: list[str] = []
+
+
+def _certs() -> str:
+    """The module's consortium (A, B), for tests that take no fixture."""
+    if not _CERTS:
+        where = tempfile.mkdtemp()
+        init_consortium(["A", "B"], where)
+        _CERTS.append(where)
+    return _CERTS[0]
+
+
+@pytest.mark.parametrize("door", ["dp_glm", "vertical_glm"])
+def test_strict_refuses_a_factor_response_in_one_process_whatever_its_levels(door):
+    """The same rule in one process: strict refuses the response's levels read from the rows before
+    their number is checked, so a third level in one row does not turn the refusal into another."""
+    import dpstats as dp
+
+    d0 = base_data()
+    args = dict(family="binomial", eps=1.0, delta=1e-6, bounds={"x1": (-1, 1)}, strict=True)
+    if door == "vertical_glm":
+        args.update(
+            parties={"A": ["x1"], "B": ["x2"]},
+            penalty="ridge",
+            lam=1.0,
+            bounds={"x1": (-1, 1), "x2": (-1, 1)},
+        )
+    formula = "yb ~ x1" if door == "dp_glm" else "yb ~ x1 + x2"
+    errors = []
+    for d in (d0, one_row(d0, "yb", "secret")):
+        with pytest.raises(dp.DPStatsError) as info:
+            getattr(dp, door)(formula, d.drop(columns=["id"]), **args)
+        errors.append(f"{type(info.value).__name__}: {info.value}")
+    assert errors[0] == errors[1]
+    assert "strict=True refuses the data-dependent step 'the levels of 'yb'" in errors[0]
+
+
+# --------------------------------------------------------------------------- the command line
+def cli_fit(certs, tmp, df, *, member_args=(), lead_args=()) -> dict:
+    """``dpstats party lead`` (A) and ``join`` (B) in forked processes, DP mode over TLS on 127.0.0.1.
+
+    Returns each party's exit code, stderr (the port masked), and its ``--json`` result without the
+    released values (terms, n, call, privacy statement, warnings)."""
+    from test_vertical_tls import finish
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    df[["id", "y", "x1", "h"]].to_csv(tmp / "a.csv", index=False)
+    df[["id", "x2", "g"]].to_csv(tmp / "b.csv", index=False)
+    for name, value in (
+        ("a_bounds", LEAD_BOUNDS),
+        ("b_bounds", MEMBER_BOUNDS),
+        ("b_levels", {"g": ["a", "b"]}),
+    ):
+        (tmp / f"{name}.json").write_text(json.dumps(value))
+    with warnings.catch_warnings():  # the processes warn as the command does (pytest's config raises)
+        warnings.simplefilter("default")
+        procs = _lead_and_join(certs, tmp, lead_args, member_args)
+    seen = {}
+    for name, proc in procs:
+        code, _, err = finish(proc)
+        released = tmp / f"{name}.json"
+        out = json.loads(released.read_text()) if released.exists() else None
+        if out is not None:
+            out = {k: out[k] for k in ("terms", "n", "call", "privacy", "warnings")}
+        err = re.sub(r"listening on 127\.0\.0\.1:\d+", "listening on 127.0.0.1:PORT", err)
+        seen[name] = {"code": code, "stderr": err, "result": out}
+    return seen
+
+
+def _lead_and_join(certs, tmp, lead_args, member_args):
+    from test_vertical_tls import WAIT, Forked
+
+    common = ["--eps", "1", "--delta", "1e-6", "--tls-dir", str(certs), "--row-id", "id", "--timeout", "20"]
+    port_file = tmp / "port"
+    lead = Forked(
+        ["lead", "--data", str(tmp / "a.csv"), "--name", "A", "--formula", "y ~ x1", "--parties", "A,B",
+         "--port-file", str(port_file), "--bounds", str(tmp / "a_bounds.json"), "--penalty", "ridge",
+         "--lam", "1", "--seed", "1", "--json", str(tmp / "A.json"), *common, *lead_args],
+        tmp, "A",
+    )  # fmt: skip
+    deadline = time.monotonic() + WAIT
+    while not port_file.exists():
+        assert time.monotonic() < deadline and lead.poll() is None, lead.communicate(timeout=WAIT)
+        time.sleep(0.02)
+    member = Forked(
+        ["join", "--data", str(tmp / "b.csv"), "--name", "B", "--leader", "A", "--formula", "~ x2 + g",
+         "--connect", f"127.0.0.1:{port_file.read_text()}", "--bounds", str(tmp / "b_bounds.json"),
+         "--seed", "2", "--json", str(tmp / "B.json"), *common, *member_args],
+        tmp, "B",
+    )  # fmt: skip
+    return [("B", member), ("A", lead)]
+
+
+def test_cli_party_declared_levels_neighbours_see_the_same(certs, tmp_path):
+    """``--levels`` reaches the member's Party: a text cell outside the declared levels is filled, no term
+    or step names it, and every party prints the same on both neighbours."""
+    d0 = base_data()
+    seen0, seen1 = (
+        cli_fit(certs, tmp_path / d, df, member_args=["--levels", str(tmp_path / d / "b_levels.json"),
+                                                      "--na-action", "fill"])
+        for d, df in (("d0", d0), ("d1", one_row(d0, "g", "secret")))
+    )  # fmt: skip
+    assert seen0 == seen1
+    assert seen0["A"]["code"] == seen0["B"]["code"] == 0, seen0
+    assert seen0["B"]["result"]["terms"] == ["(Intercept)", "x1", "x2", "gb"]
+    assert seen0["A"]["result"]["privacy"]["data_dependent_steps"] == []
+    assert "secret" not in str(seen1)
+
+
+@pytest.mark.parametrize("where", ["A", "B"])
+def test_cli_party_strict_refuses_levels_read_from_the_rows(certs, tmp_path, where):
+    """``--strict`` at the leader or the member: the member's levels read from the rows are refused before
+    any data is sent (exit 2 where strict was given, 3 at the other party), the same on both neighbours."""
+    d0 = base_data()
+    flag = {"lead_args" if where == "A" else "member_args": ["--strict"]}
+    seen0 = cli_fit(certs, tmp_path / "d0", d0, **flag)
+    seen1 = cli_fit(certs, tmp_path / "d1", one_row(d0, "g", "secret"), **flag)
+    assert seen0 == seen1
+    other = "B" if where == "A" else "A"
+    assert seen0[where]["code"] == 2 and seen0[other]["code"] == 3, seen0
+    assert seen0["A"]["result"] is seen0["B"]["result"] is None
+    refused = "strict=True refuses the data-dependent step 'party 'B': the levels of 'g'"
+    assert refused in seen0[where]["stderr"] and refused in seen0[other]["stderr"]
+    assert "no data had been sent" in seen0[where]["stderr"]

@@ -172,7 +172,9 @@ class GLMDoor(DataDoor):
         formula, cb = m.parse_cbind(self.options.formula)
         family = self.options.family
         if cb is None and family == "binomial":
-            mf, note = response_frame(formula, self.data, family, self.schema, check_constant=False)
+            mf, note = response_frame(
+                formula, self.data, family, self.schema, check_constant=False, name_step=dd.add
+            )
         else:
             mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
         failures = mf.offset

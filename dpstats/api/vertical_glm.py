@@ -196,7 +196,9 @@ class VerticalDoor(OptionsDoor):
     def frame(self, dd: DataDependence) -> VerticalFrame:
         o, (names, columns) = self.options, self.parties
         frame = m.combine(self.data, columns, names, self.row_id)
-        mf, response_note = m.response_frame(o.formula, frame, o.family, self.schema, check_constant=not o.dp)
+        mf, response_note = m.response_frame(
+            o.formula, frame, o.family, self.schema, check_constant=not o.dp, name_step=dd.add
+        )
         owner = m.assign_terms(mf, columns, names)
         m.check_response(mf.y, o.family, mf.response, dp=o.dp)
         if not o.dp:  # the exact (non-private) fit: R's glm gives NA for aliased columns, BCD cannot

@@ -13,7 +13,11 @@ starts one from the command line::
 
 ``--tls-dir DIR`` reads ``DIR/ca.crt``, ``DIR/<name>.crt`` and ``DIR/<name>.key``;
 ``--tls-ca``, ``--tls-cert`` and ``--tls-key`` point at an institution's own files
-instead.  The deprecated pre-shared-key channel (``keygen``, ``--key-file``,
+instead.  ``--levels FILE.json`` declares the levels of this party's text columns (as ``dpstats run
+--levels``), ``--na-action fill`` states the only rule for missing values (public fills), and ``--strict``
+refuses a data-dependent step (levels read from the rows) before any data is sent: DP mode,
+:class:`Party`'s ``levels=`` and ``na_action=``, ``serve``/``connect``'s ``strict=``.  The deprecated
+pre-shared-key channel (``keygen``, ``--key-file``,
 ``--parties <count>``) still works and warns.
 
 Exit codes: 0 success, 2 bad input (data, formula, arguments, TLS files), 3 a network or
@@ -91,6 +95,24 @@ def _parser() -> argparse.ArgumentParser:
             "party's columns (the leader's also bounds y)",
         )
         p.add_argument("--seed", type=int, help="seed for this party's noise (reproduction, not release)")
+        p.add_argument(
+            "--levels",
+            help='JSON file: declared levels of this party\'s text columns, {"city": ["Leeds", "York"]} '
+            "(as `dpstats run --levels`); in DP mode a text column without them has its levels read "
+            "from the rows, a named data-dependent step",
+        )
+        p.add_argument(
+            "--na-action",
+            choices=["fill"],
+            help="DP mode: a missing value gets its public fill (the midpoint of this party's --bounds, a "
+            "factor's first level), the default; omit is not offered: every party keeps all shared rows",
+        )
+        p.add_argument(
+            "--strict",
+            action="store_true",
+            help="DP mode: refuse any data-dependent step (e.g. levels read from the rows), this party's "
+            "or (at the leader) a member's, before y or any linear predictor is sent",
+        )
         if action == "lead":
             p.add_argument("--rounds", type=int, default=10, help="DP mode: number of sweeps")
             p.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (port 0: any free port)")
@@ -198,6 +220,16 @@ def _dp_options(args, leader: bool) -> dict:
     return out
 
 
+def _read_levels(path: str | None) -> dict | None:
+    """``--levels FILE.json``, read as ``dpstats run --levels`` reads it."""
+    from ..cli import CLIError, _read_levels as read
+
+    try:
+        return read(path)
+    except CLIError as exc:
+        raise DPStatsError(str(exc)) from None
+
+
 def _hostport(text: str) -> tuple[str, int]:
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit():
@@ -230,6 +262,8 @@ def _run(args) -> int:
         name=args.name,
         formula=args.formula,
         row_id=args.row_id,
+        levels=_read_levels(args.levels),
+        na_action=args.na_action,
         timeout=args.timeout,
     )
     if args.action == "lead":
@@ -266,6 +300,7 @@ def _run(args) -> int:
             on_listening=announce,
             verbose=args.verbose,
             round_delay=args.round_delay,
+            strict=args.strict,
             **_dp_options(args, leader=True),
         )
         if args.report:
@@ -278,6 +313,7 @@ def _run(args) -> int:
             retry_for=args.retry_for,
             verbose=args.verbose,
             leader=args.leader,
+            strict=args.strict,
             **_dp_options(args, leader=False),
         )
     print(result)

@@ -75,7 +75,8 @@ class Party:
     levels : dict, optional
         Declared levels of this party's categorical columns (``{"g": ["a", "b"]}``), as
         :func:`dpstats.vertical_glm`'s: the design's columns, hence the terms this party sends,
-        are then those levels whatever the rows hold (a value outside them is missing).  In DP
+        are then those levels whatever the rows hold (a value outside them is missing).  The leader's
+        may declare a binomial fit's two-level text response (the first level coded 0).  In DP
         mode the levels of a text column without declared levels are read from the rows: a
         named data-dependent step (warned, listed in every party's statement, refused under
         ``strict=True``).
@@ -160,40 +161,57 @@ class Party:
     # ------------------------------------------------------------------ model frames
     def _frame(
         self, leader: bool, *, dp: bool = False, bounds=None, family: str = "gaussian", strict: bool = False
-    ) -> tuple[ModelFrame, DataDependence]:
-        """This party's model frame under its public schema, and its named data-dependent steps.
+    ) -> tuple[ModelFrame, DataDependence, str]:
+        """This party's model frame under its public schema, its named data-dependent steps, and (leader)
+        the note on a factor response (which level is modelled; ``""`` otherwise).
 
         DP mode: levels from ``levels=`` (or a Categorical's dtype), else read from the rows as a named
-        step; missing values filled from the declared bounds (a variable without bounds is refused
-        from the names alone).  Without DP rows with a missing value stop the fit.
+        step, a binomial factor response's as the predictors'; missing values filled from the declared
+        bounds (a variable without bounds is refused from the names alone).  Without DP rows with a missing value stop the fit.
         """
         data = self.data.drop(columns=[self.row_id]) if self.row_id is not None else self.data
         formula = self._formula(leader)
         schema = self._schema(formula, dp, bounds, family)
         if dp:
             self._refuse_unfilled(data, formula, schema)
-        if leader:
-            mf = model_frame(formula, data, min_rows=2, schema=schema)
-        else:
-            mf = model_frame(formula, data, one_sided=True, drop_intercept=True, schema=schema)
-        if mf.offset is not None:
-            raise DataError(
-                f"party {self.name!r}: offset() is not supported over the network yet; fit it in one process "
-                "with dpstats.vertical_glm, or drop the offset from the formula."
-            )
         dd = DataDependence(strict)
+        dd.hold_warnings()  # an error of the frame comes before any warning, and says the steps named
+        try:
+            mf, note = self._model_frame(leader, formula, data, schema, family, dd if dp else None)
+        except DPStatsError as err:
+            raise dd.refusal(err) from None
         if dp:  # every step named with this party's name: the statement of the fit lists all parties'
             mf.schema_steps = [(f"party {self.name!r}: {step}", fix) for step, fix in mf.schema_steps]
             mf.data_dependent_terms = [
                 (f"party {self.name!r}: {s}", fix) for s, fix in mf.data_dependent_terms
             ]
             dd.name_frame_steps(mf)
+        dd.release_warnings()
         if mf.n_dropped:  # without DP only: in DP mode every missing value has a public fill
             raise DataError(
                 f"party {self.name!r}: some rows have missing values; every party "
                 "must keep all shared rows (impute or remove them from all parties first)."
             )
-        return mf, dd
+        return mf, dd, note
+
+    def _model_frame(  # noqa: PLR0913 (the frame's inputs, as _frame holds them)
+        self, leader: bool, formula: str, data: pd.DataFrame, schema: Schema, family: str, dd
+    ) -> tuple[ModelFrame, str]:
+        """The leader's frame (a binomial fit's two-level factor response coded 0/1 under the schema, as
+        vertical_glm's, its levels' step named first) or a member's; offsets refused."""
+        if leader:
+            name_step = (
+                None if dd is None else (lambda step, fix: dd.add(f"party {self.name!r}: {step}", fix))
+            )
+            mf, note = m.response_frame(formula, data, family, schema, name_step=name_step)
+        else:
+            mf, note = model_frame(formula, data, one_sided=True, drop_intercept=True, schema=schema), ""
+        if mf.offset is not None:
+            raise DataError(
+                f"party {self.name!r}: offset() is not supported over the network yet; fit it in one process "
+                "with dpstats.vertical_glm, or drop the offset from the formula."
+            )
+        return mf, note
 
     def _formula(self, leader: bool) -> str:
         if not leader:
@@ -286,7 +304,9 @@ class Party:
             {**locals(), "formula": self.formula, "neighbouring": "replace", "schema": None}
         )
         expected = self._expected_members(parties, n_parties)
-        mf, dd = self._frame(leader=True, dp=options.dp, bounds=bounds, family=options.family, strict=strict)
+        mf, dd, note = self._frame(
+            leader=True, dp=options.dp, bounds=bounds, family=options.family, strict=strict
+        )
         m.check_response(mf.y, family, mf.response, dp=options.dp)
         dp = _LocalDP.leader(mf, options, bounds, random_state) if options.dp else None
         ctx = server_context(self.tls) if self.tls is not None else None
@@ -304,7 +324,7 @@ class Party:
                 hellos = self._admit_tls(listener, ctx, expected, channels, on_refused)
             listener.close()  # no one joins once the fit has started
             self._order_and_check_rows(hellos, channels, mf.n)
-            return self._lead(mf, channels, hellos, options, verbose, round_delay, dp, dd)
+            return self._lead(mf, channels, hellos, options, verbose, round_delay, dp, dd, note)
         except BaseException as exc:
             _abort_all(channels, exc)
             _add_failure_note(exc, self._progress, leader=True)
@@ -443,8 +463,8 @@ class Party:
             hellos.append(hello)
         return hellos
 
-    def _lead(
-        self, mf, channels, hellos, options, verbose, round_delay, dp=None, dd=None
+    def _lead(  # noqa: PLR0913 (the fit's pieces, as serve holds them)
+        self, mf, channels, hellos, options, verbose, round_delay, dp=None, dd=None, response_note=""
     ) -> VerticalGLMResult:
         check_agreement(options, hellos)  # before y or any linear predictor leaves this party
         dd = members_steps(dd if dd is not None else DataDependence(False), hellos)
@@ -516,6 +536,7 @@ class Party:
         call = party_call(mf.formula, names, options)
         released = m.Released(out, finals, index, *m.dispersion_and_deviance(fam, y, out.eta, mf.n - p))
         result = assemble_result(call, terms, mf.n, names, released, options, statement, plan)
+        result.response_note = response_note
         message = result_message(result)
         if dp_on:
             message["meta"]["dp"] = {
@@ -582,7 +603,7 @@ class Party:
                 ch.handshake()
             else:  # admitted by name, or told why not
                 _expect(ch.recv("the leader's welcome"), "welcome", ch.peer)
-            mf, dd = self._frame(leader=False, dp=own is not None, bounds=bounds, strict=strict)
+            mf, dd, _ = self._frame(leader=False, dp=own is not None, bounds=bounds, strict=strict)
             X, radius = mf.X, None
             if own is not None:
                 X, (radius,) = m.clip_covariates(mf, np.zeros(mf.p, dtype=int), 1, bounds)
@@ -883,6 +904,7 @@ def result_message(result: VerticalGLMResult) -> dict:
             "noise": result.noise,
             "steps": list(result.privacy.data_dependent_steps),
             "missing_values": result.privacy.missing_values,
+            "response_note": result.response_note,
         },
     }
 
@@ -951,6 +973,7 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
         conf_level=meta["conf_level"],
         disclosure=statement.notes,
         noise=_noise_column(table, meta.get("noise")),
+        response_note=str(meta.get("response_note") or ""),
     )
 
 

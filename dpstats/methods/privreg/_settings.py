@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,13 +193,22 @@ def check_rows(hashes: Sequence[str], counts: Sequence[int], names: Sequence[str
 
 
 def response_frame(
-    formula: str, frame, family: str, schema: Schema | None = None, *, check_constant: bool = False
+    formula: str,
+    frame,
+    family: str,
+    schema: Schema | None = None,
+    *,
+    check_constant: bool = False,
+    name_step: Callable[[str, str], None] | None = None,
 ) -> tuple[ModelFrame, str]:
     """Model frame; a two-level factor response is coded 0/1 for the binomial family (as R's glm).
 
     ``schema`` (:mod:`dpstats.schema`): declared levels and the rule for missing values.
     ``check_constant`` refuses constant columns: for the non-private fit only, whose
     readers may see the data (a DP fit must not refuse on a fact read from the rows).
+    ``name_step(step, fix)`` (e.g. :meth:`DataDependence.add`) is given the step of levels read
+    from the rows before the number of the response's levels is checked: strict then refuses it
+    whatever the rows hold, and without strict a refusal that follows comes after a named step.
     """
     try:
         return model_frame(formula, frame, schema=schema, check_constant=check_constant), ""
@@ -207,6 +216,9 @@ def response_frame(
         if family != "binomial" or "numeric response is needed" not in str(exc):
             raise
     mf = model_frame(formula, frame, response="factor", schema=schema, check_constant=check_constant)
+    for step, fix in mf.schema_steps if name_step is not None else ():
+        if step.startswith("the levels of "):
+            name_step(step, fix)
     if len(mf.classes) != 2:
         raise DataError(
             f"family='binomial' needs a 0/1 or two-level response; {mf.response!r} has another number of "
