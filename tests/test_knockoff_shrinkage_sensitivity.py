@@ -11,7 +11,9 @@ Haar draw g coupled across the pair (Ũᵀy = ρg, as the derivation couples it)
   the only signal term of the unshrunk derivation, and within the shift plus the ridge term; with
   ω² = 0 the same search stays within eq. (31) (the search has power and the bound is not vacuous);
 * with declared bounds, a search over adversarial replaced rows (ridge > 0, s = 'lambda_min' and
-  'equi') stays within the Δ₂ the front door calibrates with.
+  'equi') stays within the Δ₂ the front door calibrates with;
+* the declared c_min and lambda_min are assumptions, not checks: a neighbour that breaks either gives
+  the same messages, shapes, ledger, noise scales and charge as the data set that keeps them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import pytest
 import dpstats as dp
 from dpstats.methods.knockoff import filter as ko
 from dpstats.methods.knockoff import mechanism as kd
+
+from neighbours import assert_same_view, reader_view
 
 D2_KEY = "Delta2 (coefficients, l2)"
 
@@ -239,3 +243,54 @@ def test_adversarial_neighbours_stay_within_the_delta2_used(s, ridge):
                     pairs.append(((st1, s1), (st2, s2)))
     moved = _largest_move(pairs, _haar_draws(rng, SEARCH_N, SEARCH_P, 10), ridge)
     assert 0 < moved <= delta2, (moved, delta2)
+
+
+# ------------------------------------------------------------------ declared c_min and lambda_min
+
+
+def _declared_pair(which: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """D keeps the declared c_min and lambda_min; its neighbour (one row replaced) breaks ``which``."""
+    d1, _ = _search_data()
+    X = d1.iloc[:, 1:].to_numpy()
+    norms = np.linalg.norm(X, axis=0)
+    kw = dict(
+        eps=1.0, delta=1e-3, bounds=SEARCH_B, sigma=0.05, beta_norm=3.0,
+        c_min=float(norms.min()) - 1e-9, lambda_min=0.1, random_state=3, oc_trials=0,
+    )  # fmt: skip
+    d2 = d1.copy()
+    if which == "c_min":  # the weakest column loses its largest entry: its norm falls below c_min
+        j = int(np.argmin(norms))
+        i = int(np.argmax(np.abs(X[:, j])))
+        d2.iloc[i, 1 + j] = 0.0
+        X2 = d2.iloc[:, 1:].to_numpy()
+        assert np.linalg.norm(X2, axis=0).min() < kw["c_min"]
+    else:  # lambda_min declared just under D's λ_min(Σ′); the neighbour's λ_min falls below it
+        kw["lambda_min"] = _lambda_min(X) - 1e-9
+        top = np.linalg.eigh(X.T @ X)[1][:, -1]
+        i = min(range(50), key=lambda r: _lambda_min(np.vstack([X[:r], SEARCH_B * top, X[r + 1 :]])))
+        d2.iloc[i, 1:] = SEARCH_B * top
+        assert _lambda_min(d2.iloc[:, 1:].to_numpy()) < kw["lambda_min"]
+    return d1, d2, kw
+
+
+@pytest.mark.parametrize("which", ["c_min", "lambda_min"])
+def test_a_neighbour_that_breaks_a_declared_assumption_looks_the_same(which):
+    # No check on the rows refuses, warns or changes the plan: messages, shapes, the ledger, the noise
+    # scales and the charge are equal; only released values differ.  Whether the assumption held is
+    # reported only with diagnostics=True (fenced off, not private).
+    d1, d2, kw = _declared_pair(which)
+    views, charges = [], []
+    for frame in (d1, d2):
+        acc = dp.Accountant(eps=10.0, delta=1e-2)
+        views.append(reader_view(dp.dp_knockoff, "y ~ .", frame, accountant=acc, **kw))
+        charges.append((acc.spent_eps, acc.spent_delta, [e.to_dict() for e in acc.ledger]))
+    assert_same_view(views[0], views[1], f"declared {which} broken by one row")
+    assert charges[0] == charges[1]
+    one, other = (v["fit"] for v in views)
+    assert one.privacy.sensitivities == other.privacy.sensitivities  # unmasked: public values
+    assert [e.to_dict() for e in one.privacy.ledger] == [e.to_dict() for e in other.privacy.ledger]
+    assert not np.array_equal(one.coefficients, other.coefficients)  # the released values do differ
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        held = [dp.dp_knockoff("y ~ .", f, diagnostics=True, **kw).diagnostics for f in (d1, d2)]
+    assert held[0][f"declared_{which}_holds"] and not held[1][f"declared_{which}_holds"]
