@@ -63,15 +63,52 @@ and ρ by at most √(1 − h)|Δ|, so (d) ≤ 2Y·√(h + (1 − h)β_g)/√λ_
 
     Δ₂ = 2√ζ*/√λ_G + (C_min − √(C_min² − B²))·‖β‖ + 2Y·√(h + (1 − h)β_g)/√λ_G,
 
-λ_G a lower bound on λ_min(G) for D and every neighbour: the declared
+λ_Σ a lower bound on λ_min(Σ′) for D and every neighbour: the declared
 ``lambda_min`` when λ_min(Σ′) ≥ (lambda_min + η²)/(1 − η²) on D (then, by eq.
-(25), every neighbour keeps λ_min(Σ′) ≥ lambda_min, the floor of
-:func:`~dpstats.methods.knockoff.filter.floor_lambda_min` never acts, and s =
-lambda_min gives λ_min(G) = lambda_min, Lemma 1); (1 − η²)λ_min − η² when λ_min
-is read from the data (Theorem 5's condition: it must be > 0).  The release is
-(ε, δ₁ + δ₂) under the model: κ = Δ₂·√(2 ln(1.25/δ₁))/ε (or the analytic
-calibration).  A ridge ω² (Remark 2) adds ω²I to G and ω² to λ_G (its shrinkage
-of β̄ is not in this bound).
+(25), every neighbour keeps λ_min(Σ′) ≥ lambda_min and the floor of
+:func:`~dpstats.methods.knockoff.filter.floor_lambda_min` never acts); (1 − η²)λ_min − η²
+when λ_min is read from the data (Theorem 5's condition: it must be > 0 unless a ridge
+is used).  λ_G is the matching lower bound on λ_min(G) (:func:`gram_lambda_bound`):
+with s = 'lambda_min' (the declared lambda_min, or each data set's own λ_min(Σ′)) Lemma 1
+gives λ_min(G) = min(s, 2μ_min − s) ≥ λ_Σ, so λ_G = λ_Σ; with s = 'equi' (s =
+min(2λ, 1), Remark 1) the eigenvalues of G are s and 2μ − s over eigenvalues μ of Σ′,
+so λ_min(G) = max(0, 2λ_min(Σ′) − 1) for each data set (s read from its own λ_min, or
+from the declared lambda_min ≤ λ_min(Σ′)), and λ_G = max(0, 2λ_Σ − 1).  (Before this
+was written down, the equi bound was taken at D's own λ_min(Σ′): when 2λ_min(Σ′) − 1 is
+small and positive a neighbour's λ_min(G) can be far smaller, and
+tests/test_knockoff_shrinkage_sensitivity.py exhibits a neighbour that moved b by
+about 38 times that Δ₂.)  h ≤ min(1, η²/λ_Σ) is the leverage in Σ′, whatever s and ω².  The
+release is (ε, δ₁ + δ₂) under the model: κ = Δ₂·√(2 ln(1.25/δ₁))/ε (or the analytic
+calibration).
+
+**Ridge** (Remark 2: b = M⁻¹v, M = G + ω²I, ω² = ``ridge``).  The release is
+post-processing of v for Method I; for Method II every step above is redone with M.  v =
+Gβ̄ + L[X′ᵀw; ρg] under the model (Aᵀ Σ′ = Σ′ − S), so b − M⁻¹Gβ̄ = M⁻¹L[X′ᵀw; ρg]
+and L·diag(S^{1/2}, I) = G^{1/2}U (U orthogonal), whence for (a), (c) and (d)
+
+    ‖M⁻¹G^{1/2}‖ = max_μ √μ/(μ + ω²) ≤ 1/√(λ_G + ω²)        (μ ≥ λ_G the eigenvalues of G),
+
+the old terms with λ_G + ω² for λ_G (h keeps λ_Σ).  The signal of b is no longer β̄ but
+the shrunk M⁻¹Gβ̄ = β̄ − ω²M⁻¹β̄, and (b) becomes
+
+    ‖M_D⁻¹G_Dβ̄_D − M_D″⁻¹G_D″β̄_D″‖
+        ≤ ‖M_D⁻¹G_D‖·‖β̄_D − β̄_D″‖ + ω²‖M_D⁻¹(G_D − G_D″)M_D″⁻¹β̄_D″‖
+        ≤ (C_min − √(C_min² − B²))·‖β‖ + ω²·Γ·C″·‖β‖/(λ_G + ω²)²,
+
+using M⁻¹G = I − ω²M⁻¹ and M_D″⁻¹ − M_D⁻¹ = M_D⁻¹(G_D − G_D″)M_D″⁻¹.  Γ bounds the
+spectral norm of G_D − G_D″ = [[1, 1], [1, 1]] ⊗ (Σ′_D − Σ′_D″) − (s_D − s_D″)[[0, I],
+[I, 0]] (eq. (18)): Γ = 2η²(1 + λ_max(Σ′)) + |Δs|.  The spectral form of eqs. (19)–(21):
+D_D″(x′x′ᵀ − x xᵀ)D_D″ has norm ≤ max(‖D_D″x′‖², ‖D_D″x‖²) ≤ η², and D* = D_D″D_D⁻¹ = I + E
+with ‖E‖ ≤ √(1 + η²) − 1 gives ‖D*Σ′D* − Σ′‖ ≤ ((1 + ‖E‖)² − 1)λ_max = η²λ_max (λ_max ≤
+‖Σ′‖_F, so this is below eq. (21)'s Frobenius bound); |Δs| = 0 when s comes
+from the declared lambda_min (public), η²(1 + λ_min) (eq. (25)) for s = λ_min(Σ′) read
+from the rows and twice that for s = min(2λ_min, 1).  C″ bounds D″'s column norms:
+√(C_max² + B²), and √n·B (every column of rows of norm ≤ B).  This last term
+(:func:`ridge_shrinkage_shift`) is of the order of (b) and (d) when ω² is comparable to
+λ_G; with ω² = 0 it vanishes and Δ₂ is the formula above.  Hence, in general,
+
+    Δ₂ = 2√ζ*/√(λ_G + ω²) + (C_min − √(C_min² − B²))·‖β‖ + ω²Γ C″‖β‖/(λ_G + ω²)²
+         + 2Y·√(h + (1 − h)β_g)/√(λ_G + ω²),      h = min(1, η²/λ_Σ).
 
 Method I (Theorem 3) releases f(G + E, [X′ X̃′]ᵀy + e): E = θ₁[[0, I], [I, 0]] +
 [[1, 1], [1, 1]] ⊗ θ₂ with θ₁ ~ Lap(η²(1 + λ_min)/ε₁) (the noisy λ_min = s in the
@@ -94,6 +131,25 @@ Remark 2: the sensitivities involve λ_min, ‖Σ′‖_F, λ_max, C_min, C_max 
 and σ, ‖β‖ of the model.  :class:`Calibration` holds them; the front door says
 which came from the data (a guarantee local to the observed data) and which were
 declared (:mod:`dpstats.methods.knockoff.planning`).
+
+**Declared c_min and lambda_min** are assumptions on D, like σ and ‖β‖: the
+sensitivities above hold when D keeps them (C_min(D) ≥ c_min, λ_min(Σ′_D) ≥ the margin
+(lambda_min + η²)/(1 − η²)), and the neighbour may be any row.  Nothing checks them on
+the rows: with B, c_min and lambda_min declared, :func:`check_calibration` reads only
+declared values, so whether the call refuses, what it says, the plan, the noise scales
+and the charge are the same for every data set (a refusal read off the rows would be a
+free, data-dependent bit).  lambda_min is enforced by construction
+(:func:`~dpstats.methods.knockoff.filter.floor_lambda_min`: the release is defined
+whatever the rows, and identical to the unfloored one when the margin holds); c_min
+is not: enforcing it would change the construction (normalising by max(C_j, c_min)
+leaves columns of norm below 1, a design whose sensitivities are not derived here): the
+privacy statement names it (planning's assumptions: "not checked on the rows ... if it
+fails, the guarantee does not hold"), and whether it held is a requested, non-private
+diagnostic.  Where C_min or λ_min(Σ′) is read from the rows instead, that reading is a
+named data-dependent step (refused under ``strict``), and its one refusal text shows no
+value nor which condition failed; every refusal comes from the plan, before the charge.
+tests/test_knockoff_shrinkage_sensitivity.py checks a neighbour that breaks each
+declared assumption against one that keeps it.
 
 :func:`release` is one whole release: rows augmented to 2p when p < n < 2p,
 knockoffs (Ũᵀy sampled, or X̃′ materialised by QR), the noisy release of
@@ -392,21 +448,58 @@ def response_bound(B: float, beta_norm: float, sigma: float, n: int, p: int, del
     return float(B * beta_norm + sigma * noise_bounds(p, n, 1.0, delta2).t)
 
 
-def ols_sensitivity(
-    cal: Calibration, bounds: NoiseBounds, ridge: float = 0.0, lambda_g: float | None = None
+def gram_lambda_bound(cal: Calibration, s_kind: str = "lambda_min") -> float:
+    """λ_G, a lower bound on λ_min(G) for the data set and every neighbour (module docstring).
+
+    ``s_kind`` "lambda_min": λ_Σ = :attr:`Calibration.lambda_neighbours` (Lemma 1); "equi":
+    max(0, 2λ_Σ − 1), since λ_min(G) = max(0, 2λ_min(Σ′) − 1) for s = min(2λ, 1).
+
+    Examples
+    --------
+    >>> cal = Calibration(p=4, B=1.0, c_min=10.0, c_max=20.0, lambda_min=0.6, lambda_min_upper=0.6,
+    ...                   lambda_max=2.0, fro=2.5, sigma=1.0, beta_norm=1.0, n=400)
+    >>> round(cal.lambda_neighbours, 4), round(gram_lambda_bound(cal, "equi"), 4)
+    (0.5838, 0.1677)
+    """
+    lam = cal.lambda_neighbours
+    return lam if s_kind == "lambda_min" else max(0.0, 2.0 * lam - 1.0)
+
+
+def ridge_shrinkage_shift(
+    cal: Calibration, ridge: float, lam_ridged: float, s_kind: str = "lambda_min"
 ) -> float:
-    """Δ₂ of the OLS (ridge ω²) coefficients on [X′ X̃′] for any replaced row (module docstring).
+    """ω²·Γ·C″·‖β‖/(λ_G + ω²)²: how far one replaced row moves the ridge's shrunk signal M⁻¹Gβ̄ beyond eq.
+    (31)'s shift of β̄ (module docstring, "Ridge"); 0 without a ridge.  ``lam_ridged`` is λ_G + ω²."""
+    if ridge <= 0:
+        return 0.0
+    s_moves = 0.0 if cal.lambda_declared else lambda_sensitivity(cal) * (2.0 if s_kind == "equi" else 1.0)
+    sigma_change = cal.eta2 * (1.0 + cal.lambda_max)  # spectral norm of Σ′_D − Σ′_D″ (eqs. (19)–(21))
+    gram_change = 2.0 * sigma_change + s_moves  # Γ, spectral norm of G_D − G_D″ (eq. (18))
+    column = math.sqrt(cal.c_max**2 + cal.B**2)  # C″, the neighbour's largest column norm
+    if cal.n > 0:
+        column = min(column, math.sqrt(cal.n) * cal.B)
+    return ridge * gram_change * column * cal.beta_norm / lam_ridged**2
+
+
+def ols_sensitivity(
+    cal: Calibration, bounds: NoiseBounds, ridge: float = 0.0, s_kind: str = "lambda_min"
+) -> float:
+    """Δ₂ of the OLS (ridge ω²) coefficients on [X′ X̃′], knockoffs with S = sI of ``s_kind``, for any
+    replaced row (module docstring).
 
     Raises :class:`AssumptionError` when the calibration fails (:func:`check_calibration`).
     """
-    check_calibration(cal, ridge, lambda_g)
-    lam = (cal.lambda_neighbours if lambda_g is None else lambda_g) + ridge
+    lam_g = gram_lambda_bound(cal, s_kind)
+    check_calibration(cal, ridge, lam_g)
+    lam = lam_g + ridge  # λ_G + ω²
+    lam_sigma = cal.lambda_neighbours  # λ_Σ
     Y = cal.B * cal.beta_norm + cal.sigma * bounds.t if cal.response_bound is None else cal.response_bound
-    h = min(1.0, cal.eta2 / lam)  # the replaced row's leverage in the neighbour's design
+    h = min(1.0, cal.eta2 / lam_sigma) if lam_sigma > 0 else 1.0  # the replaced row's leverage in Σ′
     model = 2.0 * math.sqrt(bounds.zeta) / math.sqrt(lam)  # (a) + (c)
     shift = (cal.c_min - math.sqrt(cal.c_min**2 - cal.B**2)) * cal.beta_norm  # (b), eq. (31)
+    shrunk = ridge_shrinkage_shift(cal, ridge, lam, s_kind)  # (b) with a ridge: the shrunk signal moves
     replaced = 2.0 * Y * math.sqrt(h + (1.0 - h) * bounds.beta_g) / math.sqrt(lam)  # (d)
-    return model + shift + replaced
+    return model + shift + shrunk + replaced
 
 
 def lambda_sensitivity(cal: Calibration) -> float:
@@ -465,11 +558,11 @@ def scales_method_two(
     delta1: float,
     delta2: float,
     ridge: float = 0.0,
-    lambda_g: float | None = None,
+    s_kind: str = "lambda_min",
 ) -> Scales:
-    """κ for Method II (Theorem 5, for any replaced row)."""
+    """κ for Method II (Theorem 5, for any replaced row; ridge ω² and knockoffs ``s_kind``)."""
     bounds = noise_bounds(cal.p, cal.n, cal.sigma, delta2)
-    d2 = ols_sensitivity(cal, bounds, ridge, lambda_g)
+    d2 = ols_sensitivity(cal, bounds, ridge, s_kind)
     kappa, how = calibrate_gaussian(eps, delta1, d2)
     return Scales(
         "II",

@@ -122,7 +122,7 @@ def plan(
             response = kd.response_bound(B, beta_used, sigma_used, st.n, st.p, failure_delta(o))
         cal, s_value = calibration(st, B, sigma_used, beta_used, o, dd, response)
     parts = budget(o.eps, o.delta, o.eps_split, o.delta_split, o.method)
-    noise_scales = scales(cal, parts, o, s_value, nonprivate)
+    noise_scales = scales(cal, parts, o, nonprivate)
     declared = o.sigma is not None and o.beta_norm is not None
     shown = declared and o.bounds is not None  # Y = B·beta_norm + sigma·t reads no row: it may be shown
     if not shown:
@@ -382,17 +382,17 @@ def budget(eps: float, delta: float, eps_split, delta_split, method: str) -> dic
 
 
 def scales(
-    cal: kd.Calibration, parts: dict[str, float], options: KnockoffOptions, s_value: float, nonprivate: bool
+    cal: kd.Calibration, parts: dict[str, float], options: KnockoffOptions, nonprivate: bool
 ) -> kd.Scales:
-    """θ₁, κ₁, κ₂ of Method I (eq. (9)) or κ of Method II (Theorem 5, ridge of Remark 2)."""
+    """θ₁, κ₁, κ₂ of Method I (eq. (9)) or κ of Method II (Theorem 5, with the ridge of Remark 2 and the
+    knockoffs' s, ``options.s``: the sensitivity is derived for the construction used)."""
     if nonprivate:
         return kd.Scales("none")
     if options.method == "I":
         return kd.scales_method_one(
             cal, parts["eps"], parts["eps1"], parts["eps2"], parts["delta"], parts["delta1"], parts["delta2"]
         )
-    lam_g = ko.gram_lambda_min(cal.lambda_min, s_value) if options.s == "equi" else None
-    return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], options.ridge, lam_g)
+    return kd.scales_method_two(cal, parts["eps"], parts["delta1"], parts["delta2"], options.ridge, options.s)
 
 
 def ledger(
