@@ -10,10 +10,7 @@ the release runs the two parts' front doors.
 from __future__ import annotations
 
 import math
-import re
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
@@ -21,7 +18,7 @@ import pandas as pd
 from ..engines import InMemoryData
 from ..privacy.bounds import Bounds, design_box, is_auto
 from .. import engines
-from ..errors import DPStatsError, NonPrivateWarning
+from ..errors import NonPrivateWarning
 from ..formula import ModelFrame, model_frame
 
 from ..methods import select_infer as m
@@ -213,7 +210,8 @@ class SelectInferDoor(OptionsDoor):
             (None, None) if not noise.seeded else (int(gen.integers(2**31)), int(gen.integers(2**31)))
         )
         formula = f"`{frame.response}` ~ ."
-        with self._spent_if_refused(f"part A's selector (dp_{self.options.select})"):
+        charged = (self.options, self.settings.accountant is not None)
+        with m.spent_if_refused(f"part A's selector (dp_{self.options.select})", *charged):
             selection = self._run_selection(formula, frame.part_a, seed_a)
         m.take_part(selection, noise.samplers, self._dd.steps)  # its samplers and steps, before any return
         selected = m.as_named(frame, selection.selected)
@@ -221,33 +219,10 @@ class SelectInferDoor(OptionsDoor):
             return m.Pipeline(selection, [], None)
         terms = m.selected_terms(frame.mf, selected)
         columns = m.term_columns(frame.mf, terms)
-        with self._spent_if_refused(f"part B's fit (dp_{self.options.infer})"):
+        with m.spent_if_refused(f"part B's fit (dp_{self.options.infer})", *charged):
             fit = self._run_inference(formula, frame.part_b[columns + [frame.response]], seed_b)
         m.take_part(fit, noise.samplers, self._dd.steps)
         return m.Pipeline(selection, selected, fit, terms, columns)
-
-    @contextmanager
-    def _spent_if_refused(self, part: str) -> Iterator[None]:
-        """A part's refusal after this call's charge says that the whole (eps, delta) is spent.
-
-        The dry run (:meth:`_dry_run`) refuses before the charge whatever public inputs decide; a part's
-        own private bounds are drawn only in the release, and a refusal that follows from their value
-        (e.g. dp_knockoff's declared ``c_min`` against the released row bound B) cannot be decided sooner.
-        The part's "Nothing was spent" (it charged no accountant of its own) is then not the call's.
-        """
-        try:
-            yield
-        except DPStatsError as err:
-            o = self.options
-            where = " to the accountant" if self.settings.accountant is not None else ""
-            delta = f", delta = {o.delta:g}" if o.delta > 0 else ""
-            text = re.sub(r"Nothing (but the private bounds )?was spent\.? ?", "", str(err)).strip()
-            out = type(err)(
-                f"{text} dp_select_infer had charged the whole call (eps = {o.eps:g}{delta}){where} before "
-                f"{part} refused: it is spent, and nothing was released."
-            )
-            out.__cause__, out.__suppress_context__ = err.__cause__, True
-            raise out.with_traceback(err.__traceback__) from None
 
     def _run_inference(self, formula: str, part: pd.DataFrame, seed):
         """Part B's front door (dp_lm or dp_glm) on the selected columns, with their bounds."""

@@ -29,15 +29,17 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, PrivacyParameterError
+from ..errors import DataError, DPStatsError, PrivacyParameterError
 from ..formula import INTERCEPT, ModelFrame, missing_counts, r_names, split_formula, term_labels, term_parts
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
@@ -458,3 +460,26 @@ def take_part(part_result: Any, samplers: set, steps: list[str]) -> None:
     still names the selector's steps)."""
     samplers.update(part_result.privacy.samplers)
     steps.extend(step for step in part_result.privacy.data_dependent_steps if step not in steps)
+
+
+@contextmanager
+def spent_if_refused(part: str, options: SelectInferOptions, to_accountant: bool) -> Iterator[None]:
+    """A part's refusal after the call's charge says that the whole (eps, delta) is spent.
+
+    The dry run refuses before the charge whatever public inputs decide; a part's own private bounds
+    are drawn only in the release, and a refusal that follows from their value (e.g. dp_knockoff's
+    declared ``c_min`` against the released row bound B) cannot be decided sooner.  The part's
+    "Nothing was spent" (it charged no accountant of its own) is then not the call's.
+    """
+    try:
+        yield
+    except DPStatsError as err:
+        where = " to the accountant" if to_accountant else ""
+        delta = f", delta = {options.delta:g}" if options.delta > 0 else ""
+        text = re.sub(r"Nothing (but the private bounds )?was spent\.? ?", "", str(err)).strip()
+        out = type(err)(
+            f"{text} dp_select_infer had charged the whole call (eps = {options.eps:g}{delta}){where} before "
+            f"{part} refused: it is spent, and nothing was released."
+        )
+        out.__cause__, out.__suppress_context__ = err.__cause__, True
+        raise out.with_traceback(err.__traceback__) from None
