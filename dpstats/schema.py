@@ -49,7 +49,10 @@ Where each part comes from
   levels are read from the rows, even when every entry is a boolean: deciding
   that it is logical would read its values (a named step, as for any text).
 * **R factors** arrive from the R wrapper as Categoricals with R's levels, so
-  they count as declared.
+  they count as declared.  As with ``astype("category")``, ``factor(x)`` without
+  ``levels =`` and ``read.csv(stringsAsFactors = TRUE)`` *read the levels from
+  the rows* before the call: the analyst's choice and responsibility; write
+  ``factor(x, levels = c(...))`` or pass ``levels = list(x = c(...))`` instead.
 * **Text columns without declared levels**: their levels are read from the
   rows.  That is a *named data-dependent step* (warned with
   :class:`~dpstats.errors.NonPrivateWarning`, listed in the privacy statement,
