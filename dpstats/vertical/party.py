@@ -81,10 +81,11 @@ class Party:
         named data-dependent step (warned, listed in every party's statement, refused under
         ``strict=True``).
     na_action : {None, "fill"}
-        DP mode: a missing value is filled with its public fill (the midpoint of this party's
-        declared bounds, a factor's first level), as in-process ``vertical_glm``; every numeric
-        variable needs declared bounds (checked from the names, before any row is read).
-        Without DP every party must keep all shared rows (rows with a missing value stop the fit).
+        Both mean the one rule a party has (no party may drop a shared row, so ``"omit"`` is
+        refused): in DP mode a missing value is always filled with its public fill (the midpoint
+        of this party's declared bounds, a factor's first level), as in-process ``vertical_glm``;
+        every numeric variable needs declared bounds (checked from the names, before any row is
+        read).  Without DP a row with a missing value stops the fit.
     timeout : float
         Seconds to wait for a connection or a message.
     max_message_bytes : int
