@@ -20,7 +20,7 @@ from ..engines import Data
 from ..geometry import BoundsSpec
 from .. import engines
 from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, model_frame, refuse_offset
+from ..formula import INTERCEPT, model_frame
 from ..methods import glm as m
 from ..methods.vertical import response_frame
 from ..privacy.accountant import Accountant
@@ -116,6 +116,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     settings = Settings.check(given)
     options = m.GLMOptions.check(given)
     refuse_auto_bounds(bounds)
+    m.refuse_private_offset(formula, options.eps)
     if math.isinf(options.eps):
         engines.require_rows(
             data,
@@ -175,8 +176,9 @@ class GLMDoor(DataDoor):
             mf, note = response_frame(formula, self.data, family, self.schema, check_constant=False)
         else:
             mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
-        failures = mf.offset
-        mf.offset = None
+        offsets = dict(mf.offset_terms)
+        failures = offsets.pop(f"offset({cb[1]})") if cb is not None else None
+        mf.offset = sum(offsets.values()) if offsets else None  # the formula's own offset() (eps = inf only)
         X, y = mf.X, np.asarray(mf.y, float)
         tops = [y, failures]
 
@@ -218,7 +220,6 @@ class GLMDoor(DataDoor):
     def _framed(self, mf: Any, cb: tuple[str, str] | None, dd: DataDependence, ranges: Any) -> GLMFrame:
         """The frame's terms, size checks and coordinates, on either route; ``ranges(keep)`` gives the
         data's range, read only where a bound is left to the data (a named step)."""
-        refuse_offset(mf, "dp_glm")
         dd.name_frame_steps(mf)
         keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
         names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
@@ -242,7 +243,14 @@ class GLMDoor(DataDoor):
     def release(self, frame: GLMFrame, plan: m.GLMPlan, noise: NoiseSource):
         if plan.nonprivate:
             X = frame.mf.X[:, m.design_order(frame.mf.names)]
-            return m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
+            return m.irls(
+                X,
+                frame.y,
+                frame.trials,
+                self.options.family,
+                intercept=frame.coords.intercept,
+                offset=frame.mf.offset,
+            )
         if frame.passes is None:
             return m.release(m.fitting_rows(frame.X, frame.y, frame.trials - frame.y, frame), plan, noise)
         return m.release(m.chunked_pass(frame), plan, noise)
