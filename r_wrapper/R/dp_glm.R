@@ -74,7 +74,8 @@ confint.dp_glm <- function(object, parm, level = 0.95, ...) {
 # post-processing of released quantities for a DP fit too). NA rows of newdata predict NA.
 predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit = FALSE, ...) {
   .refuse_dots("predict", list(...), sys.call())
-  type <- match.arg(type)
+  if (missing(type)) type <- "link"
+  type <- .predict_type(type, c("link", "response"), "the linear predictor or the mean, as predict.glm's", sys.call())
   if (missing(newdata) || is.null(newdata)) {
     if (.is_dp_fit(object)) .not_released(object, "predict() without newdata", .per_row, sys.call())
     rows <- .glm_rows(object, "predict()", sys.call())
