@@ -93,3 +93,26 @@ test_that("under DP, anova of several fits, drop1() and step() are refused by th
   expect_match(conditionMessage(e3), "^step\\(\\) is not available")
   expect_no_match(conditionMessage(e3), "extractAIC")
 })
+
+test_that("the levels warning's suggested factor() fix is R code that runs, also when data = is an expression", {
+  skip_if_no_dpstats()
+  B <- list(uptake = c(0, 50), conc = c(0, 1000))
+  advice <- function(expr) {
+    msg <- NULL
+    withCallingHandlers(expr, dpstats_non_private_warning = function(w) {
+      if (grepl("levels of 'tp'", conditionMessage(w))) msg <<- conditionMessage(w)
+      invokeRestart("muffleWarning")
+    })
+    sub(".*fixed levels: ([^\n]*?\\)\\))(?: \\(.*)?$", "\\1", msg, perl = TRUE)
+  }
+  code <- advice(dp_lm(uptake ~ tp + conc, transform(CO2, tp = as.character(Type)), eps = 1, bounds = B, seed = 1))
+  expect_identical(code, "df$tp <- factor(df$tp, levels = c(...))")
+  df <- transform(CO2, tp = as.character(Type))
+  eval(parse(text = sub("c(...)", 'c("Quebec", "Mississippi")', code, fixed = TRUE)))
+  expect_identical(levels(df$tp), c("Quebec", "Mississippi"))
+  d <- transform(CO2, tp = as.character(Type))
+  expect_identical(advice(dp_lm(uptake ~ tp + conc, d[d$conc > 100, ], eps = 1, bounds = B, seed = 1)),
+                   "df$tp <- factor(df$tp, levels = c(...))")
+  expect_identical(advice(dp_lm(uptake ~ tp + conc, d, eps = 1, bounds = B, seed = 1)),
+                   "d$tp <- factor(d$tp, levels = c(...))")
+})
