@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dpstats as dp
@@ -104,3 +105,23 @@ def test_offset_under_dp_is_refused_before_reading_with_what_works(formula):
         and "Nothing was read or spent" in msg
     )
     assert acc.spent_eps == 0.0
+
+
+@pytest.mark.parametrize("eps,delta", [(float("inf"), 0.0), (2.0, 1e-6)])
+def test_cbind_errors_quote_the_formula_as_written(eps, delta):
+    """The cbind response is carried as an offset internally; an error must not show that rewrite."""
+    df = pd.DataFrame({"s": [1.0, 2, 3, 4], "f": [3.0, 2, 2, 1], "x": [0.0, 1, 2, 3]})
+    with pytest.raises(FormulaError) as err, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dp.dp_glm(
+            "cbind(s, f) ~ x + unclass(x)",
+            df,
+            eps=eps,
+            delta=delta,
+            bounds={"s": (0, 5), "f": (0, 5), "x": (0, 3)},
+        )
+    msg = str(err.value)
+    assert "'cbind(s, f) ~ x + unclass(x)'" in msg
+    assert "offset(f)" not in msg
+    # offset() is not listed among the functions every fit takes: it says where it is honoured
+    assert "max(); offset() only where the fit honours it (dp_glm at eps = inf" in msg

@@ -11,6 +11,8 @@ floating-point summation order and memory is bounded by one chunk.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +21,7 @@ import numpy as np
 from ..engines import Data
 from ..geometry import BoundsSpec
 from .. import engines
-from ..errors import DataError, PrivacyParameterError
+from ..errors import DataError, DPStatsError, PrivacyParameterError
 from ..formula import INTERCEPT, model_frame
 from ..methods import glm as m
 from ..methods.vertical import response_frame
@@ -130,6 +132,18 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
 
 
+@contextmanager
+def quoted_as_written(rewritten: str, written: str) -> Iterator[None]:
+    """An error quoting the formula as rewritten for ``cbind(s, f)`` (``s ~ rhs + offset(f)``) quotes the
+    formula the user wrote instead."""
+    try:
+        yield
+    except DPStatsError as exc:
+        if rewritten != written and exc.args and isinstance(exc.args[0], str):
+            exc.args = (exc.args[0].replace(f"'{rewritten}'", f"'{written}'"), *exc.args[1:])
+        raise
+
+
 def refuse_auto_bounds(bounds: Any) -> None:
     """dp_glm does not offer bounds="auto" yet."""
     if is_auto(bounds):
@@ -172,10 +186,11 @@ class GLMDoor(DataDoor):
             return self._chunked_frame(dd)
         formula, cb = m.parse_cbind(self.options.formula)
         family = self.options.family
-        if cb is None and family == "binomial":
-            mf, note = response_frame(formula, self.data, family, self.schema, check_constant=False)
-        else:
-            mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
+        with quoted_as_written(formula, self.options.formula):
+            if cb is None and family == "binomial":
+                mf, note = response_frame(formula, self.data, family, self.schema, check_constant=False)
+            else:
+                mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
         offsets = dict(mf.offset_terms)
         failures = offsets.pop(f"offset({cb[1]})") if cb is not None else None
         mf.offset = sum(offsets.values()) if offsets else None  # the formula's own offset() (eps = inf only)
@@ -196,9 +211,10 @@ class GLMDoor(DataDoor):
         """Streamed or Dask data: a first pass for the frame (n, the data's range), the rows not held."""
         formula, cb = m.parse_cbind(self.options.formula)
         try:
-            mf, stats, passes = engines.row_passes(
-                formula, self.data, drop_intercept=False, schema=self.schema
-            )
+            with quoted_as_written(formula, self.options.formula):
+                mf, stats, passes = engines.row_passes(
+                    formula, self.data, drop_intercept=False, schema=self.schema
+                )
         except DataError as exc:
             if "numeric response is needed" not in str(exc):
                 raise
