@@ -21,6 +21,15 @@
   mustart = "starting values are fixed by the privacy mechanism"
 )
 
+# prcomp()'s arguments dp_pca does not take, each with what does the same there.
+.prcomp_unsupported <- c(
+  scale. = paste("write scale() in the formula instead: ~ scale(x1) + scale(x2) reproduces prcomp(scale. = TRUE)",
+                 "at eps = Inf; a private fit needs public constants, scale(x1, center = c1, scale = s1)"),
+  retx = "the rotated rows are per-row values: predict(fit, newdata) gives them for data you hold",
+  tol = "the number of components is k =",
+  rank. = "the number of components is k ="
+)
+
 .python_parameters <- function(method) {
   cache <- .dp_env$parameters
   if (is.null(cache)) cache <- list()
@@ -41,6 +50,10 @@
   bad <- setdiff(nms, known)
   if (!length(bad)) return(invisible())
   nm <- bad[1]
+  if (method == "dp_pca" && nm %in% names(.prcomp_unsupported)) {
+    .dp_abort(sprintf("dp_pca() does not take %s = (an argument of prcomp()): %s.", nm, .prcomp_unsupported[[nm]]),
+              "dpstats_argument_error")
+  }
   if (nm %in% names(.lm_unsupported)) {
     .dp_abort(sprintf("%s() does not take %s = (an argument of lm()/glm()): %s.", method, nm, .lm_unsupported[[nm]]),
               "dpstats_argument_error")

@@ -116,3 +116,24 @@ test_that("the levels warning's suggested factor() fix is R code that runs, also
   expect_identical(advice(dp_lm(uptake ~ tp + conc, d, eps = 1, bounds = B, seed = 1)),
                    "d$tp <- factor(d$tp, levels = c(...))")
 })
+
+test_that("dp_pca answers prcomp habits: scale. = TRUE names scale() in the formula, data first names the formula", {
+  skip_if_no_dpstats()
+  err <- ff(dp_pca(~ ., USArrests, k = 2, eps = Inf, scale. = TRUE))
+  expect_s3_class(err, "dpstats_argument_error")
+  expect_match(conditionMessage(err), "scale() in the formula", fixed = TRUE)
+  expect_match(conditionMessage(err), "scale(x1, center = c1, scale = s1)", fixed = TRUE)
+  # what the message says reproduces prcomp(scale. = TRUE) at eps = Inf
+  f <- suppressWarnings(dp_pca(~ scale(Murder) + scale(Assault) + scale(UrbanPop) + scale(Rape), USArrests, k = 4, eps = Inf))
+  expect_equal(tidy(f, matrix = "eigenvalues")$std.dev, prcomp(USArrests, scale. = TRUE)$sdev, tolerance = 1e-6)
+  err <- ff(dp_pca(USArrests, k = 2, eps = Inf))
+  expect_s3_class(err, "dpstats_argument_error")
+  expect_match(conditionMessage(err), "dp_pca() takes a formula first, then the data: USArrests is a data frame. Write dp_pca(~ ., USArrests, ...)",
+               fixed = TRUE)
+  out <- capture.output(print(f))
+  expect_false(any(grepl("privately released", out)))
+  expect_true(any(grepl("Decomposed: the covariance about the mean of the rows (non-private, as prcomp)", out, fixed = TRUE)))
+  fd <- dp_pca(~ Murder + Assault, USArrests, k = 1, eps = 1, delta = 1e-5,
+               bounds = list(Murder = c(0, 20), Assault = c(0, 400)), seed = 1)
+  expect_true(any(grepl("privately released mean", capture.output(print(fd)), fixed = TRUE)))
+})
