@@ -137,3 +137,15 @@ test_that("dp_pca answers prcomp habits: scale. = TRUE names scale() in the form
                bounds = list(Murder = c(0, 20), Assault = c(0, 400)), seed = 1)
   expect_true(any(grepl("privately released mean", capture.output(print(fd)), fixed = TRUE)))
 })
+
+test_that("dp_gmm at eps = Inf is refused naming mclust::Mclust, and its help says eps must be finite", {
+  skip_if_no_dpstats()
+  err <- ff(dp_gmm(~ eruptions + waiting, faithful, k = 2, eps = Inf,
+                   bounds = list(eruptions = c(1, 6), waiting = c(40, 100))))
+  expect_s3_class(err, "dpstats_privacy_parameter_error")
+  expect_match(conditionMessage(err), "no non-private reference at eps = Inf", fixed = TRUE)
+  expect_match(conditionMessage(err), "mclust::Mclust(data, G = k)", fixed = TRUE)
+  rd <- tools::Rd_db("dpstats")[["dp_gmm.Rd"]]
+  txt <- paste(capture.output(tools::Rd2txt(rd, options = list(underline_titles = FALSE))), collapse = " ")
+  expect_match(txt, "eps must be finite", fixed = TRUE)
+})
