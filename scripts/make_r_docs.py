@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import inspect
 import math
 import re
@@ -66,6 +67,74 @@ R_ARGUMENTS = {
     "parties": "a named list of character vectors, the columns each party holds, e.g. "
     '\\code{list(a = c("x1", "x2"), b = "x3")}.',
 }
+
+# Where each door's release needs the public number of rows read (its PublicN: a private fit then refuses
+# na.action = na.omit under replace-one-row), and where it has a non-private mode, in which na.omit drops
+# incomplete rows as lm does. The shared texts of data and na_action are made true per door from these.
+PUBLIC_N = {
+    "dp_lm": "dpstats.methods.lm:LMOptions",
+    "dp_glm": "dpstats.methods.glm:GLMOptions",
+    "dp_select_infer": "dpstats.methods.select_infer:SelectInferOptions",
+    "vertical_glm": "dpstats.methods.privreg._settings:PrivregOptions",
+    "dp_knockoff": "dpstats.methods.knockoff.options:KnockoffOptions",
+    "dp_two_stage": "dpstats.methods.two_stage:TwoStageOptions",
+    "dp_felp": "dpstats.methods.felp.options:FELPOptions",
+    "dp_gmm": "dpstats.methods.gmm.options:GMMOptions",
+}
+NONPRIVATE_MODE = {
+    "dp_lm": "at \\code{eps = Inf}",
+    "dp_glm": "at \\code{eps = Inf}",
+    "dp_pca": "at \\code{eps = Inf}",
+    "dp_felp": "at \\code{eps = Inf}",
+    "dp_knockoff": "at \\code{eps = Inf}",
+    "vertical_glm": "in a fit without \\code{eps}",
+}
+NA_OMIT_SENTENCE = '\\code{na.action = na.omit} (or \\code{na_action = "omit"}) drops every incomplete row, as \\code{lm} does.'
+
+
+def public_n(r_name: str):
+    """The door's PublicN (why its release needs the public n), or None."""
+    if r_name not in PUBLIC_N:
+        return None
+    module, cls = PUBLIC_N[r_name].split(":")
+    return getattr(importlib.import_module(module), cls).PUBLIC_N
+
+
+def replace_only(params: dict) -> bool:
+    """The door offers neighbouring = "replace" only."""
+    return "add_remove" not in params.get("neighbouring", ("", ""))[0]
+
+
+def na_omit_text(r_name: str, params: dict) -> str:
+    """Where na.omit drops incomplete rows for this door, and why a private fit refuses it elsewhere."""
+    need = public_n(r_name)
+    if need is None:
+        return NA_OMIT_SENTENCE
+    where = [NONPRIVATE_MODE[r_name]] if r_name in NONPRIVATE_MODE else []
+    if need.add_remove and not replace_only(params):  # n is private there, and the method is built for that
+        where.append('under \\code{neighbouring = "add_remove"}')
+    drops = NA_OMIT_SENTENCE.removesuffix(".") + (f", {' or '.join(where)} only" if where else "")
+    under_add_remove = bool(need.add_remove) and not replace_only(params)
+    private = 'a private fit under \\code{neighbouring = "replace"}' if under_add_remove else "a private fit"
+    return (
+        f"{drops}; {private} refuses it, since {rd_text(need.why)}: it needs the public number of rows read, "
+        "which dropping rows would make private (declare bounds and keep the default fill instead)."
+    )
+
+
+def data_text(r_name: str, params: dict) -> str:
+    """R_ARGUMENTS' data text with the door's own na.omit sentence."""
+    return R_ARGUMENTS["data"].replace(NA_OMIT_SENTENCE, na_omit_text(r_name, params))
+
+
+def na_action_text(text: str, params: dict) -> str:
+    """The shared na_action text without the add_remove default where the door offers replace only."""
+    if not replace_only(params):
+        return text
+    return text.replace(
+        '(default under \\code{"add_remove"}, and at eps = inf, as', "(default at eps = inf, as"
+    )
+
 
 # Arguments the docstrings describe together by reference (random_state, accountant, strict, progress).
 COMMON = {
@@ -526,6 +595,12 @@ def describe(
     return text
 
 
+def inner_text(p: str, params: dict, sig, together: dict) -> str:
+    """An argument passed through ``...``: its docstring text (na_action's made true for the door)."""
+    text = describe(p, params, sig, inner=True, together=together)
+    return na_action_text(text, params) if p == "na_action" else text
+
+
 def page(r_name: str, py_name: str) -> str:
     fn = getattr(dpstats, py_name)
     sig = inspect.signature(fn)
@@ -537,8 +612,7 @@ def page(r_name: str, py_name: str) -> str:
         if arg == "...":
             passed = [p for p in sig.parameters if p not in formals and p != "random_state"]
             inner = "\n".join(
-                f"    \\item{{\\code{{{p}}}}}{{{describe(p, params, sig, inner=True, together=together)}}}"
-                for p in passed
+                f"    \\item{{\\code{{{p}}}}}{{{inner_text(p, params, sig, together)}}}" for p in passed
             )
             items.append(
                 f"\\item{{...}}{{further arguments, each by its name:\n  \\describe{{\n{inner}\n  }}}}"
@@ -547,6 +621,8 @@ def page(r_name: str, py_name: str) -> str:
             text = R_ARGUMENTS[arg]
             if arg == "formula" and params.get(arg, ("", ""))[1].startswith("One-sided"):  # dp_gmm, dp_pca
                 text = text.replace("\\code{y ~ .}", "\\code{~ .} (one-sided: no response)")
+            if arg == "data":
+                text = data_text(r_name, params)
             items.append(f"\\item{{{arg}}}{{{text}}}")
         elif r_name == "dp_plan" and arg == "assume":
             kind, text = params["assume"]

@@ -167,7 +167,8 @@ def test_eps_inf_about_the_mean_is_statsmodels_covariance_pca(frame):
     np.testing.assert_allclose(fit.predict(frame) * signs, ref.factors, rtol=1e-10, atol=1e-12)
     out = str(fit)
     assert out.splitlines()[0] == "Principal components: non-private reference (eps = inf)"
-    assert "Decomposed: the covariance about the privately released mean" in out
+    assert "Decomposed: the covariance about the mean of the rows (non-private, as prcomp)" in out
+    assert "privately released" not in out
     assert "Importance of components:\n" in out and "Proportion of Variance" in out and "(noisy)" not in out
 
 

@@ -260,3 +260,37 @@ def test_the_r_vignette_explains_arguments_in_r_terms():
     text = (PKG / "vignettes" / "dpstats.Rmd").read_text(encoding="utf-8")
     assert "as in Python" not in text
     assert "?dp_knockoff" in text
+
+
+def test_na_omit_and_na_action_help_is_true_per_door():
+    """The shared data/na_action texts (outside R audit, item 13): dp_lm refuses na.omit under DP and offers
+    no add_remove, so its help says na.omit works at eps = Inf only and names no add_remove default; a door
+    with an add_remove route (dp_gmm) says where na.omit works; a door with no public-n need keeps lm's words."""
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    dp = dpstats
+    make_r_docs = _script()
+    lm_page = make_r_docs.page("dp_lm", "dp_lm")
+    assert (
+        "drops every incomplete row, as \\code{lm} does, at \\code{eps = Inf} only; a private fit refuses"
+        in lm_page
+    )
+    assert 'default under \\code{"add_remove"}' not in lm_page
+    gmm_page = make_r_docs.page("dp_gmm", "dp_gmm")
+    assert (
+        'under \\code{neighbouring = "add_remove"} only; a private fit under \\code{neighbouring = "replace"}'
+        in gmm_page
+    )
+    assert 'default under \\code{"add_remove"}' in gmm_page
+    assert "drops every incomplete row, as \\code{lm} does.}" in make_r_docs.page("dp_pca", "dp_pca")
+    # what the dp_lm page says is what dp_lm does: na_action="omit" is refused at finite eps, taken at eps = inf
+    df = pd.DataFrame({"x": [0.0, 1, 2, 3, np.nan, 5], "y": [1.0, 2, 2, 4, 5, 5]})
+    with pytest.raises(dp.PrivacyParameterError, match='cannot use na_action="omit"'):
+        dp.dp_lm("y ~ x", df, eps=1.0, delta=1e-5, bounds={"x": (0, 5), "y": (0, 6)}, na_action="omit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert dp.dp_lm("y ~ x", df, eps=float("inf"), na_action="omit").n == 5

@@ -31,7 +31,7 @@ SHARED = """\
 {eps, delta}
     eps, delta : float
         Privacy budget of the whole call; delta must be > 0, e.g. 1e-6 (Gaussian noise, accounted in
-        zCDP and converted to (eps, delta) once: {}).  Where eps = inf is taken, delta may be omitted.
+        zCDP and converted to (eps, delta) once: {}).
 {k terms}
     k : int, optional
         Number of terms to select; default ⌊log d⌋ (at least 1); 1 <= k < d.

@@ -11,6 +11,8 @@ floating-point summation order and memory is bounded by one chunk.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +21,8 @@ import numpy as np
 from ..engines import Data
 from ..geometry import BoundsSpec
 from .. import engines
-from ..errors import DataError, PrivacyParameterError
-from ..formula import INTERCEPT, model_frame, refuse_offset
+from ..errors import DataError, DPStatsError, PrivacyParameterError
+from ..formula import INTERCEPT, model_frame
 from ..methods import glm as m
 from ..methods.vertical import response_frame
 from ..privacy.accountant import Accountant
@@ -116,6 +118,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     settings = Settings.check(given)
     options = m.GLMOptions.check(given)
     refuse_auto_bounds(bounds)
+    m.refuse_private_offset(formula, options.eps)
     if math.isinf(options.eps):
         engines.require_rows(
             data,
@@ -127,6 +130,18 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
         given, options, settings, nonprivate="maximum-likelihood GLM (IRLS)", fills=m.response_fill(formula)
     )
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
+
+
+@contextmanager
+def quoted_as_written(rewritten: str, written: str) -> Iterator[None]:
+    """An error quoting the formula as rewritten for ``cbind(s, f)`` (``s ~ rhs + offset(f)``) quotes the
+    formula the user wrote instead."""
+    try:
+        yield
+    except DPStatsError as exc:
+        if rewritten != written and exc.args and isinstance(exc.args[0], str):
+            exc.args = (exc.args[0].replace(f"'{rewritten}'", f"'{written}'"), *exc.args[1:])
+        raise
 
 
 def refuse_auto_bounds(bounds: Any) -> None:
@@ -171,14 +186,16 @@ class GLMDoor(DataDoor):
             return self._chunked_frame(dd)
         formula, cb = m.parse_cbind(self.options.formula)
         family = self.options.family
-        if cb is None and family == "binomial":
-            mf, note = response_frame(
-                formula, self.data, family, self.schema, check_constant=False, name_step=dd.add
-            )
-        else:
-            mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
-        failures = mf.offset
-        mf.offset = None
+        with quoted_as_written(formula, self.options.formula):
+            if cb is None and family == "binomial":
+                mf, note = response_frame(
+                    formula, self.data, family, self.schema, check_constant=False, name_step=dd.add
+                )
+            else:
+                mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
+        offsets = dict(mf.offset_terms)
+        failures = offsets.pop(f"offset({cb[1]})") if cb is not None else None
+        mf.offset = sum(offsets.values()) if offsets else None  # the formula's own offset() (eps = inf only)
         X, y = mf.X, np.asarray(mf.y, float)
         tops = [y, failures]
 
@@ -196,9 +213,10 @@ class GLMDoor(DataDoor):
         """Streamed or Dask data: a first pass for the frame (n, the data's range), the rows not held."""
         formula, cb = m.parse_cbind(self.options.formula)
         try:
-            mf, stats, passes = engines.row_passes(
-                formula, self.data, drop_intercept=False, schema=self.schema
-            )
+            with quoted_as_written(formula, self.options.formula):
+                mf, stats, passes = engines.row_passes(
+                    formula, self.data, drop_intercept=False, schema=self.schema
+                )
         except DataError as exc:
             if "numeric response is needed" not in str(exc):
                 raise
@@ -220,7 +238,6 @@ class GLMDoor(DataDoor):
     def _framed(self, mf: Any, cb: tuple[str, str] | None, dd: DataDependence, ranges: Any) -> GLMFrame:
         """The frame's terms, size checks and coordinates, on either route; ``ranges(keep)`` gives the
         data's range, read only where a bound is left to the data (a named step)."""
-        refuse_offset(mf, "dp_glm")
         dd.name_frame_steps(mf)
         keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
         names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
@@ -244,7 +261,14 @@ class GLMDoor(DataDoor):
     def release(self, frame: GLMFrame, plan: m.GLMPlan, noise: NoiseSource):
         if plan.nonprivate:
             X = frame.mf.X[:, m.design_order(frame.mf.names)]
-            return m.irls(X, frame.y, frame.trials, self.options.family, intercept=frame.coords.intercept)
+            return m.irls(
+                X,
+                frame.y,
+                frame.trials,
+                self.options.family,
+                intercept=frame.coords.intercept,
+                offset=frame.mf.offset,
+            )
         if frame.passes is None:
             return m.release(m.fitting_rows(frame.X, frame.y, frame.trials - frame.y, frame), plan, noise)
         return m.release(m.chunked_pass(frame), plan, noise)

@@ -8,7 +8,10 @@ groups against n where n is public, and runs the method's plan and release.
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +19,7 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds
 from .. import engines
 from ..formula import ModelFrame, model_frame, refuse_offset
+from ..errors import PrivacyParameterError
 from ..geometry import Box
 from ..methods import gmm as m
 from ..privacy.accountant import Accountant
@@ -72,6 +76,9 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
         or rows that may be dropped) k <= n/10 is not checked (the check would release whether
         n < 10k): it is a stated assumption, reported only in requested diagnostics.
     {eps, delta: Gaussian and pure-DP steps, so by Canonne, Kamath & Steinke 2020, Cor. 13}
+        eps must be finite: unlike dp_lm, dp_glm and dp_pca, dp_gmm has no non-private reference at an
+        infinite eps.  For one, fit a Gaussian mixture by EM on data you hold (R's ``mclust::Mclust``,
+        scikit-learn's ``GaussianMixture``).
     bounds : (lo, hi) or dict
         Public box containing the data and the means (interactions: the product of their parts' bounds); rows
         are clipped to it and centred at its midpoint.  Without bounds the data's min/max are used: a
@@ -125,6 +132,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     True
     """
     given = locals()
+    refuse_infinite_eps(eps)
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.GMMOptions.check({**given, "assume": plug_in_only(assume, "dp_gmm")})
     engines.require_rows(
@@ -136,6 +144,18 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     options, data = declare(given, options, settings)
     # the simulation truth is an input of the diagnostics, not of the call (like the data)
     return run(GMMDoor(options, data, call_of(dp_gmm, given, truth=None), progress), settings)
+
+
+def refuse_infinite_eps(eps: Any) -> None:
+    """dp_gmm has no eps = inf reference: the refusal names the non-private mixtures to use instead."""
+    if isinstance(eps, numbers.Real) and math.isinf(eps) and eps > 0:
+        raise PrivacyParameterError(
+            "dp_gmm offers no non-private reference at eps = inf (dp_lm, dp_glm and dp_pca do): its private "
+            "steps (the PCA projection, the clustering rounds, the per-component estimates) have no exact "
+            "non-private counterpart here. For a non-private Gaussian mixture fit EM on data you hold: "
+            "mclust::Mclust(data, G = k) in R, sklearn.mixture.GaussianMixture(k) in Python; for the "
+            "private fit give a finite eps, e.g. 1. Nothing was read or spent."
+        )
 
 
 @dataclass

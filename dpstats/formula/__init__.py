@@ -141,6 +141,8 @@ class ModelFrame:
         or variables without declared bounds): the n analysed is then not shown.
     offset : ndarray of shape (n,) or None
         Sum of the formula's ``offset()`` terms (not part of the design, as in R).
+    offset_terms : dict of str to ndarray
+        Each ``offset()`` term by its label (``"offset(log(n))"``), summing to ``offset``.
     data_dependent_terms : list of (str, str)
         Terms whose values depend on the data as a whole (step, how to avoid it).
     step_calls : dict of str to (str, str)
@@ -188,6 +190,7 @@ class ModelFrame:
     factor_levels: dict[str, list] = field(default_factory=dict)
     checked: bool = True
     offset: np.ndarray | None = None
+    offset_terms: dict[str, np.ndarray] = field(default_factory=dict)
     data_dependent_terms: list[tuple[str, str]] = field(default_factory=list)
     step_calls: dict[str, tuple[str, str]] = field(default_factory=dict)
     predvars: dict[str, tuple] = field(default_factory=dict)
@@ -841,7 +844,10 @@ def refuse_offset(mf: ModelFrame, method: str) -> None:
     if mf.offset is not None:
         raise FormulaError(
             f"{method} does not support offset() in a formula ('{mf.formula}'): it would be ignored. "
-            "Remove the offset() term, or use vertical_glm, which honours offsets."
+            "Fit the model without it only if the offset is not part of the estimand; to keep it, use "
+            "vertical_glm without eps (any family) or dp_glm at eps = inf (binomial, Poisson): both honour offsets, "
+            "neither is private; or "
+            "put its variable in the design with declared bounds (its coefficient is then estimated)."
         )
 
 
@@ -1010,6 +1016,7 @@ def _general_frame(
         classes=classes,
         factor_levels=levels,
         offset=None if offset is None else np.asarray(offset, float),
+        offset_terms={t.labels[i]: np.asarray(values[i].values, float) for i in t.offsets},
         data_dependent_terms=ctx.steps,
         step_calls=ctx.step_calls,
         predvars=ctx.predvars,

@@ -756,7 +756,14 @@ class IRLSFit:
 
 
 def irls(
-    X: np.ndarray, y: np.ndarray, m: np.ndarray, family: str, *, intercept: bool = True, tol: float = 1e-12
+    X: np.ndarray,
+    y: np.ndarray,
+    m: np.ndarray,
+    family: str,
+    *,
+    intercept: bool = True,
+    tol: float = 1e-12,
+    offset: np.ndarray | None = None,
 ) -> IRLSFit:
     """Iteratively reweighted least squares with R's starting values (``mustart``) and deviance.
 
@@ -782,19 +789,26 @@ def irls(
     """
     keep = estimable_columns(X, GLM_TOL)
     if not keep.all():
-        return _with_aliased(irls(X[:, keep], y, m, family, intercept=intercept, tol=tol), keep)
-    eta = _irls_start(y, m, family)
+        return _with_aliased(
+            irls(X[:, keep], y, m, family, intercept=intercept, tol=tol, offset=offset), keep
+        )
+    off = np.zeros(y.shape) if offset is None else np.asarray(offset, float)
+    eta = _irls_start(y, m, family)  # as glm.fit: the start ignores the offset
     dev_old, counted, beta, dev = math.inf, 0, np.zeros(X.shape[1]), math.nan
     for it in range(1, 101):
-        beta = _weighted_step(X, y, m, eta, family)
-        eta = X @ beta
+        beta = _weighted_step(X, y, m, eta, family, off)
+        eta = X @ beta + off
         dev = _deviance(y, m, eta, family)
         change = abs(dev - dev_old) / (abs(dev) + 0.1)
         counted = counted or (it if change < 1e-8 else 0)
         if change < tol:
             break
         dev_old = dev
-    return _irls_fit(X, y, m, family, beta, dev, counted or it, intercept)
+    fit = _irls_fit(X, y, m, family, beta, counted or it, intercept, off)
+    if offset is not None and intercept:  # as glm: the null deviance is that of the intercept and the offset
+        null = fit if X.shape[1] == 1 else irls(np.ones((y.size, 1)), y, m, family, tol=tol, offset=offset)
+        fit = replace(fit, null_deviance=null.deviance)
+    return fit
 
 
 def _with_aliased(fit: IRLSFit, keep: np.ndarray) -> IRLSFit:
@@ -815,18 +829,20 @@ def _irls_start(y: np.ndarray, m: np.ndarray, family: str) -> np.ndarray:
     return np.log(y + 0.1)
 
 
-def _weighted_step(X: np.ndarray, y: np.ndarray, m: np.ndarray, eta: np.ndarray, family: str) -> np.ndarray:
-    """One IRLS step: weighted least squares of the working response on X."""
+def _weighted_step(
+    X: np.ndarray, y: np.ndarray, m: np.ndarray, eta: np.ndarray, family: str, offset: np.ndarray
+) -> np.ndarray:
+    """One IRLS step: weighted least squares of the working response (less the offset) on X."""
     mu_eta, var = _mu_eta_var(eta, m, family)
     w = mu_eta**2 / np.maximum(var, 1e-300)
-    z = eta + (y - _mean(eta, m, family)) / np.where(mu_eta > 0, mu_eta, 1.0)
+    z = eta - offset + (y - _mean(eta, m, family)) / np.where(mu_eta > 0, mu_eta, 1.0)
     sw = np.sqrt(w)
     return np.linalg.lstsq(X * sw[:, None], z * sw, rcond=None)[0]
 
 
-def _irls_fit(X, y, m, family: str, beta, dev: float, iterations: int, intercept: bool) -> IRLSFit:
+def _irls_fit(X, y, m, family: str, beta, iterations: int, intercept: bool, offset) -> IRLSFit:
     """vcov = (XᵀWX)⁻¹ (dispersion 1), deviances, AIC and degrees of freedom as summary.glm."""
-    eta = X @ beta
+    eta = X @ beta + offset
     mu_eta, var = _mu_eta_var(eta, m, family)
     w = mu_eta**2 / np.maximum(var, 1e-300)
     k = X.shape[1]
@@ -835,8 +851,8 @@ def _irls_fit(X, y, m, family: str, beta, dev: float, iterations: int, intercept
     return IRLSFit(
         coefficients=beta,
         vcov=np.linalg.inv((X.T * w) @ X),
-        deviance=dev,
-        null_deviance=_null_deviance(y, m, family, intercept=intercept),
+        deviance=_deviance(y, m, eta, family),
+        null_deviance=_null_deviance(y, m, family, intercept=intercept, offset=offset),
         aic=-2.0 * loglik + 2.0 * k,
         iterations=iterations,
         df_residual=used - k,
@@ -874,7 +890,11 @@ def _deviance(y: np.ndarray, m: np.ndarray, eta: np.ndarray, family: str) -> flo
     return float(2.0 * np.sum(special.xlogy(y, y / mu) - (y - mu)))
 
 
-def _null_deviance(y: np.ndarray, m: np.ndarray, family: str, *, intercept: bool) -> float:
+def _null_deviance(
+    y: np.ndarray, m: np.ndarray, family: str, *, intercept: bool, offset: np.ndarray
+) -> float:
+    if not intercept and np.any(offset):  # glm.fit: the null model's mean is linkinv(offset)
+        return _deviance(y, m, offset, family)
     if family == "binomial":
         p = np.sum(y) / np.sum(m) if intercept else 0.5
         return _deviance(y, m, np.full(y.shape, special.logit(min(max(p, 1e-300), 1 - 1e-16))), family)
@@ -1029,6 +1049,28 @@ def fit_figures(released, n: int, k: int, plan: GLMPlan) -> dict[str, Any]:
     }
 
 
+OFFSET_CALL = re.compile(r"(?<![\w.])offset\s*\(")
+
+
+def refuse_private_offset(formula: Any, eps: float) -> None:
+    """A private fit refuses ``offset()`` before anything is read or spent (eps = inf fits it, as glm).
+
+    The sensitivities (G2), (G3) hold for any offset (r and v are bounded whatever η is), but the
+    refusal rule and the intervals' calibration (G5, G5') were established without offsets: an
+    exposure shifts every row's mean, which neither v_ref nor the coverage grid accounts for.
+    """
+    if math.isfinite(eps) and isinstance(formula, str) and OFFSET_CALL.search(formula):
+        raise FormulaError(
+            f"dp_glm fits offset() ('{formula}') at eps = inf only, as glm does. A private fit does not offer "
+            "it: its score and Hessian bounds hold for any offset, but the rule that refuses too-noisy calls and "
+            "the calibration of its intervals were established without offsets, so intervals for a rate model "
+            "would be unvalidated. Instead: put the exposure in the design as a bounded covariate (e.g. "
+            "log(ntot) with bounds declared; its slope is then estimated, not fixed at 1); for a binomial "
+            "model use cbind(successes, failures); or fit without privacy (eps = Inf, or vertical_glm without "
+            "eps, which also honours offsets). Nothing was read or spent."
+        )
+
+
 def response_fill(formula: Any) -> dict[str, float]:
     """A 0/1 response's public fill, 0 (no bounds needed); count columns take their bounds' midpoint."""
     if not isinstance(formula, str) or formula.count("~") != 1:
@@ -1038,12 +1080,9 @@ def response_fill(formula: Any) -> dict[str, float]:
 
 
 def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
-    """``cbind(s, f) ~ rhs`` as ``s ~ rhs + offset(f)`` (the frame carries f beside the design) and (s, f)."""
+    """``cbind(s, f) ~ rhs`` as ``s ~ rhs + offset(f)`` (the frame carries f beside the design, under the
+    label ``offset(f)``, apart from any offset() of the formula's own) and (s, f)."""
     lhs, rhs = split_formula(formula, False)
-    if "offset(" in formula:
-        raise FormulaError(
-            f"dp_glm does not support offset() in a formula ('{formula}'): it would be ignored. Remove it."
-        )
     match = CBIND.match(lhs or "")
     if match is None:
         if lhs and "cbind(" in lhs:

@@ -190,7 +190,12 @@ class LMResult(DPResult):
                 DataWarning,
                 stacklevel=caller_stacklevel(),
             )
-        return rows.fill(None if mf is None else mf.X @ np.where(aliased, 0.0, self.coefficients))
+        if mf is None:
+            return rows.fill(None)
+        offset = (
+            0.0 if mf.offset is None else mf.offset
+        )  # offset() of newdata, as predict.glm (eps = inf only)
+        return rows.fill(mf.X @ np.where(aliased, 0.0, self.coefficients) + offset)
 
     def aliased_terms(self) -> list[str]:
         """Terms not defined because of singularities (NaN, R's NA): non-private fits (eps = inf) only,

@@ -18,6 +18,10 @@ DECOMPOSED = {
     "mean": "the covariance about the privately released mean",
     "midpoint": "Σ(x − c)(x − c)ᵀ about the box's midpoint c, not the covariance about the mean",
 }
+DECOMPOSED_NONPRIVATE = {  # eps = inf: nothing is released privately; the mean is the rows', as prcomp's
+    "mean": "the covariance about the mean of the rows (non-private, as prcomp)",
+    "midpoint": DECOMPOSED["midpoint"],
+}
 
 
 @dataclass(repr=False)
@@ -117,6 +121,10 @@ class PCAResult(DPResult):
         X, rows = one_sided_design(self.formula, self.terms, newdata, self.factor_levels, self.coding)
         return rows.fill(None if X is None else self.project(X), width=(self.basis.shape[1],))
 
+    def decomposed(self) -> str:
+        """What the components decompose, in words (the mean is privately released only under DP)."""
+        return (DECOMPOSED_NONPRIVATE if math.isinf(self.privacy.eps) else DECOMPOSED)[self.center]
+
     def _noisy(self) -> bool:
         return self.noise_sd > 0
 
@@ -159,7 +167,7 @@ class PCAResult(DPResult):
 
     def _body_lines(self) -> list[str]:
         lines = [f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}"]
-        lines.append(f"Decomposed: {DECOMPOSED[self.center]}")
+        lines.append(f"Decomposed: {self.decomposed()}")
         if self._noisy():
             noise = f"Noise sd: {self.noise_sd:.4g} per entry of Σ(x − c)(x − c)ᵀ"
             lines.append(
@@ -277,9 +285,7 @@ class PCAResult(DPResult):
 
     def report_sections(self) -> list[dict[str, Any]]:
         rows = [f"<tr><th scope='row'>Clipping radius C</th><td class='num'>{self.radius:.4g}</td></tr>"]
-        rows.append(
-            f"<tr><th scope='row'>Decomposed</th><td>{escape_text(DECOMPOSED[self.center])}</td></tr>"
-        )
+        rows.append(f"<tr><th scope='row'>Decomposed</th><td>{escape_text(self.decomposed())}</td></tr>")
         if self._noisy():
             rows.append(
                 "<tr><th scope='row'>Noise sd per entry of Σ(x − c)(x − c)ᵀ</th>"

@@ -298,9 +298,13 @@
   msg <- fixed(" is category ", " is a factor ", msg)
   msg <- fixed(" is bool ", " is logical ", msg)
   # Python-only advice, and references R users cannot follow
+  # an assignment into the data needs a name: data = an expression (transform(...), d[rows, ]) gets df
+  named <- grepl("^([A-Za-z.][A-Za-z0-9._]*|`[^`]+`)$", data_expr)
+  target <- if (named) data_expr else "df"
+  where <- if (named) "" else " (df: the data frame given as data, assigned to a name first)"
   msg <- r("(levels=\\{'([A-Za-z.][A-Za-z0-9_.]*)': \\[\\.\\.\\.\\]\\}), or give the column an? pandas\\.CategoricalDtype with fixed categories",
-           sprintf("\\1, or make it a factor with fixed levels: %s$\\2 <- factor(%s$\\2, levels = c(...))",
-                   data_expr, data_expr), msg)
+           sprintf("\\1, or make it a factor with fixed levels: %s$\\2 <- factor(%s$\\2, levels = c(...))%s",
+                   target, target, where), msg)
   msg <- r("give the column an? pandas\\.CategoricalDtype with fixed categories",
            "make the column a factor with fixed levels, factor(x, levels = c(...))", msg)
   msg <- r("pandas\\.CategoricalDtype", "factor", msg)

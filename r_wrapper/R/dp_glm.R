@@ -74,7 +74,8 @@ confint.dp_glm <- function(object, parm, level = 0.95, ...) {
 # post-processing of released quantities for a DP fit too). NA rows of newdata predict NA.
 predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit = FALSE, ...) {
   .refuse_dots("predict", list(...), sys.call())
-  type <- match.arg(type)
+  if (missing(type)) type <- "link"
+  type <- .predict_type(type, c("link", "response"), "the linear predictor or the mean, as predict.glm's", sys.call())
   if (missing(newdata) || is.null(newdata)) {
     if (.is_dp_fit(object)) .not_released(object, "predict() without newdata", .per_row, sys.call())
     rows <- .glm_rows(object, "predict()", sys.call())
@@ -88,7 +89,8 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
   se <- sqrt(rowSums((X %*% vcov(object)[colnames(X), colnames(X), drop = FALSE]) * X))
   if (type == "response") {
     fam <- .fit_family(object)
-    se <- se * abs(fam$mu.eta(drop(X %*% coef(object)[colnames(X)])))
+    eta <- if (type == "link") fit else fam$linkfun(fit)  # the linear predictor with any offset
+    se <- se * abs(fam$mu.eta(eta))
   }
   list(fit = fit, se.fit = stats::setNames(se, names(fit)), residual.scale = 1)
 }
@@ -100,7 +102,8 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
   X <- .model_X(object, mf)
   resp <- .glm_response(stats::model.response(mf))
   fam <- .fit_family(object)
-  eta <- stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
+  off <- stats::model.offset(mf)  # offset() of the formula (eps = Inf only), as glm adds it
+  eta <- stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]) + (if (is.null(off)) 0 else off), rownames(mf))
   list(y = resp$y, m = resp$m, eta = eta, mu = fam$linkinv(eta), family = fam)
 }
 

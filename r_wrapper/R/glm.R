@@ -24,7 +24,8 @@
 # with na.action = na.pass), and arguments it does not take are named, not ignored.
 predict.dp_vertical_glm <- function(object, newdata, type = c("link", "response"), ...) {
   .refuse_dots("predict", list(...), sys.call())
-  type <- match.arg(type)
+  type <- if (missing(type)) "link" else
+    .predict_type(type, c("link", "response"), "the linear predictor or the mean, as predict.glm's", sys.call())
   if (missing(newdata) || is.null(newdata)) return(fitted(object, type = type))
   .predict_rows(object, newdata, list(type = type), sys.call())
 }

@@ -136,8 +136,10 @@ residuals.dp_lm <- function(object, ...) {
 # coefficients, not Wald intervals around Xb). A row of newdata
 # with NA in a variable the formula uses predicts NA (predict.lm with na.action = na.pass).
 predict.dp_lm <- function(object, newdata, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
-                          level = 0.95, ...) {
+                          level = 0.95, type = "response", ...) {
   .refuse_dots("predict", list(...), sys.call())
+  .predict_type(type, "response", "for a linear model the response is the linear predictor, as predict.lm's",
+                sys.call())
   interval <- match.arg(interval)
   intervals <- isTRUE(se.fit) || interval != "none"
   if (intervals && .is_dp_fit(object)) {
@@ -223,6 +225,17 @@ formula.dp_select_infer <- function(x, ...) {
 
 # Arguments a method does not take are named, not ignored (predict(fit, interval = "confidence") on
 # a method without intervals, a misspelt se.fitt =).
+# predict(type =) as R's: one of the types `offered`, else a dpstats_argument_error naming them (R's
+# predict.lm/predict.glm also offer "terms", the per-term contributions, which dpstats does not compute).
+.predict_type <- function(type, offered, why, call) {
+  if (is.character(type) && length(type) == 1L && !is.na(type) && type %in% offered) return(type)
+  shown <- if (is.character(type) && length(type) == 1L) sprintf("\"%s\"", type) else deparse(type)[1L]
+  .dp_abort(sprintf("predict(type = %s) is not offered: type is %s (%s).%s", shown,
+                    paste(sprintf("\"%s\"", offered), collapse = " or "), why,
+                    if (identical(type, "terms")) " Per-term contributions are not computed; for a non-private reference, predict(type = \"terms\") of lm()/glm() on data you hold gives them." else ""),
+            "dpstats_argument_error", call)
+}
+
 .refuse_dots <- function(what, dots, call) {
   if (!length(dots)) return(invisible())
   nm <- names(dots)

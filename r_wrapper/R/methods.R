@@ -9,6 +9,18 @@
 
 .lm_arguments <- c("subset", "weights", "na.action", "contrasts")
 
+# prcomp(x)/lm-free habits: a data frame or matrix given where the formula goes (dp_pca(USArrests, k = 2))
+# is named as such, with the call to write, before R's "argument data is missing" would be.
+.refuse_data_first <- function(method, mc, env) {
+  if (is.null(mc$formula) || !exists("formula", envir = env, inherits = FALSE)) return(invisible())
+  f <- tryCatch(get("formula", envir = env), error = function(e) NULL)
+  if (!is.data.frame(f) && !is.matrix(f)) return(invisible())
+  given <- paste(deparse(mc$formula), collapse = "")
+  .dp_abort(sprintf("%s() takes a formula first, then the data: %s is a %s. Write %s(~ ., %s, ...) for all its columns, or name them, %s(~ x1 + x2, %s, ...).",
+                    method, given, if (is.matrix(f)) "matrix (as.data.frame() it)" else "data frame", method, given, method, given),
+            "dpstats_argument_error")
+}
+
 # formula(fit) as lm's: `.` expanded over the columns of the data the fit was given, when it is made
 # (column names are public), so that neither a string formula nor data changed or out of scope later
 # leave formula(fit) at y ~ . or expand it over other columns.
@@ -23,6 +35,7 @@
 }
 
 .dp_fit <- function(method, mc, env, formals_used, caller) {
+  .refuse_data_first(method, mc, env)
   for (nm in .required[[method]]) {
     if (eval(call("missing", as.name(nm)), env)) {
       .dp_abort(sprintf("argument \"%s\" is missing, with no default: %s() needs %s.", nm, method,

@@ -8,7 +8,7 @@
 
 # lm()/glm() arguments dpstats does not take, each with the reason (a misspelling is suggested a name).
 .lm_unsupported <- c(
-  offset = "an offset changes the linear predictor row by row and its sensitivity is not accounted for; fit the model without it",
+  offset = "write it in the formula, as offset(log(exposure)): dp_glm fits it there at eps = Inf (as glm), vertical_glm without eps too. No private fit offers an offset (it shifts every row's linear predictor, which the private fits' calibration does not cover); do not drop it from a rate model: put log(exposure) in the design with declared bounds, which estimates its coefficient",
   method = "the fitting method is fixed by the privacy mechanism",
   model = "a DP fit keeps no model frame (a non-private fit at eps = Inf keeps it as fit$model already)",
   x = "the design matrix is row-level data: use model.matrix(fit) at eps = Inf, or dp_model_matrix(formula, data)",
@@ -19,6 +19,15 @@
   start = "starting values are fixed by the privacy mechanism",
   etastart = "starting values are fixed by the privacy mechanism",
   mustart = "starting values are fixed by the privacy mechanism"
+)
+
+# prcomp()'s arguments dp_pca does not take, each with what does the same there.
+.prcomp_unsupported <- c(
+  scale. = paste("write scale() in the formula instead: ~ scale(x1) + scale(x2) reproduces prcomp(scale. = TRUE)",
+                 "at eps = Inf; a private fit needs public constants, scale(x1, center = c1, scale = s1)"),
+  retx = "the rotated rows are per-row values: predict(fit, newdata) gives them for data you hold",
+  tol = "the number of components is k =",
+  rank. = "the number of components is k ="
 )
 
 .python_parameters <- function(method) {
@@ -41,6 +50,10 @@
   bad <- setdiff(nms, known)
   if (!length(bad)) return(invisible())
   nm <- bad[1]
+  if (method == "dp_pca" && nm %in% names(.prcomp_unsupported)) {
+    .dp_abort(sprintf("dp_pca() does not take %s = (an argument of prcomp()): %s.", nm, .prcomp_unsupported[[nm]]),
+              "dpstats_argument_error")
+  }
   if (nm %in% names(.lm_unsupported)) {
     .dp_abort(sprintf("%s() does not take %s = (an argument of lm()/glm()): %s.", method, nm, .lm_unsupported[[nm]]),
               "dpstats_argument_error")
@@ -137,7 +150,7 @@
   } else {
     fam <- .fit_family(res)
     resp <- .glm_response(y)
-    stats::glm.fit(X, resp$y, weights = resp$m, family = fam)$coefficients
+    stats::glm.fit(X, resp$y, weights = resp$m, offset = stats::model.offset(mf), family = fam)$coefficients
   }
   isTRUE(all.equal(unname(refit), unname(cf), tolerance = 1e-5))
 }

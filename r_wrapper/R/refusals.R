@@ -87,6 +87,13 @@
 .refuse_generic <- function(generic, object, call) {
   row <- .refusal_for(generic, object)
   if (is.null(row)) return(invisible(NULL))
+  if (identical(generic, "extractAIC")) {  # step(), drop1() and add1() call it: name the function the user called
+    outer <- .calling_selector()
+    if (!is.null(outer)) {
+      generic <- outer$name
+      call <- outer$call
+    }
+  }
   if (is.call(call)) call[[1L]] <- as.name(generic)
   method <- if (is.character(object$method)) object$method else class(object)[1]
   what <- if (identical(row$class, "dpstats_not_released_error") && .is_dp_fit(object)) "a DP" else "a"
@@ -106,7 +113,7 @@ augment.dp_result <- function(x, newdata = NULL, type.predict, ...) {
 
 .augment_newdata <- function(x, newdata, type.predict, call) {
   args <- list(x, newdata = newdata)
-  if (!missing(type.predict)) args$type <- type.predict  # predict.dp_lm has no type: refused by its name there
+  if (!missing(type.predict)) args$type <- type.predict  # a type predict() does not offer is refused there, by name
   fitted <- tryCatch(do.call(stats::predict, args), dpstats_error = function(e) {
     e$call <- call
     stop(e)
@@ -201,14 +208,11 @@ anova.dp_result <- function(object, ...) {
 anova.dp_glm <- function(object, ..., test = NULL) {
   call <- sys.call()
   if (.is_dp_fit(object)) .refuse_generic("anova", object, call)
-  if (length(list(...))) {
-    .dp_abort("anova() of several dp_glm fits is not offered: compare them with anova() of each, or AIC().",
-              "dpstats_argument_error", call)
-  }
   if (!is.null(test) && !identical(test, "Chisq") && !identical(test, "LRT")) {
     .dp_abort("anova(fit, test = ) of a dp_glm is \"Chisq\" or \"LRT\" (binomial and poisson: dispersion 1).",
               "dpstats_argument_error", call)
   }
+  if (length(list(...))) return(.anova_nested(object, list(...), "dp_glm", test, call))
   tt <- terms(object)
   labels <- attr(tt, "term.labels")
   where <- parent.frame()
@@ -238,10 +242,7 @@ anova.dp_glm <- function(object, ..., test = NULL) {
 anova.dp_lm <- function(object, ...) {
   call <- sys.call()
   if (.is_dp_fit(object)) .refuse_generic("anova", object, call)
-  if (length(list(...))) {
-    .dp_abort("anova() of several dp_lm fits is not offered: compare them with anova() of each, or AIC().",
-              "dpstats_argument_error", call)
-  }
+  if (length(list(...))) return(.anova_nested(object, list(...), "dp_lm", "F", call))
   mf <- .lm_model(object, "anova()", call)
   X <- .model_X(object, mf)
   y <- stats::model.response(mf)
@@ -285,4 +286,111 @@ extractAIC.dp_glm <- function(fit, scale = 0, k = 2, ...) {
   .refuse_generic("extractAIC", fit, sys.call())
   edf <- nobs(fit) - df.residual(fit)
   c(edf, stats::AIC(fit) + (k - 2) * edf)
+}
+
+# The outermost step(), drop1() or add1() on the call stack (they reach a fit through extractAIC()), or NULL.
+.calling_selector <- function() {
+  for (cl in sys.calls()) {
+    fn <- if (is.call(cl)) cl[[1L]] else NULL
+    name <- if (is.name(fn)) as.character(fn) else if (is.call(fn) && identical(fn[[1L]], as.name("::"))) as.character(fn[[3L]]) else ""
+    if (name %in% c("step", "drop1", "add1")) return(list(name = name, call = cl))
+  }
+  NULL
+}
+
+# anova(f0, f1, ...) of non-private fits (eps = Inf), as anova.lmlist and anova.glmlist: one row per model,
+# the differences of residual df and RSS (deviance) between consecutive models, and the F test on the
+# largest model's residual mean square (dp_lm) or the chi-squared test with dispersion 1 (dp_glm, with
+# test = "Chisq"/"LRT"). A DP fit among them is refused: its sums of squares/deviances are not released.
+.anova_nested <- function(object, others, method, test, call) {
+  fits <- c(list(object), others)
+  for (f in fits) {
+    if (!inherits(f, method)) {
+      .dp_abort(sprintf("anova() compares %s fits with each other; an argument is a %s.", method, class(f)[1L]),
+                "dpstats_argument_error", call)
+    }
+    if (.is_dp_fit(f)) .refuse_generic("anova", f, call)
+  }
+  n <- vapply(fits, stats::nobs, 0)
+  if (length(unique(n)) > 1L) {
+    .dp_abort("anova(): the models were not all fitted to the same number of rows.", "dpstats_argument_error", call)
+  }
+  resdf <- vapply(fits, stats::df.residual, 0)
+  resdev <- vapply(fits, stats::deviance, 0)
+  models <- vapply(fits, function(f) paste(deparse(formula(f)), collapse = "\n"), "")
+  heading <- paste0("Model ", seq_along(fits), ": ", models, collapse = "\n")
+  df <- c(NA, -diff(resdf))
+  change <- c(NA, -diff(resdev))
+  if (method == "dp_lm") {
+    big <- order(resdf)[1L]
+    fv <- (change / df) / (resdev[big] / resdf[big])
+    fv[df %in% 0 | (!is.na(fv) & fv < 0)] <- NA
+    table <- data.frame(Res.Df = resdf, RSS = resdev, Df = df, `Sum of Sq` = change, F = fv,
+                        `Pr(>F)` = stats::pf(fv, abs(df), resdf[big], lower.tail = FALSE), check.names = FALSE,
+                        row.names = as.character(seq_along(fits)))
+    return(structure(table, heading = c("Analysis of Variance Table\n", heading), class = c("anova", "data.frame")))
+  }
+  table <- data.frame(`Resid. Df` = resdf, `Resid. Dev` = resdev, Df = df, Deviance = change, check.names = FALSE,
+                      row.names = as.character(seq_along(fits)))
+  if (!is.null(test)) {
+    chi <- change * sign(df)
+    chi[df %in% 0 | (!is.na(chi) & chi < 0)] <- NA
+    table[["Pr(>Chi)"]] <- stats::pchisq(chi, abs(df), lower.tail = FALSE)
+  }
+  structure(table, heading = c("Analysis of Deviance Table\n", heading), class = c("anova", "data.frame"))
+}
+
+# drop1() of a non-private fit (eps = Inf), as drop1.lm and drop1.glm: each term that can be dropped
+# (R's drop.scope) refitted without it through update(), evaluated where drop1() was called; RSS or
+# deviance, AIC (extractAIC's), and test = "F" (dp_lm) or "Chisq"/"LRT". A DP fit is refused by name.
+drop1.dp_result <- function(object, scope, scale = 0, test = c("none", "Chisq", "F"), k = 2, trace = FALSE, ...) {
+  call <- sys.call()
+  .refuse_generic("extractAIC", object, call)
+  if (!inherits(object, c("dp_lm", "dp_glm"))) return(NextMethod())
+  lm <- inherits(object, "dp_lm")
+  test <- if (missing(test)) "none" else as.character(test)[1L]
+  offered <- if (lm) c("none", "Chisq", "F") else c("none", "Chisq", "LRT")
+  if (!test %in% offered || !identical(scale, 0)) {
+    .dp_abort(sprintf("drop1() of a %s offers test = %s with scale = 0.", class(object)[1L],
+                      paste(sprintf("\"%s\"", offered), collapse = ", ")), "dpstats_argument_error", call)
+  }
+  tt <- terms(object)
+  labels <- if (missing(scope)) stats::drop.scope(tt) else if (is.character(scope)) scope else attr(stats::terms(stats::update.formula(object, scope)), "term.labels")
+  where <- parent.frame()
+  refit <- function(term) {
+    f <- stats::update.formula(formula(object), stats::as.formula(paste(". ~ . -", term)))
+    eval(eval(as.call(list(quote(stats::update), object, f, evaluate = FALSE)), where), where)
+  }
+  fits <- suppressWarnings(c(list(object), lapply(labels, refit)), classes = "dpstats_non_private_warning")
+  n <- stats::nobs(object)
+  dev <- vapply(fits, stats::deviance, 0)
+  edf <- vapply(fits, function(f) n - stats::df.residual(f), 0)
+  aic <- vapply(fits, function(f) extractAIC(f, k = k)[2L], 0)
+  dfs <- edf[1L] - edf
+  dfs[1L] <- NA
+  rows <- c("<none>", labels)
+  if (lm) {
+    table <- data.frame(Df = dfs, `Sum of Sq` = c(NA, dev[-1L] - dev[1L]), RSS = dev, AIC = aic, row.names = rows,
+                        check.names = FALSE)
+    if (test == "F") {
+      rdf <- stats::df.residual(object)
+      fs <- (table$`Sum of Sq` / dfs) / (dev[1L] / rdf)
+      fs[!is.na(dfs) & dfs < 1e-4] <- NA
+      table[c("F value", "Pr(>F)")] <- list(fs, stats::pf(fs, dfs, rdf, lower.tail = FALSE))
+    } else if (test == "Chisq") {
+      chi <- n * log(dev / n)
+      chi <- chi - chi[1L]
+      chi[1L] <- NA
+      table[["Pr(>Chi)"]] <- stats::pchisq(chi, dfs, lower.tail = FALSE)
+    }
+  } else {
+    table <- data.frame(Df = dfs, Deviance = dev, AIC = aic, row.names = rows, check.names = FALSE)
+    if (test != "none") {
+      lrt <- dev - dev[1L]
+      lrt[1L] <- NA
+      table[c("LRT", "Pr(>Chi)")] <- list(lrt, stats::pchisq(lrt, dfs, lower.tail = FALSE))
+    }
+  }
+  heading <- c("Single term deletions", "\nModel:", deparse(formula(object)))
+  structure(table, heading = heading, class = c("anova", "data.frame"))
 }

@@ -63,7 +63,9 @@ test_that("augment(fit, newdata =) adds .fitted as broom's augment.lm/augment.gl
   expect_equal(a$.fitted, unname(predict(dp, newdata = nd)))
   expect_equal(a$.rownames, rownames(mtcars))
   expect_error(augment(dp), class = "dpstats_not_applicable_error", regexp = "newdata")
-  expect_error(augment(dp, newdata = nd, type.predict = "response"), class = "dpstats_argument_error")
+  # predict.lm's type = "response" is the prediction (broom's augment.lm accepts type.predict too); "terms" is refused
+  expect_equal(augment(dp, newdata = nd, type.predict = "response")$.fitted, a$.fitted)
+  expect_error(augment(dp, newdata = nd, type.predict = "terms"), class = "dpstats_argument_error")
 
   ref_lm <- lm(mpg ~ wt + hp, mtcars)
   inf <- suppressWarnings(dp_lm(mpg ~ wt + hp, mtcars, eps = Inf))

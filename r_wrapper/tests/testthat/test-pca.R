@@ -55,7 +55,7 @@ test_that("eps = Inf on USArrests is prcomp(USArrests): loadings, variances, cen
   expect_true(is.infinite(g$eps))
   out <- paste(capture.output(print(fit)), collapse = "\n")
   expect_match(out, "Principal components: non-private reference (eps = Inf)", fixed = TRUE)
-  expect_match(out, "Decomposed: the covariance about the privately released mean", fixed = TRUE)
+  expect_match(out, "Decomposed: the covariance about the mean of the rows (non-private, as prcomp)", fixed = TRUE)
   expect_match(out, "Loadings:\n            PC1", fixed = TRUE)  # R's matrix print, not pandas' pivot
   expect_match(out, "Importance of components:\n", fixed = TRUE)
   expect_match(out, "Proportion of Variance", fixed = TRUE)
