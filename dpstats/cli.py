@@ -36,7 +36,8 @@ import warnings
 from pathlib import Path
 
 from .catalog import cli_names, planner_names
-from .errors import DPStatsError
+from .errors import DataError, DPStatsError
+from .schema import read_levels_file
 
 # ``dpstats run NAME`` -> the public function, from the catalog of methods (dpstats/catalog.py).
 METHODS = cli_names()
@@ -103,15 +104,10 @@ def _read_bounds(path: str | None):
 
 def _read_levels(path: str | None) -> dict | None:
     """``--levels FILE.json``: ``{"column": ["level", ...], ...}``."""
-    if path is None:
-        return None
     try:
-        value = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CLIError(f"cannot read levels file '{path}': {exc}") from None
-    if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
-        raise CLIError('levels file must hold {"column": ["level", ...], ...}')
-    return value
+        return read_levels_file(path)
+    except DataError as exc:
+        raise CLIError(str(exc)) from None
 
 
 @contextlib.contextmanager

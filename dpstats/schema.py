@@ -89,11 +89,13 @@ No message ever carries how many rows were dropped or values filled.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -926,3 +928,22 @@ SCHEMA_PARAMETERS = """\
         level), no row dropped; ``"omit"`` (default under ``"add_remove"``, and at eps = inf, as
         R's ``lm``) drops incomplete rows (:mod:`dpstats.schema`).
 """
+
+
+def read_levels_file(path: str | None) -> dict | None:
+    """A levels file as the command line takes it (``--levels FILE.json``): ``{"column": ["level", ...]}``.
+
+    Examples
+    --------
+    >>> read_levels_file(None) is None
+    True
+    """
+    if path is None:
+        return None
+    try:
+        value = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"cannot read levels file '{path}': {exc}") from None
+    if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+        raise DataError('levels file must hold {"column": ["level", ...], ...}')
+    return value

@@ -32,4 +32,4 @@ def test_infinite_eps_is_refused_naming_the_non_private_mixtures_before_reading(
 def test_help_says_eps_must_be_finite_and_pca_that_inf_is_prcomp():
     assert "eps must be finite" in dp.dp_gmm.__doc__ and "mclust::Mclust" in dp.dp_gmm.__doc__
     assert "Where eps = inf is taken" not in dp.dp_gmm.__doc__
-    assert "as R's ``prcomp``" in dp.dp_pca.__doc__
+    assert "R's ``prcomp(x)``" in dp.dp_pca.__doc__

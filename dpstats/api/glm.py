@@ -11,8 +11,6 @@ floating-point summation order and memory is bounded by one chunk.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,10 +19,9 @@ import numpy as np
 from ..engines import Data
 from ..geometry import BoundsSpec
 from .. import engines
-from ..errors import DataError, DPStatsError, PrivacyParameterError
-from ..formula import INTERCEPT, model_frame
+from ..errors import DataError, PrivacyParameterError
+from ..formula import INTERCEPT
 from ..methods import glm as m
-from ..methods.vertical import response_frame
 from ..privacy.accountant import Accountant
 from ..privacy.bounds import is_auto
 from ..privacy.randomness import NoiseSource, RandomState
@@ -132,18 +129,6 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
 
 
-@contextmanager
-def quoted_as_written(rewritten: str, written: str) -> Iterator[None]:
-    """An error quoting the formula as rewritten for ``cbind(s, f)`` (``s ~ rhs + offset(f)``) quotes the
-    formula the user wrote instead."""
-    try:
-        yield
-    except DPStatsError as exc:
-        if rewritten != written and exc.args and isinstance(exc.args[0], str):
-            exc.args = (exc.args[0].replace(f"'{rewritten}'", f"'{written}'"), *exc.args[1:])
-        raise
-
-
 def refuse_auto_bounds(bounds: Any) -> None:
     """dp_glm does not offer bounds="auto" yet."""
     if is_auto(bounds):
@@ -184,18 +169,8 @@ class GLMDoor(DataDoor):
     def frame(self, dd: DataDependence) -> GLMFrame:
         if engines.is_engine_input(self.data):
             return self._chunked_frame(dd)
-        formula, cb = m.parse_cbind(self.options.formula)
-        family = self.options.family
-        with quoted_as_written(formula, self.options.formula):
-            if cb is None and family == "binomial":
-                mf, note = response_frame(
-                    formula, self.data, family, self.schema, check_constant=False, name_step=dd.add
-                )
-            else:
-                mf, note = model_frame(formula, self.data, schema=self.schema, check_constant=False), ""
-        offsets = dict(mf.offset_terms)
-        failures = offsets.pop(f"offset({cb[1]})") if cb is not None else None
-        mf.offset = sum(offsets.values()) if offsets else None  # the formula's own offset() (eps = inf only)
+        o, cb = self.options, m.parse_cbind(self.options.formula)[1]
+        mf, note, failures = m.in_memory_frame(o.formula, self.data, o.family, self.schema, name_step=dd.add)
         X, y = mf.X, np.asarray(mf.y, float)
         tops = [y, failures]
 
@@ -206,14 +181,14 @@ class GLMDoor(DataDoor):
         frame.X, frame.y, frame.note = X[:, frame.keep], y, note
         frame.trials = y + failures if cb is not None else np.ones_like(y)
         if self.nonprivate:
-            m.check_nonprivate_response(y, frame.trials, family, cb or mf.response)
+            m.check_nonprivate_response(y, frame.trials, o.family, cb or mf.response)
         return frame
 
     def _chunked_frame(self, dd: DataDependence) -> GLMFrame:
         """Streamed or Dask data: a first pass for the frame (n, the data's range), the rows not held."""
         formula, cb = m.parse_cbind(self.options.formula)
         try:
-            with quoted_as_written(formula, self.options.formula):
+            with m.quoted_as_written(formula, self.options.formula):
                 mf, stats, passes = engines.row_passes(
                     formula, self.data, drop_intercept=False, schema=self.schema
                 )
@@ -261,14 +236,8 @@ class GLMDoor(DataDoor):
     def release(self, frame: GLMFrame, plan: m.GLMPlan, noise: NoiseSource):
         if plan.nonprivate:
             X = frame.mf.X[:, m.design_order(frame.mf.names)]
-            return m.irls(
-                X,
-                frame.y,
-                frame.trials,
-                self.options.family,
-                intercept=frame.coords.intercept,
-                offset=frame.mf.offset,
-            )
+            fit = dict(intercept=frame.coords.intercept, offset=frame.mf.offset)
+            return m.irls(X, frame.y, frame.trials, self.options.family, **fit)
         if frame.passes is None:
             return m.release(m.fitting_rows(frame.X, frame.y, frame.trials - frame.y, frame), plan, noise)
         return m.release(m.chunked_pass(frame), plan, noise)

@@ -8,10 +8,7 @@ groups against n where n is public, and runs the method's plan and release.
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -19,7 +16,6 @@ from ..engines import InMemoryData
 from ..privacy.bounds import Bounds
 from .. import engines
 from ..formula import ModelFrame, model_frame, refuse_offset
-from ..errors import PrivacyParameterError
 from ..geometry import Box
 from ..methods import gmm as m
 from ..privacy.accountant import Accountant
@@ -132,7 +128,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     True
     """
     given = locals()
-    refuse_infinite_eps(eps)
+    m.refuse_infinite_eps(eps)
     settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
     options = m.GMMOptions.check({**given, "assume": plug_in_only(assume, "dp_gmm")})
     engines.require_rows(
@@ -144,18 +140,6 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     options, data = declare(given, options, settings)
     # the simulation truth is an input of the diagnostics, not of the call (like the data)
     return run(GMMDoor(options, data, call_of(dp_gmm, given, truth=None), progress), settings)
-
-
-def refuse_infinite_eps(eps: Any) -> None:
-    """dp_gmm has no eps = inf reference: the refusal names the non-private mixtures to use instead."""
-    if isinstance(eps, numbers.Real) and math.isinf(eps) and eps > 0:
-        raise PrivacyParameterError(
-            "dp_gmm offers no non-private reference at eps = inf (dp_lm, dp_glm and dp_pca do): its private "
-            "steps (the PCA projection, the clustering rounds, the per-component estimates) have no exact "
-            "non-private counterpart here. For a non-private Gaussian mixture fit EM on data you hold: "
-            "mclust::Mclust(data, G = k) in R, sklearn.mixture.GaussianMixture(k) in Python; for the "
-            "private fit give a finite eps, e.g. 1. Nothing was read or spent."
-        )
 
 
 @dataclass

@@ -128,9 +128,8 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     ridge : float
         Ridge stabiliser ω² >= 0 (Remark 2): b = (G + ω²I)⁻¹[X′ X̃′]ᵀy; it relaxes
         Theorem 5's condition to (1 − η²)λ_min − η² + ω² > 0.  Method II's Δ₂ then also bounds how far
-        one row moves the shrunk signal (G + ω²I)⁻¹Gβ̄, a term ω²Γ·C″·‖β‖/(λ_G + ω²)² that is usually
-        the largest (:mod:`dpstats.methods.knockoff.mechanism`, "Ridge"): with a declared ``lambda_min``,
-        ``ridge=0`` needs no stabiliser and adds the least noise.
+        one row moves the shrunk signal (G + ω²I)⁻¹Gβ̄, a term ω²Γ·C″·‖β‖/(λ_G + ω²)², usually the
+        largest: with a declared ``lambda_min``, ``ridge=0`` needs no stabiliser and adds the least noise.
     s : {"lambda_min", "equi"}
         s = λ_min(Σ′) (the paper, Lemma 1) or min(2λ_min, 1) (equicorrelated;
         Method II with ridge > 0 only, since G is then singular).

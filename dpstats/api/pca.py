@@ -61,8 +61,6 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     k : int
         Dimension of the subspace, 1 <= k <= number of design columns.
     {eps, delta: all Gaussian, so exactly, Balle & Wang 2018}
-        An infinite eps runs the non-private decomposition of the rows, as R's ``prcomp`` (NOT private:
-        warned with :class:`~dpstats.errors.NonPrivateWarning`); delta may then be omitted.
         ``eps = math.inf``: the exact components (R's ``prcomp(x)``, the box holding every row), NOT private; delta may be omitted.
     bounds : (lo, hi) or dict
         Public box of the columns (an interaction's columns default to the product of its parts' bounds).

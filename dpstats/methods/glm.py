@@ -178,7 +178,8 @@ from __future__ import annotations
 import math
 import re
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -186,8 +187,8 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
-from ..errors import AssumptionError, DataError, FormulaError, PrivacyParameterError
-from ..formula import INTERCEPT, missing_counts, split_formula
+from ..errors import AssumptionError, DataError, DPStatsError, FormulaError, PrivacyParameterError
+from ..formula import INTERCEPT, missing_counts, model_frame, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import declared_bounds, design_box
 from ..privacy.calibration import gaussian_delta, zcdp_gaussian_sigma
@@ -196,6 +197,7 @@ from ..privacy.statement import DataDependence
 from ..schema import PublicN, Schema
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
 from ._aliased import GLM_TOL, estimable_columns
+from .privreg import response_frame
 from ._coordinates import DesignCoordinates
 from ._options import Options
 
@@ -1077,6 +1079,39 @@ def response_fill(formula: Any) -> dict[str, float]:
         return {}
     lhs = formula.split("~")[0].strip().strip("`")
     return {lhs: 0.0} if lhs and "(" not in lhs else {}
+
+
+@contextmanager
+def quoted_as_written(rewritten: str, written: str) -> Iterator[None]:
+    """An error quoting the formula as rewritten for ``cbind(s, f)`` (``s ~ rhs + offset(f)``) quotes the
+    formula the user wrote instead."""
+    try:
+        yield
+    except DPStatsError as exc:
+        if rewritten != written and exc.args and isinstance(exc.args[0], str):
+            exc.args = (exc.args[0].replace(f"'{rewritten}'", f"'{written}'"), *exc.args[1:])
+        raise
+
+
+def in_memory_frame(written: str, data: Any, family: str, schema: Schema, name_step: Callable) -> tuple:
+    """dp_glm's model frame of in-memory ``data`` for the formula as ``written``: (frame, the note on
+    which level of a text response is modelled, the failures of a ``cbind(s, f)`` response or None).
+
+    A binomial 0/1 or text response goes through the schema as vertical_glm's does (``name_step``
+    names the levels step before they are counted); the frame's ``offset`` is then the formula's own
+    offset() terms (eps = inf only), the failures apart."""
+    formula, cb = parse_cbind(written)
+    with quoted_as_written(formula, written):
+        if cb is None and family == "binomial":
+            mf, note = response_frame(
+                formula, data, family, schema, check_constant=False, name_step=name_step
+            )
+        else:
+            mf, note = model_frame(formula, data, schema=schema, check_constant=False), ""
+    offsets = dict(mf.offset_terms)
+    failures = offsets.pop(f"offset({cb[1]})") if cb is not None else None
+    mf.offset = sum(offsets.values()) if offsets else None
+    return mf, note, failures
 
 
 def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:

@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 
 from ..errors import DPStatsError
+from ..schema import read_levels_file
 from .channel import PeerDisconnected, ProtocolError, SecureChannel, load_key
 from .local import run_on_loopback
 from .party import Party
@@ -220,16 +221,6 @@ def _dp_options(args, leader: bool) -> dict:
     return out
 
 
-def _read_levels(path: str | None) -> dict | None:
-    """``--levels FILE.json``, read as ``dpstats run --levels`` reads it."""
-    from ..cli import CLIError, _read_levels as read
-
-    try:
-        return read(path)
-    except CLIError as exc:
-        raise DPStatsError(str(exc)) from None
-
-
 def _hostport(text: str) -> tuple[str, int]:
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit():
@@ -262,7 +253,7 @@ def _run(args) -> int:
         name=args.name,
         formula=args.formula,
         row_id=args.row_id,
-        levels=_read_levels(args.levels),
+        levels=read_levels_file(args.levels),
         na_action=args.na_action,
         timeout=args.timeout,
     )

@@ -35,6 +35,7 @@ from .options import (
     assumption_holds,
     check_columns,
     default_groups,
+    refuse_infinite_eps,
     resolve,
 )
 from .pipeline import Released, clip_box, diagnostics, release
@@ -51,6 +52,7 @@ __all__ = [
     "default_groups",
     "diagnostics",
     "plan",
+    "refuse_infinite_eps",
     "release",
     "resolve",
     "theorem_accuracy",

@@ -180,3 +180,15 @@ def assumption_holds(options: GMMOptions, n: int, d: int) -> bool:
     if options.groups is not None:
         holds = holds and n // options.groups >= 5 * options.k * (d + 1)
     return bool(holds)
+
+
+def refuse_infinite_eps(eps: Any) -> None:
+    """dp_gmm has no eps = inf reference: the refusal names the non-private mixtures to use instead."""
+    if isinstance(eps, numbers.Real) and math.isinf(eps) and eps > 0:
+        raise PrivacyParameterError(
+            "dp_gmm offers no non-private reference at eps = inf (dp_lm, dp_glm and dp_pca do): its private "
+            "steps (the PCA projection, the clustering rounds, the per-component estimates) have no exact "
+            "non-private counterpart here. For a non-private Gaussian mixture fit EM on data you hold: "
+            "mclust::Mclust(data, G = k) in R, sklearn.mixture.GaussianMixture(k) in Python; for the "
+            "private fit give a finite eps, e.g. 1. Nothing was read or spent."
+        )
