@@ -89,7 +89,7 @@ def _agree(predicted: float, predicted_se: float, measured: list[float]) -> None
     [
         ({"variant": "I"}, PrivacyParameterError, "variant for dp_felp"),
         ({"variant": []}, PrivacyParameterError, "variant for dp_felp"),
-        ({"bounds": "auto"}, PrivacyParameterError, "AUTO_BOUNDS"),
+        ({"bounds": "auto"}, PrivacyParameterError, "cannot yet predict"),
         ({"bounds": "midpoint"}, PrivacyParameterError, "bounds for dp_felp"),
         ({"k": 20}, DataError, "k = 20 is out of range"),
         ({"n_estimators": 0}, DataError, "n_estimators must be a whole number >= 1"),
