@@ -426,7 +426,7 @@ def test_lm_plan_checks_its_inputs_and_states_its_mechanism():
     with pytest.raises(PrivacyParameterError, match="cannot be planned for dp_lm"):
         dp.plan("dp_lm", n=100, p=3, eps=1.0, bounds="auto")
     pl = dp.plan("lm", n=2000, p=3, eps=[1.0, 4.0], trials=4, random_state=2)
-    assert pl.ledger["dp_lm"][0]["mechanism"] == "Laplace" and pl.settings["delta"] == 0.0
+    assert pl.ledger["dp_lm"][0]["mechanism"] == "Laplace mechanism" and pl.settings["delta"] == 0.0
     assert "no data was read; no budget was charged" in str(pl)
     assert set(pl.tidy().measure) == {"rel_error", "width_ratio", "coverage"}
 

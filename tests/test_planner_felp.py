@@ -123,7 +123,7 @@ def test_plan_states_the_model_the_ledger_and_no_budget():
     pl = _plan(eps=[10.0, 1e3])
     text = str(pl)
     assert "no data was read; no budget was charged" in text and pl.assumption == SMALL.describe()
-    assert pl.ledger["dp_felp (strict)"][0]["mechanism"] == "L2-Laplace output perturbation"
+    assert pl.ledger["dp_felp (strict)"][0]["mechanism"] == "L2-Laplace mechanism (output perturbation)"
     assert "2C/k" in pl.ledger["dp_felp (strict)"][0]["sensitivity"]
     assert set(pl.table.measure) == {"precision", "recall", "noise_share"}
 
