@@ -201,7 +201,8 @@ def test_glm_inference_one_ledger_parallel_composition_and_pipeline():
     assert acc.spent_eps == pytest.approx(2.0) and acc.spent_delta == pytest.approx(1e-6)  # not 4: disjoint
     (entry,) = res.privacy.ledger
     assert (
-        "dp_glm on part B (10000 rows)" in entry.step and entry.mechanism == "dp_sis and dp_glm on disjoint rows (parallel composition)"
+        "dp_glm on part B (10000 rows)" in entry.step
+        and entry.mechanism == "dp_sis and dp_glm on disjoint rows (parallel composition)"
     )
     assert res.fit_door == "dp_glm" and res.glm is res.fit and res.fit.family == "binomial"
     assert res.fit.privacy.eps == 2.0 and len(res.fit.privacy.ledger) == 10  # dp_glm's own noisy Newton steps
