@@ -190,8 +190,6 @@ def _context(result: ReportableResult, include_diagnostics: bool, key: str = "re
     """What result.html.j2 reads of one result; ``key`` makes its ids unique on the page."""
     import jinja2
 
-    from .privacy.events import describe
-
     method_template = f"methods/{result.method}.html.j2"
     try:
         template_environment().get_template(method_template)
@@ -205,7 +203,7 @@ def _context(result: ReportableResult, include_diagnostics: bool, key: str = "re
         "headline_warnings": headline,
         "other_warnings": [w for w in result.warnings if w not in {h["text"] for h in headline}],
         "st": result.privacy,
-        "ledger": [dict(e.to_dict(), event_text=describe(e.privacy_event)) for e in result.privacy.ledger],
+        "ledger": ledger_rows(result),
         "tidy_columns": list(tidy.columns),
         "tidy_rows": tidy.head(500).to_dict(orient="records"),
         "tidy_truncated": len(tidy) > 500,
@@ -218,6 +216,20 @@ def _context(result: ReportableResult, include_diagnostics: bool, key: str = "re
         "include_diagnostics": include_diagnostics,
         "diagnostics": result.shown_diagnostics() if include_diagnostics else {},
     }
+
+
+def ledger_rows(result: ReportableResult) -> list[dict]:
+    """The rows of a result's ledger as the report's ledger table reads them (each with its event in words)."""
+    from .privacy.events import describe
+
+    return [dict(e.to_dict(), event_text=describe(e.privacy_event)) for e in result.privacy.ledger]
+
+
+def ledger_table_html(result: ReportableResult) -> str:
+    """A result's ledger as the report's ledger table (templates/ledger.html.j2), for a section of another
+    result's report (dp_select_infer's part ledgers)."""
+    macro = template_environment().get_template("ledger.html.j2").module.ledger_table
+    return str(macro(ledger_rows(result), result.privacy.eps, result.privacy.delta))
 
 
 def render_report(

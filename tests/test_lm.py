@@ -165,7 +165,7 @@ def test_private_fit_ledger_statement_and_public_inputs(linear_data):
     )
     assert acc.spent_eps == pytest.approx(1.0) and acc.spent_delta == pytest.approx(1e-6)
     assert math.fsum(e.eps for e in fit.privacy.ledger) == pytest.approx(1.0, rel=1e-12)
-    assert fit.privacy.data_dependent_steps == [] and "Gaussian (zCDP)" in fit.privacy.mechanisms
+    assert fit.privacy.data_dependent_steps == [] and "Gaussian mechanism (zCDP)" in fit.privacy.mechanisms
     assert any("λ_min" in e.step for e in fit.privacy.ledger)
     assert any("AdaSSP" in note for note in fit.privacy.notes)
     assert set(fit.tidy().columns) == {
@@ -180,7 +180,7 @@ def test_private_fit_ledger_statement_and_public_inputs(linear_data):
     }
     assert fit.noise["kind"] == "gaussian" and fit.noise["n"] == len(df) and fit.noise["stat_scale"] > 0
     lap = dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, n_boot=200, random_state=1)
-    assert lap.privacy.mechanisms == ["Laplace"] and lap.privacy.delta == 0
+    assert lap.privacy.mechanisms == ["Laplace mechanism"] and lap.privacy.delta == 0
     assert "Pr(>|t|)" not in str(fit.summary()) and "Residual standard error" in str(fit.summary())
     assert fit.confint().shape == (3, 2) and fit.vcov().shape == (3, 3)
     assert "Coefficients" in fit._repr_html_()

@@ -89,7 +89,7 @@ def _agree(predicted: float, predicted_se: float, measured: list[float]) -> None
     [
         ({"variant": "I"}, PrivacyParameterError, "variant for dp_felp"),
         ({"variant": []}, PrivacyParameterError, "variant for dp_felp"),
-        ({"bounds": "auto"}, PrivacyParameterError, "AUTO_BOUNDS"),
+        ({"bounds": "auto"}, PrivacyParameterError, "cannot yet predict"),
         ({"bounds": "midpoint"}, PrivacyParameterError, "bounds for dp_felp"),
         ({"k": 20}, DataError, "k = 20 is out of range"),
         ({"n_estimators": 0}, DataError, "n_estimators must be a whole number >= 1"),
@@ -123,7 +123,7 @@ def test_plan_states_the_model_the_ledger_and_no_budget():
     pl = _plan(eps=[10.0, 1e3])
     text = str(pl)
     assert "no data was read; no budget was charged" in text and pl.assumption == SMALL.describe()
-    assert pl.ledger["dp_felp (strict)"][0]["mechanism"] == "L2-Laplace output perturbation"
+    assert pl.ledger["dp_felp (strict)"][0]["mechanism"] == "L2-Laplace mechanism (output perturbation)"
     assert "2C/k" in pl.ledger["dp_felp (strict)"][0]["sensitivity"]
     assert set(pl.table.measure) == {"precision", "recall", "noise_share"}
 

@@ -72,7 +72,7 @@ def test_statement_checks_ledger_sum_and_speaks_plainly():
     text = st.plain_language()
     assert "(1, 1e-06)-differentially private" in text and "replacing one row" in text
     assert "max-abs scaling" in text and "not for release" in text
-    assert st.mechanisms == ["Laplace", "Gaussian"]
+    assert st.mechanisms == ["Laplace mechanism", "Gaussian mechanism"]
     with pytest.raises(AssertionError):
         PrivacyStatement("test", 2.0, 1e-6, "replace", entries)
 

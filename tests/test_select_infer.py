@@ -201,7 +201,8 @@ def test_glm_inference_one_ledger_parallel_composition_and_pipeline():
     assert acc.spent_eps == pytest.approx(2.0) and acc.spent_delta == pytest.approx(1e-6)  # not 4: disjoint
     (entry,) = res.privacy.ledger
     assert (
-        "dp_glm on part B (10000 rows)" in entry.step and entry.mechanism == "dp_sis | dp_glm (disjoint rows)"
+        "dp_glm on part B (10000 rows)" in entry.step
+        and entry.mechanism == "dp_sis and dp_glm on disjoint rows (parallel composition)"
     )
     assert res.fit_door == "dp_glm" and res.glm is res.fit and res.fit.family == "binomial"
     assert res.fit.privacy.eps == 2.0 and len(res.fit.privacy.ledger) == 10  # dp_glm's own noisy Newton steps
@@ -542,3 +543,40 @@ def test_the_print_says_the_intervals_are_for_the_selected_models_coefficients()
         "the selection, made on other rows." in text
     )
     assert "not those of y ~ ." in " ".join(str(fit.summary()).split())
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial"])
+def test_report_renders_each_parts_ledger_as_the_ledger_table(tmp_path, family):
+    """Part A's and part B's ledgers are tables of the report's one ledger renderer, each row a step of
+    that part's own ledger, and no ledger is left as preformatted text."""
+    rng = np.random.default_rng(2)
+    df = _data(3000, 8, rng)
+    kw = dict(eps=2.0, delta=1e-6, k=2, bounds=BOUNDS, n_boot=200, random_state=1)
+    if family == "binomial":
+        df["y"] = (df["y"] > 0.5).astype(int)
+        kw.pop("n_boot")
+        kw.update(
+            infer="glm",
+            family="binomial",
+            eps=8.0,
+            bounds={**{f"x{j}": (-1, 1) for j in range(1, 9)}, "y": (0, 1)},
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = dp.dp_select_infer("y ~ .", df, **kw)
+    html = open(res.report(str(tmp_path / "si.html"))).read()
+    pipeline = html[html.index("<h3>Pipeline</h3>") :]
+    pipeline = pipeline[: pipeline.index("</section>")]
+    for label, part in (("Part A ledger", res.selection), ("Part B ledger", res.fit)):
+        head = f"<h4>{label} ({part.method})</h4>"
+        assert head in pipeline
+        table = pipeline[pipeline.index(head) + len(head) :]
+        assert table.lstrip().startswith('<table class="ledger">')
+        table = table[: table.index("</table>")]
+        rows = table[table.index("<tbody>") : table.index("</tbody>")].count("<tr>")
+        assert rows == len(part.privacy.ledger) >= 1
+        for entry in part.privacy.ledger:
+            assert f"<td>{entry.step}</td>" in table.replace("&#39;", "'")
+    for pre in html.split("<pre")[1:]:
+        text = pre[: pre.index("</pre>")]
+        assert "ledger" not in text.lower() and "mechanism" not in text

@@ -673,11 +673,11 @@ def _plan_peeling(options: BHOptions, m: int, k: int, eta: float, eta_text: str)
         notes=[
             f"Private BH structure of Dwork, Su & Zhang (2021): p-values truncated at ν = {truncate:g}, "
             f"{k} Report Noisy Min peels of the log p-values with Lap(λ = {cal.scale:.4g}), BH step-up on "
-            "the fresh noisy values; calibration and bound derived in dpstats.privacy.fdr.",
+            "the fresh noisy values; the calibration and the FDR bound are dpstats' own derivation.",
             f"Threshold shift t = λ log(5k/q) = {cal.scale * math.log(5 * k / q):.4g} on the log scale: "
             "all k fresh noises exceed −t with probability >= 1 − q/10.",
             f"FDR <= (m0/m)·q·H_k + q/10 <= {fdr_bound(q, k):.4g} (H_{k} = {harmonic(k):.4g}), "
-            "under any dependence between valid p-values (derived in dpstats.privacy.fdr).",
+            "under any dependence between valid p-values (dpstats' own derivation).",
             "Raw p-values are not released: only the peeled hypotheses, their noisy p-values, "
             "the rejections and the noisy threshold.",
         ],
@@ -729,8 +729,8 @@ def _plan_marginal_z(options: BHOptions, m: int, k: int, setting: SlopeTests) ->
     ]
     pl.notes = [
         "Hypothesis j: zero marginal slope of the response on design column j; z_j scales the centred "
-        "cross product by the public σ and half-width W_j/2, never by the data's spread "
-        "(derivation in dpstats.methods.bh).",
+        "cross product by the public σ and half-width W_j/2, never by the data's spread, so that η "
+        "follows from the declared bounds and σ alone.",
         *pl.notes[:-1],
         "Raw z-statistics and p-values are not released: only the peeled hypotheses, their noisy p-values, "
         "the rejections and the noisy threshold.",

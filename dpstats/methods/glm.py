@@ -490,10 +490,10 @@ def refuse_if_noisy(pl: GLMPlan, n: int, delta: float) -> None:
     raise AssumptionError(
         f"dp_glm cannot give intervals that cover at n = {n} with these eps, delta, bounds and "
         f"{pl.coords.k} coefficients: the noise on the released Hessian would be {ratio:.3g} of the most "
-        f"information n rows can carry (at most {limit:g} is admitted; dpstats.methods.glm, (G5)). "
+        f"information n rows can carry (at most {limit:g} is admitted: above that, simulated intervals stopped covering). "
         f"Nothing was spent. For intervals raise eps to {eps_intervals:g} (same delta), or n about "
         f"{_round_up(ratio / target):g} times: there intervals are shown unless the released Hessian shows "
-        f"less than {ADVICE_INFO:.0%} of that most information (dpstats.methods.glm, (G6)). Or use fewer terms, "
+        f"less than {ADVICE_INFO:.0%} of that most information. Or use fewer terms, "
         "or declare tighter " + ("count bounds." if pl.family == "poisson" else "bounds.")
     )
 
@@ -706,7 +706,7 @@ def finish(theta: np.ndarray, pilot: np.ndarray, Ht: np.ndarray, P: np.ndarray, 
     if ratio < guard:
         withheld = (
             f"std.error, intervals and p-values withheld: the released Hessian's smallest eigenvalue is "
-            f"{ratio:.2g} times the scale of its noise (at least {guard:.3g} is needed, dpstats.methods.glm (G5)); "
+            f"{ratio:.2g} times the scale of its noise (at least {guard:.3g} is needed for the intervals to cover); "
             "the design carries too little information for this eps. Raise eps or n, or use fewer terms."
         )
     return GLMFit(

@@ -302,12 +302,12 @@ def plan(options: SelectInferOptions, n_a: int, n_b: int) -> Plan:
     --------
     >>> pl = plan(SelectInferOptions.partial(eps=1.0, delta=1e-6, select="sis", split=0.5), 500, 500)
     >>> pl.eps, pl.delta, pl.entries[0].mechanism
-    (1.0, 1e-06, 'dp_sis | dp_lm (disjoint rows)')
+    (1.0, 1e-06, 'dp_sis and dp_lm on disjoint rows (parallel composition)')
     """
     eps, delta, select, fit = options.eps, options.delta, options.select, options.fit_door
     entry = LedgerEntry(
         step=f"parallel composition: dp_{select} on part A ({n_a} rows), {fit} on part B ({n_b} rows)",
-        mechanism=f"dp_{select} | {fit} (disjoint rows)",
+        mechanism=f"dp_{select} and {fit} on disjoint rows (parallel composition)",
         eps=eps,
         delta=delta,
         sensitivity="each part's own (see its ledger); one replaced row changes one part only",

@@ -55,8 +55,8 @@ def check_bounds(bounds: Any, method: str, allowed: dict) -> None:
     if bounds == "auto":
         if method not in AUTO_BOUNDS:
             raise PrivacyParameterError(
-                f"bounds='auto' cannot be planned for {method} yet: no private-bounds predictor is registered "
-                "in dpstats.planner.AUTO_BOUNDS. Plan with bounds='declared' (the model's bounds) instead."
+                f"bounds='auto' cannot be planned for {method} yet: the planner cannot yet predict "
+                "the cost of private bounds for it. Plan with bounds='declared' (the model's bounds) instead."
             )
         return
     if bounds not in allowed:

@@ -114,12 +114,12 @@ def glm_simulator(*, p: int, model: GLMModel, delta: float) -> Simulator:
         ledger=lambda n: _ledger(model, p, delta),
         notes=[
             f"K = min(n, {SUPPORT}) design points per simulated data set, n/K rows each; the release runs on the "
-            "grouped rows, which is exact for canonical links (dpstats.methods.glm, (G1)); group sums drawn from "
+            "grouped rows, which is exact for canonical links (the fit uses the responses only through their sums); group sums drawn from "
             "their exact law (Poisson counts clipped at the declared bound)",
             "bounds declared as the model states; pilot_steps, pilot_share and hessian_share at the front door's "
             "defaults; width_ratio is against glm's Wald interval from the Fisher information on the same design",
-            "refused = 1: the front door refuses the call before spending (the public rule of "
-            "dpstats.methods.glm (G5)); such cells have no width, coverage or withheld share",
+            "refused = 1: the front door refuses the call before spending (its rule on the public noise-to-information "
+            "ratio); such cells have no width, coverage or withheld share",
         ],
     )
 

@@ -79,7 +79,7 @@ def gmm_simulator(*, p: int, model: MixtureModel, delta: float) -> Simulator:
                 "mechanism": "Gaussian / exponential / AboveThreshold, accounted in zCDP",
                 "eps_share": 1.0,
                 "delta": delta,
-                "sensitivity": "see dpstats.methods.gmm (declared box, replace-one-row)",
+                "sensitivity": "each step's, from the declared box under replace-one-row (as at the front door)",
             }
         ],
         notes=[

@@ -77,7 +77,7 @@ def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta
         ledger=lambda n: one_step_ledger(
             "noisy linear predictors and coefficients of ridge block coordinate descent",
             "Gaussian, accounted in zCDP",
-            "see dpstats.methods.privreg (declared bounds, ridge lam, replace-one-row)",
+            "from the declared bounds and the ridge lam under replace-one-row (as at the front door)",
             delta,
         ),
         notes=[

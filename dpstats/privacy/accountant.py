@@ -29,6 +29,7 @@ from ..errors import BudgetExceededError, PrivacyParameterError
 from .calibration import CONVERSIONS, gaussian_rho_from_eps_delta, rho_from_eps_delta, standalone_eps
 from .events import PrivacyEvent, gaussian_rho, of_entry, zcdp
 from .filters import TEXT, check_composition, zcdp_budget, zcdp_cost, zcdp_eps
+from .mechanism_names import GAUSSIAN, mechanism_name
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,9 @@ class LedgerEntry:
     step : str
         What the step releases, e.g. ``"top-k selection of |x_j' y|"``.
     mechanism : str
-        The mechanism, e.g. ``"canonical Lipschitz top-k"``.
+        The mechanism: its readable name, or a code that :func:`~.mechanism_names.mechanism_name`
+        turns into one (``"canonical_lipschitz top-k"`` is shown as "canonical Lipschitz mechanism
+        (top-k)").
     eps, delta : float
         Its share of the budget: the entries of a call sum to its (eps, delta).  For a step of a
         :class:`BudgetPlan` (``rho`` set) this is a share of the composition's budget in proportion
@@ -73,6 +76,7 @@ class LedgerEntry:
     delta_alone: float | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "mechanism", mechanism_name(self.mechanism))
         if isinstance(self.event, dict):  # the plain JSON form, as the methods write it
             object.__setattr__(self, "event", PrivacyEvent.from_dict(self.event))
 
@@ -449,4 +453,4 @@ class BudgetPlan:
 
 def _is_gaussian(mechanism: str) -> bool:
     """A BudgetPlan step named as one Gaussian mechanism (its event is then ``gaussian``)."""
-    return mechanism.lower() in ("gaussian", "gaussian (zcdp)")
+    return mechanism_name(mechanism) in GAUSSIAN

@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..geometry import derivable_columns
 from .accountant import LedgerEntry, total_delta, total_eps
+from .mechanism_names import mechanism_name
 
 ROWS_DROPPED_TEXT = "(the number of rows read is public; the number analysed, after rows were dropped, is not, and is not shown)"
 NEIGHBOURING_TEXT = {
@@ -226,6 +227,7 @@ class PrivacyStatement:
             raise AssertionError(f"ledger delta {ledger_delta} != statement delta {self.delta}")
         if not self.mechanisms:
             self.mechanisms = list(dict.fromkeys(e.mechanism for e in self.ledger))
+        self.mechanisms = [mechanism_name(m) for m in self.mechanisms]
 
     @property
     def pure(self) -> bool:

@@ -363,6 +363,22 @@ SHARE_NOTE = (
 )
 
 
+def deleted_due_to_missingness(n_deleted: int | None, eps: float) -> list[str]:
+    """R's ``(k observations deleted due to missingness)`` line of a non-private fit (eps = inf) that left
+    ``n_deleted`` incomplete rows out; nothing at finite eps, where the count is private, or when none was.
+
+    Examples
+    --------
+    >>> deleted_due_to_missingness(42, math.inf)
+    ['  (42 observations deleted due to missingness)']
+    >>> deleted_due_to_missingness(42, 1.0)
+    []
+    """
+    if not n_deleted or math.isfinite(eps):
+        return []
+    return [f"  ({n_deleted} observation{'s' if n_deleted > 1 else ''} deleted due to missingness)"]
+
+
 def ledger_lines(table: pd.DataFrame) -> list[str]:
     """A ledger table as indented text lines; a zCDP plan's shares are named as shares, next to each
     step's own rho and its eps alone, with a note saying which is which."""

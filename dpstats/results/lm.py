@@ -15,7 +15,7 @@ from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
 from ..methods._aliased import singularities_note
 from ..methods.lm import Coordinates, LMOptions, LMPlan, LMRelease, public_inputs, released_sigma
 from ..plotting import Plot, coefficient_plot
-from .base import DPResult, Summary, escape_text
+from .base import DPResult, Summary, deleted_due_to_missingness, escape_text
 
 DOUBLE_EPS = float(np.finfo(float).eps)  # R's .Machine$double.eps, format.pval's eps in summary.lm
 TABLE_COLUMNS = ["term", "estimate", "std.error", "conf.low", "conf.high", "statistic", "p.value"]
@@ -296,10 +296,7 @@ class LMResult(DPResult):
     def deleted_lines(self) -> list[str]:
         """R's ``(k observations deleted due to missingness)`` of a non-private fit (eps = inf) that left
         rows out; never at finite eps, where the count is private (:attr:`n_deleted` is None there)."""
-        k = self.n_deleted
-        if not k or math.isfinite(self.privacy.eps):
-            return []
-        return [f"  ({k} observation{'s' if k > 1 else ''} deleted due to missingness)"]
+        return deleted_due_to_missingness(self.n_deleted, self.privacy.eps)
 
     def _sigma_line(self) -> str:
         """σ̂ as summary.lm prints it; a private σ̂ of NaN says why: the residual sum of squares from the

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._io import atomic_write, jsonable
 from ..plotting import Plot
+from ..privacy.mechanism_names import mechanism_name
 
 NO_DATA = "no data was read; no budget was charged"
 #: The level of the intervals whose coverage the dp_lm and dp_glm planners simulate (95%).
@@ -63,6 +64,13 @@ class PlanResult:
     )
 
     title = "Plan: predicted accuracy before spending any budget"
+
+    def __post_init__(self) -> None:
+        # the mechanisms by the names a result's ledger shows (privacy.mechanism_names)
+        self.ledger = {
+            method: [dict(e, mechanism=mechanism_name(e["mechanism"])) for e in entries]
+            for method, entries in self.ledger.items()
+        }
 
     # ------------------------------------------------------------------ text
     def call_text(self) -> str:

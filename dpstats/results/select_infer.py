@@ -17,7 +17,8 @@ import numpy as np
 from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT
 from ..methods.select_infer import Pipeline, SelectInferOptions, SplitFrame, as_named, final_formula
-from .base import DPResult, escape_text, ledger_lines
+from ..report import ledger_table_html
+from .base import DPResult, escape_text
 from .glm import GLMResult
 from .lm import (
     LMResult,
@@ -296,11 +297,12 @@ class SelectInferResult(LMResult):
         return pd.DataFrame(rows)
 
     def report_sections(self) -> list[dict[str, Any]]:
-        parts = ["\n".join(self.pipeline_lines())]
+        """The pipeline in words, then each part's ledger as the report's ledger table."""
+        html = [f"<pre>{escape_text(chr(10).join(self.pipeline_lines()))}</pre>"]
         for label, res in (("Part A ledger", self.selection), ("Part B ledger", self.fit)):
             if res is not None:
-                parts.append(f"{label} ({res.method}):\n" + "\n".join(ledger_lines(res.ledger())))
-        sections = [{"heading": "Pipeline", "html": f"<pre>{escape_text(chr(10).join(parts))}</pre>"}]
+                html.append(f"<h4>{escape_text(f'{label} ({res.method})')}</h4>{ledger_table_html(res)}")
+        sections = [{"heading": "Pipeline", "html": "".join(html)}]
         if self.glm is not None:
             return sections + self.glm.report_sections()
         return sections + (super().report_sections() if self.fit is not None else [])

@@ -15,7 +15,7 @@ from ..methods.privreg import slope_inflation
 from .._io import jsonable
 from ..errors import DataError, PrivacyParameterError
 from ..plotting import Plot, coefficient_plot, new_figure, to_plot
-from .base import DPResult, escape_text
+from .base import DPResult, deleted_due_to_missingness, escape_text
 
 _LINKS = {"gaussian": "identity", "binomial": "logit", "poisson": "log"}
 
@@ -78,6 +78,7 @@ class VerticalGLMResult(DPResult):
     loglik_value: float = math.nan
     loglik_note: str = ""
     rows: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    n_deleted: int | None = None  # incomplete rows left out at eps = inf (R's na.omit); None when private
 
     title = "Generalized linear model on vertically partitioned data (block coordinate descent)"
     p_noun = "coefficients"
@@ -102,6 +103,8 @@ class VerticalGLMResult(DPResult):
         call, terms, n, statement = opening["call"], opening["terms"], opening["n"], opening["privacy"]
         result = assemble_result(call, terms, n, parties, released, options, statement, plan)
         result.response_note = response_note
+        if not options.dp:  # at finite eps the number of rows dropped is private
+            result.n_deleted = int(getattr(mf, "n_dropped", 0) or 0)
         if rows is not None:
             summaries = dict(dp=options.dp, se=options.se, pooled=released.pooled, rows=rows)
             result.set_model_summaries(mf, mf.y, released.out.eta, **summaries)
@@ -322,6 +325,7 @@ class VerticalGLMResult(DPResult):
             if not math.isnan(self.deviance)
             else "Residual deviance: not released (a function of the raw response)"
         )
+        lines += deleted_due_to_missingness(self.n_deleted, self.privacy.eps)
         lines.append(self._sweeps_line())
         lines += self._noise_lines()
         lines.append(f"Standard errors: {self._se_text()}")

@@ -90,7 +90,7 @@ CHANCE_MARGIN = 0.1  # "no better than chance": within this share of the way fro
 PAPER_VARIANT_REFUTED = (
     "variant='paper' uses FELP's Lemma 1 sensitivity 2/(nλ), which is not a valid bound: on a constructed "
     "pair of neighbouring data sets the ensemble average moves by up to 2.2 times it and the empirical "
-    "auditor refutes the stated eps (tests/test_audit_felp.py)"
+    "auditor refutes the stated eps"
 )
 
 

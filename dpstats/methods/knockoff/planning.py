@@ -102,7 +102,7 @@ def plan(
     ...     delta_split=(0.5, 0.5), sigma=1.0, beta_norm=1.0, c_min=50.0, lambda_min=0.5, knockoffs="shortcut")
     >>> pl = plan(options, st, 8.0, DataDependence(strict=True))
     >>> [e.mechanism for e in pl.entries], pl.eps, pl.delta
-    (['Gaussian', 'high-probability bound (chi-square tail)'], 1.0, 0.01)
+    (['Gaussian mechanism', 'high-probability bound (chi-square tail)'], 1.0, 0.01)
     >>> round(pl.scales.kappa, 2) > 0, pl.s_value, pl.conditional[:28]
     (True, 0.5, 'the rows of the data set fol')
     """

@@ -122,7 +122,7 @@ def plan(
     ...                            coef_share=0.1, neighbouring="replace")
     >>> p = plan(o, 1000, 2, [2.0, 1.5], simulated=True)
     >>> p.eps, p.delta, p.entries[0].mechanism, len(p.sigmas[0])
-    (1.0, 1e-06, 'Gaussian mechanism, zCDP composition', 2)
+    (1.0, 1e-06, 'Gaussian mechanism (zCDP)', 2)
     """
     dp = options.eps is not None
     entry = _dp_entry(options, n, K, radius, y_bound) if dp else _exact_entry(K)

@@ -45,7 +45,7 @@ test_that("dp_select_infer returns the selected set and one ledger", {
   expect_s3_class(res, "dp_select_infer")
   expect_length(res$outputs$selected, 2)
   expect_equal(nrow(res$privacy$ledger), 1L)  # the one charge (parallel composition); ledger() lists the parts
-  expect_match(res$privacy$ledger$mechanism, "dp_sis | dp_lm", fixed = TRUE)
+  expect_match(res$privacy$ledger$mechanism, "dp_sis and dp_lm on disjoint rows", fixed = TRUE)
   expect_identical(unique(ledger(res)$part), c("A (dp_sis)", "B (dp_lm)"))
   expect_match(paste(capture.output(print(res)), collapse = "\n"), "parallel composition")
 })
@@ -106,7 +106,7 @@ test_that("dp_select_infer(infer = \"glm\") fits dp_glm on part B, family as dp_
   expect_s3_class(res, "dp_select_infer")
   expect_setequal(res$outputs$selected, c("x1", "x2"))
   expect_identical(res$outputs$family, "binomial")
-  expect_match(res$privacy$ledger$mechanism, "dp_sis | dp_glm", fixed = TRUE)
+  expect_match(res$privacy$ledger$mechanism, "dp_sis and dp_glm on disjoint rows", fixed = TRUE)
   expect_identical(unique(ledger(res)$part), c("A (dp_sis)", "B (dp_glm)"))
   out <- capture.output(print(res))
   expect_true(any(grepl("dp_glm (binomial) on part B", out, fixed = TRUE)))

@@ -124,7 +124,7 @@ test_that("a private dp_pca: released shapes, the two-step ledger and the accoun
   expect_gt(glance(fit)$sum_noise_sd, 0)
   led <- ledger(fit)
   expect_identical(nrow(led), 2L)  # second moments (Analyze Gauss), then the column sums (the mean)
-  expect_identical(led$mechanism, rep("Gaussian (zCDP)", 2))
+  expect_identical(led$mechanism, rep("Gaussian mechanism (zCDP)", 2))
   expect_equal(sum(led$eps), 1)
   expect_equal(led$eps, c(0.75, 0.25))  # mean_share = 0.25 of rho, and so of (eps, delta)
   expect_equal(sum(led$delta), 1e-6)

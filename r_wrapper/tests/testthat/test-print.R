@@ -155,12 +155,13 @@ test_that("printed text names no dpstats Python module or equation code; Python'
   expect_match(one_line(glm_fit), "for composing it with other analyses):", fixed = TRUE)
   expect_match(one_line(sis_fit), "the recovery bound of the canonical Lipschitz mechanism (Shekelyan & Loukides 2022; a union bound over its output classes); no data model", fixed = TRUE)
   expect_match(one_line(sis_fit), "at n = 32 (clipping ignored)", fixed = TRUE)
-  expect_match(one_line(plans[[1]]), "exact for canonical links; group sums drawn", fixed = TRUE)
-  expect_match(one_line(plans[[1]]), "refuses the call before spending (the public rule); such cells", fixed = TRUE)
+  expect_match(one_line(plans[[1]]), "exact for canonical links (the fit uses the responses only through their sums); group sums drawn", fixed = TRUE)
+  expect_match(one_line(plans[[1]]), "refuses the call before spending (its rule on the public noise-to-information ratio); such cells", fixed = TRUE)
   expect_match(one_line(plans[[2]]), "delta 0; sensitivity from the declared bounds (replace-one-row)", fixed = TRUE)
   expect_match(one_line(plans[[4]]), "composed by PLD: each fit runs", fixed = TRUE)
-  # Python users keep the plan summary's reference to the derivation; the fit's text names the method in words
-  expect_match(plans[[1]]$summary_text, "(dpstats.methods.glm, (G1))", fixed = TRUE)
+  # the plan's notes say why in words in Python too (no module path for the filter to drop); the fit's text
+  # names the method in words
+  expect_match(plans[[1]]$summary_text, "(the fit uses the responses only through their sums)", fixed = TRUE)
   expect_match(glm_fit$text, "(a first-order expansion of the last Newton step)", fixed = TRUE)
 })
 

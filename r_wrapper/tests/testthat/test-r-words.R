@@ -88,7 +88,7 @@ test_that("calls from R that met Python words now read as R, with the R fix", {
   expect_match(msg(dp_sis(y ~ x1 + x2, data = d, eps = 1, k = 1, bounds = list(c(-5, 5)))),
                "got list(c(-5, 5))", fixed = TRUE)
   g <- msg(dp_glm(I(y > 0) ~ x1 + x2, data = d, eps = 0.1, delta = 1e-6, bounds = c(-5, 5)))
-  expect_match(g, "(at most 0.12 is admitted). Nothing was spent. For intervals raise eps to", fixed = TRUE)
+  expect_match(g, "(at most 0.12 is admitted: above that, simulated intervals stopped covering). Nothing was spent. For intervals raise eps to", fixed = TRUE)
   expect_match(g, "of that most information. Or use fewer terms", fixed = TRUE)
   expect_no_match(g, "dpstats.methods", fixed = TRUE)
   expect_no_match(g, "Pima", fixed = TRUE)
