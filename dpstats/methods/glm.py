@@ -552,7 +552,7 @@ def _assumptions(resp: Response) -> list[str]:
     if resp.family == "binomial":
         out.append(
             "successes and failures are both common: with rare events (a few percent) shown intervals were "
-            "found to under-cover, most for the intercept (dpstats.methods.glm)"
+            "found to under-cover, most for the intercept"
         )
     return out
 
