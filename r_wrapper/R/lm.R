@@ -3,9 +3,10 @@
 # coef(), summary(), tidy(), glance(), vcov(), confint(), sigma() and predict(fit, newdata) work as for lm.
 # At eps = Inf the fit is lm itself and keeps its model frame (fit$model), so fitted(), residuals(),
 # deviance(), sigma(), logLik()/AIC()/BIC(), model.matrix() and confint(level =) equal lm's. A DP fit
-# releases its coefficients, bootstrap covariance, intervals (at the level it was fitted with,
-# conf_level =) and p-values, and its residual standard error is computed from the released statistics
-# (post-processing, as Python prints it): the rest is refused with a dpstats_not_released_error saying why.
+# releases its coefficients (coef() is the calibrated estimate vcov() describes, which predict() uses),
+# bootstrap covariance, intervals (at the level it was fitted with, conf_level =) and p-values; its
+# residual standard error, deviance and logLik are computed from the released statistics (post-processing,
+# as Python prints sigma): the rest is refused with a dpstats_not_released_error saying why.
 
 dp_lm <- function(formula, data, eps, delta = 0, ..., seed = NULL) {
   .dp_fit("dp_lm", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
@@ -290,12 +291,22 @@ df.residual.dp_lm <- function(object, ...) {
   as.integer(df)
 }
 
+# A DP fit's deviance() and logLik() (hence AIC(), BIC() by R's defaults) are computed from the released
+# statistics as sigma() is: RSS = sigma^2 * df.residual, and logLik.lm's formula on it (post-processing,
+# as noisy as sigma; Python's glance has the same values). NA where sigma is; refused where n is private.
 deviance.dp_lm <- function(object, ...) {
-  if (.is_dp_fit(object)) {
-    .not_released(object, "deviance()", "the residual sum of squares is a function of the raw data and is not released.",
-                  sys.call())
-  }
+  if (.is_dp_fit(object)) return(.released_fit_statistic(object, "deviance()", "deviance", sys.call()))
   sum(residuals(object)^2)
+}
+
+.released_fit_statistic <- function(object, what, name, call) {
+  if (is.null(object$outputs$df_residual)) {
+    .not_released(object, what, paste("it is computed from the released sigma and n, and n is private here",
+                                       "(add/remove one row, or rows with a missing value dropped); declare bounds",
+                                       "for every variable to keep n public."), call)
+  }
+  v <- object$glance[[name]]
+  if (is.null(v) || !is.numeric(v) || is.nan(v)) NA_real_ else as.numeric(v)
 }
 
 # A DP fit's sigma() is the residual standard error Python prints, computed from the released statistics
@@ -322,8 +333,9 @@ sigma.dp_select_infer <- function(object, ...) {
 
 logLik.dp_lm <- function(object, REML = FALSE, ...) {
   if (.is_dp_fit(object)) {
-    .not_released(object, "logLik() (and AIC(), BIC())", "the log-likelihood is a function of the raw data and is not released.",
-                  sys.call())
+    ll <- .released_fit_statistic(object, "logLik() (and AIC(), BIC())", "logLik", sys.call())
+    n <- as.integer(object$outputs$df_residual) + length(coef(object))
+    return(structure(ll, nall = n, nobs = n, df = length(coef(object)) + 1L, class = "logLik"))
   }
   res <- residuals(object)
   n <- length(res)

@@ -71,16 +71,18 @@ test_that("a DP dp_lm shows the calibrated estimate its Std. Error, test and int
   td <- tidy(fit)
   expect_identical(names(td), c("term", "estimate", "ridge", "std.error", "statistic", "p.value", "conf.low",
                                 "conf.high"))
-  expect_identical(td$ridge, unname(coef(fit)))
+  expect_identical(td$estimate, unname(coef(fit)))  # coef() is the estimate vcov() describes (audit s13-ruser f01)
+  expect_identical(td$ridge, unname(unlist(fit$outputs$ridge_estimates)))
   expect_equal(td$statistic, td$estimate / td$std.error, tolerance = 1e-12)
   expect_true(all(td$conf.low <= td$estimate & td$estimate <= td$conf.high))
   expect_identical(unname(confint(fit)), unname(cbind(td$conf.low, td$conf.high)))
   out <- capture.output(print(fit))
   i <- match("Coefficients:", out)
-  # the second audit's M1: print's Estimate is tidy()'s, the ridge estimate (coef(), predict()) is Ridge
+  # the second audit's M1: print's Estimate is tidy()'s and coef(), the ridge estimate is Ridge
   expect_match(out[i + 1], "^ +Estimate +Ridge +Std. Error +Est./SE +Pr\\(boot\\)")
-  expect_true(any(grepl("^Estimate: the calibrated estimate \\(tidy\\(\\)'s estimate\\)", out)))
-  expect_match(gsub("\\s+", " ", paste(out, collapse = " ")), "Ridge is coef(), the estimate predict() uses.",
+  expect_true(any(grepl("^Estimate: the calibrated estimate \\(coef\\(\\) and tidy\\(\\)'s estimate", out)))
+  expect_match(gsub("\\s+", " ", paste(out, collapse = " ")),
+               "Ridge is the AdaSSP ridge estimate (fit$outputs$ridge_estimates).",
                fixed = TRUE)  # the note, wrapped to the console
   cm <- coef(summary(fit))  # summary.lm's four columns by position (tools read them so), then Ridge
   expect_identical(colnames(cm), c("Estimate", "Std. Error", "Est./SE", "Pr(boot)", "Ridge"))
