@@ -472,6 +472,41 @@ def test_a_wald_test_from_coef_and_vcov_is_tidys_test(rpy2_robjects):
     np.testing.assert_allclose(fit.predict(co2), X @ b, rtol=1e-12)
 
 
+@pytest.mark.r
+@pytest.mark.parametrize(
+    "formula, data",
+    [("mpg ~ wt + hp", "mtcars"), ("mpg ~ .", "mtcars"), ("len ~ supp * factor(dose)", "ToothGrowth")],
+)
+def test_the_eps_inf_summary_has_summary_lms_r_squared_and_f_lines(rpy2_robjects, formula, data):
+    """Audit s13-ruser, f09: summary() at eps = inf printed no "Multiple R-squared" / "F-statistic" lines;
+    they are now R's print(summary(lm(...))) lines, character for character; print() has none (as
+    print.lm), nor has a private fit's summary (R² is not released)."""
+    from dpstats.rbridge import to_pandas
+
+    r = rpy2_robjects.r
+    frame = to_pandas(r(data))
+    theirs = list(
+        r(
+            f'grep("R-squared|F-statistic", capture.output(print(summary(lm({formula}, {data})))), value = TRUE)'
+        )
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.NonPrivateWarning)
+        fit = dp.dp_lm(formula, frame, eps=math.inf)
+    ours = [line for line in str(fit.summary()).splitlines() if "R-squared" in line or "F-statistic" in line]
+    assert ours == theirs and len(ours) == 2
+    assert "R-squared" not in str(fit)
+    private = dp.dp_lm(
+        "mpg ~ wt + hp",
+        to_pandas(r("mtcars")),
+        eps=5.0,
+        delta=1e-5,
+        random_state=1,
+        bounds={"wt": (1, 6), "hp": (50, 350), "mpg": (10, 35)},
+    )
+    assert "R-squared" not in str(private.summary())
+
+
 # ---- errors before warnings (the outside R audit, models item 4): a call refused for its formula or
 # data raises its error alone, not after warnings about eps = inf or data-derived bounds of a fit never
 # made; the error quotes the whole formula.

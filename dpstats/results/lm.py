@@ -299,6 +299,30 @@ class LMResult(DPResult):
             lines.append(CALIBRATED_NOTE)
         return lines
 
+    def _summary_body_lines(self) -> list[str]:
+        """print's body, with summary.lm's R² and F lines after the residual standard error (eps = inf)."""
+        lines = self._body_lines()
+        extra = self.fit_lines()
+        if extra:
+            at = lines.index(self._sigma_line()) + 1 + len(self.deleted_lines())
+            lines[at:at] = extra
+        return lines
+
+    def fit_lines(self) -> list[str]:
+        """summary.lm's "Multiple R-squared" and "F-statistic" lines, as it prints them (digits = 4), for a
+        non-private fit (eps = inf) with a term besides the intercept; none at finite eps (not released)."""
+        s = self.fit_statistics
+        if not s or not math.isfinite(s.get("df", math.nan)):
+            return []
+        p = s["p.value"]
+        p_text = "< 2.2e-16" if p < DOUBLE_EPS else r_format(p, 4)
+        return [
+            f"Multiple R-squared:  {format_c(s['r.squared'], 4)},\tAdjusted R-squared:  "
+            f"{format_c(s['adj.r.squared'], 4)} ",
+            f"F-statistic: {format_c(s['statistic'], 4)} on {s['df']:g} and {self.df_residual} DF,  "
+            f"p-value: {p_text}",
+        ]
+
     def deleted_lines(self) -> list[str]:
         """R's ``(k observations deleted due to missingness)`` of a non-private fit (eps = inf) that left
         rows out; never at finite eps, where the count is private (:attr:`n_deleted` is None there)."""
@@ -400,6 +424,41 @@ class LMResult(DPResult):
     def report_sections(self) -> list[dict[str, Any]]:
         text = "\n".join(self._coef_lines())
         return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
+
+
+def format_c(value: float, digits: int) -> str:
+    """R's ``formatC(value, digits = digits)`` of one number: C's ``%.<digits>g``, right-justified to
+    digits + 1 characters.
+
+    Examples
+    --------
+    >>> [format_c(v, 4) for v in (0.8268, 5.0, 1234.5, 12345.6)]
+    ['0.8268', '    5', ' 1234', '1.235e+04']
+    """
+    if math.isnan(value):
+        return "  NaN"
+    return f"{value:>{digits + 1}.{digits}g}"
+
+
+def r_format(value: float, digits: int) -> str:
+    """R's ``format(value, digits = digits)`` of one finite number: the fewest significant digits (at most
+    ``digits``) that give it to ``digits`` significant digits, fixed or scientific, whichever is narrower.
+
+    Examples
+    --------
+    >>> [r_format(v, 4) for v in (9.109e-12, 0.0012345678, 0.5, 123456.7)]
+    ['9.109e-12', '0.001235', '0.5', '123457']
+    """
+    target = float(f"{value:.{digits - 1}e}")
+    for sig in range(1, digits + 1):
+        sci = f"{value:.{sig - 1}e}"
+        if float(sci) == target:
+            break
+    mantissa, exp = sci.split("e")
+    e = int(exp)
+    sci = f"{mantissa}e{'-' if e < 0 else '+'}{abs(e):02d}"
+    fixed = f"{value:.{max(0, sig - 1 - e)}f}"  # R keeps every integer digit in fixed notation
+    return fixed if len(fixed) <= len(sci) else sci
 
 
 def released_fit_statistics(sigma: float, df_residual: int | None, k: int) -> dict[str, float]:

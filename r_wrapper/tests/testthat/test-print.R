@@ -253,3 +253,18 @@ test_that("a bootstrap p-value at its floor 2/(B + 1) prints as below it, as for
   expect_match(row, "<0.002", fixed = TRUE)
   expect_equal(tidy(fit)$p.value[2], 2 / 1001)
 })
+
+test_that("summary(dp_lm) at eps = Inf prints summary.lm's R-squared and F-statistic lines (audit s13-ruser f09)", {
+  skip_if_no_dpstats()
+  for (fm in list(mpg ~ wt + hp, mpg ~ ., mpg ~ factor(cyl) * wt, len ~ supp * factor(dose))) {
+    d <- if ("len" %in% all.vars(fm)) ToothGrowth else mtcars
+    f <- suppressWarnings(dp_lm(fm, d, eps = Inf))
+    ours <- grep("R-squared|F-statistic", capture.output(print(summary(f))), value = TRUE)
+    expect_identical(ours, grep("R-squared|F-statistic", capture.output(print(summary(lm(fm, d)))), value = TRUE))
+    expect_length(ours, 2L)
+    expect_false(any(grepl("R-squared", capture.output(print(f)))))  # print.lm has none
+  }
+  dp <- dp_lm(mpg ~ wt + hp, mtcars, eps = 5, delta = 1e-5, seed = 1,
+              bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)))
+  expect_false(any(grepl("R-squared|F-statistic", capture.output(print(summary(dp))))))  # not released
+})
