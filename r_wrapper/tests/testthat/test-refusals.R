@@ -21,7 +21,7 @@ refusal_fits <- function() {
 
 # generic -> the fits it is refused for, and the class of the refusal
 refused <- list(
-  augment = list(c("sis", "bh", "gmm", "lm", "glm", "si", "lm_inf"), "dpstats_not_applicable_error"),
+  augment = list(c("sis", "bh", "gmm", "lm", "glm", "si"), "dpstats_not_applicable_error"),  # lm_inf: broom's
   plot = list(c("sis", "bh", "gmm", "lm", "glm", "si", "lm_inf"), "dpstats_not_applicable_error"),
   influence = list(c("sis", "bh", "gmm", "lm", "glm", "si", "lm_inf"), "dpstats_not_applicable_error"),
   hatvalues = list(c("sis", "gmm", "lm_inf"), "dpstats_not_applicable_error"),
