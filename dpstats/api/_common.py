@@ -90,9 +90,7 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
             try:
                 frame = door.frame(dd)
                 plan = door.plan(frame, dd)
-            except (
-                DPStatsError
-            ) as err:  # once a step is named, its error says it (docs: "Privacy conventions")
+            except DPStatsError as err:  # once a step is named, its error says it ("Privacy conventions")
                 for step_taken, fix in taken:  # levels read before the error: strict refuses the step first
                     dd.add(step_taken, fix=fix)
                 raise dd.refusal(err)  # noqa: B904 (the original's cause is kept, its text is in the new one)
