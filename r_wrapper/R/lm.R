@@ -300,6 +300,7 @@ deviance.dp_lm <- function(object, ...) {
 }
 
 .released_fit_statistic <- function(object, what, name, call) {
+  if (is.null(object$outputs[["sigma"]])) return(NA_real_)  # dp_select_infer that selected nothing: no fit
   if (is.null(object$outputs$df_residual)) {
     .not_released(object, what, paste("it is computed from the released sigma and n, and n is private here",
                                        "(add/remove one row, or rows with a missing value dropped); declare bounds",
@@ -334,13 +335,26 @@ sigma.dp_select_infer <- function(object, ...) {
 logLik.dp_lm <- function(object, REML = FALSE, ...) {
   if (.is_dp_fit(object)) {
     ll <- .released_fit_statistic(object, "logLik() (and AIC(), BIC())", "logLik", sys.call())
-    n <- as.integer(object$outputs$df_residual) + length(coef(object))
+    df_res <- object$outputs$df_residual
+    n <- if (is.null(df_res)) NA_integer_ else as.integer(df_res) + length(coef(object))
     return(structure(ll, nall = n, nobs = n, df = length(coef(object)) + 1L, class = "logLik"))
   }
   res <- residuals(object)
   n <- length(res)
   ll <- 0.5 * (-n * (log(2 * pi) + 1 - log(n) + log(sum(res^2))))
   structure(ll, nall = n, nobs = n, df = sum(!is.na(coef(object))) + 1L, class = "logLik")
+}
+
+# dp_select_infer with infer = "lm": part B's fit's, as deviance.dp_lm's and logLik.dp_lm's (NA when nothing
+# was selected); with infer = "glm" as dp_glm's (refused: R/refusals.R).
+deviance.dp_select_infer <- function(object, ...) {
+  if (.is_glm_fit(object)) return(NextMethod())
+  .released_fit_statistic(object, "deviance()", "deviance", sys.call())
+}
+
+logLik.dp_select_infer <- function(object, ...) {
+  if (.is_glm_fit(object)) return(NextMethod())
+  logLik.dp_lm(object)
 }
 
 # formula(fit) is the R formula the fit was made with, `.` expanded over the data's columns when the fit

@@ -52,9 +52,17 @@
            "fitted values and residuals are per-row values computed from the data, and a DP fit does not release them",
            "use predict(fit, newdata = df) on data you hold (post-processing of the released coefficients)",
            class = "dpstats_not_released_error"),
-  .refusal(c("deviance", "logLik", "extractAIC"), c("dp_lm", "dp_glm", "dp_select_infer"),
+  .refusal(c("deviance", "logLik", "extractAIC"), c("dp_glm", "dp_select_infer"),  # infer = "lm": deviance.dp_select_infer
            "the deviance and the log-likelihood are functions of the raw data and are not released by a DP fit",
            "compare terms with confint(fit) or tidy(fit); for a non-private reference, fit lm()/glm() on data you hold",
+           class = "dpstats_not_released_error", dp_only = TRUE),
+  # a DP dp_lm's deviance and logLik are computed from its released statistics (deviance.dp_lm); step() and
+  # drop1() would compare them across sub-models, each a separate DP release of the same rows
+  .refusal("extractAIC", "dp_lm",
+           paste("step(), drop1() and add1(), which call extractAIC(), would refit each sub-model as a new DP",
+                 "release of the same rows (each spending budget), and the log-likelihoods computed from separately",
+                 "noised statistics are not comparable as exact ones are"),
+           "compare terms with confint(fit) or tidy(fit); for a non-private reference, the fit at eps = Inf",
            class = "dpstats_not_released_error", dp_only = TRUE),
   .refusal("extractAIC", "dp_vertical_glm",
            "step(), drop1() and add1(), which call extractAIC(), would refit sub-models across the parties, which vertical_glm does not offer",

@@ -269,3 +269,17 @@ test_that("a Wald test from coef() and vcov() is tidy()'s test (audit s13-ruser 
   expect_equal(unname(predict(fit, nd)), unname(drop(model.matrix(~ Type * Treatment + conc, nd) %*% coef(fit))),
                tolerance = 1e-10)  # predict() uses coef(), as predict.lm
 })
+
+test_that("dp_select_infer (infer = \"lm\") gives part B's deviance() and logLik() as dp_lm's, glance()'s values", {
+  skip_if_no_dpstats()
+  set.seed(4)
+  d <- data.frame(x1 = runif(4000, -1, 1), x2 = runif(4000, -1, 1), x3 = runif(4000, -1, 1))
+  d$y <- pmin(pmax(0.8 * d$x1 + rnorm(4000, sd = 0.3), -2), 2)
+  fit <- suppressWarnings(dp_select_infer(y ~ x1 + x2 + x3, data = d, eps = 3, delta = 1e-6, k = 1,
+                                          bounds = c(-2, 2), seed = 1))
+  g <- glance(fit)
+  expect_true(is.finite(deviance(fit)))
+  expect_equal(deviance(fit), g$deviance)
+  expect_equal(as.numeric(logLik(fit)), g$logLik)
+  expect_equal(deviance(fit), sigma(fit)^2 * fit$outputs$df_residual, tolerance = 1e-12)
+})

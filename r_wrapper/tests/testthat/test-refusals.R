@@ -36,10 +36,9 @@ refused <- list(
 )
 refused_dp <- list(  # meaningful, but computed from rows the fit does not release
   extractAIC = c("lm", "glm", "si", "gmm"),
-  logLik = c("si", "gmm"),
+  logLik = c("gmm"),  # si (infer = "lm"): from part B's released sigma, as dp_lm's (test-lm-methods.R)
   fitted = c("si", "gmm"),
   residuals = c("si"),
-  deviance = c("si"),
   anova = c("lm", "glm")
 )
 
