@@ -425,8 +425,9 @@ def test_the_table_shows_the_calibrated_estimate_its_statistic_and_interval_are_
     )
     t = fit.tidy()
     assert list(t.columns[:3]) == ["term", "estimate", "ridge"] and fit.ridge > 0
-    np.testing.assert_array_equal(t["ridge"], fit.coef().to_numpy())
+    np.testing.assert_array_equal(t["ridge"], fit.ridge_estimates)
     np.testing.assert_array_equal(t["estimate"], fit.calibrated_estimates)
+    np.testing.assert_array_equal(t["estimate"], fit.coef().to_numpy())  # coef() is the estimate too
     np.testing.assert_allclose(t["statistic"], t["estimate"] / t["std.error"], rtol=1e-12)
     assert ((t["conf.low"] <= t["estimate"]) & (t["estimate"] <= t["conf.high"])).all()
     assert not np.allclose(t["estimate"], t["ridge"])  # the ridge's shrinkage, undone
@@ -439,6 +440,71 @@ def test_the_table_shows_the_calibrated_estimate_its_statistic_and_interval_are_
         warnings.simplefilter("ignore", dp.NonPrivateWarning)
         ols = dp.dp_lm("mag ~ stations + depth", quakes, eps=math.inf)
     assert "ridge" not in ols.tidy() and "Ridge" not in str(ols)
+
+
+@pytest.mark.r
+def test_a_wald_test_from_coef_and_vcov_is_tidys_test(rpy2_robjects):
+    """Audit s13-ruser, finding 2: R's tools (lmtest::coeftest, car::linearHypothesis, a hand Wald test)
+    combine coef() with vcov(); coef() was the ridge estimate while vcov() is the calibrated one's, so
+    coef / sqrt(diag(vcov)) was not tidy()'s statistic.  CO2, uptake ~ Type * Treatment + conc at eps = 5,
+    seed 1 (the audit's call): now equal to 1e-12, and predict() on the fit's rows is X coef()."""
+    from dpstats.rbridge import to_pandas
+
+    co2 = to_pandas(rpy2_robjects.r("as.data.frame(CO2)"))
+    bounds = {"uptake": (0, 50), "conc": (0, 1000)}
+    fit = dp.dp_lm(
+        "uptake ~ Type * Treatment + conc", co2, eps=5.0, delta=1e-5, bounds=bounds, random_state=1
+    )
+    b, V, t = fit.coef().to_numpy(), fit.vcov().to_numpy(), fit.tidy()
+    np.testing.assert_allclose(b / np.sqrt(np.diag(V)), t["statistic"], rtol=1e-12)
+    np.testing.assert_allclose(np.sqrt(np.diag(V)), t["std.error"], rtol=1e-12)
+    assert not np.allclose(fit.ridge_estimates, b)  # the ridge is kept, under its own name
+    np.testing.assert_array_equal(t["ridge"], fit.ridge_estimates)
+    X = np.column_stack(
+        [
+            np.ones(len(co2)),
+            (co2["Type"] == "Mississippi").astype(float),
+            (co2["Treatment"] == "chilled").astype(float),
+            co2["conc"],
+            ((co2["Type"] == "Mississippi") & (co2["Treatment"] == "chilled")).astype(float),
+        ]
+    )
+    np.testing.assert_allclose(fit.predict(co2), X @ b, rtol=1e-12)
+
+
+@pytest.mark.r
+@pytest.mark.parametrize(
+    "formula, data",
+    [("mpg ~ wt + hp", "mtcars"), ("mpg ~ .", "mtcars"), ("len ~ supp * factor(dose)", "ToothGrowth")],
+)
+def test_the_eps_inf_summary_has_summary_lms_r_squared_and_f_lines(rpy2_robjects, formula, data):
+    """Audit s13-ruser, f09: summary() at eps = inf printed no "Multiple R-squared" / "F-statistic" lines;
+    they are now R's print(summary(lm(...))) lines, character for character; print() has none (as
+    print.lm), nor has a private fit's summary (R² is not released)."""
+    from dpstats.rbridge import to_pandas
+
+    r = rpy2_robjects.r
+    frame = to_pandas(r(data))
+    theirs = list(
+        r(
+            f'grep("R-squared|F-statistic", capture.output(print(summary(lm({formula}, {data})))), value = TRUE)'
+        )
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.NonPrivateWarning)
+        fit = dp.dp_lm(formula, frame, eps=math.inf)
+    ours = [line for line in str(fit.summary()).splitlines() if "R-squared" in line or "F-statistic" in line]
+    assert ours == theirs and len(ours) == 2
+    assert "R-squared" not in str(fit)
+    private = dp.dp_lm(
+        "mpg ~ wt + hp",
+        to_pandas(r("mtcars")),
+        eps=5.0,
+        delta=1e-5,
+        random_state=1,
+        bounds={"wt": (1, 6), "hp": (50, 350), "mpg": (10, 35)},
+    )
+    assert "R-squared" not in str(private.summary())
 
 
 # ---- errors before warnings (the outside R audit, models item 4): a call refused for its formula or
@@ -541,16 +607,18 @@ def test_glance_at_eps_inf_equals_broom_glance_of_lm(rpy2_robjects, dataset, for
 
 def test_a_private_glance_gives_only_what_released_values_and_public_inputs_determine():
     """eps < inf: sigma (from the released statistics), df (public: the formula), df.residual and nobs
-    (n public under replace-one-row) are shown; R², the F test, logLik, AIC, BIC and deviance would need
-    the exact residuals and stay NaN; a neighbouring data set gives the same columns and public values."""
+    (n public under replace-one-row) are shown, and from sigma and n the deviance, logLik, AIC and BIC
+    (post-processing: tests/test_lm_released_loglik.py); R² and the F test would need the exact total sum
+    of squares and stay NaN; a neighbouring data set gives the same columns and public values."""
     rng = np.random.default_rng(5)
     df = pd.DataFrame({"a": rng.uniform(-1, 1, 3000), "b": rng.uniform(-1, 1, 3000)})
     df["y"] = 1 + df.a - df.b + rng.normal(0, 0.5, 3000)
     kw = dict(eps=2.0, delta=1e-6, bounds={"a": (-1, 1), "b": (-1, 1), "y": (-4, 6)}, n_boot=100)
     g = dp.dp_lm("y ~ a + b", df, random_state=1, **kw).glance().iloc[0]
     assert g["nobs"] == 3000 and g["df.residual"] == 2997 and g["df"] == 2 and g["sigma"] > 0
-    for name in ("r.squared", "adj.r.squared", "statistic", "p.value", "logLik", "AIC", "BIC", "deviance"):
+    for name in ("r.squared", "adj.r.squared", "statistic", "p.value"):
         assert math.isnan(g[name]), name
+    assert g["deviance"] == pytest.approx(g["sigma"] ** 2 * 2997, rel=1e-12) and math.isfinite(g["logLik"])
     other = df.copy()
     other.loc[0, "y"] = 5.9  # a neighbouring data set: the same columns, the same public values
     h = dp.dp_lm("y ~ a + b", other, random_state=1, **kw).glance().iloc[0]
@@ -562,7 +630,8 @@ def test_a_private_glance_gives_only_what_released_values_and_public_inputs_dete
 def test_tidy_estimate_lies_in_its_own_interval_on_mtcars(rpy2_robjects):
     """broom's contract (the outside R audit, F04): conf.low <= estimate <= conf.high, and statistic is
     estimate / std.error, for every term on R's mtcars at eps = 1 over 20 seeds (seed 8 was the audit's
-    counter-example, the ridge estimate outside the calibrated interval); coef() stays the ridge estimate."""
+    counter-example, the ridge estimate outside the calibrated interval); coef() is that estimate (audit
+    s13-ruser, finding 2), the ridge one is ``ridge``."""
     from dpstats.rbridge import to_pandas
 
     mtcars = to_pandas(rpy2_robjects.r("mtcars"))
@@ -572,4 +641,5 @@ def test_tidy_estimate_lies_in_its_own_interval_on_mtcars(rpy2_robjects):
         t = fit.tidy()
         assert ((t["conf.low"] <= t["estimate"]) & (t["estimate"] <= t["conf.high"])).all(), seed
         np.testing.assert_allclose(t["statistic"], t["estimate"] / t["std.error"], rtol=1e-12)
-        np.testing.assert_array_equal(t["ridge"], fit.coef().to_numpy())
+        np.testing.assert_array_equal(t["estimate"], fit.coef().to_numpy())
+        np.testing.assert_array_equal(t["ridge"], fit.ridge_estimates)

@@ -43,9 +43,10 @@ def _table_rows(text: str) -> tuple[list[str], dict[str, list[str]]]:
 
 
 # ------------------------------------------------------------------ M1
-def test_print_s_estimate_is_tidy_s_and_ridge_is_coef_which_predict_uses():
+def test_print_s_estimate_is_tidy_s_and_coef_which_predict_uses_and_ridge_the_ridge():
     """Seeded (data seed 0, random_state=4, eps = 1): the printed Estimate is tidy()'s estimate (the
-    calibrated one, which std.error, statistic and interval are about), the printed Ridge is coef(), and
+    calibrated one, which std.error, statistic and interval are about) and coef() (audit s13-ruser,
+    finding 2: coef() and vcov() describe one estimate), the printed Ridge is the ridge estimate, and
     predict() is X·coef(); one note line says so, in print and summary."""
     df = _lm_data()
     fit = dp.dp_lm("y ~ x1 + x2", df, eps=1.0, bounds=BOUNDS, n_boot=200, random_state=4)
@@ -56,12 +57,13 @@ def test_print_s_estimate_is_tidy_s_and_ridge_is_coef_which_predict_uses():
         assert float(rows[term][0]) == pytest.approx(est, rel=1e-3)
         assert float(rows[term][1]) == pytest.approx(ridge, rel=1e-3)
     assert not np.allclose(t["estimate"], t["ridge"], rtol=1e-3)  # the two columns differ here
-    np.testing.assert_array_equal(t["ridge"], fit.coef().to_numpy())
+    np.testing.assert_array_equal(t["estimate"], fit.coef().to_numpy())
+    np.testing.assert_array_equal(t["ridge"], fit.ridge_estimates)
     X = np.column_stack([np.ones(5), df[["x1", "x2"]].to_numpy()[:5]])
     np.testing.assert_allclose(fit.predict(df.iloc[:5]), X @ fit.coef().to_numpy(), rtol=1e-12)
     for text in (str(fit), str(fit.summary())):
         assert CALIBRATED_NOTE in text.splitlines()
-    assert "Ridge is coef(), the estimate predict() uses." in CALIBRATED_NOTE
+    assert "coef() and tidy()'s estimate, which predict() uses" in CALIBRATED_NOTE
     assert "Calibrated" not in str(fit)
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from .. import engines
-from ..formula import ModelFrame, with_formula_declarations
+from ..formula import ModelFrame, level_steps_taken, with_formula_declarations
 from ..schema import Schema, default_na_action
 
 from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
@@ -86,11 +86,14 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
         step.check_affordable(accountant, door.options.public_rho())
         step.start(noise.generator, dd.name_frame_steps)  # strict refuses the frame's steps before a draw
     with charged_if_drawn(step, accountant, door.label):  # a draw is charged whatever follows it
-        try:
-            frame = door.frame(dd)
-            plan = door.plan(frame, dd)
-        except DPStatsError as err:  # once a step is named, its error says it (docs: "Privacy conventions")
-            raise dd.refusal(err)  # noqa: B904 (the original's cause is kept, its text is in the new one)
+        with level_steps_taken() as taken:
+            try:
+                frame = door.frame(dd)
+                plan = door.plan(frame, dd)
+            except DPStatsError as err:  # once a step is named, its error says it ("Privacy conventions")
+                for step_taken, fix in taken:  # levels read before the error: strict refuses the step first
+                    dd.add(step_taken, fix=fix)
+                raise dd.refusal(err)  # noqa: B904 (the original's cause is kept, its text is in the new one)
         if deferred is not None and deferred[0] is getattr(door, "data", None):
             for message, category in deferred[1]:
                 warnings.warn(message, category, stacklevel=caller_stacklevel())

@@ -92,8 +92,9 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     LMResult
         ``tidy()``: term, estimate, std.error, conf.low, conf.high, statistic, p.value (``noise``: public
         inputs).  Under eps < inf ``estimate`` (print's Estimate) is the calibrated estimate, which std.error,
-        intervals, statistic and p-value (at least 2/(B + 1), the bootstrap's floor) are about; ``ridge``
-        (print's Ridge) is the ridge estimate: ``coef()``, which ``predict()`` uses.
+        intervals, statistic, p-value (at least 2/(B + 1), the bootstrap's floor) and ``vcov()`` are about:
+        ``coef()``, which ``predict()`` uses (as R's ``predict.lm`` uses ``coef()``); ``ridge`` (print's
+        Ridge) is the ridge estimate it calibrates (``ridge_estimates``).
 
     Examples
     --------

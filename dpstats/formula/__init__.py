@@ -45,7 +45,9 @@ from __future__ import annotations
 import difflib
 import re
 import warnings
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -432,13 +434,46 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
         design = mf.names + ([mf.response] if mf.response else [])
         schema.check_bound_names(data.columns, design, list(mf.factor_levels), declares_levels)
         dropping = schema.missing_steps(data, used)
-        formula_levels = mf.schema_steps if schema.private else []  # factor() without levels=
-        levels_read = schema.level_steps(data, used) + formula_levels
+        levels_read = _took(_levels_read_steps(schema, data, used, mf.schema_steps))
         mf.schema_steps = levels_read + dropping
         mf.levels_read = bool(levels_read)
         mf.n_data_dependent = bool(dropping)
         mf.schema_rule = schema.rule(schema.unfilled(data, used))
     return mf
+
+
+_STEPS_TAKEN: ContextVar[list[tuple[str, str]] | None] = ContextVar("dpstats_level_steps_taken", default=None)
+
+
+@contextmanager
+def level_steps_taken() -> Iterator[list[tuple[str, str]]]:
+    """The steps of reading factor levels from the rows that the model frames built in this block took,
+    as (step, fix), collected as they are taken: a front door names them when a check after them (or in
+    the design's coding) raises, so that ``strict=True`` refuses the step first and an error without
+    ``strict`` says that it came after the step."""
+    token = _STEPS_TAKEN.set([])
+    try:
+        yield _STEPS_TAKEN.get()
+    finally:
+        _STEPS_TAKEN.reset(token)
+
+
+def _took(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``steps``, recorded for :func:`level_steps_taken` (when a block collects them)."""
+    taken = _STEPS_TAKEN.get()
+    if taken is not None:
+        taken.extend(step for step in steps if step not in taken)
+    return steps
+
+
+def _levels_read_steps(
+    schema: Schema | None, data: pd.DataFrame, used: list[str], formula_steps: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """A private call's steps of reading factor levels from the rows: the schema's (undeclared columns,
+    from the dtypes) and the formula's (``factor()`` without ``levels=``); none without a private schema."""
+    if schema is None or not schema.private:
+        return []
+    return schema.level_steps(data, used) + list(formula_steps)
 
 
 def level_fills(formula: str) -> dict[str, float]:
@@ -993,7 +1028,8 @@ def _general_frame(
     matched = {t.labels[i] for i, v in enumerate(factors) if i != t.response and isinstance(v, Fac)}
     if not t.terms and not t.intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
-    X, names, terms, levels = design(t, factors, n, coding.default)
+    read_steps = _took(_levels_read_steps(schema, data, used, ctx.level_steps))
+    X, names, terms, levels = design(t, factors, n, coding.default, levels_read=bool(read_steps))
     parts = column_parts(t, factors, coding.default)
     parts = {nm: parts[nm] for nm in names if nm in parts}  # the design's columns only
     intercept = t.intercept

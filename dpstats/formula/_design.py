@@ -48,9 +48,19 @@ def codings(t: Terms, values: list) -> list[list[str]]:
 
 
 def variable_columns(
-    value, label: str, how: str, n: int, default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS
+    value,
+    label: str,
+    how: str,
+    n: int,
+    default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS,
+    levels_read: bool = False,
 ) -> tuple[np.ndarray, list[str]]:
-    """The columns one variable contributes to a term, and their name suffixes."""
+    """The columns one variable contributes to a term, and their name suffixes.
+
+    ``levels_read``: a private call read some factor's levels from the rows (a named step).  Then a
+    factor coded by contrasts with fewer than two levels contributes no column, as at n = 0, rather
+    than an error: how many levels occur is read from the rows, and an error on it would be a release.
+    """
     if how == "numeric":
         x = value.values if value.values.ndim == 2 else value.values[:, None]
         if x.shape[1] == 1:
@@ -63,10 +73,10 @@ def variable_columns(
     if how == "indicators":
         return onehot, [label + lev for lev in value.levels]
     if len(value.levels) < 2:
-        if n == 0:
+        if n == 0 or levels_read:
             return onehot[:, :0], []
         raise DataError(
-            f"factor '{label}' has {len(value.levels)} level(s); contrasts need at least 2 "
+            f"factor '{label}' has fewer than 2 levels; contrasts need at least 2 "
             "(as in R). Remove it from the formula or check the rows kept."
         )
     matrix, names = contrast_matrix(value, label, default_contrasts)
@@ -105,15 +115,22 @@ def contrast_matrix(
     return values[:, :m], None if names is None else list(names[:m])
 
 
-def design(t: Terms, values: list, n: int, default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS):
-    """Design matrix, column names, the term of each column, and the factors' levels."""
+def design(
+    t: Terms,
+    values: list,
+    n: int,
+    default_contrasts: tuple[str, str] = DEFAULT_CONTRASTS,
+    levels_read: bool = False,
+):
+    """Design matrix, column names, the term of each column, and the factors' levels (``levels_read``: as
+    :func:`variable_columns`)."""
     blocks, names, terms = [], [], []
     if t.intercept:
         blocks, names, terms = [np.ones((n, 1))], [INTERCEPT], [INTERCEPT]
     for term, coding in zip(t.terms, codings(t, values)):
         cols, labels = np.ones((n, 1)), [""]
         for v, how in zip(sorted(term), coding):
-            vcols, vlabels = variable_columns(values[v], t.labels[v], how, n, default_contrasts)
+            vcols, vlabels = variable_columns(values[v], t.labels[v], how, n, default_contrasts, levels_read)
             cols = (
                 np.hstack([_product(cols, vcols[:, [j]]) for j in range(vcols.shape[1])])
                 if vcols.shape[1]

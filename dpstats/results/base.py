@@ -179,6 +179,10 @@ class DPResult:
     def _body_lines(self) -> list[str]:
         return []
 
+    def _summary_body_lines(self) -> list[str]:
+        """The body of :class:`Summary`: print's, unless a result's summary says more (summary.lm's R²)."""
+        return self._body_lines()
+
     def __str__(self) -> str:
         lines = [self.heading, "", "Call:", self.call_text(), ""]
         lines += self._body_lines()
@@ -406,7 +410,7 @@ class Summary:
         r = self.result
         st = r.privacy
         lines = [r.heading, "", "Call:", r.call_text(), "", r.header_line(), ""]
-        lines += r._body_lines()
+        lines += r._summary_body_lines()
         if r.private_bounds:
             lines += [""] + r.bounds_lines()
         lines += ["", *r.missing_lines(), "Privacy statement:", _wrap(st.plain_language()), "", "Ledger:"]

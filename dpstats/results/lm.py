@@ -34,9 +34,9 @@ GLANCE_COLUMNS = [  # broom's glance(lm), in its order
     "nobs",
 ]
 CALIBRATED_NOTE = (
-    "Estimate: the calibrated estimate (tidy()'s estimate), Ridge with its average bias undone by the bootstrap; "
-    "Std. Error, statistic (Estimate / Std. Error), p-value and interval are Estimate's. "
-    "Ridge is coef(), the estimate predict() uses."
+    "Estimate: the calibrated estimate (coef() and tidy()'s estimate, which predict() uses), Ridge with its "
+    "average bias undone by the bootstrap; Std. Error, statistic (Estimate / Std. Error), p-value, interval "
+    "and vcov() are Estimate's. Ridge is the AdaSSP ridge estimate (ridge_estimates)."
 )
 SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 
@@ -48,22 +48,30 @@ class LMResult(DPResult):
     Attributes
     ----------
     coefficients : ndarray (k,)
-        Released estimates, one per term (intercept first when present).
+        Released estimates, one per term (intercept first when present): ``coef()``, the estimates
+        that ``vcov()``, ``confint()``, ``tidy()`` and print describe and that ``predict()`` uses, as R's
+        ``coef()`` and ``vcov()`` of an ``lm`` describe one estimator.  Under eps < inf with the
+        bootstrap these are the calibrated estimates (:attr:`calibrated_estimates`), else (eps = inf)
+        the OLS estimates.
+    ridge_estimates : ndarray (k,)
+        The AdaSSP ridge estimates θ̂ that the bootstrap calibrates (at eps = inf, λ = 0: the OLS
+        estimates, equal to ``coefficients``); print's "Ridge" column and ``tidy()``'s ``ridge`` under
+        eps < inf.
     table : pandas.DataFrame
         The coefficient table: term, estimate, std.error, conf.low, conf.high,
         statistic, p.value.  Under eps < inf std.error, intervals and p-values come
         from the parametric bootstrap (post-processing) and are those of the
-        calibrated estimates, which ``tidy()`` shows as its ``estimate`` (broom's contract:
-        the interval, statistic and p-value belong to ``estimate``), the ridge estimates
-        (``coef()``) beside them as ``ridge``.
+        calibrated estimates, the table's ``estimate`` (broom's contract:
+        the interval, statistic and p-value belong to ``estimate``); ``tidy()`` shows the ridge
+        estimates beside them as ``ridge``.
     vcov_matrix : ndarray (k, k)
         Bootstrap (or, at eps = inf, classical) covariance of the estimates.
     calibrated_estimates : ndarray (k,) or None
         The bootstrap's calibrated coefficients θ̃ (the ridge estimates with their
         average bias undone, :mod:`dpstats.methods.lm`): the estimates that
         std.error, statistic (θ̃ / std.error), p.value and the interval are about,
-        printed as "Estimate" with the ridge estimates (``coef()``, which ``predict()`` uses) beside them
-        as "Ridge" (``tidy()``: ``estimate`` and ``ridge``); None at eps = inf.  Bootstrap p-values
+        printed as "Estimate" with the ridge estimates (:attr:`ridge_estimates`) beside them as "Ridge"
+        (``tidy()``: ``estimate`` and ``ridge``); ``coefficients`` holds them too.  None at eps = inf.  Bootstrap p-values
         are bounded below by 2/(B + 1) (:attr:`p_value_floor`): ``tidy()``'s p.value there is that number.
     sigma : float
         Residual standard error σ̂ (original units).  Under eps < inf it is post-processing of the
@@ -96,6 +104,7 @@ class LMResult(DPResult):
     intercept: bool = True
     engine: str = "memory"
     calibrated_estimates: np.ndarray | None = None
+    ridge_estimates: np.ndarray | None = None
     factor_levels: dict[str, list] = field(default_factory=dict)
     # the data-dependent steps (step, fix) predict() refuses: newdata would recompute their terms
     data_dependent_terms: list[tuple[str, str]] = field(default_factory=list)
@@ -123,9 +132,11 @@ class LMResult(DPResult):
         statement), the call's options, the privacy plan, the release, the model frame (its coding, its
         engine) and the public coordinates of the bounds."""
         nonprivate, n, names, fit = math.isinf(options.eps), opening["n"], opening["terms"], released.fit
+        # coef() is the estimate vcov() and the table describe: the calibrated one where the bootstrap gave it
+        estimates = fit.coefficients if released.calibrated is None else released.calibrated
         return cls(
             **opening,
-            **fit_fields(mf, names, fit.coefficients, released.table, nonprivate=nonprivate),
+            **fit_fields(mf, names, estimates, released.table, nonprivate=nonprivate),
             sigma=released_sigma(fit, coords, nonprivate),
             df_residual=fit.df_residual,
             conf_level=options.conf_level,
@@ -133,6 +144,7 @@ class LMResult(DPResult):
             inference=released.inference,
             noise=public_inputs(plan, n, options.eps, options.delta),
             calibrated_estimates=released.calibrated,
+            ridge_estimates=np.asarray(fit.coefficients, float),
             formula=options.formula,
             intercept=coords.intercept,
             engine=getattr(mf, "engine", "memory"),
@@ -242,10 +254,9 @@ class LMResult(DPResult):
         t = self.table.set_index("term")
         t.index.name = None
         statistic, p_value = self._test_headers()
-        shown = pd.DataFrame({"Estimate": t["estimate"]})
-        if self.calibrated_estimates is not None:  # Estimate: the one the rest of the row is about, as tidy()
-            shown["Estimate"] = self.calibrated_estimates
-            shown["Ridge"] = t["estimate"]  # coef(), what predict() uses
+        shown = pd.DataFrame({"Estimate": t["estimate"]})  # coef(): the one the rest of the row is about
+        if self.calibrated_estimates is not None and self.ridge_estimates is not None:
+            shown["Ridge"] = self.ridge_estimates  # the ridge estimate the bootstrap calibrated
         shown["Std. Error"] = t["std.error"]
         shown[statistic] = t["statistic"]
         shown[p_value] = [self._p_text(v) for v in t["p.value"]]
@@ -293,6 +304,30 @@ class LMResult(DPResult):
             lines.append(CALIBRATED_NOTE)
         return lines
 
+    def _summary_body_lines(self) -> list[str]:
+        """print's body, with summary.lm's R² and F lines after the residual standard error (eps = inf)."""
+        lines = self._body_lines()
+        extra = self.fit_lines()
+        if extra:
+            at = lines.index(self._sigma_line()) + 1 + len(self.deleted_lines())
+            lines[at:at] = extra
+        return lines
+
+    def fit_lines(self) -> list[str]:
+        """summary.lm's "Multiple R-squared" and "F-statistic" lines, as it prints them (digits = 4), for a
+        non-private fit (eps = inf) with a term besides the intercept; none at finite eps (not released)."""
+        s = self.fit_statistics
+        if not s or not math.isfinite(s.get("df", math.nan)):
+            return []
+        p = s["p.value"]
+        p_text = "< 2.2e-16" if p < DOUBLE_EPS else r_format(p, 4)
+        return [
+            f"Multiple R-squared:  {format_c(s['r.squared'], 4)},\tAdjusted R-squared:  "
+            f"{format_c(s['adj.r.squared'], 4)} ",
+            f"F-statistic: {format_c(s['statistic'], 4)} on {s['df']:g} and {self.df_residual} DF,  "
+            f"p-value: {p_text}",
+        ]
+
     def deleted_lines(self) -> list[str]:
         """R's ``(k observations deleted due to missingness)`` of a non-private fit (eps = inf) that left
         rows out; never at finite eps, where the count is private (:attr:`n_deleted` is None there)."""
@@ -320,10 +355,9 @@ class LMResult(DPResult):
 
     # ------------------------------------------------------------------ tables
     def _tidy(self) -> pd.DataFrame:
-        out = self.table[self.tidy_columns].reset_index(drop=True).copy()
-        if self.calibrated_estimates is not None:  # estimate: the one its interval and test are about (broom)
-            out.insert(2, "ridge", out["estimate"].to_numpy())
-            out["estimate"] = np.asarray(self.calibrated_estimates, float)
+        out = self.table[self.tidy_columns].reset_index(drop=True).copy()  # estimate: coef(), as broom's
+        if self.calibrated_estimates is not None and self.ridge_estimates is not None:
+            out.insert(2, "ridge", np.asarray(self.ridge_estimates, float))
         return out
 
     def _glance_extra(self) -> dict[str, Any]:
@@ -331,11 +365,14 @@ class LMResult(DPResult):
         them (:func:`dpstats.methods.lm.ols_fit_statistics`).  A private fit gives those that are
         functions of released values and public inputs only: sigma (from the released statistics), df
         (the coefficients other than the intercept: the formula and the declared levels), df.residual
-        and nobs (where n is public); R², the F test, logLik, AIC, BIC and the deviance would need the
-        exact residuals and are NaN."""
+        and nobs (where n is public), and from sigma and n the deviance, logLik, AIC and BIC
+        (:func:`released_fit_statistics`: post-processing, as noisy as sigma); R² and the F test would
+        need the exact total sum of squares and are NaN."""
         exact = self.fit_statistics
         slopes = len(self.terms) - int(self.intercept)
         broom = {name: exact.get(name, math.nan) for name in GLANCE_COLUMNS}
+        if not exact:  # a private fit: from the released sigma and the public n
+            broom.update(released_fit_statistics(self.sigma, self.df_residual, len(self.terms)))
         broom.update(
             {
                 "sigma": self.sigma,
@@ -358,6 +395,9 @@ class LMResult(DPResult):
             "calibrated_estimates": None
             if self.calibrated_estimates is None
             else dict(zip(self.terms, self.calibrated_estimates.tolist())),
+            "ridge_estimates": None
+            if self.ridge_estimates is None
+            else dict(zip(self.terms, np.asarray(self.ridge_estimates, float).tolist())),
             "p_value_floor": self.p_value_floor,
         }
 
@@ -378,7 +418,7 @@ class LMResult(DPResult):
                 table["conf.low"].to_numpy(),
                 table["conf.high"].to_numpy(),
                 title=f"{what} with {level} intervals",
-                xlabel="calibrated estimate (coef() is the ridge estimate)" if "ridge" in table else point,
+                xlabel="calibrated estimate (coef())" if "ridge" in table else point,
                 alt=alt,
             )
         ]
@@ -386,6 +426,67 @@ class LMResult(DPResult):
     def report_sections(self) -> list[dict[str, Any]]:
         text = "\n".join(self._coef_lines())
         return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
+
+
+def format_c(value: float, digits: int) -> str:
+    """R's ``formatC(value, digits = digits)`` of one number: C's ``%.<digits>g``, right-justified to
+    digits + 1 characters.
+
+    Examples
+    --------
+    >>> [format_c(v, 4) for v in (0.8268, 5.0, 1234.5, 12345.6)]
+    ['0.8268', '    5', ' 1234', '1.235e+04']
+    """
+    if math.isnan(value):
+        return "  NaN"
+    return f"{value:>{digits + 1}.{digits}g}"
+
+
+def r_format(value: float, digits: int) -> str:
+    """R's ``format(value, digits = digits)`` of one finite number: the fewest significant digits (at most
+    ``digits``) that give it to ``digits`` significant digits, fixed or scientific, whichever is narrower.
+
+    Examples
+    --------
+    >>> [r_format(v, 4) for v in (9.109e-12, 0.0012345678, 0.5, 123456.7)]
+    ['9.109e-12', '0.001235', '0.5', '123457']
+    """
+    target = float(f"{value:.{digits - 1}e}")
+    for sig in range(1, digits + 1):
+        sci = f"{value:.{sig - 1}e}"
+        if float(sci) == target:
+            break
+    mantissa, exp = sci.split("e")
+    e = int(exp)
+    sci = f"{mantissa}e{'-' if e < 0 else '+'}{abs(e):02d}"
+    fixed = f"{value:.{max(0, sig - 1 - e)}f}"  # R keeps every integer digit in fixed notation
+    return fixed if len(fixed) <= len(sci) else sci
+
+
+def released_fit_statistics(sigma: float, df_residual: int | None, k: int) -> dict[str, float]:
+    """A private linear fit's deviance, logLik, AIC and BIC from its released sigma and the public n, as R's
+    ``deviance.lm`` and ``logLik.lm`` compute them from the residual sum of squares: RSS = σ̂² (n − k), the
+    one σ̂ is computed from (the ridge estimate's, from the released yᵀy, Xᵀy and XᵀX), and
+    logLik = −n/2 (log(2π RSS / n) + 1) on k + 1 degrees of freedom.  Post-processing, as noisy as σ̂: not
+    comparable between separately noised fits as exact log-likelihoods are.  NaN where σ̂ is (not
+    resolved at this eps) or n is private.
+
+    Examples
+    --------
+    >>> s = released_fit_statistics(2.0, 10, 2)
+    >>> round(s["deviance"], 6), round(s["logLik"], 4), round(s["AIC"] - (-2 * s["logLik"] + 6), 12)
+    (40.0, -24.2511, 0.0)
+    """
+    if df_residual is None or not math.isfinite(sigma):
+        return dict.fromkeys(("deviance", "logLik", "AIC", "BIC"), math.nan)
+    n, rss = df_residual + k, sigma**2 * df_residual
+    loglik = -0.5 * n * (math.log(2.0 * math.pi * rss / n) + 1.0) if rss > 0 else math.nan
+    return {
+        "deviance": rss,
+        "logLik": loglik,
+        "AIC": -2.0 * loglik + 2.0 * (k + 1),
+        "BIC": -2.0 * loglik + math.log(n) * (k + 1),
+    }
 
 
 def fit_fields(

@@ -42,7 +42,8 @@ FIT_FIELDS = (
     "inference",
     "noise",
     "intercept",
-    "calibrated_estimates",  # what part B's statistics, p-values and intervals are about
+    "calibrated_estimates",  # what part B's statistics, p-values and intervals are about (coefficients too)
+    "ridge_estimates",
 )
 
 

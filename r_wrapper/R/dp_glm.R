@@ -150,16 +150,23 @@ residuals.dp_glm <- function(object, type = c("deviance", "pearson", "working", 
 
 df.residual.dp_glm <- function(object, ...) df.residual.dp_lm(object, ...)  # NA where n is private
 
+# Unlike dp_lm's (computed from its released yᵀy, Xᵀy and XᵀX), a GLM's deviance needs every row's fitted
+# mean: no released value determines it.
+.glm_unreleased <- function(what) {
+  sprintf(paste("the %s is a function of the raw data, and nothing dp_glm releases (its coefficients and their",
+                "covariance) determines it, so it is not released."), what)
+}
+
 deviance.dp_glm <- function(object, ...) {
   if (.is_dp_fit(object)) {
-    .not_released(object, "deviance()", "the deviance is a function of the raw data and is not released.", sys.call())
+    .not_released(object, "deviance()", .glm_unreleased("deviance"), sys.call())
   }
   as.numeric(object$outputs$deviance)
 }
 
 logLik.dp_glm <- function(object, ...) {
   if (.is_dp_fit(object)) {
-    .not_released(object, "logLik() (and AIC(), BIC())", "the log-likelihood is a function of the raw data and is not released.",
+    .not_released(object, "logLik() (and AIC(), BIC())", .glm_unreleased("log-likelihood"),
                   sys.call())
   }
   structure(as.numeric(object$glance$logLik), nobs = as.integer(object$n), df = sum(!is.na(coef(object))), class = "logLik")

@@ -3,9 +3,10 @@
 # coef(), summary(), tidy(), glance(), vcov(), confint(), sigma() and predict(fit, newdata) work as for lm.
 # At eps = Inf the fit is lm itself and keeps its model frame (fit$model), so fitted(), residuals(),
 # deviance(), sigma(), logLik()/AIC()/BIC(), model.matrix() and confint(level =) equal lm's. A DP fit
-# releases its coefficients, bootstrap covariance, intervals (at the level it was fitted with,
-# conf_level =) and p-values, and its residual standard error is computed from the released statistics
-# (post-processing, as Python prints it): the rest is refused with a dpstats_not_released_error saying why.
+# releases its coefficients (coef() is the calibrated estimate vcov() describes, which predict() uses),
+# bootstrap covariance, intervals (at the level it was fitted with, conf_level =) and p-values; its
+# residual standard error, deviance and logLik are computed from the released statistics (post-processing,
+# as Python prints sigma): the rest is refused with a dpstats_not_released_error saying why.
 
 dp_lm <- function(formula, data, eps, delta = 0, ..., seed = NULL) {
   .dp_fit("dp_lm", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
@@ -303,12 +304,23 @@ df.residual.dp_lm <- function(object, ...) {
   as.integer(df)
 }
 
+# A DP fit's deviance() and logLik() (hence AIC(), BIC() by R's defaults) are computed from the released
+# statistics as sigma() is: RSS = sigma^2 * df.residual, and logLik.lm's formula on it (post-processing,
+# as noisy as sigma; Python's glance has the same values). NA where sigma is; refused where n is private.
 deviance.dp_lm <- function(object, ...) {
-  if (.is_dp_fit(object)) {
-    .not_released(object, "deviance()", "the residual sum of squares is a function of the raw data and is not released.",
-                  sys.call())
-  }
+  if (.is_dp_fit(object)) return(.released_fit_statistic(object, "deviance()", "deviance", sys.call()))
   sum(residuals(object)^2)
+}
+
+.released_fit_statistic <- function(object, what, name, call) {
+  if (is.null(object$outputs[["sigma"]])) return(NA_real_)  # dp_select_infer that selected nothing: no fit
+  if (is.null(object$outputs$df_residual)) {
+    .not_released(object, what, paste("it is computed from the released sigma and n, and n is private here",
+                                       "(add/remove one row, or rows with a missing value dropped); declare bounds",
+                                       "for every variable to keep n public."), call)
+  }
+  v <- object$glance[[name]]
+  if (is.null(v) || !is.numeric(v) || is.nan(v)) NA_real_ else as.numeric(v)
 }
 
 # A DP fit's sigma() is the residual standard error Python prints, computed from the released statistics
@@ -335,13 +347,27 @@ sigma.dp_select_infer <- function(object, ...) {
 
 logLik.dp_lm <- function(object, REML = FALSE, ...) {
   if (.is_dp_fit(object)) {
-    .not_released(object, "logLik() (and AIC(), BIC())", "the log-likelihood is a function of the raw data and is not released.",
-                  sys.call())
+    ll <- .released_fit_statistic(object, "logLik() (and AIC(), BIC())", "logLik", sys.call())
+    df_res <- object$outputs$df_residual
+    n <- if (is.null(df_res)) NA_integer_ else as.integer(df_res) + length(coef(object))
+    return(structure(ll, nall = n, nobs = n, df = length(coef(object)) + 1L, class = "logLik"))
   }
   res <- residuals(object)
   n <- length(res)
   ll <- 0.5 * (-n * (log(2 * pi) + 1 - log(n) + log(sum(res^2))))
   structure(ll, nall = n, nobs = n, df = sum(!is.na(coef(object))) + 1L, class = "logLik")
+}
+
+# dp_select_infer with infer = "lm": part B's fit's, as deviance.dp_lm's and logLik.dp_lm's (NA when nothing
+# was selected); with infer = "glm" as dp_glm's (refused: R/refusals.R).
+deviance.dp_select_infer <- function(object, ...) {
+  if (.is_glm_fit(object)) return(NextMethod())
+  .released_fit_statistic(object, "deviance()", "deviance", sys.call())
+}
+
+logLik.dp_select_infer <- function(object, ...) {
+  if (.is_glm_fit(object)) return(NextMethod())
+  logLik.dp_lm(object)
 }
 
 # formula(fit) is the R formula the fit was made with, `.` expanded over the data's columns when the fit

@@ -21,10 +21,9 @@
 .refusals <- list(
   .refusal("augment", .regressions,
            paste("augment() without newdata adds per-row columns of the training data (.fitted, .resid, .hat,",
-                 ".cooksd): a DP fit releases none of them, and dpstats computes leverages for no fit"),
+                 ".cooksd): a DP fit releases none of them"),
            paste("augment(fit, newdata = df) adds .fitted (predict(fit, newdata = df)) to data you hold; at eps = Inf",
-                 "fitted(fit) and residuals(fit) answer as lm's, and broom::augment(lm(formula(fit), data = df))",
-                 "(glm() for dp_glm) gives the rest")),
+                 "augment(fit) of a dp_lm or dp_glm fit answers as broom's augment.lm and augment.glm")),
   .refusal("augment", "dp_gmm", "augment() adds per-row columns, and a dp_gmm fit keeps no rows",
            "use predict(fit, newdata = df) for each row's most probable component on data you hold"),
   .refusal(c("augment", "fitted", "residuals", .influence_generics, "deviance", "logLik", "extractAIC", "predict"),
@@ -36,8 +35,9 @@
                  "plot(lm(formula(fit), data = df)) draws lm's diagnostics")),
   .refusal(.influence_generics, c(.regressions, "dp_gmm"),
            paste("influence measures (leverages, deleted residuals, Cook's distances) are per-row values of the data:",
-                 "a DP fit releases none, and dpstats computes them for no fit"),
-           paste("at eps = Inf, influence.measures(lm(formula(fit), data = df)) (glm() for dp_glm); a DP analysis has",
+                 "a DP fit releases none, and dpstats offers them as columns of augment() only"),
+           paste("at eps = Inf, augment(fit) (.hat, .sigma, .cooksd, .std.resid, as broom's) or",
+                 "influence.measures(lm(formula(fit), data = df)) (glm() for dp_glm); a DP analysis has",
                  "no private influence diagnostics")),
   .refusal("vcov", .selections, paste0(.not_a_model, ": no estimates with standard errors are released"),
            "dp_select_infer() selects and then fits the selected terms with intervals; vcov() of that fit"),
@@ -52,9 +52,17 @@
            "fitted values and residuals are per-row values computed from the data, and a DP fit does not release them",
            "use predict(fit, newdata = df) on data you hold (post-processing of the released coefficients)",
            class = "dpstats_not_released_error"),
-  .refusal(c("deviance", "logLik", "extractAIC"), c("dp_lm", "dp_glm", "dp_select_infer"),
+  .refusal(c("deviance", "logLik", "extractAIC"), c("dp_glm", "dp_select_infer"),  # infer = "lm": deviance.dp_select_infer
            "the deviance and the log-likelihood are functions of the raw data and are not released by a DP fit",
            "compare terms with confint(fit) or tidy(fit); for a non-private reference, fit lm()/glm() on data you hold",
+           class = "dpstats_not_released_error", dp_only = TRUE),
+  # a DP dp_lm's deviance and logLik are computed from its released statistics (deviance.dp_lm); step() and
+  # drop1() would compare them across sub-models, each a separate DP release of the same rows
+  .refusal("extractAIC", "dp_lm",
+           paste("step(), drop1() and add1(), which call extractAIC(), would refit each sub-model as a new DP",
+                 "release of the same rows (each spending budget), and the log-likelihoods computed from separately",
+                 "noised statistics are not comparable as exact ones are"),
+           "compare terms with confint(fit) or tidy(fit); for a non-private reference, the fit at eps = Inf",
            class = "dpstats_not_released_error", dp_only = TRUE),
   .refusal("extractAIC", "dp_vertical_glm",
            "step(), drop1() and add1(), which call extractAIC(), would refit sub-models across the parties, which vertical_glm does not offer",
@@ -104,11 +112,70 @@
 # augment(fit, newdata = df) of a regression: broom's augment.lm/augment.glm layout with newdata
 # (.rownames when the rows are named, newdata's columns, .fitted), .fitted being predict(fit, newdata = df)
 # on the link scale or, with type.predict = "response", the response scale (post-processing of the
-# released coefficients on rows the user holds). Without newdata the refusal table answers.
-augment.dp_result <- function(x, newdata = NULL, type.predict, ...) {
+# released coefficients on rows the user holds). Without newdata, a non-private (eps = Inf) dp_lm or dp_glm
+# fit answers as broom's augment.lm / augment.glm (.augment_reference); otherwise the refusal table answers.
+augment.dp_result <- function(x, newdata = NULL, type.predict, type.residuals, ...) {
   if (!is.null(newdata) && inherits(x, .regressions)) return(.augment_newdata(x, newdata, type.predict, sys.call()))
+  if (inherits(x, c("dp_lm", "dp_glm")) && !.is_dp_fit(x)) {
+    .refuse_dots("augment", list(...), sys.call())
+    return(.augment_reference(x, if (missing(type.predict)) "link" else type.predict,
+                              if (missing(type.residuals)) "deviance" else type.residuals, sys.call()))
+  }
   .refuse_generic("augment", x, sys.call())
   NextMethod()
+}
+
+# augment(fit) of an eps = Inf dp_lm / dp_glm: broom's layout, the fit's model frame (.rownames first when
+# the rows are named) then .fitted and .resid (the fit's own: fitted(), residuals()) and the influence
+# columns, from lm()/glm() on the fit's design matrix (the same column space and response, hence the same
+# leverages; glm's IRLS converges to the fit's coefficients). augment.lm's columns: .hat, .sigma, .cooksd,
+# .std.resid; augment.glm's: .std.resid, .hat, .sigma, .cooksd, with type.predict ("link", "response") and
+# type.residuals ("deviance", "pearson") as broom's.
+.augment_reference <- function(x, type.predict, type.residuals, call) {
+  mf <- .lm_model(x, "augment()", call)
+  X <- .model_X(x, mf)
+  glm_fit <- inherits(x, "dp_glm")
+  if (glm_fit) {
+    type.predict <- .one_of(type.predict, c("link", "response"), "type.predict", call)
+    type.residuals <- .one_of(type.residuals, c("deviance", "pearson"), "type.residuals", call)
+    r <- .glm_rows(x, "augment()", call)
+    ref <- suppressWarnings(stats::glm(r$y ~ X - 1, family = r$family, weights = r$m))
+    fitted <- if (type.predict == "link") r$eta else r$mu
+    resid <- residuals(x, type = type.residuals)
+  } else {
+    ref <- stats::lm(stats::model.response(mf) ~ X - 1)
+    fitted <- fitted(x)
+    resid <- residuals(x)
+  }
+  df <- mf
+  attr(df, "terms") <- NULL
+  rn <- rownames(df)
+  rownames(df) <- NULL
+  if (!identical(rn, as.character(seq_len(nrow(df))))) df <- cbind(data.frame(.rownames = rn), df)
+  df$.fitted <- unname(as.numeric(fitted))
+  df$.resid <- unname(as.numeric(resid))
+  infl <- stats::influence(ref, do.coef = FALSE)
+  hat <- unname(infl$hat)
+  sig <- unname(infl$sigma)
+  cooksd <- unname(stats::cooks.distance(ref, infl = infl))
+  if (glm_fit) {
+    df$.std.resid <- unname(stats::rstandard(ref, infl = infl, type = type.residuals))
+    df$.hat <- hat
+    df$.sigma <- sig
+    df$.cooksd <- cooksd
+  } else {
+    df$.hat <- hat
+    df$.sigma <- sig
+    df$.cooksd <- cooksd
+    df$.std.resid <- unname(stats::rstandard(ref, infl = infl))
+  }
+  .as_tibble(df)
+}
+
+.one_of <- function(value, choices, name, call) {
+  if (is.character(value) && length(value) == 1L && value %in% choices) return(value)
+  .dp_abort(sprintf("%s must be one of %s.", name, paste0('"', choices, '"', collapse = ", ")), "dpstats_argument_error",
+            call)
 }
 
 .augment_newdata <- function(x, newdata, type.predict, call) {

@@ -27,7 +27,7 @@ summary.dp_result <- function(object, ...) {
   stat <- if (boot) c("Est./SE", "Pr(boot)") else if (z) c("z value", "Pr(>|z|)") else c("t value", "Pr(>|t|)")
   col <- function(nm) if (is.null(td[[nm]])) rep(NA_real_, nrow(td)) else as.numeric(td[[nm]])
   # as print and tidy(): Estimate is tidy()'s estimate (a bootstrap fit's calibrated one, which Std. Error and
-  # the test are about); a bootstrap fit adds Ridge, the ridge estimate (coef(), what predict() uses)
+  # the test are about, coef()); a bootstrap fit adds Ridge, the ridge estimate it calibrates
   cm <- cbind(col("estimate"), col("std.error"), col("statistic"), col("p.value"))
   dimnames(cm) <- list(as.character(td$term), c("Estimate", "Std. Error", stat))
   # summary.lm's four columns where tools read them by position, then the ridge estimate
@@ -123,7 +123,7 @@ print.summary.dp_result <- function(x, ...) {
     if (!is.null(td$noise.sd)) m <- cbind(m, "Noise SD" = td$noise.sd)  # a DP vertical_glm: sd of each noise
   } else if (.is_bootstrap_fit(x) && !is.null(td$ridge)) {
     # the calibrated bootstrap: Estimate is tidy()'s (the calibrated one), which Std. Error, Est./SE, Pr(boot)
-    # and the interval are about (the note below); Ridge the ridge estimate (coef(), what predict() uses)
+    # and the interval are about (the note below), coef(); Ridge the ridge estimate it calibrates
     m <- cbind(td$estimate, td$ridge, td$std.error, td$statistic, td$p.value)
     colnames(m) <- c("Estimate", "Ridge", "Std. Error", "Est./SE", "Pr(boot)")
   } else {
@@ -258,6 +258,8 @@ print.summary.dp_result <- function(x, ...) {
 .r_phrases <- c(
   # dp_lm: the calibrated estimates are fit$outputs$calibrated_estimates in R
   "(de-shrunk) estimates, calibrated_estimates." = "(de-shrunk) estimates, fit$outputs$calibrated_estimates.",
+  # dp_lm: the ridge estimates beside coef() are fit$outputs$ridge_estimates in R
+  "ridge estimate (ridge_estimates)." = "ridge estimate (fit$outputs$ridge_estimates).",
   # dp_knockoff's ledger: delta2, the code's name of the part of delta this step is charged
   "fails with probability delta2" = "fails with probability at most this step's delta",
   "fail with probability delta2" = "fail with probability at most this step's delta",

@@ -52,7 +52,7 @@ test_that("dpstats' tidy, glance and augment are generics' own, and loading dpst
 # released coefficients on rows the user holds), laid out as broom's augment.lm/augment.glm with newdata
 # (.rownames when the rows are named, newdata's columns, .fitted). Oracle: broom 1.0.3 on lm and glm at
 # eps = Inf, tolerance 1e-8. Without newdata it stays refused: the training rows' values are not released.
-test_that("augment(fit, newdata =) adds .fitted as broom's augment.lm/augment.glm; without newdata it is refused", {
+test_that("augment(fit, newdata =) adds .fitted as broom's augment.lm/augment.glm; without newdata a DP fit refuses", {
   skip_if_no_dpstats()
   skip_if_not_installed("broom")
   b <- list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35))
@@ -70,7 +70,7 @@ test_that("augment(fit, newdata =) adds .fitted as broom's augment.lm/augment.gl
   ref_lm <- lm(mpg ~ wt + hp, mtcars)
   inf <- suppressWarnings(dp_lm(mpg ~ wt + hp, mtcars, eps = Inf))
   expect_equal(augment(inf, newdata = nd)$.fitted, broom::augment(ref_lm, newdata = nd)$.fitted, tolerance = 1e-8)
-  expect_error(augment(inf), class = "dpstats_not_applicable_error")
+  expect_s3_class(augment(inf), "data.frame")  # at eps = Inf broom's augment.lm (the test below)
 
   g <- suppressWarnings(dp_glm(am ~ wt, mtcars, eps = Inf, family = binomial))
   ref_glm <- glm(am ~ wt, binomial, mtcars)
@@ -108,4 +108,35 @@ test_that("tidy(dp_pca, matrix = \"eigenvalues\"/\"rotation\") as broom's tidy.p
   expect_error(tidy(dp, matrix = "x"), class = "dpstats_not_released_error", regexp = "predict\\(fit, newdata")
   expect_error(tidy(dp, matrix = "loadings"), class = "dpstats_argument_error")
   expect_equal(tidy(dp), dpstats:::tidy.dp_result(dp))  # without matrix, the method's own table
+})
+
+# Audit s13-ruser f10: augment(fit) at eps = Inf was refused though fitted() and residuals() answer there. It is
+# broom's augment.lm / augment.glm: the same columns in the same order, values to 1e-8 (oracle: broom on lm and glm
+# of the same formula; mtcars, ToothGrowth, esoph's cbind() response).
+test_that("augment(fit) at eps = Inf is broom's augment.lm and augment.glm", {
+  skip_if_no_dpstats()
+  skip_if_not_installed("broom")
+  same <- function(ours, theirs) {
+    ours <- as.data.frame(ours)
+    theirs <- as.data.frame(theirs)
+    expect_identical(names(ours), names(theirs))
+    for (nm in names(theirs)) expect_equal(ours[[nm]], theirs[[nm]], tolerance = 1e-8, info = nm)
+  }
+  for (fm in list(mpg ~ wt + factor(cyl), len ~ supp * factor(dose))) {
+    d <- if ("len" %in% all.vars(fm)) ToothGrowth else mtcars
+    f <- suppressWarnings(dp_lm(fm, d, eps = Inf))
+    same(augment(f), broom::augment(lm(fm, d)))
+    expect_equal(augment(f)$.fitted, unname(fitted(f)))
+  }
+  g <- suppressWarnings(dp_glm(am ~ wt + hp, mtcars, family = binomial, eps = Inf))
+  ref <- glm(am ~ wt + hp, binomial, mtcars)
+  same(augment(g), broom::augment(ref))
+  same(augment(g, type.predict = "response"), broom::augment(ref, type.predict = "response"))
+  a <- augment(g, type.residuals = "pearson")
+  expect_equal(a$.resid, unname(residuals(ref, type = "pearson")), tolerance = 1e-8)
+  expect_equal(a$.std.resid, unname(rstandard(ref, type = "pearson")), tolerance = 1e-8)  # R's own
+  e <- suppressWarnings(dp_glm(cbind(ncases, ncontrols) ~ agegp + alcgp, esoph, family = binomial, eps = Inf))
+  same(augment(e), broom::augment(glm(cbind(ncases, ncontrols) ~ agegp + alcgp, binomial, esoph)))
+  expect_error(augment(g, type.predict = "terms"), class = "dpstats_argument_error")
+  expect_error(augment(g, se_fit = TRUE), class = "dpstats_argument_error")
 })

@@ -269,8 +269,9 @@ test_that("4. summary() carries summary.lm's components: coefficients, sigma, r.
               bounds = list(mpg = c(10, 35), hp = c(50, 350), wt = c(1, 6)))
   sp <- summary(fp)
   expect_identical(rownames(coef(sp)), names(coef(fp)))
-  # the table's Estimate is the calibrated estimate (tidy's), its Ridge column coef(), which predict() uses
-  expect_equal(unname(coef(sp)[, "Ridge"]), unname(coef(fp)))
+  # the table's Estimate is the calibrated estimate (tidy's and coef(), which predict() uses), Ridge the ridge
+  expect_equal(unname(coef(sp)[, "Estimate"]), unname(coef(fp)))
+  expect_equal(unname(coef(sp)[, "Ridge"]), unname(unlist(fp$outputs$ridge_estimates)))
   expect_equal(unname(coef(sp)[, "Estimate"]), tidy(fp)$estimate)
   expect_identical(sp$sigma, sigma(fp))  # from the released statistics (NA: not resolved at eps = 1, n = 32)
   expect_true(is.na(sp$r.squared))  # not released by a DP fit

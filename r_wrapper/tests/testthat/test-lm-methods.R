@@ -119,6 +119,31 @@ test_that("a DP dp_lm's sigma() is Python's residual standard error from the rel
   expect_match(py$line, "^Residual standard error: [0-9.]+ on 997 degrees of freedom \\(from the released")
 })
 
+test_that("a DP dp_lm's deviance() and logLik() are computed from its released sigma (audit s13-ruser f02)", {
+  skip_if_no_dpstats()
+  set.seed(4)
+  d <- data.frame(x1 = runif(2000, -1, 1), x2 = runif(2000, -1, 1))
+  d$y <- pmin(pmax(0.5 * d$x1 - 0.3 * d$x2 + rnorm(2000, sd = 0.3), -2), 2)
+  fit <- dp_lm(y ~ x1 + x2, d, eps = 3, delta = 1e-6, bounds = list(y = c(-2, 2), x1 = c(-1, 1), x2 = c(-1, 1)),
+               seed = 4)
+  expect_true(is.finite(sigma(fit)))
+  rss <- sigma(fit)^2 * df.residual(fit)
+  expect_equal(deviance(fit), rss, tolerance = 1e-12)
+  ll <- logLik(fit)
+  # logLik.lm's formula on the released RSS, on k + 1 = 4 degrees of freedom
+  expect_equal(as.numeric(ll), 0.5 * (-2000 * (log(2 * pi) + 1 - log(2000) + log(rss))), tolerance = 1e-12)
+  expect_identical(attr(ll, "df"), 4L)
+  expect_identical(attr(ll, "nobs"), 2000L)
+  expect_equal(AIC(fit), -2 * as.numeric(ll) + 8, tolerance = 1e-12)
+  expect_equal(BIC(fit), -2 * as.numeric(ll) + log(2000) * 4, tolerance = 1e-12)
+  expect_equal(glance(fit)$logLik, as.numeric(ll), tolerance = 1e-12)
+  # eps = Inf: lm's own, exactly
+  ols <- suppressWarnings(dp_lm(y ~ x1 + x2, d, eps = Inf))
+  ref <- lm(y ~ x1 + x2, d)
+  expect_equal(logLik(ols), logLik(ref), tolerance = 1e-10)
+  expect_equal(c(deviance(ols), AIC(ols), BIC(ols)), c(deviance(ref), AIC(ref), BIC(ref)), tolerance = 1e-10)
+})
+
 test_that("a DP dp_lm refuses per-row values and functions of the raw data, saying why", {
   skip_if_no_dpstats()
   b <- list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35))
@@ -126,11 +151,8 @@ test_that("a DP dp_lm refuses per-row values and functions of the raw data, sayi
   expect_error(fitted(fit), "per-row", class = "dpstats_not_released_error")
   expect_error(residuals(fit), "per-row", class = "dpstats_not_released_error")
   expect_error(predict(fit), "newdata", class = "dpstats_not_released_error")
-  expect_error(deviance(fit), "not released", class = "dpstats_not_released_error")
   expect_identical(sigma(fit), summary(fit)$sigma)  # from the released statistics (the test above)
-  expect_error(logLik(fit), "not released", class = "dpstats_not_released_error")
-  expect_error(AIC(fit), "not released", class = "dpstats_not_released_error")
-  expect_error(BIC(fit), "not released", class = "dpstats_not_released_error")
+  expect_identical(deviance(fit), sigma(fit)^2 * df.residual(fit))  # so is the RSS (NA where sigma is)
   expect_error(model.matrix(fit), "row-level", class = "dpstats_not_released_error")
   expect_error(anova(fit), "raw data", class = "dpstats_not_released_error")
   expect_error(confint(fit, level = 0.9), "conf_level", class = "dpstats_argument_error")
@@ -216,12 +238,48 @@ test_that("glance(dp_lm) at eps = Inf is Python's, equal to broom::glance(lm) wi
     expect_identical(names(gl)[seq_along(bg)], names(bg))
     expect_equal(gl[names(bg)], bg, tolerance = 1e-8)
   }
-  # a DP fit: what released values and public inputs give (sigma, df, df.residual, nobs), the rest NA
+  # a DP fit: what released values and public inputs give (sigma, df, df.residual, nobs, and from sigma and
+  # n the deviance, logLik, AIC, BIC), the rest NA
   dp <- dp_lm(mpg ~ wt + hp, data = mtcars, eps = 5, delta = 1e-5, n_boot = 200, seed = 1,
               bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)))
   g <- glance(dp)
   expect_identical(c(g$df, g$df.residual, g$nobs), c(2, 29, 32))
-  expect_true(all(is.na(unlist(g[c("r.squared", "adj.r.squared", "statistic", "p.value", "logLik", "AIC", "BIC",
-                                   "deviance")]))))
+  expect_true(all(is.na(unlist(g[c("r.squared", "adj.r.squared", "statistic", "p.value")]))))
+  expect_equal(c(g$deviance, g$logLik, g$AIC, g$BIC), c(deviance(dp), logLik(dp), AIC(dp), BIC(dp)))
   expect_false("n" %in% names(g))
+})
+
+test_that("a Wald test from coef() and vcov() is tidy()'s test (audit s13-ruser f01)", {
+  # lmtest::coeftest, car::linearHypothesis and a hand Wald test combine coef() with vcov(): both must be
+  # about one estimate, the calibrated one under eps < Inf (coef() was the ridge estimate).
+  skip_if_no_dpstats()
+  fit <- dp_lm(uptake ~ Type * Treatment + conc, CO2, eps = 5, delta = 1e-5,
+               bounds = list(uptake = c(0, 50), conc = c(0, 1000)), seed = 1)
+  td <- tidy(fit)
+  se <- sqrt(diag(vcov(fit)))
+  expect_equal(unname(coef(fit) / se), td$statistic, tolerance = 1e-12)
+  expect_equal(unname(se), td$std.error, tolerance = 1e-12)
+  expect_identical(names(coef(fit)), rownames(vcov(fit)))
+  # a one-degree Wald test of conc from coef and vcov, as car::linearHypothesis computes it
+  L <- matrix(as.numeric(names(coef(fit)) == "conc"), 1)
+  w <- drop(L %*% coef(fit))^2 / drop(L %*% vcov(fit) %*% t(L))
+  expect_equal(w, td$statistic[td$term == "conc"]^2, tolerance = 1e-12)
+  expect_false(isTRUE(all.equal(unname(coef(fit)), td$ridge)))  # the ridge estimate, kept in tidy()
+  nd <- CO2[1:5, ]
+  expect_equal(unname(predict(fit, nd)), unname(drop(model.matrix(~ Type * Treatment + conc, nd) %*% coef(fit))),
+               tolerance = 1e-10)  # predict() uses coef(), as predict.lm
+})
+
+test_that("dp_select_infer (infer = \"lm\") gives part B's deviance() and logLik() as dp_lm's, glance()'s values", {
+  skip_if_no_dpstats()
+  set.seed(4)
+  d <- data.frame(x1 = runif(4000, -1, 1), x2 = runif(4000, -1, 1), x3 = runif(4000, -1, 1))
+  d$y <- pmin(pmax(0.8 * d$x1 + rnorm(4000, sd = 0.3), -2), 2)
+  fit <- suppressWarnings(dp_select_infer(y ~ x1 + x2 + x3, data = d, eps = 3, delta = 1e-6, k = 1,
+                                          bounds = c(-2, 2), seed = 1))
+  g <- glance(fit)
+  expect_true(is.finite(deviance(fit)))
+  expect_equal(deviance(fit), g$deviance)
+  expect_equal(as.numeric(logLik(fit)), g$logLik)
+  expect_equal(deviance(fit), sigma(fit)^2 * fit$outputs$df_residual, tolerance = 1e-12)
 })

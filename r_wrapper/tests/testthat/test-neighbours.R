@@ -24,7 +24,9 @@ test_that("a misspelt bounds name is never answered with a level one row holds (
       dp_sis(y ~ x + g + x:g, data = d, eps = 1, k = 1, strict = strict,
              bounds = list(y = c(0, 1), x = c(0, 1), secret = c(0, 1)))))
     expect_identical(said[[1]], said[[2]])
-    expect_match(said[[2]], "bounds= names 'secret'", fixed = TRUE)
+    # under strict the step of reading g's levels is refused first (audit s13-ruser f13), else the name
+    expected <- if (strict) "refuses the data-dependent step 'the levels of 'g'" else "bounds= names 'secret'"
+    expect_match(said[[2]], expected, fixed = TRUE)
     expect_false(any(grepl("gsecret", said[[2]], fixed = TRUE)))
   }
 })
@@ -41,5 +43,21 @@ test_that("dp_two_stage signals nothing on the neighbour holding 1e308 (audit F3
       dp_two_stage(y ~ x1 + x2 + x1:x2 + I(x2^2), data = d, eps = 1, k = 1, blocks = 4, bounds = b, seed = 5)))
     expect_identical(said[[1]], character())
     expect_identical(said[[2]], character())
+  }
+})
+
+test_that("a text column of one value in the rows gives its neighbour's conditions (audit s13-ruser f13)", {
+  skip_if_no_dpstats()
+  b <- list(uptake = c(0, 50), conc = c(0, 1000))
+  d0 <- transform(CO2, tp = as.character(Type))[1:42, ]  # only "Quebec"
+  d1 <- d0
+  d1$tp[1] <- "Mississippi"
+  for (strict in c(FALSE, TRUE)) {
+    said <- lapply(list(d0, d1), function(d) conditions_of(
+      dp_lm(uptake ~ tp + conc, d, eps = 1, bounds = b, seed = 1, strict = strict)))
+    expect_identical(said[[1]], said[[2]])
+    expect_match(said[[1]], "the levels of 'tp' were read from the rows", fixed = TRUE)
+    expect_false(any(grepl("level(s)", said[[1]], fixed = TRUE)))
+    expect_identical(any(grepl("^error:", said[[1]])), strict)
   }
 })

@@ -71,16 +71,18 @@ test_that("a DP dp_lm shows the calibrated estimate its Std. Error, test and int
   td <- tidy(fit)
   expect_identical(names(td), c("term", "estimate", "ridge", "std.error", "statistic", "p.value", "conf.low",
                                 "conf.high"))
-  expect_identical(td$ridge, unname(coef(fit)))
+  expect_identical(td$estimate, unname(coef(fit)))  # coef() is the estimate vcov() describes (audit s13-ruser f01)
+  expect_identical(td$ridge, unname(unlist(fit$outputs$ridge_estimates)))
   expect_equal(td$statistic, td$estimate / td$std.error, tolerance = 1e-12)
   expect_true(all(td$conf.low <= td$estimate & td$estimate <= td$conf.high))
   expect_identical(unname(confint(fit)), unname(cbind(td$conf.low, td$conf.high)))
   out <- capture.output(print(fit))
   i <- match("Coefficients:", out)
-  # the second audit's M1: print's Estimate is tidy()'s, the ridge estimate (coef(), predict()) is Ridge
+  # the second audit's M1: print's Estimate is tidy()'s and coef(), the ridge estimate is Ridge
   expect_match(out[i + 1], "^ +Estimate +Ridge +Std. Error +Est./SE +Pr\\(boot\\)")
-  expect_true(any(grepl("^Estimate: the calibrated estimate \\(tidy\\(\\)'s estimate\\)", out)))
-  expect_match(gsub("\\s+", " ", paste(out, collapse = " ")), "Ridge is coef(), the estimate predict() uses.",
+  expect_true(any(grepl("^Estimate: the calibrated estimate \\(coef\\(\\) and tidy\\(\\)'s estimate", out)))
+  expect_match(gsub("\\s+", " ", paste(out, collapse = " ")),
+               "Ridge is the AdaSSP ridge estimate (fit$outputs$ridge_estimates).",
                fixed = TRUE)  # the note, wrapped to the console
   cm <- coef(summary(fit))  # summary.lm's four columns by position (tools read them so), then Ridge
   expect_identical(colnames(cm), c("Estimate", "Std. Error", "Est./SE", "Pr(boot)", "Ridge"))
@@ -251,4 +253,19 @@ test_that("a bootstrap p-value at its floor 2/(B + 1) prints as below it, as for
   row <- grep("^x ", capture.output(print(fit)), value = TRUE)
   expect_match(row, "<0.002", fixed = TRUE)
   expect_equal(tidy(fit)$p.value[2], 2 / 1001)
+})
+
+test_that("summary(dp_lm) at eps = Inf prints summary.lm's R-squared and F-statistic lines (audit s13-ruser f09)", {
+  skip_if_no_dpstats()
+  for (fm in list(mpg ~ wt + hp, mpg ~ ., mpg ~ factor(cyl) * wt, len ~ supp * factor(dose))) {
+    d <- if ("len" %in% all.vars(fm)) ToothGrowth else mtcars
+    f <- suppressWarnings(dp_lm(fm, d, eps = Inf))
+    ours <- grep("R-squared|F-statistic", capture.output(print(summary(f))), value = TRUE)
+    expect_identical(ours, grep("R-squared|F-statistic", capture.output(print(summary(lm(fm, d)))), value = TRUE))
+    expect_length(ours, 2L)
+    expect_false(any(grepl("R-squared", capture.output(print(f)))))  # print.lm has none
+  }
+  dp <- dp_lm(mpg ~ wt + hp, mtcars, eps = 5, delta = 1e-5, seed = 1,
+              bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)))
+  expect_false(any(grepl("R-squared|F-statistic", capture.output(print(summary(dp))))))  # not released
 })

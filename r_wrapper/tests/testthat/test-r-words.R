@@ -255,10 +255,13 @@ test_that("Python's own names in printed text are R's: dp_lm's calibrated estima
                bounds = list(wt = c(1, 6), hp = c(50, 350), mpg = c(10, 35)), seed = 1)
   for (out in list(capture.output(print(fit)), capture.output(summary(fit)))) {
     text <- gsub("\\s+", " ", paste(out, collapse = " "))  # lines wrapped to the console
-    expect_match(text, "Estimate: the calibrated estimate (tidy()'s estimate)", fixed = TRUE)
+    expect_match(text, "Estimate: the calibrated estimate (coef() and tidy()'s estimate", fixed = TRUE)
     expect_false(grepl("(?<!\\$)calibrated_estimates", text, perl = TRUE))
+    expect_match(text, "ridge estimate (fit$outputs$ridge_estimates)", fixed = TRUE)
+    expect_false(grepl("(?<!\\$)ridge_estimates", text, perl = TRUE))
   }
   expect_identical(names(fit$outputs$calibrated_estimates), c("(Intercept)", "wt", "hp"))  # what it points to
+  expect_identical(names(fit$outputs$ridge_estimates), c("(Intercept)", "wt", "hp"))
   set.seed(1)
   df <- as.data.frame(matrix(rnorm(2000 * 40), 2000))
   df$y <- 2 * df$V1 + rnorm(2000)

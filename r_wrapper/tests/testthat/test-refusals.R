@@ -21,7 +21,7 @@ refusal_fits <- function() {
 
 # generic -> the fits it is refused for, and the class of the refusal
 refused <- list(
-  augment = list(c("sis", "bh", "gmm", "lm", "glm", "si", "lm_inf"), "dpstats_not_applicable_error"),
+  augment = list(c("sis", "bh", "gmm", "lm", "glm", "si"), "dpstats_not_applicable_error"),  # lm_inf: broom's
   plot = list(c("sis", "bh", "gmm", "lm", "glm", "si", "lm_inf"), "dpstats_not_applicable_error"),
   influence = list(c("sis", "bh", "gmm", "lm", "glm", "si", "lm_inf"), "dpstats_not_applicable_error"),
   hatvalues = list(c("sis", "gmm", "lm_inf"), "dpstats_not_applicable_error"),
@@ -36,10 +36,9 @@ refused <- list(
 )
 refused_dp <- list(  # meaningful, but computed from rows the fit does not release
   extractAIC = c("lm", "glm", "si", "gmm"),
-  logLik = c("si", "gmm"),
+  logLik = c("gmm"),  # si (infer = "lm"): from part B's released sigma, as dp_lm's (test-lm-methods.R)
   fitted = c("si", "gmm"),
   residuals = c("si"),
-  deviance = c("si"),
   anova = c("lm", "glm")
 )
 
