@@ -181,7 +181,8 @@ predict.dp_select_infer <- function(object, newdata, type = c("link", "response"
                                     interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   call <- sys.call()
   .refuse_dots("predict", list(...), call)
-  type <- match.arg(type)
+  type <- if (missing(type)) "link" else
+    .predict_type(type, c("link", "response"), "the linear predictor or the mean, as predict.glm's", call)
   interval <- match.arg(interval)
   glm <- .is_glm_fit(object)
   if (glm && interval != "none") {

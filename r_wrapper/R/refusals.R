@@ -59,13 +59,13 @@
   # a DP dp_lm's deviance and logLik are computed from its released statistics (deviance.dp_lm); step() and
   # drop1() would compare them across sub-models, each a separate DP release of the same rows
   .refusal("extractAIC", "dp_lm",
-           paste("step(), drop1() and add1(), which call extractAIC(), would refit each sub-model as a new DP",
+           paste("step(), drop1() and add1() would refit each sub-model as a new DP",
                  "release of the same rows (each spending budget), and the log-likelihoods computed from separately",
                  "noised statistics are not comparable as exact ones are"),
            "compare terms with confint(fit) or tidy(fit); for a non-private reference, the fit at eps = Inf",
            class = "dpstats_not_released_error", dp_only = TRUE),
   .refusal("extractAIC", "dp_vertical_glm",
-           "step(), drop1() and add1(), which call extractAIC(), would refit sub-models across the parties, which vertical_glm does not offer",
+           "step(), drop1() and add1() would refit sub-models across the parties, which vertical_glm does not offer",
            "AIC(fit) and BIC(fit) of a non-private fit (its logLik() is glm's); refit each model you compare"),
   .refusal("anova", "dp_glm",
            "its deviances are functions of the raw data (for a DP fit they are not released)",

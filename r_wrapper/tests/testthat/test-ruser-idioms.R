@@ -149,3 +149,16 @@ test_that("dp_gmm at eps = Inf is refused naming mclust::Mclust, and its help sa
   txt <- paste(capture.output(tools::Rd2txt(rd, options = list(underline_titles = FALSE))), collapse = " ")
   expect_match(txt, "eps must be finite", fixed = TRUE)
 })
+
+test_that("predict(type = 'terms') of a dp_select_infer fit is a dpstats error naming its types", {
+  skip_if_no_dpstats()
+  set.seed(3)
+  df <- data.frame(matrix(rnorm(400 * 4), 400, 4))
+  df$y <- df$X1 + rnorm(400)
+  fit <- suppressWarnings(dp_select_infer(y ~ ., data = df, eps = 2, delta = 1e-6, k = 1, bounds = c(-5, 5), seed = 1))
+  nd <- df[1:2, ]
+  expect_identical(predict(fit, nd, type = "link"), predict(fit, nd))
+  err <- tryCatch(predict(fit, nd, type = "terms"), error = identity)
+  expect_s3_class(err, "dpstats_argument_error")
+  expect_match(conditionMessage(err), 'type is "link" or "response"', fixed = TRUE)
+})
