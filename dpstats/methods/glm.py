@@ -423,11 +423,6 @@ class GLMPlan(Plan):
     def steps(self) -> int:
         return len(self.score_sd)
 
-    @property
-    def passes(self) -> int:
-        """Passes over the rows of the release: one per noisy Newton step, the count and the refinement."""
-        return self.steps + bool(self.count_sd) + bool(self.refine_sd)
-
     def spectral(self) -> float:
         """B of the final Hessian release."""
         return spectral_scale(self.hessian_sd[-1], self.coords.k)
@@ -641,7 +636,7 @@ def _assumptions(resp: Response) -> list[str]:
     if resp.family == "binomial":
         out.append(
             "with rare events (a few percent) intervals shown when the released Hessian carries less than half "
-            "the scale of its noise (withheld in most such runs) were found to under-cover (dpstats.methods.glm, (G5''))"
+            "the scale of its noise (withheld in most such runs) were found to under-cover (dpstats.methods.glm)"
         )
     return out
 
@@ -849,7 +844,7 @@ def finish(theta: np.ndarray, origin: np.ndarray, Ht: np.ndarray, P: np.ndarray,
         vcov=L @ V @ L.T,
         withheld=withheld,
         lambda_ratio=ratio,
-        passes=pl.passes,
+        passes=pl.steps,
     )
 
 
