@@ -68,8 +68,10 @@ def test_every_gaussian_doors_noise_is_no_larger_than_before(eps, delta):
         family="binomial", eps=eps, delta=delta, pilot_steps=4, pilot_share=0.3, hessian_share=0.4
     )
     gp = glm.plan(o, glm.Coordinates(np.zeros(3), np.ones(3), True), glm.response_range("binomial"), None)
-    final_rho = old * 0.7 * 0.6  # the final step's score share of ρ, before
-    assert gp.score_sd[-1] == pytest.approx(gp.score_sensitivity / math.sqrt(2 * final_rho) * gain, rel=1e-9)
+    final_rho = old * 0.7 * 0.4  # the final step's Hessian share of ρ, before (its score's is split, (G5''))
+    assert gp.hessian_sd[-1] == pytest.approx(
+        gp.hessian_sensitivity / math.sqrt(2 * final_rho) * gain, rel=1e-9
+    )
     # dp_pca, center="midpoint": one Gaussian on the whole budget
     pp = pca.plan(
         pca.PCAOptions.partial(k=2, eps=eps, delta=delta, neighbouring="replace", center="midpoint"), 2.0

@@ -226,7 +226,8 @@ def test_dp_fit_is_seeded_reproducible_and_near_the_mle():
     ]
     np.testing.assert_allclose(fit.coefficients, [-0.3, 0.8, -0.4, 0.5], atol=0.15)
     assert fit.privacy.eps == pytest.approx(2.0) and fit.privacy.delta == pytest.approx(1e-6)
-    assert len(fit.privacy.ledger) == 2 * (m.PILOT_STEPS + 1)
+    # two releases per noisy Newton step, the count of successes and the refinement step's score (G5'')
+    assert len(fit.privacy.ledger) == 2 * (m.PILOT_STEPS + 1) + 2
     assert all(e.privacy_event.kind == "gaussian" for e in fit.privacy.ledger)
     assert not fit.withheld and np.all(np.isfinite(fit.tidy()["std.error"]))
     json.dumps(fit.to_dict())

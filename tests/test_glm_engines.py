@@ -83,16 +83,18 @@ def test_stream_and_dask_give_the_in_memory_fit(data, case):
     for fit, engine in ((streamed, "stream"), (on_dask, "dask")):
         _same_fit(memory, fit)
         assert fit.engine == engine
+        passes = 5 if family == "poisson" else 7  # binomial: the count and the refinement step too (G5'')
         assert (
-            f"by the {'Dask' if engine == 'dask' else engine} engine: one for the model frame, then 5 for the release"
-            in (" ".join(fit.privacy.notes))
+            f"by the {'Dask' if engine == 'dask' else engine} engine: one for the model frame, then {passes} for the "
+            "release" in (" ".join(fit.privacy.notes))
         )
     if "g" not in formula:
         _same_fit(memory, _fit(formula, engines.stream(folder / "d.csv", chunk_rows=3000), family, bounds))
 
 
 def test_one_pass_per_noisy_newton_step(data, monkeypatch):
-    """pilot_steps + 1 chunked passes for the release, after the first pass that builds the frame."""
+    """pilot_steps + 1 chunked passes for the release (binomial: pilot_steps + 3), after the first pass
+    that builds the frame."""
     df, folder = data
     counted = []
     original = engines.RowPasses.reduce
@@ -108,6 +110,10 @@ def test_one_pass_per_noisy_newton_step(data, monkeypatch):
     counted.clear()
     _fit(formula, engines.stream(folder / "d.parquet"), family, bounds, pilot_steps=6)
     assert len(counted) == 7
+    counted.clear()  # binomial: one more for the count of successes and one for the refinement step (G5'')
+    formula, family, bounds = CASES["binomial with a factor"]
+    _fit(formula, engines.stream(folder / "d.parquet"), family, bounds, pilot_steps=2)
+    assert len(counted) == 5
 
 
 def test_memory_does_not_grow_with_the_rows(tmp_path):

@@ -56,8 +56,10 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
 
     Noisy Newton (Avella-Medina, Bradshaw & Loh, arXiv 2103.11003): a pilot of
     ``pilot_steps`` noisy Newton steps and one final step, each releasing the score
-    and Hessian sums of the clipped rows with Gaussian noise (zCDP); Wald intervals
-    whose variance adds the final step's privacy noise to the sampling variance.
+    and Hessian sums of the clipped rows with Gaussian noise (zCDP); for the binomial
+    family the pilot starts at the released proportion of successes and a refinement
+    step (a released score) precedes the final step; Wald intervals whose variance adds
+    the final step's privacy noise to the sampling variance.
     Calls whose noise would swamp the information are refused before anything is
     spent, and intervals are withheld when the released Hessian shows too little
     information.  Derivations: :mod:`dpstats.methods.glm`.
@@ -84,7 +86,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     pilot_steps : int
         Noisy Newton steps before the final one (one pass over the rows each).
     pilot_share : float
-        Share of ρ (zCDP) spent by the pilot.
+        Share of ρ (zCDP) spent by the pilot (binomial: a tenth of it on the count of successes).
     hessian_share : float
         Share of the final step's ρ spent on its Hessian.
     {neighbouring, replace only: n is public}

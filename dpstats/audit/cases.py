@@ -661,13 +661,14 @@ class _RecordingNoise:
 def glm_release_case(
     eps: float = 1.0, delta: float = 1e-5, n: int = 20, seed: int = 0, broken: bool = False
 ) -> AuditCase:
-    """dp_glm's whole adaptive release (every noisy Newton step) through ``methods.glm.release``.
+    """dp_glm's whole adaptive release (the count of successes, every noisy Newton step and the
+    refinement step's score) through ``methods.glm.release``.
 
     Binomial, one covariate in the unit box, n rows; the replaced row is w = (1, 1), y = 1 in D1
     and w' = (1, −1), y' = 0 in D2 (at θ = 0 the score sum moves by (1, 0) and the Hessian's upper
     triangle by (0, 1/2, 0)).  The output of a run is the privacy loss log p₁/p₂ of its whole
-    transcript: each step's released Hessian and score, with the exact sums of both data sets at
-    that step's (public) query point.  This is the most powerful statistic for the pair, so the
+    transcript: every release (the count of successes, each step's Hessian and score, the
+    refinement step's score), with the exact sums of both data sets at its (public) query point.  This is the most powerful statistic for the pair, so the
     audit tests the composition over adaptively chosen steps as it is run.  ``broken`` releases
     with a tenth of the noise (a control the audit must refute).
     """
@@ -693,20 +694,32 @@ def glm_release_case(
     )
     iu = np.triu_indices(2)
 
+    refine_pass = int(bool(plan.count_sd)) + plan.steps - 1  # the pass whose score alone is released
+
+    def released_queries(call: int, g: np.ndarray, H: np.ndarray) -> list[np.ndarray]:
+        """What the release publishes from one pass, in order: the count of successes (G5''), the
+        refinement step's score, or a Newton step's Hessian (upper triangle) and score."""
+        if plan.count_sd and call == 0:
+            return [np.array([g[0] + 2.0 * H[0, 0]])]
+        if plan.refine_sd and call == refine_pass:
+            return [g]
+        return [H[iu], g]
+
     def single(rows, rng):
         queries = []
 
         def data_pass(theta, resp):
-            both = [d(theta, resp) for d in data]
-            queries.append([(H[iu], g) for g, H in both])
+            both = [released_queries(len(queries), *d(theta, resp)) for d in data]
+            queries.append(both)
             return rows(theta, resp)
 
         noise = _RecordingNoise(rng, 0.1 if broken else 1.0)
         glm.release(data_pass, plan, noise)
+        pairs = [pair for q1, q2 in queries for pair in zip(q1, q2)]
+        assert len(pairs) == len(noise.released)
         loss = 0.0
-        for t, (q1, q2) in enumerate(queries):
-            for (out, sd), a, b in zip(noise.released[2 * t : 2 * t + 2], q1, q2):
-                loss += (np.sum((out - b) ** 2) - np.sum((out - a) ** 2)) / (2.0 * sd * sd)
+        for (out, sd), (a, b) in zip(noise.released, pairs):
+            loss += (np.sum((out - b) ** 2) - np.sum((out - a) ** 2)) / (2.0 * sd * sd)
         return float(loss)
 
     return AuditCase(

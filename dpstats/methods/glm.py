@@ -62,12 +62,21 @@ and Σ_j M_jj² ≤ Σ_j max(v w_j², v' w'_j²)² ≤ v_max² A₄, hence
 
     Δ_H = v_max √(D² + A₄/2).
 
+(G3') Count of successes (binomial family with an intercept, (G5'')).  A 0/1 response: S = Σ y_i,
+released alone (n is public under replace-one, so Σ m_i = n is not released); replacing one row
+changes S by y − y' ∈ [−1, 1], so Δ_c = 1.  ``cbind(s, f)``: the pair (Σ s_i, Σ f_i), changed by
+(s − s', f − f') with |s − s'| ≤ U_s and |f − f'| ≤ U_f, so Δ_c = √(U_s² + U_f²).  (Both are clipped
+to their ranges before the sums, as in (G1).)
+
 Algorithm (one pass over the rows per released pair)
 ----------------------------------------------------
-From the public start θ⁰ (0; for the Poisson family with an intercept, log(Y/2) for it), a
-*pilot* of T noisy Newton steps (default 4, ``pilot_share`` = 30% of ρ, split equally over its
-2T releases), then one *final* step at the pilot θᵖ with the rest of ρ (``hessian_share`` = 40%
-of it to the Hessian, 60% to the score):
+From the start θ⁰ (0; for the Poisson family with an intercept, log(Y/2) for it, public; for the
+binomial family with an intercept, the logit of the released proportion of successes (G3'), (G5'')),
+a *pilot* of T noisy Newton steps (default 4, ``pilot_share`` = 30% of ρ, split equally over its
+2T releases; binomial: 10% of it to the count (G3'), the rest to step t = 1..T in proportion to
+2^t), then one *final* step at the pilot θᵖ with the rest of ρ (``hessian_share`` = 40% of it to
+the Hessian, 60% to the score; binomial: half of that score budget to a *refinement* step before
+it, (G5'')):
 
     g̃ = g(θ) + N(0, σ_g² I),   H̃ = H(θ) + E (E symmetric, upper entries N(0, σ_H²)),
     P = H̃ with its eigenvalues floored at B = σ_H (2√k + 3),   θ ← θ + P⁻¹ g̃.
@@ -76,7 +85,8 @@ B is a nominal scale of ‖E‖ (E‖E‖ ≤ 2√k σ_H for the Gaussian symmet
 √2 σ_H-Lipschitz in its entries); the floor only keeps P positive definite.  Pilot steps are
 capped at max_j |Δθ_j| ≤ 1 (fitting coordinates), a public rule.  Every query point is a
 function of earlier releases, so the releases compose adaptively (Lemma 2.3).  Passes over the
-data: T + 1 (each computes g and H together), after the one that builds the model frame; for
+data: T + 1 (each computes g and H together; binomial: T + 3 with an intercept, T + 2 without,
+for the count and the refinement step), after the one that builds the model frame; for
 streamed or Dask data each is a chunked pass through the engines, the chunks' sums added in a
 fixed order (``data_pass`` below); eps = inf: IRLS, one pass per iteration (in memory only).
 
@@ -95,7 +105,9 @@ up to O(‖d‖²).  E, s and ξ are independent of d (d depends only on pilot r
 (Cov(E d) = σ_H²(‖d‖² I + d dᵀ) for a symmetric Gaussian E), estimated with H ≈ P and d ≈
 θᵖ − θ̂.  Wald intervals β̂ ± z_{1−α/2} se on the formula's scale (β = a + Lθ).  The term in
 σ_g² is the privacy noise of the last score release: without it (the asymptotic variance alone)
-the intervals under-cover badly at n ≤ 10⁵.
+the intervals under-cover badly at n ≤ 10⁵.  For the binomial family the final step starts at
+the refined iterate θʳ of (G5''): read θʳ for θᵖ above (d = θʳ − θ* depends only on earlier
+releases, and σ_g is the final step's).
 
 (G5) Where the intervals hold.  (G4) needs E small against H: coverage in [0.93, 0.97] was
 found by simulation (tests/test_glm_coverage.py) when B ≤ 1.3 λ_min(H), and failed (down to
@@ -140,20 +152,45 @@ z_0.95 √2 σ_H above the check's level, so at most about 5% of their runs with
 rule is unchanged (v_ref = v_max bounds the per-row information there; the grid and the audit's
 binomial designs cover with it).
 
-(G5'') Known limitation, binomial family with rare events (s13 audit,
-tests/test_glm_binomial_weak_designs.py; 400 runs a cell).  With prevalence 2–5% and predictors well
-inside their bounds, shown intervals under-cover at n = 5·10³–5·10⁴, eps 1–4, p = 3: the intercept's
-down to 0.04 with intervals shown in every run (prevalence 2%, x ~ N(0, 1) in (−4, 4), n = 5·10⁴,
-eps = 4, λ_min(H) = 2 B), and 0.80–0.89 in cells where λ_min(H) = 1–3 B.  Two causes outside (G4):
-the pilot stops short (four Newton steps from θ⁰ = 0, π = 1/2, each capped at 1, reach an intercept
-of about −3.6 where the fit is −4.1: logistic Newton approaches a rare-event fit slowly from
-π = 1/2), and even a converged pilot leaves the second-order term ½ P⁻¹ T[d, d] of the final step
-(T the third derivative of the loss, of the order of H per unit of η when π is small; d the pilot's
-noisy error), a bias the variance cannot carry.  (G5')'s certified check does not remove it (it
-passes the cell above in every run) and would withhold the intervals of the coverage grid's
-binomial n = 5000, p = 10, eps = 4 cell, which cover (0.927), in 99% of runs; more pilot steps or
-pilot budget (8 steps, half of ρ) restore the first cell (0.92) but leave others at 0.82–0.89.  Not
-fixed: it needs a change of the estimator, not of the rules.
+(G5'') The binomial family with rare events (s13 audit, tests/test_glm_binomial_weak_designs.py).
+With prevalence 2–5% the estimator of (G4) alone gave shown intervals that under-covered: the
+intercept's 0.03 with intervals shown in every run (prevalence 2%, x ~ N(0, 1) in (−4, 4), p = 3,
+n = 5·10⁴, eps = 4, λ_min(H) = 2.1 B), 0.2–0.9 in most cells with λ_min(H) = 0.4–3 B.  Three causes:
+the pilot, started at π = 1/2, stops short of a rare-event fit (logistic Newton approaches it
+slowly: intercept −3.6 where the fit is −4.1); the final step carries ½ P⁻¹ T[d, d] (T the third
+derivative of the loss, of the order of H per unit of η when π is small; d the pilot's noisy
+error), a bias the variance cannot carry; and where a factor's level holds a few dozen events the
+pilot's error is of order 1 in η there, so the final Hessian, taken at θᵖ, is off by a factor
+e^{±1} in that direction.  So for the binomial family, from released values and public shares only
+(the plan's total ρ is the user's; the shares are re-split):
+
+* start: the count of successes (G3'), released with 10% of the pilot's share (``COUNT_FRACTION``),
+  gives the intercept logit(p̃) of θ⁰, slopes 0 (the null model's fit): p̃ = clip(S̃, σ_c, n − σ_c)/n
+  for a 0/1 response, S̃/(S̃ + F̃) with both kept ≥ σ_c for ``cbind``.  Without an intercept θ⁰ = 0;
+* the pilot's steps get shares growing as 2^t (``PILOT_GROWTH``), so its last iterate is its most
+  precise;
+* refinement: a score release at θᵖ (``REFINE_SHARE`` = half of the final score budget; sensitivity
+  Δ_g of (G2)) and a step with the last pilot step's P, capped as the pilot's, to θʳ; the final
+  Newton step (its Hessian, and the other half of the score budget) is taken at θʳ.  Its Hessian is
+  then taken near the fit and its second-order term is that of θʳ's error, smaller than θᵖ's.  The
+  price: the final score has half the budget, so where its noise dominates the intervals are wider.
+  On tests/test_glm_coverage.py's binomial cells, which keep their claims (coverage 0.939–0.965,
+  withheld ≤ 0.3%), the median width relative to glm's went from 2.05 to 2.40 at n = 5·10³, p = 3,
+  eps = 1, from 1.09–1.17 to 1.17–1.27 in the other n = 5·10³ cells and from 1.12–1.14 to 1.23–1.26 at
+  n = 5·10⁴, eps = 1; it stays within 1.03 at n = 5·10⁴, eps = 4 and at n = 5·10⁵.
+
+What holds (400 runs a cell; MC s.e. of a coverage c over s shown runs √(c(1 − c)/s)).  On the audit's
+grid (designs "mid", "wide" (x ~ N(0, 1) AR(0.3) in (−4, 4), (−10, 10)) and "factor" (dummies of
+P(1) = 0.05, 0.10) × prevalence 2%, 5% × n 2·10³, 5·10³, 2·10⁴ × p 3, 10 × eps 1, 2, 4; 84 cells
+admitted): before, 21 of the 23 cells that showed intervals in some run under-covered (coverage
++ 2 s.e. < 0.93); now 6 of 19, and each of those shows intervals in at most 14% of its runs, with
+λ_min(H) ≤ 0.46 B: the floor's region of (G5), where the check on the released Hessian shows the
+runs whose noise raised λ_min(H̃).  Every cell that shows intervals in more than 15% of its runs
+covers (lowest coefficient 0.879–0.952, all within 2 MC s.e. of 0.93).  Slopes' median relative bias
+in those cells: −0.46..−0.01 before, −0.14..+0.03 now (the rest is the floor's shrinkage, (G5')).
+Not fixed: the under-coverage of the few runs shown at λ_min(H) < B/2.  A check that certifies
+λ_min(H) ≥ B/2 at 95% (as (G5')) would withhold them, but also half the runs of rare-event cells
+that cover at λ_min(H) ≈ 0.8 B; not adopted.
 
 (G6) The refusal's advice.  The two rules of (G5) meet through the design's information fraction
 κ = λ_min(H)/(n v_ref), which only the rows know: a call admitted at B = τ n v_ref passes the
@@ -208,6 +245,9 @@ PILOT_STEPS = 4
 PILOT_SHARE = 0.3
 HESSIAN_SHARE = 0.4
 STEP_CAP = 1.0
+COUNT_FRACTION = 0.1  # (G5''): the binomial count's share, a fraction of the pilot's
+PILOT_GROWTH = 2.0  # (G5''): binomial pilot step t's share is proportional to PILOT_GROWTH^t
+REFINE_SHARE = 0.5  # (G5''): the binomial refinement step's share of the final score budget
 GUARD = 0.6
 REFUSE_RATIO = 0.12
 POISSON_REFUSE_RATIO = 0.06  # (G5'): the public rule for the Poisson family
@@ -372,6 +412,9 @@ class GLMPlan(Plan):
     hessian_sd: tuple[float, ...] = ()
     score_sensitivity: float = 0.0
     hessian_sensitivity: float = 0.0
+    count_sd: float = 0.0  # σ_c of the binomial count (G5''); 0: no count release
+    count_sensitivity: float = 0.0
+    refine_sd: float = 0.0  # σ_g of the binomial refinement step's score (G5''); 0: none
     rho: float = math.inf  # the whole plan's zCDP ρ (from eps, delta)
 
     @property
@@ -387,17 +430,23 @@ class GLMPlan(Plan):
         return spectral_scale(self.hessian_sd[-1], self.coords.k)
 
 
-def budget_fractions(pilot_steps: int, pilot_share: float, hessian_share: float) -> list[tuple[float, float]]:
-    """(score, Hessian) shares of ρ for each step, pilot first (module docstring).
+def budget_fractions(
+    pilot_steps: int, pilot_share: float, hessian_share: float, growth: float = 1.0, count: float = 0.0
+) -> list[tuple[float, float]]:
+    """(score, Hessian) shares of ρ for each step, pilot first (module docstring): the pilot's steps share
+    ``pilot_share`` less ``count`` (the binomial count's share, (G5'')) in proportion to growth^t.
 
     Examples
     --------
     >>> [tuple(round(v, 4) for v in s) for s in budget_fractions(2, 0.3, 0.4)]
     [(0.075, 0.075), (0.075, 0.075), (0.42, 0.28)]
+    >>> [tuple(round(v, 4) for v in s) for s in budget_fractions(2, 0.3, 0.4, growth=2.0, count=0.03)]
+    [(0.045, 0.045), (0.09, 0.09), (0.42, 0.28)]
     """
-    each = pilot_share / (2 * pilot_steps)
+    weights = growth ** np.arange(pilot_steps)
+    each = (pilot_share - count) * weights / (2.0 * weights.sum())
     final = 1.0 - pilot_share
-    return [(each, each)] * pilot_steps + [(final * (1.0 - hessian_share), final * hessian_share)]
+    return [(float(e), float(e)) for e in each] + [(final * (1.0 - hessian_share), final * hessian_share)]
 
 
 def plan(
@@ -414,7 +463,7 @@ def plan(
     ...                        hessian_share=0.4)
     >>> pl = plan(o, c, response_range("binomial"), 50000)
     >>> len(pl.entries), round(sum(e.eps for e in pl.entries), 12)
-    (10, 1.0)
+    (12, 1.0)
     """
     if math.isinf(options.eps):
         return _nonprivate_plan(coords, resp, options.family, engine)
@@ -422,11 +471,36 @@ def plan(
     budget = BudgetPlan(options.eps, options.delta, gaussian_only=True)
     g_text = f"Δ₂ = 2 r_max √D = {dg:.4g} (r_max = {resp.r_max:g}, D = {coords.row_norm_sq():g}; replace-one)"
     h_text = f"Δ₂ = v_max √(D² + A₄/2) = {dh:.4g} (v_max = {resp.v_max:g}; replace-one, upper triangle)"
-    fractions = budget_fractions(options.pilot_steps, options.pilot_share, options.hessian_share)
+    binomial = options.family == "binomial"
+    count = options.pilot_share * COUNT_FRACTION if binomial and coords.intercept else 0.0
+    fractions = budget_fractions(
+        options.pilot_steps,
+        options.pilot_share,
+        options.hessian_share,
+        PILOT_GROWTH if binomial else 1.0,
+        count,
+    )
+    count_sd, count_sensitivity, refine_sd = 0.0, 0.0, 0.0
+    if count:
+        count_sensitivity, c_text = count_scale(resp)
+        what = "count of successes" if resp.top == 1.0 else "counts of successes and of failures"
+        count_sd = zcdp_gaussian_sigma(
+            count_sensitivity, budget.add(f"start: {what}", "Gaussian (zCDP)", count, c_text)
+        )
     score_sd, hessian_sd = [], []
     for t, (fg, fh) in enumerate(fractions, start=1):
         where = "the pilot's start θ⁰" if t == 1 else f"iterate θ^{t - 1}"
-        label = "final step" if t == len(fractions) else f"pilot step {t}"
+        final = t == len(fractions)
+        if final and binomial:  # (G5''): the refinement step's score, then the final step at its end point
+            rho_r = budget.add(
+                f"refinement: score sum at θ^{t - 1}", "Gaussian (zCDP)", fg * REFINE_SHARE, g_text
+            )
+            refine_sd, fg, where = (
+                zcdp_gaussian_sigma(dg, rho_r),
+                fg * (1.0 - REFINE_SHARE),
+                "the refined iterate",
+            )
+        label = "final step" if final else f"pilot step {t}"
         rho_h = budget.add(f"{label}: Hessian sum at {where}", "Gaussian (zCDP)", fh, h_text)
         rho_g = budget.add(f"{label}: score sum at {where}", "Gaussian (zCDP)", fg, g_text)
         hessian_sd.append(zcdp_gaussian_sigma(dh, rho_h))
@@ -437,7 +511,7 @@ def plan(
         entries=budget.entries(),
         sensitivities={"score sum (l2)": g_text, "Hessian sum (l2)": h_text},
         assumptions=_assumptions(resp),
-        notes=_notes(options, budget, engine),
+        notes=_notes(options, budget, engine, coords.intercept),
         coords=coords,
         response=resp,
         family=options.family,
@@ -445,11 +519,23 @@ def plan(
         hessian_sd=tuple(hessian_sd),
         score_sensitivity=dg,
         hessian_sensitivity=dh,
+        count_sd=count_sd,
+        count_sensitivity=count_sensitivity,
+        refine_sd=refine_sd,
         rho=budget.rho,
     )
     if n is not None:
         refuse_if_noisy(pl, n, options.delta)
     return pl
+
+
+def count_scale(resp: Response) -> tuple[float, str]:
+    """The l2 sensitivity of the binomial count release (G5''), and its ledger text: Σy for a 0/1
+    response (1), the pair (Σs, Σf) for ``cbind(s, f)`` (√(U_s² + U_f²))."""
+    if resp.top == 1.0:
+        return 1.0, "Δ₂ = 1 (one 0/1 response replaced; n public)"
+    sens = math.hypot(resp.r_max, resp.top - resp.r_max)  # r_max = max(U_s, U_f), top = U_s + U_f
+    return sens, f"Δ₂ = √(U_s² + U_f²) = {sens:.4g} (one row's successes and failures replaced)"
 
 
 def noise_ratio(pl: GLMPlan, n: int) -> float:
@@ -551,23 +637,33 @@ def _assumptions(resp: Response) -> list[str]:
         )
     if resp.family == "binomial":
         out.append(
-            "successes and failures are both common: with rare events (a few percent) shown intervals were "
-            "found to under-cover, most for the intercept"
+            "with rare events (a few percent) intervals shown when the released Hessian carries less than half "
+            "the scale of its noise (withheld in most such runs) were found to under-cover"
         )
     return out
 
 
-def _notes(options: GLMOptions, budget: BudgetPlan, engine: str) -> list[str]:
-    T = options.pilot_steps
+def _notes(options: GLMOptions, budget: BudgetPlan, engine: str, intercept: bool = True) -> list[str]:
+    T, binomial = options.pilot_steps, options.family == "binomial"
+    extra = (
+        (" and the count of successes" if intercept else "") + " and the refinement step" if binomial else ""
+    )
+    passes = T + 1 + binomial * (1 + intercept)
     return [
         f"Design columns clipped to the declared bounds and mapped onto [-1, 1]. Passes over the rows by the "
-        f"{engine} engine: one for the model frame, then {T + 1} for the release (one per noisy Newton step, "
-        "each computing that step's score and Hessian sums"
+        f"{engine} engine: one for the model frame, then {passes} for the release (one per noisy Newton step, "
+        f"each computing that step's score and Hessian sums{extra}"
         + (", chunk by chunk, added in file or partition order)" if engine != "in-memory" else ")")
         + ". Clipped values are not counted in any output.",
-        f"Budget: ρ = {budget.rho:.4g}-zCDP from (eps, delta); pilot of {T} steps {options.pilot_share:g} of ρ, "
-        f"final step the rest ({options.hessian_share:g} of it to the Hessian); every step Gaussian: "
-        f"{budget.conversion}.",
+        f"Budget: ρ = {budget.rho:.4g}-zCDP from (eps, delta); pilot of {T} steps {options.pilot_share:g} of ρ"
+        + (
+            f" ({COUNT_FRACTION:g} of it to the count of successes, the steps' shares growing by {PILOT_GROWTH:g})"
+            if binomial and intercept
+            else (f" (the steps' shares growing by {PILOT_GROWTH:g})" if binomial else "")
+        )
+        + f", final step the rest ({options.hessian_share:g} of it to the Hessian"
+        + (f"; {REFINE_SHARE:g} of its score budget to the refinement step" if binomial else "")
+        + f"); every step Gaussian: {budget.conversion}.",
         "Intervals, standard errors and p-values: Wald, from the released final Hessian with the privacy "
         "noise of the last step added to the variance (a first-order expansion of the last Newton step); post-processing.",
     ]
@@ -625,7 +721,7 @@ class GLMFit:
 
     coefficients: np.ndarray
     theta: np.ndarray
-    pilot: np.ndarray
+    pilot: np.ndarray  # θᵖ, the pilot's last iterate
     hessian: np.ndarray  # released final Hessian H̃ (unfloored), fitting coordinates
     theta_vcov: np.ndarray
     vcov: np.ndarray
@@ -650,16 +746,43 @@ def noisy_step(
     return gt, Ht, P
 
 
-def start(pl: GLMPlan) -> np.ndarray:
-    """The public start θ⁰: 0, with log(Y/2) for a Poisson intercept."""
+def start(pl: GLMPlan, data_pass: Callable | None = None, noise=None) -> np.ndarray:
+    """The start θ⁰: 0, with log(Y/2) for a Poisson intercept (public) and, for a binomial intercept,
+    the logit of the released proportion of successes (G5''; one pass, one release)."""
     theta = np.zeros(pl.coords.k)
     if pl.family == "poisson" and pl.coords.intercept:
         theta[0] = math.log(pl.response.top / 2.0)
+    if pl.count_sd and data_pass is not None:
+        theta[0] = special.logit(released_proportion(data_pass, pl, noise))
     return theta
 
 
+def released_proportion(data_pass: Callable, pl: GLMPlan, noise) -> float:
+    """The proportion of successes from the count release (G5''), its counts kept one noise s.d. inside
+    their range.
+
+    At θ = 0 (η = 0, π = 1/2) the intercept's entries of (G1) are g₀ = Σ(y − m/2) and H₀₀ = Σ m/4, so one
+    pass gives the successes S = g₀ + 2H₀₀ and the trials Σm = 4H₀₀.  For a 0/1 response Σm = n, public
+    (replace-one), and only S is released; for ``cbind`` the pair (S, Σm − S) is.
+    """
+    g, H = data_pass(np.zeros(pl.coords.k), pl.response)
+    successes, trials, sd = float(g[0] + 2.0 * H[0, 0]), float(4.0 * H[0, 0]), pl.count_sd
+    if pl.response.top == 1.0:
+        s = float(noise.gaussian(np.array([successes]), sd)[0])
+        return min(max(s, sd), trials - sd) / trials if trials > 2.0 * sd else 0.5
+    s, f = (max(float(v), sd) for v in noise.gaussian(np.array([successes, trials - successes]), sd))
+    return s / (s + f)
+
+
+def capped(step: np.ndarray) -> np.ndarray:
+    """A pilot step scaled so that max_j |Δθ_j| ≤ ``STEP_CAP`` (fitting coordinates), a public rule."""
+    top = float(np.max(np.abs(step)))
+    return step * (STEP_CAP / top) if top > STEP_CAP else step
+
+
 def release(data_pass: Callable, pl: GLMPlan, noise) -> GLMFit:
-    """The noisy Newton release (module docstring): T pilot steps and the final step, then (G4).
+    """The noisy Newton release (module docstring): T pilot steps and the final step, then (G4); for the
+    binomial family the count of successes before and the refinement step between them (G5'').
 
     ``data_pass(θ, response)`` returns the exact (g(θ), H(θ)) of the clipped rows: one pass.
 
@@ -678,23 +801,28 @@ def release(data_pass: Callable, pl: GLMPlan, noise) -> GLMFit:
     True
     """
     k = pl.coords.k
-    theta = start(pl)
+    theta, P = start(pl, data_pass, noise), None
     for t in range(pl.steps - 1):
         gt, _, P = noisy_step(data_pass, theta, pl.response, pl.score_sd[t], pl.hessian_sd[t], noise, k)
-        step = np.linalg.solve(P, gt)
-        top = float(np.max(np.abs(step)))
-        theta = theta + (step * (STEP_CAP / top) if top > STEP_CAP else step)
+        theta = theta + capped(np.linalg.solve(P, gt))
     pilot = theta
-    gt, Ht, P = noisy_step(data_pass, pilot, pl.response, pl.score_sd[-1], pl.hessian_sd[-1], noise, k)
-    theta = pilot + np.linalg.solve(P, gt)
-    return finish(theta, pilot, Ht, P, pl)
+    if pl.refine_sd and P is not None:  # (G5''): a score at θᵖ, the last pilot step's P
+        gt = noise.gaussian(data_pass(pilot, pl.response)[0], pl.refine_sd)
+        theta = pilot + capped(np.linalg.solve(P, gt))
+    start_final = theta
+    gt, Ht, P = noisy_step(data_pass, start_final, pl.response, pl.score_sd[-1], pl.hessian_sd[-1], noise, k)
+    theta = start_final + np.linalg.solve(P, gt)
+    fit = finish(theta, start_final, Ht, P, pl)
+    fit.pilot = pilot
+    return fit
 
 
-def finish(theta: np.ndarray, pilot: np.ndarray, Ht: np.ndarray, P: np.ndarray, pl: GLMPlan) -> GLMFit:
-    """The variance (G4), the withholding rule (G5) and the map to the formula's coefficients."""
+def finish(theta: np.ndarray, origin: np.ndarray, Ht: np.ndarray, P: np.ndarray, pl: GLMPlan) -> GLMFit:
+    """The variance (G4), the withholding rule (G5) and the map to the formula's coefficients; ``origin``
+    is the final step's start (θᵖ, or θʳ for the binomial family, (G5''))."""
     k = pl.coords.k
     sd_g, sd_h = pl.score_sd[-1], pl.hessian_sd[-1]
-    d = pilot - theta
+    d = origin - theta
     middle = P + sd_g**2 * np.eye(k) + sd_h**2 * (float(d @ d) * np.eye(k) + np.outer(d, d))
     Pinv = np.linalg.inv(P)
     V = Pinv @ middle @ Pinv
@@ -712,7 +840,7 @@ def finish(theta: np.ndarray, pilot: np.ndarray, Ht: np.ndarray, P: np.ndarray, 
     return GLMFit(
         coefficients=pl.coords.to_original(theta),
         theta=theta,
-        pilot=pilot,
+        pilot=origin,
         hessian=Ht,
         theta_vcov=V,
         vcov=L @ V @ L.T,
