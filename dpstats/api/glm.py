@@ -54,11 +54,10 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
 ) -> GLMResult:
     """Differentially private logistic and Poisson regression with intervals that include the privacy noise.
 
-    Noisy Newton (Avella-Medina, Bradshaw & Loh, arXiv 2103.11003): a pilot of ``pilot_steps``
-    noisy Newton steps and one final step, each releasing the score and Hessian sums of the clipped
-    rows with Gaussian noise (zCDP; binomial: the pilot starts at the released proportion of
-    successes, and a refinement step precedes the final one); Wald intervals whose variance adds
-    the final step's privacy noise to the sampling variance.
+    Noisy Newton (Avella-Medina, Bradshaw & Loh, arXiv 2103.11003): a pilot of ``pilot_steps`` noisy
+    Newton steps and one final step, each releasing the score and Hessian sums of the clipped rows
+    with Gaussian noise (zCDP; binomial: the pilot starts at the released share of successes, and a
+    refinement step precedes the final one); Wald intervals adding the final step's noise variance.
     Calls whose noise would swamp the information are refused before anything is
     spent, and intervals are withheld when the released Hessian shows too little
     information.  Derivations: :mod:`dpstats.methods.glm`.
