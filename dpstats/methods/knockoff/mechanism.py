@@ -208,8 +208,9 @@ class Calibration:
 
     @property
     def eta2(self) -> float:
-        """η² = B²/(C_min² − B²) (Assumption 3)."""
-        return self.B**2 / (self.c_min**2 - self.B**2)
+        """η² = B²/(C_min² − B²) (Assumption 3); inf when C_min <= B, which the calibration check refuses."""
+        gap = self.c_min**2 - self.B**2
+        return self.B**2 / gap if gap > 0 else math.inf
 
     @property
     def lambda_neighbours(self) -> float:
