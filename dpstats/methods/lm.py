@@ -812,7 +812,8 @@ def release_warnings(fit: LMFit, n: int, pl: LMPlan) -> list[tuple[str, str]]:
     the shrinkage weight of :func:`shrunk_covariance` below 1), its smallest eigenvalue is below the
     noise's spectral scale τ√p (cannot be told from 0) and the ridge exceeds n·τ√p there.
     *Noise-dominated* ("chance"): the ridge exceeds n·m̃, m̃ = tr(C̃)/p the released mean variance
-    (then only this one: the design's shape is then noise too).
+    (then only this one: the design's shape is then noise too).  The texts are fixed (no released
+    number): neighbours' messages may differ only in whether a rule fires.
     """
     p = pl.coords.p
     if pl.nonprivate or fit.ridge <= 0 or p == 0:
@@ -828,21 +829,20 @@ def release_warnings(fit: LMFit, n: int, pl: LMPlan) -> list[tuple[str, str]]:
         out.append(
             (
                 "data",
-                f"the released covariance of the scaled predictors has an eigenvalue ({smallest:#.3g}) below the "
-                f"noise's spectral scale τ√p = {edge:#.3g}, where the ridge λ = {fit.ridge:#.4g} dominates: the "
-                "release does not resolve the design there, and the intervals assume its smallest eigenvalues are "
-                "near τ√p/2; predictors more collinear than that make them under-cover (coverage 0.5 for two "
-                "predictors correlated 0.9 at nominal 0.95 in dpstats' simulation); drop or combine collinear "
-                "predictors, or raise eps or n",
+                "the released covariance of the scaled predictors has an eigenvalue below the noise's spectral "
+                "scale τ√p, where the ridge dominates: the release does not resolve the design there, and the "
+                "intervals assume its smallest eigenvalues are near τ√p/2; predictors more collinear than that "
+                "make them under-cover (coverage 0.5 for two predictors correlated 0.9 at nominal 0.95 in "
+                "dpstats' simulation); drop or combine collinear predictors, or raise eps or n",
             )
         )
     if dominated:
         out.append(
             (
                 "chance",
-                f"the estimates are dominated by noise: the ridge λ = {fit.ridge:#.4g} exceeds n times the released "
-                f"mean variance of the scaled predictors ({n * max(mean_var, 0.0):#.4g}), so it more than halves "
-                "them and the intervals are wide; raise eps or n, or use fewer predictors",
+                "the estimates are dominated by noise: the ridge λ exceeds n times the released mean variance "
+                "of the scaled predictors, so it more than halves them and the intervals are wide; raise eps or "
+                "n, or use fewer predictors",
             )
         )
     return out
