@@ -62,7 +62,7 @@ def heteroscedastic(p: int) -> np.ndarray:
 
 
 def _statistics(
-    n: int, cov: np.ndarray, eta: np.ndarray, trials: int, rng: np.random.Generator
+    n: int, cov: np.ndarray, eta: np.ndarray, trials: int, rng: np.random.Generator, sigma: float = SIGMA
 ) -> np.ndarray:
     """A = Σ v vᵀ for v = (1, z, u), drawn from the exact law (scipy), one per trial."""
     p = cov.shape[0]
@@ -73,8 +73,8 @@ def _statistics(
         G = np.block(
             [[np.array([[n]]), s[t][None, :]], [s[t][:, None], scatter[t] + np.outer(s[t], s[t]) / n]]
         )
-        g = rng.multivariate_normal(np.zeros(p + 1), SIGMA**2 * G)
-        rss = g @ np.linalg.solve(G, g) + SIGMA**2 * rng.chisquare(n - p - 1)
+        g = rng.multivariate_normal(np.zeros(p + 1), sigma**2 * G)
+        rss = g @ np.linalg.solve(G, g) + sigma**2 * rng.chisquare(n - p - 1)
         cross = G @ eta + g
         out[t, : p + 1, : p + 1] = G
         out[t, : p + 1, p + 1] = out[t, p + 1, : p + 1] = cross
@@ -140,3 +140,84 @@ def test_coverage_with_correlated_designs_where_the_ridge_is_on(design):
     assert np.mean([r["ridge_on"] for r in rows]) > 0.5  # the regime the shrinkage is for
     outside = [r for r in rows if not 0.92 <= r["coverage"] <= 0.98]
     assert not outside, outside
+
+
+# ------------------------------------------------------------------ a collinear design (audit s13-stat3, finding 1)
+# sklearn's diabetes (scaled=False), all 10 predictors, mapped to the unit box by the audit's public rounded bounds
+# (each contains every row); the response by (25, 350).  Its covariance there has eigenvalues 0.00085 … 1.07
+# (condition number about 1 300; s1–s2 correlated 0.90): the Gaussian twin keeps it, with the population OLS
+# coefficients and residual sd in unit coordinates (η, σ), rows N(0, Σ) (the centring is immaterial to slopes).
+DIABETES_BOUNDS = [
+    (18, 80),
+    (1, 2),
+    (15, 45),
+    (60, 135),
+    (95, 305),
+    (40, 245),
+    (20, 100),
+    (2, 10),
+    (3, 6.5),
+    (55, 125),
+]
+
+
+def diabetes_twin() -> tuple[np.ndarray, np.ndarray, float]:
+    """(Σ, η, σ) of the diabetes design in unit coordinates (η: intercept first)."""
+    datasets = pytest.importorskip("sklearn.datasets")
+    data = datasets.load_diabetes(scaled=False)
+    lo, hi = np.array(DIABETES_BOUNDS).T
+    z = (data.data - (lo + hi) / 2) / ((hi - lo) / 2)
+    u = (data.target - 187.5) / 162.5
+    X = np.c_[np.ones(len(u)), z - z.mean(0)]
+    eta, rss, *_ = np.linalg.lstsq(X, u, rcond=None)
+    return np.cov(z, rowvar=False, bias=True), eta, float(np.sqrt(rss[0] / (len(u) - X.shape[1])))
+
+
+def twin_fits(n: int, eps: float, trials: int, seed: int):
+    """(η, plan, released statistics, fits) of ``trials`` Laplace releases on the twin."""
+    cov, eta, sigma = diabetes_twin()
+    rng = np.random.default_rng(seed)
+    p = cov.shape[0]
+    coords = m.Coordinates(np.zeros(p), np.ones(p), True, y_center=0.0, y_half=1.0)
+    pl = m.plan(m.LMOptions.partial(eps=eps, delta=0.0, lambda_share=m.LAMBDA_SHARE), coords, n=n)
+    A = _statistics(n, cov, eta, trials, rng, sigma)
+    return eta, pl, rng, [m.release_statistics(a, n, pl, FastNoise(rng)) for a in A]
+
+
+@pytest.mark.parametrize("n, eps, seed", [(5_000, 4.0, 300), (50_000, 4.0, 301)])
+def test_diabetes_twin_says_the_release_does_not_resolve_the_design(n, eps, seed):
+    """The public rule of methods.lm.release_warnings fires (the "data" note, not the noise-dominated one) in
+    at least 95 of 100 releases where the bootstrap under-covers (below); it is silent on the grid's resolved
+    cells (identity design, n = 10^5, p = 10, every eps: 0 of 50 each)."""
+    _, pl, _, fits = twin_fits(n, eps, 100, seed)
+    kinds = [[k for k, _ in m.release_warnings(f, n, pl)] for f in fits]
+    assert sum(k == ["data"] for k in kinds) >= 95, kinds
+    rng = np.random.default_rng(302)
+    for eps_grid in EPSS:
+        p = 10
+        coords = m.Coordinates(np.zeros(p), np.ones(p), True, y_center=0.0, y_half=1.0)
+        grid_plan = m.plan(
+            m.LMOptions.partial(eps=eps_grid, delta=0.0, lambda_share=m.LAMBDA_SHARE), coords, n=NS[-1]
+        )
+        A = _statistics(NS[-1], independent(p), np.r_[0.2, np.linspace(0.3, -0.3, p)], 50, rng)
+        fits = [m.release_statistics(a, NS[-1], grid_plan, FastNoise(rng)) for a in A]
+        assert not any(m.release_warnings(f, NS[-1], grid_plan) for f in fits)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit (methods.lm, 'Limits'): the plug-in data model does not "
+    "resolve a collinear design; coverage 0.8, s1 about 0.5 (strict: a fix must update this test)",
+)
+def test_diabetes_twin_coverage():
+    """Mean coverage of the 10 slopes at n = 5 000, eps = 4 (Laplace), 200 trials, n_boot = 200, seed 303:
+    it should lie in the grid's band [0.93, 0.98] and does not (about 0.82; with the design's true
+    covariance in place of the data model's Σ̂ it is 0.96–0.97: the cause is the plug-in Σ̂)."""
+    eta, pl, rng, fits = twin_fits(5_000, 4.0, 200, 303)
+    hits = np.zeros(eta.size)
+    for fit in fits:
+        table = m.bootstrap(fit, 5_000, pl, n_boot=N_BOOT, conf_level=0.95, rng=rng).table
+        hits += (table["conf.low"] <= eta) & (eta <= table["conf.high"])
+    coverage = hits[1:] / len(fits)
+    print("diabetes twin", np.round(coverage, 3).tolist())
+    assert 0.93 <= coverage.mean() <= 0.98, coverage

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
+from ..errors import ChanceWarning, DataError, DataWarning, FormulaError, caller_stacklevel
 from ..methods._aliased import singularities_note
 from ..methods.lm import Coordinates, LMOptions, LMPlan, LMRelease, public_inputs, released_sigma
 from ..plotting import Plot, coefficient_plot
@@ -113,6 +113,8 @@ class LMResult(DPResult):
     fit_statistics: dict[str, float] = field(default_factory=dict)
     # rows left out for missing values, shown as R's summary shows them: eps = inf only (else private, None)
     n_deleted: int | None = None
+    # the public rules on the release (methods.lm.release_warnings): print's notes, summary's warnings
+    release_notes: list[str] = field(default_factory=list)
 
     title = "Differentially private linear regression"
     p_noun = "coefficients"
@@ -148,7 +150,19 @@ class LMResult(DPResult):
             formula=options.formula,
             intercept=coords.intercept,
             engine=getattr(mf, "engine", "memory"),
-        )
+        ).with_release_warnings(released.warnings)
+
+    def with_release_warnings(self, found: list[tuple[str, str]]) -> LMResult:
+        """Add (and warn) the public rules of :func:`dpstats.methods.lm.release_warnings`: a
+        :class:`~dpstats.errors.DataWarning` where the release does not resolve a collinear design, a
+        :class:`~dpstats.errors.ChanceWarning` where the noise dominates (as dp_gmm and vertical_glm warn)."""
+        for kind, text in found:
+            self.release_notes.append(text)
+            self.warnings.append(text)
+            warnings.warn(
+                text, DataWarning if kind == "data" else ChanceWarning, stacklevel=caller_stacklevel()
+            )
+        return self
 
     def withhold_n(self) -> None:
         """n is private: so are the residual degrees of freedom (n − p) and the noise record's n."""
@@ -302,11 +316,17 @@ class LMResult(DPResult):
         ]
         if self.calibrated_estimates is not None:
             lines.append(CALIBRATED_NOTE)
-        return lines
+        return lines + self._release_notes()
+
+    def _release_notes(self) -> list[str]:
+        """The release's public warnings (:meth:`with_release_warnings`) as print's notes; summary lists
+        them under Warnings instead."""
+        return [f"Note: {w}." for w in self.release_notes]
 
     def _summary_body_lines(self) -> list[str]:
         """print's body, with summary.lm's R² and F lines after the residual standard error (eps = inf)."""
-        lines = self._body_lines()
+        notes = self._release_notes()
+        lines = [line for line in self._body_lines() if line not in notes]
         extra = self.fit_lines()
         if extra:
             at = lines.index(self._sigma_line()) + 1 + len(self.deleted_lines())
