@@ -112,7 +112,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
         "under the assumed model: ..." in every output.  Without it the operating characteristics hold
         the released weights, the mean-noise scale and the accuracy rate of the paper's Theorem 1.1 at
         this n, eps, delta (:func:`dpstats.methods.gmm.theorem_accuracy`); a :class:`~dpstats.errors.ChanceWarning`
-        when it is infinite (:func:`dpstats.methods.gmm.vacuous_warning`).
+        when it is infinite or the clustering cannot locate components (:func:`dpstats.methods.gmm.pre_spend_warnings`).
     {oc_trials}
     {run settings}
 
@@ -148,7 +148,7 @@ class GMMFrame:
     options: m.GMMOptions  # resolved for the frame: k, min_weight, groups (m.resolve)
     box: Box
     n_public: bool = True
-    warning: str | None = None  # the public rule that the accuracy is vacuous (m.vacuous_warning)
+    warning: str | None = None  # the public rules before any spend (m.pre_spend_warnings)
 
 
 @dataclass
@@ -178,7 +178,7 @@ class GMMDoor(DataDoor):
         resolved = m.resolve(o, mf.n, mf.p, public_n)
         refuse_offset(mf, "dp_gmm")
         dd.name_frame_steps(mf)
-        vacuous = m.vacuous_warning(public_n, mf.p, resolved.k, o.eps, o.delta)  # before any spend
+        vacuous = m.pre_spend_warnings(public_n, mf.p, resolved)  # before any spend
         return GMMFrame(mf, resolved, m.clip_box(self.bounds, mf, dd), public_n is not None, vacuous)
 
     def plan(self, frame: GMMFrame, dd: DataDependence) -> m.GMMPlan:

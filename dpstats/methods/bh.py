@@ -29,6 +29,16 @@ Three routes, one :func:`plan` and one :func:`release` that dispatch on the rout
   ``max_rejections`` belong to the private mechanism and play no part.  Warned
   (:class:`~dpstats.errors.NonPrivateWarning`) as every door's eps = inf; refused under ``strict``.
 
+When no rejection can come from evidence (:func:`chance_text`)
+--------------------------------------------------------------
+No truncated log p-value is below log ν, and any rejection needs a noisy value at or below the
+loosest cut log(qk/m) − t.  When g = log ν + t − log(qk/m) > 0 a rejection therefore needs a fresh
+noise below −g, whatever the data (:func:`dpstats.privacy.fdr.rejection_gap`): :func:`plan` warns
+(:class:`~dpstats.errors.ChanceWarning`, before any budget is spent) with the eps, and on the formula
+route the n, that would bring λ down to λ* = log(qk/(mν))/log(5k/q).  On the formula route η shrinks
+like 1/√n, so this takes large n: with m = 200, k = 20, q = 0.1, y bounds of width 10 and σ = 1.1,
+n >= 7.3·10⁶ at eps = 1 and n >= 4.6·10⁵ at eps = 4.
+
 Sensitivity η for p-values of z-tests on bounded data (:func:`eta_two_sided_z`)
 -------------------------------------------------------------------------------
 A two-sided z-test has p(z) = 2Φ̄(|z|).  If one neighbouring change moves z by
@@ -104,7 +114,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import log_ndtr, ndtri
 
-from ..errors import DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..errors import ChanceWarning, DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
 from ..formula import INTERCEPT, ModelFrame
 from ..geometry import Box
 from ..privacy.accountant import LedgerEntry
@@ -113,10 +123,13 @@ from ..privacy.calibration import CONVERSIONS
 from ..privacy.fdr import (
     PeelingCalibration,
     PrivateBH,
+    any_rejection_bound,
     fdr_bound,
     harmonic,
+    largest_useful_scale,
     peeling_scale,
     private_bh,
+    rejection_gap,
 )
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
@@ -624,11 +637,103 @@ def plan(options: BHOptions, m: int, setting: SlopeTests | None = None) -> BHPla
         return _plan_nonprivate(options.q, m, options.neighbouring, options.route == MARGINAL_Z)
     k = rejections(options.max_rejections, m)
     if options.route == MARGINAL_Z:
-        return _plan_marginal_z(options, m, k, setting)
-    text = "declared" if options.eta_declared else "the default (not derived from your data)"
-    plan = _plan_peeling(options, m, k, options.eta, text)
-    plan.notes.append(P_VALUE_RULE[0].upper() + P_VALUE_RULE[1:] + ".")
+        plan = _plan_marginal_z(options, m, k, setting)
+    else:
+        text = "declared" if options.eta_declared else "the default (not derived from your data)"
+        plan = _plan_peeling(options, m, k, options.eta, text)
+        plan.notes.append(P_VALUE_RULE[0].upper() + P_VALUE_RULE[1:] + ".")
+    warn_chance(chance_text(options, plan, m, setting))
     return plan
+
+
+# --------------------------------------------------------------------------- cannot beat chance
+def warn_chance(text: str) -> None:
+    """A :class:`~dpstats.errors.ChanceWarning` with ``text`` (none if empty); raised by :func:`plan`,
+    before any budget is spent."""
+    if text:
+        warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
+
+
+def chance_text(options: BHOptions, pl: BHPlan, m: int, setting: SlopeTests | None = None) -> str:
+    """Why no rejection can come from evidence (empty if one can), from public inputs only.
+
+    By :func:`dpstats.privacy.fdr.rejection_gap`, when g = log ν + t − log(qk/m) > 0 the loosest cut
+    of the step-up lies g below the smallest value a truncated log p-value can take: even p <= ν is
+    rejected only when its noise falls below −g, and a rejection is the noise's doing.  The text says
+    what would close the gap (λ <= λ* of :func:`~dpstats.privacy.fdr.largest_useful_scale`): the eps
+    at this n, and on the formula route the n at this eps (on the raw route, the η).
+
+    Examples
+    --------
+    >>> formula = BHOptions.partial(route=MARGINAL_Z, q=0.1, eps=1.0, delta=0.0, truncate=1e-10,
+    ...                             max_rejections=20, neighbouring="replace", sigma=1.1)
+    >>> setting = SlopeTests(n=20_000, y_width=10.0, sigma=1.1)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     pl = plan(formula, 200, setting)
+    >>> print(chance_text(formula, pl, 200, setting))  # doctest: +ELLIPSIS
+    dp_bh cannot reject on evidence here: ... P(any rejection) <= 0.0143 whatever the data, ... eps >= 18.95 at this n, or n >= 7 320 996 at this eps.
+    """
+    if pl.calibration is None or pl.calibration.scale == 0:
+        return ""
+    k, q, nu, scale = pl.k, pl.q, pl.truncate, pl.calibration.scale
+    gap = rejection_gap(scale, k, q, m, nu)
+    if gap <= 0:
+        return ""
+    cut = (math.log(q * k / m) - math.log(5 * k / q) * scale) / math.log(10)  # log10 of the loosest cut
+    head = (
+        f"dp_bh cannot reject on evidence here: a rejection needs a noisy p-value at or below "
+        f"(q·k/m)·e^(−t) = {_power_of_ten(cut)} (t = {scale * math.log(5 * k / q):.4g}), but no p-value counts below "
+        f"ν = {nu:g}, so even p <= ν is rejected only when its Laplace noise (λ = {scale:.4g}) falls "
+        f"{gap:.4g} below zero on the log scale: P(any rejection) <= "
+        f"{any_rejection_bound(scale, k, q, m, nu):.3g} whatever the data, and a rejection is the "
+        f"noise's doing (the FDR bound still holds). "
+    )
+    return head + _what_would_help(options, pl, scale, largest_useful_scale(k, q, m, nu), setting)
+
+
+def _power_of_ten(log10_value: float) -> str:
+    """10^x as text, also below the smallest float (e.g. x = -400 gives '1e-400')."""
+    if log10_value > -300:
+        return f"{10**log10_value:.3g}"
+    return f"{10 ** (log10_value % 1):.3g}e{math.floor(log10_value)}"
+
+
+def _what_would_help(
+    options: BHOptions, pl: BHPlan, scale: float, useful: float, setting: SlopeTests | None
+) -> str:
+    """The eps (this n), the n (this eps, formula route) or the η (raw route) that bring λ to λ*."""
+    if useful <= 0:
+        return "No eps or n helps while q·k/m <= ν: lower truncate or raise max_rejections."
+    k, eps, delta, nu = pl.k, options.eps, options.delta, pl.truncate
+
+    def scale_at(eps_: float, eta: float) -> float:
+        return peeling_scale(eps_, delta, k, eta).scale
+
+    eps_needed = _smallest(lambda e: scale_at(e, pl.eta) <= useful, eps, 1e12)
+    text = f"A rejection on evidence needs λ <= {useful:.4g}: eps >= {eps_needed:.4g} at this " + (
+        "n" if setting is not None else "eta"
+    )
+    if setting is None:
+        return text + f", or eta <= {pl.eta * useful / scale:.3g} at this eps."
+
+    def eta_at(n: float) -> float:
+        return eta_two_sided_z(z_slope_delta(0.0, setting.y_width, max(int(n), 2), setting.sigma), nu)
+
+    n_needed = _smallest(lambda n: scale_at(eps, eta_at(n)) <= useful, setting.n, 1e18)
+    n_text = f"{math.ceil(n_needed):,}".replace(",", " ")
+    return text + f", or n >= {n_text} at this eps."
+
+
+def _smallest(reaches, start: float, stop: float) -> float:
+    """The smallest x in [start, stop] with ``reaches(x)`` (monotone), to 0.1 %, by bisection on log x."""
+    lo, hi = math.log(start), math.log(stop)
+    if not reaches(stop):
+        return math.inf
+    while hi - lo > 1e-3:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if reaches(math.exp(mid)) else (mid, hi)
+    return math.exp(hi)
 
 
 def _plan_peeling(options: BHOptions, m: int, k: int, eta: float, eta_text: str) -> BHPlan:

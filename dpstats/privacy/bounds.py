@@ -464,16 +464,27 @@ class PrivateBounds:
             lo, hi = (lo, mid) if level_at(mid) >= target else (mid, hi)
         total = self.requested[0]
         fix = (
-            f"raise bounds_eps to {hi:.3g} or more (of eps = {total:g})"
+            f"raise bounds_eps to {hi:.3g} or more (of eps = {total:g}, leaving {total - hi:.3g} for the fit)"
             if math.isfinite(total) and hi < total
             else f"bounds_eps would need {hi:.3g}, more than eps = {total:g}"
         )
         return (
             f'bounds="auto" with n = {n} and bounds_eps = {self.eps:g} ({count} private quantiles) can only '
             f"resolve quantile level {self.level:.3g}, so about {1 - self.level:.0%} of each column would lie "
-            f"beyond each bound and be clipped; {self.min_level_for} needs level {target:g} or more. Declare "
-            f"public bounds= (the usual fix), or {fix}. Nothing was spent."
+            f"beyond each bound and be clipped; {self.min_level_for} needs level {target:g} or more"
+            f"{self._rows_enough(n, count, target)}. Declare public bounds= (the usual fix: a rounded range "
+            f"every value lies in, known without looking at the rows), or {fix}. Nothing was spent."
         )
+
+    def _rows_enough(self, n: int | None, count: int, target: float) -> str:
+        """ ", which this bounds_eps reaches from n = N rows": N from :func:`quantile_error` (public inputs;
+        empty when n is private)."""
+        if n is None:
+            return ""
+        eps_each = split_budget(self.eps, self.delta, count)[0]
+        m = candidate_grid().size
+        rows = math.ceil(quantile_error(1, eps_each, m) / (1.0 - target))
+        return f", which bounds_eps = {self.eps:g} reaches from n = {rows} rows"
 
     def box(
         self, X: np.ndarray, names: list[str], y: np.ndarray | None = None, response: str | None = None

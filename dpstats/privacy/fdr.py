@@ -161,6 +161,53 @@ def threshold_shift(scale: float, k: int, q: float) -> float:
     return scale * math.log(k * SHIFT_FAILURE_DIVISOR / (2.0 * q))
 
 
+def rejection_gap(scale: float, k: int, q: float, m: int, truncate: float) -> float:
+    """g = log ν + t − log(qk/m): how far below zero a fresh noise must fall for any rejection.
+
+    Any rejection needs some ỹ_(j) <= log(qj/m) − t <= log(qk/m) − t (the loosest of the k cuts of
+    (2)), and every released value is ỹ_j = ℓ_{i_j} + Z_j >= log ν + Z_j, since no truncated log
+    p-value is below log ν.  So a rejection needs Z_j <= −g for some j, whatever the data.  When
+    g > 0 even the strongest evidence the truncation allows (p <= ν) is rejected only if its noise
+    falls below −g, i.e. with probability below ½: the cut lies beyond what evidence can reach, and
+    a rejection is the noise's doing (:func:`any_rejection_bound`).
+
+    Examples
+    --------
+    >>> round(rejection_gap(50.54, 20, 0.1, 200, 1e-10), 1)  # the formula route at n = 20 000, eps = 1
+    330.7
+    """
+    return math.log(truncate) + threshold_shift(scale, k, q) - math.log(q * k / m)
+
+
+def any_rejection_bound(scale: float, k: int, q: float, m: int, truncate: float) -> float:
+    """P(at least one rejection) <= 1 − (1 − ½e^{−g/λ})^k whatever the data, when g >= 0 (else 1).
+
+    The k fresh noises Z_j ~ Lap(λ) are independent of each other and of the peeling, and each
+    falls below −g with probability ½e^{−g/λ} (g of :func:`rejection_gap`).
+
+    Examples
+    --------
+    >>> round(any_rejection_bound(5.681, 20, 0.1, 200, 1e-10), 3)  # formula route, n = 10⁵, eps = 4
+    0.227
+    """
+    gap = rejection_gap(scale, k, q, m, truncate)
+    if gap < 0 or scale == 0:
+        return 1.0 if gap < 0 else 0.0
+    return float(-math.expm1(k * math.log1p(-0.5 * math.exp(-gap / scale))))
+
+
+def largest_useful_scale(k: int, q: float, m: int, truncate: float) -> float:
+    """λ* = log(qk/(mν)) / log(5k/q): the largest Laplace scale with g <= 0 (0 if qk/m <= ν).
+
+    Examples
+    --------
+    >>> round(largest_useful_scale(20, 0.1, 200, 1e-10), 3)
+    2.667
+    """
+    room = math.log(q * k / (m * truncate))
+    return max(room, 0.0) / math.log(k * SHIFT_FAILURE_DIVISOR / (2.0 * q))
+
+
 def fdr_bound(q: float, k: int) -> float:
     """The FDR bound (3) with m0 = m: q·H_k + q/10, valid under any dependence.
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataWarning, caller_stacklevel
-from ..methods.gmm.accuracy import theorem_accuracy, vacuous_warning
+from ..methods.gmm.accuracy import VACUOUS_OPENING, theorem_accuracy, vacuous_warning
 from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import assumed_row, describe, exact_row
 from ..plotting import Plot, new_figure, to_plot
@@ -75,7 +75,7 @@ class GMMResult(DPResult):
         """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
         terms, privacy), the options record, the privacy plan (its box centres the released means), the
         release, the frame ``mf`` (its factor levels and coding, for :meth:`predict`), n where it is public
-        and the frame's ``warning`` that the accuracy is vacuous.  Warns (and records) a vacuous accuracy at
+        and the frame's ``warning`` (the public rules before any spend: m.pre_spend_warnings).  Warns (and records) a vacuous accuracy at
         the smallest released weight and collapsed components; the operating characteristics are
         simulated from ``generator`` (the release's, drawn after it)."""
         p1, comps, centre = released.phase_one, released.components, plan.box.center
@@ -96,8 +96,11 @@ class GMMResult(DPResult):
             **fit_levels(mf, nonprivate=False),  # for predict()
         )
         w_min = float(np.min(comps.weights))
-        vacuous = warning or vacuous_warning(public_n, result.p, plan.k, options.eps, options.delta, w_min)
-        result.warnings += [vacuous] if vacuous else []
+        said = warning is not None and VACUOUS_OPENING in warning  # the theorem's rule already fired
+        vacuous = (
+            None if said else vacuous_warning(public_n, result.p, plan.k, options.eps, options.delta, w_min)
+        )
+        result.warnings += [text for text in (warning, vacuous) if text]
         if released.collapsed:
             result.collapsed = [j + 1 for j in released.collapsed]
             message = released.collapse_message(plan.min_weight)

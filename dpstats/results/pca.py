@@ -128,25 +128,36 @@ class PCAResult(DPResult):
     def _noisy(self) -> bool:
         return self.noise_sd > 0
 
-    def noise_level(self) -> float:
-        """The s.d. of the noise on an eigenvalue in the importance table's own units (0 at eps = inf).
-
-        To first order the noise E on Σ(x − c)(x − c)ᵀ (iid N(0, σ²) on and above the diagonal) moves
-        eigenvalue λ_j by v_jᵀEv_j, whose s.d. is σ√(2 − Σ_i v_ij⁴) ≤ √2σ; on the covariance
-        (``center="mean"``) that is divided by ñ − 1 (n, or the released count floored at 2).  Public:
-        σ and n (or the released count) only.  The top eigenvalues are also biased upwards by the noise
-        (pure noise alone gives eigenvalues up to about 2σ√d, :meth:`noise_spectrum`)."""
-        if not self._noisy():
-            return 0.0
-        level = math.sqrt(2.0) * self.noise_sd
+    def _per_unit(self) -> float:
+        """The factor from Σ(x − c)(x − c)ᵀ to the table's units: 1, or 1/(ñ − 1) on the covariance
+        (ñ = n, or the released count floored at 2).  Public."""
         if self.center == "midpoint":
-            return level
+            return 1.0
         count = self.n if self.n is not None else max(self.count or math.nan, 2.0)
-        return level / (count - 1.0)
+        return 1.0 / (count - 1.0)
+
+    def noise_level(self) -> float:
+        """The noise level in the importance table's own units: about the largest eigenvalue the noise
+        alone gives, 2σ√d (:meth:`noise_spectrum`), on the covariance (``center="mean"``) divided by
+        ñ − 1 (0 at eps = inf).  Public: σ, d and n (or the released count) only.
+
+        A released variance below it is not told apart from noise (:meth:`below_noise`): a
+        symmetric d × d matrix of N(0, σ²) entries has its largest eigenvalue near 2σ√d, so noise
+        alone can give every released variance up to that level.  The one definition used by print,
+        ``tidy()``'s ``below_noise_level``, ``glance()``'s ``noise_level`` and the report."""
+        return self.noise_spectrum() * self._per_unit() if self._noisy() else 0.0
+
+    def variance_noise_sd(self) -> float:
+        """The s.d. of the noise on one eigenvalue in the table's units, to first order (0 at eps = inf).
+
+        The noise E on Σ(x − c)(x − c)ᵀ (iid N(0, σ²) on and above the diagonal) moves eigenvalue λ_j
+        by v_jᵀEv_j, whose s.d. is σ√(2 − Σ_i v_ij⁴) <= √2σ; on the covariance divided by ñ − 1.  It
+        says how much a variance well above :meth:`noise_level` moves, not whether it is noise."""
+        return math.sqrt(2.0) * self.noise_sd * self._per_unit() if self._noisy() else 0.0
 
     def below_noise(self) -> np.ndarray:
-        """Components whose released variance (eigenvalue) is below :meth:`noise_level`: not told apart
-        from 0 by the release (all False at eps = inf)."""
+        """Components whose released variance (eigenvalue) is below :meth:`noise_level`, the level noise
+        alone reaches: not told apart from noise by the release (all False at eps = inf)."""
         return (
             self.eigenvalues < self.noise_level() if self._noisy() else np.zeros(len(self.eigenvalues), bool)
         )
@@ -157,12 +168,10 @@ class PCAResult(DPResult):
             return []
         scale, units = ("", "eigenvalue") if self.center == "midpoint" else ("/(n − 1)", "variance")
         names = [f"PC{j + 1}" for j in np.flatnonzero(self.below_noise())]
-        edge = self.noise_spectrum() * self.noise_level() / (math.sqrt(2.0) * self.noise_sd)
         return [
-            f"Noise level: {self.noise_level():.4g} = √2σ{scale}, the s.d. of the noise on each {units} "
-            f"(public); below the noise level: {', '.join(names) if names else 'none'}.",
-            f"The noise also inflates the leading {units}s: noise alone gives {units}s up to about "
-            f"2σ√d{scale} = {edge:.4g}.",
+            f"Noise level: {self.noise_level():.4g} = 2σ√d{scale}, about the largest {units} noise alone gives "
+            f"(public); below the noise level (not told apart from noise): {', '.join(names) if names else 'none'}.",
+            f"Each {units} also moves by noise of s.d. about √2σ{scale} = {self.variance_noise_sd():.4g}.",
         ]
 
     def _body_lines(self) -> list[str]:

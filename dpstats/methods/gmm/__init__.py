@@ -16,7 +16,8 @@ Read top to bottom against the paper:
   after Nissim, Stemmer & Vadhan 2016);
 * :mod:`.estimate` — private per-cluster estimation (Algorithm 6);
 * :mod:`.accuracy` — the accuracy rate of Theorem 1.1 and the public rule that it is
-  vacuous at this n, eps (:func:`vacuous_warning`, before anything is spent);
+  vacuous at this n, eps (:func:`vacuous_warning`, before anything is spent), and the rule that the
+  clustering step cannot locate the components (:func:`location_warning`, also before);
 * :mod:`.model` — the released mixture as densities, posteriors and
   assignments (post-processing).
 
@@ -26,7 +27,7 @@ The two verbs a front door uses: :func:`plan` (options, d, the public box) and
 construction.  No printing, no I/O; progress through a callback.
 """
 
-from .accuracy import theorem_accuracy, vacuous_warning
+from .accuracy import location_warning, pre_spend_warnings, theorem_accuracy, vacuous_warning
 from .budget import GMMPlan, plan
 from .options import (
     METHODS,
@@ -55,6 +56,8 @@ __all__ = [
     "refuse_infinite_eps",
     "release",
     "resolve",
+    "location_warning",
+    "pre_spend_warnings",
     "theorem_accuracy",
     "vacuous_warning",
 ]

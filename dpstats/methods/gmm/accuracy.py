@@ -4,17 +4,30 @@
 accuracy alpha at a given n; :func:`vacuous_warning` applies it before anything is spent, from
 public inputs only (n where public, d, k, eps, delta), at the most favourable weights (every
 component 1/k), and after the release at the smallest released weight: when alpha is infinite
-there, the theorem's sample-size condition fails at this n and eps.
+there, the theorem's sample-size condition fails at this n and eps.  :func:`location_warning` applies,
+before anything is spent, the accuracy of the clustering step's AboveThreshold (Dwork & Roth 2014,
+Theorem 3.24): when it exceeds the number of rows a round looks for, the located clusters, and so
+the fit, may be noise.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
 from ...errors import ChanceWarning, caller_stacklevel
+from ...privacy.calibration import svt_eps
+from .budget import plan
+from .cluster import ROUND_SPLIT, cube_sides
+from .options import GMMOptions
+
+#: the start of :func:`vacuous_warning`'s text (the results tell its pre-spend text from others by it)
+VACUOUS_OPENING = "dp_gmm's release carries no accuracy guarantee"
+#: AboveThreshold's failure probability at which :func:`location_warning` reads Theorem 3.24
+LOCATION_BETA = 0.5
 
 
 def theorem_accuracy(n: int, d: int, k: int, eps: float, delta: float, w_min: float) -> float:
@@ -79,7 +92,7 @@ def vacuous_warning(
         else f"at the smallest released weight {w_min:.3g}"
     )
     text = (
-        f"dp_gmm's release carries no accuracy guarantee: with n = {n} rows, d = {d}, k = {k}, eps = {eps:g}, "
+        f"{VACUOUS_OPENING}: with n = {n} rows, d = {d}, k = {k}, eps = {eps:g}, "
         f"delta = {delta:g} the accuracy alpha of Kamath et al.'s Theorem 1.1 is Inf {which} (the rows of "
         "the smallest component are below the theorem's requirement k·d^1.5·log(1/delta)/eps), so the released weights, means and covariances may be far from "
         "any mixture in the data. Raise eps or n, fit fewer components (k) or columns, or declare tighter "
@@ -87,3 +100,101 @@ def vacuous_warning(
     )
     warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
     return text
+
+
+def svt_accuracy(eps: float, queries: int, beta: float = LOCATION_BETA) -> float:
+    """8(ln L + ln(2/β))/ε: AboveThreshold's accuracy over L queries (Dwork & Roth 2014, Theorem 3.24).
+
+    With threshold noise Lap(2/ε) and query noise Lap(4/ε) (:func:`dpstats.privacy.sparse_vector.above_threshold`),
+    with probability at least 1 − β the query it stops at is at least T − a, and every query before it
+    at most T + a.
+
+    Examples
+    --------
+    >>> round(svt_accuracy(1.0, 41), 2)
+    40.8
+    """
+    return 8.0 * (math.log(queries) + math.log(2.0 / beta)) / eps
+
+
+def location_rows(n: int, options: GMMOptions) -> float:
+    """The rows one clustering round looks for at the most favourable weights (every one 1/k): alpha·n/k.
+
+    Round j's target is alpha × (active rows)/(k − j) (:func:`.cluster.private_clusters`), and with equal
+    weights the active rows are n(k − j)/k.
+    """
+    return options.alpha * n / options.k
+
+
+def location_eps(d: int, options: GMMOptions) -> float:
+    """The eps of one clustering round's AboveThreshold, from the plan's ρ (public inputs only)."""
+    rho_round = plan(options, d).rho["cluster"][0]
+    return svt_eps(rho_round * ROUND_SPLIT["svt"])
+
+
+def location_warning(n: int | None, d: int, options: GMMOptions) -> str | None:
+    """Warn (:class:`~dpstats.errors.ChanceWarning`) when the clustering step cannot find a component.
+
+    Each of the k rounds runs AboveThreshold over the L = 41 public cube sides (:func:`.cluster.cube_sides`)
+    and stops at the first side where a cell holds about alpha·n/k rows (:func:`location_rows`, at the
+    most favourable weights 1/k).  Theorem 3.24 of Dwork & Roth (2014) guarantees, with probability
+    1/2, only that the side it stops at has a cell of at least alpha·n/k − a rows, a =
+    :func:`svt_accuracy`.  When alpha·n/k <= a that says nothing: AboveThreshold may stop at a side
+    whose cells are (nearly) empty, the exponential mechanism then draws a cell among empty ones, and
+    the released means sit where the noise put them (both on one blob, or off every blob).  Decided
+    from n (public), d, k, eps, delta, the method and alpha, before anything is spent; nothing is said
+    when n is private.  Returns the text (also warned), or None.
+
+    Examples
+    --------
+    >>> o = GMMOptions.partial(eps=4.0, delta=1e-6, method="pca_cluster", k=2, alpha=0.5, refine=3,
+    ...                        neighbouring="replace")
+    >>> location_warning(2720, 2, o) is None
+    True
+    """
+    if n is None:
+        return None
+    eps_svt, sides = location_eps(d, options), len(cube_sides(1.0))
+    rows, accuracy = location_rows(n, options), svt_accuracy(location_eps(d, options), sides)
+    if rows > accuracy:
+        return None
+    n_needed = math.ceil(accuracy * options.k / options.alpha)
+    text = (
+        f"dp_gmm's clustering cannot locate the components at n = {n}: each of its k = {options.k} rounds looks "
+        f"for a grid cell holding alpha·n/k = {rows:.4g} rows (the most, at equal weights), with AboveThreshold "
+        f"at eps = {eps_svt:.3g} over {sides} grid sides, whose accuracy at probability 1/2 is "
+        f"{accuracy:.4g} rows (Dwork & Roth 2014, Thm 3.24): it may stop at a side whose cells are empty, and "
+        f"the released means then sit where the noise put them. It needs n >= {n_needed} at this eps, or "
+        f"eps >= {_eps_needed(n, d, options):.3g} at this n (or a smaller k)."
+    )
+    warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
+    return text
+
+
+def _eps_needed(n: int, d: int, options: GMMOptions) -> float:
+    """The smallest eps (to 0.1 %) at which :func:`location_warning` is silent for this n, by bisection."""
+    sides = len(cube_sides(1.0))
+
+    def enough(eps: float) -> bool:
+        scaled = replace(options, eps=eps)
+        return location_rows(n, scaled) > svt_accuracy(location_eps(d, scaled), sides)
+
+    lo, hi = math.log(options.eps), math.log(options.eps) + 1.0
+    while not enough(math.exp(hi)):
+        lo, hi = hi, hi + 1.0
+        if hi > 50:
+            return math.inf
+    while hi - lo > 1e-3:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if enough(math.exp(mid)) else (mid, hi)
+    return math.exp(hi)
+
+
+def pre_spend_warnings(n: int | None, d: int, options: GMMOptions) -> str | None:
+    """Both public rules before anything is spent (:func:`vacuous_warning` at weights 1/k, then
+    :func:`location_warning`), each warned; their texts joined, or None."""
+    texts = [
+        vacuous_warning(n, d, options.k, options.eps, options.delta),
+        location_warning(n, d, options),
+    ]
+    return "\n".join(t for t in texts if t) or None

@@ -32,10 +32,19 @@ import numpy as np
 
 from ...privacy.calibration import em_eps, svt_eps, zcdp_gaussian_sigma
 from ...privacy.randomness import NoiseSource
-from ...privacy.sparse_vector import above_threshold
+from ...privacy.sparse_vector import above_threshold, geometric_grid
 
 #: shares of one round's ρ: active count, AboveThreshold, exponential mechanism, refinement
 ROUND_SPLIT = {"count": 0.05, "svt": 0.45, "em": 0.3, "refine": 0.2}
+#: the public cube sides AboveThreshold runs over, as multiples of the clipping radius C: C/512 to 2C
+SIDES_FROM, SIDES_TO, SIDES_RATIO = 1 / 512, 2.0, 2**0.25
+
+
+def cube_sides(radius: float) -> np.ndarray:
+    """The public ascending cube sides of the locate step for clipping radius ``radius`` (41 of them)."""
+    return geometric_grid(radius * SIDES_FROM, radius * SIDES_TO, SIDES_RATIO)
+
+
 REFINE_SUM_SENSITIVITY = {"replace": 2.0, "add_remove": 1.0}
 
 

@@ -55,7 +55,7 @@ from ...privacy.randomness import NoiseSource
 from ...privacy.sparse_vector import geometric_grid, private_radius
 from ...privacy.statement import DataDependence
 from .budget import RADIUS_FACTOR, RADIUS_QUANTILE, GMMPlan
-from .cluster import ClusterSpec, Located, private_clusters
+from .cluster import ClusterSpec, Located, cube_sides, private_clusters
 from .estimate import COUNT_SENS, Components, PassSpec, estimate_components, shrink_to_pd
 from .model import map_assign
 from .options import GMMOptions, assumption_holds
@@ -190,7 +190,7 @@ def phase_one(Xc: np.ndarray, plan: GMMPlan, noise: NoiseSource) -> PhaseOne:
     else:
         pca, Y, basis = None, Xb, np.eye(d)
     # step 2: k rounds of PGLoc in the projected space
-    sides = geometric_grid(C / 512, 2 * C, 2**0.25)
+    sides = cube_sides(C)
     n_public = n if neighbouring == "replace" else None
     spec = ClusterSpec(k, C, sides, neighbouring, alpha=plan.alpha, n_public=n_public)
     located = private_clusters(Y, spec, rho["cluster"], noise)

@@ -294,7 +294,12 @@ test_that("dp_plan's chance warning names its measure in words, and dp_bh's stri
   set.seed(1)
   d <- data.frame(x1 = runif(500, -1, 1), x2 = runif(500, -1, 1))
   d$y <- 0.8 * d$x1 + rnorm(500, 0, 0.5)
-  f <- dp_bh(y ~ x1 + x2, data = d, q = 0.1, eps = 2, bounds = list(y = c(-3, 3), x1 = c(-1, 1), x2 = c(-1, 1)),
-             sigma = 1, strict = TRUE, seed = 1)
+  # (n = 500 is far below what the formula route needs to reject on evidence: a chance warning says so)
+  f <- expect_warning(dp_bh(y ~ x1 + x2, data = d, q = 0.1, eps = 2, bounds = list(y = c(-3, 3), x1 = c(-1, 1),
+                                                                                  x2 = c(-1, 1)),
+                            sigma = 1, strict = TRUE, seed = 1), class = "dpstats_chance_warning")
+  f <- suppressWarnings(dp_bh(y ~ x1 + x2, data = d, q = 0.1, eps = 2, bounds = list(y = c(-3, 3), x1 = c(-1, 1),
+                                                                                     x2 = c(-1, 1)),
+                              sigma = 1, strict = TRUE, seed = 1))
   expect_s3_class(f, "dp_bh")
 })

@@ -22,14 +22,15 @@ test_that("dp_pca gives its noise level in the table's units and marks the compo
   X <- as.data.frame(pmin(pmax(matrix(rnorm(3000 * 4), 3000) %*% diag(c(0.5, 0.2, 0.1, 0.05)), -1), 1))
   b <- setNames(rep(list(c(-1, 1)), 4), names(X))
   fit <- dp_pca(~ ., data = X, k = 3, eps = 0.5, delta = 1e-6, bounds = b, seed = 2)
-  level <- sqrt(2) * fit$outputs$noise_sd / (3000 - 1)
+  # about the largest variance noise alone gives, 2σ√d/(n − 1) (s13-stat3 finding 4)
+  level <- 2 * sqrt(4) * fit$outputs$noise_sd / (3000 - 1)
   expect_equal(glance(fit)$noise_level, level)
   td <- tidy(fit)
   below <- tapply(td$below_noise_level, td$component, unique)
   ev <- tapply(td$eigenvalue, td$component, unique)
   expect_identical(unname(below), unname(ev < level))
   text <- paste(capture.output(print(fit)), collapse = " ")
-  expect_match(gsub("\\s+", " ", text), sprintf("Noise level: %s = √2σ/(n − 1)", format(signif(level, 4))),
+  expect_match(gsub("\\s+", " ", text), sprintf("Noise level: %s = 2σ√d/(n − 1)", format(signif(level, 4))),
                fixed = TRUE)
 })
 
