@@ -205,7 +205,9 @@ def test_glm_inference_one_ledger_parallel_composition_and_pipeline():
         and entry.mechanism == "dp_sis and dp_glm on disjoint rows (parallel composition)"
     )
     assert res.fit_door == "dp_glm" and res.glm is res.fit and res.fit.family == "binomial"
-    assert res.fit.privacy.eps == 2.0 and len(res.fit.privacy.ledger) == 10  # dp_glm's own noisy Newton steps
+    # dp_glm's own binomial releases: the count of successes, 4 pilot steps (score and Hessian each), the
+    # refinement score and the final step's score and Hessian
+    assert res.fit.privacy.eps == 2.0 and len(res.fit.privacy.ledger) == 12
     assert sorted(res.selected) == ["x1", "x2", "x3"]
     tidy = res.tidy()
     assert tidy.columns.tolist()[:7] == [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -209,6 +209,8 @@ class SelectInferResult(LMResult):
         for part in (self.selection, self.fit):
             if part is not None:
                 part.withhold_n()
+                hidden = "not shown: it may follow from the part's size, which follows from the private n"
+                part.privacy.ledger = [replace(e, sensitivity=hidden) for e in part.privacy.ledger]
 
     def pipeline_lines(self) -> list[str]:
         sizes = (
