@@ -32,6 +32,7 @@ from dpstats.audit import clopper_pearson
 from dpstats.methods.knockoff import filter as ko
 from dpstats.methods.knockoff import mechanism as kd
 
+from knockoff_spy import mechanism_inputs
 from neighbours import assert_same_view, reader_view
 
 KW = dict(bounds=1.0, sigma=0.5, beta_norm=1.0, c_min=8.0, lambda_min=0.5, oc_trials=0)
@@ -39,21 +40,10 @@ KW = dict(bounds=1.0, sigma=0.5, beta_norm=1.0, c_min=8.0, lambda_min=0.5, oc_tr
 
 def _captured(frame: pd.DataFrame, method: str = "II", **kwargs):
     """(statistics, s, scales) the front door hands to run_mechanism for ``frame``."""
-    captured = []
-    original = kd.run_mechanism
-
-    def spy(st, s, scales, noise, **kw):
-        captured.append((st, s, scales))
-        return original(st, s, scales, noise, **kw)
-
-    kd.run_mechanism = spy
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # delta >= 1/n, said once elsewhere
-            dp.dp_knockoff("y ~ .", frame, 1.0, 1e-2, method=method, random_state=0, **(KW | kwargs))
-    finally:
-        kd.run_mechanism = original
-    return captured[0]
+    return mechanism_inputs(
+        lambda: dp.dp_knockoff("y ~ .", frame, 1.0, 1e-2, method=method, random_state=0, **(KW | kwargs)),
+        UserWarning,
+    )
 
 
 def _coefficients(st: ko.Normalised, s: float, g: np.ndarray) -> np.ndarray:

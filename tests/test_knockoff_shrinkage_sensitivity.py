@@ -29,6 +29,7 @@ import dpstats as dp
 from dpstats.methods.knockoff import filter as ko
 from dpstats.methods.knockoff import mechanism as kd
 
+from knockoff_spy import mechanism_inputs
 from neighbours import assert_same_view, reader_view
 
 D2_KEY = "Delta2 (coefficients, l2)"
@@ -42,21 +43,9 @@ def _frame(X: np.ndarray, y: np.ndarray) -> pd.DataFrame:
 
 def _captured(frame: pd.DataFrame, **kwargs) -> tuple:
     """(statistics, s, scales) the front door hands to run_mechanism for ``frame`` (Method II)."""
-    captured = []
-    original = kd.run_mechanism
-
-    def spy(st, s, scales, noise, **kw):
-        captured.append((st, s, scales))
-        return original(st, s, scales, noise, **kw)
-
-    kd.run_mechanism = spy
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # data-dependent steps and delta >= 1/n, said elsewhere
-            dp.dp_knockoff("y ~ .", frame, method="II", random_state=0, oc_trials=0, **kwargs)
-    finally:
-        kd.run_mechanism = original
-    return captured[0]
+    return mechanism_inputs(
+        lambda: dp.dp_knockoff("y ~ .", frame, method="II", random_state=0, oc_trials=0, **kwargs)
+    )
 
 
 def _coefficients(st: ko.Normalised, s: float, g: np.ndarray, ridge: float) -> np.ndarray:
