@@ -21,6 +21,7 @@ import pandas as pd
 
 import dpstats as dp
 from dpstats.api.pca import dp_pca
+from dpstats.methods.lm import RELEASE_RULES
 
 _NUMBER = re.compile(r"[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\binf\b|\bnan\b|∞")
 _SPACES = re.compile(r"[ \t]+")
@@ -31,8 +32,18 @@ _COMPONENTS = re.compile(r"component\(s\) [\d, ]+")
 
 def masked(text: str) -> str:
     """``text`` with every number replaced by '#' and runs of spaces (table alignment) by one; a
-    coefficient row's significance code (``*``, ``.``), a function of its released p-value, goes too."""
-    return _SIGNIFICANCE.sub("", _SPACES.sub(" ", _NUMBER.sub("#", text)))
+    coefficient row's significance code (``*``, ``.``), a function of its released p-value, goes too,
+    and so do the notes of a rule on released values (:func:`without_release_rules`)."""
+    return _SIGNIFICANCE.sub("", _SPACES.sub(" ", _NUMBER.sub("#", without_release_rules(text))))
+
+
+def without_release_rules(text: str) -> str:
+    """``text`` without the lines of a public rule on released values (dp_lm's ``RELEASE_RULES``):
+    whether such a rule fires is itself a released value, as a significance code is."""
+    lines = [line for line in text.split("\n") if not any(rule in line for rule in RELEASE_RULES)]
+    heads = [i for i, line in enumerate(lines) if line == "Warnings:" and lines[i + 1 : i + 2] in ([], [""])]
+    emptied = set(heads) | {i - 1 for i in heads if i > 0 and lines[i - 1] == ""}  # with its blank line
+    return "\n".join(line for i, line in enumerate(lines) if i not in emptied)
 
 
 def released_masked(text: str) -> str:
@@ -66,8 +77,11 @@ def shape(value: Any) -> Any:
 
 
 def warned(caught, text=str) -> list[tuple[str, str]]:
-    """The distinct warnings of a call: (category, ``text`` of the message), sorted."""
-    return sorted({(w.category.__name__, text(str(w.message))) for w in caught})
+    """The distinct warnings of a call: (category, ``text`` of the message), sorted; those of a rule on
+    released values left out (:func:`without_release_rules`)."""
+    return sorted(
+        {(w.category.__name__, text(str(w.message))) for w in caught if str(w.message) not in RELEASE_RULES}
+    )
 
 
 def door_table(
@@ -187,6 +201,7 @@ def reader_view(
             return {"error": (type(exc).__name__, text), "warnings": warned(caught, warning_text)}
     d = fit.to_dict()
     d.pop("created", None)
+    d["warnings"] = [w for w in d.get("warnings") or [] if w not in RELEASE_RULES]
     return {
         "error": None,
         "warnings": warned(caught, warning_text),

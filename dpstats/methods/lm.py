@@ -803,6 +803,21 @@ def released_covariance(released: np.ndarray, n: int, p: int) -> np.ndarray:
     return (cov + cov.T) / 2.0
 
 
+UNRESOLVED_DESIGN = (
+    "the released covariance of the scaled predictors has an eigenvalue below the noise's spectral "
+    "scale τ√p, where the ridge dominates: the release does not resolve the design there, and the "
+    "intervals assume its smallest eigenvalues are near τ√p/2; predictors more collinear than that "
+    "make them under-cover (coverage 0.5 for two predictors correlated 0.9 at nominal 0.95 in "
+    "dpstats' simulation); drop or combine collinear predictors, or raise eps or n"
+)
+NOISE_DOMINATED = (
+    "the estimates are dominated by noise: the ridge λ exceeds n times the released mean variance "
+    "of the scaled predictors, so it more than halves them and the intervals are wide; raise eps or "
+    "n, or use fewer predictors"
+)
+RELEASE_RULES = (UNRESOLVED_DESIGN, NOISE_DOMINATED)  # fixed texts: whether one shows is a released value
+
+
 def release_warnings(fit: LMFit, n: int, pl: LMPlan) -> list[tuple[str, str]]:
     """The public rules on a private fit (module docstring, "Limits"), as (kind, text), kind "data" or
     "chance"; from released values (Ã, the ridge) and public inputs (n, the noise scale) only.
@@ -826,25 +841,9 @@ def release_warnings(fit: LMFit, n: int, pl: LMPlan) -> list[tuple[str, str]]:
     dominated = fit.ridge > n * max(mean_var, 0.0)
     out = []
     if not dominated and p > 1 and dispersion > p * p * tau**2 and smallest < edge < fit.ridge / n:
-        out.append(
-            (
-                "data",
-                "the released covariance of the scaled predictors has an eigenvalue below the noise's spectral "
-                "scale τ√p, where the ridge dominates: the release does not resolve the design there, and the "
-                "intervals assume its smallest eigenvalues are near τ√p/2; predictors more collinear than that "
-                "make them under-cover (coverage 0.5 for two predictors correlated 0.9 at nominal 0.95 in "
-                "dpstats' simulation); drop or combine collinear predictors, or raise eps or n",
-            )
-        )
+        out.append(("data", UNRESOLVED_DESIGN))
     if dominated:
-        out.append(
-            (
-                "chance",
-                "the estimates are dominated by noise: the ridge λ exceeds n times the released mean variance "
-                "of the scaled predictors, so it more than halves them and the intervals are wide; raise eps or "
-                "n, or use fewer predictors",
-            )
-        )
+        out.append(("chance", NOISE_DOMINATED))
     return out
 
 

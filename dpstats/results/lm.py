@@ -153,15 +153,15 @@ class LMResult(DPResult):
         ).with_release_warnings(released.warnings)
 
     def with_release_warnings(self, found: list[tuple[str, str]]) -> LMResult:
-        """Add (and warn) the public rules of :func:`dpstats.methods.lm.release_warnings`: a
-        :class:`~dpstats.errors.DataWarning` where the release does not resolve a collinear design, a
-        :class:`~dpstats.errors.ChanceWarning` where the noise dominates (as dp_gmm and vertical_glm warn)."""
+        """Add the public rules of :func:`dpstats.methods.lm.release_warnings` as print's notes and
+        summary's warnings; where the noise dominates also warn (a :class:`~dpstats.errors.ChanceWarning`,
+        as dp_gmm and vertical_glm warn).  The unresolved-design rule only notes: it also fires on small
+        correlated designs whose intervals cover, so a warning would cry wolf."""
         for kind, text in found:
             self.release_notes.append(text)
             self.warnings.append(text)
-            warnings.warn(
-                text, DataWarning if kind == "data" else ChanceWarning, stacklevel=caller_stacklevel()
-            )
+            if kind == "chance":
+                warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
         return self
 
     def withhold_n(self) -> None:

@@ -6,7 +6,9 @@ conditions_of <- function(expr) {
   withCallingHandlers(
     tryCatch(expr, error = function(e) seen <<- c(seen, paste("error:", conditionMessage(e)))),
     warning = function(w) {
-      seen <<- c(seen, paste("warning:", conditionMessage(w)))
+      # whether dp_lm's noise dominates is decided by released values, which neighbours may differ in
+      if (!(inherits(w, "dpstats_chance_warning") && startsWith(conditionMessage(w), "the estimates are dominated by noise")))
+        seen <<- c(seen, paste("warning:", conditionMessage(w)))
       invokeRestart("muffleWarning")
     }
   )
