@@ -32,9 +32,11 @@ _COMPONENTS = re.compile(r"component\(s\) [\d, ]+")
 
 def masked(text: str) -> str:
     """``text`` with every number replaced by '#' and runs of spaces (table alignment) by one; a
-    coefficient row's significance code (``*``, ``.``), a function of its released p-value, goes too,
-    and so do the notes of a rule on released values (:func:`without_release_rules`)."""
-    return _SIGNIFICANCE.sub("", _SPACES.sub(" ", _NUMBER.sub("#", without_release_rules(text))))
+    coefficient row's significance code (``*``, ``.``) and a p-value's floor mark (``<0.02``), functions
+    of its released p-value, go too, and so do the notes of a rule on released values
+    (:func:`without_release_rules`)."""
+    numbers = _NUMBER.sub("#", without_release_rules(text)).replace("<#", "#")  # format.pval's "<0.02"
+    return _SIGNIFICANCE.sub("", _SPACES.sub(" ", numbers))
 
 
 def without_release_rules(text: str) -> str:
