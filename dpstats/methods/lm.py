@@ -108,11 +108,11 @@ alone: 0.87–0.90 on the diabetes rows, other slopes' coverage falling).  With 
 covers 0.98 (every slope at least 0.92) at n = 5 000 and 0.96 (at least 0.925) at n = 50 000,
 conservatively where the design is least resolved; the grid's cells where the rule fires moved
 by at most 4% in width.  The rule is public post-processing (released Ã, the ridge, n, the noise
-scale), so the switch costs no privacy, and the fits still say so (a
-:class:`~dpstats.errors.DataWarning` and a line in print), as do fits whose ridge exceeds n times
-the released mean variance of the scaled predictors (the noise dominates: the ridge more than
-halves the estimates; a :class:`~dpstats.errors.ChanceWarning`, as dp_gmm and vertical_glm
-warn).  tests/test_lm_coverage.py, ``test_diabetes_twin_*``.
+scale), so the switch costs no privacy, and the fits say so in a note (print and summary; not a
+warning, for the rule also fires on small correlated designs whose intervals cover), as do fits
+whose ridge exceeds n times the released mean variance of the scaled predictors (the noise
+dominates: the ridge more than halves the estimates; that one also warns, a
+:class:`~dpstats.errors.ChanceWarning`, as dp_gmm and vertical_glm warn).  tests/test_lm_coverage.py, ``test_diabetes_twin_*``.
 """
 
 from __future__ import annotations
@@ -282,9 +282,7 @@ class LMOptions(Options):
     """dp_lm's options, checked once (defaults: the signature of :func:`dpstats.dp_lm`)."""
 
     PUBLIC_N = PublicN("dp_lm", "n is exact in the released XᵀX (its intercept entry)")
-    GAUSSIAN_PLAN = (
-        True  # delta > 0: BudgetPlan(eps, delta, gaussian_only) of both steps; delta = 0 is Laplace
-    )
+    GAUSSIAN_PLAN = True  # delta > 0: BudgetPlan(eps, delta, gaussian_only); delta = 0 is Laplace
 
     formula: str
     eps: float
@@ -569,8 +567,7 @@ def release(gram: np.ndarray, pl: LMPlan, noise, estimable: np.ndarray | None = 
         fit, n, pl, n_boot=o.n_boot, conf_level=o.conf_level, rng=noise.generator, interval=o.interval
     )
     how = f"calibrated parametric bootstrap, {o.interval} intervals, 2 x {o.n_boot} replicates"
-    # statistic = calibrated estimate / std.error
-    return LMRelease(fit, bt.table, how, bt.centre, release_warnings(fit, n, pl))
+    return LMRelease(fit, bt.table, how, bt.centre, bt.rules)  # statistic = calibrated estimate / std.error
 
 
 def release_statistics(
@@ -749,6 +746,7 @@ class Bootstrap:
     interval: str
     table: dict[str, np.ndarray] = field(default_factory=dict)
     centre: np.ndarray = field(default_factory=lambda: np.empty(0))  # calibrated β̃
+    rules: list[tuple[str, str]] = field(default_factory=list)  # release_warnings, which chose the draws
 
 
 def data_model(
@@ -1027,7 +1025,8 @@ def bootstrap(
     >>> bool(bt.table["conf.low"][1] < 0.3 < bt.table["conf.high"][1])
     True
     """
-    unresolved = any(kind == "data" for kind, _ in release_warnings(fit, n, pl))
+    rules = release_warnings(fit, n, pl)
+    unresolved = any(kind == "data" for kind, _ in rules)
     th, M = _draws(fit, fit.theta, n, pl, n_boot, rng, batch, unresolved)
     J = M.mean(axis=0)
     offset = (th - np.einsum("bij,j->bi", M, fit.theta)).mean(axis=0)
@@ -1038,7 +1037,7 @@ def bootstrap(
     centre = pl.coords.to_original(theta_c)
     draws = centre + deviations @ L.T
     table = interval_table(centre, draws, conf_level, interval)
-    return Bootstrap(draws, interval, table, centre)
+    return Bootstrap(draws, interval, table, centre, rules)
 
 
 def interval_table(
