@@ -723,16 +723,32 @@ def ols_fit_statistics(fit: LMFit, pl: LMPlan, F: np.ndarray) -> dict[str, float
     df = rank - intercept
     r2 = 1.0 - rss / tss if tss > 0 else math.nan
     f = ((tss - rss) / df) / (rss / rdf) if df > 0 and rss > 0 else math.nan
-    loglik = -0.5 * n * (math.log(2.0 * math.pi) + 1.0 - math.log(n) + math.log(rss)) if rss > 0 else math.inf
     return {
         "r.squared": r2,
         "adj.r.squared": 1.0 - (1.0 - r2) * (n - intercept) / rdf,
         "statistic": f,
         "p.value": float(sps.f.sf(f, df, rdf)) if df > 0 else math.nan,
         "df": float(df) if df > 0 else math.nan,
+        **likelihood_statistics(rss, n, rank + 1, perfect=math.inf),
+    }
+
+
+def likelihood_statistics(rss: float, n: int, params: int, perfect: float) -> dict[str, float]:
+    """``logLik.lm``'s −n/2 (log 2π + 1 − log n + log RSS) on ``params`` parameters (the coefficients
+    and σ), whence AIC and BIC, and the deviance RSS; ``perfect`` is the log-likelihood at RSS = 0
+    (inf for an exact fit, as R's; NaN for one from released statistics).
+
+    Examples
+    --------
+    >>> s = likelihood_statistics(40.0, 12, 3, perfect=math.inf)
+    >>> round(s["logLik"], 4), round(s["AIC"] + 2 * s["logLik"], 12)
+    (-24.2511, 6.0)
+    """
+    loglik = -0.5 * n * (math.log(2.0 * math.pi) + 1.0 - math.log(n) + math.log(rss)) if rss > 0 else perfect
+    return {
         "logLik": loglik,
-        "AIC": -2.0 * loglik + 2.0 * (rank + 1),
-        "BIC": -2.0 * loglik + math.log(n) * (rank + 1),
+        "AIC": -2.0 * loglik + 2.0 * params,
+        "BIC": -2.0 * loglik + math.log(n) * params,
         "deviance": rss,
     }
 

@@ -13,7 +13,15 @@ import pandas as pd
 
 from ..errors import ChanceWarning, DataError, DataWarning, FormulaError, caller_stacklevel
 from ..methods._aliased import singularities_note
-from ..methods.lm import Coordinates, LMOptions, LMPlan, LMRelease, public_inputs, released_sigma
+from ..methods.lm import (
+    Coordinates,
+    LMOptions,
+    LMPlan,
+    LMRelease,
+    likelihood_statistics,
+    public_inputs,
+    released_sigma,
+)
 from ..plotting import Plot, coefficient_plot
 from .base import DPResult, Summary, deleted_due_to_missingness, escape_text
 
@@ -218,9 +226,8 @@ class LMResult(DPResult):
             )
         if mf is None:
             return rows.fill(None)
-        offset = (
-            0.0 if mf.offset is None else mf.offset
-        )  # offset() of newdata, as predict.glm (eps = inf only)
+        # offset() of newdata, as predict.glm (eps = inf only)
+        offset = 0.0 if mf.offset is None else mf.offset
         return rows.fill(mf.X @ np.where(aliased, 0.0, self.coefficients) + offset)
 
     def aliased_terms(self) -> list[str]:
@@ -499,14 +506,7 @@ def released_fit_statistics(sigma: float, df_residual: int | None, k: int) -> di
     """
     if df_residual is None or not math.isfinite(sigma):
         return dict.fromkeys(("deviance", "logLik", "AIC", "BIC"), math.nan)
-    n, rss = df_residual + k, sigma**2 * df_residual
-    loglik = -0.5 * n * (math.log(2.0 * math.pi * rss / n) + 1.0) if rss > 0 else math.nan
-    return {
-        "deviance": rss,
-        "logLik": loglik,
-        "AIC": -2.0 * loglik + 2.0 * (k + 1),
-        "BIC": -2.0 * loglik + math.log(n) * (k + 1),
-    }
+    return likelihood_statistics(sigma**2 * df_residual, df_residual + k, k + 1, perfect=math.nan)
 
 
 def fit_fields(
