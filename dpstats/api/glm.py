@@ -169,8 +169,8 @@ class GLMDoor(DataDoor):
     def frame(self, dd: DataDependence) -> GLMFrame:
         if engines.is_engine_input(self.data):
             return self._chunked_frame(dd)
-        o, cb = self.options, m.parse_cbind(self.options.formula)[1]
-        mf, note, failures = m.in_memory_frame(o.formula, self.data, o.family, self.schema, name_step=dd.add)
+        o = self.options
+        mf, note, cb, failures = m.in_memory_frame(o.formula, self.data, o.family, self.schema, dd.add)
         X, y = mf.X, np.asarray(mf.y, float)
         tops = [y, failures]
 

@@ -495,11 +495,8 @@ def plan(
             rho_r = budget.add(
                 f"refinement: score sum at θ^{t - 1}", "Gaussian (zCDP)", fg * REFINE_SHARE, g_text
             )
-            refine_sd, fg, where = (
-                zcdp_gaussian_sigma(dg, rho_r),
-                fg * (1.0 - REFINE_SHARE),
-                "the refined iterate",
-            )
+            refine_sd = zcdp_gaussian_sigma(dg, rho_r)
+            fg, where = fg * (1.0 - REFINE_SHARE), "the refined iterate"
         label = "final step" if final else f"pilot step {t}"
         rho_h = budget.add(f"{label}: Hessian sum at {where}", "Gaussian (zCDP)", fh, h_text)
         rho_g = budget.add(f"{label}: score sum at {where}", "Gaussian (zCDP)", fg, g_text)
@@ -569,9 +566,8 @@ def refuse_if_noisy(pl: GLMPlan, n: int, delta: float) -> None:
     ratio, limit = noise_ratio(pl, n), refuse_ratio(pl.family)
     if ratio <= limit:
         return
-    target = advised_ratio(
-        pl.family, pl.coords.k
-    )  # σ_H ∝ 1/√ρ at fixed shares: the ratio falls as 1/√ρ and 1/n
+    # σ_H ∝ 1/√ρ at fixed shares: the ratio falls as 1/√ρ and as 1/n
+    target = advised_ratio(pl.family, pl.coords.k)
     eps_intervals = _round_up(eps_for_rho(pl.rho * (ratio / target) ** 2, delta))
     raise AssumptionError(
         f"dp_glm cannot give intervals that cover at n = {n} with these eps, delta, bounds and "
@@ -1223,7 +1219,8 @@ def quoted_as_written(rewritten: str, written: str) -> Iterator[None]:
 
 def in_memory_frame(written: str, data: Any, family: str, schema: Schema, name_step: Callable) -> tuple:
     """dp_glm's model frame of in-memory ``data`` for the formula as ``written``: (frame, the note on
-    which level of a text response is modelled, the failures of a ``cbind(s, f)`` response or None).
+    which level of a text response is modelled, the (s, f) of a ``cbind(s, f)`` response and its
+    failures, or None and None).
 
     A binomial 0/1 or text response goes through the schema as vertical_glm's does (``name_step``
     names the levels step before they are counted); the frame's ``offset`` is then the formula's own
@@ -1239,7 +1236,7 @@ def in_memory_frame(written: str, data: Any, family: str, schema: Schema, name_s
     offsets = dict(mf.offset_terms)
     failures = offsets.pop(f"offset({cb[1]})") if cb is not None else None
     mf.offset = sum(offsets.values()) if offsets else None
-    return mf, note, failures
+    return mf, note, cb, failures
 
 
 def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
