@@ -427,7 +427,8 @@ def bounds_in_part(bounds: Any, part: pd.DataFrame) -> Any:
 def selector_bounds(select: str, bounds: Any, part: pd.DataFrame) -> Any:
     """The bounds part A's selector takes: dp_sis and dp_two_stage the mapping of the part's columns,
     dp_knockoff one public row-norm bound B, the l2 norm of the declared box's largest corner over the
-    design columns (a mapping, or one (lo, hi) pair for every column) (the part's last column is the response, :func:`split_frame`), or ``"auto"`` as given.
+    design columns (from a mapping, or from one (lo, hi) pair for every column; the part's last column
+    is the response, :func:`split_frame`), or ``"auto"`` as given.
 
     A mapping that leaves a design column without bounds gives None: B is then read from the rows, a
     step dp_knockoff names.

@@ -162,9 +162,8 @@ def derived_bounds_note(bounds: Any, mf: Any) -> str:
         return ""
     term_of = dict(zip(mf.names, mf.terms))
     terms = ", ".join(repr(t) for t in dict.fromkeys(term_of.get(c, c) for c in columns))
-    splines = any(
-        hasattr(part, "knots") for c in columns for part in parts[c]
-    )  # formula._design.SplineColumn
+    # a part with knots is a formula._design.SplineColumn (ns() or bs())
+    splines = any(hasattr(part, "knots") for c in columns for part in parts[c])
     return (
         f"Columns of the term(s) {terms} without a bound declared for the column itself are bounded by "
         "arithmetic on public bounds alone, no row read: an interaction's by the product of its parts' "
