@@ -155,20 +155,11 @@ augment.dp_result <- function(x, newdata = NULL, type.predict, type.residuals, .
   df$.fitted <- unname(as.numeric(fitted))
   df$.resid <- unname(as.numeric(resid))
   infl <- stats::influence(ref, do.coef = FALSE)
-  hat <- unname(infl$hat)
-  sig <- unname(infl$sigma)
-  cooksd <- unname(stats::cooks.distance(ref, infl = infl))
-  if (glm_fit) {
-    df$.std.resid <- unname(stats::rstandard(ref, infl = infl, type = type.residuals))
-    df$.hat <- hat
-    df$.sigma <- sig
-    df$.cooksd <- cooksd
-  } else {
-    df$.hat <- hat
-    df$.sigma <- sig
-    df$.cooksd <- cooksd
-    df$.std.resid <- unname(stats::rstandard(ref, infl = infl))
-  }
+  std <- if (glm_fit) stats::rstandard(ref, infl = infl, type = type.residuals) else stats::rstandard(ref, infl = infl)
+  columns <- list(.hat = infl$hat, .sigma = infl$sigma, .cooksd = stats::cooks.distance(ref, infl = infl),
+                  .std.resid = std)
+  shown <- if (glm_fit) c(".std.resid", ".hat", ".sigma", ".cooksd") else c(".hat", ".sigma", ".cooksd", ".std.resid")
+  df[shown] <- lapply(columns[shown], unname)
   .as_tibble(df)
 }
 
