@@ -136,13 +136,15 @@ dp.compose([fit, fit.privacy])
 dp.dp_glm("y ~ x", df, eps=1.0, delta=1e-6, bounds="auto")
 dp.dp_lm("y ~ x", df, eps="1")
 dp.dp_lm("y ~ x", df, eps=1.0, bound=(-1, 1))
+dp.dp_pca("~ x", df, k=1, eps=1.0, bounds=(-1, 1), random_state=1, strict=True, levels=None, na_action="omit")
+dp.dp_lm("y ~ x", df, eps=1.0, bounds=(-1, 1), strict="yes")
 """
 
 
 def test_a_type_checker_sees_each_doors_signature(tmp_path):
     """mypy, as a user's editor or CI would run it on their script: the doors' signatures and result
     types are seen through the package's lazy names (the generated dpstats/__init__.pyi and the
-    typed door_docstring), and the three wrong calls, only those, are reported."""
+    typed door_docstring), and the four wrong calls, only those, are reported."""
     script = tmp_path / "analysis.py"
     script.write_text(USER_SCRIPT)
     run = subprocess.run(
@@ -171,6 +173,7 @@ def test_a_type_checker_sees_each_doors_signature(tmp_path):
     assert sorted({int(e.split(":")[1]) for e in errors}) == wrong, out
     assert 'Argument "bounds" to "dp_glm"' in out and 'Argument "eps" to "dp_lm"' in out
     assert 'Unexpected keyword argument "bound" for "dp_lm"' in out
+    assert 'Argument "strict" to "dp_lm" has incompatible type' in out  # a shared keyword (api/_parameters)
 
 
 def test_the_package_stub_is_current():

@@ -62,13 +62,13 @@ class Settings:
     diagnostics: bool
 
     @classmethod
-    def check(cls, given: Mapping[str, Any], *, diagnostics: bool | None = None) -> Settings:
-        """The checked settings from a door's arguments (``diagnostics`` overrides the argument)."""
+    def check(cls, given: Mapping[str, Any]) -> Settings:
+        """The checked settings from a door's arguments (a simulation ``truth`` implies diagnostics)."""
         return cls(
             strict=check_strict(given["strict"]),
             random_state=given["random_state"],
             accountant=check_accountant(given["accountant"]),
-            diagnostics=bool(given.get("diagnostics", False) if diagnostics is None else diagnostics),
+            diagnostics=bool(given["diagnostics"] or given.get("truth") is not None),
         )
 
 

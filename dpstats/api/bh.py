@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Unpack
 
 from numpy.typing import ArrayLike
 
@@ -24,14 +24,15 @@ from ..results.base import DPResult
 from .. import engines
 from ..formula import model_frame, refuse_offset
 from ..methods import bh as m
-from ..privacy.accountant import Accountant
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
+from ._parameters import Shared, shared_parameters
 from ._common import OptionsDoor, Settings, call_of, check_budget, declare, door_docstring, run
 
 
 @door_docstring
+@shared_parameters
 def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
     p_values: ArrayLike | Mapping[str, float] | DPResult | str,
     q: float = 0.1,
@@ -44,13 +45,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     data: InMemoryData | None = None,
     bounds: BoundsSpec = None,
     sigma: float | None = None,
-    levels: dict | None = None,
-    na_action: str | None = None,
-    neighbouring: str = "replace",
-    diagnostics: bool = False,
-    random_state: RandomState = None,
-    accountant: Accountant | None = None,
-    strict: bool = False,
+    **shared: Unpack[Shared],
 ) -> BHResult:
     """Benjamini-Hochberg FDR control with differential privacy.
 
@@ -145,7 +140,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     >>> fit.rejected
     ['x0']
     """
-    given = locals()
+    given = locals() | shared
     settings = Settings.check(given)
     options = m.BHOptions.check(given)
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,19 +15,20 @@ from .. import engines
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import Box
 from ..methods import felp as m
-from ..privacy.accountant import Accountant
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
 from .._io import progress_bar
+from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
 @door_docstring
+@shared_parameters
 def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: InMemoryData,
@@ -43,17 +46,11 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     tol: float = m.TOL,
     max_iter: int = m.MAX_ITER,
     lam_grid: Sequence[float] = LAM_GRID,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
     truth: Sequence[str] | None = None,
-    diagnostics: bool = False,
     assume: str | None = None,
     oc_trials: int = 200,
-    random_state: RandomState = None,
-    accountant: Accountant | None = None,
-    strict: bool = False,
     progress: bool = False,
+    **shared: Unpack[Shared],
 ) -> FELPResult:
     """DP ensemble feature weighting by local learning (FELP) for classification.
 
@@ -154,8 +151,8 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     >>> fit.operating_characteristics.assumption is None
     True
     """
-    given = locals()
-    settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
+    given = locals() | shared
+    settings = Settings.check(given)
     options = m.FELPOptions.check({**given, "assume": plug_in_only(assume, "dp_felp")})
     engines.require_rows(data, "dp_felp", "each learner is fitted on a random subset of the rows")
     options, data = declare(given, options, settings, nonprivate="the weights released without noise")

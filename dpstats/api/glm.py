@@ -12,26 +12,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from ..engines import Data
 from ..geometry import BoundsSpec
 from .. import engines
-from ..errors import DataError, PrivacyParameterError
 from ..formula import INTERCEPT
 from ..methods import glm as m
-from ..privacy.accountant import Accountant
-from ..privacy.bounds import is_auto
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
 from ..validation import check_delta, check_regression_rows
+from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
+@shared_parameters
 def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data,
@@ -44,13 +43,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     pilot_steps: int = m.PILOT_STEPS,
     pilot_share: float = m.PILOT_SHARE,
     hessian_share: float = m.HESSIAN_SHARE,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
-    random_state: RandomState = None,
-    strict: bool = False,
-    accountant: Accountant | None = None,
-    diagnostics: bool = False,
+    **shared: Unpack[Shared],
 ) -> GLMResult:
     """Differentially private logistic and Poisson regression with intervals that include the privacy noise.
 
@@ -111,10 +104,10 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> bool(abs(fit.coef()["x"] - 1) < 0.2)
     True
     """
-    given = locals()
+    given = locals() | shared
     settings = Settings.check(given)
     options = m.GLMOptions.check(given)
-    refuse_auto_bounds(bounds)
+    m.refuse_auto_bounds(bounds)
     m.refuse_private_offset(formula, options.eps)
     if math.isinf(options.eps):
         engines.require_rows(
@@ -127,15 +120,6 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
         given, options, settings, nonprivate="maximum-likelihood GLM (IRLS)", fills=m.response_fill(formula)
     )
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
-
-
-def refuse_auto_bounds(bounds: Any) -> None:
-    """dp_glm does not offer bounds="auto" yet."""
-    if is_auto(bounds):
-        raise PrivacyParameterError(
-            'dp_glm does not offer bounds="auto" yet; declare public bounds, e.g. bounds={"x": (0, 10)}. '
-            "Nothing was spent."
-        )
 
 
 @dataclass
@@ -187,18 +171,10 @@ class GLMDoor(DataDoor):
     def _chunked_frame(self, dd: DataDependence) -> GLMFrame:
         """Streamed or Dask data: a first pass for the frame (n, the data's range), the rows not held."""
         formula, cb = m.parse_cbind(self.options.formula)
-        try:
-            with m.quoted_as_written(formula, self.options.formula):
-                mf, stats, passes = engines.row_passes(
-                    formula, self.data, drop_intercept=False, schema=self.schema
-                )
-        except DataError as exc:
-            if "numeric response is needed" not in str(exc):
-                raise
-            raise DataError(
-                f"dp_glm on streamed or Dask data needs a numeric response (0/1, counts, or cbind of two count "
-                f"columns): code '{self.options.formula.split('~')[0].strip()}' as 0/1 first. Nothing was spent."
-            ) from None
+        with m.streamed_frame_errors(formula, self.options.formula):
+            mf, stats, passes = engines.row_passes(
+                formula, self.data, drop_intercept=False, schema=self.schema
+            )
         c = stats.cross
 
         def top(i: int) -> float:

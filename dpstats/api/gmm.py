@@ -8,6 +8,8 @@ groups against n where n is public, and runs the method's plan and release.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,18 +20,19 @@ from .. import engines
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import Box
 from ..methods import gmm as m
-from ..privacy.accountant import Accountant
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.gmm import GMMResult
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
 from .._io import progress_bar
+from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
 
 @door_docstring
+@shared_parameters
 def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: InMemoryData,
@@ -45,17 +48,11 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     refine: int = 3,
     min_weight: float | None = None,
     var_floor: float = 1e-6,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
     truth: MixtureTruth | np.ndarray | None = None,
-    diagnostics: bool = False,
     assume: str | None = None,
     oc_trials: int = 2000,
-    random_state: RandomState = None,
-    accountant: Accountant | None = None,
-    strict: bool = False,
     progress: bool = False,
+    **shared: Unpack[Shared],
 ) -> GMMResult:
     """Differentially private learning of a mixture of k separated Gaussians.
 
@@ -127,9 +124,9 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> fit.operating_characteristics.assumption is None
     True
     """
-    given = locals()
+    given = locals() | shared
     m.refuse_infinite_eps(eps)
-    settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
+    settings = Settings.check(given)
     options = m.GMMOptions.check({**given, "assume": plug_in_only(assume, "dp_gmm")})
     engines.require_rows(
         data,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -24,13 +24,13 @@ from ..methods.knockoff import diagnostics as kdiag, filter as ko, mechanism as 
 from ..methods.knockoff.options import KnockoffOptions
 from ..simulate import RELEASED, Assume
 from ..simulate.knockoff import FIGURE1_NS, simulate_knockoff  # noqa: F401 (public names, kept importable here)
-from ..privacy.accountant import Accountant
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.knockoff import KnockoffResult
 from ..geometry import clip_response
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
+from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
@@ -40,6 +40,7 @@ OVERFLOW_GUARD = 1e100
 
 
 @door_docstring
+@shared_parameters
 def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data,
@@ -61,17 +62,11 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     knockoffs: str = "shortcut",
     eps_split: tuple[float, float, float] = (0.5, 0.25, 0.25),
     delta_split: Sequence[float] | None = None,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
     truth: Sequence[str] | None = None,
-    diagnostics: bool = False,
     assume: Assume | dict | str | None = None,
     oc_trials: int = 100,
-    random_state: RandomState = None,
-    accountant: Accountant | None = None,
-    strict: bool = False,
     progress: bool = False,
+    **shared: Unpack[Shared],
 ) -> KnockoffResult:
     """Differentially private fixed-X knockoff filter (Methods I and II of Pournaderi & Xiang).
 
@@ -185,8 +180,8 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     >>> fit.operating_characteristics.assumption_label[:24]
     'under the assumed model:'
     """
-    given = locals()
-    settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
+    given = locals() | shared
+    settings = Settings.check(given)
     options, data = _before_reading(KnockoffOptions.check(given), settings, given)
     call = call_of(dp_knockoff, given, always=IN_CALL)
     return run(KnockoffDoor(options, data, call, progress), settings)

@@ -9,7 +9,7 @@ parametric-bootstrap intervals are :mod:`dpstats.methods.lm`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -19,15 +19,16 @@ from ..formula import INTERCEPT, refuse_offset
 from ..geometry import Box
 from ..methods import lm as m
 from ..methods._aliased import LM_TOL, estimable_columns
-from ..privacy.accountant import Accountant
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.lm import LMResult
 from ..validation import check_delta, check_regression_rows
+from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
+@shared_parameters
 def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data,
@@ -40,14 +41,8 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     n_boot: int = 1000,
     interval: str = "pivot",
     lambda_share: float = m.LAMBDA_SHARE,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
-    random_state: RandomState = None,
-    strict: bool = False,
-    accountant: Accountant | None = None,
-    diagnostics: bool = False,
     progress: bool | None = None,
+    **shared: Unpack[Shared],
 ) -> LMResult:
     """Differentially private linear regression with intervals for sampling and privacy noise.
 
@@ -109,7 +104,7 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     >>> bool(abs(fit.coef()["x"] - 2) < 0.2)
     True
     """
-    given = locals()
+    given = locals() | shared
     settings = Settings.check(given)
     options = m.LMOptions.check(given)
     options, data = declare(given, options, settings, nonprivate="ordinary least squares", statistics=True)

@@ -6,22 +6,23 @@ The statistics, their release and the sensitivities: :mod:`dpstats.methods.pca`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from ..engines import Data
 from ..privacy.bounds import Bounds, declared_bounds, design_box
 from ..formula import refuse_offset
 from ..geometry import Box, range_box
 from ..methods import pca as m
-from ..privacy.accountant import Accountant
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.pca import PCAResult
 from ..validation import check_delta
+from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
 
 @door_docstring
+@shared_parameters
 def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data,
@@ -34,14 +35,8 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     radius: float | None = None,
     center: str = "mean",
     mean_share: float = m.MEAN_SHARE,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
-    diagnostics: bool = False,
-    random_state: RandomState = None,
-    accountant: Accountant | None = None,
-    strict: bool = False,
     progress: bool | None = None,
+    **shared: Unpack[Shared],
 ) -> PCAResult:
     """Private principal components: the top-k eigenvectors of a privately released covariance matrix.
 
@@ -91,7 +86,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> fit.basis.shape, fit.center
     ((4, 2), 'mean')
     """
-    given = locals()
+    given = locals() | shared
     settings = Settings.check(given)
     options = m.PCAOptions.check(given)
     options, data = declare(given, options, settings, statistics=True, nonprivate="exact PCA, no noise")

@@ -9,6 +9,8 @@ the release runs the two parts' front doors.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import math
 import warnings
 from dataclasses import dataclass, field, replace
@@ -25,15 +27,17 @@ from ..methods import select_infer as m
 from ..methods.lm import check_auto_bounds_level
 from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.select_infer import SelectInferResult
+from ._parameters import Shared, shared_parameters
 from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
 from .glm import dp_glm
 from .lm import dp_lm
 
 
 @door_docstring
+@shared_parameters
 def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: InMemoryData,
@@ -50,13 +54,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     select_args: dict | None = None,
     conf_level: float = 0.95,
     n_boot: int = 1000,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
-    random_state: RandomState = None,
-    strict: bool = False,
-    accountant: Accountant | None = None,
-    diagnostics: bool = False,
+    **shared: Unpack[Shared],
 ) -> SelectInferResult:
     """Private selection on one part of the rows, then dp_lm (or dp_glm) on the selected terms on the other.
 
@@ -126,12 +124,12 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     >>> len(res.selected), res.tidy().columns[0]
     (3, 'term')
     """
-    given = locals()
+    given = locals() | shared
     settings = Settings.check(given)
     options = m.SelectInferOptions.check(given)
     check_budget(settings.accountant, options.eps, options.delta)
     engines.require_rows(data, "dp_select_infer", "its rows are split into two parts at random")
-    data = engines.as_data(data, formula, keep=[levels])  # polars, Arrow, DuckDB as pandas
+    data = engines.as_data(data, formula, keep=[shared["levels"]])  # polars, Arrow, DuckDB as pandas
     schema = _declared_schema(given, bounds, options.eps)  # as declare() makes it (factor(x, levels =) too)
     engines.refuse_private_n(m.SelectInferOptions.PUBLIC_N, schema, data, formula)
     call = call_of(dp_select_infer, given)

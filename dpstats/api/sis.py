@@ -7,6 +7,8 @@ recovery bound and its root search :mod:`dpstats.privacy.topk`; the operating ch
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -18,17 +20,18 @@ from .. import engines
 from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..methods import sis as m
-from ..privacy.accountant import Accountant
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.sis import SISResult
 from ..simulate import Assume
 from ..stats import CrossStats
 from ..validation import check_k, check_truth
+from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
+@shared_parameters
 def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data,
@@ -42,17 +45,11 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     score: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
     score_sensitivity: float | None = None,
     topk: str = "canonical_lipschitz",
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
     truth: Sequence[str] | None = None,
     assume: Assume | dict | None = None,
     oc_trials: int = 200,
-    diagnostics: bool = False,
-    random_state: RandomState = None,
-    accountant: Accountant | None = None,
-    strict: bool = False,
     progress: bool = False,
+    **shared: Unpack[Shared],
 ) -> SISResult:
     """DP sure independence screening: a private top-k of absolute covariances.
 
@@ -134,8 +131,8 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> fit.operating_characteristics.assumption_label.startswith("under the assumed model: 8 true")
     True
     """
-    given = locals()
-    settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
+    given = locals() | shared
+    settings = Settings.check(given)
     options = m.SISOptions.check({**given, "assume": Assume.coerce(assume)})
     # a custom score has a declared sensitivity and needs no bounds: unbounded variables get the fill 0
     fill = 0.0 if score is not None else None

@@ -7,6 +7,8 @@ reads the frame, and builds the result.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -19,16 +21,17 @@ from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import check_bounds_form
 from ..methods import sis as sis_m, two_stage as m
-from ..privacy.accountant import Accountant
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.two_stage import TwoStageResult
 from ..validation import check_k, check_truth
 from .._io import progress_bar
+from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
+@shared_parameters
 def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: InMemoryData,
@@ -48,16 +51,10 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     stage_fraction: float = 0.5,
     bounds: Bounds = None,
     bounds_eps: float | None = None,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
     truth: Sequence[str] | None = None,
-    diagnostics: bool = False,
     oc_trials: int = 50,
-    random_state: RandomState = None,
-    accountant: Accountant | None = None,
-    strict: bool = False,
     progress: bool = False,
+    **shared: Unpack[Shared],
 ) -> TwoStageResult:
     """Two-stage private selection: lasso votes on disjoint blocks, then a private top-k.
 
@@ -136,8 +133,8 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     >>> len(fit.selected)
     8
     """
-    given = locals()
-    settings = Settings.check(given, diagnostics=diagnostics or truth is not None)
+    given = locals() | shared
+    settings = Settings.check(given)
     options = m.TwoStageOptions.check(given)
     if not is_auto(bounds):  # the votes need no bounds, but malformed bounds are still refused
         check_bounds_form(bounds)

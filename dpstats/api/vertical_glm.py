@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -27,16 +27,17 @@ from ..errors import DataError
 from ..formula import ModelFrame, missing_counts
 from ..methods import privreg as m
 from ..methods._aliased import GLM_TOL, estimable_columns, refuse_aliased
-from ..privacy.accountant import Accountant
 from ..privacy.plan import Plan
-from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.vertical_glm import VerticalGLMResult
 from .._io import progress_bar
+from ._parameters import Shared, shared_parameters
 from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, run
 
 
 @door_docstring
+@shared_parameters
 def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data | Sequence[InMemoryData],
@@ -57,14 +58,8 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     rounds: int = 10,
     eta_clip: float = 4.0,
     coef_share: float = 0.1,
-    neighbouring: str = "replace",
-    levels: dict | None = None,
-    na_action: str | None = None,
-    diagnostics: bool = False,
-    random_state: RandomState = None,
-    accountant: Accountant | None = None,
-    strict: bool = False,
     progress: bool = False,
+    **shared: Unpack[Shared],
 ) -> VerticalGLMResult:
     """Fit a GLM whose columns are held by different parties, by block coordinate descent.
 
@@ -143,12 +138,14 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     >>> fit.converged, abs(fit.coef()["x1"] - 1) < 0.2
     (True, True)
     """
-    given = locals()
+    given = locals() | shared
     settings = Settings.check(given)
     options = m.PrivregOptions.check(given)
     names, columns = m.party_columns(parties)
     fills = m.response_fill(formula, options.family)
-    options, data = declare(given, options, settings, fills=fills, keep=[levels, columns, row_id], parts=True)
+    options, data = declare(
+        given, options, settings, fills=fills, keep=[shared["levels"], columns, row_id], parts=True
+    )
     return run(_door(given, options, data, (names, columns)), settings)
 
 

@@ -227,7 +227,7 @@ from scipy import stats as sps
 from ..errors import AssumptionError, DataError, DPStatsError, FormulaError, PrivacyParameterError
 from ..formula import INTERCEPT, missing_counts, model_frame, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
-from ..privacy.bounds import declared_bounds, design_box
+from ..privacy.bounds import declared_bounds, design_box, is_auto
 from ..privacy.calibration import gaussian_delta, zcdp_gaussian_sigma
 from ..privacy.plan import Plan
 from ..privacy.statement import DataDependence
@@ -1215,6 +1215,31 @@ def quoted_as_written(rewritten: str, written: str) -> Iterator[None]:
         if rewritten != written and exc.args and isinstance(exc.args[0], str):
             exc.args = (exc.args[0].replace(f"'{rewritten}'", f"'{written}'"), *exc.args[1:])
         raise
+
+
+@contextmanager
+def streamed_frame_errors(rewritten: str, written: str) -> Iterator[None]:
+    """dp_glm's first pass over streamed or Dask rows: errors quote the formula as written, and a text
+    response (whose levels the rows, not held, cannot code) is refused with what to do."""
+    try:
+        with quoted_as_written(rewritten, written):
+            yield
+    except DataError as exc:
+        if "numeric response is needed" not in str(exc):
+            raise
+        raise DataError(
+            f"dp_glm on streamed or Dask data needs a numeric response (0/1, counts, or cbind of two count "
+            f"columns): code '{written.split('~')[0].strip()}' as 0/1 first. Nothing was spent."
+        ) from None
+
+
+def refuse_auto_bounds(bounds: Any) -> None:
+    """dp_glm does not offer bounds="auto" yet."""
+    if is_auto(bounds):
+        raise PrivacyParameterError(
+            'dp_glm does not offer bounds="auto" yet; declare public bounds, e.g. bounds={"x": (0, 10)}. '
+            "Nothing was spent."
+        )
 
 
 def in_memory_frame(written: str, data: Any, family: str, schema: Schema, name_step: Callable) -> tuple:
