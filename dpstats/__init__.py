@@ -40,6 +40,9 @@ _LAZY = {
     "compose": "dpstats.privacy.composition",
     "SessionPlan": "dpstats.privacy.session",
     "Schema": "dpstats.schema",
+    # dp_bh's η for z-tests on bounded data (the sensitivity a Python user declares as eta=)
+    "eta_two_sided_z": "dpstats.methods.bh",
+    "z_mean_delta": "dpstats.methods.bh",
 }
 _LAZY_MODULES = (
     "datasets",
@@ -95,5 +98,7 @@ __all__ = [
     "plan",
     "AutoBounds",
     "Schema",
+    "eta_two_sided_z",
+    "z_mean_delta",
     *_catalog.names(),  # the analysis functions (dpstats/catalog.py)
 ]

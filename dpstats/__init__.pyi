@@ -17,6 +17,8 @@ from dpstats.simulate.knockoff import simulate_knockoff as simulate_knockoff
 from dpstats.planner import plan as plan
 from dpstats.privacy.bounds import AutoBounds as AutoBounds
 from dpstats.schema import Schema as Schema
+from dpstats.methods.bh import eta_two_sided_z as eta_two_sided_z
+from dpstats.methods.bh import z_mean_delta as z_mean_delta
 from dpstats.api.sis import dp_sis as dp_sis
 from dpstats.api.two_stage import dp_two_stage as dp_two_stage
 from dpstats.api.knockoff import dp_knockoff as dp_knockoff

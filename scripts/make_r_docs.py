@@ -393,7 +393,7 @@ PROSE = (
         "(reading the levels from the rows instead is a data-dependent step, named in the privacy statement)",
     ),
     (
-        r"\s*\(derive it with\s+:func:`~?dpstats\.methods\.bh\.eta_two_sided_z` for z-tests on bounded data\)",
+        r"\s*\(derive it with\s+:func:`~?dpstats\.(?:methods\.bh\.)?eta_two_sided_z` for z-tests on bounded data\)",
         " (derive it from a public bound on how far one row can move each test statistic; for a formula it is derived)",
     ),
     (r"\s*\(``eta_two_sided_z\([^`]*\)``\)", ""),

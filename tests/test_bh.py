@@ -183,6 +183,19 @@ def test_strict_refuses_the_default_eta_before_spending_and_accepts_a_declared_o
     assert "the default (not derived from your data)" in default.privacy.plain_language()
 
 
+def test_the_exported_eta_helpers_give_a_declared_eta_that_strict_accepts():
+    """dp.z_mean_delta and dp.eta_two_sided_z, as the README and the strict refusal show them: the eta of
+    two-sided mean z-tests on [0, 1] data (n = 10 000, σ = 0.5: Δz = 0.02) is accepted under strict=True
+    and is the eta the statement rests on; it equals log Φ̄(u_ν − Δz) − log Φ̄(u_ν) computed by scipy."""
+    from scipy.stats import norm
+
+    eta = dp.eta_two_sided_z(dp.z_mean_delta(0.0, 1.0, 10_000, 0.5), 1e-10)
+    u = norm.isf(0.5e-10)
+    assert eta == pytest.approx(norm.logsf(u - 0.02) - norm.logsf(u), rel=1e-9)
+    fit = dp.dp_bh([1e-6, 0.2, 0.5], eps=1.0, eta=eta, truncate=1e-10, strict=True, random_state=0)
+    assert fit.privacy.data_dependent_steps == [] and fit.to_dict()["call"]["eta"] == eta
+
+
 # --------------------------------------------------------------------------- a private fit's p-values
 class _StandInFit:
     """A fitted result with tidy() (term, p.value) and a privacy statement, as dp_lm will return."""

@@ -124,4 +124,4 @@ def test_cbind_errors_quote_the_formula_as_written(eps, delta):
     assert "'cbind(s, f) ~ x + unclass(x)'" in msg
     assert "offset(f)" not in msg
     # offset() is not listed among the functions every fit takes: it says where it is honoured
-    assert "max(); offset() only where the fit honours it (dp_glm at eps = inf" in msg
+    assert "max(); offset() only where the fit honours it (dp_lm and dp_glm at eps = inf" in msg

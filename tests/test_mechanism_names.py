@@ -125,6 +125,23 @@ def test_known_doors_name_their_mechanisms(results):
     assert set(parts["mechanism"]) == {"canonical Lipschitz mechanism (top-k)", "Gaussian mechanism (zCDP)"}
 
 
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_zcdp_steps_name_the_gaussian_mechanism_alike(results, name):
+    """A step accounted in zCDP (its ρ in the ledger) names its Gaussian noise "Gaussian mechanism (zCDP)"
+    in every door: dp_gmm's ledger said "Gaussian mechanism" where dp_lm, dp_glm and dp_pca said "(zCDP)"."""
+    for entry in results[name].privacy.ledger:
+        if entry.rho is not None:
+            gaussian = [part for part in entry.mechanism.split("; ") if part.startswith("Gaussian")]
+            assert all(part == "Gaussian mechanism (zCDP)" for part in gaussian), (
+                f"{name}: {entry.mechanism!r}"
+            )
+
+
+def test_dp_gmm_names_its_gaussian_steps_as_zcdp(results):
+    names = {part for e in results["dp_gmm"].privacy.ledger for part in e.mechanism.split("; ")}
+    assert "Gaussian mechanism (zCDP)" in names and "Gaussian mechanism" not in names
+
+
 def test_plans_name_mechanisms_as_results_do():
     pl = dp.plan("dp_lm", n=1000, p=3, eps=1.0, trials=2, random_state=0)
     assert pl.ledger["dp_lm"][0]["mechanism"] == "Laplace mechanism"

@@ -89,6 +89,20 @@ def test_dp_bh_notes_in_words():
     _assert_in_words(*_channels(fit), *_channels(formula))
 
 
+def test_dp_bh_strict_refusal_names_the_public_eta_helper():
+    """The refusal of the default eta under strict=True pointed to dpstats.methods.bh; it names the
+    exported helper, which is the package's own function."""
+    with pytest.raises(
+        PrivacyParameterError, match=r"eta=dpstats\.eta_two_sided_z\(delta_z, truncate\)"
+    ) as err:
+        dp.dp_bh([0.01, 0.2, 0.5], eps=1.0, strict=True)
+    _assert_in_words(str(err.value))
+    assert (
+        dp.eta_two_sided_z is dp.methods.bh.eta_two_sided_z and dp.z_mean_delta is dp.methods.bh.z_mean_delta
+    )
+    assert {"eta_two_sided_z", "z_mean_delta"} <= set(dp.__all__)
+
+
 def test_plan_notes_and_ledgers_in_words():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -57,7 +57,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     t = λ log(5k/q).  It is (eps, delta)-DP *if* every log max(p_i, ν) moves by
     at most ``eta`` between neighbouring data sets: the statement says the
     guarantee rests on that declaration (derive it with
-    :func:`dpstats.methods.bh.eta_two_sided_z` for z-tests on bounded data).
+    :func:`dpstats.eta_two_sided_z` for z-tests on bounded data).
     FDR <= (m0/m)·q·H_k + q/10 under any dependence between valid p-values
     (derivations: :mod:`dpstats.privacy.fdr`).
 

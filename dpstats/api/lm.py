@@ -15,7 +15,7 @@ import numpy as np
 
 from ..engines import Data
 from ..privacy.bounds import Bounds, PrivateBounds, declared_bounds, design_box, response_box
-from ..formula import INTERCEPT, refuse_offset
+from ..formula import INTERCEPT
 from ..geometry import Box
 from ..methods import lm as m
 from ..methods._aliased import LM_TOL, estimable_columns
@@ -154,7 +154,7 @@ class LMDoor(DataDoor):
             progress=self.progress,
             schema=self.schema,
         )
-        refuse_offset(mf, "dp_lm")
+        stats = engines.offset_response(mf, stats, "dp_lm")  # eps = inf: lm's y − offset
         dd.name_frame_steps(mf)
         return self._assemble(mf, stats.cross, *stats.boxes, columns_public=not dd.columns_read)
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DPStatsError
+from ..errors import DataError, DPStatsError, FormulaError
 from ..formula import (
     INTERCEPT,
     ModelFrame,
@@ -58,6 +58,7 @@ from ..formula import (
     factor_terms,
     finish_checks,
     model_frame,
+    names_offset,
     raise_constant,
 )
 from ..geometry import Box, clip_response, clip_rows_l2
@@ -71,6 +72,7 @@ from .layout import Layout, build_layout
 from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, read_with_file_types, stream
 
 __all__ = [
+    "offset_response",
     "unfilled_variables",
     "refuse_private_n",
     "Data",
@@ -340,6 +342,41 @@ def sufficient_statistics(
             progress,
             schema,
         )
+
+
+def offset_response(mf: ModelFrame, stats: EngineStats, method: str) -> EngineStats:
+    """The statistics of a least-squares fit with ``offset()``: the response replaced by y − offset, as R's
+    ``lm`` regresses y − offset on the design (``lm.fit(x, y - offset)``); without offset(), ``stats``.
+
+    Non-private (eps = inf: a private fit refuses offset() before reading the data).  The response is
+    clipped to its box first, as without an offset, then the offset subtracted; the box of y − offset is
+    its range over the rows.  Data in memory only: a chunked engine's passes do not carry the offset.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"x": [0.0, 1, 2, 3], "y": [1.0, 2, 4, 5], "o": [1.0, 1, 2, 2]})
+    >>> mf, st = sufficient_statistics("y ~ x + offset(o)", df, gram=True, drop_intercept=False)
+    >>> float(offset_response(mf, st, "dp_lm").cross.y_sum)  # Σ (y − o), no boxes: the raw values
+    6.0
+    """
+    if isinstance(mf, ChunkedModelFrame):
+        if names_offset(mf.formula):
+            raise FormulaError(
+                f"{method} fits offset() ('{mf.formula}') on data in memory only: the {mf.engine} engine's "
+                "passes do not carry it. Load the data into a pandas DataFrame, or fit the response minus the "
+                "offset as a column of its own. Nothing was spent."
+            )
+        return stats
+    if mf.offset is None:
+        return stats
+    x_box, y_box = stats.boxes
+    y = (mf.y if y_box is None else np.clip(mf.y, y_box.lo[0], y_box.hi[0])) - mf.offset
+    lo, hi = float(y.min()), float(y.max())
+    box = None if y_box is None else Box(np.array([lo]), np.array([hi if hi > lo else lo + 1.0]))
+    out = array_statistics(mf.X, y, Transform(x_box=x_box, y_box=box, gram=stats.cross.xtx is not None))
+    out.cross.n_clipped = stats.cross.n_clipped  # the design's and the response's, against their boxes
+    out.n_dropped, out.n_filled, out.boxes = stats.n_dropped, stats.n_filled, (x_box, box)
+    return out
 
 
 def _sufficient_statistics(

@@ -87,6 +87,7 @@ __all__ = [
     "finish_checks",
     "constant_columns",
     "refuse_offset",
+    "names_offset",
     "dummy_columns",
     "interaction_parts",
     "chunk_unsafe_terms",
@@ -864,6 +865,20 @@ def refuse_multivariate_response(formula: Any, method: str) -> None:
     )
 
 
+OFFSET_CALL = re.compile(r"(?<![\w.])offset\s*\(")
+
+
+def names_offset(formula: Any) -> bool:
+    """Whether a formula's text calls ``offset()`` (before any row is read).
+
+    Examples
+    --------
+    >>> names_offset("y ~ x + offset(log(e))"), names_offset("y ~ x + my_offset(e)")
+    (True, False)
+    """
+    return isinstance(formula, str) and OFFSET_CALL.search(formula) is not None
+
+
 def refuse_offset(mf: ModelFrame, method: str) -> None:
     """Refuse a formula with ``offset()`` in a method that cannot honour it.
 
@@ -880,8 +895,8 @@ def refuse_offset(mf: ModelFrame, method: str) -> None:
         raise FormulaError(
             f"{method} does not support offset() in a formula ('{mf.formula}'): it would be ignored. "
             "Fit the model without it only if the offset is not part of the estimand; to keep it, use "
-            "vertical_glm without eps (any family) or dp_glm at eps = inf (binomial, Poisson): both honour offsets, "
-            "neither is private; or "
+            "vertical_glm without eps (any family), dp_glm at eps = inf (binomial, Poisson) or dp_lm at eps = inf: "
+            "they honour offsets, none is private; or "
             "put its variable in the design with declared bounds (its coefficient is then estimated)."
         )
 

@@ -1170,7 +1170,7 @@ FUNCTIONS = {
 def supported() -> str:
     """The supported functions, for error messages (offset() apart: few fits take it)."""
     listed = ", ".join(f"{n}()" for n in FUNCTIONS if n not in ("c", "cbind", "offset"))
-    return f"{listed}; offset() only where the fit honours it (dp_glm at eps = inf, vertical_glm without eps)"
+    return f"{listed}; offset() only where the fit honours it (dp_lm and dp_glm at eps = inf, vertical_glm without eps)"
 
 
 def referenced_columns(node: Node, columns) -> list[str]:

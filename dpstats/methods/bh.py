@@ -224,7 +224,25 @@ def z_mean_delta(lo: float, hi: float, n: int, sigma: float, neighbouring: str =
     """Δz of z = √n (x̄ − μ₀)/σ for data in [lo, hi], public σ and n.
 
     Replacing one row moves x̄ by at most (hi − lo)/n, so z by (hi − lo)/(σ√n).
-    Add/remove-one is not offered: n (in z's scale) would be private.
+    Add/remove-one is not offered: n (in z's scale) would be private.  Public as
+    ``dpstats.z_mean_delta``: with :func:`eta_two_sided_z` it gives ``dp_bh``'s ``eta`` for
+    p-values of one-sample z-tests of means on bounded data.
+
+    Parameters
+    ----------
+    lo, hi : float
+        Public bounds of the data (values outside are to be clipped before the test).
+    n : int
+        The public number of rows.
+    sigma : float
+        The public standard deviation in the z statistic's denominator.
+    neighbouring : str
+        ``"replace"`` only.
+
+    Returns
+    -------
+    float
+        The largest change of z when one row is replaced.
 
     Examples
     --------
@@ -238,6 +256,24 @@ def z_mean_delta(lo: float, hi: float, n: int, sigma: float, neighbouring: str =
 
 def eta_two_sided_z(delta_z: float, truncate: float = TRUNCATE_DEFAULT) -> float:
     """η of equation (4): the largest change of log max(2Φ̄(|z|), ν) when z moves by at most Δz.
+
+    Public as ``dpstats.eta_two_sided_z``: the ``eta`` to declare to ``dp_bh`` for raw p-values of
+    two-sided z-tests whose statistics each move by at most ``delta_z`` between neighbouring data
+    sets (e.g. :func:`z_mean_delta` for means of bounded data); ``truncate`` must be the ``truncate``
+    given to ``dp_bh``.  The normal hazard increases, so the largest change sits at the
+    truncation point u_ν = Φ̄⁻¹(ν/2): η = log Φ̄(u_ν − Δz) − log Φ̄(u_ν).
+
+    Parameters
+    ----------
+    delta_z : float
+        A public bound on how far one row moves each z statistic.
+    truncate : float
+        ν, the p-value truncation of ``dp_bh`` (its default here too).
+
+    Returns
+    -------
+    float
+        η, the sensitivity of log max(p, ν).
 
     Examples
     --------
@@ -469,7 +505,7 @@ def _check_eta(eta, strict: bool) -> float:
             raise PrivacyParameterError(
                 "strict=True refuses the default eta: the guarantee rests on eta, the largest change of "
                 "log max(p, truncate) between neighbouring data sets; declare it, e.g. "
-                "eta=dpstats.methods.bh.eta_two_sided_z(delta_z, truncate) for z-tests on bounded data."
+                "eta=dpstats.eta_two_sided_z(delta_z, truncate) for z-tests on bounded data."
             )
         return ETA_DEFAULT
     if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not (math.isfinite(eta) and eta > 0):

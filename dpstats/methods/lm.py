@@ -128,8 +128,8 @@ from scipy import stats as sps
 
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.calibration import zcdp_gaussian_sigma
-from ..errors import PrivacyParameterError
-from ..formula import missing_counts, refuse_multivariate_response
+from ..errors import FormulaError, PrivacyParameterError
+from ..formula import missing_counts, names_offset, refuse_multivariate_response
 from ..geometry import Box
 from ..privacy.bounds import PrivateBounds, bounds_step, is_auto
 from ..privacy.plan import Plan
@@ -308,13 +308,34 @@ class LMOptions(Options):
             raise PrivacyParameterError(
                 f"interval must be one of {list(INTERVALS)}, got {given['interval']!r}."
             )
-        return cls.from_given(
+        options = cls.from_given(
             given,
             eps=check_eps(given["eps"], allow_inf=True),
             delta=check_delta(given["delta"]),
             conf_level=check_fraction(given["conf_level"], "conf_level", low_open=True),
             lambda_share=check_fraction(given["lambda_share"], "lambda_share", low_open=True),
             n_boot=int(n_boot),
+        )
+        refuse_private_offset(options.formula, options.eps)
+        return options
+
+
+def refuse_private_offset(formula: Any, eps: float) -> None:
+    """A private fit refuses ``offset()`` before anything is read or spent; eps = inf fits it as ``lm``
+    does (the response less the offset, :func:`dpstats.engines.offset_response`).
+
+    Every sensitivity and the λ_min rule here are those of the response clipped to its declared bounds;
+    with an offset the regression is of y − offset, whose bounds nobody declared (y's bounds and the
+    offset's do not bound it unless the offset's are declared too, and a bound read from the rows would
+    be a release)."""
+    if math.isfinite(eps) and names_offset(formula):
+        raise FormulaError(
+            f"dp_lm fits offset() ('{formula}') at eps = inf only, as lm does. A private fit does not offer "
+            "it: its noise is calibrated to the response's declared bounds, and with an offset the response "
+            "is y minus the offset, which no declared bound covers. Instead: add y minus the offset to the "
+            "data as a column of its own and fit it with its public bounds declared (the same estimates as "
+            "lm with the offset); or put the offset's variable in the design with declared bounds (its slope "
+            "is then estimated, not fixed at 1); or fit without privacy (eps = Inf). Nothing was read or spent."
         )
 
 

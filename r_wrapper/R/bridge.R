@@ -320,9 +320,9 @@
   msg <- fixed("leave Assume's noise at 1 or pass a dpstats.planner.GLMModel.", "leave noise out of assume (or at 1).", msg)
   msg <- fixed("dpstats.simulate.sis_trials(n, d, k, eps, assume, rng)",
                "dp_plan(\"dp_sis\", n = <a public n>, p = <the number of columns>, eps = eps, k = k, assume = assume)", msg)
-  # dp_bh's strict refusal of the default eta points Python users to a function of dpstats.methods; R derives
+  # dp_bh's strict refusal of the default eta points Python users to a Python helper; R derives
   # eta through the formula route
-  msg <- fixed("declare it, e.g. eta=dpstats.methods.bh.eta_two_sided_z(delta_z, truncate) for z-tests on bounded data.",
+  msg <- fixed("declare it, e.g. eta=dpstats.eta_two_sided_z(delta_z, truncate) for z-tests on bounded data.",
                paste("declare it, e.g. eta = 0.01 (a public bound), or, for z-tests on bounded data, pass a formula",
                      "with its data, bounds and sigma, dp_bh(y ~ ., data = df, bounds = ..., sigma = ...), from which",
                      "eta is derived."), msg)

@@ -8,7 +8,7 @@
 
 # lm()/glm() arguments dpstats does not take, each with the reason (a misspelling is suggested a name).
 .lm_unsupported <- c(
-  offset = "write it in the formula, as offset(log(exposure)): dp_glm fits it there at eps = Inf (as glm), vertical_glm without eps too. No private fit offers an offset (it shifts every row's linear predictor, which the private fits' calibration does not cover); do not drop it from a rate model: put log(exposure) in the design with declared bounds, which estimates its coefficient",
+  offset = "write it in the formula, as offset(log(exposure)): dp_lm and dp_glm fit it there at eps = Inf (as lm and glm), vertical_glm without eps too. No private fit offers an offset (it shifts every row's linear predictor, which the private fits' calibration does not cover); do not drop it from a rate model: put log(exposure) in the design with declared bounds, which estimates its coefficient",
   method = "the fitting method is fixed by the privacy mechanism",
   model = "a DP fit keeps no model frame (a non-private fit at eps = Inf keeps it as fit$model already)",
   x = "the design matrix is row-level data: use model.matrix(fit) at eps = Inf, or dp_model_matrix(formula, data)",

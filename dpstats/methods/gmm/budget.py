@@ -171,7 +171,7 @@ def _reserve_phase_one(plan: BudgetPlan, f: dict, k: int, use_pca: bool, neighbo
     if use_pca:
         rho["pca"] = plan.add(
             "private PCA: top-k subspace of Σ xxᵀ + symmetric noise (Analyze Gauss)",
-            "Gaussian",
+            "Gaussian (zCDP)",
             f["pca"],
             _sens(
                 neighbouring,
@@ -185,7 +185,7 @@ def _reserve_phase_one(plan: BudgetPlan, f: dict, k: int, use_pca: bool, neighbo
             plan.add(
                 f"clustering round {j + 1} of {k}: active count, grid side (AboveThreshold), cell "
                 "(exponential mechanism), refined centre",
-                "Gaussian; Laplace AboveThreshold; exponential",
+                "Gaussian (zCDP); Laplace AboveThreshold; exponential",
                 f["cluster"] / k,
                 _sens(
                     neighbouring,
@@ -204,7 +204,7 @@ def _reserve_estimation(
     """PSGE on each cluster (Algorithm 1, step 3): a spherical pass, then ``refine`` full-covariance passes."""
     pass1 = plan.add(
         "estimation pass 1 (spherical): counts, clipping radii, clipped sums, Σ‖u‖²",
-        "Gaussian; Laplace AboveThreshold",
+        "Gaussian (zCDP); Laplace AboveThreshold",
         f["pass1"],
         _sens(
             neighbouring,
@@ -221,7 +221,7 @@ def _reserve_estimation(
             plan.add(
                 f"estimation pass {i + 2} (full covariance, MAP partition of pass {i + 1}): counts, radii, sums, "
                 "Σuuᵀ",
-                "Gaussian; Laplace AboveThreshold",
+                "Gaussian (zCDP); Laplace AboveThreshold",
                 f["pass2"] * weights[i] / sum(weights),
                 _sens(
                     neighbouring,
@@ -244,19 +244,19 @@ def _reserve_aggregation(plan: BudgetPlan, f: dict, neighbouring: str) -> dict:
         ),
         "agg_means": plan.add(
             "aggregated means (average of m clipped, whitened group means)",
-            "Gaussian",
+            "Gaussian (zCDP)",
             f["agg_means"],
             "Δ₂ = 2·r_μ·√k / m (one group's k whitened means move)",
         ),
         "agg_covs": plan.add(
             "aggregated covariances (average of m clipped, whitened group covariances)",
-            "Gaussian",
+            "Gaussian (zCDP)",
             f["agg_covs"],
             "Δ_F = 2·r_Σ·√k / m",
         ),
         "agg_weights": plan.add(
             "weights: noisy counts of the most probable aggregated component",
-            "Gaussian",
+            "Gaussian (zCDP)",
             f["agg_weights"],
             _sens(neighbouring, "Δ₂ = √2 (one row moves between two counts)", "Δ₂ = 1"),
         ),
