@@ -207,7 +207,8 @@ class GLMDoor(DataDoor):
         return GLMFrame(mf, None, None, None, names, coords, resp, cb, keep=keep)
 
     def plan(self, frame: GLMFrame, dd: DataDependence) -> m.GLMPlan:
-        return m.plan(self.options, frame.coords, frame.response, frame.mf.n, engine=_ENGINES[frame.engine])
+        engine, quoted = _ENGINES[frame.engine], not dd.steps  # after a step its numbers depend on the rows
+        return m.plan(self.options, frame.coords, frame.response, frame.mf.n, engine=engine, quoted=quoted)
 
     def release(self, frame: GLMFrame, plan: m.GLMPlan, noise: NoiseSource):
         if plan.nonprivate:

@@ -450,11 +450,19 @@ def budget_fractions(
 
 
 def plan(
-    options: GLMOptions, coords: Coordinates, resp: Response, n: int | None, *, engine: str = "in-memory"
+    options: GLMOptions,
+    coords: Coordinates,
+    resp: Response,
+    n: int | None,
+    *,
+    engine: str = "in-memory",
+    quoted: bool = True,
 ) -> GLMPlan:
     """The privacy plan of one dp_glm release, from public inputs only; refuses (G5) before any spend.
 
     ``n`` None skips the refusal rule (audits and the planner, which report instead of refusing).
+    ``quoted`` False: a data-dependent step was taken (levels, bounds read from the rows), so the
+    refusal's numbers would depend on the rows and it quotes none (:func:`refuse_if_noisy`).
 
     Examples
     --------
@@ -522,7 +530,7 @@ def plan(
         rho=budget.rho,
     )
     if n is not None:
-        refuse_if_noisy(pl, n, options.delta)
+        refuse_if_noisy(pl, n, options.delta, quoted=quoted)
     return pl
 
 
@@ -559,13 +567,19 @@ def guard_level(family: str, k: int) -> float:
     return 1.0 + CERTIFY_Z * math.sqrt(2.0) / (2.0 * math.sqrt(k) + 3.0)
 
 
-def refuse_if_noisy(pl: GLMPlan, n: int, delta: float) -> None:
+def refuse_if_noisy(pl: GLMPlan, n: int, delta: float, *, quoted: bool = True) -> None:
     """Refuse, before any spend, a call whose final Hessian noise would swamp the information (G5),
     naming the one eps (and the factor on n) at which intervals are released for a design of
-    information ``ADVICE_INFO`` (G6).  The message speaks of the call's public inputs only."""
+    information ``ADVICE_INFO`` (G6).  The message speaks of the call's public inputs only.
+
+    ``quoted`` False (a data-dependent step was taken: the number of coefficients, the bounds and so
+    the ratio and the advice may depend on the rows) gives :data:`NOISY_AFTER_STEPS`, one text with
+    no number; whether it is raised may still depend on the rows, as the step's statement says."""
     ratio, limit = noise_ratio(pl, n), refuse_ratio(pl.family)
     if ratio <= limit:
         return
+    if not quoted:
+        raise AssumptionError(NOISY_AFTER_STEPS)
     # σ_H ∝ 1/√ρ at fixed shares: the ratio falls as 1/√ρ and as 1/n
     target = advised_ratio(pl.family, pl.coords.k)
     eps_intervals = _round_up(eps_for_rho(pl.rho * (ratio / target) ** 2, delta))
@@ -578,6 +592,16 @@ def refuse_if_noisy(pl: GLMPlan, n: int, delta: float) -> None:
         f"less than {ADVICE_INFO:.0%} of that most information. Or use fewer terms, "
         "or declare tighter " + ("count bounds." if pl.family == "poisson" else "bounds.")
     )
+
+
+NOISY_AFTER_STEPS = (
+    "dp_glm cannot give intervals that cover with these eps, delta, bounds and terms on these rows: the "
+    "noise on the released Hessian would be too large a share of the most information the rows can carry "
+    "(above the admitted share, simulated intervals stopped covering). Nothing was spent. The number of "
+    "coefficients, that share and the eps or n that would be enough depend on the data-dependent steps "
+    "named below, so they are not shown: declare the levels of every factor (levels=) and bounds for every "
+    "variable to have them quoted; or raise eps, use fewer terms, or declare tighter bounds."
+)
 
 
 def admitted_eps(pl: GLMPlan, n: int, delta: float) -> float:
