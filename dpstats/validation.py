@@ -90,18 +90,52 @@ def check_whole_in(value, low: int, high: int, message: str) -> int:
     raise (DataError if whole else PrivacyParameterError)(message)
 
 
-def check_k(k, d: int, name: str = "k") -> int:
+def columns_read(mf) -> bool:
+    """Whether a private call read some factor's levels from the rows (a named step): the design's columns,
+    and so their number, then depend on the data, and no message may quote that number."""
+    return bool(getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
+
+
+def check_k(k, d: int, name: str = "k", *, shown: bool = True) -> int:
     """1 <= k < d: a k that is not a whole number is a parameter error, one out of range for the design's
-    d a data error."""
+    d a data error.  ``shown`` False: d depends on levels read from the rows (:func:`columns_read`), so
+    the texts do not quote it.
+
+    Examples
+    --------
+    >>> check_k(5, 3, shown=False)
+    Traceback (most recent call last):
+    ...
+    dpstats.errors.DataError: k = 5 is out of range: it must satisfy 1 <= k < d, where d is the number of ...
+    """
+    d_is = f"d = {d}" if shown else "d"
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):  # the argument's type: no data involved
-        raise PrivacyParameterError(f"{name} must be a whole number with 1 <= {name} < d = {d}, got {k!r}.")
+        raise PrivacyParameterError(f"{name} must be a whole number with 1 <= {name} < {d_is}, got {k!r}.")
     k = int(k)
     if not 1 <= k < d:
+        unshown = ", which depends on levels read from the rows and is not shown" if not shown else ""
         raise DataError(
-            f"{name} = {k} is out of range: it must satisfy 1 <= {name} < d, where d = {d} is the "
-            "number of candidate columns. Choose a smaller k or add columns."
+            f"{name} = {k} is out of range: it must satisfy 1 <= {name} < d, where {d_is} is the "
+            f"number of candidate columns{unshown}. Choose a smaller k or add columns"
+            + (", or declare the levels (levels=)." if not shown else ".")
         )
     return k
+
+
+def check_candidates(door: str, formula: str, mf) -> None:
+    """At least 2 candidate columns in the frame ``mf``; the text quotes their number only when it does
+    not depend on levels read from the rows (:func:`columns_read`)."""
+    if mf.p >= 2:
+        return
+    gives = (
+        f"gives {mf.p}"
+        if not columns_read(mf)
+        else (
+            "gives fewer on these rows (its columns depend on levels read from the rows, so their number is not "
+            "shown; declare the levels, levels=)"
+        )
+    )
+    raise DataError(f"{door} needs at least 2 candidate columns, the formula '{formula}' {gives}.")
 
 
 def check_regression_rows(

@@ -144,3 +144,87 @@ def test_knockoff_row_checks_after_levels_read_show_no_column_count():
     one, other = _outcome(call, frame), _outcome(call, fewer)
     assert one[0] is not None and one == other
     assert "their number is not shown" in one[0][1] and "levels of 'g' were read" in one[0][1]
+
+
+# ------------------------------------------------- numbers that depend on levels read from the rows (s14)
+
+LV_RNG = np.random.default_rng(0)
+LV = pd.DataFrame(
+    {
+        "x1": LV_RNG.uniform(-1, 1, 200),
+        "y": LV_RNG.uniform(-1, 1, 200),
+        "g": LV_RNG.choice(["a", "b", "c"], 200),
+        "cls": (LV_RNG.random(200) < 0.4).astype(float),
+    }
+)
+LV_NEW = LV.assign(g=LV.g.where(LV.index > 0, "d"))  # one row replaced: its g is a level no other row has
+LV_BOUNDS = {"x1": (-1, 1), "y": (-1, 1)}
+
+
+def _same_refusal_without(call, data, other, *shown):
+    """Both neighbours refuse with one text that says the levels step and shows none of ``shown``."""
+    one, two = _outcome(call, data), _outcome(call, other)
+    assert one[0] is not None and one == two, (one, two)
+    assert "levels of 'g' were read from the rows" in one[0][1]
+    for text in shown:
+        assert text not in one[0][1], (text, one[0][1])
+    return one[0][1]
+
+
+def test_glm_noise_refusal_after_levels_read_quotes_no_number():
+    # outside audit s14-attack6 F2: with g's levels read, 3 against 4 levels gave "4 coefficients ... 0.182
+    # ... raise eps to 5.6" against "5 coefficients ... 0.241 ... raise eps to 7.7"
+    def call(d):
+        return dp.dp_glm("cls ~ x1 + g", d, eps=0.3, delta=1e-6, bounds=LV_BOUNDS, random_state=5)
+
+    text = _same_refusal_without(call, LV, LV_NEW, "coefficients:", "raise eps to", "n about")
+    assert "cannot give intervals" in text and "declare the levels of every factor (levels=)" in text
+
+
+def test_glm_noise_refusal_with_levels_declared_still_advises():
+    # the same call with the levels declared quotes its numbers (public inputs only) and advises
+    call = lambda d: dp.dp_glm(  # noqa: E731
+        "cls ~ x1 + g", d, eps=0.3, delta=1e-6, bounds=LV_BOUNDS, levels={"g": ["a", "b", "c", "d"]}
+    )
+    error, _ = _outcome(call, LV)
+    assert error is not None and "5 coefficients" in error[1] and "raise eps to" in error[1]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda d: dp.dp_sis("y ~ x1 + g", d, eps=1, k=5, bounds=LV_BOUNDS, oc_trials=0),
+        lambda d: dp.dp_two_stage("y ~ x1 + g", d, eps=1, k=5, bounds=LV_BOUNDS, oc_trials=0),
+        lambda d: dp.dp_sis("y ~ x1 + g", d, eps=1, k="5", bounds=LV_BOUNDS, oc_trials=0),
+    ],
+    ids=["dp_sis", "dp_two_stage", "dp_sis k not whole"],
+)
+def test_k_against_columns_after_levels_read_quotes_no_column_count(call):
+    # 3 and 4 levels: d = 3 and d = 4 candidate columns; before, "where d = 3" against "where d = 4"
+    _same_refusal_without(call, LV, LV_NEW, "d = 3", "d = 4")
+
+
+def test_pca_k_after_levels_read_quotes_no_column_count():
+    from dpstats.api.pca import dp_pca
+
+    call = lambda d: dp_pca("~ x1 + g", d, k=6, eps=1, delta=1e-5, bounds=LV_BOUNDS)  # noqa: E731
+    _same_refusal_without(call, LV, LV_NEW, "<= 3", "<= 4")
+
+
+def test_two_candidates_after_levels_read_quotes_no_column_count():
+    # 'y ~ g' with levels {a, d} against {a}: 1 column against none (one read level gives no column)
+    one_level = LV.assign(g="a")
+    two_levels = one_level.assign(g=one_level.g.where(one_level.index > 0, "d"))
+    call = lambda d: dp.dp_sis("y ~ g", d, eps=1, k=1, bounds=LV_BOUNDS, oc_trials=0)  # noqa: E731
+    text = _same_refusal_without(call, one_level, two_levels, "gives 0", "gives 1")
+    assert "at least 2 candidate columns" in text
+
+
+def test_gmm_groups_after_levels_read_quote_no_column_count():
+    # d = 3 against 4: "5·k·(d+1) = 40 rows; n = 200 with groups = 1" against "= 50 rows; ... groups = 0"
+    def call(d):
+        return dp.dp_gmm(
+            "~ x1 + g", d, k=2, eps=1, delta=1e-5, bounds=LV_BOUNDS, method="sample_aggregate", oc_trials=0
+        )
+
+    _same_refusal_without(call, LV, LV_NEW, "= 40", "= 50", "groups =")

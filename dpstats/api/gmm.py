@@ -172,7 +172,7 @@ class GMMDoor(DataDoor):
         # that quoted it would release it
         public_n = mf.n if n_is_public(o.neighbouring, mf) else None
         check_delta(o.delta, public_n, allow_zero=False)  # warns when delta >= 1/n (n public)
-        resolved = m.resolve(o, mf.n, mf.p, public_n)
+        resolved = m.resolve(o, mf, public_n)
         refuse_offset(mf, "dp_gmm")
         dd.name_frame_steps(mf)
         vacuous = m.pre_spend_warnings(public_n, mf.p, resolved)  # before any spend

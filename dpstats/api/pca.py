@@ -16,7 +16,7 @@ from ..methods import pca as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.pca import PCAResult
-from ..validation import check_delta
+from ..validation import check_delta, columns_read
 from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
 
@@ -115,7 +115,7 @@ class PCADoor(DataDoor):
 
         def boxes(mf):
             """Checks that need only the frame's names (run before the pass), then the box."""
-            m.check_k(o.k, mf.p)
+            m.check_k(o.k, mf.p, shown=not columns_read(mf))
             declared = None if o.bounds is None else declared_bounds(o.bounds, mf, response=False)
             box = data_box or design_box(declared, mf)
             m.check_equal_widths(box, mf.names, o.radius)

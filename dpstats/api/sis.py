@@ -17,7 +17,6 @@ import numpy as np
 from ..engines import Data
 from ..privacy.bounds import Bounds, declared_bounds, design_box, response_box
 from .. import engines
-from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..methods import sis as m
 from ..privacy.randomness import NoiseSource
@@ -25,7 +24,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.sis import SISResult
 from ..simulate import Assume
 from ..stats import CrossStats
-from ..validation import check_k, check_truth
+from ..validation import check_candidates, check_k, check_truth, columns_read
 from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
 
@@ -186,11 +185,9 @@ class SISDoor(DataDoor):
 
     def _boxes(self, mf: ModelFrame):
         """Checks that need only the frame's names, then the declared bounds."""
-        if mf.p < 2:
-            raise DataError(
-                f"dp_sis needs at least 2 candidate columns, the formula '{self.options.formula}' gives {mf.p}."
-            )
-        check_k(self.options.k if self.options.k is not None else m.default_k(mf.p), mf.p)
+        check_candidates("dp_sis", self.options.formula, mf)
+        k = self.options.k if self.options.k is not None else m.default_k(mf.p)
+        check_k(k, mf.p, shown=not columns_read(mf))  # d depends on the rows when levels were read
         if self.options.score is not None or self.bounds is None:
             return None, None
         bounds = declared_bounds(self.bounds, mf)

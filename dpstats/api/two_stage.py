@@ -17,14 +17,13 @@ import numpy as np
 from ..engines import InMemoryData
 from ..privacy.bounds import Bounds, is_auto
 from .. import engines
-from ..errors import DataError
 from ..formula import ModelFrame, model_frame, refuse_offset
 from ..geometry import check_bounds_form
 from ..methods import sis as sis_m, two_stage as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.two_stage import TwoStageResult
-from ..validation import check_k, check_truth
+from ..validation import check_candidates, check_k, check_truth, columns_read
 from .._io import progress_bar
 from ._parameters import Shared, shared_parameters
 from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
@@ -165,9 +164,8 @@ class TwoStageDoor(DataDoor):
     def frame(self, dd: DataDependence) -> _Frame:
         o = self.options
         mf = model_frame(o.formula, self.data, drop_intercept=True, schema=o.schema, min_rows=o.min_rows)
-        if mf.p < 2:
-            raise DataError(f"dp_two_stage needs at least 2 candidate columns, '{o.formula}' gives {mf.p}.")
-        k = sis_m.default_k(mf.p) if o.k is None else check_k(o.k, mf.p)
+        check_candidates("dp_two_stage", o.formula, mf)
+        k = sis_m.default_k(mf.p) if o.k is None else check_k(o.k, mf.p, shown=not columns_read(mf))
         n_blocks = o.number_of_blocks(mf.n)
         refuse_offset(mf, "dp_two_stage")
         dd.name_frame_steps(mf)

@@ -225,11 +225,18 @@ class PCARelease:
     count: float | None = None
 
 
-def check_k(k: Any, d: int) -> int:
-    """1 <= k <= d, the number of design columns (public: the formula and the declared levels)."""
-    return check_whole_in(
-        k, 1, d, f"k must be a whole number with 1 <= k <= {d} (the number of design columns), got {k!r}."
+def check_k(k: Any, d: int, *, shown: bool = True) -> int:
+    """1 <= k <= d, the number of design columns (public: the formula and the declared levels); ``shown``
+    False when levels were read from the rows, so d depends on the data and the text does not quote it."""
+    most = (
+        f"{d} (the number of design columns)"
+        if shown
+        else (
+            "d, the number of design columns (it depends on levels read from the rows, so it is not shown; "
+            "declare the levels, levels=)"
+        )
     )
+    return check_whole_in(k, 1, d, f"k must be a whole number with 1 <= k <= {most}, got {k!r}.")
 
 
 def row_bound(bounds: Any, radius: float | None) -> float | None:

@@ -19,7 +19,14 @@ from typing import Any
 
 from ...errors import AssumptionError, DataError, PrivacyParameterError
 from ...schema import PublicN, Schema
-from ...validation import check_eps, check_fraction, check_gaussian_delta, check_neighbouring, check_oc_trials
+from ...validation import (
+    check_eps,
+    check_fraction,
+    check_gaussian_delta,
+    check_neighbouring,
+    check_oc_trials,
+    columns_read,
+)
 from .._options import Options
 
 METHODS = ("pca_cluster", "sample_aggregate")
@@ -103,16 +110,17 @@ def check_columns(d: int, formula: str) -> None:
         )
 
 
-def resolve(options: GMMOptions, n: int, d: int, public_n: int | None) -> GMMOptions:
-    """``options`` with k, min_weight and groups checked for the frame (n rows, d columns).
+def resolve(options: GMMOptions, mf: Any, public_n: int | None) -> GMMOptions:
+    """``options`` with k, min_weight and groups checked for the frame ``mf`` (n rows, d columns).
 
     ``public_n`` is n when it is public, None when it is private: then nothing is checked
-    against it.
+    against it.  When levels were read from the rows d is not public either: no text quotes it.
     """
     k = check_k(options.k, public_n)
     given = options.min_weight
     min_weight = check_fraction(1.0 / (20 * k) if given is None else given, "min_weight", 0.0, 1.0)
-    groups = check_groups(options.groups, options.method, n, k, d, public_n)
+    d_public = not columns_read(mf)
+    groups = check_groups(options.groups, options.method, mf.n, k, mf.p, public_n, d_public=d_public)
     return replace(options, k=k, min_weight=min_weight, groups=groups)
 
 
@@ -138,18 +146,28 @@ def check_k(k: Any, public_n: int | None) -> int:
     return k
 
 
+GROUPS_AFTER_LEVELS = (
+    "sample_aggregate needs at least 10 groups of at least 5·k·(d+1) rows, and these rows and groups do not "
+    "allow that (d, the number of design columns, depends on levels read from the rows, so it and the groups "
+    "derived from it are not shown). Declare the levels (levels=), use method='pca_cluster' or more rows."
+)
+
+
 def default_groups(n: int, k: int, d: int) -> int:
     """m = n / (group size), group size max(200, 25·k·(d+1)) rows."""
     return n // max(200, 25 * k * (d + 1))
 
 
-def check_groups(groups: Any, method: str, n: int, k: int, d: int, public_n: int | None) -> int | None:
+def check_groups(
+    groups: Any, method: str, n: int, k: int, d: int, public_n: int | None, *, d_public: bool = True
+) -> int | None:
     """The number of groups of sample-and-aggregate, checked against n only when n is public.
 
     When n is private the default (derived from n) is not available: ``groups=`` must be
     declared; only ``groups >= 10`` is checked, and the group size is an assumption
     (:data:`ROWS_PER_COMPONENT`); the method handles a small group by construction
-    (:func:`dpstats.methods.gmm.pipeline.sample_aggregate`).
+    (:func:`dpstats.methods.gmm.pipeline.sample_aggregate`).  ``d_public`` False (levels read from
+    the rows): neither d nor the default groups (derived from d) are quoted.
     """
     if method != "sample_aggregate":
         if groups is not None:
@@ -166,6 +184,8 @@ def check_groups(groups: Any, method: str, n: int, k: int, d: int, public_n: int
         raise PrivacyParameterError(f"groups must be a whole number, got {groups!r}.")
     m_groups = int(m_groups)
     if m_groups < 10 or (public_n is not None and public_n // m_groups < 5 * k * (d + 1)):
+        if not d_public:
+            raise AssumptionError(GROUPS_AFTER_LEVELS)
         shown = f"n = {public_n} with groups = {m_groups}" if public_n is not None else f"groups = {m_groups}"
         raise AssumptionError(
             f"sample_aggregate needs at least 10 groups of at least 5·k·(d+1) = {5 * k * (d + 1)} rows; "
