@@ -65,6 +65,7 @@
   args$data <- .lm_style(lm_args, args$data, caller, method)
   dots$na_action <- .na_action_of(lm_args, dots$na_action, caller, method)  # na.action = na.omit: "omit"
   args <- c(args, dots)
+  if (!private) args$data <- .drop_unused_levels(args$data, args)
   .check_scalars(args)
   res <- .as_na_action_asked(.dp_invoke(method, .with_seed(args, get("seed", envir = env)), call = mc),
                              "na.action" %in% names(lm_args))
