@@ -2,7 +2,9 @@
 # `seed` is Python's `random_state`; every other argument is passed by its name.
 # Each wrapper hands its own match.call() to .dp_fit(), which
 #   - refuses a missing required argument and NA scalars with R-worded, classed errors;
-#   - applies `subset =` as lm() does, refuses `weights =` and na.action other than na.omit by name;
+#   - applies `subset =` as lm() does (at eps = Inf, dropping unused factor levels as lm's model frame does;
+#     a private fit refuses it under neighbouring = "replace": its n would be the count of rows kept),
+#     refuses `weights =` and na.action other than na.omit by name;
 #   - keeps the call (formula unquoted, data named by the expression passed) as fit$call, like lm.
 
 # .required (the arguments each wrapper needs) is generated from the Python signatures: R/required.R.
@@ -58,9 +60,12 @@
   .check_extra_names(method, names(extra))  # before anything is evaluated (offset = log(hp), subst = cyl == 4)
   lm_args <- extra[names(extra) %in% .lm_arguments]
   dots <- lapply(extra[!names(extra) %in% .lm_arguments], eval, envir = caller)
+  private <- .is_private(c(args, dots))
+  if (private && !is.null(lm_args$subset)) .refuse_private_subset(method, dots$neighbouring)
   args$data <- .lm_style(lm_args, args$data, caller, method)
   dots$na_action <- .na_action_of(lm_args, dots$na_action, caller, method)  # na.action = na.omit: "omit"
   args <- c(args, dots)
+  if (!private) args$data <- .drop_unused_levels(args$data, args)
   .check_scalars(args)
   res <- .as_na_action_asked(.dp_invoke(method, .with_seed(args, get("seed", envir = env)), call = mc),
                              "na.action" %in% names(lm_args))
@@ -76,6 +81,35 @@
     }
   }
   res
+}
+
+# A private call: eps given and finite (eps = Inf, or vertical_glm without eps, is the non-private fit).
+.is_private <- function(args) {
+  is.numeric(args$eps) && length(args$eps) == 1L && !is.na(args$eps) && is.finite(args$eps)
+}
+
+# subset = in a private fit, refused from the arguments alone, before the condition is evaluated: the rows
+# it keeps are chosen by their values, so their number would be released as n under neighbouring =
+# "replace" (one row changed moves it by one). Under "add_remove", where offered, dropping rows is
+# covered (one row of data added or removed adds or removes at most one kept row) and n is not shown.
+.refuse_private_subset <- function(method, neighbouring) {
+  offered <- !method %in% .replace_only
+  if (offered && identical(neighbouring, "add_remove")) return(invisible())
+  private_n <- if (offered) {
+    sprintf(paste("Use neighbouring = \"add_remove\": the guarantee then covers adding or removing one row of",
+                  "data, which adds or removes at most one kept row, and %s() does not show their number;"), method)
+  } else {
+    sprintf("%s() offers neighbouring = \"replace\" only, so it has no private fit of rows chosen by value.", method)
+  }
+  .dp_abort(sprintf(paste(
+    "%s(): subset = is refused in a private fit (finite eps)%s: the rows it keeps are chosen by their values,",
+    "so how many there are depends on the data, and the fit would release that number as its n (nobs(),",
+    "glance(), summary()), which changing one row of data can move. Nothing was read or spent. %s %s fit at",
+    "eps = Inf, where subset = works as in lm() (not private); or, if which rows to analyse, and so their",
+    "number, is public (fixed before the data were seen, or a count already published), pass those rows as",
+    "data, e.g. data = d[rows, ]: the guarantee then covers replacing one of them."),
+    method, if (offered) " under neighbouring = \"replace\"" else "", private_n, if (offered) "or" else "Instead,"),
+    "dpstats_privacy_parameter_error")
 }
 
 # subset = works as in lm (evaluated in data, NA taken as FALSE); weights = is refused by name.

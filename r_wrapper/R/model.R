@@ -159,3 +159,33 @@
 .model_X <- function(object, mf) {
   stats::model.matrix(attr(mf, "terms"), mf, contrasts.arg = object$contrasts)
 }
+
+# ---- unused factor levels in a non-private fit (eps = Inf): lm() and glm() build their model frame with
+# drop.unused.levels = TRUE, after subset = and na.omit, so a level no analysed row holds has no column
+# (coef() as long as R's), and a factor that loses one loses its contrasts attribute, with R's warning.
+# A private fit keeps every level (its columns are the public schema's), and so do levels given as levels =.
+.drop_unused_levels <- function(data, args) {
+  if (!is.data.frame(data)) return(data)
+  f <- args$formula
+  if (is.character(f)) f <- tryCatch(stats::as.formula(f), error = function(e) NULL)
+  vars <- tryCatch(intersect(all.vars(stats::terms(f, data = data)), names(data)), error = function(e) character())
+  factors <- setdiff(vars[vapply(data[vars], is.factor, logical(1))], names(args$levels))
+  if (!length(factors)) return(data)
+  analysed <- if (identical(args$na_action, "fill")) rep(TRUE, nrow(data)) else .complete_rows(data[vars])
+  for (v in factors) {
+    x <- data[[v]]
+    kept <- levels(x)[levels(x) %in% as.character(x[analysed])]
+    if (length(kept) == nlevels(x)) next
+    if (!is.null(attr(x, "contrasts"))) {
+      warning(sprintf("contrasts dropped from factor %s due to missing levels", v), call. = FALSE)
+    }
+    data[[v]] <- factor(x, levels = kept)
+  }
+  data
+}
+
+# Rows with every column present and finite (na_action = "omit", as the Python fit drops them).
+.complete_rows <- function(frame) {
+  ok <- lapply(frame, function(x) !is.na(x) & (!is.numeric(x) | is.finite(x)))
+  Reduce(`&`, ok, rep(TRUE, nrow(frame)))
+}

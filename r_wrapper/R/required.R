@@ -13,3 +13,6 @@
   dp_select_infer = c("formula", "data", "eps"),
   dp_bh = c("p_values")
 )
+
+# The wrappers whose method offers neighbouring = "replace" only (its docstring's neighbouring type).
+.replace_only <- c("dp_knockoff", "dp_felp", "vertical_glm", "dp_lm", "dp_glm", "dp_select_infer")
