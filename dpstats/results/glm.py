@@ -5,13 +5,14 @@ from __future__ import annotations
 import pandas as pd
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import special
 
-from ..errors import PrivacyParameterError
+from ..errors import ChanceWarning, PrivacyParameterError, caller_stacklevel
 from ..methods.glm import (
     Coordinates,
     GLMOptions,
@@ -83,7 +84,7 @@ class GLMResult(LMResult):
         n, names = opening["n"], opening["terms"]
         withheld = bool(getattr(released, "withheld", ""))
         table = wald_table(released.coefficients, released.vcov, options.conf_level, withheld)
-        return cls(
+        result = cls(
             **opening,
             **fit_fields(mf, names, released.coefficients, table, nonprivate=math.isinf(options.eps)),
             conf_level=options.conf_level,
@@ -96,6 +97,11 @@ class GLMResult(LMResult):
             response_note=response_note,
             **fit_figures(released, n, len(names), plan),
         )
+        unconverged = getattr(released, "unconverged", "")
+        if unconverged:  # (G7) of methods.glm: from released values only
+            result.warnings.append(unconverged)
+            warnings.warn(unconverged, ChanceWarning, stacklevel=caller_stacklevel())
+        return result
 
     @property
     def private(self) -> bool:
