@@ -28,15 +28,19 @@ _SPACES = re.compile(r"[ \t]+")
 _SIGNIFICANCE = re.compile(r"(?<=#) (?:\*{1,3}|\.)?[ \t]*$", re.M)  # a table row's code, or none
 _DECIMAL = re.compile(r"\d+\.\d+(?:e-?\d+)?")
 _COMPONENTS = re.compile(r"component\(s\) [\d, ]+")
+_LEGEND = re.compile(r"^---\nSignif\. codes:.*(?:\n|$)", re.M)
+_TRAILING = re.compile(r"[ \t]+$", re.M)
 
 
 def masked(text: str) -> str:
     """``text`` with every number replaced by '#' and runs of spaces (table alignment) by one; a
-    coefficient row's significance code (``*``, ``.``) and a p-value's floor mark (``<0.02``), functions
-    of its released p-value, go too, and so do the notes of a rule on released values
-    (:func:`without_release_rules`)."""
-    numbers = _NUMBER.sub("#", without_release_rules(text)).replace("<#", "#")  # format.pval's "<0.02"
-    return _SIGNIFICANCE.sub("", _SPACES.sub(" ", numbers))
+    coefficient row's significance code (``*``, ``.``) and a p-value's floor mark (``<0.02``,
+    ``< 2e-16``), functions of its released p-value, go too, and so do the notes of a rule on released
+    values (:func:`without_release_rules`) and printCoefmat's legend with the empty header of its stars
+    column (shown only when some released p-value is below 0.1)."""
+    numbers = _NUMBER.sub("#", _LEGEND.sub("", without_release_rules(text)))
+    numbers = numbers.replace("< #", "#").replace("<#", "#")  # format.pval's "<0.02", "< 2e-16"
+    return _TRAILING.sub("", _SIGNIFICANCE.sub("", _SPACES.sub(" ", numbers)))
 
 
 def without_release_rules(text: str) -> str:

@@ -32,7 +32,9 @@ def _table_rows(text: str) -> tuple[list[str], dict[str, list[str]]]:
     """The coefficient table's header cells and each row's cells, as printed."""
     lines = text.splitlines()
     i = lines.index("Coefficients:")
-    header = re.split(r"\s{2,}", lines[i + 1].strip())
+    header = re.findall(
+        r"Std\. Error|t value|z value|p \(bootstrap\)|\S+", lines[i + 1]
+    )  # printCoefmat: one space apart
     rows = {}
     for line in lines[i + 2 :]:
         if line.startswith("---"):

@@ -69,10 +69,10 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     family : {"binomial", "poisson"}
         Canonical links (logit, log).  R's family objects are passed by name.
     bounds : (lo, hi) or dict
-        Public bounds of every design column (factor dummies default to their coding's range, an
-        interaction's columns to the product of its parts' bounds); for ``"poisson"`` also of the
-        response, (0, Y); for ``cbind(s, f)`` of both count columns, (0, U).  A private call refuses a
-        numeric variable without them (its missing rows would be dropped, making n private).
+        Public bounds of every numeric design column (factor dummies have their coding's range, interactions
+        the product of their parts'; left out, factors alone need none); for ``"poisson"`` also of the response,
+        (0, Y); for ``cbind(s, f)`` of both count columns, (0, U).  A private call refuses a numeric
+        variable without them (its missing rows would be dropped, making n private).
     {conf_level: the Wald}
     pilot_steps : int
         Noisy Newton steps before the final one (one pass over the rows each).

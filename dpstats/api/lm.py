@@ -165,7 +165,7 @@ class LMDoor(DataDoor):
         if not self.nonprivate:
             dd.add(
                 "the bounds that clip the columns and the response are the data's min and max (a first pass)",
-                fix="declare public bounds, e.g. bounds={'x': (0, 10), 'y': (-5, 5)}",
+                fix=m.data_range_fix(self.options.formula),
             )
         _, st0 = engines.sufficient_statistics(
             self.options.formula,

@@ -256,7 +256,7 @@ from scipy import stats as sps
 from ..errors import AssumptionError, DataError, DPStatsError, FormulaError, PrivacyParameterError
 from ..formula import INTERCEPT, missing_counts, model_frame, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
-from ..privacy.bounds import declared_bounds, design_box, is_auto
+from ..privacy.bounds import bounds_example, declared_bounds, design_box, is_auto, variables_to_declare
 from ..privacy.calibration import gaussian_delta, zcdp_gaussian_sigma
 from ..privacy.plan import Plan
 from ..privacy.statement import DataDependence
@@ -1380,13 +1380,19 @@ class DataRanges:
 
 def coordinates(bounds: Any, mf, keep: list[int], ranges: DataRanges, dd: DataDependence) -> Coordinates:
     """The fitting coordinates of the design columns ``keep``: centre and half-width of their declared
-    (or privately released) bounds, else of the data's range, a named data-dependent step."""
+    (or privately released) bounds; with ``bounds`` None, of their public bounds when every column has
+    one (factor dummies: their coding's range), else of the data's range, a named data-dependent step
+    whose advice names the variables to declare."""
+    names = [mf.names[j] for j in keep]
     declared = declared_bounds(bounds, mf, response=False)
-    box = design_box(declared, mf, [mf.names[j] for j in keep]) if declared is not None else None
+    undeclared = variables_to_declare(mf, names) if declared is None else []
+    if declared is None and not undeclared:
+        declared = {}
+    box = design_box(declared, mf, names) if declared is not None else None
     if box is None:
         dd.add(
             "the bounds that clip the design columns are the data's min and max",
-            fix="declare public bounds, e.g. bounds={'x': (0, 10)}",
+            fix=f"declare public bounds, e.g. {bounds_example(undeclared)}",
         )
         lo, hi = ranges.x_min, ranges.x_max
         center, half = (lo + hi) / 2.0, np.where(hi > lo, (hi - lo) / 2.0, 0.5)

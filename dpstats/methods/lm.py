@@ -129,7 +129,7 @@ from scipy import stats as sps
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.calibration import zcdp_gaussian_sigma
 from ..errors import FormulaError, PrivacyParameterError
-from ..formula import missing_counts, names_offset, refuse_multivariate_response
+from ..formula import missing_counts, names_offset, refuse_multivariate_response, split_formula
 from ..geometry import Box
 from ..privacy.bounds import PrivateBounds, bounds_step, is_auto
 from ..privacy.plan import Plan
@@ -318,6 +318,20 @@ class LMOptions(Options):
         )
         refuse_private_offset(options.formula, options.eps)
         return options
+
+
+def data_range_fix(formula: Any) -> str:
+    """The advice of the data-range step (bounds left undeclared): the response a dp_lm always needs
+    bounds for, by its name in the formula, and every numeric variable.
+
+    Examples
+    --------
+    >>> data_range_fix("breaks ~ tension")
+    "declare public bounds of the response and of every numeric variable, e.g. bounds={'breaks': (lo, hi)}"
+    """
+    lhs = split_formula(formula, False)[0] if isinstance(formula, str) and "~" in formula else None
+    example = f", e.g. bounds={{{lhs.strip()!r}: (lo, hi)}}" if lhs else ""
+    return f"declare public bounds of the response and of every numeric variable{example}"
 
 
 def refuse_private_offset(formula: Any, eps: float) -> None:

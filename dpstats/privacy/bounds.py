@@ -783,6 +783,46 @@ def public_column_bounds(bounds: Any, mf: ModelFrame) -> dict[str, tuple[float, 
     return {**dummy_columns(mf), **derived_bounds(bounds, interaction_parts(mf))}
 
 
+def variables_to_declare(mf: ModelFrame, names: Sequence[str] | None = None) -> list[str]:
+    """What a ``bounds=`` mapping must name for the design columns ``names`` (default all) to be bounded
+    when nothing is declared: [] when every column's bound is public (factor dummies by their coding,
+    interactions of factors alone by the product of their codings). Otherwise the numeric variables
+    behind the columns without one (``x`` for ``x:gb``, ``wt`` for ``log(wt)``), or the column itself,
+    named by its term where the design's names hold levels read from the rows. From the formula and
+    the schema alone: neighbouring data sets give the same list.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> df = pd.DataFrame({"y": [0, 1, 1], "g": pd.Categorical(["a", "b", "a"]), "x": [1.0, 2, 3]})
+    >>> variables_to_declare(model_frame("y ~ g", df)), variables_to_declare(model_frame("y ~ g * x", df))
+    ([], ['x'])
+    """
+    parts = interaction_parts(mf)
+    public = set(dummy_columns(mf)) | set(derived_bounds({}, parts)) | {INTERCEPT}
+    shown = dict(zip(mf.names, mf.terms)) if getattr(mf, "levels_read", False) else {}
+    out: list[str] = []
+    for name in mf.names if names is None else names:
+        if name in public:
+            continue
+        numeric = [p if isinstance(p, str) else getattr(p, "variable", None) for p in parts.get(name, ())]
+        out.extend([p for p in numeric if p] or [shown.get(name, name)])
+    return list(dict.fromkeys(out))
+
+
+def bounds_example(variables: Sequence[str]) -> str:
+    """Advice naming the variables to declare: ``bounds={'age': (lo, hi), 'lwt': (lo, hi)}`` (three at most).
+
+    Examples
+    --------
+    >>> bounds_example(["age"])
+    "bounds={'age': (lo, hi)}"
+    """
+    shown = ", ".join(f"{name!r}: (lo, hi)" for name in variables[:3])
+    return f"bounds={{{shown}{', ...' if len(variables) > 3 else ''}}}"
+
+
 @contextmanager
 def charged_if_drawn(step: PrivateBounds | None, accountant: Any, label: str) -> Iterator[None]:
     """An error raised once the private bounds have drawn from the rows charges them and says so

@@ -23,6 +23,7 @@ from ..methods.lm import (
     released_sigma,
 )
 from ..plotting import Plot, coefficient_plot
+from ._coefmat import coefmat_lines, format_pval
 from .base import DPResult, Summary, deleted_due_to_missingness, escape_text
 
 DOUBLE_EPS = float(np.finfo(float).eps)  # R's .Machine$double.eps, format.pval's eps in summary.lm
@@ -244,7 +245,9 @@ class LMResult(DPResult):
     # ------------------------------------------------------------------ text
     def _test_headers(self) -> tuple[str, str]:
         """The coefficient table's statistic and p-value headers."""
-        return "statistic", "Pr(>|t|)" if self.inference.startswith("classical") else "p (bootstrap)"
+        if self.inference.startswith("classical"):
+            return "t value", "Pr(>|t|)"  # as summary.lm heads them
+        return "statistic", "p (bootstrap)"
 
     @property
     def p_value_floor(self) -> float | None:
@@ -262,7 +265,7 @@ class LMResult(DPResult):
             return "NA"
         if self._at_floor(p):
             return f"<{floor:.2g}"
-        return "<2e-16" if p < DOUBLE_EPS else f"{p:.4g}"
+        return format_pval([p])[0]
 
     def report_table(self) -> pd.DataFrame:
         """``tidy()`` with the p-values written as print writes them (:meth:`_p_text`)."""
@@ -272,24 +275,28 @@ class LMResult(DPResult):
         return table
 
     def _coef_lines(self) -> list[str]:
+        """The coefficient table as R's printCoefmat lays it out (:mod:`dpstats.results._coefmat`):
+        estimate columns with common decimals, the statistic to 3 decimals, p-values by format.pval."""
         t = self.table.set_index("term")
-        t.index.name = None
         statistic, p_value = self._test_headers()
-        shown = pd.DataFrame({"Estimate": t["estimate"]})  # coef(): the one the rest of the row is about
+        estimates = {"Estimate": t["estimate"]}  # coef(): the one the rest of the row is about
         if self.calibrated_estimates is not None and self.ridge_estimates is not None:
-            shown["Ridge"] = self.ridge_estimates  # the ridge estimate the bootstrap calibrated
-        shown["Std. Error"] = t["std.error"]
-        shown[statistic] = t["statistic"]
-        shown[p_value] = [self._p_text(v) for v in t["p.value"]]
-        shown[""] = [self._stars(v) for v in t["p.value"]]
+            estimates["Ridge"] = self.ridge_estimates  # the ridge estimate the bootstrap calibrated
+        estimates["Std. Error"] = t["std.error"]
+        p = t["p.value"].to_numpy(float)
+        signif = [self._stars(v) for v in p] if np.any(p[np.isfinite(p)] < 0.1) else None
         aliased = self.aliased_terms()
         header = "Coefficients:" + (f" {singularities_note(len(aliased))}" if aliased else "")
-        table = shown.to_string(  # the p-values are text ("<0.002"): spaced as a numeric column is
-            float_format=lambda v: f"{v:.4g}", na_rep="NA", col_space={p_value: len(p_value) + 1}
+        table = coefmat_lines(
+            list(t.index), estimates, (statistic, t["statistic"]), (p_value, self._p_texts(p)), signif
         )
-        lines = [header] + table.splitlines()
-        lines += ["---", SIGNIF_LEGEND] + self._floor_lines()
-        return lines
+        legend = ["---", SIGNIF_LEGEND] if signif is not None else []
+        return [header, *table, *legend, *self._floor_lines()]
+
+    def _p_texts(self, p: np.ndarray) -> list[str]:
+        """The p-value column: format.pval of them together; one at the bootstrap's floor as ``<`` it."""
+        texts = format_pval([math.nan if self._at_floor(v) else v for v in p])
+        return [f"<{self.p_value_floor:.2g}" if self._at_floor(v) else text for v, text in zip(p, texts)]
 
     def _at_floor(self, p: float) -> bool:
         floor = self.p_value_floor

@@ -213,6 +213,8 @@
       arg <- if (nms[i] == "data") data_expr else nms[i]
       frames[[nms[i]]] <- if (is.data.frame(x)) .dp_encode_frame(x, arg, vars)
                           else unname(lapply(x, .dp_encode_frame, arg = arg, vars = vars))
+    } else if (nms[i] == "bounds" && is.list(x) && length(x) == 0L) {
+      kwargs["bounds"] <- list(stats::setNames(list(), character(0)))  # list(): no bounds declared, a dict
     } else if (nms[i] == "levels" && is.list(x)) {
       kwargs[["levels"]] <- lapply(x, function(v) as.list(if (is.factor(v)) as.character(v) else v))
     } else if (nzchar(nms[i])) {

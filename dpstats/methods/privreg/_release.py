@@ -17,7 +17,7 @@ import numpy as np
 from ...errors import PrivacyParameterError
 from ...formula import INTERCEPT, ModelFrame
 from ...geometry import resolve_box
-from ...privacy.bounds import design_box
+from ...privacy.bounds import bounds_example, design_box, variables_to_declare
 from ._bcd import (
     BCDOutcome,
     BlockFinal,
@@ -76,10 +76,34 @@ def clip_to_bounds(mf: ModelFrame, owner: np.ndarray, bounds, options: PrivregOp
     :func:`~dpstats.methods.privreg.largest_coefficients` from :func:`smallest_bounds`.
     """
     K = int(owner.max()) + 1
+    bounds = covariate_bounds(mf, bounds)
     X, radius = clip_covariates(mf, owner, K, bounds)
     y, y_bound = clip_response(mf, bounds, options.family)
     largest = largest_coefficients(smallest_bounds(mf, owner, K, bounds), options, y_bound)
     return X, y, radius, y_bound, largest
+
+
+def covariate_bounds(mf: ModelFrame, bounds):
+    """``bounds`` as declared; left out (None), no bounds at all when every covariate's bound is public
+    (factor dummies: their coding's range), else refused naming the variables to declare.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> df = pd.DataFrame({"y": [0, 1, 1], "g": pd.Categorical(["a", "b", "a"]), "x": [1.0, 2, 3]})
+    >>> covariate_bounds(model_frame("y ~ g", df), None)
+    {}
+    """
+    if bounds is not None:
+        return bounds
+    undeclared = variables_to_declare(mf, [nm for nm in mf.names if nm != INTERCEPT])
+    if undeclared:
+        raise PrivacyParameterError(
+            f"DP mode needs public bounds on the covariates, e.g. {bounds_example(undeclared)}: they bound "
+            "each party's row norm R_k (factors need none: their dummies are bounded by their coding)."
+        )
+    return {}
 
 
 def smallest_bounds(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> list[float]:
