@@ -177,8 +177,8 @@ def _responses(resp):
         return [(np.array(0.0), np.array(1.0)), (np.array(resp.top), np.array(1.0))]
     if resp.top == 1.0:
         return [(np.array(0.0), np.array(1.0)), (np.array(1.0), np.array(1.0))]
-    us = resp.r_max if resp.r_max == 3 else 3.0
-    return [(np.array(s), np.array(s + f)) for s in (0.0, us) for f in (0.0, resp.top - us) if s + f > 0]
+    us, uf = resp.counts  # cbind(s, f): each column at 0 or its own bound
+    return [(np.array(s), np.array(s + f)) for s in (0.0, us) for f in (0.0, uf) if s + f > 0]
 
 
 # ----------------------------------------------------------------------------- audit

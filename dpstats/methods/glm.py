@@ -68,6 +68,20 @@ changes S by y − y' ∈ [−1, 1], so Δ_c = 1.  ``cbind(s, f)``: the pair (Σ
 (s − s', f − f') with |s − s'| ≤ U_s and |f − f'| ≤ U_f, so Δ_c = √(U_s² + U_f²).  (Both are clipped
 to their ranges before the sums, as in (G1).)
 
+Where each bound is clipped: in :func:`fitting_rows`, on every private route (the whole frame in
+memory; each chunk or partition of streamed or Dask data, whose :class:`ChunkSums` calls the same
+function); at eps = inf nothing is clipped.
+
+* design columns to their box, [c_j − h_j, c_j + h_j]: :meth:`Coordinates.rows` (D and A₄ of (G2), (G3));
+* a 0/1 response to [0, 1], m = 1: :meth:`Response.clipped` (r_max = 1 in (G2), v_max = 1/4 in (G3),
+  Δ_c = 1 in (G3'));
+* ``cbind(s, f)``: s to [0, U_s] and f to [0, U_f], each column to its own bound, m = s + f ≤ M:
+  :meth:`Response.clipped` (r_max = max(U_s, U_f) in (G2), v_max = M/4 in (G3), Δ_c = √(U_s² + U_f²) in
+  (G3')).  Clipping both to max(U_s, U_f), as before s14, broke (G3) and (G3') when U_s ≠ U_f
+  (tests/test_glm_neighbour_releases.py);
+* a Poisson count to [0, Y]: :meth:`Response.clipped`, and its mean truncated at Y in
+  :func:`mean_and_weight` (r_max = Y in (G2), v_max = Y in (G3)).
+
 Algorithm (one pass over the rows per released pair)
 ----------------------------------------------------
 From the start θ⁰ (0; for the Poisson family with an intercept, log(Y/2) for it, public; for the
@@ -292,18 +306,35 @@ POISSON_REF = 8.0  # v_ref = Y / POISSON_REF (G5)
 class Response:
     """The response's public range: what bounds the score (r_max) and the Hessian weight (v_max).
 
-    ``top`` is the Poisson truncation Y, or the binomial bound M on the trials of one row.
+    ``top`` is the Poisson truncation Y, or the binomial bound M on the trials of one row;
+    ``counts`` is (U_s, U_f) for ``cbind(s, f)``, the bound each column is clipped to (None otherwise).
     """
 
     family: str
     r_max: float
     v_max: float
     top: float
+    counts: tuple[float, float] | None = None
 
     @property
     def v_ref(self) -> float:
         """The per-row information scale of the public refusal rule (G5)."""
         return self.v_max if self.family == "binomial" else self.top / POISSON_REF
+
+    def clipped(self, y: np.ndarray, failures: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(y, m) of (G1) with the response clipped to its public range: Poisson y to [0, Y] and a 0/1
+        response to [0, 1] (m = 1 a row), ``cbind(s, f)``'s s to [0, U_s] and f to [0, U_f] (m = s + f).
+
+        Examples
+        --------
+        >>> r = response_range("binomial", cbind=((0, 5), (0, 1)))
+        >>> [v.tolist() for v in r.clipped(np.array([5.0, 9.0]), np.array([5.0, -1.0]))]
+        [[5.0, 5.0], [6.0, 5.0]]
+        """
+        if self.counts is None:
+            return np.clip(y, 0.0, self.top), np.ones_like(y)
+        s = np.clip(y, 0.0, self.counts[0])
+        return s, s + np.clip(failures, 0.0, self.counts[1])
 
 
 def response_range(
@@ -315,7 +346,7 @@ def response_range(
     Examples
     --------
     >>> response_range("binomial")
-    Response(family='binomial', r_max=1.0, v_max=0.25, top=1.0)
+    Response(family='binomial', r_max=1.0, v_max=0.25, top=1.0, counts=None)
     >>> response_range("poisson", counts=(0, 20)).r_max
     20.0
     >>> response_range("binomial", cbind=((0, 5), (0, 3))).v_max
@@ -326,7 +357,7 @@ def response_range(
         return Response("poisson", top, top, top)
     if cbind is not None:
         us, uf = float(cbind[0][1]), float(cbind[1][1])
-        return Response("binomial", max(us, uf), (us + uf) / 4.0, us + uf)
+        return Response("binomial", max(us, uf), (us + uf) / 4.0, us + uf, (us, uf))
     return Response("binomial", 1.0, 0.25, 1.0)
 
 
@@ -522,7 +553,7 @@ def plan(
     count_sd, count_sensitivity, refine_sd = 0.0, 0.0, 0.0
     if count:
         count_sensitivity, c_text = count_scale(resp)
-        what = "count of successes" if resp.top == 1.0 else "counts of successes and of failures"
+        what = "count of successes" if resp.counts is None else "counts of successes and of failures"
         count_sd = zcdp_gaussian_sigma(
             count_sensitivity, budget.add(f"start: {what}", "Gaussian (zCDP)", count, c_text)
         )
@@ -568,9 +599,9 @@ def plan(
 def count_scale(resp: Response) -> tuple[float, str]:
     """The l2 sensitivity of the binomial count release (G5''), and its ledger text: Σy for a 0/1
     response (1), the pair (Σs, Σf) for ``cbind(s, f)`` (√(U_s² + U_f²))."""
-    if resp.top == 1.0:
+    if resp.counts is None:
         return 1.0, "Δ₂ = 1 (one 0/1 response replaced; n public)"
-    sens = math.hypot(resp.r_max, resp.top - resp.r_max)  # r_max = max(U_s, U_f), top = U_s + U_f
+    sens = math.hypot(*resp.counts)
     return sens, f"Δ₂ = √(U_s² + U_f²) = {sens:.4g} (one row's successes and failures replaced)"
 
 
@@ -681,7 +712,7 @@ def _assumptions(resp: Response) -> list[str]:
         out.append(
             f"every fitted mean lies below the declared count bound Y = {resp.top:g} (the loss is truncated there)"
         )
-    elif resp.family == "binomial" and resp.top == 1.0 and math.isfinite(resp.r_max):
+    elif resp.family == "binomial" and resp.counts is None and math.isfinite(resp.r_max):
         out.append(  # R's glm stops on such a value; a check on the rows would be a release
             "the response is 0/1: any other value is clipped to [0, 1] and no output says whether one was "
             "(counts need cbind(successes, failures) or family = poisson)"
@@ -819,7 +850,7 @@ def released_proportion(data_pass: Callable, pl: GLMPlan, noise) -> float:
     """
     g, H = data_pass(np.zeros(pl.coords.k), pl.response)
     successes, trials, sd = float(g[0] + 2.0 * H[0, 0]), float(4.0 * H[0, 0]), pl.count_sd
-    if pl.response.top == 1.0:
+    if pl.response.counts is None:  # a 0/1 response: Σm = n
         s = float(noise.gaussian(np.array([successes]), sd)[0])
         return min(max(s, sd), trials - sd) / trials if trials > 2.0 * sd else 0.5
     s, f = (max(float(v), sd) for v in noise.gaussian(np.array([successes, trials - successes]), sd))
@@ -1150,15 +1181,7 @@ def fitting_rows(X: np.ndarray, y: np.ndarray, failures: np.ndarray | None, fram
     """The clipped fitting rows and responses of the release (module docstring of methods.glm), of the
     whole frame or of one chunk: the design clipped to the box, the response to its public range.
     ``frame`` is a the door's frame or a :class:`ChunkSums` (anything with coords, response, cbind)."""
-    W = frame.coords.rows(X)
-    if frame.response.family == "poisson":
-        return Rows(W, np.clip(y, 0.0, frame.response.top), np.ones_like(y))
-    if frame.cbind is None:
-        return Rows(W, np.clip(y, 0.0, 1.0), np.ones_like(y))
-    top = frame.response.r_max
-    s = np.clip(y, 0.0, top)
-    f = np.clip(failures, 0.0, top)
-    return Rows(W, s, s + f)
+    return Rows(frame.coords.rows(X), *frame.response.clipped(y, failures))
 
 
 @dataclass(frozen=True)
