@@ -71,8 +71,8 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     bounds : (lo, hi) or dict
         Public bounds of every numeric design column (factor dummies have their coding's range, interactions
         the product of their parts'; left out, factors alone need none); for ``"poisson"`` also of the response,
-        (0, Y); for ``cbind(s, f)`` of both count columns, (0, U).  A private call refuses a numeric
-        variable without them (its missing rows would be dropped, making n private).
+        (0, Y); for ``cbind(s, f)`` of each count column, (0, U_s) and (0, U_f).  A private call refuses a
+        numeric variable without them (its missing rows would be dropped, making n private).
     {conf_level: the Wald}
     pilot_steps : int
         Noisy Newton steps before the final one (one pass over the rows each).
