@@ -228,3 +228,147 @@ def test_gmm_groups_after_levels_read_quote_no_column_count():
         )
 
     _same_refusal_without(call, LV, LV_NEW, "= 40", "= 50", "groups =")
+
+
+# ------------------------------------------- warnings and refusals whose numbers follow levels read (s14)
+
+
+def _same_texts(call, data, other):
+    """Both neighbours give one outcome (error and warnings, texts included); returns it."""
+    one, two = _outcome(call, data), _outcome(call, other)
+    assert one == two, (one, two)
+    return one
+
+
+def test_vertical_noise_warning_after_levels_read_quotes_no_scale():
+    # party 2 holds x2 and g: 2 against 3 dummies moved its sigma_eta (232 against 276 at lam = 0.05)
+    rng = np.random.default_rng(4)
+    frame = LV.assign(x2=rng.uniform(-1, 1, len(LV)))
+    call = lambda d: dp.vertical_glm(  # noqa: E731
+        "cls ~ x1 + x2 + g", d, parties=[["x1"], ["x2", "g"]], family="binomial", penalty="ridge",
+        lam=0.05, eps=1, delta=1e-6, bounds={"x1": (-1, 1), "x2": (-1, 1)}, random_state=1,
+    )  # fmt: skip
+    _, caught = _same_texts(call, frame, frame.assign(g=LV_NEW.g))
+    chance = [m for c, m in caught if c == "ChanceWarning"]
+    assert len(chance) == 1 and "dominated or biased by its noise" in chance[0]
+    assert "sigma_eta =" not in chance[0] and "levels=" in chance[0]
+
+
+def test_vertical_noise_warning_with_levels_declared_quotes_the_scales():
+    rng = np.random.default_rng(4)
+    frame = LV.assign(x2=rng.uniform(-1, 1, len(LV)))
+    _, caught = _outcome(
+        lambda d: dp.vertical_glm(
+            "cls ~ x1 + x2 + g",
+            d,
+            parties=[["x1"], ["x2", "g"]],
+            family="binomial",
+            penalty="ridge",
+            lam=0.05,
+            eps=1,
+            delta=1e-6,
+            bounds={"x1": (-1, 1), "x2": (-1, 1)},
+            levels={"g": ["a", "b", "c"]},
+            random_state=1,
+        ),  # fmt: skip
+        frame,
+    )
+    assert any(c == "ChanceWarning" and "sigma_eta = " in m for c, m in caught)
+
+
+@pytest.mark.parametrize("infer", ["lm", "glm"])
+def test_select_infer_part_b_refusals_after_levels_read_quote_no_column_count(infer):
+    # 20 rows, part B 10: 'g' with its levels read gives up to 9 against 10 columns at k = 2; before,
+    # "up to 9 design columns ... more than 10 rows" (lm) and dp_glm's "9 coefficients" against "10"
+    from dpstats.api.select_infer import dp_select_infer
+
+    rng = np.random.default_rng(0)
+    small = pd.DataFrame(
+        {"x1": rng.uniform(-1, 1, 20), "x2": rng.uniform(-1, 1, 20), "y": rng.uniform(-1, 1, 20),
+         "g": rng.choice(list("abcdefgh"), 20), "cls": (rng.random(20) < 0.4).astype(float)}
+    )  # fmt: skip
+    response = "cls" if infer == "glm" else "y"
+    bounds = {"x1": (-1, 1), "x2": (-1, 1), "y": (-1, 1), "cls": (0, 1)}
+    call = lambda d: dp_select_infer(  # noqa: E731
+        f"{response} ~ x1 + x2 + g", d, eps=1, delta=1e-5, k=2, infer=infer, bounds=bounds, random_state=1
+    )
+    for other in (
+        small.assign(g=small.g.where(small.index > 0, "z")),
+        small.assign(g=small.g.where(small.index > 0, "a")),
+    ):
+        one, two = _outcome(call, small), _outcome(call, other)
+        for error, _ in (one, two):
+            if error is not None:
+                assert "levels of 'g' were read" in error[1]
+                assert "design columns," not in error[1] and "coefficients:" not in error[1], error
+        if one[0] is not None and two[0] is not None and one[0][0] == two[0][0]:
+            assert one[0] == two[0]
+
+
+@pytest.mark.parametrize("select", ["sis", "two_stage"])
+def test_select_infer_selector_k_after_levels_read_quotes_no_column_count(select):
+    # part A holds the design as numeric columns, so its selector said "where d = 4" against "d = 5"
+    from dpstats.api.select_infer import dp_select_infer
+
+    bounds = {"x1": (-1, 1), "y": (-1, 1)}
+    call = lambda d: dp_select_infer(  # noqa: E731
+        "y ~ x1 + g", d, eps=1, delta=1e-5, k=20, select=select, bounds=bounds, random_state=1
+    )
+    _same_refusal_without(call, LV, LV_NEW, "d = 3", "d = 4")
+
+
+def test_select_infer_two_candidates_after_levels_read_quote_no_count():
+    from dpstats.api.select_infer import dp_select_infer
+
+    one_level = LV.assign(g="a")
+    call = lambda d: dp_select_infer(  # noqa: E731
+        "y ~ g", d, eps=1, delta=1e-5, k=1, bounds={"y": (-1, 1)}, random_state=1
+    )
+    two_levels = one_level.assign(g=one_level.g.where(one_level.index > 0, "d"))  # 0 against 1 column
+    _same_refusal_without(call, one_level, two_levels, "gives 0", "gives 1")
+
+
+def test_sis_custom_score_probe_after_levels_read_quotes_no_column_count():
+    # the probe's "score() must return 3 numbers, got shape (3, 1)" against "4 ... (4, 1)"
+    def call(d):
+        return dp.dp_sis(
+            "y ~ x1 + g",
+            d,
+            eps=1,
+            k=1,
+            score=lambda X, y: X.T @ y[:, None],
+            score_sensitivity=1.0,
+            oc_trials=0,
+        )
+
+    _same_refusal_without(call, LV, LV_NEW, "3 numbers", "4 numbers", "(3, 1)", "(4, 1)")
+
+
+@pytest.mark.parametrize("n", [40, 4000])
+def test_gmm_pre_spend_warnings_after_levels_read_quote_no_d(n):
+    # k = 2 with d = 2 (levels a, b) against d = 3 (a, b, z): the private PCA is planned only when k < d,
+    # which moved AboveThreshold's eps in the location warning; the vacuous warning said "d = 2" / "d = 3"
+    rng = np.random.default_rng(2)
+    two = pd.DataFrame({"x1": rng.uniform(-1, 1, n), "g": rng.choice(["a", "b"], n)})
+    three = two.assign(g=two.g.where(two.index > 0, "z"))
+
+    def pre_spend(d):  # the warnings given before the spend (the one after it quotes a released weight)
+        call = lambda d: dp.dp_gmm("~ x1 + g", d, k=2, eps=1, delta=1e-5, bounds={"x1": (-1, 1)}, oc_trials=0)  # noqa: E731
+        return [m for c, m in _outcome(call, d)[1] if c == "ChanceWarning" and "released weight" not in m]
+
+    chance = pre_spend(two)
+    assert chance == pre_spend(three)
+    assert bool(chance) == (n < 1000)  # at 4000 rows neither rule fires: the same (no) text
+    assert all("d = " not in m and "levels=" in m for m in chance), chance
+
+
+def test_bh_formula_route_after_levels_read_quotes_no_hypothesis_count():
+    # m = 3 against 4 hypotheses: "max_rejections <= 3" against "<= 4", and the chance warning's numbers
+    def call(d, **kw):
+        return dp.dp_bh("y ~ .", data=d[["x1", "y", "g"]], q=0.1, eps=1.0, bounds={"x1": (-1, 1), "y": (-1, 1)},
+                        sigma=1.0, random_state=0, **kw)  # fmt: skip
+
+    _same_refusal_without(lambda d: call(d, max_rejections=10), LV, LV_NEW, "<= 3", "<= 4")
+    _, caught = _same_texts(call, LV, LV_NEW)
+    chance = [m for c, m in caught if c == "ChanceWarning"]
+    assert len(chance) == 1 and "λ =" not in chance[0] and "levels=" in chance[0]

@@ -175,7 +175,7 @@ class GMMDoor(DataDoor):
         resolved = m.resolve(o, mf, public_n)
         refuse_offset(mf, "dp_gmm")
         dd.name_frame_steps(mf)
-        vacuous = m.pre_spend_warnings(public_n, mf.p, resolved)  # before any spend
+        vacuous = m.pre_spend_warnings(public_n, mf.p, resolved, d_shown=not dd.columns_read)  # before spend
         return GMMFrame(mf, resolved, m.clip_box(self.bounds, mf, dd), public_n is not None, vacuous)
 
     def plan(self, frame: GMMFrame, dd: DataDependence) -> m.GMMPlan:

@@ -181,7 +181,7 @@ class SelectInferDoor(OptionsDoor):
         most = m.most_columns(mf, o, len(frame.part_b))  # None: a k the selector refuses, in the dry run
         check_auto_bounds_level(o.bounds, len(frame.part_b), most or o.k or len(frame.names), o.eps, o.delta)
         if most is not None and o.infer == "glm":  # dp_glm's refusal rule at the largest selection
-            m.check_glm_part(o, len(frame.part_b), most, frame.response)
+            m.check_glm_part(o, len(frame.part_b), most, frame.response, quoted=m.sizes_public(mf))
 
     def _dry_run(self, frame: m.SplitFrame) -> None:
         """Run the selector up to its charge, on an accountant that stops it there (no noise is drawn).

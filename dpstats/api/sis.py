@@ -179,7 +179,7 @@ class SISDoor(DataDoor):
         dd.name_frame_steps(mf)
         scaling = m.scaling(o, dd)
         truth = check_truth(o.truth, mf.names)
-        values = stats if o.score is None else m.score_rows(o.score, mf.X, mf.y)  # probed on zeros first
+        values = stats if o.score is None else m.score_rows(o.score, mf.X, mf.y, shown=not dd.columns_read)
         n = None if dd.n_private else (stats.n if stats is not None else mf.n)
         return _Frame(mf=mf, stats=stats, k=k, scaling=scaling, truth=truth, values=values, n=n)
 

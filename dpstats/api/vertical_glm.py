@@ -209,9 +209,9 @@ class VerticalDoor(OptionsDoor):
         return out
 
     def plan(self, frame: VerticalFrame, dd: DataDependence) -> Plan:
-        names = self.parties[0]  # with the largest coefficients, m.plan warns if noise would dominate
-        largest = None if frame.largest is None else dict(zip(names, frame.largest))
-        public = dict(simulated=True, statistics=frame.stats is not None, largest=largest)
+        names = self.parties[0]  # with the largest coefficients m.plan warns if noise would dominate
+        rule = None if frame.largest is None else m.NoiseRule(dict(zip(names, frame.largest)), not dd.steps)
+        public = dict(simulated=True, statistics=frame.stats is not None, rule=rule)
         return m.plan(self.options, frame.mf.n, len(names), frame.radius, frame.y_bound, **public)
 
     def release(self, frame: VerticalFrame, plan: m.PrivregPlan, noise: NoiseSource) -> m.Released:

@@ -135,7 +135,14 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import PrivacyStatement
 from ..schema import PublicN, Schema
-from ..validation import check_delta, check_eps, check_fraction, check_neighbouring, check_whole_in
+from ..validation import (
+    check_delta,
+    check_eps,
+    check_fraction,
+    check_neighbouring,
+    check_whole_in,
+    columns_read,
+)
 from ._options import Options
 
 ETA_DEFAULT = 0.01
@@ -341,11 +348,14 @@ def marginal_slope_z(
 
 @dataclass(frozen=True)
 class SlopeTests:
-    """The public inputs of Δz in (7): n (replace one row), the response's bound width W_y, and σ."""
+    """The public inputs of Δz in (7): n (replace one row), the response's bound width W_y, and σ;
+    ``columns_public`` False when levels were read from the rows, so the number m of hypotheses (one
+    per design column) depends on the data and no text quotes it or a number derived from it."""
 
     n: int
     y_width: float
     sigma: float
+    columns_public: bool = True
 
     @property
     def delta_z(self) -> float:
@@ -516,9 +526,9 @@ def _check_eta(eta, strict: bool) -> float:
     return float(eta)
 
 
-def rejections(max_rejections: int | None, m: int) -> int:
+def rejections(max_rejections: int | None, m: int, *, shown: bool = True) -> int:
     """k, the number of hypotheses peeled: ``max_rejections`` checked against the m hypotheses
-    (public: their count), or min(m, 20).
+    (public: their count, unless ``shown`` is False: levels read from the rows), or min(m, 20).
 
     Examples
     --------
@@ -531,9 +541,16 @@ def rejections(max_rejections: int | None, m: int) -> int:
         max_rejections,
         1,
         m,
-        f"max_rejections must be a whole number with 1 <= max_rejections <= {m} (the number of "
-        f"p-values), got {max_rejections!r}.",
+        "max_rejections must be a whole number with 1 <= max_rejections <= "
+        + (f"{m} (the number of p-values)" if shown else f"m, the number of p-values ({UNSHOWN_M})")
+        + f", got {max_rejections!r}.",
     )
+
+
+UNSHOWN_M = (
+    "one per design column: it depends on levels read from the rows, so it is not shown; declare the levels, "
+    "levels="
+)
 
 
 # --------------------------------------------------------------------------- hypotheses
@@ -620,11 +637,12 @@ def slope_hypotheses(mf: ModelFrame, boxes: tuple[list[str], Box, Box], options:
     names, x_box, y_box = boxes
     lo_y, hi_y = float(y_box.lo[0]), float(y_box.hi[0])
     tests = marginal_slope_z(mf.X, mf.y, x_box.lo, x_box.hi, lo_y, hi_y, options.sigma)
-    rejections(options.max_rejections, len(names))
+    shown = not columns_read(mf)  # else the number of hypotheses depends on the rows
+    rejections(options.max_rejections, len(names), shown=shown)
     n = int(mf.y.size)
     if options.delta > 0:
         check_delta(options.delta, n)
-    setting = SlopeTests(n, hi_y - lo_y, options.sigma)
+    setting = SlopeTests(n, hi_y - lo_y, options.sigma, columns_public=shown)
     return Hypotheses(names, tests.p_values, n, tests, setting, int(mf.n_dropped), int(mf.n_filled))
 
 
@@ -671,7 +689,7 @@ def plan(options: BHOptions, m: int, setting: SlopeTests | None = None) -> BHPla
         return _plan_post_processing(options.q, m, options.neighbouring)
     if options.route in (PRIVATE, MARGINAL_Z) and math.isinf(options.eps):
         return _plan_nonprivate(options.q, m, options.neighbouring, options.route == MARGINAL_Z)
-    k = rejections(options.max_rejections, m)
+    k = rejections(options.max_rejections, m, shown=setting is None or setting.columns_public)
     if options.route == MARGINAL_Z:
         plan = _plan_marginal_z(options, m, k, setting)
     else:
@@ -716,6 +734,8 @@ def chance_text(options: BHOptions, pl: BHPlan, m: int, setting: SlopeTests | No
     gap = rejection_gap(scale, k, q, m, nu)
     if gap <= 0:
         return ""
+    if setting is not None and not setting.columns_public:
+        return CHANCE_AFTER_LEVELS
     cut = (math.log(q * k / m) - math.log(5 * k / q) * scale) / math.log(10)  # log10 of the loosest cut
     head = (
         f"dp_bh cannot reject on evidence here: a rejection needs a noisy p-value at or below "
@@ -726,6 +746,17 @@ def chance_text(options: BHOptions, pl: BHPlan, m: int, setting: SlopeTests | No
         f"noise's doing (the FDR bound still holds). "
     )
     return head + _what_would_help(options, pl, scale, largest_useful_scale(k, q, m, nu), setting)
+
+
+CHANCE_AFTER_LEVELS = (
+    "dp_bh cannot reject on evidence here: a rejection needs a noisy p-value at or below (q·k/m)·e^(−t), "
+    "but no p-value counts below ν (truncate), so even p <= ν is rejected only when its Laplace noise falls "
+    "below zero on the log scale by more than the noise can be expected to, and a rejection is the noise's "
+    "doing (the FDR bound still holds). The number m of hypotheses (one per design column), and so k, the "
+    "noise scale and the eps or n that would be enough, depend on levels read from the rows and are not "
+    "shown: declare the levels (levels=) to have them quoted; or raise eps or n, or lower max_rejections."
+)
+""":func:`chance_text` when levels were read from the rows (:attr:`SlopeTests.columns_public` False)."""
 
 
 def _power_of_ten(log10_value: float) -> str:

@@ -46,7 +46,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
 from ..privacy.bounds import auto_bounds, is_auto, public_column_bounds
 from ..schema import PublicN, Schema
-from ..validation import check_fraction
+from ..validation import check_candidates, check_fraction, check_k, columns_read
 from . import glm as glm_method
 from ._options import Options
 from .knockoff.planning import MODEL_CONDITION
@@ -160,12 +160,21 @@ def _check_inference(given: Mapping[str, Any]) -> dict[str, Any]:
     return {"infer": "glm", "family": glm.family}
 
 
-def check_glm_part(options: SelectInferOptions, n_b: int, terms: int, response: str) -> None:
+def sizes_public(mf: ModelFrame) -> bool:
+    """Whether the design's column count and n are public: no levels read from the rows
+    (:func:`~dpstats.validation.columns_read`) and no rows dropped for missing values."""
+    return not (columns_read(mf) or mf.n_data_dependent)
+
+
+def check_glm_part(
+    options: SelectInferOptions, n_b: int, terms: int, response: str, *, quoted: bool = True
+) -> None:
     """dp_glm's refusal rule (G5) for part B with ``terms`` selected terms (and the intercept), from public
     inputs, before any spend.
 
     Poisson needs the response's declared count bound here (dp_glm would otherwise read it from
-    the rows, after the charge).
+    the rows, after the charge).  ``quoted`` False (levels read from the rows, so ``terms``, or rows
+    dropped, so ``n_b``, depend on the data): the refusal quotes no number.
     """
     family = options.family
     top = _declared_top(options.bounds, response) if family == "poisson" else None
@@ -184,7 +193,9 @@ def check_glm_part(options: SelectInferOptions, n_b: int, terms: int, response: 
         pilot_share=glm_method.PILOT_SHARE,
         hessian_share=glm_method.HESSIAN_SHARE,
     )
-    glm_method.plan(glm_options, coords, resp, n_b)  # raises AssumptionError ("Nothing was spent")
+    glm_method.plan(
+        glm_options, coords, resp, n_b, quoted=quoted
+    )  # raises AssumptionError ("Nothing was spent")
 
 
 def _declared_top(bounds: Any, name: str) -> float | None:
@@ -391,21 +402,31 @@ def most_columns(mf: ModelFrame, options: SelectInferOptions, n_b: int) -> int |
     """The most design columns part B can fit, from the formula and public levels, and a refusal where its
     ``n_b`` rows cannot fit them: the selector selects at most k columns (dp_sis's default k, or every
     candidate), each bringing its term whole and its margins (:func:`selected_terms`).  None for a k that
-    is no whole number (the selector's own check refuses it)."""
+    is no whole number (the selector's own check refuses it).  dp_sis's and dp_two_stage's checks of the candidates
+    and of k against them are made here, on the whole frame, since part A's frame holds the design as
+    numeric columns.  With levels read from the rows (:func:`~dpstats.validation.columns_read`) the
+    refusals quote no column count."""
     from .sis import default_k
 
     k, p = options.k, len(mf.names)
     if k is not None and (not isinstance(k, numbers.Integral) or isinstance(k, bool)):
         return None
+    if options.select in ("sis", "two_stage"):  # the selector's checks, d not shown when it depends on
+        check_candidates(f"dp_{options.select}", options.formula, mf)  # levels read from the rows
+        if k is not None:
+            check_k(k, p, shown=not columns_read(mf))
     most = int(k) if k is not None else default_k(p) if options.select == "sis" else p
     width = Counter(mf.terms)  # columns per term
     whole = {t: sum(width[u] for u in with_margins({t}, mf)) for t in width}
     columns = min(p, sum(sorted(whole.values(), reverse=True)[: max(most, 0)]))  # k columns: at most k terms
     if k is not None and columns + 1 >= n_b:
-        raise DataError(
-            f"k = {k} terms (up to {columns} design columns, each term whole) need more than {columns + 1} "
-            "rows in part B; lower k or split."
+        need = (
+            f"(up to {columns} design columns, each term whole) need more than {columns + 1} rows in part B"
+            if not columns_read(mf)
+            else "(each term whole) need more rows in part B than these rows give (the number of their design "
+            "columns depends on levels read from the rows, so it is not shown; declare the levels, levels=)"
         )
+        raise DataError(f"k = {k} terms {need}; lower k or split.")
     return columns
 
 

@@ -434,23 +434,31 @@ def custom_scores(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(values), values, 0.0)
 
 
-def _call_score(score: Callable, X: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
+UNSHOWN_D = (
+    "d numbers, one per design column (d depends on levels read from the rows, so it is not shown; "
+    "declare the levels, levels=)"
+)
+
+
+def _call_score(score: Callable, X: np.ndarray, y: np.ndarray, d_is: str) -> np.ndarray:
     try:
         return np.asarray(score(X, y), dtype=float)
     except Exception as exc:  # the user's function: refused before the charge, its values not shown
         raise DataError(
             f"score(X, y) raised {type(exc).__name__}; fix the score function (it must return "
-            f"{d} numbers). Nothing was spent."
+            f"{d_is}). Nothing was spent."
         ) from None
 
 
-def probe_score(score: Callable, d: int) -> None:
+def probe_score(score: Callable, d: int, *, shown: bool = True) -> None:
     """A custom score's contract, checked on public input before the rows are scored.
 
     ``score`` is called on 2 rows of zeros with the design's d columns (its
     warnings silenced: they would come from the probe, not the data); a result
     that is not d numbers, or an exception, is refused before anything is spent.
-    The refusal depends on d and the function only, never on the rows.
+    The refusal depends on d and the function only, never on the rows' values; ``shown`` False
+    (levels read from the rows, so d depends on the rows): the text quotes neither d nor the
+    shape returned (a function of d).
 
     Examples
     --------
@@ -460,20 +468,21 @@ def probe_score(score: Callable, d: int) -> None:
     ...
     dpstats.errors.DataError: score() must return 3 numbers, got shape (3, 1) on a public probe (2 rows of zeros). Nothing was spent.
     """
+    d_is = f"{d} numbers" if shown else UNSHOWN_D
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        values = _call_score(score, np.zeros((2, d)), np.zeros(2), d)
+        values = _call_score(score, np.zeros((2, d)), np.zeros(2), d_is)
     if values.shape != (d,):
+        got = f"got shape {values.shape}" if shown else "got another shape"
         raise DataError(
-            f"score() must return {d} numbers, got shape {values.shape} on a public probe (2 rows of zeros). "
-            "Nothing was spent."
+            f"score() must return {d_is}, {got} on a public probe (2 rows of zeros). Nothing was spent."
         )
 
 
-def score_rows(score: Callable, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """A custom score on the rows, after its contract passed :func:`probe_score` (public input), mapped
-    by construction (:data:`CUSTOM_SCORE_NOTES`): a result that is not d numbers, or an exception
-    raised on the rows, becomes d zeros; non-finite values 0.
+def score_rows(score: Callable, X: np.ndarray, y: np.ndarray, *, shown: bool = True) -> np.ndarray:
+    """A custom score on the rows, after its contract passed :func:`probe_score` (public input; ``shown``
+    as there), mapped by construction (:data:`CUSTOM_SCORE_NOTES`): a result that is not d numbers, or
+    an exception raised on the rows, becomes d zeros; non-finite values 0.
 
     Examples
     --------
@@ -486,7 +495,7 @@ def score_rows(score: Callable, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     [0.0, 0.0, 0.0]
     """
     d = X.shape[1]
-    probe_score(score, d)
+    probe_score(score, d, shown=shown)
     try:
         values = np.asarray(score(X, y), dtype=float)
     except Exception:  # the user's function on the rows: d zeros by construction (stated)

@@ -14,6 +14,7 @@ from ..errors import DataWarning, caller_stacklevel
 from ..methods.gmm.accuracy import VACUOUS_OPENING, theorem_accuracy, vacuous_warning
 from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import assumed_row, describe, exact_row
+from ..validation import columns_read
 from ..plotting import Plot, new_figure, to_plot
 from .base import DPResult, OperatingCharacteristics
 from .lm import PredictRows, fit_levels, one_sided_design
@@ -97,8 +98,13 @@ class GMMResult(DPResult):
         )
         w_min = float(np.min(comps.weights))
         said = warning is not None and VACUOUS_OPENING in warning  # the theorem's rule already fired
+        d_shown = not columns_read(mf)  # else d depends on levels read from the rows
         vacuous = (
-            None if said else vacuous_warning(public_n, result.p, plan.k, options.eps, options.delta, w_min)
+            None
+            if said
+            else vacuous_warning(
+                public_n, result.p, plan.k, options.eps, options.delta, w_min, d_shown=d_shown
+            )
         )
         result.warnings += [text for text in (warning, vacuous) if text]
         if released.collapsed:

@@ -26,6 +26,8 @@ from .options import GMMOptions
 
 #: the start of :func:`vacuous_warning`'s text (the results tell its pre-spend text from others by it)
 VACUOUS_OPENING = "dp_gmm's release carries no accuracy guarantee"
+#: what the texts say for d when levels were read from the rows (:func:`~dpstats.validation.columns_read`)
+UNSHOWN_D = "d depends on levels read from the rows, so it is not shown; declare the levels, levels="
 #: AboveThreshold's failure probability at which :func:`location_warning` reads Theorem 3.24
 LOCATION_BETA = 0.5
 
@@ -60,7 +62,14 @@ def theorem_accuracy(n: int, d: int, k: int, eps: float, delta: float, w_min: fl
 
 
 def vacuous_warning(
-    n: int | None, d: int, k: int, eps: float, delta: float, w_min: float | None = None
+    n: int | None,
+    d: int,
+    k: int,
+    eps: float,
+    delta: float,
+    w_min: float | None = None,
+    *,
+    d_shown: bool = True,
 ) -> str | None:
     """Warn (:class:`~dpstats.errors.ChanceWarning`) when Theorem 1.1's sample-size condition cannot hold.
 
@@ -72,6 +81,7 @@ def vacuous_warning(
     Nothing is checked when n is private (``n`` None).  A finite alpha >= 1 is not warned: with the
     constants set to 1 it is an order of magnitude only (d = 10, k = 3, n = 10 000, eps = 1 gives
     1.2 while the method recovers the mixture; tests/test_gmm.py), and the printed result says so.
+    ``d_shown`` False (levels read from the rows, so d depends on the data): the text does not quote d.
     Returns the text (also warned), or None.
 
     Examples
@@ -91,8 +101,9 @@ def vacuous_warning(
         if w_min is None
         else f"at the smallest released weight {w_min:.3g}"
     )
+    d_is = f"d = {d}" if d_shown else f"d columns ({UNSHOWN_D})"
     text = (
-        f"{VACUOUS_OPENING}: with n = {n} rows, d = {d}, k = {k}, eps = {eps:g}, "
+        f"{VACUOUS_OPENING}: with n = {n} rows, {d_is}, k = {k}, eps = {eps:g}, "
         f"delta = {delta:g} the accuracy alpha of Kamath et al.'s Theorem 1.1 is Inf {which} (the rows of "
         "the smallest component are below the theorem's requirement k·d^1.5·log(1/delta)/eps), so the released weights, means and covariances may be far from "
         "any mixture in the data. Raise eps or n, fit fewer components (k) or columns, or declare tighter "
@@ -132,7 +143,7 @@ def location_eps(d: int, options: GMMOptions) -> float:
     return svt_eps(rho_round * ROUND_SPLIT["svt"])
 
 
-def location_warning(n: int | None, d: int, options: GMMOptions) -> str | None:
+def location_warning(n: int | None, d: int, options: GMMOptions, *, d_shown: bool = True) -> str | None:
     """Warn (:class:`~dpstats.errors.ChanceWarning`) when the clustering step cannot find a component.
 
     Each of the k rounds runs AboveThreshold over the L = 41 public cube sides (:func:`.cluster.cube_sides`)
@@ -143,7 +154,9 @@ def location_warning(n: int | None, d: int, options: GMMOptions) -> str | None:
     whose cells are (nearly) empty, the exponential mechanism then draws a cell among empty ones, and
     the released means sit where the noise put them (both on one blob, or off every blob).  Decided
     from n (public), d, k, eps, delta, the method and alpha, before anything is spent; nothing is said
-    when n is private.  Returns the text (also warned), or None.
+    when n is private.  ``d_shown`` False (levels read from the rows): AboveThreshold's eps, and so its
+    accuracy and the n or eps needed, depend on d (the private PCA is planned only when k < d), so the
+    text quotes none of them.  Returns the text (also warned), or None.
 
     Examples
     --------
@@ -158,6 +171,10 @@ def location_warning(n: int | None, d: int, options: GMMOptions) -> str | None:
     rows, accuracy = location_rows(n, options), svt_accuracy(location_eps(d, options), sides)
     if rows > accuracy:
         return None
+    if not d_shown:
+        text = _location_text_without_d(n, options.k, rows)
+        warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
+        return text
     n_needed = math.ceil(accuracy * options.k / options.alpha)
     text = (
         f"dp_gmm's clustering cannot locate the components at n = {n}: each of its k = {options.k} rounds looks "
@@ -169,6 +186,18 @@ def location_warning(n: int | None, d: int, options: GMMOptions) -> str | None:
     )
     warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
     return text
+
+
+def _location_text_without_d(n: int, k: int, rows: float) -> str:
+    """:func:`location_warning`'s text when d depends on levels read from the rows: no number derived from d."""
+    return (
+        f"dp_gmm's clustering cannot locate the components at n = {n}: each of its k = {k} rounds looks "
+        f"for a grid cell holding alpha·n/k = {rows:.4g} rows (the most, at equal weights), with AboveThreshold "
+        "over the grid sides, whose accuracy at probability 1/2 (Dwork & Roth 2014, Thm 3.24) is no smaller: it "
+        "may stop at a side whose cells are empty, and the released means then sit where the noise put them. "
+        f"AboveThreshold's eps, its accuracy and the n or eps that would be enough depend on d ({UNSHOWN_D}). "
+        "Raise eps or n, or use a smaller k."
+    )
 
 
 def _eps_needed(n: int, d: int, options: GMMOptions) -> float:
@@ -190,11 +219,12 @@ def _eps_needed(n: int, d: int, options: GMMOptions) -> float:
     return math.exp(hi)
 
 
-def pre_spend_warnings(n: int | None, d: int, options: GMMOptions) -> str | None:
+def pre_spend_warnings(n: int | None, d: int, options: GMMOptions, *, d_shown: bool = True) -> str | None:
     """Both public rules before anything is spent (:func:`vacuous_warning` at weights 1/k, then
-    :func:`location_warning`), each warned; their texts joined, or None."""
+    :func:`location_warning`), each warned; their texts joined, or None.  ``d_shown`` False: levels
+    were read from the rows, so neither text quotes d or a number derived from it."""
     texts = [
-        vacuous_warning(n, d, options.k, options.eps, options.delta),
-        location_warning(n, d, options),
+        vacuous_warning(n, d, options.k, options.eps, options.delta, d_shown=d_shown),
+        location_warning(n, d, options, d_shown=d_shown),
     ]
     return "\n".join(t for t in texts if t) or None

@@ -94,6 +94,17 @@ class PrivregPlan(Plan):
     warning: str | None = None
 
 
+@dataclass(frozen=True)
+class NoiseRule:
+    """What :func:`noise_warning` needs beyond the plan: each party's largest coefficient that can matter
+    (by party name, :func:`largest_coefficients`) and whether its text may quote the noise scales
+    (``quoted`` False after a data-dependent step: levels read from the rows or rows dropped make the
+    parties' columns or n, and so the scales, depend on the rows)."""
+
+    largest: Mapping[str, float]
+    quoted: bool = True
+
+
 def plan(
     options: PrivregOptions,
     n: int,
@@ -103,7 +114,7 @@ def plan(
     *,
     simulated: bool,
     statistics: bool = False,
-    largest: Mapping[str, float] | None = None,
+    rule: NoiseRule | None = None,
 ) -> PrivregPlan:
     """The privacy plan of the fit, from public inputs: n, K, the options and the row-norm bounds.
 
@@ -113,7 +124,8 @@ def plan(
     coefficient blocks under zCDP composition (:func:`noise_scales`).
     ``radius`` lists every party's row-norm bound R_k; ``y_bound`` is B_y
     (Gaussian DP mode).  ``simulated``: the parties ran in one process;
-    ``statistics``: from pooled sufficient statistics (streamed/Dask data).
+    ``statistics``: from pooled sufficient statistics (streamed/Dask data).  ``rule``: the parties'
+    largest coefficients for :func:`noise_warning`, which then warns when noise would dominate.
 
     Examples
     --------
@@ -137,8 +149,11 @@ def plan(
         options=options,
         sigmas=noise_scales(options, n, K, radius, y_bound) if dp and radius is not None else None,
     )
-    if pl.sigmas is not None and largest is not None:
-        pl.warning = noise_warning(options, pl.sigmas, list(largest.values()), list(largest))
+    if pl.sigmas is not None and rule is not None:
+        largest = rule.largest
+        pl.warning = noise_warning(
+            options, pl.sigmas, list(largest.values()), list(largest), quoted=rule.quoted
+        )
         if pl.warning:
             warnings.warn(pl.warning, ChanceWarning, stacklevel=caller_stacklevel())
     return pl
@@ -210,6 +225,8 @@ def noise_warning(
     sigmas: tuple[Sequence[float], Sequence[float]],
     largest: Sequence[float],
     names: Sequence[str],
+    *,
+    quoted: bool = True,
 ) -> str | None:
     """The public rule that a DP release is dominated, or biased, by noise, and what to do; None when not.
 
@@ -232,6 +249,11 @@ def noise_warning(
       eta_clip = 4 it needs eps ≈ 4500 to fall under 10 %, more with a small lam or n).  Above
       eta_clip the first condition speaks instead: the received predictors are swamped and the
       probit approximation no longer describes the fit (simulated slopes: from ×0.2 to ×4).
+
+    ``quoted`` False (a data-dependent step was taken: with levels read from the rows a party's
+    columns, so its row-norm bound and its noise scales, depend on the data; with rows dropped, n):
+    whether it warns may then depend on the rows, but its text quotes no scale
+    (:data:`NOISE_WARNING_AFTER_STEPS`).
     """
     sig_eta, sig_beta = sigmas
     C = options.eta_clip
@@ -241,6 +263,8 @@ def noise_warning(
     inflated = not eta_bad and any(f > INFLATION_LIMIT for f in inflation)  # σ_η > C: said by eta_bad
     if not (eta_bad or beta_bad or inflated):
         return None
+    if not quoted:
+        return NOISE_WARNING_AFTER_STEPS
 
     def each(values) -> str:
         return ", ".join(f"{v:.3g} ({nm})" for v, nm in zip(values, names))
@@ -279,6 +303,20 @@ def noise_warning(
         + ". Raise eps, lam (the coefficient noise scales like 1/(n·lam)) or n, use fewer rounds or parties, "
         "or declare tighter bounds; tidy()'s noise_sd column gives each coefficient's sigma_beta."
     )
+
+
+NOISE_WARNING_AFTER_STEPS = (
+    "vertical_glm's DP release is dominated or biased by its noise: the rule (from eps, delta, n, the bounds "
+    "and the options) finds a party's noise on its shared linear predictors above eta_clip, its coefficient "
+    "noise above the largest coefficient its bounds let matter, or (binomial family) its slopes pushed away "
+    "from zero by more than 10 % by the noise it receives. The noise scales sigma_eta and sigma_beta are not "
+    "shown: they depend on each party's columns and on n, which depend on the data-dependent steps named "
+    "(levels read from the rows, rows dropped); declare the levels of every factor (levels=) and fill "
+    "missing values (na_action='fill') to have them quoted. Raise eps, lam or n, use fewer rounds or "
+    "parties, or declare tighter bounds."
+)
+"""The text of :func:`noise_warning` after a data-dependent step: its conditions, and what to declare to
+have the numbers, none quoted (they depend on the rows through the step)."""
 
 
 def noise_scales(
