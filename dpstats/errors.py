@@ -80,7 +80,7 @@ class PrivacyParameterError(DPStatsError, ValueError):
     >>> dp.dp_lm("y ~ x", {"x": [0.1, 0.9], "y": [1.0, 2.0]}, eps=0.0, bounds=(0, 5))
     Traceback (most recent call last):
     ...
-    dpstats.errors.PrivacyParameterError: eps must be a positive finite number, got 0.0.
+    dpstats.errors.PrivacyParameterError: eps must be a positive number, got 0.0; inf runs the non-private fit.
     """
 
 

@@ -18,12 +18,16 @@ NEIGHBOURING = ("replace", "add_remove")
 
 
 def check_eps(eps, name: str = "eps", allow_inf: bool = False) -> float:
-    """eps must be a positive finite number (or inf where a method allows it)."""
+    """eps must be a positive finite number (or inf where a method allows it: the non-private fit)."""
     if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
         raise PrivacyParameterError(f"{name} must be a positive number, got {eps!r}.")
     eps = float(eps)
     if math.isnan(eps) or eps <= 0 or (math.isinf(eps) and not allow_inf):
-        hint = "" if allow_inf else " (eps = inf is not private; use a finite budget such as 1.0)"
+        if allow_inf:
+            raise PrivacyParameterError(
+                f"{name} must be a positive number, got {eps}; inf runs the non-private fit."
+            )
+        hint = " (eps = inf is not private; use a finite budget such as 1.0)"
         raise PrivacyParameterError(f"{name} must be a positive finite number, got {eps}{hint}.")
     return eps
 
