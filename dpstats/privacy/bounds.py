@@ -78,7 +78,7 @@ from ..errors import ChanceWarning, DPStatsError, PrivacyParameterError, caller_
 from ..formula import ModelFrame, dummy_columns, interaction_parts
 from ..geometry import Box, BoundsSpec, derived_bounds, resolve_box
 from ..formula._design import INTERCEPT
-from .accountant import LedgerEntry
+from .accountant import LedgerEntry, remainder
 from .plan import Plan
 from .calibration import em_eps, rho_from_eps_delta
 from .topk.family import oneshot_gumbel
@@ -749,7 +749,7 @@ def bounds_step(
     eps_b = bounds.eps_of(eps)
     delta_b = delta * eps_b / eps
     step = PrivateBounds(bounds, eps=eps_b, delta=delta_b, neighbouring=neighbouring, requested=(eps, delta))
-    return step, eps - eps_b, delta - delta_b
+    return step, eps - eps_b, remainder(delta, [delta_b])
 
 
 def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> Any:
