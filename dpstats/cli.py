@@ -29,6 +29,8 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import difflib
+import inspect
 import json
 import os
 import sys
@@ -62,6 +64,36 @@ def _extra_args(pairs: list[str] | None) -> dict:
         key, value = pair.split("=", 1)
         out[key.strip()] = _parse_value(value.strip())
     return out
+
+
+def _check_names(func, extra: dict, name: str) -> dict:
+    """``extra`` (the ``--arg`` pairs) when ``func`` takes every key; else a :class:`CLIError` naming the
+    first unknown key and the closest public argument (from ``inspect.signature``), before anything is read."""
+    params = inspect.signature(func).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return extra
+    for key in extra:
+        if key not in params:
+            close = difflib.get_close_matches(key, list(params), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; its arguments: {', '.join(params)}"
+            raise CLIError(f"--arg {key}=...: {name}() has no argument '{key}'{hint}")
+    return extra
+
+
+def _check_outputs(**paths: str | None) -> None:
+    """Refuse, before any data is read or budget spent, an output path (``--json``, ``--report``) that
+    cannot be written: its folder missing, not a folder or not writable, or the path itself a folder."""
+    for flag, path in paths.items():
+        if path is None:
+            continue
+        target = Path(path)
+        folder = target.parent if str(target.parent) else Path(".")
+        if not folder.is_dir():
+            raise CLIError(f"--{flag} {path}: the folder '{folder}' does not exist; create it first")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise CLIError(f"--{flag} {path}: the folder '{folder}' is not writable")
+        if target.is_dir():
+            raise CLIError(f"--{flag} {path}: is a folder; give a file name")
 
 
 def _read_data(path: str):
@@ -133,6 +165,8 @@ def cmd_run(args) -> int:
     if args.method not in METHODS:
         raise CLIError(f"unknown method '{args.method}'; choose one of {sorted(METHODS)}")
     func = getattr(dpstats, METHODS[args.method])
+    _check_outputs(report=args.report, json=args.json)
+    extra = _check_names(func, _extra_args(args.arg), METHODS[args.method])
     kwargs = {
         "data": _stream_data(args.data, args.quiet) if args.stream else _read_data(args.data),
         "eps": args.eps,
@@ -153,7 +187,7 @@ def cmd_run(args) -> int:
         kwargs["random_state"] = args.seed
     if args.diagnostics:
         kwargs["diagnostics"] = True
-    kwargs.update(_extra_args(args.arg))
+    kwargs.update(extra)
     result = func(args.formula, **kwargs)
     if not args.quiet:
         print(result.summary() if args.diagnostics else result)
@@ -185,7 +219,8 @@ def cmd_simulate(args) -> int:
         func = getattr(dpstats, name)
     except AttributeError:
         raise CLIError(f"unknown simulation '{args.name}'") from None
-    out = func(**_extra_args(args.arg))
+    _check_outputs(json=args.json)
+    out = func(**_check_names(func, _extra_args(args.arg), name))
     table = out if hasattr(out, "to_string") else getattr(out, "table", lambda: out)()
     print(table.to_string() if hasattr(table, "to_string") else table)
     if args.json:
@@ -201,6 +236,7 @@ def cmd_plan(args) -> int:
     import dpstats
     from .planner import assume_from_options
 
+    _check_outputs(report=args.report, json=args.json)
     if args.target is None:
         target = None
     elif "=" in args.target:
@@ -218,7 +254,7 @@ def cmd_plan(args) -> int:
         "trials": args.trials,
         "random_state": args.seed,
     }
-    kwargs.update(_extra_args(args.arg))
+    kwargs.update(_check_names(dpstats.plan, _extra_args(args.arg), "plan"))
     result = dpstats.plan(METHODS.get(args.method, args.method), **kwargs)
     if not args.quiet:
         print(result)
@@ -247,10 +283,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one method on a data file")
     run.add_argument("method", help=f"one of {sorted(METHODS)}")
-    run.add_argument("--data", required=True)
-    run.add_argument("--formula")
-    run.add_argument("--eps", type=float, required=True)
-    run.add_argument("--delta", type=float)
+    run.add_argument("--data", required=True, help="the data: a .csv or .parquet file")
+    run.add_argument("--formula", help="R-style formula, e.g. 'y ~ .' or 'y ~ x1 + log(x2)'")
+    run.add_argument("--eps", type=float, required=True, help="the privacy budget epsilon, e.g. 1")
+    run.add_argument(
+        "--delta",
+        type=float,
+        help="the privacy parameter delta (well below 1/n, e.g. 1e-6); left out, delta = 0: pure DP "
+        "with Laplace noise, which glm refuses (it needs delta > 0)",
+    )
     run.add_argument(
         "--bounds",
         help="JSON file: [lo, hi] or {column: [lo, hi]}; or auto (private bounds, --arg bounds_eps=...)",
@@ -263,8 +304,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["fill", "omit"],
         help="missing values: fill (public fills; default under replace) or omit (R's na.omit)",
     )
-    run.add_argument("--seed", type=int)
-    run.add_argument("--arg", action="append", help="extra argument key=value (repeatable)")
+    run.add_argument(
+        "--seed",
+        type=int,
+        help="random seed: makes the run reproducible, and the statement says 'seeded: not for release'",
+    )
+    run.add_argument(
+        "--arg", action="append", help="extra argument of the method, key=value (repeatable), e.g. k=8"
+    )
     run.add_argument(
         "--stream", action="store_true", help="read the file in chunks instead of loading it (sis, knockoff)"
     )
@@ -305,15 +352,25 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--report", help="write an HTML report here")
     plan.add_argument("--quiet", action="store_true")
     plan.set_defaults(func=cmd_plan)
+
+    # listed for --help only: main() hands ``dpstats [--quiet] party ...`` to the party's own parser
+    sub.add_parser("party", help="vertical GLM parties: init, keygen, lead, join (dpstats party --help)")
     return parser
+
+
+def _party_argv(argv: list[str]) -> list[str] | None:
+    """The arguments after ``party`` when the command is ``dpstats [--quiet] party ...``, else None."""
+    first = next((i for i, a in enumerate(argv) if a != "--quiet"), None)
+    return argv[first + 1 :] if first is not None and argv[first] == "party" else None
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "party":
+    party = _party_argv(argv)
+    if party is not None:
         from .vertical import party_main
 
-        return party_main(argv[1:])
+        return party_main(party)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -116,6 +116,65 @@ def total_delta(entries: list[LedgerEntry]) -> float:
     return math.fsum(e.delta for e in entries)
 
 
+def remainder(total: float, parts: list[float]) -> float:
+    """The last share of ``total`` after ``parts``: the float r with ``fsum(parts + [r]) == total``.
+
+    ``total − fsum(parts)`` is rounded, and the rounded sum can then exceed ``total`` by an ulp
+    (0.01 − 0.001 + 0.001 gives 0.010000000000000002); r is moved by ulps until the sum is ``total``,
+    or just above it where no float hits it (a stated total is never below what its parts spend).
+
+    Examples
+    --------
+    >>> math.fsum([0.001, remainder(0.01, [0.001])])
+    0.01
+    """
+    r = total - math.fsum(parts)
+    if not math.isfinite(total):
+        return r
+    while r > 0 and math.fsum([*parts, r]) > total:
+        r = math.nextafter(r, -math.inf)
+    while math.fsum([*parts, r]) < total:
+        r = math.nextafter(r, math.inf)
+    return r
+
+
+def exact_shares(total: float, shares: list[float]) -> list[float]:
+    """``shares`` of ``total`` (fractions summing to 1) as floats whose fsum is ``total``.
+
+    The last is :func:`remainder`; where no float for it hits ``total`` (0.001 + r never gives 0.01
+    exactly), the first is lowered by its own, smaller ulps until one does (at most 64), moving an
+    apportionment by about 1e-16 of itself and the guarantee not at all: it is the composition's.
+
+    Examples
+    --------
+    >>> math.fsum(exact_shares(0.01, [0.1, 0.9]))
+    0.01
+    """
+    parts = [total * f for f in shares[:-1]]
+    last = remainder(total, parts)
+    for _ in range(64 if parts and math.isfinite(total) else 0):
+        if math.fsum([*parts, last]) == total:
+            break
+        parts[0] = math.nextafter(parts[0], -math.inf)
+        last = remainder(total, parts)
+    return [*parts, last]
+
+
+def even_share(total: float, k: int) -> float:
+    """Each of k equal shares of ``total``: total/k to 15 significant digits, lowered by ulps until k of
+    them sum (fsum) to at most ``total``.
+
+    Examples
+    --------
+    >>> 1e-5 / 10, even_share(1e-5, 10)
+    (1.0000000000000002e-06, 1e-06)
+    """
+    share = float(f"{total / k:.15g}")
+    while math.fsum([share] * k) > total:
+        share = math.nextafter(share, 0.0)
+    return share
+
+
 @dataclass
 class Charge:
     """One accepted spend: a label and the entries whose sum was charged."""
@@ -425,13 +484,9 @@ class BudgetPlan:
         if total > 1 + 1e-9:
             raise AssertionError(f"budget fractions sum to {total} > 1")
         out: list[LedgerEntry] = []
-        for i, (step, mech, frac, sens, note) in enumerate(self.steps):
-            share = frac / total
-            if i == len(self.steps) - 1:
-                eps_i = self.eps - math.fsum(e.eps for e in out)
-                delta_i = self.delta - math.fsum(e.delta for e in out)
-            else:
-                eps_i, delta_i = self.eps * share, self.delta * share
+        shares = [s[2] / total for s in self.steps]
+        parts = zip(exact_shares(self.eps, shares), exact_shares(self.delta, shares))
+        for (step, mech, frac, sens, note), (eps_i, delta_i) in zip(self.steps, parts):
             rho_i = frac * self.rho
             text = f"ρ = {rho_i:.4g}-zCDP" + (f"; {note}" if note else "")
             out.append(

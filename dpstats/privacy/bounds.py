@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -73,11 +74,11 @@ from typing import Any, Literal, TypeAlias
 
 import numpy as np
 
-from ..errors import DPStatsError, PrivacyParameterError
+from ..errors import ChanceWarning, DPStatsError, PrivacyParameterError, caller_stacklevel
 from ..formula import ModelFrame, dummy_columns, interaction_parts
 from ..geometry import Box, BoundsSpec, derived_bounds, resolve_box
 from ..formula._design import INTERCEPT
-from .accountant import LedgerEntry
+from .accountant import LedgerEntry, remainder
 from .plan import Plan
 from .calibration import em_eps, rho_from_eps_delta
 from .topk.family import oneshot_gumbel
@@ -88,6 +89,9 @@ DEFAULT_SHARE = 0.1
 DEFAULT_LEVEL = 0.99
 FAILURE = 0.1
 TOLERANCE = 0.05
+# below this level a bound is noise: with probability 1 − β an upper bound's empirical level is at least
+# level − error = 2·level − 1 (error = 1 − level at the floor), which reaches the median only from 0.75
+USEFUL_LEVEL = 0.75
 MODES = ("auto", "pooled", "per_column")
 MECHANISM = "exponential mechanism over a public geometric grid (DP quantile, Smith 2011)"
 
@@ -409,6 +413,9 @@ class PrivateBounds:
     requested: tuple[float, float] = (math.nan, math.nan)
     min_level: float = 0.0  # set by a door whose estimates clipping would bias (dp_lm: 0.95)
     min_level_for: str = ""
+    n_private: bool = (
+        False  # rows were dropped (na_action="omit"): n is read from the rows, no text may quote it
+    )
     draws: int = 0  # quantiles drawn from the rows so far: once one is, the step must be charged
     name_steps: Callable[[Any], None] | None = field(default=None, repr=False)
 
@@ -421,6 +428,7 @@ class PrivateBounds:
 
     def frame_ready(self, mf: ModelFrame) -> None:
         """The frame the bounds are drawn for: its steps are named now, before the draw (idempotent)."""
+        self.n_private = bool(getattr(mf, "n_data_dependent", False))
         if self.name_steps is not None and not self.draws:
             self.name_steps(mf)
 
@@ -440,16 +448,45 @@ class PrivateBounds:
         public_n = n if self.neighbouring == "replace" else None
         self.mode = mode
         self.level = usable_level(self.options.level, public_n, eps_each, candidate_grid().size)
+        shown_n = None if self.n_private else public_n
         if self.level < min(self.min_level, self.options.level):
-            raise PrivacyParameterError(self._too_coarse(public_n, count))
+            needs = f"{self.min_level_for} needs level {min(self.min_level, self.options.level):g} or more"
+            raise PrivacyParameterError(self._too_coarse(shown_n, count, needs) + " Nothing was spent.")
+        if self.level < min(USEFUL_LEVEL, self.options.level) and not self.draws:
+            needs = (
+                f"bounds that are not noise (each column's median inside the box) need level {USEFUL_LEVEL:g}"
+            )
+            text = self._too_coarse(shown_n, count, needs, target=USEFUL_LEVEL)
+            warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
         return eps_each
 
-    def _too_coarse(self, n: int | None, count: int) -> str:
-        """The refusal when n·eps cannot resolve ``min_level`` (public inputs only; nothing spent yet).
+    def _too_coarse(self, n: int | None, count: int, needs: str, target: float | None = None) -> str:
+        """Why n·eps cannot resolve ``target`` (default ``min_level``) and what to do (public inputs only).
 
-        ``n`` is None under add/remove-one-row, where it is private and may not shape the message.
+        ``n`` is None where it is private (add/remove-one-row, or rows dropped for missing values):
+        the text then quotes no number that follows from it.
         """
-        target, m = min(self.min_level, self.options.level), candidate_grid().size
+        target = min(self.min_level, self.options.level) if target is None else target
+        declare = (
+            "Declare public bounds= (the usual fix: a rounded range every value lies in, known without "
+            "looking at the rows), or "
+        )
+        if n is None:  # the level, the mode and the count of quantiles all follow from n here: none is quoted
+            return (
+                f'bounds="auto" with bounds_eps = {self.eps:g} cannot resolve quantile level {target:g} from '
+                "the rows analysed (their number is private, so it is not quoted): each bound may land far "
+                f"inside the data and clip much of each column. {declare}raise bounds_eps or n."
+            )
+        said = (
+            f'bounds="auto" with n = {n} and bounds_eps = {self.eps:g} ({count} private quantiles) can only '
+            f"resolve quantile level {self.level:.3g}, so about {1 - self.level:.0%} of each column would lie "
+            f"beyond each bound and be clipped; {needs}{self._rows_enough(n, count, target)}. "
+        )
+        return said + declare + self._eps_fix(n, count, target)
+
+    def _eps_fix(self, n: int, count: int, target: float) -> str:
+        """ "raise bounds_eps to X or more (...)": the least bounds eps that resolves ``target`` at n rows."""
+        m = candidate_grid().size
 
         def level_at(eps_b: float) -> float:
             return usable_level(
@@ -463,17 +500,10 @@ class PrivateBounds:
             mid = (lo + hi) / 2.0
             lo, hi = (lo, mid) if level_at(mid) >= target else (mid, hi)
         total = self.requested[0]
-        fix = (
-            f"raise bounds_eps to {hi:.3g} or more (of eps = {total:g}, leaving {total - hi:.3g} for the fit)"
-            if math.isfinite(total) and hi < total
-            else f"bounds_eps would need {hi:.3g}, more than eps = {total:g}"
-        )
         return (
-            f'bounds="auto" with n = {n} and bounds_eps = {self.eps:g} ({count} private quantiles) can only '
-            f"resolve quantile level {self.level:.3g}, so about {1 - self.level:.0%} of each column would lie "
-            f"beyond each bound and be clipped; {self.min_level_for} needs level {target:g} or more"
-            f"{self._rows_enough(n, count, target)}. Declare public bounds= (the usual fix: a rounded range "
-            f"every value lies in, known without looking at the rows), or {fix}. Nothing was spent."
+            f"raise bounds_eps to {hi:.3g} or more (of eps = {total:g}, leaving {total - hi:.3g} for the fit)."
+            if math.isfinite(total) and hi < total
+            else f"raise n: bounds_eps would need {hi:.3g}, more than eps = {total:g}."
         )
 
     def _rows_enough(self, n: int | None, count: int, target: float) -> str:
@@ -719,7 +749,7 @@ def bounds_step(
     eps_b = bounds.eps_of(eps)
     delta_b = delta * eps_b / eps
     step = PrivateBounds(bounds, eps=eps_b, delta=delta_b, neighbouring=neighbouring, requested=(eps, delta))
-    return step, eps - eps_b, delta - delta_b
+    return step, eps - eps_b, remainder(delta, [delta_b])
 
 
 def declared_bounds(bounds: Any, mf: ModelFrame, *, response: bool = True) -> Any:

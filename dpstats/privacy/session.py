@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from ..errors import BudgetExceededError, PrivacyParameterError
 from . import events as ev
-from .accountant import Accountant, Charge, LedgerEntry
+from .accountant import Accountant, Charge, LedgerEntry, even_share
 from .calibration import analytic_gaussian_sigma, rho_from_eps_delta, zcdp_eps
 from .composition import Composition, compose, gaussian_eps
 from .filters import TEXT
@@ -134,7 +134,7 @@ class SessionPlan:
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if cost(mid) > self.eps else (lo, mid)
         m = hi
-        delta_i = self.delta / k
+        delta_i = even_share(self.delta, k)  # 1e-5 / 10 is 1.0000000000000002e-06, and ten of it exceed 1e-5
         eps_i, m_i = per_fit_budget(m, delta_i, calibration)
         slots = [Slot(f"{label} {j + 1}", ev.gaussian(m), eps_i, delta_i) for j in range(k)]
         return self._declare(slots)

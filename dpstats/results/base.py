@@ -186,8 +186,19 @@ class DPResult:
     def __str__(self) -> str:
         lines = [self.heading, "", "Call:", self.call_text(), ""]
         lines += self._body_lines()
-        lines += ["", *self.missing_lines(), self.privacy_line()]
+        lines += ["", *self.bounds_level_line(), *self.missing_lines(), self.privacy_line()]
         return "\n".join(lines)
+
+    def bounds_level_line(self) -> list[str]:
+        """print()'s line on private bounds: their quantile level, which says how much they clip (empty
+        without ``bounds="auto"``)."""
+        pb = self.private_bounds
+        if not pb:
+            return []
+        return [
+            f"Private bounds: {pb['mode']}, quantile level {pb['level']:g} and {1 - pb['level']:g} (eps = "
+            f"{pb['eps']:g}; values beyond them clipped; summary() lists them)"
+        ]
 
     def __repr__(self) -> str:
         return self.__str__()
