@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import numbers
 import platform
 import re
 import sys
@@ -31,6 +32,7 @@ from ._version import __version__
 if TYPE_CHECKING:
     import jinja2
     import pandas as pd
+    from markupsafe import Markup
 
     from .plotting import Plot
 
@@ -97,6 +99,8 @@ def template_environment() -> jinja2.Environment:
     env.filters["num"] = lambda v, digits=4: _num(v, digits)
     env.filters["svg_ids"] = _svg_ids
     env.filters["shown"] = _shown
+    env.filters["count"] = _count
+    env.filters["promote_headings"] = _promote_headings
     return env
 
 
@@ -146,13 +150,47 @@ def headline_warnings(warnings: Sequence[str]) -> list[dict[str, str]]:
     return shown
 
 
+def top_warnings(result: Any) -> list[dict[str, str]]:
+    """What a reader must see before any number of ``result``: its :func:`headline_warnings`, then the
+    notes the result itself puts there (``headline_notes()``, e.g. dp_glm's withheld intervals), each
+    ``{"lead", "text"}``.  The report's boxes at the top and the demo index's headlines read this.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> [w["lead"] for w in top_warnings(NS(warnings=["FIT FAILED: component(s) 1 collapsed"]))]
+    ['The fit failed.']
+    """
+    notes = result.headline_notes() if hasattr(result, "headline_notes") else []
+    return headline_warnings(result.warnings) + list(notes)
+
+
+def short_warning(text: str) -> str:
+    """A warning's first clause (up to its first parenthesis, semicolon or sentence end), for one line.
+
+    Examples
+    --------
+    >>> short_warning("FIT FAILED: component(s) 1 collapsed (noisy weight 0.001 < 0.0167); more.")
+    'FIT FAILED: component(s) 1 collapsed'
+    """
+    return re.split(r" \(|; |\. ", text, maxsplit=1)[0].rstrip(".")
+
+
 def _num(v, digits: int = 4) -> str:
+    """A value as the report prints it: integers whole with thousands separators, other numbers as R's
+    ``format(x, digits = digits)`` (print's coefficient tables: fixed unless scientific is narrower).
+
+    Examples
+    --------
+    >>> [_num(v) for v in (100000, -16448.4, 0.123456, 1e-7, float("nan"))]
+    ['100,000', '-16448', '0.1235', '1e-07', 'NA']
+    """
     if v is None:
         return "NA"
     if isinstance(v, bool):
         return "yes" if v else "no"
-    if isinstance(v, (int,)):
-        return str(v)
+    if isinstance(v, numbers.Integral):
+        return f"{int(v):,}"
     try:
         x = float(v)
     except (TypeError, ValueError):
@@ -161,7 +199,53 @@ def _num(v, digits: int = 4) -> str:
         return "NA"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
-    return f"{x:.{digits}g}"
+    return r_format(x, digits)
+
+
+def _count(v) -> str:
+    """A count (n, p) as a whole number with thousands separators, whether given as an int or a float.
+
+    Examples
+    --------
+    >>> _count(1e5), _count(20), _count(None)
+    ('100,000', '20', 'NA')
+    """
+    if isinstance(v, float) and v.is_integer():
+        return f"{int(v):,}"
+    return _num(v)
+
+
+def r_format(value: float, digits: int) -> str:
+    """R's ``format(value, digits = digits)`` of one finite number: the fewest significant digits (at most
+    ``digits``) that give it to ``digits`` significant digits, fixed or scientific, whichever is narrower.
+
+    Examples
+    --------
+    >>> [r_format(v, 4) for v in (9.109e-12, 0.0012345678, 0.5, 123456.7)]
+    ['9.109e-12', '0.001235', '0.5', '123457']
+    """
+    if value == 0:
+        return "0"
+    target = float(f"{value:.{digits - 1}e}")
+    for sig in range(1, digits + 1):
+        sci = f"{value:.{sig - 1}e}"
+        if float(sci) == target:
+            break
+    mantissa, exp = sci.split("e")
+    e = int(exp)
+    sci = f"{mantissa}e{'-' if e < 0 else '+'}{abs(e):02d}"
+    fixed = f"{value:.{max(0, sig - 1 - e)}f}"  # R keeps every integer digit in fixed notation
+    return fixed if len(fixed) <= len(sci) else sci
+
+
+def _promote_headings(html: str, promote: bool) -> Markup:
+    """``html`` with every h3..h6 one level up where ``promote`` (a page of one result, whose h1 is the
+    result's own heading, so its sections are h2: no level is skipped)."""
+    from markupsafe import Markup
+
+    if not promote:
+        return Markup(html)
+    return Markup(re.sub(r"(</?h)([3-6])\b", lambda m: f"{m.group(1)}{int(m.group(2)) - 1}", str(html)))
 
 
 def software_versions() -> dict[str, str]:
@@ -196,7 +280,7 @@ def _context(result: ReportableResult, include_diagnostics: bool, key: str = "re
     except jinja2.TemplateNotFound:
         method_template = None
     tidy = result.report_table()
-    headline = headline_warnings(result.warnings)
+    headline = top_warnings(result)
     return {
         "key": key,
         "r": result,

@@ -29,7 +29,10 @@ def _report_cells(fit, tmp_path) -> dict[str, str]:
     html = open(fit.report(str(tmp_path / "r.html")), encoding="utf-8").read()
     table = re.search(r'<table class="results-table">(.*?)</table>', html, re.S).group(1)
     header = re.findall(r"<th>([^<]*)</th>", table)
-    rows = [re.findall(r"<td>([^<]*)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", table)]
+    rows = [  # each row headed by its term (<th scope="row">), then its cells
+        re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", row)
+        for row in re.findall(r'<tr><th scope="row">.*?</tr>', table)
+    ]
     at = header.index("p.value")
     return {row[0]: html_lib.unescape(row[at]) for row in rows}
 

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from .._io import atomic_write
-from ..report import software_versions, template_environment
+from ..report import short_warning, software_versions, template_environment, top_warnings
 
 MAX_NAMES = 8
 CONSOLE_NAMES = 4
@@ -45,10 +45,11 @@ def _rejection_headline(tidy: pd.DataFrame, glance: pd.Series, most: int) -> str
     return f"rejected {len(rejected)} of {glance['p']} at q = {glance['q']:g}: {_names(rejected, most)}"
 
 
-def _mixture_headline(tidy: pd.DataFrame) -> str:
+def _mixture_headline(tidy: pd.DataFrame, failed: bool) -> str:
     weights = tidy.groupby("component", sort=True)["weight"].first()
     shares = ", ".join(f"{w:.2f}" for w in weights)
-    return f"{len(weights)} clusters found, weights {shares}"
+    found = "components released" if failed else "clusters found"  # a failed fit found no k clusters
+    return f"{len(weights)} {found}, weights {shares}"
 
 
 def _coefficient_headline(tidy: pd.DataFrame, most: int) -> str:
@@ -57,7 +58,9 @@ def _coefficient_headline(tidy: pd.DataFrame, most: int) -> str:
 
 
 def headline(result: Any, most: int = MAX_NAMES) -> str:
-    """One line on what a result found, read from its ``tidy()`` (and ``glance()``).
+    """One line on what a result found, read from its ``tidy()`` (and ``glance()``), led by the warnings
+    its report shows at the top (:func:`dpstats.report.top_warnings`: a failed fit, a release dominated by
+    noise, withheld intervals), so that the index never reads as a success where the report does not.
 
     Examples
     --------
@@ -67,6 +70,13 @@ def headline(result: Any, most: int = MAX_NAMES) -> str:
     >>> headline(fit).startswith("selected 2 of 20: ")
     True
     """
+    alerts = top_warnings(result)
+    found = _found(result, most, failed=any(w["lead"] == "The fit failed." for w in alerts))
+    return " ".join([*(f"{w['lead'][:-1]} ({short_warning(w['text'])})." for w in alerts), found])
+
+
+def _found(result: Any, most: int, failed: bool) -> str:
+    """What the result released, in one line, from its ``tidy()`` and ``glance()``."""
     tidy = result.tidy()
     glance = result.glance().iloc[0]
     if "selected" in tidy.columns:
@@ -74,7 +84,7 @@ def headline(result: Any, most: int = MAX_NAMES) -> str:
     if {"hypothesis", "rejected"} <= set(tidy.columns):
         return _rejection_headline(tidy, glance, most)
     if {"component", "weight"} <= set(tidy.columns):
-        return _mixture_headline(tidy)
+        return _mixture_headline(tidy, failed)
     if "estimate" in tidy.columns:
         return _coefficient_headline(tidy, most)
     return f"{len(tidy)} released rows"

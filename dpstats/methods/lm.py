@@ -353,6 +353,21 @@ def refuse_private_offset(formula: Any, eps: float) -> None:
         )
 
 
+#: What the parametric bootstrap's intervals and p-values rest on (the privacy statement lists them, as
+#: dp_glm's lists its model's): the Gaussian model of the rows and errors it simulates from.
+BOOTSTRAP_ASSUMPTIONS = (
+    "the intervals and p-values come from a parametric bootstrap under a linear model with independent "
+    "Gaussian errors of equal variance (y = Xβ + e, e ~ N(0, σ²)): with errors that are heteroscedastic, "
+    "heavy-tailed or dependent, or a mean not linear in the terms, they need not cover",
+    "the bootstrap draws the design's rows from a Gaussian fitted to the released statistics: binary, "
+    "factor or skewed columns are not Gaussian, and the coverage there is approximate",
+)
+DECLARED_BOUNDS_ASSUMPTION = (
+    "the declared bounds contain the data: clipped values bias the coefficients, and the intervals then "
+    "cover the coefficients of the clipped data, not of the raw data"
+)
+
+
 def plan(
     options: LMOptions,
     coords: Coordinates,
@@ -374,12 +389,16 @@ def plan(
     """
     pl = _plan(options, coords, engine, failure_prob, n)
     pl.options = options
+    if math.isfinite(options.eps):  # the bootstrap's model (module docstring, "Intervals")
+        pl.assumptions.extend(BOOTSTRAP_ASSUMPTIONS)
     if clipped_at is not None:  # bounds released privately at the clipped_at and 1 - clipped_at quantiles
         pl.assumptions.append(
             f"the intervals cover the coefficients of the data clipped to the private bounds (near the "
             f"{1 - clipped_at:g} and {clipped_at:g} quantiles), not of the raw data: clipping attenuates them; "
             "declared bounds that contain the data avoid this"
         )
+    elif math.isfinite(options.eps):
+        pl.assumptions.append(DECLARED_BOUNDS_ASSUMPTION)
     return pl
 
 

@@ -89,7 +89,7 @@ class GLMResult(LMResult):
             **fit_fields(mf, names, released.coefficients, table, nonprivate=math.isinf(options.eps)),
             conf_level=options.conf_level,
             inference=inference_text(plan, released),
-            noise=public_inputs(plan, n, options.eps, options.delta),
+            noise={**public_inputs(plan, n, options.eps, options.delta), **start_and_refinement(plan)},
             formula=options.formula,
             intercept=coords.intercept,
             engine=engine,
@@ -102,6 +102,11 @@ class GLMResult(LMResult):
             result.warnings.append(unconverged)
             warnings.warn(unconverged, ChanceWarning, stacklevel=caller_stacklevel())
         return result
+
+    def headline_notes(self) -> list[dict[str, str]]:
+        """Withheld intervals, for the top of the report (:func:`dpstats.report.top_warnings`): a table
+        and a figure of bare estimates must not be read as if they carried their uncertainty."""
+        return [{"lead": "Intervals withheld.", "text": self.withheld}] if self.withheld else []
 
     @property
     def private(self) -> bool:
@@ -198,3 +203,15 @@ class GLMResult(LMResult):
     def report_sections(self) -> list[dict[str, Any]]:
         text = "\n".join(self._coef_lines())
         return [{"heading": "Coefficients (summary.glm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
+
+
+def start_and_refinement(plan: GLMPlan) -> dict[str, float]:
+    """The public noise scales of the releases besides the Newton steps' (the ledger's "start: count of
+    successes" and "refinement: score sum"), for the report's account of the fit; none that the plan
+    does not make."""
+    out: dict[str, float] = {}
+    if getattr(plan, "count_sd", 0.0):
+        out.update(count_sd=plan.count_sd, count_sensitivity=plan.count_sensitivity)
+    if getattr(plan, "refine_sd", 0.0):
+        out["refine_sd"] = plan.refine_sd
+    return out

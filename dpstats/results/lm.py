@@ -23,6 +23,7 @@ from ..methods.lm import (
     released_sigma,
 )
 from ..plotting import Plot, coefficient_plot
+from ..report import r_format
 from ._coefmat import coefmat_lines, format_pval
 from .base import DPResult, Summary, deleted_due_to_missingness, escape_text
 
@@ -441,6 +442,8 @@ class LMResult(DPResult):
         point, what = "estimate", "Coefficients"
         if "ridge" in table:  # tidy()'s estimate is then the calibrated one, which the interval is about
             what = "Calibrated coefficients"
+        if table["conf.low"].isna().all() and len(table):  # withheld (dp_glm): say so, never "[nan, nan]"
+            return [self._estimates_only_plot(table, point)]
         alt = f"{what} with {level} intervals: " + ", ".join(
             f"{t} {e:.3g} [{lo:.3g}, {hi:.3g}]"
             for t, e, lo, hi in zip(table["term"], table[point], table["conf.low"], table["conf.high"])
@@ -457,8 +460,23 @@ class LMResult(DPResult):
             )
         ]
 
+    def _estimates_only_plot(self, table: pd.DataFrame, point: str) -> Plot:
+        """The estimates without intervals (withheld), captioned and described as such."""
+        title = "Estimates only: intervals withheld"
+        alt = (
+            f"{title} (without its interval an estimate says nothing of its uncertainty, and may be noise "
+            "alone): " + ", ".join(f"{t} {e:.3g}" for t, e in zip(table["term"], table[point]))
+        )
+        return coefficient_plot(
+            table["term"].tolist(), table[point].to_numpy(), title=title, xlabel=point, alt=alt
+        )
+
     def report_sections(self) -> list[dict[str, Any]]:
-        text = "\n".join(self._coef_lines())
+        """print's coefficient table, then its residual standard error and (finite eps) the ridge λ."""
+        lines = [*self._coef_lines(), "", self._sigma_line(), *self.deleted_lines()]
+        if self.calibrated_estimates is not None:
+            lines.append(f"ridge λ = {self.ridge:.4g} (AdaSSP, in the fitting coordinates)")
+        text = "\n".join(lines)
         return [{"heading": "Coefficients (summary.lm layout)", "html": f"<pre>{escape_text(text)}</pre>"}]
 
 
@@ -474,27 +492,6 @@ def format_c(value: float, digits: int) -> str:
     if math.isnan(value):
         return "  NaN"
     return f"{value:>{digits + 1}.{digits}g}"
-
-
-def r_format(value: float, digits: int) -> str:
-    """R's ``format(value, digits = digits)`` of one finite number: the fewest significant digits (at most
-    ``digits``) that give it to ``digits`` significant digits, fixed or scientific, whichever is narrower.
-
-    Examples
-    --------
-    >>> [r_format(v, 4) for v in (9.109e-12, 0.0012345678, 0.5, 123456.7)]
-    ['9.109e-12', '0.001235', '0.5', '123457']
-    """
-    target = float(f"{value:.{digits - 1}e}")
-    for sig in range(1, digits + 1):
-        sci = f"{value:.{sig - 1}e}"
-        if float(sci) == target:
-            break
-    mantissa, exp = sci.split("e")
-    e = int(exp)
-    sci = f"{mantissa}e{'-' if e < 0 else '+'}{abs(e):02d}"
-    fixed = f"{value:.{max(0, sig - 1 - e)}f}"  # R keeps every integer digit in fixed notation
-    return fixed if len(fixed) <= len(sci) else sci
 
 
 def released_fit_statistics(sigma: float, df_residual: int | None, k: int) -> dict[str, float]:

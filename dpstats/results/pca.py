@@ -216,9 +216,18 @@ class PCAResult(DPResult):
         return [
             f"Importance of components{noisy}:",
             *table.to_string(float_format=lambda v: f"{v:.4g}").splitlines(),
-            "Variances are eigenvalues of the released covariance (as prcomp()'s sdev^2); proportions are "
-            "of the sum of its positive eigenvalues (post-processing).",
+            *self._share_lines(),
             *self._noise_level_line(),
+        ]
+
+    def _share_lines(self) -> list[str]:
+        """What the shares are of (print and the report): the positive eigenvalues' sum, so a negative
+        (noisy) eigenvalue gives the others a share of up to 1."""
+        if self.center == "midpoint":
+            return ["Shares are of the sum of its positive eigenvalues (post-processing)."]
+        return [
+            "Variances are eigenvalues of the released covariance (as prcomp()'s sdev^2); proportions are "
+            "of the sum of its positive eigenvalues (post-processing)."
         ]
 
     def _tidy(self) -> pd.DataFrame:
@@ -279,18 +288,40 @@ class PCAResult(DPResult):
             return []
         fig, ax = new_figure(height=3.0)
         names = [f"PC{j + 1}" for j in range(k)]
-        ax.bar(names, self.proportion, color="#3b6fd8", label="share of the total")
-        ax.plot(names, np.cumsum(self.proportion), "o-", color="#1d2430", label="cumulative")
-        ax.axhline(1.0 / len(self.terms), color="#767f8c", ls=":", label=f"1/d = {1 / len(self.terms):.3g}")
+        below = self.below_noise()
+        from matplotlib.patches import Patch
+
+        bars = ax.bar(names, self.proportion, color=["#d5d9e0" if b else "#3b6fd8" for b in below])
+        for bar, b in zip(bars, below):  # below the noise level: hatched grey
+            if b:
+                bar.set(hatch="//", edgecolor="#5a6373")
+        handles = [Patch(color="#3b6fd8", label="share of the total")] if not below.all() else []
+        if below.any():
+            handles.append(
+                Patch(facecolor="#d5d9e0", hatch="//", edgecolor="#5a6373", label="below the noise level")
+            )
+        (cumulative,) = ax.plot(names, np.cumsum(self.proportion), "o-", color="#1d2430", label="cumulative")
+        chance = ax.axhline(
+            1.0 / len(self.terms), color="#767f8c", ls=":", label=f"1/d = {1 / len(self.terms):.3g}"
+        )
+        handles += [cumulative, chance]
         ax.set_ylim(0, 1.02)
         ax.set_ylabel("proportion" + (" (noisy)" if self._noisy() else ""))
-        ax.legend(frameon=False)
+        ax.legend(handles=handles, frameon=False)
         shares = ", ".join(f"{n} {v:.3g}" for n, v in zip(names, self.proportion))
         alt = (
             f"Released share of each of the {k} components: {shares}; the dotted line is 1/d, the share of "
-            "each component when no direction dominates."
+            "each component when no direction dominates; shares are of the sum of the positive eigenvalues."
         )
-        return [to_plot(fig, "Released components' shares (scree)", alt)]
+        title = "Released components' shares (scree)"
+        if self._noisy():
+            marked = ", ".join(n for n, b in zip(names, below) if b) or "none"
+            title += f"; noise level {self.noise_level():.4g}"
+            alt += (
+                f" Noise level {self.noise_level():.4g} (the largest eigenvalue noise alone gives); below it, "
+                f"hatched grey and not told apart from noise: {marked}."
+            )
+        return [to_plot(fig, title, alt)]
 
     def report_sections(self) -> list[dict[str, Any]]:
         rows = [f"<tr><th scope='row'>Clipping radius C</th><td class='num'>{self.radius:.4g}</td></tr>"]
@@ -337,7 +368,9 @@ class PCAResult(DPResult):
             + "</tr>"
             for k, vals in rows.items()
         )
-        level = "".join(f"<p>{escape_text(line)}</p>" for line in self._noise_level_line())
+        level = "".join(
+            f"<p>{escape_text(line)}</p>" for line in self._share_lines() + self._noise_level_line()
+        )
         return (
             f"<p>Importance of components{noisy}:</p><table><thead><tr><th></th>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table>{level}"

@@ -134,6 +134,10 @@ class SelectInferResult(LMResult):
         )
         if fit is None:
             res.warnings.append("the selector selected no term; nothing was fitted on part B.")
+        else:  # part B's intervals rest on its own model: its statement's assumptions are the call's too
+            res.privacy.assumptions = res.privacy.assumptions + [
+                f"part B ({fit.method}): {a}" for a in fit.privacy.assumptions
+            ]
         return res
 
     def header_line(self) -> str:
@@ -151,6 +155,10 @@ class SelectInferResult(LMResult):
     def glm(self) -> GLMResult | None:
         """Part B's dp_glm fit, or None (dp_lm, or nothing selected)."""
         return self.fit if isinstance(self.fit, GLMResult) else None
+
+    def headline_notes(self) -> list[dict[str, str]]:
+        """Part B's dp_glm intervals withheld, for the top of the report (:meth:`GLMResult.headline_notes`)."""
+        return self.glm.headline_notes() if self.glm is not None else []
 
     def predict(self, newdata: pd.DataFrame | dict, type: str = "link") -> np.ndarray:  # noqa: A002 (R's argument name)
         """Predictions from the selected terms (newdata holds the original columns); with a dp_glm fit
