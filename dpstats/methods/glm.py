@@ -75,7 +75,8 @@ From the start θ⁰ (0; with an intercept, the null model's fit from the count 
 binomial family the logit of the released proportion of successes (G5''), for the Poisson family the log
 of the released mean count (G7')), a *pilot* of T noisy Newton steps (default 6, (G7); ``pilot_share`` =
 30% of ρ; with an intercept 10% of it (``COUNT_FRACTION``) to the count (G3'); the rest split equally over
-the pilot's 2T releases, binomial: to step t = 1..T in proportion to 2^t), then one *final* step at the pilot θᵖ with the rest of ρ (``hessian_share`` = 40% of it to
+the pilot's 2T releases, binomial: to step t = 1..T in proportion to 2^t), then one *final* step at the
+pilot θᵖ with the rest of ρ (``hessian_share`` = 40% of it to
 the Hessian, 60% to the score; binomial: half of that score budget to a *refinement* step before
 it, (G5'')):
 
