@@ -22,6 +22,7 @@ from scipy.special import expit
 import dpstats as dp
 from dpstats import engines
 from dpstats.errors import DataError, NonPrivateWarning
+from dpstats.methods.glm import PILOT_STEPS
 
 N = 30_000
 
@@ -83,7 +84,8 @@ def test_stream_and_dask_give_the_in_memory_fit(data, case):
     for fit, engine in ((streamed, "stream"), (on_dask, "dask")):
         _same_fit(memory, fit)
         assert fit.engine == engine
-        passes = 5 if family == "poisson" else 7  # binomial: the count and the refinement step too (G5'')
+        # a pass per step, one for the start's count (G3') and, binomial, one for the refinement step (G5'')
+        passes = PILOT_STEPS + 2 if family == "poisson" else PILOT_STEPS + 3
         assert (
             f"by the {'Dask' if engine == 'dask' else engine} engine: one for the model frame, then {passes} for the "
             "release" in (" ".join(fit.privacy.notes))
@@ -93,8 +95,8 @@ def test_stream_and_dask_give_the_in_memory_fit(data, case):
 
 
 def test_one_pass_per_noisy_newton_step(data, monkeypatch):
-    """pilot_steps + 1 chunked passes for the release (binomial: pilot_steps + 3), after the first pass
-    that builds the frame."""
+    """pilot_steps + 1 chunked passes for the release, with an intercept one more for the start's count
+    (G3', G7') and, binomial, one more for the refinement step, after the first pass that builds the frame."""
     df, folder = data
     counted = []
     original = engines.RowPasses.reduce
@@ -106,11 +108,11 @@ def test_one_pass_per_noisy_newton_step(data, monkeypatch):
     monkeypatch.setattr(engines.RowPasses, "reduce", counting)
     formula, family, bounds = CASES["poisson"]
     _fit(formula, engines.stream(folder / "d.parquet"), family, bounds, pilot_steps=2)
-    assert len(counted) == 3
+    assert len(counted) == 4  # with an intercept, one more for the total count of the start (G7')
     counted.clear()
     _fit(formula, engines.stream(folder / "d.parquet"), family, bounds, pilot_steps=6)
-    assert len(counted) == 7
-    counted.clear()  # binomial: one more for the count of successes and one for the refinement step (G5'')
+    assert len(counted) == 8
+    counted.clear()  # binomial: the count of successes and one more for the refinement step (G5'')
     formula, family, bounds = CASES["binomial with a factor"]
     _fit(formula, engines.stream(folder / "d.parquet"), family, bounds, pilot_steps=2)
     assert len(counted) == 5

@@ -31,5 +31,7 @@ def test_sis_expected_largest_noise_is_one_figure_in_score_units(tmp_path):
 def test_exact_operating_characteristics_read_exact_not_a_zero_standard_error(tmp_path):
     html = open(_sis_fit().report(str(tmp_path / "s.html")), encoding="utf-8").read()
     oc = re.search(r'<section class="oc".*?</section>', html, re.S).group(0)
-    cells = re.findall(r'<tr><th scope="row">[^<]*</th><td class="num">[^<]*</td><td class="num">([^<]*)</td>', oc)
+    cells = re.findall(
+        r'<tr><th scope="row">[^<]*</th><td class="num">[^<]*</td><td class="num">([^<]*)</td>', oc
+    )
     assert cells and set(cells) == {"exact"}

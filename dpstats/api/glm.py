@@ -49,8 +49,8 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
 
     Noisy Newton (Avella-Medina, Bradshaw & Loh, arXiv 2103.11003): a pilot of ``pilot_steps`` noisy
     Newton steps and one final step, each releasing the score and Hessian sums of the clipped rows
-    with Gaussian noise (zCDP; binomial: the pilot starts at the released share of successes, and a
-    refinement step precedes the final one); Wald intervals adding the final step's noise variance.
+    with Gaussian noise (zCDP; the pilot starts at the released share of successes or mean count, and,
+    binomial, a refinement step precedes the final one); Wald intervals adding the final step's noise variance.
     Calls whose noise would swamp the information are refused before anything is
     spent, and intervals are withheld when the released Hessian shows too little
     information.  Derivations: :mod:`dpstats.methods.glm`.
@@ -77,7 +77,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     pilot_steps : int
         Noisy Newton steps before the final one (one pass over the rows each).
     pilot_share : float
-        Share of ρ (zCDP) spent by the pilot (binomial: a tenth of it on the count of successes).
+        Share of ρ (zCDP) spent by the pilot (a tenth of it on the start's count: of successes, or total).
     hessian_share : float
         Share of the final step's ρ spent on its Hessian.
     {neighbouring, replace only: n is public}

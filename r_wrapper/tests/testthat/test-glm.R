@@ -292,7 +292,7 @@ test_that("a DP dp_glm prints, answers from what it released and refuses the res
   expect_true(any(grepl("(2, 1e-06)-DP", out, fixed = TRUE)))
   expect_true(any(grepl("Deviances and AIC: not released", out, fixed = TRUE)))
   expect_true(any(grepl("Estimate Std. Error z value Pr(>|z|)", out, fixed = TRUE)))
-  expect_true(any(grepl("Noisy Newton steps: 5", out, fixed = TRUE)))
+  expect_true(any(grepl("Noisy Newton steps: 7", out, fixed = TRUE)))  # pilot_steps = 6 and the final step
   expect_false(any(grepl("Residual deviance", out)))
   expect_true(any(grepl("^Ledger:", capture.output(print(summary(fit))))))
   td <- tidy(fit)
