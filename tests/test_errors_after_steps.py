@@ -372,3 +372,43 @@ def test_bh_formula_route_after_levels_read_quotes_no_hypothesis_count():
     _, caught = _same_texts(call, LV, LV_NEW)
     chance = [m for c, m in caught if c == "ChanceWarning"]
     assert len(chance) == 1 and "λ =" not in chance[0] and "levels=" in chance[0]
+
+
+# ----------------------------------------------------------- messages after steps, third sweep (s14)
+
+
+def test_select_infer_knockoff_refusal_names_the_steps_once():
+    # part A's dp_knockoff refused after its own steps and dp_select_infer's run appended its levels
+    # step again: "(Raised after ...)" twice.  Now one sentence names the outer steps, then part A's
+    from dpstats.api.select_infer import dp_select_infer
+
+    rng = np.random.default_rng(0)
+    small = pd.DataFrame(
+        {"x1": rng.uniform(-1, 1, 40), "x2": rng.uniform(-1, 1, 40), "y": rng.uniform(-1, 1, 40),
+         "g": rng.choice(list("abc"), 40)}
+    )  # fmt: skip
+    call = lambda d: dp_select_infer(  # noqa: E731
+        "y ~ x1 + x2 + g", d, eps=1, delta=1e-5, select="knockoff", random_state=1,
+        bounds={"x1": (-1, 1), "x2": (-1, 1), "y": (-1, 1)},
+    )  # fmt: skip
+    text = _same_refusal_without(call, small, small.assign(g=small.g.where(small.index > 0, "z")))
+    assert text.count("Raised after a data-dependent step") == 1, text
+    levels, norms = text.index("levels of 'g' were read"), text.index("C_min, C_max taken from the data")
+    assert levels < norms
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_bh_noisy_p_values_overflow_without_a_warning(seed):
+    # eps = 0.01: a noisy log p-value can pass log(max float); numpy's "overflow encountered in exp" came
+    # on one neighbour only (seed 2: on LV_NEW, seed 3: on LV).  Now neither warns and the value is inf
+    def call(d):
+        return dp.dp_bh("y ~ .", data=d[["x1", "y", "g"]], q=0.1, eps=0.01, bounds=LV_BOUNDS, sigma=1.0,
+                        random_state=seed)  # fmt: skip
+
+    for data in (LV, LV_NEW):
+        error, caught = _outcome(call, data)
+        assert error is None and not any(c == "RuntimeWarning" for c, _ in caught), caught
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        noisy = [call(d).noisy_p_values for d in (LV, LV_NEW)]
+    assert any(np.isinf(p).any() for p in noisy)  # the pair reaches the overflow
