@@ -410,6 +410,9 @@ class PrivateBounds:
     min_level: float = 0.0  # set by a door whose estimates clipping would bias (dp_lm: 0.95)
     min_level_for: str = ""
     draws: int = 0  # quantiles drawn from the rows so far: once one is, the step must be charged
+    # False once levels were read from the rows (validation.columns_read): the number of columns, hence of
+    # quantiles and every level or eps derived from it, depends on the data, and the refusal quotes none
+    columns_shown: bool = True
     name_steps: Callable[[Any], None] | None = field(default=None, repr=False)
 
     def start(self, generator: np.random.Generator, name_steps: Callable[[Any], None] | None = None) -> None:
@@ -421,6 +424,7 @@ class PrivateBounds:
 
     def frame_ready(self, mf: ModelFrame) -> None:
         """The frame the bounds are drawn for: its steps are named now, before the draw (idempotent)."""
+        self.columns_shown = not (getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
         if self.name_steps is not None and not self.draws:
             self.name_steps(mf)
 
@@ -447,9 +451,20 @@ class PrivateBounds:
     def _too_coarse(self, n: int | None, count: int) -> str:
         """The refusal when n·eps cannot resolve ``min_level`` (public inputs only; nothing spent yet).
 
-        ``n`` is None under add/remove-one-row, where it is private and may not shape the message.
+        ``n`` is None under add/remove-one-row, where it is private and may not shape the message.  With
+        ``columns_shown`` False the count of quantiles follows the design's columns, read from the rows: the
+        text then quotes neither it nor what follows from it (the level resolved, the bounds_eps needed).
         """
         target, m = min(self.min_level, self.options.level), candidate_grid().size
+        if not self.columns_shown:
+            return (
+                f'bounds="auto" with bounds_eps = {self.eps:g} cannot resolve quantile level {target:g}, which '
+                f"{self.min_level_for} needs: the private quantiles drawn, and so the level each resolves and "
+                "the bounds_eps that would be enough, follow the number of design columns (levels were read "
+                "from the rows, so it is not shown). Declare public bounds= (the usual fix: a rounded range "
+                "every value lies in, known without looking at the rows), or declare the levels (levels=) "
+                "to see the bounds_eps needed. Nothing was spent."
+            )
 
         def level_at(eps_b: float) -> float:
             return usable_level(
