@@ -412,3 +412,32 @@ def test_bh_noisy_p_values_overflow_without_a_warning(seed):
         warnings.simplefilter("ignore")
         noisy = [call(d).noisy_p_values for d in (LV, LV_NEW)]
     assert any(np.isinf(p).any() for p in noisy)  # the pair reaches the overflow
+
+
+def _auto_bounds_call(door, **kw):
+    from dpstats.api.select_infer import dp_select_infer
+    from dpstats.privacy.bounds import AutoBounds
+
+    bounds = AutoBounds(mode="per_column")  # 2 quantiles per design column and 2 for the response
+    if door == "dp_lm":
+        # dp_lm bounds the non-dummy columns: x1 and x1:g's, whose number follows g's levels
+        return lambda d: dp.dp_lm("y ~ x1 * g", d, eps=1, bounds=bounds, random_state=1, n_boot=100, **kw)
+    return lambda d: dp_select_infer(
+        "y ~ x1 + g", d, eps=1, delta=1e-5, k=1, bounds=bounds, random_state=1, **kw
+    )
+
+
+@pytest.mark.parametrize("door", ["dp_lm", "dp_select_infer"])
+def test_auto_bounds_refusal_after_levels_read_quotes_no_quantile_count(door):
+    # per-column private bounds draw 2d + 2 quantiles: with g's levels read, "(8 private quantiles)"
+    # against "(10 ...)" on both doors (dp_lm: x1 and 2 against 3 columns of x1:g; dp_select_infer: its
+    # 3 against 4 candidates), with the level, the rows and the bounds_eps that would do following them
+    text = _same_refusal_without(
+        _auto_bounds_call(door), LV, LV_NEW, "private quantiles)", "would need", "reaches from"
+    )
+    assert 'bounds="auto"' in text and "levels=" in text and "Nothing was spent" in text
+
+
+def test_auto_bounds_refusal_with_levels_declared_quotes_its_numbers():
+    error, _ = _outcome(_auto_bounds_call("dp_lm", levels={"g": ["a", "b", "c", "d"]}), LV)
+    assert error is not None and "(10 private quantiles)" in error[1] and "bounds_eps would need" in error[1]
