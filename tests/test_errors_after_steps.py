@@ -441,3 +441,19 @@ def test_auto_bounds_refusal_after_levels_read_quotes_no_quantile_count(door):
 def test_auto_bounds_refusal_with_levels_declared_quotes_its_numbers():
     error, _ = _outcome(_auto_bounds_call("dp_lm", levels={"g": ["a", "b", "c", "d"]}), LV)
     assert error is not None and "(10 private quantiles)" in error[1] and "bounds_eps would need" in error[1]
+
+
+def test_felp_paper_chance_warning_with_rows_dropped_quotes_no_noise_scale():
+    # no bounds: a missing x1 drops its row, so n is private; the paper variant's Δ = 2/(nλ) follows it:
+    # "noise s.d. per weight 4 exceeds ..." on 10 rows against "4.444" on 9
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.uniform(-1, 1, (10, 3)), columns=["x1", "x2", "x3"]).assign(
+        cls=rng.choice(["a", "b", "c"], 10)
+    )
+    call = lambda d: dp.dp_felp(  # noqa: E731
+        "cls ~ x1 + x2 + x3", d, eps=1, variant="paper", lam=0.1, levels={"cls": ["a", "b", "c"]},
+        oc_trials=0, random_state=1,
+    )  # fmt: skip
+    _, caught = _same_texts(call, frame, frame.assign(x1=frame.x1.where(frame.index > 0)))
+    chance = [m for c, m in caught if c == "ChanceWarning"]
+    assert len(chance) == 1 and "exceeds" not in chance[0] and "rows analysed" in chance[0], chance
