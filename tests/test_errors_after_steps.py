@@ -372,3 +372,88 @@ def test_bh_formula_route_after_levels_read_quotes_no_hypothesis_count():
     _, caught = _same_texts(call, LV, LV_NEW)
     chance = [m for c, m in caught if c == "ChanceWarning"]
     assert len(chance) == 1 and "λ =" not in chance[0] and "levels=" in chance[0]
+
+
+# ----------------------------------------------------------- messages after steps, third sweep (s14)
+
+
+def test_select_infer_knockoff_refusal_names_the_steps_once():
+    # part A's dp_knockoff refused after its own steps and dp_select_infer's run appended its levels
+    # step again: "(Raised after ...)" twice.  Now one sentence names the outer steps, then part A's
+    from dpstats.api.select_infer import dp_select_infer
+
+    rng = np.random.default_rng(0)
+    small = pd.DataFrame(
+        {"x1": rng.uniform(-1, 1, 40), "x2": rng.uniform(-1, 1, 40), "y": rng.uniform(-1, 1, 40),
+         "g": rng.choice(list("abc"), 40)}
+    )  # fmt: skip
+    call = lambda d: dp_select_infer(  # noqa: E731
+        "y ~ x1 + x2 + g", d, eps=1, delta=1e-5, select="knockoff", random_state=1,
+        bounds={"x1": (-1, 1), "x2": (-1, 1), "y": (-1, 1)},
+    )  # fmt: skip
+    text = _same_refusal_without(call, small, small.assign(g=small.g.where(small.index > 0, "z")))
+    assert text.count("Raised after a data-dependent step") == 1, text
+    levels, norms = text.index("levels of 'g' were read"), text.index("C_min, C_max taken from the data")
+    assert levels < norms
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_bh_noisy_p_values_overflow_without_a_warning(seed):
+    # eps = 0.01: a noisy log p-value can pass log(max float); numpy's "overflow encountered in exp" came
+    # on one neighbour only (seed 2: on LV_NEW, seed 3: on LV).  Now neither warns and the value is inf
+    def call(d):
+        return dp.dp_bh("y ~ .", data=d[["x1", "y", "g"]], q=0.1, eps=0.01, bounds=LV_BOUNDS, sigma=1.0,
+                        random_state=seed)  # fmt: skip
+
+    for data in (LV, LV_NEW):
+        error, caught = _outcome(call, data)
+        assert error is None and not any(c == "RuntimeWarning" for c, _ in caught), caught
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        noisy = [call(d).noisy_p_values for d in (LV, LV_NEW)]
+    assert any(np.isinf(p).any() for p in noisy)  # the pair reaches the overflow
+
+
+def _auto_bounds_call(door, **kw):
+    from dpstats.api.select_infer import dp_select_infer
+    from dpstats.privacy.bounds import AutoBounds
+
+    bounds = AutoBounds(mode="per_column")  # 2 quantiles per design column and 2 for the response
+    if door == "dp_lm":
+        # dp_lm bounds the non-dummy columns: x1 and x1:g's, whose number follows g's levels
+        return lambda d: dp.dp_lm("y ~ x1 * g", d, eps=1, bounds=bounds, random_state=1, n_boot=100, **kw)
+    return lambda d: dp_select_infer(
+        "y ~ x1 + g", d, eps=1, delta=1e-5, k=1, bounds=bounds, random_state=1, **kw
+    )
+
+
+@pytest.mark.parametrize("door", ["dp_lm", "dp_select_infer"])
+def test_auto_bounds_refusal_after_levels_read_quotes_no_quantile_count(door):
+    # per-column private bounds draw 2d + 2 quantiles: with g's levels read, "(8 private quantiles)"
+    # against "(10 ...)" on both doors (dp_lm: x1 and 2 against 3 columns of x1:g; dp_select_infer: its
+    # 3 against 4 candidates), with the level, the rows and the bounds_eps that would do following them
+    text = _same_refusal_without(
+        _auto_bounds_call(door), LV, LV_NEW, "private quantiles)", "would need", "reaches from"
+    )
+    assert 'bounds="auto"' in text and "levels=" in text and "Nothing was spent" in text
+
+
+def test_auto_bounds_refusal_with_levels_declared_quotes_its_numbers():
+    error, _ = _outcome(_auto_bounds_call("dp_lm", levels={"g": ["a", "b", "c", "d"]}), LV)
+    assert error is not None and "(10 private quantiles)" in error[1] and "bounds_eps would need" in error[1]
+
+
+def test_felp_paper_chance_warning_with_rows_dropped_quotes_no_noise_scale():
+    # no bounds: a missing x1 drops its row, so n is private; the paper variant's Δ = 2/(nλ) follows it:
+    # "noise s.d. per weight 4 exceeds ..." on 10 rows against "4.444" on 9
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.uniform(-1, 1, (10, 3)), columns=["x1", "x2", "x3"]).assign(
+        cls=rng.choice(["a", "b", "c"], 10)
+    )
+    call = lambda d: dp.dp_felp(  # noqa: E731
+        "cls ~ x1 + x2 + x3", d, eps=1, variant="paper", lam=0.1, levels={"cls": ["a", "b", "c"]},
+        oc_trials=0, random_state=1,
+    )  # fmt: skip
+    _, caught = _same_texts(call, frame, frame.assign(x1=frame.x1.where(frame.index > 0)))
+    chance = [m for c, m in caught if c == "ChanceWarning"]
+    assert len(chance) == 1 and "exceeds" not in chance[0] and "rows analysed" in chance[0], chance

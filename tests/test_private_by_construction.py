@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -330,16 +331,16 @@ def test_select_infer_part_b_level_check_reads_public_inputs_only():
     missing value (filled, not dropped) or a value far outside gives the same outcome."""
     from dpstats.methods.lm import check_auto_bounds_level
 
-    auto, eps, delta = dp.AutoBounds(share=0.9), 8.0, 1e-5
-    check_auto_bounds_level(auto, 385, 2, eps, delta)
+    call = SimpleNamespace(bounds=dp.AutoBounds(share=0.9), eps=8.0, delta=1e-5)
+    check_auto_bounds_level(call, 385, 2, shown=True)
     with pytest.raises(dp.PrivacyParameterError):  # one row fewer in part B: refused
-        check_auto_bounds_level(auto, 384, 2, eps, delta)
+        check_auto_bounds_level(call, 384, 2, shown=True)
     rng = np.random.default_rng(9)
     X = rng.uniform(-1, 1, (769, 4))
     base = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"]).assign(
         y=0.5 * X[:, 0] + 0.2 * rng.standard_normal(769)
     )
-    kwargs = dict(eps=eps, delta=delta, k=2, bounds=auto, n_boot=100, random_state=4)
+    kwargs = dict(eps=call.eps, delta=call.delta, k=2, bounds=call.bounds, n_boot=100, random_state=4)
     one = reader_view(dp.dp_select_infer, "y ~ .", base, **kwargs)
     for change in ({"x2": np.nan}, {"x1": 1e6}):
         other = base.copy()

@@ -197,9 +197,7 @@ class FELPDoor(DataDoor):
 
     def plan(self, frame: FELPFrame, dd: DataDependence) -> m.FELPPlan:
         mf = frame.mf
-        return m.plan(
-            self.options, n=mf.n, d=mf.p, select=frame.select, box=frame.box, n_read=mf.n + mf.n_dropped
-        )
+        return m.plan(self.options, **m.frame_sizes(mf), select=frame.select, box=frame.box)
 
     def release(self, frame: FELPFrame, plan: m.FELPPlan, noise: NoiseSource) -> m.Release:
         with progress_bar(self.progress, plan.spec.n_estimators, "FELP learners") as progress:

@@ -179,7 +179,7 @@ class SelectInferDoor(OptionsDoor):
         if o.bounds is not None and not is_auto(o.bounds):  # private bounds: each part releases its own
             design_box(o.bounds, mf, frame.names + [frame.response])
         most = m.most_columns(mf, o, len(frame.part_b))  # None: a k the selector refuses, in the dry run
-        check_auto_bounds_level(o.bounds, len(frame.part_b), most or o.k or len(frame.names), o.eps, o.delta)
+        check_auto_bounds_level(o, len(frame.part_b), most or o.k or len(frame.names), m.sizes_public(mf))
         if most is not None and o.infer == "glm":  # dp_glm's refusal rule at the largest selection
             m.check_glm_part(o, len(frame.part_b), most, frame.response, quoted=m.sizes_public(mf))
 

@@ -265,15 +265,20 @@ def require_covering_bounds(step: PrivateBounds) -> PrivateBounds:
     return step
 
 
-def check_auto_bounds_level(bounds: Any, n: int, d: int, eps: float, delta: float) -> None:
+def check_auto_bounds_level(options: Any, n: int, d: int, shown: bool) -> None:
     """Refuse, before any spend, a ``bounds="auto"`` dp_lm on n rows and at most d terms that would clip too much.
 
-    The level a box resolves falls with the number of quantiles it releases, which
-    is largest at d terms, so checking d covers every smaller selected set.
+    ``options``: the caller's record (its ``bounds``, ``eps`` and ``delta``).  The level a box resolves falls
+    with the number of quantiles it releases, which is largest at d terms, so checking d covers every
+    smaller selected set.  ``shown`` False: d follows levels read from the rows, and the refusal quotes
+    nothing that follows from it (:meth:`~dpstats.privacy.bounds.PrivateBounds.plan_box`).
     """
-    if not is_auto(bounds):
+    if not is_auto(options.bounds):
         return
-    step, _, _ = bounds_step(bounds, eps, delta, bounds_eps=None, neighbouring="replace")
+    step, _, _ = bounds_step(
+        options.bounds, options.eps, options.delta, bounds_eps=None, neighbouring="replace"
+    )
+    step.columns_shown = shown
     require_covering_bounds(step).plan_box(n, d, response=True)
 
 

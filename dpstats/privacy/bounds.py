@@ -417,6 +417,9 @@ class PrivateBounds:
         False  # rows were dropped (na_action="omit"): n is read from the rows, no text may quote it
     )
     draws: int = 0  # quantiles drawn from the rows so far: once one is, the step must be charged
+    # False once levels were read from the rows (validation.columns_read): the number of columns, hence of
+    # quantiles and every level or eps derived from it, depends on the data, and the refusal quotes none
+    columns_shown: bool = True
     name_steps: Callable[[Any], None] | None = field(default=None, repr=False)
 
     def start(self, generator: np.random.Generator, name_steps: Callable[[Any], None] | None = None) -> None:
@@ -429,6 +432,7 @@ class PrivateBounds:
     def frame_ready(self, mf: ModelFrame) -> None:
         """The frame the bounds are drawn for: its steps are named now, before the draw (idempotent)."""
         self.n_private = bool(getattr(mf, "n_data_dependent", False))
+        self.columns_shown = not (getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
         if self.name_steps is not None and not self.draws:
             self.name_steps(mf)
 
@@ -464,7 +468,9 @@ class PrivateBounds:
         """Why n·eps cannot resolve ``target`` (default ``min_level``) and what to do (public inputs only).
 
         ``n`` is None where it is private (add/remove-one-row, or rows dropped for missing values):
-        the text then quotes no number that follows from it.
+        the text then quotes no number that follows from it.  With ``columns_shown`` False the count of
+        quantiles follows the design's columns, read from the rows: the text then quotes neither it nor
+        what follows from it (the level resolved, the bounds_eps needed).
         """
         target = min(self.min_level, self.options.level) if target is None else target
         declare = (
@@ -476,6 +482,13 @@ class PrivateBounds:
                 f'bounds="auto" with bounds_eps = {self.eps:g} cannot resolve quantile level {target:g} from '
                 "the rows analysed (their number is private, so it is not quoted): each bound may land far "
                 f"inside the data and clip much of each column. {declare}raise bounds_eps or n."
+            )
+        if not self.columns_shown:
+            return (
+                f'bounds="auto" with bounds_eps = {self.eps:g} cannot resolve quantile level {target:g}; '
+                f"{needs}: the private quantiles drawn, and so the level each resolves and the bounds_eps that "
+                "would be enough, follow the number of design columns (levels were read from the rows, so it "
+                f"is not shown). {declare}declare the levels (levels=) to see the bounds_eps needed."
             )
         said = (
             f'bounds="auto" with n = {n} and bounds_eps = {self.eps:g} ({count} private quantiles) can only '

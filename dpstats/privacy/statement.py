@@ -70,7 +70,8 @@ class DataDependence:
         Whether such an error occurs may depend on the rows through the named steps; its text must
         not (the sites that raise it show no number read from the rows), and it says which steps
         were taken, so that neither the step nor its warning is lost.  Without a named step the
-        error is returned as it is.
+        error is returned as it is.  An error already so raised by a door run inside this one
+        (dp_select_infer's selector) gets one sentence naming this call's steps, then the inner door's.
 
         Examples
         --------
@@ -84,11 +85,13 @@ class DataDependence:
         if not self.steps:
             return err
         self.pending = None  # the error names the steps: their warnings are not given as well
-        text = (
-            f"{err} (Raised after a data-dependent step not covered by the privacy guarantee, so whether "
-            f"this error occurs may depend on the rows: {'; '.join(self.steps)}.)"
+        text, inner = getattr(err, "unstepped", (str(err), []))
+        steps = list(dict.fromkeys([*self.steps, *inner]))
+        out = type(err)(
+            f"{text} (Raised after a data-dependent step not covered by the privacy guarantee, so whether "
+            f"this error occurs may depend on the rows: {'; '.join(steps)}.)"
         )
-        out = type(err)(text)
+        out.unstepped = (text, steps)  # an outer door's refusal names these steps in the same sentence
         out.__cause__, out.__suppress_context__ = err.__cause__, True
         return out.with_traceback(err.__traceback__)
 

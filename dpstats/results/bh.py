@@ -24,6 +24,19 @@ from ..privacy.fdr import PrivateBH, fdr_bound, harmonic
 from .base import DPResult
 
 
+def exp_quietly(log_values: np.ndarray) -> np.ndarray:
+    """exp of released log values, inf beyond the float range without numpy's overflow warning: whether
+    a noisy log p-value exceeds log(max float) depends on the noise and the rows, and a warning may not.
+
+    Examples
+    --------
+    >>> exp_quietly(np.array([0.0, 1000.0]))
+    array([ 1., inf])
+    """
+    with np.errstate(over="ignore"):
+        return np.exp(log_values)
+
+
 @dataclass(repr=False)
 class BHResult(DPResult):
     """Rejections of private (or post-processed) Benjamini-Hochberg.
@@ -43,7 +56,8 @@ class BHResult(DPResult):
         Private route: hypotheses selected by Report Noisy Min, in peeling order.
     noisy_p_values : ndarray
         Private route: the released noisy p-value of each peeled hypothesis
-        (may exceed 1: it is exp of a noisy log p-value).
+        (may exceed 1: it is exp of a noisy log p-value; inf where that exceeds the float range, without a
+        warning, since whether it does depends on the noise and the rows).
     released_p_values : ndarray
         Post-processing route: the fit's released p-values, one per hypothesis; eps = inf: the
         p-values as given (NaN where missing).
@@ -113,7 +127,7 @@ class BHResult(DPResult):
             rejected=names[released.rejected].tolist(),
             threshold=math.exp(released.threshold_log),
             peeled=names[released.peeled].tolist(),
-            noisy_p_values=np.exp(released.noisy_log_p),
+            noisy_p_values=exp_quietly(released.noisy_log_p),
             max_rejections=plan.k,
             truncate=plan.truncate,
             noise_scale=plan.calibration.scale,

@@ -76,6 +76,7 @@ from ...privacy.statement import DataDependence
 from .learner import MAX_ITER, N_NEIGHBORS, TOL
 
 if TYPE_CHECKING:  # the plan builds the ensemble's settings; both modules use default_clip_norm
+    from ...formula import ModelFrame
     from .ensemble import EnsembleSpec
     from .options import FELPOptions
 
@@ -239,6 +240,7 @@ class FELPPlan(Plan):
     select: int = 1
     box: Box | None = None
     spec: EnsembleSpec | None = None
+    n_shown: bool = True  # False: rows may have been dropped, so n, and the paper variant's Δ, are private
 
     @property
     def variant(self) -> str:
@@ -271,9 +273,27 @@ class FELPPlan(Plan):
         bound = self.clip_norm if self.normalise else logo_norm_bound(lam)
         if self.variant == "strict" and not self.normalise:
             bound = min(self.clip_norm, bound)
-        return chance_text(
+        text = chance_text(
             self.sensitivity(lam), self.release_eps, len_d=self.d, select=self.select, bound=bound
         )
+        if text and self.variant == "paper" and not self.n_shown:
+            return PAPER_CHANCE_N_PRIVATE
+        return text
+
+
+# the paper variant's chance warning when rows may have been dropped: Δ = 2/(nλ) reads the private n
+PAPER_CHANCE_N_PRIVATE = (
+    "dp_felp's release is mostly noise, or cannot beat chance, at these settings: the paper variant's noise "
+    "is 2/(nλ)/eps with n the number of rows analysed, which dropping rows with missing values makes private, "
+    "so its s.d. per weight and the best-case share selected are not shown. Raise eps or lam, or declare "
+    "bounds for every variable so that no row is dropped."
+)
+
+
+def frame_sizes(mf: ModelFrame) -> dict[str, int | bool]:
+    """:func:`plan`'s sizes from a model frame: n analysed, d, the rows read and whether n is public
+    (no row may have been dropped)."""
+    return {"n": mf.n, "d": mf.p, "n_read": mf.n + mf.n_dropped, "n_shown": not mf.n_data_dependent}
 
 
 def plan(
@@ -284,6 +304,7 @@ def plan(
     select: int | None = None,
     box: Box | None = None,
     n_read: int | None = None,
+    n_shown: bool = True,
 ) -> FELPPlan:
     """The privacy plan of step 4: one L2-Laplace release of the d-vector w_D, all of eps.
 
@@ -291,7 +312,8 @@ def plan(
     tuned value is not known yet and the paper variant's text says so); n (public under
     replace-one-row) and d come from the frame, ``select`` (default 10% of d) and the
     public ``box`` of the features (None: their data range, a named step) too; ``n_read``
-    (default n), the rows read, sets the default k (:func:`n_estimators_for`).  The plan
+    (default n), the rows read, sets the default k (:func:`n_estimators_for`); ``n_shown`` False: rows may
+    have been dropped (:func:`frame_sizes`), and the paper variant's warning quotes nothing of n.  The plan
     warns (:class:`~dpstats.errors.ChanceWarning`) when :meth:`FELPPlan.chance_text` says
     the release cannot beat chance.
 
@@ -335,6 +357,7 @@ def plan(
         lam_grid=tuple(options.lam_grid or ()),
         select=default_select(d) if select is None else select,
         box=box,
+        n_shown=n_shown,
         spec=EnsembleSpec(
             n_estimators=k,
             sample_ratio=options.sample_ratio,
