@@ -61,6 +61,8 @@ def test_the_bootstrap_floor_reads_as_print_writes_it(tmp_path):
     cells = _report_cells(fit, tmp_path)
     assert cells["x1"] == "<0.01"
     printed = {line.split()[0]: line for line in str(fit).splitlines() if line.startswith(("x1 ", "x2 "))}
-    for term, cell in cells.items():
-        if term in printed:
-            assert cell in printed[term].split()
+    assert "<0.01" in printed["x1"].split()  # the floor mark as print writes it
+    # other cells: the same number; print lays its p column out with common decimals (printCoefmat:
+    # "1.000"), the report's tidy table each cell alone (R's format(x, 4): "1")
+    shown = float(printed["x2"].split()[-1])
+    assert float(cells["x2"]) == pytest.approx(shown, abs=5e-4)
