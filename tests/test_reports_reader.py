@@ -1,4 +1,5 @@
-"""Reports as their recipient reads them (the s12 report audit's findings 3, 5, 6, 7, 8, 13 and 14).
+"""Reports as their recipient reads them (the s12 report audit's findings 3, 5, 6, 7, 8, 13 and 14, and
+the s14 report-reader audit's findings 1 to 8, below the s14 line).
 
 Each test reads the rendered HTML: where a warning sits, what the method sections say, which
 ids and words reach the reader.  Fits are seeded and small; no tolerance is involved.
@@ -7,6 +8,7 @@ ids and words reach the reader.  Fits are seeded and small; no tolerance is invo
 from __future__ import annotations
 
 import collections
+import html as html_lib
 import math
 import re
 import warnings
@@ -17,7 +19,9 @@ import pandas as pd
 import pytest
 
 import dpstats as dp
-from dpstats.report import render_report
+from dpstats.demos import vertical as vertical_demo
+from dpstats.demos._index import headline, render_index
+from dpstats.report import render_report, template_environment
 
 
 def _quiet(fn, *args, **kwargs):
@@ -35,10 +39,10 @@ def _sim_lm(n: int, p: int = 4, seed: int = 1) -> pd.DataFrame:
 
 
 def _text(html: str) -> str:
-    """The page as read: tags and the figures' SVG bodies removed, whitespace collapsed."""
+    """The page as read: tags and the figures' SVG bodies removed, entities read, whitespace collapsed."""
     html = re.sub(r"<svg.*?</svg>", " ", html, flags=re.DOTALL)
     html = re.sub(r"<style>.*?</style>", " ", html, flags=re.DOTALL)
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    return re.sub(r"\s+", " ", html_lib.unescape(re.sub(r"<[^>]+>", " ", html)))
 
 
 class _Ids(HTMLParser):
@@ -264,3 +268,184 @@ def test_figure_lines_and_marks_reach_3_to_1_on_white(sis_fit, vertical_dp_fit):
         colours |= set(re.findall(r"stroke: ?(#[0-9a-f]{6})", plot.svg))
     colours -= {"#ffffff"}
     assert colours and {c: round(_contrast(c), 2) for c in colours if _contrast(c) < 3} == {}
+
+
+# ================================================================ the s14 report-reader audit
+@pytest.fixture(scope="module")
+def glm_withheld():
+    """The audit's case: 20 000 rows, a declared level ('other') that no row has: intervals withheld."""
+    rng = np.random.default_rng(5)
+    n = 20_000
+    race = rng.choice(["white", "black"], n, p=[0.7, 0.3])
+    df = pd.DataFrame({"age": rng.uniform(14, 45, n), "smoke": rng.integers(0, 2, n)})
+    df["race"] = pd.Categorical(race, categories=["white", "black", "other"])
+    eta = -0.5 - 0.02 * (df.age - 23) + 0.9 * (race == "black") + 0.8 * df.smoke
+    df["low"] = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(int)
+    bounds = {"age": (14, 45), "smoke": (0, 1)}
+    fit = _quiet(
+        dp.dp_glm, "low ~ age + race + smoke", df, eps=1.0, delta=1e-6, bounds=bounds, random_state=3
+    )
+    assert fit.withheld and fit.tidy()["std.error"].isna().all()  # the case still withholds
+    return fit
+
+
+# ---------------------------------------------------------------- 1: dp_lm states its bootstrap's model
+def test_dp_lm_states_the_bootstrap_model_in_statement_summary_and_report(lm_fit):
+    from dpstats.methods.lm import BOOTSTRAP_ASSUMPTIONS, DECLARED_BOUNDS_ASSUMPTION
+
+    assumed = [*BOOTSTRAP_ASSUMPTIONS, DECLARED_BOUNDS_ASSUMPTION]
+    assert lm_fit.privacy.assumptions == assumed
+    assert "e ~ N(0, σ²)" in assumed[0] and "equal variance" in assumed[0]
+    summary, page = str(lm_fit.summary()), _text(render_report([lm_fit]))
+    assert "Assumptions:" in summary and " Assumptions " in page
+    for text in assumed:
+        assert text in summary.replace("\n", " ") or text in " ".join(summary.split())
+        assert text in page
+
+
+def test_dp_lm_at_eps_inf_states_no_bootstrap_model():
+    fit = _quiet(dp.dp_lm, "y ~ .", _sim_lm(200), eps=float("inf"))
+    assert fit.privacy.assumptions == []
+
+
+def test_dp_select_infer_carries_part_b_s_assumptions():
+    df = dp.datasets.fan_lv(n=4000, d=20, random_state=1)
+    fit = _quiet(dp.dp_select_infer, "y ~ .", df, eps=2.0, delta=1e-6, k=3, bounds=(-6, 6), random_state=2)
+    assert fit.fit is not None
+    part_b = [f"part B (dp_lm): {a}" for a in fit.fit.privacy.assumptions]
+    assert part_b and all(a in fit.privacy.assumptions for a in part_b)
+    page = _text(render_report([fit]))
+    assert all(a in page for a in part_b)
+    # 7: the residual standard error and the ridge lambda that summary() prints reach the report
+    sigma_line = next(line for line in str(fit.summary()).splitlines() if "Residual standard error" in line)
+    assert sigma_line.strip() in page
+    assert f"ridge λ = {fit.ridge:.4g}" in page
+
+
+# ---------------------------------------------------------------- 2: dp_glm with its intervals withheld
+def test_withheld_intervals_caption_alt_top_box_and_wording(glm_withheld):
+    html = render_report([glm_withheld])
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", html, flags=re.DOTALL).group(1)
+    label = re.search(r'<svg role="img" aria-label="([^"]*)"', html).group(1)
+    for said in (caption, label):
+        assert said.startswith("Estimates only: intervals withheld") and "nan" not in said.lower()
+        assert "95%" not in said
+    box = html.find('<div class="box alert" role="alert"><strong>Intervals withheld.</strong>')
+    assert 0 < box < min(html.find("-privacy-h"), html.find("-results-h"), html.find("<figure"))
+    assert "withheld: std.error" not in html
+    assert html.count("intervals and p-values withheld") == 2  # the top box and the fitting account
+
+
+def test_withheld_intervals_lead_the_index_headline(glm_withheld):
+    line = headline(glm_withheld)
+    assert line.startswith("Intervals withheld (std.error, intervals and p-values withheld: ")
+    assert line.endswith("coefficients " + ", ".join(f"{t} {e:+.3g}" for t, e in glm_withheld.coef().items()))
+
+
+# ---------------------------------------------------------------- 3: the demo index against the reports
+def test_a_collapsed_mixture_is_not_headed_as_clusters_found():
+    sim = dp.simulate.simulate_gmm(n=2000, d=3, k=2, random_state=1)
+    df = pd.DataFrame(sim[0] if isinstance(sim, tuple) else sim)
+    fit = _quiet(dp.dp_gmm, "~ .", df, k=2, eps=0.1, delta=1e-6, bounds=(-15, 15), random_state=0)
+    assert any("FIT FAILED" in w for w in fit.warnings)
+    line = headline(fit)
+    assert line.startswith("The fit failed (FIT FAILED: component(s) ")
+    assert "clusters found" not in line and "2 components released, weights " in line
+
+
+def test_vertical_demo_index_row_carries_the_noise_box_and_its_description_no_success(tmp_path):
+    fit = _quiet(vertical_demo.dp_fit, vertical_demo.simulated(20_000, 2), random_state=2)
+    assert any("dominated by noise" in w for w in fit.warnings)
+    assert headline(fit).startswith(
+        "The release is dominated by noise (vertical_glm's DP release is dominated"
+    )
+    page = _quiet(vertical_demo._dp_regimes, tmp_path)
+    assert "usable" not in page.shows and "swamped by noise" in page.shows
+    index = _text(render_index([page], tmp_path / "index.html"))
+    assert index.count("The release is dominated by noise") == 2  # both rows, as both report boxes
+    assert "1,000,000" in index and "20,000" in index and "1e+06" not in index  # 8: n as a count
+
+
+# ---------------------------------------------------------------- 4: dp_pca's scree figure and its shares
+def test_pca_scree_marks_components_below_the_noise_level():
+    rng = np.random.default_rng(3)  # iris's size and box: 150 rows of 4 columns in (0, 8)
+    numeric = pd.DataFrame(rng.uniform(0, 8, (150, 4)), columns=["a", "b", "c", "d"])
+    fit = _quiet(
+        dp.dp_pca, "~ a + b + c + d", numeric, k=2, eps=1.0, delta=1e-6, bounds=(0, 8), random_state=1
+    )
+    below = fit.below_noise()
+    assert below.any()  # the audit's situation: components not told apart from noise
+    html = render_report([fit])
+    caption = _text(re.search(r"<figcaption>(.*?)</figcaption>", html, flags=re.DOTALL).group(1))
+    level = f"noise level {fit.noise_level():.4g}"
+    assert level in caption
+    marked = ", ".join(f"PC{j + 1}" for j in np.flatnonzero(below))
+    assert f"not told apart from noise: {marked}." in caption
+    svg = re.search(r"<svg.*?</svg>", html, flags=re.DOTALL).group(0)
+    assert svg.count("url(#") >= 1 and "below the noise level" in svg  # hatched bars, in the legend
+    assert "sum of its positive eigenvalues" in _text(html)
+
+
+# ---------------------------------------------------------------- 5: long pre lines wrap
+def test_every_pre_wraps():
+    css = template_environment().loader.searchpath[0] + "/style.css.j2"
+    text = open(css, encoding="utf-8").read()
+    rule = re.search(r"(?m)^pre \{([^}]*)\}", text)
+    assert rule and "white-space: pre-wrap" in rule.group(1)
+
+
+# ---------------------------------------------------------------- 6: dp_glm's account names every release
+def test_dp_glm_fitting_account_names_the_count_and_the_refinement(glm_withheld):
+    html = render_report([glm_withheld])
+    steps = [e.step for e in glm_withheld.privacy.ledger]
+    assert any(s.startswith("start: count of successes") for s in steps)
+    assert any(s.startswith("refinement: score sum") for s in steps)
+    account = _text(html.split("How the model was fitted")[1].split("</section>")[0])
+    noise = glm_withheld.noise
+    assert f"count of successes was released with Gaussian noise of sd {noise['count_sd']:.4g}" in account
+    assert f"with noise of sd {noise['refine_sd']:.4g}" in account
+
+
+# ---------------------------------------------------------------- 7: summary's lines in dp_lm's report
+def test_dp_lm_report_shows_the_residual_standard_error(lm_fit):
+    page = _text(render_report([lm_fit]))
+    assert lm_fit._sigma_line() in page and lm_fit._sigma_line() in str(lm_fit.summary())
+
+
+# ---------------------------------------------------------------- 8: headings, row headers, numbers
+class _Headings(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.levels: list[int] = []
+
+    def handle_starttag(self, tag, attrs):
+        if re.fullmatch(r"h[1-6]", tag):
+            self.levels.append(int(tag[1]))
+
+
+def _skips(html: str) -> list[tuple[int, int]]:
+    parser = _Headings()
+    parser.feed(html)
+    return [(a, b) for a, b in zip(parser.levels, parser.levels[1:]) if b > a + 1]
+
+
+def test_single_and_comparison_pages_skip_no_heading_level(lm_fit, glm_withheld):
+    single = render_report([lm_fit])
+    assert _skips(single) == [] and "<h4" not in single
+    assert _skips(render_report([glm_withheld])) == []
+    assert _skips(render_report([lm_fit, glm_withheld])) == []
+
+
+def test_results_rows_are_headed_by_their_term(lm_fit):
+    html = render_report([lm_fit])
+    body = html.split('-results-h">Results')[1].split("</tbody>")[0]
+    assert body.count('<th scope="row">') == len(lm_fit.terms)
+    for term in lm_fit.terms:
+        assert f'<th scope="row">{term}</th>' in body
+
+
+def test_numbers_print_as_print_prints_them():
+    num, count = template_environment().filters["num"], template_environment().filters["count"]
+    assert num(-16448.4) == "-16448" and num(0.123456) == "0.1235" and num(2.5e-7) == "2.5e-07"
+    assert num(np.int64(100000)) == "100,000" and count(1e5) == "100,000" and count(20.0) == "20"
+    assert num(1.0) == "1" and num(float("inf")) == "∞"
