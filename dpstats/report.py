@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ._io import atomic_write
+from ._rnumbers import format_one
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -199,7 +200,7 @@ def _num(v, digits: int = 4) -> str:
         return "NA"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
-    return r_format(x, digits)
+    return format_one(x, digits)
 
 
 def _count(v) -> str:
@@ -213,29 +214,6 @@ def _count(v) -> str:
     if isinstance(v, float) and v.is_integer():
         return f"{int(v):,}"
     return _num(v)
-
-
-def r_format(value: float, digits: int) -> str:
-    """R's ``format(value, digits = digits)`` of one finite number: the fewest significant digits (at most
-    ``digits``) that give it to ``digits`` significant digits, fixed or scientific, whichever is narrower.
-
-    Examples
-    --------
-    >>> [r_format(v, 4) for v in (9.109e-12, 0.0012345678, 0.5, 123456.7)]
-    ['9.109e-12', '0.001235', '0.5', '123457']
-    """
-    if value == 0:
-        return "0"
-    target = float(f"{value:.{digits - 1}e}")
-    for sig in range(1, digits + 1):
-        sci = f"{value:.{sig - 1}e}"
-        if float(sci) == target:
-            break
-    mantissa, exp = sci.split("e")
-    e = int(exp)
-    sci = f"{mantissa}e{'-' if e < 0 else '+'}{abs(e):02d}"
-    fixed = f"{value:.{max(0, sig - 1 - e)}f}"  # R keeps every integer digit in fixed notation
-    return fixed if len(fixed) <= len(sci) else sci
 
 
 def _promote_headings(html: str, promote: bool) -> Markup:

@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from .._rnumbers import format_one
 from ..errors import FormulaError
 
 _RESERVED = {
@@ -266,18 +267,7 @@ def format_number(value: float, integer: bool = False) -> str:
         return "NaN"
     if math.isinf(value):
         return "Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "0"
-    for digits in range(1, 16):
-        sci = f"{value:.{digits - 1}e}"
-        if float(sci) == float(f"{value:.15g}"):
-            break
-    mantissa, exp = sci.split("e")
-    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-    e = int(exp)
-    sci = f"{mantissa}e{'-' if e < 0 else '+'}{abs(e):02d}"
-    fixed = f"{float(sci):.{max(0, digits - 1 - e)}f}"
-    return fixed if len(fixed) <= len(sci) else sci
+    return format_one(value, 15)
 
 
 def deparse(node: Node) -> str:

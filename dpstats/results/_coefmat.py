@@ -21,52 +21,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._rnumbers import format_real
+
 DOUBLE_EPS = 2.220446049250313e-16
 DIGITS = 4
 STARS = ((0.001, "***"), (0.01, "**"), (0.05, "*"), (0.1, "."))
-
-
-def _sci(x: float, digits: int) -> tuple[int, int]:
-    """formatReal's ``scientific``: (exponent, significant digits needed) of ``x`` at ``digits``."""
-    if x == 0:
-        return 0, 1
-    mantissa, exponent = f"{abs(x):.{digits - 1}e}".split("e")
-    return int(exponent), len(mantissa.replace(".", "").rstrip("0")) or 1
-
-
-def format_real(values: Sequence[float], digits: int = DIGITS) -> list[str]:
-    """R's ``format(x, digits = digits)`` of the finite values of a numeric vector (common width,
-    fixed or scientific notation for all, as ``formatReal`` decides; NaN as ``NA``).
-
-    Examples
-    --------
-    >>> format_real([0.37999, -1.5, 12.0])
-    [' 0.38', '-1.50', '12.00']
-    >>> format_real([1.2e-10, 3.4e-7])
-    ['1.2e-10', '3.4e-07']
-    """
-    values = [float(v) + 0.0 for v in values]  # -0.0 prints as 0, as in R
-    finite = [v for v in values if math.isfinite(v)]
-    if not finite:
-        return ["NA" if math.isnan(v) else ("Inf" if v > 0 else "-Inf") for v in values]
-    neg = int(any(v < 0 for v in finite))
-    rgt, mxsl, mxns, mxe, mne = 0, -(10**9), 0, -(10**9), 10**9
-    for v in finite:
-        kpower, nsig = _sci(v, digits)
-        left = kpower + 1
-        sleft = int(v < 0) + (1 if left <= 0 else left)
-        rgt, mxsl = max(rgt, nsig - left), max(mxsl, sleft)
-        mxns, mxe, mne = max(mxns, nsig), max(mxe, kpower), min(mne, kpower)
-    width_fixed = mxsl + rgt + (rgt != 0)
-    e_digits = 2 if (mxe >= 100 or mne <= -99) else 1
-    d_sci = mxns - 1
-    width_sci = neg + (d_sci > 0) + d_sci + 4 + e_digits
-    if width_fixed <= width_sci:
-        texts = [f"{v:.{rgt}f}" if math.isfinite(v) else "NA" for v in values]
-    else:
-        texts = [f"{v:.{d_sci}e}" if math.isfinite(v) else "NA" for v in values]
-    width = max(len(t) for t in texts)
-    return [t.rjust(width) for t in texts]
 
 
 def format_pval(values: Sequence[float], digits: int = DIGITS - 1, eps: float = DOUBLE_EPS) -> list[str]:
@@ -141,7 +100,7 @@ def coefmat_lines(
     left-justified, every column right-justified to its header or widest cell, one space apart.
     ``p_value`` holds the p-values already written; ``signif`` the stars (None: no stars column)."""
     est = estimate_columns(np.column_stack([np.asarray(v, float) for v in estimates.values()]))
-    stat = format_real(np.round(np.asarray(statistic[1], float), DIGITS - 1).tolist())
+    stat = format_real(np.round(np.asarray(statistic[1], float), DIGITS - 1).tolist(), DIGITS)
     columns = [*zip(estimates, est), (statistic[0], stat), (p_value[0], list(p_value[1]))]
     if signif is not None:
         width = max(len(s) for s in signif)

@@ -23,7 +23,7 @@ from ..methods.lm import (
     released_sigma,
 )
 from ..plotting import Plot, coefficient_plot
-from ..report import r_format
+from .._rnumbers import format_one
 from ._coefmat import coefmat_lines, format_pval
 from .base import DPResult, Summary, deleted_due_to_missingness, escape_text
 
@@ -355,7 +355,7 @@ class LMResult(DPResult):
         if not s or not math.isfinite(s.get("df", math.nan)):
             return []
         p = s["p.value"]
-        p_text = "< 2.2e-16" if p < DOUBLE_EPS else r_format(p, 4)
+        p_text = "< 2.2e-16" if p < DOUBLE_EPS else format_one(p, 4)
         return [
             f"Multiple R-squared:  {format_c(s['r.squared'], 4)},\tAdjusted R-squared:  "
             f"{format_c(s['adj.r.squared'], 4)} ",
