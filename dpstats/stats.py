@@ -96,7 +96,8 @@ class CrossProductAccumulator:
         rows = X.shape[0]
         if rows == 0:
             return
-        col_sum = X.sum(axis=0)  # raw sums: non-finite if any value is NaN/inf
+        with np.errstate(over="ignore"):  # raw sums: non-finite if any value is NaN/inf (or huge: harmless)
+            col_sum = X.sum(axis=0)
         self.finite = self.finite and bool(np.isfinite(col_sum).all()) and bool(np.isfinite(y).all())
         np.minimum(self.x_min, X.min(axis=0), out=self.x_min)
         np.maximum(self.x_max, X.max(axis=0), out=self.x_max)

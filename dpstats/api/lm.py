@@ -170,7 +170,7 @@ class LMDoor(DataDoor):
         _, st0 = engines.sufficient_statistics(
             self.options.formula,
             self.data,
-            gram=False,
+            ranges_only=True,
             drop_intercept=False,
             progress=self.progress,
             schema=self.schema,

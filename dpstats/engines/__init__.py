@@ -270,6 +270,7 @@ def sufficient_statistics(
     check_constant: bool = False,
     progress: bool | None = None,
     schema: Schema | None = None,
+    ranges_only: bool = False,
 ) -> tuple[ModelFrame, EngineStats]:
     """Model frame and sufficient statistics of ``formula`` on any data, in one pass.
 
@@ -308,6 +309,9 @@ def sufficient_statistics(
     schema : dpstats.Schema, optional
         Declared levels and the rule for missing values (:mod:`dpstats.schema`);
         without it, levels come from the data and incomplete rows are dropped.
+    ranges_only : bool
+        Only n, the raw per-column min/max and max |y| (no sum or product of raw values, which one
+        huge value could overflow): a first pass for boxes read from the data.
 
     Returns
     -------
@@ -334,7 +338,13 @@ def sufficient_statistics(
             formula,
             data,
             boxes,
-            Transform(gram=gram, row_bound=row_bound, row_norms=row_norms, y_clip=response_clip),
+            Transform(
+                gram=gram,
+                row_bound=row_bound,
+                row_norms=row_norms,
+                y_clip=response_clip,
+                ranges_only=ranges_only,
+            ),
             drop_intercept,
             one_sided,
             min_rows,
@@ -508,7 +518,7 @@ def row_passes(
 
     def first_pass():
         source, layout, mf = _prepare(formula, data, drop_intercept, False, progress, schema)
-        return source, layout, mf, source.statistics(layout, Transform())
+        return source, layout, mf, source.statistics(layout, Transform(ranges_only=True))
 
     source, layout, mf, stats = read_with_file_types(as_source(data), first_pass)
     _check_min_rows(stats, min_rows, formula, source)

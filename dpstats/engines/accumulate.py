@@ -40,6 +40,7 @@ class Transform:
     row_bound: float | None = None
     row_norms: bool = False
     y_clip: float | None = None
+    ranges_only: bool = False
 
     @property
     def rowwise(self) -> bool:
@@ -168,9 +169,32 @@ def merge_all(parts, p: int, gram: bool) -> EngineStats:
 def array_statistics(X: np.ndarray, y: np.ndarray | None, t: Transform) -> EngineStats:
     """Statistics of one block of rows of a design already built."""
     y0 = np.zeros(X.shape[0]) if y is None else y
+    if t.ranges_only:
+        return EngineStats(_ranges(X, y0))
     if not t.rowwise:
         return EngineStats(cross_products(X, y0, x_box=t.x_box, y_box=t.y_box, gram=t.gram))
     return _row_clipped(X, y0, t)
+
+
+def _ranges(X: np.ndarray, y: np.ndarray) -> CrossStats:
+    """n, raw min/max, max |y| and finiteness of a block; the sums left at zero (nothing multiplied)."""
+    p = X.shape[1]
+    empty = X.shape[0] == 0
+    lo = np.full(p, np.inf) if empty else X.min(axis=0)
+    hi = np.full(p, -np.inf) if empty else X.max(axis=0)
+    finite = bool(np.isfinite(lo).all() and np.isfinite(hi).all() and np.isfinite(y).all()) or empty
+    return CrossStats(
+        n=X.shape[0],
+        xty=np.zeros(p),
+        x_sum=np.zeros(p),
+        y_sum=0.0,
+        yty=0.0,
+        x_maxabs=np.maximum(np.abs(lo), np.abs(hi)),
+        y_maxabs=0.0 if empty else float(np.abs(y).max()),
+        x_min=lo,
+        x_max=hi,
+        finite=finite,
+    )
 
 
 def _row_clipped(X: np.ndarray, y: np.ndarray, t: Transform) -> EngineStats:
@@ -265,7 +289,8 @@ def _design_variables_only(layout: Layout) -> bool:
 def columnwise_applies(layout: Layout, t: Transform) -> bool:
     """Whether :func:`columnwise_statistics` can serve a pass: a plain numeric design with no removed
     variable, no XᵀX, no row clipping, and the compiled column kernel (numba)."""
-    return HAVE_NUMBA and layout.plain and _design_variables_only(layout) and not t.gram and not t.rowwise
+    plain = layout.plain and _design_variables_only(layout)
+    return HAVE_NUMBA and plain and not (t.gram or t.rowwise or t.ranges_only)
 
 
 class _NotPlain(Exception):

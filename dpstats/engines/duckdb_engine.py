@@ -210,6 +210,7 @@ def pushdown_applies(layout: Layout, transform: Transform) -> bool:
         and (proto.response is None or proto.response in columns)
         and all(nm == INTERCEPT or nm in columns for nm in proto.names)
         and not transform.rowwise
+        and not transform.ranges_only
         and sql_aggregate_count(layout, transform, limit=MAX_SQL_AGGREGATES + 1) <= MAX_SQL_AGGREGATES
     )
 

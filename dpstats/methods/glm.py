@@ -646,9 +646,27 @@ def plan(
         refine_sd=refine_sd,
         rho=budget.rho,
     )
+    refuse_unrepresentable_noise(pl, options.bounds)
     if n is not None:
         refuse_if_noisy(pl, n, options.delta, quoted=quoted)
     return pl
+
+
+def refuse_unrepresentable_noise(pl: GLMPlan, bounds: Any) -> None:
+    """Refuse (before any spend) bounds so wide that a noise scale or its square is not a finite double:
+    the release would fail after its charge (the variance (G4) squares the scales)."""
+    scales = [*pl.score_sd, *pl.hessian_sd, pl.count_sd, pl.refine_sd]
+    if all(math.isfinite(s * s) for s in scales):
+        return
+    widest = "the declared bounds"
+    if isinstance(bounds, dict) and bounds:
+        name = max(bounds, key=lambda nm: max(abs(float(v)) for v in bounds[nm]))
+        widest = f"the bound {tuple(float(v) for v in bounds[name])} declared for {name!r}"
+    raise PrivacyParameterError(
+        f"dp_glm: {widest} makes the noise too wide to compute: a noise scale of {max(scales):.3g} "
+        "has no finite square in double precision. Declare bounds near the values a row can take "
+        "(a count bound is the largest count one row may hold), or rescale the column. Nothing was spent."
+    )
 
 
 def count_name(resp: Response) -> str:

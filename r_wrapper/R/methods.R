@@ -84,8 +84,25 @@
 }
 
 # A private call: eps given and finite (eps = Inf, or vertical_glm without eps, is the non-private fit).
+# Decided on the plain number Python receives: a classed eps (a difftime, a Date) is refused first, as
+# is.numeric() is FALSE for it while it crosses as its number (audit s14-attack7 F2).
 .is_private <- function(args) {
-  is.numeric(args$eps) && length(args$eps) == 1L && !is.na(args$eps) && is.finite(args$eps)
+  .check_plain_eps(args$eps)
+  eps <- as.double(unclass(args$eps))
+  length(eps) == 1L && !is.na(eps) && is.finite(eps)
+}
+
+.check_plain_eps <- function(eps) {
+  if (is.null(eps)) return(invisible())
+  classed <- !is.null(oldClass(eps)) && !all(oldClass(eps) %in% c("numeric", "integer"))
+  if (classed || !is.numeric(unclass(eps))) {
+    .dp_abort(sprintf(paste(
+      "eps must be a plain number (e.g. eps = 1, or eps = Inf for the non-private fit), not an object of",
+      "class '%s': its class would be dropped on the way to Python. Pass as.numeric(eps) if that number is",
+      "meant. Nothing was read or spent."), paste(class(eps), collapse = "/")),
+      "dpstats_privacy_parameter_error")
+  }
+  invisible()
 }
 
 # subset = in a private fit, refused from the arguments alone, before the condition is evaluated: the rows

@@ -165,7 +165,8 @@
 # (coef() as long as R's), and a factor that loses one loses its contrasts attribute, with R's warning.
 # A private fit keeps every level (its columns are the public schema's), and so do levels given as levels =.
 .drop_unused_levels <- function(data, args) {
-  if (!is.data.frame(data)) return(data)
+  nonprivate <- is.null(args$eps) || identical(as.double(unclass(args$eps)), Inf)  # vertical_glm: no eps
+  if (!nonprivate || !is.data.frame(data)) return(data)  # levels read from the rows: eps = Inf only
   f <- args$formula
   if (is.character(f)) f <- tryCatch(stats::as.formula(f), error = function(e) NULL)
   vars <- tryCatch(intersect(all.vars(stats::terms(f, data = data)), names(data)), error = function(e) character())

@@ -65,3 +65,22 @@ test_that("MASS::birthwt: subset = race != 'other' with race in the model equals
   expect_equal(coef(m), coef(l), tolerance = 1e-8)
   expect_equal(confint(m), confint(l), tolerance = 1e-8)
 })
+
+# audit s14-attack7 F2: is.numeric() is FALSE for a difftime or a Date, which crossed to Python as the number
+# 1, so subset = passed the private-fit refusal and the fit released the count of kept rows as n.
+test_that("an eps with a class is refused before subset = is evaluated or anything is spent", {
+  skip_if_no_dpstats()
+  set.seed(1)
+  d <- data.frame(y = runif(40, -1, 1), x1 = runif(40, -1, 1), x2 = runif(40, -1, 1))
+  acc <- dp_accountant(eps = 10)
+  touched <- FALSE
+  for (eps in list(as.difftime(1, units = "secs"), structure(1, class = "Date"))) {
+    expect_error(dp_sis(y ~ x1 + x2, d, eps = eps, k = 1, bounds = c(-1, 1),
+                        subset = {touched <- TRUE; x1 > 0}, seed = 1, accountant = acc),
+                 "eps must be a plain number.*Nothing was read or spent", class = "dpstats_privacy_parameter_error")
+  }
+  expect_false(touched)
+  expect_true(any(grepl("nothing spent yet", capture.output(print(acc)))))
+  expect_error(dp_sis(y ~ x1 + x2, d, eps = 1L, k = 1, bounds = c(-1, 1), subset = x1 > 0, seed = 1),
+               "subset = is refused in a private fit")
+})

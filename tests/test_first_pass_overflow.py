@@ -1,0 +1,85 @@
+"""One huge value in a row gives its neighbour's warnings on the streamed and Dask routes (the s14
+attacker audit's finding F1).
+
+The chunked routes' first pass (dp_glm's frame) used to sum raw,
+unclipped products: with one row at y = 1e200 (or cbind's s, or x = 1e308) numpy warned "overflow
+encountered in matmul" where the neighbour (that row in bounds) did not.  D is 20000 rows (seed 1);
+D' changes row 0 only.  Warnings are recorded with the "always" filter, so each is seen.  dp_lm, whose
+passes clip to the declared bounds, is checked alike.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpstats as dp
+from dpstats import engines
+
+BOUNDS = {"x": (-1, 1), "y": (0, 10), "s": (0, 1), "f": (0, 1)}
+GLM = {
+    "poisson y": ("y ~ x", "poisson", "y", 1e200),
+    "cbind s": ("cbind(s, f) ~ x", "binomial", "s", 1e200),
+    "poisson x": ("y ~ x", "poisson", "x", 1e308),  # row 0 has y = 2: x·y overflows
+}
+
+
+def _data() -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    n = 20000
+    return pd.DataFrame(
+        {
+            "y": rng.poisson(2, n).astype(float),
+            "s": rng.integers(0, 2, n).astype(float),
+            "f": rng.integers(0, 2, n).astype(float),
+            "x": rng.uniform(-1, 1, n),
+        }
+    )
+
+
+def _route(df: pd.DataFrame, route: str, path):
+    if route == "stream":
+        df.to_parquet(path)
+        return engines.stream(path, chunk_rows=4000)
+    dd = pytest.importorskip("dask.dataframe")
+    return dd.from_pandas(df, npartitions=3)
+
+
+def _warnings(door, *args, **kwargs) -> list[tuple[str, str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        door(*args, **kwargs)
+    return sorted({(w.category.__name__, str(w.message)) for w in caught})
+
+
+def _pair(column: str, value: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    d, d2 = _data(), _data()
+    d.loc[0, column], d2.loc[0, column] = 0.0, value
+    return d, d2
+
+
+@pytest.mark.parametrize("route", ["stream", "dask"])
+@pytest.mark.parametrize("case", sorted(GLM))
+def test_dp_glm_neighbours_with_one_huge_value_warn_alike(tmp_path, route, case):
+    formula, family, column, value = GLM[case]
+    seen = []
+    for i, df in enumerate(_pair(column, value)):
+        data = _route(df, route, tmp_path / f"d{i}.parquet")
+        how = dict(eps=4.0, delta=1e-6, family=family, bounds=BOUNDS, random_state=3)
+        seen.append(_warnings(dp.dp_glm, formula, data, **how))
+    assert seen[0] == seen[1]
+    assert not any(kind == "RuntimeWarning" for kind, _ in seen[1])
+
+
+@pytest.mark.parametrize("route", ["stream", "dask"])
+def test_dp_lm_neighbours_with_one_huge_response_warn_alike(tmp_path, route):
+    seen = []
+    for i, df in enumerate(_pair("y", 1e200)):
+        data = _route(df[["y", "x"]], route, tmp_path / f"d{i}.parquet")
+        bounds = {"x": BOUNDS["x"], "y": BOUNDS["y"]}
+        seen.append(_warnings(dp.dp_lm, "y ~ x", data, eps=1.0, delta=1e-6, bounds=bounds, random_state=3))
+    assert seen[0] == seen[1]
+    assert not any(kind == "RuntimeWarning" for kind, _ in seen[1])
