@@ -83,3 +83,46 @@ def test_dp_lm_neighbours_with_one_huge_response_warn_alike(tmp_path, route):
         seen.append(_warnings(dp.dp_lm, "y ~ x", data, eps=1.0, delta=1e-6, bounds=bounds, random_state=3))
     assert seen[0] == seen[1]
     assert not any(kind == "RuntimeWarning" for kind, _ in seen[1])
+
+
+def _knockoff_data() -> pd.DataFrame:
+    return dp.datasets.fan_lv(n=600, d=20, random_state=3)
+
+
+KNOCKOFF = dict(eps=1.0, delta=1e-5, sigma=1.0, beta_norm=5.0, lambda_min=0.5, random_state=3)
+
+
+def _knockoff_route(df: pd.DataFrame, route: str, path):
+    return df if route == "pandas" else _route(df, route, path)
+
+
+@pytest.mark.parametrize("route", ["pandas", "stream", "dask"])
+def test_dp_knockoff_row_bound_from_data_refuses_a_huge_row_without_numpy_warnings(tmp_path, route):
+    """B read from the data clips nothing: the pass's raw XᵀX overflowed on x1 = 1e308 (the chunked
+    routes warned "overflow encountered in matmul", every route "invalid value encountered in
+    divide", then a LinAlgError).  Now that neighbour is refused by a DataError before any spend, its
+    message naming the data-dependent steps (whether it occurs may depend on the rows), and no
+    RuntimeWarning on either neighbour."""
+    d, d2 = _knockoff_data(), _knockoff_data()
+    d2.loc[0, "x1"] = 1e308
+    ordinary = _warnings(
+        dp.dp_knockoff, "y ~ .", _knockoff_route(d, route, tmp_path / "d.parquet"), **KNOCKOFF
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(dp.errors.DataError, match="row-norm bound B read from the data.*Raised after"):
+            dp.dp_knockoff("y ~ .", _knockoff_route(d2, route, tmp_path / "d2.parquet"), **KNOCKOFF)
+    assert not any(w.category is RuntimeWarning for w in caught)
+    assert not any(kind == "RuntimeWarning" for kind, _ in ordinary)
+
+
+@pytest.mark.parametrize("route", ["stream", "dask"])
+@pytest.mark.parametrize("column, value", [("x1", 1e308), ("y", 1e200)])
+def test_dp_knockoff_declared_row_bound_neighbours_warn_alike(tmp_path, route, column, value):
+    seen = []
+    for i, df in enumerate((_knockoff_data(), _knockoff_data())):
+        df.loc[0, column] = [0.0, value][i]
+        data = _route(df, route, tmp_path / f"d{i}.parquet")
+        seen.append(_warnings(dp.dp_knockoff, "y ~ .", data, bounds=8.0, **KNOCKOFF))
+    assert seen[0] == seen[1]
+    assert not any(kind == "RuntimeWarning" for kind, _ in seen[1])

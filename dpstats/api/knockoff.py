@@ -253,7 +253,7 @@ class KnockoffDoor(DataDoor):
         kp.check_rows(
             self.options, mf.n, mf.p, n_public=n_is_public("replace", mf), columns_public=not dd.columns_read
         )
-        B = kp.row_bound(g.row_norm_max, declared, None if self.nonprivate else dd)
+        B = kp.row_bound(g, declared, None if self.nonprivate else dd)
         st = ko.normalise(mf.n, g.xtx, g.xty, g.yty, names=list(mf.names))
         Y = None if self.nonprivate else kp.response_bound(self.options, B, st)
         if Y is not None:  # every response clipped to [−Y, Y] (XᵀX does not change)

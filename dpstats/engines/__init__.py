@@ -43,6 +43,7 @@ from __future__ import annotations
 import copy
 import operator
 import os
+from contextlib import nullcontext
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -632,7 +633,8 @@ def frame_and_row_clipped_gram(
 
     def gram(mf: ModelFrame) -> RowClippedGram:
         y = mf.y if response_clip is None else clip_response(mf.y, response_clip)
-        return row_clipped_gram(mf.X, y, row_bound)
+        with np.errstate(over="ignore", invalid="ignore") if row_bound is None else nullcontext():
+            return row_clipped_gram(mf.X, y, row_bound)  # unclipped: a caller refuses non-finite sums
 
     mf = model_frame(formula, data, drop_intercept=True, defer_checks=True, schema=schema)
     with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are discarded below

@@ -11,6 +11,7 @@ in-memory ones up to the order of floating-point summation.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -211,7 +212,7 @@ def _row_clipped(X: np.ndarray, y: np.ndarray, t: Transform) -> EngineStats:
         if t.x_box is not None:
             block, c = to_unit_interval(block, t.x_box)
             n_clipped += c
-        norms = np.sqrt(np.einsum("ij,ij->i", block, block))
+        norms = np.sqrt(np.einsum("ij,ij->i", block, block))  # inf for a huge row: scaled to 0, or B refused
         norm_max = max(norm_max, float(norms.max())) if norms.size else norm_max
         if t.row_bound is not None:
             over = norms > t.row_bound
@@ -220,7 +221,8 @@ def _row_clipped(X: np.ndarray, y: np.ndarray, t: Transform) -> EngineStats:
                 block[over] *= (t.row_bound / norms[over])[:, None]
                 rows_clipped += int(over.sum())
         part = y[start : start + step]
-        acc.add(block, part if t.y_clip is None else clip_response(part, t.y_clip))
+        with np.errstate(over="ignore", invalid="ignore") if t.row_bound is None else nullcontext():
+            acc.add(block, part if t.y_clip is None else clip_response(part, t.y_clip))
     cross = acc.result()
     cross.x_min, cross.x_max = raw_min, raw_max
     cross.n_clipped += n_clipped

@@ -44,6 +44,7 @@ from ...privacy.accountant import LedgerEntry
 from ...privacy.calibration import calibrate_gaussian
 from ...privacy.plan import Plan
 from ...privacy.statement import DataDependence
+from ...stats import RowClippedGram
 from . import filter as ko
 from . import mechanism as kd
 from .options import KnockoffOptions
@@ -260,19 +261,27 @@ def declared_design(options: KnockoffOptions, st: ko.Normalised) -> tuple[ko.Nor
 # --------------------------------------------------------------------- Assumption 3 and Remark 2
 
 
-def row_bound(X: np.ndarray | float, bounds: float | None, dd: DataDependence | None) -> float:
-    """B of Assumption 3: declared, or the largest row norm of X (given as a number by a streamed pass).
+def row_bound(g: RowClippedGram, bounds: float | None, dd: DataDependence | None) -> float:
+    """B of Assumption 3: declared, or the largest row norm of the rows (``g``, their pass's statistics).
 
-    ``dd`` is None for eps = inf: no noise is calibrated, so B from the data is no extra step.
+    ``dd`` is None for eps = inf: no noise is calibrated, so B from the data is no extra step.  B from
+    the data clips nothing, so ``g`` holds raw XᵀX: where it or B overflows double precision (one huge
+    value) the call is refused before anything is spent, with no numpy warning on the way.
     """
-    if bounds is None:
-        if dd is not None:
-            dd.add(
-                "row-norm bound B set to the largest row norm of the data",
-                fix="declare a public bound on the row norms, e.g. bounds=10.0",
-            )
-        return float(X) if np.ndim(X) == 0 else float(np.sqrt((X**2).sum(axis=1).max()))
-    return float(bounds)
+    if bounds is not None:
+        return float(bounds)
+    if dd is not None:
+        dd.add(
+            "row-norm bound B set to the largest row norm of the data",
+            fix="declare a public bound on the row norms, e.g. bounds=10.0",
+        )
+    finite = np.isfinite(g.xtx).all() and np.isfinite(g.xty).all() and math.isfinite(g.yty)
+    if not (finite and math.isfinite(g.row_norm_max)):
+        raise DataError(
+            "the row-norm bound B read from the data, or XᵀX of the unclipped rows, is too large for double "
+            "precision; declare a public bound on the row norms, e.g. bounds=10.0."
+        )
+    return float(g.row_norm_max)
 
 
 def remark_2(
