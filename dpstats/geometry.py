@@ -42,6 +42,34 @@ class Box:
         return (self.hi - self.lo) / 2
 
 
+class ScaleBox(Box):
+    """The box [−M, M] of each column's max-abs M: centre 0 and half-width M exactly, so a pass maps x to
+    x/M (the generic (hi − lo)/2 overflows for M above half the largest double)."""
+
+    @property
+    def center(self) -> np.ndarray:
+        return np.zeros_like(self.hi)
+
+    @property
+    def halfwidth(self) -> np.ndarray:
+        return self.hi
+
+
+def maxabs_box(maxabs) -> ScaleBox:
+    """:class:`ScaleBox` of the max-abs values ``maxabs``; a column whose M is 0 (all zeros: x/1 = 0) or
+    not finite (a frame about to be rebuilt without its non-finite values) gets [−1, 1].
+
+    Examples
+    --------
+    >>> b = maxabs_box([1e308, 0.0, 2.0])
+    >>> b.center.tolist(), b.halfwidth.tolist()
+    ([0.0, 0.0, 0.0], [1e+308, 1.0, 2.0])
+    """
+    m = np.atleast_1d(np.asarray(maxabs, dtype=float))
+    m = np.where(np.isfinite(m) & (m > 0), m, 1.0)
+    return ScaleBox(-m, m)
+
+
 def _pair(name: str, value) -> tuple[float, float]:
     try:
         lo, hi = (float(v) for v in value)

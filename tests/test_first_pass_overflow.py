@@ -126,3 +126,60 @@ def test_dp_knockoff_declared_row_bound_neighbours_warn_alike(tmp_path, route, c
         seen.append(_warnings(dp.dp_knockoff, "y ~ .", data, bounds=8.0, **KNOCKOFF))
     assert seen[0] == seen[1]
     assert not any(kind == "RuntimeWarning" for kind, _ in seen[1])
+
+
+def _sis_route(df: pd.DataFrame, route: str, path):
+    if route == "pandas":
+        return df
+    if route == "polars":
+        return pytest.importorskip("polars").from_pandas(df)
+    if route == "arrow":
+        return pytest.importorskip("pyarrow").Table.from_pandas(df)
+    if route == "duckdb":
+        connection = pytest.importorskip("duckdb").connect()
+        connection.register("d", df)
+        return connection.table("d")
+    return _route(df, route, path)
+
+
+SIS_CASES = [
+    (column, value, route)
+    for column, value in [("x", 1e308), ("y", 1e200)]
+    for route in ["pandas", "stream", "dask", "polars", "arrow", "duckdb"]
+    if (column, route) != ("y", "duckdb")  # DuckDB's SQL sums never warned on a huge response
+]
+
+
+@pytest.mark.parametrize("na_action", ["fill", "omit"])
+@pytest.mark.parametrize("column, value, route", SIS_CASES)
+def test_dp_sis_maxabs_score_neighbours_with_one_huge_value_warn_alike(
+    tmp_path, route, column, value, na_action
+):
+    """bounds=None (the max-abs scaled score) summed raw products, then divided by the max-abs values:
+    the huge neighbour alone warned "overflow encountered in multiply"/"in matmul" on every route.  The
+    pass now scales each value to x/M first; the scores (and so the selection) are unchanged elsewhere."""
+    seen = []
+    for i, df in enumerate(_pair(column, value)):
+        df = df[["y", "x", "s"]]
+        data = _sis_route(df, route, tmp_path / f"d{i}.parquet")
+        how = dict(eps=1.0, k=1, random_state=3, na_action=na_action)
+        seen.append(_warnings(dp.dp_sis, "y ~ x + s", data, **how))
+    assert seen[0] == seen[1]
+    assert not any(kind == "RuntimeWarning" for kind, _ in seen[1])
+    assert "NonPrivateWarning" in {kind for kind, _ in seen[1]}  # the max-abs scaling is named
+
+
+def test_dp_sis_maxabs_score_of_scaled_values_equals_the_raw_formula():
+    """The score of values scaled first equals |Σ (x_j − x̄_j)(y − ȳ)|/(M_j M_y) computed by numpy on the
+    raw values (rtol 1e-12; seed 5), a column of zeros scoring 0."""
+    from dpstats.geometry import maxabs_box
+    from dpstats.methods import sis
+    from dpstats.stats import cross_products
+
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(3, 2, (500, 4)), rng.poisson(4, 500).astype(float)
+    X[:, 2] = 0.0
+    M, M_y = np.abs(X).max(axis=0), np.abs(y).max()
+    stats = cross_products(X, y, x_box=maxabs_box(M), y_box=maxabs_box(M_y))
+    expected = np.abs((X - X.mean(axis=0)).T @ (y - y.mean())) / np.where(M > 0, M * M_y, 1.0)
+    np.testing.assert_allclose(sis.SCORES["maxabs"](stats), expected, rtol=1e-12, atol=1e-12)

@@ -8,7 +8,6 @@ recovery bound and its root search :mod:`dpstats.privacy.topk`; the operating ch
 from __future__ import annotations
 
 from typing import Unpack
-
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -133,8 +132,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     given = locals() | shared
     settings = Settings.check(given)
     options = m.SISOptions.check({**given, "assume": Assume.coerce(assume)})
-    # a custom score has a declared sensitivity and needs no bounds: unbounded variables get the fill 0
-    fill = 0.0 if score is not None else None
+    fill = 0.0 if score is not None else None  # a custom score needs no bounds: unbounded variables get 0
     if score is not None:
         engines.require_rows(data, "dp_sis with a custom score", "score(X, y) is called on the rows")
     options, data = declare(given, options, settings, statistics=score is None, unbounded_fill=fill)
@@ -166,10 +164,12 @@ class SISDoor(DataDoor):
     label: str = "dp_sis"
 
     def frame(self, dd: DataDependence) -> _Frame:
-        o, stats = self.options, None
+        o, stats, scale = self.options, None, None  # scale: without bounds, every value x/M, M its max-abs
+        if o.score is None and self.bounds is None:
+            scale = engines.maxabs_boxes(o.formula, self.data, o.schema, o.min_rows)
         if o.score is None:
             mf, _, _, stats = engines.frame_and_cross_products(
-                o.formula, self.data, self._boxes, schema=o.schema, min_rows=o.min_rows
+                o.formula, self.data, lambda mf: self._boxes(mf, scale), schema=o.schema, min_rows=o.min_rows
             )
         else:  # a custom score needs no bounds: the checks on the frame's names only
             mf = model_frame(o.formula, self.data, drop_intercept=True, schema=o.schema, min_rows=o.min_rows)
@@ -183,13 +183,13 @@ class SISDoor(DataDoor):
         n = None if dd.n_private else (stats.n if stats is not None else mf.n)
         return _Frame(mf=mf, stats=stats, k=k, scaling=scaling, truth=truth, values=values, n=n)
 
-    def _boxes(self, mf: ModelFrame):
-        """Checks that need only the frame's names, then the declared bounds."""
+    def _boxes(self, mf: ModelFrame, scale: engines.BoxFn | None = None):
+        """Checks that need only the frame's names, then the declared bounds (or the max-abs ``scale``)."""
         check_candidates("dp_sis", self.options.formula, mf)
         k = self.options.k if self.options.k is not None else m.default_k(mf.p)
         check_k(k, mf.p, shown=not columns_read(mf))  # d depends on the rows when levels were read
         if self.options.score is not None or self.bounds is None:
-            return None, None
+            return (None, None) if scale is None else scale(mf)
         bounds = declared_bounds(self.bounds, mf)
         return design_box(bounds, mf), response_box(bounds, mf)
 

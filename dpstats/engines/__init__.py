@@ -62,7 +62,7 @@ from ..formula import (
     names_offset,
     raise_constant,
 )
-from ..geometry import Box, clip_response, clip_rows_l2
+from ..geometry import Box, clip_response, clip_rows_l2, maxabs_box
 from ..schema import PublicN, Schema
 from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
@@ -551,6 +551,26 @@ def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> Chunk
 
 
 BoxFn = Callable[[ModelFrame], tuple[Box | None, Box | None]]
+
+
+def maxabs_boxes(formula: str, data, schema: Schema | None = None, min_rows: int = 2) -> BoxFn:
+    """``boxes(mf)`` of the max-abs scaling: [−M_j, M_j] for each column and [−M_y, M_y] for y
+    (:func:`dpstats.geometry.maxabs_box`), so a pass maps every value to x/M before any product: the raw
+    products overflowed on one huge value and warned where its neighbour did not.  M is read from the
+    frame's rows in memory, from a first pass of ranges only on engine data; a data-dependent step the
+    caller names."""
+    if not is_engine_input(data):
+        return lambda mf: (maxabs_box(_column_maxabs(mf.X)), maxabs_box(_column_maxabs(mf.y)))
+    _, first = sufficient_statistics(formula, data, ranges_only=True, schema=schema, min_rows=min_rows)
+    boxes = maxabs_box(first.cross.x_maxabs), maxabs_box(first.cross.y_maxabs)
+    return lambda mf: boxes
+
+
+def _column_maxabs(X) -> np.ndarray:
+    """max |x| of each column (NaN where one is missing: the frame is then rebuilt), 0 for no rows."""
+    X = np.asarray(X, dtype=float)
+    X = X[:, None] if X.ndim == 1 else X
+    return np.zeros(X.shape[1]) if len(X) == 0 else np.maximum(X.max(axis=0), -X.min(axis=0))
 
 
 def frame_and_cross_products(

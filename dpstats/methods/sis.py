@@ -330,9 +330,12 @@ scores_midpoint_then_data_centered = scores_centred_on_unit_scale  # the former 
 SCORES = {
     "centred": scores_centred_on_unit_scale,
     "midpoint": scores_on_unit_scale,
-    "maxabs": scores_maxabs_centered,
+    "maxabs": scores_centred_on_unit_scale,
 }
-"""The built-in scores, from the one-pass statistics (a custom score's values come from the door)."""
+"""The built-in scores, from the one-pass statistics (a custom score's values come from the door).  The
+max-abs score's pass already scaled every value to x/M (boxes [−M, M], M read first), so its score is
+the centred one of those values, :func:`scores_maxabs_centered` without a product of raw values (one
+huge value overflowed it, and warned where its neighbour did not)."""
 
 
 @dataclass
