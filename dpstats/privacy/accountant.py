@@ -125,8 +125,10 @@ def remainder(total: float, parts: list[float]) -> float:
 
     Examples
     --------
-    >>> math.fsum([0.001, remainder(0.01, [0.001])])
+    >>> math.fsum([0.002, remainder(0.01, [0.002])])
     0.01
+    >>> math.fsum([0.001, remainder(0.01, [0.001])])  # no float hits it: the sum is just above
+    0.010000000000000002
     """
     r = total - math.fsum(parts)
     if not math.isfinite(total):
