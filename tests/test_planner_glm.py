@@ -63,10 +63,10 @@ def _front_door(family: str, n: int, eps: float, reps: int, seed: int) -> tuple[
 def test_plan_predicts_the_width_and_coverage_the_front_door_gives(family, n, eps, seed):
     """Default model, p = 3; 200 planned data sets (seed 0), 60 front-door data sets (seed 1 or 2).
 
-    ``-s`` prints both sides; README.md ("Know before you spend") quotes the binomial line.  Measured at
-    commit 3d0069a (dp_glm's pilot defaults of then; the figures move with them): binomial width ratio
-    3.67 ± 0.02 planned, 3.60 ± 0.03 by the door, coverage 0.954 and 0.963; Poisson 3.74 ± 0.02 and
-    3.72 ± 0.02, coverage 0.945 and 0.950.
+    ``-s`` prints both sides; README.md ("Know before you spend") quotes the binomial line.  Measured with
+    6 pilot steps (dp_glm's default; the figures move with it): binomial width ratio 3.66 ± 0.02
+    planned, 3.69 ± 0.05 by the door, coverage 0.959 and 0.950; Poisson (n = 20 000, eps = 2) 3.77 ±
+    0.02 and 3.78 ± 0.04, coverage 0.949 and 0.946.
     """
     pl = dp.plan("dp_glm", n=n, p=3, eps=eps, delta=1e-6, family=family, trials=200, random_state=0)
     got = pl.tidy().set_index("measure")
