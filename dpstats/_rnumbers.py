@@ -61,3 +61,40 @@ def format_one(value: float, digits: int) -> str:
     ['9.109e-12', '0.001235', '0.5', '123457']
     """
     return format_real([value], digits)[0].strip()
+
+
+def matrix_lines(
+    rows: Sequence[str], columns: Sequence[tuple[str, Sequence[float]]], digits: int = 7, width: int = 80
+) -> list[str]:
+    """R's ``print(m, digits = digits)`` of a numeric matrix with row and column names (R's
+    printMatrix): each column formatted on its own by :func:`format_real` (common decimals within a
+    column), right-justified to its widest cell or name with one space before it, row names
+    left-justified; columns that do not fit in ``width`` (``getOption("width")``) go on to a new block
+    with the row names again.
+
+    Examples
+    --------
+    >>> for line in matrix_lines(["sd", "prop"], [("PC1", [1.0873, 0.82]), ("PC2", [0.34874, 0.08613])], 4):
+    ...     print(line)
+           PC1     PC2
+    sd   1.087 0.34874
+    prop 0.820 0.08613
+    """
+    name_width = max((len(r) for r in rows), default=0)
+    cells = [format_real(values, digits) for _, values in columns]
+    widths = [1 + max(len(head), *(len(c) for c in col)) for (head, _), col in zip(columns, cells)]
+    lines: list[str] = []
+    start = 0
+    while start < len(columns):
+        stop, used = start + 1, name_width + widths[start]
+        while stop < len(columns) and used + widths[stop] < width:
+            used += widths[stop]
+            stop += 1
+        block = range(start, stop)
+        lines.append(" " * name_width + "".join(columns[j][0].rjust(widths[j]) for j in block))
+        lines += [
+            row.ljust(name_width) + "".join(cells[j][i].rjust(widths[j]) for j in block)
+            for i, row in enumerate(rows)
+        ]
+        start = stop
+    return lines

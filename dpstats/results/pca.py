@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._rnumbers import matrix_lines
 from ..methods.pca import PCAOptions, PCAPlan, PCARelease
 from ..plotting import Plot, new_figure, to_plot
 from .base import DPResult, escape_text
@@ -203,22 +204,28 @@ class PCAResult(DPResult):
                 "Share of its trace: " + ", ".join(f"{v:.4f}" for v in self.proportion),
                 *self._noise_level_line(),
             ]
-        table = pd.DataFrame(
-            [
-                self.eigenvalues,
-                np.sqrt(np.clip(self.eigenvalues, 0.0, None)),
-                self.proportion,
-                np.cumsum(self.proportion),
-            ],
-            index=["Variance", "Standard deviation", "Proportion of Variance", "Cumulative Proportion"],
-            columns=[f"PC{j + 1}" for j in range(self.basis.shape[1])],
-        )
         return [
             f"Importance of components{noisy}:",
-            *table.to_string(float_format=lambda v: f"{v:.4g}").splitlines(),
+            *self._importance_matrix_lines(),
             *self._share_lines(),
             *self._noise_level_line(),
         ]
+
+    def _importance_matrix_lines(self) -> list[str]:
+        """The variances above R's ``summary(prcomp(...))$importance``, printed as R prints that matrix
+        (``print(importance, digits = 4)``: each column to common decimals; the proportions rounded to 5
+        decimals, as ``summary.prcomp`` rounds them)."""
+        rows = ["Variance", "Standard deviation", "Proportion of Variance", "Cumulative Proportion"]
+        table = np.vstack(
+            [
+                self.eigenvalues,
+                np.sqrt(np.clip(self.eigenvalues, 0.0, None)),
+                np.round(self.proportion, 5),
+                np.round(np.cumsum(self.proportion), 5),
+            ]
+        )
+        columns = [(f"PC{j + 1}", table[:, j].tolist()) for j in range(table.shape[1])]
+        return matrix_lines(rows, columns, digits=4)
 
     def _share_lines(self) -> list[str]:
         """What the shares are of (print and the report): the positive eigenvalues' sum, so a negative
