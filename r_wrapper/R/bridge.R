@@ -22,10 +22,9 @@
   as.data.frame(m, stringsAsFactors = FALSE, optional = TRUE)
 }
 
-# `vars`: the variables the formula names (all.vars), or NULL. A column of another class (Date,
-# POSIXct, list...) that the formula does not use is left out; one it uses is an error saying how
-# to convert it.
-.dp_encode_frame <- function(df, arg = "data", vars = NULL) {
+# A column of another class (Date, POSIXct, list...) that `formula` does not use (.formula_uses) is
+# left out; one it uses, or any when there is no formula, is an error saying how to convert it.
+.dp_encode_frame <- function(df, arg = "data", formula = NULL) {
   if (is.matrix(df)) df <- .matrix_frame(df)
   if (!is.data.frame(df)) {
     .dp_abort(sprintf("%s must be a data.frame (or a numeric matrix), got an object of class '%s'.", arg,
@@ -35,12 +34,13 @@
   kinds <- vapply(seq_along(df), function(j) .column_kind(df[[j]], nm[j]), character(1))
   odd <- which(is.na(kinds))
   if (length(odd)) {
-    used <- is.null(vars) || "." %in% vars | nm[odd] %in% vars
+    used <- is.null(formula) || nm[odd] %in% .formula_uses(formula, df, nm[odd])
     if (any(used)) {
       j <- odd[used][1]
       .dp_abort(sprintf(paste("column '%s' of %s has class '%s', which dpstats cannot use as it stands;",
-                              "convert it, e.g. %s$%s <- as.numeric(%s$%s), or leave it out of the formula."),
-                        nm[j], arg, class(df[[j]])[1], arg, nm[j], arg, nm[j]), c("dpstats_data_error"))
+                              "convert it, e.g. %s$%s <- as.numeric(%s$%s), or leave it out of the formula",
+                              "(with `.`: ~ . - %s)."),
+                        nm[j], arg, class(df[[j]])[1], arg, nm[j], arg, nm[j], nm[j]), c("dpstats_data_error"))
     }
     df <- df[-odd]
     nm <- names(df)
@@ -58,6 +58,45 @@
        numeric = .as_doubles(df[num]),
        codes = .as_doubles(lapply(coded, `[[`, "codes")),
        levels = lapply(coded, `[[`, "levels"), contrasts = contr$columns, default_contrasts = contr$default)
+}
+
+# Which of the columns `odd` of df the formula uses, as R's terms(formula, data = df) has them: `.`
+# expanded over df's columns, a term removed by `-` not counted; the response and offsets count. The
+# expansion is made on the names only, the columns neither named nor odd standing in `.` as one
+# placeholder (a wide y ~ . stays small). all.vars() when terms() cannot read the formula.
+.formula_uses <- function(formula, df, odd) {
+  vars <- all.vars(formula)
+  if (!any(odd %in% vars) && !"." %in% vars) return(character())
+  keep <- union(intersect(vars, names(df)), odd)
+  names_only <- df[0L, keep, drop = FALSE]
+  if (length(keep) < ncol(df)) names_only[[".dp_other_columns."]] <- numeric(0)
+  tt <- tryCatch(stats::terms(formula, data = names_only), error = function(e) NULL)
+  if (is.null(tt)) return(vars)
+  fac <- attr(tt, "factors")
+  rows <- c(attr(tt, "response"), attr(tt, "offset"), if (length(fac)) which(rowSums(fac != 0) > 0))
+  intersect(odd, unlist(lapply(as.list(attr(tt, "variables"))[-1][rows[rows > 0]], all.vars)))
+}
+
+# The columns of df that .dp_encode_frame leaves out: of a class dpstats cannot send, and not used by
+# the formula.
+.unsent_columns <- function(df, formula) {
+  odd <- names(df)[vapply(df, function(x) is.na(.column_kind(x, "")), logical(1))]
+  setdiff(odd, .formula_uses(formula, df, odd))
+}
+
+# The formula Python receives when columns of df that it names only in removed terms (`- d`) are not
+# sent (.dp_encode_frame): those `- term` parts dropped, as no term of the expansion holds them.
+.without_unsent <- function(formula, df) {
+  gone <- intersect(.unsent_columns(df, formula), all.vars(formula))
+  if (!length(gone)) return(formula)
+  drop <- function(e) {
+    if (!is.call(e)) return(e)
+    if (identical(e[[1L]], as.name("-")) && length(e) == 3L && any(all.vars(e[[3L]]) %in% gone)) return(drop(e[[2L]]))
+    for (i in seq_along(e)[-1L]) e[[i]] <- drop(e[[i]])
+    e
+  }
+  formula[[length(formula)]] <- drop(formula[[length(formula)]])
+  formula
 }
 
 # How R's model.matrix would code the factors of df: each factor's contrasts attribute
@@ -189,8 +228,10 @@
   positional <- list()
   kwargs <- list()
   frames <- list()
-  formula <- Filter(function(a) inherits(a, "formula"), args)
-  vars <- if (length(formula)) all.vars(formula[[1]]) else NULL
+  at <- which(vapply(args, inherits, logical(1), "formula"))[1]
+  formula <- if (!is.na(at)) args[[at]]
+  data <- Filter(is.data.frame, args)
+  if (!is.null(formula) && length(data)) args[[at]] <- .without_unsent(formula, data[[1]])
   data_expr <- if (is.call(call) && !is.null(call$data)) .data_label(call$data) else "df"
   if (is.null(data_expr)) data_expr <- "data"  # passed as a value: never its deparse (.data_label)
   call <- .shareable_call(call)
@@ -211,8 +252,8 @@
     if (is.data.frame(x) || .is_frame_list(x)) {
       if (!nzchar(nms[i])) .dp_abort("data frames must be passed by name (data = df).", "dpstats_data_error", call)
       arg <- if (nms[i] == "data") data_expr else nms[i]
-      frames[[nms[i]]] <- if (is.data.frame(x)) .dp_encode_frame(x, arg, vars)
-                          else unname(lapply(x, .dp_encode_frame, arg = arg, vars = vars))
+      frames[[nms[i]]] <- if (is.data.frame(x)) .dp_encode_frame(x, arg, formula)
+                          else unname(lapply(x, .dp_encode_frame, arg = arg, formula = formula))
     } else if (nms[i] == "bounds" && is.list(x) && length(x) == 0L) {
       kwargs["bounds"] <- list(stats::setNames(list(), character(0)))  # list(): no bounds declared, a dict
     } else if (nms[i] == "levels" && is.list(x)) {
