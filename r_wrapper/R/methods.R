@@ -88,20 +88,35 @@
 # is.numeric() is FALSE for it while it crosses as its number (audit s14-attack7 F2).
 .is_private <- function(args) {
   .check_plain_eps(args$eps)
+  .check_plain_eps(args$delta, "delta")
   eps <- as.double(unclass(args$eps))
   length(eps) == 1L && !is.na(eps) && is.finite(eps)
 }
 
-.check_plain_eps <- function(eps) {
+.privacy_example <- c(eps = "a positive number such as eps = 1 (eps = Inf for the non-private fit)",
+                      delta = "a number in [0, 1) such as delta = 1e-6")
+
+# eps (or delta) as one plain number, each refusal in the words that fit the value (audit s14-ruser F4):
+# NA first, then more or fewer than one number (a vector, a matrix), then a class or a type that is not
+# a number. Nothing is read or spent before it.
+.check_plain_eps <- function(eps, nm = "eps") {
   if (is.null(eps)) return(invisible())
-  classed <- !is.null(oldClass(eps)) && !all(oldClass(eps) %in% c("numeric", "integer"))
-  if (classed || !is.numeric(unclass(eps))) {
-    .dp_abort(sprintf(paste(
-      "eps must be a plain number (e.g. eps = 1, or eps = Inf for the non-private fit), not an object of",
-      "class '%s': its class would be dropped on the way to Python. Pass as.numeric(eps) if that number is",
-      "meant. Nothing was read or spent."), paste(class(eps), collapse = "/")),
-      "dpstats_privacy_parameter_error")
+  fail <- function(what) .dp_abort(sprintf("%s; give %s. Nothing was read or spent.", what, .privacy_example[[nm]]),
+                                   "dpstats_privacy_parameter_error")
+  if (is.atomic(eps) && length(eps) == 1L && is.na(eps)) fail(sprintf("%s is NA", nm))
+  if (length(eps) != 1L || !is.null(dim(eps))) {
+    shape <- if (is.null(dim(eps))) sprintf("%s of length %d", .r_type(eps), length(eps))
+             else sprintf("a%s %s", if (length(dim(eps)) == 2L) "" else "n array,", paste(dim(eps), collapse = " x "))
+    if (length(dim(eps)) == 2L) shape <- paste(shape, "matrix")
+    fail(sprintf("%s must be a single number, got %s", nm, shape))
   }
+  classed <- !is.null(oldClass(eps)) && !all(oldClass(eps) %in% c("numeric", "integer"))
+  if (classed) {
+    fail(sprintf(paste("%s must be a plain number, not an object of class '%s': its class would be dropped on",
+                       "the way to Python (pass as.numeric(%s) if that number is meant)"),
+                 nm, paste(class(eps), collapse = "/"), nm))
+  }
+  if (!is.numeric(eps)) fail(sprintf("%s must be a number, got %s", nm, .r_type(eps)))
   invisible()
 }
 

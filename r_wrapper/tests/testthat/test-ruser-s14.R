@@ -36,3 +36,31 @@ test_that("y ~ . - d with a Date column is the fit of the data without d, at eps
   s0 <- suppressWarnings(dp_sis(mag ~ ., q0, eps = 1, k = 2, bounds = quakes_bounds, seed = 3))
   expect_identical(s$outputs, s0$outputs)
 })
+
+# F4: NA first, then one number (length, dimensions), then the class.
+test_that("eps and delta refusals say NA, 'a single number' or the class, as fits the value", {
+  skip_if_no_dpstats()
+  b <- list(Fertility = c(0, 100), Education = c(0, 100))
+  msg <- function(...) {
+    err <- ff(dp_lm(Fertility ~ Education, swiss, bounds = b, seed = 1, ...))
+    expect_s3_class(err, "dpstats_privacy_parameter_error")
+    conditionMessage(err)
+  }
+  expect_match(msg(eps = NA), "^eps is NA; give a positive number")
+  expect_match(msg(eps = NA_real_), "^eps is NA; give a positive number")
+  expect_match(msg(eps = matrix(1)), "^eps must be a single number, got a 1 x 1 matrix")
+  expect_match(msg(eps = c(1, 2)), "^eps must be a single number, got a numeric vector of length 2")
+  expect_match(msg(eps = c(NA, 1)), "^eps must be a single number")
+  expect_match(msg(eps = numeric(0)), "^eps must be a single number, got a numeric vector of length 0")
+  expect_match(msg(eps = TRUE), "^eps must be a number, got a logical value")
+  expect_match(msg(eps = "1"), "^eps must be a number, got a character string")
+  expect_match(msg(eps = as.difftime(1, units = "secs")), "^eps must be a plain number, not an object of class 'difftime'")
+  expect_match(msg(eps = 1, delta = NA), "^delta is NA; give a number in \\[0, 1\\)")
+  expect_match(msg(eps = 1, delta = c(1e-6, 1e-7)), "^delta must be a single number, got a numeric vector of length 2")
+  expect_match(msg(eps = 1, delta = matrix(1e-6)), "^delta must be a single number, got a 1 x 1 matrix")
+  expect_match(msg(eps = 1, delta = factor(1e-6)), "^delta must be a plain number, not an object of class 'factor'")
+  expect_match(msg(eps = 1, delta = "1e-6"), "^delta must be a number, got a character string")
+  expect_match(msg(eps = NA, delta = c(1, 2)), "^eps is NA")
+  # a named number is still one plain number
+  expect_s3_class(suppressWarnings(dp_lm(Fertility ~ Education, swiss, eps = c(a = 1), bounds = b, seed = 1)), "dp_lm")
+})
