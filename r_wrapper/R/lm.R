@@ -387,7 +387,8 @@ formula.dp_result <- function(x, ...) {
 # Map(), purrr) keeps `<data frame>` in its call in place of the data (.shareable_call: printed output
 # never carries the data), and one given a name that is not found where update() is called (Map's d)
 # cannot find it again: update() then asks for the data, data = df, naming the call to write, instead of
-# R's "object '<data frame>' not found".
+# R's "object '<data frame>' not found". Refitting a private fit is a new release: without an accountant
+# in the call, a classed warning says what it spends and the total by basic composition (audit s14-ruser F6).
 update.dp_result <- function(object, formula., ..., evaluate = TRUE) {
   call <- object$call
   where <- parent.frame()  # where update() was called, which update.default evaluates the call in
@@ -411,5 +412,23 @@ update.dp_result <- function(object, formula., ..., evaluate = TRUE) {
                       paste(ifelse(absent == "p_values", "p your p-values", "df your data frame"), collapse = " and ")),
               "dpstats_argument_error", as.call(c(as.name("update"), as.list(sys.call())[-1L])))
   }
-  NextMethod()
+  res <- NextMethod()
+  if (isTRUE(evaluate) && inherits(res, "dp_result") && .is_dp_fit(object) && .is_dp_fit(res) &&
+      is.null(res$call$accountant)) {
+    .warn_spent_again(object$privacy, res$privacy)
+  }
+  res
+}
+
+.warn_spent_again <- function(before, now) {
+  pair <- function(e, d) sprintf("eps = %s, delta = %s", format(e, digits = 6), format(d, digits = 6))
+  delta <- function(p) if (is.numeric(p$delta)) p$delta else 0
+  total <- pair(before$eps + now$eps, delta(before) + delta(now))
+  warning(warningCondition(sprintf(paste(
+    "update() refitted through the call: a new private release, which spends its own %s on the rows it is",
+    "given. On the same rows as the fit it updates (%s), the privacy loss adds up to %s by basic composition.",
+    "To cap the total, fit with accountant = acc, e.g. acc <- dp_accountant(%s): update() keeps it in the",
+    "call, and it refuses a release its budget does not hold."),
+    pair(now$eps, delta(now)), pair(before$eps, delta(before)), total, total),
+    class = c("dpstats_composition_warning", "dpstats_warning"), call = sys.call(-1L)))
 }

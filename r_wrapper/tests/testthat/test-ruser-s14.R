@@ -64,3 +64,42 @@ test_that("eps and delta refusals say NA, 'a single number' or the class, as fit
   # a named number is still one plain number
   expect_s3_class(suppressWarnings(dp_lm(Fertility ~ Education, swiss, eps = c(a = 1), bounds = b, seed = 1)), "dp_lm")
 })
+
+# F6: update() of a private fit is a new release; without an accountant it says what the total is.
+test_that("update() of a private fit warns that it spends eps again and gives the total", {
+  skip_if_no_dpstats()
+  b <- list(Fertility = c(0, 100), Agriculture = c(0, 100), Examination = c(0, 100), Education = c(0, 100),
+            Catholic = c(0, 100), Infant.Mortality = c(10, 30))
+  fit <- suppressWarnings(dp_lm(Fertility ~ ., swiss, eps = 4, delta = 1e-6, bounds = b, seed = 1))
+  spent_by <- function(expr) {  # the composition warnings expr raises (others muffled)
+    caught <- list()
+    value <- withCallingHandlers(expr, warning = function(w) {
+      caught[[length(caught) + 1L]] <<- w
+      invokeRestart("muffleWarning")
+    })
+    list(value = value, warnings = Filter(function(w) inherits(w, "dpstats_composition_warning"), caught))
+  }
+  up <- spent_by(update(fit, . ~ . - Examination))
+  expect_length(up$warnings, 1L)
+  expect_s3_class(up$warnings[[1]], "dpstats_warning")
+  text <- conditionMessage(up$warnings[[1]])
+  expect_match(text, "spends its own eps = 4, delta = 1e-06", fixed = TRUE)
+  expect_match(text, "adds up to eps = 8, delta = 2e-06 by basic composition", fixed = TRUE)
+  expect_match(text, "accountant = acc, e.g. acc <- dp_accountant(eps = 8, delta = 2e-06)", fixed = TRUE)
+  expect_false("Examination" %in% names(coef(up$value)))
+  # a different eps in update(): its own spend and the sum
+  other <- spent_by(update(fit, eps = 2))$warnings
+  expect_length(other, 1L)
+  expect_match(conditionMessage(other[[1]]), "spends its own eps = 2, delta = 1e-06 .* adds up to eps = 6, delta = 2e-06")
+  # no new release (eps = Inf), a non-private fit updated, or an accountant in the call: no such warning
+  warns_spent <- function(expr) length(spent_by(expr)$warnings) > 0L
+  expect_false(warns_spent(update(fit, eps = Inf)))
+  inf <- suppressWarnings(dp_lm(Fertility ~ ., swiss, eps = Inf))
+  expect_false(warns_spent(update(inf, eps = 1, delta = 1e-6, bounds = b)))
+  acc <- dp_accountant(eps = 10, delta = 1e-5)
+  fa <- suppressWarnings(dp_lm(Fertility ~ ., swiss, eps = 4, delta = 1e-6, bounds = b, accountant = acc))
+  expect_false(warns_spent(update(fa, . ~ . - Examination)))
+  expect_identical(update(fit, . ~ . - Examination, evaluate = FALSE)[[1]], as.name("dp_lm"))
+  help <- paste(capture.output(tools::Rd2txt(tools::Rd_db("dpstats")[["dp_lm_methods.Rd"]])), collapse = " ")
+  expect_match(gsub("\\s+", " ", help), "(eps1 + eps2, delta1 + delta2) by basic composition", fixed = TRUE)
+})
