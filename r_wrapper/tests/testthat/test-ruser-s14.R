@@ -103,3 +103,21 @@ test_that("update() of a private fit warns that it spends eps again and gives th
   help <- paste(capture.output(tools::Rd2txt(tools::Rd_db("dpstats")[["dp_lm_methods.Rd"]])), collapse = " ")
   expect_match(gsub("\\s+", " ", help), "(eps1 + eps2, delta1 + delta2) by basic composition", fixed = TRUE)
 })
+
+# F5: the importance table as R prints summary(prcomp(x))'s, with the variances as a first row.
+test_that("dp_pca's importance table is R's print(importance, digits = 4), character for character", {
+  skip_if_no_dpstats()
+  for (case in list(list(USArrests, 4L), list(USArrests, 2L), list(swiss, 6L), list(swiss, 3L))) {
+    x <- case[[1]]
+    k <- case[[2]]
+    fit <- suppressWarnings(dp_pca(~ ., x, k = k, eps = Inf))
+    p <- prcomp(x)
+    ref <- capture.output(print(rbind(Variance = p$sdev[1:k]^2, summary(p)$importance[, 1:k, drop = FALSE]),
+                                digits = max(3L, getOption("digits") - 3L)))
+    for (out in list(capture.output(print(fit)), capture.output(summary(fit)))) {
+      at <- match("Importance of components:", out)
+      expect_false(is.na(at))
+      expect_identical(out[at + seq_along(ref)], ref)
+    }
+  }
+})
