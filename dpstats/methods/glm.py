@@ -1481,10 +1481,7 @@ def check_nonprivate_response(y: np.ndarray, trials: np.ndarray, family: str, na
 
 def inference_text(plan: GLMPlan, released) -> str:
     if plan.nonprivate:
-        return (
-            "Wald, estimate ± z·SE with summary.glm's SE (dispersion 1), as confint.default; "
-            "R's confint(glm) profiles the likelihood instead"
-        )
+        return "Wald, as confint.default (confint(glm) profiles instead)"  # one line in R's 80 columns
     if released.withheld:
         return released.withheld
     return "Wald with the final step's privacy noise added to the sampling variance (a first-order expansion of the last Newton step)"
