@@ -1,12 +1,13 @@
 """dp_glm: R's glm and statsmodels' GLM at eps = inf, sensitivities by search, the audit, refusals.
 
 Oracles at eps = inf: R's ``glm`` run by Rscript on R's own data sets (infert, esoph with
-``cbind``, warpbreaks, InsectSprays), and statsmodels' GLM on the same designs; estimates and
-standard errors to 1e-6 (absolute and relative), deviances and AIC to 1e-6 relative.  R runs
-twice: with its defaults (the iteration count, and the estimates to 1e-6) and with
-``glm.control(epsilon = 1e-14)`` (estimates and standard errors to 1e-6): with the default
-epsilon = 1e-8 (and still at 1e-12) R's standard errors use the working weights of the iteration before the last,
-which on esoph differ from the converged fit's by up to 3e-6 relative.  The privacy of the release: the sensitivities (G2), (G3) of
+``cbind``, warpbreaks, InsectSprays), and statsmodels' GLM on the same designs.  The fit is glm.fit's
+(its default epsilon = 1e-8 stopping rule, covariance from the last step's working weights, at the
+iterate before the last): estimates, standard errors, deviances and AIC equal R's default fit to 1e-10
+relative (tests/test_glm_irls_as_r.py has more data sets, vcov and the printed summary).  Against R
+with ``glm.control(epsilon = 1e-14)`` and statsmodels iterated to 1e-12, estimates agree to 1e-6 and
+standard errors to 1e-5 relative: glm's default stopping leaves the weights of esoph's covariance up
+to 3e-6 relative from the converged fit's.  The privacy of the release: the sensitivities (G2), (G3) of
 :mod:`dpstats.methods.glm` checked by search over adversarial rows and iterates, and an
 empirical audit of the whole adaptive release (every noisy Newton step) on a worst-case
 neighbouring pair.  Coverage is tests/test_glm_coverage.py.
@@ -56,8 +57,8 @@ for (nm in names(cases)) {
   write.csv(d, file.path(out, paste0(nm, ".csv")), row.names = FALSE)
   res[[nm]] <- list(names = rownames(s), coef = unname(s[, 1]), se = unname(s[, 2]),
                     coef_default = unname(coef(f0)), se_default = unname(summary(f0)$coefficients[, 2]),
-                    deviance = f$deviance, null = f$null.deviance, aic = f$aic, iter = f0$iter,
-                    df_residual = f$df.residual, df_null = f$df.null, factors = lev)
+                    deviance = f0$deviance, null = f0$null.deviance, aic = f0$aic, iter = f0$iter,
+                    df_residual = f0$df.residual, df_null = f0$df.null, factors = lev)
 }
 writeLines(toJSON(res, digits = NA, auto_unbox = TRUE), file.path(out, "glm.json"))
 """
@@ -97,13 +98,13 @@ def test_eps_inf_equals_r_glm(r_glm, name):
     r = res[name]
     t = fit.tidy()
     assert list(t.term) == r["names"]
+    np.testing.assert_allclose(t.estimate, r["coef_default"], rtol=1e-10, err_msg=name)
+    np.testing.assert_allclose(t["std.error"], r["se_default"], rtol=1e-10, err_msg=name)
     np.testing.assert_allclose(t.estimate, r["coef"], rtol=1e-6, atol=1e-6, err_msg=name)
-    np.testing.assert_allclose(t["std.error"], r["se"], rtol=1e-6, atol=1e-6, err_msg=name)
-    np.testing.assert_allclose(t.estimate, r["coef_default"], rtol=1e-6, atol=1e-6, err_msg=name)
-    np.testing.assert_allclose(t["std.error"], r["se_default"], rtol=1e-5, err_msg=name)
-    assert fit.deviance == pytest.approx(r["deviance"], rel=1e-6)
-    assert fit.null_deviance == pytest.approx(r["null"], rel=1e-6)
-    assert fit.aic == pytest.approx(r["aic"], rel=1e-6)
+    np.testing.assert_allclose(t["std.error"], r["se"], rtol=1e-5, err_msg=name)
+    assert fit.deviance == pytest.approx(r["deviance"], rel=1e-10)
+    assert fit.null_deviance == pytest.approx(r["null"], rel=1e-10)
+    assert fit.aic == pytest.approx(r["aic"], rel=1e-10)
     assert (fit.iterations, fit.df_residual, fit.df_null) == (r["iter"], r["df_residual"], r["df_null"])
     text = str(fit.summary())
     for line in ("z value", "Pr(>|z|)", f"(Dispersion parameter for {family} family taken to be 1)"):
@@ -127,7 +128,7 @@ def test_eps_inf_equals_statsmodels_glm(r_glm, name):
         endog = mf.y
     ref = sm.GLM(endog, mf.X, family=sm_family).fit(tol=1e-12)
     np.testing.assert_allclose(fit.coefficients, ref.params, rtol=1e-6, atol=1e-6, err_msg=name)
-    np.testing.assert_allclose(fit.tidy()["std.error"], ref.bse, rtol=1e-6, atol=1e-6, err_msg=name)
+    np.testing.assert_allclose(fit.tidy()["std.error"], ref.bse, rtol=1e-5, err_msg=name)
     assert fit.deviance == pytest.approx(ref.deviance, rel=1e-6)
 
 

@@ -317,7 +317,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from scipy import special
+from scipy import linalg, special
 from scipy import stats as sps
 
 from ..errors import AssumptionError, DataError, DPStatsError, FormulaError, PrivacyParameterError
@@ -1141,6 +1141,10 @@ def wald_table(coefficients: np.ndarray, vcov: np.ndarray, conf_level: float, wi
 
 
 # ------------------------------------------------------------------ eps = inf: IRLS as R's glm
+GLM_EPSILON, GLM_MAXIT = 1e-8, 25  # glm.control()'s defaults
+_THRESH, _DBL_EPS = 30.0, float(np.finfo(float).eps)  # R's logit link clamps (family.c)
+
+
 @dataclass
 class IRLSFit:
     """The maximum-likelihood fit (not private) and the quantities summary.glm prints."""
@@ -1155,6 +1159,19 @@ class IRLSFit:
     df_null: int
     loglik: float = math.nan
     fitted: np.ndarray = field(default_factory=lambda: np.empty(0))
+    converged: bool = True
+    glm_warnings: tuple[str, ...] = ()  # glm.fit's own warnings, for the eps = inf result to give
+
+
+@dataclass
+class _Step:
+    """glm.fit's last weighted least-squares step: its coefficients, the R factor of the weighted design,
+    its number and whether the deviance had converged."""
+
+    beta: np.ndarray
+    r_factor: np.ndarray
+    iterations: int = 0
+    converged: bool = False
 
 
 def irls(
@@ -1164,22 +1181,23 @@ def irls(
     family: str,
     *,
     intercept: bool = True,
-    tol: float = 1e-12,
     offset: np.ndarray | None = None,
 ) -> IRLSFit:
-    """Iteratively reweighted least squares with R's starting values (``mustart``) and deviance.
+    """R's ``glm.fit``: its starting values, step halving, stopping rule, and ``summary.glm``'s covariance.
 
     ``y`` is the count of successes (binomial, ``m`` trials) or the count (Poisson, ``m`` = 1).
-    Rows with m = 0 carry no information, as in R.  ``iterations`` counts as R does (its
-    ``epsilon = 1e-8`` rule on the deviance); the fit goes on to ``tol`` so that the estimates
-    equal R's to far below 1e-6.
+    Rows with m = 0 carry no information, as in R.  As ``glm.fit`` with ``glm.control()``: the start
+    is the family's ``mustart``, the loop stops when |dev − dev_old|/(|dev| + 0.1) < 1e-8 or after
+    25 iterations, and the covariance is (RᵀR)⁻¹ of the last step's weighted QR, whose working weights
+    are those of the iterate before the last (dispersion 1); so coefficients, covariance and iteration
+    count are R's, not those of the fit iterated to the limit.
 
     Examples
     --------
     >>> X = np.c_[np.ones(6), [0, 1, 2, 3, 4, 5.0]]
     >>> fit = irls(X, np.array([0, 0, 1, 0, 1, 1.0]), np.ones(6), "binomial")
-    >>> fit.iterations, round(float(fit.coefficients[1]), 4)  # R: 5 iterations, 1.214028
-    (5, 1.214)
+    >>> fit.iterations, round(float(fit.coefficients[1]), 6)  # R: 5 iterations, 1.214028
+    (5, 1.214028)
 
     Columns aliased with those before them (R's pivoted QR at glm.fit's tolerance,
     :mod:`dpstats.methods._aliased`) are not fitted: NaN coefficients (R's NA), NaN rows and columns
@@ -1191,26 +1209,41 @@ def irls(
     """
     keep = estimable_columns(X, GLM_TOL)
     if not keep.all():
-        return _with_aliased(
-            irls(X[:, keep], y, m, family, intercept=intercept, tol=tol, offset=offset), keep
-        )
+        return _with_aliased(irls(X[:, keep], y, m, family, intercept=intercept, offset=offset), keep)
     off = np.zeros(y.shape) if offset is None else np.asarray(offset, float)
-    eta = _irls_start(y, m, family)  # as glm.fit: the start ignores the offset
-    dev_old, counted, beta, dev = math.inf, 0, np.zeros(X.shape[1]), math.nan
-    for it in range(1, 101):
-        beta = _weighted_step(X, y, m, eta, family, off)
-        eta = X @ beta + off
-        dev = _deviance(y, m, eta, family)
-        change = abs(dev - dev_old) / (abs(dev) + 0.1)
-        counted = counted or (it if change < 1e-8 else 0)
-        if change < tol:
-            break
-        dev_old = dev
-    fit = _irls_fit(X, y, m, family, beta, counted or it, intercept, off)
-    if offset is not None and intercept:  # as glm: the null deviance is that of the intercept and the offset
-        null = fit if X.shape[1] == 1 else irls(np.ones((y.size, 1)), y, m, family, tol=tol, offset=offset)
+    fit = _glm_fit(X, y, m, family, off, _start_mean(y, m, family), intercept)
+    if offset is not None and intercept:  # as glm: the null model is the intercept and the offset, refitted
+        null = fit if X.shape[1] == 1 else _glm_fit(np.ones((y.size, 1)), y, m, family, off, fit.fitted, True)
         fit = replace(fit, null_deviance=null.deviance)
     return fit
+
+
+def _glm_fit(X, y, m, family: str, offset: np.ndarray, mu_start: np.ndarray, intercept: bool) -> IRLSFit:
+    """glm.fit's loop from the means ``mu_start`` (counts scale), as :func:`irls` describes."""
+    eta = _link(mu_start, m, family)  # as glm.fit: the start ignores the offset
+    dev_old, beta_old = _deviance(y, m, eta, family), None
+    step = _Step(np.zeros(X.shape[1]), np.eye(X.shape[1]))
+    while not step.converged and step.iterations < GLM_MAXIT:
+        step = _weighted_step(X, y, m, eta, family, offset, step.iterations + 1)
+        step.beta, eta, dev = _halved(X, y, m, family, offset, step.beta, beta_old)
+        step.converged = abs(dev - dev_old) / (abs(dev) + 0.1) < GLM_EPSILON
+        dev_old, beta_old = dev, step.beta
+    return _irls_fit(X, y, m, family, step, intercept, offset)
+
+
+def _halved(X, y, m, family: str, offset, beta: np.ndarray, beta_old: np.ndarray | None) -> tuple:
+    """glm.fit's step halving towards the previous coefficients while the deviance is not finite."""
+    for _ in range(GLM_MAXIT + 1):
+        eta = X @ beta + offset
+        dev = _deviance(y, m, eta, family)
+        if math.isfinite(dev):
+            return beta, eta, dev
+        if beta_old is None:
+            raise DataError(
+                "glm.fit found no valid set of coefficients: the first step's deviance is not finite."
+            )
+        beta = (beta + beta_old) / 2.0
+    raise DataError("glm.fit cannot correct the step size: the deviance stays infinite.")
 
 
 def _with_aliased(fit: IRLSFit, keep: np.ndarray) -> IRLSFit:
@@ -1223,59 +1256,90 @@ def _with_aliased(fit: IRLSFit, keep: np.ndarray) -> IRLSFit:
     return replace(fit, coefficients=coefficients, vcov=vcov)
 
 
-def _irls_start(y: np.ndarray, m: np.ndarray, family: str) -> np.ndarray:
-    """R's starting linear predictor: binomial μ = (m·y/m + 0.5)/(m + 1), Poisson μ = y + 0.1."""
+def _start_mean(y: np.ndarray, m: np.ndarray, family: str) -> np.ndarray:
+    """R's ``mustart`` (counts scale): binomial m·(m·y/m + 0.5)/(m + 1), Poisson y + 0.1."""
     if family == "binomial":
         prop = np.divide(y, m, out=np.zeros_like(y, dtype=float), where=m > 0)
-        return special.logit((m * prop + 0.5) / (m + 1.0))
-    return np.log(y + 0.1)
+        return m * (m * prop + 0.5) / (m + 1.0)
+    return y + 0.1
+
+
+def _link(mu: np.ndarray, m: np.ndarray, family: str) -> np.ndarray:
+    if family == "binomial":
+        return special.logit(np.divide(mu, m, out=np.full(mu.shape, 0.5), where=m > 0))
+    return np.log(mu)
 
 
 def _weighted_step(
-    X: np.ndarray, y: np.ndarray, m: np.ndarray, eta: np.ndarray, family: str, offset: np.ndarray
-) -> np.ndarray:
-    """One IRLS step: weighted least squares of the working response (less the offset) on X."""
+    X: np.ndarray, y: np.ndarray, m: np.ndarray, eta: np.ndarray, family: str, offset, it: int
+) -> _Step:
+    """One IRLS step: least squares of the working response (less the offset) on X, both weighted by
+    √w, by QR (R's Cdqrls); rows of weight 0 (m = 0) drop out, as glm.fit's ``good``."""
     mu_eta, var = _mu_eta_var(eta, m, family)
-    w = mu_eta**2 / np.maximum(var, 1e-300)
-    z = eta - offset + (y - _mean(eta, m, family)) / np.where(mu_eta > 0, mu_eta, 1.0)
-    sw = np.sqrt(w)
-    return np.linalg.lstsq(X * sw[:, None], z * sw, rcond=None)[0]
+    w = np.divide(mu_eta**2, var, out=np.zeros_like(var), where=var > 0)
+    good = m > 0
+    z = eta - offset + np.divide(y - _mean(eta, m, family), mu_eta, out=np.zeros_like(eta), where=good)
+    sw = np.sqrt(w[good])
+    q, r = np.linalg.qr(X[good] * sw[:, None])
+    return _Step(linalg.solve_triangular(r, q.T @ (z[good] * sw)), r, it)
 
 
-def _irls_fit(X, y, m, family: str, beta, iterations: int, intercept: bool, offset) -> IRLSFit:
-    """vcov = (XᵀWX)⁻¹ (dispersion 1), deviances, AIC and degrees of freedom as summary.glm."""
+def _irls_fit(X, y, m, family: str, step: _Step, intercept: bool, offset) -> IRLSFit:
+    """vcov = (RᵀR)⁻¹ of the last step (dispersion 1), deviances, AIC and degrees of freedom as summary.glm."""
+    beta = step.beta
     eta = X @ beta + offset
-    mu_eta, var = _mu_eta_var(eta, m, family)
-    w = mu_eta**2 / np.maximum(var, 1e-300)
     k = X.shape[1]
     used = int(np.sum(m > 0)) if family == "binomial" else X.shape[0]
     loglik = _loglik(y, m, eta, family)
+    r_inv = linalg.solve_triangular(step.r_factor, np.eye(k))
     return IRLSFit(
         coefficients=beta,
-        vcov=np.linalg.inv((X.T * w) @ X),
+        vcov=r_inv @ r_inv.T,  # R's chol2inv
         deviance=_deviance(y, m, eta, family),
         null_deviance=_null_deviance(y, m, family, intercept=intercept, offset=offset),
         aic=-2.0 * loglik + 2.0 * k,
-        iterations=iterations,
+        iterations=step.iterations,
         df_residual=used - k,
         df_null=used - int(intercept),
         loglik=loglik,
         fitted=_mean(eta, m, family),
+        converged=step.converged,
+        glm_warnings=_glm_fit_warnings(step.converged, eta, family),
     )
 
 
+def _glm_fit_warnings(converged: bool, eta: np.ndarray, family: str) -> tuple[str, ...]:
+    """The warnings glm.fit gives at the end of its loop, in its words."""
+    out = () if converged else ("glm.fit: algorithm did not converge",)
+    mu, eps = _mean(eta, np.ones_like(eta), family), 10 * _DBL_EPS
+    if family == "binomial" and np.any((mu > 1 - eps) | (mu < eps)):
+        return (*out, "glm.fit: fitted probabilities numerically 0 or 1 occurred")
+    if family == "poisson" and np.any(mu < eps):
+        return (*out, "glm.fit: fitted rates numerically 0 occurred")
+    return out
+
+
 def _mean(eta: np.ndarray, m: np.ndarray, family: str) -> np.ndarray:
-    return m * special.expit(eta) if family == "binomial" else np.exp(eta)
+    """R's inverse links (counts scale), with their clamps: logit at |η| > 30, log at ε."""
+    if family == "binomial":
+        e = np.where(
+            eta < -_THRESH,
+            _DBL_EPS,
+            np.where(eta > _THRESH, 1.0 / _DBL_EPS, np.exp(np.minimum(eta, _THRESH))),
+        )
+        return m * (e / (1.0 + e))
+    return np.maximum(np.exp(eta), _DBL_EPS)
 
 
 def _mu_eta_var(eta: np.ndarray, m: np.ndarray, family: str) -> tuple[np.ndarray, np.ndarray]:
-    """dμ/dη and Var(y) (counts scale): binomial m π(1−π) for both, Poisson e^η for both."""
+    """dμ/dη and Var(y) (counts scale) as R's binomial() and poisson() compute them."""
+    mu = _mean(eta, m, family)
     if family == "binomial":
-        pi = special.expit(eta)
-        v = m * pi * (1.0 - pi)
-        return v, v
-    e = np.exp(eta)
-    return e, e
+        e = np.exp(np.clip(eta, -_THRESH, _THRESH))
+        d = np.where(np.abs(eta) > _THRESH, _DBL_EPS, e / (1.0 + e) ** 2)
+        p = np.divide(mu, m, out=np.full(mu.shape, 0.5), where=m > 0)
+        return m * d, m * p * (1.0 - p)
+    return mu, mu
 
 
 def _deviance(y: np.ndarray, m: np.ndarray, eta: np.ndarray, family: str) -> float:
@@ -1417,7 +1481,7 @@ def check_nonprivate_response(y: np.ndarray, trials: np.ndarray, family: str, na
 
 def inference_text(plan: GLMPlan, released) -> str:
     if plan.nonprivate:
-        return "classical Wald (model-based information, dispersion 1), as summary.glm"
+        return "Wald, as confint.default (confint(glm) profiles instead)"  # one line in R's 80 columns
     if released.withheld:
         return released.withheld
     return "Wald with the final step's privacy noise added to the sampling variance (a first-order expansion of the last Newton step)"

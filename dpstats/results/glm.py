@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ..errors import ChanceWarning, PrivacyParameterError, caller_stacklevel
+from .._rnumbers import format_one, format_real
+from ..errors import ChanceWarning, DataWarning, PrivacyParameterError, caller_stacklevel
 from ..methods.glm import (
     Coordinates,
     GLMOptions,
@@ -97,6 +98,11 @@ class GLMResult(LMResult):
             response_note=response_note,
             **fit_figures(released, n, len(names), plan),
         )
+        for text in getattr(
+            released, "glm_warnings", ()
+        ):  # eps = inf only: glm.fit's warnings, as glm gives them
+            result.warnings.append(text)
+            warnings.warn(text, DataWarning, stacklevel=caller_stacklevel())
         unconverged = getattr(released, "unconverged", "")
         if unconverged:  # (G7) of methods.glm: from released values only
             result.warnings.append(unconverged)
@@ -148,10 +154,9 @@ class GLMResult(LMResult):
         lines += ["", f"(Dispersion parameter for {self.family} family taken to be 1)", ""]
         if not self.private:
             lines += [
-                f"    Null deviance: {self.null_deviance:.5g}  on {self.df_null}  degrees of freedom",
-                f"Residual deviance: {self.deviance:.5g}  on {self.df_residual}  degrees of freedom",
+                *self.deviance_lines(),
                 *self.deleted_lines(),
-                f"AIC: {self.aic:.5g}",
+                f"AIC: {format_one(self.aic, 5)}",
                 "",
                 f"Number of Fisher Scoring iterations: {self.iterations}",
             ]
@@ -164,6 +169,19 @@ class GLMResult(LMResult):
             lines.append(self.response_note)
         lines.append(f"Intervals ({self.conf_level:g}): {self.inference}")
         return lines
+
+    def deviance_lines(self) -> list[str]:
+        """print.summary.glm's two deviance lines: the deviances formatted together (common decimals, at
+        5 significant digits), the degrees of freedom too."""
+        dev = format_real([self.null_deviance, self.deviance], 5)
+        df = [
+            str(v).rjust(max(len(str(self.df_null)), len(str(self.df_residual))))
+            for v in (self.df_null, self.df_residual)
+        ]
+        return [
+            f"    Null deviance: {dev[0]}  on {df[0]}  degrees of freedom",
+            f"Residual deviance: {dev[1]}  on {df[1]}  degrees of freedom",
+        ]
 
     # ------------------------------------------------------------------ tables
     def _glance_extra(self) -> dict[str, Any]:
