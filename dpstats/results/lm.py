@@ -75,7 +75,9 @@ class LMResult(DPResult):
         the interval, statistic and p-value belong to ``estimate``); ``tidy()`` shows the ridge
         estimates beside them as ``ridge``.
     vcov_matrix : ndarray (k, k)
-        Bootstrap (or, at eps = inf, classical) covariance of the estimates.
+        Covariance of the estimates: at eps = inf the classical one; under eps < inf D R D, D the
+        std.errors (the interval's half-width over z) and R the bootstrap draws' rank correlation
+        (:mod:`dpstats.methods.lm`, "Std. Error and vcov"), so its diagonal is std.error².
     calibrated_estimates : ndarray (k,) or None
         The bootstrap's calibrated coefficients θ̃ (the ridge estimates with their
         average bias undone, :mod:`dpstats.methods.lm`): the estimates that
