@@ -193,6 +193,20 @@ def test_whole_release_passes_the_empirical_audit():
     assert not broken.passed, broken  # the audit has power: a tenth of the noise is caught
 
 
+def test_whole_poisson_release_passes_the_empirical_audit():
+    """The Poisson release with its total-count start (G3', G7'): the replaced row moves the count by
+    its whole Δ = Y; 3 000 transcripts (seed 3), and a tenth of the noise is refuted."""
+    from dpstats.audit import audit
+    from dpstats.audit.cases import glm_release_case
+
+    res = audit(glm_release_case(eps=1.0, delta=1e-5, family="poisson"), n_runs=3_000, random_state=3)
+    assert res.passed, res
+    broken = audit(
+        glm_release_case(eps=1.0, delta=1e-5, family="poisson", broken=True), n_runs=3_000, random_state=3
+    )
+    assert not broken.passed, broken
+
+
 # ----------------------------------------------------------------------------- DP runs
 def _logistic(n=40_000, seed=0):
     rng = np.random.default_rng(seed)

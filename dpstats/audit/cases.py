@@ -658,15 +658,21 @@ class _RecordingNoise:
         return out
 
 
-def glm_release_case(
-    eps: float = 1.0, delta: float = 1e-5, n: int = 20, seed: int = 0, broken: bool = False
+def glm_release_case(  # noqa: PLR0913 (the audit's settings)
+    eps: float = 1.0,
+    delta: float = 1e-5,
+    n: int = 20,
+    seed: int = 0,
+    broken: bool = False,
+    family: str = "binomial",
 ) -> AuditCase:
-    """dp_glm's whole adaptive release (the count of successes, every noisy Newton step and the
+    """dp_glm's whole adaptive release (the start's count, every noisy Newton step and, binomial, the
     refinement step's score) through ``methods.glm.release``.
 
-    Binomial, one covariate in the unit box, n rows; the replaced row is w = (1, 1), y = 1 in D1
+    One covariate in the unit box, n rows.  Binomial: the replaced row is w = (1, 1), y = 1 in D1
     and w' = (1, −1), y' = 0 in D2 (at θ = 0 the score sum moves by (1, 0) and the Hessian's upper
-    triangle by (0, 1/2, 0)).  The output of a run is the privacy loss log p₁/p₂ of its whole
+    triangle by (0, 1/2, 0)).  Poisson (counts bounded by Y = 3): y = Y in D1 and y' = 0 in D2, with
+    the same w and w', so the total count of (G3') moves by its whole Δ = Y.  The output of a run is the privacy loss log p₁/p₂ of its whole
     transcript: every release (the count of successes, each step's Hessian and score, the
     refinement step's score), with the exact sums of both data sets at its (public) query point.  This is the most powerful statistic for the pair, so the
     audit tests the composition over adaptively chosen steps as it is run.  ``broken`` releases
@@ -675,23 +681,25 @@ def glm_release_case(
     from ..methods import glm
 
     rng0 = np.random.default_rng(seed)
+    top = 1.0 if family == "binomial" else 3.0
+    response = (
+        glm.response_range("binomial") if family == "binomial" else glm.response_range(family, (0, top))
+    )
     base = np.c_[np.ones(n - 1), rng0.uniform(-1, 1, n - 1)]
-    base_y = rng0.integers(0, 2, n - 1).astype(float)
+    base_y = rng0.integers(0, int(top) + 1, n - 1).astype(float)
     data = [
-        glm.Rows(np.vstack([base, [1.0, 1.0]]), np.r_[base_y, 1.0], np.ones(n)),
+        glm.Rows(np.vstack([base, [1.0, 1.0]]), np.r_[base_y, top], np.ones(n)),
         glm.Rows(np.vstack([base, [1.0, -1.0]]), np.r_[base_y, 0.0], np.ones(n)),
     ]
     options = glm.GLMOptions.partial(
-        family="binomial",
+        family=family,
         eps=eps,
         delta=delta,
         pilot_steps=glm.PILOT_STEPS,
         pilot_share=glm.PILOT_SHARE,
         hessian_share=glm.HESSIAN_SHARE,
     )
-    plan = glm.plan(
-        options, glm.Coordinates(np.zeros(1), np.ones(1), True), glm.response_range("binomial"), None
-    )
+    plan = glm.plan(options, glm.Coordinates(np.zeros(1), np.ones(1), True), response, None)
     iu = np.triu_indices(2)
 
     refine_pass = int(bool(plan.count_sd)) + plan.steps - 1  # the pass whose score alone is released
@@ -699,8 +707,8 @@ def glm_release_case(
     def released_queries(call: int, g: np.ndarray, H: np.ndarray) -> list[np.ndarray]:
         """What the release publishes from one pass, in order: the count of successes (G5''), the
         refinement step's score, or a Newton step's Hessian (upper triangle) and score."""
-        if plan.count_sd and call == 0:
-            return [np.array([g[0] + 2.0 * H[0, 0]])]
+        if plan.count_sd and call == 0:  # the successes g₀ + 2H₀₀ at θ = 0, or the total count g₀ + H₀₀
+            return [np.array([g[0] + (2.0 if family == "binomial" else 1.0) * H[0, 0]])]
         if plan.refine_sd and call == refine_pass:
             return [g]
         return [H[iu], g]
@@ -723,12 +731,12 @@ def glm_release_case(
         return float(loss)
 
     return AuditCase(
-        name=f"dp_glm noisy Newton ({plan.steps} steps, Gaussian zCDP{', BROKEN' if broken else ''})",
+        name=f"dp_glm {family} noisy Newton ({plan.steps} steps, Gaussian zCDP{', BROKEN' if broken else ''})",
         run=repeat(single),
         d1=data[0],
         d2=data[1],
         eps=eps,
         delta=delta,
-        neighbours="replaced row (1, 1), y = 1 vs (1, -1), y = 0: moves the score and the Hessian at every step",
+        neighbours=f"replaced row (1, 1), y = {top:g} vs (1, -1), y = 0: moves the score and the Hessian at every step",
         exercised="methods.glm.release (pilot and final step) with seeded numpy noise; loss of the transcript",
     )
