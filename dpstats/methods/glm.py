@@ -321,7 +321,7 @@ from scipy import linalg, special
 from scipy import stats as sps
 
 from ..errors import AssumptionError, DataError, DPStatsError, FormulaError, PrivacyParameterError
-from ..formula import INTERCEPT, missing_counts, model_frame, split_formula
+from ..formula import INTERCEPT, missing_counts, model_frame, names_offset, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import bounds_example, declared_bounds, design_box, is_auto, variables_to_declare
 from ..privacy.calibration import gaussian_delta, zcdp_gaussian_sigma
@@ -1507,9 +1507,6 @@ def fit_figures(released, n: int, k: int, plan: GLMPlan) -> dict[str, Any]:
     }
 
 
-OFFSET_CALL = re.compile(r"(?<![\w.])offset\s*\(")
-
-
 def refuse_private_offset(formula: Any, eps: float) -> None:
     """A private fit refuses ``offset()`` before anything is read or spent (eps = inf fits it, as glm).
 
@@ -1517,7 +1514,7 @@ def refuse_private_offset(formula: Any, eps: float) -> None:
     refusal rule and the intervals' calibration (G5, G5') were established without offsets: an
     exposure shifts every row's mean, which neither v_ref nor the coverage grid accounts for.
     """
-    if math.isfinite(eps) and isinstance(formula, str) and OFFSET_CALL.search(formula):
+    if math.isfinite(eps) and names_offset(formula):
         raise FormulaError(
             f"dp_glm fits offset() ('{formula}') at eps = inf only, as glm does. A private fit does not offer "
             "it: its score and Hessian bounds hold for any offset, but the rule that refuses too-noisy calls and "
