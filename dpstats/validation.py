@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from .errors import DataError, PrivacyParameterError, caller_stacklevel
+from .formula import columns_read  # the doors' checks import it from here too
 from .privacy.accountant import Accountant
 
 NEIGHBOURING = ("replace", "add_remove")
@@ -92,12 +93,6 @@ def check_whole_in(value, low: int, high: int, message: str) -> int:
     if whole and low <= value <= high:
         return int(value)
     raise (DataError if whole else PrivacyParameterError)(message)
-
-
-def columns_read(mf) -> bool:
-    """Whether a private call read some factor's levels from the rows (a named step): the design's columns,
-    and so their number, then depend on the data, and no message may quote that number."""
-    return bool(getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
 
 
 def check_k(k, d: int, name: str = "k", *, shown: bool = True) -> int:

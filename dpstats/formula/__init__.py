@@ -101,6 +101,7 @@ __all__ = [
     "raise_constant",
     "factor_columns",
     "missing_counts",
+    "columns_read",
     "declares_levels",
     "inline_levels",
     "with_formula_declarations",
@@ -215,6 +216,12 @@ class ModelFrame:
     @property
     def p(self) -> int:
         return self.X.shape[1]
+
+
+def columns_read(mf) -> bool:
+    """Whether a private call read some factor's levels from the rows (a named step): the design's columns,
+    and so their number, then depend on the data, and no message may quote that number."""
+    return bool(getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
 
 
 def missing_counts(frame) -> dict[str, int]:

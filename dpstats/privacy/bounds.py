@@ -75,7 +75,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 
 from ..errors import ChanceWarning, DPStatsError, PrivacyParameterError, caller_stacklevel
-from ..formula import ModelFrame, dummy_columns, interaction_parts
+from ..formula import ModelFrame, columns_read, dummy_columns, interaction_parts
 from ..geometry import Box, BoundsSpec, derived_bounds, resolve_box
 from ..formula._design import INTERCEPT
 from .accountant import LedgerEntry, remainder
@@ -413,11 +413,10 @@ class PrivateBounds:
     requested: tuple[float, float] = (math.nan, math.nan)
     min_level: float = 0.0  # set by a door whose estimates clipping would bias (dp_lm: 0.95)
     min_level_for: str = ""
-    n_private: bool = (
-        False  # rows were dropped (na_action="omit"): n is read from the rows, no text may quote it
-    )
+    # rows were dropped (na_action="omit"): n is read from the rows, and no text may quote it
+    n_private: bool = False
     draws: int = 0  # quantiles drawn from the rows so far: once one is, the step must be charged
-    # False once levels were read from the rows (validation.columns_read): the number of columns, hence of
+    # False once levels were read from the rows (formula.columns_read): the number of columns, hence of
     # quantiles and every level or eps derived from it, depends on the data, and the refusal quotes none
     columns_shown: bool = True
     name_steps: Callable[[Any], None] | None = field(default=None, repr=False)
@@ -432,7 +431,7 @@ class PrivateBounds:
     def frame_ready(self, mf: ModelFrame) -> None:
         """The frame the bounds are drawn for: its steps are named now, before the draw (idempotent)."""
         self.n_private = bool(getattr(mf, "n_data_dependent", False))
-        self.columns_shown = not (getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
+        self.columns_shown = not columns_read(mf)
         if self.name_steps is not None and not self.draws:
             self.name_steps(mf)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import DPStatsError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
+from ..formula import columns_read
 from ..geometry import derivable_columns
 from .accountant import LedgerEntry, total_delta, total_eps
 from .mechanism_names import mechanism_name
@@ -113,7 +114,7 @@ class DataDependence:
         """
         for step, fix in mf.schema_steps:
             self.add(step, fix=fix)
-        self.columns_read = bool(getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
+        self.columns_read = columns_read(mf)
         self.n_private = self.n_private or mf.n_data_dependent
         if mf.schema_rule:
             self.rule_for_missing(mf.schema_rule)
