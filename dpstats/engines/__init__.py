@@ -559,18 +559,15 @@ def maxabs_boxes(formula: str, data, schema: Schema | None = None, min_rows: int
     products overflowed on one huge value and warned where its neighbour did not.  M is read from the
     frame's rows in memory, from a first pass of ranges only on engine data; a data-dependent step the
     caller names."""
-    if not is_engine_input(data):
-        return lambda mf: (maxabs_box(_column_maxabs(mf.X)), maxabs_box(_column_maxabs(mf.y)))
+
+    def scale(cross: CrossStats) -> tuple[Box, Box]:
+        return maxabs_box(cross.x_maxabs), maxabs_box(cross.y_maxabs)
+
+    if not is_engine_input(data):  # the same pass of ranges only, over the frame's rows
+        return lambda mf: scale(array_statistics(mf.X, mf.y, Transform(ranges_only=True)).cross)
     _, first = sufficient_statistics(formula, data, ranges_only=True, schema=schema, min_rows=min_rows)
-    boxes = maxabs_box(first.cross.x_maxabs), maxabs_box(first.cross.y_maxabs)
+    boxes = scale(first.cross)
     return lambda mf: boxes
-
-
-def _column_maxabs(X) -> np.ndarray:
-    """max |x| of each column (NaN where one is missing: the frame is then rebuilt), 0 for no rows."""
-    X = np.asarray(X, dtype=float)
-    X = X[:, None] if X.ndim == 1 else X
-    return np.zeros(X.shape[1]) if len(X) == 0 else np.maximum(X.max(axis=0), -X.min(axis=0))
 
 
 def frame_and_cross_products(
