@@ -130,6 +130,7 @@ from ..privacy.fdr import (
     peeling_scale,
     private_bh,
     rejection_gap,
+    threshold_shift,
 )
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
@@ -736,10 +737,11 @@ def chance_text(options: BHOptions, pl: BHPlan, m: int, setting: SlopeTests | No
         return ""
     if setting is not None and not setting.columns_public:
         return CHANCE_AFTER_LEVELS
-    cut = (math.log(q * k / m) - math.log(5 * k / q) * scale) / math.log(10)  # log10 of the loosest cut
+    shift = threshold_shift(scale, k, q)  # t of (2)
+    cut = (math.log(q * k / m) - shift) / math.log(10)  # log10 of the loosest cut
     head = (
         f"dp_bh cannot reject on evidence here: a rejection needs a noisy p-value at or below "
-        f"(q·k/m)·e^(−t) = {_power_of_ten(cut)} (t = {scale * math.log(5 * k / q):.4g}), but no p-value counts below "
+        f"(q·k/m)·e^(−t) = {_power_of_ten(cut)} (t = {shift:.4g}), but no p-value counts below "
         f"ν = {nu:g}, so even p <= ν is rejected only when its Laplace noise (λ = {scale:.4g}) falls "
         f"{gap:.4g} below zero on the log scale: P(any rejection) <= "
         f"{any_rejection_bound(scale, k, q, m, nu):.3g} whatever the data, and a rejection is the "
@@ -846,7 +848,7 @@ def _plan_peeling(options: BHOptions, m: int, k: int, eta: float, eta_text: str)
             f"Private BH structure of Dwork, Su & Zhang (2021): p-values truncated at ν = {truncate:g}, "
             f"{k} Report Noisy Min peels of the log p-values with Lap(λ = {cal.scale:.4g}), BH step-up on "
             "the fresh noisy values; the calibration and the FDR bound are dpstats' own derivation.",
-            f"Threshold shift t = λ log(5k/q) = {cal.scale * math.log(5 * k / q):.4g} on the log scale: "
+            f"Threshold shift t = λ log(5k/q) = {threshold_shift(cal.scale, k, q):.4g} on the log scale: "
             "all k fresh noises exceed −t with probability >= 1 − q/10.",
             f"FDR <= (m0/m)·q·H_k + q/10 <= {fdr_bound(q, k):.4g} (H_{k} = {harmonic(k):.4g}), "
             "under any dependence between valid p-values (dpstats' own derivation).",
