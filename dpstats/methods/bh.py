@@ -145,6 +145,7 @@ from ..validation import (
     columns_read,
 )
 from ._options import Options
+from ._search import smallest_reaching
 
 ETA_DEFAULT = 0.01
 TRUNCATE_DEFAULT = 1e-10
@@ -779,7 +780,7 @@ def _what_would_help(
     def scale_at(eps_: float, eta: float) -> float:
         return peeling_scale(eps_, delta, k, eta).scale
 
-    eps_needed = _smallest(lambda e: scale_at(e, pl.eta) <= useful, eps, 1e12)
+    eps_needed = smallest_reaching(lambda e: scale_at(e, pl.eta) <= useful, eps, 1e12)
     text = f"A rejection on evidence needs λ <= {useful:.4g}: eps >= {eps_needed:.4g} at this " + (
         "n" if setting is not None else "eta"
     )
@@ -789,20 +790,9 @@ def _what_would_help(
     def eta_at(n: float) -> float:
         return eta_two_sided_z(z_slope_delta(0.0, setting.y_width, max(int(n), 2), setting.sigma), nu)
 
-    n_needed = _smallest(lambda n: scale_at(eps, eta_at(n)) <= useful, setting.n, 1e18)
+    n_needed = smallest_reaching(lambda n: scale_at(eps, eta_at(n)) <= useful, setting.n, 1e18)
     n_text = f"{math.ceil(n_needed):,}".replace(",", " ")
     return text + f", or n >= {n_text} at this eps."
-
-
-def _smallest(reaches, start: float, stop: float) -> float:
-    """The smallest x in [start, stop] with ``reaches(x)`` (monotone), to 0.1 %, by bisection on log x."""
-    lo, hi = math.log(start), math.log(stop)
-    if not reaches(stop):
-        return math.inf
-    while hi - lo > 1e-3:
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if reaches(math.exp(mid)) else (mid, hi)
-    return math.exp(hi)
 
 
 def _plan_peeling(options: BHOptions, m: int, k: int, eta: float, eta_text: str) -> BHPlan:

@@ -22,6 +22,7 @@ from ...errors import ChanceWarning, caller_stacklevel
 from ...privacy.calibration import svt_eps
 from .budget import plan
 from .cluster import ROUND_SPLIT, cube_sides
+from .._search import smallest_reaching
 from .options import GMMOptions
 
 #: the start of :func:`vacuous_warning`'s text (the results tell its pre-spend text from others by it)
@@ -168,7 +169,7 @@ def location_warning(n: int | None, d: int, options: GMMOptions, *, d_shown: boo
     if n is None:
         return None
     eps_svt, sides = location_eps(d, options), len(cube_sides(1.0))
-    rows, accuracy = location_rows(n, options), svt_accuracy(location_eps(d, options), sides)
+    rows, accuracy = location_rows(n, options), svt_accuracy(eps_svt, sides)
     if rows > accuracy:
         return None
     if not d_shown:
@@ -201,22 +202,14 @@ def _location_text_without_d(n: int, k: int, rows: float) -> str:
 
 
 def _eps_needed(n: int, d: int, options: GMMOptions) -> float:
-    """The smallest eps (to 0.1 %) at which :func:`location_warning` is silent for this n, by bisection."""
+    """The smallest eps (to 0.1 %) at which :func:`location_warning` is silent for this n."""
     sides = len(cube_sides(1.0))
 
     def enough(eps: float) -> bool:
         scaled = replace(options, eps=eps)
         return location_rows(n, scaled) > svt_accuracy(location_eps(d, scaled), sides)
 
-    lo, hi = math.log(options.eps), math.log(options.eps) + 1.0
-    while not enough(math.exp(hi)):
-        lo, hi = hi, hi + 1.0
-        if hi > 50:
-            return math.inf
-    while hi - lo > 1e-3:
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if enough(math.exp(mid)) else (mid, hi)
-    return math.exp(hi)
+    return smallest_reaching(enough, options.eps, math.exp(50.0))
 
 
 def pre_spend_warnings(n: int | None, d: int, options: GMMOptions, *, d_shown: bool = True) -> str | None:
