@@ -193,9 +193,8 @@ def check_glm_part(
         pilot_share=glm_method.PILOT_SHARE,
         hessian_share=glm_method.HESSIAN_SHARE,
     )
-    glm_method.plan(
-        glm_options, coords, resp, n_b, quoted=quoted
-    )  # raises AssumptionError ("Nothing was spent")
+    # raises AssumptionError ("Nothing was spent")
+    glm_method.plan(glm_options, coords, resp, n_b, quoted=quoted)
 
 
 def _declared_top(bounds: Any, name: str) -> float | None:

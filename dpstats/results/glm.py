@@ -98,9 +98,7 @@ class GLMResult(LMResult):
             response_note=response_note,
             **fit_figures(released, n, len(names), plan),
         )
-        for text in getattr(
-            released, "glm_warnings", ()
-        ):  # eps = inf only: glm.fit's warnings, as glm gives them
+        for text in getattr(released, "glm_warnings", ()):  # eps = inf only: glm.fit's, as glm gives them
             result.warnings.append(text)
             warnings.warn(text, DataWarning, stacklevel=caller_stacklevel())
         unconverged = getattr(released, "unconverged", "")

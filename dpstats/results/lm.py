@@ -262,13 +262,8 @@ class LMResult(DPResult):
 
     def _p_text(self, p: float) -> str:
         """A p-value as R's ``format.pval`` writes it with ``eps = .Machine$double.eps`` (``<2e-16``), or
-        the bootstrap's floor as ``<`` it."""
-        floor = self.p_value_floor
-        if math.isnan(p):
-            return "NA"
-        if self._at_floor(p):
-            return f"<{floor:.2g}"
-        return format_pval([p])[0]
+        the bootstrap's floor as ``<`` it (:meth:`_p_texts` of one)."""
+        return self._p_texts(np.array([p]))[0]
 
     def report_table(self) -> pd.DataFrame:
         """``tidy()`` with the p-values written as print writes them (:meth:`_p_text`)."""
