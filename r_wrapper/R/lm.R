@@ -270,13 +270,7 @@ formula.dp_select_infer <- function(x, ...) {
 .complete_newdata <- function(object, newdata) {
   f <- formula(object)  # dp_select_infer: the final model's; Python leaves rows it cannot code NA
   rhs <- if (length(f) == 3L) f[-2L] else f
-  vars <- intersect(all.vars(rhs), names(newdata))
-  ok <- rep(TRUE, nrow(newdata))
-  for (v in vars) {
-    x <- newdata[[v]]
-    ok <- ok & !is.na(x) & (if (is.numeric(x)) is.finite(x) else TRUE)
-  }
-  ok
+  .complete_rows(newdata[intersect(all.vars(rhs), names(newdata))])
 }
 
 # newdata's design as the fit codes it (Python's coding of the fit's levels and contrasts); NA rows NA.

@@ -185,7 +185,8 @@
   data
 }
 
-# Rows with every column present and finite (na_action = "omit", as the Python fit drops them).
+# Rows with every column present and finite (na_action = "omit", as the Python fit drops them; newdata's
+# rows that predict() can code, .complete_newdata).
 .complete_rows <- function(frame) {
   ok <- lapply(frame, function(x) !is.na(x) & (!is.numeric(x) | is.finite(x)))
   Reduce(`&`, ok, rep(TRUE, nrow(frame)))
