@@ -202,14 +202,20 @@ def _location_text_without_d(n: int, k: int, rows: float) -> str:
 
 
 def _eps_needed(n: int, d: int, options: GMMOptions) -> float:
-    """The smallest eps (to 0.1 %) at which :func:`location_warning` is silent for this n."""
+    """The smallest eps (to 0.1 %) at which :func:`location_warning` is silent for this n: bracketed by
+    factors of e from the call's eps (planning at an eps near e^50 overflows), then bisected."""
     sides = len(cube_sides(1.0))
 
     def enough(eps: float) -> bool:
         scaled = replace(options, eps=eps)
         return location_rows(n, scaled) > svt_accuracy(location_eps(d, scaled), sides)
 
-    return smallest_reaching(enough, options.eps, math.exp(50.0))
+    lo, hi = options.eps, options.eps * math.e  # bracket upwards by factors of e (the plan overflows far up)
+    while not enough(hi):
+        lo, hi = hi, hi * math.e
+        if hi > math.exp(50.0):
+            return math.inf
+    return smallest_reaching(enough, lo, hi)
 
 
 def pre_spend_warnings(n: int | None, d: int, options: GMMOptions, *, d_shown: bool = True) -> str | None:
