@@ -224,6 +224,13 @@ def columns_read(mf) -> bool:
     return bool(getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
 
 
+#: What a text says, after naming the count, when :func:`columns_read` holds: the number of design columns,
+#: and any count that follows from it (d, m, k's range), is not quoted; e.g. ``f"d {LEVELS_READ_NOT_SHOWN}"``.
+LEVELS_READ_NOT_SHOWN = (
+    "depends on levels read from the rows, so it is not shown; declare the levels with levels="
+)
+
+
 def missing_counts(frame) -> dict[str, int]:
     """The first two non-private diagnostics of every front door: the rows a frame dropped for
     missing values and the values it filled (a :class:`ModelFrame`, or any frame with ``n_dropped``
