@@ -192,7 +192,10 @@ class LMResult(DPResult):
         return pd.DataFrame(self.vcov_matrix, index=self.terms, columns=self.terms)
 
     def confint(self) -> pd.DataFrame:
-        """Intervals at ``conf_level``, as R's ``confint()``."""
+        """Intervals at ``conf_level``, as R's ``confint()``.  Which intervals they are, :attr:`inference`
+        says (the printed ``Intervals`` line): for dp_glm (and dp_select_infer with ``infer="glm"``) Wald
+        intervals, of the private fit under eps < inf (the released standard errors, privacy noise
+        included), as R's ``confint.default``, not the profile-likelihood intervals of ``confint(glm)``."""
         lo, hi = f"{50 * (1 - self.conf_level):g} %", f"{100 - 50 * (1 - self.conf_level):g} %"
         t = self.table.set_index("term")
         return pd.DataFrame({lo: t["conf.low"], hi: t["conf.high"]})
