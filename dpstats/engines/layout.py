@@ -161,6 +161,7 @@ class Layout:
             check_constant=False,
             defer_checks=deferred,
             schema=self._chunk_schema,
+            drop_unused_levels=False,  # every chunk has the prototype's columns
         )
         if mf.names != self.prototype.names:
             raise DataError(
@@ -351,5 +352,6 @@ def build_layout(
         min_rows=0,
         check_constant=False,
         schema=layout._chunk_schema,
+        drop_unused_levels=False,  # no rows: the declared levels
     )
     return layout

@@ -75,6 +75,7 @@ from ._eval import (
     as_factor,
     column_value,
     contrast_spec,
+    drop_unused_levels,
     level_label,
     referenced_columns,
 )
@@ -261,6 +262,7 @@ def model_frame(
     predvars: dict[str, tuple] | None = None,
     xlevels: dict[str, list[str]] | None = None,
     xordered: Collection[str] | None = None,
+    drop_unused_levels: bool | None = None,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
 
@@ -318,6 +320,15 @@ def model_frame(
         With ``xlevels``: the variables that were ordered factors in the fit
         (``ModelFrame.ordered_factors``), so that newdata's are coded as the fit's whatever their
         type (R's predict uses the fit's contrasts); None: as newdata has them.
+    drop_unused_levels : bool, optional
+        R's ``model.frame(drop.unused.levels =)`` for the factors the formula makes
+        (``factor(x, levels = c(...))``, ``cut()``, ``C()``...; not the response): a level no analysed
+        row holds has no column, and a factor that loses one loses the contrasts ``C()`` set, with R's
+        warning.  A data column's factor keeps its levels, and so does a variable of a column whose
+        levels the schema declares (``levels=``).  None (the default): True for a fit's frame in a
+        non-private run (a schema with ``private=False``, eps = inf), as lm and glm build theirs;
+        False otherwise: a private run's declared levels are public, so its columns never depend on
+        the rows (and a chunk's frame must have the columns of every other chunk).
 
     Returns
     -------
@@ -372,6 +383,8 @@ def model_frame(
     if schema is not None:
         used = formula_variables(formula, data, one_sided)
         data, n_filled = schema.apply(data, used)
+    if drop_unused_levels is None:
+        drop_unused_levels = schema is not None and not schema.private and not xlevels
     mf = _general_frame(
         formula,
         data,
@@ -384,6 +397,7 @@ def model_frame(
         coding,
         predvars,
         (xlevels, xordered),
+        drop_unused_levels,
     )
     mf.default_contrasts = coding.default
     mf.n_filled += n_filled
@@ -1009,6 +1023,7 @@ def _general_frame(
     coding=None,
     predvars=None,
     fit_levels=(None, None),
+    drop_unused=False,
 ) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
@@ -1041,6 +1056,9 @@ def _general_frame(
     if n < min_rows:
         raise _too_few_rows(formula, min_rows)
     values = [subset(v, keep) for v in values]
+    if drop_unused:
+        declared = set(schema.levels) - schema.formula_levels if schema is not None else set()
+        values = _unused_levels_dropped(t, values, data.columns, declared)
     y, classes = None, None
     if t.response is not None:
         y, classes = _general_response(lhs_text, values[t.response], data, keep, response)
@@ -1092,6 +1110,26 @@ def _general_frame(
         contrasts={k: v for k, v in coding.given.items() if _label_key(k) in matched},
         ordered_factors=[label for label in levels if factors[t.labels.index(label)].ordered],
     )
+
+
+def _unused_levels_dropped(t, values: list, columns: pd.Index, declared: set[str]) -> list:
+    """R's ``drop.unused.levels = TRUE`` on the analysed rows' ``values``, for the factors the formula
+    makes (:func:`model_frame`'s ``drop_unused_levels``); ``declared``: columns whose levels ``levels=``
+    declares."""
+    out = list(values)
+    for i, (node, v) in enumerate(zip(t.variables, values)):
+        if i == t.response or node.kind == "name" or not isinstance(v, Fac):
+            continue
+        if declared.intersection(referenced_columns(node, columns)):
+            continue
+        out[i] = drop_unused_levels(v)
+        if v.contrasts is not None and out[i] is not v:
+            warnings.warn(  # R's words (model.frame.default); a non-private run only
+                f"contrasts dropped from factor {t.labels[i]} due to missing levels",
+                DataWarning,
+                stacklevel=caller_stacklevel(),
+            )
+    return out
 
 
 def _declared_contrasts(t, factors: list, coding: _Coding) -> list:

@@ -23,13 +23,15 @@
 }
 
 # A column of another class (Date, POSIXct, list...) that `formula` does not use (.formula_uses) is
-# left out; one it uses, or any when there is no formula, is an error saying how to convert it.
+# left out, or sent as its missingness alone when the formula names it in a removed term
+# (.with_stand_ins); one it uses, or any when there is no formula, is an error saying how to convert it.
 .dp_encode_frame <- function(df, arg = "data", formula = NULL) {
   if (is.matrix(df)) df <- .matrix_frame(df)
   if (!is.data.frame(df)) {
     .dp_abort(sprintf("%s must be a data.frame (or a numeric matrix), got an object of class '%s'.", arg,
                       class(df)[1]), "dpstats_data_error")
   }
+  if (!is.null(formula)) df <- .with_stand_ins(df, formula)
   nm <- names(df)
   kinds <- vapply(seq_along(df), function(j) .column_kind(df[[j]], nm[j]), character(1))
   odd <- which(is.na(kinds))
@@ -77,11 +79,34 @@
   intersect(odd, unlist(lapply(as.list(attr(tt, "variables"))[-1][rows[rows > 0]], all.vars)))
 }
 
-# The columns of df that .dp_encode_frame leaves out: of a class dpstats cannot send, and not used by
-# the formula.
+# The columns of df that .dp_encode_frame leaves out: of a class dpstats cannot send, not used by the
+# formula, and not sent by .with_stand_ins.
 .unsent_columns <- function(df, formula) {
+  unused <- .unused_odd_columns(df, formula)
+  setdiff(unused, .stand_in_columns(df[unused], formula))
+}
+
+.unused_odd_columns <- function(df, formula) {
   odd <- names(df)[vapply(df, function(x) is.na(.column_kind(x, "")), logical(1))]
+  if (!length(odd)) return(character())
   setdiff(odd, .formula_uses(formula, df, odd))
+}
+
+# A column of such a class that the formula names only in removed terms (y ~ . - d) is in R's model frame
+# all the same (attr(terms(f, data), "variables") keeps d), so na.omit drops a row missing it. It is sent
+# as its missingness alone: 0, NA where missing (is.na of a Date, a POSIXct...), which no term reads;
+# Python then keeps the '- d' and applies the rule of any removed variable (dpstats.formula.
+# removed_variables). A column is.na cannot read element by element (a list) is left out.
+.with_stand_ins <- function(df, formula) {
+  for (nm in .stand_in_columns(df[.unused_odd_columns(df, formula)], formula)) {
+    df[[nm]] <- ifelse(is.na(df[[nm]]), NA_real_, 0)
+  }
+  df
+}
+
+.stand_in_columns <- function(unused, formula) {
+  named <- intersect(names(unused), all.vars(formula))
+  named[vapply(unused[named], function(x) is.atomic(x) && is.null(dim(x)), logical(1))]
 }
 
 # The formula Python receives when columns of df that it names only in removed terms (`- d`) are not
