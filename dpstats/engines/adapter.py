@@ -268,33 +268,50 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
         if statistics:
             return source
         data, kind = source.relation, "duckdb"
-    with native_errors(type_name(data)):
+    with native_errors(type_name(data), library=_root(data).lstrip("_")):
         names = _columns(data, kind)
         wanted = _wanted(formula, names, keep)
         return _to_pandas(data, kind, wanted)
 
 
 @contextmanager
-def native_errors(what: str) -> Iterator[None]:
-    """A polars, pyarrow or DuckDB failure while reading (a query that fails, a file that is
-    missing) as a :class:`~dpstats.errors.DataError` naming the data and the library's error type.
+def native_errors(what: str, library: str | None = None) -> Iterator[None]:
+    """A polars, pyarrow or DuckDB failure while reading (a query that fails, a value its cast
+    refuses, a file that is missing) as the :class:`~dpstats.errors.DataError` of :func:`reading_failed`.
 
-    The library's message is not repeated: it may quote a value of the rows (``Could not convert
-    string 'x' to DOUBLE``), and a message is an output channel (docs/architecture.md, "Privacy
-    conventions").  The original exception stays attached as ``__cause__`` for the analyst.
+    Only the exceptions of those libraries (and of narwhals, which raises polars' errors under
+    its own name) are read as the data's; any other is dpstats' own and passes through unchanged.
+    ``library`` names the library in the message (default: the exception's own).
     """
     try:
         yield
     except DPStatsError:
         raise
     except Exception as exc:
-        if _root(exc) not in _NATIVE_ROOTS:
+        if _root(exc) not in (*_NATIVE_ROOTS, "narwhals"):
             raise
-        raise DataError(
-            f"reading {what} failed in {type(exc).__module__.split('.')[0].lstrip('_')} "
-            f"({type(exc).__name__}); run the query or frame on its own to see why (its message may "
-            "show values of the rows, so dpstats does not repeat it). Nothing was spent."
-        ) from exc
+        raise reading_failed(what, library or _root(exc).lstrip("_"), exc) from None
+
+
+def reading_failed(what: str, library: str, exc: BaseException) -> DataError:
+    """The error for a failure while ``library`` evaluates the user's data ``what`` (its query, a
+    cast, a scan, a Dask graph): the library and the exception's type, never its message.
+
+    The library's message may quote a value of the rows (``Could not convert string 'x' to
+    DOUBLE``), a count or a row number, and a message is an output channel (docs/architecture.md,
+    "Privacy conventions"): it is not repeated, and the caller raises this ``from None`` so that
+    the traceback does not print it either.
+
+    Examples
+    --------
+    >>> str(reading_failed("a polars.LazyFrame", "polars", ValueError("could not parse 'x'")))[:70]
+    'reading a polars.LazyFrame failed: polars could not evaluate the query'
+    """
+    return DataError(
+        f"reading {what} failed: {library} could not evaluate the query or cast a value in it "
+        f"({type(exc).__name__}); run the query or frame on its own to see why (its message may show "
+        "values of the rows, so dpstats does not repeat it). Nothing was spent."
+    )
 
 
 # ---------------------------------------------------------------------------- columns
