@@ -7,18 +7,22 @@
   neighbouring data sets (the failing value replaced by another, a second failing row added in
   another Dask partition): the same message, and nothing charged.  An error of dpstats' own code
   inside a Dask task is not taken for the query's.
+* F05: a misspelt column is named with the whole formula on every source, and the column that
+  differs only in case is suggested (one suggestion function, :func:`dpstats.errors.close_names`);
+  the printed call backticks a non-syntactic ``bounds=`` name as R's ``deparse`` does.
 """
 
 from __future__ import annotations
 
 import traceback
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import dpstats as dp
-from dpstats.errors import DataError
+from dpstats.errors import DataError, FormulaError, PrivacyParameterError, close_names
 from dpstats.privacy.accountant import Accountant
 
 pl = pytest.importorskip("polars")
@@ -132,3 +136,60 @@ def test_dpstats_own_error_in_a_dask_task_is_not_taken_for_the_query(monkeypatch
     data = dd.from_pandas(pd.DataFrame({"y": np.arange(50.0), "x": np.arange(50.0)}), npartitions=2)
     with pytest.raises(ZeroDivisionError, match="a bug of dpstats"):
         dp.dp_lm("y ~ x", data, eps=1.0, delta=1e-6, bounds=(-60, 60), random_state=1)
+
+
+# ---------------------------------------------------------------------------- F05
+def _frames() -> dict[str, object]:
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"Y": rng.normal(size=300), "X1": rng.normal(size=300)})
+    con = duckdb.connect()
+    con.register("src", df)
+    return {
+        "pandas": df,
+        "polars": pl.from_pandas(df),
+        "polars lazy": pl.from_pandas(df).lazy(),
+        "arrow": pa.Table.from_pandas(df),
+        "duckdb": con.sql("select * from src"),
+        "dask": dd.from_pandas(df, npartitions=2),
+    }
+
+
+@pytest.mark.parametrize(
+    "formula, missing", [("y ~ x1", "y"), ("Y ~ x1 + log(X1)", "x1"), ("log(y) ~ X1", "y")]
+)
+def test_a_misspelt_column_is_named_with_the_formula_and_its_case_on_every_source(formula, missing):
+    texts = {}
+    for kind, data in _frames().items():
+        with pytest.raises(FormulaError) as info, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dp.dp_lm(formula, data, eps=1.0, delta=1e-6, bounds=(-5, 5))
+        texts[kind] = str(info.value)
+    want = (
+        f"column '{missing}' in formula '{formula}' is not in the data. Did you mean '{missing.upper()}'? "
+        "Check the spelling or add the column to the data frame."
+    )
+    assert set(texts.values()) == {want}, texts
+
+
+def test_close_names_puts_a_case_only_difference_first():
+    assert close_names("y", ["Y", "x1"]) == ["Y"]
+    assert close_names("x1", ["x2", "X1", "y"]) == ["X1", "x2"]
+    assert close_names("z", ["Y", "x1"]) == []
+    assert close_names("y", ["yy", "y1", "Y"], n=1) == ["Y"]
+
+
+def test_a_misspelt_bounds_name_gets_the_same_suggestion():
+    df = pd.DataFrame({"y": np.linspace(-1, 1, 50), "x": np.linspace(0, 1, 50)})
+    with pytest.raises(PrivacyParameterError, match="names 'X', .* Did you mean 'x'"):
+        dp.dp_lm("y ~ x", df, eps=1.0, delta=1e-6, bounds={"y": (-1, 1), "x": (0, 1), "X": (0, 1)})
+
+
+@pytest.mark.filterwarnings("ignore::dpstats.errors.ChanceWarning")
+def test_the_printed_call_backticks_non_syntactic_bounds_names_as_r_deparse():
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"y": rng.normal(size=200), "a b": rng.uniform(-1, 1, 200), "if": rng.normal(size=200)})
+    bounds = {"y": (-5, 5), "a b": (-1, 1), "if": (-4, 4)}
+    fit = dp.dp_lm("y ~ `a b` + `if`", df, eps=2, delta=1e-6, bounds=bounds, random_state=1)
+    call = next(line for line in str(fit).splitlines() if line.startswith("dp_lm("))
+    # R: deparse(quote(list(y = c(-5, 5), `a b` = c(-1, 1), `if` = c(-4, 4))))
+    assert "bounds = list(y = c(-5, 5), `a b` = c(-1, 1), `if` = c(-4, 4))" in call, call

@@ -60,13 +60,14 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
-from ..errors import DataError, DPStatsError
+from ..errors import DataError, DPStatsError, FormulaError
 
 __all__ = ["as_data", "refuse_unknown", "is_native", "type_name", "ACCEPTED", "InMemoryData", "Data"]
 
@@ -347,20 +348,43 @@ def _flat(keep) -> list[str]:
 def _wanted(formula, names: list[str], keep) -> list[str]:
     """The columns to read, in the data's order: the formula's variables and ``keep``.
 
-    A formula the formula layer cannot read (or none) keeps every column, so that the door
-    raises exactly the error it raises for a pandas frame.
+    A formula the formula layer cannot read (or none), or one that names a column the data
+    lacks, keeps every column, so that the door raises exactly the error it raises for a pandas
+    frame (a misspelt column's suggestions are drawn from all the columns).
     """
     if not isinstance(formula, str):
         return names
     from ..formula import formula_variables
 
     empty = pd.DataFrame({c: pd.Series([], dtype=float) for c in names})
+    one_sided = formula.lstrip().startswith("~")
     try:
-        used = formula_variables(formula, empty, one_sided=formula.lstrip().startswith("~"))
+        used = formula_variables(formula, empty, one_sided=one_sided)
     except (DPStatsError, ValueError, TypeError, KeyError, SyntaxError):
+        return names
+    if _names_a_missing_column(formula, empty, one_sided):
         return names
     used_set = set(used) | set(_flat(keep))
     return [c for c in names if c in used_set]
+
+
+def _names_a_missing_column(formula: str, empty: pd.DataFrame, one_sided: bool) -> bool:
+    """Whether ``formula`` names a column ``empty`` lacks, by the check the engines make on no rows
+    (:func:`dpstats.engines.layout.used_variables`)."""
+    from ..formula import expression_variables, rhs_variables, simple_rhs_tokens, split_formula
+
+    try:
+        lhs, rhs = split_formula(formula, one_sided)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # functions of the rows (scale, ns) on no rows
+            if lhs and lhs not in empty.columns:
+                expression_variables(lhs, empty)
+            rhs_variables(simple_rhs_tokens(rhs), rhs, empty, lhs)
+    except FormulaError as exc:
+        return hasattr(exc, "column")  # set by the unknown-name error alone
+    except Exception:  # noqa: BLE001 - a function that needs rows failed on none: the door evaluates it
+        return False
+    return False
 
 
 # ---------------------------------------------------------------------------- conversion
