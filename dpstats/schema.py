@@ -101,7 +101,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, DataWarning, PrivacyParameterError
+from .errors import DataError, DataWarning, PrivacyParameterError, close_names
 from .geometry import check_bounds_form
 
 __all__ = [
@@ -346,11 +346,9 @@ class Schema:
 
         unknown = [str(k) for k in b if not named(str(k))]
         if unknown:
-            import difflib
-
             keys = [str(k) for k in b if named(str(k))]
             public = self._public_bound_names(columns, design, factors, keys, declares_levels)
-            near = difflib.get_close_matches(unknown[0], public, n=3, cutoff=0.5)
+            near = close_names(unknown[0], public)
             hint = f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
             raise PrivacyParameterError(
                 f"bounds= names {unknown[0]!r}, which is neither a column of the data nor a column of the "
@@ -374,15 +372,12 @@ class Schema:
         b = self.bounds
         if not isinstance(b, Mapping) or not unfilled or not self.check_names:
             return
-        import difflib
-
         known = {str(c) for c in columns}
         loose = [
             k for k in map(str, b) if _unquoted(k) not in known and re.fullmatch(r"[\w.]+", _unquoted(k))
         ]
         for name in unfilled:
-            near = [k for k in loose if k.lower() == name.lower()]
-            near = near or difflib.get_close_matches(name, loose, n=1, cutoff=0.8)
+            near = close_names(name, loose, n=1, cutoff=0.8)
             if near:
                 raise PrivacyParameterError(
                     f"no bounds are declared for {name!r}, and bounds= names {near[0]!r}, which is not a column "

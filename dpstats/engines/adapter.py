@@ -60,13 +60,14 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
-from ..errors import DataError, DPStatsError
+from ..errors import DataError, DPStatsError, FormulaError
 
 __all__ = ["as_data", "refuse_unknown", "is_native", "type_name", "ACCEPTED", "InMemoryData", "Data"]
 
@@ -268,33 +269,50 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
         if statistics:
             return source
         data, kind = source.relation, "duckdb"
-    with native_errors(type_name(data)):
+    with native_errors(type_name(data), library=_root(data).lstrip("_")):
         names = _columns(data, kind)
         wanted = _wanted(formula, names, keep)
         return _to_pandas(data, kind, wanted)
 
 
 @contextmanager
-def native_errors(what: str) -> Iterator[None]:
-    """A polars, pyarrow or DuckDB failure while reading (a query that fails, a file that is
-    missing) as a :class:`~dpstats.errors.DataError` naming the data and the library's error type.
+def native_errors(what: str, library: str | None = None) -> Iterator[None]:
+    """A polars, pyarrow or DuckDB failure while reading (a query that fails, a value its cast
+    refuses, a file that is missing) as the :class:`~dpstats.errors.DataError` of :func:`reading_failed`.
 
-    The library's message is not repeated: it may quote a value of the rows (``Could not convert
-    string 'x' to DOUBLE``), and a message is an output channel (docs/architecture.md, "Privacy
-    conventions").  The original exception stays attached as ``__cause__`` for the analyst.
+    Only the exceptions of those libraries (and of narwhals, which raises polars' errors under
+    its own name) are read as the data's; any other is dpstats' own and passes through unchanged.
+    ``library`` names the library in the message (default: the exception's own).
     """
     try:
         yield
     except DPStatsError:
         raise
     except Exception as exc:
-        if _root(exc) not in _NATIVE_ROOTS:
+        if _root(exc) not in (*_NATIVE_ROOTS, "narwhals"):
             raise
-        raise DataError(
-            f"reading {what} failed in {type(exc).__module__.split('.')[0].lstrip('_')} "
-            f"({type(exc).__name__}); run the query or frame on its own to see why (its message may "
-            "show values of the rows, so dpstats does not repeat it). Nothing was spent."
-        ) from exc
+        raise reading_failed(what, library or _root(exc).lstrip("_"), exc) from None
+
+
+def reading_failed(what: str, library: str, exc: BaseException) -> DataError:
+    """The error for a failure while ``library`` evaluates the user's data ``what`` (its query, a
+    cast, a scan, a Dask graph): the library and the exception's type, never its message.
+
+    The library's message may quote a value of the rows (``Could not convert string 'x' to
+    DOUBLE``), a count or a row number, and a message is an output channel (docs/architecture.md,
+    "Privacy conventions"): it is not repeated, and the caller raises this ``from None`` so that
+    the traceback does not print it either.
+
+    Examples
+    --------
+    >>> str(reading_failed("a polars.LazyFrame", "polars", ValueError("could not parse 'x'")))[:70]
+    'reading a polars.LazyFrame failed: polars could not evaluate the query'
+    """
+    return DataError(
+        f"reading {what} failed: {library} could not evaluate the query or cast a value in it "
+        f"({type(exc).__name__}); run the query or frame on its own to see why (its message may show "
+        "values of the rows, so dpstats does not repeat it). Nothing was spent."
+    )
 
 
 # ---------------------------------------------------------------------------- columns
@@ -330,20 +348,43 @@ def _flat(keep) -> list[str]:
 def _wanted(formula, names: list[str], keep) -> list[str]:
     """The columns to read, in the data's order: the formula's variables and ``keep``.
 
-    A formula the formula layer cannot read (or none) keeps every column, so that the door
-    raises exactly the error it raises for a pandas frame.
+    A formula the formula layer cannot read (or none), or one that names a column the data
+    lacks, keeps every column, so that the door raises exactly the error it raises for a pandas
+    frame (a misspelt column's suggestions are drawn from all the columns).
     """
     if not isinstance(formula, str):
         return names
     from ..formula import formula_variables
 
     empty = pd.DataFrame({c: pd.Series([], dtype=float) for c in names})
+    one_sided = formula.lstrip().startswith("~")
     try:
-        used = formula_variables(formula, empty, one_sided=formula.lstrip().startswith("~"))
+        used = formula_variables(formula, empty, one_sided=one_sided)
     except (DPStatsError, ValueError, TypeError, KeyError, SyntaxError):
+        return names
+    if _names_a_missing_column(formula, empty, one_sided):
         return names
     used_set = set(used) | set(_flat(keep))
     return [c for c in names if c in used_set]
+
+
+def _names_a_missing_column(formula: str, empty: pd.DataFrame, one_sided: bool) -> bool:
+    """Whether ``formula`` names a column ``empty`` lacks, by the check the engines make on no rows
+    (:func:`dpstats.engines.layout.used_variables`)."""
+    from ..formula import expression_variables, rhs_variables, simple_rhs_tokens, split_formula
+
+    try:
+        lhs, rhs = split_formula(formula, one_sided)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # functions of the rows (scale, ns) on no rows
+            if lhs and lhs not in empty.columns:
+                expression_variables(lhs, empty)
+            rhs_variables(simple_rhs_tokens(rhs), rhs, empty, lhs)
+    except FormulaError as exc:
+        return hasattr(exc, "column")  # set by the unknown-name error alone
+    except Exception:  # noqa: BLE001 - a function that needs rows failed on none: the door evaluates it
+        return False
+    return False
 
 
 # ---------------------------------------------------------------------------- conversion

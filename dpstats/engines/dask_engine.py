@@ -8,13 +8,15 @@ results are merged in partition order, so a run is reproducible.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError, EngineError
+from ..errors import DataError, DPStatsError, EngineError
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .adapter import reading_failed
 from .layout import Layout
 
 
@@ -46,6 +48,11 @@ class DaskSource:
     def _compute(self, tasks: list, desc: str) -> list:
         """Compute delayed tasks on the client (or the default scheduler), in order.
 
+        A failure of the user's graph (a partition that cannot be read, a cast that fails on a
+        value) is a :class:`~dpstats.errors.DataError` without the library's message
+        (:func:`~dpstats.engines.adapter.reading_failed`); one of dpstats' own code in a task
+        (:func:`_own`) passes through unchanged.
+
         All or nothing: a worker that dies is retried by Dask (its task runs
         again elsewhere, to the same partial result); past Dask's
         ``distributed.scheduler.allowed-failures`` retries, or when the cluster
@@ -54,9 +61,13 @@ class DaskSource:
         """
         try:
             out = self._run(tasks, desc)
+        except DPStatsError:
+            raise
         except Exception as exc:
-            if not _cluster_failure(exc):
+            if getattr(exc, "raised_by_dpstats", False):
                 raise
+            if not _cluster_failure(exc):  # the user's graph failed on its rows (a cast, a query)
+                raise reading_failed(self.what, "dask", exc) from None
             raise EngineError(
                 f"the {desc} on {self.what} did not finish: {type(exc).__name__}: {exc}. A Dask worker died "
                 "or the cluster could not be reached; nothing was computed from the data or released, and "
@@ -128,6 +139,23 @@ class DaskSource:
         return self._compute(tasks, "pass over partitions")
 
 
+def _own(task):
+    """``task``, dpstats' code run on a computed partition, with its exceptions marked as dpstats'
+    own (not the user's graph's: :meth:`DaskSource._compute`); the mark travels with a pickled
+    exception from a worker."""
+
+    @functools.wraps(task)
+    def run(*args):
+        try:
+            return task(*args)
+        except Exception as exc:
+            exc.raised_by_dpstats = True
+            raise
+
+    return run
+
+
+@_own
 def _partition_map(part: pd.DataFrame, layout: Layout, fn, where: str):
     import warnings
 
@@ -151,10 +179,12 @@ def _cluster_failure(exc: BaseException) -> bool:
     )
 
 
+@_own
 def _distinct(part: pd.DataFrame, columns: list[str]) -> dict[str, list]:
     return {c: part[c].dropna().unique().tolist() for c in columns}
 
 
+@_own
 def _partition_statistics(
     part: pd.DataFrame, layout: Layout, transform: Transform, where: str
 ) -> EngineStats:

@@ -243,8 +243,8 @@ def used_variables(
     tokens = simple_rhs_tokens(rhs)
     used = [lhs] if lhs and lhs in schema.columns else []
     if lhs and lhs not in schema.columns:
-        used += expression_variables(lhs, schema)
-    used += [v for v in rhs_variables(tokens, rhs, schema, lhs) if v != lhs]
+        used += expression_variables(lhs, schema, formula)
+    used += [v for v in rhs_variables(tokens, rhs, schema, lhs, formula) if v != lhs]
     return list(dict.fromkeys(used))
 
 

@@ -42,7 +42,6 @@ and intercept terms are built directly, column by column, which is what makes
 
 from __future__ import annotations
 
-import difflib
 import re
 import warnings
 from collections.abc import Callable, Collection, Iterator
@@ -54,7 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
+from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel, close_names
 from ..schema import Schema
 from ._design import (
     DEFAULT_CONTRASTS,
@@ -359,7 +358,7 @@ def model_frame(
     lhs, rhs = split_formula(formula, one_sided)
     rhs_tokens = simple_rhs_tokens(rhs)
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
-        used = _direct_variables(rhs_tokens, rhs, data, lhs)
+        used = _direct_variables(rhs_tokens, data, lhs, formula)
         factors = set(xlevels or ()) | set(schema.levels if schema is not None else ())
         if not any(_factor_flags(data, used).values()) and not factors.intersection(used):
             _refuse_numeric_contrasts(coding, used)
@@ -837,7 +836,7 @@ def formula_variables(formula: str, data: pd.DataFrame, one_sided: bool = False)
     lhs, rhs = split_formula(formula, one_sided)
     tokens = simple_rhs_tokens(rhs)
     if tokens is not None and (not lhs or lhs in data.columns):
-        return list(dict.fromkeys(([lhs] if lhs else []) + _direct_variables(tokens, rhs, data, lhs)))
+        return list(dict.fromkeys(([lhs] if lhs else []) + _direct_variables(tokens, data, lhs, formula)))
     # the names each variable refers to, without evaluating it (poly(), ns() need rows)
     lhs_text = _raw_lhs(formula)
     t = build_terms(
@@ -1487,7 +1486,7 @@ def simple_rhs_tokens(rhs: str) -> list[tuple[str, str]] | None:
 
 
 def _close(name: str, data: pd.DataFrame) -> str:
-    near = difflib.get_close_matches(name, [str(c) for c in data.columns[:50000]], n=3, cutoff=0.5)
+    near = close_names(name, data.columns[:50000])
     return f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
 
 
@@ -1500,7 +1499,7 @@ def _unknown(name: str, data: pd.DataFrame, formula_side: str) -> FormulaError:
     return exc
 
 
-def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[str]:
+def _direct_variables(tokens, data: pd.DataFrame, lhs: str, formula: str) -> list[str]:
     """Columns a simple right-hand side uses, removed ones included (R keeps them in the model frame)."""
     out: list[str] = []
     for _, tok in tokens:
@@ -1509,13 +1508,15 @@ def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[st
         if tok == ".":
             out.extend(data.columns.tolist())
         elif tok not in data.columns:
-            raise _unknown(tok, data, f"{lhs} ~ {rhs}" if lhs else "~ " + rhs)  # the whole formula
+            raise _unknown(tok, data, formula)
         else:
             out.append(tok)
     return [c for c in dict.fromkeys(out) if c != lhs]
 
 
-def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataFrame, lhs: str) -> list[str]:
+def rhs_variables(
+    tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataFrame, lhs: str, formula: str | None = None
+) -> list[str]:
     """Data columns the right-hand side uses (for the chunked engines' layout).
 
     Parameters
@@ -1528,6 +1529,9 @@ def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataF
         The data (only its columns and dtypes are read; a zero-row frame will do).
     lhs : str
         The response (excluded from the result), or ``""``.
+    formula : str, optional
+        The whole formula, which an error quotes as the in-memory route does (default:
+        ``lhs ~ rhs``).
 
     Returns
     -------
@@ -1547,15 +1551,16 @@ def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataF
     >>> rhs_variables(None, "log(a) + a:b", df, "y")
     ['a', 'b']
     """
+    formula = formula or (f"{lhs} ~ {rhs}" if lhs else "~ " + rhs)
     if tokens is not None and (not lhs or lhs in data.columns):
-        return _direct_variables(tokens, rhs, data, lhs)
+        return _direct_variables(tokens, data, lhs, formula)
     lhs_node = parse(lhs) if lhs and lhs not in data.columns else (Node("name", lhs) if lhs else None)
     t = build_terms("~ " + rhs, lhs_node, parse(rhs), [str(c) for c in data.columns])
     rhs_nodes = [v for i, v in enumerate(t.variables) if i != t.response]
-    return _checked_columns(rhs_nodes, data, "~ " + rhs)
+    return _checked_columns(rhs_nodes, data, formula)
 
 
-def expression_variables(expr: str, data: pd.DataFrame) -> list[str]:
+def expression_variables(expr: str, data: pd.DataFrame, formula: str | None = None) -> list[str]:
     """Data columns an expression (e.g. a response ``log(y)``) uses; unknown names are errors.
 
     Parameters
@@ -1564,6 +1569,8 @@ def expression_variables(expr: str, data: pd.DataFrame) -> list[str]:
         An R expression such as ``"log(y)"``.
     data : pandas.DataFrame
         The data (a zero-row frame will do).
+    formula : str, optional
+        The formula ``expr`` is part of, which an error quotes (default: ``expr``).
 
     Returns
     -------
@@ -1575,7 +1582,7 @@ def expression_variables(expr: str, data: pd.DataFrame) -> list[str]:
     >>> expression_variables("log(y + x)", pd.DataFrame({"y": [1.0], "x": [2.0]}))
     ['y', 'x']
     """
-    return _checked_columns([parse(expr)], data, expr)
+    return _checked_columns([parse(expr)], data, formula or expr)
 
 
 def _checked_columns(nodes, data: pd.DataFrame, where: str) -> list[str]:
