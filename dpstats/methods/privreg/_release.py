@@ -254,6 +254,7 @@ def release(
         check_separation=(options.penalty is None and not dp),
         on_round=on_round,
         offset=stats.offset,
+        deviance=not dp,
     )
     finals = finish_blocks(blocks, out, fam, y, X.shape[1], pl.sigmas[1] if dp else None)
     pooled = None
