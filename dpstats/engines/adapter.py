@@ -280,8 +280,10 @@ def native_errors(what: str) -> Iterator[None]:
     missing) as a :class:`~dpstats.errors.DataError` naming the data and the library's error type.
 
     The library's message is not repeated: it may quote a value of the rows (``Could not convert
-    string 'x' to DOUBLE``), and a message is an output channel (docs/architecture.md, "Privacy
-    conventions").  The original exception stays attached as ``__cause__`` for the analyst.
+    string 'x' to DOUBLE``, DuckDB's "Original Line:" of a CSV file), and a message is an output
+    channel (docs/architecture.md, "Privacy conventions").  It is raised ``from None``, so that a
+    traceback does not show the original either; the analyst, who may see the data, finds it on
+    ``__context__``.
     """
     try:
         yield
@@ -294,7 +296,7 @@ def native_errors(what: str) -> Iterator[None]:
             f"reading {what} failed in {type(exc).__module__.split('.')[0].lstrip('_')} "
             f"({type(exc).__name__}); run the query or frame on its own to see why (its message may "
             "show values of the rows, so dpstats does not repeat it). Nothing was spent."
-        ) from exc
+        ) from None
 
 
 # ---------------------------------------------------------------------------- columns

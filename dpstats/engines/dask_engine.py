@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..errors import DataError, EngineError
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .files import reader_failure, reading, unreadable
 from .layout import Layout
 
 
@@ -26,6 +27,7 @@ class DaskSource:
     """
 
     engine = "dask"
+    file: tuple[str, str] | None = None  # (name, "csv" or "parquet") when on_dask read a path
 
     def __init__(self, frame, client=None, levels: dict | None = None, progress: bool = False) -> None:
         self.frame, self.client, self.levels, self.progress = frame, client, levels, progress
@@ -55,6 +57,8 @@ class DaskSource:
         try:
             out = self._run(tasks, desc)
         except Exception as exc:
+            if reader_failure(exc):  # a partition's rows its reader cannot parse: its text quotes them
+                raise self._unreadable(exc) from None
             if not _cluster_failure(exc):
                 raise
             raise EngineError(
@@ -70,6 +74,16 @@ class DaskSource:
                 "nothing was released."
             )
         return out
+
+    def _unreadable(self, exc: BaseException) -> DataError:
+        """A partition its reader could not parse: the file's error (:func:`~dpstats.engines.files.unreadable`)
+        when on_dask read a path, else one naming the data and the reader's error type only."""
+        if self.file is not None:
+            return unreadable(*self.file)
+        return DataError(
+            f"a partition of {self.what} could not be read ({type(exc).__name__}); its reader's message is not "
+            "repeated, as it quotes the rows. Read the Dask DataFrame on its own to see why."
+        )
 
     def _run(self, tasks: list, desc: str) -> list:
         import dask
@@ -239,14 +253,17 @@ def on_dask(
 
     if client is None:
         client = _current_client()
+    file = None
     if isinstance(data, (str, os.PathLike)):
         path = str(data)
         if Path(path).is_dir() or path.endswith((".parquet", ".pq")):
-            data = dd.read_parquet(path)
+            file = (path, "parquet")
         elif path.endswith(".csv"):
-            data = dd.read_csv(path)
+            file = (path, "csv")
         else:
             raise DataError(f"cannot tell the format of {path!r}; give a .parquet or .csv path.")
+        with reading(*file):  # Dask reads the first rows here, to infer the columns' types
+            data = dd.read_parquet(path) if file[1] == "parquet" else dd.read_csv(path)
     elif isinstance(data, pd.DataFrame):
         if npartitions is None:
             workers = len(client.scheduler_info()["workers"]) if client is not None else 1
@@ -261,7 +278,9 @@ def on_dask(
             f"on_dask needs a Dask DataFrame or Array, a pandas DataFrame or a path; "
             f"got {type(data).__name__}."
         )
-    return DaskSource(data, client=client, levels=levels, progress=bool(progress))
+    source = DaskSource(data, client=client, levels=levels, progress=bool(progress))
+    source.file = file
+    return source
 
 
 def _current_client():
