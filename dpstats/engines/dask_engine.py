@@ -16,6 +16,7 @@ import pandas as pd
 from ..errors import DataError, EngineError
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .files import reader_failure, reading, unreadable
+from .stream import _bar
 from .layout import Layout
 
 
@@ -28,6 +29,7 @@ class DaskSource:
 
     engine = "dask"
     file: tuple[str, str] | None = None  # (name, "csv" or "parquet") when on_dask read a path
+    counted = True  # the bars may count partitions: False where n is private (engines._prepare sets it)
 
     def __init__(self, frame, client=None, levels: dict | None = None, progress: bool = False) -> None:
         self.frame, self.client, self.levels, self.progress = frame, client, levels, progress
@@ -88,10 +90,11 @@ class DaskSource:
     def _run(self, tasks: list, desc: str) -> list:
         import dask
 
+        counted = self.progress and self.counted
         if self.client is not None:
             futures = self.client.compute(tasks)
             try:
-                if self.progress:
+                if counted:
                     from distributed import as_completed
                     from tqdm.auto import tqdm
 
@@ -99,16 +102,19 @@ class DaskSource:
                         as_completed(futures), total=len(futures), desc=desc, unit="partition", leave=False
                     ):
                         pass
-                return self.client.gather(futures)
+                with self._status(desc):
+                    return self.client.gather(futures)
             except BaseException:
                 # a failed pass stops here: its other tasks are cancelled, not left running (or retried)
                 # on the cluster, where they would hold their keys and compete with the next call
                 self.client.cancel(futures)
                 raise
-        if self.progress:
-            with _TqdmCallback(desc):
-                return list(dask.compute(*tasks))
-        return list(dask.compute(*tasks))
+        with _TqdmCallback(desc) if counted else self._status(desc):
+            return list(dask.compute(*tasks))
+
+    def _status(self, desc: str):
+        """No bar, or where n is private one that shows no number (a file's partitions grow with n)."""
+        return _bar(self.progress and not self.counted, None, desc, counted=False)
 
     def distinct_values(self, columns: list[str]) -> dict[str, list]:
         from dask import delayed
@@ -234,7 +240,8 @@ def on_dask(
     levels : dict, optional
         Declared factor levels, as for :func:`dpstats.engines.stream`.
     progress : bool
-        A tqdm bar over partitions.
+        A tqdm bar over partitions; where n is private (a private call under
+        ``neighbouring="add_remove"``) a line naming the pass, with no number.
 
     Returns
     -------

@@ -129,6 +129,7 @@ class Stream:
     """
 
     engine = "stream"
+    counted = True  # the bars may count rows: False where n is private (engines._prepare sets it)
 
     def __init__(
         self,
@@ -220,6 +221,12 @@ class Stream:
                 here = _declared_categories(pq.ParquetFile(path))
             found = here if i == 0 else {c: d for c, d in found.items() if here.get(c) == d}
         return found
+
+    def _bar(self, desc: str):
+        """The progress bar of a pass over the rows (:func:`_bar`): rows out of the file's row count
+        where n is public, no number at all where it is private (:attr:`counted` False)."""
+        total = self.total_rows() if self.progress and self.counted else None
+        return _bar(self.progress, total, desc, self.counted)
 
     def total_rows(self) -> int | None:
         if self.format != "parquet":
@@ -346,7 +353,7 @@ class Stream:
         import pyarrow.compute as pc
 
         seen: dict[str, set] = {c: set() for c in columns}
-        with _bar(self.progress, self.total_rows(), f"first pass (levels) over {self.what}") as bar:
+        with self._bar(f"first pass (levels) over {self.what}") as bar:
             for batch, _ in self.batches(columns):
                 for c in columns:
                     seen[c].update(v for v in pc.unique(batch.column(c)).to_pylist() if v is not None)
@@ -359,7 +366,7 @@ class Stream:
         if columns is not None:
             layout = _project(layout, columns)
         with (
-            _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar,
+            self._bar(f"pass over {self.what}") as bar,
             warnings.catch_warnings(),
         ):
             # rows dropped in a chunk are counted and warned about once, after the pass
@@ -385,7 +392,7 @@ class Stream:
         columns = None if len(layout.variables) == len(layout.columns) else list(layout.variables)
         if columns is not None:
             layout = _project(layout, columns)
-        with _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar:
+        with self._bar(f"pass over {self.what}") as bar:
             for batch, where in self.batches(columns, layout.declared_numeric):
                 bar.update(batch.num_rows)
                 chunk = batch.to_pandas(split_blocks=True)
@@ -565,9 +572,28 @@ class _NoBar:
         pass
 
 
-def _bar(progress: bool, total: int | None, desc: str):
+class _Status(_NoBar):
+    """A bar that shows no number: the pass's name, drawn once when the pass starts, never redrawn,
+    cleared when it ends.  Where n is private (add/remove) every number a bar could show grows with n:
+    rows read, rows out of a total, chunks or partitions, rate, elapsed time, even how many times a
+    bar that shows only the time redraws itself on stderr.  This line's bytes are the same for any n."""
+
+    def __init__(self, desc: str) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(desc=f"{desc} (n is private: no count shown)", bar_format="{desc}", leave=False)
+
+    def __exit__(self, *exc) -> None:
+        self.bar.close()
+
+
+def _bar(progress: bool, total: int | None, desc: str, counted: bool = True):
+    """A tqdm bar's context (``update(rows)``) over a pass's rows, when ``progress``: rows out of
+    ``total`` (None: rows read), or where n is private (``counted`` False) a :class:`_Status`."""
     if not progress:
         return _NoBar()
+    if not counted:
+        return _Status(desc)
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, leave=False)
@@ -609,7 +635,8 @@ def stream(
         read in a first pass: a data-dependent step named in the privacy
         statement (``strict=True`` refuses it).  Logical columns need none.
     progress : bool
-        tqdm progress bars during the passes.
+        tqdm progress bars during the passes, counting the rows read; where n is private (a private
+        call under ``neighbouring="add_remove"``) a line naming the pass, with no number.
     format : {"parquet", "csv"}, optional
         Default: from the file extension.
     csv_options : dict, optional
