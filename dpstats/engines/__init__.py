@@ -428,11 +428,17 @@ def _sufficient_statistics(
 
 
 def _prepare(formula, data, drop_intercept, one_sided, progress, schema):
-    """The engine source, the layout every chunk must agree on, and the frame without rows (n still 0)."""
+    """The engine source, the layout every chunk must agree on, and the frame without rows (n still 0).
+
+    Where n is private (a private call under add/remove) the source's progress bars show no number:
+    rows, chunks and partitions all count n (:func:`dpstats.engines.stream._bar`).
+    """
     source = as_source(data)
-    if progress is not None and bool(progress) != source.progress:
+    shown = source.progress if progress is None else bool(progress)
+    counted = schema is None or not schema.private or schema.neighbouring != "add_remove"
+    if (shown, counted) != (source.progress, source.counted):
         source = copy.copy(source)
-        source.progress = bool(progress)
+        source.progress, source.counted = shown, counted
     layout = build_layout(
         formula,
         source.schema_frame(),

@@ -282,7 +282,9 @@ def native_errors(what: str, library: str | None = None) -> Iterator[None]:
 
     Only the exceptions of those libraries (and of narwhals, which raises polars' errors under
     its own name) are read as the data's; any other is dpstats' own and passes through unchanged.
-    ``library`` names the library in the message (default: the exception's own).
+    ``library`` names the library in the message (default: the exception's own).  The library's
+    message is not repeated (DuckDB's "Original Line:" of a CSV file quotes a row), and the error
+    is raised ``from None``; the analyst, who may see the data, finds the original on ``__context__``.
     """
     try:
         yield

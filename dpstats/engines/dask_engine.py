@@ -17,6 +17,8 @@ import pandas as pd
 from ..errors import DataError, DPStatsError, EngineError
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .adapter import reading_failed
+from .files import reader_failure, reading, unreadable
+from .stream import _bar
 from .layout import Layout
 
 
@@ -28,6 +30,8 @@ class DaskSource:
     """
 
     engine = "dask"
+    file: tuple[str, str] | None = None  # (name, "csv" or "parquet") when on_dask read a path
+    counted = True  # the bars may count partitions: False where n is private (engines._prepare sets it)
 
     def __init__(self, frame, client=None, levels: dict | None = None, progress: bool = False) -> None:
         self.frame, self.client, self.levels, self.progress = frame, client, levels, progress
@@ -66,6 +70,8 @@ class DaskSource:
         except Exception as exc:
             if getattr(exc, "raised_by_dpstats", False):
                 raise
+            if reader_failure(exc):  # a partition's rows its reader cannot parse: its text quotes them
+                raise self._unreadable(exc) from None
             if not _cluster_failure(exc):  # the user's graph failed on its rows (a cast, a query)
                 raise reading_failed(self.what, "dask", exc) from None
             raise EngineError(
@@ -82,13 +88,24 @@ class DaskSource:
             )
         return out
 
+    def _unreadable(self, exc: BaseException) -> DataError:
+        """A partition its reader could not parse: the file's error (:func:`~dpstats.engines.files.unreadable`)
+        when on_dask read a path, else one naming the data and the reader's error type only."""
+        if self.file is not None:
+            return unreadable(*self.file)
+        return DataError(
+            f"a partition of {self.what} could not be read ({type(exc).__name__}); its reader's message is not "
+            "repeated, as it quotes the rows. Read the Dask DataFrame on its own to see why."
+        )
+
     def _run(self, tasks: list, desc: str) -> list:
         import dask
 
+        counted = self.progress and self.counted
         if self.client is not None:
             futures = self.client.compute(tasks)
             try:
-                if self.progress:
+                if counted:
                     from distributed import as_completed
                     from tqdm.auto import tqdm
 
@@ -96,16 +113,19 @@ class DaskSource:
                         as_completed(futures), total=len(futures), desc=desc, unit="partition", leave=False
                     ):
                         pass
-                return self.client.gather(futures)
+                with self._status(desc):
+                    return self.client.gather(futures)
             except BaseException:
                 # a failed pass stops here: its other tasks are cancelled, not left running (or retried)
                 # on the cluster, where they would hold their keys and compete with the next call
                 self.client.cancel(futures)
                 raise
-        if self.progress:
-            with _TqdmCallback(desc):
-                return list(dask.compute(*tasks))
-        return list(dask.compute(*tasks))
+        with _TqdmCallback(desc) if counted else self._status(desc):
+            return list(dask.compute(*tasks))
+
+    def _status(self, desc: str):
+        """No bar, or where n is private one that shows no number (a file's partitions grow with n)."""
+        return _bar(self.progress and not self.counted, None, desc, counted=False)
 
     def distinct_values(self, columns: list[str]) -> dict[str, list]:
         from dask import delayed
@@ -250,7 +270,8 @@ def on_dask(
     levels : dict, optional
         Declared factor levels, as for :func:`dpstats.engines.stream`.
     progress : bool
-        A tqdm bar over partitions.
+        A tqdm bar over partitions; where n is private (a private call under
+        ``neighbouring="add_remove"``) a line naming the pass, with no number.
 
     Returns
     -------
@@ -269,14 +290,17 @@ def on_dask(
 
     if client is None:
         client = _current_client()
+    file = None
     if isinstance(data, (str, os.PathLike)):
         path = str(data)
         if Path(path).is_dir() or path.endswith((".parquet", ".pq")):
-            data = dd.read_parquet(path)
+            file = (path, "parquet")
         elif path.endswith(".csv"):
-            data = dd.read_csv(path)
+            file = (path, "csv")
         else:
             raise DataError(f"cannot tell the format of {path!r}; give a .parquet or .csv path.")
+        with reading(*file):  # Dask reads the first rows here, to infer the columns' types
+            data = dd.read_parquet(path) if file[1] == "parquet" else dd.read_csv(path)
     elif isinstance(data, pd.DataFrame):
         if npartitions is None:
             workers = len(client.scheduler_info()["workers"]) if client is not None else 1
@@ -291,7 +315,9 @@ def on_dask(
             f"on_dask needs a Dask DataFrame or Array, a pandas DataFrame or a path; "
             f"got {type(data).__name__}."
         )
-    return DaskSource(data, client=client, levels=levels, progress=bool(progress))
+    source = DaskSource(data, client=client, levels=levels, progress=bool(progress))
+    source.file = file
+    return source
 
 
 def _current_client():

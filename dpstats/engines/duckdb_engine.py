@@ -89,6 +89,7 @@ class DuckDBSource:
     """A DuckDB relation (or a table of a connection) as data; create it with :func:`on_duckdb`."""
 
     engine = "duckdb"
+    counted = True  # the bar may count rows: False where n is private (engines._prepare sets it)
 
     def __init__(
         self,
@@ -169,7 +170,8 @@ class DuckDBSource:
     def _batch_statistics(self, layout: Layout, transform: Transform) -> EngineStats:
         columns = list(layout.variables)
         layout = _project(layout, columns)
-        with _bar(self.progress, None, f"pass over {self.what}") as bar, warnings.catch_warnings():
+        bar = _bar(self.progress, None, f"pass over {self.what}", self.counted)
+        with bar, warnings.catch_warnings():
             warnings.simplefilter("ignore", DataWarning)  # as the streaming engine: counted, not warned
 
             def parts():
@@ -446,7 +448,8 @@ def on_duckdb(
     levels : dict, optional
         Declared levels of text columns, ``{"g": ["a", "b"]}`` (as ``levels=`` on a door).
     progress : bool
-        A tqdm bar over the streamed batches (the SQL route has none).
+        A tqdm bar over the streamed batches, counting rows (the SQL route has none); where n is
+        private (a private call under ``neighbouring="add_remove"``) a line naming the pass, with no number.
     pushdown : bool
         Compute the statistics of plain numeric designs by SQL (default); False streams
         every design (for comparisons).

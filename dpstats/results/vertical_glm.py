@@ -35,7 +35,8 @@ class VerticalGLMResult(DPResult):
         the plan's public inputs; R's ``noise.sd``).
     trace : DataFrame
         Convergence trace: ``iteration``, ``sum_abs_change`` (Σ|Δβ| of the
-        sweep), ``deviance``.
+        sweep), ``deviance``; in DP mode both are NaN (not computed: Σ|Δβ| would choose when to
+        stop, the deviance is a function of the raw response).
     se_blocks : list of dict
         Per party: rank of the offset history used for the standard errors,
         p_{-k}, and whether the standard errors are exact.
