@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DataError, EngineError
+from ..temporal import read_columns
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .layout import Layout
 
@@ -133,6 +134,7 @@ def _partition_map(part: pd.DataFrame, layout: Layout, fn, where: str):
 
     from ..errors import DataWarning
 
+    part = read_columns(part, refuse=())  # dates as numbers (dpstats.temporal)
     layout.check_columns(part, where)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)  # counted by the first pass, never shown
