@@ -2,12 +2,16 @@
 # (plain vectors and raw bytes, see dpstats/rbridge.py), results as JSON from to_dict(), errors and
 # warnings as classed R conditions.
 
+# A Date, POSIXct or difftime column crosses as its number, as model.matrix (so lm) reads it:
+# as.double() gives days since 1970-01-01, seconds since the epoch (UTC, whatever the zone) and the
+# difftime's number in its own units (.as_doubles).
 .column_kind <- function(x, name) {
   if (is.ordered(x)) "ordered"
   else if (is.factor(x)) "factor"
   else if (is.logical(x)) "logical"
   else if (is.integer(x)) "integer"
   else if (is.numeric(x) && is.null(oldClass(x))) "double"
+  else if (inherits(x, c("Date", "POSIXct", "difftime"))) "double"
   else if (is.character(x)) "character"
   else NA_character_
 }
@@ -160,6 +164,8 @@
   if (inherits(x, "formula")) return(paste(deparse(x, width.cutoff = 500L), collapse = " "))
   if (inherits(x, "dp_accountant")) return(x$py)
   if (is.factor(x)) return(as.character(x))
+  # bounds = list(day = as.Date(c("2020-01-01", "2020-12-31"))): in the units the column crosses in
+  if (inherits(x, c("Date", "POSIXct", "difftime"))) return(as.double(x))
   if (is.list(x) && !is.null(names(x))) return(lapply(x, .py_value))  # bounds = list(y = c(0, 10))
   if (is.matrix(x)) return(lapply(seq_len(nrow(x)), function(i) as.vector(x[i, ])))  # rows as lists
   x
