@@ -101,6 +101,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import temporal
+from .temporal import bounds_read as bounds_read  # for the front doors' binding (api/_parameters)
 from .errors import DataError, DataWarning, PrivacyParameterError, close_names
 from .geometry import check_bounds_form
 
@@ -723,8 +725,10 @@ def as_numbers(values: pd.Series) -> pd.Series:
     Text is parsed (``"1.5"`` is 1.5, ``"n/a"`` missing), a boolean is 0 or 1, a Categorical is
     read by its labels (R's ``as.numeric(as.character(f))``, not its codes).  A complex entry
     (Python's ``complex``, numpy's, or any entry of a complex column) is no real number: missing,
-    silently, whatever its imaginary part.  Row by row: the result for one entry never depends on
-    another.
+    silently, whatever its imaginary part.  A date is its days since 1970-01-01, a date-time its
+    seconds since the epoch (UTC), a duration its seconds, a time of day its seconds since midnight,
+    whether the column has such a type or holds such objects (R's ``as.numeric``: :mod:`dpstats.temporal`).
+    Row by row: the result for one entry never depends on another.
 
     Examples
     --------
@@ -734,16 +738,28 @@ def as_numbers(values: pd.Series) -> pd.Series:
     [10.0, nan]
     >>> as_numbers(pd.Series([0.5, 5 + 1j, 2 + 0j, "3"], dtype=object)).tolist()
     [0.5, nan, nan, 3.0]
+    >>> import datetime
+    >>> as_numbers(pd.Series([datetime.date(1970, 1, 3), "4"], dtype=object)).tolist()
+    [2.0, 4.0]
     """
     if _is_numeric(values.dtype):
         return values
+    kind = temporal.kind_of(values.dtype)
+    if kind == "unreadable":  # a list, a struct, binary data: no number, refused naming the column
+        raise temporal.refusal(str(values.name), temporal.type_text(values.dtype))
+    if kind is not None:
+        return temporal.numbers(values)
     if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
         return values.astype(float)
     read = pd.to_numeric(values.astype(object), errors="coerce")
     if pd.api.types.is_complex_dtype(read.dtype):  # some entry was complex: only those are missing
         complex_entry = values.astype(object).map(_is_complex).to_numpy(dtype=bool)
         read = pd.Series(np.where(complex_entry, np.nan, read.to_numpy().real), index=values.index)
-    return read.astype(float)
+    read = read.astype(float)
+    unread = read.isna().to_numpy() & values.notna().to_numpy()
+    if values.dtype == object and unread.any():  # dates, date-times, durations held as objects
+        read[unread] = [temporal.entry_number(v) for v in values[unread]]
+    return read
 
 
 def _is_complex(value: Any) -> bool:

@@ -44,7 +44,11 @@ Types and the public schema (:mod:`dpstats.schema`)
       metadata says pandas wrote it from a Categorical (its categories were declared);
       another dictionary holds only the values present, and becomes text;
     * Arrow and DuckDB ``DECIMAL`` columns become float64 (numbers, as the streaming
-      engine reads them).
+      engine reads them);
+    * dates, date-times, durations and times of day become float64 numbers, as R's
+      ``as.numeric`` reads them (days since 1970-01-01 for a date, seconds for the others:
+      :mod:`dpstats.temporal`), on every route and in pandas frames too; a formula variable of
+      a type with no such reading (a list, a struct, binary data) is refused, naming it.
 
 narwhals is the kept library: it recognises polars, pyarrow and DuckDB objects without
 importing them (``narwhals.dependencies``) and does the projection, the casts, the collect
@@ -68,6 +72,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pandas as pd
 
 from ..errors import DataError, DPStatsError, FormulaError
+from ..temporal import PER_SECOND, arrow_kind, arrow_numbers, column_kinds, read_columns, refusal
 
 __all__ = ["as_data", "refuse_unknown", "is_native", "type_name", "ACCEPTED", "InMemoryData", "Data"]
 
@@ -241,6 +246,8 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
     Returns
     -------
     pandas.DataFrame, dict, an engine source, None, or (``parts``) a list of frames.
+        A pandas frame is handed back as it is, but for its columns of a date, date-time or
+        duration dtype, read as numbers (:mod:`dpstats.temporal`).
         ``None`` is handed back as it is: a door without data says so in its own words.
 
     Raises
@@ -255,7 +262,9 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
     >>> as_data(t, "y ~ x").columns.tolist()
     ['y', 'x']
     """
-    if data is None or isinstance(data, (pd.DataFrame, dict)) or _is_engine_source(data):
+    if isinstance(data, pd.DataFrame):  # dates as numbers; a list column the formula uses refused
+        return read_columns(data, _wanted(formula, list(data.columns), keep)) if column_kinds(data) else data
+    if data is None or isinstance(data, dict) or _is_engine_source(data):
         return data
     kind = _kind(data)
     if kind is None:
@@ -402,6 +411,10 @@ def _to_pandas(data, kind: str, columns: list[str]) -> pd.DataFrame:
     if kind == "duckdb table":
         con, table = data
         data = con.table(table)
+    if kind in ("duckdb", "duckdb table"):
+        from .duckdb_engine import read_relation
+
+        data = read_relation(data, columns)  # dates and durations as numbers, in DuckDB
     return _narwhals_to_pandas(data, columns)
 
 
@@ -418,6 +431,10 @@ def _narwhals_to_pandas(data, columns: list[str]) -> pd.DataFrame:
             exprs.append(nw.col(c).cast(nw.String))  # categories read from the rows: text
         elif isinstance(dtype, nw.Decimal) or dtype == nw.Decimal:
             exprs.append(nw.col(c).cast(nw.Float64))
+        elif isinstance(dtype, (nw.List, nw.Array, nw.Struct, nw.Binary)):
+            raise refusal(c, str(dtype))
+        elif isinstance(dtype, (nw.Date, nw.Datetime, nw.Duration, nw.Time)):
+            exprs.append(_temporal_expression(nw, c, dtype))
         else:
             exprs.append(nw.col(c))
     frame = frame.select(exprs)
@@ -429,6 +446,16 @@ def _narwhals_to_pandas(data, columns: list[str]) -> pd.DataFrame:
     return _unordered_enums(out, [c for c in columns if isinstance(schema[c], nw.Enum)])
 
 
+def _temporal_expression(nw, column: str, dtype):
+    """A polars date, date-time, duration or time of day as numbers (:mod:`dpstats.temporal`): its
+    integer count (days; or units of its time unit, in UTC for a zoned date-time; a polars Time counts
+    nanoseconds since midnight) as a double, divided by the units in a second."""
+    if isinstance(dtype, nw.Date):
+        return nw.col(column).cast(nw.Int32).cast(nw.Float64)
+    unit = "ns" if isinstance(dtype, nw.Time) else dtype.time_unit
+    return nw.col(column).cast(nw.Int64).cast(nw.Float64) / PER_SECOND[unit]
+
+
 def _unordered_enums(frame: pd.DataFrame, enums: list[str]) -> pd.DataFrame:
     """polars marks an Enum's Categorical ordered (physical order); the schema reads it as a factor."""
     for c in enums:
@@ -437,14 +464,18 @@ def _unordered_enums(frame: pd.DataFrame, enums: list[str]) -> pd.DataFrame:
     return frame
 
 
-def _arrow_to_pandas(table, *, dictionaries_declared: bool = False) -> pd.DataFrame:
-    """An Arrow table as pandas: decimals as float64, undeclared dictionaries as text.
+def _arrow_to_pandas(table, *, dictionaries_declared: bool = False, refuse=None) -> pd.DataFrame:
+    """An Arrow table as pandas: decimals as float64, undeclared dictionaries as text, dates, date-times,
+    durations and times of day as numbers (:func:`dpstats.temporal.arrow_numbers`).
 
     ``dictionaries_declared``: the dictionaries hold a declared type's categories (DuckDB's
-    ENUM): kept as Categoricals, unordered.
+    ENUM): kept as Categoricals, unordered.  ``refuse``: the columns refused when their type has
+    no reading as a number or a factor (None: every column); another such column keeps its Arrow
+    type (a ``pandas.ArrowDtype``), so that a schema frame shows it to the engines' layout.
     """
     import pyarrow as pa
 
+    table = arrow_numbers(table, refuse)
     declared = dictionaries_declared or _pandas_categoricals(table)
     fields = []
     for field in table.schema:
@@ -460,12 +491,17 @@ def _arrow_to_pandas(table, *, dictionaries_declared: bool = False) -> pd.DataFr
             table.column(name) if new is None else table.column(name).cast(new) for name, new in fields
         ]
         table = pa.Table.from_arrays(columns, names=table.column_names, metadata=table.schema.metadata)
-    frame = table.to_pandas()
+    frame = table.to_pandas(types_mapper=_unreadable_as_arrow)
     if dictionaries_declared:
         for c in frame.columns:
             if isinstance(frame[c].dtype, pd.CategoricalDtype) and frame[c].dtype.ordered:
                 frame[c] = frame[c].cat.as_unordered()
     return frame
+
+
+def _unreadable_as_arrow(arrow_type):
+    """A type with no reading as a number or a factor keeps its Arrow type in pandas (None: pandas' own)."""
+    return pd.ArrowDtype(arrow_type) if arrow_kind(arrow_type) == "unreadable" else None
 
 
 def _pandas_categoricals(table) -> set[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import DataError, DPStatsError, EngineError
+from ..temporal import read_columns
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .adapter import reading_failed
 from .files import reader_failure, reading, unreadable
@@ -181,6 +182,7 @@ def _partition_map(part: pd.DataFrame, layout: Layout, fn, where: str):
 
     from ..errors import DataWarning
 
+    part = read_columns(part, refuse=())  # dates as numbers (dpstats.temporal)
     layout.check_columns(part, where)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)  # counted by the first pass, never shown

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..errors import DataError, FormulaError
 from ..schema import Schema, as_categorical
+from ..temporal import read_columns
 from ..formula import (
     INTERCEPT,
     ModelFrame,
@@ -313,7 +314,8 @@ def build_layout(
     applies to every chunk.  Categorical columns with known categories count
     as declared (no first pass reads them).
     """
-    schema = schema.rename(columns=str)
+    # dates as numbers (dpstats.temporal); ``typed`` keeps the source's types for the refusal below
+    schema = typed = read_columns(schema.rename(columns=str), refuse=())
     if rules is not None:  # numeric by declaration, whatever type the first chunk gives them
         rules.refuse_both(rules.declared_numeric(schema.columns))
         schema = rules.read_numeric(schema)
@@ -321,6 +323,7 @@ def build_layout(
     declared_here = [c for c in (rules.levels if rules is not None else ()) if c in schema.columns]
     kinds |= {c: "factor" for c in declared_here if c not in kinds}  # levels= makes numeric codes a factor
     used = used_variables(formula, schema, one_sided, factors=list(kinds), declared=declared_here)
+    read_columns(typed, refuse=used)  # a variable of a type with no reading (a list) is refused
     layout = Layout(formula, drop_intercept, one_sided, list(schema.columns), kinds, used, schema=rules)
     declared = _declared_levels(schema, declared, rules, kinds, what)
     factors = [c for c in used if c in kinds]

@@ -16,7 +16,10 @@ statistic is kept, and the engines run it again with that column read as text
 (:meth:`Stream.read_as_text`): the same frame and the same named steps (its levels read from the
 rows) as in memory, at the cost of a pass only where a column is not one type.  A column declared
 numeric (a ``bounds=`` entry) is always read as text and each entry as a number
-(:func:`dpstats.schema.as_numbers`).
+(:func:`dpstats.schema.as_numbers`).  A column pyarrow would infer as dates or times is text too,
+as ``pandas.read_csv`` reads it, unless ``csv_options={"convert_options": {"column_types": ...}}``
+declares its type; a Parquet or declared date, date-time, duration or time-of-day column is read as
+numbers (:mod:`dpstats.temporal`).
 
 Memory bound
 ------------
@@ -78,6 +81,7 @@ from .accumulate import (
     merge_all,
 )
 from ..schema import check_levels
+from ..temporal import arrow_kind, arrow_numbers
 from .files import reading, unreadable
 from .layout import Layout, schema_error
 
@@ -176,8 +180,13 @@ class Stream:
             inferred = reader.schema
         if any(pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type) for f in inferred):
             raise unreadable(path.name, "csv")  # text that is not UTF-8 is inferred as bytes
+        types = dict(self.csv_options.get("convert_options", {})).get("column_types") or {}
+        declared = set(getattr(types, "names", types))  # a dict, or a pyarrow schema
         return pa.schema(
-            [pa.field(f.name, pa.string()) if f.name in self.text_columns else f for f in inferred]
+            [
+                pa.field(f.name, pa.string()) if _text_in_csv(f, self.text_columns, declared) else f
+                for f in inferred
+            ]
         )
 
     def read_as_text(self, column: str) -> None:
@@ -191,7 +200,10 @@ class Stream:
         Parquet columns that pandas wrote from a ``CategoricalDtype`` keep their categories
         (:meth:`pandas_categories`): declared, as the same dtype is in memory.
         """
-        frame = self.arrow_schema().empty_table().to_pandas()
+        from .adapter import _unreadable_as_arrow
+
+        empty = arrow_numbers(self.arrow_schema().empty_table(), refuse=())  # dates as numbers
+        frame = empty.to_pandas(types_mapper=_unreadable_as_arrow)
         for col, dtype in self.pandas_categories().items():
             frame[col] = pd.Categorical([], dtype=dtype)
         return frame
@@ -288,7 +300,7 @@ class Stream:
             for i, batch in enumerate(self._file_batches(path, columns, first, numeric)):
                 where = f"chunk {i + 1} of {path.name}"
                 self._check(first, batch.schema, where, columns, numeric)
-                yield batch, where
+                yield arrow_numbers(batch, refuse=()), where  # dates as numbers
 
     def _file_batches(self, path: Path, columns, first, numeric=frozenset()):
         if self.format == "parquet":
@@ -305,7 +317,7 @@ class Stream:
         schema = first if columns is None else pa.schema([first.field(c) for c in columns])
         # declared numeric: read as text, whatever the first block's rows suggested (a later "n/a"
         # would fail the inferred double); the layout reads the entries as numbers
-        schema = pa.schema([pa.field(f.name, pa.string()) if f.name in numeric else f for f in schema])
+        schema = pa.schema([pa.field(f.name, pa.string()) if _as_text(f, numeric) else f for f in schema])
         with reading(path.name, "csv"), self._csv_reader(path, schema) as reader:
             try:
                 for batch in reader:
@@ -552,6 +564,19 @@ def _kind(arrow_type) -> str:
     if pt.is_string(arrow_type) or pt.is_large_string(arrow_type) or pt.is_string_view(arrow_type):
         return "text"
     return str(arrow_type)
+
+
+def _as_text(field, numeric) -> bool:
+    """A declared-numeric CSV column is read as text, but for one whose declared type is a date or time
+    (``csv_options`` column types), read as numbers by that type (:mod:`dpstats.temporal`)."""
+    return field.name in numeric and arrow_kind(field.type) is None
+
+
+def _text_in_csv(field, text_columns, declared) -> bool:
+    """A CSV column read as text: found not to be one type, or inferred as dates or times without
+    a declared type (``pandas.read_csv`` reads such a column as text)."""
+    inferred_time = arrow_kind(field.type) not in (None, "unreadable") and field.name not in declared
+    return field.name in text_columns or inferred_time
 
 
 def _project(layout: Layout, columns: list[str]) -> Layout:

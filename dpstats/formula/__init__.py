@@ -55,6 +55,7 @@ import pandas as pd
 
 from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel, close_names
 from ..schema import Schema
+from ..temporal import read_columns
 from ._design import (
     DEFAULT_CONTRASTS,
     INTERCEPT,
@@ -1397,7 +1398,7 @@ def _as_frame(data) -> pd.DataFrame:
         data.attrs = {}
     if not _str_labels(data.columns):
         data = data.rename(columns=str)
-    return data
+    return read_columns(data, refuse=())  # dates, date-times, durations as numbers, as R (dpstats.temporal)
 
 
 def _str_labels(columns: pd.Index) -> bool:

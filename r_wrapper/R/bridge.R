@@ -2,12 +2,16 @@
 # (plain vectors and raw bytes, see dpstats/rbridge.py), results as JSON from to_dict(), errors and
 # warnings as classed R conditions.
 
+# A Date, POSIXct or difftime column crosses as its number, as model.matrix (so lm) reads it:
+# as.double() gives days since 1970-01-01, seconds since the epoch (UTC, whatever the zone) and the
+# difftime's number in its own units (.as_doubles).
 .column_kind <- function(x, name) {
   if (is.ordered(x)) "ordered"
   else if (is.factor(x)) "factor"
   else if (is.logical(x)) "logical"
   else if (is.integer(x)) "integer"
   else if (is.numeric(x) && is.null(oldClass(x))) "double"
+  else if (inherits(x, c("Date", "POSIXct", "difftime"))) "double"
   else if (is.character(x)) "character"
   else NA_character_
 }
@@ -22,7 +26,7 @@
   as.data.frame(m, stringsAsFactors = FALSE, optional = TRUE)
 }
 
-# A column of another class (Date, POSIXct, list...) that `formula` does not use (.formula_uses) is
+# A column of another class (a list, a complex number...) that `formula` does not use (.formula_uses) is
 # left out, or sent as its missingness alone when the formula names it in a removed term
 # (.with_stand_ins); one it uses, or any when there is no formula, is an error saying how to convert it.
 .dp_encode_frame <- function(df, arg = "data", formula = NULL) {
@@ -94,7 +98,7 @@
 
 # A column of such a class that the formula names only in removed terms (y ~ . - d) is in R's model frame
 # all the same (attr(terms(f, data), "variables") keeps d), so na.omit drops a row missing it. It is sent
-# as its missingness alone: 0, NA where missing (is.na of a Date, a POSIXct...), which no term reads;
+# as its missingness alone: 0, NA where missing (is.na of each entry), which no term reads;
 # Python then keeps the '- d' and applies the rule of any removed variable (dpstats.formula.
 # removed_variables). A column is.na cannot read element by element (a list) is left out.
 .with_stand_ins <- function(df, formula) {
@@ -185,6 +189,8 @@
   if (inherits(x, "formula")) return(paste(deparse(x, width.cutoff = 500L), collapse = " "))
   if (inherits(x, "dp_accountant")) return(x$py)
   if (is.factor(x)) return(as.character(x))
+  # bounds = list(day = as.Date(c("2020-01-01", "2020-12-31"))): in the units the column crosses in
+  if (inherits(x, c("Date", "POSIXct", "difftime"))) return(as.double(x))
   if (is.list(x) && !is.null(names(x))) return(lapply(x, .py_value))  # bounds = list(y = c(0, 10))
   if (is.matrix(x)) return(lapply(seq_len(nrow(x)), function(i) as.vector(x[i, ])))  # rows as lists
   x
