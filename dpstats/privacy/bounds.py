@@ -655,6 +655,7 @@ class PrivateBounds:
         whole (eps, delta) before anything was read."""
         if accountant is None:
             return
+        accountant.check_steps({"bounded_range"})  # exponential mechanisms: a session's Gaussian slot refuses
         least, most = self.zcdp_cost_range()
         accountant.check_rho(least + public_rho, least=True)
         accountant.check_rho(most, least=True)
