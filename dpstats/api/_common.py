@@ -84,7 +84,7 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if step is not None:
         step.check_affordable(accountant, door.options.public_rho())
-        step.start(noise.generator, dd.name_frame_steps)  # strict refuses the frame's steps before a draw
+        step.start(noise.generator, dd.name_frame_steps, door)  # strict refuses the frame's steps first
     with charged_if_drawn(step, accountant, door.label):  # a draw is charged whatever follows it
         with level_steps_taken() as taken:
             try:

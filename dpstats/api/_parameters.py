@@ -50,8 +50,8 @@ SHARED = """\
         the rest goes to {}.
 {bounds_eps and delta}
     bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the private bounds (default 10% of ``eps``),
-        and the same share of ``delta``; the rest goes to {}.
+        With ``bounds="auto"``: the eps spent on the private bounds (default 10% of ``eps``), and
+        the same share of ``delta`` when they use delta (zCDP); the rest goes to {}.
 {conf_level}
     conf_level : float
         Level of {} intervals.

@@ -167,8 +167,8 @@ def plan(
         A total budget shared by ``analyses`` fits of this method declared in advance
         (:class:`dpstats.SessionPlan`, composed by PLD): each fit is planned at the (eps, delta) the
         session gives it (:meth:`~dpstats.SessionPlan.gaussian_fits`), stated in the notes.  For the
-        methods that release with Gaussian noise: dp_lm (Gaussian route), dp_knockoff, dp_gmm,
-        vertical_glm, dp_glm.  The session passed is not changed (the planner declares on a copy).
+        methods whose every step is Gaussian, which a session's Gaussian slots take: dp_lm (Gaussian
+        route), vertical_glm, dp_glm.  The session passed is not changed (the planner declares on a copy).
     analyses : int
         With ``session``: how many fits of this method share it (default 1).
     family : {"binomial", "poisson"}, optional
@@ -262,9 +262,17 @@ def session_budget(
     calibration = session_calibration(method)
     if calibration is None:
         gaussian = [m for m in METHODS if session_calibration(m)]
+        why = getattr(importlib.import_module(catalog.get(method).planner), "NOT_IN_A_GAUSSIAN_SLOT", None)
         raise PrivacyParameterError(
-            f"session= plans Gaussian releases ({', '.join(gaussian)}); {method} releases by pure-DP "
-            "selection, whose composition PLD tightens little: plan it at eps = the session's eps / analyses."
+            f"session= plans fits whose every step is Gaussian ({', '.join(gaussian)}), as a session's "
+            f"Gaussian slots take them; {method} "
+            + (
+                f"is not all Gaussian ({why}): a Gaussian slot does not take it. Plan it at an eps and delta "
+                "of its own, which a session declares as one (eps, delta) step."
+                if why
+                else "releases by pure-DP selection, whose composition PLD tightens little: plan it at eps = "
+                "the session's eps / analyses."
+            )
         )
     if isinstance(analyses, bool) or not isinstance(analyses, numbers.Integral) or analyses < 1:
         raise PrivacyParameterError(f"analyses must be a whole number >= 1, got {analyses!r}.")

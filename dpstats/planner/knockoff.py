@@ -30,8 +30,8 @@ from ..simulate import knockoff as ks
 from .core import Chance, Simulator
 from .models import KnockoffModel
 
-#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): one Gaussian calibrated by privacy/calibration.calibrate_gaussian (privacy/session.per_fit_budget)
-SESSION_CALIBRATION = "gaussian"
+#: why dpstats.plan(session=) does not plan it (no SESSION_CALIBRATION): a session's Gaussian slot does not take it
+NOT_IN_A_GAUSSIAN_SLOT = "its sensitivity bound fails with probability delta2, a delta-only step"
 
 POWER_FLOOR = 0.05
 
