@@ -100,6 +100,31 @@ def test_chance_warning_on_the_dp_sis_paper_design():
     assert (~pl.tidy().query("measure == 'precision'").beats_chance.astype(bool)).all()
 
 
+def test_chance_warning_says_worse_than_chance_when_the_numbers_show_it():
+    """Audit s15, F07: the dp_lm design below predicts relative error about 2.8 (s.e. about 0.2) at
+    eps = 0.5, chance level 1 (every slope reported as 0): many standard errors *worse* than chance,
+    which the warning must say, not "within 2 SE of chance".  The dp_sis paper's design at small eps
+    is within 2 SE of its chance level s/d, and that warning says so."""
+    with pytest.warns(ChanceWarning) as caught:
+        pl = dp.plan(
+            "dp_lm", n=2000, p=5, eps=[0.5], delta=1e-6, trials=20, random_state=1,
+            assume=Assume(signals=2, strength=0.5, correlation=0.6),
+        )  # fmt: skip
+    row = pl.tidy().query("measure == 'rel_error'").iloc[0]
+    assert row.estimate - 1.0 > 2 * row["std.error"]  # the design is what the test is about
+    text = str(caught[0].message)
+    assert text == pl.chance_text()
+    assert "dp_lm: predicted rel_error is more than 2 SE worse than chance" in text
+    assert f"at eps = 0.5 ({row.estimate:.3g}, s.e. {row['std.error']:.2g})" in text
+    assert "within 2 SE" not in text
+    assert pl.flags.worse.tolist() == [True]
+    with pytest.warns(ChanceWarning, match="predicted precision is within 2 SE of chance"):
+        sis = dp.plan("dp_sis", n=100, p=2000, eps=[1.0], k=8, bounds=None, trials=40, random_state=0)
+    flagged = sis.flags.query("measure == 'precision'").iloc[0]
+    assert abs(flagged.estimate - flagged.chance) <= 2 * flagged.std_error and not flagged.worse
+    assert "more than 2 SE worse" not in sis.chance_text()
+
+
 def test_no_chance_warning_when_the_signal_is_strong():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ChanceWarning)

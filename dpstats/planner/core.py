@@ -205,17 +205,18 @@ def _generator(seed: int, n: int) -> np.random.Generator:
 
 
 def chance_flags(sims: Sequence[Simulator], table: pd.DataFrame) -> pd.DataFrame:
-    """Rows where a measure does not beat its chance level by 2 Monte Carlo standard errors."""
+    """Rows where a measure does not beat its chance level by 2 Monte Carlo standard errors; ``worse``:
+    the prediction is more than 2 standard errors on the wrong side of chance (worse than chance),
+    else it is within 2 of it."""
     flagged = []
     for sim in sims:
         for measure, chance in sim.chance.items():
             part = table[(table.method == sim.method) & (table.measure == measure)]
             se = part.std_error.fillna(0.0)
-            if measure in sim.lower_is_better:
-                bad = part[part.estimate >= chance.level - 2 * se]
-            else:
-                bad = part[part.estimate <= chance.level + 2 * se]
-            for row in bad.itertuples():
+            better = -1.0 if measure in sim.lower_is_better else 1.0
+            ahead = better * (part.estimate - chance.level)  # how far the prediction is better than chance
+            bad = part[ahead <= 2 * se]
+            for row, worse in zip(bad.itertuples(), (ahead < -2 * se)[bad.index]):
                 flagged.append(
                     {
                         "method": sim.method,
@@ -226,10 +227,11 @@ def chance_flags(sims: Sequence[Simulator], table: pd.DataFrame) -> pd.DataFrame
                         "std_error": row.std_error,
                         "chance": chance.level,
                         "why": chance.text,
+                        "worse": bool(worse),
                     }
                 )
     return pd.DataFrame(
-        flagged, columns=["method", "n", "eps", "measure", "estimate", "std_error", "chance", "why"]
+        flagged, columns=["method", "n", "eps", "measure", "estimate", "std_error", "chance", "why", "worse"]
     )
 
 
