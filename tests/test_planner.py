@@ -151,13 +151,25 @@ def _toy(slope: float = 1.0) -> Simulator:
     return Simulator(method="toy", measures=("acc",), primary="acc", run=run, chance={"acc": Chance(0.0, "")})
 
 
-def test_target_interpolated_on_the_grid():
+def _verified(sol) -> None:
+    """The value named was simulated, and its estimate's one-sided bound there reaches the target."""
+    assert (sol.value, sol.estimate, sol.std_error) in [tuple(pt) for pt in sol.evaluated]
+    assert sol.estimate - 1.6449 * sol.std_error >= sol.target
+    assert (
+        f"acc {sol.estimate:.3g} ± {sol.std_error:.2g} (Monte Carlo s.e.) simulated at that eps" in sol.text()
+    )
+
+
+def test_target_within_the_grid_is_bisected_and_verified():
+    """acc = eps/10, so 0.6 at eps = 6; the 95% one-sided bound at 4000 trials (s.e. 0.0077) asks for an
+    estimate of about 0.613, eps about 6.13.  Log-linear interpolation between 4 and 10 gave 6.3."""
     sim = _toy()
     grid = Grid(ns=[100], eps=[1.0, 4.0, 10.0], trials=4000, seed=0)
     table = simulate_grid([sim], grid)
     sol = solve(sim, "acc", 0.6, axis="eps", fixed=100, table=table, grid=grid, search=(0.01, 1000))
-    assert sol.status == "interpolated on the grid"
-    assert 4.0 < sol.value < 10.0  # true answer 6; log-linear interpolation between 4 and 10 gives ~6.3
+    assert sol.status == "within the grid, bisection on log eps to 2%"
+    assert 6.0 < sol.value < 6.4
+    _verified(sol)
 
 
 def test_target_beyond_the_grid_is_bracketed_and_bisected():
@@ -165,8 +177,9 @@ def test_target_beyond_the_grid_is_bracketed_and_bisected():
     grid = Grid(ns=[100], eps=[1.0, 2.0, 5.0], trials=4000, seed=0)
     table = simulate_grid([sim], grid)
     sol = solve(sim, "acc", 0.6, axis="eps", fixed=100, table=table, grid=grid, search=(0.01, 1000))
-    assert sol.status == "found by bracketing search beyond the grid"
-    assert abs(sol.value - 60) / 60 < 0.1
+    assert sol.status == "bracketed beyond the grid, bisection on log eps to 2%"
+    assert 60 <= sol.value < 64
+    _verified(sol)
 
 
 def test_unreachable_target_is_said_so():
