@@ -9,8 +9,9 @@ Monte Carlo standard errors.  It reads no data and charges no budget, so it
 can be run as often as wanted before the one analysis that spends.
 
 It answers "what will I get at this eps?" (the table) and, with ``target=``,
-"what eps (or n) do I need?" (interpolation on the grid, a bracketing search
-beyond it); it warns with :class:`~dpstats.errors.ChanceWarning` when a
+"what eps (or n) do I need?" (a bisection on log eps, or log n, from the grid's
+bracket or a bracketing search beyond it, naming the smallest simulated value
+that reaches the target with one-sided 95% confidence, :func:`core.solve`); it warns with :class:`~dpstats.errors.ChanceWarning` when a
 planned eps cannot beat chance.  The planner lives above the front doors
 (``docs/architecture.md``, "The planner") because it uses their methods'
 plans and the simulators, never data.
@@ -139,7 +140,9 @@ def plan(
         ``{"power": 0.8}`` (a measure and the level it must reach; ``fdr`` must fall to it) or a
         number for the method's main measure (dp_sis precision, dp_knockoff power, dp_glm
         width_ratio, e.g. 1.5: intervals at most 1.5 times as wide as glm's).  Solved along eps
-        when the eps grid has several values, else along n.
+        when the eps grid has several values, else along n, by bisection on the log scale to 2%:
+        the value named was simulated (with ``trials`` data sets) and reaches the target there with
+        one-sided 95% confidence; the plan prints the estimate and its s.e. at that value.
     trials : int
         Monte Carlo trials per grid point (at least 2).
     random_state : int, optional

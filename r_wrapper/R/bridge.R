@@ -400,7 +400,7 @@
                paste("declare it, e.g. eta = 0.01 (a public bound), or, for z-tests on bounded data, pass a formula",
                      "with its data, bounds and sigma, dp_bh(y ~ ., data = df, bounds = ..., sigma = ...), from which",
                      "eta is derived."), msg)
-  # the planner's measures by their names in words ("predicted rel_error is within 2 SE of chance")
+  # the planner's measures by their names in words ("predicted rel_error is more than 2 SE worse than chance")
   msg <- .measure_words(msg)
   msg <- .drop_py_refs(msg)
   msg <- r("\\ba dpstats Accountant\\b", "a dp_accountant()", msg)
@@ -496,7 +496,7 @@
 .measure_names <- c(rel_error = "relative error", coef_error = "coefficient error", width_ratio = "interval width ratio")
 
 .measure_words <- function(msg) {
-  at <- gregexpr("(?<=\\bpredicted )[a-z]+(?:_[a-z]+)+(?= is within)", msg, perl = TRUE)
+  at <- gregexpr("(?<=\\bpredicted )[a-z]+(?:_[a-z]+)+(?= is (?:within|more than))", msg, perl = TRUE)
   regmatches(msg, at) <- lapply(regmatches(msg, at), function(m) {
     ifelse(m %in% names(.measure_names), .measure_names[m], gsub("_", " ", m, fixed = TRUE))
   })
