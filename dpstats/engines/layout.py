@@ -19,7 +19,7 @@ constant-column check postponed to the end of the pass.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -102,9 +102,12 @@ class Layout:
     # ------------------------------------------------------------------ chunks
     @property
     def declared_numeric(self) -> set[str]:
-        """Columns numeric by declaration (a per-variable ``bounds=`` entry, :mod:`dpstats.schema`):
-        read as numbers in every chunk, whatever type the chunk gives them."""
-        return set() if self.schema is None else self.schema.declared_numeric(self.columns)
+        """Columns numeric by declaration (a per-variable ``bounds=`` entry, or under ``strict=True`` every
+        variable not declared categorical, :mod:`dpstats.schema`): read as numbers in every chunk, whatever
+        type the chunk gives them.  A factor of the layout (a declared Categorical) is none of them."""
+        if self.schema is None:
+            return set()
+        return self.schema.declared_numeric(self.columns) - set(self.factor_kinds)
 
     def check_columns(self, frame: pd.DataFrame, where: str) -> None:
         """A chunk must have the first chunk's columns, with factors still factors (a column numeric
@@ -260,6 +263,17 @@ def factor_kind(dtype) -> str | None:
     return "factor"
 
 
+def with_source_levels(rules: Schema | None, declared: dict | None, columns) -> Schema | None:
+    """``rules`` with the levels a source declares (``stream(levels=)``, ``on_dask(levels=)``) for its
+    ``columns`` as ``levels=`` declares them (the front door's win), under ``strict=True``: such a column is
+    declared categorical, not numeric by declaration (:meth:`dpstats.schema.Schema.strict_numeric`)."""
+    if rules is None or not declared or not (rules.strict and rules.private):
+        return rules
+    names = set(map(str, columns))
+    source = {str(c): tuple(lev) for c, lev in declared.items() if str(c) in names}
+    return replace(rules, levels={**source, **rules.levels})
+
+
 def _declared_levels(schema: pd.DataFrame, declared, rules: Schema | None, kinds: dict, what: str) -> dict:
     """Levels known before any row is read: the source's ``levels=``, the front door's, known categories."""
     declared = dict(declared or {})
@@ -316,6 +330,7 @@ def build_layout(
     """
     # dates as numbers (dpstats.temporal); ``typed`` keeps the source's types for the refusal below
     schema = typed = read_columns(schema.rename(columns=str), refuse=())
+    rules = with_source_levels(rules, declared, schema.columns)
     if rules is not None:  # numeric by declaration, whatever type the first chunk gives them
         rules.refuse_both(rules.declared_numeric(schema.columns))
         schema = rules.read_numeric(schema)

@@ -467,7 +467,7 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
         mf.schema_steps = levels_read + dropping
         mf.levels_read = bool(levels_read)
         mf.n_data_dependent = bool(dropping)
-        mf.schema_rule = schema.rule(schema.unfilled(data, used))
+        mf.schema_rule = schema.rule_for(data, used)
     return mf
 
 
@@ -560,12 +560,14 @@ def inline_levels(formula: str) -> dict[str, tuple[str, ...]]:
     }
 
 
-def with_formula_declarations(schema: Schema, formula: str) -> Schema:
+def with_formula_declarations(schema: Schema, formula: str, response: str = "numeric") -> Schema:
     """``schema`` with what the formula's text declares: the first level of ``factor(x, levels = c(4, 6))``
     as the fill of a numeric ``x`` (:func:`level_fills`), the text levels of ``factor(g, levels = c("a",
     "b"))`` as ``levels=`` declares them (:func:`inline_levels`; ``levels=`` itself wins), and under
     ``na_action="fill"`` a fill of 0 for a variable the formula removes (``y ~ . - yb``: never used).
-    Variables with declared bounds keep them.
+    Variables with declared bounds keep them.  It records the names the formula reads (for the types
+    ``strict=True`` declares, :meth:`Schema.strict_numeric`) and, where the method reads its response as
+    a factor (``response="factor"``, dp_felp's class labels), the response's, whose type stays its own.
 
     Examples
     --------
@@ -582,13 +584,30 @@ def with_formula_declarations(schema: Schema, formula: str) -> Schema:
         for name, levels in inline_levels(formula).items()
         if name not in schema.levels and schema.numeric_bounds(name) is None
     }
+    lhs, names = _read_names(formula)
     return replace(
         schema,
         fills={**fills, **schema.fills},
         formula_numeric=frozenset(inline),
         levels={**schema.levels, **text},
         formula_levels=frozenset(text),
+        formula_names=names,
+        factor_response=lhs if response == "factor" else frozenset(),
     )
+
+
+def _read_names(formula: str) -> tuple[frozenset[str], frozenset[str] | None]:
+    """The names the response and the whole formula read ("." for every column), from its text alone
+    (:attr:`Schema.formula_names`); a formula that does not parse gives None: every column (its door
+    refuses it in its own words)."""
+    try:
+        lhs_text = _raw_lhs(formula)
+        lhs = parse(lhs_text) if lhs_text else None
+        rhs = parse(formula.split("~", 1)[1])
+    except (FormulaError, AttributeError, IndexError, TypeError, ValueError):
+        return frozenset(), None
+    response = frozenset(referenced_columns(lhs, None)) if lhs is not None else frozenset()
+    return response, response | frozenset(referenced_columns(rhs, None))
 
 
 def outside_declared_levels(formula: str, data: pd.DataFrame) -> np.ndarray:

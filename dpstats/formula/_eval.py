@@ -1191,9 +1191,10 @@ def supported() -> str:
 
 
 def referenced_columns(node: Node, columns) -> list[str]:
-    """Data columns an expression reads (contrast names inside C() are not columns)."""
+    """Data columns an expression reads (contrast names inside C() are not columns); ``columns`` None:
+    every name it reads, as a column of any data would be."""
     if node.kind == "name":
-        return [node.value] if node.value in columns else []
+        return [node.value] if columns is None or node.value in columns else []
     if node.kind == "call":
         args = node.args[:1] if call_name(node) == "C" else node.args
         return [c for _, a in args for c in referenced_columns(a, columns)]

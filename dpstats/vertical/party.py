@@ -172,7 +172,7 @@ class Party:
         """
         data = self.data.drop(columns=[self.row_id]) if self.row_id is not None else self.data
         formula = self._formula(leader)
-        schema = self._schema(formula, dp, bounds, family)
+        schema = self._schema(formula, dp, bounds, family, strict)
         if dp:
             self._refuse_unfilled(data, formula, schema)
         dd = DataDependence(strict)
@@ -225,8 +225,9 @@ class Party:
             )
         return formula
 
-    def _schema(self, formula: str, dp: bool, bounds, family: str) -> Schema:
-        """This party's public schema: its declared levels; in DP mode its bounds and fills as well."""
+    def _schema(self, formula: str, dp: bool, bounds, family: str, strict: bool = False) -> Schema:
+        """This party's public schema: its declared levels; in DP mode its bounds and fills as well, and
+        under ``strict`` every variable not declared categorical numeric by declaration (:mod:`dpstats.schema`)."""
         if not dp:  # the exact protocol: rows with a missing value are dropped, and then refused
             return Schema.declare(levels=self.levels, na_action="omit", private=False)
         schema = Schema.declare(
@@ -235,6 +236,7 @@ class Party:
             na_action="fill",
             neighbouring="replace",
             fills=m.response_fill(formula, family),
+            strict=strict,
         )
         # one bounds mapping may serve every party: keys naming another party's columns are allowed;
         # factor(g, levels = c("a", "b")) declares g's levels as levels= does (vertical_glm's declare too)
