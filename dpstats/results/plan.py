@@ -20,6 +20,7 @@ import pandas as pd
 from .._io import atomic_write, jsonable
 from ..plotting import Plot
 from ..privacy.mechanism_names import mechanism_name
+from ..simulate.chance import chance_part, chance_warning
 
 NO_DATA = "no data was read; no budget was charged"
 #: The level of the intervals whose coverage the dp_lm and dp_glm planners simulate (95%).
@@ -96,15 +97,13 @@ class PlanResult:
 
     def chance_text(self) -> str:
         """The warning: where a planned eps (or n) cannot beat chance."""
-        if not len(self.flags):
-            return ""
         parts = []
         for (method, measure, why), grp in self.flags.groupby(["method", "measure", "why"], sort=False):
             where = ", ".join(
                 f"eps = {e:g}" + (f" (n = {n})" if len(self.ns) > 1 else "") for e, n in zip(grp.eps, grp.n)
             )
-            parts.append(f"{method}: predicted {measure} is within 2 SE of chance ({why}) at {where}")
-        return "cannot beat chance: " + "; ".join(parts) + ". Spending this budget would buy noise."
+            parts.append(chance_part(method, measure, why, where))
+        return chance_warning(parts)
 
     def _header(self) -> list[str]:
         """Title, the no-data line, the call and the assumed model: the top of print and summary."""
