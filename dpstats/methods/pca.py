@@ -56,7 +56,7 @@ released (ñ − 1)Ĉ minus the noiseless (n − 1)C of the clipped rows (``cent
     Tsirelson–Ibragimov–Sudakov inequality; Boucheron, Lugosi & Massart 2013, Concentration
     Inequalities, Theorem 5.6) gives P(λ_max(E) ≥ E λ_max(E) + t) ≤ exp(−t²/(4σ²)).  And
     E λ_max(E) = E sup_u uᵀEu ≤ 2σ√d by the Sudakov–Fernique inequality (Vershynin 2018,
-    High-Dimensional Probability, Theorem 7.2.11): E(uᵀEu − vᵀEv)² ≤ 2σ²‖uuᵀ − vvᵀ‖²_F =
+    High-Dimensional Probability, §7.2): E(uᵀEu − vᵀEv)² ≤ 2σ²‖uuᵀ − vvᵀ‖²_F =
     4σ²(1 − (uᵀv)²) ≤ 4σ²‖u − v‖² = E(Y_u − Y_v)² for Y_u = 2σ⟨h, u⟩, h ~ N(0, I_d), whose supremum
     over unit u has mean 2σE‖h‖ ≤ 2σ√d.  So τ_E = 2σ(√d + √ln(2/α)) bounds λ_max(E) except with
     probability α/2, and ‖E‖ = max(λ_max(E), λ_max(−E)) (−E has E's law) except with probability α.
@@ -69,10 +69,10 @@ released (ñ − 1)Ĉ minus the noiseless (n − 1)C of the clipped rows (``cent
     that event |n − ñ| ≤ q/C (0 where n is public) and, from ‖μ̄‖ ≤ ‖m̂‖ + ‖δ‖,
     r = min(C, (‖m̂‖ + q/ñ)/(1 − q/(Cñ))); τ_B is the bound above with these.  Where n is public it
     is 2‖m̂‖q + q²/n.  A released count below 2 leaves nothing told apart (τ_B = ∞).
-(c) The noise level τ = τ_E + τ_B (τ_E alone with ``"midpoint"``), in the importance table's units
-    τ/(ñ − 1): P(λ_max(N) ≥ τ) ≤ α.  Noise alone (rows all equal, so the noiseless matrix is 0)
-    puts a released variance at or above it in at most 5% of releases; a variance below it is not
-    told apart from noise.  The bound is conservative: on the iris twin of audit s15-stat3 (d = 4,
+(c) The noise level τ = τ_E + τ_B (τ_E alone with ``"midpoint"``; τ/(ñ − 1) in the importance
+    table's units with ``"mean"``): P(λ_max(N) ≥ τ) ≤ α.  Noise alone (a noiseless matrix 0: rows
+    all equal, or all at c with ``"midpoint"``) puts a released variance at or above it in at most
+    5% of releases; a variance below it is not told apart from noise.  The bound is conservative: on the iris twin of audit s15-stat3 (d = 4,
     n = 2000, eps = 1, box (0, 8)) it is 3.35 against a simulated 95% point of λ_max(N) of 1.23;
     on pure noise with d = 20 it is 1.6 times that point.
 (d) A component is resolved when its variance is at or above τ and the released gap to each
