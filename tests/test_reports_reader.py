@@ -193,7 +193,8 @@ def test_dp_pca_report_shows_noise_radius_importance_and_a_scree_figure():
     html = render_report([fit])
     text = _text(html)
     assert f"{fit.radius:.4g}" in text and f"{fit.noise_sd:.4g}" in text
-    assert f"2σ√d = {2 * fit.noise_sd * 2:.4g}" in text  # d = 4
+    bound = 2 * fit.noise_sd * (2 + math.sqrt(math.log(40)))  # d = 4, a bound in 95% of releases
+    assert f"2σ(√d + √ln 40) = {bound:.4g} in at most 5% of releases" in text
     assert re.search(r"<th scope='row'>Proportion of Variance</th>(<td class='num'>[^<]+</td>){2}</tr>", html)
     assert html.count("<svg") == 1 and "scree" in html
 

@@ -27,6 +27,9 @@ import pandas as pd
 from ..errors import DataError, PrivacyParameterError
 from ..methods._search import smallest_reaching
 from ..simulate import mean_and_se
+from ..simulate.chance import Chance as Chance
+from ..simulate.chance import at_chance, worse_than_chance
+from ..simulate.chance import selection_chance as selection_chance
 
 BOUNDS = ("declared", "midpoint", None, "auto")
 
@@ -70,23 +73,6 @@ def check_bounds(bounds: Any, method: str, allowed: dict) -> None:
         return
     if bounds not in allowed:
         raise PrivacyParameterError(f"bounds must be one of {list(BOUNDS)}, got {bounds!r}.")
-
-
-@dataclass
-class Chance:
-    """The level a measure must beat for the plan to be worth its budget, and why."""
-
-    level: float
-    text: str
-
-
-def selection_chance(signals: int, k: int, p: int) -> dict[str, Chance]:
-    """Precision s/d and recall k/d of choosing k of p columns at random (dp_sis, dp_two_stage)."""
-    why = f"random selection of {k} of {p} columns"
-    return {
-        "precision": Chance(signals / p, f"{why}: precision s/d = {signals / p:.3g}"),
-        "recall": Chance(k / p, f"{why}: recall k/d = {k / p:.3g}"),
-    }
 
 
 def one_step_ledger(step: str, mechanism: str, sensitivity: str, delta: float = 0.0) -> list[dict]:
@@ -214,18 +200,17 @@ def _generator(seed: int, n: int) -> np.random.Generator:
 
 
 def chance_flags(sims: Sequence[Simulator], table: pd.DataFrame) -> pd.DataFrame:
-    """Rows where a measure does not beat its chance level by 2 Monte Carlo standard errors; ``worse``:
-    the prediction is more than 2 standard errors on the wrong side of chance (worse than chance),
-    else it is within 2 of it."""
+    """Rows where a measure does not beat its chance level by 2 Monte Carlo standard errors
+    (:func:`dpstats.simulate.chance.at_chance`, the rule the front doors apply under ``assume=``);
+    ``worse``: the prediction is more than 2 standard errors worse than chance, else within 2 of it."""
     flagged = []
     for sim in sims:
         for measure, chance in sim.chance.items():
             part = table[(table.method == sim.method) & (table.measure == measure)]
-            se = part.std_error.fillna(0.0)
-            better = -1.0 if measure in sim.lower_is_better else 1.0
-            ahead = better * (part.estimate - chance.level)  # how far the prediction is better than chance
-            bad = part[ahead <= 2 * se]
-            for row, worse in zip(bad.itertuples(), (ahead < -2 * se)[bad.index]):
+            lower = measure in sim.lower_is_better
+            bad = part[at_chance(part.estimate, part.std_error, chance, lower)]
+            worse_rows = worse_than_chance(bad.estimate, bad.std_error, chance, lower)
+            for row, worse in zip(bad.itertuples(), worse_rows):
                 flagged.append(
                     {
                         "method": sim.method,

@@ -27,13 +27,12 @@ from threadpoolctl import threadpool_limits
 
 from ..errors import AssumptionError
 from ..simulate import knockoff as ks
-from .core import Chance, Simulator
+from ..simulate.chance import knockoff_chance
+from .core import Simulator
 from .models import KnockoffModel
 
 #: why dpstats.plan(session=) does not plan it (no SESSION_CALIBRATION): a session's Gaussian slot does not take it
 NOT_IN_A_GAUSSIAN_SLOT = "its sensitivity bound fails with probability delta2, a delta-only step"
-
-POWER_FLOOR = 0.05
 
 
 def knockoff_simulator(
@@ -72,9 +71,7 @@ def knockoff_simulator(
         primary="power",
         run=run,
         lower_is_better=("fdr",),
-        chance={
-            "power": Chance(POWER_FLOOR, f"power below {POWER_FLOOR:g}: the filter practically never selects")
-        },
+        chance=knockoff_chance(),
         ledger=lambda n: _ledger(variant, delta, n, p),
         notes=[
             f"target FDR q = {fdr:g}, knockoff+ threshold, {statistic.upper()} statistic; "

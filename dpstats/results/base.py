@@ -30,18 +30,21 @@ import datetime as _dt
 import json
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
 
 from .._io import atomic_write, jsonable
+from ..errors import ChanceWarning, caller_stacklevel
 from ..formula import r_names
 from ..plotting import Plot
 from ..privacy.events import describe as describe_event
 from ..privacy.statement import PrivacyStatement
 from ..report import render_fragment, render_report
+from ..simulate.chance import Chance, at_chance, chance_part, chance_warning
 
 
 @dataclass
@@ -87,6 +90,23 @@ class OperatingCharacteristics:
     def table(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=["quantity", "estimate", "std_error", "basis"])
 
+    def chance_text(self, method: str, eps: float, chance: Mapping[str, Chance]) -> str:
+        """The planner's ChanceWarning text for the rows simulated under the assumed model whose measure (the
+        quantity's first word) does not beat its ``chance`` level, with the planner's rule
+        (:mod:`dpstats.simulate.chance`); empty when every one does, or nothing was assumed.  From the
+        assumed model and public inputs only: the rows are simulated, never read from the data."""
+        parts = []
+        for row in self.rows:
+            measure = row["quantity"].split(" (")[0]
+            level = chance.get(measure)
+            if (
+                level is not None
+                and row["basis"] == BASIS_ASSUMED
+                and at_chance(row["estimate"], row["std_error"], level)
+            ):
+                parts.append(chance_part(method, measure, level.text, f"eps = {eps:g}"))
+        return chance_warning(parts)
+
     def to_dict(self) -> dict:
         return {
             "rows": jsonable(self.rows),
@@ -121,6 +141,7 @@ class DPResult:
     diagnostics_requested: bool = False
     warnings: list[str] = field(default_factory=list)
     private_bounds: dict[str, Any] | None = None
+    assumed_chance: str = ""  # :meth:`warn_at_chance`'s text (empty: none)
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
@@ -187,8 +208,23 @@ class DPResult:
     def __str__(self) -> str:
         lines = [self.heading, "", "Call:", self.call_text(), ""]
         lines += self._body_lines()
+        if self.assumed_chance:
+            lines += ["", f"Warning (under the assumed model): {self.assumed_chance}"]
         lines += ["", *self.bounds_level_line(), *self.missing_lines(), self.privacy_line()]
         return "\n".join(lines)
+
+    def warn_at_chance(self, method: str, chance: Mapping[str, Chance]) -> None:
+        """Where the operating characteristics simulated under ``assume=`` say a measure does not beat its
+        ``chance`` level (the planner's rule and text, :meth:`OperatingCharacteristics.chance_text`), say
+        so in print and summary and raise :class:`~dpstats.errors.ChanceWarning`, as :func:`dpstats.plan`
+        does on the same public inputs and model.  Nothing at eps = inf or without such rows."""
+        oc = self.operating_characteristics
+        if oc is None or math.isinf(self.privacy.eps):
+            return
+        self.assumed_chance = oc.chance_text(method, self.privacy.eps, chance)
+        if self.assumed_chance:
+            self.warnings.append(self.assumed_chance)
+            warnings.warn(self.assumed_chance, ChanceWarning, stacklevel=caller_stacklevel())
 
     def bounds_level_line(self) -> list[str]:
         """print()'s line on private bounds: their quantile level, which says how much they clip (empty

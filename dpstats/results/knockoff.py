@@ -12,6 +12,7 @@ import pandas as pd
 from ..methods.knockoff.filter import empty_selection_reason
 from ..methods.knockoff.planning import NOT_SHOWN
 from ..plotting import Plot, new_figure, to_plot
+from ..simulate.chance import knockoff_chance
 from ..simulate.knockoff import characteristics_of_release
 from .base import BASIS_ASSUMED, DPResult, OperatingCharacteristics
 
@@ -93,7 +94,8 @@ class KnockoffResult(DPResult):
         """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
         terms, privacy), the options record, the privacy plan, the release and the frame's row bound B.
         The operating characteristics are simulated from ``generator`` (the release's, drawn after it);
-        an empty selection says why in the result's warnings."""
+        an empty selection says why in the result's warnings; power at chance under ``assume=`` warns as
+        :func:`dpstats.plan` does (:meth:`warn_at_chance`)."""
         rel, chosen = released.mechanism, released.chosen
         selected = [opening["terms"][j] for j in chosen]
         oc = characteristics_of_release(plan, released, opening["n"], generator)
@@ -124,6 +126,8 @@ class KnockoffResult(DPResult):
         )
         if not selected:
             result.warnings.append(result.empty_reason)
+        if options.assume is not None:  # power under the assumed model, as dpstats.plan judges it
+            result.warn_at_chance(f"dp_knockoff (Method {options.method})", knockoff_chance())
         return result
 
     def __post_init__(self) -> None:

@@ -55,6 +55,13 @@ class PCAResult(DPResult):
     count : float or None
         The released noisy number of rows where n is private (``center="mean"`` under
         add/remove-one-row, or with rows dropped); None where n is public or unused.
+    next_eigenvalue : float or None
+        The (k + 1)-th eigenvalue of the released matrix (post-processing; None when k = d): the
+        neighbour of the last component, for :meth:`resolved`.
+    noise_bound, gap_bound : float
+        τ and τ_E of :mod:`dpstats.methods.pca` in units of Σ(x − c)(x − c)ᵀ (public inputs and
+        released values; 0 at eps = inf): :meth:`noise_level` and :meth:`separation_level` in the
+        table's units.
     formula : str
         The one-sided formula of the fit, which :meth:`predict` applies to new rows.
     """
@@ -68,6 +75,9 @@ class PCAResult(DPResult):
     noise_sd: float = 0.0
     sum_noise_sd: float = 0.0
     count: float | None = None
+    next_eigenvalue: float | None = None
+    noise_bound: float = 0.0
+    gap_bound: float = 0.0
     engine: str = "memory"
     formula: str = ""
     factor_levels: dict[str, list] = field(default_factory=dict)  # the fit's, for predict()
@@ -94,6 +104,9 @@ class PCAResult(DPResult):
             noise_sd=released.pca.noise_sd,
             sum_noise_sd=released.sum_noise_sd,
             count=released.count,
+            next_eigenvalue=released.next_eigenvalue,
+            noise_bound=released.noise_bound,
+            gap_bound=released.gap_bound,
             engine=getattr(mf, "engine", "memory"),
             formula=options.formula,
             **fit_levels(mf, nonprivate=False),
@@ -138,15 +151,22 @@ class PCAResult(DPResult):
         return 1.0 / (count - 1.0)
 
     def noise_level(self) -> float:
-        """The noise level in the importance table's own units: about the largest eigenvalue the noise
-        alone gives, 2σ√d (:meth:`noise_spectrum`), on the covariance (``center="mean"``) divided by
-        ñ − 1 (0 at eps = inf).  Public: σ, d and n (or the released count) only.
+        """The noise level in the importance table's own units (0 at eps = inf): τ of
+        :mod:`dpstats.methods.pca`, a bound that the largest eigenvalue of the noise alone reaches in at
+        most 5% of releases (the Analyze Gauss noise on Σ(x − c)(x − c)ᵀ and, with ``center="mean"``,
+        the noise of the released mean), on the covariance divided by ñ − 1.  Public inputs and
+        released values only.
 
-        A released variance below it is not told apart from noise (:meth:`below_noise`): a
-        symmetric d × d matrix of N(0, σ²) entries has its largest eigenvalue near 2σ√d, so noise
-        alone can give every released variance up to that level.  The one definition used by print,
-        ``tidy()``'s ``below_noise_level``, ``glance()``'s ``noise_level`` and the report."""
-        return self.noise_spectrum() * self._per_unit() if self._noisy() else 0.0
+        A released variance below it is not told apart from noise (:meth:`below_noise`).  The one
+        definition used by print, ``tidy()``'s ``below_noise_level``, ``glance()``'s ``noise_level``
+        and the report."""
+        return self.noise_bound * self._per_unit() if self._noisy() else 0.0
+
+    def separation_level(self) -> float:
+        """The gap to each neighbouring variance a resolved component needs, in the table's units: τ_E =
+        2σ(√d + √ln 40), a bound on the Analyze Gauss noise's norm except in at most 5% of releases, on
+        the covariance divided by ñ − 1 (0 at eps = inf)."""
+        return self.gap_bound * self._per_unit() if self._noisy() else 0.0
 
     def variance_noise_sd(self) -> float:
         """The s.d. of the noise on one eigenvalue in the table's units, to first order (0 at eps = inf).
@@ -157,21 +177,45 @@ class PCAResult(DPResult):
         return math.sqrt(2.0) * self.noise_sd * self._per_unit() if self._noisy() else 0.0
 
     def below_noise(self) -> np.ndarray:
-        """Components whose released variance (eigenvalue) is below :meth:`noise_level`, the level noise
-        alone reaches: not told apart from noise by the release (all False at eps = inf)."""
+        """Components whose released variance (eigenvalue) is below :meth:`noise_level`: not told apart
+        from noise by the release (all False at eps = inf)."""
         return (
             self.eigenvalues < self.noise_level() if self._noisy() else np.zeros(len(self.eigenvalues), bool)
         )
 
+    def resolved(self) -> np.ndarray:
+        """Components whose loadings the release resolves: the variance at or above :meth:`noise_level`
+        and the released gap to each neighbouring eigenvalue (the (k + 1)-th included) at least
+        :meth:`separation_level`, so the loading is within about 30° of the noiseless one
+        (:mod:`dpstats.methods.pca`, (d)).  All True at eps = inf."""
+        if not self._noisy():
+            return np.ones(len(self.eigenvalues), bool)
+        values = np.append(
+            self.eigenvalues, -np.inf if self.next_eigenvalue is None else self.next_eigenvalue
+        )
+        gaps = np.diff(-values)  # gaps[j] = λ_j − λ_{j+1}
+        nearest = np.minimum(np.append(np.inf, gaps[:-1]), gaps)
+        return ~self.below_noise() & (nearest >= self.separation_level())
+
     def _noise_level_line(self) -> list[str]:
-        """The noise level in the table's units and the components below it (finite eps only)."""
+        """The noise level and separation in the table's units, the components below it and those
+        resolved (finite eps only)."""
         if not self._noisy():
             return []
         scale, units = ("", "eigenvalue") if self.center == "midpoint" else ("/(n − 1)", "variance")
-        names = [f"PC{j + 1}" for j in np.flatnonzero(self.below_noise())]
+        below = [f"PC{j + 1}" for j in np.flatnonzero(self.below_noise())]
+        resolved = [f"PC{j + 1}" for j in np.flatnonzero(self.resolved())]
+        parts = f"2σ(√d + √ln 40){scale} = {self.separation_level():.4g}"
+        if self.center == "mean":
+            mean_part = self.noise_level() - self.separation_level()
+            parts += f" for Σ(x − c)(x − c)ᵀ plus {mean_part:.4g} for the released mean"
         return [
-            f"Noise level: {self.noise_level():.4g} = 2σ√d{scale}, about the largest {units} noise alone gives "
-            f"(public); below the noise level (not told apart from noise): {', '.join(names) if names else 'none'}.",
+            f"Noise level: {self.noise_level():.4g}, a {units} noise alone reaches in at most 5% of releases "
+            f"(public: {parts}); below the noise level (not told apart from noise): "
+            f"{', '.join(below) if below else 'none'}.",
+            f"Resolved (at or above the noise level and at least {self.separation_level():.4g} from each "
+            f"neighbouring {units}, so the loadings are within about 30° of the noiseless ones): "
+            f"{', '.join(resolved) if resolved else 'none'}.",
             f"Each {units} also moves by noise of s.d. about √2σ{scale} = {self.variance_noise_sd():.4g}.",
         ]
 
@@ -238,7 +282,7 @@ class PCAResult(DPResult):
         ]
 
     def _tidy(self) -> pd.DataFrame:
-        proportion, below = self.proportion, self.below_noise()
+        proportion, below, resolved = self.proportion, self.below_noise(), self.resolved()
         rows = [
             {
                 "term": t,
@@ -247,11 +291,20 @@ class PCAResult(DPResult):
                 "eigenvalue": float(self.eigenvalues[j]),
                 "proportion": float(proportion[j]),
                 "below_noise_level": bool(below[j]),
+                "resolved": bool(resolved[j]),
             }
             for j in range(self.basis.shape[1])
             for i, t in enumerate(self.terms)
         ]
-        columns = ["term", "component", "loading", "eigenvalue", "proportion", "below_noise_level"]
+        columns = [
+            "term",
+            "component",
+            "loading",
+            "eigenvalue",
+            "proportion",
+            "below_noise_level",
+            "resolved",
+        ]
         return pd.DataFrame(rows, columns=columns)
 
     def report_table(self) -> pd.DataFrame:
@@ -265,6 +318,7 @@ class PCAResult(DPResult):
             "noise_sd": self.noise_sd,
             "sum_noise_sd": self.sum_noise_sd,
             "noise_level": self.noise_level(),
+            "separation_level": self.separation_level(),
             "count": self.count,
         }
 
@@ -280,13 +334,17 @@ class PCAResult(DPResult):
             "noise_sd": self.noise_sd,
             "sum_noise_sd": self.sum_noise_sd,
             "count": self.count,
+            "next_eigenvalue": self.next_eigenvalue,
+            "noise_bound": self.noise_bound,
+            "gap_bound": self.gap_bound,
         }
 
     # ------------------------------------------------------------------ report
     def noise_spectrum(self) -> float:
-        """About how far the noise moves an eigenvalue of Σ(x − c)(x − c)ᵀ: 2σ√d, the spectral norm of a
-        symmetric d × d matrix of Gaussian noise of sd σ per entry (the semicircle law; public)."""
-        return 2.0 * self.noise_sd * math.sqrt(len(self.terms))
+        """How far the Analyze Gauss noise moves an eigenvalue of Σ(x − c)(x − c)ᵀ, except in at most 5% of
+        releases: τ_E = 2σ(√d + √ln 40), a bound on the spectral norm of the symmetric d × d matrix of
+        Gaussian noise of sd σ per entry (:mod:`dpstats.methods.pca`, (a); public)."""
+        return self.gap_bound
 
     def plots(self) -> list[Plot]:
         """A scree figure of what is released: the k components' shares of the (noisy) total."""
@@ -325,8 +383,8 @@ class PCAResult(DPResult):
             marked = ", ".join(n for n, b in zip(names, below) if b) or "none"
             title += f"; noise level {self.noise_level():.4g}"
             alt += (
-                f" Noise level {self.noise_level():.4g} (the largest eigenvalue noise alone gives); below it, "
-                f"hatched grey and not told apart from noise: {marked}."
+                f" Noise level {self.noise_level():.4g} (noise alone reaches it in at most 5% of releases); "
+                f"below it, hatched grey and not told apart from noise: {marked}."
             )
         return [to_plot(fig, title, alt)]
 
@@ -346,9 +404,9 @@ class PCAResult(DPResult):
         if self._noisy():
             html += (
                 f"<p>Gaussian noise of this sd on every entry moves each eigenvalue of Σ(x − c)(x − c)ᵀ by "
-                f"up to about 2σ√d = {self.noise_spectrum():.4g} (a public scale, in the same units): "
-                "components whose eigenvalues differ by less than that are not told apart, and on "
-                "independent columns the leading shares are noise.</p>"
+                f"more than 2σ(√d + √ln 40) = {self.noise_spectrum():.4g} in at most 5% of releases (a public "
+                "bound, in the same units): components whose eigenvalues differ by less than that are not "
+                "resolved, and on independent columns the leading shares are noise.</p>"
             )
         html += self._importance_html()
         return [{"heading": "What was released and how noisy it is", "html": html}]
@@ -368,6 +426,7 @@ class PCAResult(DPResult):
             }
         if self._noisy():
             rows["Below the noise level"] = ["yes" if b else "" for b in self.below_noise()]
+            rows["Resolved"] = ["yes" if r else "" for r in self.resolved()]
         head = "".join(f"<th>{n}</th>" for n in names)
         body = "".join(
             f"<tr><th scope='row'>{escape_text(k)}</th>"

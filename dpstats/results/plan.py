@@ -20,6 +20,7 @@ import pandas as pd
 from .._io import atomic_write, jsonable
 from ..plotting import Plot
 from ..privacy.mechanism_names import mechanism_name
+from ..simulate.chance import chance_part, chance_warning
 
 NO_DATA = "no data was read; no budget was charged"
 #: The level of the intervals whose coverage the dp_lm and dp_glm planners simulate (95%).
@@ -97,8 +98,6 @@ class PlanResult:
 
     def chance_text(self) -> str:
         """The warning: where a planned eps (or n) cannot beat chance."""
-        if not len(self.flags):
-            return ""
         parts = []
         keys = ["method", "measure", "why", "worse"]
         for (method, measure, why, worse), grp in self.flags.groupby(keys, sort=False):
@@ -108,9 +107,8 @@ class PlanResult:
                 + f" ({est:.3g}, s.e. {se:.2g})"
                 for e, n, est, se in zip(grp.eps, grp.n, grp.estimate, grp.std_error)
             )
-            verdict = "more than 2 SE worse than chance" if worse else "within 2 SE of chance"
-            parts.append(f"{method}: predicted {measure} is {verdict} ({why}) at {where}")
-        return "cannot beat chance: " + "; ".join(parts) + ". Spending this budget would buy noise."
+            parts.append(chance_part(method, measure, why, where, worse))
+        return chance_warning(parts)
 
     def _header(self) -> list[str]:
         """Title, the no-data line, the call and the assumed model: the top of print and summary."""

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..plotting import Plot, new_figure, to_plot
 from ..privacy.topk import largest_class_noise, recovery_curve
+from ..simulate.chance import selection_chance
 from ..simulate.sis import operating_characteristics
 from .base import DPResult, OperatingCharacteristics, selected_section
 
@@ -64,12 +65,13 @@ class SISResult(DPResult):
         """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
         terms, privacy), the options record, the privacy plan, the release, the frame's ``scaling`` text and
         ``n``, the n the sensitivity may use (None when private).  The operating characteristics are
-        simulated from ``generator`` (the release's, drawn after it)."""
+        simulated from ``generator`` (the release's, drawn after it); where, under ``assume=``, precision or
+        recall does not beat chance, it warns as :func:`dpstats.plan` does (:meth:`warn_at_chance`)."""
         n_public = n if options.neighbouring == "replace" else None
         oc = operating_characteristics(plan, n_public, options.oc_trials, options.assume, generator)
         logm, harmonic = largest_class_noise(plan.d, plan.k)
         curve = recovery_curve(plan.d, plan.k, plan.select_eps, options.gamma, plan.sensitivity)
-        return cls(
+        result = cls(
             **opening,
             operating_characteristics=OperatingCharacteristics.of(oc),
             selected=[opening["terms"][j] for j in released.chosen],
@@ -82,6 +84,10 @@ class SISResult(DPResult):
             noise_expected_max=harmonic,
             recovery_curve=recovery_table(*curve),
         )
+        if options.assume is not None:
+            signals = min(options.assume.signals, plan.d)
+            result.warn_at_chance("dp_sis", selection_chance(signals, plan.k, plan.d))
+        return result
 
     def _body_lines(self) -> list[str]:
         shown = self.selected if len(self.selected) <= 40 else self.selected[:40] + ["..."]

@@ -43,8 +43,10 @@ test_that("eps = Inf on USArrests is prcomp(USArrests): loadings, variances, cen
   expect_equal(unname(aligned(scores, predict(ref, USArrests))), unname(predict(ref, USArrests)), tolerance = 1e-8)
   # tidy: one row per variable and component, with the component's variance and proportion
   td <- tidy(fit)
-  expect_identical(names(td), c("term", "component", "loading", "eigenvalue", "proportion", "below_noise_level"))
+  expect_identical(names(td), c("term", "component", "loading", "eigenvalue", "proportion", "below_noise_level",
+                                "resolved"))
   expect_false(any(td$below_noise_level))  # eps = Inf: no noise
+  expect_true(all(td$resolved))
   expect_identical(nrow(td), 16L)
   expect_equal(td$eigenvalue[td$term == "Murder"], ref$sdev^2, tolerance = 1e-8)
   g <- glance(fit)

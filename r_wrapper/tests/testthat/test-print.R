@@ -142,8 +142,10 @@ test_that("printed text names no dpstats Python module or equation code; Python'
   # 0.6 of its noise scale) and the seeded fit withholds its intervals, whose text the last line reads
   glm_fit <- suppressWarnings(dp_glm(y ~ x1 + x2, data = df, family = binomial, eps = 4, delta = 1e-6,
                                      bounds = c(-4, 4), seed = 1))
-  sis_fit <- dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1,
-                    assume = list(signals = 2, strength = 0.5))
+  # at eps = 1 with bounds of ±500 the assumed model's precision is at chance: dp_sis warns as dp_plan would
+  expect_warning(sis_fit <- dp_sis(mpg ~ ., data = mtcars, eps = 1, k = 2, bounds = c(-500, 500), seed = 1,
+                                   assume = list(signals = 2, strength = 0.5)),
+                 "cannot beat chance: dp_sis: predicted precision", fixed = TRUE)
   plans <- suppressWarnings(list(
     dp_plan("dp_glm", n = 2000, p = 3, eps = 1, delta = 1e-6, family = poisson, trials = 5, seed = 1),
     dp_plan("dp_lm", n = 2000, p = 3, eps = 1, trials = 5, seed = 1),
