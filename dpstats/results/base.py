@@ -44,7 +44,7 @@ from ..plotting import Plot
 from ..privacy.events import describe as describe_event
 from ..privacy.statement import PrivacyStatement
 from ..report import render_fragment, render_report
-from ..simulate.chance import Chance, at_chance, chance_part, chance_warning
+from ..simulate.chance import Chance, at_chance, chance_part, chance_warning, chance_where
 
 
 @dataclass
@@ -104,7 +104,8 @@ class OperatingCharacteristics:
                 and row["basis"] == BASIS_ASSUMED
                 and at_chance(row["estimate"], row["std_error"], level)
             ):
-                parts.append(chance_part(method, measure, level.text, f"eps = {eps:g}"))
+                where = chance_where(eps, row["estimate"], row["std_error"])
+                parts.append(chance_part(method, measure, level.text, where))
         return chance_warning(parts)
 
     def to_dict(self) -> dict:

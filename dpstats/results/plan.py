@@ -20,7 +20,7 @@ import pandas as pd
 from .._io import atomic_write, jsonable
 from ..plotting import Plot
 from ..privacy.mechanism_names import mechanism_name
-from ..simulate.chance import chance_part, chance_warning
+from ..simulate.chance import chance_part, chance_warning, chance_where
 
 NO_DATA = "no data was read; no budget was charged"
 #: The level of the intervals whose coverage the dp_lm and dp_glm planners simulate (95%).
@@ -102,9 +102,7 @@ class PlanResult:
         keys = ["method", "measure", "why", "worse"]
         for (method, measure, why, worse), grp in self.flags.groupby(keys, sort=False):
             where = ", ".join(
-                f"eps = {e:g}"
-                + (f" and n = {n}" if len(self.ns) > 1 else "")
-                + f" ({est:.3g}, s.e. {se:.2g})"
+                chance_where(e, est, se, n if len(self.ns) > 1 else None)
                 for e, n, est, se in zip(grp.eps, grp.n, grp.estimate, grp.std_error)
             )
             parts.append(chance_part(method, measure, why, where, worse))

@@ -79,6 +79,18 @@ def worse_than_chance(estimate: Any, std_error: Any, chance: Chance, lower_is_be
     return bool(worse) if worse.ndim == 0 else worse
 
 
+def chance_where(eps: float, estimate: float, std_error: float, n: int | None = None) -> str:
+    """Where a measure was flagged, with its prediction there: ``eps = 2 (0.028, s.e. 0.0051)``.
+
+    Examples
+    --------
+    >>> chance_where(2.0, 0.0283, 0.00512, n=300)
+    'eps = 2 and n = 300 (0.0283, s.e. 0.0051)'
+    """
+    at = f"eps = {eps:g}" + (f" and n = {n}" if n is not None else "")
+    return f"{at} ({estimate:.3g}, s.e. {std_error:.2g})"
+
+
 def chance_part(method: str, measure: str, why: str, where: str, worse: bool = False) -> str:
     """One flagged measure, as the warning names it: ``where`` is e.g. ``"eps = 2"``; ``worse``: the
     prediction is more than 2 SE worse than chance (:func:`worse_than_chance`), else within 2 SE of it."""
