@@ -15,9 +15,9 @@ Claims (REPS = 400 replicates, seeds stated per test; MC s.e. of a coverage c ov
 coefficient covers at least 0.90 (0.93 less two MC s.e.).  Before the fix (pilot from π = 1/2, one
 final step) the rare-event cells below covered the intercept in 4% and 22% of runs with intervals
 shown in all, the factor cell 46%.  Where the design carries less than half the
-released Hessian's noise scale (λ_min(H) < B/2), intervals are withheld in most runs and the few
-shown under-cover: asserted as found (the limitation (G5'') leaves), so that test fails when that
-is fixed.  Runs in a few seconds (not marked slow).
+released Hessian's noise scale (λ_min(H) < B/2), intervals are withheld in most runs; the few shown
+under-covered (the limitation (G5'') left) until (G5'''), and now cover (with more runs:
+tests/test_glm_shown_coverage.py).  Runs in a few seconds (not marked slow).
 """
 
 from __future__ import annotations
@@ -130,10 +130,12 @@ def test_common_events_cover():
     assert np.all((out["coverage"] >= 0.93) & (out["coverage"] <= 0.97)), out
 
 
-def test_below_half_the_noise_scale_few_intervals_are_shown_and_they_under_cover():
-    """The limitation (G5'') leaves, asserted as found: prevalence 5%, n = 5·10³, eps = 4, λ_min(H) =
-    0.48 B.  Measured: shown 0.14 (56 runs), the intercept covers 0.70 (MC s.e. 0.06), slopes shrunk
-    by 21% (the floor; before (G5''): shown 0.21, 0.48, −24%).  Fails when fixed: then claim coverage."""
+def test_below_half_the_noise_scale_few_intervals_are_shown_and_they_cover():
+    """Prevalence 5%, n = 5·10³, eps = 4, λ_min(H) = 0.48 B.  Measured: shown 0.125 (50 runs), coverage
+    0.88–1.00, slopes shrunk by 10% (the floor).  Before (G5''') (the limitation (G5'') left): shown 0.13,
+    the intercept covering 0.69, slopes −17%; before (G5''): 0.21, 0.48, −24%.  Claim: shown ≤ 0.3 and
+    every coverage ≥ 0.80 (0.90 less 2 MC s.e. at 50 runs); the claim over about 400 shown runs is
+    tests/test_glm_shown_coverage.py's."""
     out = run_cell("mid", 0.05, 5_000, 4.0, seed=56)
     assert out["info_over_B"] < 0.6 and out["shown"] <= 0.3, out
-    assert out["coverage"].min() < 0.85 and out["slope_shrink"] < -0.1, out
+    assert out["coverage"].min() >= 0.80 and out["slope_shrink"] < -0.05, out

@@ -85,7 +85,8 @@ def test_stream_and_dask_give_the_in_memory_fit(data, case):
         _same_fit(memory, fit)
         assert fit.engine == engine
         # a pass per step, one for the start's count (G3') and, binomial, one for the refinement step (G5'')
-        passes = PILOT_STEPS + 2 if family == "poisson" else PILOT_STEPS + 3
+        # and one for the final score, taken at another point than the final Hessian (G5''')
+        passes = PILOT_STEPS + 2 if family == "poisson" else PILOT_STEPS + 4
         assert (
             f"by the {'Dask' if engine == 'dask' else engine} engine: one for the model frame, then {passes} for the "
             "release" in (" ".join(fit.privacy.notes))
@@ -96,7 +97,8 @@ def test_stream_and_dask_give_the_in_memory_fit(data, case):
 
 def test_one_pass_per_noisy_newton_step(data, monkeypatch):
     """pilot_steps + 1 chunked passes for the release, with an intercept one more for the start's count
-    (G3', G7') and, binomial, one more for the refinement step, after the first pass that builds the frame."""
+    (G3', G7') and, binomial, two more (the refinement step; the final Hessian and score at two points,
+    (G5''')), after the first pass that builds the frame."""
     df, folder = data
     counted = []
     original = engines.RowPasses.reduce
@@ -112,10 +114,10 @@ def test_one_pass_per_noisy_newton_step(data, monkeypatch):
     counted.clear()
     _fit(formula, engines.stream(folder / "d.parquet"), family, bounds, pilot_steps=6)
     assert len(counted) == 8
-    counted.clear()  # binomial: the count of successes and one more for the refinement step (G5'')
+    counted.clear()  # binomial: the count of successes, the refinement step (G5'') and the final score (G5''')
     formula, family, bounds = CASES["binomial with a factor"]
     _fit(formula, engines.stream(folder / "d.parquet"), family, bounds, pilot_steps=2)
-    assert len(counted) == 5
+    assert len(counted) == 6
 
 
 def test_memory_does_not_grow_with_the_rows(tmp_path):

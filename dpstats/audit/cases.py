@@ -667,7 +667,8 @@ def glm_release_case(  # noqa: PLR0913 (the audit's settings)
     family: str = "binomial",
 ) -> AuditCase:
     """dp_glm's whole adaptive release (the start's count, every noisy Newton step and, binomial, the
-    refinement step's score) through ``methods.glm.release``.
+    refinement step's score and the final Hessian and score at their two points) through
+    ``methods.glm.release``.
 
     One covariate in the unit box, n rows.  Binomial: the replaced row is w = (1, 1), y = 1 in D1
     and w' = (1, −1), y' = 0 in D2 (at θ = 0 the score sum moves by (1, 0) and the Hessian's upper
@@ -706,11 +707,14 @@ def glm_release_case(  # noqa: PLR0913 (the audit's settings)
 
     def released_queries(call: int, g: np.ndarray, H: np.ndarray) -> list[np.ndarray]:
         """What the release publishes from one pass, in order: the count of successes (G5''), the
-        refinement step's score, or a Newton step's Hessian (upper triangle) and score."""
+        refinement step's score, or a Newton step's Hessian (upper triangle) and score; binomial, after
+        the refinement, the final Hessian and the final score from two passes at two points (G5''')."""
         if plan.count_sd and call == 0:  # the successes g₀ + 2H₀₀ at θ = 0, or the total count g₀ + H₀₀
             return [np.array([g[0] + (2.0 if family == "binomial" else 1.0) * H[0, 0]])]
-        if plan.refine_sd and call == refine_pass:
+        if plan.refine_sd and call in (refine_pass, refine_pass + 2):
             return [g]
+        if plan.refine_sd and call == refine_pass + 1:
+            return [H[iu]]
         return [H[iu], g]
 
     def single(rows, rng):
