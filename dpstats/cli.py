@@ -97,15 +97,17 @@ def _check_outputs(**paths: str | None) -> None:
 
 
 def _read_data(path: str):
-    import pandas as pd
+    """The whole file as a pandas DataFrame; a file its reader cannot parse is a DataError (exit 2) that
+    names the file, never its rows (:mod:`dpstats.engines.files`)."""
+    from .engines.files import read_frame
 
     p = Path(path)
     if not p.exists():
         raise CLIError(f"data file '{path}' does not exist")
     if p.suffix.lower() == ".parquet":
-        return pd.read_parquet(p)
+        return read_frame(p, "parquet")
     if p.suffix.lower() in (".csv", ".txt"):
-        return pd.read_csv(p)
+        return read_frame(p, "csv")
     raise CLIError(f"data file '{path}' must end in .csv or .parquet")
 
 

@@ -7,8 +7,10 @@ charge an accountant.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
+from collections.abc import Iterable
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -25,6 +27,24 @@ def caller_stacklevel() -> int:
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR + os.sep):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def close_names(name: str, names: Iterable[str], n: int = 3, cutoff: float = 0.5) -> list[str]:
+    """The names an error suggests for a misspelt ``name`` ("did you mean"): those that differ from
+    it only in case first (``Y`` for ``y``, which :func:`difflib.get_close_matches` scores 0), then
+    the close ones by difflib's ratio of at least ``cutoff``; at most ``n``.
+
+    Every suggestion of a column or ``bounds=`` name uses it, whatever the data's source.
+
+    Examples
+    --------
+    >>> close_names("y", ["Y", "x1"]), close_names("x1", ["x2", "X1", "y"]), close_names("z", ["y"])
+    (['Y'], ['X1', 'x2'], [])
+    """
+    names = [str(m) for m in names]
+    folded = name.casefold()
+    same = [m for m in names if m != name and m.casefold() == folded]
+    return list(dict.fromkeys(same + difflib.get_close_matches(name, names, n=n, cutoff=cutoff)))[:n]
 
 
 class DPStatsError(Exception):

@@ -22,10 +22,13 @@ Where each part comes from
   a number is a *missing value*, which then follows the rule for missing
   values below (under ``"fill"``: the midpoint of its bounds) -- never an
   error, never its text.  The design column is then named after the variable
-  (``x2``, ``flag``), whatever the dtype.  A global pair ``bounds=(lo, hi)``
-  declares no column numeric: text columns stay factors, their dummies
-  bounded by their coding.  Declaring one column both numeric (``bounds=``)
-  and categorical (``levels=``) is refused, from the arguments alone.
+  (``x2``, ``flag``), whatever the dtype.  Without ``strict=True`` a global
+  pair ``bounds=(lo, hi)`` declares no column numeric: text columns stay
+  factors, their dummies bounded by their coding, and their levels are read
+  from the rows (a named step, below).  Under ``strict=True`` every variable
+  is numeric unless declared categorical ("Types under strict=True", below).
+  Declaring one column both numeric (``bounds=``) and categorical
+  (``levels=``) is refused, from the arguments alone.
 * **Levels declared with** ``levels={"city": ["Leeds", "York"]}`` on every front
   door: the design's columns are those levels, in that order (R's
   ``factor(x, levels = ...)``).  A column with declared levels is a factor
@@ -48,6 +51,7 @@ Where each part comes from
   filled by FALSE.  Without a declaration an object column is text whose
   levels are read from the rows, even when every entry is a boolean: deciding
   that it is logical would read its values (a named step, as for any text).
+  Under ``strict=True`` an undeclared boolean column is numeric (0/1, below).
 * **R factors** arrive from the R wrapper as Categoricals with R's levels, so
   they count as declared.  As with ``astype("category")``, ``factor(x)`` without
   ``levels =`` and ``read.csv(stringsAsFactors = TRUE)`` *read the levels from
@@ -57,10 +61,40 @@ Where each part comes from
   rows.  That is a *named data-dependent step* (warned with
   :class:`~dpstats.errors.NonPrivateWarning`, listed in the privacy statement,
   refused under ``strict=True`` before any budget is spent); the warning names
-  the column, never its levels or how many there are.
+  the column, never its levels or how many there are.  Under ``strict=True`` a
+  formula variable without declared levels is numeric by declaration instead
+  (below), so that step is left only where a formula term makes a factor of it
+  (``factor(x)``) or a method reads its response as one.
 
 A value that is not among the declared levels is missing, as with R's
 ``factor(x, levels = ...)``, and then follows the rule for missing values.
+
+Types under ``strict=True``
+---------------------------
+Under ``strict=True`` (a private call) no variable's type is read from its
+dtype, which is itself read from the rows: one ``"?"`` cell makes a numeric
+column an object column, and one missing entry makes a boolean column one, so
+that two neighbouring data sets would differ between a release and a refusal
+before any mechanism.  Instead every variable the formula reads (the response
+too, where the method reads it as a number) that is not declared categorical
+is **numeric by declaration**, whatever the form of ``bounds=``: a global pair
+``(lo, hi)`` (the README's first example, the command line's ``--bounds
+[lo, hi]``), a norm bound, ``"auto"``, a mapping (its entry bounds the
+variable; a variable without one is numeric without bounds, and the method's
+rule for such a variable applies, the same refusal naming it and its fix
+whatever its dtype) or none.  Declared categorical means named in ``levels=``
+(or ``factor(g, levels = c("a", "b"))`` in the formula), a pandas
+Categorical's categories, or an R factor's levels; a method that reads its
+response as a factor (dp_felp's class labels) keeps the response's own rule.
+The variable is then read as one named in a bounds mapping is (above): on
+every route, text that is not a number is a missing value, a boolean is 0/1
+and its design column is named after the variable (``flag``, not
+``flagTRUE``).  So a genuinely text column (``city``) under ``strict=True``
+without ``levels=`` is read as numbers, every entry missing and filled:
+declare its levels.  The privacy statement lists the variables numeric by
+declaration under ``strict=True``, so that such a column can be seen there;
+the list comes from the formula, the arguments and the declared dtypes, never
+from the rows.
 
 Missing values (``na_action``)
 ------------------------------
@@ -101,7 +135,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, DataWarning, PrivacyParameterError
+from . import temporal
+from .temporal import bounds_read as bounds_read  # for the front doors' binding (api/_parameters)
+from .errors import DataError, DataWarning, PrivacyParameterError, close_names
 from .geometry import check_bounds_form
 
 __all__ = [
@@ -210,6 +246,9 @@ class Schema:
     fills : mapping of str to float
         Public fills a method declares for particular variables, before any bounds
         (a binomial response's 0, whose domain {0, 1} the family declares).
+    strict : bool
+        The call's ``strict=True``: on a private call every variable the formula reads that is not
+        declared categorical is numeric by declaration (module docstring, "Types under strict=True").
 
     Examples
     --------
@@ -233,6 +272,12 @@ class Schema:
     check_names: bool = True  # False on one chunk's frame (its columns are the formula's only)
     formula_numeric: frozenset[str] = frozenset()  # factor(x, levels = c(4, 6, 8)): x is read as numbers
     formula_levels: frozenset[str] = frozenset()  # factor(g, levels = c("a", "b")): in levels, not given
+    strict: bool = False
+    # set by dpstats.formula.with_formula_declarations: the names the formula reads, "." for every column
+    # (None: no formula known, every column), and its response's where the method reads the response as a
+    # factor (dp_felp's class labels), whose type then stays its own under strict
+    formula_names: frozenset[str] | None = None
+    factor_response: frozenset[str] = frozenset()
 
     @classmethod
     def declare(
@@ -245,6 +290,7 @@ class Schema:
         unbounded_fill: float | None = None,
         private: bool = True,
         fills: Mapping[str, float] | None = None,
+        strict: bool = False,
     ) -> Schema:
         """A checked schema from front-door arguments (``na_action=None``: the relation's default)."""
         if na_action is None:
@@ -252,7 +298,14 @@ class Schema:
         if na_action not in NA_ACTIONS:
             raise PrivacyParameterError(f"na_action must be one of {list(NA_ACTIONS)}, got {na_action!r}.")
         return cls(
-            bounds, check_levels(levels), na_action, neighbouring, unbounded_fill, private, dict(fills or {})
+            bounds,
+            check_levels(levels),
+            na_action,
+            neighbouring,
+            unbounded_fill,
+            private,
+            dict(fills or {}),
+            strict=bool(strict),
         )
 
     # ------------------------------------------------------------------ resolution (dtypes only)
@@ -269,25 +322,60 @@ class Schema:
             return pair
         return (0.0, 0.0) if _centred(b) else None
 
-    def declared_numeric(self, columns: Sequence[str]) -> set[str]:
+    def declared_numeric(self, columns: Sequence[str], dtypes: Mapping[str, Any] | None = None) -> set[str]:
         """The ``columns`` numeric by declaration, whatever their dtype: those a per-variable bounds mapping
-        names, and those the formula uses only as ``factor(x, levels = c(<numbers>))`` (``formula_numeric``).
+        names, those the formula uses only as ``factor(x, levels = c(<numbers>))`` (``formula_numeric``),
+        and under ``strict`` those :meth:`strict_numeric` declares (``dtypes``: the columns' dtypes, so
+        that a Categorical keeps its declared categories; without them no column counts as one).
 
         Examples
         --------
         >>> sorted(Schema.declare(bounds={"x": (0, 1), "`y`": (0, 2), "zz": (0, 1)}).declared_numeric(["x", "y", "g"]))
         ['x', 'y']
-        >>> Schema.declare(bounds=(0, 1)).declared_numeric(["x", "g"])  # one pair declares no column numeric
+        >>> Schema.declare(bounds=(0, 1)).declared_numeric(["x", "g"])  # without strict, a pair declares none
         set()
+        >>> sorted(Schema.declare(bounds=(0, 1), strict=True).declared_numeric(["x", "g"]))
+        ['g', 'x']
         """
         b = self.bounds
         keys = {str(k) for k in b} | {_unquoted(str(k)) for k in b} if isinstance(b, Mapping) else set()
         keys |= self.formula_numeric
+        typed = self.strict_numeric(columns, dtypes)
         if not keys:
-            return set()
-        return (
+            return typed
+        named = (
             keys & set(map(str, columns)) if len(keys) < len(columns) else {c for c in columns if c in keys}
         )
+        return named | typed
+
+    def strict_numeric(self, columns: Sequence[str], dtypes: Mapping[str, Any] | None = None) -> set[str]:
+        """Under ``strict=True`` on a private call: the ``columns`` the formula reads that are not declared
+        categorical, each numeric by declaration (module docstring, "Types under strict=True").
+
+        Declared categorical: named in ``levels=`` (or ``factor(g, levels = c("a", "b"))`` in the formula),
+        a Categorical dtype (an R factor), or the response of a method that reads it as a factor
+        (``factor_response``).  From the arguments, the column names and ``dtypes`` only.
+
+        Examples
+        --------
+        >>> s = Schema.declare(bounds=(0, 1), levels={"g": ["a", "b"]}, strict=True)
+        >>> sorted(s.strict_numeric(["y", "x", "g", "h"], {"h": pd.CategoricalDtype(["u", "v"])}))
+        ['x', 'y']
+        >>> Schema.declare(bounds=(0, 1)).strict_numeric(["y", "x"])  # without strict
+        set()
+        """
+        if not (self.strict and self.private):
+            return set()
+        names, dtypes = self.formula_names, dtypes or {}
+        categorical = set(self.levels) | self.factor_response
+        every = names is None or "." in names
+        return {
+            str(c)
+            for c in columns
+            if (every or c in names)
+            and c not in categorical
+            and not isinstance(dtypes.get(c), pd.CategoricalDtype)
+        }
 
     def read_numeric(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` with its numeric-by-declaration columns read as numbers (:func:`as_numbers`).
@@ -301,7 +389,8 @@ class Schema:
         >>> Schema.declare(bounds={"x": (0, 1)}).read_numeric(df)["x"].tolist()
         [0.5, nan]
         """
-        todo = [c for c in self.declared_numeric(frame.columns) if not _is_numeric(frame[c].dtype)]
+        dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
+        todo = [c for c in self.declared_numeric(frame.columns, dtypes) if not _is_numeric(dtypes[c])]
         if not todo:
             return frame
         frame = frame.copy(deep=False)
@@ -346,11 +435,9 @@ class Schema:
 
         unknown = [str(k) for k in b if not named(str(k))]
         if unknown:
-            import difflib
-
             keys = [str(k) for k in b if named(str(k))]
             public = self._public_bound_names(columns, design, factors, keys, declares_levels)
-            near = difflib.get_close_matches(unknown[0], public, n=3, cutoff=0.5)
+            near = close_names(unknown[0], public)
             hint = f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
             raise PrivacyParameterError(
                 f"bounds= names {unknown[0]!r}, which is neither a column of the data nor a column of the "
@@ -374,15 +461,12 @@ class Schema:
         b = self.bounds
         if not isinstance(b, Mapping) or not unfilled or not self.check_names:
             return
-        import difflib
-
         known = {str(c) for c in columns}
         loose = [
             k for k in map(str, b) if _unquoted(k) not in known and re.fullmatch(r"[\w.]+", _unquoted(k))
         ]
         for name in unfilled:
-            near = [k for k in loose if k.lower() == name.lower()]
-            near = near or difflib.get_close_matches(name, loose, n=1, cutoff=0.8)
+            near = close_names(name, loose, n=1, cutoff=0.8)
             if near:
                 raise PrivacyParameterError(
                     f"no bounds are declared for {name!r}, and bounds= names {near[0]!r}, which is not a column "
@@ -441,9 +525,9 @@ class Schema:
         unknown = [c for c in self.levels if c not in frame.columns]
         if unknown:
             raise DataError(f"levels= names column(s) {unknown[:5]} that are not in the data.")
-        declared = self.declared_numeric(frame.columns)
-        self.refuse_both(declared)
         dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))  # one lookup for wide frames
+        declared = self.declared_numeric(frame.columns, dtypes)
+        self.refuse_both(declared)
         numeric = _numeric_flags(dtypes.values())
         # one pair for every variable (or none): looked up once, not per column of a wide frame
         common = (
@@ -492,7 +576,7 @@ class Schema:
         """The data-dependent step of reading levels from the rows (columns named, levels not)."""
         dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
         numeric = _numeric_flags(dtypes.values())
-        declared = self.declared_numeric(names)
+        declared = self.declared_numeric(names, dtypes)
         others = [c for c in names if c not in declared and (not numeric[id(dtypes[c])] or c in self.levels)]
         read = [v.name for v in self.variables(frame, others) if not v.declared]
         if not read or not self.private:
@@ -521,8 +605,12 @@ class Schema:
                     'use na_action="fill" with declared bounds, or neighbouring="add_remove"',
                 )
             ]
-        unfilled = self.unfilled(frame, names)
-        if not unfilled:
+        return self.dropped_steps(self.unfilled(frame, names))
+
+    def dropped_steps(self, unfilled: Sequence[str]) -> list[tuple[str, str]]:
+        """The step of dropping rows that miss a variable without a public fill (``unfilled``:
+        :meth:`unfilled`) under ``na_action="fill"``; none without such variables or privacy."""
+        if not unfilled or not self.private or self.na_action != "fill":
             return []
         return [
             (
@@ -588,6 +676,35 @@ class Schema:
         if not isinstance(self.bounds, Mapping) and not self.fills and self.fill_value("") is not None:
             return []  # one fill for every numeric variable
         return [v.name for v in self.variables(frame, names) if v.kind == "numeric" and v.fill is None]
+
+    def rule_for(self, frame: pd.DataFrame, names: Sequence[str]) -> str:
+        """The statement's rule for ``names`` of ``frame`` (its columns and dtypes; an empty frame will do):
+        :meth:`rule` of the variables without a public fill, followed under ``strict=True`` by
+        :meth:`types_rule` of the variables numeric by declaration.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"y": [0.5], "x": ["1.5"], "g": pd.Categorical(["a"])})
+        >>> rule = Schema.declare(bounds=(0, 2), strict=True).rule_for(df, ["y", "x", "g"])
+        >>> rule[rule.index("Types"):].split(" (every")[0]
+        "Types under strict: 'y', 'x' are numeric by declaration"
+        """
+        dtypes = dict(zip(frame.columns.tolist(), frame.dtypes.tolist()))
+        typed = self.strict_numeric(names, dtypes)
+        return self.rule(self.unfilled(frame, names)) + self.types_rule([c for c in names if c in typed])
+
+    def types_rule(self, numeric: Sequence[str]) -> str:
+        """The sentence of the statement naming the variables numeric by declaration under ``strict=True``
+        (:meth:`strict_numeric`; from the formula, the arguments and the declared dtypes, never the rows),
+        so that a text column read as numbers is seen there; empty without them."""
+        if not numeric:
+            return ""
+        return (
+            f" Types under strict: {_listed(numeric, 8)} {'is' if len(numeric) == 1 else 'are'} numeric by "
+            "declaration (every variable of the formula without declared levels, a Categorical's or an R "
+            "factor's). Their entries are read as numbers (a boolean as 0/1); an entry that is not a number "
+            "is a missing value. A text column among them needs declared levels to be a factor."
+        )
 
     def rule(self, unfilled: Sequence[str] = ()) -> str:
         """The rule for missing values, for the privacy statement: one sentence per case, from the
@@ -728,8 +845,10 @@ def as_numbers(values: pd.Series) -> pd.Series:
     Text is parsed (``"1.5"`` is 1.5, ``"n/a"`` missing), a boolean is 0 or 1, a Categorical is
     read by its labels (R's ``as.numeric(as.character(f))``, not its codes).  A complex entry
     (Python's ``complex``, numpy's, or any entry of a complex column) is no real number: missing,
-    silently, whatever its imaginary part.  Row by row: the result for one entry never depends on
-    another.
+    silently, whatever its imaginary part.  A date is its days since 1970-01-01, a date-time its
+    seconds since the epoch (UTC), a duration its seconds, a time of day its seconds since midnight,
+    whether the column has such a type or holds such objects (R's ``as.numeric``: :mod:`dpstats.temporal`).
+    Row by row: the result for one entry never depends on another.
 
     Examples
     --------
@@ -739,16 +858,28 @@ def as_numbers(values: pd.Series) -> pd.Series:
     [10.0, nan]
     >>> as_numbers(pd.Series([0.5, 5 + 1j, 2 + 0j, "3"], dtype=object)).tolist()
     [0.5, nan, nan, 3.0]
+    >>> import datetime
+    >>> as_numbers(pd.Series([datetime.date(1970, 1, 3), "4"], dtype=object)).tolist()
+    [2.0, 4.0]
     """
     if _is_numeric(values.dtype):
         return values
+    kind = temporal.kind_of(values.dtype)
+    if kind == "unreadable":  # a list, a struct, binary data: no number, refused naming the column
+        raise temporal.refusal(str(values.name), temporal.type_text(values.dtype))
+    if kind is not None:
+        return temporal.numbers(values)
     if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
         return values.astype(float)
     read = pd.to_numeric(values.astype(object), errors="coerce")
     if pd.api.types.is_complex_dtype(read.dtype):  # some entry was complex: only those are missing
         complex_entry = values.astype(object).map(_is_complex).to_numpy(dtype=bool)
         read = pd.Series(np.where(complex_entry, np.nan, read.to_numpy().real), index=values.index)
-    return read.astype(float)
+    read = read.astype(float)
+    unread = read.isna().to_numpy() & values.notna().to_numpy()
+    if values.dtype == object and unread.any():  # dates, date-times, durations held as objects
+        read[unread] = [temporal.entry_number(v) for v in values[unread]]
+    return read
 
 
 def _is_complex(value: Any) -> bool:
@@ -890,12 +1021,19 @@ class PublicN:
         # the missing bounds and their fix first: the message is the same whether or not a value is missing
         example = ", ".join(f"{name!r}: (lo, hi)" for name in unfilled[:3])
         others = ", and so for each of the others" if len(unfilled) > 3 else ""
+        typed = (
+            " (Under strict=True a variable not declared categorical is numeric by declaration, whatever its "
+            f"dtype; for a categorical one declare its levels: levels={{{unfilled[0]!r}: [...]}}, or give the "
+            "column a pandas.CategoricalDtype with fixed categories.)"
+            if schema.strict
+            else ""
+        )
         raise PrivacyParameterError(
             f"{method} needs declared bounds for {_listed(unfilled)}: e.g. bounds={{{example}}}{others}, with the "
             f'default na_action="fill" (each missing value then gets its public fill; no row is dropped)'
             f"{other}. Without bounds a numeric variable has no public fill, and {self.method} cannot drop "
             f"rows with a missing value in {_listed(unfilled)}: {self.why}, so it needs the public number of "
-            "rows read, which dropping rows would make private. Nothing was read or spent."
+            f"rows read, which dropping rows would make private.{typed} Nothing was read or spent."
         )
 
     def refuse_omit(self, schema: Schema) -> None:

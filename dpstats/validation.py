@@ -12,7 +12,7 @@ import numbers
 import warnings
 
 from .errors import DataError, PrivacyParameterError, caller_stacklevel
-from .formula import columns_read  # the doors' checks import it from here too
+from .formula import LEVELS_READ_NOT_SHOWN, columns_read  # the doors' checks import it from here too
 from .privacy.accountant import Accountant
 
 NEIGHBOURING = ("replace", "add_remove")
@@ -112,11 +112,10 @@ def check_k(k, d: int, name: str = "k", *, shown: bool = True) -> int:
         raise PrivacyParameterError(f"{name} must be a whole number with 1 <= {name} < {d_is}, got {k!r}.")
     k = int(k)
     if not 1 <= k < d:
-        unshown = ", which depends on levels read from the rows and is not shown" if not shown else ""
+        unshown = f" (d {LEVELS_READ_NOT_SHOWN})" if not shown else ""
         raise DataError(
             f"{name} = {k} is out of range: it must satisfy 1 <= {name} < d, where {d_is} is the "
-            f"number of candidate columns{unshown}. Choose a smaller k or add columns"
-            + (", or declare the levels (levels=)." if not shown else ".")
+            f"number of candidate columns{unshown}. Choose a smaller k or add columns."
         )
     return k
 
@@ -129,10 +128,7 @@ def check_candidates(door: str, formula: str, mf) -> None:
     gives = (
         f"gives {mf.p}"
         if not columns_read(mf)
-        else (
-            "gives fewer on these rows (its columns depend on levels read from the rows, so their number is not "
-            "shown; declare the levels, levels=)"
-        )
+        else f"gives fewer on these rows (the number of its columns {LEVELS_READ_NOT_SHOWN})"
     )
     raise DataError(f"{door} needs at least 2 candidate columns, the formula '{formula}' {gives}.")
 
@@ -156,9 +152,8 @@ def check_regression_rows(
     if not columns_public and (coefficients >= n or predictors == 0):
         raise DataError(
             f"{door} needs more rows than coefficients and at least one predictor column, and the design "
-            f"of '{formula}' on these n = {n} rows has not (its columns depend on levels read from the rows, "
-            "so their number is not shown); declare the levels, use fewer terms, or screen them first on "
-            "part of the rows (dp_select_infer)."
+            f"of '{formula}' on these n = {n} rows has not (the number of its columns {LEVELS_READ_NOT_SHOWN}); "
+            "or use fewer terms, or screen them first on part of the rows (dp_select_infer)."
         )
     if coefficients >= n:
         raise DataError(

@@ -166,7 +166,10 @@ COMMON = {
     "accountant": "a \\code{\\link{dp_accountant}}: the spend is charged to it, and refused before any data "
     "is read when it does not fit.",
     "strict": "\\code{TRUE} refuses every data-dependent step (anything computed from the data to calibrate "
-    "noise) before anything is spent; \\code{FALSE} (default) names them in the privacy statement and warns.",
+    "noise) before anything is spent, and reads as numbers every variable of the formula that is not declared "
+    "categorical (\\code{levels =}, a factor): a character column is then numeric, its text entries missing "
+    "(the privacy statement lists these variables); \\code{FALSE} (default) names the steps in the privacy "
+    "statement and warns.",
     "progress": "not used from R (a progress callback for Python users); leave it out.",
     "diagnostics": "\\code{TRUE} attaches non-private diagnostics (rows dropped, values clipped), labelled "
     '"not private"; off by default, and no output shows them unless asked.',

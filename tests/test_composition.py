@@ -19,7 +19,6 @@ import pytest
 from golden.cases import CASES, _fan_lv
 
 import dpstats as dp
-from dpstats.errors import ChanceWarning
 from dpstats.privacy import events as ev
 from dpstats.privacy.accountant import LedgerEntry
 from dpstats.privacy.calibration import analytic_gaussian_sigma
@@ -390,13 +389,10 @@ def test_the_planner_plans_each_fit_of_a_declared_session_at_its_share():
         dp.dp_lm(
             "y ~ .", df, eps=pl.eps[0], delta=pl.call["delta"], bounds=(-3, 3), n_boot=100, accountant=acc
         )
-    with pytest.warns(ChanceWarning):  # n = 2000 is far too few rows for the knockoff filter at this eps
-        knock = dp.plan(
-            "dp_knockoff", n=2000, p=30, session=(3.2, 1e-5), analyses=10, trials=3, random_state=1
-        )
-    assert knock.eps[0] == pytest.approx(
-        dp.SessionPlan(eps=3.2, delta=1e-5).gaussian_fits(10, "gaussian")[0].eps
-    )
+    # dp_knockoff is not planned at a Gaussian slot's share: the slot does not take its delta-only step
+    # (tests/test_session_slots.py)
+    with pytest.raises(dp.PrivacyParameterError, match="dp_knockoff is not all Gaussian"):
+        dp.plan("dp_knockoff", n=2000, p=30, session=(3.2, 1e-5), analyses=10, trials=3, random_state=1)
     with pytest.raises(dp.PrivacyParameterError, match="not both"):
         dp.plan("dp_lm", n=2000, p=3, eps=1.0, session=(3.2, 1e-5))
     with pytest.raises(dp.PrivacyParameterError, match="dp_sis releases by pure-DP selection"):

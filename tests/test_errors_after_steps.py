@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import dpstats as dp
+from dpstats.formula import LEVELS_READ_NOT_SHOWN
 
 N = 40
 RNG = np.random.default_rng(3)
@@ -62,6 +63,7 @@ def test_a_size_refusal_after_levels_read_from_the_rows_shows_no_count(door):
     assert one[0] is not None and one == other, (one, other)
     text = one[0][1]
     assert "n = 40" in text and "<=" not in text  # n is public; the number of columns is not shown
+    assert f"(the number of its columns {LEVELS_READ_NOT_SHOWN})" in text
     assert (
         "Raised after a data-dependent step" in text and "the levels of 'x1' were read from the rows" in text
     )
@@ -143,7 +145,8 @@ def test_knockoff_row_checks_after_levels_read_show_no_column_count():
     call = lambda d: dp.dp_knockoff("y ~ g + x + z", d, eps=1, delta=1e-3, bounds=2.0, sigma=1, beta_norm=1)  # noqa: E731
     one, other = _outcome(call, frame), _outcome(call, fewer)
     assert one[0] is not None and one == other
-    assert "their number is not shown" in one[0][1] and "levels of 'g' were read" in one[0][1]
+    assert f"(the number of its columns {LEVELS_READ_NOT_SHOWN})" in one[0][1]
+    assert "levels of 'g' were read" in one[0][1]
 
 
 # ------------------------------------------------- numbers that depend on levels read from the rows (s14)
@@ -208,7 +211,7 @@ def test_pca_k_after_levels_read_quotes_no_column_count():
     from dpstats.api.pca import dp_pca
 
     call = lambda d: dp_pca("~ x1 + g", d, k=6, eps=1, delta=1e-5, bounds=LV_BOUNDS)  # noqa: E731
-    _same_refusal_without(call, LV, LV_NEW, "<= 3", "<= 4")
+    assert f"(d {LEVELS_READ_NOT_SHOWN})" in _same_refusal_without(call, LV, LV_NEW, "<= 3", "<= 4")
 
 
 def test_two_candidates_after_levels_read_quotes_no_column_count():
@@ -218,6 +221,7 @@ def test_two_candidates_after_levels_read_quotes_no_column_count():
     call = lambda d: dp.dp_sis("y ~ g", d, eps=1, k=1, bounds=LV_BOUNDS, oc_trials=0)  # noqa: E731
     text = _same_refusal_without(call, one_level, two_levels, "gives 0", "gives 1")
     assert "at least 2 candidate columns" in text
+    assert f"(the number of its columns {LEVELS_READ_NOT_SHOWN})" in text
 
 
 def test_gmm_groups_after_levels_read_quote_no_column_count():
@@ -457,3 +461,53 @@ def test_felp_paper_chance_warning_with_rows_dropped_quotes_no_noise_scale():
     _, caught = _same_texts(call, frame, frame.assign(x1=frame.x1.where(frame.index > 0)))
     chance = [m for c, m in caught if c == "ChanceWarning"]
     assert len(chance) == 1 and "exceeds" not in chance[0] and "rows analysed" in chance[0], chance
+
+
+# ---------------------------------- one text for a count that depends on levels read from the rows (s15)
+
+LEVELS_READ_SITES = {
+    "dp_sis k": lambda d: dp.dp_sis("y ~ x1 + g", d, eps=1, k=5, bounds=LV_BOUNDS, oc_trials=0),
+    "dp_bh max_rejections": lambda d: dp.dp_bh(
+        "y ~ x1 + g", data=d, eps=1, sigma=1.0, max_rejections=10, bounds=LV_BOUNDS
+    ),
+    "dp_sis score": lambda d: dp.dp_sis(
+        "y ~ x1 + g",
+        d,
+        eps=1,
+        k=1,
+        bounds=LV_BOUNDS,
+        oc_trials=0,
+        score=lambda X, y: np.zeros(1),
+        score_sensitivity=1.0,
+    ),
+    "dp_select_infer part B": lambda d: dp.dp_select_infer(
+        "y ~ x1 + g", d.head(8), eps=1, k=2, bounds=LV_BOUNDS
+    ),
+    "dp_gmm warnings": lambda d: dp.dp_gmm(
+        "~ x1 + g", d.head(50), k=2, eps=0.1, delta=1e-5, bounds=LV_BOUNDS, oc_trials=0, random_state=1
+    ),
+}
+
+
+@pytest.mark.parametrize("call", list(LEVELS_READ_SITES.values()), ids=list(LEVELS_READ_SITES))
+def test_a_count_hidden_after_levels_read_is_said_in_one_text(call):
+    """Every text that leaves out a count following the number of design columns, because levels were
+    read from the rows, gives the same reason and fix: :data:`dpstats.formula.LEVELS_READ_NOT_SHOWN`."""
+    error, caught = _outcome(call, LV)
+    texts = [error[1]] if error is not None else [m for c, m in caught if c == "ChanceWarning"]
+    assert texts and all(LEVELS_READ_NOT_SHOWN in t for t in texts), texts
+    assert "levels of 'g' were read from the rows" in " ".join([*texts, *(m for _, m in caught)])
+
+
+def test_the_reason_is_written_once():
+    """No module writes its own copy of the reason (the wordings it replaced included)."""
+    import pathlib
+
+    root = pathlib.Path(dp.__file__).parent
+    copies = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        for phrase in ("levels read from the rows, so it is not shown", "so their number is not shown")
+        if phrase in path.read_text(encoding="utf-8")
+    ]
+    assert copies == ["formula/__init__.py"]

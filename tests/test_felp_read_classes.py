@@ -29,7 +29,7 @@ def test_felp_numeric_response_classes_are_a_named_step_and_never_shown(tmp_path
         if error is not None:  # a named step: the rows may still decide (refused under strict)
             views.append(("error", error))  # an error comes alone, without the call's warnings
             continue
-        assert [w for w in caught if "classes of the numeric response 'cls'" in w], caught
+        assert [w for w in caught if "classes of the response 'cls'" in w], caught
         assert fit.classes is None
         texts = channels(fit, tmp_path)
         for channel, text in texts.items():
@@ -37,9 +37,7 @@ def test_felp_numeric_response_classes_are_a_named_step_and_never_shown(tmp_path
         assert json.loads(texts["to_dict"])["outputs"]["classes"] is None
     for data in _pair():
         acct = dp.Accountant(eps=10.0)
-        with pytest.raises(
-            PrivacyParameterError, match="strict=True refuses .*classes of the numeric response"
-        ):
+        with pytest.raises(PrivacyParameterError, match="strict=True refuses .*classes of the response"):
             dp.dp_felp("cls ~ x1 + x2 + x3 + x4", data, strict=True, accountant=acct, **FELP)
         assert acct.spent_eps == 0 and acct.charges == []
 

@@ -203,8 +203,8 @@ def test_bad_input_spends_nothing(linear_data):
         dp.dp_lm("g ~ x1", bad, eps=1.0, bounds=BOUNDS, accountant=acc)
     with pytest.raises(DataError, match="needs more rows than coefficients"):
         dp.dp_lm("y ~ x1 + x2", df.head(3), eps=1.0, bounds=BOUNDS, accountant=acc)
-    with pytest.raises(PrivacyParameterError, match="strict=True refuses"):
-        dp.dp_lm("y ~ x1 + g", bad, eps=1.0, bounds=BOUNDS, strict=True, accountant=acc)  # levels read
+    with pytest.raises(PrivacyParameterError, match=r"factor\(g\) needs declared levels"):  # levels read
+        dp.dp_lm("y ~ x1 + factor(g)", bad, eps=1.0, bounds=BOUNDS, strict=True, accountant=acc)
     with pytest.raises(PrivacyParameterError, match="eps = inf"):
         dp.dp_lm("y ~ x1 + x2", df, eps=math.inf, strict=True, accountant=acc)
     with pytest.raises(PrivacyParameterError, match="n_boot"):

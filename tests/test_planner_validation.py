@@ -3,9 +3,11 @@
 For each setting the front door is run on ``FRONT`` independent data sets
 drawn row by row with numpy (not through dpstats.simulate), with declared
 bounds matching the assumption, and its measured rate is compared with the
-planner's prediction: they must agree within 2 combined standard errors
-(the Monte Carlo SE of each side, combined in quadrature).  Seeds are stated
-per test; each test runs in well under 60 s on one core.
+planner's prediction: they must agree within 3 combined standard errors
+(the Monte Carlo SE of each side, combined in quadrature).  The file makes 16
+such comparisons: at 2 SE one of them fails by chance for about half of all
+choices of seeds (1 − 0.95¹⁶ ≈ 0.56), at 3 SE for about 4% (1 − 0.9973¹⁶).
+Seeds are stated per test; each test runs in well under 60 s on one core.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ PLAN_TRIALS = 400
 
 def _agree(predicted: float, predicted_se: float, measured: list[float]) -> None:
     m, m_se = float(np.mean(measured)), float(np.std(measured, ddof=1) / math.sqrt(len(measured)))
-    tol = 2 * math.hypot(predicted_se, m_se)
+    tol = 3 * math.hypot(predicted_se, m_se)
     assert abs(predicted - m) <= tol, (
         f"planner {predicted:.3f} ± {predicted_se:.3f}, front door {m:.3f} ± {m_se:.3f}"
     )
@@ -148,7 +150,7 @@ def test_dp_sis_paper_design_maxabs_agrees_with_the_front_door():
 def test_dp_knockoff_agrees_with_the_front_door(variant, n, p, model, eps, seed, front):
     """Front door with declared sigma, beta_norm and B = the planner's; lambda_min and C_min from the data.
 
-    Power and FDR (q = 0.2, delta = 2p/n) must each agree within 2 combined SEs.  Method I's
+    Power and FDR (q = 0.2, delta = 2p/n) must each agree within 3 combined SEs.  Method I's
     power is nearly all-or-nothing per data set (the noisy Gram matrix either keeps the
     solve stable or not), so it gets 400 front-door data sets and 1500 planner trials; the third setting sits where power
     climbs steeply with eps (0.04 at eps = 0.5, 0.8 at eps = 1) and gets 300 and 1500.

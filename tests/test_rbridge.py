@@ -143,7 +143,7 @@ def test_python_users_keep_python_words_that_r_rewords():
     with pytest.raises(PrivacyParameterError, match=r"must be a pair \(lo, hi\) of numbers"):
         dp.dp_lm("y ~ x", df, eps=1.0, bounds={"y": (-5, 5), "x": "a"})
     with pytest.raises(PrivacyParameterError, match="pandas.CategoricalDtype"):
-        dp.dp_lm("y ~ x + city", df, eps=1.0, bounds=(-5, 5), strict=True)
+        dp.dp_lm("y ~ x + city", df, eps=1.0, bounds={"y": (-5, 5), "x": (-5, 5)}, strict=True)
 
 
 def test_select_args_that_is_no_mapping_is_refused_by_name():

@@ -156,18 +156,31 @@ def test_undeclared_text_levels_are_a_named_step_refused_under_strict_before_spe
     assert not re.search(r"\d", messages[0])
     assert any("'city'" in step for step in fit.privacy.data_dependent_steps)
     acc = dp.Accountant(eps=10.0, delta=1e-3)
-    with pytest.raises(PrivacyParameterError, match="levels of 'city'"):
-        func(formula, data=df, random_state=1, strict=True, accountant=acc, **args)
+    # under strict=True an undeclared column is numeric by declaration (no level is read); a term that
+    # makes a factor of it reads its levels, refused before anything is spent
+    with pytest.raises(PrivacyParameterError, match=r"factor\(city\)"):
+        func(
+            formula.replace("+ city", "+ factor(city)"),
+            data=df,
+            random_state=1,
+            strict=True,
+            accountant=acc,
+            **args,
+        )
     assert acc.spent_eps == 0 and acc.charges == []
 
 
 def test_number_like_strings_do_not_become_levels_named_by_the_data():
-    """A column of number-like strings: without levels= it is a named step (no level names in it)."""
+    """A column of number-like strings: without levels= it is a named step (no level names in it); under
+    strict=True it is numeric by declaration, its strings read as the numbers they are."""
     df = _data()
     df["code"] = [f"{v:.6f}" for v in df.x3]
-    with pytest.raises(PrivacyParameterError, match="levels of 'code'") as info:
-        dp.dp_sis("y ~ x1 + code", df, eps=1.0, k=1, bounds=BOUNDS, strict=True, random_state=1)
-    assert not re.search(r"\d\.\d", str(info.value))
+    with pytest.warns(NonPrivateWarning, match="levels of 'code'") as caught:
+        dp.dp_sis("y ~ x1 + code", df, eps=1.0, k=1, bounds=BOUNDS, random_state=1)
+    assert not any(re.search(r"\d\.\d", str(w.message)) for w in caught)
+    strict = dp.dp_sis("y ~ x1 + code", df, eps=1.0, k=1, bounds=BOUNDS, strict=True, random_state=1)
+    same = dp.dp_sis("y ~ x1 + x3", df, eps=1.0, k=1, bounds=BOUNDS, strict=True, random_state=1)
+    assert strict.selected == [{"x3": "code"}.get(t, t) for t in same.selected]
 
 
 def test_categorical_categories_are_declared_and_an_empty_level_keeps_its_column():

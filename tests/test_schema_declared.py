@@ -27,7 +27,7 @@ import pytest
 
 import dpstats as dp
 from dpstats import engines
-from dpstats.errors import DataError, PrivacyParameterError
+from dpstats.errors import DataError, NonPrivateWarning, PrivacyParameterError
 from dpstats.schema import Schema, as_numbers
 from front_door_calls import DOORS
 from neighbours import assert_same_view, reader_view
@@ -198,7 +198,7 @@ def test_a_text_cell_far_into_a_csv_is_read_as_pandas_reads_the_file(door, stric
                 views[stem, "memory"]
             )
         assert "first chunk" not in str(views["d1", "stream"]["error"])
-        if isinstance(bounds, dict):
+        if isinstance(bounds, dict) or strict:  # declared numeric: by the mapping, or by strict=True
             assert_same_view(views["d0", "stream"], views["d1", "stream"], label=door)
         elif views["d1", "stream"]["error"] is None:
             assert _what_both_routes_show(views["d1", "stream"])[3]  # the step is named
@@ -286,7 +286,10 @@ def test_dp_select_infer_bounds_factor_dummies_by_their_coding_as_dp_lm_does():
         for d in (df, b)
     ]
     assert_same_view(*views, released=False)
-    assert "Zzyzx" not in str(views[1]["error"]) and "strict=True refuses" in views[1]["error"][1]
+    # under strict=True city, without declared levels, is numeric by declaration: bounds are missing for it
+    assert (
+        "Zzyzx" not in str(views[1]["error"]) and "needs declared bounds for 'city'" in views[1]["error"][1]
+    )
 
 
 # ---------------------------------------------------------------------------- logical columns
@@ -325,9 +328,14 @@ def test_r_text_levels_match_booleans_and_undeclared_object_booleans_stay_a_name
     coded = s.code_levels(b, ["flag"])["flag"]
     assert coded.isna().sum() == 1 and set(coded.dropna()) <= {"FALSE", "TRUE"}
     assert (coded.drop(index=7) == a.flag.drop(index=7).map({True: "TRUE", False: "FALSE"})).all()
-    # an object column of booleans without levels=: its type is read from the rows, a named step
-    with pytest.raises(PrivacyParameterError, match="levels of 'flag' were read from the rows"):
-        dp.dp_lm("y ~ x1 + flag", b, eps=2.0, delta=1e-5, bounds=(-1, 1), n_boot=100, strict=True)
+    # an object column of booleans without levels=: its type is read from the rows, a named step; under
+    # strict=True it is numeric by declaration (0/1, the missing entry filled), as the bool column a is
+    kw = dict(eps=2.0, delta=1e-5, bounds=(-1, 1), n_boot=100, random_state=7)
+    with pytest.warns(NonPrivateWarning, match="levels of 'flag' were read from the rows"):
+        dp.dp_lm("y ~ x1 + flag", b, **kw)
+    views = [reader_view(dp.dp_lm, "y ~ x1 + flag", d, strict=True, **kw) for d in (a, b)]
+    assert views[0]["terms"] == views[1]["terms"] == ["(Intercept)", "x1", "flag"]
+    assert views[0]["error"] is views[1]["error"] is None and views[0]["warnings"] == views[1]["warnings"]
 
 
 # ---------------------------------------------------------------------------- steps listed once
@@ -494,8 +502,9 @@ def test_a_missing_bound_of_an_interaction_names_its_term_when_levels_come_from_
             warnings.simplefilter("ignore")
             dp.dp_lm("y ~ x1 + city + I(2 * x1):city", data, **kw)
         messages.append(str(caught.value))
-    # under strict the step of reading city's levels is refused first (audit s13-ruser, finding 1)
-    named = "the levels of 'city' were read from the rows" if strict else "'city:I(2 * x1)'"
+    # under strict city, without declared levels, is numeric by declaration: its missing bounds are refused
+    # first, from the arguments alone (audit s15-attack8 F01; before: the step of reading its levels)
+    named = "needs declared bounds for 'city'" if strict else "'city:I(2 * x1)'"
     assert messages[0] == messages[1] and named in messages[0] and "York" not in messages[0]
     with pytest.raises(
         dp.PrivacyParameterError, match=r"3 column\(s\): 'cityLeeds:I\(2 \* x1\)', 'cityYork:I\(2 \* x1\)'"

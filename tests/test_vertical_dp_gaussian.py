@@ -248,3 +248,29 @@ def test_dp_fit_releases_no_deviance_or_dispersion_from_the_raw_response():
     assert math.isnan(fit.deviance) and math.isnan(fit.dispersion)
     assert "not released" in str(fit) and "Dispersion parameter" not in str(fit)
     assert fit.glance()["deviance"].isna().all()
+
+
+@pytest.mark.filterwarnings("ignore::dpstats.errors.ChanceWarning")
+def test_dp_trace_holds_no_deviance_and_neighbours_differ_only_in_released_values():
+    """Audit s15-attack8 F04: the trace kept deviance(y, η̃) of every sweep, a function of the raw y with
+    no noise and no ledger entry, in ``trace`` and ``to_dict()`` (the CLI's --json, the R object).  Two
+    data sets differing in row 0's y, the same seed: every noise draw is the same, so the trace and
+    every unreleased output must be equal; only the released coefficients may differ."""
+    df = make_data(n=400, seed=0)
+    other = df.copy()
+    other.loc[0, "y"] = -3.0 if df.y[0] > 0 else 3.0
+    kw = dict(parties=PARTIES, penalty="ridge", lam=0.1, eps=1.0, delta=1e-5, bounds=BOUNDS, rounds=3)
+    fits = [dp.vertical_glm("y ~ .", d, random_state=1, strict=True, **kw) for d in (df, other)]
+    outs = [f.to_dict()["outputs"] for f in fits]
+    for fit, out in zip(fits, outs):
+        assert fit.trace["deviance"].isna().all() and out["trace"]["deviance"] == [None] * 3
+        assert math.isnan(fit.deviance) and out["deviance"] is None
+    assert outs[0]["trace"] == outs[1]["trace"]
+    assert outs[0]["coefficients"]["estimate"] != outs[1]["coefficients"]["estimate"]  # released: may differ
+    assert {k: v for k, v in outs[0].items() if k != "coefficients"} == {
+        k: v for k, v in outs[1].items() if k != "coefficients"
+    }
+    # eps = inf (not private) keeps the trace's deviance: the last sweep's is the fit's deviance
+    exact = dp.vertical_glm("y ~ .", df, parties=PARTIES, eps=math.inf)
+    assert exact.trace["deviance"].notna().all()
+    assert exact.trace["deviance"].iloc[-1] == pytest.approx(exact.deviance, rel=1e-12)

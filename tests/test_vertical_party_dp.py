@@ -387,3 +387,35 @@ def test_missing_delta_at_finite_eps_is_refused_in_process_and_by_every_party():
             b.connect(eps=1.0, bounds=(-2, 2), leader="A", retry_for=0.1, **delta)
     assert acc.charges == []
     dp.vertical_glm("y ~ x1 + x2 + x3", df, parties=[["x1"], ["x2", "x3"]], eps=float("inf"))
+
+
+@pytest.mark.filterwarnings("ignore::dpstats.errors.ChanceWarning")
+def test_networked_dp_fit_sends_and_shows_no_deviance_or_dispersion(monkeypatch):
+    """Audit s15-attack8 F04, networked: the leader computed deviance(y, η̃) and the Gaussian dispersion
+    from the raw y in DP mode, printed them and sent them (and each sweep's deviance in the trace) to
+    every member, whose result printed them too.  Members hold y and could compute them, but every
+    party's result is an output for readers: now no party's result or message holds them."""
+    import dpstats.vertical.party as party_module
+
+    sent: list[dict] = []
+    original = party_module.result_message
+
+    def spy(result):
+        message = original(result)
+        sent.append(message)
+        return message
+
+    monkeypatch.setattr(party_module, "result_message", spy)
+    df = make_data(n=600)
+    results, errors = run(
+        two_parties(df),
+        dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=1),
+        {"B": dict(eps=1.0, delta=1e-6, bounds=BOUNDS, random_state=2)},
+    )
+    assert not errors, errors
+    message = sent[0]
+    assert np.isnan(np.asarray(message["trace"]).reshape(-1, 3)[:, 1:]).all()
+    assert math.isnan(message["meta"]["deviance"]) and math.isnan(message["meta"]["dispersion"])
+    for fit in results.values():
+        assert fit.trace["deviance"].isna().all() and math.isnan(fit.deviance)
+        assert "not released" in str(fit) and "Dispersion parameter" not in str(fit)

@@ -159,6 +159,15 @@ def test_levels_read_from_the_rows_are_a_named_step_in_every_copy(certs):
     )
 
 
+# strict at the member: its g, without declared levels, is numeric by declaration (audit s15-attack8 F01),
+# and its missing bounds are refused from the names alone; strict at the leader only: the member's schema
+# reads g's levels (a named step), which the leader refuses
+STRICT_REFUSAL = {
+    "A": "strict=True refuses the data-dependent step 'party 'B': the levels of 'g'",
+    "B": "DP mode needs declared bounds for every numeric variable of the formula",
+}
+
+
 @pytest.mark.parametrize("where", ["A", "B"])
 def test_strict_refuses_a_members_levels_read_from_the_rows(certs, where):
     """strict at the leader or at the member: refused before any data is sent, the same text on neighbours."""
@@ -167,22 +176,24 @@ def test_strict_refuses_a_members_levels_read_from_the_rows(certs, where):
     seen1 = fit(certs, one_row(d0, "g", "secret"), strict={where: True})
     assert seen0 == seen1
     assert not seen0["results"]
+    assert STRICT_REFUSAL[where] in seen0["errors"][where]
     assert (
-        "strict=True refuses the data-dependent step 'party 'B': the levels of 'g'" in seen0["errors"][where]
+        "no data had been sent" in seen0["errors"][where]
+        or "Nothing was read or sent" in seen0["errors"][where]
     )
-    assert "no data had been sent" in seen0["errors"][where]
 
 
 def test_strict_refuses_the_leaders_own_levels_read_from_the_rows(certs):
-    seen = fit(
-        certs,
-        base_data(),
-        lead_formula="y ~ x1 + h",
-        member={"levels": {"g": ["a", "b"]}},
-        strict={"A": True},
-    )
-    assert not seen["results"]
-    assert "strict=True refuses the data-dependent step 'party 'A': the levels of 'h'" in seen["errors"]["A"]
+    """The leader's h without declared levels under its strict=True: numeric by declaration (audit
+    s15-attack8 F01; before, the step of reading its levels), its missing bounds refused from the names
+    alone, the same on neighbours."""
+    own = [
+        fit(certs, d, lead_formula="y ~ x1 + h", member={"levels": {"g": ["a", "b"]}}, strict={"A": True})
+        for d in (base_data(), one_row(base_data(), "h", "secret"))
+    ]
+    assert own[0] == own[1] and not own[0]["results"]
+    assert "party 'A': DP mode needs declared bounds for every numeric variable" in own[0]["errors"]["A"]
+    assert "none for 'h'" in own[0]["errors"]["A"]
 
 
 def test_a_members_missing_cell_is_filled_not_reported(certs):
@@ -273,18 +284,18 @@ def test_leaders_factor_response_levels_read_from_the_rows_are_a_named_step():
     assert any(step in w for w in seen["warnings"])
 
 
-def test_strict_refuses_the_leaders_factor_response_levels_whatever_the_rows():
-    """strict: refused before anything is sent, with the same text whether the rows hold two levels or a
-    third (which, counted first, was a different refusal)."""
+def test_strict_reads_the_leaders_undeclared_response_as_numbers_whatever_the_rows():
+    """Under the leader's strict=True its binomial response without declared levels is numeric by
+    declaration (audit s15-attack8 F01; before, the step of reading its levels was refused): a text entry is
+    a missing value, filled by the response's public fill, and both neighbours (a third level in one row,
+    which counted first was a different refusal) fit alike; the statement names the variable."""
     certs, d0 = _certs(), base_data()
     seen0, seen1 = (
         fit(certs, d, lead_formula="yb ~ x1", member=DECLARED_G, strict={"A": True}, **BINOMIAL)
         for d in (d0, one_row(d0, "yb", "secret"))
     )
-    assert seen0 == seen1 and not seen0["results"]
-    assert (
-        "strict=True refuses the data-dependent step 'party 'A': the levels of 'yb'" in seen0["errors"]["A"]
-    )
+    assert seen0 == seen1 and not seen0["errors"]
+    assert "'yb', 'x1' are numeric by declaration" in seen0["results"]["A"]["statement"]["missing_values"]
 
 
 def test_exact_fit_of_a_factor_response_equals_statsmodels_glm():
@@ -321,8 +332,10 @@ def _certs() -> str:
 
 @pytest.mark.parametrize("door", ["dp_glm", "vertical_glm"])
 def test_strict_refuses_a_factor_response_in_one_process_whatever_its_levels(door):
-    """The same rule in one process: strict refuses the response's levels read from the rows before
-    their number is checked, so a third level in one row does not turn the refusal into another."""
+    """The same rule in one process: the response's levels read from the rows are refused before their
+    number is checked, so a third level in one row does not turn the refusal into another.  Under
+    strict=True a plain ``yb`` without declared levels is numeric by declaration (audit s15-attack8 F01),
+    so the levels are asked for by ``factor(yb)``, refused from the arguments alone (it would read them)."""
     import dpstats as dp
 
     d0 = base_data()
@@ -334,14 +347,14 @@ def test_strict_refuses_a_factor_response_in_one_process_whatever_its_levels(doo
             lam=1.0,
             bounds={"x1": (-1, 1), "x2": (-1, 1)},
         )
-    formula = "yb ~ x1" if door == "dp_glm" else "yb ~ x1 + x2"
+    formula = "factor(yb) ~ x1" if door == "dp_glm" else "factor(yb) ~ x1 + x2"
     errors = []
     for d in (d0, one_row(d0, "yb", "secret")):
         with pytest.raises(dp.DPStatsError) as info:
             getattr(dp, door)(formula, d.drop(columns=["id"]), **args)
         errors.append(f"{type(info.value).__name__}: {info.value}")
     assert errors[0] == errors[1]
-    assert "strict=True refuses the data-dependent step 'the levels of 'yb'" in errors[0]
+    assert "factor(yb) needs declared levels: levels={'yb': [...]}" in errors[0]
 
 
 # --------------------------------------------------------------------------- the command line
@@ -428,6 +441,9 @@ def test_cli_party_strict_refuses_levels_read_from_the_rows(certs, tmp_path, whe
     other = "B" if where == "A" else "A"
     assert seen0[where]["code"] == 2 and seen0[other]["code"] == 3, seen0
     assert seen0["A"]["result"] is seen0["B"]["result"] is None
-    refused = "strict=True refuses the data-dependent step 'party 'B': the levels of 'g'"
+    refused = STRICT_REFUSAL[where]  # at B: g is numeric by declaration, its bounds missing
     assert refused in seen0[where]["stderr"] and refused in seen0[other]["stderr"]
-    assert "no data had been sent" in seen0[where]["stderr"]
+    assert (
+        "no data had been sent" in seen0[where]["stderr"]
+        or "Nothing was read or sent" in seen0[where]["stderr"]
+    )

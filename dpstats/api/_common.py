@@ -84,7 +84,7 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
     noise = NoiseSource(random_state)  # validates random_state before any budget is spent
     if step is not None:
         step.check_affordable(accountant, door.options.public_rho())
-        step.start(noise.generator, dd.name_frame_steps)  # strict refuses the frame's steps before a draw
+        step.start(noise.generator, dd.name_frame_steps, door)  # strict refuses the frame's steps first
     with charged_if_drawn(step, accountant, door.label):  # a draw is charged whatever follows it
         with level_steps_taken() as taken:
             try:
@@ -279,9 +279,10 @@ def declare(
         neighbouring=neighbouring,
         streamed=engines.type_name(data) if engines.is_engine_input(data) else None,
     )
-    schema = _declared_schema(given, bounds, eps, unbounded_fill=unbounded_fill, fills=fills)
-    if options.PUBLIC_N is not None:
-        engines.refuse_private_n(options.PUBLIC_N, schema, data, given["formula"])
+    schema = _declared_schema(
+        given, bounds, eps, unbounded_fill=unbounded_fill, fills=fills, response=options.RESPONSE
+    )
+    engines.refuse_private_n(options.PUBLIC_N, schema, data, given["formula"])  # strict's dropped rows too
     changes = {"eps": eps, "bounds": bounds, "schema": schema} | ({"delta": delta} if has_delta else {})
     # warned by run() once the frame and the plan have passed their checks (a missing column is an error alone)
     notes = [(f"eps = inf: {nonprivate}, NOT private.", NonPrivateWarning)] if nonprivate_run else []
@@ -298,19 +299,17 @@ def declare(
 _DEFERRED: ContextVar[tuple[Any, list] | None] = ContextVar("dpstats_deferred", default=None)
 
 
-def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, **fills: Any) -> Schema:
+def _declared_schema(
+    given: Mapping[str, Any], bounds: Any, eps: float | None, response: str = "numeric", **fills: Any
+) -> Schema:
     """The public schema of a door's call (``fills``: :meth:`~dpstats.schema.Schema.declare`'s
-    ``unbounded_fill`` and ``fills``).  eps None or inf: a non-private reference run, which names
-    no step of the schema."""
-    schema = Schema.declare(
-        bounds=bounds,
-        levels=given["levels"],
-        na_action=given["na_action"],
-        neighbouring=given["neighbouring"],
-        private=eps is not None and math.isfinite(eps),
-        **fills,
-    )
-    return with_formula_declarations(schema, given.get("formula") or "")  # factor(x, levels = c(...))
+    ``unbounded_fill`` and ``fills``; ``response``: the method's ``RESPONSE``).  eps None or inf: a
+    non-private reference run, which names no step of the schema."""
+    named = {key: given[key] for key in ("levels", "na_action", "neighbouring", "strict")}
+    schema = Schema.declare(bounds=bounds, private=eps is not None and math.isfinite(eps), **named, **fills)
+    return with_formula_declarations(
+        schema, given.get("formula") or "", response
+    )  # factor(x, levels = c(..))
 
 
 # a front door: door_docstring hands it back as it is, its signature kept for type checkers

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
-from ..schema import SCHEMA_PARAMETERS
+from ..schema import SCHEMA_PARAMETERS, bounds_read
 
 if TYPE_CHECKING:
     from ..privacy.accountant import Accountant
@@ -50,8 +50,8 @@ SHARED = """\
         the rest goes to {}.
 {bounds_eps and delta}
     bounds_eps : float, optional
-        With ``bounds="auto"``: the eps spent on the private bounds (default 10% of ``eps``),
-        and the same share of ``delta``; the rest goes to {}.
+        With ``bounds="auto"``: the eps spent on the private bounds (default 10% of ``eps``), and
+        the same share of ``delta`` when they use delta (zCDP); the rest goes to {}.
 {conf_level}
     conf_level : float
         Level of {} intervals.
@@ -123,7 +123,7 @@ def shared_parameters(door: Door) -> Door:
         except TypeError as exc:
             raise TypeError(f"{door.__name__}() {exc}") from None
         bound.apply_defaults()
-        return door(**bound.arguments)
+        return door(**bounds_read(bound.arguments))  # dates in bounds= as numbers (dpstats.temporal)
 
     front_door.__signature__ = public  # type: ignore[attr-defined]
     return front_door  # type: ignore[return-value]

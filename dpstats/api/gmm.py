@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Unpack
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -168,15 +168,15 @@ class GMMDoor(DataDoor):
             o.formula, self.data, one_sided=True, drop_intercept=True, min_rows=min_rows, schema=self.schema
         )
         m.check_columns(mf.p, o.formula)
-        # n is private under add/remove and when the schema may drop rows: a warning or an error
-        # that quoted it would release it
+        # n is private under add/remove and when the schema may drop rows: a text quoting it would release it
         public_n = mf.n if n_is_public(o.neighbouring, mf) else None
         check_delta(o.delta, public_n, allow_zero=False)  # warns when delta >= 1/n (n public)
         resolved = m.resolve(o, mf, public_n)
         refuse_offset(mf, "dp_gmm")
         dd.name_frame_steps(mf)
         vacuous = m.pre_spend_warnings(public_n, mf.p, resolved, d_shown=not dd.columns_read)  # before spend
-        return GMMFrame(mf, resolved, m.clip_box(self.bounds, mf, dd), public_n is not None, vacuous)
+        box = m.clip_box(self.bounds, mf, dd)  # auto bounds: unspent delta back to self.options
+        return GMMFrame(mf, replace(resolved, delta=self.options.delta), box, public_n is not None, vacuous)
 
     def plan(self, frame: GMMFrame, dd: DataDependence) -> m.GMMPlan:
         return m.plan(frame.options, frame.mf.p, box=frame.box, n_public=frame.n_public)

@@ -66,6 +66,7 @@ from ..formula import (
     raise_constant,
 )
 from ..geometry import Box, clip_response, clip_rows_l2, maxabs_box
+from ..privacy.statement import DataDependence
 from ..schema import PublicN, Schema
 from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
@@ -73,7 +74,7 @@ from .adapter import Data, InMemoryData, as_data, is_native, numeric_columns, re
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .duckdb_engine import DuckDBSource, on_duckdb
 from .polars_engine import PolarsSource, on_polars
-from .layout import Layout, build_layout
+from .layout import Layout, build_layout, with_source_levels
 from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, read_with_file_types, stream
 
 __all__ = [
@@ -214,7 +215,9 @@ def unfilled_variables(data, formula, schema: Schema) -> list[str]:
         return []
     try:
         if is_engine_input(data):
-            empty = as_source(data).schema_frame()
+            source = as_source(data)
+            empty = source.schema_frame()
+            schema = with_source_levels(schema, source.levels, empty.columns)
         elif isinstance(data, (list, tuple)):
             parts = [p.iloc[:0] for p in data if isinstance(p, pd.DataFrame)]
             empty = pd.concat(parts, axis=1) if parts else pd.DataFrame()
@@ -231,13 +234,25 @@ def unfilled_variables(data, formula, schema: Schema) -> list[str]:
     return unfilled
 
 
-def refuse_private_n(need: PublicN, schema: Schema, data, formula) -> None:
+def refuse_private_n(need: PublicN | None, schema: Schema, data, formula) -> None:
     """Refuse, before any row is read, a private call whose schema could drop rows where the method's
-    release needs the public n (``need``): ``na_action="omit"``, or a variable without a public fill,
-    named with its fix (a misspelt ``bounds=`` key first, then ``levels=`` for a factor term of a numeric
-    column, else bounds).  From the arguments and the data's column names and types only."""
-    need.refuse_omit(schema)
-    need.refuse_unfilled(schema, unfilled_variables(data, formula, schema), factor_terms(formula))
+    release needs the public n (``need``; None: it does not): ``na_action="omit"``, or a variable without a
+    public fill, named with its fix (a misspelt ``bounds=`` key first, then ``levels=`` for a factor term of
+    a numeric column, else bounds).  Under ``strict=True`` the step of dropping rows that miss a variable
+    without a public fill is refused here too, whatever the method, in the words the frame would use: a
+    check of the rows left (too few complete rows) must not speak first, for whether it fires depends on
+    the rows (an object column of text is numeric by declaration, every entry missing; its neighbour with
+    numbers is not).  From the arguments and the data's column names and types only."""
+    if need is None and not (schema.strict and schema.private):
+        return
+    if need is not None:
+        need.refuse_omit(schema)
+    unfilled = unfilled_variables(data, formula, schema)
+    if need is not None:
+        need.refuse_unfilled(schema, unfilled, factor_terms(formula))
+    if schema.strict and schema.private:  # a response read as a factor has its own refusal (its classes)
+        for step, fix in schema.dropped_steps([v for v in unfilled if v not in schema.factor_response]):
+            DataDependence(strict=True).add(step, fix=fix)  # raises: strict's refusal of the step
 
 
 def as_source(data):
@@ -438,11 +453,17 @@ def _sufficient_statistics(
 
 
 def _prepare(formula, data, drop_intercept, one_sided, progress, schema):
-    """The engine source, the layout every chunk must agree on, and the frame without rows (n still 0)."""
+    """The engine source, the layout every chunk must agree on, and the frame without rows (n still 0).
+
+    Where n is private (a private call under add/remove) the source's progress bars show no number:
+    rows, chunks and partitions all count n (:func:`dpstats.engines.stream._bar`).
+    """
     source = as_source(data)
-    if progress is not None and bool(progress) != source.progress:
+    shown = source.progress if progress is None else bool(progress)
+    counted = schema is None or not schema.private or schema.neighbouring != "add_remove"
+    if (shown, counted) != (source.progress, source.counted):
         source = copy.copy(source)
-        source.progress = bool(progress)
+        source.progress, source.counted = shown, counted
     layout = build_layout(
         formula,
         source.schema_frame(),
@@ -461,7 +482,7 @@ def _prepare(formula, data, drop_intercept, one_sided, progress, schema):
         frame = layout.code(source.schema_frame().rename(columns=str), source.what)
         mf.schema_steps = schema.missing_steps(frame, layout.variables)
         mf.n_data_dependent = bool(mf.schema_steps)
-        mf.schema_rule = schema.rule(schema.unfilled(frame, layout.variables))
+        mf.schema_rule = schema.rule_for(frame, layout.variables)
     return source, layout, mf
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 from ..errors import DataWarning
 from ..geometry import Box, clip_response, to_unit_interval
 from ..stats import CrossProductAccumulator, CrossStats, chunk_rows, cross_products
+from ..temporal import arrow_numbers, read_columns
 from .._kernels import HAVE_NUMBA
 from ._columns import column_statistics
 from .layout import Layout
@@ -243,10 +244,12 @@ def frame_statistics(layout: Layout, chunk, t: Transform, where: str) -> EngineS
     incomplete rows dropped and counted.
     """
     if not isinstance(chunk, pd.DataFrame):
+        chunk = arrow_numbers(chunk, refuse=())  # dates as numbers (dpstats.temporal)
         stats = _arrow_statistics(layout, chunk, t)
         if stats is not None:
             return stats
         chunk = chunk.to_pandas(split_blocks=True)
+    chunk = read_columns(chunk, refuse=())
     layout.check_columns(chunk, where)
     mf = layout.frame(chunk, where, deferred=True)
     stats = array_statistics(mf.X, mf.y, t) if mf.n else empty_stats(layout.p, t.gram)

@@ -53,7 +53,11 @@ Types and the public schema (:mod:`dpstats.schema`)
       metadata says pandas wrote it from a Categorical (its categories were declared);
       another dictionary holds only the values present, and becomes text;
     * Arrow and DuckDB ``DECIMAL`` columns become float64 (numbers, as the streaming
-      engine reads them).
+      engine reads them);
+    * dates, date-times, durations and times of day become float64 numbers, as R's
+      ``as.numeric`` reads them (days since 1970-01-01 for a date, seconds for the others:
+      :mod:`dpstats.temporal`), on every route and in pandas frames too; a formula variable of
+      a type with no such reading (a list, a struct, binary data) is refused, naming it.
 
 narwhals is the kept library: it recognises polars, pyarrow and DuckDB objects without
 importing them (``narwhals.dependencies``) and does the projection, the casts, the collect
@@ -69,13 +73,15 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
-from ..errors import DataError, DPStatsError
+from ..errors import DataError, DPStatsError, FormulaError
+from ..temporal import PER_SECOND, arrow_kind, arrow_numbers, column_kinds, read_columns, refusal
 
 __all__ = [
     "as_data",
@@ -262,6 +268,8 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
     Returns
     -------
     pandas.DataFrame, dict, an engine source, None, or (``parts``) a list of frames.
+        A pandas frame is handed back as it is, but for its columns of a date, date-time or
+        duration dtype, read as numbers (:mod:`dpstats.temporal`).
         ``None`` is handed back as it is: a door without data says so in its own words.
 
     Raises
@@ -276,7 +284,9 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
     >>> as_data(t, "y ~ x").columns.tolist()
     ['y', 'x']
     """
-    if data is None or isinstance(data, (pd.DataFrame, dict)) or _is_engine_source(data):
+    if isinstance(data, pd.DataFrame):  # dates as numbers; a list column the formula uses refused
+        return read_columns(data, _wanted(formula, list(data.columns), keep)) if column_kinds(data) else data
+    if data is None or isinstance(data, dict) or _is_engine_source(data):
         return data
     kind = _kind(data)
     if kind is None:
@@ -294,7 +304,7 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
         from .polars_engine import on_polars
 
         return on_polars(data)
-    with native_errors(type_name(data)):
+    with native_errors(type_name(data), library=_root(data).lstrip("_")):
         names = _columns(data, kind)
         wanted = _wanted(formula, names, keep)
         return _to_pandas(data, kind, wanted)
@@ -328,26 +338,45 @@ def numeric_columns(data, names: Sequence[str]) -> bool:
 
 
 @contextmanager
-def native_errors(what: str) -> Iterator[None]:
-    """A polars, pyarrow or DuckDB failure while reading (a query that fails, a file that is
-    missing) as a :class:`~dpstats.errors.DataError` naming the data and the library's error type.
+def native_errors(what: str, library: str | None = None) -> Iterator[None]:
+    """A polars, pyarrow or DuckDB failure while reading (a query that fails, a value its cast
+    refuses, a file that is missing) as the :class:`~dpstats.errors.DataError` of :func:`reading_failed`.
 
-    The library's message is not repeated: it may quote a value of the rows (``Could not convert
-    string 'x' to DOUBLE``), and a message is an output channel (docs/architecture.md, "Privacy
-    conventions").  The original exception stays attached as ``__cause__`` for the analyst.
+    Only the exceptions of those libraries (and of narwhals, which raises polars' errors under
+    its own name) are read as the data's; any other is dpstats' own and passes through unchanged.
+    ``library`` names the library in the message (default: the exception's own).  The library's
+    message is not repeated (DuckDB's "Original Line:" of a CSV file quotes a row), and the error
+    is raised ``from None``; the analyst, who may see the data, finds the original on ``__context__``.
     """
     try:
         yield
     except DPStatsError:
         raise
     except Exception as exc:
-        if _root(exc) not in _NATIVE_ROOTS:
+        if _root(exc) not in (*_NATIVE_ROOTS, "narwhals"):
             raise
-        raise DataError(
-            f"reading {what} failed in {type(exc).__module__.split('.')[0].lstrip('_')} "
-            f"({type(exc).__name__}); run the query or frame on its own to see why (its message may "
-            "show values of the rows, so dpstats does not repeat it). Nothing was spent."
-        ) from exc
+        raise reading_failed(what, library or _root(exc).lstrip("_"), exc) from None
+
+
+def reading_failed(what: str, library: str, exc: BaseException) -> DataError:
+    """The error for a failure while ``library`` evaluates the user's data ``what`` (its query, a
+    cast, a scan, a Dask graph): the library and the exception's type, never its message.
+
+    The library's message may quote a value of the rows (``Could not convert string 'x' to
+    DOUBLE``), a count or a row number, and a message is an output channel (docs/architecture.md,
+    "Privacy conventions"): it is not repeated, and the caller raises this ``from None`` so that
+    the traceback does not print it either.
+
+    Examples
+    --------
+    >>> str(reading_failed("a polars.LazyFrame", "polars", ValueError("could not parse 'x'")))[:70]
+    'reading a polars.LazyFrame failed: polars could not evaluate the query'
+    """
+    return DataError(
+        f"reading {what} failed: {library} could not evaluate the query or cast a value in it "
+        f"({type(exc).__name__}); run the query or frame on its own to see why (its message may show "
+        "values of the rows, so dpstats does not repeat it). Nothing was spent."
+    )
 
 
 # ---------------------------------------------------------------------------- columns
@@ -383,20 +412,43 @@ def _flat(keep) -> list[str]:
 def _wanted(formula, names: list[str], keep) -> list[str]:
     """The columns to read, in the data's order: the formula's variables and ``keep``.
 
-    A formula the formula layer cannot read (or none) keeps every column, so that the door
-    raises exactly the error it raises for a pandas frame.
+    A formula the formula layer cannot read (or none), or one that names a column the data
+    lacks, keeps every column, so that the door raises exactly the error it raises for a pandas
+    frame (a misspelt column's suggestions are drawn from all the columns).
     """
     if not isinstance(formula, str):
         return names
     from ..formula import formula_variables
 
     empty = pd.DataFrame({c: pd.Series([], dtype=float) for c in names})
+    one_sided = formula.lstrip().startswith("~")
     try:
-        used = formula_variables(formula, empty, one_sided=formula.lstrip().startswith("~"))
+        used = formula_variables(formula, empty, one_sided=one_sided)
     except (DPStatsError, ValueError, TypeError, KeyError, SyntaxError):
+        return names
+    if _names_a_missing_column(formula, empty, one_sided):
         return names
     used_set = set(used) | set(_flat(keep))
     return [c for c in names if c in used_set]
+
+
+def _names_a_missing_column(formula: str, empty: pd.DataFrame, one_sided: bool) -> bool:
+    """Whether ``formula`` names a column ``empty`` lacks, by the check the engines make on no rows
+    (:func:`dpstats.engines.layout.used_variables`)."""
+    from ..formula import expression_variables, rhs_variables, simple_rhs_tokens, split_formula
+
+    try:
+        lhs, rhs = split_formula(formula, one_sided)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # functions of the rows (scale, ns) on no rows
+            if lhs and lhs not in empty.columns:
+                expression_variables(lhs, empty)
+            rhs_variables(simple_rhs_tokens(rhs), rhs, empty, lhs)
+    except FormulaError as exc:
+        return hasattr(exc, "column")  # set by the unknown-name error alone
+    except Exception:  # noqa: BLE001 - a function that needs rows failed on none: the door evaluates it
+        return False
+    return False
 
 
 # ---------------------------------------------------------------------------- conversion
@@ -412,14 +464,19 @@ def _to_pandas(data, kind: str, columns: list[str]) -> pd.DataFrame:
     if kind == "duckdb table":
         con, table = data
         data = con.table(table)
+    if kind in ("duckdb", "duckdb table"):
+        from .duckdb_engine import read_relation
+
+        data = read_relation(data, columns)  # dates and durations as numbers, in DuckDB
     return _narwhals_to_pandas(data, columns)
 
 
-def projected(data, columns: list[str]):
+def projected(data, columns: list[str], refuse=None):
     """polars (eager or lazy) or DuckDB ``data`` as a narwhals frame of ``columns``, cast as the module
-    docstring says (a polars ``Categorical`` as text, decimals as float64), and its schema; no row is
-    read.  The frame a door reads into pandas, and the query a LazyFrame's batches come from
-    (:mod:`dpstats.engines.polars_engine`)."""
+    docstring says (a polars ``Categorical`` as text, decimals as float64, dates and times as numbers),
+    and its schema; no row is read.  The frame a door reads into pandas, and the query a LazyFrame's
+    batches come from (:mod:`dpstats.engines.polars_engine`).  ``refuse``: the columns refused when
+    their type has no reading as a number or a factor (None: every column); another keeps its type."""
     import narwhals.stable.v2 as nw
 
     frame = nw.from_native(data)
@@ -431,6 +488,12 @@ def projected(data, columns: list[str]):
             exprs.append(nw.col(c).cast(nw.String))  # categories read from the rows: text
         elif isinstance(dtype, nw.Decimal) or dtype == nw.Decimal:
             exprs.append(nw.col(c).cast(nw.Float64))
+        elif isinstance(dtype, (nw.List, nw.Array, nw.Struct, nw.Binary)):
+            if refuse is None or c in refuse:
+                raise refusal(c, str(dtype))
+            exprs.append(nw.col(c))
+        elif isinstance(dtype, (nw.Date, nw.Datetime, nw.Duration, nw.Time)):
+            exprs.append(_temporal_expression(nw, c, dtype))
         else:
             exprs.append(nw.col(c))
     return frame.select(exprs), schema
@@ -449,6 +512,16 @@ def _narwhals_to_pandas(data, columns: list[str]) -> pd.DataFrame:
     return _unordered_enums(out, [c for c in columns if isinstance(schema[c], nw.Enum)])
 
 
+def _temporal_expression(nw, column: str, dtype):
+    """A polars date, date-time, duration or time of day as numbers (:mod:`dpstats.temporal`): its
+    integer count (days; or units of its time unit, in UTC for a zoned date-time; a polars Time counts
+    nanoseconds since midnight) as a double, divided by the units in a second."""
+    if isinstance(dtype, nw.Date):
+        return nw.col(column).cast(nw.Int32).cast(nw.Float64)
+    unit = "ns" if isinstance(dtype, nw.Time) else dtype.time_unit
+    return nw.col(column).cast(nw.Int64).cast(nw.Float64) / PER_SECOND[unit]
+
+
 def _unordered_enums(frame: pd.DataFrame, enums: list[str]) -> pd.DataFrame:
     """polars marks an Enum's Categorical ordered (physical order); the schema reads it as a factor."""
     for c in enums:
@@ -457,14 +530,18 @@ def _unordered_enums(frame: pd.DataFrame, enums: list[str]) -> pd.DataFrame:
     return frame
 
 
-def _arrow_to_pandas(table, *, dictionaries_declared: bool = False) -> pd.DataFrame:
-    """An Arrow table as pandas: decimals as float64, undeclared dictionaries as text.
+def _arrow_to_pandas(table, *, dictionaries_declared: bool = False, refuse=None) -> pd.DataFrame:
+    """An Arrow table as pandas: decimals as float64, undeclared dictionaries as text, dates, date-times,
+    durations and times of day as numbers (:func:`dpstats.temporal.arrow_numbers`).
 
     ``dictionaries_declared``: the dictionaries hold a declared type's categories (DuckDB's
-    ENUM): kept as Categoricals, unordered.
+    ENUM): kept as Categoricals, unordered.  ``refuse``: the columns refused when their type has
+    no reading as a number or a factor (None: every column); another such column keeps its Arrow
+    type (a ``pandas.ArrowDtype``), so that a schema frame shows it to the engines' layout.
     """
     import pyarrow as pa
 
+    table = arrow_numbers(table, refuse)
     declared = dictionaries_declared or _pandas_categoricals(table)
     fields = []
     for field in table.schema:
@@ -480,12 +557,17 @@ def _arrow_to_pandas(table, *, dictionaries_declared: bool = False) -> pd.DataFr
             table.column(name) if new is None else table.column(name).cast(new) for name, new in fields
         ]
         table = pa.Table.from_arrays(columns, names=table.column_names, metadata=table.schema.metadata)
-    frame = table.to_pandas()
+    frame = table.to_pandas(types_mapper=_unreadable_as_arrow)
     if dictionaries_declared:
         for c in frame.columns:
             if isinstance(frame[c].dtype, pd.CategoricalDtype) and frame[c].dtype.ordered:
                 frame[c] = frame[c].cat.as_unordered()
     return frame
+
+
+def _unreadable_as_arrow(arrow_type):
+    """A type with no reading as a number or a factor keeps its Arrow type in pandas (None: pandas' own)."""
+    return pd.ArrowDtype(arrow_type) if arrow_kind(arrow_type) == "unreadable" else None
 
 
 def _pandas_categoricals(table) -> set[str]:

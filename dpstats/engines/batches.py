@@ -37,6 +37,7 @@ class BatchSource:
 
     engine = ""
     progress = False
+    counted = True  # the bars may count rows: False where n is private (engines._prepare sets it)
     what = "the data"
 
     def _batches(self, columns: list[str], numeric=frozenset()) -> Iterator[tuple[object, str]]:
@@ -46,7 +47,8 @@ class BatchSource:
         """One pass: every batch through the formula, reduced to statistics, merged in order."""
         columns = list(layout.variables)
         layout = _project(layout, columns)
-        with _bar(self.progress, None, f"pass over {self.what}") as bar, warnings.catch_warnings():
+        bar = _bar(self.progress, None, f"pass over {self.what}", self.counted)
+        with bar, warnings.catch_warnings():
             warnings.simplefilter("ignore", DataWarning)  # as the streaming engine: counted, not warned
 
             def parts():
@@ -64,7 +66,8 @@ class BatchSource:
 
         columns = list(layout.variables)
         layout = _project(layout, columns)
-        with native_errors(self.what), _bar(self.progress, None, f"pass over {self.what}") as bar:
+        bar = _bar(self.progress, None, f"pass over {self.what}", self.counted)
+        with native_errors(self.what), bar:
             for batch, where in _read_ahead(self._batches(columns, layout.declared_numeric)):
                 bar.update(batch.num_rows)
                 yield chunk_map(layout, batch, fn, where)

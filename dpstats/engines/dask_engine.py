@@ -8,13 +8,18 @@ results are merged in partition order, so a run is reproducible.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError, EngineError
+from ..errors import DataError, DPStatsError, EngineError
+from ..temporal import read_columns
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .adapter import reading_failed
+from .files import reader_failure, reading, unreadable
+from .stream import _bar
 from .layout import Layout
 
 
@@ -26,6 +31,8 @@ class DaskSource:
     """
 
     engine = "dask"
+    file: tuple[str, str] | None = None  # (name, "csv" or "parquet") when on_dask read a path
+    counted = True  # the bars may count partitions: False where n is private (engines._prepare sets it)
 
     def __init__(self, frame, client=None, levels: dict | None = None, progress: bool = False) -> None:
         self.frame, self.client, self.levels, self.progress = frame, client, levels, progress
@@ -46,6 +53,11 @@ class DaskSource:
     def _compute(self, tasks: list, desc: str) -> list:
         """Compute delayed tasks on the client (or the default scheduler), in order.
 
+        A failure of the user's graph (a partition that cannot be read, a cast that fails on a
+        value) is a :class:`~dpstats.errors.DataError` without the library's message
+        (:func:`~dpstats.engines.adapter.reading_failed`); one of dpstats' own code in a task
+        (:func:`_own`) passes through unchanged.
+
         All or nothing: a worker that dies is retried by Dask (its task runs
         again elsewhere, to the same partial result); past Dask's
         ``distributed.scheduler.allowed-failures`` retries, or when the cluster
@@ -54,9 +66,15 @@ class DaskSource:
         """
         try:
             out = self._run(tasks, desc)
+        except DPStatsError:
+            raise
         except Exception as exc:
-            if not _cluster_failure(exc):
+            if getattr(exc, "raised_by_dpstats", False):
                 raise
+            if reader_failure(exc):  # a partition's rows its reader cannot parse: its text quotes them
+                raise self._unreadable(exc) from None
+            if not _cluster_failure(exc):  # the user's graph failed on its rows (a cast, a query)
+                raise reading_failed(self.what, "dask", exc) from None
             raise EngineError(
                 f"the {desc} on {self.what} did not finish: {type(exc).__name__}: {exc}. A Dask worker died "
                 "or the cluster could not be reached; nothing was computed from the data or released, and "
@@ -71,13 +89,24 @@ class DaskSource:
             )
         return out
 
+    def _unreadable(self, exc: BaseException) -> DataError:
+        """A partition its reader could not parse: the file's error (:func:`~dpstats.engines.files.unreadable`)
+        when on_dask read a path, else one naming the data and the reader's error type only."""
+        if self.file is not None:
+            return unreadable(*self.file)
+        return DataError(
+            f"a partition of {self.what} could not be read ({type(exc).__name__}); its reader's message is not "
+            "repeated, as it quotes the rows. Read the Dask DataFrame on its own to see why."
+        )
+
     def _run(self, tasks: list, desc: str) -> list:
         import dask
 
+        counted = self.progress and self.counted
         if self.client is not None:
             futures = self.client.compute(tasks)
             try:
-                if self.progress:
+                if counted:
                     from distributed import as_completed
                     from tqdm.auto import tqdm
 
@@ -85,16 +114,19 @@ class DaskSource:
                         as_completed(futures), total=len(futures), desc=desc, unit="partition", leave=False
                     ):
                         pass
-                return self.client.gather(futures)
+                with self._status(desc):
+                    return self.client.gather(futures)
             except BaseException:
                 # a failed pass stops here: its other tasks are cancelled, not left running (or retried)
                 # on the cluster, where they would hold their keys and compete with the next call
                 self.client.cancel(futures)
                 raise
-        if self.progress:
-            with _TqdmCallback(desc):
-                return list(dask.compute(*tasks))
-        return list(dask.compute(*tasks))
+        with _TqdmCallback(desc) if counted else self._status(desc):
+            return list(dask.compute(*tasks))
+
+    def _status(self, desc: str):
+        """No bar, or where n is private one that shows no number (a file's partitions grow with n)."""
+        return _bar(self.progress and not self.counted, None, desc, counted=False)
 
     def distinct_values(self, columns: list[str]) -> dict[str, list]:
         from dask import delayed
@@ -128,11 +160,29 @@ class DaskSource:
         return self._compute(tasks, "pass over partitions")
 
 
+def _own(task):
+    """``task``, dpstats' code run on a computed partition, with its exceptions marked as dpstats'
+    own (not the user's graph's: :meth:`DaskSource._compute`); the mark travels with a pickled
+    exception from a worker."""
+
+    @functools.wraps(task)
+    def run(*args):
+        try:
+            return task(*args)
+        except Exception as exc:
+            exc.raised_by_dpstats = True
+            raise
+
+    return run
+
+
+@_own
 def _partition_map(part: pd.DataFrame, layout: Layout, fn, where: str):
     import warnings
 
     from ..errors import DataWarning
 
+    part = read_columns(part, refuse=())  # dates as numbers (dpstats.temporal)
     layout.check_columns(part, where)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)  # counted by the first pass, never shown
@@ -151,10 +201,12 @@ def _cluster_failure(exc: BaseException) -> bool:
     )
 
 
+@_own
 def _distinct(part: pd.DataFrame, columns: list[str]) -> dict[str, list]:
     return {c: part[c].dropna().unique().tolist() for c in columns}
 
 
+@_own
 def _partition_statistics(
     part: pd.DataFrame, layout: Layout, transform: Transform, where: str
 ) -> EngineStats:
@@ -220,7 +272,8 @@ def on_dask(
     levels : dict, optional
         Declared factor levels, as for :func:`dpstats.engines.stream`.
     progress : bool
-        A tqdm bar over partitions.
+        A tqdm bar over partitions; where n is private (a private call under
+        ``neighbouring="add_remove"``) a line naming the pass, with no number.
 
     Returns
     -------
@@ -239,14 +292,17 @@ def on_dask(
 
     if client is None:
         client = _current_client()
+    file = None
     if isinstance(data, (str, os.PathLike)):
         path = str(data)
         if Path(path).is_dir() or path.endswith((".parquet", ".pq")):
-            data = dd.read_parquet(path)
+            file = (path, "parquet")
         elif path.endswith(".csv"):
-            data = dd.read_csv(path)
+            file = (path, "csv")
         else:
             raise DataError(f"cannot tell the format of {path!r}; give a .parquet or .csv path.")
+        with reading(*file):  # Dask reads the first rows here, to infer the columns' types
+            data = dd.read_parquet(path) if file[1] == "parquet" else dd.read_csv(path)
     elif isinstance(data, pd.DataFrame):
         if npartitions is None:
             workers = len(client.scheduler_info()["workers"]) if client is not None else 1
@@ -261,7 +317,9 @@ def on_dask(
             f"on_dask needs a Dask DataFrame or Array, a pandas DataFrame or a path; "
             f"got {type(data).__name__}."
         )
-    return DaskSource(data, client=client, levels=levels, progress=bool(progress))
+    source = DaskSource(data, client=client, levels=levels, progress=bool(progress))
+    source.file = file
+    return source
 
 
 def _current_client():

@@ -19,6 +19,14 @@ Pushdown (plain numeric designs)
     difference of order n·2⁻⁵³, far below any noise), not bit for bit.  A constant design
     column (the intercept) is not summed by DuckDB: its sums follow from n and the other
     sums (exact for the intercept's mapped values 0 and 1).
+Dates, date-times, durations and times of day, as in memory (:mod:`dpstats.temporal`)
+    are read as numbers inside DuckDB (:func:`read_relation`), on every route (the query, the
+    batches, and the rows read into pandas for other doors): a ``DATE`` as its days since
+    1970-01-01, a ``TIMESTAMP`` (any precision, with or without time zone) as its seconds since
+    the epoch in UTC, an ``INTERVAL`` as DuckDB's ``epoch()`` reads it (seconds, a month 30 days),
+    a ``TIME`` as seconds since midnight (a ``TIME WITH TIME ZONE`` by its clock reading).  A
+    formula variable of type ``LIST``, ``ARRAY``, ``STRUCT``, ``MAP``, ``UNION``, ``BLOB`` or ``BIT``
+    is refused, naming it.
 Missing values, as in memory (:mod:`dpstats.schema`)
     A missing (NULL) or non-finite value of a formula variable is replaced by its public
     fill (``CASE WHEN isfinite(x) THEN x ELSE fill END``) under ``na_action="fill"``; a
@@ -87,6 +95,20 @@ from .stream import CHUNK_ROWS, check_reading
 # wide y ~ . with XᵀX would be millions).
 MAX_SQL_AGGREGATES = 20_000
 _WIDE = ("decimal", "hugeint", "uhugeint")  # read as DOUBLE, as the other engines read them
+# dates and times as numbers (dpstats.temporal): (SQL of the integer count, units in a second)
+_TEMPORAL = {
+    "date": ("({x} - DATE '1970-01-01')", 1),  # days
+    "timestamp": ("epoch_us({x})", 1_000_000),
+    "timestamp with time zone": ("epoch_us({x})", 1_000_000),  # the instant, in UTC
+    "timestamp_s": ("epoch_us({x})", 1_000_000),  # (epoch_ms fails on TIMESTAMP_MS in DuckDB 1.4)
+    "timestamp_ms": ("epoch_us({x})", 1_000_000),
+    "timestamp_ns": ("epoch_ns({x})", 1_000_000_000),
+    "time": ("epoch_us({x})", 1_000_000),
+    "time with time zone": ("epoch_us(CAST({x} AS TIME))", 1_000_000),  # its clock reading
+    "time_ns": ("epoch_ns({x})", 1_000_000_000),
+    "interval": ("epoch_us({x})", 1_000_000),
+}
+_UNREADABLE = ("list", "array", "struct", "map", "union", "blob", "bit")
 
 
 class DuckDBSource(BatchSource):
@@ -97,6 +119,7 @@ class DuckDBSource(BatchSource):
     (:class:`~dpstats.engines.batches.BatchSource`), the relation's query run again each time."""
 
     engine = "duckdb"
+    counted = True  # the bar may count rows: False where n is private (engines._prepare sets it)
 
     def __init__(
         self,
@@ -136,15 +159,17 @@ class DuckDBSource(BatchSource):
         """An empty frame with the relation's columns and the pandas dtypes they are read as.
 
         An ``ENUM`` column is a Categorical with the type's values: declared, as a pandas
-        Categorical's categories are (:mod:`dpstats.schema`).
+        Categorical's categories are (:mod:`dpstats.schema`).  Dates and times are numbers
+        (:func:`read_relation`); a column of a type with no such reading keeps its Arrow type,
+        refused by the layout if the formula uses it.
         """
         from .adapter import _arrow_to_pandas, native_errors
 
         if self._schema is not None:
             return self._schema.copy()
         with native_errors(self.what):
-            empty = _arrow_table(self.relation.limit(0))
-        frame = _arrow_to_pandas(empty, dictionaries_declared=True)
+            empty = _arrow_table(read_relation(self.relation, self.relation.columns, refuse=()).limit(0))
+        frame = _arrow_to_pandas(empty, dictionaries_declared=True, refuse=())
         for column, dtype in self._types().items():
             if dtype.id == "enum":
                 frame[column] = pd.Categorical([], categories=list(dict(dtype.children)["values"]))
@@ -170,18 +195,50 @@ class DuckDBSource(BatchSource):
         with native_errors(self.what):
             if self.pushdown and pushdown_applies(layout, transform):
                 self.last_route = "sql"
-                return sql_statistics(self.relation, layout, transform)
+                return sql_statistics(read_relation(self.relation, layout.variables), layout, transform)
             self.last_route = "batches"
             return self._batch_statistics(layout, transform)
 
     def _batches(self, columns: list[str], numeric=frozenset()) -> Iterator[tuple[object, str]]:
         """The relation's record batches, projected to ``columns`` (:class:`BatchSource`); the query
         runs again at each call."""
-        types = self._types()
+        relation = read_relation(self.relation, columns)
+        types = dict(zip(relation.columns, relation.types))
         exprs = ", ".join(f"{self._read_as(c, types[c], numeric)} AS {_q(c)}" for c in columns)
-        reader = _arrow_reader(self.relation.project(exprs), self.chunk_rows)
+        reader = _arrow_reader(relation.project(exprs), self.chunk_rows)
         for batch in reader:
             yield batch, f"a record batch of {self.what}"
+
+
+def read_relation(relation, columns, refuse=None):
+    """The relation's ``columns``, each of a date, date-time, duration or time-of-day type read as a
+    DOUBLE number (module docstring; :mod:`dpstats.temporal`), the others as they are.  A column of
+    ``refuse`` (None: every column) whose type has no such reading is refused, naming it.
+
+    Examples
+    --------
+    >>> import duckdb
+    >>> rel = duckdb.sql("select DATE '1970-01-03' AS day, 1.5 AS y")
+    >>> read_relation(rel, ["day"]).fetchall()
+    [(2.0,)]
+    """
+    from ..temporal import refusal
+
+    types = dict(zip(relation.columns, relation.types))
+    exprs, changed = [], False
+    for column in columns:
+        kind, x = types[column].id, _q(column)
+        if kind in _TEMPORAL:
+            count, per_second = _TEMPORAL[kind]
+            exprs.append(f"CAST({count.format(x=x)} AS DOUBLE) / CAST({per_second} AS DOUBLE) AS {x}")
+            changed = True
+        else:
+            if kind in _UNREADABLE and (refuse is None or column in refuse):
+                raise refusal(column, str(types[column]))
+            exprs.append(x)
+    if not changed and list(columns) == list(relation.columns):
+        return relation
+    return relation.project(", ".join(exprs))
 
 
 def _arrow_table(relation):
@@ -443,7 +500,8 @@ def on_duckdb(
     levels : dict, optional
         Declared levels of text columns, ``{"g": ["a", "b"]}`` (as ``levels=`` on a door).
     progress : bool
-        A tqdm bar over the streamed batches (the SQL route has none).
+        A tqdm bar over the streamed batches, counting rows (the SQL route has none); where n is
+        private (a private call under ``neighbouring="add_remove"``) a line naming the pass, with no number.
     pushdown : bool
         Compute the statistics of plain numeric designs by SQL (default); False streams
         every design (for comparisons).

@@ -19,13 +19,14 @@ constant-column check postponed to the end of the pass.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, FormulaError
 from ..schema import Schema, as_categorical
+from ..temporal import read_columns
 from ..formula import (
     INTERCEPT,
     ModelFrame,
@@ -101,9 +102,12 @@ class Layout:
     # ------------------------------------------------------------------ chunks
     @property
     def declared_numeric(self) -> set[str]:
-        """Columns numeric by declaration (a per-variable ``bounds=`` entry, :mod:`dpstats.schema`):
-        read as numbers in every chunk, whatever type the chunk gives them."""
-        return set() if self.schema is None else self.schema.declared_numeric(self.columns)
+        """Columns numeric by declaration (a per-variable ``bounds=`` entry, or under ``strict=True`` every
+        variable not declared categorical, :mod:`dpstats.schema`): read as numbers in every chunk, whatever
+        type the chunk gives them.  A factor of the layout (a declared Categorical) is none of them."""
+        if self.schema is None:
+            return set()
+        return self.schema.declared_numeric(self.columns) - set(self.factor_kinds)
 
     def check_columns(self, frame: pd.DataFrame, where: str) -> None:
         """A chunk must have the first chunk's columns, with factors still factors (a column numeric
@@ -161,6 +165,7 @@ class Layout:
             check_constant=False,
             defer_checks=deferred,
             schema=self._chunk_schema,
+            drop_unused_levels=False,  # every chunk has the prototype's columns
         )
         if mf.names != self.prototype.names:
             raise DataError(
@@ -242,8 +247,8 @@ def used_variables(
     tokens = simple_rhs_tokens(rhs)
     used = [lhs] if lhs and lhs in schema.columns else []
     if lhs and lhs not in schema.columns:
-        used += expression_variables(lhs, schema)
-    used += [v for v in rhs_variables(tokens, rhs, schema, lhs) if v != lhs]
+        used += expression_variables(lhs, schema, formula)
+    used += [v for v in rhs_variables(tokens, rhs, schema, lhs, formula) if v != lhs]
     return list(dict.fromkeys(used))
 
 
@@ -256,6 +261,17 @@ def factor_kind(dtype) -> str | None:
     if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
         return "ordered"
     return "factor"
+
+
+def with_source_levels(rules: Schema | None, declared: dict | None, columns) -> Schema | None:
+    """``rules`` with the levels a source declares (``stream(levels=)``, ``on_dask(levels=)``) for its
+    ``columns`` as ``levels=`` declares them (the front door's win), under ``strict=True``: such a column is
+    declared categorical, not numeric by declaration (:meth:`dpstats.schema.Schema.strict_numeric`)."""
+    if rules is None or not declared or not (rules.strict and rules.private):
+        return rules
+    names = set(map(str, columns))
+    source = {str(c): tuple(lev) for c, lev in declared.items() if str(c) in names}
+    return replace(rules, levels={**source, **rules.levels})
 
 
 def _declared_levels(schema: pd.DataFrame, declared, rules: Schema | None, kinds: dict, what: str) -> dict:
@@ -312,7 +328,9 @@ def build_layout(
     applies to every chunk.  Categorical columns with known categories count
     as declared (no first pass reads them).
     """
-    schema = schema.rename(columns=str)
+    # dates as numbers (dpstats.temporal); ``typed`` keeps the source's types for the refusal below
+    schema = typed = read_columns(schema.rename(columns=str), refuse=())
+    rules = with_source_levels(rules, declared, schema.columns)
     if rules is not None:  # numeric by declaration, whatever type the first chunk gives them
         rules.refuse_both(rules.declared_numeric(schema.columns))
         schema = rules.read_numeric(schema)
@@ -320,6 +338,7 @@ def build_layout(
     declared_here = [c for c in (rules.levels if rules is not None else ()) if c in schema.columns]
     kinds |= {c: "factor" for c in declared_here if c not in kinds}  # levels= makes numeric codes a factor
     used = used_variables(formula, schema, one_sided, factors=list(kinds), declared=declared_here)
+    read_columns(typed, refuse=used)  # a variable of a type with no reading (a list) is refused
     layout = Layout(formula, drop_intercept, one_sided, list(schema.columns), kinds, used, schema=rules)
     declared = _declared_levels(schema, declared, rules, kinds, what)
     factors = [c for c in used if c in kinds]
@@ -351,5 +370,6 @@ def build_layout(
         min_rows=0,
         check_constant=False,
         schema=layout._chunk_schema,
+        drop_unused_levels=False,  # no rows: the declared levels
     )
     return layout

@@ -53,15 +53,20 @@ class PolarsSource(BatchSource):
 
     def schema_frame(self) -> pd.DataFrame:
         """An empty frame with the LazyFrame's columns and the pandas dtypes a door reads them as,
-        from its schema alone (no row is read, no query run)."""
+        from its schema alone (no row is read, no query run).  An ``Enum`` is a Categorical with its
+        categories; a column of a type with no reading as a number or a factor keeps its Arrow type,
+        refused by the layout if the formula uses it (as :class:`~dpstats.engines.DuckDBSource` does)."""
         import polars as pl
 
-        from .adapter import _narwhals_to_pandas, native_errors
+        from .adapter import _arrow_to_pandas, native_errors, projected
 
         if self._schema is None:
             with native_errors(self.what):
                 schema = self.frame.collect_schema()
-            self._schema = _narwhals_to_pandas(pl.DataFrame(schema=schema), list(schema.names()))
+            empty = projected(pl.DataFrame(schema=schema), list(schema.names()), refuse=())[0]
+            self._schema = _arrow_to_pandas(
+                empty.to_native().to_arrow(), dictionaries_declared=True, refuse=()
+            )
         return self._schema.copy()
 
     def distinct_values(self, columns: list[str]) -> dict[str, list]:

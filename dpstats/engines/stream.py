@@ -16,7 +16,10 @@ statistic is kept, and the engines run it again with that column read as text
 (:meth:`Stream.read_as_text`): the same frame and the same named steps (its levels read from the
 rows) as in memory, at the cost of a pass only where a column is not one type.  A column declared
 numeric (a ``bounds=`` entry) is always read as text and each entry as a number
-(:func:`dpstats.schema.as_numbers`).
+(:func:`dpstats.schema.as_numbers`).  A column pyarrow would infer as dates or times is text too,
+as ``pandas.read_csv`` reads it, unless ``csv_options={"convert_options": {"column_types": ...}}``
+declares its type; a Parquet or declared date, date-time, duration or time-of-day column is read as
+numbers (:mod:`dpstats.temporal`).
 
 Memory bound
 ------------
@@ -78,6 +81,8 @@ from .accumulate import (
     merge_all,
 )
 from ..schema import check_levels
+from ..temporal import arrow_kind, arrow_numbers
+from .files import reading, unreadable
 from .layout import Layout, schema_error
 
 FORMATS = ("parquet", "csv")
@@ -103,15 +108,22 @@ def read_with_file_types(source, run):
     """``run()``, again with a CSV stream's column read as text each time a pass finds it is not one type.
 
     Each rerun makes one more column text, so there are at most as many reruns as columns; nothing a
-    failed pass computed is kept.
+    failed pass computed is kept, and a call that fails (a row the reader cannot parse, in any pass)
+    leaves the stream's columns read as they were before it.
     """
-    while True:
-        try:
-            return run()
-        except ColumnNotOneType as changed:
-            if not isinstance(source, Stream) or changed.column in source.text_columns:
-                raise
-            source.read_as_text(changed.column)
+    before = set(source.text_columns) if isinstance(source, Stream) else None
+    try:
+        while True:
+            try:
+                return run()
+            except ColumnNotOneType as changed:
+                if before is None or changed.column in source.text_columns:
+                    raise
+                source.read_as_text(changed.column)
+    except BaseException:
+        if before is not None and source.text_columns != before:
+            source.text_columns, source._schema = before, None
+        raise
 
 
 class Stream:
@@ -121,6 +133,7 @@ class Stream:
     """
 
     engine = "stream"
+    counted = True  # the bars may count rows: False where n is private (engines._prepare sets it)
 
     def __init__(
         self,
@@ -159,13 +172,21 @@ class Stream:
         if self.format == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.ParquetFile(path).schema_arrow
+            with reading(path.name, "parquet"):
+                return pq.ParquetFile(path).schema_arrow
         import pyarrow as pa
 
-        with self._csv_reader(path, None) as reader:
+        with reading(path.name, "csv"), self._csv_reader(path, None) as reader:
             inferred = reader.schema
+        if any(pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type) for f in inferred):
+            raise unreadable(path.name, "csv")  # text that is not UTF-8 is inferred as bytes
+        types = dict(self.csv_options.get("convert_options", {})).get("column_types") or {}
+        declared = set(getattr(types, "names", types))  # a dict, or a pyarrow schema
         return pa.schema(
-            [pa.field(f.name, pa.string()) if f.name in self.text_columns else f for f in inferred]
+            [
+                pa.field(f.name, pa.string()) if _text_in_csv(f, self.text_columns, declared) else f
+                for f in inferred
+            ]
         )
 
     def read_as_text(self, column: str) -> None:
@@ -179,7 +200,10 @@ class Stream:
         Parquet columns that pandas wrote from a ``CategoricalDtype`` keep their categories
         (:meth:`pandas_categories`): declared, as the same dtype is in memory.
         """
-        frame = self.arrow_schema().empty_table().to_pandas()
+        from .adapter import _unreadable_as_arrow
+
+        empty = arrow_numbers(self.arrow_schema().empty_table(), refuse=())  # dates as numbers
+        frame = empty.to_pandas(types_mapper=_unreadable_as_arrow)
         for col, dtype in self.pandas_categories().items():
             frame[col] = pd.Categorical([], dtype=dtype)
         return frame
@@ -201,33 +225,31 @@ class Stream:
         """
         if self.format != "parquet":
             return {}
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
         found: dict[str, pd.CategoricalDtype] = {}
         for i, path in enumerate(self.paths):
-            pf = pq.ParquetFile(path)
-            meta = pf.schema_arrow.pandas_metadata or {}
-            here = {}
-            for entry in meta.get("columns", []):
-                name, info = entry.get("field_name"), entry.get("metadata") or {}
-                if entry.get("pandas_type") != "categorical" or name not in pf.schema_arrow.names:
-                    continue
-                if not pa.types.is_dictionary(pf.schema_arrow.field(name).type) or pf.num_row_groups == 0:
-                    continue
-                chunk = pf.read_row_group(0, columns=[name]).column(name)
-                dictionary = chunk.chunk(0).dictionary.to_pylist() if chunk.num_chunks else []
-                if len(dictionary) == info.get("num_categories"):
-                    here[name] = pd.CategoricalDtype(dictionary, ordered=bool(info.get("ordered")))
+            with reading(path.name, "parquet"):
+                here = _declared_categories(pq.ParquetFile(path))
             found = here if i == 0 else {c: d for c, d in found.items() if here.get(c) == d}
         return found
+
+    def _bar(self, desc: str):
+        """The progress bar of a pass over the rows (:func:`_bar`): rows out of the file's row count
+        where n is public, no number at all where it is private (:attr:`counted` False)."""
+        total = self.total_rows() if self.progress and self.counted else None
+        return _bar(self.progress, total, desc, self.counted)
 
     def total_rows(self) -> int | None:
         if self.format != "parquet":
             return None
         import pyarrow.parquet as pq
 
-        return sum(pq.ParquetFile(p).metadata.num_rows for p in self.paths)
+        total = 0
+        for path in self.paths:
+            with reading(path.name, "parquet"):
+                total += pq.ParquetFile(path).metadata.num_rows
+        return total
 
     # ------------------------------------------------------------------ reading
     def _csv_reader(self, path: Path, schema):
@@ -278,7 +300,7 @@ class Stream:
             for i, batch in enumerate(self._file_batches(path, columns, first, numeric)):
                 where = f"chunk {i + 1} of {path.name}"
                 self._check(first, batch.schema, where, columns, numeric)
-                yield batch, where
+                yield arrow_numbers(batch, refuse=()), where  # dates as numbers
 
     def _file_batches(self, path: Path, columns, first, numeric=frozenset()):
         if self.format == "parquet":
@@ -287,7 +309,7 @@ class Stream:
             # pre_buffer=False: pyarrow's default pre-buffers the column chunks of every row group
             # it will read, so its memory grows with the file (measured: 1.0 GB at 10^6 x 51,
             # 1.4 GB at 2*10^6 x 51); without it memory is bounded by one row group
-            with pq.ParquetFile(path, pre_buffer=False) as pf:
+            with reading(path.name, "parquet"), pq.ParquetFile(path, pre_buffer=False) as pf:
                 yield from pf.iter_batches(batch_size=self.chunk_rows, columns=columns)
             return
         import pyarrow as pa
@@ -295,19 +317,21 @@ class Stream:
         schema = first if columns is None else pa.schema([first.field(c) for c in columns])
         # declared numeric: read as text, whatever the first block's rows suggested (a later "n/a"
         # would fail the inferred double); the layout reads the entries as numbers
-        schema = pa.schema([pa.field(f.name, pa.string()) if f.name in numeric else f for f in schema])
-        with self._csv_reader(path, schema) as reader:
+        schema = pa.schema([pa.field(f.name, pa.string()) if _as_text(f, numeric) else f for f in schema])
+        with reading(path.name, "csv"), self._csv_reader(path, schema) as reader:
             try:
                 for batch in reader:
                     batch = batch.select(columns) if columns is not None else batch
                     for start in range(0, batch.num_rows, self.chunk_rows):
                         yield _parsed_where_arrow_can(batch.slice(start, self.chunk_rows), numeric)
-            except pa.ArrowInvalid as exc:  # its text quotes the value: only the column is named
-                column = _column_named(exc, first, quoted=False)  # "column #k" counts the file's columns
-                if column is not None and column not in numeric and column not in self.text_columns:
+            except pa.ArrowInvalid as exc:  # its text quotes the row or the value: neither is repeated
+                column = _converted_column(exc, first)
+                if column is None:  # a row the parser cannot split, or text that is not UTF-8
+                    raise unreadable(path.name, "csv") from None
+                if column not in numeric and column not in self.text_columns:
                     raise ColumnNotOneType(column) from None  # read again, the column as text
                 raise DataError(
-                    f"{path.name}: a value of {_column_named(exc, first)} does not have the type of its "
+                    f"{path.name}: a value of column '{column}' does not have the type of its "
                     "column in the first chunk. Declare the column numeric with a bounds= entry (an entry "
                     "that is not a number is then a missing value), make it one type throughout the file, "
                     "or declare its type with csv_options={'convert_options': {'column_types': ...}}."
@@ -341,7 +365,7 @@ class Stream:
         import pyarrow.compute as pc
 
         seen: dict[str, set] = {c: set() for c in columns}
-        with _bar(self.progress, self.total_rows(), f"first pass (levels) over {self.what}") as bar:
+        with self._bar(f"first pass (levels) over {self.what}") as bar:
             for batch, _ in self.batches(columns):
                 for c in columns:
                     seen[c].update(v for v in pc.unique(batch.column(c)).to_pylist() if v is not None)
@@ -354,7 +378,7 @@ class Stream:
         if columns is not None:
             layout = _project(layout, columns)
         with (
-            _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar,
+            self._bar(f"pass over {self.what}") as bar,
             warnings.catch_warnings(),
         ):
             # rows dropped in a chunk are counted and warned about once, after the pass
@@ -380,7 +404,7 @@ class Stream:
         columns = None if len(layout.variables) == len(layout.columns) else list(layout.variables)
         if columns is not None:
             layout = _project(layout, columns)
-        with _bar(self.progress, self.total_rows(), f"pass over {self.what}") as bar:
+        with self._bar(f"pass over {self.what}") as bar:
             for batch, where in self.batches(columns, layout.declared_numeric):
                 bar.update(batch.num_rows)
                 chunk = batch.to_pandas(split_blocks=True)
@@ -404,7 +428,7 @@ class Stream:
         for path in self.paths:
             schema = self._file_schema(path) if path != self.paths[0] else first
             self._check(first, schema, f"file {path.name}", columns, layout.declared_numeric)
-            with pq.ParquetFile(path, pre_buffer=False) as pf:
+            with reading(path.name, "parquet"), pq.ParquetFile(path, pre_buffer=False) as pf:
                 for i in range(pf.num_row_groups):
                     rows = pf.metadata.row_group(i).num_rows
                     read = _ColumnGroups(pf, i, ([response] if response else []) + names, rows)
@@ -420,6 +444,26 @@ class Stream:
         where = f"row group {i + 1} of {path.name}"
         batches = pf.iter_batches(batch_size=self.chunk_rows, row_groups=[i], columns=columns)
         return merge_all((frame_statistics(layout, b, transform, where) for b in batches), layout.p, False)
+
+
+def _declared_categories(pf) -> dict[str, pd.CategoricalDtype]:
+    """The categories of one Parquet file's columns that pandas wrote from a ``CategoricalDtype``
+    (:meth:`Stream.pandas_categories`)."""
+    import pyarrow as pa
+
+    meta = pf.schema_arrow.pandas_metadata or {}
+    here = {}
+    for entry in meta.get("columns", []):
+        name, info = entry.get("field_name"), entry.get("metadata") or {}
+        if entry.get("pandas_type") != "categorical" or name not in pf.schema_arrow.names:
+            continue
+        if not pa.types.is_dictionary(pf.schema_arrow.field(name).type) or pf.num_row_groups == 0:
+            continue
+        chunk = pf.read_row_group(0, columns=[name]).column(name)
+        dictionary = chunk.chunk(0).dictionary.to_pylist() if chunk.num_chunks else []
+        if len(dictionary) == info.get("num_categories"):
+            here[name] = pd.CategoricalDtype(dictionary, ordered=bool(info.get("ordered")))
+    return here
 
 
 class _ColumnGroups:
@@ -484,17 +528,21 @@ def _read_ahead(items: Iterator) -> Iterator:
             worker.join(timeout=0.01)
 
 
-def _column_named(exc: Exception, schema, quoted: bool = True) -> str | None:
-    """The column pyarrow's CSV error points at (\"column #k\", a public name), never the value it
-    quotes: ``"column 'x'"``, or ``"a column"`` when it names none (``quoted=False``: the name, or None)."""
+def _converted_column(exc: Exception, schema) -> str | None:
+    """The column of pyarrow's CSV conversion error ("In CSV column #k: CSV conversion error to double:
+    invalid value '...'", k counting the file's columns, a public name), never the value it quotes.
+
+    None for every other error: a row the parser cannot split ("CSV parse error: Expected 4 columns, got
+    5: <the row>"), or text that is not UTF-8 (a conversion "to string"), which no column type mends.
+    Only the head of the text is read: the row or value it quotes may itself hold "column #k".
+    """
     import re
 
-    found = re.search(r"column #(\d+)", str(exc))
-    k = int(found.group(1)) if found else -1
-    name = schema.names[k] if 0 <= k < len(schema.names) else None
-    if not quoted:
-        return name
-    return f"column '{name}'" if name is not None else "a column"
+    found = re.match(r"In CSV column #(\d+): CSV conversion error to (\w+)", str(exc))
+    if found is None or found.group(2) in ("string", "large_string"):
+        return None
+    k = int(found.group(1))
+    return schema.names[k] if k < len(schema.names) else None
 
 
 def _kind(arrow_type) -> str:
@@ -518,6 +566,19 @@ def _kind(arrow_type) -> str:
     return str(arrow_type)
 
 
+def _as_text(field, numeric) -> bool:
+    """A declared-numeric CSV column is read as text, but for one whose declared type is a date or time
+    (``csv_options`` column types), read as numbers by that type (:mod:`dpstats.temporal`)."""
+    return field.name in numeric and arrow_kind(field.type) is None
+
+
+def _text_in_csv(field, text_columns, declared) -> bool:
+    """A CSV column read as text: found not to be one type, or inferred as dates or times without
+    a declared type (``pandas.read_csv`` reads such a column as text)."""
+    inferred_time = arrow_kind(field.type) not in (None, "unreadable") and field.name not in declared
+    return field.name in text_columns or inferred_time
+
+
 def _project(layout: Layout, columns: list[str]) -> Layout:
     """The layout restricted to the columns the formula reads (projection pushdown)."""
     from dataclasses import replace
@@ -536,9 +597,28 @@ class _NoBar:
         pass
 
 
-def _bar(progress: bool, total: int | None, desc: str):
+class _Status(_NoBar):
+    """A bar that shows no number: the pass's name, drawn once when the pass starts, never redrawn,
+    cleared when it ends.  Where n is private (add/remove) every number a bar could show grows with n:
+    rows read, rows out of a total, chunks or partitions, rate, elapsed time, even how many times a
+    bar that shows only the time redraws itself on stderr.  This line's bytes are the same for any n."""
+
+    def __init__(self, desc: str) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(desc=f"{desc} (n is private: no count shown)", bar_format="{desc}", leave=False)
+
+    def __exit__(self, *exc) -> None:
+        self.bar.close()
+
+
+def _bar(progress: bool, total: int | None, desc: str, counted: bool = True):
+    """A tqdm bar's context (``update(rows)``) over a pass's rows, when ``progress``: rows out of
+    ``total`` (None: rows read), or where n is private (``counted`` False) a :class:`_Status`."""
     if not progress:
         return _NoBar()
+    if not counted:
+        return _Status(desc)
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, leave=False)
@@ -580,7 +660,8 @@ def stream(
         read in a first pass: a data-dependent step named in the privacy
         statement (``strict=True`` refuses it).  Logical columns need none.
     progress : bool
-        tqdm progress bars during the passes.
+        tqdm progress bars during the passes, counting the rows read; where n is private (a private
+        call under ``neighbouring="add_remove"``) a line naming the pass, with no number.
     format : {"parquet", "csv"}, optional
         Default: from the file extension.
     csv_options : dict, optional
@@ -590,6 +671,13 @@ def stream(
     Returns
     -------
     Stream
+
+    Raises
+    ------
+    DataError
+        In the call it is given to: a file its reader cannot parse (a row with more or fewer fields
+        than the header, bytes that are not UTF-8, a file that is not Parquet).  The message names the
+        file and what to check, never a row, a line number or a byte position.
 
     Examples
     --------

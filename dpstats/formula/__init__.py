@@ -42,7 +42,6 @@ and intercept terms are built directly, column by column, which is what makes
 
 from __future__ import annotations
 
-import difflib
 import re
 import warnings
 from collections.abc import Callable, Collection, Iterator
@@ -54,8 +53,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel
+from ..errors import DataError, DataWarning, FormulaError, caller_stacklevel, close_names
 from ..schema import Schema
+from ..temporal import read_columns
 from ._design import (
     DEFAULT_CONTRASTS,
     INTERCEPT,
@@ -75,6 +75,7 @@ from ._eval import (
     as_factor,
     column_value,
     contrast_spec,
+    drop_unused_levels,
     level_label,
     referenced_columns,
 )
@@ -224,6 +225,13 @@ def columns_read(mf) -> bool:
     return bool(getattr(mf, "levels_read", False) or getattr(mf, "engine_steps", ()))
 
 
+#: What a text says, after naming the count, when :func:`columns_read` holds: the number of design columns,
+#: and any count that follows from it (d, m, k's range), is not quoted; e.g. ``f"d {LEVELS_READ_NOT_SHOWN}"``.
+LEVELS_READ_NOT_SHOWN = (
+    "depends on levels read from the rows, so it is not shown; declare the levels with levels="
+)
+
+
 def missing_counts(frame) -> dict[str, int]:
     """The first two non-private diagnostics of every front door: the rows a frame dropped for
     missing values and the values it filled (a :class:`ModelFrame`, or any frame with ``n_dropped``
@@ -254,6 +262,7 @@ def model_frame(
     predvars: dict[str, tuple] | None = None,
     xlevels: dict[str, list[str]] | None = None,
     xordered: Collection[str] | None = None,
+    drop_unused_levels: bool | None = None,
 ) -> ModelFrame:
     """Build the response and design matrix of ``formula`` on ``data``, as R does.
 
@@ -311,6 +320,15 @@ def model_frame(
         With ``xlevels``: the variables that were ordered factors in the fit
         (``ModelFrame.ordered_factors``), so that newdata's are coded as the fit's whatever their
         type (R's predict uses the fit's contrasts); None: as newdata has them.
+    drop_unused_levels : bool, optional
+        R's ``model.frame(drop.unused.levels =)`` for the factors the formula makes
+        (``factor(x, levels = c(...))``, ``cut()``, ``C()``...; not the response): a level no analysed
+        row holds has no column, and a factor that loses one loses the contrasts ``C()`` set, with R's
+        warning.  A data column's factor keeps its levels, and so does a variable of a column whose
+        levels the schema declares (``levels=``).  None (the default): True for a fit's frame in a
+        non-private run (a schema with ``private=False``, eps = inf), as lm and glm build theirs;
+        False otherwise: a private run's declared levels are public, so its columns never depend on
+        the rows (and a chunk's frame must have the columns of every other chunk).
 
     Returns
     -------
@@ -341,7 +359,7 @@ def model_frame(
     lhs, rhs = split_formula(formula, one_sided)
     rhs_tokens = simple_rhs_tokens(rhs)
     if rhs_tokens is not None and (not lhs or lhs in data.columns):
-        used = _direct_variables(rhs_tokens, rhs, data, lhs)
+        used = _direct_variables(rhs_tokens, data, lhs, formula)
         factors = set(xlevels or ()) | set(schema.levels if schema is not None else ())
         if not any(_factor_flags(data, used).values()) and not factors.intersection(used):
             _refuse_numeric_contrasts(coding, used)
@@ -365,6 +383,8 @@ def model_frame(
     if schema is not None:
         used = formula_variables(formula, data, one_sided)
         data, n_filled = schema.apply(data, used)
+    if drop_unused_levels is None:
+        drop_unused_levels = schema is not None and not schema.private and not xlevels
     mf = _general_frame(
         formula,
         data,
@@ -377,6 +397,7 @@ def model_frame(
         coding,
         predvars,
         (xlevels, xordered),
+        drop_unused_levels,
     )
     mf.default_contrasts = coding.default
     mf.n_filled += n_filled
@@ -446,7 +467,7 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
         mf.schema_steps = levels_read + dropping
         mf.levels_read = bool(levels_read)
         mf.n_data_dependent = bool(dropping)
-        mf.schema_rule = schema.rule(schema.unfilled(data, used))
+        mf.schema_rule = schema.rule_for(data, used)
     return mf
 
 
@@ -539,12 +560,14 @@ def inline_levels(formula: str) -> dict[str, tuple[str, ...]]:
     }
 
 
-def with_formula_declarations(schema: Schema, formula: str) -> Schema:
+def with_formula_declarations(schema: Schema, formula: str, response: str = "numeric") -> Schema:
     """``schema`` with what the formula's text declares: the first level of ``factor(x, levels = c(4, 6))``
     as the fill of a numeric ``x`` (:func:`level_fills`), the text levels of ``factor(g, levels = c("a",
     "b"))`` as ``levels=`` declares them (:func:`inline_levels`; ``levels=`` itself wins), and under
     ``na_action="fill"`` a fill of 0 for a variable the formula removes (``y ~ . - yb``: never used).
-    Variables with declared bounds keep them.
+    Variables with declared bounds keep them.  It records the names the formula reads (for the types
+    ``strict=True`` declares, :meth:`Schema.strict_numeric`) and, where the method reads its response as
+    a factor (``response="factor"``, dp_felp's class labels), the response's, whose type stays its own.
 
     Examples
     --------
@@ -561,13 +584,30 @@ def with_formula_declarations(schema: Schema, formula: str) -> Schema:
         for name, levels in inline_levels(formula).items()
         if name not in schema.levels and schema.numeric_bounds(name) is None
     }
+    lhs, names = _read_names(formula)
     return replace(
         schema,
         fills={**fills, **schema.fills},
         formula_numeric=frozenset(inline),
         levels={**schema.levels, **text},
         formula_levels=frozenset(text),
+        formula_names=names,
+        factor_response=lhs if response == "factor" else frozenset(),
     )
+
+
+def _read_names(formula: str) -> tuple[frozenset[str], frozenset[str] | None]:
+    """The names the response and the whole formula read ("." for every column), from its text alone
+    (:attr:`Schema.formula_names`); a formula that does not parse gives None: every column (its door
+    refuses it in its own words)."""
+    try:
+        lhs_text = _raw_lhs(formula)
+        lhs = parse(lhs_text) if lhs_text else None
+        rhs = parse(formula.split("~", 1)[1])
+    except (FormulaError, AttributeError, IndexError, TypeError, ValueError):
+        return frozenset(), None
+    response = frozenset(referenced_columns(lhs, None)) if lhs is not None else frozenset()
+    return response, response | frozenset(referenced_columns(rhs, None))
 
 
 def outside_declared_levels(formula: str, data: pd.DataFrame) -> np.ndarray:
@@ -816,7 +856,7 @@ def formula_variables(formula: str, data: pd.DataFrame, one_sided: bool = False)
     lhs, rhs = split_formula(formula, one_sided)
     tokens = simple_rhs_tokens(rhs)
     if tokens is not None and (not lhs or lhs in data.columns):
-        return list(dict.fromkeys(([lhs] if lhs else []) + _direct_variables(tokens, rhs, data, lhs)))
+        return list(dict.fromkeys(([lhs] if lhs else []) + _direct_variables(tokens, data, lhs, formula)))
     # the names each variable refers to, without evaluating it (poly(), ns() need rows)
     lhs_text = _raw_lhs(formula)
     t = build_terms(
@@ -1002,6 +1042,7 @@ def _general_frame(
     coding=None,
     predvars=None,
     fit_levels=(None, None),
+    drop_unused=False,
 ) -> ModelFrame:
     lhs_text = _raw_lhs(formula)
     lhs_node = parse(lhs_text) if lhs_text else None
@@ -1034,6 +1075,9 @@ def _general_frame(
     if n < min_rows:
         raise _too_few_rows(formula, min_rows)
     values = [subset(v, keep) for v in values]
+    if drop_unused:
+        declared = set(schema.levels) - schema.formula_levels if schema is not None else set()
+        values = _unused_levels_dropped(t, values, data.columns, declared)
     y, classes = None, None
     if t.response is not None:
         y, classes = _general_response(lhs_text, values[t.response], data, keep, response)
@@ -1085,6 +1129,26 @@ def _general_frame(
         contrasts={k: v for k, v in coding.given.items() if _label_key(k) in matched},
         ordered_factors=[label for label in levels if factors[t.labels.index(label)].ordered],
     )
+
+
+def _unused_levels_dropped(t, values: list, columns: pd.Index, declared: set[str]) -> list:
+    """R's ``drop.unused.levels = TRUE`` on the analysed rows' ``values``, for the factors the formula
+    makes (:func:`model_frame`'s ``drop_unused_levels``); ``declared``: columns whose levels ``levels=``
+    declares."""
+    out = list(values)
+    for i, (node, v) in enumerate(zip(t.variables, values)):
+        if i == t.response or node.kind == "name" or not isinstance(v, Fac):
+            continue
+        if declared.intersection(referenced_columns(node, columns)):
+            continue
+        out[i] = drop_unused_levels(v)
+        if v.contrasts is not None and out[i] is not v:
+            warnings.warn(  # R's words (model.frame.default); a non-private run only
+                f"contrasts dropped from factor {t.labels[i]} due to missing levels",
+                DataWarning,
+                stacklevel=caller_stacklevel(),
+            )
+    return out
 
 
 def _declared_contrasts(t, factors: list, coding: _Coding) -> list:
@@ -1353,7 +1417,7 @@ def _as_frame(data) -> pd.DataFrame:
         data.attrs = {}
     if not _str_labels(data.columns):
         data = data.rename(columns=str)
-    return data
+    return read_columns(data, refuse=())  # dates, date-times, durations as numbers, as R (dpstats.temporal)
 
 
 def _str_labels(columns: pd.Index) -> bool:
@@ -1442,7 +1506,7 @@ def simple_rhs_tokens(rhs: str) -> list[tuple[str, str]] | None:
 
 
 def _close(name: str, data: pd.DataFrame) -> str:
-    near = difflib.get_close_matches(name, [str(c) for c in data.columns[:50000]], n=3, cutoff=0.5)
+    near = close_names(name, data.columns[:50000])
     return f" Did you mean {', '.join(repr(m) for m in near)}?" if near else ""
 
 
@@ -1455,7 +1519,7 @@ def _unknown(name: str, data: pd.DataFrame, formula_side: str) -> FormulaError:
     return exc
 
 
-def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[str]:
+def _direct_variables(tokens, data: pd.DataFrame, lhs: str, formula: str) -> list[str]:
     """Columns a simple right-hand side uses, removed ones included (R keeps them in the model frame)."""
     out: list[str] = []
     for _, tok in tokens:
@@ -1464,13 +1528,15 @@ def _direct_variables(tokens, rhs: str, data: pd.DataFrame, lhs: str) -> list[st
         if tok == ".":
             out.extend(data.columns.tolist())
         elif tok not in data.columns:
-            raise _unknown(tok, data, f"{lhs} ~ {rhs}" if lhs else "~ " + rhs)  # the whole formula
+            raise _unknown(tok, data, formula)
         else:
             out.append(tok)
     return [c for c in dict.fromkeys(out) if c != lhs]
 
 
-def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataFrame, lhs: str) -> list[str]:
+def rhs_variables(
+    tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataFrame, lhs: str, formula: str | None = None
+) -> list[str]:
     """Data columns the right-hand side uses (for the chunked engines' layout).
 
     Parameters
@@ -1483,6 +1549,9 @@ def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataF
         The data (only its columns and dtypes are read; a zero-row frame will do).
     lhs : str
         The response (excluded from the result), or ``""``.
+    formula : str, optional
+        The whole formula, which an error quotes as the in-memory route does (default:
+        ``lhs ~ rhs``).
 
     Returns
     -------
@@ -1502,15 +1571,16 @@ def rhs_variables(tokens: list[tuple[str, str]] | None, rhs: str, data: pd.DataF
     >>> rhs_variables(None, "log(a) + a:b", df, "y")
     ['a', 'b']
     """
+    formula = formula or (f"{lhs} ~ {rhs}" if lhs else "~ " + rhs)
     if tokens is not None and (not lhs or lhs in data.columns):
-        return _direct_variables(tokens, rhs, data, lhs)
+        return _direct_variables(tokens, data, lhs, formula)
     lhs_node = parse(lhs) if lhs and lhs not in data.columns else (Node("name", lhs) if lhs else None)
     t = build_terms("~ " + rhs, lhs_node, parse(rhs), [str(c) for c in data.columns])
     rhs_nodes = [v for i, v in enumerate(t.variables) if i != t.response]
-    return _checked_columns(rhs_nodes, data, "~ " + rhs)
+    return _checked_columns(rhs_nodes, data, formula)
 
 
-def expression_variables(expr: str, data: pd.DataFrame) -> list[str]:
+def expression_variables(expr: str, data: pd.DataFrame, formula: str | None = None) -> list[str]:
     """Data columns an expression (e.g. a response ``log(y)``) uses; unknown names are errors.
 
     Parameters
@@ -1519,6 +1589,8 @@ def expression_variables(expr: str, data: pd.DataFrame) -> list[str]:
         An R expression such as ``"log(y)"``.
     data : pandas.DataFrame
         The data (a zero-row frame will do).
+    formula : str, optional
+        The formula ``expr`` is part of, which an error quotes (default: ``expr``).
 
     Returns
     -------
@@ -1530,7 +1602,7 @@ def expression_variables(expr: str, data: pd.DataFrame) -> list[str]:
     >>> expression_variables("log(y + x)", pd.DataFrame({"y": [1.0], "x": [2.0]}))
     ['y', 'x']
     """
-    return _checked_columns([parse(expr)], data, expr)
+    return _checked_columns([parse(expr)], data, formula or expr)
 
 
 def _checked_columns(nodes, data: pd.DataFrame, where: str) -> list[str]:

@@ -586,6 +586,23 @@ def _with_levels(f: Fac, levels: list[str]) -> Fac:
     return Fac(codes, levels, f.ordered)
 
 
+def drop_unused_levels(f: Fac) -> Fac:
+    """R's ``droplevels()`` of a factor: the levels no row holds removed, the others in their order.
+    Contrasts set on it (``C()``) go with them, as in R's model frame (whose caller warns).
+
+    Examples
+    --------
+    >>> drop_unused_levels(Fac(np.array([2, 0, -1]), ["a", "b", "c"])).levels
+    ['a', 'c']
+    """
+    present = np.unique(f.codes[f.codes >= 0])
+    if len(present) == len(f.levels):
+        return f
+    remap = np.full(len(f.levels) + 1, -1, np.int64)  # the last entry keeps a missing code (-1) missing
+    remap[present] = np.arange(len(present))
+    return Fac(remap[f.codes], [f.levels[i] for i in present], f.ordered)
+
+
 def _labels(value) -> list[str]:
     """A constant c(...) as R's character vector: c(1, 2, "many") is "1", "2", "many"."""
     return [level_label(v) for v in (value if isinstance(value, list) else [value])]
@@ -1174,9 +1191,10 @@ def supported() -> str:
 
 
 def referenced_columns(node: Node, columns) -> list[str]:
-    """Data columns an expression reads (contrast names inside C() are not columns)."""
+    """Data columns an expression reads (contrast names inside C() are not columns); ``columns`` None:
+    every name it reads, as a column of any data would be."""
     if node.kind == "name":
-        return [node.value] if node.value in columns else []
+        return [node.value] if columns is None or node.value in columns else []
     if node.kind == "call":
         args = node.args[:1] if call_name(node) == "C" else node.args
         return [c for _, a in args for c in referenced_columns(a, columns)]

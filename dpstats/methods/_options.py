@@ -46,6 +46,9 @@ class Options:
     #: it is given (:func:`~dpstats.privacy.calibration.gaussian_rho_from_eps_delta`), so its ρ is known
     #: before a draw (at delta = 0 a plan may be Laplace, dp_lm's: no price is set then)
     GAUSSIAN_PLAN: ClassVar[bool] = False
+    #: how the method reads its response (:func:`~dpstats.formula.with_formula_declarations`): "factor" keeps
+    #: its type its own under strict=True, where every other variable not declared categorical is numeric
+    RESPONSE: ClassVar[str] = "numeric"
 
     def public_rho(self) -> float:
         """A lower bound, from public inputs, on the ρ the method's plan charges (zCDP accounting), for

@@ -115,7 +115,7 @@ import pandas as pd
 from scipy.special import log_ndtr, ndtri
 
 from ..errors import ChanceWarning, DataError, NonPrivateWarning, PrivacyParameterError, caller_stacklevel
-from ..formula import INTERCEPT, ModelFrame
+from ..formula import INTERCEPT, LEVELS_READ_NOT_SHOWN, ModelFrame
 from ..geometry import Box
 from ..privacy.accountant import LedgerEntry
 from ..privacy.bounds import design_box, is_auto, response_box
@@ -544,15 +544,13 @@ def rejections(max_rejections: int | None, m: int, *, shown: bool = True) -> int
         1,
         m,
         "max_rejections must be a whole number with 1 <= max_rejections <= "
-        + (f"{m} (the number of p-values)" if shown else f"m, the number of p-values ({UNSHOWN_M})")
+        + (
+            f"{m} (the number of p-values)"
+            if shown
+            else f"m, the number of p-values (one per design column; m {LEVELS_READ_NOT_SHOWN})"
+        )
         + f", got {max_rejections!r}.",
     )
-
-
-UNSHOWN_M = (
-    "one per design column: it depends on levels read from the rows, so it is not shown; declare the levels, "
-    "levels="
-)
 
 
 # --------------------------------------------------------------------------- hypotheses

@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PrivacyParameterError
-from ..formula import missing_counts
+from ..formula import LEVELS_READ_NOT_SHOWN, missing_counts
 from ..geometry import Box
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import is_auto
@@ -231,10 +231,7 @@ def check_k(k: Any, d: int, *, shown: bool = True) -> int:
     most = (
         f"{d} (the number of design columns)"
         if shown
-        else (
-            "d, the number of design columns (it depends on levels read from the rows, so it is not shown; "
-            "declare the levels, levels=)"
-        )
+        else f"d, the number of design columns (d {LEVELS_READ_NOT_SHOWN})"
     )
     return check_whole_in(k, 1, d, f"k must be a whole number with 1 <= k <= {most}, got {k!r}.")
 

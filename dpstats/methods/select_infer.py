@@ -40,7 +40,16 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DPStatsError, PrivacyParameterError
-from ..formula import INTERCEPT, ModelFrame, missing_counts, r_names, split_formula, term_labels, term_parts
+from ..formula import (
+    INTERCEPT,
+    LEVELS_READ_NOT_SHOWN,
+    ModelFrame,
+    missing_counts,
+    r_names,
+    split_formula,
+    term_labels,
+    term_parts,
+)
 from ..privacy.accountant import LedgerEntry
 from ..privacy.plan import Plan
 from ..privacy.randomness import RandomState, make_generator
@@ -423,7 +432,7 @@ def most_columns(mf: ModelFrame, options: SelectInferOptions, n_b: int) -> int |
             f"(up to {columns} design columns, each term whole) need more than {columns + 1} rows in part B"
             if not columns_read(mf)
             else "(each term whole) need more rows in part B than these rows give (the number of their design "
-            "columns depends on levels read from the rows, so it is not shown; declare the levels, levels=)"
+            f"columns {LEVELS_READ_NOT_SHOWN})"
         )
         raise DataError(f"k = {k} terms {need}; lower k or split.")
     return columns

@@ -72,7 +72,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError, PrivacyParameterError
-from ..formula import missing_counts
+from ..formula import LEVELS_READ_NOT_SHOWN, missing_counts
 from ..privacy.accountant import LedgerEntry
 from ..privacy.bounds import is_auto
 from ..privacy.plan import Plan
@@ -437,10 +437,7 @@ def custom_scores(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(values), values, 0.0)
 
 
-UNSHOWN_D = (
-    "d numbers, one per design column (d depends on levels read from the rows, so it is not shown; "
-    "declare the levels, levels=)"
-)
+UNSHOWN_D = f"d numbers, one per design column (d {LEVELS_READ_NOT_SHOWN})"
 
 
 def _call_score(score: Callable, X: np.ndarray, y: np.ndarray, d_is: str) -> np.ndarray:

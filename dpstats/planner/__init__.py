@@ -9,8 +9,9 @@ Monte Carlo standard errors.  It reads no data and charges no budget, so it
 can be run as often as wanted before the one analysis that spends.
 
 It answers "what will I get at this eps?" (the table) and, with ``target=``,
-"what eps (or n) do I need?" (interpolation on the grid, a bracketing search
-beyond it); it warns with :class:`~dpstats.errors.ChanceWarning` when a
+"what eps (or n) do I need?" (a bisection on log eps, or log n, from the grid's
+bracket or a bracketing search beyond it, naming the smallest simulated value
+that reaches the target with one-sided 95% confidence, :func:`core.solve`); it warns with :class:`~dpstats.errors.ChanceWarning` when a
 planned eps cannot beat chance.  The planner lives above the front doors
 (``docs/architecture.md``, "The planner") because it uses their methods'
 plans and the simulators, never data.
@@ -139,7 +140,9 @@ def plan(
         ``{"power": 0.8}`` (a measure and the level it must reach; ``fdr`` must fall to it) or a
         number for the method's main measure (dp_sis precision, dp_knockoff power, dp_glm
         width_ratio, e.g. 1.5: intervals at most 1.5 times as wide as glm's).  Solved along eps
-        when the eps grid has several values, else along n.
+        when the eps grid has several values, else along n, by bisection on the log scale to 2%:
+        the value named was simulated (with ``trials`` data sets) and reaches the target there with
+        one-sided 95% confidence; the plan prints the estimate and its s.e. at that value.
     trials : int
         Monte Carlo trials per grid point (at least 2).
     random_state : int, optional
@@ -167,8 +170,8 @@ def plan(
         A total budget shared by ``analyses`` fits of this method declared in advance
         (:class:`dpstats.SessionPlan`, composed by PLD): each fit is planned at the (eps, delta) the
         session gives it (:meth:`~dpstats.SessionPlan.gaussian_fits`), stated in the notes.  For the
-        methods that release with Gaussian noise: dp_lm (Gaussian route), dp_knockoff, dp_gmm,
-        vertical_glm, dp_glm.  The session passed is not changed (the planner declares on a copy).
+        methods whose every step is Gaussian, which a session's Gaussian slots take: dp_lm (Gaussian
+        route), vertical_glm, dp_glm.  The session passed is not changed (the planner declares on a copy).
     analyses : int
         With ``session``: how many fits of this method share it (default 1).
     family : {"binomial", "poisson"}, optional
@@ -262,9 +265,17 @@ def session_budget(
     calibration = session_calibration(method)
     if calibration is None:
         gaussian = [m for m in METHODS if session_calibration(m)]
+        why = getattr(importlib.import_module(catalog.get(method).planner), "NOT_IN_A_GAUSSIAN_SLOT", None)
         raise PrivacyParameterError(
-            f"session= plans Gaussian releases ({', '.join(gaussian)}); {method} releases by pure-DP "
-            "selection, whose composition PLD tightens little: plan it at eps = the session's eps / analyses."
+            f"session= plans fits whose every step is Gaussian ({', '.join(gaussian)}), as a session's "
+            f"Gaussian slots take them; {method} "
+            + (
+                f"is not all Gaussian ({why}): a Gaussian slot does not take it. Plan it at an eps and delta "
+                "of its own, which a session declares as one (eps, delta) step."
+                if why
+                else "releases by pure-DP selection, whose composition PLD tightens little: plan it at eps = "
+                "the session's eps / analyses."
+            )
         )
     if isinstance(analyses, bool) or not isinstance(analyses, numbers.Integral) or analyses < 1:
         raise PrivacyParameterError(f"analyses must be a whole number >= 1, got {analyses!r}.")

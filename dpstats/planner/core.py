@@ -18,12 +18,14 @@ import math
 import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, PrivacyParameterError
+from ..methods._search import smallest_reaching
 from ..simulate import mean_and_se
 
 BOUNDS = ("declared", "midpoint", None, "auto")
@@ -34,9 +36,16 @@ BOUNDS = ("declared", "midpoint", None, "auto")
 #: plan bounds="auto" yet.  Re-exported as ``dpstats.planner.AUTO_BOUNDS`` (the same dict).
 AUTO_BOUNDS: dict[str, Callable] = {}
 
-#: how many halvings/doublings the bracketing search may take beyond the grid, and bisection steps after
+#: how many halvings/doublings the bracketing search may take beyond the grid
 SEARCH_STEPS = 8
-BISECTIONS = 5
+#: the target search's resolution: it stops when the smallest value found to reach the target is
+#: within this ratio of the largest found not to (2 %, about the Monte Carlo resolution of 200 trials
+#: on a steep curve)
+TOLERANCE = 0.02
+#: a simulated value reaches a target when the one-sided bound of this confidence does
+#: (estimate − z·s.e. >= target): the eps (or n) named is verified, not a point estimate of the crossing
+CONFIDENCE = 0.95
+_Z = float(NormalDist().inv_cdf(CONFIDENCE))
 
 
 def whole(value: Any, name: str, low: int) -> int:
@@ -205,17 +214,18 @@ def _generator(seed: int, n: int) -> np.random.Generator:
 
 
 def chance_flags(sims: Sequence[Simulator], table: pd.DataFrame) -> pd.DataFrame:
-    """Rows where a measure does not beat its chance level by 2 Monte Carlo standard errors."""
+    """Rows where a measure does not beat its chance level by 2 Monte Carlo standard errors; ``worse``:
+    the prediction is more than 2 standard errors on the wrong side of chance (worse than chance),
+    else it is within 2 of it."""
     flagged = []
     for sim in sims:
         for measure, chance in sim.chance.items():
             part = table[(table.method == sim.method) & (table.measure == measure)]
             se = part.std_error.fillna(0.0)
-            if measure in sim.lower_is_better:
-                bad = part[part.estimate >= chance.level - 2 * se]
-            else:
-                bad = part[part.estimate <= chance.level + 2 * se]
-            for row in bad.itertuples():
+            better = -1.0 if measure in sim.lower_is_better else 1.0
+            ahead = better * (part.estimate - chance.level)  # how far the prediction is better than chance
+            bad = part[ahead <= 2 * se]
+            for row, worse in zip(bad.itertuples(), (ahead < -2 * se)[bad.index]):
                 flagged.append(
                     {
                         "method": sim.method,
@@ -226,10 +236,11 @@ def chance_flags(sims: Sequence[Simulator], table: pd.DataFrame) -> pd.DataFrame
                         "std_error": row.std_error,
                         "chance": chance.level,
                         "why": chance.text,
+                        "worse": bool(worse),
                     }
                 )
     return pd.DataFrame(
-        flagged, columns=["method", "n", "eps", "measure", "estimate", "std_error", "chance", "why"]
+        flagged, columns=["method", "n", "eps", "measure", "estimate", "std_error", "chance", "why", "worse"]
     )
 
 
@@ -238,7 +249,12 @@ def chance_flags(sims: Sequence[Simulator], table: pd.DataFrame) -> pd.DataFrame
 
 @dataclass
 class Solution:
-    """Where a measure reaches its target along one axis (eps or n), for one method and the other axis fixed."""
+    """Where a measure reaches its target along one axis (eps or n), for one method and the other axis fixed.
+
+    ``value`` is an eps (or n) the search simulated, and ``estimate`` and ``std_error`` are the
+    measure's Monte Carlo estimate and standard error there: the estimate's one-sided
+    :data:`CONFIDENCE` bound reaches the target.  ``tolerance``: the search's resolution (the
+    largest value found not to reach is within this ratio − 1 below ``value``)."""
 
     method: str
     measure: str
@@ -248,13 +264,25 @@ class Solution:
     value: float | None
     status: str
     evaluated: list[tuple[float, float, float]]
+    estimate: float | None = None
+    std_error: float | None = None
+    confidence: float = 0.0
+    tolerance: float = 0.0
 
     def text(self) -> str:
         fixed = ", ".join(f"{k} = {v:g}" for k, v in self.fixed.items())
         head = f"{self.method}: {self.measure} {self._sign()} {self.target:g} ({fixed})"
         if self.value is None:
             return f"{head}: {self.status}"
-        return f"{head}: needs {self.axis} ≈ {_fmt(self.value, self.axis)} ({self.status})"
+        return f"{head}: needs {self.axis} ≈ {_fmt(self.value, self.axis)} ({self.verified_text()}; {self.status})"
+
+    def verified_text(self) -> str:
+        """What the simulation gave at ``value`` and the confidence with which it reaches the target."""
+        side = "at most" if self._sign() == "<=" else "at least"
+        return (
+            f"{self.measure} {self.estimate:.3g} ± {self.std_error:.2g} (Monte Carlo s.e.) simulated at that "
+            f"{self.axis}, {side} {self.target:g} with one-sided {self.confidence:.0%} confidence"
+        )
 
     def _sign(self) -> str:
         return "<=" if self.status.startswith("lower") else ">="
@@ -267,6 +295,10 @@ class Solution:
             "axis": self.axis,
             "fixed": self.fixed,
             "value": self.value,
+            "estimate": self.estimate,
+            "std_error": self.std_error,
+            "confidence": self.confidence,
+            "tolerance": self.tolerance,
             "status": self.status,
             "evaluated": [list(t) for t in self.evaluated],
         }
@@ -287,31 +319,35 @@ def solve(
     grid: Grid,
     search: tuple[float, float],
 ) -> Solution:
-    """The smallest eps (or n) on ``axis`` at which ``measure`` reaches ``target``.
+    """The smallest eps (or n) on ``axis`` at which ``measure`` reaches ``target``, verified by simulation.
 
-    On the grid: the first grid value that meets the target, linearly
-    interpolated in log(axis) with the grid value before it.  Off the grid:
-    a bracketing search (doubling above the grid, halving below it, at most
-    :data:`SEARCH_STEPS` steps, never leaving ``search``) followed by
-    :data:`BISECTIONS` bisections in log scale.  If the target is not reached
-    within ``search`` the solution says so and gives no value.
+    A value *reaches* the target when the one-sided :data:`CONFIDENCE` bound of its simulated
+    estimate does (estimate − z·s.e. >= target, or + for a measure where lower is better).  The
+    search brackets the answer between a value that does not reach and one that does: the first
+    grid value that reaches and the grid value before it; else doubling above the grid or halving
+    below it (at most :data:`SEARCH_STEPS` steps, never leaving ``search``).  It then bisects on
+    log(axis) (:func:`dpstats.methods._search.smallest_reaching`), simulating each midpoint with
+    the grid's trials, until the bracket is within :data:`TOLERANCE`; the value named is the
+    smallest one simulated that reaches, never an interpolation between simulated values, so it
+    does not depend on the grid beyond that tolerance and Monte Carlo error.  If the target is not
+    reached within ``search`` the solution says so and gives no value.
     """
     other = "n" if axis == "eps" else "eps"
     part = table[(table.method == sim.method) & (table.measure == measure) & (table[other] == fixed)]
     pts = sorted(zip(part[axis].astype(float), part.estimate.astype(float), part.std_error.astype(float)))
     run = _Search(sim, measure, target, axis, fixed, grid, search, list(pts))
-    hit = next((i for i, pt in enumerate(pts) if run.meets(pt[1])), None)
+    hit = next((i for i, pt in enumerate(pts) if run.meets(pt)), None)
     if hit is not None and hit > 0:
-        return run.done(_interpolate(pts[hit - 1], pts[hit], target), "interpolated on the grid")
+        return run.bisect(pts[hit - 1], pts[hit], "within the grid")
     bracket = run.below(pts[0]) if hit == 0 else run.above(pts[-1])
     if isinstance(bracket, Solution):
         return bracket
-    return run.done(_interpolate(*run.bisect(*bracket), target), "found by bracketing search beyond the grid")
+    return run.bisect(*bracket, "bracketed beyond the grid")
 
 
 @dataclass
 class _Search:
-    """The bracketing search of :func:`solve`: every point it evaluates is kept in ``evaluated``."""
+    """The search of :func:`solve`: every point it evaluates is kept in ``evaluated``."""
 
     sim: Simulator
     measure: str
@@ -326,20 +362,28 @@ class _Search:
     def lower(self) -> bool:
         return self.measure in self.sim.lower_is_better
 
-    def meets(self, value: float) -> bool:
-        return value <= self.target if self.lower else value >= self.target
+    def meets(self, point: tuple[float, float, float]) -> bool:
+        """Whether the one-sided :data:`CONFIDENCE` bound of a simulated (x, estimate, s.e.) reaches the
+        target (False where the measure is undefined or its s.e. unknown)."""
+        _, est, se = point
+        margin = _Z * se
+        return est + margin <= self.target if self.lower else est - margin >= self.target
 
     def evaluate(self, x: float) -> tuple[float, float, float]:
         x = float(round(x)) if self.axis == "n" else float(x)
+        known = next((pt for pt in self.evaluated if pt[0] == x), None)
+        if known is not None:
+            return known
         n, e = (int(x), self.fixed) if self.axis == "n" else (int(self.fixed), x)
         out = self.sim.run(n, np.array([e]), _generator(self.grid.seed, n), self.grid.trials)
         est, se = defined_mean_and_se(out[self.measure][0])
         self.evaluated.append((x, est, se))
         return x, est, se
 
-    def done(self, value: float | None, status: str) -> Solution:
+    def done(self, point: tuple | None, status: str) -> Solution:
         other = "n" if self.axis == "eps" else "eps"
         prefix = "lower is better; " if self.lower else ""
+        value, est, se = (None, None, None) if point is None else point
         return Solution(
             self.sim.method,
             self.measure,
@@ -349,6 +393,10 @@ class _Search:
             value,
             prefix + status,
             self.evaluated,
+            est,
+            se,
+            CONFIDENCE,
+            TOLERANCE,
         )
 
     def below(self, first: tuple) -> tuple | Solution:
@@ -359,10 +407,10 @@ class _Search:
             if x < self.search[0] or (self.axis == "n" and round(x) == round(above[0])):
                 break
             pt = self.evaluate(x)
-            if not self.meets(pt[1]):
+            if not self.meets(pt):
                 return pt, above
             above = pt
-        return self.done(above[0], f"reached at every {self.axis} searched, down to {above[0]:g}")
+        return self.done(above, f"reached at every {self.axis} searched, down to {above[0]:g}")
 
     def above(self, last: tuple) -> tuple | Solution:
         """Not met on the grid: double until it is met (or the search range ends)."""
@@ -372,7 +420,7 @@ class _Search:
             if x > self.search[1]:
                 break
             pt = self.evaluate(x)
-            if self.meets(pt[1]):
+            if self.meets(pt):
                 return below, pt
             below = pt
         return self.done(
@@ -380,20 +428,11 @@ class _Search:
             f"not reached for {self.axis} up to {below[0]:g} (the search range ends at {self.search[1]:g})",
         )
 
-    def bisect(self, below: tuple, above: tuple) -> tuple[tuple, tuple]:
-        for _ in range(BISECTIONS):
-            mid = math.sqrt(below[0] * above[0])
-            if self.axis == "n" and abs(round(mid) - below[0]) < 1:
-                break
-            pt = self.evaluate(mid)
-            below, above = (below, pt) if self.meets(pt[1]) else (pt, above)
-        return below, above
-
-
-def _interpolate(a: tuple, b: tuple, target: float) -> float:
-    """Linear in log(x) between two (x, estimate, se) points straddling the target."""
-    (x0, f0, _), (x1, f1, _) = a, b
-    if f1 == f0:
-        return x1
-    t = min(max((target - f0) / (f1 - f0), 0.0), 1.0)
-    return float(math.exp(math.log(x0) + t * (math.log(x1) - math.log(x0))))
+    def bisect(self, below: tuple, above: tuple, where: str) -> Solution:
+        """Bisect on log(axis) between a value that does not reach and one that does; name the smallest
+        simulated value that reaches."""
+        x = smallest_reaching(
+            lambda v: self.meets(self.evaluate(v)), below[0], above[0], tolerance=math.log1p(TOLERANCE)
+        )
+        point = self.evaluate(x)  # already simulated: the search only returns values it evaluated
+        return self.done(point, f"{where}, bisection on log {self.axis} to {TOLERANCE:.0%}")

@@ -75,10 +75,10 @@ def felp_simulator(
             )
         hits, share = np.empty((eps.size, trials)), np.empty((eps.size, trials))
         sensitivity = _sensitivity(variant, n, lam, C, k)
-        noise = FastNoise(rng)
-        for t in range(trials):
-            U, y = _scaled_rows(n, p, model, bounds, rng)
-            fit = m.ensemble(U, y, lam, gen=rng, spec=spec)
+        for t, draw in enumerate(rng.spawn(trials)):  # one stream per data set, as in planner/sis.py
+            U, y = _scaled_rows(n, p, model, bounds, draw)
+            fit = m.ensemble(U, y, lam, gen=draw, spec=spec)
+            noise = FastNoise(draw)
             for i, e in enumerate(eps):
                 scale = sensitivity / float(e)
                 released = noise.l2_laplace(fit.w_mean, scale)

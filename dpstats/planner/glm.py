@@ -94,11 +94,11 @@ def glm_simulator(*, p: int, model: GLMModel, delta: float) -> Simulator:
         groups = np.full(size, n // size, float)
         groups[: n % size] += 1.0
         with threadpool_limits(limits=1):  # K x k algebra: threads only add overhead
-            for t in range(trials):
-                X = model.features(size, p, rng)
+            for t, draw in enumerate(rng.spawn(trials)):  # one stream per data set, as in planner/sis.py
+                X = model.features(size, p, draw)
                 W, glm_width, mu = _design(X, model, beta, groups)
-                y = _responses(model, mu, groups, rng)
-                noise = FastNoise(rng)
+                y = _responses(model, mu, groups, draw)
+                noise = FastNoise(draw)
                 for i, pl in enumerate(plans):
                     if pl is not None:
                         _one_release(out, (i, t), m.Rows(W, y, groups), pl, noise, (beta, glm_width))

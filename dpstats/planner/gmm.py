@@ -31,8 +31,8 @@ from ..methods.gmm.model import map_assign
 from .core import Chance, Simulator
 from .models import MixtureModel
 
-#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): its Gaussian and pure-DP steps are planned in zCDP: ρ = ρ(eps, delta) of Canonne, Kamath & Steinke 2020 (privacy/calibration.rho_from_eps_delta; privacy/session.per_fit_budget)
-SESSION_CALIBRATION = "zcdp"
+#: why dpstats.plan(session=) does not plan it (no SESSION_CALIBRATION): a session's Gaussian slot does not take it
+NOT_IN_A_GAUSSIAN_SLOT = "its Gaussian and pure-DP steps are accounted in zCDP"
 
 BOX_SDS = 6.0
 

@@ -30,8 +30,8 @@ from ..simulate import knockoff as ks
 from .core import Chance, Simulator
 from .models import KnockoffModel
 
-#: how the front door turns (eps, delta) into Gaussian noise, for dpstats.plan(session=): one Gaussian calibrated by privacy/calibration.calibrate_gaussian (privacy/session.per_fit_budget)
-SESSION_CALIBRATION = "gaussian"
+#: why dpstats.plan(session=) does not plan it (no SESSION_CALIBRATION): a session's Gaussian slot does not take it
+NOT_IN_A_GAUSSIAN_SLOT = "its sensitivity bound fails with probability delta2, a delta-only step"
 
 POWER_FLOOR = 0.05
 
@@ -52,8 +52,8 @@ def knockoff_simulator(
         B = ks.default_row_bound(n, p) if bound is None else bound
         fdp, tpp = np.zeros((eps.size, trials)), np.zeros((eps.size, trials))
         with threadpool_limits(limits=1):  # p x p algebra: threads only add overhead
-            for t in range(trials):
-                drawn = ks.trial_statistics(n, p, model.signals, model.amplitude, model.noise, B, rng)
+            for t, draw in enumerate(rng.spawn(trials)):  # one stream per data set, as in planner/sis.py
+                drawn = ks.trial_statistics(n, p, model.signals, model.amplitude, model.noise, B, draw)
                 if drawn is None:
                     continue
                 for i, e in enumerate(eps):
@@ -61,7 +61,7 @@ def knockoff_simulator(
                         method=variant, eps=float(e), delta=_delta(delta, n, p), fdr=fdr, statistic=statistic
                     )
                     try:
-                        fdp[i, t], tpp[i, t] = ks.analyse(drawn, cfg, rng)
+                        fdp[i, t], tpp[i, t] = ks.analyse(drawn, cfg, draw)
                     except AssumptionError:
                         pass
         return {"power": tpp, "fdr": fdp}

@@ -82,7 +82,7 @@ def lm_simulator(*, p: int, model: Assume, delta: float) -> Simulator:
         primary="rel_error",
         run=run,
         lower_is_better=("rel_error", "width_ratio"),
-        chance={"rel_error": Chance(1.0, "no better than reporting all slopes as 0 (relative error 1)")},
+        chance={"rel_error": Chance(1.0, "reporting all slopes as 0: relative error 1")},
         ledger=lambda n: one_step_ledger(
             "stacked [XᵀX, Xᵀy, yᵀy] and a lower bound on λ_min(XᵀX) (AdaSSP ridge)",
             mechanism,

@@ -49,9 +49,12 @@ def sis_simulator(
     def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
         hits = np.empty((eps.size, trials))
         sensitivity = m.sensitivity(score, "replace", n)
-        for t in range(trials):
-            scores = _draw_scores(n, p, model, rng, score)
-            for i, chosen in enumerate(_select_at_every_eps(scores, k, eps, sensitivity, rng, topk, gamma)):
+        # each data set draws from its own stream, so a data set and its selection noise do not depend
+        # on how many eps values were run before it: simulating one eps gives the same data sets at
+        # every eps (common random numbers for the target search, core.solve)
+        for t, draw in enumerate(rng.spawn(trials)):
+            scores = _draw_scores(n, p, model, draw, score)
+            for i, chosen in enumerate(_select_at_every_eps(scores, k, eps, sensitivity, draw, topk, gamma)):
                 hits[i, t] = np.count_nonzero(chosen < s)
         return {
             "precision": hits / k,

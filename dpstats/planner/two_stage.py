@@ -35,11 +35,11 @@ def two_stage_simulator(
 
     def run(n: int, eps: np.ndarray, rng: np.random.Generator, trials: int) -> dict[str, np.ndarray]:
         hits = np.empty((eps.size, trials))
-        for t in range(trials):
-            X, y = _rows(n, p, model, rng)
-            counts = m.two_stage_counts(X, y, k, votes, rng=rng)
+        for t, draw in enumerate(rng.spawn(trials)):  # one stream per data set, as in planner/sis.py
+            X, y = _rows(n, p, model, draw)
+            counts = m.two_stage_counts(X, y, k, votes, rng=draw)
             for i, e in enumerate(eps):
-                chosen = SELECTORS[topk].select(counts, k, float(e), rng, **options)
+                chosen = SELECTORS[topk].select(counts, k, float(e), draw, **options)
                 hits[i, t] = np.count_nonzero(np.asarray(chosen) < s)
         return {
             "precision": hits / k,

@@ -73,7 +73,7 @@ def vertical_simulator(*, p: int, model: Assume, parties: int, lam: float, delta
         primary="rel_error",
         run=run,
         lower_is_better=("rel_error", "coef_error"),
-        chance={"rel_error": Chance(1.0, "no better than reporting all slopes as 0 (relative error 1)")},
+        chance={"rel_error": Chance(1.0, "reporting all slopes as 0: relative error 1")},
         ledger=lambda n: one_step_ledger(
             "noisy linear predictors and coefficients of ridge block coordinate descent",
             "Gaussian, accounted in zCDP",

@@ -358,6 +358,11 @@ class Accountant:
         """The zCDP filter's rule (:mod:`.filters`): Σ ρ ≤ ρ_B and Σ δ_steps ≤ delta_reserve."""
         self.check_rho(*zcdp_cost(entries))
 
+    def check_steps(self, kinds: set[str]) -> None:
+        """Refuse, before anything is drawn, a call with steps of event ``kinds`` this accountant can take
+        whatever their cost: basic composition and the zCDP filter take every kind (only a declared
+        session's Gaussian slots do not, :meth:`~.session.SessionAccountant.check_steps`)."""
+
     def check_rho(self, rho: float, dsteps: float = 0.0, *, least: bool = False) -> None:
         """Under ``"zcdp"``, raise :class:`BudgetExceededError` if ρ (and δ of delta-only steps) does
         not fit; a front door prices a call this way from public inputs before it draws from the rows

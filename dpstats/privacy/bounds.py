@@ -51,6 +51,8 @@ Composition over columns (``mode``):
   the bounds step has a δ share, in zCDP: each ε_j-exponential mechanism is
   ε_j²/8-zCDP (Cesar & Rogers 2021), ρ_b = ρ(ε_b, δ_b) (Canonne, Kamath &
   Steinke 2020: :mod:`.calibration`) is split evenly, whichever gives the larger ε_j.
+  Basic composition spends no δ (a norm bound's one quantile always, a pooled box's
+  2 or 4 as a rule): the δ share set aside then goes back to the analysis.
 * ``"auto"``: per-column when :func:`predict_bound_error` for it is at most
   ``tolerance`` (0.05 of level), else pooled; under add/remove (n private)
   pooled.
@@ -315,7 +317,8 @@ class AutoBounds:
     Parameters
     ----------
     share : float in (0, 1)
-        Share of the analysis' eps (and delta) spent on the bounds; default 0.1.
+        Share of the analysis' eps spent on the bounds (and of its delta, when the
+        quantiles compose in zCDP; else the analysis keeps all of delta); default 0.1.
     eps : float, optional
         An absolute eps for the bounds instead (less than the analysis' eps).
     mode : {"auto", "pooled", "per_column"}
@@ -403,6 +406,9 @@ class PrivateBounds:
     delta: float
     neighbouring: str
     generator: np.random.Generator | None = field(default=None, repr=False)
+    # the door whose options record holds the analysis's budget: the delta set aside for these bounds
+    # and not spent by them goes back to it (_hand_back)
+    analysis: Any = field(default=None, repr=False)
     released: dict[str, tuple[float, float]] = field(default_factory=dict)
     row_norm: float | None = None
     mode: str | None = None
@@ -421,12 +427,19 @@ class PrivateBounds:
     columns_shown: bool = True
     name_steps: Callable[[Any], None] | None = field(default=None, repr=False)
 
-    def start(self, generator: np.random.Generator, name_steps: Callable[[Any], None] | None = None) -> None:
-        """Hand the step the release's generator (the skeleton does, before the frame) and what names a
+    def start(
+        self,
+        generator: np.random.Generator,
+        name_steps: Callable[[Any], None] | None = None,
+        analysis: Any = None,
+    ) -> None:
+        """Hand the step the release's generator (the skeleton does, before the frame), what names a
         model frame's data-dependent steps (:meth:`~dpstats.privacy.statement.DataDependence.name_frame_steps`):
-        run on the frame before the first draw, so that strict refuses them before anything is drawn."""
+        run on the frame before the first draw, so that strict refuses them before anything is drawn, and
+        the door whose ``options`` record gets back the delta these bounds do not spend (:meth:`_hand_back`)."""
         self.generator = generator
         self.name_steps = name_steps
+        self.analysis = analysis
 
     def frame_ready(self, mf: ModelFrame) -> None:
         """The frame the bounds are drawn for: its steps are named now, before the draw (idempotent)."""
@@ -448,6 +461,7 @@ class PrivateBounds:
 
     def _plan(self, n: int, d: int, count: int, mode: str) -> float:
         eps_each, self.delta_used, self.composition = split_budget(self.eps, self.delta, count)
+        self._hand_back()
         public_n = n if self.neighbouring == "replace" else None
         self.mode = mode
         self.level = usable_level(self.options.level, public_n, eps_each, candidate_grid().size)
@@ -462,6 +476,21 @@ class PrivateBounds:
             text = self._too_coarse(shown_n, count, needs, target=USEFUL_LEVEL)
             warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
         return eps_each
+
+    def _hand_back(self) -> None:
+        """Give the analysis the delta set aside for these bounds that they do not spend.
+
+        :func:`bounds_step` sets ``delta`` aside before the rows are read; whether the quantiles use it
+        (zCDP) or not (basic composition: pure DP) follows from the mode and their number, known only
+        now.  The analysis then has the call's delta less what the bounds spend, so that the ledger
+        sums to the call's (eps, delta) either way.  Its eps is the call's less the bounds' as before.
+        A door that copied its options before the draw (dp_gmm's resolved ones) takes delta from
+        ``options`` after it.
+        """
+        if self.analysis is None or self.delta_used == self.delta:
+            return
+        rest = remainder(self.requested[1], [self.delta_used])
+        self.analysis.options = replace(self.analysis.options, delta=rest)
 
     def _too_coarse(self, n: int | None, count: int, needs: str, target: float | None = None) -> str:
         """Why n·eps cannot resolve ``target`` (default ``min_level``) and what to do (public inputs only).
@@ -626,6 +655,7 @@ class PrivateBounds:
         whole (eps, delta) before anything was read."""
         if accountant is None:
             return
+        accountant.check_steps({"bounded_range"})  # exponential mechanisms: a session's Gaussian slot refuses
         least, most = self.zcdp_cost_range()
         accountant.check_rho(least + public_rho, least=True)
         accountant.check_rho(most, least=True)
@@ -746,9 +776,11 @@ def bounds_step(
     """``(bounds, eps, delta)`` for a front door: a private-bounds step and the remainder, or unchanged.
 
     ``bounds="auto"`` (or an :class:`AutoBounds`) becomes a :class:`PrivateBounds` step spending
-    ``bounds_eps`` (default: ``share`` = 10% of eps) and the same share of delta; the method gets
-    the rest.  Every check runs here (:func:`auto_bounds`), before the data is read and before
-    anything is spent.
+    ``bounds_eps`` (default: ``share`` = 10% of eps), with the same share of delta set aside; the
+    method gets the rest.  Quantiles composed by basic composition spend no delta: the step then
+    hands the share back to the method once its mode is known (:meth:`PrivateBounds._hand_back`),
+    and the method has the whole delta.  Every check runs here (:func:`auto_bounds`), before the
+    data is read and before anything is spent.
 
     Examples
     --------

@@ -10,10 +10,10 @@ declared, and a declaration that would exceed the total is refused.
 bisection on the PLD composition of the session (with the slots already declared), and gives each
 fit the per-fit (eps, delta) that yields that noise under the package's calibration of the
 method (:func:`per_fit_budget`): ``"gaussian"`` for the methods whose every step is a Gaussian
-mechanism (dp_lm, dp_glm, dp_pca, vertical_glm: ρ = μ²/2 exactly; dp_knockoff: one analytic
-Gaussian) or ``"zcdp"`` for those that mix Gaussian and pure-DP steps in zCDP (dp_gmm: ρ by
-Canonne, Kamath & Steinke 2020).  Each fit gets δ = delta/k, so basic composition of the
-per-fit budgets also stays within delta.
+mechanism (dp_lm with delta > 0, dp_glm, dp_pca, vertical_glm: ρ = μ²/2 exactly) or ``"zcdp"``
+(the eps at which a plan mixing Gaussian and pure-DP steps in zCDP, as dp_gmm's, has ρ = 1/(2m²)
+by Canonne, Kamath & Steinke 2020; such a plan is still refused by the slot, below).  Each fit
+gets δ = delta/k, so basic composition of the per-fit budgets also stays within delta.
 
 :meth:`SessionPlan.accountant` returns the session's accountant: it admits an analysis into the
 first unused slot that dominates it — a Gaussian slot of multiplier m takes analyses whose steps
@@ -21,6 +21,18 @@ are all Gaussian with Σ 1/mᵢ² ≤ 1/m² (they compose to one Gaussian of mul
 (Σ 1/mᵢ²)^(−1/2) ≥ m); an (eps, delta) slot takes any analysis whose ledger sums to at most its
 (eps, delta).  Why this is valid when the analyses are chosen adaptively: :mod:`.filters`,
 ``"pld"``.
+
+A Gaussian slot refuses an analysis with any other step, however much noise its Gaussian steps
+have, because the session's figure composes the slots' privacy-loss distributions and needs each
+slot dominated at every eps.  The Gaussian of multiplier m has δ_m(ε) → 0 as ε grows.
+dp_knockoff (Method II) at the slot's (eps, delta) is a Gaussian of multiplier m_k ≥ m (at δ/2)
+and a sensitivity bound that fails with probability δ₂ = δ/2: its profile is only bounded by
+δ_{m_k}(ε) + δ₂, which stays above δ₂, so no Gaussian dominates it.  (Ten such fits in the ten
+Gaussian slots of (3.2, 1e-5) compose to eps 3.2018 at 1e-5, above the session's 3.2.)  A ρ-zCDP
+plan with ρ ≤ 1/(2m²) (dp_gmm) is not dominated either: a pure ε-DP step, randomized response, has
+δ(0) = tanh(ε/2) = 0.462 at ε = 1, the Gaussian of the same ρ = ε²/2 only 2Φ(1/2) − 1 = 0.383.
+Such analyses take an (eps, delta) slot (:meth:`SessionPlan.add`): every (eps, delta)-DP
+mechanism is dominated by the (eps, delta) pair the slot composes (Kairouz, Oh & Viswanath 2015).
 """
 
 from __future__ import annotations
@@ -34,6 +46,19 @@ from .accountant import Accountant, Charge, LedgerEntry, even_share
 from .calibration import analytic_gaussian_sigma, rho_from_eps_delta, zcdp_eps
 from .composition import Composition, compose, gaussian_eps
 from .filters import TEXT
+
+
+# the event kinds (:mod:`.events`) a Gaussian slot takes, and the words for the others in a refusal
+GAUSSIAN_SLOT_TAKES = {"gaussian", "post_processing"}
+OTHER_STEPS = {
+    "laplace": "Laplace",
+    "pure": "pure-DP",
+    "bounded_range": "exponential-mechanism (bounded range)",
+    "eps_delta": "generic (eps, delta)",
+    "zcdp": "zCDP",
+    "delta": "delta-only (a high-probability bound that fails with probability delta)",
+    "none": "non-private",
+}
 
 
 @dataclass
@@ -112,7 +137,10 @@ class SessionPlan:
         composed by PLD with the slots already declared, cost at most eps at delta (bisection, to
         1e-5 relative).  Each slot's (eps, delta) is what to pass to the front door so that its
         calibration (``"gaussian"``, the default, for the doors whose every step is Gaussian, or
-        ``"zcdp"`` for dp_gmm: :func:`per_fit_budget`) gives noise multiplier >= m, with delta/k each.
+        ``"zcdp"`` for a zCDP plan: :func:`per_fit_budget`) gives noise multiplier >= m, with delta/k
+        each.  :meth:`accountant` admits into these slots only analyses whose every step is Gaussian
+        (dp_lm with delta > 0, dp_glm, dp_pca, vertical_glm); dp_knockoff, dp_gmm and the others need
+        an (eps, delta) slot, :meth:`add` (module docstring).
         """
         if not (isinstance(k, int) and k >= 1):
             raise PrivacyParameterError(f"k must be a positive integer, got {k!r}.")
@@ -216,15 +244,13 @@ class SessionAccountant(Accountant):
             return False
         if slot.event.kind == "gaussian":
             leaves = [leaf for e in entries for leaf in e.privacy_event.flat()]
-            if any(leaf.kind not in ("gaussian", "post_processing") for leaf in leaves):
+            if any(leaf.kind not in GAUSSIAN_SLOT_TAKES for leaf in leaves):
                 return False
             inv = math.fsum(
                 leaf.count / leaf.noise_multiplier**2 for leaf in leaves if leaf.kind == "gaussian"
             )
             return inv <= (1.0 / slot.event.noise_multiplier**2) * (1 + 1e-9)
-        eps = math.fsum(e.eps for e in entries)
-        delta = math.fsum(e.delta for e in entries)
-        return eps <= slot.eps * (1 + 1e-12) and delta <= slot.delta * (1 + 1e-12) + 1e-300
+        return self._within(slot, math.fsum(e.eps for e in entries), math.fsum(e.delta for e in entries))
 
     def check(self, eps: float, delta: float) -> None:
         if not (eps >= 0 and delta >= 0):
@@ -236,6 +262,14 @@ class SessionAccountant(Accountant):
                 "every analysis declared in this session has run. Nothing was spent; declare more "
                 "analyses in the SessionPlan (within its budget) or use a new one."
             )
+        unused = [s for s in self.session.slots if s.used_by is None]
+        if eps > 0 and not any(s.event.kind == "gaussian" or self._within(s, eps, delta) for s in unused):
+            raise BudgetExceededError(self._refusal(set(), (eps, delta)))  # before anything is read
+
+    @staticmethod
+    def _within(slot: Slot, eps: float, delta: float) -> bool:
+        """(eps, delta) fits the (eps, delta) slot ``slot``."""
+        return eps <= slot.eps * (1 + 1e-12) and delta <= slot.delta * (1 + 1e-12) + 1e-300
 
     def spend(self, entries: list[LedgerEntry], label: str = "") -> Charge:
         with self._lock:
@@ -249,10 +283,42 @@ class SessionAccountant(Accountant):
                     charge = Charge(label=label, entries=list(entries))
                     self.charges.append(charge)
                     return charge
-        raise BudgetExceededError(
-            "this analysis fits none of the session's unused declared analyses (a Gaussian slot takes "
-            "Gaussian steps of at least its noise; an (eps, delta) slot takes at most its eps and delta). "
-            "Nothing was spent; pass the slot's eps and delta to the front door."
+        kinds = {leaf.kind for e in entries for leaf in e.privacy_event.flat()}
+        sums = math.fsum(e.eps for e in entries), math.fsum(e.delta for e in entries)
+        raise BudgetExceededError(self._refusal(kinds, sums))
+
+    def check_steps(self, kinds: set[str]) -> None:
+        """Refuse, before anything is drawn, a call with steps of ``kinds`` that no unused slot can take:
+        only Gaussian slots are left and some kind is not Gaussian (the private bounds' exponential
+        mechanisms, which :func:`dpstats.api._common.run` prices before their draw)."""
+        unused = [s for s in self.session.slots if s.used_by is None]
+        if unused and all(s.event.kind == "gaussian" for s in unused) and kinds - GAUSSIAN_SLOT_TAKES:
+            raise BudgetExceededError(self._refusal(kinds, None))
+
+    def _refusal(self, kinds: set[str], sums: tuple[float, float] | None) -> str:
+        """Why no unused slot takes an analysis whose steps are of ``kinds`` and sum to ``sums`` (eps, delta),
+        and what to do instead (public inputs only: the call's mechanisms and budget)."""
+        unused = [s for s in self.session.slots if s.used_by is None]
+        other = [OTHER_STEPS[k] for k in sorted(kinds - GAUSSIAN_SLOT_TAKES)]
+        why = []
+        if any(s.event.kind == "gaussian" for s in unused):
+            why.append(
+                "a Gaussian slot takes only analyses whose every step is Gaussian, and this one also has "
+                f"{' and '.join(other)} steps, which no Gaussian noise accounts for"
+                if other
+                else "its Gaussian steps have less noise than any unused Gaussian slot's: pass that slot's "
+                "eps and delta to the front door"
+            )
+        if sums is not None and any(s.event.kind != "gaussian" for s in unused):
+            why.append(
+                f"it costs (eps = {sums[0]:.6g}, delta = {sums[1]:.6g}), more than any unused (eps, delta) "
+                "slot takes"
+            )
+        return (
+            f"this analysis fits none of the session's unused declared analyses: {'; '.join(why) or 'every one has run'}. Nothing "
+            "was spent. An analysis that is not all Gaussian (dp_knockoff, dp_gmm, pure-DP selections, "
+            'bounds="auto") needs an (eps, delta) slot: declare one with SessionPlan.add(label, eps, delta) '
+            "within the session's budget and pass that eps and delta, or spend it outside the session."
         )
 
     @property

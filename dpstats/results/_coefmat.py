@@ -11,7 +11,8 @@ Ported from R 4.2's ``stats::printCoefmat``, ``base::format.pval`` and the C rou
 * the statistic is rounded to ``dig.tst = digits - 1`` decimals, then formatted to ``digits``;
 * p-values by ``format.pval(p, digits = dig.tst, eps = .Machine$double.eps)``: those >= 1e-4 and those
   below formatted as two vectors, those below eps as ``<2e-16`` (``< 2e-16`` beside wider entries);
-* significance stars only when some p-value is below 0.1; NA cells print ``NA``.
+* significance stars only when some p-value is below 0.1, by ``symnum``'s right-closed intervals
+  (p = 0.05 gets ``*``); NA cells print ``NA``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .._rnumbers import format_real
 DOUBLE_EPS = 2.220446049250313e-16
 DIGITS = 4
 STARS = ((0.001, "***"), (0.01, "**"), (0.05, "*"), (0.1, "."))
+SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 
 
 def format_pval(values: Sequence[float], digits: int = DIGITS - 1, eps: float = DOUBLE_EPS) -> list[str]:
@@ -58,11 +60,27 @@ def _fixed_p(exponent: int, digits: int) -> bool:
     return exponent >= -3 or (exponent == -4 and digits > 1)
 
 
-def stars(p: float) -> str:
-    """printCoefmat's significance code of one p-value ("" for NA)."""
-    if not math.isfinite(p):
+def stars(p: float | None) -> str:
+    """printCoefmat's significance code of one p-value ("" for NA).
+
+    ``symnum(p, cutpoints = c(0, 0.001, 0.01, 0.05, 0.1, 1), symbols = c("***", "**", "*", ".", " "))``
+    cuts into right-closed intervals, so a p-value at a cut point gets the stronger code.
+
+    Examples
+    --------
+    >>> [stars(p) for p in (0.001, 0.0011, 0.05, 0.1, 0.5)]
+    ['***', '**', '*', '.', ' ']
+    """
+    if p is None or not math.isfinite(p):
         return ""
     return next((code for cut, code in STARS if p <= cut), " ")
+
+
+def signif_codes(p_values: Sequence[float | None]) -> list[str] | None:
+    """printCoefmat's stars column: each p-value's :func:`stars`, or None (no column and no
+    :data:`SIGNIF_LEGEND`) unless some p-value is below 0.1 (``signif.stars && any(pv < 0.1)``)."""
+    shown = [p for p in p_values if p is not None and math.isfinite(p)]
+    return [stars(p) for p in p_values] if any(p < 0.1 for p in shown) else None
 
 
 def estimate_columns(block: np.ndarray, digits: int = DIGITS) -> list[list[str]]:

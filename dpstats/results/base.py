@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from .._io import atomic_write, jsonable
+from ..formula import r_names
 from ..plotting import Plot
 from ..privacy.events import describe as describe_event
 from ..privacy.statement import PrivacyStatement
@@ -533,7 +534,9 @@ def _r_value(v: Any) -> str:
             return f"c({', '.join(_r_value(x) for x in v[:6])}, ...)"
         return f"c({', '.join(_r_value(x) for x in v)})"
     if isinstance(v, dict):
-        shown = ", ".join(f"{k} = {_r_value(x)}" for k, x in list(v.items())[:6])
+        items = list(v.items())[:6]
+        names = r_names([str(k) for k, _ in items])  # `a b` = ...: in backticks, as R's deparse writes it
+        shown = ", ".join(f"{k} = {_r_value(x)}" for k, (_, x) in zip(names, items))
         return "list(" + shown + (", ..." if len(v) > 6 else "") + ")"
     if dataclasses.is_dataclass(v) and not isinstance(v, type):  # a model stated by the user (Assume, …)
         return _r_value({f.name: getattr(v, f.name) for f in dataclasses.fields(v)})

@@ -24,7 +24,7 @@ from ..methods.lm import (
 )
 from ..plotting import Plot, coefficient_plot
 from .._rnumbers import format_one
-from ._coefmat import coefmat_lines, format_pval
+from ._coefmat import SIGNIF_LEGEND, coefmat_lines, format_pval, signif_codes
 from .base import DPResult, Summary, deleted_due_to_missingness, escape_text
 
 DOUBLE_EPS = float(np.finfo(float).eps)  # R's .Machine$double.eps, format.pval's eps in summary.lm
@@ -48,7 +48,6 @@ CALIBRATED_NOTE = (
     "average bias undone by the bootstrap; Std. Error, statistic (Estimate / Std. Error), p-value, interval "
     "and vcov() are Estimate's. Ridge is the AdaSSP ridge estimate (ridge_estimates)."
 )
-SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 
 
 @dataclass(repr=False)
@@ -193,7 +192,10 @@ class LMResult(DPResult):
         return pd.DataFrame(self.vcov_matrix, index=self.terms, columns=self.terms)
 
     def confint(self) -> pd.DataFrame:
-        """Intervals at ``conf_level``, as R's ``confint()``."""
+        """Intervals at ``conf_level``, as R's ``confint()``.  Which intervals they are, :attr:`inference`
+        says (the printed ``Intervals`` line): for dp_glm (and dp_select_infer with ``infer="glm"``) Wald
+        intervals, of the private fit under eps < inf (the released standard errors, privacy noise
+        included), as R's ``confint.default``, not the profile-likelihood intervals of ``confint(glm)``."""
         lo, hi = f"{50 * (1 - self.conf_level):g} %", f"{100 - 50 * (1 - self.conf_level):g} %"
         t = self.table.set_index("term")
         return pd.DataFrame({lo: t["conf.low"], hi: t["conf.high"]})
@@ -282,7 +284,7 @@ class LMResult(DPResult):
             estimates["Ridge"] = self.ridge_estimates  # the ridge estimate the bootstrap calibrated
         estimates["Std. Error"] = t["std.error"]
         p = t["p.value"].to_numpy(float)
-        signif = [self._stars(v) for v in p] if np.any(p[np.isfinite(p)] < 0.1) else None
+        signif = self._signif(p)
         aliased = self.aliased_terms()
         header = "Coefficients:" + (f" {singularities_note(len(aliased))}" if aliased else "")
         table = coefmat_lines(
@@ -300,12 +302,10 @@ class LMResult(DPResult):
         floor = self.p_value_floor
         return floor is not None and p <= floor * (1 + 1e-9)
 
-    def _stars(self, p: float) -> str:
+    def _signif(self, p: np.ndarray) -> list[str] | None:
         """printCoefmat's stars; a p-value at the bootstrap's floor is only known to be below it, so it
         gets the stars of the floor's category (those of a p-value just below the floor)."""
-        if np.isfinite(p) and self._at_floor(p):
-            return _stars(self.p_value_floor * (1 - 1e-9))
-        return _stars(p)
+        return signif_codes([self.p_value_floor * (1 - 1e-9) if self._at_floor(v) else v for v in p])
 
     def _floor_lines(self) -> list[str]:
         """Under the legend: bootstrap p-values are bounded below by 2/(B + 1)."""
@@ -746,12 +746,3 @@ def _one_sided_frame(formula, terms, newdata, factor_levels, coding) -> tuple[np
 
     mf, rows = na_pass(frame, newdata, formula)
     return (None if mf is None else mf.X), rows
-
-
-def _stars(p: float) -> str:
-    if not np.isfinite(p):
-        return ""
-    for cut, mark in ((0.001, "***"), (0.01, "**"), (0.05, "*"), (0.1, ".")):
-        if p < cut:
-            return mark
-    return ""

@@ -35,7 +35,8 @@ class PlanResult:
     table : DataFrame
         method, n, eps, measure, estimate, std_error (Monte Carlo), trials.
     flags : DataFrame
-        The (method, n, eps, measure) whose prediction is within 2 standard errors of chance.
+        The (method, n, eps, measure) whose prediction does not beat chance by 2 standard errors;
+        ``worse``: it is more than 2 standard errors worse than chance.
     solutions : list
         Where the target is reached (:class:`dpstats.planner.core.Solution`).
     """
@@ -99,11 +100,16 @@ class PlanResult:
         if not len(self.flags):
             return ""
         parts = []
-        for (method, measure, why), grp in self.flags.groupby(["method", "measure", "why"], sort=False):
+        keys = ["method", "measure", "why", "worse"]
+        for (method, measure, why, worse), grp in self.flags.groupby(keys, sort=False):
             where = ", ".join(
-                f"eps = {e:g}" + (f" (n = {n})" if len(self.ns) > 1 else "") for e, n in zip(grp.eps, grp.n)
+                f"eps = {e:g}"
+                + (f" and n = {n}" if len(self.ns) > 1 else "")
+                + f" ({est:.3g}, s.e. {se:.2g})"
+                for e, n, est, se in zip(grp.eps, grp.n, grp.estimate, grp.std_error)
             )
-            parts.append(f"{method}: predicted {measure} is within 2 SE of chance ({why}) at {where}")
+            verdict = "more than 2 SE worse than chance" if worse else "within 2 SE of chance"
+            parts.append(f"{method}: predicted {measure} is {verdict} ({why}) at {where}")
         return "cannot beat chance: " + "; ".join(parts) + ". Spending this budget would buy noise."
 
     def _header(self) -> list[str]:

@@ -15,6 +15,7 @@ from ..methods.privreg import slope_inflation
 from .._io import jsonable
 from ..errors import DataError, PrivacyParameterError
 from ..plotting import Plot, coefficient_plot, new_figure, to_plot
+from ._coefmat import SIGNIF_LEGEND, signif_codes
 from .base import DPResult, deleted_due_to_missingness, escape_text
 
 _LINKS = {"gaussian": "identity", "binomial": "logit", "poisson": "log"}
@@ -34,7 +35,8 @@ class VerticalGLMResult(DPResult):
         the plan's public inputs; R's ``noise.sd``).
     trace : DataFrame
         Convergence trace: ``iteration``, ``sum_abs_change`` (Σ|Δβ| of the
-        sweep), ``deviance``.
+        sweep), ``deviance``; in DP mode both are NaN (not computed: Σ|Δβ| would choose when to
+        stop, the deviance is a function of the raw response).
     se_blocks : list of dict
         Per party: rank of the offset history used for the standard errors,
         p_{-k}, and whether the standard errors are exact.
@@ -294,21 +296,14 @@ class VerticalGLMResult(DPResult):
         )
         if "noise_sd" in self.coefficients:  # DP mode: the sd of the noise each estimate carries
             tab.insert(1, "Noise SD", self.coefficients["noise_sd"].to_numpy())
-        stars = [_stars(p) for p in tab[f"Pr(>|{s}|)"]]
-        text = tab.to_string(float_format=lambda v: f"{v:.6g}", na_rep="NA")
-        lines = text.splitlines()
-        out = [lines[0]] + [f"{ln} {st}".rstrip() for ln, st in zip(lines[1:], stars)]
+        signif = signif_codes(tab[f"Pr(>|{s}|)"].tolist())
+        lines = tab.to_string(float_format=lambda v: f"{v:.6g}", na_rep="NA").splitlines()
+        legend = []
+        if signif is not None:  # as printCoefmat: stars and their legend only when some p < 0.1
+            lines = [lines[0]] + [f"{ln} {st}".rstrip() for ln, st in zip(lines[1:], signif)]
+            legend = ["---", SIGNIF_LEGEND]
         held = [f"  {p}: {', '.join(t)}" for p, t in self.party_terms.items()]
-        return (
-            out
-            + [
-                "---",
-                "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1",
-                "",
-                "Terms held by each party:",
-            ]
-            + held
-        )
+        return [*lines, *legend, "", "Terms held by each party:", *held]
 
     def _body_lines(self) -> list[str]:
         lines = ([self.response_note, ""] if self.response_note else []) + ["Coefficients:"]
@@ -667,12 +662,3 @@ def assemble_result(  # noqa: PLR0913 (the pieces of one fit, as the door holds 
         noise=noise,
         warnings=notes,
     )
-
-
-def _stars(p: float) -> str:
-    if p is None or not np.isfinite(p):
-        return ""
-    for cut, s in ((0.001, "***"), (0.01, "**"), (0.05, "*"), (0.1, ".")):
-        if p < cut:
-            return s
-    return ""

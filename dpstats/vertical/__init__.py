@@ -147,12 +147,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _read(path: str):
-    import pandas as pd
+    from ..engines.files import read_frame
 
     p = Path(path)
     if not p.exists():
         raise DPStatsError(f"data file '{path}' does not exist")
-    return pd.read_parquet(p) if p.suffix.lower() == ".parquet" else pd.read_csv(p)
+    return read_frame(p, "parquet" if p.suffix.lower() == ".parquet" else "csv")
 
 
 def _identity(args) -> dict:

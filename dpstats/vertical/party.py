@@ -172,7 +172,7 @@ class Party:
         """
         data = self.data.drop(columns=[self.row_id]) if self.row_id is not None else self.data
         formula = self._formula(leader)
-        schema = self._schema(formula, dp, bounds, family)
+        schema = self._schema(formula, dp, bounds, family, strict)
         if dp:
             self._refuse_unfilled(data, formula, schema)
         dd = DataDependence(strict)
@@ -225,8 +225,9 @@ class Party:
             )
         return formula
 
-    def _schema(self, formula: str, dp: bool, bounds, family: str) -> Schema:
-        """This party's public schema: its declared levels; in DP mode its bounds and fills as well."""
+    def _schema(self, formula: str, dp: bool, bounds, family: str, strict: bool = False) -> Schema:
+        """This party's public schema: its declared levels; in DP mode its bounds and fills as well, and
+        under ``strict`` every variable not declared categorical numeric by declaration (:mod:`dpstats.schema`)."""
         if not dp:  # the exact protocol: rows with a missing value are dropped, and then refused
             return Schema.declare(levels=self.levels, na_action="omit", private=False)
         schema = Schema.declare(
@@ -235,6 +236,7 @@ class Party:
             na_action="fill",
             neighbouring="replace",
             fills=m.response_fill(formula, family),
+            strict=strict,
         )
         # one bounds mapping may serve every party: keys naming another party's columns are allowed;
         # factor(g, levels = c("a", "b")) declares g's levels as levels= does (vertical_glm's declare too)
@@ -507,21 +509,15 @@ class Party:
             own = dp.block(fam, pen, p - mf.p, sigmas[0][0], options, len(names))
         blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen) for nm, ch in channels]
 
-        def log(row):
-            self._progress["sweeps"] = int(row["iteration"])
-            if verbose:
-                print(
-                    f"[{self.name}] sweep {row['iteration']}: sum|dbeta| = {row['sum_abs_change']:.3e}, "
-                    f"deviance = {row['deviance']:.10g}",
-                    file=sys.stderr,
-                    flush=True,
-                )
-            if round_delay:
-                time.sleep(round_delay)
-
         dp_on = dp is not None
         out = m.block_coordinate_descent(
-            blocks, y, fam, options.sweeps(), check_separation=penalty is None and not dp_on, on_round=log
+            blocks,
+            y,
+            fam,
+            options.sweeps(),
+            check_separation=penalty is None and not dp_on,
+            on_round=self._sweep_log(verbose, round_delay, dp_on),
+            deviance=not dp_on,
         )
         # DP mode: each member noises its own coefficients with its own σ_β (RemoteBlock ignores the scale)
         finals = m.finish_blocks(blocks, out, fam, y, p, sigmas[1] if dp_on else None)
@@ -535,7 +531,7 @@ class Party:
         statement.seeded = bool(noise.seeded) or any(bool((h.get("dp") or {}).get("seeded")) for h in hellos)
         statement.notes = list(statement.notes) + network_notes(self.channel, len(names), dp_on)
         call = party_call(mf.formula, names, options)
-        released = m.Released(out, finals, index, *m.dispersion_and_deviance(fam, y, out.eta, mf.n - p))
+        released = m.Released(out, finals, index, *m.fit_summaries(fam, y, out.eta, mf.n - p, dp_on))
         result = assemble_result(call, terms, mf.n, names, released, options, statement, plan)
         result.response_note = response_note
         message = result_message(result)
@@ -548,6 +544,23 @@ class Party:
         for _, ch in channels:
             ch.send(message)
         return result
+
+    def _sweep_log(self, verbose: bool, round_delay: float, dp_on: bool):
+        """The leader's callback after each sweep: the count of sweeps made; with ``verbose`` a line on
+        stderr (in DP mode without Σ|Δβ| or the deviance, a function of the raw y: neither is computed
+        or released); the ``round_delay`` of demonstrations."""
+
+        def log(row: dict) -> None:
+            self._progress["sweeps"] = int(row["iteration"])
+            if verbose:
+                line = f"[{self.name}] sweep {row['iteration']}"
+                if not dp_on:
+                    line += f": sum|dbeta| = {row['sum_abs_change']:.3e}, deviance = {row['deviance']:.10g}"
+                print(line, file=sys.stderr, flush=True)
+            if round_delay:
+                time.sleep(round_delay)
+
+        return log
 
     # ------------------------------------------------------------------ member
     def connect(

@@ -2,12 +2,16 @@
 # (plain vectors and raw bytes, see dpstats/rbridge.py), results as JSON from to_dict(), errors and
 # warnings as classed R conditions.
 
+# A Date, POSIXct or difftime column crosses as its number, as model.matrix (so lm) reads it:
+# as.double() gives days since 1970-01-01, seconds since the epoch (UTC, whatever the zone) and the
+# difftime's number in its own units (.as_doubles).
 .column_kind <- function(x, name) {
   if (is.ordered(x)) "ordered"
   else if (is.factor(x)) "factor"
   else if (is.logical(x)) "logical"
   else if (is.integer(x)) "integer"
   else if (is.numeric(x) && is.null(oldClass(x))) "double"
+  else if (inherits(x, c("Date", "POSIXct", "difftime"))) "double"
   else if (is.character(x)) "character"
   else NA_character_
 }
@@ -22,14 +26,16 @@
   as.data.frame(m, stringsAsFactors = FALSE, optional = TRUE)
 }
 
-# A column of another class (Date, POSIXct, list...) that `formula` does not use (.formula_uses) is
-# left out; one it uses, or any when there is no formula, is an error saying how to convert it.
+# A column of another class (a list, a complex number...) that `formula` does not use (.formula_uses) is
+# left out, or sent as its missingness alone when the formula names it in a removed term
+# (.with_stand_ins); one it uses, or any when there is no formula, is an error saying how to convert it.
 .dp_encode_frame <- function(df, arg = "data", formula = NULL) {
   if (is.matrix(df)) df <- .matrix_frame(df)
   if (!is.data.frame(df)) {
     .dp_abort(sprintf("%s must be a data.frame (or a numeric matrix), got an object of class '%s'.", arg,
                       class(df)[1]), "dpstats_data_error")
   }
+  if (!is.null(formula)) df <- .with_stand_ins(df, formula)
   nm <- names(df)
   kinds <- vapply(seq_along(df), function(j) .column_kind(df[[j]], nm[j]), character(1))
   odd <- which(is.na(kinds))
@@ -77,11 +83,34 @@
   intersect(odd, unlist(lapply(as.list(attr(tt, "variables"))[-1][rows[rows > 0]], all.vars)))
 }
 
-# The columns of df that .dp_encode_frame leaves out: of a class dpstats cannot send, and not used by
-# the formula.
+# The columns of df that .dp_encode_frame leaves out: of a class dpstats cannot send, not used by the
+# formula, and not sent by .with_stand_ins.
 .unsent_columns <- function(df, formula) {
+  unused <- .unused_odd_columns(df, formula)
+  setdiff(unused, .stand_in_columns(df[unused], formula))
+}
+
+.unused_odd_columns <- function(df, formula) {
   odd <- names(df)[vapply(df, function(x) is.na(.column_kind(x, "")), logical(1))]
+  if (!length(odd)) return(character())
   setdiff(odd, .formula_uses(formula, df, odd))
+}
+
+# A column of such a class that the formula names only in removed terms (y ~ . - d) is in R's model frame
+# all the same (attr(terms(f, data), "variables") keeps d), so na.omit drops a row missing it. It is sent
+# as its missingness alone: 0, NA where missing (is.na of each entry), which no term reads;
+# Python then keeps the '- d' and applies the rule of any removed variable (dpstats.formula.
+# removed_variables). A column is.na cannot read element by element (a list) is left out.
+.with_stand_ins <- function(df, formula) {
+  for (nm in .stand_in_columns(df[.unused_odd_columns(df, formula)], formula)) {
+    df[[nm]] <- ifelse(is.na(df[[nm]]), NA_real_, 0)
+  }
+  df
+}
+
+.stand_in_columns <- function(unused, formula) {
+  named <- intersect(names(unused), all.vars(formula))
+  named[vapply(unused[named], function(x) is.atomic(x) && is.null(dim(x)), logical(1))]
 }
 
 # The formula Python receives when columns of df that it names only in removed terms (`- d`) are not
@@ -160,6 +189,8 @@
   if (inherits(x, "formula")) return(paste(deparse(x, width.cutoff = 500L), collapse = " "))
   if (inherits(x, "dp_accountant")) return(x$py)
   if (is.factor(x)) return(as.character(x))
+  # bounds = list(day = as.Date(c("2020-01-01", "2020-12-31"))): in the units the column crosses in
+  if (inherits(x, c("Date", "POSIXct", "difftime"))) return(as.double(x))
   if (is.list(x) && !is.null(names(x))) return(lapply(x, .py_value))  # bounds = list(y = c(0, 10))
   if (is.matrix(x)) return(lapply(seq_len(nrow(x)), function(i) as.vector(x[i, ])))  # rows as lists
   x
@@ -369,7 +400,7 @@
                paste("declare it, e.g. eta = 0.01 (a public bound), or, for z-tests on bounded data, pass a formula",
                      "with its data, bounds and sigma, dp_bh(y ~ ., data = df, bounds = ..., sigma = ...), from which",
                      "eta is derived."), msg)
-  # the planner's measures by their names in words ("predicted rel_error is within 2 SE of chance")
+  # the planner's measures by their names in words ("predicted rel_error is more than 2 SE worse than chance")
   msg <- .measure_words(msg)
   msg <- .drop_py_refs(msg)
   msg <- r("\\ba dpstats Accountant\\b", "a dp_accountant()", msg)
@@ -465,7 +496,7 @@
 .measure_names <- c(rel_error = "relative error", coef_error = "coefficient error", width_ratio = "interval width ratio")
 
 .measure_words <- function(msg) {
-  at <- gregexpr("(?<=\\bpredicted )[a-z]+(?:_[a-z]+)+(?= is within)", msg, perl = TRUE)
+  at <- gregexpr("(?<=\\bpredicted )[a-z]+(?:_[a-z]+)+(?= is (?:within|more than))", msg, perl = TRUE)
   regmatches(msg, at) <- lapply(regmatches(msg, at), function(m) {
     ifelse(m %in% names(.measure_names), .measure_names[m], gsub("_", " ", m, fixed = TRUE))
   })

@@ -61,13 +61,19 @@ dp_glm <- function(formula, data, eps, delta = 0, family = "binomial", ..., seed
 
 vcov.dp_glm <- function(object, ...) vcov.dp_lm(object, ...)
 
+# Wald intervals at any level, as confint.default. R's confint() of a glm profiles the likelihood and says
+# so at run time; this says which intervals these are, as a message (suppressMessages() silences it).
 confint.dp_glm <- function(object, parm, level = 0.95, ...) {
   td <- tidy(object)
   cf <- stats::setNames(td$estimate, td$term)
   if (missing(parm)) parm <- td$term else if (is.numeric(parm)) parm <- td$term[parm]
   se <- stats::setNames(td$std.error, td$term)[parm]
   q <- stats::qnorm((1 + level) / 2)
-  .ci_matrix(cf[parm] - q * se, cf[parm] + q * se, parm, level)
+  ci <- .ci_matrix(cf[parm] - q * se, cf[parm] + q * se, parm, level)
+  what <- if (.is_dp_fit(object)) "of the private fit (estimate +/- z * released std. error, privacy noise included)"
+          else "(estimate +/- z * std. error, as confint.default())"
+  message("confint(): Wald intervals ", what, ", not profile-likelihood intervals as confint() on a glm gives.")
+  ci
 }
 
 # predict.glm's se.fit = TRUE: the delta method on the released covariance (Wald, as confint.dp_glm;

@@ -249,11 +249,13 @@ formula.dp_select_infer <- function(x, ...) {
 
 # Predictions for the rows of newdata: rows with NA (or a non-finite number) in a variable of the
 # formula's right-hand side give NA; the others are predicted by the Python result. A column the
-# formula does not use and dpstats cannot send (a Date) is left out, as predict.lm ignores it.
+# formula does not use and dpstats cannot send (a list) is left out, as predict.lm ignores it (sent as its
+# missingness when the formula removes it, .with_stand_ins).
 .predict_rows <- function(object, newdata, args, call) {
   if (is.matrix(newdata)) newdata <- .matrix_frame(newdata)
   ok <- .complete_newdata(object, newdata)
   nd <- newdata[ok, setdiff(names(newdata), .unsent_columns(newdata, formula(object))), drop = FALSE]
+  nd <- .with_stand_ins(nd, formula(object))  # y ~ . - d: the fit's formula names d
   attr(nd, "dpstats_contrasts") <- attr(object, "dpstats_contrasts")  # code factors as the fit did
   out <- rep(NA_real_, nrow(newdata))
   if (any(ok)) {

@@ -89,6 +89,7 @@
       mf <- if (identical(na_action, "fill")) stats::model.frame(f, .public_fills(data, f, args, method)) else NULL
       if (is.null(mf) || nrow(mf) != n) stop("rows")
     }
+    mf <- .drop_formula_levels(mf, data, names(args$levels))
     X <- stats::model.matrix(attr(mf, "terms"), mf, contrasts.arg = ca)
     if (!.reproduces_fit(res, method, mf, X)) stop("coefficients")
     list(model = mf, contrasts = attr(X, "contrasts"))
@@ -183,6 +184,22 @@
     data[[v]] <- factor(x, levels = kept)
   }
   data
+}
+
+# lm's frame drops the levels no analysed row holds (drop.unused.levels = TRUE) of the factors the formula
+# makes too (factor(x, levels = c(...)), cut(), C()), as the Python fit at eps = Inf does (dpstats.formula.
+# model_frame's drop_unused_levels); a data column's factor is .drop_unused_levels's, and a variable of a
+# column whose levels levels = declares keeps them. x[, drop = TRUE] is model.frame's own step (contrasts
+# set by C() go with the level; Python has warned it).
+.drop_formula_levels <- function(mf, data, declared) {
+  for (j in setdiff(seq_along(mf), attr(attr(mf, "terms"), "response"))) {
+    nm <- names(mf)[j]
+    x <- mf[[j]]
+    if (!is.factor(x) || nm %in% names(data)) next
+    if (any(tryCatch(all.vars(str2lang(nm)), error = function(e) nm) %in% declared)) next
+    mf[[j]] <- x[, drop = TRUE]
+  }
+  mf
 }
 
 # Rows with every column present and finite (na_action = "omit", as the Python fit drops them; newdata's

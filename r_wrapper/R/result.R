@@ -383,7 +383,7 @@ tidy.dp_result <- function(x, conf.int = TRUE, conf.level = 0.95, exponentiate =
                         format(conf.level), format(fitted_level), format(conf.level)), "dpstats_argument_error",
                 sys.call())
     }
-    ci <- stats::confint(x, level = conf.level)
+    ci <- suppressMessages(stats::confint(x, level = conf.level))  # dp_glm's says which intervals: confint()'s own
     i <- match(td$term, rownames(ci))
     td$conf.low <- unname(ci[i, 1])
     td$conf.high <- unname(ci[i, 2])

@@ -45,6 +45,7 @@ class FELPOptions(Options):
         dropped="the strict variant's sensitivity 2C/k reads no n and no check quotes it (the paper "
         "variant is refuted: warned, and refused under strict=True)",
     )
+    RESPONSE = "factor"  # class labels: declared levels, a Categorical or booleans (dpstats.schema)
 
     formula: str
     eps: float
@@ -222,6 +223,9 @@ def name_read_classes(dd: Any, schema: Schema | None, data: Any, formula: str) -
     rows.  It is named (warned, refused under ``strict=True``); a text response without levels is
     named by the schema (its levels read from the rows).  Declared classes: ``levels=`` on a text
     column, a categorical or boolean dtype, or ``factor(y, levels = c(0, 1))`` in the formula.
+    Under ``strict=True`` both are refused by this one step, so that the refusal is the same whether
+    one row's text made the column an object column or not (the response's type is dp_felp's own:
+    it is not numeric by declaration, :mod:`dpstats.schema`).
     """
     response = formula.split("~", 1)[0].strip() if isinstance(formula, str) and "~" in formula else ""
     if not response or declared_classes(schema, data, response) or schema is None or not schema.private:
@@ -229,10 +233,10 @@ def name_read_classes(dd: Any, schema: Schema | None, data: Any, formula: str) -
     if not isinstance(data, pd.DataFrame) or response not in data.columns:
         return
     (var,) = schema.variables(data, [response])
-    if var.kind == "numeric":
+    if var.kind == "numeric" or (dd.strict and var.levels is None):
         dd.add(
-            f"the classes of the numeric response '{response}' were read from the rows (which values "
-            "occur, hence the classes, depends on the data; they are not shown)",
+            f"the classes of the response '{response}' were read from the rows (no classes are declared: "
+            "which values occur, hence the classes, depends on the data; they are not shown)",
             fix=f"declare them: write factor({response}, levels = c(...)) in the formula, or give the "
             "column a pandas.CategoricalDtype with fixed categories (or text with levels=)",
         )

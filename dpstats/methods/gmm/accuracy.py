@@ -19,6 +19,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import ChanceWarning, caller_stacklevel
+from ...formula import LEVELS_READ_NOT_SHOWN
 from ...privacy.calibration import svt_eps
 from .budget import plan
 from .cluster import ROUND_SPLIT, cube_sides
@@ -28,7 +29,7 @@ from .options import GMMOptions
 #: the start of :func:`vacuous_warning`'s text (the results tell its pre-spend text from others by it)
 VACUOUS_OPENING = "dp_gmm's release carries no accuracy guarantee"
 #: what the texts say for d when levels were read from the rows (:func:`~dpstats.validation.columns_read`)
-UNSHOWN_D = "d depends on levels read from the rows, so it is not shown; declare the levels, levels="
+UNSHOWN_D = f"d {LEVELS_READ_NOT_SHOWN}"
 #: AboveThreshold's failure probability at which :func:`location_warning` reads Theorem 3.24
 LOCATION_BETA = 0.5
 

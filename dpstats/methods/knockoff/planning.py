@@ -40,6 +40,7 @@ import numpy as np
 
 from ..._kernels import one_blas_thread
 from ...errors import AssumptionError, DataError, caller_stacklevel
+from ...formula import LEVELS_READ_NOT_SHOWN
 from ...privacy.accountant import LedgerEntry
 from ...privacy.calibration import calibrate_gaussian
 from ...privacy.plan import Plan
@@ -215,9 +216,9 @@ def check_rows(
         rows = f"these n = {n} rows" if n_public else "these rows"
         raise AssumptionError(
             f"fixed-X knockoffs need at least 2 candidate columns and more rows than columns, and the "
-            f"design of '{options.formula}' on {rows} has not (its columns depend on levels read from the "
-            "rows, so their number is not shown). Declare the levels (levels=), or screen first: split the "
-            "rows, run dp_sis on one part, then dp_knockoff with those terms on the other part."
+            f"design of '{options.formula}' on {rows} has not (the number of its columns {LEVELS_READ_NOT_SHOWN}); "
+            "or screen first: split the rows, run dp_sis on one part, then dp_knockoff with those terms on the "
+            "other part."
         )
     if p < 2:
         raise DataError(f"dp_knockoff needs at least 2 candidate columns; '{options.formula}' gives {p}.")

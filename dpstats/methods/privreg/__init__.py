@@ -132,6 +132,7 @@ from ._release import (
     clip_response,
     clip_to_bounds,
     dispersion_and_deviance,
+    fit_summaries,
     finish_blocks,
     not_released_summaries,
     release,
@@ -217,5 +218,6 @@ __all__ = [
     "finish_blocks",
     "not_released_summaries",
     "dispersion_and_deviance",
+    "fit_summaries",
     "statistics_finals",
 ]

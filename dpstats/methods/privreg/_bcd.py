@@ -161,6 +161,7 @@ def block_coordinate_descent(
     check_separation: bool = True,
     on_round: Callable[[dict], None] | None = None,
     offset: np.ndarray | None = None,
+    deviance: bool = True,
 ) -> BCDOutcome:
     """Sweep over the blocks until Σ|Δβ| < tol (or exactly ``max_iter`` sweeps if ``sweeps.fixed``).
 
@@ -169,6 +170,8 @@ def block_coordinate_descent(
     (and the scalar Σ|Δβ_k|) reach this loop.  ``on_round`` receives each
     sweep's trace row (progress, logging).  ``offset`` is the formula's
     ``offset()`` (R's glm offset): a fixed part of every linear predictor.
+    ``deviance`` False (DP mode): the trace's deviance is NaN, not computed: deviance(y, η) is a
+    function of the raw y with no noise of its own, which a DP fit does not release.
     """
     n = y.shape[0]
     base = np.zeros(n) if offset is None else np.asarray(offset, dtype=float)
@@ -184,7 +187,7 @@ def block_coordinate_descent(
             etas[k] = eta_k
             change += ch if ch is not None else math.nan
         state["total"] = base + np.sum(etas, axis=0)
-        return change, family.deviance(y, state["total"])
+        return change, family.deviance(y, state["total"]) if deviance else math.nan
 
     def after(row: dict) -> None:
         if on_round is not None:

@@ -254,17 +254,14 @@ def release(
         check_separation=(options.penalty is None and not dp),
         on_round=on_round,
         offset=stats.offset,
+        deviance=not dp,
     )
     finals = finish_blocks(blocks, out, fam, y, X.shape[1], pl.sigmas[1] if dp else None)
     pooled = None
     if se == "pooled" and not dp and options.penalty is None:
         disp = dispersion_estimate(fam, y, out.eta, X.shape[0] - X.shape[1])
         pooled = pooled_covariance(X, fam, out.eta, disp)
-    summaries = (
-        not_released_summaries(fam)
-        if dp
-        else dispersion_and_deviance(fam, y, out.eta, X.shape[0] - X.shape[1])
-    )
+    summaries = fit_summaries(fam, y, out.eta, X.shape[0] - X.shape[1], dp)
     return Released(out, finals, index, *summaries, pooled=pooled)
 
 
@@ -311,6 +308,14 @@ def dispersion_and_deviance(
 ) -> tuple[float, float]:
     """The fit's dispersion estimate and deviance, from y and the final linear predictor."""
     return dispersion_estimate(fam, y, eta, df_resid), fam.deviance(y, eta)
+
+
+def fit_summaries(
+    fam: Family, y: np.ndarray, eta: np.ndarray, df_resid: int, dp: bool
+) -> tuple[float, float]:
+    """The dispersion and deviance a fit shows: :func:`not_released_summaries` in DP mode (``dp``), else
+    :func:`dispersion_and_deviance` (one process or networked)."""
+    return not_released_summaries(fam) if dp else dispersion_and_deviance(fam, y, eta, df_resid)
 
 
 def statistics_finals(xtx: np.ndarray, beta: np.ndarray, rss: float, n: int, index, se: str):

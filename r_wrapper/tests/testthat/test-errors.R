@@ -21,7 +21,8 @@ test_that("bad input gives Python's message as a classed R condition", {
 test_that("R-side input errors are classed too", {
   skip_if_no_dpstats()
   expect_error(dp_sis(y ~ ., data = list(1, 2), eps = 1), class = "dpstats_data_error")
-  df <- data.frame(y = rnorm(5), when = Sys.Date() + 1:5)
+  df <- data.frame(y = rnorm(5))
+  df$when <- I(as.list(1:5))  # a list column (a Date crosses as its number, as lm reads it)
   expect_error(dp_sis(y ~ ., data = df, eps = 1), "as.numeric(df$when)", fixed = TRUE,
                class = "dpstats_data_error")
   expect_error(dp_call("no_such_function"), class = "dpstats_error")
@@ -69,7 +70,7 @@ test_that("bounds as c(lo, hi) or a named list are accepted", {
   expect_s3_class(s, "dp_sis")
 })
 
-test_that("subset = works as in lm; a numeric matrix and unused Date columns are accepted as data", {
+test_that("subset = works as in lm; a numeric matrix, Date columns and unused list columns are accepted as data", {
   skip_if_no_dpstats()
   cars <- mtcars
   a <- vertical_glm(mpg ~ wt + hp, data = cars, parties = list(a = "wt", b = "hp"), subset = cyl > 4)
@@ -85,10 +86,14 @@ test_that("subset = works as in lm; a numeric matrix and unused Date columns are
   fu <- vertical_glm(V1 ~ V2 + V3, data = unnamed, parties = list(a = "V2", b = "V3"))
   expect_equal(unname(coef(fu)), unname(coef(lm(mpg ~ wt + hp, data = cars))), tolerance = 1e-6)
   dated <- transform(cars, when = as.Date("2024-01-01") + seq_len(nrow(cars)))
+  dated$tags <- I(as.list(seq_len(nrow(cars))))
   fd <- vertical_glm(mpg ~ wt + hp, data = dated, parties = list(a = "wt", b = "hp"))
   expect_equal(coef(fd), coef(fm))
-  expect_error(vertical_glm(mpg ~ wt + when, data = dated, parties = list(a = "wt", b = "when")),
-               "as.numeric(dated$when)", fixed = TRUE, class = "dpstats_data_error")
+  fw <- vertical_glm(mpg ~ wt + when, data = dated, parties = list(a = "wt", b = "when"))
+  fn <- vertical_glm(mpg ~ wt + when, data = transform(dated, when = as.numeric(when)), parties = list(a = "wt", b = "when"))
+  expect_identical(coef(fw), coef(fn))  # a Date is its days since 1970-01-01, as lm reads it
+  expect_error(vertical_glm(mpg ~ wt + tags, data = dated, parties = list(a = "wt", b = "tags")),
+               "as.numeric(dated$tags)", fixed = TRUE, class = "dpstats_data_error")
 })
 
 test_that("data-dependent steps arrive as classed warnings", {

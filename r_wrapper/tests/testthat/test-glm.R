@@ -370,3 +370,24 @@ test_that("broom::tidy(exponentiate = TRUE) as broom's tidy.glm; family() is glm
   expect_error(family(sis), class = "dpstats_argument_error")
   expect_error(broom::tidy(sis, exponentiate = TRUE), class = "dpstats_argument_error")
 })
+
+test_that("confint() on a dp_glm fit says in a message which intervals it gives: Wald, not profile", {
+  # R's confint() of a glm says at run time that it profiles; dp_glm's intervals are Wald intervals
+  skip_if_no_dpstats()
+  ref <- glm(am ~ wt + hp, binomial, mtcars)
+  fit <- suppressWarnings(dp_glm(am ~ wt + hp, mtcars, family = binomial, eps = Inf))
+  expect_message(ci <- confint(fit), "Wald intervals (estimate +/- z * std. error, as confint.default())", fixed = TRUE)
+  expect_equal(ci, confint.default(ref), tolerance = 1e-6)
+  set.seed(1)
+  n <- 20000
+  df <- data.frame(x1 = runif(n, -1, 1), x2 = runif(n, -1, 1))
+  df$y <- rbinom(n, 1, plogis(-0.3 + df$x1 - df$x2))
+  b <- list(x1 = c(-1, 1), x2 = c(-1, 1))
+  dp <- dp_glm(y ~ x1 + x2, df, family = binomial, eps = 1, delta = 1e-6, bounds = b, seed = 1)
+  expect_message(ci <- confint(dp, level = 0.9), "Wald intervals of the private fit", fixed = TRUE)
+  se <- tidy(dp)$std.error
+  expect_false(anyNA(se))  # the intervals are shown (not withheld) on this fit
+  expect_equal(unname(ci[, 2]), unname(coef(dp) + qnorm(0.95) * se))
+  expect_silent(suppressMessages(confint(dp)))  # a message, not a warning: suppressMessages() silences it
+  expect_silent(tidy(dp, conf.level = 0.9))  # tidy() recomputes the intervals without it
+})

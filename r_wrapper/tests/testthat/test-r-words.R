@@ -278,10 +278,14 @@ test_that("Python's own names in printed text are R's: dp_lm's calibrated estima
 test_that("dp_plan's chance warning names its measure in words, and dp_bh's strict refusal points to R's route", {
   expect_identical(dpstats:::.measure_words("dp_sis: predicted exact_recovery is within 2 SE of chance"),
                    "dp_sis: predicted exact recovery is within 2 SE of chance")
+  expect_identical(dpstats:::.measure_words("dp_lm: predicted rel_error is more than 2 SE worse than chance"),
+                   "dp_lm: predicted relative error is more than 2 SE worse than chance")
   skip_if_no_dpstats()
   w <- tryCatch(dp_plan("dp_lm", n = 100, p = 3, eps = 1, seed = 1), warning = identity)
   expect_s3_class(w, "dpstats_chance_warning")
-  expect_match(conditionMessage(w), "dp_lm: predicted relative error is within 2 SE of chance", fixed = TRUE)
+  # relative error about 9 (s.e. 3) against 1 for reporting every slope as 0 (audit s15, F07)
+  expect_match(conditionMessage(w), "dp_lm: predicted relative error is more than 2 SE worse than chance",
+               fixed = TRUE)
   expect_false(grepl("rel_error", conditionMessage(w), fixed = TRUE))
   e <- tryCatch(dp_bh(c(a = 1e-9, b = 2e-8, c = 0.04), q = 0.1, eps = 1, strict = TRUE), error = identity)
   expect_s3_class(e, "dpstats_privacy_parameter_error")

@@ -16,13 +16,16 @@ test_that("y ~ . - d with a Date column d fits as lm(y ~ . - d) does, at eps = I
   expect_equal(predict(fit, newdata = q[1:5, ]), predict(ref, newdata = q[1:5, ]), tolerance = 1e-10)
   inter <- mag ~ (. - d)^2 - lat:long
   expect_equal(coef(suppressWarnings(dp_lm(inter, q, eps = Inf))), coef(lm(inter, q)), tolerance = 1e-8)
-  # the advice names `- d` for a formula with `.`; a formula that uses d (`.`, `.^2 - d`) is still refused
+  # a formula that uses d (`.`, `.^2 - d`) reads it as lm does, as its days since 1970-01-01 (s15 F01)
   for (f in list(mag ~ ., mag ~ .^2 - d)) {
-    err <- ff(dp_lm(f, q, eps = Inf))
-    expect_s3_class(err, "dpstats_data_error")
-    expect_match(conditionMessage(err), "q$d <- as.numeric(q$d), or leave it out of the formula (with `.`: ~ . - d)",
-                 fixed = TRUE)
+    expect_equal(coef(suppressWarnings(dp_lm(f, q, eps = Inf))), coef(lm(f, q)), tolerance = 1e-8)
   }
+  # a list column, which lm refuses too, is refused; the advice names `- l` for a formula with `.`
+  q$l <- I(as.list(seq_len(nrow(q))))
+  err <- ff(dp_lm(mag ~ ., q, eps = Inf))
+  expect_s3_class(err, "dpstats_data_error")
+  expect_match(conditionMessage(err), "q$l <- as.numeric(q$l), or leave it out of the formula (with `.`: ~ . - l)",
+               fixed = TRUE)
 })
 
 test_that("y ~ . - d with a Date column is the fit of the data without d, at eps = 2 and in dp_sis", {
