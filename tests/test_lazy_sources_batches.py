@@ -268,6 +268,23 @@ def test_batches_are_named_without_their_number(frame):
         assert not any(ch.isdigit() for ch in names[0])
 
 
+def test_a_lazy_frames_progress_bar_counts_no_row_where_n_is_private(frame, capsys):
+    """Under add/remove-one-row the polars source's bar names the pass with no number, the same for
+    neighbours (the data and the same without its first row); under replace it counts the rows."""
+    import re
+
+    kw = dict(eps=2.0, k=1, bounds=BOUNDS, levels=LEVELS, random_state=1, strict=True)
+    errs = []
+    for df in (frame, frame.iloc[1:].reset_index(drop=True)):
+        source = engines.on_polars(pl.from_pandas(df).lazy(), chunk_rows=CHUNK, progress=True)
+        dp.dp_sis("y ~ x1 + x2 + g", source, neighbouring="add_remove", **kw)
+        errs.append(capsys.readouterr().err)
+    assert errs[0] == errs[1] and "no count shown" in errs[0] and not re.search(r"\d", errs[0])
+    source = engines.on_polars(pl.from_pandas(frame).lazy(), chunk_rows=CHUNK, progress=True)
+    dp.dp_sis("y ~ x1 + x2 + g", source, neighbouring="replace", **kw)
+    assert "rows [" in capsys.readouterr().err  # n public: the bar counts the rows read
+
+
 def test_on_polars_refuses_what_is_not_a_lazy_frame_and_bad_arguments(frame):
     with pytest.raises(DataError, match="got a pandas.DataFrame"):
         engines.on_polars(frame)
