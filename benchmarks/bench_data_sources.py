@@ -109,16 +109,17 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def child(path: Path, small: Path, source: str, door: str) -> dict:
+def child(path: Path, small: Path, source: str, door: str, code: str = CHILD) -> dict:
+    """Run ``code`` (a child script: path, small path, source, door) in a fresh process; its last line's JSON."""
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), str(small), source, door],
+        [sys.executable, "-c", code, str(path), str(small), source, door],
         capture_output=True,
         text=True,
         timeout=7200,
         cwd=Path(__file__).resolve().parents[1],
     )
     if proc.returncode:
-        raise RuntimeError(f"{source}: {proc.stderr[-3000:]}")
+        raise RuntimeError(f"{door} {source}: {proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 

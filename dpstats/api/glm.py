@@ -2,7 +2,7 @@
 
 The rows are read once for the model frame; the noisy Newton release
 (:mod:`dpstats.methods.glm`) makes one more pass per step over the clipped fitting rows:
-over the frame in memory, or, for streamed Parquet/CSV and Dask data, one chunked pass per
+over the frame in memory, or, for streamed Parquet/CSV, Dask, DuckDB and LazyFrame data, one pass per
 step through the engines (:class:`dpstats.engines.RowPasses`), each chunk's score and Hessian
 sums added in file (or partition) order, so the fit equals the in-memory fit up to
 floating-point summation order and memory is bounded by one chunk.
@@ -116,8 +116,10 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
             "IRLS visits the rows at every iteration",
             "give a finite eps: streamed and Dask data are fitted privately (noisy Newton, one pass per step)",
         )
+    # DuckDB and polars LazyFrames stream (a pass per step) unless IRLS or a text response needs the rows
+    statistics = math.isfinite(options.eps) and engines.numeric_columns(data, m.response_columns(formula))
     options, data = declare(
-        given, options, settings, nonprivate="maximum-likelihood GLM (IRLS)", fills=m.response_fill(formula)
+        given, options, settings, nonprivate=m.IRLS, fills=m.response_fill(formula), statistics=statistics
     )
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
 
@@ -207,7 +209,7 @@ class GLMDoor(DataDoor):
         return GLMFrame(mf, None, None, None, names, coords, resp, cb, keep=keep)
 
     def plan(self, frame: GLMFrame, dd: DataDependence) -> m.GLMPlan:
-        engine, quoted = _ENGINES[frame.engine], not dd.steps  # after a step its numbers depend on the rows
+        engine, quoted = m.ENGINES[frame.engine], not dd.steps  # after a step its numbers depend on the rows
         return m.plan(self.options, frame.coords, frame.response, frame.mf.n, engine=engine, quoted=quoted)
 
     def release(self, frame: GLMFrame, plan: m.GLMPlan, noise: NoiseSource):
@@ -229,6 +231,3 @@ class GLMDoor(DataDoor):
 
     def diagnostics(self, frame: GLMFrame, released) -> dict:
         return m.diagnostics(frame, self.options)
-
-
-_ENGINES = {"memory": "in-memory", "stream": "stream", "dask": "Dask"}

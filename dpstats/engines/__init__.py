@@ -20,11 +20,14 @@ interface, three engines:
     scheduler (:func:`on_dask`).
 ``data=duckdb.sql("select ...")``, ``(connection, "table")`` or ``dpstats.engines.on_duckdb(...)``
     DuckDB: plain numeric designs summed inside DuckDB by one SQL query (the rows
-    never reach Python), other designs streamed as Arrow record batches
-    (:mod:`dpstats.engines.duckdb_engine`).
+    never reach Python), other designs and further passes streamed as Arrow record
+    batches (:mod:`dpstats.engines.duckdb_engine`).
+``data=pl.scan_parquet(...)`` (a polars LazyFrame) or ``dpstats.engines.on_polars(...)``
+    polars: the query run by polars' streaming engine for each pass and read in
+    record batches, never collected whole (:mod:`dpstats.engines.polars_engine`).
 
-polars and pyarrow frames (and DuckDB relations given to a door that needs the
-rows) are read into pandas, only the formula's columns, by
+polars DataFrames and pyarrow frames (and LazyFrames and DuckDB relations given to
+a door that needs the rows) are read into pandas, only the formula's columns, by
 :mod:`dpstats.engines.adapter`, the one module that decides which data a front
 door accepts (:func:`as_data`, :func:`refuse_unknown`).
 
@@ -67,9 +70,10 @@ from ..privacy.statement import DataDependence
 from ..schema import PublicN, Schema
 from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
-from .adapter import Data, InMemoryData, as_data, is_native, refuse_unknown, type_name
+from .adapter import Data, InMemoryData, as_data, is_native, numeric_columns, refuse_unknown, type_name
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .duckdb_engine import DuckDBSource, on_duckdb
+from .polars_engine import PolarsSource, on_polars
 from .layout import Layout, build_layout, with_source_levels
 from .stream import CHUNK_ROWS, CHUNKS_IN_FLIGHT, COLUMN_ROUTE_COPIES, Stream, read_with_file_types, stream
 
@@ -82,7 +86,9 @@ __all__ = [
     "stream",
     "on_dask",
     "on_duckdb",
+    "on_polars",
     "as_data",
+    "numeric_columns",
     "refuse_unknown",
     "is_native",
     "type_name",
@@ -98,6 +104,7 @@ __all__ = [
     "Stream",
     "DaskSource",
     "DuckDBSource",
+    "PolarsSource",
     "merge",
     "CHUNK_ROWS",
     "CHUNKS_IN_FLIGHT",
@@ -157,8 +164,11 @@ class ChunkedModelFrame(ModelFrame):
 
 
 def is_engine_input(data) -> bool:
-    """True for data an engine other than in-memory must read (stream, Dask, DuckDB source, a path)."""
-    return isinstance(data, (Stream, DaskSource, DuckDBSource, str, os.PathLike)) or is_dask_collection(data)
+    """True for data an engine other than in-memory must read (stream, Dask, DuckDB or polars source,
+    a path)."""
+    return isinstance(data, (Stream, DaskSource, DuckDBSource, PolarsSource, str, os.PathLike)) or (
+        is_dask_collection(data)
+    )
 
 
 def require_rows(data, door: str, why: str, instead: str = "") -> None:
@@ -246,9 +256,9 @@ def refuse_private_n(need: PublicN | None, schema: Schema, data, formula) -> Non
 
 
 def as_source(data):
-    """The engine source for ``data``: a Stream, a DaskSource or a DuckDBSource (a Dask collection
-    and a DuckDB relation are wrapped)."""
-    if isinstance(data, (Stream, DaskSource, DuckDBSource)):
+    """The engine source for ``data``: a Stream, a DaskSource, a DuckDBSource or a PolarsSource (a Dask
+    collection, a DuckDB relation and a polars LazyFrame are wrapped)."""
+    if isinstance(data, (Stream, DaskSource, DuckDBSource, PolarsSource)):
         return data
     if is_dask_collection(data):
         return on_dask(data)
@@ -259,8 +269,8 @@ def as_source(data):
             "pandas.read_parquet / read_csv if it fits in memory."
         )
     refuse_unknown(data)
-    source = as_data(data, statistics=True)  # a DuckDB relation becomes a source
-    if isinstance(source, DuckDBSource):
+    source = as_data(data, statistics=True)  # a DuckDB relation or a LazyFrame becomes a source
+    if isinstance(source, (DuckDBSource, PolarsSource)):
         return source
     raise DataError(
         f"{type_name(data)} is read in memory, not by a chunked engine; pass it as data= to a front door "
@@ -295,9 +305,9 @@ def sufficient_statistics(
     formula : str
         R-style formula, as for :func:`dpstats.formula.model_frame`.
     data : pandas.DataFrame, Stream, DaskSource, dask DataFrame, or any data :func:`as_data` reads
-        In-memory data, :func:`stream`, :func:`on_dask` or :func:`on_duckdb` sources;
-        polars and pyarrow frames (read into pandas: the formula's columns), DuckDB relations
-        (the DuckDB engine).
+        In-memory data, :func:`stream`, :func:`on_dask`, :func:`on_duckdb` or :func:`on_polars`
+        sources; polars DataFrames and pyarrow frames (read into pandas: the formula's columns),
+        DuckDB relations (the DuckDB engine), polars LazyFrames (the polars engine).
     boxes : callable, optional
         ``boxes(mf) -> (x_box, y_box)``: declared bounds resolved for the
         frame's columns (called before the pass; it may raise).  Columns and y
@@ -489,10 +499,11 @@ class RowPasses:
 
     For methods whose statistics depend on a value known only after the previous pass (noisy
     Newton: the score and Hessian sums at the current iterate, :mod:`dpstats.methods.glm`).  Every
-    pass reads the source again, chunk by chunk (stream) or partition by partition (Dask), builds
+    pass reads the source again, chunk by chunk (stream), partition by partition (Dask) or record
+    batch by record batch (a DuckDB relation's or a LazyFrame's query run again), builds
     each chunk's model frame with the layout of the first pass (the same names, levels and rule
     for missing values as the whole frame), applies ``fn`` to it, and folds the results with
-    ``combine`` in file (or partition) order: a fixed order, so a pass is reproducible, and its
+    ``combine`` in file (partition, query) order: a fixed order, so a pass is reproducible, and its
     sums equal the in-memory ones up to floating-point summation order.  Memory: one chunk's
     frame and ``fn``'s result (the stream's bound, :mod:`dpstats.engines.stream`).  ``passes``
     counts the passes made.
@@ -526,7 +537,8 @@ def row_passes(
     schema: Schema | None = None,
 ) -> tuple[ChunkedModelFrame, EngineStats, RowPasses]:
     """The frame and statistics of a first pass (as :func:`sufficient_statistics`, no XᵀX), and the
-    :class:`RowPasses` for the passes that follow, on an engine input (a stream or Dask).
+    :class:`RowPasses` for the passes that follow, on an engine input (a stream, Dask, a DuckDB relation
+    or a polars LazyFrame).
 
     Examples
     --------

@@ -11,12 +11,15 @@ in-memory ones up to the order of floating-point summation.
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from ..errors import DataWarning
 from ..geometry import Box, clip_response, to_unit_interval
 from ..stats import CrossProductAccumulator, CrossStats, chunk_rows, cross_products
 from ..temporal import arrow_numbers, read_columns
@@ -257,6 +260,20 @@ def frame_statistics(layout: Layout, chunk, t: Transform, where: str) -> EngineS
     if mf.y is None:
         stats.cross.y_sum = stats.cross.yty = stats.cross.y_maxabs = 0.0
     return stats
+
+
+def chunk_map(layout: Layout, chunk, fn: Callable, where: str):
+    """``fn`` of one chunk's model frame (a pass of :class:`dpstats.engines.RowPasses`), the frame built
+    the careful way: its rows with missing values filled or dropped by the schema's rule, as
+    :func:`frame_statistics` does, nothing warned (the first pass counted them).  ``chunk`` is a
+    pandas DataFrame or a pyarrow RecordBatch."""
+    if not isinstance(chunk, pd.DataFrame):
+        chunk = chunk.to_pandas(split_blocks=True)
+    layout.check_columns(chunk, where)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        frame = layout.frame(chunk, where, deferred=False)
+    return fn(frame)
 
 
 def _arrow_statistics(layout: Layout, batch, t: Transform) -> EngineStats | None:

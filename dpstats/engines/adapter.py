@@ -8,7 +8,12 @@ accepted types is written once, here:
 ``data=``                                              read as
 =====================================================  ==========================================
 pandas DataFrame, dict of columns                      as it is (in memory)
-polars DataFrame / LazyFrame                           a pandas frame of the formula's columns
+polars DataFrame                                       a pandas frame of the formula's columns
+polars LazyFrame                                       in record batches by the polars engine
+                                                       (:mod:`dpstats.engines.polars_engine`) where
+                                                       the door works from sufficient statistics;
+                                                       otherwise a pandas frame of the formula's
+                                                       columns
 pyarrow Table / RecordBatch / Dataset                  a pandas frame of the formula's columns
 DuckDB relation (``duckdb.sql("select ...")``),         by the DuckDB engine
 ``(connection, "table")``                              (:mod:`dpstats.engines.duckdb_engine`) where
@@ -18,6 +23,10 @@ DuckDB relation (``duckdb.sql("select ...")``),         by the DuckDB engine
 ``dpstats.engines.stream(...)``, Dask, ``on_dask``     the streaming and Dask engines, as before
 =====================================================  ==========================================
 
+A door works from sufficient statistics when it passes ``statistics=True`` (dp_lm, dp_sis,
+dp_pca, dp_knockoff's default route, and dp_glm at a finite eps with a numeric response:
+:func:`numeric_columns`); neither a LazyFrame nor a DuckDB relation is then collected whole.
+
 Only the columns the formula uses are read (with those named in ``levels=`` and the
 door's own, e.g. vertical_glm's parties): a LazyFrame, a Dataset or a DuckDB query is asked
 for those columns only (projection pushdown), so a ``pl.scan_parquet`` or a Parquet Dataset
@@ -26,11 +35,11 @@ alone (:func:`dpstats.formula.formula_variables`); a formula the formula layer r
 every column, so that the door gives the same error as for a pandas frame.
 
 Why results equal pandas' bit for bit
-    polars, Arrow and (for doors that need rows) DuckDB data become a pandas frame with the
-    dtypes pandas itself would give the same data (float64, int64, pandas' ``str``, bool,
-    Categorical), so the model frame, the statistics and every release are computed by the
-    same code on the same numbers.  Only the DuckDB engine computes in another order (SQL
-    sums), equal within floating-point tolerance.
+    polars, Arrow and (for doors that need rows) DuckDB and LazyFrame data become a pandas
+    frame with the dtypes pandas itself would give the same data (float64, int64, pandas'
+    ``str``, bool, Categorical), so the model frame, the statistics and every release are
+    computed by the same code on the same numbers.  Only the DuckDB and polars engines compute
+    in another order (SQL sums; sums of record batches), equal within floating-point tolerance.
 
 Types and the public schema (:mod:`dpstats.schema`)
     * a polars ``Enum`` and a DuckDB ``ENUM`` declare their categories in the type: they
@@ -74,7 +83,16 @@ import pandas as pd
 from ..errors import DataError, DPStatsError, FormulaError
 from ..temporal import PER_SECOND, arrow_kind, arrow_numbers, column_kinds, read_columns, refusal
 
-__all__ = ["as_data", "refuse_unknown", "is_native", "type_name", "ACCEPTED", "InMemoryData", "Data"]
+__all__ = [
+    "as_data",
+    "refuse_unknown",
+    "is_native",
+    "type_name",
+    "numeric_columns",
+    "ACCEPTED",
+    "InMemoryData",
+    "Data",
+]
 
 if TYPE_CHECKING:  # the types of ``data=``, for type checkers; the optional libraries are not imported to run
     import dask.dataframe
@@ -85,6 +103,7 @@ if TYPE_CHECKING:  # the types of ``data=``, for type checkers; the optional lib
 
     from .dask_engine import DaskSource
     from .duckdb_engine import DuckDBSource
+    from .polars_engine import PolarsSource
     from .stream import Stream
 
     InMemoryData: TypeAlias = (
@@ -98,7 +117,9 @@ if TYPE_CHECKING:  # the types of ``data=``, for type checkers; the optional lib
         | duckdb.DuckDBPyRelation
         | tuple[duckdb.DuckDBPyConnection, str]
     )
-    Data: TypeAlias = InMemoryData | Stream | DaskSource | DuckDBSource | dask.dataframe.DataFrame
+    Data: TypeAlias = (
+        InMemoryData | Stream | DaskSource | DuckDBSource | PolarsSource | dask.dataframe.DataFrame
+    )
 else:
     InMemoryData = Data = Any  # data a door reads into memory (ACCEPTED, less streams and Dask), or any
 
@@ -235,8 +256,9 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
         The door's formula: only the columns it uses (and ``keep``) are read.
     statistics : bool
         The door's route works from sufficient statistics (engine inputs welcome): a DuckDB
-        relation then stays in DuckDB (:func:`dpstats.engines.duckdb_engine.on_duckdb`);
-        otherwise it is read into pandas.
+        relation then stays in DuckDB (:func:`dpstats.engines.duckdb_engine.on_duckdb`) and a
+        polars LazyFrame is read in record batches (:func:`dpstats.engines.polars_engine.on_polars`);
+        otherwise either is read into pandas.
     keep : iterable
         Further columns to keep: names, or mappings and lists of names (e.g. ``levels=``,
         vertical_glm's parties), ``None`` entries ignored.
@@ -278,10 +300,41 @@ def as_data(data, formula=None, *, statistics: bool = False, keep=(), parts: boo
         if statistics:
             return source
         data, kind = source.relation, "duckdb"
+    if kind == "polars lazy" and statistics and hasattr(data, "collect_batches"):  # older polars: into pandas
+        from .polars_engine import on_polars
+
+        return on_polars(data)
     with native_errors(type_name(data), library=_root(data).lstrip("_")):
         names = _columns(data, kind)
         wanted = _wanted(formula, names, keep)
         return _to_pandas(data, kind, wanted)
+
+
+def numeric_columns(data, names: Sequence[str]) -> bool:
+    """Whether each of ``names`` is a numeric column of a polars LazyFrame or a DuckDB relation or
+    table, from its schema alone (no row is read); True for any other data.
+
+    dp_glm reads such data in batches only when its response is numeric (as the streaming engine
+    needs it); a text or logical response, whose levels code it, is read into pandas.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> lazy = pl.LazyFrame({"y": [0, 1], "x": [0.5, 1.5], "s": ["a", "b"]})
+    >>> numeric_columns(lazy, ["y", "x"]), numeric_columns(lazy, ["s"]), numeric_columns(lazy, ["I(y > 0)"])
+    (True, False, False)
+    """
+    kind = _kind(data)
+    if kind not in ("polars lazy", "duckdb", "duckdb table"):
+        return True
+    import narwhals.stable.v2 as nw
+
+    try:
+        native = data[0].table(data[1]) if kind == "duckdb table" else data
+        schema = nw.from_native(native).collect_schema()
+    except Exception:  # noqa: BLE001 - no such table: the door says so, in its own words
+        return True
+    return all(name in schema and schema[name].is_numeric() for name in names)
 
 
 @contextmanager
@@ -418,8 +471,12 @@ def _to_pandas(data, kind: str, columns: list[str]) -> pd.DataFrame:
     return _narwhals_to_pandas(data, columns)
 
 
-def _narwhals_to_pandas(data, columns: list[str]) -> pd.DataFrame:
-    """polars (eager or lazy) and DuckDB: projected, cast as the module docstring says, then pandas."""
+def projected(data, columns: list[str], refuse=None):
+    """polars (eager or lazy) or DuckDB ``data`` as a narwhals frame of ``columns``, cast as the module
+    docstring says (a polars ``Categorical`` as text, decimals as float64, dates and times as numbers),
+    and its schema; no row is read.  The frame a door reads into pandas, and the query a LazyFrame's
+    batches come from (:mod:`dpstats.engines.polars_engine`).  ``refuse``: the columns refused when
+    their type has no reading as a number or a factor (None: every column); another keeps its type."""
     import narwhals.stable.v2 as nw
 
     frame = nw.from_native(data)
@@ -432,12 +489,21 @@ def _narwhals_to_pandas(data, columns: list[str]) -> pd.DataFrame:
         elif isinstance(dtype, nw.Decimal) or dtype == nw.Decimal:
             exprs.append(nw.col(c).cast(nw.Float64))
         elif isinstance(dtype, (nw.List, nw.Array, nw.Struct, nw.Binary)):
-            raise refusal(c, str(dtype))
+            if refuse is None or c in refuse:
+                raise refusal(c, str(dtype))
+            exprs.append(nw.col(c))
         elif isinstance(dtype, (nw.Date, nw.Datetime, nw.Duration, nw.Time)):
             exprs.append(_temporal_expression(nw, c, dtype))
         else:
             exprs.append(nw.col(c))
-    frame = frame.select(exprs)
+    return frame.select(exprs), schema
+
+
+def _narwhals_to_pandas(data, columns: list[str]) -> pd.DataFrame:
+    """polars (eager or lazy) and DuckDB: projected, cast as the module docstring says, then pandas."""
+    import narwhals.stable.v2 as nw
+
+    frame, schema = projected(data, columns)
     if isinstance(frame, nw.LazyFrame):
         frame = frame.collect(backend="pyarrow" if frame.implementation.is_duckdb() else None)
     if frame.implementation.is_pyarrow():

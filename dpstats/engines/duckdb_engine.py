@@ -40,6 +40,10 @@ Other designs (factors, transformations, interactions, row clipping) and wide on
     8 bytes x CHUNKS_IN_FLIGHT, as :mod:`dpstats.engines.stream`).  Factor levels not declared
     (``levels=``, a DuckDB ``ENUM``, booleans) are read by ``SELECT DISTINCT`` in a first query,
     the named data-dependent step of the other engines.
+Passes that follow (dp_glm's noisy Newton steps, :class:`dpstats.engines.RowPasses`)
+    read record batches the same way, the relation's query run again for each pass
+    (:class:`~dpstats.engines.batches.BatchSource`): before, dp_glm read the relation into pandas,
+    about ten times the memory of its columns (``benchmarks/bench_lazy_sources_memory.py``).
 What it costs (``benchmarks/bench_data_sources.py``, 10^7 x 50 Parquet, 2 shared cores)
     Time: the SQL route's floor for ``dp_lm`` is XᵀX, p(p+1)/2 = 1 326 ``sum(u_a * u_b)``
     aggregates per row at p = 50; DuckDB sums at about 2 ns per row per aggregate, some 20x
@@ -72,18 +76,18 @@ database and no setting is changed.  Like the other engines it refuses ``bounds=
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataWarning
+from ..errors import DataError
 from ..formula import INTERCEPT
 from ..stats import CrossStats, maxabs_from_range
-from .accumulate import EngineStats, Transform, frame_statistics, merge_all
+from .accumulate import EngineStats, Transform
+from .batches import BatchSource
 from .layout import Layout
-from .stream import CHUNK_ROWS, _bar, _project, _read_ahead, check_reading
+from .stream import CHUNK_ROWS, check_reading
 
 # A query with more aggregates than this streams instead (DuckDB plans each aggregate
 # separately: y ~ 50 bounded columns with XᵀX is 1 531 of them, 5p + 6 and the p(p+1)/2 products,
@@ -107,8 +111,12 @@ _TEMPORAL = {
 _UNREADABLE = ("list", "array", "struct", "map", "union", "blob", "bit")
 
 
-class DuckDBSource:
-    """A DuckDB relation (or a table of a connection) as data; create it with :func:`on_duckdb`."""
+class DuckDBSource(BatchSource):
+    """A DuckDB relation (or a table of a connection) as data; create it with :func:`on_duckdb`.
+
+    Plain numeric designs are summed by SQL (module docstring); other passes, and the further
+    passes of :class:`dpstats.engines.RowPasses` (dp_glm's Newton steps), read record batches
+    (:class:`~dpstats.engines.batches.BatchSource`), the relation's query run again each time."""
 
     engine = "duckdb"
     counted = True  # the bar may count rows: False where n is private (engines._prepare sets it)
@@ -191,27 +199,15 @@ class DuckDBSource:
             self.last_route = "batches"
             return self._batch_statistics(layout, transform)
 
-    def _batch_statistics(self, layout: Layout, transform: Transform) -> EngineStats:
-        columns = list(layout.variables)
-        layout = _project(layout, columns)
-        bar = _bar(self.progress, None, f"pass over {self.what}", self.counted)
-        with bar, warnings.catch_warnings():
-            warnings.simplefilter("ignore", DataWarning)  # as the streaming engine: counted, not warned
-
-            def parts():
-                for batch, where in _read_ahead(self._batches(columns, layout.declared_numeric)):
-                    bar.update(batch.num_rows)
-                    yield frame_statistics(layout, batch, transform, where)
-
-            return merge_all(parts(), layout.p, transform.gram)
-
     def _batches(self, columns: list[str], numeric=frozenset()) -> Iterator[tuple[object, str]]:
+        """The relation's record batches, projected to ``columns`` (:class:`BatchSource`); the query
+        runs again at each call."""
         relation = read_relation(self.relation, columns)
         types = dict(zip(relation.columns, relation.types))
         exprs = ", ".join(f"{self._read_as(c, types[c], numeric)} AS {_q(c)}" for c in columns)
         reader = _arrow_reader(relation.project(exprs), self.chunk_rows)
-        for i, batch in enumerate(reader):
-            yield batch, f"batch {i + 1} of {self.what}"
+        for batch in reader:
+            yield batch, f"a record batch of {self.what}"
 
 
 def read_relation(relation, columns, refuse=None):

@@ -105,7 +105,7 @@ function of earlier releases, so the releases compose adaptively (Lemma 2.3).  P
 data: T + 1 (each computes g and H together), one more for the count with an intercept and two more
 for the binomial family (the refinement step's score; the final Hessian and the final score are taken at
 two points, (G5''')), after the one that builds the model frame; for
-streamed or Dask data each is a chunked pass through the engines, the chunks' sums added in a
+streamed, Dask, DuckDB or LazyFrame data each is a chunked pass through the engines, the chunks' sums added in a
 fixed order (``data_pass`` below); eps = inf: IRLS, one pass per iteration (in memory only).
 
 Intervals (post-processing of released values and public scales)
@@ -409,6 +409,9 @@ from ._options import Options
 CBIND = re.compile(r"^\s*cbind\(\s*([A-Za-z._][A-Za-z0-9._]*)\s*,\s*([A-Za-z._][A-Za-z0-9._]*)\s*\)\s*$")
 
 FAMILIES = ("binomial", "poisson")
+IRLS = "maximum-likelihood GLM (IRLS)"  # the fit at eps = inf, not private
+# the engines' names in the plan's notes, by ChunkedModelFrame.engine ("memory": the frame in memory)
+ENGINES = {"memory": "in-memory", "stream": "stream", "dask": "Dask", "duckdb": "DuckDB", "polars": "polars"}
 PILOT_STEPS = 6  # (G7): R's classic logistic examples need 6–8 Newton iterations
 PILOT_SHARE = 0.3
 HESSIAN_SHARE = 0.4
@@ -895,7 +898,7 @@ def _notes(options: GLMOptions, budget: BudgetPlan, engine: str, intercept: bool
         f"Design columns clipped to the declared bounds and mapped onto [-1, 1]. Passes over the rows by the "
         f"{engine} engine: one for the model frame, then {passes} for the release (one per noisy Newton step, "
         f"each computing that step's score and Hessian sums{extra}"
-        + (", chunk by chunk, added in file or partition order)" if engine != "in-memory" else ")")
+        + (", chunk by chunk, added in the order read)" if engine != "in-memory" else ")")
         + ". Clipped values are not counted in any output.",
         f"Budget: ρ = {budget.rho:.4g}-zCDP from (eps, delta); pilot of {T} steps {options.pilot_share:g} of ρ"
         + (f" ({', '.join(shares)})" if shares else "")
@@ -1562,9 +1565,9 @@ def add_pairs(a: tuple, b: tuple) -> tuple:
 
 def diagnostics(frame: Any, options: GLMOptions) -> dict[str, Any]:
     """What ``diagnostics=True`` attaches, computed from the rows and not private: the frame's counts of
-    missing values and, under DP, the values clipped and R's glm fit of the rows (not computed for streamed
-    or Dask data, whose rows are not held).  ``frame`` is the door's (``mf``, ``X``, ``y``, ``trials``,
-    ``names``, ``coords``, ``keep`` and the engine's ``passes``, None in memory)."""
+    missing values and, under DP, the values clipped and R's glm fit of the rows (not computed for
+    streamed, Dask, DuckDB or LazyFrame data, whose rows are not held).  ``frame`` is the door's (``mf``,
+    ``X``, ``y``, ``trials``, ``names``, ``coords``, ``keep`` and the engine's ``passes``, None in memory)."""
     out = missing_counts(frame.mf)
     if math.isinf(options.eps):
         return out
@@ -1733,6 +1736,25 @@ def parse_cbind(formula: str) -> tuple[str, tuple[str, str] | None]:
         return formula, None
     s, f = match.group(1), match.group(2)
     return f"{s} ~ {rhs} + offset({f})", (s, f)
+
+
+def response_columns(written: str) -> list[str]:
+    """The columns the response of the formula as ``written`` reads: cbind's two, else the left-hand
+    side as written (an expression such as ``I(y > 2)`` names no column).  A formula that
+    :func:`parse_cbind` or :func:`~dpstats.formula.split_formula` refuses gives none: the door refuses
+    it later, in the order of its checks.
+
+    Examples
+    --------
+    >>> response_columns("cbind(s, f) ~ x"), response_columns("y ~ x"), response_columns("~ x")
+    (['s', 'f'], ['y'], [])
+    """
+    try:
+        formula, cb = parse_cbind(written)
+        lhs = split_formula(formula, False)[0]
+    except (FormulaError, ValueError):
+        return []
+    return list(cb) if cb is not None else [lhs] if lhs else []
 
 
 @dataclass

@@ -747,7 +747,8 @@ def auto_bounds(bounds: Any, eps: float, *, bounds_eps: float | None, streamed: 
     if streamed is not None:
         raise PrivacyParameterError(
             f'bounds="auto" needs the data in memory (a data frame), got {streamed}; for streamed, '
-            "Dask or DuckDB data declare public bounds=, or compute private bounds on an in-memory sample first."
+            "Dask, DuckDB or polars LazyFrame data declare public bounds=, or compute private bounds on an "
+            "in-memory sample (or frame: a LazyFrame's .collect()) first."
         )
     if eps is None or not math.isfinite(eps):
         raise PrivacyParameterError(
