@@ -212,6 +212,9 @@ class Schema:
     fills : mapping of str to float
         Public fills a method declares for particular variables, before any bounds
         (a binomial response's 0, whose domain {0, 1} the family declares).
+    data_columns : tuple of str
+        The column names of the data as given, read from its schema (no rows): a ``bounds=`` key may
+        name any of them, read or not (:meth:`check_bound_names`).
 
     Examples
     --------
@@ -235,6 +238,7 @@ class Schema:
     check_names: bool = True  # False on one chunk's frame (its columns are the formula's only)
     formula_numeric: frozenset[str] = frozenset()  # factor(x, levels = c(4, 6, 8)): x is read as numbers
     formula_levels: frozenset[str] = frozenset()  # factor(g, levels = c("a", "b")): in levels, not given
+    data_columns: tuple[str, ...] = ()  # the data's column names as given (engines.column_names)
 
     @classmethod
     def declare(
@@ -338,7 +342,8 @@ class Schema:
         b = self.bounds
         if not isinstance(b, Mapping) or not b or not self.check_names:
             return
-        known = {str(c) for c in columns} | {str(c) for c in design} | {"(Intercept)"}
+        columns = list(dict.fromkeys([*map(str, columns), *self.data_columns]))  # read or not
+        known = set(columns) | {str(c) for c in design} | {"(Intercept)"}
         known |= {_unquoted(c) for c in list(known)}
 
         def named(key: str) -> bool:
@@ -374,7 +379,7 @@ class Schema:
         b = self.bounds
         if not isinstance(b, Mapping) or not unfilled or not self.check_names:
             return
-        known = {str(c) for c in columns}
+        known = {str(c) for c in columns} | set(self.data_columns)
         loose = [
             k for k in map(str, b) if _unquoted(k) not in known and re.fullmatch(r"[\w.]+", _unquoted(k))
         ]

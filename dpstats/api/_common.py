@@ -266,9 +266,7 @@ def declare(
     has_delta = hasattr(options, "delta")
     delta = options.delta if has_delta else 0.0
     check_budget(settings.accountant, options.eps, delta)
-    # the bounds mapping's data columns too: check_bound_names must see every column it names
-    named = options.bounds if isinstance(options.bounds, Mapping) else None
-    reading = {"keep": [given["levels"], named]} | reading
+    reading = {"keep": [given["levels"]]} | reading
     data = engines.as_data(given["data"], given["formula"], statistics=statistics, **reading)
     neighbouring = given["neighbouring"]
     bounds, eps, delta = bounds_step(
@@ -310,6 +308,7 @@ def _declared_schema(given: Mapping[str, Any], bounds: Any, eps: float | None, *
         private=eps is not None and math.isfinite(eps),
         **fills,
     )
+    schema = replace(schema, data_columns=tuple(engines.column_names(given["data"])))  # bounds= may name any
     return with_formula_declarations(schema, given.get("formula") or "")  # factor(x, levels = c(...))
 
 
