@@ -7,9 +7,7 @@ constant (all of mtcars' wt exceed 1), so R's pivoted QR finds it aliased with t
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
 import warnings
 
 import numpy as np
@@ -21,6 +19,8 @@ import dpstats as dp
 from dpstats import engines
 from dpstats.errors import NonPrivateWarning
 from dpstats.rbridge import load_r_dataset
+
+from r_oracle import run_r_json
 
 R_SCRIPT = r"""
 library(jsonlite)
@@ -36,10 +36,7 @@ BOUNDS = {"wt": (0, 1), "hp": (50, 340), "mpg": (10, 34)}  # wt: all of mtcars' 
 
 @pytest.fixture(scope="module")
 def r_fits(rscript, tmp_path_factory):
-    out = tmp_path_factory.mktemp("exact")
-    (out / "a.R").write_text(R_SCRIPT)
-    subprocess.run([rscript, str(out / "a.R"), str(out)], check=True, capture_output=True, timeout=120)
-    res = json.loads((out / "r.json").read_text())
+    res = run_r_json(rscript, tmp_path_factory.mktemp("exact"), R_SCRIPT)
     return {"lm": np.array([np.nan if v == "NA" else float(v) for v in res["lm"]])}
 
 

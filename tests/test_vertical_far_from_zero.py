@@ -11,8 +11,6 @@ pooled cross products), and two networked parties on the loopback.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import warnings
 
 import numpy as np
@@ -22,6 +20,8 @@ import pytest
 import dpstats as dp
 from dpstats import engines
 from dpstats.vertical import Party, run_on_loopback
+
+from r_oracle import run_r_json
 
 R_SCRIPT = r"""
 library(jsonlite)
@@ -57,10 +57,8 @@ def _data() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def r_fits(rscript, tmp_path_factory):
     out = tmp_path_factory.mktemp("far")
-    (out / "a.R").write_text(R_SCRIPT)
     _data().assign(day=lambda d: d.day.astype(str)).to_csv(out / "d.csv", index=False, float_format="%.17g")
-    subprocess.run([rscript, str(out / "a.R"), str(out)], check=True, capture_output=True, timeout=120)
-    return json.loads((out / "r.json").read_text())
+    return run_r_json(rscript, out, R_SCRIPT)
 
 
 def _fit(route: str, formula: str, parties: list[list[str]], tmp_path):
