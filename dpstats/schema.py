@@ -249,6 +249,9 @@ class Schema:
     strict : bool
         The call's ``strict=True``: on a private call every variable the formula reads that is not
         declared categorical is numeric by declaration (module docstring, "Types under strict=True").
+    data_columns : tuple of str
+        The column names of the data as given, read from its schema (no rows): a ``bounds=`` key may
+        name any of them, read or not (:meth:`check_bound_names`).
 
     Examples
     --------
@@ -278,6 +281,7 @@ class Schema:
     # factor (dp_felp's class labels), whose type then stays its own under strict
     formula_names: frozenset[str] | None = None
     factor_response: frozenset[str] = frozenset()
+    data_columns: tuple[str, ...] = ()  # the data's column names as given (engines.column_names)
 
     @classmethod
     def declare(
@@ -425,7 +429,8 @@ class Schema:
         b = self.bounds
         if not isinstance(b, Mapping) or not b or not self.check_names:
             return
-        known = {str(c) for c in columns} | {str(c) for c in design} | {"(Intercept)"}
+        columns = list(dict.fromkeys([*map(str, columns), *self.data_columns]))  # read or not
+        known = set(columns) | {str(c) for c in design} | {"(Intercept)"}
         known |= {_unquoted(c) for c in list(known)}
 
         def named(key: str) -> bool:
@@ -461,7 +466,7 @@ class Schema:
         b = self.bounds
         if not isinstance(b, Mapping) or not unfilled or not self.check_names:
             return
-        known = {str(c) for c in columns}
+        known = {str(c) for c in columns} | set(self.data_columns)
         loose = [
             k for k in map(str, b) if _unquoted(k) not in known and re.fullmatch(r"[\w.]+", _unquoted(k))
         ]

@@ -266,9 +266,7 @@ def declare(
     has_delta = hasattr(options, "delta")
     delta = options.delta if has_delta else 0.0
     check_budget(settings.accountant, options.eps, delta)
-    # the bounds mapping's data columns too: check_bound_names must see every column it names
-    named = options.bounds if isinstance(options.bounds, Mapping) else None
-    reading = {"keep": [given["levels"], named]} | reading
+    reading = {"keep": [given["levels"]]} | reading
     data = engines.as_data(given["data"], given["formula"], statistics=statistics, **reading)
     neighbouring = given["neighbouring"]
     bounds, eps, delta = bounds_step(
@@ -307,6 +305,7 @@ def _declared_schema(
     non-private reference run, which names no step of the schema."""
     named = {key: given[key] for key in ("levels", "na_action", "neighbouring", "strict")}
     schema = Schema.declare(bounds=bounds, private=eps is not None and math.isfinite(eps), **named, **fills)
+    schema = replace(schema, data_columns=tuple(engines.column_names(given["data"])))  # bounds= may name any
     return with_formula_declarations(
         schema, given.get("formula") or "", response
     )  # factor(x, levels = c(..))

@@ -18,7 +18,6 @@ from ..privacy.bounds import Bounds, PrivateBounds, declared_bounds, design_box,
 from ..formula import INTERCEPT
 from ..geometry import Box
 from ..methods import lm as m
-from ..methods._aliased import LM_TOL, estimable_columns
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.lm import LMResult
@@ -186,7 +185,7 @@ class LMDoor(DataDoor):
         if not self.nonprivate and self.options.delta > 0:
             check_delta(self.options.delta, n)
         gram, coords, terms = m.stacked_gram(cross, list(mf.names), x_box, y_box, INTERCEPT)
-        estimable = estimable_rows(mf, terms) if self.nonprivate else None  # never on a private fit
+        estimable = estimable_rows(mf, terms, coords) if self.nonprivate else None  # never on a private fit
         return LMFrame(mf, gram, coords, n, terms, int(cross.n_clipped), estimable)
 
     def plan(self, frame: LMFrame, dd: DataDependence) -> m.LMPlan:
@@ -204,17 +203,17 @@ class LMDoor(DataDoor):
         return LMResult.of(opening, self.options, plan, released, frame.mf, frame.coords)
 
     def diagnostics(self, frame: LMFrame, released: m.LMRelease) -> dict:
-        return m.diagnostics(frame, self.options, estimable_rows(frame.mf, frame.names))
+        return m.diagnostics(frame, self.options, estimable_rows(frame.mf, frame.names, frame.coords))
 
 
-def estimable_rows(mf, terms: list[str]) -> np.ndarray | None:
-    """The design columns (in ``terms``' order) that R's pivoted QR keeps, from the rows where the
-    frame holds them (in memory), else None (:func:`dpstats.methods.lm.ols_fit` then tests the cross
-    products).  Non-private: for eps = inf and the requested diagnostics only."""
+def estimable_rows(mf, terms: list[str], coords: m.Coordinates) -> np.ndarray | None:
+    """The design columns (in ``terms``' order) that R's pivoted QR keeps, from the rows clipped to
+    their box (:func:`dpstats.methods.lm.estimable_clipped`) where the frame holds them (in memory),
+    else None (:func:`dpstats.methods.lm.ols_fit` then tests the cross products, of clipped rows).
+    Non-private: for eps = inf and the requested diagnostics only."""
     from ..engines import ChunkedModelFrame
 
     if isinstance(mf, ChunkedModelFrame):  # streamed, Dask, DuckDB: no rows held
         return None
-    X = mf.X
     names = list(mf.names)
-    return estimable_columns(X[:, [names.index(t) for t in terms]], LM_TOL)
+    return m.estimable_clipped(mf.X[:, [names.index(t) for t in terms]], coords)

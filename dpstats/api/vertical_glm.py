@@ -220,7 +220,7 @@ class VerticalDoor(OptionsDoor):
         stats = (
             m.Design(frame.X, frame.y, frame.owner, mf.names, mf.offset)
             if cross is None
-            else m.Pooled(cross.xtx, cross.xty, cross.yty, frame.owner, mf.n)
+            else m.Pooled(cross.xtx, cross.xty, cross.yty, frame.owner, mf.n, mf.names)
         )
         with progress_bar(self.progress, o.sweeps().max_iter, "block coordinate descent sweeps") as update:
             return m.release(stats, plan, noise, None if update is None else lambda row: update(1))

@@ -47,7 +47,7 @@ import copy
 import operator
 import os
 from contextlib import nullcontext
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -70,7 +70,16 @@ from ..privacy.statement import DataDependence
 from ..schema import PublicN, Schema
 from ..stats import CrossStats, RowClippedGram, cross_products, row_clipped_gram
 from .accumulate import EngineStats, Transform, array_statistics, merge
-from .adapter import Data, InMemoryData, as_data, is_native, numeric_columns, refuse_unknown, type_name
+from .adapter import (
+    Data,
+    InMemoryData,
+    as_data,
+    column_names,
+    is_native,
+    numeric_columns,
+    refuse_unknown,
+    type_name,
+)
 from .dask_engine import DaskSource, is_dask_collection, on_dask
 from .duckdb_engine import DuckDBSource, on_duckdb
 from .polars_engine import PolarsSource, on_polars
@@ -89,6 +98,7 @@ __all__ = [
     "on_polars",
     "as_data",
     "numeric_columns",
+    "column_names",
     "refuse_unknown",
     "is_native",
     "type_name",
@@ -418,8 +428,7 @@ def offset_response(mf: ModelFrame, stats: EngineStats, method: str) -> EngineSt
 def _sufficient_statistics(
     formula, data, boxes, transform, drop_intercept, one_sided, min_rows, check_constant, progress, schema
 ):
-    named = schema.bounds if schema is not None and isinstance(schema.bounds, Mapping) else None
-    data = as_data(data, formula, statistics=True, keep=[schema.levels, named] if schema is not None else ())
+    data = as_data(data, formula, statistics=True, keep=[schema.levels] if schema is not None else ())
     if isinstance(data, (pd.DataFrame, dict)):
         mf = model_frame(
             formula,

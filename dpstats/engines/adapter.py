@@ -89,6 +89,7 @@ __all__ = [
     "is_native",
     "type_name",
     "numeric_columns",
+    "column_names",
     "ACCEPTED",
     "InMemoryData",
     "Data",
@@ -337,6 +338,40 @@ def numeric_columns(data, names: Sequence[str]) -> bool:
     return all(name in schema and schema[name].is_numeric() for name in names)
 
 
+def column_names(data) -> list[str]:
+    """The column names of ``data`` as given to a front door, from its schema: no row is read.
+
+    Every route: pandas, a dict of columns, polars (eager or lazy), Arrow, DuckDB, streamed files,
+    Dask, and (vertical_glm) a list of frames, whose names are taken together.  What no door reads
+    has none.  The check of ``bounds=`` names (:meth:`dpstats.schema.Schema.check_bound_names`)
+    reads them, so that a bound for a column the formula does not use is allowed whether or not
+    the column is read.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> column_names(pa.table({"y": [1.0], "x": [0.5], "unused": ["a"]}))
+    ['y', 'x', 'unused']
+    """
+    if isinstance(data, (pd.DataFrame, dict)):
+        return [str(c) for c in data]
+    if _is_engine_source(data):
+        from . import as_source
+
+        return [str(c) for c in as_source(data).schema_frame().columns]
+    kind = _kind(data)
+    if kind is None:
+        parts = data if isinstance(data, (list, tuple)) else ()
+        return [
+            c
+            for part in parts
+            if isinstance(part, pd.DataFrame) or is_native(part)
+            for c in column_names(part)
+        ]
+    with native_errors(type_name(data)):
+        return [str(c) for c in _columns(data, kind)]
+
+
 @contextmanager
 def native_errors(what: str, library: str | None = None) -> Iterator[None]:
     """A polars, pyarrow or DuckDB failure while reading (a query that fails, a value its cast
@@ -382,7 +417,7 @@ def reading_failed(what: str, library: str, exc: BaseException) -> DataError:
 # ---------------------------------------------------------------------------- columns
 def _columns(data, kind: str) -> list[str]:
     """Column names, without reading rows."""
-    if kind == "arrow dataset":
+    if kind in ("arrow dataset", "arrow batch"):  # narwhals reads neither
         return list(data.schema.names)
     if kind == "duckdb table":
         con, table = data

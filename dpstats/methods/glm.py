@@ -1580,7 +1580,12 @@ def diagnostics(frame: Any, options: GLMOptions) -> dict[str, Any]:
         return out
     out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))
     X = frame.mf.X[:, design_order(frame.mf.names)]
-    exact = irls(X, frame.y, frame.trials, options.family, intercept=frame.coords.intercept)
+    try:  # R's glm refuses some rows a private fit clips (a binomial response above its trials)
+        check_nonprivate_response(frame.y, frame.trials, options.family, frame.cbind or frame.mf.response)
+        exact = irls(X, frame.y, frame.trials, options.family, intercept=c.intercept)
+    except DataError as err:
+        out["glm_estimates_nonprivate"] = f"not computed: R's glm refuses the rows as read: {err}"
+        return out
     out["glm_estimates_nonprivate"] = dict(zip(frame.names, exact.coefficients.tolist()))
     return out
 

@@ -151,7 +151,7 @@ from ..privacy.plan import Plan
 from ..schema import PublicN, Schema
 from ..stats import CrossStats
 from ..validation import check_delta, check_eps, check_fraction, check_neighbouring
-from ._aliased import estimable_from_gram
+from ._aliased import LM_TOL, estimable_columns, estimable_from_gram
 from ._coordinates import DesignCoordinates
 from ._options import Options
 
@@ -719,6 +719,24 @@ def ols_fit(gram: np.ndarray, n: int, pl: LMPlan, estimable: np.ndarray | None =
     coefficients[~keep] = np.nan
     sigma2 = _sigma2(F, theta, n, k) * (n - k) / (n - rank)
     return LMFit(coefficients, theta, 0.0, math.nan, sigma2, gram, n - rank)
+
+
+def estimable_clipped(X: np.ndarray, coords: DesignCoordinates) -> np.ndarray:
+    """The columns of the design ``X`` (rows as read, columns intercept first) that R's pivoted QR keeps
+    once each predictor is clipped to its declared box, as the fit's cross products clip it: a column
+    the box makes constant is aliased with the intercept (its coefficient NA), as R's ``lm`` of the
+    clipped rows says.  Non-private: for eps = inf and the requested diagnostics only.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(4), [2.0, 3.0, 5.0, 4.0], [1.0, -1.0, 0.5, 0.0]]
+    >>> estimable_clipped(X, DesignCoordinates(np.array([0.5, 0.0]), np.array([0.5, 1.0]), True)).tolist()
+    [True, False, True]
+    """
+    j = int(coords.intercept)
+    clipped = X.astype(float, copy=True)
+    clipped[:, j:] = np.clip(X[:, j:], coords.x_center - coords.x_half, coords.x_center + coords.x_half)
+    return estimable_columns(clipped, LM_TOL)
 
 
 def raw_design_gram(gram: np.ndarray, coords: Coordinates) -> np.ndarray:

@@ -57,6 +57,7 @@ from ..privacy.bounds import auto_bounds, is_auto, public_column_bounds
 from ..schema import PublicN, Schema
 from ..validation import check_candidates, check_fraction, check_k, columns_read
 from . import glm as glm_method
+from ._aliased import LM_TOL, estimable_columns
 from ._options import Options
 from .knockoff.planning import MODEL_CONDITION
 from .lm import LAMBDA_SHARE, LMOptions
@@ -296,11 +297,14 @@ def diagnostics(frame: SplitFrame, options: SelectInferOptions, columns: list[st
 
 
 def part_b_ols(frame: SplitFrame, selected: list[str]) -> dict[str, float]:
-    """Not private (a diagnostic): ordinary least squares of the selected terms on part B's raw rows."""
+    """Not private (a diagnostic): ordinary least squares of the selected terms on part B's raw rows, as
+    R's lm (a column aliased with those before it is NaN, R's NA: :mod:`dpstats.methods._aliased`)."""
     if not selected:
         return {}
     X = np.c_[np.ones(len(frame.part_b)), frame.part_b[selected].to_numpy(dtype=float)]
-    beta = np.linalg.lstsq(X, frame.part_b[frame.response].to_numpy(dtype=float), rcond=None)[0]
+    y = frame.part_b[frame.response].to_numpy(dtype=float)
+    keep, beta = estimable_columns(X, LM_TOL), np.full(X.shape[1], np.nan)
+    beta[keep] = np.linalg.lstsq(X[:, keep], y, rcond=None)[0]
     return dict(zip([INTERCEPT, *selected], beta.tolist()))
 
 

@@ -627,7 +627,11 @@ def assemble_result(  # noqa: PLR0913 (the pieces of one fit, as the door holds 
     notes = (
         []
         if out.converged
-        else [f"block coordinate descent did not converge in {out.iterations} sweeps; raise max_iter"]
+        else [
+            f"block coordinate descent did not converge in {out.iterations} sweeps; raise max_iter, or centre a "
+            "party's column that lies far from zero by a public constant (e.g. I(day - 19700)): it is nearly "
+            "collinear with the leader's intercept, which slows the sweeps"
+        ]
     )
     if getattr(plan, "warning", None):
         notes.append(plan.warning)

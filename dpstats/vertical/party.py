@@ -487,6 +487,8 @@ class Party:
             radius = [dp.radius] + [float(h["dp"]["radius"]) for h in hellos]
         plan = m.plan(options, mf.n, len(names), radius, None if dp is None else dp.y_bound, simulated=False)
         sigmas = plan.sigmas
+        # a member's block is solved on its centred columns (Gaussian, not DP): the leader's intercept absorbs
+        centre = m.centres_block(family, dp is not None, "(Intercept)" in mf.names, False)
         for name, ch in channels:
             k = names.index(name)
             setup = {
@@ -497,6 +499,7 @@ class Party:
                 "lam": lam,
                 "se": se,
                 "p_other": p - sizes[k],
+                "centre": centre,
             }
             if dp is not None:
                 setup["dp"] = dp_setup(options, radius, dp.y_bound, len(names))
@@ -507,7 +510,9 @@ class Party:
             own = m.LocalBlock(mf.X, mf.y, fam, pen, mask, p - mf.p, se=se)
         else:
             own = dp.block(fam, pen, p - mf.p, sigmas[0][0], options, len(names))
-        blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen) for nm, ch in channels]
+        blocks = [own] + [
+            RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen, centre) for nm, ch in channels
+        ]
 
         dp_on = dp is not None
         out = m.block_coordinate_descent(
@@ -642,7 +647,8 @@ class Party:
                         "the leader started a DP fit but this party gave no eps; "
                         "give the same eps and delta as the leader."
                     )
-                block = m.LocalBlock(mf.X, y, fam, pen, np.ones(mf.p), int(setup["p_other"]), se=setup["se"])
+                p_other, centre = int(setup["p_other"]), bool(setup.get("centre"))
+                block = m.LocalBlock(mf.X, y, fam, pen, np.ones(mf.p), p_other, se=setup["se"], centre=centre)
                 return self._serve_requests(ch, block, mf.n, verbose)
             sig_eta, sig_beta, rounds, block = self._dp_block(setup, own, radius, X, y, fam, pen, mf, noise)
             return self._serve_requests(ch, block, mf.n, verbose, rounds=rounds, sigma_beta=sig_beta)
@@ -761,8 +767,11 @@ class Party:
 class RemoteBlock:
     """The leader's proxy of a member's block: update/finish over the channel."""
 
-    def __init__(self, ch: SecureChannel, n: int, p: int, se: str, penalty: m.Penalty) -> None:
+    def __init__(
+        self, ch: SecureChannel, n: int, p: int, se: str, penalty: m.Penalty, centre: bool = False
+    ) -> None:
         self.ch, self.n, self.p, self.se, self.penalty = ch, n, p, se, penalty
+        self.centre = centre  # the member solves its block on centred columns (the setup's "centre")
 
     def column_basis(self) -> np.ndarray:
         self.ch.send({"type": "basis"})

@@ -23,6 +23,7 @@ from ._bcd import (
     BlockFinal,
     LocalBlock,
     block_coordinate_descent,
+    centres_block,
     dispersion_estimate,
     gaussian_bcd_statistics,
     pooled_covariance,
@@ -187,14 +188,15 @@ class Design:
 
 @dataclass(frozen=True)
 class Pooled:
-    """Streamed or Dask data: the pooled sufficient statistics XᵀX, Xᵀy, yᵀy of n rows, and the
-    party of each design column."""
+    """Streamed or Dask data: the pooled sufficient statistics XᵀX, Xᵀy, yᵀy of n rows, the
+    party of each design column and the columns' terms."""
 
     xtx: np.ndarray
     xty: np.ndarray
     yty: float
     owner: np.ndarray
     n: int
+    terms: Sequence[str] = ()
 
 
 def release(
@@ -243,6 +245,7 @@ def release(
             eta_clip=options.eta_clip,
             noise=noise,
             offset_clip=offset_clip,
+            centre=centres_block(options.family, dp, INTERCEPT in terms, INTERCEPT in [terms[j] for j in ix]),
         )
         for k, ix in enumerate(index)
     ]
@@ -273,7 +276,10 @@ def _from_statistics(stats: Pooled, options: PrivregOptions, on_round) -> Releas
     """
     xtx, n = stats.xtx, stats.n
     index = [np.flatnonzero(stats.owner == k) for k in range(int(stats.owner.max()) + 1)]
-    beta, out, rss = gaussian_bcd_statistics(xtx, stats.xty, stats.yty, index, options.sweeps(), on_round)
+    intercept = list(stats.terms).index(INTERCEPT) if INTERCEPT in stats.terms else None
+    beta, out, rss = gaussian_bcd_statistics(
+        xtx, stats.xty, stats.yty, index, options.sweeps(), on_round, intercept=intercept
+    )
     finals, pooled = statistics_finals(xtx, beta, rss, n, index, options.se)
     df_resid = n - xtx.shape[0]
     return Released(out, finals, index, rss / df_resid if df_resid > 0 else math.nan, rss, pooled=pooled)
