@@ -53,6 +53,7 @@ count in its unit (s, ms, us, ns) as a double, divided by the count of that unit
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -313,10 +314,24 @@ def arrow_numbers(data: Any, refuse: Collection[str] | None = None) -> Any:
                 pa.chunked_array([read], type=pa.float64()) if isinstance(column, pa.ChunkedArray) else read
             )
             fields[i] = pa.field(field.name, pa.float64(), metadata=field.metadata)
-    schema = pa.schema(fields, metadata=data.schema.metadata)
+    read = {field.name for field, kind in zip(data.schema, kinds) if kind not in (None, "unreadable")}
+    schema = pa.schema(fields, metadata=_pandas_metadata_read(data.schema.metadata, read))
     if isinstance(data, pa.RecordBatch):
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _pandas_metadata_read(metadata: Mapping[bytes, bytes] | None, names: Collection[str]) -> Any:
+    """A Parquet file's schema metadata with the columns ``names`` described as float64 in its
+    "pandas" entry: pandas wrote a ``date32[pyarrow]`` column's type there, and ``to_pandas`` would
+    cast the numbers back to it (which Arrow cannot do)."""
+    if not metadata or b"pandas" not in metadata or not names:
+        return metadata
+    described = json.loads(metadata[b"pandas"])
+    for column in described.get("columns", []):
+        if column.get("field_name", column.get("name")) in names:
+            column.update(pandas_type="float64", numpy_type="float64", metadata=None)
+    return {**metadata, b"pandas": json.dumps(described).encode()}
 
 
 def _arrow_column_numbers(column: Any) -> Any:

@@ -271,3 +271,19 @@ def test_date_bounds_are_their_numbers_on_every_door():
         one.pop("created"), other.pop("created")
         assert one == other, name
         assert "day = c(18262, 18627)" in str(a), name
+
+
+def test_a_parquet_file_pandas_wrote_from_a_date32_column_streams_as_in_memory(tmp_path):
+    """pandas records a ``date32[pyarrow]`` column's dtype in the file's metadata; the stream reads the
+    column as days all the same (before, ``to_pandas`` cast the days back to date32 and Arrow refused)."""
+    rng = np.random.default_rng(3)
+    start = dt.date(2020, 1, 1)
+    days = [start + dt.timedelta(days=int(d)) for d in rng.integers(0, 365, 500)]
+    df = pd.DataFrame({"day": pd.Series(days).astype("date32[pyarrow]"), "y": rng.normal(size=500)})
+    path = tmp_path / "days.parquet"
+    df.to_parquet(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        streamed = dp.dp_lm("y ~ day", dp.engines.stream(path), eps=float("inf")).coef()
+        in_memory = dp.dp_lm("y ~ day", df, eps=float("inf")).coef()
+    np.testing.assert_allclose(streamed.to_numpy(), in_memory.to_numpy(), rtol=1e-9)
