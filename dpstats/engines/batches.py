@@ -45,18 +45,10 @@ class BatchSource:
 
     def _batch_statistics(self, layout: Layout, transform: Transform) -> EngineStats:
         """One pass: every batch through the formula, reduced to statistics, merged in order."""
-        columns = list(layout.variables)
-        layout = _project(layout, columns)
-        bar = _bar(self.progress, None, f"pass over {self.what}", self.counted)
-        with bar, warnings.catch_warnings():
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", DataWarning)  # as the streaming engine: counted, not warned
-
-            def parts():
-                for batch, where in _read_ahead(self._batches(columns, layout.declared_numeric)):
-                    bar.update(batch.num_rows)
-                    yield frame_statistics(layout, batch, transform, where)
-
-            return merge_all(parts(), layout.p, transform.gram)
+            parts = (frame_statistics(*read, transform, where) for *read, where in self._pass(layout))
+            return merge_all(parts, layout.p, transform.gram)
 
     def frame_map(self, layout: Layout, fn: Callable) -> Iterator:
         """``fn`` of each batch's model frame, in the query's order (one pass of
@@ -64,10 +56,16 @@ class BatchSource:
         read ahead."""
         from .adapter import native_errors
 
+        with native_errors(self.what):
+            for projected, batch, where in self._pass(layout):
+                yield chunk_map(projected, batch, fn, where)
+
+    def _pass(self, layout: Layout) -> Iterator[tuple[Layout, object, str]]:
+        """One run of the query, projected to the formula's columns: the projected layout, each batch
+        (read ahead) and its description, the bar counting its rows where it may."""
         columns = list(layout.variables)
         layout = _project(layout, columns)
-        bar = _bar(self.progress, None, f"pass over {self.what}", self.counted)
-        with native_errors(self.what), bar:
+        with _bar(self.progress, None, f"pass over {self.what}", self.counted) as bar:
             for batch, where in _read_ahead(self._batches(columns, layout.declared_numeric)):
                 bar.update(batch.num_rows)
-                yield chunk_map(layout, batch, fn, where)
+                yield layout, batch, where
