@@ -140,6 +140,17 @@ class EngineError(DPStatsError, RuntimeError):
     """A pass over the data could not finish (a Dask worker died, a cluster went away); nothing was released."""
 
 
+class SourceChangedError(DataError):
+    """A data file changed between two passes of one analysis over it (its size, modification time or
+    inode differ from when the analysis first read it), so that its passes would not read the same rows.
+
+    Raised by the engines before a pass reads the changed file (:mod:`dpstats.engines.fingerprint`); it
+    depends on the files' metadata alone, never on their rows or on a draw, which is why the charge of
+    the call may be withdrawn when it is raised during the release
+    (:class:`dpstats.privacy.accountant.Reservation`).
+    """
+
+
 class NonPrivateWarning(UserWarning):
     """A data-dependent calibration step was used: it is not covered by the guarantee.
 

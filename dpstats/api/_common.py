@@ -28,6 +28,7 @@ from ..privacy.accountant import Accountant
 from ..privacy.bounds import PrivateBounds, bounds_step, charged_if_drawn
 from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource, RandomState
+from ..privacy.reservation import Reservation
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import DPResult, attach_diagnostics
 from ..validation import check_accountant, check_strict
@@ -74,18 +75,17 @@ class Settings:
 
 def run(door: FrontDoor, settings: Settings) -> DPResult:
     """Run one analysis through the shared steps (see the module docstring)."""
-    strict, random_state = settings.strict, settings.random_state
-    accountant, diagnostics = settings.accountant, settings.diagnostics
+    accountant = settings.accountant
     deferred = _DEFERRED.get()  # this door's, from declare(); a door run inside the frame sets its own
     _DEFERRED.set(None)
-    dd = DataDependence(strict, getattr(door, "bounds", None))
+    dd = DataDependence(settings.strict, getattr(door, "bounds", None))
     dd.hold_warnings()  # errors of the frame and the plan come before any warning
     step = dd.bounds if isinstance(dd.bounds, PrivateBounds) else None
-    noise = NoiseSource(random_state)  # validates random_state before any budget is spent
+    noise = NoiseSource(settings.random_state)  # validates random_state before any budget is spent
     if step is not None:
         step.check_affordable(accountant, door.options.public_rho())
         step.start(noise.generator, dd.name_frame_steps, door)  # strict refuses the frame's steps first
-    with charged_if_drawn(step, accountant, door.label):  # a draw is charged whatever follows it
+    with engines.one_call(), charged_if_drawn(step, accountant, door.label):  # files: one fingerprint
         with level_steps_taken() as taken:
             try:
                 frame = door.frame(dd)
@@ -100,14 +100,14 @@ def run(door: FrontDoor, settings: Settings) -> DPResult:
         dd.release_warnings()
         if step is not None:
             step.add_to(plan)
-        if accountant is not None:  # refused without spending beyond the budget
-            accountant.spend(plan.entries, label=door.label)
-    released = door.release(frame, plan, noise)
-    result = door.result(frame, plan, released, plan.statement(dd, noise), noise)
-    if step is not None:
-        _show_bounds(result, step)
-    _show_schema(result, getattr(door, "schema", None))
-    return attach_diagnostics(result, diagnostics, lambda: door.diagnostics(frame, released))
+        charge = Reservation.take(accountant, plan.entries, door.label)  # refused beyond the budget
+    with charge.held():  # withdrawn if a file changed before the release is made, else errors say it is spent
+        released = charge.made(door.release(frame, plan, noise))  # from now on the charge stands
+        result = door.result(frame, plan, released, plan.statement(dd, noise), noise)
+        if step is not None:
+            _show_bounds(result, step)
+        _show_schema(result, getattr(door, "schema", None))
+        return attach_diagnostics(result, settings.diagnostics, lambda: door.diagnostics(frame, released))
 
 
 def check_budget(accountant: Accountant | None, eps: float, delta: float = 0.0) -> None:

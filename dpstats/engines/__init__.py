@@ -38,7 +38,11 @@ rule for missing values chunk by chunk (:mod:`dpstats.schema`: public fills or
 rows dropped, never counted in a message), refuses a chunk whose schema differs from the first
 (:class:`~dpstats.errors.DataError`), and merges chunk statistics in a fixed
 order, so results equal the in-memory engine's up to floating-point summation
-order.  Front doors get all of this through :func:`sufficient_statistics`.
+order.  Front doors get all of this through :func:`sufficient_statistics`.  Every pass of one
+call reads the same rows: the files a stream (or ``on_dask(path)``) reads are fingerprinted at
+the call's first pass and a change is refused before the next pass reads them
+(:mod:`dpstats.engines.fingerprint`); a later pass of :class:`RowPasses` that gives another
+number of rows is refused too.
 """
 
 from __future__ import annotations
@@ -81,6 +85,7 @@ from .adapter import (
     type_name,
 )
 from .dask_engine import DaskSource, is_dask_collection, on_dask
+from .fingerprint import CallPasses, one_call
 from .duckdb_engine import DuckDBSource, on_duckdb
 from .polars_engine import PolarsSource, on_polars
 from .layout import Layout, build_layout, with_source_levels
@@ -109,6 +114,7 @@ __all__ = [
     "frame_and_cross_products",
     "row_passes",
     "RowPasses",
+    "one_call",
     "ChunkedModelFrame",
     "EngineStats",
     "Stream",
@@ -516,10 +522,19 @@ class RowPasses:
     sums equal the in-memory ones up to floating-point summation order.  Memory: one chunk's
     frame and ``fn``'s result (the stream's bound, :mod:`dpstats.engines.stream`).  ``passes``
     counts the passes made.
+
+    Every pass reads the rows of the first: ``call`` holds the fingerprint of the files the first pass
+    read, and a pass over a file that changed since raises :class:`~dpstats.errors.SourceChangedError`
+    before it reads a row (:mod:`dpstats.engines.fingerprint`); a source without files (a query) that
+    gives another number of rows than the first pass's ``rows`` is refused once the pass ends, as is a
+    pass that gives none.
     """
 
-    def __init__(self, source, layout: Layout) -> None:
-        self.source, self.layout, self.passes = source, layout, 0
+    def __init__(
+        self, source, layout: Layout, call: CallPasses | None = None, rows: int | None = None
+    ) -> None:
+        self.source, self.layout, self.passes, self.rows = source, layout, 0, rows
+        self.call = call if call is not None else CallPasses()
 
     @property
     def engine(self) -> str:
@@ -528,12 +543,29 @@ class RowPasses:
     def reduce(self, fn: Callable[[ModelFrame], object], combine: Callable = operator.add):
         """``combine``-fold of ``fn(chunk frame)`` over the chunks, in order (one pass)."""
         self.passes += 1
-        total, first = None, True
-        for part in self.source.frame_map(self.layout, fn):
-            total, first = (part if first else combine(total, part)), False
-        if first:
-            raise DataError(f"{self.source.what} has no rows to pass over.")
+        rows, total, first = 0, None, True
+        with one_call(self.call):
+            for n, part in self.source.frame_map(self.layout, _Counted(fn)):
+                rows, total, first = rows + n, (part if first else combine(total, part)), False
+        if first or (self.rows is not None and rows != self.rows):
+            raise DataError(
+                f"{self.source.what} gave other rows on a pass than on the analysis's first pass over it (not "
+                "as many): the data changed between two passes (a query whose result changes, a table written "
+                "to, a file it reads rewritten). Every pass must read the same rows: run the analysis again on "
+                "data that nothing changes while it runs. Nothing was spent."
+            )
         return total
+
+
+@dataclass(frozen=True)
+class _Counted:
+    """``fn`` of a chunk's frame, with the chunk's rows (:meth:`RowPasses.reduce`): a plain value, so that
+    Dask can send it to its workers."""
+
+    fn: Callable[[ModelFrame], object]
+
+    def __call__(self, chunk: ModelFrame) -> tuple[int, object]:
+        return chunk.n, self.fn(chunk)
 
 
 def row_passes(
@@ -563,10 +595,11 @@ def row_passes(
         source, layout, mf = _prepare(formula, data, drop_intercept, False, progress, schema)
         return source, layout, mf, source.statistics(layout, Transform(ranges_only=True))
 
-    source, layout, mf, stats = read_with_file_types(as_source(data), first_pass)
+    with one_call() as call:  # the call's, or one of the passes' own: they check the first pass's files
+        source, layout, mf, stats = read_with_file_types(as_source(data), first_pass)
     _check_min_rows(stats, min_rows, formula, source)
     mf.n_rows, mf.n_dropped, mf.n_filled = stats.n, stats.n_dropped, stats.n_filled
-    return mf, stats, RowPasses(source, layout)
+    return mf, stats, RowPasses(source, layout, call, rows=stats.n)
 
 
 def _chunked_frame(layout: Layout, source, n_rows: int, n_dropped: int) -> ChunkedModelFrame:

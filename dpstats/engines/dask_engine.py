@@ -19,6 +19,7 @@ from ..temporal import read_columns
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .adapter import reading_failed
 from .files import reader_failure, reading, unreadable
+from .fingerprint import listed, unchanged
 from .stream import _bar
 from .layout import Layout
 
@@ -65,7 +66,8 @@ class DaskSource:
         and no statistic is merged, let alone released.
         """
         try:
-            out = self._run(tasks, desc)
+            with self._unchanged():
+                out = self._run(tasks, desc)
         except DPStatsError:
             raise
         except Exception as exc:
@@ -77,8 +79,8 @@ class DaskSource:
                 raise reading_failed(self.what, "dask", exc) from None
             raise EngineError(
                 f"the {desc} on {self.what} did not finish: {type(exc).__name__}: {exc}. A Dask worker died "
-                "or the cluster could not be reached; nothing was computed from the data or released, and "
-                "no budget was spent. Check the workers' memory and logs, then run the analysis again "
+                "or the cluster could not be reached; nothing was computed from the data or released. "
+                "Nothing was spent. Check the workers' memory and logs, then run the analysis again "
                 "(Dask retries a task whose worker dies up to distributed.scheduler.allowed-failures "
                 "times)."
             ) from exc
@@ -88,6 +90,12 @@ class DaskSource:
                 "nothing was released."
             )
         return out
+
+    def _unchanged(self):
+        """Around one pass: the files ``on_dask(path)`` read are those of the call's first pass
+        (:mod:`.fingerprint`); a Dask frame the user built names no file dpstats can check."""
+        path = self.file[0] if self.file is not None else ""
+        return unchanged(lambda: listed(path) if path else [], self.what, path)
 
     def _unreadable(self, exc: BaseException) -> DataError:
         """A partition its reader could not parse: the file's error (:func:`~dpstats.engines.files.unreadable`)

@@ -83,6 +83,7 @@ from .accumulate import (
 from ..schema import check_levels
 from ..temporal import arrow_kind, arrow_numbers
 from .files import reading, unreadable
+from .fingerprint import unchanged
 from .layout import Layout, schema_error
 
 FORMATS = ("parquet", "csv")
@@ -360,12 +361,16 @@ class Stream:
             raise schema_error(where, changed=[(c, w, n) for c, w, n in changed])
 
     # ------------------------------------------------------------------ passes
+    def _unchanged(self):
+        """Around one pass: the files are those the call's first pass read (:mod:`.fingerprint`)."""
+        return unchanged(lambda: self.paths, self.what, "|".join(str(p) for p in self.paths))
+
     def distinct_values(self, columns: list[str]) -> dict[str, list]:
         """First pass over the factor columns only: their distinct non-missing values."""
         import pyarrow.compute as pc
 
         seen: dict[str, set] = {c: set() for c in columns}
-        with self._bar(f"first pass (levels) over {self.what}") as bar:
+        with self._unchanged(), self._bar(f"first pass (levels) over {self.what}") as bar:
             for batch, _ in self.batches(columns):
                 for c in columns:
                     seen[c].update(v for v in pc.unique(batch.column(c)).to_pylist() if v is not None)
@@ -378,6 +383,7 @@ class Stream:
         if columns is not None:
             layout = _project(layout, columns)
         with (
+            self._unchanged(),
             self._bar(f"pass over {self.what}") as bar,
             warnings.catch_warnings(),
         ):
@@ -404,7 +410,7 @@ class Stream:
         columns = None if len(layout.variables) == len(layout.columns) else list(layout.variables)
         if columns is not None:
             layout = _project(layout, columns)
-        with self._bar(f"pass over {self.what}") as bar:
+        with self._unchanged(), self._bar(f"pass over {self.what}") as bar:
             for batch, where in self.batches(columns, layout.declared_numeric):
                 bar.update(batch.num_rows)
                 chunk = batch.to_pandas(split_blocks=True)

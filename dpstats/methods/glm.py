@@ -392,7 +392,14 @@ import numpy as np
 from scipy import linalg, special
 from scipy import stats as sps
 
-from ..errors import AssumptionError, DataError, DPStatsError, FormulaError, PrivacyParameterError
+from ..errors import (
+    AssumptionError,
+    DataError,
+    DPStatsError,
+    FormulaError,
+    PrivacyParameterError,
+    SourceChangedError,
+)
 from ..formula import INTERCEPT, missing_counts, model_frame, names_offset, split_formula
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.bounds import bounds_example, declared_bounds, design_box, is_auto, variables_to_declare
@@ -1574,8 +1581,12 @@ def diagnostics(frame: Any, options: GLMOptions) -> dict[str, Any]:
     c = frame.coords
     if frame.passes is not None:
         keep, center, half = list(frame.keep), c.x_center, c.x_half
-        count = frame.passes.reduce(lambda ch: int(np.sum(np.abs(ch.X[:, keep] - center) > half)))
-        out["values_clipped"] = int(count)
+        try:  # a pass after the release, whose charge stands: a failure costs the count, not the fit
+            count = frame.passes.reduce(lambda ch: int(np.sum(np.abs(ch.X[:, keep] - center) > half)))
+            out["values_clipped"] = int(count)
+        except DataError as err:  # the data changed since the release's passes, or could not be read
+            changed = "the data file changed" if isinstance(err, SourceChangedError) else "the pass failed"
+            out["values_clipped"] = f"not computed: {changed} after the release was made"
         out["glm_estimates_nonprivate"] = "not computed: the IRLS fit needs the rows in memory"
         return out
     out["values_clipped"] = int(np.sum(np.abs(frame.X - c.x_center) > c.x_half))

@@ -510,10 +510,12 @@ def spent_if_refused(part: str, options: SelectInferOptions, to_accountant: bool
     except DPStatsError as err:
         where = " to the accountant" if to_accountant else ""
         delta = f", delta = {options.delta:g}" if options.delta > 0 else ""
-        text = re.sub(r"Nothing (but the private bounds )?was spent\.? ?", "", str(err)).strip()
+        text = getattr(err, "before_charge", None) or str(err)  # a part's own charge is not the call's
+        text = re.sub(r"Nothing (but the private bounds )?was spent\.? ?", "", text).strip()
         out = type(err)(
             f"{text} dp_select_infer had charged the whole call (eps = {options.eps:g}{delta}){where} before "
             f"{part} refused: it is spent, and nothing was released."
         )
         out.__cause__, out.__suppress_context__ = err.__cause__, True
+        out.charge_said = True  # the call's run says it no more (dpstats.privacy.reservation)
         raise out.with_traceback(err.__traceback__) from None

@@ -8,6 +8,8 @@ Modules (each docstring names its mechanism, guarantee and source):
 * :mod:`.calibration` — every Gaussian-mechanism and zCDP conversion.
 * :mod:`.accountant` — the (eps, delta) :class:`Accountant`, its ledger, and
   zCDP budget plans.
+* :mod:`.reservation` — a call's charge held while its release reads the data: withdrawn only
+  when a file changed between its passes, otherwise said in every error after it.
 * :mod:`.events` — each ledger step's mechanism as a privacy event.
 * :mod:`.composition` — tight composition of events by dp_accounting (``dp.compose``).
 * :mod:`.filters` — the accountant's composition rules (basic, zCDP filter) and their validity.

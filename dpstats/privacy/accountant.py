@@ -354,6 +354,13 @@ class Accountant:
             self.charges.append(charge)
         return charge
 
+    def withdraw(self, charge: Charge) -> None:
+        """Take back an accepted ``charge`` whose call released nothing and whose failure says nothing
+        about the data (a file changed between its passes): the argument, and why nothing else is
+        withdrawn, is :mod:`.reservation`'s.  A charge no longer held is left alone."""
+        with self._lock:
+            self.charges[:] = [c for c in self.charges if c is not charge]
+
     def _check_rho(self, entries: list[LedgerEntry]) -> None:
         """The zCDP filter's rule (:mod:`.filters`): Σ ρ ≤ ρ_B and Σ δ_steps ≤ delta_reserve."""
         self.check_rho(*zcdp_cost(entries))

@@ -233,7 +233,7 @@ class SessionAccountant(Accountant):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._pending: dict[int, Slot] = {}
+        self._slot_of: dict[int, Slot] = {}  # id of an accepted charge -> the slot it filled
 
     @property
     def composition_text(self) -> str:
@@ -282,10 +282,20 @@ class SessionAccountant(Accountant):
                     slot.used_by = label or f"analysis {len(self.charges) + 1}"
                     charge = Charge(label=label, entries=list(entries))
                     self.charges.append(charge)
+                    self._slot_of[id(charge)] = slot
                     return charge
         kinds = {leaf.kind for e in entries for leaf in e.privacy_event.flat()}
         sums = math.fsum(e.eps for e in entries), math.fsum(e.delta for e in entries)
         raise BudgetExceededError(self._refusal(kinds, sums))
+
+    def withdraw(self, charge: Charge) -> None:
+        """Take back a charge (:meth:`Accountant.withdraw`) and free the slot it filled."""
+        with self._lock:
+            held = any(c is charge for c in self.charges)
+            self.charges[:] = [c for c in self.charges if c is not charge]
+            slot = self._slot_of.pop(id(charge), None) if held else None
+            if slot is not None:
+                slot.used_by = None
 
     def check_steps(self, kinds: set[str]) -> None:
         """Refuse, before anything is drawn, a call with steps of ``kinds`` that no unused slot can take:
