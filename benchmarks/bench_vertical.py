@@ -1,6 +1,6 @@
 """Benchmark: vertical_glm by block coordinate descent, n = 100 000, p = 50 over 3 parties.
 
-Prints, per family, the sweeps to convergence (tol 1e-8 on Σ|Δβ|), wall time,
+Prints, per family, the sweeps to convergence (tol 1e-8 on the relative change), wall time,
 the ratio to the pooled statsmodels GLM fit measured in the same run (the
 baseline), and the largest relative coefficient difference.  One more row runs
 the Gaussian fit with three real parties over loopback TCP (threads,

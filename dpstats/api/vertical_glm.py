@@ -63,14 +63,13 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
 ) -> VerticalGLMResult:
     """Fit a GLM whose columns are held by different parties, by block coordinate descent.
 
-    Each party k fits its own coefficients β_k with the other parties' linear
-    predictors as an offset and shares only X_kβ_k (van Kesteren, "Private
-    Regression using Block Coordinate Descent"; R package privreg), sweeping
-    until Σ|Δβ| < ``tol``.  Without ``eps`` the fit equals the pooled GLM fit
-    and gives no formal privacy (the linear predictors are revealed every
-    sweep; the result says so).  With ``eps``/``delta`` every shared linear
-    predictor and the final coefficients get Gaussian noise, accounted by zCDP
-    composition over a fixed number of ``rounds``.
+    Each party k fits its own coefficients β_k with the other parties' linear predictors as an offset
+    and shares only its linear predictor (van Kesteren, "Private Regression using Block Coordinate
+    Descent"; R package privreg), on its columns centred (at their means; in DP mode at their declared
+    bounds' midpoints), sweeping until a sweep's relative change < ``tol``.  Without ``eps`` the fit
+    equals the pooled GLM fit and gives no formal privacy (the linear predictors are revealed every
+    sweep; the result says so).  With ``eps``/``delta`` every shared linear predictor and the final
+    coefficients get Gaussian noise, accounted by zCDP composition over a fixed number of ``rounds``.
 
     Parameters
     ----------
@@ -93,7 +92,8 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
         Objective (1/2n)·deviance + lam·(½‖β‖² or ‖β‖₁), intercept unpenalized; in DP mode the
         intercept is penalized too (the sensitivities need lam-strong convexity in every coefficient).
     tol, max_iter : float, int
-        Stop when Σ|Δβ| over a sweep < tol (privreg: 1e-8, 10 000 sweeps).
+        Stop when a sweep moved the linear predictor η by less than tol of its size in the Fisher
+        metric, ‖Δη‖_W/(‖η‖_W + 0.1·√φ) < tol (W the IRLS weights, φ the dispersion), or at max_iter.
     se : {"exact", "history", "conditional", "pooled", "none"}
         Standard errors (see :mod:`dpstats.methods.privreg`): "exact" shares each party's column-space
         basis after convergence (equal to the pooled Fisher-information SEs; discloses the column
@@ -172,7 +172,7 @@ class VerticalFrame:
     y: np.ndarray | None = None
     radius: list[float] | None = None
     y_bound: float | None = None
-    largest: list[float] | None = None  # DP mode: each party's largest coefficient that can matter (public)
+    public: m.DeclaredScales | None = None  # DP mode: the largest coefficients, the columns' midpoints
     response_note: str = ""
     stats: Any = None
 
@@ -204,13 +204,13 @@ class VerticalDoor(OptionsDoor):
         out = VerticalFrame(mf=mf, owner=owner, X=mf.X, y=mf.y, response_note=response_note)
         if o.dp:  # public bounds: each party's row-norm bound R_k and largest coefficient, B_y (Gaussian)
             bounds = declared_bounds(self.bounds, mf, response=o.family == "gaussian")
-            out.X, out.y, out.radius, out.y_bound, out.largest = m.clip_to_bounds(mf, owner, bounds, o)
+            out.X, out.y, out.radius, out.y_bound, out.public = m.clip_to_bounds(mf, owner, bounds, o)
         dd.name_frame_steps(mf)  # after the bounds: without them DP mode is refused, not warned
         return out
 
     def plan(self, frame: VerticalFrame, dd: DataDependence) -> Plan:
-        names = self.parties[0]  # with the largest coefficients m.plan warns if noise would dominate
-        rule = None if frame.largest is None else m.NoiseRule(dict(zip(names, frame.largest)), not dd.steps)
+        names, public = self.parties[0], frame.public  # m.plan warns from the largest coefficients
+        rule = None if public is None else m.NoiseRule(dict(zip(names, public.largest)), not dd.steps)
         public = dict(simulated=True, statistics=frame.stats is not None, rule=rule)
         return m.plan(self.options, frame.mf.n, len(names), frame.radius, frame.y_bound, **public)
 
@@ -218,7 +218,7 @@ class VerticalDoor(OptionsDoor):
         mf, o = frame.mf, self.options
         cross = frame.stats
         stats = (
-            m.Design(frame.X, frame.y, frame.owner, mf.names, mf.offset)
+            m.Design(frame.X, frame.y, frame.owner, mf.names, mf.offset, frame.public and frame.public.centre)
             if cross is None
             else m.Pooled(cross.xtx, cross.xty, cross.yty, frame.owner, mf.n, mf.names)
         )

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ..formula import ModelFrame
+from ..formula import INTERCEPT, ModelFrame
 from ..methods.privreg import slope_inflation
 from .._io import jsonable
 from ..errors import DataError, PrivacyParameterError
@@ -32,11 +32,13 @@ class VerticalGLMResult(DPResult):
         ``statistic`` (t for the Gaussian family, z otherwise), ``p_value``,
         ``conf_low``, ``conf_high`` (Wald intervals, as R's ``confint.default``); in DP mode also
         ``noise_sd``: the sd σ_β of the Gaussian noise added to the coefficient (its party's, from
-        the plan's public inputs; R's ``noise.sd``).
+        the plan's public inputs; R's ``noise.sd``); the intercept's with the noise of the shifts
+        Σ_k c_kᵀβ_k that map it back from the columns centred at their declared midpoints.
     trace : DataFrame
-        Convergence trace: ``iteration``, ``sum_abs_change`` (Σ|Δβ| of the
-        sweep), ``deviance``; in DP mode both are NaN (not computed: Σ|Δβ| would choose when to
-        stop, the deviance is a function of the raw response).
+        Convergence trace: ``iteration``, ``relative_change`` (the sweep's change of the fit over its
+        size, compared with ``tol``: :func:`dpstats.methods.privreg.relative_change`), ``deviance``; in
+        DP mode both are NaN (not computed: the change would choose when to stop, and both are
+        functions of the raw response).
     se_blocks : list of dict
         Per party: rank of the offset history used for the standard errors,
         p_{-k}, and whether the standard errors are exact.
@@ -369,10 +371,10 @@ class VerticalGLMResult(DPResult):
 
     @property
     def fixed_sweeps(self) -> bool:
-        """DP mode: the sweeps ran a fixed number of times and no sweep's Σ|Δβ| was computed or released
+        """DP mode: the sweeps ran a fixed number of times and no sweep's change was computed or released
         (the trace holds NaN there, as :meth:`plots` reads it)."""
         changes = (
-            self.trace["sum_abs_change"].to_numpy(dtype=float) if self.trace is not None else np.empty(0)
+            self.trace["relative_change"].to_numpy(dtype=float) if self.trace is not None else np.empty(0)
         )
         return changes.size > 0 and bool(np.isnan(changes).all())
 
@@ -383,18 +385,22 @@ class VerticalGLMResult(DPResult):
 
     def _sweeps_line(self) -> str:
         """How the sweeps stopped.  In DP mode there is no stopping rule to report: a fixed number of
-        sweeps runs (a data-dependent stop would leak), so Σ|Δβ| and tol do not apply and are not shown."""
+        sweeps runs (a data-dependent stop would leak), so the change and tol do not apply and are not
+        shown."""
         over = f"Block coordinate descent over {len(self.parties)} parties"
         if self.fixed_sweeps:
             return (
                 f"{over} ran a fixed {self.iterations} sweeps (DP mode: no data-dependent stopping rule, "
-                "so no sum|Δβ| is computed or released and tol does not apply)"
+                "so no relative change is computed or released and tol does not apply)"
             )
         state = "converged" if self.converged else "did NOT converge"
         last = (
-            self.trace["sum_abs_change"].iloc[-1] if self.trace is not None and len(self.trace) else math.nan
+            self.trace["relative_change"].iloc[-1] if self.trace is not None and len(self.trace) else math.nan
         )
-        return f"{over} {state} in {self.iterations} sweeps (last sum|Δβ| = {last:.3g}, tol = {self.tol:g})"
+        return (
+            f"{over} {state} in {self.iterations} sweeps (last relative change = {last:.3g}, "
+            f"tol = {self.tol:g})"
+        )
 
     def _se_text(self) -> str:
         if self.se_method == "history":
@@ -470,18 +476,18 @@ class VerticalGLMResult(DPResult):
     # ------------------------------------------------------------------ report
     def plots(self) -> list[Plot]:
         tr = self.trace
-        change = np.maximum(tr["sum_abs_change"].to_numpy(), 1e-300)
+        change = np.maximum(tr["relative_change"].to_numpy(), 1e-300)
         if not np.isfinite(change).any():  # DP mode: the changes are not released; draw the coefficients
             return [self._released_coefficients_plot()]
         fig, ax = new_figure()
-        ax.semilogy(tr["iteration"], change, color="#3b6fd8", lw=2, label="Σ|Δβ| per sweep")
+        ax.semilogy(tr["iteration"], change, color="#3b6fd8", lw=2, label="relative change per sweep")
         ax.axhline(self.tol, color="#b86e00", ls="--", label=f"tol = {self.tol:g}")
         ax.set_xlabel("sweep")
-        ax.set_ylabel("Σ|Δβ| (log scale)")
+        ax.set_ylabel("relative change (log scale)")
         ax.legend(frameon=False)
         ax.set_title("Convergence of block coordinate descent")
         alt = (
-            f"Sum of absolute coefficient changes falls from {change[0]:.3g} to {change[-1]:.3g} "
+            f"The relative change of the fit falls from {change[0]:.3g} to {change[-1]:.3g} "
             f"over {len(change)} sweeps."
         )
         return [to_plot(fig, "Convergence trace", alt)]
@@ -616,7 +622,7 @@ def assemble_result(  # noqa: PLR0913 (the pieces of one fit, as the door holds 
     noise = None
     if sigmas is not None:  # DP mode: σ_β of each coefficient's party, σ_η of each party (public inputs)
         owner = {int(j): k for k, ix in enumerate(released.index) for j in ix}
-        table["noise_sd"] = [sigmas[1][owner[j]] for j in range(p)]
+        table["noise_sd"] = _noise_sd(list(terms), owner, sigmas[1], released.finals)
         noise = {
             "eta_clip": float(options.eta_clip),
             "sigma_eta": dict(zip(names, map(float, sigmas[0]))),
@@ -628,14 +634,14 @@ def assemble_result(  # noqa: PLR0913 (the pieces of one fit, as the door holds 
         []
         if out.converged
         else [
-            f"block coordinate descent did not converge in {out.iterations} sweeps; raise max_iter, or centre a "
-            "party's column that lies far from zero by a public constant (e.g. I(day - 19700)): it is nearly "
-            "collinear with the leader's intercept, which slows the sweeps"
+            f"block coordinate descent did not converge in {out.iterations} sweeps (the last sweep's relative "
+            f"change {_last_change(out):.3g} is above tol = {options.tol:g}); raise max_iter: columns of different "
+            "parties that are strongly correlated slow the sweeps"
         ]
     )
     if getattr(plan, "warning", None):
         notes.append(plan.warning)
-    trace = pd.DataFrame(out.trace, columns=["iteration", "sum_abs_change", "deviance"])
+    trace = pd.DataFrame(out.trace, columns=["iteration", "relative_change", "deviance"])
     dp = options.eps is not None
     se = options.se
     se_method = "none" if dp or options.penalty else ("pooled" if released.pooled is not None else se)
@@ -666,3 +672,19 @@ def assemble_result(  # noqa: PLR0913 (the pieces of one fit, as the door holds 
         noise=noise,
         warnings=notes,
     )
+
+
+def _noise_sd(terms: list[str], owner: dict[int, int], sigma_beta: list[float], finals) -> list[float]:
+    """DP mode: each coefficient's noise sd, its party's σ_β; the intercept's with the shifts' noise,
+    √(σ_β,0² + Σ_k σ_β,k²‖c_k‖²) (:class:`dpstats.methods.privreg.BlockFinal`)."""
+    sd = [float(sigma_beta[owner[j]]) for j in range(len(terms))]
+    extra = sum(f.shift_sd**2 for f in finals)
+    if extra > 0 and INTERCEPT in terms:
+        j = terms.index(INTERCEPT)
+        sd[j] = math.sqrt(sd[j] ** 2 + extra)
+    return sd
+
+
+def _last_change(out) -> float:
+    """The last sweep's relative change (NaN without sweeps)."""
+    return float(out.trace[-1]["relative_change"]) if out.trace else math.nan

@@ -5,7 +5,8 @@ listens (:meth:`Party.serve`), and every other party (a member) connects to it
 (:meth:`Party.connect`).  The leader runs the sweeps of
 :func:`dpstats.methods.privreg.block_coordinate_descent`: it sends each
 member the sum of the other parties' current linear predictors, and the
-member answers with its own linear predictor and Σ|Δβ_k|.  At the end each
+member answers with its own, on its columns centred (outside DP mode also
+the shift c_kᵀβ_k that centring took out; :class:`dpstats.methods.privreg.LocalBlock`).  At the end each
 member sends its coefficients and standard errors, and the leader sends the
 full coefficient table to everyone.  Any failure (a party disconnects, times
 out, sends a tampered frame, or has bad data) stops the fit everywhere with
@@ -487,8 +488,9 @@ class Party:
             radius = [dp.radius] + [float(h["dp"]["radius"]) for h in hellos]
         plan = m.plan(options, mf.n, len(names), radius, None if dp is None else dp.y_bound, simulated=False)
         sigmas = plan.sigmas
-        # a member's block is solved on its centred columns (Gaussian, not DP): the leader's intercept absorbs
-        centre = m.centres_block(family, dp is not None, "(Intercept)" in mf.names, False)
+        # every block is solved on its centred columns (privreg.centring): the leader's intercept absorbs
+        intercept = mf.names.index("(Intercept)") if "(Intercept)" in mf.names else None
+        centre = intercept is not None
         for name, ch in channels:
             k = names.index(name)
             setup = {
@@ -507,12 +509,13 @@ class Party:
             self._progress["sent_setup"] = True
         if dp is None:
             mask = np.array([0.0 if t == "(Intercept)" else 1.0 for t in mf.names])
-            own = m.LocalBlock(mf.X, mf.y, fam, pen, mask, p - mf.p, se=se)
+            own_centre = m.centring(mf.X, intercept) if centre else None
+            own = m.LocalBlock(
+                mf.X, mf.y, fam, pen, mask, p - mf.p, se=se, centre=own_centre, intercept=intercept
+            )
         else:
             own = dp.block(fam, pen, p - mf.p, sigmas[0][0], options, len(names))
-        blocks = [own] + [
-            RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen, centre) for nm, ch in channels
-        ]
+        blocks = [own] + [RemoteBlock(ch, mf.n, sizes[names.index(nm)], se, pen) for nm, ch in channels]
 
         dp_on = dp is not None
         out = m.block_coordinate_descent(
@@ -552,15 +555,17 @@ class Party:
 
     def _sweep_log(self, verbose: bool, round_delay: float, dp_on: bool):
         """The leader's callback after each sweep: the count of sweeps made; with ``verbose`` a line on
-        stderr (in DP mode without Σ|Δβ| or the deviance, a function of the raw y: neither is computed
-        or released); the ``round_delay`` of demonstrations."""
+        stderr (in DP mode without the relative change or the deviance, functions of the raw y: neither
+        is computed or released); the ``round_delay`` of demonstrations."""
 
         def log(row: dict) -> None:
             self._progress["sweeps"] = int(row["iteration"])
             if verbose:
                 line = f"[{self.name}] sweep {row['iteration']}"
                 if not dp_on:
-                    line += f": sum|dbeta| = {row['sum_abs_change']:.3e}, deviance = {row['deviance']:.10g}"
+                    line += (
+                        f": relative change = {row['relative_change']:.3e}, deviance = {row['deviance']:.10g}"
+                    )
                 print(line, file=sys.stderr, flush=True)
             if round_delay:
                 time.sleep(round_delay)
@@ -647,10 +652,13 @@ class Party:
                         "the leader started a DP fit but this party gave no eps; "
                         "give the same eps and delta as the leader."
                     )
-                p_other, centre = int(setup["p_other"]), bool(setup.get("centre"))
-                block = m.LocalBlock(mf.X, y, fam, pen, np.ones(mf.p), p_other, se=setup["se"], centre=centre)
+                centre = m.centring(mf.X) if setup.get("centre") else None  # the columns' means
+                block = m.LocalBlock(
+                    mf.X, y, fam, pen, np.ones(mf.p), int(setup["p_other"]), se=setup["se"], centre=centre
+                )
                 return self._serve_requests(ch, block, mf.n, verbose)
-            sig_eta, sig_beta, rounds, block = self._dp_block(setup, own, radius, X, y, fam, pen, mf, noise)
+            centre = m.centring(X, None, m.midpoints(mf, bounds)) if setup.get("centre") else None
+            sig_eta, sig_beta, rounds, block = self._dp_block(setup, own, radius, X, y, noise, centre)
             return self._serve_requests(ch, block, mf.n, verbose, rounds=rounds, sigma_beta=sig_beta)
         except DPStatsError as exc:
             if not isinstance(
@@ -663,8 +671,9 @@ class Party:
         finally:
             ch.close()
 
-    def _dp_block(self, setup, own, radius, X, y, fam, pen, mf, noise):
-        """Member in DP mode: check the leader's plan against this party's own, derive its σs locally."""
+    def _dp_block(self, setup, own, radius, X, y, noise, centre):
+        """Member in DP mode: check the leader's plan against this party's own, derive its σs locally;
+        its block centred at its declared bounds' midpoints (``centre``) when the model has an intercept."""
         plan = setup.get("dp")
         if plan is None or plan["eps"] != own["eps"] or plan["delta"] != own["delta"]:
             got = "no DP" if plan is None else f"eps={plan['eps']!r}, delta={plan['delta']!r}"
@@ -695,20 +704,21 @@ class Party:
                 "bounds": None,
             }
         )
-        sig_eta, sig_beta = m.noise_scales(options, mf.n, K, [radius], y_bound=plan["y_bound"])
+        sig_eta, sig_beta = m.noise_scales(options, X.shape[0], K, [radius], y_bound=plan["y_bound"])
         offset_clip = (K - 1) * options.eta_clip if plan["y_bound"] is not None else math.inf
         block = m.LocalBlock(
             X,
             y,
-            fam,
-            pen,
-            np.ones(mf.p),
+            m.FAMILIES[setup["family"]],
+            m.Penalty(setup["penalty"], float(setup["lam"])),
+            np.ones(X.shape[1]),
             int(setup["p_other"]),
             se="none",
             sigma_eta=sig_eta[0],
             eta_clip=options.eta_clip,
             noise=noise,
             offset_clip=offset_clip,
+            centre=centre,
         )
         return sig_eta[0], sig_beta[0], options.rounds, block
 
@@ -733,8 +743,8 @@ class Party:
                     f"({rounds} sweeps, one coefficient release); refused"
                 )
             if kind == "update":
-                eta, change = block.update(_vector(msg["offset"], n, "offset"))
-                ch.send({"type": "eta", "eta": eta, "change": change})
+                eta, shift = block.update(_vector(msg["offset"], n, "offset"))
+                ch.send({"type": "eta", "eta": eta, "shift": shift})
                 sweeps += 1
                 self._progress["sweeps"] = sweeps
                 if verbose:
@@ -753,6 +763,7 @@ class Party:
                 )
                 finished = True
                 reply = {"type": "final", "beta": fin.beta, "rank": fin.rank, "p_other": fin.p_other}
+                reply.update(shift=fin.shift, shift_sd=fin.shift_sd)  # post-processing of fin.beta
                 if fin.cov is not None:
                     reply["cov"] = fin.cov
                 ch.send(reply)
@@ -767,11 +778,8 @@ class Party:
 class RemoteBlock:
     """The leader's proxy of a member's block: update/finish over the channel."""
 
-    def __init__(
-        self, ch: SecureChannel, n: int, p: int, se: str, penalty: m.Penalty, centre: bool = False
-    ) -> None:
+    def __init__(self, ch: SecureChannel, n: int, p: int, se: str, penalty: m.Penalty) -> None:
         self.ch, self.n, self.p, self.se, self.penalty = ch, n, p, se, penalty
-        self.centre = centre  # the member solves its block on centred columns (the setup's "centre")
 
     def column_basis(self) -> np.ndarray:
         self.ch.send({"type": "basis"})
@@ -780,11 +788,12 @@ class RemoteBlock:
             raise ProtocolError(f"{self.ch.peer} sent a basis of shape {q.shape}")
         return q
 
-    def update(self, offset: np.ndarray):
+    def update(self, offset: np.ndarray, seen: np.ndarray | None = None):
+        """The member's (η_k, shift_k) (shift None in DP mode); ``seen`` is the leader's own block's."""
         self.ch.send({"type": "update", "offset": offset})
         msg = _expect(self.ch.recv("its linear predictor"), "eta", self.ch.peer)
-        change = msg.get("change")
-        return _vector(msg["eta"], self.n, "eta"), (float(change) if change is not None else None)
+        shift = msg.get("shift")
+        return _vector(msg["eta"], self.n, "eta"), (_scalar(shift, "shift") if shift is not None else None)
 
     def finish(self, eta_total, dispersion, sigma_beta=0.0, other_basis=None) -> m.BlockFinal:
         msg = {"type": "finish", "eta": eta_total, "dispersion": dispersion}
@@ -796,26 +805,30 @@ class RemoteBlock:
         cov = msg.get("cov")
         if cov is not None and np.shape(cov) != (self.p, self.p):
             raise ProtocolError(f"{self.ch.peer} sent a covariance of shape {np.shape(cov)}")
-        return m.BlockFinal(beta, cov, int(msg["rank"]), int(msg["p_other"]))
+        shift, spread = (_scalar(msg.get(key, 0.0), key) for key in ("shift", "shift_sd"))
+        return m.BlockFinal(beta, cov, int(msg["rank"]), int(msg["p_other"]), shift, spread)
 
 
 # --------------------------------------------------------------------------- DP mode
 class _LocalDP:
-    """The leader's own DP state: clipped X and y, row-norm bound R, noise source."""
+    """The leader's own DP state: clipped X and y, row-norm bound R, noise source, and its columns'
+    declared midpoints (its block's centring constants, public as the bounds are)."""
 
-    def __init__(self, mf, X, y, radius: float, y_bound, noise: NoiseSource) -> None:
+    def __init__(self, mf, X, y, radius: float, y_bound, noise: NoiseSource, centre: np.ndarray) -> None:
         self.mf, self.X, self.y, self.radius, self.y_bound, self.noise = mf, X, y, radius, y_bound, noise
+        self.centre = centre
 
     @classmethod
     def leader(cls, mf, options: m.PrivregOptions, bounds, random_state) -> _LocalDP:
         X, (radius,) = m.clip_covariates(mf, np.zeros(mf.p, dtype=int), 1, bounds)
         y, y_bound = m.clip_response(mf, bounds, options.family)  # binomial: [0, 1], a public rule
-        return cls(mf, X, y, radius, y_bound, NoiseSource(random_state))
+        return cls(mf, X, y, radius, y_bound, NoiseSource(random_state), m.midpoints(mf, bounds))
 
     def block(
         self, fam, pen, p_other: int, sigma_eta: float, options: m.PrivregOptions, K: int
     ) -> m.LocalBlock:
         offset_clip = (K - 1) * options.eta_clip if self.y_bound is not None else math.inf
+        intercept = self.mf.names.index("(Intercept)") if "(Intercept)" in self.mf.names else None
         return m.LocalBlock(
             self.X,
             self.y,
@@ -828,6 +841,8 @@ class _LocalDP:
             eta_clip=options.eta_clip,
             noise=self.noise,
             offset_clip=offset_clip,
+            centre=m.centring(self.X, intercept, self.centre) if intercept is not None else None,
+            intercept=intercept,
         )
 
 
@@ -907,6 +922,7 @@ def result_message(result: VerticalGLMResult) -> dict:
         "beta": c["estimate"].to_numpy(),
         "se": c["std_error"].to_numpy(),
         "trace": result.trace.to_numpy(dtype=float),
+        "noise_sd": c["noise_sd"].to_numpy() if "noise_sd" in c else None,  # DP mode
         "meta": {
             "family": result.family,
             "n": result.n,
@@ -968,7 +984,7 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
         meta["conf_level"],
     )
     trace = pd.DataFrame(
-        np.asarray(msg["trace"]).reshape(-1, 3), columns=["iteration", "sum_abs_change", "deviance"]
+        np.asarray(msg["trace"]).reshape(-1, 3), columns=["iteration", "relative_change", "deviance"]
     )
     trace["iteration"] = trace["iteration"].astype(int)
     return VerticalGLMResult(
@@ -995,15 +1011,21 @@ def result_from_message(msg: dict) -> VerticalGLMResult:
         party_terms=meta["party_terms"],
         conf_level=meta["conf_level"],
         disclosure=statement.notes,
-        noise=_noise_column(table, meta.get("noise")),
+        noise=_noise_column(table, meta.get("noise"), msg.get("noise_sd")),
         response_note=str(meta.get("response_note") or ""),
     )
 
 
-def _noise_column(table: pd.DataFrame, noise: dict | None) -> dict | None:
-    """DP mode: the leader's noise scales, and each coefficient's σ_β as the table's ``noise_sd`` column."""
+def _noise_column(table: pd.DataFrame, noise: dict | None, sd=None) -> dict | None:
+    """DP mode: the leader's noise scales, and each coefficient's noise sd as the table's ``noise_sd``
+    column: the leader's (``sd``; the intercept's includes the noise of the centring's shifts), else its
+    party's σ_β."""
     if noise:
-        table["noise_sd"] = [float(noise["sigma_beta"][party]) for party in table["party"]]
+        table["noise_sd"] = (
+            np.asarray(sd, dtype=float)
+            if sd is not None and np.shape(sd) == (len(table),)
+            else [float(noise["sigma_beta"][party]) for party in table["party"]]
+        )
     return noise
 
 
@@ -1016,6 +1038,16 @@ def _expect(msg: dict, kind: str, peer: str) -> dict:
     if got == "refused":
         raise ProtocolError(f"{peer} refused this party: {msg.get('reason')}")
     raise ProtocolError(f"expected a {kind!r} message from {peer}, got {got!r}")
+
+
+def _scalar(v, what: str) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise ProtocolError(f"received a {what} that is not a number") from None
+    if not math.isfinite(x):
+        raise ProtocolError(f"received a non-finite {what}")
+    return x
 
 
 def _vector(v, n: int, what: str) -> np.ndarray:

@@ -430,8 +430,9 @@ def disclosure_text(K: int, dp: bool, simulated: bool) -> list[str]:
     ]
     if dp:
         lines += [
-            "Every sweep each party reveals its linear predictor X_kβ_k clipped and with Gaussian "
-            "noise; the stopping rule is a fixed number of sweeps (no data-dependent stopping).",
+            "Every sweep each party reveals its linear predictor on its columns less their declared "
+            "midpoints, (X_k − 1m_kᵀ)β_k, clipped and with Gaussian noise; the stopping rule is a fixed "
+            "number of sweeps (no data-dependent stopping).",
             "Final coefficients are released with Gaussian noise; standard errors are not released.",
             "The guarantee protects each party's covariates against the other parties and anyone "
             "who sees the messages, for every value of the shared y.",
@@ -446,8 +447,8 @@ def disclosure_text(K: int, dp: bool, simulated: bool) -> list[str]:
             "With se='exact' (the default) each party also shares an orthonormal basis of its "
             "column space after convergence, so that the standard errors are exact: its columns "
             "are then known up to an unknown invertible linear transform.",
-            "Each party also reveals the scalar Σ|Δβ_k| every sweep (the stopping rule), and at the "
-            "end its coefficients and standard errors.",
+            "The leader computes the stopping rule from these linear predictors and y; at the end "
+            "each party reveals its coefficients and standard errors.",
         ]
     if K > 2 and not dp:
         lines.append(

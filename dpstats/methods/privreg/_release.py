@@ -23,7 +23,7 @@ from ._bcd import (
     BlockFinal,
     LocalBlock,
     block_coordinate_descent,
-    centres_block,
+    centring,
     dispersion_estimate,
     gaussian_bcd_statistics,
     pooled_covariance,
@@ -69,19 +69,51 @@ def clip_covariates(mf: ModelFrame, owner: np.ndarray, K: int, bounds) -> tuple[
     return X, [math.sqrt(s) for s in sq]
 
 
+@dataclass(frozen=True)
+class DeclaredScales:
+    """DP mode's public numbers from the declared bounds beyond R_k and B_y: each party's largest
+    coefficient that can matter (:func:`~dpstats.methods.privreg.largest_coefficients`) and each design
+    column's centring constant, its bounds' midpoint (:func:`midpoints`)."""
+
+    largest: list[float]
+    centre: np.ndarray
+
+
 def clip_to_bounds(mf: ModelFrame, owner: np.ndarray, bounds, options: PrivregOptions):
-    """DP mode's clipping and public scales: (X, y, R_k of each party, B_y, each party's largest coefficient).
+    """DP mode's clipping and public scales: (X, y, R_k of each party, B_y, :class:`DeclaredScales`).
 
     :func:`clip_covariates`; :func:`clip_response` (y and B_y for the Gaussian family; y clipped to
     [0, 1] and B_y None for the binomial); the largest coefficients of
-    :func:`~dpstats.methods.privreg.largest_coefficients` from :func:`smallest_bounds`.
+    :func:`~dpstats.methods.privreg.largest_coefficients` from :func:`smallest_bounds` and the
+    columns' :func:`midpoints`.
     """
     K = int(owner.max()) + 1
     bounds = covariate_bounds(mf, bounds)
     X, radius = clip_covariates(mf, owner, K, bounds)
     y, y_bound = clip_response(mf, bounds, options.family)
     largest = largest_coefficients(smallest_bounds(mf, owner, K, bounds), options, y_bound)
-    return X, y, radius, y_bound, largest
+    return X, y, radius, y_bound, DeclaredScales(largest, midpoints(mf, bounds))
+
+
+def midpoints(mf: ModelFrame, bounds) -> np.ndarray:
+    """Each design column's declared midpoint (lo + hi)/2, the intercept's 0: DP mode's centring
+    constants (:func:`~dpstats.methods.privreg.centring`), public, as the bounds are.
+
+    A clipped column less its midpoint lies within ±(hi − lo)/2, within max(|lo|, |hi|): the row-norm
+    bound R_k of :func:`clip_covariates` bounds the centred rows too, so the sensitivities hold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpstats.formula import model_frame
+    >>> mf = model_frame("y ~ a + b", pd.DataFrame({"y": [0., 1, 1], "a": [5., 0, 1], "b": [0., 1, 2]}))
+    >>> midpoints(mf, {"a": (-3, 4), "b": (990, 1010)}).tolist()
+    [0.0, 0.5, 1000.0]
+    """
+    cols = [nm for nm in mf.names if nm != INTERCEPT]
+    box = design_box(bounds, mf, cols)
+    mid = (np.asarray(box.lo, dtype=float) + np.asarray(box.hi, dtype=float)) / 2.0
+    return np.array([0.0 if nm == INTERCEPT else float(mid[cols.index(nm)]) for nm in mf.names])
 
 
 def covariate_bounds(mf: ModelFrame, bounds):
@@ -176,14 +208,15 @@ class Released:
 @dataclass(frozen=True)
 class Design:
     """The rows a simulated fit runs on: the design (clipped in DP mode), the response, the party
-    of each design column (``owner``; every party owns one at least), the terms and the formula's
-    offset()."""
+    of each design column (``owner``; every party owns one at least), the terms, the formula's
+    offset() and, DP mode, the columns' public centring constants (:func:`midpoints`)."""
 
     X: np.ndarray
     y: np.ndarray
     owner: np.ndarray
     terms: Sequence[str]
     offset: np.ndarray | None = None
+    centre: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -206,9 +239,12 @@ def release(
 
     1. β ← 0; 2. for each party k: the offset is the others' linear predictors
     (y_res^k = y − Σ_{j≠k} X_jβ_j) and β_k is the block's (penalized GLM)
-    minimizer given it; 3. repeat until Σ|Δβ| < ``tol`` — in DP mode exactly
+    minimizer given it; 3. repeat until the sweep's relative change is below ``tol``
+    (:func:`~dpstats.methods.privreg.relative_change`) — in DP mode exactly
     ``rounds`` sweeps, each shared η_k clipped and noised with the plan's σ_η of
-    party k and the final β_k with its σ_β (:func:`noise_scales`).  From pooled
+    party k and the final β_k with its σ_β (:func:`noise_scales`).  Every block is solved on its
+    columns less :func:`~dpstats.methods.privreg.centring`'s constants (the means; DP mode the
+    ``Design``'s declared midpoints), the leader's intercept mapped back at the end.  From pooled
     statistics (:class:`Pooled`): the Gaussian fit of :func:`gaussian_bcd_statistics`.
     ``on_round`` receives each sweep's trace row.
 
@@ -232,6 +268,10 @@ def release(
     pen = Penalty(options.penalty, options.lam)
     index = [np.flatnonzero(owner == k) for k in range(K)]
     offset_clip = (K - 1) * options.eta_clip if dp and options.family == "gaussian" else math.inf
+    intercept = list(terms).index(INTERCEPT) if INTERCEPT in terms else None
+    declared = stats.centre if dp else None  # DP mode: the bounds' midpoints (public); else the means
+    centred = intercept is not None and (declared is not None or not dp)
+    centre = centring(X, intercept, declared) if centred else None
     blocks = [
         LocalBlock(
             X[:, ix],
@@ -245,7 +285,8 @@ def release(
             eta_clip=options.eta_clip,
             noise=noise,
             offset_clip=offset_clip,
-            centre=centres_block(options.family, dp, INTERCEPT in terms, INTERCEPT in [terms[j] for j in ix]),
+            centre=None if centre is None else centre[ix],
+            intercept=_position(ix, intercept),
         )
         for k, ix in enumerate(index)
     ]
@@ -285,6 +326,12 @@ def _from_statistics(stats: Pooled, options: PrivregOptions, on_round) -> Releas
     return Released(out, finals, index, rss / df_resid if df_resid > 0 else math.nan, rss, pooled=pooled)
 
 
+def _position(ix: np.ndarray, column: int | None) -> int | None:
+    """Where ``column`` (the intercept's) lies among a block's columns ``ix``; None if elsewhere."""
+    hits = np.flatnonzero(ix == column) if column is not None else []
+    return int(hits[0]) if len(hits) else None
+
+
 def _mask(terms: Sequence[str], ix: np.ndarray, dp: bool) -> np.ndarray:
     """Penalized columns: all in DP mode (strong convexity), all but the intercept otherwise."""
     if dp:
@@ -293,15 +340,21 @@ def _mask(terms: Sequence[str], ix: np.ndarray, dp: bool) -> np.ndarray:
 
 
 def finish_blocks(blocks, out: BCDOutcome, fam: Family, y: np.ndarray, p: int, sig_beta) -> list[BlockFinal]:
-    """Ask every block for its final coefficients (and covariance)."""
+    """Ask every block for its final coefficients (and covariance); the leader's intercept (the first
+    block's ``intercept``) less every block's shift cᵀβ_k: the coefficient on the columns as they are
+    (post-processing of the released β_k in DP mode, whose c are public)."""
     disp = dispersion_estimate(fam, y, out.eta, y.shape[0] - p)
     others = [None] * len(blocks)
     if getattr(blocks[0], "se", None) == "exact" and blocks[0].penalty.kind is None:
         bases = [b.column_basis() for b in blocks]
         others = [np.column_stack([q for j, q in enumerate(bases) if j != k]) for k in range(len(blocks))]
-    return [
+    finals = [
         b.finish(out.eta, disp, sig_beta[k] if sig_beta else 0.0, others[k]) for k, b in enumerate(blocks)
     ]
+    intercept = getattr(blocks[0], "intercept", None)
+    if intercept is not None:
+        finals[0].beta[intercept] -= sum(f.shift for f in finals)
+    return finals
 
 
 def not_released_summaries(fam: Family) -> tuple[float, float]:

@@ -75,7 +75,8 @@ class PrivregOptions(Options):
         return self.eps is not None
 
     def sweeps(self) -> Sweeps:
-        """When the sweeps stop: exactly ``rounds`` in DP mode, else Σ|Δβ| < tol within ``max_iter``."""
+        """When the sweeps stop: exactly ``rounds`` in DP mode, else a relative change < tol within
+        ``max_iter`` (:func:`~dpstats.methods.privreg.relative_change`)."""
         return Sweeps(self.tol, self.rounds if self.dp else self.max_iter, fixed=self.dp)
 
     @classmethod
