@@ -31,7 +31,7 @@ from ..privacy.randomness import NoiseSource, RandomState
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import DPResult, attach_diagnostics
 from ..validation import check_accountant, check_strict
-from ._parameters import PARAMETERS
+from ._parameters import PARAMETERS, shared_parameters
 
 
 class FrontDoor(Protocol):
@@ -311,10 +311,16 @@ def _declared_schema(
     )  # factor(x, levels = c(..))
 
 
-# a front door: door_docstring hands it back as it is, its signature kept for type checkers
+# a front door: front_door hands it back with its signature kept for type checkers
 Door = TypeVar("Door", bound=Callable[..., Any])
 RUN_SETTINGS = ("random_state", "accountant", "strict", "progress")
 PLACEHOLDER = re.compile(r"^    \{([a-z][\w ,-]*?)(?:: ([^{}]*?))?\}\n", re.M)  # {name} or {name: words}
+
+
+def front_door(door: Door) -> Door:
+    """A public front door: its public signature, the shared keyword arguments included
+    (:func:`~dpstats.api._parameters.shared_parameters`), and its finished docstring (:func:`door_docstring`)."""
+    return door_docstring(shared_parameters(door))
 
 
 def door_docstring(door: Door) -> Door:

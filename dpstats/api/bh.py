@@ -27,12 +27,11 @@ from ..methods import bh as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
-from ._parameters import Shared, shared_parameters
-from ._common import OptionsDoor, Settings, call_of, check_budget, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import OptionsDoor, Settings, call_of, check_budget, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
     p_values: ArrayLike | Mapping[str, float] | DPResult | str,
     q: float = 0.1,

@@ -21,14 +21,13 @@ from ..results.felp import FELPResult
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
 from .._io import progress_bar
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, Settings, call_of, declare, front_door, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: InMemoryData,

@@ -25,12 +25,11 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
 from ..validation import check_delta, check_regression_rows
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, Settings, call_of, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data,

@@ -27,12 +27,11 @@ from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
 from .._io import progress_bar
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
+from ._parameters import Shared
+from ._common import DataDoor, Settings, call_of, declare, front_door, n_is_public, run
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: InMemoryData,

@@ -30,8 +30,8 @@ from ..results.knockoff import KnockoffResult
 from ..geometry import clip_response
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
+from ._parameters import Shared
+from ._common import DataDoor, Settings, call_of, declare, front_door, n_is_public, run
 
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
 # responses beyond it are clipped to it before any sum, at every eps: n·1e200 never overflows (a private
@@ -39,8 +39,7 @@ IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's ca
 OVERFLOW_GUARD = 1e100
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data,

@@ -17,12 +17,11 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.pca import PCAResult
 from ..validation import check_delta, columns_read
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
+from ._parameters import Shared
+from ._common import DataDoor, Settings, call_of, declare, front_door, n_is_public, run
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data,

@@ -30,14 +30,13 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.select_infer import SelectInferResult
-from ._parameters import Shared, shared_parameters
-from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
+from ._parameters import Shared
+from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, front_door, run
 from .glm import dp_glm
 from .lm import dp_lm
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: InMemoryData,

@@ -25,12 +25,11 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.two_stage import TwoStageResult
 from ..validation import check_candidates, check_k, check_truth, columns_read
 from .._io import progress_bar
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, Settings, call_of, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: InMemoryData,

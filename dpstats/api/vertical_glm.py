@@ -32,12 +32,11 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.vertical_glm import VerticalGLMResult
 from .._io import progress_bar
-from ._parameters import Shared, shared_parameters
-from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import OptionsDoor, Settings, call_of, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
+@front_door
 def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
     formula: str,
     data: Data | Sequence[InMemoryData],
