@@ -72,6 +72,16 @@ class Settings:
         )
 
 
+def check_call(
+    arguments: Mapping[str, Any], shared: Mapping[str, Any], record: Any, **read_as: Any
+) -> tuple[dict[str, Any], Settings, Any]:
+    """A door's first step: its arguments as given (its own, ``locals()``, and the ``shared`` keywords),
+    the run settings and the method's options ``record``, each checked once; ``read_as`` gives an argument
+    as the record reads it (``assume`` coerced by the door), the arguments keep it as given."""
+    given = dict(arguments) | dict(shared)
+    return given, Settings.check(given), record.check(given | read_as)
+
+
 def run(door: FrontDoor, settings: Settings) -> DPResult:
     """Run one analysis through the shared steps (see the module docstring)."""
     strict, random_state = settings.strict, settings.random_state

@@ -28,7 +28,7 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
 from ._parameters import Shared
-from ._common import OptionsDoor, Settings, call_of, check_budget, declare, front_door, run
+from ._common import OptionsDoor, call_of, check_budget, check_call, declare, front_door, run
 
 
 @front_door
@@ -139,9 +139,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     >>> fit.rejected
     ['x0']
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.BHOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.BHOptions)
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
     if options.route == m.MARGINAL_Z:  # the formula's data: the pre-steps of every door
         engines.require_rows(data, "dp_bh's formula route", "the z-tests are computed from the model frame")

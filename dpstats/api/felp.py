@@ -22,7 +22,7 @@ from ..simulate.assume import plug_in_only
 from ..validation import check_truth
 from .._io import progress_bar
 from ._parameters import Shared
-from ._common import DataDoor, Settings, call_of, declare, front_door, run
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -150,9 +150,9 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     >>> fit.operating_characteristics.assumption is None
     True
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.FELPOptions.check({**given, "assume": plug_in_only(assume, "dp_felp")})
+    given, settings, options = check_call(
+        locals(), shared, m.FELPOptions, assume=plug_in_only(assume, "dp_felp")
+    )
     engines.require_rows(data, "dp_felp", "each learner is fitted on a random subset of the rows")
     options, data = declare(given, options, settings, nonprivate="the weights released without noise")
     return run(

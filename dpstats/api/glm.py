@@ -26,7 +26,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
 from ..validation import check_delta, check_regression_rows
 from ._parameters import Shared
-from ._common import DataDoor, Settings, call_of, declare, front_door, run
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
@@ -103,9 +103,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> bool(abs(fit.coef()["x"] - 1) < 0.2)
     True
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.GLMOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.GLMOptions)
     m.refuse_auto_bounds(bounds)
     m.refuse_private_offset(formula, options.eps)
     if math.isinf(options.eps):

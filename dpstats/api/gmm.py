@@ -28,7 +28,7 @@ from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
 from .._io import progress_bar
 from ._parameters import Shared
-from ._common import DataDoor, Settings, call_of, declare, front_door, n_is_public, run
+from ._common import DataDoor, call_of, check_call, declare, front_door, n_is_public, run
 
 
 @front_door
@@ -123,10 +123,10 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> fit.operating_characteristics.assumption is None
     True
     """
-    given = locals() | shared
     m.refuse_infinite_eps(eps)
-    settings = Settings.check(given)
-    options = m.GMMOptions.check({**given, "assume": plug_in_only(assume, "dp_gmm")})
+    given, settings, options = check_call(
+        locals(), shared, m.GMMOptions, assume=plug_in_only(assume, "dp_gmm")
+    )
     engines.require_rows(
         data,
         "dp_gmm",

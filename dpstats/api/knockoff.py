@@ -31,7 +31,7 @@ from ..geometry import clip_response
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
 from ._parameters import Shared
-from ._common import DataDoor, Settings, call_of, declare, front_door, n_is_public, run
+from ._common import DataDoor, Settings, call_of, check_call, declare, front_door, n_is_public, run
 
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
 # responses beyond it are clipped to it before any sum, at every eps: n·1e200 never overflows (a private
@@ -179,9 +179,8 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     >>> fit.operating_characteristics.assumption_label[:24]
     'under the assumed model:'
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options, data = _before_reading(KnockoffOptions.check(given), settings, given)
+    given, settings, options = check_call(locals(), shared, KnockoffOptions)
+    options, data = _before_reading(options, settings, given)
     call = call_of(dp_knockoff, given, always=IN_CALL)
     return run(KnockoffDoor(options, data, call, progress), settings)
 

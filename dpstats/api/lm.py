@@ -23,7 +23,7 @@ from ..privacy.statement import DataDependence
 from ..results.lm import LMResult
 from ..validation import check_delta, check_regression_rows
 from ._parameters import Shared
-from ._common import DataDoor, Settings, call_of, declare, front_door, run
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
@@ -102,9 +102,7 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     >>> bool(abs(fit.coef()["x"] - 2) < 0.2)
     True
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.LMOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.LMOptions)
     options, data = declare(given, options, settings, nonprivate="ordinary least squares", statistics=True)
     if isinstance(options.bounds, PrivateBounds):
         m.require_covering_bounds(options.bounds)

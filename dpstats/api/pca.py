@@ -18,7 +18,7 @@ from ..privacy.statement import DataDependence
 from ..results.pca import PCAResult
 from ..validation import check_delta, columns_read
 from ._parameters import Shared
-from ._common import DataDoor, Settings, call_of, declare, front_door, n_is_public, run
+from ._common import DataDoor, call_of, check_call, declare, front_door, n_is_public, run
 
 
 @front_door
@@ -85,9 +85,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> fit.basis.shape, fit.center
     ((4, 2), 'mean')
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.PCAOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.PCAOptions)
     options, data = declare(given, options, settings, statistics=True, nonprivate="exact PCA, no noise")
     return run(PCADoor(options, data, call_of(dp_pca, given), progress), settings)
 

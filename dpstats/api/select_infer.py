@@ -31,7 +31,16 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.select_infer import SelectInferResult
 from ._parameters import Shared
-from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, front_door, run
+from ._common import (
+    OptionsDoor,
+    Settings,
+    _declared_schema,
+    call_of,
+    check_budget,
+    check_call,
+    front_door,
+    run,
+)
 from .glm import dp_glm
 from .lm import dp_lm
 
@@ -123,9 +132,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
     >>> len(res.selected), res.tidy().columns[0]
     (3, 'term')
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.SelectInferOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.SelectInferOptions)
     check_budget(settings.accountant, options.eps, options.delta)
     engines.require_rows(data, "dp_select_infer", "its rows are split into two parts at random")
     data = engines.as_data(data, formula, keep=[shared["levels"]])  # polars, Arrow, DuckDB as pandas

@@ -25,7 +25,7 @@ from ..simulate import Assume
 from ..stats import CrossStats
 from ..validation import check_candidates, check_k, check_truth, columns_read
 from ._parameters import Shared
-from ._common import DataDoor, Settings, call_of, declare, front_door, run
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
@@ -128,9 +128,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> fit.operating_characteristics.assumption_label.startswith("under the assumed model: 8 true")
     True
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.SISOptions.check({**given, "assume": Assume.coerce(assume)})
+    given, settings, options = check_call(locals(), shared, m.SISOptions, assume=Assume.coerce(assume))
     fill = 0.0 if score is not None else None  # a custom score needs no bounds: unbounded variables get 0
     if score is not None:
         engines.require_rows(data, "dp_sis with a custom score", "score(X, y) is called on the rows")

@@ -26,7 +26,7 @@ from ..results.two_stage import TwoStageResult
 from ..validation import check_candidates, check_k, check_truth, columns_read
 from .._io import progress_bar
 from ._parameters import Shared
-from ._common import DataDoor, Settings, call_of, declare, front_door, run
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
@@ -131,9 +131,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
     >>> len(fit.selected)
     8
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.TwoStageOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.TwoStageOptions)
     if not is_auto(bounds):  # the votes need no bounds, but malformed bounds are still refused
         check_bounds_form(bounds)
     engines.require_rows(data, "dp_two_stage", "each block of rows fits its own lasso")

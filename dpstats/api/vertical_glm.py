@@ -33,7 +33,7 @@ from ..privacy.statement import DataDependence
 from ..results.vertical_glm import VerticalGLMResult
 from .._io import progress_bar
 from ._parameters import Shared
-from ._common import OptionsDoor, Settings, call_of, declare, front_door, run
+from ._common import OptionsDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
@@ -137,9 +137,7 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     >>> fit.converged, abs(fit.coef()["x1"] - 1) < 0.2
     (True, True)
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.PrivregOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.PrivregOptions)
     names, columns = m.party_columns(parties)
     fills = m.response_fill(formula, options.family)
     options, data = declare(
