@@ -138,9 +138,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     {oc_trials}
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> from dpstats.simulate import planted
     >>> df = planted(n=100, d=30, s=3, shift=2.0, random_state=0)
     >>> fit = dp.dp_felp("class ~ .", df, eps=1.0, n_estimators=5, bounds=(-6, 6), variant="strict",

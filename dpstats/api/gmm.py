@@ -112,9 +112,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     {oc_trials}
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> from dpstats.simulate import simulate_gmm
     >>> df, truth = simulate_gmm(6000, d=4, k=2, random_state=0)
     >>> fit = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)

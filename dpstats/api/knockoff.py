@@ -159,9 +159,7 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     for p < n < 2p the rows are augmented to 2p as R's ``knockoff`` package does
     (zero rows of X, responses drawn from N(0, σ̂²)), a data-dependent step.
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> df = dp.datasets.fan_lv(n=400, d=10, random_state=0)
     >>> import math, warnings
     >>> with warnings.catch_warnings(record=True) as caught:  # eps = inf: not private, and warned

@@ -76,9 +76,7 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     {diagnostics: rows dropped, rows shrunk onto the ball}
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> from dpstats.simulate import simulate_gmm
     >>> df, _ = simulate_gmm(4000, d=4, k=2, random_state=0)
     >>> fit = dp.dp_pca("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)

@@ -123,9 +123,7 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
         ledger; ``selection``, ``fit``: the parts' results.  ``glance()``: ``model``; ``n`` all rows, ``nobs``
         part B's rows; ``p`` the candidate columns, ``df`` the final model's (slopes; dp_lm).
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> df = dp.datasets.fan_lv(n=4000, d=20, random_state=0)
     >>> res = dp.dp_select_infer("y ~ .", df, eps=2.0, delta=1e-6, k=3, bounds=(-5, 5),
     ...                          n_boot=200, random_state=1)

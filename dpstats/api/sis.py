@@ -112,9 +112,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     {oc_trials}
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> df = dp.datasets.fan_lv(n=100, d=200, random_state=0)
     >>> fit = dp.dp_sis("y ~ .", data=df, eps=5.0, k=8, bounds=(-5, 5), random_state=1)
     >>> len(fit.selected)

@@ -123,9 +123,7 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
         Trials per vote margin for the operating characteristics (0 skips).
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> df = dp.datasets.fan_lv(n=100, d=200, random_state=0)
     >>> fit = dp.dp_two_stage("y ~ .", data=df, eps=5.0, k=8, random_state=1, oc_trials=0)
     >>> len(fit.selected)
