@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
-from .. import engines
+from .. import catalog, engines
 from ..formula import ModelFrame, level_steps_taken, with_formula_declarations
 from ..schema import Schema, default_na_action
 
@@ -37,7 +37,8 @@ from ._parameters import PARAMETERS, shared_parameters
 class FrontDoor(Protocol):
     """What a method supplies to :func:`run`: its frame, plan, release and result."""
 
-    label: str
+    @property
+    def label(self) -> str: ...
 
     def frame(self, dd: DataDependence) -> Any: ...
 
@@ -214,8 +215,13 @@ class OptionsDoor:
     ``call``: what :func:`run` and the door read from them (whether the call runs without noise, the
     bounds, the declared schema, the fields every result opens with)."""
 
-    label: str
     call: dict
+
+    @property
+    def label(self) -> str:
+        """The method's public name, from the catalog entry of the door's module: the ledger's label
+        and the result's ``method``."""
+        return catalog.by_front_door(type(self).__module__).name
 
     @property
     def nonprivate(self) -> bool:

@@ -175,7 +175,6 @@ class BHDoor(OptionsDoor):
     data: Any
     call: dict
     fit: PrivacyStatement | None = None
-    label: str = "dp_bh"
 
     def frame(self, dd: DataDependence) -> m.Hypotheses:
         if self.hypotheses is not None:

@@ -174,7 +174,6 @@ class FELPDoor(DataDoor):
     """dp_felp's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.FELPOptions
-    label: str = "dp_felp"
 
     def frame(self, dd: DataDependence) -> FELPFrame:
         o = self.options

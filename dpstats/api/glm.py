@@ -147,7 +147,6 @@ class GLMDoor(DataDoor):
     """dp_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.GLMOptions
-    label: str = "dp_glm"
 
     def frame(self, dd: DataDependence) -> GLMFrame:
         if engines.is_engine_input(self.data):

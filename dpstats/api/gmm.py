@@ -150,7 +150,6 @@ class GMMDoor(DataDoor):
     """dp_gmm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.GMMOptions
-    label: str = "dp_gmm"
 
     def frame(self, dd: DataDependence) -> GMMFrame:
         """The rows in memory, k and the groups checked against n where it is public, and the box.

@@ -225,7 +225,6 @@ class KnockoffDoor(DataDoor):
     """dp_knockoff's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: KnockoffOptions
-    label: str = "dp_knockoff"
     # the release's generator: the operating characteristics and diagnostics draw from it afterwards
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
 

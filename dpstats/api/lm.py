@@ -125,8 +125,6 @@ class LMDoor(DataDoor):
     """dp_lm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.LMOptions
-    progress: bool | None = None
-    label: str = "dp_lm"
 
     def frame(self, dd: DataDependence) -> LMFrame:
         from .. import engines

@@ -100,8 +100,6 @@ class PCADoor(DataDoor):
     """dp_pca's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.PCAOptions
-    progress: bool | None = None
-    label: str = "dp_pca"
 
     def frame(self, dd: DataDependence) -> PCAFrame:
         """One pass for Σ xxᵀ of the clipped rows (two without bounds: the box is then the data's range)."""

@@ -161,7 +161,6 @@ class SelectInferDoor(OptionsDoor):
     data: pd.DataFrame
     call: dict
     settings: Settings  # the parts run with the call's strict and random_state
-    label: str = "dp_select_infer"
     _dd: DataDependence | None = field(default=None, init=False, repr=False)
 
     def frame(self, dd: DataDependence) -> m.SplitFrame:

@@ -156,7 +156,6 @@ class SISDoor(DataDoor):
     """dp_sis's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.SISOptions
-    label: str = "dp_sis"
 
     def frame(self, dd: DataDependence) -> _Frame:
         o, stats, scale = self.options, None, None  # scale: without bounds, every value x/M, M its max-abs

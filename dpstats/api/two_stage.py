@@ -152,7 +152,6 @@ class TwoStageDoor(DataDoor):
     """dp_two_stage's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.TwoStageOptions
-    label: str = "dp_two_stage"
     # the release's generator: the diagnostics' non-private top-k breaks its ties with it
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
 

@@ -185,7 +185,6 @@ class VerticalDoor(OptionsDoor):
     call: dict
     progress: bool = False
     rows_requested: bool = False  # diagnostics=True: per-row fitted values and residuals may be shown
-    label: str = "vertical_glm"
 
     def frame(self, dd: DataDependence) -> VerticalFrame:
         o, (names, columns) = self.options, self.parties
