@@ -387,3 +387,10 @@ class DataDoor(OptionsDoor):
     data: Any
     call: dict
     progress: bool | None = False
+
+    def one_pass(self, **how: Any) -> tuple[Any, Any]:
+        """The model frame and sufficient statistics of the door's formula on its data, in one pass of the
+        engine (:func:`dpstats.engines.sufficient_statistics`, ``how`` its options), with the door's
+        progress setting and declared schema."""
+        how = {"progress": self.progress, "schema": self.schema} | how
+        return engines.sufficient_statistics(self.options.formula, self.data, **how)

@@ -139,36 +139,19 @@ class LMDoor(DataDoor):
             x_box = design_box(bounds, mf, names)
             return m.box_with_intercept(x_box, mf.names, INTERCEPT), response_box(bounds, mf)
 
-        mf, stats = engines.sufficient_statistics(
-            self.options.formula,
-            self.data,
-            boxes=boxes,
-            gram=True,
-            drop_intercept=False,
-            progress=self.progress,
-            schema=self.schema,
-        )
+        mf, stats = self.one_pass(boxes=boxes, gram=True, drop_intercept=False)
         stats = engines.offset_response(mf, stats, "dp_lm")  # eps = inf: lm's y − offset
         dd.name_frame_steps(mf)
         return self._assemble(mf, stats.cross, *stats.boxes, columns_public=not dd.columns_read)
 
     def _data_boxes(self, dd: DataDependence) -> tuple[Box, Box]:
         """The data's range as the box (a first pass): a named data-dependent step unless eps = inf."""
-        from .. import engines
-
         if not self.nonprivate:
             dd.add(
                 "the bounds that clip the columns and the response are the data's min and max (a first pass)",
                 fix=m.data_range_fix(self.options.formula),
             )
-        _, st0 = engines.sufficient_statistics(
-            self.options.formula,
-            self.data,
-            ranges_only=True,
-            drop_intercept=False,
-            progress=self.progress,
-            schema=self.schema,
-        )
+        _, st0 = self.one_pass(ranges_only=True, drop_intercept=False)
         lo, hi = st0.cross.x_min, st0.cross.x_max
         top = max(float(st0.cross.y_maxabs), 1e-12)
         return Box(lo, np.where(hi > lo, hi, lo + 1.0)), Box(np.array([-top]), np.array([top]))

@@ -133,19 +133,8 @@ class PCADoor(DataDoor):
     def _pass(self, **how: Any) -> tuple[Any, Any]:
         """One pass of the engine.  Under add/remove-one-row n is private: no number of rows is
         required (0, 1 or 2 rows give a Gram matrix like any other, released as noise alone)."""
-        from .. import engines
-
-        o = self.options
-        min_rows = 0 if o.neighbouring == "add_remove" else 2
-        return engines.sufficient_statistics(
-            o.formula,
-            self.data,
-            one_sided=True,
-            min_rows=min_rows,
-            progress=self.progress,
-            schema=self.schema,
-            **how,
-        )
+        min_rows = 0 if self.options.neighbouring == "add_remove" else 2
+        return self.one_pass(one_sided=True, min_rows=min_rows, **how)
 
     def plan(self, frame: PCAFrame, dd: DataDependence) -> m.PCAPlan:
         C = m.clip_radius(frame.box, self.options.radius)

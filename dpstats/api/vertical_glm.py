@@ -16,7 +16,7 @@ covariate columns never leave their party; only linear predictors X_kβ_k
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Unpack
 
 import numpy as np
@@ -33,7 +33,7 @@ from ..privacy.statement import DataDependence
 from ..results.vertical_glm import VerticalGLMResult
 from .._io import progress_bar
 from ._parameters import Shared
-from ._common import OptionsDoor, call_of, check_call, declare, front_door, run
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
@@ -152,7 +152,9 @@ def _door(given: dict[str, Any], options: m.PrivregOptions, data: Any, parties: 
     always = ("formula", "parties", "family") + (("eps", "delta", "rounds") if options.dp else ())
     call = call_of(vertical_glm, given, always=always, parties=names)
     rows = bool(given["diagnostics"])  # per-row fitted values and residuals may then be shown
-    door = VerticalDoor(options, data, parties, given["row_id"], call, given["progress"], rows)
+    door = VerticalDoor(
+        options, data, call, given["progress"], parties=parties, row_id=given["row_id"], rows_requested=rows
+    )
     from .. import engines
 
     if not engines.is_engine_input(data):
@@ -175,15 +177,13 @@ class VerticalFrame:
 
 
 @dataclass
-class VerticalDoor(OptionsDoor):
+class VerticalDoor(DataDoor):
     """vertical_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.PrivregOptions
-    data: Any
+    _: KW_ONLY
     parties: tuple[list[str], list[list[str]]]  # the parties' names and the columns each holds
     row_id: str | None
-    call: dict
-    progress: bool = False
     rows_requested: bool = False  # diagnostics=True: per-row fitted values and residuals may be shown
 
     def frame(self, dd: DataDependence) -> VerticalFrame:
@@ -237,8 +237,6 @@ class FromStatistics(VerticalDoor):
     """Streamed or Dask data: the Gaussian exact fit from the pooled sufficient statistics."""
 
     def frame(self, dd: DataDependence) -> VerticalFrame:
-        from .. import engines
-
         owner_box: dict = {}
         names, columns = self.parties
 
@@ -248,14 +246,8 @@ class FromStatistics(VerticalDoor):
             owner_box["owner"] = m.assign_terms(mf, columns, names)
             return None, None
 
-        mf, stats = engines.sufficient_statistics(
-            self.options.formula,
-            self.data,
-            boxes=check_parties,
-            gram=True,
-            drop_intercept=False,
-            progress=self.progress or None,
-            schema=self.schema,
+        mf, stats = self.one_pass(  # progress=False: the pass still shows a bar on long runs (None)
+            boxes=check_parties, gram=True, drop_intercept=False, progress=self.progress or None
         )
         dd.name_frame_steps(mf)
         return VerticalFrame(mf=mf, owner=owner_box["owner"], stats=stats.cross)
