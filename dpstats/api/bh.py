@@ -32,7 +32,7 @@ from ._common import OptionsDoor, call_of, check_budget, check_call, declare, fr
 
 
 @front_door
-def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def dp_bh(
     p_values: ArrayLike | Mapping[str, float] | DPResult | str,
     q: float = 0.1,
     eps: float | None = None,

@@ -28,7 +28,7 @@ LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
 @front_door
-def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def dp_felp(
     formula: str,
     data: InMemoryData,
     eps: float,

@@ -30,7 +30,7 @@ from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
-def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def dp_glm(
     formula: str,
     data: Data,
     eps: float,

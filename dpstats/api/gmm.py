@@ -32,7 +32,7 @@ from ._common import DataDoor, call_of, check_call, declare, front_door, n_is_pu
 
 
 @front_door
-def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def dp_gmm(
     formula: str,
     data: InMemoryData,
     k: int,

@@ -40,7 +40,7 @@ OVERFLOW_GUARD = 1e100
 
 
 @front_door
-def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def dp_knockoff(
     formula: str,
     data: Data,
     eps: float,

@@ -22,7 +22,7 @@ from ._common import DataDoor, call_of, check_call, declare, front_door, n_is_pu
 
 
 @front_door
-def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def dp_pca(
     formula: str,
     data: Data,
     k: int,

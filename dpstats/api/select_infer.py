@@ -46,7 +46,7 @@ from .lm import dp_lm
 
 
 @front_door
-def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def dp_select_infer(
     formula: str,
     data: InMemoryData,
     eps: float,

@@ -29,7 +29,7 @@ from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
-def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def dp_sis(
     formula: str,
     data: Data,
     eps: float,

@@ -37,7 +37,7 @@ from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
 @front_door
-def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+def vertical_glm(
     formula: str,
     data: Data | Sequence[InMemoryData],
     parties: Sequence[Sequence[str]] | Mapping[str, Sequence[str]],
