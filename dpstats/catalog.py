@@ -195,6 +195,14 @@ def by_cli(cli: str) -> Method:
     raise KeyError(cli)
 
 
+def by_front_door(module: str) -> Method:
+    """The entry whose front door is the module ``module``; KeyError if there is none."""
+    for m in METHODS:
+        if m.front_door == module:
+            return m
+    raise KeyError(module)
+
+
 def front_doors() -> dict[str, str]:
     """Public name -> module of its front door (the package's lazy attributes)."""
     return {m.name: m.front_door for m in METHODS}

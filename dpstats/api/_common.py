@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
-from .. import engines
+from .. import catalog, engines
 from ..formula import ModelFrame, level_steps_taken, with_formula_declarations
 from ..schema import Schema, default_na_action
 
@@ -32,13 +32,14 @@ from ..privacy.reservation import Reservation
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.base import DPResult, attach_diagnostics
 from ..validation import check_accountant, check_strict
-from ._parameters import PARAMETERS
+from ._parameters import PARAMETERS, shared_parameters
 
 
 class FrontDoor(Protocol):
     """What a method supplies to :func:`run`: its frame, plan, release and result."""
 
-    label: str
+    @property
+    def label(self) -> str: ...
 
     def frame(self, dd: DataDependence) -> Any: ...
 
@@ -71,6 +72,16 @@ class Settings:
             accountant=check_accountant(given["accountant"]),
             diagnostics=bool(given["diagnostics"] or given.get("truth") is not None),
         )
+
+
+def check_call(
+    arguments: Mapping[str, Any], shared: Mapping[str, Any], record: Any, **read_as: Any
+) -> tuple[dict[str, Any], Settings, Any]:
+    """A door's first step: its arguments as given (its own, ``locals()``, and the ``shared`` keywords),
+    the run settings and the method's options ``record``, each checked once; ``read_as`` gives an argument
+    as the record reads it (``assume`` coerced by the door), the arguments keep it as given."""
+    given = dict(arguments) | dict(shared)
+    return given, Settings.check(given), record.check(given | read_as)
 
 
 def run(door: FrontDoor, settings: Settings) -> DPResult:
@@ -204,8 +215,13 @@ class OptionsDoor:
     ``call``: what :func:`run` and the door read from them (whether the call runs without noise, the
     bounds, the declared schema, the fields every result opens with)."""
 
-    label: str
     call: dict
+
+    @property
+    def label(self) -> str:
+        """The method's public name, from the catalog entry of the door's module: the ledger's label
+        and the result's ``method``."""
+        return catalog.by_front_door(type(self).__module__).name
 
     @property
     def nonprivate(self) -> bool:
@@ -311,10 +327,16 @@ def _declared_schema(
     )  # factor(x, levels = c(..))
 
 
-# a front door: door_docstring hands it back as it is, its signature kept for type checkers
+# a front door: front_door hands it back with its signature kept for type checkers
 Door = TypeVar("Door", bound=Callable[..., Any])
 RUN_SETTINGS = ("random_state", "accountant", "strict", "progress")
 PLACEHOLDER = re.compile(r"^    \{([a-z][\w ,-]*?)(?:: ([^{}]*?))?\}\n", re.M)  # {name} or {name: words}
+
+
+def front_door(door: Door) -> Door:
+    """A public front door: its public signature, the shared keyword arguments included
+    (:func:`~dpstats.api._parameters.shared_parameters`), and its finished docstring (:func:`door_docstring`)."""
+    return door_docstring(shared_parameters(door))
 
 
 def door_docstring(door: Door) -> Door:
@@ -365,3 +387,10 @@ class DataDoor(OptionsDoor):
     data: Any
     call: dict
     progress: bool | None = False
+
+    def one_pass(self, **how: Any) -> tuple[Any, Any]:
+        """The model frame and sufficient statistics of the door's formula on its data, in one pass of the
+        engine (:func:`dpstats.engines.sufficient_statistics`, ``how`` its options), with the door's
+        progress setting and declared schema."""
+        how = {"progress": self.progress, "schema": self.schema} | how
+        return engines.sufficient_statistics(self.options.formula, self.data, **how)

@@ -1,6 +1,7 @@
 """The parameter entries the front doors share, written once (scipy's ``doccer`` pattern): a door's
 line ``{name}`` becomes the entry under ``{name}`` below, ``{name: words}`` the entry with the door's
-words in place of its ``{}`` (:func:`dpstats.api._common.door_docstring`); and the keyword arguments
+words in place of its ``{}`` (:func:`dpstats.api._common.door_docstring`; ``{examples}``: the Examples
+heading and the import most examples open with); and the keyword arguments
 every front door takes, declared once (:class:`Shared`, :func:`shared_parameters`)."""
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ SHARED = """\
     oc_trials : int
         Trials of the ``assume=`` simulation; 0 leaves out the operating characteristics
         altogether.
+{examples}
+    Examples
+    --------
+    >>> import dpstats as dp
 """
 
 #: name -> numpydoc entry (``{}``: the door's argument goes there)

@@ -27,13 +27,12 @@ from ..methods import bh as m
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.bh import BHResult
-from ._parameters import Shared, shared_parameters
-from ._common import OptionsDoor, Settings, call_of, check_budget, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import OptionsDoor, call_of, check_budget, check_call, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
-def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_bh(
     p_values: ArrayLike | Mapping[str, float] | DPResult | str,
     q: float = 0.1,
     eps: float | None = None,
@@ -140,9 +139,7 @@ def dp_bh(  # noqa: PLR0913 (the public signature: the R function's argument lis
     >>> fit.rejected
     ['x0']
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.BHOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.BHOptions)
     hypotheses = None if options.route == m.MARGINAL_Z else m.hypotheses(p_values)
     if options.route == m.MARGINAL_Z:  # the formula's data: the pre-steps of every door
         engines.require_rows(data, "dp_bh's formula route", "the z-tests are computed from the model frame")
@@ -178,7 +175,6 @@ class BHDoor(OptionsDoor):
     data: Any
     call: dict
     fit: PrivacyStatement | None = None
-    label: str = "dp_bh"
 
     def frame(self, dd: DataDependence) -> m.Hypotheses:
         if self.hypotheses is not None:

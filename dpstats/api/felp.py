@@ -21,15 +21,14 @@ from ..results.felp import FELPResult
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
 from .._io import progress_bar
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 LAM_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
-@door_docstring
-@shared_parameters
-def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_felp(
     formula: str,
     data: InMemoryData,
     eps: float,
@@ -139,9 +138,7 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     {oc_trials}
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> from dpstats.simulate import planted
     >>> df = planted(n=100, d=30, s=3, shift=2.0, random_state=0)
     >>> fit = dp.dp_felp("class ~ .", df, eps=1.0, n_estimators=5, bounds=(-6, 6), variant="strict",
@@ -151,9 +148,9 @@ def dp_felp(  # noqa: PLR0913 (the public signature: the R function's argument l
     >>> fit.operating_characteristics.assumption is None
     True
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.FELPOptions.check({**given, "assume": plug_in_only(assume, "dp_felp")})
+    given, settings, options = check_call(
+        locals(), shared, m.FELPOptions, assume=plug_in_only(assume, "dp_felp")
+    )
     engines.require_rows(data, "dp_felp", "each learner is fitted on a random subset of the rows")
     options, data = declare(given, options, settings, nonprivate="the weights released without noise")
     return run(
@@ -177,7 +174,6 @@ class FELPDoor(DataDoor):
     """dp_felp's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.FELPOptions
-    label: str = "dp_felp"
 
     def frame(self, dd: DataDependence) -> FELPFrame:
         o = self.options

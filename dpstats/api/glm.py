@@ -25,13 +25,12 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.glm import GLMResult
 from ..validation import check_delta, check_regression_rows
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
-def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_glm(
     formula: str,
     data: Data,
     eps: float,
@@ -104,9 +103,7 @@ def dp_glm(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> bool(abs(fit.coef()["x"] - 1) < 0.2)
     True
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.GLMOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.GLMOptions)
     m.refuse_auto_bounds(bounds)
     m.refuse_private_offset(formula, options.eps)
     if math.isinf(options.eps):
@@ -150,7 +147,6 @@ class GLMDoor(DataDoor):
     """dp_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.GLMOptions
-    label: str = "dp_glm"
 
     def frame(self, dd: DataDependence) -> GLMFrame:
         if engines.is_engine_input(self.data):

@@ -27,13 +27,12 @@ from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
 from .._io import progress_bar
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
+from ._parameters import Shared
+from ._common import DataDoor, call_of, check_call, declare, front_door, n_is_public, run
 
 
-@door_docstring
-@shared_parameters
-def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_gmm(
     formula: str,
     data: InMemoryData,
     k: int,
@@ -113,9 +112,7 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     {oc_trials}
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> from dpstats.simulate import simulate_gmm
     >>> df, truth = simulate_gmm(6000, d=4, k=2, random_state=0)
     >>> fit = dp.dp_gmm("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)
@@ -124,10 +121,10 @@ def dp_gmm(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> fit.operating_characteristics.assumption is None
     True
     """
-    given = locals() | shared
     m.refuse_infinite_eps(eps)
-    settings = Settings.check(given)
-    options = m.GMMOptions.check({**given, "assume": plug_in_only(assume, "dp_gmm")})
+    given, settings, options = check_call(
+        locals(), shared, m.GMMOptions, assume=plug_in_only(assume, "dp_gmm")
+    )
     engines.require_rows(
         data,
         "dp_gmm",
@@ -153,7 +150,6 @@ class GMMDoor(DataDoor):
     """dp_gmm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.GMMOptions
-    label: str = "dp_gmm"
 
     def frame(self, dd: DataDependence) -> GMMFrame:
         """The rows in memory, k and the groups checked against n where it is public, and the box.

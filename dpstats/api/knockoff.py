@@ -30,8 +30,8 @@ from ..results.knockoff import KnockoffResult
 from ..geometry import clip_response
 from ..stats import row_clipped_gram
 from ..validation import check_oc_trials, check_truth
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
+from ._parameters import Shared
+from ._common import DataDoor, Settings, call_of, check_call, declare, front_door, n_is_public, run
 
 IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's call even at their defaults
 # responses beyond it are clipped to it before any sum, at every eps: n·1e200 never overflows (a private
@@ -39,9 +39,8 @@ IN_CALL = ("formula", "eps", "delta", "fdr", "method")  # shown in a result's ca
 OVERFLOW_GUARD = 1e100
 
 
-@door_docstring
-@shared_parameters
-def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_knockoff(
     formula: str,
     data: Data,
     eps: float,
@@ -160,9 +159,7 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     for p < n < 2p the rows are augmented to 2p as R's ``knockoff`` package does
     (zero rows of X, responses drawn from N(0, σ̂²)), a data-dependent step.
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> df = dp.datasets.fan_lv(n=400, d=10, random_state=0)
     >>> import math, warnings
     >>> with warnings.catch_warnings(record=True) as caught:  # eps = inf: not private, and warned
@@ -180,9 +177,8 @@ def dp_knockoff(  # noqa: PLR0913 (the public signature: the R function's argume
     >>> fit.operating_characteristics.assumption_label[:24]
     'under the assumed model:'
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options, data = _before_reading(KnockoffOptions.check(given), settings, given)
+    given, settings, options = check_call(locals(), shared, KnockoffOptions)
+    options, data = _before_reading(options, settings, given)
     call = call_of(dp_knockoff, given, always=IN_CALL)
     return run(KnockoffDoor(options, data, call, progress), settings)
 
@@ -229,7 +225,6 @@ class KnockoffDoor(DataDoor):
     """dp_knockoff's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: KnockoffOptions
-    label: str = "dp_knockoff"
     # the release's generator: the operating characteristics and diagnostics draw from it afterwards
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
 

@@ -22,13 +22,12 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.lm import LMResult
 from ..validation import check_delta, check_regression_rows
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
-def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_lm(
     formula: str,
     data: Data,
     eps: float,
@@ -103,9 +102,7 @@ def dp_lm(  # noqa: PLR0913 (the public signature: the R function's argument lis
     >>> bool(abs(fit.coef()["x"] - 2) < 0.2)
     True
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.LMOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.LMOptions)
     options, data = declare(given, options, settings, nonprivate="ordinary least squares", statistics=True)
     if isinstance(options.bounds, PrivateBounds):
         m.require_covering_bounds(options.bounds)
@@ -128,8 +125,6 @@ class LMDoor(DataDoor):
     """dp_lm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.LMOptions
-    progress: bool | None = None
-    label: str = "dp_lm"
 
     def frame(self, dd: DataDependence) -> LMFrame:
         from .. import engines
@@ -144,36 +139,19 @@ class LMDoor(DataDoor):
             x_box = design_box(bounds, mf, names)
             return m.box_with_intercept(x_box, mf.names, INTERCEPT), response_box(bounds, mf)
 
-        mf, stats = engines.sufficient_statistics(
-            self.options.formula,
-            self.data,
-            boxes=boxes,
-            gram=True,
-            drop_intercept=False,
-            progress=self.progress,
-            schema=self.schema,
-        )
+        mf, stats = self.one_pass(boxes=boxes, gram=True, drop_intercept=False)
         stats = engines.offset_response(mf, stats, "dp_lm")  # eps = inf: lm's y − offset
         dd.name_frame_steps(mf)
         return self._assemble(mf, stats.cross, *stats.boxes, columns_public=not dd.columns_read)
 
     def _data_boxes(self, dd: DataDependence) -> tuple[Box, Box]:
         """The data's range as the box (a first pass): a named data-dependent step unless eps = inf."""
-        from .. import engines
-
         if not self.nonprivate:
             dd.add(
                 "the bounds that clip the columns and the response are the data's min and max (a first pass)",
                 fix=m.data_range_fix(self.options.formula),
             )
-        _, st0 = engines.sufficient_statistics(
-            self.options.formula,
-            self.data,
-            ranges_only=True,
-            drop_intercept=False,
-            progress=self.progress,
-            schema=self.schema,
-        )
+        _, st0 = self.one_pass(ranges_only=True, drop_intercept=False)
         lo, hi = st0.cross.x_min, st0.cross.x_max
         top = max(float(st0.cross.y_maxabs), 1e-12)
         return Box(lo, np.where(hi > lo, hi, lo + 1.0)), Box(np.array([-top]), np.array([top]))

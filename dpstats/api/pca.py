@@ -17,13 +17,12 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.pca import PCAResult
 from ..validation import check_delta, columns_read
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, n_is_public, run
+from ._parameters import Shared
+from ._common import DataDoor, call_of, check_call, declare, front_door, n_is_public, run
 
 
-@door_docstring
-@shared_parameters
-def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_pca(
     formula: str,
     data: Data,
     k: int,
@@ -77,18 +76,14 @@ def dp_pca(  # noqa: PLR0913 (the public signature: the R function's argument li
     {diagnostics: rows dropped, rows shrunk onto the ball}
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> from dpstats.simulate import simulate_gmm
     >>> df, _ = simulate_gmm(4000, d=4, k=2, random_state=0)
     >>> fit = dp.dp_pca("~ .", df, k=2, eps=1.0, delta=1e-6, bounds=(-12, 12), random_state=1)
     >>> fit.basis.shape, fit.center
     ((4, 2), 'mean')
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.PCAOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.PCAOptions)
     options, data = declare(given, options, settings, statistics=True, nonprivate="exact PCA, no noise")
     return run(PCADoor(options, data, call_of(dp_pca, given), progress), settings)
 
@@ -105,8 +100,6 @@ class PCADoor(DataDoor):
     """dp_pca's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.PCAOptions
-    progress: bool | None = None
-    label: str = "dp_pca"
 
     def frame(self, dd: DataDependence) -> PCAFrame:
         """One pass for Σ xxᵀ of the clipped rows (two without bounds: the box is then the data's range)."""
@@ -140,19 +133,8 @@ class PCADoor(DataDoor):
     def _pass(self, **how: Any) -> tuple[Any, Any]:
         """One pass of the engine.  Under add/remove-one-row n is private: no number of rows is
         required (0, 1 or 2 rows give a Gram matrix like any other, released as noise alone)."""
-        from .. import engines
-
-        o = self.options
-        min_rows = 0 if o.neighbouring == "add_remove" else 2
-        return engines.sufficient_statistics(
-            o.formula,
-            self.data,
-            one_sided=True,
-            min_rows=min_rows,
-            progress=self.progress,
-            schema=self.schema,
-            **how,
-        )
+        min_rows = 0 if self.options.neighbouring == "add_remove" else 2
+        return self.one_pass(one_sided=True, min_rows=min_rows, **how)
 
     def plan(self, frame: PCAFrame, dd: DataDependence) -> m.PCAPlan:
         C = m.clip_radius(frame.box, self.options.radius)

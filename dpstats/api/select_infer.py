@@ -30,15 +30,23 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.select_infer import SelectInferResult
-from ._parameters import Shared, shared_parameters
-from ._common import OptionsDoor, Settings, _declared_schema, call_of, check_budget, door_docstring, run
+from ._parameters import Shared
+from ._common import (
+    OptionsDoor,
+    Settings,
+    _declared_schema,
+    call_of,
+    check_budget,
+    check_call,
+    front_door,
+    run,
+)
 from .glm import dp_glm
 from .lm import dp_lm
 
 
-@door_docstring
-@shared_parameters
-def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_select_infer(
     formula: str,
     data: InMemoryData,
     eps: float,
@@ -115,18 +123,14 @@ def dp_select_infer(  # noqa: PLR0913 (the public signature: the R function's ar
         ledger; ``selection``, ``fit``: the parts' results.  ``glance()``: ``model``; ``n`` all rows, ``nobs``
         part B's rows; ``p`` the candidate columns, ``df`` the final model's (slopes; dp_lm).
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> df = dp.datasets.fan_lv(n=4000, d=20, random_state=0)
     >>> res = dp.dp_select_infer("y ~ .", df, eps=2.0, delta=1e-6, k=3, bounds=(-5, 5),
     ...                          n_boot=200, random_state=1)
     >>> len(res.selected), res.tidy().columns[0]
     (3, 'term')
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.SelectInferOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.SelectInferOptions)
     check_budget(settings.accountant, options.eps, options.delta)
     engines.require_rows(data, "dp_select_infer", "its rows are split into two parts at random")
     data = engines.as_data(data, formula, keep=[shared["levels"]])  # polars, Arrow, DuckDB as pandas
@@ -157,7 +161,6 @@ class SelectInferDoor(OptionsDoor):
     data: pd.DataFrame
     call: dict
     settings: Settings  # the parts run with the call's strict and random_state
-    label: str = "dp_select_infer"
     _dd: DataDependence | None = field(default=None, init=False, repr=False)
 
     def frame(self, dd: DataDependence) -> m.SplitFrame:

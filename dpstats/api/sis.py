@@ -24,13 +24,12 @@ from ..results.sis import SISResult
 from ..simulate import Assume
 from ..stats import CrossStats
 from ..validation import check_candidates, check_k, check_truth, columns_read
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
-def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_sis(
     formula: str,
     data: Data,
     eps: float,
@@ -113,9 +112,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     {oc_trials}
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> df = dp.datasets.fan_lv(n=100, d=200, random_state=0)
     >>> fit = dp.dp_sis("y ~ .", data=df, eps=5.0, k=8, bounds=(-5, 5), random_state=1)
     >>> len(fit.selected)
@@ -129,9 +126,7 @@ def dp_sis(  # noqa: PLR0913 (the public signature: the R function's argument li
     >>> fit.operating_characteristics.assumption_label.startswith("under the assumed model: 8 true")
     True
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.SISOptions.check({**given, "assume": Assume.coerce(assume)})
+    given, settings, options = check_call(locals(), shared, m.SISOptions, assume=Assume.coerce(assume))
     fill = 0.0 if score is not None else None  # a custom score needs no bounds: unbounded variables get 0
     if score is not None:
         engines.require_rows(data, "dp_sis with a custom score", "score(X, y) is called on the rows")
@@ -161,7 +156,6 @@ class SISDoor(DataDoor):
     """dp_sis's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.SISOptions
-    label: str = "dp_sis"
 
     def frame(self, dd: DataDependence) -> _Frame:
         o, stats, scale = self.options, None, None  # scale: without bounds, every value x/M, M its max-abs

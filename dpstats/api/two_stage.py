@@ -25,13 +25,12 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.two_stage import TwoStageResult
 from ..validation import check_candidates, check_k, check_truth, columns_read
 from .._io import progress_bar
-from ._parameters import Shared, shared_parameters
-from ._common import DataDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
-def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def dp_two_stage(
     formula: str,
     data: InMemoryData,
     eps: float,
@@ -124,17 +123,13 @@ def dp_two_stage(  # noqa: PLR0913 (the public signature: the R function's argum
         Trials per vote margin for the operating characteristics (0 skips).
     {run settings}
 
-    Examples
-    --------
-    >>> import dpstats as dp
+    {examples}
     >>> df = dp.datasets.fan_lv(n=100, d=200, random_state=0)
     >>> fit = dp.dp_two_stage("y ~ .", data=df, eps=5.0, k=8, random_state=1, oc_trials=0)
     >>> len(fit.selected)
     8
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.TwoStageOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.TwoStageOptions)
     if not is_auto(bounds):  # the votes need no bounds, but malformed bounds are still refused
         check_bounds_form(bounds)
     engines.require_rows(data, "dp_two_stage", "each block of rows fits its own lasso")
@@ -157,7 +152,6 @@ class TwoStageDoor(DataDoor):
     """dp_two_stage's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.TwoStageOptions
-    label: str = "dp_two_stage"
     # the release's generator: the diagnostics' non-private top-k breaks its ties with it
     _generator: np.random.Generator | None = field(default=None, init=False, repr=False)
 

@@ -16,7 +16,7 @@ covariate columns never leave their party; only linear predictors X_kβ_k
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Unpack
 
 import numpy as np
@@ -32,13 +32,12 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.vertical_glm import VerticalGLMResult
 from .._io import progress_bar
-from ._parameters import Shared, shared_parameters
-from ._common import OptionsDoor, Settings, call_of, declare, door_docstring, run
+from ._parameters import Shared
+from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
 
-@door_docstring
-@shared_parameters
-def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argument list)
+@front_door
+def vertical_glm(
     formula: str,
     data: Data | Sequence[InMemoryData],
     parties: Sequence[Sequence[str]] | Mapping[str, Sequence[str]],
@@ -138,9 +137,7 @@ def vertical_glm(  # noqa: PLR0913 (the public signature: the R function's argum
     >>> fit.converged, abs(fit.coef()["x1"] - 1) < 0.2
     (True, True)
     """
-    given = locals() | shared
-    settings = Settings.check(given)
-    options = m.PrivregOptions.check(given)
+    given, settings, options = check_call(locals(), shared, m.PrivregOptions)
     names, columns = m.party_columns(parties)
     fills = m.response_fill(formula, options.family)
     options, data = declare(
@@ -155,7 +152,9 @@ def _door(given: dict[str, Any], options: m.PrivregOptions, data: Any, parties: 
     always = ("formula", "parties", "family") + (("eps", "delta", "rounds") if options.dp else ())
     call = call_of(vertical_glm, given, always=always, parties=names)
     rows = bool(given["diagnostics"])  # per-row fitted values and residuals may then be shown
-    door = VerticalDoor(options, data, parties, given["row_id"], call, given["progress"], rows)
+    door = VerticalDoor(
+        options, data, call, given["progress"], parties=parties, row_id=given["row_id"], rows_requested=rows
+    )
     from .. import engines
 
     if not engines.is_engine_input(data):
@@ -178,17 +177,14 @@ class VerticalFrame:
 
 
 @dataclass
-class VerticalDoor(OptionsDoor):
+class VerticalDoor(DataDoor):
     """vertical_glm's frame, plan, release and result for :func:`dpstats.api._common.run`."""
 
     options: m.PrivregOptions
-    data: Any
+    _: KW_ONLY
     parties: tuple[list[str], list[list[str]]]  # the parties' names and the columns each holds
     row_id: str | None
-    call: dict
-    progress: bool = False
     rows_requested: bool = False  # diagnostics=True: per-row fitted values and residuals may be shown
-    label: str = "vertical_glm"
 
     def frame(self, dd: DataDependence) -> VerticalFrame:
         o, (names, columns) = self.options, self.parties
@@ -241,8 +237,6 @@ class FromStatistics(VerticalDoor):
     """Streamed or Dask data: the Gaussian exact fit from the pooled sufficient statistics."""
 
     def frame(self, dd: DataDependence) -> VerticalFrame:
-        from .. import engines
-
         owner_box: dict = {}
         names, columns = self.parties
 
@@ -252,14 +246,8 @@ class FromStatistics(VerticalDoor):
             owner_box["owner"] = m.assign_terms(mf, columns, names)
             return None, None
 
-        mf, stats = engines.sufficient_statistics(
-            self.options.formula,
-            self.data,
-            boxes=check_parties,
-            gram=True,
-            drop_intercept=False,
-            progress=self.progress or None,
-            schema=self.schema,
+        mf, stats = self.one_pass(  # progress=False: the pass still shows a bar on long runs (None)
+            boxes=check_parties, gram=True, drop_intercept=False, progress=self.progress or None
         )
         dd.name_frame_steps(mf)
         return VerticalFrame(mf=mf, owner=owner_box["owner"], stats=stats.cross)
