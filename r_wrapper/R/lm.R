@@ -79,7 +79,7 @@ confint.dp_select_infer <- function(object, parm, level = 0.95, ...) {
 # model.frame.lm does, from the formula and the data named in the call.
 .lm_model <- function(object, what, call) {
   if (.is_dp_fit(object)) .not_released(object, what, .per_row, call)
-  if (!is.null(object$model)) return(object$model)
+  if (!is.null(.subset2(object, "model"))) return(.subset2(object, "model"))
   if (!is.null(object$rows_not_kept)) {
     .dp_abort(sprintf("%s is not available for this fit: %s.", what, object$rows_not_kept), "dpstats_not_released_error",
               call)
@@ -115,7 +115,7 @@ model.frame.dp_result <- function(formula, ...) {
 fitted.dp_lm <- function(object, ...) {
   mf <- .lm_model(object, "fitted()", sys.call())
   X <- .model_X(object, mf)
-  stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
+  stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]) + .offset_of(mf), rownames(mf))  # as lm's
 }
 
 # A rank-deficient eps = Inf fit reports its aliased coefficients as NA (as lm and glm); its fitted

@@ -69,8 +69,8 @@
 # ---- the model frame of a non-private fit. It must hold exactly the rows the fit used: R's
 # model.frame() drops incomplete rows (na.omit), while the Python fit, under the default
 # na_action = "fill" with declared bounds, keeps every row and replaces a missing value by its public
-# fill (the midpoint of the variable's bounds, a factor's first level, FALSE; dp_glm: 0 for a 0/1
-# response). The fills are applied here to the data columns the formula uses; the frame is kept only
+# fill (the midpoint of the variable's bounds, a factor's first level, FALSE; dp_glm: 0.5 for a 0/1
+# response, the midpoint of its range). The fills are applied here to the data columns the formula uses; the frame is kept only
 # when it has the fit's n rows and reproduces the fit's coefficients. Otherwise fit$model is NULL and
 # fit$rows_not_kept says why, so that fitted(), residuals(), deviance(), logLik() and model.matrix()
 # refuse with that reason instead of answering from other rows. contrasts = and options(contrasts =)
@@ -128,8 +128,8 @@
     } else if (is.factor(x) || is.character(x)) {
       lev <- if (!is.null(levels[[v]])) as.character(levels[[v]]) else if (is.factor(x)) levels(x) else sort(unique(x[!miss]))
       x[miss] <- lev[1]
-    } else if (method == "dp_glm" && v == response) {
-      x[miss] <- 0  # dp_glm's public fill of a 0/1 or count response (dpstats.methods.glm.response_fill)
+    } else if (method == "dp_glm" && v == response && identical(args$family, "binomial")) {
+      x[miss] <- 0.5  # the midpoint of a 0/1 response's range (0, 1) (dpstats.methods.glm.response_fill)
     } else {
       if (is.null(pair)) next  # no public fill: the row is dropped, as in Python
       x[miss] <- mean(as.numeric(pair))
@@ -139,7 +139,8 @@
   data
 }
 
-# At eps = Inf the coefficients are lm's (QR) or glm's (IRLS) on the rows used: refit them in R.
+# At eps = Inf the coefficients are lm's (QR of y less any offset(), as lm.fit) or glm's (IRLS) on the
+# rows used: refit them in R.
 .reproduces_fit <- function(res, method, mf, X) {
   if (method == "vertical_glm") return(TRUE)  # block coordinate descent: its own methods answer from Python
   cf <- res$coef
@@ -147,7 +148,7 @@
   cf <- cf[colnames(X)]
   y <- stats::model.response(mf)
   refit <- if (method == "dp_lm") {
-    qr.coef(qr(X), as.numeric(y))
+    qr.coef(qr(X), as.numeric(y) - .offset_of(mf))
   } else {
     fam <- .fit_family(res)
     resp <- .glm_response(y)
@@ -158,7 +159,13 @@
 
 # The design matrix of a kept model frame, coded as the fit coded it.
 .model_X <- function(object, mf) {
-  stats::model.matrix(attr(mf, "terms"), mf, contrasts.arg = object$contrasts)
+  stats::model.matrix(attr(mf, "terms"), mf, contrasts.arg = .subset2(object, "contrasts"))
+}
+
+# The model frame's offset() terms summed, as lm and glm add them to the linear predictor (0 without one).
+.offset_of <- function(mf) {
+  off <- stats::model.offset(mf)
+  if (is.null(off)) 0 else off
 }
 
 # ---- unused factor levels in a non-private fit (eps = Inf): lm() and glm() build their model frame with
@@ -189,13 +196,14 @@
 # lm's frame drops the levels no analysed row holds (drop.unused.levels = TRUE) of the factors the formula
 # makes too (factor(x, levels = c(...)), cut(), C()), as the Python fit at eps = Inf does (dpstats.formula.
 # model_frame's drop_unused_levels); a data column's factor is .drop_unused_levels's, and a variable of a
-# column whose levels levels = declares keeps them. x[, drop = TRUE] is model.frame's own step (contrasts
-# set by C() go with the level; Python has warned it).
+# column whose levels levels = declares keeps them. x[, drop = TRUE] is model.frame's own step, taken as
+# there only where a level is unused: it drops the contrasts C() set (Python has warned it), which a factor
+# with every level used keeps (C(f, sum)).
 .drop_formula_levels <- function(mf, data, declared) {
   for (j in setdiff(seq_along(mf), attr(attr(mf, "terms"), "response"))) {
     nm <- names(mf)[j]
     x <- mf[[j]]
-    if (!is.factor(x) || nm %in% names(data)) next
+    if (!is.factor(x) || nm %in% names(data) || length(unique(x[!is.na(x)])) == nlevels(x)) next
     if (any(tryCatch(all.vars(str2lang(nm)), error = function(e) nm) %in% declared)) next
     mf[[j]] <- x[, drop = TRUE]
   }
