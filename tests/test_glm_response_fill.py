@@ -30,7 +30,7 @@ def _fit(formula, frame, **kw):
         return dp.dp_glm(formula, frame, na_action="fill", **kw)
 
 
-def test_at_eps_inf_a_missing_response_is_filled_with_its_midpoint_as_glm_on_the_filled_data(rscript, tmp_path):
+def test_at_eps_inf_a_missing_response_is_filled_as_glm_on_the_filled_data(rscript, tmp_path):
     """InsectSprays' count (bounds (0, 30): fill 15) and mtcars' am (binomial: fill 0.5), three values
     missing each; coefficients against R's glm on the data filled by hand, to 1e-7."""
     from dpstats.rbridge import load_r_dataset
