@@ -76,17 +76,18 @@
 # refuse with that reason instead of answering from other rows. contrasts = and options(contrasts =)
 # are recorded as lm records them (fit$contrasts, model.matrix's "contrasts" attribute).
 
-.keep_model <- function(res, method, args) {
+.keep_model <- function(res, method, args, exclude = FALSE) {
   data <- args$data
   f <- args$formula
   ca <- attr(data, "dpstats_contrasts_arg", exact = TRUE)
   built <- tryCatch({
-    mf <- stats::model.frame(f, data)
+    mf <- stats::model.frame(f, data, na.action = stats::na.omit)
     n <- res$n
     if (!is.null(n) && length(n) == 1L && !is.na(n) && nrow(mf) != n) {
       na_action <- if (!is.null(args$na_action)) args$na_action
                    else if (identical(args$neighbouring, "add_remove")) "omit" else "fill"
-      mf <- if (identical(na_action, "fill")) stats::model.frame(f, .public_fills(data, f, args, method)) else NULL
+      filled <- if (identical(na_action, "fill")) .public_fills(data, f, args, method)
+      mf <- if (!is.null(filled)) stats::model.frame(f, filled, na.action = stats::na.omit)
       if (is.null(mf) || nrow(mf) != n) stop("rows")
     }
     mf <- .drop_formula_levels(mf, data, names(args$levels))
@@ -102,6 +103,9 @@
   } else {
     res$model <- built$model
     res$contrasts <- built$contrasts
+    omitted <- attr(built$model, "na.action")  # as lm's fit$na.action: the rows left out, class "omit"
+    if (!is.null(omitted) && exclude) class(omitted) <- "exclude"  # na.exclude: residuals() pad with NA
+    res$na.action <- omitted
   }
   res
 }

@@ -142,11 +142,11 @@ augment.dp_result <- function(x, newdata = NULL, type.predict, type.residuals, .
     ref <- suppressWarnings(stats::glm(r$y ~ X - 1, family = r$family, weights = r$m,
                                        offset = stats::model.offset(mf)))
     fitted <- if (type.predict == "link") r$eta else r$mu
-    resid <- residuals(x, type = type.residuals)
+    resid <- .glm_residuals(x, type.residuals, "augment()", call)
   } else {
     ref <- stats::lm(stats::model.response(mf) ~ X - 1, offset = stats::model.offset(mf))
-    fitted <- fitted(x)
-    resid <- residuals(x)
+    fitted <- .lm_fitted(x, "augment()", call)
+    resid <- .lm_residuals(x, "augment()", call)
   }
   df <- mf
   attr(df, "terms") <- NULL
