@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from typing import Any
 
 from .errors import DataError, PrivacyParameterError, caller_stacklevel
 from .formula import LEVELS_READ_NOT_SHOWN, columns_read  # the doors' checks import it from here too
@@ -134,21 +135,27 @@ def check_candidates(door: str, formula: str, mf) -> None:
 
 
 def check_regression_rows(
-    door: str, formula: str, n: int, coefficients: int, predictors: int, *, columns_public: bool = True
+    door: str, options: Any, n: int, coefficients: int, predictors: int, *, columns_public: bool = True
 ) -> None:
-    """A regression's design against its rows: more rows than coefficients, and one predictor column
-    at least besides the intercept.  ``n`` must be public (the doors that call this require it).
+    """A regression's design against its rows (``options``: the door's, with ``formula`` and ``eps``): more
+    rows than coefficients and, in a private fit (finite eps), one predictor column at least besides the
+    intercept.  At eps = inf the intercept-only model (``y ~ 1``) is fitted, as R's
+    ``lm(y ~ 1)`` and ``glm(y ~ 1)``: the null model of ``step()``, ``drop1()`` and ``anova(null, fit)``.
+    ``n`` must be public (the doors that call this require it).
 
     ``columns_public`` False: the design's columns depend on levels read from the rows (a named step),
     so both failures give one text, which shows neither count.
 
     Examples
     --------
-    >>> check_regression_rows("dp_lm", "y ~ g", 40, 40, 39, columns_public=False)
+    >>> from types import SimpleNamespace
+    >>> check_regression_rows("dp_lm", SimpleNamespace(formula="y ~ 1", eps=math.inf), 40, 1, 0)  # lm(y ~ 1)
+    >>> check_regression_rows("dp_lm", SimpleNamespace(formula="y ~ g", eps=1.0), 40, 40, 39, columns_public=False)
     Traceback (most recent call last):
     ...
     dpstats.errors.DataError: dp_lm needs more rows than coefficients and at least one predictor column, ...
     """
+    formula, private = options.formula, math.isfinite(options.eps)
     if not columns_public and (coefficients >= n or predictors == 0):
         raise DataError(
             f"{door} needs more rows than coefficients and at least one predictor column, and the design "
@@ -160,8 +167,14 @@ def check_regression_rows(
             f"{door} needs more rows than coefficients, but n = {n} <= {coefficients}; use fewer terms, "
             "or screen them first on part of the rows (dp_select_infer)."
         )
-    if predictors == 0:
-        raise DataError(f"the formula '{formula}' has no predictor columns; {door} needs at least one.")
+    if predictors == 0 and private:
+        raise DataError(
+            f"the formula '{formula}' has no predictor columns: a private {door} needs at least one (its "
+            "noise and intervals are calibrated for the slopes of declared predictors; the intercept-only "
+            "model has no private fit). Nothing was spent. Fit it at eps = inf (not private): there it is "
+            f"{'lm' if door == 'dp_lm' else 'glm'}(y ~ 1), the null model that step(), drop1() and "
+            "anova(null, fit) use."
+        )
 
 
 def check_accountant(accountant) -> Accountant | None:

@@ -126,7 +126,12 @@ def subset_text(r_name: str, params: dict) -> str:
         refused = 'A private fit under \\code{neighbouring = "replace"} refuses it'
     return (
         f"{text}. {refused} before anything is read or spent: the rows it keeps are chosen by their values, so "
-        "their number, released as n, would depend on the data;"
+        "their number, released as n, would depend on the data (where the rows to analyse are public, pass them "
+        "as \\code{data = d[rows, ]}). A private fit keeps each factor's levels as declared (\\code{levels =}, or "
+        "the data frame's), also a level no row holds, where \\code{lm} drops it: an empty baseline level leaves "
+        "the intercept and that factor's terms unidentified. Drop a level known to be empty before the call with "
+        "\\code{factor(x, levels = c(...))}; \\code{droplevels()} does it too but reads the rows, so which "
+        "levels remain is then a fact of the data the guarantee does not cover;"
     )
 
 
@@ -179,17 +184,23 @@ COMMON = {
 RETURNS_IN_HELP = {"dp_lm", "dp_select_infer"}
 LM_DETAILS = """\
 As in \\code{lm}: \\code{subset =} selects rows (evaluated in \\code{data}) {subset_where}
-\\code{weights =} is refused (case weights change the sensitivity of one row);
+\\code{weights =} is refused (case weights change the sensitivity of one row, and the \\code{eps = Inf}
+fit is the private one's reference; for \\code{glm}'s proportions, \\code{y/n ~ x, weights = n}, write
+\\code{cbind(successes, failures) ~ x});
 \\code{na.action = na.omit} (as a function, its name or a variable holding it) is
 \\code{na_action = "omit"}, and any other \\code{na.action} is refused naming \\code{na_action},
-never ignored; \\code{contrasts = list(g = "contr.sum")} codes
+never ignored (at \\code{eps = Inf} \\code{na.fail} stops as in \\code{lm}, and \\code{dp_lm} and
+\\code{dp_glm} take \\code{na.exclude} as \\code{lm} does);
+\\code{contrasts = list(g = "contr.sum")} codes
 factors as \\code{lm} does, and so do each factor's \\code{contrasts(f) <- ...} and
 \\code{options(contrasts = ...)}, sent with the data. \\code{fit$call} is the call as written (data
 passed as a value, as through \\code{do.call} or \\code{Map}, shows as \\code{`<data frame>`}, so that
 printed output never carries the data; \\code{update(fit, ...)} then asks for \\code{data =}
 again). Whole numbers may be written \\code{5} or \\code{5L}; \\code{bounds} as \\code{c(lo, hi)} for every column or a named list such as
 \\code{list(y = c(0, 10), x = c(-1, 1))}. A misspelt or unknown argument, or a missing required
-one, is a \\code{dpstats_argument_error} naming it (and the likely intended name).
+one, is a \\code{dpstats_argument_error} naming it (and the likely intended name). Unlike \\code{lm},
+the formula's variables are taken from \\code{data} only, not from the formula's environment: a vector
+outside the data frame is "not in the data"; add it as a column.
 
 """
 

@@ -377,13 +377,14 @@ def test_nonprivate_reference_drops_incomplete_rows_as_r_glm_and_private_fit_ref
     "formula, message",
     [
         ("y ~ .", "{door} needs more rows than coefficients, but n = 6 <= 7; use fewer terms"),
-        ("y ~ 1", "the formula 'y ~ 1' has no predictor columns; {door} needs at least one."),
+        ("y ~ 1", "the formula 'y ~ 1' has no predictor columns: a private {door} needs at least one"),
     ],
 )
 def test_regressions_refuse_designs_their_rows_cannot_fit_before_spending(door, formula, message):
     """One rule for dp_lm and dp_glm (validation.check_regression_rows), before anything is spent:
     more rows than coefficients (n = 6 rows read, public under replace-one-row with declared bounds)
-    and at least one predictor besides the intercept."""
+    and, in a private fit, at least one predictor besides the intercept (eps = inf fits y ~ 1, as R:
+    test_intercept_only_models_at_eps_inf_are_rs_null_models)."""
     rng = np.random.default_rng(0)
     df = pd.DataFrame(rng.uniform(-1, 1, (6, 6)), columns=[f"x{j}" for j in range(6)])
     df["y"] = (df.x0 > 0).astype(float)

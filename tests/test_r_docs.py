@@ -206,7 +206,7 @@ def test_generated_help_pages_show_r_code_not_python_literals():
     assert found == []
     lm = (PKG / "man" / "dp_lm.Rd").read_text(encoding="utf-8")
     assert 'e.g. \\code{list(city = c("Leeds", "York"))}' in lm
-    assert "also of the response, \\code{c(0, Y)}" in (PKG / "man" / "dp_glm.Rd").read_text(encoding="utf-8")
+    assert "also of the count, \\code{c(0, Y)}" in (PKG / "man" / "dp_glm.Rd").read_text(encoding="utf-8")
     assert "\\code{dpstats_non_private_warning}" in lm
     assert "\\code{list(bounds = 3)}" in (PKG / "man" / "dp_select_infer.Rd").read_text(encoding="utf-8")
     assert "\\code{list(power = 0.8)}" in (PKG / "man" / "dp_plan.Rd").read_text(encoding="utf-8")

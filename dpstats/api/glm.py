@@ -69,9 +69,9 @@ def dp_glm(
         Canonical links (logit, log).  R's family objects are passed by name.
     bounds : (lo, hi) or dict
         Public bounds of every numeric design column (factor dummies have their coding's range, interactions
-        the product of their parts'; left out, factors alone need none); for ``"poisson"`` also of the response,
-        (0, Y); for ``cbind(s, f)`` of each count column, (0, U_s) and (0, U_f).  A private call refuses a
-        numeric variable without them (its missing rows would be dropped, making n private).
+        the product of their parts'; factors alone need none); for ``"poisson"`` also of the count, (0, Y), and
+        for ``cbind(s, f)`` of each column, (0, U_s), (0, U_f): a private call refuses a numeric variable
+        without them.  A missing value's fill is their midpoint (a 0/1 response's: 0.5, of its range (0, 1)).
     {conf_level: the Wald}
     pilot_steps : int
         Noisy Newton steps before the final one (one pass over the rows each).
@@ -116,7 +116,7 @@ def dp_glm(
     # DuckDB and polars LazyFrames stream (a pass per step) unless IRLS or a text response needs the rows
     statistics = math.isfinite(options.eps) and engines.numeric_columns(data, m.response_columns(formula))
     options, data = declare(
-        given, options, settings, nonprivate=m.IRLS, fills=m.response_fill(formula), statistics=statistics
+        given, options, settings, nonprivate=m.IRLS, fills=m.response_fill(options), statistics=statistics
     )
     return run(GLMDoor(options, data, call_of(dp_glm, given, always=("formula", "family", "eps"))), settings)
 
@@ -191,7 +191,7 @@ class GLMDoor(DataDoor):
         keep = [j for j, nm in enumerate(mf.names) if nm != INTERCEPT]
         names = ([INTERCEPT] if INTERCEPT in mf.names else []) + [mf.names[j] for j in keep]
         check_regression_rows(
-            "dp_glm", self.options.formula, mf.n, len(names), len(keep), columns_public=not dd.columns_read
+            "dp_glm", self.options, mf.n, len(names), len(keep), columns_public=not dd.columns_read
         )
         if not self.nonprivate:
             check_delta(self.options.delta, mf.n)

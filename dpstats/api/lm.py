@@ -159,7 +159,7 @@ class LMDoor(DataDoor):
     def _assemble(self, mf, cross, x_box: Box, y_box: Box, *, columns_public: bool = True) -> LMFrame:
         n, k = int(cross.n), len(mf.names)
         predictors = k - int(INTERCEPT in mf.names)
-        check_regression_rows("dp_lm", self.options.formula, n, k, predictors, columns_public=columns_public)
+        check_regression_rows("dp_lm", self.options, n, k, predictors, columns_public=columns_public)
         if not self.nonprivate and self.options.delta > 0:
             check_delta(self.options.delta, n)
         gram, coords, terms = m.stacked_gram(cross, list(mf.names), x_box, y_box, INTERCEPT)

@@ -1671,12 +1671,31 @@ def refuse_private_offset(formula: Any, eps: float) -> None:
         )
 
 
-def response_fill(formula: Any) -> dict[str, float]:
-    """A 0/1 response's public fill, 0 (no bounds needed); count columns take their bounds' midpoint."""
-    if not isinstance(formula, str) or formula.count("~") != 1:
+def response_fill(options: GLMOptions) -> dict[str, float]:
+    """The response's public fill under ``na_action="fill"``: the midpoint of its range, as for every
+    numeric variable (:mod:`dpstats.schema`).  A numeric 0/1 binomial response takes 0.5, the midpoint of
+    the range (0, 1) the family declares (no bounds needed), inside the range [0, 1] its rows are clipped
+    to, so (G2), (G3) and (G3') hold for a filled row as for any other.  A Poisson count and the columns of
+    ``cbind(s, f)`` take the midpoint of their declared bounds from the schema (nothing here); without
+    bounds they have no fill and rows missing them are dropped.  A factor or logical response takes its
+    first level or FALSE, as any factor (coded 0).
+
+    The midpoint is the fill whose error is smallest in the worst case over the range: a binomial row
+    filled with 0.5 adds (0.5 − μ)x to the score, half a success and half a failure, where 0 (a failure,
+    the fill before s16) pulled every missing outcome to a non-event and the intercept towards fewer events.
+
+    Examples
+    --------
+    >>> response_fill(GLMOptions.partial(formula="am ~ wt", family="binomial"))
+    {'am': 0.5}
+    >>> response_fill(GLMOptions.partial(formula="count ~ spray", family="poisson"))
+    {}
+    """
+    formula = options.formula
+    if options.family != "binomial" or not isinstance(formula, str) or formula.count("~") != 1:
         return {}
     lhs = formula.split("~")[0].strip().strip("`")
-    return {lhs: 0.0} if lhs and "(" not in lhs else {}
+    return {lhs: 0.5} if lhs and "(" not in lhs else {}
 
 
 @contextmanager

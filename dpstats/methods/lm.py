@@ -821,22 +821,22 @@ def ols_fit_statistics(fit: LMFit, pl: LMPlan, F: np.ndarray) -> dict[str, float
         "statistic": f,
         "p.value": float(sps.f.sf(f, df, rdf)) if df > 0 else math.nan,
         "df": float(df) if df > 0 else math.nan,
-        **likelihood_statistics(rss, n, rank + 1, perfect=math.inf),
+        **likelihood_statistics(rss, n, rank + 1),
     }
 
 
-def likelihood_statistics(rss: float, n: int, params: int, perfect: float) -> dict[str, float]:
+def likelihood_statistics(rss: float, n: int, params: int) -> dict[str, float]:
     """``logLik.lm``'s −n/2 (log 2π + 1 − log n + log RSS) on ``params`` parameters (the coefficients
-    and σ), whence AIC and BIC, and the deviance RSS; ``perfect`` is the log-likelihood at RSS = 0
-    (inf for an exact fit, as R's; NaN for one from released statistics).
+    and σ), whence AIC and BIC, and the deviance RSS; inf at RSS = 0 (an exact fit), as R's.  Exact
+    statistics only (eps = inf): a private fit's RSS is noisy, and so would these be (no likelihood).
 
     Examples
     --------
-    >>> s = likelihood_statistics(40.0, 12, 3, perfect=math.inf)
+    >>> s = likelihood_statistics(40.0, 12, 3)
     >>> round(s["logLik"], 4), round(s["AIC"] + 2 * s["logLik"], 12)
     (-24.2511, 6.0)
     """
-    loglik = -0.5 * n * (math.log(2.0 * math.pi) + 1.0 - math.log(n) + math.log(rss)) if rss > 0 else perfect
+    loglik = -0.5 * n * (math.log(2.0 * math.pi) + 1.0 - math.log(n) + math.log(rss)) if rss > 0 else math.inf
     return {
         "logLik": loglik,
         "AIC": -2.0 * loglik + 2.0 * params,

@@ -191,12 +191,12 @@ class DPResult:
         if st.n_private:  # variables without a public fill: their missing values dropped rows
             return [
                 "Missing values: rows missing a variable without declared bounds were dropped (the number "
-                "is not released); other missing values, if any, were replaced by public fills;",
-                "filled values pull the estimates towards the fills.",
+                "is not released); other missing values, if any, were replaced by public fills: filled values "
+                "pull the estimates towards the fills."
             ]
         return [
-            'Missing values, if any, were replaced by public fills (na_action = "fill"; the count is not released);',
-            "filled values pull the estimates towards the fills.",
+            'Missing values, if any, were replaced by public fills (na_action = "fill"; the count is not '
+            "released): filled values pull the estimates towards the fills."
         ]
 
     def _body_lines(self) -> list[str]:

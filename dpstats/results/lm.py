@@ -18,7 +18,6 @@ from ..methods.lm import (
     LMOptions,
     LMPlan,
     LMRelease,
-    likelihood_statistics,
     public_inputs,
     released_sigma,
 )
@@ -397,14 +396,16 @@ class LMResult(DPResult):
         them (:func:`dpstats.methods.lm.ols_fit_statistics`).  A private fit gives those that are
         functions of released values and public inputs only: sigma (from the released statistics), df
         (the coefficients other than the intercept: the formula and the declared levels), df.residual
-        and nobs (where n is public), and from sigma and n the deviance, logLik, AIC and BIC
-        (:func:`released_fit_statistics`: post-processing, as noisy as sigma); R² and the F test would
-        need the exact total sum of squares and are NaN."""
+        and nobs (where n is public), and from sigma and n the deviance (:func:`released_deviance`:
+        post-processing, as noisy as sigma).  R² and the F test would need the exact total sum of squares;
+        logLik, AIC and BIC, computed from the noisy RSS, are no likelihood of the data (they can exceed
+        the least-squares maximum) and separately noised fits' are not comparable, so model choice by them
+        would rank noise: all NaN, as dp_glm's (audit s16-rusers3, F06)."""
         exact = self.fit_statistics
         slopes = len(self.terms) - int(self.intercept)
         broom = {name: exact.get(name, math.nan) for name in GLANCE_COLUMNS}
-        if not exact:  # a private fit: from the released sigma and the public n
-            broom.update(released_fit_statistics(self.sigma, self.df_residual, len(self.terms)))
+        if not exact:  # a private fit: the deviance from the released sigma and the public n
+            broom["deviance"] = released_deviance(self.sigma, self.df_residual)
         broom.update(
             {
                 "sigma": self.sigma,
@@ -491,23 +492,20 @@ def format_c(value: float, digits: int) -> str:
     return f"{value:>{digits + 1}.{digits}g}"
 
 
-def released_fit_statistics(sigma: float, df_residual: int | None, k: int) -> dict[str, float]:
-    """A private linear fit's deviance, logLik, AIC and BIC from its released sigma and the public n, as R's
-    ``deviance.lm`` and ``logLik.lm`` compute them from the residual sum of squares: RSS = σ̂² (n − k), the
-    one σ̂ is computed from (the ridge estimate's, from the released yᵀy, Xᵀy and XᵀX), and
-    logLik = −n/2 (log(2π RSS / n) + 1) on k + 1 degrees of freedom.  Post-processing, as noisy as σ̂: not
-    comparable between separately noised fits as exact log-likelihoods are.  NaN where σ̂ is (not
-    resolved at this eps) or n is private.
+def released_deviance(sigma: float, df_residual: int | None) -> float:
+    """A private linear fit's deviance, R's ``deviance.lm`` (the residual sum of squares), from its released
+    sigma and the public n: RSS = σ̂² (n − k), the one σ̂ is computed from (the ridge estimate's, from the
+    released yᵀy, Xᵀy and XᵀX).  Post-processing, as noisy as σ̂; NaN where σ̂ is (not resolved at this
+    eps) or n is private.
 
     Examples
     --------
-    >>> s = released_fit_statistics(2.0, 10, 2)
-    >>> round(s["deviance"], 6), round(s["logLik"], 4), round(s["AIC"] - (-2 * s["logLik"] + 6), 12)
-    (40.0, -24.2511, 0.0)
+    >>> released_deviance(2.0, 10), released_deviance(2.0, None)
+    (40.0, nan)
     """
     if df_residual is None or not math.isfinite(sigma):
-        return dict.fromkeys(("deviance", "logLik", "AIC", "BIC"), math.nan)
-    return likelihood_statistics(sigma**2 * df_residual, df_residual + k, k + 1, perfect=math.nan)
+        return math.nan
+    return sigma**2 * df_residual
 
 
 def fit_fields(

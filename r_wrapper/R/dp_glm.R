@@ -82,7 +82,8 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
   .refuse_dots("predict", list(...), sys.call())
   if (missing(type)) type <- "link"
   type <- .predict_type(type, c("link", "response"), "the linear predictor or the mean, as predict.glm's", sys.call())
-  if (missing(newdata) || is.null(newdata)) {
+  own <- missing(newdata) || is.null(newdata)
+  if (own) {
     if (.is_dp_fit(object)) .not_released(object, "predict() without newdata", .per_row, sys.call())
     rows <- .glm_rows(object, "predict()", sys.call())
     fit <- if (type == "link") rows$eta else rows$mu
@@ -91,14 +92,15 @@ predict.dp_glm <- function(object, newdata, type = c("link", "response"), se.fit
     fit <- .predict_rows(object, newdata, list(type = type), sys.call())
     X <- if (isTRUE(se.fit)) .newdata_X(object, newdata, sys.call())
   }
-  if (!isTRUE(se.fit)) return(fit)
+  pad <- function(x) if (own) stats::napredict(.subset2(object, "na.action"), x) else x  # as predict.glm
+  if (!isTRUE(se.fit)) return(pad(fit))
   se <- sqrt(rowSums((X %*% vcov(object)[colnames(X), colnames(X), drop = FALSE]) * X))
   if (type == "response") {
     fam <- .fit_family(object)
     eta <- if (type == "link") fit else fam$linkfun(fit)  # the linear predictor with any offset
     se <- se * abs(fam$mu.eta(eta))
   }
-  list(fit = fit, se.fit = stats::setNames(se, names(fit)), residual.scale = 1)
+  list(fit = pad(fit), se.fit = pad(stats::setNames(se, names(fit))), residual.scale = 1)
 }
 
 # The non-private fit's rows as glm sees them: y as a proportion of m trials (binomial; 1 for a 0/1
@@ -140,11 +142,16 @@ family.dp_result <- function(object, ...) {
   list(y = as.numeric(y), m = m)
 }
 
-fitted.dp_glm <- function(object, ...) .glm_rows(object, "fitted()", sys.call())$mu
+# fitted() and residuals() padded with NA for the rows na.action = na.exclude left out, as glm's (.na_padded);
+# fit$fitted.values and fit$residuals (working) of the rows used, as glm's components.
+fitted.dp_glm <- function(object, ...) .na_padded(object, .glm_rows(object, "fitted()", sys.call())$mu)
 
 residuals.dp_glm <- function(object, type = c("deviance", "pearson", "working", "response"), ...) {
-  type <- match.arg(type)
-  r <- .glm_rows(object, "residuals()", sys.call())
+  .na_padded(object, .glm_residuals(object, match.arg(type), "residuals()", sys.call()))
+}
+
+.glm_residuals <- function(object, type, what, call) {
+  r <- .glm_rows(object, what, call)
   out <- switch(type,
     deviance = sign(r$y - r$mu) * sqrt(pmax(r$family$dev.resids(r$y, r$mu, r$m), 0)),
     pearson = (r$y - r$mu) * sqrt(r$m) / sqrt(r$family$variance(r$mu)),
@@ -170,9 +177,13 @@ deviance.dp_glm <- function(object, ...) {
   as.numeric(object$outputs$deviance)
 }
 
+# What a DP fit offers instead of logLik(), AIC() and BIC() (dp_glm's, dp_lm's refusals).
+.loglik_instead <- paste("Instead: compare terms with confint(fit) or tidy(fit); for a non-private reference, the",
+                         "fit at eps = Inf, whose AIC() and step() are R's.")
+
 logLik.dp_glm <- function(object, ...) {
   if (.is_dp_fit(object)) {
-    .not_released(object, "logLik() (and AIC(), BIC())", .glm_unreleased("log-likelihood"),
+    .not_released(object, "logLik() (and AIC(), BIC())", paste(.glm_unreleased("log-likelihood"), .loglik_instead),
                   sys.call())
   }
   structure(as.numeric(object$glance$logLik), nobs = as.integer(object$n), df = sum(!is.na(coef(object))), class = "logLik")

@@ -5,8 +5,9 @@
 # deviance(), sigma(), logLik()/AIC()/BIC(), model.matrix() and confint(level =) equal lm's. A DP fit
 # releases its coefficients (coef() is the calibrated estimate vcov() describes, which predict() uses),
 # bootstrap covariance, intervals (at the level it was fitted with, conf_level =) and p-values; its
-# residual standard error, deviance and logLik are computed from the released statistics (post-processing,
-# as Python prints sigma): the rest is refused with a dpstats_not_released_error saying why.
+# residual standard error and deviance are computed from the released statistics (post-processing,
+# as Python prints sigma): the rest, logLik() and AIC() included, is refused with a
+# dpstats_not_released_error saying why.
 
 dp_lm <- function(formula, data, eps, delta = 0, ..., seed = NULL) {
   .dp_fit("dp_lm", match.call(), environment(), c("formula", "data", "eps", "delta"), parent.frame())
@@ -79,7 +80,7 @@ confint.dp_select_infer <- function(object, parm, level = 0.95, ...) {
 # model.frame.lm does, from the formula and the data named in the call.
 .lm_model <- function(object, what, call) {
   if (.is_dp_fit(object)) .not_released(object, what, .per_row, call)
-  if (!is.null(object$model)) return(object$model)
+  if (!is.null(.subset2(object, "model"))) return(.subset2(object, "model"))
   if (!is.null(object$rows_not_kept)) {
     .dp_abort(sprintf("%s is not available for this fit: %s.", what, object$rows_not_kept), "dpstats_not_released_error",
               call)
@@ -112,11 +113,26 @@ model.frame.dp_result <- function(formula, ...) {
   .lm_model(formula, "model.frame()", sys.call())
 }
 
-fitted.dp_lm <- function(object, ...) {
-  mf <- .lm_model(object, "fitted()", sys.call())
+# The fitted values and residuals of the rows the fit used (lm's fit$fitted.values, fit$residuals: with any
+# offset(), as lm's); fitted() and residuals() pad them with NA for the rows na.action = na.exclude left
+# out (.na_padded), as lm's do.
+.lm_fitted <- function(object, what, call) {
+  mf <- .lm_model(object, what, call)
   X <- .model_X(object, mf)
-  stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]), rownames(mf))
+  stats::setNames(drop(X %*% .estimable_coef(object)[colnames(X)]) + .offset_of(mf), rownames(mf))
 }
+
+.lm_residuals <- function(object, what, call) {
+  stats::model.response(.lm_model(object, what, call)) - .lm_fitted(object, what, call)
+}
+
+fitted.dp_lm <- function(object, ...) .na_padded(object, .lm_fitted(object, "fitted()", sys.call()))
+
+residuals.dp_lm <- function(object, ...) .na_padded(object, .lm_residuals(object, "residuals()", sys.call()))
+
+# naresid() of lm's na.action: NA in place of the rows na.action = na.exclude left out (eps = Inf); as they are
+# under na.omit, where fit$na.action is of class "omit", and without one.
+.na_padded <- function(object, x) stats::naresid(.subset2(object, "na.action"), x)
 
 # A rank-deficient eps = Inf fit reports its aliased coefficients as NA (as lm and glm); its fitted
 # values, like lm's, use the estimable ones (the NA ones count as 0).
@@ -124,11 +140,6 @@ fitted.dp_lm <- function(object, ...) {
   cf <- coef(object)
   cf[is.na(cf)] <- 0
   cf
-}
-
-residuals.dp_lm <- function(object, ...) {
-  mf <- .lm_model(object, "residuals()", sys.call())
-  stats::model.response(mf) - fitted(object)
 }
 
 # predict.lm's arguments: se.fit and interval ("confidence", "prediction") at any level for a
@@ -151,15 +162,17 @@ predict.dp_lm <- function(object, newdata, se.fit = FALSE, interval = c("none", 
   if (!missing(level) && !intervals) {
     .dp_abort("predict(level = ) needs interval = \"confidence\" or \"prediction\".", "dpstats_argument_error", sys.call())
   }
-  if (missing(newdata) || is.null(newdata)) {
+  rows <- missing(newdata) || is.null(newdata)
+  if (rows) {
     if (.is_dp_fit(object)) .not_released(object, "predict() without newdata", .per_row, sys.call())
-    fit <- fitted(object)
+    fit <- .lm_fitted(object, "predict()", sys.call())
     X <- if (intervals) .model_X(object, .lm_model(object, "predict()", sys.call()))
   } else {
     fit <- .predict_rows(object, newdata, list(), sys.call())
     X <- if (intervals) .newdata_X(object, newdata, sys.call())
   }
-  if (!intervals) return(fit)
+  pad <- function(x) if (rows) stats::napredict(.subset2(object, "na.action"), x) else x  # as predict.lm
+  if (!intervals) return(pad(fit))
   se <- sqrt(rowSums((X %*% vcov(object)[colnames(X), colnames(X), drop = FALSE]) * X))
   df <- df.residual(object)
   s <- object$outputs$sigma
@@ -169,7 +182,8 @@ predict.dp_lm <- function(object, newdata, se.fit = FALSE, interval = c("none", 
     out <- cbind(fit = fit, lwr = fit - w, upr = fit + w)
     rownames(out) <- names(fit)
   }
-  if (isTRUE(se.fit)) list(fit = out, se.fit = stats::setNames(se, names(fit)), df = df, residual.scale = s) else out
+  if (!isTRUE(se.fit)) return(pad(out))
+  list(fit = pad(out), se.fit = pad(stats::setNames(se, names(fit))), df = df, residual.scale = s)
 }
 
 # dp_select_infer predicts as its part B fit does (newdata holds the original columns; the selected
@@ -302,12 +316,12 @@ df.residual.dp_lm <- function(object, ...) {
   as.integer(df)
 }
 
-# A DP fit's deviance() and logLik() (hence AIC(), BIC() by R's defaults) are computed from the released
-# statistics as sigma() is: RSS = sigma^2 * df.residual, and logLik.lm's formula on it (post-processing,
-# as noisy as sigma; Python's glance has the same values). NA where sigma is; refused where n is private.
+# A DP fit's deviance() is computed from the released statistics as sigma() is: RSS = sigma^2 * df.residual
+# (post-processing, as noisy as sigma; Python's glance has the same value). NA where sigma is; refused where
+# n is private.
 deviance.dp_lm <- function(object, ...) {
   if (.is_dp_fit(object)) return(.released_fit_statistic(object, "deviance()", "deviance", sys.call()))
-  sum(residuals(object)^2)
+  sum(.lm_residuals(object, "deviance()", sys.call())^2)
 }
 
 .released_fit_statistic <- function(object, what, name, call) {
@@ -343,21 +357,26 @@ sigma.dp_select_infer <- function(object, ...) {
   .released_sigma(object)  # always a DP fit (finite eps); NA when nothing was selected
 }
 
+# A DP fit's logLik() (hence AIC(), BIC()) is refused, as dp_glm's: from its noisy residual sum of squares it
+# would be no likelihood of the data (it can exceed the least-squares maximum), and separately noised fits'
+# are not comparable, so AIC(f1, f2) would rank noise (audit s16-rusers3 F06).
 logLik.dp_lm <- function(object, REML = FALSE, ...) {
-  if (.is_dp_fit(object)) {
-    ll <- .released_fit_statistic(object, "logLik() (and AIC(), BIC())", "logLik", sys.call())
-    df_res <- object$outputs$df_residual
-    n <- if (is.null(df_res)) NA_integer_ else as.integer(df_res) + length(coef(object))
-    return(structure(ll, nall = n, nobs = n, df = length(coef(object)) + 1L, class = "logLik"))
-  }
-  res <- residuals(object)
+  if (.is_dp_fit(object)) .refuse_noisy_loglik(object, sys.call())
+  res <- .lm_residuals(object, "logLik()", sys.call())
   n <- length(res)
   ll <- 0.5 * (-n * (log(2 * pi) + 1 - log(n) + log(sum(res^2))))
   structure(ll, nall = n, nobs = n, df = sum(!is.na(coef(object))) + 1L, class = "logLik")
 }
 
-# dp_select_infer with infer = "lm": part B's fit's, as deviance.dp_lm's and logLik.dp_lm's (NA when nothing
-# was selected); with infer = "glm" as dp_glm's (refused: R/refusals.R).
+.refuse_noisy_loglik <- function(object, call) {
+  .not_released(object, "logLik() (and AIC(), BIC())", paste(
+    "from the noisy residual sum of squares (sigma(fit)^2 * df.residual(fit)) it would be no likelihood of",
+    "the data at any coefficients (it can exceed the least-squares maximum), and separately noised fits'",
+    "values are not comparable, so AIC() and BIC() would rank noise, not models.", .loglik_instead), call)
+}
+
+# dp_select_infer with infer = "lm": part B's fit's, as deviance.dp_lm's (NA when nothing was selected) and
+# logLik.dp_lm's (refused); with infer = "glm" as dp_glm's (refused: R/refusals.R).
 deviance.dp_select_infer <- function(object, ...) {
   if (.is_glm_fit(object)) return(NextMethod())
   .released_fit_statistic(object, "deviance()", "deviance", sys.call())
@@ -365,7 +384,7 @@ deviance.dp_select_infer <- function(object, ...) {
 
 logLik.dp_select_infer <- function(object, ...) {
   if (.is_glm_fit(object)) return(NextMethod())
-  logLik.dp_lm(object)
+  .refuse_noisy_loglik(object, sys.call())  # always a DP fit
 }
 
 # formula(fit) is the R formula the fit was made with, `.` expanded over the data's columns when the fit

@@ -62,10 +62,12 @@
   dots <- lapply(extra[!names(extra) %in% .lm_arguments], eval, envir = caller)
   private <- .is_private(c(args, dots))
   if (private && !is.null(lm_args$subset)) .refuse_private_subset(method, dots$neighbouring)
-  args$data <- .lm_style(lm_args, args$data, caller, method)
-  dots$na_action <- .na_action_of(lm_args, dots$na_action, caller, method)  # na.action = na.omit: "omit"
+  args$data <- .lm_style(lm_args, args$data, caller, method, private)
+  na <- .na_action_of(lm_args, dots$na_action, caller, method, private)  # na.action = na.omit: "omit"
+  dots$na_action <- na$na_action
   args <- c(args, dots)
   if (!private) args$data <- .drop_unused_levels(args$data, args)
+  if (identical(na$rule, "na.fail")) .eps_inf_na_fail(args$data, args$formula, method)
   .check_scalars(args)
   res <- .as_na_action_asked(.dp_invoke(method, .with_seed(args, get("seed", envir = env)), call = mc),
                              "na.action" %in% names(lm_args))
@@ -77,7 +79,7 @@
     # a non-private regression keeps its model frame, as lm does (fit$model): fitted(), residuals(),
     # model.matrix() answer like lm's. A DP fit keeps no rows.
     if (method %in% c("dp_lm", "vertical_glm", "dp_glm") && !.is_dp_fit(res) && is.data.frame(args$data)) {
-      res <- .keep_model(res, method, args)
+      res <- .keep_model(res, method, args, exclude = identical(na$rule, "na.exclude"))
     }
   }
   res
@@ -139,17 +141,28 @@
     "glance(), summary()), which changing one row of data can move. Nothing was read or spent. %s %s fit at",
     "eps = Inf, where subset = works as in lm() (not private); or, if which rows to analyse, and so their",
     "number, is public (fixed before the data were seen, or a count already published), pass those rows as",
-    "data, e.g. data = d[rows, ]: the guarantee then covers replacing one of them."),
+    "data, e.g. data = d[rows, ]: the guarantee then covers replacing one of them. A private fit keeps each",
+    "factor's levels as declared (levels =, or the data frame's), also a level none of those rows holds,",
+    "unlike lm(), which drops it: an empty baseline level leaves the intercept and that factor's terms",
+    "unidentified. Drop a level known to be empty before the call, with factor(x, levels = c(...)) listing",
+    "the levels kept; droplevels(d[rows, ]) does it too, but reads the rows, so which levels remain is then",
+    "a fact of the data that the guarantee does not cover."),
     method, if (offered) " under neighbouring = \"replace\"" else "", private_n, if (offered) "or" else "Instead,"),
     "dpstats_privacy_parameter_error")
 }
 
-# subset = works as in lm (evaluated in data, NA taken as FALSE); weights = is refused by name.
-.lm_style <- function(lm_args, data, caller, method) {
+# subset = works as in lm (evaluated in data, NA taken as FALSE); weights = is refused by name, in the words
+# that apply: a private fit's sensitivity, or at eps = Inf the reference it is (no weights either); glm's
+# proportion idiom, y/n ~ x with weights = n, is cbind(successes, failures) ~ x in dp_glm.
+.lm_style <- function(lm_args, data, caller, method, private = TRUE) {
   if (!is.null(lm_args$weights)) {
-    .dp_abort(sprintf(paste("%s() does not take weights =: the privacy unit is one row, and case weights change",
-                            "how much one row can move the result (the sensitivity). Replicate rows or drop",
-                            "the argument."), method), "dpstats_argument_error")
+    why <- if (private) "the privacy unit is one row, and case weights change how much one row can move the result (the sensitivity)"
+           else "at eps = Inf it is the reference fit of the private one, which has no case weights (they would change how much one row can move the result), so it takes none either; lm() and glm() fit weighted rows"
+    idiom <- if (method == "dp_glm") paste(" For glm's proportion idiom, y/n ~ x with weights = n, fit",
+                                            "cbind(successes, failures) ~ x with both counts as columns",
+                                            "(d$failures <- d$n - d$successes), which dp_glm fits as glm does.") else ""
+    .dp_abort(sprintf("%s() does not take weights =: %s.%s Otherwise replicate rows or drop the argument.",
+                      method, why, idiom), "dpstats_argument_error")
   }
   if (!is.null(lm_args$subset)) {
     if (is.matrix(data)) data <- .matrix_frame(data)
@@ -182,16 +195,20 @@
 }
 
 # lm's na.action = (a function, its name, or an expression giving one) as dpstats' na_action: na.omit is
-# na_action = "omit" (rows with a missing value dropped); any other rule is refused naming na_action,
-# never ignored, and so is na.action given with a different na_action.
+# na_action = "omit" (rows with a missing value dropped), and so are na.exclude and na.fail at eps = Inf,
+# where they work as in lm (.eps_inf_na_rule); any other rule is refused naming na_action, never ignored,
+# and so is na.action given with a different na_action. The value is list(na_action, rule): dpstats'
+# na_action for Python, and the R rule asked for (by the argument or the option), or NULL.
 .na_rules <- c(
-  na.exclude = "it pads fitted values and residuals with NA for the rows dropped, and dpstats releases no per-row values",
-  na.fail = "it stops when a value is missing, so whether the call fails would depend on the rows (itself a release)",
+  na.exclude = paste("it pads fitted values and residuals with NA for the rows dropped, and a DP fit releases no",
+                     "per-row values (the eps = Inf fits of dp_lm and dp_glm, which keep their rows, take it as lm does)"),
+  na.fail = paste("it stops when a value is missing, so whether the call fails would depend on the rows (itself a",
+                  "release; at eps = Inf na.fail stops as in lm)"),
   na.pass = "it keeps missing values in the fit, which no method can use"
 )
 
-.na_action_of <- function(lm_args, na_action, caller, method) {
-  if (!"na.action" %in% names(lm_args)) return(.na_option(na_action, method))
+.na_action_of <- function(lm_args, na_action, caller, method, private) {
+  if (!"na.action" %in% names(lm_args)) return(.na_option(na_action, method, private))
   expr <- lm_args$na.action
   value <- tryCatch(eval(expr, caller), error = function(e) NULL)
   rule <- if (is.character(value) && length(value) == 1L) value
@@ -200,12 +217,12 @@
   choices <- paste("na_action = \"fill\" (the default under neighbouring = \"replace\": each missing value gets its",
                    "public fill from the declared bounds, no row is dropped) or na_action = \"omit\" (na.action =",
                    "na.omit: rows with a missing value are dropped)")
-  if (identical(rule, "na.omit")) {
+  if (identical(rule, "na.omit") || .eps_inf_na_rule(rule, method, private)) {
     if (!is.null(na_action) && !identical(na_action, "omit")) {
       .dp_abort(sprintf("%s(): na.action = %s asks for na_action = \"omit\", but na_action = %s is given too; give one of %s.",
                         method, shown, deparse(na_action), choices), "dpstats_argument_error")
     }
-    return("omit")
+    return(list(na_action = "omit", rule = rule))
   }
   why <- if (is.null(value)) "it would read options(\"na.action\"), which dpstats does not"
          else if (!is.null(rule) && rule %in% names(.na_rules)) .na_rules[[rule]]
@@ -219,19 +236,41 @@
 # dpstats refuses when given as na.action = (na.fail, na.exclude, na.pass) is refused when set as the
 # option too, for the same reason and before anything is read or spent, rather than silently ignored.
 # The refusal depends on the option only, never on whether the rows have a missing value: honouring
-# na.fail by looking would make the call's failing a release of one bit about the data.
-.na_option <- function(na_action, method) {
-  if (!is.null(na_action)) return(na_action)
+# na.fail by looking would make the call's failing a release of one bit about the data. At eps = Inf, where
+# nothing is private, na.exclude and na.fail are followed as lm follows them (.eps_inf_na_rule).
+.na_option <- function(na_action, method, private) {
+  if (!is.null(na_action)) return(list(na_action = na_action, rule = NULL))
   opt <- getOption("na.action")
   rule <- if (is.character(opt) && length(opt) == 1L) opt
           else Find(function(nm) identical(opt, get(nm, envir = asNamespace("stats"))), names(.na_rules))
-  if (is.null(rule) || !rule %in% names(.na_rules)) return(na_action)
+  if (is.null(rule) || !rule %in% names(.na_rules)) return(list(na_action = na_action, rule = NULL))
+  if (.eps_inf_na_rule(rule, method, private)) return(list(na_action = na_action, rule = rule))
   .dp_abort(sprintf(paste("%s(): options(na.action = \"%s\") is set, and dpstats does not ignore it, but it cannot",
                           "follow it: %s. Give na_action in the call (it overrides the option): na_action = \"fill\"",
                           "(the default under neighbouring = \"replace\": each missing value gets its public fill from",
                           "the declared bounds, no row is dropped) or na_action = \"omit\" (rows with a missing value",
                           "are dropped). Nothing was read or spent."), method, rule, .na_rules[[rule]]),
             "dpstats_argument_error")
+}
+
+# The rules lm follows that a fit at eps = Inf (nothing private) follows too: na.fail, and na.exclude where
+# the fit keeps its rows (dp_lm, dp_glm: residuals() and fitted() are padded, .na_padded).
+.eps_inf_na_rule <- function(rule, method, private) {
+  !private && (identical(rule, "na.fail") || (identical(rule, "na.exclude") && method %in% c("dp_lm", "dp_glm")))
+}
+
+# na.fail at eps = Inf (nothing private): lm's stop when a variable of the formula has a missing value, before
+# Python is called; without one the fit is na.omit's, which drops nothing.
+.eps_inf_na_fail <- function(data, f, method) {
+  if (is.matrix(data)) data <- .matrix_frame(data)
+  if (is.character(f)) f <- tryCatch(stats::as.formula(f), error = function(e) NULL)
+  if (!is.data.frame(data) || !inherits(f, "formula")) return(invisible())
+  vars <- tryCatch(intersect(all.vars(stats::terms(f, data = data)), names(data)), error = function(e) character())
+  if (!all(.complete_rows(data[vars]))) {
+    .dp_abort(sprintf("%s(): missing values in object: na.action = na.fail stops at a missing value of a formula variable, as lm() does.",
+                      method), "dpstats_data_error")
+  }
+  invisible()
 }
 
 # An error about na_action = "omit" (a door that needs the public n) in the words of a call that asked

@@ -69,24 +69,25 @@
 # ---- the model frame of a non-private fit. It must hold exactly the rows the fit used: R's
 # model.frame() drops incomplete rows (na.omit), while the Python fit, under the default
 # na_action = "fill" with declared bounds, keeps every row and replaces a missing value by its public
-# fill (the midpoint of the variable's bounds, a factor's first level, FALSE; dp_glm: 0 for a 0/1
-# response). The fills are applied here to the data columns the formula uses; the frame is kept only
+# fill (the midpoint of the variable's bounds, a factor's first level, FALSE; dp_glm: 0.5 for a 0/1
+# response, the midpoint of its range). The fills are applied here to the data columns the formula uses; the frame is kept only
 # when it has the fit's n rows and reproduces the fit's coefficients. Otherwise fit$model is NULL and
 # fit$rows_not_kept says why, so that fitted(), residuals(), deviance(), logLik() and model.matrix()
 # refuse with that reason instead of answering from other rows. contrasts = and options(contrasts =)
 # are recorded as lm records them (fit$contrasts, model.matrix's "contrasts" attribute).
 
-.keep_model <- function(res, method, args) {
+.keep_model <- function(res, method, args, exclude = FALSE) {
   data <- args$data
   f <- args$formula
   ca <- attr(data, "dpstats_contrasts_arg", exact = TRUE)
   built <- tryCatch({
-    mf <- stats::model.frame(f, data)
+    mf <- stats::model.frame(f, data, na.action = stats::na.omit)
     n <- res$n
     if (!is.null(n) && length(n) == 1L && !is.na(n) && nrow(mf) != n) {
       na_action <- if (!is.null(args$na_action)) args$na_action
                    else if (identical(args$neighbouring, "add_remove")) "omit" else "fill"
-      mf <- if (identical(na_action, "fill")) stats::model.frame(f, .public_fills(data, f, args, method)) else NULL
+      filled <- if (identical(na_action, "fill")) .public_fills(data, f, args, method)
+      mf <- if (!is.null(filled)) stats::model.frame(f, filled, na.action = stats::na.omit)
       if (is.null(mf) || nrow(mf) != n) stop("rows")
     }
     mf <- .drop_formula_levels(mf, data, names(args$levels))
@@ -102,6 +103,9 @@
   } else {
     res$model <- built$model
     res$contrasts <- built$contrasts
+    omitted <- attr(built$model, "na.action")  # as lm's fit$na.action: the rows left out, class "omit"
+    if (!is.null(omitted) && exclude) class(omitted) <- "exclude"  # na.exclude: residuals() pad with NA
+    res$na.action <- omitted
   }
   res
 }
@@ -128,8 +132,8 @@
     } else if (is.factor(x) || is.character(x)) {
       lev <- if (!is.null(levels[[v]])) as.character(levels[[v]]) else if (is.factor(x)) levels(x) else sort(unique(x[!miss]))
       x[miss] <- lev[1]
-    } else if (method == "dp_glm" && v == response) {
-      x[miss] <- 0  # dp_glm's public fill of a 0/1 or count response (dpstats.methods.glm.response_fill)
+    } else if (method == "dp_glm" && v == response && identical(args$family, "binomial")) {
+      x[miss] <- 0.5  # the midpoint of a 0/1 response's range (0, 1) (dpstats.methods.glm.response_fill)
     } else {
       if (is.null(pair)) next  # no public fill: the row is dropped, as in Python
       x[miss] <- mean(as.numeric(pair))
@@ -139,7 +143,8 @@
   data
 }
 
-# At eps = Inf the coefficients are lm's (QR) or glm's (IRLS) on the rows used: refit them in R.
+# At eps = Inf the coefficients are lm's (QR of y less any offset(), as lm.fit) or glm's (IRLS) on the
+# rows used: refit them in R.
 .reproduces_fit <- function(res, method, mf, X) {
   if (method == "vertical_glm") return(TRUE)  # block coordinate descent: its own methods answer from Python
   cf <- res$coef
@@ -147,7 +152,7 @@
   cf <- cf[colnames(X)]
   y <- stats::model.response(mf)
   refit <- if (method == "dp_lm") {
-    qr.coef(qr(X), as.numeric(y))
+    qr.coef(qr(X), as.numeric(y) - .offset_of(mf))
   } else {
     fam <- .fit_family(res)
     resp <- .glm_response(y)
@@ -158,7 +163,13 @@
 
 # The design matrix of a kept model frame, coded as the fit coded it.
 .model_X <- function(object, mf) {
-  stats::model.matrix(attr(mf, "terms"), mf, contrasts.arg = object$contrasts)
+  stats::model.matrix(attr(mf, "terms"), mf, contrasts.arg = .subset2(object, "contrasts"))
+}
+
+# The model frame's offset() terms summed, as lm and glm add them to the linear predictor (0 without one).
+.offset_of <- function(mf) {
+  off <- stats::model.offset(mf)
+  if (is.null(off)) 0 else off
 }
 
 # ---- unused factor levels in a non-private fit (eps = Inf): lm() and glm() build their model frame with
@@ -189,13 +200,14 @@
 # lm's frame drops the levels no analysed row holds (drop.unused.levels = TRUE) of the factors the formula
 # makes too (factor(x, levels = c(...)), cut(), C()), as the Python fit at eps = Inf does (dpstats.formula.
 # model_frame's drop_unused_levels); a data column's factor is .drop_unused_levels's, and a variable of a
-# column whose levels levels = declares keeps them. x[, drop = TRUE] is model.frame's own step (contrasts
-# set by C() go with the level; Python has warned it).
+# column whose levels levels = declares keeps them. x[, drop = TRUE] is model.frame's own step, taken as
+# there only where a level is unused: it drops the contrasts C() set (Python has warned it), which a factor
+# with every level used keeps (C(f, sum)).
 .drop_formula_levels <- function(mf, data, declared) {
   for (j in setdiff(seq_along(mf), attr(attr(mf, "terms"), "response"))) {
     nm <- names(mf)[j]
     x <- mf[[j]]
-    if (!is.factor(x) || nm %in% names(data)) next
+    if (!is.factor(x) || nm %in% names(data) || length(unique(x[!is.na(x)])) == nlevels(x)) next
     if (any(tryCatch(all.vars(str2lang(nm)), error = function(e) nm) %in% declared)) next
     mf[[j]] <- x[, drop = TRUE]
   }

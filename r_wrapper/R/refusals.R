@@ -139,13 +139,14 @@ augment.dp_result <- function(x, newdata = NULL, type.predict, type.residuals, .
     type.predict <- .one_of(type.predict, c("link", "response"), "type.predict", call)
     type.residuals <- .one_of(type.residuals, c("deviance", "pearson"), "type.residuals", call)
     r <- .glm_rows(x, "augment()", call)
-    ref <- suppressWarnings(stats::glm(r$y ~ X - 1, family = r$family, weights = r$m))
+    ref <- suppressWarnings(stats::glm(r$y ~ X - 1, family = r$family, weights = r$m,
+                                       offset = stats::model.offset(mf)))
     fitted <- if (type.predict == "link") r$eta else r$mu
-    resid <- residuals(x, type = type.residuals)
+    resid <- .glm_residuals(x, type.residuals, "augment()", call)
   } else {
-    ref <- stats::lm(stats::model.response(mf) ~ X - 1)
-    fitted <- fitted(x)
-    resid <- residuals(x)
+    ref <- stats::lm(stats::model.response(mf) ~ X - 1, offset = stats::model.offset(mf))
+    fitted <- .lm_fitted(x, "augment()", call)
+    resid <- .lm_residuals(x, "augment()", call)
   }
   df <- mf
   attr(df, "terms") <- NULL
@@ -303,7 +304,7 @@ anova.dp_lm <- function(object, ...) {
   if (length(list(...))) return(.anova_nested(object, list(...), "dp_lm", "F", call))
   mf <- .lm_model(object, "anova()", call)
   X <- .model_X(object, mf)
-  y <- stats::model.response(mf)
+  y <- stats::model.response(mf) - .offset_of(mf)  # lm.fit's effects are of y less the offset
   qx <- qr(X)  # LINPACK with tolerance 1e-7, as lm.fit
   p <- qx$rank
   rdf <- nrow(X) - p

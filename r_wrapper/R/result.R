@@ -9,10 +9,69 @@ summary.dp_result <- function(object, ...) {
   .refuse_dots("summary", list(...), sys.call())
   out <- list(text = .r_text(object$summary_text, object), method = object$method, tidy = tidy(object),
               glance = glance(object), ledger = ledger(object), privacy = object$privacy)
+  withheld <- NULL
   if (inherits(object, c("dp_lm", "dp_glm", "dp_select_infer", "dp_vertical_glm"))) {
     out <- c(out, .lm_summary_parts(object, out$tidy, out$glance))
   }
-  structure(out, class = "summary.dp_result")
+  if (inherits(object, c("dp_lm", "dp_glm"))) {
+    rows <- .summary_rows(object)
+    out <- c(out, rows$parts)
+    withheld <- rows$withheld
+    out$text <- .with_residuals_block(out$text, object, rows$parts)
+  }
+  structure(out, class = "summary.dp_result", dpstats_withheld = withheld)
+}
+
+# summary.lm's and summary.glm's components from the fit's rows and covariance: call, terms, and for a
+# non-private fit (eps = Inf) whose rows are kept the residuals (summary.glm: deviance.resid) and
+# cov.unscaled (lm: vcov / sigma^2; glm: vcov, dispersion 1). A DP fit releases no residuals, and a DP
+# dp_lm's vcov is its bootstrap's, not sigma^2 (X'X)^-1: those are withheld, each with its reason, which
+# `$` gives instead of NULL. A DP dp_glm's cov.scaled and cov.unscaled are its released vcov (Wald).
+.summary_rows <- function(object) {
+  glm <- inherits(object, "dp_glm")
+  keep <- !is.na(coef(object))
+  V <- vcov(object)[keep, keep, drop = FALSE]
+  parts <- list(call = object$call, terms = terms(object))
+  if (glm) parts <- c(parts, list(family = family(object), iter = as.integer(object$outputs$iterations),
+                                  cov.scaled = V))
+  withheld <- NULL
+  if (.is_dp_fit(object)) {
+    if (glm) return(list(parts = c(parts, list(cov.unscaled = V)), withheld = c(deviance.resid = .per_row)))
+    cov <- "its vcov(fit) is the calibrated bootstrap's covariance of the coefficients, not sigma^2 (X'X)^-1 of the data, which is not released; use vcov(fit)."
+    return(list(parts = parts, withheld = c(residuals = .per_row, cov.unscaled = cov)))
+  }
+  resid <- tryCatch(if (glm) .glm_residuals(object, "deviance", "summary()", NULL)
+                    else .lm_residuals(object, "summary()", NULL), dpstats_error = function(e) NULL)
+  name <- if (glm) "deviance.resid" else "residuals"
+  if (is.null(resid)) withheld <- stats::setNames(.subset2(object, "rows_not_kept"), name) else parts[[name]] <- resid
+  parts$cov.unscaled <- if (glm) V else V / sigma(object)^2
+  list(parts = parts, withheld = withheld)
+}
+
+# summary.lm's "Residuals:" block (R 4.2's summary.glm: "Deviance Residuals: "), laid out as their print
+# methods lay it out, before the coefficients; only where the residuals are known (eps = Inf, rows kept).
+.with_residuals_block <- function(text, object, parts) {
+  glm <- inherits(object, "dp_glm")
+  resid <- parts[[if (glm) "deviance.resid" else "residuals"]]
+  if (is.null(resid) || is.null(text)) return(text)
+  lines <- strsplit(text, "\n", fixed = TRUE)[[1]]
+  at <- grep("^Coefficients", lines)[1]
+  if (is.na(at)) return(text)
+  digits <- max(3L, getOption("digits") - 3L)
+  rdf <- df.residual(object)
+  nam <- c("Min", "1Q", "Median", "3Q", "Max")
+  block <- if (glm) {
+    xx <- zapsmall(if (rdf > 5L) stats::setNames(stats::quantile(resid, na.rm = TRUE), nam) else resid, digits + 1L)
+    c("Deviance Residuals: ", utils::capture.output(print.default(xx, digits = digits, na.print = "", print.gap = 2L)))
+  } else if (rdf > 5L) {
+    c("Residuals:", utils::capture.output(print(structure(zapsmall(stats::quantile(resid), digits + 1L), names = nam),
+                                                digits = digits)))
+  } else if (rdf > 0L) {
+    c("Residuals:", utils::capture.output(print(resid, digits = digits)))
+  } else {
+    c("Residuals:", sprintf("ALL %d residuals are 0: no residual degrees of freedom!", sum(!is.na(coef(object)))))
+  }
+  paste(c(lines[seq_len(at - 1L)], block, "", lines[-seq_len(at - 1L)]), collapse = "\n")
 }
 
 # summary.lm's and summary.glm's components, so that coef(summary(fit)), summary(fit)$sigma and
@@ -34,9 +93,11 @@ summary.dp_result <- function(object, ...) {
   if (boot && !is.null(td$ridge)) cm <- cbind(cm, Ridge = col("ridge"))
   rdf <- object$outputs$df_residual
   rdf <- if (is.null(rdf) || is.na(rdf)) NA_integer_ else as.integer(rdf)
-  p <- nrow(cm)
+  # as summary.lm and summary.glm: aliased (NA) coefficients have no row, and df is (rank, rdf, all)
+  aliased <- stats::setNames(is.na(cm[, "Estimate"]), rownames(cm))
+  cm <- cm[!aliased, , drop = FALSE]
   gv <- function(nm) if (!is.null(g[[nm]]) && length(g[[nm]]) == 1L) as.numeric(g[[nm]]) else NA_real_
-  out <- list(coefficients = cm, df = c(p, rdf, p), df.residual = rdf)
+  out <- list(coefficients = cm, aliased = aliased, df = c(nrow(cm), rdf, length(aliased)), df.residual = rdf)
   private <- .is_dp_fit(object)
   if (z) {
     return(c(out, list(dispersion = 1, deviance = if (private) NA_real_ else gv("deviance"),
