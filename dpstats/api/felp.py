@@ -74,8 +74,9 @@ def dp_felp(
       normalised to ℓ2 norm C = 1 (or clipped to a given ``clip_norm``).
       Replacing one row changes one subset, so the average moves by at most
       Δ = 2C/k, whatever the learner does: a valid eps-DP guarantee.  A
-      :class:`~dpstats.errors.ChanceWarning` (and a line in print) says when,
-      from public inputs, the noise leaves the selection no better than chance.
+      :class:`~dpstats.errors.ChanceWarning` (and a line in print) says when the
+      noise leaves the selection no better than chance, or the weights mostly noise
+      (from public inputs, or the released weights' spread against their noise).
     * ``"paper"`` — bootstrap samples of ⌈βn⌉ rows and the paper's Lemma 1
       sensitivity Δ = 2/(nλ).  That bound treats each z_i as a function of
       row i alone; in fact z_i depends on other rows (its neighbours), and one

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..methods.felp.sensitivity import PAPER_VARIANT_REFUTED
+from ..methods.felp.sensitivity import PAPER_VARIANT_REFUTED, warn_chance
 from ..plotting import Plot, new_figure, to_plot
 from ..simulate.assume import assumed_row, describe, exact_row
 from ..simulate.felp import selection_stability
@@ -42,7 +42,8 @@ class FELPResult(DPResult):
     normalised : bool
         The strict variant's learners were normalised to ‖w‖ = C (the default), not clipped.
     chance : str
-        Why, from public inputs, the release cannot beat chance (empty when it may).
+        Why, from public inputs, the release cannot beat chance; or, when they said nothing, why the
+        released weights' spread is not distinguishable from their noise (empty when neither).
     """
 
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -105,6 +106,9 @@ class FELPResult(DPResult):
             else [],
         )
         result.operating_characteristics = felp_oc(result, options.oc_trials, generator, options.assume)
+        if not result.chance:  # the test of the released weights' spread (methods.felp.spread)
+            result.chance = plan.released_chance_text(released.weights, released.scale, released.lam)
+            warn_chance(result.chance)
         return result
 
     def _classes_text(self) -> str:

@@ -50,6 +50,9 @@ class GLMResult(LMResult):
         n − 1 (with an intercept); None where n is private.
     response_note : str
         How a factor response was coded (its levels are declared or read, see the statement).
+    separation : str
+        Under DP, why the release cannot rule out (quasi-)separation ((G8) of :mod:`dpstats.methods.glm`,
+        from released values only; a DataWarning too); "" when it can.
     """
 
     family: str = "binomial"
@@ -61,6 +64,7 @@ class GLMResult(LMResult):
     iterations: int = 0
     df_null: int | None = 0
     response_note: str = ""
+    separation: str = ""
 
     title = "Differentially private generalised linear model"
     p_noun = "coefficients"
@@ -105,12 +109,18 @@ class GLMResult(LMResult):
         if unconverged:  # (G7) of methods.glm: from released values only
             result.warnings.append(unconverged)
             warnings.warn(unconverged, ChanceWarning, stacklevel=caller_stacklevel())
+        result.separation = separation_text(getattr(released, "separation", ()), names, coords)
+        if result.separation:  # (G8) of methods.glm: from released values only
+            result.warnings.append(result.separation)
+            warnings.warn(result.separation, DataWarning, stacklevel=caller_stacklevel())
         return result
 
     def headline_notes(self) -> list[dict[str, str]]:
         """Withheld intervals, for the top of the report (:func:`dpstats.report.top_warnings`): a table
-        and a figure of bare estimates must not be read as if they carried their uncertainty."""
-        return [{"lead": "Intervals withheld.", "text": self.withheld}] if self.withheld else []
+        and a figure of bare estimates must not be read as if they carried their uncertainty; and the
+        possible separation of (G8), whose intervals cannot cover."""
+        notes = [{"lead": "Intervals withheld.", "text": self.withheld}] if self.withheld else []
+        return notes + ([{"lead": "Possibly separated.", "text": self.separation}] if self.separation else [])
 
     @property
     def private(self) -> bool:
@@ -206,6 +216,7 @@ class GLMResult(LMResult):
             "coefficients": dict(zip(self.terms, self.coefficients.tolist())),
             "vcov": self.vcov_matrix.tolist(),
             "withheld": self.withheld,
+            "separation": self.separation,
             "deviance": self.deviance,
             "null_deviance": self.null_deviance,
             "aic": self.aic,
@@ -231,3 +242,36 @@ def start_and_refinement(plan: GLMPlan) -> dict[str, float]:
     if getattr(plan, "refine_sd", 0.0):
         out["refine_sd"] = plan.refine_sd
     return out
+
+
+def separation_text(flags: tuple, names: list[str], coords: Coordinates) -> str:
+    """The warning of (G8) (:func:`dpstats.methods.glm.separation`) for the flagged (coefficient, bound,
+    response) triples, in the formula's terms and the declared bounds; "" when none.  Its shape depends on
+    released values and public declarations only, so neighbouring data sets give the same kinds of message.
+
+    Examples
+    --------
+    >>> c = Coordinates(np.array([0.5, 0.0]), np.array([0.5, 3.0]), True)
+    >>> separation_text(((1, 1, 1),), ["(Intercept)", "x1", "x2"], c)[:76]
+    'the data may be (quasi-)separated: every row with x1 = 1 may have response 1'
+    """
+    if not flags:
+        return ""
+    where = [
+        f"every row with {names[j]} = {format_one(coords.x_center[j - 1] + s * coords.x_half[j - 1], 7)} may "
+        f"have response {outcome}"
+        for j, s, outcome in flags
+    ]
+    terms = sorted({names[j] for j, _, _ in flags}, key=names.index)
+    return (
+        "the data may be (quasi-)separated: "
+        + "; ".join(where)
+        + f". The released fit's 95% Wald interval for {', '.join(terms)} reaches coefficients under which those "
+        "rows would show no other response with probability 5% or more (fitted probabilities near 0 or 1), so the "
+        "release cannot rule it out. If they are separated, the maximum-likelihood coefficient is infinite (glm "
+        "gives a huge estimate and standard error, or warns 'fitted probabilities numerically 0 or 1 occurred'): "
+        "no finite interval covers it, its p-value means nothing, and raising eps does not help. Check the table "
+        "of the response against "
+        + ", ".join(terms)
+        + " (for a factor level, merge or drop it). From released values only; the intervals are as released."
+    )

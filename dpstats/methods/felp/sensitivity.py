@@ -74,6 +74,7 @@ from ...privacy.accountant import LedgerEntry
 from ...privacy.plan import Plan
 from ...privacy.statement import DataDependence
 from .learner import MAX_ITER, N_NEIGHBORS, TOL
+from .spread import advice, best_case_factor, best_spread_text, spread_text
 
 if TYPE_CHECKING:  # the plan builds the ensemble's settings; both modules use default_clip_norm
     from ...formula import ModelFrame
@@ -265,20 +266,39 @@ class FELPPlan(Plan):
         exact minimiser's norm bound), which the floating-point safe sampler clamps to."""
         return self.clip_norm if self.variant == "strict" else default_clip_norm(lam)
 
+    def norm_bound(self, lam: float) -> float:
+        """The most the average's weight vector can weigh (‖w_D‖): C when normalised, min(C,
+        :func:`logo_norm_bound`) when clipped, :func:`logo_norm_bound` in the paper variant."""
+        bound = self.clip_norm if self.normalise else logo_norm_bound(lam)
+        if self.variant == "strict" and not self.normalise:
+            bound = min(self.clip_norm, bound)
+        return bound
+
     def chance_text(self) -> str:
         """Why the release cannot beat chance, from public inputs (empty if it may): :func:`chance_text`."""
         if self.variant == "paper" and self.lam_source == "cv":
             return ""  # Δ = 2/(nλ) waits for the tuned λ
         lam = min(self.lam_grid) if self.lam_source == "cv" else self.lam
-        bound = self.clip_norm if self.normalise else logo_norm_bound(lam)
-        if self.variant == "strict" and not self.normalise:
-            bound = min(self.clip_norm, bound)
         text = chance_text(
-            self.sensitivity(lam), self.release_eps, len_d=self.d, select=self.select, bound=bound
+            self.sensitivity(lam),
+            self.release_eps,
+            len_d=self.d,
+            select=self.select,
+            bound=self.norm_bound(lam),
         )
         if text and self.variant == "paper" and not self.n_shown:
             return PAPER_CHANCE_N_PRIVATE
         return text
+
+    def released_chance_text(self, weights: np.ndarray, scale: float, lam: float) -> str:
+        """After the release, from the released ``weights`` and their public noise ``scale`` (λ the one used):
+        :func:`.spread.spread_text` when the weights' spread is not distinguishable from the noise, else "".
+        Only when :meth:`chance_text` said nothing before the spend, and not for the paper variant when rows
+        may have been dropped (its scale then depends on the private n)."""
+        if self.chance_text() or (self.variant == "paper" and not self.n_shown):
+            return ""
+        bound = self.norm_bound(lam)
+        return spread_text(weights, scale, self.release_eps, select=self.select, bound=bound)
 
 
 # the paper variant's chance warning when rows may have been dropped: Δ = 2/(nλ) reads the private n
@@ -409,10 +429,12 @@ def chance_text(sensitivity: float, eps: float, *, len_d: int, select: int, boun
     """Why the release cannot beat chance, from public inputs (empty when it may).
 
     ``bound`` is the most any learner's weight vector (hence the average's) can weigh: C when
-    normalised, min(C, :func:`logo_norm_bound`) when clipped.  Two checks: the noise s.d. per
+    normalised, min(C, :func:`logo_norm_bound`) when clipped.  Three checks: the noise s.d. per
     weight, (Δ/ε)·√(d+1), exceeds ``bound``; or even the best case
     (:func:`best_case_precision`) selects the favoured features at most CHANCE_MARGIN of the way
-    from chance (select/d) to 1.
+    from chance (select/d) to 1; or even weights spread as far as ``bound`` allows would not stand
+    out from the noise in most releases (:func:`.spread.best_spread_text`, the public side of the
+    test the result applies to the released weights, :meth:`FELPPlan.released_chance_text`).
 
     Examples
     --------
@@ -429,7 +451,8 @@ def chance_text(sensitivity: float, eps: float, *, len_d: int, select: int, boun
     chance = select / len_d
     best = best_case_precision(scale, len_d, select, bound)
     hopeless = best <= chance + CHANCE_MARGIN * (1.0 - chance)
-    if sd <= bound and not hopeless:
+    spread = best_spread_text(sd, len_d, eps, bound) if sd <= bound else ""
+    if sd <= bound and not hopeless and not spread:
         return ""
     parts = []
     if sd > bound:
@@ -438,12 +461,12 @@ def chance_text(sensitivity: float, eps: float, *, len_d: int, select: int, boun
         f"even if every learner put all its weight on the same {select} feature(s), the top {select} "
         f"would hold {best:.0%} of them on average (chance: {chance:.0%})"
     )
+    remedy = ". Raise eps or n_estimators (more rows: more learners)."
+    if spread:
+        parts.append(spread)
+        remedy = ". " + advice(eps, best_case_factor(sd, len_d, bound)) + "."
     headline = "cannot beat chance" if hopeless else "is mostly noise"
-    return (
-        f"dp_felp's release {headline} at these settings: "
-        + "; ".join(parts)
-        + ". Raise eps or n_estimators (more rows: more learners)."
-    )
+    return f"dp_felp's release {headline} at these settings: " + "; ".join(parts) + remedy
 
 
 def _assumptions(variant: str, bounded: bool, k: int, beta: float) -> list[str]:
