@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._progress import progress_bar
 from ..errors import DataError, DPStatsError, EngineError
 from ..temporal import read_columns
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .adapter import reading_failed
 from .files import reader_failure, reading, unreadable
-from .stream import _bar
 from .layout import Layout
 
 
@@ -108,12 +108,10 @@ class DaskSource:
             try:
                 if counted:
                     from distributed import as_completed
-                    from tqdm.auto import tqdm
 
-                    for _ in tqdm(
-                        as_completed(futures), total=len(futures), desc=desc, unit="partition", leave=False
-                    ):
-                        pass
+                    with progress_bar(True, len(futures), desc, unit="partitions") as bar:
+                        for _ in as_completed(futures):
+                            bar.update(1)
                 with self._status(desc):
                     return self.client.gather(futures)
             except BaseException:
@@ -126,7 +124,7 @@ class DaskSource:
 
     def _status(self, desc: str):
         """No bar, or where n is private one that shows no number (a file's partitions grow with n)."""
-        return _bar(self.progress and not self.counted, None, desc, counted=False)
+        return progress_bar(self.progress and not self.counted, None, desc, counted=False)
 
     def distinct_values(self, columns: list[str]) -> dict[str, list]:
         from dask import delayed
@@ -214,16 +212,15 @@ def _partition_statistics(
 
 
 class _TqdmCallback:
-    """tqdm over the tasks of the local scheduler."""
+    """A bar over the tasks of the local scheduler (:func:`~dpstats._progress.progress_bar`)."""
 
     def __init__(self, desc: str) -> None:
         self.desc = desc
 
     def __enter__(self):
         from dask.callbacks import Callback
-        from tqdm.auto import tqdm
 
-        bar = tqdm(desc=self.desc, unit="task", leave=False)
+        bar = progress_bar(True, None, self.desc, unit="tasks")
 
         def start_state(_dsk, state):
             bar.total = sum(len(state[k]) for k in ("ready", "waiting", "running", "finished"))

@@ -71,6 +71,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._progress import progress_bar
 from ..errors import DataError, DataWarning, PrivacyParameterError
 from .accumulate import (
     EngineStats,
@@ -235,10 +236,11 @@ class Stream:
         return found
 
     def _bar(self, desc: str):
-        """The progress bar of a pass over the rows (:func:`_bar`): rows out of the file's row count
-        where n is public, no number at all where it is private (:attr:`counted` False)."""
+        """The progress bar of a pass over the rows (:func:`~dpstats._progress.progress_bar`): rows out
+        of the file's row count where n is public, no number at all where it is private (:attr:`counted`
+        False)."""
         total = self.total_rows() if self.progress and self.counted else None
-        return _bar(self.progress, total, desc, self.counted)
+        return progress_bar(self.progress, total, desc, counted=self.counted, unit="rows")
 
     def total_rows(self) -> int | None:
         if self.format != "parquet":
@@ -584,44 +586,6 @@ def _project(layout: Layout, columns: list[str]) -> Layout:
     from dataclasses import replace
 
     return replace(layout, columns=list(columns))
-
-
-class _NoBar:
-    def update(self, _n) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-
-class _Status(_NoBar):
-    """A bar that shows no number: the pass's name, drawn once when the pass starts, never redrawn,
-    cleared when it ends.  Where n is private (add/remove) every number a bar could show grows with n:
-    rows read, rows out of a total, chunks or partitions, rate, elapsed time, even how many times a
-    bar that shows only the time redraws itself on stderr.  This line's bytes are the same for any n."""
-
-    def __init__(self, desc: str) -> None:
-        from tqdm.auto import tqdm
-
-        self.bar = tqdm(desc=f"{desc} (n is private: no count shown)", bar_format="{desc}", leave=False)
-
-    def __exit__(self, *exc) -> None:
-        self.bar.close()
-
-
-def _bar(progress: bool, total: int | None, desc: str, counted: bool = True):
-    """A tqdm bar's context (``update(rows)``) over a pass's rows, when ``progress``: rows out of
-    ``total`` (None: rows read), or where n is private (``counted`` False) a :class:`_Status`."""
-    if not progress:
-        return _NoBar()
-    if not counted:
-        return _Status(desc)
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, leave=False)
 
 
 def stream(
