@@ -23,6 +23,9 @@ from .files import reader_failure, reading, unreadable
 from .layout import Layout
 
 
+PARTITION = "a partition of the Dask DataFrame"  # in messages; no index: the partitions before it grow with n
+
+
 class DaskSource:
     """A Dask DataFrame (and optionally a ``distributed.Client``) as data.
 
@@ -44,7 +47,9 @@ class DaskSource:
 
     @property
     def what(self) -> str:
-        return f"the Dask DataFrame ({self.frame.npartitions} partitions)"
+        """The data as messages name it: not its number of partitions, which grows with n when the
+        frame was partitioned by size (``chunksize=``, a file's blocks)."""
+        return "the Dask DataFrame"
 
     def schema_frame(self) -> pd.DataFrame:
         meta = self.frame._meta
@@ -84,8 +89,7 @@ class DaskSource:
             ) from exc
         if len(out) != len(tasks):  # never merge a partial set of partitions
             raise EngineError(
-                f"the {desc} on {self.what} returned {len(out)} of {len(tasks)} partitions; "
-                "nothing was released."
+                f"the {desc} on {self.what} returned some of its partitions only; nothing was released."
             )
         return out
 
@@ -140,10 +144,7 @@ class DaskSource:
         from dask import delayed
 
         parts = self.frame.to_delayed()
-        tasks = [
-            delayed(_partition_statistics)(part, layout, transform, f"partition {i + 1}")
-            for i, part in enumerate(parts)
-        ]
+        tasks = [delayed(_partition_statistics)(part, layout, transform, PARTITION) for part in parts]
         return merge_all(self._compute(tasks, "pass over partitions"), layout.p, transform.gram)
 
     def frame_map(self, layout: Layout, fn) -> list:
@@ -151,10 +152,7 @@ class DaskSource:
         (one pass; :class:`dpstats.engines.RowPasses`)."""
         from dask import delayed
 
-        tasks = [
-            delayed(_partition_map)(part, layout, fn, f"partition {i + 1}")
-            for i, part in enumerate(self.frame.to_delayed())
-        ]
+        tasks = [delayed(_partition_map)(part, layout, fn, PARTITION) for part in self.frame.to_delayed()]
         return self._compute(tasks, "pass over partitions")
 
 
