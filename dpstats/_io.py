@@ -3,8 +3,7 @@
 :func:`jsonable` turns numpy/pandas values into plain JSON-able Python types (used by
 ``to_dict()``, the command line's ``--json`` and the R bridge); :func:`atomic_write`
 writes a file through a temporary file so no half-written output is left behind (used
-by ``to_json(path)``, ``report(path)``, the command line and the evaluation pages);
-:func:`progress_bar` is the terminal's progress bar a front door hands a method as its callback.
+by ``to_json(path)``, ``report(path)``, the command line and the evaluation pages).
 This module imports nothing of dpstats, so every layer may use it (``docs/architecture.md``,
 "Layers"), and imports numpy and pandas only when :func:`jsonable` first runs, so that
 ``import dpstats`` stays fast.
@@ -15,8 +14,6 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 
@@ -109,19 +106,3 @@ def atomic_write(path: str, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-@contextmanager
-def progress_bar(show: bool, total: int | None, desc: str) -> Iterator[Callable[[int], None] | None]:
-    """A tqdm bar's ``update`` as a method's ``progress`` callback (None when not shown).
-
-    Methods report progress through a callback and never print; the bar is
-    made by the front door, with this helper.
-    """
-    if not show:
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    with tqdm(total=total, desc=desc, leave=False) as bar:
-        yield bar.update

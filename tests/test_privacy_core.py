@@ -170,6 +170,43 @@ def test_analytic_gaussian_sigma_equals_brent_on_scipy(eps, delta):
         assert excess(ours, sens) <= 0
 
 
+def _exact_gaussian_delta(eps: float, sigma: float):
+    """Balle & Wang's δ(ε) at sensitivity 1 in 200-digit arithmetic (mpmath's ncdf and exp)."""
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(200):
+        e, s = mpmath.mpf(eps), mpmath.mpf(sigma)
+        a, b = 1 / (2 * s), e * s
+        return mpmath.ncdf(a - b) - mpmath.exp(e) * mpmath.ncdf(-a - b)
+
+
+@pytest.mark.parametrize("eps", [1e12, 1e20, 1e300, 1.7976931348623157e308])
+def test_analytic_gaussian_sigma_at_huge_eps(eps):
+    """It raised OverflowError from eps ~ 1e20 (e^ε·Φ(−a−b) in floating point; a ≈ b ≈ √(ε/2), so
+    the bisection cannot resolve a − b either).  Oracle: δ(σ) exact in 200 digits (mpmath): σ meets
+    the constraint, 3e-12 less does not, and σ·√(2ε) → 1 (σ → Δ/√(2ε))."""
+    from dpstats.privacy.calibration import (
+        analytic_gaussian_sigma,
+        gaussian_delta,
+        gaussian_rho_from_eps_delta,
+    )
+
+    sigma = analytic_gaussian_sigma(eps, 1e-5)
+    assert _exact_gaussian_delta(eps, sigma) <= 1e-5 < _exact_gaussian_delta(eps, sigma * (1 - 3e-12))
+    assert sigma * math.sqrt(2) * math.sqrt(eps) == pytest.approx(1.0, rel=5e-6)
+    assert gaussian_delta(eps, sigma) == pytest.approx(
+        float(_exact_gaussian_delta(eps, sigma)), rel=1e-4, abs=1e-300
+    )
+    assert 0 < gaussian_rho_from_eps_delta(eps, 1e-5) < math.inf
+    assert analytic_gaussian_sigma(eps, 1e-5, 3.0) == pytest.approx(3 * sigma, rel=1e-15)
+
+
+def test_analytic_gaussian_sigma_refuses_a_sigma_below_the_doubles():
+    from dpstats.privacy.calibration import analytic_gaussian_sigma
+
+    with pytest.raises(PrivacyParameterError, match="below the smallest normal double; use a smaller eps"):
+        analytic_gaussian_sigma(1e300, 1e-5, 1e-200)
+
+
 def test_make_generator_validates():
     assert make_generator(None)[1] is False
     with pytest.raises(PrivacyParameterError):

@@ -20,6 +20,8 @@ from dpstats.cli import main
 
 N = 1000
 BOUNDS = {"x1": (-1, 1), "x2": (-1, 1), "y": (-2, 2)}
+# A time or a rate as tqdm draws them: "[00:01<00:10", "1.18s/it", "4.94it/s", "3.2krows/s"
+TIME_OR_RATE = re.compile(r"\d\d:\d\d|s/\w|\w/s\b")
 
 
 def _neighbours() -> list[pd.DataFrame]:
@@ -51,6 +53,7 @@ def test_cli_stream_under_add_remove_shows_no_count(tmp_path, capsys, suffix):
 def test_cli_stream_under_replace_counts_the_rows(tmp_path, capsys):
     err = [_cli_stderr(tmp_path, capsys, d, "parquet", "replace") for d in _neighbours()]
     assert "0.00/1.00k" in err[0] and "0.00/999" in err[1]  # n is public: the bar may show it
+    assert not TIME_OR_RATE.search(err[0])  # but not the time the rows took (dpstats._progress)
 
 
 def _quiet_fit(data, neighbouring: str):
@@ -71,7 +74,8 @@ def test_duckdb_batches_under_add_remove_show_no_count(capsys):
             errs[neighbouring].append(capsys.readouterr().err)
     assert errs["add_remove"][0] == errs["add_remove"][1] and "no count shown" in errs["add_remove"][0]
     assert not re.search(r"\d", errs["add_remove"][0])
-    assert "rows [" in errs["replace"][0]  # n public: the bar counts the rows read
+    assert "1.00k/? rows" in errs["replace"][0]  # n public: the bar counts the rows read
+    assert not TIME_OR_RATE.search(errs["replace"][0])  # ... and shows no time (dpstats._progress)
 
 
 def test_dask_under_add_remove_shows_no_count(capsys):
@@ -83,4 +87,58 @@ def test_dask_under_add_remove_shows_no_count(capsys):
         err = capsys.readouterr().err
         assert "no count shown" in err and not re.search(r"\d", err), err
     _quiet_fit(dp.engines.on_dask(dd.from_pandas(_neighbours()[0], npartitions=3), progress=True), "replace")
-    assert re.search(r"\d+/\d+", capsys.readouterr().err)  # n public: tasks counted
+    err = capsys.readouterr().err
+    assert re.search(r"\d+/\d+ tasks", err) and not TIME_OR_RATE.search(err)  # n public: tasks counted
+
+
+GMM = dict(k=2, eps=2.0, delta=1e-4, bounds=(-1, 1), method="sample_aggregate", groups=10, oc_trials=0)
+TWO_STAGE = dict(eps=2.0, k=1, blocks=5, bounds=BOUNDS, oc_trials=0)
+FELP = dict(
+    eps=1.0, n_estimators=4, variant="strict", levels={"class": ["a", "b"]}, bounds=BOUNDS, oc_trials=0
+)
+VERTICAL = dict(parties=[["x1"], ["x2"]], penalty="ridge", lam=0.1, eps=1.0, delta=1e-5, bounds=BOUNDS)
+DOOR_BARS = {  # door -> (formula, arguments, neighbouring, the public count its bar shows)
+    "dp_gmm": ("~ x1 + x2", GMM, "add_remove", "10/10"),  # groups
+    "dp_two_stage": ("y ~ x1 + x2", TWO_STAGE, "add_remove", "5/5"),  # blocks
+    "dp_felp": ("class ~ x1 + x2", FELP, "replace", "4/4"),  # learners (dp_felp: replace only)
+    "vertical_glm": ("y ~ x1 + x2", VERTICAL, "replace", "10/10"),  # sweeps (DP mode: replace only)
+}
+
+
+def _door_neighbours(neighbouring: str) -> list[pd.DataFrame]:
+    """The data and a neighbour: without its first row (add/remove), or that row replaced (replace)."""
+    df = _neighbours()[0].assign(**{"class": lambda d: np.where(d.y > 0, "a", "b")})
+    other = df.iloc[1:] if neighbouring == "add_remove" else pd.concat([df.iloc[[-1]], df.iloc[1:]])
+    return [df, other.reset_index(drop=True)]
+
+
+@pytest.mark.filterwarnings("ignore")  # released values in warnings are not the bar's business
+@pytest.mark.parametrize("name", sorted(DOOR_BARS))
+def test_a_doors_bar_shows_its_public_count_and_no_time(name, capsys):
+    """A door's bar over groups, blocks, learners or sweeps (a public count) shows that count and
+    neither time nor rate (dpstats._progress): the time an item takes grows with n (private under
+    add/remove) and varies with the rows.  It redraws per item, not on a clock, so two neighbours
+    write the same bytes; the old bars wrote "[00:00<00:01, 4.94it/s]" and redrew when time said."""
+    formula, kwargs, neighbouring, count = DOOR_BARS[name]
+    kwargs = dict(random_state=1, progress=True) | kwargs
+    errs = []
+    for data in _door_neighbours(neighbouring):
+        getattr(dp, name)(formula, data, neighbouring=neighbouring, **kwargs)
+        errs.append(capsys.readouterr().err)
+    assert count in errs[0] and not TIME_OR_RATE.search(errs[0]), errs[0]
+    assert errs[0] == errs[1]
+
+
+def test_a_bar_writes_the_same_bytes_however_long_its_items_take(capsys):
+    import time
+
+    from dpstats._progress import progress_bar
+
+    drawn = []
+    for pause in (0.0, 0.15):
+        with progress_bar(True, 3, "items") as bar:
+            for _ in range(3):
+                time.sleep(pause)
+                bar.update(1)
+        drawn.append(capsys.readouterr().err)
+    assert drawn[0] == drawn[1] and "3/3" in drawn[0] and not TIME_OR_RATE.search(drawn[0])

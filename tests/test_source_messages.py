@@ -116,7 +116,31 @@ def test_a_failing_query_gives_one_message_on_neighbours_without_values(source, 
     library = SOURCES[source][1]
     assert f"failed: {library} could not evaluate the query or cast a value in it (" in text, text
     assert "run the query or frame on its own" in text and "Nothing was spent" in text
-    assert not any(ch.isdigit() for ch in text.replace("(2 partitions)", "")), text  # no count, row, byte
+    assert not any(ch.isdigit() for ch in text), text  # no count, row, byte, number of partitions
+
+
+def test_a_dask_frame_partitioned_by_size_gives_one_message_on_neighbours():
+    """Partitioned by size (100 rows each), a row more is a partition more: the message named the
+    number ("the Dask DataFrame (2 partitions)" against "(3 partitions)"), a function of n.  Here the
+    neighbours are 200 rows with a value that fails the cast and the same with a row added; and
+    a partition whose columns differ is named without its place ("partition 2": the partitions
+    before it grow with n)."""
+    texts, base = [], _rows({17: SECRETS[0]})
+    for df in (base, pd.concat([base, base.iloc[[0]]], ignore_index=True)):
+        data = dd.from_pandas(df, chunksize=100).assign(x=lambda d: d.s.astype(float))
+        with pytest.raises(DataError) as info:
+            dp.dp_lm("y ~ x", data, eps=1.0, delta=1e-6, bounds=(-5, 5), random_state=1)
+        texts.append(str(info.value))
+    assert data.npartitions == 3 and texts[0] == texts[1], texts
+    assert not any(ch.isdigit() for ch in texts[0]), texts[0]
+    from dask import delayed
+
+    df = _rows({}).assign(x=0.0)
+    parts = [delayed(df.iloc[:100]), delayed(df.iloc[100:].drop(columns="x"))]
+    odd = dd.from_delayed(parts, meta=df.iloc[:0], verify_meta=False)
+    with pytest.raises(DataError, match="^a partition of the Dask DataFrame lacks column") as info:
+        dp.dp_lm("y ~ x", odd, eps=1.0, delta=1e-6, bounds=(-5, 5))
+    assert not any(ch.isdigit() for ch in str(info.value)), str(info.value)
 
 
 def test_a_door_that_reads_the_rows_wraps_the_query_failure_too(tmp_path):

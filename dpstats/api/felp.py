@@ -20,7 +20,7 @@ from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.felp import FELPResult
 from ..simulate.assume import plug_in_only
 from ..validation import check_truth
-from .._io import progress_bar
+from .._progress import progress_bar
 from ._parameters import Shared
 from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
@@ -197,8 +197,8 @@ class FELPDoor(DataDoor):
         return m.plan(self.options, **m.frame_sizes(mf), select=frame.select, box=frame.box)
 
     def release(self, frame: FELPFrame, plan: m.FELPPlan, noise: NoiseSource) -> m.Release:
-        with progress_bar(self.progress, plan.spec.n_estimators, "FELP learners") as progress:
-            return m.release(frame.mf.X, np.asarray(frame.mf.y), plan, noise, progress=progress)
+        with progress_bar(self.progress, plan.spec.n_estimators, "FELP learners") as bar:
+            return m.release(frame.mf.X, np.asarray(frame.mf.y), plan, noise, progress=bar.update)
 
     def result(
         self, frame: FELPFrame, plan: m.FELPPlan, released: m.Release, statement: PrivacyStatement, noise

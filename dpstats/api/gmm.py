@@ -26,7 +26,7 @@ from ..results.gmm import GMMResult
 from ..simulate.assume import plug_in_only
 from ..simulate.gmm import MixtureTruth, truth_diagnostics
 from ..validation import check_delta
-from .._io import progress_bar
+from .._progress import progress_bar
 from ._parameters import Shared
 from ._common import DataDoor, call_of, check_call, declare, front_door, n_is_public, run
 
@@ -179,8 +179,8 @@ class GMMDoor(DataDoor):
 
     def release(self, frame: GMMFrame, plan: m.GMMPlan, noise: NoiseSource) -> m.Released:
         shown = self.progress and plan.fit_method == "sample_aggregate"
-        with progress_bar(shown, plan.groups, "group EM fits") as progress:
-            return m.release(frame.mf.X, plan, noise, progress=progress)
+        with progress_bar(shown, plan.groups, "group EM fits") as bar:
+            return m.release(frame.mf.X, plan, noise, progress=bar.update)
 
     def result(
         self, frame: GMMFrame, plan: m.GMMPlan, released: m.Released, statement: PrivacyStatement, noise

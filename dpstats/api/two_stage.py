@@ -24,7 +24,7 @@ from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence, PrivacyStatement
 from ..results.two_stage import TwoStageResult
 from ..validation import check_candidates, check_k, check_truth, columns_read
-from .._io import progress_bar
+from .._progress import progress_bar
 from ._parameters import Shared
 from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
@@ -172,8 +172,8 @@ class TwoStageDoor(DataDoor):
 
     def release(self, frame: _Frame, plan: m.TwoStagePlan, noise: NoiseSource) -> m.Release:
         self._generator = noise.generator
-        with progress_bar(self.progress, frame.n_blocks, "block lasso fits") as progress:
-            return m.release(frame.mf.X, frame.mf.y, plan, noise, progress=progress)
+        with progress_bar(self.progress, frame.n_blocks, "block lasso fits") as bar:
+            return m.release(frame.mf.X, frame.mf.y, plan, noise, progress=bar.update)
 
     def result(
         self, frame: _Frame, plan: m.TwoStagePlan, released: m.Release, statement: PrivacyStatement, noise

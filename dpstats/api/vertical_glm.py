@@ -31,7 +31,7 @@ from ..privacy.plan import Plan
 from ..privacy.randomness import NoiseSource
 from ..privacy.statement import DataDependence
 from ..results.vertical_glm import VerticalGLMResult
-from .._io import progress_bar
+from .._progress import progress_bar
 from ._parameters import Shared
 from ._common import DataDoor, call_of, check_call, declare, front_door, run
 
@@ -218,8 +218,8 @@ class VerticalDoor(DataDoor):
             if cross is None
             else m.Pooled(cross.xtx, cross.xty, cross.yty, frame.owner, mf.n, mf.names)
         )
-        with progress_bar(self.progress, o.sweeps().max_iter, "block coordinate descent sweeps") as update:
-            return m.release(stats, plan, noise, None if update is None else lambda row: update(1))
+        with progress_bar(self.progress, o.sweeps().max_iter, "block coordinate descent sweeps") as bar:
+            return m.release(stats, plan, noise, lambda row: bar.update(1))
 
     def result(self, frame: VerticalFrame, plan, released: m.Released, statement, noise) -> VerticalGLMResult:
         rows = None if frame.y is None else self.rows_requested  # streamed/Dask fits keep no rows

@@ -20,10 +20,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterator
 
+from .._progress import progress_bar
 from ..errors import DataWarning
 from .accumulate import EngineStats, Transform, chunk_map, frame_statistics, merge_all
 from .layout import Layout
-from .stream import _bar, _project, _read_ahead
+from .stream import _project, _read_ahead
 
 
 class BatchSource:
@@ -65,7 +66,9 @@ class BatchSource:
         (read ahead) and its description, the bar counting its rows where it may."""
         columns = list(layout.variables)
         layout = _project(layout, columns)
-        with _bar(self.progress, None, f"pass over {self.what}", self.counted) as bar:
+        with progress_bar(
+            self.progress, None, f"pass over {self.what}", counted=self.counted, unit="rows"
+        ) as bar:
             for batch, where in _read_ahead(self._batches(columns, layout.declared_numeric)):
                 bar.update(batch.num_rows)
                 yield layout, batch, where

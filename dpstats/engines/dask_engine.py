@@ -14,14 +14,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._progress import progress_bar
 from ..errors import DataError, DPStatsError, EngineError
 from ..temporal import read_columns
 from .accumulate import EngineStats, Transform, frame_statistics, merge_all
 from .adapter import reading_failed
 from .files import reader_failure, reading, unreadable
 from .fingerprint import listed, unchanged
-from .stream import _bar
 from .layout import Layout
+
+
+PARTITION = "a partition of the Dask DataFrame"  # in messages; no index: the partitions before it grow with n
 
 
 class DaskSource:
@@ -45,7 +48,9 @@ class DaskSource:
 
     @property
     def what(self) -> str:
-        return f"the Dask DataFrame ({self.frame.npartitions} partitions)"
+        """The data as messages name it: not its number of partitions, which grows with n when the
+        frame was partitioned by size (``chunksize=``, a file's blocks)."""
+        return "the Dask DataFrame"
 
     def schema_frame(self) -> pd.DataFrame:
         meta = self.frame._meta
@@ -86,8 +91,7 @@ class DaskSource:
             ) from exc
         if len(out) != len(tasks):  # never merge a partial set of partitions
             raise EngineError(
-                f"the {desc} on {self.what} returned {len(out)} of {len(tasks)} partitions; "
-                "nothing was released."
+                f"the {desc} on {self.what} returned some of its partitions only; nothing was released."
             )
         return out
 
@@ -116,12 +120,10 @@ class DaskSource:
             try:
                 if counted:
                     from distributed import as_completed
-                    from tqdm.auto import tqdm
 
-                    for _ in tqdm(
-                        as_completed(futures), total=len(futures), desc=desc, unit="partition", leave=False
-                    ):
-                        pass
+                    with progress_bar(True, len(futures), desc, unit="partitions") as bar:
+                        for _ in as_completed(futures):
+                            bar.update(1)
                 with self._status(desc):
                     return self.client.gather(futures)
             except BaseException:
@@ -134,7 +136,7 @@ class DaskSource:
 
     def _status(self, desc: str):
         """No bar, or where n is private one that shows no number (a file's partitions grow with n)."""
-        return _bar(self.progress and not self.counted, None, desc, counted=False)
+        return progress_bar(self.progress and not self.counted, None, desc, counted=False)
 
     def distinct_values(self, columns: list[str]) -> dict[str, list]:
         from dask import delayed
@@ -150,10 +152,7 @@ class DaskSource:
         from dask import delayed
 
         parts = self.frame.to_delayed()
-        tasks = [
-            delayed(_partition_statistics)(part, layout, transform, f"partition {i + 1}")
-            for i, part in enumerate(parts)
-        ]
+        tasks = [delayed(_partition_statistics)(part, layout, transform, PARTITION) for part in parts]
         return merge_all(self._compute(tasks, "pass over partitions"), layout.p, transform.gram)
 
     def frame_map(self, layout: Layout, fn) -> list:
@@ -161,10 +160,7 @@ class DaskSource:
         (one pass; :class:`dpstats.engines.RowPasses`)."""
         from dask import delayed
 
-        tasks = [
-            delayed(_partition_map)(part, layout, fn, f"partition {i + 1}")
-            for i, part in enumerate(self.frame.to_delayed())
-        ]
+        tasks = [delayed(_partition_map)(part, layout, fn, PARTITION) for part in self.frame.to_delayed()]
         return self._compute(tasks, "pass over partitions")
 
 
@@ -222,16 +218,15 @@ def _partition_statistics(
 
 
 class _TqdmCallback:
-    """tqdm over the tasks of the local scheduler."""
+    """A bar over the tasks of the local scheduler (:func:`~dpstats._progress.progress_bar`)."""
 
     def __init__(self, desc: str) -> None:
         self.desc = desc
 
     def __enter__(self):
         from dask.callbacks import Callback
-        from tqdm.auto import tqdm
 
-        bar = tqdm(desc=self.desc, unit="task", leave=False)
+        bar = progress_bar(True, None, self.desc, unit="tasks")
 
         def start_state(_dsk, state):
             bar.total = sum(len(state[k]) for k in ("ready", "waiting", "running", "finished"))

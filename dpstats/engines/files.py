@@ -9,6 +9,10 @@ read from the rows (docs/architecture.md, "Privacy conventions"), so every route
 problem and its fix, the same text whichever row is at fault.  It is raised ``from None``: the
 reader's text is not in the traceback either (it stays on ``__context__`` for the analyst, who may
 see the data).
+
+A row with fewer fields than the header is no failure: every route reads the fields it lacks as
+missing values, as ``pandas.read_csv`` and R's ``read.csv`` (``fill = TRUE``) do (the stream:
+:class:`dpstats.engines.stream._ShortRows`).  A row with more fields is one, on every route.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from ..errors import DataError, DPStatsError
 
 _PROBLEM = {
     "csv": (
-        "could not be parsed as CSV (a row with a different number of fields than the header, or bytes "
+        "could not be parsed as CSV (a row with more fields than the header, or bytes "
         "that are not UTF-8); check the file's quoting (a field holding a comma, a quote or a line break "
         "must be quoted) and its encoding (save it as UTF-8)"
     ),
@@ -38,7 +42,7 @@ def unreadable(name: str, fmt: str) -> DataError:
     Examples
     --------
     >>> print(unreadable("d.csv", "csv"))  # doctest: +ELLIPSIS
-    data file 'd.csv' could not be parsed as CSV (a row with a different number of fields ...
+    data file 'd.csv' could not be parsed as CSV (a row with more fields than the header, ...
     """
     return DataError(
         f"data file '{name}' {_PROBLEM[fmt]}. The reader's own message is not repeated: it quotes the rows."

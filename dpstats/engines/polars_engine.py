@@ -122,7 +122,8 @@ def on_polars(
     levels : dict, optional
         Declared levels of text columns, ``{"g": ["a", "b"]}`` (as ``levels=`` on a door).
     progress : bool
-        A tqdm bar over the batches of each pass.
+        A tqdm bar over the batches of each pass, counting rows; where n is private (a private call
+        under ``neighbouring="add_remove"``) a line naming the pass, with no number.
 
     Returns
     -------

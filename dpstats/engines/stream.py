@@ -71,6 +71,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._progress import progress_bar
 from ..errors import DataError, DataWarning, PrivacyParameterError
 from .accumulate import (
     EngineStats,
@@ -236,10 +237,11 @@ class Stream:
         return found
 
     def _bar(self, desc: str):
-        """The progress bar of a pass over the rows (:func:`_bar`): rows out of the file's row count
-        where n is public, no number at all where it is private (:attr:`counted` False)."""
+        """The progress bar of a pass over the rows (:func:`~dpstats._progress.progress_bar`): rows out
+        of the file's row count where n is public, no number at all where it is private (:attr:`counted`
+        False)."""
         total = self.total_rows() if self.progress and self.counted else None
-        return _bar(self.progress, total, desc, self.counted)
+        return progress_bar(self.progress, total, desc, counted=self.counted, unit="rows")
 
     def total_rows(self) -> int | None:
         if self.format != "parquet":
@@ -253,22 +255,64 @@ class Stream:
         return total
 
     # ------------------------------------------------------------------ reading
-    def _csv_reader(self, path: Path, schema):
+    def _csv_reader(self, path: Path, schema, short: _ShortRows | None = None):
+        """pyarrow's streaming CSV reader, parsing on the calling thread (``use_threads=False``, unless
+        ``csv_options`` says otherwise), so that the rows ``short`` keeps are met in the same order on
+        every pass (:class:`_ShortRows`)."""
         from pyarrow import csv
 
         opts = dict(self.csv_options)
-        read = csv.ReadOptions(block_size=self._csv_block_size(path), **opts.pop("read_options", {}))
-        # empty fields are missing, as pandas.read_csv reads them
-        conv = {"strings_can_be_null": True, **opts.pop("convert_options", {})}
-        if schema is not None:
-            conv["column_types"] = schema
-        convert = csv.ConvertOptions(**conv)
+        read = {
+            "block_size": self._csv_block_size(path),
+            "use_threads": False,
+            **opts.pop("read_options", {}),
+        }
+        parse = {"invalid_row_handler": short or _ShortRows(), **opts.pop("parse_options", {})}
         return csv.open_csv(
             path,
-            read_options=read,
-            convert_options=convert,
-            parse_options=csv.ParseOptions(**opts.pop("parse_options", {})),
+            read_options=csv.ReadOptions(**read),
+            convert_options=self._csv_convert(schema),
+            parse_options=csv.ParseOptions(**parse),
         )
+
+    def _csv_convert(self, schema):
+        from pyarrow import csv
+
+        # empty fields are missing, as pandas.read_csv reads them
+        conv = {"strings_can_be_null": True, **dict(self.csv_options).get("convert_options", {})}
+        if schema is not None:
+            conv["column_types"] = schema
+        return csv.ConvertOptions(**conv)
+
+    def _with_short_rows(self, reader, short: _ShortRows, schema) -> Iterator:
+        """The reader's blocks, each followed by the rows with fields too few ``short`` kept while it
+        was read (:class:`_ShortRows`), their missing fields empty; ``schema``: the columns read and
+        their types, as the reader was given them (the blocks then keep only these columns)."""
+        for block in reader:
+            yield block.select(schema.names)
+            yield from self._short_batches(short.take(), reader.schema.names, schema)
+        yield from self._short_batches(short.take(), reader.schema.names, schema)
+
+    def _short_batches(self, rows: list[str], names: list[str], schema) -> Iterator:
+        """CSV ``rows`` of a file with columns ``names`` (their missing fields already empty): the
+        columns of ``schema``, read with its types."""
+        import io
+
+        import pyarrow.csv as csv
+
+        if not rows:
+            return iter(())
+        parse = dict(self.csv_options.get("parse_options", {}))
+        parse.pop("invalid_row_handler", None)
+        convert = self._csv_convert(schema)
+        convert.include_columns = schema.names
+        table = csv.read_csv(
+            io.BytesIO("\n".join(rows).encode()),
+            read_options=csv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=csv.ParseOptions(**parse),
+            convert_options=convert,
+        )
+        return iter(table.to_batches())
 
     def _csv_block_size(self, path: Path) -> int:
         """Bytes per block so that a block holds about ``chunk_rows`` rows."""
@@ -319,10 +363,10 @@ class Stream:
         # declared numeric: read as text, whatever the first block's rows suggested (a later "n/a"
         # would fail the inferred double); the layout reads the entries as numbers
         schema = pa.schema([pa.field(f.name, pa.string()) if _as_text(f, numeric) else f for f in schema])
-        with reading(path.name, "csv"), self._csv_reader(path, schema) as reader:
+        short = _ShortRows(dict(self.csv_options.get("parse_options", {})).get("delimiter", ","))
+        with reading(path.name, "csv"), self._csv_reader(path, schema, short) as reader:
             try:
-                for batch in reader:
-                    batch = batch.select(columns) if columns is not None else batch
+                for batch in self._with_short_rows(reader, short, schema):
                     for start in range(0, batch.num_rows, self.chunk_rows):
                         yield _parsed_where_arrow_can(batch.slice(start, self.chunk_rows), numeric)
             except pa.ArrowInvalid as exc:  # its text quotes the row or the value: neither is repeated
@@ -536,7 +580,8 @@ def _read_ahead(items: Iterator) -> Iterator:
 
 def _converted_column(exc: Exception, schema) -> str | None:
     """The column of pyarrow's CSV conversion error ("In CSV column #k: CSV conversion error to double:
-    invalid value '...'", k counting the file's columns, a public name), never the value it quotes.
+    invalid value '...'", k counting the file's columns, a public name; parsed on one thread, "Row #r: "
+    comes before "CSV"), never the row or the value it quotes.
 
     None for every other error: a row the parser cannot split ("CSV parse error: Expected 4 columns, got
     5: <the row>"), or text that is not UTF-8 (a conversion "to string"), which no column type mends.
@@ -544,7 +589,7 @@ def _converted_column(exc: Exception, schema) -> str | None:
     """
     import re
 
-    found = re.match(r"In CSV column #(\d+): CSV conversion error to (\w+)", str(exc))
+    found = re.match(r"In CSV column #(\d+): (?:Row #\d+: )?CSV conversion error to (\w+)", str(exc))
     if found is None or found.group(2) in ("string", "large_string"):
         return None
     k = int(found.group(1))
@@ -590,44 +635,6 @@ def _project(layout: Layout, columns: list[str]) -> Layout:
     from dataclasses import replace
 
     return replace(layout, columns=list(columns))
-
-
-class _NoBar:
-    def update(self, _n) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-
-class _Status(_NoBar):
-    """A bar that shows no number: the pass's name, drawn once when the pass starts, never redrawn,
-    cleared when it ends.  Where n is private (add/remove) every number a bar could show grows with n:
-    rows read, rows out of a total, chunks or partitions, rate, elapsed time, even how many times a
-    bar that shows only the time redraws itself on stderr.  This line's bytes are the same for any n."""
-
-    def __init__(self, desc: str) -> None:
-        from tqdm.auto import tqdm
-
-        self.bar = tqdm(desc=f"{desc} (n is private: no count shown)", bar_format="{desc}", leave=False)
-
-    def __exit__(self, *exc) -> None:
-        self.bar.close()
-
-
-def _bar(progress: bool, total: int | None, desc: str, counted: bool = True):
-    """A tqdm bar's context (``update(rows)``) over a pass's rows, when ``progress``: rows out of
-    ``total`` (None: rows read), or where n is private (``counted`` False) a :class:`_Status`."""
-    if not progress:
-        return _NoBar()
-    if not counted:
-        return _Status(desc)
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="rows", unit_scale=True, leave=False)
 
 
 def stream(
@@ -681,9 +688,11 @@ def stream(
     Raises
     ------
     DataError
-        In the call it is given to: a file its reader cannot parse (a row with more or fewer fields
-        than the header, bytes that are not UTF-8, a file that is not Parquet).  The message names the
-        file and what to check, never a row, a line number or a byte position.
+        In the call it is given to: a file its reader cannot parse (a row with more fields than the
+        header, bytes that are not UTF-8, a file that is not Parquet).  The message names the
+        file and what to check, never a row, a line number or a byte position.  A row with fewer
+        fields than the header has missing values in the fields it lacks, as ``pandas.read_csv``
+        and R's ``read.csv`` read it.
 
     Examples
     --------
@@ -746,6 +755,37 @@ def _format(paths: list[Path]) -> str:
             "give format='parquet' or format='csv', with one format for all files."
         )
     return kinds.pop()
+
+
+class _ShortRows:
+    """pyarrow's ``invalid_row_handler`` of a CSV stream: a row with fields too few is read with the
+    missing fields empty (missing values), as ``pandas.read_csv`` and R's ``read.csv`` (``fill =
+    TRUE``) read it; a row with a field too many stays an error (:func:`~dpstats.engines.files.unreadable`),
+    as it is for pandas.  pyarrow can only skip a row: it is kept here, padded with delimiters, and
+    read by :meth:`Stream._short_batches` after the block being read when it was met (the same
+    place on every pass: the reader parses on one thread), so at most two blocks' rows are held.
+    Every route reads the same rows, none with a message about them."""
+
+    def __init__(self, delimiter: str = ",") -> None:
+        import threading
+
+        self.delimiter, self.rows, self.lock = (
+            delimiter,
+            [],
+            threading.Lock(),
+        )  # csv_options may ask for threads
+
+    def __call__(self, row) -> str:
+        if row.actual_columns >= row.expected_columns:
+            return "error"
+        with self.lock:
+            self.rows.append(row.text + self.delimiter * (row.expected_columns - row.actual_columns))
+        return "skip"
+
+    def take(self) -> list[str]:
+        with self.lock:
+            rows, self.rows = self.rows, []
+        return rows
 
 
 def _parsed_where_arrow_can(batch, numeric):

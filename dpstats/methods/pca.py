@@ -86,6 +86,23 @@ released (ñ − 1)Ĉ minus the noiseless (n − 1)C of the clipped rows (``cent
     σ√(d − 1)/gap, which at gap τ_E is below tan 27°: a resolved loading is within about 30° of the
     noiseless one.  ``tests/test_pca_resolved.py`` checks the level on pure noise and the angle
     by simulation.
+(e) How much a variance moves (:func:`variance_noise_sds`, first order in the noise).  v_j is the j-th
+    noiseless loading, λ_j its variance, a_j = v_jᵀμ̄ (μ̄ the clipped rows' mean about c, inside the box,
+    so not clipped again).  Analyze Gauss moves λ_j by v_jᵀEv_j = Σ_i v_ij²E_ii + 2Σ_{i<l} v_ij v_lj E_il,
+    of variance σ²(Σ_i v_ij⁴ + 4Σ_{i<l} v_ij²v_lj²) = σ²(2 − Σ_i v_ij⁴).  The released mean adds its own:
+    ñm̂m̂ᵀ = (S + e)(S + e)ᵀ/(n + η), η = ñ − n (0 where n is public), is nμ̄μ̄ᵀ + μ̄eᵀ + eμ̄ᵀ + eeᵀ/n −
+    ημ̄μ̄ᵀ to first order in η, and Ĉ divides by ñ − 1 = (n − 1)(1 + η/(n − 1)), so
+        λ̂_j − λ_j ≈ (v_jᵀEv_j − 2a_j g − g²/n + η(a_j² − λ_j))/(n − 1),   g = v_jᵀe ~ N(0, σ_S²),
+    with η ~ N(0, σ_S²/C²) where n is private (the count's entry C·n carries noise σ_S).  E, e and η are
+    independent and E g³ = 0, Var g² = 2σ_S⁴, so the s.d. is
+        √(σ²(2 − Σ_i v_ij⁴) + 4a_j²σ_S² + 2σ_S⁴/n² + (σ_S/C)²(a_j² − λ_j)²) / (n − 1),
+    the last term only where n is private.  The mean's terms grow with the mean's distance from c along
+    v_j: with the mean along PC1 near a corner (largest coordinate 0.8; d = 3, box (−1, 1), mean_share =
+    0.2, so σ_S ≈ 1.6σ) the
+    spread of λ̂_1 over the noise is about twice √2σ/(n − 1) and within a few % of this s.d.
+    (``tests/test_pca_noise_edge.py`` simulates it).  The print states it with the released v̂_j, λ̂_j,
+    m̂ and ñ in place of the noiseless ones (post-processing); ``"midpoint"`` has the first term only,
+    not divided by n − 1.
 
 At eps = inf (NOT private) the plan has no mechanism and the release is exact:
 ``center="mean"`` gives ``prcomp(x)`` (divisor n − 1) for rows inside the box.  Under
@@ -261,7 +278,9 @@ class PCARelease:
     over all d eigenvalues (the denominator of the proportions); ``count`` the released noisy
     n where n is private (``center="mean"``), else None; ``next_eigenvalue`` the (k + 1)-th
     eigenvalue of the decomposed matrix (None when k = d); ``noise_bound`` and ``gap_bound`` τ and
-    τ_E of the module docstring, in units of Σ(x − c)(x − c)ᵀ (0 at eps = inf).
+    τ_E of the module docstring, in units of Σ(x − c)(x − c)ᵀ (0 at eps = inf); ``variance_sds`` the
+    s.d. of the noise on each of the k eigenvalues, (e) of the module docstring, in those units
+    (None at eps = inf).
     """
 
     pca: PrivatePCA
@@ -272,6 +291,7 @@ class PCARelease:
     next_eigenvalue: float | None = None
     noise_bound: float = 0.0
     gap_bound: float = 0.0
+    variance_sds: np.ndarray | None = None
 
 
 def check_k(k: Any, d: int, *, shown: bool = True) -> int:
@@ -493,6 +513,9 @@ def release(moments: Moments, plan: PCAPlan, noise: NoiseSource) -> PCARelease:
     out.count = None if plan.n_public else count
     mean_norm = float(np.linalg.norm(out.centre - moments.box.center))
     out.noise_bound, out.gap_bound = noise_bounds(plan, len(sums), mean_norm, count)
+    out.variance_sds = variance_noise_sds(
+        plan, out.pca, out.centre - moments.box.center, max(count, MIN_COUNT)
+    )
     return out
 
 
@@ -503,7 +526,33 @@ def _midpoint_release(moments: Moments, plan: PCAPlan, noise: NoiseSource) -> PC
     out = _decomposed(gram, plan.k, moments.box.center, plan.sigma)
     if not math.isinf(plan.rho):
         out.noise_bound, out.gap_bound = noise_bounds(plan, gram.shape[0], 0.0, float(moments.n))
+        out.variance_sds = variance_noise_sds(plan, out.pca)
     return out
+
+
+def variance_noise_sds(
+    plan: PCAPlan, pca: PrivatePCA, mean: np.ndarray | None = None, count: float = math.nan
+) -> np.ndarray:
+    """The s.d. of the noise on each released eigenvalue, to first order, in units of Σ(x − c)(x − c)ᵀ:
+    (e) of the module docstring, with the released loadings, variances, mean about c (``mean``) and
+    count ñ (n where public) in place of the noiseless ones.  ``center="midpoint"``: σ√(2 − Σ_i v_ij⁴).
+
+    Examples
+    --------
+    >>> o = PCAOptions.partial(k=1, eps=1.0, delta=1e-6, neighbouring="replace", center="midpoint")
+    >>> p = plan(o, 2.0)
+    >>> sd = variance_noise_sds(p, PrivatePCA(np.array([[1.0], [0.0]]), np.array([5.0]), p.sigma))
+    >>> bool(np.isclose(sd[0], p.sigma))   # a loading on an axis: Var E_11 = σ²
+    True
+    """
+    v = pca.basis
+    var = plan.sigma**2 * (2.0 - (v**4).sum(axis=0))
+    if plan.center == "mean":
+        a, s2 = v.T @ mean, plan.sum_sigma**2
+        var = var + 4.0 * a * a * s2 + 2.0 * s2 * s2 / count**2
+        if not plan.n_public:  # the count's noise η, of s.d. σ_S/C
+            var = var + s2 / plan.radius**2 * (a * a - pca.eigenvalues) ** 2
+    return np.sqrt(var)
 
 
 def noise_bounds(

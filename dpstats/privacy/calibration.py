@@ -14,8 +14,9 @@ l2 sensitivity ``sensitivity``; two calibrations of sigma:
 
   :func:`gaussian_delta` evaluates the left side (Φ from the C library's erfc,
   log Φ in the far tail from its asymptotic series); sigma is found by
-  bisection on it (it decreases in σ).  Valid for every ε > 0, and never larger than the
-  classic sigma.
+  bisection on it (it decreases in σ), and from ε = 1e12 in closed form from the first term
+  (σ → Δ/√(2ε); the derivation is in the function's docstring).  Valid for every finite
+  ε > 0, and never larger than the classic sigma.
 * :func:`calibrate_gaussian` — what the doors use: the analytic sigma for every ε
   (the classic one, where the papers state it, adds noise the budget does not need).
 
@@ -53,7 +54,9 @@ Conventions: docs/architecture.md, "Privacy conventions".
 from __future__ import annotations
 
 import math
+import sys
 from functools import lru_cache
+from statistics import NormalDist
 
 from ..errors import PrivacyParameterError
 
@@ -98,7 +101,10 @@ def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
     """Smallest δ for which N(0, σ²) noise on a Δ₂-sensitive f is (ε, δ)-DP.
 
     δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) (Balle & Wang 2018,
-    Theorem 8); the second term is evaluated in log space.
+    Theorem 8); the second term is evaluated in log space.  With a = Δ/(2σ), b = εσ/Δ
+    (so 2ab = ε), its log in the far tail is ε − (a + b)²/2 + log(series) = −(a − b)²/2 +
+    log(series) (:func:`_log_tail`): no huge ε cancelling a huge square, so no overflow at
+    any finite ε.
 
     Examples
     --------
@@ -110,11 +116,15 @@ def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
     a = sensitivity / (2 * sigma)
     b = eps * sigma / sensitivity
     first = normal_cdf(a - b)
-    second = math.exp(eps + log_normal_cdf(-a - b))
+    if -a - b > _ERFC_TAIL:  # here ε = 2ab < (a + b)²/2 < 685: no cancellation
+        second = math.exp(eps + log_normal_cdf(-a - b))
+    else:  # e^ε φ(a + b) = φ(a − b) as 2ab = ε
+        second = math.exp(-0.5 * (a - b) ** 2 + _log_tail(-a - b))
     return max(0.0, first - second)
 
 
 _SQRT_HALF = math.sqrt(0.5)
+_SQRT_2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 _ERFC_TAIL = -37.0  # below it Φ(x) < 1e-299 nears the end of the normal doubles: the series takes over
 
@@ -147,11 +157,20 @@ def log_normal_cdf(x: float) -> float:
         return math.log1p(-normal_cdf(-x))
     if x > _ERFC_TAIL:
         return math.log(normal_cdf(x))
+    return -0.5 * x * x + _log_tail(x)
+
+
+def _log_tail(x: float) -> float:
+    """log Φ(x) + x²/2 for x <= −37: −log(−x) − log √(2π) + log Σ_k (−1)^k (2k−1)!!/x^{2k}
+    (Abramowitz & Stegun 26.2.12, terms past k = 10 below 1e-20)."""
     z, term, series = 1.0 / (x * x), 1.0, 1.0
     for k in range(1, 11):
         term *= -(2 * k - 1) * z
         series += term
-    return -0.5 * x * x - math.log(-x) - _LOG_SQRT_2PI + math.log(series)
+    return -math.log(-x) - _LOG_SQRT_2PI + math.log(series)
+
+
+_EPS_FIRST_TERM = 1e12  # from here analytic_gaussian_sigma solves the first term alone (docstring)
 
 
 def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, rtol: float = 1e-12) -> float:
@@ -160,6 +179,16 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, 
     Balle & Wang (2018), Theorem 8, solved by bisection on σ to 1e-15 relative
     (the end of the bracket where the constraint holds); the returned σ is
     nudged up by ``rtol`` so that the constraint holds after rounding.
+
+    For ε >= 1e12 the bisection cannot resolve the constraint: a = Δ/(2σ) and b = εσ/Δ are both
+    near √(ε/2) at the root and their difference, which decides δ, is lost to rounding once
+    √ε·1e-16 nears 1.  There σ solves the first term alone, Φ(a − b) = δ: with z = Φ⁻¹(δ) and
+    u = σ/Δ, 1/(2u) − εu = z gives u = 1/(z + √(z² + 2ε)) (the root of εu² + zu − 1/2 = 0,
+    rationalised; no cancellation), then nudged up by ``rtol``.  The second term is positive,
+    so δ(σ) < Φ(a − b) = δ: the constraint holds exactly, not only in floating point.  This σ
+    exceeds the smallest one by a relative ≈ 1/(2ε) <= 5e-13 (the second term is ≈ φ(z)/√(2ε),
+    which moves the root's a − b by ≈ 1/√(2ε), and σ by that over a + b ≈ √(2ε)), below ``rtol``.
+    σ → Δ/√(2ε) as ε → ∞; every finite ε gives a positive σ.
 
     Examples
     --------
@@ -170,6 +199,15 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0, 
     True
     """
     _check(eps, delta, sensitivity)
+    if eps >= _EPS_FIRST_TERM:
+        z = NormalDist().inv_cdf(delta)
+        sigma = sensitivity / (z + _SQRT_2 * math.sqrt(eps + z * z / 2)) * (1 + rtol)  # 2ε may overflow
+        if sigma < sys.float_info.min:  # subnormal or 0: too few bits to round up
+            raise PrivacyParameterError(
+                f"eps = {eps:g} at sensitivity {sensitivity:g} needs a Gaussian sigma near "
+                f"{sensitivity:g}/sqrt(2 eps), below the smallest normal double; use a smaller eps."
+            )
+        return sigma
 
     def excess(sigma: float) -> float:
         return gaussian_delta(eps, sigma, sensitivity) - delta

@@ -62,6 +62,10 @@ class PCAResult(DPResult):
         τ and τ_E of :mod:`dpstats.methods.pca` in units of Σ(x − c)(x − c)ᵀ (public inputs and
         released values; 0 at eps = inf): :meth:`noise_level` and :meth:`separation_level` in the
         table's units.
+    variance_sds : ndarray (k,)
+        The s.d. of the noise on each eigenvalue in units of Σ(x − c)(x − c)ᵀ, the released mean's
+        included ((e) of :mod:`dpstats.methods.pca`; 0 at eps = inf): :meth:`variance_noise_sd` in the
+        table's units.
     formula : str
         The one-sided formula of the fit, which :meth:`predict` applies to new rows.
     """
@@ -78,6 +82,7 @@ class PCAResult(DPResult):
     next_eigenvalue: float | None = None
     noise_bound: float = 0.0
     gap_bound: float = 0.0
+    variance_sds: np.ndarray = field(default_factory=lambda: np.empty(0))
     engine: str = "memory"
     formula: str = ""
     factor_levels: dict[str, list] = field(default_factory=dict)  # the fit's, for predict()
@@ -107,6 +112,7 @@ class PCAResult(DPResult):
             next_eigenvalue=released.next_eigenvalue,
             noise_bound=released.noise_bound,
             gap_bound=released.gap_bound,
+            variance_sds=np.zeros(plan.k) if released.variance_sds is None else released.variance_sds,
             engine=getattr(mf, "engine", "memory"),
             formula=options.formula,
             **fit_levels(mf, nonprivate=False),
@@ -168,13 +174,15 @@ class PCAResult(DPResult):
         the covariance divided by ñ − 1 (0 at eps = inf)."""
         return self.gap_bound * self._per_unit() if self._noisy() else 0.0
 
-    def variance_noise_sd(self) -> float:
-        """The s.d. of the noise on one eigenvalue in the table's units, to first order (0 at eps = inf).
+    def variance_noise_sd(self) -> np.ndarray:
+        """The s.d. of the noise on each eigenvalue in the table's units, to first order (0 at eps = inf).
 
         The noise E on Σ(x − c)(x − c)ᵀ (iid N(0, σ²) on and above the diagonal) moves eigenvalue λ_j
-        by v_jᵀEv_j, whose s.d. is σ√(2 − Σ_i v_ij⁴) <= √2σ; on the covariance divided by ñ − 1.  It
-        says how much a variance well above :meth:`noise_level` moves, not whether it is noise."""
-        return math.sqrt(2.0) * self.noise_sd * self._per_unit() if self._noisy() else 0.0
+        by v_jᵀEv_j, of s.d. σ√(2 − Σ_i v_ij⁴); with ``center="mean"`` the released mean m̂ (about c) and
+        count add 4(v_jᵀm̂)²σ_S² + 2σ_S⁴/ñ² (+ (σ_S/C)²((v_jᵀm̂)² − λ_j)² where n is private) to the
+        variance, all on the covariance divided by ñ − 1 ((e) of :mod:`dpstats.methods.pca`).  It says
+        how much a variance well above :meth:`noise_level` moves, not whether it is noise."""
+        return self.variance_sds * self._per_unit() if self._noisy() else np.zeros(len(self.eigenvalues))
 
     def below_noise(self) -> np.ndarray:
         """Components whose released variance (eigenvalue) is below :meth:`noise_level`: not told apart
@@ -216,8 +224,21 @@ class PCAResult(DPResult):
             f"Resolved (at or above the noise level and at least {self.separation_level():.4g} from each "
             f"neighbouring {units}, so the loadings are within about 30° of the noiseless ones): "
             f"{', '.join(resolved) if resolved else 'none'}.",
-            f"Each {units} also moves by noise of s.d. about √2σ{scale} = {self.variance_noise_sd():.4g}.",
+            self._variance_noise_line(units),
         ]
+
+    def _variance_noise_line(self, units: str) -> str:
+        """How much each variance (eigenvalue) moves: :meth:`variance_noise_sd` and its formula."""
+        sds = ", ".join(f"{sd:.4g} (PC{j + 1})" for j, sd in enumerate(self.variance_noise_sd()))
+        if self.center == "midpoint":
+            return f"Each {units} also moves by noise of s.d. about σ√(2 − Σᵢvᵢ⁴) = {sds}."
+        n = "n" if self.count is None else "ñ"
+        private_n = "" if self.count is None else " + (σ_S/C)²((vᵀm̂)² − λ)²"
+        return (
+            f"Each {units} also moves by noise of s.d. about {sds}: √(σ²(2 − Σᵢvᵢ⁴) + 4(vᵀm̂)²σ_S² + "
+            f"2σ_S⁴/{n}²{private_n})/({n} − 1), from the noise on Σ(x − c)(x − c)ᵀ and on the released "
+            "mean (m̂: the mean minus c)."
+        )
 
     def _body_lines(self) -> list[str]:
         lines = [f"{self.n_text()} (engine: {self.engine}); clipping radius C = {self.radius:.4g}"]
@@ -337,6 +358,7 @@ class PCAResult(DPResult):
             "next_eigenvalue": self.next_eigenvalue,
             "noise_bound": self.noise_bound,
             "gap_bound": self.gap_bound,
+            "variance_noise_sd": self.variance_noise_sd().tolist(),
         }
 
     # ------------------------------------------------------------------ report
