@@ -170,11 +170,12 @@ def test_contrasts_on_a_formula_term_give_the_fits_design_columns_at_finite_eps(
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = dp.dp_lm(
+        fit = dp.dp_lm(  # declared levels: a DP fit keeps no level it read from the rows
             "mpg ~ wt + factor(cyl)",
             mt,
             eps=1.0,
-            bounds={"mpg": (10, 35), "wt": (1, 6), "cyl": (4, 8)},
+            bounds={"mpg": (10, 35), "wt": (1, 6)},
+            levels={"cyl": [4, 6, 8]},
             random_state=1,
         )
     assert fit.terms == ["(Intercept)", "wt", "factor(cyl)1", "factor(cyl)2"]

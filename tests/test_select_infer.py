@@ -433,14 +433,13 @@ def test_formula_predict_and_header_are_those_of_rs_lm_of_the_final_model_on_par
         "wt": (1, 6),
         "hp": (50, 340),
         "qsec": (14, 23),
-        "cyl": (4, 8),
         "drat": (2.7, 5),
     }
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NonPrivateWarning)  # factor(cyl)'s levels are read from the rows
-        fit = dp.dp_select_infer(
+        warnings.simplefilter("ignore", NonPrivateWarning)
+        fit = dp.dp_select_infer(  # cyl's levels declared: a DP fit keeps no level it read from the rows
             "mpg ~ wt + hp + factor(cyl) + qsec + drat", cars, eps=20, delta=1e-6, k=2, bounds=bounds,
-            n_boot=100, random_state=5, diagnostics=True,
+            levels={"cyl": [4, 6, 8]}, n_boot=100, random_state=5, diagnostics=True,
         )  # fmt: skip
     assert fit.selected == ["wt", "factor(cyl)8"]  # seeded: one level of cyl selected
     assert fit.selected_formula == "mpg ~ wt + factor(cyl)"

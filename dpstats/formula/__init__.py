@@ -33,7 +33,12 @@ their order, its values and the rows dropped equal R's
   orthogonal ``poly()``, splines with knots at data quantiles, ``cut(x, breaks = 3)``,
   ``mean()``...)
   are listed in ``ModelFrame.data_dependent_terms``; the front doors name them
-  in the privacy statement, warn, and refuse them under ``strict=True``.
+  in the privacy statement, warn, and refuse them under ``strict=True``.  A private
+  frame (a schema with ``private=True``) records each step as it is taken, so that an
+  error raised while the step reads the rows comes after it; it names by position
+  (``level1``, ...) the levels whose labels are values read from the rows
+  (``cut(x, breaks = 3)``, ``factor(x)`` of numbers); and it clips the variables a
+  per-variable bounds mapping declares before any function reads them.
 
 Formulas whose right-hand side is only ``.``, numeric column names, removals
 and intercept terms are built directly, column by column, which is what makes
@@ -44,9 +49,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -77,7 +80,10 @@ from ._eval import (
     contrast_spec,
     drop_unused_levels,
     level_label,
+    level_steps_taken,
+    positional_levels,
     referenced_columns,
+    took,
 )
 from ._parse import Node, call_name, deparse, names_in, parse, r_names
 from ._terms import build_terms
@@ -110,6 +116,7 @@ __all__ = [
     "term_labels",
     "factor_terms",
     "removed_variables",
+    "level_steps_taken",
 ]
 
 _SIMPLE_TOKEN = re.compile(r"^(\.|0|1|(?:[^\W\d_]|\.(?![0-9]))[\w.]*|`[^`]+`)$")
@@ -383,6 +390,7 @@ def model_frame(
     if schema is not None:
         used = formula_variables(formula, data, one_sided)
         data, n_filled = schema.apply(data, used)
+        data = _clipped_to_bounds(data, used, schema)
     if drop_unused_levels is None:
         drop_unused_levels = schema is not None and not schema.private and not xlevels
     mf = _general_frame(
@@ -463,36 +471,12 @@ def _with_schema(mf: ModelFrame, schema: Schema | None, data: pd.DataFrame, used
         design = mf.names + ([mf.response] if mf.response else [])
         schema.check_bound_names(data.columns, design, list(mf.factor_levels), declares_levels)
         dropping = schema.missing_steps(data, used)
-        levels_read = _took(_levels_read_steps(schema, data, used, mf.schema_steps))
+        levels_read = took(_levels_read_steps(schema, data, used, mf.schema_steps))
         mf.schema_steps = levels_read + dropping
         mf.levels_read = bool(levels_read)
         mf.n_data_dependent = bool(dropping)
         mf.schema_rule = schema.rule_for(data, used)
     return mf
-
-
-_STEPS_TAKEN: ContextVar[list[tuple[str, str]] | None] = ContextVar("dpstats_level_steps_taken", default=None)
-
-
-@contextmanager
-def level_steps_taken() -> Iterator[list[tuple[str, str]]]:
-    """The steps of reading factor levels from the rows that the model frames built in this block took,
-    as (step, fix), collected as they are taken: a front door names them when a check after them (or in
-    the design's coding) raises, so that ``strict=True`` refuses the step first and an error without
-    ``strict`` says that it came after the step."""
-    token = _STEPS_TAKEN.set([])
-    try:
-        yield _STEPS_TAKEN.get()
-    finally:
-        _STEPS_TAKEN.reset(token)
-
-
-def _took(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """``steps``, recorded for :func:`level_steps_taken` (when a block collects them)."""
-    taken = _STEPS_TAKEN.get()
-    if taken is not None:
-        taken.extend(step for step in steps if step not in taken)
-    return steps
 
 
 def _levels_read_steps(
@@ -1058,6 +1042,7 @@ def _general_frame(
         declared_levels=frozenset(schema.levels) if schema is not None else frozenset(),
         xlevels=dict(fit_levels[0] or {}),
         xordered=None if fit_levels[1] is None else frozenset(fit_levels[1]),
+        private=schema is not None and schema.private,
     )
     values = [ctx.eval(node) for node in t.variables]
     values = [
@@ -1091,10 +1076,12 @@ def _general_frame(
             )
     factors = [_design_value(v) if i != t.response else v for i, v in enumerate(values)]
     factors = _declared_contrasts(t, factors, coding)
+    if ctx.private:
+        factors = _levels_by_position(t, factors, ctx)
     matched = {t.labels[i] for i, v in enumerate(factors) if i != t.response and isinstance(v, Fac)}
     if not t.terms and not t.intercept:
         raise FormulaError("the formula leaves no columns in the design; add a term or an intercept.")
-    read_steps = _took(_levels_read_steps(schema, data, used, ctx.level_steps))
+    read_steps = took(_levels_read_steps(schema, data, used, ctx.level_steps))
     X, names, terms, levels = design(t, factors, n, coding.default, levels_read=bool(read_steps))
     parts = column_parts(t, factors, coding.default)
     parts = {nm: parts[nm] for nm in names if nm in parts}  # the design's columns only
@@ -1129,6 +1116,49 @@ def _general_frame(
         contrasts={k: v for k, v in coding.given.items() if _label_key(k) in matched},
         ordered_factors=[label for label in levels if factors[t.labels.index(label)].ordered],
     )
+
+
+def _clipped_to_bounds(data: pd.DataFrame, used: list[str], schema: Schema) -> pd.DataFrame:
+    """A private call's variables clipped to the bounds a per-variable mapping declares for them, before
+    the formula's transformations read them (README: "Values outside are clipped"): a value beyond x's
+    bound then enters ``exp(x)``, ``ns(x, ...)`` or ``cut(x, ...)`` as the bound itself, never as a
+    value that overflows (``exp(710)`` is inf, which would get a fill) or that a basis extrapolates.
+    A non-finite value stays as it is (the schema's rule for missing values has it).  Values within
+    the bounds are unchanged, and so is a global pair, which bounds the design's columns, not the variables.
+    """
+    if not schema.private or not isinstance(schema.bounds, Mapping):
+        return data
+    clipped = {}
+    for name in used:
+        pair = schema.numeric_bounds(name)
+        dtype = data[name].dtype
+        if pair is None or not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            continue
+        x = data[name].to_numpy(dtype=float, na_value=np.nan)
+        clipped[name] = np.where(np.isfinite(x), np.clip(x, *pair), x)
+    return data.assign(**clipped) if clipped else data
+
+
+def _levels_by_position(t, factors: list, ctx: Context) -> list:
+    """A private frame's factors whose level labels are values read from the rows (``factor(x)`` of numbers,
+    ``cut(x, breaks = 3)``: :attr:`Fac.read <dpstats.formula._eval.Fac>`), their levels named by position,
+    ``level1``, ``level2``, ... (R's ``factor(x, labels = "level")``), so that no term name, level or
+    attribute prints a value read from the rows.  Such a fit keeps no level it read, so ``predict()``
+    refuses the term (``step_calls``)."""
+    out = list(factors)
+    for i, v in enumerate(factors):
+        if i == t.response or not isinstance(v, Fac) or not v.read:
+            continue
+        out[i] = positional_levels(v)
+        ctx.step_calls.setdefault(
+            t.labels[i],
+            (
+                f"the formula term {t.labels[i]} reads its levels from the rows as values, which a DP fit names "
+                "by position (level1, level2, ...) and does not keep",
+                "declare the levels: levels={'x': [...]}, factor(x, levels = c(...)) or cut(x, breaks = c(...))",
+            ),
+        )
+    return out
 
 
 def _unused_levels_dropped(t, values: list, columns: pd.Index, declared: set[str]) -> list:
@@ -1169,7 +1199,7 @@ def _declared_contrasts(t, factors: list, coding: _Coding) -> list:
                     f"(as in R). Use factor({label}) in the formula and name the contrasts for 'factor({label})'."
                 )
             continue
-        out[i] = Fac(v.codes, v.levels, v.ordered, spec)
+        out[i] = replace(v, contrasts=spec)
     labels = set(t.labels)
     absent = [k for k in coding.explicit if k not in labels]
     if absent:
@@ -1239,7 +1269,7 @@ def _fill_values(values, nodes, schema: Schema) -> tuple[list, int]:
                 n_filled += int(bad.sum())
         elif isinstance(v, Fac) and (v.codes < 0).any() and v.levels:
             n_filled += int((v.codes < 0).sum())
-            v = Fac(np.where(v.codes < 0, 0, v.codes), v.levels, v.ordered, v.contrasts)
+            v = replace(v, codes=np.where(v.codes < 0, 0, v.codes))
         out.append(v)
     return out, n_filled
 

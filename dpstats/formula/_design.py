@@ -9,7 +9,7 @@ varies fastest, and columns are named ``<variable><level or contrast>``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -378,11 +378,11 @@ def response_part(response: str | None) -> dict[str, tuple[Part, ...]]:
 def subset(value, keep: np.ndarray):
     """The value on the rows kept (scalars are broadcast)."""
     if isinstance(value, Fac):
-        return Fac(value.codes[keep], value.levels, value.ordered, value.contrasts)
+        return replace(value, codes=value.codes[keep])
     if isinstance(value, Num):
         if value.values.ndim == 0:
             return Num(np.full(int(keep.sum()), float(value.values)), value.colnames, value.logical)
         return Num(value.values[keep], value.colnames, value.logical)
     if isinstance(value, Chr) and len(value.values) == len(keep):
-        return Chr(value.values[keep])
+        return replace(value, values=value.values[keep])
     return value

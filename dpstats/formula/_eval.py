@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, FormulaError
+from ..errors import DataError, DPStatsError, FormulaError
 from . import _bases
 from ._parse import Node, call_name, deparse, format_number
 
@@ -63,19 +66,25 @@ class Fac:
     calls a contrast given by name), ``("count", "contr.xxx")`` (called on the number of levels,
     as for a function given by itself, ``C(f, contr.sum)``), ``("matrix", ContrastMatrix)``, or
     ``None`` (the default contrasts in force: R's ``options(contrasts =)``).
+    ``read``: its level labels are values read from the rows (``factor()`` of numbers, ``cut()`` with a
+    number of breaks), neither declared nor written in the formula; a private frame names such levels
+    by position (:func:`positional_levels`).
     """
 
     codes: np.ndarray
     levels: list[str]
     ordered: bool = False
     contrasts: tuple | None = None
+    read: bool = False
 
 
 @dataclass
 class Chr:
-    """A character vector (a string column or literal); a factor once it enters the design."""
+    """A character vector (a string column or literal); a factor once it enters the design.  ``read``: it
+    holds numbers read from the rows, as text (``ifelse(x > 0, "pos", x)``), as :attr:`Fac.read`."""
 
     values: np.ndarray
+    read: bool = False
 
 
 def level_label(level) -> str:
@@ -93,7 +102,7 @@ def as_factor(v, what: str) -> Fac:
         return v
     if isinstance(v, Chr):
         cat = pd.Categorical(v.values, categories=sorted(pd.unique(v.values[pd.notna(v.values)]), key=str))
-        return Fac(cat.codes.astype(np.int64), [str(c) for c in cat.categories])
+        return Fac(cat.codes.astype(np.int64), [str(c) for c in cat.categories], read=v.read)
     x = _vector(v, what)
     if v.logical:
         return Fac(np.where(np.isnan(x), -1, x).astype(np.int64), ["FALSE", "TRUE"])
@@ -101,7 +110,26 @@ def as_factor(v, what: str) -> Fac:
     uniq = np.unique(x[ok])
     codes = np.full(len(x), -1, np.int64)
     codes[ok] = np.searchsorted(uniq, x[ok])
-    return Fac(codes, [format_number(float(u)) for u in uniq])
+    return Fac(codes, [format_number(float(u)) for u in uniq], read=True)
+
+
+#: The name of level j (from 1) of a factor whose levels a private frame read from the rows as values
+#: (:attr:`Fac.read`): R's ``factor(x, labels = "level")`` names them so, by position.
+POSITIONAL_LEVEL = "level{}"
+
+
+def positional_levels(f: Fac) -> Fac:
+    """``f`` with its levels named by position, ``level1``, ``level2``, ... (:data:`POSITIONAL_LEVEL`): what
+    a private frame shows of a factor whose labels are values read from the rows (``factor(x)`` of numbers,
+    ``cut(x, breaks = 3)``), so that no output prints a value read (README, "Privacy conventions").  The
+    codes, order and contrasts are kept; only the labels change.
+
+    Examples
+    --------
+    >>> positional_levels(Fac(np.array([1, 0, -1]), ["-3.77", "47"], read=True)).levels
+    ['level1', 'level2']
+    """
+    return replace(f, levels=[POSITIONAL_LEVEL.format(j) for j in range(1, len(f.levels) + 1)], read=False)
 
 
 def with_fit_levels(value, levels: list[str], label: str, ordered: bool | None = None) -> Fac:
@@ -136,6 +164,31 @@ def _vector(v, what: str) -> np.ndarray:
     raise FormulaError(f"{what} needs a numeric vector, but its argument is {kind}.")
 
 
+_STEPS_TAKEN: ContextVar[list[tuple[str, str]] | None] = ContextVar("dpstats_level_steps_taken", default=None)
+
+
+@contextmanager
+def level_steps_taken() -> Iterator[list[tuple[str, str]]]:
+    """The data-dependent steps that the model frames built in this block took (factor levels read from
+    the rows; in a private frame every step of its formula's terms), as (step, fix), collected as they are
+    taken: a front door names them when a check after them (or in the design's coding, or in the
+    evaluation of a term after its step) raises, so that ``strict=True`` refuses the step first and an
+    error without ``strict`` says that it came after the step."""
+    token = _STEPS_TAKEN.set([])
+    try:
+        yield _STEPS_TAKEN.get()
+    finally:
+        _STEPS_TAKEN.reset(token)
+
+
+def took(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``steps``, recorded for :func:`level_steps_taken` (when a block collects them)."""
+    taken = _STEPS_TAKEN.get()
+    if taken is not None:
+        taken.extend(step for step in steps if step not in taken)
+    return steps
+
+
 @dataclass
 class Context:
     """Data, formula text (for messages) and the data-dependent steps found so far.
@@ -163,6 +216,9 @@ class Context:
     # predict()'s newdata: a fit's factor levels by variable label (R's model.frame(xlev =))
     xlevels: dict[str, list[str]] = field(default_factory=dict)
     xordered: frozenset[str] | None = None  # which of them were ordered in the fit (None: as newdata's)
+    # a private call's frame: each step is recorded as it is taken (level_steps_taken), before what it
+    # reads, and levels read as values are named by position (positional_levels)
+    private: bool = False
 
     @property
     def n(self) -> int:
@@ -179,12 +235,17 @@ class Context:
         return with_fit_levels(value, levels, label, ordered)
 
     def step(self, node: Node, what: str, fix: str, levels: bool = False) -> None:
+        """Name a data-dependent step of the term ``node`` (``levels``: one that reads factor levels from the
+        rows); in a private frame it is recorded at once, so that an error raised while the step reads
+        the rows comes after it (strict refuses the step first, or the error names it)."""
         entry = (f"the formula term {deparse(node)} {what}", fix)
         steps = self.level_steps if levels else self.steps
         if entry not in steps:
             steps.append(entry)
         if not levels:
             self.step_calls.setdefault(deparse(node), entry)
+        if self.private:
+            took([entry])
 
     def basis(self, node: Node, what: str, fix: str, from_rows):
         """The parameters of a data-dependent basis call: the fit's (``predvars``, given to ``predict()``),
@@ -566,14 +627,16 @@ def _factor(ordered: bool):
         if levels is not None:
             f = _with_levels(f, _labels(levels))
         elif call_name(node) == "factor" and not declared:  # R's factor() keeps only the levels that occur
-            present = np.unique(f.codes[f.codes >= 0])
-            f = _with_levels(f, [f.levels[i] for i in present]) if len(present) < len(f.levels) else f
+            f = drop_unused_levels(f)
         labels = ctx.literal(args.get("labels"), "labels=")
         if labels is not None:
             f = _with_labels(f, _labels(labels), node)
         as_ordered = ctx.literal(args.get("ordered"), "ordered=", None)
         return Fac(
-            f.codes, f.levels, ordered=ordered or (f.ordered if as_ordered is None else bool(as_ordered))
+            f.codes,
+            f.levels,
+            ordered=ordered or (f.ordered if as_ordered is None else bool(as_ordered)),
+            read=f.read and levels is None and labels is None,  # declared levels or labels are public
         )
 
     return impl
@@ -600,7 +663,7 @@ def drop_unused_levels(f: Fac) -> Fac:
         return f
     remap = np.full(len(f.levels) + 1, -1, np.int64)  # the last entry keeps a missing code (-1) missing
     remap[present] = np.arange(len(present))
-    return Fac(remap[f.codes], [f.levels[i] for i in present], f.ordered)
+    return Fac(remap[f.codes], [f.levels[i] for i in present], f.ordered, read=f.read)
 
 
 def _labels(value) -> list[str]:
@@ -639,7 +702,7 @@ def _relevel(ctx, node, args):
     remap = np.empty(len(order) + 1, np.int64)
     remap[np.asarray(order)] = np.arange(len(order))
     remap[-1] = -1
-    return Fac(remap[f.codes], [f.levels[i] for i in order])
+    return Fac(remap[f.codes], [f.levels[i] for i in order], read=f.read)
 
 
 def _contrasts_arg(ctx, node, arg: Node | None):
@@ -781,7 +844,7 @@ def _C(ctx, node, args):
         else:  # R calls the function on the number of levels, then keeps how.many columns
             values, names = _bases.contrast_function(spec[1], [str(j) for j in range(1, len(f.levels) + 1)])
             spec = ("matrix", ContrastMatrix(values, names, None, int(how_many)))
-    return Fac(f.codes, f.levels, f.ordered, spec)
+    return Fac(f.codes, f.levels, f.ordered, spec, read=f.read)
 
 
 def _levels_read(ctx, node: Node, inner: Node, value) -> None:
@@ -864,7 +927,8 @@ def _cut(ctx, node, args):
     if isinstance(breaks, str) or (isinstance(breaks, list) and any(isinstance(b, str) for b in breaks)):
         raise FormulaError(f"'{deparse(node)}': breaks must be numbers, e.g. breaks = c(0, 10, 20).")
     b = np.atleast_1d(np.asarray(breaks, float))
-    if b.size == 1:
+    b_read = b.size == 1
+    if b_read:
         nb = int(b[0])
         if nb < 2 or nb != b[0]:
             raise FormulaError(f"'{deparse(node)}': a number of breaks must be a whole number >= 2.")
@@ -910,7 +974,8 @@ def _cut(ctx, node, args):
                 "give one label per interval (as R requires)."
             )
     f = _with_labels(Fac(codes, [str(j) for j in range(nb - 1)]), levels, node)
-    return Fac(f.codes, f.levels, ordered)
+    # a number of breaks: the labels print the data's range (a private frame names them by position)
+    return Fac(f.codes, f.levels, ordered, read=b_read and (labels is None or labels is True))
 
 
 def _seq(start: float, stop: float, length: int) -> np.ndarray:
@@ -991,7 +1056,8 @@ def _ifelse(ctx, node, args):
         a, b, p, m = np.broadcast_arrays(text(yes), text(no), pick, missing)
         out = np.where(p, a, b).astype(object)
         out[m] = None
-        return Chr(out)
+        # numbers of the rows written as text: their labels are values read (Fac.read)
+        return Chr(out, read=any(isinstance(v, Num) and np.ndim(v.values) > 0 for v in (yes, no)))
     out = np.where(pick, yes.values, no.values).astype(float)
     out = np.where(missing, np.nan, out)
     return Num(out, logical=yes.logical and no.logical)
@@ -1014,9 +1080,9 @@ def _interaction(ctx, node, args):
             )
         f = as_factor(v, deparse(node))
         if isinstance(v, Num) and v.logical:  # as.factor() of a logical keeps the values that occur
-            present = np.unique(f.codes[f.codes >= 0])
-            f = _with_levels(f, [f.levels[i] for i in present])
-        factors.append(f)
+            f = drop_unused_levels(f)
+        # a private frame names a part's levels read as values by position (level1.a, level2.a, ...)
+        factors.append(positional_levels(f) if ctx.private and f.read else f)
     codes, levels = factors[-1].codes.copy(), list(factors[-1].levels)
     for f in reversed(factors[:-1]):
         k, ll = len(f.levels), len(levels)
@@ -1032,6 +1098,7 @@ def _interaction(ctx, node, args):
         raise FormulaError(
             f"'{deparse(node)}': two combinations get the same level name; choose another separator, e.g. sep = \":\"."
         )
+    read = any(f.read for f in factors)  # a combination's label holds each part's
     if drop:
         ctx.step(
             node,
@@ -1039,9 +1106,8 @@ def _interaction(ctx, node, args):
             "leave drop = FALSE (every combination of the declared levels is a column)",
             levels=True,
         )
-        present = np.unique(codes[codes >= 0])
-        return _with_levels(Fac(codes, levels), [levels[i] for i in present])
-    return Fac(codes, levels)
+        return drop_unused_levels(Fac(codes, levels, read=read))
+    return Fac(codes, levels, read=read)
 
 
 def _cbind(ctx, node, args):
@@ -1068,9 +1134,10 @@ def _spline(kind: str):
         if boundary is not None and np.size(boundary) != 2:
             raise FormulaError(f"'{deparse(node)}': Boundary.knots must be two numbers, c(lo, hi).")
         degree = int(ctx.literal(args.get("degree"), "degree=", 3.0)) if kind == "bs" else 3
-        if boundary is None or (
-            knots is None and df is not None
-        ):  # knots from the rows (R's predvars keep them)
+        from_rows = boundary is None or (knots is None and df is not None)
+        if boundary is not None and float(np.ptp(np.asarray(boundary, float))) == 0:
+            raise FormulaError(f"'{deparse(node)}': Boundary.knots must be two different numbers, c(lo, hi).")
+        if from_rows:  # knots from the rows (R's predvars keep them)
             knots, boundary = ctx.basis(
                 node,
                 "places its knots at quantiles of the data and its boundary knots at the data's range",
@@ -1078,13 +1145,30 @@ def _spline(kind: str):
                 lambda: _bases.spline_knots(kind, x, df, knots, degree, intercept, boundary),
             )
             df = None
-        if kind == "ns":
-            values = _bases.ns(x, df, knots, intercept, boundary)
-        else:
-            values = _bases.bs(x, df, knots, degree, intercept, boundary)
+        try:
+            if kind == "ns":
+                values = _bases.ns(x, df, knots, intercept, boundary)
+            else:
+                values = _bases.bs(x, df, knots, degree, intercept, boundary)
+        except ValueError:  # scipy's, on knots that span no interval: the rows' range when read from them
+            raise _no_spline_basis(node, kind, from_rows) from None
         return Num(values, colnames=[str(j) for j in range(1, values.shape[1] + 1)])
 
     return impl
+
+
+def _no_spline_basis(node: Node, kind: str, from_rows: bool) -> DPStatsError:
+    """The error for knots that give no spline basis (their boundary knots coincide): a DataError when the
+    knots were read from the rows (x takes one value there; whether it occurs depends on the rows, so the
+    front door adds the step it follows), a FormulaError when the formula wrote them.  Neither shows a
+    knot or a value."""
+    fix = f"declare public knots, e.g. {kind}(x, knots = c(...), Boundary.knots = c(lo, hi)) with lo < hi"
+    if from_rows:
+        return DataError(
+            f"'{deparse(node)}' has no spline basis on these rows: the boundary knots it reads from the rows "
+            f"(the range of its argument) coincide; {fix}."
+        )
+    return FormulaError(f"'{deparse(node)}': these knots give no spline basis; {fix}.")
 
 
 def _scale(ctx, node, args):

@@ -73,8 +73,9 @@ test_that("contrasts = naming a formula term (factor(cyl)) code predict()'s newd
   expect_equal(predict(gfit, mtcars[1:3, ], type = "response"), predict(gref, mtcars[1:3, ], type = "response"),
                tolerance = 1e-6)
   # finite eps: newdata's design has the fit's columns, coded as model.matrix codes them under lm's contrasts
-  dfit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), mtcars, eps = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6), cyl = c(4, 8)),
-                                 contrasts = cl, seed = 1))
+  # (cyl's levels declared: a DP fit keeps no level it read from the rows, so it could not code newdata)
+  dfit <- suppressWarnings(dp_lm(mpg ~ wt + factor(cyl), mtcars, eps = 1, bounds = list(mpg = c(10, 35), wt = c(1, 6)),
+                                 levels = list(cyl = c(4, 6, 8)), contrasts = cl, seed = 1))
   nd <- mtcars[c(1, 3, 5), ]
   M <- model.matrix(terms(ref), model.frame(terms(ref), nd, xlev = ref$xlevels), contrasts.arg = ref$contrasts)
   expect_identical(names(coef(dfit)), colnames(M))

@@ -78,9 +78,11 @@ test_that("dp_select_infer fits a selected factor's term whole: formula(), coef(
   # and 6 pooled). mtcars, seed 5: part A selects wt and factor(cyl)8; the final model is lm's
   # mpg ~ wt + factor(cyl), and its coefficients, names and predictions follow from that formula.
   skip_if_no_dpstats()
-  b <- list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 340), qsec = c(14, 23), cyl = c(4, 8), drat = c(2.7, 5))
+  # cyl's levels declared: a DP fit keeps no level it read from the rows (it names them level1, ...)
+  b <- list(mpg = c(10, 35), wt = c(1, 6), hp = c(50, 340), qsec = c(14, 23), drat = c(2.7, 5))
   res <- suppressWarnings(dp_select_infer(mpg ~ wt + hp + factor(cyl) + qsec + drat, data = mtcars, eps = 20,
-                                          delta = 1e-6, k = 2, bounds = b, n_boot = 100, seed = 5))
+                                          delta = 1e-6, k = 2, bounds = b, levels = list(cyl = c(4, 6, 8)),
+                                          n_boot = 100, seed = 5))
   expect_identical(unlist(res$outputs$selected), c("wt", "factor(cyl)8"))  # seeded: one level of cyl
   expect_identical(formula(res), mpg ~ wt + factor(cyl), ignore_formula_env = TRUE)
   ref <- lm(formula(res), mtcars)
