@@ -284,18 +284,28 @@ def test_leaders_factor_response_levels_read_from_the_rows_are_a_named_step():
     assert any(step in w for w in seen["warnings"])
 
 
-def test_strict_reads_the_leaders_undeclared_response_as_numbers_whatever_the_rows():
-    """Under the leader's strict=True its binomial response without declared levels is numeric by
-    declaration (audit s15-attack8 F01; before, the step of reading its levels was refused): a text entry is
-    a missing value, filled by the response's public fill, and both neighbours (a third level in one row,
-    which counted first was a different refusal) fit alike; the statement names the variable."""
+def test_strict_refuses_the_leaders_undeclared_binomial_response_whatever_the_rows():
+    """Under strict=True the leader's binomial response without declared levels is refused from its
+    declaration, the same on both neighbours (session 16; before, it was numeric by declaration and a text
+    response was read as missing values, each filled: a wrong fit).  Declared levels fit alike."""
     certs, d0 = _certs(), base_data()
+    both = {"A": True, "B": True}
     seen0, seen1 = (
-        fit(certs, d, lead_formula="yb ~ x1", member=DECLARED_G, strict={"A": True}, **BINOMIAL)
+        fit(certs, d, lead_formula="yb ~ x1", member=DECLARED_G, strict=both, **BINOMIAL)
         for d in (d0, one_row(d0, "yb", "secret"))
     )
-    assert seen0 == seen1 and not seen0["errors"]
-    assert "'yb', 'x1' are numeric by declaration" in seen0["results"]["A"]["statement"]["missing_values"]
+    assert seen0 == seen1 and not seen0["results"]
+    assert (
+        "party 'A': family='binomial' under strict=True needs its response 'yb' declared"
+        in seen0["errors"]["A"]
+    )
+    lead = {"levels": {"yb": ["no", "yes"]}}
+    declared0, declared1 = (
+        fit(certs, d, lead_formula="yb ~ x1", lead=lead, member=DECLARED_G, strict=both, **BINOMIAL)
+        for d in (d0, one_row(d0, "yb", "secret"))
+    )
+    assert declared0 == declared1 and not declared0["errors"]
+    assert "'x1' is numeric by declaration" in declared0["results"]["A"]["statement"]["missing_values"]
 
 
 def test_exact_fit_of_a_factor_response_equals_statsmodels_glm():

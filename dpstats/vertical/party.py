@@ -240,12 +240,18 @@ class Party:
         )
         # one bounds mapping may serve every party: keys naming another party's columns are allowed;
         # factor(g, levels = c("a", "b")) declares g's levels as levels= does (vertical_glm's declare too)
-        return replace(with_formula_declarations(schema, formula), check_names=False)
+        response = "binary" if family == "binomial" else "numeric"  # strict: a declared binomial response
+        return replace(with_formula_declarations(schema, formula, response), check_names=False)
 
     def _refuse_unfilled(self, data: pd.DataFrame, formula: str, schema: Schema) -> None:
-        """DP mode: every numeric variable needs a public fill (from the names and dtypes, no row read)."""
+        """DP mode: every numeric variable needs a public fill (from the names and dtypes, no row read), and
+        under ``strict`` every variable what its declared type can serve (:func:`dpstats.engines.refuse_undeclared_types`)."""
         from .. import engines
 
+        try:
+            engines.refuse_undeclared_types(schema, data, formula)
+        except PrivacyParameterError as err:
+            raise PrivacyParameterError(f"party {self.name!r}: {err}") from None
         unfilled = engines.unfilled_variables(data, formula, schema)
         if unfilled:
             raise PrivacyParameterError(
