@@ -8,6 +8,10 @@ Five places still depended on the rows, or did something wrong without a word:
    it an object column, whose classes strict refused: D released, its neighbour D' refused.  Under strict
    the declared boolean is pandas' nullable ``"boolean"`` (an R logical, which the bridge now always
    sends as one), or ``levels=``; a numpy ``bool`` response is refused as its neighbour is.
+2. A networked vertical fit: each party's own ``strict`` decided its types, so a leader under strict with
+   a member without it released D and refused D' (the member's column read as text, its levels a step).
+   A mixed setting is now refused from the settings the parties exchange (the leader's welcome, the
+   member's hello), before the member reads a row.
 3. ``I(city == "York")`` with ``city`` numeric by declaration compared numbers with text: a constant
    column, released without a word.  Refused from the formula and the declared types.
 4. Contrasts given through ``data.attrs`` (how R's ``contrasts =`` arrives) for a variable numeric by
@@ -17,9 +21,10 @@ Five places still depended on the rows, or did something wrong without a word:
    response must be declared: levels (two), a declared boolean, or numbers by a ``bounds=`` entry.
 
 Each refusal is checked on neighbours (a row replaced, removed or added) for the same text, before any
-spend.  The tests fail on the code before this change (each docstring says how), except three controls
-that pass there and pin that only the undeclared is refused: a comparison with text of a declared factor,
-contrasts of a declared factor, and a declared binomial response's neighbours.
+spend.  The tests fail on the code before this change (each docstring says how), except four controls
+that pass there and pin that only the undeclared is refused: strict at every party of a networked fit,
+a comparison with text of a declared factor, contrasts of a declared factor, and a declared binomial
+response's neighbours.
 """
 
 from __future__ import annotations
@@ -167,12 +172,81 @@ def test_an_r_logical_crosses_as_a_declared_boolean_with_or_without_na():
     assert full["t"].tolist() == [True, False, True] and gap["t"].isna().tolist() == [False, True, False]
 
 
-# ------------------------------------------------------------------------------- a networked leader's consortium
+# ------------------------------------------------------------------------------- 2. the networked protocol
 @pytest.fixture(scope="module")
 def certs() -> str:
     where = tempfile.mkdtemp()
     init_consortium(["A", "B"], where)
     return where
+
+
+def networked(certs, df, strict: dict, *, channel: str = "tls") -> dict:
+    """One DP fit, leader A (y ~ x1) and member B (~ x2 + flag with a global bounds pair, the README's
+    first form): every party's errors, warnings and released terms and statement."""
+    key = "ab" * 32
+    ident = {"tls": certs} if channel == "tls" else {"key": key}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parties = [
+            Party(df[["id", "y", "x1"]], name="A", formula="y ~ x1", row_id="id", timeout=20, **ident),
+            Party(
+                df[["id", "x2", "flag"]], name="B", formula="~ x2 + flag", row_id="id", timeout=20, **ident
+            ),
+        ]
+        budget = dict(eps=1.0, delta=1e-6)
+        lead = dict(budget, bounds={"x1": (-1, 1), "y": (-2, 2)}, penalty="ridge", lam=1.0, random_state=1)
+        member = dict(budget, bounds=(-1, 1), random_state=2, strict=strict.get("B", False))
+        results, errors = run_on_loopback(
+            parties, timeout=60, strict=strict.get("A", False), member_kwargs={"B": member}, **lead
+        )
+    return {
+        "errors": {name: f"{type(e).__name__}: {e}" for name, e in errors.items()},
+        "warnings": sorted(
+            {f"{w.category.__name__}: {w.message}" for w in caught if w.category is not DeprecationWarning}
+        ),
+        "terms": {name: list(r.tidy()["term"]) for name, r in results.items()},
+        "statements": {name: r.privacy.to_dict()["data_dependent_steps"] for name, r in results.items()},
+    }
+
+
+@pytest.mark.parametrize("strict_at", ["A", "B"])
+def test_a_mixed_strict_setting_is_refused_from_the_settings_before_the_member_reads(certs, strict_at):
+    """Old code, strict at the leader only: D (x2 numbers, flag a numpy bool) released; D' (one "?" in x2:
+    an object column, the member's levels read from its rows) refused by the leader's strict, or, a None in
+    flag, likewise.  Strict at the member only: released without the leader's refusal.  Now every
+    neighbour is refused by the disagreement, named at both parties, before the member reads a row (so no
+    warning of its own frame either)."""
+    df = base(120)
+    views = [networked(certs, d, {strict_at: True}) for d in (df, neighbours(df, "x2", "?")["replaced"],
+                                                             neighbours(df, "flag", None)["replaced"])]  # fmt: skip
+    assert views[0] == views[1] == views[2]
+    said = (
+        f"the parties disagree on strict: the leader has strict={strict_at == 'A'}, party 'B' has "
+        f"strict={strict_at == 'B'}"
+    )
+    assert said in views[0]["errors"]["A"] and said in views[0]["errors"]["B"], views[0]
+    assert "no data was read or sent" in views[0]["errors"]["B"] and not views[0]["terms"]
+    assert views[0]["warnings"] == []
+
+
+def test_the_same_strict_at_every_party_gives_neighbours_the_same_fit(certs):
+    """strict at both parties: the member's x2 and flag are numeric by declaration whatever one row holds
+    (old code gave the same, and is the control of the refusal above)."""
+    df = base(120)
+    views = [networked(certs, d, {"A": True, "B": True}) for d in (df, neighbours(df, "x2", "?")["replaced"],
+                                                                   neighbours(df, "flag", None)["replaced"])]  # fmt: skip
+    assert views[0] == views[1] == views[2]
+    assert not views[0]["errors"]
+    assert views[0]["terms"]["A"] == ["(Intercept)", "x1", "x2", "flag"]
+    assert views[0]["statements"]["A"] == []
+
+
+def test_the_pre_shared_key_channel_refuses_a_mixed_setting_too(certs):
+    """The deprecated channel's leader now sends the welcome too, with its strict (old code: released)."""
+    df = base(120)
+    seen = networked(certs, df, {"A": True}, channel="psk")
+    assert not seen["terms"]
+    assert "the parties disagree on strict: the leader has strict=True" in seen["errors"]["B"]
 
 
 # ------------------------------------------------------------------------------- 3. text compared with a number
@@ -380,3 +454,14 @@ def test_a_networked_leaders_undeclared_binomial_response_is_refused(certs):
         assert str(errors["A"]).startswith(
             "party 'A': family='binomial' under strict=True needs its response 'yb' declared"
         )
+
+
+def test_the_leader_checks_every_hellos_strict_too():
+    """A member whose hello gives another strict (or none: an older member, read as False) is refused by
+    the leader from the settings alone, before its row count, terms or steps are read."""
+    from dpstats.vertical.party import check_strict
+
+    check_strict(True, [{"name": "B", "strict": True}])
+    check_strict(False, [{"name": "B"}])
+    with pytest.raises(PrivacyParameterError, match="the leader has strict=True, party 'B' has strict=False"):
+        check_strict(True, [{"name": "B", "n": "not read"}])
