@@ -164,10 +164,8 @@ def _numeric_column(values: np.ndarray, kind: str):
 
 def _coded_column(values: np.ndarray, kind: str, levels: list[str]):
     missing = np.isnan(values)
-    if kind == "logical":
-        if not missing.any():
-            return values.astype(bool)
-        return pd.array([None if m else bool(v) for v, m in zip(values, missing)], dtype="boolean")
+    if kind == "logical":  # pandas' nullable boolean, NA or not: an R logical keeps its type (dpstats.schema)
+        return pd.arrays.BooleanArray(np.where(missing, 0.0, values).astype(bool), missing)
     idx = np.where(missing, 0, values).astype(np.int64) - 1
     idx[missing] = -1
     if kind == "character":
@@ -721,9 +719,10 @@ def to_pandas(r_data) -> pd.DataFrame:
     """Convert an R data.frame (rpy2 object, or R code evaluating to one) to pandas.
 
     Factors become categoricals with R's level order (ordered factors ordered
-    categoricals), ``NA`` becomes NaN (numeric) or a missing value (logical
-    columns with ``NA`` become pandas' nullable ``boolean``, character columns
-    pandas' ``str``), integer columns without ``NA`` stay integers.
+    categoricals), ``NA`` becomes NaN (numeric) or a missing value (character
+    columns pandas' ``str``), logical columns become pandas' nullable ``boolean``
+    (with or without ``NA``: an R logical's type is declared, and one ``NA`` must
+    not change it), integer columns without ``NA`` stay integers.
 
     Examples
     --------

@@ -94,7 +94,14 @@ without ``levels=`` is read as numbers, every entry missing and filled:
 declare its levels.  The privacy statement lists the variables numeric by
 declaration under ``strict=True``, so that such a column can be seen there;
 the list comes from the formula, the arguments and the declared dtypes, never
-from the rows.
+from the rows.  What such a variable cannot serve is refused before anything
+is read or spent (:meth:`Schema.refuse_undeclared`): a comparison with text in
+the formula (``I(city == "York")``, the same in every row), contrasts given for
+it (``data.attrs["contrasts"]``), and, for a binomial family, a response without
+a declaration: two levels, a declared boolean (pandas' nullable ``"boolean"``,
+an R logical) or an entry of a bounds mapping (:meth:`Schema.refuse_undeclared_binary`).
+A numpy ``bool`` column declares no classes under ``strict=True``: one missing
+entry makes it an object column.
 
 Missing values (``na_action``)
 ------------------------------
@@ -281,6 +288,10 @@ class Schema:
     # factor (dp_felp's class labels), whose type then stays its own under strict
     formula_names: frozenset[str] | None = None
     factor_response: frozenset[str] = frozenset()
+    # the plain response of a binomial family (response="binary"): under strict it must be declared
+    # (:meth:`refuse_undeclared_binary`); binary_numbers: the method reads it as numbers only (a bounds entry)
+    binary_response: frozenset[str] = frozenset()
+    binary_numbers: bool = False
     data_columns: tuple[str, ...] = ()  # the data's column names as given (engines.column_names)
 
     @classmethod
@@ -380,6 +391,95 @@ class Schema:
             and c not in categorical
             and not isinstance(dtypes.get(c), pd.CategoricalDtype)
         }
+
+    def refuse_undeclared(
+        self,
+        frame: pd.DataFrame,
+        compared: Sequence[tuple[str, str]] = (),
+        contrasts: Sequence[str] = (),
+    ) -> None:
+        """Under ``strict=True`` on a private call, refuse what a variable numeric by declaration
+        (:meth:`strict_numeric`) cannot serve, before anything is read or spent: a comparison of it with
+        text (``compared``: (variable, expression) pairs, :func:`dpstats.formula.text_comparisons`),
+        which would be the same in every row; contrasts given for it (``contrasts``: the names in
+        ``data.attrs["contrasts"]``, how R's ``contrasts =`` arrives), which code only factors; and a
+        binomial response without a declaration (:meth:`refuse_undeclared_binary`).  From the
+        arguments, the formula and ``frame``'s column names and dtypes only (an empty frame will do).
+
+        Examples
+        --------
+        >>> s = Schema.declare(bounds=(0, 1), strict=True)
+        >>> s.refuse_undeclared(pd.DataFrame({"city": ["York"]}), [("city", 'I(city == "York")')])
+        Traceback (most recent call last):
+        ...
+        dpstats.errors.PrivacyParameterError: under strict=True 'city' is numeric by declaration ...
+        """
+        if not (self.strict and self.private):
+            return
+        dtypes = dict(zip(map(str, frame.columns), frame.dtypes.tolist()))
+        numeric = self.strict_numeric(list(dtypes), dtypes)
+        fix = "declare its levels: levels={{{0!r}: [...]}}, or give the column a pandas.CategoricalDtype with fixed categories"
+        for name, expression in compared:
+            if name in numeric:
+                raise PrivacyParameterError(
+                    f"under strict=True {name!r} is numeric by declaration (no declared levels), so "
+                    f"{expression} compares numbers with text and is the same in every row: "
+                    f"{fix.format(name)}. Nothing was read or spent."
+                )
+        for name in map(_unquoted, map(str, contrasts)):
+            if name in numeric:
+                raise PrivacyParameterError(
+                    f"contrasts are given for {name!r}, but under strict=True {name!r} is numeric by "
+                    f"declaration (no declared levels), and contrasts code only factors: {fix.format(name)}; "
+                    "or give it no contrasts. Nothing was read or spent."
+                )
+        for name in sorted(self.binary_response):
+            if name in dtypes:
+                self.refuse_undeclared_binary(name, dtypes[name])
+
+    def refuse_undeclared_binary(self, name: str, dtype: Any) -> None:
+        """Under ``strict=True`` on a private call, refuse a binomial family's response ``name`` that is
+        not declared: declared means levels (``levels=``, a Categorical, an R factor; two of them, the first
+        coded 0), a boolean type that keeps its type when an entry is missing (pandas' nullable
+        ``"boolean"``, an R logical: levels False and True), or numbers by an entry of a ``bounds=``
+        mapping (0/1; the family clips to [0, 1]).  Undeclared, the response would be numeric by
+        declaration without bounds, and a text response ("yes"/"no") would be read as missing values
+        and filled: a wrong fit with no error.  A numpy ``bool`` column is no declaration: one missing
+        entry makes it an object column.  A method that reads the response as numbers only
+        (``binary_numbers``: dp_select_infer's part B) takes the bounds entry alone.  From the arguments
+        and ``dtype`` only.
+
+        Examples
+        --------
+        >>> s = Schema.declare(bounds={"x": (0, 1), "ok": (0, 1)}, strict=True)
+        >>> s.refuse_undeclared_binary("ok", np.dtype(object))  # numbers by its bounds entry
+        >>> s.refuse_undeclared_binary("yb", pd.BooleanDtype())  # a declared boolean
+        >>> s.refuse_undeclared_binary("yb", np.dtype(bool))
+        Traceback (most recent call last):
+        ...
+        dpstats.errors.PrivacyParameterError: family='binomial' under strict=True needs its response 'yb' declared: ...
+        """
+        b = self.bounds
+        if not (self.strict and self.private) or (
+            isinstance(b, Mapping) and name in {_unquoted(str(k)) for k in b}
+        ):
+            return
+        if self.binary_numbers:
+            raise PrivacyParameterError(
+                f"family='binomial' under strict=True needs its response {name!r} declared as numbers 0/1, "
+                f"bounds={{{name!r}: (0, 1)}}: this method reads it as numbers (levels do not serve). "
+                "Undeclared, strict=True makes it numeric by declaration without bounds, and a text response "
+                '("yes"/"no") would be read as missing values, each filled: a wrong fit. Nothing was read or spent.'
+            )
+        if name in self.levels or isinstance(dtype, (pd.CategoricalDtype, pd.BooleanDtype)):
+            return
+        raise PrivacyParameterError(
+            f"family='binomial' under strict=True needs its response {name!r} declared: two levels, "
+            f"levels={{{name!r}: [...]}} (the first is coded 0), or numbers 0/1, bounds={{{name!r}: (0, 1)}}; "
+            f"a logical response: levels={{{name!r}: [False, True]}} or the pandas nullable 'boolean' dtype. "
+            "Undeclared, strict=True makes it numeric by declaration without bounds, and a text response "
+            '("yes"/"no") would be read as missing values, each filled: a wrong fit. Nothing was read or spent.'
+        )
 
     def read_numeric(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` with its numeric-by-declaration columns read as numbers (:func:`as_numbers`).

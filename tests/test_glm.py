@@ -332,7 +332,7 @@ def test_strict_refuses_eps_inf_and_data_range_bounds():
     # without bounds x1 has no public fill, so its incomplete rows would be dropped and n made private:
     # refused whatever strict says, before the data-range step is reached (audit F4)
     with pytest.raises(PrivacyParameterError, match="cannot drop rows with a missing value in 'x1'"):
-        dp.dp_glm("y ~ x1", df, eps=1.0, delta=1e-6, strict=True)
+        dp.dp_glm("y ~ x1", df, eps=1.0, delta=1e-6, strict=True, bounds={"y": (0, 1)})  # y declared, x1 not
 
 
 def test_intervals_are_withheld_when_the_released_hessian_is_too_noisy():

@@ -20,7 +20,11 @@ from neighbours import assert_same_view, reader_view
 
 TERM = 'factor(g, levels = c("a", "b", "c"))'
 FORMULA = f"y ~ x1 + {TERM}"
-BOUNDS = {"y": (-4.0, 4.0), "x1": (0.0, 1.0)}
+BOUNDS = {
+    "y": (-4.0, 4.0),
+    "x1": (0.0, 1.0),
+    "z": (0.0, 1.0),
+}  # z: dp_glm's 0/1 response, declared for strict
 
 
 def _data(n: int = 3000, seed: int = 5) -> pd.DataFrame:

@@ -130,7 +130,9 @@ DOORS = door_table(
         "dp_knockoff": {"kwargs": KNOCKOFF},
         "dp_gmm": {"set": {"k": 1}},
         "dp_felp": None,
-        "vertical_glm": {"set": {"delta": 1e-6}},
+        # the 0/1 class declared, as strict=True asks of a binomial response (session 16)
+        "vertical_glm": {"set": {"delta": 1e-6, "levels": {"cls": [0.0, 1.0]}}},
+        "dp_glm": {"set": {"levels": {"cls": [0.0, 1.0]}}},
     },
 )
 RELATIONS = ["replace", "add_remove"]

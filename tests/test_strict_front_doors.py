@@ -102,7 +102,8 @@ PURE = {
         dp.vertical_glm,
         _binary_frame,
         ("y ~ .",),
-        dict(VERTICAL, family="binomial", bounds=(-1, 1)),
+        # the 0/1 response declared: strict=True refuses a binomial response without a declaration
+        dict(VERTICAL, family="binomial", bounds=(-1, 1), levels={"y": [0.0, 1.0]}),
     ),
     "vertical_glm gaussian DP": (
         dp.vertical_glm,
@@ -121,7 +122,8 @@ PURE = {
         dp.dp_glm,
         lambda: _uniform_frame(1000, 6, 3),
         ("y ~ .",),
-        dict(eps=8.0, delta=1e-6, bounds=(-1, 1)),  # below n = 1000 or eps = 5 refused (methods.glm (G5))
+        # below n = 1000 or eps = 5 refused (methods.glm (G5)); the response declared numbers, as strict needs
+        dict(eps=8.0, delta=1e-6, bounds={**{f"x{j}": (-1, 1) for j in range(1, 7)}, "y": (0, 1)}),
     ),
     "dp_select_infer": (
         dp.dp_select_infer,

@@ -86,7 +86,11 @@ DOORS = door_table(
     overrides={
         "dp_two_stage": {"set": {"blocks": 20}},
         "dp_bh": {"set": {"sigma": 0.5}},
-        "dp_glm": {"set": {"eps": 10.0}},
+        # a binomial response is declared under strict (numbers 0/1 by its bounds entry; session 16)
+        "dp_glm": {
+            "set": {"eps": 10.0, "bounds": {"x1": (-2, 2), "x2": (-2, 2), "flag": (-2, 2), "yb": (0, 1)}}
+        },
+        "vertical_glm": {"set": {"bounds": {"x1": (-2, 2), "x2": (-2, 2), "flag": (-2, 2), "yb": (0, 1)}}},
         "dp_felp": None,  # its response is a class label: tested below
     },
 )

@@ -363,7 +363,8 @@ def test_missing_values_filled_in_dp_mode_and_omit_refused():
     kw = dict(
         parties=PARTIES[2], family="binomial", penalty="ridge", lam=0.1, eps=1.0, delta=1e-6, bounds=(-4, 4)
     )
-    fit = dp.vertical_glm("y ~ .", df, strict=True, random_state=0, **kw)
+    # strict=True: the 0/1 response declared by its levels (a binomial response must be declared)
+    fit = dp.vertical_glm("y ~ .", df, strict=True, random_state=0, levels={"y": [0, 1]}, **kw)
     assert fit.n == 300 and fit.privacy.covered
     acc = dp.Accountant(eps=5.0, delta=1e-3)  # the sensitivities 2R/(n lam) would show the n analysed
     with pytest.raises(PrivacyParameterError, match='na_action="omit"'):

@@ -204,11 +204,17 @@ def test_mismatched_eps_is_refused_before_any_data_is_sent(monkeypatch):
     assert isinstance(errors["A"], PrivacyParameterError)
     assert "disagree on the privacy budget" in str(errors["A"]) and "eps=2.0" in str(errors["A"])
     assert isinstance(errors["B"], ProtocolError) and "disagree on the privacy budget" in str(errors["B"])
-    assert set(sent) == {"hello", "abort"}  # no setup (y), no linear predictor, no coefficient
+    # the member's greeting, the leader's welcome (its strict), the member's hello: no setup (y), no linear
+    # predictor, no coefficient
+    assert set(sent) == {"ready", "welcome", "hello", "abort"}
     # a member that gives no eps to a DP leader is refused the same way
     sent.clear()
     results, errors = run(two_parties(df), dict(DP, eps=1.0, delta=1e-6, bounds=BOUNDS), {"B": {}})
-    assert not results and "no DP (eps=None)" in str(errors["A"]) and set(sent) == {"hello", "abort"}
+    assert (
+        not results
+        and "no DP (eps=None)" in str(errors["A"])
+        and set(sent) == {"ready", "welcome", "hello", "abort"}
+    )
 
 
 def test_unnoised_network_fit_keeps_its_leak_statement():

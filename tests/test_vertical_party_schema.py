@@ -159,28 +159,39 @@ def test_levels_read_from_the_rows_are_a_named_step_in_every_copy(certs):
     )
 
 
-# strict at the member: its g, without declared levels, is numeric by declaration (audit s15-attack8 F01),
-# and its missing bounds are refused from the names alone; strict at the leader only: the member's schema
-# reads g's levels (a named step), which the leader refuses
-STRICT_REFUSAL = {
-    "A": "strict=True refuses the data-dependent step 'party 'B': the levels of 'g'",
-    "B": "DP mode needs declared bounds for every numeric variable of the formula",
-}
+# strict must be the same at every party (session 16): a mixed setting is refused from the settings the
+# parties exchange (the leader's welcome, the member's hello) before the member reads its rows, and the
+# member refuses (its check), the leader names it; strict at both: the member's g, without declared levels,
+# is numeric by declaration (audit s15-attack8 F01), and its missing bounds are refused from the names alone
+MIXED = "the parties disagree on strict: the leader has strict={A}, party 'B' has strict={B}"
+STRICT_REFUSAL = "DP mode needs declared bounds for every numeric variable of the formula"
 
 
 @pytest.mark.parametrize("where", ["A", "B"])
-def test_strict_refuses_a_members_levels_read_from_the_rows(certs, where):
-    """strict at the leader or at the member: refused before any data is sent, the same text on neighbours."""
+def test_strict_at_one_party_only_is_refused_from_the_settings(certs, where):
+    """strict at the leader or at the member only: refused before any data is sent, the same text on
+    neighbours (before session 16 each party's own strict decided its types, tests/test_strict_leftovers.py)."""
     d0 = base_data()
     seen0 = fit(certs, d0, strict={where: True})
     seen1 = fit(certs, one_row(d0, "g", "secret"), strict={where: True})
     assert seen0 == seen1
     assert not seen0["results"]
-    assert STRICT_REFUSAL[where] in seen0["errors"][where]
-    assert (
-        "no data had been sent" in seen0["errors"][where]
-        or "Nothing was read or sent" in seen0["errors"][where]
-    )
+    mixed = MIXED.format(A=where == "A", B=where == "B")
+    assert mixed in seen0["errors"]["A"] and mixed in seen0["errors"]["B"]
+    assert "no data was read or sent" in seen0["errors"]["B"]
+
+
+def test_strict_at_every_party_refuses_a_members_undeclared_text_column(certs):
+    """strict at both parties: the member's g is numeric by declaration, without bounds: refused before any
+    data is sent (its levels are not read), the same text on neighbours."""
+    d0 = base_data()
+    both = {"A": True, "B": True}
+    seen0, seen1 = fit(certs, d0, strict=both), fit(certs, one_row(d0, "g", "secret"), strict=both)
+    assert seen0 == seen1
+    assert not seen0["results"]
+    assert STRICT_REFUSAL in seen0["errors"]["B"] and "none for 'g'" in seen0["errors"]["B"]
+    assert f"party 'B' stopped the fit: {STRICT_REFUSAL}" in seen0["errors"]["A"]
+    assert "Nothing was read or sent" in seen0["errors"]["B"]
 
 
 def test_strict_refuses_the_leaders_own_levels_read_from_the_rows(certs):
@@ -284,18 +295,28 @@ def test_leaders_factor_response_levels_read_from_the_rows_are_a_named_step():
     assert any(step in w for w in seen["warnings"])
 
 
-def test_strict_reads_the_leaders_undeclared_response_as_numbers_whatever_the_rows():
-    """Under the leader's strict=True its binomial response without declared levels is numeric by
-    declaration (audit s15-attack8 F01; before, the step of reading its levels was refused): a text entry is
-    a missing value, filled by the response's public fill, and both neighbours (a third level in one row,
-    which counted first was a different refusal) fit alike; the statement names the variable."""
+def test_strict_refuses_the_leaders_undeclared_binomial_response_whatever_the_rows():
+    """Under strict=True the leader's binomial response without declared levels is refused from its
+    declaration, the same on both neighbours (session 16; before, it was numeric by declaration and a text
+    response was read as missing values, each filled: a wrong fit).  Declared levels fit alike."""
     certs, d0 = _certs(), base_data()
+    both = {"A": True, "B": True}
     seen0, seen1 = (
-        fit(certs, d, lead_formula="yb ~ x1", member=DECLARED_G, strict={"A": True}, **BINOMIAL)
+        fit(certs, d, lead_formula="yb ~ x1", member=DECLARED_G, strict=both, **BINOMIAL)
         for d in (d0, one_row(d0, "yb", "secret"))
     )
-    assert seen0 == seen1 and not seen0["errors"]
-    assert "'yb', 'x1' are numeric by declaration" in seen0["results"]["A"]["statement"]["missing_values"]
+    assert seen0 == seen1 and not seen0["results"]
+    assert (
+        "party 'A': family='binomial' under strict=True needs its response 'yb' declared"
+        in seen0["errors"]["A"]
+    )
+    lead = {"levels": {"yb": ["no", "yes"]}}
+    declared0, declared1 = (
+        fit(certs, d, lead_formula="yb ~ x1", lead=lead, member=DECLARED_G, strict=both, **BINOMIAL)
+        for d in (d0, one_row(d0, "yb", "secret"))
+    )
+    assert declared0 == declared1 and not declared0["errors"]
+    assert "'x1' is numeric by declaration" in declared0["results"]["A"]["statement"]["missing_values"]
 
 
 def test_exact_fit_of_a_factor_response_equals_statsmodels_glm():
@@ -429,21 +450,21 @@ def test_cli_party_declared_levels_neighbours_see_the_same(certs, tmp_path):
     assert "secret" not in str(seen1)
 
 
-@pytest.mark.parametrize("where", ["A", "B"])
-def test_cli_party_strict_refuses_levels_read_from_the_rows(certs, tmp_path, where):
-    """``--strict`` at the leader or the member: the member's levels read from the rows are refused before
-    any data is sent (exit 2 where strict was given, 3 at the other party), the same on both neighbours."""
+@pytest.mark.parametrize("where", ["A", "B", "both"])
+def test_cli_party_strict_refuses_a_mixed_setting_or_an_undeclared_column(certs, tmp_path, where):
+    """``--strict`` at one party only: refused from the settings (the member's check, exit 2; the leader
+    names it, exit 3); at both: the member's g without declared levels is numeric by declaration and its
+    missing bounds are refused (exit 2, the leader 3).  Before any data is sent, the same on both neighbours."""
     d0 = base_data()
-    flag = {"lead_args" if where == "A" else "member_args": ["--strict"]}
+    flag = {
+        "lead_args": ["--strict"] if where in ("A", "both") else [],
+        "member_args": ["--strict"] if where in ("B", "both") else [],
+    }
     seen0 = cli_fit(certs, tmp_path / "d0", d0, **flag)
     seen1 = cli_fit(certs, tmp_path / "d1", one_row(d0, "g", "secret"), **flag)
     assert seen0 == seen1
-    other = "B" if where == "A" else "A"
-    assert seen0[where]["code"] == 2 and seen0[other]["code"] == 3, seen0
+    assert seen0["B"]["code"] == 2 and seen0["A"]["code"] == 3, seen0
     assert seen0["A"]["result"] is seen0["B"]["result"] is None
-    refused = STRICT_REFUSAL[where]  # at B: g is numeric by declaration, its bounds missing
-    assert refused in seen0[where]["stderr"] and refused in seen0[other]["stderr"]
-    assert (
-        "no data had been sent" in seen0[where]["stderr"]
-        or "Nothing was read or sent" in seen0[where]["stderr"]
-    )
+    refused = STRICT_REFUSAL if where == "both" else MIXED.format(A=where == "A", B=where == "B")
+    assert refused in seen0["B"]["stderr"] and refused in seen0["A"]["stderr"]
+    assert "no data had been sent" in seen0["B"]["stderr"]

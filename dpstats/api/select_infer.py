@@ -134,7 +134,7 @@ def dp_select_infer(
     check_budget(settings.accountant, options.eps, options.delta)
     engines.require_rows(data, "dp_select_infer", "its rows are split into two parts at random")
     data = engines.as_data(data, formula, keep=[shared["levels"]])  # polars, Arrow, DuckDB as pandas
-    schema = _declared_schema(given, bounds, options.eps)  # as declare() makes it (factor(x, levels =) too)
+    schema = _declared_schema(given, bounds, options.eps, options.RESPONSE)  # as declare() makes it
     engines.refuse_private_n(m.SelectInferOptions.PUBLIC_N, schema, data, formula)
     call = call_of(dp_select_infer, given)
     if bounds_eps is not None:

@@ -230,17 +230,8 @@ def unfilled_variables(data, formula, schema: Schema) -> list[str]:
     if not isinstance(formula, str):
         return []
     try:
-        if is_engine_input(data):
-            source = as_source(data)
-            empty = source.schema_frame()
-            schema = with_source_levels(schema, source.levels, empty.columns)
-        elif isinstance(data, (list, tuple)):
-            parts = [p.iloc[:0] for p in data if isinstance(p, pd.DataFrame)]
-            empty = pd.concat(parts, axis=1) if parts else pd.DataFrame()
-            empty = empty.loc[:, ~empty.columns.duplicated()]
-        else:
-            empty = pd.DataFrame(data).iloc[:0] if isinstance(data, dict) else data.iloc[:0]
-        empty = schema.read_numeric(empty.rename(columns=str))
+        empty, schema = _schema_frame(data, schema)
+        empty = schema.read_numeric(empty)
         names = formula_variables(formula, empty, one_sided=formula.lstrip().startswith("~"))
         unfilled = schema.unfilled(empty, names)
     except (DPStatsError, ValueError, TypeError, KeyError, AttributeError, SyntaxError):
@@ -248,6 +239,41 @@ def unfilled_variables(data, formula, schema: Schema) -> list[str]:
         return []
     schema.refuse_misspelt_bounds(unfilled, list(empty.columns))
     return unfilled
+
+
+def _schema_frame(data, schema: Schema) -> tuple[pd.DataFrame, Schema]:
+    """``data``'s columns and dtypes as an empty frame (no row read; a list of frames, vertical_glm's
+    parties, side by side), and ``schema`` with the levels a streamed source declares."""
+    if is_engine_input(data):
+        source = as_source(data)
+        empty = source.schema_frame()
+        schema = with_source_levels(schema, source.levels, empty.columns)
+    elif isinstance(data, (list, tuple)):
+        parts = [p.iloc[:0] for p in data if isinstance(p, pd.DataFrame)]
+        empty = pd.concat(parts, axis=1) if parts else pd.DataFrame()
+        empty = empty.loc[:, ~empty.columns.duplicated()]
+    else:
+        empty = pd.DataFrame(data).iloc[:0] if isinstance(data, dict) else data.iloc[:0]
+    return empty.rename(columns=str), schema
+
+
+def refuse_undeclared_types(schema: Schema, data, formula) -> None:
+    """Under ``strict=True`` on a private call, refuse (before anything is read or spent) what a
+    variable numeric by declaration cannot serve: a comparison of it with text in the formula, contrasts
+    given for it (``data.attrs["contrasts"]``, R's ``contrasts =``), a binomial response without a
+    declaration (:meth:`~dpstats.schema.Schema.refuse_undeclared`).  From the arguments, the formula and
+    the data's column names and dtypes only.  Data a door refuses for other reasons gives none."""
+    from ..formula import text_comparisons
+
+    if not (schema.strict and schema.private) or not isinstance(formula, str):
+        return
+    try:
+        empty, schema = _schema_frame(data, schema)
+    except (DPStatsError, ValueError, TypeError, KeyError, AttributeError):
+        return  # the door refuses such data itself, in its own words
+    frames = data if isinstance(data, (list, tuple)) else [data]
+    contrasts = [k for f in frames for k in (getattr(f, "attrs", None) or {}).get("contrasts") or {}]
+    schema.refuse_undeclared(empty, text_comparisons(formula), contrasts)
 
 
 def refuse_private_n(need: PublicN | None, schema: Schema, data, formula) -> None:
@@ -259,6 +285,7 @@ def refuse_private_n(need: PublicN | None, schema: Schema, data, formula) -> Non
     check of the rows left (too few complete rows) must not speak first, for whether it fires depends on
     the rows (an object column of text is numeric by declaration, every entry missing; its neighbour with
     numbers is not).  From the arguments and the data's column names and types only."""
+    refuse_undeclared_types(schema, data, formula)  # strict's declared types first
     if need is None and not (schema.strict and schema.private):
         return
     if need is not None:

@@ -115,6 +115,7 @@ __all__ = [
     "term_parts",
     "term_labels",
     "factor_terms",
+    "text_comparisons",
     "removed_variables",
     "level_steps_taken",
 ]
@@ -551,7 +552,9 @@ def with_formula_declarations(schema: Schema, formula: str, response: str = "num
     ``na_action="fill"`` a fill of 0 for a variable the formula removes (``y ~ . - yb``: never used).
     Variables with declared bounds keep them.  It records the names the formula reads (for the types
     ``strict=True`` declares, :meth:`Schema.strict_numeric`) and, where the method reads its response as
-    a factor (``response="factor"``, dp_felp's class labels), the response's, whose type stays its own.
+    a factor (``response="factor"``, dp_felp's class labels), the response's, whose type stays its own;
+    a binomial family's (``"binary"``, or ``"binary numbers"`` where only numbers serve) must be declared
+    under ``strict`` (:meth:`Schema.refuse_undeclared_binary`).
 
     Examples
     --------
@@ -577,7 +580,22 @@ def with_formula_declarations(schema: Schema, formula: str, response: str = "num
         formula_levels=frozenset(text),
         formula_names=names,
         factor_response=lhs if response == "factor" else frozenset(),
+        binary_response=_plain_response(formula) if response.startswith("binary") else frozenset(),
+        binary_numbers=response == "binary numbers",
     )
+
+
+def _plain_response(formula: str) -> frozenset[str]:
+    """The response when it is a column's name as written (``yb``, `` `y b` ``), not an expression."""
+    try:
+        node = (
+            parse(_raw_lhs(formula))
+            if isinstance(formula, str) and "~" in formula and _raw_lhs(formula)
+            else None
+        )
+    except FormulaError:
+        return frozenset()
+    return frozenset({node.value}) if node is not None and node.kind == "name" else frozenset()
 
 
 def _read_names(formula: str) -> tuple[frozenset[str], frozenset[str] | None]:
@@ -784,6 +802,60 @@ def factor_terms(formula: str) -> dict[str, str]:
         return (x[0].value, deparse(node)) if x and x[0].kind == "name" and not inline else None
 
     return {name: terms[0] for name, terms in _only_within(formula, claim).items()}
+
+
+_FORMULA_OPERATORS = {"~", "+", "-", "*", "/", ":", "^", "%in%"}
+_COMPARISONS = {"==", "!=", "<", ">", "<=", ">=", "%in%"}
+
+
+def text_comparisons(formula: Any) -> list[tuple[str, str]]:
+    """The variables a formula compares with text (``I(city == "York")``, ``city %in% c("a", "b")``
+    inside a term), each with the term that compares it: from the formula's text alone.  Under
+    ``strict=True`` such a variable without declared levels is numeric by declaration, and the
+    comparison the same in every row (:meth:`dpstats.schema.Schema.refuse_undeclared`).
+
+    Examples
+    --------
+    >>> text_comparisons("y ~ x + I(city == 'York') + ifelse(g %in% c('a', 'b'), 1, 0) + I(x > 2)")
+    [('city', 'I(city == "York")'), ('g', 'ifelse(g %in% c("a", "b"), 1, 0)')]
+    """
+    try:
+        tree = parse(formula) if isinstance(formula, str) else None
+    except FormulaError:
+        tree = None
+    found: list[tuple[str, str]] = []
+
+    def walk(node: Node) -> None:
+        if node.kind in ("binary", "unary", "paren") and node.value in _FORMULA_OPERATORS | {None}:
+            for a in node.args:
+                walk(a)
+        elif node.kind in ("call", "binary", "unary"):
+            found.extend((name, deparse(node)) for name in _compared_with_text(node))
+
+    if tree is not None:
+        walk(tree)
+    return list(dict.fromkeys(found))
+
+
+def _compared_with_text(node: Node) -> list[str]:
+    """The names an expression compares with a text literal (``==``, ``!=``, ``<``..., ``%in%``)."""
+    names = []
+    if node.kind == "binary" and node.value in _COMPARISONS:
+        for one, other in (node.args, node.args[::-1]):
+            if _is_text(one):
+                names += referenced_columns(other, None)
+    for a in node.args:
+        names += _compared_with_text(a[1] if isinstance(a, tuple) else a)
+    return names
+
+
+def _is_text(node: Node) -> bool:
+    """A text literal, or ``c()`` holding one."""
+    if node.kind == "paren":
+        return _is_text(node.args[0])
+    if call_name(node) == "c":
+        return any(_is_text(a) for _, a in node.args)  # R makes the whole vector text
+    return node.kind == "str"
 
 
 def _only_within(formula: Any, claim: Callable[[Node], tuple[str, Any] | None]) -> dict[str, list]:

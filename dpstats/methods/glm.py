@@ -600,6 +600,12 @@ class GLMOptions(Options):
     hessian_share: float
     schema: Schema | None
 
+    @property
+    def RESPONSE(self) -> str:  # noqa: N802 (Options.RESPONSE, read on the record)
+        """A binomial family's response is "binary": under strict=True it must be declared
+        (:meth:`~dpstats.schema.Schema.refuse_undeclared_binary`)."""
+        return "binary" if self.family == "binomial" else "numeric"
+
     @classmethod
     def check(cls, given: Mapping[str, Any]) -> GLMOptions:
         """Cheap checks of dp_glm's arguments, before the data is read."""

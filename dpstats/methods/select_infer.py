@@ -94,6 +94,12 @@ class SelectInferOptions(Options):
     family: str | None = None
 
     @property
+    def RESPONSE(self) -> str:  # noqa: N802 (Options.RESPONSE, read on the record)
+        """Part B's dp_glm with a binomial family reads its response as numbers ("binary numbers"): under
+        strict=True it must be declared by a bounds entry (:meth:`~dpstats.schema.Schema.refuse_undeclared_binary`)."""
+        return "binary numbers" if self.family == "binomial" else "numeric"
+
+    @property
     def fit_door(self) -> str:
         """The front door part B runs: ``"dp_lm"`` or ``"dp_glm"``."""
         return "dp_glm" if self.infer == "glm" else "dp_lm"

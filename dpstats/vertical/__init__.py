@@ -15,7 +15,8 @@ starts one from the command line::
 ``--tls-ca``, ``--tls-cert`` and ``--tls-key`` point at an institution's own files
 instead.  ``--levels FILE.json`` declares the levels of this party's text columns (as ``dpstats run
 --levels``), ``--na-action fill`` states the only rule for missing values (public fills), and ``--strict``
-refuses a data-dependent step (levels read from the rows) before any data is sent: DP mode,
+refuses a data-dependent step (levels read from the rows) before any data is sent, given to every party or
+to none (a mixed setting is refused before a member reads a row): DP mode,
 :class:`Party`'s ``levels=`` and ``na_action=``, ``serve``/``connect``'s ``strict=``.  The deprecated
 pre-shared-key channel (``keygen``, ``--key-file``,
 ``--parties <count>``) still works and warns.
@@ -112,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
             "--strict",
             action="store_true",
             help="DP mode: refuse any data-dependent step (e.g. levels read from the rows), this party's "
-            "or (at the leader) a member's, before y or any linear predictor is sent",
+            "or (at the leader) a member's, before y or any linear predictor is sent; give it to every "
+            "party or to none (a mixed setting is refused before any row is read)",
         )
         if action == "lead":
             p.add_argument("--rounds", type=int, default=10, help="DP mode: number of sweeps")

@@ -156,6 +156,7 @@ class Party:
         self.refused: list[str] = []  # leader: connections refused during admission (TLS)
         self.traffic: dict[str, tuple[int, int]] = {}  # leader: bytes (sent, received) per member
         self._progress = {"sent_setup": False, "sweeps": 0, "dp": False}
+        self._strict = False  # leader: the fit's strict, sent in every welcome (serve)
         self.timeout, self.max_message = float(timeout), int(max_message_bytes)
         ids = data[row_id].tolist() if row_id is not None else data.index.tolist()
         self.row_hash = m.row_id_hash(ids)
@@ -241,12 +242,18 @@ class Party:
         )
         # one bounds mapping may serve every party: keys naming another party's columns are allowed;
         # factor(g, levels = c("a", "b")) declares g's levels as levels= does (vertical_glm's declare too)
-        return replace(with_formula_declarations(schema, formula), check_names=False)
+        response = "binary" if family == "binomial" else "numeric"  # strict: a declared binomial response
+        return replace(with_formula_declarations(schema, formula, response), check_names=False)
 
     def _refuse_unfilled(self, data: pd.DataFrame, formula: str, schema: Schema) -> None:
-        """DP mode: every numeric variable needs a public fill (from the names and dtypes, no row read)."""
+        """DP mode: every numeric variable needs a public fill (from the names and dtypes, no row read), and
+        under ``strict`` every variable what its declared type can serve (:func:`dpstats.engines.refuse_undeclared_types`)."""
         from .. import engines
 
+        try:
+            engines.refuse_undeclared_types(schema, data, formula)
+        except PrivacyParameterError as err:
+            raise PrivacyParameterError(f"party {self.name!r}: {err}") from None
         unfilled = engines.unfilled_variables(data, formula, schema)
         if unfilled:
             raise PrivacyParameterError(
@@ -298,7 +305,9 @@ class Party:
         start the DP mode of :func:`dpstats.vertical_glm`: every party clips and noises its own
         linear predictor before sending it; every member must declare the same eps and delta
         (a mismatch stops the fit before any data is sent).  ``strict=True`` (DP mode) refuses any
-        party's data-dependent step (levels read from the rows) before y or any linear predictor is sent.
+        party's data-dependent step (levels read from the rows) before y or any linear predictor is sent;
+        every member must give the same ``strict`` (the welcome carries the leader's, each hello the
+        member's): a mixed setting is refused before a member reads its rows (:func:`check_strict`).
         """
         if se == "pooled":
             raise DataError(
@@ -308,6 +317,7 @@ class Party:
             {**locals(), "formula": self.formula, "neighbouring": "replace", "schema": None}
         )
         expected = self._expected_members(parties, n_parties)
+        self._strict = bool(strict)  # sent in every welcome, before a member reads its rows
         mf, dd, note = self._frame(
             leader=True, dp=options.dp, bounds=bounds, family=options.family, strict=strict
         )
@@ -327,6 +337,7 @@ class Party:
             else:
                 hellos = self._admit_tls(listener, ctx, expected, channels, on_refused)
             listener.close()  # no one joins once the fit has started
+            check_strict(self._strict, hellos)
             self._order_and_check_rows(hellos, channels, mf.n)
             return self._lead(mf, channels, hellos, options, verbose, round_delay, dp, dd, note)
         except BaseException as exc:
@@ -427,7 +438,7 @@ class Party:
                 refuse(f"refused a connection from {where}: {reason}")
                 continue
             channels.append((who, ch))
-            ch.send({"type": "welcome"})  # the member sends nothing before this
+            ch.send({"type": "welcome", "strict": self._strict})  # the member sends nothing before this
             hello = _check_hello(_expect(ch.recv("the member's hello"), "hello", ch.peer), ch.peer)
             if hello["name"] != who:
                 raise ProtocolError(
@@ -458,6 +469,9 @@ class Party:
             )
             channels.append((f"{addr[0]}:{addr[1]}", ch))
             ch.handshake()
+            # the member speaks first (a wrong key fails here, at the leader), then learns the leader's strict
+            _expect(ch.recv("the member's greeting"), "ready", ch.peer)
+            ch.send({"type": "welcome", "strict": self._strict})
             hello = _expect(ch.recv("the member's hello"), "hello", ch.peer)
             name = str(hello.get("name"))
             if name == self.name or any(h["name"] == name for h in hellos):
@@ -598,6 +612,8 @@ class Party:
         itself (σ derived locally from the public plan) and answers at most ``rounds`` updates.
         Its frame follows this party's ``levels=`` and fills missing values from ``bounds``
         (:class:`Party`); ``strict=True`` refuses a data-dependent step of its own before its hello.
+        ``strict`` must be the leader's (its welcome says which): a mixed setting is refused before this
+        party reads its rows (:func:`check_own_strict`).
         """
         own = member_spec(eps, delta)
         if own is not None and bounds is None:
@@ -625,8 +641,9 @@ class Party:
         try:
             if ctx is None:
                 ch.handshake()
-            else:  # admitted by name, or told why not
-                _expect(ch.recv("the leader's welcome"), "welcome", ch.peer)
+                ch.send({"type": "ready"})  # the leader answers with its welcome
+            welcome = _expect(ch.recv("the leader's welcome"), "welcome", ch.peer)  # TLS: admitted by name
+            check_own_strict(self.name, strict, welcome)  # before this party's rows are read
             mf, dd, _ = self._frame(leader=False, dp=own is not None, bounds=bounds, strict=strict)
             X, radius = mf.X, None
             if own is not None:
@@ -638,6 +655,7 @@ class Party:
                 "row_hash": self.row_hash,
                 "terms": list(mf.names),
                 "steps": _named_steps(dd, mf),
+                "strict": bool(strict),
             }
             hello["dp"] = None if own is None else {**own, "radius": radius, "seeded": bool(noise.seeded)}
             ch.send(hello)
@@ -867,6 +885,36 @@ def check_agreement(options: m.PrivregOptions, hellos: list[dict]) -> None:
                 f"{h['name']!r} has {_say(got)}. Every party must start the fit with the same eps and delta; "
                 "no data was sent."
             )
+
+
+def check_strict(strict: bool, hellos: list[dict]) -> None:
+    """Every member must have started with the leader's ``strict`` (its hello says which): under
+    ``strict=True`` each party's variables without declared levels are numeric by declaration, and a
+    party whose types still came from its rows would make the fit's refusals depend on them.  From the
+    settings the parties exchanged, before any row count, term or step of a hello is read."""
+    for h in hellos:
+        if bool(h.get("strict", False)) != strict:
+            said = _strict_disagreement(strict, h["name"], bool(h.get("strict", False)))
+            raise PrivacyParameterError(f"{said}; no data was sent.")
+
+
+def check_own_strict(name: str, strict: bool, welcome: dict) -> None:
+    """A member's check of the leader's ``strict`` (in its welcome) against its own, before it reads its
+    rows: a mixed setting is refused from the settings alone (:func:`check_strict`)."""
+    theirs = welcome.get("strict")
+    if theirs is not None and bool(theirs) != bool(strict):
+        raise PrivacyParameterError(
+            f"{_strict_disagreement(bool(theirs), name, bool(strict))}; no data was read or sent."
+        )
+
+
+def _strict_disagreement(leader: bool, name: str, member: bool) -> str:
+    return (
+        f"the parties disagree on strict: the leader has strict={leader}, party {name!r} has "
+        f"strict={member}. Every party must start the fit with the same strict (under strict=True every "
+        "party's variables without declared levels are numeric by declaration, and any data-dependent "
+        "step is refused)"
+    )
 
 
 def members_steps(dd: DataDependence, hellos: list[dict]) -> DataDependence:

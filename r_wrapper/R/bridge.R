@@ -371,6 +371,9 @@
   msg <- r(" is (?:str|string|object) ", " is character ", msg)
   msg <- fixed(" is category ", " is a factor ", msg)
   msg <- fixed(" is bool ", " is logical ", msg)
+  # a declared boolean: an R logical is one (it crosses as pandas' nullable boolean, NA or not)
+  msg <- r("a logical response: levels=\\{'[^']+': \\[False, True\\]\\} or the pandas nullable 'boolean' dtype",
+           "a logical response: a logical vector", msg)
   # Python-only advice, and references R users cannot follow
   # an assignment into the data needs a name: data = an expression (transform(...), d[rows, ]) gets df
   named <- grepl("^([A-Za-z.][A-Za-z0-9._]*|`[^`]+`)$", data_expr)

@@ -216,16 +216,18 @@ def check_classes(mf: ModelFrame, declared: bool) -> np.ndarray:
 
 
 def name_read_classes(dd: Any, schema: Schema | None, data: Any, formula: str) -> None:
-    """Name the step of reading a numeric response's classes from the rows, before any row is read.
+    """Name the step of reading a response's classes from the rows, before any row is read.
 
     A numeric response (one declared in ``bounds=``, or of a numeric dtype) has no declared classes:
     which values occur, hence the classes, their number and the errors about them, depend on the
     rows.  It is named (warned, refused under ``strict=True``); a text response without levels is
     named by the schema (its levels read from the rows).  Declared classes: ``levels=`` on a text
-    column, a categorical or boolean dtype, or ``factor(y, levels = c(0, 1))`` in the formula.
-    Under ``strict=True`` both are refused by this one step, so that the refusal is the same whether
-    one row's text made the column an object column or not (the response's type is dp_felp's own:
-    it is not numeric by declaration, :mod:`dpstats.schema`).
+    column, a categorical or boolean dtype, or ``factor(y, levels = c(0, 1))`` in the formula; under
+    ``strict=True`` the boolean type must be one a missing entry leaves as it is (:func:`declared_classes`).
+    Under ``strict=True`` every undeclared response is refused by this one step, so that the refusal is
+    the same whether one row's text (or a missing entry of a numpy boolean) made the column an object
+    column or not (the response's type is dp_felp's own: it is not numeric by declaration,
+    :mod:`dpstats.schema`).
     """
     response = formula.split("~", 1)[0].strip() if isinstance(formula, str) and "~" in formula else ""
     if not response or declared_classes(schema, data, response) or schema is None or not schema.private:
@@ -233,22 +235,28 @@ def name_read_classes(dd: Any, schema: Schema | None, data: Any, formula: str) -
     if not isinstance(data, pd.DataFrame) or response not in data.columns:
         return
     (var,) = schema.variables(data, [response])
-    if var.kind == "numeric" or (dd.strict and var.levels is None):
+    if var.kind == "numeric" or dd.strict:
         dd.add(
             f"the classes of the response '{response}' were read from the rows (no classes are declared: "
             "which values occur, hence the classes, depends on the data; they are not shown)",
             fix=f"declare them: write factor({response}, levels = c(...)) in the formula, or give the "
-            "column a pandas.CategoricalDtype with fixed categories (or text with levels=)",
+            "column a pandas.CategoricalDtype with fixed categories (or text with levels=; a logical "
+            f"response: levels={{'{response}': [False, True]}} or the pandas nullable 'boolean' dtype)",
         )
 
 
 def declared_classes(schema: Schema | None, data: Any, response: str) -> bool:
     """Whether the response's classes are declared (public), from the formula, the schema and the dtypes
     only: ``factor(y, levels = c(...))`` (or ``ordered``) as the response, ``levels=``, a categorical or
-    boolean dtype."""
+    boolean dtype.  Under ``strict=True`` (a private call) a numpy ``bool`` column declares nothing:
+    one missing entry makes it an object column, so its neighbour's classes would be undeclared; the
+    declared boolean is pandas' nullable ``"boolean"`` (an R logical), which a missing entry leaves a
+    boolean, with the classes False and True."""
     if declares_levels(response):
         return True
     if schema is None or not isinstance(data, pd.DataFrame) or response not in data.columns:
         return False
     (var,) = schema.variables(data, [response])
+    if var.kind == "logical" and schema.strict and schema.private:
+        return isinstance(data[response].dtype, pd.BooleanDtype)
     return var.kind in ("factor", "ordered", "logical") and var.levels is not None

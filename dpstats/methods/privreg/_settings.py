@@ -79,6 +79,12 @@ class PrivregOptions(Options):
         ``max_iter`` (:func:`~dpstats.methods.privreg.relative_change`)."""
         return Sweeps(self.tol, self.rounds if self.dp else self.max_iter, fixed=self.dp)
 
+    @property
+    def RESPONSE(self) -> str:  # noqa: N802 (Options.RESPONSE, read on the record)
+        """A binomial family's response is "binary": under strict=True it must be declared
+        (:meth:`~dpstats.schema.Schema.refuse_undeclared_binary`)."""
+        return "binary" if self.family == "binomial" else "numeric"
+
     @classmethod
     def check(cls, given: Mapping[str, Any]) -> PrivregOptions:
         """Cheap checks of the fit's arguments, then of the DP mode's (no data touched)."""

@@ -18,10 +18,12 @@ warp_twin <- function() {
 
 test_that("a binomial fit of factors alone with bounds left out is fully private, strict = TRUE accepted", {
   skip_if_no_dpstats()
-  cases <- list(list(case ~ agegp + alcgp, esoph_twin()), list(long ~ wool * tension, warp_twin()))
+  cases <- list(list(case ~ agegp + alcgp, esoph_twin(), list(case = c(0, 1))),
+                list(long ~ wool * tension, warp_twin(), list(long = c(0, 1))))
   for (cs in cases) {
+    # under strict = TRUE the 0/1 response is declared (its bounds entry); the factors need no bounds
     fit <- expect_no_warning(dp_glm(cs[[1]], cs[[2]], eps = 1, delta = 1e-6, family = binomial, seed = 7,
-                                    strict = TRUE))
+                                    strict = TRUE, bounds = cs[[3]]))
     expect_length(fit$privacy$data_dependent_steps, 0L)
     expect_false(grepl("does not cover", fit$privacy$statement, fixed = TRUE))
     empty <- dp_glm(cs[[1]], cs[[2]], eps = 1, delta = 1e-6, family = binomial, seed = 7, bounds = list())
@@ -48,7 +50,8 @@ test_that("neighbours (one row's outcome and factor changed) give the same messa
   o$case[1] <- 1 - o$case[1]
   o$agegp[1] <- levels(d$agegp)[(as.integer(d$agegp[1]) %% nlevels(d$agegp)) + 1L]
   fits <- lapply(list(d, o), function(x) {
-    dp_glm(case ~ agegp + alcgp, x, eps = 1, delta = 1e-6, family = binomial, seed = 7, strict = TRUE)
+    dp_glm(case ~ agegp + alcgp, x, eps = 1, delta = 1e-6, family = binomial, seed = 7, strict = TRUE,
+           bounds = list(case = c(0, 1)))
   })
   expect_identical(fits[[1]]$privacy$statement, fits[[2]]$privacy$statement)
   expect_identical(names(coef(fits[[1]])), names(coef(fits[[2]])))

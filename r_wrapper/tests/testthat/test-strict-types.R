@@ -68,3 +68,75 @@ test_that("a bounds list without a variable's entry refuses neighbours alike und
   expect_match(said[[1]], "dp_lm needs declared bounds for 'x1'", fixed = TRUE)
   expect_match(said[[1]], "levels = list(x1 = c(...)), or make it a factor with fixed levels", fixed = TRUE)
 })
+
+# Session 16: what a variable numeric by declaration cannot serve is refused, naming it and the fix, in R's
+# words, before anything is spent; neighbours (a row replaced, removed, added) get the same text.
+strict_neighbours <- function(d, column, value) {
+  replaced <- d
+  replaced[[column]][5] <- value
+  list(d, replaced, d[-5, ], rbind(d, replaced[5, ]))
+}
+
+test_that("contrasts = for a character column numeric by declaration under strict = TRUE are refused", {
+  skip_if_no_dpstats()
+  set.seed(5)
+  n <- 300
+  d <- data.frame(y = runif(n, -1, 1), x1 = runif(n, -1, 1), city = sample(c("Leeds", "York"), n, TRUE))
+  said <- lapply(strict_neighbours(d, "city", "Zzyzx"), function(di) strict_conditions(
+    dp_lm(y ~ x1 + city, di, eps = 2, bounds = c(-2, 2), strict = TRUE, seed = 1, n_boot = 100L,
+          contrasts = list(city = "contr.sum")))$conditions)
+  for (s in said[-1]) expect_identical(s, said[[1]])
+  expect_length(said[[1]], 1L)
+  expect_match(said[[1]], "contrasts are given for 'city', but under strict = TRUE 'city' is numeric by declaration",
+               fixed = TRUE)
+  expect_match(said[[1]], "levels = list(city = c(...)), or make it a factor with fixed levels", fixed = TRUE)
+  expect_no_match(said[[1]], "pandas|dict|\\{", perl = TRUE)
+  # declared levels: the contrasts code it, as lm's model.matrix does
+  fit <- suppressWarnings(dp_lm(y ~ x1 + city, d, eps = 2, bounds = c(-2, 2), strict = TRUE, seed = 1, n_boot = 100L,
+                                levels = list(city = c("Leeds", "York")), contrasts = list(city = "contr.sum")))
+  expect_identical(fit$terms, colnames(model.matrix(y ~ x1 + city, d, contrasts.arg = list(city = "contr.sum"))))
+})
+
+test_that("a binomial response must be declared under strict = TRUE: levels, a logical, or a bounds entry", {
+  skip_if_no_dpstats()
+  set.seed(6)
+  n <- 2000
+  d <- data.frame(x = runif(n, -1, 1))
+  yes <- runif(n) < plogis(0.5 + 2 * d$x)
+  d$yb <- ifelse(yes, "yes", "no")
+  d$y01 <- as.numeric(yes)
+  d$yl <- yes
+  refused <- function(response, value) {
+    said <- lapply(strict_neighbours(d, response, value), function(di) strict_conditions(
+      dp_glm(stats::as.formula(paste(response, "~ x")), di, family = binomial, eps = 4, delta = 1e-5,
+             bounds = list(x = c(-1, 1)), strict = TRUE, seed = 1))$conditions)
+    for (s in said[-1]) expect_identical(s, said[[1]])
+    said[[1]]
+  }
+  for (case in list(list("yb", "Zzyzx"), list("y01", NA))) {
+    said <- refused(case[[1]], case[[2]])
+    expect_length(said, 1L)
+    expect_match(said, sprintf("family = \"binomial\" under strict = TRUE needs its response '%s' declared", case[[1]]),
+                 fixed = TRUE)
+    expect_match(said, sprintf("levels = list(%s = c(...))", case[[1]]), fixed = TRUE)
+    expect_match(said, sprintf("bounds = list(%s = c(0, 1))", case[[1]]), fixed = TRUE)
+    expect_match(said, "a logical response: a logical vector", fixed = TRUE)
+  }
+  # declared: levels (a factor too), numbers by a bounds entry, a logical with or without NA: the same fit
+  # (same seed), close to glm's (n = 2000, eps = 4: within 0.5, a few noise standard errors)
+  common <- list(family = binomial, eps = 4, delta = 1e-5, strict = TRUE, seed = 1)
+  fits <- list(
+    levels = do.call(dp_glm, c(list(yb ~ x, d, bounds = list(x = c(-1, 1)), levels = list(yb = c("no", "yes"))), common)),
+    factor = do.call(dp_glm, c(list(yb ~ x, transform(d, yb = factor(yb, levels = c("no", "yes"))),
+                                    bounds = list(x = c(-1, 1))), common)),
+    bounds = do.call(dp_glm, c(list(y01 ~ x, d, bounds = list(x = c(-1, 1), y01 = c(0, 1))), common)),
+    logical = do.call(dp_glm, c(list(yl ~ x, d, bounds = list(x = c(-1, 1))), common))
+  )
+  for (f in fits[-1]) expect_equal(unname(coef(f)), unname(coef(fits$levels)), tolerance = 1e-8)
+  expect_equal(unname(coef(fits$levels)), unname(coef(glm(yl ~ x, binomial, d))), tolerance = 0.5)
+  # a logical with NA is the same declared type (a missing entry is filled with FALSE)
+  dn <- d
+  dn$yl[5] <- NA
+  expect_identical(strict_conditions(do.call(dp_glm, c(list(yl ~ x, dn, bounds = list(x = c(-1, 1))), common)))$conditions,
+                   strict_conditions(do.call(dp_glm, c(list(yl ~ x, d, bounds = list(x = c(-1, 1))), common)))$conditions)
+})
