@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import single_blas_thread
 from ..errors import DataError, PrivacyParameterError
 from ..formula import ModelFrame
 from ..geometry import Box, to_unit_interval
@@ -464,7 +465,8 @@ def block_lasso(
         if not (np.isfinite(inputs).all() and np.isfinite(centred).all()):
             return coef
         try:
-            model.fit(inputs, centred)
+            with single_blas_thread():  # a block-sized fit: threads waiting for busy cores only slow it
+                model.fit(inputs, centred)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError):
             return coef
     if not np.isfinite(model.coef_).all():
