@@ -1,5 +1,9 @@
 """Sufficient statistics: the fused one-pass kernel equals the numpy path."""
 
+import ast
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -118,3 +122,18 @@ def test_row_clipped_gram_equals_clipped_products(rows_per_chunk):
     np.testing.assert_allclose(free.xtx, X.T @ X, rtol=1e-12)
     assert free.n_rows_clipped == 0
     assert free.row_norm_max == pytest.approx(np.linalg.norm(X, axis=1).max(), rel=1e-13)
+
+
+def test_single_blas_thread_limits_the_openblas_scipy_loads_after_the_first_limit():
+    """The BLAS controller is found again once scipy (its own OpenBLAS) is loaded: a limit taken after
+    scipy.linalg's import holds every BLAS library at one thread, though the first was taken before."""
+    code = (
+        "import numpy as np; from dpstats._kernels import single_blas_thread\n"
+        "with single_blas_thread(): pass\n"
+        "import scipy.linalg; from threadpoolctl import threadpool_info\n"
+        "with single_blas_thread(): print(sorted({(i['filepath'], i['num_threads']) for i in threadpool_info()"
+        " if i['user_api'] == 'blas'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    libraries = ast.literal_eval(out)
+    assert len(libraries) >= 1 and all(threads == 1 for _, threads in libraries), libraries

@@ -52,6 +52,25 @@ def test_block_labels_ignore_values_and_add_remove_iid():
     assert np.array_equal(a, b[:50])
 
 
+@pytest.mark.parametrize(
+    "n, blocks, neighbouring, shuffle",
+    [
+        (103, 10, "replace", True),
+        (20, 4, "replace", False),
+        (30, 12, "add_remove", True),
+        (5, 9, "add_remove", True),
+    ],
+)
+def test_block_rows_are_the_rows_of_each_label(n, blocks, neighbouring, shuffle):
+    """One sort of the labels finds the rows ``labels == b`` finds, in the same order (empty blocks
+    included: add/remove labels leave some blocks empty at these sizes)."""
+    labels = m.block_labels(n, blocks, neighbouring, np.random.default_rng(n), shuffle=shuffle)
+    rows = m.block_rows(labels, blocks)
+    assert len(rows) == blocks
+    for b in range(blocks):
+        assert rows[b].tolist() == np.flatnonzero(labels == b).tolist()
+
+
 def test_vote_counts_topk_and_support():
     coefs = np.array([[0.0, 2.0, -3.0, 0.0], [1.0, 0.0, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0]])
     assert m.vote_counts(coefs, 1).tolist() == [1, 0, 1, 0]

@@ -141,6 +141,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
+from .._kernels import one_blas_thread
 from ..privacy.accountant import BudgetPlan, LedgerEntry
 from ..privacy.calibration import zcdp_gaussian_sigma
 from ..errors import FormulaError, PrivacyParameterError
@@ -1074,6 +1075,7 @@ def rereleased_designs(
     return A[:, 0, 1 : p + 1] / n, np.stack(covs)
 
 
+@one_blas_thread  # n_boot stacks of (d + 2) x (d + 2) factorisations and solves
 def _draws(
     fit: LMFit, theta: np.ndarray, n: int, pl: LMPlan, size: int, rng, batch: int, rerelease: bool = False
 ) -> tuple:

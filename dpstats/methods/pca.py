@@ -121,6 +121,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi
 
+from .._kernels import one_blas_thread
 from ..errors import PrivacyParameterError
 from ..formula import LEVELS_READ_NOT_SHOWN, missing_counts
 from ..geometry import Box
@@ -615,6 +616,7 @@ def covariance_pca(
     return _decomposed(cov, k, box.center + mean, noise_sd)
 
 
+@one_blas_thread  # d x d eigendecompositions: threads waiting for busy cores only slow them
 def _decomposed(matrix: np.ndarray, k: int, centre: np.ndarray, noise_sd: float) -> PCARelease:
     """The top-k PCA of a symmetric ``matrix``, Σ max(λ_i, 0) over all its eigenvalues (the trace of its
     nearest PSD matrix, the proportions' denominator) and its (k + 1)-th eigenvalue (None when k = d)."""

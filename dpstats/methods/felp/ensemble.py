@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .learner import MAX_ITER, N_NEIGHBORS, TOL, logo
+from ..._kernels import single_blas_thread
+from .learner import EXACT_LIMIT, MAX_ITER, N_NEIGHBORS, TOL, logo_unlimited
 from .sensitivity import default_clip_norm
 
 
@@ -107,23 +108,24 @@ def ensemble(
     parts = subsets(len(y), n_estimators, spec.sample_ratio, variant, gen)  # step 1
     C = default_clip_norm(lam) if spec.clip_norm is None else spec.clip_norm
     out = EnsembleFit(weights=np.zeros((n_estimators, U.shape[1])), w_mean=np.zeros(U.shape[1]))
-    for b, idx in enumerate(parts):  # step 2
-        if len(idx) < 2:  # no row has a neighbour: no margin vector, the learner's w is 0 by construction
-            out.n_iter.append(0)
-            out.converged.append(True)
+    with single_blas_thread():  # as logo(), but the BLAS threads are limited once for all learners
+        for b, idx in enumerate(parts):  # step 2
+            if len(idx) < 2:  # no row has a neighbour: no margin vector, the learner's w is 0 by construction
+                out.n_iter.append(0)
+                out.converged.append(True)
+                if progress is not None:
+                    progress(1)
+                continue
+            fit = logo_unlimited(
+                U[idx], y[idx], lam, idx, spec.n_neighbors, spec.tol, spec.max_iter, EXACT_LIMIT
+            )
+            w = _bounded(fit.w, C, spec.normalise) if variant == "strict" else fit.w
+            out.n_clipped += not np.array_equal(w, fit.w)
+            out.weights[b] = w
+            out.n_iter.append(fit.n_iter)
+            out.converged.append(fit.converged)
             if progress is not None:
                 progress(1)
-            continue
-        fit = logo(
-            U[idx], y[idx], lam, ids=idx, n_neighbors=spec.n_neighbors, tol=spec.tol, max_iter=spec.max_iter
-        )
-        w = _bounded(fit.w, C, spec.normalise) if variant == "strict" else fit.w
-        out.n_clipped += not np.array_equal(w, fit.w)
-        out.weights[b] = w
-        out.n_iter.append(fit.n_iter)
-        out.converged.append(fit.converged)
-        if progress is not None:
-            progress(1)
     out.w_mean = out.weights.mean(axis=0)  # step 3
     return out
 

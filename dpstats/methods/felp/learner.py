@@ -40,8 +40,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.spatial.distance import cdist
 from scipy.special import expit
-from threadpoolctl import threadpool_limits
 
+from ..._kernels import single_blas_thread
 from ...geometry import Box, to_unit_interval
 
 TOL = 1e-2
@@ -258,11 +258,13 @@ def logo(
     """
     # single-threaded BLAS: the solver's many small mat-vecs are 10-100x slower when OpenBLAS
     # threads compete for busy cores, and the one large product loses little
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _logo(U, y, lam, ids, n_neighbors, tol, max_iter, exact_limit)
+    with single_blas_thread():
+        return logo_unlimited(U, y, lam, ids, n_neighbors, tol, max_iter, exact_limit)
 
 
-def _logo(U, y, lam, ids, n_neighbors, tol, max_iter, exact_limit) -> LogoFit:
+def logo_unlimited(U, y, lam, ids, n_neighbors, tol, max_iter, exact_limit) -> LogoFit:
+    """:func:`logo` on the BLAS threads as they are: for a caller that has limited them once around
+    many learners (:func:`.ensemble.ensemble`)."""
     d = U.shape[1]
     w = np.ones(d)
     previous = None
