@@ -993,11 +993,16 @@ def simulate_grams(
     G[:, 0, 1:] = s
     G[:, 1:, 0] = s
     G[:, 1:, 1:] = scatter + np.einsum("bi,bj->bij", s, s) / n
-    cholG = np.linalg.cholesky(G)
-    g = math.sqrt(sigma2) * np.einsum("bij,bj->bi", cholG, rng.standard_normal((size, p + 1)))
+    xi = rng.standard_normal((size, p + 1))
+    g = math.sqrt(sigma2) * np.einsum("bij,bj->bi", np.linalg.cholesky(G), xi)
     Geta = G @ eta
-    h = np.linalg.solve(cholG, g[..., None])[..., 0]  # L⁻¹g, so gᵀG⁻¹g = ‖h‖²
-    uu = eta @ Geta.T + 2.0 * g @ eta + np.sum(h * h, axis=1) + sigma2 * rng.chisquare(n - p - 1, size)
+    # g = σ L ξ with G = L Lᵀ, so gᵀG⁻¹g = σ²‖ξ‖² (no solve with L)
+    uu = (
+        eta @ Geta.T
+        + 2.0 * g @ eta
+        + sigma2 * np.sum(xi * xi, axis=1)
+        + sigma2 * rng.chisquare(n - p - 1, size)
+    )
     A = np.empty((size, p + 2, p + 2))
     A[:, : p + 1, : p + 1] = G
     A[:, : p + 1, p + 1] = Geta + g
@@ -1033,17 +1038,23 @@ def refit_batch(A: np.ndarray, n: int, pl: LMPlan, rng: np.random.Generator) -> 
     size, m, _ = A.shape
     T, k = pl.coords.transform(), pl.coords.k
     draw = rng.normal if pl.noise == "gaussian" else rng.laplace
-    design = _congruence(T[:k], A)
-    lam = np.linalg.eigvalsh(design)[:, 0] + draw(0.0, pl.lambda_scale, size)
+    rhs = np.empty((size, k, k + 1))  # [design | Xᵀy], the right-hand sides
+    rhs[..., :k] = _congruence(T[:k], A)
+    lam = np.linalg.eigvalsh(rhs[..., :k])[:, 0] + draw(0.0, pl.lambda_scale, size)
     iu = np.triu_indices(m)
     E = np.zeros((size, m, m))
     E[:, iu[0], iu[1]] = draw(0.0, pl.entry_scales(), (size, iu[0].size))  # n's scale is 0
-    E = E + np.swapaxes(np.triu(E, 1), 1, 2)
-    F = _congruence(T, A + E)
+    E += np.swapaxes(np.triu(E, 1), 1, 2)
+    E += A  # A + E, in place: one batch array fewer (a caller passing its only reference frees A here)
+    del A
+    F = _congruence(T, E)
+    del E
     lam_lower = np.maximum(0.0, lam - lambda_margin(pl))
     ridge = np.maximum(0.0, spectral_bound(pl) - lam_lower)
-    R = F[:, :k, :k] + ridge[:, None, None] * np.eye(k)
-    sol = _solve_batch(R, np.concatenate([design, F[:, :k, k, None]], axis=2))
+    rhs[..., k] = F[:, :k, k]
+    R = F[:, :k, :k]
+    R[:, np.arange(k), np.arange(k)] += ridge[:, None]
+    sol = _solve_batch(R, rhs)
     return sol[..., k], sol[..., :k]
 
 
@@ -1075,26 +1086,47 @@ def rereleased_designs(
     return A[:, 0, 1 : p + 1] / n, np.stack(covs)
 
 
-@one_blas_thread  # n_boot stacks of (d + 2) x (d + 2) factorisations and solves
+BATCH = 500  # draws per batch where a (p+2)² batch array fits BATCH_BYTES
+BATCH_BYTES = 64 * 2**20
+
+
+def batch_size(m: int) -> int:
+    """Draws per bootstrap batch for (m × m) statistics: BATCH while one batch array of them stays within
+    BATCH_BYTES (m ≤ 129, p ≤ 127), else as many as fit (at least 1).
+
+    The random stream depends on the batch size (each batch draws its variables in turn), so seeded
+    outputs stay those of BATCH wherever it fits; larger designs get smaller batches, the same law.
+
+    Examples
+    --------
+    >>> batch_size(12), batch_size(129), batch_size(130), batch_size(1002)
+    (500, 500, 496, 8)
+    """
+    return max(1, min(BATCH, BATCH_BYTES // (8 * m * m)))
+
+
+@one_blas_thread  # batches of small factorisations: threads only wait for each other
 def _draws(
     fit: LMFit, theta: np.ndarray, n: int, pl: LMPlan, size: int, rng, batch: int, rerelease: bool = False
-) -> tuple:
-    """θ* draws and their maps M from the Gaussian data model with coefficients θ (fitting coordinates);
-    with ``rerelease`` each draw's design model is re-released (:func:`rereleased_designs`)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """θ* draws and the mean of their maps M from the Gaussian data model with coefficients θ (fitting
+    coordinates); with ``rerelease`` each draw's design model is re-released (:func:`rereleased_designs`).
+
+    Only E[M] is used (module docstring), so the maps are summed batch by batch
+    rather than kept (n_boot·k² numbers)."""
     model = LMFit(
         fit.coefficients, theta, 0.0, math.nan, sigma2_at(fit.noisy_gram, theta, n, pl), fit.noisy_gram, 0
     )
     mu, cov, eta, sigma2 = data_model(fit.noisy_gram, n, model, pl)
-    thetas, maps = [], []
+    thetas, total = [], None
     for start in range(0, size, batch):
         count = min(batch, size - start)
         if rerelease:
             mu, cov = rereleased_designs(fit.noisy_gram, n, pl, count, rng)
-        A = simulate_grams(mu, cov, eta, sigma2, n, count, rng)
-        th, M = refit_batch(A, n, pl, rng)
+        th, M = refit_batch(simulate_grams(mu, cov, eta, sigma2, n, count, rng), n, pl, rng)
         thetas.append(th)
-        maps.append(M)
-    return np.concatenate(thetas), np.concatenate(maps)
+        total = M.sum(axis=0) if total is None else total + M.sum(axis=0)
+    return np.concatenate(thetas), total / size
 
 
 def sigma2_at(released: np.ndarray, theta: np.ndarray, n: int, pl: LMPlan) -> float:
@@ -1112,7 +1144,7 @@ def bootstrap(
     conf_level: float,
     rng: np.random.Generator,
     interval: str = "pivot",
-    batch: int = 500,
+    batch: int | None = None,
 ) -> Bootstrap:
     """The calibrated parametric bootstrap (module docstring): std.error, intervals, statistic, p.value, vcov.
 
@@ -1137,12 +1169,12 @@ def bootstrap(
     """
     rules = release_warnings(fit, n, pl)
     unresolved = any(kind == "data" for kind, _ in rules)
-    th, M = _draws(fit, fit.theta, n, pl, n_boot, rng, batch, unresolved)
-    J = M.mean(axis=0)
-    offset = (th - np.einsum("bij,j->bi", M, fit.theta)).mean(axis=0)
+    batch = batch or batch_size(pl.coords.p + 2)
+    th, J = _draws(fit, fit.theta, n, pl, n_boot, rng, batch, unresolved)
+    offset = th.mean(axis=0) - J @ fit.theta  # the mean of θ* − M θ̂
     theta_c = _solve(J, fit.theta - offset)
-    th2, M2 = _draws(fit, theta_c, n, pl, n_boot, rng, batch, unresolved)
-    deviations = (th2 - th2.mean(axis=0)) @ np.linalg.pinv(M2.mean(axis=0)).T
+    th2, J2 = _draws(fit, theta_c, n, pl, n_boot, rng, batch, unresolved)
+    deviations = (th2 - th2.mean(axis=0)) @ np.linalg.pinv(J2).T
     _, L = pl.coords.linear()
     centre = pl.coords.to_original(theta_c)
     draws = centre + deviations @ L.T
