@@ -108,3 +108,17 @@ def test_cause_text_by_what_the_released_values_and_public_inputs_say():
     assert "merged" in private_n and "a budget too small" in private_n
     again = collapse_cause(np.array([1.0, 0.0]), [1], located=True, repeats=[1])
     assert "round(s) 2 located a component already found" in again and "smaller k" in again
+
+
+def test_the_planner_reports_the_share_of_failed_fits():
+    """dp.plan runs the front door on simulated rows; ``failed`` is the share flagged FIT FAILED.  k = 5
+    components 8 sd apart in p = 5, n = 2000 (seed 1, 10 data sets): at eps = 0.5 the clustering cannot
+    locate them (the front door's pre-spend rule) and every fit fails; at eps = 100 none does."""
+    from dpstats.planner import MixtureModel
+
+    model, eps = MixtureModel(k=5, separation=8.0), [0.5, 100.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pl = dp.plan("dp_gmm", n=2000, p=5, k=5, eps=eps, delta=1e-6, trials=10, random_state=1, assume=model)
+    failed = pl.table[pl.table.measure == "failed"].set_index("eps").estimate
+    assert failed[0.5] >= 0.8 and failed[100.0] <= 0.1
