@@ -73,7 +73,8 @@ def dp_gmm(
         scikit-learn's ``GaussianMixture``).
     bounds : (lo, hi) or dict
         Public box containing the data and the means (interactions: the product of their parts' bounds); rows
-        are clipped to it and centred at its midpoint.  Without bounds the data's min/max are used: a
+        are clipped to it and centred at its midpoint, and the released means clipped to it (post-processing;
+        a near-empty component's noisy mean can fall outside).  Without bounds the data's min/max are used: a
         data-dependent step (NonPrivateWarning; refused under strict).  ``"auto"`` (or a
         :class:`dpstats.AutoBounds`): the box is released privately first (docs/architecture.md, "Private
         bounds").

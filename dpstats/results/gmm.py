@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataWarning, caller_stacklevel
-from ..methods.gmm.accuracy import VACUOUS_OPENING, theorem_accuracy, vacuous_warning
+from ..methods.gmm.accuracy import VACUOUS_OPENING, location_holds, theorem_accuracy, vacuous_warning
 from ..methods.gmm.model import ellipse_points, log_joint, map_assign, posterior
 from ..simulate.assume import assumed_row, describe, exact_row
 from ..validation import columns_read
@@ -76,9 +76,10 @@ class GMMResult(DPResult):
         """The result of one call: the fields every result opens with (``opening``: method, call, n, p,
         terms, privacy), the options record, the privacy plan (its box centres the released means), the
         release, the frame ``mf`` (its factor levels and coding, for :meth:`predict`), n where it is public
-        and the frame's ``warning`` (the public rules before any spend: m.pre_spend_warnings).  Warns (and records) a vacuous accuracy at
-        the smallest released weight and collapsed components; the operating characteristics are
-        simulated from ``generator`` (the release's, drawn after it)."""
+        and the frame's ``warning`` (the public rules before any spend: m.pre_spend_warnings).  Warns (and
+        records) a vacuous accuracy at the smallest released weight of a component that did not collapse, and
+        collapsed components with their likely cause; the operating characteristics are simulated from
+        ``generator`` (the release's, drawn after it)."""
         p1, comps, centre = released.phase_one, released.components, plan.box.center
         result = cls(
             **opening,
@@ -96,7 +97,8 @@ class GMMResult(DPResult):
             groups=plan.groups,
             **fit_levels(mf, nonprivate=False),  # for predict()
         )
-        w_min = float(np.min(comps.weights))
+        result.collapsed = [j + 1 for j in released.collapsed]
+        w_min = result.smallest_weight()
         said = warning is not None and VACUOUS_OPENING in warning  # the theorem's rule already fired
         d_shown = not columns_read(mf)  # else d depends on levels read from the rows
         vacuous = (
@@ -108,8 +110,7 @@ class GMMResult(DPResult):
         )
         result.warnings += [text for text in (warning, vacuous) if text]
         if released.collapsed:
-            result.collapsed = [j + 1 for j in released.collapsed]
-            message = released.collapse_message(plan.min_weight)
+            message = released.collapse_message(plan.min_weight, location_holds(public_n, result.p, options))
             result.warnings.append(message)
             warnings.warn(message, DataWarning, stacklevel=caller_stacklevel())
         result.operating_characteristics = mixture_oc(result, options.oc_trials, generator, options.assume)
@@ -168,18 +169,25 @@ class GMMResult(DPResult):
         alpha = self.accuracy()
         if alpha is not None and not alpha < 1:
             lines.append(
-                f"Accuracy: alpha of Theorem 1.1 at this n, eps, delta and the smallest released weight is "
-                f"{'Inf' if math.isinf(alpha) else f'{alpha:.3g}'} (>= 1: vacuous): no accuracy guarantee"
+                "Accuracy: alpha of Theorem 1.1 at this n, eps, delta and the smallest released weight (not "
+                f"collapsed) is {'Inf' if math.isinf(alpha) else f'{alpha:.3g}'} (>= 1: vacuous): no "
+                "accuracy guarantee"
             )
         return lines
 
+    def smallest_weight(self) -> float:
+        """The smallest released weight of a component that did not collapse (of all, if all did): a
+        collapse is a failed fit, warned with its cause, not a small component."""
+        kept = np.delete(self.weights, [j - 1 for j in self.collapsed])
+        return float(np.min(kept if kept.size else self.weights))
+
     def accuracy(self) -> float | None:
-        """Theorem 1.1's accuracy alpha at the public n, d, k, eps, delta and the smallest released weight
+        """Theorem 1.1's accuracy alpha at the public n, d, k, eps, delta and :meth:`smallest_weight`
         (:func:`~dpstats.methods.gmm.accuracy.theorem_accuracy`); None when n is private."""
         if self.released_n() is None or not len(self.weights):
             return None
         eps, delta = self.privacy.eps, self.privacy.delta
-        return theorem_accuracy(self.n, self.p, self.k, eps, delta, float(np.min(self.weights)))
+        return theorem_accuracy(self.n, self.p, self.k, eps, delta, self.smallest_weight())
 
     def _tidy(self) -> pd.DataFrame:
         """One row per (component, term): weight, mean, standard deviation."""
@@ -321,8 +329,8 @@ def mixture_oc(
     model = (
         "exact, from the released weights, covariances and mean-noise scales and the public n, d, k, eps, "
         "delta; no data model. alpha: Kamath et al. (2019) Theorem 1.1 solved for alpha with w_min = the "
-        "smallest released weight, constants 1, poly(k) = k, polylog = log(1/delta): an order of "
-        "magnitude, not a guarantee (>= 1 is vacuous)"
+        "smallest released weight of a component that did not collapse, constants 1, poly(k) = k, "
+        "polylog = log(1/delta): an order of magnitude, not a guarantee (>= 1 is vacuous)"
     )
     if assume is None:
         return OperatingCharacteristics(rows=rows, model=model)

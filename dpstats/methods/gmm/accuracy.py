@@ -3,7 +3,8 @@
 :func:`theorem_accuracy` solves Kamath, Sheffet, Singhal & Ullman (2019), Theorem 1.1, for the
 accuracy alpha at a given n; :func:`vacuous_warning` applies it before anything is spent, from
 public inputs only (n where public, d, k, eps, delta), at the most favourable weights (every
-component 1/k), and after the release at the smallest released weight: when alpha is infinite
+component 1/k), and after the release at the smallest released weight of a component that did not
+collapse (a collapse is warned with its cause, :func:`collapse_cause`): when alpha is infinite
 there, the theorem's sample-size condition fails at this n and eps.  :func:`location_warning` applies,
 before anything is spent, the accuracy of the clustering step's AboveThreshold (Dwork & Roth 2014,
 Theorem 3.24): when it exceeds the number of rows a round looks for, the located clusters, and so
@@ -79,7 +80,8 @@ def vacuous_warning(
     the smallest component has fewer rows than the theorem's privacy term needs to locate it, at
     any accuracy.  Before anything is spent (``w_min`` None) it is applied at w_min = 1/k, the most
     favourable mixture (alpha only grows as the smallest weight shrinks), from public inputs only;
-    after the release at the smallest released weight (post-processing of a released value).
+    after the release at the smallest released weight of a component that did not collapse (post-processing
+    of released values; :meth:`~dpstats.results.gmm.GMMResult.smallest_weight`).
     Nothing is checked when n is private (``n`` None).  A finite alpha >= 1 is not warned: with the
     constants set to 1 it is an order of magnitude only (d = 10, k = 3, n = 10 000, eps = 1 gives
     1.2 while the method recovers the mixture; tests/test_gmm.py), and the printed result says so.
@@ -101,7 +103,7 @@ def vacuous_warning(
     which = (
         "even if every component had weight 1/k"
         if w_min is None
-        else f"at the smallest released weight {w_min:.3g}"
+        else f"at the smallest released weight {w_min:.3g} (collapsed components left out)"
     )
     d_is = f"d = {d}" if d_shown else f"d columns ({UNSHOWN_D})"
     text = (
@@ -145,6 +147,14 @@ def location_eps(d: int, options: GMMOptions) -> float:
     return svt_eps(rho_round * ROUND_SPLIT["svt"])
 
 
+def location_holds(n: int | None, d: int, options: GMMOptions) -> bool | None:
+    """Whether the rows a clustering round looks for, alpha·n/k, exceed its AboveThreshold's accuracy
+    (:func:`location_warning`'s rule, False when it warns); None when n is private."""
+    if n is None:
+        return None
+    return location_rows(n, options) > svt_accuracy(location_eps(d, options), len(cube_sides(1.0)))
+
+
 def location_warning(n: int | None, d: int, options: GMMOptions, *, d_shown: bool = True) -> str | None:
     """Warn (:class:`~dpstats.errors.ChanceWarning`) when the clustering step cannot find a component.
 
@@ -167,12 +177,10 @@ def location_warning(n: int | None, d: int, options: GMMOptions, *, d_shown: boo
     >>> location_warning(2720, 2, o) is None
     True
     """
-    if n is None:
+    if location_holds(n, d, options) in (None, True):
         return None
     eps_svt, sides = location_eps(d, options), len(cube_sides(1.0))
     rows, accuracy = location_rows(n, options), svt_accuracy(eps_svt, sides)
-    if rows > accuracy:
-        return None
     if not d_shown:
         text = _location_text_without_d(n, options.k, rows)
         warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
@@ -188,6 +196,92 @@ def location_warning(n: int | None, d: int, options: GMMOptions, *, d_shown: boo
     )
     warnings.warn(text, ChanceWarning, stacklevel=caller_stacklevel())
     return text
+
+
+#: a component holding at least this many times the median weight of the other (not collapsed) ones
+#: is read as two components merged, when another component collapsed (:func:`collapse_cause`)
+MERGED_RATIO = 1.6
+
+
+def merged_component(weights: np.ndarray, collapsed: list[int]) -> int | None:
+    """The component (0-based) that likely holds two merged components, from the released weights: the
+    heaviest one not collapsed, when some component collapsed and it holds at least ``MERGED_RATIO`` times
+    the median weight of the other components not collapsed (at least one); else None.
+
+    Examples
+    --------
+    >>> merged_component(np.array([0.2, 0.4, 0.2, 0.2, 0.0]), [4])
+    1
+    >>> merged_component(np.array([0.25, 0.25, 0.25, 0.25, 0.0]), [4]) is None
+    True
+    """
+    kept = [j for j in range(len(weights)) if j not in collapsed]
+    if not collapsed or len(kept) < 2:
+        return None
+    heaviest = max(kept, key=lambda j: weights[j])
+    others = np.median([weights[j] for j in kept if j != heaviest])
+    return heaviest if weights[heaviest] >= MERGED_RATIO * others else None
+
+
+def collapse_cause(
+    weights: np.ndarray, collapsed: list[int], located: bool | None, repeats: list[int] = ()
+) -> str:
+    """The likely cause of collapsed components, and what helps, from released weights and public inputs.
+
+    ``located`` is :func:`location_holds` (None when n is private).  False: the clustering's
+    AboveThreshold is at or below its accuracy, so a round may have stopped on noise (a larger eps or
+    n helps; the pre-spend warning said so).  True: the budget locates components of weight 1/k, so
+    the cause is the clustering or k, not the noise; with :func:`merged_component`, the clustering
+    put two components under one located centre (audit s16-stat4, finding F1: a larger eps did not help
+    there), which another random_state (new grid offsets, a new release) often undoes (6 to 10 in 10
+    random states on the audit's failed fits).  ``repeats`` are the rounds that located an earlier
+    component again (:func:`.pipeline.located_twice`, from released centres, radii and pass-1 means): a
+    collapsed one among them means no other component held the rows a round looks for.
+    """
+    if located is False:
+        return (
+            "Likely cause: a budget too small for n: the clustering's AboveThreshold is at or below its "
+            "accuracy (the warning before the spend), so a round may have stopped on an empty cell. "
+            "Raise eps or n, or use a smaller k."
+        )
+    again = [j for j in collapsed if j in repeats]
+    if again:
+        return (
+            f"Likely cause: clustering round(s) {', '.join(str(j + 1) for j in again)} located a component "
+            "already found (its centre fell inside the ball an earlier round removed, and its rows' mean "
+            "near that round's): no other component held the rows a round looks for (alpha × active rows / "
+            "components left), so the mixture has fewer than k separated components with that many rows "
+            "(components a few sd apart count as one), or a component too small to be located. A larger "
+            "eps does not change that. Try a smaller k."
+        )
+    merged = merged_component(weights, collapsed)
+    if located is None:
+        return (
+            "Likely causes: k larger than the number of separated components, components that overlap "
+            "or that the clustering step merged (one component then holds about twice the weight of the "
+            "others), or a budget too small for n. Try a smaller k, a larger eps, another random_state (a "
+            "new release, whose eps and delta add to this one's), or lower min_weight if small components "
+            "are expected."
+        )
+    if merged is None:
+        return (
+            "Likely causes: k larger than the number of separated components, or components that overlap. "
+            "The budget locates components of weight 1/k (AboveThreshold's accuracy is below the rows each "
+            "clustering round looks for), so a larger eps is unlikely to help. Try a smaller k, or lower "
+            "min_weight if small components are expected."
+        )
+    others = np.median([w for j, w in enumerate(weights) if j not in collapsed and j != merged])
+    return (
+        f"Likely cause: the clustering step merged two components under one located centre: component "
+        f"{merged + 1} holds weight {weights[merged]:.3g}, {weights[merged] / others:.3g} times the median "
+        f"{others:.3g} of the others (unless the mixture's weights are that unequal), and the collapsed "
+        "component(s) got almost no rows. It is not the noise: the budget locates components of weight 1/k "
+        "(AboveThreshold's accuracy is below the rows each clustering round looks for), so a larger eps or n "
+        "does not prevent it; it happens when two components lie close against the grid cells of the "
+        "clustering in the private PCA plane (a few sd apart, or about 6 when k is 8 or more). What helps: another random_state often separates them (new grid "
+        "offsets; a new release, whose eps and delta add to this one's), or k - 1 components if two of them "
+        "may be that close."
+    )
 
 
 def _location_text_without_d(n: int, k: int, rows: float) -> str:

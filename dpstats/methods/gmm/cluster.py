@@ -16,11 +16,31 @@ grid version of that locate step, with practical constants:
 2. The exponential mechanism picks a cell of that grid, score = its count
    (sensitivity 1), over every cell of the bounded domain; empty cells are
    handled in closed form (their total mass, then a uniform empty cell).
-3. A noisy mean of the active points within r = s(√q + 1)/2 of the cell's centre
-   (sum of deviations: sensitivity 2r under replace-one, r under add/remove;
-   count: sensitivity 1) refines the centre.
+3. A noisy mean of the active points within r = ``BALL_SIDES`` × s = 3s/4 of the
+   cell's centre (sum of deviations: sensitivity 2r under replace-one, r under
+   add/remove; count: sensitivity 1) refines the centre.
 4. The points within r of the refined centre are removed; the next round
    runs on the rest (adaptive composition, accounted in zCDP).
+
+The ball of step 3–4 takes the located component's core, not all of it.  The paper
+enlarges the located ball by a constant until it covers the whole component
+(Lemma 4.12, proof of Claim 4.13, from Theorem 4.11's radius and Condition 4.5) and
+its separation condition (Condition 4.6, a large universal constant) keeps that ball
+off every other component.  At the separations shown to work here (means about 7 sd
+apart, ``benchmarks/bench_gmm.py``) no ball covers one component and misses its
+neighbour, so the clusters are not the removed balls but the partition of the rows
+by their nearest located centre (:mod:`.pipeline`), and a round only has to take
+enough of its component that the rest (a hollow shell) cannot fill a cell of a later
+round.  A cell that first holds half of a spherical component of sd σ in q
+dimensions has side s ≈ 2σ·Φ⁻¹((1 + 2^(−1/q))/2) ≈ 2.1σ–3.7σ for q = 2–10 when centred
+on it, up to about 1.5 times more with the grid offset (3.1σ–5.2σ in the audit's fits at
+q = 5), so r = 3s/4 is a core of about 1.5σ–4σ.  In q = 2 the rest is a ring that a later
+cell can fill when no other component holds that round's target (a component much smaller
+than the others, or k too large): :func:`repeated` and :func:`.pipeline.located_twice` find
+such a round from released values.  The earlier r = s(√q + 1)/2
+(the cell's circumradius plus half a side) was 5σ–8.4σ at q = 5: one ball then held
+two components 7 sd apart, or its noisy mean was pulled between them, and a fifth
+centre was left on no component (audit s16-stat4, finding F1).
 """
 
 from __future__ import annotations
@@ -38,6 +58,8 @@ from ...privacy.sparse_vector import above_threshold, geometric_grid
 ROUND_SPLIT = {"count": 0.05, "svt": 0.45, "em": 0.3, "refine": 0.2}
 #: the public cube sides AboveThreshold runs over, as multiples of the clipping radius C: C/512 to 2C
 SIDES_FROM, SIDES_TO, SIDES_RATIO = 1 / 512, 2.0, 2**0.25
+#: radius of the ball that refines a located cell's centre and is removed, in cell sides (module docstring)
+BALL_SIDES = 0.75
 
 
 def cube_sides(radius: float) -> np.ndarray:
@@ -161,9 +183,8 @@ def locate_one(
     i = len(sides) - 1 if hit is None else hit
     side = float(sides[i])
     z = exponential_cell(Y, side, offsets[i], half_width, em_eps(rho_em), gen)
-    # the cell's circumradius plus half a side: holds the core of the component whose cell was
-    # chosen, and stays below the separation of components (unlike the full diagonal in q >= 4)
-    radius = side * (math.sqrt(q) + 1) / 2
+    # the core of the component whose cell was chosen, well inside half the separation (module docstring)
+    radius = BALL_SIDES * side
     inside = np.linalg.norm(Y - z, axis=1) <= radius
     dev_sum = (Y[inside] - z).sum(axis=0)
     # refinement: half of its ρ to the count (Δ = 1), half to the sum (Δ = 2r or r)
@@ -247,6 +268,31 @@ def private_clusters(
         found.append(loc)
         active &= np.linalg.norm(Y - loc.centre, axis=1) > loc.radius
     return found
+
+
+def repeated(found: list[Located]) -> dict[int, int]:
+    """Rounds whose centre lies inside the ball an earlier round removed: {round: that earlier round}
+    (0-based; post-processing of the released centres and radii).
+
+    Every row a round sees lies outside the earlier balls, so a refined centre inside one is the mean
+    of rows around it: the rest (a ring or shell) of the component located there, found again when no
+    other component held a round's target, or the rests of two close components on either side of a
+    ball that held parts of both.  :func:`.pipeline.located_twice` tells them apart by the released
+    pass-1 means.
+
+    Examples
+    --------
+    >>> ball = Located(np.zeros(2), 1.0, 0.75, 100.0, True)
+    >>> repeated([ball, Located(np.array([0.3, 0.0]), 2.0, 1.5, 50.0, True),
+    ...           Located(np.array([5.0, 0.0]), 1.0, 0.75, 90.0, True)])
+    {1: 0}
+    """
+    out: dict[int, int] = {}
+    for j, loc in enumerate(found):
+        inside = [i for i in range(j) if np.linalg.norm(loc.centre - found[i].centre) <= found[i].radius]
+        if inside:
+            out[j] = inside[0]
+    return out
 
 
 def nearest(Y: np.ndarray, centres: np.ndarray) -> np.ndarray:
