@@ -179,12 +179,14 @@ class ChunkedModelFrame(ModelFrame):
         )
 
 
+#: the engines' own sources: what :func:`as_source` passes through and :func:`is_engine_input` accepts
+_SOURCES = (Stream, DaskSource, DuckDBSource, PolarsSource)
+
+
 def is_engine_input(data) -> bool:
     """True for data an engine other than in-memory must read (stream, Dask, DuckDB or polars source,
     a path)."""
-    return isinstance(data, (Stream, DaskSource, DuckDBSource, PolarsSource, str, os.PathLike)) or (
-        is_dask_collection(data)
-    )
+    return isinstance(data, (*_SOURCES, str, os.PathLike)) or (is_dask_collection(data))
 
 
 def require_rows(data, door: str, why: str, instead: str = "") -> None:
@@ -301,7 +303,7 @@ def refuse_private_n(need: PublicN | None, schema: Schema, data, formula) -> Non
 def as_source(data):
     """The engine source for ``data``: a Stream, a DaskSource, a DuckDBSource or a PolarsSource (a Dask
     collection, a DuckDB relation and a polars LazyFrame are wrapped)."""
-    if isinstance(data, (Stream, DaskSource, DuckDBSource, PolarsSource)):
+    if isinstance(data, _SOURCES):
         return data
     if is_dask_collection(data):
         return on_dask(data)

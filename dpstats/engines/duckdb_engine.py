@@ -119,7 +119,6 @@ class DuckDBSource(BatchSource):
     (:class:`~dpstats.engines.batches.BatchSource`), the relation's query run again each time."""
 
     engine = "duckdb"
-    counted = True  # the bar may count rows: False where n is private (engines._prepare sets it)
 
     def __init__(
         self,

@@ -135,11 +135,6 @@ def one_call(call: CallPasses | None = None) -> Iterator[CallPasses]:
         _CALL.reset(token)
 
 
-def current() -> CallPasses | None:
-    """The call whose passes are being made (None outside any)."""
-    return _CALL.get()
-
-
 @contextmanager
 def unchanged(files, what: str, key: str) -> Iterator[None]:
     """One pass over the source ``key`` (its path as given), whose files ``files()`` names: their
