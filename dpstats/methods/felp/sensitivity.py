@@ -292,10 +292,11 @@ class FELPPlan(Plan):
 
     def released_chance_text(self, weights: np.ndarray, scale: float, lam: float) -> str:
         """After the release, from the released ``weights`` and their public noise ``scale`` (λ the one used):
-        :func:`.spread.spread_text` when the weights' spread is not distinguishable from the noise, else "".
-        Only when :meth:`chance_text` said nothing before the spend, and not for the paper variant when rows
-        may have been dropped (its scale then depends on the private n)."""
-        if self.chance_text() or (self.variant == "paper" and not self.n_shown):
+        :func:`.spread.spread_text` when the weights' spread is not distinguishable from the noise, else "";
+        "" for the paper variant when rows may have been dropped (its scale then depends on the private n).
+        The caller asks only when :meth:`chance_text` said nothing before the spend (a simulation it need
+        not run again here)."""
+        if self.variant == "paper" and not self.n_shown:
             return ""
         bound = self.norm_bound(lam)
         return spread_text(weights, scale, self.release_eps, select=self.select, bound=bound)
