@@ -1,7 +1,7 @@
 """s16-speed: the old and new code paths of four audit findings (s16-perf), back to back in one process.
 
 * F3 — dp_two_stage's block split: ``labels == b`` over all n rows per block (old) against one stable
-  argsort split (:func:`dpstats.methods.two_stage.block_rows`), n = 250 000, ⌊√n⌋ blocks, d = 10.
+  argsort split (:func:`dpstats.stats.block_rows`), n = 250 000, ⌊√n⌋ blocks, d = 10.
 * F2 — dp_felp's learners: a fresh ``threadpool_limits`` per learner (old) against one limit around
   the loop (:func:`dpstats.methods.felp.ensemble.ensemble`), n = 4000 rows, 200 learners.
 * F4 — d x d algebra on the default BLAS threads (old) against one thread: dp_pca's two
@@ -31,7 +31,7 @@ from dpstats.methods import lm as lm_m
 from dpstats.methods import pca as pca_m
 from dpstats.methods.felp.learner import logo
 from dpstats.methods import two_stage as ts
-from dpstats.methods.two_stage import block_rows
+from dpstats.stats import block_rows
 
 ens = importlib.import_module("dpstats.methods.felp.ensemble")  # the module, not felp's ensemble()
 

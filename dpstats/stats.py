@@ -310,3 +310,18 @@ def row_clipped_gram(
         n_rows_clipped=clipped,
         y_maxabs=float(np.abs(y).max()) if n else 0.0,
     )
+
+
+def block_rows(labels: np.ndarray, m: int) -> list[np.ndarray]:
+    """The row indices of each of the m blocks, ascending within a block (those of ``labels == b``).
+
+    One stable sort of the labels, so each block costs its own size, not a pass over all n rows
+    (dp_two_stage's blocks, dp_gmm's sample-and-aggregate groups).
+
+    Examples
+    --------
+    >>> [rows.tolist() for rows in block_rows(np.array([1, 0, 1, 2, 0]), 4)]
+    [[1, 4], [0, 2], [3], []]
+    """
+    order = np.argsort(labels, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(labels, minlength=m))[:-1])

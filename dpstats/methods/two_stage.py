@@ -64,6 +64,7 @@ import numpy as np
 
 from .._kernels import single_blas_thread
 from ..errors import DataError, PrivacyParameterError
+from ..stats import block_rows
 from ..formula import ModelFrame
 from ..geometry import Box, to_unit_interval
 from ..privacy.accountant import LedgerEntry
@@ -499,20 +500,6 @@ def block_coefficients(
         if progress is not None:
             progress(1)
     return out
-
-
-def block_rows(labels: np.ndarray, m: int) -> list[np.ndarray]:
-    """The row indices of each of the m blocks, ascending within a block (those of ``labels == b``).
-
-    One stable sort of the labels, so each block costs its own size, not a pass over all n rows.
-
-    Examples
-    --------
-    >>> [rows.tolist() for rows in block_rows(np.array([1, 0, 1, 2, 0]), 4)]
-    [[1, 4], [0, 2], [3], []]
-    """
-    order = np.argsort(labels, kind="stable")
-    return np.split(order, np.cumsum(np.bincount(labels, minlength=m))[:-1])
 
 
 def vote_counts(coefs: np.ndarray, k: int, vote: str = "topk") -> np.ndarray:

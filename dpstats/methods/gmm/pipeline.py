@@ -60,6 +60,7 @@ from ...privacy.pca import PrivatePCA, private_pca
 from ...privacy.randomness import NoiseSource
 from ...privacy.sparse_vector import geometric_grid, private_radius
 from ...privacy.statement import DataDependence
+from ...stats import block_rows
 from .accuracy import collapse_cause
 from .budget import RADIUS_FACTOR, RADIUS_QUANTILE, GMMPlan
 from .cluster import ClusterSpec, Located, cube_sides, nearest, private_clusters, repeated
@@ -369,8 +370,7 @@ def _group_fits(
     # iid uniform group labels (public randomness): adding, removing or replacing one row
     # changes exactly one group and leaves every other row's group as it was
     label = gen.integers(0, m, size=n)
-    order = np.argsort(label, kind="stable")
-    groups = np.split(order, np.cumsum(np.bincount(label, minlength=m))[:-1])
+    groups = block_rows(label, m)
     precisions = np.linalg.inv(coarse.covariances)
     M, S = np.empty((m, k, d)), np.empty((m, k, d, d))
     for g, rows in enumerate(groups):
